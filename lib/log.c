@@ -1,0 +1,88 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+
+static const char *log_name = "srt";
+static int log_dbg;
+static int log_fatal_status = 1;
+
+void
+log_init(const char *prog, int debug, int fatal_status)
+{
+	log_name = prog;
+	log_dbg = debug;
+	log_fatal_status = fatal_status;
+}
+
+const char *
+log_prog(void)
+{
+	return log_name;
+}
+
+int
+log_debugging(void)
+{
+	return log_dbg;
+}
+
+/* One write(2) per line so lines from cooperating processes do not interleave. */
+static void
+log_vemit(const char *tag, int with_errno, int saved, const char *fmt, va_list ap)
+{
+	char buf[4096];
+	size_t n = 0;
+	int m;
+
+	/* Each piece is clamped, so a long message is cut, never overflows. */
+	m = snprintf(buf, sizeof(buf) - 1, "%s: %s", log_name, tag);
+	n = m < 0 ? 0 : (size_t)m < sizeof(buf) - 1 ? (size_t)m : sizeof(buf) - 2;
+	m = vsnprintf(buf + n, sizeof(buf) - 1 - n, fmt, ap);
+	n += m < 0 ? 0 : (size_t)m < sizeof(buf) - 1 - n ? (size_t)m : sizeof(buf) - 2 - n;
+	if (with_errno) {
+		m = snprintf(buf + n, sizeof(buf) - 1 - n, ": %s", strerror(saved));
+		n += m < 0 ? 0 : (size_t)m < sizeof(buf) - 1 - n ? (size_t)m : sizeof(buf) - 2 - n;
+	}
+	buf[n++] = '\n';
+	(void)!write(STDERR_FILENO, buf, n);
+}
+
+#define LOG_BODY(tag, with_errno)                          \
+	do {                                               \
+		int saved = errno;                         \
+		va_list ap;                                \
+		va_start(ap, fmt);                         \
+		log_vemit(tag, with_errno, saved, fmt, ap); \
+		va_end(ap);                                \
+		errno = saved;                             \
+	} while (0)
+
+void log_warn(const char *fmt, ...) { LOG_BODY("", 1); }
+void log_warnx(const char *fmt, ...) { LOG_BODY("", 0); }
+void log_info(const char *fmt, ...) { LOG_BODY("", 0); }
+
+void
+log_debug(const char *fmt, ...)
+{
+	if (!log_dbg)
+		return;
+	LOG_BODY("debug: ", 0);
+}
+
+void
+fatal(const char *fmt, ...)
+{
+	LOG_BODY("", 1);
+	exit(log_fatal_status);
+}
+
+void
+fatalx(const char *fmt, ...)
+{
+	LOG_BODY("", 0);
+	exit(log_fatal_status);
+}

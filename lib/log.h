@@ -1,0 +1,22 @@
+/* Diagnostics for every srt program: "prog: message" on stderr. */
+#ifndef SRT_LOG_H
+#define SRT_LOG_H
+
+#include <stdarg.h>
+#include <stdnoreturn.h>
+
+#define SRT_PRINTF(a, b) __attribute__((format(printf, a, b)))
+
+/* prog names the program in every line; fatal_status is the exit code of fatal()/fatalx(). */
+void log_init(const char *prog, int debug, int fatal_status);
+const char *log_prog(void);
+int log_debugging(void);
+
+void log_warn(const char *fmt, ...) SRT_PRINTF(1, 2);   /* appends ": strerror(errno)" */
+void log_warnx(const char *fmt, ...) SRT_PRINTF(1, 2);
+void log_info(const char *fmt, ...) SRT_PRINTF(1, 2);
+void log_debug(const char *fmt, ...) SRT_PRINTF(1, 2);  /* only with -d */
+noreturn void fatal(const char *fmt, ...) SRT_PRINTF(1, 2);
+noreturn void fatalx(const char *fmt, ...) SRT_PRINTF(1, 2);
+
+#endif

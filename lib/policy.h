@@ -1,0 +1,55 @@
+/*
+ * policy.bin: the compiled policy (SPEC §3). Versioned and checksummed; read through mmap
+ * and treated as untrusted input (every offset and length checked before use). Domain
+ * lookups cost O(labels of the host), not O(rules).
+ */
+#ifndef SRT_POLICY_H
+#define SRT_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "addr.h"
+#include "domain.h"
+#include "settings.h"
+
+struct policy;  /* opaque */
+
+/* Serialise settings into a policy image (deterministic: equal settings, equal bytes). */
+int policy_compile(const struct settings *s, uint8_t **out, size_t *outlen);
+/* Atomic write: temp file beside path, fsync, rename; the temp file is removed on error. */
+int policy_write_file(const char *path, const uint8_t *buf, size_t len, char *err, size_t errlen);
+
+/* Open and verify an image; NULL with a message in err (truncated, bad magic, wrong
+ * version, bad checksum, out-of-bounds offset ...). */
+struct policy *policy_open_file(const char *path, char *err, size_t errlen);
+struct policy *policy_open_fd(int fd, char *err, size_t errlen);
+struct policy *policy_open_mem(const uint8_t *buf, size_t len, char *err, size_t errlen);
+/* Compile settings in memory and open the result (what -s does). */
+struct policy *policy_from_settings(const struct settings *s, char *err, size_t errlen);
+void policy_free(struct policy *p);
+
+/* The image's bytes (to hand to a helper through a memfd). */
+const uint8_t *policy_bytes(const struct policy *p, size_t *len);
+
+/* Rebuild the settings the image was compiled from (for dump, plan and the launcher). */
+int policy_to_settings(const struct policy *p, struct settings *out);
+
+/* The name-based decision of BEHAVIOR §2.2, same answers as dom_decide(). */
+struct policy_verdict {
+	int allow;
+	const char *reason;     /* deny reason (static or inside the image); NULL on allow */
+	const char *rule;       /* the matching entry as written, NULL if none */
+	size_t rule_len;
+	size_t reason_len;
+	enum host_kind kind;
+	char canon[DOM_HOST_MAX + 1];
+};
+void policy_decide(const struct policy *p, const char *host, size_t hostlen, uint16_t port,
+    struct policy_verdict *v);
+
+/* Resolved-address guard helpers (BEHAVIOR §2.4 steps 1, 2, 4). */
+int policy_addr_listed(const struct policy *p, int denied, const struct ip_addr *a, uint16_t port);
+int policy_addr_in_denied_ranges(const struct policy *p, const struct ip_addr *a);
+
+#endif

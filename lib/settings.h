@@ -1,0 +1,100 @@
+/*
+ * The settings file (~/.srt-settings.json): parsed with cJSON and validated with the
+ * reference's rules (BEHAVIOR §1.3, §2.1) and srt's differences (SPEC §3).
+ */
+#ifndef SRT_SETTINGS_H
+#define SRT_SETTINGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "addr.h"
+#include "domain.h"
+#include "util.h"
+
+#define SETTINGS_MAX_BYTES (16u << 20)
+
+/* A filesystem list entry: a string (may be a glob), or {"path": P, "literal": true}. */
+struct path_entry {
+	char *path;
+	bool literal;
+};
+
+struct path_list {
+	struct path_entry *v;
+	size_t n;
+};
+
+struct reason_entry {            /* deniedDomainReasons, in file order */
+	char *entry;
+	char *reason;
+};
+
+struct ignore_entry {            /* ignoreViolations: pattern -> substrings */
+	char *pattern;
+	struct strlist subs;
+};
+
+struct settings {
+	struct {
+		struct dom_rule *allowed;
+		size_t nallowed;
+		struct dom_rule *denied;        /* rule->reason filled from reasons */
+		size_t ndenied;
+		struct reason_entry *reasons;
+		size_t nreasons;
+		bool strict_allowlist;
+		struct addr_range *denied_addrs;        /* deniedResolvedAddresses */
+		size_t ndenied_addrs;
+		struct strlist allow_unix_sockets;      /* macOS only */
+		bool allow_all_unix_sockets;
+		bool allow_local_binding;               /* macOS/Windows; ignored on Linux */
+		struct strlist allow_mach_lookup;       /* macOS only */
+		int http_proxy_port;                    /* 0: not set */
+		int socks_proxy_port;                   /* 0: not set */
+		bool require_host_match;
+	} net;
+	struct {
+		bool disabled;
+		struct path_list deny_read;
+		struct path_list allow_read;
+		struct path_list allow_write;
+		struct path_list deny_write;
+		bool allow_git_config;
+	} fs;
+	struct ignore_entry *ignore;
+	size_t nignore;
+	bool weaker_nested_sandbox;     /* enableWeakerNestedSandbox */
+	bool allow_nested_userns;       /* allowNestedUserNamespaces */
+	bool weaker_network_isolation;  /* enableWeakerNetworkIsolation */
+	bool allow_apple_events;
+	bool allow_pty;
+	int deny_search_depth;          /* mandatoryDenySearchDepth, default 3 */
+	char *bwrap_path;               /* NULL: bwrap from PATH */
+	struct strlist git_safe_dirs;   /* git.safeDirectories */
+};
+
+/* The built-in default policy (BEHAVIOR §1.1): every list empty, depth 3. */
+void settings_init_default(struct settings *s);
+
+/* Parse a whole document. fname prefixes every message ("FILE: PATH: message").
+ * All problems are added to errs; warnings (ignored helper keys) to warns.
+ * Returns 0 when valid, -1 otherwise (out is then empty). Never partly accepts. */
+int settings_parse(const char *text, size_t len, const char *fname,
+    struct settings *out, struct diags *errs, struct diags *warns);
+
+/* Read and parse a file: a missing, unreadable, empty or non-JSON file each get a message
+ * of their own in errs. */
+int settings_load(const char *path, struct settings *out, struct diags *errs,
+    struct diags *warns);
+
+/* Canonical JSON (every field, fixed order, two-space indent, trailing newline); settings
+ * parsed back from it equal s. Caller frees. */
+char *settings_to_json(const struct settings *s);
+
+void settings_free(struct settings *s);
+
+/* ~/.srt-settings.json for the current user ($HOME, else the passwd entry). Caller frees. */
+char *settings_default_path(void);
+
+#endif

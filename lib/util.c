@@ -1,0 +1,203 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (p == NULL)
+		fatalx("out of memory");
+	return p;
+}
+
+void *
+xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (p == NULL)
+		fatalx("out of memory");
+	return p;
+}
+
+void *
+xreallocarray(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		fatalx("out of memory");
+	p = realloc(p, (n * size) != 0 ? n * size : 1);
+	if (p == NULL)
+		fatalx("out of memory");
+	return p;
+}
+
+char *
+xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *
+xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+static char *
+xvasprintf(const char *fmt, va_list ap)
+{
+	char *s;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		fatalx("out of memory");
+	return s;
+}
+
+char *
+xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = xvasprintf(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+void
+strlist_push_owned(struct strlist *l, char *s)
+{
+	if (l->n + 2 > l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 8;
+		l->v = xreallocarray(l->v, l->cap, sizeof(*l->v));
+	}
+	l->v[l->n++] = s;
+	l->v[l->n] = NULL;
+}
+
+void
+strlist_push(struct strlist *l, const char *s)
+{
+	strlist_push_owned(l, xstrdup(s));
+}
+
+void
+strlist_pushf(struct strlist *l, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	strlist_push_owned(l, xvasprintf(fmt, ap));
+	va_end(ap);
+}
+
+int
+strlist_contains(const struct strlist *l, const char *s)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+void
+strlist_free(struct strlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
+}
+
+void
+diags_add(struct diags *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	strlist_push_owned(&d->msgs, xvasprintf(fmt, ap));
+	va_end(ap);
+}
+
+void
+diags_print(const struct diags *d, FILE *f)
+{
+	for (size_t i = 0; i < d->msgs.n; i++)
+		fprintf(f, "%s\n", d->msgs.v[i]);
+}
+
+void
+diags_free(struct diags *d)
+{
+	strlist_free(&d->msgs);
+}
+
+int
+read_fd_all(int fd, size_t max, char **out, size_t *outlen)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = xmalloc(cap + 1);
+	ssize_t r;
+
+	for (;;) {
+		if (len == cap) {
+			if (cap > max) {
+				free(buf);
+				errno = EFBIG;
+				return -1;
+			}
+			cap *= 2;
+			buf = xreallocarray(buf, cap + 1, 1);
+		}
+		r = read(fd, buf + len, cap - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int saved = errno;
+			free(buf);
+			errno = saved;
+			return -1;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+		if (len > max) {
+			free(buf);
+			errno = EFBIG;
+			return -1;
+		}
+	}
+	buf[len] = '\0';
+	*out = buf;
+	*outlen = len;
+	return 0;
+}
+
+int
+read_file(const char *path, size_t max, char **out, size_t *outlen)
+{
+	int fd, rc, saved;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -1;
+	rc = read_fd_all(fd, max, out, outlen);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return rc;
+}

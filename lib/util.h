@@ -1,0 +1,40 @@
+/* Small shared helpers: checked allocation, growable string lists, diagnostics. */
+#ifndef SRT_UTIL_H
+#define SRT_UTIL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "log.h"
+
+void *xmalloc(size_t n);                 /* fatalx on exhaustion */
+void *xcalloc(size_t n, size_t size);
+void *xreallocarray(void *p, size_t n, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) SRT_PRINTF(1, 2);
+
+/* A growable, NULL-terminated list of owned strings (also an argv). */
+struct strlist {
+	char **v;
+	size_t n, cap;
+};
+void strlist_push(struct strlist *l, const char *s);         /* copies s */
+void strlist_push_owned(struct strlist *l, char *s);          /* takes s */
+void strlist_pushf(struct strlist *l, const char *fmt, ...) SRT_PRINTF(2, 3);
+int strlist_contains(const struct strlist *l, const char *s);
+void strlist_free(struct strlist *l);
+
+/* Problems found while reading untrusted input, one message per line, in order. */
+struct diags {
+	struct strlist msgs;
+};
+void diags_add(struct diags *d, const char *fmt, ...) SRT_PRINTF(2, 3);
+void diags_print(const struct diags *d, FILE *f);
+void diags_free(struct diags *d);
+
+/* Read a whole file (at most max bytes); -1 with errno set on failure, EFBIG if larger. */
+int read_file(const char *path, size_t max, char **out, size_t *outlen);
+int read_fd_all(int fd, size_t max, char **out, size_t *outlen);
+
+#endif

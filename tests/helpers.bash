@@ -1,0 +1,40 @@
+# Shared by every bats suite: load "helpers" at the top of a .bats file.
+# SRT_BUILD is set by `make check` (build/ or build/san/); programs are in $SRT_BUILD/bin.
+
+: "${SRT_BUILD:=$(cd "$BATS_TEST_DIRNAME/.." && pwd)/build}"
+SRT_BIN="$SRT_BUILD/bin"
+SRT_TESTBIN="$SRT_BUILD/tests"
+SRT_DATA="$BATS_TEST_DIRNAME/data"
+PATH="$SRT_BIN:$PATH"
+export SRT_BUILD SRT_BIN SRT_TESTBIN SRT_DATA
+
+# A fresh temp tree per test, removed afterwards. Suites that define their own setup call
+# srt_setup / srt_teardown from it.
+srt_setup() {
+	T=$(mktemp -d "${BATS_TMPDIR:-/tmp}/srt-test.XXXXXX")
+	export T
+}
+
+srt_teardown() {
+	[ -n "${T:-}" ] && [ -d "$T" ] && rm -rf -- "$T"
+	return 0
+}
+
+setup() { srt_setup; }
+teardown() { srt_teardown; }
+
+# A loopback TCP port that nothing listens on right now.
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# Write a minimal valid settings file to $1, with optional allowedDomains JSON array in $2.
+write_settings() {
+	local f=$1 allowed=${2:-[]} denied=${3:-[]}
+	cat >"$f" <<JSON
+{
+  "network": { "allowedDomains": $allowed, "deniedDomains": $denied },
+  "filesystem": { "denyRead": [], "allowWrite": [], "denyWrite": [] }
+}
+JSON
+}
