@@ -18,8 +18,8 @@ BUILD   ?= build
 endif
 
 PKGS    := libcjson libcares libseccomp libcap libnl-3.0 libnl-route-3.0
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS))
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wcast-qual \
            -Wstrict-prototypes -Wmissing-prototypes -Wformat=2
@@ -73,7 +73,13 @@ $(BUILD)/tests/%: tests/helpers/%.c $(LIBSRT)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBSRT) $(LDLIBS)
 
-check: all $(UNIT_BIN) $(HELPER_BIN)
+# check installs what it needs first (scripts/deps, as root), then builds and tests in a
+# second make so that pkg-config sees the freshly installed libraries.
+check:
+	@scripts/deps
+	@$(MAKE) --no-print-directory check-run
+
+check-run: all $(UNIT_BIN) $(HELPER_BIN)
 	SRT_BUILD=$(abspath $(BUILD)) tests/run $(UNIT_BIN) $(sort $(wildcard tests/*.bats))
 
 # --- fuzzing (clang, libFuzzer) -------------------------------------------
@@ -113,5 +119,5 @@ lint-man:
 clean:
 	rm -rf build
 
-.PHONY: all check fuzz bench install clean lint-man
+.PHONY: all check check-run fuzz bench install clean lint-man
 -include $(LIB_OBJ:.o=.d) $(wildcard $(BUILD)/obj/srt-*/*.d)
