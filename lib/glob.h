@@ -1,0 +1,34 @@
+/*
+ * Globs in the filesystem lists (SPEC §5: expanded at launch on Linux). The syntax is the
+ * reference's: "*" any characters of a name, "?" one character, "[a-z]" one of a set (no
+ * negation, no escapes; brackets that spell no set are text), "**" as a whole component any
+ * number of directories. Nothing else is special.
+ */
+#ifndef SRT_GLOB_H
+#define SRT_GLOB_H
+
+#include <stddef.h>
+
+#include "util.h"
+
+/* Bounds of one expansion: directory entries looked at, matches kept. */
+#define GLOB_MAX_ENTRIES        200000
+#define GLOB_MAX_MATCHES        20000
+#define GLOB_MAX_DEPTH          64
+
+/* s holds one of '*', '?', '[', ']' (the reference's test). */
+int glob_has_magic(const char *s);
+
+/* Whether the absolute path matches the absolute pattern as a whole. */
+int glob_match_path(const char *pattern, const char *path);
+
+/*
+ * Append to out every existing path that matches the absolute pattern, sorted and without
+ * duplicates, spelled under the pattern's literal base directory (links are not resolved;
+ * "**" does not descend through symbolic links, a single-name wildcard may).
+ * Returns 0 when the walk was complete, 1 when a bound cut it short (what was found is in
+ * out), -1 for a pattern that is not absolute.
+ */
+int glob_expand(const char *pattern, struct strlist *out);
+
+#endif

@@ -1,0 +1,157 @@
+/* Path spellings: see path.h. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "path.h"
+#include "util.h"
+
+/*
+ * Rebuild an absolute spelling component by component: empty and "." components go,
+ * ".." pops the previous component when fold is set and is kept otherwise.
+ */
+static char *
+path_rebuild(const char *abs, int fold)
+{
+	size_t len = strlen(abs), o = 0, i = 0;
+	char *out = xmalloc(len + 2);
+
+	while (i < len) {
+		size_t j, n;
+
+		while (i < len && abs[i] == '/')
+			i++;
+		for (j = i; j < len && abs[j] != '/'; j++)
+			;
+		n = j - i;
+		if (n == 0 || (n == 1 && abs[i] == '.')) {
+			i = j;
+			continue;
+		}
+		if (fold && n == 2 && abs[i] == '.' && abs[i + 1] == '.') {
+			/* Back to the previous "/"; the root's parent is the root. */
+			while (o > 0 && out[o - 1] != '/')
+				o--;
+			if (o > 0)
+				o--;
+			i = j;
+			continue;
+		}
+		out[o++] = '/';
+		memcpy(out + o, abs + i, n);
+		o += n;
+		i = j;
+	}
+	if (o == 0)
+		out[o++] = '/';
+	out[o] = '\0';
+	return out;
+}
+
+char *
+path_normalize(const char *abs)
+{
+	return path_rebuild(abs, 1);
+}
+
+char *
+path_absolute(const char *entry, const char *home, const char *cwd)
+{
+	char *joined, *out;
+
+	if (entry == NULL || *entry == '\0')
+		return NULL;
+	if (strcmp(entry, "~") == 0 || strncmp(entry, "~/", 2) == 0) {
+		/* An empty home is not the root: "~" must not become a grant of "/". */
+		if (home == NULL || *home != '/')
+			return NULL;
+		joined = xasprintf("%s%s", home, entry + 1);
+		out = path_rebuild(joined, 0);
+		free(joined);
+		return out;
+	}
+	if (*entry == '/')
+		return path_rebuild(entry, 0);
+	if (cwd == NULL || *cwd != '/')
+		return NULL;
+	joined = xasprintf("%s/%s", cwd, entry);
+	out = path_rebuild(joined, 1);
+	free(joined);
+	return out;
+}
+
+char *
+path_expand(const char *entry, const char *home, const char *cwd)
+{
+	char *abs = path_absolute(entry, home, cwd), *out;
+
+	if (abs == NULL)
+		return NULL;
+	out = path_rebuild(abs, 1);
+	free(abs);
+	return out;
+}
+
+int
+path_is_under(const char *p, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return *p == '/';
+	return strncmp(p, dir, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
+int
+path_is_strictly_under(const char *p, const char *dir)
+{
+	return strcmp(p, dir) != 0 && path_is_under(p, dir);
+}
+
+char *
+path_dirname(const char *p)
+{
+	const char *slash = strrchr(p, '/');
+
+	if (slash == NULL || slash == p)
+		return xstrdup("/");
+	return xstrndup(p, (size_t)(slash - p));
+}
+
+const char *
+path_basename(const char *p)
+{
+	const char *slash = strrchr(p, '/');
+
+	return slash == NULL ? p : slash + 1;
+}
+
+char *
+path_join(const char *dir, const char *name)
+{
+	if (strcmp(dir, "/") == 0)
+		return xasprintf("/%s", name);
+	return xasprintf("%s/%s", dir, name);
+}
+
+size_t
+path_depth(const char *p)
+{
+	size_t n = 0;
+
+	for (; *p != '\0'; p++)
+		if (*p == '/' && p[1] != '\0' && p[1] != '/')
+			n++;
+	return n;
+}
+
+char *
+path_resolve(const char *p)
+{
+	char *r = realpath(p, NULL);
+
+	if (r == NULL && errno == ENOMEM)
+		fatalx("out of memory");
+	return r;
+}

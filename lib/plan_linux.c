@@ -1,0 +1,1850 @@
+/*
+ * The bubblewrap filesystem plan (BEHAVIOR §4.1, §4.3; SPEC §5, §7).
+ *
+ * Order of the arguments, as the reference emits them:
+ *   --ro-bind / /            (--bind / / when the filesystem is not restricted)
+ *   ancestor pins            (--ro-bind D D, beneath the allow binds)
+ *   --bind W W               each allowed write root
+ *   read denies              shallowest first: --tmpfs with the write and allowRead paths
+ *                            inside it bound back, or --ro-bind /dev/null FILE
+ *   write denies             configured, the settings file, then the mandatory denies
+ *   re-applied read denies   those a write deny's read-only bind brought back
+ *
+ * Every path is resolved once (realpath, through a cache): every decision below is taken on
+ * the same answer, and what is mounted is the resolved path, so bwrap has no name left to
+ * re-resolve differently (no check-then-use race on names).
+ */
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "glob.h"
+#include "log.h"
+#include "path.h"
+#include "plan.h"
+#include "util.h"
+
+#define DENY_DEPTH_DEFAULT      3
+#define MAX_LINKS               40      /* as many as the kernel follows */
+#define WALK_MAX_ENTRIES        200000  /* directory entries one mandatory-deny walk reads */
+
+static const char *const dangerous_files[] = {
+	".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".zshrc", ".zprofile",
+	".profile", ".ripgreprc", ".mcp.json",
+};
+static const char *const dangerous_dirs[] = {
+	".vscode", ".idea", ".claude/commands", ".claude/agents",
+};
+/* Remounted by bwrap itself (--proc, --dev) or the kernel's own: never pinned or walked. */
+static const char *const kernel_dirs[] = { "/proc", "/dev", "/sys" };
+
+#define nitems(a) (sizeof(a) / sizeof((a)[0]))
+
+struct mount {
+	char *src, *dest;
+};
+struct mounts {
+	struct mount *v;
+	size_t n;
+};
+
+/* A read-denied directory: its tmpfs and what was bound back over it. */
+struct unit {
+	char *landing;
+	struct mounts writes, reads;
+};
+
+/* One denyRead entry: where its mount lands, if anywhere. */
+struct rdeny {
+	char *named;            /* the entry, normalised */
+	char *landing;          /* NULL: nothing is mounted for it */
+	int isdir, standin, lifted;
+	size_t depth, order;
+};
+
+enum dkind {
+	DK_SELF,                /* --ro-bind P P */
+	DK_NULL,                /* --ro-bind /dev/null P: a file placeholder or a link mask */
+	DK_EMPTYDIR,            /* --tmpfs P --remount-ro P: a directory placeholder */
+};
+struct dbind {
+	enum dkind kind;
+	char *dest, *raw;
+	int placeholder;        /* bwrap creates dest on the host */
+};
+
+struct pb {
+	const struct settings *s;
+	const struct plan_ctx *ctx;
+	struct plan_linux *out;
+	struct diags *errs;
+	int bad;
+	struct strlist ckey, cval;      /* realpath cache; "" = could not be resolved */
+	struct strlist writes;          /* allowed write roots, resolved, in order */
+	struct strlist user_roots;      /* those allowWrite named: walked for mandatory denies */
+	struct strlist reads;           /* allowRead paths, normalised */
+	struct rdeny *rd;
+	size_t nrd;
+	struct unit *units;
+	size_t nunits;
+	struct strlist masks;           /* landings of read-deny file masks */
+	struct strlist denied;          /* every location the read section hides */
+	struct strlist tmpfs_pred;      /* every spelling of a read-deny tmpfs */
+	struct strlist denies;          /* write-deny paths, normalised, in order */
+	struct dbind *db;
+	size_t ndb;
+	struct strlist seen;            /* write-deny destinations handled */
+	struct strlist decided;         /* placeholder destinations */
+	struct strlist deny_anc;        /* every proper ancestor of a write-deny path */
+	struct strlist symlinked;       /* destinations some deny reaches through a link */
+	struct strlist rodirs, rodir_raw; /* existing denied directories bound read-only */
+	struct strlist binds, rsec, dsec; /* argument sections, assembled at the end */
+};
+
+/* --- resolution ---------------------------------------------------------------------- */
+
+/* p with every link resolved, or NULL; asked of the file system once per plan. */
+static const char *
+canon(struct pb *b, const char *p)
+{
+	char *r;
+	size_t i;
+
+	for (i = 0; i < b->ckey.n; i++)
+		if (strcmp(b->ckey.v[i], p) == 0)
+			return *b->cval.v[i] != '\0' ? b->cval.v[i] : NULL;
+	r = path_resolve(p);
+	strlist_push(&b->ckey, p);
+	strlist_push_owned(&b->cval, r != NULL ? r : xstrdup(""));
+	return r;
+}
+
+static const char *
+canon_or(struct pb *b, const char *p)
+{
+	const char *c = canon(b, p);
+
+	return c != NULL ? c : p;
+}
+
+/*
+ * The reference's test of whether following links from orig to res widens the scope: a
+ * result at the root or one level below it, an ancestor of orig, or anywhere outside the
+ * tree below orig.
+ */
+static int
+outside_boundary(const char *orig, const char *res)
+{
+	if (strcmp(orig, res) == 0)
+		return 0;
+	if (path_depth(res) <= 1)
+		return 1;
+	if (path_is_strictly_under(orig, res))
+		return 1;
+	return !path_is_strictly_under(res, orig);
+}
+
+/* An absolute spelling resolved unless that widens it, ".." folded when it cannot be. */
+static char *
+normalize(struct pb *b, const char *abs)
+{
+	const char *r = canon(b, abs);
+	char *folded = path_normalize(abs);
+
+	if (r != NULL && !outside_boundary(folded, r)) {
+		free(folded);
+		return xstrdup(r);
+	}
+	return folded;
+}
+
+/* Where the name p lives: its directory resolved, its last component as written. */
+static char *
+name_location(struct pb *b, const char *p)
+{
+	char *dir, *out;
+
+	if (strcmp(p, "/") == 0)
+		return xstrdup("/");
+	dir = path_dirname(p);
+	out = path_join(canon_or(b, dir), path_basename(p));
+	free(dir);
+	return out;
+}
+
+static int
+absence_errno(int e)
+{
+	return e == ENOENT || e == ENOTDIR || e == ELOOP || e == ENAMETOOLONG;
+}
+
+static int
+exists(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0;
+}
+
+static int
+is_kernel_dir(const char *p)
+{
+	size_t i;
+
+	for (i = 0; i < nitems(kernel_dirs); i++)
+		if (path_is_under(p, kernel_dirs[i]))
+			return 1;
+	return 0;
+}
+
+static void
+split_names(const char *p, struct strlist *out)
+{
+	while (*p != '\0') {
+		const char *q = strchr(p, '/');
+		size_t n = q != NULL ? (size_t)(q - p) : strlen(p);
+
+		strlist_push_owned(out, xstrndup(p, n));
+		p += n;
+		if (*p == '/')
+			p++;
+	}
+}
+
+/*
+ * The kernel's way to an absolute path, name by name, every link followed. *real is as far
+ * as it leads ("" the root); rest holds the names not come to, the first of which is not
+ * there (*err ENOENT/ENOTDIR) or may not be looked for (*err EACCES). -1 for any other
+ * failure, a loop of links among them.
+ */
+static int
+way_to(const char *path, char **realp, struct strlist *rest, int *err)
+{
+	struct strlist stack = { 0 }, names = { 0 };
+	char *real = xstrdup(""), *name, *next, target[PATH_MAX + 1];
+	struct stat st;
+	int links = 0, rc = -1;
+	ssize_t n;
+	size_t i;
+
+	*err = 0;
+	split_names(path, &names);
+	for (i = names.n; i > 0; i--)
+		strlist_push(&stack, names.v[i - 1]);
+	while (stack.n > 0) {
+		name = stack.v[--stack.n];
+		stack.v[stack.n] = NULL;
+		if (*name == '\0' || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+			next = xasprintf("%s/.", real);
+			if (lstat(next, &st) == -1) {
+				free(next);
+				if (errno != EACCES) {
+					free(name);
+					goto out;
+				}
+				*err = EACCES;
+				goto stop;
+			}
+			free(next);
+			if (strcmp(name, "..") == 0 && strrchr(real, '/') != NULL)
+				*strrchr(real, '/') = '\0';
+			free(name);
+			continue;
+		}
+		next = xasprintf("%s/%s", real, name);
+		if (lstat(next, &st) == -1) {
+			int e = errno;
+
+			free(next);
+			if (e != ENOENT && e != ENOTDIR && e != EACCES) {
+				free(name);
+				goto out;
+			}
+			*err = e;
+			goto stop;
+		}
+		if (!S_ISLNK(st.st_mode)) {
+			free(real);
+			real = next;
+			free(name);
+			continue;
+		}
+		/* A target that fills the buffer may be cut short: not settled. */
+		if (++links > MAX_LINKS ||
+		    (n = readlink(next, target, sizeof(target))) == -1 ||
+		    (size_t)n >= sizeof(target)) {
+			free(next);
+			free(name);
+			goto out;
+		}
+		target[n] = '\0';
+		free(next);
+		free(name);
+		if (target[0] == '/')
+			*real = '\0';
+		strlist_free(&names);
+		split_names(target[0] == '/' ? target + 1 : target, &names);
+		for (i = names.n; i > 0; i--)
+			strlist_push(&stack, names.v[i - 1]);
+	}
+	rc = 0;
+	goto out;
+ stop:
+	strlist_push_owned(rest, name);
+	while (stack.n > 0) {
+		strlist_push_owned(rest, stack.v[--stack.n]);
+		stack.v[stack.n] = NULL;
+	}
+	rc = 0;
+ out:
+	strlist_free(&stack);
+	strlist_free(&names);
+	if (rc == 0)
+		*realp = real;
+	else
+		free(real);
+	return rc;
+}
+
+/*
+ * Where a write to the deny path really lands (resolve before masking): its real path when
+ * it exists, else its deepest resolvable ancestor with the missing names re-joined. A
+ * dangling link on the way is followed to the first name that is not there; the answer ends
+ * with that name and the one after it, so the placeholder on the first missing component is
+ * a directory that keeps the whole way from being made. A way that climbs out of the missing
+ * name at once ("missing/..") adds that name to also (when given) and is followed on.
+ * NULL when it cannot be settled (a loop of links): callers fail closed.
+ */
+static char *
+resolve_deny(struct pb *b, const char *raw, struct strlist *also)
+{
+	struct strlist remainder = { 0 }, rest = { 0 }, names = { 0 };
+	char *ancestor, *parent, *rejoined = NULL, *onward = NULL, *first, *real;
+	char *answer = NULL, lbuf[8];
+	const char *resolved = canon(b, raw);
+	size_t i, j;
+	int err;
+
+	if (resolved != NULL)
+		return xstrdup(resolved);
+	ancestor = xstrdup(raw);
+	for (;;) {
+		parent = path_dirname(ancestor);
+		if (strcmp(parent, ancestor) == 0) {
+			free(parent);
+			free(ancestor);
+			goto out;
+		}
+		strlist_push(&remainder, path_basename(ancestor));
+		free(ancestor);
+		ancestor = parent;
+		if ((resolved = canon(b, ancestor)) != NULL)
+			break;
+	}
+	free(ancestor);
+	rejoined = xstrdup(resolved);
+	for (i = remainder.n; i > 0; i--) {
+		char *t = path_join(rejoined, remainder.v[i - 1]);
+
+		free(rejoined);
+		rejoined = t;
+	}
+	first = path_join(resolved, remainder.v[remainder.n - 1]);
+	if (readlink(first, lbuf, sizeof(lbuf)) == -1) {
+		free(first);
+		answer = rejoined;
+		rejoined = NULL;
+		goto out;
+	}
+	free(first);
+	onward = xstrdup(rejoined);
+	for (i = 0; i < MAX_LINKS; i++) {
+		strlist_free(&rest);
+		strlist_free(&names);
+		if (way_to(onward, &real, &rest, &err) == -1)
+			break;
+		if (err == EACCES) {
+			answer = *real != '\0' ? real : xstrdup("/");
+			if (*real == '\0')
+				free(real);
+			goto out;
+		}
+		for (j = 0; j < rest.n; j++)
+			if (*rest.v[j] != '\0' && strcmp(rest.v[j], ".") != 0)
+				strlist_push(&names, rest.v[j]);
+		if (names.n < 2 || strcmp(names.v[1], "..") != 0) {
+			answer = real;
+			for (j = 0; j < names.n && j < 2; j++) {
+				char *t = xasprintf("%s/%s", answer, names.v[j]);
+
+				free(answer);
+				answer = t;
+			}
+			if (*answer == '\0') {
+				free(answer);
+				answer = xstrdup("/");
+			}
+			goto out;
+		}
+		if (also != NULL) {
+			char *more = xasprintf("%s/%s", real, names.v[0]);
+
+			if (strlist_contains(also, more))
+				free(more);
+			else
+				strlist_push_owned(also, more);
+		}
+		free(onward);
+		onward = real;
+		for (j = 2; j < names.n; j++) {
+			char *t = xasprintf("%s/%s", onward, names.v[j]);
+
+			free(onward);
+			onward = t;
+		}
+		if (*onward == '\0') {
+			free(onward);
+			onward = xstrdup("/");
+		}
+	}
+	if (also == NULL)
+		log_debug("where a write to %s would land cannot be settled; masking the "
+		    "link on the way instead", raw);
+ out:
+	free(rejoined);
+	free(onward);
+	strlist_free(&remainder);
+	strlist_free(&rest);
+	strlist_free(&names);
+	return answer;
+}
+
+/* --- write roots --------------------------------------------------------------------- */
+
+static int
+within_write(struct pb *b, const char *p)
+{
+	size_t i;
+
+	for (i = 0; i < b->writes.n; i++)
+		if (path_is_under(p, b->writes.v[i]))
+			return 1;
+	return 0;
+}
+
+/* p lies in a write root, or holds one (whose --bind a read-only bind of p then covers). */
+static int
+meets_write(struct pb *b, const char *p)
+{
+	size_t i;
+
+	if (within_write(b, p))
+		return 1;
+	for (i = 0; i < b->writes.n; i++)
+		if (path_is_strictly_under(b->writes.v[i], p))
+			return 1;
+	return 0;
+}
+
+/* The first component of target that is a link inside a write root: it can be replaced. */
+static char *
+symlink_in_path(struct pb *b, const char *target)
+{
+	struct strlist names = { 0 };
+	struct stat st;
+	char *cur = xstrdup(""), *next, *found = NULL;
+	size_t i;
+
+	split_names(target, &names);
+	for (i = 0; i < names.n; i++) {
+		if (*names.v[i] == '\0')
+			continue;
+		next = xasprintf("%s/%s", cur, names.v[i]);
+		if (lstat(next, &st) == -1) {
+			free(next);
+			break;
+		}
+		if (S_ISLNK(st.st_mode) && within_write(b, next)) {
+			found = next;
+			break;
+		}
+		free(cur);
+		cur = next;
+	}
+	free(cur);
+	strlist_free(&names);
+	return found;
+}
+
+/* The first existing component of p that is not a directory: nothing is made below it. */
+static char *
+file_on_the_way(const char *p)
+{
+	struct strlist names = { 0 };
+	struct stat st;
+	char *cur = xstrdup(""), *next, *found = NULL;
+	size_t i;
+
+	split_names(p, &names);
+	for (i = 0; i < names.n; i++) {
+		if (*names.v[i] == '\0')
+			continue;
+		next = xasprintf("%s/%s", cur, names.v[i]);
+		if (stat(next, &st) == -1) {
+			free(next);
+			break;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			found = next;
+			break;
+		}
+		free(cur);
+		cur = next;
+	}
+	free(cur);
+	strlist_free(&names);
+	return found;
+}
+
+static char *
+first_missing(const char *p)
+{
+	struct strlist names = { 0 };
+	char *cur = xstrdup(""), *next;
+	size_t i;
+
+	split_names(p, &names);
+	for (i = 0; i < names.n; i++) {
+		if (*names.v[i] == '\0')
+			continue;
+		next = xasprintf("%s/%s", cur, names.v[i]);
+		free(cur);
+		cur = next;
+		if (!exists(cur))
+			break;
+	}
+	strlist_free(&names);
+	return cur;
+}
+
+/* --- entries ------------------------------------------------------------------------- */
+
+static char *
+strip_globstar_suffix(const char *p)
+{
+	size_t n = strlen(p);
+
+	if (n >= 3 && strcmp(p + n - 3, "/**") == 0)
+		return n == 3 ? xstrdup("/") : xstrndup(p, n - 3);
+	return xstrdup(p);
+}
+
+/*
+ * The plain absolute paths of one list: a trailing globstar component stripped, other
+ * globs expanded against the disk (SPEC §5), each match then taken like a plain entry. A
+ * glob that is also the name of something on disk is taken as that name too, as the
+ * reference does. Literal entries are names, whatever they hold.
+ */
+static void
+expand_list(struct pb *b, const struct path_list *l, const char *what, int deny,
+    struct strlist *out)
+{
+	const char *home = b->ctx->home, *cwd = b->ctx->cwd;
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		const struct path_entry *e = &l->v[i];
+		char *spelled, *abs;
+		int r;
+
+		spelled = e->literal ? xstrdup(e->path) : strip_globstar_suffix(e->path);
+		if ((abs = path_absolute(spelled, home, cwd)) == NULL) {
+			/* An allow that names nothing grants nothing; a deny must not vanish. */
+			if (deny) {
+				diags_add(b->errs, "filesystem.%s[%zu]: \"%s\" cannot be made "
+				    "absolute (no home directory or working directory)",
+				    what, i, e->path);
+				b->bad = 1;
+			}
+			free(spelled);
+			continue;
+		}
+		if (e->literal || !glob_has_magic(spelled)) {
+			strlist_push_owned(out, abs);
+			free(spelled);
+			continue;
+		}
+		if (lstat(abs, &st) == 0)
+			strlist_push(out, abs);
+		r = glob_expand(abs, out);
+		if (r == 1 && deny) {
+			diags_add(b->errs, "filesystem.%s[%zu]: \"%s\" matches too many paths to "
+			    "expand (limit %d entries, %d matches); deny a directory instead",
+			    what, i, e->path, GLOB_MAX_ENTRIES, GLOB_MAX_MATCHES);
+			b->bad = 1;
+		} else if (r == 1)
+			log_warnx("filesystem.%s[%zu]: \"%s\": expansion stopped at its limit",
+			    what, i, e->path);
+		free(abs);
+		free(spelled);
+	}
+}
+
+/* --- write allows -------------------------------------------------------------------- */
+
+/* Whether a denyRead entry covers p (the home convenience directories are left out then). */
+static int
+read_rule_covers(struct pb *b, const struct path_entry *e, const char *p)
+{
+	char *spelled, *abs, *n;
+	int hit = 0;
+
+	spelled = e->literal ? xstrdup(e->path) : strip_globstar_suffix(e->path);
+	abs = path_absolute(spelled, b->ctx->home, b->ctx->cwd);
+	if (abs == NULL)
+		goto out;
+	if (!e->literal && glob_has_magic(spelled)) {
+		/* The glob covers p when it matches p or a directory above it. */
+		char *cur = xstrdup(p);
+
+		for (;;) {
+			char *up;
+
+			if (glob_match_path(abs, cur)) {
+				hit = 1;
+				break;
+			}
+			if (strcmp(cur, "/") == 0)
+				break;
+			up = path_dirname(cur);
+			free(cur);
+			cur = up;
+		}
+		free(cur);
+	} else {
+		n = normalize(b, abs);
+		hit = path_is_under(p, n);
+		free(n);
+	}
+	free(abs);
+ out:
+	free(spelled);
+	return hit;
+}
+
+static int
+home_dir_read_denied(struct pb *b, const char *p)
+{
+	const struct path_list *deny = &b->s->fs.deny_read, *allow = &b->s->fs.allow_read;
+	size_t i, j;
+
+	for (i = 0; i < deny->n; i++) {
+		int reopened = 0;
+
+		if (!read_rule_covers(b, &deny->v[i], p))
+			continue;
+		for (j = 0; j < allow->n && !reopened; j++) {
+			const struct path_entry *a = &allow->v[j];
+			char *spelled = a->literal ? xstrdup(a->path) :
+			    strip_globstar_suffix(a->path);
+			char *abs, *n;
+
+			if (!a->literal && glob_has_magic(spelled)) {
+				free(spelled);
+				continue;
+			}
+			abs = path_absolute(spelled, b->ctx->home, b->ctx->cwd);
+			free(spelled);
+			if (abs == NULL)
+				continue;
+			n = normalize(b, abs);
+			free(abs);
+			/* Re-opened only by an allowRead beneath the deny, above p. */
+			if (path_is_under(p, n))
+				reopened = read_rule_covers(b, &deny->v[i], n);
+			free(n);
+		}
+		if (!reopened)
+			return 1;
+	}
+	return 0;
+}
+
+static void
+add_write(struct pb *b, const char *abs, int user)
+{
+	const char *r;
+	char *n = normalize(b, abs);
+
+	/* bwrap's --dev /dev replaces that tree; a bind there would fight it. */
+	if (strncmp(n, "/dev/", 5) == 0 || !exists(n))
+		goto skip;
+	/* bwrap follows links: a link here would widen the grant to where it points. */
+	if ((r = canon(b, n)) == NULL ||
+	    (strcmp(r, n) != 0 && outside_boundary(n, r)))
+		goto skip;
+	if (user && !strlist_contains(&b->user_roots, n))
+		strlist_push(&b->user_roots, n);
+	if (strlist_contains(&b->writes, n)) {
+		free(n);
+		return;
+	}
+	strlist_push(&b->writes, n);
+	strlist_push(&b->binds, "--bind");
+	strlist_push(&b->binds, n);
+	strlist_push(&b->binds, n);
+	free(n);
+	return;
+ skip:
+	log_debug("write path %s: skipped (missing, under /dev, or a link out)", abs);
+	free(n);
+}
+
+static void
+plan_writes(struct pb *b)
+{
+	struct strlist user = { 0 };
+	char *npm;
+	size_t i;
+
+	/* The sandbox's own TMPDIR replaces the reference's /tmp/claude. */
+	if (b->ctx->tmpdir != NULL && *b->ctx->tmpdir == '/')
+		add_write(b, b->ctx->tmpdir, 0);
+	if (b->ctx->home != NULL && *b->ctx->home == '/') {
+		npm = path_join(b->ctx->home, ".npm/_logs");
+		if (!home_dir_read_denied(b, npm))
+			add_write(b, npm, 0);
+		free(npm);
+	}
+	expand_list(b, &b->s->fs.allow_write, "allowWrite", 0, &user);
+	for (i = 0; i < user.n; i++)
+		add_write(b, user.v[i], 1);
+	strlist_free(&user);
+}
+
+/* --- read denies --------------------------------------------------------------------- */
+
+static int
+cmp_rdeny(const void *x, const void *y)
+{
+	const struct rdeny *a = x, *c = y;
+
+	if (a->depth != c->depth)
+		return a->depth < c->depth ? -1 : 1;
+	return a->order < c->order ? -1 : a->order > c->order;
+}
+
+/* A "/" entry stands for the root's children: a tmpfs on / would wipe every mount. */
+static void
+expand_root_deny(struct pb *b, struct strlist *entries)
+{
+	struct dirent *de;
+	DIR *d;
+	size_t i;
+
+	if ((d = opendir("/")) == NULL) {
+		diags_add(b->errs, "filesystem.denyRead: cannot list /: %s", strerror(errno));
+		b->bad = 1;
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		char *child;
+		int covered = 0;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		child = path_join("/", de->d_name);
+		if (is_kernel_dir(child)) {
+			free(child);
+			continue;
+		}
+		for (i = 0; i < b->reads.n && !covered; i++) {
+			char *loc = name_location(b, b->reads.v[i]);
+
+			covered = path_is_under(canon_or(b, child), loc);
+			free(loc);
+		}
+		if (!covered)
+			strlist_push(entries, child);
+		free(child);
+	}
+	closedir(d);
+}
+
+static void
+plan_read_entries(struct pb *b)
+{
+	struct strlist raw = { 0 }, entries = { 0 };
+	size_t i;
+
+	expand_list(b, &b->s->fs.allow_read, "allowRead", 0, &raw);
+	for (i = 0; i < raw.n; i++)
+		strlist_push_owned(&b->reads, normalize(b, raw.v[i]));
+	strlist_free(&raw);
+
+	expand_list(b, &b->s->fs.deny_read, "denyRead", 1, &raw);
+	for (i = 0; i < raw.n; i++) {
+		char *n = normalize(b, raw.v[i]);
+
+		if (strcmp(n, "/") == 0)
+			expand_root_deny(b, &entries);
+		else
+			strlist_push(&entries, n);
+		free(n);
+	}
+	strlist_free(&raw);
+	/* ssh refuses configs whose owner looks wrong inside a user namespace. */
+	if (exists("/etc/ssh/ssh_config.d"))
+		strlist_push(&entries, "/etc/ssh/ssh_config.d");
+
+	b->rd = xcalloc(entries.n, sizeof(*b->rd));
+	for (i = 0; i < entries.n; i++) {
+		struct rdeny *r = &b->rd[b->nrd];
+		char *cand = xstrdup(entries.v[i]), *up;
+		struct stat st;
+		const char *landing;
+
+		r->named = xstrdup(entries.v[i]);
+		r->order = i;
+		r->depth = path_depth(canon_or(b, r->named));
+		b->nrd++;
+		/*
+		 * What cannot be inspected is stood in for by the nearest directory above it
+		 * that can: a parent made unsearchable must not switch the deny off.
+		 */
+		for (;;) {
+			if (strcmp(cand, "/") == 0 && strcmp(cand, r->named) != 0)
+				break;
+			if (stat(cand, &st) == 0) {
+				r->isdir = S_ISDIR(st.st_mode);
+				r->standin = strcmp(cand, r->named) != 0;
+				landing = canon_or(b, cand);
+				if (strcmp(landing, "/") != 0)
+					r->landing = xstrdup(landing);
+				else {
+					/* A link to "/": what holds the link stands in. */
+					char *dir = path_dirname(cand);
+
+					landing = canon_or(b, dir);
+					free(dir);
+					if (strcmp(landing, "/") != 0) {
+						r->landing = xstrdup(landing);
+						r->isdir = r->standin = 1;
+					}
+				}
+				break;
+			}
+			if (absence_errno(errno) || strcmp(cand, "/") == 0)
+				break;
+			up = path_dirname(cand);
+			free(cand);
+			cand = up;
+		}
+		free(cand);
+		if (r->landing != NULL && !r->isdir) {
+			size_t j;
+
+			for (j = 0; j < b->reads.n && !r->lifted; j++) {
+				char *loc = name_location(b, b->reads.v[j]);
+
+				r->lifted = strcmp(loc, r->landing) == 0;
+				free(loc);
+			}
+		}
+	}
+	strlist_free(&entries);
+	if (b->nrd > 1)
+		qsort(b->rd, b->nrd, sizeof(*b->rd), cmp_rdeny);
+	for (i = 0; i < b->nrd; i++) {
+		struct rdeny *r = &b->rd[i];
+
+		if (r->landing == NULL)
+			continue;
+		if (!r->lifted)
+			strlist_push(&b->denied, r->landing);
+		if (r->isdir) {
+			const char *c = canon_or(b, r->named);
+
+			strlist_push(&b->tmpfs_pred, r->landing);
+			if (strcmp(r->named, "/") != 0)
+				strlist_push(&b->tmpfs_pred, r->named);
+			if (strcmp(c, "/") != 0)
+				strlist_push(&b->tmpfs_pred, c);
+		}
+	}
+}
+
+/* Is location beneath a read-deny tmpfs and not bound back since (bwrap: last mount wins)? */
+static int
+hidden_by_tmpfs(struct pb *b, const char *loc, int with_reads)
+{
+	int hidden = 0;
+	size_t i, j;
+
+	for (i = 0; i < b->nunits; i++) {
+		struct unit *u = &b->units[i];
+
+		if (path_is_under(loc, u->landing))
+			hidden = 1;
+		for (j = 0; j < u->writes.n; j++)
+			if (path_is_under(loc, u->writes.v[j].dest))
+				hidden = 0;
+		for (j = 0; with_reads && j < u->reads.n; j++)
+			if (path_is_under(loc, u->reads.v[j].dest))
+				hidden = 0;
+	}
+	return hidden;
+}
+
+static void
+mounts_add(struct mounts *m, const char *src, const char *dest)
+{
+	m->v = xreallocarray(m->v, m->n + 1, sizeof(*m->v));
+	m->v[m->n].src = xstrdup(src);
+	m->v[m->n].dest = xstrdup(dest);
+	m->n++;
+}
+
+/*
+ * How p goes back over the tmpfs at landing, if it is a carve-out of it: its name and what
+ * it resolves to both inside. Bound at the name, from the resolved source, so bwrap has
+ * nothing left to re-resolve; a link planted at an allowed path pointing at something the
+ * read section denies elsewhere restores nothing.
+ */
+static int
+restore_placement(struct pb *b, const char *p, const char *landing, char **src,
+    char **dest)
+{
+	const char *source;
+	size_t i;
+
+	*dest = name_location(b, p);
+	if (!path_is_under(*dest, landing) || (source = canon(b, p)) == NULL ||
+	    !path_is_under(source, landing))
+		goto no;
+	if (strcmp(source, *dest) != 0) {
+		for (i = 0; i < b->denied.n; i++) {
+			const char *d = b->denied.v[i];
+
+			if (!path_is_under(landing, d) && (path_is_under(d, source) ||
+			    path_is_under(source, d)))
+				goto no;
+		}
+	}
+	*src = xstrdup(source);
+	return 1;
+ no:
+	free(*dest);
+	*dest = NULL;
+	return 0;
+}
+
+static void
+push3(struct strlist *l, const char *a, const char *x, const char *y)
+{
+	strlist_push(l, a);
+	strlist_push(l, x);
+	strlist_push(l, y);
+}
+
+static void
+plan_read_section(struct pb *b)
+{
+	size_t i, j, k;
+
+	b->units = xcalloc(b->nrd, sizeof(*b->units));
+	for (i = 0; i < b->nrd; i++) {
+		struct rdeny *r = &b->rd[i];
+		struct unit *u;
+		char *src, *dest;
+
+		if (r->landing == NULL)
+			continue;
+		/* One mount per place: inside an earlier tmpfs it would change nothing. */
+		if (hidden_by_tmpfs(b, r->landing, 1))
+			continue;
+		if (!r->isdir) {
+			if (r->lifted || strlist_contains(&b->masks, r->landing))
+				continue;
+			strlist_push(&b->masks, r->landing);
+			push3(&b->rsec, "--ro-bind", "/dev/null", r->landing);
+			continue;
+		}
+		u = &b->units[b->nunits++];
+		u->landing = xstrdup(r->landing);
+		strlist_push(&b->rsec, "--tmpfs");
+		strlist_push(&b->rsec, r->landing);
+		/* A stand-in hides what could not be vouched for: nothing comes back. */
+		if (r->standin)
+			continue;
+		for (j = 0; j < b->writes.n; j++) {
+			if (!restore_placement(b, b->writes.v[j], r->landing, &src, &dest))
+				continue;
+			push3(&b->rsec, "--bind", src, dest);
+			mounts_add(&u->writes, src, dest);
+			free(src);
+			free(dest);
+		}
+		for (j = 0; j < b->reads.n; j++) {
+			int covered = 0;
+
+			if (!restore_placement(b, b->reads.v[j], r->landing, &src, &dest))
+				continue;
+			for (k = 0; k < u->writes.n; k++)
+				if (path_is_under(dest, u->writes.v[k].dest))
+					covered = 1;
+			if (!covered) {
+				push3(&b->rsec, "--ro-bind", src, dest);
+				mounts_add(&u->reads, src, dest);
+			}
+			free(src);
+			free(dest);
+		}
+	}
+}
+
+/* --- mandatory denies ---------------------------------------------------------------- */
+
+static int
+is_dangerous_file(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < nitems(dangerous_files); i++)
+		if (strcasecmp(name, dangerous_files[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* The name in directory fd that equals want, case aside (the reference's scan ignores it). */
+static char *
+find_ci(int dfd, const char *name, const char *want)
+{
+	struct dirent *de;
+	char *found = NULL;
+	DIR *d;
+	int fd;
+
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd == -1)
+		return NULL;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return NULL;
+	}
+	while ((de = readdir(d)) != NULL)
+		if (strcasecmp(de->d_name, want) == 0) {
+			found = xstrdup(de->d_name);
+			break;
+		}
+	closedir(d);
+	return found;
+}
+
+struct mwalk {
+	struct pb *b;
+	int depth;
+	size_t entries;
+	int truncated;
+	struct strlist *out;
+};
+
+static void
+mwalk_dir(struct mwalk *w, int fd, const char *path, int level)
+{
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	size_t i;
+
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		const char *name = de->d_name;
+		int isdir, cfd;
+		char *child, *sub;
+
+		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+			continue;
+		if (++w->entries > WALK_MAX_ENTRIES) {
+			w->truncated = 1;
+			break;
+		}
+		child = path_join(path, name);
+		if (level == 0 && is_kernel_dir(child)) {
+			free(child);
+			continue;
+		}
+		if (de->d_type != DT_UNKNOWN)
+			isdir = de->d_type == DT_DIR;
+		else
+			isdir = fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISDIR(st.st_mode);
+		/* A file is protected when its directory is at most depth-1 levels down. */
+		if (level <= w->depth - 1 && is_dangerous_file(name))
+			strlist_push(w->out, child);
+		/* A dangerous directory at most depth-2 levels down. */
+		if (level <= w->depth - 2 && isdir) {
+			if (strcasecmp(name, ".vscode") == 0 || strcasecmp(name, ".idea") == 0)
+				strlist_push(w->out, child);
+			if (strcasecmp(name, ".claude") == 0) {
+				for (i = 2; i < nitems(dangerous_dirs); i++) {
+					sub = find_ci(dirfd(d), name,
+					    dangerous_dirs[i] + strlen(".claude/"));
+					if (sub != NULL)
+						strlist_push_owned(w->out,
+						    xasprintf("%s/%s", child, sub));
+					free(sub);
+				}
+			}
+			if (strcasecmp(name, ".git") == 0) {
+				/* A repository is known by its HEAD: its hooks are denied
+				 * before there are any. */
+				char *head = find_ci(dirfd(d), name, "HEAD");
+				char *hooks = find_ci(dirfd(d), name, "hooks");
+				char *config = find_ci(dirfd(d), name, "config");
+
+				if (head != NULL || hooks != NULL)
+					strlist_push_owned(w->out, xasprintf("%s/%s", child,
+					    hooks != NULL ? hooks : "hooks"));
+				if (config != NULL && !w->b->s->fs.allow_git_config)
+					strlist_push_owned(w->out,
+					    xasprintf("%s/%s", child, config));
+				free(head);
+				free(hooks);
+				free(config);
+			}
+		}
+		/* No links followed, node_modules skipped, .git handled above. */
+		if (isdir && level + 1 <= w->depth - 1 && strcmp(name, "node_modules") != 0 &&
+		    strcasecmp(name, ".git") != 0) {
+			cfd = openat(dirfd(d), name,
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (cfd != -1)
+				mwalk_dir(w, cfd, child, level + 1);
+		}
+		free(child);
+		if (w->truncated)
+			break;
+	}
+	closedir(d);
+}
+
+static int
+cmp_str(const void *a, const void *c)
+{
+	return strcmp(*(char *const *)a, *(char *const *)c);
+}
+
+static void
+mandatory_walk(struct pb *b, const char *root, struct strlist *out)
+{
+	struct strlist found = { 0 };
+	struct mwalk w;
+	size_t i;
+	int fd;
+
+	memset(&w, 0, sizeof(w));
+	w.b = b;
+	w.depth = b->s->deny_search_depth > 0 ? b->s->deny_search_depth : DENY_DEPTH_DEFAULT;
+	w.out = &found;
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd == -1)
+		return;
+	mwalk_dir(&w, fd, root, 0);
+	if (w.truncated)
+		log_warnx("mandatory deny search under %s stopped after %d entries; "
+		    "what it found is denied", root, WALK_MAX_ENTRIES);
+	if (found.n > 1)
+		qsort(found.v, found.n, sizeof(*found.v), cmp_str);
+	for (i = 0; i < found.n; i++)
+		if (!strlist_contains(out, found.v[i]))
+			strlist_push(out, found.v[i]);
+	strlist_free(&found);
+}
+
+/*
+ * BEHAVIOR §4.1: the dangerous names at the top of the cwd (even when missing: they get
+ * placeholders), then what the walk finds, under the cwd and (SPEC §5) every configured
+ * write root.
+ */
+static void
+mandatory_denies(struct pb *b, const struct strlist *roots, struct strlist *out)
+{
+	const char *cwd = canon_or(b, b->ctx->cwd);
+	struct stat st;
+	char *git;
+	size_t i;
+
+	for (i = 0; i < nitems(dangerous_files); i++)
+		strlist_push_owned(out, path_join(cwd, dangerous_files[i]));
+	for (i = 0; i < nitems(dangerous_dirs); i++)
+		strlist_push_owned(out, path_join(cwd, dangerous_dirs[i]));
+	git = path_join(cwd, ".git");
+	if (stat(git, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			strlist_push_owned(out, path_join(git, "hooks"));
+			if (!b->s->fs.allow_git_config)
+				strlist_push_owned(out, path_join(git, "config"));
+		} else
+			/* A worktree's pointer: while it is a file there are no hooks. */
+			strlist_push(out, git);
+	}
+	free(git);
+	mandatory_walk(b, cwd, out);
+	for (i = 0; i < roots->n; i++)
+		if (strcmp(roots->v[i], cwd) != 0)
+			mandatory_walk(b, roots->v[i], out);
+}
+
+/* --- write denies -------------------------------------------------------------------- */
+
+static void
+dbind_add(struct pb *b, enum dkind kind, const char *dest, const char *raw)
+{
+	b->db = xreallocarray(b->db, b->ndb + 1, sizeof(*b->db));
+	b->db[b->ndb].kind = kind;
+	b->db[b->ndb].dest = xstrdup(dest);
+	b->db[b->ndb].raw = xstrdup(raw);
+	b->db[b->ndb].placeholder = 0;
+	b->ndb++;
+}
+
+static int
+tmpfs_contains(struct pb *b, const char *p)
+{
+	size_t i;
+
+	for (i = 0; i < b->tmpfs_pred.n; i++)
+		if (path_is_under(p, b->tmpfs_pred.v[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * Whether a read-only denied directory's bind may not be the last word on its subtree: a
+ * read-deny tmpfs holds it (its bind is dropped, restores happen around it), or a write path
+ * beneath it lies under such a tmpfs.
+ */
+static int
+rodir_unsafe(struct pb *b, const char *dir)
+{
+	size_t i;
+
+	for (i = 0; i < b->writes.n; i++)
+		if (path_is_strictly_under(b->writes.v[i], dir) &&
+		    tmpfs_contains(b, b->writes.v[i]))
+			return 1;
+	for (i = 0; i < b->rodirs.n; i++)
+		if (strcmp(b->rodirs.v[i], dir) == 0 &&
+		    (tmpfs_contains(b, dir) || tmpfs_contains(b, b->rodir_raw.v[i])))
+			return 1;
+	return 0;
+}
+
+/* Already unwritable: strictly under a denied directory that is bound read-only. */
+static int
+covered_by_rodir(struct pb *b, const char *p)
+{
+	int covered = 0;
+	size_t i;
+
+	for (i = 0; i < b->rodirs.n; i++) {
+		const char *dir = b->rodirs.v[i];
+
+		if (!path_is_strictly_under(p, dir))
+			continue;
+		if (rodir_unsafe(b, dir)) {
+			if (strcmp(dir, "/") == 0) {
+				if (!tmpfs_contains(b, p))
+					covered = 1;
+				continue;
+			}
+			return 0;
+		}
+		covered = 1;
+	}
+	return covered;
+}
+
+/* Writable in the sandbox: inside a write root no denied directory covers. */
+static int
+in_uncovered_write(struct pb *b, const char *p)
+{
+	size_t i, j;
+
+	for (i = 0; i < b->writes.n; i++) {
+		int under_rodir = 0;
+
+		for (j = 0; j < b->rodirs.n && !under_rodir; j++)
+			under_rodir = path_is_strictly_under(b->writes.v[i], b->rodirs.v[j]);
+		if (!under_rodir && path_is_under(p, b->writes.v[i]))
+			return 1;
+	}
+	return 0;
+}
+
+static int
+decided_over(struct pb *b, const char *p)
+{
+	size_t i;
+
+	for (i = 0; i < b->decided.n; i++)
+		if (path_is_under(p, b->decided.v[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * The placeholder for a deny path that is not there: on its first missing component, which
+ * bwrap creates on the host as the mount point. A file under /dev/null, or an empty read-only
+ * directory when another deny path lies beneath it (traversable, as tools expect). Nothing
+ * where the path cannot be created in the sandbox anyway; a file on the way (a worktree's
+ * .git) is held read-only instead, nothing can be made below it.
+ */
+static void
+placeholder(struct pb *b, const char *absent, const char *raw)
+{
+	char *dir, *file, *dest, *fdir;
+
+	if (decided_over(b, absent))
+		return;
+	if (!in_uncovered_write(b, absent) || covered_by_rodir(b, absent))
+		return;
+	dir = path_dirname(absent);
+	file = file_on_the_way(dir);
+	free(dir);
+	if (file != NULL) {
+		fdir = path_dirname(file);
+		if (!strlist_contains(&b->seen, file) && in_uncovered_write(b, fdir)) {
+			strlist_push(&b->seen, file);
+			strlist_push(&b->decided, file);
+			dbind_add(b, DK_SELF, file, raw);
+		}
+		free(fdir);
+		free(file);
+		return;
+	}
+	dest = first_missing(absent);
+	strlist_push(&b->decided, dest);
+	dbind_add(b, strlist_contains(&b->deny_anc, dest) ? DK_EMPTYDIR : DK_NULL, dest, raw);
+	/* Only a path found absent here is ours to remove afterwards. */
+	b->db[b->ndb - 1].placeholder = 1;
+	free(dest);
+}
+
+/*
+ * Before any placeholder is decided: the existing denied directories that will be bound
+ * read-only (nothing can be created under them, and bwrap could not make a mount point
+ * there either), and the ancestors of every deny path (placeholders there are directories).
+ */
+static void
+deny_prepass(struct pb *b)
+{
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < b->denies.n; i++) {
+		char *raw = xstrdup(b->denies.v[i]), *res, *link, *cur;
+
+		if (strncmp(raw, "/dev/", 5) == 0 ||
+		    (res = resolve_deny(b, raw, &b->denies)) == NULL) {
+			free(raw);
+			continue;
+		}
+		if (strncmp(res, "/dev/", 5) == 0)
+			goto next;
+		cur = xstrdup(res);
+		while (strcmp(cur, "/") != 0) {
+			char *up = path_dirname(cur);
+
+			if (!strlist_contains(&b->deny_anc, up))
+				strlist_push(&b->deny_anc, up);
+			free(cur);
+			cur = up;
+		}
+		free(cur);
+		if ((link = symlink_in_path(b, res)) != NULL) {
+			free(link);
+			goto next;
+		}
+		if (strcmp(res, raw) != 0 && !strlist_contains(&b->symlinked, res))
+			strlist_push(&b->symlinked, res);
+		if (stat(res, &st) == 0 && S_ISDIR(st.st_mode) && meets_write(b, res)) {
+			strlist_push(&b->rodirs, res);
+			strlist_push(&b->rodir_raw, raw);
+		}
+ next:
+		free(res);
+		free(raw);
+	}
+}
+
+static void
+plan_denies(struct pb *b)
+{
+	char *raw, *res, *link;
+	size_t i, j;
+
+	deny_prepass(b);
+	for (i = 0; i < b->denies.n; i++) {
+		raw = b->denies.v[i];
+		if (strncmp(raw, "/dev/", 5) == 0)
+			continue;
+		if ((res = resolve_deny(b, raw, NULL)) == NULL) {
+			/* Unsettled: mask the link so bwrap refuses to start (fail closed). */
+			link = symlink_in_path(b, raw);
+			if (link != NULL && !strlist_contains(&b->seen, link)) {
+				strlist_push(&b->seen, link);
+				dbind_add(b, DK_NULL, link, raw);
+			}
+			free(link);
+			continue;
+		}
+		if (strncmp(res, "/dev/", 5) == 0 || strlist_contains(&b->seen, res)) {
+			free(res);
+			continue;
+		}
+		strlist_push(&b->seen, res);
+		/* Resolved, the path holds no link; one seen now was put there since. */
+		if ((link = symlink_in_path(b, res)) != NULL) {
+			if (!strlist_contains(&b->seen, link)) {
+				strlist_push(&b->seen, link);
+				dbind_add(b, DK_NULL, link, raw);
+			}
+			free(link);
+			free(res);
+			continue;
+		}
+		if (decided_over(b, res) || !exists(res)) {
+			placeholder(b, res, raw);
+			free(res);
+			continue;
+		}
+		/* Outside every write root the path is read-only from --ro-bind / / already. */
+		if (meets_write(b, res) && (strlist_contains(&b->symlinked, res) ||
+		    !covered_by_rodir(b, res))) {
+			for (j = 0; j < b->writes.n; j++)
+				if (path_is_strictly_under(b->writes.v[j], res))
+					log_warnx("write deny %s covers allowed write path %s, "
+					    "which will be read-only", res, b->writes.v[j]);
+			dbind_add(b, DK_SELF, res, raw);
+		}
+		free(res);
+	}
+}
+
+/*
+ * Emit the write denies after the read section, so a read-deny tmpfs over an ancestor
+ * cannot wipe them; then put back every read deny a write deny's bind re-exposed.
+ */
+static void
+emit_denies(struct pb *b)
+{
+	struct strlist emitted = { 0 }, restored_ro = { 0 };
+	size_t i, j, k;
+
+	for (i = 0; i < b->ndb; i++) {
+		struct dbind *d = &b->db[i];
+
+		if (strlist_contains(&b->masks, d->dest))
+			continue;
+		if (hidden_by_tmpfs(b, d->dest, 0)) {
+			/* Hidden already; a write path restored beneath it comes back
+			 * read-only, being inside this deny. */
+			for (j = 0; j < b->nunits; j++) {
+				struct unit *u = &b->units[j];
+
+				for (k = 0; k < u->writes.n; k++) {
+					const char *wp = u->writes.v[k].dest;
+
+					if ((!path_is_under(wp, d->dest) &&
+					    !path_is_under(wp, d->raw)) ||
+					    strlist_contains(&b->masks, wp) ||
+					    strlist_contains(&restored_ro, wp))
+						continue;
+					strlist_push(&restored_ro, wp);
+					push3(&b->dsec, "--ro-bind", u->writes.v[k].src, wp);
+					strlist_push(&emitted, wp);
+				}
+			}
+			continue;
+		}
+		switch (d->kind) {
+		case DK_SELF:
+			push3(&b->dsec, "--ro-bind", d->dest, d->dest);
+			break;
+		case DK_NULL:
+			push3(&b->dsec, "--ro-bind", "/dev/null", d->dest);
+			break;
+		case DK_EMPTYDIR:
+			/* An empty tmpfs made read-only: needs no host directory as source. */
+			strlist_push(&b->dsec, "--tmpfs");
+			strlist_push(&b->dsec, d->dest);
+			strlist_push(&b->dsec, "--remount-ro");
+			strlist_push(&b->dsec, d->dest);
+			break;
+		}
+		if (d->placeholder)
+			strlist_push(&b->out->placeholders, d->dest);
+		strlist_push(&emitted, d->dest);
+		if (strcmp(d->raw, d->dest) != 0)
+			strlist_push(&emitted, d->raw);
+	}
+	for (i = 0; i < b->nunits; i++) {
+		struct unit *u = &b->units[i];
+		int again = 0;
+
+		for (j = 0; j < emitted.n && !again; j++)
+			again = path_is_strictly_under(u->landing, emitted.v[j]);
+		if (!again)
+			continue;
+		strlist_push(&b->dsec, "--tmpfs");
+		strlist_push(&b->dsec, u->landing);
+		for (j = 0; j < u->writes.n; j++)
+			push3(&b->dsec, "--ro-bind", u->writes.v[j].src, u->writes.v[j].dest);
+		for (j = 0; j < u->reads.n; j++)
+			push3(&b->dsec, "--ro-bind", u->reads.v[j].src, u->reads.v[j].dest);
+	}
+	for (i = 0; i < b->masks.n; i++) {
+		int again = 0;
+
+		for (j = 0; j < emitted.n && !again; j++)
+			again = path_is_under(b->masks.v[i], emitted.v[j]);
+		if (again)
+			push3(&b->dsec, "--ro-bind", "/dev/null", b->masks.v[i]);
+	}
+	strlist_free(&emitted);
+	strlist_free(&restored_ro);
+}
+
+/* --- ancestor pins ------------------------------------------------------------------- */
+
+static int
+cmp_depth(const void *a, const void *c)
+{
+	size_t da = path_depth(*(char *const *)a), dc = path_depth(*(char *const *)c);
+
+	return da < dc ? -1 : da > dc;
+}
+
+/*
+ * The directories between each mount and the write root holding it carry no mount, so a
+ * rename(2) of one would carry the mount along and let the path be made again unprotected.
+ * A self-bind on each ("pin") makes its dentry a mount point: rename and rmdir fail with
+ * EBUSY, wherever the bind ends up buried. Under a "/" write root the pins go after the allow
+ * binds, and the top-level directory of each chain gets a writable cover bind.
+ */
+static void
+ancestor_pins(struct pb *b, struct strlist *pins, struct strlist *covers)
+{
+	struct strlist seeds = { 0 }, visited = { 0 };
+	int rootw = strlist_contains(&b->writes, "/");
+	struct stat st;
+	size_t i, n;
+
+	for (i = 0; i < b->ndb; i++)
+		strlist_push(&seeds, b->db[i].dest);
+	for (i = 0; i < b->masks.n; i++)
+		strlist_push(&seeds, b->masks.v[i]);
+	for (i = 0; i < b->nunits; i++)
+		strlist_push(&seeds, b->units[i].landing);
+	for (i = 0; i < seeds.n; i++) {
+		char *dir;
+
+		if (rootw && is_kernel_dir(seeds.v[i]))
+			continue;
+		for (dir = path_dirname(seeds.v[i]); strcmp(dir, "/") != 0 &&
+		    !strlist_contains(&visited, dir) && within_write(b, dir);) {
+			char *up = path_dirname(dir);
+
+			strlist_push(&visited, dir);
+			if (rootw && strcmp(up, "/") == 0)
+				strlist_push(covers, dir);
+			else if ((rootw || !strlist_contains(&b->writes, dir)) &&
+			    !(stat(dir, &st) == -1 && absence_errno(errno)))
+				strlist_push(pins, dir);
+			free(dir);
+			dir = up;
+		}
+		free(dir);
+	}
+	/* Shallowest first; insertion keeps equal depths in the order found. */
+	for (i = 1; i < pins->n; i++)
+		for (n = i; n > 0 && cmp_depth(&pins->v[n - 1], &pins->v[n]) > 0; n--) {
+			char *t = pins->v[n];
+
+			pins->v[n] = pins->v[n - 1];
+			pins->v[n - 1] = t;
+		}
+	strlist_free(&seeds);
+	strlist_free(&visited);
+}
+
+/* --- assembly ------------------------------------------------------------------------ */
+
+static void
+append(struct strlist *to, const struct strlist *from)
+{
+	size_t i;
+
+	for (i = 0; i < from->n; i++)
+		strlist_push(to, from->v[i]);
+}
+
+static void
+pb_free(struct pb *b)
+{
+	size_t i, j;
+
+	strlist_free(&b->ckey);
+	strlist_free(&b->cval);
+	strlist_free(&b->writes);
+	strlist_free(&b->user_roots);
+	strlist_free(&b->reads);
+	for (i = 0; i < b->nrd; i++) {
+		free(b->rd[i].named);
+		free(b->rd[i].landing);
+	}
+	free(b->rd);
+	for (i = 0; i < b->nunits; i++) {
+		struct unit *u = &b->units[i];
+
+		for (j = 0; j < u->writes.n; j++) {
+			free(u->writes.v[j].src);
+			free(u->writes.v[j].dest);
+		}
+		for (j = 0; j < u->reads.n; j++) {
+			free(u->reads.v[j].src);
+			free(u->reads.v[j].dest);
+		}
+		free(u->writes.v);
+		free(u->reads.v);
+		free(u->landing);
+	}
+	free(b->units);
+	for (i = 0; i < b->ndb; i++) {
+		free(b->db[i].dest);
+		free(b->db[i].raw);
+	}
+	free(b->db);
+	strlist_free(&b->masks);
+	strlist_free(&b->denied);
+	strlist_free(&b->tmpfs_pred);
+	strlist_free(&b->denies);
+	strlist_free(&b->seen);
+	strlist_free(&b->decided);
+	strlist_free(&b->deny_anc);
+	strlist_free(&b->symlinked);
+	strlist_free(&b->rodirs);
+	strlist_free(&b->rodir_raw);
+	strlist_free(&b->binds);
+	strlist_free(&b->rsec);
+	strlist_free(&b->dsec);
+}
+
+/* The settings file as an absolute spelling (a relative -s is relative to the cwd). */
+static char *
+settings_abs(struct pb *b)
+{
+	if (b->ctx->settings_path == NULL)
+		return NULL;
+	return path_absolute(b->ctx->settings_path, NULL, b->ctx->cwd);
+}
+
+/* Unrestricted filesystem: everything writable, but never the settings file (SPEC §7). */
+static void
+plan_disabled(struct pb *b)
+{
+	char *sp = settings_abs(b);
+	const char *r;
+
+	push3(&b->out->args, "--bind", "/", "/");
+	if (sp != NULL && (r = canon(b, sp)) != NULL)
+		push3(&b->out->args, "--ro-bind", r, r);
+	free(sp);
+}
+
+int
+plan_linux_build(const struct settings *s, const struct plan_ctx *ctx,
+    struct plan_linux *out, struct diags *errs)
+{
+	struct strlist cfg = { 0 }, mand = { 0 }, pins = { 0 }, covers = { 0 };
+	struct plan_ctx lctx;
+	char *cwd = NULL, *sp;
+	struct pb b;
+	size_t i;
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	memset(&b, 0, sizeof(b));
+	b.s = s;
+	b.out = out;
+	b.errs = errs;
+	if (ctx->cwd == NULL || *ctx->cwd != '/') {
+		diags_add(errs, "plan: the working directory must be an absolute path");
+		goto out;
+	}
+	/* Relative entries resolve against the real cwd, as getcwd(3) spells it. */
+	lctx = *ctx;
+	cwd = xstrdup(canon_or(&b, ctx->cwd));
+	lctx.cwd = cwd;
+	b.ctx = ctx = &lctx;
+	if (s->fs.disabled) {
+		plan_disabled(&b);
+		ret = 0;
+		goto out;
+	}
+
+	plan_read_entries(&b);
+	plan_writes(&b);
+	if (b.bad)
+		goto out;
+
+	expand_list(&b, &s->fs.deny_write, "denyWrite", 1, &cfg);
+	if (b.bad)
+		goto out;
+	for (i = 0; i < cfg.n; i++)
+		strlist_push_owned(&b.denies, normalize(&b, cfg.v[i]));
+	/* The settings file: a command must not rewrite the policy of the next run. */
+	if ((sp = settings_abs(&b)) != NULL) {
+		strlist_push_owned(&b.denies, normalize(&b, sp));
+		free(sp);
+	}
+	mandatory_denies(&b, &b.user_roots, &mand);
+	for (i = 0; i < mand.n; i++) {
+		char *n = normalize(&b, mand.v[i]);
+
+		if (strlist_contains(&b.denies, n))
+			free(n);
+		else
+			strlist_push_owned(&b.denies, n);
+	}
+
+	plan_read_section(&b);
+	plan_denies(&b);
+	emit_denies(&b);
+	ancestor_pins(&b, &pins, &covers);
+
+	push3(&out->args, "--ro-bind", "/", "/");
+	if (!strlist_contains(&b.writes, "/"))
+		for (i = 0; i < pins.n; i++)
+			push3(&out->args, "--ro-bind", pins.v[i], pins.v[i]);
+	append(&out->args, &b.binds);
+	if (strlist_contains(&b.writes, "/")) {
+		for (i = 0; i < pins.n; i++)
+			push3(&out->args, "--ro-bind", pins.v[i], pins.v[i]);
+		for (i = 0; i < covers.n; i++)
+			push3(&out->args, "--bind", covers.v[i], covers.v[i]);
+	}
+	append(&out->args, &b.rsec);
+	append(&out->args, &b.dsec);
+	ret = 0;
+ out:
+	if (ret == -1)
+		plan_linux_free(out);
+	strlist_free(&cfg);
+	strlist_free(&mand);
+	strlist_free(&pins);
+	strlist_free(&covers);
+	pb_free(&b);
+	free(cwd);
+	return ret;
+}
+
+void
+plan_linux_free(struct plan_linux *p)
+{
+	if (p == NULL)
+		return;
+	strlist_free(&p->args);
+	strlist_free(&p->placeholders);
+}
+
+/* --- cleanup ------------------------------------------------------------------------- */
+
+/* The directory at an absolute path, reached without following any link; -1 otherwise. */
+static int
+open_dir_nofollow(const char *path)
+{
+	struct strlist names = { 0 };
+	int fd, nfd;
+	size_t i;
+
+	if ((fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return -1;
+	split_names(path, &names);
+	for (i = 0; i < names.n && fd != -1; i++) {
+		if (*names.v[i] == '\0' || strcmp(names.v[i], ".") == 0)
+			continue;
+		nfd = strcmp(names.v[i], "..") == 0 ? -1 : openat(fd, names.v[i],
+		    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		fd = nfd;
+	}
+	strlist_free(&names);
+	return fd;
+}
+
+/*
+ * Remove one placeholder if it is still what bwrap made: an empty regular file or an empty
+ * directory (rmdir refuses a full one). Looked at and removed through its parent's fd, never
+ * through a link.
+ */
+static void
+remove_placeholder(const char *path)
+{
+	char *dir = path_dirname(path);
+	const char *name = path_basename(path);
+	struct stat st;
+	int dfd;
+
+	dfd = open_dir_nofollow(dir);
+	free(dir);
+	if (dfd == -1)
+		return;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISREG(st.st_mode) && st.st_size == 0) {
+			if (unlinkat(dfd, name, 0) == -1)
+				log_debug("placeholder %s: unlink: %s", path, strerror(errno));
+		} else if (S_ISDIR(st.st_mode)) {
+			if (unlinkat(dfd, name, AT_REMOVEDIR) == -1)
+				log_debug("placeholder %s left: %s", path, strerror(errno));
+		}
+	}
+	close(dfd);
+}
+
+void
+plan_linux_cleanup(const struct plan_linux *p)
+{
+	size_t i, j, n = p->placeholders.n;
+	char **v;
+
+	if (n == 0)
+		return;
+	v = xcalloc(n, sizeof(*v));
+	for (i = 0; i < n; i++)
+		v[i] = p->placeholders.v[i];
+	/* Deepest first: a directory placeholder goes only once what is in it went. */
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && strlen(v[j - 1]) < strlen(v[j]); j--) {
+			char *t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	for (i = 0; i < n; i++)
+		remove_placeholder(v[i]);
+	free(v);
+}

@@ -1,0 +1,784 @@
+/*
+ * The Linux filesystem plan: exact bwrap argument sequences for temp trees built here,
+ * settings filled by hand.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "glob.h"
+#include "path.h"
+#include "plan.h"
+#include "settings.h"
+#include "tap.h"
+#include "util.h"
+
+static char root[4096];         /* the temp tree, resolved */
+static char proj[4200], home[4200];
+static const char *ssh;         /* "--tmpfs /etc/ssh/ssh_config.d " when the host has it */
+
+static char *
+at(const char *rel)
+{
+	static char buf[8][8192];
+	static int i;
+
+	i = (i + 1) % 8;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", root, rel);
+	return buf[i];
+}
+
+static void
+mkd(const char *rel)
+{
+	char *p = xstrdup(at(rel)), *s;
+
+	for (s = p + strlen(root) + 1; (s = strchr(s, '/')) != NULL; s++) {
+		*s = '\0';
+		mkdir(p, 0755);
+		*s = '/';
+	}
+	mkdir(p, 0755);
+	free(p);
+}
+
+static void
+mkf(const char *rel, const char *content)
+{
+	char *dir = path_dirname(at(rel));
+	FILE *f;
+
+	if (strlen(dir) > strlen(root))
+		mkd(dir + strlen(root) + 1);
+	free(dir);
+	if ((f = fopen(at(rel), "w")) == NULL) {
+		perror(at(rel));
+		exit(2);
+	}
+	if (content != NULL)
+		fputs(content, f);
+	fclose(f);
+}
+
+static void
+mkl(const char *rel, const char *target)
+{
+	if (symlink(target, at(rel)) == -1) {
+		perror(at(rel));
+		exit(2);
+	}
+}
+
+static int
+rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+/* A fresh tree: root/proj (the cwd) and root/home. */
+static void
+fresh(void)
+{
+	if (*root != '\0')
+		nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	mkdir(root, 0755);
+	mkd("proj");
+	mkd("home");
+}
+
+static void
+pl_add(struct path_list *l, const char *path, int literal)
+{
+	l->v = xreallocarray(l->v, l->n + 1, sizeof(*l->v));
+	l->v[l->n].path = xstrdup(path);
+	l->v[l->n].literal = literal;
+	l->n++;
+}
+
+static void
+pl_free(struct path_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].path);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+static void
+st_init(struct settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->deny_search_depth = 3;
+}
+
+static void
+st_free(struct settings *s)
+{
+	pl_free(&s->fs.deny_read);
+	pl_free(&s->fs.allow_read);
+	pl_free(&s->fs.allow_write);
+	pl_free(&s->fs.deny_write);
+}
+
+static struct plan_ctx ctx;
+static struct plan_linux plan;
+static char *joined;
+
+static char *
+join_args(const struct strlist *l)
+{
+	size_t i, n = 1;
+	char *s;
+
+	for (i = 0; i < l->n; i++)
+		n += strlen(l->v[i]) + 1;
+	s = xmalloc(n);
+	*s = '\0';
+	for (i = 0; i < l->n; i++) {
+		if (i > 0)
+			strcat(s, " ");
+		strcat(s, l->v[i]);
+	}
+	return s;
+}
+
+/* Build the plan; the arguments joined by spaces in `joined`, $R standing for the tree. */
+static int
+build(const struct settings *s)
+{
+	struct diags errs = { 0 };
+	char *raw, *p, *o;
+	size_t rl = strlen(root);
+	int r;
+
+	plan_linux_free(&plan);
+	free(joined);
+	joined = NULL;
+	r = plan_linux_build(s, &ctx, &plan, &errs);
+	for (size_t i = 0; i < errs.msgs.n; i++)
+		printf("# plan: %s\n", errs.msgs.v[i]);
+	diags_free(&errs);
+	raw = join_args(&plan.args);
+	joined = xmalloc(strlen(raw) + 1);
+	for (p = raw, o = joined; *p != '\0';) {
+		if (strncmp(p, root, rl) == 0) {
+			memcpy(o, "$R", 2);
+			o += 2;
+			p += rl;
+		} else
+			*o++ = *p++;
+	}
+	*o = '\0';
+	free(raw);
+	return r;
+}
+
+static int
+args_are(const char *fmt, ...)
+{
+	char want[16384];
+	va_list ap;
+	int same;
+
+	va_start(ap, fmt);
+	vsnprintf(want, sizeof(want), fmt, ap);
+	va_end(ap);
+	same = strcmp(joined, want) == 0;
+	if (!same)
+		printf("#  want: %s\n#   got: %s\n", want, joined);
+	return same;
+}
+
+static int
+has(const char *needle)
+{
+	if (strstr(joined, needle) != NULL)
+		return 1;
+	printf("#  missing \"%s\" in: %s\n", needle, joined);
+	return 0;
+}
+
+static int
+lacks(const char *needle)
+{
+	if (strstr(joined, needle) == NULL)
+		return 1;
+	printf("#  unexpected \"%s\" in: %s\n", needle, joined);
+	return 0;
+}
+
+static int
+ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* Every placeholder a plan for an empty writable project gets (mandatory denies). */
+#define CWD_PLACEHOLDERS \
+	"--ro-bind /dev/null $R/proj/.gitconfig --ro-bind /dev/null $R/proj/.gitmodules " \
+	"--ro-bind /dev/null $R/proj/.bashrc --ro-bind /dev/null $R/proj/.bash_profile " \
+	"--ro-bind /dev/null $R/proj/.zshrc --ro-bind /dev/null $R/proj/.zprofile " \
+	"--ro-bind /dev/null $R/proj/.profile --ro-bind /dev/null $R/proj/.ripgreprc " \
+	"--ro-bind /dev/null $R/proj/.mcp.json --ro-bind /dev/null $R/proj/.vscode " \
+	"--ro-bind /dev/null $R/proj/.idea --tmpfs $R/proj/.claude --remount-ro $R/proj/.claude"
+
+static void
+test_path_helpers(void)
+{
+	char *p;
+
+	p = path_expand("~/a//b/./c/", "/home/u", "/w");
+	ok(strcmp(p, "/home/u/a/b/c") == 0, "path_expand: tilde, // and /./ collapsed (%s)", p);
+	free(p);
+	p = path_expand("../x/./y", "/home/u", "/w/p");
+	ok(strcmp(p, "/w/x/y") == 0, "path_expand: relative with .. (%s)", p);
+	free(p);
+	p = path_absolute("/a/link/../b", NULL, "/w");
+	ok(strcmp(p, "/a/link/../b") == 0, "path_absolute keeps .. of an absolute entry");
+	free(p);
+	ok(path_expand("~", "", "/w") == NULL, "~ with an empty home expands to nothing");
+	ok(path_expand("", "/h", "/w") == NULL, "an empty entry expands to nothing");
+	p = path_expand("/..", NULL, NULL);
+	ok(strcmp(p, "/") == 0, "the root's parent is the root");
+	free(p);
+	ok(path_is_under("/a/b", "/a") && path_is_under("/a", "/a") &&
+	    !path_is_under("/ab", "/a") && path_is_under("/x", "/"),
+	    "path_is_under by component");
+	ok(!path_is_strictly_under("/a", "/a") && path_is_strictly_under("/a/b", "/a"),
+	    "path_is_strictly_under");
+	ok(path_depth("/") == 0 && path_depth("/a/b") == 2, "path_depth");
+	p = path_dirname("/a");
+	ok(strcmp(p, "/") == 0, "dirname of /a is /");
+	free(p);
+}
+
+static void
+test_glob_match(void)
+{
+	ok(glob_match_path("/a/*.pem", "/a/x.pem"), "* in a name");
+	ok(glob_match_path("/a/*.pem", "/a/.x.pem"), "* matches a leading dot");
+	ok(!glob_match_path("/a/*.pem", "/a/b/x.pem"), "* stays in one name");
+	ok(glob_match_path("/a/**/x", "/a/x") && glob_match_path("/a/**/x", "/a/b/c/x"),
+	    "** is any number of directories");
+	ok(glob_match_path("/a/?.c", "/a/b.c") && !glob_match_path("/a/?.c", "/a/bb.c"),
+	    "? is one character");
+	ok(glob_match_path("/a/[a-c]x", "/a/bx") && !glob_match_path("/a/[a-c]x", "/a/dx"),
+	    "a set");
+	ok(glob_match_path("/a/[!a]x", "/a/!x"), "no negation: ! is a member");
+	ok(glob_match_path("/a/[]x", "/a/[]x"), "empty brackets are text");
+	ok(glob_match_path("/a/[z-a]", "/a/[z-a]"), "a backwards range is text");
+	ok(glob_has_magic("a*") && glob_has_magic("a]") && !glob_has_magic("abc"),
+	    "glob_has_magic");
+}
+
+static void
+test_root_and_disabled(void)
+{
+	struct settings s;
+
+	fresh();
+	st_init(&s);
+	ok(build(&s) == 0 && args_are("--ro-bind / /%s%s", *ssh ? " " : "", ssh),
+	    "default policy: read-only root only");
+	ok(plan.placeholders.n == 0, "no placeholders outside write roots");
+
+	s.fs.disabled = true;
+	pl_add(&s.fs.deny_read, "~", 0);
+	ok(build(&s) == 0 && args_are("--bind / /"), "filesystem.disabled: --bind / / alone");
+	mkf("proj/srt.json", "{}");
+	ctx.settings_path = at("proj/srt.json");
+	ok(build(&s) == 0 && args_are("--bind / / --ro-bind $R/proj/srt.json "
+	    "$R/proj/srt.json"), "filesystem.disabled still keeps the settings file read-only");
+	ctx.settings_path = NULL;
+	st_free(&s);
+}
+
+static void
+test_write_allows(void)
+{
+	struct settings s;
+
+	fresh();
+	st_init(&s);
+	mkd("proj/out");
+	mkd("home/work");
+	mkd("outside");
+	mkl("proj/escape", "../outside");
+	mkl("proj/deeper", "out");
+	pl_add(&s.fs.allow_write, "out", 0);
+	pl_add(&s.fs.allow_write, "~/work/", 0);
+	pl_add(&s.fs.allow_write, "missing", 0);
+	pl_add(&s.fs.allow_write, "/dev/shm", 0);
+	pl_add(&s.fs.allow_write, "escape", 0);
+	pl_add(&s.fs.allow_write, "deeper", 0);
+	pl_add(&s.fs.allow_write, "./out/", 0);
+	pl_add(&s.fs.allow_write, "../home/work/**", 0);
+	ok(build(&s) == 0 && args_are("--ro-bind / / --bind $R/proj/out $R/proj/out "
+	    "--bind $R/home/work $R/home/work%s%s", *ssh ? " " : "", ssh),
+	    "write allows: relative, tilde, /** stripped, deduplicated; missing, /dev and "
+	    "links skipped");
+
+	/* The private TMPDIR first, then ~/.npm/_logs when it exists. */
+	mkd("tmp");
+	mkd("home/.npm/_logs");
+	ctx.tmpdir = at("tmp");
+	pl_free(&s.fs.allow_write);
+	ok(build(&s) == 0 && args_are("--ro-bind / / --bind $R/tmp $R/tmp --bind "
+	    "$R/home/.npm/_logs $R/home/.npm/_logs%s%s", *ssh ? " " : "", ssh),
+	    "default writes: TMPDIR and ~/.npm/_logs (no /dev entries)");
+	pl_add(&s.fs.deny_read, "~/.npm", 0);
+	ok(build(&s) == 0 && lacks("--bind $R/home/.npm/_logs"),
+	    "~/.npm/_logs is left out when a denyRead covers it");
+	pl_add(&s.fs.allow_read, "~", 0);
+	ok(build(&s) == 0 && lacks("--bind $R/home/.npm/_logs"),
+	    "... an allowRead above the deny does not re-open it");
+	pl_add(&s.fs.allow_read, "~/.npm/_logs", 0);
+	ok(build(&s) == 0 && has("--bind $R/home/.npm/_logs"),
+	    "... and back when an allowRead re-opens it");
+	ctx.tmpdir = NULL;
+	st_free(&s);
+}
+
+static void
+test_read_denies(void)
+{
+	struct settings s;
+
+	fresh();
+	st_init(&s);
+	mkd("home/secrets/out");
+	mkd("home/secrets/pub");
+	mkf("home/key.pem", "k");
+	mkd("home/a/b");
+	pl_add(&s.fs.deny_read, "~/secrets", 0);
+	pl_add(&s.fs.deny_read, "~/key.pem", 0);
+	pl_add(&s.fs.deny_read, "~/nothing-here", 0);
+	pl_add(&s.fs.allow_write, "~/secrets/out", 0);
+	pl_add(&s.fs.allow_read, "~/secrets/pub", 0);
+	/* /etc/ssh/ssh_config.d is shallower than the tree: it goes first. */
+	ok(build(&s) == 0 && args_are("--ro-bind / / --bind $R/home/secrets/out "
+	    "$R/home/secrets/out %s%s--tmpfs $R/home/secrets --bind $R/home/secrets/out "
+	    "$R/home/secrets/out --ro-bind $R/home/secrets/pub $R/home/secrets/pub "
+	    "--ro-bind /dev/null $R/home/key.pem", ssh, *ssh ? " " : ""),
+	    "read deny dir: tmpfs, write and allowRead paths bound back; file: /dev/null; "
+	    "missing: nothing");
+	st_free(&s);
+
+	st_init(&s);
+	pl_add(&s.fs.deny_read, "~/a/b", 0);
+	pl_add(&s.fs.deny_read, "~/a", 0);
+	ok(build(&s) == 0 && has("--tmpfs $R/home/a") && lacks("--tmpfs $R/home/a/b"),
+	    "read denies sorted by depth; one inside an earlier tmpfs is dropped");
+	st_free(&s);
+
+	st_init(&s);
+	pl_add(&s.fs.deny_read, "~/key.pem", 0);
+	pl_add(&s.fs.allow_read, "~/key.pem", 0);
+	ok(build(&s) == 0 && lacks("key.pem"), "an allowRead naming the file lifts its deny");
+	st_free(&s);
+
+	/* A link planted at an allowed path must not re-open what it points at. */
+	st_init(&s);
+	mkd("home/secrets/inner");
+	mkl("home/secrets/pub/peek", "../inner");
+	pl_add(&s.fs.deny_read, "~/secrets", 0);
+	pl_add(&s.fs.deny_read, "~/secrets/inner", 0);
+	pl_add(&s.fs.allow_read, "~/secrets/pub/peek", 0);
+	ok(build(&s) == 0 && lacks("peek"),
+	    "an allowRead link to a denied place restores nothing");
+	st_free(&s);
+}
+
+static void
+test_cwd_mandatory(void)
+{
+	struct settings s;
+	struct stat st;
+
+	fresh();
+	st_init(&s);
+	pl_add(&s.fs.allow_write, ".", 0);
+	ok(build(&s) == 0 && args_are("--ro-bind / / --bind $R/proj $R/proj%s%s "
+	    CWD_PLACEHOLDERS, *ssh ? " " : "", ssh),
+	    "writable cwd: a placeholder for every missing dangerous name");
+	ok(plan.placeholders.n == 12, "12 placeholders recorded (%zu)", plan.placeholders.n);
+
+	/* What bwrap leaves behind, then the command's own writes. */
+	for (size_t i = 0; i < plan.placeholders.n; i++) {
+		if (strstr(plan.placeholders.v[i], ".claude") != NULL)
+			mkdir(plan.placeholders.v[i], 0755);
+		else
+			close(open(plan.placeholders.v[i], O_CREAT | O_WRONLY, 0644));
+	}
+	unlink(at("proj/.zshrc"));
+	mkf("proj/.zshrc", "user content");
+	unlink(at("proj/.profile"));
+	mkl("proj/.profile", at("home"));
+	unlink(at("proj/.idea"));
+	mkd("proj/.idea/x");
+	plan_linux_cleanup(&plan);
+	ok(lstat(at("proj/.bashrc"), &st) == -1 && lstat(at("proj/.claude"), &st) == -1 &&
+	    lstat(at("proj/.mcp.json"), &st) == -1,
+	    "cleanup removes empty placeholder files and directories");
+	ok(lstat(at("proj/.zshrc"), &st) == 0 && st.st_size > 0,
+	    "cleanup keeps a placeholder that now has content");
+	ok(lstat(at("proj/.profile"), &st) == 0 && S_ISLNK(st.st_mode) &&
+	    stat(at("home"), &st) == 0, "cleanup neither removes nor follows a symlink");
+	ok(lstat(at("proj/.idea/x"), &st) == 0, "cleanup keeps a directory that is not empty");
+
+	/* Existing dangerous paths get a read-only self-bind. */
+	fresh();
+	mkf("proj/.bashrc", "x");
+	mkd("proj/.vscode");
+	mkd("proj/.claude/commands");
+	ok(build(&s) == 0 && has("--ro-bind $R/proj/.bashrc $R/proj/.bashrc") &&
+	    has("--ro-bind $R/proj/.vscode $R/proj/.vscode") &&
+	    has("--ro-bind $R/proj/.claude/commands $R/proj/.claude/commands") &&
+	    has("--ro-bind /dev/null $R/proj/.claude/agents") &&
+	    lacks("--tmpfs $R/proj/.claude "),
+	    "existing dangerous paths are bound read-only, missing siblings get placeholders");
+	ok(has("--ro-bind / / --ro-bind $R/proj/.claude $R/proj/.claude --bind $R/proj"),
+	    "ancestor pin on .claude, before the allow binds");
+	st_free(&s);
+}
+
+static void
+test_git(void)
+{
+	struct settings s;
+
+	fresh();
+	st_init(&s);
+	pl_add(&s.fs.allow_write, ".", 0);
+	mkf("proj/.git/HEAD", "ref: refs/heads/main\n");
+	mkf("proj/.git/config", "[core]\n");
+	mkd("proj/.git/hooks");
+	ok(build(&s) == 0 && has("--ro-bind $R/proj/.git/hooks $R/proj/.git/hooks") &&
+	    has("--ro-bind $R/proj/.git/config $R/proj/.git/config") &&
+	    has("--ro-bind / / --ro-bind $R/proj/.git $R/proj/.git --bind"),
+	    ".git directory: hooks and config read-only, .git pinned");
+	s.fs.allow_git_config = true;
+	ok(build(&s) == 0 && lacks(".git/config") && has(".git/hooks"),
+	    "allowGitConfig leaves .git/config writable");
+	s.fs.allow_git_config = false;
+
+	fresh();
+	mkf("proj/.git", "gitdir: /elsewhere\n");
+	ok(build(&s) == 0 && has("--ro-bind $R/proj/.git $R/proj/.git") &&
+	    lacks(".git/hooks"), "a .git file (worktree) is itself protected");
+
+	fresh();
+	mkf("proj/sub/.git/HEAD", "x");
+	mkf("proj/sub/.git/config", "x");
+	mkf("proj/wt/.git", "gitdir: x");
+	ok(build(&s) == 0 && has("--ro-bind /dev/null $R/proj/sub/.git/hooks") &&
+	    has("--ro-bind $R/proj/sub/.git/config $R/proj/sub/.git/config") &&
+	    lacks("$R/proj/wt/.git"),
+	    "nested repository: hooks placeholder and config; a nested .git file is not");
+	ok(has("--ro-bind / / --ro-bind $R/proj/sub $R/proj/sub --ro-bind $R/proj/sub/.git "
+	    "$R/proj/sub/.git --bind"), "pins on sub and sub/.git, shallowest first");
+	st_free(&s);
+}
+
+static void
+test_depth_rule(void)
+{
+	static const char *lv[] = { "", "a/", "a/b/", "a/b/c/", "a/b/c/d/" };
+	struct settings s;
+	char rel[256], want[512];
+	int d, l;
+
+	for (d = 1; d <= 4; d++) {
+		fresh();
+		st_init(&s);
+		s.deny_search_depth = d;
+		pl_add(&s.fs.allow_write, ".", 0);
+		for (l = 0; l <= 4; l++) {
+			snprintf(rel, sizeof(rel), "proj/%s.gitmodules", lv[l]);
+			mkf(rel, "x");
+			snprintf(rel, sizeof(rel), "proj/%s.idea/x", lv[l]);
+			mkf(rel, "x");
+		}
+		if (build(&s) == -1) {
+			ok(0, "depth %d: plan", d);
+			continue;
+		}
+		for (l = 0; l <= 4; l++) {
+			int fwant = l <= d - 1, dwant = l == 0 || l <= d - 2;
+
+			snprintf(want, sizeof(want), "--ro-bind $R/proj/%s.gitmodules ", lv[l]);
+			ok((strstr(joined, want) != NULL) == fwant,
+			    "depth %d: file with its directory %d levels down %s", d, l,
+			    fwant ? "protected" : "not protected");
+			snprintf(want, sizeof(want), "--ro-bind $R/proj/%s.idea ", lv[l]);
+			ok((strstr(joined, want) != NULL) == dwant,
+			    "depth %d: directory %d levels down %s", d, l,
+			    dwant ? "protected" : "not protected");
+		}
+		st_free(&s);
+	}
+
+	fresh();
+	st_init(&s);
+	pl_add(&s.fs.allow_write, ".", 0);
+	mkf("proj/node_modules/.bashrc", "x");
+	mkf("proj/x/node_modules/.vscode/s", "x");
+	mkf("proj/x/.ZSHRC", "x");
+	mkd("proj/x/.Claude/Commands");
+	ok(build(&s) == 0 && lacks("node_modules"), "node_modules is not searched");
+	ok(has("--ro-bind $R/proj/x/.ZSHRC $R/proj/x/.ZSHRC") &&
+	    has("--ro-bind $R/proj/x/.Claude/Commands $R/proj/x/.Claude/Commands"),
+	    "names match case aside");
+	st_free(&s);
+
+	/* SPEC §5: every write root is searched, not only the cwd. */
+	fresh();
+	st_init(&s);
+	mkf("home/lib/.bashrc", "x");
+	mkf("home/lib/pkg/.mcp.json", "x");
+	pl_add(&s.fs.allow_write, "~/lib", 0);
+	ok(build(&s) == 0 && has("--ro-bind $R/home/lib/.bashrc $R/home/lib/.bashrc") &&
+	    has("--ro-bind $R/home/lib/pkg/.mcp.json"),
+	    "mandatory denies found under another write root");
+	st_free(&s);
+
+	/* The cwd spelled through a link: relative entries resolve against the real one. */
+	fresh();
+	st_init(&s);
+	mkl("cwdlink", "proj");
+	mkf("proj/.gitconfig", "x");
+	pl_add(&s.fs.allow_write, ".", 0);
+	ctx.cwd = at("cwdlink");
+	ok(build(&s) == 0 && has("--bind $R/proj $R/proj") &&
+	    has("--ro-bind $R/proj/.gitconfig $R/proj/.gitconfig") && lacks("cwdlink"),
+	    "a cwd reached through a link is used as its real path");
+	ctx.cwd = proj;
+	st_free(&s);
+}
+
+static void
+test_write_denies(void)
+{
+	struct settings s;
+
+	fresh();
+	st_init(&s);
+	mkf("proj/secret.txt", "s");
+	mkd("proj/sub");
+	pl_add(&s.fs.allow_write, ".", 0);
+	pl_add(&s.fs.deny_write, "secret.txt", 0);
+	pl_add(&s.fs.deny_write, "./secret.txt", 0);
+	pl_add(&s.fs.deny_write, at("proj/secret.txt"), 0);
+	pl_add(&s.fs.deny_write, "sub/new/file", 0);
+	pl_add(&s.fs.deny_write, "/etc/passwd", 0);
+	ok(build(&s) == 0 && args_are("--ro-bind / / --ro-bind $R/proj/sub $R/proj/sub "
+	    "--bind $R/proj $R/proj%s%s --ro-bind $R/proj/secret.txt $R/proj/secret.txt "
+	    "--tmpfs $R/proj/sub/new --remount-ro $R/proj/sub/new " CWD_PLACEHOLDERS,
+	    *ssh ? " " : "", ssh),
+	    "write denies: existing bound once, missing gets a directory placeholder on its "
+	    "first missing component, outside write roots nothing; sub pinned");
+	ok(plan.placeholders.n == 13 && strcmp(plan.placeholders.v[0],
+	    at("proj/sub/new")) == 0, "the placeholder is recorded");
+	st_free(&s);
+
+	/* Links. */
+	fresh();
+	st_init(&s);
+	mkd("outside");
+	mkf("outside/f", "x");
+	mkd("proj/real");
+	mkf("proj/real/f", "x");
+	mkl("proj/out", at("outside/f"));
+	mkl("proj/in", "real/f");
+	mkl("proj/loop", "loop");
+	mkl("proj/dang", "sub2/x");
+	pl_add(&s.fs.allow_write, ".", 0);
+	pl_add(&s.fs.deny_write, "out", 0);
+	pl_add(&s.fs.deny_write, "in", 0);
+	pl_add(&s.fs.deny_write, "loop", 0);
+	pl_add(&s.fs.deny_write, "dang", 0);
+	ok(build(&s) == 0 && lacks("outside") &&
+	    has("--ro-bind $R/proj/real/f $R/proj/real/f") &&
+	    has("--ro-bind /dev/null $R/proj/loop") &&
+	    has("--tmpfs $R/proj/sub2 --remount-ro $R/proj/sub2") &&
+	    has("--ro-bind / / --ro-bind $R/proj/real $R/proj/real --bind"),
+	    "deny links: resolved first (outside: nothing; inside: the target, its "
+	    "directory pinned), an unresolvable one masked, a dangling one's target held");
+	st_free(&s);
+
+	/* A file on the way: nothing can be made beneath it; it is held read-only. */
+	fresh();
+	st_init(&s);
+	mkf("proj/plain", "x");
+	pl_add(&s.fs.allow_write, ".", 0);
+	pl_add(&s.fs.deny_write, "plain/child", 0);
+	ok(build(&s) == 0 && has("--ro-bind $R/proj/plain $R/proj/plain") &&
+	    lacks("plain/child"), "a file on the way is held instead of a placeholder");
+	st_free(&s);
+
+	/* A denied directory: nothing inside needs its own bind or placeholder. */
+	fresh();
+	st_init(&s);
+	mkd("proj/locked");
+	pl_add(&s.fs.allow_write, ".", 0);
+	pl_add(&s.fs.deny_write, "locked", 0);
+	pl_add(&s.fs.deny_write, "locked/missing", 0);
+	ok(build(&s) == 0 && has("--ro-bind $R/proj/locked $R/proj/locked") &&
+	    lacks("locked/missing"), "no placeholder inside a read-only denied directory");
+	st_free(&s);
+
+	/* The settings file inside a write root is made read-only (SPEC §7). */
+	fresh();
+	st_init(&s);
+	mkf("proj/settings.json", "{}");
+	pl_add(&s.fs.allow_write, ".", 0);
+	ctx.settings_path = at("proj/settings.json");
+	ok(build(&s) == 0 && has("--bind $R/proj $R/proj") &&
+	    has("--ro-bind $R/proj/settings.json $R/proj/settings.json"),
+	    "settings file in a write root: read-only");
+	ctx.settings_path = "settings.json";
+	ok(build(&s) == 0 &&
+	    has("--ro-bind $R/proj/settings.json $R/proj/settings.json"),
+	    "a relative settings path is taken from the cwd");
+	ctx.settings_path = at("home/settings.json");
+	ok(build(&s) == 0 && lacks("settings.json"), "settings file elsewhere: nothing");
+
+	ctx.settings_path = NULL;
+	st_free(&s);
+
+	/* A placeholder inside a read-denied directory: hidden, never made, never recorded. */
+	fresh();
+	st_init(&s);
+	mkd("proj/hidden");
+	pl_add(&s.fs.allow_write, ".", 0);
+	pl_add(&s.fs.deny_read, "hidden", 0);
+	pl_add(&s.fs.deny_write, "hidden/new", 0);
+	ok(build(&s) == 0 && has("--tmpfs $R/proj/hidden") && lacks("hidden/new") &&
+	    !strlist_contains(&plan.placeholders, at("proj/hidden/new")) &&
+	    plan.placeholders.n == 12,
+	    "a deny under a read-deny tmpfs gets no placeholder");
+	st_free(&s);
+
+	/* A write deny over a read-denied directory must not re-expose it. */
+	fresh();
+	st_init(&s);
+	mkd("proj/d/private");
+	mkf("proj/d/private/k", "x");
+	pl_add(&s.fs.allow_write, ".", 0);
+	pl_add(&s.fs.deny_read, "d/private", 0);
+	pl_add(&s.fs.deny_write, "d", 0);
+	ok(build(&s) == 0 && has("--tmpfs $R/proj/d/private --ro-bind $R/proj/d $R/proj/d") &&
+	    ends_with(joined, " --tmpfs $R/proj/d/private"),
+	    "read-deny tmpfs re-applied last, after a write deny's bind above it");
+	st_free(&s);
+}
+
+static void
+test_globs(void)
+{
+	struct settings s;
+
+	fresh();
+	st_init(&s);
+	mkf("home/keys/a.pem", "x");
+	mkf("home/keys/b.pem", "x");
+	mkf("home/keys/c.txt", "x");
+	mkf("home/keys/[x].pem", "x");
+	mkd("proj/out1");
+	mkd("proj/out2");
+	mkd("proj/other");
+	mkf("proj/x/y.lock", "x");
+	mkf("proj/z.lock", "x");
+	mkd("home/vault/pub1");
+	mkd("home/vault/priv");
+	pl_add(&s.fs.deny_read, "~/keys/*.pem", 0);
+	pl_add(&s.fs.deny_read, "~/vault", 0);
+	pl_add(&s.fs.allow_read, "~/vault/pub?", 0);
+	pl_add(&s.fs.allow_write, "out*", 0);
+	pl_add(&s.fs.deny_write, "out*/**/*.keep", 0);
+	pl_add(&s.fs.deny_write, "**/*.lock", 0);
+	ok(build(&s) == 0 &&
+	    has("--ro-bind /dev/null $R/home/keys/[x].pem --ro-bind /dev/null "
+	    "$R/home/keys/a.pem --ro-bind /dev/null $R/home/keys/b.pem") &&
+	    lacks("c.txt"), "denyRead glob: each match masked");
+	ok(has("--tmpfs $R/home/vault --ro-bind $R/home/vault/pub1 $R/home/vault/pub1") &&
+	    lacks("priv"), "allowRead glob: matches bound back");
+	ok(has("--bind $R/proj/out1 $R/proj/out1 --bind $R/proj/out2 $R/proj/out2") &&
+	    lacks("--bind $R/proj/other"), "allowWrite glob: each match writable");
+	ok(lacks(".lock"), "denyWrite glob outside any write root: nothing");
+	pl_add(&s.fs.allow_write, ".", 0);
+	ok(build(&s) == 0 && has("--ro-bind $R/proj/x/y.lock $R/proj/x/y.lock") &&
+	    has("--ro-bind $R/proj/z.lock $R/proj/z.lock"),
+	    "denyWrite glob with **: every match read-only");
+	st_free(&s);
+
+	/* Without a home, "~" grants nothing, and a deny naming it is an error. */
+	st_init(&s);
+	ctx.home = NULL;
+	pl_add(&s.fs.allow_write, "~/x", 0);
+	ok(build(&s) == 0 && lacks("~"), "allowWrite ~ without a home: nothing granted");
+	pl_add(&s.fs.deny_write, "~/.ssh", 0);
+	ok(build(&s) == -1 && plan.args.n == 0, "denyWrite ~ without a home: no plan");
+	ctx.home = home;
+	st_free(&s);
+
+	/* Literal entries are names. */
+	st_init(&s);
+	pl_add(&s.fs.deny_read, "~/keys/*.pem", 1);
+	ok(build(&s) == 0 && lacks("a.pem"), "a literal entry with * is not a glob");
+	pl_add(&s.fs.deny_read, "~/keys/[x].pem", 1);
+	ok(build(&s) == 0 && has("--ro-bind /dev/null $R/home/keys/[x].pem") &&
+	    lacks("a.pem"), "a literal entry names the file it spells");
+	st_free(&s);
+}
+
+int
+main(void)
+{
+	const char *t = getenv("TMPDIR");
+	char tmpl[4096], *r;
+	struct stat st;
+
+	snprintf(tmpl, sizeof(tmpl), "%s/test_plan.XXXXXX",
+	    t != NULL && *t != '\0' ? t : "/tmp");
+	if (mkdtemp(tmpl) == NULL || (r = realpath(tmpl, NULL)) == NULL) {
+		perror("mkdtemp");
+		return 2;
+	}
+	snprintf(root, sizeof(root), "%s", r);
+	free(r);
+	snprintf(proj, sizeof(proj), "%s/proj", root);
+	snprintf(home, sizeof(home), "%s/home", root);
+	ssh = stat("/etc/ssh/ssh_config.d", &st) == 0 ? "--tmpfs /etc/ssh/ssh_config.d" : "";
+	ctx.cwd = proj;
+	ctx.home = home;
+
+	test_path_helpers();
+	test_glob_match();
+	test_root_and_disabled();
+	test_write_allows();
+	test_read_denies();
+	test_cwd_mandatory();
+	test_git();
+	test_depth_rule();
+	test_write_denies();
+	test_globs();
+
+	plan_linux_free(&plan);
+	free(joined);
+	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return tap_done();
+}
