@@ -1,0 +1,1864 @@
+/*
+ * The settings file (~/.srt-settings.json).
+ *
+ * Three passes. A strict RFC 8259 reader checks the bytes first, as the reference's
+ * JSON.parse does, so every syntax error gets an exact line and column and cJSON's
+ * leniencies (leading zeros, raw control characters, a byte order mark, any byte below
+ * 0x21 as white space) never let through a file the reference rejects. cJSON then builds
+ * the tree. Last, the tree is checked against the reference's schema (sandbox-config.js)
+ * with srt's differences (SPEC §3): unknown and duplicate keys and the fields srt does not
+ * implement yet are errors, the keys that only configure the reference's own helpers are
+ * accepted with a warning. Every problem is reported; nothing is accepted in part.
+ */
+#include <sys/types.h>
+
+#include <errno.h>
+#include <math.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "settings.h"
+
+#define JSON_MAX_DEPTH  256     /* far below cJSON's own limit (1000) */
+#define JSON_MAX_NUMBER 63      /* cJSON reads at most 63 characters of a number */
+#define QUOTE_MAX       80      /* bytes of a value shown in a message */
+#define SUGGEST_MAX     64      /* longest key we look for a close spelling of */
+#define MAX_ERRORS      500     /* problems reported one by one; the rest are counted */
+
+/* ------------------------------------------------------------------------------------ */
+/* Strict JSON syntax check */
+
+enum tok {
+	TOK_EOF, TOK_LBRACE, TOK_RBRACE, TOK_LBRACKET, TOK_RBRACKET, TOK_COMMA, TOK_COLON,
+	TOK_STRING, TOK_NUMBER, TOK_LITERAL,
+};
+
+struct lexer {
+	const unsigned char *p;
+	size_t len;
+	size_t pos;             /* next byte to read */
+	size_t tokpos;          /* first byte of the current token */
+	size_t errpos;
+	char err[200];
+};
+
+static int lex_error(struct lexer *, size_t, const char *, ...) SRT_PRINTF(3, 4);
+
+static int
+lex_error(struct lexer *lx, size_t pos, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(lx->err, sizeof(lx->err), fmt, ap);
+	va_end(ap);
+	lx->errpos = pos;
+	return -1;
+}
+
+static bool
+is_digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool
+is_alpha(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* Length of the well-formed UTF-8 sequence at s (no overlongs, surrogates or values
+ * above U+10FFFF), or 0. */
+static size_t
+utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		return n >= 2 && (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (c >= 0xe0 && c <= 0xef) {
+		if (n < 3 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
+			return 0;
+		if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f))
+			return 0;
+		return 3;
+	}
+	if (c >= 0xf0 && c <= 0xf4) {
+		if (n < 4 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 ||
+		    (s[3] & 0xc0) != 0x80)
+			return 0;
+		if ((c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] > 0x8f))
+			return 0;
+		return 4;
+	}
+	return 0;
+}
+
+static long
+hex4(const unsigned char *s, size_t n)
+{
+	long v = 0;
+
+	if (n < 4)
+		return -1;
+	for (size_t i = 0; i < 4; i++) {
+		unsigned char c = s[i];
+
+		v <<= 4;
+		if (is_digit(c))
+			v |= c - '0';
+		else if (c >= 'a' && c <= 'f')
+			v |= c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			v |= c - 'A' + 10;
+		else
+			return -1;
+	}
+	return v;
+}
+
+static int
+lex_string(struct lexer *lx)
+{
+	const unsigned char *p = lx->p;
+	size_t i = lx->tokpos + 1, n;
+	long v, lo;
+
+	for (;;) {
+		if (i >= lx->len)
+			return lex_error(lx, lx->tokpos,
+			    "string is not terminated (missing closing '\"')");
+		if (p[i] == '"') {
+			lx->pos = i + 1;
+			return 0;
+		}
+		if (p[i] < 0x20)
+			return lex_error(lx, i, "control character U+%04X inside a string; "
+			    "write it as an escape such as \\n, \\t or \\u%04X", p[i], p[i]);
+		if (p[i] >= 0x80) {
+			if ((n = utf8_len(p + i, lx->len - i)) == 0)
+				return lex_error(lx, i,
+				    "byte 0x%02X inside a string is not valid UTF-8", p[i]);
+			i += n;
+			continue;
+		}
+		if (p[i] != '\\') {
+			i++;
+			continue;
+		}
+		if (i + 1 >= lx->len)
+			return lex_error(lx, lx->tokpos,
+			    "string is not terminated (missing closing '\"')");
+		if (p[i + 1] != 'u') {
+			if (p[i + 1] != 0 && strchr("\"\\/bfnrt", p[i + 1]) != NULL) {
+				i += 2;
+				continue;
+			}
+			return lex_error(lx, i, "invalid escape sequence; JSON knows \\\" \\\\ "
+			    "\\/ \\b \\f \\n \\r \\t and \\uXXXX");
+		}
+		if ((v = hex4(p + i + 2, lx->len - i - 2)) < 0)
+			return lex_error(lx, i, "\\u must be followed by four hex digits");
+		if (v == 0)
+			return lex_error(lx, i,
+			    "\\u0000 (a NUL character) cannot appear in a settings string");
+		if (v >= 0xdc00 && v <= 0xdfff)
+			return lex_error(lx, i, "\\u%04lX is half of a UTF-16 surrogate pair "
+			    "without its first half", v);
+		if (v >= 0xd800 && v <= 0xdbff) {
+			if (i + 7 >= lx->len || p[i + 6] != '\\' || p[i + 7] != 'u' ||
+			    (lo = hex4(p + i + 8, lx->len - i - 8)) < 0xdc00 || lo > 0xdfff)
+				return lex_error(lx, i, "\\u%04lX is half of a UTF-16 surrogate "
+				    "pair without its second half", v);
+			i += 12;
+			continue;
+		}
+		i += 6;
+	}
+}
+
+static int
+lex_number(struct lexer *lx)
+{
+	const unsigned char *p = lx->p;
+	size_t i = lx->tokpos, end;
+	bool bad = false;
+
+	if (p[i] == '-')
+		i++;
+	if (i < lx->len && p[i] == '0')
+		i++;
+	else if (i < lx->len && is_digit(p[i]) && p[i] != '0')
+		while (i < lx->len && is_digit(p[i]))
+			i++;
+	else
+		bad = true;
+	if (!bad && i < lx->len && p[i] == '.') {
+		if (++i >= lx->len || !is_digit(p[i]))
+			bad = true;
+		while (i < lx->len && is_digit(p[i]))
+			i++;
+	}
+	if (!bad && i < lx->len && (p[i] == 'e' || p[i] == 'E')) {
+		i++;
+		if (i < lx->len && (p[i] == '+' || p[i] == '-'))
+			i++;
+		if (i >= lx->len || !is_digit(p[i]))
+			bad = true;
+		while (i < lx->len && is_digit(p[i]))
+			i++;
+	}
+	/* Whatever still looks like part of the number makes it malformed ("01", "1.", "2x"). */
+	for (end = i; end < lx->len && (is_digit(p[end]) || is_alpha(p[end]) ||
+	    p[end] == '.' || p[end] == '+' || p[end] == '-'); end++)
+		bad = true;
+	if (bad)
+		return lex_error(lx, lx->tokpos, "invalid number \"%.*s\"; JSON numbers look "
+		    "like 3, -1, 2.5 or 1e3 (no leading zeros, no \"+\", digits on both "
+		    "sides of \".\")", (int)(end - lx->tokpos > 40 ? 40 : end - lx->tokpos),
+		    (const char *)p + lx->tokpos);
+	if (i - lx->tokpos > JSON_MAX_NUMBER)
+		return lex_error(lx, lx->tokpos, "number longer than %d characters",
+		    JSON_MAX_NUMBER);
+	lx->pos = i;
+	return 0;
+}
+
+static int
+lex_word(struct lexer *lx)
+{
+	const unsigned char *p = lx->p;
+	size_t i = lx->tokpos, n;
+
+	while (i < lx->len && (is_alpha(p[i]) || is_digit(p[i]) || p[i] == '_'))
+		i++;
+	n = i - lx->tokpos;
+	if ((n == 4 && memcmp(p + lx->tokpos, "true", 4) == 0) ||
+	    (n == 5 && memcmp(p + lx->tokpos, "false", 5) == 0) ||
+	    (n == 4 && memcmp(p + lx->tokpos, "null", 4) == 0)) {
+		lx->pos = i;
+		return 0;
+	}
+	return lex_error(lx, lx->tokpos, "unexpected word \"%.*s\"; strings need double "
+	    "quotes and the only bare words are true, false and null",
+	    (int)(n > 40 ? 40 : n), (const char *)p + lx->tokpos);
+}
+
+static int
+lex_next(struct lexer *lx, enum tok *t)
+{
+	const unsigned char *p = lx->p;
+	unsigned char c;
+
+	while (lx->pos < lx->len && (p[lx->pos] == ' ' || p[lx->pos] == '\t' ||
+	    p[lx->pos] == '\n' || p[lx->pos] == '\r'))
+		lx->pos++;
+	lx->tokpos = lx->pos;
+	if (lx->pos >= lx->len) {
+		*t = TOK_EOF;
+		return 0;
+	}
+	c = p[lx->pos];
+	switch (c) {
+	case '{': *t = TOK_LBRACE; lx->pos++; return 0;
+	case '}': *t = TOK_RBRACE; lx->pos++; return 0;
+	case '[': *t = TOK_LBRACKET; lx->pos++; return 0;
+	case ']': *t = TOK_RBRACKET; lx->pos++; return 0;
+	case ',': *t = TOK_COMMA; lx->pos++; return 0;
+	case ':': *t = TOK_COLON; lx->pos++; return 0;
+	case '"': *t = TOK_STRING; return lex_string(lx);
+	default:
+		break;
+	}
+	if (c == '-' || is_digit(c)) {
+		*t = TOK_NUMBER;
+		return lex_number(lx);
+	}
+	if (is_alpha(c)) {
+		*t = TOK_LITERAL;
+		return lex_word(lx);
+	}
+	if (lx->pos == 0 && lx->len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
+		return lex_error(lx, 0, "the file starts with a UTF-8 byte order mark; "
+		    "remove it");
+	if (c == '\'')
+		return lex_error(lx, lx->pos, "single quotes are not JSON; use double quotes");
+	if (c == '/')
+		return lex_error(lx, lx->pos, "comments are not allowed in JSON");
+	if (c > 0x20 && c < 0x7f)
+		return lex_error(lx, lx->pos, "unexpected character '%c'", c);
+	return lex_error(lx, lx->pos, "unexpected byte 0x%02X outside a string", c);
+}
+
+static const char *
+tok_words(enum tok t)
+{
+	switch (t) {
+	case TOK_EOF: return "the end of the file";
+	case TOK_LBRACE: return "'{'";
+	case TOK_RBRACE: return "'}'";
+	case TOK_LBRACKET: return "'['";
+	case TOK_RBRACKET: return "']'";
+	case TOK_COMMA: return "','";
+	case TOK_COLON: return "':'";
+	case TOK_STRING: return "a string";
+	case TOK_NUMBER: return "a number";
+	case TOK_LITERAL: return "true, false or null";
+	}
+	return "something else";
+}
+
+/* A pushdown check of the whole grammar. 0, or -1 with *errpos and err set. */
+static int
+json_check(const char *text, size_t len, size_t *errpos, char *err, size_t errlen)
+{
+	enum { S_VALUE, S_ARR_FIRST, S_OBJ_FIRST, S_KEY, S_COLON, S_ARR_NEXT, S_OBJ_NEXT,
+	    S_END } st = S_VALUE;
+	struct lexer lx = { .p = (const unsigned char *)text, .len = len };
+	char stack[JSON_MAX_DEPTH];
+	size_t depth = 0;
+	enum tok t = TOK_EOF, prev = TOK_EOF;
+
+	for (;; prev = t) {
+		if (lex_next(&lx, &t) == -1)
+			goto fail;
+		if (prev == TOK_COMMA && (t == TOK_RBRACE || t == TOK_RBRACKET)) {
+			lex_error(&lx, lx.tokpos, "a comma before %s is not allowed in JSON",
+			    tok_words(t));
+			goto fail;
+		}
+		switch (st) {
+		case S_OBJ_FIRST:
+			if (t == TOK_RBRACE) {
+				depth--;
+				break;
+			}
+			/* FALLTHROUGH */
+		case S_KEY:
+			if (t != TOK_STRING) {
+				lex_error(&lx, lx.tokpos, "expected a key in double quotes, "
+				    "found %s", tok_words(t));
+				goto fail;
+			}
+			st = S_COLON;
+			continue;
+		case S_COLON:
+			if (t != TOK_COLON) {
+				lex_error(&lx, lx.tokpos, "expected ':' after the key, found %s",
+				    tok_words(t));
+				goto fail;
+			}
+			st = S_VALUE;
+			continue;
+		case S_ARR_FIRST:
+			if (t == TOK_RBRACKET) {
+				depth--;
+				break;
+			}
+			/* FALLTHROUGH */
+		case S_VALUE:
+			if (t == TOK_LBRACE || t == TOK_LBRACKET) {
+				if (depth == JSON_MAX_DEPTH) {
+					lex_error(&lx, lx.tokpos, "nested more than %d levels "
+					    "deep", JSON_MAX_DEPTH);
+					goto fail;
+				}
+				stack[depth++] = t == TOK_LBRACE ? '{' : '[';
+				st = t == TOK_LBRACE ? S_OBJ_FIRST : S_ARR_FIRST;
+				continue;
+			}
+			if (t != TOK_STRING && t != TOK_NUMBER && t != TOK_LITERAL) {
+				lex_error(&lx, lx.tokpos, "expected a value, found %s",
+				    tok_words(t));
+				goto fail;
+			}
+			break;
+		case S_ARR_NEXT:
+			if (t == TOK_COMMA) {
+				st = S_VALUE;
+				continue;
+			}
+			if (t != TOK_RBRACKET) {
+				lex_error(&lx, lx.tokpos, "expected ',' or ']' after an array "
+				    "element, found %s", tok_words(t));
+				goto fail;
+			}
+			depth--;
+			break;
+		case S_OBJ_NEXT:
+			if (t == TOK_COMMA) {
+				st = S_KEY;
+				continue;
+			}
+			if (t != TOK_RBRACE) {
+				lex_error(&lx, lx.tokpos, "expected ',' or '}' after an object "
+				    "member, found %s", tok_words(t));
+				goto fail;
+			}
+			depth--;
+			break;
+		case S_END:
+			if (t == TOK_EOF)
+				return 0;
+			lex_error(&lx, lx.tokpos, "unexpected %s after the end of the "
+			    "document", tok_words(t));
+			goto fail;
+		}
+		/* A value is complete: what may follow depends on the enclosing container. */
+		if (depth == 0)
+			st = S_END;
+		else
+			st = stack[depth - 1] == '{' ? S_OBJ_NEXT : S_ARR_NEXT;
+	}
+fail:
+	*errpos = lx.errpos;
+	snprintf(err, errlen, "%s", lx.err);
+	return -1;
+}
+
+static void
+text_linecol(const char *text, size_t pos, size_t *line, size_t *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < pos; i++) {
+		if (text[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else if (((unsigned char)text[i] & 0xc0) != 0x80)
+			(*col)++;       /* columns count characters, not bytes */
+	}
+}
+
+static bool
+text_blank(const char *text, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (strchr(" \t\n\r\v\f", text[i]) == NULL || text[i] == '\0')
+			return false;
+	return true;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Text helpers */
+
+struct sbuf {
+	char *p;
+	size_t len, cap;
+};
+
+static void
+sb_add(struct sbuf *b, const char *s, size_t n)
+{
+	if (b->cap - b->len < n + 1) {
+		size_t cap = b->cap ? b->cap : 256;
+
+		while (cap - b->len < n + 1)
+			cap *= 2;
+		b->p = xreallocarray(b->p, cap, 1);
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void
+sb_puts(struct sbuf *b, const char *s)
+{
+	sb_add(b, s, strlen(s));
+}
+
+/* s as a JSON string; at most max bytes of it (cut at a character boundary), then "...". */
+static void
+sb_jstr(struct sbuf *b, const char *s, size_t max)
+{
+	size_t n = strlen(s), i;
+	char esc[8];
+	bool cut = false;
+
+	if (n > max) {
+		n = max;
+		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
+		cut = true;
+	}
+	sb_add(b, "\"", 1);
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		switch (c) {
+		case '"': sb_add(b, "\\\"", 2); break;
+		case '\\': sb_add(b, "\\\\", 2); break;
+		case '\n': sb_add(b, "\\n", 2); break;
+		case '\r': sb_add(b, "\\r", 2); break;
+		case '\t': sb_add(b, "\\t", 2); break;
+		case '\b': sb_add(b, "\\b", 2); break;
+		case '\f': sb_add(b, "\\f", 2); break;
+		default:
+			if (c < 0x20 || c == 0x7f) {
+				snprintf(esc, sizeof(esc), "\\u%04x", c);
+				sb_add(b, esc, 6);
+			} else
+				sb_add(b, (const char *)&s[i], 1);
+		}
+	}
+	sb_add(b, "\"", 1);
+	if (cut)
+		sb_add(b, "...", 3);
+}
+
+/* A value quoted for a message: escaped, so that control characters never reach a
+ * terminal, and shortened. Caller frees. */
+static char *
+quote(const char *s)
+{
+	struct sbuf b = { 0 };
+
+	sb_jstr(&b, s, QUOTE_MAX);
+	return b.p;
+}
+
+static bool
+is_ident(const char *s)
+{
+	size_t i;
+
+	if (!is_alpha((unsigned char)s[0]) && s[0] != '_')
+		return false;
+	for (i = 0; s[i] != '\0'; i++)
+		if (!is_alpha((unsigned char)s[i]) && !is_digit((unsigned char)s[i]) &&
+		    s[i] != '_')
+			return false;
+	return i <= SUGGEST_MAX;
+}
+
+/* "network.allowedDomains", or network.deniedDomainReasons["github.com:22"] for a key
+ * that is not a plain name. The root's path is "". */
+static char *
+path_key(const char *parent, const char *key)
+{
+	char *q, *r;
+
+	if (is_ident(key))
+		return *parent ? xasprintf("%s.%s", parent, key) : xstrdup(key);
+	q = quote(key);
+	r = xasprintf("%s[%s]", parent, q);
+	free(q);
+	return r;
+}
+
+static char *
+path_index(const char *parent, size_t i)
+{
+	return xasprintf("%s[%zu]", parent, i);
+}
+
+/* What a JSON value is, for "expected X, got Y". */
+static char *
+jdescribe(const cJSON *j)
+{
+	char *q, *r;
+
+	if (cJSON_IsString(j)) {
+		q = quote(j->valuestring);
+		r = xasprintf("the string %s", q);
+		free(q);
+		return r;
+	}
+	if (cJSON_IsNumber(j))
+		return xasprintf("the number %.15g", j->valuedouble);
+	if (cJSON_IsTrue(j))
+		return xstrdup("true");
+	if (cJSON_IsFalse(j))
+		return xstrdup("false");
+	if (cJSON_IsNull(j))
+		return xstrdup("null");
+	if (cJSON_IsArray(j))
+		return xstrdup("an array");
+	if (cJSON_IsObject(j))
+		return xstrdup("an object");
+	return xstrdup("an unknown value");
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Schema walking */
+
+struct pctx {
+	const char *fname;
+	struct diags *errs;
+	struct diags *warns;
+	size_t nerr;
+	size_t nwarn;
+};
+
+static void perr(struct pctx *, const char *, const char *, ...) SRT_PRINTF(3, 4);
+static void pwarn(struct pctx *, const char *, const char *, ...) SRT_PRINTF(3, 4);
+
+static void
+pmsg(struct pctx *c, struct diags *d, const char *path, const char *fmt, va_list ap)
+{
+	char *msg;
+
+	if (vasprintf(&msg, fmt, ap) == -1)
+		fatalx("out of memory");
+	diags_add(d, "%s: %s: %s", c->fname, *path ? path : "(root)", msg);
+	free(msg);
+}
+
+static void
+perr(struct pctx *c, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	/* Past a few hundred lines nobody reads on; a hostile 16 MiB file must not turn
+	 * into gigabytes of messages. The rest are counted. */
+	if (c->nerr++ >= MAX_ERRORS)
+		return;
+	va_start(ap, fmt);
+	pmsg(c, c->errs, path, fmt, ap);
+	va_end(ap);
+}
+
+static void
+pwarn(struct pctx *c, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->warns == NULL || c->nwarn++ >= MAX_ERRORS)
+		return;
+	va_start(ap, fmt);
+	pmsg(c, c->warns, path, fmt, ap);
+	va_end(ap);
+}
+
+/* "expected WHAT, got DESCRIPTION" */
+static void
+perr_type(struct pctx *c, const char *path, const char *what, const cJSON *j)
+{
+	char *d = jdescribe(j);
+
+	perr(c, path, "expected %s, got %s", what, d);
+	free(d);
+}
+
+#define F_REQUIRED      0x1     /* the reference requires it */
+#define F_UNSUPPORTED   0x2     /* the reference has it; srt refuses it until implemented */
+#define F_HELPER        0x4     /* configures a helper of the reference that srt lacks */
+#define MAX_FIELDS      32
+
+struct field {
+	const char *name;
+	int flags;
+	const char *note;       /* REQUIRED: how to add it; UNSUPPORTED, HELPER: why */
+};
+
+typedef void (*field_fn)(struct pctx *, int, const cJSON *, const char *, void *);
+
+/* Optimal string alignment distance, ignoring case; keys are short (SUGGEST_MAX). */
+static size_t
+key_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), d[SUGGEST_MAX + 1][SUGGEST_MAX + 1];
+	size_t i, j, cost, v;
+
+	for (i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (i = 1; i <= la; i++) {
+		for (j = 1; j <= lb; j++) {
+			cost = (a[i - 1] | 0x20) == (b[j - 1] | 0x20) ? 0 : 1;
+			v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (d[i - 1][j - 1] + cost < v)
+				v = d[i - 1][j - 1] + cost;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	}
+	return d[la][lb];
+}
+
+static void
+perr_unknown(struct pctx *c, const char *path, const char *key, const struct field *f,
+    size_t nf)
+{
+	const char *best = NULL;
+	size_t bestd = SIZE_MAX, dist, limit, i;
+	struct sbuf list = { 0 };
+
+	if (strlen(key) <= SUGGEST_MAX) {
+		for (i = 0; i < nf; i++) {
+			if (strlen(f[i].name) > SUGGEST_MAX)
+				continue;
+			dist = key_distance(key, f[i].name);
+			limit = strlen(f[i].name) / 4;
+			limit = limit < 1 ? 1 : limit > 3 ? 3 : limit;
+			if (dist <= limit && dist < bestd) {
+				best = f[i].name;
+				bestd = dist;
+			}
+		}
+	}
+	if (best != NULL) {
+		perr(c, path, "unknown key; did you mean \"%s\"?", best);
+		return;
+	}
+	for (i = 0; i < nf; i++) {
+		if (f[i].flags & F_UNSUPPORTED)
+			continue;
+		if (list.len)
+			sb_puts(&list, ", ");
+		sb_puts(&list, f[i].name);
+	}
+	perr(c, path, "unknown key; the keys allowed here are: %s", list.p ? list.p : "none");
+	free(list.p);
+}
+
+/*
+ * Check the members of obj against its schema: unknown, repeated, unsupported and missing
+ * required keys are reported here; fn is called for every other member, in file order.
+ * Returns -1 if obj is not an object at all.
+ */
+static int
+obj_walk(struct pctx *c, const cJSON *obj, const char *path, const char *what,
+    const struct field *f, size_t nf, field_fn fn, void *arg)
+{
+	bool seen[MAX_FIELDS] = { false };
+	const cJSON *m;
+	size_t i, before;
+	char *p;
+
+	if (!cJSON_IsObject(obj)) {
+		perr_type(c, path, what, obj);
+		return -1;
+	}
+	for (m = obj->child; m != NULL; m = m->next) {
+		p = path_key(path, m->string);
+		for (i = 0; i < nf; i++)
+			if (strcmp(f[i].name, m->string) == 0)
+				break;
+		if (i == nf)
+			perr_unknown(c, p, m->string, f, nf);
+		else if (seen[i])
+			perr(c, p, "the key appears more than once; a security policy must "
+			    "not be ambiguous, keep only one");
+		else if (f[i].flags & F_UNSUPPORTED) {
+			seen[i] = true;
+			perr(c, p, "%s is not supported yet (%s); remove it: srt does not "
+			    "silently ignore a setting that changes what is enforced", p,
+			    f[i].note);
+		} else {
+			seen[i] = true;
+			before = c->nerr;
+			fn(c, (int)i, m, p, arg);
+			if ((f[i].flags & F_HELPER) && c->nerr == before)
+				pwarn(c, p, "accepted and ignored: %s", f[i].note);
+		}
+		free(p);
+	}
+	for (i = 0; i < nf; i++) {
+		if ((f[i].flags & F_REQUIRED) && !seen[i]) {
+			p = path_key(path, f[i].name);
+			perr(c, p, "required field is missing; %s", f[i].note);
+			free(p);
+		}
+	}
+	return 0;
+}
+
+static int
+cmp_member(const void *a, const void *b)
+{
+	const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+	int r = strcmp(x->string, y->string);
+
+	if (r != 0)
+		return r;
+	return x < y ? -1 : x > y;
+}
+
+/* Report keys that appear more than once in an object whose keys are free-form
+ * (deniedDomainReasons, ignoreViolations). JSON.parse would silently keep the last. */
+static void
+obj_dups(struct pctx *c, const cJSON *obj, const char *path)
+{
+	const cJSON *m, **v;
+	size_t n = 0, i;
+	char *p;
+
+	for (m = obj->child; m != NULL; m = m->next)
+		n++;
+	if (n < 2)
+		return;
+	v = xcalloc(n, sizeof(*v));
+	n = 0;
+	for (m = obj->child; m != NULL; m = m->next)
+		v[n++] = m;
+	qsort(v, n, sizeof(*v), cmp_member);
+	for (i = 1; i < n; i++) {
+		if (strcmp(v[i - 1]->string, v[i]->string) != 0)
+			continue;
+		if (i >= 2 && strcmp(v[i - 2]->string, v[i]->string) == 0)
+			continue;       /* reported once per key */
+		p = path_key(path, v[i]->string);
+		perr(c, p, "the key appears more than once; a security policy must not be "
+		    "ambiguous, keep only one");
+		free(p);
+	}
+	free(v);
+}
+
+static size_t
+arr_size(const cJSON *a)
+{
+	size_t n = 0;
+
+	for (const cJSON *e = a->child; e != NULL; e = e->next)
+		n++;
+	return n;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Values */
+
+static void
+get_bool(struct pctx *c, const cJSON *j, const char *path, bool *dst)
+{
+	if (!cJSON_IsBool(j)) {
+		perr_type(c, path, "true or false", j);
+		return;
+	}
+	*dst = cJSON_IsTrue(j);
+}
+
+static void
+get_int(struct pctx *c, const cJSON *j, const char *path, int lo, int hi, int *dst)
+{
+	double d;
+	char *what = xasprintf("an integer from %d to %d", lo, hi);
+
+	if (!cJSON_IsNumber(j)) {
+		perr_type(c, path, what, j);
+		goto out;
+	}
+	d = j->valuedouble;
+	if (!isfinite(d) || d != floor(d) || d < lo || d > hi) {
+		perr_type(c, path, what, j);
+		goto out;
+	}
+	*dst = (int)d;
+out:
+	free(what);
+}
+
+/* An array of strings (any strings). */
+static int
+get_strlist(struct pctx *c, const cJSON *j, const char *path, struct strlist *dst)
+{
+	struct strlist l = { 0 };
+	size_t before = c->nerr, i = 0;
+	const cJSON *e;
+	char *p;
+
+	if (!cJSON_IsArray(j)) {
+		perr_type(c, path, "an array of strings", j);
+		return -1;
+	}
+	for (e = j->child; e != NULL; e = e->next, i++) {
+		if (!cJSON_IsString(e)) {
+			p = path_index(path, i);
+			perr_type(c, p, "a string", e);
+			free(p);
+			continue;
+		}
+		strlist_push(&l, e->valuestring);
+	}
+	if (c->nerr != before) {
+		strlist_free(&l);
+		return -1;
+	}
+	strlist_free(dst);
+	*dst = l;
+	return 0;
+}
+
+static int
+get_string(struct pctx *c, const cJSON *j, const char *path, bool nonempty)
+{
+	if (!cJSON_IsString(j)) {
+		perr_type(c, path, nonempty ? "a non-empty string" : "a string", j);
+		return -1;
+	}
+	if (nonempty && j->valuestring[0] == '\0') {
+		perr(c, path, "the string is empty");
+		return -1;
+	}
+	return 0;
+}
+
+/* bwrapPath, socatPath, javaAgentJarPath: an override of a binary, which must not be
+ * found through PATH or the working directory. */
+static int
+get_binary_path(struct pctx *c, const cJSON *j, const char *path)
+{
+	char *q;
+
+	if (!cJSON_IsString(j)) {
+		perr_type(c, path, "an absolute path such as \"/usr/bin/bwrap\"", j);
+		return -1;
+	}
+	if (j->valuestring[0] == '\0') {
+		perr(c, path, "the path is empty; write an absolute path such as "
+		    "\"/usr/bin/bwrap\", or leave the key out");
+		return -1;
+	}
+	if (j->valuestring[0] != '/') {
+		q = quote(j->valuestring);
+		perr(c, path, "%s is not an absolute path; write one that starts with \"/\" "
+		    "(a relative name would be looked up through PATH or the working "
+		    "directory)", q);
+		free(q);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+get_domains(struct pctx *c, const cJSON *j, const char *path, int deny,
+    struct dom_rule **out, size_t *nout)
+{
+	struct dom_rule *v, r;
+	const cJSON *e;
+	const char *why;
+	size_t n = 0, i = 0;
+	char *p, *q;
+
+	if (!cJSON_IsArray(j)) {
+		perr_type(c, path, deny ? "an array of domain entries such as "
+		    "[\"evil.example.com\", \"*:22\"]" : "an array of domain entries such as "
+		    "[\"github.com\", \"*.npmjs.org:443\"]", j);
+		return;
+	}
+	v = xcalloc(arr_size(j), sizeof(*v));
+	for (e = j->child; e != NULL; e = e->next, i++) {
+		p = path_index(path, i);
+		if (!cJSON_IsString(e))
+			perr_type(c, p, "a domain entry string", e);
+		else if (dom_entry_parse(e->valuestring, deny, &r, &why) == -1) {
+			q = quote(e->valuestring);
+			perr(c, p, "%s: %s", q, why);
+			free(q);
+		} else
+			v[n++] = r;
+		free(p);
+	}
+	*out = v;
+	*nout = n;
+}
+
+static void
+get_addrs(struct pctx *c, const cJSON *j, const char *path, struct settings *s)
+{
+	const cJSON *e;
+	const char *why;
+	size_t i = 0;
+	char *p, *q;
+
+	if (!cJSON_IsArray(j)) {
+		perr_type(c, path, "an array of addresses or CIDR ranges such as "
+		    "[\"10.0.0.0/8\", \"fc00::/7\"]", j);
+		return;
+	}
+	s->net.denied_addrs = xcalloc(arr_size(j), sizeof(*s->net.denied_addrs));
+	for (e = j->child; e != NULL; e = e->next, i++) {
+		p = path_index(path, i);
+		if (!cJSON_IsString(e))
+			perr_type(c, p, "an address or CIDR range string", e);
+		else if (addr_range_parse(e->valuestring,
+		    &s->net.denied_addrs[s->net.ndenied_addrs], &why) == -1) {
+			q = quote(e->valuestring);
+			perr(c, p, "%s: %s", q, why);
+			free(q);
+		} else
+			s->net.ndenied_addrs++;
+		free(p);
+	}
+}
+
+static void
+get_reasons(struct pctx *c, const cJSON *j, const char *path, struct settings *s)
+{
+	struct reason_entry *r;
+	const cJSON *m;
+	char *p;
+
+	if (!cJSON_IsObject(j)) {
+		perr_type(c, path, "an object mapping a deniedDomains entry to a reason, "
+		    "e.g. {\"github.com:22\": \"SSH is blocked; use https\"}", j);
+		return;
+	}
+	obj_dups(c, j, path);
+	s->net.reasons = xcalloc(arr_size(j), sizeof(*s->net.reasons));
+	for (m = j->child; m != NULL; m = m->next) {
+		p = path_key(path, m->string);
+		if (!cJSON_IsString(m))
+			perr_type(c, p, "a reason string", m);
+		else if (m->valuestring[0] == '\0')
+			perr(c, p, "the reason is empty; say why the entry is denied, or "
+			    "remove the key to use the default reason");
+		else {
+			r = &s->net.reasons[s->net.nreasons++];
+			r->entry = xstrdup(m->string);
+			r->reason = xstrdup(m->valuestring);
+		}
+		free(p);
+	}
+}
+
+static void
+get_mach(struct pctx *c, const cJSON *j, const char *path, struct settings *s)
+{
+	const char *star;
+	size_t i = 0;
+	const cJSON *e;
+	char *p, *q;
+
+	if (get_strlist(c, j, path, &s->net.allow_mach_lookup) == -1)
+		return;
+	for (e = j->child; e != NULL; e = e->next, i++) {
+		star = strchr(e->valuestring, '*');
+		if (star == NULL || star[1] == '\0')
+			continue;
+		p = path_index(path, i);
+		q = quote(e->valuestring);
+		perr(c, p, "%s: \"*\" is only allowed once, as the last character "
+		    "(e.g. \"com.example.*\", or \"*\" for every service)", q);
+		free(q);
+		free(p);
+	}
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Filesystem entries */
+
+enum { PE_PATH, PE_LITERAL, PE_COUNT };
+static const struct field pe_fields[PE_COUNT] = {
+	[PE_PATH] = { "path", F_REQUIRED, "add \"path\": \"/some/path\"" },
+	[PE_LITERAL] = { "literal", F_REQUIRED, "add \"literal\": true, or write the path "
+	    "as a plain string to have it read as a pattern" },
+};
+
+static void
+pe_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
+{
+	const char **pathp = arg;
+
+	switch (idx) {
+	case PE_PATH:
+		if (!cJSON_IsString(j))
+			perr_type(c, path, "a path string", j);
+		else if (j->valuestring[0] == '\0')
+			perr(c, path, "the path is empty");
+		else
+			*pathp = j->valuestring;
+		break;
+	case PE_LITERAL:
+		if (cJSON_IsFalse(j))
+			perr(c, path, "\"literal\" can only be true; write the path as a plain "
+			    "string to have it read as a pattern");
+		else if (!cJSON_IsTrue(j))
+			perr_type(c, path, "true", j);
+		break;
+	}
+}
+
+/* A glob characters per the reference's Linux rule: * ? [ ] */
+static bool
+has_glob(const char *s)
+{
+	return strpbrk(s, "*?[]") != NULL;
+}
+
+/* A deny glob that ends in "/" can match no path (the reference rejects it): only rooted
+ * spellings keep the separator until the backend, relative ones are normalised. */
+static void
+check_deny_glob(struct pctx *c, const char *v, const char *path)
+{
+	size_t n = strlen(v);
+	char *q, *fixed, *qf;
+
+	if (n == 0 || v[n - 1] != '/' || !has_glob(v) || (v[0] != '/' && v[0] != '~'))
+		return;
+	while (n > 0 && v[n - 1] == '/')
+		n--;
+	fixed = xstrndup(v, n);
+	q = quote(v);
+	qf = quote(fixed);
+	perr(c, path, "deny glob %s ends in \"/\", so as a pattern it can match no path; "
+	    "write %s (also read as the path of that name where it exists), or add a "
+	    "\"**\" segment to match at any depth", q, qf);
+	free(qf);
+	free(q);
+	free(fixed);
+}
+
+static void
+get_paths(struct pctx *c, const cJSON *j, const char *path, bool deny_check,
+    struct path_list *out)
+{
+	const char *lit;
+	const cJSON *e;
+	size_t i = 0, before;
+	char *p;
+
+	if (!cJSON_IsArray(j)) {
+		perr_type(c, path, "an array of paths", j);
+		return;
+	}
+	out->v = xcalloc(arr_size(j), sizeof(*out->v));
+	for (e = j->child; e != NULL; e = e->next, i++) {
+		p = path_index(path, i);
+		if (cJSON_IsString(e)) {
+			if (e->valuestring[0] == '\0')
+				perr(c, p, "the path is empty");
+			else {
+				if (deny_check)
+					check_deny_glob(c, e->valuestring, p);
+				out->v[out->n].path = xstrdup(e->valuestring);
+				out->v[out->n++].literal = false;
+			}
+		} else if (cJSON_IsObject(e)) {
+			lit = NULL;
+			before = c->nerr;
+			obj_walk(c, e, p, "a path entry", pe_fields, PE_COUNT, pe_field, &lit);
+			if (c->nerr == before && lit != NULL) {
+				out->v[out->n].path = xstrdup(lit);
+				out->v[out->n++].literal = true;
+			}
+		} else
+			perr_type(c, p, "a path, or {\"path\": \"...\", \"literal\": true}", e);
+		free(p);
+	}
+}
+
+enum { FS_DISABLED, FS_DENY_READ, FS_ALLOW_READ, FS_ALLOW_WRITE, FS_DENY_WRITE,
+    FS_GIT_CONFIG, FS_COUNT };
+static const struct field fs_fields[FS_COUNT] = {
+	[FS_DISABLED] = { "disabled", 0, NULL },
+	[FS_DENY_READ] = { "denyRead", F_REQUIRED, "add \"denyRead\": [] to deny no reads" },
+	[FS_ALLOW_READ] = { "allowRead", 0, NULL },
+	[FS_ALLOW_WRITE] = { "allowWrite", F_REQUIRED,
+	    "add \"allowWrite\": [] to allow no writes beyond the defaults" },
+	[FS_DENY_WRITE] = { "denyWrite", F_REQUIRED, "add \"denyWrite\": [] to deny "
+	    "nothing beyond the mandatory denies" },
+	[FS_GIT_CONFIG] = { "allowGitConfig", 0, NULL },
+};
+
+struct fs_arg {
+	struct settings *s;
+	bool enforced;          /* deny globs are checked only when enforced */
+};
+
+static void
+fs_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
+{
+	struct fs_arg *a = arg;
+	struct settings *s = a->s;
+
+	switch (idx) {
+	case FS_DISABLED:
+		get_bool(c, j, path, &s->fs.disabled);
+		break;
+	case FS_DENY_READ:
+		get_paths(c, j, path, a->enforced, &s->fs.deny_read);
+		break;
+	case FS_ALLOW_READ:
+		get_paths(c, j, path, false, &s->fs.allow_read);
+		break;
+	case FS_ALLOW_WRITE:
+		get_paths(c, j, path, false, &s->fs.allow_write);
+		break;
+	case FS_DENY_WRITE:
+		get_paths(c, j, path, a->enforced, &s->fs.deny_write);
+		break;
+	case FS_GIT_CONFIG:
+		get_bool(c, j, path, &s->fs.allow_git_config);
+		break;
+	}
+}
+
+static void
+get_filesystem(struct pctx *c, const cJSON *j, const char *path, struct settings *s)
+{
+	struct fs_arg a = { s, true };
+
+	/* The reference skips the deny-glob check when enforcement is off. */
+	if (cJSON_IsObject(j))
+		a.enforced = !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "disabled"));
+	obj_walk(c, j, path, "an object with denyRead, allowWrite and denyWrite", fs_fields,
+	    FS_COUNT, fs_field, &a);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* network */
+
+enum { N_ALLOWED, N_DENIED, N_REASONS, N_STRICT, N_DENIED_ADDRS, N_UNIX, N_ALL_UNIX,
+    N_LOCAL_BIND, N_MACH, N_HTTP_PORT, N_SOCKS_PORT, N_REQUIRE_HOST, N_FILTER, N_MITM,
+    N_TLS, N_PARENT, N_OPAQUE, N_PLAIN_HDR, N_STRIP_HDR, N_AMBIGUOUS, N_COUNT };
+static const struct field net_fields[N_COUNT] = {
+	[N_ALLOWED] = { "allowedDomains", F_REQUIRED,
+	    "add \"allowedDomains\": [] to allow no destination" },
+	[N_DENIED] = { "deniedDomains", F_REQUIRED,
+	    "add \"deniedDomains\": [] to deny nothing beyond the allow list" },
+	[N_REASONS] = { "deniedDomainReasons", 0, NULL },
+	[N_STRICT] = { "strictAllowlist", 0, NULL },
+	[N_DENIED_ADDRS] = { "deniedResolvedAddresses", 0, NULL },
+	[N_UNIX] = { "allowUnixSockets", 0, NULL },
+	[N_ALL_UNIX] = { "allowAllUnixSockets", 0, NULL },
+	[N_LOCAL_BIND] = { "allowLocalBinding", 0, NULL },
+	[N_MACH] = { "allowMachLookup", 0, NULL },
+	[N_HTTP_PORT] = { "httpProxyPort", 0, NULL },
+	[N_SOCKS_PORT] = { "socksProxyPort", 0, NULL },
+	[N_REQUIRE_HOST] = { "requireHostMatch", 0, NULL },
+	[N_FILTER] = { "filterRequest", 0, NULL },
+	[N_MITM] = { "mitmProxy", F_UNSUPPORTED, "no MITM proxy routing" },
+	[N_TLS] = { "tlsTerminate", F_UNSUPPORTED, "no TLS termination" },
+	[N_PARENT] = { "parentProxy", F_UNSUPPORTED, "no upstream proxy" },
+	[N_OPAQUE] = { "refuseOpaqueTunnels", F_UNSUPPORTED, "needs TLS termination" },
+	[N_PLAIN_HDR] = { "allowPlaintextHeaderSet", F_UNSUPPORTED,
+	    "no request filter callback" },
+	[N_STRIP_HDR] = { "stripResponseHeaders", F_UNSUPPORTED, "no response rewriting" },
+	[N_AMBIGUOUS] = { "ambiguousRequestTarget", F_UNSUPPORTED,
+	    "no request filter callback" },
+};
+
+static void
+net_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
+{
+	struct settings *s = arg;
+
+	switch (idx) {
+	case N_ALLOWED:
+		get_domains(c, j, path, 0, &s->net.allowed, &s->net.nallowed);
+		break;
+	case N_DENIED:
+		get_domains(c, j, path, 1, &s->net.denied, &s->net.ndenied);
+		break;
+	case N_REASONS:
+		get_reasons(c, j, path, s);
+		break;
+	case N_STRICT:
+		get_bool(c, j, path, &s->net.strict_allowlist);
+		break;
+	case N_DENIED_ADDRS:
+		get_addrs(c, j, path, s);
+		break;
+	case N_UNIX:
+		get_strlist(c, j, path, &s->net.allow_unix_sockets);
+		break;
+	case N_ALL_UNIX:
+		get_bool(c, j, path, &s->net.allow_all_unix_sockets);
+		break;
+	case N_LOCAL_BIND:
+		get_bool(c, j, path, &s->net.allow_local_binding);
+		break;
+	case N_MACH:
+		get_mach(c, j, path, s);
+		break;
+	case N_HTTP_PORT:
+		get_int(c, j, path, 1, 65535, &s->net.http_proxy_port);
+		break;
+	case N_SOCKS_PORT:
+		get_int(c, j, path, 1, 65535, &s->net.socks_proxy_port);
+		break;
+	case N_REQUIRE_HOST:
+		get_bool(c, j, path, &s->net.require_host_match);
+		break;
+	case N_FILTER:
+		/* The reference wants a JavaScript function here, which JSON cannot hold. */
+		perr(c, path, "filterRequest must be a function: only a program embedding "
+		    "the reference library can set it, a settings file cannot; remove it");
+		break;
+	}
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* The reference's helper keys: validated as it does, then ignored. */
+
+enum { RG_COMMAND, RG_ARGS, RG_ARGV0, RG_COUNT };
+static const struct field rg_fields[RG_COUNT] = {
+	[RG_COMMAND] = { "command", F_REQUIRED, "add \"command\": \"rg\"" },
+	[RG_ARGS] = { "args", 0, NULL },
+	[RG_ARGV0] = { "argv0", 0, NULL },
+};
+
+enum { SC_APPLY, SC_ARGV0, SC_COUNT };
+static const struct field sc_fields[SC_COUNT] = {
+	[SC_APPLY] = { "applyPath", 0, NULL },
+	[SC_ARGV0] = { "argv0", 0, NULL },
+};
+
+static void
+rg_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
+{
+	struct strlist tmp = { 0 };
+
+	(void)arg;
+	if (idx == RG_ARGS) {
+		get_strlist(c, j, path, &tmp);
+		strlist_free(&tmp);
+	} else
+		get_string(c, j, path, false);
+}
+
+static void
+sc_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
+{
+	(void)idx;
+	(void)arg;
+	get_string(c, j, path, false);
+}
+
+enum { G_SAFE, G_COUNT };
+static const struct field git_fields[G_COUNT] = {
+	[G_SAFE] = { "safeDirectories", 0, NULL },
+};
+
+static void
+git_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
+{
+	struct settings *s = arg;
+
+	if (idx == G_SAFE)
+		get_strlist(c, j, path, &s->git_safe_dirs);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* ignoreViolations */
+
+static void
+get_ignore(struct pctx *c, const cJSON *j, const char *path, struct settings *s)
+{
+	struct ignore_entry *e;
+	const cJSON *m;
+	char *p;
+
+	if (!cJSON_IsObject(j)) {
+		perr_type(c, path, "an object mapping a command pattern to paths, e.g. "
+		    "{\"npm\": [\"/tmp\"], \"*\": [\"/usr/bin\"]}", j);
+		return;
+	}
+	obj_dups(c, j, path);
+	s->ignore = xcalloc(arr_size(j), sizeof(*s->ignore));
+	for (m = j->child; m != NULL; m = m->next) {
+		p = path_key(path, m->string);
+		e = &s->ignore[s->nignore];
+		if (get_strlist(c, m, p, &e->subs) == 0) {
+			e->pattern = xstrdup(m->string);
+			s->nignore++;
+		}
+		free(p);
+	}
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* The root */
+
+enum { R_NETWORK, R_FILESYSTEM, R_CREDENTIALS, R_IGNORE, R_WEAKER_NESTED, R_NESTED_USERNS,
+    R_WEAKER_NET, R_APPLE_EVENTS, R_PTY, R_DEPTH, R_BWRAP, R_GIT, R_RIPGREP, R_SECCOMP,
+    R_SOCAT, R_JAVA_AGENT, R_WINDOWS, R_COUNT };
+static const struct field root_fields[R_COUNT] = {
+	[R_NETWORK] = { "network", F_REQUIRED, "add \"network\": {\"allowedDomains\": [], "
+	    "\"deniedDomains\": []}" },
+	[R_FILESYSTEM] = { "filesystem", F_REQUIRED, "add \"filesystem\": {\"denyRead\": [], "
+	    "\"allowWrite\": [], \"denyWrite\": []}" },
+	[R_CREDENTIALS] = { "credentials", F_UNSUPPORTED, "credential masking needs TLS "
+	    "termination, which srt does not have" },
+	[R_IGNORE] = { "ignoreViolations", 0, NULL },
+	[R_WEAKER_NESTED] = { "enableWeakerNestedSandbox", 0, NULL },
+	[R_NESTED_USERNS] = { "allowNestedUserNamespaces", 0, NULL },
+	[R_WEAKER_NET] = { "enableWeakerNetworkIsolation", 0, NULL },
+	[R_APPLE_EVENTS] = { "allowAppleEvents", 0, NULL },
+	[R_PTY] = { "allowPty", 0, NULL },
+	[R_DEPTH] = { "mandatoryDenySearchDepth", 0, NULL },
+	[R_BWRAP] = { "bwrapPath", 0, NULL },
+	[R_GIT] = { "git", 0, NULL },
+	[R_RIPGREP] = { "ripgrep", F_HELPER,
+	    "srt finds the mandatory denies itself and never runs ripgrep" },
+	[R_SECCOMP] = { "seccomp", F_HELPER,
+	    "srt applies its own seccomp stage (srt-seccomp)" },
+	[R_SOCAT] = { "socatPath", F_HELPER, "srt does not use socat" },
+	[R_JAVA_AGENT] = { "javaAgentJarPath", F_HELPER, "srt points Java at the proxies "
+	    "through JAVA_TOOL_OPTIONS, without an agent" },
+	[R_WINDOWS] = { "windows", F_UNSUPPORTED, "srt has no Windows backend yet" },
+};
+
+static void
+root_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
+{
+	struct settings *s = arg;
+
+	switch (idx) {
+	case R_NETWORK:
+		obj_walk(c, j, path, "an object with allowedDomains and deniedDomains",
+		    net_fields, N_COUNT, net_field, s);
+		break;
+	case R_FILESYSTEM:
+		get_filesystem(c, j, path, s);
+		break;
+	case R_IGNORE:
+		get_ignore(c, j, path, s);
+		break;
+	case R_WEAKER_NESTED:
+		get_bool(c, j, path, &s->weaker_nested_sandbox);
+		break;
+	case R_NESTED_USERNS:
+		get_bool(c, j, path, &s->allow_nested_userns);
+		break;
+	case R_WEAKER_NET:
+		get_bool(c, j, path, &s->weaker_network_isolation);
+		break;
+	case R_APPLE_EVENTS:
+		get_bool(c, j, path, &s->allow_apple_events);
+		break;
+	case R_PTY:
+		get_bool(c, j, path, &s->allow_pty);
+		break;
+	case R_DEPTH:
+		get_int(c, j, path, 1, 10, &s->deny_search_depth);
+		break;
+	case R_BWRAP:
+		if (get_binary_path(c, j, path) == 0)
+			s->bwrap_path = xstrdup(j->valuestring);
+		break;
+	case R_GIT:
+		obj_walk(c, j, path, "an object such as {\"safeDirectories\": []}",
+		    git_fields, G_COUNT, git_field, s);
+		break;
+	case R_RIPGREP:
+		obj_walk(c, j, path, "an object such as {\"command\": \"rg\"}", rg_fields,
+		    RG_COUNT, rg_field, NULL);
+		break;
+	case R_SECCOMP:
+		obj_walk(c, j, path, "an object such as {\"applyPath\": \"/path\"}",
+		    sc_fields, SC_COUNT, sc_field, NULL);
+		break;
+	case R_SOCAT:
+	case R_JAVA_AGENT:
+		get_binary_path(c, j, path);
+		break;
+	}
+}
+
+static int
+cmp_rule_spelled(const void *a, const void *b)
+{
+	const struct dom_rule *x = *(struct dom_rule *const *)a;
+	const struct dom_rule *y = *(struct dom_rule *const *)b;
+
+	return strcmp(x->spelled, y->spelled);
+}
+
+/* Give each deny rule the reason keyed by its exact spelling; warn about keys that name
+ * no entry (the reference accepts them, and they never take effect). Sorted, so that a
+ * large file costs O(n log n). */
+static void
+settings_link_reasons(struct pctx *c, struct settings *s)
+{
+	struct dom_rule **v, key, *kp = &key, **hit;
+	size_t i, lo, hi;
+	char *p, *q;
+
+	if (s->net.nreasons == 0)
+		return;
+	v = xcalloc(s->net.ndenied, sizeof(*v));
+	for (i = 0; i < s->net.ndenied; i++)
+		v[i] = &s->net.denied[i];
+	qsort(v, s->net.ndenied, sizeof(*v), cmp_rule_spelled);
+	for (i = 0; i < s->net.nreasons; i++) {
+		key.spelled = s->net.reasons[i].entry;
+		hit = bsearch(&kp, v, s->net.ndenied, sizeof(*v), cmp_rule_spelled);
+		if (hit == NULL) {
+			p = path_key("network.deniedDomainReasons", s->net.reasons[i].entry);
+			q = quote(s->net.reasons[i].entry);
+			pwarn(c, p, "no deniedDomains entry is written exactly %s, so this "
+			    "reason is never used", q);
+			free(q);
+			free(p);
+			continue;
+		}
+		lo = hi = (size_t)(hit - v);
+		while (lo > 0 && strcmp(v[lo - 1]->spelled, key.spelled) == 0)
+			lo--;
+		while (hi + 1 < s->net.ndenied && strcmp(v[hi + 1]->spelled, key.spelled) == 0)
+			hi++;
+		for (; lo <= hi; lo++) {
+			free(v[lo]->reason);
+			v[lo]->reason = xstrdup(s->net.reasons[i].reason);
+		}
+	}
+	free(v);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* API */
+
+void
+settings_init_default(struct settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->deny_search_depth = 3;
+}
+
+int
+settings_parse(const char *text, size_t len, const char *fname, struct settings *out,
+    struct diags *errs, struct diags *warns)
+{
+	struct pctx c = { .fname = fname ? fname : "settings", .errs = errs, .warns = warns };
+	struct diags scratch = { 0 };
+	struct settings s;
+	cJSON *root = NULL;
+	const char *end = NULL;
+	size_t pos, line, col;
+	char err[256];
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	settings_init_default(&s);
+	if (errs == NULL)
+		errs = c.errs = &scratch;
+	if (len > SETTINGS_MAX_BYTES) {
+		diags_add(errs, "%s: the file is larger than %u MiB; it is not a settings "
+		    "file", c.fname, SETTINGS_MAX_BYTES >> 20);
+		goto out;
+	}
+	if (text_blank(text, len)) {
+		diags_add(errs, "%s: the file is empty; a settings file holds a JSON object "
+		    "such as {\"network\": {\"allowedDomains\": [], \"deniedDomains\": []}, "
+		    "\"filesystem\": {\"denyRead\": [], \"allowWrite\": [], "
+		    "\"denyWrite\": []}}", c.fname);
+		goto out;
+	}
+	if (json_check(text, len, &pos, err, sizeof(err)) == -1) {
+		text_linecol(text, pos, &line, &col);
+		diags_add(errs, "%s: line %zu, column %zu: not valid JSON: %s", c.fname, line,
+		    col, err);
+		goto out;
+	}
+	if ((root = cJSON_ParseWithLengthOpts(text, len, &end, 0)) == NULL) {
+		/* The strict check accepts nothing cJSON refuses: this is an allocation
+		 * failure, reported where cJSON stopped. */
+		pos = end != NULL && end >= text && end <= text + len ? (size_t)(end - text) : 0;
+		text_linecol(text, pos, &line, &col);
+		diags_add(errs, "%s: line %zu, column %zu: the JSON parser failed (out of "
+		    "memory?)", c.fname, line, col);
+		goto out;
+	}
+	if (!cJSON_IsObject(root)) {
+		perr_type(&c, "", "an object holding \"network\" and \"filesystem\"", root);
+		goto out;
+	}
+	obj_walk(&c, root, "", "an object", root_fields, R_COUNT, root_field, &s);
+	if (c.nerr > MAX_ERRORS)
+		diags_add(errs, "%s: %zu more problems not shown", c.fname,
+		    c.nerr - MAX_ERRORS);
+	if (c.nerr == 0)
+		settings_link_reasons(&c, &s);
+	if (c.nwarn > MAX_ERRORS && warns != NULL)
+		diags_add(warns, "%s: %zu more warnings not shown", c.fname,
+		    c.nwarn - MAX_ERRORS);
+	if (c.nerr == 0) {
+		*out = s;
+		rc = 0;
+	}
+out:
+	if (rc == -1)
+		settings_free(&s);
+	cJSON_Delete(root);
+	diags_free(&scratch);
+	return rc;
+}
+
+int
+settings_load(const char *path, struct settings *out, struct diags *errs,
+    struct diags *warns)
+{
+	char *text = NULL;
+	size_t len;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (read_file(path, SETTINGS_MAX_BYTES, &text, &len) == -1) {
+		if (errno == ENOENT)
+			diags_add(errs, "%s: the settings file does not exist", path);
+		else if (errno == EFBIG)
+			diags_add(errs, "%s: the file is larger than %u MiB; it is not a "
+			    "settings file", path, SETTINGS_MAX_BYTES >> 20);
+		else
+			diags_add(errs, "%s: cannot be read: %s", path, strerror(errno));
+		return -1;
+	}
+	rc = settings_parse(text, len, path, out, errs, warns);
+	free(text);
+	return rc;
+}
+
+static void
+path_list_free(struct path_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].path);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+void
+settings_free(struct settings *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->net.nallowed; i++)
+		dom_rule_clear(&s->net.allowed[i]);
+	free(s->net.allowed);
+	for (i = 0; i < s->net.ndenied; i++) {
+		/* The reason is ours (settings_link_reasons); clear it before the rule. */
+		free(s->net.denied[i].reason);
+		s->net.denied[i].reason = NULL;
+		dom_rule_clear(&s->net.denied[i]);
+	}
+	free(s->net.denied);
+	for (i = 0; i < s->net.nreasons; i++) {
+		free(s->net.reasons[i].entry);
+		free(s->net.reasons[i].reason);
+	}
+	free(s->net.reasons);
+	free(s->net.denied_addrs);
+	strlist_free(&s->net.allow_unix_sockets);
+	strlist_free(&s->net.allow_mach_lookup);
+	path_list_free(&s->fs.deny_read);
+	path_list_free(&s->fs.allow_read);
+	path_list_free(&s->fs.allow_write);
+	path_list_free(&s->fs.deny_write);
+	for (i = 0; i < s->nignore; i++) {
+		free(s->ignore[i].pattern);
+		strlist_free(&s->ignore[i].subs);
+	}
+	free(s->ignore);
+	free(s->bwrap_path);
+	strlist_free(&s->git_safe_dirs);
+	memset(s, 0, sizeof(*s));
+}
+
+char *
+settings_default_path(void)
+{
+	const char *home = getenv("HOME");
+	struct passwd *pw;
+
+	if (home == NULL || *home == '\0') {
+		if ((pw = getpwuid(getuid())) == NULL || pw->pw_dir == NULL ||
+		    *pw->pw_dir == '\0')
+			return NULL;
+		home = pw->pw_dir;
+	}
+	return xasprintf("%s%s.srt-settings.json", home,
+	    home[strlen(home) - 1] == '/' ? "" : "/");
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Canonical JSON */
+
+static cJSON *
+jcheck(cJSON *j)
+{
+	if (j == NULL)
+		fatalx("out of memory");
+	return j;
+}
+
+static void
+jadd(cJSON *obj, const char *key, cJSON *item)
+{
+	if (!cJSON_AddItemToObject(obj, key, jcheck(item)))
+		fatalx("out of memory");
+}
+
+static void
+jpush(cJSON *arr, cJSON *item)
+{
+	if (!cJSON_AddItemToArray(arr, jcheck(item)))
+		fatalx("out of memory");
+}
+
+static cJSON *
+jstrlist(const struct strlist *l)
+{
+	cJSON *a = jcheck(cJSON_CreateArray());
+
+	for (size_t i = 0; i < l->n; i++)
+		jpush(a, cJSON_CreateString(l->v[i]));
+	return a;
+}
+
+static cJSON *
+jpaths(const struct path_list *l)
+{
+	cJSON *a = jcheck(cJSON_CreateArray()), *o;
+
+	for (size_t i = 0; i < l->n; i++) {
+		if (!l->v[i].literal) {
+			jpush(a, cJSON_CreateString(l->v[i].path));
+			continue;
+		}
+		o = jcheck(cJSON_CreateObject());
+		jadd(o, "path", cJSON_CreateString(l->v[i].path));
+		jadd(o, "literal", cJSON_CreateTrue());
+		jpush(a, o);
+	}
+	return a;
+}
+
+static cJSON *
+jrules(const struct dom_rule *v, size_t n)
+{
+	cJSON *a = jcheck(cJSON_CreateArray());
+
+	for (size_t i = 0; i < n; i++)
+		jpush(a, cJSON_CreateString(v[i].spelled));
+	return a;
+}
+
+static cJSON *
+settings_tree(const struct settings *s)
+{
+	cJSON *root = jcheck(cJSON_CreateObject()), *net, *fs, *o, *a;
+	char buf[64];
+	size_t i;
+
+	net = jcheck(cJSON_CreateObject());
+	jadd(net, "allowedDomains", jrules(s->net.allowed, s->net.nallowed));
+	jadd(net, "deniedDomains", jrules(s->net.denied, s->net.ndenied));
+	o = jcheck(cJSON_CreateObject());
+	for (i = 0; i < s->net.nreasons; i++)
+		jadd(o, s->net.reasons[i].entry, cJSON_CreateString(s->net.reasons[i].reason));
+	jadd(net, "deniedDomainReasons", o);
+	jadd(net, "strictAllowlist", cJSON_CreateBool(s->net.strict_allowlist));
+	a = jcheck(cJSON_CreateArray());
+	for (i = 0; i < s->net.ndenied_addrs; i++) {
+		addr_range_format(&s->net.denied_addrs[i], buf, sizeof(buf));
+		jpush(a, cJSON_CreateString(buf));
+	}
+	jadd(net, "deniedResolvedAddresses", a);
+	jadd(net, "allowUnixSockets", jstrlist(&s->net.allow_unix_sockets));
+	jadd(net, "allowAllUnixSockets", cJSON_CreateBool(s->net.allow_all_unix_sockets));
+	jadd(net, "allowLocalBinding", cJSON_CreateBool(s->net.allow_local_binding));
+	jadd(net, "allowMachLookup", jstrlist(&s->net.allow_mach_lookup));
+	if (s->net.http_proxy_port != 0)
+		jadd(net, "httpProxyPort", cJSON_CreateNumber(s->net.http_proxy_port));
+	if (s->net.socks_proxy_port != 0)
+		jadd(net, "socksProxyPort", cJSON_CreateNumber(s->net.socks_proxy_port));
+	jadd(net, "requireHostMatch", cJSON_CreateBool(s->net.require_host_match));
+	jadd(root, "network", net);
+
+	fs = jcheck(cJSON_CreateObject());
+	jadd(fs, "disabled", cJSON_CreateBool(s->fs.disabled));
+	jadd(fs, "denyRead", jpaths(&s->fs.deny_read));
+	jadd(fs, "allowRead", jpaths(&s->fs.allow_read));
+	jadd(fs, "allowWrite", jpaths(&s->fs.allow_write));
+	jadd(fs, "denyWrite", jpaths(&s->fs.deny_write));
+	jadd(fs, "allowGitConfig", cJSON_CreateBool(s->fs.allow_git_config));
+	jadd(root, "filesystem", fs);
+
+	o = jcheck(cJSON_CreateObject());
+	for (i = 0; i < s->nignore; i++)
+		jadd(o, s->ignore[i].pattern, jstrlist(&s->ignore[i].subs));
+	jadd(root, "ignoreViolations", o);
+	jadd(root, "enableWeakerNestedSandbox", cJSON_CreateBool(s->weaker_nested_sandbox));
+	jadd(root, "allowNestedUserNamespaces", cJSON_CreateBool(s->allow_nested_userns));
+	jadd(root, "enableWeakerNetworkIsolation",
+	    cJSON_CreateBool(s->weaker_network_isolation));
+	jadd(root, "allowAppleEvents", cJSON_CreateBool(s->allow_apple_events));
+	jadd(root, "allowPty", cJSON_CreateBool(s->allow_pty));
+	jadd(root, "mandatoryDenySearchDepth", cJSON_CreateNumber(s->deny_search_depth));
+	if (s->bwrap_path != NULL)
+		jadd(root, "bwrapPath", cJSON_CreateString(s->bwrap_path));
+	o = jcheck(cJSON_CreateObject());
+	jadd(o, "safeDirectories", jstrlist(&s->git_safe_dirs));
+	jadd(root, "git", o);
+	return root;
+}
+
+static void
+sb_indent(struct sbuf *b, int depth)
+{
+	for (int i = 0; i < depth; i++)
+		sb_add(b, "  ", 2);
+}
+
+/* cJSON_Print indents with tabs; the canonical form uses two spaces. */
+static void
+json_emit(struct sbuf *b, const cJSON *j, int depth)
+{
+	const cJSON *m;
+	char num[32];
+	bool obj;
+
+	if (cJSON_IsString(j))
+		sb_jstr(b, j->valuestring, SIZE_MAX);
+	else if (cJSON_IsNumber(j)) {
+		snprintf(num, sizeof(num), "%.17g", j->valuedouble);
+		sb_puts(b, num);
+	} else if (cJSON_IsTrue(j))
+		sb_puts(b, "true");
+	else if (cJSON_IsFalse(j))
+		sb_puts(b, "false");
+	else if (cJSON_IsArray(j) || cJSON_IsObject(j)) {
+		obj = cJSON_IsObject(j);
+		if (j->child == NULL) {
+			sb_puts(b, obj ? "{}" : "[]");
+			return;
+		}
+		sb_puts(b, obj ? "{\n" : "[\n");
+		for (m = j->child; m != NULL; m = m->next) {
+			sb_indent(b, depth + 1);
+			if (obj) {
+				sb_jstr(b, m->string, SIZE_MAX);
+				sb_puts(b, ": ");
+			}
+			json_emit(b, m, depth + 1);
+			sb_puts(b, m->next != NULL ? ",\n" : "\n");
+		}
+		sb_indent(b, depth);
+		sb_puts(b, obj ? "}" : "]");
+	} else
+		sb_puts(b, "null");
+}
+
+char *
+settings_to_json(const struct settings *s)
+{
+	struct sbuf b = { 0 };
+	cJSON *root = settings_tree(s);
+
+	json_emit(&b, root, 0);
+	sb_puts(&b, "\n");
+	cJSON_Delete(root);
+	return b.p;
+}
