@@ -56,7 +56,9 @@ $(LIBSRT): $(LIB_OBJ)
 	ar rcs $@ $^
 
 .SECONDEXPANSION:
-$(BUILD)/bin/%: $$(patsubst %.c,$(BUILD)/obj/%.o,$$(wildcard %/*.c)) $(LIBSRT)
+# In a pattern rule every % is replaced by the stem before secondary expansion, so the
+# objects are derived from $$* with subst/addprefix, which use no %.
+$(BUILD)/bin/%: $$(addprefix $(BUILD)/obj/,$$(subst .c,.o,$$(wildcard $$*/*.c))) $(LIBSRT)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIBSRT) $(LDLIBS)
 
@@ -119,5 +121,6 @@ lint-man:
 clean:
 	rm -rf build
 
+.SECONDARY:
 .PHONY: all check check-run fuzz bench install clean lint-man
 -include $(LIB_OBJ:.o=.d) $(wildcard $(BUILD)/obj/srt-*/*.d)
