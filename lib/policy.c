@@ -1,0 +1,1569 @@
+/*
+ * policy.bin: the compiled policy (SPEC §3).
+ *
+ * Format, version 1. Every integer is little-endian and read byte by byte, so the image
+ * needs no alignment and reads the same on every host. There is no padding anywhere: the
+ * sections follow the header and each other with no gap, so equal settings give equal
+ * bytes and a reader can refuse any byte it did not expect.
+ *
+ *   header (88 bytes)
+ *     0  magic       8 bytes  89 'S' 'R' 'T' 'P' 'O' 'L' 0a  (high bit and newline catch
+ *                             7-bit and text-mode transfers, as PNG's magic does)
+ *     8  version     u32      1
+ *    12  nsections   u32      7
+ *    16  length      u64      total image length in bytes
+ *    24  checksum    u64      FNV-1a 64 over the whole image, these 8 bytes read as zero
+ *    32  sections    7 x (u32 offset, u32 length), in the order below; the first starts
+ *                             at 88, each next one where the previous ended, the last
+ *                             ends at length
+ *   0 strings   NUL-terminated strings; a string is named by its offset here, the
+ *               value 0xffffffff stands for "none" (NULL). Starts and ends with NUL.
+ *   1 rules     u32 nallowed, u32 ndenied, then nallowed + ndenied records of 16 bytes:
+ *               u8 kind (0 exact, 1 *.base, 2 *, 3 IPv4, 4 IPv6), u8 0, u16 port (0 any),
+ *               str host (none for *), str spelled (the entry as written), str reason
+ *               (deny rules only). Rule number g: allowed entries 0.., then denied, each
+ *               in list order, so a lower g is an earlier entry of the same list.
+ *   2 index     u32 nbuckets (a power of two), u32 nentries (= number of rules),
+ *               u32 start[nbuckets + 1], u32 rule[nentries]. Rule g is filed under the
+ *               bucket FNV-1a 32(key) & (nbuckets - 1), key = its host (the base for
+ *               *.base, "" for *); rule numbers ascend inside a bucket.
+ *   3 iprules   u32 n, then n records of 24 bytes, one per IP-literal rule in rule order:
+ *               u32 rule, u16 port, u8 family (4 or 6), u8 0, 16 address bytes (IPv4 in
+ *               the first 4, the rest 0).
+ *   4 ranges    u32 n, then n records of 20 bytes (deniedResolvedAddresses in file
+ *               order): u8 family, u8 prefix, u16 0, 16 bytes (host bits clear).
+ *   5 fs        denyRead, allowRead, allowWrite, denyWrite: each u32 n then n x
+ *               (str path, u32 flags: bit 0 literal).
+ *   6 options   u32 flags (bit 0 strictAllowlist, 1 allowAllUnixSockets, 2
+ *               allowLocalBinding, 3 requireHostMatch, 4 filesystem.disabled, 5
+ *               allowGitConfig, 6 enableWeakerNestedSandbox, 7 allowNestedUserNamespaces,
+ *               8 enableWeakerNetworkIsolation, 9 allowAppleEvents, 10 allowPty),
+ *               u32 httpProxyPort, u32 socksProxyPort (0 unset), u32
+ *               mandatoryDenySearchDepth, str bwrapPath, then the string lists
+ *               allowUnixSockets, allowMachLookup, git.safeDirectories (u32 n, n x str),
+ *               deniedDomainReasons (u32 n, n x (str entry, str reason), file order),
+ *               ignoreViolations (u32 n, n x (str pattern, u32 m, m x str)).
+ *
+ * Why FNV-1a 64: the checksum catches accidental damage (a short write, a copy that
+ * stopped half-way, a flipped bit), not an attacker, who could recompute any unkeyed sum;
+ * protection against tampering comes from where the image lives and from handing it to
+ * helpers as a descriptor. FNV-1a is a few lines, needs no table, and its 64-bit width
+ * makes a random match far less likely than a CRC32's.
+ *
+ * A lookup of host h hashes h, each suffix of h after a dot (the bases of wildcards that
+ * could match) and "", and looks only at those buckets: O(labels of h), not O(rules).
+ * The reader trusts nothing: besides the bounds it checks that every rule re-parses from
+ * its spelled text to the same kind, host and port, that every rule is filed exactly once
+ * in its own bucket, and that the IP records are the rules' addresses, so an image that
+ * passes cannot answer differently from the settings it prints with dump.
+ */
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "policy.h"
+#include "util.h"
+
+#define POLICY_MAGIC            "\x89SRTPOL\n"
+#define POLICY_MAGIC_LEN        8
+#define POLICY_VERSION          1
+#define POLICY_HDR_FIXED        32
+#define STR_NONE                UINT32_MAX
+#define RULE_REC                16
+#define IPRULE_REC              24
+#define RANGE_REC               20
+#define MAX_IMAGE               (UINT32_MAX - 1u)  /* offsets are u32 */
+
+enum policy_section {
+	SEC_STRINGS,
+	SEC_RULES,
+	SEC_INDEX,
+	SEC_IPRULES,
+	SEC_RANGES,
+	SEC_FS,
+	SEC_OPTIONS,
+	SEC_COUNT
+};
+
+#define POLICY_HDR_LEN  (POLICY_HDR_FIXED + 8 * SEC_COUNT)
+
+static const char *const sec_names[SEC_COUNT] = {
+	"strings", "rules", "index", "iprules", "ranges", "fs", "options"
+};
+
+/* Rule kinds as stored: fixed numbers, independent of enum dom_kind's order. */
+enum rule_code {
+	RC_EXACT = 0,
+	RC_WILDCARD = 1,
+	RC_ANY = 2,
+	RC_IPV4 = 3,
+	RC_IPV6 = 4,
+};
+
+enum opt_flag {
+	OF_STRICT_ALLOWLIST     = 1u << 0,
+	OF_ALL_UNIX_SOCKETS     = 1u << 1,
+	OF_LOCAL_BINDING        = 1u << 2,
+	OF_REQUIRE_HOST_MATCH   = 1u << 3,
+	OF_FS_DISABLED          = 1u << 4,
+	OF_ALLOW_GIT_CONFIG     = 1u << 5,
+	OF_WEAKER_NESTED        = 1u << 6,
+	OF_NESTED_USERNS        = 1u << 7,
+	OF_WEAKER_NET_ISOLATION = 1u << 8,
+	OF_APPLE_EVENTS         = 1u << 9,
+	OF_PTY                  = 1u << 10,
+	OF_ALL                  = (1u << 11) - 1,
+};
+
+#define PATH_LITERAL    1u
+
+struct policy {
+	uint8_t *copy;                  /* owned copy of the image, or NULL */
+	void *map;                      /* or the mapping */
+	size_t maplen;
+	const uint8_t *img;
+	size_t len;
+	const uint8_t *sec[SEC_COUNT];
+	uint32_t seclen[SEC_COUNT];
+	const char *str;                /* strings section */
+	uint32_t nallowed, ndenied;
+	const uint8_t *rules;           /* first record */
+	uint32_t nbuckets;
+	const uint8_t *buckets;         /* start[] */
+	const uint8_t *entries;
+	uint32_t nip;
+	const uint8_t *iprules;
+	uint32_t nranges;
+	const uint8_t *ranges;
+};
+
+/* ---- bytes -------------------------------------------------------------------- */
+
+static uint16_t
+get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t
+get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	    (uint32_t)p[3] << 24;
+}
+
+static uint64_t
+get64(const uint8_t *p)
+{
+	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+static uint32_t
+fnv1a32(const void *data, size_t n)
+{
+	const uint8_t *p = data;
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+static uint64_t
+fnv1a64_update(uint64_t h, const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+/* The image's checksum: the checksum field itself counts as eight zero bytes. */
+static uint64_t
+image_checksum(const uint8_t *img, size_t len)
+{
+	static const uint8_t zero[8];
+	uint64_t h = 14695981039346656037ull;
+
+	h = fnv1a64_update(h, img, 24);
+	h = fnv1a64_update(h, zero, 8);
+	return fnv1a64_update(h, img + 32, len - 32);
+}
+
+static void SRT_PRINTF(3, 4)
+seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL || errlen == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- writer ------------------------------------------------------------------- */
+
+struct obuf {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+static void
+obuf_put(struct obuf *b, const void *data, size_t n)
+{
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		b->p = xreallocarray(b->p, cap, 1);
+		b->cap = cap;
+	}
+	if (n)
+		memcpy(b->p + b->len, data, n);
+	b->len += n;
+}
+
+static void
+obuf_u8(struct obuf *b, uint8_t v)
+{
+	obuf_put(b, &v, 1);
+}
+
+static void
+obuf_u16(struct obuf *b, uint16_t v)
+{
+	uint8_t x[2] = { (uint8_t)v, (uint8_t)(v >> 8) };
+
+	obuf_put(b, x, 2);
+}
+
+static void
+obuf_u32(struct obuf *b, uint32_t v)
+{
+	uint8_t x[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16),
+	    (uint8_t)(v >> 24) };
+
+	obuf_put(b, x, 4);
+}
+
+static void
+obuf_u64(struct obuf *b, uint64_t v)
+{
+	obuf_u32(b, (uint32_t)v);
+	obuf_u32(b, (uint32_t)(v >> 32));
+}
+
+static void
+put32_at(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+/* Interned strings: equal strings share one offset, in first-use order (deterministic). */
+struct strtab {
+	struct obuf data;
+	uint32_t *slot;         /* offset + 1, 0 empty */
+	size_t nslot, nused;
+	int overflow;
+};
+
+static void
+strtab_init(struct strtab *t)
+{
+	memset(t, 0, sizeof(*t));
+	obuf_u8(&t->data, 0);   /* offset 0 is "" */
+	t->nslot = 64;
+	t->slot = xcalloc(t->nslot, sizeof(*t->slot));
+}
+
+static void
+strtab_free(struct strtab *t)
+{
+	free(t->data.p);
+	free(t->slot);
+}
+
+static void
+strtab_grow(struct strtab *t)
+{
+	size_t n = t->nslot * 2;
+	uint32_t *ns = xcalloc(n, sizeof(*ns));
+
+	for (size_t i = 0; i < t->nslot; i++) {
+		const char *s;
+		size_t j;
+
+		if (t->slot[i] == 0)
+			continue;
+		s = (const char *)t->data.p + t->slot[i] - 1;
+		for (j = fnv1a32(s, strlen(s)) & (n - 1); ns[j]; j = (j + 1) & (n - 1))
+			;
+		ns[j] = t->slot[i];
+	}
+	free(t->slot);
+	t->slot = ns;
+	t->nslot = n;
+}
+
+static uint32_t
+strtab_add(struct strtab *t, const char *s)
+{
+	size_t n, j;
+	uint32_t off;
+
+	if (s == NULL)
+		return STR_NONE;
+	n = strlen(s);
+	if (n == 0)
+		return 0;
+	for (j = fnv1a32(s, n) & (t->nslot - 1); t->slot[j]; j = (j + 1) & (t->nslot - 1)) {
+		const char *o = (const char *)t->data.p + t->slot[j] - 1;
+
+		if (strcmp(o, s) == 0)
+			return t->slot[j] - 1;
+	}
+	if (t->data.len + n + 1 >= MAX_IMAGE) {
+		t->overflow = 1;
+		return 0;
+	}
+	off = (uint32_t)t->data.len;
+	obuf_put(&t->data, s, n + 1);
+	t->slot[j] = off + 1;
+	if (++t->nused * 2 > t->nslot)
+		strtab_grow(t);
+	return off;
+}
+
+static int
+rule_code(enum dom_kind k)
+{
+	switch (k) {
+	case DOM_EXACT:
+		return RC_EXACT;
+	case DOM_WILDCARD:
+		return RC_WILDCARD;
+	case DOM_ANY:
+		return RC_ANY;
+	case DOM_IPV4:
+		return RC_IPV4;
+	case DOM_IPV6:
+		return RC_IPV6;
+	}
+	return -1;
+}
+
+static const char *
+rule_key(const struct dom_rule *r)
+{
+	return r->kind == DOM_ANY ? "" : r->host;
+}
+
+static uint32_t
+bucket_count(size_t nrules)
+{
+	uint32_t nb = 1;
+
+	while (nb < nrules)
+		nb <<= 1;
+	return nb;
+}
+
+static void
+put_strlist(struct obuf *b, struct strtab *st, const struct strlist *l)
+{
+	obuf_u32(b, (uint32_t)l->n);
+	for (size_t i = 0; i < l->n; i++)
+		obuf_u32(b, strtab_add(st, l->v[i]));
+}
+
+static void
+put_pathlist(struct obuf *b, struct strtab *st, const struct path_list *l)
+{
+	obuf_u32(b, (uint32_t)l->n);
+	for (size_t i = 0; i < l->n; i++) {
+		obuf_u32(b, strtab_add(st, l->v[i].path));
+		obuf_u32(b, l->v[i].literal ? PATH_LITERAL : 0);
+	}
+}
+
+static int
+compile_rules(const struct settings *s, struct strtab *st, struct obuf *rules,
+    struct obuf *index, struct obuf *iprules)
+{
+	size_t nrules = s->net.nallowed + s->net.ndenied;
+	uint32_t nb = bucket_count(nrules), *bucket, *start, *fill;
+	struct obuf ips = { 0 };
+	uint32_t nip = 0;
+	int rc = -1;
+
+	bucket = xcalloc(nrules, sizeof(*bucket));
+	start = xcalloc((size_t)nb + 1, sizeof(*start));
+	fill = xcalloc((size_t)nb, sizeof(*fill));
+	obuf_u32(rules, (uint32_t)s->net.nallowed);
+	obuf_u32(rules, (uint32_t)s->net.ndenied);
+	for (size_t g = 0; g < nrules; g++) {
+		int deny = g >= s->net.nallowed;
+		const struct dom_rule *r = deny ? &s->net.denied[g - s->net.nallowed] :
+		    &s->net.allowed[g];
+		int code = rule_code(r->kind);
+		struct ip_addr a;
+
+		if (code < 0 || r->spelled == NULL || (r->kind != DOM_ANY && r->host == NULL))
+			goto out;
+		obuf_u8(rules, (uint8_t)code);
+		obuf_u8(rules, 0);
+		obuf_u16(rules, r->port);
+		obuf_u32(rules, strtab_add(st, r->kind == DOM_ANY ? NULL : r->host));
+		obuf_u32(rules, strtab_add(st, r->spelled));
+		obuf_u32(rules, strtab_add(st, deny ? r->reason : NULL));
+		bucket[g] = fnv1a32(rule_key(r), strlen(rule_key(r))) & (nb - 1);
+		start[bucket[g] + 1]++;
+		if (r->kind != DOM_IPV4 && r->kind != DOM_IPV6)
+			continue;
+		memset(&a, 0, sizeof(a));
+		if (ip_addr_parse(r->host, &a) != 0 ||
+		    a.family != (r->kind == DOM_IPV4 ? 4 : 6))
+			goto out;
+		if (a.family == 4)
+			memset(a.bytes + 4, 0, 12);
+		obuf_u32(&ips, (uint32_t)g);
+		obuf_u16(&ips, r->port);
+		obuf_u8(&ips, a.family);
+		obuf_u8(&ips, 0);
+		obuf_put(&ips, a.bytes, 16);
+		nip++;
+	}
+	/* Counting sort by bucket keeps rule numbers ascending inside each bucket. */
+	for (uint32_t b = 0; b < nb; b++)
+		start[b + 1] += start[b];
+	obuf_u32(index, nb);
+	obuf_u32(index, (uint32_t)nrules);
+	for (uint32_t b = 0; b <= nb; b++)
+		obuf_u32(index, start[b]);
+	{
+		size_t base = index->len;
+
+		for (size_t g = 0; g < nrules; g++)
+			obuf_u32(index, 0);
+		for (size_t g = 0; g < nrules; g++) {
+			uint32_t b = bucket[g];
+
+			put32_at(index->p + base + 4 * ((size_t)start[b] + fill[b]++), (uint32_t)g);
+		}
+	}
+	obuf_u32(iprules, nip);
+	obuf_put(iprules, ips.p, ips.len);
+	rc = 0;
+out:
+	free(ips.p);
+	free(bucket);
+	free(start);
+	free(fill);
+	return rc;
+}
+
+static void
+compile_ranges(const struct settings *s, struct obuf *b)
+{
+	obuf_u32(b, (uint32_t)s->net.ndenied_addrs);
+	for (size_t i = 0; i < s->net.ndenied_addrs; i++) {
+		const struct addr_range *r = &s->net.denied_addrs[i];
+		uint8_t bytes[16] = { 0 };
+
+		memcpy(bytes, r->base.bytes, r->base.family == 4 ? 4 : 16);
+		obuf_u8(b, r->base.family);
+		obuf_u8(b, r->prefix);
+		obuf_u16(b, 0);
+		obuf_put(b, bytes, 16);
+	}
+}
+
+static void
+compile_options(const struct settings *s, struct strtab *st, struct obuf *b)
+{
+	uint32_t flags = 0;
+
+	if (s->net.strict_allowlist)
+		flags |= OF_STRICT_ALLOWLIST;
+	if (s->net.allow_all_unix_sockets)
+		flags |= OF_ALL_UNIX_SOCKETS;
+	if (s->net.allow_local_binding)
+		flags |= OF_LOCAL_BINDING;
+	if (s->net.require_host_match)
+		flags |= OF_REQUIRE_HOST_MATCH;
+	if (s->fs.disabled)
+		flags |= OF_FS_DISABLED;
+	if (s->fs.allow_git_config)
+		flags |= OF_ALLOW_GIT_CONFIG;
+	if (s->weaker_nested_sandbox)
+		flags |= OF_WEAKER_NESTED;
+	if (s->allow_nested_userns)
+		flags |= OF_NESTED_USERNS;
+	if (s->weaker_network_isolation)
+		flags |= OF_WEAKER_NET_ISOLATION;
+	if (s->allow_apple_events)
+		flags |= OF_APPLE_EVENTS;
+	if (s->allow_pty)
+		flags |= OF_PTY;
+	obuf_u32(b, flags);
+	obuf_u32(b, (uint32_t)s->net.http_proxy_port);
+	obuf_u32(b, (uint32_t)s->net.socks_proxy_port);
+	obuf_u32(b, (uint32_t)s->deny_search_depth);
+	obuf_u32(b, strtab_add(st, s->bwrap_path));
+	put_strlist(b, st, &s->net.allow_unix_sockets);
+	put_strlist(b, st, &s->net.allow_mach_lookup);
+	put_strlist(b, st, &s->git_safe_dirs);
+	obuf_u32(b, (uint32_t)s->net.nreasons);
+	for (size_t i = 0; i < s->net.nreasons; i++) {
+		obuf_u32(b, strtab_add(st, s->net.reasons[i].entry));
+		obuf_u32(b, strtab_add(st, s->net.reasons[i].reason));
+	}
+	obuf_u32(b, (uint32_t)s->nignore);
+	for (size_t i = 0; i < s->nignore; i++) {
+		obuf_u32(b, strtab_add(st, s->ignore[i].pattern));
+		put_strlist(b, st, &s->ignore[i].subs);
+	}
+}
+
+static int
+settings_compilable(const struct settings *s)
+{
+	/* Values the reader would refuse are refused here, so every image we write opens. */
+	if (s->net.nallowed + s->net.ndenied > UINT32_MAX / RULE_REC)
+		return 0;
+	if (s->net.http_proxy_port < 0 || s->net.http_proxy_port > 65535 ||
+	    s->net.socks_proxy_port < 0 || s->net.socks_proxy_port > 65535 ||
+	    s->deny_search_depth < 0 || s->deny_search_depth > 255)
+		return 0;
+	for (size_t i = 0; i < s->net.ndenied_addrs; i++) {
+		const struct addr_range *r = &s->net.denied_addrs[i];
+
+		if ((r->base.family != 4 && r->base.family != 6) ||
+		    r->prefix > (r->base.family == 4 ? 32 : 128))
+			return 0;
+	}
+	for (size_t i = 0; i < s->net.nreasons; i++)
+		if (s->net.reasons[i].entry == NULL || s->net.reasons[i].reason == NULL)
+			return 0;
+	for (size_t i = 0; i < s->nignore; i++)
+		if (s->ignore[i].pattern == NULL)
+			return 0;
+	return 1;
+}
+
+int
+policy_compile(const struct settings *s, uint8_t **out, size_t *outlen)
+{
+	struct obuf sec[SEC_COUNT], img = { 0 };
+	struct strtab st;
+	int rc = -1;
+	size_t total;
+
+	*out = NULL;
+	*outlen = 0;
+	if (!settings_compilable(s))
+		return -1;
+	memset(sec, 0, sizeof(sec));
+	strtab_init(&st);
+	if (compile_rules(s, &st, &sec[SEC_RULES], &sec[SEC_INDEX], &sec[SEC_IPRULES]) != 0)
+		goto out;
+	compile_ranges(s, &sec[SEC_RANGES]);
+	put_pathlist(&sec[SEC_FS], &st, &s->fs.deny_read);
+	put_pathlist(&sec[SEC_FS], &st, &s->fs.allow_read);
+	put_pathlist(&sec[SEC_FS], &st, &s->fs.allow_write);
+	put_pathlist(&sec[SEC_FS], &st, &s->fs.deny_write);
+	compile_options(s, &st, &sec[SEC_OPTIONS]);
+	if (st.overflow)
+		goto out;
+	/* Strings end with a NUL already; the section is the interned data itself. */
+	sec[SEC_STRINGS] = st.data;
+	st.data.p = NULL;
+
+	total = POLICY_HDR_LEN;
+	for (int i = 0; i < SEC_COUNT; i++) {
+		if (sec[i].len > MAX_IMAGE - total)
+			goto out;
+		total += sec[i].len;
+	}
+	obuf_put(&img, POLICY_MAGIC, POLICY_MAGIC_LEN);
+	obuf_u32(&img, POLICY_VERSION);
+	obuf_u32(&img, SEC_COUNT);
+	obuf_u64(&img, total);
+	obuf_u64(&img, 0);
+	{
+		uint32_t off = POLICY_HDR_LEN;
+
+		for (int i = 0; i < SEC_COUNT; i++) {
+			obuf_u32(&img, off);
+			obuf_u32(&img, (uint32_t)sec[i].len);
+			off += (uint32_t)sec[i].len;
+		}
+	}
+	for (int i = 0; i < SEC_COUNT; i++)
+		obuf_put(&img, sec[i].p, sec[i].len);
+	{
+		uint64_t sum = image_checksum(img.p, img.len);
+
+		put32_at(img.p + 24, (uint32_t)sum);
+		put32_at(img.p + 28, (uint32_t)(sum >> 32));
+	}
+	*out = img.p;
+	*outlen = img.len;
+	img.p = NULL;
+	rc = 0;
+out:
+	for (int i = 0; i < SEC_COUNT; i++)
+		free(sec[i].p);
+	free(img.p);
+	strtab_free(&st);
+	return rc;
+}
+
+int
+policy_write_file(const char *path, const uint8_t *buf, size_t len, char *err, size_t errlen)
+{
+	char *dcopy = NULL, *bcopy = NULL, *tmp = NULL;
+	const char *dir;
+	int fd = -1, rc = -1, dfd;
+	size_t off = 0;
+
+	dcopy = xstrdup(path);
+	bcopy = xstrdup(path);
+	dir = dirname(dcopy);
+	/* Same directory, so rename(2) is atomic: readers see the old image or the new. */
+	tmp = xasprintf("%s/.%s.XXXXXX", dir, basename(bcopy));
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
+		seterr(err, errlen, "%s: cannot create a temporary file in %s: %s", path, dir,
+		    strerror(errno));
+		free(tmp);
+		tmp = NULL;
+		goto out;
+	}
+	if (fchmod(fd, 0644) != 0) {
+		seterr(err, errlen, "%s: chmod: %s", tmp, strerror(errno));
+		goto out;
+	}
+	while (off < len) {
+		ssize_t w = write(fd, buf + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			seterr(err, errlen, "%s: write: %s", tmp, strerror(errno));
+			goto out;
+		}
+		off += (size_t)w;
+	}
+	if (fsync(fd) != 0) {
+		seterr(err, errlen, "%s: fsync: %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (close(fd) != 0) {
+		fd = -1;
+		seterr(err, errlen, "%s: close: %s", tmp, strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	if (rename(tmp, path) != 0) {
+		seterr(err, errlen, "%s: rename: %s", path, strerror(errno));
+		goto out;
+	}
+	free(tmp);
+	tmp = NULL;
+	/* Make the rename itself durable; a failure here does not undo a complete write. */
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		(void)fsync(dfd);
+		close(dfd);
+	}
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (tmp != NULL)
+		unlink(tmp);
+	free(tmp);
+	free(dcopy);
+	free(bcopy);
+	return rc;
+}
+
+/* ---- reader ------------------------------------------------------------------- */
+
+/* A bounded reader over one section; any read past the end sets bad. */
+struct cur {
+	const uint8_t *p;
+	size_t len, off;
+	int bad;
+};
+
+static uint32_t
+cur_u32(struct cur *c)
+{
+	uint32_t v;
+
+	if (c->bad || c->len - c->off < 4) {
+		c->bad = 1;
+		return 0;
+	}
+	v = get32(c->p + c->off);
+	c->off += 4;
+	return v;
+}
+
+static const char *
+pstr(const struct policy *p, uint32_t off)
+{
+	return off == STR_NONE ? NULL : p->str + off;
+}
+
+/* Every string in bounds: the section ends with NUL, so any in-range offset is terminated. */
+static int
+str_ok(const struct policy *p, uint32_t off, int none_ok)
+{
+	if (off == STR_NONE)
+		return none_ok;
+	return off < p->seclen[SEC_STRINGS];
+}
+
+struct rule_view {
+	int code;
+	uint16_t port;
+	uint32_t host, spelled, reason;
+};
+
+static void
+rule_get(const struct policy *p, uint32_t g, struct rule_view *r)
+{
+	const uint8_t *q = p->rules + (size_t)g * RULE_REC;
+
+	r->code = q[0];
+	r->port = get16(q + 2);
+	r->host = get32(q + 4);
+	r->spelled = get32(q + 8);
+	r->reason = get32(q + 12);
+}
+
+static enum dom_kind
+code_kind(int code)
+{
+	static const enum dom_kind k[] = { DOM_EXACT, DOM_WILDCARD, DOM_ANY, DOM_IPV4,
+	    DOM_IPV6 };
+
+	return k[code];
+}
+
+/* A dom_rule viewing the image. dom_rule's fields are not const; the matcher only reads
+ * them, and the casts through uintptr_t say so without a qualifier warning. */
+static void
+rule_as_dom(const struct policy *p, const struct rule_view *v, struct dom_rule *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->kind = code_kind(v->code);
+	r->host = (char *)(uintptr_t)pstr(p, v->host);
+	r->port = v->port;
+	r->spelled = (char *)(uintptr_t)pstr(p, v->spelled);
+	r->reason = (char *)(uintptr_t)pstr(p, v->reason);
+}
+
+static int
+verify_header(struct policy *p, char *err, size_t errlen)
+{
+	const uint8_t *img = p->img;
+	size_t len = p->len;
+	uint64_t total, sum, want;
+	uint32_t version, nsec, expect;
+
+	if (len < POLICY_MAGIC_LEN + 4) {
+		if (len >= POLICY_MAGIC_LEN && memcmp(img, POLICY_MAGIC, POLICY_MAGIC_LEN) != 0)
+			goto badmagic;
+		seterr(err, errlen, "truncated: %zu bytes, shorter than the %d-byte header",
+		    len, POLICY_HDR_LEN);
+		return -1;
+	}
+	if (memcmp(img, POLICY_MAGIC, POLICY_MAGIC_LEN) != 0)
+		goto badmagic;
+	version = get32(img + 8);
+	if (version != POLICY_VERSION) {
+		seterr(err, errlen, "unsupported format version %u (this srt reads %d)",
+		    version, POLICY_VERSION);
+		return -1;
+	}
+	if (len < POLICY_HDR_LEN) {
+		seterr(err, errlen, "truncated: %zu bytes, shorter than the %d-byte header",
+		    len, POLICY_HDR_LEN);
+		return -1;
+	}
+	total = get64(img + 16);
+	if (total > len) {
+		seterr(err, errlen, "truncated: header says %llu bytes, file has %zu",
+		    (unsigned long long)total, len);
+		return -1;
+	}
+	if (total < len) {
+		seterr(err, errlen, "trailing data: header says %llu bytes, file has %zu",
+		    (unsigned long long)total, len);
+		return -1;
+	}
+	want = get64(img + 24);
+	sum = image_checksum(img, len);
+	if (sum != want) {
+		seterr(err, errlen, "bad checksum: stored %016llx, computed %016llx",
+		    (unsigned long long)want, (unsigned long long)sum);
+		return -1;
+	}
+	nsec = get32(img + 12);
+	if (nsec != SEC_COUNT) {
+		seterr(err, errlen, "bad section count %u (format version %d has %d)", nsec,
+		    POLICY_VERSION, SEC_COUNT);
+		return -1;
+	}
+	/* Sections are contiguous and in order: no gap, no overlap, nothing after. */
+	expect = POLICY_HDR_LEN;
+	for (int i = 0; i < SEC_COUNT; i++) {
+		uint32_t off = get32(img + POLICY_HDR_FIXED + 8 * i);
+		uint32_t slen = get32(img + POLICY_HDR_FIXED + 8 * i + 4);
+
+		if (off != expect || slen > len - off) {
+			seterr(err, errlen, "section %s: offset %u length %u outside the image "
+			    "or out of place (expected offset %u, image %zu bytes)", sec_names[i],
+			    off, slen, expect, len);
+			return -1;
+		}
+		p->sec[i] = img + off;
+		p->seclen[i] = slen;
+		expect = off + slen;
+	}
+	if (expect != len) {
+		seterr(err, errlen, "sections end at %u but the image has %zu bytes", expect,
+		    len);
+		return -1;
+	}
+	return 0;
+badmagic:
+	seterr(err, errlen, "bad magic: not a compiled srt policy");
+	return -1;
+}
+
+static int
+verify_strings(struct policy *p, char *err, size_t errlen)
+{
+	uint32_t n = p->seclen[SEC_STRINGS];
+
+	if (n == 0 || p->sec[SEC_STRINGS][0] != 0 || p->sec[SEC_STRINGS][n - 1] != 0) {
+		seterr(err, errlen, "section strings: must start and end with a NUL byte");
+		return -1;
+	}
+	p->str = (const char *)p->sec[SEC_STRINGS];
+	return 0;
+}
+
+static int
+verify_rules(struct policy *p, char *err, size_t errlen)
+{
+	const uint8_t *q = p->sec[SEC_RULES];
+	uint32_t n = p->seclen[SEC_RULES];
+	uint64_t nrules;
+
+	if (n < 8) {
+		seterr(err, errlen, "section rules: %u bytes, too short for its counts", n);
+		return -1;
+	}
+	p->nallowed = get32(q);
+	p->ndenied = get32(q + 4);
+	nrules = (uint64_t)p->nallowed + p->ndenied;
+	if (8 + nrules * RULE_REC != n) {
+		seterr(err, errlen, "section rules: %u bytes, but %u allowed + %u denied rules "
+		    "need %llu", n, p->nallowed, p->ndenied,
+		    (unsigned long long)(8 + nrules * RULE_REC));
+		return -1;
+	}
+	p->rules = q + 8;
+	for (uint32_t g = 0; g < nrules; g++) {
+		int deny = g >= p->nallowed;
+		uint32_t li = deny ? g - p->nallowed : g;
+		const char *list = deny ? "deniedDomains" : "allowedDomains";
+		const uint8_t *rec = p->rules + (size_t)g * RULE_REC;
+		struct rule_view v;
+		struct dom_rule r;
+		const char *why = NULL, *host;
+		int same;
+
+		rule_get(p, g, &v);
+		if (v.code > RC_IPV6 || rec[1] != 0 || !str_ok(p, v.spelled, 0) ||
+		    !str_ok(p, v.host, v.code == RC_ANY) ||
+		    (v.code == RC_ANY) != (v.host == STR_NONE) ||
+		    !str_ok(p, v.reason, 1) || (!deny && v.reason != STR_NONE)) {
+			seterr(err, errlen, "section rules: %s[%u]: bad record", list, li);
+			return -1;
+		}
+		/* The text dump prints must be the rule decide enforces. */
+		if (dom_entry_parse(pstr(p, v.spelled), deny, &r, &why) != 0) {
+			seterr(err, errlen, "section rules: %s[%u]: \"%s\" is not a valid entry: %s",
+			    list, li, pstr(p, v.spelled), why ? why : "rejected");
+			return -1;
+		}
+		host = pstr(p, v.host);
+		same = r.kind == code_kind(v.code) && r.port == v.port &&
+		    ((r.host == NULL && host == NULL) ||
+		    (r.host != NULL && host != NULL && strcmp(r.host, host) == 0));
+		dom_rule_clear(&r);
+		if (!same) {
+			seterr(err, errlen, "section rules: %s[%u]: stored rule differs from its "
+			    "entry \"%s\"", list, li, pstr(p, v.spelled));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static uint32_t
+rule_bucket(const struct policy *p, uint32_t g)
+{
+	struct rule_view v;
+	const char *key;
+
+	rule_get(p, g, &v);
+	key = v.code == RC_ANY ? "" : pstr(p, v.host);
+	return fnv1a32(key, strlen(key)) & (p->nbuckets - 1);
+}
+
+static int
+verify_index(struct policy *p, char *err, size_t errlen)
+{
+	const uint8_t *q = p->sec[SEC_INDEX];
+	uint32_t n = p->seclen[SEC_INDEX], nb, ne, nrules = p->nallowed + p->ndenied;
+	uint8_t *seen = NULL;
+	int rc = -1;
+
+	if (n < 8) {
+		seterr(err, errlen, "section index: %u bytes, too short for its counts", n);
+		return -1;
+	}
+	nb = get32(q);
+	ne = get32(q + 4);
+	if (nb == 0 || (nb & (nb - 1)) != 0 || ne != nrules ||
+	    8 + 4 * ((uint64_t)nb + 1) + 4 * (uint64_t)ne != n) {
+		seterr(err, errlen, "section index: %u buckets, %u entries for %u rules in "
+		    "%u bytes: inconsistent", nb, ne, nrules, n);
+		return -1;
+	}
+	p->nbuckets = nb;
+	p->buckets = q + 8;
+	p->entries = q + 8 + 4 * ((size_t)nb + 1);
+	if (get32(p->buckets) != 0 || get32(p->buckets + 4 * (size_t)nb) != ne) {
+		seterr(err, errlen, "section index: bucket table does not span the entries");
+		return -1;
+	}
+	seen = xcalloc(nrules ? nrules : 1, 1);
+	for (uint32_t b = 0; b < nb; b++) {
+		uint32_t s = get32(p->buckets + 4 * (size_t)b);
+		uint32_t e = get32(p->buckets + 4 * ((size_t)b + 1));
+
+		if (s > e || e > ne) {
+			seterr(err, errlen, "section index: bucket %u: range %u..%u out of order",
+			    b, s, e);
+			goto out;
+		}
+		for (uint32_t i = s; i < e; i++) {
+			uint32_t g = get32(p->entries + 4 * (size_t)i);
+
+			if (g >= nrules || seen[g] ||
+			    (i > s && g <= get32(p->entries + 4 * ((size_t)i - 1))) ||
+			    rule_bucket(p, g) != b) {
+				seterr(err, errlen, "section index: bucket %u entry %u: rule %u "
+				    "missing, repeated, out of order or in the wrong bucket", b, i,
+				    g);
+				goto out;
+			}
+			seen[g] = 1;
+		}
+	}
+	/* ne == nrules and no repeats: every rule is filed, none can be skipped by a lookup. */
+	rc = 0;
+out:
+	free(seen);
+	return rc;
+}
+
+static int
+verify_iprules(struct policy *p, char *err, size_t errlen)
+{
+	const uint8_t *q = p->sec[SEC_IPRULES];
+	uint32_t n = p->seclen[SEC_IPRULES], nrules = p->nallowed + p->ndenied, k = 0;
+
+	if (n < 4 || 4 + (uint64_t)get32(q) * IPRULE_REC != n) {
+		seterr(err, errlen, "section iprules: %u bytes do not hold its count", n);
+		return -1;
+	}
+	p->nip = get32(q);
+	p->iprules = q + 4;
+	for (uint32_t g = 0; g < nrules; g++) {
+		struct rule_view v;
+		struct ip_addr a;
+		const uint8_t *rec;
+
+		rule_get(p, g, &v);
+		if (v.code != RC_IPV4 && v.code != RC_IPV6)
+			continue;
+		if (k >= p->nip)
+			goto bad;
+		rec = p->iprules + (size_t)k * IPRULE_REC;
+		memset(&a, 0, sizeof(a));
+		if (get32(rec) != g || get16(rec + 4) != v.port || rec[7] != 0 ||
+		    ip_addr_parse(pstr(p, v.host), &a) != 0 ||
+		    a.family != (v.code == RC_IPV4 ? 4 : 6) || rec[6] != a.family)
+			goto bad;
+		if (a.family == 4)
+			memset(a.bytes + 4, 0, 12);
+		if (memcmp(rec + 8, a.bytes, 16) != 0)
+			goto bad;
+		k++;
+	}
+	if (k != p->nip)
+		goto bad;
+	return 0;
+bad:
+	seterr(err, errlen, "section iprules: record %u does not match the IP-literal rules",
+	    k);
+	return -1;
+}
+
+static int
+verify_ranges(struct policy *p, char *err, size_t errlen)
+{
+	const uint8_t *q = p->sec[SEC_RANGES];
+	uint32_t n = p->seclen[SEC_RANGES];
+
+	if (n < 4 || 4 + (uint64_t)get32(q) * RANGE_REC != n) {
+		seterr(err, errlen, "section ranges: %u bytes do not hold its count", n);
+		return -1;
+	}
+	p->nranges = get32(q);
+	p->ranges = q + 4;
+	for (uint32_t i = 0; i < p->nranges; i++) {
+		const uint8_t *rec = p->ranges + (size_t)i * RANGE_REC;
+		unsigned fam = rec[0], pfx = rec[1], nbytes = fam == 4 ? 4 : 16;
+		int ok = (fam == 4 || fam == 6) && pfx <= nbytes * 8 && get16(rec + 2) == 0;
+
+		/* Host bits and unused bytes zero: one spelling per range. */
+		for (unsigned bit = pfx; ok && bit < 128; bit++)
+			if (rec[4 + bit / 8] & (0x80 >> (bit % 8)))
+				ok = 0;
+		if (!ok) {
+			seterr(err, errlen, "section ranges: record %u: bad address range", i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int
+skip_strlist(const struct policy *p, struct cur *c)
+{
+	uint32_t n = cur_u32(c);
+
+	if (c->bad || n > (c->len - c->off) / 4)
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+		if (!str_ok(p, cur_u32(c), 0))
+			return -1;
+	return c->bad ? -1 : 0;
+}
+
+static int
+verify_fs(struct policy *p, char *err, size_t errlen)
+{
+	struct cur c = { p->sec[SEC_FS], p->seclen[SEC_FS], 0, 0 };
+
+	for (int l = 0; l < 4; l++) {
+		uint32_t n = cur_u32(&c);
+
+		if (c.bad || n > (c.len - c.off) / 8)
+			goto bad;
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t s = cur_u32(&c), fl = cur_u32(&c);
+
+			if (!str_ok(p, s, 0) || (fl & ~PATH_LITERAL) != 0)
+				goto bad;
+		}
+	}
+	if (!c.bad && c.off == c.len)
+		return 0;
+bad:
+	seterr(err, errlen, "section fs: malformed path list");
+	return -1;
+}
+
+static int
+verify_options(struct policy *p, char *err, size_t errlen)
+{
+	struct cur c = { p->sec[SEC_OPTIONS], p->seclen[SEC_OPTIONS], 0, 0 };
+	uint32_t flags, hp, sp, depth, n;
+
+	flags = cur_u32(&c);
+	hp = cur_u32(&c);
+	sp = cur_u32(&c);
+	depth = cur_u32(&c);
+	if (c.bad || (flags & ~(uint32_t)OF_ALL) || hp > 65535 || sp > 65535 || depth > 255 ||
+	    !str_ok(p, cur_u32(&c), 1))
+		goto bad;
+	for (int i = 0; i < 3; i++)
+		if (skip_strlist(p, &c) != 0)
+			goto bad;
+	n = cur_u32(&c);
+	if (c.bad || n > (c.len - c.off) / 8)
+		goto bad;
+	for (uint32_t i = 0; i < n; i++)
+		if (!str_ok(p, cur_u32(&c), 0) || !str_ok(p, cur_u32(&c), 0))
+			goto bad;
+	n = cur_u32(&c);
+	if (c.bad || n > (c.len - c.off) / 8)
+		goto bad;
+	for (uint32_t i = 0; i < n; i++)
+		if (!str_ok(p, cur_u32(&c), 0) || skip_strlist(p, &c) != 0)
+			goto bad;
+	if (!c.bad && c.off == c.len)
+		return 0;
+bad:
+	seterr(err, errlen, "section options: malformed");
+	return -1;
+}
+
+static int
+policy_verify(struct policy *p, char *err, size_t errlen)
+{
+	if (verify_header(p, err, errlen) != 0 ||
+	    verify_strings(p, err, errlen) != 0 ||
+	    verify_rules(p, err, errlen) != 0 ||
+	    verify_index(p, err, errlen) != 0 ||
+	    verify_iprules(p, err, errlen) != 0 ||
+	    verify_ranges(p, err, errlen) != 0 ||
+	    verify_fs(p, err, errlen) != 0 ||
+	    verify_options(p, err, errlen) != 0)
+		return -1;
+	return 0;
+}
+
+/* Verify, and on failure prefix the message with what was being read. */
+static struct policy *
+policy_finish(struct policy *p, const char *what, char *err, size_t errlen)
+{
+	char msg[512];
+
+	msg[0] = '\0';
+	if (policy_verify(p, msg, sizeof(msg)) != 0) {
+		seterr(err, errlen, "%s: %s", what, msg);
+		policy_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+struct policy *
+policy_open_mem(const uint8_t *buf, size_t len, char *err, size_t errlen)
+{
+	struct policy *p = xcalloc(1, sizeof(*p));
+
+	/* A private copy: the caller's buffer may change after the checks (shared memory). */
+	p->copy = xmalloc(len);
+	if (len)
+		memcpy(p->copy, buf, len);
+	p->img = p->copy;
+	p->len = len;
+	return policy_finish(p, "policy.bin", err, errlen);
+}
+
+static struct policy *
+policy_open_fd_as(int fd, const char *what, char *err, size_t errlen)
+{
+	struct policy *p;
+	struct stat st;
+	int seals;
+
+	if (fstat(fd, &st) != 0) {
+		seterr(err, errlen, "%s: %s", what, strerror(errno));
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		seterr(err, errlen, "%s: not a regular file", what);
+		return NULL;
+	}
+	if (st.st_size == 0) {
+		seterr(err, errlen, "%s: truncated: file is empty", what);
+		return NULL;
+	}
+	if ((uint64_t)st.st_size > MAX_IMAGE) {
+		seterr(err, errlen, "%s: %lld bytes, larger than any policy image", what,
+		    (long long)st.st_size);
+		return NULL;
+	}
+	/* A memfd someone may still write to is copied, not mapped: the checks must hold
+	 * for the bytes that are used. Files are replaced by rename, never rewritten. */
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals >= 0 && (seals & (F_SEAL_WRITE | F_SEAL_SHRINK)) !=
+	    (F_SEAL_WRITE | F_SEAL_SHRINK)) {
+		char *data = NULL;
+		size_t len = 0;
+
+		if (lseek(fd, 0, SEEK_SET) < 0 || read_fd_all(fd, MAX_IMAGE, &data, &len) != 0) {
+			seterr(err, errlen, "%s: read: %s", what, strerror(errno));
+			return NULL;
+		}
+		p = xcalloc(1, sizeof(*p));
+		p->copy = (uint8_t *)data;
+		p->img = p->copy;
+		p->len = len;
+		return policy_finish(p, what, err, errlen);
+	}
+	p = xcalloc(1, sizeof(*p));
+	p->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p->map == MAP_FAILED) {
+		seterr(err, errlen, "%s: mmap: %s", what, strerror(errno));
+		free(p);
+		return NULL;
+	}
+	p->maplen = (size_t)st.st_size;
+	p->img = p->map;
+	p->len = p->maplen;
+	return policy_finish(p, what, err, errlen);
+}
+
+struct policy *
+policy_open_fd(int fd, char *err, size_t errlen)
+{
+	return policy_open_fd_as(fd, "policy.bin", err, errlen);
+}
+
+struct policy *
+policy_open_file(const char *path, char *err, size_t errlen)
+{
+	struct policy *p;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0) {
+		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	p = policy_open_fd_as(fd, path, err, errlen);
+	close(fd);
+	return p;
+}
+
+struct policy *
+policy_from_settings(const struct settings *s, char *err, size_t errlen)
+{
+	struct policy *p;
+	uint8_t *buf;
+	size_t len;
+
+	if (policy_compile(s, &buf, &len) != 0) {
+		seterr(err, errlen, "cannot compile the settings into a policy (a value is out "
+		    "of range or a rule is inconsistent)");
+		return NULL;
+	}
+	p = xcalloc(1, sizeof(*p));
+	p->copy = buf;
+	p->img = buf;
+	p->len = len;
+	return policy_finish(p, "compiled policy", err, errlen);
+}
+
+void
+policy_free(struct policy *p)
+{
+	if (p == NULL)
+		return;
+	if (p->map != NULL)
+		munmap(p->map, p->maplen);
+	free(p->copy);
+	free(p);
+}
+
+const uint8_t *
+policy_bytes(const struct policy *p, size_t *len)
+{
+	*len = p->len;
+	return p->img;
+}
+
+/* ---- decision ----------------------------------------------------------------- */
+
+/* Look at the rules filed under key; keep the earliest matching rule of each list. */
+static void
+policy_probe(const struct policy *p, const char *key, size_t keylen, const char *canon,
+    enum host_kind kind, uint16_t port, uint32_t *best_allow, uint32_t *best_deny)
+{
+	uint32_t b = fnv1a32(key, keylen) & (p->nbuckets - 1);
+	uint32_t s = get32(p->buckets + 4 * (size_t)b);
+	uint32_t e = get32(p->buckets + 4 * ((size_t)b + 1));
+
+	for (uint32_t i = s; i < e; i++) {
+		uint32_t g = get32(p->entries + 4 * (size_t)i);
+		uint32_t *best = g < p->nallowed ? best_allow : best_deny;
+		struct rule_view v;
+		struct dom_rule r;
+		const char *rk;
+
+		if (g >= *best)
+			continue;
+		rule_get(p, g, &v);
+		if (v.code == RC_ANY) {
+			if (keylen != 0)
+				continue;
+		} else {
+			if (keylen + 1 > p->seclen[SEC_STRINGS] - v.host)
+				continue;
+			rk = p->str + v.host;
+			if (memcmp(rk, key, keylen) != 0 || rk[keylen] != '\0')
+				continue;
+		}
+		rule_as_dom(p, &v, &r);
+		if (dom_rule_matches(&r, canon, kind, port))
+			*best = g;
+	}
+}
+
+void
+policy_decide(const struct policy *p, const char *host, size_t hostlen, uint16_t port,
+    struct policy_verdict *v)
+{
+	uint32_t best_allow = UINT32_MAX, best_deny = UINT32_MAX;
+	struct rule_view rv;
+	size_t n;
+
+	memset(v, 0, sizeof(*v));
+	v->kind = host_canonicalise(host, hostlen, v->canon);
+	if (v->kind == HOST_MALFORMED) {
+		v->canon[0] = '\0';
+		v->reason = DOM_REASON_MALFORMED;
+		v->reason_len = strlen(v->reason);
+		return;
+	}
+	n = strnlen(v->canon, DOM_HOST_MAX);
+	/* The name itself (exact and IP rules), each suffix after a dot (wildcard bases),
+	 * then "" (the "*" rules). */
+	policy_probe(p, v->canon, n, v->canon, v->kind, port, &best_allow, &best_deny);
+	for (size_t i = 0; i < n; i++)
+		if (v->canon[i] == '.')
+			policy_probe(p, v->canon + i + 1, n - i - 1, v->canon, v->kind, port,
+			    &best_allow, &best_deny);
+	policy_probe(p, "", 0, v->canon, v->kind, port, &best_allow, &best_deny);
+
+	if (best_deny != UINT32_MAX) {
+		rule_get(p, best_deny, &rv);
+		v->reason = rv.reason != STR_NONE ? pstr(p, rv.reason) : DOM_REASON_DENY_LIST;
+	} else if (best_allow != UINT32_MAX) {
+		rule_get(p, best_allow, &rv);
+		v->allow = 1;
+	} else {
+		v->reason = DOM_REASON_NOT_ALLOWED;
+		v->reason_len = strlen(v->reason);
+		return;
+	}
+	v->rule = pstr(p, rv.spelled);
+	v->rule_len = strlen(v->rule);
+	v->reason_len = v->reason ? strlen(v->reason) : 0;
+}
+
+/* ---- resolved-address guard helpers ------------------------------------------- */
+
+static int
+ip_same(const struct ip_addr *a, unsigned fam, const uint8_t *bytes)
+{
+	return a->family == fam && memcmp(a->bytes, bytes, fam == 4 ? 4 : 16) == 0;
+}
+
+/* ::ffff:a.b.c.d, the one IPv6 spelling that the reference's address sets match
+ * against IPv4 rules directly (node's BlockList does); other embeddings only add denials. */
+static int
+ip_mapped_v4(const struct ip_addr *a, struct ip_addr *v4)
+{
+	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	if (a->family != 6 || memcmp(a->bytes, pfx, 12) != 0)
+		return 0;
+	memset(v4, 0, sizeof(*v4));
+	v4->family = 4;
+	memcpy(v4->bytes, a->bytes + 12, 4);
+	return 1;
+}
+
+int
+policy_addr_listed(const struct policy *p, int denied, const struct ip_addr *a,
+    uint16_t port)
+{
+	struct ip_addr alt;
+	int has_alt;
+
+	/* As resolved-address-guard.js: a deny-listed literal also refuses the IPv4 an IPv6
+	 * answer carries (NAT64, 6to4, compatible, mapped); an allow-listed literal is
+	 * earned only by the address itself or its IPv4-mapped spelling, never by another
+	 * embedding (::1 must not ride an allowance for 0.0.0.1). */
+	has_alt = denied ? addr_embedded_v4(a, &alt) : ip_mapped_v4(a, &alt);
+	for (uint32_t k = 0; k < p->nip; k++) {
+		const uint8_t *rec = p->iprules + (size_t)k * IPRULE_REC;
+		uint32_t g = get32(rec);
+		uint16_t rport = get16(rec + 4);
+
+		if ((g >= p->nallowed) != (denied != 0))
+			continue;
+		if (rport != 0 && rport != port)
+			continue;
+		if (ip_same(a, rec[6], rec + 8) || (has_alt && ip_same(&alt, rec[6], rec + 8)))
+			return 1;
+	}
+	return 0;
+}
+
+static void
+range_get(const struct policy *p, uint32_t i, struct addr_range *r)
+{
+	const uint8_t *rec = p->ranges + (size_t)i * RANGE_REC;
+
+	memset(r, 0, sizeof(*r));
+	r->base.family = rec[0];
+	r->prefix = rec[1];
+	memcpy(r->base.bytes, rec + 4, 16);
+}
+
+int
+policy_addr_in_denied_ranges(const struct policy *p, const struct ip_addr *a)
+{
+	struct ip_addr v4;
+	int has_v4 = addr_embedded_v4(a, &v4);
+
+	for (uint32_t i = 0; i < p->nranges; i++) {
+		struct addr_range r;
+
+		range_get(p, i, &r);
+		if (addr_range_contains(&r, a) || (has_v4 && addr_range_contains(&r, &v4)))
+			return 1;
+	}
+	return 0;
+}
+
+/* ---- back to settings --------------------------------------------------------- */
+
+static void
+get_strlist(const struct policy *p, struct cur *c, struct strlist *l)
+{
+	uint32_t n = cur_u32(c);
+
+	for (uint32_t i = 0; i < n; i++)
+		strlist_push(l, pstr(p, cur_u32(c)));
+}
+
+static void
+get_pathlist(const struct policy *p, struct cur *c, struct path_list *l)
+{
+	uint32_t n = cur_u32(c);
+
+	l->n = n;
+	l->v = n ? xcalloc(n, sizeof(*l->v)) : NULL;
+	for (uint32_t i = 0; i < n; i++) {
+		l->v[i].path = xstrdup(pstr(p, cur_u32(c)));
+		l->v[i].literal = (cur_u32(c) & PATH_LITERAL) != 0;
+	}
+}
+
+static int
+get_rules(const struct policy *p, int deny, struct dom_rule **out, size_t *nout)
+{
+	uint32_t n = deny ? p->ndenied : p->nallowed, first = deny ? p->nallowed : 0;
+	struct dom_rule *v = n ? xcalloc(n, sizeof(*v)) : NULL;
+
+	*out = v;
+	*nout = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		struct rule_view rv;
+		const char *why;
+
+		rule_get(p, first + i, &rv);
+		if (dom_entry_parse(pstr(p, rv.spelled), deny, &v[i], &why) != 0)
+			return -1;
+		*nout = i + 1;
+		free(v[i].reason);
+		v[i].reason = rv.reason != STR_NONE ? xstrdup(pstr(p, rv.reason)) : NULL;
+	}
+	return 0;
+}
+
+int
+policy_to_settings(const struct policy *p, struct settings *out)
+{
+	struct cur c = { p->sec[SEC_OPTIONS], p->seclen[SEC_OPTIONS], 0, 0 };
+	struct cur f = { p->sec[SEC_FS], p->seclen[SEC_FS], 0, 0 };
+	uint32_t flags, n, bw;
+
+	settings_init_default(out);
+	if (get_rules(p, 0, &out->net.allowed, &out->net.nallowed) != 0 ||
+	    get_rules(p, 1, &out->net.denied, &out->net.ndenied) != 0) {
+		settings_free(out);
+		return -1;
+	}
+	out->net.ndenied_addrs = p->nranges;
+	out->net.denied_addrs = p->nranges ? xcalloc(p->nranges,
+	    sizeof(*out->net.denied_addrs)) : NULL;
+	for (uint32_t i = 0; i < p->nranges; i++)
+		range_get(p, i, &out->net.denied_addrs[i]);
+
+	get_pathlist(p, &f, &out->fs.deny_read);
+	get_pathlist(p, &f, &out->fs.allow_read);
+	get_pathlist(p, &f, &out->fs.allow_write);
+	get_pathlist(p, &f, &out->fs.deny_write);
+
+	/* The options section was checked at open; these reads stay inside it. */
+	flags = cur_u32(&c);
+	out->net.strict_allowlist = (flags & OF_STRICT_ALLOWLIST) != 0;
+	out->net.allow_all_unix_sockets = (flags & OF_ALL_UNIX_SOCKETS) != 0;
+	out->net.allow_local_binding = (flags & OF_LOCAL_BINDING) != 0;
+	out->net.require_host_match = (flags & OF_REQUIRE_HOST_MATCH) != 0;
+	out->fs.disabled = (flags & OF_FS_DISABLED) != 0;
+	out->fs.allow_git_config = (flags & OF_ALLOW_GIT_CONFIG) != 0;
+	out->weaker_nested_sandbox = (flags & OF_WEAKER_NESTED) != 0;
+	out->allow_nested_userns = (flags & OF_NESTED_USERNS) != 0;
+	out->weaker_network_isolation = (flags & OF_WEAKER_NET_ISOLATION) != 0;
+	out->allow_apple_events = (flags & OF_APPLE_EVENTS) != 0;
+	out->allow_pty = (flags & OF_PTY) != 0;
+	out->net.http_proxy_port = (int)cur_u32(&c);
+	out->net.socks_proxy_port = (int)cur_u32(&c);
+	out->deny_search_depth = (int)cur_u32(&c);
+	bw = cur_u32(&c);
+	out->bwrap_path = bw != STR_NONE ? xstrdup(pstr(p, bw)) : NULL;
+	get_strlist(p, &c, &out->net.allow_unix_sockets);
+	get_strlist(p, &c, &out->net.allow_mach_lookup);
+	get_strlist(p, &c, &out->git_safe_dirs);
+	n = cur_u32(&c);
+	out->net.nreasons = n;
+	out->net.reasons = n ? xcalloc(n, sizeof(*out->net.reasons)) : NULL;
+	for (uint32_t i = 0; i < n; i++) {
+		out->net.reasons[i].entry = xstrdup(pstr(p, cur_u32(&c)));
+		out->net.reasons[i].reason = xstrdup(pstr(p, cur_u32(&c)));
+	}
+	n = cur_u32(&c);
+	out->nignore = n;
+	out->ignore = n ? xcalloc(n, sizeof(*out->ignore)) : NULL;
+	for (uint32_t i = 0; i < n; i++) {
+		out->ignore[i].pattern = xstrdup(pstr(p, cur_u32(&c)));
+		get_strlist(p, &c, &out->ignore[i].subs);
+	}
+	return 0;
+}

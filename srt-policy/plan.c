@@ -1,0 +1,150 @@
+/* plan: the platform plan for a policy. Linux: the bubblewrap filesystem arguments. */
+#include <sys/types.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "plan.h"
+#include "srt-policy.h"
+#include "util.h"
+
+/* Words made only of these need no quotes in sh (the set the reference's CLI uses). */
+static int
+shell_safe(const char *w)
+{
+	if (*w == '\0')
+		return 0;
+	for (; *w; w++)
+		if (strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:@+,-",
+		    *w) == NULL)
+			return 0;
+	return 1;
+}
+
+static void
+put_shell_word(const char *w, FILE *f)
+{
+	if (shell_safe(w)) {
+		fputs(w, f);
+		return;
+	}
+	putc('\'', f);
+	for (; *w; w++) {
+		if (*w == '\'')
+			fputs("'\\''", f);
+		else
+			putc(*w, f);
+	}
+	putc('\'', f);
+}
+
+static char *
+plan_home(void)
+{
+	const char *h = getenv("HOME");
+	struct passwd *pw;
+
+	if (h != NULL && *h == '/')
+		return xstrdup(h);
+	if ((pw = getpwuid(getuid())) != NULL && pw->pw_dir != NULL && *pw->pw_dir == '/')
+		return xstrdup(pw->pw_dir);
+	return NULL;
+}
+
+static int
+plan_linux(const struct opts *o)
+{
+	struct settings s;
+	struct plan_linux plan;
+	struct plan_ctx ctx;
+	struct diags errs = { 0 };
+	char *spath = NULL, *home = NULL, *cwd = NULL;
+	int rc = EXIT_ERROR;
+
+	memset(&plan, 0, sizeof(plan));
+	if (o->cwd != NULL)
+		cwd = realpath(o->cwd, NULL);
+	else
+		cwd = getcwd(NULL, 0);
+	if (cwd == NULL) {
+		log_warn("plan: %s", o->cwd != NULL ? o->cwd : "getcwd");
+		return EXIT_ERROR;
+	}
+	if ((home = plan_home()) == NULL) {
+		log_warnx("plan: cannot tell the home directory (set HOME)");
+		free(cwd);
+		return EXIT_ERROR;
+	}
+	if (load_policy_settings(o, &s, &spath) != 0) {
+		free(cwd);
+		free(home);
+		return EXIT_ERROR;
+	}
+	/* The plan protects the settings file by its path: give it the absolute one. */
+	if (spath != NULL && spath[0] != '/') {
+		char *abs = realpath(spath, NULL);
+
+		if (abs == NULL) {
+			log_warn("plan: %s", spath);
+			goto out;
+		}
+		free(spath);
+		spath = abs;
+	}
+	ctx.cwd = cwd;
+	ctx.home = home;
+	ctx.tmpdir = NULL;
+	ctx.settings_path = spath;
+	if (plan_linux_build(&s, &ctx, &plan, &errs) != 0) {
+		for (size_t i = 0; i < errs.msgs.n; i++)
+			log_warnx("plan: %s", errs.msgs.v[i]);
+		if (errs.msgs.n == 0)
+			log_warnx("plan: cannot build the Linux plan");
+		goto out;
+	}
+	for (size_t i = 0; i < plan.args.n; i++) {
+		if (o->shell) {
+			if (i > 0)
+				putchar(' ');
+			put_shell_word(plan.args.v[i], stdout);
+		} else {
+			fputs(plan.args.v[i], stdout);
+			putchar('\0');
+		}
+	}
+	if (o->shell)
+		putchar('\n');
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		log_warn("plan: writing stdout");
+		goto out;
+	}
+	rc = 0;
+out:
+	plan_linux_free(&plan);
+	diags_free(&errs);
+	settings_free(&s);
+	free(spath);
+	free(home);
+	free(cwd);
+	return rc;
+}
+
+int
+cmd_plan(const struct opts *o)
+{
+	if (strcmp(o->target, "linux") == 0)
+		return plan_linux(o);
+	if (strcmp(o->target, "macos") == 0 || strcmp(o->target, "windows") == 0) {
+		log_warnx("plan --target %s: not available yet", o->target);
+		return EXIT_ERROR;
+	}
+	log_warnx("plan: unknown target \"%s\" (linux, macos or windows)", o->target);
+	usage_cmd("plan");
+	return EXIT_ERROR;
+}

@@ -1,0 +1,239 @@
+/*
+ * srt-policy: check, compile, dump and query srt policies, and print the platform plans
+ * built from them (SPEC §2).
+ */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "srt-policy.h"
+
+enum opt_bit {
+	O_SETTINGS = 1 << 0,
+	O_POLICY   = 1 << 1,
+	O_OUTPUT   = 1 << 2,
+	O_TARGET   = 1 << 3,
+	O_CWD      = 1 << 4,
+	O_SHELL    = 1 << 5,
+};
+
+struct command {
+	const char *name;
+	int (*run)(const struct opts *);
+	unsigned allowed;       /* enum opt_bit */
+	int minargs, maxargs;
+	const char *usage;
+};
+
+static const struct command commands[] = {
+	{ "check", cmd_check, O_SETTINGS, 0, 0, "check [-d] [-s settings]" },
+	{ "compile", cmd_compile, O_SETTINGS | O_OUTPUT, 0, 0,
+	    "compile [-d] [-s settings] -o policy" },
+	{ "dump", cmd_dump, O_POLICY, 0, 0, "dump [-d] -p policy" },
+	{ "match", cmd_match, O_SETTINGS | O_POLICY, 1, 2,
+	    "match [-d] [-p policy | -s settings] host port | -" },
+	{ "plan", cmd_plan, O_SETTINGS | O_POLICY | O_TARGET | O_CWD | O_SHELL, 0, 0,
+	    "plan [-d] --target linux|macos|windows [-p policy | -s settings] [--cwd dir] "
+	    "[--shell]" },
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+enum long_only {
+	OPT_TARGET = 256,
+	OPT_CWD,
+	OPT_SHELL,
+};
+
+static const struct option longopts[] = {
+	{ "settings", required_argument, NULL, 's' },
+	{ "policy", required_argument, NULL, 'p' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "target", required_argument, NULL, OPT_TARGET },
+	{ "cwd", required_argument, NULL, OPT_CWD },
+	{ "shell", no_argument, NULL, OPT_SHELL },
+	{ "debug", no_argument, NULL, 'd' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void
+usage_all(FILE *f)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "%s srt-policy %s\n", i == 0 ? "usage:" : "      ",
+		    commands[i].usage);
+	fprintf(f, "       srt-policy -h | -V\n");
+}
+
+void
+usage_cmd(const char *cmd)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(commands[i].name, cmd) == 0) {
+			fprintf(stderr, "usage: srt-policy %s\n", commands[i].usage);
+			return;
+		}
+	usage_all(stderr);
+}
+
+static noreturn void SRT_PRINTF(2, 3)
+usage_error(const char *cmd, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (cmd != NULL)
+		log_warnx("%s: %s", cmd, msg);
+	else
+		log_warnx("%s", msg);
+	if (cmd != NULL)
+		usage_cmd(cmd);
+	else
+		usage_all(stderr);
+	exit(EXIT_ERROR);
+}
+
+static const char *
+opt_name(int c)
+{
+	switch (c) {
+	case 's':
+		return "-s";
+	case 'p':
+		return "-p";
+	case 'o':
+		return "-o";
+	case OPT_TARGET:
+		return "--target";
+	case OPT_CWD:
+		return "--cwd";
+	default:
+		return "--shell";
+	}
+}
+
+static unsigned
+opt_bit(int c)
+{
+	switch (c) {
+	case 's':
+		return O_SETTINGS;
+	case 'p':
+		return O_POLICY;
+	case 'o':
+		return O_OUTPUT;
+	case OPT_TARGET:
+		return O_TARGET;
+	case OPT_CWD:
+		return O_CWD;
+	default:
+		return O_SHELL;
+	}
+}
+
+int
+main(int argc, char *argv[])
+{
+	const struct command *cmd = NULL;
+	struct opts o;
+	int c, first = 1;
+
+	memset(&o, 0, sizeof(o));
+	log_init("srt-policy", 0, EXIT_ERROR);
+	/* Flags that may come before the subcommand. */
+	for (; first < argc && argv[first][0] == '-'; first++) {
+		const char *a = argv[first];
+
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			usage_all(stdout);
+			return 0;
+		}
+		if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) {
+			printf("srt-policy %s\n", SRT_VERSION);
+			return 0;
+		}
+		if (strcmp(a, "-d") == 0 || strcmp(a, "--debug") == 0) {
+			o.debug = 1;
+			continue;
+		}
+		usage_error(NULL, "unknown option before the subcommand: %s", a);
+	}
+	if (first >= argc)
+		usage_error(NULL, "%s", "no subcommand given");
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(commands[i].name, argv[first]) == 0)
+			cmd = &commands[i];
+	if (cmd == NULL)
+		usage_error(NULL, "unknown subcommand: %s", argv[first]);
+	o.cmd = cmd->name;
+
+	argc -= first;
+	argv += first;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":s:p:o:dhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			o.debug = 1;
+			continue;
+		case 'h':
+			printf("usage: srt-policy %s\n", cmd->usage);
+			return 0;
+		case 'V':
+			printf("srt-policy %s\n", SRT_VERSION);
+			return 0;
+		case ':':
+			usage_error(cmd->name, "option %s needs an argument", argv[optind - 1]);
+		case '?':
+			usage_error(cmd->name, "unknown option %s", argv[optind - 1]);
+		default:
+			break;
+		}
+		if ((cmd->allowed & opt_bit(c)) == 0)
+			usage_error(cmd->name, "option %s does not apply here", opt_name(c));
+		switch (c) {
+		case 's':
+			o.settings = optarg;
+			break;
+		case 'p':
+			o.policy = optarg;
+			break;
+		case 'o':
+			o.output = optarg;
+			break;
+		case OPT_TARGET:
+			o.target = optarg;
+			break;
+		case OPT_CWD:
+			o.cwd = optarg;
+			break;
+		case OPT_SHELL:
+			o.shell = 1;
+			break;
+		}
+	}
+	o.argc = argc - optind;
+	o.argv = argv + optind;
+	log_init("srt-policy", o.debug, EXIT_ERROR);
+
+	if (o.settings != NULL && o.policy != NULL)
+		usage_error(cmd->name, "%s", "-p and -s cannot be used together");
+	if (o.argc < cmd->minargs || o.argc > cmd->maxargs)
+		usage_error(cmd->name, "%s", o.argc < cmd->minargs ? "missing arguments" :
+		    "too many arguments");
+	if (strcmp(cmd->name, "match") == 0 && o.argc == 1 && strcmp(o.argv[0], "-") != 0)
+		usage_error(cmd->name, "%s", "give HOST PORT, or - to read queries from stdin");
+	if ((cmd->allowed & O_OUTPUT) && o.output == NULL)
+		usage_error(cmd->name, "%s", "-o is required");
+	if (strcmp(cmd->name, "dump") == 0 && o.policy == NULL)
+		usage_error(cmd->name, "%s", "-p is required");
+	if ((cmd->allowed & O_TARGET) && o.target == NULL)
+		usage_error(cmd->name, "%s", "--target is required");
+	return cmd->run(&o);
+}

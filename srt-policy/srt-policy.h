@@ -1,0 +1,52 @@
+/* srt-policy: the policy compiler and inspector (SPEC §2). */
+#ifndef SRT_POLICY_PROG_H
+#define SRT_POLICY_PROG_H
+
+#include "policy.h"
+#include "settings.h"
+
+#ifndef SRT_VERSION
+#define SRT_VERSION "0.1.0"
+#endif
+
+/* Exit statuses (the man page's EXIT STATUS). */
+#define EXIT_ALLOW      0
+#define EXIT_DENY       1
+#define EXIT_ERROR      2
+
+/* The command line of one subcommand, after option parsing. */
+struct opts {
+	const char *cmd;
+	const char *settings;   /* -s, or NULL */
+	const char *policy;     /* -p, or NULL */
+	const char *output;     /* -o */
+	const char *target;     /* --target */
+	const char *cwd;        /* --cwd */
+	int shell;              /* --shell */
+	int debug;              /* -d */
+	int argc;               /* positional arguments */
+	char **argv;
+};
+
+/* srt-policy.c */
+void usage_cmd(const char *cmd);
+
+/* load.c: the settings (from -s or the default path) or the policy (-p). Each prints
+ * its own messages and returns -1 on failure. */
+int load_settings(const struct opts *o, struct settings *s, char **pathp);
+struct policy *load_policy(const struct opts *o);
+int load_policy_settings(const struct opts *o, struct settings *s, char **pathp);
+
+/* compile.c */
+int cmd_check(const struct opts *o);
+int cmd_compile(const struct opts *o);
+int cmd_dump(const struct opts *o);
+
+/* match.c */
+int cmd_match(const struct opts *o);
+int match_parse_port(const char *s, size_t n, uint16_t *port);
+
+/* plan.c */
+int cmd_plan(const struct opts *o);
+
+#endif
