@@ -1,0 +1,1147 @@
+/*
+ * The shared core of srt-httpd and srt-socksd: command line, listeners, accept loop with a
+ * connection cap, policy (re)loading, decisions, guarded dials, tunnels, the decision log,
+ * lifeline, drain, and narrowing (proxy_sandbox.c).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "guard.h"
+#include "jsonlog.h"
+#include "proxy.h"
+#include "proxy_sandbox.h"
+#include "resolver.h"
+#include "settings.h"
+
+#ifndef SRT_VERSION
+#define SRT_VERSION "0.1.0"
+#endif
+
+struct proxy_listener {
+	int fd;
+	char *unix_path;        /* a socket file we created, removed at exit */
+};
+
+struct proxy {
+	const struct proxy_proto *proto;
+	struct proxy_opts opts;
+	struct evloop *loop;
+	struct resolver *resolver;
+	struct proxy_policy *pol;
+	struct guard_local local;
+	struct proxy_listener *listeners;
+	size_t nlisteners;
+	int log_fd;
+	unsigned nconns;
+	bool draining;
+	bool accept_paused;
+	struct ev_timer drain_timer;
+	struct ev_timer accept_timer;
+	uint64_t log_dropped;
+};
+
+/* ---- options --------------------------------------------------------------------- */
+
+enum {
+	OPT_POLICY_FD = 256, OPT_LISTEN_FD, OPT_LOG, OPT_LOG_FD, OPT_AUDIT, OPT_AUTH,
+	OPT_LIFELINE_FD, OPT_MAX_CONNS, OPT_IDLE_TIMEOUT, OPT_NO_SANDBOX,
+};
+
+static const struct option proxy_longopts[] = {
+	{ "policy", required_argument, NULL, 'p' },
+	{ "settings", required_argument, NULL, 's' },
+	{ "policy-fd", required_argument, NULL, OPT_POLICY_FD },
+	{ "listen", required_argument, NULL, 'l' },
+	{ "listen-fd", required_argument, NULL, OPT_LISTEN_FD },
+	{ "log", required_argument, NULL, OPT_LOG },
+	{ "log-fd", required_argument, NULL, OPT_LOG_FD },
+	{ "audit", no_argument, NULL, OPT_AUDIT },
+	{ "auth", required_argument, NULL, OPT_AUTH },
+	{ "lifeline-fd", required_argument, NULL, OPT_LIFELINE_FD },
+	{ "max-conns", required_argument, NULL, OPT_MAX_CONNS },
+	{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
+	{ "no-sandbox", no_argument, NULL, OPT_NO_SANDBOX },
+	{ "debug", no_argument, NULL, 'd' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void
+proxy_usage(const struct proxy_proto *proto, FILE *f)
+{
+	fprintf(f, "usage: %s\n", proto->usage);
+}
+
+static noreturn void
+proxy_badusage(const struct proxy_proto *proto, const char *msg)
+{
+	fprintf(stderr, "%s: %s\n", proto->prog, msg);
+	proxy_usage(proto, stderr);
+	exit(2);
+}
+
+static long
+proxy_number(const struct proxy_proto *proto, const char *opt, const char *s, long lo, long hi)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi) {
+		fprintf(stderr, "%s: %s: %s is not a number from %ld to %ld\n", proto->prog, opt,
+		    s, lo, hi);
+		exit(2);
+	}
+	return v;
+}
+
+static void
+proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy_proto *proto)
+{
+	int c, nsrc = 0;
+	const char *why;
+	struct sockaddr_storage ss;
+	socklen_t sslen;
+
+	memset(o, 0, sizeof(*o));
+	o->policy_fd = o->log_fd = o->lifeline_fd = -1;
+	o->max_conns = 0;
+	while ((c = getopt_long(argc, argv, "p:s:l:dhV", proxy_longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			o->policy_path = optarg;
+			nsrc++;
+			break;
+		case 's':
+			o->settings_path = optarg;
+			nsrc++;
+			break;
+		case OPT_POLICY_FD:
+			o->policy_fd = (int)proxy_number(proto, "--policy-fd", optarg, 0, INT_MAX);
+			nsrc++;
+			break;
+		case 'l':
+			if (proxy_parse_listen(optarg, &ss, &sslen, &why) == -1)
+				proxy_badusage(proto, xasprintf("-l %s: %s", optarg, why));
+			strlist_push(&o->listen, optarg);
+			break;
+		case OPT_LISTEN_FD:
+			o->listen_fds = xreallocarray(o->listen_fds, o->nlisten_fds + 1, sizeof(int));
+			o->listen_fds[o->nlisten_fds++] =
+			    (int)proxy_number(proto, "--listen-fd", optarg, 0, INT_MAX);
+			break;
+		case OPT_LOG:
+			o->log_path = optarg;
+			break;
+		case OPT_LOG_FD:
+			o->log_fd = (int)proxy_number(proto, "--log-fd", optarg, 0, INT_MAX);
+			break;
+		case OPT_AUDIT:
+			o->audit = true;
+			break;
+		case OPT_AUTH:
+			if (strchr(optarg, ':') == NULL || optarg[0] == ':')
+				proxy_badusage(proto, "--auth: expected USER:PASS");
+			o->auth = xstrdup(optarg);
+			/* Keep the password out of /proc/PID/cmdline. */
+			memset(optarg, 'x', strlen(optarg));
+			break;
+		case OPT_LIFELINE_FD:
+			o->lifeline_fd = (int)proxy_number(proto, "--lifeline-fd", optarg, 0, INT_MAX);
+			break;
+		case OPT_MAX_CONNS:
+			o->max_conns = (unsigned)proxy_number(proto, "--max-conns", optarg, 1, 1000000);
+			break;
+		case OPT_IDLE_TIMEOUT:
+			o->idle_timeout_s = (unsigned)proxy_number(proto, "--idle-timeout", optarg, 0,
+			    86400 * 365);
+			break;
+		case OPT_NO_SANDBOX:
+			o->no_sandbox = true;
+			break;
+		case 'd':
+			o->debug = true;
+			break;
+		case 'h':
+			proxy_usage(proto, stdout);
+			exit(0);
+		case 'V':
+			printf("%s %s\n", proto->prog, SRT_VERSION);
+			exit(0);
+		default:
+			proxy_usage(proto, stderr);
+			exit(2);
+		}
+	}
+	if (optind < argc)
+		proxy_badusage(proto, xasprintf("unexpected argument: %s", argv[optind]));
+	if (nsrc != 1)
+		proxy_badusage(proto, "exactly one of -p, -s or --policy-fd is required");
+	if (o->log_path != NULL && o->log_fd != -1)
+		proxy_badusage(proto, "--log and --log-fd are exclusive");
+}
+
+int
+proxy_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *sslen,
+    const char **why)
+{
+	char host[64];
+	const char *colon, *h;
+	size_t hl;
+	char *end;
+	long port;
+
+	memset(ss, 0, sizeof(*ss));
+	*why = NULL;
+	if (strncmp(s, "unix:", 5) == 0) {
+		struct sockaddr_un *sun = (struct sockaddr_un *)ss;
+
+		if (s[5] != '/' || strlen(s + 5) >= sizeof(sun->sun_path)) {
+			*why = "a unix socket needs an absolute path shorter than 108 bytes";
+			return -1;
+		}
+		sun->sun_family = AF_UNIX;
+		strcpy(sun->sun_path, s + 5);
+		*sslen = sizeof(*sun);
+		return 0;
+	}
+	if (s[0] == '[') {
+		const char *rb = strchr(s, ']');
+
+		if (rb == NULL || rb[1] != ':') {
+			*why = "expected [ADDRESS]:PORT";
+			return -1;
+		}
+		h = s + 1;
+		hl = (size_t)(rb - h);
+		colon = rb + 1;
+	} else {
+		colon = strrchr(s, ':');
+		if (colon == NULL) {
+			*why = "expected ADDRESS:PORT";
+			return -1;
+		}
+		h = s;
+		hl = (size_t)(colon - s);
+	}
+	if (hl == 0 || hl >= sizeof(host)) {
+		*why = "bad address";
+		return -1;
+	}
+	memcpy(host, h, hl);
+	host[hl] = '\0';
+	errno = 0;
+	port = strtol(colon + 1, &end, 10);
+	if (errno != 0 || end == colon + 1 || *end != '\0' || port < 0 || port > 65535) {
+		*why = "the port must be a number from 0 to 65535";
+		return -1;
+	}
+	if (s[0] != '[') {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		if (inet_pton(AF_INET, host, &sin->sin_addr) != 1) {
+			*why = "not an IPv4 address (write IPv6 as [ADDRESS]:PORT)";
+			return -1;
+		}
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons((uint16_t)port);
+		*sslen = sizeof(*sin);
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+		if (inet_pton(AF_INET6, host, &sin6->sin6_addr) != 1) {
+			*why = "not an IPv6 address";
+			return -1;
+		}
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons((uint16_t)port);
+		*sslen = sizeof(*sin6);
+	}
+	return 0;
+}
+
+/* ---- policy ---------------------------------------------------------------------- */
+
+/* Load the policy from the source named on the command line; NULL with a message. */
+static struct proxy_policy *
+proxy_policy_load(struct proxy *px, char *err, size_t errlen)
+{
+	struct proxy_policy *pp;
+	struct settings s;
+	struct diags errs = { 0 }, warns = { 0 };
+	struct policy *pol = NULL;
+	bool rhm = false;
+
+	if (px->opts.settings_path != NULL) {
+		if (settings_load(px->opts.settings_path, &s, &errs, &warns) == -1) {
+			size_t i, off = 0;
+
+			err[0] = '\0';
+			for (i = 0; i < errs.msgs.n && off + 1 < errlen; i++)
+				off += (size_t)snprintf(err + off, errlen - off, "%s%s",
+				    i ? "; " : "", errs.msgs.v[i]);
+			if (errs.msgs.n == 0)
+				snprintf(err, errlen, "%s: invalid settings", px->opts.settings_path);
+			diags_free(&errs);
+			diags_free(&warns);
+			return NULL;
+		}
+		diags_free(&warns);
+		rhm = s.net.require_host_match;
+		pol = policy_from_settings(&s, err, errlen);
+		settings_free(&s);
+	} else {
+		if (px->opts.policy_path != NULL)
+			pol = policy_open_file(px->opts.policy_path, err, errlen);
+		else
+			pol = policy_open_fd(px->opts.policy_fd, err, errlen);
+		if (pol != NULL) {
+			if (policy_to_settings(pol, &s) == -1) {
+				snprintf(err, errlen, "cannot read the policy's options");
+				policy_free(pol);
+				return NULL;
+			}
+			rhm = s.net.require_host_match;
+			settings_free(&s);
+		}
+	}
+	if (pol == NULL)
+		return NULL;
+	pp = xcalloc(1, sizeof(*pp));
+	pp->pol = pol;
+	pp->require_host_match = rhm;
+	pp->refs = 1;
+	return pp;
+}
+
+struct proxy_policy *
+proxy_policy_get(struct proxy *px)
+{
+	px->pol->refs++;
+	return px->pol;
+}
+
+void
+proxy_policy_put(struct proxy_policy *pp)
+{
+	if (pp == NULL || --pp->refs > 0)
+		return;
+	policy_free(pp->pol);
+	free(pp);
+}
+
+static void
+proxy_reload(struct proxy *px)
+{
+	struct proxy_policy *pp;
+	char err[1024];
+
+	if ((pp = proxy_policy_load(px, err, sizeof(err))) == NULL) {
+		log_warnx("reload failed, keeping the current policy: %s", err);
+		return;
+	}
+	proxy_policy_put(px->pol);
+	px->pol = pp;
+	log_info("policy reloaded");
+}
+
+/* ---- decision log ---------------------------------------------------------------- */
+
+void
+proxy_request_init(struct proxy *px, struct proxy_request *rq, const char *protocol,
+    const char *client)
+{
+	memset(rq, 0, sizeof(*rq));
+	rq->protocol = protocol;
+	snprintf(rq->client, sizeof(rq->client), "%s", client);
+	rq->status = -1;
+	rq->kind = HOST_MALFORMED;
+	rq->start_ms = evloop_now(px->loop);
+}
+
+void
+proxy_request_clear(struct proxy_request *rq)
+{
+	free(rq->rule);
+	free(rq->reason);
+	rq->rule = rq->reason = NULL;
+}
+
+void
+proxy_request_set_reason(struct proxy_request *rq, const char *reason, size_t len)
+{
+	free(rq->reason);
+	rq->reason = reason != NULL ? xstrndup(reason, len) : NULL;
+}
+
+void
+proxy_log(struct proxy *px, const struct proxy_request *rq)
+{
+	struct jbuf b = { 0 };
+	struct timespec ts;
+	struct tm tm;
+	char tbuf[32];
+	ssize_t n;
+
+	if (px->log_fd == -1)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(tbuf, sizeof(tbuf), "%Y-%m-%dT%H:%M:%S", &tm);
+	jbuf_addf(&b, "{\"time\":\"%s.%03ldZ\",\"protocol\":", tbuf, ts.tv_nsec / 1000000);
+	jbuf_add_jstr(&b, rq->protocol, strlen(rq->protocol));
+	jbuf_adds(&b, ",\"client\":");
+	jbuf_add_jstr(&b, rq->client, strlen(rq->client));
+	jbuf_adds(&b, ",\"host\":");
+	jbuf_add_jstr(&b, rq->host, strlen(rq->host));
+	jbuf_addf(&b, ",\"port\":%u,\"verdict\":", rq->port);
+	jbuf_add_jstr(&b, rq->verdict ? rq->verdict : "deny",
+	    strlen(rq->verdict ? rq->verdict : "deny"));
+	jbuf_adds(&b, ",\"rule\":");
+	jbuf_add_jstr(&b, rq->rule, rq->rule ? strlen(rq->rule) : 0);
+	jbuf_adds(&b, ",\"reason\":");
+	jbuf_add_jstr(&b, rq->reason, rq->reason ? strlen(rq->reason) : 0);
+	if (rq->status >= 0)
+		jbuf_addf(&b, ",\"status\":%d", rq->status);
+	else
+		jbuf_adds(&b, ",\"status\":null");
+	jbuf_addf(&b, ",\"bytes_up\":%llu,\"bytes_down\":%llu,\"duration_ms\":%llu}\n",
+	    (unsigned long long)rq->up, (unsigned long long)rq->down,
+	    (unsigned long long)(evloop_now(px->loop) - rq->start_ms));
+	/* One write per line, so lines never interleave with another writer's. */
+	do
+		n = write(px->log_fd, b.p, b.len);
+	while (n == -1 && errno == EINTR);
+	if (n != (ssize_t)b.len && px->log_dropped++ == 0)
+		log_warn("decision log: write failed, lines are being lost");
+	jbuf_free(&b);
+}
+
+/* ---- decisions ------------------------------------------------------------------- */
+
+int
+proxy_decide(struct proxy *px, struct proxy_policy *pp, struct proxy_request *rq,
+    const char *host, size_t hostlen, uint16_t port)
+{
+	struct policy_verdict v;
+	size_t i;
+
+	policy_decide(pp->pol, host, hostlen, port, &v);
+	rq->port = port;
+	rq->kind = v.kind;
+	if (v.kind != HOST_MALFORMED)
+		snprintf(rq->host, sizeof(rq->host), "%s", v.canon);
+	else {
+		for (i = 0; i < hostlen && i < sizeof(rq->host) - 1; i++)
+			rq->host[i] = host[i] >= 0x20 && host[i] < 0x7f ? host[i] : '?';
+		rq->host[i] = '\0';
+	}
+	free(rq->rule);
+	rq->rule = v.rule != NULL ? xstrndup(v.rule, v.rule_len) : NULL;
+	proxy_request_set_reason(rq, v.reason, v.reason ? v.reason_len : 0);
+	if (v.allow) {
+		rq->verdict = "allow";
+		return 1;
+	}
+	if (px->opts.audit && v.kind != HOST_MALFORMED) {
+		rq->verdict = "audit-deny";
+		rq->would_deny = true;
+		return 1;
+	}
+	rq->verdict = "deny";
+	return 0;
+}
+
+void
+proxy_sanitize_reason(const char *in, size_t len, char *out, size_t outlen)
+{
+	size_t i, o = 0, start, end, max = outlen - 1 < 500 ? outlen - 1 : 500;
+	char tmp[1024];
+	size_t t = 0;
+
+	/* Controls become spaces, angle brackets go, then trim, cut, trim the end. */
+	for (i = 0; i < len && t < sizeof(tmp) - 1; i++) {
+		unsigned char c = (unsigned char)in[i];
+
+		if (c == '<' || c == '>')
+			continue;
+		tmp[t++] = c < 0x20 || c == 0x7f ? ' ' : (char)c;
+	}
+	start = 0;
+	while (start < t && tmp[start] == ' ')
+		start++;
+	end = t;
+	while (end > start && tmp[end - 1] == ' ')
+		end--;
+	for (i = start; i < end && o < max; i++) {
+		unsigned char c = (unsigned char)tmp[i];
+
+		out[o++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+	}
+	while (o > 0 && out[o - 1] == ' ')
+		o--;
+	out[o] = '\0';
+}
+
+int
+proxy_auth_check(struct proxy *px, const char *userpass, size_t len)
+{
+	const char *want = px->opts.auth;
+	size_t wl, i;
+	unsigned char diff;
+
+	if (want == NULL)
+		return 1;
+	wl = strlen(want);
+	diff = len != wl;
+	/* Constant time in the length of the configured credentials. */
+	for (i = 0; i < wl; i++)
+		diff |= (unsigned char)want[i] ^ (unsigned char)(i < len ? userpass[i] : 0);
+	return diff == 0;
+}
+
+/* ---- guarded dial ---------------------------------------------------------------- */
+
+#define PROXY_DIAL_MAX 64
+
+struct proxy_dial {
+	struct proxy *px;
+	struct proxy_policy *pp;
+	struct proxy_request *rq;
+	proxy_dial_cb cb;
+	void *arg;
+	struct resolver_query *query;
+	struct ip_addr addrs[PROXY_DIAL_MAX];
+	size_t naddrs, next;
+	int fd;
+	int last_err;
+	struct ev_timer timeout;
+	struct ev_timer start;
+	char message[GUARD_REASON_MAX + DOM_HOST_MAX + 64];
+	char short_reason[GUARD_REASON_MAX];
+};
+
+static void proxy_dial_next(struct proxy_dial *d);
+
+static void
+proxy_dial_free(struct proxy_dial *d)
+{
+	evtimer_del(d->px->loop, &d->timeout);
+	evtimer_del(d->px->loop, &d->start);
+	if (d->query != NULL)
+		resolver_cancel(d->query);
+	if (d->fd != -1) {
+		evloop_del(d->px->loop, d->fd);
+		close(d->fd);
+	}
+	proxy_policy_put(d->pp);
+	free(d);
+}
+
+static void
+proxy_dial_finish(struct proxy_dial *d, enum proxy_dial_status st)
+{
+	struct proxy_dial_result res;
+
+	memset(&res, 0, sizeof(res));
+	res.status = st;
+	res.fd = -1;
+	if (st == PROXY_DIAL_OK) {
+		evloop_del(d->px->loop, d->fd);
+		res.fd = d->fd;
+		d->fd = -1;
+	} else {
+		res.err = d->last_err;
+		res.message = d->message;
+		res.short_reason = d->short_reason[0] ? d->short_reason : d->message;
+		if (st == PROXY_DIAL_BLOCKED)
+			d->rq->verdict = "deny";
+		else
+			d->rq->verdict = "error";
+		proxy_request_set_reason(d->rq, d->message, strlen(d->message));
+	}
+	d->query = NULL;
+	d->cb(d->arg, &res);
+	proxy_dial_free(d);
+}
+
+static void
+proxy_dial_fail(struct proxy_dial *d, int err)
+{
+	char a[64];
+
+	d->last_err = err;
+	if (d->naddrs > 0 && d->next > 0) {
+		ip_addr_format(&d->addrs[d->next - 1], a, sizeof(a));
+		snprintf(d->message, sizeof(d->message), "connect to %s port %u (%s) failed: %s",
+		    d->rq->host, d->rq->port, a, strerror(err));
+	} else
+		snprintf(d->message, sizeof(d->message), "connect to %s port %u failed: %s",
+		    d->rq->host, d->rq->port, strerror(err));
+	proxy_dial_finish(d, PROXY_DIAL_FAILED);
+}
+
+static void
+proxy_dial_io(struct evloop *loop, int fd, unsigned events, void *arg)
+{
+	struct proxy_dial *d = arg;
+	int err = 0;
+	socklen_t el = sizeof(err);
+
+	(void)loop;
+	(void)events;
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) == -1)
+		err = errno;
+	if (err == 0) {
+		proxy_dial_finish(d, PROXY_DIAL_OK);
+		return;
+	}
+	d->last_err = err;
+	evloop_del(d->px->loop, d->fd);
+	close(d->fd);
+	d->fd = -1;
+	proxy_dial_next(d);
+}
+
+/* Connect to the next candidate address; on the last failure report it. */
+static void
+proxy_dial_next(struct proxy_dial *d)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	const struct ip_addr *a;
+
+	while (d->next < d->naddrs) {
+		a = &d->addrs[d->next++];
+		memset(&ss, 0, sizeof(ss));
+		if (a->family == 4) {
+			struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+
+			sin->sin_family = AF_INET;
+			sin->sin_port = htons(d->rq->port);
+			memcpy(&sin->sin_addr, a->bytes, 4);
+			sl = sizeof(*sin);
+		} else {
+			struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+
+			sin6->sin6_family = AF_INET6;
+			sin6->sin6_port = htons(d->rq->port);
+			memcpy(&sin6->sin6_addr, a->bytes, 16);
+			sl = sizeof(*sin6);
+		}
+		d->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (d->fd == -1) {
+			d->last_err = errno;
+			continue;
+		}
+		if (connect(d->fd, (struct sockaddr *)&ss, sl) == 0) {
+			if (evloop_add(d->px->loop, d->fd, EV_WRITE, proxy_dial_io, d) == 0) {
+				/* Report from the loop like every other outcome. */
+				return;
+			}
+		} else if (errno == EINPROGRESS) {
+			if (evloop_add(d->px->loop, d->fd, EV_WRITE, proxy_dial_io, d) == 0)
+				return;
+		}
+		d->last_err = errno;
+		close(d->fd);
+		d->fd = -1;
+	}
+	proxy_dial_fail(d, d->last_err ? d->last_err : EHOSTUNREACH);
+}
+
+static void
+proxy_dial_timeout_cb(struct evloop *loop, void *arg)
+{
+	struct proxy_dial *d = arg;
+
+	(void)loop;
+	snprintf(d->message, sizeof(d->message), "connect to %s port %u timed out",
+	    d->rq->host, d->rq->port);
+	d->last_err = ETIMEDOUT;
+	proxy_dial_finish(d, PROXY_DIAL_FAILED);
+}
+
+static void
+proxy_dial_start_cb(struct evloop *loop, void *arg)
+{
+	(void)loop;
+	proxy_dial_next(arg);
+}
+
+static void
+proxy_dial_resolved(void *arg, int status, const struct ip_addr *addrs, size_t naddrs)
+{
+	struct proxy_dial *d = arg;
+	struct guard_result gr;
+	size_t i;
+
+	d->query = NULL;
+	if (status != 0) {
+		snprintf(d->message, sizeof(d->message), "lookup of %s failed: %s", d->rq->host,
+		    resolver_strerror(status));
+		d->last_err = 0;
+		proxy_dial_finish(d, PROXY_DIAL_FAILED);
+		return;
+	}
+	if (guard_local_refresh(&d->px->local) == -1)
+		log_debug("getifaddrs: %s", strerror(errno));
+	guard_check(d->pp->pol, d->rq->host, d->rq->port, addrs, naddrs, &d->px->local, &gr);
+	if (gr.index == -1) {
+		if (!d->px->opts.audit) {
+			snprintf(d->message, sizeof(d->message), "%s", gr.message);
+			snprintf(d->short_reason, sizeof(d->short_reason), "%s", gr.reason);
+			proxy_dial_finish(d, PROXY_DIAL_BLOCKED);
+			return;
+		}
+		/* Learning mode: record what the guard would have refused, dial anyway. */
+		d->rq->verdict = "audit-deny";
+		d->rq->would_deny = true;
+		proxy_request_set_reason(d->rq, gr.message, strlen(gr.message));
+		for (i = 0; i < naddrs && d->naddrs < PROXY_DIAL_MAX; i++)
+			d->addrs[d->naddrs++] = addrs[i];
+	} else {
+		/* Only the addresses that passed, in the resolver's order. */
+		for (i = (size_t)gr.index; i < naddrs && d->naddrs < PROXY_DIAL_MAX; i++)
+			if (guard_address_denial(d->pp->pol, d->rq->host, d->rq->port, &addrs[i],
+			    &d->px->local) == 0)
+				d->addrs[d->naddrs++] = addrs[i];
+	}
+	proxy_dial_next(d);
+}
+
+struct proxy_dial *
+proxy_dial(struct proxy *px, struct proxy_policy *pp, struct proxy_request *rq,
+    proxy_dial_cb cb, void *arg)
+{
+	struct proxy_dial *d;
+
+	d = xcalloc(1, sizeof(*d));
+	d->px = px;
+	d->pp = pp;
+	pp->refs++;
+	d->rq = rq;
+	d->cb = cb;
+	d->arg = arg;
+	d->fd = -1;
+	evtimer_init(&d->timeout, proxy_dial_timeout_cb, d);
+	evtimer_init(&d->start, proxy_dial_start_cb, d);
+	evtimer_add(px->loop, &d->timeout, PROXY_CONNECT_TIMEOUT_MS);
+	if (rq->kind == HOST_IPV4 || rq->kind == HOST_IPV6) {
+		/* A literal is dialled as it is: the name decision was the whole check. */
+		if (ip_addr_parse(rq->host, &d->addrs[0]) == 0)
+			d->naddrs = 1;
+		evtimer_add(px->loop, &d->start, 0);
+		return d;
+	}
+	d->query = resolver_lookup(px->resolver, rq->host, proxy_dial_resolved, d);
+	return d;
+}
+
+void
+proxy_dial_cancel(struct proxy_dial *d)
+{
+	if (d != NULL)
+		proxy_dial_free(d);
+}
+
+/* ---- tunnels --------------------------------------------------------------------- */
+
+struct proxy_tun {
+	struct proxy *px;
+	struct proxy_request *rq;
+};
+
+static void
+proxy_tunnel_done(struct relay *r, enum relay_end how, int err, const struct relay_stats *st,
+    void *arg)
+{
+	struct proxy_tun *t = arg;
+
+	(void)r;
+	t->rq->up += st->up;
+	t->rq->down += st->down;
+	if (how == RELAY_END_ERROR)
+		log_debug("tunnel %s:%u ended: %s", t->rq->host, t->rq->port, strerror(err));
+	proxy_log(t->px, t->rq);
+	proxy_request_clear(t->rq);
+	free(t->rq);
+	proxy_conn_closed(t->px);
+	free(t);
+}
+
+int
+proxy_tunnel(struct proxy *px, int client_fd, int server_fd, struct proxy_request *rq,
+    const void *to_client, size_t to_client_len, const void *to_server, size_t to_server_len)
+{
+	struct relay_params p;
+	struct proxy_tun *t;
+
+	t = xcalloc(1, sizeof(*t));
+	t->px = px;
+	t->rq = rq;
+	memset(&p, 0, sizeof(p));
+	p.to_client = to_client;
+	p.to_client_len = to_client_len;
+	p.to_server = to_server;
+	p.to_server_len = to_server_len;
+	p.idle_ms = (uint64_t)px->opts.idle_timeout_s * 1000;
+	p.done = proxy_tunnel_done;
+	p.arg = t;
+	if (relay_start(px->loop, client_fd, server_fd, &p, NULL) == -1) {
+		log_warn("tunnel to %s port %u", rq->host, rq->port);
+		rq->verdict = "error";
+		proxy_request_set_reason(rq, "cannot start the relay", 22);
+		proxy_log(px, rq);
+		proxy_request_clear(rq);
+		free(rq);
+		free(t);
+		proxy_conn_closed(px);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- accept loop, signals, lifeline ---------------------------------------------- */
+
+struct evloop *
+proxy_loop(struct proxy *px)
+{
+	return px->loop;
+}
+
+const struct proxy_opts *
+proxy_options(struct proxy *px)
+{
+	return &px->opts;
+}
+
+bool
+proxy_draining(struct proxy *px)
+{
+	return px->draining;
+}
+
+void
+proxy_conn_closed(struct proxy *px)
+{
+	if (px->nconns > 0)
+		px->nconns--;
+	if (px->draining && px->nconns == 0)
+		evloop_break(px->loop);
+}
+
+static void
+proxy_client_text(const struct sockaddr_storage *ss, char *out, size_t outlen)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *sin = (const struct sockaddr_in *)ss;
+
+		inet_ntop(AF_INET, &sin->sin_addr, a, sizeof(a));
+		snprintf(out, outlen, "%s:%u", a, ntohs(sin->sin_port));
+	} else if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)ss;
+
+		inet_ntop(AF_INET6, &sin6->sin6_addr, a, sizeof(a));
+		snprintf(out, outlen, "[%s]:%u", a, ntohs(sin6->sin6_port));
+	} else
+		snprintf(out, outlen, "unix");
+}
+
+static void proxy_accept_cb(struct evloop *, int, unsigned, void *);
+
+static void
+proxy_accept_resume(struct evloop *loop, void *arg)
+{
+	struct proxy *px = arg;
+	size_t i;
+
+	(void)loop;
+	px->accept_paused = false;
+	if (px->draining)
+		return;
+	for (i = 0; i < px->nlisteners; i++)
+		(void)evloop_mod(px->loop, px->listeners[i].fd, EV_READ);
+}
+
+static void
+proxy_accept_cb(struct evloop *loop, int lfd, unsigned events, void *arg)
+{
+	struct proxy *px = arg;
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	char client[PROXY_CLIENT_MAX];
+	int fd, n;
+	size_t i;
+
+	(void)events;
+	/* A bounded batch per wake-up keeps one busy listener from starving the rest. */
+	for (n = 0; n < 64 && !px->draining; n++) {
+		sl = sizeof(ss);
+		fd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd == -1) {
+			if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED)
+				return;
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+			    errno == ENOMEM) {
+				/* Out of descriptors: stop accepting for a moment instead of
+				 * spinning on a listener that stays readable. */
+				log_warn("accept");
+				for (i = 0; i < px->nlisteners; i++)
+					(void)evloop_mod(loop, px->listeners[i].fd, 0);
+				px->accept_paused = true;
+				evtimer_add(loop, &px->accept_timer, 200);
+				return;
+			}
+			log_warn("accept");
+			return;
+		}
+		if (px->nconns >= px->opts.max_conns) {
+			log_debug("connection cap (%u) reached: refusing", px->opts.max_conns);
+			px->proto->refuse(px, fd);
+			close(fd);
+			continue;
+		}
+		px->nconns++;
+		proxy_client_text(&ss, client, sizeof(client));
+		px->proto->accept(px, fd, client);
+	}
+}
+
+static void
+proxy_stop_listening(struct proxy *px)
+{
+	size_t i;
+
+	for (i = 0; i < px->nlisteners; i++) {
+		evloop_del(px->loop, px->listeners[i].fd);
+		close(px->listeners[i].fd);
+		px->listeners[i].fd = -1;
+	}
+}
+
+static void
+proxy_drain_timeout(struct evloop *loop, void *arg)
+{
+	struct proxy *px = arg;
+
+	log_info("%u connection(s) still open after the drain period: exiting", px->nconns);
+	evloop_break(loop);
+}
+
+static void
+proxy_signal_cb(struct evloop *loop, int signo, void *arg)
+{
+	struct proxy *px = arg;
+
+	if (signo == SIGHUP) {
+		proxy_reload(px);
+		return;
+	}
+	if (px->draining)
+		return;
+	log_debug("signal %d: draining %u connection(s)", signo, px->nconns);
+	px->draining = true;
+	proxy_stop_listening(px);
+	if (px->nconns == 0) {
+		evloop_break(loop);
+		return;
+	}
+	evtimer_add(loop, &px->drain_timer, PROXY_DRAIN_MS);
+}
+
+static void
+proxy_lifeline_cb(struct evloop *loop, int fd, unsigned events, void *arg)
+{
+	char buf[256];
+	ssize_t n;
+
+	(void)events;
+	(void)arg;
+	n = read(fd, buf, sizeof(buf));
+	if (n > 0 || (n == -1 && (errno == EAGAIN || errno == EINTR)))
+		return;
+	/* The launcher is gone: nobody is left to serve. */
+	log_debug("lifeline closed: exiting");
+	evloop_del(loop, fd);
+	evloop_break(loop);
+}
+
+static int
+proxy_set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl == -1 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) == -1 ||
+	    fcntl(fd, F_SETFD, FD_CLOEXEC) == -1)
+		return -1;
+	return 0;
+}
+
+static void
+proxy_add_listener(struct proxy *px, int fd, char *unix_path)
+{
+	px->listeners = xreallocarray(px->listeners, px->nlisteners + 1,
+	    sizeof(*px->listeners));
+	px->listeners[px->nlisteners].fd = fd;
+	px->listeners[px->nlisteners].unix_path = unix_path;
+	px->nlisteners++;
+}
+
+static void
+proxy_open_listener(struct proxy *px, const char *spec)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	const char *why;
+	int fd, one = 1;
+	char *upath = NULL;
+
+	if (proxy_parse_listen(spec, &ss, &sl, &why) == -1)
+		fatalx("-l %s: %s", spec, why);
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd == -1)
+		fatal("-l %s: socket", spec);
+	if (ss.ss_family == AF_UNIX) {
+		struct sockaddr_un *sun = (struct sockaddr_un *)&ss;
+		struct stat st;
+
+		/* Replace a stale socket, never any other kind of file. */
+		if (lstat(sun->sun_path, &st) == 0 && S_ISSOCK(st.st_mode))
+			(void)unlink(sun->sun_path);
+		upath = xstrdup(sun->sun_path);
+	} else {
+		(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (ss.ss_family == AF_INET6)
+			(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	}
+	if (bind(fd, (struct sockaddr *)&ss, sl) == -1)
+		fatal("-l %s: bind", spec);
+	if (listen(fd, 4096) == -1)
+		fatal("-l %s: listen", spec);
+	proxy_add_listener(px, fd, upath);
+}
+
+static void
+proxy_adopt_listener(struct proxy *px, int fd)
+{
+	int acc = 0;
+	socklen_t sl = sizeof(acc);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &sl) == -1)
+		fatal("--listen-fd %d", fd);
+	if (!acc)
+		fatalx("--listen-fd %d: not a listening socket", fd);
+	if (proxy_set_nonblock(fd) == -1)
+		fatal("--listen-fd %d", fd);
+	proxy_add_listener(px, fd, NULL);
+}
+
+/* Enough descriptors for the cap: a tunnel holds two sockets and, while bytes are moving,
+ * up to four pipe ends. */
+static void
+proxy_limits(struct proxy *px)
+{
+	struct rlimit rl;
+	unsigned fit;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+		rl.rlim_cur = 1024;
+	fit = rl.rlim_cur > 1024 ? (unsigned)((rl.rlim_cur - 64) / 3) : 300;
+	if (px->opts.max_conns == 0)
+		px->opts.max_conns = fit < PROXY_DEFAULT_MAX_CONNS ? fit : PROXY_DEFAULT_MAX_CONNS;
+}
+
+int
+proxy_main(int argc, char **argv, const struct proxy_proto *proto)
+{
+	struct proxy *px;
+	char err[2048];
+	size_t i;
+	int rc = 0;
+
+	px = xcalloc(1, sizeof(*px));
+	px->proto = proto;
+	log_init(proto->prog, 0, 1);
+	proxy_parse_opts(&px->opts, argc, argv, proto);
+	log_init(proto->prog, px->opts.debug, 1);
+	signal(SIGPIPE, SIG_IGN);
+	proxy_limits(px);
+
+	if ((px->pol = proxy_policy_load(px, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "%s: %s\n", proto->prog, err);
+		return 2;
+	}
+	if ((px->loop = evloop_new()) == NULL)
+		fatal("epoll");
+	if ((px->resolver = resolver_new(px->loop, err, sizeof(err))) == NULL)
+		fatalx("resolver: %s", err);
+
+	if (px->opts.log_path != NULL) {
+		px->log_fd = open(px->opts.log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
+		    O_NOCTTY, 0600);
+		if (px->log_fd == -1)
+			fatal("--log %s", px->opts.log_path);
+	} else if (px->opts.log_fd != -1) {
+		px->log_fd = px->opts.log_fd;
+		if (fcntl(px->log_fd, F_SETFD, FD_CLOEXEC) == -1)
+			fatal("--log-fd %d", px->log_fd);
+	} else
+		px->log_fd = STDOUT_FILENO;
+
+	for (i = 0; i < px->opts.nlisten_fds; i++)
+		proxy_adopt_listener(px, px->opts.listen_fds[i]);
+	for (i = 0; i < px->opts.listen.n; i++)
+		proxy_open_listener(px, px->opts.listen.v[i]);
+	if (px->nlisteners == 0)
+		proxy_open_listener(px, proto->default_listen);
+	evtimer_init(&px->accept_timer, proxy_accept_resume, px);
+	evtimer_init(&px->drain_timer, proxy_drain_timeout, px);
+	for (i = 0; i < px->nlisteners; i++)
+		if (evloop_add(px->loop, px->listeners[i].fd, EV_READ, proxy_accept_cb, px) == -1)
+			fatal("listener");
+	if (px->opts.lifeline_fd != -1) {
+		if (proxy_set_nonblock(px->opts.lifeline_fd) == -1 ||
+		    evloop_add(px->loop, px->opts.lifeline_fd, EV_READ, proxy_lifeline_cb, px) == -1)
+			fatal("--lifeline-fd %d", px->opts.lifeline_fd);
+	}
+	if (evloop_signal(px->loop, SIGHUP, proxy_signal_cb, px) == -1 ||
+	    evloop_signal(px->loop, SIGTERM, proxy_signal_cb, px) == -1 ||
+	    evloop_signal(px->loop, SIGINT, proxy_signal_cb, px) == -1)
+		fatal("signalfd");
+
+	if (proxy_sandbox_enter(px->opts.no_sandbox) == -1)
+		fatalx("cannot narrow the process");
+	log_debug("ready: %zu listener(s), up to %u connections", px->nlisteners,
+	    px->opts.max_conns);
+
+	if (evloop_run(px->loop) == -1) {
+		log_warn("event loop");
+		rc = 1;
+	}
+	/* A unix socket file stays behind (unlink is outside the narrowed syscall set); the
+	 * next start replaces it. Open connections end with the process. */
+	return rc;
+}

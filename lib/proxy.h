@@ -1,0 +1,180 @@
+/*
+ * What srt-httpd and srt-socksd share (SPEC §2, §4): the command line, the listeners and
+ * the accept loop with its connection cap, the policy (with SIGHUP reload), the name
+ * decision plus --audit, the guarded dial (c-ares lookup, resolved-address guard,
+ * non-blocking connect with a 30 s timeout), tunnels, the JSON-lines decision log, the
+ * lifeline fd, SIGTERM drain, and self-narrowing (no capabilities, NO_NEW_PRIVS, seccomp
+ * allowlist).
+ *
+ * A daemon is a struct proxy_proto and a main that calls proxy_main(). Its accept callback
+ * owns the connection from then on and calls proxy_conn_closed() exactly once when the
+ * connection is gone (proxy_tunnel() does that itself).
+ *
+ * Decision log: one JSON object per line, per decision, written when the decision is final
+ * (at once for a refusal, at the end of the exchange for an allowed one, so that the byte
+ * counts and duration are known):
+ *   {"time":"2025-01-31T12:00:00.123Z","protocol":"connect","client":"127.0.0.1:40000",
+ *    "host":"example.com","port":443,"verdict":"allow","rule":"example.com",
+ *    "reason":null,"status":200,"bytes_up":517,"bytes_down":4210,"duration_ms":35}
+ * protocol: "http", "connect", "socks5". verdict: "allow"; "deny" (policy or resolved-
+ * address guard: reason says which); "audit-deny" (--audit: would have been denied, was
+ * allowed); "error" (allowed, but the dial failed: reason says why). rule is the matching
+ * settings entry as written, or null. status is the HTTP status or SOCKS reply code sent
+ * (null if none). host is the canonical host when it parsed, else the request's host with
+ * every byte outside printable ASCII replaced by '?'.
+ */
+#ifndef SRT_PROXY_H
+#define SRT_PROXY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "domain.h"
+#include "evloop.h"
+#include "policy.h"
+#include "relay.h"
+#include "util.h"
+
+#define PROXY_CONNECT_TIMEOUT_MS   30000u
+#define PROXY_DEFAULT_MAX_CONNS    16384u
+#define PROXY_DRAIN_MS             10000u  /* SIGTERM: open connections get this long */
+#define PROXY_CLIENT_MAX           64      /* "[v6addr]:port" or "unix" */
+
+/* Command line (SPEC §2). */
+struct proxy_opts {
+	const char *policy_path;        /* -p FILE */
+	const char *settings_path;      /* -s FILE */
+	int policy_fd;                  /* --policy-fd N, or -1 */
+	struct strlist listen;          /* -l ADDR, in order */
+	int *listen_fds;                /* --listen-fd N, in order */
+	size_t nlisten_fds;
+	const char *log_path;           /* --log FILE */
+	int log_fd;                     /* --log-fd N, or -1 */
+	bool audit;                     /* --audit */
+	char *auth;                     /* --auth USER:PASS, or NULL */
+	int lifeline_fd;                /* --lifeline-fd N, or -1 */
+	bool debug;                     /* -d */
+	unsigned max_conns;             /* --max-conns N (default PROXY_DEFAULT_MAX_CONNS) */
+	unsigned idle_timeout_s;        /* --idle-timeout SEC for tunnels, 0 = none (default) */
+	bool no_sandbox;                /* --no-sandbox: skip seccomp (debugging only) */
+};
+
+struct proxy;
+
+/* What one daemon plugs into the shared core. */
+struct proxy_proto {
+	const char *prog;               /* "srt-httpd" */
+	const char *default_listen;     /* "127.0.0.1:3128" */
+	const char *usage;              /* the synopsis line(s) printed by -h and on bad usage */
+	/* A new connection, non-blocking and CLOEXEC; client is its peer in text. */
+	void (*accept)(struct proxy *px, int fd, const char *client);
+	/* Past the connection cap: write a refusal without blocking (the core closes fd). */
+	void (*refuse)(struct proxy *px, int fd);
+};
+
+/* Parse options, load the policy, open listeners and log, narrow the process, run the loop
+ * until SIGTERM/SIGINT drain or lifeline EOF. Returns the exit status (0; 1 for a runtime
+ * failure; 2 for bad usage or a bad policy at start-up). */
+int proxy_main(int argc, char **argv, const struct proxy_proto *proto);
+
+struct evloop *proxy_loop(struct proxy *px);
+const struct proxy_opts *proxy_options(struct proxy *px);
+/* The connection accepted through proto->accept is gone (fd closed). */
+void proxy_conn_closed(struct proxy *px);
+/* True after SIGTERM: finish the exchange in progress, do not start another (keep-alive). */
+bool proxy_draining(struct proxy *px);
+
+/* The policy in force, reference-counted so that a SIGHUP reload never frees one that a
+ * pending decision or lookup still uses. */
+struct proxy_policy {
+	struct policy *pol;
+	bool require_host_match;        /* network.requireHostMatch */
+	unsigned refs;
+};
+struct proxy_policy *proxy_policy_get(struct proxy *px);       /* +1 reference */
+void proxy_policy_put(struct proxy_policy *pp);                 /* -1, freed at 0 */
+
+/* --auth: 1 if no credentials are configured or user:pass equals them (constant time). */
+int proxy_auth_check(struct proxy *px, const char *userpass, size_t len);
+
+/* One decision from the request to the log line. */
+struct proxy_request {
+	const char *protocol;           /* "http", "connect", "socks5" */
+	char client[PROXY_CLIENT_MAX];
+	char host[DOM_HOST_MAX + 1];    /* canonical, or the sanitised request host */
+	uint16_t port;
+	enum host_kind kind;
+	const char *verdict;            /* "allow", "deny", "audit-deny", "error" */
+	char *rule;                     /* owned, or NULL */
+	char *reason;                   /* owned, or NULL */
+	int status;                     /* HTTP status / SOCKS reply sent, -1 none */
+	uint64_t up, down;              /* bytes client->server, server->client */
+	uint64_t start_ms;              /* evloop_now() when the request arrived */
+	bool would_deny;                /* --audit: the policy would have refused it */
+};
+
+/* Start a record: protocol and client set, counters 0, status -1, verdict NULL. */
+void proxy_request_init(struct proxy *px, struct proxy_request *rq, const char *protocol,
+    const char *client);
+void proxy_request_clear(struct proxy_request *rq);
+/* Set rq->reason to a copy of reason (any bytes; NULL clears). */
+void proxy_request_set_reason(struct proxy_request *rq, const char *reason, size_t len);
+
+/* The name decision (BEHAVIOR §2.2) for host:port, recorded in rq (host, kind, rule,
+ * reason, verdict). Returns 1 to go on (allowed, or --audit and not malformed, with
+ * verdict "audit-deny"), 0 to refuse (verdict "deny"). */
+int proxy_decide(struct proxy *px, struct proxy_policy *pp, struct proxy_request *rq,
+    const char *host, size_t hostlen, uint16_t port);
+
+/* Write rq's JSON line to the log (the duration runs to now). */
+void proxy_log(struct proxy *px, const struct proxy_request *rq);
+
+/* A guarded dial of rq->host:rq->port (after proxy_decide allowed it). IP literals are
+ * connected to directly; names are looked up once (all answers), judged by the
+ * resolved-address guard, and the addresses that pass are tried in order, within
+ * PROXY_CONNECT_TIMEOUT_MS in all. */
+enum proxy_dial_status {
+	PROXY_DIAL_OK,          /* fd is a connected, non-blocking, CLOEXEC socket */
+	PROXY_DIAL_BLOCKED,     /* the guard refused every address: short = "resolved to
+	                           ...", message = "Connection to H blocked: resolved to ..." */
+	PROXY_DIAL_FAILED,      /* lookup or connect failed: message says why */
+};
+struct proxy_dial_result {
+	enum proxy_dial_status status;
+	int fd;                 /* PROXY_DIAL_OK: the caller owns it; else -1 */
+	int err;                /* errno of a failed connect, 0 otherwise */
+	const char *short_reason;
+	const char *message;
+};
+struct proxy_dial;
+/* The callback runs once, later, from the loop (never inside proxy_dial). In --audit a
+ * guard refusal is recorded in rq (verdict "audit-deny", reason set) and the dial goes on
+ * to the first address. On PROXY_DIAL_BLOCKED rq->verdict is "deny" and rq->reason the
+ * message; on PROXY_DIAL_FAILED "error". rq must outlive the dial. */
+typedef void (*proxy_dial_cb)(void *arg, const struct proxy_dial_result *res);
+struct proxy_dial *proxy_dial(struct proxy *px, struct proxy_policy *pp,
+    struct proxy_request *rq, proxy_dial_cb cb, void *arg);
+/* Abandon a dial in progress: the callback will not run, a socket is closed. */
+void proxy_dial_cancel(struct proxy_dial *d);
+
+/* Relay client_fd <-> server_fd until both ends are done (relay.h), then log rq with the
+ * byte counts, free it and call proxy_conn_closed(). Takes ownership of both fds and of rq
+ * (allocated with xmalloc) in every case. to_client is written first (a "200" or a SOCKS
+ * reply), to_server are bytes the client sent early. Returns 0, or -1 if the relay could
+ * not start (then everything is already closed, logged and released). */
+int proxy_tunnel(struct proxy *px, int client_fd, int server_fd, struct proxy_request *rq,
+    const void *to_client, size_t to_client_len, const void *to_server, size_t to_server_len);
+
+/* Text of a deny reason fit for an HTTP status line or header: control characters become
+ * spaces, '<' and '>' are dropped, surrounding blanks trimmed, cut at 500 characters, and
+ * any byte outside printable ASCII becomes '?'. out holds at least 501 bytes. */
+void proxy_sanitize_reason(const char *in, size_t len, char *out, size_t outlen);
+
+/* Parse a listen address: "127.0.0.1:3128", "[::1]:3128", "unix:/path". 0 or -1 with
+ * *why set. */
+int proxy_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *sslen,
+    const char **why);
+
+#endif

@@ -1,0 +1,571 @@
+/*
+ * Client connections: reading request heads, dispatching them, queued writes, final
+ * replies, lingering close, timeouts. One connection serves requests one after the other
+ * (keep-alive); bytes of a pipelined next request wait in c->in until the current exchange
+ * is over.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "httpd.h"
+#include "util.h"
+
+/* ---- byte queues ----------------------------------------------------------------- */
+
+void
+bq_add(struct bq *q, const void *d, size_t n)
+{
+	if (n == 0)
+		return;
+	if (q->off > 0 && q->off + q->len + n > q->cap) {
+		memmove(q->p, q->p + q->off, q->len);
+		q->off = 0;
+	}
+	if (q->len + n > q->cap) {
+		size_t cap = q->cap ? q->cap : 4096;
+
+		while (cap < q->len + n)
+			cap *= 2;
+		q->p = xreallocarray(q->p, cap, 1);
+		q->cap = cap;
+	}
+	memcpy(q->p + q->off + q->len, d, n);
+	q->len += n;
+}
+
+void
+bq_addf(struct bq *q, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		bq_add(q, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+void
+bq_consume(struct bq *q, size_t n)
+{
+	if (n >= q->len) {
+		q->off = q->len = 0;
+		return;
+	}
+	q->off += n;
+	q->len -= n;
+}
+
+void
+bq_free(struct bq *q)
+{
+	free(q->p);
+	memset(q, 0, sizeof(*q));
+}
+
+/* ---- life cycle ------------------------------------------------------------------ */
+
+static void
+conn_timer_cb(struct evloop *loop, void *arg)
+{
+	struct conn *c = arg;
+	uint64_t limit, now = evloop_now(loop), idle = now - c->last;
+
+	switch (c->st) {
+	case CONN_READ_HEAD:
+		limit = HTTPD_KEEPALIVE_MS;
+		break;
+	case CONN_LINGER:
+	case CONN_CLOSING:
+		limit = HTTPD_LINGER_MS;
+		break;
+	case CONN_DIALING:
+		/* The dial has its own connect timeout. */
+		evtimer_add(loop, &c->timer, HTTPD_STALL_MS);
+		return;
+	default:
+		limit = HTTPD_STALL_MS;
+		break;
+	}
+	if (idle >= limit) {
+		log_debug("%s: idle for %llu ms: closing", c->client, (unsigned long long)idle);
+		conn_free(c, true);
+		return;
+	}
+	evtimer_add(loop, &c->timer, limit - idle);
+}
+
+void
+conn_accept(struct proxy *px, int fd, const char *client)
+{
+	struct conn *c;
+
+	c = xcalloc(1, sizeof(*c));
+	c->px = px;
+	c->loop = proxy_loop(px);
+	c->cfd = fd;
+	c->ufd = -1;
+	snprintf(c->client, sizeof(c->client), "%s", client);
+	c->st = CONN_READ_HEAD;
+	c->last = evloop_now(c->loop);
+	evtimer_init(&c->timer, conn_timer_cb, c);
+	evtimer_add(c->loop, &c->timer, HTTPD_KEEPALIVE_MS);
+	c->cev = EV_READ;
+	if (evloop_add(c->loop, fd, EV_READ, conn_io_cb, c) == -1) {
+		log_warn("%s: register", client);
+		conn_free(c, true);
+	}
+}
+
+void
+conn_refuse(struct proxy *px, int fd)
+{
+	static const char msg[] = "HTTP/1.1 503 Service Unavailable\r\n"
+	    "Content-Type: text/plain\r\nX-Proxy-Error: too-many-connections\r\n"
+	    "Connection: close\r\nContent-Length: 21\r\n\r\ntoo many connections\n";
+
+	(void)px;
+	/* Best effort, never blocking: a full socket buffer just loses the courtesy. */
+	(void)!send(fd, msg, sizeof(msg) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+	(void)shutdown(fd, SHUT_WR);
+}
+
+static void
+conn_close_upstream(struct conn *c)
+{
+	if (c->dial != NULL) {
+		proxy_dial_cancel(c->dial);
+		c->dial = NULL;
+	}
+	if (c->ufd != -1) {
+		evloop_del(c->loop, c->ufd);
+		close(c->ufd);
+		c->ufd = -1;
+	}
+	c->uev = 0;
+	bq_free(&c->uout);
+	bq_free(&c->uin);
+}
+
+/* End the request in progress: log it and forget it. */
+void
+conn_request_done(struct conn *c)
+{
+	if (c->rq != NULL) {
+		proxy_log(c->px, c->rq);
+		proxy_request_clear(c->rq);
+		free(c->rq);
+		c->rq = NULL;
+	}
+	if (c->pp != NULL) {
+		proxy_policy_put(c->pp);
+		c->pp = NULL;
+	}
+	free(c->up_head);
+	c->up_head = NULL;
+	c->up_head_len = 0;
+}
+
+void
+conn_free(struct conn *c, bool close_client)
+{
+	conn_close_upstream(c);
+	if (c->rq != NULL && c->rq->status < 0 && c->rq->verdict != NULL &&
+	    strcmp(c->rq->verdict, "allow") == 0)
+		proxy_request_set_reason(c->rq, "client went away", 16);
+	conn_request_done(c);
+	evtimer_del(c->loop, &c->timer);
+	if (close_client) {
+		evloop_del(c->loop, c->cfd);
+		close(c->cfd);
+		proxy_conn_closed(c->px);
+	}
+	bq_free(&c->in);
+	bq_free(&c->cout);
+	free(c);
+}
+
+/* ---- replies --------------------------------------------------------------------- */
+
+void
+conn_reply(struct conn *c, int status, const char *phrase, const char *headers,
+    const char *body, bool keep)
+{
+	size_t blen = body ? strlen(body) : 0;
+
+	/* A request body not yet read would be taken for the next request: close instead. */
+	if (!c->client_keep_alive || proxy_draining(c->px) || c->is_connect ||
+	    (c->req_framing != HTTP_BODY_NONE && !c->req_done))
+		keep = false;
+	bq_addf(&c->cout, "HTTP/1.1 %d %s\r\n", status, phrase);
+	if (headers != NULL)
+		bq_add(&c->cout, headers, strlen(headers));
+	bq_addf(&c->cout, "Content-Length: %zu\r\n", blen);
+	if (!keep)
+		bq_addf(&c->cout, "Connection: close\r\n");
+	bq_add(&c->cout, "\r\n", 2);
+	if (blen)
+		bq_add(&c->cout, body, blen);
+	if (c->rq != NULL) {
+		c->rq->status = status;
+		c->rq->down += blen;
+	}
+	conn_close_upstream(c);
+	conn_request_done(c);
+	if (keep) {
+		c->st = CONN_READ_HEAD;
+	} else {
+		c->close_after = true;
+		c->st = CONN_CLOSING;
+	}
+}
+
+/* ---- dispatch -------------------------------------------------------------------- */
+
+static void
+conn_bad_head(struct conn *c, enum http_status st)
+{
+	struct proxy_request rq;
+
+	/* Nothing was decided, but the refusal is still worth a log line. */
+	proxy_request_init(c->px, &rq, "http", c->client);
+	rq.verdict = "deny";
+	rq.status = st == HTTP_TOO_LARGE ? 431 : 400;
+	proxy_request_set_reason(&rq, st == HTTP_TOO_LARGE ? "request head too large" :
+	    "malformed request", st == HTTP_TOO_LARGE ? 22 : 17);
+	proxy_log(c->px, &rq);
+	proxy_request_clear(&rq);
+	c->client_keep_alive = false;
+	c->req_framing = HTTP_BODY_NONE;
+	if (st == HTTP_TOO_LARGE)
+		conn_reply(c, 431, "Request Header Fields Too Large", NULL, NULL, false);
+	else
+		conn_reply(c, 400, "Bad Request", NULL, NULL, false);
+}
+
+static void
+conn_dispatch(struct conn *c)
+{
+	struct http_head *h;
+	enum http_status st;
+
+	h = xmalloc(sizeof(*h));
+	st = http_parse_request(c->in.p + c->in.off, c->in.len, h);
+	if (st == HTTP_INCOMPLETE) {
+		free(h);
+		return;
+	}
+	if (st != HTTP_OK) {
+		free(h);
+		conn_bad_head(c, st);
+		return;
+	}
+	/* The head is used up now; h still points into c->in, which stays put until the
+	 * next bq_add on it. */
+	bq_consume(&c->in, h->head_len);
+	c->client_minor = h->minor;
+	c->client_keep_alive = h->keep_alive != 0;
+	c->req_framing = h->framing;
+	c->req_left = h->content_length;
+	memset(&c->req_ch, 0, sizeof(c->req_ch));
+	c->req_done = h->framing == HTTP_BODY_NONE;
+	c->resp_head_done = c->resp_done = c->resp_started = false;
+	c->is_connect = http_str_eq(h->method, "CONNECT");
+	c->head_method = http_str_eq(h->method, "HEAD");
+	c->rq = xmalloc(sizeof(*c->rq));
+	proxy_request_init(c->px, c->rq, c->is_connect ? "connect" : "http", c->client);
+	c->pp = proxy_policy_get(c->px);
+	if (c->is_connect)
+		connect_start(c, h);
+	else
+		forward_start(c, h);
+	free(h);
+}
+
+/* ---- the I/O loop ---------------------------------------------------------------- */
+
+/* Read from fd into q (at most room bytes). 1 progress, 0 nothing now, -1 EOF or error. */
+static int
+conn_read(int fd, struct bq *q, size_t room)
+{
+	char buf[65536];
+	ssize_t n;
+
+	if (room == 0)
+		return 0;
+	n = recv(fd, buf, room < sizeof(buf) ? room : sizeof(buf), 0);
+	if (n > 0) {
+		bq_add(q, buf, (size_t)n);
+		return 1;
+	}
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	return -1;
+}
+
+/* Write q to fd. 1 progress, 0 blocked or empty, -1 error. */
+static int
+conn_write(int fd, struct bq *q, uint64_t *count)
+{
+	ssize_t n;
+
+	if (q->len == 0)
+		return 0;
+	n = send(fd, q->p + q->off, q->len, MSG_NOSIGNAL);
+	if (n > 0) {
+		bq_consume(q, (size_t)n);
+		if (count != NULL)
+			*count += (uint64_t)n;
+		return 1;
+	}
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	return -1;
+}
+
+static void
+conn_update_interest(struct conn *c)
+{
+	unsigned ce = 0, ue = 0;
+
+	if (c->cout.len > 0)
+		ce |= EV_WRITE;
+	switch (c->st) {
+	case CONN_READ_HEAD:
+		if (c->in.len < HTTPD_IN_MAX && c->cout.len < HTTPD_OUT_MAX)
+			ce |= EV_READ;
+		break;
+	case CONN_FORWARD:
+		if (!c->req_done && c->in.len == 0 && c->uout.len < HTTPD_OUT_MAX)
+			ce |= EV_READ;
+		if (c->uout.len > 0)
+			ue |= EV_WRITE;
+		if (!c->resp_done && c->cout.len < HTTPD_OUT_MAX)
+			ue |= EV_READ;
+		break;
+	case CONN_LINGER:
+		ce |= EV_READ;
+		break;
+	default:
+		break;
+	}
+	if (ce != c->cev && evloop_mod(c->loop, c->cfd, ce) == 0)
+		c->cev = ce;
+	if (c->ufd != -1 && ue != c->uev && evloop_mod(c->loop, c->ufd, ue) == 0)
+		c->uev = ue;
+}
+
+void
+conn_run(struct conn *c)
+{
+	int r, progress;
+
+	do {
+		progress = 0;
+		if ((r = conn_write(c->cfd, &c->cout, NULL)) == -1) {
+			conn_free(c, true);
+			return;
+		}
+		progress |= r;
+		switch (c->st) {
+		case CONN_READ_HEAD:
+			if (c->cout.len >= HTTPD_OUT_MAX)
+				break;
+			if (c->in.len > 0) {
+				size_t before = c->in.len;
+				enum conn_state was = c->st;
+
+				conn_dispatch(c);
+				if (c->st != was || c->in.len != before) {
+					progress = 1;
+					break;
+				}
+			}
+			if (proxy_draining(c->px) && c->in.len == 0 && c->cout.len == 0) {
+				conn_free(c, true);
+				return;
+			}
+			r = conn_read(c->cfd, &c->in, HTTPD_IN_MAX - c->in.len);
+			if (r == -1) {
+				/* EOF between requests is the normal end of keep-alive. */
+				conn_free(c, true);
+				return;
+			}
+			if (r == 0 && c->in.len >= HTTPD_IN_MAX) {
+				conn_bad_head(c, HTTP_TOO_LARGE);
+				progress = 1;
+			}
+			progress |= r;
+			break;
+		case CONN_FORWARD:
+			if ((r = forward_pump(c)) == -1)
+				return;
+			progress |= r;
+			if (c->st == CONN_FORWARD && c->resp_done && c->cout.len == 0)
+				progress = 1;
+			break;
+		case CONN_CLOSING:
+			if (c->cout.len == 0) {
+				(void)shutdown(c->cfd, SHUT_WR);
+				c->st = CONN_LINGER;
+				c->last = evloop_now(c->loop);
+				evtimer_add(c->loop, &c->timer, HTTPD_LINGER_MS);
+				progress = 1;
+			}
+			break;
+		case CONN_LINGER: {
+			struct bq sink = { 0 };
+
+			/* Read and drop what the client still sends, so that closing with
+			 * unread input does not reset the connection before it has read our
+			 * reply. */
+			r = conn_read(c->cfd, &sink, 65536);
+			bq_free(&sink);
+			if (r == -1) {
+				conn_free(c, true);
+				return;
+			}
+			progress |= r;
+			break;
+		}
+		case CONN_DIALING:
+			break;
+		}
+		if (progress)
+			c->last = evloop_now(c->loop);
+	} while (progress);
+	conn_update_interest(c);
+}
+
+void
+conn_io_cb(struct evloop *loop, int fd, unsigned events, void *arg)
+{
+	(void)loop;
+	(void)fd;
+	(void)events;
+	conn_run(arg);
+}
+
+/* ---- shared request steps -------------------------------------------------------- */
+
+static int
+b64_val(unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+')
+		return 62;
+	if (c == '/')
+		return 63;
+	return -1;
+}
+
+/* --auth: Proxy-Authorization: Basic base64(user:pass). */
+bool
+httpd_auth_ok(struct conn *c, const struct http_head *h)
+{
+	char dec[1024];
+	size_t i, n = 0, idx = 0, k;
+	struct http_str v;
+	uint32_t acc = 0;
+	int bits = 0, ok;
+
+	if (proxy_options(c->px)->auth == NULL)
+		return true;
+	if (http_field_count(h, "proxy-authorization", &idx) != 1)
+		return false;
+	v = h->fields[idx].value;
+	if (v.n < 6 || strncasecmp(v.p, "basic", 5) != 0 || (v.p[5] != ' ' && v.p[5] != '\t'))
+		return false;
+	for (k = 6; k < v.n && (v.p[k] == ' ' || v.p[k] == '\t'); k++)
+		;
+	for (i = k; i < v.n && v.p[i] != '='; i++) {
+		int d = b64_val((unsigned char)v.p[i]);
+
+		if (d < 0)
+			return false;
+		acc = acc << 6 | (uint32_t)d;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (n == sizeof(dec))
+				return false;
+			dec[n++] = (char)((acc >> bits) & 0xff);
+		}
+	}
+	for (; i < v.n; i++)
+		if (v.p[i] != '=')
+			return false;
+	ok = proxy_auth_check(c->px, dec, n);
+	explicit_bzero(dec, sizeof(dec));
+	return ok != 0;
+}
+
+static void
+httpd_dial_cb(void *arg, const struct proxy_dial_result *res)
+{
+	struct conn *c = arg;
+	char line[600], body[1200];
+
+	c->dial = NULL;
+	if (res->status == PROXY_DIAL_OK) {
+		if (c->is_connect) {
+			static const char ok[] = "HTTP/1.1 200 Connection Established\r\n\r\n";
+			struct proxy_request *rq = c->rq;
+			struct proxy *px = c->px;
+			int cfd = c->cfd;
+
+			rq->status = 200;
+			c->rq = NULL;
+			/* The tunnel takes the client socket, the request record and the bytes
+			 * the client sent after its CONNECT head. */
+			evloop_del(c->loop, cfd);
+			conn_request_done(c);
+			if (proxy_tunnel(px, cfd, res->fd, rq, ok, sizeof(ok) - 1,
+			    c->in.p ? c->in.p + c->in.off : NULL, c->in.len) == -1)
+				log_debug("tunnel could not start");
+			conn_free(c, false);
+			return;
+		}
+		forward_dialed(c, res->fd);
+		conn_run(c);
+		return;
+	}
+	if (res->status == PROXY_DIAL_BLOCKED) {
+		if (c->is_connect) {
+			proxy_sanitize_reason(res->short_reason, strlen(res->short_reason), line,
+			    sizeof(line));
+			proxy_sanitize_reason(res->message, strlen(res->message), body,
+			    sizeof(body));
+			conn_reply(c, 403, line, "Content-Type: text/plain\r\n"
+			    "X-Proxy-Error: blocked-by-sandbox-runtime\r\n", body, false);
+		} else {
+			snprintf(body, sizeof(body), "%s\n", res->message);
+			conn_reply(c, 403, "Forbidden", "Content-Type: text/plain\r\n"
+			    "X-Proxy-Error: blocked-by-sandbox-runtime\r\n", body, true);
+		}
+	} else {
+		log_debug("%s: %s", c->client, res->message);
+		conn_reply(c, 502, "Bad Gateway", "Content-Type: text/plain\r\n",
+		    c->is_connect ? NULL : "Bad Gateway", !c->is_connect);
+	}
+	conn_run(c);
+}
+
+void
+httpd_dial(struct conn *c)
+{
+	c->st = CONN_DIALING;
+	c->dial = proxy_dial(c->px, c->pp, c->rq, httpd_dial_cb, c);
+}

@@ -1,0 +1,84 @@
+/*
+ * CONNECT tunnels (BEHAVIOR §3.2): authority-form target, the decision, the guarded dial,
+ * then the shared splice relay. Every refusal ends the connection.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "httpd.h"
+#include "util.h"
+
+/* "host:port" or "[v6]:port": 0 or -1. */
+static int
+connect_parse_target(struct http_str t, const char **host, size_t *hostlen, uint16_t *port)
+{
+	const char *end = t.p + t.n, *colon, *d;
+	unsigned long p = 0;
+
+	if (t.n == 0)
+		return -1;
+	if (t.p[0] == '[') {
+		const char *rb = memchr(t.p, ']', t.n);
+
+		if (rb == NULL || rb == t.p + 1 || rb + 1 >= end || rb[1] != ':')
+			return -1;
+		*host = t.p + 1;
+		*hostlen = (size_t)(rb - t.p - 1);
+		colon = rb + 1;
+	} else {
+		colon = memchr(t.p, ':', t.n);
+		if (colon == NULL || colon == t.p || memchr(colon + 1, ':', (size_t)(end - colon - 1)))
+			return -1;
+		*host = t.p;
+		*hostlen = (size_t)(colon - t.p);
+	}
+	if (colon + 1 == end || end - colon - 1 > 5)
+		return -1;
+	for (d = colon + 1; d < end; d++) {
+		if (*d < '0' || *d > '9')
+			return -1;
+		p = p * 10 + (unsigned long)(*d - '0');
+	}
+	if (p < 1 || p > 65535)
+		return -1;
+	*port = (uint16_t)p;
+	return 0;
+}
+
+void
+connect_start(struct conn *c, const struct http_head *h)
+{
+	const char *host;
+	size_t hostlen;
+	uint16_t port;
+	char line[600];
+
+	/* Whatever follows the head is tunnel payload, whatever the head says. */
+	c->req_framing = HTTP_BODY_NONE;
+	c->req_done = true;
+	if (!httpd_auth_ok(c, h)) {
+		c->rq->verdict = "deny";
+		proxy_request_set_reason(c->rq, "proxy authentication required", 29);
+		conn_reply(c, 407, "Proxy Authentication Required",
+		    "Proxy-Authenticate: Basic realm=\"srt\"\r\n", NULL, false);
+		return;
+	}
+	if (connect_parse_target(h->target, &host, &hostlen, &port) == -1) {
+		c->rq->verdict = "deny";
+		proxy_request_set_reason(c->rq, "bad CONNECT target", 18);
+		conn_reply(c, 400, "Bad Request", NULL, NULL, false);
+		return;
+	}
+	if (!proxy_decide(c->px, c->pp, c->rq, host, hostlen, port)) {
+		const char *r = c->rq->reason ? c->rq->reason : "Forbidden";
+
+		/* The reason goes in the status line, where a client shows it. */
+		proxy_sanitize_reason(r, strlen(r), line, sizeof(line));
+		conn_reply(c, 403, line[0] ? line : "Forbidden", "Content-Type: text/plain\r\n"
+		    "X-Proxy-Error: blocked-by-allowlist\r\n",
+		    "Connection blocked by network allowlist", false);
+		return;
+	}
+	httpd_dial(c);
+}

@@ -1,0 +1,549 @@
+/*
+ * Absolute-form requests: target parsing, the checks, the upstream request head (origin-
+ * form, Host rewritten, hop-by-hop fields removed, Connection: close), the request body
+ * (Content-Length passed through, chunked decoded and re-framed), and the response
+ * (hop-by-hop fields removed; a chunked or close-delimited body re-framed as chunked for
+ * an HTTP/1.1 client so its connection can stay open).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "httpd.h"
+#include "util.h"
+
+static const char deny_headers[] = "Content-Type: text/plain\r\n"
+    "X-Proxy-Error: blocked-by-allowlist\r\n";
+static const char guard_headers[] = "Content-Type: text/plain\r\n"
+    "X-Proxy-Error: blocked-by-sandbox-runtime\r\n";
+
+struct target {
+	const char *host;
+	size_t hostlen;
+	uint16_t port;
+	const char *path;       /* origin-form: path and query */
+	size_t pathlen;
+	bool path_needs_slash;  /* "http://h?q": the path is empty */
+};
+
+/* "http://host[:port][/path][?query]": 0 or -1 (400). */
+static int
+forward_parse_target(struct http_str t, struct target *out)
+{
+	const char *p = t.p, *end = t.p + t.n, *a, *ae, *hp;
+	unsigned long port = 80;
+
+	memset(out, 0, sizeof(*out));
+	if (t.n < 8 || strncasecmp(p, "http://", 7) != 0)
+		return -1;
+	if (memchr(p, '#', t.n) != NULL)
+		return -1;
+	a = p + 7;
+	for (ae = a; ae < end && *ae != '/' && *ae != '?'; ae++)
+		if (*ae == '@' || *ae == '\\')
+			return -1;      /* userinfo or a backslash: two readings of the host */
+	if (ae == a)
+		return -1;
+	if (*a == '[') {
+		const char *rb = memchr(a, ']', (size_t)(ae - a));
+
+		if (rb == NULL)
+			return -1;
+		out->host = a;
+		out->hostlen = (size_t)(rb + 1 - a);
+		hp = rb + 1;
+		if (hp < ae && *hp != ':')
+			return -1;
+	} else {
+		for (hp = a; hp < ae && *hp != ':'; hp++)
+			;
+		out->host = a;
+		out->hostlen = (size_t)(hp - a);
+	}
+	if (out->hostlen == 0)
+		return -1;
+	if (hp < ae) {
+		const char *d;
+
+		hp++;
+		if (hp == ae || ae - hp > 5)
+			return -1;
+		port = 0;
+		for (d = hp; d < ae; d++) {
+			if (*d < '0' || *d > '9')
+				return -1;
+			port = port * 10 + (unsigned long)(*d - '0');
+		}
+		if (port < 1 || port > 65535)
+			return -1;
+	}
+	out->port = (uint16_t)port;
+	out->path = ae;
+	out->pathlen = (size_t)(end - ae);
+	out->path_needs_slash = out->pathlen == 0 || *ae == '?';
+	return 0;
+}
+
+/* "host[:port]" for Host and logs: IPv6 bracketed, port 80 left out. */
+static void
+forward_authority(const struct proxy_request *rq, char *out, size_t outlen)
+{
+	int n = rq->kind == HOST_IPV6 ? snprintf(out, outlen, "[%s]", rq->host) :
+	    snprintf(out, outlen, "%s", rq->host);
+
+	if (rq->port != 80 && n > 0 && (size_t)n < outlen)
+		snprintf(out + n, outlen - (size_t)n, ":%u", rq->port);
+}
+
+/* Why the Host field names another authority than the target (requireHostMatch), or
+ * NULL when it agrees. An empty value, a trailing colon, brackets around a name: no. */
+static const char *
+forward_host_mismatch(const struct http_head *h, const struct proxy_request *rq)
+{
+	size_t idx, hl;
+	struct http_str v, host, port = { NULL, 0 };
+	char pbuf[8];
+
+	if (http_field_count(h, "host", &idx) == 0)
+		return NULL;
+	v = h->fields[idx].value;
+	host = v;
+	if (v.n > 0 && v.p[0] == '[') {
+		const char *rb = memchr(v.p, ']', v.n);
+
+		if (rb == NULL)
+			return "Host header does not match the request target";
+		host.p = v.p + 1;
+		host.n = (size_t)(rb - host.p);
+		hl = (size_t)(rb + 1 - v.p);
+		if (hl < v.n) {
+			if (v.p[hl] != ':')
+				return "Host header does not match the request target";
+			port.p = v.p + hl + 1;
+			port.n = v.n - hl - 1;
+			if (port.n == 0)
+				return "Host header does not match the request target";
+		}
+	} else {
+		const char *colon = memchr(v.p, ':', v.n);
+
+		if (colon != NULL) {
+			host.n = (size_t)(colon - v.p);
+			port.p = colon + 1;
+			port.n = v.n - host.n - 1;
+			if (port.n == 0 || memchr(port.p, ':', port.n) != NULL)
+				return "Host header does not match the request target";
+		}
+		if (memchr(host.p, '[', host.n) || memchr(host.p, ']', host.n))
+			return "Host header does not match the request target";
+	}
+	if (!http_str_eq(host, rq->host))
+		return "Host header does not match the request target";
+	if (port.p == NULL)
+		return rq->port == 80 ? NULL : "Host header does not match the request target";
+	snprintf(pbuf, sizeof(pbuf), "%u", rq->port);
+	return http_str_eq(port, pbuf) ? NULL : "Host header does not match the request target";
+}
+
+static void
+forward_build_head(struct conn *c, const struct http_head *h, const struct target *t)
+{
+	struct bq q = { 0 };
+	char auth[DOM_HOST_MAX + 16];
+	size_t i;
+
+	forward_authority(c->rq, auth, sizeof(auth));
+	bq_add(&q, h->method.p, h->method.n);
+	bq_add(&q, " ", 1);
+	if (t->path_needs_slash)
+		bq_add(&q, "/", 1);
+	bq_add(&q, t->path, t->pathlen);
+	bq_addf(&q, " HTTP/1.1\r\nHost: %s\r\n", auth);
+	for (i = 0; i < h->nfields; i++) {
+		const struct http_field *f = &h->fields[i];
+
+		if (http_field_is_hop(h, f->name) || http_str_eq(f->name, "host"))
+			continue;
+		bq_add(&q, f->name.p, f->name.n);
+		bq_add(&q, ": ", 2);
+		bq_add(&q, f->value.p, f->value.n);
+		bq_add(&q, "\r\n", 2);
+	}
+	/* Transfer-Encoding is hop-by-hop: the body is re-framed on this hop. */
+	if (h->framing == HTTP_BODY_CHUNKED)
+		bq_add(&q, "Transfer-Encoding: chunked\r\n", 28);
+	bq_add(&q, "Connection: close\r\n\r\n", 21);
+	c->up_head = xmalloc(q.len);
+	memcpy(c->up_head, q.p + q.off, q.len);
+	c->up_head_len = q.len;
+	bq_free(&q);
+}
+
+void
+forward_start(struct conn *c, const struct http_head *h)
+{
+	struct target t;
+	const char *why;
+	char *body;
+
+	if (!httpd_auth_ok(c, h)) {
+		c->rq->verdict = "deny";
+		proxy_request_set_reason(c->rq, "proxy authentication required", 29);
+		conn_reply(c, 407, "Proxy Authentication Required",
+		    "Proxy-Authenticate: Basic realm=\"srt\"\r\n", NULL, true);
+		return;
+	}
+	if (forward_parse_target(h->target, &t) == -1) {
+		c->rq->verdict = "deny";
+		proxy_request_set_reason(c->rq, h->target.p[0] == '/' ?
+		    "origin-form request to a proxy" : "bad request target",
+		    h->target.p[0] == '/' ? 30 : 18);
+		conn_reply(c, 400, "Bad Request", NULL, NULL, false);
+		return;
+	}
+	if (!proxy_decide(c->px, c->pp, c->rq, t.host, t.hostlen, t.port)) {
+		conn_reply(c, 403, "Forbidden", deny_headers,
+		    "Connection blocked by network allowlist\n", true);
+		return;
+	}
+	if (c->pp->require_host_match) {
+		if (http_field_count(h, "host", NULL) == 0 && h->minor == 1) {
+			proxy_request_set_reason(c->rq, "HTTP/1.1 request without a Host header", 38);
+			c->rq->verdict = "deny";
+			conn_reply(c, 400, "Bad Request", guard_headers,
+			    "HTTP/1.1 request without a Host header\n", false);
+			return;
+		}
+		if ((why = forward_host_mismatch(h, c->rq)) != NULL) {
+			c->rq->verdict = "deny";
+			proxy_request_set_reason(c->rq, why, strlen(why));
+			body = xasprintf("%s\n", why);
+			conn_reply(c, 421, "Misdirected Request", guard_headers, body, true);
+			free(body);
+			return;
+		}
+	}
+	forward_build_head(c, h, &t);
+	httpd_dial(c);
+}
+
+void
+forward_dialed(struct conn *c, int fd)
+{
+	c->ufd = fd;
+	c->uev = EV_WRITE | EV_READ;
+	if (evloop_add(c->loop, fd, c->uev, conn_io_cb, c) == -1) {
+		close(fd);
+		c->ufd = -1;
+		conn_reply(c, 502, "Bad Gateway", "Content-Type: text/plain\r\n", "Bad Gateway",
+		    true);
+		return;
+	}
+	bq_add(&c->uout, c->up_head, c->up_head_len);
+	c->st = CONN_FORWARD;
+}
+
+/* ---- bodies ---------------------------------------------------------------------- */
+
+struct chunk_sink {
+	struct bq *q;
+	bool frame;             /* write as chunks, else raw */
+	uint64_t *count;
+};
+
+static void
+forward_chunk_out(void *arg, const char *p, size_t n)
+{
+	struct chunk_sink *s = arg;
+
+	if (n == 0)
+		return;
+	if (s->frame)
+		bq_addf(s->q, "%zx\r\n", n);
+	bq_add(s->q, p, n);
+	if (s->frame)
+		bq_add(s->q, "\r\n", 2);
+	*s->count += n;
+}
+
+/* Move request body bytes from c->in to c->uout. -1: malformed chunked body. */
+static int
+forward_request_body(struct conn *c)
+{
+	struct chunk_sink sink = { &c->uout, true, &c->rq->up };
+	size_t take;
+	long used;
+
+	if (c->req_done || c->in.len == 0)
+		return 0;
+	if (c->req_framing == HTTP_BODY_LENGTH) {
+		take = c->in.len < c->req_left ? c->in.len : (size_t)c->req_left;
+		bq_add(&c->uout, c->in.p + c->in.off, take);
+		bq_consume(&c->in, take);
+		c->req_left -= take;
+		c->rq->up += take;
+		c->req_done = c->req_left == 0;
+		return 1;
+	}
+	used = http_chunked_feed(&c->req_ch, c->in.p + c->in.off, c->in.len, forward_chunk_out,
+	    &sink);
+	if (used < 0)
+		return -1;
+	bq_consume(&c->in, (size_t)used);
+	if (http_chunked_done(&c->req_ch)) {
+		bq_add(&c->uout, "0\r\n\r\n", 5);
+		c->req_done = true;
+	}
+	return 1;
+}
+
+/* The exchange is over: back to reading heads, or close. */
+static void
+forward_finish(struct conn *c)
+{
+	bool keep = c->client_keep_alive && !c->close_after && c->req_done &&
+	    !proxy_draining(c->px);
+
+	evloop_del(c->loop, c->ufd);
+	close(c->ufd);
+	c->ufd = -1;
+	c->uev = 0;
+	bq_free(&c->uout);
+	bq_free(&c->uin);
+	conn_request_done(c);
+	c->st = keep ? CONN_READ_HEAD : CONN_CLOSING;
+}
+
+/* Upstream failed or sent garbage. Before the client saw anything: 502; else close. */
+static int
+forward_upstream_failed(struct conn *c, const char *why)
+{
+	proxy_request_set_reason(c->rq, why, strlen(why));
+	if (!c->resp_started) {
+		c->rq->verdict = "error";
+		conn_reply(c, 502, "Bad Gateway", "Content-Type: text/plain\r\n", "Bad Gateway",
+		    true);
+		return 1;
+	}
+	c->close_after = true;
+	c->client_keep_alive = false;
+	forward_finish(c);
+	return 1;
+}
+
+/* Parse the response head in c->uin and queue the client's version of it. */
+static int
+forward_response_head(struct conn *c)
+{
+	struct http_head *h;
+	enum http_status st;
+	const char *line_end;
+	size_t i;
+	bool close_client;
+
+	h = xmalloc(sizeof(*h));
+	st = http_parse_response(c->uin.p + c->uin.off, c->uin.len, c->head_method, h);
+	if (st == HTTP_INCOMPLETE) {
+		free(h);
+		return 0;
+	}
+	if (st != HTTP_OK || h->status == 101) {
+		free(h);
+		return forward_upstream_failed(c, "malformed response from upstream");
+	}
+	line_end = memchr(c->uin.p + c->uin.off, '\r', h->head_len);
+	if (h->status < 200) {
+		/* Interim (100 Continue ...): pass the status line on and wait for more. */
+		bq_add(&c->cout, "HTTP/1.1", 8);
+		bq_add(&c->cout, c->uin.p + c->uin.off + 8, (size_t)(line_end -
+		    (c->uin.p + c->uin.off)) - 8);
+		bq_add(&c->cout, "\r\n\r\n", 4);
+		bq_consume(&c->uin, h->head_len);
+		free(h);
+		return 1;
+	}
+	c->rq->status = h->status;
+	c->resp_framing = h->framing;
+	c->resp_left = h->content_length;
+	memset(&c->resp_ch, 0, sizeof(c->resp_ch));
+	c->resp_chunk_out = false;
+	if (h->framing == HTTP_BODY_CHUNKED || h->framing == HTTP_BODY_CLOSE) {
+		if (c->client_minor == 1)
+			c->resp_chunk_out = true;
+		else
+			c->close_after = true;  /* HTTP/1.0: the close ends the body */
+	}
+	close_client = c->close_after || !c->client_keep_alive || !c->req_done ||
+	    proxy_draining(c->px);
+	if (close_client)
+		c->close_after = true;
+	bq_add(&c->cout, "HTTP/1.1", 8);
+	bq_add(&c->cout, c->uin.p + c->uin.off + 8, (size_t)(line_end - (c->uin.p + c->uin.off)) -
+	    8);
+	bq_add(&c->cout, "\r\n", 2);
+	for (i = 0; i < h->nfields; i++) {
+		const struct http_field *f = &h->fields[i];
+
+		if (http_field_is_hop(h, f->name))
+			continue;
+		bq_add(&c->cout, f->name.p, f->name.n);
+		bq_add(&c->cout, ": ", 2);
+		bq_add(&c->cout, f->value.p, f->value.n);
+		bq_add(&c->cout, "\r\n", 2);
+	}
+	if (c->resp_chunk_out)
+		bq_add(&c->cout, "Transfer-Encoding: chunked\r\n", 28);
+	if (close_client)
+		bq_add(&c->cout, "Connection: close\r\n", 19);
+	bq_add(&c->cout, "\r\n", 2);
+	bq_consume(&c->uin, h->head_len);
+	c->resp_head_done = true;
+	c->resp_started = true;
+	if (h->framing == HTTP_BODY_NONE)
+		c->resp_done = true;
+	free(h);
+	return 1;
+}
+
+/* Move response body bytes from c->uin to c->cout. */
+static int
+forward_response_body(struct conn *c)
+{
+	struct chunk_sink sink = { &c->cout, c->resp_chunk_out, &c->rq->down };
+	size_t take;
+	long used;
+
+	if (c->resp_done || c->uin.len == 0)
+		return 0;
+	switch (c->resp_framing) {
+	case HTTP_BODY_LENGTH:
+		take = c->uin.len < c->resp_left ? c->uin.len : (size_t)c->resp_left;
+		bq_add(&c->cout, c->uin.p + c->uin.off, take);
+		c->rq->down += take;
+		c->resp_left -= take;
+		bq_consume(&c->uin, take);
+		c->resp_done = c->resp_left == 0;
+		break;
+	case HTTP_BODY_CHUNKED:
+		used = http_chunked_feed(&c->resp_ch, c->uin.p + c->uin.off, c->uin.len,
+		    forward_chunk_out, &sink);
+		if (used < 0)
+			return forward_upstream_failed(c, "malformed chunked response body");
+		bq_consume(&c->uin, (size_t)used);
+		if (http_chunked_done(&c->resp_ch)) {
+			if (c->resp_chunk_out)
+				bq_add(&c->cout, "0\r\n\r\n", 5);
+			c->resp_done = true;
+		}
+		break;
+	case HTTP_BODY_CLOSE:
+		forward_chunk_out(&sink, c->uin.p + c->uin.off, c->uin.len);
+		bq_consume(&c->uin, c->uin.len);
+		break;
+	case HTTP_BODY_NONE:
+		c->resp_done = true;
+		break;
+	}
+	return 1;
+}
+
+static int
+forward_read(int fd, struct bq *q, size_t room)
+{
+	char buf[65536];
+	ssize_t n;
+
+	if (room == 0)
+		return 0;
+	n = recv(fd, buf, room < sizeof(buf) ? room : sizeof(buf), 0);
+	if (n > 0) {
+		bq_add(q, buf, (size_t)n);
+		return 1;
+	}
+	if (n == 0)
+		return -1;
+	return errno == EAGAIN || errno == EINTR ? 0 : -2;
+}
+
+int
+forward_pump(struct conn *c)
+{
+	int progress = 0, r;
+	ssize_t n;
+
+	/* request: client -> upstream */
+	if (c->uout.len > 0) {
+		n = send(c->ufd, c->uout.p + c->uout.off, c->uout.len, MSG_NOSIGNAL);
+		if (n > 0) {
+			bq_consume(&c->uout, (size_t)n);
+			progress = 1;
+		} else if (n == -1 && errno != EAGAIN && errno != EINTR) {
+			/* The upstream may have answered and closed already: read on. */
+			bq_free(&c->uout);
+			c->req_done = true;
+			c->close_after = true;
+		}
+	}
+	if (!c->req_done && c->uout.len < HTTPD_OUT_MAX) {
+		if (c->in.len == 0) {
+			r = forward_read(c->cfd, &c->in, 65536);
+			if (r < 0) {
+				proxy_request_set_reason(c->rq, "client closed during the request", 32);
+				conn_free(c, true);
+				return -1;
+			}
+			progress |= r;
+		}
+		if (forward_request_body(c) == -1) {
+			c->rq->verdict = "deny";
+			proxy_request_set_reason(c->rq, "malformed chunked request body", 30);
+			if (!c->resp_started) {
+				conn_reply(c, 400, "Bad Request", NULL, NULL, false);
+				return 1;
+			}
+			conn_free(c, true);
+			return -1;
+		}
+	}
+	/* response: upstream -> client */
+	while (c->ufd != -1 && !c->resp_done && c->cout.len < HTTPD_OUT_MAX) {
+		if (c->uin.len > 0) {
+			r = c->resp_head_done ? forward_response_body(c) : forward_response_head(c);
+			if (c->st != CONN_FORWARD)
+				return 1;
+			if (r > 0) {
+				progress = 1;
+				continue;
+			}
+			if (!c->resp_head_done && c->uin.len > HTTP_HEAD_MAX)
+				return forward_upstream_failed(c, "response head too large");
+		}
+		r = forward_read(c->ufd, &c->uin, c->resp_head_done ? 65536 :
+		    HTTP_HEAD_MAX + 1 - c->uin.len);
+		if (r == 0)
+			break;
+		if (r > 0) {
+			progress = 1;
+			continue;
+		}
+		if (!c->resp_head_done)
+			return forward_upstream_failed(c, r == -1 ?
+			    "upstream closed before answering" : "upstream connection failed");
+		if (c->resp_framing == HTTP_BODY_CLOSE && r == -1) {
+			if (c->resp_chunk_out)
+				bq_add(&c->cout, "0\r\n\r\n", 5);
+			c->resp_done = true;
+			break;
+		}
+		return forward_upstream_failed(c, "upstream closed mid-response");
+	}
+	if (c->resp_done && c->st == CONN_FORWARD) {
+		forward_finish(c);
+		return 1;
+	}
+	return progress;
+}

@@ -1,0 +1,101 @@
+/* srt-httpd: the filtering HTTP proxy. Every struct and prototype shared by its modules. */
+#ifndef SRT_HTTPD_H
+#define SRT_HTTPD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "evloop.h"
+#include "http_parse.h"
+#include "proxy.h"
+
+#define HTTPD_IN_MAX      (HTTP_HEAD_MAX + 65536)  /* client bytes held at once */
+#define HTTPD_OUT_MAX     (256 * 1024)             /* queued bytes before reading pauses */
+#define HTTPD_KEEPALIVE_MS 60000u                  /* idle client between requests */
+#define HTTPD_STALL_MS    300000u                  /* no byte moved mid-exchange */
+#define HTTPD_LINGER_MS   2000u                    /* drain input after a final reply */
+
+/* A byte queue. */
+struct bq {
+	char *p;
+	size_t off, len, cap;           /* data is p[off .. off+len) */
+};
+void bq_add(struct bq *q, const void *d, size_t n);
+void bq_addf(struct bq *q, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void bq_consume(struct bq *q, size_t n);
+void bq_free(struct bq *q);
+
+enum conn_state {
+	CONN_READ_HEAD,         /* waiting for (the rest of) a request head */
+	CONN_DIALING,           /* decided; guarded dial in progress */
+	CONN_FORWARD,           /* request body up, response down */
+	CONN_CLOSING,           /* flushing a final reply, then linger */
+	CONN_LINGER,            /* write side shut; discarding input until EOF or timeout */
+};
+
+/* One client connection (and, while forwarding, its upstream connection). */
+struct conn {
+	struct proxy *px;
+	struct evloop *loop;
+	int cfd, ufd;
+	char client[PROXY_CLIENT_MAX];
+	enum conn_state st;
+	struct bq in;                   /* from the client, not yet used */
+	struct bq cout;                 /* to the client */
+	struct bq uout;                 /* to the upstream */
+	struct bq uin;                  /* from the upstream, not yet used */
+	unsigned cev, uev;              /* registered interest */
+	struct ev_timer timer;
+	uint64_t last;                  /* loop time of the last byte moved */
+	bool close_after;               /* close once the current reply is out */
+
+	/* the request in progress */
+	struct proxy_request *rq;
+	struct proxy_policy *pp;
+	struct proxy_dial *dial;
+	bool is_connect;
+	bool head_method;
+	int client_minor;
+	bool client_keep_alive;
+	char *up_head;                  /* upstream request head, built before dialing */
+	size_t up_head_len;
+	enum http_framing req_framing;
+	uint64_t req_left;
+	struct http_chunked req_ch;
+	bool req_done;
+	bool resp_head_done;
+	enum http_framing resp_framing;
+	uint64_t resp_left;
+	struct http_chunked resp_ch;
+	bool resp_chunk_out;            /* re-frame the response body as chunked */
+	bool resp_done;
+	bool resp_started;              /* response bytes reached the client */
+};
+
+/* conn.c */
+void conn_accept(struct proxy *px, int fd, const char *client);
+void conn_refuse(struct proxy *px, int fd);
+void conn_run(struct conn *c);
+void conn_io_cb(struct evloop *loop, int fd, unsigned events, void *arg);
+void conn_free(struct conn *c, bool close_client);
+/* Queue a complete reply; log the request (if any) with this status. body may be NULL.
+ * keep: keep the connection for another request if the request allows it. */
+void conn_reply(struct conn *c, int status, const char *phrase, const char *headers,
+    const char *body, bool keep);
+void conn_request_done(struct conn *c);
+
+/* forward.c: absolute-form requests */
+void forward_start(struct conn *c, const struct http_head *h);
+void forward_dialed(struct conn *c, int fd);
+/* 1 progress, 0 nothing to do now, -1 the connection is gone (c freed). */
+int forward_pump(struct conn *c);
+
+/* connect.c: CONNECT tunnels */
+void connect_start(struct conn *c, const struct http_head *h);
+
+/* shared: the checks before a decision, the decision, then the dial */
+bool httpd_auth_ok(struct conn *c, const struct http_head *h);
+void httpd_dial(struct conn *c);
+
+#endif

@@ -1,0 +1,25 @@
+/*
+ * srt-httpd: the filtering HTTP proxy (SPEC §2, §4; BEHAVIOR §3.2-3.3). The shared core
+ * (lib/proxy.c) runs the daemon; this program brings the HTTP side: conn.c reads request
+ * heads and writes replies, forward.c forwards absolute-form requests, connect.c opens
+ * CONNECT tunnels.
+ */
+#include "httpd.h"
+
+static const struct proxy_proto httpd_proto = {
+	.prog = "srt-httpd",
+	.default_listen = "127.0.0.1:3128",
+	.usage = "srt-httpd (-p POLICY | -s SETTINGS | --policy-fd N) [-l ADDR]... "
+	    "[--listen-fd N]...\n"
+	    "                 [--log FILE | --log-fd N] [--audit] [--auth USER:PASS] "
+	    "[--lifeline-fd N]\n"
+	    "                 [--max-conns N] [--idle-timeout SEC] [--no-sandbox] [-d]",
+	.accept = conn_accept,
+	.refuse = conn_refuse,
+};
+
+int
+main(int argc, char **argv)
+{
+	return proxy_main(argc, argv, &httpd_proto);
+}
