@@ -1,0 +1,461 @@
+#!/usr/bin/env bats
+# srt-socksd: the SOCKS5 filtering proxy, on loopback, with curl, ssh and raw clients.
+load helpers
+
+# A SOCKS5 client for the cases curl cannot produce. Usage:
+#   sc.py PORT HEXBYTES [--pieces] [--read N]
+# sends the bytes (one at a time with small sleeps with --pieces), then prints what the
+# proxy answered in hex ("EOF" appended when the proxy closed), reading at most N bytes.
+write_client() {
+	cat >"$T/sc.py" <<'PY'
+import socket, sys, time
+port, data = int(sys.argv[1]), bytes.fromhex(sys.argv[2])
+pieces = "--pieces" in sys.argv
+want = int(sys.argv[sys.argv.index("--read") + 1]) if "--read" in sys.argv else 4096
+s = socket.create_connection(("127.0.0.1", port), timeout=10)
+if pieces:
+    for b in data:
+        s.sendall(bytes([b])); time.sleep(0.02)
+else:
+    s.sendall(data)
+got = b""
+eof = False
+while len(got) < want:
+    try:
+        chunk = s.recv(want - len(got))
+    except ConnectionResetError:
+        eof = True; break
+    except socket.timeout:
+        break
+    if not chunk:
+        eof = True; break
+    got += chunk
+print(got.hex() + (" EOF" if eof else ""))
+PY
+}
+
+# Start srt-socksd on a free port with the settings file $T/s.json; extra args follow.
+start_socksd() {
+	PORT=$(free_port)
+	srt-socksd -s "$T/s.json" -l "127.0.0.1:$PORT" --log "$T/log" "$@" 2>"$T/err" 3>&- &
+	SOCKSD_PID=$!
+	wait_port "$PORT"
+}
+
+wait_port() {
+	local i
+	for i in $(seq 1 100); do
+		python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1).close()' "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	echo "nothing listens on $1"; cat "$T/err" 2>/dev/null; return 1
+}
+
+# A real upstream: python3's http.server serving $T/www on a free port.
+start_upstream() {
+	UP=$(free_port)
+	mkdir -p "$T/www"
+	echo "hello from upstream" >"$T/www/index.html"
+	python3 -m http.server "$UP" --bind 127.0.0.1 --directory "$T/www" >/dev/null 2>&1 3>&- &
+	UP_PID=$!
+	wait_port "$UP"
+}
+
+# Wait until the log has at least $1 lines.
+wait_log() {
+	local i
+	for i in $(seq 1 100); do
+		[ -f "$T/log" ] && [ "$(wc -l <"$T/log")" -ge "$1" ] && return 0
+		sleep 0.05
+	done
+	echo "log has fewer than $1 lines:"; cat "$T/log" 2>/dev/null; return 1
+}
+
+# Hex of a CONNECT request for a domain name (greeting included).
+connect_domain_hex() {
+	python3 -c 'import sys; h=sys.argv[1].encode(); p=int(sys.argv[2]); print((b"\x05\x01\x00\x05\x01\x00\x03"+bytes([len(h)])+h+p.to_bytes(2,"big")).hex())' "$1" "$2"
+}
+
+setup() {
+	srt_setup
+	SOCKSD_PID= UP_PID=
+	write_client
+}
+
+teardown() {
+	[ -n "$SOCKSD_PID" ] && kill "$SOCKSD_PID" 2>/dev/null && wait "$SOCKSD_PID" 2>/dev/null
+	[ -n "$UP_PID" ] && kill "$UP_PID" 2>/dev/null && wait "$UP_PID" 2>/dev/null
+	srt_teardown
+}
+
+@test "socksd: curl --socks5-hostname reaches an allowed name" {
+	start_upstream
+	write_settings "$T/s.json" '["localhost"]'
+	start_socksd
+	run curl -sS --max-time 10 --socks5-hostname "127.0.0.1:$PORT" "http://localhost:$UP/"
+	[ "$status" -eq 0 ]
+	[ "$output" = "hello from upstream" ]
+	wait_log 1
+	grep -q '"protocol":"socks5"' "$T/log"
+	grep -q '"host":"localhost"' "$T/log"
+	grep -q '"verdict":"allow"' "$T/log"
+}
+
+@test "socksd: curl --socks5 with an allowed IP literal" {
+	start_upstream
+	write_settings "$T/s.json" "[\"127.0.0.1:$UP\"]"
+	start_socksd
+	run curl -sS --max-time 10 --socks5 "127.0.0.1:$PORT" "http://127.0.0.1:$UP/"
+	[ "$status" -eq 0 ]
+	[ "$output" = "hello from upstream" ]
+	# Another port of the same address is not allowed.
+	run curl -sS --max-time 10 --socks5 "127.0.0.1:$PORT" "http://127.0.0.1:1/"
+	[ "$status" -ne 0 ]
+}
+
+@test "socksd: denied names fail in curl and are logged with the reason" {
+	cat >"$T/s.json" <<'JSON'
+{ "network": { "allowedDomains": ["example.com"], "deniedDomains": ["bad.example.com"],
+    "deniedDomainReasons": { "bad.example.com": "bad is not for you" } },
+  "filesystem": { "denyRead": [], "allowWrite": [], "denyWrite": [] } }
+JSON
+	start_socksd
+	run curl -sS --max-time 10 --socks5-hostname "127.0.0.1:$PORT" "http://other.example.org/"
+	[ "$status" -eq 97 ]
+	run curl -sS --max-time 10 --socks5-hostname "127.0.0.1:$PORT" "http://bad.example.com/"
+	[ "$status" -eq 97 ]
+	wait_log 2
+	grep '"host":"other.example.org"' "$T/log" | grep '"verdict":"deny"' |
+	    grep -q '"reason":"host is not on the allow list"'
+	grep '"host":"bad.example.com"' "$T/log" | grep -q '"reason":"bad is not for you"'
+	# The reply code is 02 (connection not allowed).
+	run python3 "$T/sc.py" "$PORT" "$(connect_domain_hex other.example.org 80)"
+	[ "$output" = "050005020001000000000000 EOF" ]
+}
+
+@test "socksd: the JSON log line has every field" {
+	start_upstream
+	write_settings "$T/s.json" '["localhost"]'
+	start_socksd
+	curl -sS --max-time 10 --socks5-hostname "127.0.0.1:$PORT" "http://localhost:$UP/" >/dev/null
+	curl -sS --max-time 10 --socks5-hostname "127.0.0.1:$PORT" "http://nope.example/" || true
+	wait_log 2
+	run python3 - "$T/log" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+keys = {"time", "protocol", "client", "host", "port", "verdict", "rule", "reason",
+        "status", "bytes_up", "bytes_down", "duration_ms"}
+for l in lines:
+    missing = keys - set(l)
+    assert not missing, missing
+    assert l["protocol"] == "socks5"
+    assert l["client"].startswith("127.0.0.1:")
+ok = [l for l in lines if l["verdict"] == "allow"][0]
+assert ok["host"] == "localhost" and ok["rule"] == "localhost" and ok["status"] == 0, ok
+assert ok["bytes_up"] > 0 and ok["bytes_down"] > 0, ok
+no = [l for l in lines if l["verdict"] == "deny"][0]
+assert no["host"] == "nope.example" and no["port"] == 80 and no["status"] == 2, no
+assert no["rule"] is None and no["reason"] == "host is not on the allow list", no
+print("ok")
+PY
+	[ "$status" -eq 0 ]
+	[ "$output" = "ok" ]
+}
+
+@test "socksd: --auth requires username/password" {
+	start_upstream
+	write_settings "$T/s.json" '["localhost"]'
+	start_socksd --auth 'u:p:w'
+	run curl -sS --max-time 10 --proxy "socks5h://u:p%3Aw@127.0.0.1:$PORT" "http://localhost:$UP/"
+	[ "$status" -eq 0 ]
+	[ "$output" = "hello from upstream" ]
+	run curl -sS --max-time 10 --socks5-hostname "127.0.0.1:$PORT" --proxy-user u:wrong \
+	    "http://localhost:$UP/"
+	[ "$status" -ne 0 ]
+	# Wrong password: RFC 1929 status 1, then closed.
+	run python3 "$T/sc.py" "$PORT" 0501020101750177
+	[ "$output" = "05020101 EOF" ]
+	# No-auth only: "no acceptable methods".
+	run python3 "$T/sc.py" "$PORT" 050100
+	[ "$output" = "05ff EOF" ]
+}
+
+@test "socksd: BIND and UDP ASSOCIATE get 07, unknown ATYP 08, SOCKS4 is closed" {
+	write_settings "$T/s.json" '["localhost"]'
+	start_socksd
+	run python3 "$T/sc.py" "$PORT" 05010005020001010203040050
+	[ "$output" = "050005070001000000000000 EOF" ]
+	run python3 "$T/sc.py" "$PORT" 05010005030001000000000000
+	[ "$output" = "050005070001000000000000 EOF" ]
+	run python3 "$T/sc.py" "$PORT" 05010005010002010203040050
+	[ "$output" = "050005080001000000000000 EOF" ]
+	run python3 "$T/sc.py" "$PORT" 0401005001020304757365720000
+	[ "$output" = " EOF" ]
+	run python3 "$T/sc.py" "$PORT" "$(printf 'GET / HTTP/1.0\r\n\r\n' | od -An -tx1 | tr -d ' \n')"
+	[ "$output" = " EOF" ]
+}
+
+@test "socksd: a NUL in the domain name is a malformed host (02)" {
+	write_settings "$T/s.json" '["example.com"]'
+	start_socksd
+	# "example.com\0.evil" would match a naive suffix or C-string comparison.
+	run python3 "$T/sc.py" "$PORT" 05010005010003116578616d706c652e636f6d002e6576696c0050
+	[ "$output" = "050005020001000000000000 EOF" ]
+	wait_log 1
+	grep -q '"reason":"malformed host"' "$T/log"
+}
+
+@test "socksd: a client sending byte by byte is served, early data included" {
+	start_upstream
+	write_settings "$T/s.json" '["localhost"]'
+	start_socksd
+	req=$(connect_domain_hex localhost "$UP")
+	get=$(printf 'GET / HTTP/1.0\r\nHost: x\r\n\r\n' | od -An -tx1 | tr -d ' \n')
+	run python3 "$T/sc.py" "$PORT" "$req$get" --pieces
+	[ "$status" -eq 0 ]
+	# method reply, granted reply, then the HTTP response (ends with the body).
+	[[ "$output" == 0500050000010000000000004854545* ]]
+	body=$(printf 'hello from upstream\n' | od -An -tx1 | tr -d ' \n')
+	[[ "$output" == *"$body EOF" ]]
+	# All at once (greeting, request and data in one segment) works the same.
+	run python3 "$T/sc.py" "$PORT" "$req$get"
+	[[ "$output" == 0500050000010000000000004854545* ]]
+	[[ "$output" == *"$body EOF" ]]
+}
+
+@test "socksd: dial failure answers 04" {
+	DEAD=$(free_port)
+	write_settings "$T/s.json" "[\"127.0.0.1:$DEAD\"]"
+	start_socksd
+	run python3 "$T/sc.py" "$PORT" "05010005010001 7f000001 $(printf '%04x' "$DEAD")"
+	[ "$output" = "050005040001000000000000 EOF" ]
+	wait_log 1
+	grep -q '"verdict":"error"' "$T/log"
+	grep -q '"status":4' "$T/log"
+}
+
+@test "socksd: ssh prints the deny reason for port 22" {
+	cat >"$T/s.json" <<'JSON'
+{ "network": { "allowedDomains": ["example.com"], "deniedDomains": ["denied.example:22"],
+    "deniedDomainReasons": { "denied.example:22": "SSH to denied.example is off;\nuse https" } },
+  "filesystem": { "denyRead": [], "allowWrite": [], "denyWrite": [] } }
+JSON
+	start_socksd
+	run timeout 20 ssh -F /dev/null -o "ProxyCommand=nc -X 5 -x 127.0.0.1:$PORT %h %p" \
+	    -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+	    user@denied.example
+	[ "$status" -eq 255 ]
+	[[ "$output" == *"SSH to denied.example is off; use https"* ]]
+	# A name that is simply not allowed gets the standard reason the same way.
+	run timeout 20 ssh -F /dev/null -o "ProxyCommand=nc -X 5 -x 127.0.0.1:$PORT %h %p" \
+	    -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+	    user@other.example
+	[ "$status" -eq 255 ]
+	[[ "$output" == *"host is not on the allow list"* ]]
+	wait_log 2
+	grep '"host":"denied.example"' "$T/log" | grep '"port":22' | grep -q '"verdict":"deny"'
+}
+
+@test "socksd: port-22 refusal bytes: granted reply, SSH ident, disconnect packet" {
+	write_settings "$T/s.json" '["example.com"]'
+	start_socksd
+	run python3 - "$PORT" <<'PY'
+import socket, struct, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+h = b"blocked.example"
+s.sendall(b"\x05\x01\x00\x05\x01\x00\x03" + bytes([len(h)]) + h + b"\x00\x16")
+s.sendall(b"SSH-2.0-OpenSSH_test\r\n")
+got = b""
+while True:
+    c = s.recv(4096)
+    if not c: break
+    got += c
+assert got[:2] == b"\x05\x00" and got[2:12] == b"\x05\x00\x00\x01" + bytes(6), got[:12]
+rest = got[12:]
+ident = b"SSH-2.0-policy_refusal\r\n"
+assert rest.startswith(ident), rest
+pkt = rest[len(ident):]
+plen, pad = struct.unpack(">IB", pkt[:5])
+assert len(pkt) == 4 + plen and len(pkt) % 8 == 0 and 4 <= pad <= 11, (plen, pad)
+assert pkt[5] == 1 and struct.unpack(">I", pkt[6:10])[0] == 1
+dlen = struct.unpack(">I", pkt[10:14])[0]
+print(pkt[14:14 + dlen].decode())
+assert struct.unpack(">I", pkt[14 + dlen:18 + dlen])[0] == 0
+PY
+	[ "$status" -eq 0 ]
+	[ "$output" = "host is not on the allow list" ]
+}
+
+@test "socksd: a stuck or bad client does not disturb another" {
+	start_upstream
+	write_settings "$T/s.json" '["localhost"]'
+	start_socksd
+	# One client sends half a greeting and waits; another sends garbage.
+	python3 -c 'import socket,sys,time; s=socket.create_connection(("127.0.0.1",int(sys.argv[1]))); s.sendall(b"\x05"); time.sleep(5)' "$PORT" >/dev/null 2>&1 3>&- &
+	stuck=$!
+	python3 "$T/sc.py" "$PORT" ffffffffffffffff >/dev/null 2>&1 3>&- &
+	bad=$!
+	sleep 0.3
+	run curl -sS --max-time 5 --socks5-hostname "127.0.0.1:$PORT" "http://localhost:$UP/"
+	kill "$stuck" 2>/dev/null; wait "$stuck" 2>/dev/null || true
+	wait "$bad" || true
+	[ "$status" -eq 0 ]
+	[ "$output" = "hello from upstream" ]
+}
+
+@test "socksd: SIGHUP reloads the settings without dropping a tunnel" {
+	start_upstream
+	write_settings "$T/s.json" '["localhost"]'
+	start_socksd
+	# A tunnel opened before the reload, still open after it.
+	python3 - "$PORT" "$UP" "$T/granted" >"$T/tunnel" 2>&1 3>&- <<'PY' &
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall(b"\x05\x01\x00\x05\x01\x00\x03\x09localhost" + int(sys.argv[2]).to_bytes(2, "big"))
+r = b""
+while len(r) < 12: r += s.recv(12 - len(r))
+open(sys.argv[3], "w").close()
+time.sleep(1.5)
+s.sendall(b"GET / HTTP/1.0\r\n\r\n")
+data = b""
+while True:
+    c = s.recv(4096)
+    if not c: break
+    data += c
+print("tunnel", r.hex(), b"hello from upstream" in data)
+PY
+	tun=$!
+	for i in $(seq 1 100); do [ -e "$T/granted" ] && break; sleep 0.05; done
+	write_settings "$T/s.json" '["other.example"]'
+	kill -HUP "$SOCKSD_PID"
+	sleep 0.5
+	run curl -sS --max-time 5 --socks5-hostname "127.0.0.1:$PORT" "http://localhost:$UP/"
+	[ "$status" -eq 97 ]
+	wait "$tun"
+	[ "$(cat "$T/tunnel")" = "tunnel 050005000001000000000000 True" ]
+	kill -0 "$SOCKSD_PID"
+}
+
+@test "socksd: SIGTERM stops it" {
+	write_settings "$T/s.json" '["localhost"]'
+	start_socksd
+	kill -TERM "$SOCKSD_PID"
+	run timeout 15 tail --pid="$SOCKSD_PID" -f /dev/null
+	[ "$status" -eq 0 ]
+	wait "$SOCKSD_PID" || true
+	SOCKSD_PID=
+	run python3 "$T/sc.py" "$PORT" 050100
+	[ "$status" -ne 0 ]
+}
+
+@test "socksd: exits when the lifeline reaches EOF" {
+	write_settings "$T/s.json" '["localhost"]'
+	mkfifo "$T/ll"
+	PORT=$(free_port)
+	srt-socksd -s "$T/s.json" -l "127.0.0.1:$PORT" --lifeline-fd 3 3<"$T/ll" 2>"$T/err" &
+	SOCKSD_PID=$!
+	exec 5>"$T/ll"
+	wait_port "$PORT"
+	kill -0 "$SOCKSD_PID"
+	exec 5>&-
+	run timeout 10 tail --pid="$SOCKSD_PID" -f /dev/null
+	[ "$status" -eq 0 ]
+	SOCKSD_PID=
+}
+
+@test "socksd: a bad policy or usage is refused at start" {
+	run srt-socksd -s "$T/missing.json" -l 127.0.0.1:1
+	[ "$status" -eq 2 ]
+	[[ "$output" == srt-socksd:* ]]
+	run srt-socksd --bogus
+	[ "$status" -eq 2 ]
+}
+
+@test "socksd: ATYP 4 (IPv6) to an allowed [::1] literal" {
+	python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null ||
+	    skip "no IPv6 loopback"
+	UP=$(free_port)
+	mkdir -p "$T/www"; echo v6 >"$T/www/index.html"
+	python3 -m http.server "$UP" --bind ::1 --directory "$T/www" >/dev/null 2>&1 3>&- &
+	UP_PID=$!
+	for i in $(seq 1 100); do
+		python3 -c 'import socket,sys; socket.create_connection(("::1", int(sys.argv[1])), timeout=1).close()' "$UP" 2>/dev/null && break
+		sleep 0.05
+	done
+	write_settings "$T/s.json" "[\"[::1]:$UP\"]"
+	start_socksd
+	get=$(printf 'GET / HTTP/1.0\r\n\r\n' | od -An -tx1 | tr -d ' \n')
+	run python3 "$T/sc.py" "$PORT" "050100 05010004 00000000000000000000000000000001 $(printf '%04x' "$UP") $get"
+	[[ "$output" == 050005000001000000000000* ]]
+	[[ "$output" == *"$(printf 'v6\n' | od -An -tx1 | tr -d ' \n') EOF" ]]
+	wait_log 1
+	grep -q '"host":"::1"' "$T/log"
+	# Another port on ::1 is refused by name.
+	run python3 "$T/sc.py" "$PORT" "050100 05010004 00000000000000000000000000000001 0001"
+	[ "$output" = "050005020001000000000000 EOF" ]
+}
+
+@test "socksd: --audit lets a denied name through and logs audit-deny" {
+	start_upstream
+	write_settings "$T/s.json" '[]'
+	start_socksd --audit
+	run curl -sS --max-time 10 --socks5-hostname "127.0.0.1:$PORT" "http://localhost:$UP/"
+	[ "$status" -eq 0 ]
+	[ "$output" = "hello from upstream" ]
+	# A malformed host is still refused.
+	run python3 "$T/sc.py" "$PORT" 05010005010003036100620050
+	[ "$output" = "050005020001000000000000 EOF" ]
+	wait_log 2
+	grep '"host":"localhost"' "$T/log" | grep '"verdict":"audit-deny"' |
+	    grep -q '"reason":"host is not on the allow list"'
+	grep -q '"reason":"malformed host"' "$T/log"
+}
+
+@test "socksd: past the connection cap a client is refused cleanly" {
+	write_settings "$T/s.json" '["localhost"]'
+	start_socksd --max-conns 1
+	python3 -c 'import socket,sys,time; s=socket.create_connection(("127.0.0.1",int(sys.argv[1]))); s.sendall(b"\x05"); time.sleep(5)' "$PORT" >/dev/null 2>&1 3>&- &
+	holder=$!
+	sleep 0.5
+	run python3 "$T/sc.py" "$PORT" 050100
+	kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null || true
+	[ "$output" = "05ff EOF" ]
+}
+
+@test "socksd: the resolved-address guard refuses a name that resolves to loopback; DNS failure is 04" {
+	command -v unshare >/dev/null || skip "unshare missing"
+	printf '127.0.0.1 guarded.test\n::1 guarded.test\n' >"$T/hosts"
+	write_settings "$T/s.json" '["guarded.test", "missing.test"]'
+	write_settings "$T/s2.json" '["guarded.test", "127.0.0.1", "missing.test"]'
+	cat >"$T/inner.sh" <<'SH'
+set -e
+ip link set lo up
+mount --bind "$T/hosts" /etc/hosts
+mkdir -p "$T/www"; echo inside >"$T/www/index.html"
+python3 -m http.server 8000 --bind 127.0.0.1 --directory "$T/www" >/dev/null 2>&1 &
+up=$!
+for s in s.json s2.json; do
+	srt-socksd -s "$T/$s" -l 127.0.0.1:1080 --log "$T/log.$s" 2>>"$T/err" &
+	pid=$!
+	for i in $(seq 1 100); do
+		python3 -c 'import socket; socket.create_connection(("127.0.0.1",1080),timeout=1).close(); socket.create_connection(("127.0.0.1",8000),timeout=1).close()' 2>/dev/null && break
+		sleep 0.05
+	done
+	echo "$s $(python3 "$T/sc.py" 1080 "$REQ" --read 12)"
+	echo "$s missing $(python3 "$T/sc.py" 1080 "$REQ_MISSING")"
+	kill $pid; wait $pid || true
+done
+kill $up; wait $up || true
+SH
+	export REQ=$(connect_domain_hex guarded.test 8000)
+	export REQ_MISSING=$(connect_domain_hex missing.test 8000)
+	run timeout 60 unshare -m -n sh "$T/inner.sh"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"s.json 050005020001000000000000"* ]]
+	[[ "$output" == *"s2.json 050005000001000000000000"* ]]
+	grep -q 'blocked: resolved to a loopback address' "$T/log.s.json"
+	# A name that does not resolve: 04.
+	[[ "$output" == *"s.json missing 050005040001000000000000 EOF"* ]]
+	grep -q '"host":"missing.test".*"verdict":"error"' "$T/log.s.json"
+}
