@@ -1,0 +1,318 @@
+/*
+ * The seccomp program: built with libseccomp, then prefixed with a hand-written
+ * architecture guard, so the bytes --emit-bpf writes are exactly the bytes the
+ * worker installs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <asm/unistd.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+
+#include <seccomp.h>
+
+#include "util.h"
+#include "srt-seccomp.h"
+
+#ifndef AF_VSOCK
+#define AF_VSOCK	40
+#endif
+#ifndef __X32_SYSCALL_BIT
+#define __X32_SYSCALL_BIT	0x40000000
+#endif
+
+/* clone(2) takes its flags first everywhere but on s390, where the stack comes first. */
+#if defined(__s390__) || defined(__s390x__)
+#define CLONE_FLAGS_ARG	1
+#else
+#define CLONE_FLAGS_ARG	0
+#endif
+
+enum arg_test {
+	ARG_ANY,	/* every call */
+	ARG_EQ32,	/* the argument's low 32 bits equal value (the kernel reads an int) */
+	ARG_HAS,	/* every bit of value is set in the argument */
+};
+
+struct rule {
+	const char	*name;
+	int		 err;
+	unsigned int	 arg;
+	enum arg_test	 test;
+	uint64_t	 value;
+};
+
+/*
+ * socket(2) and ioctl(2) declare family and cmd as int / unsigned int, so the kernel
+ * ignores the upper half of the register: a rule comparing all 64 bits would let
+ * (1 << 32) | AF_UNIX through. Hence the 32-bit masked compares.
+ */
+static const struct rule rules_always[] = {
+	{ "socket", EPERM, 0, ARG_EQ32, AF_VSOCK },
+	{ "io_uring_setup", EPERM, 0, ARG_ANY, 0 },
+	{ "io_uring_enter", EPERM, 0, ARG_ANY, 0 },
+	{ "io_uring_register", EPERM, 0, ARG_ANY, 0 },
+	{ "ioctl", EPERM, 1, ARG_EQ32, TIOCSTI },
+	{ "ioctl", EPERM, 1, ARG_EQ32, TIOCLINUX },
+};
+
+static const struct rule rules_unix[] = {
+	{ "socket", EPERM, 0, ARG_EQ32, AF_UNIX },
+};
+
+/*
+ * clone3(2) passes its flags in memory that seccomp cannot read, so it fails with
+ * ENOSYS: libcs then fall back to clone(2), whose flags can be checked.
+ * "umount" does not exist on every architecture; libseccomp skips it where it does not.
+ */
+static const struct rule rules_userns[] = {
+	{ "unshare", EPERM, 0, ARG_HAS, CLONE_NEWUSER },
+	{ "clone", EPERM, CLONE_FLAGS_ARG, ARG_HAS, CLONE_NEWUSER },
+	{ "clone3", ENOSYS, 0, ARG_ANY, 0 },
+	{ "setns", EPERM, 0, ARG_ANY, 0 },
+	{ "mount", EPERM, 0, ARG_ANY, 0 },
+	{ "umount", EPERM, 0, ARG_ANY, 0 },
+	{ "umount2", EPERM, 0, ARG_ANY, 0 },
+	{ "pivot_root", EPERM, 0, ARG_ANY, 0 },
+	{ "open_tree", EPERM, 0, ARG_ANY, 0 },
+	{ "move_mount", EPERM, 0, ARG_ANY, 0 },
+	{ "fsopen", EPERM, 0, ARG_ANY, 0 },
+	{ "fsconfig", EPERM, 0, ARG_ANY, 0 },
+	{ "fsmount", EPERM, 0, ARG_ANY, 0 },
+	{ "fspick", EPERM, 0, ARG_ANY, 0 },
+	{ "mount_setattr", EPERM, 0, ARG_ANY, 0 },
+};
+
+#define nitems(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* Guard instructions placed before libseccomp's program (see guard_build). */
+#define GUARD_MAX	8
+
+static int
+rules_add(scmp_filter_ctx ctx, const struct rule *rules, size_t n)
+{
+	struct scmp_arg_cmp cmp;
+	size_t i;
+	int nr, r;
+
+	for (i = 0; i < n; i++) {
+		const struct rule *ru = &rules[i];
+
+		nr = seccomp_syscall_resolve_name(ru->name);
+		if (nr == __NR_SCMP_ERROR) {
+			/* A libseccomp too old to know the call cannot block it: refuse. */
+			log_warnx("seccomp_syscall_resolve_name %s: unknown system call",
+			    ru->name);
+			return -1;
+		}
+		memset(&cmp, 0, sizeof(cmp));
+		cmp.arg = ru->arg;
+		cmp.op = SCMP_CMP_MASKED_EQ;
+		switch (ru->test) {
+		case ARG_ANY:
+			r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ru->err), nr, 0);
+			break;
+		case ARG_EQ32:
+			cmp.datum_a = 0xffffffffULL;
+			cmp.datum_b = ru->value;
+			r = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(ru->err), nr, 1, &cmp);
+			break;
+		case ARG_HAS:
+			cmp.datum_a = ru->value;
+			cmp.datum_b = ru->value;
+			r = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(ru->err), nr, 1, &cmp);
+			break;
+		default:
+			r = -EINVAL;
+			break;
+		}
+		if (r != 0) {
+			errno = -r;
+			log_warn("seccomp_rule_add %s", ru->name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* libseccomp 2.5 can only export to a file descriptor: use an anonymous file. */
+static int
+filter_export(scmp_filter_ctx ctx, char **buf, size_t *len)
+{
+	int fd, r, rc = -1;
+
+	*buf = NULL;
+	*len = 0;
+	if ((fd = memfd_create("srt-seccomp-bpf", MFD_CLOEXEC)) == -1) {
+		log_warn("memfd_create");
+		return -1;
+	}
+	if ((r = seccomp_export_bpf(ctx, fd)) != 0) {
+		errno = -r;
+		log_warn("seccomp_export_bpf");
+		goto out;
+	}
+	if (lseek(fd, 0, SEEK_SET) == -1) {
+		log_warn("lseek");
+		goto out;
+	}
+	if (read_fd_all(fd, BPF_MAXINSNS * sizeof(struct sock_filter), buf, len) == -1) {
+		log_warn("read compiled filter");
+		goto out;
+	}
+	if (*len == 0 || *len % sizeof(struct sock_filter) != 0) {
+		log_warnx("seccomp_export_bpf: %zu bytes is not a program", *len);
+		free(*buf);
+		*buf = NULL;
+		goto out;
+	}
+	rc = 0;
+out:
+	close(fd);
+	return rc;
+}
+
+/*
+ * The architecture check comes first and kills anything that is not the native
+ * ABI (ia32 on x86_64, AArch32 on arm64). On x86_64 the x32 ABI shares the native
+ * audit token and marks its calls with __X32_SYSCALL_BIT: those are killed too.
+ * libseccomp 2.5 emits the same x32 check, but only while no x32 architecture is
+ * added to the context; this guard does not depend on that. Like libseccomp, it
+ * lets nr == -1 through (the kernel answers ENOSYS; tracers use it to skip calls).
+ */
+static size_t
+guard_build(struct sock_filter *g)
+{
+	size_t n = 0;
+
+	g[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	    offsetof(struct seccomp_data, arch));
+	g[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+	    seccomp_arch_native(), 1, 0);
+	g[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+#if defined(__x86_64__) && !defined(__ILP32__)
+	g[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	    offsetof(struct seccomp_data, nr));
+	g[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K,
+	    __X32_SYSCALL_BIT, 0, 2);
+	g[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+	    0xffffffffU, 1, 0);
+	g[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+#endif
+	return n;
+}
+
+int
+filter_build(const struct seccomp_opts *o, struct sock_fprog *out)
+{
+	struct sock_filter guard[GUARD_MAX];
+	scmp_filter_ctx ctx = NULL;
+	char *body = NULL;
+	size_t nguard, nbody, blen;
+	int r, rc = -1;
+
+	out->filter = NULL;
+	out->len = 0;
+	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL) {
+		errno = ENOMEM;
+		log_warn("seccomp_init");
+		goto out;
+	}
+	if ((r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
+	    SCMP_ACT_KILL_PROCESS)) != 0) {
+		errno = -r;
+		log_warn("seccomp_attr_set SCMP_FLTATR_ACT_BADARCH");
+		goto out;
+	}
+	if (rules_add(ctx, rules_always, nitems(rules_always)) == -1)
+		goto out;
+	if (!o->allow_unix && rules_add(ctx, rules_unix, nitems(rules_unix)) == -1)
+		goto out;
+	if (!o->allow_userns && rules_add(ctx, rules_userns, nitems(rules_userns)) == -1)
+		goto out;
+	if (filter_export(ctx, &body, &blen) == -1)
+		goto out;
+
+	/* BPF jumps are relative, so libseccomp's program runs unchanged after the guard. */
+	nguard = guard_build(guard);
+	nbody = blen / sizeof(struct sock_filter);
+	if (nguard + nbody > BPF_MAXINSNS) {
+		errno = E2BIG;
+		log_warn("seccomp filter of %zu instructions", nguard + nbody);
+		goto out;
+	}
+	out->filter = xcalloc(nguard + nbody, sizeof(struct sock_filter));
+	memcpy(out->filter, guard, nguard * sizeof(struct sock_filter));
+	memcpy(out->filter + nguard, body, blen);
+	out->len = (unsigned short)(nguard + nbody);
+	rc = 0;
+out:
+	free(body);
+	if (ctx != NULL)
+		seccomp_release(ctx);
+	return rc;
+}
+
+/* Writes the program as raw struct sock_filter records ("-" is standard output). */
+int
+filter_write(const struct sock_fprog *prog, const char *path)
+{
+	const char *p = (const char *)prog->filter;
+	size_t left = (size_t)prog->len * sizeof(struct sock_filter);
+	ssize_t n;
+	int fd, tostdout = strcmp(path, "-") == 0;
+
+	if (tostdout)
+		fd = STDOUT_FILENO;
+	else if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) == -1) {
+		log_warn("open %s", path);
+		return -1;
+	}
+	while (left > 0) {
+		if ((n = write(fd, p, left)) == -1) {
+			if (errno == EINTR)
+				continue;
+			log_warn("write %s", path);
+			if (!tostdout)
+				close(fd);
+			return -1;
+		}
+		p += n;
+		left -= (size_t)n;
+	}
+	if (!tostdout && close(fd) == -1) {
+		log_warn("close %s", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* The caller has set NO_NEW_PRIVS, which lets an unprivileged process do this. */
+int
+filter_install(const struct sock_fprog *prog)
+{
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, prog) == -1) {
+		log_warn("seccomp SECCOMP_SET_MODE_FILTER");
+		return -1;
+	}
+	return 0;
+}
+
+void
+filter_free(struct sock_fprog *prog)
+{
+	free(prog->filter);
+	prog->filter = NULL;
+	prog->len = 0;
+}

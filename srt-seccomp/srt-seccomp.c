@@ -1,0 +1,235 @@
+/*
+ * srt-seccomp: run a command in new PID and mount namespaces, under a PID 1 that
+ * reaps and forwards signals, with no capabilities, NO_NEW_PRIVS and a seccomp
+ * filter closing what the sandbox's mount and network namespaces leave open.
+ *
+ * Three processes:
+ *   parent  unshares, forks PID 1, forwards signals to it, relays its status;
+ *   PID 1   mounts /proc, drops everything, forks the worker, reaps, relays;
+ *   worker  sets NO_NEW_PRIVS, installs the filter, execs the command.
+ * The worker is not moved to a new session or process group: it stays in the
+ * caller's foreground group, so a terminal (if any) keeps working. srt-launch runs
+ * bwrap with --new-session, which already detaches the sandbox from the user's
+ * terminal; TIOCSTI and TIOCLINUX are refused by the filter in any case.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+
+#include "util.h"
+#include "srt-seccomp.h"
+
+#ifndef SRT_VERSION
+#define SRT_VERSION	"0.1.0"
+#endif
+
+#if defined(__SANITIZE_ADDRESS__)
+/*
+ * LeakSanitizer checks at exit by attaching to the process like a debugger, which a
+ * non-dumpable process refuses (and it then fails with status 1). Sanitizer builds
+ * keep every memory-error check and skip the leak check.
+ */
+const char *__lsan_default_options(void);
+const char *
+__lsan_default_options(void)
+{
+	return "detect_leaks=0";
+}
+#endif
+
+static const struct option longopts[] = {
+	{ "allow-unix-sockets",	no_argument,		NULL, 'U' },
+	{ "allow-nested-userns", no_argument,		NULL, 'N' },
+	{ "emit-bpf",		required_argument,	NULL, 'E' },
+	{ "debug",		no_argument,		NULL, 'd' },
+	{ "help",		no_argument,		NULL, 'h' },
+	{ "version",		no_argument,		NULL, 'V' },
+	{ NULL,			0,			NULL, 0 },
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: srt-seccomp [-dhV] [--allow-unix-sockets] "
+	    "[--allow-nested-userns]\n"
+	    "                   [--emit-bpf FILE] [--] CMD [ARGS...]\n");
+}
+
+/* The worker: nothing runs after this without NO_NEW_PRIVS and the filter. */
+static noreturn void
+worker_exec(const struct sock_fprog *prog, const sigset_t *saved, char **argv)
+{
+	int saved_errno;
+
+	if (sigprocmask(SIG_SETMASK, saved, NULL) == -1)
+		fatal("sigprocmask");
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
+		fatal("prctl PR_SET_NO_NEW_PRIVS");
+	if (filter_install(prog) == -1)
+		_exit(EXIT_SELF);
+	execvp(argv[0], argv);
+	saved_errno = errno;
+	log_warn("%s", argv[0]);
+	_exit(saved_errno == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC);
+}
+
+/*
+ * PID 1. It dies with the parent (PDEATHSIG, and the lifeline pipe for a parent
+ * that died before the prctl). Non-dumpable and without capabilities, the command
+ * can neither ptrace it nor borrow its privileges; when it exits, the kernel kills
+ * whatever the command left behind in the namespace.
+ */
+static noreturn void
+pid1_main(const struct sock_fprog *prog, const sigset_t *saved, char **argv,
+    int lifeline, int ready, int own_userns, int allow_userns)
+{
+	struct pollfd pfd;
+	pid_t worker;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
+		fatal("prctl PR_SET_PDEATHSIG");
+	pfd.fd = lifeline;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, 0) != 0)
+		_exit(EXIT_SELF);
+	close(lifeline);
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1)
+		fatal("prctl PR_SET_DUMPABLE");
+	if (ns_setup_proc(own_userns, allow_userns) == -1)
+		exit(EXIT_SELF);
+	if (caps_clear() == -1)
+		exit(EXIT_SELF);
+	/* Tell the parent that setup worked: only then does it drop its own capabilities. */
+	if (write(ready, "", 1) != 1)
+		fatal("write ready");
+	close(ready);
+	if ((worker = fork()) == -1)
+		fatal("fork");
+	if (worker == 0)
+		worker_exec(prog, saved, argv);
+	/* Only the command should hold the terminal and the pipes it was given. */
+	close(STDIN_FILENO);
+	close(STDOUT_FILENO);
+	exit(reaper_wait(worker));
+}
+
+static int
+run(const struct sock_fprog *prog, const struct seccomp_opts *o, char **argv)
+{
+	sigset_t saved;
+	int lifeline[2], ready[2], own_userns;
+	ssize_t n;
+	char c;
+	pid_t pid1;
+
+	if (reaper_block(&saved) == -1)
+		return EXIT_SELF;
+	if (ns_enter(&own_userns) == -1)
+		return EXIT_SELF;
+	log_debug("namespaces ready (own user namespace: %s)", own_userns ? "yes" : "no");
+	if (pipe2(lifeline, O_CLOEXEC) == -1 || pipe2(ready, O_CLOEXEC) == -1)
+		fatal("pipe2");
+	if ((pid1 = fork()) == -1)
+		fatal("fork");
+	if (pid1 == 0) {
+		close(lifeline[1]);
+		close(ready[0]);
+		pid1_main(prog, &saved, argv, lifeline[0], ready[1], own_userns,
+		    o->allow_userns);
+	}
+	close(lifeline[0]);
+	close(ready[1]);
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1) {
+		log_warn("prctl PR_SET_DUMPABLE");
+		return EXIT_SELF;
+	}
+	/*
+	 * The parent holds the same capabilities as PID 1 (those of the new user
+	 * namespace, if any) and needs none of them now. It waits for PID 1's word
+	 * first: if PID 1's setup failed, PID 1 has said why and its status is relayed.
+	 */
+	while ((n = read(ready[0], &c, 1)) == -1 && errno == EINTR)
+		;
+	close(ready[0]);
+	if (n == -1) {
+		log_warn("read ready");
+		(void)kill(pid1, SIGKILL);
+		return EXIT_SELF;
+	}
+	if (n == 1 && caps_clear() == -1) {
+		(void)kill(pid1, SIGKILL);
+		return EXIT_SELF;
+	}
+	close(STDIN_FILENO);
+	close(STDOUT_FILENO);
+	return reaper_wait(pid1);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct seccomp_opts o;
+	struct sock_fprog prog;
+	const char *emit = NULL;
+	int ch, debug = 0, rc;
+
+	log_init("srt-seccomp", 0, EXIT_SELF);
+	memset(&o, 0, sizeof(o));
+	/* "+": options end at the command, whose own options are left alone. */
+	while ((ch = getopt_long(argc, argv, "+dhV", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'U':
+			o.allow_unix = 1;
+			break;
+		case 'N':
+			o.allow_userns = 1;
+			break;
+		case 'E':
+			emit = optarg;
+			break;
+		case 'd':
+			debug = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("srt-seccomp %s\n", SRT_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_SELF;
+		}
+	}
+	log_init("srt-seccomp", debug, EXIT_SELF);
+	argv += optind;
+	argc -= optind;
+	if (argc == 0 && emit == NULL) {
+		log_warnx("no command given");
+		usage(stderr);
+		return EXIT_SELF;
+	}
+
+	/* Built before anything else, so a filter that cannot be built stops everything. */
+	if (filter_build(&o, &prog) == -1)
+		return EXIT_SELF;
+	log_debug("filter: %u instructions", prog.len);
+	if (emit != NULL && filter_write(&prog, emit) == -1) {
+		filter_free(&prog);
+		return EXIT_SELF;
+	}
+	if (argc == 0) {
+		filter_free(&prog);
+		return 0;
+	}
+	rc = run(&prog, &o, argv);
+	filter_free(&prog);
+	return rc;
+}
