@@ -84,6 +84,10 @@ check:
 check-run: all $(UNIT_BIN) $(HELPER_BIN)
 	SRT_BUILD=$(abspath $(BUILD)) tests/run $(UNIT_BIN) $(sort $(wildcard tests/*.bats))
 
+# Load and fault tests (about 10 minutes on 2 cores; not part of check).
+check-load: all $(HELPER_BIN)
+	SRT_BUILD=$(abspath $(BUILD)) tests/run $(sort $(wildcard tests/load/*.bats))
+
 # --- fuzzing (clang, libFuzzer) -------------------------------------------
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 10
@@ -122,5 +126,5 @@ clean:
 	rm -rf build
 
 .SECONDARY:
-.PHONY: all check check-run fuzz bench install clean lint-man
+.PHONY: all check check-run check-load fuzz bench install clean lint-man
 -include $(LIB_OBJ:.o=.d) $(wildcard $(BUILD)/obj/srt-*/*.d)
