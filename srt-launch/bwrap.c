@@ -1,0 +1,378 @@
+/*
+ * The bubblewrap invocation (SPEC §5.4, BEHAVIOR §4.2): the filesystem plan from libsrt,
+ * then the namespace and capability options, then srt-seccomp and the command. The
+ * options travel in a sealed memfd through --args (a large plan would not fit the
+ * kernel's argument limits); the command itself stays on the real argv.
+ */
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "launch.h"
+
+/* A word as a shell would need it to read it back (for -d output only). */
+static void
+bwrap_quote(struct strlist *out, const char *w)
+{
+	const char *p;
+	size_t n = 3;
+	char *q, *o;
+
+	if (*w != '\0' && strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789_./:@+,=-") == strlen(w)) {
+		strlist_push(out, w);
+		return;
+	}
+	for (p = w; *p != '\0'; p++)
+		n += *p == '\'' ? 4 : 1;
+	o = q = xmalloc(n);
+	*o++ = '\'';
+	for (p = w; *p != '\0'; p++) {
+		if (*p == '\'') {
+			memcpy(o, "'\\''", 4);
+			o += 4;
+		} else
+			*o++ = *p;
+	}
+	*o++ = '\'';
+	*o = '\0';
+	strlist_push_owned(out, q);
+}
+
+static void
+bwrap_debug_argv(const struct strlist *opts, char *const *argv)
+{
+	struct strlist q = { 0 };
+	size_t i, len = 0;
+	char *line, *o;
+
+	if (!log_debugging())
+		return;
+	for (i = 0; argv[i] != NULL; i++) {
+		bwrap_quote(&q, argv[i]);
+		/* show the --args contents where they are read */
+		if (i == 2)
+			for (size_t j = 0; j < opts->n; j++)
+				bwrap_quote(&q, opts->v[j]);
+	}
+	for (i = 0; i < q.n; i++)
+		len += strlen(q.v[i]) + 1;
+	o = line = xmalloc(len + 1);
+	for (i = 0; i < q.n; i++) {
+		size_t k = strlen(q.v[i]);
+
+		memcpy(o, q.v[i], k);
+		o += k;
+		*o++ = ' ';
+	}
+	*o = '\0';
+	log_debug("bwrap argv (options through --args): %s", line);
+	free(line);
+	strlist_free(&q);
+}
+
+/* The options, NUL-separated in a sealed memfd, positioned at the start. */
+static int
+bwrap_args_memfd(const struct strlist *opts)
+{
+	size_t i;
+	int fd;
+
+	if ((fd = memfd_create("srt-bwrap-args", MFD_CLOEXEC | MFD_ALLOW_SEALING)) == -1) {
+		log_warn("memfd_create");
+		return -1;
+	}
+	for (i = 0; i < opts->n; i++) {
+		const char *p = opts->v[i];
+		size_t left = strlen(p) + 1;
+
+		while (left > 0) {
+			ssize_t n = write(fd, p, left);
+
+			if (n == -1 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				log_warn("write bwrap arguments");
+				close(fd);
+				return -1;
+			}
+			p += n;
+			left -= (size_t)n;
+		}
+	}
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE |
+	    F_SEAL_SEAL) == -1 || lseek(fd, 0, SEEK_SET) == -1) {
+		log_warn("seal bwrap arguments");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void
+bwrap_options(const struct launch *l, const char *seccomp, struct strlist *o)
+{
+	size_t i;
+
+	strlist_push(o, "--new-session");
+	strlist_push(o, "--die-with-parent");
+	strlist_push(o, "--json-status-fd");
+	strlist_push(o, "3");
+	for (i = 0; i < l->plan.args.n; i++)
+		strlist_push(o, l->plan.args.v[i]);
+	/* srt-seccomp must stay reachable even under a read-denied directory: bound
+	 * last, over whatever the plan put there (read-only, the binary is no secret). */
+	if (seccomp != NULL) {
+		strlist_push(o, "--ro-bind");
+		strlist_push(o, seccomp);
+		strlist_push(o, seccomp);
+	}
+	strlist_push(o, "--dev");
+	strlist_push(o, "/dev");
+	strlist_push(o, "--unshare-pid");
+	strlist_push(o, "--unshare-user");
+	strlist_push(o, "--cap-drop");
+	strlist_push(o, "ALL");
+	/*
+	 * As root, bwrap covers parts of its /proc, and in a user namespace of its own
+	 * srt-seccomp would find those covers locked and could not mount the fresh /proc
+	 * of its pid namespace. So it gets CAP_SYS_ADMIN (for its pid and mount
+	 * namespaces) and CAP_SETPCAP (to empty the bounding set) in bwrap's user
+	 * namespace instead, and drops every capability before the command runs.
+	 */
+	if (seccomp != NULL && geteuid() == 0) {
+		strlist_push(o, "--cap-add");
+		strlist_push(o, "CAP_SYS_ADMIN");
+		strlist_push(o, "--cap-add");
+		strlist_push(o, "CAP_SETPCAP");
+	}
+	if (l->set.weaker_nested_sandbox) {
+		/* Nested in a container that refuses a fresh procfs: the host's /proc,
+		 * writable so that srt-seccomp can write its uid and gid maps. Weaker:
+		 * the command sees every process of the host's pid namespace. */
+		strlist_push(o, "--bind");
+		strlist_push(o, "/proc");
+		strlist_push(o, "/proc");
+	} else {
+		strlist_push(o, "--proc");
+		strlist_push(o, "/proc");
+	}
+	/* Without srt-seccomp nothing else stops a new user namespace, in which the
+	 * read-only binds can be undone: bubblewrap is asked to refuse them. */
+	if (seccomp == NULL && !l->set.allow_nested_userns && !l->set.weaker_nested_sandbox)
+		strlist_push(o, "--disable-userns");
+}
+
+static void
+bwrap_argv(const struct launch *l, const char *bwrap, const char *seccomp, struct strlist *a)
+{
+	size_t i;
+
+	strlist_push(a, bwrap);
+	strlist_push(a, "--args");
+	strlist_push(a, "4");
+	strlist_push(a, "--");
+	if (seccomp != NULL) {
+		strlist_push(a, seccomp);
+		if (l->set.allow_nested_userns)
+			strlist_push(a, "--allow-nested-userns");
+		if (l->debug)
+			strlist_push(a, "-d");
+		strlist_push(a, "--");
+	}
+	if (l->cstring != NULL) {
+		strlist_push(a, "/bin/sh");
+		strlist_push(a, "-c");
+		strlist_push(a, l->cstring);
+	} else
+		for (i = 0; l->cmd[i] != NULL; i++)
+			strlist_push(a, l->cmd[i]);
+}
+
+static const char *
+bwrap_path(const struct launch *l, char *buf, size_t len)
+{
+	if (l->set.bwrap_path != NULL)
+		return access(l->set.bwrap_path, X_OK) == 0 ? l->set.bwrap_path : NULL;
+	return lookup_path("bwrap", buf, len);
+}
+
+int
+bwrap_spawn(struct launch *l, char **envp)
+{
+	struct strlist opts = { 0 }, argv = { 0 };
+	char bwbuf[4096], *seccomp = NULL;
+	const char *bwrap;
+	int st[2] = { -1, -1 }, ep[2] = { -1, -1 }, argfd = -1, err = 0, rc = -1;
+	pid_t pid, launcher = getpid();
+
+	if ((bwrap = bwrap_path(l, bwbuf, sizeof(bwbuf))) == NULL) {
+		log_warnx("bwrap: %s", l->set.bwrap_path != NULL ?
+		    "bwrapPath is not an executable file" :
+		    "not found in PATH (install bubblewrap, or set bwrapPath)");
+		return -1;
+	}
+	if (!l->set.net.allow_all_unix_sockets)
+		seccomp = xasprintf("%s/srt-seccomp", l->self_dir);
+	bwrap_options(l, seccomp, &opts);
+	bwrap_argv(l, bwrap, seccomp, &argv);
+	bwrap_debug_argv(&opts, argv.v);
+
+	if ((argfd = bwrap_args_memfd(&opts)) == -1)
+		goto out;
+	if (pipe2(st, O_CLOEXEC) == -1 || pipe2(ep, O_CLOEXEC) == -1) {
+		log_warn("pipe");
+		goto out;
+	}
+	if ((pid = fork()) == -1) {
+		log_warn("fork");
+		goto out;
+	}
+	if (pid == 0) {
+		int keep[2] = { st[1], argfd };
+
+		spawn_child_reset();
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != launcher)
+			_exit(LAUNCH_FAIL);
+		/* Into the sandbox's namespaces: the user namespace first, which gives
+		 * the capability that entering its network namespace needs. */
+		if ((l->userns_fd != -1 && setns(l->userns_fd, CLONE_NEWUSER) == -1) ||
+		    setns(l->netns_fd, CLONE_NEWNET) == -1) {
+			errno = -errno;
+			spawn_report_errno(ep[1]);
+			_exit(LAUNCH_FAIL);
+		}
+		spawn_arrange_fds(keep, 2, ep[1]);
+		execve(bwrap, argv.v, envp);
+		spawn_report_errno(5);
+		_exit(LAUNCH_FAIL);
+	}
+	close(st[1]);
+	st[1] = -1;
+	close(ep[1]);
+	ep[1] = -1;
+	if (spawn_wait_exec(ep[0], &err) == -1) {
+		if (err < 0)
+			log_warnx("cannot enter the sandbox's namespaces: %s", strerror(-err));
+		else
+			log_warnx("%s: %s", bwrap, strerror(err));
+		while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
+			;
+		goto out;
+	}
+	l->bwrap_pid = pid;
+	l->status_r = st[0];
+	st[0] = -1;
+	(void)fcntl(l->status_r, F_SETFL, O_NONBLOCK);
+	rc = 0;
+ out:
+	if (argfd != -1)
+		close(argfd);
+	if (st[0] != -1)
+		close(st[0]);
+	if (st[1] != -1)
+		close(st[1]);
+	if (ep[0] != -1)
+		close(ep[0]);
+	if (ep[1] != -1)
+		close(ep[1]);
+	strlist_free(&opts);
+	strlist_free(&argv);
+	free(seccomp);
+	return rc;
+}
+
+/* bwrap's --json-status-fd: {"child-pid": N} when the sandbox starts, {"exit-code": N}
+ * only if the command (srt-seccomp) was executed. */
+static void
+bwrap_status_line(struct launch *l, const char *s, size_t n)
+{
+	cJSON *o = cJSON_ParseWithLength(s, n), *v;
+
+	if (o == NULL)
+		return;
+	if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "child-pid")) &&
+	    v->valuedouble > 0)
+		l->sandbox_init = (pid_t)v->valuedouble;
+	if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "exit-code"))) {
+		l->command_ran = true;
+		l->command_exit = v->valueint;
+	}
+	cJSON_Delete(o);
+}
+
+void
+bwrap_status_read(struct launch *l)
+{
+	static char buf[4096];
+	static size_t len;
+	ssize_t n;
+
+	while (l->status_r != -1) {
+		char *nl;
+
+		if (len == sizeof(buf))
+			len = 0;        /* not bwrap's: drop it */
+		n = read(l->status_r, buf + len, sizeof(buf) - len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0 || errno != EAGAIN) {
+				if (len > 0)
+					bwrap_status_line(l, buf, len);
+				len = 0;
+				close(l->status_r);
+				l->status_r = -1;
+			}
+			return;
+		}
+		len += (size_t)n;
+		while ((nl = memchr(buf, '\n', len)) != NULL) {
+			bwrap_status_line(l, buf, (size_t)(nl - buf));
+			len -= (size_t)(nl - buf) + 1;
+			memmove(buf, nl + 1, len);
+		}
+	}
+}
+
+/*
+ * The first process bwrap started inside (srt-seccomp, or the command): the one to
+ * forward signals to. bwrap's pid 1 forwards nothing, so its first child, read from
+ * /proc, is the target; 0 while the sandbox is not running yet.
+ */
+pid_t
+bwrap_initial_pid(const struct launch *l)
+{
+	char path[64], buf[64];
+	ssize_t n;
+	long pid;
+	int fd;
+
+	if (l->sandbox_init <= 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children", (long)l->sandbox_init,
+	    (long)l->sandbox_init);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	pid = strtol(buf, NULL, 10);
+	return pid > 0 ? (pid_t)pid : 0;
+}

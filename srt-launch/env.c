@@ -1,0 +1,201 @@
+/*
+ * The command's environment (SPEC §5.5): the launcher's own, with the proxy variables of
+ * BEHAVIOR §4.5 pointing at the listeners inside the sandbox. Nothing outside the sandbox
+ * can reach those sockets, so the URLs carry no credentials.
+ */
+#include <sys/stat.h>
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "launch.h"
+
+extern char **environ;
+
+#define HTTP_URL        "http://localhost:3128"
+#define SOCKS_URL       "socks5h://localhost:1080"
+#define NO_PROXY_LIST   "localhost,127.0.0.1,::1,169.254.0.0/16,10.0.0.0/8,172.16.0.0/12," \
+			"192.168.0.0/16"
+#define SSH_NO_MUX      "-o ControlMaster=no -o ControlPath=none"
+#define SAFE_DIR_WILDCARD_OVER  8       /* more safe directories than this: "*" */
+
+/* Variables the launcher sets; an inherited value of the same name is dropped. */
+static const char *const env_owned[] = {
+	"SANDBOX_RUNTIME", "TMPDIR", "NO_PROXY", "no_proxy", "HTTP_PROXY", "HTTPS_PROXY",
+	"http_proxy", "https_proxy", "ALL_PROXY", "all_proxy", "GRPC_PROXY", "grpc_proxy",
+	"FTP_PROXY", "ftp_proxy", "RSYNC_PROXY", "DOCKER_HTTP_PROXY", "DOCKER_HTTPS_PROXY",
+	"CLOUDSDK_PROXY_TYPE", "CLOUDSDK_PROXY_ADDRESS", "CLOUDSDK_PROXY_PORT",
+	"CLOUDSDK_PROXY_USERNAME", "CLOUDSDK_PROXY_PASSWORD", "GIT_SSH_COMMAND",
+	"JAVA_TOOL_OPTIONS", NULL
+};
+
+static int
+env_is_owned(const char *kv, bool git_count)
+{
+	size_t i, n = strcspn(kv, "=");
+
+	for (i = 0; env_owned[i] != NULL; i++)
+		if (strlen(env_owned[i]) == n && strncmp(kv, env_owned[i], n) == 0)
+			return 1;
+	return git_count && n == strlen("GIT_CONFIG_COUNT") &&
+	    strncmp(kv, "GIT_CONFIG_COUNT", n) == 0;
+}
+
+static int
+env_is_nc_openbsd(const char *path)
+{
+	char real[PATH_MAX];
+
+	if (access(path, X_OK) == -1 || realpath(path, real) == NULL)
+		return 0;
+	return strstr(real, "openbsd") != NULL;
+}
+
+/*
+ * A ProxyCommand for ssh that goes through the SOCKS listener, with a program the sandbox
+ * has: it sees the host's root read-only, so the host's programs are the candidates.
+ * OpenBSD netcat speaks SOCKS5 (-X 5); failing that, socat tunnels through the HTTP
+ * proxy with CONNECT (its PROXY address works in every socat version). NULL: neither.
+ */
+const char *
+env_ssh_proxy_tool(void)
+{
+	static const char *const ncs[] = {
+		"/usr/bin/nc", "/bin/nc", "/usr/bin/nc.openbsd", "/bin/nc.openbsd", NULL
+	};
+	static const char *const socats[] = { "/usr/bin/socat", "/bin/socat", NULL };
+	size_t i;
+
+	for (i = 0; ncs[i] != NULL; i++)
+		if (env_is_nc_openbsd(ncs[i]))
+			return ncs[i];
+	for (i = 0; socats[i] != NULL; i++)
+		if (access(socats[i], X_OK) == 0)
+			return socats[i];
+	return NULL;
+}
+
+static void
+env_add_ssh(struct strlist *e)
+{
+	const char *tool = env_ssh_proxy_tool();
+
+	if (tool == NULL) {
+		log_debug("no OpenBSD nc or socat on this host: GIT_SSH_COMMAND not set");
+		return;
+	}
+	if (strstr(tool, "socat") != NULL)
+		strlist_pushf(e, "GIT_SSH_COMMAND=ssh " SSH_NO_MUX " -o ProxyCommand='%s - "
+		    "PROXY:localhost:%%h:%%p,proxyport=%d'", tool, LAUNCH_HTTP_PORT);
+	else
+		strlist_pushf(e, "GIT_SSH_COMMAND=ssh " SSH_NO_MUX " -o ProxyCommand='%s -X 5 "
+		    "-x localhost:%d %%h %%p'", tool, LAUNCH_SOCKS_PORT);
+}
+
+/* git refuses repositories owned by an unmapped uid ("dubious ownership") unless they
+ * are safe directories: add git.safeDirectories through GIT_CONFIG_*, continuing any
+ * numbering the caller already uses. GIT_CONFIG_COUNT=0 is an explicit opt-out. */
+static void
+env_add_git(struct strlist *e, const struct settings *s, const char *inherited_count)
+{
+	long start = 0;
+	size_t i;
+	long n;
+
+	if (inherited_count != NULL) {
+		char *end;
+
+		if (strcmp(inherited_count, "0") == 0)
+			return;
+		start = strtol(inherited_count, &end, 10);
+		if (*inherited_count == '\0' || *end != '\0' || start < 0 || start > 100000)
+			start = 0;
+	}
+	n = start;
+	if (s->git_safe_dirs.n > SAFE_DIR_WILDCARD_OVER) {
+		strlist_pushf(e, "GIT_CONFIG_KEY_%ld=safe.directory", n);
+		strlist_pushf(e, "GIT_CONFIG_VALUE_%ld=*", n++);
+	} else {
+		for (i = 0; i < s->git_safe_dirs.n; i++) {
+			char *d = xstrdup(s->git_safe_dirs.v[i]);
+			size_t len = strlen(d);
+
+			while (len > 1 && d[len - 1] == '/')
+				d[--len] = '\0';
+			strlist_pushf(e, "GIT_CONFIG_KEY_%ld=safe.directory", n);
+			strlist_pushf(e, "GIT_CONFIG_VALUE_%ld=%s", n++, d);
+			/* git matches the top of the repository exactly; the glob form
+			 * (git 2.46 and later) covers repositories below it too. */
+			strlist_pushf(e, "GIT_CONFIG_KEY_%ld=safe.directory", n);
+			strlist_pushf(e, "GIT_CONFIG_VALUE_%ld=%s%s*", n++, d,
+			    strcmp(d, "/") == 0 ? "" : "/");
+			free(d);
+		}
+	}
+	strlist_pushf(e, "GIT_CONFIG_COUNT=%ld", n);
+}
+
+char **
+env_build(const struct launch *l)
+{
+	struct strlist e = { 0 };
+	const char *git_count = getenv("GIT_CONFIG_COUNT");
+	const char *java = getenv("JAVA_TOOL_OPTIONS");
+	bool git = l->set.git_safe_dirs.n > 0 &&
+	    !(git_count != NULL && strcmp(git_count, "0") == 0);
+	char **p;
+
+	for (p = environ; *p != NULL; p++)
+		if (strchr(*p, '=') != NULL && !env_is_owned(*p, git))
+			strlist_push(&e, *p);
+
+	strlist_push(&e, "SANDBOX_RUNTIME=1");
+	strlist_pushf(&e, "TMPDIR=%s", l->tmpdir);
+	strlist_push(&e, "NO_PROXY=" NO_PROXY_LIST);
+	strlist_push(&e, "no_proxy=" NO_PROXY_LIST);
+	strlist_push(&e, "HTTP_PROXY=" HTTP_URL);
+	strlist_push(&e, "HTTPS_PROXY=" HTTP_URL);
+	strlist_push(&e, "http_proxy=" HTTP_URL);
+	strlist_push(&e, "https_proxy=" HTTP_URL);
+	/* The HTTP URL, as the reference does: clients that only speak CONNECT get one
+	 * they understand, and some choke on socks5h:// in ALL_PROXY. */
+	strlist_push(&e, "ALL_PROXY=" HTTP_URL);
+	strlist_push(&e, "all_proxy=" HTTP_URL);
+	strlist_push(&e, "GRPC_PROXY=" HTTP_URL);
+	strlist_push(&e, "grpc_proxy=" HTTP_URL);
+	strlist_push(&e, "FTP_PROXY=" SOCKS_URL);
+	strlist_push(&e, "ftp_proxy=" SOCKS_URL);
+	strlist_pushf(&e, "RSYNC_PROXY=localhost:%d", LAUNCH_SOCKS_PORT);
+	strlist_push(&e, "DOCKER_HTTP_PROXY=" HTTP_URL);
+	strlist_push(&e, "DOCKER_HTTPS_PROXY=" HTTP_URL);
+	strlist_push(&e, "CLOUDSDK_PROXY_TYPE=http");
+	strlist_push(&e, "CLOUDSDK_PROXY_ADDRESS=localhost");
+	strlist_pushf(&e, "CLOUDSDK_PROXY_PORT=%d", LAUNCH_HTTP_PORT);
+	env_add_ssh(&e);
+	/* JVMs ignore the variables above; system properties do the same job. The
+	 * caller's own options come first so that ours, later, win. */
+	strlist_pushf(&e, "JAVA_TOOL_OPTIONS=%s%s-Dhttp.proxyHost=localhost "
+	    "-Dhttp.proxyPort=%d -Dhttps.proxyHost=localhost -Dhttps.proxyPort=%d "
+	    "-DsocksProxyHost=localhost -DsocksProxyPort=%d "
+	    "-Dhttp.nonProxyHosts=localhost|127.0.0.1|[::1]",
+	    java != NULL ? java : "", java != NULL && *java != '\0' ? " " : "",
+	    LAUNCH_HTTP_PORT, LAUNCH_HTTP_PORT, LAUNCH_SOCKS_PORT);
+	if (git)
+		env_add_git(&e, &l->set, git_count);
+
+	p = e.v;        /* NULL-terminated; ownership passes to the caller */
+	return p != NULL ? p : xcalloc(1, sizeof(char *));
+}
+
+void
+env_free(char **envp)
+{
+	char **p;
+
+	for (p = envp; p != NULL && *p != NULL; p++)
+		free(*p);
+	free(envp);
+}

@@ -1,0 +1,129 @@
+/*
+ * srt-launch (and srt, the same binary): runs one command in the Linux sandbox of SPEC §5.
+ *
+ * Process layout while a command runs:
+ *
+ *   srt-launch ─┬─ keeper      in the sandbox's user+net namespaces (net only as root); it
+ *               │              opened the listening sockets there, sent them and the
+ *               │              namespace fds back, and now waits on its lifeline to remove
+ *               │              the run's temp dir and placeholders even if srt is killed
+ *               ├─ srt-httpd   host netns, accepts on 127.0.0.1:3128 and [::1]:3128 of the
+ *               ├─ srt-socksd  sandbox's netns through the inherited sockets (or a plain
+ *               │              relay to the user's proxy with httpProxyPort/socksProxyPort)
+ *               └─ bwrap       setns()'d into the sandbox's namespaces, then its own
+ *                              user/pid/mount namespaces; srt-seccomp; the command
+ */
+#ifndef SRT_LAUNCH_H
+#define SRT_LAUNCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "plan.h"
+#include "policy.h"
+#include "settings.h"
+#include "util.h"
+
+#define LAUNCH_FAIL             125     /* srt itself failed */
+#define LAUNCH_HTTP_PORT        3128    /* inside the sandbox */
+#define LAUNCH_SOCKS_PORT       1080
+
+enum listen_slot { LS_HTTP4, LS_HTTP6, LS_SOCKS4, LS_SOCKS6, LS_MAX };
+
+enum proxy_kind { PK_HTTP, PK_SOCKS, PK_MAX };
+
+struct violations;
+
+struct launch {
+	/* command line */
+	bool srt_mode;                  /* invoked as "srt" */
+	bool debug;
+	const char *settings_arg;       /* -s */
+	const char *policy_arg;         /* -p */
+	const char *violations_arg;     /* --violations */
+	const char *cstring;            /* -c */
+	char **cmd;                     /* CMD ARGS, NULL-terminated (NULL with -c) */
+
+	/* policy */
+	struct settings set;
+	struct policy *pol;
+	char *config_path;              /* the file the policy came from, or NULL (defaults) */
+
+	/* paths */
+	char *self_dir;                 /* where srt-httpd, srt-socksd, srt-seccomp live */
+	char *cwd;
+	char *home;
+	char *tmpdir;                   /* the run's private TMPDIR */
+	struct plan_linux plan;
+	bool plan_built;
+
+	/* network namespace (netns.c) */
+	int listen_fd[LS_MAX];
+	int netns_fd;
+	int userns_fd;                  /* -1 as root */
+	pid_t keeper_pid;
+	int keeper_lifeline;            /* write end; the keeper cleans up at its EOF */
+	int keeper_sock;                /* its report, then the placeholders to remove */
+
+	/* proxies (proxies.c) */
+	int lifeline_r, lifeline_w;     /* proxies exit when lifeline_w is closed */
+	int log_r, log_w;               /* the proxies' JSON decision lines */
+	pid_t proxy_pid[PK_MAX];
+	bool proxy_started[PK_MAX];
+
+	/* the sandbox (bwrap.c) */
+	pid_t bwrap_pid;
+	int status_r;                   /* bwrap --json-status-fd */
+	pid_t sandbox_init;             /* host pid of the sandbox's pid 1, 0 until known */
+	bool command_ran;               /* bwrap reported an exit code: setup had finished */
+	int command_exit;
+
+	struct violations *viol;
+};
+
+/* srt-launch.c */
+char *launch_command_text(const struct launch *l);
+
+/* netns.c */
+int netns_create(struct launch *l);
+int netns_collect(struct launch *l);
+void netns_send_plan(struct launch *l);
+
+/* proxies.c */
+int proxies_init(struct launch *l);
+int proxies_start(struct launch *l, enum proxy_kind k);
+void proxies_stop(struct launch *l, int timeout_ms);
+
+/* relay.c: the plain relay to the user's own proxy (httpProxyPort / socksProxyPort) */
+void relay_child_main(int fd4, int fd6, int lifeline, int port);
+
+/* bwrap.c */
+int bwrap_spawn(struct launch *l, char **envp);
+void bwrap_status_read(struct launch *l);
+pid_t bwrap_initial_pid(const struct launch *l);
+
+/* env.c */
+char **env_build(const struct launch *l);
+void env_free(char **envp);
+const char *env_ssh_proxy_tool(void);
+
+/* spawn.c: helpers shared by every child we start */
+void spawn_child_reset(void);
+void spawn_arrange_fds(const int *fds, size_t n, int errfd);
+void spawn_report_errno(int errfd);
+int spawn_wait_exec(int errfd_r, int *err);
+int tmp_create(char **out);
+void tmp_remove(const char *dir);
+const char *lookup_path(const char *prog, char *buf, size_t len);
+
+/* violations.c */
+struct violations *violations_new(const struct settings *s, const char *command,
+    const char *file);
+void violations_feed(struct violations *v, const char *buf, size_t len);
+void violations_finish(struct violations *v, bool print_block);
+void violations_free(struct violations *v);
+/* Sanitise a violation line for display (BEHAVIOR §5); caller frees. */
+char *violations_sanitise(const char *s);
+
+#endif

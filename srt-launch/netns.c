@@ -1,0 +1,390 @@
+/*
+ * The sandbox's network namespace (SPEC §5.2).
+ *
+ * A child (the keeper) creates it: as root a bare network namespace, otherwise a user and a
+ * network namespace together, since an unprivileged process may only create a network
+ * namespace inside a user namespace it owns. Capabilities in that user namespace do not
+ * survive execve, so loopback is brought up here, in-process, with libnl. The keeper then
+ * opens the four listening sockets inside and sends them, with descriptors of its
+ * namespaces, to the launcher over SCM_RIGHTS.
+ *
+ * Why namespace descriptors rather than running bwrap under the keeper: bwrap stays a
+ * direct child of the launcher, so its exit status, --die-with-parent and signal
+ * forwarding need no relaying; its child process setns()es into the namespaces the
+ * descriptors name (as the owner of the user namespace it holds every capability there)
+ * and execs bwrap, whose own user namespace then nests inside ours.
+ *
+ * The keeper itself then has nothing more to do for the namespace (the descriptors and
+ * the sockets keep it alive) and stays only as a janitor: when its lifeline pipe reaches
+ * EOF, which happens however the launcher ends, SIGKILL included, it removes the run's
+ * temp directory and placeholders.
+ */
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <netlink/netlink.h>
+#include <netlink/route/link.h>
+
+#include "fdpass.h"
+#include "launch.h"
+
+struct netns_msg {
+	int ok;
+	unsigned slots;                 /* bit i: listen slot i follows in the fds */
+	int have_userns;
+	char why[200];                  /* when !ok: "step: reason" */
+};
+
+static const struct {
+	int family;
+	int port;
+} netns_listen[LS_MAX] = {
+	[LS_HTTP4] = { AF_INET, LAUNCH_HTTP_PORT },
+	[LS_HTTP6] = { AF_INET6, LAUNCH_HTTP_PORT },
+	[LS_SOCKS4] = { AF_INET, LAUNCH_SOCKS_PORT },
+	[LS_SOCKS6] = { AF_INET6, LAUNCH_SOCKS_PORT },
+};
+
+static int
+netns_write_file(const char *path, const char *text)
+{
+	size_t len = strlen(text);
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = write(fd, text, len);
+	if (close(fd) == -1 || n != (ssize_t)len)
+		return -1;
+	return 0;
+}
+
+/* Enter fresh namespaces: user + net unprivileged (identity maps), net alone as root. */
+static int
+netns_unshare(char *why, size_t whylen)
+{
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	char map[64];
+
+	if (uid == 0) {
+		if (unshare(CLONE_NEWNET) == -1) {
+			snprintf(why, whylen, "unshare(CLONE_NEWNET): %s", strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNET) == -1) {
+		snprintf(why, whylen, "unshare(CLONE_NEWUSER|CLONE_NEWNET): %s",
+		    strerror(errno));
+		return -1;
+	}
+	/* An unprivileged writer of gid_map must first give up setgroups(2). */
+	if (netns_write_file("/proc/self/setgroups", "deny") == -1) {
+		snprintf(why, whylen, "/proc/self/setgroups: %s", strerror(errno));
+		return -1;
+	}
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+	if (netns_write_file("/proc/self/uid_map", map) == -1) {
+		snprintf(why, whylen, "/proc/self/uid_map: %s", strerror(errno));
+		return -1;
+	}
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+	if (netns_write_file("/proc/self/gid_map", map) == -1) {
+		snprintf(why, whylen, "/proc/self/gid_map: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* ip link set lo up, through rtnetlink. */
+static int
+netns_loopback_up(char *why, size_t whylen)
+{
+	struct nl_sock *sk;
+	struct rtnl_link *link = NULL, *change = NULL;
+	const char *step = "nl_socket_alloc";
+	int r = -NLE_NOMEM;
+
+	if ((sk = nl_socket_alloc()) == NULL)
+		goto out;
+	step = "nl_connect";
+	if ((r = nl_connect(sk, NETLINK_ROUTE)) < 0)
+		goto out;
+	step = "rtnl_link_get_kernel(lo)";
+	if ((r = rtnl_link_get_kernel(sk, 0, "lo", &link)) < 0)
+		goto out;
+	step = "rtnl_link_alloc";
+	r = -NLE_NOMEM;
+	if ((change = rtnl_link_alloc()) == NULL)
+		goto out;
+	rtnl_link_set_flags(change, IFF_UP);
+	step = "rtnl_link_change(lo up)";
+	r = rtnl_link_change(sk, link, change, 0);
+ out:
+	if (r < 0)
+		snprintf(why, whylen, "loopback: %s: %s", step, nl_geterror(r));
+	if (change != NULL)
+		rtnl_link_put(change);
+	if (link != NULL)
+		rtnl_link_put(link);
+	if (sk != NULL)
+		nl_socket_free(sk);
+	return r < 0 ? -1 : 0;
+}
+
+/* A listening socket on the loopback address of family, inside the new namespace. */
+static int
+netns_listen_one(int family, int port, char *why, size_t whylen)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int fd, one = 1;
+
+	memset(&ss, 0, sizeof(ss));
+	if (family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons((uint16_t)port);
+		sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		sl = sizeof(*sin);
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons((uint16_t)port);
+		sin6->sin6_addr = in6addr_loopback;
+		sl = sizeof(*sin6);
+	}
+	if ((fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		goto fail;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) == -1)
+		goto fail;
+	if (family == AF_INET6 &&
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) == -1)
+		goto fail;
+	if (bind(fd, (struct sockaddr *)&ss, sl) == -1 || listen(fd, SOMAXCONN) == -1)
+		goto fail;
+	return fd;
+ fail:
+	snprintf(why, whylen, "listen on %s port %d: %s",
+	    family == AF_INET ? "127.0.0.1" : "[::1]", port, strerror(errno));
+	if (fd != -1)
+		close(fd);
+	return -1;
+}
+
+/* The keeper: set the namespace up, report, then wait for the launcher to go. */
+static noreturn void
+netns_keeper(const struct launch *l, int sock, int lifeline)
+{
+	struct netns_msg m;
+	struct strlist placeholders = { 0 };
+	int fds[LS_MAX + 2];
+	size_t nfds = 0;
+	int i, fd, devnull;
+	char c;
+
+	spawn_child_reset();
+	(void)signal(SIGINT, SIG_IGN);
+	(void)signal(SIGQUIT, SIG_IGN);
+	(void)signal(SIGHUP, SIG_IGN);
+	(void)signal(SIGTERM, SIG_IGN);
+	/* Keep only the socket, the lifeline and stderr: holding the launcher's stdout
+	 * would keep a reader of it waiting until the keeper is gone. */
+	if ((devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) != -1) {
+		(void)dup2(devnull, STDIN_FILENO);
+		(void)dup2(devnull, STDOUT_FILENO);
+	}
+	{
+		int keep[2] = { sock, lifeline };
+
+		spawn_arrange_fds(keep, 2, -1);
+		sock = 3;
+		lifeline = 4;
+	}
+
+	memset(&m, 0, sizeof(m));
+	if (netns_unshare(m.why, sizeof(m.why)) == -1 ||
+	    netns_loopback_up(m.why, sizeof(m.why)) == -1)
+		goto report;
+	for (i = 0; i < LS_MAX; i++) {
+		char why[sizeof(m.why)];
+
+		fd = netns_listen_one(netns_listen[i].family, netns_listen[i].port, why,
+		    sizeof(why));
+		if (fd == -1) {
+			/* A host without IPv6 gives a namespace without ::1: do without. */
+			if (netns_listen[i].family == AF_INET6 &&
+			    (errno == EADDRNOTAVAIL || errno == EAFNOSUPPORT))
+				continue;
+			memcpy(m.why, why, sizeof(m.why));
+			goto report;
+		}
+		fds[nfds++] = fd;
+		m.slots |= 1u << i;
+	}
+	if ((fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) == -1) {
+		snprintf(m.why, sizeof(m.why), "/proc/self/ns/net: %s", strerror(errno));
+		goto report;
+	}
+	fds[nfds++] = fd;
+	if (geteuid() != 0) {
+		if ((fd = open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC)) == -1) {
+			snprintf(m.why, sizeof(m.why), "/proc/self/ns/user: %s",
+			    strerror(errno));
+			goto report;
+		}
+		fds[nfds++] = fd;
+		m.have_userns = 1;
+	}
+	m.ok = 1;
+ report:
+	if (fdpass_send(sock, &m, sizeof(m), fds, m.ok ? nfds : 0) == -1)
+		_exit(LAUNCH_FAIL);
+	while (nfds > 0)
+		close(fds[--nfds]);
+	if (!m.ok)
+		_exit(LAUNCH_FAIL);
+	/* The launcher builds the plan meanwhile and sends its placeholders, one per
+	 * message, then closes the socket. */
+	for (;;) {
+		char path[PATH_MAX];
+		ssize_t n = recv(sock, path, sizeof(path) - 1, 0);
+
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		path[n] = '\0';
+		strlist_push(&placeholders, path);
+	}
+	close(sock);
+
+	/* Janitor: wait until every write end of the lifeline is gone. */
+	for (;;) {
+		ssize_t n = read(lifeline, &c, 1);
+
+		if (n == 0 || (n == -1 && errno != EINTR))
+			break;
+	}
+	/* If the launcher was killed, the sandbox is dying with it (bwrap's
+	 * --die-with-parent) and may still write for a moment: retry a few times. */
+	for (i = 0; i < 5; i++) {
+		struct plan_linux pl;
+		struct stat st;
+
+		memset(&pl, 0, sizeof(pl));
+		pl.placeholders = placeholders;
+		plan_linux_cleanup(&pl);
+		tmp_remove(l->tmpdir);
+		if (l->tmpdir == NULL || lstat(l->tmpdir, &st) == -1)
+			break;
+		usleep(100 * 1000);
+	}
+	_exit(0);
+}
+
+int
+netns_create(struct launch *l)
+{
+	int sp[2], kl[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) == -1) {
+		log_warn("socketpair");
+		return -1;
+	}
+	if (pipe2(kl, O_CLOEXEC) == -1) {
+		log_warn("pipe");
+		close(sp[0]);
+		close(sp[1]);
+		return -1;
+	}
+	if ((pid = fork()) == -1) {
+		log_warn("fork");
+		close(sp[0]);
+		close(sp[1]);
+		close(kl[0]);
+		close(kl[1]);
+		return -1;
+	}
+	if (pid == 0)
+		netns_keeper(l, sp[1], kl[0]);
+	close(sp[1]);
+	close(kl[0]);
+	l->keeper_pid = pid;
+	l->keeper_lifeline = kl[1];
+	l->keeper_sock = sp[0];
+	return 0;
+}
+
+/* The keeper's report: the listening sockets and the namespaces, or why it failed. */
+int
+netns_collect(struct launch *l)
+{
+	struct netns_msg m;
+	int fds[LS_MAX + 2];
+	size_t got, nfds, k = 0;
+	int i;
+
+	memset(&m, 0, sizeof(m));
+	if (fdpass_recv(l->keeper_sock, &m, sizeof(m), &got, fds, LS_MAX + 2, &nfds) == -1 ||
+	    got != sizeof(m)) {
+		log_warnx("network namespace: the child failed without a report");
+		return -1;
+	}
+	m.why[sizeof(m.why) - 1] = '\0';
+	if (!m.ok) {
+		log_warnx("network namespace: %s", m.why);
+		return -1;
+	}
+	for (i = 0; i < LS_MAX; i++)
+		l->listen_fd[i] = (m.slots & (1u << i)) && k < nfds ? fds[k++] : -1;
+	if (k >= nfds || nfds - k != (size_t)(m.have_userns ? 2 : 1)) {
+		log_warnx("network namespace: malformed report from the child");
+		while (nfds > 0)
+			close(fds[--nfds]);
+		return -1;
+	}
+	l->netns_fd = fds[k++];
+	l->userns_fd = m.have_userns ? fds[k++] : -1;
+	log_debug("network namespace ready: loopback up, listening on 3128 and 1080%s",
+	    m.slots == 0xf ? " (IPv4 and IPv6)" : " (IPv4 only)");
+	return 0;
+}
+
+/* Tell the keeper which placeholders bwrap may create, then close the socket. */
+void
+netns_send_plan(struct launch *l)
+{
+	size_t i;
+
+	for (i = 0; l->plan_built && i < l->plan.placeholders.n; i++) {
+		const char *p = l->plan.placeholders.v[i];
+
+		if (send(l->keeper_sock, p, strlen(p), MSG_NOSIGNAL) == -1) {
+			log_warn("cannot hand the placeholders to the keeper");
+			break;
+		}
+	}
+	close(l->keeper_sock);
+	l->keeper_sock = -1;
+}

@@ -1,0 +1,284 @@
+/*
+ * The filtering proxies (SPEC §5.3). They accept on the sockets the keeper opened in the
+ * sandbox's network namespace, so connections from inside reach them with no relay and no
+ * socket file, while they themselves dial out from the host's namespace.
+ *
+ * Each proxy is started at the first connection to its sockets: the sockets already
+ * listen, so a client is queued rather than refused until the proxy takes over, and a
+ * command that never touches the network (`srt -c true`) costs no proxy at all.
+ *
+ * With httpProxyPort / socksProxyPort the sandbox's port leads instead, through a plain
+ * relay, to the user's own proxy listening on that host loopback port.
+ */
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "launch.h"
+
+static const char *const proxy_prog[PK_MAX] = { "srt-httpd", "srt-socksd" };
+
+int
+proxies_init(struct launch *l)
+{
+	int lf[2], lg[2];
+
+	if (pipe2(lf, O_CLOEXEC) == -1)
+		goto fail;
+	if (pipe2(lg, O_CLOEXEC) == -1) {
+		close(lf[0]);
+		close(lf[1]);
+		goto fail;
+	}
+	l->lifeline_r = lf[0];
+	l->lifeline_w = lf[1];
+	l->log_r = lg[0];
+	l->log_w = lg[1];
+	(void)fcntl(l->log_r, F_SETFL, O_NONBLOCK);
+	return 0;
+ fail:
+	log_warn("pipe");
+	return -1;
+}
+
+static int
+proxy_external_port(const struct launch *l, enum proxy_kind k)
+{
+	return k == PK_HTTP ? l->set.net.http_proxy_port : l->set.net.socks_proxy_port;
+}
+
+/* The policy for one proxy: its own sealed memfd, so that no two readers share an
+ * offset and nothing can change it under them. */
+static int
+proxy_policy_memfd(const struct launch *l)
+{
+	const uint8_t *p;
+	size_t len;
+	int fd;
+
+	p = policy_bytes(l->pol, &len);
+	if ((fd = memfd_create("srt-policy", MFD_CLOEXEC | MFD_ALLOW_SEALING)) == -1) {
+		log_warn("memfd_create");
+		return -1;
+	}
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			log_warn("write policy");
+			close(fd);
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE |
+	    F_SEAL_SEAL) == -1 || lseek(fd, 0, SEEK_SET) == -1) {
+		log_warn("seal policy");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int
+proxies_start(struct launch *l, enum proxy_kind k)
+{
+	int l4 = l->listen_fd[k == PK_HTTP ? LS_HTTP4 : LS_SOCKS4];
+	int l6 = l->listen_fd[k == PK_HTTP ? LS_HTTP6 : LS_SOCKS6];
+	int port = proxy_external_port(l, k);
+	int ep[2] = { -1, -1 }, polfd = -1, err = 0, rc = -1;
+	char *prog = NULL;
+	pid_t pid, launcher = getpid();
+
+	if (l->proxy_started[k])
+		return 0;
+	l->proxy_started[k] = true;
+	if (port == 0) {
+		prog = xasprintf("%s/%s", l->self_dir, proxy_prog[k]);
+		if ((polfd = proxy_policy_memfd(l)) == -1)
+			goto out;
+		log_debug("starting %s for the sandbox's port %d", prog,
+		    k == PK_HTTP ? LAUNCH_HTTP_PORT : LAUNCH_SOCKS_PORT);
+	} else
+		log_debug("relaying the sandbox's port %d to the host's 127.0.0.1:%d",
+		    k == PK_HTTP ? LAUNCH_HTTP_PORT : LAUNCH_SOCKS_PORT, port);
+	if (pipe2(ep, O_CLOEXEC) == -1) {
+		log_warn("pipe");
+		goto out;
+	}
+	if ((pid = fork()) == -1) {
+		log_warn("fork");
+		goto out;
+	}
+	if (pid == 0) {
+		int fds[5];
+		size_t n = 0, i;
+		struct strlist argv = { 0 };
+		char num[16];
+
+		spawn_child_reset();
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != launcher)
+			_exit(LAUNCH_FAIL);
+		if (port != 0) {
+			fds[n++] = l4;
+			if (l6 != -1)
+				fds[n++] = l6;
+			fds[n++] = l->lifeline_r;
+			spawn_arrange_fds(fds, n, -1);
+			relay_child_main(3, l6 != -1 ? 4 : -1, l6 != -1 ? 5 : 4, port);
+			_exit(0);
+		}
+		fds[n++] = polfd;
+		fds[n++] = l->log_w;
+		fds[n++] = l->lifeline_r;
+		fds[n++] = l4;
+		if (l6 != -1)
+			fds[n++] = l6;
+		spawn_arrange_fds(fds, n, ep[1]);
+		strlist_push(&argv, proxy_prog[k]);
+		strlist_push(&argv, "--policy-fd");
+		strlist_push(&argv, "3");
+		strlist_push(&argv, "--log-fd");
+		strlist_push(&argv, "4");
+		strlist_push(&argv, "--lifeline-fd");
+		strlist_push(&argv, "5");
+		for (i = 3; i < n; i++) {
+			snprintf(num, sizeof(num), "%zu", 3 + i);
+			strlist_push(&argv, "--listen-fd");
+			strlist_push(&argv, num);
+		}
+		if (l->debug)
+			strlist_push(&argv, "-d");
+		execv(prog, argv.v);
+		spawn_report_errno(3 + (int)n);
+		_exit(LAUNCH_FAIL);
+	}
+	close(ep[1]);
+	ep[1] = -1;
+	if (spawn_wait_exec(ep[0], &err) == -1) {
+		log_warnx("%s: %s", prog, strerror(err));
+		while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
+			;
+		goto out;
+	}
+	l->proxy_pid[k] = pid;
+	rc = 0;
+ out:
+	/* The proxy holds the sockets now. If it could not start, closing them makes
+	 * the sandbox's clients fail at once instead of waiting forever. */
+	if (l4 != -1)
+		close(l4);
+	if (l6 != -1)
+		close(l6);
+	l->listen_fd[k == PK_HTTP ? LS_HTTP4 : LS_SOCKS4] = -1;
+	l->listen_fd[k == PK_HTTP ? LS_HTTP6 : LS_SOCKS6] = -1;
+	if (polfd != -1)
+		close(polfd);
+	if (ep[0] != -1)
+		close(ep[0]);
+	if (ep[1] != -1)
+		close(ep[1]);
+	free(prog);
+	return rc;
+}
+
+static long
+proxies_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+static void
+proxies_drain_log(struct launch *l)
+{
+	char buf[8192];
+	ssize_t n;
+
+	while (l->log_r != -1) {
+		n = read(l->log_r, buf, sizeof(buf));
+		if (n > 0) {
+			violations_feed(l->viol, buf, (size_t)n);
+			continue;
+		}
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == 0) {
+			close(l->log_r);
+			l->log_r = -1;
+		}
+		return;
+	}
+}
+
+/*
+ * The command is over: cut the lifeline, read the decision log to its end (every proxy
+ * has exited once nobody holds its write end), and reap. A proxy still there after
+ * timeout_ms is killed.
+ */
+void
+proxies_stop(struct launch *l, int timeout_ms)
+{
+	long deadline = proxies_now_ms() + timeout_ms;
+	int k, i;
+
+	if (l->lifeline_w != -1) {
+		close(l->lifeline_w);
+		l->lifeline_w = -1;
+	}
+	if (l->log_w != -1) {
+		close(l->log_w);
+		l->log_w = -1;
+	}
+	for (i = 0; i < LS_MAX; i++)
+		if (l->listen_fd[i] != -1) {
+			close(l->listen_fd[i]);
+			l->listen_fd[i] = -1;
+		}
+	while (l->log_r != -1) {
+		struct pollfd pfd = { .fd = l->log_r, .events = POLLIN };
+		long left = deadline - proxies_now_ms();
+
+		if (left <= 0)
+			break;
+		if (poll(&pfd, 1, (int)left) == -1 && errno != EINTR)
+			break;
+		proxies_drain_log(l);
+	}
+	for (k = 0; k < PK_MAX; k++) {
+		int status;
+
+		if (l->proxy_pid[k] <= 0)
+			continue;
+		while (waitpid(l->proxy_pid[k], &status, WNOHANG) == 0) {
+			if (proxies_now_ms() >= deadline) {
+				log_warnx("%s did not exit: killing it", proxy_prog[k]);
+				(void)kill(l->proxy_pid[k], SIGKILL);
+				while (waitpid(l->proxy_pid[k], &status, 0) == -1 &&
+				    errno == EINTR)
+					;
+				break;
+			}
+			usleep(2000);
+		}
+		l->proxy_pid[k] = 0;
+	}
+	proxies_drain_log(l);
+}

@@ -1,0 +1,637 @@
+/*
+ * srt-launch and srt: run one command in the Linux sandbox (SPEC §2, §5).
+ *
+ *   srt-launch (-p POLICY | -s SETTINGS) [-d] [--violations FILE] (-c STRING | [--] CMD...)
+ *   srt [-s SETTINGS] [-d] (-c STRING | CMD [ARGS...])
+ *
+ * The sequence: policy; temp dir and filesystem plan; the network namespace (netns.c);
+ * bwrap inside it (bwrap.c) with the proxies started on first use (proxies.c); then wait,
+ * forwarding signals and reading the proxies' decisions, and clean everything up.
+ */
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "launch.h"
+#include "path.h"
+
+#ifndef SRT_VERSION
+#define SRT_VERSION "0.1.0"
+#endif
+
+#define PROXY_STOP_MS   3000
+
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+static noreturn void
+usage(const struct launch *l, int status)
+{
+	FILE *f = status == 0 ? stdout : stderr;
+
+	if (l->srt_mode)
+		fprintf(f, "usage: srt [-dhV] [-s SETTINGS] (-c STRING | CMD [ARGS...])\n");
+	else
+		fprintf(f, "usage: srt-launch (-p POLICY | -s SETTINGS) [-dhV] "
+		    "[--violations FILE]\n"
+		    "                  (-c STRING | [--] CMD [ARGS...])\n");
+	exit(status);
+}
+
+static void
+parse_args(struct launch *l, int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "settings", required_argument, NULL, 's' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "debug", no_argument, NULL, 'd' },
+		{ "violations", required_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+
+	/* "+": options end at the command, whose own options are its business. */
+	while ((ch = getopt_long(argc, argv, l->srt_mode ? "+s:c:dhV" : "+p:s:c:dhV",
+	    lopts, NULL)) != -1) {
+		switch (ch) {
+		case 's':
+			l->settings_arg = optarg;
+			break;
+		case 'p':
+			if (l->srt_mode)
+				usage(l, LAUNCH_FAIL);
+			l->policy_arg = optarg;
+			break;
+		case 'c':
+			l->cstring = optarg;
+			break;
+		case 'd':
+			l->debug = true;
+			break;
+		case 'v':
+			if (l->srt_mode)
+				usage(l, LAUNCH_FAIL);
+			l->violations_arg = optarg;
+			break;
+		case 'h':
+			usage(l, 0);
+		case 'V':
+			printf("%s %s\n", l->srt_mode ? "srt" : "srt-launch", SRT_VERSION);
+			exit(0);
+		default:
+			usage(l, LAUNCH_FAIL);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (!l->srt_mode && (l->settings_arg == NULL) == (l->policy_arg == NULL)) {
+		log_warnx("exactly one of -p POLICY and -s SETTINGS is needed");
+		usage(l, LAUNCH_FAIL);
+	}
+	if (l->cstring != NULL && argc > 0) {
+		log_warnx("-c STRING and CMD ARGS exclude each other");
+		usage(l, LAUNCH_FAIL);
+	}
+	if (l->cstring == NULL && argc == 0) {
+		log_warnx("no command given: use -c STRING or CMD [ARGS...]");
+		usage(l, LAUNCH_FAIL);
+	}
+	l->cmd = argc > 0 ? argv : NULL;
+}
+
+static int
+load_settings_file(struct launch *l, const char *path)
+{
+	struct diags errs = { 0 }, warns = { 0 };
+	char err[256];
+	size_t i;
+	int rc = -1;
+
+	if (settings_load(path, &l->set, &errs, &warns) == -1) {
+		for (i = 0; i < errs.msgs.n; i++)
+			log_warnx("%s", errs.msgs.v[i]);
+		if (errs.msgs.n == 0)
+			log_warnx("%s: invalid settings", path);
+		goto out;
+	}
+	for (i = 0; i < warns.msgs.n; i++)
+		log_warnx("warning: %s", warns.msgs.v[i]);
+	if ((l->pol = policy_from_settings(&l->set, err, sizeof(err))) == NULL) {
+		log_warnx("%s: %s", path, err);
+		goto out;
+	}
+	l->config_path = realpath(path, NULL);
+	rc = 0;
+ out:
+	diags_free(&errs);
+	diags_free(&warns);
+	return rc;
+}
+
+/* The policy: a compiled file (-p), a settings file (-s), or for srt the default settings
+ * file, or the built-in defaults when that does not exist. A file the user named is never
+ * replaced by defaults. */
+static int
+load_policy(struct launch *l)
+{
+	char err[256];
+
+	if (l->policy_arg != NULL) {
+		if ((l->pol = policy_open_file(l->policy_arg, err, sizeof(err))) == NULL) {
+			log_warnx("%s: %s", l->policy_arg, err);
+			return -1;
+		}
+		if (policy_to_settings(l->pol, &l->set) == -1) {
+			log_warnx("%s: the policy cannot be read back", l->policy_arg);
+			return -1;
+		}
+		l->config_path = realpath(l->policy_arg, NULL);
+		log_debug("policy: %s (compiled)", l->policy_arg);
+		return 0;
+	}
+	if (l->settings_arg != NULL) {
+		if (load_settings_file(l, l->settings_arg) == -1)
+			return -1;
+		log_debug("policy: compiled from %s", l->settings_arg);
+		return 0;
+	}
+	{
+		char *def = settings_default_path();
+		struct stat st;
+		int rc;
+
+		if (def != NULL && (lstat(def, &st) == 0 || errno != ENOENT)) {
+			rc = load_settings_file(l, def);
+			if (rc == 0)
+				log_debug("policy: compiled from %s", def);
+			free(def);
+			return rc;
+		}
+		log_debug("policy: %s does not exist: built-in defaults (no network, "
+		    "no writes but the defaults)", def != NULL ? def : "~/.srt-settings.json");
+		free(def);
+	}
+	settings_init_default(&l->set);
+	if ((l->pol = policy_from_settings(&l->set, err, sizeof(err))) == NULL) {
+		log_warnx("built-in policy: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* The command as one string, as the reference spells it (for ignoreViolations):
+ * -c verbatim, else each word single-quoted unless it is plainly safe. */
+char *
+launch_command_text(const struct launch *l)
+{
+	struct strlist w = { 0 };
+	size_t i, len = 1;
+	char *out, *o;
+
+	if (l->cstring != NULL)
+		return xstrdup(l->cstring);
+	for (i = 0; l->cmd[i] != NULL; i++) {
+		const char *a = l->cmd[i], *p;
+		struct strlist q = { 0 };
+
+		if (*a != '\0' && strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		    "0123456789_./:@+,-") == strlen(a)) {
+			strlist_push(&w, a);
+			continue;
+		}
+		strlist_push(&q, "'");
+		for (p = a; *p != '\0'; p++)
+			strlist_push(&q, *p == '\'' ? "'\\''" : (char[2]){ *p, '\0' });
+		strlist_push(&q, "'");
+		{
+			size_t n = 1, j;
+			char *s;
+
+			for (j = 0; j < q.n; j++)
+				n += strlen(q.v[j]);
+			s = xmalloc(n);
+			s[0] = '\0';
+			for (j = 0; j < q.n; j++)
+				strcat(s, q.v[j]);
+			strlist_push_owned(&w, s);
+		}
+		strlist_free(&q);
+	}
+	for (i = 0; i < w.n; i++)
+		len += strlen(w.v[i]) + 1;
+	o = out = xmalloc(len);
+	for (i = 0; i < w.n; i++) {
+		size_t k = strlen(w.v[i]);
+
+		if (i > 0)
+			*o++ = ' ';
+		memcpy(o, w.v[i], k);
+		o += k;
+	}
+	*o = '\0';
+	strlist_free(&w);
+	return out;
+}
+
+static char *
+self_dir(void)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	if ((slash = strrchr(buf, '/')) == NULL)
+		return NULL;
+	*slash = '\0';
+	return xstrdup(buf[0] != '\0' ? buf : "/");
+}
+
+/* The helpers must sit beside this executable (never found through PATH). */
+static int
+check_helpers(const struct launch *l)
+{
+	const char *need[3];
+	size_t n = 0, i;
+
+	if (l->set.net.http_proxy_port == 0)
+		need[n++] = "srt-httpd";
+	if (l->set.net.socks_proxy_port == 0)
+		need[n++] = "srt-socksd";
+	if (!l->set.net.allow_all_unix_sockets)
+		need[n++] = "srt-seccomp";
+	for (i = 0; i < n; i++) {
+		char *p = xasprintf("%s/%s", l->self_dir, need[i]);
+		int ok = access(p, X_OK) == 0;
+
+		if (!ok)
+			log_warn("%s", p);
+		free(p);
+		if (!ok)
+			return -1;
+	}
+	return 0;
+}
+
+static char *
+home_dir(void)
+{
+	const char *h = getenv("HOME");
+	struct passwd *pw;
+
+	if (h != NULL && *h == '/')
+		return xstrdup(h);
+	if ((pw = getpwuid(getuid())) != NULL && pw->pw_dir != NULL)
+		return xstrdup(pw->pw_dir);
+	return xstrdup("/");
+}
+
+/* A closed 0, 1 or 2 would be taken by the first pipe we open and handed to the command
+ * as its stdin or stdout. */
+static void
+ensure_std_fds(void)
+{
+	int fd;
+
+	while ((fd = open("/dev/null", O_RDWR)) != -1 && fd <= STDERR_FILENO)
+		;
+	if (fd > STDERR_FILENO)
+		close(fd);
+}
+
+static int
+signals_block(sigset_t *set)
+{
+	size_t i;
+
+	sigemptyset(set);
+	sigaddset(set, SIGCHLD);
+	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(set, forwarded[i]);
+	if (sigprocmask(SIG_BLOCK, set, NULL) == -1)
+		return -1;
+	(void)signal(SIGPIPE, SIG_IGN);
+	return signalfd(-1, set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+static void
+reap(struct launch *l, int *bwrap_status, bool *bwrap_done)
+{
+	pid_t pid;
+	int status, k;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (pid == l->bwrap_pid) {
+			*bwrap_status = status;
+			*bwrap_done = true;
+			continue;
+		}
+		for (k = 0; k < PK_MAX; k++)
+			if (pid == l->proxy_pid[k]) {
+				l->proxy_pid[k] = 0;
+				log_warnx("%s ended while the command runs (status %d)",
+				    k == PK_HTTP ? "srt-httpd" : "srt-socksd",
+				    WIFEXITED(status) ? WEXITSTATUS(status) :
+				    128 + WTERMSIG(status));
+			}
+		if (pid == l->keeper_pid)
+			l->keeper_pid = 0;
+	}
+}
+
+static void
+forward_signal(struct launch *l, int sig)
+{
+	pid_t target;
+
+	/* bwrap may have said where the sandbox is in a line not read yet. */
+	bwrap_status_read(l);
+	target = bwrap_initial_pid(l);
+
+	log_debug("forwarding signal %d to %ld", sig, (long)(target > 0 ? target :
+	    l->bwrap_pid));
+	/* Before the sandbox runs there is nobody to pass it to: it ends bwrap, and with
+	 * it (--die-with-parent) whatever bwrap had started. */
+	if (target <= 0 || kill(target, sig) == -1)
+		(void)kill(l->bwrap_pid, sig);
+}
+
+/* Wait for bwrap, forwarding signals, reading the decision log and bwrap's status, and
+ * starting each proxy when its sockets first see a client. */
+static int
+wait_loop(struct launch *l, int sigfd)
+{
+	bool done = false;
+	int status = 0;
+
+	while (!done) {
+		struct pollfd pfd[3 + LS_MAX];
+		int slot[3 + LS_MAX];
+		nfds_t n = 0, i;
+
+		pfd[n] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
+		slot[n++] = -1;
+		if (l->log_r != -1) {
+			pfd[n] = (struct pollfd){ .fd = l->log_r, .events = POLLIN };
+			slot[n++] = -2;
+		}
+		if (l->status_r != -1) {
+			pfd[n] = (struct pollfd){ .fd = l->status_r, .events = POLLIN };
+			slot[n++] = -3;
+		}
+		for (i = 0; i < LS_MAX; i++)
+			if (l->listen_fd[i] != -1) {
+				pfd[n] = (struct pollfd){ .fd = l->listen_fd[i], .events = POLLIN };
+				slot[n++] = (int)i;
+			}
+		if (poll(pfd, n, -1) == -1) {
+			if (errno == EINTR)
+				continue;
+			log_warn("poll");
+			(void)kill(l->bwrap_pid, SIGKILL);
+		}
+		for (i = 0; i < n; i++) {
+			if (pfd[i].revents == 0)
+				continue;
+			if (slot[i] == -1) {
+				struct signalfd_siginfo si;
+
+				while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+					if (si.ssi_signo == SIGCHLD)
+						reap(l, &status, &done);
+					else
+						forward_signal(l, (int)si.ssi_signo);
+				}
+			} else if (slot[i] == -2) {
+				char buf[8192];
+				ssize_t r = read(l->log_r, buf, sizeof(buf));
+
+				if (r > 0)
+					violations_feed(l->viol, buf, (size_t)r);
+			} else if (slot[i] == -3) {
+				bwrap_status_read(l);
+			} else if (l->listen_fd[slot[i]] != -1) {
+				enum proxy_kind k = slot[i] <= LS_HTTP6 ? PK_HTTP : PK_SOCKS;
+
+				(void)proxies_start(l, k);
+			}
+		}
+	}
+	bwrap_status_read(l);
+	if (l->command_ran)
+		return l->command_exit;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	/* bwrap failed before the command ran, and has said why. */
+	log_warnx("the sandbox could not be set up (bwrap exited with status %d)",
+	    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	return LAUNCH_FAIL;
+}
+
+static void
+cleanup(struct launch *l)
+{
+	int status;
+
+	if (l->keeper_sock != -1) {
+		close(l->keeper_sock);
+		l->keeper_sock = -1;
+	}
+	if (l->plan_built)
+		plan_linux_cleanup(&l->plan);
+	tmp_remove(l->tmpdir);
+	/* The keeper would clean up too; its lifeline ends now and it exits. */
+	if (l->keeper_lifeline != -1) {
+		close(l->keeper_lifeline);
+		l->keeper_lifeline = -1;
+	}
+	if (l->keeper_pid > 0)
+		while (waitpid(l->keeper_pid, &status, 0) == -1 && errno == EINTR)
+			;
+	l->keeper_pid = 0;
+}
+
+static void
+launch_init(struct launch *l, const char *argv0)
+{
+	const char *base = strrchr(argv0, '/');
+	int i;
+
+	memset(l, 0, sizeof(*l));
+	base = base != NULL ? base + 1 : argv0;
+	l->srt_mode = strcmp(base, "srt") == 0;
+	for (i = 0; i < LS_MAX; i++)
+		l->listen_fd[i] = -1;
+	l->netns_fd = l->userns_fd = -1;
+	l->keeper_lifeline = -1;
+	l->keeper_sock = -1;
+	l->lifeline_r = l->lifeline_w = l->log_r = l->log_w = -1;
+	l->status_r = -1;
+}
+
+static void
+debug_plan(const struct launch *l)
+{
+	size_t i;
+
+	if (!log_debugging())
+		return;
+	log_debug("plan: %zu bwrap filesystem arguments, %zu placeholders, TMPDIR %s",
+	    l->plan.args.n, l->plan.placeholders.n, l->tmpdir);
+	for (i = 0; i < l->plan.placeholders.n; i++)
+		log_debug("plan: placeholder %s", l->plan.placeholders.v[i]);
+}
+
+/* Everything main holds, released on every way out. */
+static void
+launch_free(struct launch *l)
+{
+	if (l->plan_built)
+		plan_linux_free(&l->plan);
+	l->plan_built = false;
+	if (l->pol != NULL)
+		policy_free(l->pol);
+	l->pol = NULL;
+	settings_free(&l->set);
+	violations_free(l->viol);
+	l->viol = NULL;
+	free(l->config_path);
+	free(l->self_dir);
+	free(l->cwd);
+	free(l->home);
+	free(l->tmpdir);
+	l->config_path = l->self_dir = l->cwd = l->home = l->tmpdir = NULL;
+}
+
+/* Missing with allowAllUnixSockets, where no srt-seccomp reports it: 127 or 126. */
+static int
+check_command(const struct launch *l)
+{
+	char buf[PATH_MAX];
+	bool exists;
+
+	if (!l->set.net.allow_all_unix_sockets || l->cmd == NULL ||
+	    lookup_path(l->cmd[0], buf, sizeof(buf)) != NULL)
+		return 0;
+	exists = strchr(l->cmd[0], '/') != NULL && access(l->cmd[0], F_OK) == 0;
+	log_warnx("%s: %s", l->cmd[0], exists ? "not executable" : "command not found");
+	return exists ? 126 : 127;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct launch l;
+	struct diags errs = { 0 };
+	struct plan_ctx ctx;
+	sigset_t blocked;
+	char **envp = NULL, *cmdtext;
+	int sigfd = -1, rc = LAUNCH_FAIL;
+	size_t i;
+
+	launch_init(&l, argv[0]);
+	log_init(l.srt_mode ? "srt" : "srt-launch", 0, LAUNCH_FAIL);
+	parse_args(&l, argc, argv);
+	log_init(l.srt_mode ? "srt" : "srt-launch", l.debug, LAUNCH_FAIL);
+	ensure_std_fds();
+
+	if (load_policy(&l) == -1)
+		goto done;
+	if ((l.self_dir = self_dir()) == NULL) {
+		log_warnx("cannot find my own directory through /proc/self/exe");
+		goto done;
+	}
+	if (check_helpers(&l) == -1)
+		goto done;
+	if ((l.cwd = getcwd(NULL, 0)) == NULL) {
+		log_warn("getcwd");
+		goto done;
+	}
+	l.home = home_dir();
+	if ((rc = check_command(&l)) != 0)
+		goto done;
+	rc = LAUNCH_FAIL;
+	cmdtext = launch_command_text(&l);
+	l.viol = violations_new(&l.set, cmdtext, l.violations_arg);
+	free(cmdtext);
+	if (l.viol == NULL)
+		goto done;
+	if ((sigfd = signals_block(&blocked)) == -1) {
+		log_warn("signalfd");
+		goto done;
+	}
+
+	if (tmp_create(&l.tmpdir) == -1)
+		goto out;
+	/* The keeper sets the network namespace up while the plan is built. */
+	if (netns_create(&l) == -1)
+		goto out;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.cwd = l.cwd;
+	ctx.home = l.home;
+	ctx.tmpdir = l.tmpdir;
+	ctx.settings_path = l.config_path;
+	if (plan_linux_build(&l.set, &ctx, &l.plan, &errs) == -1) {
+		for (i = 0; i < errs.msgs.n; i++)
+			log_warnx("%s", errs.msgs.v[i]);
+		if (errs.msgs.n == 0)
+			log_warnx("cannot build the filesystem plan");
+		goto out;
+	}
+	l.plan_built = true;
+	debug_plan(&l);
+	if (netns_collect(&l) == -1)
+		goto out;
+	netns_send_plan(&l);
+	if (proxies_init(&l) == -1)
+		goto out;
+	envp = env_build(&l);
+	if (bwrap_spawn(&l, envp) == -1)
+		goto out;
+	close(l.netns_fd);
+	l.netns_fd = -1;
+	if (l.userns_fd != -1) {
+		close(l.userns_fd);
+		l.userns_fd = -1;
+	}
+	rc = wait_loop(&l, sigfd);
+	log_debug("command ended: status %d", rc);
+ out:
+	proxies_stop(&l, PROXY_STOP_MS);
+	cleanup(&l);
+	violations_finish(l.viol, l.srt_mode);
+	env_free(envp);
+	for (i = 0; i < LS_MAX; i++)
+		if (l.listen_fd[i] != -1)
+			close(l.listen_fd[i]);
+	if (l.netns_fd != -1)
+		close(l.netns_fd);
+	if (l.userns_fd != -1)
+		close(l.userns_fd);
+	if (l.lifeline_r != -1)
+		close(l.lifeline_r);
+	if (l.status_r != -1)
+		close(l.status_r);
+ done:
+	if (sigfd != -1)
+		close(sigfd);
+	diags_free(&errs);
+	launch_free(&l);
+	return rc;
+}

@@ -1,0 +1,383 @@
+#!/usr/bin/env bats
+# srt and srt-launch: running commands, exit statuses, signals, environment, descriptors,
+# settings handling, violations and cleanup (SPEC §2, §5).
+load helpers
+bats_require_minimum_version 1.5.0
+
+# Succeeds when the command fails ("! cmd" does not fail a bats test by itself).
+not() {
+	! "$@"
+}
+
+setup() {
+	srt_setup
+	mkdir -p "$T/ws" "$T/tmp" "$T/home"
+	write_settings "$T/s.json"
+	cd "$T/ws"
+	# Each run's private TMPDIR is made under $T/tmp, so residue is visible there.
+	export TMPDIR="$T/tmp" HOME="$T/home"
+}
+
+teardown() {
+	cd /
+	srt_teardown
+}
+
+# Wait (at most ~5 s) until no process runs whose command line contains $1.
+gone() {
+	local i
+	for i in $(seq 50); do
+		pgrep -f -- "$1" >/dev/null || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+@test "srt -c runs the string with /bin/sh and returns its status" {
+	run srt -s "$T/s.json" -c 'echo "hi $((6*7))"; exit 7'
+	[ "$status" -eq 7 ]
+	[ "$output" = "hi 42" ]
+}
+
+@test "CMD ARGS are executed as given: no shell, no quoting" {
+	run srt -s "$T/s.json" -- printf '%s|' 'a b' '$HOME' '*' "it's" ''
+	[ "$status" -eq 0 ]
+	[ "$output" = "a b|\$HOME|*|it's||" ]
+}
+
+@test "options after the command belong to the command" {
+	run srt -s "$T/s.json" sh -c 'echo "$0 $1"' -d -s
+	[ "$status" -eq 0 ]
+	[ "$output" = "-d -s" ]
+}
+
+@test "a command killed by a signal gives 128+N" {
+	run srt -s "$T/s.json" -c 'kill -TERM $$'
+	[ "$status" -eq 143 ]
+	run srt -s "$T/s.json" -c 'kill -KILL $$'
+	[ "$status" -eq 137 ]
+}
+
+@test "a missing command gives 127, a non-executable one 126" {
+	run -127 srt -s "$T/s.json" -- /nonexistent/cmd
+	run -127 srt -s "$T/s.json" -- no-such-command-srt-test
+	printf 'data\n' > "$T/ws/plain"
+	run srt -s "$T/s.json" -- "$T/ws/plain"
+	[ "$status" -eq 126 ]
+}
+
+@test "no command is srt's own failure: 125 with a one-line reason" {
+	run srt -s "$T/s.json"
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"srt: no command given"* ]]
+	run srt -s "$T/s.json" -c 'true' extra
+	[ "$status" -eq 125 ]
+}
+
+@test "a settings file named with -s that is missing, empty or invalid is an error" {
+	run srt -s "$T/missing.json" -c true
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"missing.json"* ]]
+	: > "$T/empty.json"
+	run srt -s "$T/empty.json" -c true
+	[ "$status" -eq 125 ]
+	echo '{"network": ' > "$T/bad.json"
+	run srt -s "$T/bad.json" -c true
+	[ "$status" -eq 125 ]
+	echo '{"network":{"allowedDomains":["*.com"],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}' > "$T/bad2.json"
+	run srt -s "$T/bad2.json" -c 'echo ran'
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"network.allowedDomains[0]"* ]]
+	[[ "$output" != *ran* ]]
+}
+
+@test "srt without -s: ~/.srt-settings.json, or the built-in defaults when it does not exist" {
+	run srt -d -c 'echo ok; echo x > "$HOME/f" 2>/dev/null || echo refused'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"built-in defaults"* ]]
+	[[ "$output" == *ok* ]]
+	[[ "$output" == *refused* ]]
+	[ ! -e "$HOME/f" ]
+	# an existing default file is used, and an invalid one is an error
+	cat > "$HOME/.srt-settings.json" <<JSON
+{"network":{"allowedDomains":[],"deniedDomains":[]},
+ "filesystem":{"denyRead":[],"allowWrite":["$T/ws"],"denyWrite":[]}}
+JSON
+	run srt -c 'echo x > w && echo wrote'
+	[ "$status" -eq 0 ]
+	[ "$output" = wrote ]
+	echo '[]' > "$HOME/.srt-settings.json"
+	run srt -c 'echo ran'
+	[ "$status" -eq 125 ]
+	[[ "$output" != *ran* ]]
+}
+
+@test "srt-launch needs exactly one of -p and -s" {
+	run srt-launch -c true
+	[ "$status" -eq 125 ]
+	run srt-launch -s "$T/s.json" -p "$T/p.bin" -c true
+	[ "$status" -eq 125 ]
+}
+
+@test "srt-launch runs a compiled policy (-p) and a settings file (-s)" {
+	srt-policy compile -s "$T/s.json" -o "$T/p.bin"
+	run srt-launch -p "$T/p.bin" -- sh -c 'echo via-policy'
+	[ "$status" -eq 0 ]
+	[ "$output" = via-policy ]
+	run srt-launch -s "$T/s.json" -- echo via-settings
+	[ "$status" -eq 0 ]
+	[ "$output" = via-settings ]
+	printf 'garbage' > "$T/bad.bin"
+	run srt-launch -p "$T/bad.bin" -c true
+	[ "$status" -eq 125 ]
+}
+
+@test "-V and -h" {
+	run srt -V
+	[ "$status" -eq 0 ]
+	[[ "$output" == "srt "* ]]
+	run srt-launch --version
+	[[ "$output" == "srt-launch "* ]]
+	run srt -h
+	[ "$status" -eq 0 ]
+	[[ "$output" == *usage:* ]]
+}
+
+@test "the environment inside: proxies without credentials, NO_PROXY, JVM options, SANDBOX_RUNTIME" {
+	run srt -s "$T/s.json" -- env
+	[ "$status" -eq 0 ]
+	echo "$output" | grep -qx 'SANDBOX_RUNTIME=1'
+	echo "$output" | grep -qx 'HTTP_PROXY=http://localhost:3128'
+	echo "$output" | grep -qx 'https_proxy=http://localhost:3128'
+	echo "$output" | grep -qx 'ALL_PROXY=http://localhost:3128'
+	echo "$output" | grep -qx 'FTP_PROXY=socks5h://localhost:1080'
+	echo "$output" | grep -qx 'RSYNC_PROXY=localhost:1080'
+	echo "$output" | grep -q '^NO_PROXY=localhost,127.0.0.1,::1,'
+	echo "$output" | grep -q '^JAVA_TOOL_OPTIONS=.*-Dhttp.proxyHost=localhost -Dhttp.proxyPort=3128'
+	echo "$output" | grep -q '^JAVA_TOOL_OPTIONS=.*-DsocksProxyHost=localhost -DsocksProxyPort=1080'
+	not grep -q '@localhost' <<< "$output"
+}
+
+@test "an inherited proxy variable is replaced, JAVA_TOOL_OPTIONS is extended" {
+	HTTP_PROXY=http://user:secret@corp:8080 JAVA_TOOL_OPTIONS=-Xmx64m \
+	    run srt -s "$T/s.json" -- env
+	echo "$output" | grep -qx 'HTTP_PROXY=http://localhost:3128'
+	not grep -q secret <<< "$output"
+	echo "$output" | grep -q '^JAVA_TOOL_OPTIONS=-Xmx64m -Dhttp.proxyHost='
+}
+
+@test "GIT_SSH_COMMAND tunnels ssh through the SOCKS proxy with a program present inside" {
+	command -v nc >/dev/null || skip "no nc"
+	run srt -s "$T/s.json" -c 'echo "$GIT_SSH_COMMAND"'
+	[ "$status" -eq 0 ]
+	[[ "$output" == "ssh -o ControlMaster=no -o ControlPath=none -o ProxyCommand="* ]]
+	tool=$(echo "$output" | sed -n "s/.*ProxyCommand='\([^ ]*\) .*/\1/p")
+	[ -x "$tool" ]
+	[[ "$output" == *"-X 5 -x localhost:1080 %h %p"* || "$output" == *"proxyport=3128"* ]]
+}
+
+@test "git.safeDirectories becomes GIT_CONFIG_* entries, continuing an existing count" {
+	cat > "$T/g.json" <<JSON
+{"network":{"allowedDomains":[],"deniedDomains":[]},
+ "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]},
+ "git":{"safeDirectories":["$T/ws/"]}}
+JSON
+	GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0=me \
+	    run srt -s "$T/g.json" -- env
+	echo "$output" | grep -qx 'GIT_CONFIG_COUNT=3'
+	echo "$output" | grep -qx 'GIT_CONFIG_KEY_0=user.name'
+	echo "$output" | grep -qx "GIT_CONFIG_VALUE_1=$T/ws"
+	echo "$output" | grep -qx "GIT_CONFIG_VALUE_2=$T/ws/\\*"
+	GIT_CONFIG_COUNT=0 run srt -s "$T/g.json" -- env
+	echo "$output" | grep -qx 'GIT_CONFIG_COUNT=0'
+	not grep -q GIT_CONFIG_KEY <<< "$output"
+}
+
+@test "TMPDIR is private, writable, and removed after the run" {
+	run srt -s "$T/s.json" -c 'echo "$TMPDIR"; mkdir "$TMPDIR/d" && echo x > "$TMPDIR/d/f" && chmod 000 "$TMPDIR/d" && ln -s / "$TMPDIR/root" && echo wrote'
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "$T/tmp/srt."* ]]
+	[ "${lines[1]}" = wrote ]
+	[ -z "$(ls -A "$T/tmp")" ]
+}
+
+@test "no descriptor but 0, 1 and 2 reaches the command" {
+	exec 7</dev/null 8>"$T/leak"
+	run srt -s "$T/s.json" -- ls /proc/self/fd
+	exec 7<&- 8>&-
+	[ "$status" -eq 0 ]
+	# ls itself opens one for the directory it lists
+	[ "$(echo "$output" | tr '\n' ' ')" = "0 1 2 3 " ]
+}
+
+@test "the settings file is read-only inside when it lies in a writable root" {
+	cat > "$T/ws/srt.json" <<JSON
+{"network":{"allowedDomains":[],"deniedDomains":[]},
+ "filesystem":{"denyRead":[],"allowWrite":["$T/ws"],"denyWrite":[]}}
+JSON
+	run srt -s "$T/ws/srt.json" -c 'echo other > other && echo ok; echo evil >> srt.json && echo CHANGED; mv srt.json moved && echo MOVED'
+	[[ "$output" == *ok* ]]
+	[[ "$output" != *CHANGED* ]]
+	[[ "$output" != *MOVED* ]]
+	[ -e "$T/ws/srt.json" ]
+	not grep -q evil "$T/ws/srt.json"
+}
+
+@test "SIGTERM, SIGINT, SIGHUP and SIGQUIT are forwarded to the command" {
+	for sig in TERM INT HUP QUIT; do
+		srt -s "$T/s.json" -c "trap 'echo got-$sig; exit 3' $sig; echo ready; while :; do sleep 0.05; done" > "$T/out.$sig" 2>&1 &
+		pid=$!
+		for i in $(seq 100); do grep -q ready "$T/out.$sig" && break; sleep 0.05; done
+		kill -"$sig" "$pid"
+		rc=0
+		wait "$pid" || rc=$?
+		[ "$rc" -eq 3 ]
+		grep -q "got-$sig" "$T/out.$sig"
+	done
+}
+
+@test "a forwarded signal the command does not handle gives 128+N" {
+	srt -s "$T/s.json" -- sleep 30 &
+	pid=$!
+	sleep 0.5
+	kill -TERM "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 143 ]
+}
+
+@test "when srt is killed, the sandbox and the proxies die and nothing is left behind" {
+	token="srt-test-token-$$-$RANDOM"
+	write_settings "$T/n.json" '["127.0.0.1:9"]'
+	srt -s "$T/n.json" -c "curl -s -m 1 -x http://localhost:3128 http://127.0.0.1:9/ >/dev/null; sleep 60; : $token" &
+	pid=$!
+	for i in $(seq 100); do pgrep -f -- "sleep 60; : $token" >/dev/null && break; sleep 0.05; done
+	pgrep -f -- "$token" >/dev/null
+	sleep 0.5
+	kill -KILL "$pid"
+	wait "$pid" || true
+	gone "$token"
+	gone "$SRT_BIN/srt-httpd --policy-fd"
+	for i in $(seq 50); do [ -z "$(ls -A "$T/tmp")" ] && break; sleep 0.1; done
+	[ -z "$(ls -A "$T/tmp")" ]
+}
+
+@test "after a normal run no proxy, temp dir or placeholder remains" {
+	write_settings "$T/n.json" '["127.0.0.1:9"]'
+	cat > "$T/p.json" <<JSON
+{"network":{"allowedDomains":[],"deniedDomains":[]},
+ "filesystem":{"denyRead":[],"allowWrite":["$T/ws"],"denyWrite":["$T/ws/not/there"]}}
+JSON
+	run srt -s "$T/n.json" -c 'curl -s -m 2 -x http://localhost:3128 http://127.0.0.1:9/ >/dev/null; curl -s -m 2 -x socks5h://localhost:1080 http://127.0.0.1:9/ >/dev/null; true'
+	[ "$status" -eq 0 ]
+	not pgrep -f -- "$SRT_BIN/srt-httpd --policy-fd"
+	not pgrep -f -- "$SRT_BIN/srt-socksd --policy-fd"
+	run srt -s "$T/p.json" -c 'mkdir not 2>/dev/null || echo refused'
+	[ "$output" = refused ]
+	[ ! -e "$T/ws/not" ]
+	[ -z "$(ls -A "$T/tmp")" ]
+}
+
+@test "violations: srt prints the block on stderr, honouring ignoreViolations" {
+	run srt -s "$T/s.json" -c 'curl -s -m 5 -x http://localhost:3128 http://denied.example/ >/dev/null; echo done'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *done* ]]
+	[[ "$output" == *"<sandbox_violations>"*"deny network-outbound denied.example:80 (host is not on the allow list)"*"</sandbox_violations>"* ]]
+	cat > "$T/i.json" <<JSON
+{"network":{"allowedDomains":[],"deniedDomains":[]},
+ "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]},
+ "ignoreViolations":{"*":["quiet.example"],"curl":["other.example"]}}
+JSON
+	run srt -s "$T/i.json" -c 'curl -s -m 5 -x http://localhost:3128 http://quiet.example/ >/dev/null; curl -s -m 5 -x socks5h://localhost:1080 http://other.example/ >/dev/null; curl -s -m 5 -x http://localhost:3128 http://loud.example/ >/dev/null; true'
+	[[ "$output" != *quiet.example* ]]
+	[[ "$output" != *other.example* ]]
+	[[ "$output" == *"deny network-outbound loud.example:80"* ]]
+	run srt -s "$T/s.json" -c 'echo clean'
+	[ "$output" = clean ]
+}
+
+@test "violations: srt-launch --violations appends JSON lines and prints no block" {
+	echo '{"old":1}' > "$T/v.jsonl"
+	run srt-launch -s "$T/s.json" --violations "$T/v.jsonl" -c 'curl -s -m 5 -x socks5h://localhost:1080 http://x.example:81/ >/dev/null; true'
+	[ "$status" -eq 0 ]
+	[[ "$output" != *sandbox_violations* ]]
+	[ "$(wc -l < "$T/v.jsonl")" -eq 2 ]
+	tail -1 "$T/v.jsonl" | python3 -c 'import json,sys; o=json.load(sys.stdin); assert o["violation"]=="deny network-outbound x.example:81 (host is not on the allow list)", o; assert o["protocol"]=="socks5"'
+	run srt-launch -s "$T/s.json" --violations /nonexistent/dir/v -c true
+	[ "$status" -eq 125 ]
+}
+
+@test "-d prints the policy, the plan, the bwrap argv and the proxy start" {
+	run srt -d -s "$T/s.json" -c 'curl -s -m 5 -x http://localhost:3128 http://d.example/ >/dev/null; true'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"debug: policy: compiled from $T/s.json"* ]]
+	[[ "$output" == *"debug: plan: "* ]]
+	[[ "$output" == *"debug: bwrap argv"*"--unshare-pid --unshare-user --cap-drop ALL"*"srt-seccomp"* ]]
+	[[ "$output" == *"debug: starting "*"srt-httpd"* ]]
+}
+
+@test "a missing bwrap (bwrapPath) is srt's own failure" {
+	cat > "$T/b.json" <<JSON
+{"network":{"allowedDomains":[],"deniedDomains":[]},
+ "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]},"bwrapPath":"/nonexistent/bwrap"}
+JSON
+	run srt -s "$T/b.json" -c 'echo ran'
+	[ "$status" -eq 125 ]
+	[[ "$output" == *bwrap* ]]
+	[[ "$output" != *ran* ]]
+	[ -z "$(ls -A "$T/tmp")" ]
+	sed "s|/nonexistent/bwrap|$(command -v bwrap)|" "$T/b.json" > "$T/b2.json"
+	run srt -s "$T/b2.json" -c 'echo ran'
+	[ "$output" = ran ]
+}
+
+@test "allowAllUnixSockets skips srt-seccomp; otherwise AF_UNIX sockets are refused" {
+	command -v python3 >/dev/null || skip "no python3"
+	py='import socket; socket.socket(socket.AF_UNIX); print("unix-ok")'
+	run srt -s "$T/s.json" -- python3 -c "$py"
+	[[ "$output" != *unix-ok* ]]
+	cat > "$T/u.json" <<JSON
+{"network":{"allowedDomains":[],"deniedDomains":[],"allowAllUnixSockets":true},
+ "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}
+JSON
+	run srt -d -s "$T/u.json" -- python3 -c "$py"
+	[[ "$output" == *unix-ok* ]]
+	[[ "$output" != *"-- $SRT_BIN/srt-seccomp"* ]]
+	# user namespaces stay closed without srt-seccomp (bwrap --disable-userns)
+	run srt -s "$T/u.json" -- unshare -U true
+	[ "$status" -ne 0 ]
+}
+
+@test "allowNestedUserNamespaces lets the command create a user namespace" {
+	run srt -s "$T/s.json" -- unshare -U true
+	[ "$status" -ne 0 ]
+	cat > "$T/n.json" <<JSON
+{"network":{"allowedDomains":[],"deniedDomains":[]},
+ "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]},"allowNestedUserNamespaces":true}
+JSON
+	run srt -s "$T/n.json" -- unshare -U true
+	[ "$status" -eq 0 ]
+}
+
+@test "enableWeakerNestedSandbox binds the host's /proc instead of a fresh one" {
+	cat > "$T/w.json" <<JSON
+{"network":{"allowedDomains":[],"deniedDomains":[]},
+ "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]},"enableWeakerNestedSandbox":true}
+JSON
+	run srt -d -s "$T/w.json" -c 'echo ran'
+	[[ "$output" == *"--bind /proc /proc"* ]]
+	[[ "$output" != *"--proc /proc"* ]]
+	run srt -d -s "$T/s.json" -c 'echo ran'
+	[[ "$output" == *"--proc /proc"* ]]
+}
+
+@test "the sandbox has its own network: only loopback, direct connections fail" {
+	port=$(free_port)
+	python3 -m http.server "$port" --bind 127.0.0.1 --directory "$T/ws" >/dev/null 2>&1 &
+	srv=$!
+	for i in $(seq 100); do curl -s "http://127.0.0.1:$port/" >/dev/null && break; sleep 0.1; done
+	run srt -s "$T/s.json" -c "curl -s -m 3 --noproxy '*' http://127.0.0.1:$port/ && echo reached; cat /proc/net/dev | tail -n +3 | cut -d: -f1"
+	kill "$srv"
+	[[ "$output" != *reached* ]]
+	[ "$(echo "$output" | tr -d ' ' | sort -u | tr '\n' ' ')" = "lo " ]
+}

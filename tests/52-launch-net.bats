@@ -1,0 +1,188 @@
+#!/usr/bin/env bats
+# srt: the network from inside the sandbox. The upstreams listen on the host's loopback;
+# the sandbox has a network namespace of its own, so it reaches them only through
+# srt-httpd (HTTP, CONNECT) and srt-socksd (SOCKS5), and only where the policy allows.
+load helpers
+
+setup_file() {
+	export UT=$(mktemp -d "${BATS_TMPDIR:-/tmp}/srt-net.XXXXXX")
+	mkdir -p "$UT/www" "$UT/cgi-bin" "$UT/repos"
+	echo hello-upstream > "$UT/www/index.html"
+	UPORT=$(free_port)
+	python3 -m http.server "$UPORT" --bind 127.0.0.1 --directory "$UT/www" \
+	    >"$UT/www.log" 2>&1 &
+	echo $! > "$UT/www.pid"
+	export UPORT
+	for i in $(seq 100); do curl -s "http://127.0.0.1:$UPORT/" >/dev/null && break; sleep 0.1; done
+}
+
+teardown_file() {
+	[ -f "$UT/www.pid" ] && kill "$(cat "$UT/www.pid")" 2>/dev/null
+	[ -f "$UT/git.pid" ] && kill "$(cat "$UT/git.pid")" 2>/dev/null
+	[ -f "$UT/up.pid" ] && kill "$(cat "$UT/up.pid")" 2>/dev/null
+	rm -rf "$UT"
+}
+
+setup() {
+	srt_setup
+	mkdir -p "$T/ws" "$T/tmp"
+	export TMPDIR="$T/tmp"
+	cd "$T/ws"
+	write_settings "$T/allow.json" "[\"127.0.0.1:$UPORT\"]"
+	write_settings "$T/none.json"
+}
+
+teardown() {
+	cd /
+	srt_teardown
+}
+
+# curl inside, with NO_PROXY emptied (it names 127.0.0.1, which would bypass the proxy).
+incurl() {
+	local s=$1
+	shift
+	srt -s "$s" -c "NO_PROXY= no_proxy= curl -sS -m 10 $*"
+}
+
+@test "HTTP through srt-httpd to an upstream allowed by IP literal and port" {
+	run incurl "$T/allow.json" "http://127.0.0.1:$UPORT/"
+	[ "$status" -eq 0 ]
+	[ "$output" = hello-upstream ]
+}
+
+@test "CONNECT through srt-httpd, and over the IPv6 listener" {
+	run incurl "$T/allow.json" -p "http://127.0.0.1:$UPORT/"
+	[ "$status" -eq 0 ]
+	[ "$output" = hello-upstream ]
+	run incurl "$T/allow.json" -p -x 'http://[::1]:3128' "http://127.0.0.1:$UPORT/"
+	[ "$status" -eq 0 ]
+	[ "$output" = hello-upstream ]
+}
+
+@test "SOCKS5 through srt-socksd, by address and by name resolved outside" {
+	run incurl "$T/allow.json" -x socks5://localhost:1080 "http://127.0.0.1:$UPORT/"
+	[ "$status" -eq 0 ]
+	[ "$output" = hello-upstream ]
+	run incurl "$T/allow.json" -x socks5h://127.0.0.1:1080 "http://127.0.0.1:$UPORT/"
+	[ "$status" -eq 0 ]
+	[ "$output" = hello-upstream ]
+}
+
+@test "a destination the policy does not allow is refused by each proxy" {
+	run incurl "$T/none.json" "http://127.0.0.1:$UPORT/"
+	[[ "$output" == *"Connection blocked by network allowlist"* ]]
+	[[ "$output" == *"deny network-outbound 127.0.0.1:$UPORT (host is not on the allow list)"* ]]
+	run incurl "$T/none.json" -p "http://127.0.0.1:$UPORT/"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *403* ]]
+	run incurl "$T/none.json" -x socks5h://localhost:1080 "http://127.0.0.1:$UPORT/"
+	[ "$status" -ne 0 ]
+	[[ "$output" != *hello-upstream* ]]
+	# the right host on another port is refused too
+	write_settings "$T/other.json" "[\"127.0.0.1:$((UPORT == 65535 ? 1 : UPORT + 1))\"]"
+	run incurl "$T/other.json" "http://127.0.0.1:$UPORT/"
+	[[ "$output" != *hello-upstream* ]]
+}
+
+@test "deniedDomains wins over allowedDomains, with its reason" {
+	cat > "$T/d.json" <<JSON
+{"network":{"allowedDomains":["127.0.0.1"],"deniedDomains":["127.0.0.1:$UPORT"],
+  "deniedDomainReasons":{"127.0.0.1:$UPORT":"not this one"}},
+ "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}
+JSON
+	run incurl "$T/d.json" "http://127.0.0.1:$UPORT/"
+	[[ "$output" != *hello-upstream* ]]
+	[[ "$output" == *"deny network-outbound 127.0.0.1:$UPORT (not this one)"* ]]
+}
+
+@test "direct connections fail: no route out of the sandbox" {
+	run srt -s "$T/allow.json" -c "curl -sS -m 5 --noproxy '*' http://127.0.0.1:$UPORT/"
+	[ "$status" -ne 0 ]
+	[[ "$output" != *hello-upstream* ]]
+	run srt -s "$T/allow.json" -- python3 -c "
+import socket
+for fam, addr in ((socket.AF_INET, ('127.0.0.1', $UPORT)), (socket.AF_INET, ('1.1.1.1', 80)), (socket.AF_INET6, ('::1', $UPORT))):
+    s = socket.socket(fam)
+    s.settimeout(3)
+    try:
+        s.connect(addr); print('CONNECTED', addr)
+    except OSError as e:
+        print('failed', addr, e.errno)
+"
+	[[ "$output" != *CONNECTED* ]]
+	[ "$(echo "$output" | grep -c failed)" -eq 3 ]
+}
+
+@test "git clones over http through the proxy from a local git http-backend" {
+	command -v git >/dev/null || skip "no git"
+	backend=$(git --exec-path)/git-http-backend
+	[ -x "$backend" ] || skip "no git-http-backend"
+	git init -q --bare "$UT/repos/r.git"
+	git init -q "$T/src"
+	git -C "$T/src" -c user.name=t -c user.email=t@e commit -q --allow-empty -m first
+	git -C "$T/src" push -q "$UT/repos/r.git" HEAD:refs/heads/main
+	git -C "$UT/repos/r.git" symbolic-ref HEAD refs/heads/main
+	cat > "$UT/cgi-bin/git" <<SH
+#!/bin/sh
+export GIT_PROJECT_ROOT="$UT/repos" GIT_HTTP_EXPORT_ALL=1
+# python's CGI server runs scripts as nobody when it runs as root
+export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0='*'
+exec "$backend"
+SH
+	chmod 755 "$UT/cgi-bin/git" "$UT"
+	chmod -R a+rX "$UT/repos"
+	gport=$(free_port)
+	(cd "$UT" && exec python3 -m http.server --cgi "$gport" --bind 127.0.0.1) >"$UT/git.log" 2>&1 &
+	echo $! > "$UT/git.pid"
+	for i in $(seq 100); do curl -s "http://127.0.0.1:$gport/" >/dev/null && break; sleep 0.1; done
+	cat > "$T/g.json" <<JSON
+{"network":{"allowedDomains":["127.0.0.1:$gport"],"deniedDomains":[]},
+ "filesystem":{"denyRead":[],"allowWrite":["$T/ws"],"denyWrite":[]}}
+JSON
+	run srt -s "$T/g.json" -c "NO_PROXY= no_proxy= git clone -q http://127.0.0.1:$gport/cgi-bin/git/r.git clone && git -C clone log --format=%s"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = first ]
+	# without the allowance the same clone is refused
+	sed "s/127.0.0.1:$gport/127.0.0.1:1/" "$T/g.json" > "$T/g2.json"
+	run srt -s "$T/g2.json" -c "NO_PROXY= no_proxy= git clone -q http://127.0.0.1:$gport/cgi-bin/git/r.git clone2"
+	[ "$status" -ne 0 ]
+	[ ! -d "$T/ws/clone2/.git" ]
+}
+
+@test "ssh through GIT_SSH_COMMAND reaches the SOCKS proxy and is refused with the reason" {
+	command -v ssh >/dev/null || skip "no ssh"
+	cat > "$T/s.json" <<JSON
+{"network":{"allowedDomains":[],"deniedDomains":["git.example:22"],
+  "deniedDomainReasons":{"git.example:22":"ssh to git.example is not allowed"}},
+ "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}
+JSON
+	run srt -s "$T/s.json" -c 'export HOME=$TMPDIR; eval "$GIT_SSH_COMMAND -o BatchMode=yes -o StrictHostKeyChecking=no git@git.example true"'
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"ssh to git.example is not allowed"* ]]
+}
+
+@test "httpProxyPort and socksProxyPort lead to the user's own proxy through a plain relay" {
+	# The user's own proxy: an srt-httpd on the host with a policy of its own.
+	write_settings "$T/user.json" "[\"127.0.0.1:$UPORT\"]"
+	pport=$(free_port)
+	srt-httpd -s "$T/user.json" -l "127.0.0.1:$pport" --log "$T/user.log" &
+	echo $! > "$UT/up.pid"
+	for i in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$pport/" && break; sleep 0.1; done
+	sport=$(free_port)
+	srt-socksd -s "$T/user.json" -l "127.0.0.1:$sport" --log "$T/user-socks.log" &
+	spid=$!
+	sleep 0.3
+	cat > "$T/e.json" <<JSON
+{"network":{"allowedDomains":[],"deniedDomains":[],"httpProxyPort":$pport,"socksProxyPort":$sport},
+ "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}
+JSON
+	run incurl "$T/e.json" "http://127.0.0.1:$UPORT/"
+	[ "$output" = hello-upstream ]
+	run incurl "$T/e.json" -x socks5h://localhost:1080 "http://127.0.0.1:$UPORT/"
+	kill "$spid" "$(cat "$UT/up.pid")"
+	[ "$output" = hello-upstream ]
+	grep -q "\"port\":$UPORT" "$T/user.log"
+	grep -q "\"protocol\":\"socks5\"" "$T/user-socks.log"
+}

@@ -1,0 +1,147 @@
+#!/usr/bin/env bats
+# srt as an unprivileged user (a user created for this suite and removed after it): the
+# keeper then creates a user namespace together with the network namespace, and bwrap
+# nests its own in it (SPEC §5.2).
+load helpers
+bats_require_minimum_version 1.5.0
+
+# Succeeds when the command fails ("! cmd" does not fail a bats test by itself).
+not() {
+	! "$@"
+}
+
+setup_file() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to create the test user"
+	command -v useradd >/dev/null && command -v setpriv >/dev/null ||
+	    skip "needs useradd and setpriv"
+	export SRT_TUSER="srtt$$${RANDOM}"
+	useradd -M -N -d /nonexistent -s /bin/sh "$SRT_TUSER"
+	export UT=$(mktemp -d "${BATS_TMPDIR:-/tmp}/srt-unpriv.XXXXXX")
+	chmod 755 "$UT"
+	mkdir -p "$UT/www"
+	echo hello-upstream > "$UT/www/index.html"
+	UPORT=$(free_port)
+	python3 -m http.server "$UPORT" --bind 127.0.0.1 --directory "$UT/www" \
+	    >"$UT/www.log" 2>&1 &
+	echo $! > "$UT/www.pid"
+	export UPORT
+	for i in $(seq 100); do curl -s "http://127.0.0.1:$UPORT/" >/dev/null && break; sleep 0.1; done
+}
+
+teardown_file() {
+	[ -n "${UT:-}" ] && [ -f "$UT/www.pid" ] && kill "$(cat "$UT/www.pid")" 2>/dev/null
+	[ -n "${SRT_TUSER:-}" ] && pkill -KILL -u "$SRT_TUSER" 2>/dev/null
+	[ -n "${SRT_TUSER:-}" ] && userdel "$SRT_TUSER" 2>/dev/null
+	[ -n "${UT:-}" ] && rm -rf "$UT"
+	return 0
+}
+
+setup() {
+	srt_setup
+	mkdir -p "$T/ws" "$T/tmp" "$T/home"
+	write_settings "$T/s.json"
+	chown -R "$SRT_TUSER" "$T"
+	chmod 755 "$T"
+	cd "$T/ws"
+}
+
+teardown() {
+	cd /
+	srt_teardown
+}
+
+# Run as the test user, with its own HOME and TMPDIR in the test's tree. The exec makes a
+# background "asuser ... &" the srt process itself (setpriv and env exec too), so that a
+# signal sent to $! reaches srt.
+asuser() {
+	exec setpriv --reuid="$SRT_TUSER" --regid=nogroup --clear-groups -- \
+	    env HOME="$T/home" TMPDIR="$T/tmp" PATH="$SRT_BIN:/usr/local/bin:/usr/bin:/bin" "$@"
+}
+
+# "run" calls its command in the same shell: give asuser's exec a subshell of its own.
+bgrun() {
+	("$@")
+}
+
+@test "unprivileged: the command runs as the user, statuses pass through" {
+	uid=$(id -u "$SRT_TUSER")
+	run bgrun asuser srt -s "$T/s.json" -c 'id -u; exit 9'
+	[ "$status" -eq 9 ]
+	[ "$output" = "$uid" ]
+	run bgrun asuser srt -s "$T/s.json" -c 'kill -TERM $$'
+	[ "$status" -eq 143 ]
+	run -127 bgrun asuser srt -s "$T/s.json" -- /nonexistent
+	run bgrun asuser srt -s "$T/missing.json" -c true
+	[ "$status" -eq 125 ]
+}
+
+@test "unprivileged: writes where allowed, refused elsewhere, mandatory denies hold" {
+	cat > "$T/w.json" <<JSON
+{"network":{"allowedDomains":[],"deniedDomains":[]},
+ "filesystem":{"denyRead":["$T/ws/secret"],"allowWrite":["$T/ws"],"denyWrite":["$T/ws/ro"]}}
+JSON
+	mkdir -p "$T/ws/secret" "$T/ws/ro"
+	echo s > "$T/ws/secret/k"
+	echo rc > "$T/ws/.bashrc"
+	chown -R "$SRT_TUSER" "$T/ws"
+	run bgrun asuser srt -s "$T/w.json" -c 'echo x > new && echo new-ok; echo x >> .bashrc || echo rc-refused; echo x > ro/f || echo ro-refused; cat secret/k || echo secret-refused; echo x > "$HOME/h" || echo home-refused'
+	[[ "$output" == *new-ok* ]]
+	[[ "$output" == *rc-refused* ]]
+	[[ "$output" == *ro-refused* ]]
+	[[ "$output" == *secret-refused* ]]
+	[[ "$output" == *home-refused* ]]
+	[ "$(cat "$T/ws/.bashrc")" = rc ]
+	[ ! -e "$T/home/h" ]
+}
+
+@test "unprivileged: the proxies reach an allowed upstream, others are refused, direct fails" {
+	write_settings "$T/n.json" "[\"127.0.0.1:$UPORT\"]"
+	run bgrun asuser srt -s "$T/n.json" -c "NO_PROXY= no_proxy= curl -sS -m 10 http://127.0.0.1:$UPORT/; NO_PROXY= no_proxy= curl -sS -m 10 -x socks5h://localhost:1080 http://127.0.0.1:$UPORT/"
+	[ "$status" -eq 0 ]
+	[ "$output" = "hello-upstream
+hello-upstream" ]
+	run bgrun asuser srt -s "$T/s.json" -c "NO_PROXY= no_proxy= curl -sS -m 10 http://127.0.0.1:$UPORT/"
+	[[ "$output" == *"Connection blocked by network allowlist"* ]]
+	[[ "$output" == *"<sandbox_violations>"* ]]
+	run bgrun asuser srt -s "$T/n.json" -c "curl -sS -m 5 --noproxy '*' http://127.0.0.1:$UPORT/"
+	[ "$status" -ne 0 ]
+	[[ "$output" != *hello-upstream* ]]
+}
+
+@test "unprivileged: only 0, 1 and 2 reach the command; TMPDIR is private and removed" {
+	run bgrun asuser srt -s "$T/s.json" -- ls /proc/self/fd
+	[ "$(echo "$output" | tr '\n' ' ')" = "0 1 2 3 " ]
+	run bgrun asuser srt -s "$T/s.json" -c 'echo x > "$TMPDIR/f" && echo "$TMPDIR"'
+	[[ "$output" == "$T/tmp/srt."* ]]
+	[ -z "$(ls -A "$T/tmp")" ]
+}
+
+@test "unprivileged: signals are forwarded; a killed srt takes the sandbox with it" {
+	asuser srt -s "$T/s.json" -c "trap 'echo got; exit 4' TERM; echo ready; while :; do sleep 0.05; done" > "$T/out" 2>&1 &
+	pid=$!
+	for i in $(seq 100); do grep -q ready "$T/out" && break; sleep 0.05; done
+	kill -TERM "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 4 ]
+	grep -q got "$T/out"
+
+	token="srt-unpriv-$$-$RANDOM"
+	asuser srt -s "$T/s.json" -c "sleep 60; : $token" &
+	pid=$!
+	for i in $(seq 100); do pgrep -f -- "sleep 60; : $token" >/dev/null && break; sleep 0.05; done
+	pgrep -f -- "$token" >/dev/null
+	kill -KILL "$pid"
+	wait "$pid" || true
+	for i in $(seq 100); do pgrep -f -- "$token" >/dev/null || break; sleep 0.1; done
+	not pgrep -f -- "$token"
+	for i in $(seq 50); do [ -z "$(ls -A "$T/tmp")" ] && break; sleep 0.1; done
+	[ -z "$(ls -A "$T/tmp")" ]
+	# nothing of the user's runs any more (a zombie waits for a reaping init only)
+	for i in $(seq 100); do
+		[ -z "$(ps -u "$SRT_TUSER" -o stat= | grep -v '^Z')" ] && break
+		sleep 0.1
+	done
+	ps -u "$SRT_TUSER" -o pid,ppid,stat,args
+	[ -z "$(ps -u "$SRT_TUSER" -o stat= | grep -v '^Z')" ]
+}
