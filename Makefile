@@ -108,6 +108,10 @@ fuzz: $(FUZZ_BIN)
 	  grep -E 'stat::number_of_executed_units' build/fuzz/$$n.log || true; \
 	done
 
+# A few seconds of each fuzzer, as TAP (CI runs this after the two checks).
+fuzz-smoke: $(FUZZ_BIN)
+	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/run tests/fuzz/smoke
+
 bench: all
 	@for b in bench/*.sh; do [ -x "$$b" ] && SRT_BUILD=$(abspath $(BUILD)) "$$b"; done; true
 
@@ -126,5 +130,5 @@ clean:
 	rm -rf build
 
 .SECONDARY:
-.PHONY: all check check-run check-load fuzz bench install clean lint-man
+.PHONY: all check check-run check-load fuzz fuzz-smoke bench install clean lint-man
 -include $(LIB_OBJ:.o=.d) $(wildcard $(BUILD)/obj/srt-*/*.d)
