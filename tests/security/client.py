@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""A raw client run inside the sandbox, to speak to the proxies byte by byte.
+
+usage: client.py batch FILE
+FILE holds one case a line, fields separated by tabs:
+    http NAME PAYLOAD          raw bytes to the HTTP proxy (127.0.0.1:3128); the answer's
+                               first line is printed
+    http_all NAME PAYLOAD      the same; every status line of the answer is printed
+    socks NAME ATYP DEST PORT  no-auth SOCKS5 CONNECT through 127.0.0.1:1080 (ATYP 1, 3
+                               or 4); "reply N" is printed (N the reply code)
+    socks_cmd NAME CMD ATYP DEST PORT
+                               the same with another command (2 BIND, 3 UDP ASSOCIATE)
+PAYLOAD and DEST are written with Python escapes (\\r\\n, \\x00). The cases run in
+parallel; the output is one line "CASE NAME: ANSWER" per case, in the file's order.
+"""
+import codecs
+import re
+import socket
+import struct
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+HTTP_PROXY = ('127.0.0.1', 3128)
+SOCKS_PROXY = ('127.0.0.1', 1080)
+
+
+def unescape(s):
+    return codecs.decode(s.encode('latin-1'), 'unicode_escape').encode('latin-1')
+
+
+def drain(s):
+    s.settimeout(3.0)
+    out = b''
+    try:
+        while True:
+            d = s.recv(65536)
+            if not d:
+                break
+            out += d
+    except (socket.timeout, ConnectionResetError):
+        pass
+    return out
+
+
+def http(payload, every):
+    with socket.create_connection(HTTP_PROXY, timeout=5) as s:
+        s.sendall(unescape(payload))
+        out = drain(s).decode('latin-1')
+    if every:
+        return ' '.join(re.findall(r'HTTP/1\.[01] \d\d\d', out))
+    return out.split('\n', 1)[0].rstrip('\r')
+
+
+def socks(atyp, dest, dport, cmd=1):
+    atyp, dest, dport = int(atyp), unescape(dest), int(dport)
+    with socket.create_connection(SOCKS_PROXY, timeout=5) as s:
+        s.sendall(b'\x05\x01\x00')
+        if s.recv(2) != b'\x05\x00':
+            return 'reply no-method'
+        if atyp == 1:
+            a = socket.inet_pton(socket.AF_INET, dest.decode())
+        elif atyp == 4:
+            a = socket.inet_pton(socket.AF_INET6, dest.decode())
+        else:
+            a = bytes([len(dest)]) + dest
+        s.sendall(bytes([5, int(cmd), 0, atyp]) + a + struct.pack('>H', dport))
+        s.settimeout(5.0)
+        try:
+            r = s.recv(10)
+        except (socket.timeout, ConnectionResetError):
+            r = b''
+    return 'reply %d' % r[1] if len(r) >= 2 else 'reply none'
+
+
+def run(fields):
+    try:
+        if fields[0] == 'http':
+            return http(fields[2], False)
+        if fields[0] == 'http_all':
+            return http(fields[2], True)
+        if fields[0] == 'socks':
+            return socks(*fields[2:5])
+        if fields[0] == 'socks_cmd':
+            return socks(*fields[3:6], cmd=fields[2])
+        return 'bad case %r' % fields[0]
+    except (OSError, ValueError, IndexError) as e:
+        return 'client error: %s' % e
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[1] != 'batch':
+        sys.exit('usage: client.py batch FILE')
+    with open(sys.argv[2], encoding='latin-1') as f:
+        cases = [l.rstrip('\n').split('\t') for l in f if l.strip()]
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        answers = list(pool.map(run, cases))
+    for fields, answer in zip(cases, answers):
+        print('CASE %s: %s' % (fields[1], answer))
+
+
+main()
