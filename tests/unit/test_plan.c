@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gitconfig.h"
 #include "glob.h"
 #include "path.h"
 #include "plan.h"
@@ -232,7 +233,10 @@ ends_with(const char *s, const char *suffix)
 	"--ro-bind /dev/null $R/proj/.bashrc --ro-bind /dev/null $R/proj/.bash_profile " \
 	"--ro-bind /dev/null $R/proj/.zshrc --ro-bind /dev/null $R/proj/.zprofile " \
 	"--ro-bind /dev/null $R/proj/.profile --ro-bind /dev/null $R/proj/.ripgreprc " \
-	"--ro-bind /dev/null $R/proj/.mcp.json --ro-bind /dev/null $R/proj/.vscode " \
+	"--ro-bind /dev/null $R/proj/.mcp.json --ro-bind /dev/null $R/proj/.bash_login " \
+	"--ro-bind /dev/null $R/proj/.bash_logout --ro-bind /dev/null $R/proj/.bash_aliases " \
+	"--ro-bind /dev/null $R/proj/.zshenv --ro-bind /dev/null $R/proj/.zlogin " \
+	"--ro-bind /dev/null $R/proj/.zlogout --ro-bind /dev/null $R/proj/.vscode " \
 	"--ro-bind /dev/null $R/proj/.idea --tmpfs $R/proj/.claude --remount-ro $R/proj/.claude"
 
 static void
@@ -414,7 +418,7 @@ test_cwd_mandatory(void)
 	ok(build(&s) == 0 && args_are("--ro-bind / / --bind $R/proj $R/proj%s%s "
 	    CWD_PLACEHOLDERS, *ssh ? " " : "", ssh),
 	    "writable cwd: a placeholder for every missing dangerous name");
-	ok(plan.placeholders.n == 12, "12 placeholders recorded (%zu)", plan.placeholders.n);
+	ok(plan.placeholders.n == 18, "18 placeholders recorded (%zu)", plan.placeholders.n);
 
 	/* What bwrap leaves behind, then the command's own writes. */
 	for (size_t i = 0; i < plan.placeholders.n; i++) {
@@ -482,14 +486,17 @@ test_git(void)
 
 	fresh();
 	mkf("proj/sub/.git/HEAD", "x");
-	mkf("proj/sub/.git/config", "x");
+	mkf("proj/sub/.git/config", "[core]\n");
 	mkf("proj/wt/.git", "gitdir: x");
+	mkf("proj/a/b/.git", "gitdir: y");
 	ok(build(&s) == 0 && has("--ro-bind /dev/null $R/proj/sub/.git/hooks") &&
 	    has("--ro-bind $R/proj/sub/.git/config $R/proj/sub/.git/config") &&
-	    lacks("$R/proj/wt/.git"),
-	    "nested repository: hooks placeholder and config; a nested .git file is not");
-	ok(has("--ro-bind / / --ro-bind $R/proj/sub $R/proj/sub --ro-bind $R/proj/sub/.git "
-	    "$R/proj/sub/.git --bind"), "pins on sub and sub/.git, shallowest first");
+	    has("--ro-bind $R/proj/wt/.git $R/proj/wt/.git") && lacks("$R/proj/a/b/.git"),
+	    "nested repository: hooks placeholder and config; a nested .git file within "
+	    "the directory rule's depth is protected too");
+	ok(has("--ro-bind / / --ro-bind $R/proj/sub $R/proj/sub --ro-bind $R/proj/wt $R/proj/wt "
+	    "--ro-bind $R/proj/sub/.git $R/proj/sub/.git --bind"),
+	    "pins on sub, wt and sub/.git, shallowest first");
 	st_free(&s);
 }
 
@@ -590,7 +597,7 @@ test_write_denies(void)
 	    *ssh ? " " : "", ssh),
 	    "write denies: existing bound once, missing gets a directory placeholder on its "
 	    "first missing component, outside write roots nothing; sub pinned");
-	ok(plan.placeholders.n == 13 && strcmp(plan.placeholders.v[0],
+	ok(plan.placeholders.n == 19 && strcmp(plan.placeholders.v[0],
 	    at("proj/sub/new")) == 0, "the placeholder is recorded");
 	st_free(&s);
 
@@ -668,7 +675,7 @@ test_write_denies(void)
 	pl_add(&s.fs.deny_write, "hidden/new", 0);
 	ok(build(&s) == 0 && has("--tmpfs $R/proj/hidden") && lacks("hidden/new") &&
 	    !strlist_contains(&plan.placeholders, at("proj/hidden/new")) &&
-	    plan.placeholders.n == 12,
+	    plan.placeholders.n == 18,
 	    "a deny under a read-deny tmpfs gets no placeholder");
 	st_free(&s);
 
@@ -745,6 +752,348 @@ test_globs(void)
 	st_free(&s);
 }
 
+/* --- git configuration: the parser, then what it adds to the plan ----------------------- */
+
+static int
+cfg_parse(const char *text, struct gitconfig *c)
+{
+	gitconfig_free(c);
+	gitconfig_init(c);
+	return gitconfig_parse(text, strlen(text), c);
+}
+
+static int
+str_is(const char *got, const char *want)
+{
+	if (got == NULL || want == NULL ? got == want : strcmp(got, want) == 0)
+		return 1;
+	printf("#  want \"%s\", got \"%s\"\n", want != NULL ? want : "(null)",
+	    got != NULL ? got : "(null)");
+	return 0;
+}
+
+static void
+test_gitconfig_parse(void)
+{
+	static const char nul[] = "[core]\n\thooksPath = a\n\tx = \0\n\thooksPath = b\n";
+	struct gitconfig c;
+
+	gitconfig_init(&c);
+	ok(cfg_parse("[core]\n\tbare = false\n\thooksPath = .husky\n", &c) == 0 &&
+	    str_is(c.hooks_path, ".husky") && c.worktree == NULL && c.worktree_config == -1 &&
+	    c.includes.n == 0, "gitconfig: [core] hooksPath");
+	ok(cfg_parse("[CoRe]\nHOOKSPATH=x\n", &c) == 0 && str_is(c.hooks_path, "x"),
+	    "gitconfig: section and key names are case-insensitive");
+	ok(cfg_parse("[core \"x\"]\n\thooksPath = a\n[core.y]\nhooksPath = b\n"
+	    "[core \"\"]\nhooksPath = c\n[core.]\nhooksPath = d\n", &c) == 0 &&
+	    c.hooks_path == NULL, "gitconfig: [core \"x\"], [core.y], [core \"\"] are not [core]");
+	ok(cfg_parse("[other]\nhooksPath = a\n[core]\nworktree = w\n", &c) == 0 &&
+	    c.hooks_path == NULL && str_is(c.worktree, "w"),
+	    "gitconfig: hooksPath in another section is not core.hooksPath");
+	ok(cfg_parse("[core]\nhooksPath = a\n[x]\nhooksPath = b\n[core]\nhooksPath = c\n"
+	    "hooksPath = d\n", &c) == 0 && str_is(c.hooks_path, "d"),
+	    "gitconfig: the last assignment wins, across sections");
+	ok(cfg_parse("[core] hooksPath = z\n", &c) == 0 && str_is(c.hooks_path, "z"),
+	    "gitconfig: a key on the header's line");
+	ok(cfg_parse("[core]\nhooksPath = \"my  hooks\" \n", &c) == 0 &&
+	    str_is(c.hooks_path, "my  hooks"), "gitconfig: a quoted value keeps its spaces");
+	ok(cfg_parse("[core]\nhooksPath =   a \t b  \n", &c) == 0 &&
+	    str_is(c.hooks_path, "a   b"),
+	    "gitconfig: unquoted whitespace trimmed, each inner one a space");
+	ok(cfg_parse("[core]\nhooksPath = x\"y\\\"z\"\\\\\\t\n", &c) == 0 &&
+	    str_is(c.hooks_path, "xy\"z\\\t"), "gitconfig: quotes and escapes");
+	ok(cfg_parse("[core]\nhooksPath = ab\\\ncd\n", &c) == 0 &&
+	    str_is(c.hooks_path, "abcd"), "gitconfig: a backslash at the end goes on");
+	ok(cfg_parse("# [core] hooksPath = a\n; x\n[core] ; c\n  # c\n"
+	    "hooksPath = b # c\nworktree = \"w # x\" ; c\n", &c) == 0 &&
+	    str_is(c.hooks_path, "b") && str_is(c.worktree, "w # x"),
+	    "gitconfig: # and ; comments, not inside quotes");
+	ok(cfg_parse("\xef\xbb\xbf[core]\r\nhooksPath = crlf\r\n", &c) == 0 &&
+	    str_is(c.hooks_path, "crlf"), "gitconfig: byte order mark and CRLF");
+	ok(cfg_parse("[core]\nhooksPath = a\nhooksPath =\n", &c) == 0 &&
+	    str_is(c.hooks_path, ""), "gitconfig: an empty value is kept (reset)");
+	ok(cfg_parse("[extensions]\n\tworktreeConfig\n", &c) == 0 && c.worktree_config == 1,
+	    "gitconfig: a boolean without value is true");
+	ok(cfg_parse("[Extensions]\nworktreeconfig = off\n", &c) == 0 &&
+	    c.worktree_config == 0, "gitconfig: worktreeConfig = off");
+	ok(cfg_parse("[extensions]\nworktreeConfig = 0\n[extensions]\nworktreeConfig = yes\n",
+	    &c) == 0 && c.worktree_config == 1, "gitconfig: worktreeConfig, last wins");
+	ok(cfg_parse("[include]\n\tpath = a.inc\n[includeIf \"gitdir:~/w/\"]\n\tpath = ~/b\n"
+	    "[include \"x\"]\npath = c\n[includeif.old-form]\npath = d\n"
+	    "[includeIf]\npath = e\n[other]\npath = f\n", &c) == 0 && c.includes.n == 3 &&
+	    str_is(c.includes.v[0], "a.inc") && str_is(c.includes.v[1], "~/b") &&
+	    str_is(c.includes.v[2], "d"), "gitconfig: [include] and [includeIf \"...\"] paths");
+
+	/* Malformed: what came before is kept, the line is named. */
+	ok(cfg_parse("[core]\nhooksPath = a\nhooksPath = \"b\n", &c) == -1 &&
+	    c.error_line == 3 && str_is(c.hooks_path, "a"),
+	    "gitconfig: an unterminated quote is refused at its line, earlier values kept");
+	ok(cfg_parse("[core\nhooksPath = a\n", &c) == -1 && c.error_line == 1,
+	    "gitconfig: an unterminated header");
+	ok(cfg_parse("hooksPath = a\n", &c) == -1 && c.hooks_path == NULL,
+	    "gitconfig: a key before any section");
+	ok(cfg_parse("[core]\nhooksPath = a\\q\n", &c) == -1, "gitconfig: an unknown escape");
+	ok(cfg_parse("[core]\nhooksPath\n", &c) == -1, "gitconfig: a path without a value");
+	ok(cfg_parse("[core]\n9key = a\n", &c) == -1 && cfg_parse("[co re]\n", &c) == -1 &&
+	    cfg_parse("[core \"x\" ]\n", &c) == -1 && cfg_parse("[core]\nk # c\n", &c) == -1,
+	    "gitconfig: bad key and header spellings");
+	gitconfig_free(&c);
+	gitconfig_init(&c);
+	ok(gitconfig_parse(nul, sizeof(nul) - 1, &c) == -1 && str_is(c.hooks_path, "a"),
+	    "gitconfig: a NUL byte stops the parse");
+
+	/* Reading: only regular files, never blocking on a FIFO. */
+	fresh();
+	mkf("cfg", "[core]\nhooksPath = r\n");
+	mkd("dir");
+	mkfifo(at("fifo"), 0644);
+	gitconfig_free(&c);
+	gitconfig_init(&c);
+	alarm(10);
+	ok(gitconfig_read(AT_FDCWD, at("cfg"), &c) == 0 && str_is(c.hooks_path, "r"),
+	    "gitconfig_read: a file");
+	ok(gitconfig_read(AT_FDCWD, at("missing"), &c) == 1, "gitconfig_read: missing is 1");
+	ok(gitconfig_read(AT_FDCWD, at("fifo"), &c) == -1 && errno == EINVAL &&
+	    gitconfig_read(AT_FDCWD, at("dir"), &c) == -1,
+	    "gitconfig_read: a FIFO or a directory is refused without blocking");
+	alarm(0);
+	gitconfig_free(&c);
+}
+
+/* The plan has an argument that is exactly the tree path rel. */
+static int
+has_arg(const char *rel)
+{
+	if (strlist_contains(&plan.args, at(rel)))
+		return 1;
+	printf("#  no argument %s in: %s\n", rel, joined);
+	return 0;
+}
+
+static int
+lacks_arg(const char *rel)
+{
+	if (!strlist_contains(&plan.args, at(rel)))
+		return 1;
+	printf("#  unexpected argument %s in: %s\n", rel, joined);
+	return 0;
+}
+
+/* A repository at rel (HEAD, hooks), its config text. */
+static void
+mkrepo(const char *rel, const char *config)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/HEAD", rel);
+	mkf(p, "ref: refs/heads/main\n");
+	snprintf(p, sizeof(p), "%s/hooks", rel);
+	mkd(p);
+	if (config != NULL) {
+		snprintf(p, sizeof(p), "%s/config", rel);
+		mkf(p, config);
+	}
+}
+
+static void
+test_git_submodules(void)
+{
+	struct settings s;
+
+	fresh();
+	st_init(&s);
+	pl_add(&s.fs.allow_write, ".", 0);
+	mkrepo("proj/.git", "[core]\n");
+	mkrepo("proj/.git/modules/lib", "[core]\n\tworktree = ../../../lib\n");
+	mkf("proj/lib/.git", "gitdir: ../.git/modules/lib\n");
+	ok(build(&s) == 0 && args_are("--ro-bind / / --ro-bind $R/proj/.git $R/proj/.git "
+	    "--ro-bind $R/proj/lib $R/proj/lib "
+	    "--ro-bind $R/proj/.git/modules $R/proj/.git/modules "
+	    "--ro-bind $R/proj/.git/modules/lib $R/proj/.git/modules/lib "
+	    "--bind $R/proj $R/proj%s%s " CWD_PLACEHOLDERS " "
+	    "--ro-bind $R/proj/.git/hooks $R/proj/.git/hooks "
+	    "--ro-bind $R/proj/.git/config $R/proj/.git/config "
+	    "--ro-bind $R/proj/.git/modules/lib/hooks $R/proj/.git/modules/lib/hooks "
+	    "--ro-bind $R/proj/.git/modules/lib/config $R/proj/.git/modules/lib/config "
+	    "--ro-bind $R/proj/lib/.git $R/proj/lib/.git",
+	    *ssh ? " " : "", ssh),
+	    "submodule: .git/modules/lib hooks and config and lib/.git read-only, "
+	    "their ancestors pinned");
+
+	/* Nested submodules, names with "/", a hookless one, a directory of no repository. */
+	mkrepo("proj/.git/modules/lib/modules/inner", NULL);
+	mkf("proj/.git/modules/lib/modules/bare/HEAD", "ref: x\n");
+	mkrepo("proj/.git/modules/libs/a/b", "[core]\n");
+	mkd("proj/.git/modules/empty/objects");
+	mkf("proj/.git/modules/lib/modules/inner/config.worktree", "[core]\n");
+	ok(build(&s) == 0 && has_arg("proj/.git/modules/lib/modules/inner/hooks") &&
+	    has_arg("proj/.git/modules/lib/modules/inner/config.worktree") &&
+	    has("--ro-bind /dev/null $R/proj/.git/modules/lib/modules/bare/hooks") &&
+	    has_arg("proj/.git/modules/libs/a/b/hooks") &&
+	    has_arg("proj/.git/modules/libs/a/b/config") &&
+	    lacks_arg("proj/.git/modules/libs/hooks") && lacks("modules/empty"),
+	    "submodules: nested, with \"/\" in the name, without hooks yet");
+	s.fs.allow_git_config = true;
+	ok(build(&s) == 0 && has_arg("proj/.git/modules/lib/hooks") &&
+	    lacks_arg("proj/.git/modules/lib/config") &&
+	    lacks_arg("proj/.git/modules/lib/modules/inner/config.worktree"),
+	    "submodules: allowGitConfig leaves their config writable, not their hooks");
+	s.fs.allow_git_config = false;
+
+	/* Depth: the walk admits the repository; below its .git, modules at any depth. */
+	s.deny_search_depth = 1;
+	ok(build(&s) == 0 && has_arg("proj/.git/modules/libs/a/b/hooks"),
+	    "depth 1: the cwd's submodules are still protected");
+	fresh();
+	mkrepo("proj/x/.git", "[core]\n");
+	mkrepo("proj/x/.git/modules/m/modules/n/modules/o", "[core]\n");
+	mkrepo("proj/x/y/.git", "[core]\n");
+	mkrepo("proj/x/y/.git/modules/m", "[core]\n");
+	s.deny_search_depth = 3;
+	ok(build(&s) == 0 && has_arg("proj/x/.git/modules/m/modules/n/modules/o/hooks") &&
+	    lacks("proj/x/y/.git"),
+	    "depth 3: a repository one level down has all its submodules protected, "
+	    "one two levels down is not looked at");
+	s.deny_search_depth = 2;
+	ok(build(&s) == 0 && lacks("proj/x/.git"), "depth 2: nothing one level down");
+	s.deny_search_depth = 3;
+
+	/* Linked worktrees: their commondir and config.worktree. */
+	fresh();
+	mkrepo("proj/.git", "[core]\n");
+	mkf("proj/.git/worktrees/w/commondir", "../..\n");
+	mkf("proj/.git/worktrees/w/gitdir", "/elsewhere/w/.git\n");
+	mkf("proj/.git/worktrees/w/config.worktree", "[core]\n");
+	mkf("proj/.git/worktrees/v/commondir", "../..\n");
+	ok(build(&s) == 0 && has_arg("proj/.git/worktrees/w/commondir") &&
+	    has_arg("proj/.git/worktrees/w/config.worktree") &&
+	    has_arg("proj/.git/worktrees/v/commondir") &&
+	    lacks("proj/.git/worktrees/v/config.worktree") &&
+	    lacks("proj/.git/config.worktree"),
+	    "worktrees: commondir and an existing config.worktree are read-only");
+	mkf("proj/.git/config", "[core]\n[extensions]\n\tworktreeConfig = true\n");
+	ok(build(&s) == 0 &&
+	    has("--ro-bind /dev/null $R/proj/.git/config.worktree ") &&
+	    has("--ro-bind /dev/null $R/proj/.git/worktrees/v/config.worktree"),
+	    "extensions.worktreeConfig: missing config.worktree files get placeholders");
+	mkf("proj/.git/config.worktree", "[core]\n");
+	ok(build(&s) == 0 && has("--ro-bind $R/proj/.git/config.worktree "
+	    "$R/proj/.git/config.worktree"), "an existing .git/config.worktree is read-only");
+	st_free(&s);
+}
+
+static void
+test_git_hookspath(void)
+{
+	struct settings s;
+
+	fresh();
+	st_init(&s);
+	pl_add(&s.fs.allow_write, ".", 0);
+	mkrepo("proj/.git", "[core]\n\tbare = false\n\thooksPath = .husky\n");
+	mkf("proj/.husky/pre-commit", "npm test\n");
+	ok(build(&s) == 0 && args_are("--ro-bind / / --ro-bind $R/proj/.git $R/proj/.git "
+	    "--bind $R/proj $R/proj%s%s " CWD_PLACEHOLDERS " "
+	    "--ro-bind $R/proj/.git/hooks $R/proj/.git/hooks "
+	    "--ro-bind $R/proj/.git/config $R/proj/.git/config "
+	    "--ro-bind $R/proj/.husky $R/proj/.husky", *ssh ? " " : "", ssh),
+	    "hooksPath = .husky: the directory is read-only, after the git directory's own");
+	mkf("proj/.git/config", "[core]\n\thooksPath = hooks/none\n");
+	ok(build(&s) == 0 && has("--tmpfs $R/proj/hooks --remount-ro $R/proj/hooks") &&
+	    strlist_contains(&plan.placeholders, at("proj/hooks")),
+	    "a missing hooksPath gets a placeholder on its first missing component");
+	mkf("proj/.git/config", "[core]\n\thooksPath = gone\n");
+	ok(build(&s) == 0 && has("--ro-bind /dev/null $R/proj/gone") &&
+	    strlist_contains(&plan.placeholders, at("proj/gone")),
+	    "a missing hooksPath directory itself: a file placeholder");
+	mkf("proj/.git/config", "[core]\nhooksPath = a\nhooksPath = b\n[core \"x\"]\n"
+	    "hooksPath = c\n");
+	ok(build(&s) == 0 && has_arg("proj/b") && lacks_arg("proj/a") && lacks_arg("proj/c"),
+	    "only the last [core] hooksPath");
+	mkf("proj/.git/config", "[core]\nhooksPath = \"../proj/sp ace\" # c\n");
+	ok(build(&s) == 0 && has_arg("proj/sp ace"), "quoted, relative with \"..\"");
+	mkf("proj/.git/config", "[core]\n");
+	mkf("proj/.git/config.worktree", "[core]\nhooksPath = wt-hooks\n");
+	ok(build(&s) == 0 && has_arg("proj/wt-hooks"), "hooksPath in config.worktree");
+	unlink(at("proj/.git/config.worktree"));
+
+	/* Absolute, "~", outside every write root. */
+	mkd("outside/hooks");
+	mkf("proj/.git/config", "[core]\nhooksPath = ");
+	{
+		FILE *f = fopen(at("proj/.git/config"), "a");
+
+		fprintf(f, "%s\n", at("proj/abs"));
+		fclose(f);
+	}
+	ok(build(&s) == 0 && has_arg("proj/abs"), "an absolute hooksPath in the write root");
+	mkf("proj/.git/config", "[core]\n");
+	{
+		FILE *f = fopen(at("proj/.git/config"), "a");
+
+		fprintf(f, "hooksPath = %s\n", at("outside/hooks"));
+		fclose(f);
+	}
+	ok(build(&s) == 0 && lacks("outside"), "outside every write root: nothing to deny");
+	mkf("proj/.git/config", "[core]\nhooksPath = ~/gh\n");
+	ok(build(&s) == 0 && lacks("home/gh"), "~/gh with a read-only home: nothing");
+	pl_add(&s.fs.allow_write, "~", 0);
+	ok(build(&s) == 0 && has_arg("home/gh") && has_arg("home/.gitconfig") &&
+	    has_arg("home/.config"),
+	    "~/gh in a writable home is denied, and the global git config files");
+
+	/* A nested repository: relative to its own work tree; core.worktree moves it. */
+	fresh();
+	mkrepo("proj/sub/.git", "[core]\n\thooksPath = hk\n");
+	mkrepo("proj/.git", "[core]\n");
+	mkrepo("proj/.git/modules/lib", "[core]\n\tworktree = ../../../lib\n\thooksPath = hk\n");
+	mkrepo("proj/.git/modules/nowt", "[core]\n\thooksPath = nowhere\n");
+	mkd("proj/lib");
+	ok(build(&s) == 0 && has_arg("proj/sub/hk") && has_arg("proj/lib/hk") &&
+	    lacks("nowhere"),
+	    "relative hooksPath: the nested repository's tree, the submodule's core.worktree; "
+	    "a submodule without core.worktree has no known tree");
+
+	/* Global configuration: ~/.gitconfig and the XDG file. */
+	mkf("home/.gitconfig", "[core]\n\thooksPath = .githooks\n");
+	mkf("home/.config/git/config", "[core]\n");
+	{
+		FILE *f = fopen(at("home/.config/git/config"), "a");
+
+		fprintf(f, "\thooksPath = %s\n", at("proj/global-abs"));
+		fclose(f);
+	}
+	ok(build(&s) == 0 && has_arg("proj/.githooks") && has_arg("proj/sub/.githooks") &&
+	    has_arg("proj/global-abs") && lacks("proj/.git/modules/nowt/.githooks"),
+	    "global hooksPath: relative for each work tree, absolute once");
+	setenv("XDG_CONFIG_HOME", at("xdg"), 1);
+	mkf("xdg/git/config", "[core]\nhooksPath = xdg-hooks\n");
+	ok(build(&s) == 0 && has_arg("proj/xdg-hooks") && lacks_arg("proj/global-abs"),
+	    "$XDG_CONFIG_HOME/git/config replaces ~/.config/git/config");
+	unsetenv("XDG_CONFIG_HOME");
+
+	/* Includes are not read: the files they name are protected instead. */
+	fresh();
+	mkrepo("proj/.git", "[include]\n\tpath = ../shared.gitconfig\n"
+	    "[includeIf \"gitdir:/x/\"]\n\tpath = inc/other\n[core]\n\thooksPath = h\n");
+	mkf("proj/shared.gitconfig", "[core]\n\thooksPath = from-include\n");
+	ok(build(&s) == 0 && has("--ro-bind $R/proj/shared.gitconfig $R/proj/shared.gitconfig") &&
+	    has("--tmpfs $R/proj/.git/inc --remount-ro $R/proj/.git/inc") && has_arg("proj/h") &&
+	    lacks("from-include"),
+	    "include paths (relative to the file) are denied, not followed");
+
+	/* A FIFO or a broken file where a config should be: no hang, what can be read. */
+	fresh();
+	mkrepo("proj/sub/.git", NULL);
+	mkfifo(at("proj/sub/.git/config"), 0644);
+	mkrepo("proj/bad/.git", "[core]\nhooksPath = before\n[core\nhooksPath = after\n");
+	alarm(10);
+	ok(build(&s) == 0 && has_arg("proj/sub/.git/config") && has_arg("proj/bad/before") &&
+	    lacks("after"), "a FIFO config is not read; a broken one up to its bad line");
+	alarm(0);
+	st_free(&s);
+}
+
 int
 main(void)
 {
@@ -765,6 +1114,9 @@ main(void)
 	ssh = stat("/etc/ssh/ssh_config.d", &st) == 0 ? "--tmpfs /etc/ssh/ssh_config.d" : "";
 	ctx.cwd = proj;
 	ctx.home = home;
+	/* The global git configuration is taken from the tree's home only. */
+	unsetenv("XDG_CONFIG_HOME");
+	unsetenv("GIT_CONFIG_GLOBAL");
 
 	test_path_helpers();
 	test_glob_match();
@@ -774,6 +1126,9 @@ main(void)
 	test_cwd_mandatory();
 	test_git();
 	test_depth_rule();
+	test_gitconfig_parse();
+	test_git_submodules();
+	test_git_hookspath();
 	test_write_denies();
 	test_globs();
 
