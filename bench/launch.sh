@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Launch cost: `srt -c true` against bare `bwrap --unshare-all ... true`, interleaved in
-# the same run (target: at most 1.5 times the baseline), and the peak memory of the
+# the same run, medians (target: at most 1.5 times the baseline), and the peak memory of the
 # launcher and both proxies together while a command uses them (target: at most 8 MiB).
 # Usage: bench/launch.sh [RUNS]   (SRT_BUILD: the build directory, default ./build)
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${SRT_BUILD:-$here/build}/bin
-runs=${1:-20}
+runs=${1:-30}
 command -v bwrap >/dev/null || { echo "launch: bwrap not found" >&2; exit 1; }
 [ -x "$bin/srt" ] || { echo "launch: $bin/srt not built" >&2; exit 1; }
+[ -n "${EPOCHREALTIME:-}" ] || { echo "launch: needs bash 5 (EPOCHREALTIME)" >&2; exit 1; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/srt-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -20,20 +21,27 @@ JSON
 cd "$work/cwd"
 export HOME="$work/home"
 
-now() { date +%s%N; }
 base_cmd() { bwrap --unshare-all --ro-bind / / --dev /dev --proc /proc true; }
 srt_cmd() { "$bin/srt" -s "$work/s.json" -c true; }
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-# warm up the caches once each
+# warm up the caches once each, then interleave so that both see the same load; the
+# medians resist the outliers a shared machine produces
 base_cmd; srt_cmd
-tb=0 ts=0
+: > "$work/base" ; : > "$work/srt"
 for i in $(seq "$runs"); do
-	t0=$(now); base_cmd; t1=$(now); srt_cmd; t2=$(now)
-	tb=$((tb + t1 - t0)) ts=$((ts + t2 - t1))
+	# microseconds, read without forking: date(1) or $(...) would add a process
+	# launch of their own to every sample
+	t0=${EPOCHREALTIME/[.,]/}; base_cmd
+	t1=${EPOCHREALTIME/[.,]/}; srt_cmd
+	t2=${EPOCHREALTIME/[.,]/}
+	echo $((t1 - t0)) >> "$work/base"
+	echo $((t2 - t1)) >> "$work/srt"
 done
-mb=$((tb / runs / 1000)) ms=$((ts / runs / 1000))
+mb=$(median < "$work/base") ms=$(median < "$work/srt")
 ratio=$(awk -v s="$ms" -v b="$mb" 'BEGIN { printf "%.2f", s / b }')
-echo "launch: bare bwrap ${mb} us, srt -c true ${ms} us, ratio ${ratio}x (target <= 1.5x, $runs runs)"
+echo "launch: median of $runs: bare bwrap ${mb} us, srt -c true ${ms} us, ratio ${ratio}x" \
+    "(target <= 1.5x; load average $(cut -d' ' -f1-3 /proc/loadavg))"
 
 # Peak RSS (VmHWM) of srt and of the proxies it started, sampled while the command,
 # having used both proxies, waits for the sample to be taken. The command can write only

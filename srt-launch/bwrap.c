@@ -6,6 +6,8 @@
  */
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <linux/keyctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -143,6 +145,18 @@ bwrap_options(const struct launch *l, const char *seccomp, struct strlist *o)
 	strlist_push(o, "--dev");
 	strlist_push(o, "/dev");
 	strlist_push(o, "--unshare-pid");
+	/* The reference shares the host's IPC namespace; that lets the command read and
+	 * write the host's System V shared memory, semaphores and message queues. */
+	strlist_push(o, "--unshare-ipc");
+	/*
+	 * srt-seccomp is a PID 1 already (it reaps, forwards signals and relays the
+	 * status) and runs the command in a PID namespace of its own, so nothing can be
+	 * orphaned into bwrap's: bwrap's reaper would be one more process (and, on hosts
+	 * where address spaces are costly, one more fork) with nothing to do. Without
+	 * srt-seccomp the command itself must not be PID 1, and bwrap keeps its reaper.
+	 */
+	if (seccomp != NULL)
+		strlist_push(o, "--as-pid-1");
 	strlist_push(o, "--unshare-user");
 	strlist_push(o, "--cap-drop");
 	strlist_push(o, "ALL");
@@ -210,6 +224,61 @@ bwrap_path(const struct launch *l, char *buf, size_t len)
 	return lookup_path("bwrap", buf, len);
 }
 
+/* The child: into the sandbox's namespaces, then bwrap. Failures go up the ep pipe. */
+static noreturn void
+bwrap_child(const struct launch *l, const char *bwrap, char **argv, char **envp,
+    int st_w, int argfd, int ep_w, pid_t launcher)
+{
+	int keep[2] = { st_w, argfd };
+
+	spawn_child_reset();
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != launcher)
+		_exit(LAUNCH_FAIL);
+	/* Into the sandbox's namespaces: the user namespace first, which gives the
+	 * capability that entering its network namespace needs. */
+	if ((l->userns_fd != -1 && setns(l->userns_fd, CLONE_NEWUSER) == -1) ||
+	    setns(l->netns_fd, CLONE_NEWNET) == -1) {
+		errno = -errno;
+		spawn_report_errno(ep_w);
+		_exit(LAUNCH_FAIL);
+	}
+	/* Keyrings have no namespace: with the caller's session keyring the command could
+	 * read its keys (Kerberos KEYRING: caches, for one). A fresh anonymous one instead;
+	 * ENOSYS means a kernel without keys, and nothing to hide. */
+	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) == -1 && errno != ENOSYS) {
+		errno = -errno;
+		spawn_report_errno(ep_w);
+		_exit(LAUNCH_FAIL);
+	}
+	spawn_arrange_fds(keep, 2, ep_w);
+	execve(bwrap, argv, envp);
+	spawn_report_errno(5);
+	_exit(LAUNCH_FAIL);
+}
+
+/*
+ * The child only resets its own signal state, enters the network namespace, arranges
+ * its fds and executes bwrap: all of it per task, so vfork() will do, and it spares
+ * copying the launcher's address space (on hosts where page tables are costly, such
+ * as virtual machines without nested paging, a fork costs more than the rest of the
+ * launch before bwrap). Entering a user namespace, though, is refused to a task that
+ * shares its memory (setns(2): EINVAL), so an unprivileged launch, which must enter
+ * the keeper's, forks. Nothing here is written after the vfork() (the child never
+ * returns), so nothing can be clobbered.
+ */
+static pid_t
+bwrap_fork(const struct launch *l, const char *bwrap, char **argv, char **envp,
+    int st_w, int argfd, int ep_w)
+{
+	pid_t launcher = getpid(), pid;
+
+	pid = l->userns_fd == -1 ? vfork() : fork();
+	if (pid == 0)
+		bwrap_child(l, bwrap, argv, envp, st_w, argfd, ep_w, launcher);
+	return pid;
+}
+
 int
 bwrap_spawn(struct launch *l, char **envp)
 {
@@ -217,7 +286,7 @@ bwrap_spawn(struct launch *l, char **envp)
 	char bwbuf[4096], *seccomp = NULL;
 	const char *bwrap;
 	int st[2] = { -1, -1 }, ep[2] = { -1, -1 }, argfd = -1, err = 0, rc = -1;
-	pid_t pid, launcher = getpid();
+	pid_t pid;
 
 	if ((bwrap = bwrap_path(l, bwbuf, sizeof(bwbuf))) == NULL) {
 		log_warnx("bwrap: %s", l->set.bwrap_path != NULL ?
@@ -227,6 +296,7 @@ bwrap_spawn(struct launch *l, char **envp)
 	}
 	if (!l->set.net.allow_all_unix_sockets)
 		seccomp = xasprintf("%s/srt-seccomp", l->self_dir);
+	l->as_pid1 = seccomp != NULL;
 	bwrap_options(l, seccomp, &opts);
 	bwrap_argv(l, bwrap, seccomp, &argv);
 	bwrap_debug_argv(&opts, argv.v);
@@ -237,29 +307,9 @@ bwrap_spawn(struct launch *l, char **envp)
 		log_warn("pipe");
 		goto out;
 	}
-	if ((pid = fork()) == -1) {
+	if ((pid = bwrap_fork(l, bwrap, argv.v, envp, st[1], argfd, ep[1])) == -1) {
 		log_warn("fork");
 		goto out;
-	}
-	if (pid == 0) {
-		int keep[2] = { st[1], argfd };
-
-		spawn_child_reset();
-		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != launcher)
-			_exit(LAUNCH_FAIL);
-		/* Into the sandbox's namespaces: the user namespace first, which gives
-		 * the capability that entering its network namespace needs. */
-		if ((l->userns_fd != -1 && setns(l->userns_fd, CLONE_NEWUSER) == -1) ||
-		    setns(l->netns_fd, CLONE_NEWNET) == -1) {
-			errno = -errno;
-			spawn_report_errno(ep[1]);
-			_exit(LAUNCH_FAIL);
-		}
-		spawn_arrange_fds(keep, 2, ep[1]);
-		execve(bwrap, argv.v, envp);
-		spawn_report_errno(5);
-		_exit(LAUNCH_FAIL);
 	}
 	close(st[1]);
 	st[1] = -1;
@@ -351,8 +401,9 @@ bwrap_status_read(struct launch *l)
 
 /*
  * The first process bwrap started inside (srt-seccomp, or the command): the one to
- * forward signals to. bwrap's pid 1 forwards nothing, so its first child, read from
- * /proc, is the target; 0 while the sandbox is not running yet.
+ * forward signals to; 0 while the sandbox is not running yet. With --as-pid-1 that is
+ * the child bwrap reported. Otherwise bwrap's pid 1 forwards nothing, and its first
+ * child, read from /proc, is the target.
  */
 pid_t
 bwrap_initial_pid(const struct launch *l)
@@ -364,6 +415,8 @@ bwrap_initial_pid(const struct launch *l)
 
 	if (l->sandbox_init <= 0)
 		return 0;
+	if (l->as_pid1)
+		return l->sandbox_init;
 	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children", (long)l->sandbox_init,
 	    (long)l->sandbox_init);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)

@@ -11,7 +11,8 @@
  *               ├─ srt-socksd  sandbox's netns through the inherited sockets (or a plain
  *               │              relay to the user's proxy with httpProxyPort/socksProxyPort)
  *               └─ bwrap       setns()'d into the sandbox's namespaces, then its own
- *                              user/pid/mount namespaces; srt-seccomp; the command
+ *                              user/pid/mount namespaces; srt-seccomp (as their pid 1,
+ *                              --as-pid-1); in its own pid namespace, the command
  */
 #ifndef SRT_LAUNCH_H
 #define SRT_LAUNCH_H
@@ -75,6 +76,7 @@ struct launch {
 	/* the sandbox (bwrap.c) */
 	pid_t bwrap_pid;
 	int status_r;                   /* bwrap --json-status-fd */
+	bool as_pid1;                   /* bwrap --as-pid-1: srt-seccomp is the sandbox's pid 1 */
 	pid_t sandbox_init;             /* host pid of the sandbox's pid 1, 0 until known */
 	bool command_ran;               /* bwrap reported an exit code: setup had finished */
 	int command_exit;

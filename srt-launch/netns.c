@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include <netlink/netlink.h>
+
 #include <netlink/route/link.h>
 
 #include "fdpass.h"
@@ -199,7 +200,7 @@ netns_keeper(const struct launch *l, int sock, int lifeline)
 	struct strlist placeholders = { 0 };
 	int fds[LS_MAX + 2];
 	size_t nfds = 0;
-	int i, fd, devnull;
+	int i, fd, devnull, sent;
 	char c;
 
 	spawn_child_reset();
@@ -207,6 +208,7 @@ netns_keeper(const struct launch *l, int sock, int lifeline)
 	(void)signal(SIGQUIT, SIG_IGN);
 	(void)signal(SIGHUP, SIG_IGN);
 	(void)signal(SIGTERM, SIG_IGN);
+	(void)signal(SIGPIPE, SIG_IGN);
 	/* Keep only the socket, the lifeline and stderr: holding the launcher's stdout
 	 * would keep a reader of it waiting until the keeper is gone. */
 	if ((devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) != -1) {
@@ -257,15 +259,18 @@ netns_keeper(const struct launch *l, int sock, int lifeline)
 	}
 	m.ok = 1;
  report:
-	if (fdpass_send(sock, &m, sizeof(m), fds, m.ok ? nfds : 0) == -1)
-		_exit(LAUNCH_FAIL);
+	/*
+	 * The keeper is started before the launcher has read its policy, so the launcher
+	 * may be gone already (a bad settings file, a signal): then the send fails, with
+	 * EPIPE rather than SIGPIPE, and the keeper goes on to its janitor's work all the
+	 * same, as it does when the namespace could not be set up.
+	 */
+	sent = fdpass_send(sock, &m, sizeof(m), fds, m.ok ? nfds : 0) == 0;
 	while (nfds > 0)
 		close(fds[--nfds]);
-	if (!m.ok)
-		_exit(LAUNCH_FAIL);
 	/* The launcher builds the plan meanwhile and sends its placeholders, one per
 	 * message, then closes the socket. */
-	for (;;) {
+	for (; sent && m.ok;) {
 		char path[PATH_MAX];
 		ssize_t n = recv(sock, path, sizeof(path) - 1, 0);
 

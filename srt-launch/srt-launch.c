@@ -456,13 +456,18 @@ cleanup(struct launch *l)
 	if (l->plan_built)
 		plan_linux_cleanup(&l->plan);
 	tmp_remove(l->tmpdir);
-	/* The keeper would clean up too; its lifeline ends now and it exits. */
+	/*
+	 * The keeper would clean up too; its lifeline ends now and it exits, having
+	 * nothing left to remove. It is not waited for: its exit (the teardown of an
+	 * address space and of the network namespace) would only delay ours, and once we
+	 * are gone it is reaped by whoever reaps our orphans.
+	 */
 	if (l->keeper_lifeline != -1) {
 		close(l->keeper_lifeline);
 		l->keeper_lifeline = -1;
 	}
 	if (l->keeper_pid > 0)
-		while (waitpid(l->keeper_pid, &status, 0) == -1 && errno == EINTR)
+		while (waitpid(l->keeper_pid, &status, WNOHANG) == -1 && errno == EINTR)
 			;
 	l->keeper_pid = 0;
 }
@@ -551,37 +556,43 @@ main(int argc, char **argv)
 	log_init(l.srt_mode ? "srt" : "srt-launch", l.debug, LAUNCH_FAIL);
 	ensure_std_fds();
 
-	if (load_policy(&l) == -1)
+	/*
+	 * The keeper first: setting up the network namespace is the longest step before
+	 * bwrap, and it runs while the policy is read and the plan built. A fork also
+	 * costs least now, while this process has written to the fewest pages (each page
+	 * written after the fork is copied once). If anything below fails, cleanup()
+	 * removes the temp dir and the keeper, its lifeline cut, exits.
+	 */
+	if (tmp_create(&l.tmpdir) == -1)
 		goto done;
+	if (netns_create(&l) == -1)
+		goto out;
+	if (load_policy(&l) == -1)
+		goto out;
 	if ((l.self_dir = self_dir()) == NULL) {
 		log_warnx("cannot find my own directory through /proc/self/exe");
-		goto done;
+		goto out;
 	}
 	if (check_helpers(&l) == -1)
-		goto done;
+		goto out;
 	if ((l.cwd = getcwd(NULL, 0)) == NULL) {
 		log_warn("getcwd");
-		goto done;
+		goto out;
 	}
 	l.home = home_dir();
 	if ((rc = check_command(&l)) != 0)
-		goto done;
+		goto out;
 	rc = LAUNCH_FAIL;
 	cmdtext = launch_command_text(&l);
 	l.viol = violations_new(&l.set, cmdtext, l.violations_arg);
 	free(cmdtext);
 	if (l.viol == NULL)
-		goto done;
+		goto out;
 	if ((sigfd = signals_block(&blocked)) == -1) {
 		log_warn("signalfd");
-		goto done;
+		goto out;
 	}
 
-	if (tmp_create(&l.tmpdir) == -1)
-		goto out;
-	/* The keeper sets the network namespace up while the plan is built. */
-	if (netns_create(&l) == -1)
-		goto out;
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.cwd = l.cwd;
 	ctx.home = l.home;
@@ -615,7 +626,8 @@ main(int argc, char **argv)
  out:
 	proxies_stop(&l, PROXY_STOP_MS);
 	cleanup(&l);
-	violations_finish(l.viol, l.srt_mode);
+	if (l.viol != NULL)
+		violations_finish(l.viol, l.srt_mode);
 	env_free(envp);
 	for (i = 0; i < LS_MAX; i++)
 		if (l.listen_fd[i] != -1)

@@ -65,6 +65,11 @@ static const struct rule rules_always[] = {
 	{ "io_uring_register", EPERM, 0, ARG_ANY, 0 },
 	{ "ioctl", EPERM, 1, ARG_EQ32, TIOCSTI },
 	{ "ioctl", EPERM, 1, ARG_EQ32, TIOCLINUX },
+	/* Keyrings are not namespaced: refuse them as container runtimes do, so that no
+	 * key of the user's (session, user or persistent keyring) can be read or added. */
+	{ "keyctl", EPERM, 0, ARG_ANY, 0 },
+	{ "add_key", EPERM, 0, ARG_ANY, 0 },
+	{ "request_key", EPERM, 0, ARG_ANY, 0 },
 };
 
 static const struct rule rules_unix[] = {

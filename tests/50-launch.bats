@@ -89,6 +89,13 @@ gone() {
 	[ "$status" -eq 125 ]
 	[[ "$output" == *"network.allowedDomains[0]"* ]]
 	[[ "$output" != *ran* ]]
+	# The run's temp dir and the keeper exist before the settings are read: an error
+	# leaves neither behind (the output is the launcher's message alone).
+	mkdir "$T/runs"
+	TMPDIR="$T/runs" run srt -s "$T/bad.json" -c true
+	[ "$status" -eq 125 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[ -z "$(ls -A "$T/runs")" ]
 }
 
 @test "srt without -s: ~/.srt-settings.json, or the built-in defaults when it does not exist" {
@@ -312,7 +319,9 @@ JSON
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"debug: policy: compiled from $T/s.json"* ]]
 	[[ "$output" == *"debug: plan: "* ]]
-	[[ "$output" == *"debug: bwrap argv"*"--unshare-pid --unshare-user --cap-drop ALL"*"srt-seccomp"* ]]
+	[[ "$output" == *"debug: bwrap argv"*"--unshare-pid"*"--unshare-user --cap-drop ALL"*"srt-seccomp"* ]]
+	# srt-seccomp is the sandbox's pid 1: bwrap starts no reaper of its own
+	[[ "$output" == *"debug: bwrap argv"*" --as-pid-1 "*"srt-seccomp"* ]]
 	[[ "$output" == *"debug: starting "*"srt-httpd"* ]]
 }
 
@@ -343,6 +352,10 @@ JSON
 	run srt -d -s "$T/u.json" -- python3 -c "$py"
 	[[ "$output" == *unix-ok* ]]
 	[[ "$output" != *"-- $SRT_BIN/srt-seccomp"* ]]
+	# without srt-seccomp bwrap keeps its own reaper as pid 1: the command is not pid 1
+	[[ "$output" != *" --as-pid-1 "* ]]
+	run -0 srt -s "$T/u.json" -c 'echo "$$ $(cat /proc/1/comm)"'
+	[ "$output" = "2 bwrap" ]
 	# user namespaces stay closed without srt-seccomp (bwrap --disable-userns)
 	run srt -s "$T/u.json" -- unshare -U true
 	[ "$status" -ne 0 ]
