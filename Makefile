@@ -82,7 +82,8 @@ check:
 	@$(MAKE) --no-print-directory check-run
 
 check-run: all $(UNIT_BIN) $(HELPER_BIN)
-	SRT_BUILD=$(abspath $(BUILD)) tests/run $(UNIT_BIN) $(sort $(wildcard tests/*.bats))
+	SRT_BUILD=$(abspath $(BUILD)) tests/run $(UNIT_BIN) $(sort $(wildcard tests/*.bats)) \
+	    $(sort $(wildcard tests/security/*.bats))
 
 # Load and fault tests (about 10 minutes on 2 cores; not part of check).
 check-load: all $(HELPER_BIN)
