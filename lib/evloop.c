@@ -24,6 +24,7 @@ struct ev_slot {
 	uint32_t gen;
 	unsigned events;
 	int used;
+	int kreg;               /* the kernel still has it registered (evloop_detach) */
 };
 
 struct evloop {
@@ -121,8 +122,16 @@ evloop_add(struct evloop *loop, int fd, unsigned events, ev_io_cb cb, void *arg)
 	memset(&ev, 0, sizeof(ev));
 	ev.events = evloop_epoll_bits(events);
 	ev.data.u64 = (uint64_t)(uint32_t)fd | (uint64_t)s->gen << 32;
+	/* A detached fd is still in the kernel's set: change it in place. ENOENT means it was
+	 * closed (and the number reused) since: add it as new. */
+	if (s->kreg) {
+		s->kreg = 0;
+		if (epoll_ctl(loop->epfd, EPOLL_CTL_MOD, fd, &ev) == 0)
+			goto added;
+	}
 	if (epoll_ctl(loop->epfd, EPOLL_CTL_ADD, fd, &ev) == -1)
 		return -1;
+added:
 	s->cb = cb;
 	s->arg = arg;
 	s->events = events;
@@ -151,6 +160,33 @@ evloop_mod(struct evloop *loop, int fd, unsigned events)
 		return -1;
 	s->events = events;
 	return 0;
+}
+
+static void
+evloop_unslot(struct evloop *loop, struct ev_slot *s)
+{
+	s->used = 0;
+	s->gen++;
+	s->cb = NULL;
+	s->arg = NULL;
+	loop->nused--;
+}
+
+void
+evloop_forget(struct evloop *loop, int fd)
+{
+	if (fd < 0 || (size_t)fd >= loop->nslots || !loop->slots[fd].used)
+		return;
+	evloop_unslot(loop, &loop->slots[fd]);
+}
+
+void
+evloop_detach(struct evloop *loop, int fd)
+{
+	if (fd < 0 || (size_t)fd >= loop->nslots || !loop->slots[fd].used)
+		return;
+	evloop_unslot(loop, &loop->slots[fd]);
+	loop->slots[fd].kreg = 1;
 }
 
 void
@@ -360,10 +396,19 @@ evloop_run(struct evloop *loop)
 			if ((size_t)fd >= loop->nslots)
 				continue;
 			s = &loop->slots[fd];
+			if (!s->used && s->kreg) {
+				/* Detached and not taken up again: stop its level-triggered
+				 * reports. */
+				(void)epoll_ctl(loop->epfd, EPOLL_CTL_DEL, fd, NULL);
+				s->kreg = 0;
+				continue;
+			}
 			if (!s->used || s->gen != gen)
 				continue;
 			if (evs[i].events & (EPOLLIN | EPOLLRDHUP))
 				ready |= EV_READ;
+			if (evs[i].events & EPOLLRDHUP)
+				ready |= EV_RDHUP;
 			if (evs[i].events & EPOLLOUT)
 				ready |= EV_WRITE;
 			if (evs[i].events & (EPOLLHUP | EPOLLERR))

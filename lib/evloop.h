@@ -20,6 +20,8 @@ struct evloop;
 #define EV_WRITE  0x02u
 #define EV_EDGE   0x04u  /* edge-triggered (interest only): report each transition once */
 #define EV_HUP    0x08u  /* readiness only: peer hung up or error; read/write to learn which */
+#define EV_RDHUP  0x10u  /* readiness only: the peer shut down its writing (EOF is queued
+                            behind any data); comes with EV_READ */
 
 typedef void (*ev_io_cb)(struct evloop *loop, int fd, unsigned events, void *arg);
 typedef void (*ev_timer_cb)(struct evloop *loop, void *arg);
@@ -45,6 +47,15 @@ int evloop_add(struct evloop *loop, int fd, unsigned events, ev_io_cb cb, void *
 int evloop_mod(struct evloop *loop, int fd, unsigned events);
 /* Forget fd (call before close(2)); a no-op for an unregistered fd. */
 void evloop_del(struct evloop *loop, int fd);
+/* Forget fd that the caller closes right away, without a system call: close(2) takes it
+ * out of the epoll set. Only for an fd whose open file nothing else refers to (no dup,
+ * no fork since it was opened, not passed on): otherwise use evloop_del. */
+void evloop_forget(struct evloop *loop, int fd);
+/* Forget fd that stays open and is about to be registered again by its next owner (a
+ * dialled socket handed to the relay): the next evloop_add of fd changes the kernel's
+ * registration in place instead of deleting and adding it. If the fd is closed instead,
+ * that costs nothing but a failed call at its next registration. */
+void evloop_detach(struct evloop *loop, int fd);
 
 /* Milliseconds on CLOCK_MONOTONIC, refreshed once per loop iteration. */
 uint64_t evloop_now(struct evloop *loop);

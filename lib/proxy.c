@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,10 +44,13 @@ struct proxy {
 	struct resolver *resolver;
 	struct proxy_policy *pol;
 	struct guard_local local;
+	bool local_valid;       /* local was read at local_at (loop time) */
+	uint64_t local_at;
 	struct proxy_listener *listeners;
 	size_t nlisteners;
 	int log_fd;
 	unsigned nconns;
+	unsigned nrefused;      /* refused sockets lingering (proxy_refused_linger) */
 	bool draining;
 	bool accept_paused;
 	struct ev_timer drain_timer;
@@ -58,7 +62,7 @@ struct proxy {
 
 enum {
 	OPT_POLICY_FD = 256, OPT_LISTEN_FD, OPT_LOG, OPT_LOG_FD, OPT_AUDIT, OPT_AUTH,
-	OPT_LIFELINE_FD, OPT_MAX_CONNS, OPT_IDLE_TIMEOUT, OPT_NO_SANDBOX,
+	OPT_LIFELINE_FD, OPT_MAX_CONNS, OPT_IDLE_TIMEOUT, OPT_HEAD_TIMEOUT, OPT_NO_SANDBOX,
 };
 
 static const struct option proxy_longopts[] = {
@@ -74,6 +78,7 @@ static const struct option proxy_longopts[] = {
 	{ "lifeline-fd", required_argument, NULL, OPT_LIFELINE_FD },
 	{ "max-conns", required_argument, NULL, OPT_MAX_CONNS },
 	{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
+	{ "head-timeout", required_argument, NULL, OPT_HEAD_TIMEOUT },
 	{ "no-sandbox", no_argument, NULL, OPT_NO_SANDBOX },
 	{ "debug", no_argument, NULL, 'd' },
 	{ "help", no_argument, NULL, 'h' },
@@ -122,6 +127,7 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 	memset(o, 0, sizeof(*o));
 	o->policy_fd = o->log_fd = o->lifeline_fd = -1;
 	o->max_conns = 0;
+	o->head_timeout_s = PROXY_HEAD_TIMEOUT_S;
 	while ((c = getopt_long(argc, argv, "p:s:l:dhV", proxy_longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
@@ -171,6 +177,10 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 		case OPT_IDLE_TIMEOUT:
 			o->idle_timeout_s = (unsigned)proxy_number(proto, "--idle-timeout", optarg, 0,
 			    86400 * 365);
+			break;
+		case OPT_HEAD_TIMEOUT:
+			o->head_timeout_s = (unsigned)proxy_number(proto, "--head-timeout", optarg,
+			    1, 3600);
 			break;
 		case OPT_NO_SANDBOX:
 			o->no_sandbox = true;
@@ -519,6 +529,7 @@ proxy_auth_check(struct proxy *px, const char *userpass, size_t len)
 /* ---- guarded dial ---------------------------------------------------------------- */
 
 #define PROXY_DIAL_MAX 64
+#define PROXY_LOCAL_REFRESH_MS 1000u
 
 struct proxy_dial {
 	struct proxy *px;
@@ -539,6 +550,26 @@ struct proxy_dial {
 
 static void proxy_dial_next(struct proxy_dial *d);
 
+/* This host's addresses for the guard, re-read at most every PROXY_LOCAL_REFRESH_MS
+ * rather than for every lookup: getifaddrs costs a netlink socket and a dump of every
+ * address. An address added to an interface is known within that time. */
+static void
+proxy_local_refresh(struct proxy *px)
+{
+	uint64_t now = evloop_now(px->loop);
+
+	if (px->local_valid && now - px->local_at < PROXY_LOCAL_REFRESH_MS)
+		return;
+	if (guard_local_refresh(&px->local) == -1) {
+		/* Try again at the next lookup; the fixed classes still apply meanwhile. */
+		log_debug("getifaddrs: %s", strerror(errno));
+		px->local_valid = false;
+		return;
+	}
+	px->local_valid = true;
+	px->local_at = now;
+}
+
 static void
 proxy_dial_free(struct proxy_dial *d)
 {
@@ -547,7 +578,7 @@ proxy_dial_free(struct proxy_dial *d)
 	if (d->query != NULL)
 		resolver_cancel(d->query);
 	if (d->fd != -1) {
-		evloop_del(d->px->loop, d->fd);
+		evloop_forget(d->px->loop, d->fd);
 		close(d->fd);
 	}
 	proxy_policy_put(d->pp);
@@ -563,7 +594,8 @@ proxy_dial_finish(struct proxy_dial *d, enum proxy_dial_status st)
 	res.status = st;
 	res.fd = -1;
 	if (st == PROXY_DIAL_OK) {
-		evloop_del(d->px->loop, d->fd);
+		/* The caller registers it again at once (relay, forwarder). */
+		evloop_detach(d->px->loop, d->fd);
 		res.fd = d->fd;
 		d->fd = -1;
 	} else {
@@ -605,15 +637,18 @@ proxy_dial_io(struct evloop *loop, int fd, unsigned events, void *arg)
 	socklen_t el = sizeof(err);
 
 	(void)loop;
-	(void)events;
-	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) == -1)
+	/* Writable without an error or hang-up condition: the connection is up. A failed
+	 * connect always raises EPOLLERR, so only then is the error asked for. */
+	if ((events & EV_HUP) && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) == -1)
 		err = errno;
+	if ((events & EV_HUP) && err == 0)
+		err = ECONNRESET;
 	if (err == 0) {
 		proxy_dial_finish(d, PROXY_DIAL_OK);
 		return;
 	}
 	d->last_err = err;
-	evloop_del(d->px->loop, d->fd);
+	evloop_forget(d->px->loop, d->fd);
 	close(d->fd);
 	d->fd = -1;
 	proxy_dial_next(d);
@@ -626,6 +661,7 @@ proxy_dial_next(struct proxy_dial *d)
 	struct sockaddr_storage ss;
 	socklen_t sl;
 	const struct ip_addr *a;
+	int one = 1;
 
 	while (d->next < d->naddrs) {
 		a = &d->addrs[d->next++];
@@ -650,6 +686,9 @@ proxy_dial_next(struct proxy_dial *d)
 			d->last_err = errno;
 			continue;
 		}
+		/* A proxy forwards what it has at once; Nagle would hold back the tail of a
+		 * request or a TLS record until the previous segment is acknowledged. */
+		(void)setsockopt(d->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		if (connect(d->fd, (struct sockaddr *)&ss, sl) == 0) {
 			if (evloop_add(d->px->loop, d->fd, EV_WRITE, proxy_dial_io, d) == 0) {
 				/* Report from the loop like every other outcome. */
@@ -700,8 +739,7 @@ proxy_dial_resolved(void *arg, int status, const struct ip_addr *addrs, size_t n
 		proxy_dial_finish(d, PROXY_DIAL_FAILED);
 		return;
 	}
-	if (guard_local_refresh(&d->px->local) == -1)
-		log_debug("getifaddrs: %s", strerror(errno));
+	proxy_local_refresh(d->px);
 	guard_check(d->pp->pol, d->rq->host, d->rq->port, addrs, naddrs, &d->px->local, &gr);
 	if (gr.index == -1) {
 		if (!d->px->opts.audit) {
@@ -866,6 +904,101 @@ proxy_client_text(const struct sockaddr_storage *ss, char *out, size_t outlen)
 		snprintf(out, outlen, "unix");
 }
 
+/*
+ * Past the cap: the protocol writes its refusal and shuts the write side; then the socket
+ * is kept a short, bounded time to read and drop what the client sends. Closing it with
+ * the client's request unread would make the kernel answer with a reset, which can
+ * destroy the refusal before the client reads it. At most PROXY_REFUSED_MAX sockets
+ * linger at once, each at most PROXY_REFUSED_MS and PROXY_REFUSED_BYTES; past that the
+ * socket is drained of what has arrived and closed at once.
+ */
+struct proxy_refused {
+	struct proxy *px;
+	int fd;
+	size_t discarded;
+	struct ev_timer timer;
+};
+
+/* Read and drop what is there: 1 when the socket should be closed now (EOF, error, too
+ * many bytes), 0 when the client may still send. */
+static int
+proxy_refused_drain(int fd, size_t *discarded)
+{
+	char buf[4096];
+	ssize_t n;
+
+	for (;;) {
+		n = recv(fd, buf, sizeof(buf), 0);
+		if (n > 0) {
+			*discarded += (size_t)n;
+			if (*discarded > PROXY_REFUSED_BYTES)
+				return 1;
+			continue;
+		}
+		if (n == -1 && errno == EINTR)
+			continue;
+		return n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : 1;
+	}
+}
+
+static void
+proxy_refused_close(struct proxy_refused *rf)
+{
+	struct proxy *px = rf->px;
+
+	evtimer_del(px->loop, &rf->timer);
+	evloop_forget(px->loop, rf->fd);
+	close(rf->fd);
+	px->nrefused--;
+	free(rf);
+}
+
+static void
+proxy_refused_io(struct evloop *loop, int fd, unsigned events, void *arg)
+{
+	struct proxy_refused *rf = arg;
+
+	(void)loop;
+	(void)events;
+	if (proxy_refused_drain(fd, &rf->discarded))
+		proxy_refused_close(rf);
+}
+
+static void
+proxy_refused_timeout(struct evloop *loop, void *arg)
+{
+	struct proxy_refused *rf = arg;
+	size_t ignored = 0;
+
+	(void)loop;
+	(void)proxy_refused_drain(rf->fd, &ignored);
+	proxy_refused_close(rf);
+}
+
+static void
+proxy_refused_linger(struct proxy *px, int fd)
+{
+	struct proxy_refused *rf;
+	size_t discarded = 0;
+
+	if (proxy_refused_drain(fd, &discarded) || px->nrefused >= PROXY_REFUSED_MAX) {
+		close(fd);
+		return;
+	}
+	rf = xcalloc(1, sizeof(*rf));
+	rf->px = px;
+	rf->fd = fd;
+	rf->discarded = discarded;
+	evtimer_init(&rf->timer, proxy_refused_timeout, rf);
+	if (evloop_add(px->loop, fd, EV_READ, proxy_refused_io, rf) == -1) {
+		close(fd);
+		free(rf);
+		return;
+	}
+	evtimer_add(px->loop, &rf->timer, PROXY_REFUSED_MS);
+	px->nrefused++;
+}
+
 static void proxy_accept_cb(struct evloop *, int, unsigned, void *);
 
 static void
@@ -917,7 +1050,7 @@ proxy_accept_cb(struct evloop *loop, int lfd, unsigned events, void *arg)
 		if (px->nconns >= px->opts.max_conns) {
 			log_debug("connection cap (%u) reached: refusing", px->opts.max_conns);
 			px->proto->refuse(px, fd);
-			close(fd);
+			proxy_refused_linger(px, fd);
 			continue;
 		}
 		px->nconns++;
@@ -1030,6 +1163,8 @@ proxy_open_listener(struct proxy *px, const char *spec)
 		upath = xstrdup(sun->sun_path);
 	} else {
 		(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		/* Accepted sockets inherit it: no call per connection. */
+		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		if (ss.ss_family == AF_INET6)
 			(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
 	}
@@ -1043,7 +1178,7 @@ proxy_open_listener(struct proxy *px, const char *spec)
 static void
 proxy_adopt_listener(struct proxy *px, int fd)
 {
-	int acc = 0;
+	int acc = 0, one = 1;
 	socklen_t sl = sizeof(acc);
 
 	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &sl) == -1)
@@ -1052,26 +1187,93 @@ proxy_adopt_listener(struct proxy *px, int fd)
 		fatalx("--listen-fd %d: not a listening socket", fd);
 	if (proxy_set_nonblock(fd) == -1)
 		fatal("--listen-fd %d", fd);
+	/* As for our own listeners (fails harmlessly on a unix socket). */
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	proxy_add_listener(px, fd, NULL);
 }
 
-/* Enough descriptors for the cap: a tunnel holds two sockets and, while bytes are moving,
- * up to four pipe ends. */
+/*
+ * The connection cap from the descriptor limit (raised to the hard limit first). A tunnel
+ * holds two sockets (an idle one nothing else); pipes for splice come from a process-wide
+ * budget that the relay never exceeds (a direction without a pipe copies through user
+ * space instead), refused clients linger in a bounded set, and a fixed reserve covers
+ * listeners, the log, the resolver's sockets, the epoll and signal fds and dials in
+ * flight. So: cap = (limit - reserve - refused - 2 * pipes) / 2.
+ */
+#define PROXY_FD_RESERVE        64u
+#define PROXY_PIPES_MIN         16u
+#define PROXY_PIPES_MAX         1024u
+
 static void
 proxy_limits(struct proxy *px)
 {
 	struct rlimit rl;
+	rlim_t lim, pipes, fixed;
 	unsigned fit;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
-		(void)setrlimit(RLIMIT_NOFILE, &rl);
+		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+			log_debug("cannot raise the descriptor limit: %s", strerror(errno));
 	}
 	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
 		rl.rlim_cur = 1024;
-	fit = rl.rlim_cur > 1024 ? (unsigned)((rl.rlim_cur - 64) / 3) : 300;
+	lim = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (1u << 24) ? (1u << 24) :
+	    rl.rlim_cur;
+	/* About one pipe per 32 descriptors: plenty for the connections that move bytes at
+	 * the same moment; the others are idle or fall back to copying. */
+	pipes = lim / 32;
+	pipes = pipes < PROXY_PIPES_MIN ? PROXY_PIPES_MIN : pipes > PROXY_PIPES_MAX ?
+	    PROXY_PIPES_MAX : pipes;
+	fixed = PROXY_FD_RESERVE + PROXY_REFUSED_MAX + 2 * pipes;
+	if (lim >= fixed + 2 * 16)
+		fit = (unsigned)((lim - fixed) / 2);
+	else {
+		/* A tiny limit: fewer pipes, still a few connections. */
+		pipes = 4;
+		fit = lim > PROXY_FD_RESERVE / 2 + 2 * pipes + 2 ?
+		    (unsigned)((lim - PROXY_FD_RESERVE / 2 - 2 * pipes) / 2) : 1;
+	}
+	relay_set_pipe_budget((size_t)pipes);
 	if (px->opts.max_conns == 0)
 		px->opts.max_conns = fit < PROXY_DEFAULT_MAX_CONNS ? fit : PROXY_DEFAULT_MAX_CONNS;
+	else if (px->opts.max_conns > fit)
+		log_warnx("--max-conns %u is more than the descriptor limit (%llu) allows (%u)",
+		    px->opts.max_conns, (unsigned long long)lim, fit);
+}
+
+/* Release what proxy_main built; any part may be missing (an early error). */
+static void
+proxy_free(struct proxy *px)
+{
+	size_t i;
+
+	for (i = 0; i < px->nlisteners; i++) {
+		if (px->listeners[i].fd != -1) {
+			if (px->loop != NULL)
+				evloop_del(px->loop, px->listeners[i].fd);
+			close(px->listeners[i].fd);
+		}
+		free(px->listeners[i].unix_path);
+	}
+	free(px->listeners);
+	if (px->loop != NULL) {
+		evtimer_del(px->loop, &px->accept_timer);
+		evtimer_del(px->loop, &px->drain_timer);
+	}
+	resolver_free(px->resolver);
+	evloop_free(px->loop);
+	proxy_policy_put(px->pol);
+	guard_local_free(&px->local);
+	if (px->log_fd != -1 && px->opts.log_path != NULL)
+		close(px->log_fd);
+	strlist_free(&px->opts.listen);
+	free(px->opts.listen_fds);
+	if (px->opts.auth != NULL) {
+		explicit_bzero(px->opts.auth, strlen(px->opts.auth));
+		free(px->opts.auth);
+	}
+	free(px);
 }
 
 int
@@ -1081,9 +1283,11 @@ proxy_main(int argc, char **argv, const struct proxy_proto *proto)
 	char err[2048];
 	size_t i;
 	int rc = 0;
+	bool narrowed = false;
 
 	px = xcalloc(1, sizeof(*px));
 	px->proto = proto;
+	px->log_fd = -1;
 	log_init(proto->prog, 0, 1);
 	proxy_parse_opts(&px->opts, argc, argv, proto);
 	log_init(proto->prog, px->opts.debug, 1);
@@ -1092,10 +1296,13 @@ proxy_main(int argc, char **argv, const struct proxy_proto *proto)
 
 	if ((px->pol = proxy_policy_load(px, err, sizeof(err))) == NULL) {
 		fprintf(stderr, "%s: %s\n", proto->prog, err);
-		return 2;
+		rc = 2;
+		goto out;
 	}
 	if ((px->loop = evloop_new()) == NULL)
 		fatal("epoll");
+	evtimer_init(&px->accept_timer, proxy_accept_resume, px);
+	evtimer_init(&px->drain_timer, proxy_drain_timeout, px);
 	if ((px->resolver = resolver_new(px->loop, err, sizeof(err))) == NULL)
 		fatalx("resolver: %s", err);
 
@@ -1117,8 +1324,6 @@ proxy_main(int argc, char **argv, const struct proxy_proto *proto)
 		proxy_open_listener(px, px->opts.listen.v[i]);
 	if (px->nlisteners == 0)
 		proxy_open_listener(px, proto->default_listen);
-	evtimer_init(&px->accept_timer, proxy_accept_resume, px);
-	evtimer_init(&px->drain_timer, proxy_drain_timeout, px);
 	for (i = 0; i < px->nlisteners; i++)
 		if (evloop_add(px->loop, px->listeners[i].fd, EV_READ, proxy_accept_cb, px) == -1)
 			fatal("listener");
@@ -1142,6 +1347,12 @@ proxy_main(int argc, char **argv, const struct proxy_proto *proto)
 		rc = 1;
 	}
 	/* A unix socket file stays behind (unlink is outside the narrowed syscall set); the
-	 * next start replaces it. Open connections end with the process. */
+	 * next start replaces it. Connections still open after the drain end with the
+	 * process: their state is not released one by one. */
+	narrowed = !px->opts.no_sandbox;
+out:
+	proxy_free(px);
+	if (narrowed)
+		proxy_sandbox_exit(rc);
 	return rc;
 }

@@ -40,7 +40,12 @@
 #define PROXY_CONNECT_TIMEOUT_MS   30000u
 #define PROXY_DEFAULT_MAX_CONNS    16384u
 #define PROXY_DRAIN_MS             10000u  /* SIGTERM: open connections get this long */
+#define PROXY_REFUSED_MAX          64u     /* refused past the cap: lingering at once, */
+#define PROXY_REFUSED_MS           1000u   /* each at most this long */
+#define PROXY_REFUSED_BYTES        16384u  /* or this many bytes read and dropped */
 #define PROXY_CLIENT_MAX           64      /* "[v6addr]:port" or "unix" */
+#define PROXY_HEAD_TIMEOUT_S       30u     /* a request head / SOCKS handshake, from its
+                                              first byte */
 
 /* Command line (SPEC §2). */
 struct proxy_opts {
@@ -58,6 +63,9 @@ struct proxy_opts {
 	bool debug;                     /* -d */
 	unsigned max_conns;             /* --max-conns N (default PROXY_DEFAULT_MAX_CONNS) */
 	unsigned idle_timeout_s;        /* --idle-timeout SEC for tunnels, 0 = none (default) */
+	unsigned head_timeout_s;        /* --head-timeout SEC: the whole request head (srt-httpd)
+	                                   or SOCKS handshake (srt-socksd) must arrive within
+	                                   this (default PROXY_HEAD_TIMEOUT_S) */
 	bool no_sandbox;                /* --no-sandbox: skip seccomp (debugging only) */
 };
 
@@ -70,7 +78,9 @@ struct proxy_proto {
 	const char *usage;              /* the synopsis line(s) printed by -h and on bad usage */
 	/* A new connection, non-blocking and CLOEXEC; client is its peer in text. */
 	void (*accept)(struct proxy *px, int fd, const char *client);
-	/* Past the connection cap: write a refusal without blocking (the core closes fd). */
+	/* Past the connection cap: write a refusal without blocking and shut the write side;
+	 * the core then reads and drops what the client sends for a short bounded time
+	 * before it closes fd, so that the refusal is not lost to a reset. */
 	void (*refuse)(struct proxy *px, int fd);
 };
 

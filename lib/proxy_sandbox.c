@@ -8,10 +8,21 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <stdio.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "log.h"
+
+/* gcc says __SANITIZE_ADDRESS__, clang __has_feature(address_sanitizer). */
 #if defined(__SANITIZE_ADDRESS__)
+#define PROXY_SANDBOX_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PROXY_SANDBOX_ASAN 1
+#endif
+#endif
+#ifdef PROXY_SANDBOX_ASAN
 #include <sanitizer/lsan_interface.h>
 #endif
 #include "proxy_sandbox.h"
@@ -122,7 +133,7 @@ proxy_sandbox_enter(bool skip_seccomp)
 	}
 	if (skip_seccomp)
 		return 0;
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef PROXY_SANDBOX_ASAN
 	/* LeakSanitizer's exit-time check stops the process with ptrace from a cloned
 	 * thread, which the filter rightly forbids: run the check now (it runs only once),
 	 * so the sanitizer build exercises the same filter as the real one. */
@@ -133,4 +144,15 @@ proxy_sandbox_enter(bool skip_seccomp)
 		return -1;
 	}
 	return 0;
+}
+
+void
+proxy_sandbox_exit(int status)
+{
+#ifdef PROXY_SANDBOX_ASAN
+	fflush(NULL);
+	_exit(status);
+#else
+	(void)status;
+#endif
 }

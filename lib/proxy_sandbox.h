@@ -20,4 +20,11 @@
  * Returns 0, or -1 after printing why. */
 int proxy_sandbox_enter(bool skip_seccomp);
 
+/* Leave the process once everything is released. Release builds return and exit as usual
+ * (exit_group and the stdio flush are allowed). Sanitizer builds flush stdio and _exit()
+ * here: the runtime's exit hooks need syscalls the filter rightly forbids (LeakSanitizer
+ * stops the world with ptrace from a cloned thread), and its leak check has already run
+ * in proxy_sandbox_enter. */
+void proxy_sandbox_exit(int status);
+
 #endif

@@ -5,7 +5,11 @@
  * transfer.
  *
  * Pipes are taken from a small process-wide pool when a direction has bytes to move and
- * given back as soon as they are empty, so an idle tunnel holds two fds, not six.
+ * given back as soon as they are empty, so an idle tunnel holds two fds, not six. The
+ * number of pipes open at once is capped (relay_set_pipe_budget) so that the proxy can
+ * size its connection cap at two descriptors per tunnel; a direction that finds no pipe
+ * (budget reached, or the descriptor limit) copies through a small user-space buffer
+ * instead, for as long as it has bytes to move, and goes back to splice afterwards.
  *
  * A pipe can refuse more data while holding fewer bytes than its size (each spliced
  * socket fragment occupies a pipe slot), and with SPLICE_F_NONBLOCK that looks like the
@@ -23,13 +27,25 @@
 #include "util.h"
 
 #define RELAY_CHUNK (1u << 20)
-#define RELAY_PIPE_SIZE (256 << 10)
+/* Pipe sizes: a bigger pipe moves more per splice call (a 1 MiB pipe costs about a third
+ * less CPU per byte than a 256 KiB one on a bulk download). The kernel charges pipe
+ * capacity to the user (fs/pipe-user-pages-soft, 64 MiB by default) and shrinks new
+ * pipes to two pages past it, so only the first few pipes are made large and the total
+ * stays well under that: 8 x 1 MiB, then up to 64 pipes of 256 KiB, then the default. */
+#define RELAY_PIPE_BIG (1u << 20)
+#define RELAY_PIPE_MID (256u << 10)
+#define RELAY_PIPES_BIG 8
+#define RELAY_PIPES_MID 64
+#define RELAY_COPY_SIZE (16u << 10)     /* the fallback buffer of a direction without pipe */
+#define RELAY_DEFAULT_BUDGET 1024
 
 struct relay_dir {
 	int src, dst;           /* borrowed from the relay */
 	int pipe_r, pipe_w;
 	size_t in_pipe;         /* bytes sitting in the pipe */
 	size_t pipe_cap;
+	char *copy;             /* no pipe to be had: bytes read, not yet written */
+	size_t copy_off, copy_len;
 	char *pre;              /* user-space bytes to write to dst before the pipe */
 	size_t pre_len, pre_off;
 	int eof;                /* src reached EOF */
@@ -62,6 +78,21 @@ static struct {
 	size_t cap;
 } relay_pool[RELAY_POOL_MAX];
 static size_t relay_npool;
+static size_t relay_npipes;             /* pipes open: pooled and in use */
+static size_t relay_budget = RELAY_DEFAULT_BUDGET;
+
+void
+relay_set_pipe_budget(size_t pipes)
+{
+	relay_budget = pipes;
+	/* A smaller budget applies to the pool at once. */
+	while (relay_npipes > relay_budget && relay_npool > 0) {
+		relay_npool--;
+		close(relay_pool[relay_npool].r);
+		close(relay_pool[relay_npool].w);
+		relay_npipes--;
+	}
+}
 
 static int
 relay_pipe_get(struct relay_dir *d)
@@ -69,19 +100,32 @@ relay_pipe_get(struct relay_dir *d)
 	int p[2], sz;
 
 	if (relay_npool > 0) {
-		relay_npool--;
-		d->pipe_r = relay_pool[relay_npool].r;
-		d->pipe_w = relay_pool[relay_npool].w;
-		d->pipe_cap = relay_pool[relay_npool].cap;
+		size_t i, best = 0;
+
+		/* The largest pooled pipe: a busy direction should get a big one. */
+		for (i = 1; i < relay_npool; i++)
+			if (relay_pool[i].cap > relay_pool[best].cap)
+				best = i;
+		d->pipe_r = relay_pool[best].r;
+		d->pipe_w = relay_pool[best].w;
+		d->pipe_cap = relay_pool[best].cap;
+		relay_pool[best] = relay_pool[--relay_npool];
 		return 0;
+	}
+	if (relay_npipes >= relay_budget) {
+		errno = EMFILE;
+		return -1;
 	}
 	if (pipe2(p, O_NONBLOCK | O_CLOEXEC) == -1)
 		return -1;
+	relay_npipes++;
 	d->pipe_r = p[0];
 	d->pipe_w = p[1];
-	/* A bigger pipe moves more per splice call; the default (64 KiB) is kept if the
-	 * system limit says no. Pooled pipes are few, so the memory stays bounded. */
-	(void)fcntl(p[1], F_SETPIPE_SZ, RELAY_PIPE_SIZE);
+	/* See RELAY_PIPE_BIG; whatever the system refuses, the pipe keeps the size it has. */
+	if (relay_npipes <= RELAY_PIPES_BIG && fcntl(p[1], F_SETPIPE_SZ, RELAY_PIPE_BIG) == -1)
+		(void)fcntl(p[1], F_SETPIPE_SZ, RELAY_PIPE_MID);
+	else if (relay_npipes > RELAY_PIPES_BIG && relay_npipes <= RELAY_PIPES_MID)
+		(void)fcntl(p[1], F_SETPIPE_SZ, RELAY_PIPE_MID);
 	sz = fcntl(p[1], F_GETPIPE_SZ);
 	d->pipe_cap = sz > 0 ? (size_t)sz : 65536;
 	return 0;
@@ -102,6 +146,7 @@ relay_pipe_put(struct relay_dir *d)
 	} else {
 		close(d->pipe_r);
 		close(d->pipe_w);
+		relay_npipes--;
 	}
 	d->pipe_r = d->pipe_w = -1;
 	d->in_pipe = 0;
@@ -111,6 +156,9 @@ static void
 relay_dir_close(struct relay_dir *d)
 {
 	relay_pipe_put(d);
+	free(d->copy);
+	d->copy = NULL;
+	d->copy_len = d->copy_off = 0;
 	free(d->pre);
 	d->pre = NULL;
 }
@@ -122,8 +170,10 @@ relay_finish(struct relay *r, enum relay_end how, int err)
 		return;
 	r->finishing = 1;
 	evtimer_del(r->loop, &r->idle);
-	evloop_del(r->loop, r->cfd);
-	evloop_del(r->loop, r->sfd);
+	/* The relay's sockets are never shared: closing them takes them out of the epoll
+	 * set, no epoll_ctl needed. */
+	evloop_forget(r->loop, r->cfd);
+	evloop_forget(r->loop, r->sfd);
 	close(r->cfd);
 	close(r->sfd);
 	relay_dir_close(&r->up);
@@ -176,11 +226,53 @@ relay_dir_pump(struct relay *r, struct relay_dir *d, int *src_rd, int *dst_wr)
 			} else
 				return n == -1 ? errno : EPIPE;
 		}
+		/* The fallback buffer drains the same way. */
+		if (d->copy_len > 0 && *dst_wr) {
+			n = send(d->dst, d->copy + d->copy_off, d->copy_len, MSG_NOSIGNAL);
+			if (n > 0) {
+				d->copy_off += (size_t)n;
+				d->copy_len -= (size_t)n;
+				*d->count += (uint64_t)n;
+				progress = 1;
+			} else if (n == -1 && errno == EAGAIN) {
+				*dst_wr = 0;
+			} else if (n == -1 && errno == EINTR) {
+				continue;
+			} else
+				return n == -1 ? errno : EPIPE;
+		}
 		if (d->in_pipe == 0 && d->pipe_r != -1)
 			relay_pipe_put(d);
-		if (!d->eof && *src_rd && d->pipe_r == -1 && relay_pipe_get(d) == -1)
-			return errno;
-		if (!d->eof && *src_rd && d->in_pipe < d->pipe_cap) {
+		if (d->copy != NULL && d->copy_len == 0) {
+			free(d->copy);
+			d->copy = NULL;
+			d->copy_off = 0;
+		}
+		if (!d->eof && *src_rd && d->pipe_r == -1 && d->copy == NULL &&
+		    relay_pipe_get(d) == -1) {
+			if (errno != EMFILE && errno != ENFILE && errno != ENOMEM)
+				return errno;
+			/* No pipe now: this round goes through user space. */
+			d->copy = xmalloc(RELAY_COPY_SIZE);
+			d->copy_off = d->copy_len = 0;
+		}
+		if (!d->eof && *src_rd && d->copy != NULL && d->copy_len == 0) {
+			n = recv(d->src, d->copy, RELAY_COPY_SIZE, 0);
+			if (n > 0) {
+				d->copy_off = 0;
+				d->copy_len = (size_t)n;
+				progress = 1;
+			} else if (n == 0) {
+				d->eof = 1;
+				progress = 1;
+			} else if (errno == EAGAIN) {
+				/* Nothing to move: an idle tunnel keeps no buffer. */
+				*src_rd = 0;
+				free(d->copy);
+				d->copy = NULL;
+			} else if (errno != EINTR)
+				return errno;
+		} else if (!d->eof && *src_rd && d->pipe_r != -1 && d->in_pipe < d->pipe_cap) {
 			size_t want = d->pipe_cap - d->in_pipe;
 
 			n = splice(d->src, NULL, d->pipe_w, NULL, want > RELAY_CHUNK ? RELAY_CHUNK : want,
@@ -200,7 +292,7 @@ relay_dir_pump(struct relay *r, struct relay_dir *d, int *src_rd, int *dst_wr)
 			} else if (errno != EINTR)
 				return errno;
 		}
-		if (d->eof && d->in_pipe == 0 && !d->done) {
+		if (d->eof && d->in_pipe == 0 && d->copy_len == 0 && !d->done) {
 			d->done = 1;
 			/* ENOTCONN: the peer already closed; nothing left to tell it. */
 			if (shutdown(d->dst, SHUT_WR) == -1 && errno != ENOTCONN)

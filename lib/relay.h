@@ -54,6 +54,10 @@ int relay_start(struct evloop *loop, int client_fd, int server_fd,
 /* Stop now: close everything and call done with RELAY_END_ABORTED (used on shutdown). */
 void relay_abort(struct relay *r);
 
+/* At most this many pipes open at once in the process (pooled ones included; default
+ * 1024). A direction that cannot have one copies through a 16 KiB user-space buffer. */
+void relay_set_pipe_budget(size_t pipes);
+
 /* Bytes moved so far. */
 void relay_get_stats(const struct relay *r, struct relay_stats *st);
 

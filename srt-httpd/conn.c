@@ -72,6 +72,21 @@ bq_free(struct bq *q)
 
 /* ---- life cycle ------------------------------------------------------------------ */
 
+static void conn_head_timeout(struct conn *c);
+
+static uint64_t
+conn_head_ms(const struct conn *c)
+{
+	return (uint64_t)proxy_options(c->px)->head_timeout_s * 1000;
+}
+
+/*
+ * One timer per connection. Between requests the limit is the keep-alive idle time; once
+ * a head has begun it must be complete within --head-timeout of its start however the
+ * bytes trickle in (a client sending one byte a second would otherwise hold the
+ * connection forever); mid-exchange the limit is a stall; after a final reply the linger
+ * is bounded from the shutdown, not from the last byte read.
+ */
 static void
 conn_timer_cb(struct evloop *loop, void *arg)
 {
@@ -80,9 +95,30 @@ conn_timer_cb(struct evloop *loop, void *arg)
 
 	switch (c->st) {
 	case CONN_READ_HEAD:
+		if (c->head_start != 0) {
+			uint64_t age = now - c->head_start, head_ms = conn_head_ms(c);
+
+			if (age >= head_ms) {
+				conn_head_timeout(c);
+				return;
+			}
+			if (idle < HTTPD_KEEPALIVE_MS) {
+				uint64_t left = HTTPD_KEEPALIVE_MS - idle;
+
+				evtimer_add(loop, &c->timer, head_ms - age < left ?
+				    head_ms - age : left);
+				return;
+			}
+		}
 		limit = HTTPD_KEEPALIVE_MS;
 		break;
 	case CONN_LINGER:
+		if (now - c->linger_start >= HTTPD_LINGER_MS) {
+			conn_free(c, true);
+			return;
+		}
+		evtimer_add(loop, &c->timer, HTTPD_LINGER_MS - (now - c->linger_start));
+		return;
 	case CONN_CLOSING:
 		limit = HTTPD_LINGER_MS;
 		break;
@@ -117,8 +153,8 @@ conn_accept(struct proxy *px, int fd, const char *client)
 	c->last = evloop_now(c->loop);
 	evtimer_init(&c->timer, conn_timer_cb, c);
 	evtimer_add(c->loop, &c->timer, HTTPD_KEEPALIVE_MS);
-	c->cev = EV_READ;
-	if (evloop_add(c->loop, fd, EV_READ, conn_io_cb, c) == -1) {
+	c->cev = EV_READ | EV_WRITE | EV_EDGE;
+	if (evloop_add(c->loop, fd, c->cev, conn_io_cb, c) == -1) {
 		log_warn("%s: register", client);
 		conn_free(c, true);
 	}
@@ -145,7 +181,7 @@ conn_close_upstream(struct conn *c)
 		c->dial = NULL;
 	}
 	if (c->ufd != -1) {
-		evloop_del(c->loop, c->ufd);
+		evloop_forget(c->loop, c->ufd);
 		close(c->ufd);
 		c->ufd = -1;
 	}
@@ -183,7 +219,7 @@ conn_free(struct conn *c, bool close_client)
 	conn_request_done(c);
 	evtimer_del(c->loop, &c->timer);
 	if (close_client) {
-		evloop_del(c->loop, c->cfd);
+		evloop_forget(c->loop, c->cfd);
 		close(c->cfd);
 		proxy_conn_closed(c->px);
 	}
@@ -244,10 +280,35 @@ conn_bad_head(struct conn *c, enum http_status st)
 	proxy_request_clear(&rq);
 	c->client_keep_alive = false;
 	c->req_framing = HTTP_BODY_NONE;
+	c->head_start = 0;
 	if (st == HTTP_TOO_LARGE)
 		conn_reply(c, 431, "Request Header Fields Too Large", NULL, NULL, false);
 	else
 		conn_reply(c, 400, "Bad Request", NULL, NULL, false);
+}
+
+/* The head did not arrive in time: 408, logged like the other refusals of a head. */
+static void
+conn_head_timeout(struct conn *c)
+{
+	struct proxy_request rq;
+	static const char why[] = "request head timed out";
+
+	log_debug("%s: %s", c->client, why);
+	proxy_request_init(c->px, &rq, "http", c->client);
+	rq.start_ms = c->head_start;
+	rq.verdict = "deny";
+	rq.status = 408;
+	proxy_request_set_reason(&rq, why, sizeof(why) - 1);
+	proxy_log(c->px, &rq);
+	proxy_request_clear(&rq);
+	c->client_keep_alive = false;
+	c->req_framing = HTTP_BODY_NONE;
+	c->head_start = 0;
+	/* What was read of the head is dropped: it will never be served. */
+	bq_free(&c->in);
+	conn_reply(c, 408, "Request Timeout", NULL, NULL, false);
+	conn_run(c);
 }
 
 static void
@@ -270,6 +331,7 @@ conn_dispatch(struct conn *c)
 	/* The head is used up now; h still points into c->in, which stays put until the
 	 * next bq_add on it. */
 	bq_consume(&c->in, h->head_len);
+	c->head_start = 0;
 	c->client_minor = h->minor;
 	c->client_keep_alive = h->keep_alive != 0;
 	c->req_framing = h->framing;
@@ -291,23 +353,40 @@ conn_dispatch(struct conn *c)
 
 /* ---- the I/O loop ---------------------------------------------------------------- */
 
-/* Read from fd into q (at most room bytes). 1 progress, 0 nothing now, -1 EOF or error. */
-static int
-conn_read(int fd, struct bq *q, size_t room)
+int
+conn_recv(int fd, bool *ready, bool eof, struct bq *q, size_t room)
 {
 	char buf[65536];
+	size_t want = room < sizeof(buf) ? room : sizeof(buf);
 	ssize_t n;
 
-	if (room == 0)
+	if (room == 0 || !*ready)
 		return 0;
-	n = recv(fd, buf, room < sizeof(buf) ? room : sizeof(buf), 0);
+	n = recv(fd, buf, want, 0);
 	if (n > 0) {
+		/* Less than asked: the socket had no more at that moment, unless an EOF
+		 * waits behind the data (its edge has been reported already). */
+		if ((size_t)n < want && !eof)
+			*ready = false;
 		bq_add(q, buf, (size_t)n);
 		return 1;
 	}
-	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+	if (n == 0)
+		return -1;
+	if (errno == EAGAIN || errno == EINTR) {
+		*ready = errno == EINTR;
 		return 0;
-	return -1;
+	}
+	return -2;
+}
+
+/* The client side of conn_recv: 1 progress, 0 nothing now, -1 EOF or error. */
+static int
+conn_read(struct conn *c, struct bq *q, size_t room)
+{
+	int r = conn_recv(c->cfd, &c->c_ready, c->c_eof, q, room);
+
+	return r < 0 ? -1 : r;
 }
 
 /* Write q to fd. 1 progress, 0 blocked or empty, -1 error. */
@@ -330,38 +409,6 @@ conn_write(int fd, struct bq *q, uint64_t *count)
 	return -1;
 }
 
-static void
-conn_update_interest(struct conn *c)
-{
-	unsigned ce = 0, ue = 0;
-
-	if (c->cout.len > 0)
-		ce |= EV_WRITE;
-	switch (c->st) {
-	case CONN_READ_HEAD:
-		if (c->in.len < HTTPD_IN_MAX && c->cout.len < HTTPD_OUT_MAX)
-			ce |= EV_READ;
-		break;
-	case CONN_FORWARD:
-		if (!c->req_done && c->in.len == 0 && c->uout.len < HTTPD_OUT_MAX)
-			ce |= EV_READ;
-		if (c->uout.len > 0)
-			ue |= EV_WRITE;
-		if (!c->resp_done && c->cout.len < HTTPD_OUT_MAX)
-			ue |= EV_READ;
-		break;
-	case CONN_LINGER:
-		ce |= EV_READ;
-		break;
-	default:
-		break;
-	}
-	if (ce != c->cev && evloop_mod(c->loop, c->cfd, ce) == 0)
-		c->cev = ce;
-	if (c->ufd != -1 && ue != c->uev && evloop_mod(c->loop, c->ufd, ue) == 0)
-		c->uev = ue;
-}
-
 void
 conn_run(struct conn *c)
 {
@@ -376,6 +423,12 @@ conn_run(struct conn *c)
 		progress |= r;
 		switch (c->st) {
 		case CONN_READ_HEAD:
+			if (c->in.len > 0 && c->head_start == 0) {
+				/* A head has begun (or was waiting when the previous exchange
+				 * ended): from now on it has --head-timeout to complete. */
+				c->head_start = evloop_now(c->loop);
+				evtimer_add(c->loop, &c->timer, conn_head_ms(c));
+			}
 			if (c->cout.len >= HTTPD_OUT_MAX)
 				break;
 			if (c->in.len > 0) {
@@ -392,7 +445,7 @@ conn_run(struct conn *c)
 				conn_free(c, true);
 				return;
 			}
-			r = conn_read(c->cfd, &c->in, HTTPD_IN_MAX - c->in.len);
+			r = conn_read(c, &c->in, HTTPD_IN_MAX - c->in.len);
 			if (r == -1) {
 				/* EOF between requests is the normal end of keep-alive. */
 				conn_free(c, true);
@@ -415,7 +468,7 @@ conn_run(struct conn *c)
 			if (c->cout.len == 0) {
 				(void)shutdown(c->cfd, SHUT_WR);
 				c->st = CONN_LINGER;
-				c->last = evloop_now(c->loop);
+				c->last = c->linger_start = evloop_now(c->loop);
 				evtimer_add(c->loop, &c->timer, HTTPD_LINGER_MS);
 				progress = 1;
 			}
@@ -426,7 +479,7 @@ conn_run(struct conn *c)
 			/* Read and drop what the client still sends, so that closing with
 			 * unread input does not reset the connection before it has read our
 			 * reply. */
-			r = conn_read(c->cfd, &sink, 65536);
+			r = conn_read(c, &sink, 65536);
 			bq_free(&sink);
 			if (r == -1) {
 				conn_free(c, true);
@@ -441,16 +494,25 @@ conn_run(struct conn *c)
 		if (progress)
 			c->last = evloop_now(c->loop);
 	} while (progress);
-	conn_update_interest(c);
+	/* Both sockets are edge-triggered for reading and writing, registered once: every
+	 * step above runs until the kernel says EAGAIN (or our own buffer limit, which a
+	 * later event on the other socket lifts), so no interest change is needed. */
 }
 
 void
 conn_io_cb(struct evloop *loop, int fd, unsigned events, void *arg)
 {
+	struct conn *c = arg;
+
 	(void)loop;
-	(void)fd;
-	(void)events;
-	conn_run(arg);
+	if (fd == c->cfd) {
+		c->c_ready |= (events & (EV_READ | EV_HUP)) != 0;
+		c->c_eof |= (events & (EV_RDHUP | EV_HUP)) != 0;
+	} else if (fd == c->ufd) {
+		c->u_ready |= (events & (EV_READ | EV_HUP)) != 0;
+		c->u_eof |= (events & (EV_RDHUP | EV_HUP)) != 0;
+	}
+	conn_run(c);
 }
 
 /* ---- shared request steps -------------------------------------------------------- */
@@ -530,7 +592,7 @@ httpd_dial_cb(void *arg, const struct proxy_dial_result *res)
 			c->rq = NULL;
 			/* The tunnel takes the client socket, the request record and the bytes
 			 * the client sent after its CONNECT head. */
-			evloop_del(c->loop, cfd);
+			evloop_detach(c->loop, cfd);
 			conn_request_done(c);
 			if (proxy_tunnel(px, cfd, res->fd, rq, ok, sizeof(ok) - 1,
 			    c->in.p ? c->in.p + c->in.off : NULL, c->in.len) == -1)

@@ -235,7 +235,9 @@ void
 forward_dialed(struct conn *c, int fd)
 {
 	c->ufd = fd;
-	c->uev = EV_WRITE | EV_READ;
+	/* Nothing can be there to read before the request went out. */
+	c->u_ready = c->u_eof = false;
+	c->uev = EV_WRITE | EV_READ | EV_EDGE;
 	if (evloop_add(c->loop, fd, c->uev, conn_io_cb, c) == -1) {
 		close(fd);
 		c->ufd = -1;
@@ -308,7 +310,7 @@ forward_finish(struct conn *c)
 	bool keep = c->client_keep_alive && !c->close_after && c->req_done &&
 	    !proxy_draining(c->px);
 
-	evloop_del(c->loop, c->ufd);
+	evloop_forget(c->loop, c->ufd);
 	close(c->ufd);
 	c->ufd = -1;
 	c->uev = 0;
@@ -451,24 +453,6 @@ forward_response_body(struct conn *c)
 	return 1;
 }
 
-static int
-forward_read(int fd, struct bq *q, size_t room)
-{
-	char buf[65536];
-	ssize_t n;
-
-	if (room == 0)
-		return 0;
-	n = recv(fd, buf, room < sizeof(buf) ? room : sizeof(buf), 0);
-	if (n > 0) {
-		bq_add(q, buf, (size_t)n);
-		return 1;
-	}
-	if (n == 0)
-		return -1;
-	return errno == EAGAIN || errno == EINTR ? 0 : -2;
-}
-
 int
 forward_pump(struct conn *c)
 {
@@ -490,7 +474,7 @@ forward_pump(struct conn *c)
 	}
 	if (!c->req_done && c->uout.len < HTTPD_OUT_MAX) {
 		if (c->in.len == 0) {
-			r = forward_read(c->cfd, &c->in, 65536);
+			r = conn_recv(c->cfd, &c->c_ready, c->c_eof, &c->in, 65536);
 			if (r < 0) {
 				proxy_request_set_reason(c->rq, "client closed during the request", 32);
 				conn_free(c, true);
@@ -522,7 +506,7 @@ forward_pump(struct conn *c)
 			if (!c->resp_head_done && c->uin.len > HTTP_HEAD_MAX)
 				return forward_upstream_failed(c, "response head too large");
 		}
-		r = forward_read(c->ufd, &c->uin, c->resp_head_done ? 65536 :
+		r = conn_recv(c->ufd, &c->u_ready, c->u_eof, &c->uin, c->resp_head_done ? 65536 :
 		    HTTP_HEAD_MAX + 1 - c->uin.len);
 		if (r == 0)
 			break;

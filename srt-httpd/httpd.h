@@ -14,7 +14,8 @@
 #define HTTPD_OUT_MAX     (256 * 1024)             /* queued bytes before reading pauses */
 #define HTTPD_KEEPALIVE_MS 60000u                  /* idle client between requests */
 #define HTTPD_STALL_MS    300000u                  /* no byte moved mid-exchange */
-#define HTTPD_LINGER_MS   2000u                    /* drain input after a final reply */
+#define HTTPD_LINGER_MS   2000u                    /* drain input after a final reply,
+                                                      counted from the shutdown */
 
 /* A byte queue. */
 struct bq {
@@ -45,9 +46,20 @@ struct conn {
 	struct bq cout;                 /* to the client */
 	struct bq uout;                 /* to the upstream */
 	struct bq uin;                  /* from the upstream, not yet used */
-	unsigned cev, uev;              /* registered interest */
+	unsigned cev, uev;              /* registered interest (edge-triggered, fixed) */
+	/* Input may be waiting: an event reported the socket readable since a read last
+	 * found it empty (EAGAIN, or a short read that drained it). Reads are skipped
+	 * while false, which saves a failing recv per exchange; the edge-triggered loop
+	 * reports any input that arrives later. Once the peer's EOF was reported
+	 * (*_eof), a short read no longer counts as drained: the EOF is still queued. */
+	bool c_ready, u_ready;
+	bool c_eof, u_eof;
 	struct ev_timer timer;
 	uint64_t last;                  /* loop time of the last byte moved */
+	uint64_t head_start;            /* loop time the head being read began (its first
+	                                   byte, or the end of the previous exchange when the
+	                                   next request was already waiting); 0: none yet */
+	uint64_t linger_start;          /* loop time the write side was shut (CONN_LINGER) */
 	bool close_after;               /* close once the current reply is out */
 
 	/* the request in progress */
@@ -84,6 +96,10 @@ void conn_free(struct conn *c, bool close_client);
 void conn_reply(struct conn *c, int status, const char *phrase, const char *headers,
     const char *body, bool keep);
 void conn_request_done(struct conn *c);
+
+/* Read from fd into q (at most room bytes) if *ready (see struct conn). 1 progress, 0
+ * nothing now, -1 EOF, -2 error. */
+int conn_recv(int fd, bool *ready, bool eof, struct bq *q, size_t room);
 
 /* forward.c: absolute-form requests */
 void forward_start(struct conn *c, const struct http_head *h);

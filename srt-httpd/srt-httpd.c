@@ -13,7 +13,8 @@ static const struct proxy_proto httpd_proto = {
 	    "[--listen-fd N]...\n"
 	    "                 [--log FILE | --log-fd N] [--audit] [--auth USER:PASS] "
 	    "[--lifeline-fd N]\n"
-	    "                 [--max-conns N] [--idle-timeout SEC] [--no-sandbox] [-d]",
+	    "                 [--max-conns N] [--idle-timeout SEC] [--head-timeout SEC]\n"
+	    "                 [--no-sandbox] [-d]",
 	.accept = conn_accept,
 	.refuse = conn_refuse,
 };

@@ -17,8 +17,6 @@
 #include "ssh_refusal.h"
 #include "util.h"
 
-/* A client gets this long to complete greeting, auth and request. */
-#define SOCKSD_HANDSHAKE_MS     30000u
 /* After the last reply: how long, and how many bytes, we read and discard before closing.
  * Closing a socket with unread input makes the kernel send RST, which can destroy the
  * reply (or the SSH refusal) before the client has read it. */
@@ -176,7 +174,7 @@ socksd_close(struct socksd_conn *c)
 		proxy_dial_cancel(c->dial);
 	evtimer_del(proxy_loop(px), &c->timer);
 	if (c->registered)
-		evloop_del(proxy_loop(px), c->fd);
+		evloop_forget(proxy_loop(px), c->fd);
 	close(c->fd);
 	socksd_request_done(c);
 	explicit_bzero(&c->parser, sizeof(c->parser));
@@ -263,7 +261,7 @@ socksd_dialed(void *arg, const struct proxy_dial_result *res)
 	n += socks5_reply_build(to_client + n, SOCKS5_REP_SUCCEEDED);
 	evtimer_del(proxy_loop(px), &c->timer);
 	if (c->registered)
-		evloop_del(proxy_loop(px), c->fd);
+		evloop_detach(proxy_loop(px), c->fd);
 	rq = c->rq;
 	rq->status = SOCKS5_REP_SUCCEEDED;
 	c->rq = NULL;
@@ -490,7 +488,10 @@ socksd_accept(struct proxy *px, int fd, const char *client)
 	snprintf(c->client, sizeof(c->client), "%s", client);
 	socks5_init(&c->parser, socksd_auth.user, socksd_auth.pass);
 	evtimer_init(&c->timer, socksd_timeout, c);
-	evtimer_add(proxy_loop(px), &c->timer, SOCKSD_HANDSHAKE_MS);
+	/* Greeting, auth and request must be complete within --head-timeout of the accept,
+	 * however slowly the bytes come. */
+	evtimer_add(proxy_loop(px), &c->timer,
+	    (uint64_t)proxy_options(px)->head_timeout_s * 1000);
 	if (socksd_watch(c) == -1) {
 		log_warn("%s: event loop", client);
 		socksd_close(c);
@@ -498,14 +499,18 @@ socksd_accept(struct proxy *px, int fd, const char *client)
 }
 
 /* Past the connection cap: "no acceptable methods" ends any SOCKS5 client's attempt
- * cleanly, whatever it offers. */
+ * cleanly, whatever it offers. Then our side is shut, so the client sees the reply and
+ * EOF; the core reads and drops its greeting before closing, so no reset destroys the
+ * reply. */
 static void
 socksd_refuse_cap(struct proxy *px, int fd)
 {
 	static const uint8_t busy[2] = { SOCKS5_VERSION, SOCKS5_METHOD_REJECT };
 
 	(void)px;
-	(void)send(fd, busy, sizeof(busy), MSG_NOSIGNAL | MSG_DONTWAIT);
+	/* Best effort, never blocking: a full socket buffer just loses the courtesy. */
+	(void)!send(fd, busy, sizeof(busy), MSG_NOSIGNAL | MSG_DONTWAIT);
+	(void)shutdown(fd, SHUT_WR);
 }
 
 static const struct proxy_proto socksd_proto = {
@@ -515,7 +520,8 @@ static const struct proxy_proto socksd_proto = {
 	    "[--listen-fd N]...\n"
 	    "                  [--log FILE | --log-fd N] [--audit] [--auth USER:PASS] "
 	    "[--lifeline-fd N]\n"
-	    "                  [--max-conns N] [--idle-timeout SEC] [--no-sandbox] [-d]",
+	    "                  [--max-conns N] [--idle-timeout SEC] [--head-timeout SEC]\n"
+	    "                  [--no-sandbox] [-d]",
 	.accept = socksd_accept,
 	.refuse = socksd_refuse_cap,
 };

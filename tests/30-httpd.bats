@@ -365,7 +365,14 @@ PY
 @test "SIGTERM drains and exits 0; lifeline EOF exits" {
 	settings "[\"127.0.0.1:$UP\"]"
 	start_proxy
+	# One request and one tunnel served before the signal.
+	run curl -sS -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$PP" "http://127.0.0.1:$UP/"
+	[ "$output" = 200 ]
+	run curl -sS -o /dev/null -w '%{http_code}' -p -x "http://127.0.0.1:$PP" "http://127.0.0.1:$UP/"
+	[ "$output" = 200 ]
 	kill -TERM "$HPID"
+	# 0, not 159 (SIGSYS): the exit path stays within the seccomp filter, sanitizer
+	# builds included.
 	local rc=0
 	wait "$HPID" || rc=$?
 	[ "$rc" -eq 0 ]
@@ -401,6 +408,220 @@ PY
 	sleep 0.2
 	run curl -sS -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$PP" "http://127.0.0.1:$UP/"
 	[ "$output" = 200 ]
+}
+
+# Past the cap the 503 must reach a client whose request was already sent when the proxy
+# accepted it: closing with that request unread would reset the connection and lose it.
+@test "connection cap: the 503 reaches clients that sent their request at once" {
+	settings "[\"127.0.0.1:$UP\"]"
+	start_proxy --max-conns 1
+	run python3 - "$PP" "$UP" <<'PY'
+import socket, sys, time
+port, up = int(sys.argv[1]), int(sys.argv[2])
+held = socket.create_connection(('127.0.0.1', port))
+time.sleep(0.3)
+req = ('GET http://127.0.0.1:%d/ HTTP/1.1\r\nHost: x\r\n\r\n' % up).encode()
+socks = []
+for i in range(30):
+    s = socket.create_connection(('127.0.0.1', port))
+    s.sendall(req)
+    socks.append(s)
+good = 0
+for s in socks:
+    s.settimeout(5)
+    got = b''
+    try:
+        while True:
+            d = s.recv(4096)
+            if not d:
+                break
+            got += d
+    except (ConnectionResetError, socket.timeout) as e:
+        print('client error:', repr(e), got[:40])
+        continue
+    if got.startswith(b'HTTP/1.1 503 ') and got.endswith(b'too many connections\n'):
+        good += 1
+    else:
+        print('unexpected:', got[:60])
+print('good', good)
+PY
+	echo "$output"
+	[ "${lines[${#lines[@]}-1]}" = "good 30" ]
+}
+
+# Slowloris: a head that trickles in byte by byte must still be complete within
+# --head-timeout of its first byte, on a new connection and on a kept-alive one.
+@test "slowloris: a head sent one byte at a time gets 408 within --head-timeout" {
+	settings "[\"127.0.0.1:$UP\"]"
+	start_proxy --head-timeout 2
+	run python3 - "$PP" "$UP" <<'PY'
+import socket, sys, time
+port, up = int(sys.argv[1]), int(sys.argv[2])
+def trickle(s, first=b''):
+    s.settimeout(0.25)
+    data = ('GET http://127.0.0.1:%d/ HTTP/1.1\r\nHost: x\r\n' % up).encode() + b'X-Pad: ' + b'a' * 200
+    got = first
+    t0 = time.monotonic()
+    i = 0
+    while time.monotonic() - t0 < 15:
+        if i < len(data):
+            try:
+                s.sendall(data[i:i + 1])
+            except OSError:
+                break
+            i += 1
+        try:
+            d = s.recv(4096)
+            if not d:
+                return got, time.monotonic() - t0, 'eof'
+            got += d
+        except socket.timeout:
+            pass
+        except ConnectionResetError:
+            return got, time.monotonic() - t0, 'reset'
+    return got, time.monotonic() - t0, 'open'
+s = socket.create_connection(('127.0.0.1', port))
+got, el, how = trickle(s)
+print('new', got.split(b'\r\n')[0].decode(), how, el < 6)
+# Keep-alive: one complete request, then the next head trickles.
+s = socket.create_connection(('127.0.0.1', port))
+s.sendall(('GET http://127.0.0.1:%d/first HTTP/1.1\r\nHost: x\r\n\r\n' % up).encode())
+s.settimeout(5)
+r = b''
+while b'GET /first' not in r:
+    r += s.recv(4096)
+got, el, how = trickle(s)
+print('kept', got.split(b'\r\n')[0].decode(), how, el < 6)
+PY
+	echo "$output"
+	[ "${lines[0]}" = "new HTTP/1.1 408 Request Timeout eof True" ]
+	[ "${lines[1]}" = "kept HTTP/1.1 408 Request Timeout eof True" ]
+	grep '"status":408' "$T/log" | grep -q '"reason":"request head timed out"'
+	# The idle wait between requests is not the head timeout: an idle connection stays.
+	run python3 - "$PP" <<'PY'
+import socket, sys, time
+s = socket.create_connection(('127.0.0.1', int(sys.argv[1])))
+time.sleep(3)
+s.settimeout(0.5)
+try:
+    print('closed' if s.recv(10) == b'' else 'data')
+except socket.timeout:
+    print('open')
+PY
+	[ "$output" = open ]
+}
+
+# With a low descriptor limit the default cap leaves room for two sockets per connection
+# and a small pipe budget: every tunnel the cap admits must move its bytes, those that
+# find no pipe through user space.
+@test "low descriptor limit: every tunnel up to the cap moves data both ways" {
+	kill "$UPID"; wait "$UPID" 2>/dev/null || true; UPID=
+	cat >"$T/echo.py" <<'PY'
+import selectors, socket, sys
+sel = selectors.DefaultSelector()
+l = socket.socket(); l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind(('127.0.0.1', int(sys.argv[1]))); l.listen(512); l.setblocking(False)
+sel.register(l, selectors.EVENT_READ)
+pend = {}
+while True:
+    for k, ev in sel.select():
+        if k.fileobj is l:
+            c, _ = l.accept(); c.setblocking(False); pend[c] = b''
+            sel.register(c, selectors.EVENT_READ)
+            continue
+        c = k.fileobj
+        if ev & selectors.EVENT_READ:
+            try:
+                d = c.recv(65536)
+            except ConnectionError:
+                d = b''
+            if not d:
+                sel.unregister(c); c.close(); pend.pop(c, None); continue
+            pend[c] += d
+        if pend.get(c):
+            try:
+                n = c.send(pend[c])
+            except BlockingIOError:
+                n = 0
+            pend[c] = pend[c][n:]
+        sel.modify(c, selectors.EVENT_READ | (selectors.EVENT_WRITE if pend[c] else 0))
+PY
+	python3 "$T/echo.py" "$UP" 3>&- &
+	UPID=$!
+	for _ in $(seq 50); do
+		python3 -c "import socket; socket.create_connection(('127.0.0.1', $UP))" 2>/dev/null && break
+		sleep 0.1
+	done
+	settings "[\"127.0.0.1:$UP\"]"
+	(ulimit -n 256 && exec srt-httpd -s "$T/s.json" -l "127.0.0.1:$PP" --log "$T/log" -d) \
+	    2>"$T/err" 3>&- &
+	HPID=$!
+	for _ in $(seq 50); do grep -q 'ready:' "$T/err" && break; sleep 0.1; done
+	n=$(sed -n 's/.*up to \([0-9]*\) connections.*/\1/p' "$T/err")
+	echo "cap: $n"
+	[ "$n" -ge 40 ]
+	run python3 - "$PP" "$UP" "$n" <<'PY'
+import selectors, socket, sys, time
+port, up, n = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+SIZE = 1 << 20
+conns = []
+for i in range(n):
+    s = socket.create_connection(('127.0.0.1', port))
+    s.sendall(b'CONNECT 127.0.0.1:%d HTTP/1.1\r\nHost: x\r\n\r\n' % up)
+    conns.append(s)
+for s in conns:
+    s.settimeout(10)
+    h = b''
+    while b'\r\n\r\n' not in h:
+        d = s.recv(1)
+        if not d:
+            break
+        h += d
+    assert h.startswith(b'HTTP/1.1 200'), h
+    s.setblocking(False)
+# Every tunnel sends 1 MiB and reads its echo, all at once.
+sel = selectors.DefaultSelector()
+st = {}
+for i, s in enumerate(conns):
+    st[s] = [bytes([65 + i % 26]) * SIZE, 0, 0]
+    sel.register(s, selectors.EVENT_READ | selectors.EVENT_WRITE)
+bad = 0
+deadline = time.monotonic() + 60
+while st and time.monotonic() < deadline:
+    for k, ev in sel.select(1):
+        s = k.fileobj
+        if s not in st:
+            continue
+        data, sent, got = st[s]
+        if ev & selectors.EVENT_WRITE and sent < SIZE:
+            try:
+                sent += s.send(data[sent:sent + 65536])
+            except BlockingIOError:
+                pass
+        if ev & selectors.EVENT_READ:
+            try:
+                d = s.recv(65536)
+            except BlockingIOError:
+                d = None
+            except ConnectionError:
+                d = b''
+            if d == b'':
+                bad += 1; sel.unregister(s); del st[s]; continue
+            if d:
+                if d != data[:1] * len(d):
+                    bad += 1; sel.unregister(s); del st[s]; continue
+                got += len(d)
+        if got >= SIZE:
+            sel.unregister(s); del st[s]; continue
+        st[s] = [data, sent, got]
+        sel.modify(s, selectors.EVENT_READ | (selectors.EVENT_WRITE if sent < SIZE else 0))
+print('ok', n - bad - len(st), 'bad', bad, 'unfinished', len(st))
+PY
+	echo "$output"
+	[ "$output" = "ok $n bad 0 unfinished 0" ]
+	# Once the tunnels are closed, the proxy is back to its listener and a few pipes.
+	sleep 1
+	[ "$(ls /proc/$HPID/fd | wc -l)" -lt 64 ]
 }
 
 @test "a malformed request on one connection does not disturb another" {

@@ -337,13 +337,21 @@ PY
 }
 
 @test "socksd: SIGTERM stops it" {
+	start_upstream
 	write_settings "$T/s.json" '["localhost"]'
 	start_socksd
+	# Serve one tunnel (a lookup, a dial, a relay) before the signal.
+	run curl -sS --max-time 10 --socks5-hostname "127.0.0.1:$PORT" "http://localhost:$UP/"
+	[ "$output" = "hello from upstream" ]
 	kill -TERM "$SOCKSD_PID"
 	run timeout 15 tail --pid="$SOCKSD_PID" -f /dev/null
 	[ "$status" -eq 0 ]
-	wait "$SOCKSD_PID" || true
+	rc=0
+	wait "$SOCKSD_PID" || rc=$?
 	SOCKSD_PID=
+	# 0, not 159 (SIGSYS): the exit path stays within the seccomp filter, sanitizer
+	# builds included.
+	[ "$rc" -eq 0 ]
 	run python3 "$T/sc.py" "$PORT" 050100
 	[ "$status" -ne 0 ]
 }
@@ -458,4 +466,76 @@ SH
 	# A name that does not resolve: 04.
 	[[ "$output" == *"s.json missing 050005040001000000000000 EOF"* ]]
 	grep -q '"host":"missing.test".*"verdict":"error"' "$T/log.s.json"
+}
+
+# Past the cap the refusal ("no acceptable methods") must reach clients whose greeting was
+# already sent when the proxy accepted them: closing with it unread would reset the
+# connection and lose the reply.
+@test "socksd: past --max-conns the refusal reaches clients that sent their greeting at once" {
+	write_settings "$T/s.json" '["localhost"]'
+	start_socksd --max-conns 1
+	run python3 - "$PORT" <<'PY'
+import socket, sys, time
+port = int(sys.argv[1])
+held = socket.create_connection(("127.0.0.1", port))
+held.sendall(b"\x05\x01\x00")
+held.settimeout(5)
+assert held.recv(2) == b"\x05\x00"
+socks = []
+for i in range(30):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(b"\x05\x01\x00")
+    socks.append(s)
+good = 0
+for s in socks:
+    s.settimeout(5)
+    got = b""
+    try:
+        while True:
+            d = s.recv(16)
+            if not d:
+                break
+            got += d
+    except (ConnectionResetError, socket.timeout) as e:
+        print("client error:", repr(e), got.hex())
+        continue
+    if got == b"\x05\xff":
+        good += 1
+    else:
+        print("unexpected:", got.hex())
+print("good", good)
+PY
+	echo "$output"
+	[ "${lines[${#lines[@]}-1]}" = "good 30" ]
+	# The held connection still works, and after it closes a new client is served.
+	kill -0 "$SOCKSD_PID"
+	run python3 "$T/sc.py" "$PORT" 050100 --read 2
+	[ "$output" = "0500" ]
+}
+
+@test "socksd: a handshake trickled byte by byte is closed after --head-timeout" {
+	write_settings "$T/s.json" '["localhost"]'
+	start_socksd --head-timeout 2
+	run python3 - "$PORT" <<'PY'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.settimeout(0.25)
+# A greeting offering 255 methods, one byte every 0.2 s: never complete in time.
+data = b"\x05\xff" + bytes(range(255))
+t0 = time.monotonic()
+i, how = 0, "open"
+while time.monotonic() - t0 < 15:
+    try:
+        s.sendall(data[i:i + 1]); i += 1
+        d = s.recv(16)
+        if not d:
+            how = "eof"; break
+    except socket.timeout:
+        pass
+    except (ConnectionResetError, BrokenPipeError):
+        how = "reset"; break
+    time.sleep(0.2)
+print(how, time.monotonic() - t0 < 6)
+PY
+	[ "$output" = "eof True" ] || [ "$output" = "reset True" ]
 }
