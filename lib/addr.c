@@ -39,8 +39,8 @@ ip4_parse(const char *s, size_t n, uint8_t out[4])
 	return i == n ? 0 : -1;
 }
 
-static int
-hexval(int c)
+int
+hex_digit_value(int c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -75,8 +75,8 @@ ip6_parse(const char *s, size_t n, uint8_t out[16])
 		size_t start = i;
 		unsigned v = 0;
 
-		while (i < n && hexval((unsigned char)s[i]) >= 0 && i - start < 4)
-			v = v * 16 + (unsigned)hexval((unsigned char)s[i++]);
+		while (i < n && hex_digit_value((unsigned char)s[i]) >= 0 && i - start < 4)
+			v = v * 16 + (unsigned)hex_digit_value((unsigned char)s[i++]);
 		if (i < n && s[i] == '.') {
 			/* A dotted quad takes the place of the last two groups. */
 			uint8_t q[4];
@@ -487,4 +487,17 @@ addr_class_words(unsigned one_class)
 		if (addr_classes[c].class == one_class)
 			return addr_classes[c].words;
 	return "a denied address";
+}
+
+int
+addr_mapped_v4(const struct ip_addr *a, struct ip_addr *v4)
+{
+	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	if (a->family != 6 || memcmp(a->bytes, pfx, 12) != 0)
+		return 0;
+	memset(v4, 0, sizeof(*v4));
+	v4->family = 4;
+	memcpy(v4->bytes, a->bytes + 12, 4);
+	return 1;
 }

@@ -37,6 +37,13 @@ int ip_addr_equal(const struct ip_addr *a, const struct ip_addr *b);
  * 64:ff9b::/96, 2002::/16); 1 and *v4 set when there is one, else 0. */
 int addr_embedded_v4(const struct ip_addr *a, struct ip_addr *v4);
 
+/* ::ffff:a.b.c.d only, the one IPv6 spelling that is the IPv4 address itself (other
+ * embeddings above are different addresses); 1 and *v4 set when a is one, else 0. */
+int addr_mapped_v4(const struct ip_addr *a, struct ip_addr *v4);
+
+/* The value of one hexadecimal digit, or -1. */
+int hex_digit_value(int c);
+
 /* Built-in classes, a bit each. */
 enum addr_class {
 	ADDR_CLASS_LOOPBACK    = 1 << 0,

@@ -238,18 +238,6 @@ punycode_label_ok(const char *s, size_t n)
 	return out > 0;         /* an empty decoded label is refused */
 }
 
-static int
-hexdigit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* A forbidden domain code point of the URL standard (ASCII range). */
 static int
 url_forbidden_domain(unsigned char c)
@@ -311,10 +299,10 @@ url_host(const char *in, size_t n, char *scratch, char *out, size_t outlen)
 	for (i = hs; i < he; i++) {
 		unsigned char c = (unsigned char)scratch[i];
 
-		if (c == '%' && i + 2 < he && hexdigit(scratch[i + 1]) >= 0 &&
-		    hexdigit(scratch[i + 2]) >= 0) {
-			c = (unsigned char)(hexdigit(scratch[i + 1]) << 4 |
-			    hexdigit(scratch[i + 2]));
+		if (c == '%' && i + 2 < he && hex_digit_value((unsigned char)scratch[i + 1]) >= 0 &&
+		    hex_digit_value((unsigned char)scratch[i + 2]) >= 0) {
+			c = (unsigned char)(hex_digit_value((unsigned char)scratch[i + 1]) << 4 |
+			    hex_digit_value((unsigned char)scratch[i + 2]));
 			i += 2;
 		}
 		if (olen + 1 >= outlen)

@@ -66,20 +66,6 @@ guard_is_loopback_name(const char *host)
 	return n > 10 && strncasecmp(host + n - 10, ".localhost", 10) == 0;
 }
 
-/* An IPv4-mapped address (::ffff:a.b.c.d) is the IPv4 address in another spelling. */
-static int
-guard_mapped_v4(const struct ip_addr *a, struct ip_addr *v4)
-{
-	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-
-	if (a->family != 6 || memcmp(a->bytes, pfx, 12) != 0)
-		return 0;
-	memset(v4, 0, sizeof(*v4));
-	v4->family = 4;
-	memcpy(v4->bytes, a->bytes + 12, 4);
-	return 1;
-}
-
 /* 127.0.0.0/8 or ::1, in either spelling of an IPv4 address. */
 static int
 guard_is_loopback_addr(const struct ip_addr *a)
@@ -89,7 +75,7 @@ guard_is_loopback_addr(const struct ip_addr *a)
 
 	if (a->family == 4)
 		return a->bytes[0] == 127;
-	if (guard_mapped_v4(a, &v4))
+	if (addr_mapped_v4(a, &v4))
 		return v4.bytes[0] == 127;
 	return memcmp(a->bytes, one, 16) == 0;
 }
@@ -120,7 +106,7 @@ guard_address_denial(const struct policy *p, const char *host, uint16_t port,
 	if (policy_addr_listed(p, 1, a, port) || (has_v4 && policy_addr_listed(p, 1, &v4, port)))
 		return GUARD_DENY_LISTED;
 	if (policy_addr_listed(p, 0, a, port) ||
-	    (guard_mapped_v4(a, &mapped) && policy_addr_listed(p, 0, &mapped, port)))
+	    (addr_mapped_v4(a, &mapped) && policy_addr_listed(p, 0, &mapped, port)))
 		return 0;
 	if (guard_is_loopback_name(host))
 		return guard_is_loopback_addr(a) ? 0 : GUARD_NON_LOOPBACK;

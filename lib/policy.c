@@ -1391,21 +1391,6 @@ ip_same(const struct ip_addr *a, unsigned fam, const uint8_t *bytes)
 	return a->family == fam && memcmp(a->bytes, bytes, fam == 4 ? 4 : 16) == 0;
 }
 
-/* ::ffff:a.b.c.d, the one IPv6 spelling that the reference's address sets match
- * against IPv4 rules directly (node's BlockList does); other embeddings only add denials. */
-static int
-ip_mapped_v4(const struct ip_addr *a, struct ip_addr *v4)
-{
-	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-
-	if (a->family != 6 || memcmp(a->bytes, pfx, 12) != 0)
-		return 0;
-	memset(v4, 0, sizeof(*v4));
-	v4->family = 4;
-	memcpy(v4->bytes, a->bytes + 12, 4);
-	return 1;
-}
-
 int
 policy_addr_listed(const struct policy *p, int denied, const struct ip_addr *a,
     uint16_t port)
@@ -1417,7 +1402,7 @@ policy_addr_listed(const struct policy *p, int denied, const struct ip_addr *a,
 	 * answer carries (NAT64, 6to4, compatible, mapped); an allow-listed literal is
 	 * earned only by the address itself or its IPv4-mapped spelling, never by another
 	 * embedding (::1 must not ride an allowance for 0.0.0.1). */
-	has_alt = denied ? addr_embedded_v4(a, &alt) : ip_mapped_v4(a, &alt);
+	has_alt = denied ? addr_embedded_v4(a, &alt) : addr_mapped_v4(a, &alt);
 	for (uint32_t k = 0; k < p->nip; k++) {
 		const uint8_t *rec = p->iprules + (size_t)k * IPRULE_REC;
 		uint32_t g = get32(rec);
