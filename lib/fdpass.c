@@ -1,12 +1,15 @@
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "fdpass.h"
+#include "log.h"
 
 int
 fdpass_send(int sock, const void *data, size_t len, const int *fds, size_t nfds)
@@ -117,4 +120,36 @@ fdpass_recv(int sock, void *data, size_t len, size_t *got, int *fds, size_t maxf
 	*nfds = n_in;
 	*got = (size_t)n;
 	return 0;
+}
+
+int
+memfd_sealed(const char *name, const void *buf, size_t len)
+{
+	const char *p = buf;
+	int fd;
+
+	if ((fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING)) == -1) {
+		log_warn("memfd_create %s", name);
+		return -1;
+	}
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			log_warn("write %s", name);
+			close(fd);
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE |
+	    F_SEAL_SEAL) == -1 || lseek(fd, 0, SEEK_SET) == -1) {
+		log_warn("seal %s", name);
+		close(fd);
+		return -1;
+	}
+	return fd;
 }

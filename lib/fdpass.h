@@ -21,4 +21,8 @@ int fdpass_send(int sock, const void *data, size_t len, const int *fds, size_t n
 int fdpass_recv(int sock, void *data, size_t len, size_t *got, int *fds, size_t maxfds,
     size_t *nfds);
 
+/* A sealed memfd (no write, grow, shrink or further seals) holding buf, positioned at
+ * its start, close-on-exec: what a helper reads its input from. -1 with a warning. */
+int memfd_sealed(const char *name, const void *buf, size_t len);
+
 #endif

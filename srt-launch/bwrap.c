@@ -23,6 +23,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "fdpass.h"
 #include "launch.h"
 
 /* A word as a shell would need it to read it back (for -d output only). */
@@ -90,37 +91,21 @@ bwrap_debug_argv(const struct strlist *opts, char *const *argv)
 static int
 bwrap_args_memfd(const struct strlist *opts)
 {
-	size_t i;
+	size_t i, len = 0;
+	char *buf, *o;
 	int fd;
 
-	if ((fd = memfd_create("srt-bwrap-args", MFD_CLOEXEC | MFD_ALLOW_SEALING)) == -1) {
-		log_warn("memfd_create");
-		return -1;
-	}
+	for (i = 0; i < opts->n; i++)
+		len += strlen(opts->v[i]) + 1;
+	o = buf = xmalloc(len);
 	for (i = 0; i < opts->n; i++) {
-		const char *p = opts->v[i];
-		size_t left = strlen(p) + 1;
+		size_t k = strlen(opts->v[i]) + 1;
 
-		while (left > 0) {
-			ssize_t n = write(fd, p, left);
-
-			if (n == -1 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				log_warn("write bwrap arguments");
-				close(fd);
-				return -1;
-			}
-			p += n;
-			left -= (size_t)n;
-		}
+		memcpy(o, opts->v[i], k);
+		o += k;
 	}
-	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE |
-	    F_SEAL_SEAL) == -1 || lseek(fd, 0, SEEK_SET) == -1) {
-		log_warn("seal bwrap arguments");
-		close(fd);
-		return -1;
-	}
+	fd = memfd_sealed("srt-bwrap-args", buf, len);
+	free(buf);
 	return fd;
 }
 

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "launch.h"
 
 static const char *const proxy_prog[PK_MAX] = { "srt-httpd", "srt-socksd" };
@@ -65,33 +66,9 @@ proxy_policy_memfd(const struct launch *l)
 {
 	const uint8_t *p;
 	size_t len;
-	int fd;
 
 	p = policy_bytes(l->pol, &len);
-	if ((fd = memfd_create("srt-policy", MFD_CLOEXEC | MFD_ALLOW_SEALING)) == -1) {
-		log_warn("memfd_create");
-		return -1;
-	}
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			log_warn("write policy");
-			close(fd);
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE |
-	    F_SEAL_SEAL) == -1 || lseek(fd, 0, SEEK_SET) == -1) {
-		log_warn("seal policy");
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return memfd_sealed("srt-policy", p, len);
 }
 
 int

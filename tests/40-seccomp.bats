@@ -8,33 +8,9 @@ bats_require_minimum_version 1.5.0
 SECCOMP="$SRT_BIN/srt-seccomp"
 PROBE="$SRT_TESTBIN/try-syscall"
 
-# Every probe of a blocked call, with what srt-seccomp's default filter must answer.
-BLOCKED_DEFAULT='socket-unix: errno=EPERM
-socket-unix-hibits: errno=EPERM
-socket-vsock: errno=EPERM
-socket-vsock-hibits: errno=EPERM
-io_uring_setup: errno=EPERM
-io_uring_enter: errno=EPERM
-io_uring_register: errno=EPERM
-unshare-newuser: errno=EPERM
-unshare-newuser-hibits: errno=EPERM
-clone-newuser: errno=EPERM
-clone3: errno=ENOSYS
-setns: errno=EPERM
-mount: errno=EPERM
-umount2: errno=EPERM
-pivot_root: errno=EPERM
-open_tree: errno=EPERM
-move_mount: errno=EPERM
-fsopen: errno=EPERM
-fsconfig: errno=EPERM
-fsmount: errno=EPERM
-fspick: errno=EPERM
-mount_setattr: errno=EPERM
-tiocsti: errno=EPERM
-tiocsti-hibits: errno=EPERM
-tioclinux: errno=EPERM
-tioclinux-hibits: errno=EPERM'
+# Every probe of a blocked call, with what srt-seccomp's default filter must answer
+# (shared with the escape battery, tests/security/10-syscalls.bats).
+BLOCKED_DEFAULT=$(cat "$BATS_TEST_DIRNAME/data/seccomp-blocked.txt")
 
 # Calls that must keep working under every variant of the filter.
 ALLOWED='socket-inet: ok

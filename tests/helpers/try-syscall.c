@@ -259,6 +259,15 @@ static int p_tiocsti_hibits(void) { char c = ' '; return ioctl_try(HIBITS | TIOC
 static int p_tioclinux(void) { char c = 7; return ioctl_try(TIOCLINUX, &c); }
 static int p_tioclinux_hibits(void) { char c = 7; return ioctl_try(HIBITS | TIOCLINUX, &c); }
 
+/*
+ * Keyrings: keyctl only asks the session keyring's id; add_key and request_key name a
+ * key type that does not exist, so without a filter they fail with ENODEV and change
+ * nothing, even outside a sandbox.
+ */
+static int p_keyctl(void) { return result(syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */, -3L /* session */, 0L)); }
+static int p_add_key(void) { return result(syscall(SYS_add_key, "srt-probe-no-such-type", "x", NULL, 0L, -3L)); }
+static int p_request_key(void) { return result(syscall(SYS_request_key, "srt-probe-no-such-type", "x", NULL, 0L)); }
+
 static int p_x32_getpid(void) { return result(syscall(__X32_SYSCALL_BIT | SYS_getpid)); }
 static int p_nr_minus1(void) { return result(syscall(-1L)); }
 
@@ -312,6 +321,9 @@ static const struct probe {
 	{ "tiocsti-hibits", p_tiocsti_hibits },
 	{ "tioclinux", p_tioclinux },
 	{ "tioclinux-hibits", p_tioclinux_hibits },
+	{ "keyctl", p_keyctl },
+	{ "add_key", p_add_key },
+	{ "request_key", p_request_key },
 	{ "x32-getpid", p_x32_getpid },
 	{ "ia32-getpid", p_ia32_getpid },
 	{ "nr-minus1", p_nr_minus1 },
