@@ -387,15 +387,21 @@ wait_bg() {
 	command -v script >/dev/null || skip "no script(1)"
 	# script(1) gives the command a terminal; the ^C written to it is turned into a
 	# SIGINT for the foreground process group by the line discipline.
-	cat >"$T/count-int.sh" <<'SH'
+	# The ^C is typed only once the trap is in place (the script says so with a
+	# file), however slowly a sanitizer build starts; then the script waits a
+	# little longer to see that exactly one SIGINT arrived.
+	cat >"$T/count-int.sh" <<SH
 n=0
-trap 'n=$((n + 1))' INT
+trap 'n=\$((n + 1))' INT
+: >"$T/trap-set"
 i=0
-while [ $i -lt 20 ]; do sleep 0.1; i=$((i + 1)); done
-echo "ints=$n"
+while [ \$i -lt 200 ] && [ \$n -eq 0 ]; do sleep 0.05; i=\$((i + 1)); done
+sleep 0.5
+echo "ints=\$n"
 SH
-	run -0 bash -c "{ sleep 0.7; printf '\\003'; sleep 1.5; } |
-	    timeout 20 script -qec '$SECCOMP -- sh $T/count-int.sh' /dev/null"
+	run -0 bash -c "{ i=0; while [ ! -e '$T/trap-set' ] && [ \$i -lt 400 ]; do sleep 0.05; i=\$((i + 1)); done
+	    printf '\\003'; sleep 2; } |
+	    timeout 30 script -qec '$SECCOMP -- sh $T/count-int.sh' /dev/null"
 	[[ "$output" == *"ints=1"* ]]
 }
 
