@@ -62,6 +62,24 @@ $(BUILD)/bin/%: $$(addprefix $(BUILD)/obj/,$$(subst .c,.o,$$(wildcard $$*/*.c)))
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIBSRT) $(LDLIBS)
 
+# srt-seccomp runs at every launch, inside the sandbox, just before the command. Linked
+# statically it starts without the dynamic loader: about a third fewer page faults and
+# 2 ms less per launch on a virtual machine where faults are dear (bench/launch.sh).
+# Sanitizer builds stay dynamic (ASan needs its runtime library).
+ifneq ($(SAN),1)
+$(BUILD)/bin/srt-seccomp: LDFLAGS += -static
+$(BUILD)/bin/srt-seccomp: LDLIBS := $(shell pkg-config --static --libs libseccomp libcap 2>/dev/null)
+endif
+
+# srt-launch (srt) links libnl statically: only the objects it uses are pulled in, so
+# it starts without libnl-route's load-time registration of every link and qdisc type
+# it never touches (bench/launch.sh). It stays dynamic for libc (NSS) and cJSON.
+ifneq ($(SAN),1)
+$(BUILD)/bin/srt-launch: LDLIBS := -Wl,--as-needed $(shell pkg-config --libs libcjson 2>/dev/null) \
+    -Wl,-Bstatic $(shell pkg-config --static --libs libnl-route-3.0 2>/dev/null | sed 's/-lpthread//g') \
+    -Wl,-Bdynamic -lpthread
+endif
+
 # srt is srt-launch under another name (it takes the reference CLI's flags).
 $(BUILD)/bin/srt: $(BUILD)/bin/srt-launch
 	ln -sf srt-launch $@
