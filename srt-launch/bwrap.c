@@ -109,6 +109,22 @@ bwrap_args_memfd(const struct strlist *opts)
 	return fd;
 }
 
+/*
+ * Run by root with a fresh /proc, bwrap makes srt-seccomp (--as-pid-1) PID 1 of a new
+ * PID namespace and mounts that namespace's /proc with its system files read-only:
+ * what srt-seccomp's nested PID and mount namespaces would give again, at the price
+ * of one more process. srt-seccomp is told so with --pid1, checks it and makes the
+ * system files of /proc read-only itself (bwrap leaves them as they are). Run by
+ * another user, srt-seccomp still nests, for the user namespace whose
+ * user.max_user_namespaces it can set to 0; with the host's /proc
+ * (enableWeakerNestedSandbox) it nests for a /proc of its own.
+ */
+static bool
+bwrap_seccomp_pid1(const struct launch *l)
+{
+	return geteuid() == 0 && !l->set.weaker_nested_sandbox;
+}
+
 static void
 bwrap_options(const struct launch *l, const char *seccomp, struct strlist *o)
 {
@@ -149,8 +165,9 @@ bwrap_options(const struct launch *l, const char *seccomp, struct strlist *o)
 	 * As root, bwrap covers parts of its /proc, and in a user namespace of its own
 	 * srt-seccomp would find those covers locked and could not mount the fresh /proc
 	 * of its pid namespace. So it gets CAP_SYS_ADMIN (for its pid and mount
-	 * namespaces) and CAP_SETPCAP (to empty the bounding set) in bwrap's user
-	 * namespace instead, and drops every capability before the command runs.
+	 * namespaces, or with --pid1 for making /proc's system files read-only) and
+	 * CAP_SETPCAP (to empty the bounding set) in bwrap's user namespace instead, and
+	 * drops every capability before the command runs.
 	 */
 	if (seccomp != NULL && geteuid() == 0) {
 		strlist_push(o, "--cap-add");
@@ -186,6 +203,8 @@ bwrap_argv(const struct launch *l, const char *bwrap, const char *seccomp, struc
 	strlist_push(a, "--");
 	if (seccomp != NULL) {
 		strlist_push(a, seccomp);
+		if (bwrap_seccomp_pid1(l))
+			strlist_push(a, "--pid1");
 		if (l->set.allow_nested_userns)
 			strlist_push(a, "--allow-nested-userns");
 		if (l->debug)

@@ -138,8 +138,6 @@ ns_bind_ro(const char *path)
 int
 ns_setup_proc(int own_userns, int allow_userns)
 {
-	size_t i;
-
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == -1) {
 		log_warn("mount /proc");
 		/*
@@ -164,7 +162,15 @@ ns_setup_proc(int own_userns, int allow_userns)
 	} else
 		log_debug("user.max_user_namespaces left alone: %s",
 		    own_userns ? "--allow-nested-userns" : "namespace not ours");
-	/* A uid 0 without capabilities still owns these files: keep them read-only. */
+	return ns_cover_proc();
+}
+
+/* A uid 0 without capabilities still owns these files: keep them read-only. */
+int
+ns_cover_proc(void)
+{
+	size_t i;
+
 	for (i = 0; i < sizeof(proc_ro) / sizeof(proc_ro[0]); i++)
 		if (ns_bind_ro(proc_ro[i]) == -1)
 			return -1;

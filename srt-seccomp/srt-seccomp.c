@@ -7,6 +7,11 @@
  *   parent  unshares, forks PID 1, forwards signals to it, relays its status;
  *   PID 1   mounts /proc, drops everything, vforks the worker, reaps, relays;
  *   worker  sets NO_NEW_PRIVS, installs the filter, execs the command.
+ * With --pid1 (srt-launch uses it when bwrap, run by root, has already made it PID 1
+ * of a fresh PID namespace with that namespace's /proc) there is no parent and no
+ * nesting: this process is PID 1 and vforks the worker itself, after checking that
+ * what the nested namespaces would have given is really there.
+ *
  * The worker is not moved to a new session or process group: it stays in the
  * caller's foreground group, so a terminal (if any) keeps working. srt-launch runs
  * bwrap with --new-session, which already detaches the sandbox from the user's
@@ -48,6 +53,7 @@ static const struct option longopts[] = {
 	{ "allow-unix-sockets",	no_argument,		NULL, 'U' },
 	{ "allow-nested-userns", no_argument,		NULL, 'N' },
 	{ "emit-bpf",		required_argument,	NULL, 'E' },
+	{ "pid1",		no_argument,		NULL, 'P' },
 	{ "debug",		no_argument,		NULL, 'd' },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "version",		no_argument,		NULL, 'V' },
@@ -58,7 +64,7 @@ static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: srt-seccomp [-dhV] [--allow-unix-sockets] "
-	    "[--allow-nested-userns]\n"
+	    "[--allow-nested-userns] [--pid1]\n"
 	    "                   [--emit-bpf FILE] [--] CMD [ARGS...]\n");
 }
 
@@ -137,6 +143,55 @@ pid1_main(const struct sock_fprog *prog, const sigset_t *saved, char **argv,
 	_exit(reaper_wait(worker));
 }
 
+/*
+ * --pid1: already PID 1 of a PID namespace of our own, under a /proc of that
+ * namespace (bwrap --unshare-pid --as-pid-1 --proc), in a mount namespace that is
+ * the sandbox's alone. Both promises are checked, never assumed: a wrong one stops
+ * everything. /proc's system files are then made read-only as in the nested case.
+ */
+static int
+run_pid1(const struct sock_fprog *prog, char **argv)
+{
+	sigset_t saved;
+	char self[16];
+	ssize_t n;
+	pid_t worker;
+
+	if (getpid() != 1) {
+		log_warnx("--pid1: this process is PID %ld, not PID 1 of its namespace",
+		    (long)getpid());
+		return EXIT_SELF;
+	}
+	if ((n = readlink("/proc/self", self, sizeof(self) - 1)) == -1) {
+		log_warn("--pid1: readlink /proc/self");
+		return EXIT_SELF;
+	}
+	self[n] = '\0';
+	if (strcmp(self, "1") != 0) {
+		log_warnx("--pid1: /proc belongs to another PID namespace (/proc/self is %s)",
+		    self);
+		return EXIT_SELF;
+	}
+	if (ns_cover_proc() == -1)
+		return EXIT_SELF;
+	if (reaper_block(&saved) == -1)
+		return EXIT_SELF;
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1) {
+		log_warn("prctl PR_SET_DUMPABLE");
+		return EXIT_SELF;
+	}
+	if (caps_clear() == -1)
+		return EXIT_SELF;
+	log_debug("PID 1 already, with its own /proc: no nested namespaces");
+	if ((worker = vfork()) == -1)
+		fatal("vfork");
+	if (worker == 0)
+		worker_exec(prog, &saved, argv);
+	close(STDIN_FILENO);
+	close(STDOUT_FILENO);
+	return reaper_wait(worker);
+}
+
 static int
 run(const struct sock_fprog *prog, const struct seccomp_opts *o, char **argv)
 {
@@ -195,7 +250,7 @@ main(int argc, char *argv[])
 	struct seccomp_opts o;
 	struct sock_fprog prog;
 	const char *emit = NULL;
-	int ch, debug = 0, rc;
+	int ch, debug = 0, pid1 = 0, rc;
 
 	log_init("srt-seccomp", 0, EXIT_SELF);
 	memset(&o, 0, sizeof(o));
@@ -210,6 +265,9 @@ main(int argc, char *argv[])
 			break;
 		case 'E':
 			emit = optarg;
+			break;
+		case 'P':
+			pid1 = 1;
 			break;
 		case 'd':
 			debug = 1;
@@ -246,7 +304,7 @@ main(int argc, char *argv[])
 		filter_free(&prog);
 		return 0;
 	}
-	rc = run(&prog, &o, argv);
+	rc = pid1 ? run_pid1(&prog, argv) : run(&prog, &o, argv);
 	filter_free(&prog);
 	return rc;
 }

@@ -26,6 +26,7 @@ void	 filter_free(struct sock_fprog *);
 /* ns.c: namespaces, the fresh /proc, capabilities. */
 int	 ns_enter(int *own_userns);
 int	 ns_setup_proc(int own_userns, int allow_userns);
+int	 ns_cover_proc(void);
 int	 caps_clear(void);
 
 /* reaper.c: signal forwarding and exit-status relay for PID 1 and its parent. */

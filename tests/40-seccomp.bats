@@ -504,6 +504,41 @@ in_bwrap() {
 	[ "$output" = "$BLOCKED_DEFAULT" ]
 }
 
+@test "--pid1 inside bwrap as root: PID 1 itself, no nesting, /proc covered, all dropped" {
+	bwrap_ready
+	is_root || skip "needs root"
+	BWRAP_EXTRA="--as-pid-1 --cap-add CAP_SYS_ADMIN --cap-add CAP_SETPCAP"
+	run -0 in_bwrap "$SECCOMP" --pid1 -d -- sh -c 'echo $$; tr "\0" " " </proc/1/cmdline; echo
+	    grep -E "^(NoNewPrivs|Seccomp|CapEff|CapBnd):" /proc/self/status
+	    awk "\$5 == \"/proc/sys\" { print \$6 }" /proc/self/mountinfo | tail -1' 2>&1
+	[[ "$output" == *"PID 1 already"* ]]
+	[[ "$output" != *"namespaces ready"* ]]
+	printf '%s\n' "$output" | grep -qx 2
+	[[ "$output" == *"--pid1"* ]]
+	[[ "$output" == *"NoNewPrivs:	1"* ]]
+	[[ "$output" == *"Seccomp:	2"* ]]
+	[[ "$output" == *"CapEff:	0000000000000000"* ]]
+	[[ "$output" == *"CapBnd:	0000000000000000"* ]]
+	printf '%s\n' "$output" | grep -q '^ro,'
+	run -0 in_bwrap "$SECCOMP" --pid1 -- env TMPDIR="$T" "$PROBE" $(names "$BLOCKED_DEFAULT")
+	[ "$output" = "$BLOCKED_DEFAULT" ]
+	run in_bwrap "$SECCOMP" --pid1 -- sh -c 'exit 7'
+	[ "$status" -eq 7 ]
+}
+
+@test "--pid1 refuses where it is not PID 1, or /proc is another namespace's" {
+	run "$SECCOMP" --pid1 -- sh -c 'echo RAN'
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"--pid1: this process is PID"*"not PID 1"* ]]
+	[[ "$output" != *RAN* ]]
+	is_root || skip "needs root for unshare -p"
+	# PID 1 of a new namespace, but /proc is still the caller's.
+	run unshare -p -f -- "$SECCOMP" --pid1 -- sh -c 'echo RAN'
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"--pid1: /proc belongs to another PID namespace"* ]]
+	[[ "$output" != *RAN* ]]
+}
+
 @test "a failed step exits 125 with STEP: strerror and never runs the command" {
 	bwrap_ready
 	is_root || skip "needs root (uid 0 without capabilities cannot map itself)"

@@ -323,6 +323,11 @@ JSON
 	# srt-seccomp is the sandbox's pid 1: bwrap starts no reaper of its own
 	[[ "$output" == *"debug: bwrap argv"*" --as-pid-1 "*"srt-seccomp"* ]]
 	[[ "$output" == *"debug: starting "*"srt-httpd"* ]]
+	# run by root, srt-seccomp is told it is PID 1 already (--pid1) and does not nest
+	if [ "$(id -u)" -eq 0 ]; then
+		[[ "$output" == *"debug: bwrap argv"*"srt-seccomp --pid1 "* ]]
+		[[ "$output" == *"srt-seccomp: debug: PID 1 already"* ]]
+	fi
 }
 
 @test "a missing bwrap (bwrapPath) is srt's own failure" {

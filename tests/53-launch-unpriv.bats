@@ -75,6 +75,15 @@ bgrun() {
 	[ "$status" -eq 125 ]
 }
 
+@test "unprivileged: srt-seccomp nests a user namespace of its own, with the limit at 0" {
+	# Not --pid1 (that is for root): the nested user namespace is where
+	# user.max_user_namespaces can be set to 0.
+	run -0 bgrun asuser srt -d -s "$T/s.json" -c 'cat /proc/sys/user/max_user_namespaces'
+	[[ "$output" != *"--pid1"* ]]
+	[[ "$output" == *"own user namespace: yes"* ]]
+	printf "%s\n" "$output" | grep -qx 0
+}
+
 @test "unprivileged: writes where allowed, refused elsewhere, mandatory denies hold" {
 	cat > "$T/w.json" <<JSON
 {"network":{"allowedDomains":[],"deniedDomains":[]},
