@@ -465,6 +465,12 @@ conn_run(struct conn *c)
 				progress = 1;
 			break;
 		case CONN_CLOSING:
+			if (c->cout.len == 0 && c->clean_end) {
+				/* Nothing unread (forward_finish): a plain close sends our FIN
+				 * after the reply, with no lingering read. */
+				conn_free(c, true);
+				return;
+			}
 			if (c->cout.len == 0) {
 				(void)shutdown(c->cfd, SHUT_WR);
 				c->st = CONN_LINGER;

@@ -317,6 +317,10 @@ forward_finish(struct conn *c)
 	bq_free(&c->uout);
 	bq_free(&c->uin);
 	conn_request_done(c);
+	/* The client's request was read to its end and nothing followed it: closing now
+	 * cannot reset the connection under our reply (a reset comes of unread input), so
+	 * the close needs no lingering read. */
+	c->clean_end = !keep && c->req_done && c->in.len == 0 && !c->c_ready;
 	c->st = keep ? CONN_READ_HEAD : CONN_CLOSING;
 }
 

@@ -61,6 +61,8 @@ struct conn {
 	                                   next request was already waiting); 0: none yet */
 	uint64_t linger_start;          /* loop time the write side was shut (CONN_LINGER) */
 	bool close_after;               /* close once the current reply is out */
+	bool clean_end;                 /* the exchange ended with the whole request read and
+	                                   nothing more from the client: no linger needed */
 
 	/* the request in progress */
 	struct proxy_request *rq;

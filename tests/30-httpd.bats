@@ -171,6 +171,38 @@ logfield() {
 	[[ "$output" == *"200 OK"* ]]
 }
 
+@test "the last reply arrives whole: plain close when nothing is unread, lingering when bytes follow" {
+	settings "[\"127.0.0.1:$UP\"]"
+	start_proxy
+	cat >"$T/close.py" <<'PY'
+import socket, sys
+pp, up, extra = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+s = socket.create_connection(("127.0.0.1", pp))
+s.settimeout(10)
+s.sendall(("GET http://127.0.0.1:%s/last HTTP/1.1\r\nHost: 127.0.0.1:%s\r\n"
+           "Connection: close\r\n\r\n" % (up, up)).encode() + b"X" * extra)
+data = b""
+while True:
+    try:
+        b = s.recv(65536)
+    except ConnectionResetError:
+        print("RESET after %d bytes" % len(data))
+        sys.exit(1)
+    if not b:
+        break
+    data += b
+print("EOF", data.split(b"\r\n")[0].decode(), b"GET /last" in data)
+PY
+	# nothing follows the request: the proxy closes at once after the reply
+	run python3 "$T/close.py" "$PP" "$UP" 0
+	[ "$status" -eq 0 ]
+	[ "$output" = "EOF HTTP/1.1 200 OK True" ]
+	# bytes follow it (unread when the reply ends): the close still must not reset
+	run python3 "$T/close.py" "$PP" "$UP" 20000
+	[ "$status" -eq 0 ]
+	[ "$output" = "EOF HTTP/1.1 200 OK True" ]
+}
+
 @test "denied host: 403 with X-Proxy-Error, connection kept alive" {
 	settings "[\"127.0.0.1:$UP\"]"
 	start_proxy
