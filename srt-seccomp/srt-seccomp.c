@@ -101,6 +101,26 @@ worker_exec(const struct sock_fprog *prog, const sigset_t *saved, char **argv)
 }
 
 /*
+ * PID 1's last part, nested or not: start the worker, then reap until it ends and
+ * return the status to exit with. PID 1 resumes once the worker has executed the
+ * command (or died trying).
+ */
+static int
+pid1_run(const struct sock_fprog *prog, const sigset_t *saved, char **argv)
+{
+	pid_t worker;
+
+	if ((worker = vfork()) == -1)
+		fatal("vfork");
+	if (worker == 0)
+		worker_exec(prog, saved, argv);
+	/* Only the command should hold the terminal and the pipes it was given. */
+	close(STDIN_FILENO);
+	close(STDOUT_FILENO);
+	return reaper_wait(worker);
+}
+
+/*
  * PID 1. It dies with the parent (PDEATHSIG, and the lifeline pipe for a parent
  * that died before the prctl). Non-dumpable and without capabilities, the command
  * can neither ptrace it nor borrow its privileges; when it exits, the kernel kills
@@ -111,7 +131,6 @@ pid1_main(const struct sock_fprog *prog, const sigset_t *saved, char **argv,
     int lifeline, int ready, int own_userns, int allow_userns)
 {
 	struct pollfd pfd;
-	pid_t worker;
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
 		fatal("prctl PR_SET_PDEATHSIG");
@@ -130,17 +149,9 @@ pid1_main(const struct sock_fprog *prog, const sigset_t *saved, char **argv,
 	if (write(ready, "", 1) != 1)
 		fatal("write ready");
 	close(ready);
-	/* PID 1 resumes once the worker has executed the command (or died trying). */
-	if ((worker = vfork()) == -1)
-		fatal("vfork");
-	if (worker == 0)
-		worker_exec(prog, saved, argv);
-	/* Only the command should hold the terminal and the pipes it was given. */
-	close(STDIN_FILENO);
-	close(STDOUT_FILENO);
 	/* _exit: nothing is buffered here, and running the exit handlers would only copy
 	 * more of the parent's pages into this process. */
-	_exit(reaper_wait(worker));
+	_exit(pid1_run(prog, saved, argv));
 }
 
 /*
@@ -155,7 +166,6 @@ run_pid1(const struct sock_fprog *prog, char **argv)
 	sigset_t saved;
 	char self[16];
 	ssize_t n;
-	pid_t worker;
 
 	if (getpid() != 1) {
 		log_warnx("--pid1: this process is PID %ld, not PID 1 of its namespace",
@@ -183,13 +193,7 @@ run_pid1(const struct sock_fprog *prog, char **argv)
 	if (caps_clear() == -1)
 		return EXIT_SELF;
 	log_debug("PID 1 already, with its own /proc: no nested namespaces");
-	if ((worker = vfork()) == -1)
-		fatal("vfork");
-	if (worker == 0)
-		worker_exec(prog, &saved, argv);
-	close(STDIN_FILENO);
-	close(STDOUT_FILENO);
-	return reaper_wait(worker);
+	return pid1_run(prog, &saved, argv);
 }
 
 static int
