@@ -203,6 +203,9 @@ bwrap_argv(const struct launch *l, const char *bwrap, const char *seccomp, struc
 	strlist_push(a, "--");
 	if (seccomp != NULL) {
 		strlist_push(a, seccomp);
+		/* SANDBOX_LIFELINE_FD: see bwrap_child. */
+		strlist_push(a, "--lifeline-fd");
+		strlist_push(a, "5");
 		if (bwrap_seccomp_pid1(l))
 			strlist_push(a, "--pid1");
 		if (l->set.allow_nested_userns)
@@ -228,12 +231,20 @@ bwrap_path(const struct launch *l, char *buf, size_t len)
 	return lookup_path("bwrap", buf, len);
 }
 
-/* The child: into the sandbox's namespaces, then bwrap. Failures go up the ep pipe. */
+/*
+ * The child: into the sandbox's namespaces, then bwrap. Failures go up the ep pipe.
+ * bwrap gets the status pipe at 3 and its arguments at 4; with srt-seccomp, the read
+ * end of the sandbox lifeline at 5, which bwrap leaves open for srt-seccomp
+ * (--lifeline-fd 5): bwrap arms --die-with-parent in its child only late in its
+ * set-up, and a launcher killed before that would otherwise leave the sandbox
+ * running. srt-seccomp sees the lifeline's EOF however early that happens.
+ */
 static noreturn void
 bwrap_child(const struct launch *l, const char *bwrap, char **argv, char **envp,
-    int st_w, int argfd, int ep_w, pid_t launcher)
+    int st_w, int argfd, int lifeline_r, int ep_w, pid_t launcher)
 {
-	int keep[2] = { st_w, argfd };
+	int keep[3] = { st_w, argfd, lifeline_r };
+	size_t nkeep = lifeline_r != -1 ? 3 : 2;
 
 	spawn_child_reset();
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -255,9 +266,9 @@ bwrap_child(const struct launch *l, const char *bwrap, char **argv, char **envp,
 		spawn_report_errno(ep_w);
 		_exit(LAUNCH_FAIL);
 	}
-	spawn_arrange_fds(keep, 2, ep_w);
+	spawn_arrange_fds(keep, nkeep, ep_w);
 	execve(bwrap, argv, envp);
-	spawn_report_errno(5);
+	spawn_report_errno(3 + (int)nkeep);
 	_exit(LAUNCH_FAIL);
 }
 
@@ -273,13 +284,13 @@ bwrap_child(const struct launch *l, const char *bwrap, char **argv, char **envp,
  */
 static pid_t
 bwrap_fork(const struct launch *l, const char *bwrap, char **argv, char **envp,
-    int st_w, int argfd, int ep_w)
+    int st_w, int argfd, int lifeline_r, int ep_w)
 {
 	pid_t launcher = getpid(), pid;
 
 	pid = l->userns_fd == -1 ? vfork() : fork();
 	if (pid == 0)
-		bwrap_child(l, bwrap, argv, envp, st_w, argfd, ep_w, launcher);
+		bwrap_child(l, bwrap, argv, envp, st_w, argfd, lifeline_r, ep_w, launcher);
 	return pid;
 }
 
@@ -289,7 +300,8 @@ bwrap_spawn(struct launch *l, char **envp)
 	struct strlist opts = { 0 }, argv = { 0 };
 	char bwbuf[4096], *seccomp = NULL;
 	const char *bwrap;
-	int st[2] = { -1, -1 }, ep[2] = { -1, -1 }, argfd = -1, err = 0, rc = -1;
+	int st[2] = { -1, -1 }, ep[2] = { -1, -1 }, lf[2] = { -1, -1 }, argfd = -1, err = 0;
+	int rc = -1;
 	pid_t pid;
 
 	if ((bwrap = bwrap_path(l, bwbuf, sizeof(bwbuf))) == NULL) {
@@ -307,16 +319,23 @@ bwrap_spawn(struct launch *l, char **envp)
 
 	if ((argfd = bwrap_args_memfd(&opts)) == -1)
 		goto out;
-	if (pipe2(st, O_CLOEXEC) == -1 || pipe2(ep, O_CLOEXEC) == -1) {
+	if (pipe2(st, O_CLOEXEC) == -1 || pipe2(ep, O_CLOEXEC) == -1 ||
+	    (seccomp != NULL && pipe2(lf, O_CLOEXEC) == -1)) {
 		log_warn("pipe");
 		goto out;
 	}
-	if ((pid = bwrap_fork(l, bwrap, argv.v, envp, st[1], argfd, ep[1])) == -1) {
+	if ((pid = bwrap_fork(l, bwrap, argv.v, envp, st[1], argfd, lf[0], ep[1])) == -1) {
 		log_warn("fork");
 		goto out;
 	}
 	close(st[1]);
 	st[1] = -1;
+	if (lf[0] != -1) {
+		close(lf[0]);
+		lf[0] = -1;
+		l->sandbox_lifeline_w = lf[1];
+		lf[1] = -1;
+	}
 	close(ep[1]);
 	ep[1] = -1;
 	if (spawn_wait_exec(ep[0], &err) == -1) {
@@ -340,6 +359,10 @@ bwrap_spawn(struct launch *l, char **envp)
 		close(st[0]);
 	if (st[1] != -1)
 		close(st[1]);
+	if (lf[0] != -1)
+		close(lf[0]);
+	if (lf[1] != -1)
+		close(lf[1]);
 	if (ep[0] != -1)
 		close(ep[0]);
 	if (ep[1] != -1)

@@ -76,6 +76,8 @@ struct launch {
 	/* the sandbox (bwrap.c) */
 	pid_t bwrap_pid;
 	int status_r;                   /* bwrap --json-status-fd */
+	int sandbox_lifeline_w;         /* held until this process ends: srt-seccomp
+	                                   sees EOF on the other end however we end */
 	bool as_pid1;                   /* bwrap --as-pid-1: srt-seccomp is the sandbox's pid 1 */
 	pid_t sandbox_init;             /* host pid of the sandbox's pid 1, 0 until known */
 	bool command_ran;               /* bwrap reported an exit code: setup had finished */

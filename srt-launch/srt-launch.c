@@ -488,6 +488,7 @@ launch_init(struct launch *l, const char *argv0)
 	l->keeper_sock = -1;
 	l->lifeline_r = l->lifeline_w = l->log_r = l->log_w = -1;
 	l->status_r = -1;
+	l->sandbox_lifeline_w = -1;
 }
 
 static void

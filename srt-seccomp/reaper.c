@@ -5,9 +5,19 @@
  * The signals are blocked before the first fork and taken with sigwaitinfo(): no
  * handler, no race between a SIGCHLD and the wait, and PID 1, which the kernel
  * shields from signals it has no handler for, still receives them.
+ *
+ * The lifeline (--lifeline-fd) is the read end of a pipe whose only writer is the
+ * launcher. Armed with O_ASYNC, the kernel sends this process SIGIO when the last
+ * writer goes, which sigwaitinfo() takes like the rest: the launcher is gone, however
+ * it ended, and the child is killed.
  */
+static int reaper_lifeline = -1;
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "util.h"
@@ -24,6 +34,7 @@ reaper_set(sigset_t *set)
 
 	sigemptyset(set);
 	sigaddset(set, SIGCHLD);
+	sigaddset(set, SIGIO);
 	for (i = 0; i < sizeof(reaper_forwarded) / sizeof(reaper_forwarded[0]); i++)
 		sigaddset(set, reaper_forwarded[i]);
 }
@@ -46,6 +57,45 @@ reaper_block(sigset_t *saved)
 	reaper_set(&set);
 	if (sigprocmask(SIG_BLOCK, &set, saved) == -1) {
 		log_warn("sigprocmask");
+		return -1;
+	}
+	return 0;
+}
+
+/* Is the lifeline's writer gone? */
+static int
+reaper_lifeline_cut(void)
+{
+	struct pollfd pfd = { .fd = reaper_lifeline, .events = POLLIN };
+
+	return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLERR | POLLNVAL));
+}
+
+/*
+ * Arms fd as the lifeline (after reaper_block, which blocks SIGIO). Fails when fd is
+ * not a pipe's read end, or when the launcher is gone already: nothing should start
+ * then. The descriptor is close-on-exec: the command never holds it.
+ */
+int
+reaper_arm_lifeline(int fd)
+{
+	struct stat st;
+	int fl;
+
+	if (fstat(fd, &st) == -1 || !S_ISFIFO(st.st_mode) ||
+	    (fl = fcntl(fd, F_GETFL)) == -1 || (fl & O_ACCMODE) != O_RDONLY) {
+		log_warnx("--lifeline-fd %d: not the read end of a pipe", fd);
+		return -1;
+	}
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) == -1 || fcntl(fd, F_SETOWN, getpid()) == -1 ||
+	    fcntl(fd, F_SETSIG, SIGIO) == -1 ||
+	    fcntl(fd, F_SETFL, fl | O_ASYNC | O_NONBLOCK) == -1) {
+		log_warn("--lifeline-fd %d: fcntl", fd);
+		return -1;
+	}
+	reaper_lifeline = fd;
+	if (reaper_lifeline_cut()) {
+		log_warnx("the launcher is gone (lifeline closed): not starting");
 		return -1;
 	}
 	return 0;
@@ -91,6 +141,14 @@ reaper_wait(pid_t child)
 				fatal("waitpid");
 			if (pid == -1)
 				fatalx("waitpid: process %ld vanished", (long)child);
+			continue;
+		}
+		if (si.si_signo == SIGIO) {
+			if (reaper_lifeline != -1 && reaper_lifeline_cut()) {
+				log_debug("the launcher is gone: killing %ld", (long)child);
+				if (kill(child, SIGKILL) == -1 && errno != ESRCH)
+					fatal("kill %ld", (long)child);
+			}
 			continue;
 		}
 		if ((si.si_signo == SIGINT || si.si_signo == SIGQUIT) &&

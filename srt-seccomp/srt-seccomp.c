@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -54,6 +55,7 @@ static const struct option longopts[] = {
 	{ "allow-nested-userns", no_argument,		NULL, 'N' },
 	{ "emit-bpf",		required_argument,	NULL, 'E' },
 	{ "pid1",		no_argument,		NULL, 'P' },
+	{ "lifeline-fd",	required_argument,	NULL, 'L' },
 	{ "debug",		no_argument,		NULL, 'd' },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "version",		no_argument,		NULL, 'V' },
@@ -65,7 +67,7 @@ usage(FILE *f)
 {
 	fprintf(f, "usage: srt-seccomp [-dhV] [--allow-unix-sockets] "
 	    "[--allow-nested-userns] [--pid1]\n"
-	    "                   [--emit-bpf FILE] [--] CMD [ARGS...]\n");
+	    "                   [--lifeline-fd FD] [--emit-bpf FILE] [--] CMD [ARGS...]\n");
 }
 
 /*
@@ -161,7 +163,7 @@ pid1_main(const struct sock_fprog *prog, const sigset_t *saved, char **argv,
  * everything. /proc's system files are then made read-only as in the nested case.
  */
 static int
-run_pid1(const struct sock_fprog *prog, char **argv)
+run_pid1(const struct sock_fprog *prog, const struct seccomp_opts *o, char **argv)
 {
 	sigset_t saved;
 	char self[16];
@@ -186,6 +188,8 @@ run_pid1(const struct sock_fprog *prog, char **argv)
 		return EXIT_SELF;
 	if (reaper_block(&saved) == -1)
 		return EXIT_SELF;
+	if (o->lifeline_fd != -1 && reaper_arm_lifeline(o->lifeline_fd) == -1)
+		return EXIT_SELF;
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1) {
 		log_warn("prctl PR_SET_DUMPABLE");
 		return EXIT_SELF;
@@ -206,6 +210,8 @@ run(const struct sock_fprog *prog, const struct seccomp_opts *o, char **argv)
 	pid_t pid1;
 
 	if (reaper_block(&saved) == -1)
+		return EXIT_SELF;
+	if (o->lifeline_fd != -1 && reaper_arm_lifeline(o->lifeline_fd) == -1)
 		return EXIT_SELF;
 	if (ns_enter(&own_userns) == -1)
 		return EXIT_SELF;
@@ -258,6 +264,7 @@ main(int argc, char *argv[])
 
 	log_init("srt-seccomp", 0, EXIT_SELF);
 	memset(&o, 0, sizeof(o));
+	o.lifeline_fd = -1;
 	/* "+": options end at the command, whose own options are left alone. */
 	while ((ch = getopt_long(argc, argv, "+dhV", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -273,6 +280,20 @@ main(int argc, char *argv[])
 		case 'P':
 			pid1 = 1;
 			break;
+		case 'L': {
+			char *end;
+			long v;
+
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno != 0 || end == optarg || *end != '\0' || v < 3 || v > INT_MAX) {
+				log_warnx("--lifeline-fd: not a descriptor number above 2: %s",
+				    optarg);
+				return EXIT_SELF;
+			}
+			o.lifeline_fd = (int)v;
+			break;
+		}
 		case 'd':
 			debug = 1;
 			break;
@@ -308,7 +329,7 @@ main(int argc, char *argv[])
 		filter_free(&prog);
 		return 0;
 	}
-	rc = pid1 ? run_pid1(&prog, argv) : run(&prog, &o, argv);
+	rc = pid1 ? run_pid1(&prog, &o, argv) : run(&prog, &o, argv);
 	filter_free(&prog);
 	return rc;
 }

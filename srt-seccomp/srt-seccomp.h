@@ -14,6 +14,7 @@
 
 struct seccomp_opts {
 	int	 allow_unix;	/* --allow-unix-sockets: socket(AF_UNIX) allowed */
+	int	 lifeline_fd;	/* --lifeline-fd, or -1 */
 	int	 allow_userns;	/* --allow-nested-userns: namespaces and mount API allowed */
 };
 
@@ -32,5 +33,6 @@ int	 caps_clear(void);
 /* reaper.c: signal forwarding and exit-status relay for PID 1 and its parent. */
 int	 reaper_block(sigset_t *saved);
 int	 reaper_wait(pid_t child);
+int	 reaper_arm_lifeline(int fd);
 
 #endif

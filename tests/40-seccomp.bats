@@ -539,6 +539,54 @@ in_bwrap() {
 	[[ "$output" != *RAN* ]]
 }
 
+@test "--lifeline-fd: the command dies when the launcher's end closes, never starts after" {
+	cat >"$T/lifeline.py" <<'PY'
+import os, subprocess, sys, time
+seccomp, mode = sys.argv[1], sys.argv[2]
+r, w = os.pipe()
+if mode == "closed":
+    os.close(w)
+p = subprocess.Popen([seccomp, "--lifeline-fd", str(r), "--", "sh", "-c",
+                      "echo started; ls /proc/self/fd | tr '\\n' ' '; echo; exec sleep 30"],
+                     pass_fds=(r,), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+os.close(r)
+if mode == "open":
+    print(p.stdout.readline().decode().strip())
+    print("fds:", p.stdout.readline().decode().strip())
+    t0 = time.time()
+    os.close(w)
+try:
+    rc = p.wait(timeout=10)
+except subprocess.TimeoutExpired:
+    p.kill()
+    print("still running")
+    sys.exit(1)
+print(p.stdout.read().decode().strip())
+print("rc=%d" % rc)
+if mode == "open":
+    print("fast" if time.time() - t0 < 5 else "slow")
+PY
+	# the launcher's end closes while the command runs: the command is killed at once
+	run -0 python3 "$T/lifeline.py" "$SECCOMP" open
+	[ "${lines[0]}" = started ]
+	# the lifeline itself never reaches the command (ls's own descriptor is the 3)
+	[ "${lines[1]}" = "fds: 0 1 2 3" ]
+	[[ "$output" == *"rc=137"* ]]
+	[[ "$output" == *fast* ]]
+	# closed before the start: the command never runs
+	run -0 python3 "$T/lifeline.py" "$SECCOMP" closed
+	[[ "$output" != *started* ]]
+	[[ "$output" == *"the launcher is gone (lifeline closed): not starting"* ]]
+	[[ "$output" == *"rc=125"* ]]
+	# not a pipe's read end, or not a number: refused
+	run "$SECCOMP" --lifeline-fd 1 -- echo RAN
+	[ "$status" -eq 125 ]
+	[[ "$output" != *RAN* ]]
+	run "$SECCOMP" --lifeline-fd x -- echo RAN
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"--lifeline-fd: not a descriptor number above 2: x"* ]]
+}
+
 @test "a failed step exits 125 with STEP: strerror and never runs the command" {
 	bwrap_ready
 	is_root || skip "needs root (uid 0 without capabilities cannot map itself)"

@@ -269,6 +269,22 @@ JSON
 	[ -z "$(ls -A "$T/tmp")" ]
 }
 
+@test "srt killed at any moment of its start leaves no sandbox running" {
+	# bwrap arms --die-with-parent in its child only late in its set-up; the
+	# sandbox's lifeline (srt-seccomp --lifeline-fd) covers the time before.
+	for i in $(seq 12); do
+		token="srt-early-kill-$$-$i-$RANDOM"
+		srt -s "$T/s.json" -c "sleep 30; : $token" 2>/dev/null &
+		pid=$!
+		sleep "0.0$((i * 2))"
+		kill -KILL "$pid"
+		wait "$pid" || true
+		gone "$token" || { ps -eo pid,ppid,stat,cmd | grep -- "$token" >&2; false; }
+	done
+	for i in $(seq 50); do [ -z "$(ls -A "$T/tmp")" ] && break; sleep 0.1; done
+	[ -z "$(ls -A "$T/tmp")" ]
+}
+
 @test "after a normal run no proxy, temp dir or placeholder remains" {
 	write_settings "$T/n.json" '["127.0.0.1:9"]'
 	cat > "$T/p.json" <<JSON
@@ -325,7 +341,7 @@ JSON
 	[[ "$output" == *"debug: starting "*"srt-httpd"* ]]
 	# run by root, srt-seccomp is told it is PID 1 already (--pid1) and does not nest
 	if [ "$(id -u)" -eq 0 ]; then
-		[[ "$output" == *"debug: bwrap argv"*"srt-seccomp --pid1 "* ]]
+		[[ "$output" == *"debug: bwrap argv"*"srt-seccomp --lifeline-fd 5 --pid1 "* ]]
 		[[ "$output" == *"srt-seccomp: debug: PID 1 already"* ]]
 	fi
 }
