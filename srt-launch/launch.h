@@ -91,6 +91,7 @@ char *launch_command_text(const struct launch *l);
 
 /* netns.c */
 int netns_create(struct launch *l);
+int netns_tmpdir(struct launch *l, bool quiet);
 int netns_collect(struct launch *l);
 void netns_send_plan(struct launch *l);
 

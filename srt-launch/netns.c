@@ -194,10 +194,11 @@ netns_listen_one(int family, int port, char *why, size_t whylen)
 
 /* The keeper: set the namespace up, report, then wait for the launcher to go. */
 static noreturn void
-netns_keeper(const struct launch *l, int sock, int lifeline)
+netns_keeper(int sock, int lifeline)
 {
 	struct netns_msg m;
 	struct strlist placeholders = { 0 };
+	char *tmpdir = NULL;
 	int fds[LS_MAX + 2];
 	size_t nfds = 0;
 	int i, fd, devnull, sent;
@@ -222,6 +223,17 @@ netns_keeper(const struct launch *l, int sock, int lifeline)
 		sock = 3;
 		lifeline = 4;
 	}
+
+	/*
+	 * The run's temp directory is made here, by the janitor that removes it, and its
+	 * name is the first message: however early the launcher is killed, no directory
+	 * exists that nobody will remove. The launcher reads it (netns_tmpdir) when it
+	 * first needs it; "" says it could not be made (the reason is on stderr).
+	 */
+	if (tmp_create(&tmpdir) == -1)
+		tmpdir = NULL;
+	(void)send(sock, tmpdir != NULL ? tmpdir : "", tmpdir != NULL ? strlen(tmpdir) + 1 : 1,
+	    MSG_NOSIGNAL);
 
 	memset(&m, 0, sizeof(m));
 	if (netns_unshare(m.why, sizeof(m.why)) == -1 ||
@@ -299,8 +311,8 @@ netns_keeper(const struct launch *l, int sock, int lifeline)
 		memset(&pl, 0, sizeof(pl));
 		pl.placeholders = placeholders;
 		plan_linux_cleanup(&pl);
-		tmp_remove(l->tmpdir);
-		if (l->tmpdir == NULL || lstat(l->tmpdir, &st) == -1)
+		tmp_remove(tmpdir);
+		if (tmpdir == NULL || lstat(tmpdir, &st) == -1)
 			break;
 		usleep(100 * 1000);
 	}
@@ -332,7 +344,7 @@ netns_create(struct launch *l)
 		return -1;
 	}
 	if (pid == 0)
-		netns_keeper(l, sp[1], kl[0]);
+		netns_keeper(sp[1], kl[0]);
 	close(sp[1]);
 	close(kl[0]);
 	l->keeper_pid = pid;
@@ -373,6 +385,36 @@ netns_collect(struct launch *l)
 	l->userns_fd = m.have_userns ? fds[k++] : -1;
 	log_debug("network namespace ready: loopback up, listening on 3128 and 1080%s",
 	    m.slots == 0xf ? " (IPv4 and IPv6)" : " (IPv4 only)");
+	return 0;
+}
+
+/*
+ * The run's temp directory, made by the keeper (netns_keeper): its first message. -1
+ * when it could not be made (the keeper said why) or the keeper is gone; quiet keeps
+ * this function from adding a message of its own (the clean-up path).
+ */
+int
+netns_tmpdir(struct launch *l, bool quiet)
+{
+	char path[PATH_MAX + 1];
+	ssize_t n;
+
+	if (l->tmpdir != NULL)
+		return 0;
+	if (l->keeper_sock == -1)
+		return -1;
+	while ((n = recv(l->keeper_sock, path, sizeof(path) - 1, 0)) == -1 && errno == EINTR)
+		;
+	if (n <= 0) {
+		if (!quiet)
+			log_warnx("network namespace: the child ended without making the "
+			    "temp directory");
+		return -1;
+	}
+	path[n] = '\0';
+	if (path[0] != '/')
+		return -1;
+	l->tmpdir = xstrdup(path);
 	return 0;
 }
 

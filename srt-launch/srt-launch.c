@@ -449,6 +449,9 @@ cleanup(struct launch *l)
 {
 	int status;
 
+	/* Failed before the temp directory's name was read: read it now, so that it is
+	 * gone when we are (the keeper would remove it too, but later). */
+	(void)netns_tmpdir(l, true);
 	if (l->keeper_sock != -1) {
 		close(l->keeper_sock);
 		l->keeper_sock = -1;
@@ -561,11 +564,10 @@ main(int argc, char **argv)
 	 * The keeper first: setting up the network namespace is the longest step before
 	 * bwrap, and it runs while the policy is read and the plan built. A fork also
 	 * costs least now, while this process has written to the fewest pages (each page
-	 * written after the fork is copied once). If anything below fails, cleanup()
-	 * removes the temp dir and the keeper, its lifeline cut, exits.
+	 * written after the fork is copied once). The keeper makes the run's temp dir (its
+	 * name comes later, netns_tmpdir). If anything below fails, cleanup() removes the
+	 * temp dir and the keeper, its lifeline cut, exits.
 	 */
-	if (tmp_create(&l.tmpdir) == -1)
-		goto done;
 	if (netns_create(&l) == -1)
 		goto out;
 	if (load_policy(&l) == -1)
@@ -594,6 +596,8 @@ main(int argc, char **argv)
 		goto out;
 	}
 
+	if (netns_tmpdir(&l, false) == -1)
+		goto out;
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.cwd = l.cwd;
 	ctx.home = l.home;
@@ -641,7 +645,6 @@ main(int argc, char **argv)
 		close(l.lifeline_r);
 	if (l.status_r != -1)
 		close(l.status_r);
- done:
 	if (sigfd != -1)
 		close(sigfd);
 	diags_free(&errs);
