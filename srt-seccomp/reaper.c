@@ -11,7 +11,6 @@
  * writer goes, which sigwaitinfo() takes like the rest: the launcher is gone, however
  * it ended, and the child is killed.
  */
-static int reaper_lifeline = -1;
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -22,6 +21,8 @@ static int reaper_lifeline = -1;
 
 #include "util.h"
 #include "srt-seccomp.h"
+
+static int reaper_lifeline = -1;        /* --lifeline-fd, once armed */
 
 static const int reaper_forwarded[] = {
 	SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
