@@ -300,8 +300,7 @@ bwrap_spawn(struct launch *l, char **envp)
 	struct strlist opts = { 0 }, argv = { 0 };
 	char bwbuf[4096], *seccomp = NULL;
 	const char *bwrap;
-	int st[2] = { -1, -1 }, ep[2] = { -1, -1 }, lf[2] = { -1, -1 }, argfd = -1, err = 0;
-	int rc = -1;
+	int st[2] = { -1, -1 }, ep[2] = { -1, -1 }, argfd = -1, err = 0, rc = -1;
 	pid_t pid;
 
 	if ((bwrap = bwrap_path(l, bwbuf, sizeof(bwbuf))) == NULL) {
@@ -319,23 +318,20 @@ bwrap_spawn(struct launch *l, char **envp)
 
 	if ((argfd = bwrap_args_memfd(&opts)) == -1)
 		goto out;
-	if (pipe2(st, O_CLOEXEC) == -1 || pipe2(ep, O_CLOEXEC) == -1 ||
-	    (seccomp != NULL && pipe2(lf, O_CLOEXEC) == -1)) {
+	if (pipe2(st, O_CLOEXEC) == -1 || pipe2(ep, O_CLOEXEC) == -1) {
 		log_warn("pipe");
 		goto out;
 	}
-	if ((pid = bwrap_fork(l, bwrap, argv.v, envp, st[1], argfd, lf[0], ep[1])) == -1) {
+	if ((pid = bwrap_fork(l, bwrap, argv.v, envp, st[1], argfd,
+	    seccomp != NULL ? l->sandbox_lifeline_r : -1, ep[1])) == -1) {
 		log_warn("fork");
 		goto out;
 	}
 	close(st[1]);
 	st[1] = -1;
-	if (lf[0] != -1) {
-		close(lf[0]);
-		lf[0] = -1;
-		l->sandbox_lifeline_w = lf[1];
-		lf[1] = -1;
-	}
+	/* Only the sandbox holds the read end from now on. */
+	close(l->sandbox_lifeline_r);
+	l->sandbox_lifeline_r = -1;
 	close(ep[1]);
 	ep[1] = -1;
 	if (spawn_wait_exec(ep[0], &err) == -1) {
@@ -359,10 +355,6 @@ bwrap_spawn(struct launch *l, char **envp)
 		close(st[0]);
 	if (st[1] != -1)
 		close(st[1]);
-	if (lf[0] != -1)
-		close(lf[0]);
-	if (lf[1] != -1)
-		close(lf[1]);
 	if (ep[0] != -1)
 		close(ep[0]);
 	if (ep[1] != -1)

@@ -78,6 +78,9 @@ struct launch {
 	int status_r;                   /* bwrap --json-status-fd */
 	int sandbox_lifeline_w;         /* held until this process ends: srt-seccomp
 	                                   sees EOF on the other end however we end */
+	int sandbox_lifeline_r;         /* for bwrap (srt-seccomp --lifeline-fd) */
+	unsigned long sandbox_lifeline_ino; /* the pipe's inode: the keeper kills what
+	                                   still holds it once we are gone */
 	bool as_pid1;                   /* bwrap --as-pid-1: srt-seccomp is the sandbox's pid 1 */
 	pid_t sandbox_init;             /* host pid of the sandbox's pid 1, 0 until known */
 	bool command_ran;               /* bwrap reported an exit code: setup had finished */

@@ -20,11 +20,13 @@
  * temp directory and placeholders.
  */
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -192,9 +194,68 @@ netns_listen_one(int family, int port, char *why, size_t whylen)
 	return -1;
 }
 
+/*
+ * Once the launcher is gone: SIGKILL every process that still holds the sandbox
+ * lifeline's read end (pipe inode ino). srt-seccomp acts on the lifeline itself, but
+ * a bwrap child whose parent was killed early waits for it forever (it waits for the
+ * parent to write its uid maps, and arms --die-with-parent only after that), holding
+ * the pipe it was meant to pass on to srt-seccomp. Only processes of this run can hold that pipe. Each is checked again
+ * through a pidfd before the signal, so a reused pid is never hit.
+ */
+static void
+netns_kill_lifeline_holders(unsigned long ino)
+{
+	char want[64], path[PATH_MAX], link[64];
+	struct dirent *de, *fe;
+	DIR *proc, *fds;
+	pid_t self = getpid();
+
+	if (ino == 0 || (proc = opendir("/proc")) == NULL)
+		return;
+	snprintf(want, sizeof(want), "pipe:[%lu]", ino);
+	while ((de = readdir(proc)) != NULL) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		int hit = 0, pidfd;
+
+		if (*end != '\0' || pid <= 0 || pid == self)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/fd", pid);
+		if ((fds = opendir(path)) == NULL)
+			continue;
+		while (!hit && (fe = readdir(fds)) != NULL) {
+			ssize_t n;
+
+			if (fe->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%ld/fd/%s", pid, fe->d_name);
+			n = readlink(path, link, sizeof(link) - 1);
+			if (n > 0) {
+				link[n] = '\0';
+				hit = strcmp(link, want) == 0;
+			}
+		}
+		closedir(fds);
+		if (!hit || (pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0)) == -1)
+			continue;
+		/* Still the same process (the pidfd pins it): does it still hold the pipe? */
+		{
+			ssize_t n = readlink(path, link, sizeof(link) - 1);
+
+			if (n > 0) {
+				link[n] = '\0';
+				if (strcmp(link, want) == 0)
+					(void)syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+			}
+		}
+		close(pidfd);
+	}
+	closedir(proc);
+}
+
 /* The keeper: set the namespace up, report, then wait for the launcher to go. */
 static noreturn void
-netns_keeper(int sock, int lifeline)
+netns_keeper(int sock, int lifeline, unsigned long sandbox_ino)
 {
 	struct netns_msg m;
 	struct strlist placeholders = { 0 };
@@ -302,6 +363,7 @@ netns_keeper(int sock, int lifeline)
 		if (n == 0 || (n == -1 && errno != EINTR))
 			break;
 	}
+	netns_kill_lifeline_holders(sandbox_ino);
 	/* If the launcher was killed, the sandbox is dying with it (bwrap's
 	 * --die-with-parent) and may still write for a moment: retry a few times. */
 	for (i = 0; i < 5; i++) {
@@ -344,7 +406,7 @@ netns_create(struct launch *l)
 		return -1;
 	}
 	if (pid == 0)
-		netns_keeper(sp[1], kl[0]);
+		netns_keeper(sp[1], kl[0], l->sandbox_lifeline_ino);
 	close(sp[1]);
 	close(kl[0]);
 	l->keeper_pid = pid;

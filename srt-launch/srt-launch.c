@@ -491,7 +491,7 @@ launch_init(struct launch *l, const char *argv0)
 	l->keeper_sock = -1;
 	l->lifeline_r = l->lifeline_w = l->log_r = l->log_w = -1;
 	l->status_r = -1;
-	l->sandbox_lifeline_w = -1;
+	l->sandbox_lifeline_w = l->sandbox_lifeline_r = -1;
 }
 
 static void
@@ -543,6 +543,34 @@ check_command(const struct launch *l)
 	return exists ? 126 : 127;
 }
 
+/*
+ * The sandbox's lifeline: srt-seccomp gets the read end (bwrap_spawn) and kills the
+ * command when we are gone. It is made before the keeper, so that the keeper knows
+ * the pipe and, once we are gone, kills whatever still holds its read end (a bwrap
+ * child stuck in its set-up, waiting for a parent that died with us).
+ */
+static int
+sandbox_lifeline_create(struct launch *l)
+{
+	int lf[2];
+	struct stat st;
+
+	if (pipe2(lf, O_CLOEXEC) == -1) {
+		log_warn("pipe");
+		return -1;
+	}
+	if (fstat(lf[0], &st) == -1) {
+		log_warn("fstat");
+		close(lf[0]);
+		close(lf[1]);
+		return -1;
+	}
+	l->sandbox_lifeline_r = lf[0];
+	l->sandbox_lifeline_w = lf[1];
+	l->sandbox_lifeline_ino = (unsigned long)st.st_ino;
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -568,7 +596,7 @@ main(int argc, char **argv)
 	 * name comes later, netns_tmpdir). If anything below fails, cleanup() removes the
 	 * temp dir and the keeper, its lifeline cut, exits.
 	 */
-	if (netns_create(&l) == -1)
+	if (sandbox_lifeline_create(&l) == -1 || netns_create(&l) == -1)
 		goto out;
 	if (load_policy(&l) == -1)
 		goto out;
