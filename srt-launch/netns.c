@@ -196,12 +196,38 @@ netns_listen_one(int family, int port, char *why, size_t whylen)
 
 /*
  * Once the launcher is gone: SIGKILL every process that still holds the sandbox
- * lifeline's read end (pipe inode ino). srt-seccomp acts on the lifeline itself, but
+ * lifeline's read end (pipe inode ino; the write end is the launcher's, and a
+ * launcher still exiting is left alone). srt-seccomp acts on the lifeline itself, but
  * a bwrap child whose parent was killed early waits for it forever (it waits for the
  * parent to write its uid maps, and arms --die-with-parent only after that), holding
- * the pipe it was meant to pass on to srt-seccomp. Only processes of this run can hold that pipe. Each is checked again
- * through a pidfd before the signal, so a reused pid is never hit.
+ * the pipe it was meant to pass on to srt-seccomp. Only processes of this run can hold
+ * that pipe, and its inode number stays its own while we hold its read end (see
+ * netns_keeper). Each is checked again through a pidfd before the signal, so a reused
+ * pid is never hit.
  */
+/* Is descriptor fd of process pid open for writing only (the launcher's end)? */
+static bool
+netns_fd_write_only(long pid, const char *fd)
+{
+	char path[64], buf[256];
+	unsigned long flags;
+	const char *f;
+	ssize_t n;
+	int in;
+
+	snprintf(path, sizeof(path), "/proc/%ld/fdinfo/%.16s", pid, fd);
+	if ((in = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return false;
+	n = read(in, buf, sizeof(buf) - 1);
+	close(in);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	if ((f = strstr(buf, "flags:")) == NULL || sscanf(f + 6, "%lo", &flags) != 1)
+		return false;
+	return (flags & O_ACCMODE) == O_WRONLY;
+}
+
 static void
 netns_kill_lifeline_holders(unsigned long ino)
 {
@@ -232,7 +258,8 @@ netns_kill_lifeline_holders(unsigned long ino)
 			n = readlink(path, link, sizeof(link) - 1);
 			if (n > 0) {
 				link[n] = '\0';
-				hit = strcmp(link, want) == 0;
+				hit = strcmp(link, want) == 0 &&
+				    !netns_fd_write_only(pid, fe->d_name);
 			}
 		}
 		closedir(fds);
@@ -255,7 +282,7 @@ netns_kill_lifeline_holders(unsigned long ino)
 
 /* The keeper: set the namespace up, report, then wait for the launcher to go. */
 static noreturn void
-netns_keeper(int sock, int lifeline, unsigned long sandbox_ino)
+netns_keeper(int sock, int lifeline, int sandbox_r, unsigned long sandbox_ino)
 {
 	struct netns_msg m;
 	struct strlist placeholders = { 0 };
@@ -278,9 +305,12 @@ netns_keeper(int sock, int lifeline, unsigned long sandbox_ino)
 		(void)dup2(devnull, STDOUT_FILENO);
 	}
 	{
-		int keep[2] = { sock, lifeline };
+		/* The sandbox lifeline's read end too: held until we exit, it keeps the
+		 * pipe, and so its inode number, from being reused by another run's pipe
+		 * while netns_kill_lifeline_holders looks for it. */
+		int keep[3] = { sock, lifeline, sandbox_r };
 
-		spawn_arrange_fds(keep, 2, -1);
+		spawn_arrange_fds(keep, 3, -1);
 		sock = 3;
 		lifeline = 4;
 	}
@@ -406,7 +436,7 @@ netns_create(struct launch *l)
 		return -1;
 	}
 	if (pid == 0)
-		netns_keeper(sp[1], kl[0], l->sandbox_lifeline_ino);
+		netns_keeper(sp[1], kl[0], l->sandbox_lifeline_r, l->sandbox_lifeline_ino);
 	close(sp[1]);
 	close(kl[0]);
 	l->keeper_pid = pid;

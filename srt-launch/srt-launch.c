@@ -465,6 +465,16 @@ cleanup(struct launch *l)
 	 * address space and of the network namespace) would only delay ours, and once we
 	 * are gone it is reaped by whoever reaps our orphans.
 	 */
+	/* The sandbox's lifeline first: once the keeper's lifeline ends, the keeper
+	 * kills whatever still holds the sandbox's, and that must not be us. */
+	if (l->sandbox_lifeline_w != -1) {
+		close(l->sandbox_lifeline_w);
+		l->sandbox_lifeline_w = -1;
+	}
+	if (l->sandbox_lifeline_r != -1) {
+		close(l->sandbox_lifeline_r);
+		l->sandbox_lifeline_r = -1;
+	}
 	if (l->keeper_lifeline != -1) {
 		close(l->keeper_lifeline);
 		l->keeper_lifeline = -1;
