@@ -1037,6 +1037,20 @@ is_dangerous_file(const char *name)
 	return 0;
 }
 
+/* Directory name under dfd as a stream, never through a symlink; NULL if it is none. */
+static DIR *
+opendir_at(int dfd, const char *name)
+{
+	DIR *d;
+	int fd;
+
+	if ((fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return NULL;
+	if ((d = fdopendir(fd)) == NULL)
+		close(fd);
+	return d;
+}
+
 /* The name in directory fd that equals want, case aside (the reference's scan ignores it). */
 static char *
 find_ci(int dfd, const char *name, const char *want)
@@ -1044,15 +1058,9 @@ find_ci(int dfd, const char *name, const char *want)
 	struct dirent *de;
 	char *found = NULL;
 	DIR *d;
-	int fd;
 
-	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd == -1)
+	if ((d = opendir_at(dfd, name)) == NULL)
 		return NULL;
-	if ((d = fdopendir(fd)) == NULL) {
-		close(fd);
-		return NULL;
-	}
 	while ((de = readdir(d)) != NULL)
 		if (strcasecmp(de->d_name, want) == 0) {
 			found = xstrdup(de->d_name);
@@ -1299,20 +1307,14 @@ git_modules(struct mwalk *w, int pfd, const char *name, const char *dir, int lev
 	struct dirent *de;
 	char *child;
 	DIR *d;
-	int fd;
 
 	if (level > GIT_NEST_MAX) {
 		log_warnx("%s: submodules nested deeper than %d levels are not searched",
 		    dir, GIT_NEST_MAX);
 		return;
 	}
-	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd == -1)
+	if ((d = opendir_at(pfd, name)) == NULL)
 		return;
-	if ((d = fdopendir(fd)) == NULL) {
-		close(fd);
-		return;
-	}
 	while ((de = readdir(d)) != NULL && mwalk_count(w)) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
 		    !entry_is_dir(d, de))
@@ -1334,15 +1336,10 @@ git_worktrees(struct mwalk *w, int pfd, const char *name, const char *dir, int w
 	struct dirent *de;
 	char *admin, *shown, *ptr, *wt;
 	DIR *d;
-	int fd, afd;
+	int afd;
 
-	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd == -1)
+	if ((d = opendir_at(pfd, name)) == NULL)
 		return;
-	if ((d = fdopendir(fd)) == NULL) {
-		close(fd);
-		return;
-	}
 	while ((de = readdir(d)) != NULL && mwalk_count(w)) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
 		    !entry_is_dir(d, de))
