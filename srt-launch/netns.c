@@ -205,6 +205,19 @@ netns_listen_one(int family, int port, char *why, size_t whylen)
  * netns_keeper). Each is checked again through a pidfd before the signal, so a reused
  * pid is never hit.
  */
+/* Does the symbolic link path read exactly want? */
+static bool
+netns_link_is(const char *path, const char *want)
+{
+	char link[64];
+	ssize_t n = readlink(path, link, sizeof(link) - 1);
+
+	if (n <= 0)
+		return false;
+	link[n] = '\0';
+	return strcmp(link, want) == 0;
+}
+
 /* Is descriptor fd of process pid open for writing only (the launcher's end)? */
 static bool
 netns_fd_write_only(long pid, const char *fd)
@@ -231,7 +244,7 @@ netns_fd_write_only(long pid, const char *fd)
 static void
 netns_kill_lifeline_holders(unsigned long ino)
 {
-	char want[64], path[PATH_MAX], link[64];
+	char want[64], path[PATH_MAX];
 	struct dirent *de, *fe;
 	DIR *proc, *fds;
 	pid_t self = getpid();
@@ -250,31 +263,17 @@ netns_kill_lifeline_holders(unsigned long ino)
 		if ((fds = opendir(path)) == NULL)
 			continue;
 		while (!hit && (fe = readdir(fds)) != NULL) {
-			ssize_t n;
-
 			if (fe->d_name[0] == '.')
 				continue;
 			snprintf(path, sizeof(path), "/proc/%ld/fd/%s", pid, fe->d_name);
-			n = readlink(path, link, sizeof(link) - 1);
-			if (n > 0) {
-				link[n] = '\0';
-				hit = strcmp(link, want) == 0 &&
-				    !netns_fd_write_only(pid, fe->d_name);
-			}
+			hit = netns_link_is(path, want) && !netns_fd_write_only(pid, fe->d_name);
 		}
 		closedir(fds);
 		if (!hit || (pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0)) == -1)
 			continue;
 		/* Still the same process (the pidfd pins it): does it still hold the pipe? */
-		{
-			ssize_t n = readlink(path, link, sizeof(link) - 1);
-
-			if (n > 0) {
-				link[n] = '\0';
-				if (strcmp(link, want) == 0)
-					(void)syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
-			}
-		}
+		if (netns_link_is(path, want))
+			(void)syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
 		close(pidfd);
 	}
 	closedir(proc);
@@ -291,6 +290,7 @@ netns_keeper(int sock, int lifeline, int sandbox_r, unsigned long sandbox_ino)
 	size_t nfds = 0;
 	int i, fd, devnull, sent;
 	char c;
+	pid_t launcher = getppid();
 
 	spawn_child_reset();
 	(void)signal(SIGINT, SIG_IGN);
@@ -393,6 +393,14 @@ netns_keeper(int sock, int lifeline, int sandbox_r, unsigned long sandbox_ino)
 		if (n == 0 || (n == -1 && errno != EINTR))
 			break;
 	}
+	/*
+	 * Our lifeline ends as the launcher's descriptors close, a moment before the
+	 * kernel sends its children (bwrap) their death signal; in that moment bwrap may
+	 * still start its child. Once we are reparented that signal has been sent and no
+	 * new process of the run can appear: sweep only then (at most a second later).
+	 */
+	for (i = 0; i < 1000 && getppid() == launcher; i++)
+		usleep(1000);
 	netns_kill_lifeline_holders(sandbox_ino);
 	/* If the launcher was killed, the sandbox is dying with it (bwrap's
 	 * --die-with-parent) and may still write for a moment: retry a few times. */
