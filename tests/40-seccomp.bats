@@ -389,7 +389,9 @@ wait_bg() {
 	# SIGINT for the foreground process group by the line discipline.
 	# The ^C is typed only once the trap is in place (the script says so with a
 	# file), however slowly a sanitizer build starts; then the script waits a
-	# little longer to see that exactly one SIGINT arrived.
+	# little longer to see that exactly one SIGINT arrived. script(1) runs the line
+	# with $SHELL -c, which dash does not replace with the command: without the exec
+	# that shell would sit in the foreground group too, and die of the ^C.
 	cat >"$T/count-int.sh" <<SH
 n=0
 trap 'n=\$((n + 1))' INT
@@ -401,7 +403,7 @@ echo "ints=\$n"
 SH
 	run -0 bash -c "{ i=0; while [ ! -e '$T/trap-set' ] && [ \$i -lt 400 ]; do sleep 0.05; i=\$((i + 1)); done
 	    printf '\\003'; sleep 2; } |
-	    timeout 30 script -qec '$SECCOMP -- sh $T/count-int.sh' /dev/null"
+	    timeout 30 script -qec 'exec $SECCOMP -- sh $T/count-int.sh' /dev/null"
 	[[ "$output" == *"ints=1"* ]]
 }
 
