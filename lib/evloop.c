@@ -162,6 +162,18 @@ evloop_mod(struct evloop *loop, int fd, unsigned events)
 	return 0;
 }
 
+int
+evloop_rebind(struct evloop *loop, int fd, ev_io_cb cb, void *arg)
+{
+	if (fd < 0 || (size_t)fd >= loop->nslots || !loop->slots[fd].used) {
+		errno = ENOENT;
+		return -1;
+	}
+	loop->slots[fd].cb = cb;
+	loop->slots[fd].arg = arg;
+	return 0;
+}
+
 static void
 evloop_unslot(struct evloop *loop, struct ev_slot *s)
 {

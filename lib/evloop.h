@@ -45,6 +45,11 @@ void evloop_free(struct evloop *loop);
 int evloop_add(struct evloop *loop, int fd, unsigned events, ev_io_cb cb, void *arg);
 /* Change the interest set of a registered fd; -1 with errno on failure. */
 int evloop_mod(struct evloop *loop, int fd, unsigned events);
+/* Hand a registered fd to another owner: its callback and argument change, its interest
+ * set and registration stay as they are, with no system call. An event of fd still
+ * pending in the batch being dispatched goes to the new owner, which must take a spurious
+ * report calmly (a read that finds nothing). -1 with errno ENOENT if fd is not registered. */
+int evloop_rebind(struct evloop *loop, int fd, ev_io_cb cb, void *arg);
 /* Forget fd (call before close(2)); a no-op for an unregistered fd. */
 void evloop_del(struct evloop *loop, int fd);
 /* Forget fd that the caller closes right away, without a system call: close(2) takes it
