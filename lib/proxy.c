@@ -51,6 +51,7 @@ struct proxy {
 	size_t nlisteners;
 	int log_fd;
 	unsigned nconns;
+	unsigned spare_fds;              /* proto->spare_fds as the descriptor limit allows */
 	unsigned nrefused;      /* refused sockets lingering (proxy_refused_linger) */
 	bool draining;
 	bool accept_paused;
@@ -871,6 +872,12 @@ proxy_options(struct proxy *px)
 	return &px->opts;
 }
 
+unsigned
+proxy_spare_fds(struct proxy *px)
+{
+	return px->spare_fds;
+}
+
 bool
 proxy_draining(struct proxy *px)
 {
@@ -1095,6 +1102,8 @@ proxy_signal_cb(struct evloop *loop, int signo, void *arg)
 	log_debug("signal %d: draining %u connection(s)", signo, px->nconns);
 	px->draining = true;
 	proxy_stop_listening(px);
+	if (px->proto->drain != NULL)
+		px->proto->drain(px);
 	if (px->nconns == 0) {
 		evloop_break(loop);
 		return;
@@ -1199,7 +1208,8 @@ proxy_adopt_listener(struct proxy *px, int fd)
  * budget that the relay never exceeds (a direction without a pipe copies through user
  * space instead), refused clients linger in a bounded set, and a fixed reserve covers
  * listeners, the log, the resolver's sockets, the epoll and signal fds and dials in
- * flight. So: cap = (limit - reserve - refused - 2 * pipes) / 2.
+ * flight; the daemon's spare descriptors (srt-httpd's idle upstream connections) come
+ * on top. So: cap = (limit - reserve - refused - spare - 2 * pipes) / 2.
  */
 #define PROXY_FD_RESERVE        64u
 #define PROXY_PIPES_MIN         16u
@@ -1226,12 +1236,16 @@ proxy_limits(struct proxy *px)
 	pipes = lim / 32;
 	pipes = pipes < PROXY_PIPES_MIN ? PROXY_PIPES_MIN : pipes > PROXY_PIPES_MAX ?
 	    PROXY_PIPES_MAX : pipes;
-	fixed = PROXY_FD_RESERVE + PROXY_REFUSED_MAX + 2 * pipes;
+	/* Spare descriptors: at most one per 32 as well. */
+	px->spare_fds = px->proto->spare_fds < lim / 32 ? px->proto->spare_fds :
+	    (unsigned)(lim / 32);
+	fixed = PROXY_FD_RESERVE + PROXY_REFUSED_MAX + px->spare_fds + 2 * pipes;
 	if (lim >= fixed + 2 * 16)
 		fit = (unsigned)((lim - fixed) / 2);
 	else {
-		/* A tiny limit: fewer pipes, still a few connections. */
+		/* A tiny limit: fewer pipes, no spares, still a few connections. */
 		pipes = 4;
+		px->spare_fds = 0;
 		fit = lim > PROXY_FD_RESERVE / 2 + 2 * pipes + 2 ?
 		    (unsigned)((lim - PROXY_FD_RESERVE / 2 - 2 * pipes) / 2) : 1;
 	}

@@ -82,6 +82,12 @@ struct proxy_proto {
 	 * the core then reads and drops what the client sends for a short bounded time
 	 * before it closes fd, so that the refusal is not lost to a reset. */
 	void (*refuse)(struct proxy *px, int fd);
+	/* Optional: the drain has begun (SIGTERM, SIGINT); close what only waits. */
+	void (*drain)(struct proxy *px);
+	/* Descriptors the daemon may hold beyond its connections (idle upstream
+	 * connections), kept out of the connection cap; a low descriptor limit leaves
+	 * fewer (proxy_spare_fds). */
+	unsigned spare_fds;
 };
 
 /* Parse options, load the policy, open listeners and log, narrow the process, run the loop
@@ -93,6 +99,8 @@ struct evloop *proxy_loop(struct proxy *px);
 const struct proxy_opts *proxy_options(struct proxy *px);
 /* The connection accepted through proto->accept is gone (fd closed). */
 void proxy_conn_closed(struct proxy *px);
+/* How many of proto->spare_fds the descriptor limit leaves room for. */
+unsigned proxy_spare_fds(struct proxy *px);
 /* True after SIGTERM: finish the exchange in progress, do not start another (keep-alive). */
 bool proxy_draining(struct proxy *px);
 

@@ -1,9 +1,10 @@
 /*
  * Absolute-form requests: target parsing, the checks, the upstream request head (origin-
- * form, Host rewritten, hop-by-hop fields removed, Connection: close), the request body
- * (Content-Length passed through, chunked decoded and re-framed), and the response
- * (hop-by-hop fields removed; a chunked or close-delimited body re-framed as chunked for
- * an HTTP/1.1 client so its connection can stay open).
+ * form, Host rewritten, hop-by-hop fields removed), the request body (Content-Length
+ * passed through, chunked decoded and re-framed), and the response (hop-by-hop fields
+ * removed; a chunked or close-delimited body re-framed as chunked for an HTTP/1.1 client
+ * so its connection can stay open). The upstream connection comes from the pool of idle
+ * ones when it may (pool.c), and goes back to it after a clean exchange.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -176,12 +177,15 @@ forward_build_head(struct conn *c, const struct http_head *h, const struct targe
 	/* Transfer-Encoding is hop-by-hop: the body is re-framed on this hop. */
 	if (h->framing == HTTP_BODY_CHUNKED)
 		bq_add(&q, "Transfer-Encoding: chunked\r\n", 28);
-	bq_add(&q, "Connection: close\r\n\r\n", 21);
+	/* No Connection field: HTTP/1.1 keeps the connection, for the pool. */
+	bq_add(&q, "\r\n", 2);
 	c->up_head = xmalloc(q.len);
 	memcpy(c->up_head, q.p + q.off, q.len);
 	c->up_head_len = q.len;
 	bq_free(&q);
 }
+
+static void forward_attach(struct conn *c, int fd, bool reused);
 
 void
 forward_start(struct conn *c, const struct http_head *h)
@@ -189,6 +193,7 @@ forward_start(struct conn *c, const struct http_head *h)
 	struct target t;
 	const char *why;
 	char *body;
+	int fd;
 
 	if (!httpd_auth_ok(c, h)) {
 		c->rq->verdict = "deny";
@@ -228,17 +233,32 @@ forward_start(struct conn *c, const struct http_head *h)
 		}
 	}
 	forward_build_head(c, h, &t);
+	/* Only a request that may go out twice goes over an idle connection: the upstream
+	 * may close that just as the request is sent (forward_retry). */
+	c->u_retryable = h->framing == HTTP_BODY_NONE && (http_str_eq(h->method, "GET") ||
+	    http_str_eq(h->method, "HEAD") || http_str_eq(h->method, "OPTIONS"));
+	if (c->u_retryable && (fd = pool_take(c->pp, c->rq->host, c->rq->port, conn_io_cb,
+	    c)) != -1) {
+		log_debug("%s: %s port %u over an idle connection", c->client, c->rq->host,
+		    c->rq->port);
+		forward_attach(c, fd, true);
+		return;
+	}
 	httpd_dial(c);
 }
 
-void
-forward_dialed(struct conn *c, int fd)
+/* Take fd as the upstream connection and queue the request head. reused: it comes from
+ * the pool, registered already (rebound to this connection). */
+static void
+forward_attach(struct conn *c, int fd, bool reused)
 {
 	c->ufd = fd;
 	/* Nothing can be there to read before the request went out. */
 	c->u_ready = c->u_eof = false;
+	c->u_reused = reused;
+	c->u_rx = c->u_keep = false;
 	c->uev = EV_WRITE | EV_READ | EV_EDGE;
-	if (evloop_add(c->loop, fd, c->uev, conn_io_cb, c) == -1) {
+	if (!reused && evloop_add(c->loop, fd, c->uev, conn_io_cb, c) == -1) {
 		close(fd);
 		c->ufd = -1;
 		conn_reply(c, 502, "Bad Gateway", "Content-Type: text/plain\r\n", "Bad Gateway",
@@ -249,6 +269,34 @@ forward_dialed(struct conn *c, int fd)
 	c->st = CONN_FORWARD;
 }
 
+void
+forward_dialed(struct conn *c, int fd)
+{
+	forward_attach(c, fd, false);
+}
+
+/*
+ * An idle connection taken from the pool failed before the upstream sent a byte: it was
+ * closed under the request. A request that may go out twice is sent again, once, on a
+ * new connection (true); anything else fails as it would have.
+ */
+static bool
+forward_retry(struct conn *c)
+{
+	if (!c->u_reused || c->u_rx || !c->u_retryable || c->resp_started)
+		return false;
+	log_debug("%s: the idle connection to %s port %u was closed: dialling anew",
+	    c->client, c->rq->host, c->rq->port);
+	evloop_forget(c->loop, c->ufd);
+	close(c->ufd);
+	c->ufd = -1;
+	c->uev = 0;
+	c->u_reused = false;
+	bq_free(&c->uout);
+	bq_free(&c->uin);
+	httpd_dial(c);
+	return true;
+}
 /* ---- bodies ---------------------------------------------------------------------- */
 
 struct chunk_sink {
@@ -310,8 +358,16 @@ forward_finish(struct conn *c)
 	bool keep = c->client_keep_alive && !c->close_after && c->req_done &&
 	    !proxy_draining(c->px);
 
-	evloop_forget(c->loop, c->ufd);
-	close(c->ufd);
+	/* A clean exchange leaves the upstream connection ready for another request: the
+	 * request went out whole, the response was framed, read to its end and nothing
+	 * followed it, and the upstream neither asked to close nor closed. */
+	if (c->u_keep && c->resp_done && c->req_done && c->uout.len == 0 && c->uin.len == 0 &&
+	    !c->u_eof && !proxy_draining(c->px) && c->rq != NULL && c->pp != NULL)
+		pool_put(c->px, c->pp, c->rq->host, c->rq->port, c->ufd);
+	else {
+		evloop_forget(c->loop, c->ufd);
+		close(c->ufd);
+	}
 	c->ufd = -1;
 	c->uev = 0;
 	bq_free(&c->uout);
@@ -328,6 +384,8 @@ forward_finish(struct conn *c)
 static int
 forward_upstream_failed(struct conn *c, const char *why)
 {
+	if (forward_retry(c))
+		return 1;
 	proxy_request_set_reason(c->rq, why, strlen(why));
 	if (!c->resp_started) {
 		c->rq->verdict = "error";
@@ -373,6 +431,7 @@ forward_response_head(struct conn *c)
 		return 1;
 	}
 	c->rq->status = h->status;
+	c->u_keep = h->keep_alive && h->framing != HTTP_BODY_CLOSE;
 	c->resp_framing = h->framing;
 	c->resp_left = h->content_length;
 	memset(&c->resp_ch, 0, sizeof(c->resp_ch));
@@ -470,7 +529,10 @@ forward_pump(struct conn *c)
 			bq_consume(&c->uout, (size_t)n);
 			progress = 1;
 		} else if (n == -1 && errno != EAGAIN && errno != EINTR) {
+			if (forward_retry(c))
+				return 1;
 			/* The upstream may have answered and closed already: read on. */
+			c->u_keep = false;
 			bq_free(&c->uout);
 			c->req_done = true;
 			c->close_after = true;
@@ -515,6 +577,7 @@ forward_pump(struct conn *c)
 		if (r == 0)
 			break;
 		if (r > 0) {
+			c->u_rx = true;
 			progress = 1;
 			continue;
 		}

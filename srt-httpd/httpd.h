@@ -16,6 +16,8 @@
 #define HTTPD_STALL_MS    300000u                  /* no byte moved mid-exchange */
 #define HTTPD_LINGER_MS   2000u                    /* drain input after a final reply,
                                                       counted from the shutdown */
+#define POOL_MAX          64u                      /* idle upstream connections kept */
+#define POOL_IDLE_MS      4000u                    /* for at most this long each */
 
 /* A byte queue. */
 struct bq {
@@ -85,6 +87,12 @@ struct conn {
 	bool resp_chunk_out;            /* re-frame the response body as chunked */
 	bool resp_done;
 	bool resp_started;              /* response bytes reached the client */
+	/* the upstream connection (pool.c) */
+	bool u_retryable;               /* the request may go out twice (GET, HEAD, OPTIONS
+	                                   without a body) */
+	bool u_reused;                  /* ufd came from the pool */
+	bool u_rx;                      /* a byte came from ufd in this exchange */
+	bool u_keep;                    /* ufd may serve another request after this one */
 };
 
 /* conn.c */
@@ -108,6 +116,15 @@ void forward_start(struct conn *c, const struct http_head *h);
 void forward_dialed(struct conn *c, int fd);
 /* 1 progress, 0 nothing to do now, -1 the connection is gone (c freed). */
 int forward_pump(struct conn *c);
+
+/* pool.c: idle upstream connections. put: keep fd (registered in the loop) for the next
+ * request to host:port under policy pp. take: an idle fd for that key, rebound to cb/arg,
+ * or -1. flush: close them all (drain). */
+void pool_put(struct proxy *px, struct proxy_policy *pp, const char *host, uint16_t port,
+    int fd);
+int pool_take(const struct proxy_policy *pp, const char *host, uint16_t port, ev_io_cb cb,
+    void *arg);
+void pool_flush(struct proxy *px);
 
 /* connect.c: CONNECT tunnels */
 void connect_start(struct conn *c, const struct http_head *h);

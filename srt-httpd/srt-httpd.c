@@ -1,8 +1,8 @@
 /*
  * srt-httpd: the filtering HTTP proxy (SPEC §2, §4; BEHAVIOR §3.2-3.3). The shared core
  * (lib/proxy.c) runs the daemon; this program brings the HTTP side: conn.c reads request
- * heads and writes replies, forward.c forwards absolute-form requests, connect.c opens
- * CONNECT tunnels.
+ * heads and writes replies, forward.c forwards absolute-form requests over connections
+ * that pool.c keeps for reuse, connect.c opens CONNECT tunnels.
  */
 #include "httpd.h"
 
@@ -17,6 +17,8 @@ static const struct proxy_proto httpd_proto = {
 	    "                 [--no-sandbox] [-d]",
 	.accept = conn_accept,
 	.refuse = conn_refuse,
+	.drain = pool_flush,
+	.spare_fds = POOL_MAX,
 };
 
 int
