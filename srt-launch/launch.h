@@ -84,6 +84,8 @@ struct launch {
 	bool as_pid1;                   /* bwrap --as-pid-1: srt-seccomp is the sandbox's pid 1 */
 	pid_t sandbox_init;             /* host pid of the sandbox's pid 1, 0 until known */
 	bool command_ran;               /* bwrap reported an exit code: setup had finished */
+	bool bwrap_reaped;              /* bwrap's exit was collected: with its PID namespace,
+	                                   nothing of the sandbox is left */
 	int command_exit;
 
 	struct violations *viol;

@@ -17,7 +17,8 @@
  * The keeper itself then has nothing more to do for the namespace (the descriptors and
  * the sockets keep it alive) and stays only as a janitor: when its lifeline pipe reaches
  * EOF, which happens however the launcher ends, SIGKILL included, it removes the run's
- * temp directory and placeholders.
+ * temp directory and placeholders, and, unless the launcher said that the sandbox had
+ * ended, kills what still holds the sandbox's lifeline.
  */
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -289,6 +290,7 @@ netns_keeper(int sock, int lifeline, int sandbox_r, unsigned long sandbox_ino)
 	int fds[LS_MAX + 2];
 	size_t nfds = 0;
 	int i, fd, devnull, sent;
+	bool sandbox_gone = false;
 	char c;
 	pid_t launcher = getppid();
 
@@ -386,10 +388,15 @@ netns_keeper(int sock, int lifeline, int sandbox_r, unsigned long sandbox_ino)
 	}
 	close(sock);
 
-	/* Janitor: wait until every write end of the lifeline is gone. */
+	/* Janitor: wait until every write end of the lifeline is gone. A launcher that
+	 * ends normally says first, with a "d", that no sandbox is left to look for. */
 	for (;;) {
 		ssize_t n = read(lifeline, &c, 1);
 
+		if (n == 1 && c == 'd') {
+			sandbox_gone = true;
+			continue;
+		}
 		if (n == 0 || (n == -1 && errno != EINTR))
 			break;
 	}
@@ -401,7 +408,8 @@ netns_keeper(int sock, int lifeline, int sandbox_r, unsigned long sandbox_ino)
 	 */
 	for (i = 0; i < 1000 && getppid() == launcher; i++)
 		usleep(1000);
-	netns_kill_lifeline_holders(sandbox_ino);
+	if (!sandbox_gone)
+		netns_kill_lifeline_holders(sandbox_ino);
 	/* If the launcher was killed, the sandbox is dying with it (bwrap's
 	 * --die-with-parent) and may still write for a moment: retry a few times. */
 	for (i = 0; i < 5; i++) {

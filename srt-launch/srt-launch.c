@@ -340,6 +340,7 @@ reap(struct launch *l, int *bwrap_status, bool *bwrap_done)
 		if (pid == l->bwrap_pid) {
 			*bwrap_status = status;
 			*bwrap_done = true;
+			l->bwrap_reaped = true;
 			continue;
 		}
 		for (k = 0; k < PK_MAX; k++)
@@ -476,6 +477,13 @@ cleanup(struct launch *l)
 		l->sandbox_lifeline_r = -1;
 	}
 	if (l->keeper_lifeline != -1) {
+		/* No sandbox was started, or bwrap's exit was collected (its PID namespace
+		 * ends with its pid 1, every process in it killed and reaped first): the
+		 * keeper need not look for what holds the sandbox's lifeline. Killed, we
+		 * never say it, and the keeper looks. */
+		if ((l->bwrap_pid == 0 || l->bwrap_reaped) &&
+		    write(l->keeper_lifeline, "d", 1) != 1)
+			log_debug("cannot tell the keeper that the sandbox has ended");
 		close(l->keeper_lifeline);
 		l->keeper_lifeline = -1;
 	}
