@@ -29,14 +29,20 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 # medians resist the outliers a shared machine produces
 base_cmd; srt_cmd
 : > "$work/base" ; : > "$work/srt"
+# A pause after each command, outside the timing: what a command leaves running after it
+# exits (srt's keeper tidying up, the kernel tearing a namespace down) must not land on
+# the next command's clock.
 for i in $(seq "$runs"); do
 	# microseconds, read without forking: date(1) or $(...) would add a process
 	# launch of their own to every sample
 	t0=${EPOCHREALTIME/[.,]/}; base_cmd
-	t1=${EPOCHREALTIME/[.,]/}; srt_cmd
-	t2=${EPOCHREALTIME/[.,]/}
+	t1=${EPOCHREALTIME/[.,]/}
+	sleep 0.05
+	t2=${EPOCHREALTIME/[.,]/}; srt_cmd
+	t3=${EPOCHREALTIME/[.,]/}
+	sleep 0.05
 	echo $((t1 - t0)) >> "$work/base"
-	echo $((t2 - t1)) >> "$work/srt"
+	echo $((t3 - t2)) >> "$work/srt"
 done
 mb=$(median < "$work/base") ms=$(median < "$work/srt")
 ratio=$(awk -v s="$ms" -v b="$mb" 'BEGIN { printf "%.2f", s / b }')
