@@ -297,6 +297,7 @@ forward_retry(struct conn *c)
 	httpd_dial(c);
 	return true;
 }
+
 /* ---- bodies ---------------------------------------------------------------------- */
 
 struct chunk_sink {

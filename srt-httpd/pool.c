@@ -24,6 +24,7 @@
  * proxy_spare_fds) the least recently used goes.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
