@@ -18,7 +18,7 @@
  * the sockets keep it alive) and stays only as a janitor: when its lifeline pipe reaches
  * EOF, which happens however the launcher ends, SIGKILL included, it removes the run's
  * temp directory and placeholders, and, unless the launcher said that the sandbox had
- * ended, kills what still holds the sandbox's lifeline.
+ * ended, kills what is left of the sandbox (netns_sweep).
  */
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -196,15 +196,22 @@ netns_listen_one(int family, int port, char *why, size_t whylen)
 }
 
 /*
- * Once the launcher is gone: SIGKILL every process that still holds the sandbox
- * lifeline's read end (pipe inode ino; the write end is the launcher's, and a
- * launcher still exiting is left alone). srt-seccomp acts on the lifeline itself, but
- * a bwrap child whose parent was killed early waits for it forever (it waits for the
- * parent to write its uid maps, and arms --die-with-parent only after that), holding
- * the pipe it was meant to pass on to srt-seccomp. Only processes of this run can hold
- * that pipe, and its inode number stays its own while we hold its read end (see
- * netns_keeper). Each is checked again through a pidfd before the signal, so a reused
- * pid is never hit.
+ * Once the launcher is gone without saying that the sandbox had ended: SIGKILL every
+ * process of the run that may still be running. Two marks find them:
+ *   - membership of the sandbox's network namespace (inode net_ino), which bwrap and all
+ *     it starts are in from the start, whatever the settings (with allowAllUnixSockets
+ *     there is no srt-seccomp and no lifeline in the sandbox); only the keeper itself,
+ *     which made the namespace, is in it besides them;
+ *   - holding the sandbox lifeline's read end (pipe inode pipe_ino; the write end is the
+ *     launcher's, and a launcher still exiting is left alone), which also covers a
+ *     process that moved to a network namespace of its own. srt-seccomp acts on the
+ *     lifeline itself, but a bwrap child whose parent was killed early waits for it
+ *     forever (it waits for the parent to write its uid maps, and arms
+ *     --die-with-parent only after that), holding the pipe it was meant to pass on.
+ * Only processes of this run carry either mark: the namespace and the pipe stay this
+ * run's own while we hold them (see netns_keeper). Each process is checked again through
+ * a pidfd before the signal, so a reused pid is never hit. A process may fork while
+ * /proc is read, so passes repeat until one finds nobody (bounded).
  */
 /* Does the symbolic link path read exactly want? */
 static bool
@@ -242,42 +249,82 @@ netns_fd_write_only(long pid, const char *fd)
 	return (flags & O_ACCMODE) == O_WRONLY;
 }
 
-static void
-netns_kill_lifeline_holders(unsigned long ino)
+/* The mark of the run that process pid carries (want_net or want_pipe), or NULL; *path
+ * gets the link that showed it. */
+static const char *
+netns_of_run(long pid, const char *want_net, const char *want_pipe, char *path,
+    size_t pathlen)
 {
-	char want[64], path[PATH_MAX];
-	struct dirent *de, *fe;
-	DIR *proc, *fds;
-	pid_t self = getpid();
+	struct dirent *fe;
+	DIR *fds;
+	bool hit = false;
 
-	if (ino == 0 || (proc = opendir("/proc")) == NULL)
-		return;
-	snprintf(want, sizeof(want), "pipe:[%lu]", ino);
+	snprintf(path, pathlen, "/proc/%ld/ns/net", pid);
+	if (want_net != NULL && netns_link_is(path, want_net))
+		return want_net;
+	if (want_pipe == NULL)
+		return NULL;
+	snprintf(path, pathlen, "/proc/%ld/fd", pid);
+	if ((fds = opendir(path)) == NULL)
+		return NULL;
+	while (!hit && (fe = readdir(fds)) != NULL) {
+		if (fe->d_name[0] == '.')
+			continue;
+		snprintf(path, pathlen, "/proc/%ld/fd/%s", pid, fe->d_name);
+		hit = netns_link_is(path, want_pipe) && !netns_fd_write_only(pid, fe->d_name);
+	}
+	closedir(fds);
+	return hit ? want_pipe : NULL;
+}
+
+/* One pass over /proc; the number of processes signalled. */
+static unsigned
+netns_sweep_pass(const char *want_net, const char *want_pipe)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *proc;
+	pid_t self = getpid();
+	unsigned killed = 0;
+
+	if ((proc = opendir("/proc")) == NULL)
+		return 0;
 	while ((de = readdir(proc)) != NULL) {
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
-		int hit = 0, pidfd;
+		const char *mark;
+		int pidfd;
 
-		if (*end != '\0' || pid <= 0 || pid == self)
+		if (*end != '\0' || pid <= 0 || pid == self ||
+		    (mark = netns_of_run(pid, want_net, want_pipe, path, sizeof(path))) == NULL ||
+		    (pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0)) == -1)
 			continue;
-		snprintf(path, sizeof(path), "/proc/%ld/fd", pid);
-		if ((fds = opendir(path)) == NULL)
-			continue;
-		while (!hit && (fe = readdir(fds)) != NULL) {
-			if (fe->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof(path), "/proc/%ld/fd/%s", pid, fe->d_name);
-			hit = netns_link_is(path, want) && !netns_fd_write_only(pid, fe->d_name);
-		}
-		closedir(fds);
-		if (!hit || (pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0)) == -1)
-			continue;
-		/* Still the same process (the pidfd pins it): does it still hold the pipe? */
-		if (netns_link_is(path, want))
-			(void)syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+		/* Still the same process (the pidfd pins it): does it still carry it? */
+		if (netns_link_is(path, mark) &&
+		    syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) == 0)
+			killed++;
 		close(pidfd);
 	}
 	closedir(proc);
+	return killed;
+}
+
+static void
+netns_sweep(unsigned long net_ino, unsigned long pipe_ino)
+{
+	char want_net[64], want_pipe[64];
+	int pass;
+
+	snprintf(want_net, sizeof(want_net), "net:[%lu]", net_ino);
+	snprintf(want_pipe, sizeof(want_pipe), "pipe:[%lu]", pipe_ino);
+	/* A killed process keeps its marks until it has exited: give it a moment before
+	 * the next pass rather than signalling it again at once. */
+	for (pass = 0; pass < 50; pass++) {
+		if (netns_sweep_pass(net_ino != 0 ? want_net : NULL,
+		    pipe_ino != 0 ? want_pipe : NULL) == 0)
+			break;
+		usleep(2000);
+	}
 }
 
 /* The keeper: set the namespace up, report, then wait for the launcher to go. */
@@ -291,6 +338,8 @@ netns_keeper(int sock, int lifeline, int sandbox_r, unsigned long sandbox_ino)
 	size_t nfds = 0;
 	int i, fd, devnull, sent;
 	bool sandbox_gone = false;
+	unsigned long net_ino = 0;
+	struct stat nst;
 	char c;
 	pid_t launcher = getppid();
 
@@ -309,7 +358,7 @@ netns_keeper(int sock, int lifeline, int sandbox_r, unsigned long sandbox_ino)
 	{
 		/* The sandbox lifeline's read end too: held until we exit, it keeps the
 		 * pipe, and so its inode number, from being reused by another run's pipe
-		 * while netns_kill_lifeline_holders looks for it. */
+		 * while netns_sweep looks for it. */
 		int keep[3] = { sock, lifeline, sandbox_r };
 
 		spawn_arrange_fds(keep, 3, -1);
@@ -353,6 +402,9 @@ netns_keeper(int sock, int lifeline, int sandbox_r, unsigned long sandbox_ino)
 		goto report;
 	}
 	fds[nfds++] = fd;
+	/* The sandbox's namespace, by which netns_sweep knows its processes. */
+	if (fstat(fd, &nst) == 0)
+		net_ino = (unsigned long)nst.st_ino;
 	if (geteuid() != 0) {
 		if ((fd = open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC)) == -1) {
 			snprintf(m.why, sizeof(m.why), "/proc/self/ns/user: %s",
@@ -409,7 +461,7 @@ netns_keeper(int sock, int lifeline, int sandbox_r, unsigned long sandbox_ino)
 	for (i = 0; i < 1000 && getppid() == launcher; i++)
 		usleep(1000);
 	if (!sandbox_gone)
-		netns_kill_lifeline_holders(sandbox_ino);
+		netns_sweep(net_ino, sandbox_ino);
 	/* If the launcher was killed, the sandbox is dying with it (bwrap's
 	 * --die-with-parent) and may still write for a moment: retry a few times. */
 	for (i = 0; i < 5; i++) {
