@@ -201,3 +201,12 @@ read_file(const char *path, size_t max, char **out, size_t *outlen)
 	errno = saved;
 	return rc;
 }
+
+void
+fd_close(int *fd)
+{
+	if (*fd != -1) {
+		(void)close(*fd);
+		*fd = -1;
+	}
+}

@@ -37,4 +37,7 @@ void diags_free(struct diags *d);
 int read_file(const char *path, size_t max, char **out, size_t *outlen);
 int read_fd_all(int fd, size_t max, char **out, size_t *outlen);
 
+/* Close *fd unless it is -1, and set it to -1. */
+void fd_close(int *fd);
+
 #endif

@@ -330,8 +330,7 @@ bwrap_spawn(struct launch *l, char **envp)
 	close(st[1]);
 	st[1] = -1;
 	/* Only the sandbox holds the read end from now on. */
-	close(l->sandbox_lifeline_r);
-	l->sandbox_lifeline_r = -1;
+	fd_close(&l->sandbox_lifeline_r);
 	close(ep[1]);
 	ep[1] = -1;
 	if (spawn_wait_exec(ep[0], &err) == -1) {
@@ -404,8 +403,7 @@ bwrap_status_read(struct launch *l)
 				if (len > 0)
 					bwrap_status_line(l, buf, len);
 				len = 0;
-				close(l->status_r);
-				l->status_r = -1;
+				fd_close(&l->status_r);
 			}
 			return;
 		}

@@ -592,6 +592,5 @@ netns_send_plan(struct launch *l)
 			break;
 		}
 	}
-	close(l->keeper_sock);
-	l->keeper_sock = -1;
+	fd_close(&l->keeper_sock);
 }

@@ -198,8 +198,7 @@ proxies_drain_log(struct launch *l)
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == 0) {
-			close(l->log_r);
-			l->log_r = -1;
+			fd_close(&l->log_r);
 		}
 		return;
 	}
@@ -216,19 +215,10 @@ proxies_stop(struct launch *l, int timeout_ms)
 	long deadline = proxies_now_ms() + timeout_ms;
 	int k, i;
 
-	if (l->lifeline_w != -1) {
-		close(l->lifeline_w);
-		l->lifeline_w = -1;
-	}
-	if (l->log_w != -1) {
-		close(l->log_w);
-		l->log_w = -1;
-	}
+	fd_close(&l->lifeline_w);
+	fd_close(&l->log_w);
 	for (i = 0; i < LS_MAX; i++)
-		if (l->listen_fd[i] != -1) {
-			close(l->listen_fd[i]);
-			l->listen_fd[i] = -1;
-		}
+		fd_close(&l->listen_fd[i]);
 	while (l->log_r != -1) {
 		struct pollfd pfd = { .fd = l->log_r, .events = POLLIN };
 		long left = deadline - proxies_now_ms();

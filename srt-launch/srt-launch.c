@@ -453,10 +453,7 @@ cleanup(struct launch *l)
 	/* Failed before the temp directory's name was read: read it now, so that it is
 	 * gone when we are (the keeper would remove it too, but later). */
 	(void)netns_tmpdir(l, true);
-	if (l->keeper_sock != -1) {
-		close(l->keeper_sock);
-		l->keeper_sock = -1;
-	}
+	fd_close(&l->keeper_sock);
 	if (l->plan_built)
 		plan_linux_cleanup(&l->plan);
 	tmp_remove(l->tmpdir);
@@ -467,25 +464,18 @@ cleanup(struct launch *l)
 	 * are gone it is reaped by whoever reaps our orphans.
 	 */
 	/* The sandbox's lifeline first: once the keeper's lifeline ends, the keeper
-	 * kills whatever still holds the sandbox's, and that must not be us. */
-	if (l->sandbox_lifeline_w != -1) {
-		close(l->sandbox_lifeline_w);
-		l->sandbox_lifeline_w = -1;
-	}
-	if (l->sandbox_lifeline_r != -1) {
-		close(l->sandbox_lifeline_r);
-		l->sandbox_lifeline_r = -1;
-	}
+	 * may kill whatever still holds the sandbox's, and that must not be us. */
+	fd_close(&l->sandbox_lifeline_w);
+	fd_close(&l->sandbox_lifeline_r);
 	if (l->keeper_lifeline != -1) {
 		/* No sandbox was started, or bwrap's exit was collected (its PID namespace
 		 * ends with its pid 1, every process in it killed and reaped first): the
-		 * keeper need not look for what holds the sandbox's lifeline. Killed, we
-		 * never say it, and the keeper looks. */
+		 * keeper need not look for what is left of the sandbox. Killed, we never
+		 * say it, and the keeper looks (netns_sweep). */
 		if ((l->bwrap_pid == 0 || l->bwrap_reaped) &&
 		    write(l->keeper_lifeline, "d", 1) != 1)
 			log_debug("cannot tell the keeper that the sandbox has ended");
-		close(l->keeper_lifeline);
-		l->keeper_lifeline = -1;
+		fd_close(&l->keeper_lifeline);
 	}
 	if (l->keeper_pid > 0)
 		while (waitpid(l->keeper_pid, &status, WNOHANG) == -1 && errno == EINTR)
@@ -666,12 +656,8 @@ main(int argc, char **argv)
 	envp = env_build(&l);
 	if (bwrap_spawn(&l, envp) == -1)
 		goto out;
-	close(l.netns_fd);
-	l.netns_fd = -1;
-	if (l.userns_fd != -1) {
-		close(l.userns_fd);
-		l.userns_fd = -1;
-	}
+	fd_close(&l.netns_fd);
+	fd_close(&l.userns_fd);
 	rc = wait_loop(&l, sigfd);
 	log_debug("command ended: status %d", rc);
  out:
@@ -681,18 +667,12 @@ main(int argc, char **argv)
 		violations_finish(l.viol, l.srt_mode);
 	env_free(envp);
 	for (i = 0; i < LS_MAX; i++)
-		if (l.listen_fd[i] != -1)
-			close(l.listen_fd[i]);
-	if (l.netns_fd != -1)
-		close(l.netns_fd);
-	if (l.userns_fd != -1)
-		close(l.userns_fd);
-	if (l.lifeline_r != -1)
-		close(l.lifeline_r);
-	if (l.status_r != -1)
-		close(l.status_r);
-	if (sigfd != -1)
-		close(sigfd);
+		fd_close(&l.listen_fd[i]);
+	fd_close(&l.netns_fd);
+	fd_close(&l.userns_fd);
+	fd_close(&l.lifeline_r);
+	fd_close(&l.status_r);
+	fd_close(&sigfd);
 	diags_free(&errs);
 	launch_free(&l);
 	return rc;

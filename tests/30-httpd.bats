@@ -79,10 +79,7 @@ sys.stdout.write(out.decode('latin-1'))
 PY
 	python3 "$T/upstream.py" "$UP" "$T/up.log" &
 	UPID=$!
-	for _ in $(seq 50); do
-		python3 -c "import socket; socket.create_connection(('127.0.0.1', $UP))" 2>/dev/null && break
-		sleep 0.1
-	done
+	wait_listening "$UP"
 	HPID=
 }
 
@@ -580,10 +577,7 @@ while True:
 PY
 	python3 "$T/echo.py" "$UP" 3>&- &
 	UPID=$!
-	for _ in $(seq 50); do
-		python3 -c "import socket; socket.create_connection(('127.0.0.1', $UP))" 2>/dev/null && break
-		sleep 0.1
-	done
+	wait_listening "$UP"
 	settings "[\"127.0.0.1:$UP\"]"
 	(ulimit -n 256 && exec srt-httpd -s "$T/s.json" -l "127.0.0.1:$PP" --log "$T/log" -d) \
 	    2>"$T/err" 3>&- &

@@ -82,11 +82,7 @@ while True:
 PY
 	python3 "$T/upstream.py" "$UP" "$T/up.log" 3>&- &
 	UPID=$!
-	for _ in $(seq 50); do
-		python3 -c "import socket; socket.create_connection(('127.0.0.1', $UP)).close()" \
-		    2>/dev/null && break
-		sleep 0.1
-	done
+	wait_listening "$UP"
 	HPID=
 	write_settings "$T/s.json" "[\"127.0.0.1:$UP\", \"localhost:$UP\"]"
 	srt-httpd -s "$T/s.json" -l "127.0.0.1:$PP" --log "$T/log" -d 2>"$T/err" 3>&- &

@@ -28,6 +28,16 @@ free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
+# Wait (up to 5 s) until something accepts connections on 127.0.0.1 port $1.
+wait_listening() {
+	local port=$1 i
+	for i in $(seq 1 50); do
+		(exec 9<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # Write a minimal valid settings file to $1, with optional allowedDomains JSON array in $2.
 write_settings() {
 	local f=$1 allowed=${2:-[]} denied=${3:-[]}

@@ -75,16 +75,6 @@ load_settings() {
 	write_settings "$T/s.json" '["127.0.0.1"]'
 }
 
-# A TCP port on 127.0.0.1 accepts connections (bounded wait).
-wait_listening() {
-	local port=$1 i
-	for i in $(seq 1 50); do
-		(exec 9<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # start_proxy httpd|socksd [ARGS]: the proxy in the background with $T/s.json, its log
 # in $T/PROG.log; sets PROXY_PID and PROXY_PORT.
 start_proxy() {
