@@ -97,7 +97,8 @@ struct pb {
 	struct plan_linux *out;
 	struct diags *errs;
 	int bad;
-	struct strlist ckey, cval;      /* realpath cache; "" = could not be resolved */
+	struct fsent *fs;               /* what the plan asked of the file system */
+	size_t fs_cap, fs_n;            /* fs: open addressing, fs_cap a power of two */
 	struct strlist writes;          /* allowed write roots, resolved, in order */
 	struct strlist user_roots;      /* those allowWrite named: walked for mandatory denies */
 	struct strlist reads;           /* allowRead paths, normalised */
@@ -121,22 +122,264 @@ struct pb {
 	struct strlist git_global_rel;  /* relative core.hooksPath of the global config */
 };
 
-/* --- resolution ---------------------------------------------------------------------- */
+/* --- the file system, asked once per path ----------------------------------------------- */
+
+/*
+ * Every lstat(2), readlink(2) and realpath the plan needs goes through this cache, so each
+ * path is asked of the file system once per plan: every decision below is then taken on
+ * one view of it. It is also most of the plan's cost otherwise: realpath(3) and the walks
+ * below go name by name from the root, and the mandatory denies alone look up a few dozen
+ * names in every writable root, each time again through the same ancestors.
+ */
+struct fsent {
+	char *path;                     /* NULL: a free slot */
+	int lerr;                       /* lstat: 0 or its errno */
+	struct stat st;
+	char *link;                     /* the target when st is a link (NULL: unreadable) */
+	int lnerr;                      /* readlink's errno when link is NULL */
+	bool have_real;
+	char *real;                     /* realpath, or NULL (rerr) */
+	int rerr;
+};
+
+static size_t
+fs_hash(const char *p)
+{
+	size_t h = 1469598103934665603ULL;
+
+	for (; *p != '\0'; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	return h;
+}
+
+static struct fsent *
+fs_slot(struct pb *b, const char *p)
+{
+	size_t i;
+
+	if (b->fs_n + 1 > b->fs_cap / 2) {
+		struct fsent *old = b->fs;
+		size_t oldcap = b->fs_cap, j;
+
+		b->fs_cap = oldcap == 0 ? 256 : oldcap * 2;
+		b->fs = xcalloc(b->fs_cap, sizeof(*b->fs));
+		for (j = 0; j < oldcap; j++)
+			if (old[j].path != NULL) {
+				for (i = fs_hash(old[j].path) & (b->fs_cap - 1);
+				    b->fs[i].path != NULL; i = (i + 1) & (b->fs_cap - 1))
+					;
+				b->fs[i] = old[j];
+			}
+		free(old);
+	}
+	for (i = fs_hash(p) & (b->fs_cap - 1); b->fs[i].path != NULL;
+	    i = (i + 1) & (b->fs_cap - 1))
+		if (strcmp(b->fs[i].path, p) == 0)
+			return &b->fs[i];
+	b->fs[i].path = xstrdup(p);
+	b->fs[i].lerr = -1;             /* not asked yet */
+	b->fs_n++;
+	return &b->fs[i];
+}
+
+static void
+fs_free(struct pb *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->fs_cap; i++)
+		if (b->fs[i].path != NULL) {
+			free(b->fs[i].path);
+			free(b->fs[i].link);
+			free(b->fs[i].real);
+		}
+	free(b->fs);
+	b->fs = NULL;
+	b->fs_cap = b->fs_n = 0;
+}
+
+/* lstat(2) of p, once. */
+static const struct fsent *
+fs_look(struct pb *b, const char *p)
+{
+	struct fsent *e = fs_slot(b, p);
+	char target[PATH_MAX + 1];
+	ssize_t n;
+
+	if (e->lerr != -1)
+		return e;
+	e->lerr = lstat(p, &e->st) == -1 ? errno : 0;
+	if (e->lerr == 0 && S_ISLNK(e->st.st_mode)) {
+		/* A target that fills the buffer may be cut short: not settled. */
+		if ((n = readlink(p, target, sizeof(target))) == -1 ||
+		    (size_t)n >= sizeof(target))
+			e->lnerr = n == -1 ? errno : ENAMETOOLONG;
+		else
+			e->link = xstrndup(target, (size_t)n);
+	}
+	return e;
+}
+
+static int
+fs_lstat(struct pb *b, const char *p, struct stat *st)
+{
+	const struct fsent *e = fs_look(b, p);
+
+	if (e->lerr != 0) {
+		errno = e->lerr;
+		return -1;
+	}
+	*st = e->st;
+	return 0;
+}
+
+/* The target of the link p, or NULL with errno (EINVAL: not a link). */
+static const char *
+fs_link(struct pb *b, const char *p)
+{
+	const struct fsent *e = fs_look(b, p);
+
+	if (e->lerr != 0)
+		errno = e->lerr;
+	else if (!S_ISLNK(e->st.st_mode))
+		errno = EINVAL;
+	else if (e->link == NULL)
+		errno = e->lnerr;
+	return e->lerr == 0 ? e->link : NULL;
+}
+
+/*
+ * realpath(3) of an absolute path through the cache: the same answer and the same errno.
+ * Names are taken one by one, ".." goes up from what was resolved so far, and a link's
+ * target takes the place of its name (from the root when absolute), at most MAX_LINKS in
+ * all. A name followed by a slash must be a directory.
+ */
+static char *
+fs_realpath(struct pb *b, const char *path)
+{
+	char out[PATH_MAX], rest[2 * PATH_MAX + 2], cand[PATH_MAX];
+	size_t olen = 0, rlen;
+	int links = 0;
+
+	if (path[0] != '/')
+		return path_resolve(path);
+	if ((rlen = strlen(path)) >= sizeof(rest)) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	memcpy(rest, path, rlen + 1);
+	out[0] = '\0';
+	for (;;) {
+		const struct fsent *e;
+		char *name = rest, *end;
+		size_t nlen;
+		bool slash;
+
+		while (*name == '/')
+			name++;
+		if (*name == '\0')
+			break;
+		end = strchr(name, '/');
+		nlen = end != NULL ? (size_t)(end - name) : strlen(name);
+		slash = end != NULL;
+		if (nlen == 1 && name[0] == '.') {
+			memmove(rest, name + nlen, strlen(name + nlen) + 1);
+			continue;
+		}
+		if (nlen == 2 && name[0] == '.' && name[1] == '.') {
+			char *up = strrchr(out, '/');
+
+			if (up != NULL) {
+				*up = '\0';
+				olen = (size_t)(up - out);
+			}
+			memmove(rest, name + nlen, strlen(name + nlen) + 1);
+			continue;
+		}
+		if (olen + 1 + nlen >= sizeof(cand)) {
+			errno = ENAMETOOLONG;
+			return NULL;
+		}
+		memcpy(cand, out, olen);
+		cand[olen] = '/';
+		memcpy(cand + olen + 1, name, nlen);
+		cand[olen + 1 + nlen] = '\0';
+		memmove(rest, name + nlen, strlen(name + nlen) + 1);
+		e = fs_look(b, cand);
+		if (e->lerr != 0) {
+			errno = e->lerr;
+			return NULL;
+		}
+		if (S_ISLNK(e->st.st_mode)) {
+			size_t tlen, left = strlen(rest);
+
+			if (++links > MAX_LINKS) {
+				errno = ELOOP;
+				return NULL;
+			}
+			if (e->link == NULL) {
+				errno = e->lnerr;
+				return NULL;
+			}
+			tlen = strlen(e->link);
+			if (tlen + 1 + left >= sizeof(rest)) {
+				errno = ENAMETOOLONG;
+				return NULL;
+			}
+			/* rest becomes target + "/" + what was left after the name */
+			memmove(rest + tlen + 1, rest, left + 1);
+			memcpy(rest, e->link, tlen);
+			rest[tlen] = '/';
+			if (left == 0 && !slash)
+				rest[tlen] = '\0';
+			if (e->link[0] == '/') {
+				out[0] = '\0';
+				olen = 0;
+			}
+			continue;
+		}
+		if (slash && !S_ISDIR(e->st.st_mode)) {
+			errno = ENOTDIR;
+			return NULL;
+		}
+		memcpy(out, cand, olen + 1 + nlen + 1);
+		olen += 1 + nlen;
+	}
+	return xstrdup(olen == 0 ? "/" : out);
+}
+
+/* stat(2) through the cache: the links followed, then the lstat of where they lead. */
+static int
+fs_stat(struct pb *b, const char *p, struct stat *st)
+{
+	char *r = fs_realpath(b, p);
+	int rc;
+
+	if (r == NULL)
+		return -1;
+	rc = fs_lstat(b, r, st);
+	free(r);
+	return rc;
+}
 
 /* p with every link resolved, or NULL; asked of the file system once per plan. */
 static const char *
 canon(struct pb *b, const char *p)
 {
-	char *r;
-	size_t i;
+	struct fsent *e = fs_slot(b, p);
 
-	for (i = 0; i < b->ckey.n; i++)
-		if (strcmp(b->ckey.v[i], p) == 0)
-			return *b->cval.v[i] != '\0' ? b->cval.v[i] : NULL;
-	r = path_resolve(p);
-	strlist_push(&b->ckey, p);
-	strlist_push_owned(&b->cval, r != NULL ? r : xstrdup(""));
-	return r;
+	if (!e->have_real) {
+		char *r = fs_realpath(b, p);
+
+		if (r == NULL && errno == ENOMEM)
+			fatalx("out of memory");
+		/* fs_realpath may have grown the table: find the entry again. */
+		e = fs_slot(b, p);
+		e->have_real = true;
+		e->real = r;
+		e->rerr = r == NULL ? errno : 0;
+	}
+	return e->real;
 }
 
 static const char *
@@ -199,11 +442,11 @@ absence_errno(int e)
 }
 
 static int
-exists(const char *p)
+exists(struct pb *b, const char *p)
 {
 	struct stat st;
 
-	return stat(p, &st) == 0;
+	return fs_stat(b, p, &st) == 0;
 }
 
 static int
@@ -238,13 +481,13 @@ split_names(const char *p, struct strlist *out)
  * failure, a loop of links among them.
  */
 static int
-way_to(const char *path, char **realp, struct strlist *rest, int *err)
+way_to(struct pb *b, const char *path, char **realp, struct strlist *rest, int *err)
 {
 	struct strlist stack = { 0 }, names = { 0 };
-	char *real = xstrdup(""), *name, *next, target[PATH_MAX + 1];
+	char *real = xstrdup(""), *name, *next;
+	const char *target;
 	struct stat st;
 	int links = 0, rc = -1;
-	ssize_t n;
 	size_t i;
 
 	*err = 0;
@@ -256,7 +499,7 @@ way_to(const char *path, char **realp, struct strlist *rest, int *err)
 		stack.v[stack.n] = NULL;
 		if (*name == '\0' || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
 			next = xasprintf("%s/.", real);
-			if (lstat(next, &st) == -1) {
+			if (fs_lstat(b, next, &st) == -1) {
 				free(next);
 				if (errno != EACCES) {
 					free(name);
@@ -272,7 +515,7 @@ way_to(const char *path, char **realp, struct strlist *rest, int *err)
 			continue;
 		}
 		next = xasprintf("%s/%s", real, name);
-		if (lstat(next, &st) == -1) {
+		if (fs_lstat(b, next, &st) == -1) {
 			int e = errno;
 
 			free(next);
@@ -289,15 +532,11 @@ way_to(const char *path, char **realp, struct strlist *rest, int *err)
 			free(name);
 			continue;
 		}
-		/* A target that fills the buffer may be cut short: not settled. */
-		if (++links > MAX_LINKS ||
-		    (n = readlink(next, target, sizeof(target))) == -1 ||
-		    (size_t)n >= sizeof(target)) {
+		if (++links > MAX_LINKS || (target = fs_link(b, next)) == NULL) {
 			free(next);
 			free(name);
 			goto out;
 		}
-		target[n] = '\0';
 		free(next);
 		free(name);
 		if (target[0] == '/')
@@ -340,7 +579,7 @@ resolve_deny(struct pb *b, const char *raw, struct strlist *also)
 {
 	struct strlist remainder = { 0 }, rest = { 0 }, names = { 0 };
 	char *ancestor, *parent, *rejoined = NULL, *onward = NULL, *first, *real;
-	char *answer = NULL, lbuf[8];
+	char *answer = NULL;
 	const char *resolved = canon(b, raw);
 	size_t i, j;
 	int err;
@@ -370,7 +609,7 @@ resolve_deny(struct pb *b, const char *raw, struct strlist *also)
 		rejoined = t;
 	}
 	first = path_join(resolved, remainder.v[remainder.n - 1]);
-	if (readlink(first, lbuf, sizeof(lbuf)) == -1) {
+	if (fs_link(b, first) == NULL) {
 		free(first);
 		answer = rejoined;
 		rejoined = NULL;
@@ -381,7 +620,7 @@ resolve_deny(struct pb *b, const char *raw, struct strlist *also)
 	for (i = 0; i < MAX_LINKS; i++) {
 		strlist_free(&rest);
 		strlist_free(&names);
-		if (way_to(onward, &real, &rest, &err) == -1)
+		if (way_to(b, onward, &real, &rest, &err) == -1)
 			break;
 		if (err == EACCES) {
 			answer = *real != '\0' ? real : xstrdup("/");
@@ -480,7 +719,7 @@ symlink_in_path(struct pb *b, const char *target)
 		if (*names.v[i] == '\0')
 			continue;
 		next = xasprintf("%s/%s", cur, names.v[i]);
-		if (lstat(next, &st) == -1) {
+		if (fs_lstat(b, next, &st) == -1) {
 			free(next);
 			break;
 		}
@@ -498,7 +737,7 @@ symlink_in_path(struct pb *b, const char *target)
 
 /* The first existing component of p that is not a directory: nothing is made below it. */
 static char *
-file_on_the_way(const char *p)
+file_on_the_way(struct pb *b, const char *p)
 {
 	struct strlist names = { 0 };
 	struct stat st;
@@ -510,7 +749,7 @@ file_on_the_way(const char *p)
 		if (*names.v[i] == '\0')
 			continue;
 		next = xasprintf("%s/%s", cur, names.v[i]);
-		if (stat(next, &st) == -1) {
+		if (fs_stat(b, next, &st) == -1) {
 			free(next);
 			break;
 		}
@@ -527,7 +766,7 @@ file_on_the_way(const char *p)
 }
 
 static char *
-first_missing(const char *p)
+first_missing(struct pb *b, const char *p)
 {
 	struct strlist names = { 0 };
 	char *cur = xstrdup(""), *next;
@@ -540,7 +779,7 @@ first_missing(const char *p)
 		next = xasprintf("%s/%s", cur, names.v[i]);
 		free(cur);
 		cur = next;
-		if (!exists(cur))
+		if (!exists(b, cur))
 			break;
 	}
 	strlist_free(&names);
@@ -595,7 +834,7 @@ expand_list(struct pb *b, const struct path_list *l, const char *what, int deny,
 			free(spelled);
 			continue;
 		}
-		if (lstat(abs, &st) == 0)
+		if (fs_lstat(b, abs, &st) == 0)
 			strlist_push(out, abs);
 		r = glob_expand(abs, out);
 		if (r == 1 && deny) {
@@ -698,7 +937,7 @@ add_write(struct pb *b, const char *abs, int user)
 	char *n = normalize(b, abs);
 
 	/* bwrap's --dev /dev replaces that tree; a bind there would fight it. */
-	if (strncmp(n, "/dev/", 5) == 0 || !exists(n))
+	if (strncmp(n, "/dev/", 5) == 0 || !exists(b, n))
 		goto skip;
 	/* bwrap follows links: a link here would widen the grant to where it points. */
 	if ((r = canon(b, n)) == NULL ||
@@ -815,7 +1054,7 @@ plan_read_entries(struct pb *b)
 	}
 	strlist_free(&raw);
 	/* ssh refuses configs whose owner looks wrong inside a user namespace. */
-	if (exists("/etc/ssh/ssh_config.d"))
+	if (exists(b, "/etc/ssh/ssh_config.d"))
 		strlist_push(&entries, "/etc/ssh/ssh_config.d");
 
 	b->rd = xcalloc(entries.n, sizeof(*b->rd));
@@ -836,7 +1075,7 @@ plan_read_entries(struct pb *b)
 		for (;;) {
 			if (strcmp(cand, "/") == 0 && strcmp(cand, r->named) != 0)
 				break;
-			if (stat(cand, &st) == 0) {
+			if (fs_stat(b, cand, &st) == 0) {
 				r->isdir = S_ISDIR(st.st_mode);
 				r->standin = strcmp(cand, r->named) != 0;
 				landing = canon_or(b, cand);
@@ -1472,7 +1711,7 @@ git_file_writable(struct pb *b, const char *p)
 
 	if (r != NULL)
 		return within_write(b, r);
-	if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode))
+	if (fs_lstat(b, p, &st) == 0 && S_ISLNK(st.st_mode))
 		return 1;
 	loc = name_location(b, p);
 	w = within_write(b, loc);
@@ -1668,7 +1907,7 @@ mandatory_denies(struct pb *b, const struct strlist *roots, struct strlist *out)
 	for (i = 0; i < nitems(dangerous_dirs); i++)
 		strlist_push_owned(out, path_join(cwd, dangerous_dirs[i]));
 	git = path_join(cwd, ".git");
-	if (stat(git, &st) == 0) {
+	if (fs_stat(b, git, &st) == 0) {
 		if (S_ISDIR(st.st_mode)) {
 			/* Its hooks and config first, as the reference lists them. */
 			mwalk_init(&w, b, &found);
@@ -1807,7 +2046,7 @@ placeholder(struct pb *b, const char *absent, const char *raw)
 	if (!in_uncovered_write(b, absent) || covered_by_rodir(b, absent))
 		return;
 	dir = path_dirname(absent);
-	file = file_on_the_way(dir);
+	file = file_on_the_way(b, dir);
 	free(dir);
 	if (file != NULL) {
 		fdir = path_dirname(file);
@@ -1820,7 +2059,7 @@ placeholder(struct pb *b, const char *absent, const char *raw)
 		free(file);
 		return;
 	}
-	dest = first_missing(absent);
+	dest = first_missing(b, absent);
 	strlist_push(&b->decided, dest);
 	dbind_add(b, strlist_contains(&b->deny_anc, dest) ? DK_EMPTYDIR : DK_NULL, dest, raw);
 	/* Only a path found absent here is ours to remove afterwards. */
@@ -1865,7 +2104,7 @@ deny_prepass(struct pb *b)
 		}
 		if (strcmp(res, raw) != 0 && !strlist_contains(&b->symlinked, res))
 			strlist_push(&b->symlinked, res);
-		if (stat(res, &st) == 0 && S_ISDIR(st.st_mode) && meets_write(b, res)) {
+		if (fs_stat(b, res, &st) == 0 && S_ISDIR(st.st_mode) && meets_write(b, res)) {
 			strlist_push(&b->rodirs, res);
 			strlist_push(&b->rodir_raw, raw);
 		}
@@ -1911,7 +2150,7 @@ plan_denies(struct pb *b)
 			free(res);
 			continue;
 		}
-		if (decided_over(b, res) || !exists(res)) {
+		if (decided_over(b, res) || !exists(b, res)) {
 			placeholder(b, res, raw);
 			free(res);
 			continue;
@@ -2057,7 +2296,7 @@ ancestor_pins(struct pb *b, struct strlist *pins, struct strlist *covers)
 			if (rootw && strcmp(up, "/") == 0)
 				strlist_push(covers, dir);
 			else if ((rootw || !strlist_contains(&b->writes, dir)) &&
-			    !(stat(dir, &st) == -1 && absence_errno(errno)))
+			    !(fs_stat(b, dir, &st) == -1 && absence_errno(errno)))
 				strlist_push(pins, dir);
 			free(dir);
 			dir = up;
@@ -2092,8 +2331,7 @@ pb_free(struct pb *b)
 {
 	size_t i, j;
 
-	strlist_free(&b->ckey);
-	strlist_free(&b->cval);
+	fs_free(b);
 	strlist_free(&b->writes);
 	strlist_free(&b->user_roots);
 	strlist_free(&b->reads);
