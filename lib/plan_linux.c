@@ -2498,56 +2498,64 @@ plan_linux_free(struct plan_linux *p)
 
 /* --- cleanup ------------------------------------------------------------------------- */
 
-/* The directory at an absolute path, reached without following any link; -1 otherwise. */
+/*
+ * The directory at an absolute path, reached without following any link; -1 otherwise.
+ * It allocates nothing: srt-launch's keeper calls it when the heap may be half-changed.
+ */
 static int
 open_dir_nofollow(const char *path)
 {
-	struct strlist names = { 0 };
+	char buf[PATH_MAX], *name, *next;
 	int fd, nfd;
-	size_t i;
 
+	if (strlen(path) >= sizeof(buf))
+		return -1;
+	memcpy(buf, path, strlen(path) + 1);
 	if ((fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
 		return -1;
-	split_names(path, &names);
-	for (i = 0; i < names.n && fd != -1; i++) {
-		if (*names.v[i] == '\0' || strcmp(names.v[i], ".") == 0)
+	for (name = buf; name != NULL && fd != -1; name = next) {
+		if ((next = strchr(name, '/')) != NULL)
+			*next++ = '\0';
+		if (*name == '\0' || strcmp(name, ".") == 0)
 			continue;
-		nfd = strcmp(names.v[i], "..") == 0 ? -1 : openat(fd, names.v[i],
+		nfd = strcmp(name, "..") == 0 ? -1 : openat(fd, name,
 		    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		close(fd);
 		fd = nfd;
 	}
-	strlist_free(&names);
 	return fd;
 }
 
 /*
  * Remove one placeholder if it is still what bwrap made: an empty regular file or an empty
  * directory (rmdir refuses a full one). Looked at and removed through its parent's fd, never
- * through a link.
+ * through a link. 0, or an errno when it is still there; allocates and logs nothing.
  */
-static void
-remove_placeholder(const char *path)
+int
+plan_linux_remove_placeholder(const char *path)
 {
-	char *dir = path_dirname(path);
-	const char *name = path_basename(path);
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
 	struct stat st;
-	int dfd;
+	int dfd, e = 0;
 
-	dfd = open_dir_nofollow(dir);
-	free(dir);
-	if (dfd == -1)
-		return;
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+	if (slash == NULL || (size_t)(slash - path) >= sizeof(dir))
+		return EINVAL;
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	if ((dfd = open_dir_nofollow(slash == path ? "/" : dir)) == -1)
+		return 0;
+	if (fstatat(dfd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (S_ISREG(st.st_mode) && st.st_size == 0) {
-			if (unlinkat(dfd, name, 0) == -1)
-				log_debug("placeholder %s: unlink: %s", path, strerror(errno));
+			if (unlinkat(dfd, slash + 1, 0) == -1)
+				e = errno;
 		} else if (S_ISDIR(st.st_mode)) {
-			if (unlinkat(dfd, name, AT_REMOVEDIR) == -1)
-				log_debug("placeholder %s left: %s", path, strerror(errno));
+			if (unlinkat(dfd, slash + 1, AT_REMOVEDIR) == -1)
+				e = errno;
 		}
 	}
 	close(dfd);
+	return e;
 }
 
 void
@@ -2569,7 +2577,11 @@ plan_linux_cleanup(const struct plan_linux *p)
 			v[j] = v[j - 1];
 			v[j - 1] = t;
 		}
-	for (i = 0; i < n; i++)
-		remove_placeholder(v[i]);
+	for (i = 0; i < n; i++) {
+		int e = plan_linux_remove_placeholder(v[i]);
+
+		if (e != 0)
+			log_debug("placeholder %s left: %s", v[i], strerror(e));
+	}
 	free(v);
 }

@@ -3,16 +3,18 @@
  *
  * Process layout while a command runs:
  *
- *   srt-launch ─┬─ keeper      in the sandbox's user+net namespaces (net only as root); it
- *               │              opened the listening sockets there, sent them and the
- *               │              namespace fds back, and now waits on its lifeline to remove
- *               │              the run's temp dir and placeholders even if srt is killed
+ *   srt-launch ─┬─ keeper      shares our memory (clone(2) CLONE_VM); blocked on its
+ *               │              lifeline, it removes the run's temp dir and placeholders and
+ *               │              kills what is left of the sandbox if we are killed (keeper.c)
  *               ├─ srt-httpd   host netns, accepts on 127.0.0.1:3128 and [::1]:3128 of the
  *               ├─ srt-socksd  sandbox's netns through the inherited sockets (or a plain
  *               │              relay to the user's proxy with httpProxyPort/socksProxyPort)
  *               └─ bwrap       setns()'d into the sandbox's namespaces, then its own
  *                              user/pid/mount namespaces; srt-seccomp (as their pid 1,
  *                              --as-pid-1); in its own pid namespace, the command
+ *
+ * A short-lived child made the sandbox's network namespace (user+net namespaces when
+ * unprivileged) and handed its listening sockets over before bwrap started (netns.c).
  */
 #ifndef SRT_LAUNCH_H
 #define SRT_LAUNCH_H
@@ -55,7 +57,9 @@ struct launch {
 	char *self_dir;                 /* where srt-httpd, srt-socksd, srt-seccomp live */
 	char *cwd;
 	char *home;
-	char *tmpdir;                   /* the run's private TMPDIR */
+	char *tmpdir;                   /* the run's private TMPDIR (its name is chosen
+	                                   before the keeper starts) */
+	bool tmp_made;                  /* we made it (keeper_tmp_make) */
 	struct plan_linux plan;
 	bool plan_built;
 
@@ -63,9 +67,10 @@ struct launch {
 	int listen_fd[LS_MAX];
 	int netns_fd;
 	int userns_fd;                  /* -1 as root */
+
+	/* the keeper (keeper.c) */
 	pid_t keeper_pid;
 	int keeper_lifeline;            /* write end; the keeper cleans up at its EOF */
-	int keeper_sock;                /* its report, then the placeholders to remove */
 
 	/* proxies (proxies.c) */
 	int lifeline_r, lifeline_w;     /* proxies exit when lifeline_w is closed */
@@ -96,9 +101,13 @@ char *launch_command_text(const struct launch *l);
 
 /* netns.c */
 int netns_create(struct launch *l);
-int netns_tmpdir(struct launch *l, bool quiet);
-int netns_collect(struct launch *l);
-void netns_send_plan(struct launch *l);
+
+/* keeper.c */
+int keeper_start(struct launch *l);
+int keeper_tmp_make(struct launch *l);
+void keeper_net_ino(unsigned long ino);
+void keeper_placeholders(const struct plan_linux *p);
+void keeper_release(struct launch *l, bool sandbox_gone);
 
 /* proxies.c */
 int proxies_init(struct launch *l);
@@ -123,8 +132,8 @@ void spawn_child_reset(void);
 void spawn_arrange_fds(const int *fds, size_t n, int errfd);
 void spawn_report_errno(int errfd);
 int spawn_wait_exec(int errfd_r, int *err);
-int tmp_create(char **out);
-void tmp_remove(const char *dir);
+int tmp_choose(char **out);
+void tmp_remove(const char *dir, bool quiet);
 const char *lookup_path(const char *prog, char *buf, size_t len);
 
 /* violations.c */

@@ -1,25 +1,26 @@
 /*
  * The sandbox's network namespace (SPEC §5.2).
  *
- * A child (the keeper) creates it: as root a bare network namespace, otherwise a user and a
- * network namespace together, since an unprivileged process may only create a network
- * namespace inside a user namespace it owns. Capabilities in that user namespace do not
- * survive execve, so loopback is brought up here, in-process, with libnl. The keeper then
- * opens the four listening sockets inside and sends them, with descriptors of its
- * namespaces, to the launcher over SCM_RIGHTS.
+ * A child creates it: as root a bare network namespace, otherwise a user and a network
+ * namespace together, since an unprivileged process may only create a network namespace
+ * inside a user namespace it owns. Capabilities in that user namespace do not survive
+ * execve, so loopback is brought up here, in-process, with libnl. The child then opens the
+ * four listening sockets inside and sends them, with descriptors of its namespaces, to the
+ * launcher over SCM_RIGHTS, and exits: from then on those descriptors hold the namespaces.
  *
- * Why namespace descriptors rather than running bwrap under the keeper: bwrap stays a
+ * As root the child shares our memory and we wait while it runs (clone(2) with CLONE_VM
+ * and CLONE_VFORK, as vfork() does): it costs no copy of the page tables and no
+ * copy-on-write faults afterwards, which on a machine where faults are dear is most of
+ * what a fork costs. Unprivileged it must be a real fork: unshare(CLONE_NEWUSER) refuses a
+ * process that shares its memory.
+ *
+ * Why namespace descriptors rather than running bwrap under the child: bwrap stays a
  * direct child of the launcher, so its exit status, --die-with-parent and signal
  * forwarding need no relaying; its child process setns()es into the namespaces the
  * descriptors name (as the owner of the user namespace it holds every capability there)
  * and execs bwrap, whose own user namespace then nests inside ours.
- *
- * The keeper itself then has nothing more to do for the namespace (the descriptors and
- * the sockets keep it alive) and stays only as a janitor: when its lifeline pipe reaches
- * EOF, which happens however the launcher ends, SIGKILL included, it removes the run's
- * temp directory and placeholders, and, unless the launcher said that the sandbox had
- * ended, kills what is left of the sandbox (netns_sweep).
  */
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
@@ -46,6 +47,8 @@
 
 #include "fdpass.h"
 #include "launch.h"
+
+#define NETNS_STACK     (256 * 1024)
 
 struct netns_msg {
 	int ok;
@@ -195,187 +198,15 @@ netns_listen_one(int family, int port, char *why, size_t whylen)
 	return -1;
 }
 
-/*
- * Once the launcher is gone without saying that the sandbox had ended: SIGKILL every
- * process of the run that may still be running. Two marks find them:
- *   - membership of the sandbox's network namespace (inode net_ino), which bwrap and all
- *     it starts are in from the start, whatever the settings (with allowAllUnixSockets
- *     there is no srt-seccomp and no lifeline in the sandbox); only the keeper itself,
- *     which made the namespace, is in it besides them;
- *   - holding the sandbox lifeline's read end (pipe inode pipe_ino; the write end is the
- *     launcher's, and a launcher still exiting is left alone), which also covers a
- *     process that moved to a network namespace of its own. srt-seccomp acts on the
- *     lifeline itself, but a bwrap child whose parent was killed early waits for it
- *     forever (it waits for the parent to write its uid maps, and arms
- *     --die-with-parent only after that), holding the pipe it was meant to pass on.
- * Only processes of this run carry either mark: the namespace and the pipe stay this
- * run's own while we hold them (see netns_keeper). Each process is checked again through
- * a pidfd before the signal, so a reused pid is never hit. A process may fork while
- * /proc is read, so passes repeat until one finds nobody (bounded).
- */
-/* Does the symbolic link path read exactly want? */
-static bool
-netns_link_is(const char *path, const char *want)
-{
-	char link[64];
-	ssize_t n = readlink(path, link, sizeof(link) - 1);
-
-	if (n <= 0)
-		return false;
-	link[n] = '\0';
-	return strcmp(link, want) == 0;
-}
-
-/* Is descriptor fd of process pid open for writing only (the launcher's end)? */
-static bool
-netns_fd_write_only(long pid, const char *fd)
-{
-	char path[64], buf[256];
-	unsigned long flags;
-	const char *f;
-	ssize_t n;
-	int in;
-
-	snprintf(path, sizeof(path), "/proc/%ld/fdinfo/%.16s", pid, fd);
-	if ((in = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return false;
-	n = read(in, buf, sizeof(buf) - 1);
-	close(in);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	if ((f = strstr(buf, "flags:")) == NULL || sscanf(f + 6, "%lo", &flags) != 1)
-		return false;
-	return (flags & O_ACCMODE) == O_WRONLY;
-}
-
-/* The mark of the run that process pid carries (want_net or want_pipe), or NULL; *path
- * gets the link that showed it. */
-static const char *
-netns_of_run(long pid, const char *want_net, const char *want_pipe, char *path,
-    size_t pathlen)
-{
-	struct dirent *fe;
-	DIR *fds;
-	bool hit = false;
-
-	snprintf(path, pathlen, "/proc/%ld/ns/net", pid);
-	if (want_net != NULL && netns_link_is(path, want_net))
-		return want_net;
-	if (want_pipe == NULL)
-		return NULL;
-	snprintf(path, pathlen, "/proc/%ld/fd", pid);
-	if ((fds = opendir(path)) == NULL)
-		return NULL;
-	while (!hit && (fe = readdir(fds)) != NULL) {
-		if (fe->d_name[0] == '.')
-			continue;
-		snprintf(path, pathlen, "/proc/%ld/fd/%s", pid, fe->d_name);
-		hit = netns_link_is(path, want_pipe) && !netns_fd_write_only(pid, fe->d_name);
-	}
-	closedir(fds);
-	return hit ? want_pipe : NULL;
-}
-
-/* One pass over /proc; the number of processes signalled. */
-static unsigned
-netns_sweep_pass(const char *want_net, const char *want_pipe)
-{
-	char path[PATH_MAX];
-	struct dirent *de;
-	DIR *proc;
-	pid_t self = getpid();
-	unsigned killed = 0;
-
-	if ((proc = opendir("/proc")) == NULL)
-		return 0;
-	while ((de = readdir(proc)) != NULL) {
-		char *end;
-		long pid = strtol(de->d_name, &end, 10);
-		const char *mark;
-		int pidfd;
-
-		if (*end != '\0' || pid <= 0 || pid == self ||
-		    (mark = netns_of_run(pid, want_net, want_pipe, path, sizeof(path))) == NULL ||
-		    (pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0)) == -1)
-			continue;
-		/* Still the same process (the pidfd pins it): does it still carry it? */
-		if (netns_link_is(path, mark) &&
-		    syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) == 0)
-			killed++;
-		close(pidfd);
-	}
-	closedir(proc);
-	return killed;
-}
-
-static void
-netns_sweep(unsigned long net_ino, unsigned long pipe_ino)
-{
-	char want_net[64], want_pipe[64];
-	int pass;
-
-	snprintf(want_net, sizeof(want_net), "net:[%lu]", net_ino);
-	snprintf(want_pipe, sizeof(want_pipe), "pipe:[%lu]", pipe_ino);
-	/* A killed process keeps its marks until it has exited: give it a moment before
-	 * the next pass rather than signalling it again at once. */
-	for (pass = 0; pass < 50; pass++) {
-		if (netns_sweep_pass(net_ino != 0 ? want_net : NULL,
-		    pipe_ino != 0 ? want_pipe : NULL) == 0)
-			break;
-		usleep(2000);
-	}
-}
-
-/* The keeper: set the namespace up, report, then wait for the launcher to go. */
-static noreturn void
-netns_keeper(int sock, int lifeline, int sandbox_r, unsigned long sandbox_ino)
+/* The child: set the namespace up, report, exit. */
+static int
+netns_child(void *arg)
 {
 	struct netns_msg m;
-	struct strlist placeholders = { 0 };
-	char *tmpdir = NULL;
+	int sock = *(int *)arg;
 	int fds[LS_MAX + 2];
 	size_t nfds = 0;
-	int i, fd, devnull, sent;
-	bool sandbox_gone = false;
-	unsigned long net_ino = 0;
-	struct stat nst;
-	char c;
-	pid_t launcher = getppid();
-
-	spawn_child_reset();
-	(void)signal(SIGINT, SIG_IGN);
-	(void)signal(SIGQUIT, SIG_IGN);
-	(void)signal(SIGHUP, SIG_IGN);
-	(void)signal(SIGTERM, SIG_IGN);
-	(void)signal(SIGPIPE, SIG_IGN);
-	/* Keep only the socket, the lifeline and stderr: holding the launcher's stdout
-	 * would keep a reader of it waiting until the keeper is gone. */
-	if ((devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) != -1) {
-		(void)dup2(devnull, STDIN_FILENO);
-		(void)dup2(devnull, STDOUT_FILENO);
-	}
-	{
-		/* The sandbox lifeline's read end too: held until we exit, it keeps the
-		 * pipe, and so its inode number, from being reused by another run's pipe
-		 * while netns_sweep looks for it. */
-		int keep[3] = { sock, lifeline, sandbox_r };
-
-		spawn_arrange_fds(keep, 3, -1);
-		sock = 3;
-		lifeline = 4;
-	}
-
-	/*
-	 * The run's temp directory is made here, by the janitor that removes it, and its
-	 * name is the first message: however early the launcher is killed, no directory
-	 * exists that nobody will remove. The launcher reads it (netns_tmpdir) when it
-	 * first needs it; "" says it could not be made (the reason is on stderr).
-	 */
-	if (tmp_create(&tmpdir) == -1)
-		tmpdir = NULL;
-	(void)send(sock, tmpdir != NULL ? tmpdir : "", tmpdir != NULL ? strlen(tmpdir) + 1 : 1,
-	    MSG_NOSIGNAL);
+	int i, fd;
 
 	memset(&m, 0, sizeof(m));
 	if (netns_unshare(m.why, sizeof(m.why)) == -1 ||
@@ -402,9 +233,6 @@ netns_keeper(int sock, int lifeline, int sandbox_r, unsigned long sandbox_ino)
 		goto report;
 	}
 	fds[nfds++] = fd;
-	/* The sandbox's namespace, by which netns_sweep knows its processes. */
-	if (fstat(fd, &nst) == 0)
-		net_ino = (unsigned long)nst.st_ino;
 	if (geteuid() != 0) {
 		if ((fd = open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC)) == -1) {
 			snprintf(m.why, sizeof(m.why), "/proc/self/ns/user: %s",
@@ -416,122 +244,59 @@ netns_keeper(int sock, int lifeline, int sandbox_r, unsigned long sandbox_ino)
 	}
 	m.ok = 1;
  report:
-	/*
-	 * The keeper is started before the launcher has read its policy, so the launcher
-	 * may be gone already (a bad settings file, a signal): then the send fails, with
-	 * EPIPE rather than SIGPIPE, and the keeper goes on to its janitor's work all the
-	 * same, as it does when the namespace could not be set up.
-	 */
-	sent = fdpass_send(sock, &m, sizeof(m), fds, m.ok ? nfds : 0) == 0;
-	while (nfds > 0)
-		close(fds[--nfds]);
-	/* The launcher builds the plan meanwhile and sends its placeholders, one per
-	 * message, then closes the socket. */
-	for (; sent && m.ok;) {
-		char path[PATH_MAX];
-		ssize_t n = recv(sock, path, sizeof(path) - 1, 0);
-
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		path[n] = '\0';
-		strlist_push(&placeholders, path);
-	}
-	close(sock);
-
-	/* Janitor: wait until every write end of the lifeline is gone. A launcher that
-	 * ends normally says first, with a "d", that no sandbox is left to look for. */
-	for (;;) {
-		ssize_t n = read(lifeline, &c, 1);
-
-		if (n == 1 && c == 'd') {
-			sandbox_gone = true;
-			continue;
-		}
-		if (n == 0 || (n == -1 && errno != EINTR))
-			break;
-	}
-	/*
-	 * Our lifeline ends as the launcher's descriptors close, a moment before the
-	 * kernel sends its children (bwrap) their death signal; in that moment bwrap may
-	 * still start its child. Once we are reparented that signal has been sent and no
-	 * new process of the run can appear: sweep only then (at most a second later).
-	 */
-	for (i = 0; i < 1000 && getppid() == launcher; i++)
-		usleep(1000);
-	if (!sandbox_gone)
-		netns_sweep(net_ino, sandbox_ino);
-	/* If the launcher was killed, the sandbox is dying with it (bwrap's
-	 * --die-with-parent) and may still write for a moment: retry a few times. */
-	for (i = 0; i < 5; i++) {
-		struct plan_linux pl;
-		struct stat st;
-
-		memset(&pl, 0, sizeof(pl));
-		pl.placeholders = placeholders;
-		plan_linux_cleanup(&pl);
-		tmp_remove(tmpdir);
-		if (tmpdir == NULL || lstat(tmpdir, &st) == -1)
-			break;
-		usleep(100 * 1000);
-	}
+	(void)fdpass_send(sock, &m, sizeof(m), fds, m.ok ? nfds : 0);
+	/* Only _exit: sharing our memory, the child must not run our exit handlers. */
 	_exit(0);
 }
 
+/*
+ * Have the child make the namespace and read its report: the listening sockets and the
+ * namespaces, or why it failed. The keeper learns the namespace, which its sweep looks
+ * for should we be killed.
+ */
 int
 netns_create(struct launch *l)
 {
-	int sp[2], kl[2];
+	struct netns_msg m;
+	struct stat st;
+	int sp[2], fds[LS_MAX + 2], status, i, rc = -1;
+	size_t got = 0, nfds = 0, k = 0;
+	char *stack = MAP_FAILED;
 	pid_t pid;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) == -1) {
 		log_warn("socketpair");
 		return -1;
 	}
-	if (pipe2(kl, O_CLOEXEC) == -1) {
-		log_warn("pipe");
-		close(sp[0]);
-		close(sp[1]);
-		return -1;
+	if (geteuid() == 0) {
+		stack = mmap(NULL, NETNS_STACK, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+		if (stack == MAP_FAILED) {
+			log_warn("mmap");
+			goto out;
+		}
+		/* We resume once the child has exited (CLONE_VFORK). */
+		pid = clone(netns_child, stack + NETNS_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD,
+		    &sp[1]);
+	} else if ((pid = fork()) == 0) {
+		(void)netns_child(&sp[1]);
 	}
-	if ((pid = fork()) == -1) {
-		log_warn("fork");
-		close(sp[0]);
-		close(sp[1]);
-		close(kl[0]);
-		close(kl[1]);
-		return -1;
+	if (pid == -1) {
+		log_warn("network namespace: cannot start the child");
+		goto out;
 	}
-	if (pid == 0)
-		netns_keeper(sp[1], kl[0], l->sandbox_lifeline_r, l->sandbox_lifeline_ino);
-	close(sp[1]);
-	close(kl[0]);
-	l->keeper_pid = pid;
-	l->keeper_lifeline = kl[1];
-	l->keeper_sock = sp[0];
-	return 0;
-}
-
-/* The keeper's report: the listening sockets and the namespaces, or why it failed. */
-int
-netns_collect(struct launch *l)
-{
-	struct netns_msg m;
-	int fds[LS_MAX + 2];
-	size_t got, nfds, k = 0;
-	int i;
-
+	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+		;
 	memset(&m, 0, sizeof(m));
-	if (fdpass_recv(l->keeper_sock, &m, sizeof(m), &got, fds, LS_MAX + 2, &nfds) == -1 ||
+	if (fdpass_recv(sp[0], &m, sizeof(m), &got, fds, LS_MAX + 2, &nfds) == -1 ||
 	    got != sizeof(m)) {
 		log_warnx("network namespace: the child failed without a report");
-		return -1;
+		goto out;
 	}
 	m.why[sizeof(m.why) - 1] = '\0';
 	if (!m.ok) {
 		log_warnx("network namespace: %s", m.why);
-		return -1;
+		goto out;
 	}
 	for (i = 0; i < LS_MAX; i++)
 		l->listen_fd[i] = (m.slots & (1u << i)) && k < nfds ? fds[k++] : -1;
@@ -539,58 +304,21 @@ netns_collect(struct launch *l)
 		log_warnx("network namespace: malformed report from the child");
 		while (nfds > 0)
 			close(fds[--nfds]);
-		return -1;
+		for (i = 0; i < LS_MAX; i++)
+			l->listen_fd[i] = -1;
+		goto out;
 	}
 	l->netns_fd = fds[k++];
 	l->userns_fd = m.have_userns ? fds[k++] : -1;
+	if (fstat(l->netns_fd, &st) == 0)
+		keeper_net_ino((unsigned long)st.st_ino);
 	log_debug("network namespace ready: loopback up, listening on 3128 and 1080%s",
 	    m.slots == 0xf ? " (IPv4 and IPv6)" : " (IPv4 only)");
-	return 0;
-}
-
-/*
- * The run's temp directory, made by the keeper (netns_keeper): its first message. -1
- * when it could not be made (the keeper said why) or the keeper is gone; quiet keeps
- * this function from adding a message of its own (the clean-up path).
- */
-int
-netns_tmpdir(struct launch *l, bool quiet)
-{
-	char path[PATH_MAX + 1];
-	ssize_t n;
-
-	if (l->tmpdir != NULL)
-		return 0;
-	if (l->keeper_sock == -1)
-		return -1;
-	while ((n = recv(l->keeper_sock, path, sizeof(path) - 1, 0)) == -1 && errno == EINTR)
-		;
-	if (n <= 0) {
-		if (!quiet)
-			log_warnx("network namespace: the child ended without making the "
-			    "temp directory");
-		return -1;
-	}
-	path[n] = '\0';
-	if (path[0] != '/')
-		return -1;
-	l->tmpdir = xstrdup(path);
-	return 0;
-}
-
-/* Tell the keeper which placeholders bwrap may create, then close the socket. */
-void
-netns_send_plan(struct launch *l)
-{
-	size_t i;
-
-	for (i = 0; l->plan_built && i < l->plan.placeholders.n; i++) {
-		const char *p = l->plan.placeholders.v[i];
-
-		if (send(l->keeper_sock, p, strlen(p), MSG_NOSIGNAL) == -1) {
-			log_warn("cannot hand the placeholders to the keeper");
-			break;
-		}
-	}
-	fd_close(&l->keeper_sock);
+	rc = 0;
+ out:
+	if (stack != MAP_FAILED)
+		(void)munmap(stack, NETNS_STACK);
+	close(sp[0]);
+	close(sp[1]);
+	return rc;
 }

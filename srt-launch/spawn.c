@@ -2,7 +2,9 @@
  * What every child of the launcher does between fork and exec, the run's private temp
  * directory, and PATH lookup.
  */
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 
 #include <dirent.h>
@@ -95,69 +97,90 @@ spawn_wait_exec(int errfd_r, int *err)
 	return -1;
 }
 
-/* A private directory for the run: mode 0700 under $TMPDIR (when absolute) or /tmp. */
+/*
+ * The name of the run's private directory: srt.<12 random letters and digits> under
+ * $TMPDIR (when absolute) or /tmp, resolved, as the plan compares resolved paths. Only
+ * the name, chosen before the keeper starts, so that it knows what to remove should we be
+ * killed; keeper_tmp_make() makes the directory (mode 0700), and a name that exists
+ * already makes the run fail rather than share a directory.
+ */
 int
-tmp_create(char **out)
+tmp_choose(char **out)
 {
+	static const char alnum[] =
+	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 	const char *base = getenv("TMPDIR");
-	char *templ, *real;
+	unsigned char rnd[12];
+	char name[sizeof(rnd) + 1], *real;
 	struct stat st;
+	size_t i;
 
 	*out = NULL;
 	if (base == NULL || base[0] != '/' || stat(base, &st) == -1 || !S_ISDIR(st.st_mode))
 		base = "/tmp";
-	templ = xasprintf("%s/srt.XXXXXX", base);
-	if (mkdtemp(templ) == NULL) {
-		log_warn("mkdtemp %s", templ);
-		free(templ);
+	if ((real = realpath(base, NULL)) == NULL) {
+		log_warn("temp directory: %s", base);
 		return -1;
 	}
-	/* The plan compares resolved paths: hand it the real one. */
-	if ((real = realpath(templ, NULL)) == NULL) {
-		log_warn("realpath %s", templ);
-		(void)rmdir(templ);
-		free(templ);
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+		log_warn("getrandom");
+		free(real);
 		return -1;
 	}
-	free(templ);
-	*out = real;
+	for (i = 0; i < sizeof(rnd); i++)
+		name[i] = alnum[rnd[i] % (sizeof(alnum) - 1)];
+	name[sizeof(rnd)] = '\0';
+	*out = xasprintf("%s/srt.%s", strcmp(real, "/") == 0 ? "" : real, name);
+	free(real);
 	return 0;
 }
 
-/* Remove the entries of the directory dfd; never follows a symlink, never leaves the tree. */
+/*
+ * Remove the entries of the directory dfd (closed here); never follows a symlink, never
+ * leaves the tree. It allocates nothing (getdents64(2) into a stack buffer): the keeper
+ * runs it when the heap may be half-changed.
+ */
+struct tmp_dirent {
+	unsigned long long ino;
+	long long off;
+	unsigned short reclen;
+	unsigned char type;
+	char name[];
+};
+
 static void
 tmp_remove_at(int dfd, int depth)
 {
-	struct dirent *de;
-	DIR *d;
+	char buf[2048];
+	long n, off;
 
-	if ((d = fdopendir(dfd)) == NULL) {
-		close(dfd);
-		return;
-	}
-	while ((de = readdir(d)) != NULL) {
-		int sub;
+	while ((n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0)
+		for (off = 0; off < n;) {
+			struct tmp_dirent *d = (struct tmp_dirent *)(buf + off);
+			int sub;
 
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (unlinkat(dirfd(d), de->d_name, 0) == 0 || errno != EISDIR)
-			continue;
-		if (depth >= TMP_MAX_DEPTH)
-			continue;
-		sub = openat(dirfd(d), de->d_name,
-		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (sub == -1)
-			continue;
-		/* The command may have left a directory without write permission. */
-		(void)fchmod(sub, 0700);
-		tmp_remove_at(sub, depth + 1);
-		(void)unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR);
-	}
-	closedir(d);
+			off += d->reclen;
+			if (strcmp(d->name, ".") == 0 || strcmp(d->name, "..") == 0)
+				continue;
+			if (unlinkat(dfd, d->name, 0) == 0 || errno != EISDIR)
+				continue;
+			if (depth >= TMP_MAX_DEPTH)
+				continue;
+			sub = openat(dfd, d->name,
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub == -1)
+				continue;
+			/* The command may have left a directory without write permission. */
+			(void)fchmod(sub, 0700);
+			tmp_remove_at(sub, depth + 1);
+			(void)unlinkat(dfd, d->name, AT_REMOVEDIR);
+		}
+	close(dfd);
 }
 
+/* Remove the run's temp directory and all in it; quiet says nothing if that fails. */
 void
-tmp_remove(const char *dir)
+tmp_remove(const char *dir, bool quiet)
 {
 	int fd;
 
@@ -168,7 +191,7 @@ tmp_remove(const char *dir)
 		return;
 	(void)fchmod(fd, 0700);
 	tmp_remove_at(fd, 0);
-	if (rmdir(dir) == -1 && errno != ENOENT)
+	if (rmdir(dir) == -1 && errno != ENOENT && !quiet)
 		log_warn("cannot remove %s", dir);
 }
 

@@ -4,9 +4,10 @@
  *   srt-launch (-p POLICY | -s SETTINGS) [-d] [--violations FILE] (-c STRING | [--] CMD...)
  *   srt [-s SETTINGS] [-d] (-c STRING | CMD [ARGS...])
  *
- * The sequence: policy; temp dir and filesystem plan; the network namespace (netns.c);
- * bwrap inside it (bwrap.c) with the proxies started on first use (proxies.c); then wait,
- * forwarding signals and reading the proxies' decisions, and clean everything up.
+ * The sequence: the keeper, our janitor (keeper.c); policy; the network namespace
+ * (netns.c); temp dir and filesystem plan; bwrap inside the namespace (bwrap.c) with the
+ * proxies started on first use (proxies.c); then wait, forwarding signals and reading the
+ * proxies' decisions, and clean everything up.
  */
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -450,33 +451,25 @@ cleanup(struct launch *l)
 {
 	int status;
 
-	/* Failed before the temp directory's name was read: read it now, so that it is
-	 * gone when we are (the keeper would remove it too, but later). */
-	(void)netns_tmpdir(l, true);
-	fd_close(&l->keeper_sock);
 	if (l->plan_built)
 		plan_linux_cleanup(&l->plan);
-	tmp_remove(l->tmpdir);
+	if (l->tmp_made)
+		tmp_remove(l->tmpdir, false);
 	/*
 	 * The keeper would clean up too; its lifeline ends now and it exits, having
-	 * nothing left to remove. It is not waited for: its exit (the teardown of an
-	 * address space and of the network namespace) would only delay ours, and once we
-	 * are gone it is reaped by whoever reaps our orphans.
+	 * nothing left to remove. It is not waited for: its exit (the teardown of this
+	 * address space, which it shares) would only delay ours, and once we are gone it
+	 * is reaped by whoever reaps our orphans.
+	 *
+	 * The sandbox's lifeline first: once the keeper's lifeline ends, the keeper may
+	 * kill whatever still holds the sandbox's, and that must not be us. No sandbox was
+	 * started, or bwrap's exit was collected (its PID namespace ends with its pid 1,
+	 * every process in it killed and reaped first): then the keeper need not look for
+	 * what is left of the sandbox. Killed, we never say it, and the keeper looks.
 	 */
-	/* The sandbox's lifeline first: once the keeper's lifeline ends, the keeper
-	 * may kill whatever still holds the sandbox's, and that must not be us. */
 	fd_close(&l->sandbox_lifeline_w);
 	fd_close(&l->sandbox_lifeline_r);
-	if (l->keeper_lifeline != -1) {
-		/* No sandbox was started, or bwrap's exit was collected (its PID namespace
-		 * ends with its pid 1, every process in it killed and reaped first): the
-		 * keeper need not look for what is left of the sandbox. Killed, we never
-		 * say it, and the keeper looks (netns_sweep). */
-		if ((l->bwrap_pid == 0 || l->bwrap_reaped) &&
-		    write(l->keeper_lifeline, "d", 1) != 1)
-			log_debug("cannot tell the keeper that the sandbox has ended");
-		fd_close(&l->keeper_lifeline);
-	}
+	keeper_release(l, l->bwrap_pid == 0 || l->bwrap_reaped);
 	if (l->keeper_pid > 0)
 		while (waitpid(l->keeper_pid, &status, WNOHANG) == -1 && errno == EINTR)
 			;
@@ -496,7 +489,6 @@ launch_init(struct launch *l, const char *argv0)
 		l->listen_fd[i] = -1;
 	l->netns_fd = l->userns_fd = -1;
 	l->keeper_lifeline = -1;
-	l->keeper_sock = -1;
 	l->lifeline_r = l->lifeline_w = l->log_r = l->log_w = -1;
 	l->status_r = -1;
 	l->sandbox_lifeline_w = l->sandbox_lifeline_r = -1;
@@ -597,14 +589,11 @@ main(int argc, char **argv)
 	ensure_std_fds();
 
 	/*
-	 * The keeper first: setting up the network namespace is the longest step before
-	 * bwrap, and it runs while the policy is read and the plan built. A fork also
-	 * costs least now, while this process has written to the fewest pages (each page
-	 * written after the fork is copied once). The keeper makes the run's temp dir (its
-	 * name comes later, netns_tmpdir). If anything below fails, cleanup() removes the
-	 * temp dir and the keeper, its lifeline cut, exits.
+	 * The keeper first (keeper.c), knowing the name of the run's temp directory and the
+	 * sandbox lifeline: from here on, however we end, nothing of the run is left behind.
 	 */
-	if (sandbox_lifeline_create(&l) == -1 || netns_create(&l) == -1)
+	if (sandbox_lifeline_create(&l) == -1 || tmp_choose(&l.tmpdir) == -1 ||
+	    keeper_start(&l) == -1)
 		goto out;
 	if (load_policy(&l) == -1)
 		goto out;
@@ -632,7 +621,8 @@ main(int argc, char **argv)
 		goto out;
 	}
 
-	if (netns_tmpdir(&l, false) == -1)
+	/* The namespace and the temp directory exist before the plan looks at them. */
+	if (netns_create(&l) == -1 || keeper_tmp_make(&l) == -1)
 		goto out;
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.cwd = l.cwd;
@@ -648,9 +638,7 @@ main(int argc, char **argv)
 	}
 	l.plan_built = true;
 	debug_plan(&l);
-	if (netns_collect(&l) == -1)
-		goto out;
-	netns_send_plan(&l);
+	keeper_placeholders(&l.plan);
 	if (proxies_init(&l) == -1)
 		goto out;
 	envp = env_build(&l);

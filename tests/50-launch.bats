@@ -269,6 +269,38 @@ JSON
 	[ -z "$(ls -A "$T/tmp")" ]
 }
 
+@test "when srt is killed, the keeper removes its placeholders and temp dir" {
+	# The keeper shares srt's memory and learns the placeholders from it: they must be
+	# readable however srt ended. Several placeholders, nested and not, the deepest first.
+	cat > "$T/p.json" <<JSON
+{"network":{"allowedDomains":[],"deniedDomains":[]},
+ "filesystem":{"denyRead":[],"allowWrite":["$T/ws"],
+  "denyWrite":["$T/ws/not/there","$T/ws/gone.txt","$T/ws/deep/er/still"]}}
+JSON
+	token="srt-placeholder-kill-$$-$RANDOM"
+	srt -s "$T/p.json" -c ": > \$TMPDIR/junk; sleep 60; : $token" &
+	pid=$!
+	for i in $(seq 100); do pgrep -f -- "sleep 60; : $token" >/dev/null && break; sleep 0.05; done
+	pgrep -f -- "$token" >/dev/null
+	# bwrap made them on the host while the command runs
+	[ -e "$T/ws/not" ]
+	[ -e "$T/ws/gone.txt" ]
+	ls "$T"/tmp/srt.*/junk
+	kill -KILL "$pid"
+	wait "$pid" || true
+	gone "$token"
+	for i in $(seq 50); do
+		[ ! -e "$T/ws/not" ] && [ ! -e "$T/ws/gone.txt" ] && [ ! -e "$T/ws/deep" ] &&
+		    [ -z "$(ls -A "$T/tmp")" ] && break
+		sleep 0.1
+	done
+	[ ! -e "$T/ws/not" ]
+	[ ! -e "$T/ws/gone.txt" ]
+	[ ! -e "$T/ws/deep" ]
+	[ -z "$(ls -A "$T/tmp")" ]
+	[ -z "$(ls -A "$T/ws")" ]
+}
+
 @test "srt killed at any moment of its start leaves no sandbox running" {
 	# bwrap arms --die-with-parent in its child only late in its set-up; the
 	# sandbox's lifeline (srt-seccomp --lifeline-fd) covers the time before, and the

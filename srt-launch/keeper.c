@@ -1,0 +1,476 @@
+/*
+ * The keeper: the janitor of a run. However the launcher ends, SIGKILL included, it
+ * removes the run's temp directory and placeholders and, unless the launcher said that the
+ * sandbox had ended, kills what is left of the sandbox (keeper_sweep).
+ *
+ * It is a process of its own (a SIGKILL of the launcher does not reach it) that shares the
+ * launcher's memory (clone(2) with CLONE_VM, without CLONE_THREAD). A forked janitor cost
+ * every launch about as much as the rest of the launcher together on a machine where page
+ * faults are dear: the fork copies the page tables, and then the launcher and the child
+ * each take a copy-on-write fault for every page either writes. Sharing the memory costs
+ * one clone(2) and a small stack.
+ *
+ * The price is discipline, in two phases:
+ *   - While the launcher runs, the keeper shares its memory, its C library state and its
+ *     thread-local storage (errno among it). So it makes raw system calls only (no errno,
+ *     no allocation, no stdio), on its own stack, and otherwise only reads what the
+ *     launcher published before or through the atomics of struct keeper_state. It sets
+ *     itself up and then blocks reading its lifeline.
+ *   - The lifeline ends when the launcher closes it or dies. The keeper waits until the
+ *     launcher is gone for good (it is reparented). From then on nobody else runs in this
+ *     memory and the C library may be used, except what allocates: a launcher killed in
+ *     the middle of malloc() may have left the heap half-changed. Everything it does then
+ *     (tmp_remove, plan_linux_remove_placeholder, the sweep) works with stack buffers.
+ * It never logs: by then the launcher's stderr may belong to the next command.
+ */
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/mman.h>
+#include <sys/types.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "launch.h"
+
+#define KEEPER_STACK    (1024 * 1024)   /* touched only as deep as it is used */
+#define KEEPER_PH_BYTES (256 * 1024)    /* the placeholders, NUL-separated; untouched
+                                           pages of it cost nothing */
+
+enum { TMP_NONE, TMP_MAKING, TMP_MADE, TMP_NOT_OURS };
+
+/*
+ * What the launcher tells the keeper, in its own memory. The names are written before the
+ * keeper starts (tmpdir, the inodes) or published through an atomic after being written
+ * whole (the placeholders), so that a launcher killed at any instant leaves them readable.
+ */
+static struct keeper_state {
+	char tmpdir[PATH_MAX];
+	unsigned long pipe_ino;         /* the sandbox lifeline's pipe */
+	pid_t launcher;
+	int lifeline;                   /* read end, in the keeper's own fd table */
+	int sandbox_r;                  /* read end of the sandbox lifeline, held */
+	_Atomic int tmp_state;
+	_Atomic int sandbox_gone;
+	_Atomic unsigned long net_ino;  /* the sandbox's network namespace */
+	_Atomic size_t ph_len;          /* published bytes of ph */
+	char ph[KEEPER_PH_BYTES];       /* deepest first */
+} ks;
+
+/* --- raw system calls (phase one) ------------------------------------------------------ */
+
+static inline long
+raw6(long n, long a1, long a2, long a3, long a4, long a5, long a6)
+{
+	long ret;
+#if defined(__x86_64__)
+	register long r10 __asm__("r10") = a4;
+	register long r8 __asm__("r8") = a5;
+	register long r9 __asm__("r9") = a6;
+
+	__asm__ volatile ("syscall"
+	    : "=a"(ret)
+	    : "a"(n), "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8), "r"(r9)
+	    : "rcx", "r11", "memory");
+#elif defined(__aarch64__)
+	register long x8 __asm__("x8") = n;
+	register long x0 __asm__("x0") = a1;
+	register long x1 __asm__("x1") = a2;
+	register long x2 __asm__("x2") = a3;
+	register long x3 __asm__("x3") = a4;
+	register long x4 __asm__("x4") = a5;
+	register long x5 __asm__("x5") = a6;
+
+	__asm__ volatile ("svc #0"
+	    : "+r"(x0)
+	    : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
+	    : "memory");
+	ret = x0;
+#else
+#error "srt-launch: the keeper makes raw system calls; add them for this architecture"
+#endif
+	return ret;
+}
+
+#define raw1(n, a) raw6((n), (long)(a), 0, 0, 0, 0, 0)
+#define raw2(n, a, b) raw6((n), (long)(a), (long)(b), 0, 0, 0, 0)
+#define raw3(n, a, b, c) raw6((n), (long)(a), (long)(b), (long)(c), 0, 0, 0)
+#define raw4(n, a, b, c, d) raw6((n), (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
+
+/* The kernel's struct sigaction, as rt_sigaction(2) takes it. */
+struct keeper_ksigaction {
+	void (*handler)(int);
+	unsigned long flags;
+	void (*restorer)(void);
+	unsigned long mask;
+};
+
+/* --- the sweep (phase two) ------------------------------------------------------------- */
+
+/* Names of the directory fd, one getdents64(2) batch at a time, into buf. */
+struct keeper_dirent {
+	unsigned long long ino;
+	long long off;
+	unsigned short reclen;
+	unsigned char type;
+	char name[];
+};
+
+/* Does the symbolic link path read exactly want? */
+static bool
+keeper_link_is(const char *path, const char *want)
+{
+	char link[64];
+	ssize_t n = readlink(path, link, sizeof(link) - 1);
+
+	if (n <= 0)
+		return false;
+	link[n] = '\0';
+	return strcmp(link, want) == 0;
+}
+
+/* Is descriptor fd of process pid open for writing only (the launcher's end)? */
+static bool
+keeper_fd_write_only(long pid, const char *fd)
+{
+	char path[64], buf[256];
+	unsigned long flags;
+	const char *f;
+	ssize_t n;
+	int in;
+
+	snprintf(path, sizeof(path), "/proc/%ld/fdinfo/%.16s", pid, fd);
+	if ((in = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return false;
+	n = read(in, buf, sizeof(buf) - 1);
+	close(in);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	if ((f = strstr(buf, "flags:")) == NULL || sscanf(f + 6, "%lo", &flags) != 1)
+		return false;
+	return (flags & O_ACCMODE) == O_WRONLY;
+}
+
+/* Does process pid hold the read end of the pipe want_pipe? */
+static bool
+keeper_holds_pipe(long pid, const char *want_pipe)
+{
+	char path[64], buf[4096];
+	long n, off;
+	int dfd;
+	bool hit = false;
+
+	snprintf(path, sizeof(path), "/proc/%ld/fd", pid);
+	if ((dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return false;
+	while (!hit && (n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0)
+		for (off = 0; !hit && off < n;) {
+			struct keeper_dirent *d = (struct keeper_dirent *)(buf + off);
+
+			off += d->reclen;
+			if (d->name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%ld/fd/%.16s", pid, d->name);
+			hit = keeper_link_is(path, want_pipe) &&
+			    !keeper_fd_write_only(pid, d->name);
+		}
+	close(dfd);
+	return hit;
+}
+
+/*
+ * One pass over /proc: SIGKILL every process of the run that may still be running; the
+ * number signalled. Two marks find them:
+ *   - membership of the sandbox's network namespace, which bwrap and all it starts are in
+ *     from the start, whatever the settings (with allowAllUnixSockets there is no
+ *     srt-seccomp and no lifeline in the sandbox);
+ *   - holding the sandbox lifeline's read end (the write end is the launcher's, and a
+ *     launcher still exiting is left alone), which also covers a process that moved to a
+ *     network namespace of its own. srt-seccomp acts on the lifeline itself, but a bwrap
+ *     child whose parent was killed early waits for it forever (it waits for the parent
+ *     to write its uid maps, and arms --die-with-parent only after that), holding the
+ *     pipe it was meant to pass on.
+ * Only processes of this run carry either mark: the namespace is the run's own, and the
+ * keeper holds the pipe's read end until it exits, so its inode cannot be reused. Each
+ * process is checked again through a pidfd before the signal, so a reused pid is never
+ * hit.
+ */
+static unsigned
+keeper_sweep_pass(const char *want_net, const char *want_pipe)
+{
+	char path[64], buf[8192];
+	pid_t self = getpid();
+	unsigned killed = 0;
+	long n, off;
+	int proc;
+
+	if ((proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return 0;
+	while ((n = syscall(SYS_getdents64, proc, buf, sizeof(buf))) > 0)
+		for (off = 0; off < n;) {
+			struct keeper_dirent *d = (struct keeper_dirent *)(buf + off);
+			const char *mark = NULL;
+			char *end;
+			long pid;
+			int pidfd;
+
+			off += d->reclen;
+			pid = strtol(d->name, &end, 10);
+			if (*end != '\0' || pid <= 0 || pid == self)
+				continue;
+			snprintf(path, sizeof(path), "/proc/%ld/ns/net", pid);
+			if (want_net != NULL && keeper_link_is(path, want_net))
+				mark = want_net;
+			else if (keeper_holds_pipe(pid, want_pipe))
+				mark = want_pipe;
+			if (mark == NULL ||
+			    (pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0)) == -1)
+				continue;
+			/* Still the same process (the pidfd pins it): does it still carry it? */
+			if ((mark == want_net ? keeper_link_is(path, want_net) :
+			    keeper_holds_pipe(pid, want_pipe)) &&
+			    syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) == 0)
+				killed++;
+			close(pidfd);
+		}
+	close(proc);
+	return killed;
+}
+
+/* A process may fork while /proc is read, so passes repeat until one finds nobody. */
+static void
+keeper_sweep(unsigned long net_ino, unsigned long pipe_ino)
+{
+	char want_net[64], want_pipe[64];
+	int pass;
+
+	snprintf(want_net, sizeof(want_net), "net:[%lu]", net_ino);
+	snprintf(want_pipe, sizeof(want_pipe), "pipe:[%lu]", pipe_ino);
+	/* A killed process keeps its marks until it has exited: give it a moment before
+	 * the next pass rather than signalling it again at once. */
+	for (pass = 0; pass < 50; pass++) {
+		if (keeper_sweep_pass(net_ino != 0 ? want_net : NULL, want_pipe) == 0)
+			break;
+		usleep(2000);
+	}
+}
+
+/* --- the keeper ------------------------------------------------------------------------ */
+
+static int
+keeper_main(void *arg)
+{
+	static const int deaf[] = { SIGINT, SIGQUIT, SIGHUP, SIGTERM, SIGPIPE };
+	struct keeper_ksigaction ign = { SIG_IGN, 0, NULL, 0 };
+	unsigned long none = 0;
+	struct timespec ms = { 0, 1000 * 1000 };
+	size_t i, off, len;
+	long n, devnull, lf, sr;
+	char c;
+	int tries;
+
+	(void)arg;
+	/* Phase one: raw system calls only (see the top of this file). Out of the
+	 * terminal's foreground group and deaf to what a terminal or a supervisor sends:
+	 * the launcher forwards those to the command, and the keeper ends with its
+	 * lifeline alone. */
+	(void)raw2(SYS_setpgid, 0, 0);
+	for (i = 0; i < sizeof(deaf) / sizeof(deaf[0]); i++)
+		(void)raw4(SYS_rt_sigaction, deaf[i], &ign, 0, sizeof(none));
+	(void)raw4(SYS_rt_sigprocmask, SIG_SETMASK, &none, 0, sizeof(none));
+	/* Keep the lifeline, the sandbox lifeline's read end and stderr; stdin and
+	 * stdout become /dev/null: holding the launcher's stdout would keep a reader of
+	 * it waiting until the keeper is gone. */
+	if ((devnull = raw4(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC, 0)) >= 0) {
+		(void)raw3(SYS_dup3, devnull, STDIN_FILENO, 0);
+		(void)raw3(SYS_dup3, devnull, STDOUT_FILENO, 0);
+	}
+	/* Both out of the way first, so that neither move clobbers the other. */
+	if ((lf = raw3(SYS_fcntl, ks.lifeline, F_DUPFD_CLOEXEC, 64)) < 0 ||
+	    (sr = raw3(SYS_fcntl, ks.sandbox_r, F_DUPFD_CLOEXEC, 64)) < 0 ||
+	    raw3(SYS_dup3, lf, 3, O_CLOEXEC) < 0 || raw3(SYS_dup3, sr, 4, O_CLOEXEC) < 0)
+		(void)raw1(SYS_exit_group, 1);
+	(void)raw3(SYS_close_range, 5, ~0U, 0);
+	for (;;) {
+		n = raw3(SYS_read, 3, &c, 1);
+		if (n == 1 || n == -EINTR)
+			continue;
+		break;
+	}
+	/*
+	 * Our lifeline ends as the launcher's descriptors close, a moment before the
+	 * kernel sends its children (bwrap) their death signal; in that moment bwrap may
+	 * still start its child. Once we are reparented that signal has been sent, no new
+	 * process of the run can appear, and the launcher no longer runs in this memory.
+	 */
+	for (tries = 0; tries < 1000 && raw1(SYS_getppid, 0) == ks.launcher; tries++)
+		(void)raw2(SYS_nanosleep, &ms, NULL);
+	if (tries == 1000)
+		(void)raw1(SYS_exit_group, 1);  /* the launcher lingers: leave it all to it */
+
+	/* Phase two: the C library, without allocating. */
+	if (!atomic_load(&ks.sandbox_gone))
+		keeper_sweep(atomic_load(&ks.net_ino), ks.pipe_ino);
+	/* A dying sandbox may still write for a moment: retry a few times. */
+	len = atomic_load(&ks.ph_len);
+	for (tries = 0; tries < 5; tries++) {
+		struct stat st;
+
+		for (off = 0; off < len; off += strlen(ks.ph + off) + 1)
+			plan_linux_remove_placeholder(ks.ph + off);
+		switch (atomic_load(&ks.tmp_state)) {
+		case TMP_MAKING:        /* killed around the mkdir: the name is unguessable */
+		case TMP_MADE:
+			tmp_remove(ks.tmpdir, true);
+			if (lstat(ks.tmpdir, &st) == -1)
+				(void)raw1(SYS_exit_group, 0);
+			break;
+		default:
+			(void)raw1(SYS_exit_group, 0);
+		}
+		usleep(100 * 1000);
+	}
+	(void)raw1(SYS_exit_group, 0);
+	return 0;
+}
+
+/*
+ * Start the keeper: first of all, so that the temp directory (tmp_make) and the sandbox
+ * never exist without it. l->tmpdir and the sandbox lifeline must be set.
+ */
+int
+keeper_start(struct launch *l)
+{
+	int kl[2];
+	char *stack;
+	pid_t pid;
+
+	if (strlen(l->tmpdir) >= sizeof(ks.tmpdir)) {
+		log_warnx("temp directory name too long: %s", l->tmpdir);
+		return -1;
+	}
+	if (pipe2(kl, O_CLOEXEC) == -1) {
+		log_warn("pipe");
+		return -1;
+	}
+	/* Never unmapped: the keeper may run on it after we are gone. */
+	stack = mmap(NULL, KEEPER_STACK, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+	if (stack == MAP_FAILED) {
+		log_warn("mmap");
+		close(kl[0]);
+		close(kl[1]);
+		return -1;
+	}
+	(void)mprotect(stack, (size_t)sysconf(_SC_PAGESIZE), PROT_NONE);
+	memcpy(ks.tmpdir, l->tmpdir, strlen(l->tmpdir) + 1);
+	ks.pipe_ino = l->sandbox_lifeline_ino;
+	ks.launcher = getpid();
+	ks.lifeline = kl[0];
+	ks.sandbox_r = l->sandbox_lifeline_r;
+	atomic_store(&ks.tmp_state, TMP_NONE);
+	atomic_store(&ks.sandbox_gone, 0);
+	atomic_store(&ks.net_ino, 0UL);
+	atomic_store(&ks.ph_len, (size_t)0);
+	pid = clone(keeper_main, stack + KEEPER_STACK, CLONE_VM | SIGCHLD, NULL);
+	close(kl[0]);
+	if (pid == -1) {
+		log_warn("clone");
+		close(kl[1]);
+		return -1;
+	}
+	l->keeper_pid = pid;
+	l->keeper_lifeline = kl[1];
+	return 0;
+}
+
+/*
+ * Make the run's temp directory, under the name tmp_choose() picked: mkdir(2) never reuses
+ * an existing directory or follows a link there. The keeper knows the name from the start
+ * and removes the directory if we are killed once it may exist.
+ */
+int
+keeper_tmp_make(struct launch *l)
+{
+	atomic_store(&ks.tmp_state, TMP_MAKING);
+	if (mkdir(l->tmpdir, 0700) == -1) {
+		int e = errno;
+
+		atomic_store(&ks.tmp_state, TMP_NOT_OURS);
+		log_warnx("temp directory %s: %s", l->tmpdir, strerror(e));
+		return -1;
+	}
+	atomic_store(&ks.tmp_state, TMP_MADE);
+	l->tmp_made = true;
+	return 0;
+}
+
+/* The sandbox's network namespace: what the sweep looks for. */
+void
+keeper_net_ino(unsigned long ino)
+{
+	atomic_store(&ks.net_ino, ino);
+}
+
+/*
+ * The placeholders bwrap may create, deepest first (a directory placeholder goes only once
+ * what is in it went). Entries that do not fit are left to our own clean-up: the keeper
+ * removes them only if we are killed.
+ */
+void
+keeper_placeholders(const struct plan_linux *p)
+{
+	size_t len = atomic_load(&ks.ph_len), i, j, n = p->placeholders.n;
+	const char **v;
+
+	if (n == 0)
+		return;
+	v = xcalloc(n, sizeof(*v));
+	for (i = 0; i < n; i++)
+		v[i] = p->placeholders.v[i];
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && strlen(v[j - 1]) < strlen(v[j]); j--) {
+			const char *t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	for (i = 0; i < n; i++) {
+		size_t k = strlen(v[i]) + 1;
+
+		if (len + k > sizeof(ks.ph)) {
+			log_warnx("too many placeholders for the keeper; %zu left to this run", n - i);
+			break;
+		}
+		memcpy(ks.ph + len, v[i], k);
+		len += k;
+	}
+	free(v);
+	atomic_store(&ks.ph_len, len);
+}
+
+/*
+ * We end normally: everything was removed already. Say whether the sandbox has ended
+ * (bwrap's exit collected, or never started), then cut the keeper's lifeline. It is not
+ * waited for: its exit (the teardown of this very address space) would only delay ours.
+ */
+void
+keeper_release(struct launch *l, bool sandbox_gone)
+{
+	if (l->keeper_lifeline == -1)
+		return;
+	if (sandbox_gone)
+		atomic_store(&ks.sandbox_gone, 1);
+	fd_close(&l->keeper_lifeline);
+}
