@@ -128,6 +128,7 @@ void env_free(char **envp);
 const char *env_ssh_proxy_tool(void);
 
 /* spawn.c: helpers shared by every child we start */
+void spawn_signals_init(void);
 void spawn_child_reset(void);
 void spawn_arrange_fds(const int *fds, size_t n, int errfd);
 void spawn_report_errno(int errfd);

@@ -21,6 +21,36 @@
 
 #define TMP_MAX_DEPTH   128
 
+/* The signals ignored when we started (SigIgn of /proc/self/status), when known. */
+static unsigned long long spawn_ignored;
+static bool spawn_ignored_known;
+
+/*
+ * Note which signals we inherited ignored, before we ignore any ourselves: our children
+ * put those back to the default. One read of /proc here spares each child a system call
+ * per signal.
+ */
+void
+spawn_signals_init(void)
+{
+	char buf[2048], *p;
+	ssize_t n;
+	int fd;
+
+	if ((fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC)) == -1)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	if ((p = strstr(buf, "\nSigIgn:")) == NULL)
+		return;
+	errno = 0;
+	spawn_ignored = strtoull(p + 8, NULL, 16);
+	spawn_ignored_known = errno == 0;
+}
+
 /*
  * The launcher blocks the signals it handles through a signalfd and ignores SIGPIPE; both
  * survive execve, so every child puts them back first. Children also leave the terminal's
@@ -35,9 +65,12 @@ spawn_child_reset(void)
 
 	/* Everything back to the default, SIGPIPE included: a disposition of SIG_IGN
 	 * survives execve, and a shell that starts srt in the background has SIGINT and
-	 * SIGQUIT ignored, which a non-interactive shell inside could then not trap. */
+	 * SIGQUIT ignored, which a non-interactive shell inside could then not trap. We
+	 * install no handler, so only those ignored need it (all, if we do not know). */
 	for (sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
+		if (sig != SIGKILL && sig != SIGSTOP &&
+		    (!spawn_ignored_known || sig == SIGPIPE || sig > 64 ||
+		    (spawn_ignored & (1ULL << (sig - 1))) != 0))
 			(void)signal(sig, SIG_DFL);
 	sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);

@@ -587,6 +587,7 @@ main(int argc, char **argv)
 	parse_args(&l, argc, argv);
 	log_init(l.srt_mode ? "srt" : "srt-launch", l.debug, LAUNCH_FAIL);
 	ensure_std_fds();
+	spawn_signals_init();
 
 	/*
 	 * The keeper first (keeper.c), knowing the name of the run's temp directory and the

@@ -243,6 +243,23 @@ JSON
 	done
 }
 
+@test "signals ignored when srt started are back to the default inside" {
+	# A shell starting srt in the background ignores SIGINT and SIGQUIT; nohup ignores
+	# SIGHUP. The command gets the default for all of them, and for SIGPIPE, which srt
+	# ignores itself; nothing is ignored or blocked inside, with a seccomp stage or
+	# without one (allowAllUnixSockets).
+	cat > "$T/u.json" <<JSON
+{"network":{"allowedDomains":[],"deniedDomains":[],"allowAllUnixSockets":true},
+ "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}
+JSON
+	for f in s.json u.json; do
+		run bash -c "trap '' INT QUIT HUP USR2 PIPE; exec '$SRT_BIN/srt' -s '$T/$f' -c 'grep -E \"^Sig(Ign|Blk):\" /proc/self/status'"
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"SigIgn:	0000000000000000"* ]]
+		[[ "$output" == *"SigBlk:	0000000000000000"* ]]
+	done
+}
+
 @test "a forwarded signal the command does not handle gives 128+N" {
 	srt -s "$T/s.json" -- sleep 30 &
 	pid=$!
