@@ -17,7 +17,7 @@ else
 BUILD   ?= build
 endif
 
-PKGS    := libcjson libcares libseccomp libcap libnl-3.0 libnl-route-3.0
+PKGS    := libcjson libcares libseccomp libcap libnl-3.0
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -71,12 +71,13 @@ $(BUILD)/bin/srt-seccomp: LDFLAGS += -static
 $(BUILD)/bin/srt-seccomp: LDLIBS := $(shell pkg-config --static --libs libseccomp libcap 2>/dev/null)
 endif
 
-# srt-launch (srt) links libnl statically: only the objects it uses are pulled in, so
-# it starts without libnl-route's load-time registration of every link and qdisc type
-# it never touches (bench/launch.sh). It stays dynamic for libc (NSS) and cJSON.
+# srt-launch (srt) links libnl statically: only the few objects of libnl's core it uses
+# (one RTM_NEWLINK to bring the sandbox's loopback up) are pulled in, and it starts without
+# loading another shared library (bench/launch.sh). It stays dynamic for libc (NSS) and
+# cJSON.
 ifneq ($(SAN),1)
 $(BUILD)/bin/srt-launch: LDLIBS := -Wl,--as-needed $(shell pkg-config --libs libcjson 2>/dev/null) \
-    -Wl,-Bstatic $(shell pkg-config --static --libs libnl-route-3.0 2>/dev/null | sed 's/-lpthread//g') \
+    -Wl,-Bstatic $(shell pkg-config --static --libs libnl-3.0 2>/dev/null | sed 's/-lpthread//g') \
     -Wl,-Bdynamic -lpthread
 endif
 

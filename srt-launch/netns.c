@@ -43,7 +43,11 @@
 
 #include <netlink/netlink.h>
 
-#include <netlink/route/link.h>
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
 
 #include "fdpass.h"
 #include "launch.h"
@@ -120,12 +124,21 @@ netns_unshare(char *why, size_t whylen)
 	return 0;
 }
 
-/* ip link set lo up, through rtnetlink. */
+/*
+ * ip link set lo up, through rtnetlink: one RTM_NEWLINK naming the device, which the kernel
+ * applies to the existing link, and its acknowledgement. (Fetching the link first, to
+ * change it through libnl-route's object, parsed a dump of every attribute of lo.)
+ */
 static int
 netns_loopback_up(char *why, size_t whylen)
 {
+	struct ifinfomsg ifi = {
+		.ifi_family = AF_UNSPEC,
+		.ifi_flags = IFF_UP,
+		.ifi_change = IFF_UP,
+	};
 	struct nl_sock *sk;
-	struct rtnl_link *link = NULL, *change = NULL;
+	struct nl_msg *msg = NULL;
 	const char *step = "nl_socket_alloc";
 	int r = -NLE_NOMEM;
 
@@ -134,23 +147,20 @@ netns_loopback_up(char *why, size_t whylen)
 	step = "nl_connect";
 	if ((r = nl_connect(sk, NETLINK_ROUTE)) < 0)
 		goto out;
-	step = "rtnl_link_get_kernel(lo)";
-	if ((r = rtnl_link_get_kernel(sk, 0, "lo", &link)) < 0)
-		goto out;
-	step = "rtnl_link_alloc";
+	step = "RTM_NEWLINK(lo up)";
 	r = -NLE_NOMEM;
-	if ((change = rtnl_link_alloc()) == NULL)
+	if ((msg = nlmsg_alloc_simple(RTM_NEWLINK, NLM_F_REQUEST)) == NULL ||
+	    nlmsg_append(msg, &ifi, sizeof(ifi), NLMSG_ALIGNTO) < 0 ||
+	    nla_put_string(msg, IFLA_IFNAME, "lo") < 0)
 		goto out;
-	rtnl_link_set_flags(change, IFF_UP);
-	step = "rtnl_link_change(lo up)";
-	r = rtnl_link_change(sk, link, change, 0);
+	/* nl_send_sync asks for the acknowledgement, waits for it and frees msg. */
+	r = nl_send_sync(sk, msg);
+	msg = NULL;
  out:
 	if (r < 0)
 		snprintf(why, whylen, "loopback: %s: %s", step, nl_geterror(r));
-	if (change != NULL)
-		rtnl_link_put(change);
-	if (link != NULL)
-		rtnl_link_put(link);
+	if (msg != NULL)
+		nlmsg_free(msg);
 	if (sk != NULL)
 		nl_socket_free(sk);
 	return r < 0 ? -1 : 0;
