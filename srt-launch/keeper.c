@@ -1,7 +1,8 @@
 /*
- * The keeper: the janitor of a run. However the launcher ends, SIGKILL included, it
- * removes the run's temp directory and placeholders and, unless the launcher said that the
- * sandbox had ended, kills what is left of the sandbox (keeper_sweep).
+ * The keeper: the janitor of a run. When the launcher ends without having cleaned up after
+ * its sandbox (killed, SIGKILL included, or failing while the sandbox may still run), the
+ * keeper kills what is left of the sandbox (keeper_sweep) and removes the run's temp
+ * directory and placeholders.
  *
  * It is a process of its own (a SIGKILL of the launcher does not reach it) that shares the
  * launcher's memory (clone(2) with CLONE_VM, without CLONE_THREAD). A forked janitor cost
@@ -61,7 +62,7 @@ static struct keeper_state {
 	int lifeline;                   /* read end, in the keeper's own fd table */
 	int sandbox_r;                  /* read end of the sandbox lifeline, held */
 	_Atomic int tmp_state;
-	_Atomic int sandbox_gone;
+	_Atomic int released;           /* we cleaned up after the sandbox ended */
 	_Atomic unsigned long net_ino;  /* the sandbox's network namespace */
 	_Atomic size_t ph_len;          /* published bytes of ph */
 	char ph[KEEPER_PH_BYTES];       /* deepest first */
@@ -309,6 +310,13 @@ keeper_main(void *arg)
 		break;
 	}
 	/*
+	 * We ended normally, the sandbox gone and everything removed: nothing is left to do,
+	 * and doing it again could only hurt (a placeholder of ours may by now be a mount
+	 * point of another run's sandbox with the same settings).
+	 */
+	if (atomic_load(&ks.released))
+		(void)raw1(SYS_exit_group, 0);
+	/*
 	 * Our lifeline ends as the launcher's descriptors close, a moment before the
 	 * kernel sends its children (bwrap) their death signal; in that moment bwrap may
 	 * still start its child. Once we are reparented that signal has been sent, no new
@@ -320,8 +328,7 @@ keeper_main(void *arg)
 		(void)raw1(SYS_exit_group, 1);  /* the launcher lingers: leave it all to it */
 
 	/* Phase two: the C library, without allocating. */
-	if (!atomic_load(&ks.sandbox_gone))
-		keeper_sweep(atomic_load(&ks.net_ino), ks.pipe_ino);
+	keeper_sweep(atomic_load(&ks.net_ino), ks.pipe_ino);
 	/* A dying sandbox may still write for a moment: retry a few times. */
 	len = atomic_load(&ks.ph_len);
 	for (tries = 0; tries < 5; tries++) {
@@ -380,7 +387,7 @@ keeper_start(struct launch *l)
 	ks.lifeline = kl[0];
 	ks.sandbox_r = l->sandbox_lifeline_r;
 	atomic_store(&ks.tmp_state, TMP_NONE);
-	atomic_store(&ks.sandbox_gone, 0);
+	atomic_store(&ks.released, 0);
 	atomic_store(&ks.net_ino, 0UL);
 	atomic_store(&ks.ph_len, (size_t)0);
 	pid = clone(keeper_main, stack + KEEPER_STACK, CLONE_VM | SIGCHLD, NULL);
@@ -461,16 +468,18 @@ keeper_placeholders(const struct plan_linux *p)
 }
 
 /*
- * We end normally: everything was removed already. Say whether the sandbox has ended
- * (bwrap's exit collected, or never started), then cut the keeper's lifeline. It is not
- * waited for: its exit (the teardown of this very address space) would only delay ours.
+ * We end: cut the keeper's lifeline. When the sandbox has ended (bwrap's exit collected,
+ * or it never started) and we removed everything ourselves, the keeper has nothing to do
+ * and exits at once; otherwise, once we are gone, it kills what is left and removes what
+ * remains. It is not waited for: its exit (the teardown of this very address space) would
+ * only delay ours.
  */
 void
-keeper_release(struct launch *l, bool sandbox_gone)
+keeper_release(struct launch *l, bool done)
 {
 	if (l->keeper_lifeline == -1)
 		return;
-	if (sandbox_gone)
-		atomic_store(&ks.sandbox_gone, 1);
+	if (done)
+		atomic_store(&ks.released, 1);
 	fd_close(&l->keeper_lifeline);
 }

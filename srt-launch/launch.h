@@ -107,7 +107,7 @@ int keeper_start(struct launch *l);
 int keeper_tmp_make(struct launch *l);
 void keeper_net_ino(unsigned long ino);
 void keeper_placeholders(const struct plan_linux *p);
-void keeper_release(struct launch *l, bool sandbox_gone);
+void keeper_release(struct launch *l, bool done);
 
 /* proxies.c */
 int proxies_init(struct launch *l);

@@ -449,6 +449,7 @@ wait_loop(struct launch *l, int sigfd)
 static void
 cleanup(struct launch *l)
 {
+	bool sandbox_gone = l->bwrap_pid == 0 || l->bwrap_reaped;
 	int status;
 
 	if (l->plan_built)
@@ -456,20 +457,16 @@ cleanup(struct launch *l)
 	if (l->tmp_made)
 		tmp_remove(l->tmpdir, false);
 	/*
-	 * The keeper would clean up too; its lifeline ends now and it exits, having
-	 * nothing left to remove. It is not waited for: its exit (the teardown of this
-	 * address space, which it shares) would only delay ours, and once we are gone it
-	 * is reaped by whoever reaps our orphans.
-	 *
 	 * The sandbox's lifeline first: once the keeper's lifeline ends, the keeper may
 	 * kill whatever still holds the sandbox's, and that must not be us. No sandbox was
 	 * started, or bwrap's exit was collected (its PID namespace ends with its pid 1,
-	 * every process in it killed and reaped first): then the keeper need not look for
-	 * what is left of the sandbox. Killed, we never say it, and the keeper looks.
+	 * every process in it killed and reaped first): then, everything removed above,
+	 * the keeper has nothing to do. Otherwise it looks once we are gone, as it does
+	 * when we are killed.
 	 */
 	fd_close(&l->sandbox_lifeline_w);
 	fd_close(&l->sandbox_lifeline_r);
-	keeper_release(l, l->bwrap_pid == 0 || l->bwrap_reaped);
+	keeper_release(l, sandbox_gone);
 	if (l->keeper_pid > 0)
 		while (waitpid(l->keeper_pid, &status, WNOHANG) == -1 && errno == EINTR)
 			;
