@@ -20,7 +20,6 @@
  * descriptors name (as the owner of the user namespace it holds every capability there)
  * and execs bwrap, whose own user namespace then nests inside ours.
  */
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
@@ -53,6 +52,9 @@
 #include "launch.h"
 
 #define NETNS_STACK     (256 * 1024)
+
+/* The root child's stack (CLONE_VFORK: one child at a time, and only while we wait). */
+static char netns_stack[NETNS_STACK] __attribute__((aligned(64)));
 
 struct netns_msg {
 	int ok;
@@ -274,7 +276,6 @@ netns_create(struct launch *l)
 	struct stat st;
 	int sp[2], fds[LS_MAX + 2], status, i, rc = -1;
 	size_t got = 0, nfds = 0, k = 0;
-	char *stack = MAP_FAILED;
 	pid_t pid;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) == -1) {
@@ -282,15 +283,9 @@ netns_create(struct launch *l)
 		return -1;
 	}
 	if (geteuid() == 0) {
-		stack = mmap(NULL, NETNS_STACK, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
-		if (stack == MAP_FAILED) {
-			log_warn("mmap");
-			goto out;
-		}
 		/* We resume once the child has exited (CLONE_VFORK). */
-		pid = clone(netns_child, stack + NETNS_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD,
-		    &sp[1]);
+		pid = clone(netns_child, netns_stack + NETNS_STACK,
+		    CLONE_VM | CLONE_VFORK | SIGCHLD, &sp[1]);
 	} else if ((pid = fork()) == 0) {
 		(void)netns_child(&sp[1]);
 	}
@@ -329,8 +324,6 @@ netns_create(struct launch *l)
 	    m.slots == 0xf ? " (IPv4 and IPv6)" : " (IPv4 only)");
 	rc = 0;
  out:
-	if (stack != MAP_FAILED)
-		(void)munmap(stack, NETNS_STACK);
 	close(sp[0]);
 	close(sp[1]);
 	return rc;
