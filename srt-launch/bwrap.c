@@ -1,8 +1,17 @@
 /*
  * The bubblewrap invocation (SPEC §5.4, BEHAVIOR §4.2): the filesystem plan from libsrt,
  * then the namespace and capability options, then srt-seccomp and the command. The
- * options travel in a sealed memfd through --args (a large plan would not fit the
- * kernel's argument limits); the command itself stays on the real argv.
+ * options travel through --args (a large plan would not fit the kernel's argument
+ * limits); the command itself stays on the real argv, where bwrap wants it.
+ *
+ * With the seccomp stage, bwrap is started before the plan is built (bwrap_start) and
+ * reads its options from a pipe that we fill once the plan is ready (bwrap_send_args):
+ * its execution and start-up, about a millisecond, overlap our own work. Should we die
+ * while writing, bwrap may read part of its options; srt-seccomp, which it starts, then
+ * finds its lifeline cut and never runs the command. Should we fail otherwise, bwrap is
+ * killed before the pipe is closed (bwrap_abort). Without the seccomp stage
+ * (allowAllUnixSockets) there is no such guard: the options are written whole, to a
+ * sealed memfd, before bwrap starts.
  */
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -87,27 +96,6 @@ bwrap_debug_argv(const struct strlist *opts, char *const *argv)
 	strlist_free(&q);
 }
 
-/* The options, NUL-separated in a sealed memfd, positioned at the start. */
-static int
-bwrap_args_memfd(const struct strlist *opts)
-{
-	size_t i, len = 0;
-	char *buf, *o;
-	int fd;
-
-	for (i = 0; i < opts->n; i++)
-		len += strlen(opts->v[i]) + 1;
-	o = buf = xmalloc(len);
-	for (i = 0; i < opts->n; i++) {
-		size_t k = strlen(opts->v[i]) + 1;
-
-		memcpy(o, opts->v[i], k);
-		o += k;
-	}
-	fd = memfd_sealed("srt-bwrap-args", buf, len);
-	free(buf);
-	return fd;
-}
 
 /*
  * Run by root with a fresh /proc, bwrap makes srt-seccomp (--as-pid-1) PID 1 of a new
@@ -279,8 +267,8 @@ bwrap_child(const struct launch *l, const char *bwrap, char **argv, char **envp,
  * as virtual machines without nested paging, a fork costs more than the rest of the
  * launch before bwrap). Entering a user namespace, though, is refused to a task that
  * shares its memory (setns(2): EINVAL), so an unprivileged launch, which must enter
- * the keeper's, forks. Nothing here is written after the vfork() (the child never
- * returns), so nothing can be clobbered.
+ * the namespace child's, forks. Nothing here is written after the vfork() (the child
+ * never returns), so nothing can be clobbered.
  */
 static pid_t
 bwrap_fork(const struct launch *l, const char *bwrap, char **argv, char **envp,
@@ -294,13 +282,55 @@ bwrap_fork(const struct launch *l, const char *bwrap, char **argv, char **envp,
 	return pid;
 }
 
-int
-bwrap_spawn(struct launch *l, char **envp)
+/* Write all of buf to fd; -1 with errno otherwise. */
+static int
+bwrap_write_all(int fd, const char *buf, size_t len)
 {
-	struct strlist opts = { 0 }, argv = { 0 };
-	char bwbuf[4096], *seccomp = NULL;
+	ssize_t n;
+
+	while (len > 0) {
+		if ((n = write(fd, buf, len)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* The options, NUL-separated, in one buffer (*len bytes). */
+static char *
+bwrap_options_buf(const struct strlist *opts, size_t *len)
+{
+	size_t i;
+	char *buf, *o;
+
+	for (i = 0, *len = 0; i < opts->n; i++)
+		*len += strlen(opts->v[i]) + 1;
+	o = buf = xmalloc(*len + 1);
+	for (i = 0; i < opts->n; i++) {
+		size_t k = strlen(opts->v[i]) + 1;
+
+		memcpy(o, opts->v[i], k);
+		o += k;
+	}
+	return buf;
+}
+
+/*
+ * Start bwrap. With the seccomp stage it waits for its options on a pipe (see the top of
+ * this file); otherwise they are built now from the plan, which must be ready.
+ */
+int
+bwrap_start(struct launch *l, char **envp)
+{
+	struct strlist argv = { 0 };
+	char bwbuf[4096];
 	const char *bwrap;
-	int st[2] = { -1, -1 }, ep[2] = { -1, -1 }, argfd = -1, err = 0, rc = -1;
+	int st[2] = { -1, -1 }, ep[2] = { -1, -1 }, ap[2] = { -1, -1 }, argfd = -1;
+	int err = 0, rc = -1;
 	pid_t pid;
 
 	if ((bwrap = bwrap_path(l, bwbuf, sizeof(bwbuf))) == NULL) {
@@ -310,20 +340,37 @@ bwrap_spawn(struct launch *l, char **envp)
 		return -1;
 	}
 	if (!l->set.net.allow_all_unix_sockets)
-		seccomp = xasprintf("%s/srt-seccomp", l->self_dir);
-	l->as_pid1 = seccomp != NULL;
-	bwrap_options(l, seccomp, &opts);
-	bwrap_argv(l, bwrap, seccomp, &argv);
-	bwrap_debug_argv(&opts, argv.v);
+		l->seccomp_path = xasprintf("%s/srt-seccomp", l->self_dir);
+	l->as_pid1 = l->seccomp_path != NULL;
+	l->bwrap_exe = xstrdup(bwrap);
+	bwrap_argv(l, bwrap, l->seccomp_path, &argv);
 
-	if ((argfd = bwrap_args_memfd(&opts)) == -1)
-		goto out;
+	if (l->seccomp_path != NULL) {
+		if (pipe2(ap, O_CLOEXEC) == -1) {
+			log_warn("pipe");
+			goto out;
+		}
+		argfd = ap[0];
+	} else {
+		struct strlist opts = { 0 };
+		size_t len;
+		char *buf;
+
+		bwrap_options(l, NULL, &opts);
+		bwrap_debug_argv(&opts, argv.v);
+		buf = bwrap_options_buf(&opts, &len);
+		argfd = memfd_sealed("srt-bwrap-args", buf, len);
+		free(buf);
+		strlist_free(&opts);
+		if (argfd == -1)
+			goto out;
+	}
 	if (pipe2(st, O_CLOEXEC) == -1 || pipe2(ep, O_CLOEXEC) == -1) {
 		log_warn("pipe");
 		goto out;
 	}
 	if ((pid = bwrap_fork(l, bwrap, argv.v, envp, st[1], argfd,
-	    seccomp != NULL ? l->sandbox_lifeline_r : -1, ep[1])) == -1) {
+	    l->seccomp_path != NULL ? l->sandbox_lifeline_r : -1, ep[1])) == -1) {
 		log_warn("fork");
 		goto out;
 	}
@@ -346,22 +393,68 @@ bwrap_spawn(struct launch *l, char **envp)
 	l->status_r = st[0];
 	st[0] = -1;
 	(void)fcntl(l->status_r, F_SETFL, O_NONBLOCK);
+	l->bwrap_args_w = ap[1];
+	ap[1] = -1;
 	rc = 0;
  out:
 	if (argfd != -1)
 		close(argfd);
-	if (st[0] != -1)
-		close(st[0]);
-	if (st[1] != -1)
-		close(st[1]);
-	if (ep[0] != -1)
-		close(ep[0]);
-	if (ep[1] != -1)
-		close(ep[1]);
-	strlist_free(&opts);
+	fd_close(&ap[1]);
+	fd_close(&st[0]);
+	fd_close(&st[1]);
+	fd_close(&ep[0]);
+	fd_close(&ep[1]);
 	strlist_free(&argv);
-	free(seccomp);
 	return rc;
+}
+
+/* The options for a bwrap that waits for them: the plan must be ready. */
+int
+bwrap_send_args(struct launch *l)
+{
+	struct strlist opts = { 0 }, argv = { 0 };
+	size_t len;
+	char *buf;
+	int rc = 0;
+
+	if (l->bwrap_args_w == -1)
+		return 0;               /* given whole at the start */
+	bwrap_options(l, l->seccomp_path, &opts);
+	if (log_debugging()) {
+		bwrap_argv(l, l->bwrap_exe, l->seccomp_path, &argv);
+		bwrap_debug_argv(&opts, argv.v);
+		strlist_free(&argv);
+	}
+	buf = bwrap_options_buf(&opts, &len);
+	if (bwrap_write_all(l->bwrap_args_w, buf, len) == -1) {
+		log_warn("cannot hand bwrap its options");
+		rc = -1;
+	}
+	free(buf);
+	strlist_free(&opts);
+	if (rc == -1)
+		bwrap_abort(l);
+	else
+		fd_close(&l->bwrap_args_w);
+	return rc;
+}
+
+/*
+ * A bwrap still waiting for its options is killed, and reaped, before its pipe is
+ * closed: it never runs with part of them.
+ */
+void
+bwrap_abort(struct launch *l)
+{
+	if (l->bwrap_args_w == -1)
+		return;
+	if (l->bwrap_pid > 0) {
+		(void)kill(l->bwrap_pid, SIGKILL);
+		while (waitpid(l->bwrap_pid, NULL, 0) == -1 && errno == EINTR)
+			;
+		l->bwrap_pid = 0;
+	}
+	fd_close(&l->bwrap_args_w);
 }
 
 /* bwrap's --json-status-fd: {"child-pid": N} when the sandbox starts, {"exit-code": N}

@@ -79,6 +79,9 @@ struct launch {
 	bool proxy_started[PK_MAX];
 
 	/* the sandbox (bwrap.c) */
+	char *bwrap_exe;                /* the bwrap executed */
+	char *seccomp_path;             /* srt-seccomp, NULL without the seccomp stage */
+	int bwrap_args_w;               /* bwrap waits for its options on this pipe */
 	pid_t bwrap_pid;
 	int status_r;                   /* bwrap --json-status-fd */
 	int sandbox_lifeline_w;         /* held until this process ends: srt-seccomp
@@ -118,7 +121,9 @@ void proxies_stop(struct launch *l, int timeout_ms);
 void relay_child_main(int fd4, int fd6, int lifeline, int port);
 
 /* bwrap.c */
-int bwrap_spawn(struct launch *l, char **envp);
+int bwrap_start(struct launch *l, char **envp);
+int bwrap_send_args(struct launch *l);
+void bwrap_abort(struct launch *l);
 void bwrap_status_read(struct launch *l);
 pid_t bwrap_initial_pid(const struct launch *l);
 

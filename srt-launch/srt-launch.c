@@ -486,6 +486,7 @@ launch_init(struct launch *l, const char *argv0)
 		l->listen_fd[i] = -1;
 	l->netns_fd = l->userns_fd = -1;
 	l->keeper_lifeline = -1;
+	l->bwrap_args_w = -1;
 	l->lifeline_r = l->lifeline_w = l->log_r = l->log_w = -1;
 	l->status_r = -1;
 	l->sandbox_lifeline_w = l->sandbox_lifeline_r = -1;
@@ -522,7 +523,10 @@ launch_free(struct launch *l)
 	free(l->cwd);
 	free(l->home);
 	free(l->tmpdir);
+	free(l->bwrap_exe);
+	free(l->seccomp_path);
 	l->config_path = l->self_dir = l->cwd = l->home = l->tmpdir = NULL;
+	l->bwrap_exe = l->seccomp_path = NULL;
 }
 
 /* Missing with allowAllUnixSockets, where no srt-seccomp reports it: 127 or 126. */
@@ -619,8 +623,14 @@ main(int argc, char **argv)
 		goto out;
 	}
 
-	/* The namespace and the temp directory exist before the plan looks at them. */
-	if (netns_create(&l) == -1 || keeper_tmp_make(&l) == -1)
+	if (netns_create(&l) == -1 || proxies_init(&l) == -1)
+		goto out;
+	envp = env_build(&l);
+	/* bwrap starts now and waits for its options while we plan (bwrap.c). */
+	if (!l.set.net.allow_all_unix_sockets && bwrap_start(&l, envp) == -1)
+		goto out;
+	/* The temp directory exists before the plan looks at it. */
+	if (keeper_tmp_make(&l) == -1)
 		goto out;
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.cwd = l.cwd;
@@ -636,17 +646,16 @@ main(int argc, char **argv)
 	}
 	l.plan_built = true;
 	debug_plan(&l);
+	/* The keeper knows the placeholders before bwrap may make them. */
 	keeper_placeholders(&l.plan);
-	if (proxies_init(&l) == -1)
-		goto out;
-	envp = env_build(&l);
-	if (bwrap_spawn(&l, envp) == -1)
+	if (l.set.net.allow_all_unix_sockets ? bwrap_start(&l, envp) : bwrap_send_args(&l))
 		goto out;
 	fd_close(&l.netns_fd);
 	fd_close(&l.userns_fd);
 	rc = wait_loop(&l, sigfd);
 	log_debug("command ended: status %d", rc);
  out:
+	bwrap_abort(&l);
 	proxies_stop(&l, PROXY_STOP_MS);
 	cleanup(&l);
 	if (l.viol != NULL)

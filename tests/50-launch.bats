@@ -98,6 +98,19 @@ gone() {
 	[ -z "$(ls -A "$T/runs")" ]
 }
 
+@test "a failure after bwrap started waiting for its options runs nothing and leaves nothing" {
+	# bwrap is started before the plan and the temp directory (bwrap.c); a temp
+	# directory that cannot be made fails the run after that: bwrap is killed before it
+	# ever reads its options, and no sandbox, command or directory remains.
+	token="srt-late-failure-$$-$RANDOM"
+	TMPDIR=/proc run srt -s "$T/s.json" -c "echo ran; : $token"
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"temp directory /proc/srt."* ]]
+	[[ "$output" != *ran* ]]
+	not pgrep -f -- "$token"
+	not pgrep -f -- "bwrap --args 4 -- .*$token"
+}
+
 @test "srt without -s: ~/.srt-settings.json, or the built-in defaults when it does not exist" {
 	run srt -d -c 'echo ok; echo x > "$HOME/f" 2>/dev/null || echo refused'
 	[ "$status" -eq 0 ]
