@@ -60,6 +60,15 @@ spawn_signals_init(void)
 void
 spawn_child_reset(void)
 {
+	/* The kernel's struct sigaction: glibc's sigaction() refuses the two real-time
+	 * signals it keeps for itself (SIGCANCEL and SIGSETXID), which make(1), for one,
+	 * leaves ignored; the system call sets them like any other. */
+	struct {
+		void (*handler)(int);
+		unsigned long flags;
+		void (*restorer)(void);
+		unsigned long mask;
+	} dfl = { SIG_DFL, 0, NULL, 0 };
 	sigset_t none;
 	int sig;
 
@@ -71,7 +80,7 @@ spawn_child_reset(void)
 		if (sig != SIGKILL && sig != SIGSTOP &&
 		    (!spawn_ignored_known || sig == SIGPIPE || sig > 64 ||
 		    (spawn_ignored & (1ULL << (sig - 1))) != 0))
-			(void)signal(sig, SIG_DFL);
+			(void)syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(dfl.mask));
 	sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
 	(void)setpgid(0, 0);

@@ -267,6 +267,7 @@ JSON
 JSON
 	for f in s.json u.json; do
 		run bash -c "trap '' INT QUIT HUP USR2 PIPE; exec '$SRT_BIN/srt' -s '$T/$f' -c 'grep -E \"^Sig(Ign|Blk):\" /proc/self/status'"
+		echo "$f: $output"
 		[ "$status" -eq 0 ]
 		[[ "$output" == *"SigIgn:	0000000000000000"* ]]
 		[[ "$output" == *"SigBlk:	0000000000000000"* ]]
