@@ -138,6 +138,28 @@ AUDIT_I386=0x40000003
 	! cmp -s "$T/f.bpf" "$T/a.bpf"
 }
 
+@test "emit-bpf: the embedded programs are what libseccomp builds here, all four" {
+	# srt-seccomp embeds programs made at build time (srt-seccomp/filter.c); the
+	# generator is srt-seccomp linked with libseccomp, and must still agree byte for byte.
+	gen="$SRT_BUILD/gen/srt-seccomp-gen"
+	[ -x "$gen" ]
+	for opts in "" "--allow-unix-sockets" "--allow-nested-userns" \
+	    "--allow-unix-sockets --allow-nested-userns"; do
+		# shellcheck disable=SC2086
+		"$SECCOMP" $opts --emit-bpf "$T/embedded.bpf"
+		# shellcheck disable=SC2086
+		"$gen" $opts --emit-bpf "$T/built.bpf"
+		cmp "$T/embedded.bpf" "$T/built.bpf"
+	done
+	# and they differ from each other
+	"$SECCOMP" --emit-bpf "$T/a"
+	"$SECCOMP" --allow-unix-sockets --emit-bpf "$T/b"
+	"$SECCOMP" --allow-nested-userns --emit-bpf "$T/c"
+	! cmp -s "$T/a" "$T/b"
+	! cmp -s "$T/a" "$T/c"
+	! cmp -s "$T/b" "$T/c"
+}
+
 @test "emit-bpf: the architecture is checked first; ia32 and x32 are killed, -1 passes" {
 	is_x86_64 || skip "x86_64 only"
 	"$SECCOMP" --emit-bpf "$T/f.bpf"
