@@ -30,6 +30,8 @@ void plan_linux_free(struct plan_linux *p);
 
 /* Remove the placeholders bwrap left on the host (only empty files and directories). */
 void plan_linux_cleanup(const struct plan_linux *p);
+/* p's placeholders, deepest first, NULL-terminated; free() the array. */
+const char **plan_linux_placeholders_deepest_first(const struct plan_linux *p);
 /* One placeholder, if it is still what bwrap made; 0 or the errno that left it there.
  * Allocates and logs nothing. */
 int plan_linux_remove_placeholder(const char *path);

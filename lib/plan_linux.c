@@ -2558,26 +2558,38 @@ plan_linux_remove_placeholder(const char *path)
 	return e;
 }
 
-void
-plan_linux_cleanup(const struct plan_linux *p)
+/*
+ * The placeholders, deepest first (a directory placeholder goes only once what is in it
+ * went): an array of p's strings, NULL-terminated, for the caller to free.
+ */
+const char **
+plan_linux_placeholders_deepest_first(const struct plan_linux *p)
 {
 	size_t i, j, n = p->placeholders.n;
-	char **v;
+	const char **v = xcalloc(n + 1, sizeof(*v));
 
-	if (n == 0)
-		return;
-	v = xcalloc(n, sizeof(*v));
 	for (i = 0; i < n; i++)
 		v[i] = p->placeholders.v[i];
-	/* Deepest first: a directory placeholder goes only once what is in it went. */
 	for (i = 1; i < n; i++)
 		for (j = i; j > 0 && strlen(v[j - 1]) < strlen(v[j]); j--) {
-			char *t = v[j];
+			const char *t = v[j];
 
 			v[j] = v[j - 1];
 			v[j - 1] = t;
 		}
-	for (i = 0; i < n; i++) {
+	return v;
+}
+
+void
+plan_linux_cleanup(const struct plan_linux *p)
+{
+	const char **v;
+	size_t i;
+
+	if (p->placeholders.n == 0)
+		return;
+	v = plan_linux_placeholders_deepest_first(p);
+	for (i = 0; v[i] != NULL; i++) {
 		int e = plan_linux_remove_placeholder(v[i]);
 
 		if (e != 0)

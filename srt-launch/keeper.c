@@ -438,26 +438,18 @@ keeper_net_ino(unsigned long ino)
 void
 keeper_placeholders(const struct plan_linux *p)
 {
-	size_t len = atomic_load(&ks.ph_len), i, j, n = p->placeholders.n;
+	size_t len = atomic_load(&ks.ph_len), i;
 	const char **v;
 
-	if (n == 0)
+	if (p->placeholders.n == 0)
 		return;
-	v = xcalloc(n, sizeof(*v));
-	for (i = 0; i < n; i++)
-		v[i] = p->placeholders.v[i];
-	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && strlen(v[j - 1]) < strlen(v[j]); j--) {
-			const char *t = v[j];
-
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-	for (i = 0; i < n; i++) {
+	v = plan_linux_placeholders_deepest_first(p);
+	for (i = 0; v[i] != NULL; i++) {
 		size_t k = strlen(v[i]) + 1;
 
 		if (len + k > sizeof(ks.ph)) {
-			log_warnx("too many placeholders for the keeper; %zu left to this run", n - i);
+			log_warnx("too many placeholders for the keeper; %zu left to this run",
+			    p->placeholders.n - i);
 			break;
 		}
 		memcpy(ks.ph + len, v[i], k);
