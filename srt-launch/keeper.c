@@ -63,7 +63,8 @@ static struct keeper_state {
 	int sandbox_r;                  /* read end of the sandbox lifeline, held */
 	_Atomic int tmp_state;
 	_Atomic int released;           /* we cleaned up after the sandbox ended */
-	_Atomic unsigned long net_ino;  /* the sandbox's network namespace */
+	int netns;                      /* the sandbox's network namespace, held */
+	unsigned long net_ino;          /* and its inode, which the sweep looks for */
 	_Atomic size_t ph_len;          /* published bytes of ph */
 	char ph[KEEPER_PH_BYTES];       /* deepest first */
 } ks;
@@ -202,8 +203,9 @@ keeper_holds_pipe(long pid, const char *want_pipe)
  *     child whose parent was killed early waits for it forever (it waits for the parent
  *     to write its uid maps, and arms --die-with-parent only after that), holding the
  *     pipe it was meant to pass on.
- * Only processes of this run carry either mark: the namespace is the run's own, and the
- * keeper holds the pipe's read end until it exits, so its inode cannot be reused. Each
+ * Only processes of this run carry either mark: the keeper holds a descriptor of the
+ * namespace and the pipe's read end until it exits, so neither inode can be reused by
+ * another run's (namespace inodes are handed out lowest first, and would be at once). Each
  * process is checked again through a pidfd before the signal, so a reused pid is never
  * hit.
  */
@@ -277,7 +279,7 @@ keeper_main(void *arg)
 	unsigned long none = 0;
 	struct timespec ms = { 0, 1000 * 1000 };
 	size_t i, off, len;
-	long n, devnull, lf, sr;
+	long n, devnull, lf, sr, nf;
 	char c;
 	int tries;
 
@@ -297,12 +299,14 @@ keeper_main(void *arg)
 		(void)raw3(SYS_dup3, devnull, STDIN_FILENO, 0);
 		(void)raw3(SYS_dup3, devnull, STDOUT_FILENO, 0);
 	}
-	/* Both out of the way first, so that neither move clobbers the other. */
+	/* All out of the way first, so that no move clobbers another. */
 	if ((lf = raw3(SYS_fcntl, ks.lifeline, F_DUPFD_CLOEXEC, 64)) < 0 ||
 	    (sr = raw3(SYS_fcntl, ks.sandbox_r, F_DUPFD_CLOEXEC, 64)) < 0 ||
-	    raw3(SYS_dup3, lf, 3, O_CLOEXEC) < 0 || raw3(SYS_dup3, sr, 4, O_CLOEXEC) < 0)
+	    (nf = raw3(SYS_fcntl, ks.netns, F_DUPFD_CLOEXEC, 64)) < 0 ||
+	    raw3(SYS_dup3, lf, 3, O_CLOEXEC) < 0 || raw3(SYS_dup3, sr, 4, O_CLOEXEC) < 0 ||
+	    raw3(SYS_dup3, nf, 5, O_CLOEXEC) < 0)
 		(void)raw1(SYS_exit_group, 1);
-	(void)raw3(SYS_close_range, 5, ~0U, 0);
+	(void)raw3(SYS_close_range, 6, ~0U, 0);
 	for (;;) {
 		n = raw3(SYS_read, 3, &c, 1);
 		if (n == 1 || n == -EINTR)
@@ -328,7 +332,7 @@ keeper_main(void *arg)
 		(void)raw1(SYS_exit_group, 1);  /* the launcher lingers: leave it all to it */
 
 	/* Phase two: the C library, without allocating. */
-	keeper_sweep(atomic_load(&ks.net_ino), ks.pipe_ino);
+	keeper_sweep(ks.net_ino, ks.pipe_ino);
 	/* A dying sandbox may still write for a moment: retry a few times. */
 	len = atomic_load(&ks.ph_len);
 	for (tries = 0; tries < 5; tries++) {
@@ -353,16 +357,23 @@ keeper_main(void *arg)
 }
 
 /*
- * Start the keeper: first of all, so that the temp directory (tmp_make) and the sandbox
- * never exist without it. l->tmpdir and the sandbox lifeline must be set.
+ * Start the keeper once the network namespace exists and before the temp directory
+ * (keeper_tmp_make) and the sandbox do, so that neither ever exists without it. It
+ * takes l->tmpdir, the sandbox lifeline and the namespace (its descriptor, which it keeps
+ * from the copy of our descriptors it starts with).
  */
 int
 keeper_start(struct launch *l)
 {
+	struct stat st;
 	int kl[2];
 	char *stack;
 	pid_t pid;
 
+	if (fstat(l->netns_fd, &st) == -1) {
+		log_warn("network namespace");
+		return -1;
+	}
 	if (strlen(l->tmpdir) >= sizeof(ks.tmpdir)) {
 		log_warnx("temp directory name too long: %s", l->tmpdir);
 		return -1;
@@ -386,9 +397,10 @@ keeper_start(struct launch *l)
 	ks.launcher = getpid();
 	ks.lifeline = kl[0];
 	ks.sandbox_r = l->sandbox_lifeline_r;
+	ks.netns = l->netns_fd;
+	ks.net_ino = (unsigned long)st.st_ino;
 	atomic_store(&ks.tmp_state, TMP_NONE);
 	atomic_store(&ks.released, 0);
-	atomic_store(&ks.net_ino, 0UL);
 	atomic_store(&ks.ph_len, (size_t)0);
 	pid = clone(keeper_main, stack + KEEPER_STACK, CLONE_VM | SIGCHLD, NULL);
 	close(kl[0]);
@@ -421,13 +433,6 @@ keeper_tmp_make(struct launch *l)
 	atomic_store(&ks.tmp_state, TMP_MADE);
 	l->tmp_made = true;
 	return 0;
-}
-
-/* The sandbox's network namespace: what the sweep looks for. */
-void
-keeper_net_ino(unsigned long ino)
-{
-	atomic_store(&ks.net_ino, ino);
 }
 
 /*

@@ -108,7 +108,6 @@ int netns_create(struct launch *l);
 /* keeper.c */
 int keeper_start(struct launch *l);
 int keeper_tmp_make(struct launch *l);
-void keeper_net_ino(unsigned long ino);
 void keeper_placeholders(const struct plan_linux *p);
 void keeper_release(struct launch *l, bool done);
 

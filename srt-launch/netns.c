@@ -266,14 +266,12 @@ netns_child(void *arg)
 
 /*
  * Have the child make the namespace and read its report: the listening sockets and the
- * namespaces, or why it failed. The keeper learns the namespace, which its sweep looks
- * for should we be killed.
+ * namespaces, or why it failed.
  */
 int
 netns_create(struct launch *l)
 {
 	struct netns_msg m;
-	struct stat st;
 	int sp[2], fds[LS_MAX + 2], status, i, rc = -1;
 	size_t got = 0, nfds = 0, k = 0;
 	pid_t pid;
@@ -318,8 +316,6 @@ netns_create(struct launch *l)
 	}
 	l->netns_fd = fds[k++];
 	l->userns_fd = m.have_userns ? fds[k++] : -1;
-	if (fstat(l->netns_fd, &st) == 0)
-		keeper_net_ino((unsigned long)st.st_ino);
 	log_debug("network namespace ready: loopback up, listening on 3128 and 1080%s",
 	    m.slots == 0xf ? " (IPv4 and IPv6)" : " (IPv4 only)");
 	rc = 0;

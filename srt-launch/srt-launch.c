@@ -4,10 +4,11 @@
  *   srt-launch (-p POLICY | -s SETTINGS) [-d] [--violations FILE] (-c STRING | [--] CMD...)
  *   srt [-s SETTINGS] [-d] (-c STRING | CMD [ARGS...])
  *
- * The sequence: the keeper, our janitor (keeper.c); policy; the network namespace
- * (netns.c); temp dir and filesystem plan; bwrap inside the namespace (bwrap.c) with the
- * proxies started on first use (proxies.c); then wait, forwarding signals and reading the
- * proxies' decisions, and clean everything up.
+ * The sequence: policy; the network namespace (netns.c); the keeper, our janitor, which
+ * holds it (keeper.c); bwrap, inside the namespace, waiting for its options (bwrap.c);
+ * temp dir and filesystem plan, the options; the proxies start on first use
+ * (proxies.c); then wait, forwarding signals and reading the proxies' decisions, and
+ * clean everything up.
  */
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -590,12 +591,7 @@ main(int argc, char **argv)
 	ensure_std_fds();
 	spawn_signals_init();
 
-	/*
-	 * The keeper first (keeper.c), knowing the name of the run's temp directory and the
-	 * sandbox lifeline: from here on, however we end, nothing of the run is left behind.
-	 */
-	if (sandbox_lifeline_create(&l) == -1 || tmp_choose(&l.tmpdir) == -1 ||
-	    keeper_start(&l) == -1)
+	if (sandbox_lifeline_create(&l) == -1 || tmp_choose(&l.tmpdir) == -1)
 		goto out;
 	if (load_policy(&l) == -1)
 		goto out;
@@ -623,7 +619,11 @@ main(int argc, char **argv)
 		goto out;
 	}
 
-	if (netns_create(&l) == -1 || proxies_init(&l) == -1)
+	/*
+	 * The keeper (keeper.c) once the namespace exists, which it holds: from here on,
+	 * however we end, nothing of the run is left behind.
+	 */
+	if (netns_create(&l) == -1 || keeper_start(&l) == -1 || proxies_init(&l) == -1)
 		goto out;
 	envp = env_build(&l);
 	/* bwrap starts now and waits for its options while we plan (bwrap.c). */

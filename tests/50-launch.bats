@@ -89,8 +89,8 @@ gone() {
 	[ "$status" -eq 125 ]
 	[[ "$output" == *"network.allowedDomains[0]"* ]]
 	[[ "$output" != *ran* ]]
-	# The run's temp dir and the keeper exist before the settings are read: an error
-	# leaves neither behind (the output is the launcher's message alone).
+	# An error in the settings leaves nothing behind (the output is the launcher's
+	# message alone).
 	mkdir "$T/runs"
 	TMPDIR="$T/runs" run srt -s "$T/bad.json" -c true
 	[ "$status" -eq 125 ]
@@ -300,7 +300,7 @@ JSON
 	[ -z "$(ls -A "$T/tmp")" ]
 }
 
-@test "when srt is killed, the keeper removes its placeholders and temp dir" {
+@test "when srt is killed, the keeper, which holds the namespace, removes placeholders and temp dir" {
 	# The keeper shares srt's memory and learns the placeholders from it: they must be
 	# readable however srt ended. Several placeholders, nested and not, the deepest first.
 	cat > "$T/p.json" <<JSON
@@ -316,6 +316,19 @@ JSON
 	ls "$T"/tmp/srt.*/junk
 	[ -e "$T/ws/not" ]
 	[ -e "$T/ws/gone.txt" ]
+	# The keeper (srt's child running srt-launch) holds the sandbox's network namespace
+	# (bwrap is in it), so that once the sandbox is gone no other run's can take its
+	# number before the keeper has looked for what is left in it.
+	keeper="" sandbox_net=""
+	for c in $(pgrep -P "$pid"); do
+		case "$(readlink "/proc/$c/exe")" in
+		*/srt-launch) keeper=$c ;;
+		*/bwrap) sandbox_net=$(readlink "/proc/$c/ns/net") ;;
+		esac
+	done
+	[ -n "$keeper" ] && [ -n "$sandbox_net" ]
+	[ "$(readlink "/proc/$pid/ns/net")" != "$sandbox_net" ]
+	for f in /proc/"$keeper"/fd/*; do readlink "$f"; done | grep -qxF -- "$sandbox_net"
 	kill -KILL "$pid"
 	wait "$pid" || true
 	gone "$token"
