@@ -292,9 +292,9 @@ keeper_main(void *arg)
 	for (i = 0; i < sizeof(deaf) / sizeof(deaf[0]); i++)
 		(void)raw4(SYS_rt_sigaction, deaf[i], &ign, 0, sizeof(none));
 	(void)raw4(SYS_rt_sigprocmask, SIG_SETMASK, &none, 0, sizeof(none));
-	/* Keep the lifeline, the sandbox lifeline's read end and stderr; stdin and
-	 * stdout become /dev/null: holding the launcher's stdout would keep a reader of
-	 * it waiting until the keeper is gone. */
+	/* Keep the lifeline, the sandbox lifeline's read end, the network namespace and
+	 * stderr; stdin and stdout become /dev/null: holding the launcher's stdout would
+	 * keep a reader of it waiting until the keeper is gone. */
 	if ((devnull = raw4(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC, 0)) >= 0) {
 		(void)raw3(SYS_dup3, devnull, STDIN_FILENO, 0);
 		(void)raw3(SYS_dup3, devnull, STDOUT_FILENO, 0);
