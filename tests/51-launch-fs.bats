@@ -6,7 +6,8 @@
 # and requires the same answers, except where SPEC §5 differs on purpose.
 load helpers
 
-REF_CLI=${SRT_REF_CLI:-/work/ref/node_modules/@anthropic-ai/sandbox-runtime/dist/cli.js}
+# scripts/deps installs it in build/ref when npm is there; SRT_REF_CLI names another.
+REF_CLI=${SRT_REF_CLI:-$BATS_TEST_DIRNAME/../build/ref/node_modules/@anthropic-ai/sandbox-runtime/dist/cli.js}
 
 setup() {
 	srt_setup
