@@ -377,6 +377,22 @@ forward_signal(struct launch *l, int sig)
 
 /* Wait for bwrap, forwarding signals, reading the decision log and bwrap's status, and
  * starting each proxy when its sockets first see a client. */
+/*
+ * bwrap reports the command's exit code once it has collected its child, the PID 1 of the
+ * sandbox's PID namespace; every other process of that namespace was killed and gone
+ * before (the kernel empties a PID namespace before its PID 1 can be collected). Nothing
+ * can write to the temp directory any more: remove it now, while bwrap itself is still
+ * exiting, rather than after.
+ */
+static void
+tmp_remove_early(struct launch *l)
+{
+	if (!l->command_ran || !l->tmp_made)
+		return;
+	tmp_remove(l->tmpdir, false);
+	l->tmp_made = false;
+}
+
 static int
 wait_loop(struct launch *l, int sigfd)
 {
@@ -429,6 +445,7 @@ wait_loop(struct launch *l, int sigfd)
 					violations_feed(l->viol, buf, (size_t)r);
 			} else if (slot[i] == -3) {
 				bwrap_status_read(l);
+				tmp_remove_early(l);
 			} else if (l->listen_fd[slot[i]] != -1) {
 				enum proxy_kind k = slot[i] <= LS_HTTP6 ? PK_HTTP : PK_SOCKS;
 
