@@ -29,7 +29,6 @@
 #include <sys/mman.h>
 #include <sys/types.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -109,24 +108,7 @@ raw6(long n, long a1, long a2, long a3, long a4, long a5, long a6)
 #define raw3(n, a, b, c) raw6((n), (long)(a), (long)(b), (long)(c), 0, 0, 0)
 #define raw4(n, a, b, c, d) raw6((n), (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
 
-/* The kernel's struct sigaction, as rt_sigaction(2) takes it. */
-struct keeper_ksigaction {
-	void (*handler)(int);
-	unsigned long flags;
-	void (*restorer)(void);
-	unsigned long mask;
-};
-
 /* --- the sweep (phase two) ------------------------------------------------------------- */
-
-/* Names of the directory fd, one getdents64(2) batch at a time, into buf. */
-struct keeper_dirent {
-	unsigned long long ino;
-	long long off;
-	unsigned short reclen;
-	unsigned char type;
-	char name[];
-};
 
 /* Does the symbolic link path read exactly want? */
 static bool
@@ -178,7 +160,7 @@ keeper_holds_pipe(long pid, const char *want_pipe)
 		return false;
 	while (!hit && (n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0)
 		for (off = 0; !hit && off < n;) {
-			struct keeper_dirent *d = (struct keeper_dirent *)(buf + off);
+			struct kernel_dirent64 *d = (struct kernel_dirent64 *)(buf + off);
 
 			off += d->reclen;
 			if (d->name[0] == '.')
@@ -222,7 +204,7 @@ keeper_sweep_pass(const char *want_net, const char *want_pipe)
 		return 0;
 	while ((n = syscall(SYS_getdents64, proc, buf, sizeof(buf))) > 0)
 		for (off = 0; off < n;) {
-			struct keeper_dirent *d = (struct keeper_dirent *)(buf + off);
+			struct kernel_dirent64 *d = (struct kernel_dirent64 *)(buf + off);
 			const char *mark = NULL;
 			char *end;
 			long pid;
@@ -275,7 +257,7 @@ static int
 keeper_main(void *arg)
 {
 	static const int deaf[] = { SIGINT, SIGQUIT, SIGHUP, SIGTERM, SIGPIPE };
-	struct keeper_ksigaction ign = { SIG_IGN, 0, NULL, 0 };
+	struct kernel_sigaction ign = { SIG_IGN, 0, NULL, 0 };
 	unsigned long none = 0;
 	struct timespec ms = { 0, 1000 * 1000 };
 	size_t i, off, len;

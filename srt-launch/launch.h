@@ -99,6 +99,26 @@ struct launch {
 	struct violations *viol;
 };
 
+/*
+ * What some system calls take and give, for code that calls them directly: the keeper,
+ * which may not touch errno while we run (keeper.c), and tmp_remove, which allocates
+ * nothing (spawn.c); glibc's sigaction() also refuses two signals (spawn_child_reset).
+ */
+struct kernel_dirent64 {                /* a getdents64(2) record */
+	unsigned long long ino;
+	long long off;
+	unsigned short reclen;
+	unsigned char type;
+	char name[];
+};
+
+struct kernel_sigaction {               /* rt_sigaction(2)'s; the mask is 64 bits */
+	void (*handler)(int);
+	unsigned long flags;
+	void (*restorer)(void);
+	unsigned long mask;
+};
+
 /* srt-launch.c */
 char *launch_command_text(const struct launch *l);
 

@@ -22,15 +22,12 @@
  */
 #include <sys/socket.h>
 #include <sys/syscall.h>
-#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sched.h>

@@ -7,7 +7,6 @@
 #include <sys/syscall.h>
 #include <sys/types.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -60,15 +59,9 @@ spawn_signals_init(void)
 void
 spawn_child_reset(void)
 {
-	/* The kernel's struct sigaction: glibc's sigaction() refuses the two real-time
-	 * signals it keeps for itself (SIGCANCEL and SIGSETXID), which make(1), for one,
-	 * leaves ignored; the system call sets them like any other. */
-	struct {
-		void (*handler)(int);
-		unsigned long flags;
-		void (*restorer)(void);
-		unsigned long mask;
-	} dfl = { SIG_DFL, 0, NULL, 0 };
+	/* The system call: glibc's sigaction() refuses the two real-time signals it keeps
+	 * for itself (SIGCANCEL and SIGSETXID), which make(1), for one, leaves ignored. */
+	struct kernel_sigaction dfl = { SIG_DFL, 0, NULL, 0 };
 	sigset_t none;
 	int sig;
 
@@ -182,14 +175,6 @@ tmp_choose(char **out)
  * leaves the tree. It allocates nothing (getdents64(2) into a stack buffer): the keeper
  * runs it when the heap may be half-changed.
  */
-struct tmp_dirent {
-	unsigned long long ino;
-	long long off;
-	unsigned short reclen;
-	unsigned char type;
-	char name[];
-};
-
 static void
 tmp_remove_at(int dfd, int depth)
 {
@@ -198,7 +183,7 @@ tmp_remove_at(int dfd, int depth)
 
 	while ((n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0)
 		for (off = 0; off < n;) {
-			struct tmp_dirent *d = (struct tmp_dirent *)(buf + off);
+			struct kernel_dirent64 *d = (struct kernel_dirent64 *)(buf + off);
 			int sub;
 
 			off += d->reclen;

@@ -107,6 +107,9 @@ gone() {
 	[ "$status" -eq 125 ]
 	[[ "$output" == *"temp directory /proc/srt."* ]]
 	[[ "$output" != *ran* ]]
+	# Killed while it waits, bwrap says nothing; given an empty option list instead,
+	# it would go on and fail to execute srt-seccomp in an empty root ("bwrap: ...").
+	[[ "$output" != *bwrap* ]]
 	not pgrep -f -- "$token"
 	not pgrep -f -- "bwrap --args 4 -- .*$token"
 }
