@@ -24,6 +24,7 @@
  * proxy_spare_fds) the least recently used goes.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,18 +81,25 @@ pool_timer_cb(struct evloop *loop, void *arg)
 	pool_drop(arg);
 }
 
-static void
-pool_io_cb(struct evloop *loop, int fd, unsigned events, void *arg)
+/* An idle connection is still usable only while a read would find nothing: bytes nobody
+ * asked for, an EOF or an error all end it. */
+static bool
+pool_quiet(int fd)
 {
 	char b;
 
+	return recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == -1 &&
+	    (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR);
+}
+
+static void
+pool_io_cb(struct evloop *loop, int fd, unsigned events, void *arg)
+{
 	(void)loop;
 	if ((events & (EV_READ | EV_HUP | EV_RDHUP)) == 0)
 		return;
-	if (recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == -1 &&
-	    (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-		return;         /* a report left over from the exchange: nothing there */
-	pool_drop(arg);
+	if (!pool_quiet(fd))
+		pool_drop(arg);         /* else a report left over from the exchange */
 }
 
 void
@@ -137,12 +145,19 @@ int
 pool_take(const struct proxy_policy *pp, const char *host, uint16_t port, ev_io_cb cb,
     void *arg)
 {
-	struct pooled *e;
+	struct pooled *e, *next;
 	int fd;
 
-	for (e = pool_first; e != NULL; e = e->next) {
+	for (e = pool_first; e != NULL; e = next) {
+		next = e->next;
 		if (e->pp != pp || e->port != port || strcmp(e->host, host) != 0)
 			continue;
+		/* The event loop may not yet have reported what arrived since the entry went
+		 * idle (both can be in one batch of events): look before handing it out. */
+		if (!pool_quiet(e->fd)) {
+			pool_drop(e);
+			continue;
+		}
 		fd = e->fd;
 		(void)evloop_rebind(e->loop, fd, cb, arg);
 		pool_unlink(e);

@@ -13,8 +13,9 @@ setup() {
 	cat >"$T/upstream.py" <<'PY'
 # Targets: /ka keep-alive, Content-Length; /chunked keep-alive, chunked; /close-hdr says
 # Connection: close; /http10 an HTTP/1.0 reply without keep-alive; /extra bytes after
-# the reply; /eof-later closes its connection 0.3 s after a keep-alive reply; /drop-next
-# a keep-alive reply, and the next request on that connection is met with a close.
+# the reply, in the same write; /extra-later the same bytes 0.2 s after the reply;
+# /eof-later closes its connection 0.3 s after a keep-alive reply; /drop-next a
+# keep-alive reply, and the next request on that connection is met with a close.
 # Connections are numbered from 1 at their first request (probes that send nothing do
 # not count).
 import socket, sys, threading, time
@@ -62,9 +63,14 @@ def handle(c):
             c.sendall(b'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n' % len(out) + out + b'\r\n0\r\n\r\n')
             continue
         head = b'HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n' % len(out)
-        c.sendall(head if method == 'HEAD' else head + out)
         if target == '/extra':
+            # One write: the proxy reads the reply and what follows it together.
+            out += b'HTTP/1.1 200 OK\r\nX-Smuggled: 1\r\nContent-Length: 0\r\n\r\n'
+        c.sendall(head if method == 'HEAD' else head + out)
+        if target == '/extra-later':
+            time.sleep(0.2)
             c.sendall(b'HTTP/1.1 200 OK\r\nX-Smuggled: 1\r\nContent-Length: 0\r\n\r\n')
+            log('%d extra sent' % cid)
         elif target == '/eof-later':
             time.sleep(0.3)
             log('%d closed' % cid)
@@ -138,8 +144,14 @@ fds() { find "/proc/$HPID/fd" -mindepth 1 -maxdepth 1 | wc -l; }
 }
 
 @test "a connection is kept only after a clean exchange" {
-	for t in close-hdr http10 extra eof-later; do
+	for t in close-hdr http10 extra extra-later eof-later; do
 		run -0 get "http://127.0.0.1:$UP/$t"
+		# Bytes that come after the connection went idle: the next request is sent
+		# only once they have been written to the proxy.
+		if [ "$t" = extra-later ]; then
+			for _ in $(seq 50); do grep -q ' extra sent$' "$T/up.log" && break; sleep 0.1; done
+			grep -q ' extra sent$' "$T/up.log"
+		fi
 		run -0 get -i "http://127.0.0.1:$UP/ka"
 		echo "$t: $output"
 		# The next request went over a connection of its own, and the bytes that
