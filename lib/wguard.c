@@ -1,0 +1,643 @@
+/*
+ * The write guard's rules, their encoding, and the questions of wguard.h.
+ *
+ * Encoding (a sealed memfd from srt-launch to srt-seccomp; decoded as untrusted bytes):
+ *   "srt-wguard 1\n", then records, each a tag byte and NUL-terminated fields:
+ *     'X' PATH WHY      an exact protected path and its reason
+ *     'R' PATH          a root of the name rules
+ *     'W' PATH          a read-deny mount point to watch
+ *     'D' N             mandatoryDenySearchDepth, 1..10
+ *     'G' 0|1           allowGitConfig
+ *   Paths are absolute and normalised (no "//", "." or ".." component, no trailing "/").
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "path.h"
+#include "wguard.h"
+
+#define WG_MAGIC        "srt-wguard 1\n"
+#define WG_MAX_RECORDS  1000000
+#define WG_DEPTH_DEFAULT 3
+#define nitems(a)       (sizeof(a) / sizeof((a)[0]))
+
+#define WHY_SHELL       "mandatory deny: shell start-up file"
+#define WHY_GITCONF     "mandatory deny: git configuration"
+#define WHY_EDITOR      "mandatory deny: editor settings"
+#define WHY_AGENT       "mandatory deny: agent settings"
+#define WHY_TOOL        "mandatory deny: tool configuration that runs commands"
+#define WHY_HOOKS       "mandatory deny: git hook configuration"
+#define WHY_HOME        "mandatory deny: home directory start-up file"
+
+const struct wguard_name wguard_names[] = {
+	{ ".bashrc", WG_FILE, WHY_SHELL },
+	{ ".bash_profile", WG_FILE, WHY_SHELL },
+	{ ".bash_login", WG_FILE, WHY_SHELL },
+	{ ".bash_logout", WG_FILE, WHY_SHELL },
+	{ ".bash_aliases", WG_FILE, WHY_SHELL },
+	{ ".profile", WG_FILE, WHY_SHELL },
+	{ ".zshrc", WG_FILE, WHY_SHELL },
+	{ ".zprofile", WG_FILE, WHY_SHELL },
+	{ ".zshenv", WG_FILE, WHY_SHELL },
+	{ ".zlogin", WG_FILE, WHY_SHELL },
+	{ ".zlogout", WG_FILE, WHY_SHELL },
+	{ ".gitconfig", WG_FILE, WHY_GITCONF },
+	{ ".gitmodules", WG_FILE, WHY_GITCONF },
+	{ ".ripgreprc", WG_FILE, WHY_TOOL },
+	{ ".envrc", WG_FILE, WHY_TOOL },         /* direnv */
+	{ ".npmrc", WG_FILE, WHY_TOOL },         /* script-shell, node-options */
+	{ ".yarnrc", WG_FILE, WHY_TOOL },
+	{ ".yarnrc.yml", WG_FILE, WHY_TOOL },    /* yarnPath: a script yarn runs */
+	{ ".pnpmfile.cjs", WG_FILE, WHY_TOOL },  /* run by every pnpm install */
+	{ ".pre-commit-config.yaml", WG_FILE, WHY_HOOKS },
+	{ ".mcp.json", WG_FILE, WHY_AGENT },
+	{ ".claude/settings.json", WG_FILE, WHY_AGENT },        /* hooks run unsandboxed */
+	{ ".claude/settings.local.json", WG_FILE, WHY_AGENT },
+	{ ".vscode", WG_DIR, WHY_EDITOR },
+	{ ".idea", WG_DIR, WHY_EDITOR },
+	{ ".claude/commands", WG_DIR, WHY_AGENT },
+	{ ".claude/agents", WG_DIR, WHY_AGENT },
+	{ ".husky", WG_DIR, WHY_HOOKS },
+};
+const size_t wguard_nnames = nitems(wguard_names);
+
+/*
+ * Below the home directory, at these places only: what ssh, git, the shells, editors,
+ * desktop sessions and common tools run or take commands from. The list cannot be
+ * complete (srt(1) CAVEATS): a writable home directory is never safe.
+ */
+const struct wguard_name wguard_home_names[] = {
+	{ ".ssh", WG_DIR, WHY_HOME },                   /* rc, config, authorized_keys */
+	{ ".pam_environment", WG_FILE, WHY_HOME },
+	{ ".config/git", WG_DIR, WHY_GITCONF },
+	{ ".config/fish", WG_DIR, WHY_HOME },
+	{ ".config/nvim", WG_DIR, WHY_HOME },
+	{ ".config/autostart", WG_DIR, WHY_HOME },
+	{ ".config/systemd", WG_DIR, WHY_HOME },
+	{ ".config/environment.d", WG_DIR, WHY_HOME },
+	{ ".config/Code/User", WG_DIR, WHY_EDITOR },
+	{ ".config/pip", WG_DIR, WHY_HOME },
+	{ ".local/bin", WG_DIR, WHY_HOME },             /* on PATH */
+	{ ".bashrc.d", WG_DIR, WHY_SHELL },
+	{ ".oh-my-zsh", WG_DIR, WHY_SHELL },
+	{ ".emacs.d", WG_DIR, WHY_EDITOR },
+	{ ".vim", WG_DIR, WHY_EDITOR },
+	{ ".vimrc", WG_FILE, WHY_EDITOR },
+	{ ".gvimrc", WG_FILE, WHY_EDITOR },
+	{ ".exrc", WG_FILE, WHY_EDITOR },
+	{ ".emacs", WG_FILE, WHY_EDITOR },
+	{ ".tmux.conf", WG_FILE, WHY_HOME },
+	{ ".inputrc", WG_FILE, WHY_SHELL },
+	{ ".xinitrc", WG_FILE, WHY_HOME },
+	{ ".xprofile", WG_FILE, WHY_HOME },
+	{ ".xsession", WG_FILE, WHY_HOME },
+	{ ".docker/config.json", WG_FILE, WHY_HOME },   /* credsStore: a program run */
+	{ ".cargo/config", WG_FILE, WHY_HOME },
+	{ ".cargo/config.toml", WG_FILE, WHY_HOME },
+	{ ".kube/config", WG_FILE, WHY_HOME },          /* exec credential plugins */
+	{ ".aws/config", WG_FILE, WHY_HOME },           /* credential_process */
+	{ ".npm-init.js", WG_FILE, WHY_HOME },
+	{ ".pip/pip.conf", WG_FILE, WHY_HOME },
+	{ ".pypirc", WG_FILE, WHY_HOME },
+	{ ".netrc", WG_FILE, WHY_HOME },
+	{ ".hgrc", WG_FILE, WHY_HOME },                 /* mercurial hooks */
+	{ ".gdbinit", WG_FILE, WHY_HOME },
+	{ ".lldbinit", WG_FILE, WHY_HOME },
+	{ ".psqlrc", WG_FILE, WHY_HOME },
+	{ ".gnupg/gpg-agent.conf", WG_FILE, WHY_HOME }, /* pinentry-program */
+	{ ".gnupg/gpg.conf", WG_FILE, WHY_HOME },
+	{ ".srt-settings.json", WG_FILE, "settings file" },
+};
+const size_t wguard_nhome_names = nitems(wguard_home_names);
+
+/* The files git acts on in a git directory, and why. config* only without allowGitConfig. */
+static const struct {
+	const char *name;
+	bool config;
+	const char *why;
+} git_files[] = {
+	{ "hooks", false, "mandatory deny: git hooks" },
+	{ "commondir", false, "mandatory deny: git commondir" },
+	{ "commondir.lock", false, "mandatory deny: git commondir" },
+	{ "gitdir", false, "mandatory deny: git worktree pointer" },
+	{ "config", true, "mandatory deny: git configuration" },
+	{ "config.lock", true, "mandatory deny: git configuration" },
+	{ "config.worktree", true, "mandatory deny: git configuration" },
+	{ "config.worktree.lock", true, "mandatory deny: git configuration" },
+};
+
+#define WHY_PLANT       "mandatory deny: a git repository in a directory that predates the run"
+#define WHY_ANCESTOR    "mandatory deny: on the way to a protected path"
+
+/* --- a set of strings: open addressing, FNV-1a ------------------------------------------ */
+
+struct wg_set {
+	const char **key;
+	size_t *val;
+	size_t cap, n;
+};
+
+static uint64_t
+wg_hash(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	while (len-- > 0) {
+		h ^= (unsigned char)*s++;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static struct wg_set *
+wg_set_new(size_t want)
+{
+	struct wg_set *s = xcalloc(1, sizeof(*s));
+
+	s->cap = 16;
+	while (s->cap < want * 2 + 1)
+		s->cap *= 2;
+	s->key = xcalloc(s->cap, sizeof(*s->key));
+	s->val = xcalloc(s->cap, sizeof(*s->val));
+	return s;
+}
+
+static void
+wg_set_free(struct wg_set *s)
+{
+	if (s == NULL)
+		return;
+	free(s->key);
+	free(s->val);
+	free(s);
+}
+
+/* The slot of (p, len), or the free slot where it would go. */
+static size_t
+wg_set_slot(const struct wg_set *s, const char *p, size_t len)
+{
+	size_t i = (size_t)wg_hash(p, len) & (s->cap - 1);
+
+	while (s->key[i] != NULL &&
+	    (strlen(s->key[i]) != len || memcmp(s->key[i], p, len) != 0))
+		i = (i + 1) & (s->cap - 1);
+	return i;
+}
+
+/* Keys are borrowed: they must outlive the set. */
+static void
+wg_set_add(struct wg_set *s, const char *key, size_t val)
+{
+	size_t i = wg_set_slot(s, key, strlen(key));
+
+	if (s->key[i] != NULL)
+		return;
+	s->key[i] = key;
+	s->val[i] = val;
+	s->n++;
+}
+
+/* The value of the first len bytes of p, or (size_t)-1. */
+static size_t
+wg_set_get(const struct wg_set *s, const char *p, size_t len)
+{
+	size_t i;
+
+	if (s == NULL || s->n == 0)
+		return (size_t)-1;
+	i = wg_set_slot(s, p, len);
+	return s->key[i] != NULL ? s->val[i] : (size_t)-1;
+}
+
+/* --- building ----------------------------------------------------------------------------- */
+
+void
+wguard_init(struct wguard *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->depth = WG_DEPTH_DEFAULT;
+}
+
+void
+wguard_free(struct wguard *g)
+{
+	if (g == NULL)
+		return;
+	strlist_free(&g->exact);
+	strlist_free(&g->exact_why);
+	strlist_free(&g->roots);
+	strlist_free(&g->watch);
+	strlist_free(&g->anc);
+	wg_set_free(g->exact_set);
+	wg_set_free(g->anc_set);
+	g->exact_set = g->anc_set = NULL;
+}
+
+void
+wguard_add_exact(struct wguard *g, const char *path, const char *why)
+{
+	char *n = path_normalize(path);
+
+	if (n == NULL)
+		return;
+	if (strlist_contains(&g->exact, n)) {
+		free(n);
+		return;
+	}
+	strlist_push_owned(&g->exact, n);
+	strlist_push(&g->exact_why, why);
+}
+
+void
+wguard_index(struct wguard *g)
+{
+	size_t i, n = 0;
+	const char *p, *slash;
+	char *a;
+
+	wg_set_free(g->exact_set);
+	wg_set_free(g->anc_set);
+	strlist_free(&g->anc);
+	g->exact_set = wg_set_new(g->exact.n);
+	for (i = 0; i < g->exact.n; i++) {
+		wg_set_add(g->exact_set, g->exact.v[i], i);
+		n += path_depth(g->exact.v[i]);
+	}
+	/* Every proper ancestor once; the set borrows the strings g->anc owns. */
+	g->anc_set = wg_set_new(n + 1);
+	for (i = 0; i < g->exact.n; i++) {
+		p = g->exact.v[i];
+		if (strcmp(p, "/") == 0)
+			continue;
+		for (slash = strrchr(p, '/'); slash != NULL;
+		    slash = slash > p ? memrchr(p, '/', (size_t)(slash - p)) : NULL) {
+			size_t len = slash > p ? (size_t)(slash - p) : 1;
+
+			if (wg_set_get(g->anc_set, p, len) != (size_t)-1)
+				break;          /* and so are its own ancestors */
+			a = xstrndup(p, len);
+			strlist_push_owned(&g->anc, a);
+			wg_set_add(g->anc_set, a, 0);
+		}
+	}
+}
+
+/* --- encoding ------------------------------------------------------------------------------ */
+
+struct wg_buf {
+	char *p;
+	size_t len, cap;
+};
+
+static void
+wg_buf_add(struct wg_buf *b, const void *p, size_t n)
+{
+	if (b->cap - b->len < n) {
+		while (b->cap - b->len < n)
+			b->cap = b->cap ? b->cap * 2 : 4096;
+		b->p = xreallocarray(b->p, b->cap, 1);
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+/* One record: its tag, then each field with its NUL. */
+static void
+wg_record(struct wg_buf *b, char tag, const char *f1, const char *f2)
+{
+	wg_buf_add(b, &tag, 1);
+	wg_buf_add(b, f1, strlen(f1) + 1);
+	if (f2 != NULL)
+		wg_buf_add(b, f2, strlen(f2) + 1);
+}
+
+char *
+wguard_encode(const struct wguard *g, size_t *len)
+{
+	struct wg_buf b = { 0 };
+	char num[16];
+	size_t i;
+
+	wg_buf_add(&b, WG_MAGIC, strlen(WG_MAGIC));
+	for (i = 0; i < g->exact.n; i++)
+		wg_record(&b, 'X', g->exact.v[i], g->exact_why.v[i]);
+	for (i = 0; i < g->roots.n; i++)
+		wg_record(&b, 'R', g->roots.v[i], NULL);
+	for (i = 0; i < g->watch.n; i++)
+		wg_record(&b, 'W', g->watch.v[i], NULL);
+	snprintf(num, sizeof(num), "%d", g->depth);
+	wg_record(&b, 'D', num, NULL);
+	wg_record(&b, 'G', g->allow_git_config ? "1" : "0", NULL);
+	*len = b.len;
+	return b.p;
+}
+
+/* A field at *off: NUL-terminated within len; its start, and *off past it. */
+static const char *
+wg_field(const char *buf, size_t len, size_t *off)
+{
+	const char *f = buf + *off, *nul;
+
+	if (*off >= len || (nul = memchr(f, '\0', len - *off)) == NULL)
+		return NULL;
+	*off += (size_t)(nul - f) + 1;
+	return f;
+}
+
+/* Absolute and normalised, as the encoder writes every path. */
+static bool
+wg_path_ok(const char *p)
+{
+	size_t n = strlen(p);
+
+	if (n == 0 || n >= 4096 || p[0] != '/' || (n > 1 && p[n - 1] == '/'))
+		return false;
+	return strstr(p, "//") == NULL && strstr(p, "/./") == NULL &&
+	    strstr(p, "/../") == NULL && strcmp(p + (n >= 2 ? n - 2 : 0), "/.") != 0 &&
+	    strcmp(p + (n >= 3 ? n - 3 : 0), "/..") != 0;
+}
+
+int
+wguard_decode(const char *buf, size_t len, struct wguard *g, char *err, size_t errlen)
+{
+	size_t off = strlen(WG_MAGIC), records = 0;
+	const char *f1, *f2;
+	char tag, *end;
+	long v;
+
+	wguard_init(g);
+	if (len < off || memcmp(buf, WG_MAGIC, off) != 0) {
+		snprintf(err, errlen, "not a write guard (bad magic)");
+		return -1;
+	}
+	while (off < len) {
+		if (++records > WG_MAX_RECORDS) {
+			snprintf(err, errlen, "more than %d records", WG_MAX_RECORDS);
+			goto bad;
+		}
+		tag = buf[off++];
+		if ((f1 = wg_field(buf, len, &off)) == NULL) {
+			snprintf(err, errlen, "record %zu: truncated", records);
+			goto bad;
+		}
+		switch (tag) {
+		case 'X':
+			if ((f2 = wg_field(buf, len, &off)) == NULL || !wg_path_ok(f1) ||
+			    *f2 == '\0') {
+				snprintf(err, errlen, "record %zu: malformed exact path", records);
+				goto bad;
+			}
+			if (!strlist_contains(&g->exact, f1)) {
+				strlist_push(&g->exact, f1);
+				strlist_push(&g->exact_why, f2);
+			}
+			break;
+		case 'R':
+		case 'W':
+			if (!wg_path_ok(f1)) {
+				snprintf(err, errlen, "record %zu: malformed path", records);
+				goto bad;
+			}
+			strlist_push(tag == 'R' ? &g->roots : &g->watch, f1);
+			break;
+		case 'D':
+			errno = 0;
+			v = strtol(f1, &end, 10);
+			if (errno != 0 || end == f1 || *end != '\0' || v < 1 || v > 10) {
+				snprintf(err, errlen, "record %zu: depth out of 1..10", records);
+				goto bad;
+			}
+			g->depth = (int)v;
+			break;
+		case 'G':
+			if (strcmp(f1, "0") != 0 && strcmp(f1, "1") != 0) {
+				snprintf(err, errlen, "record %zu: allowGitConfig not 0 or 1", records);
+				goto bad;
+			}
+			g->allow_git_config = f1[0] == '1';
+			break;
+		default:
+			snprintf(err, errlen, "record %zu: unknown tag 0x%02x", records,
+			    (unsigned char)tag);
+			goto bad;
+		}
+	}
+	wguard_index(g);
+	return 0;
+ bad:
+	wguard_free(g);
+	wguard_init(g);
+	return -1;
+}
+
+/* --- questions ------------------------------------------------------------------------------ */
+
+static int
+wg_maxlevel(const struct wguard *g, const struct wguard_name *n)
+{
+	int d = g->depth > 0 ? g->depth : WG_DEPTH_DEFAULT;
+
+	if (n->kind == WG_DIR || strchr(n->name, '/') != NULL)
+		return d - 2;
+	return d - 1;
+}
+
+/* Does component c (clen bytes) equal the name s (case aside, as the reference)? */
+static bool
+wg_ceq(const char *c, size_t clen, const char *s, size_t slen)
+{
+	return clen == slen && strncasecmp(c, s, clen) == 0;
+}
+
+/*
+ * The first (at most max) components of path below root: starts and lengths in comp[],
+ * their count; -1 if path is not under root.
+ */
+static int
+wg_split(const char *path, const char *root, const char **comp, size_t *clen, int max)
+{
+	const char *p, *slash;
+	int n = 0;
+
+	if (!path_is_under(path, root))
+		return -1;
+	p = path + (strcmp(root, "/") == 0 ? 1 : strlen(root));
+	while (*p == '/')
+		p++;
+	while (*p != '\0') {
+		if (n == max)
+			return n;
+		slash = strchr(p, '/');
+		comp[n] = p;
+		clen[n] = slash != NULL ? (size_t)(slash - p) : strlen(p);
+		n++;
+		p += clen[n - 1];
+		while (*p == '/')
+			p++;
+	}
+	return n;
+}
+
+#define WG_MAXCOMP      12      /* deeper than any depth rule reaches (depth <= 10) */
+
+/*
+ * The dangerous names below each root. lead: also refuse path when it is the first part
+ * of a two-part name (".claude" of ".claude/commands"), for entries made as anything but
+ * a directory.
+ */
+static const char *
+wg_names(const struct wguard *g, const char *path, bool lead)
+{
+	const char *comp[WG_MAXCOMP];
+	size_t clen[WG_MAXCOMP], i, k, l1;
+	int n, c;
+
+	for (i = 0; i < g->roots.n; i++) {
+		/* Only the first maxlevel+2 components can match. */
+		if ((n = wg_split(path, g->roots.v[i], comp, clen, WG_MAXCOMP)) == -1)
+			continue;
+		for (k = 0; k < wguard_nnames; k++) {
+			const struct wguard_name *nm = &wguard_names[k];
+			const char *slash = strchr(nm->name, '/');
+			int max = wg_maxlevel(g, nm);
+
+			l1 = slash != NULL ? (size_t)(slash - nm->name) : strlen(nm->name);
+			for (c = 0; c < n && c <= max; c++) {
+				if (!wg_ceq(comp[c], clen[c], nm->name, l1))
+					continue;
+				if (slash == NULL)
+					return nm->why;
+				if (c + 1 < n && wg_ceq(comp[c + 1], clen[c + 1], slash + 1,
+				    strlen(slash + 1)))
+					return nm->why;
+				if (lead && c + 1 == n)
+					return nm->why;
+			}
+		}
+	}
+	return NULL;
+}
+
+/* The exact path path is, or lies under. */
+static const char *
+wg_exact(const struct wguard *g, const char *path)
+{
+	size_t len = strlen(path), v;
+
+	for (;;) {
+		if ((v = wg_set_get(g->exact_set, path, len)) != (size_t)-1)
+			return g->exact_why.v[v];
+		if (len <= 1)
+			return NULL;
+		while (len > 1 && path[len - 1] != '/')
+			len--;
+		if (len > 1)
+			len--;          /* the "/" before the last component */
+	}
+}
+
+/*
+ * git's own files in a git directory that predates the run: each ancestor of path (and
+ * path) named like one of them, in a directory the file system says is a git directory.
+ */
+static const char *
+wg_git(const struct wguard *g, const struct wguard_fs *fs, const char *path)
+{
+	const char *end = path + strlen(path), *start;
+	char dir[4096];
+	size_t i, dlen, nlen;
+
+	while (end > path) {
+		for (start = end; start > path && start[-1] != '/'; start--)
+			;
+		nlen = (size_t)(end - start);
+		for (i = 0; i < nitems(git_files); i++) {
+			if (!wg_ceq(start, nlen, git_files[i].name, strlen(git_files[i].name)) ||
+			    (git_files[i].config && g->allow_git_config))
+				continue;
+			dlen = start > path + 1 ? (size_t)(start - path - 1) : 1;
+			if (dlen >= sizeof(dir))
+				break;
+			memcpy(dir, path, dlen);
+			dir[dlen] = '\0';
+			if (fs->is_git_dir(fs->arg, dir) && fs->predates(fs->arg, dir))
+				return git_files[i].why;
+			break;
+		}
+		end = start > path ? start - 1 : path;
+	}
+	return NULL;
+}
+
+const char *
+wguard_protected(const struct wguard *g, const struct wguard_fs *fs, const char *path)
+{
+	const char *why;
+
+	if ((why = wg_exact(g, path)) != NULL || (why = wg_names(g, path, false)) != NULL)
+		return why;
+	return wg_git(g, fs, path);
+}
+
+bool
+wguard_git_marker(const char *name)
+{
+	return strcasecmp(name, ".git") == 0 || strcasecmp(name, "HEAD") == 0 ||
+	    strcasecmp(name, "objects") == 0 || strcasecmp(name, "refs") == 0 ||
+	    strcasecmp(name, "commondir") == 0;
+}
+
+/* Would an entry called name make dir (which predates the run) a git directory? */
+static bool
+wg_completes(const struct wguard_fs *fs, const char *dir, const char *name)
+{
+	static const char *const marks[] = { "HEAD", "objects", "refs", "commondir" };
+	bool has[4];
+	size_t i;
+
+	for (i = 0; i < nitems(marks); i++) {
+		char *p = path_join(dir, marks[i]);
+
+		has[i] = strcasecmp(name, marks[i]) == 0 || fs->exists(fs->arg, p);
+		free(p);
+	}
+	return has[0] && (has[3] || (has[1] && has[2]));
+}
+
+const char *
+wguard_may_create(const struct wguard *g, const struct wguard_fs *fs, const char *path,
+    bool is_dir)
+{
+	const char *why, *name = path_basename(path);
+	char *dir;
+	bool plant = false;
+
+	if ((why = wguard_protected(g, fs, path)) != NULL)
+		return why;
+	if (!is_dir && wg_set_get(g->anc_set, path, strlen(path)) != (size_t)-1)
+		return WHY_ANCESTOR;
+	if (!is_dir && (why = wg_names(g, path, true)) != NULL)
+		return why;
+	if (!wguard_git_marker(name))
+		return NULL;
+	dir = path_dirname(path);
+	if (fs->predates(fs->arg, dir))
+		plant = strcasecmp(name, ".git") == 0 || wg_completes(fs, dir, name);
+	free(dir);
+	return plant ? WHY_PLANT : NULL;
+}
+
+const char *
+wguard_may_remove(const struct wguard *g, const struct wguard_fs *fs, const char *path)
+{
+	const char *why;
+
+	if ((why = wguard_protected(g, fs, path)) != NULL)
+		return why;
+	if (wg_set_get(g->anc_set, path, strlen(path)) != (size_t)-1)
+		return WHY_ANCESTOR;
+	return NULL;
+}

@@ -1,0 +1,116 @@
+/*
+ * The write guard: what a sandboxed command may not create, change, remove or rename,
+ * decided by name (SPEC §7; srt-launch(1) DESIGN).
+ *
+ * Mounts alone cannot protect single names for a run's length: Linux detaches a mount
+ * whose dentry the host unlinks or renames over, and a missing file has no dentry to
+ * mount on. So the plan (plan_linux.c) writes these rules down, srt-launch hands them to
+ * srt-seccomp in a sealed memfd, and srt-seccomp's supervisor asks them about every
+ * write-intent system call of the command, by the resolved absolute path of the name
+ * being created, written, removed or renamed.
+ *
+ * A path is protected when
+ *   - it is, or lies under, one of the exact paths (denyWrite entries, the settings file,
+ *     what git's configuration names, srt's own files, the home directory's start-up
+ *     files, symlinked dangerous names and what they point to);
+ *   - it is, or lies under, a dangerous name (wguard_names[]) at a level below the cwd or
+ *     a write root that the depth rule reaches (BEHAVIOR §4.1);
+ *   - it is one of the files git acts on (config, hooks/, commondir, ...) in a git
+ *     directory that predates the run.
+ * And no directory that predates the run may become a git repository.
+ *
+ * Everything here is pure: what the file system says comes through struct wguard_fs,
+ * answered by the caller from its own (fd-pinned) view.
+ */
+#ifndef SRT_WGUARD_H
+#define SRT_WGUARD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util.h"
+
+/* Where the depth rule applies, and how deep (a dangerous name of the reference's list
+ * and srt's additions). */
+enum wg_kind {
+	WG_FILE,        /* protected where its directory is at most depth-1 levels down */
+	WG_DIR,         /* protected (with all below it) at most depth-2 levels down */
+};
+
+struct wguard_name {
+	const char *name;       /* one name, or two joined by "/" (".claude/commands") */
+	enum wg_kind kind;
+	const char *why;        /* the reason a refusal names */
+};
+
+/* The dangerous names: one table for the plan's walk and the supervisor. */
+extern const struct wguard_name wguard_names[];
+extern const size_t wguard_nnames;
+
+/* Paths below the home directory that its owner's tools run or trust. */
+extern const struct wguard_name wguard_home_names[];
+extern const size_t wguard_nhome_names;
+
+struct wg_set;                  /* a hash set of paths (wguard.c) */
+
+struct wguard {
+	struct strlist exact;           /* protected paths, absolute and normalised */
+	struct strlist exact_why;       /* the reason for each */
+	struct strlist roots;           /* the cwd and the write roots: where the names
+	                                   and git rules apply */
+	struct strlist watch;           /* read-deny mount points: the sandbox ends if one
+	                                   is gone */
+	int depth;                      /* mandatoryDenySearchDepth */
+	bool allow_git_config;
+	/* lookups, made by wguard_index */
+	struct wg_set *exact_set;       /* exact -> index */
+	struct wg_set *anc_set;         /* every proper ancestor of an exact path */
+	struct strlist anc;             /* the strings of anc_set */
+};
+
+/* What the caller knows of the file system. Paths are absolute, resolved and normalised. */
+struct wguard_fs {
+	void *arg;
+	/* dir is a git directory: HEAD, and commondir or objects/ and refs/. */
+	bool (*is_git_dir)(void *arg, const char *dir);
+	/* dir existed before the run (and was not created since where one stood). */
+	bool (*predates)(void *arg, const char *dir);
+	/* path exists (not followed if it is a link). */
+	bool (*exists)(void *arg, const char *path);
+};
+
+void wguard_init(struct wguard *g);
+void wguard_free(struct wguard *g);
+/* Add an exact path (normalised here) once; the first reason stays. */
+void wguard_add_exact(struct wguard *g, const char *path, const char *why);
+/* Build the lookups; call after the last add and before any question. */
+void wguard_index(struct wguard *g);
+
+/* The guard as bytes (wguard_encode, for a sealed memfd) and back. The decoder treats
+ * its input as untrusted: -1 with a message in err on anything malformed. */
+char *wguard_encode(const struct wguard *g, size_t *len);
+int wguard_decode(const char *buf, size_t len, struct wguard *g, char *err, size_t errlen);
+
+/*
+ * The questions the supervisor asks, each with the resolved absolute path of the name
+ * the call acts on. Each returns NULL (allowed) or the reason it is refused.
+ *
+ * wguard_protected: may path (and what it names) be written or changed?
+ * wguard_may_create: may an entry be made at path (is_dir: a directory)? Adds to
+ *   wguard_protected the names that must not appear: an ancestor of a protected path as
+ *   anything but a directory, a ".git" or the last marker of a git directory in a
+ *   directory that predates the run.
+ * wguard_may_remove: may the entry at path go (unlink, rmdir, the source of a rename)?
+ *   Adds the directories on the way to exact paths.
+ */
+const char *wguard_protected(const struct wguard *g, const struct wguard_fs *fs,
+    const char *path);
+const char *wguard_may_create(const struct wguard *g, const struct wguard_fs *fs,
+    const char *path, bool is_dir);
+const char *wguard_may_remove(const struct wguard *g, const struct wguard_fs *fs,
+    const char *path);
+
+/* Is name one of git's marker files (HEAD, objects, refs, commondir) or ".git"? */
+bool wguard_git_marker(const char *name);
+
+#endif

@@ -1,0 +1,222 @@
+/*
+ * The write guard's rules (lib/wguard.c): the questions against a file system described
+ * here in tables, the depth rule, git directories, and the encoding round trip with its
+ * refusals of malformed bytes.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "util.h"
+#include "wguard.h"
+
+/* The file system as the tests describe it. */
+static const char *const git_dirs[] = {
+	"/w/p/.git", "/w/p/.git/modules/sub", "/w/bare.git", "/w/fresh/.git", NULL,
+};
+static const char *const fresh_dirs[] = {       /* made during the run */
+	"/w/fresh", "/w/fresh/.git", "/w/p/new", NULL,
+};
+static const char *const existing[] = {
+	"/w/p/.git/HEAD", "/w/p/.git/objects", "/w/p/.git/refs", "/w/p/old/HEAD",
+	"/w/p/old/objects", "/w/p/wt/HEAD", NULL,
+};
+
+static bool
+in(const char *const *v, const char *p)
+{
+	for (; *v != NULL; v++)
+		if (strcmp(*v, p) == 0)
+			return true;
+	return false;
+}
+
+static bool
+fake_is_git_dir(void *arg, const char *dir)
+{
+	(void)arg;
+	return in(git_dirs, dir);
+}
+
+static bool
+fake_predates(void *arg, const char *dir)
+{
+	(void)arg;
+	return !in(fresh_dirs, dir);
+}
+
+static bool
+fake_exists(void *arg, const char *p)
+{
+	(void)arg;
+	return in(existing, p);
+}
+
+static const struct wguard_fs fs = { NULL, fake_is_git_dir, fake_predates, fake_exists };
+
+static void
+build(struct wguard *g, int depth, bool allow_git_config)
+{
+	wguard_init(g);
+	g->depth = depth;
+	g->allow_git_config = allow_git_config;
+	strlist_push(&g->roots, "/w/p");
+	strlist_push(&g->roots, "/w/home");
+	wguard_add_exact(g, "/w/p/deny/me", "denyWrite /w/p/deny/me");
+	wguard_add_exact(g, "/w/p/settings.json", "settings file");
+	wguard_add_exact(g, "/w/p/inc//../inc.cfg", "git include");
+	wguard_index(g);
+}
+
+#define P(path)         wguard_protected(&g, &fs, path)
+#define C(path, dir)    wguard_may_create(&g, &fs, path, dir)
+#define R(path)         wguard_may_remove(&g, &fs, path)
+
+static void
+test_exact_and_ancestors(void)
+{
+	struct wguard g;
+
+	build(&g, 3, false);
+	ok(P("/w/p/deny/me") != NULL, "an exact path is protected");
+	ok(P("/w/p/deny/me/below") != NULL, "so is what lies under it");
+	ok(strcmp(P("/w/p/settings.json"), "settings file") == 0, "with its reason");
+	ok(P("/w/p/inc.cfg") != NULL, "exact paths are normalised when added");
+	ok(P("/w/p/deny/mex") == NULL, "a sibling with a longer name is not");
+	ok(P("/w/p/deny") == NULL, "an ancestor can be written (its entries)");
+	ok(R("/w/p/deny") != NULL, "but not removed or renamed away");
+	ok(R("/w/p") != NULL && R("/") != NULL, "every ancestor up to the root");
+	ok(C("/w/p/deny", false) != NULL, "nor made as a file or link where it is missing");
+	ok(C("/w/p/deny", true) == NULL, "a directory there is fine");
+	ok(R("/w/p/other") == NULL, "an unrelated path can go");
+	wguard_free(&g);
+}
+
+static void
+test_depth_rule(void)
+{
+	struct wguard g;
+
+	build(&g, 3, false);
+	ok(P("/w/p/.bashrc") != NULL, "a start-up file at the top of a root");
+	ok(P("/w/p/a/b/.bashrc") != NULL, "two levels down (depth 3)");
+	ok(P("/w/p/a/b/c/.bashrc") == NULL, "three levels down is beyond depth 3");
+	ok(P("/w/p/.BashRC") != NULL, "names compare case aside");
+	ok(P("/w/p/.vscode/settings.json") != NULL, "inside a dangerous directory");
+	ok(P("/w/p/a/.vscode/x") != NULL, "one level down (depth-2)");
+	ok(P("/w/p/a/b/.vscode/x") == NULL, "two levels down is beyond it");
+	ok(P("/w/p/.claude/commands/x.md") != NULL, "two-part directory names");
+	ok(P("/w/p/.claude/settings.json") != NULL, ".claude/settings.json");
+	ok(P("/w/p/.claude/settings.local.json") != NULL, ".claude/settings.local.json");
+	ok(P("/w/p/.claude/other.json") == NULL, "other files in .claude");
+	ok(C("/w/p/.claude", false) != NULL, ".claude made as a file or link is refused");
+	ok(C("/w/p/.claude", true) == NULL, ".claude made as a directory is fine");
+	ok(P("/w/home/.zshenv") != NULL, "every root: the names apply under each");
+	ok(P("/w/other/.bashrc") == NULL, "outside the roots nothing applies");
+	wguard_free(&g);
+	build(&g, 1, false);
+	ok(P("/w/p/.bashrc") != NULL && P("/w/p/a/.bashrc") == NULL, "depth 1: the top only");
+	ok(P("/w/p/.vscode/x") == NULL, "depth 1: no directory rule reaches");
+	wguard_free(&g);
+	build(&g, 10, false);
+	ok(P("/w/p/1/2/3/4/5/6/7/8/9/.bashrc") != NULL, "depth 10: nine levels down");
+	ok(P("/w/p/1/2/3/4/5/6/7/8/9/10/.bashrc") == NULL, "but not ten");
+	wguard_free(&g);
+}
+
+static void
+test_git(void)
+{
+	struct wguard g;
+
+	build(&g, 3, false);
+	ok(P("/w/p/.git/config") != NULL, "a repository's config");
+	ok(P("/w/p/.git/config.lock") != NULL, "and its lock file");
+	ok(P("/w/p/.git/hooks/pre-commit") != NULL, "its hooks");
+	ok(P("/w/p/.git/commondir") != NULL, "its commondir");
+	ok(P("/w/p/.git/modules/sub/hooks/x") != NULL, "a submodule's git directory");
+	ok(P("/w/p/.git/modules/sub/config") != NULL, "a submodule's config");
+	ok(P("/w/bare.git/hooks/x") != NULL, "a bare repository's hooks, at any depth");
+	ok(P("/w/p/.git/index") == NULL && P("/w/p/.git/objects/ab/cd") == NULL,
+	    "what git writes in normal use stays writable");
+	ok(P("/w/fresh/.git/config") == NULL, "a repository made during the run is its own");
+	ok(P("/w/p/config/app.yml") == NULL, "a config directory elsewhere is not git's");
+	ok(C("/w/p/.git", true) != NULL, ".git in a directory that predates the run");
+	ok(C("/w/p/sub/.git", false) != NULL, "as a file too (a gitdir pointer)");
+	ok(C("/w/p/new/.git", true) == NULL, "in a directory made during the run it is fine");
+	ok(C("/w/p/old/refs", true) != NULL, "the last marker of a bare layout is refused");
+	ok(C("/w/p/old/notes", true) == NULL, "other names in that directory are not");
+	ok(C("/w/p/wt/commondir", false) != NULL, "HEAD and commondir make one too");
+	ok(C("/w/p/x/HEAD", false) == NULL, "a lone HEAD is no repository");
+	wguard_free(&g);
+	build(&g, 3, true);
+	ok(P("/w/p/.git/config") == NULL, "allowGitConfig opens config");
+	ok(P("/w/p/.git/hooks/x") != NULL && P("/w/p/.git/commondir") != NULL,
+	    "but never hooks or commondir");
+	ok(C("/w/p/.git", true) != NULL, "nor planting");
+	wguard_free(&g);
+}
+
+static void
+test_encoding(void)
+{
+	struct wguard g, h;
+	char err[256], *buf, *bad;
+	size_t len, i;
+	int rc;
+
+	build(&g, 4, true);
+	strlist_push(&g.watch, "/w/p/secret");
+	buf = wguard_encode(&g, &len);
+	rc = wguard_decode(buf, len, &h, err, sizeof(err));
+	ok(rc == 0, "a guard decodes (%s)", rc == 0 ? "" : err);
+	ok(h.exact.n == g.exact.n && h.roots.n == 2 && h.watch.n == 1 && h.depth == 4 &&
+	    h.allow_git_config, "with everything in it");
+	ok(wguard_protected(&h, &fs, "/w/p/deny/me/x") != NULL &&
+	    wguard_may_remove(&h, &fs, "/w/p/deny") != NULL, "and indexed");
+	wguard_free(&h);
+	/* Every truncation is refused, never read past. */
+	for (i = 0, rc = 0; i < len; i++) {
+		bad = xmalloc(i + 1);
+		memcpy(bad, buf, i);
+		/* A cut right after the magic or after a record's last NUL is whole. */
+		if (wguard_decode(bad, i, &h, err, sizeof(err)) == 0 &&
+		    i != strlen("srt-wguard 1\n") && buf[i - 1] != '\0')
+			rc++;
+		wguard_free(&h);
+		free(bad);
+	}
+	ok(rc == 0, "no truncation in the middle of a record decodes");
+	bad = xmalloc(len);
+	memcpy(bad, buf, len);
+	bad[strlen("srt-wguard 1\n") + 1] = 'x';        /* a relative path */
+	ok(wguard_decode(bad, len, &h, err, sizeof(err)) == -1, "a relative path: %s", err);
+	memcpy(bad, buf, len);
+	bad[0] = 'S';
+	ok(wguard_decode(bad, len, &h, err, sizeof(err)) == -1, "bad magic: %s", err);
+	free(bad);
+	{
+		const char t[] = "srt-wguard 1\nR/a/../b";
+		const char d[] = "srt-wguard 1\nD11";
+		const char q[] = "srt-wguard 1\nZ/x";
+
+		ok(wguard_decode(t, sizeof(t), &h, err, sizeof(err)) == -1, "..: %s", err);
+		ok(wguard_decode(d, sizeof(d), &h, err, sizeof(err)) == -1, "depth 11: %s",
+		    err);
+		ok(wguard_decode(q, sizeof(q), &h, err, sizeof(err)) == -1, "a tag: %s", err);
+	}
+	free(buf);
+	wguard_free(&g);
+}
+
+int
+main(void)
+{
+	test_exact_and_ancestors();
+	test_depth_rule();
+	test_git();
+	test_encoding();
+	return tap_done();
+}
