@@ -3,7 +3,8 @@
  *
  * Encoding (a sealed memfd from srt-launch to srt-seccomp; decoded as untrusted bytes):
  *   "srt-wguard 1\n", then records, each a tag byte and NUL-terminated fields:
- *     'X' PATH WHY      an exact protected path and its reason
+ *     'X' PATH WHY      an exact protected path and its reason, its way pinned
+ *     'H' PATH WHY      the same, its way not pinned
  *     'R' PATH          a root of the name rules
  *     'W' PATH          a read-deny mount point to watch
  *     'D' N             mandatoryDenySearchDepth, 1..10
@@ -231,56 +232,89 @@ wguard_free(struct wguard *g)
 	strlist_free(&g->roots);
 	strlist_free(&g->watch);
 	strlist_free(&g->anc);
+	free(g->exact_pin);
+	g->exact_pin = NULL;
 	wg_set_free(g->exact_set);
 	wg_set_free(g->anc_set);
-	g->exact_set = g->anc_set = NULL;
+	wg_set_free(g->pin_set);
+	g->exact_set = g->anc_set = g->pin_set = NULL;
+}
+
+/* Add without normalising (the decoder has checked the spelling). */
+static void
+wg_push(struct wguard *g, const char *path, const char *why, bool pin)
+{
+	size_t i = wg_set_get(g->exact_set, path, strlen(path)), k;
+
+	if (i != (size_t)-1) {
+		g->exact_pin[i] |= pin;         /* pinned if any wants it */
+		return;
+	}
+	/* The set grows with the list (keys are the list's strings). */
+	if (g->exact_set == NULL || (g->exact.n + 1) * 2 > g->exact_set->cap) {
+		wg_set_free(g->exact_set);
+		g->exact_set = wg_set_new(g->exact.n + 1);
+		for (k = 0; k < g->exact.n; k++)
+			wg_set_add(g->exact_set, g->exact.v[k], k);
+	}
+	strlist_push(&g->exact, path);
+	strlist_push(&g->exact_why, why);
+	g->exact_pin = xreallocarray(g->exact_pin, g->exact.n, 1);
+	g->exact_pin[g->exact.n - 1] = pin;
+	wg_set_add(g->exact_set, g->exact.v[g->exact.n - 1], g->exact.n - 1);
 }
 
 void
-wguard_add_exact(struct wguard *g, const char *path, const char *why)
+wguard_add_exact(struct wguard *g, const char *path, const char *why, bool pin)
 {
 	char *n = path_normalize(path);
 
-	if (n == NULL)
-		return;
-	if (strlist_contains(&g->exact, n)) {
-		free(n);
-		return;
-	}
-	strlist_push_owned(&g->exact, n);
-	strlist_push(&g->exact_why, why);
+	if (n != NULL)
+		wg_push(g, n, why, pin);
+	free(n);
 }
 
 void
 wguard_index(struct wguard *g)
 {
-	size_t i, n = 0;
+	size_t i, n = 0, len;
 	const char *p, *slash;
 	char *a;
 
 	wg_set_free(g->exact_set);
 	wg_set_free(g->anc_set);
+	wg_set_free(g->pin_set);
 	strlist_free(&g->anc);
 	g->exact_set = wg_set_new(g->exact.n);
 	for (i = 0; i < g->exact.n; i++) {
 		wg_set_add(g->exact_set, g->exact.v[i], i);
 		n += path_depth(g->exact.v[i]);
 	}
-	/* Every proper ancestor once; the set borrows the strings g->anc owns. */
+	/* Every proper ancestor once; the sets borrow the strings g->anc owns. */
 	g->anc_set = wg_set_new(n + 1);
+	g->pin_set = wg_set_new(n + 1);
 	for (i = 0; i < g->exact.n; i++) {
 		p = g->exact.v[i];
 		if (strcmp(p, "/") == 0)
 			continue;
 		for (slash = strrchr(p, '/'); slash != NULL;
 		    slash = slash > p ? memrchr(p, '/', (size_t)(slash - p)) : NULL) {
-			size_t len = slash > p ? (size_t)(slash - p) : 1;
-
-			if (wg_set_get(g->anc_set, p, len) != (size_t)-1)
+			len = slash > p ? (size_t)(slash - p) : 1;
+			if (wg_set_get(g->anc_set, p, len) == (size_t)-1) {
+				a = xstrndup(p, len);
+				strlist_push_owned(&g->anc, a);
+				wg_set_add(g->anc_set, a, 0);
+			}
+			if (!g->exact_pin[i])
+				continue;
+			if (wg_set_get(g->pin_set, p, len) != (size_t)-1)
 				break;          /* and so are its own ancestors */
-			a = xstrndup(p, len);
-			strlist_push_owned(&g->anc, a);
-			wg_set_add(g->anc_set, a, 0);
+			a = g->anc.v[g->anc.n - 1];
+			if (strlen(a) != len || memcmp(a, p, len) != 0) {
+				a = xstrndup(p, len);
+				strlist_push_owned(&g->anc, a);
+			}
+			wg_set_add(g->pin_set, a, 0);
 		}
 	}
 }
@@ -323,7 +357,7 @@ wguard_encode(const struct wguard *g, size_t *len)
 
 	wg_buf_add(&b, WG_MAGIC, strlen(WG_MAGIC));
 	for (i = 0; i < g->exact.n; i++)
-		wg_record(&b, 'X', g->exact.v[i], g->exact_why.v[i]);
+		wg_record(&b, g->exact_pin[i] ? 'X' : 'H', g->exact.v[i], g->exact_why.v[i]);
 	for (i = 0; i < g->roots.n; i++)
 		wg_record(&b, 'R', g->roots.v[i], NULL);
 	for (i = 0; i < g->watch.n; i++)
@@ -385,15 +419,13 @@ wguard_decode(const char *buf, size_t len, struct wguard *g, char *err, size_t e
 		}
 		switch (tag) {
 		case 'X':
+		case 'H':
 			if ((f2 = wg_field(buf, len, &off)) == NULL || !wg_path_ok(f1) ||
 			    *f2 == '\0') {
 				snprintf(err, errlen, "record %zu: malformed exact path", records);
 				goto bad;
 			}
-			if (!strlist_contains(&g->exact, f1)) {
-				strlist_push(&g->exact, f1);
-				strlist_push(&g->exact_why, f2);
-			}
+			wg_push(g, f1, f2, tag == 'X');
 			break;
 		case 'R':
 		case 'W':
@@ -617,7 +649,7 @@ wguard_may_create(const struct wguard *g, const struct wguard_fs *fs, const char
 
 	if ((why = wguard_protected(g, fs, path)) != NULL)
 		return why;
-	if (!is_dir && wg_set_get(g->anc_set, path, strlen(path)) != (size_t)-1)
+	if (wg_set_get(is_dir ? g->pin_set : g->anc_set, path, strlen(path)) != (size_t)-1)
 		return WHY_ANCESTOR;
 	if (!is_dir && (why = wg_names(g, path, true)) != NULL)
 		return why;

@@ -56,6 +56,8 @@ struct wg_set;                  /* a hash set of paths (wguard.c) */
 struct wguard {
 	struct strlist exact;           /* protected paths, absolute and normalised */
 	struct strlist exact_why;       /* the reason for each */
+	unsigned char *exact_pin;       /* for each: no directory on the way to it may be
+	                                   made either (the reference's placeholders) */
 	struct strlist roots;           /* the cwd and the write roots: where the names
 	                                   and git rules apply */
 	struct strlist watch;           /* read-deny mount points: the sandbox ends if one
@@ -65,7 +67,8 @@ struct wguard {
 	/* lookups, made by wguard_index */
 	struct wg_set *exact_set;       /* exact -> index */
 	struct wg_set *anc_set;         /* every proper ancestor of an exact path */
-	struct strlist anc;             /* the strings of anc_set */
+	struct wg_set *pin_set;         /* those of pinned exact paths */
+	struct strlist anc;             /* the strings of both */
 };
 
 /* What the caller knows of the file system. Paths are absolute, resolved and normalised. */
@@ -81,8 +84,13 @@ struct wguard_fs {
 
 void wguard_init(struct wguard *g);
 void wguard_free(struct wguard *g);
-/* Add an exact path (normalised here) once; the first reason stays. */
-void wguard_add_exact(struct wguard *g, const char *path, const char *why);
+/*
+ * Add an exact path (normalised here) once; the first reason stays. pin: no directory on
+ * the way to it may be made either, as no other entry may (the reference keeps the way
+ * with a placeholder); otherwise directories may lead to it (the home directory's list:
+ * tools make ~/.cargo, ~/.aws, ~/.local as they go).
+ */
+void wguard_add_exact(struct wguard *g, const char *path, const char *why, bool pin);
 /* Build the lookups; call after the last add and before any question. */
 void wguard_index(struct wguard *g);
 
@@ -97,9 +105,9 @@ int wguard_decode(const char *buf, size_t len, struct wguard *g, char *err, size
  *
  * wguard_protected: may path (and what it names) be written or changed?
  * wguard_may_create: may an entry be made at path (is_dir: a directory)? Adds to
- *   wguard_protected the names that must not appear: an ancestor of a protected path as
- *   anything but a directory, a ".git" or the last marker of a git directory in a
- *   directory that predates the run.
+ *   wguard_protected the names that must not appear: an ancestor of a protected path
+ *   (as a directory only where the path is pinned), a ".git" or the last marker of a
+ *   git directory in a directory that predates the run.
  * wguard_may_remove: may the entry at path go (unlink, rmdir, the source of a rename)?
  *   Adds the directories on the way to exact paths.
  */

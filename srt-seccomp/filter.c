@@ -54,8 +54,9 @@
 int
 filter_build(const struct seccomp_opts *o, struct sock_fprog *out)
 {
-	const unsigned char *p = srt_seccomp_programs[o->allow_unix ? 1 : 0][o->allow_userns ? 1 : 0];
-	size_t len = srt_seccomp_program_len[o->allow_unix ? 1 : 0][o->allow_userns ? 1 : 0];
+	int u = o->allow_unix ? 1 : 0, n = o->allow_userns ? 1 : 0, g = o->guard ? 1 : 0;
+	const unsigned char *p = srt_seccomp_programs[u][n][g];
+	size_t len = srt_seccomp_program_len[u][n][g];
 
 	if (len == 0 || len % sizeof(struct sock_filter) != 0 ||
 	    len / sizeof(struct sock_filter) > BPF_MAXINSNS) {
@@ -72,7 +73,11 @@ enum arg_test {
 	ARG_ANY,	/* every call */
 	ARG_EQ32,	/* the argument's low 32 bits equal value (the kernel reads an int) */
 	ARG_HAS,	/* every bit of value is set in the argument */
+	ARG_ACCMODE,	/* the argument's O_ACCMODE bits equal value */
+	ARG_NONZERO,	/* the argument is not 0 (a pointer given) */
 };
+
+#define NOTIFY	(-1)	/* the rule's err: ask the supervisor (supervise.c) */
 
 struct rule {
 	const char	*name;
@@ -99,6 +104,65 @@ static const struct rule rules_always[] = {
 	{ "keyctl", EPERM, 0, ARG_ANY, 0 },
 	{ "add_key", EPERM, 0, ARG_ANY, 0 },
 	{ "request_key", EPERM, 0, ARG_ANY, 0 },
+};
+
+/*
+ * With the write guard: every call that makes, changes, removes or renames a name by
+ * path goes to the supervisor. open and openat only when they may write (an access
+ * mode other than O_RDONLY, or O_CREAT, or O_TRUNC); utimensat only with a path
+ * (without one it is futimens). Calls on a descriptor alone (write, ftruncate,
+ * fchmod, fchown, futimens, fsetxattr) act on a file the command opened already.
+ * umask is noted by the supervisor (who makes files with the caller's umask), not
+ * decided. openat2 passes its flags in memory: ENOSYS, and libcs and tools fall back
+ * to openat. fchmodat2 (452) and the *xattrat calls (463...) are newer than the
+ * libseccomp that builds this: the guard before the program refuses them by number.
+ */
+static const struct rule rules_guard[] = {
+	{ "open", NOTIFY, 1, ARG_ACCMODE, O_WRONLY },
+	{ "open", NOTIFY, 1, ARG_ACCMODE, O_RDWR },
+	{ "open", NOTIFY, 1, ARG_ACCMODE, O_ACCMODE },
+	{ "open", NOTIFY, 1, ARG_HAS, O_CREAT },
+	{ "open", NOTIFY, 1, ARG_HAS, O_TRUNC },
+	{ "openat", NOTIFY, 2, ARG_ACCMODE, O_WRONLY },
+	{ "openat", NOTIFY, 2, ARG_ACCMODE, O_RDWR },
+	{ "openat", NOTIFY, 2, ARG_ACCMODE, O_ACCMODE },
+	{ "openat", NOTIFY, 2, ARG_HAS, O_CREAT },
+	{ "openat", NOTIFY, 2, ARG_HAS, O_TRUNC },
+	{ "creat", NOTIFY, 0, ARG_ANY, 0 },
+	{ "truncate", NOTIFY, 0, ARG_ANY, 0 },
+	{ "rename", NOTIFY, 0, ARG_ANY, 0 },
+	{ "renameat", NOTIFY, 0, ARG_ANY, 0 },
+	{ "renameat2", NOTIFY, 0, ARG_ANY, 0 },
+	{ "link", NOTIFY, 0, ARG_ANY, 0 },
+	{ "linkat", NOTIFY, 0, ARG_ANY, 0 },
+	{ "symlink", NOTIFY, 0, ARG_ANY, 0 },
+	{ "symlinkat", NOTIFY, 0, ARG_ANY, 0 },
+	{ "unlink", NOTIFY, 0, ARG_ANY, 0 },
+	{ "unlinkat", NOTIFY, 0, ARG_ANY, 0 },
+	{ "rmdir", NOTIFY, 0, ARG_ANY, 0 },
+	{ "mkdir", NOTIFY, 0, ARG_ANY, 0 },
+	{ "mkdirat", NOTIFY, 0, ARG_ANY, 0 },
+	{ "mknod", NOTIFY, 0, ARG_ANY, 0 },
+	{ "mknodat", NOTIFY, 0, ARG_ANY, 0 },
+	{ "chmod", NOTIFY, 0, ARG_ANY, 0 },
+	{ "fchmodat", NOTIFY, 0, ARG_ANY, 0 },
+	{ "chown", NOTIFY, 0, ARG_ANY, 0 },
+	{ "lchown", NOTIFY, 0, ARG_ANY, 0 },
+	{ "fchownat", NOTIFY, 0, ARG_ANY, 0 },
+	{ "utime", NOTIFY, 0, ARG_ANY, 0 },
+	{ "utimes", NOTIFY, 0, ARG_ANY, 0 },
+	{ "futimesat", NOTIFY, 0, ARG_ANY, 0 },
+	{ "utimensat", NOTIFY, 1, ARG_NONZERO, 0 },
+	{ "setxattr", NOTIFY, 0, ARG_ANY, 0 },
+	{ "lsetxattr", NOTIFY, 0, ARG_ANY, 0 },
+	{ "removexattr", NOTIFY, 0, ARG_ANY, 0 },
+	{ "lremovexattr", NOTIFY, 0, ARG_ANY, 0 },
+	{ "umask", NOTIFY, 0, ARG_ANY, 0 },
+	{ "openat2", ENOSYS, 0, ARG_ANY, 0 },
+	/* A file handle opens by inode, past every name (and needs a capability). */
+	{ "open_by_handle_at", EPERM, 0, ARG_ANY, 0 },
+	/* A fault the command handles itself would stall the supervisor's reads. */
+	{ "userfaultfd", EPERM, 0, ARG_ANY, 0 },
 };
 
 static const struct rule rules_unix[] = {
@@ -131,12 +195,18 @@ static const struct rule rules_userns[] = {
 #define nitems(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* Guard instructions placed before libseccomp's program (see guard_build). */
-#define GUARD_MAX	8
+#define GUARD_MAX	16
+
+/* System calls libseccomp 2.5 does not know, refused by number with the write guard:
+ * fchmodat2 (a chmod by path), and everything from setxattrat on (xattrs by path). */
+#define NR_FCHMODAT2	452
+#define NR_FIRST_UNKNOWN	463
 
 static int
 rules_add(scmp_filter_ctx ctx, const struct rule *rules, size_t n)
 {
 	struct scmp_arg_cmp cmp;
+	uint32_t act;
 	size_t i;
 	int nr, r;
 
@@ -153,19 +223,30 @@ rules_add(scmp_filter_ctx ctx, const struct rule *rules, size_t n)
 		memset(&cmp, 0, sizeof(cmp));
 		cmp.arg = ru->arg;
 		cmp.op = SCMP_CMP_MASKED_EQ;
+		act = ru->err == NOTIFY ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(ru->err);
 		switch (ru->test) {
 		case ARG_ANY:
-			r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ru->err), nr, 0);
+			r = seccomp_rule_add(ctx, act, nr, 0);
 			break;
 		case ARG_EQ32:
 			cmp.datum_a = 0xffffffffULL;
 			cmp.datum_b = ru->value;
-			r = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(ru->err), nr, 1, &cmp);
+			r = seccomp_rule_add_array(ctx, act, nr, 1, &cmp);
 			break;
 		case ARG_HAS:
 			cmp.datum_a = ru->value;
 			cmp.datum_b = ru->value;
-			r = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(ru->err), nr, 1, &cmp);
+			r = seccomp_rule_add_array(ctx, act, nr, 1, &cmp);
+			break;
+		case ARG_ACCMODE:
+			cmp.datum_a = O_ACCMODE;
+			cmp.datum_b = ru->value;
+			r = seccomp_rule_add_array(ctx, act, nr, 1, &cmp);
+			break;
+		case ARG_NONZERO:
+			cmp.op = SCMP_CMP_NE;
+			cmp.datum_a = 0;
+			r = seccomp_rule_add_array(ctx, act, nr, 1, &cmp);
 			break;
 		default:
 			r = -EINVAL;
@@ -226,7 +307,7 @@ out:
  * lets nr == -1 through (the kernel answers ENOSYS; tracers use it to skip calls).
  */
 static size_t
-guard_build(struct sock_filter *g)
+guard_build(struct sock_filter *g, int write_guard)
 {
 	size_t n = 0;
 
@@ -244,6 +325,19 @@ guard_build(struct sock_filter *g)
 	    0xffffffffU, 1, 0);
 	g[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
 #endif
+	if (write_guard) {
+		/* nr == 452, or 463 <= nr < 0xffffffff: ENOSYS; the rest to the program. */
+		g[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, nr));
+		g[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+		    NR_FCHMODAT2, 2, 0);
+		g[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+		    0xffffffffU, 2, 0);
+		g[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K,
+		    NR_FIRST_UNKNOWN, 0, 1);
+		g[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO |
+		    (ENOSYS & SECCOMP_RET_DATA));
+	}
 	return n;
 }
 
@@ -275,11 +369,13 @@ filter_build(const struct seccomp_opts *o, struct sock_fprog *out)
 		goto out;
 	if (!o->allow_userns && rules_add(ctx, rules_userns, nitems(rules_userns)) == -1)
 		goto out;
+	if (o->guard && rules_add(ctx, rules_guard, nitems(rules_guard)) == -1)
+		goto out;
 	if (filter_export(ctx, &body, &blen) == -1)
 		goto out;
 
 	/* BPF jumps are relative, so libseccomp's program runs unchanged after the guard. */
-	nguard = guard_build(guard);
+	nguard = guard_build(guard, o->guard);
 	nbody = blen / sizeof(struct sock_filter);
 	if (nguard + nbody > BPF_MAXINSNS) {
 		errno = E2BIG;
@@ -334,14 +430,36 @@ filter_write(const struct sock_fprog *prog, const char *path)
 	return 0;
 }
 
-/* The caller has set NO_NEW_PRIVS, which lets an unprivileged process do this. */
+/*
+ * The caller has set NO_NEW_PRIVS, which lets an unprivileged process do this. With
+ * listener non-NULL the filter's notifications go to a new listener, *listener: once
+ * the supervisor has taken a call, only a fatal signal interrupts the caller's wait
+ * (WAIT_KILLABLE_RECV, Linux 5.19), so a call we have done is never restarted by
+ * a signal and done twice.
+ */
 int
-filter_install(const struct sock_fprog *prog)
+filter_install(const struct sock_fprog *prog, int *listener)
 {
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, prog) == -1) {
-		log_warn("seccomp SECCOMP_SET_MODE_FILTER");
+	unsigned long fl = SECCOMP_FILTER_FLAG_NEW_LISTENER;
+	int r;
+
+	if (listener == NULL) {
+		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, prog) == -1) {
+			log_warn("seccomp SECCOMP_SET_MODE_FILTER");
+			return -1;
+		}
+		return 0;
+	}
+	r = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+	    fl | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, prog);
+	if (r == -1 && errno == EINVAL)
+		r = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, fl, prog);
+	if (r == -1) {
+		log_warn("seccomp SECCOMP_SET_MODE_FILTER with a listener (Linux 5.14 or "
+		    "later is needed for the write guard)");
 		return -1;
 	}
+	*listener = r;
 	return 0;
 }
 

@@ -15,7 +15,9 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <unistd.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -113,50 +115,94 @@ reaper_status(int status)
 }
 
 /*
- * Reaps every child until `child` ends and returns its status as an exit code
- * (its own code, or 128 + the signal that killed it). Forwarded signals go to
- * `child`, except SIGINT and SIGQUIT sent by the kernel: those come from the
- * terminal, which signals the whole foreground process group, the command
- * included, and forwarding would deliver them twice.
+ * One signal taken: SIGCHLD reaps (done: *status is the child's exit code), the
+ * lifeline's SIGIO kills the child once the launcher is gone, the rest are forwarded to
+ * `child`, except SIGINT and SIGQUIT sent by the kernel: those come from the terminal,
+ * which signals the whole foreground process group, the command included, and
+ * forwarding would deliver them twice.
+ */
+static bool
+reaper_signal(pid_t child, int signo, int code, int *status)
+{
+	pid_t pid;
+	int st;
+
+	if (signo == SIGCHLD) {
+		while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
+			if (pid == child) {
+				*status = reaper_status(st);
+				return true;
+			}
+		if (pid == -1 && errno != ECHILD)
+			fatal("waitpid");
+		if (pid == -1)
+			fatalx("waitpid: process %ld vanished", (long)child);
+		return false;
+	}
+	if (signo == SIGIO) {
+		if (reaper_lifeline != -1 && reaper_lifeline_cut()) {
+			log_debug("the launcher is gone: killing %ld", (long)child);
+			if (kill(child, SIGKILL) == -1 && errno != ESRCH)
+				fatal("kill %ld", (long)child);
+		}
+		return false;
+	}
+	if ((signo == SIGINT || signo == SIGQUIT) && code == SI_KERNEL)
+		return false;
+	log_debug("forwarding signal %d to %ld", signo, (long)child);
+	if (kill(child, signo) == -1 && errno != ESRCH)
+		fatal("kill %ld", (long)child);
+	return false;
+}
+
+#define REAPER_POLL_MAX	8
+
+/*
+ * Reaps every child until `child` ends and returns its status as an exit code (its own
+ * code, or 128 + the signal that killed it). With a supervisor (sup, else NULL) its
+ * descriptors are served in the same loop: the signals then come through a signalfd.
+ * Should the supervisor say the sandbox must end (a read deny lost), this process
+ * exits, and with it, PID 1, everything in the namespace.
  */
 int
-reaper_wait(pid_t child)
+reaper_wait(pid_t child, struct sup *sup)
 {
+	struct pollfd p[REAPER_POLL_MAX];
+	struct signalfd_siginfo ssi;
 	siginfo_t si;
 	sigset_t set;
-	pid_t pid;
-	int status;
+	int status, sfd, n;
 
 	reaper_set(&set);
+	if (sup == NULL) {
+		for (;;) {
+			if (sigwaitinfo(&set, &si) == -1) {
+				if (errno == EINTR)
+					continue;
+				fatal("sigwaitinfo");
+			}
+			if (reaper_signal(child, si.si_signo, si.si_code, &status))
+				return status;
+		}
+	}
+	if ((sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) == -1)
+		fatal("signalfd");
 	for (;;) {
-		if (sigwaitinfo(&set, &si) == -1) {
+		p[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		n = 1 + sup_pollfds(sup, p + 1, REAPER_POLL_MAX - 1);
+		if (poll(p, (nfds_t)n, -1) == -1) {
 			if (errno == EINTR)
 				continue;
-			fatal("sigwaitinfo");
+			fatal("poll");
 		}
-		if (si.si_signo == SIGCHLD) {
-			while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
-				if (pid == child)
-					return reaper_status(status);
-			if (pid == -1 && errno != ECHILD)
-				fatal("waitpid");
-			if (pid == -1)
-				fatalx("waitpid: process %ld vanished", (long)child);
+		if (sup_events(sup, p + 1, n - 1) == -1)
+			_exit(EXIT_SELF);
+		if (p[0].revents == 0)
 			continue;
-		}
-		if (si.si_signo == SIGIO) {
-			if (reaper_lifeline != -1 && reaper_lifeline_cut()) {
-				log_debug("the launcher is gone: killing %ld", (long)child);
-				if (kill(child, SIGKILL) == -1 && errno != ESRCH)
-					fatal("kill %ld", (long)child);
+		while (read(sfd, &ssi, sizeof(ssi)) == (ssize_t)sizeof(ssi))
+			if (reaper_signal(child, (int)ssi.ssi_signo, ssi.ssi_code, &status)) {
+				close(sfd);
+				return status;
 			}
-			continue;
-		}
-		if ((si.si_signo == SIGINT || si.si_signo == SIGQUIT) &&
-		    si.si_code == SI_KERNEL)
-			continue;
-		log_debug("forwarding signal %d to %ld", si.si_signo, (long)child);
-		if (kill(child, si.si_signo) == -1 && errno != ESRCH)
-			fatal("kill %ld", (long)child);
 	}
 }

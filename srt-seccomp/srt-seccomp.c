@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <sched.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -56,6 +57,8 @@ static const struct option longopts[] = {
 	{ "emit-bpf",		required_argument,	NULL, 'E' },
 	{ "pid1",		no_argument,		NULL, 'P' },
 	{ "lifeline-fd",	required_argument,	NULL, 'L' },
+	{ "guard-fd",		required_argument,	NULL, 'G' },
+	{ "with-guard",		no_argument,		NULL, 'W' },
 	{ "debug",		no_argument,		NULL, 'd' },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "version",		no_argument,		NULL, 'V' },
@@ -67,26 +70,40 @@ usage(FILE *f)
 {
 	fprintf(f, "usage: srt-seccomp [-dhV] [--allow-unix-sockets] "
 	    "[--allow-nested-userns] [--pid1]\n"
-	    "                   [--lifeline-fd FD] [--emit-bpf FILE] [--] CMD [ARGS...]\n");
+	    "                   [--lifeline-fd FD] [--guard-fd FD] [--emit-bpf FILE "
+	    "[--with-guard]]\n"
+	    "                   [--] CMD [ARGS...]\n");
 }
+
+/* What PID 1 hands the worker, and what the worker leaves for PID 1 (shared memory). */
+struct worker {
+	const struct sock_fprog *prog;
+	const sigset_t *saved;
+	char	**argv;
+	bool	 guard;		/* install the filter with a listener */
+	int	 listener;	/* set by the worker: its number in the shared table */
+};
 
 /*
  * The worker: nothing runs after this without NO_NEW_PRIVS and the filter.
  *
- * It runs as a vfork() child, in PID 1's memory while PID 1 is suspended: the signal
- * mask, NO_NEW_PRIVS and the seccomp filter all belong to the calling task, not to
- * the address space, so they are the worker's alone and reach the command through
- * execve. Hence only _exit() here, never exit() (PID 1's stdio and atexit state are
- * shared), and no allocation. Copying PID 1's address space with fork() costs more
- * than everything else this stage does on hosts where page tables are expensive
- * (virtual machines without nested paging).
+ * It runs in PID 1's memory (CLONE_VM, on a stack of its own) while PID 1 is suspended
+ * (CLONE_VFORK): the signal mask, NO_NEW_PRIVS and the seccomp filter all belong to the
+ * calling task, not to the address space, so they are the worker's alone and reach the
+ * command through execve. Hence only _exit() here, never exit() (PID 1's stdio and
+ * atexit state are shared), and no allocation. Copying PID 1's address space with
+ * fork() costs more than everything else this stage does on hosts where page tables
+ * are expensive (virtual machines without nested paging). The descriptor table is
+ * shared too (CLONE_FILES): the filter's listener, made here, is then PID 1's as well,
+ * and execve gives the command a copy of the table without it (close-on-exec).
  */
-static noreturn void
-worker_exec(const struct sock_fprog *prog, const sigset_t *saved, char **argv)
+static int
+worker_main(void *arg)
 {
+	struct worker *w = arg;
 	int saved_errno;
 
-	if (sigprocmask(SIG_SETMASK, saved, NULL) == -1) {
+	if (sigprocmask(SIG_SETMASK, w->saved, NULL) == -1) {
 		log_warn("sigprocmask");
 		_exit(EXIT_SELF);
 	}
@@ -94,32 +111,45 @@ worker_exec(const struct sock_fprog *prog, const sigset_t *saved, char **argv)
 		log_warn("prctl PR_SET_NO_NEW_PRIVS");
 		_exit(EXIT_SELF);
 	}
-	if (filter_install(prog) == -1)
+	if (filter_install(w->prog, w->guard ? &w->listener : NULL) == -1)
 		_exit(EXIT_SELF);
-	execvp(argv[0], argv);
+	execvp(w->argv[0], w->argv);
 	saved_errno = errno;
-	log_warn("%s", argv[0]);
+	log_warn("%s", w->argv[0]);
 	_exit(saved_errno == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC);
 }
 
+static _Alignas(64) char worker_stack[64 * 1024];
+
 /*
  * PID 1's last part, nested or not: start the worker, then reap until it ends and
- * return the status to exit with. PID 1 resumes once the worker has executed the
- * command (or died trying).
+ * return the status to exit with, serving the write guard's supervisor meanwhile.
+ * PID 1 resumes once the worker has executed the command (or died trying).
  */
 static int
-pid1_run(const struct sock_fprog *prog, const sigset_t *saved, char **argv)
+pid1_run(const struct sock_fprog *prog, const sigset_t *saved, char **argv,
+    struct sup *sup)
 {
+	struct worker w = { prog, saved, argv, sup != NULL, -1 };
 	pid_t worker;
 
-	if ((worker = vfork()) == -1)
-		fatal("vfork");
-	if (worker == 0)
-		worker_exec(prog, saved, argv);
+	if (sup != NULL && sup_start(sup) == -1)
+		return EXIT_SELF;
+
+	worker = clone(worker_main, worker_stack + sizeof(worker_stack),
+	    CLONE_VM | CLONE_VFORK | CLONE_FILES | SIGCHLD, &w);
+	if (worker == -1)
+		fatal("clone");
+	if (sup != NULL) {
+		if (w.listener == -1)
+			/* The worker failed before its filter: it said why and exits. */
+			return reaper_wait(worker, NULL);
+		sup_set_listener(sup, w.listener);
+	}
 	/* Only the command should hold the terminal and the pipes it was given. */
 	close(STDIN_FILENO);
 	close(STDOUT_FILENO);
-	return reaper_wait(worker);
+	return reaper_wait(worker, sup);
 }
 
 /*
@@ -130,7 +160,7 @@ pid1_run(const struct sock_fprog *prog, const sigset_t *saved, char **argv)
  */
 static noreturn void
 pid1_main(const struct sock_fprog *prog, const sigset_t *saved, char **argv,
-    int lifeline, int ready, int own_userns, int allow_userns)
+    int lifeline, int ready, int own_userns, int allow_userns, struct sup *sup)
 {
 	struct pollfd pfd;
 
@@ -153,7 +183,7 @@ pid1_main(const struct sock_fprog *prog, const sigset_t *saved, char **argv,
 	close(ready);
 	/* _exit: nothing is buffered here, and running the exit handlers would only copy
 	 * more of the parent's pages into this process. */
-	_exit(pid1_run(prog, saved, argv));
+	_exit(pid1_run(prog, saved, argv, sup));
 }
 
 /*
@@ -163,7 +193,8 @@ pid1_main(const struct sock_fprog *prog, const sigset_t *saved, char **argv,
  * everything. /proc's system files are then made read-only as in the nested case.
  */
 static int
-run_pid1(const struct sock_fprog *prog, const struct seccomp_opts *o, char **argv)
+run_pid1(const struct sock_fprog *prog, const struct seccomp_opts *o, char **argv,
+    struct sup *sup)
 {
 	sigset_t saved;
 	char self[16];
@@ -197,11 +228,12 @@ run_pid1(const struct sock_fprog *prog, const struct seccomp_opts *o, char **arg
 	if (caps_clear() == -1)
 		return EXIT_SELF;
 	log_debug("PID 1 already, with its own /proc: no nested namespaces");
-	return pid1_run(prog, &saved, argv);
+	return pid1_run(prog, &saved, argv, sup);
 }
 
 static int
-run(const struct sock_fprog *prog, const struct seccomp_opts *o, char **argv)
+run(const struct sock_fprog *prog, const struct seccomp_opts *o, char **argv,
+    struct sup *sup)
 {
 	sigset_t saved;
 	int lifeline[2], ready[2], own_userns;
@@ -224,7 +256,7 @@ run(const struct sock_fprog *prog, const struct seccomp_opts *o, char **argv)
 		close(lifeline[1]);
 		close(ready[0]);
 		pid1_main(prog, &saved, argv, lifeline[0], ready[1], own_userns,
-		    o->allow_userns);
+		    o->allow_userns, sup);
 	}
 	close(lifeline[0]);
 	close(ready[1]);
@@ -249,9 +281,10 @@ run(const struct sock_fprog *prog, const struct seccomp_opts *o, char **argv)
 		(void)kill(pid1, SIGKILL);
 		return EXIT_SELF;
 	}
+	/* The supervisor is PID 1's: this process has no listener to serve. */
 	close(STDIN_FILENO);
 	close(STDOUT_FILENO);
-	return reaper_wait(pid1);
+	return reaper_wait(pid1, NULL);
 }
 
 int
@@ -259,12 +292,13 @@ main(int argc, char *argv[])
 {
 	struct seccomp_opts o;
 	struct sock_fprog prog;
+	struct sup *sup = NULL;
 	const char *emit = NULL;
 	int ch, debug = 0, pid1 = 0, rc;
 
 	log_init("srt-seccomp", 0, EXIT_SELF);
 	memset(&o, 0, sizeof(o));
-	o.lifeline_fd = -1;
+	o.lifeline_fd = o.guard_fd = -1;
 	/* "+": options end at the command, whose own options are left alone. */
 	while ((ch = getopt_long(argc, argv, "+dhV", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -280,20 +314,27 @@ main(int argc, char *argv[])
 		case 'P':
 			pid1 = 1;
 			break;
-		case 'L': {
+		case 'L':
+		case 'G': {
 			char *end;
 			long v;
 
 			errno = 0;
 			v = strtol(optarg, &end, 10);
 			if (errno != 0 || end == optarg || *end != '\0' || v < 3 || v > INT_MAX) {
-				log_warnx("--lifeline-fd: not a descriptor number above 2: %s",
-				    optarg);
+				log_warnx("--%s: not a descriptor number above 2: %s",
+				    ch == 'L' ? "lifeline-fd" : "guard-fd", optarg);
 				return EXIT_SELF;
 			}
-			o.lifeline_fd = (int)v;
+			if (ch == 'L')
+				o.lifeline_fd = (int)v;
+			else
+				o.guard_fd = (int)v;
 			break;
 		}
+		case 'W':
+			o.guard = 1;
+			break;
 		case 'd':
 			debug = 1;
 			break;
@@ -317,19 +358,35 @@ main(int argc, char *argv[])
 		return EXIT_SELF;
 	}
 
-	/* Built before anything else, so a filter that cannot be built stops everything. */
-	if (filter_build(&o, &prog) == -1)
+	if (o.guard && emit == NULL) {
+		log_warnx("--with-guard is for --emit-bpf; a command needs --guard-fd");
 		return EXIT_SELF;
+	}
+	if (o.guard_fd != -1) {
+		/* Decoded first: a guard that cannot be read stops everything. */
+		if ((sup = sup_new(o.guard_fd)) == NULL)
+			return EXIT_SELF;
+		o.guard = 1;
+	}
+
+	/* Built before anything else, so a filter that cannot be built stops everything. */
+	if (filter_build(&o, &prog) == -1) {
+		sup_free(sup);
+		return EXIT_SELF;
+	}
 	log_debug("filter: %u instructions", prog.len);
 	if (emit != NULL && filter_write(&prog, emit) == -1) {
 		filter_free(&prog);
+		sup_free(sup);
 		return EXIT_SELF;
 	}
 	if (argc == 0) {
 		filter_free(&prog);
+		sup_free(sup);
 		return 0;
 	}
-	rc = pid1 ? run_pid1(&prog, &o, argv) : run(&prog, &o, argv);
+	rc = pid1 ? run_pid1(&prog, &o, argv, sup) : run(&prog, &o, argv, sup);
 	filter_free(&prog);
+	sup_free(sup);
 	return rc;
 }

@@ -2,10 +2,15 @@
 #ifndef SRT_SECCOMP_H
 #define SRT_SECCOMP_H
 
+#include <limits.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdnoreturn.h>
 #include <sys/types.h>
 #include <linux/filter.h>
+
+#include "util.h"
 
 /* Exit statuses (the shell's conventions, shared with srt-launch). */
 #define EXIT_SELF	125	/* srt-seccomp itself failed; the command never ran */
@@ -16,12 +21,53 @@ struct seccomp_opts {
 	int	 allow_unix;	/* --allow-unix-sockets: socket(AF_UNIX) allowed */
 	int	 lifeline_fd;	/* --lifeline-fd, or -1 */
 	int	 allow_userns;	/* --allow-nested-userns: namespaces and mount API allowed */
+	int	 guard_fd;	/* --guard-fd: the write guard (supervise.c), or -1 */
+	int	 guard;		/* the filter sends writes to the supervisor */
 };
+
+struct sup;
+
+/* resolve.c: the command's paths, resolved by the supervisor on its own copy. */
+struct res_ctx {
+	pid_t	 tid, tgid;	/* the calling thread and its process */
+	/* A link about to be followed, by its absolute path: true refuses (EPERM). */
+	bool	(*link_protected)(void *, const char *);
+	void	*arg;
+};
+
+struct res {
+	int	 dirfd;		/* the directory holding name, or -1 */
+	int	 objfd;		/* or the object itself (name empty), or -1 */
+	char	 name[NAME_MAX + 1];
+	char	 path[PATH_MAX]; /* absolute; "" for an object without a name */
+	bool	 must_be_dir;	/* the command's path ended in "/" */
+};
+
+int	 res_read_string(pid_t, unsigned long long, char *, size_t);
+int	 res_read_mem(pid_t, unsigned long long, void *, size_t);
+int	 res_fd_path(int, char *, size_t);
+int	 res_resolve(const struct res_ctx *, int, const char *, bool, struct res *);
+void	 res_free(struct res *);
+
+/* supervise.c: the write guard's supervisor, run by PID 1. */
+struct sup *sup_new(int guard_fd);
+int	 sup_start(struct sup *);
+void	 sup_set_listener(struct sup *, int);
+int	 sup_pollfds(struct sup *, struct pollfd *, int);
+int	 sup_events(struct sup *, const struct pollfd *, int);
+void	 sup_free(struct sup *);
+
+/* watch.c: the read-deny mounts, watched for the host's changes. */
+struct watch;
+struct watch *watch_new(const struct strlist *paths);
+int	 watch_fds(struct watch *, struct pollfd *, int);
+int	 watch_check(struct watch *, const struct pollfd *, int);
+void	 watch_free(struct watch *);
 
 /* filter.c: one compiled program, shared by --emit-bpf and the install path. */
 int	 filter_build(const struct seccomp_opts *, struct sock_fprog *);
 int	 filter_write(const struct sock_fprog *, const char *);
-int	 filter_install(const struct sock_fprog *);
+int	 filter_install(const struct sock_fprog *, int *listener);
 void	 filter_free(struct sock_fprog *);
 
 /* ns.c: namespaces, the fresh /proc, capabilities. */
@@ -32,7 +78,7 @@ int	 caps_clear(void);
 
 /* reaper.c: signal forwarding and exit-status relay for PID 1 and its parent. */
 int	 reaper_block(sigset_t *saved);
-int	 reaper_wait(pid_t child);
+int	 reaper_wait(pid_t child, struct sup *);
 int	 reaper_arm_lifeline(int fd);
 
 #endif

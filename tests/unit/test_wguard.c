@@ -64,9 +64,10 @@ build(struct wguard *g, int depth, bool allow_git_config)
 	g->allow_git_config = allow_git_config;
 	strlist_push(&g->roots, "/w/p");
 	strlist_push(&g->roots, "/w/home");
-	wguard_add_exact(g, "/w/p/deny/me", "denyWrite /w/p/deny/me");
-	wguard_add_exact(g, "/w/p/settings.json", "settings file");
-	wguard_add_exact(g, "/w/p/inc//../inc.cfg", "git include");
+	wguard_add_exact(g, "/w/p/deny/me", "denyWrite /w/p/deny/me", true);
+	wguard_add_exact(g, "/w/p/settings.json", "settings file", true);
+	wguard_add_exact(g, "/w/p/inc//../inc.cfg", "git include", true);
+	wguard_add_exact(g, "/w/home/.cargo/config.toml", "home file", false);
 	wguard_index(g);
 }
 
@@ -89,7 +90,10 @@ test_exact_and_ancestors(void)
 	ok(R("/w/p/deny") != NULL, "but not removed or renamed away");
 	ok(R("/w/p") != NULL && R("/") != NULL, "every ancestor up to the root");
 	ok(C("/w/p/deny", false) != NULL, "nor made as a file or link where it is missing");
-	ok(C("/w/p/deny", true) == NULL, "a directory there is fine");
+	ok(C("/w/p/deny", true) != NULL, "nor as a directory where the path is pinned");
+	ok(C("/w/home/.cargo", true) == NULL, "where it is not, a directory may lead to it");
+	ok(C("/w/home/.cargo", false) != NULL, "but nothing else");
+	ok(P("/w/home/.cargo/config.toml") != NULL, "and the path is protected all the same");
 	ok(R("/w/p/other") == NULL, "an unrelated path can go");
 	wguard_free(&g);
 }
@@ -174,6 +178,8 @@ test_encoding(void)
 	ok(rc == 0, "a guard decodes (%s)", rc == 0 ? "" : err);
 	ok(h.exact.n == g.exact.n && h.roots.n == 2 && h.watch.n == 1 && h.depth == 4 &&
 	    h.allow_git_config, "with everything in it");
+	ok(wguard_may_create(&h, &fs, "/w/home/.cargo", true) == NULL &&
+	    wguard_may_create(&h, &fs, "/w/p/deny", true) != NULL, "pins survive the trip");
 	ok(wguard_protected(&h, &fs, "/w/p/deny/me/x") != NULL &&
 	    wguard_may_remove(&h, &fs, "/w/p/deny") != NULL, "and indexed");
 	wguard_free(&h);

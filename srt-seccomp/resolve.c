@@ -1,0 +1,482 @@
+/*
+ * Path resolution for the supervisor (supervise.c), as the command's own system call
+ * would resolve it, but done here, on our own copy of the path, with every directory on
+ * the way held open: what the guard decides on is what we then act on, and nothing the
+ * command does meanwhile can move the decision elsewhere.
+ *
+ * The command's memory is read with process_vm_readv(2); its working directory and its
+ * descriptors are reached through /proc/TID/cwd and /proc/TID/fd/N, which we open (our
+ * /proc is the sandbox's, and we share its root and mount namespace). Then:
+ *   - fast path: openat2(2) with RESOLVE_NO_SYMLINKS for the directory part, one call;
+ *   - otherwise a walk, one component at a time, links read and spliced in (at most 40,
+ *     as the kernel). Each link followed is shown to the caller first (res_ctx
+ *     link_protected): a write through a protected name is a write to it. In /proc,
+ *     "self" and "thread-self" mean the caller, and a magic link (fd/N, cwd, root, exe)
+ *     is followed for the caller's own entries only: ours (PID 1's) would hand the
+ *     command our descriptors.
+ * The absolute path decided on is the kernel's name for the directory we hold
+ * (/proc/self/fd/N), plus the last component.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
+
+#include "path.h"
+#include "util.h"
+#include "srt-seccomp.h"
+
+#define MAX_LINKS	40
+
+/* Read a NUL-terminated string of at most max-1 bytes from the command at addr. */
+int
+res_read_string(pid_t tid, unsigned long long addr, char *buf, size_t max)
+{
+	size_t got = 0, want;
+	struct iovec l, r;
+	ssize_t n;
+
+	if (addr == 0)
+		return -EFAULT;
+	/* A page at a time: a read that runs into an unmapped page stops there. */
+	while (got < max) {
+		want = 4096 - ((addr + got) & 4095);
+		if (want > max - got)
+			want = max - got;
+		l.iov_base = buf + got;
+		l.iov_len = want;
+		r.iov_base = (void *)(uintptr_t)(addr + got);
+		r.iov_len = want;
+		if ((n = process_vm_readv(tid, &l, 1, &r, 1, 0)) <= 0)
+			return n == 0 || errno == EFAULT ? -EFAULT : -errno;
+		if (memchr(buf + got, '\0', (size_t)n) != NULL)
+			return 0;
+		got += (size_t)n;
+	}
+	return -ENAMETOOLONG;
+}
+
+/* Read exactly len bytes of the command's memory. */
+int
+res_read_mem(pid_t tid, unsigned long long addr, void *buf, size_t len)
+{
+	struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
+	ssize_t n;
+
+	if (len == 0)
+		return 0;
+	if ((n = process_vm_readv(tid, &l, 1, &r, 1, 0)) != (ssize_t)len)
+		return n == -1 && errno != EFAULT ? -errno : -EFAULT;
+	return 0;
+}
+
+/* The kernel's name for what fd holds; -errno. A removed file or directory is ENOENT,
+ * an object without a path (a pipe, a socket) EXDEV. */
+int
+res_fd_path(int fd, char *out, size_t len)
+{
+	char link[32];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	if ((n = readlink(link, out, len - 1)) == -1)
+		return -errno;
+	if ((size_t)n >= len - 1)
+		return -ENAMETOOLONG;
+	out[n] = '\0';
+	if (out[0] != '/')
+		return -EXDEV;
+	if (n > 10 && strcmp(out + n - 10, " (deleted)") == 0)
+		return -ENOENT;
+	return 0;
+}
+
+static int
+res_open(int dirfd, const char *name, int flags)
+{
+	int fd = openat(dirfd, name, flags | O_CLOEXEC);
+
+	return fd == -1 ? -errno : fd;
+}
+
+/* Where the command's path starts: the root, its cwd, or its descriptor dirfd. */
+static int
+res_base(pid_t tid, int dirfd, const char *path)
+{
+	char p[64];
+
+	if (path[0] == '/')
+		return res_open(AT_FDCWD, "/", O_PATH | O_DIRECTORY);
+	if (dirfd == AT_FDCWD)
+		snprintf(p, sizeof(p), "/proc/%ld/cwd", (long)tid);
+	else if (dirfd >= 0)
+		snprintf(p, sizeof(p), "/proc/%ld/fd/%d", (long)tid, dirfd);
+	else
+		return -EBADF;
+	return res_open(AT_FDCWD, p, O_PATH);
+}
+
+static bool
+res_on_proc(int fd)
+{
+	struct statfs sf;
+
+	return fstatfs(fd, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
+}
+
+/* Is dirpath in the caller's own part of /proc (its process or thread directory)? */
+static bool
+res_own_proc(const struct res_ctx *c, const char *dirpath)
+{
+	char own[64];
+	size_t n;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		n = (size_t)snprintf(own, sizeof(own), "/proc/%ld",
+		    (long)(i == 0 ? c->tgid : c->tid));
+		if (strncmp(dirpath, own, n) == 0 && (dirpath[n] == '\0' || dirpath[n] == '/'))
+			return true;
+	}
+	return false;
+}
+
+/* The walk's state: what is left of the path, as text. */
+struct walk {
+	char rest[PATH_MAX * 2];
+	size_t off;
+};
+
+/* The next component into comp: 1, or 0 at the end; -errno. */
+static int
+walk_next(struct walk *w, char *comp)
+{
+	const char *p = w->rest + w->off;
+	size_t n;
+
+	while (*p == '/')
+		p++;
+	if (*p == '\0')
+		return 0;
+	n = strcspn(p, "/");
+	if (n > NAME_MAX)
+		return -ENAMETOOLONG;
+	memcpy(comp, p, n);
+	comp[n] = '\0';
+	w->off = (size_t)(p + n - w->rest);
+	return 1;
+}
+
+static bool
+walk_done(const struct walk *w)
+{
+	const char *p = w->rest + w->off;
+
+	while (*p == '/')
+		p++;
+	return *p == '\0';
+}
+
+/* Put text in front of what is left. */
+static int
+walk_splice(struct walk *w, const char *text)
+{
+	char tmp[sizeof(w->rest)];
+	int n;
+
+	n = snprintf(tmp, sizeof(tmp), "%s/%s", text, w->rest + w->off);
+	if (n < 0 || (size_t)n >= sizeof(tmp) || (size_t)n >= PATH_MAX * 2 - 1)
+		return -ENAMETOOLONG;
+	memcpy(w->rest, tmp, (size_t)n + 1);
+	w->off = 0;
+	return 0;
+}
+
+void
+res_free(struct res *r)
+{
+	fd_close(&r->dirfd);
+	fd_close(&r->objfd);
+}
+
+/* The directory's name, into r->path (res_name adds the last component). */
+static int
+res_name_dir(int dirfd, struct res *r)
+{
+	return res_fd_path(dirfd, r->path, sizeof(r->path));
+}
+
+/* r's path: the directory's name and the last component, or the object's name. */
+static int
+res_name(struct res *r)
+{
+	char dir[PATH_MAX];
+	int e;
+
+	if (r->objfd != -1) {
+		e = res_fd_path(r->objfd, r->path, sizeof(r->path));
+		if (e == -EXDEV || e == -ENOENT) {
+			r->path[0] = '\0';      /* a pipe, a removed file: no name to protect */
+			return 0;
+		}
+		return e;
+	}
+	if (r->path[0] == '/')
+		memcpy(dir, r->path, strlen(r->path) + 1);     /* known already */
+	else if ((e = res_fd_path(r->dirfd, dir, sizeof(dir))) < 0)
+		return e;
+	if (snprintf(r->path, sizeof(r->path), "%s/%s", strcmp(dir, "/") == 0 ? "" : dir,
+	    r->name) >= (int)sizeof(r->path))
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/*
+ * One component in a /proc directory cur. *next: a descriptor to go on from (the
+ * object a magic link leads to), or -1 when the component is an ordinary entry (or
+ * text was spliced in: *spliced).
+ */
+static int
+res_proc(const struct res_ctx *c, int cur, const char *comp, struct walk *w, int *next,
+    bool *spliced)
+{
+	char dirpath[PATH_MAX], link[PATH_MAX], txt[64];
+	struct stat st;
+	ssize_t n;
+
+	*next = -1;
+	*spliced = false;
+	if (res_fd_path(cur, dirpath, sizeof(dirpath)) < 0)
+		return -EACCES;
+	if (strcmp(dirpath, "/proc") == 0 && (strcmp(comp, "self") == 0 ||
+	    strcmp(comp, "thread-self") == 0)) {
+		if (comp[0] == 's')
+			snprintf(txt, sizeof(txt), "%ld", (long)c->tgid);
+		else
+			snprintf(txt, sizeof(txt), "%ld/task/%ld", (long)c->tgid, (long)c->tid);
+		*spliced = true;
+		return walk_splice(w, txt);
+	}
+	if (fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		return -errno;
+	if (!S_ISLNK(st.st_mode))
+		return 0;
+	/* An ordinary link of /proc's top (mounts -> self/mounts) is text. */
+	if (strcmp(dirpath, "/proc") == 0 &&
+	    (n = readlinkat(cur, comp, link, sizeof(link) - 1)) > 0) {
+		link[n] = '\0';
+		if (link[0] != '/') {
+			*spliced = true;
+			return walk_splice(w, link);
+		}
+	}
+	if (!res_own_proc(c, dirpath))
+		return -EACCES;
+	/* A magic link: opened, it leads where it leads for the command. */
+	if ((*next = res_open(cur, comp, O_PATH)) < 0) {
+		int e = *next;
+
+		*next = -1;
+		return e;
+	}
+	return 0;
+}
+
+/*
+ * The fast path: the directory part has no link at all. 1 done (the base is taken
+ * over when the path is a single name: *base becomes -1), 0 take the walk.
+ */
+static int
+res_fast(int *base, const char *path, bool follow, struct res *r)
+{
+	char dir[PATH_MAX];
+	const char *name, *slash;
+	struct open_how how;
+	struct stat st;
+	size_t len = strlen(path);
+	int fd;
+
+	if (path[len - 1] == '/')
+		return 0;               /* "dir/": the walk knows what that asks */
+	slash = strrchr(path, '/');
+	name = slash != NULL ? slash + 1 : path;
+	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strlen(name) > NAME_MAX)
+		return 0;
+	if (slash == NULL)
+		fd = *base;
+	else {
+		len = slash == path ? 1 : (size_t)(slash - path);
+		memcpy(dir, path, len);
+		dir[len] = '\0';
+		memset(&how, 0, sizeof(how));
+		how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+		how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+		if ((fd = (int)syscall(SYS_openat2, *base, dir, &how, sizeof(how))) == -1)
+			return errno == ELOOP || errno == EXDEV || errno == EAGAIN ||
+			    errno == ENOSYS || errno == E2BIG ? 0 : -errno;
+	}
+	/* In /proc, names mean the caller (self) or lead elsewhere: the walk knows. */
+	if (res_name_dir(fd, r) < 0 || path_is_under(r->path, "/proc") ||
+	    (follow && fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))) {
+		if (fd != *base)
+			close(fd);
+		r->path[0] = '\0';
+		return 0;
+	}
+	if (fd == *base)
+		*base = -1;
+	r->dirfd = fd;
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	return 1;
+}
+
+/*
+ * Resolve path (the command's, relative to its dirfd) to a directory we hold and a last
+ * component in it, or to an object we hold (r->objfd: a directory the path named as a
+ * whole, or what a magic link of /proc leads to). follow: a last component that is a
+ * link is followed. On success r->path is the absolute name of the result ("" for an
+ * object without one).
+ */
+int
+res_resolve(const struct res_ctx *c, int dirfd, const char *path, bool follow,
+    struct res *r)
+{
+	char comp[NAME_MAX + 1], link[PATH_MAX], lp[PATH_MAX];
+	struct walk w;
+	struct stat st;
+	int cur, nfd, links = 0, e;
+	size_t plen = strlen(path);
+	bool last, spliced;
+	ssize_t n;
+
+	memset(r, 0, sizeof(*r));
+	r->dirfd = r->objfd = -1;
+	if (plen == 0)
+		return -ENOENT;
+	if (plen >= PATH_MAX)
+		return -ENAMETOOLONG;
+	r->must_be_dir = path[plen - 1] == '/';
+	if ((cur = res_base(c->tid, dirfd, path)) < 0)
+		return cur;
+	if ((e = res_fast(&cur, path, follow, r)) != 0) {
+		if (cur != -1)
+			close(cur);
+		return e < 0 ? e : res_name(r);
+	}
+	memcpy(w.rest, path, plen + 1);
+	w.off = 0;
+	for (;;) {
+		if ((e = walk_next(&w, comp)) < 0)
+			goto fail;
+		if (e == 0) {
+			/* The path named a directory as a whole ("/", ".", "a/..", "dir/"). */
+			r->objfd = cur;
+			return res_name(r);
+		}
+		last = walk_done(&w);
+		if (strcmp(comp, ".") == 0)
+			continue;
+		if (strcmp(comp, "..") == 0) {
+			if ((nfd = res_open(cur, "..", O_PATH | O_DIRECTORY)) < 0) {
+				e = nfd;
+				goto fail;
+			}
+			close(cur);
+			cur = nfd;
+			continue;
+		}
+		if (res_on_proc(cur)) {
+			if ((e = res_proc(c, cur, comp, &w, &nfd, &spliced)) < 0)
+				goto fail;
+			if (spliced)
+				continue;
+			if (nfd != -1 && (!last || follow || r->must_be_dir)) {
+				close(cur);
+				if (fstat(nfd, &st) == 0 && S_ISDIR(st.st_mode)) {
+					cur = nfd;
+					continue;
+				}
+				if (!last) {
+					close(nfd);
+					return -ENOTDIR;
+				}
+				r->objfd = nfd;
+				return res_name(r);
+			}
+			if (nfd != -1)
+				close(nfd);
+		}
+		if (fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) == -1) {
+			if (errno == ENOENT && last)
+				break;          /* to be made, perhaps */
+			e = -errno;
+			goto fail;
+		}
+		if (S_ISLNK(st.st_mode) && (!last || follow || r->must_be_dir)) {
+			if ((e = res_fd_path(cur, lp, sizeof(lp))) < 0)
+				goto fail;
+			{
+				size_t k = strlen(lp);
+
+				if (k + 1 + strlen(comp) >= sizeof(lp)) {
+					e = -ENAMETOOLONG;
+					goto fail;
+				}
+				if (k > 1)
+					lp[k++] = '/';
+				strcpy(lp + k, comp);
+			}
+			if (c->link_protected != NULL && c->link_protected(c->arg, lp)) {
+				e = -EPERM;
+				goto fail;
+			}
+			if ((n = readlinkat(cur, comp, link, sizeof(link) - 1)) < 0) {
+				e = -errno;
+				goto fail;
+			}
+			link[n] = '\0';
+			if (++links > MAX_LINKS) {
+				e = -ELOOP;
+				goto fail;
+			}
+			if ((e = walk_splice(&w, link)) < 0)
+				goto fail;
+			if (link[0] == '/') {
+				close(cur);
+				if ((cur = res_open(AT_FDCWD, "/", O_PATH | O_DIRECTORY)) < 0)
+					return cur;
+			}
+			continue;
+		}
+		if (last)
+			break;
+		if (!S_ISDIR(st.st_mode)) {
+			e = -ENOTDIR;
+			goto fail;
+		}
+		if ((nfd = res_open(cur, comp, O_PATH | O_NOFOLLOW | O_DIRECTORY)) < 0) {
+			e = nfd;
+			goto fail;
+		}
+		close(cur);
+		cur = nfd;
+	}
+	r->dirfd = cur;
+	snprintf(r->name, sizeof(r->name), "%s", comp);
+	if ((e = res_name(r)) < 0)
+		res_free(r);
+	return e;
+ fail:
+	close(cur);
+	return e;
+}
