@@ -5,8 +5,9 @@
  * old dotted form lowercases it); "#" and ";" start a comment outside quotes; in a value
  * '"' toggles quoting, "\\" escapes one of \\ \" n t b or the end of the line (the value
  * goes on), unquoted whitespace is trimmed at both ends and each character of it inside
- * becomes one space. Only [core] (no subsection) hookspath and worktree,
- * [extensions] worktreeconfig, and [include] / [includeIf "..."] path are kept.
+ * becomes one space. Only [core] (no subsection) hookspath, worktree and fsmonitor,
+ * [extensions] worktreeconfig, [init] templatedir, and [include] / [includeIf "..."]
+ * path are kept.
  */
 #include <sys/stat.h>
 
@@ -29,6 +30,7 @@ enum section {
 	SEC_CORE,
 	SEC_EXTENSIONS,
 	SEC_INCLUDE,            /* [include], or [includeIf "condition"] */
+	SEC_INIT,
 };
 
 struct cursor {
@@ -126,6 +128,8 @@ parse_header(struct cursor *c)
 		ret = SEC_CORE;
 	else if (strcmp(name.s, "extensions") == 0 && !sub)
 		ret = SEC_EXTENSIONS;
+	else if (strcmp(name.s, "init") == 0 && !sub)
+		ret = SEC_INIT;
 	else if ((strcmp(name.s, "include") == 0 && !sub) ||
 	    (strcmp(name.s, "includeif") == 0 && sub))
 		ret = SEC_INCLUDE;
@@ -232,6 +236,15 @@ assign(struct gitconfig *gc, int sec, const char *key, const char *v)
 			if (v == NULL)
 				return -1;      /* git: a path needs a value */
 			set_str(key[0] == 'h' ? &gc->hooks_path : &gc->worktree, v);
+		} else if (strcmp(key, "fsmonitor") == 0)
+			/* A boolean (the built-in daemon) or a command; kept as written. */
+			set_str(&gc->fsmonitor, v != NULL ? v : "true");
+		break;
+	case SEC_INIT:
+		if (strcmp(key, "templatedir") == 0) {
+			if (v == NULL)
+				return -1;
+			set_str(&gc->template_dir, v);
 		}
 		break;
 	case SEC_EXTENSIONS:
@@ -264,6 +277,8 @@ gitconfig_free(struct gitconfig *c)
 		return;
 	free(c->hooks_path);
 	free(c->worktree);
+	free(c->fsmonitor);
+	free(c->template_dir);
 	strlist_free(&c->includes);
 	gitconfig_init(c);
 }

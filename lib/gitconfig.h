@@ -1,10 +1,12 @@
 /*
  * Just enough of git's configuration format to find what the mandatory write denies must
  * protect: core.hooksPath (git runs the hooks it names, outside any sandbox),
- * core.worktree (where a relative hooksPath resolves), extensions.worktreeConfig (whether
- * git reads config.worktree) and the path of every [include] and [includeIf] section.
- * Included files are not read. A strict, bounded reader of untrusted bytes: the file may
- * have been written by the sandboxed command of an earlier run.
+ * core.fsmonitor (a command git runs), init.templateDir (copied into every new
+ * repository), core.worktree (where a relative hooksPath resolves),
+ * extensions.worktreeConfig (whether git reads config.worktree) and the path of every
+ * [include] and [includeIf] section (the plan reads those files in turn). A strict,
+ * bounded reader of untrusted bytes: the file may have been written by the sandboxed
+ * command of an earlier run.
  */
 #ifndef SRT_GITCONFIG_H
 #define SRT_GITCONFIG_H
@@ -18,6 +20,8 @@
 struct gitconfig {
 	char *hooks_path;       /* core.hooksPath, the last assignment; NULL when unset */
 	char *worktree;         /* core.worktree, the last assignment; NULL when unset */
+	char *fsmonitor;        /* core.fsmonitor, the last assignment; NULL when unset */
+	char *template_dir;     /* init.templateDir, the last assignment; NULL when unset */
 	int worktree_config;    /* extensions.worktreeConfig: -1 unset, 0 false, 1 true */
 	struct strlist includes; /* include.path and includeIf.*.path values, in order */
 	int error_line;         /* first line not understood (parsing stopped there), or 0 */

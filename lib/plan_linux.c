@@ -33,26 +33,13 @@
 #include "path.h"
 #include "plan.h"
 #include "util.h"
+#include "wguard.h"
 
 #define DENY_DEPTH_DEFAULT      3
 #define MAX_LINKS               40      /* as many as the kernel follows */
 #define WALK_MAX_ENTRIES        200000  /* directory entries one mandatory-deny walk reads */
 #define GIT_NEST_MAX            64      /* directories of names below a .git/modules */
 
-static const char *const dangerous_files[] = {
-	".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".zshrc", ".zprofile",
-	".profile", ".ripgreprc", ".mcp.json",
-	/*
-	 * Not in the reference's list, but run by the next shell started here as well:
-	 * .zshenv by every zsh, .zlogin/.zlogout by login zsh, .bash_login by a login bash
-	 * without .bash_profile, .bash_logout when it ends, .bash_aliases from Debian's
-	 * default .bashrc.
-	 */
-	".bash_login", ".bash_logout", ".bash_aliases", ".zshenv", ".zlogin", ".zlogout",
-};
-static const char *const dangerous_dirs[] = {
-	".vscode", ".idea", ".claude/commands", ".claude/agents",
-};
 /* Remounted by bwrap itself (--proc, --dev) or the kernel's own: never pinned or walked. */
 static const char *const kernel_dirs[] = { "/proc", "/dev", "/sys" };
 
@@ -82,13 +69,11 @@ struct rdeny {
 
 enum dkind {
 	DK_SELF,                /* --ro-bind P P */
-	DK_NULL,                /* --ro-bind /dev/null P: a file placeholder or a link mask */
-	DK_EMPTYDIR,            /* --tmpfs P --remount-ro P: a directory placeholder */
+	DK_NULL,                /* --ro-bind /dev/null P: a link that cannot be settled */
 };
 struct dbind {
 	enum dkind kind;
 	char *dest, *raw;
-	int placeholder;        /* bwrap creates dest on the host */
 };
 
 struct pb {
@@ -113,8 +98,7 @@ struct pb {
 	struct dbind *db;
 	size_t ndb;
 	struct strlist seen;            /* write-deny destinations handled */
-	struct strlist decided;         /* placeholder destinations */
-	struct strlist deny_anc;        /* every proper ancestor of a write-deny path */
+	struct strlist deny_why;        /* the reason of each entry of denies */
 	struct strlist symlinked;       /* destinations some deny reaches through a link */
 	struct strlist rodirs, rodir_raw; /* existing denied directories bound read-only */
 	struct strlist binds, rsec, dsec; /* argument sections, assembled at the end */
@@ -735,57 +719,6 @@ symlink_in_path(struct pb *b, const char *target)
 	return found;
 }
 
-/* The first existing component of p that is not a directory: nothing is made below it. */
-static char *
-file_on_the_way(struct pb *b, const char *p)
-{
-	struct strlist names = { 0 };
-	struct stat st;
-	char *cur = xstrdup(""), *next, *found = NULL;
-	size_t i;
-
-	split_names(p, &names);
-	for (i = 0; i < names.n; i++) {
-		if (*names.v[i] == '\0')
-			continue;
-		next = xasprintf("%s/%s", cur, names.v[i]);
-		if (fs_stat(b, next, &st) == -1) {
-			free(next);
-			break;
-		}
-		if (!S_ISDIR(st.st_mode)) {
-			found = next;
-			break;
-		}
-		free(cur);
-		cur = next;
-	}
-	free(cur);
-	strlist_free(&names);
-	return found;
-}
-
-static char *
-first_missing(struct pb *b, const char *p)
-{
-	struct strlist names = { 0 };
-	char *cur = xstrdup(""), *next;
-	size_t i;
-
-	split_names(p, &names);
-	for (i = 0; i < names.n; i++) {
-		if (*names.v[i] == '\0')
-			continue;
-		next = xasprintf("%s/%s", cur, names.v[i]);
-		free(cur);
-		cur = next;
-		if (!exists(b, cur))
-			break;
-	}
-	strlist_free(&names);
-	return cur;
-}
-
 /* --- entries ------------------------------------------------------------------------- */
 
 static char *
@@ -1265,15 +1198,21 @@ plan_read_section(struct pb *b)
 
 /* --- mandatory denies ---------------------------------------------------------------- */
 
-static int
-is_dangerous_file(const char *name)
+/* The entry of wguard_names a file or directory name found at level is, or NULL. */
+static const struct wguard_name *
+dangerous_at(int depth, const char *name, int isdir, int level)
 {
 	size_t i;
 
-	for (i = 0; i < nitems(dangerous_files); i++)
-		if (strcasecmp(name, dangerous_files[i]) == 0)
-			return 1;
-	return 0;
+	for (i = 0; i < wguard_nnames; i++) {
+		const struct wguard_name *n = &wguard_names[i];
+
+		if (strchr(n->name, '/') != NULL || strcasecmp(name, n->name) != 0)
+			continue;
+		if (n->kind == WG_FILE ? level <= depth - 1 : isdir && level <= depth - 2)
+			return n;
+	}
+	return NULL;
 }
 
 /* Directory name under dfd as a stream, never through a symlink; NULL if it is none. */
@@ -1489,27 +1428,96 @@ git_config_load(int dfd, const char *name, const char *shown, struct gitconfig *
 		log_warn("%s: cannot read it for core.hooksPath", shown);
 }
 
+#define GIT_INCLUDE_DEPTH       10      /* git's own limit on nested includes */
+
+/* The hooks in dir that are links: what they lead to is what git runs (guard_chain). */
+static void
+git_hook_links(struct mwalk *w, const char *dir)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL && mwalk_count(w))
+		if (de->d_type == DT_LNK)
+			git_push(w, path_join(dir, de->d_name));
+	closedir(d);
+}
+
+/* A command git runs (core.fsmonitor): its program, when it names one by a path. */
+static char *
+git_command_path(struct pb *b, const char *v, const char *base)
+{
+	char *word, *p;
+	size_t n;
+
+	if (strcasecmp(v, "true") == 0 || strcasecmp(v, "false") == 0 ||
+	    strcasecmp(v, "yes") == 0 || strcasecmp(v, "no") == 0 ||
+	    strcmp(v, "1") == 0 || strcmp(v, "0") == 0 || *v == '\0')
+		return NULL;
+	n = strcspn(v, " \t");
+	word = xstrndup(v, n);
+	/* A bare name is looked up in PATH: not the work tree's to change. */
+	p = strchr(word, '/') != NULL || *word == '~' ? git_path(b, word, base) : NULL;
+	free(word);
+	return p;
+}
+
 /*
- * The denies a parsed configuration adds: its core.hooksPath (relative: against the work
- * tree, as git resolves it for a repository that is not bare), the relative hooksPath of
- * the global configuration for this work tree, and its included files (relative: against
- * the file's own directory). Included files are not read: the command must not be able
- * to rewrite them (or create them where they are missing), and that is all that is done
- * about them; a hooksPath set only in an included file is not found (srt(1) says so).
+ * The denies a parsed configuration adds, and those of the files it includes, read in
+ * turn (to git's depth of 10): its core.hooksPath (relative: against the work tree, as
+ * git resolves it for a repository that is not bare) and the hooks there that are links,
+ * the relative hooksPath of the global configuration for this work tree, its
+ * core.fsmonitor program, its init.templateDir (copied into every repository made
+ * later), and its included files (relative: against the file's own directory), which
+ * the command must not be able to rewrite or create.
  */
+static void
+git_config_denies_at(struct mwalk *w, const struct gitconfig *c, const char *worktree,
+    const char *filedir, int globals, int depth)
+{
+	struct pb *b = w->b;
+	struct gitconfig inc;
+	char *p, *dir;
+	size_t i;
+
+	if (c->hooks_path != NULL && (p = git_path(b, c->hooks_path, worktree)) != NULL) {
+		git_hook_links(w, p);
+		git_push(w, p);
+	}
+	for (i = 0; globals && worktree != NULL && i < b->git_global_rel.n; i++)
+		git_push(w, git_path(b, b->git_global_rel.v[i], worktree));
+	if (c->fsmonitor != NULL)
+		git_push(w, git_command_path(b, c->fsmonitor, worktree));
+	if (c->template_dir != NULL)
+		git_push(w, git_path(b, c->template_dir, filedir));
+	for (i = 0; i < c->includes.n; i++) {
+		if ((p = git_path(b, c->includes.v[i], filedir)) == NULL)
+			continue;
+		/* Read as git reads it, where it exists: what it sets counts too. */
+		if (depth < GIT_INCLUDE_DEPTH) {
+			gitconfig_init(&inc);
+			git_config_load(AT_FDCWD, p, p, &inc);
+			dir = path_dirname(p);
+			git_config_denies_at(w, &inc, worktree, dir, 0, depth + 1);
+			free(dir);
+			gitconfig_free(&inc);
+		}
+		git_push(w, p);
+	}
+}
+
 static void
 git_config_denies(struct mwalk *w, const struct gitconfig *c, const char *worktree,
     const char *filedir, int globals)
 {
-	struct pb *b = w->b;
-	size_t i;
-
-	if (c->hooks_path != NULL)
-		git_push(w, git_path(b, c->hooks_path, worktree));
-	for (i = 0; globals && worktree != NULL && i < b->git_global_rel.n; i++)
-		git_push(w, git_path(b, b->git_global_rel.v[i], worktree));
-	for (i = 0; i < c->includes.n; i++)
-		git_push(w, git_path(b, c->includes.v[i], filedir));
+	git_config_denies_at(w, c, worktree, filedir, globals, 0);
 }
 
 /* A small file's first line (a linked worktree's gitdir pointer), or NULL. */
@@ -1649,9 +1657,15 @@ git_protect(struct mwalk *w, int pfd, const char *name, const char *gitdir,
 		return 0;
 	}
 	strlist_push(&b->git_done, gitdir);
-	/* A repository is known by its HEAD: its hooks are denied before there are any. */
-	if (repo || kind == GIT_TOP)
-		git_push(w, path_join(gitdir, g.hooks != NULL ? g.hooks : "hooks"));
+	/* A repository is known by its HEAD: its hooks are denied before there are any,
+	 * and where a hook is a link, what it leads to. */
+	if (repo || kind == GIT_TOP) {
+		char *hooks = path_join(gitdir, g.hooks != NULL ? g.hooks : "hooks");
+
+		if (g.hooks != NULL)
+			git_hook_links(w, hooks);
+		git_push(w, hooks);
+	}
 	if ((g.config != NULL || kind == GIT_TOP) && !allow)
 		git_push(w, path_join(gitdir, g.config != NULL ? g.config : "config"));
 	gitconfig_init(&c);
@@ -1756,11 +1770,10 @@ git_globals(struct pb *b, struct strlist *out)
 		if (c.hooks_path != NULL && *c.hooks_path != '\0' &&
 		    *c.hooks_path != '/' && *c.hooks_path != '~')
 			strlist_push(&b->git_global_rel, c.hooks_path);
-		else if (c.hooks_path != NULL)
-			git_push(&w, git_path(b, c.hooks_path, NULL));
+		/* The rest as for any configuration, with no work tree known: an absolute
+		 * hooksPath, fsmonitor, templateDir, and the includes, read in turn. */
 		dir = path_dirname(files.v[i]);
-		for (size_t j = 0; j < c.includes.n; j++)
-			git_push(&w, git_path(b, c.includes.v[j], dir));
+		git_config_denies_at(&w, &c, NULL, dir, 0, 0);
 		free(dir);
 		gitconfig_free(&c);
 	}
@@ -1783,7 +1796,7 @@ mwalk_dir(struct mwalk *w, int fd, const char *path, int level)
 	while ((de = readdir(d)) != NULL) {
 		const char *name = de->d_name;
 		int isdir, cfd;
-		char *child, *sub;
+		char *child, *sub = NULL;
 
 		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
 			continue;
@@ -1795,26 +1808,23 @@ mwalk_dir(struct mwalk *w, int fd, const char *path, int level)
 			continue;
 		}
 		isdir = entry_is_dir(d, de);
-		/* A file is protected when its directory is at most depth-1 levels down. */
-		if (level <= w->depth - 1 && is_dangerous_file(name))
+		/* A dangerous name by the depth rule (wguard.c has the table). */
+		if (dangerous_at(w->depth, name, isdir, level) != NULL)
 			strlist_push(w->out, child);
-		/* A dangerous directory at most depth-2 levels down. */
-		if (level <= w->depth - 2 && isdir) {
-			if (strcasecmp(name, ".vscode") == 0 || strcasecmp(name, ".idea") == 0)
-				strlist_push(w->out, child);
-			if (strcasecmp(name, ".claude") == 0) {
-				for (i = 2; i < nitems(dangerous_dirs); i++) {
-					sub = find_ci(dirfd(d), name,
-					    dangerous_dirs[i] + strlen(".claude/"));
-					if (sub != NULL)
-						strlist_push_owned(w->out,
-						    xasprintf("%s/%s", child, sub));
-					free(sub);
-				}
-			}
-			if (strcasecmp(name, ".git") == 0)
-				git_protect(w, dirfd(d), name, child, path, GIT_FOUND, 0);
+		/* A two-part name ("X/Y"): Y looked for in a directory X at its level. */
+		for (i = 0; isdir && i < wguard_nnames; i++) {
+			const struct wguard_name *n = &wguard_names[i];
+			const char *slash = strchr(n->name, '/');
+
+			if (slash == NULL || strncasecmp(name, n->name, (size_t)(slash - n->name)) != 0 ||
+			    name[slash - n->name] != '\0' || level > w->depth - 2)
+				continue;
+			if ((sub = find_ci(dirfd(d), name, slash + 1)) != NULL)
+				strlist_push_owned(w->out, xasprintf("%s/%s", child, sub));
+			free(sub);
 		}
+		if (level <= w->depth - 2 && isdir && strcasecmp(name, ".git") == 0)
+			git_protect(w, dirfd(d), name, child, path, GIT_FOUND, 0);
 		/*
 		 * A .git file (a submodule's or a linked worktree's pointer), by the
 		 * directory rule. Not in the reference: pointed elsewhere, it would have
@@ -1851,9 +1861,13 @@ mwalk_merge(struct mwalk *w, const char *root, struct strlist *found, struct str
 {
 	size_t i;
 
-	if (w->truncated)
-		log_warnx("mandatory deny search under %s stopped after %d entries; "
-		    "what it found is denied", root, WALK_MAX_ENTRIES);
+	/* Never run with what a padded directory let it find (fail closed). */
+	if (w->truncated) {
+		diags_add(w->b->errs, "the search for protected files under %s stopped after "
+		    "%d entries: lower mandatoryDenySearchDepth (now %d), or narrow allowWrite "
+		    "to the directories the command needs", root, WALK_MAX_ENTRIES, w->depth);
+		w->b->bad = 1;
+	}
 	if (found->n > 1)
 		qsort(found->v, found->n, sizeof(*found->v), cmp_str);
 	for (i = 0; i < found->n; i++)
@@ -1902,10 +1916,8 @@ mandatory_denies(struct pb *b, const struct strlist *roots, struct strlist *out)
 	size_t i;
 
 	git_globals(b, &global);
-	for (i = 0; i < nitems(dangerous_files); i++)
-		strlist_push_owned(out, path_join(cwd, dangerous_files[i]));
-	for (i = 0; i < nitems(dangerous_dirs); i++)
-		strlist_push_owned(out, path_join(cwd, dangerous_dirs[i]));
+	for (i = 0; i < wguard_nnames; i++)
+		strlist_push_owned(out, path_join(cwd, wguard_names[i].name));
 	git = path_join(cwd, ".git");
 	if (fs_stat(b, git, &st) == 0) {
 		if (S_ISDIR(st.st_mode)) {
@@ -1940,7 +1952,6 @@ dbind_add(struct pb *b, enum dkind kind, const char *dest, const char *raw)
 	b->db[b->ndb].kind = kind;
 	b->db[b->ndb].dest = xstrdup(dest);
 	b->db[b->ndb].raw = xstrdup(raw);
-	b->db[b->ndb].placeholder = 0;
 	b->ndb++;
 }
 
@@ -2001,76 +2012,9 @@ covered_by_rodir(struct pb *b, const char *p)
 	return covered;
 }
 
-/* Writable in the sandbox: inside a write root no denied directory covers. */
-static int
-in_uncovered_write(struct pb *b, const char *p)
-{
-	size_t i, j;
-
-	for (i = 0; i < b->writes.n; i++) {
-		int under_rodir = 0;
-
-		for (j = 0; j < b->rodirs.n && !under_rodir; j++)
-			under_rodir = path_is_strictly_under(b->writes.v[i], b->rodirs.v[j]);
-		if (!under_rodir && path_is_under(p, b->writes.v[i]))
-			return 1;
-	}
-	return 0;
-}
-
-static int
-decided_over(struct pb *b, const char *p)
-{
-	size_t i;
-
-	for (i = 0; i < b->decided.n; i++)
-		if (path_is_under(p, b->decided.v[i]))
-			return 1;
-	return 0;
-}
-
 /*
- * The placeholder for a deny path that is not there: on its first missing component, which
- * bwrap creates on the host as the mount point. A file under /dev/null, or an empty read-only
- * directory when another deny path lies beneath it (traversable, as tools expect). Nothing
- * where the path cannot be created in the sandbox anyway; a file on the way (a worktree's
- * .git) is held read-only instead, nothing can be made below it.
- */
-static void
-placeholder(struct pb *b, const char *absent, const char *raw)
-{
-	char *dir, *file, *dest, *fdir;
-
-	if (decided_over(b, absent))
-		return;
-	if (!in_uncovered_write(b, absent) || covered_by_rodir(b, absent))
-		return;
-	dir = path_dirname(absent);
-	file = file_on_the_way(b, dir);
-	free(dir);
-	if (file != NULL) {
-		fdir = path_dirname(file);
-		if (!strlist_contains(&b->seen, file) && in_uncovered_write(b, fdir)) {
-			strlist_push(&b->seen, file);
-			strlist_push(&b->decided, file);
-			dbind_add(b, DK_SELF, file, raw);
-		}
-		free(fdir);
-		free(file);
-		return;
-	}
-	dest = first_missing(b, absent);
-	strlist_push(&b->decided, dest);
-	dbind_add(b, strlist_contains(&b->deny_anc, dest) ? DK_EMPTYDIR : DK_NULL, dest, raw);
-	/* Only a path found absent here is ours to remove afterwards. */
-	b->db[b->ndb - 1].placeholder = 1;
-	free(dest);
-}
-
-/*
- * Before any placeholder is decided: the existing denied directories that will be bound
- * read-only (nothing can be created under them, and bwrap could not make a mount point
- * there either), and the ancestors of every deny path (placeholders there are directories).
+ * Before the denies are emitted: the existing denied directories that will be bound
+ * read-only (nothing can be created under them), and the ancestors of every deny path.
  */
 static void
 deny_prepass(struct pb *b)
@@ -2079,7 +2023,7 @@ deny_prepass(struct pb *b)
 	size_t i;
 
 	for (i = 0; i < b->denies.n; i++) {
-		char *raw = xstrdup(b->denies.v[i]), *res, *link, *cur;
+		char *raw = xstrdup(b->denies.v[i]), *res, *link;
 
 		if (strncmp(raw, "/dev/", 5) == 0 ||
 		    (res = resolve_deny(b, raw, &b->denies)) == NULL) {
@@ -2088,16 +2032,6 @@ deny_prepass(struct pb *b)
 		}
 		if (strncmp(res, "/dev/", 5) == 0)
 			goto next;
-		cur = xstrdup(res);
-		while (strcmp(cur, "/") != 0) {
-			char *up = path_dirname(cur);
-
-			if (!strlist_contains(&b->deny_anc, up))
-				strlist_push(&b->deny_anc, up);
-			free(cur);
-			cur = up;
-		}
-		free(cur);
 		if ((link = symlink_in_path(b, res)) != NULL) {
 			free(link);
 			goto next;
@@ -2150,8 +2084,9 @@ plan_denies(struct pb *b)
 			free(res);
 			continue;
 		}
-		if (decided_over(b, res) || !exists(b, res)) {
-			placeholder(b, res, raw);
+		/* Missing: nothing to mount on, and nothing is made on the host for it. The
+		 * write guard keeps the name from being made (the plan's guard, below). */
+		if (!exists(b, res)) {
 			free(res);
 			continue;
 		}
@@ -2211,16 +2146,7 @@ emit_denies(struct pb *b)
 		case DK_NULL:
 			push3(&b->dsec, "--ro-bind", "/dev/null", d->dest);
 			break;
-		case DK_EMPTYDIR:
-			/* An empty tmpfs made read-only: needs no host directory as source. */
-			strlist_push(&b->dsec, "--tmpfs");
-			strlist_push(&b->dsec, d->dest);
-			strlist_push(&b->dsec, "--remount-ro");
-			strlist_push(&b->dsec, d->dest);
-			break;
 		}
-		if (d->placeholder)
-			strlist_push(&b->out->placeholders, d->dest);
 		strlist_push(&emitted, d->dest);
 		if (strcmp(d->raw, d->dest) != 0)
 			strlist_push(&emitted, d->raw);
@@ -2315,6 +2241,131 @@ ancestor_pins(struct pb *b, struct strlist *pins, struct strlist *covers)
 	strlist_free(&visited);
 }
 
+/* --- the write guard ------------------------------------------------------------------ */
+
+/*
+ * p and everything on the way to it: each link a reader of p goes through, and the path
+ * with that link followed (SPEC §7: protect the name the next reader opens, and what it
+ * leads to). Missing names end the way; the guard keeps them from being made.
+ */
+static void
+guard_chain(struct pb *b, const char *p, const char *why, bool pin, int depth)
+{
+	struct strlist names = { 0 };
+	char *cur = xstrdup(""), *next, *onward;
+	const char *target;
+	struct stat st;
+	size_t i, j;
+
+	wguard_add_exact(&b->out->guard, p, why, pin);
+	split_names(p, &names);
+	for (i = 0; i < names.n && depth < MAX_LINKS; i++) {
+		if (*names.v[i] == '\0' || strcmp(names.v[i], ".") == 0)
+			continue;
+		next = xasprintf("%s/%s", cur, names.v[i]);
+		if (fs_lstat(b, next, &st) == -1) {
+			free(next);
+			break;
+		}
+		if (S_ISLNK(st.st_mode) && (target = fs_link(b, next)) != NULL) {
+			char *dir = path_dirname(next), *abs;
+
+			wguard_add_exact(&b->out->guard, next, why, pin);
+			abs = target[0] == '/' ? xstrdup(target) : path_join(dir, target);
+			onward = abs;
+			for (j = i + 1; j < names.n; j++) {
+				char *t = path_join(onward, names.v[j]);
+
+				free(onward);
+				onward = t;
+			}
+			free(dir);
+			free(next);
+			next = path_normalize(onward);
+			free(onward);
+			if (next != NULL)
+				guard_chain(b, next, why, pin, depth + 1);
+			free(next);
+			break;
+		}
+		free(cur);
+		cur = next;
+	}
+	free(cur);
+	strlist_free(&names);
+}
+
+/* The reason a mandatory deny the search found is protected. */
+static const char *
+mandatory_why(const char *p)
+{
+	const char *base = path_basename(p);
+	size_t i;
+
+	for (i = 0; i < wguard_nnames; i++) {
+		const char *n = wguard_names[i].name, *slash = strchr(n, '/');
+
+		if (strcasecmp(base, slash != NULL ? slash + 1 : n) == 0)
+			return wguard_names[i].why;
+	}
+	if (strcasecmp(base, "hooks") == 0)
+		return "mandatory deny: git hooks";
+	if (strncasecmp(base, "config", 6) == 0)
+		return "mandatory deny: git configuration";
+	if (strcasecmp(base, "commondir") == 0)
+		return "mandatory deny: git commondir";
+	if (strcasecmp(base, ".git") == 0)
+		return "mandatory deny: git directory pointer";
+	return "mandatory deny: named by git configuration";
+}
+
+/*
+ * The guard srt-seccomp enforces by name for the whole run (wguard.h): every write deny
+ * and what leads to it, the home directory's own list, srt's files, the roots the names
+ * apply under, and the read-deny mounts whose loss ends the sandbox.
+ */
+static void
+plan_guard(struct pb *b)
+{
+	struct wguard *g = &b->out->guard;
+	const char *home = b->ctx->home;
+	size_t i;
+
+	g->depth = b->s->deny_search_depth > 0 ? b->s->deny_search_depth : DENY_DEPTH_DEFAULT;
+	g->allow_git_config = b->s->fs.allow_git_config;
+	for (i = 0; i < b->denies.n; i++)
+		guard_chain(b, b->denies.v[i], i < b->deny_why.n ? b->deny_why.v[i] :
+		    "mandatory deny", true, 0);
+	if (home != NULL && *home == '/')
+		for (i = 0; i < wguard_nhome_names; i++) {
+			char *p = path_join(home, wguard_home_names[i].name);
+
+			guard_chain(b, p, wguard_home_names[i].why, false, 0);
+			free(p);
+		}
+	strlist_push(&g->roots, b->ctx->cwd);
+	for (i = 0; i < b->user_roots.n; i++)
+		if (!strlist_contains(&g->roots, b->user_roots.v[i]))
+			strlist_push(&g->roots, b->user_roots.v[i]);
+	/* Only what the settings deny: ssh's configuration directory is hidden for ssh's
+	 * sake, not as a secret. */
+	for (i = 0; i < b->nunits; i++)
+		if (strcmp(b->units[i].landing, "/etc/ssh/ssh_config.d") != 0)
+			strlist_push(&g->watch, b->units[i].landing);
+	for (i = 0; i < b->masks.n; i++)
+		strlist_push(&g->watch, b->masks.v[i]);
+	wguard_index(g);
+	for (i = 0; i < b->writes.n; i++) {
+		size_t k;
+
+		for (k = 0; k < g->exact.n; k++)
+			if (path_is_under(b->writes.v[i], g->exact.v[k]))
+				log_warnx("write path %s lies in %s, which is protected (%s): "
+				    "nothing in it can be written", b->writes.v[i], g->exact.v[k],
+				    g->exact_why.v[k]);
+	}
+}
+
 /* --- assembly ------------------------------------------------------------------------ */
 
 static void
@@ -2368,8 +2419,7 @@ pb_free(struct pb *b)
 	strlist_free(&b->git_done);
 	strlist_free(&b->git_global_rel);
 	strlist_free(&b->seen);
-	strlist_free(&b->decided);
-	strlist_free(&b->deny_anc);
+	strlist_free(&b->deny_why);
 	strlist_free(&b->symlinked);
 	strlist_free(&b->rodirs);
 	strlist_free(&b->rodir_raw);
@@ -2397,6 +2447,12 @@ plan_disabled(struct pb *b)
 	push3(&b->out->args, "--bind", "/", "/");
 	if (sp != NULL && (r = canon(b, sp)) != NULL)
 		push3(&b->out->args, "--ro-bind", r, r);
+	/* No names protected, but the policy and srt itself. */
+	if (sp != NULL)
+		guard_chain(b, sp, "settings file", true, 0);
+	if (b->ctx->self_dir != NULL && *b->ctx->self_dir == '/')
+		guard_chain(b, b->ctx->self_dir, "srt's own programs", true, 0);
+	wguard_index(&b->out->guard);
 	free(sp);
 }
 
@@ -2412,6 +2468,7 @@ plan_linux_build(const struct settings *s, const struct plan_ctx *ctx,
 	int ret = -1;
 
 	memset(out, 0, sizeof(*out));
+	wguard_init(&out->guard);
 	memset(&b, 0, sizeof(b));
 	b.s = s;
 	b.out = out;
@@ -2439,26 +2496,39 @@ plan_linux_build(const struct settings *s, const struct plan_ctx *ctx,
 	expand_list(&b, &s->fs.deny_write, "denyWrite", 1, &cfg);
 	if (b.bad)
 		goto out;
-	for (i = 0; i < cfg.n; i++)
+	for (i = 0; i < cfg.n; i++) {
 		strlist_push_owned(&b.denies, normalize(&b, cfg.v[i]));
+		strlist_pushf(&b.deny_why, "denyWrite %s", cfg.v[i]);
+	}
 	/* The settings file: a command must not rewrite the policy of the next run. */
 	if ((sp = settings_abs(&b)) != NULL) {
 		strlist_push_owned(&b.denies, normalize(&b, sp));
+		strlist_push(&b.deny_why, "settings file");
 		free(sp);
 	}
+	/* srt's own programs: the proxies start on first use, outside the sandbox. */
+	if (ctx->self_dir != NULL && *ctx->self_dir == '/') {
+		strlist_push_owned(&b.denies, normalize(&b, ctx->self_dir));
+		strlist_push(&b.deny_why, "srt's own programs");
+	}
 	mandatory_denies(&b, &b.user_roots, &mand);
+	if (b.bad)
+		goto out;
 	for (i = 0; i < mand.n; i++) {
 		char *n = normalize(&b, mand.v[i]);
 
 		if (strlist_contains(&b.denies, n))
 			free(n);
-		else
+		else {
 			strlist_push_owned(&b.denies, n);
+			strlist_push(&b.deny_why, mandatory_why(n));
+		}
 	}
 
 	plan_read_section(&b);
 	plan_denies(&b);
 	emit_denies(&b);
+	plan_guard(&b);
 	ancestor_pins(&b, &pins, &covers);
 
 	push3(&out->args, "--ro-bind", "/", "/");
@@ -2474,6 +2544,7 @@ plan_linux_build(const struct settings *s, const struct plan_ctx *ctx,
 	}
 	append(&out->args, &b.rsec);
 	append(&out->args, &b.dsec);
+	append(&out->writes, &b.writes);
 	ret = 0;
  out:
 	if (ret == -1)
@@ -2493,107 +2564,7 @@ plan_linux_free(struct plan_linux *p)
 	if (p == NULL)
 		return;
 	strlist_free(&p->args);
-	strlist_free(&p->placeholders);
+	strlist_free(&p->writes);
+	wguard_free(&p->guard);
 }
 
-/* --- cleanup ------------------------------------------------------------------------- */
-
-/*
- * The directory at an absolute path, reached without following any link; -1 otherwise.
- * It allocates nothing: srt-launch's keeper calls it when the heap may be half-changed.
- */
-static int
-open_dir_nofollow(const char *path)
-{
-	char buf[PATH_MAX], *name, *next;
-	int fd, nfd;
-
-	if (strlen(path) >= sizeof(buf))
-		return -1;
-	memcpy(buf, path, strlen(path) + 1);
-	if ((fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
-		return -1;
-	for (name = buf; name != NULL && fd != -1; name = next) {
-		if ((next = strchr(name, '/')) != NULL)
-			*next++ = '\0';
-		if (*name == '\0' || strcmp(name, ".") == 0)
-			continue;
-		nfd = strcmp(name, "..") == 0 ? -1 : openat(fd, name,
-		    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		close(fd);
-		fd = nfd;
-	}
-	return fd;
-}
-
-/*
- * Remove one placeholder if it is still what bwrap made: an empty regular file or an empty
- * directory (rmdir refuses a full one). Looked at and removed through its parent's fd, never
- * through a link. 0, or an errno when it is still there; allocates and logs nothing.
- */
-int
-plan_linux_remove_placeholder(const char *path)
-{
-	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	struct stat st;
-	int dfd, e = 0;
-
-	if (slash == NULL || (size_t)(slash - path) >= sizeof(dir))
-		return EINVAL;
-	memcpy(dir, path, (size_t)(slash - path));
-	dir[slash - path] = '\0';
-	if ((dfd = open_dir_nofollow(slash == path ? "/" : dir)) == -1)
-		return 0;
-	if (fstatat(dfd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		if (S_ISREG(st.st_mode) && st.st_size == 0) {
-			if (unlinkat(dfd, slash + 1, 0) == -1)
-				e = errno;
-		} else if (S_ISDIR(st.st_mode)) {
-			if (unlinkat(dfd, slash + 1, AT_REMOVEDIR) == -1)
-				e = errno;
-		}
-	}
-	close(dfd);
-	return e;
-}
-
-/*
- * The placeholders, deepest first (a directory placeholder goes only once what is in it
- * went): an array of p's strings, NULL-terminated, for the caller to free.
- */
-const char **
-plan_linux_placeholders_deepest_first(const struct plan_linux *p)
-{
-	size_t i, j, n = p->placeholders.n;
-	const char **v = xcalloc(n + 1, sizeof(*v));
-
-	for (i = 0; i < n; i++)
-		v[i] = p->placeholders.v[i];
-	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && strlen(v[j - 1]) < strlen(v[j]); j--) {
-			const char *t = v[j];
-
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-	return v;
-}
-
-void
-plan_linux_cleanup(const struct plan_linux *p)
-{
-	const char **v;
-	size_t i;
-
-	if (p->placeholders.n == 0)
-		return;
-	v = plan_linux_placeholders_deepest_first(p);
-	for (i = 0; v[i] != NULL; i++) {
-		int e = plan_linux_remove_placeholder(v[i]);
-
-		if (e != 0)
-			log_debug("placeholder %s left: %s", v[i], strerror(e));
-	}
-	free(v);
-}

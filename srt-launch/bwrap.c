@@ -4,14 +4,19 @@
  * options travel through --args (a large plan would not fit the kernel's argument
  * limits); the command itself stays on the real argv, where bwrap wants it.
  *
- * With the seccomp stage, bwrap is started before the plan is built (bwrap_start) and
- * reads its options from a pipe that we fill once the plan is ready (bwrap_send_args):
- * its execution and start-up, about a millisecond, overlap our own work. Should we die
- * while writing, bwrap may read part of its options; srt-seccomp, which it starts, then
- * finds its lifeline cut and never runs the command. Should we fail otherwise, bwrap is
- * killed before the pipe is closed (bwrap_abort). Without the seccomp stage
- * (allowAllUnixSockets) there is no such guard: the options are written whole, to a
- * sealed memfd, before bwrap starts.
+ * bwrap is started before the plan is built (bwrap_start) and reads its options from a
+ * pipe that we fill once the plan is ready (bwrap_send_args): its execution and start-up,
+ * about a millisecond, overlap our own work. Should we die while writing, bwrap may read
+ * part of its options; srt-seccomp, which it starts, then finds its lifeline cut and
+ * never runs the command. Should we fail otherwise, bwrap is killed before the pipe is
+ * closed (bwrap_abort).
+ *
+ * The write guard goes to srt-seccomp the same way, in a memfd bwrap passes on: we
+ * write it once the plan is ready and seal it before the options go (bwrap_send_guard);
+ * srt-seccomp refuses a guard that is not sealed, so a launcher that died half-way never
+ * leaves a partial guard behind it. Descriptors bwrap gets: 3 its status (JSON lines),
+ * 4 its options, 5 the sandbox's lifeline, 6 the guard (unless --unguarded), then
+ * srt-seccomp's executable (bound inside with --ro-bind-fd, and closed by bwrap).
  */
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -113,24 +118,34 @@ bwrap_seccomp_pid1(const struct launch *l)
 	return geteuid() == 0 && !l->set.weaker_nested_sandbox;
 }
 
+#define BWRAP_FD_STATUS         3
+#define BWRAP_FD_ARGS           4
+#define BWRAP_FD_LIFELINE       5       /* srt-seccomp --lifeline-fd */
+#define BWRAP_FD_GUARD          6       /* srt-seccomp --guard-fd */
+
+/* --ro-bind-fd: srt-seccomp's executable, after the guard when there is one. */
+static int
+bwrap_fd_seccomp(const struct launch *l)
+{
+	return l->unguarded ? BWRAP_FD_GUARD : BWRAP_FD_GUARD + 1;
+}
+
 static void
-bwrap_options(const struct launch *l, const char *seccomp, struct strlist *o)
+bwrap_options(const struct launch *l, struct strlist *o)
 {
 	size_t i;
 
 	strlist_push(o, "--new-session");
 	strlist_push(o, "--die-with-parent");
 	strlist_push(o, "--json-status-fd");
-	strlist_push(o, "3");
+	strlist_pushf(o, "%d", BWRAP_FD_STATUS);
 	for (i = 0; i < l->plan.args.n; i++)
 		strlist_push(o, l->plan.args.v[i]);
 	/* srt-seccomp must stay reachable even under a read-denied directory: bound
-	 * last, over whatever the plan put there (read-only, the binary is no secret). */
-	if (seccomp != NULL) {
-		strlist_push(o, "--ro-bind");
-		strlist_push(o, seccomp);
-		strlist_push(o, seccomp);
-	}
+	 * last, over whatever the plan put there, from the file we opened at start. */
+	strlist_push(o, "--ro-bind-fd");
+	strlist_pushf(o, "%d", bwrap_fd_seccomp(l));
+	strlist_push(o, l->helper_path[H_SECCOMP]);
 	strlist_push(o, "--dev");
 	strlist_push(o, "/dev");
 	strlist_push(o, "--unshare-pid");
@@ -141,11 +156,9 @@ bwrap_options(const struct launch *l, const char *seccomp, struct strlist *o)
 	 * srt-seccomp is a PID 1 already (it reaps, forwards signals and relays the
 	 * status) and runs the command in a PID namespace of its own, so nothing can be
 	 * orphaned into bwrap's: bwrap's reaper would be one more process (and, on hosts
-	 * where address spaces are costly, one more fork) with nothing to do. Without
-	 * srt-seccomp the command itself must not be PID 1, and bwrap keeps its reaper.
+	 * where address spaces are costly, one more fork) with nothing to do.
 	 */
-	if (seccomp != NULL)
-		strlist_push(o, "--as-pid-1");
+	strlist_push(o, "--as-pid-1");
 	strlist_push(o, "--unshare-user");
 	strlist_push(o, "--cap-drop");
 	strlist_push(o, "ALL");
@@ -157,7 +170,7 @@ bwrap_options(const struct launch *l, const char *seccomp, struct strlist *o)
 	 * CAP_SETPCAP (to empty the bounding set) in bwrap's user namespace instead, and
 	 * drops every capability before the command runs.
 	 */
-	if (seccomp != NULL && geteuid() == 0) {
+	if (geteuid() == 0) {
 		strlist_push(o, "--cap-add");
 		strlist_push(o, "CAP_SYS_ADMIN");
 		strlist_push(o, "--cap-add");
@@ -174,34 +187,34 @@ bwrap_options(const struct launch *l, const char *seccomp, struct strlist *o)
 		strlist_push(o, "--proc");
 		strlist_push(o, "/proc");
 	}
-	/* Without srt-seccomp nothing else stops a new user namespace, in which the
-	 * read-only binds can be undone: bubblewrap is asked to refuse them. */
-	if (seccomp == NULL && !l->set.allow_nested_userns && !l->set.weaker_nested_sandbox)
-		strlist_push(o, "--disable-userns");
 }
 
 static void
-bwrap_argv(const struct launch *l, const char *bwrap, const char *seccomp, struct strlist *a)
+bwrap_argv(const struct launch *l, struct strlist *a)
 {
 	size_t i;
 
-	strlist_push(a, bwrap);
+	strlist_push(a, l->helper_path[H_BWRAP]);
 	strlist_push(a, "--args");
-	strlist_push(a, "4");
+	strlist_pushf(a, "%d", BWRAP_FD_ARGS);
 	strlist_push(a, "--");
-	if (seccomp != NULL) {
-		strlist_push(a, seccomp);
-		/* SANDBOX_LIFELINE_FD: see bwrap_child. */
-		strlist_push(a, "--lifeline-fd");
-		strlist_push(a, "5");
-		if (bwrap_seccomp_pid1(l))
-			strlist_push(a, "--pid1");
-		if (l->set.allow_nested_userns)
-			strlist_push(a, "--allow-nested-userns");
-		if (l->debug)
-			strlist_push(a, "-d");
-		strlist_push(a, "--");
+	strlist_push(a, l->helper_path[H_SECCOMP]);
+	strlist_push(a, "--lifeline-fd");
+	strlist_pushf(a, "%d", BWRAP_FD_LIFELINE);
+	if (!l->unguarded) {
+		strlist_push(a, "--guard-fd");
+		strlist_pushf(a, "%d", BWRAP_FD_GUARD);
 	}
+	if (bwrap_seccomp_pid1(l))
+		strlist_push(a, "--pid1");
+	/* allowAllUnixSockets keeps every other rule, the reaper and the lifeline. */
+	if (l->set.net.allow_all_unix_sockets)
+		strlist_push(a, "--allow-unix-sockets");
+	if (l->set.allow_nested_userns)
+		strlist_push(a, "--allow-nested-userns");
+	if (l->debug)
+		strlist_push(a, "-d");
+	strlist_push(a, "--");
 	if (l->cstring != NULL) {
 		strlist_push(a, "/bin/sh");
 		strlist_push(a, "-c");
@@ -211,28 +224,22 @@ bwrap_argv(const struct launch *l, const char *bwrap, const char *seccomp, struc
 			strlist_push(a, l->cmd[i]);
 }
 
-static const char *
-bwrap_path(const struct launch *l, char *buf, size_t len)
-{
-	if (l->set.bwrap_path != NULL)
-		return access(l->set.bwrap_path, X_OK) == 0 ? l->set.bwrap_path : NULL;
-	return lookup_path("bwrap", buf, len);
-}
-
 /*
- * The child: into the sandbox's namespaces, then bwrap. Failures go up the ep pipe.
- * bwrap gets the status pipe at 3 and its arguments at 4; with srt-seccomp, the read
- * end of the sandbox lifeline at 5, which bwrap leaves open for srt-seccomp
- * (--lifeline-fd 5): bwrap arms --die-with-parent in its child only late in its
- * set-up, and a launcher killed before that would otherwise leave the sandbox
- * running. srt-seccomp sees the lifeline's EOF however early that happens.
+ * The child: into the sandbox's namespaces, then bwrap, by its descriptor. Failures go
+ * up the ep pipe. bwrap gets the descriptors listed at the top of this file; the
+ * sandbox's lifeline is for srt-seccomp (--lifeline-fd), which bwrap leaves open: bwrap
+ * arms --die-with-parent in its child only late in its set-up, and a launcher killed
+ * before that would otherwise leave the sandbox running. srt-seccomp sees the
+ * lifeline's EOF however early that happens.
  */
 static noreturn void
-bwrap_child(const struct launch *l, const char *bwrap, char **argv, char **envp,
-    int st_w, int argfd, int lifeline_r, int ep_w, pid_t launcher)
+bwrap_child(const struct launch *l, char **argv, char **envp, int st_w, int argfd,
+    int ep_w, pid_t launcher)
 {
-	int keep[3] = { st_w, argfd, lifeline_r };
-	size_t nkeep = lifeline_r != -1 ? 3 : 2;
+	int keep[5] = { st_w, argfd, l->sandbox_lifeline_r, l->guard_fd,
+	    l->helper_fd[H_SECCOMP] };
+	int exe = l->helper_fd[H_BWRAP];
+	size_t n = 5;
 
 	spawn_child_reset();
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -254,9 +261,13 @@ bwrap_child(const struct launch *l, const char *bwrap, char **argv, char **envp,
 		spawn_report_errno(ep_w);
 		_exit(LAUNCH_FAIL);
 	}
-	spawn_arrange_fds(keep, nkeep, ep_w);
-	execve(bwrap, argv, envp);
-	spawn_report_errno(3 + (int)nkeep);
+	if (l->unguarded) {
+		keep[3] = keep[4];
+		n = 4;
+	}
+	spawn_arrange_fds(keep, n, ep_w, &exe);
+	execveat(exe, "", argv, envp, AT_EMPTY_PATH);
+	spawn_report_errno(3 + (int)n);
 	_exit(LAUNCH_FAIL);
 }
 
@@ -271,14 +282,13 @@ bwrap_child(const struct launch *l, const char *bwrap, char **argv, char **envp,
  * never returns), so nothing can be clobbered.
  */
 static pid_t
-bwrap_fork(const struct launch *l, const char *bwrap, char **argv, char **envp,
-    int st_w, int argfd, int lifeline_r, int ep_w)
+bwrap_fork(const struct launch *l, char **argv, char **envp, int st_w, int argfd, int ep_w)
 {
 	pid_t launcher = getpid(), pid;
 
 	pid = l->userns_fd == -1 ? vfork() : fork();
 	if (pid == 0)
-		bwrap_child(l, bwrap, argv, envp, st_w, argfd, lifeline_r, ep_w, launcher);
+		bwrap_child(l, argv, envp, st_w, argfd, ep_w, launcher);
 	return pid;
 }
 
@@ -319,58 +329,28 @@ bwrap_options_buf(const struct strlist *opts, size_t *len)
 	return buf;
 }
 
-/*
- * Start bwrap. With the seccomp stage it waits for its options on a pipe (see the top of
- * this file); otherwise they are built now from the plan, which must be ready.
- */
+/* Start bwrap: it waits for its options on a pipe (see the top of this file). */
 int
 bwrap_start(struct launch *l, char **envp)
 {
 	struct strlist argv = { 0 };
-	char bwbuf[4096];
-	const char *bwrap;
-	int st[2] = { -1, -1 }, ep[2] = { -1, -1 }, ap[2] = { -1, -1 }, argfd = -1;
+	int st[2] = { -1, -1 }, ep[2] = { -1, -1 }, ap[2] = { -1, -1 };
 	int err = 0, rc = -1;
 	pid_t pid;
 
-	if ((bwrap = bwrap_path(l, bwbuf, sizeof(bwbuf))) == NULL) {
-		log_warnx("bwrap: %s", l->set.bwrap_path != NULL ?
-		    "bwrapPath is not an executable file" :
-		    "not found in PATH (install bubblewrap, or set bwrapPath)");
-		return -1;
+	l->as_pid1 = true;
+	bwrap_argv(l, &argv);
+	if (!l->unguarded && (l->guard_fd = memfd_create("srt-wguard",
+	    MFD_CLOEXEC | MFD_ALLOW_SEALING)) == -1) {
+		log_warn("memfd_create");
+		goto out;
 	}
-	if (!l->set.net.allow_all_unix_sockets)
-		l->seccomp_path = xasprintf("%s/srt-seccomp", l->self_dir);
-	l->as_pid1 = l->seccomp_path != NULL;
-	l->bwrap_exe = xstrdup(bwrap);
-	bwrap_argv(l, bwrap, l->seccomp_path, &argv);
-
-	if (l->seccomp_path != NULL) {
-		if (pipe2(ap, O_CLOEXEC) == -1) {
-			log_warn("pipe");
-			goto out;
-		}
-		argfd = ap[0];
-	} else {
-		struct strlist opts = { 0 };
-		size_t len;
-		char *buf;
-
-		bwrap_options(l, NULL, &opts);
-		bwrap_debug_argv(&opts, argv.v);
-		buf = bwrap_options_buf(&opts, &len);
-		argfd = memfd_sealed("srt-bwrap-args", buf, len);
-		free(buf);
-		strlist_free(&opts);
-		if (argfd == -1)
-			goto out;
-	}
-	if (pipe2(st, O_CLOEXEC) == -1 || pipe2(ep, O_CLOEXEC) == -1) {
+	if (pipe2(ap, O_CLOEXEC) == -1 || pipe2(st, O_CLOEXEC) == -1 ||
+	    pipe2(ep, O_CLOEXEC) == -1) {
 		log_warn("pipe");
 		goto out;
 	}
-	if ((pid = bwrap_fork(l, bwrap, argv.v, envp, st[1], argfd,
-	    l->seccomp_path != NULL ? l->sandbox_lifeline_r : -1, ep[1])) == -1) {
+	if ((pid = bwrap_fork(l, argv.v, envp, st[1], ap[0], ep[1])) == -1) {
 		log_warn("fork");
 		goto out;
 	}
@@ -384,7 +364,7 @@ bwrap_start(struct launch *l, char **envp)
 		if (err < 0)
 			log_warnx("cannot enter the sandbox's namespaces: %s", strerror(-err));
 		else
-			log_warnx("%s: %s", bwrap, strerror(err));
+			log_warnx("%s: %s", l->helper_path[H_BWRAP], strerror(err));
 		while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
 			;
 		goto out;
@@ -397,14 +377,39 @@ bwrap_start(struct launch *l, char **envp)
 	ap[1] = -1;
 	rc = 0;
  out:
-	if (argfd != -1)
-		close(argfd);
+	fd_close(&ap[0]);
 	fd_close(&ap[1]);
 	fd_close(&st[0]);
 	fd_close(&st[1]);
 	fd_close(&ep[0]);
 	fd_close(&ep[1]);
 	strlist_free(&argv);
+	return rc;
+}
+
+/* The write guard of the plan, into its memfd, sealed: srt-seccomp reads nothing less. */
+int
+bwrap_send_guard(struct launch *l)
+{
+	size_t len;
+	char *buf;
+	int rc = 0;
+
+	if (l->unguarded) {
+		fd_close(&l->guard_fd);
+		return 0;
+	}
+	buf = wguard_encode(&l->plan.guard, &len);
+	if (bwrap_write_all(l->guard_fd, buf, len) == -1 ||
+	    fcntl(l->guard_fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW |
+	    F_SEAL_SEAL) == -1) {
+		log_warn("write guard");
+		rc = -1;
+	}
+	free(buf);
+	fd_close(&l->guard_fd);
+	if (rc == -1)
+		bwrap_abort(l);
 	return rc;
 }
 
@@ -418,10 +423,10 @@ bwrap_send_args(struct launch *l)
 	int rc = 0;
 
 	if (l->bwrap_args_w == -1)
-		return 0;               /* given whole at the start */
-	bwrap_options(l, l->seccomp_path, &opts);
+		return 0;
+	bwrap_options(l, &opts);
 	if (log_debugging()) {
-		bwrap_argv(l, l->bwrap_exe, l->seccomp_path, &argv);
+		bwrap_argv(l, &argv);
 		bwrap_debug_argv(&opts, argv.v);
 		strlist_free(&argv);
 	}
@@ -510,32 +515,11 @@ bwrap_status_read(struct launch *l)
 }
 
 /*
- * The first process bwrap started inside (srt-seccomp, or the command): the one to
- * forward signals to; 0 while the sandbox is not running yet. With --as-pid-1 that is
- * the child bwrap reported. Otherwise bwrap's pid 1 forwards nothing, and its first
- * child, read from /proc, is the target.
+ * The first process bwrap started inside, srt-seccomp (--as-pid-1): the one to forward
+ * signals to; 0 while the sandbox is not running yet.
  */
 pid_t
 bwrap_initial_pid(const struct launch *l)
 {
-	char path[64], buf[64];
-	ssize_t n;
-	long pid;
-	int fd;
-
-	if (l->sandbox_init <= 0)
-		return 0;
-	if (l->as_pid1)
-		return l->sandbox_init;
-	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children", (long)l->sandbox_init,
-	    (long)l->sandbox_init);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	pid = strtol(buf, NULL, 10);
-	return pid > 0 ? (pid_t)pid : 0;
+	return l->sandbox_init > 0 ? l->sandbox_init : 0;
 }

@@ -2,7 +2,8 @@
  * The keeper: the janitor of a run. When the launcher ends without having cleaned up after
  * its sandbox (killed, SIGKILL included, or failing while the sandbox may still run), the
  * keeper kills what is left of the sandbox (keeper_sweep) and removes the run's temp
- * directory and placeholders.
+ * directory. (Nothing else of a run is on the host: missing protected paths are kept
+ * from being made by the write guard, not by placeholders.)
  *
  * It is a process of its own (a SIGKILL of the launcher does not reach it) that shares the
  * launcher's memory (clone(2) with CLONE_VM, without CLONE_THREAD). A forked janitor cost
@@ -21,7 +22,7 @@
  *     launcher is gone for good (it is reparented). From then on nobody else runs in this
  *     memory and the C library may be used, except what allocates: a launcher killed in
  *     the middle of malloc() may have left the heap half-changed. Everything it does then
- *     (tmp_remove, plan_linux_remove_placeholder, the sweep) works with stack buffers.
+ *     (tmp_remove, the sweep) works with stack buffers.
  * It never logs: by then the launcher's stderr may belong to the next command.
  */
 #include <sys/stat.h>
@@ -44,15 +45,13 @@
 #include "launch.h"
 
 #define KEEPER_STACK    (1024 * 1024)   /* touched only as deep as it is used */
-#define KEEPER_PH_BYTES (256 * 1024)    /* the placeholders, NUL-separated; untouched
-                                           pages of it cost nothing */
 
 enum { TMP_NONE, TMP_MAKING, TMP_MADE, TMP_NOT_OURS };
 
 /*
- * What the launcher tells the keeper, in its own memory. The names are written before the
- * keeper starts (tmpdir, the inodes) or published through an atomic after being written
- * whole (the placeholders), so that a launcher killed at any instant leaves them readable.
+ * What the launcher tells the keeper, in its own memory: written before the keeper
+ * starts (tmpdir, the inodes) or published through atomics, so that a launcher killed at
+ * any instant leaves them readable.
  */
 static struct keeper_state {
 	char tmpdir[PATH_MAX];
@@ -64,8 +63,6 @@ static struct keeper_state {
 	_Atomic int released;           /* we cleaned up after the sandbox ended */
 	int netns;                      /* the sandbox's network namespace, held */
 	unsigned long net_ino;          /* and its inode, which the sweep looks for */
-	_Atomic size_t ph_len;          /* published bytes of ph */
-	char ph[KEEPER_PH_BYTES];       /* deepest first */
 } ks;
 
 /* --- raw system calls (phase one) ------------------------------------------------------ */
@@ -260,7 +257,7 @@ keeper_main(void *arg)
 	struct kernel_sigaction ign = { SIG_IGN, 0, NULL, 0 };
 	unsigned long none = 0;
 	struct timespec ms = { 0, 1000 * 1000 };
-	size_t i, off, len;
+	size_t i;
 	long n, devnull, lf, sr, nf;
 	char c;
 	int tries;
@@ -295,11 +292,7 @@ keeper_main(void *arg)
 			continue;
 		break;
 	}
-	/*
-	 * We ended normally, the sandbox gone and everything removed: nothing is left to do,
-	 * and doing it again could only hurt (a placeholder of ours may by now be a mount
-	 * point of another run's sandbox with the same settings).
-	 */
+	/* We ended normally, the sandbox gone and everything removed: nothing to do. */
 	if (atomic_load(&ks.released))
 		(void)raw1(SYS_exit_group, 0);
 	/*
@@ -316,12 +309,9 @@ keeper_main(void *arg)
 	/* Phase two: the C library, without allocating. */
 	keeper_sweep(ks.net_ino, ks.pipe_ino);
 	/* A dying sandbox may still write for a moment: retry a few times. */
-	len = atomic_load(&ks.ph_len);
 	for (tries = 0; tries < 5; tries++) {
 		struct stat st;
 
-		for (off = 0; off < len; off += strlen(ks.ph + off) + 1)
-			plan_linux_remove_placeholder(ks.ph + off);
 		switch (atomic_load(&ks.tmp_state)) {
 		case TMP_MAKING:        /* killed around the mkdir: the name is unguessable */
 		case TMP_MADE:
@@ -383,7 +373,6 @@ keeper_start(struct launch *l)
 	ks.net_ino = (unsigned long)st.st_ino;
 	atomic_store(&ks.tmp_state, TMP_NONE);
 	atomic_store(&ks.released, 0);
-	atomic_store(&ks.ph_len, (size_t)0);
 	pid = clone(keeper_main, stack + KEEPER_STACK, CLONE_VM | SIGCHLD, NULL);
 	close(kl[0]);
 	if (pid == -1) {
@@ -415,35 +404,6 @@ keeper_tmp_make(struct launch *l)
 	atomic_store(&ks.tmp_state, TMP_MADE);
 	l->tmp_made = true;
 	return 0;
-}
-
-/*
- * The placeholders bwrap may create, deepest first (a directory placeholder goes only once
- * what is in it went). Entries that do not fit are left to our own clean-up: the keeper
- * removes them only if we are killed.
- */
-void
-keeper_placeholders(const struct plan_linux *p)
-{
-	size_t len = atomic_load(&ks.ph_len), i;
-	const char **v;
-
-	if (p->placeholders.n == 0)
-		return;
-	v = plan_linux_placeholders_deepest_first(p);
-	for (i = 0; v[i] != NULL; i++) {
-		size_t k = strlen(v[i]) + 1;
-
-		if (len + k > sizeof(ks.ph)) {
-			log_warnx("too many placeholders for the keeper; %zu left to this run",
-			    p->placeholders.n - i);
-			break;
-		}
-		memcpy(ks.ph + len, v[i], k);
-		len += k;
-	}
-	free(v);
-	atomic_store(&ks.ph_len, len);
 }
 
 /*

@@ -36,6 +36,9 @@ enum listen_slot { LS_HTTP4, LS_HTTP6, LS_SOCKS4, LS_SOCKS6, LS_MAX };
 
 enum proxy_kind { PK_HTTP, PK_SOCKS, PK_MAX };
 
+/* The programs srt runs, opened at start and executed by descriptor (helpers.c). */
+enum helper { H_BWRAP, H_SECCOMP, H_HTTPD, H_SOCKSD, H_MAX };
+
 struct violations;
 
 struct launch {
@@ -55,6 +58,10 @@ struct launch {
 
 	/* paths */
 	char *self_dir;                 /* where srt-httpd, srt-socksd, srt-seccomp live */
+	int helper_fd[H_MAX];           /* O_PATH, opened once (helpers.c) */
+	char *helper_path[H_MAX];       /* for messages, and srt-seccomp's place inside */
+	bool unguarded;                 /* --unguarded: no write guard (benchmarks) */
+	int guard_fd;                   /* the write guard: a memfd sealed once written */
 	char *cwd;
 	char *home;
 	char *tmpdir;                   /* the run's private TMPDIR (its name is chosen
@@ -79,8 +86,6 @@ struct launch {
 	bool proxy_started[PK_MAX];
 
 	/* the sandbox (bwrap.c) */
-	char *bwrap_exe;                /* the bwrap executed */
-	char *seccomp_path;             /* srt-seccomp, NULL without the seccomp stage */
 	int bwrap_args_w;               /* bwrap waits for its options on this pipe */
 	pid_t bwrap_pid;
 	int status_r;                   /* bwrap --json-status-fd */
@@ -89,7 +94,7 @@ struct launch {
 	int sandbox_lifeline_r;         /* for bwrap (srt-seccomp --lifeline-fd) */
 	unsigned long sandbox_lifeline_ino; /* the pipe's inode: the keeper kills what
 	                                   still holds it once we are gone */
-	bool as_pid1;                   /* bwrap --as-pid-1: srt-seccomp is the sandbox's pid 1 */
+	bool as_pid1;                   /* srt-seccomp runs as the sandbox's pid 1 (--pid1) */
 	pid_t sandbox_init;             /* host pid of the sandbox's pid 1, 0 until known */
 	bool command_ran;               /* bwrap reported an exit code: setup had finished */
 	bool bwrap_reaped;              /* bwrap's exit was collected: with its PID namespace,
@@ -128,7 +133,6 @@ int netns_create(struct launch *l);
 /* keeper.c */
 int keeper_start(struct launch *l);
 int keeper_tmp_make(struct launch *l);
-void keeper_placeholders(const struct plan_linux *p);
 void keeper_release(struct launch *l, bool done);
 
 /* proxies.c */
@@ -136,11 +140,18 @@ int proxies_init(struct launch *l);
 int proxies_start(struct launch *l, enum proxy_kind k);
 void proxies_stop(struct launch *l, int timeout_ms);
 
+/* helpers.c */
+int helpers_open(struct launch *l);
+void helpers_close(struct launch *l);
+int helper_exec(const struct launch *l, enum helper h, char *const argv[],
+    char *const envp[]);
+
 /* relay.c: the plain relay to the user's own proxy (httpProxyPort / socksProxyPort) */
 void relay_child_main(int fd4, int fd6, int lifeline, int port);
 
 /* bwrap.c */
 int bwrap_start(struct launch *l, char **envp);
+int bwrap_send_guard(struct launch *l);
 int bwrap_send_args(struct launch *l);
 void bwrap_abort(struct launch *l);
 void bwrap_status_read(struct launch *l);
@@ -154,7 +165,7 @@ const char *env_ssh_proxy_tool(void);
 /* spawn.c: helpers shared by every child we start */
 void spawn_signals_init(void);
 void spawn_child_reset(void);
-void spawn_arrange_fds(const int *fds, size_t n, int errfd);
+void spawn_arrange_fds(const int *fds, size_t n, int errfd, int *execfd);
 void spawn_report_errno(int errfd);
 int spawn_wait_exec(int errfd_r, int *err);
 int tmp_choose(char **out);

@@ -78,14 +78,14 @@ proxies_start(struct launch *l, enum proxy_kind k)
 	int l6 = l->listen_fd[k == PK_HTTP ? LS_HTTP6 : LS_SOCKS6];
 	int port = proxy_external_port(l, k);
 	int ep[2] = { -1, -1 }, polfd = -1, err = 0, rc = -1;
-	char *prog = NULL;
+	enum helper h = k == PK_HTTP ? H_HTTPD : H_SOCKSD;
+	const char *prog = l->helper_path[h];
 	pid_t pid, launcher = getpid();
 
 	if (l->proxy_started[k])
 		return 0;
 	l->proxy_started[k] = true;
 	if (port == 0) {
-		prog = xasprintf("%s/%s", l->self_dir, proxy_prog[k]);
 		if ((polfd = proxy_policy_memfd(l)) == -1)
 			goto out;
 		log_debug("starting %s for the sandbox's port %d", prog,
@@ -102,7 +102,7 @@ proxies_start(struct launch *l, enum proxy_kind k)
 		goto out;
 	}
 	if (pid == 0) {
-		int fds[5];
+		int fds[5], exe = l->helper_fd[h];
 		size_t n = 0, i;
 		struct strlist argv = { 0 };
 		char num[16];
@@ -116,7 +116,7 @@ proxies_start(struct launch *l, enum proxy_kind k)
 			if (l6 != -1)
 				fds[n++] = l6;
 			fds[n++] = l->lifeline_r;
-			spawn_arrange_fds(fds, n, -1);
+			spawn_arrange_fds(fds, n, -1, NULL);
 			relay_child_main(3, l6 != -1 ? 4 : -1, l6 != -1 ? 5 : 4, port);
 			_exit(0);
 		}
@@ -126,7 +126,7 @@ proxies_start(struct launch *l, enum proxy_kind k)
 		fds[n++] = l4;
 		if (l6 != -1)
 			fds[n++] = l6;
-		spawn_arrange_fds(fds, n, ep[1]);
+		spawn_arrange_fds(fds, n, ep[1], &exe);
 		strlist_push(&argv, proxy_prog[k]);
 		strlist_push(&argv, "--policy-fd");
 		strlist_push(&argv, "3");
@@ -141,7 +141,8 @@ proxies_start(struct launch *l, enum proxy_kind k)
 		}
 		if (l->debug)
 			strlist_push(&argv, "-d");
-		execv(prog, argv.v);
+		/* By the descriptor opened at start (helpers.c), never by name again. */
+		execveat(exe, "", argv.v, environ, AT_EMPTY_PATH);
 		spawn_report_errno(3 + (int)n);
 		_exit(LAUNCH_FAIL);
 	}
@@ -170,7 +171,6 @@ proxies_start(struct launch *l, enum proxy_kind k)
 		close(ep[0]);
 	if (ep[1] != -1)
 		close(ep[1]);
-	free(prog);
 	return rc;
 }
 

@@ -82,13 +82,14 @@ spawn_child_reset(void)
 /*
  * Put fds[i] at 3+i (inheritable) and errfd, when >= 0, at 3+n (close-on-exec), then close
  * everything above: nothing else the launcher holds reaches the program. Every source is
- * first copied out of the target range so that no move clobbers another.
+ * first copied out of the target range so that no move clobbers another. *execfd, if
+ * given, is kept too (close-on-exec, after errfd) and set to its new number.
  */
 void
-spawn_arrange_fds(const int *fds, size_t n, int errfd)
+spawn_arrange_fds(const int *fds, size_t n, int errfd, int *execfd)
 {
 	int tmp[16];
-	int tmperr = -1;
+	int tmperr = -1, tmpexec = -1, next;
 	size_t i;
 
 	if (n > sizeof(tmp) / sizeof(tmp[0]))
@@ -98,12 +99,21 @@ spawn_arrange_fds(const int *fds, size_t n, int errfd)
 			_exit(LAUNCH_FAIL);
 	if (errfd >= 0 && (tmperr = fcntl(errfd, F_DUPFD_CLOEXEC, 64)) == -1)
 		_exit(LAUNCH_FAIL);
+	if (execfd != NULL && (tmpexec = fcntl(*execfd, F_DUPFD_CLOEXEC, 64)) == -1)
+		_exit(LAUNCH_FAIL);
 	for (i = 0; i < n; i++)
 		if (dup2(tmp[i], 3 + (int)i) == -1)
 			_exit(LAUNCH_FAIL);
-	if (tmperr >= 0 && dup3(tmperr, 3 + (int)n, O_CLOEXEC) == -1)
+	next = 3 + (int)n;
+	if (tmperr >= 0 && dup3(tmperr, next++, O_CLOEXEC) == -1)
 		_exit(LAUNCH_FAIL);
-	if (close_range(3 + (unsigned)n + (tmperr >= 0), ~0U, 0) == -1)
+	/* The program to execute by descriptor: close-on-exec is no obstacle for ELF. */
+	if (tmpexec >= 0) {
+		if (dup3(tmpexec, next, O_CLOEXEC) == -1)
+			_exit(LAUNCH_FAIL);
+		*execfd = next++;
+	}
+	if (close_range((unsigned)next, ~0U, 0) == -1)
 		_exit(LAUNCH_FAIL);
 }
 

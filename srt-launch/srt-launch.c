@@ -47,7 +47,7 @@ usage(const struct launch *l, int status)
 		fprintf(f, "usage: srt [-dhV] [-s SETTINGS] (-c STRING | CMD [ARGS...])\n");
 	else
 		fprintf(f, "usage: srt-launch (-p POLICY | -s SETTINGS) [-dhV] "
-		    "[--violations FILE]\n"
+		    "[--violations FILE] [--unguarded]\n"
 		    "                  (-c STRING | [--] CMD [ARGS...])\n");
 	exit(status);
 }
@@ -60,6 +60,7 @@ parse_args(struct launch *l, int argc, char **argv)
 		{ "policy", required_argument, NULL, 'p' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "violations", required_argument, NULL, 'v' },
+		{ "unguarded", no_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -88,6 +89,11 @@ parse_args(struct launch *l, int argc, char **argv)
 			if (l->srt_mode)
 				usage(l, LAUNCH_FAIL);
 			l->violations_arg = optarg;
+			break;
+		case 'U':
+			if (l->srt_mode)
+				usage(l, LAUNCH_FAIL);
+			l->unguarded = true;
 			break;
 		case 'h':
 			usage(l, 0);
@@ -263,32 +269,6 @@ self_dir(void)
 		return NULL;
 	*slash = '\0';
 	return xstrdup(buf[0] != '\0' ? buf : "/");
-}
-
-/* The helpers must sit beside this executable (never found through PATH). */
-static int
-check_helpers(const struct launch *l)
-{
-	const char *need[3];
-	size_t n = 0, i;
-
-	if (l->set.net.http_proxy_port == 0)
-		need[n++] = "srt-httpd";
-	if (l->set.net.socks_proxy_port == 0)
-		need[n++] = "srt-socksd";
-	if (!l->set.net.allow_all_unix_sockets)
-		need[n++] = "srt-seccomp";
-	for (i = 0; i < n; i++) {
-		char *p = xasprintf("%s/%s", l->self_dir, need[i]);
-		int ok = access(p, X_OK) == 0;
-
-		if (!ok)
-			log_warn("%s", p);
-		free(p);
-		if (!ok)
-			return -1;
-	}
-	return 0;
 }
 
 static char *
@@ -470,8 +450,6 @@ cleanup(struct launch *l)
 	bool sandbox_gone = l->bwrap_pid == 0 || l->bwrap_reaped;
 	int status;
 
-	if (l->plan_built)
-		plan_linux_cleanup(&l->plan);
 	if (l->tmp_made)
 		tmp_remove(l->tmpdir, false);
 	/*
@@ -508,19 +486,36 @@ launch_init(struct launch *l, const char *argv0)
 	l->lifeline_r = l->lifeline_w = l->log_r = l->log_w = -1;
 	l->status_r = -1;
 	l->sandbox_lifeline_w = l->sandbox_lifeline_r = -1;
+	l->guard_fd = -1;
+	for (i = 0; i < H_MAX; i++)
+		l->helper_fd[i] = -1;
 }
 
+/* What the plan holds (-d), and srt's own directory when the command can write there. */
 static void
 debug_plan(const struct launch *l)
 {
+	const struct wguard *g = &l->plan.guard;
 	size_t i;
 
+	for (i = 0; i < l->plan.writes.n; i++)
+		if (path_is_under(l->self_dir, l->plan.writes.v[i]))
+			log_debug("warning: srt's own directory %s lies in the write root %s: "
+			    "its files are protected by the write guard%s", l->self_dir,
+			    l->plan.writes.v[i], l->unguarded ? ", which --unguarded turned "
+			    "off: the command can replace them" : "");
 	if (!log_debugging())
 		return;
-	log_debug("plan: %zu bwrap filesystem arguments, %zu placeholders, TMPDIR %s",
-	    l->plan.args.n, l->plan.placeholders.n, l->tmpdir);
-	for (i = 0; i < l->plan.placeholders.n; i++)
-		log_debug("plan: placeholder %s", l->plan.placeholders.v[i]);
+	log_debug("plan: %zu bwrap filesystem arguments, TMPDIR %s", l->plan.args.n,
+	    l->tmpdir);
+	if (l->unguarded) {
+		log_debug("write guard: off (--unguarded)");
+		return;
+	}
+	log_debug("write guard: %zu protected paths, depth %d, names under %zu roots, "
+	    "%zu read denies watched", g->exact.n, g->depth, g->roots.n, g->watch.n);
+	for (i = 0; i < g->exact.n; i++)
+		log_debug("write guard: %s (%s)", g->exact.v[i], g->exact_why.v[i]);
 }
 
 /* Everything main holds, released on every way out. */
@@ -541,25 +536,9 @@ launch_free(struct launch *l)
 	free(l->cwd);
 	free(l->home);
 	free(l->tmpdir);
-	free(l->bwrap_exe);
-	free(l->seccomp_path);
+	helpers_close(l);
+	fd_close(&l->guard_fd);
 	l->config_path = l->self_dir = l->cwd = l->home = l->tmpdir = NULL;
-	l->bwrap_exe = l->seccomp_path = NULL;
-}
-
-/* Missing with allowAllUnixSockets, where no srt-seccomp reports it: 127 or 126. */
-static int
-check_command(const struct launch *l)
-{
-	char buf[PATH_MAX];
-	bool exists;
-
-	if (!l->set.net.allow_all_unix_sockets || l->cmd == NULL ||
-	    lookup_path(l->cmd[0], buf, sizeof(buf)) != NULL)
-		return 0;
-	exists = strchr(l->cmd[0], '/') != NULL && access(l->cmd[0], F_OK) == 0;
-	log_warnx("%s: %s", l->cmd[0], exists ? "not executable" : "command not found");
-	return exists ? 126 : 127;
 }
 
 /*
@@ -616,16 +595,13 @@ main(int argc, char **argv)
 		log_warnx("cannot find my own directory through /proc/self/exe");
 		goto out;
 	}
-	if (check_helpers(&l) == -1)
+	if (helpers_open(&l) == -1)
 		goto out;
 	if ((l.cwd = getcwd(NULL, 0)) == NULL) {
 		log_warn("getcwd");
 		goto out;
 	}
 	l.home = home_dir();
-	if ((rc = check_command(&l)) != 0)
-		goto out;
-	rc = LAUNCH_FAIL;
 	cmdtext = launch_command_text(&l);
 	l.viol = violations_new(&l.set, cmdtext, l.violations_arg);
 	free(cmdtext);
@@ -644,7 +620,7 @@ main(int argc, char **argv)
 		goto out;
 	envp = env_build(&l);
 	/* bwrap starts now and waits for its options while we plan (bwrap.c). */
-	if (!l.set.net.allow_all_unix_sockets && bwrap_start(&l, envp) == -1)
+	if (bwrap_start(&l, envp) == -1)
 		goto out;
 	/* The temp directory exists before the plan looks at it. */
 	if (keeper_tmp_make(&l) == -1)
@@ -654,6 +630,7 @@ main(int argc, char **argv)
 	ctx.home = l.home;
 	ctx.tmpdir = l.tmpdir;
 	ctx.settings_path = l.config_path;
+	ctx.self_dir = l.self_dir;
 	if (plan_linux_build(&l.set, &ctx, &l.plan, &errs) == -1) {
 		for (i = 0; i < errs.msgs.n; i++)
 			log_warnx("%s", errs.msgs.v[i]);
@@ -663,9 +640,8 @@ main(int argc, char **argv)
 	}
 	l.plan_built = true;
 	debug_plan(&l);
-	/* The keeper knows the placeholders before bwrap may make them. */
-	keeper_placeholders(&l.plan);
-	if (l.set.net.allow_all_unix_sockets ? bwrap_start(&l, envp) : bwrap_send_args(&l))
+	/* The guard is sealed before the options go: srt-seccomp starts only after them. */
+	if (bwrap_send_guard(&l) == -1 || bwrap_send_args(&l) == -1)
 		goto out;
 	fd_close(&l.netns_fd);
 	fd_close(&l.userns_fd);

@@ -303,22 +303,22 @@ JSON
 	[ -z "$(ls -A "$T/tmp")" ]
 }
 
-@test "when srt is killed, the keeper, which holds the namespace, removes placeholders and temp dir" {
-	# The keeper shares srt's memory and learns the placeholders from it: they must be
-	# readable however srt ended. Several placeholders, nested and not, the deepest first.
+@test "when srt is killed, the keeper, which holds the namespace, removes the temp dir; nothing else is on the host" {
+	# Missing protected paths are kept from being made by the write guard: nothing is
+	# created for them on the host (the reference makes placeholders there).
 	cat > "$T/p.json" <<JSON
 {"network":{"allowedDomains":[],"deniedDomains":[]},
  "filesystem":{"denyRead":[],"allowWrite":["$T/ws"],
   "denyWrite":["$T/ws/not/there","$T/ws/gone.txt","$T/ws/deep/er/still"]}}
 JSON
-	token="srt-placeholder-kill-$$-$RANDOM"
-	srt -s "$T/p.json" -c ": > \$TMPDIR/junk; sleep 60; : $token" &
+	token="srt-guard-kill-$$-$RANDOM"
+	srt -s "$T/p.json" -c ": > \$TMPDIR/junk; mkdir -p deep/er 2>/dev/null || : > refused; sleep 60; : $token" &
 	pid=$!
-	# The command runs (it made the file), so bwrap has made the placeholders on the host.
-	for i in $(seq 200); do ls "$T"/tmp/srt.*/junk >/dev/null 2>&1 && break; sleep 0.05; done
+	for i in $(seq 200); do ls "$T"/tmp/srt.*/junk >/dev/null 2>&1 && [ -e "$T/ws/refused" ] && break; sleep 0.05; done
 	ls "$T"/tmp/srt.*/junk
-	[ -e "$T/ws/not" ]
-	[ -e "$T/ws/gone.txt" ]
+	# The way to a denied path could not be made, and nothing stands there.
+	[ -e "$T/ws/refused" ]
+	[ ! -e "$T/ws/not" ] && [ ! -e "$T/ws/gone.txt" ] && [ ! -e "$T/ws/deep" ]
 	# The keeper (srt's child running srt-launch) holds the sandbox's network namespace
 	# (bwrap is in it), so that once the sandbox is gone no other run's can take its
 	# number before the keeper has looked for what is left in it.
@@ -335,23 +335,16 @@ JSON
 	kill -KILL "$pid"
 	wait "$pid" || true
 	gone "$token"
-	for i in $(seq 50); do
-		[ ! -e "$T/ws/not" ] && [ ! -e "$T/ws/gone.txt" ] && [ ! -e "$T/ws/deep" ] &&
-		    [ -z "$(ls -A "$T/tmp")" ] && break
-		sleep 0.1
-	done
-	[ ! -e "$T/ws/not" ]
-	[ ! -e "$T/ws/gone.txt" ]
-	[ ! -e "$T/ws/deep" ]
+	for i in $(seq 50); do [ -z "$(ls -A "$T/tmp")" ] && break; sleep 0.1; done
 	[ -z "$(ls -A "$T/tmp")" ]
-	[ -z "$(ls -A "$T/ws")" ]
+	[ "$(ls -A "$T/ws")" = refused ]
 }
 
 @test "srt killed at any moment of its start leaves no sandbox running" {
 	# bwrap arms --die-with-parent in its child only late in its set-up; the
 	# sandbox's lifeline (srt-seccomp --lifeline-fd) covers the time before, and the
-	# keeper's sweep (of the sandbox's network namespace) covers allowAllUnixSockets,
-	# which has no srt-seccomp stage.
+	# keeper's sweep (of the sandbox's network namespace) whatever is left; with
+	# allowAllUnixSockets too, which runs srt-seccomp like any other setting.
 	cat > "$T/u.json" <<JSON
 {"network":{"allowedDomains":[],"deniedDomains":[],"allowAllUnixSockets":true},
  "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}
@@ -371,7 +364,7 @@ JSON
 	[ -z "$(ls -A "$T/tmp")" ]
 }
 
-@test "after a normal run no proxy, temp dir or placeholder remains" {
+@test "after a normal run no proxy or temp dir remains, and a missing denied path was never made" {
 	write_settings "$T/n.json" '["127.0.0.1:9"]'
 	cat > "$T/p.json" <<JSON
 {"network":{"allowedDomains":[],"deniedDomains":[]},
@@ -427,7 +420,7 @@ JSON
 	[[ "$output" == *"debug: starting "*"srt-httpd"* ]]
 	# run by root, srt-seccomp is told it is PID 1 already (--pid1) and does not nest
 	if [ "$(id -u)" -eq 0 ]; then
-		[[ "$output" == *"debug: bwrap argv"*"srt-seccomp --lifeline-fd 5 --pid1 "* ]]
+		[[ "$output" == *"debug: bwrap argv"*"srt-seccomp --lifeline-fd 5 --guard-fd 6 --pid1 "* ]]
 		[[ "$output" == *"srt-seccomp: debug: PID 1 already"* ]]
 	fi
 }
@@ -447,25 +440,32 @@ JSON
 	[ "$output" = ran ]
 }
 
-@test "allowAllUnixSockets skips srt-seccomp; otherwise AF_UNIX sockets are refused" {
+@test "allowAllUnixSockets runs srt-seccomp with AF_UNIX allowed; otherwise AF_UNIX sockets are refused" {
 	command -v python3 >/dev/null || skip "no python3"
 	py='import socket; socket.socket(socket.AF_UNIX); print("unix-ok")'
 	run srt -s "$T/s.json" -- python3 -c "$py"
 	[[ "$output" != *unix-ok* ]]
 	cat > "$T/u.json" <<JSON
 {"network":{"allowedDomains":[],"deniedDomains":[],"allowAllUnixSockets":true},
- "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}
+ "filesystem":{"denyRead":[],"allowWrite":["$T/ws"],"denyWrite":[]}}
 JSON
 	run srt -d -s "$T/u.json" -- python3 -c "$py"
 	[[ "$output" == *unix-ok* ]]
-	[[ "$output" != *"-- $SRT_BIN/srt-seccomp"* ]]
-	# without srt-seccomp bwrap keeps its own reaper as pid 1: the command is not pid 1
-	[[ "$output" != *" --as-pid-1 "* ]]
-	run -0 srt -s "$T/u.json" -c 'echo "$$ $(cat /proc/1/comm)"'
-	[ "$output" = "2 bwrap" ]
-	# user namespaces stay closed without srt-seccomp (bwrap --disable-userns)
+	# One launch sequence: srt-seccomp is there, only its AF_UNIX rule is off.
+	[[ "$output" == *"-- $SRT_BIN/srt-seccomp "*"--allow-unix-sockets"* ]]
+	[[ "$output" == *" --as-pid-1 "* ]]
+	run -0 srt -s "$T/u.json" -c 'cat /proc/1/comm'
+	[ "$output" = srt-seccomp ]
+	# The rest of its filter holds: no user namespace, no io_uring, no TIOCSTI ...
 	run srt -s "$T/u.json" -- unshare -U true
 	[ "$status" -ne 0 ]
+	run srt -s "$T/u.json" -- "$SRT_TESTBIN/try-syscall" io_uring_setup
+	[[ "$output" == *EPERM* ]]
+	# ... and the write guard.
+	run srt -s "$T/u.json" -c "cd $T/ws && echo x > .bashrc"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Operation not permitted"* ]]
+	[ ! -e "$T/ws/.bashrc" ]
 }
 
 @test "allowNestedUserNamespaces lets the command create a user namespace" {

@@ -227,17 +227,17 @@ ends_with(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* Every placeholder a plan for an empty writable project gets (mandatory denies). */
-#define CWD_PLACEHOLDERS \
-	"--ro-bind /dev/null $R/proj/.gitconfig --ro-bind /dev/null $R/proj/.gitmodules " \
-	"--ro-bind /dev/null $R/proj/.bashrc --ro-bind /dev/null $R/proj/.bash_profile " \
-	"--ro-bind /dev/null $R/proj/.zshrc --ro-bind /dev/null $R/proj/.zprofile " \
-	"--ro-bind /dev/null $R/proj/.profile --ro-bind /dev/null $R/proj/.ripgreprc " \
-	"--ro-bind /dev/null $R/proj/.mcp.json --ro-bind /dev/null $R/proj/.bash_login " \
-	"--ro-bind /dev/null $R/proj/.bash_logout --ro-bind /dev/null $R/proj/.bash_aliases " \
-	"--ro-bind /dev/null $R/proj/.zshenv --ro-bind /dev/null $R/proj/.zlogin " \
-	"--ro-bind /dev/null $R/proj/.zlogout --ro-bind /dev/null $R/proj/.vscode " \
-	"--ro-bind /dev/null $R/proj/.idea --tmpfs $R/proj/.claude --remount-ro $R/proj/.claude"
+/* Is p (a path under the temp tree, given relative to it) in the plan's write guard? */
+static int
+guarded(const char *rel)
+{
+	const char *p = at(rel);
+
+	if (strlist_contains(&plan.guard.exact, p))
+		return 1;
+	printf("#  %s is not in the write guard\n", p);
+	return 0;
+}
 
 static void
 test_path_helpers(void)
@@ -297,7 +297,8 @@ test_root_and_disabled(void)
 	st_init(&s);
 	ok(build(&s) == 0 && args_are("--ro-bind / /%s%s", *ssh ? " " : "", ssh),
 	    "default policy: read-only root only");
-	ok(plan.placeholders.n == 0, "no placeholders outside write roots");
+	ok(plan.guard.roots.n == 1 && strcmp(plan.guard.roots.v[0], at("proj")) == 0,
+	    "the guard's names apply under the cwd");
 
 	s.fs.disabled = true;
 	pl_add(&s.fs.deny_read, "~", 0);
@@ -410,38 +411,23 @@ static void
 test_cwd_mandatory(void)
 {
 	struct settings s;
-	struct stat st;
 
 	fresh();
 	st_init(&s);
 	pl_add(&s.fs.allow_write, ".", 0);
-	ok(build(&s) == 0 && args_are("--ro-bind / / --bind $R/proj $R/proj%s%s "
-	    CWD_PLACEHOLDERS, *ssh ? " " : "", ssh),
-	    "writable cwd: a placeholder for every missing dangerous name");
-	ok(plan.placeholders.n == 18, "18 placeholders recorded (%zu)", plan.placeholders.n);
+	ok(build(&s) == 0 && args_are("--ro-bind / / --bind $R/proj $R/proj%s%s",
+	    *ssh ? " " : "", ssh),
+	    "writable cwd: no placeholder for a missing dangerous name");
+	ok(guarded("proj/.bashrc") && guarded("proj/.claude/commands") &&
+	    guarded("proj/.claude/settings.json") && guarded("proj/.envrc") &&
+	    guarded("proj/.vscode"), "the write guard holds every one of them instead");
+	ok(strlist_contains(&plan.writes, at("proj")), "the write roots are in the plan");
+	{
+		struct stat st;
 
-	/* What bwrap leaves behind, then the command's own writes. */
-	for (size_t i = 0; i < plan.placeholders.n; i++) {
-		if (strstr(plan.placeholders.v[i], ".claude") != NULL)
-			mkdir(plan.placeholders.v[i], 0755);
-		else
-			close(open(plan.placeholders.v[i], O_CREAT | O_WRONLY, 0644));
+		ok(lstat(at("proj/.bashrc"), &st) == -1 && lstat(at("proj/.claude"), &st) == -1,
+		    "nothing was made on the host");
 	}
-	unlink(at("proj/.zshrc"));
-	mkf("proj/.zshrc", "user content");
-	unlink(at("proj/.profile"));
-	mkl("proj/.profile", at("home"));
-	unlink(at("proj/.idea"));
-	mkd("proj/.idea/x");
-	plan_linux_cleanup(&plan);
-	ok(lstat(at("proj/.bashrc"), &st) == -1 && lstat(at("proj/.claude"), &st) == -1 &&
-	    lstat(at("proj/.mcp.json"), &st) == -1,
-	    "cleanup removes empty placeholder files and directories");
-	ok(lstat(at("proj/.zshrc"), &st) == 0 && st.st_size > 0,
-	    "cleanup keeps a placeholder that now has content");
-	ok(lstat(at("proj/.profile"), &st) == 0 && S_ISLNK(st.st_mode) &&
-	    stat(at("home"), &st) == 0, "cleanup neither removes nor follows a symlink");
-	ok(lstat(at("proj/.idea/x"), &st) == 0, "cleanup keeps a directory that is not empty");
 
 	/* Existing dangerous paths get a read-only self-bind. */
 	fresh();
@@ -451,9 +437,9 @@ test_cwd_mandatory(void)
 	ok(build(&s) == 0 && has("--ro-bind $R/proj/.bashrc $R/proj/.bashrc") &&
 	    has("--ro-bind $R/proj/.vscode $R/proj/.vscode") &&
 	    has("--ro-bind $R/proj/.claude/commands $R/proj/.claude/commands") &&
-	    has("--ro-bind /dev/null $R/proj/.claude/agents") &&
+	    lacks("$R/proj/.claude/agents") && guarded("proj/.claude/agents") &&
 	    lacks("--tmpfs $R/proj/.claude "),
-	    "existing dangerous paths are bound read-only, missing siblings get placeholders");
+	    "existing dangerous paths are bound read-only, missing siblings are guarded");
 	ok(has("--ro-bind / / --ro-bind $R/proj/.claude $R/proj/.claude --bind $R/proj"),
 	    "ancestor pin on .claude, before the allow binds");
 	st_free(&s);
@@ -489,10 +475,10 @@ test_git(void)
 	mkf("proj/sub/.git/config", "[core]\n");
 	mkf("proj/wt/.git", "gitdir: x");
 	mkf("proj/a/b/.git", "gitdir: y");
-	ok(build(&s) == 0 && has("--ro-bind /dev/null $R/proj/sub/.git/hooks") &&
+	ok(build(&s) == 0 && guarded("proj/sub/.git/hooks") &&
 	    has("--ro-bind $R/proj/sub/.git/config $R/proj/sub/.git/config") &&
 	    has("--ro-bind $R/proj/wt/.git $R/proj/wt/.git") && lacks("$R/proj/a/b/.git"),
-	    "nested repository: hooks placeholder and config; a nested .git file within "
+	    "nested repository: hooks guarded and config bound; a nested .git file within "
 	    "the directory rule's depth is protected too");
 	ok(has("--ro-bind / / --ro-bind $R/proj/sub $R/proj/sub --ro-bind $R/proj/wt $R/proj/wt "
 	    "--ro-bind $R/proj/sub/.git $R/proj/sub/.git --bind"),
@@ -591,14 +577,12 @@ test_write_denies(void)
 	pl_add(&s.fs.deny_write, at("proj/secret.txt"), 0);
 	pl_add(&s.fs.deny_write, "sub/new/file", 0);
 	pl_add(&s.fs.deny_write, "/etc/passwd", 0);
-	ok(build(&s) == 0 && args_are("--ro-bind / / --ro-bind $R/proj/sub $R/proj/sub "
-	    "--bind $R/proj $R/proj%s%s --ro-bind $R/proj/secret.txt $R/proj/secret.txt "
-	    "--tmpfs $R/proj/sub/new --remount-ro $R/proj/sub/new " CWD_PLACEHOLDERS,
-	    *ssh ? " " : "", ssh),
-	    "write denies: existing bound once, missing gets a directory placeholder on its "
-	    "first missing component, outside write roots nothing; sub pinned");
-	ok(plan.placeholders.n == 19 && strcmp(plan.placeholders.v[0],
-	    at("proj/sub/new")) == 0, "the placeholder is recorded");
+	ok(build(&s) == 0 && args_are("--ro-bind / / --bind $R/proj $R/proj%s%s "
+	    "--ro-bind $R/proj/secret.txt $R/proj/secret.txt", *ssh ? " " : "", ssh),
+	    "write denies: existing bound once, missing ones and outside write roots "
+	    "nothing");
+	ok(guarded("proj/sub/new/file") && guarded("proj/secret.txt"),
+	    "the missing one is in the write guard, with the existing one");
 	st_free(&s);
 
 	/* Links. */
@@ -620,10 +604,12 @@ test_write_denies(void)
 	ok(build(&s) == 0 && lacks("outside") &&
 	    has("--ro-bind $R/proj/real/f $R/proj/real/f") &&
 	    has("--ro-bind /dev/null $R/proj/loop") &&
-	    has("--tmpfs $R/proj/sub2 --remount-ro $R/proj/sub2") &&
 	    has("--ro-bind / / --ro-bind $R/proj/real $R/proj/real --bind"),
 	    "deny links: resolved first (outside: nothing; inside: the target, its "
-	    "directory pinned), an unresolvable one masked, a dangling one's target held");
+	    "directory pinned), an unresolvable one masked");
+	ok(guarded("proj/in") && guarded("proj/real/f") && guarded("proj/dang") &&
+	    guarded("proj/sub2/x") && guarded("proj/out") && guarded("outside/f"),
+	    "the guard holds each link and where it leads, a dangling one's target too");
 	st_free(&s);
 
 	/* A file on the way: nothing can be made beneath it; it is held read-only. */
@@ -632,8 +618,8 @@ test_write_denies(void)
 	mkf("proj/plain", "x");
 	pl_add(&s.fs.allow_write, ".", 0);
 	pl_add(&s.fs.deny_write, "plain/child", 0);
-	ok(build(&s) == 0 && has("--ro-bind $R/proj/plain $R/proj/plain") &&
-	    lacks("plain/child"), "a file on the way is held instead of a placeholder");
+	ok(build(&s) == 0 && lacks("plain/child") && guarded("proj/plain/child"),
+	    "a file on the way: nothing is mounted, the guard holds the path");
 	st_free(&s);
 
 	/* A denied directory: nothing inside needs its own bind or placeholder. */
@@ -674,9 +660,9 @@ test_write_denies(void)
 	pl_add(&s.fs.deny_read, "hidden", 0);
 	pl_add(&s.fs.deny_write, "hidden/new", 0);
 	ok(build(&s) == 0 && has("--tmpfs $R/proj/hidden") && lacks("hidden/new") &&
-	    !strlist_contains(&plan.placeholders, at("proj/hidden/new")) &&
-	    plan.placeholders.n == 18,
-	    "a deny under a read-deny tmpfs gets no placeholder");
+	    guarded("proj/hidden/new") &&
+	    strlist_contains(&plan.guard.watch, at("proj/hidden")),
+	    "a deny under a read-deny tmpfs: guarded, and the tmpfs watched");
 	st_free(&s);
 
 	/* A write deny over a read-denied directory must not re-expose it. */
@@ -784,6 +770,11 @@ test_gitconfig_parse(void)
 	    c.includes.n == 0, "gitconfig: [core] hooksPath");
 	ok(cfg_parse("[CoRe]\nHOOKSPATH=x\n", &c) == 0 && str_is(c.hooks_path, "x"),
 	    "gitconfig: section and key names are case-insensitive");
+	ok(cfg_parse("[core]\n\tfsmonitor = ./fs.sh\n[init]\ntemplateDir = ~/t\n"
+	    "[init \"x\"]\ntemplateDir = no\n", &c) == 0 && str_is(c.fsmonitor, "./fs.sh") &&
+	    str_is(c.template_dir, "~/t"), "gitconfig: core.fsmonitor and init.templateDir");
+	ok(cfg_parse("[core]\nfsmonitor\n", &c) == 0 && str_is(c.fsmonitor, "true"),
+	    "gitconfig: a bare fsmonitor is true");
 	ok(cfg_parse("[core \"x\"]\n\thooksPath = a\n[core.y]\nhooksPath = b\n"
 	    "[core \"\"]\nhooksPath = c\n[core.]\nhooksPath = d\n", &c) == 0 &&
 	    c.hooks_path == NULL, "gitconfig: [core \"x\"], [core.y], [core \"\"] are not [core]");
@@ -864,7 +855,8 @@ test_gitconfig_parse(void)
 static int
 has_arg(const char *rel)
 {
-	if (strlist_contains(&plan.args, at(rel)))
+	/* Protected: bound read-only if it exists, in the write guard in any case. */
+	if (strlist_contains(&plan.args, at(rel)) || strlist_contains(&plan.guard.exact, at(rel)))
 		return 1;
 	printf("#  no argument %s in: %s\n", rel, joined);
 	return 0;
@@ -873,9 +865,10 @@ has_arg(const char *rel)
 static int
 lacks_arg(const char *rel)
 {
-	if (!strlist_contains(&plan.args, at(rel)))
+	if (!strlist_contains(&plan.args, at(rel)) &&
+	    !strlist_contains(&plan.guard.exact, at(rel)))
 		return 1;
-	printf("#  unexpected argument %s in: %s\n", rel, joined);
+	printf("#  unexpected argument %s in: %s (or the write guard)\n", rel, joined);
 	return 0;
 }
 
@@ -910,7 +903,7 @@ test_git_submodules(void)
 	    "--ro-bind $R/proj/lib $R/proj/lib "
 	    "--ro-bind $R/proj/.git/modules $R/proj/.git/modules "
 	    "--ro-bind $R/proj/.git/modules/lib $R/proj/.git/modules/lib "
-	    "--bind $R/proj $R/proj%s%s " CWD_PLACEHOLDERS " "
+	    "--bind $R/proj $R/proj%s%s "
 	    "--ro-bind $R/proj/.git/hooks $R/proj/.git/hooks "
 	    "--ro-bind $R/proj/.git/config $R/proj/.git/config "
 	    "--ro-bind $R/proj/.git/modules/lib/hooks $R/proj/.git/modules/lib/hooks "
@@ -928,7 +921,7 @@ test_git_submodules(void)
 	mkf("proj/.git/modules/lib/modules/inner/config.worktree", "[core]\n");
 	ok(build(&s) == 0 && has_arg("proj/.git/modules/lib/modules/inner/hooks") &&
 	    has_arg("proj/.git/modules/lib/modules/inner/config.worktree") &&
-	    has("--ro-bind /dev/null $R/proj/.git/modules/lib/modules/bare/hooks") &&
+	    has_arg("proj/.git/modules/lib/modules/bare/hooks") &&
 	    has_arg("proj/.git/modules/libs/a/b/hooks") &&
 	    has_arg("proj/.git/modules/libs/a/b/config") &&
 	    lacks_arg("proj/.git/modules/libs/hooks") && lacks("modules/empty"),
@@ -968,14 +961,14 @@ test_git_submodules(void)
 	ok(build(&s) == 0 && has_arg("proj/.git/worktrees/w/commondir") &&
 	    has_arg("proj/.git/worktrees/w/config.worktree") &&
 	    has_arg("proj/.git/worktrees/v/commondir") &&
-	    lacks("proj/.git/worktrees/v/config.worktree") &&
-	    lacks("proj/.git/config.worktree"),
+	    lacks_arg("proj/.git/worktrees/v/config.worktree") &&
+	    lacks_arg("proj/.git/config.worktree"),
 	    "worktrees: commondir and an existing config.worktree are read-only");
 	mkf("proj/.git/config", "[core]\n[extensions]\n\tworktreeConfig = true\n");
-	ok(build(&s) == 0 &&
-	    has("--ro-bind /dev/null $R/proj/.git/config.worktree ") &&
-	    has("--ro-bind /dev/null $R/proj/.git/worktrees/v/config.worktree"),
-	    "extensions.worktreeConfig: missing config.worktree files get placeholders");
+	ok(build(&s) == 0 && guarded("proj/.git/config.worktree") &&
+	    guarded("proj/.git/worktrees/v/config.worktree") &&
+	    lacks("--ro-bind /dev/null"),
+	    "extensions.worktreeConfig: missing config.worktree files are guarded");
 	mkf("proj/.git/config.worktree", "[core]\n");
 	ok(build(&s) == 0 && has("--ro-bind $R/proj/.git/config.worktree "
 	    "$R/proj/.git/config.worktree"), "an existing .git/config.worktree is read-only");
@@ -993,19 +986,17 @@ test_git_hookspath(void)
 	mkrepo("proj/.git", "[core]\n\tbare = false\n\thooksPath = .husky\n");
 	mkf("proj/.husky/pre-commit", "npm test\n");
 	ok(build(&s) == 0 && args_are("--ro-bind / / --ro-bind $R/proj/.git $R/proj/.git "
-	    "--bind $R/proj $R/proj%s%s " CWD_PLACEHOLDERS " "
+	    "--bind $R/proj $R/proj%s%s "
+	    "--ro-bind $R/proj/.husky $R/proj/.husky "
 	    "--ro-bind $R/proj/.git/hooks $R/proj/.git/hooks "
-	    "--ro-bind $R/proj/.git/config $R/proj/.git/config "
-	    "--ro-bind $R/proj/.husky $R/proj/.husky", *ssh ? " " : "", ssh),
-	    "hooksPath = .husky: the directory is read-only, after the git directory's own");
+	    "--ro-bind $R/proj/.git/config $R/proj/.git/config", *ssh ? " " : "", ssh),
+	    "hooksPath = .husky: the directory is read-only (a dangerous name itself now)");
 	mkf("proj/.git/config", "[core]\n\thooksPath = hooks/none\n");
-	ok(build(&s) == 0 && has("--tmpfs $R/proj/hooks --remount-ro $R/proj/hooks") &&
-	    strlist_contains(&plan.placeholders, at("proj/hooks")),
-	    "a missing hooksPath gets a placeholder on its first missing component");
+	ok(build(&s) == 0 && lacks("$R/proj/hooks") && guarded("proj/hooks/none"),
+	    "a missing hooksPath is guarded, nothing mounted");
 	mkf("proj/.git/config", "[core]\n\thooksPath = gone\n");
-	ok(build(&s) == 0 && has("--ro-bind /dev/null $R/proj/gone") &&
-	    strlist_contains(&plan.placeholders, at("proj/gone")),
-	    "a missing hooksPath directory itself: a file placeholder");
+	ok(build(&s) == 0 && lacks("$R/proj/gone") && guarded("proj/gone"),
+	    "a missing hooksPath directory itself: guarded");
 	mkf("proj/.git/config", "[core]\nhooksPath = a\nhooksPath = b\n[core \"x\"]\n"
 	    "hooksPath = c\n");
 	ok(build(&s) == 0 && has_arg("proj/b") && lacks_arg("proj/a") && lacks_arg("proj/c"),
@@ -1039,7 +1030,7 @@ test_git_hookspath(void)
 	ok(build(&s) == 0 && lacks("home/gh"), "~/gh with a read-only home: nothing");
 	pl_add(&s.fs.allow_write, "~", 0);
 	ok(build(&s) == 0 && has_arg("home/gh") && has_arg("home/.gitconfig") &&
-	    has_arg("home/.config"),
+	    has_arg("home/.config/git/config"),
 	    "~/gh in a writable home is denied, and the global git config files");
 
 	/* A nested repository: relative to its own work tree; core.worktree moves it. */
@@ -1078,7 +1069,7 @@ test_git_hookspath(void)
 	    "[includeIf \"gitdir:/x/\"]\n\tpath = inc/other\n[core]\n\thooksPath = h\n");
 	mkf("proj/shared.gitconfig", "[core]\n\thooksPath = from-include\n");
 	ok(build(&s) == 0 && has("--ro-bind $R/proj/shared.gitconfig $R/proj/shared.gitconfig") &&
-	    has("--tmpfs $R/proj/.git/inc --remount-ro $R/proj/.git/inc") && has_arg("proj/h") &&
+	    lacks("$R/proj/.git/inc") && guarded("proj/.git/inc/other") && has_arg("proj/h") &&
 	    lacks("from-include"),
 	    "include paths (relative to the file) are denied, not followed");
 
@@ -1091,6 +1082,87 @@ test_git_hookspath(void)
 	ok(build(&s) == 0 && has_arg("proj/sub/.git/config") && has_arg("proj/bad/before") &&
 	    lacks("after"), "a FIFO config is not read; a broken one up to its bad line");
 	alarm(0);
+	st_free(&s);
+}
+
+/* The write guard the plan builds (wguard.h): links, the home list, srt's own files, the
+ * read denies watched, and the budget of the walk. */
+static void
+test_guard(void)
+{
+	const struct wguard_fs nofs = { NULL, NULL, NULL, NULL };
+	struct settings s;
+	size_t i;
+	int pinned = -1, loose = -1;
+
+	fresh();
+	st_init(&s);
+	pl_add(&s.fs.allow_write, ".", 0);
+	pl_add(&s.fs.allow_write, "~", 0);
+	mkf("proj/dotfiles/bashrc", "x");
+	mkl("proj/.bashrc", "dotfiles/bashrc");
+	mkd("proj/shared");
+	mkl("proj/.vscode", "shared");
+	mkd("proj/bin");
+	ctx.self_dir = at("proj/bin");
+	ok(build(&s) == 0 && guarded("proj/.bashrc") && guarded("proj/dotfiles/bashrc") &&
+	    guarded("proj/.vscode") && guarded("proj/shared"),
+	    "a dangerous name that is a link: the link and what it leads to");
+	ok(guarded("proj/bin") && has("--ro-bind $R/proj/bin $R/proj/bin"),
+	    "srt's own directory in a write root: guarded and bound read-only");
+	ok(guarded("home/.ssh") && guarded("home/.local/bin") &&
+	    guarded("home/.srt-settings.json") &&
+	    wguard_protected(&plan.guard, &nofs, at("home/.zshenv")) != NULL &&
+	    wguard_protected(&plan.guard, &nofs, at("home/.claude/commands/x")) != NULL,
+	    "the home directory's files, and the names under a write root, by rule");
+	for (i = 0; i < plan.guard.exact.n; i++) {
+		if (strcmp(plan.guard.exact.v[i], at("home/.cargo/config.toml")) == 0)
+			loose = plan.guard.exact_pin[i];
+		if (strcmp(plan.guard.exact.v[i], at("proj/.claude/commands")) == 0)
+			pinned = plan.guard.exact_pin[i];
+	}
+	ok(loose == 0 && pinned == 1, "the home list leaves the way open, the rest pins it");
+	ok(wguard_may_create(&plan.guard, &nofs, at("home/.cargo"), true) == NULL &&
+	    wguard_may_create(&plan.guard, &nofs, at("proj/.claude"), true) != NULL,
+	    "so ~/.cargo may be made, the cwd's .claude not");
+	ok(strlist_contains(&plan.guard.roots, at("proj")) &&
+	    strlist_contains(&plan.guard.roots, at("home")), "the roots: cwd and write roots");
+	ctx.self_dir = NULL;
+	st_free(&s);
+
+	fresh();
+	st_init(&s);
+	mkf("proj/secret", "s");
+	mkd("proj/vault");
+	pl_add(&s.fs.deny_read, "secret", 0);
+	pl_add(&s.fs.deny_read, "vault", 0);
+	ok(build(&s) == 0 && strlist_contains(&plan.guard.watch, at("proj/secret")) &&
+	    strlist_contains(&plan.guard.watch, at("proj/vault")) &&
+	    !strlist_contains(&plan.guard.watch, "/etc/ssh/ssh_config.d"),
+	    "every read-deny mask is watched, ssh's configuration directory is not");
+	st_free(&s);
+
+	/* What git's configuration leads to: includes read in turn, core.fsmonitor,
+	 * init.templateDir, and hooks that are links. */
+	fresh();
+	st_init(&s);
+	pl_add(&s.fs.allow_write, ".", 0);
+	pl_add(&s.fs.allow_write, "~", 0);
+	mkrepo("proj/.git", "[include]\n\tpath = ../inc1.cfg\n[core]\n"
+	    "\tfsmonitor = ./tools/fsmon.sh --fast\n");
+	mkf("proj/inc1.cfg", "[includeIf \"gitdir:x/\"]\n\tpath = inc2.cfg\n[core]\n"
+	    "\thooksPath = hk\n");
+	mkf("proj/inc2.cfg", "[core]\n\tfsmonitor = tools/other\n");
+	mkf("proj/scripts/pre-commit.sh", "x");
+	mkl("proj/.git/hooks/pre-commit", "../../scripts/pre-commit.sh");
+	mkf("home/.gitconfig", "[init]\n\ttemplateDir = ~/tmpl\n[core]\n\tfsmonitor = true\n");
+	ok(build(&s) == 0 && guarded("proj/inc1.cfg") && guarded("proj/inc2.cfg") &&
+	    guarded("proj/hk"), "includes of includes, and the hooksPath one sets");
+	ok(guarded("proj/tools/fsmon.sh") && guarded("proj/tools/other"),
+	    "core.fsmonitor's program, from the config and from an included file");
+	ok(guarded("proj/.git/hooks/pre-commit") && guarded("proj/scripts/pre-commit.sh"),
+	    "a hook that is a link, and the script it leads to");
+	ok(guarded("home/tmpl"), "init.templateDir of the global configuration");
 	st_free(&s);
 }
 
@@ -1130,6 +1202,7 @@ main(void)
 	test_git_submodules();
 	test_git_hookspath();
 	test_write_denies();
+	test_guard();
 	test_globs();
 
 	plan_linux_free(&plan);

@@ -1,0 +1,105 @@
+/*
+ * srt's helpers (bwrap, srt-seccomp, srt-httpd, srt-socksd), opened once, before anything
+ * of the command runs, and executed by descriptor from then on (execveat AT_EMPTY_PATH;
+ * srt-seccomp, which runs inside the sandbox, is bound there from its descriptor with
+ * bwrap --ro-bind-fd). A name is never looked up again: the proxies start lazily, on the
+ * sandbox's first connection, by which time a command with write access to srt's
+ * directory could have replaced the file at that name. (The write guard refuses that
+ * too: srt's directory is protected inside, plan_ctx self_dir.)
+ *
+ * srt-seccomp, srt-httpd and srt-socksd sit beside this executable, never found through
+ * PATH; bwrap is bwrapPath or found through PATH, as the reference finds it.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "launch.h"
+
+static const char *const helper_name[H_MAX] = {
+	"bwrap", "srt-seccomp", "srt-httpd", "srt-socksd",
+};
+
+/* Open the file at path as helper h: a regular file we may execute. */
+static int
+helpers_take(struct launch *l, enum helper h, const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if ((fd = open(path, O_PATH | O_CLOEXEC)) == -1) {
+		log_warn("%s", path);
+		return -1;
+	}
+	/* As execve(2) would judge it; O_PATH descriptors carry no access check of their own. */
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) || access(path, X_OK) == -1) {
+		log_warnx("%s: not an executable file", path);
+		close(fd);
+		return -1;
+	}
+	l->helper_fd[h] = fd;
+	l->helper_path[h] = xstrdup(path);
+	return 0;
+}
+
+int
+helpers_open(struct launch *l)
+{
+	char buf[PATH_MAX];
+	const char *bw;
+	char *p;
+	int h, rc;
+
+	if (l->set.bwrap_path != NULL)
+		bw = l->set.bwrap_path;
+	else if ((bw = lookup_path("bwrap", buf, sizeof(buf))) == NULL) {
+		log_warnx("bwrap: not found in PATH (install bubblewrap, or set bwrapPath)");
+		return -1;
+	}
+	if (helpers_take(l, H_BWRAP, bw) == -1) {
+		if (l->set.bwrap_path != NULL)
+			log_warnx("bwrapPath is not an executable file");
+		return -1;
+	}
+	for (h = H_SECCOMP; h < H_MAX; h++) {
+		/* A proxy replaced by the user's own (httpProxyPort, socksProxyPort). */
+		if ((h == H_HTTPD && l->set.net.http_proxy_port != 0) ||
+		    (h == H_SOCKSD && l->set.net.socks_proxy_port != 0))
+			continue;
+		p = xasprintf("%s/%s", l->self_dir, helper_name[h]);
+		rc = helpers_take(l, (enum helper)h, p);
+		free(p);
+		if (rc == -1)
+			return -1;
+	}
+	return 0;
+}
+
+void
+helpers_close(struct launch *l)
+{
+	int h;
+
+	for (h = 0; h < H_MAX; h++) {
+		fd_close(&l->helper_fd[h]);
+		free(l->helper_path[h]);
+		l->helper_path[h] = NULL;
+	}
+}
+
+/* Execute helper h by its descriptor; returns only on failure, with errno set. */
+int
+helper_exec(const struct launch *l, enum helper h, char *const argv[], char *const envp[])
+{
+	if (l->helper_fd[h] == -1) {
+		errno = ENOENT;
+		return -1;
+	}
+	return execveat(l->helper_fd[h], "", argv, envp, AT_EMPTY_PATH);
+}
