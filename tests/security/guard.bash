@@ -183,9 +183,12 @@ attempt_start() {
 # ($T/out, $T/err) and its status is $ST. Without "ends", a run that did not reach the
 # script's end is a finding.
 attempt_wait() {
-	local name=$1
+	local name=$1 pid
+	pid=$(cat "$T/pid-$name")
 	ST=0
-	wait "$(cat "$T/pid-$name")" || ST=$?
+	wait "$pid" || ST=$?
+	# Reaped: teardown must not signal whatever reuses the number.
+	sed -i "/^$pid\$/d" "$T/pids"
 	cp "$T/out-$name" "$T/out"
 	cp "$T/err-$name" "$T/err"
 	log_run "$name"
