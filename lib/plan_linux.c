@@ -99,6 +99,7 @@ struct pb {
 	size_t ndb;
 	struct strlist seen;            /* write-deny destinations handled */
 	struct strlist deny_why;        /* the reason of each entry of denies */
+	size_t npinned;                 /* the first entries of denies, whose way is kept */
 	struct strlist symlinked;       /* destinations some deny reaches through a link */
 	struct strlist rodirs, rodir_raw; /* existing denied directories bound read-only */
 	struct strlist binds, rsec, dsec; /* argument sections, assembled at the end */
@@ -2335,7 +2336,7 @@ plan_guard(struct pb *b)
 	g->allow_git_config = b->s->fs.allow_git_config;
 	for (i = 0; i < b->denies.n; i++)
 		guard_chain(b, b->denies.v[i], i < b->deny_why.n ? b->deny_why.v[i] :
-		    "mandatory deny", true, 0);
+		    "mandatory deny", i < b->npinned, 0);
 	if (home != NULL && *home == '/')
 		for (i = 0; i < wguard_nhome_names; i++) {
 			char *p = path_join(home, wguard_home_names[i].name);
@@ -2511,6 +2512,10 @@ plan_linux_build(const struct settings *s, const struct plan_ctx *ctx,
 		strlist_push_owned(&b.denies, normalize(&b, ctx->self_dir));
 		strlist_push(&b.deny_why, "srt's own programs");
 	}
+	/* What the user named, and srt's own: the way to those is kept (pinned) as the
+	 * reference keeps it with placeholders. The mandatory names below are the name
+	 * rules' business, which leave the way open (a .claude directory may be made). */
+	b.npinned = b.denies.n;
 	mandatory_denies(&b, &b.user_roots, &mand);
 	if (b.bad)
 		goto out;

@@ -656,8 +656,10 @@ wguard_may_create(const struct wguard *g, const struct wguard_fs *fs, const char
 	if (!wguard_git_marker(name))
 		return NULL;
 	dir = path_dirname(path);
+	/* A marker made anew in a git directory (HEAD through HEAD.lock) plants nothing. */
 	if (fs->predates(fs->arg, dir))
-		plant = strcasecmp(name, ".git") == 0 || wg_completes(fs, dir, name);
+		plant = strcasecmp(name, ".git") == 0 ||
+		    (!fs->is_git_dir(fs->arg, dir) && wg_completes(fs, dir, name));
 	free(dir);
 	return plant ? WHY_PLANT : NULL;
 }

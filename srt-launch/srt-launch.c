@@ -142,7 +142,8 @@ load_settings_file(struct launch *l, const char *path)
 		log_warnx("%s: %s", path, err);
 		goto out;
 	}
-	l->config_path = realpath(path, NULL);
+	/* As named: the plan protects the name, and what it leads to. */
+	l->config_path = path_absolute(path, NULL, l->cwd);
 	rc = 0;
  out:
 	diags_free(&errs);
@@ -167,7 +168,7 @@ load_policy(struct launch *l)
 			log_warnx("%s: the policy cannot be read back", l->policy_arg);
 			return -1;
 		}
-		l->config_path = realpath(l->policy_arg, NULL);
+		l->config_path = path_absolute(l->policy_arg, NULL, l->cwd);
 		log_debug("policy: %s (compiled)", l->policy_arg);
 		return 0;
 	}
@@ -500,10 +501,11 @@ debug_plan(const struct launch *l)
 
 	for (i = 0; i < l->plan.writes.n; i++)
 		if (path_is_under(l->self_dir, l->plan.writes.v[i]))
-			log_debug("warning: srt's own directory %s lies in the write root %s: "
-			    "its files are protected by the write guard%s", l->self_dir,
-			    l->plan.writes.v[i], l->unguarded ? ", which --unguarded turned "
-			    "off: the command can replace them" : "");
+			log_debug("warning: srt's own directory %s is writable inside the "
+			    "sandbox (it lies in %s): its files are kept read-only by the "
+			    "write guard%s", l->self_dir, l->plan.writes.v[i],
+			    l->unguarded ? ", which --unguarded turned off: the command can "
+			    "replace them" : "");
 	if (!log_debugging())
 		return;
 	log_debug("plan: %zu bwrap filesystem arguments, TMPDIR %s", l->plan.args.n,
@@ -589,6 +591,10 @@ main(int argc, char **argv)
 
 	if (sandbox_lifeline_create(&l) == -1 || tmp_choose(&l.tmpdir) == -1)
 		goto out;
+	if ((l.cwd = getcwd(NULL, 0)) == NULL) {
+		log_warn("getcwd");
+		goto out;
+	}
 	if (load_policy(&l) == -1)
 		goto out;
 	if ((l.self_dir = self_dir()) == NULL) {
@@ -597,10 +603,6 @@ main(int argc, char **argv)
 	}
 	if (helpers_open(&l) == -1)
 		goto out;
-	if ((l.cwd = getcwd(NULL, 0)) == NULL) {
-		log_warn("getcwd");
-		goto out;
-	}
 	l.home = home_dir();
 	cmdtext = launch_command_text(&l);
 	l.viol = violations_new(&l.set, cmdtext, l.violations_arg);

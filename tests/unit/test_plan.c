@@ -1105,6 +1105,7 @@ test_guard(void)
 	mkl("proj/.vscode", "shared");
 	mkd("proj/bin");
 	ctx.self_dir = at("proj/bin");
+	pl_add(&s.fs.deny_write, "deny/here", 0);
 	ok(build(&s) == 0 && guarded("proj/.bashrc") && guarded("proj/dotfiles/bashrc") &&
 	    guarded("proj/.vscode") && guarded("proj/shared"),
 	    "a dangerous name that is a link: the link and what it leads to");
@@ -1118,13 +1119,15 @@ test_guard(void)
 	for (i = 0; i < plan.guard.exact.n; i++) {
 		if (strcmp(plan.guard.exact.v[i], at("home/.cargo/config.toml")) == 0)
 			loose = plan.guard.exact_pin[i];
-		if (strcmp(plan.guard.exact.v[i], at("proj/.claude/commands")) == 0)
+		if (strcmp(plan.guard.exact.v[i], at("proj/deny/here")) == 0)
 			pinned = plan.guard.exact_pin[i];
 	}
-	ok(loose == 0 && pinned == 1, "the home list leaves the way open, the rest pins it");
+	ok(loose == 0 && pinned == 1,
+	    "the home list and the mandatory names leave the way open, denyWrite pins it");
 	ok(wguard_may_create(&plan.guard, &nofs, at("home/.cargo"), true) == NULL &&
-	    wguard_may_create(&plan.guard, &nofs, at("proj/.claude"), true) != NULL,
-	    "so ~/.cargo may be made, the cwd's .claude not");
+	    wguard_may_create(&plan.guard, &nofs, at("proj/.claude"), true) == NULL &&
+	    wguard_may_create(&plan.guard, &nofs, at("proj/deny"), true) != NULL,
+	    "so ~/.cargo and the cwd's .claude may be made, the way to a denyWrite not");
 	ok(strlist_contains(&plan.guard.roots, at("proj")) &&
 	    strlist_contains(&plan.guard.roots, at("home")), "the roots: cwd and write roots");
 	ctx.self_dir = NULL;

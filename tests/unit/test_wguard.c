@@ -154,6 +154,8 @@ test_git(void)
 	ok(C("/w/p/old/notes", true) == NULL, "other names in that directory are not");
 	ok(C("/w/p/wt/commondir", false) != NULL, "HEAD and commondir make one too");
 	ok(C("/w/p/x/HEAD", false) == NULL, "a lone HEAD is no repository");
+	ok(C("/w/p/.git/HEAD", false) == NULL,
+	    "HEAD made anew in a git directory (through HEAD.lock) plants nothing");
 	wguard_free(&g);
 	build(&g, 3, true);
 	ok(P("/w/p/.git/config") == NULL, "allowGitConfig opens config");
