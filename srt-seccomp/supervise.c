@@ -512,6 +512,20 @@ sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t
 		res_free(&r);
 		return -EACCES;
 	}
+	/* O_CREAT|O_EXCL makes a name or fails (a link there included): no need to look
+	 * first, the kernel's EEXIST is the answer (the common case of tar, cp, git). */
+	if ((flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL) &&
+	    (flags & __O_TMPFILE) != __O_TMPFILE && !r.must_be_dir) {
+		if ((why = wguard_may_create(&s->g, sup_fs(s), r.path, false)) != NULL) {
+			sup_refused(s, "create", r.path, why);
+			e = -EPERM;
+			goto out;
+		}
+		sup_caller_umask(s);
+		*fd = openat(r.dirfd, r.name, flags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, mode);
+		e = *fd == -1 ? -errno : 0;
+		goto out;
+	}
 	if (fstatat(r.dirfd, r.name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
 		if (errno != ENOENT || !(flags & O_CREAT) || (flags & __O_TMPFILE) == __O_TMPFILE) {
 			e = -errno;
