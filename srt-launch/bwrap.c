@@ -203,7 +203,7 @@ bwrap_argv(const struct launch *l, const char *bwrap, const char *seccomp, struc
 		strlist_push(a, "--");
 	}
 	if (l->cstring != NULL) {
-		strlist_push(a, "/bin/sh");
+		strlist_push(a, l->shell);
 		strlist_push(a, "-c");
 		strlist_push(a, l->cstring);
 	} else

@@ -47,6 +47,7 @@ struct launch {
 	const char *violations_arg;     /* --violations */
 	const char *cstring;            /* -c */
 	char **cmd;                     /* CMD ARGS, NULL-terminated (NULL with -c) */
+	char *shell;                    /* what runs -c: bash, or /bin/sh without one */
 
 	/* policy */
 	struct settings set;
@@ -160,6 +161,7 @@ int spawn_wait_exec(int errfd_r, int *err);
 int tmp_choose(char **out);
 void tmp_remove(const char *dir, bool quiet);
 const char *lookup_path(const char *prog, char *buf, size_t len);
+char *lookup_bash(void);
 
 /* violations.c */
 struct violations *violations_new(const struct settings *s, const char *command,

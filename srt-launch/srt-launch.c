@@ -543,8 +543,9 @@ launch_free(struct launch *l)
 	free(l->tmpdir);
 	free(l->bwrap_exe);
 	free(l->seccomp_path);
+	free(l->shell);
 	l->config_path = l->self_dir = l->cwd = l->home = l->tmpdir = NULL;
-	l->bwrap_exe = l->seccomp_path = NULL;
+	l->bwrap_exe = l->seccomp_path = l->shell = NULL;
 }
 
 /* Missing with allowAllUnixSockets, where no srt-seccomp reports it: 127 or 126. */
@@ -623,6 +624,10 @@ main(int argc, char **argv)
 		goto out;
 	}
 	l.home = home_dir();
+	if (l.cstring != NULL && (l.shell = lookup_bash()) == NULL) {
+		log_debug("-c: no bash installed: the string runs with /bin/sh");
+		l.shell = xstrdup("/bin/sh");
+	}
 	if ((rc = check_command(&l)) != 0)
 		goto out;
 	rc = LAUNCH_FAIL;
