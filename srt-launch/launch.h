@@ -163,6 +163,10 @@ void tmp_remove(const char *dir, bool quiet);
 const char *lookup_path(const char *prog, char *buf, size_t len);
 char *lookup_bash(void);
 
+/* tty.c: the caller's terminal modes and the flags of 0, 1, 2, restored at exit */
+void tty_save(void);
+void tty_restore(void);
+
 /* violations.c */
 struct violations *violations_new(const struct settings *s, const char *command,
     const char *file);

@@ -367,11 +367,19 @@ forward_signal(struct launch *l, int sig)
 	bwrap_status_read(l);
 	target = bwrap_initial_pid(l);
 
-	log_debug("forwarding signal %d to %ld", sig, (long)(target > 0 ? target :
+	/*
+	 * A terminal's signals go to the command's whole process group, as ^C does in a
+	 * shell. srt-seccomp does that itself; without it, bwrap's pid 1 leads the
+	 * sandbox's session and process group (--new-session), and being a pid 1 it
+	 * ignores what it has no handler for.
+	 */
+	if (target > 0 && !l->as_pid1 && (sig == SIGINT || sig == SIGQUIT))
+		target = -l->sandbox_init;
+	log_debug("forwarding signal %d to %ld", sig, (long)(target != 0 ? target :
 	    l->bwrap_pid));
 	/* Before the sandbox runs there is nobody to pass it to: it ends bwrap, and with
 	 * it (--die-with-parent) whatever bwrap had started. */
-	if (target <= 0 || kill(target, sig) == -1)
+	if (target == 0 || kill(target, sig) == -1)
 		(void)kill(l->bwrap_pid, sig);
 }
 
@@ -607,6 +615,7 @@ main(int argc, char **argv)
 	parse_args(&l, argc, argv);
 	log_init(l.srt_mode ? "srt" : "srt-launch", l.debug, LAUNCH_FAIL);
 	ensure_std_fds();
+	tty_save();
 	spawn_signals_init();
 
 	if (sandbox_lifeline_create(&l) == -1 || tmp_choose(&l.tmpdir) == -1)

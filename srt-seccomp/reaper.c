@@ -117,14 +117,17 @@ reaper_status(int status)
  * (its own code, or 128 + the signal that killed it). Forwarded signals go to
  * `child`, except SIGINT and SIGQUIT sent by the kernel: those come from the
  * terminal, which signals the whole foreground process group, the command
- * included, and forwarding would deliver them twice.
+ * included, and forwarding would deliver them twice. When `group` (> 0) is the
+ * command's own process group, SIGINT and SIGQUIT go to all of it, as a terminal's
+ * do: a shell waiting for a child gives up only once the child died of the same
+ * signal, and a child that never got it would keep the shell waiting.
  */
 int
-reaper_wait(pid_t child)
+reaper_wait(pid_t child, pid_t group)
 {
 	siginfo_t si;
 	sigset_t set;
-	pid_t pid;
+	pid_t pid, target;
 	int status;
 
 	reaper_set(&set);
@@ -155,8 +158,10 @@ reaper_wait(pid_t child)
 		if ((si.si_signo == SIGINT || si.si_signo == SIGQUIT) &&
 		    si.si_code == SI_KERNEL)
 			continue;
-		log_debug("forwarding signal %d to %ld", si.si_signo, (long)child);
-		if (kill(child, si.si_signo) == -1 && errno != ESRCH)
-			fatal("kill %ld", (long)child);
+		target = group > 0 && (si.si_signo == SIGINT || si.si_signo == SIGQUIT) ?
+		    -group : child;
+		log_debug("forwarding signal %d to %ld", si.si_signo, (long)target);
+		if (kill(target, si.si_signo) == -1 && errno != ESRCH)
+			fatal("kill %ld", (long)target);
 	}
 }

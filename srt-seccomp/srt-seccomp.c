@@ -12,10 +12,13 @@
  * nesting: this process is PID 1 and vforks the worker itself, after checking that
  * what the nested namespaces would have given is really there.
  *
- * The worker is not moved to a new session or process group: it stays in the
- * caller's foreground group, so a terminal (if any) keeps working. srt-launch runs
- * bwrap with --new-session, which already detaches the sandbox from the user's
- * terminal; TIOCSTI and TIOCLINUX are refused by the filter in any case.
+ * The worker stays in the caller's session. Where that session has a controlling
+ * terminal (srt-seccomp run by hand), it stays in the caller's process group too, the
+ * terminal's foreground one, so the terminal keeps working and its ^C reaches it.
+ * Otherwise (srt-launch runs bwrap with --new-session, which detaches the sandbox from
+ * the user's terminal) it leads a process group of its own, and PID 1 sends the group
+ * the SIGINT and SIGQUIT it is given, as a terminal sends ^C to its foreground job.
+ * TIOCSTI and TIOCLINUX are refused by the filter in any case.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -82,10 +85,15 @@ usage(FILE *f)
  * (virtual machines without nested paging).
  */
 static noreturn void
-worker_exec(const struct sock_fprog *prog, const sigset_t *saved, char **argv)
+worker_exec(const struct sock_fprog *prog, const sigset_t *saved, char **argv,
+    int own_group)
 {
 	int saved_errno;
 
+	if (own_group && setpgid(0, 0) == -1) {
+		log_warn("setpgid");
+		_exit(EXIT_SELF);
+	}
 	if (sigprocmask(SIG_SETMASK, saved, NULL) == -1) {
 		log_warn("sigprocmask");
 		_exit(EXIT_SELF);
@@ -102,6 +110,18 @@ worker_exec(const struct sock_fprog *prog, const sigset_t *saved, char **argv)
 	_exit(saved_errno == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC);
 }
 
+/* Is one of 0, 1, 2 our controlling terminal? tcgetpgrp() answers only on that one. */
+static int
+pid1_has_ctty(void)
+{
+	int fd;
+
+	for (fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++)
+		if (tcgetpgrp(fd) != -1)
+			return 1;
+	return 0;
+}
+
 /*
  * PID 1's last part, nested or not: start the worker, then reap until it ends and
  * return the status to exit with. PID 1 resumes once the worker has executed the
@@ -110,16 +130,17 @@ worker_exec(const struct sock_fprog *prog, const sigset_t *saved, char **argv)
 static int
 pid1_run(const struct sock_fprog *prog, const sigset_t *saved, char **argv)
 {
+	const int own_group = !pid1_has_ctty();
 	pid_t worker;
 
 	if ((worker = vfork()) == -1)
 		fatal("vfork");
 	if (worker == 0)
-		worker_exec(prog, saved, argv);
+		worker_exec(prog, saved, argv, own_group);
 	/* Only the command should hold the terminal and the pipes it was given. */
 	close(STDIN_FILENO);
 	close(STDOUT_FILENO);
-	return reaper_wait(worker);
+	return reaper_wait(worker, own_group ? worker : 0);
 }
 
 /*
@@ -251,7 +272,7 @@ run(const struct sock_fprog *prog, const struct seccomp_opts *o, char **argv)
 	}
 	close(STDIN_FILENO);
 	close(STDOUT_FILENO);
-	return reaper_wait(pid1);
+	return reaper_wait(pid1, 0);
 }
 
 int
