@@ -156,6 +156,11 @@ http_field_is_hop(const struct http_head *h, struct http_str name)
 	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		if (http_str_eq(name, fixed[i]))
 			return 1;
+	/* The fields that frame the message and name its authority are never the sender's
+	 * to drop: a Connection field listing Content-Length would have the body framed by
+	 * it here and sent on unframed, to be read as a request of its own. */
+	if (http_str_eq(name, "content-length") || http_str_eq(name, "host"))
+		return 0;
 	for (i = 0; i < h->nfields; i++)
 		if (http_str_eq(h->fields[i].name, "connection") &&
 		    http_list_has(h->fields[i].value, name))

@@ -70,8 +70,9 @@ int http_str_eq(struct http_str s, const char *lit);
 /* Number of fields named name; *first is the first one's index if any. */
 size_t http_field_count(const struct http_head *h, const char *name, size_t *first);
 
-/* Is name hop-by-hop for this message: one of the fixed names, or listed in one of its
- * Connection fields? */
+/* Is name hop-by-hop for this message: one of the fixed names (Transfer-Encoding among
+ * them: a proxy frames each hop itself), or listed in one of its Connection fields?
+ * Content-Length and Host never are, whatever Connection lists. */
 int http_field_is_hop(const struct http_head *h, struct http_str name);
 
 /* Chunked transfer coding decoder, fed incrementally. Each call consumes input up to the

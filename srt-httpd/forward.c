@@ -1,9 +1,10 @@
 /*
  * Absolute-form requests: target parsing, the checks, the upstream request head (origin-
- * form, Host rewritten, hop-by-hop fields removed), the request body (Content-Length
- * passed through, chunked decoded and re-framed), and the response (hop-by-hop fields
- * removed; a chunked or close-delimited body re-framed as chunked for an HTTP/1.1 client
- * so its connection can stay open). The upstream connection comes from the pool of idle
+ * form, Host rewritten, hop-by-hop fields removed), the request body (framed by a field
+ * written here: the Content-Length parsed, or chunked decoded and re-framed), and the
+ * response (hop-by-hop fields removed, never its Content-Length; a chunked or
+ * close-delimited body re-framed as chunked for an HTTP/1.1 client so its connection can
+ * stay open). The upstream connection comes from the pool of idle
  * ones when it may (pool.c), and goes back to it after a clean exchange.
  */
 #include <errno.h>
@@ -167,16 +168,20 @@ forward_build_head(struct conn *c, const struct http_head *h, const struct targe
 	for (i = 0; i < h->nfields; i++) {
 		const struct http_field *f = &h->fields[i];
 
-		if (http_field_is_hop(h, f->name) || http_str_eq(f->name, "host"))
+		if (http_field_is_hop(h, f->name) || http_str_eq(f->name, "host") ||
+		    http_str_eq(f->name, "content-length"))
 			continue;
 		bq_add(&q, f->name.p, f->name.n);
 		bq_add(&q, ": ", 2);
 		bq_add(&q, f->value.p, f->value.n);
 		bq_add(&q, "\r\n", 2);
 	}
-	/* Transfer-Encoding is hop-by-hop: the body is re-framed on this hop. */
+	/* The body goes on framed the way it was read here, by a field written here: a
+	 * chunked body is re-chunked on this hop, a length is the value parsed. */
 	if (h->framing == HTTP_BODY_CHUNKED)
 		bq_add(&q, "Transfer-Encoding: chunked\r\n", 28);
+	else if (http_field_count(h, "content-length", NULL) > 0)
+		bq_addf(&q, "Content-Length: %llu\r\n", (unsigned long long)h->content_length);
 	/* No Connection field: HTTP/1.1 keeps the connection, for the pool. */
 	bq_add(&q, "\r\n", 2);
 	c->up_head = xmalloc(q.len);

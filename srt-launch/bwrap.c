@@ -216,7 +216,7 @@ bwrap_argv(const struct launch *l, struct strlist *a)
 		strlist_push(a, "-d");
 	strlist_push(a, "--");
 	if (l->cstring != NULL) {
-		strlist_push(a, "/bin/sh");
+		strlist_push(a, l->shell);
 		strlist_push(a, "-c");
 		strlist_push(a, l->cstring);
 	} else

@@ -50,6 +50,7 @@ struct launch {
 	const char *violations_arg;     /* --violations */
 	const char *cstring;            /* -c */
 	char **cmd;                     /* CMD ARGS, NULL-terminated (NULL with -c) */
+	char *shell;                    /* what runs -c: bash, or /bin/sh without one */
 
 	/* policy */
 	struct settings set;
@@ -171,6 +172,11 @@ int spawn_wait_exec(int errfd_r, int *err);
 int tmp_choose(char **out);
 void tmp_remove(const char *dir, bool quiet);
 const char *lookup_path(const char *prog, char *buf, size_t len);
+char *lookup_bash(void);
+
+/* tty.c: the caller's terminal modes and the flags of 0, 1, 2, restored at exit */
+void tty_save(void);
+void tty_restore(void);
 
 /* violations.c */
 struct violations *violations_new(const struct settings *s, const char *command,

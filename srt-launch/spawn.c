@@ -1,6 +1,6 @@
 /*
  * What every child of the launcher does between fork and exec, the run's private temp
- * directory, and PATH lookup.
+ * directory, PATH lookup, and the bash that runs -c.
  */
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -255,6 +255,72 @@ lookup_path(const char *prog, char *buf, size_t len)
 
 			if (stat(buf, &st) == 0 && S_ISREG(st.st_mode))
 				return buf;
+		}
+		if (*e == '\0')
+			break;
+	}
+	return NULL;
+}
+
+/* The file and every directory above it are root's and nobody else may write them: no
+ * other user, and no sandboxed command writing where the user may (~/.local/bin), can
+ * put a bash there for a later run to pick up. */
+static bool
+lookup_trusted(const char *path)
+{
+	struct stat st;
+	char *real, *slash;
+	bool ok = false;
+
+	if ((real = realpath(path, NULL)) == NULL)
+		return false;
+	if (stat(real, &st) == -1 || !S_ISREG(st.st_mode) || access(real, X_OK) == -1)
+		goto out;
+	for (;;) {
+		if (stat(real, &st) == -1 || st.st_uid != 0 ||
+		    (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+			goto out;
+		if (strcmp(real, "/") == 0)
+			break;
+		if ((slash = strrchr(real, '/')) == NULL)
+			goto out;
+		slash[slash == real] = '\0';
+	}
+	ok = true;
+ out:
+	free(real);
+	return ok;
+}
+
+/*
+ * The bash that -c runs (BEHAVIOR §4.2: the reference runs the string with bash), found
+ * once, before anything starts: /usr/bin/bash or /bin/bash, else the first bash on PATH
+ * that lookup_trusted() accepts, never one from a directory someone else could write.
+ * NULL when there is none; the caller falls back to /bin/sh.
+ */
+char *
+lookup_bash(void)
+{
+	static const char *const fixed[] = { "/usr/bin/bash", "/bin/bash" };
+	const char *path, *p, *e;
+	char buf[PATH_MAX];
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (stat(fixed[i], &st) == 0 && S_ISREG(st.st_mode) && access(fixed[i], X_OK) == 0)
+			return xstrdup(fixed[i]);
+	if ((path = getenv("PATH")) == NULL)
+		return NULL;
+	for (p = path; ; p = e + 1) {
+		int n;
+
+		e = strchrnul(p, ':');
+		/* Only absolute entries: "" and relative ones name the current directory. */
+		if (*p == '/') {
+			n = snprintf(buf, sizeof(buf), "%.*s/bash", (int)(e - p), p);
+			if (n > 0 && (size_t)n < sizeof(buf) && lookup_trusted(buf))
+				return xstrdup(buf);
 		}
 		if (*e == '\0')
 			break;

@@ -348,11 +348,13 @@ forward_signal(struct launch *l, int sig)
 	bwrap_status_read(l);
 	target = bwrap_initial_pid(l);
 
-	log_debug("forwarding signal %d to %ld", sig, (long)(target > 0 ? target :
+	/* A terminal's signals go to the command's whole process group, as ^C does in a
+	 * shell: srt-seccomp, the sandbox's pid 1, does that itself. */
+	log_debug("forwarding signal %d to %ld", sig, (long)(target != 0 ? target :
 	    l->bwrap_pid));
 	/* Before the sandbox runs there is nobody to pass it to: it ends bwrap, and with
 	 * it (--die-with-parent) whatever bwrap had started. */
-	if (target <= 0 || kill(target, sig) == -1)
+	if (target == 0 || kill(target, sig) == -1)
 		(void)kill(l->bwrap_pid, sig);
 }
 
@@ -540,7 +542,8 @@ launch_free(struct launch *l)
 	free(l->tmpdir);
 	helpers_close(l);
 	fd_close(&l->guard_fd);
-	l->config_path = l->self_dir = l->cwd = l->home = l->tmpdir = NULL;
+	free(l->shell);
+	l->config_path = l->self_dir = l->cwd = l->home = l->tmpdir = l->shell = NULL;
 }
 
 /*
@@ -587,6 +590,7 @@ main(int argc, char **argv)
 	parse_args(&l, argc, argv);
 	log_init(l.srt_mode ? "srt" : "srt-launch", l.debug, LAUNCH_FAIL);
 	ensure_std_fds();
+	tty_save();
 	spawn_signals_init();
 
 	if (sandbox_lifeline_create(&l) == -1 || tmp_choose(&l.tmpdir) == -1)
@@ -604,6 +608,10 @@ main(int argc, char **argv)
 	if (helpers_open(&l) == -1)
 		goto out;
 	l.home = home_dir();
+	if (l.cstring != NULL && (l.shell = lookup_bash()) == NULL) {
+		log_debug("-c: no bash installed: the string runs with /bin/sh");
+		l.shell = xstrdup("/bin/sh");
+	}
 	cmdtext = launch_command_text(&l);
 	l.viol = violations_new(&l.set, cmdtext, l.violations_arg);
 	free(cmdtext);

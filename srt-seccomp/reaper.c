@@ -119,12 +119,15 @@ reaper_status(int status)
  * lifeline's SIGIO kills the child once the launcher is gone, the rest are forwarded to
  * `child`, except SIGINT and SIGQUIT sent by the kernel: those come from the terminal,
  * which signals the whole foreground process group, the command included, and
- * forwarding would deliver them twice.
+ * forwarding would deliver them twice. When `group` (> 0) is the command's own process
+ * group, SIGINT and SIGQUIT go to all of it, as a terminal's do: a shell waiting for a
+ * child gives up only once the child died of the same signal, and a child that never
+ * got it would keep the shell waiting.
  */
 static bool
-reaper_signal(pid_t child, int signo, int code, int *status)
+reaper_signal(pid_t child, pid_t group, int signo, int code, int *status)
 {
-	pid_t pid;
+	pid_t pid, target;
 	int st;
 
 	if (signo == SIGCHLD) {
@@ -149,9 +152,10 @@ reaper_signal(pid_t child, int signo, int code, int *status)
 	}
 	if ((signo == SIGINT || signo == SIGQUIT) && code == SI_KERNEL)
 		return false;
-	log_debug("forwarding signal %d to %ld", signo, (long)child);
-	if (kill(child, signo) == -1 && errno != ESRCH)
-		fatal("kill %ld", (long)child);
+	target = group > 0 && (signo == SIGINT || signo == SIGQUIT) ? -group : child;
+	log_debug("forwarding signal %d to %ld", signo, (long)target);
+	if (kill(target, signo) == -1 && errno != ESRCH)
+		fatal("kill %ld", (long)target);
 	return false;
 }
 
@@ -159,13 +163,13 @@ reaper_signal(pid_t child, int signo, int code, int *status)
 
 /*
  * Reaps every child until `child` ends and returns its status as an exit code (its own
- * code, or 128 + the signal that killed it). With a supervisor (sup, else NULL) its
- * descriptors are served in the same loop: the signals then come through a signalfd.
- * Should the supervisor say the sandbox must end (a read deny lost), this process
- * exits, and with it, PID 1, everything in the namespace.
+ * code, or 128 + the signal that killed it); signals as reaper_signal says. With a
+ * supervisor (sup, else NULL) its descriptors are served in the same loop: the signals
+ * then come through a signalfd. Should the supervisor say the sandbox must end (a read
+ * deny lost), this process exits, and with it, PID 1, everything in the namespace.
  */
 int
-reaper_wait(pid_t child, struct sup *sup)
+reaper_wait(pid_t child, pid_t group, struct sup *sup)
 {
 	struct pollfd p[REAPER_POLL_MAX];
 	struct signalfd_siginfo ssi;
@@ -181,7 +185,7 @@ reaper_wait(pid_t child, struct sup *sup)
 					continue;
 				fatal("sigwaitinfo");
 			}
-			if (reaper_signal(child, si.si_signo, si.si_code, &status))
+			if (reaper_signal(child, group, si.si_signo, si.si_code, &status))
 				return status;
 		}
 	}
@@ -200,7 +204,8 @@ reaper_wait(pid_t child, struct sup *sup)
 		if (p[0].revents == 0)
 			continue;
 		while (read(sfd, &ssi, sizeof(ssi)) == (ssize_t)sizeof(ssi))
-			if (reaper_signal(child, (int)ssi.ssi_signo, ssi.ssi_code, &status)) {
+			if (reaper_signal(child, group, (int)ssi.ssi_signo, ssi.ssi_code,
+			    &status)) {
 				close(sfd);
 				return status;
 			}

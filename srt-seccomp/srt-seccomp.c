@@ -12,10 +12,13 @@
  * nesting: this process is PID 1 and vforks the worker itself, after checking that
  * what the nested namespaces would have given is really there.
  *
- * The worker is not moved to a new session or process group: it stays in the
- * caller's foreground group, so a terminal (if any) keeps working. srt-launch runs
- * bwrap with --new-session, which already detaches the sandbox from the user's
- * terminal; TIOCSTI and TIOCLINUX are refused by the filter in any case.
+ * The worker stays in the caller's session. Where that session has a controlling
+ * terminal (srt-seccomp run by hand), it stays in the caller's process group too, the
+ * terminal's foreground one, so the terminal keeps working and its ^C reaches it.
+ * Otherwise (srt-launch runs bwrap with --new-session, which detaches the sandbox from
+ * the user's terminal) it leads a process group of its own, and PID 1 sends the group
+ * the SIGINT and SIGQUIT it is given, as a terminal sends ^C to its foreground job.
+ * TIOCSTI and TIOCLINUX are refused by the filter in any case.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -82,6 +85,7 @@ struct worker {
 	char	**argv;
 	bool	 guard;		/* install the filter with a listener */
 	int	 listener;	/* set by the worker: its number in the shared table */
+	int	 own_group;	/* no terminal: the command leads a process group of its own */
 };
 
 /*
@@ -103,6 +107,10 @@ worker_main(void *arg)
 	struct worker *w = arg;
 	int saved_errno;
 
+	if (w->own_group && setpgid(0, 0) == -1) {
+		log_warn("setpgid");
+		_exit(EXIT_SELF);
+	}
 	if (sigprocmask(SIG_SETMASK, w->saved, NULL) == -1) {
 		log_warn("sigprocmask");
 		_exit(EXIT_SELF);
@@ -121,6 +129,18 @@ worker_main(void *arg)
 
 static _Alignas(64) char worker_stack[64 * 1024];
 
+/* Is one of 0, 1, 2 our controlling terminal? tcgetpgrp() answers only on that one. */
+static int
+pid1_has_ctty(void)
+{
+	int fd;
+
+	for (fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++)
+		if (tcgetpgrp(fd) != -1)
+			return 1;
+	return 0;
+}
+
 /*
  * PID 1's last part, nested or not: start the worker, then reap until it ends and
  * return the status to exit with, serving the write guard's supervisor meanwhile.
@@ -130,7 +150,7 @@ static int
 pid1_run(const struct sock_fprog *prog, const sigset_t *saved, char **argv,
     struct sup *sup)
 {
-	struct worker w = { prog, saved, argv, sup != NULL, -1 };
+	struct worker w = { prog, saved, argv, sup != NULL, -1, !pid1_has_ctty() };
 	pid_t worker;
 
 	if (sup != NULL && sup_start(sup) == -1)
@@ -143,13 +163,13 @@ pid1_run(const struct sock_fprog *prog, const sigset_t *saved, char **argv,
 	if (sup != NULL) {
 		if (w.listener == -1)
 			/* The worker failed before its filter: it said why and exits. */
-			return reaper_wait(worker, NULL);
+			return reaper_wait(worker, 0, NULL);
 		sup_set_listener(sup, w.listener);
 	}
 	/* Only the command should hold the terminal and the pipes it was given. */
 	close(STDIN_FILENO);
 	close(STDOUT_FILENO);
-	return reaper_wait(worker, sup);
+	return reaper_wait(worker, w.own_group ? worker : 0, sup);
 }
 
 /*
@@ -284,7 +304,7 @@ run(const struct sock_fprog *prog, const struct seccomp_opts *o, char **argv,
 	/* The supervisor is PID 1's: this process has no listener to serve. */
 	close(STDIN_FILENO);
 	close(STDOUT_FILENO);
-	return reaper_wait(pid1, NULL);
+	return reaper_wait(pid1, 0, NULL);
 }
 
 int

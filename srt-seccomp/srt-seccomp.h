@@ -78,7 +78,7 @@ int	 caps_clear(void);
 
 /* reaper.c: signal forwarding and exit-status relay for PID 1 and its parent. */
 int	 reaper_block(sigset_t *saved);
-int	 reaper_wait(pid_t child, struct sup *);
+int	 reaper_wait(pid_t child, pid_t group, struct sup *);
 int	 reaper_arm_lifeline(int fd);
 
 #endif

@@ -322,11 +322,18 @@ pivot_root:" env
 	[[ "$output" == ro,* ]]
 }
 
-@test "the command stays in the caller's process group and session" {
+@test "the command stays in the caller's session; its process group only at a terminal" {
 	# Fields 5 and 6 of stat are 0 when the group and session leaders live outside
 	# the PID namespace, i.e. the command was not moved to a group or session of its own.
-	run -0 "$SECCOMP" -- sh -c 'cut -d" " -f5,6 /proc/self/stat'
-	[ "$output" = "0 0" ]
+	# On a controlling terminal it stays in the caller's (foreground) group.
+	run -0 python3 "$BATS_TEST_DIRNAME/helpers/pty-run.py" -- \
+	    "$SECCOMP" -- sh -c 'cut -d" " -f5,6 /proc/self/stat'
+	echo "$output"
+	[ "${lines[0]}" = "0 0" ]
+	# Without one, it leads a group of its own (PID 2), for the SIGINT and SIGQUIT
+	# PID 1 forwards to the whole group.
+	run -0 setsid -w "$SECCOMP" -- sh -c 'cut -d" " -f5,6 /proc/self/stat'
+	[ "$output" = "2 0" ]
 }
 
 @test "no descriptor of srt-seccomp's own reaches the command" {
@@ -402,6 +409,32 @@ wait_bg() {
 		wait_bg
 		[ "$rc" -eq 4 ]
 		grep -qx "got-$sig" "$T/out"
+	done
+}
+
+@test "without a terminal, INT and QUIT reach the command's whole process group" {
+	# bash waits for its child on SIGINT and ends only once the child died of it too;
+	# on SIGQUIT it goes on after the child (as at a terminal). Either shows that the
+	# signal reached the child as well as the shell.
+	local sig t0 t1
+	for sig in INT QUIT; do
+		setsid env --default-signal=INT,QUIT "$SECCOMP" -- \
+		    bash -c 'echo ready; sleep 10; echo after' >"$T/out" 2>&1 &
+		pid=$!
+		for _ in $(seq 100); do grep -q ready "$T/out" && break; sleep 0.05; done
+		t0=${EPOCHREALTIME/[.,]/}
+		kill -s "$sig" "$pid"
+		wait_bg
+		t1=${EPOCHREALTIME/[.,]/}
+		echo "$sig: status $rc after $(( (t1 - t0) / 1000 )) ms: $(cat "$T/out")"
+		[ $((t1 - t0)) -lt 1000000 ]
+		if [ "$sig" = INT ]; then
+			[ "$rc" -eq 130 ]
+			! grep -q after "$T/out" || false
+		else
+			[ "$rc" -eq 0 ]
+			grep -q after "$T/out"
+		fi
 	done
 }
 

@@ -4,6 +4,9 @@
 load helpers
 bats_require_minimum_version 1.5.0
 
+# scripts/deps installs the reference tool in build/ref; SRT_REF_CLI names another.
+REF_CLI=${SRT_REF_CLI:-$BATS_TEST_DIRNAME/../build/ref/node_modules/@anthropic-ai/sandbox-runtime/dist/cli.js}
+
 # Succeeds when the command fails ("! cmd" does not fail a bats test by itself).
 not() {
 	! "$@"
@@ -33,10 +36,106 @@ gone() {
 	return 1
 }
 
-@test "srt -c runs the string with /bin/sh and returns its status" {
+@test "srt -c runs the string with bash and returns its status" {
 	run srt -s "$T/s.json" -c 'echo "hi $((6*7))"; exit 7'
 	[ "$status" -eq 7 ]
 	[ "$output" = "hi 42" ]
+}
+
+# What an agent's command written for bash uses: [[ ]], brace expansion, arrays,
+# source, process substitution (which needs /dev/fd inside the sandbox). Run from $T/ws
+# after bash_lib.
+bash_lib() { echo 'f() { echo "sourced $1"; }' > "$T/ws/lib.sh"; }
+BASH_ONLY='[[ 1 == 1 ]] && echo {a,b}
+a=(x "y z" w); echo "${a[1]}|${#a[@]}"
+source ./lib.sh; f ok
+cat <(echo procsub) < <(echo in)
+diff <(printf "1\n2\n") <(printf "1\n3\n") | grep -c "^[<>]"
+echo "${BASH_VERSION:+bash}"'
+BASH_ONLY_OUT='a b
+y z|3
+sourced ok
+procsub
+2
+bash'
+
+@test "-c runs bash: [[ ]], braces, arrays, source and <( ) work, in srt and srt-launch" {
+	bash_lib
+	run srt -s "$T/s.json" -c "$BASH_ONLY"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$BASH_ONLY_OUT" ]
+	run srt-launch -s "$T/s.json" -c "$BASH_ONLY"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$BASH_ONLY_OUT" ]
+	# /usr/bin/bash or /bin/bash, found before the sandbox starts
+	run srt -s "$T/s.json" -c 'echo "$0"'
+	[[ "$output" == /usr/bin/bash || "$output" == /bin/bash ]]
+	# the argv form still runs no shell
+	run -127 srt -s "$T/s.json" -- '[[' 1 == 1 ']]'
+	[ "$status" -eq 127 ]
+}
+
+@test "-c: bash-only commands answer as under the reference tool" {
+	[ -f "$REF_CLI" ] || skip "reference tool not installed ($REF_CLI)"
+	command -v node >/dev/null && command -v rg >/dev/null && command -v socat >/dev/null ||
+	    skip "the reference tool needs node, rg and socat"
+	local -a cmds=(
+		"$BASH_ONLY"
+		'[[ abc =~ ^a(b)c$ ]] && echo "${BASH_REMATCH[1]}"; declare -A m=([k]=v); echo "${m[k]}"'
+		'set -o pipefail; false | true; echo "pipefail $?"; printf -v x %03d 7; echo "$x" $'"'"'a\tb'"'"''
+		'mapfile -t l < <(printf "1\n2\n3\n"); echo "${#l[@]} ${l[-1]}"; echo $((2**10)); exit 3'
+		'shopt -s nullglob; f=(/nonexistent/*); echo "${#f[@]}"; type -t source; echo "${PIPESTATUS[0]}"'
+	)
+	local c a b bad=0
+	bash_lib
+	for c in "${cmds[@]}"; do
+		a=$(srt -s "$T/s.json" -c "$c" 2>/dev/null; echo "status $?")
+		b=$(node "$REF_CLI" --settings "$T/s.json" -c "$c" 2>/dev/null; echo "status $?")
+		if [ "$a" != "$b" ]; then
+			echo "differ on: $c"
+			diff <(echo "$b") <(echo "$a") || true
+			bad=1
+		fi
+	done
+	[ "$bad" -eq 0 ]
+	# and what srt says is bash's own answer, not the two agreeing on a failure
+	[ "$(srt -s "$T/s.json" -c "${cmds[1]}")" = "$(printf 'b\nv')" ]
+}
+
+@test "-c without bash runs /bin/sh and says so under -d; a bash others can write is never run" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root for a mount namespace of its own"
+	command -v unshare >/dev/null || skip "unshare missing"
+	# In a mount namespace of the test's own: bash hidden (a character device is no
+	# program), a copy in a directory only root may write (on a tmpfs over /mnt), and
+	# a "bash" in a directory anyone may write, first on PATH.
+	mkdir -p "$T/evil"
+	printf '#!/bin/sh\necho EVIL\n' > "$T/evil/bash"
+	chmod 755 "$T/evil/bash"
+	chmod 777 "$T/evil"
+	cat > "$T/ns.sh" <<'SH'
+set -e
+mount -t tmpfs -o mode=755 srt-test /mnt
+mkdir /mnt/b
+cp /usr/bin/bash /mnt/b/bash 2>/dev/null || cp /bin/bash /mnt/b/bash
+for b in /usr/bin/bash /bin/bash; do [ ! -f "$b" ] || mount --bind /dev/null "$b"; done
+export PATH="$T/evil:/mnt/b:$PATH"
+echo "trusted: $(srt -s "$T/s.json" -c 'echo "$0 ${BASH_VERSION:+bash}"')"
+chmod 775 /mnt/b
+echo "group-writable: $(srt -d -s "$T/s.json" -c 'echo "$0 ${BASH_VERSION:+bash}"' 2>"$T/err")"
+grep -- '-c: no bash installed' "$T/err"
+chmod 755 /mnt/b
+chmod 777 /mnt/b/bash
+echo "file writable: $(srt -s "$T/s.json" -c 'echo "$0"')"
+SH
+	run unshare -m --propagation private sh "$T/ns.sh"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"trusted: /mnt/b/bash bash"* ]]
+	[[ "$output" == *"group-writable: /bin/sh "$'\n'* ]]
+	[[ "$output" == *"srt: debug: -c: no bash installed: the string runs with /bin/sh"* ]]
+	[[ "$output" == *"file writable: /bin/sh"* ]]
+	[[ "$output" != *EVIL* ]]
 }
 
 @test "CMD ARGS are executed as given: no shell, no quoting" {

@@ -3,7 +3,8 @@
 # must refuse what the policy denies however it is spelled: names resolving to loopback,
 # link-local, metadata or this host's addresses, other spellings of denied addresses,
 # Host-header swaps and absolute-URI tricks, ports the rule does not cover, request
-# smuggling (CL+TE, duplicate CL, obs-fold, bare CR), NUL in SOCKS names.
+# smuggling (CL+TE, duplicate CL, obs-fold, bare CR, Connection naming a framing field),
+# NUL in SOCKS names.
 # Every scenario runs in a network and mount namespace of its own (netns.sh): the
 # stub servers that stand for the outside listen on addresses of that namespace and log
 # every connection, so an escape shows in their logs even when the answer looks right.
@@ -304,7 +305,7 @@ upstream http 10.99.0.2 8017 okwrap'
 	servers_clean okalt ok80 okwrap $ALL_BUT_OK
 }
 
-@test "request smuggling: CL+TE, duplicate CL, obs-fold, bare CR are refused whole" {
+@test "request smuggling: CL+TE, duplicate CL, obs-fold, bare CR, Connection: content-length" {
 	need_srt
 	sec_settings '["10.99.0.2"]'
 	# The body of each hides a second request; it must never reach the upstream.
@@ -312,6 +313,14 @@ upstream http 10.99.0.2 8017 okwrap'
 	B="0\\r\\n\\r\\n$S"
 	L=$(printf "$B" | wc -c)
 	P="POST http://10.99.0.2:8080/p HTTP/1.1\\r\\nHost: 10.99.0.2:8080\\r\\n"
+	# A Connection field naming a framing field or Host must not make the proxy drop it
+	# while the body it frames goes on: a body holding a whole request (H, HL bytes)
+	# reaches the upstream as the body of the request that carried it, or not at all.
+	H="GET /hidden-$MARK HTTP/1.1\\r\\nHost: meta.srt.test:8080\\r\\n\\r\\n"
+	HL=$(printf "$H" | wc -c)
+	HX=$(printf '%x' "$HL")
+	U="http://10.99.0.2:8080"
+	V="HTTP/1.1\\r\\nHost: 10.99.0.2:8080\\r\\n"
 	net_run "
 http cl-te \"${P}Content-Length: $L\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n$B\"
 http te-cl \"${P}Transfer-Encoding: chunked\\r\\nContent-Length: $L\\r\\n\\r\\n$B\"
@@ -328,7 +337,15 @@ http cl-plus \"${P}Content-Length: +$L\\r\\n\\r\\n$B\"
 http cl-neg \"${P}Content-Length: -1\\r\\n\\r\\n$B\"
 http after-400 \"GET http://10.99.0.2:8080/ HTTP/1.1\\r\\nHost: 10.99.0.2:8080\\r\\nContent-Length: 1\\r\\nContent-Length: 2\\r\\n\\r\\nGET http://meta.srt.test:8080/ HTTP/1.1\\r\\nHost: meta.srt.test:8080\\r\\n\\r\\n\"
 http_all keepalive \"GET http://10.99.0.2:8080/k HTTP/1.1\\r\\nHost: 10.99.0.2:8080\\r\\n\\r\\nGET http://169.254.169.254:8080/k2 HTTP/1.1\\r\\nHost: 169.254.169.254:8080\\r\\n\\r\\nGET http://meta.srt.test:8080/k3 HTTP/1.1\\r\\nHost: meta.srt.test:8080\\r\\nConnection: close\\r\\n\\r\\n\"
-http chunked-ok \"${P}Transfer-Encoding: chunked\\r\\nConnection: close\\r\\n\\r\\n3\\r\\nabc\\r\\n0\\r\\n\\r\\n\""
+http chunked-ok \"${P}Transfer-Encoding: chunked\\r\\nConnection: close\\r\\n\\r\\n3\\r\\nabc\\r\\n0\\r\\n\\r\\n\"
+http conn-cl \"POST $U/conn-cl ${V}Content-Length: $HL\\r\\nConnection: content-length\\r\\n\\r\\n$H\"
+http conn-cl-list \"POST $U/conn-cl-list ${V}Connection: close, Content-Length\\r\\nContent-Length: $HL\\r\\n\\r\\n$H\"
+http conn-cl-second \"POST $U/conn-cl-second ${V}Connection: close\\r\\nContent-Length: 0$HL\\r\\nConnection: x-a,CONTENT-LENGTH\\r\\n\\r\\n$H\"
+http conn-cl-10 \"POST $U/conn-cl-10 HTTP/1.0\\r\\nHost: 10.99.0.2:8080\\r\\nConnection: content-length\\r\\nContent-Length: $HL\\r\\n\\r\\n$H\"
+http conn-te \"POST $U/conn-te ${V}Connection: transfer-encoding, close\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n$HX\\r\\n$H\\r\\n0\\r\\n\\r\\n\"
+http conn-host \"POST $U/conn-host ${V}Connection: host, close\\r\\nContent-Length: $HL\\r\\n\\r\\n$H\"
+http_framed resp-conn-cl \"GET $U/resp-conn/content-length ${V}\\r\\nGET $U/after ${V}Connection: close\\r\\n\\r\\n\"
+http_framed resp-conn-te \"GET $U/resp-conn/transfer-encoding ${V}\\r\\nGET $U/after ${V}Connection: close\\r\\n\\r\\n\""
 	for c in cl-te te-cl dup-cl dup-cl-list obs-fold obs-fold-cl bare-cr te-space cl-space \
 		te-odd te-list cl-plus cl-neg after-400; do
 		case_is "$c" '^(HTTP/1\.[01] 4[0-9][0-9]|$)'
@@ -340,6 +357,31 @@ http chunked-ok \"${P}Transfer-Encoding: chunked\\r\\nConnection: close\\r\\n\\r
 		grep "smuggled-$MARK" "$T/up-ok.log" >&2
 		false
 	fi
+	# Connection naming a framing field or Host: served with the body framed as the
+	# client framed it (or refused), and Host always there.
+	for c in conn-cl conn-cl-list conn-cl-second conn-cl-10 conn-te conn-host; do
+		case_is "$c" '^HTTP/1\.[01] (200|400)'
+	done
+	if grep -E "^request b'[A-Z]+ /hidden-$MARK" "$T/up-ok.log" >&2; then
+		echo "ESCAPED: a request hidden in a body reached the upstream as a request" >&2
+		false
+	fi
+	for c in conn-cl conn-cl-list conn-cl-second conn-cl-10 conn-host; do
+		if grep -q "^CASE $c: HTTP/1\.[01] 200" <<<"$output"; then
+			grep -E "^request b'POST /$c HTTP/1\.1.*Content-Length: $HL(\\\\r|')" \
+				"$T/up-ok.log" || { echo "$c: no Content-Length upstream" >&2; false; }
+		fi
+	done
+	if grep -q "^CASE conn-te: HTTP/1\.1 200" <<<"$output"; then
+		grep -E "^request b'POST /conn-te .*Transfer-Encoding: chunked" "$T/up-ok.log"
+	fi
+	if grep -q "^CASE conn-host: HTTP/1\.1 200" <<<"$output"; then
+		grep -E "^request b'POST /conn-host .*Host: 10\.99\.0\.2:8080" "$T/up-ok.log"
+	fi
+	# The same named in a response: the client still sees its framing, and the next
+	# response on the connection as a response of its own.
+	case_is resp-conn-cl '^200 length UPSTREAM-ok \| 200 length UPSTREAM-ok$'
+	case_is resp-conn-te '^200 chunked UPSTREAM-ok \| 200 length UPSTREAM-ok$'
 	servers_clean $ALL_BUT_OK
 }
 

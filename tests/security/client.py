@@ -6,6 +6,9 @@ FILE holds one case a line, fields separated by tabs:
     http NAME PAYLOAD          raw bytes to the HTTP proxy (127.0.0.1:3128); the answer's
                                first line is printed
     http_all NAME PAYLOAD      the same; every status line of the answer is printed
+    http_framed NAME PAYLOAD   the same; the answer is read as a client reads responses
+                               (by Content-Length, chunked coding, else to the close) and
+                               each is printed as "STATUS FRAMING BODY", separated by " | "
     socks NAME ATYP DEST PORT  no-auth SOCKS5 CONNECT through 127.0.0.1:1080 (ATYP 1, 3
                                or 4); "reply N" is printed (N the reply code)
     socks_cmd NAME CMD ATYP DEST PORT
@@ -42,13 +45,52 @@ def drain(s):
     return out
 
 
-def http(payload, every):
+def http(payload, every, framed=False):
     with socket.create_connection(HTTP_PROXY, timeout=5) as s:
         s.sendall(unescape(payload))
-        out = drain(s).decode('latin-1')
+        out = drain(s)
+    if framed:
+        return responses(out)
+    out = out.decode('latin-1')
     if every:
         return ' '.join(re.findall(r'HTTP/1\.[01] \d\d\d', out))
     return out.split('\n', 1)[0].rstrip('\r')
+
+
+def responses(out):
+    """The responses in out as a client would delimit them."""
+    res = []
+    while out:
+        end = out.find(b'\r\n\r\n')
+        if end < 0:
+            res.append('garbage %r' % out)
+            break
+        lines = out[:end].split(b'\r\n')
+        status = lines[0].split(b' ')[1].decode('latin-1') if b' ' in lines[0] else '?'
+        fields = {}
+        for line in lines[1:]:
+            k, _, v = line.partition(b':')
+            fields[k.strip().lower()] = v.strip()
+        rest = out[end + 4:]
+        if fields.get(b'transfer-encoding', b'').lower() == b'chunked':
+            body, pos = b'', 0
+            while True:
+                eol = rest.find(b'\r\n', pos)
+                if eol < 0:
+                    break
+                size = int(rest[pos:eol].split(b';')[0], 16)
+                body += rest[eol + 2:eol + 2 + size]
+                pos = eol + 2 + size + 2
+                if size == 0:
+                    break
+            framing, out = 'chunked', rest[pos:]
+        elif b'content-length' in fields:
+            n = int(fields[b'content-length'])
+            framing, body, out = 'length', rest[:n], rest[n:]
+        else:
+            framing, body, out = 'close', rest, b''
+        res.append('%s %s %s' % (status, framing, body.decode('latin-1')))
+    return ' | '.join(res)
 
 
 def socks(atyp, dest, dport, cmd=1):
@@ -78,6 +120,8 @@ def run(fields):
             return http(fields[2], False)
         if fields[0] == 'http_all':
             return http(fields[2], True)
+        if fields[0] == 'http_framed':
+            return http(fields[2], False, True)
         if fields[0] == 'socks':
             return socks(*fields[2:5])
         if fields[0] == 'socks_cmd':

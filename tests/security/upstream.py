@@ -3,7 +3,10 @@
 
 usage: upstream.py tcp|http|udp ADDR PORT NAME LOG READY
   tcp   sends "BANNER-NAME" on every connection, logs what the client sends
-  http  answers every request head with 200 and body "UPSTREAM-NAME", logs raw bytes
+  http  answers every request with 200 and body "UPSTREAM-NAME", logs raw bytes and,
+        for each request it parsed (Content-Length or chunked body), its head as
+        "request b'...'"; to a path /resp-conn/NAME it answers with "Connection: NAME"
+        (and a chunked body when NAME is transfer-encoding)
   udp   answers every datagram with "BANNER-NAME", logs it
 Every connection and every byte received is logged to LOG (one line each, repr form),
 so a test can show that nothing reached it. READY is written once the socket is bound.
@@ -24,18 +27,65 @@ def log(line):
         f.write(line + '\n')
 
 
+def chunked_len(buf, pos):
+    """End of a chunked body starting at pos in buf, or 0 while incomplete."""
+    while True:
+        eol = buf.find(b'\r\n', pos)
+        if eol < 0:
+            return 0
+        size = int(buf[pos:eol].split(b';')[0] or b'0', 16)
+        pos = eol + 2
+        if size == 0:
+            break
+        pos += size + 2
+    while True:     # trailer lines, then the empty line
+        eol = buf.find(b'\r\n', pos)
+        if eol < 0:
+            return 0
+        if eol == pos:
+            return eol + 2
+        pos = eol + 2
+
+
 def head_len(buf):
-    """Length of one complete request (head and Content-Length body) in buf, or 0."""
+    """(length of one complete request in buf or 0, its head) by its Content-Length or
+    chunked body, the way a server reads it."""
     end = buf.find(b'\r\n\r\n')
     if end < 0:
-        return 0
+        return 0, b''
     clen = 0
+    chunked = False
     for line in buf[:end].split(b'\r\n')[1:]:
         k, _, v = line.partition(b':')
-        if k.strip().lower() == b'content-length' and v.strip().isdigit():
-            clen = int(v.strip())
+        k, v = k.strip().lower(), v.strip()
+        if k == b'content-length' and v.isdigit():
+            clen = int(v)
+        if k == b'transfer-encoding' and v.lower() == b'chunked':
+            chunked = True
+    if chunked:
+        try:
+            total = chunked_len(buf, end + 4)
+        except ValueError:
+            total = len(buf)    # not chunked after all: take it all as one
+        return total, buf[:end]
     total = end + 4 + clen
-    return total if len(buf) >= total else 0
+    return (total, buf[:end]) if len(buf) >= total else (0, b'')
+
+
+def reply(head):
+    """The answer to a request head."""
+    body = b'UPSTREAM-' + name.encode()
+    target = head.split(b' ', 2)[1] if head.count(b' ') >= 2 else b''
+    if target.startswith(b'/resp-conn/'):
+        conn = target[len(b'/resp-conn/'):]
+        if conn.lower() == b'transfer-encoding':
+            return (b'HTTP/1.1 200 OK\r\nConnection: %s\r\n'
+                    b'Transfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n'
+                    % (conn, len(body), body))
+        return (b'HTTP/1.1 200 OK\r\nConnection: %s\r\nContent-Length: %d\r\n\r\n%s'
+                % (conn, len(body), body))
+    return (b'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n'
+            b'Content-Length: %d\r\n\r\n%s' % (len(body), body))
 
 
 def serve_conn(c, peer):
@@ -57,13 +107,12 @@ def serve_conn(c, peer):
                 continue
             buf += data
             while True:
-                n = head_len(buf)
+                n, head = head_len(buf)
                 if n == 0:
                     break
+                log('request %r' % head)
                 buf = buf[n:]
-                body = b'UPSTREAM-' + name.encode()
-                c.sendall(b'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n'
-                          b'Content-Length: %d\r\n\r\n%s' % (len(body), body))
+                c.sendall(reply(head))
     except OSError as e:
         log('error %s' % e)
     finally:

@@ -102,6 +102,19 @@ main(void)
 	    HTTP_OK, "connection list");
 	ok(http_field_is_hop(&h, h.fields[0].name) && http_field_is_hop(&h, h.fields[1].name) &&
 	    !http_field_is_hop(&h, h.fields[2].name), "listed names are hop-by-hop");
+	/* Framing and Host are never dropped on the sender's say-so: the body would go on
+	 * framed by nothing (issue 12, item 7). */
+	ok(req("POST / HTTP/1.1\r\nConnection: content-length, Host\r\nContent-Length: 3\r\n"
+	    "Host: a\r\nConnection: TRANSFER-ENCODING\r\n\r\n") == HTTP_OK &&
+	    h.framing == HTTP_BODY_LENGTH && h.content_length == 3, "Connection: content-length");
+	ok(!http_field_is_hop(&h, h.fields[1].name) && !http_field_is_hop(&h, h.fields[2].name),
+	    "Content-Length and Host listed in Connection are not hop-by-hop");
+	ok(http_field_is_hop(&h, (struct http_str){ "Transfer-Encoding", 17 }),
+	    "Transfer-Encoding is hop-by-hop (re-framed on each hop)");
+	s = "HTTP/1.1 200 OK\r\nConnection: Content-Length\r\nContent-Length: 2\r\n\r\n";
+	ok(http_parse_response(s, strlen(s), 0, &h) == HTTP_OK && h.framing == HTTP_BODY_LENGTH &&
+	    !http_field_is_hop(&h, h.fields[1].name),
+	    "a response's Content-Length listed in Connection is kept");
 
 	/* responses */
 	s = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n";
