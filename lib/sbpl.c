@@ -645,6 +645,18 @@ op_char(char c)
 	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '*';
 }
 
+/* Whether the n bytes at s hold the string w. */
+static bool
+contains(const char *s, size_t n, const char *w)
+{
+	size_t k = strlen(w), i;
+
+	for (i = 0; i + k <= n; i++)
+		if (memcmp(s + i, w, k) == 0)
+			return true;
+	return false;
+}
+
 /* The denies macOS itself causes in every sandboxed process: not the command's doing. */
 static const char *const noise[] = {
 	"mDNSResponder", "mach-lookup com.apple.diagnosticd",
@@ -701,7 +713,7 @@ sbpl_log_violation(const char *line, size_t len, const char *tag, char **out)
 			t_end--;
 	}
 	for (i = 0; noise[i] != NULL; i++)
-		if (memmem(p, (size_t)(end - p), noise[i], strlen(noise[i])) != NULL)
+		if (contains(p, (size_t)(end - p), noise[i]))
 			return 0;
 	if (t == t_end)
 		*out = xasprintf("deny %.*s", (int)(op_end - op), op);
