@@ -1,7 +1,8 @@
 /*
  * Platform plans built from the settings. Linux: the bubblewrap filesystem arguments of
  * BEHAVIOR §4.3 with the mandatory denies of §4.1 (SPEC §5: searched under every writable
- * root; globs expanded in all four lists).
+ * root; globs expanded in all four lists). macOS: the Seatbelt profile of BEHAVIOR §6,
+ * rule for rule the reference's (plan_macos.c).
  */
 #ifndef SRT_PLAN_H
 #define SRT_PLAN_H
@@ -34,5 +35,28 @@ struct plan_linux {
 int plan_linux_build(const struct settings *s, const struct plan_ctx *ctx,
     struct plan_linux *out, struct diags *errs);
 void plan_linux_free(struct plan_linux *p);
+
+/* The ports a profile shows when no proxy has been bound yet (srt-policy plan): those of
+ * the proxies inside the Linux sandbox. */
+#define PLAN_MACOS_HTTP_PORT    3128
+#define PLAN_MACOS_SOCKS_PORT   1080
+
+/* What the macOS profile needs beside the settings. */
+struct plan_macos_opts {
+	int http_port;          /* the loopback port of srt-httpd (network.httpProxyPort,
+	                           when set, wins) */
+	int socks_port;         /* the same for srt-socksd */
+	const char *log_tag;    /* the message of every deny, which `log stream` looks for:
+	                           letters, digits, '_', '-', '.' */
+};
+
+/*
+ * The Seatbelt profile text for sandbox-exec -p, in *profile (caller frees). ctx->tmpdir,
+ * when set, is writable; ctx->settings_path is denied writes where a write root holds it.
+ * Looks at the file system as the reference does (links, what exists), nothing more.
+ * -1 with a message in errs for a cwd or home that is not absolute, a bad tag or port.
+ */
+int plan_macos_build(const struct settings *s, const struct plan_ctx *ctx,
+    const struct plan_macos_opts *o, char **profile, struct diags *errs);
 
 #endif

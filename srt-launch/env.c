@@ -32,7 +32,7 @@ static const char *const env_owned[] = {
 	"JAVA_TOOL_OPTIONS", NULL
 };
 
-static int
+int
 env_is_owned(const char *kv, bool git_count)
 {
 	size_t i, n = strcspn(kv, "=");
@@ -98,7 +98,7 @@ env_add_ssh(struct strlist *e)
 /* git refuses repositories owned by an unmapped uid ("dubious ownership") unless they
  * are safe directories: add git.safeDirectories through GIT_CONFIG_*, continuing any
  * numbering the caller already uses. GIT_CONFIG_COUNT=0 is an explicit opt-out. */
-static void
+void
 env_add_git(struct strlist *e, const struct settings *s, const char *inherited_count)
 {
 	long start = 0;

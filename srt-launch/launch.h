@@ -162,6 +162,10 @@ pid_t bwrap_initial_pid(const struct launch *l);
 char **env_build(const struct launch *l);
 void env_free(char **envp);
 const char *env_ssh_proxy_tool(void);
+/* For the macOS environment (macos.c): whether KEY=VALUE is a variable the launcher sets
+ * (or GIT_CONFIG_COUNT, with git_count); git.safeDirectories as GIT_CONFIG_*. */
+int env_is_owned(const char *kv, bool git_count);
+void env_add_git(struct strlist *e, const struct settings *s, const char *inherited_count);
 
 /* spawn.c: helpers shared by every child we start */
 void spawn_signals_init(void);
@@ -182,6 +186,8 @@ void tty_restore(void);
 struct violations *violations_new(const struct settings *s, const char *command,
     const char *file);
 void violations_feed(struct violations *v, const char *buf, size_t len);
+/* A violation that did not come from the proxies (macOS: the sandbox's log). */
+void violations_add(struct violations *v, const char *line);
 void violations_finish(struct violations *v, bool print_block);
 void violations_free(struct violations *v);
 /* Sanitise a violation line for display (BEHAVIOR §5); caller frees. */

@@ -29,6 +29,9 @@
 
 #include "launch.h"
 #include "path.h"
+#ifdef __APPLE__
+#include "macos.h"
+#endif
 
 #ifndef SRT_VERSION
 #define SRT_VERSION "0.1.0"
@@ -601,6 +604,11 @@ main(int argc, char **argv)
 	}
 	if (load_policy(&l) == -1)
 		goto out;
+#ifdef __APPLE__
+	/* macOS: Seatbelt instead of namespaces (macos.h). */
+	rc = macos_launch(&l);
+	goto out;
+#endif
 	if ((l.self_dir = self_dir()) == NULL) {
 		log_warnx("cannot find my own directory through /proc/self/exe");
 		goto out;

@@ -160,31 +160,12 @@ viol_ignored(const struct violations *v, const char *line)
 	return 0;
 }
 
+/* Record one violation: clean (taken) is the line, o the JSON record it came with. */
 static void
-viol_line(struct violations *v, const char *text, size_t len)
+viol_record(struct violations *v, char *clean, cJSON *o)
 {
-	cJSON *o, *verdict, *host, *port, *reason;
-	char *line, *clean;
-
-	if ((o = cJSON_ParseWithLength(text, len)) == NULL)
-		return;
-	verdict = cJSON_GetObjectItemCaseSensitive(o, "verdict");
-	host = cJSON_GetObjectItemCaseSensitive(o, "host");
-	port = cJSON_GetObjectItemCaseSensitive(o, "port");
-	reason = cJSON_GetObjectItemCaseSensitive(o, "reason");
-	if (!cJSON_IsString(verdict) || strcmp(verdict->valuestring, "deny") != 0 ||
-	    !cJSON_IsString(host)) {
-		cJSON_Delete(o);
-		return;
-	}
-	line = xasprintf("deny network-outbound %s:%d (%s)", host->valuestring,
-	    cJSON_IsNumber(port) ? port->valueint : 0,
-	    cJSON_IsString(reason) ? reason->valuestring : "denied");
-	clean = violations_sanitise(line);
-	free(line);
 	if (viol_ignored(v, clean)) {
 		free(clean);
-		cJSON_Delete(o);
 		return;
 	}
 	log_debug("violation: %s", clean);
@@ -211,6 +192,41 @@ viol_line(struct violations *v, const char *text, size_t len)
 	}
 	v->keep[v->nkeep++] = clean;
 	v->total++;
+}
+
+static void
+viol_line(struct violations *v, const char *text, size_t len)
+{
+	cJSON *o, *verdict, *host, *port, *reason;
+	char *line;
+
+	if ((o = cJSON_ParseWithLength(text, len)) == NULL)
+		return;
+	verdict = cJSON_GetObjectItemCaseSensitive(o, "verdict");
+	host = cJSON_GetObjectItemCaseSensitive(o, "host");
+	port = cJSON_GetObjectItemCaseSensitive(o, "port");
+	reason = cJSON_GetObjectItemCaseSensitive(o, "reason");
+	if (!cJSON_IsString(verdict) || strcmp(verdict->valuestring, "deny") != 0 ||
+	    !cJSON_IsString(host)) {
+		cJSON_Delete(o);
+		return;
+	}
+	line = xasprintf("deny network-outbound %s:%d (%s)", host->valuestring,
+	    cJSON_IsNumber(port) ? port->valueint : 0,
+	    cJSON_IsString(reason) ? reason->valuestring : "denied");
+	viol_record(v, violations_sanitise(line), o);
+	free(line);
+	cJSON_Delete(o);
+}
+
+void
+violations_add(struct violations *v, const char *line)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (o == NULL)
+		fatalx("out of memory");
+	viol_record(v, violations_sanitise(line), o);
 	cJSON_Delete(o);
 }
 

@@ -1,4 +1,7 @@
-/* plan: the platform plan for a policy. Linux: the bubblewrap filesystem arguments. */
+/*
+ * plan: the platform plan for a policy. Linux: the bubblewrap filesystem arguments. macOS:
+ * the Seatbelt profile, on any host.
+ */
 #include <sys/types.h>
 
 #include <errno.h>
@@ -135,12 +138,85 @@ out:
 	return rc;
 }
 
+/*
+ * The macOS profile, printed as sandbox-exec takes it. The proxies' ports are chosen when
+ * srt starts on the Mac; shown here are 3128 and 1080 (the ports inside the Linux sandbox),
+ * or httpProxyPort / socksProxyPort when the settings name the user's own proxies.
+ */
+#define PLAN_MACOS_TAG          "srt_plan"
+
+static int
+plan_macos(const struct opts *o)
+{
+	struct settings s;
+	struct plan_ctx ctx;
+	struct plan_macos_opts mo = { PLAN_MACOS_HTTP_PORT, PLAN_MACOS_SOCKS_PORT,
+	    PLAN_MACOS_TAG };
+	struct diags errs = { 0 };
+	char *spath = NULL, *home = NULL, *cwd = NULL, *profile = NULL;
+	int rc = EXIT_ERROR;
+
+	if (o->shell) {
+		log_warnx("plan --target macos: --shell applies to the linux target only");
+		return EXIT_ERROR;
+	}
+	cwd = o->cwd != NULL ? realpath(o->cwd, NULL) : getcwd(NULL, 0);
+	if (cwd == NULL) {
+		log_warn("plan: %s", o->cwd != NULL ? o->cwd : "getcwd");
+		return EXIT_ERROR;
+	}
+	if ((home = plan_home()) == NULL) {
+		log_warnx("plan: cannot tell the home directory (set HOME)");
+		free(cwd);
+		return EXIT_ERROR;
+	}
+	if (load_policy_settings(o, &s, &spath) != 0) {
+		free(cwd);
+		free(home);
+		return EXIT_ERROR;
+	}
+	if (spath != NULL && spath[0] != '/') {
+		char *abs = realpath(spath, NULL);
+
+		if (abs == NULL) {
+			log_warn("plan: %s", spath);
+			goto out;
+		}
+		free(spath);
+		spath = abs;
+	}
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.cwd = cwd;
+	ctx.home = home;
+	ctx.settings_path = spath;
+	if (plan_macos_build(&s, &ctx, &mo, &profile, &errs) != 0) {
+		for (size_t i = 0; i < errs.msgs.n; i++)
+			log_warnx("plan: %s", errs.msgs.v[i]);
+		goto out;
+	}
+	if (fputs(profile, stdout) == EOF || fflush(stdout) == EOF || ferror(stdout)) {
+		log_warn("plan: writing stdout");
+		goto out;
+	}
+	rc = 0;
+ out:
+	free(profile);
+	diags_free(&errs);
+	settings_free(&s);
+	free(spath);
+	free(home);
+	free(cwd);
+	return rc;
+}
+
 int
 cmd_plan(const struct opts *o)
 {
 	if (strcmp(o->target, "linux") == 0)
 		return plan_linux(o);
-	if (strcmp(o->target, "macos") == 0 || strcmp(o->target, "windows") == 0) {
+	if (strcmp(o->target, "macos") == 0)
+		return plan_macos(o);
+	if (strcmp(o->target, "windows") == 0) {
 		log_warnx("plan --target %s: not available yet", o->target);
 		return EXIT_ERROR;
 	}

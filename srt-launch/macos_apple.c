@@ -1,0 +1,108 @@
+/*
+ * srt-launch on macOS: the only code that needs a Mac (macos.h). It finds the launcher's
+ * own directory, the working and home directories, then runs the command through
+ * macos_run() with the system's sandbox-exec and log.
+ *
+ * Built on Linux too, as a Mac would see it: `make macos-compile` compiles this file and
+ * macos.c with __APPLE__ defined, POSIX declarations only (no _GNU_SOURCE), and a
+ * declaration of the one Apple function used (tests/shim/apple).
+ */
+#ifdef __APPLE__
+
+#include <sys/types.h>
+
+#include <mach-o/dyld.h>
+
+#include <limits.h>
+#include <pwd.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "macos.h"
+
+/* The directory of this executable, links resolved: the proxies are beside it. */
+static char *
+self_dir(void)
+{
+	char buf[PATH_MAX], *real, *slash;
+	uint32_t size = sizeof(buf);
+
+	if (_NSGetExecutablePath(buf, &size) != 0 || (real = realpath(buf, NULL)) == NULL)
+		return NULL;
+	if ((slash = strrchr(real, '/')) == NULL) {
+		free(real);
+		return NULL;
+	}
+	*slash = '\0';
+	if (real[0] == '\0') {
+		free(real);
+		return xstrdup("/");
+	}
+	return real;
+}
+
+static char *
+home_dir(void)
+{
+	const char *h = getenv("HOME");
+	struct passwd *pw;
+
+	if (h != NULL && *h == '/')
+		return xstrdup(h);
+	if ((pw = getpwuid(getuid())) != NULL && pw->pw_dir != NULL && *pw->pw_dir == '/')
+		return xstrdup(pw->pw_dir);
+	return NULL;
+}
+
+int
+macos_launch(struct launch *l)
+{
+	struct macos_run r = {
+		.sandbox_exec = MACOS_SANDBOX_EXEC,
+		.log_prog = MACOS_LOG,
+		.shell = access("/bin/bash", X_OK) == 0 ? "/bin/bash" : "/bin/sh",
+		.log_start_ms = 2000,
+		.log_drain_ms = 1000,
+		.log_quiet_ms = 250,
+	};
+	const char *need[2];
+	size_t n = 0, i;
+	char *text;
+
+	if ((l->self_dir = self_dir()) == NULL) {
+		log_warn("cannot find my own directory");
+		return LAUNCH_FAIL;
+	}
+	if (l->set.net.http_proxy_port == 0)
+		need[n++] = "srt-httpd";
+	if (l->set.net.socks_proxy_port == 0)
+		need[n++] = "srt-socksd";
+	for (i = 0; i < n; i++) {
+		char *p = xasprintf("%s/%s", l->self_dir, need[i]);
+		int ok = access(p, X_OK) == 0;
+
+		if (!ok)
+			log_warn("%s", p);
+		free(p);
+		if (!ok)
+			return LAUNCH_FAIL;
+	}
+	if ((l->cwd = getcwd(NULL, 0)) == NULL) {
+		log_warn("getcwd");
+		return LAUNCH_FAIL;
+	}
+	if ((l->home = home_dir()) == NULL) {
+		log_warnx("cannot tell the home directory (set HOME)");
+		return LAUNCH_FAIL;
+	}
+	text = launch_command_text(l);
+	l->viol = violations_new(&l->set, text, l->violations_arg);
+	free(text);
+	if (l->viol == NULL)
+		return LAUNCH_FAIL;
+	return macos_run(l, &r);
+}
+
+#endif /* __APPLE__ */
