@@ -1,4 +1,5 @@
-/* plan: the platform plan for a policy. Linux: the bubblewrap filesystem arguments. */
+/* plan: the platform plan for a policy. Linux: the bubblewrap filesystem arguments;
+ * Windows: plan_windows.c. */
 #include <sys/types.h>
 
 #include <errno.h>
@@ -140,7 +141,9 @@ cmd_plan(const struct opts *o)
 {
 	if (strcmp(o->target, "linux") == 0)
 		return plan_linux(o);
-	if (strcmp(o->target, "macos") == 0 || strcmp(o->target, "windows") == 0) {
+	if (strcmp(o->target, "windows") == 0)
+		return plan_windows(o);
+	if (strcmp(o->target, "macos") == 0) {
 		log_warnx("plan --target %s: not available yet", o->target);
 		return EXIT_ERROR;
 	}
