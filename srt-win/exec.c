@@ -355,8 +355,9 @@ cmd_launch(int argc, char **argv)
 	struct exec_opts o;
 	struct install_record rec = { 0 };
 	struct sw_plan plan = { 0 };
-	const char *plan_path = NULL, *http_s = NULL, *socks_s = NULL;
-	int http, socks, rc = SW_EUSAGE, r;
+	const char *plan_path = NULL, *http_s = NULL, *socks_s = NULL, *range = NULL;
+	const char *user = NULL, *backend = NULL;
+	int http, socks, rc = SW_EUSAGE, r, lo, hi;
 	char *text = NULL;
 	size_t len;
 	FILE *f;
@@ -364,6 +365,9 @@ cmd_launch(int argc, char **argv)
 		{ "--plan", OT_STR, &plan_path },
 		{ "--http-port", OT_STR, &http_s },
 		{ "--socks-port", OT_STR, &socks_s },
+		{ "--proxy-port-range", OT_STR, &range },
+		{ "--sandbox-user", OT_STR, &user },
+		{ "--backend", OT_STR, &backend },
 		{ NULL, OT_FLAG, NULL },
 	};
 
@@ -375,6 +379,16 @@ cmd_launch(int argc, char **argv)
 	if (plan_path == NULL) {
 		sw_err("usage", "srt-win: launch: --plan is required (srt-policy plan --target "
 		    "windows)");
+		goto out;
+	}
+	/* The settings' windows block, as the caller read it. */
+	if (backend != NULL && strcmp(backend, "srt-win") != 0) {
+		sw_err("usage", "srt-win: launch: windows.backend \"%s\": srt has only the "
+		    "srt-win backend", backend);
+		goto out;
+	}
+	if (range != NULL && parse_port_range(range, &lo, &hi) != 0) {
+		sw_err("usage", "srt-win: launch: invalid --proxy-port-range \"%s\"", range);
 		goto out;
 	}
 	if ((f = wa_fopen(plan_path, "rb")) == NULL) {
@@ -392,6 +406,18 @@ cmd_launch(int argc, char **argv)
 			sw_err("not_provisioned", "srt-win: launch: the sandbox account is not "
 			    "installed; run srt-win install");
 		rc = r == 1 ? SW_ENOTPROVISIONED : SW_ESYSTEM;
+		goto out;
+	}
+	/* The settings must describe the install they run on: the filters were made for
+	 * its account and its ports. */
+	if ((range != NULL && (lo != rec.port_lo || hi != rec.port_hi)) ||
+	    (user != NULL && strcmp(user, rec.user) != 0)) {
+		sw_err("install_mismatch", "srt-win: launch: the settings name %s%s%s%s but "
+		    "srt-win was installed for %s, ports %d-%d; run srt-win install with "
+		    "the settings' values and --force", user ? "the account " : "",
+		    user ? user : "", user && range ? " and " : "", range ? range : "",
+		    rec.user, rec.port_lo, rec.port_hi);
+		rc = SW_ENOTPROVISIONED;
 		goto out;
 	}
 	/* The filters let the account reach loopback only on the install's ports. */

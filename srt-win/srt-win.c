@@ -48,8 +48,9 @@ usage(FILE *f)
 	    "       srt-win [-d] exec [options] -- COMMAND [ARG...]\n"
 	    "       srt-win [-d] runner [--write-restricted-token] [--write-root R]...\n"
 	    "                 [--env NAME=VALUE]... [--cwd DIR] -- PROGRAM [ARG...]\n"
-	    "       srt-win [-d] launch --plan FILE --http-port N --socks-port N [options]\n"
-	    "                 -- COMMAND [ARG...]\n"
+	    "       srt-win [-d] launch --plan FILE --http-port N --socks-port N\n"
+	    "                 [--proxy-port-range LO-HI] [--sandbox-user NAME] [--backend B]\n"
+	    "                 [exec options] -- COMMAND [ARG...]\n"
 	    "       srt-win -h | -V\n", f);
 }
 

@@ -291,6 +291,18 @@ assert d["wfp"]["port_range"]==[61000,61009] and d["wfp"]["state"]=="cannot-read
 	[ -z "$("$SW" acl list)" ]
 	run "$SW" launch --plan "$T/plan" --http-port 60080 --socks-port 60081 -- sh -c 'exit 3'
 	[ "$status" -eq 3 ]
+	# The settings' windows block must describe this install.
+	run --separate-stderr "$SW" launch --plan "$T/plan" --http-port 61000 --socks-port 61001 \
+	    --proxy-port-range 61000-61009 -- true
+	[ "$status" -eq 15 ]
+	[[ "$stderr" == *'"code":"install_mismatch"'* ]]
+	run --separate-stderr "$SW" launch --plan "$T/plan" --http-port 60080 --socks-port 60081 \
+	    --proxy-port-range 60080-60089 --sandbox-user srt-sandbox --backend mxc -- true
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *'srt has only the srt-win backend'* ]]
+	run "$SW" launch --plan "$T/plan" --http-port 60080 --socks-port 60081 \
+	    --proxy-port-range 60080-60089 --sandbox-user srt-sandbox --backend srt-win -- true
+	[ "$status" -eq 0 ]
 }
 
 @test "srt-win wfp verify: a connect that gets through fails the check" {
