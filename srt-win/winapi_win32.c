@@ -522,16 +522,22 @@ wa_dacl_get(const char *p, struct wa_dacl *d)
 	return 0;
 }
 
-int
-wa_dacl_set(const char *p, const struct wa_dacl *d)
+/* An ACL of d's entries, then (when from is given) from's inherited entries as they are. */
+static PACL
+build_acl(const struct wa_dacl *d, PACL from, const char *p)
 {
-	DWORD size = sizeof(ACL), rc, rev = ACL_REVISION;
+	DWORD size = sizeof(ACL), rev = ACL_REVISION;
 	PSID *sids = xcalloc(d->n ? d->n : 1, sizeof(PSID));
+	ACL_SIZE_INFORMATION si = { 0 };
+	ACE_HEADER *h;
 	PACL acl = NULL;
-	wchar_t *w = NULL;
-	int ret = -1;
 	size_t i;
+	int ok = 0;
 
+	if (from != NULL && !GetAclInformation(from, &si, sizeof(si), AclSizeInformation)) {
+		fail_last("GetAclInformation %s", p);
+		goto out;
+	}
 	for (i = 0; i < d->n; i++) {
 		if (d->v[i].raw != NULL) {
 			size += (DWORD)d->v[i].rawlen;
@@ -545,6 +551,12 @@ wa_dacl_set(const char *p, const struct wa_dacl *d)
 		}
 		size += sizeof(ACCESS_ALLOWED_ACE) - sizeof(DWORD) + GetLengthSid(sids[i]);
 	}
+	for (DWORD k = 0; k < si.AceCount; k++)
+		if (GetAce(from, k, (LPVOID *)&h) && (h->AceFlags & INHERITED_ACE)) {
+			size += h->AceSize;
+			if (h->AceType > ACCESS_MAX_MS_V2_ACE_TYPE)
+				rev = ACL_REVISION_DS;
+		}
 	size = (size + 3) & ~3u;
 	acl = xcalloc(1, size);
 	if (!InitializeAcl(acl, size, rev)) {
@@ -552,31 +564,142 @@ wa_dacl_set(const char *p, const struct wa_dacl *d)
 		goto out;
 	}
 	for (i = 0; i < d->n; i++) {
-		BOOL ok;
+		BOOL r;
 
 		if (d->v[i].raw != NULL)
-			ok = AddAce(acl, rev, MAXDWORD, d->v[i].raw, (DWORD)d->v[i].rawlen);
+			r = AddAce(acl, rev, MAXDWORD, d->v[i].raw, (DWORD)d->v[i].rawlen);
 		else if (d->v[i].deny)
-			ok = AddAccessDeniedAceEx(acl, rev, d->v[i].flags, d->v[i].mask, sids[i]);
+			r = AddAccessDeniedAceEx(acl, rev, d->v[i].flags, d->v[i].mask, sids[i]);
 		else
-			ok = AddAccessAllowedAceEx(acl, rev, d->v[i].flags, d->v[i].mask, sids[i]);
-		if (!ok) {
+			r = AddAccessAllowedAceEx(acl, rev, d->v[i].flags, d->v[i].mask, sids[i]);
+		if (!r) {
 			fail_last("adding an entry for %s", p);
 			goto out;
 		}
 	}
-	w = W(p);
-	/* Windows propagates the inheritable entries to everything beneath. */
-	rc = SetNamedSecurityInfoW(w, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION |
-	    (d->protect ? PROTECTED_DACL_SECURITY_INFORMATION :
-	    UNPROTECTED_DACL_SECURITY_INFORMATION), NULL, NULL, acl, NULL);
+	/* The inherited entries after the explicit ones, as Windows orders them. */
+	for (DWORD k = 0; k < si.AceCount; k++)
+		if (GetAce(from, k, (LPVOID *)&h) && (h->AceFlags & INHERITED_ACE) &&
+		    !AddAce(acl, rev, MAXDWORD, h, h->AceSize)) {
+			fail_last("copying an inherited entry of %s", p);
+			goto out;
+		}
+	ok = 1;
+out:
+	for (i = 0; i < d->n; i++)
+		if (sids[i] != NULL)
+			LocalFree(sids[i]);
+	free(sids);
+	if (!ok) {
+		free(acl);
+		acl = NULL;
+	}
+	return acl;
+}
+
+/* The entries that children inherit, in order: what a change must propagate. */
+static int
+inheritable_same(PACL old, const struct wa_dacl *d)
+{
+	ACL_SIZE_INFORMATION si = { 0 };
+	ACE_HEADER *h;
+	size_t i = 0;
+
+	if (!GetAclInformation(old, &si, sizeof(si), AclSizeInformation))
+		return 0;
+	for (DWORD k = 0; k < si.AceCount; k++) {
+		if (!GetAce(old, k, (LPVOID *)&h))
+			return 0;
+		if ((h->AceFlags & INHERITED_ACE) || !(h->AceFlags & (OBJECT_INHERIT_ACE |
+		    CONTAINER_INHERIT_ACE)))
+			continue;
+		while (i < d->n && !(d->v[i].flags & (OBJECT_INHERIT_ACE | CONTAINER_INHERIT_ACE)))
+			i++;
+		if (i == d->n)
+			return 0;
+		if (d->v[i].raw != NULL) {
+			if (d->v[i].rawlen != h->AceSize || memcmp(d->v[i].raw, h, h->AceSize) != 0)
+				return 0;
+		} else {
+			ACCESS_ALLOWED_ACE *x = (ACCESS_ALLOWED_ACE *)h;
+			char *sid;
+			int same;
+
+			if ((h->AceType != ACCESS_ALLOWED_ACE_TYPE &&
+			    h->AceType != ACCESS_DENIED_ACE_TYPE) ||
+			    (h->AceType == ACCESS_DENIED_ACE_TYPE) != (d->v[i].deny == 1) ||
+			    x->Mask != d->v[i].mask || h->AceFlags != d->v[i].flags)
+				return 0;
+			sid = sid_str((PSID)&x->SidStart);
+			same = sid != NULL && strcmp(sid, d->v[i].sid) == 0;
+			free(sid);
+			if (!same)
+				return 0;
+		}
+		i++;
+	}
+	for (; i < d->n; i++)
+		if (d->v[i].flags & (OBJECT_INHERIT_ACE | CONTAINER_INHERIT_ACE))
+			return 0;
+	return 1;
+}
+
+/*
+ * SetNamedSecurityInfoW re-applies inheritance to every object beneath a directory,
+ * which on a home directory takes minutes. When no entry that children inherit
+ * changes (a delete-child deny on a parent, anything on a file), the DACL is written
+ * as it is with SetFileSecurityW, its inherited entries and inheritance bits kept, and
+ * nothing beneath is visited.
+ */
+int
+wa_dacl_set(const char *p, const struct wa_dacl *d)
+{
+	wchar_t *w = W(p);
+	PSECURITY_DESCRIPTOR cur = NULL;
+	SECURITY_DESCRIPTOR sd;
+	SECURITY_DESCRIPTOR_CONTROL ctl = 0, bits = SE_DACL_AUTO_INHERITED | SE_DACL_PROTECTED;
+	PACL old = NULL, acl = NULL;
+	DWORD rc, rev;
+	const char *how;
+	int ret = -1;
+
+	rc = GetNamedSecurityInfoW(w, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL, NULL,
+	    &old, NULL, &cur);
 	if (rc != ERROR_SUCCESS) {
-		fail_code(rc, "SetNamedSecurityInfoW %s", p);
+		fail_code(rc, "GetNamedSecurityInfoW %s", p);
 		goto out;
 	}
+	if (old != NULL && GetSecurityDescriptorControl(cur, &ctl, &rev) &&
+	    inheritable_same(old, d)) {
+		how = "SetFileSecurityW";
+		if ((acl = build_acl(d, old, p)) == NULL)
+			goto out;
+		if (!InitializeSecurityDescriptor(&sd, SECURITY_DESCRIPTOR_REVISION) ||
+		    !SetSecurityDescriptorDacl(&sd, TRUE, acl, FALSE) ||
+		    !SetSecurityDescriptorControl(&sd, bits, ctl & bits)) {
+			fail_last("a security descriptor for %s", p);
+			goto out;
+		}
+		if (!SetFileSecurityW(w, DACL_SECURITY_INFORMATION, &sd)) {
+			fail_last("SetFileSecurityW %s", p);
+			goto out;
+		}
+	} else {
+		/* Windows propagates the inheritable entries to everything beneath. */
+		how = "SetNamedSecurityInfoW";
+		if ((acl = build_acl(d, NULL, p)) == NULL)
+			goto out;
+		rc = SetNamedSecurityInfoW(w, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION |
+		    (d->protect ? PROTECTED_DACL_SECURITY_INFORMATION :
+		    UNPROTECTED_DACL_SECURITY_INFORMATION), NULL, NULL, acl, NULL);
+		if (rc != ERROR_SUCCESS) {
+			fail_code(rc, "SetNamedSecurityInfoW %s", p);
+			goto out;
+		}
+	}
 	if (sw_debug) {
-		fprintf(stderr, "srt-win: SetNamedSecurityInfoW %s:", p);
-		for (i = 0; i < d->n; i++)
+		fprintf(stderr, "srt-win: %s %s:", how, p);
+		for (size_t i = 0; i < d->n; i++)
 			if (d->v[i].raw == NULL)
 				fprintf(stderr, " %s:%s:0x%08lx:%s", d->v[i].deny ? "deny" :
 				    "allow", d->v[i].sid, (unsigned long)d->v[i].mask,
@@ -585,10 +708,8 @@ wa_dacl_set(const char *p, const struct wa_dacl *d)
 	}
 	ret = 0;
 out:
-	for (i = 0; i < d->n; i++)
-		if (sids[i] != NULL)
-			LocalFree(sids[i]);
-	free(sids);
+	if (cur != NULL)
+		LocalFree(cur);
 	free(acl);
 	free(w);
 	return ret;

@@ -122,14 +122,15 @@ JSON
 	[ "$status" -eq 0 ]
 	w=$(winpath "$T")
 	sid=S-1-5-21-1000-2000-3000-1001
-	# One SetNamedSecurityInfoW per object, with exactly the plan's entry among the
-	# ones Wine reports there.
+	# One DACL write per object, with exactly the plan's entry among the ones Wine
+	# reports there: SetNamedSecurityInfoW where children inherit the change,
+	# SetFileSecurityW (no walk of the tree beneath) where they do not.
 	grep -F "SetNamedSecurityInfoW $w\\proj: deny:$sid:0x00000040:- " <<<"$stderr"
 	grep -F "SetNamedSecurityInfoW $w\\proj:" <<<"$stderr" | grep -F "allow:$sid:0x001301bf:OICI"
 	grep -F "SetNamedSecurityInfoW $w\\home\\.ssh: deny:$sid:0x00000029:OICI" <<<"$stderr"
-	grep -F "SetNamedSecurityInfoW $w\\home: deny:$sid:0x00000040:-" <<<"$stderr"
-	grep -F "SetNamedSecurityInfoW $w\\proj\\.env: deny:$sid:0x000d0156:-" <<<"$stderr"
-	[ "$(grep -c SetNamedSecurityInfoW <<<"$stderr")" -eq 4 ]
+	grep -F "SetFileSecurityW $w\\home: deny:$sid:0x00000040:-" <<<"$stderr"
+	grep -F "SetFileSecurityW $w\\proj\\.env: deny:$sid:0x000d0156:-" <<<"$stderr"
+	[ "$(grep -c -E 'Set(NamedSecurityInfo|FileSecurity)W' <<<"$stderr")" -eq 4 ]
 	[[ "$output" == *'"status":"granted"'* ]]
 	# Wine forgets descriptors, so revoke (while the holder still runs) finds the
 	# entries gone; it still reads each object and drops every record.
