@@ -160,6 +160,25 @@ placeholder_remove(const struct strv *made)
 			return;
 }
 
+static int
+by_length(const void *a, const void *b)
+{
+	size_t x = strlen(*(char *const *)a), y = strlen(*(char *const *)b);
+
+	return x < y ? -1 : x > y;
+}
+
+/* to gets the first n placeholders of from, kept outermost first. */
+static void
+adopt(struct strv *to, const struct strv *from, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strv_contains(to, from->v[i]))
+			strv_push(to, from->v[i]);
+	if (to->n > 1)
+		qsort(to->v, to->n, sizeof(char *), by_length);
+}
+
 /*
  * Release the selected records. Per object, one DACL read and write; grants first, then
  * denies. Returns 0, or 1 when some could not be released (they stay recorded).
@@ -223,7 +242,8 @@ release_selected(struct state *st, char *sel, struct acl_results *res)
 				sw_err("system", "srt-win: setting the DACL of %s: %s", p,
 				    wa_error());
 				for (size_t k = i; k < st->n; k++)
-					if (sel[k] == 3 && strcmp(st->v[k].path, p) == 0)
+					if ((sel[k] == 2 || sel[k] == 3) &&
+					    strcmp(st->v[k].path, p) == 0)
 						sel[k] = 0;     /* still on disk: keep it */
 				failed = 1;
 			}
@@ -250,13 +270,22 @@ release_selected(struct state *st, char *sel, struct acl_results *res)
 			state_del(st, i);
 		}
 		for (size_t m = 0; m < nm; m++) {
-			const char *leaf = mades[m].v[mades[m].n - 1];
-			int needed = 0;
+			/* Innermost first, and not what a record still names (or holds
+			 * something beneath): that record takes the rest over, so that
+			 * they go with it. */
+			for (size_t k = mades[m].n; k-- > 0; ) {
+				long keeper = -1;
 
-			for (size_t i = 0; i < st->n && !needed; i++)
-				needed = sw_path_is_under(st->v[i].path, leaf);
-			if (!needed)
-				placeholder_remove(&mades[m]);
+				for (size_t i = 0; i < st->n && keeper < 0; i++)
+					if (sw_path_is_under(st->v[i].path, mades[m].v[k]))
+						keeper = (long)i;
+				if (keeper >= 0) {
+					adopt(&st->v[keeper].made, &mades[m], k + 1);
+					break;
+				}
+				if (wa_remove_empty(mades[m].v[k]) != 0)
+					break;
+			}
 			strv_free(&mades[m]);
 		}
 		free(mades);

@@ -519,6 +519,23 @@ test_placeholders(void)
 	unlink(at("proj/new/deep/x.cfg"));
 	rmdir(at("proj/new/deep"));
 	rmdir(at("proj/new"));
+	/* A placeholder directory another holder's entry names stays until that goes. */
+	{
+		pid_t b = holder();
+		char *two = xasprintf("%s%s", line("deny", "proj/new/x.cfg", "\"write\"", ""),
+		    line("deny", "proj/new", "\"delete_child\"", ""));
+
+		apply_as(two, h, SID, NULL);
+		apply_as(line("deny", "proj/new", "\"delete_child\"", ""), b, SID, NULL);
+		release_as(h, NULL);
+		ok(stat(at("proj/new/x.cfg"), &st) == -1 && stat(at("proj/new"), &st) == 0,
+		    "placeholders: the file goes, the directory another holder names stays");
+		release_as(b, NULL);
+		ok(stat(at("proj/new"), &st) == -1 && records() == 0,
+		    "and goes with that holder's entry");
+		end(b);
+		free(two);
+	}
 	/* A grant on a missing path is skipped, the rest applies. */
 	{
 		int r;
