@@ -22,10 +22,12 @@
  *
  * Globs are expanded against the disk; a trailing globstar component stands for the
  * directory itself (its entry is inherited by all beneath it). A grant on a missing path
- * grants nothing and is left out; a deny on a missing path stays, for srt-win to make a
- * placeholder there (a directory when the entry ends in "/"). There are no mandatory
- * denies, as in the reference on Windows; the settings file is made read-only when it
- * lies in a writable path, as on Linux.
+ * grants nothing and is left out. A deny on a missing path inside a write grant stays,
+ * for srt-win to make a placeholder there (a directory when the entry ends in "/" or
+ * another deny lies beneath it), so that the account cannot create it; outside every
+ * write grant it could not create it anyway, and nothing is made, as on Linux. There are
+ * no mandatory denies, as in the reference on Windows; the settings file is made
+ * read-only when it lies in a writable path, as on Linux.
  */
 #include <sys/stat.h>
 
@@ -241,6 +243,40 @@ equal_any(const char *p, const struct wlist *l)
 	return 0;
 }
 
+/* A deny on a missing path matters only where the account could create it: inside a
+ * write grant. There it is a directory when another deny lies beneath it. */
+static void
+missing_denies(struct wlist *dr, struct wlist *dw, const struct wlist *write)
+{
+	struct wlist *lists[2] = { dr, dw };
+
+	for (int l = 0; l < 2; l++) {
+		struct wlist *w = lists[l];
+
+		for (size_t i = 0; i < w->n; ) {
+			struct wpath *e = &w->v[i];
+
+			if (e->exists) {
+				i++;
+				continue;
+			}
+			if (!under_any(e->path, write)) {
+				log_debug("plan: %s is missing and not writable: no entry",
+				    e->path);
+				free(e->path);
+				memmove(e, e + 1, (w->n - i - 1) * sizeof(*e));
+				w->n--;
+				continue;
+			}
+			for (int m = 0; m < 2 && !e->dir; m++)
+				for (size_t k = 0; k < lists[m]->n && !e->dir; k++)
+					e->dir = path_is_strictly_under(lists[m]->v[k].path,
+					    e->path);
+			i++;
+		}
+	}
+}
+
 static void
 settings_file_deny(struct wb *b, const struct wlist *write, struct wlist *dw)
 {
@@ -287,6 +323,7 @@ plan_windows_build(const struct settings *s, const struct plan_ctx *ctx,
 			wlist_push(&write, xstrdup(aw.v[i].path), aw.v[i].dir, 1);
 	}
 	settings_file_deny(&b, &write, &dw);
+	missing_denies(&dr, &dw, &write);
 
 	for (i = 0; i < read.n; i++)
 		ace_add(out, 0, read.v[i].path, PLAN_R_READ | PLAN_R_EXECUTE, read.v[i].dir);

@@ -181,12 +181,20 @@ test_rules(void)
 	expect_plan("denyWrite, a directory: DENY write inherited, delete-child on the parent",
 	    FS("", "", "", "\"@/proj/.git/hooks\""),
 	    DENY_W("@/proj/.git/hooks", "OICI") DENY_DC("@/proj/.git"), NULL);
-	expect_plan("denyWrite, a missing file: kept as spelled, for a file placeholder",
-	    FS("", "", "", "\"@/proj/missing/x.cfg\""),
-	    DENY_W("@/proj/missing/x.cfg", "") DENY_DC("@/proj/missing"), NULL);
+	expect_plan("denyWrite, a missing file in a write grant: kept as spelled, for a "
+	    "file placeholder", FS("", "", "\"@/proj\"", "\"@/proj/missing/x.cfg\""),
+	    ALLOW_M("@/proj", "OICI") DENY_W("@/proj/missing/x.cfg", "")
+	    DENY_DC("@/proj/missing"), NULL);
 	expect_plan("denyRead, a missing directory (trailing /): inherited, for a directory",
-	    FS("\"@/proj/gone/\"", "", "", ""),
-	    DENY_R("@/proj/gone", "OICI") DENY_DC("@/proj"), NULL);
+	    FS("\"@/proj/gone/\"", "", "\"@/proj\"", ""),
+	    ALLOW_M("@/proj", "OICI") DENY_R("@/proj/gone", "OICI") DENY_DC("@/proj"), NULL);
+	expect_plan("a missing deny above another deny is a directory",
+	    FS("", "", "\"@/proj\"", "\"@/proj/gone\", \"@/proj/gone/x\""),
+	    ALLOW_M("@/proj", "OICI") DENY_W("@/proj/gone", "OICI") DENY_DC("@/proj")
+	    DENY_W("@/proj/gone/x", "") DENY_DC("@/proj/gone"), NULL);
+	expect_plan("a missing deny outside every write grant has no entry (nothing can "
+	    "create it)", FS("\"@/home/.aws\"", "", "\"@/proj\"", "\"@/home/.bashrc\""),
+	    ALLOW_M("@/proj", "OICI"), NULL);
 	expect_plan("grants on missing paths grant nothing",
 	    FS("", "\"@/nowhere\"", "\"@/proj/nowhere\"", ""), "", NULL);
 	expect_plan("relative entries and ~ resolve against the cwd and home",
@@ -258,8 +266,8 @@ test_globs_and_links(void)
 	expect_plan("an allowWrite glob in the middle of a path",
 	    FS("", "", "\"@/proj/*/deep\"", ""), ALLOW_M("@/proj/sub/deep", "OICI"), NULL);
 	expect_plan("a literal entry is a name, not a pattern",
-	    FS("", "", "", "{\"path\": \"@/proj/[x]\", \"literal\": true}"),
-	    DENY_W("@/proj/[x]", "") DENY_DC("@/proj"), NULL);
+	    FS("", "", "\"@/proj\"", "{\"path\": \"@/proj/[x]\", \"literal\": true}"),
+	    ALLOW_M("@/proj", "OICI") DENY_W("@/proj/[x]", "") DENY_DC("@/proj"), NULL);
 	expect_plan("a write grant through a link out of its own tree grants nothing",
 	    FS("", "", "\"@/proj/out\"", ""), "", NULL);
 	expect_plan("a write grant through a link to a sibling grants nothing either",
