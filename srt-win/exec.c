@@ -97,15 +97,6 @@ exec_denies(const struct exec_opts *o, struct sw_plan *plan)
 	return 0;
 }
 
-static int
-kept_grants(const struct state *st)
-{
-	for (size_t i = 0; i < st->n; i++)
-		if (st->v[i].kind == RK_KEPT)
-			return 1;
-	return 0;
-}
-
 static void
 release_own(unsigned long pid)
 {
@@ -145,10 +136,6 @@ exec_run(struct exec_opts *o)
 	    held == 0)) {
 		sw_err("usage", "srt-win: exec: --held-by \"%s\" is not a process id",
 		    o->held_by);
-		return SW_EUSAGE;
-	}
-	if (o->write_roots.n > 0 && !o->write_restricted) {
-		sw_err("usage", "srt-win: exec: --write-root needs --write-restricted-token");
 		return SW_EUSAGE;
 	}
 	if ((r = install_record_read(&rec)) != 0) {
@@ -198,14 +185,6 @@ exec_run(struct exec_opts *o)
 
 		acl_recover(&st, &aces);
 	}
-	if (kept_grants(&st) && !o->write_restricted) {
-		sw_err("write_restricted_required", "srt-win: exec: write grants are kept "
-		    "between sessions (acl grant --persistent); commands run only with "
-		    "--write-restricted-token while they exist");
-		state_close(&st);
-		rc = SW_EUNRESTRICTED;
-		goto out;
-	}
 	applied = 1;
 	r = 0;
 	if (denies.n > 0)
@@ -226,8 +205,10 @@ exec_run(struct exec_opts *o)
 	}
 	strv_push(&argv, selfp);
 	strv_push(&argv, "runner");
-	if (o->write_restricted)
-		strv_push(&argv, "--write-restricted-token");
+	/* Always: what BUILTIN\Users may write (ProgramData, Public, ...) must not be
+	 * writable by a sandboxed command, and kept roots are written only with their
+	 * capability SID. --write-restricted-token is taken for the reference's callers. */
+	strv_push(&argv, "--write-restricted-token");
 	for (size_t i = 0; i < o->write_roots.n; i++) {
 		strv_push(&argv, "--write-root");
 		strv_push(&argv, o->write_roots.v[i]);
@@ -428,9 +409,6 @@ cmd_launch(int argc, char **argv)
 		    rec.port_lo, rec.port_hi);
 		goto out;
 	}
-	/* Everything the session writes under comes from the plan: always the
-	 * write-restricted token. */
-	o.write_restricted = 1;
 	{
 		struct strv proxies = { 0 };
 

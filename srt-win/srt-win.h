@@ -43,7 +43,6 @@ enum {
 	SW_EMAPPED              = 16,   /* exec: the directory is on a network drive */
 	SW_ESECLOGON            = 18,   /* exec: Secondary Logon is disabled or missing */
 	SW_ELOOPBACK            = 19,   /* the loopback mode differs from the install's */
-	SW_EUNRESTRICTED        = 20,   /* exec: kept grants need --write-restricted-token */
 	SW_EHELD                = 22,   /* acl forget --all: sessions run on the roots */
 	SW_ESESSION             = 26,   /* exec --held-by: the session ended first */
 };

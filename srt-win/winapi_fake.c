@@ -644,10 +644,13 @@ spawn_wait(const struct wa_spawn *sp, int *status, int *watched_ended)
 int
 wa_run_contained(const struct wa_spawn *sp, int *status)
 {
+	size_t roots = 0;
 	int ended;
 
-	logcall("run_contained write_restricted=%d restrict=%zu %s", sp->write_restricted,
-	    sp->restrict_sids ? (size_t)0 : (size_t)0, sp->argv[0]);
+	for (char **r = sp->restrict_sids; r != NULL && *r != NULL; r++)
+		roots++;
+	logcall("run_contained write_restricted=%d roots=%zu %s", sp->write_restricted, roots,
+	    sp->argv[0]);
 	if (should_fail("run_contained", NULL))
 		return fail(0, "CreateRestrictedToken: not supported (fake)");
 	if (spawn_wait(sp, status, &ended) != 0)

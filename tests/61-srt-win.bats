@@ -216,11 +216,12 @@ assert d["wfp"]["port_range"]==[61000,61009] and d["wfp"]["state"]=="cannot-read
 	[[ "$line" == *"\"sid\":\"$gsid\",\"mask\":1245631"* ]]
 	[[ "$line" == *'"sid":"S-1-15-3-1024-'* ]]
 	[[ "$line" != *"\"sid\":\"$SID\""* ]]
-	# revoke leaves kept roots; exec needs the write-restricted token while they exist
+	# revoke leaves kept roots; a command writes there with its --write-root
 	"$SW" acl revoke --holder-pid "$H" --sandbox-user-sid "$SID"
 	[[ "$(dacl "$T/proj")" == *"$gsid"* ]]
-	run --separate-stderr "$SW" exec -- true
-	[ "$status" -eq 20 ]
+	run "$SW" exec --write-root "$T/proj" -- true
+	[ "$status" -eq 0 ]
+	grep -q '^run_contained write_restricted=1 roots=1 ' "$SRT_WIN_FAKE_DIR/calls.log"
 	run --separate-stderr "$SW" acl forget --all --json
 	[ "$status" -eq 22 ]
 	[[ "$output" == "{\"held_by\":[{\"pid\":$H,\"kind\":\"kept_root\",\"path\":\"$T/proj\"}]}" ]]
@@ -242,10 +243,11 @@ assert d["wfp"]["port_range"]==[61000,61009] and d["wfp"]["state"]=="cannot-read
 	[[ "$output" == *"PATH=$PATH"* ]]
 	[[ "$output" != *SECRET* && "$output" != *SRT_WIN_FAKE_DIR* && "$output" != *HOME=* ]]
 	grep -q '^run_as_user srt-sandbox ' "$SRT_WIN_FAKE_DIR/calls.log"
-	grep -q '^run_contained write_restricted=0' "$SRT_WIN_FAKE_DIR/calls.log"
+	# exec always gives the runner the write-restricted token
+	[ "$(grep -c '^run_contained write_restricted=1' "$SRT_WIN_FAKE_DIR/calls.log")" -eq 1 ]
+	[ "$(grep -c '^run_contained' "$SRT_WIN_FAKE_DIR/calls.log")" -eq 1 ]
 	run "$SW" exec --write-restricted-token -- sh -c 'exit 7'
 	[ "$status" -eq 7 ]
-	grep -q '^run_contained write_restricted=1' "$SRT_WIN_FAKE_DIR/calls.log"
 	run --separate-stderr "$SW" exec --allow-loopback -- true
 	[ "$status" -eq 19 ]
 	SRT_WIN_FAKE_FAIL=seclogon run --separate-stderr "$SW" exec -- true
