@@ -4,6 +4,7 @@
 #   make check SAN=1     the same under ASan and UBSan (built in build/san)
 #   make fuzz            libFuzzer targets, each run for FUZZ_SECONDS
 #   make bench           benchmarks (ratios against a baseline measured in the same run)
+#   make win             build/win/srt-win.exe, the Windows helper (mingw-w64)
 #   make install         PREFIX (default /usr/local) and DESTDIR honoured
 
 PREFIX  ?= /usr/local
@@ -43,6 +44,9 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/tests/%)
+# The Windows build is part of check wherever the cross compiler is (scripts/deps
+# installs it; CI has it).
+CHECK_WIN  := $(if $(shell command -v x86_64-w64-mingw32-gcc 2>/dev/null),win)
 
 all: $(BINS) $(if $(filter srt-launch,$(PROGS)),$(BUILD)/bin/srt)
 
@@ -174,13 +178,50 @@ macos-compile:
 	$(CC) -std=c11 -U_GNU_SOURCE -D_POSIX_C_SOURCE=200809L -D_XOPEN_SOURCE=700 \
 	    -D__APPLE__ $(WARN) -Ilib -Itests/shim/apple $(PKG_CFLAGS) -fsyntax-only $(MACOS_SRC)
 
+# --- srt-win: the Windows helper --------------------------------------------------------
+# `make win` cross-compiles it with mingw-w64: every source but the fake, warnings as
+# errors. Natively, every source but the Win32 layer builds against the recording fake
+# (srt-win/winapi_fake.c): the program as build/tests/srt-win-fake for the bats suite, and
+# the logic linked into the unit test.
+WIN_CC      ?= x86_64-w64-mingw32-gcc
+WIN_SRC     := $(filter-out srt-win/winapi_fake.c,$(wildcard srt-win/*.c))
+WIN_OBJ     := $(WIN_SRC:%.c=build/win/obj/%.o)
+WIN_CFLAGS  := -std=c11 -O2 $(WARN) -D__USE_MINGW_ANSI_STDIO=1 -D_WIN32_WINNT=0x0A00 \
+               -DUNICODE -D_UNICODE -municode -MMD -MP
+WIN_LDLIBS  := -municode -static -ladvapi32 -lnetapi32 -lfwpuclnt -lshell32 -lole32 \
+               -lcrypt32 -lws2_32 -lbcrypt
+SWN_SRC     := $(filter-out srt-win/winapi_win32.c,$(wildcard srt-win/*.c))
+SWN_OBJ     := $(SWN_SRC:%.c=$(BUILD)/obj/%.o)
+
+win: build/win/srt-win.exe build/win/tests/winprobe.exe
+
+build/win/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WIN_CFLAGS) -c -o $@ $<
+
+build/win/srt-win.exe: $(WIN_OBJ)
+	$(WIN_CC) -o $@ $^ $(WIN_LDLIBS)
+
+# A console program the Wine tests run under srt-win (tests/62-srt-win-wine.bats).
+build/win/tests/%.exe: tests/helpers-win/%.c
+	@mkdir -p $(dir $@)
+	$(WIN_CC) -std=c11 -O2 $(WARN) -o $@ $<
+
+$(BUILD)/tests/srt-win-fake: $(SWN_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^
+
+$(BUILD)/tests/test_srtwin: tests/unit/test_srtwin.c $(filter-out %/srt-win.o,$(SWN_OBJ))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/unit -Isrt-win $(LDFLAGS) -o $@ $^
+
 # check installs what it needs first (scripts/deps, as root), then builds and tests in a
 # second make so that pkg-config sees the freshly installed libraries.
 check:
 	@scripts/deps
 	@$(MAKE) --no-print-directory check-run
 
-check-run: all $(UNIT_BIN) $(HELPER_BIN) macos-compile
+check-run: all $(UNIT_BIN) $(HELPER_BIN) macos-compile $(BUILD)/tests/srt-win-fake $(CHECK_WIN)
 	SRT_BUILD=$(abspath $(BUILD)) tests/run $(UNIT_BIN) $(sort $(wildcard tests/*.bats)) \
 	    $(sort $(wildcard tests/security/*.bats))
 
@@ -198,6 +239,13 @@ FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -g -O1 -Ilib $(PKG_CFLAGS) -fsanitize=fuz
 build/fuzz/%: tests/fuzz/%.c $(LIB_SRC)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(PKG_LIBS)
+
+# srt-win's plan reader: its own sources (with the fake), not libsrt.
+FUZZ_WIN_SRC := srt-win/ace.c srt-win/json.c srt-win/path.c srt-win/util.c \
+                srt-win/state.c srt-win/winapi_fake.c
+build/fuzz/fuzz_winplan: tests/fuzz/fuzz_winplan.c $(FUZZ_WIN_SRC)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Isrt-win -o $@ $< $(FUZZ_WIN_SRC)
 
 fuzz: $(FUZZ_BIN)
 	@set -e; for f in $(FUZZ_BIN); do \
@@ -231,5 +279,6 @@ clean:
 
 .SECONDARY:
 .PHONY: all check check-run check-load fuzz fuzz-smoke bench install clean lint-man \
-	macos-compile
--include $(LIB_OBJ:.o=.d) $(wildcard $(BUILD)/obj/srt-*/*.d) $(wildcard $(BUILD)/obj-gen/srt-*/*.d)
+	macos-compile win
+-include $(LIB_OBJ:.o=.d) $(wildcard $(BUILD)/obj/srt-*/*.d) $(wildcard $(BUILD)/obj-gen/srt-*/*.d) \
+    $(wildcard build/win/obj/srt-win/*.d)

@@ -2,7 +2,7 @@
  * Platform plans built from the settings. Linux: the bubblewrap filesystem arguments of
  * BEHAVIOR §4.3 with the mandatory denies of §4.1 (SPEC §5: searched under every writable
  * root; globs expanded in all four lists). macOS: the Seatbelt profile of BEHAVIOR §6,
- * rule for rule the reference's (plan_macos.c).
+ * rule for rule the reference's (plan_macos.c). Windows: the access control entries of §7.
  */
 #ifndef SRT_PLAN_H
 #define SRT_PLAN_H
@@ -58,5 +58,38 @@ struct plan_macos_opts {
  */
 int plan_macos_build(const struct settings *s, const struct plan_ctx *ctx,
     const struct plan_macos_opts *o, char **profile, struct diags *errs);
+
+/*
+ * Windows: the access control entries of BEHAVIOR §7 for the sandbox account, which
+ * `srt-policy plan --target windows` prints one per line and srt-win applies.
+ */
+enum plan_right {
+	PLAN_R_READ             = 1u << 0,
+	PLAN_R_EXECUTE          = 1u << 1,
+	PLAN_R_WRITE            = 1u << 2,
+	PLAN_R_MODIFY           = 1u << 3,      /* read, write, execute, delete itself */
+	PLAN_R_DELETE_CHILD     = 1u << 4,
+};
+
+struct plan_ace {
+	int deny;               /* 0: ALLOW, 1: DENY */
+	char *path;             /* absolute */
+	unsigned rights;        /* enum plan_right */
+	int inherit;            /* 1: (OI)(CI), also every file and directory beneath */
+};
+
+struct plan_windows {
+	struct plan_ace *v;
+	size_t n, cap;
+};
+
+int plan_windows_build(const struct settings *s, const struct plan_ctx *ctx,
+    struct plan_windows *out, struct diags *errs);
+void plan_windows_free(struct plan_windows *p);
+/* One entry as its JSON line, without the newline:
+ * {"ace":"allow","path":"/p","rights":["read","execute"],"inherit":"OICI"}.
+ * NULL (errno EILSEQ) when the path is not UTF-8. Caller frees. */
+char *plan_ace_json(const struct plan_ace *a);
+
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * policy.bin: the compiled policy (SPEC §3).
  *
- * Format, version 1. Every integer is little-endian and read byte by byte, so the image
+ * Format, version 2. Every integer is little-endian and read byte by byte, so the image
  * needs no alignment and reads the same on every host. There is no padding anywhere: the
  * sections follow the header and each other with no gap, so equal settings give equal
  * bytes and a reader can refuse any byte it did not expect.
@@ -9,7 +9,7 @@
  *   header (88 bytes)
  *     0  magic       8 bytes  89 'S' 'R' 'T' 'P' 'O' 'L' 0a  (high bit and newline catch
  *                             7-bit and text-mode transfers, as PNG's magic does)
- *     8  version     u32      1
+ *     8  version     u32      2 (1 had no windows block)
  *    12  nsections   u32      7
  *    16  length      u64      total image length in bytes
  *    24  checksum    u64      FNV-1a 64 over the whole image, these 8 bytes read as zero
@@ -42,7 +42,11 @@
  *               mandatoryDenySearchDepth, str bwrapPath, then the string lists
  *               allowUnixSockets, allowMachLookup, git.safeDirectories (u32 n, n x str),
  *               deniedDomainReasons (u32 n, n x (str entry, str reason), file order),
- *               ignoreViolations (u32 n, n x (str pattern, u32 m, m x str)).
+ *               ignoreViolations (u32 n, n x (str pattern, u32 m, m x str)),
+ *               then the windows block: u32 flags (bit 0 present, bits 1-2 backend: 0
+ *               unset, 1 srt-win, 2 mxc), u32 proxyPortRange low, u32 high (both 0
+ *               unset), str sandboxUser, str sublayerGuid, str wfpSublayerGuid, str
+ *               srtWin.path; an absent block is all zero and none.
  *
  * Why FNV-1a 64: the checksum catches accidental damage (a short write, a copy that
  * stopped half-way, a flipped bit), not an attacker, who could recompute any unkeyed sum;
@@ -76,7 +80,7 @@
 
 #define POLICY_MAGIC            "\x89SRTPOL\n"
 #define POLICY_MAGIC_LEN        8
-#define POLICY_VERSION          1
+#define POLICY_VERSION          2
 #define POLICY_HDR_FIXED        32
 #define STR_NONE                UINT32_MAX
 #define RULE_REC                16
@@ -126,6 +130,10 @@ enum opt_flag {
 };
 
 #define PATH_LITERAL    1u
+
+#define WIN_PRESENT     1u              /* windows block flags */
+#define WIN_BACKEND_SHIFT 1
+#define WIN_FLAGS_ALL   7u
 
 struct policy {
 	uint8_t *copy;                  /* owned copy of the image, or NULL */
@@ -541,6 +549,23 @@ compile_options(const struct settings *s, struct strtab *st, struct obuf *b)
 		obuf_u32(b, strtab_add(st, s->ignore[i].pattern));
 		put_strlist(b, st, &s->ignore[i].subs);
 	}
+	obuf_u32(b, s->win.present ? WIN_PRESENT |
+	    (uint32_t)s->win.backend << WIN_BACKEND_SHIFT : 0);
+	obuf_u32(b, (uint32_t)s->win.port_lo);
+	obuf_u32(b, (uint32_t)s->win.port_hi);
+	obuf_u32(b, strtab_add(st, s->win.sandbox_user));
+	obuf_u32(b, strtab_add(st, s->win.sublayer_guid));
+	obuf_u32(b, strtab_add(st, s->win.wfp_sublayer_guid));
+	obuf_u32(b, strtab_add(st, s->win.srt_win_path));
+}
+
+/* The port range as settings.c accepts it: unset, or 1 <= lo <= hi <= 65535, hi-lo <= 64. */
+static int
+win_ports_ok(uint32_t lo, uint32_t hi)
+{
+	if (lo == 0 && hi == 0)
+		return 1;
+	return lo >= 1 && lo <= hi && hi <= 65535 && hi - lo <= WIN_PORT_RANGE_MAX;
 }
 
 static int
@@ -566,6 +591,17 @@ settings_compilable(const struct settings *s)
 	for (size_t i = 0; i < s->nignore; i++)
 		if (s->ignore[i].pattern == NULL)
 			return 0;
+	if (s->win.backend != WIN_BACKEND_UNSET && s->win.backend != WIN_BACKEND_SRT_WIN &&
+	    s->win.backend != WIN_BACKEND_MXC)
+		return 0;
+	if (s->win.port_lo < 0 || s->win.port_hi < 0 ||
+	    !win_ports_ok((uint32_t)s->win.port_lo, (uint32_t)s->win.port_hi))
+		return 0;
+	/* An absent block has nothing set: one spelling for "no windows block". */
+	if (!s->win.present && (s->win.backend != WIN_BACKEND_UNSET || s->win.port_lo != 0 ||
+	    s->win.sandbox_user != NULL || s->win.sublayer_guid != NULL ||
+	    s->win.wfp_sublayer_guid != NULL || s->win.srt_win_path != NULL))
+		return 0;
 	return 1;
 }
 
@@ -1112,6 +1148,28 @@ bad:
 	return -1;
 }
 
+/* The windows block: what compile_options writes and nothing else. */
+static int
+verify_windows(const struct policy *p, struct cur *c)
+{
+	uint32_t flags = cur_u32(c), lo = cur_u32(c), hi = cur_u32(c), str[4];
+	uint32_t backend = flags >> WIN_BACKEND_SHIFT;
+	int any = 0;
+
+	for (int i = 0; i < 4; i++) {
+		str[i] = cur_u32(c);
+		if (!str_ok(p, str[i], 1))
+			return -1;
+		any |= str[i] != STR_NONE;
+	}
+	if (c->bad || (flags & ~WIN_FLAGS_ALL) != 0 || backend > WIN_BACKEND_MXC ||
+	    !win_ports_ok(lo, hi))
+		return -1;
+	if (!(flags & WIN_PRESENT) && (flags != 0 || lo != 0 || any))
+		return -1;
+	return 0;
+}
+
 static int
 verify_options(struct policy *p, char *err, size_t errlen)
 {
@@ -1140,6 +1198,8 @@ verify_options(struct policy *p, char *err, size_t errlen)
 	for (uint32_t i = 0; i < n; i++)
 		if (!str_ok(p, cur_u32(&c), 0) || skip_strlist(p, &c) != 0)
 			goto bad;
+	if (verify_windows(p, &c) != 0)
+		goto bad;
 	if (!c.bad && c.off == c.len)
 		return 0;
 bad:
@@ -1491,6 +1551,12 @@ get_rules(const struct policy *p, int deny, struct dom_rule **out, size_t *nout)
 	return 0;
 }
 
+static char *
+opt_str(const struct policy *p, uint32_t off)
+{
+	return off != STR_NONE ? xstrdup(pstr(p, off)) : NULL;
+}
+
 int
 policy_to_settings(const struct policy *p, struct settings *out)
 {
@@ -1550,5 +1616,14 @@ policy_to_settings(const struct policy *p, struct settings *out)
 		out->ignore[i].pattern = xstrdup(pstr(p, cur_u32(&c)));
 		get_strlist(p, &c, &out->ignore[i].subs);
 	}
+	flags = cur_u32(&c);
+	out->win.present = (flags & WIN_PRESENT) != 0;
+	out->win.backend = (enum win_backend)(flags >> WIN_BACKEND_SHIFT);
+	out->win.port_lo = (int)cur_u32(&c);
+	out->win.port_hi = (int)cur_u32(&c);
+	out->win.sandbox_user = opt_str(p, cur_u32(&c));
+	out->win.sublayer_guid = opt_str(p, cur_u32(&c));
+	out->win.wfp_sublayer_guid = opt_str(p, cur_u32(&c));
+	out->win.srt_win_path = opt_str(p, cur_u32(&c));
 	return 0;
 }

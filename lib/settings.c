@@ -1378,6 +1378,183 @@ get_ignore(struct pctx *c, const cJSON *j, const char *path, struct settings *s)
 }
 
 /* ------------------------------------------------------------------------------------ */
+/* windows (BEHAVIOR §1.3): validated with the reference's rules, kept as written */
+
+enum { W_BACKEND, W_USER, W_SUBLAYER, W_WFP_SUBLAYER, W_PORTS, W_SRT_WIN, W_COUNT };
+static const struct field win_fields[W_COUNT] = {
+	[W_BACKEND] = { "backend", 0, NULL },
+	[W_USER] = { "sandboxUser", 0, NULL },
+	[W_SUBLAYER] = { "sublayerGuid", 0, NULL },
+	[W_WFP_SUBLAYER] = { "wfpSublayerGuid", 0, NULL },
+	[W_PORTS] = { "proxyPortRange", 0, NULL },
+	[W_SRT_WIN] = { "srtWin", 0, NULL },
+};
+
+enum { SW_PATH, SW_COUNT };
+static const struct field srtwin_fields[SW_COUNT] = {
+	[SW_PATH] = { "path", F_REQUIRED, "add \"path\": \"C:\\\\Tools\\\\srt-win.exe\"" },
+};
+
+/* Length in UTF-16 code units, as the reference (and Windows) count a name. The text is
+ * valid UTF-8 (the syntax check saw to it): a four-byte sequence is a surrogate pair. */
+static size_t
+utf16_units(const char *s)
+{
+	size_t n = 0;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if ((*p & 0xc0) == 0x80)
+			continue;
+		n += *p >= 0xf0 ? 2 : 1;
+	}
+	return n;
+}
+
+/* 8-4-4-4-12 hex digits, any case, nothing around them (the reference's uuid rule). */
+static bool
+is_uuid(const char *s)
+{
+	static const int groups[] = { 8, 4, 4, 4, 12 };
+
+	for (size_t g = 0; g < 5; g++) {
+		for (int i = 0; i < groups[g]; i++, s++)
+			if (!((*s >= '0' && *s <= '9') || ((*s | 0x20) >= 'a' &&
+			    (*s | 0x20) <= 'f')))
+				return false;
+		if (*s != (g < 4 ? '-' : '\0'))
+			return false;
+		s++;
+	}
+	return true;
+}
+
+static void
+get_guid(struct pctx *c, const cJSON *j, const char *path, char **dst)
+{
+	char *q;
+
+	if (!cJSON_IsString(j)) {
+		perr_type(c, path, "a GUID such as \"8d4c6d3e-1f2a-4b5c-9d6e-7f8091a2b3c4\"", j);
+		return;
+	}
+	if (!is_uuid(j->valuestring)) {
+		q = quote(j->valuestring);
+		perr(c, path, "%s is not a GUID; write 32 hex digits grouped 8-4-4-4-12, "
+		    "without braces, e.g. \"8d4c6d3e-1f2a-4b5c-9d6e-7f8091a2b3c4\"", q);
+		free(q);
+		return;
+	}
+	*dst = xstrdup(j->valuestring);
+}
+
+static bool
+port_number(const cJSON *j, double lo, double hi)
+{
+	double d;
+
+	if (!cJSON_IsNumber(j))
+		return false;
+	d = j->valuedouble;
+	return isfinite(d) && d == floor(d) && d >= lo && d <= hi;
+}
+
+static void
+get_port_range(struct pctx *c, const cJSON *j, const char *path, struct settings *s)
+{
+	const cJSON *lo, *hi;
+	size_t before = c->nerr;
+	char *p;
+
+	if (!cJSON_IsArray(j) || arr_size(j) != 2) {
+		perr_type(c, path, "[low, high], two port numbers such as [60080, 60089]", j);
+		return;
+	}
+	lo = j->child;
+	hi = lo->next;
+	/* The reference bounds low from below and high from above, then relates them. */
+	if (!port_number(lo, 1, 1e15)) {
+		p = path_index(path, 0);
+		perr_type(c, p, "an integer port of at least 1", lo);
+		free(p);
+	}
+	if (!port_number(hi, -1e15, 65535)) {
+		p = path_index(path, 1);
+		perr_type(c, p, "an integer port of at most 65535", hi);
+		free(p);
+	}
+	if (c->nerr != before)
+		return;
+	if (lo->valuedouble > hi->valuedouble ||
+	    hi->valuedouble - lo->valuedouble > WIN_PORT_RANGE_MAX) {
+		perr(c, path, "[%.0f, %.0f]: low must be at most high, and high at most "
+		    "low + %d", lo->valuedouble, hi->valuedouble, WIN_PORT_RANGE_MAX);
+		return;
+	}
+	s->win.port_lo = (int)lo->valuedouble;
+	s->win.port_hi = (int)hi->valuedouble;
+}
+
+static void
+srtwin_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
+{
+	struct settings *s = arg;
+
+	if (idx == SW_PATH && get_string(c, j, path, true) == 0)
+		s->win.srt_win_path = xstrdup(j->valuestring);
+}
+
+static void
+win_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
+{
+	struct settings *s = arg;
+	char *q;
+
+	switch (idx) {
+	case W_BACKEND:
+		if (cJSON_IsString(j) && strcmp(j->valuestring, "srt-win") == 0)
+			s->win.backend = WIN_BACKEND_SRT_WIN;
+		else if (cJSON_IsString(j) && strcmp(j->valuestring, "mxc") == 0)
+			s->win.backend = WIN_BACKEND_MXC;
+		else
+			perr_type(c, path, "\"srt-win\" or \"mxc\"", j);
+		break;
+	case W_USER:
+		if (get_string(c, j, path, true) != 0)
+			break;
+		if (utf16_units(j->valuestring) > WIN_USER_MAX) {
+			q = quote(j->valuestring);
+			perr(c, path, "%s is longer than %d characters, the limit of a Windows "
+			    "local user name", q, WIN_USER_MAX);
+			free(q);
+			break;
+		}
+		s->win.sandbox_user = xstrdup(j->valuestring);
+		break;
+	case W_SUBLAYER:
+		get_guid(c, j, path, &s->win.sublayer_guid);
+		break;
+	case W_WFP_SUBLAYER:
+		get_guid(c, j, path, &s->win.wfp_sublayer_guid);
+		break;
+	case W_PORTS:
+		get_port_range(c, j, path, s);
+		break;
+	case W_SRT_WIN:
+		obj_walk(c, j, path, "an object such as {\"path\": \"C:\\\\Tools\\\\"
+		    "srt-win.exe\"}", srtwin_fields, SW_COUNT, srtwin_field, s);
+		break;
+	}
+}
+
+static void
+get_windows(struct pctx *c, const cJSON *j, const char *path, struct settings *s)
+{
+	if (obj_walk(c, j, path, "an object such as {\"proxyPortRange\": [60080, 60089]}",
+	    win_fields, W_COUNT, win_field, s) == 0)
+		s->win.present = true;
+}
+
+/* ------------------------------------------------------------------------------------ */
 /* The root */
 
 enum { R_NETWORK, R_FILESYSTEM, R_CREDENTIALS, R_IGNORE, R_WEAKER_NESTED, R_NESTED_USERNS,
@@ -1406,7 +1583,7 @@ static const struct field root_fields[R_COUNT] = {
 	[R_SOCAT] = { "socatPath", F_HELPER, "srt does not use socat" },
 	[R_JAVA_AGENT] = { "javaAgentJarPath", F_HELPER, "srt points Java at the proxies "
 	    "through JAVA_TOOL_OPTIONS, without an agent" },
-	[R_WINDOWS] = { "windows", F_UNSUPPORTED, "srt has no Windows backend yet" },
+	[R_WINDOWS] = { "windows", 0, NULL },
 };
 
 static void
@@ -1462,6 +1639,9 @@ root_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 	case R_SOCAT:
 	case R_JAVA_AGENT:
 		get_binary_path(c, j, path);
+		break;
+	case R_WINDOWS:
+		get_windows(c, j, path, s);
 		break;
 	}
 }
@@ -1663,6 +1843,10 @@ settings_free(struct settings *s)
 	free(s->ignore);
 	free(s->bwrap_path);
 	strlist_free(&s->git_safe_dirs);
+	free(s->win.sandbox_user);
+	free(s->win.sublayer_guid);
+	free(s->win.wfp_sublayer_guid);
+	free(s->win.srt_win_path);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -1745,6 +1929,35 @@ jrules(const struct dom_rule *v, size_t n)
 	return a;
 }
 
+/* Only what the file set: an unset field keeps its default wherever the file is used. */
+static cJSON *
+windows_tree(const struct settings_windows *w)
+{
+	cJSON *o = jcheck(cJSON_CreateObject()), *a, *sw;
+
+	if (w->backend != WIN_BACKEND_UNSET)
+		jadd(o, "backend", cJSON_CreateString(w->backend == WIN_BACKEND_MXC ? "mxc" :
+		    "srt-win"));
+	if (w->sandbox_user != NULL)
+		jadd(o, "sandboxUser", cJSON_CreateString(w->sandbox_user));
+	if (w->sublayer_guid != NULL)
+		jadd(o, "sublayerGuid", cJSON_CreateString(w->sublayer_guid));
+	if (w->wfp_sublayer_guid != NULL)
+		jadd(o, "wfpSublayerGuid", cJSON_CreateString(w->wfp_sublayer_guid));
+	if (w->port_lo != 0) {
+		a = jcheck(cJSON_CreateArray());
+		jpush(a, cJSON_CreateNumber(w->port_lo));
+		jpush(a, cJSON_CreateNumber(w->port_hi));
+		jadd(o, "proxyPortRange", a);
+	}
+	if (w->srt_win_path != NULL) {
+		sw = jcheck(cJSON_CreateObject());
+		jadd(sw, "path", cJSON_CreateString(w->srt_win_path));
+		jadd(o, "srtWin", sw);
+	}
+	return o;
+}
+
 static cJSON *
 settings_tree(const struct settings *s)
 {
@@ -1802,6 +2015,8 @@ settings_tree(const struct settings *s)
 	o = jcheck(cJSON_CreateObject());
 	jadd(o, "safeDirectories", jstrlist(&s->git_safe_dirs));
 	jadd(root, "git", o);
+	if (s->win.present)
+		jadd(root, "windows", windows_tree(&s->win));
 	return root;
 }
 

@@ -35,6 +35,29 @@ struct ignore_entry {            /* ignoreViolations: pattern -> substrings */
 	struct strlist subs;
 };
 
+/* windows.backend */
+enum win_backend {
+	WIN_BACKEND_UNSET = 0,          /* srt-win, the reference's default */
+	WIN_BACKEND_SRT_WIN = 1,
+	WIN_BACKEND_MXC = 2,            /* accepted as the reference does; srt has no MXC */
+};
+
+#define WIN_DEFAULT_PORT_LO     60080   /* windows.proxyPortRange when not set */
+#define WIN_DEFAULT_PORT_HI     60089
+#define WIN_PORT_RANGE_MAX      64      /* hi - lo */
+#define WIN_USER_MAX            20      /* UTF-16 code units, as Windows counts */
+
+/* The windows block (BEHAVIOR §1.3). Kept as written; it takes effect only on Windows. */
+struct settings_windows {
+	bool present;                   /* the file has a "windows" object */
+	enum win_backend backend;
+	char *sandbox_user;             /* NULL: srt-sandbox */
+	char *sublayer_guid;            /* NULL: srt-win's own sublayer */
+	char *wfp_sublayer_guid;        /* the deprecated alias, as written */
+	int port_lo, port_hi;           /* 0, 0: not set */
+	char *srt_win_path;             /* windows.srtWin.path, or NULL */
+};
+
 struct settings {
 	struct {
 		struct dom_rule *allowed;
@@ -72,6 +95,7 @@ struct settings {
 	int deny_search_depth;          /* mandatoryDenySearchDepth, default 3 */
 	char *bwrap_path;               /* NULL: bwrap from PATH */
 	struct strlist git_safe_dirs;   /* git.safeDirectories */
+	struct settings_windows win;    /* windows */
 };
 
 /* The built-in default policy (BEHAVIOR §1.1): every list empty, depth 3. */

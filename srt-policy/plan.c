@@ -1,6 +1,6 @@
 /*
  * plan: the platform plan for a policy. Linux: the bubblewrap filesystem arguments. macOS:
- * the Seatbelt profile, on any host.
+ * the Seatbelt profile, on any host. Windows: plan_windows.c.
  */
 #include <sys/types.h>
 
@@ -216,10 +216,8 @@ cmd_plan(const struct opts *o)
 		return plan_linux(o);
 	if (strcmp(o->target, "macos") == 0)
 		return plan_macos(o);
-	if (strcmp(o->target, "windows") == 0) {
-		log_warnx("plan --target %s: not available yet", o->target);
-		return EXIT_ERROR;
-	}
+	if (strcmp(o->target, "windows") == 0)
+		return plan_windows(o);
 	log_warnx("plan: unknown target \"%s\" (linux, macos or windows)", o->target);
 	usage_cmd("plan");
 	return EXIT_ERROR;

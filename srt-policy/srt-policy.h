@@ -49,4 +49,7 @@ int match_parse_port(const char *s, size_t n, uint16_t *port);
 /* plan.c */
 int cmd_plan(const struct opts *o);
 
+/* plan_windows.c */
+int plan_windows(const struct opts *o);
+
 #endif

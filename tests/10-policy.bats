@@ -265,10 +265,8 @@ JSON
 	printf '%s\0' "$@" | cmp - "$T/nul"
 }
 
-@test "plan: windows is not available yet, unknown targets are errors" {
+@test "plan: unknown targets are errors" {
 	rich
-	run srt-policy plan --target windows -s "$T/s.json"
-	[ "$status" -eq 2 ]
 	run srt-policy plan --target beos -s "$T/s.json"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"unknown target"* ]]

@@ -40,7 +40,10 @@ static const char *rich_settings =
     "\"enableWeakerNestedSandbox\":true,\"allowNestedUserNamespaces\":true,"
     "\"enableWeakerNetworkIsolation\":true,\"allowAppleEvents\":true,\"allowPty\":true,"
     "\"mandatoryDenySearchDepth\":7,\"bwrapPath\":\"/usr/bin/bwrap\","
-    "\"git\":{\"safeDirectories\":[\"/src/a\",\"*\"]}}";
+    "\"git\":{\"safeDirectories\":[\"/src/a\",\"*\"]},"
+    "\"windows\":{\"backend\":\"srt-win\",\"sandboxUser\":\"sbx\","
+    "\"sublayerGuid\":\"8d4c6d3e-1f2a-4b5c-9d6e-7f8091a2b3c4\",\"proxyPortRange\":[61000,61064],"
+    "\"srtWin\":{\"path\":\"C:\\\\srt-win.exe\"}}}";
 
 static int
 parse_settings(const char *text, struct settings *s)
@@ -253,6 +256,11 @@ test_roundtrip(void)
 	    t.net.ndenied_addrs == 3 && t.net.denied[1].reason &&
 	    strcmp(t.net.denied[1].reason, "no ssh") == 0, "paths, literal flag, ranges, "
 	    "rule reasons survive");
+	ok(t.win.present && t.win.backend == WIN_BACKEND_SRT_WIN &&
+	    strcmp(t.win.sandbox_user, "sbx") == 0 && t.win.wfp_sublayer_guid == NULL &&
+	    strcmp(t.win.sublayer_guid, "8d4c6d3e-1f2a-4b5c-9d6e-7f8091a2b3c4") == 0 &&
+	    t.win.port_lo == 61000 && t.win.port_hi == 61064 &&
+	    strcmp(t.win.srt_win_path, "C:\\srt-win.exe") == 0, "the windows block survives");
 	json = settings_to_json(&t);
 	ok(json != NULL && parse_settings(json, &u) == 0, "dump parses back");
 	if (json != NULL) {
@@ -367,7 +375,7 @@ test_damage(void)
 	copy[8] = 7;
 	reseal(copy, len);
 	ok(policy_open_mem(copy, len, err, sizeof(err)) == NULL &&
-	    strstr(err, "unsupported format version 7 (this srt reads 1)") != NULL,
+	    strstr(err, "unsupported format version 7 (this srt reads 2)") != NULL,
 	    "wrong version: %s", err);
 	memcpy(copy, img, len);
 	copy[16] = 0;
@@ -395,6 +403,25 @@ test_damage(void)
 	    strstr(err, "bad checksum") != NULL, "checksum mismatch: %s", err);
 	ok(policy_open_mem((const uint8_t *)"", 0, err, sizeof(err)) == NULL &&
 	    strstr(err, "truncated") != NULL, "empty input: %s", err);
+
+	/* The windows block ends the image: flags, low, high, then four string offsets. */
+	{
+		static const struct { size_t at; uint8_t v; const char *what; } w[] = {
+			{ 28, 0x07, "backend 3" },
+			{ 28, 0x08, "an unknown flag" },
+			{ 24, 0x00, "port range 61000-61064 lowered to 60928-61064" },
+			{ 20, 0x00, "high port 61064 lowered to 60928, below low" },
+		};
+
+		for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+			memcpy(copy, img, len);
+			copy[len - w[i].at] = w[i].v;
+			reseal(copy, len);
+			ok(policy_open_mem(copy, len, err, sizeof(err)) == NULL &&
+			    strstr(err, "section options") != NULL, "windows block with %s "
+			    "refused: %s", w[i].what, err);
+		}
+	}
 	free(copy);
 	free(img);
 }

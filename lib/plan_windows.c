@@ -1,0 +1,436 @@
+/*
+ * The Windows plan (BEHAVIOR §7): the access control entries srt-win adds for the sandbox
+ * account, one per line of `srt-policy plan --target windows`.
+ *
+ * Each filesystem list becomes additive entries, inherited by everything beneath a
+ * directory ((OI)(CI)):
+ *   allowWrite  ALLOW modify (never delete-child: with it the account could delete any
+ *               child of a writable directory, whatever that child's own DENY says)
+ *   allowRead   ALLOW read, execute
+ *   denyRead    DENY read on the target, DENY delete-child on its parent
+ *   denyWrite   DENY write on the target, DENY delete-child on its parent
+ * The parent's entry stops the target being removed or renamed away and replaced; it is
+ * set on the parent alone (no inheritance), since only the parent's own children are at
+ * stake.
+ *
+ * Ranking, as on the other platforms: Windows puts the entries set on an object before
+ * the ones it inherits, so an allow set beneath a deny is the one that counts there, and
+ * an allowRead (or allowWrite) beneath a denyRead re-opens reads without anything done
+ * here; at the very same path srt drops the read deny, as the Linux plan re-binds such a
+ * path over its tmpfs. The opposite rank, denyWrite over allowWrite, is done here: a
+ * write grant at or beneath a write deny becomes a read grant.
+ *
+ * Globs are expanded against the disk; a trailing globstar component stands for the
+ * directory itself (its entry is inherited by all beneath it). A grant on a missing path
+ * grants nothing and is left out. A deny on a missing path inside a write grant stays,
+ * for srt-win to make a placeholder there (a directory when the entry ends in "/" or
+ * another deny lies beneath it), so that the account cannot create it; outside every
+ * write grant it could not create it anyway, and nothing is made, as on Linux. There are
+ * no mandatory denies, as in the reference on Windows; the settings file is made
+ * read-only when it lies in a writable path, as on Linux.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "glob.h"
+#include "path.h"
+#include "plan.h"
+#include "util.h"
+
+struct wpath {
+	char *path;             /* absolute, normalised (resolved when it exists) */
+	int dir;                /* an existing directory, or a missing one meant as such */
+	int exists;
+};
+
+struct wlist {
+	struct wpath *v;
+	size_t n, cap;
+};
+
+struct wb {
+	const struct settings *s;
+	const struct plan_ctx *ctx;
+	struct diags *errs;
+	int bad;
+	struct plan_windows *out;
+};
+
+static void
+wlist_push(struct wlist *l, char *path, int dir, int exists)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		if (strcmp(l->v[i].path, path) == 0) {
+			free(path);
+			return;
+		}
+	}
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 16;
+		l->v = xreallocarray(l->v, l->cap, sizeof(*l->v));
+	}
+	l->v[l->n].path = path;
+	l->v[l->n].dir = dir;
+	l->v[l->n++].exists = exists;
+}
+
+static void
+wlist_free(struct wlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].path);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static char *
+strip_globstar(const char *p)
+{
+	size_t n = strlen(p);
+
+	if (n >= 3 && strcmp(p + n - 3, "/**") == 0)
+		return n == 3 ? xstrdup("/") : xstrndup(p, n - 3);
+	return xstrdup(p);
+}
+
+/* The resolved path, unless resolving widens the spelled one (a link out of its own
+ * tree, as plan_linux refuses for a write bind). NULL when it cannot be used. */
+static char *
+resolve_within(const char *spelled)
+{
+	char *r = path_resolve(spelled);
+
+	if (r == NULL || strcmp(r, spelled) == 0)
+		return r;
+	if (path_depth(r) <= 1 || path_is_strictly_under(spelled, r) ||
+	    !path_is_strictly_under(r, spelled)) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+/* One concrete path of a list: a grant must exist; a deny lands on what the name
+ * resolves to, or stays as spelled when it is missing. */
+static void
+take(const char *abs, int deny, int dir_hint, struct wlist *out)
+{
+	struct stat st;
+	char *n = path_normalize(abs), *r;
+
+	if (stat(n, &st) == -1) {
+		if (deny)
+			wlist_push(out, n, dir_hint, 0);
+		else {
+			log_debug("plan: %s: %s; no grant", n, strerror(errno));
+			free(n);
+		}
+		return;
+	}
+	if (deny)
+		r = path_resolve(n);
+	else if ((r = resolve_within(n)) == NULL)
+		log_debug("plan: %s resolves outside itself; no grant", n);
+	free(n);
+	if (r == NULL)
+		return;
+	wlist_push(out, r, S_ISDIR(st.st_mode), 1);
+}
+
+/* A list's entries made absolute and concrete (SPEC §5: globs expanded at launch). */
+static void
+expand(struct wb *b, const struct path_list *l, const char *what, int deny,
+    struct wlist *out)
+{
+	struct strlist found = { 0 };
+	struct stat st;
+
+	for (size_t i = 0; i < l->n; i++) {
+		const struct path_entry *e = &l->v[i];
+		size_t len = strlen(e->path);
+		int dir_hint = len > 0 && e->path[len - 1] == '/';
+		char *spelled, *abs;
+		int r;
+
+		spelled = e->literal ? xstrdup(e->path) : strip_globstar(e->path);
+		if ((abs = path_absolute(spelled, b->ctx->home, b->ctx->cwd)) == NULL) {
+			if (deny) {
+				diags_add(b->errs, "filesystem.%s[%zu]: \"%s\" cannot be made "
+				    "absolute (no home directory or working directory)", what,
+				    i, e->path);
+				b->bad = 1;
+			}
+			free(spelled);
+			continue;
+		}
+		if (e->literal || !glob_has_magic(spelled)) {
+			take(abs, deny, dir_hint, out);
+			free(abs);
+			free(spelled);
+			continue;
+		}
+		/* A glob that is also the name of something on disk is taken as that name too. */
+		if (lstat(abs, &st) == 0)
+			take(abs, deny, dir_hint, out);
+		r = glob_expand(abs, &found);
+		if (r == 1 && deny) {
+			diags_add(b->errs, "filesystem.%s[%zu]: \"%s\" matches too many paths to "
+			    "expand (limit %d entries, %d matches); deny a directory instead",
+			    what, i, e->path, GLOB_MAX_ENTRIES, GLOB_MAX_MATCHES);
+			b->bad = 1;
+		} else if (r == 1)
+			log_warnx("filesystem.%s[%zu]: \"%s\": expansion stopped at its limit",
+			    what, i, e->path);
+		for (size_t k = 0; k < found.n; k++)
+			take(found.v[k], deny, 0, out);
+		strlist_free(&found);
+		free(abs);
+		free(spelled);
+	}
+}
+
+static void
+ace_add(struct plan_windows *p, int deny, const char *path, unsigned rights, int inherit)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const struct plan_ace *a = &p->v[i];
+
+		if (a->deny == deny && a->rights == rights && a->inherit == inherit &&
+		    strcmp(a->path, path) == 0)
+			return;
+	}
+	if (p->n == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 16;
+		p->v = xreallocarray(p->v, p->cap, sizeof(*p->v));
+	}
+	p->v[p->n].deny = deny;
+	p->v[p->n].path = xstrdup(path);
+	p->v[p->n].rights = rights;
+	p->v[p->n++].inherit = inherit;
+}
+
+/* DENY on the target, and DENY delete-child on the directory holding it. */
+static void
+deny_add(struct plan_windows *p, const struct wpath *w, unsigned rights)
+{
+	char *parent = path_dirname(w->path);
+
+	ace_add(p, 1, w->path, rights, w->dir);
+	if (strcmp(parent, w->path) != 0)
+		ace_add(p, 1, parent, PLAN_R_DELETE_CHILD, 0);
+	free(parent);
+}
+
+static int
+under_any(const char *p, const struct wlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (path_is_under(p, l->v[i].path))
+			return 1;
+	return 0;
+}
+
+static int
+equal_any(const char *p, const struct wlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(p, l->v[i].path) == 0)
+			return 1;
+	return 0;
+}
+
+/* A deny on a missing path matters only where the account could create it: inside a
+ * write grant. There it is a directory when another deny lies beneath it. */
+static void
+missing_denies(struct wlist *dr, struct wlist *dw, const struct wlist *write)
+{
+	struct wlist *lists[2] = { dr, dw };
+
+	for (int l = 0; l < 2; l++) {
+		struct wlist *w = lists[l];
+
+		for (size_t i = 0; i < w->n; ) {
+			struct wpath *e = &w->v[i];
+
+			if (e->exists) {
+				i++;
+				continue;
+			}
+			if (!under_any(e->path, write)) {
+				log_debug("plan: %s is missing and not writable: no entry",
+				    e->path);
+				free(e->path);
+				memmove(e, e + 1, (w->n - i - 1) * sizeof(*e));
+				w->n--;
+				continue;
+			}
+			for (int m = 0; m < 2 && !e->dir; m++)
+				for (size_t k = 0; k < lists[m]->n && !e->dir; k++)
+					e->dir = path_is_strictly_under(lists[m]->v[k].path,
+					    e->path);
+			i++;
+		}
+	}
+}
+
+static void
+settings_file_deny(struct wb *b, const struct wlist *write, struct wlist *dw)
+{
+	const char *sp = b->ctx->settings_path;
+	char *r;
+
+	if (sp == NULL || *sp != '/' || (r = path_resolve(sp)) == NULL)
+		return;
+	if (under_any(r, write))
+		wlist_push(dw, r, 0, 1);
+	else
+		free(r);
+}
+
+int
+plan_windows_build(const struct settings *s, const struct plan_ctx *ctx,
+    struct plan_windows *out, struct diags *errs)
+{
+	struct wb b = { s, ctx, errs, 0, out };
+	struct wlist ar = { 0 }, aw = { 0 }, dr = { 0 }, dw = { 0 };
+	struct wlist read = { 0 }, write = { 0 };
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	/* filesystem.disabled: no grant and no deny, as the reference does on Windows. */
+	if (s->fs.disabled)
+		return 0;
+	expand(&b, &s->fs.allow_read, "allowRead", 0, &ar);
+	expand(&b, &s->fs.allow_write, "allowWrite", 0, &aw);
+	expand(&b, &s->fs.deny_read, "denyRead", 1, &dr);
+	expand(&b, &s->fs.deny_write, "denyWrite", 1, &dw);
+	if (b.bad)
+		goto fail;
+
+	for (i = 0; i < ar.n; i++)
+		wlist_push(&read, xstrdup(ar.v[i].path), ar.v[i].dir, 1);
+	for (i = 0; i < aw.n; i++) {
+		/* denyWrite ranks above allowWrite: at or beneath one, a write grant reads. */
+		if (under_any(aw.v[i].path, &dw)) {
+			log_debug("plan: allowWrite %s is at or beneath a denyWrite: read only",
+			    aw.v[i].path);
+			wlist_push(&read, xstrdup(aw.v[i].path), aw.v[i].dir, 1);
+		} else
+			wlist_push(&write, xstrdup(aw.v[i].path), aw.v[i].dir, 1);
+	}
+	settings_file_deny(&b, &write, &dw);
+	missing_denies(&dr, &dw, &write);
+
+	for (i = 0; i < read.n; i++)
+		ace_add(out, 0, read.v[i].path, PLAN_R_READ | PLAN_R_EXECUTE, read.v[i].dir);
+	for (i = 0; i < write.n; i++)
+		ace_add(out, 0, write.v[i].path, PLAN_R_MODIFY, write.v[i].dir);
+	for (i = 0; i < dr.n; i++) {
+		/* An allow at the denied path itself ranks above the deny (and beneath it,
+		 * Windows' own order does it). */
+		if (equal_any(dr.v[i].path, &read) || equal_any(dr.v[i].path, &write)) {
+			log_debug("plan: denyRead %s is also allowed: no read deny",
+			    dr.v[i].path);
+			continue;
+		}
+		deny_add(out, &dr.v[i], PLAN_R_READ);
+	}
+	for (i = 0; i < dw.n; i++)
+		deny_add(out, &dw.v[i], PLAN_R_WRITE);
+
+	wlist_free(&ar);
+	wlist_free(&aw);
+	wlist_free(&dr);
+	wlist_free(&dw);
+	wlist_free(&read);
+	wlist_free(&write);
+	return 0;
+fail:
+	wlist_free(&ar);
+	wlist_free(&aw);
+	wlist_free(&dr);
+	wlist_free(&dw);
+	plan_windows_free(out);
+	return -1;
+}
+
+void
+plan_windows_free(struct plan_windows *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i].path);
+	free(p->v);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Length of the well-formed UTF-8 sequence at s, or 0. */
+static size_t
+utf8_seq(const unsigned char *s)
+{
+	unsigned char c = s[0];
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (c >= 0xe0 && c <= 0xef) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 ||
+		    (c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f))
+			return 0;
+		return 3;
+	}
+	if (c >= 0xf0 && c <= 0xf4) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80 ||
+		    (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] > 0x8f))
+			return 0;
+		return 4;
+	}
+	return 0;
+}
+
+static const char *const right_names[] = {
+	"read", "execute", "write", "modify", "delete_child",
+};
+
+char *
+plan_ace_json(const struct plan_ace *a)
+{
+	const unsigned char *p = (const unsigned char *)a->path;
+	size_t cap = strlen(a->path) * 6 + 160, n = 0, k;
+	char *buf = xmalloc(cap);
+	const char *sep = "";
+
+	n += (size_t)snprintf(buf + n, cap - n, "{\"ace\":\"%s\",\"path\":\"",
+	    a->deny ? "deny" : "allow");
+	while (*p) {
+		if ((k = utf8_seq(p)) == 0) {
+			/* Windows names are Unicode: a path that is not cannot be planned. */
+			free(buf);
+			errno = EILSEQ;
+			return NULL;
+		}
+		if (*p == '"' || *p == '\\') {
+			buf[n++] = '\\';
+			buf[n++] = (char)*p;
+		} else if (*p < 0x20 || *p == 0x7f)
+			n += (size_t)snprintf(buf + n, cap - n, "\\u%04x", *p);
+		else {
+			memcpy(buf + n, p, k);
+			n += k;
+		}
+		p += k;
+	}
+	n += (size_t)snprintf(buf + n, cap - n, "\",\"rights\":[");
+	for (size_t i = 0; i < sizeof(right_names) / sizeof(right_names[0]); i++) {
+		if (!(a->rights & (1u << i)))
+			continue;
+		n += (size_t)snprintf(buf + n, cap - n, "%s\"%s\"", sep, right_names[i]);
+		sep = ",";
+	}
+	snprintf(buf + n, cap - n, "],\"inherit\":\"%s\"}", a->inherit ? "OICI" : "");
+	return buf;
+}

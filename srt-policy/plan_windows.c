@@ -1,0 +1,87 @@
+/* plan --target windows: the ACE plan as JSON lines (lib/plan_windows.c). */
+#include <sys/types.h>
+
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "plan.h"
+#include "srt-policy.h"
+#include "util.h"
+
+static char *
+windows_home(void)
+{
+	const char *h = getenv("HOME");
+	struct passwd *pw;
+
+	if (h != NULL && *h == '/')
+		return xstrdup(h);
+	if ((pw = getpwuid(getuid())) != NULL && pw->pw_dir != NULL && *pw->pw_dir == '/')
+		return xstrdup(pw->pw_dir);
+	return NULL;
+}
+
+int
+plan_windows(const struct opts *o)
+{
+	struct plan_windows plan = { 0 };
+	struct plan_ctx ctx = { 0 };
+	struct diags errs = { 0 };
+	struct settings s;
+	char *spath = NULL, *home = NULL, *cwd = NULL, *line;
+	int rc = EXIT_ERROR, loaded = 0;
+
+	if ((cwd = o->cwd != NULL ? realpath(o->cwd, NULL) : getcwd(NULL, 0)) == NULL) {
+		log_warn("plan: %s", o->cwd != NULL ? o->cwd : "getcwd");
+		goto out;
+	}
+	if ((home = windows_home()) == NULL) {
+		log_warnx("plan: cannot tell the home directory (set HOME)");
+		goto out;
+	}
+	if (load_policy_settings(o, &s, &spath) != 0)
+		goto out;
+	loaded = 1;
+	if (spath != NULL && spath[0] != '/') {
+		char *abs = realpath(spath, NULL);
+
+		free(spath);
+		spath = abs;    /* NULL: the file is gone; nothing to protect */
+	}
+	ctx.cwd = cwd;
+	ctx.home = home;
+	ctx.settings_path = spath;
+	if (plan_windows_build(&s, &ctx, &plan, &errs) != 0) {
+		for (size_t i = 0; i < errs.msgs.n; i++)
+			log_warnx("plan: %s", errs.msgs.v[i]);
+		if (errs.msgs.n == 0)
+			log_warnx("plan: cannot build the Windows plan");
+		goto out;
+	}
+	for (size_t i = 0; i < plan.n; i++) {
+		if ((line = plan_ace_json(&plan.v[i])) == NULL) {
+			log_warnx("plan: %s: not UTF-8, so no Windows name", plan.v[i].path);
+			goto out;
+		}
+		puts(line);
+		free(line);
+	}
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		log_warn("plan: writing stdout");
+		goto out;
+	}
+	rc = 0;
+out:
+	plan_windows_free(&plan);
+	diags_free(&errs);
+	if (loaded)
+		settings_free(&s);
+	free(spath);
+	free(home);
+	free(cwd);
+	return rc;
+}

@@ -1,0 +1,309 @@
+/*
+ * The entries of a plan: what each right means as a Windows access mask, and the plan
+ * read from stdin (srt-policy's JSON lines, or the reference library's objects).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "srt-win.h"
+
+/* File access rights (winnt.h), spelled here so that this file needs no Windows header. */
+#define M_READ_DATA             0x00000001u
+#define M_WRITE_DATA            0x00000002u
+#define M_APPEND_DATA           0x00000004u
+#define M_READ_EA               0x00000008u
+#define M_WRITE_EA              0x00000010u
+#define M_EXECUTE               0x00000020u
+#define M_DELETE_CHILD          0x00000040u
+#define M_READ_ATTRIBUTES       0x00000080u
+#define M_WRITE_ATTRIBUTES      0x00000100u
+#define M_DELETE                0x00010000u
+#define M_READ_CONTROL          0x00020000u
+#define M_WRITE_DAC             0x00040000u
+#define M_WRITE_OWNER           0x00080000u
+#define M_SYNCHRONIZE           0x00100000u
+
+#define M_GENERIC_READ  (M_READ_CONTROL | M_SYNCHRONIZE | M_READ_DATA | M_READ_EA | \
+	M_READ_ATTRIBUTES)                                      /* FILE_GENERIC_READ */
+#define M_GENERIC_EXEC  (M_READ_CONTROL | M_SYNCHRONIZE | M_EXECUTE | \
+	M_READ_ATTRIBUTES)                                      /* FILE_GENERIC_EXECUTE */
+#define M_GENERIC_WRITE (M_READ_CONTROL | M_SYNCHRONIZE | M_WRITE_DATA | M_APPEND_DATA | \
+	M_WRITE_EA | M_WRITE_ATTRIBUTES)                        /* FILE_GENERIC_WRITE */
+/* icacls' M: read, write, execute and delete itself, but not its children */
+#define M_MODIFY        (M_GENERIC_READ | M_GENERIC_WRITE | M_GENERIC_EXEC | M_DELETE)
+
+/* What a DENY takes away: the content, never SYNCHRONIZE or READ_CONTROL. Denying write
+ * also denies what would get around it: deleting the object, its children, or changing
+ * its DACL or owner. */
+#define D_READ          (M_READ_DATA | M_READ_EA | M_EXECUTE)
+#define D_EXECUTE       M_EXECUTE
+#define D_WRITE         (M_WRITE_DATA | M_APPEND_DATA | M_WRITE_EA | M_WRITE_ATTRIBUTES | \
+	M_DELETE | M_DELETE_CHILD | M_WRITE_DAC | M_WRITE_OWNER)
+
+static const struct {
+	const char *name;
+	unsigned bit;
+	uint32_t allow, deny;
+} rights[] = {
+	{ "read", SR_READ, M_GENERIC_READ, D_READ },
+	{ "execute", SR_EXECUTE, M_GENERIC_EXEC, D_EXECUTE },
+	{ "write", SR_WRITE, M_GENERIC_WRITE, D_WRITE },
+	{ "modify", SR_MODIFY, M_MODIFY, D_WRITE | D_READ },
+	{ "delete_child", SR_DELETE_CHILD, M_DELETE_CHILD, M_DELETE_CHILD },
+};
+#define NRIGHTS (sizeof(rights) / sizeof(rights[0]))
+
+uint32_t
+ace_mask(int deny, unsigned r)
+{
+	uint32_t m = 0;
+
+	for (size_t i = 0; i < NRIGHTS; i++)
+		if (r & rights[i].bit)
+			m |= deny ? rights[i].deny : rights[i].allow;
+	return m;
+}
+
+const char *
+ace_rights_json(unsigned r, struct sbuf *b)
+{
+	const char *sep = "";
+
+	sb_puts(b, "[");
+	for (size_t i = 0; i < NRIGHTS; i++) {
+		if (!(r & rights[i].bit))
+			continue;
+		sb_printf(b, "%s\"%s\"", sep, rights[i].name);
+		sep = ",";
+	}
+	sb_puts(b, "]");
+	return b->p;
+}
+
+void
+plan_add(struct sw_plan *p, int deny, const char *path, unsigned r, int inherit)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i].deny == deny && p->v[i].rights == r && p->v[i].inherit == inherit &&
+		    strcmp(p->v[i].path, path) == 0)
+			return;
+	if (p->n == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 16;
+		p->v = xrealloc(p->v, p->cap, sizeof(*p->v));
+	}
+	p->v[p->n].deny = deny;
+	p->v[p->n].path = xstrdup(path);
+	p->v[p->n].rights = r;
+	p->v[p->n++].inherit = inherit;
+}
+
+void
+plan_free(struct sw_plan *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i].path);
+	free(p->v);
+	memset(p, 0, sizeof(*p));
+}
+
+/* A path srt-win will put an entry on: absolute, normalised, with no character that no
+ * Windows name holds (so no glob slips through as a name). */
+static char *
+plan_path(const char *s, char *why, size_t whylen)
+{
+	char *c;
+
+	if (strpbrk(s, "*?<>|\"") != NULL) {
+		snprintf(why, whylen, "a path cannot hold * ? < > | or \" (globs are "
+		    "expanded by srt-policy)");
+		return NULL;
+	}
+	if ((c = sw_path_clean(s)) == NULL)
+		snprintf(why, whylen, "not an absolute, normalised path (no \".\" or \"..\")");
+	return c;
+}
+
+static int
+parse_ace(const struct jval *o, struct sw_plan *out, char *why, size_t whylen)
+{
+	const struct jval *ace = json_get(o, "ace"), *path = json_get(o, "path");
+	const struct jval *rs = json_get(o, "rights"), *inh = json_get(o, "inherit"), *e;
+	unsigned r = 0;
+	int deny;
+	char *p;
+	size_t i;
+
+	for (e = o->child; e != NULL; e = e->next)
+		if (strcmp(e->key, "ace") != 0 && strcmp(e->key, "path") != 0 &&
+		    strcmp(e->key, "rights") != 0 && strcmp(e->key, "inherit") != 0) {
+			snprintf(why, whylen, "unknown key \"%.40s\"", e->key);
+			return -1;
+		}
+	if (ace == NULL || ace->type != J_STRING || (strcmp(ace->str, "allow") != 0 &&
+	    strcmp(ace->str, "deny") != 0)) {
+		snprintf(why, whylen, "\"ace\" must be \"allow\" or \"deny\"");
+		return -1;
+	}
+	deny = strcmp(ace->str, "deny") == 0;
+	if (rs == NULL || rs->type != J_ARRAY || rs->child == NULL) {
+		snprintf(why, whylen, "\"rights\" must be a non-empty array");
+		return -1;
+	}
+	for (e = rs->child; e != NULL; e = e->next) {
+		for (i = 0; i < NRIGHTS; i++)
+			if (e->type == J_STRING && strcmp(e->str, rights[i].name) == 0)
+				break;
+		if (i == NRIGHTS || (r & rights[i].bit)) {
+			snprintf(why, whylen, "\"rights\" holds an unknown or repeated right "
+			    "(read, execute, write, modify, delete_child)");
+			return -1;
+		}
+		r |= rights[i].bit;
+	}
+	if (!deny && (r & SR_DELETE_CHILD)) {
+		snprintf(why, whylen, "an ALLOW of delete_child would let the account delete "
+		    "what a deny protects; srt-win does not grant it");
+		return -1;
+	}
+	if (inh == NULL || inh->type != J_STRING || (strcmp(inh->str, "OICI") != 0 &&
+	    inh->str[0] != '\0')) {
+		snprintf(why, whylen, "\"inherit\" must be \"OICI\" or \"\"");
+		return -1;
+	}
+	if (path == NULL || path->type != J_STRING) {
+		snprintf(why, whylen, "\"path\" must be a string");
+		return -1;
+	}
+	if ((p = plan_path(path->str, why, whylen)) == NULL)
+		return -1;
+	plan_add(out, deny, p, r, inh->str[0] != '\0');
+	free(p);
+	return 0;
+}
+
+/* One path of the reference's object form, ranked as srt-policy ranks it. */
+static int
+object_path(const char *key, const struct jval *e, struct sw_plan *out, char *why,
+    size_t whylen)
+{
+	int deny = key[0] == 'd';
+	unsigned r = strcmp(key, "read") == 0 ? SR_READ | SR_EXECUTE :
+	    strcmp(key, "write") == 0 ? SR_MODIFY :
+	    strcmp(key, "denyRead") == 0 ? SR_READ : SR_WRITE;
+	enum wa_kind kind;
+	char *p, *parent;
+	size_t n;
+	int dir;
+
+	if (e->type != J_STRING || e->str[0] == '\0') {
+		snprintf(why, whylen, "\"%s\" must hold non-empty path strings", key);
+		return -1;
+	}
+	if ((p = plan_path(e->str, why, whylen)) == NULL)
+		return -1;
+	if (wa_path_kind(p, &kind) != 0) {
+		snprintf(why, whylen, "%s: %s", p, wa_error());
+		free(p);
+		return -1;
+	}
+	/* A missing deny target ending in a separator is meant as a directory. */
+	n = strlen(e->str);
+	dir = kind == WA_DIR || (kind == WA_MISSING && n > 0 &&
+	    (e->str[n - 1] == '/' || e->str[n - 1] == wa_path_sep()));
+	plan_add(out, deny, p, r, dir);
+	if (deny && (parent = sw_path_parent(p)) != NULL) {
+		plan_add(out, 1, parent, SR_DELETE_CHILD, 0);
+		free(parent);
+	}
+	free(p);
+	return 0;
+}
+
+static int
+parse_object_form(const struct jval *o, struct sw_plan *out, char *why, size_t whylen)
+{
+	static const char *const keys[] = { "denyRead", "denyWrite", "read", "write" };
+	const struct jval *e, *l;
+	size_t i;
+
+	for (e = o->child; e != NULL; e = e->next) {
+		for (i = 0; i < 4; i++)
+			if (strcmp(e->key, keys[i]) == 0)
+				break;
+		if (i == 4) {
+			snprintf(why, whylen, "unknown key \"%.40s\" (read, write, denyRead, "
+			    "denyWrite)", e->key);
+			return -1;
+		}
+	}
+	/* Denies first: nothing is granted that its deny does not already cover. */
+	for (i = 0; i < 4; i++) {
+		if ((l = json_get(o, keys[i])) == NULL || l->type == J_NULL)
+			continue;
+		if (l->type != J_ARRAY) {
+			snprintf(why, whylen, "\"%s\" must be an array of paths", keys[i]);
+			return -1;
+		}
+		for (e = l->child; e != NULL; e = e->next)
+			if (object_path(keys[i], e, out, why, whylen) != 0)
+				return -1;
+	}
+	return 0;
+}
+
+int
+plan_parse(const char *text, size_t len, struct sw_plan *out)
+{
+	struct jval *v;
+	char err[160], why[200];
+	size_t line = 0, start, end;
+	int bad = 0;
+
+	memset(out, 0, sizeof(*out));
+	/* The reference's form is one object without an "ace" key. */
+	if ((v = json_parse(text, len, err, sizeof(err))) != NULL && v->type == J_OBJECT &&
+	    json_get(v, "ace") == NULL) {
+		if (parse_object_form(v, out, why, sizeof(why)) != 0) {
+			sw_err("bad_input", "srt-win: stdin: %s", why);
+			bad = 1;
+		}
+		json_free(v);
+		goto out;
+	}
+	json_free(v);
+	for (start = 0; start < len; start = end + 1) {
+		for (end = start; end < len && text[end] != '\n'; end++)
+			;
+		line++;
+		size_t e = end;
+
+		if (e > start && text[e - 1] == '\r')
+			e--;
+		size_t s = start;
+
+		while (s < e && (text[s] == ' ' || text[s] == '\t'))
+			s++;
+		if (s == e)
+			continue;
+		if ((v = json_parse(text + s, e - s, err, sizeof(err))) == NULL) {
+			sw_err("bad_input", "srt-win: stdin line %zu: not JSON: %s", line, err);
+			bad = 1;
+			continue;
+		}
+		if (v->type != J_OBJECT) {
+			sw_err("bad_input", "srt-win: stdin line %zu: not an object", line);
+			bad = 1;
+		} else if (parse_ace(v, out, why, sizeof(why)) != 0) {
+			sw_err("bad_input", "srt-win: stdin line %zu: %s", line, why);
+			bad = 1;
+		}
+		json_free(v);
+	}
+out:
+	if (bad) {
+		plan_free(out);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,317 @@
+/*
+ * srt-win: the Windows helper (SPEC §2, BEHAVIOR §7). Portable C: every Windows call is
+ * behind winapi.h, so all of this builds and is tested natively against the fake.
+ */
+#ifndef SRT_WIN_H
+#define SRT_WIN_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "winapi.h"
+
+#ifndef SRT_VERSION
+#define SRT_VERSION "0.1.0"
+#endif
+
+#if defined(__MINGW32__)
+/* With __USE_MINGW_ANSI_STDIO the C99 printf family is used (%zu and all). */
+#define SW_PRINTF(a, b) __attribute__((format(gnu_printf, a, b)))
+#define SW_NORETURN __attribute__((noreturn))
+#elif defined(__GNUC__)
+#define SW_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define SW_NORETURN __attribute__((noreturn))
+#else
+#define SW_PRINTF(a, b)
+#define SW_NORETURN
+#endif
+
+/* Exit statuses (srt-win(1), EXIT STATUS). runner, exec and launch otherwise exit with the
+ * command's own status. */
+enum {
+	SW_OK                   = 0,
+	SW_ESYSTEM              = 1,    /* a Windows call failed */
+	SW_EUSAGE               = 2,    /* usage, bad input, or some inputs skipped */
+	SW_EFENCE               = 3,    /* wfp verify: a direct connect got through */
+	SW_ECANCELLED           = 10,   /* the elevation prompt was declined */
+	SW_EWFP                 = 12,   /* install: the filters could not be added */
+	SW_ECONFLICT            = 13,   /* install: installed with other settings */
+	SW_EUSER                = 14,   /* install: the account could not be provisioned */
+	SW_ENOTPROVISIONED      = 15,   /* no sandbox account (or another release's) */
+	SW_EMAPPED              = 16,   /* exec: the directory is on a network drive */
+	SW_ESECLOGON            = 18,   /* exec: Secondary Logon is disabled or missing */
+	SW_ELOOPBACK            = 19,   /* the loopback mode differs from the install's */
+	SW_EHELD                = 22,   /* acl forget --all: sessions run on the roots */
+	SW_ESESSION             = 26,   /* exec --held-by: the session ended first */
+};
+
+#define SW_DEFAULT_USER         "srt-sandbox"
+#define SW_GROUP                "sandbox-runtime-users"
+#define SW_DEFAULT_SUBLAYER     "6d1a5f0e-9c1b-4b43-8d77-53a7e0d1b001"
+#define SW_PORT_LO              60080
+#define SW_PORT_HI              60089
+#define SW_PORT_RANGE_MAX       64
+#define SW_PROBE_PORT           1       /* stays blocked with --allow-loopback */
+#define SW_SETUP_VERSION        1
+#define SW_DISPATCH_ARG1        "--srt-win"
+
+/* --- util.c -------------------------------------------------------------------------- */
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) SW_PRINTF(1, 2);
+
+struct strv {                   /* a growable NULL-terminated list of owned strings */
+	char **v;
+	size_t n, cap;
+};
+void strv_push(struct strv *l, const char *s);
+void strv_push_owned(struct strv *l, char *s);
+int strv_contains(const struct strv *l, const char *s);
+void strv_free(struct strv *l);
+
+struct sbuf {
+	char *p;
+	size_t len, cap;
+};
+void sb_add(struct sbuf *b, const char *s, size_t n);
+void sb_puts(struct sbuf *b, const char *s);
+void sb_printf(struct sbuf *b, const char *fmt, ...) SW_PRINTF(2, 3);
+void sb_json_str(struct sbuf *b, const char *s);        /* a JSON string literal */
+
+/* Errors: one JSON line on stderr, {"code": ..., "message": "srt-win: ..."}. */
+void sw_err(const char *code, const char *fmt, ...) SW_PRINTF(2, 3);
+void sw_warn(const char *fmt, ...) SW_PRINTF(1, 2);    /* "srt-win: warning: ..." */
+SW_NORETURN void sw_fatal(const char *fmt, ...) SW_PRINTF(1, 2);
+extern int sw_debug;
+extern int sw_quiet;                                    /* no error lines (fuzzing) */
+void sw_trace(const char *fmt, ...) SW_PRINTF(1, 2);   /* with -d: "srt-win: ..." */
+
+/* Read all of a stream (at most max bytes); -1 on error or when larger. */
+int read_all(FILE *f, size_t max, char **out, size_t *len);
+int parse_uint(const char *s, unsigned long max, unsigned long *out);
+/* "LO-HI" with 1 <= LO <= HI <= 65535 and HI - LO <= 64. */
+int parse_port_range(const char *s, int *lo, int *hi);
+
+/* --- json.c: a strict reader for the JSON srt-win is handed ------------------------- */
+
+enum jtype { J_NULL, J_FALSE, J_TRUE, J_NUMBER, J_STRING, J_ARRAY, J_OBJECT };
+
+struct jval {
+	enum jtype type;
+	double num;
+	char *str;                      /* J_STRING; also the key of an object member */
+	char *key;
+	struct jval *child, *next;      /* J_ARRAY, J_OBJECT */
+};
+
+#define JSON_MAX_DEPTH 32
+/* Parse one JSON text (RFC 8259, UTF-8, no NUL in strings); NULL with a message in err. */
+struct jval *json_parse(const char *text, size_t len, char *err, size_t errlen);
+void json_free(struct jval *v);
+const struct jval *json_get(const struct jval *obj, const char *key);
+
+/* --- path.c ---------------------------------------------------------------------------- */
+
+/* An absolute path for this system without ".", ".." or empty components, separators
+ * made the system's own and no trailing one (but a root's); NULL if p is not one. */
+char *sw_path_clean(const char *p);
+/* The directory holding p, NULL for a root. */
+char *sw_path_parent(const char *p);
+int sw_path_is_under(const char *p, const char *dir);
+
+/* --- ace.c: the ACEs of a plan --------------------------------------------------------- */
+
+enum sw_right {
+	SR_READ = 1u << 0, SR_EXECUTE = 1u << 1, SR_WRITE = 1u << 2, SR_MODIFY = 1u << 3,
+	SR_DELETE_CHILD = 1u << 4,
+};
+
+struct sw_ace {
+	int deny;
+	char *path;                     /* clean, absolute */
+	unsigned rights;                /* enum sw_right */
+	int inherit;                    /* (OI)(CI) */
+};
+
+struct sw_plan {
+	struct sw_ace *v;
+	size_t n, cap;
+};
+
+/* The access mask Windows gets for rights: an ALLOW grants the generic rights named, a
+ * DENY takes the data rights away but never SYNCHRONIZE or READ_CONTROL (a deny must not
+ * stop a process from waiting on, or reading the security of, what it may still see). */
+uint32_t ace_mask(int deny, unsigned rights);
+const char *ace_rights_json(unsigned rights, struct sbuf *b);
+void plan_add(struct sw_plan *p, int deny, const char *path, unsigned rights, int inherit);
+void plan_free(struct sw_plan *p);
+/*
+ * The ACEs on stdin. Either the JSON lines of `srt-policy plan --target windows`, or the
+ * reference's objects: {"read": [...], "write": [...]} (grant) and {"denyRead": [...],
+ * "denyWrite": [...]} (stamp, and grant --persistent), which follow the same rules. A
+ * message per bad line is printed; -1 if any line was bad (nothing is applied then).
+ */
+int plan_parse(const char *text, size_t len, struct sw_plan *out);
+
+/* --- state.c: who holds which entry ---------------------------------------------------- */
+
+enum rec_kind {
+	RK_GRANT,                       /* acl grant, released by acl revoke */
+	RK_STAMP,                       /* acl stamp, released by acl restore */
+	RK_KEPT,                        /* acl grant --persistent: until acl forget */
+	RK_PROFILE,                     /* profile grant: until profile forget */
+	RK_EXEC,                        /* exec --deny-*: for one command */
+};
+
+struct rec {
+	enum rec_kind kind;
+	unsigned long pid;              /* holder (0 for RK_KEPT without one, RK_PROFILE) */
+	uint64_t start;                 /* the holder's start time, against pid reuse */
+	char *path;
+	struct wa_ace ace;
+	int owned;                      /* srt-win added the entry (else it was there) */
+	struct strv made;               /* placeholders created for it, outermost first */
+	char *root;                     /* RK_KEPT: the root it was granted for */
+};
+
+struct state {
+	struct rec *v;
+	size_t n, cap;
+	char *dir, *file;
+	void *lock;
+};
+
+/* Open and lock the records (a missing file is no records). */
+int state_open(struct state *st);
+/* Write back and unlock; state_close without saving just unlocks. */
+int state_save(struct state *st);
+void state_close(struct state *st);
+void state_add(struct state *st, const struct rec *r);  /* copies */
+void state_del(struct state *st, size_t i);
+void rec_free(struct rec *r);
+const char *rec_kind_name(enum rec_kind k);
+int state_parse(const char *text, size_t len, struct state *st);
+char *state_format(const struct state *st);
+
+/* --- acl.c ---------------------------------------------------------------------------- */
+
+struct acl_result {             /* one {path, status} of a --json answer */
+	char *path;
+	const char *status;
+};
+
+struct acl_results {
+	struct acl_result *v;
+	size_t n, cap;
+};
+
+void results_add(struct acl_results *r, const char *path, const char *status);
+void results_print(const struct acl_results *r, FILE *f);
+void results_free(struct acl_results *r);
+
+/* Apply plan for the holder (kind, pid), under the lock of st. Entries already there
+ * from another holder are shared; denies on missing paths get placeholders. On a failed
+ * Windows call what this call added is taken back and -1 returned; 1 when some inputs
+ * were skipped (grants on missing paths). */
+int acl_apply(struct state *st, const struct sw_plan *plan, const char *sid,
+    enum rec_kind kind, unsigned long pid, uint64_t start, const char *root,
+    const struct strv *spare, struct acl_results *res);
+/* Release every record that match() selects; an entry leaves the DACL with its last
+ * holder, a placeholder with its last entry (if still empty). 1 if some could not be
+ * released (they stay recorded). */
+typedef int (*rec_match_fn)(const struct rec *, const void *);
+int acl_release(struct state *st, rec_match_fn match, const void *arg,
+    struct acl_results *res);
+/* Release what dead holders left (RK_GRANT, RK_STAMP, RK_EXEC). Returns how many
+ * holders were dead, *aces the entries removed. */
+int acl_recover(struct state *st, size_t *aces);
+
+int cmd_acl(int argc, char **argv);
+/* The capability SID of a kept write root (acl grant --persistent, runner --write-root). */
+char *root_capability(const char *root);
+
+/* --- env.c ---------------------------------------------------------------------------- */
+
+/* Whether NAME may be passed to a sandboxed command with --env: PATH, PATHEXT and the
+ * proxy variables srt sets on every platform. */
+int env_name_allowed(const char *name);
+/* Set name=value in env, replacing a variable of the same name in any case; the proxy
+ * variables take their one canonical spelling. */
+void env_set(struct strv *env, const char *name, const char *value);
+const char *env_get(char *const *env, const char *name);
+/* The environment of a sandboxed command: from base (the account's own), only the
+ * variables Windows programs need to start, then the overlay ("NAME=value" each). */
+void env_build(char *const *base, char *const *overlay, struct strv *out);
+/* The proxy variables for proxies on 127.0.0.1 at these ports (0: none). */
+void env_proxies(struct strv *overlay, int http_port, int socks_port);
+
+/* --- cmdline.c ------------------------------------------------------------------------ */
+
+/* argv as one Windows command line, quoted so that CommandLineToArgvW and the C runtime
+ * give argv back. */
+char *cmdline_join(char *const *argv);
+/* The reverse (the C runtime's rules), for tests and the fake. */
+int cmdline_split(const char *cmdline, struct strv *out);
+
+/* --- install.c ------------------------------------------------------------------------ */
+
+struct install_opts {
+	const char *user;
+	const char *sublayer;
+	int port_lo, port_hi;
+	int allow_loopback;
+	int force;
+	int dry_run;
+	int keep_user;
+	int elevated_step;
+};
+
+/* The filters for a sandbox account (its SID, or its name when it has none yet). */
+size_t install_filters(const struct install_opts *o, const char *user_sid,
+    struct wa_filter *f, size_t max);
+char *install_dry_run_json(const struct install_opts *o);
+int cmd_install(int argc, char **argv);
+int cmd_uninstall(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_user(int argc, char **argv);
+int cmd_wfp(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+/* The install record: the account, its password and the install's settings. */
+struct install_record {
+	char *user, *sid, *password, *sublayer;
+	int port_lo, port_hi, allow_loopback, version;
+};
+int install_record_read(struct install_record *r);     /* 1: not installed */
+void install_record_free(struct install_record *r);
+
+/* --- exec.c, runner.c, profile.c, launch.c -------------------------------------------- */
+
+int cmd_exec(int argc, char **argv);
+int cmd_runner(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
+int cmd_launch(int argc, char **argv);
+
+/* --- opts.c: a small option parser shared by the subcommands ------------------------ */
+
+enum opt_type { OT_FLAG, OT_STR, OT_LIST };
+
+struct opt {
+	const char *name;               /* "--holder-pid" */
+	enum opt_type type;
+	void *dst;                      /* int *, const char **, struct strv * */
+};
+
+/* Parse argv[0..argc) against opts; "--" ends the options and the rest (and any operand)
+ * go to rest. -1 with a usage error printed. */
+int opts_parse(const char *cmd, int argc, char **argv, const struct opt *opts,
+    struct strv *rest, int allow_operands);
+
+int srtwin_main(int argc, char **argv);
+
+#endif

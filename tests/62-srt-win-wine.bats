@@ -1,0 +1,144 @@
+#!/usr/bin/env bats
+# srt-win.exe itself, under Wine, for what Wine implements: usage and the JSON errors,
+# the dry run, the runner (exit status, environment, and its kill-on-close job ending
+# what the command started) and the acl calls reaching SetNamedSecurityInfoW with the
+# plan's entries. Wine keeps no file security descriptor across opens and cannot create
+# or log on as another account, so install, exec and the filters are not run here
+# (tests/61-srt-win.bats runs their logic against the fake).
+#
+# One Wine prefix for the file, in its temp dir; Wine starts headless and its server is
+# stopped at the end, so nothing is left running.
+bats_require_minimum_version 1.5.0
+load helpers
+
+wine_bin() {
+	command -v wine64 2>/dev/null || { [ -x /usr/lib/wine/wine64 ] && echo /usr/lib/wine/wine64; }
+}
+
+wineserver_bin() {
+	command -v wineserver 2>/dev/null || { [ -x /usr/lib/wine/wineserver64 ] &&
+	    echo /usr/lib/wine/wineserver64; }
+}
+
+setup_file() {
+	export WINE WINESERVER_BIN EXE PROBE
+	WINE=$(wine_bin) || WINE=
+	WINESERVER_BIN=$(wineserver_bin) || WINESERVER_BIN=
+	EXE="$(cd "$BATS_TEST_DIRNAME/.." && pwd)/build/win/srt-win.exe"
+	PROBE="$(dirname "$EXE")/tests/winprobe.exe"
+	[ -n "$WINE" ] && [ -f "$EXE" ] && [ -f "$PROBE" ] || return 0
+	export WINEPREFIX="$BATS_FILE_TMPDIR/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+	unset DISPLAY WAYLAND_DISPLAY
+	# The first start makes the prefix (several seconds); the tests then reuse it.
+	"$WINE" "$EXE" -V >/dev/null 2>&1 || true
+}
+
+teardown_file() {
+	[ -n "${WINESERVER_BIN:-}" ] && [ -n "${WINEPREFIX:-}" ] && "$WINESERVER_BIN" -k 2>/dev/null
+	return 0
+}
+
+setup() {
+	[ -n "$WINE" ] || skip "Wine is not installed (scripts/deps installs wine64)"
+	[ -f "$EXE" ] && [ -f "$PROBE" ] || skip "build/win/srt-win.exe is not built (make win)"
+	srt_setup
+}
+
+# Z:\... for a Linux path (Wine maps Z: to /).
+winpath() {
+	printf 'Z:%s' "${1//\//\\}"
+}
+
+@test "wine: usage and the documented JSON errors" {
+	run --separate-stderr "$WINE" "$EXE" bogus
+	[ "$status" -eq 2 ]
+	[[ "${stderr_lines[0]}" == '{"code":"usage","message":"srt-win: unknown subcommand \"bogus\""}' ]]
+	run --separate-stderr "$WINE" "$EXE" acl grant --holder-pid 1
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == '{"code":"usage","message":"srt-win: acl grant: --holder-pid and --sandbox-user-sid are required"}' ]]
+	run --separate-stderr "$WINE" "$EXE" exec -- cmd.exe
+	[ "$status" -eq 15 ]
+	[[ "$stderr" == *'"code":"not_provisioned"'* ]]
+	run "$WINE" "$EXE" install --dry-run --proxy-port-range 61000-61009
+	[ "$status" -eq 0 ]
+	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert len(d["filters"])==4 and d["filters"][0]["remote_ports"]==[61000,61009]' "$output"
+}
+
+@test "wine: the runner relays the program's exit status and passes PATH and proxies only" {
+	run "$WINE" "$EXE" runner -- "$(winpath "$PROBE")" exit 7
+	[ "$status" -eq 7 ]
+	SECRET=x run --separate-stderr "$WINE" "$EXE" runner --write-restricted-token \
+	    --env 'PATH=C:\windows\system32' --env HTTPS_PROXY=http://127.0.0.1:60080 -- \
+	    "$(winpath "$PROBE")" env
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'https_proxy=http://127.0.0.1:60080\r'* || "$output" == *$'https_proxy=http://127.0.0.1:60080'* ]]
+	[[ "$output" == *'PATH=C:\windows\system32'* ]]
+	[[ "$output" != *SECRET* ]]
+	run "$WINE" "$EXE" runner -- "$(winpath "$PROBE")" args 'a b' '' 'q"x' 'tail\'
+	[ "$status" -eq 0 ]
+	[ "$(tr -d '\r' <<<"$output")" = $'[a b]\n[]\n[q"x]\n[tail\\]' ]
+}
+
+@test "wine: the runner's job kills what the program started when the runner ends" {
+	beat="$T/beat"
+	"$WINE" "$EXE" runner -- "$(winpath "$PROBE")" tree "$(winpath "$beat")" 3>&- &
+	runner=$!
+	# Wait for the grandchild's heartbeat, and see it rise.
+	for i in $(seq 1 100); do
+		[ "$(tr -dc 0-9 <"$beat" 2>/dev/null)" -ge 3 ] 2>/dev/null && break
+		sleep 0.1
+	done
+	a=$(tr -dc 0-9 <"$beat")
+	sleep 0.5
+	b=$(tr -dc 0-9 <"$beat")
+	[ "$b" -gt "$a" ]
+	# The runner dies without a word: its job handle closes, and with it the job.
+	kill -KILL "$runner"
+	wait "$runner" 2>/dev/null || true
+	sleep 1.5
+	a=$(tr -dc 0-9 <"$beat")
+	sleep 1
+	b=$(tr -dc 0-9 <"$beat")
+	[ "$a" = "$b" ]
+	[ -z "$(ps -eo args | grep -F -- "$(winpath "$beat")" | grep -v grep)" ]
+}
+
+@test "wine: acl grant and revoke reach the API with the plan's entries" {
+	mkdir -p "$T/proj" "$T/home/.ssh"
+	: >"$T/proj/.env"
+	cat >"$T/s.json" <<JSON
+{"network": {"allowedDomains": [], "deniedDomains": []},
+ "filesystem": {"denyRead": ["~/.ssh"], "allowWrite": ["."], "denyWrite": [".env"]}}
+JSON
+	HOME="$T/home" srt-policy plan --target windows -s "$T/s.json" --cwd "$T/proj" |
+	    sed 's#"path":"/\([^"]*\)"#"path":"Z:/\1"#; s#/#\\\\#g' >"$T/plan"
+	grep -q '"path":"Z:\\\\' "$T/plan"
+	"$WINE" "$(winpath "$PROBE")" hold "$(winpath "$T/holder")" 3>&- &
+	hp=$!
+	for i in $(seq 1 50); do [ -s "$T/holder" ] && break; sleep 0.1; done
+	h=$(tr -d '\r\n' <"$T/holder")
+	run --separate-stderr "$WINE" "$EXE" -d acl grant --holder-pid "$h" \
+	    --sandbox-user-sid S-1-5-21-1000-2000-3000-1001 --json <"$T/plan"
+	[ "$status" -eq 0 ]
+	w=$(winpath "$T")
+	sid=S-1-5-21-1000-2000-3000-1001
+	# One DACL write per object, with exactly the plan's entry among the ones Wine
+	# reports there: SetNamedSecurityInfoW where children inherit the change,
+	# SetFileSecurityW (no walk of the tree beneath) where they do not.
+	grep -F "SetNamedSecurityInfoW $w\\proj: deny:$sid:0x00000040:- " <<<"$stderr"
+	grep -F "SetNamedSecurityInfoW $w\\proj:" <<<"$stderr" | grep -F "allow:$sid:0x001301bf:OICI"
+	grep -F "SetNamedSecurityInfoW $w\\home\\.ssh: deny:$sid:0x00000029:OICI" <<<"$stderr"
+	grep -F "SetFileSecurityW $w\\home: deny:$sid:0x00000040:-" <<<"$stderr"
+	grep -F "SetFileSecurityW $w\\proj\\.env: deny:$sid:0x000d0156:-" <<<"$stderr"
+	[ "$(grep -c -E 'Set(NamedSecurityInfo|FileSecurity)W' <<<"$stderr")" -eq 4 ]
+	[[ "$output" == *'"status":"granted"'* ]]
+	# Wine forgets descriptors, so revoke (while the holder still runs) finds the
+	# entries gone; it still reads each object and drops every record.
+	run --separate-stderr "$WINE" "$EXE" acl revoke --holder-pid "$h" \
+	    --sandbox-user-sid S-1-5-21-1000-2000-3000-1001 --json
+	kill "$hp"; wait "$hp" 2>/dev/null || true
+	[ "$status" -eq 0 ]
+	[ "$(grep -o '"status":"gone"' <<<"$output" | wc -l)" -eq 5 ]
+	run "$WINE" "$EXE" acl list
+	[ -z "$(tr -d '\r\n' <<<"$output")" ]
+}

@@ -1,0 +1,76 @@
+// Generates tests/data/windows-settings.jsonl: windows blocks run through the reference's
+// settings schema, with its verdict and issue paths (test data; no reference code here).
+// Usage: node tests/data/gen-windows-settings.mjs build/ref/node_modules/@anthropic-ai/sandbox-runtime
+const ref = process.argv[2];
+const { SandboxRuntimeConfigSchema } = await import(ref + '/dist/sandbox/sandbox-config.js');
+const base = () => ({ network: { allowedDomains: [], deniedDomains: [] },
+  filesystem: { denyRead: [], allowWrite: [], denyWrite: [] } });
+const cases = [
+  ['{}', {}],
+  ['backend srt-win', { backend: 'srt-win' }],
+  ['backend mxc', { backend: 'mxc' }],
+  ['backend other', { backend: 'wsl' }],
+  ['backend number', { backend: 1 }],
+  ['sandboxUser default', { sandboxUser: 'srt-sandbox' }],
+  ['sandboxUser empty', { sandboxUser: '' }],
+  ['sandboxUser 20', { sandboxUser: 'a'.repeat(20) }],
+  ['sandboxUser 21', { sandboxUser: 'a'.repeat(21) }],
+  ['sandboxUser 20 non-ascii', { sandboxUser: 'é'.repeat(20) }],
+  ['sandboxUser 21 non-ascii', { sandboxUser: 'é'.repeat(21) }],
+  ['sandboxUser astral 10', { sandboxUser: '😀'.repeat(10) }],
+  ['sandboxUser astral 11', { sandboxUser: '😀'.repeat(11) }],
+  ['sandboxUser space', { sandboxUser: 'srt sandbox' }],
+  ['sandboxUser number', { sandboxUser: 7 }],
+  ['sublayerGuid lower', { sublayerGuid: '8d4c6d3e-1f2a-4b5c-9d6e-7f8091a2b3c4' }],
+  ['sublayerGuid upper', { sublayerGuid: '8D4C6D3E-1F2A-4B5C-9D6E-7F8091A2B3C4' }],
+  ['sublayerGuid nil', { sublayerGuid: '00000000-0000-0000-0000-000000000000' }],
+  ['sublayerGuid any version', { sublayerGuid: '8d4c6d3e-1f2a-fb5c-cd6e-7f8091a2b3c4' }],
+  ['sublayerGuid braces', { sublayerGuid: '{8d4c6d3e-1f2a-4b5c-9d6e-7f8091a2b3c4}' }],
+  ['sublayerGuid no dashes', { sublayerGuid: '8d4c6d3e1f2a4b5c9d6e7f8091a2b3c4' }],
+  ['sublayerGuid short', { sublayerGuid: '8d4c6d3e-1f2a-4b5c-9d6e-7f8091a2b3c' }],
+  ['sublayerGuid long', { sublayerGuid: '8d4c6d3e-1f2a-4b5c-9d6e-7f8091a2b3c45' }],
+  ['sublayerGuid non-hex', { sublayerGuid: '8d4c6d3e-1f2a-4b5c-9d6e-7f8091a2b3cg' }],
+  ['sublayerGuid empty', { sublayerGuid: '' }],
+  ['sublayerGuid number', { sublayerGuid: 5 }],
+  ['sublayerGuid newline', { sublayerGuid: '8d4c6d3e-1f2a-4b5c-9d6e-7f8091a2b3c4\n' }],
+  ['wfpSublayerGuid ok', { wfpSublayerGuid: '8d4c6d3e-1f2a-4b5c-9d6e-7f8091a2b3c4' }],
+  ['wfpSublayerGuid bad', { wfpSublayerGuid: 'not-a-guid' }],
+  ['both guids', { sublayerGuid: '8d4c6d3e-1f2a-4b5c-9d6e-7f8091a2b3c4', wfpSublayerGuid: '00000000-0000-0000-0000-000000000001' }],
+  ['range default', { proxyPortRange: [60080, 60089] }],
+  ['range one port', { proxyPortRange: [10, 10] }],
+  ['range width 64', { proxyPortRange: [1, 65] }],
+  ['range width 65', { proxyPortRange: [1, 66] }],
+  ['range top', { proxyPortRange: [65471, 65535] }],
+  ['range hi 65536', { proxyPortRange: [65536, 65536] }],
+  ['range lo 0', { proxyPortRange: [0, 10] }],
+  ['range lo > hi', { proxyPortRange: [11, 10] }],
+  ['range lo negative', { proxyPortRange: [-1, 10] }],
+  ['range fraction', { proxyPortRange: [1.5, 2] }],
+  ['range one element', { proxyPortRange: [1] }],
+  ['range three elements', { proxyPortRange: [1, 2, 3] }],
+  ['range empty', { proxyPortRange: [] }],
+  ['range string', { proxyPortRange: '60080-60089' }],
+  ['range strings', { proxyPortRange: ['1', '2'] }],
+  ['range object', { proxyPortRange: { lo: 1, hi: 2 } }],
+  ['srtWin path', { srtWin: { path: 'C:\\Tools\\srt-win.exe' } }],
+  ['srtWin relative path', { srtWin: { path: 'srt-win.exe' } }],
+  ['srtWin empty path', { srtWin: { path: '' } }],
+  ['srtWin no path', { srtWin: {} }],
+  ['srtWin path number', { srtWin: { path: 1 } }],
+  ['srtWin string', { srtWin: 'C:\\srt-win.exe' }],
+  ['srtWin null', { srtWin: null }],
+  ['windows null', null],
+  ['windows array', []],
+  ['windows string', 'x'],
+  ['all fields', { backend: 'srt-win', sandboxUser: 'sbx', sublayerGuid: '8d4c6d3e-1f2a-4b5c-9d6e-7f8091a2b3c4', proxyPortRange: [61000, 61009], srtWin: { path: 'C:\\srt-win.exe' } }],
+  ['unknown key', { sandboxUsr: 'x' }],
+  ['srtWin unknown key', { srtWin: { path: 'C:\\x.exe', argv0: 'x' } }],
+  ['sandboxUser null', { sandboxUser: null }],
+  ['range null element', { proxyPortRange: [null, 2] }],
+];
+for (const [name, w] of cases) {
+  const s = base(); s.windows = w;
+  const r = SandboxRuntimeConfigSchema.safeParse(s);
+  const issues = r.success ? [] : r.error.issues.map(i => `${i.path.join('.')}: ${i.message}`);
+  console.log(JSON.stringify({ change: name, settings: s, expect: r.success ? 'valid' : 'invalid', issues }));
+}

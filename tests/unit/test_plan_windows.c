@@ -1,0 +1,337 @@
+/*
+ * The Windows ACE plan: every rule and ranking case of lib/plan_windows.c, as the exact
+ * JSON lines `srt-policy plan --target windows` prints, for temp trees built here.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "path.h"
+#include "plan.h"
+#include "settings.h"
+#include "tap.h"
+#include "util.h"
+
+static char root[4096];         /* the temp tree, resolved */
+
+/* root-relative path; "~" stands for root itself in expectations */
+static char *
+at(const char *rel)
+{
+	static char buf[8][8192];
+	static int i;
+
+	i = (i + 1) % 8;
+	snprintf(buf[i], sizeof(buf[i]), "%s%s%s", root, *rel ? "/" : "", rel);
+	return buf[i];
+}
+
+static void
+mkd(const char *rel)
+{
+	char *p = xstrdup(at(rel)), *s;
+
+	for (s = p + strlen(root) + 1; (s = strchr(s, '/')) != NULL; s++) {
+		*s = '\0';
+		mkdir(p, 0755);
+		*s = '/';
+	}
+	mkdir(p, 0755);
+	free(p);
+}
+
+static void
+mkf(const char *rel)
+{
+	char *dir = path_dirname(at(rel));
+	FILE *f;
+
+	if (strlen(dir) > strlen(root))
+		mkd(dir + strlen(root) + 1);
+	free(dir);
+	if ((f = fopen(at(rel), "w")) == NULL) {
+		perror(at(rel));
+		exit(2);
+	}
+	fclose(f);
+}
+
+static int
+rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+/*
+ * Build the plan of a filesystem block (JSON body, "@" stands for the temp root) with
+ * the working directory and home at root/proj and root/home, and compare its lines with
+ * want (lines separated by "\n", "@" for the root again).
+ */
+static void
+expect_plan(const char *what, const char *fs, const char *want, const char *settings_path)
+{
+	struct plan_windows plan;
+	struct plan_ctx ctx = { 0 };
+	struct diags errs = { 0 }, warns = { 0 };
+	struct settings s;
+	char *doc, *text, *got = NULL, *exp, *line;
+	size_t glen = 0;
+	char cwd[8200], home[8200];
+	int rc;
+
+	snprintf(cwd, sizeof(cwd), "%s/proj", root);
+	snprintf(home, sizeof(home), "%s/home", root);
+	doc = xasprintf("{\"network\": {\"allowedDomains\": [], \"deniedDomains\": []}, "
+	    "\"filesystem\": {%s}}", fs);
+	/* "@" -> root in both texts */
+	text = xmalloc(strlen(doc) * 2 + strlen(root) * 64 + 1);
+	text[0] = '\0';
+	for (const char *p = doc; *p; p++) {
+		if (*p == '@')
+			strcat(text, root);
+		else
+			strncat(text, p, 1);
+	}
+	exp = xmalloc(strlen(want) + strlen(root) * 64 + 1);
+	exp[0] = '\0';
+	for (const char *p = want; *p; p++) {
+		if (*p == '@')
+			strcat(exp, root);
+		else
+			strncat(exp, p, 1);
+	}
+	if (settings_parse(text, strlen(text), "F", &s, &errs, &warns) != 0) {
+		ok(0, "%s: settings parse", what);
+		diags_print(&errs, stdout);
+		goto out;
+	}
+	ctx.cwd = cwd;
+	ctx.home = home;
+	ctx.settings_path = settings_path;
+	rc = plan_windows_build(&s, &ctx, &plan, &errs);
+	if (rc != 0) {
+		ok(0, "%s: plan builds", what);
+		diags_print(&errs, stdout);
+		settings_free(&s);
+		goto out;
+	}
+	got = xstrdup("");
+	for (size_t i = 0; i < plan.n; i++) {
+		line = plan_ace_json(&plan.v[i]);
+		got = xreallocarray(got, glen + strlen(line) + 2, 1);
+		memcpy(got + glen, line, strlen(line));
+		glen += strlen(line);
+		got[glen++] = '\n';
+		got[glen] = '\0';
+		free(line);
+	}
+	ok(strcmp(got, exp) == 0, "%s", what);
+	if (strcmp(got, exp) != 0)
+		printf("#   want:\n%s#   got:\n%s", exp, got);
+	plan_windows_free(&plan);
+	settings_free(&s);
+out:
+	free(got);
+	free(exp);
+	free(text);
+	free(doc);
+	diags_free(&errs);
+	diags_free(&warns);
+}
+
+#define FS(dr, ar, aw, dw) "\"denyRead\": [" dr "], \"allowRead\": [" ar "], " \
+	"\"allowWrite\": [" aw "], \"denyWrite\": [" dw "]"
+
+#define ALLOW_RX(p, inh) "{\"ace\":\"allow\",\"path\":\"" p "\",\"rights\":[\"read\"," \
+	"\"execute\"],\"inherit\":\"" inh "\"}\n"
+#define ALLOW_M(p, inh) "{\"ace\":\"allow\",\"path\":\"" p "\",\"rights\":[\"modify\"]," \
+	"\"inherit\":\"" inh "\"}\n"
+#define DENY_R(p, inh) "{\"ace\":\"deny\",\"path\":\"" p "\",\"rights\":[\"read\"]," \
+	"\"inherit\":\"" inh "\"}\n"
+#define DENY_W(p, inh) "{\"ace\":\"deny\",\"path\":\"" p "\",\"rights\":[\"write\"]," \
+	"\"inherit\":\"" inh "\"}\n"
+#define DENY_DC(p) "{\"ace\":\"deny\",\"path\":\"" p "\",\"rights\":[\"delete_child\"]," \
+	"\"inherit\":\"\"}\n"
+
+static void
+test_rules(void)
+{
+	expect_plan("allowWrite, a directory: ALLOW modify, inherited",
+	    FS("", "", "\"@/proj\"", ""), ALLOW_M("@/proj", "OICI"), NULL);
+	expect_plan("allowWrite, a file: ALLOW modify on the file alone",
+	    FS("", "", "\"@/proj/a.txt\"", ""), ALLOW_M("@/proj/a.txt", ""), NULL);
+	expect_plan("allowRead: ALLOW read and execute",
+	    FS("", "\"@/home/tools\", \"@/proj/a.txt\"", "", ""),
+	    ALLOW_RX("@/home/tools", "OICI") ALLOW_RX("@/proj/a.txt", ""), NULL);
+	expect_plan("denyRead, a directory: DENY read inherited, DENY delete-child on the parent",
+	    FS("\"@/home/.ssh\"", "", "", ""),
+	    DENY_R("@/home/.ssh", "OICI") DENY_DC("@/home"), NULL);
+	expect_plan("denyRead, a file: DENY read on the file, delete-child on its directory",
+	    FS("\"@/proj/.env\"", "", "", ""),
+	    DENY_R("@/proj/.env", "") DENY_DC("@/proj"), NULL);
+	expect_plan("denyWrite, a directory: DENY write inherited, delete-child on the parent",
+	    FS("", "", "", "\"@/proj/.git/hooks\""),
+	    DENY_W("@/proj/.git/hooks", "OICI") DENY_DC("@/proj/.git"), NULL);
+	expect_plan("denyWrite, a missing file in a write grant: kept as spelled, for a "
+	    "file placeholder", FS("", "", "\"@/proj\"", "\"@/proj/missing/x.cfg\""),
+	    ALLOW_M("@/proj", "OICI") DENY_W("@/proj/missing/x.cfg", "")
+	    DENY_DC("@/proj/missing"), NULL);
+	expect_plan("denyRead, a missing directory (trailing /): inherited, for a directory",
+	    FS("\"@/proj/gone/\"", "", "\"@/proj\"", ""),
+	    ALLOW_M("@/proj", "OICI") DENY_R("@/proj/gone", "OICI") DENY_DC("@/proj"), NULL);
+	expect_plan("a missing deny above another deny is a directory",
+	    FS("", "", "\"@/proj\"", "\"@/proj/gone\", \"@/proj/gone/x\""),
+	    ALLOW_M("@/proj", "OICI") DENY_W("@/proj/gone", "OICI") DENY_DC("@/proj")
+	    DENY_W("@/proj/gone/x", "") DENY_DC("@/proj/gone"), NULL);
+	expect_plan("a missing deny outside every write grant has no entry (nothing can "
+	    "create it)", FS("\"@/home/.aws\"", "", "\"@/proj\"", "\"@/home/.bashrc\""),
+	    ALLOW_M("@/proj", "OICI"), NULL);
+	expect_plan("grants on missing paths grant nothing",
+	    FS("", "\"@/nowhere\"", "\"@/proj/nowhere\"", ""), "", NULL);
+	expect_plan("relative entries and ~ resolve against the cwd and home",
+	    FS("\"~/.ssh\"", "", "\".\"", "\".env\""),
+	    ALLOW_M("@/proj", "OICI") DENY_R("@/home/.ssh", "OICI") DENY_DC("@/home")
+	    DENY_W("@/proj/.env", "") DENY_DC("@/proj"), NULL);
+	expect_plan("denying / names no parent",
+	    FS("", "", "", "\"/\""), DENY_W("/", "OICI"), NULL);
+	expect_plan("one delete-child deny per parent, entries in list order",
+	    FS("\"@/proj/.env\", \"@/proj/a.txt\"", "", "", "\"@/proj/.env\""),
+	    DENY_R("@/proj/.env", "") DENY_DC("@/proj") DENY_R("@/proj/a.txt", "")
+	    DENY_W("@/proj/.env", ""), NULL);
+	expect_plan("filesystem.disabled: no entries at all",
+	    "\"disabled\": true, " FS("\"@/home/.ssh\"", "\"@/home\"", "\"@/proj\"",
+	    "\"@/proj/.env\""), "", NULL);
+}
+
+static void
+test_ranking(void)
+{
+	expect_plan("allowRead beneath denyRead: both, the allow counts beneath (ACE order)",
+	    FS("\"@/home\"", "\"@/home/tools\"", "", ""),
+	    ALLOW_RX("@/home/tools", "OICI") DENY_R("@/home", "OICI") DENY_DC("@"), NULL);
+	expect_plan("allowRead at the denyRead path: the allow wins, no read deny",
+	    FS("\"@/home/tools\"", "\"@/home/tools\"", "", ""),
+	    ALLOW_RX("@/home/tools", "OICI"), NULL);
+	expect_plan("allowWrite at the denyRead path: the allow wins, no read deny",
+	    FS("\"@/proj\"", "", "\"@/proj\"", ""), ALLOW_M("@/proj", "OICI"), NULL);
+	expect_plan("allowWrite beneath denyRead: modify beneath, deny above",
+	    FS("\"@/home\"", "", "\"@/home/tools\"", ""),
+	    ALLOW_M("@/home/tools", "OICI") DENY_R("@/home", "OICI") DENY_DC("@"), NULL);
+	expect_plan("denyRead beneath allowRead: the deny is set lower and counts",
+	    FS("\"@/home/.ssh\"", "\"@/home\"", "", ""),
+	    ALLOW_RX("@/home", "OICI") DENY_R("@/home/.ssh", "OICI") DENY_DC("@/home"), NULL);
+	expect_plan("allowWrite inside denyWrite becomes read-only",
+	    FS("", "", "\"@/proj/.git/hooks\"", "\"@/proj/.git\""),
+	    ALLOW_RX("@/proj/.git/hooks", "OICI") DENY_W("@/proj/.git", "OICI")
+	    DENY_DC("@/proj"), NULL);
+	expect_plan("allowWrite at the denyWrite path becomes read-only",
+	    FS("", "", "\"@/proj/.git\"", "\"@/proj/.git\""),
+	    ALLOW_RX("@/proj/.git", "OICI") DENY_W("@/proj/.git", "OICI") DENY_DC("@/proj"),
+	    NULL);
+	expect_plan("denyWrite inside allowWrite: modify above, the deny lower",
+	    FS("", "", "\"@/proj\"", "\"@/proj/.env\""),
+	    ALLOW_M("@/proj", "OICI") DENY_W("@/proj/.env", "") DENY_DC("@/proj"), NULL);
+	expect_plan("a demoted write grant at a denyRead path still beats the read deny",
+	    FS("\"@/proj/.git\"", "", "\"@/proj/.git\"", "\"@/proj\""),
+	    ALLOW_RX("@/proj/.git", "OICI") DENY_W("@/proj", "OICI") DENY_DC("@"), NULL);
+	expect_plan("the settings file in a writable path is made read-only",
+	    FS("", "", "\"@/proj\"", ""),
+	    ALLOW_M("@/proj", "OICI") DENY_W("@/proj/settings.json", "") DENY_DC("@/proj"),
+	    at("proj/settings.json"));
+	expect_plan("the settings file outside every writable path is left alone",
+	    FS("", "", "\"@/proj/sub\"", ""), ALLOW_M("@/proj/sub", "OICI"),
+	    at("proj/settings.json"));
+}
+
+static void
+test_globs_and_links(void)
+{
+	expect_plan("a denyRead glob: one entry per match",
+	    FS("\"@/proj/keys/*.pem\"", "", "", ""),
+	    DENY_R("@/proj/keys/a.pem", "") DENY_DC("@/proj/keys")
+	    DENY_R("@/proj/keys/b.pem", ""), NULL);
+	expect_plan("a trailing /** is the directory itself",
+	    FS("", "", "\"@/proj/sub/**\"", "\"@/proj/keys/**\""),
+	    ALLOW_M("@/proj/sub", "OICI") DENY_W("@/proj/keys", "OICI") DENY_DC("@/proj"),
+	    NULL);
+	expect_plan("an allowWrite glob in the middle of a path",
+	    FS("", "", "\"@/proj/*/deep\"", ""), ALLOW_M("@/proj/sub/deep", "OICI"), NULL);
+	expect_plan("a literal entry is a name, not a pattern",
+	    FS("", "", "\"@/proj\"", "{\"path\": \"@/proj/[x]\", \"literal\": true}"),
+	    ALLOW_M("@/proj", "OICI") DENY_W("@/proj/[x]", "") DENY_DC("@/proj"), NULL);
+	expect_plan("a write grant through a link out of its own tree grants nothing",
+	    FS("", "", "\"@/proj/out\"", ""), "", NULL);
+	expect_plan("a write grant through a link to a sibling grants nothing either",
+	    FS("", "", "\"@/proj/side\"", ""), "", NULL);
+	expect_plan("a deny through a link lands on what it names",
+	    FS("", "", "", "\"@/proj/out\""), DENY_W("@/home", "OICI") DENY_DC("@"), NULL);
+}
+
+static void
+test_json(void)
+{
+	struct plan_ace a = { 1, (char *)"C:\\a \"q\"\n\x01\xc3\xa9", PLAN_R_READ |
+	    PLAN_R_EXECUTE | PLAN_R_WRITE | PLAN_R_MODIFY | PLAN_R_DELETE_CHILD, 1 };
+	char *j = plan_ace_json(&a);
+
+	ok(j != NULL && strcmp(j, "{\"ace\":\"deny\",\"path\":\"C:\\\\a \\\"q\\\"\\u000a"
+	    "\\u0001\xc3\xa9\",\"rights\":[\"read\",\"execute\",\"write\",\"modify\","
+	    "\"delete_child\"],\"inherit\":\"OICI\"}") == 0,
+	    "JSON line: escapes, every right in order: %s", j ? j : "(null)");
+	free(j);
+	a.path = (char *)"/bad/\xff";
+	errno = 0;
+	ok(plan_ace_json(&a) == NULL && errno == EILSEQ, "a path that is not UTF-8 has no line");
+	a.path = (char *)"/bad/\xc3";
+	ok(plan_ace_json(&a) == NULL, "a cut UTF-8 sequence has no line");
+}
+
+int
+main(void)
+{
+	char tmpl[] = "/tmp/srt-planwin.XXXXXX", *r;
+
+	if (mkdtemp(tmpl) == NULL || (r = realpath(tmpl, NULL)) == NULL) {
+		perror("mkdtemp");
+		return 2;
+	}
+	snprintf(root, sizeof(root), "%s", r);
+	free(r);
+	mkd("proj/sub/deep");
+	mkd("proj/.git/hooks");
+	mkd("proj/keys");
+	mkd("home/.ssh");
+	mkd("home/tools");
+	mkf("proj/a.txt");
+	mkf("proj/.env");
+	mkf("proj/settings.json");
+	mkf("proj/keys/a.pem");
+	mkf("proj/keys/b.pem");
+	mkf("proj/keys/c.txt");
+	if (symlink(at("home"), at("proj/out")) == -1 || symlink("down/x", at("proj/down2")) ==
+	    -1) {
+		perror("symlink");
+		return 2;
+	}
+	/* proj/down is a directory; a link beneath it: */
+	rmdir(at("proj/down/x"));
+	mkd("proj/realx");
+	rmdir(at("proj/down"));
+	mkd("proj/down");
+	unlink(at("proj/down2"));
+	test_rules();
+	test_ranking();
+	test_globs_and_links();
+	test_json();
+	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return tap_done();
+}
