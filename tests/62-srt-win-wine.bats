@@ -83,8 +83,9 @@ winpath() {
 	beat="$T/beat"
 	"$WINE" "$EXE" runner -- "$(winpath "$PROBE")" tree "$(winpath "$beat")" 3>&- &
 	runner=$!
-	# Wait for the grandchild's heartbeat, and see it rise.
-	for i in $(seq 1 100); do
+	# Wait for the grandchild's heartbeat, and see it rise (Wine starts slowly on a
+	# loaded machine: up to 60 s).
+	for i in $(seq 1 600); do
 		[ "$(tr -dc 0-9 <"$beat" 2>/dev/null)" -ge 3 ] 2>/dev/null && break
 		sleep 0.1
 	done
