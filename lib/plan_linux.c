@@ -1197,6 +1197,58 @@ plan_read_section(struct pb *b)
 	}
 }
 
+/* --- the host's network interfaces ------------------------------------------------------ */
+
+/*
+ * sysfs shows the network devices of the namespace it was mounted in: through the
+ * read-only bind of /, the host's, with their MAC addresses and live traffic counters.
+ * The sandbox has its own network namespace (loopback only), which sysfs cannot show
+ * without a mount of its own there; so the host's are hidden: /sys/class/net and each
+ * directory the devices it lists lie in (/sys/devices/.../net) get an empty read-only
+ * tmpfs. The command still sees its own loopback through netlink and /proc/net.
+ */
+static void
+plan_hide_host_net(struct pb *b)
+{
+	struct strlist dirs = { 0 };
+	struct dirent *de;
+	char link[PATH_MAX], *rel, *abs, *dir;
+	ssize_t n;
+	DIR *d;
+	size_t i;
+
+	if ((d = opendir("/sys/class/net")) == NULL)
+		return;
+	strlist_push(&dirs, "/sys/class/net");
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		rel = path_join("/sys/class/net", de->d_name);
+		n = readlink(rel, link, sizeof(link) - 1);
+		free(rel);
+		if (n <= 0)
+			continue;
+		link[n] = '\0';
+		abs = link[0] == '/' ? path_normalize(link) :
+		    path_expand(link, NULL, "/sys/class/net");
+		if (abs == NULL)
+			continue;
+		dir = path_dirname(abs);
+		free(abs);
+		if (path_is_strictly_under(dir, "/sys/devices") && !strlist_contains(&dirs, dir))
+			strlist_push(&dirs, dir);
+		free(dir);
+	}
+	closedir(d);
+	for (i = 0; i < dirs.n; i++) {
+		strlist_push(&b->rsec, "--tmpfs");
+		strlist_push(&b->rsec, dirs.v[i]);
+		strlist_push(&b->rsec, "--remount-ro");
+		strlist_push(&b->rsec, dirs.v[i]);
+	}
+	strlist_free(&dirs);
+}
+
 /* --- mandatory denies ---------------------------------------------------------------- */
 
 /* The entry of wguard_names a file or directory name found at level is, or NULL. */
@@ -2531,6 +2583,7 @@ plan_linux_build(const struct settings *s, const struct plan_ctx *ctx,
 	}
 
 	plan_read_section(&b);
+	plan_hide_host_net(&b);
 	plan_denies(&b);
 	emit_denies(&b);
 	plan_guard(&b);

@@ -3,6 +3,7 @@
 # the sandbox has a network namespace of its own, so it reaches them only through
 # srt-httpd (HTTP, CONNECT) and srt-socksd (SOCKS5), and only where the policy allows.
 load helpers
+bats_require_minimum_version 1.5.0
 
 setup_file() {
 	export UT=$(mktemp -d "${BATS_TMPDIR:-/tmp}/srt-net.XXXXXX")
@@ -185,4 +186,20 @@ JSON
 	[ "$output" = hello-upstream ]
 	grep -q "\"port\":$UPORT" "$T/user.log"
 	grep -q "\"protocol\":\"socks5\"" "$T/user-socks.log"
+}
+
+@test "the host's network devices are not shown in /sys (issue #12 item 9)" {
+	[ -d /sys/class/net ] || skip "no /sys/class/net here"
+	[ -n "$(ls -A /sys/class/net)" ] || skip "the host shows no network device"
+	run -0 srt -s "$T/none.json" -c 'ls -A /sys/class/net; cat /sys/class/net/*/address /sys/devices/virtual/net/*/statistics/rx_bytes 2>/dev/null; echo end'
+	[ "$output" = end ]
+	# Each device directory is hidden where /sys/class/net points, not only the list.
+	for l in /sys/class/net/*; do
+		dev=$(readlink -f "$l")
+		run -0 srt -s "$T/none.json" -c "ls -A '$(dirname "$dev")'; echo end"
+		[ "$output" = end ]
+	done
+	# The sandbox's own view is there: its loopback, in /proc/net/dev.
+	run -0 srt -s "$T/none.json" -c 'grep -c "lo:" /proc/net/dev'
+	[ "$output" = 1 ]
 }
