@@ -1,0 +1,310 @@
+#!/usr/bin/env bats
+# Escape battery, the write guard (issue #10): what an adversarial review of the guard
+# (srt-seccomp's supervisor and lib/wguard) found still open. Each test is an attack the
+# contract (the lead's design note, README.md) says must fail, written as in 35-38
+# (guard.bash: steps inside, the host's files and the user's next command outside).
+#   - a repository the command makes in a new directory is not its own once the user's
+#     repository records it as a gitlink: the superproject's git status enters it;
+#   - the guard's questions to the file system (is this a git directory, does that name
+#     exist) are asked by path from PID 1's root, and answer "no" when the command has
+#     made the path unwalkable (chmod 0 of a directory on the way) while it holds a
+#     descriptor below it;
+#   - with allowNestedUserNamespaces, a bind mount in the command's own mount namespace
+#     gives the directory the supervisor holds a name of the command's choosing;
+#   - the read-deny watch sees only the mount point's own directory, reacts after the
+#     fact, and a missing denyRead path gets no protection when the host makes it;
+#   - a lease on one of the command's files stalls the supervisor (every write of the
+#     sandbox, and the watch) for the kernel's lease-break-time;
+#   - a file the user redirects into srt can be reopened for writing through
+#     /proc/self/fd; scripts that .claude/settings.json runs as hooks are writable;
+#     calls on a descriptor (fchmod) change protected files the walk did not reach.
+load helpers
+load guard
+
+# --- git: a repository the superproject records ----------------------------------------
+
+# git init in a new directory is allowed (the command's own repository, 39's control), and
+# git add of that directory records a gitlink in the user's index (.git/index is not
+# protected; git commit would do the same). The user's next git status in the superproject
+# runs git status in every populated gitlink, with that repository's core.fsmonitor.
+@test "review: a repository made in a new directory and added as a gitlink runs at the superproject's git status" {
+	need_tool
+	repo_init "$T/work"
+	gsettings '["."]'
+	attempt '
+plant fsm.sh
+step newsub "git init -q newsub && git -C newsub config core.fsmonitor \"$PWD/fsm.sh\" && git -C newsub commit -q --allow-empty -m x"
+step gitlink "git add newsub 2>/dev/null && git ls-files -s newsub | grep -q ^160000"'
+	victim "git status in the superproject" "$T/work" git status
+	verdict
+}
+
+# --- the guard's file-system questions fail open --------------------------------------
+
+# The headline attack of issue #10 (.git/commondir in the top repository), through a
+# descriptor the command opened on .git before it made its cwd unsearchable: PID 1 asks
+# "is /…/work/.git a git directory" and "does /…/work/.git/HEAD exist" by path, gets
+# EACCES, and takes both for "no"; the file is then made through the held descriptor.
+@test "review: .git/commondir through a held descriptor while the cwd is mode 0" {
+	need_tool
+	repo_init "$T/work"
+	gsettings '["."]'
+	keep "$T/work/.git/commondir"
+	attempt '
+plant fsm.sh
+mkdir evil && cp -r .git/objects .git/refs .git/HEAD .git/config evil/ && fsmon_config evil/config
+step direct "echo ../evil >.git/commondir"
+step held "\"$FSOP\" held-write .git . commondir ../evil"'
+	refused direct held
+	victim "git status" "$T/work" git status
+	verdict
+}
+
+# A repository below the walk's depth (a/b/.git: its hooks are protected by name only,
+# with no read-only mount): a hook made through a descriptor held on hooks/ while a/ is
+# mode 0. The user's next git commit there runs it.
+@test "review: a hook in a nested repository through a held descriptor while its parent is mode 0" {
+	need_tool
+	repo_init "$T/work"
+	mkdir -p "$T/work/a"
+	repo_init "$T/work/a/b"
+	gsettings '["."]'
+	keep "$T/work/a/b/.git/hooks/pre-commit"
+	attempt '
+step direct "printf \"#!/bin/sh\n%s\n\" \"$PAYLOAD\" >a/b/.git/hooks/pre-commit"
+step held "\"$FSOP\" held-write a/b/.git/hooks a pre-commit \"$PAYLOAD\""'
+	refused direct held
+	victim "git commit in a/b" "$T/work/a/b" git commit -q --allow-empty -m victim
+	verdict
+}
+
+# The bare layout of 35 (objects/, refs/, config, then HEAD in an existing directory),
+# with HEAD made through a descriptor held on the directory while its parent is mode 0:
+# "do objects and refs exist" is answered "no", so HEAD completes nothing.
+@test "review: a bare layout whose HEAD is made through a held descriptor while the parent is mode 0" {
+	need_tool
+	repo_init "$T/work"
+	mkdir -p "$T/work/d/sub"
+	echo data >"$T/work/d/sub/file"
+	gsettings '["."]'
+	keep "$T/work/d/sub/HEAD"
+	attempt '
+plant fsm.sh
+mkdir -p d/sub/objects d/sub/refs/heads &&
+	printf "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ..\n" >d/sub/config &&
+	fsmon_config d/sub/config
+step direct "echo \"ref: refs/heads/main\" >d/sub/HEAD"
+step held "\"$FSOP\" held-write d/sub d HEAD \"ref: refs/heads/main\""'
+	refused direct held
+	victim "git status in d/sub" "$T/work/d/sub" git status
+	verdict
+}
+
+# --- nested user namespaces ------------------------------------------------------------
+
+# allowNestedUserNamespaces lets the command mount in a namespace of its own; the write
+# guard must still hold (its names do not depend on the mounts). A recursive bind of .git
+# on alias/ makes the kernel's name for the directory the supervisor holds
+# ".../work/alias", which is no git directory in PID 1's namespace: commondir is written
+# into the real .git.
+@test "review: allowNestedUserNamespaces, .git bound on another name in the command's mount namespace" {
+	need_tool
+	srt_only
+	repo_init "$T/work"
+	gsettings '["."]' '[]' '[]' '' '"allowNestedUserNamespaces": true'
+	keep "$T/work/.git/commondir"
+	attempt '
+plant fsm.sh
+mkdir evil && cp -r .git/objects .git/refs .git/HEAD .git/config evil/ && fsmon_config evil/config
+mkdir alias
+step direct "echo ../evil >.git/commondir"
+step alias "\"$FSOP\" userns-bind .git alias commondir ../evil"'
+	refused direct alias
+	victim "git status" "$T/work" git status
+	verdict
+}
+
+# --- the read-deny watch ----------------------------------------------------------------
+
+# read_deny_after SCRIPT-ON-THE-HOST: a denyRead file read before and after the host runs
+# the script; the second read must fail (or the run end with 125 first).
+read_deny_after() {
+	attempt_start r '
+cat "$DENIED" 2>/dev/null
+echo r >.ready-r
+await r
+cat "$DENIED" 2>/dev/null
+echo READ AGAIN'
+	ready r
+	eval "$1"
+	touch "$T/go-r"
+	attempt_wait r ends
+	if grep -q "new-$SECRET" "$T/out"; then
+		finding ESCAPED "the command read the new secret: $(grep "$SECRET" "$T/out")"
+	fi
+}
+
+# The host moves a directory two levels above the denied file and makes the path again
+# (a secrets directory rotated as a whole: mv secrets secrets.old; mkdir; write). The
+# watch looks at the file's own directory only, which moved along with its mask.
+@test "review: denyRead file, the host renames a grandparent directory and makes the path again" {
+	need_tool
+	mkdir -p "$T/sec/prod"
+	echo "old-$SECRET" >"$T/sec/prod/token"
+	DENIED=$T/sec/prod/token
+	export DENIED
+	gsettings '["."]' '[]' "[\"$DENIED\"]"
+	read_deny_after 'mv "$T/sec" "$T/sec.old" && mkdir -p "$T/sec/prod" &&
+		echo "new-$SECRET" >"$T/sec/prod/token"'
+	verdict
+}
+
+# Kubernetes' secret volumes (and tools built like them) rotate by swapping a symlink on
+# the way: token -> ..data/token, ..data -> a new directory. The mask stays on the old
+# target.
+@test "review: denyRead file reached through a symlink the host swaps (..data, as Kubernetes does)" {
+	need_tool
+	mkdir -p "$T/sec/v1"
+	echo "old-$SECRET" >"$T/sec/v1/token"
+	ln -s v1 "$T/sec/..data"
+	ln -s ..data/token "$T/sec/token"
+	DENIED=$T/sec/token
+	export DENIED
+	gsettings '["."]' '[]' "[\"$DENIED\"]"
+	read_deny_after 'mkdir "$T/sec/v2" && echo "new-$SECRET" >"$T/sec/v2/token" &&
+		ln -s v2 "$T/sec/..tmp" && mv -T "$T/sec/..tmp" "$T/sec/..data"'
+	verdict
+}
+
+# A denyRead path that does not exist when the run starts gets no mask and no watch
+# (BEHAVIOR: missing path, nothing); the host makes it during the run (aws configure,
+# a login that writes a token) and the command reads it.
+@test "review: denyRead file missing at the start, made by the host during the run" {
+	need_tool
+	mkdir -p "$T/sec"
+	DENIED=$T/sec/token
+	export DENIED
+	gsettings '["."]' '[]' "[\"$DENIED\"]"
+	read_deny_after 'echo "new-$SECRET" >"$T/sec/token"'
+	verdict
+}
+
+# 36 rotates the secret once while the command waits; a command that reads in a loop
+# wins the race against the watch (the read is not supervised, the watch reacts after
+# the rename) and keeps what it read in a file it opened before: the run ends with 125,
+# the secret stays in the work tree.
+@test "review: denyRead file rotated with mv while the command reads it in a loop" {
+	need_tool
+	mkdir -p "$T/sec"
+	echo "old-$SECRET" >"$T/sec/token"
+	gsettings '["."]' '[]' "[\"$T/sec/token\"]"
+	attempt_start r '
+echo r >.ready-r
+"$FSOP" readloop "$T/sec/token" new- leak 20'
+	ready r
+	sleep 0.3
+	echo "new-$SECRET" >"$T/sec/tmp"
+	mv "$T/sec/tmp" "$T/sec/token"
+	attempt_wait r ends
+	if grep -q "new-$SECRET" "$T/work/leak" 2>/dev/null; then
+		finding ESCAPED "the rotated secret was read and kept in the work tree (run status $ST)"
+	fi
+	verdict
+}
+
+# --- the supervisor's own availability ---------------------------------------------------
+
+# One thread serves every write of the sandbox and the watch. A read lease on a file of
+# the command's own makes PID 1's open of it for writing wait until the lease is broken
+# (lease-break-time, 45 s by default): meanwhile no other write is served and no lost
+# read deny is noticed.
+@test "review: a lease on the command's own file stalls every other write of the sandbox" {
+	need_tool
+	srt_only
+	gsettings '["."]'
+	echo x >"$T/work/leased"
+	attempt '
+step other-write "\"$FSOP\" lease-stall leased other"'
+	if grep -q '^STEP other-write failed:.*waited' "$T/out"; then
+		finding STALLED "$(grep -o 'open(other) waited [0-9.]* s' "$T/out")"
+	else
+		allowed other-write
+	fi
+	verdict
+}
+
+# --- reopening through /proc -------------------------------------------------------------
+
+# The user runs srt with a file outside every write root on standard input
+# (srt -c 'tool' <data). The command opens /proc/self/fd/0 for writing: the supervisor
+# reopens the object for it, although the descriptor was read-only and the file lies in
+# no write root.
+@test "review: standard input redirected from a file outside the write roots, reopened for writing" {
+	need_tool
+	srt_only
+	mkdir -p "$T/outside"
+	echo "original" >"$T/outside/data.txt"
+	gsettings '["."]'
+	keep "$T/outside/data.txt"
+	attempt_script main '
+step reopen "echo overwritten >/proc/self/fd/0"'
+	(cd "$CWD" && exec timeout 60 "$SRT" -s "$SETTINGS" -c ". '$T/attempt-main.sh'" \
+		<"$T/outside/data.txt") >"$T/out" 2>"$T/err" || true
+	ST=0
+	log_run main
+	grep -q '^STEP reopen ' "$T/out" || finding BROKEN "step reopen did not run"
+	if grep -q '^STEP reopen ok' "$T/out"; then
+		finding ALLOWED "step reopen succeeded"
+	fi
+	verdict
+}
+
+# --- names the list misses -----------------------------------------------------------
+
+# Claude Code runs the commands .claude/settings.json names as hooks outside any sandbox
+# (its documentation keeps them in .claude/hooks/ and names them through
+# $CLAUDE_PROJECT_DIR); the settings file is protected, the scripts it runs are not.
+@test "review: the script a protected .claude/settings.json runs as a hook" {
+	need_tool
+	repo_init "$T/work"
+	mkdir -p "$T/work/.claude/hooks"
+	cat >"$T/work/.claude/settings.json" <<'JSON'
+{"hooks": {"PostToolUse": [{"matcher": "Edit", "hooks": [{"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/format.sh"}]}]}}
+JSON
+	printf '#!/bin/sh\nexit 0\n' >"$T/work/.claude/hooks/format.sh"
+	chmod +x "$T/work/.claude/hooks/format.sh"
+	gsettings '["."]'
+	keep "$T/work/.claude/hooks/format.sh"
+	attempt '
+step rewrite "printf \"#!/bin/sh\n%s\n\" \"$PAYLOAD\" >.claude/hooks/format.sh"
+step replace "printf \"#!/bin/sh\n%s\n\" \"$PAYLOAD\" >f && chmod +x f && mv f .claude/hooks/format.sh"'
+	refused rewrite replace
+	# What Claude Code does after the next edit, on the host.
+	victim "Claude Code's PostToolUse hook" "$T/work" env CLAUDE_PROJECT_DIR="$T/work" \
+		sh -c '"$CLAUDE_PROJECT_DIR"/.claude/hooks/format.sh'
+	verdict
+}
+
+# --- calls on a descriptor ---------------------------------------------------------------
+
+# fchmod, fchown, fsetxattr and futimens act on a descriptor and are not supervised; a
+# descriptor opened read-only (not supervised either) is enough. Where a protected file has
+# no read-only mount (a repository below the walk's depth: a/b/.git), its mode changes:
+# here a hook the user disabled with chmod -x is enabled again for the next git commit.
+@test "review: fchmod through a read-only descriptor enables a disabled hook of a nested repository" {
+	need_tool
+	repo_init "$T/work"
+	mkdir -p "$T/work/a"
+	repo_init "$T/work/a/b"
+	printf '#!/bin/sh\n%s\n' "$PAYLOAD" >"$T/work/a/b/.git/hooks/pre-commit"
+	chmod 644 "$T/work/a/b/.git/hooks/pre-commit"
+	gsettings '["."]'
+	keep "$T/work/a/b/.git/hooks/pre-commit"
+	attempt '
+printf "import os\nos.fchmod(os.open(\"a/b/.git/hooks/pre-commit\", os.O_RDONLY), 0o755)\n" >fch.py
+step chmod "chmod 755 a/b/.git/hooks/pre-commit"
+step fchmod "\"$PY\" fch.py"'
+	refused chmod fchmod
+	victim "git commit in a/b" "$T/work/a/b" git commit -q --allow-empty -m victim
+	verdict
+}
