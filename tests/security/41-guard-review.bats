@@ -8,7 +8,8 @@
 #   - the guard's questions to the file system (is this a git directory, does that name
 #     exist) are asked by path from PID 1's root, and answer "no" when the command has
 #     made the path unwalkable (chmod 0 of a directory on the way) while it holds a
-#     descriptor below it;
+#     descriptor below it, or when its open fails with EMFILE (PID 1's RLIMIT_NOFILE,
+#     which the command may lower with prlimit);
 #   - with allowNestedUserNamespaces, a bind mount in the command's own mount namespace
 #     gives the directory the supervisor holds a name of the command's choosing;
 #   - the read-deny watch sees only the mount point's own directory, reacts after the
@@ -97,6 +98,49 @@ step direct "echo \"ref: refs/heads/main\" >d/sub/HEAD"
 step held "\"$FSOP\" held-write d/sub d HEAD \"ref: refs/heads/main\""'
 	refused direct held
 	victim "git status in d/sub" "$T/work/d/sub" git status
+	verdict
+}
+
+# PID 1 runs with the command's uid, and prlimit(2) on another process asks only for the
+# same uids (not ptrace rights, which PID 1's non-dumpable state refuses): the command
+# lowers PID 1's RLIMIT_NOFILE until what the rename holds fits and the guard's own
+# open (is this a git directory?) fails with EMFILE, which the guard takes for "no".
+# The hook of a nested repository is moved in (a rename needs no descriptor after the
+# checks). The command raises the limit again each time; nothing else is needed.
+@test "review: PID 1's RLIMIT_NOFILE lowered with prlimit, then a hook renamed into a nested repository" {
+	need_tool
+	srt_only
+	repo_init "$T/work"
+	mkdir -p "$T/work/a"
+	repo_init "$T/work/a/b"
+	gsettings '["."]'
+	keep "$T/work/a/b/.git/hooks/pre-commit"
+	cat >"$T/work/emfile.py" <<'PY'
+import os, resource, sys
+hooks = os.open("a/b/.git/hooks", os.O_RDONLY | os.O_DIRECTORY)
+for n in range(3, 200):
+    with open("y", "w") as f:
+        f.write("#!/bin/sh\n%s\n" % os.environ["PAYLOAD"])
+    os.chmod("y", 0o755)
+    resource.prlimit(1, resource.RLIMIT_NOFILE, (n, 1024))
+    try:
+        os.rename("y", "pre-commit", dst_dir_fd=hooks)
+        err = None
+    except OSError as e:
+        err = e
+    resource.prlimit(1, resource.RLIMIT_NOFILE, (1024, 1024))
+    if err is None:
+        sys.exit(0)
+    if err.errno != 24:
+        print(err)
+        sys.exit(1)
+sys.exit(1)
+PY
+	attempt '
+step direct "printf \"#!/bin/sh\n%s\n\" \"$PAYLOAD\" >y && chmod +x y && mv y a/b/.git/hooks/pre-commit"
+step emfile "\"$PY\" emfile.py"'
+	refused direct emfile
+	victim "git commit in a/b" "$T/work/a/b" git commit -q --allow-empty -m victim
 	verdict
 }
 
