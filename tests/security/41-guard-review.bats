@@ -18,7 +18,9 @@
 #     sandbox, and the watch) for the kernel's lease-break-time;
 #   - a file the user redirects into srt can be reopened for writing through
 #     /proc/self/fd; scripts that .claude/settings.json runs as hooks are writable;
-#     calls on a descriptor (fchmod) change protected files the walk did not reach.
+#     calls on a descriptor (fchmod) change protected files the walk did not reach;
+#   - srt's own bwrap is found through PATH, whose directories in a writable home are
+#     not protected.
 load helpers
 load guard
 
@@ -326,6 +328,35 @@ step replace "printf \"#!/bin/sh\n%s\n\" \"$PAYLOAD\" >f && chmod +x f && mv f .
 	# What Claude Code does after the next edit, on the host.
 	victim "Claude Code's PostToolUse hook" "$T/work" env CLAUDE_PROJECT_DIR="$T/work" \
 		sh -c '"$CLAUDE_PROJECT_DIR"/.claude/hooks/format.sh'
+	verdict
+}
+
+# --- srt's own bwrap ----------------------------------------------------------------------
+
+# srt finds bwrap through PATH (helpers.c, as the reference does). With the home directory
+# a write root and a PATH directory in it before /usr/bin (~/.cargo/bin, ~/go/bin, ~/bin,
+# pyenv's shims: every Rust user's PATH), the command plants bwrap there; the next srt
+# runs it, outside any sandbox. Only ~/.local/bin is in the guard's list.
+@test "review: a bwrap planted in a PATH directory of a writable home runs at srt's next start" {
+	need_tool
+	srt_only
+	command -v cc >/dev/null || skip "no C compiler for the planted bwrap"
+	local real
+	real=$(command -v bwrap)
+	repo_init "$T/work"
+	mkdir -p "$HOME/.cargo/bin"
+	printf '#include <fcntl.h>\n#include <unistd.h>\nint main(int c, char **v) { (void)c; close(open("%s", O_WRONLY | O_CREAT, 0644)); execv("%s", v); return 127; }\n' \
+		"$T/pwned" "$real" >"$T/fakebw.c"
+	cc -o "$T/work/fakebw" "$T/fakebw.c"
+	gsettings "[\".\", \"$HOME\"]"
+	keep "$HOME/.cargo/bin/bwrap"
+	PATH=$HOME/.cargo/bin:$PATH
+	export PATH
+	attempt '
+step bwrap "cp fakebw \"$HOME/.cargo/bin/bwrap\""'
+	refused bwrap
+	# The user's next run, with the same PATH.
+	attempt 'echo second run'
 	verdict
 }
 
