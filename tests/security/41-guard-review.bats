@@ -9,7 +9,8 @@
 #     exist) are asked by path from PID 1's root, and answer "no" when the command has
 #     made the path unwalkable (chmod 0 of a directory on the way) while it holds a
 #     descriptor below it, or when its open fails with EMFILE (PID 1's RLIMIT_NOFILE,
-#     which the command may lower with prlimit);
+#     which the command may lower with prlimit), and the rename check skips what it
+#     cannot open;
 #   - with allowNestedUserNamespaces, a bind mount in the command's own mount namespace
 #     gives the directory the supervisor holds a name of the command's choosing;
 #   - the read-deny watch sees only the mount point's own directory, reacts after the
@@ -143,6 +144,52 @@ step direct "printf \"#!/bin/sh\n%s\n\" \"$PAYLOAD\" >y && chmod +x y && mv y a/
 step emfile "\"$PY\" emfile.py"'
 	refused direct emfile
 	victim "git commit in a/b" "$T/work/a/b" git commit -q --allow-empty -m victim
+	verdict
+}
+
+# The rename check walks the directory being moved (sup_subtree) and skips, silently, a
+# subdirectory it cannot open. With PID 1's open-file limit lowered so that the walk's
+# first level fits but nothing more, a directory holding lib/.git (a repository the
+# command made) replaces deps/, the parent of an uninitialised submodule (deps/lib):
+# the .git at the second level is never looked at, and the superproject's git status
+# enters deps/lib and runs its core.fsmonitor.
+@test "review: a rename whose subtree walk skips what it cannot open plants a submodule's repository" {
+	need_tool
+	srt_only
+	repo_init "$T/lib-src"
+	repo_init "$T/super"
+	git -C "$T/super" -c protocol.file.allow=always submodule add -q "$T/lib-src" deps/lib
+	git -C "$T/super" commit -q -m lib
+	rmdir "$T/work"
+	git clone -q "$T/super" "$T/work"
+	[ -d "$T/work/deps/lib" ] && [ ! -e "$T/work/deps/lib/.git" ]
+	gsettings '["."]'
+	keep "$T/work/deps/lib/.git"
+	cat >"$T/work/subtree.py" <<'PY'
+import os, resource, shutil, sys
+shutil.rmtree("deps", ignore_errors=True)
+for n in range(3, 200):
+    resource.prlimit(1, resource.RLIMIT_NOFILE, (n, 1024))
+    try:
+        os.rename("X", "deps")
+        err = None
+    except OSError as e:
+        err = e
+    resource.prlimit(1, resource.RLIMIT_NOFILE, (1024, 1024))
+    if err is None:
+        sys.exit(0)
+    if err.errno != 24:
+        print(err)
+        sys.exit(1)
+sys.exit(1)
+PY
+	attempt '
+plant fsm.sh
+mkdir X && git init -q X/lib && git -C X/lib config core.fsmonitor "$PWD/fsm.sh"
+step direct "rm -rf deps && mv X deps"
+step emfile "\"$PY\" subtree.py"'
+	refused direct emfile
+	victim "git status in the superproject" "$T/work" git status
 	verdict
 }
 
