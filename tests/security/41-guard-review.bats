@@ -5,6 +5,8 @@
 # (guard.bash: steps inside, the host's files and the user's next command outside).
 #   - a repository the command makes in a new directory is not its own once the user's
 #     repository records it as a gitlink: the superproject's git status enters it;
+#   - an existing .git file below the walk's depth (a submodule at deps/lib) can be
+#     rewritten in place to point at a git directory the command made;
 #   - the guard's questions to the file system (is this a git directory, does that name
 #     exist) are asked by path from PID 1's root, and answer "no" when the command has
 #     made the path unwalkable (chmod 0 of a directory on the way) while it holds a
@@ -40,6 +42,33 @@ plant fsm.sh
 step newsub "git init -q newsub && git -C newsub config core.fsmonitor \"$PWD/fsm.sh\" && git -C newsub commit -q --allow-empty -m x"
 step gitlink "git add newsub 2>/dev/null && git ls-files -s newsub | grep -q ^160000"'
 	victim "git status in the superproject" "$T/work" git status
+	verdict
+}
+
+# A submodule at a two-part path (deps/lib, vendor/x, third_party/y) has its .git file at
+# the walk's third level, where the walk does not look: the pointer is not an exact
+# path, and the guard's name rules refuse making a .git but not rewriting one. Pointed at
+# a git directory the command made (a copy of the module's, with core.fsmonitor), the
+# superproject's git status enters deps/lib with it.
+@test "review: the .git file of a submodule at deps/lib rewritten in place" {
+	need_tool
+	repo_init "$T/lib-src"
+	repo_init "$T/super"
+	git -C "$T/super" -c protocol.file.allow=always submodule add -q "$T/lib-src" deps/lib
+	git -C "$T/super" commit -q -m lib
+	rmdir "$T/work"
+	mv "$T/super" "$T/work"
+	[ -f "$T/work/deps/lib/.git" ]
+	gsettings '["."]'
+	keep "$T/work/deps/lib/.git"
+	attempt '
+plant fsm.sh
+cp -r .git/modules/deps/lib evilgit && git config -f evilgit/config core.fsmonitor "$PWD/fsm.sh" &&
+	git config -f evilgit/config core.worktree "$PWD/deps/lib"
+step rewrite "echo \"gitdir: $PWD/evilgit\" >deps/lib/.git"'
+	refused rewrite
+	victim "git status in the superproject" "$T/work" git status
+	victim "git status in deps/lib" "$T/work/deps/lib" git status
 	verdict
 }
 
