@@ -23,7 +23,8 @@
 #     /proc/self/fd; scripts that .claude/settings.json runs as hooks are writable;
 #     calls on a descriptor (fchmod) change protected files the walk did not reach;
 #   - srt's own bwrap is found through PATH, whose directories in a writable home are
-#     not protected.
+#     not protected;
+#   - a core dump is written by the kernel into a protected directory.
 load helpers
 load guard
 
@@ -404,6 +405,32 @@ step replace "printf \"#!/bin/sh\n%s\n\" \"$PAYLOAD\" >f && chmod +x f && mv f .
 	# What Claude Code does after the next edit, on the host.
 	victim "Claude Code's PostToolUse hook" "$T/work" env CLAUDE_PROJECT_DIR="$T/work" \
 		sh -c '"$CLAUDE_PROJECT_DIR"/.claude/hooks/format.sh'
+	verdict
+}
+
+# A core dump is a file the kernel makes, not a system call of the command: with
+# kernel.core_pattern "core" (a relative name, this host's and many distributions'
+# default when no crash handler is installed) it lands in the crashing process's working
+# directory. The command raises its own RLIMIT_CORE, works in a protected directory
+# without a read-only mount (the hooks of a repository below the walk's depth), and
+# crashes: a 0600 file appears there, past the guard (and, large enough, fills the disk).
+@test "review: a core dump made by the kernel in a protected directory" {
+	need_tool
+	case $(cat /proc/sys/kernel/core_pattern) in
+	/* | "|"*) skip "core dumps do not go to the working directory here" ;;
+	esac
+	repo_init "$T/work"
+	mkdir -p "$T/work/a"
+	repo_init "$T/work/a/b"
+	gsettings '["."]'
+	keep "$T/work/a/b/.git/hooks/core" "$T/work/a/b/.git/hooks/core.1"
+	attempt '
+step direct "echo x >a/b/.git/hooks/core"
+(cd a/b/.git/hooks && ulimit -c unlimited && sh -c "kill -SEGV \$\$") 2>/dev/null
+echo crashed'
+	refused direct
+	ls "$T/work/a/b/.git/hooks/" | grep -q '^core' &&
+		finding ESCAPED "a core file in a/b/.git/hooks: $(ls "$T/work/a/b/.git/hooks/" | grep '^core')"
 	verdict
 }
 
