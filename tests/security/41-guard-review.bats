@@ -150,6 +150,11 @@ step held "\"$FSOP\" held-write d/sub d HEAD \"ref: refs/heads/main\""'
 	keep "$T/work/a/b/.git/hooks/pre-commit"
 	cat >"$T/work/emfile.py" <<'PY'
 import os, resource, sys
+# Only the sandbox's own PID 1: run without a sandbox (the battery's self-test), PID 1
+# is the host's init, which must never be touched.
+if open("/proc/1/comm").read().strip() != "srt-seccomp":
+    print("PID 1 is not srt-seccomp: not touching it")
+    sys.exit(3)
 hooks = os.open("a/b/.git/hooks", os.O_RDONLY | os.O_DIRECTORY)
 for n in range(3, 200):
     with open("y", "w") as f:
@@ -197,6 +202,11 @@ step emfile "\"$PY\" emfile.py"'
 	keep "$T/work/deps/lib/.git"
 	cat >"$T/work/subtree.py" <<'PY'
 import os, resource, shutil, sys
+# Only the sandbox's own PID 1: run without a sandbox (the battery's self-test), PID 1
+# is the host's init, which must never be touched.
+if open("/proc/1/comm").read().strip() != "srt-seccomp":
+    print("PID 1 is not srt-seccomp: not touching it")
+    sys.exit(3)
 shutil.rmtree("deps", ignore_errors=True)
 for n in range(3, 200):
     resource.prlimit(1, resource.RLIMIT_NOFILE, (n, 1024))
@@ -346,8 +356,12 @@ echo r >.ready-r
 	srt_only
 	gsettings '["."]'
 	echo x >"$T/work/leased"
+	keep "$T/work/.bashrc"
+	# A run with no guard has nothing to stall: it must show first that it is guarded.
 	attempt '
+step guarded "echo x >.bashrc"
 step other-write "\"$FSOP\" lease-stall leased other"'
+	refused guarded
 	if grep -q '^STEP other-write failed:.*waited' "$T/out"; then
 		finding STALLED "$(grep -o 'open(other) waited [0-9.]* s' "$T/out")"
 	else
