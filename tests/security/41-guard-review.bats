@@ -24,7 +24,8 @@
 #     calls on a descriptor (fchmod) change protected files the walk did not reach;
 #   - srt's own bwrap is found through PATH, whose directories in a writable home are
 #     not protected;
-#   - a core dump is written by the kernel into a protected directory.
+#   - a core dump is written by the kernel into a protected directory, and bind(2)
+#     makes a socket at a protected name (allowAllUnixSockets).
 load helpers
 load guard
 
@@ -445,6 +446,30 @@ echo crashed'
 	refused direct
 	ls "$T/work/a/b/.git/hooks/" | grep -q '^core' &&
 		finding ESCAPED "a core file in a/b/.git/hooks: $(ls "$T/work/a/b/.git/hooks/" | grep '^core')"
+	verdict
+}
+
+# bind(2) of an AF_UNIX socket makes a name in the file system, and is no call the filter
+# sends to the supervisor. With allowAllUnixSockets (which the guard is to hold under as
+# well), the command makes a socket at .git/commondir (the user's next git command dies:
+# "failed to read .git/commondir") and at .bashrc.
+@test "review: allowAllUnixSockets, a socket bound at .git/commondir and .bashrc" {
+	need_tool
+	srt_only
+	repo_init "$T/work"
+	# gsettings has no place for a network member: the file whole.
+	cat >"$SETTINGS" <<JSON
+{
+  "network": { "allowedDomains": [], "deniedDomains": [], "allowAllUnixSockets": true },
+  "filesystem": { "denyRead": [], "allowWrite": ["."], "denyWrite": [] }
+}
+JSON
+	keep "$T/work/.git/commondir" "$T/work/.bashrc"
+	printf 'import socket, sys\ns = socket.socket(socket.AF_UNIX)\ns.bind(sys.argv[1])\n' >"$T/work/bind.py"
+	attempt '
+step commondir "\"$PY\" bind.py .git/commondir"
+step bashrc "\"$PY\" bind.py .bashrc"'
+	refused commondir bashrc
 	verdict
 }
 
