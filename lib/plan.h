@@ -19,6 +19,8 @@ struct plan_ctx {
 	const char *tmpdir;     /* the sandbox's private TMPDIR (writable), or NULL */
 	const char *settings_path; /* made read-only inside when it lies in a writable root, or NULL */
 	const char *self_dir;   /* srt's own programs: read-only inside, or NULL */
+	const char *exec_path;  /* PATH as the user's next commands (and srt) search it: its
+	                           directories are protected, or NULL */
 };
 
 /*

@@ -2372,6 +2372,49 @@ mandatory_why(const char *p)
 	return "mandatory deny: named by git configuration";
 }
 
+#define WHY_EXEC_PATH   "a directory on PATH: what is put there runs as a command"
+
+/*
+ * The directories of PATH: a program the command leaves in one (a bwrap, a git, an ls)
+ * runs as the user's next command of that name, outside any sandbox, srt's own next
+ * bwrap included. Each is protected like a denyWrite path, but where the directory is
+ * itself a write root (PATH naming the cwd, "." or an empty entry) it cannot be without
+ * refusing every write there: that is said, not hidden.
+ */
+static void
+guard_exec_path(struct pb *b)
+{
+	const char *p = b->ctx->exec_path, *e;
+	char *entry, *abs, *norm;
+	size_t k;
+	bool root;
+
+	for (; p != NULL; p = *e != '\0' ? e + 1 : NULL) {
+		e = strchrnul(p, ':');
+		entry = xstrndup(p, (size_t)(e - p));
+		abs = entry[0] == '/' ? xstrdup(entry) : path_join(b->ctx->cwd, entry);
+		norm = path_normalize(abs);
+		free(entry);
+		free(abs);
+		if (norm == NULL)
+			continue;
+		root = false;
+		for (k = 0; k < b->writes.n && !root; k++)
+			root = path_is_under(b->writes.v[k], norm);
+		if (!root)
+			guard_chain(b, norm, WHY_EXEC_PATH, false, 0);
+		else
+			for (k = 0; k < b->writes.n; k++)
+				if (strcmp(b->writes.v[k], norm) == 0) {
+					log_warnx("PATH directory %s is a write root: a program the "
+					    "command leaves there runs outside the sandbox as your "
+					    "next command of that name", norm);
+					break;
+				}
+		free(norm);
+	}
+}
+
 /*
  * The guard srt-seccomp enforces by name for the whole run (wguard.h): every write deny
  * and what leads to it, the home directory's own list, srt's files, the roots the names
@@ -2396,6 +2439,7 @@ plan_guard(struct pb *b)
 			guard_chain(b, p, wguard_home_names[i].why, false, 0);
 			free(p);
 		}
+	guard_exec_path(b);
 	strlist_push(&g->roots, b->ctx->cwd);
 	for (i = 0; i < b->user_roots.n; i++)
 		if (!strlist_contains(&g->roots, b->user_roots.v[i]))

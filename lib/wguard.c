@@ -12,6 +12,7 @@
  *   Paths are absolute and normalised (no "//", "." or ".." component, no trailing "/").
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +62,14 @@ const struct wguard_name wguard_names[] = {
 	{ ".idea", WG_DIR, WHY_EDITOR },
 	{ ".claude/commands", WG_DIR, WHY_AGENT },
 	{ ".claude/agents", WG_DIR, WHY_AGENT },
+	{ ".claude/hooks", WG_DIR, WHY_AGENT },         /* scripts settings.json runs */
 	{ ".husky", WG_DIR, WHY_HOOKS },
+	{ "lefthook.yml", WG_FILE, WHY_HOOKS },         /* git hooks' commands */
+	{ ".lefthook.yml", WG_FILE, WHY_HOOKS },
+	{ "lefthook-local.yml", WG_FILE, WHY_HOOKS },
+	{ ".lefthook-local.yml", WG_FILE, WHY_HOOKS },
+	{ ".overcommit.yml", WG_FILE, WHY_HOOKS },
+	{ ".devcontainer", WG_DIR, WHY_EDITOR },        /* initializeCommand runs on the host */
 };
 const size_t wguard_nnames = nitems(wguard_names);
 
@@ -132,6 +140,9 @@ static const struct {
 
 #define WHY_PLANT       "mandatory deny: a git repository in a directory that predates the run"
 #define WHY_ANCESTOR    "mandatory deny: on the way to a protected path"
+#define WHY_DOTGIT      "mandatory deny: the .git of a directory that predates the run"
+#define WHY_NESTED      "mandatory deny: a git repository inside a repository that " \
+	"predates the run (its git status would enter it; make it outside)"
 
 /* --- a set of strings: open addressing, FNV-1a ------------------------------------------ */
 
@@ -582,6 +593,15 @@ wg_git(const struct wguard *g, const struct wguard_fs *fs, const char *path)
 	char dir[4096];
 	size_t i, dlen, nlen;
 
+	/* The .git entry itself (a directory, or a file naming one: a submodule's) of a
+	 * directory that predates the run: rewritten, it points git elsewhere. */
+	if ((start = strrchr(path, '/')) != NULL && strcasecmp(start + 1, ".git") == 0 &&
+	    (dlen = start > path ? (size_t)(start - path) : 1) < sizeof(dir)) {
+		memcpy(dir, path, dlen);
+		dir[dlen] = '\0';
+		if (fs->predates(fs->arg, dir))
+			return WHY_DOTGIT;
+	}
 	while (end > path) {
 		for (start = end; start > path && start[-1] != '/'; start--)
 			;
@@ -595,7 +615,7 @@ wg_git(const struct wguard *g, const struct wguard_fs *fs, const char *path)
 				break;
 			memcpy(dir, path, dlen);
 			dir[dlen] = '\0';
-			if (fs->is_git_dir(fs->arg, dir) && fs->predates(fs->arg, dir))
+			if (fs->is_git_dir(fs->arg, dir) != 0 && fs->predates(fs->arg, dir))
 				return git_files[i].why;
 			break;
 		}
@@ -639,6 +659,35 @@ wg_completes(const struct wguard_fs *fs, const char *dir, const char *name)
 	return has[0] && (has[3] || (has[1] && has[2]));
 }
 
+/*
+ * Does dir lie in the work tree of a repository that predates the run (an ancestor of
+ * dir, or dir, that predates it and has a .git)? A repository made there, once the
+ * user's index records it (git add, which the command may run), is a submodule the
+ * user's next git status enters, with that repository's configuration.
+ */
+static bool
+wg_in_repo(const struct wguard_fs *fs, const char *dir)
+{
+	char a[4096], p[4096 + 6];
+	size_t len = strlen(dir);
+
+	if (len >= sizeof(a))
+		return true;
+	memcpy(a, dir, len + 1);
+	for (;;) {
+		snprintf(p, sizeof(p), "%s/.git", strcmp(a, "/") == 0 ? "" : a);
+		if (fs->exists(fs->arg, p) && fs->predates(fs->arg, a))
+			return true;
+		if (len <= 1)
+			return false;
+		while (len > 1 && a[len - 1] != '/')
+			len--;
+		if (len > 1)
+			len--;
+		a[len] = '\0';
+	}
+}
+
 const char *
 wguard_may_create(const struct wguard *g, const struct wguard_fs *fs, const char *path,
     bool is_dir)
@@ -659,7 +708,11 @@ wguard_may_create(const struct wguard *g, const struct wguard_fs *fs, const char
 	/* A marker made anew in a git directory (HEAD through HEAD.lock) plants nothing. */
 	if (fs->predates(fs->arg, dir))
 		plant = strcasecmp(name, ".git") == 0 ||
-		    (!fs->is_git_dir(fs->arg, dir) && wg_completes(fs, dir, name));
+		    (fs->is_git_dir(fs->arg, dir) != 1 && wg_completes(fs, dir, name));
+	if (!plant && strcasecmp(name, ".git") == 0 && wg_in_repo(fs, dir)) {
+		free(dir);
+		return WHY_NESTED;
+	}
 	free(dir);
 	return plant ? WHY_PLANT : NULL;
 }

@@ -74,11 +74,13 @@ struct wguard {
 /* What the caller knows of the file system. Paths are absolute, resolved and normalised. */
 struct wguard_fs {
 	void *arg;
-	/* dir is a git directory: HEAD, and commondir or objects/ and refs/. */
-	bool (*is_git_dir)(void *arg, const char *dir);
-	/* dir existed before the run (and was not created since where one stood). */
+	/* dir is a git directory (HEAD, and commondir or objects/ and refs/): 1 yes, 0 no,
+	 * -1 the caller cannot tell (each question then takes the answer that protects). */
+	int (*is_git_dir)(void *arg, const char *dir);
+	/* dir existed before the run (and was not created since where one stood); true
+	 * when the caller cannot tell. */
 	bool (*predates)(void *arg, const char *dir);
-	/* path exists (not followed if it is a link). */
+	/* path exists (not followed if it is a link); true when the caller cannot tell. */
 	bool (*exists)(void *arg, const char *path);
 };
 

@@ -649,6 +649,7 @@ main(int argc, char **argv)
 	ctx.tmpdir = l.tmpdir;
 	ctx.settings_path = l.config_path;
 	ctx.self_dir = l.self_dir;
+	ctx.exec_path = getenv("PATH");
 	if (plan_linux_build(&l.set, &ctx, &l.plan, &errs) == -1) {
 		for (i = 0; i < errs.msgs.n; i++)
 			log_warnx("%s", errs.msgs.v[i]);

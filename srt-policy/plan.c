@@ -71,6 +71,7 @@ plan_linux(const struct opts *o)
 	int rc = EXIT_ERROR;
 
 	memset(&plan, 0, sizeof(plan));
+	memset(&ctx, 0, sizeof(ctx));
 	if (o->cwd != NULL)
 		cwd = realpath(o->cwd, NULL);
 	else
@@ -104,6 +105,7 @@ plan_linux(const struct opts *o)
 	ctx.home = home;
 	ctx.tmpdir = NULL;
 	ctx.settings_path = spath;
+	ctx.exec_path = getenv("PATH");
 	if (plan_linux_build(&s, &ctx, &plan, &errs) != 0) {
 		for (size_t i = 0; i < errs.msgs.n; i++)
 			log_warnx("plan: %s", errs.msgs.v[i]);

@@ -87,6 +87,14 @@ struct rule {
 	uint64_t	 value;
 };
 
+/* A rule with two conditions, both of which must hold. */
+struct rule2 {
+	struct rule	 r;
+	unsigned int	 arg2;
+	enum arg_test	 test2;
+	uint64_t	 value2;
+};
+
 /*
  * socket(2) and ioctl(2) declare family and cmd as int / unsigned int, so the kernel
  * ignores the upper half of the register: a rule comparing all 64 bits would let
@@ -110,9 +118,13 @@ static const struct rule rules_always[] = {
  * With the write guard: every call that makes, changes, removes or renames a name by
  * path goes to the supervisor. open and openat only when they may write (an access
  * mode other than O_RDONLY, or O_CREAT, or O_TRUNC); utimensat only with a path
- * (without one it is futimens). Calls on a descriptor alone (write, ftruncate,
- * fchmod, fchown, futimens, fsetxattr) act on a file the command opened already.
- * umask is noted by the supervisor (who makes files with the caller's umask), not
+ * (without one it is futimens). Calls on a descriptor alone act on a file the
+ * command opened already: write and ftruncate need it open for writing, which the
+ * supervisor decided; but a descriptor opened read-only (never asked about) reaches
+ * protected files as well, so fchmod that sets an execute bit (a disabled hook made
+ * runnable again) and fsetxattr/fremovexattr go to the supervisor too. fchown
+ * (ownership within the user's own ids) and futimens (times) are left to the kernel:
+ * neither makes anything run. umask is noted by the supervisor (who makes files with the caller's umask), not
  * decided. openat2 passes its flags in memory: ENOSYS, and libcs and tools fall back
  * to openat. fchmodat2 (452) and the *xattrat calls (463...) are newer than the
  * libseccomp that builds this: the guard before the program refuses them by number.
@@ -157,12 +169,31 @@ static const struct rule rules_guard[] = {
 	{ "lsetxattr", NOTIFY, 0, ARG_ANY, 0 },
 	{ "removexattr", NOTIFY, 0, ARG_ANY, 0 },
 	{ "lremovexattr", NOTIFY, 0, ARG_ANY, 0 },
+	{ "fsetxattr", NOTIFY, 0, ARG_ANY, 0 },
+	{ "fremovexattr", NOTIFY, 0, ARG_ANY, 0 },
+	{ "fchmod", NOTIFY, 1, ARG_HAS, 0100 },
+	{ "fchmod", NOTIFY, 1, ARG_HAS, 0010 },
+	{ "fchmod", NOTIFY, 1, ARG_HAS, 0001 },
 	{ "umask", NOTIFY, 0, ARG_ANY, 0 },
 	{ "openat2", ENOSYS, 0, ARG_ANY, 0 },
 	/* A file handle opens by inode, past every name (and needs a capability). */
 	{ "open_by_handle_at", EPERM, 0, ARG_ANY, 0 },
 	/* A fault the command handles itself would stall the supervisor's reads. */
 	{ "userfaultfd", EPERM, 0, ARG_ANY, 0 },
+};
+
+/* Limits of another process: PID 1 runs with the command's ids, and its RLIMIT_NOFILE
+ * lowered would make the supervisor's own opens fail. Reading them, and setting one's
+ * own (pid 0, as libcs do), stays allowed. */
+static const struct rule2 rules2_guard[] = {
+	{ { "prlimit64", EPERM, 0, ARG_NONZERO, 0 }, 2, ARG_NONZERO, 0 },
+};
+
+/* With the write guard and AF_UNIX sockets allowed: bind(2) makes a socket's name in
+ * the file system, so the supervisor binds (for every family: it reads the address
+ * once, and the kernel never reads it again). */
+static const struct rule rules_guard_unix[] = {
+	{ "bind", NOTIFY, 0, ARG_ANY, 0 },
 };
 
 static const struct rule rules_unix[] = {
@@ -202,16 +233,48 @@ static const struct rule rules_userns[] = {
 #define NR_FCHMODAT2	452
 #define NR_FIRST_UNKNOWN	463
 
+/* One condition of a rule as libseccomp's comparison; 0, or -EINVAL. */
 static int
-rules_add(scmp_filter_ctx ctx, const struct rule *rules, size_t n)
+rule_cmp(unsigned int arg, enum arg_test test, uint64_t value, struct scmp_arg_cmp *cmp)
 {
-	struct scmp_arg_cmp cmp;
+	memset(cmp, 0, sizeof(*cmp));
+	cmp->arg = arg;
+	cmp->op = SCMP_CMP_MASKED_EQ;
+	switch (test) {
+	case ARG_EQ32:
+		cmp->datum_a = 0xffffffffULL;
+		cmp->datum_b = value;
+		return 0;
+	case ARG_HAS:
+		cmp->datum_a = value;
+		cmp->datum_b = value;
+		return 0;
+	case ARG_ACCMODE:
+		cmp->datum_a = O_ACCMODE;
+		cmp->datum_b = value;
+		return 0;
+	case ARG_NONZERO:
+		cmp->op = SCMP_CMP_NE;
+		cmp->datum_a = 0;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* rules (n of them, each size bytes apart: struct rule or struct rule2, two conditions). */
+static int
+rules_add_n(scmp_filter_ctx ctx, const void *rules, size_t n, size_t size)
+{
+	struct scmp_arg_cmp cmp[2];
+	unsigned int ncmp;
 	uint32_t act;
 	size_t i;
 	int nr, r;
 
 	for (i = 0; i < n; i++) {
-		const struct rule *ru = &rules[i];
+		const struct rule *ru = (const struct rule *)((const char *)rules + i * size);
+		const struct rule2 *r2 = (const struct rule2 *)(const void *)ru;
 
 		nr = seccomp_syscall_resolve_name(ru->name);
 		if (nr == __NR_SCMP_ERROR) {
@@ -220,38 +283,15 @@ rules_add(scmp_filter_ctx ctx, const struct rule *rules, size_t n)
 			    ru->name);
 			return -1;
 		}
-		memset(&cmp, 0, sizeof(cmp));
-		cmp.arg = ru->arg;
-		cmp.op = SCMP_CMP_MASKED_EQ;
 		act = ru->err == NOTIFY ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(ru->err);
-		switch (ru->test) {
-		case ARG_ANY:
-			r = seccomp_rule_add(ctx, act, nr, 0);
-			break;
-		case ARG_EQ32:
-			cmp.datum_a = 0xffffffffULL;
-			cmp.datum_b = ru->value;
-			r = seccomp_rule_add_array(ctx, act, nr, 1, &cmp);
-			break;
-		case ARG_HAS:
-			cmp.datum_a = ru->value;
-			cmp.datum_b = ru->value;
-			r = seccomp_rule_add_array(ctx, act, nr, 1, &cmp);
-			break;
-		case ARG_ACCMODE:
-			cmp.datum_a = O_ACCMODE;
-			cmp.datum_b = ru->value;
-			r = seccomp_rule_add_array(ctx, act, nr, 1, &cmp);
-			break;
-		case ARG_NONZERO:
-			cmp.op = SCMP_CMP_NE;
-			cmp.datum_a = 0;
-			r = seccomp_rule_add_array(ctx, act, nr, 1, &cmp);
-			break;
-		default:
-			r = -EINVAL;
-			break;
-		}
+		ncmp = 0;
+		r = 0;
+		if (ru->test != ARG_ANY)
+			r = rule_cmp(ru->arg, ru->test, ru->value, &cmp[ncmp++]);
+		if (r == 0 && size == sizeof(struct rule2))
+			r = rule_cmp(r2->arg2, r2->test2, r2->value2, &cmp[ncmp++]);
+		if (r == 0)
+			r = seccomp_rule_add_array(ctx, act, nr, ncmp, ncmp > 0 ? cmp : NULL);
 		if (r != 0) {
 			errno = -r;
 			log_warn("seccomp_rule_add %s", ru->name);
@@ -260,6 +300,8 @@ rules_add(scmp_filter_ctx ctx, const struct rule *rules, size_t n)
 	}
 	return 0;
 }
+
+#define rules_add(ctx, rules, n)	rules_add_n(ctx, rules, n, sizeof((rules)[0]))
 
 /* libseccomp 2.5 can only export to a file descriptor: use an anonymous file. */
 static int
@@ -369,7 +411,11 @@ filter_build(const struct seccomp_opts *o, struct sock_fprog *out)
 		goto out;
 	if (!o->allow_userns && rules_add(ctx, rules_userns, nitems(rules_userns)) == -1)
 		goto out;
-	if (o->guard && rules_add(ctx, rules_guard, nitems(rules_guard)) == -1)
+	if (o->guard && (rules_add(ctx, rules_guard, nitems(rules_guard)) == -1 ||
+	    rules_add(ctx, rules2_guard, nitems(rules2_guard)) == -1))
+		goto out;
+	if (o->guard && o->allow_unix &&
+	    rules_add(ctx, rules_guard_unix, nitems(rules_guard_unix)) == -1)
 		goto out;
 	if (filter_export(ctx, &body, &blen) == -1)
 		goto out;

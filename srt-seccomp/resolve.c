@@ -96,8 +96,61 @@ res_fd_path(int fd, char *out, size_t len)
 	out[n] = '\0';
 	if (out[0] != '/')
 		return -EXDEV;
-	if (n > 10 && strcmp(out + n - 10, " (deleted)") == 0)
-		return -ENOENT;
+	/* The kernel marks a removed object so; a name that merely ends so has links. */
+	if (n > 10 && strcmp(out + n - 10, " (deleted)") == 0) {
+		struct stat st;
+
+		if (fstat(fd, &st) == -1 || st.st_nlink == 0)
+			return -ENOENT;
+	}
+	return 0;
+}
+
+/* The flags the command's descriptor fd was opened with (/proc/TID/fdinfo/FD); -errno. */
+int
+res_fd_flags(pid_t tid, int fd, int *flags)
+{
+	char p[64], buf[512], *l, *end;
+	ssize_t n;
+	long v;
+	int f;
+
+	snprintf(p, sizeof(p), "/proc/%ld/fdinfo/%d", (long)tid, fd);
+	if ((f = open(p, O_RDONLY | O_CLOEXEC)) == -1)
+		return -errno;
+	n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	if ((l = strstr(buf, "flags:")) == NULL)
+		return -EIO;
+	errno = 0;
+	v = strtol(l + 6, &end, 8);
+	if (errno != 0 || end == l + 6 || v < 0 || v > INT_MAX)
+		return -EIO;
+	*flags = (int)v;
+	return 0;
+}
+
+/*
+ * With nested user namespaces allowed, the command may mount in a namespace of its
+ * own, and the kernel's name for what we hold is then the name in that namespace:
+ * every decision is by name in ours, so the name must lead to what we hold here.
+ */
+int
+res_same(const struct res_ctx *c, int fd, const char *path)
+{
+	struct stat a, b;
+
+	if (!c->check_names || path[0] == '\0')
+		return 0;
+	if (fstat(fd, &a) == -1 || lstat(path, &b) == -1 || a.st_dev != b.st_dev ||
+	    a.st_ino != b.st_ino) {
+		log_debug("refused: %s is not the name of what the command's call reaches "
+		    "(a mount of its own namespace?)", path);
+		return -EPERM;
+	}
 	return 0;
 }
 
@@ -218,7 +271,7 @@ res_name_dir(int dirfd, struct res *r)
 
 /* r's path: the directory's name and the last component, or the object's name. */
 static int
-res_name(struct res *r)
+res_name(const struct res_ctx *c, struct res *r)
 {
 	char dir[PATH_MAX];
 	int e;
@@ -229,16 +282,53 @@ res_name(struct res *r)
 			r->path[0] = '\0';      /* a pipe, a removed file: no name to protect */
 			return 0;
 		}
-		return e;
+		return e < 0 ? e : res_same(c, r->objfd, r->path);
 	}
 	if (r->path[0] == '/')
 		memcpy(dir, r->path, strlen(r->path) + 1);     /* known already */
 	else if ((e = res_fd_path(r->dirfd, dir, sizeof(dir))) < 0)
 		return e;
+	if ((e = res_same(c, r->dirfd, dir)) < 0)
+		return e;
 	if (snprintf(r->path, sizeof(r->path), "%s/%s", strcmp(dir, "/") == 0 ? "" : dir,
 	    r->name) >= (int)sizeof(r->path))
 		return -ENAMETOOLONG;
 	return 0;
+}
+
+/* r named, or freed. */
+static int
+res_done(const struct res_ctx *c, struct res *r)
+{
+	int e;
+
+	if ((e = res_name(c, r)) < 0)
+		res_free(r);
+	return e;
+}
+
+/* The object comp of /proc directory dir is what the command's descriptor (fd/N) holds:
+ * the flags it was opened with, into r->fd_flags. */
+static void
+res_link_flags(const struct res_ctx *c, int dir, const char *comp, struct res *r)
+{
+	char dirpath[PATH_MAX], *end;
+	size_t n;
+	long v;
+
+	r->fd_flags = -1;
+	if (res_fd_path(dir, dirpath, sizeof(dirpath)) < 0)
+		return;
+	n = strlen(dirpath);
+	if (n < 3 || strcmp(dirpath + n - 3, "/fd") != 0)
+		return;
+	errno = 0;
+	v = strtol(comp, &end, 10);
+	if (errno != 0 || end == comp || *end != '\0' || v < 0 || v > INT_MAX)
+		return;
+	/* fd/N of the caller's process or thread: its descriptors are one table. */
+	if (res_fd_flags(c->tid, (int)v, &r->fd_flags) < 0)
+		r->fd_flags = O_PATH;   /* unknown: take it for the least */
 }
 
 /*
@@ -360,7 +450,7 @@ res_resolve(const struct res_ctx *c, int dirfd, const char *path, bool follow,
 	ssize_t n;
 
 	memset(r, 0, sizeof(*r));
-	r->dirfd = r->objfd = -1;
+	r->dirfd = r->objfd = r->fd_flags = -1;
 	if (plen == 0)
 		return -ENOENT;
 	if (plen >= PATH_MAX)
@@ -371,7 +461,7 @@ res_resolve(const struct res_ctx *c, int dirfd, const char *path, bool follow,
 	if ((e = res_fast(&cur, path, follow, r)) != 0) {
 		if (cur != -1)
 			close(cur);
-		return e < 0 ? e : res_name(r);
+		return e < 0 ? e : res_done(c, r);
 	}
 	memcpy(w.rest, path, plen + 1);
 	w.off = 0;
@@ -381,7 +471,7 @@ res_resolve(const struct res_ctx *c, int dirfd, const char *path, bool follow,
 		if (e == 0) {
 			/* The path named a directory as a whole ("/", ".", "a/..", "dir/"). */
 			r->objfd = cur;
-			return res_name(r);
+			return res_done(c, r);
 		}
 		last = walk_done(&w);
 		if (strcmp(comp, ".") == 0)
@@ -401,8 +491,11 @@ res_resolve(const struct res_ctx *c, int dirfd, const char *path, bool follow,
 			if (spliced)
 				continue;
 			if (nfd != -1 && (!last || follow || r->must_be_dir)) {
+				if (last)
+					res_link_flags(c, cur, comp, r);
 				close(cur);
 				if (fstat(nfd, &st) == 0 && S_ISDIR(st.st_mode)) {
+					r->fd_flags = -1;
 					cur = nfd;
 					continue;
 				}
@@ -411,7 +504,7 @@ res_resolve(const struct res_ctx *c, int dirfd, const char *path, bool follow,
 					return -ENOTDIR;
 				}
 				r->objfd = nfd;
-				return res_name(r);
+				return res_done(c, r);
 			}
 			if (nfd != -1)
 				close(nfd);
@@ -473,9 +566,7 @@ res_resolve(const struct res_ctx *c, int dirfd, const char *path, bool follow,
 	}
 	r->dirfd = cur;
 	snprintf(r->name, sizeof(r->name), "%s", comp);
-	if ((e = res_name(r)) < 0)
-		res_free(r);
-	return e;
+	return res_done(c, r);
  fail:
 	close(cur);
 	return e;

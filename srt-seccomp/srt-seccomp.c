@@ -32,6 +32,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 
 #include "util.h"
@@ -126,6 +127,13 @@ worker_main(void *arg)
 	}
 	if (sigprocmask(SIG_SETMASK, w->saved, NULL) == -1) {
 		log_warn("sigprocmask");
+		worker_exit(EXIT_SELF);
+	}
+	/* A core dump is a file the kernel writes in the crashing process's directory,
+	 * past the write guard (a protected directory, or a disk filled): none, and no
+	 * way back (raising a hard limit takes a capability the sandbox does not have). */
+	if (w->guard && setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 }) == -1) {
+		log_warn("setrlimit RLIMIT_CORE");
 		worker_exit(EXIT_SELF);
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1) {
@@ -398,7 +406,7 @@ main(int argc, char *argv[])
 	}
 	if (o.guard_fd != -1) {
 		/* Decoded first: a guard that cannot be read stops everything. */
-		if ((sup = sup_new(o.guard_fd)) == NULL)
+		if ((sup = sup_new(o.guard_fd, o.allow_userns != 0)) == NULL)
 			return EXIT_SELF;
 		o.guard = 1;
 	}

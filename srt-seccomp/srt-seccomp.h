@@ -33,6 +33,7 @@ struct res_ctx {
 	/* A link about to be followed, by its absolute path: true refuses (EPERM). */
 	bool	(*link_protected)(void *, const char *);
 	void	*arg;
+	bool	 check_names;	/* names must lead to what is held (nested namespaces) */
 };
 
 struct res {
@@ -41,16 +42,20 @@ struct res {
 	char	 name[NAME_MAX + 1];
 	char	 path[PATH_MAX]; /* absolute; "" for an object without a name */
 	bool	 must_be_dir;	/* the command's path ended in "/" */
+	int	 fd_flags;	/* objfd came through the command's fd/N: its open
+				   flags (O_PATH when unknown); else -1 */
 };
 
 int	 res_read_string(pid_t, unsigned long long, char *, size_t);
 int	 res_read_mem(pid_t, unsigned long long, void *, size_t);
 int	 res_fd_path(int, char *, size_t);
+int	 res_fd_flags(pid_t, int, int *);
+int	 res_same(const struct res_ctx *, int, const char *);
 int	 res_resolve(const struct res_ctx *, int, const char *, bool, struct res *);
 void	 res_free(struct res *);
 
 /* supervise.c: the write guard's supervisor, run by PID 1. */
-struct sup *sup_new(int guard_fd);
+struct sup *sup_new(int guard_fd, bool nested_userns);
 int	 sup_start(struct sup *);
 void	 sup_set_listener(struct sup *, int);
 int	 sup_pollfds(struct sup *, struct pollfd *, int);

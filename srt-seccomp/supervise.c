@@ -23,6 +23,7 @@
  * an object already decided on, so the supervisor never waits on the command.
  */
 #include <dirent.h>
+#include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -33,7 +34,9 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/vfs.h>
 #include <sys/xattr.h>
 #include <linux/magic.h>
@@ -89,6 +92,9 @@ struct sup {
 	struct res_ctx rc;	/* of the call being served */
 	struct task *task;	/* its thread, or NULL */
 	unsigned long refused;
+	/* While a rename's subtree is looked at: a name under map_to is asked about as
+	 * what now stands at the same place under map_from (it moves there whole). */
+	const char *map_from, *map_to;
 };
 
 /* An answer to the call being served. */
@@ -136,14 +142,42 @@ sup_made_del(struct sup *s, dev_t dev, ino_t ino)
 		}
 }
 
+/*
+ * The answers fail closed: the guard asks by name, from our root, and the command can
+ * make a name unreachable to us while it holds a descriptor below it (a directory on
+ * the way made mode 0), or make our opens fail (EMFILE): anything but "it is not
+ * there" is taken for the answer that protects.
+ */
+static bool
+fs_absent(int err)
+{
+	return err == ENOENT || err == ENOTDIR;
+}
+
+/* The name to look at for path: path, or its place before the rename being checked. */
+static const char *
+fs_name(const struct sup *s, const char *path, char *buf, size_t len)
+{
+	size_t n;
+
+	if (s->map_to == NULL || !path_is_under(path, s->map_to))
+		return path;
+	n = strlen(s->map_to);
+	if (snprintf(buf, len, "%s%s", s->map_from, path + n) >= (int)len)
+		return path;    /* then asked as the name it will have: it does not exist */
+	return buf;
+}
+
 static bool
 fs_predates(void *arg, const char *dir)
 {
+	char buf[PATH_MAX];
 	struct sup *s = arg;
 	struct stat st;
 	size_t i;
 
-	if (lstat(dir, &st) == -1 || !sup_made(s, st.st_dev, st.st_ino))
+	if (lstat(fs_name(s, dir, buf, sizeof(buf)), &st) == -1 ||
+	    !sup_made(s, st.st_dev, st.st_ino))
 		return true;
 	for (i = 0; i < s->vacated.n; i++)
 		if (path_is_under(dir, s->vacated.v[i]))
@@ -154,28 +188,44 @@ fs_predates(void *arg, const char *dir)
 static bool
 fs_exists(void *arg, const char *p)
 {
+	char buf[PATH_MAX];
 	struct stat st;
 
-	(void)arg;
-	return lstat(p, &st) == 0;
+	return lstat(fs_name(arg, p, buf, sizeof(buf)), &st) == 0 || !fs_absent(errno);
 }
 
-static bool
-fs_is_git_dir(void *arg, const char *dir)
+/* Is name in fd there: 1, 0, or -1 when we cannot tell. */
+static int
+fs_has(int fd, const char *name)
 {
 	struct stat st;
-	bool head, common, objects, refs;
-	int fd;
 
-	(void)arg;
-	if ((fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
-		return false;
-	head = fstatat(fd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0;
-	common = head && fstatat(fd, "commondir", &st, AT_SYMLINK_NOFOLLOW) == 0;
-	objects = head && !common && fstatat(fd, "objects", &st, AT_SYMLINK_NOFOLLOW) == 0;
-	refs = objects && fstatat(fd, "refs", &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return 1;
+	return fs_absent(errno) ? 0 : -1;
+}
+
+static int
+fs_is_git_dir(void *arg, const char *dir)
+{
+	char buf[PATH_MAX];
+	int fd, head, common, objects, refs, r;
+
+	if ((fd = open(fs_name(arg, dir, buf, sizeof(buf)), O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return fs_absent(errno) || errno == ELOOP ? 0 : -1;
+	head = fs_has(fd, "HEAD");
+	common = fs_has(fd, "commondir");
+	objects = fs_has(fd, "objects");
+	refs = fs_has(fd, "refs");
 	close(fd);
-	return head && (common || refs);
+	if (head == 0 || (common == 0 && (objects == 0 || refs == 0)))
+		r = 0;
+	else if (head == 1 && (common == 1 || (objects == 1 && refs == 1)))
+		r = 1;
+	else
+		r = -1;
+	return r;
 }
 
 static bool
@@ -381,25 +431,39 @@ sup_valid(struct sup *s, uint64_t id)
 struct blocking_open {
 	int	 listener;
 	uint64_t id;
-	int	 obj;           /* O_PATH of the FIFO decided on */
-	int	 flags;
+	int	 obj;           /* O_PATH of the object decided on */
+	int	 flags;         /* the open's flags; O_TRUNC is done on the object here */
+	bool	 truncate;      /* truncate(2) to length, not an open */
+	off_t	 length;
 	size_t	 resp_size;
 	struct seccomp_notif_resp *resp;
 };
 
-/* A FIFO's open waits for the other end: in a thread, on the object already decided on. */
+/*
+ * An open that waits, on the object already decided on, in a thread of its own: a
+ * FIFO's for the other end, and a file's whose lease the command holds (the kernel
+ * makes the opener wait until the lease holder gives it up, up to lease-break-time):
+ * the supervisor itself never waits on the command.
+ */
 static void *
 sup_open_thread(void *arg)
 {
 	struct blocking_open *b = arg;
 	char p[32];
-	int fd;
+	int fd, e = 0;
 
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", b->obj);
-	fd = open(p, (b->flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW | O_TRUNC)) | O_NOCTTY |
-	    O_CLOEXEC);
+	fd = open(p, (b->flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW)) | O_NOCTTY | O_CLOEXEC);
 	if (fd == -1)
-		sup_answer_err(b->listener, b->id, -errno, b->resp, b->resp_size);
+		e = -errno;
+	else if (b->truncate) {
+		if (ftruncate(fd, b->length) == -1)
+			e = -errno;
+		close(fd);
+		fd = -1;
+	}
+	if (fd == -1)
+		sup_answer_err(b->listener, b->id, e, b->resp, b->resp_size);
 	else
 		sup_answer_fd(b->listener, b->id, fd, (b->flags & O_CLOEXEC) != 0, b->resp,
 		    b->resp_size);
@@ -409,8 +473,17 @@ sup_open_thread(void *arg)
 	return NULL;
 }
 
+static int sup_later(struct sup *, uint64_t, int, int, bool, off_t);
+
+/* obj (ours from now on) opened with flags in a thread, which answers: 1, or -errno. */
 static int
 sup_open_later(struct sup *s, uint64_t id, int obj, int flags)
+{
+	return sup_later(s, id, obj, flags, false, 0);
+}
+
+static int
+sup_later(struct sup *s, uint64_t id, int obj, int flags, bool truncate, off_t length)
 {
 	struct blocking_open *b = xcalloc(1, sizeof(*b));
 	pthread_attr_t at;
@@ -421,6 +494,8 @@ sup_open_later(struct sup *s, uint64_t id, int obj, int flags)
 	b->id = id;
 	b->obj = obj;
 	b->flags = flags;
+	b->truncate = truncate;
+	b->length = length;
 	b->resp_size = s->sizes.seccomp_notif_resp;
 	b->resp = xcalloc(1, b->resp_size);
 	pthread_attr_init(&at);
@@ -434,7 +509,42 @@ sup_open_later(struct sup *s, uint64_t id, int obj, int flags)
 		free(b);
 		return -e;
 	}
-	return 0;
+	return 1;
+}
+
+/*
+ * Open a regular file (what dirfd/name or, name NULL, the object dirfd holds) for the
+ * command, without waiting on a lease the command holds on it: O_NONBLOCK makes the
+ * kernel say EWOULDBLOCK (having told the holder to give it up), and the open is then
+ * done again in a thread, which waits. 0 with *fd, 1 (a thread answers), or -errno.
+ */
+static int
+sup_open_file(struct sup *s, uint64_t id, int dirfd, const char *name, int flags, int *fd)
+{
+	char p[32];
+	int obj, fl;
+
+	flags &= ~(O_CREAT | O_EXCL);   /* it is there: we looked */
+	if (name == NULL) {
+		snprintf(p, sizeof(p), "/proc/self/fd/%d", dirfd);
+		*fd = open(p, flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	} else
+		*fd = openat(dirfd, name, flags | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	if (*fd != -1) {
+		if (!(flags & O_NONBLOCK) && ((fl = fcntl(*fd, F_GETFL)) == -1 ||
+		    fcntl(*fd, F_SETFL, fl & ~O_NONBLOCK) == -1)) {
+			fd_close(fd);
+			return -errno;
+		}
+		return 0;
+	}
+	if (errno != EWOULDBLOCK)
+		return -errno;
+	obj = name == NULL ? fcntl(dirfd, F_DUPFD_CLOEXEC, 0) :
+	    openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (obj == -1)
+		return -errno;
+	return sup_open_later(s, id, obj, flags);
 }
 
 /* An object a magic link led to (or a directory named as a whole): reopened. */
@@ -456,16 +566,29 @@ sup_open_object(struct sup *s, uint64_t id, struct res *r, int flags, int *fd)
 	/* A removed file that still has another name: we cannot tell which. */
 	if (r->path[0] == '\0' && S_ISREG(st.st_mode) && st.st_nlink > 0)
 		return -EACCES;
+	/*
+	 * The command's own descriptor (/proc/self/fd/N): no more access than it was
+	 * opened with. The kernel would reopen a file read-only descriptor for writing
+	 * wherever the file's permissions allow, and a descriptor srt was given (standard
+	 * input redirected from a file in no write root) reaches past the mounts: its
+	 * mount is the host's.
+	 */
+	if (r->fd_flags != -1 && ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC)) &&
+	    ((r->fd_flags & O_PATH) || (r->fd_flags & O_ACCMODE) == O_RDONLY)) {
+		sup_refused(s, "reopen for writing", r->path[0] != '\0' ? r->path :
+		    "a descriptor", "opened read-only");
+		return -EACCES;
+	}
 	if (S_ISFIFO(st.st_mode) && !(flags & O_NONBLOCK)) {
 		int obj = dup(r->objfd);
-		int e;
 
 		if (obj == -1)
 			return -errno;
-		if ((e = sup_open_later(s, id, obj, flags)) < 0)
-			return e;
-		return 1;
+		return sup_open_later(s, id, obj, flags);
 	}
+	if (S_ISREG(st.st_mode))
+		return sup_open_file(s, id, r->objfd, NULL, flags & ~(O_CREAT | O_EXCL |
+		    O_NOFOLLOW), fd);
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", r->objfd);
 	if ((*fd = open(p, (flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW)) | O_NOCTTY |
 	    O_CLOEXEC)) == -1)
@@ -564,8 +687,10 @@ sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t
 				goto out;
 			}
 			e = sup_open_later(s, id, obj, flags);
-			if (e == 0)
-				e = 1;
+			goto out;
+		}
+		if (S_ISREG(st.st_mode) && (flags & __O_TMPFILE) != __O_TMPFILE) {
+			e = sup_open_file(s, id, r.dirfd, r.name, flags, fd);
 			goto out;
 		}
 	}
@@ -582,6 +707,9 @@ sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t
 
 /* --- names made, removed, renamed ------------------------------------------------------------ */
 
+static int sup_resolve_path(struct sup *, uint64_t, int, const char *, bool,
+    struct res *);
+
 /* Resolve a path argument (never following the last link) and check the call may go on. */
 static int
 sup_resolve_arg(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow,
@@ -592,6 +720,18 @@ sup_resolve_arg(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follo
 
 	if ((e = sup_path(s, addr, path)) < 0)
 		return e;
+	return sup_resolve_path(s, id, dirfd, path, follow, r);
+}
+
+/* The same, for a path read already. */
+static int
+sup_resolve_path(struct sup *s, uint64_t id, int dirfd, const char *path, bool follow,
+    struct res *r)
+{
+	int e;
+
+	if (path[0] == '\0')
+		return -ENOENT;
 	if ((e = res_resolve(&s->rc, dirfd, path, follow, r)) < 0)
 		return e;
 	if (!sup_valid(s, id) || (r->objfd == -1 && sup_path_in_proc(r->path))) {
@@ -716,14 +856,17 @@ sup_unlink(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags)
 
 /* A walk of the directory a rename moves: nothing protected may leave its place
  * (from) or land on one (to). 0, -EPERM, or -EXDEV when there is too much to look at
- * (mv(1) then copies, and every file it makes is asked about on its own). */
+ * (mv(1) then copies, and every file it makes is asked about on its own); what cannot
+ * be opened or read fails the rename with that error. */
 static int
-sup_subtree(struct sup *s, int dfd, const char *from, const char *to, size_t *budget,
-    int level)
+sup_subtree(struct sup *s, int dfd, const char *from, const char *to, const char *top_from,
+    const char *top_to, size_t *budget, int level)
 {
 	char f[PATH_MAX], t[PATH_MAX];
 	const char *why;
 	struct dirent *de;
+	struct stat st;
+	unsigned char type;
 	DIR *d;
 	int fd, e = 0;
 
@@ -735,7 +878,12 @@ sup_subtree(struct sup *s, int dfd, const char *from, const char *to, size_t *bu
 		close(fd);
 		return -errno;
 	}
-	while (e == 0 && (de = readdir(d)) != NULL) {
+	for (;;) {
+		errno = 0;
+		if ((de = readdir(d)) == NULL) {
+			e = errno != 0 ? -errno : 0;
+			break;
+		}
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		if ((*budget)-- == 0) {
@@ -747,20 +895,38 @@ sup_subtree(struct sup *s, int dfd, const char *from, const char *to, size_t *bu
 			e = -EXDEV;
 			break;
 		}
-		if ((why = wguard_protected(&s->g, sup_fs(s), f)) != NULL ||
-		    (why = wguard_may_create(&s->g, sup_fs(s), t, de->d_type == DT_DIR)) != NULL) {
+		type = de->d_type;
+		if (type == DT_UNKNOWN) {
+			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
+				e = -errno;
+				break;
+			}
+			type = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
+		}
+		if ((why = wguard_protected(&s->g, sup_fs(s), f)) == NULL) {
+			s->map_from = top_from;
+			s->map_to = top_to;
+			why = wguard_may_create(&s->g, sup_fs(s), t, type == DT_DIR);
+			s->map_from = s->map_to = NULL;
+		}
+		if (why != NULL) {
 			sup_refused(s, "rename", f, why);
 			e = -EPERM;
 			break;
 		}
-		if (de->d_type == DT_DIR) {
+		if (type == DT_DIR) {
 			int cfd = openat(dirfd(d), de->d_name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
 			    O_CLOEXEC);
 
-			if (cfd == -1)
-				continue;
-			e = sup_subtree(s, cfd, f, t, budget, level + 1);
+			/* What we cannot look at, we cannot let move (fail closed). */
+			if (cfd == -1) {
+				e = -errno;
+				break;
+			}
+			e = sup_subtree(s, cfd, f, t, top_from, top_to, budget, level + 1);
 			close(cfd);
+			if (e != 0)
+				break;
 		}
 	}
 	closedir(d);
@@ -777,7 +943,7 @@ sup_subtree_check(struct sup *s, int dirfd, const char *name, const char *from,
 
 	if ((fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
 		return -errno;
-	e = sup_subtree(s, fd, from, to, &budget, 0);
+	e = sup_subtree(s, fd, from, to, from, to, &budget, 0);
 	close(fd);
 	if (e == -EXDEV)
 		log_debug("rename %s: too much below it to look at; EXDEV", from);
@@ -865,7 +1031,7 @@ sup_link(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint64_
 	int e;
 
 	memset(&o, 0, sizeof(o));
-	o.dirfd = o.objfd = -1;
+	o.dirfd = o.objfd = o.fd_flags = -1;
 	if ((e = sup_path(s, oaddr, opath)) < 0)
 		return e;
 	if (opath[0] == '\0' && (flags & AT_EMPTY_PATH)) {
@@ -875,6 +1041,10 @@ sup_link(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint64_
 			return -errno;
 		if ((e = res_fd_path(o.objfd, o.path, sizeof(o.path))) < 0)
 			o.path[0] = '\0';
+		if ((e = res_same(&s->rc, o.objfd, o.path)) < 0) {
+			res_free(&o);
+			return e;
+		}
 	} else if ((e = res_resolve(&s->rc, odir, opath, (flags & AT_SYMLINK_FOLLOW) != 0,
 	    &o)) < 0)
 		return e;
@@ -910,6 +1080,79 @@ sup_link(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint64_
 	return e;
 }
 
+/* --- sockets ----------------------------------------------------------------------------------- */
+
+/*
+ * bind(2), with AF_UNIX sockets allowed: a pathname address makes a name in the file
+ * system. The address is read once, here; the command's socket is taken with
+ * pidfd_getfd(2) and bound by us (it is one socket: the command's descriptor is bound),
+ * a pathname in the directory we hold.
+ */
+static int
+sup_bind(struct sup *s, uint64_t id, int sockfd, uint64_t addr, uint64_t alen)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_un *un = (struct sockaddr_un *)&ss;
+	char path[sizeof(un->sun_path) + 1], p[sizeof(un->sun_path)];
+	struct res r;
+	int pidfd, sock, e;
+	size_t plen;
+
+	if (alen > sizeof(ss))
+		return -EINVAL;
+	memset(&ss, 0, sizeof(ss));
+	if ((e = res_read_mem(s->rc.tid, addr, &ss, (size_t)alen)) < 0)
+		return e;
+	pidfd = s->task != NULL && s->task->pidfd != -1 ? s->task->pidfd :
+	    (int)syscall(SYS_pidfd_open, s->rc.tgid, 0);
+	if (pidfd == -1)
+		return -ESRCH;
+	sock = (int)syscall(SYS_pidfd_getfd, pidfd, sockfd, 0);
+	e = sock == -1 ? (errno == EBADF ? -EBADF : -errno) : 0;
+	if (s->task == NULL || s->task->pidfd != pidfd)
+		close(pidfd);
+	if (e < 0)
+		return e;
+	if (!sup_valid(s, id)) {
+		close(sock);
+		return -ENOENT;
+	}
+	/* Not a name in the file system: abstract, unnamed, another family. */
+	if (ss.ss_family != AF_UNIX || alen <= offsetof(struct sockaddr_un, sun_path) ||
+	    un->sun_path[0] == '\0') {
+		e = bind(sock, (struct sockaddr *)&ss, (socklen_t)alen) == -1 ? -errno : 0;
+		close(sock);
+		return e;
+	}
+	plen = (size_t)alen - offsetof(struct sockaddr_un, sun_path);
+	memcpy(path, un->sun_path, plen);
+	path[plen] = '\0';
+	if ((e = sup_resolve_path(s, id, AT_FDCWD, path, false, &r)) < 0) {
+		close(sock);
+		return e;
+	}
+	if (r.must_be_dir)
+		e = -ENOENT;
+	else if ((e = sup_check_new(s, &r, false, "bind")) == 0) {
+		struct sockaddr_un at;
+
+		memset(&at, 0, sizeof(at));
+		at.sun_family = AF_UNIX;
+		if (snprintf(p, sizeof(p), "/proc/self/fd/%d/%s", r.dirfd, r.name) >=
+		    (int)sizeof(p))
+			e = -ENAMETOOLONG;
+		else {
+			memcpy(at.sun_path, p, strlen(p) + 1);
+			sup_caller_umask(s);
+			if (bind(sock, (struct sockaddr *)&at, sizeof(at)) == -1)
+				e = -errno;
+		}
+	}
+	res_free(&r);
+	close(sock);
+	return e;
+}
+
 /* --- changes to what is there --------------------------------------------------------------- */
 
 enum meta { M_CHMOD, M_CHOWN, M_UTIMES, M_TRUNCATE, M_SETXATTR, M_REMOVEXATTR };
@@ -926,6 +1169,7 @@ struct meta_args {
 	char	*xvalue;
 	size_t	 xsize;
 	int	 xflags;
+	bool	 by_fd;		/* fchmod, fsetxattr, fremovexattr: the descriptor alone */
 };
 
 static const char *const meta_op[] = {
@@ -943,16 +1187,29 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 	struct stat st;
 	int obj, e;
 
-	if ((e = sup_path(s, addr, path)) < 0)
+	if (m->by_fd) {
+		int fl;
+
+		/* As the kernel: a descriptor opened with O_PATH is for paths alone. */
+		if ((e = res_fd_flags(s->rc.tid, dirfd, &fl)) < 0)
+			return e == -ENOENT ? -EBADF : e;
+		if (fl & O_PATH)
+			return -EBADF;
+		path[0] = '\0';
+	} else if ((e = sup_path(s, addr, path)) < 0)
 		return e;
-	if (path[0] == '\0' && empty_ok) {
+	if (path[0] == '\0' && (empty_ok || m->by_fd)) {
 		memset(&r, 0, sizeof(r));
-		r.dirfd = -1;
+		r.dirfd = r.fd_flags = -1;
 		snprintf(p, sizeof(p), "/proc/%ld/fd/%d", (long)s->rc.tid, dirfd);
 		if ((r.objfd = open(p, O_PATH | O_CLOEXEC)) == -1)
 			return -errno;
 		if (res_fd_path(r.objfd, r.path, sizeof(r.path)) < 0)
 			r.path[0] = '\0';
+		if ((e = res_same(&s->rc, r.objfd, r.path)) < 0) {
+			res_free(&r);
+			return e;
+		}
 	} else if ((e = res_resolve(&s->rc, dirfd, path, follow, &r)) < 0)
 		return e;
 	if (!sup_valid(s, id)) {
@@ -967,6 +1224,11 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 		goto out;
 	}
 	if (fstat(obj, &st) == -1 || sup_in_proc(obj)) {
+		e = -EACCES;
+		goto out_obj;
+	}
+	/* A removed file that still has another name: we cannot tell which. */
+	if (r.path[0] == '\0' && S_ISREG(st.st_mode) && st.st_nlink > 0) {
 		e = -EACCES;
 		goto out_obj;
 	}
@@ -1001,8 +1263,21 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 			e = -EISDIR;
 		else if (!S_ISREG(st.st_mode))
 			e = -EINVAL;
-		else if (truncate(p, m->length) == -1)
-			e = -errno;
+		else {
+			/* As an open for writing: a lease the command holds makes a thread
+			 * wait, not the supervisor (sup_open_file). */
+			int wfd = open(p, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+			if (wfd != -1) {
+				if (ftruncate(wfd, m->length) == -1)
+					e = -errno;
+				close(wfd);
+			} else if (errno == EWOULDBLOCK) {
+				e = sup_later(s, id, obj, O_WRONLY, true, m->length);
+				obj = -1;       /* the thread's now */
+			} else
+				e = -errno;
+		}
 		break;
 	case M_SETXATTR:
 	case M_REMOVEXATTR:
@@ -1015,7 +1290,8 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 		break;
 	}
  out_obj:
-	close(obj);
+	if (obj != -1)
+		close(obj);
  out:
 	res_free(&r);
 	return e;
@@ -1058,7 +1334,7 @@ sup_times(struct sup *s, int nr, uint64_t addr, struct meta_args *m)
 
 static int
 sup_xattr(struct sup *s, uint64_t id, uint64_t paddr, bool follow, const __u64 *a,
-    bool set)
+    bool set, bool by_fd)
 {
 	struct meta_args m;
 	int e;
@@ -1078,7 +1354,8 @@ sup_xattr(struct sup *s, uint64_t id, uint64_t paddr, bool follow, const __u64 *
 			return e;
 		}
 	}
-	e = sup_meta(s, id, AT_FDCWD, paddr, follow, false, &m);
+	m.by_fd = by_fd;
+	e = sup_meta(s, id, by_fd ? (int)a[0] : AT_FDCWD, paddr, follow, false, &m);
 	free(m.xvalue);
 	return e;
 }
@@ -1230,11 +1507,26 @@ sup_serve(struct sup *s)
 		break;
 	case SYS_setxattr:
 	case SYS_lsetxattr:
-		e = sup_xattr(s, id, a[0], nr == SYS_setxattr, a, true);
+		e = sup_xattr(s, id, a[0], nr == SYS_setxattr, a, true, false);
 		break;
 	case SYS_removexattr:
 	case SYS_lremovexattr:
-		e = sup_xattr(s, id, a[0], nr == SYS_removexattr, a, false);
+		e = sup_xattr(s, id, a[0], nr == SYS_removexattr, a, false, false);
+		break;
+	case SYS_fsetxattr:
+		e = sup_xattr(s, id, 0, true, a, true, true);
+		break;
+	case SYS_fremovexattr:
+		e = sup_xattr(s, id, 0, true, a, false, true);
+		break;
+	case SYS_fchmod:
+		m.what = M_CHMOD;
+		m.mode = (mode_t)a[1];
+		m.by_fd = true;
+		e = sup_meta(s, id, (int)a[0], 0, true, false, &m);
+		break;
+	case SYS_bind:
+		e = sup_bind(s, id, (int)a[0], a[1], a[2]);
 		break;
 	default:
 		log_warnx("supervisor: unexpected system call %d", nr);
@@ -1304,7 +1596,7 @@ sup_read_guard(int fd, char **buf, size_t *len)
 }
 
 struct sup *
-sup_new(int guard_fd)
+sup_new(int guard_fd, bool nested_userns)
 {
 	struct sup *s = xcalloc(1, sizeof(*s));
 	char *buf = NULL, err[256];
@@ -1335,6 +1627,7 @@ sup_new(int guard_fd)
 	    s->sizes.seccomp_notif_resp : sizeof(*s->resp);
 	s->rc.link_protected = res_link_protected;
 	s->rc.arg = s;
+	s->rc.check_names = nested_userns;
 	log_debug("write guard: %zu protected paths, %zu roots, %zu watched read denies",
 	    s->g.exact.n, s->g.roots.n, s->g.watch.n);
 	return s;

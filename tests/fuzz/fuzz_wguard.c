@@ -20,7 +20,15 @@ yes(void *arg, const char *p)
 	return p[1] != 'n';
 }
 
-static const struct wguard_fs fs = { NULL, yes, yes, yes };
+/* 1, 0, or -1 (cannot tell), by the path's length. */
+static int
+git3(void *arg, const char *p)
+{
+	(void)arg;
+	return (int)(strlen(p) % 3) - 1;
+}
+
+static const struct wguard_fs fs = { NULL, git3, yes, yes };
 
 static const char *const probes[] = {
 	"/", "/a", "/a/.bashrc", "/a/b/.git/config", "/a/.claude", "/a/.claude/commands/x",

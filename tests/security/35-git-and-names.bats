@@ -122,20 +122,21 @@ step layout "mkdir -p sub/objects sub/refs/heads &&
 }
 
 # A .git file (gitdir: ...) or a .git symlink in an existing directory sends git to a
-# repository the command made in a new directory (which is its own to configure).
+# repository the command made in a new directory of another write root (its own to
+# configure; inside the work tree it could not make one: 41-guard-review).
 @test "planted repository: .git as a file and as a symlink in an existing directory" {
 	need_tool
 	repo_init "$T/work"
-	mkdir "$T/work/sub" "$T/work/sub2"
+	mkdir "$T/work/sub" "$T/work/sub2" "$T/other"
 	echo data >"$T/work/sub/file"
 	echo data >"$T/work/sub2/file"
-	gsettings '["."]'
+	gsettings "[\".\", \"$T/other\"]"
 	keep "$T/work/sub/.git" "$T/work/sub2/.git"
 	attempt '
 plant fsm.sh
-step evil "git init -q evil && git -C evil config core.fsmonitor \"$PWD/fsm.sh\""
-step gitfile "echo \"gitdir: $PWD/evil/.git\" >sub/.git"
-step gitlink "ln -s ../evil/.git sub2/.git"'
+step evil "git init -q \"$T/other/evil\" && git -C \"$T/other/evil\" config core.fsmonitor \"$PWD/fsm.sh\""
+step gitfile "echo \"gitdir: $T/other/evil/.git\" >sub/.git"
+step gitlink "ln -s \"$T/other/evil/.git\" sub2/.git"'
 	allowed evil
 	refused gitfile gitlink
 	victim "git status in sub" "$T/work/sub" git status

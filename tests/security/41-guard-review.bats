@@ -224,12 +224,39 @@ for n in range(3, 200):
         sys.exit(1)
 sys.exit(1)
 PY
+	# The repository to move in cannot be made in the work tree at all now (a repository
+	# inside one that predates the run): plant is refused first, and what follows must
+	# then plant nothing either.
 	attempt '
 plant fsm.sh
-mkdir X && git init -q X/lib && git -C X/lib config core.fsmonitor "$PWD/fsm.sh"
+mkdir X
+step plant "git init -q X/lib && git -C X/lib config core.fsmonitor \"$PWD/fsm.sh\""
 step direct "rm -rf deps && mv X deps"
 step emfile "\"$PY\" subtree.py"'
-	refused direct emfile
+	refused plant emfile
+	victim "git status in the superproject" "$T/work" git status
+	verdict
+}
+
+# The repository of the gitlink attack (the first test) made where a repository may be
+# made (a second write root outside the work tree, or with git -C from there), then
+# moved or copied into the work tree and recorded: the move is a rename across mounts
+# (EXDEV), so mv copies, and the copy's .git is refused like git init's; a rename within
+# one write root is refused by the rename's look at what it moves.
+@test "review: a repository made in another write root, moved into the work tree and added as a gitlink" {
+	need_tool
+	repo_init "$T/work"
+	mkdir -p "$T/other"
+	gsettings "[\".\", \"$T/other\"]"
+	attempt '
+plant fsm.sh
+step outside "git init -q \"$T/other/evil\" && git -C \"$T/other/evil\" config core.fsmonitor \"$PWD/fsm.sh\" && git -C \"$T/other/evil\" commit -q --allow-empty -m x"
+step move "mv \"$T/other/evil\" newsub"
+step copy "cp -a \"$T/other/evil\" newsub2"
+step inner-mv "mkdir -p \"$T/other/box\" && git init -q \"$T/other/box/r\" && mkdir d && mv \"$T/other/box\" d/box"
+step gitlink "git add newsub newsub2 d 2>/dev/null && git ls-files -s | grep -q ^160000"'
+	allowed outside
+	refused move copy inner-mv
 	victim "git status in the superproject" "$T/work" git status
 	verdict
 }

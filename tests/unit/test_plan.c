@@ -190,7 +190,8 @@ build(const struct settings *s)
 			plan.args.v[k++] = plan.args.v[i];
 		}
 		plan.args.n = k;
-		plan.args.v[k] = NULL;
+		if (plan.args.v != NULL)        /* none when the plan failed */
+			plan.args.v[k] = NULL;
 	}
 	raw = join_args(&plan.args);
 	joined = xmalloc(strlen(raw) + 1);
@@ -1153,6 +1154,33 @@ test_guard(void)
 	ok(strlist_contains(&plan.guard.roots, at("proj")) &&
 	    strlist_contains(&plan.guard.roots, at("home")), "the roots: cwd and write roots");
 	ctx.self_dir = NULL;
+	st_free(&s);
+
+	/* PATH's directories: a program left in one runs as the user's next command. */
+	fresh();
+	st_init(&s);
+	pl_add(&s.fs.allow_write, ".", 0);
+	pl_add(&s.fs.allow_write, "~", 0);
+	mkd("home/.cargo/bin");
+	mkd("home/real-bin");
+	mkl("home/bin", "real-bin");
+	{
+		char *ep = xasprintf("%s:%s:/usr/bin::tools/bin:%s", at("home/.cargo/bin"),
+		    at("home/bin"), at("home"));
+
+		ctx.exec_path = ep;
+		ok(build(&s) == 0 && guarded("home/.cargo/bin") && guarded("home/bin") &&
+		    guarded("home/real-bin") && guarded("proj/tools/bin") &&
+		    strlist_contains(&plan.guard.exact, "/usr/bin"),
+		    "PATH's directories are protected, links and relative entries resolved");
+		ok(!strlist_contains(&plan.guard.exact, at("proj")) &&
+		    !strlist_contains(&plan.guard.exact, at("home")) &&
+		    wguard_may_create(&plan.guard, &nofs, at("proj/x"), false) == NULL &&
+		    wguard_may_create(&plan.guard, &nofs, at("home/x"), false) == NULL,
+		    "but not one that is a write root itself (the empty entry, the home)");
+		ctx.exec_path = NULL;
+		free(ep);
+	}
 	st_free(&s);
 
 	fresh();

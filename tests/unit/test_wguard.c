@@ -17,12 +17,15 @@ static const char *const git_dirs[] = {
 	"/w/p/.git", "/w/p/.git/modules/sub", "/w/bare.git", "/w/fresh/.git", NULL,
 };
 static const char *const fresh_dirs[] = {       /* made during the run */
-	"/w/fresh", "/w/fresh/.git", "/w/p/new", NULL,
+	"/w/fresh", "/w/fresh/.git", "/w/p/new", "/w/home/proj", "/w/fresh/sub", NULL,
 };
 static const char *const existing[] = {
-	"/w/p/.git/HEAD", "/w/p/.git/objects", "/w/p/.git/refs", "/w/p/old/HEAD",
-	"/w/p/old/objects", "/w/p/wt/HEAD", NULL,
+	"/w/p/.git", "/w/p/.git/HEAD", "/w/p/.git/objects", "/w/p/.git/refs",
+	"/w/p/old/HEAD", "/w/p/old/objects", "/w/p/wt/HEAD", "/w/fresh/.git",
+	"/w/p/unk/objects", "/w/p/unk/refs", NULL,
 };
+/* Directories the caller cannot tell about (made unreachable by the command). */
+static const char *const unknown[] = { "/w/p/unk", NULL };
 
 static bool
 in(const char *const *v, const char *p)
@@ -33,11 +36,11 @@ in(const char *const *v, const char *p)
 	return false;
 }
 
-static bool
+static int
 fake_is_git_dir(void *arg, const char *dir)
 {
 	(void)arg;
-	return in(git_dirs, dir);
+	return in(unknown, dir) ? -1 : in(git_dirs, dir);
 }
 
 static bool
@@ -115,6 +118,10 @@ test_depth_rule(void)
 	ok(P("/w/p/.claude/settings.json") != NULL, ".claude/settings.json");
 	ok(P("/w/p/.claude/settings.local.json") != NULL, ".claude/settings.local.json");
 	ok(P("/w/p/.claude/other.json") == NULL, "other files in .claude");
+	ok(P("/w/p/.claude/hooks/format.sh") != NULL, "the scripts in .claude/hooks");
+	ok(P("/w/p/lefthook.yml") != NULL && P("/w/p/.overcommit.yml") != NULL,
+	    "hook managers' configuration");
+	ok(P("/w/p/.devcontainer/devcontainer.json") != NULL, ".devcontainer");
 	ok(C("/w/p/.claude", false) != NULL, ".claude made as a file or link is refused");
 	ok(C("/w/p/.claude", true) == NULL, ".claude made as a directory is fine");
 	ok(P("/w/home/.zshenv") != NULL, "every root: the names apply under each");
@@ -149,7 +156,18 @@ test_git(void)
 	ok(P("/w/p/config/app.yml") == NULL, "a config directory elsewhere is not git's");
 	ok(C("/w/p/.git", true) != NULL, ".git in a directory that predates the run");
 	ok(C("/w/p/sub/.git", false) != NULL, "as a file too (a gitdir pointer)");
-	ok(C("/w/p/new/.git", true) == NULL, "in a directory made during the run it is fine");
+	ok(C("/w/p/new/.git", true) != NULL,
+	    "nor in a directory made during the run inside a repository that predates it");
+	ok(C("/w/home/proj/.git", true) == NULL && C("/w/home/proj/.git", false) == NULL,
+	    "in a directory made during the run elsewhere it is fine");
+	ok(C("/w/fresh/sub/.git", true) == NULL, "so is one in a repository of the run's own");
+	ok(P("/w/p/sub/.git") != NULL && R("/w/p/sub/.git") != NULL,
+	    "an existing .git (a submodule's pointer) can be neither rewritten nor removed");
+	ok(P("/w/p/.git") != NULL && R("/w/p/.git") != NULL, "nor the top one");
+	ok(P("/w/fresh/.git") == NULL, "one made during the run can");
+	ok(P("/w/p/unk/config") != NULL,
+	    "a directory the caller cannot look into is taken for a git directory");
+	ok(C("/w/p/unk/HEAD", false) != NULL, "and not for one when a marker would complete it");
 	ok(C("/w/p/old/refs", true) != NULL, "the last marker of a bare layout is refused");
 	ok(C("/w/p/old/notes", true) == NULL, "other names in that directory are not");
 	ok(C("/w/p/wt/commondir", false) != NULL, "HEAD and commondir make one too");
