@@ -62,8 +62,11 @@ struct unit {
 /* One denyRead entry: where its mount lands, if anywhere. */
 struct rdeny {
 	char *named;            /* the entry, normalised */
+	char *given;            /* the entry as a reader spells it: its links kept */
 	char *landing;          /* NULL: nothing is mounted for it */
 	int isdir, standin, lifted;
+	int missing;            /* not there at the start (landing NULL) */
+	int internal;           /* the plan's own (ssh's configuration), not the settings' */
 	size_t depth, order;
 };
 
@@ -965,11 +968,25 @@ expand_root_deny(struct pb *b, struct strlist *entries)
 	closedir(d);
 }
 
+/*
+ * An absolute entry as a reader spells it, folded in text; with a ".." the kernel folds
+ * after following links, no spelling is that reader's: NULL.
+ */
+static char *
+given_spelling(const char *abs)
+{
+	size_t n = strlen(abs);
+
+	if (strstr(abs, "/../") != NULL || (n >= 3 && strcmp(abs + n - 3, "/..") == 0))
+		return NULL;
+	return path_normalize(abs);
+}
+
 static void
 plan_read_entries(struct pb *b)
 {
-	struct strlist raw = { 0 }, entries = { 0 };
-	size_t i;
+	struct strlist raw = { 0 }, entries = { 0 }, given = { 0 };
+	size_t i, j, nuser;
 
 	expand_list(b, &b->s->fs.allow_read, "allowRead", 0, &raw);
 	for (i = 0; i < raw.n; i++)
@@ -978,18 +995,28 @@ plan_read_entries(struct pb *b)
 
 	expand_list(b, &b->s->fs.deny_read, "denyRead", 1, &raw);
 	for (i = 0; i < raw.n; i++) {
-		char *n = normalize(b, raw.v[i]);
+		char *n = normalize(b, raw.v[i]), *g;
 
-		if (strcmp(n, "/") == 0)
+		if (strcmp(n, "/") == 0) {
+			j = entries.n;
 			expand_root_deny(b, &entries);
-		else
+			for (; j < entries.n; j++)
+				strlist_push(&given, entries.v[j]);
+		} else {
 			strlist_push(&entries, n);
+			g = given_spelling(raw.v[i]);
+			strlist_push(&given, g != NULL ? g : n);
+			free(g);
+		}
 		free(n);
 	}
 	strlist_free(&raw);
+	nuser = entries.n;
 	/* ssh refuses configs whose owner looks wrong inside a user namespace. */
-	if (exists(b, "/etc/ssh/ssh_config.d"))
+	if (exists(b, "/etc/ssh/ssh_config.d")) {
 		strlist_push(&entries, "/etc/ssh/ssh_config.d");
+		strlist_push(&given, "/etc/ssh/ssh_config.d");
+	}
 
 	b->rd = xcalloc(entries.n, sizeof(*b->rd));
 	for (i = 0; i < entries.n; i++) {
@@ -999,6 +1026,8 @@ plan_read_entries(struct pb *b)
 		const char *landing;
 
 		r->named = xstrdup(entries.v[i]);
+		r->given = xstrdup(given.v[i]);
+		r->internal = i >= nuser;
 		r->order = i;
 		r->depth = path_depth(canon_or(b, r->named));
 		b->nrd++;
@@ -1028,7 +1057,11 @@ plan_read_entries(struct pb *b)
 				}
 				break;
 			}
-			if (absence_errno(errno) || strcmp(cand, "/") == 0)
+			if (absence_errno(errno)) {
+				r->missing = strcmp(cand, r->named) == 0;
+				break;
+			}
+			if (strcmp(cand, "/") == 0)
 				break;
 			up = path_dirname(cand);
 			free(cand);
@@ -1036,8 +1069,6 @@ plan_read_entries(struct pb *b)
 		}
 		free(cand);
 		if (r->landing != NULL && !r->isdir) {
-			size_t j;
-
 			for (j = 0; j < b->reads.n && !r->lifted; j++) {
 				char *loc = name_location(b, b->reads.v[j]);
 
@@ -1047,6 +1078,7 @@ plan_read_entries(struct pb *b)
 		}
 	}
 	strlist_free(&entries);
+	strlist_free(&given);
 	if (b->nrd > 1)
 		qsort(b->rd, b->nrd, sizeof(*b->rd), cmp_rdeny);
 	for (i = 0; i < b->nrd; i++) {
@@ -2415,10 +2447,66 @@ guard_exec_path(struct pb *b)
 	}
 }
 
+/* Is some read-deny mount the one entry r's landing has? */
+static int
+read_deny_mounted(struct pb *b, const struct rdeny *r)
+{
+	size_t i;
+
+	if (!r->isdir)
+		return strlist_contains(&b->masks, r->landing);
+	for (i = 0; i < b->nunits; i++)
+		if (strcmp(b->units[i].landing, r->landing) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * The read denies srt-seccomp watches (watch.c) for the host's changes: each mask by the
+ * name a reader opens (its links kept: a link on the way can be re-pointed) and by where
+ * it lands, and each entry missing at the start. Nothing is mounted for a missing one
+ * (BEHAVIOR §4.3); the command may not make it either, so only the host can, and the
+ * watch ends the run when it does. Only what the settings deny: ssh's configuration
+ * directory is hidden for ssh's sake, not as a secret.
+ */
+static void
+guard_read_denies(struct pb *b)
+{
+	struct wguard *g = &b->out->guard;
+	const struct rdeny *r;
+	char *loc;
+	size_t i;
+
+	for (i = 0; i < b->nrd; i++) {
+		r = &b->rd[i];
+		if (r->internal)
+			continue;
+		if (r->missing) {
+			guard_chain(b, r->given, "a denyRead path", false, 0);
+			/* Made inside another deny's tmpfs, it would be the sandbox's own. */
+			loc = name_location(b, r->given);
+			if (!hidden_by_tmpfs(b, loc, 1))
+				wguard_add_watch(g, r->given, NULL);
+			free(loc);
+			continue;
+		}
+		/* Lifted by an allowRead, or inside another deny's tmpfs: that one's watch. */
+		if (r->landing == NULL || r->lifted || !read_deny_mounted(b, r))
+			continue;
+		/* A stand-in's name is not in the sandbox, nor one inside another's tmpfs. */
+		loc = name_location(b, r->given);
+		if (r->standin || (strcmp(loc, r->landing) != 0 && hidden_by_tmpfs(b, loc, 1)))
+			wguard_add_watch(g, r->landing, r->landing);
+		else
+			wguard_add_watch(g, r->given, r->landing);
+		free(loc);
+	}
+}
+
 /*
  * The guard srt-seccomp enforces by name for the whole run (wguard.h): every write deny
  * and what leads to it, the home directory's own list, srt's files, the roots the names
- * apply under, and the read-deny mounts whose loss ends the sandbox.
+ * apply under, and the read denies whose loss ends the sandbox.
  */
 static void
 plan_guard(struct pb *b)
@@ -2440,17 +2528,11 @@ plan_guard(struct pb *b)
 			free(p);
 		}
 	guard_exec_path(b);
+	guard_read_denies(b);
 	strlist_push(&g->roots, b->ctx->cwd);
 	for (i = 0; i < b->user_roots.n; i++)
 		if (!strlist_contains(&g->roots, b->user_roots.v[i]))
 			strlist_push(&g->roots, b->user_roots.v[i]);
-	/* Only what the settings deny: ssh's configuration directory is hidden for ssh's
-	 * sake, not as a secret. */
-	for (i = 0; i < b->nunits; i++)
-		if (strcmp(b->units[i].landing, "/etc/ssh/ssh_config.d") != 0)
-			strlist_push(&g->watch, b->units[i].landing);
-	for (i = 0; i < b->masks.n; i++)
-		strlist_push(&g->watch, b->masks.v[i]);
 	wguard_index(g);
 	for (i = 0; i < b->writes.n; i++) {
 		size_t k;
@@ -2485,6 +2567,7 @@ pb_free(struct pb *b)
 	strlist_free(&b->reads);
 	for (i = 0; i < b->nrd; i++) {
 		free(b->rd[i].named);
+		free(b->rd[i].given);
 		free(b->rd[i].landing);
 	}
 	free(b->rd);

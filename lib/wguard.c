@@ -2,11 +2,12 @@
  * The write guard's rules, their encoding, and the questions of wguard.h.
  *
  * Encoding (a sealed memfd from srt-launch to srt-seccomp; decoded as untrusted bytes):
- *   "srt-wguard 1\n", then records, each a tag byte and NUL-terminated fields:
+ *   "srt-wguard 2\n", then records, each a tag byte and NUL-terminated fields:
  *     'X' PATH WHY      an exact protected path and its reason, its way pinned
  *     'H' PATH WHY      the same, its way not pinned
  *     'R' PATH          a root of the name rules
- *     'W' PATH          a read-deny mount point to watch
+ *     'W' NAME MOUNT    a read deny to watch: its name as given, and the mask it leads to
+ *     'M' NAME          a read deny missing at the start: the sandbox ends if it appears
  *     'D' N             mandatoryDenySearchDepth, 1..10
  *     'G' 0|1           allowGitConfig
  *   Paths are absolute and normalised (no "//", "." or ".." component, no trailing "/").
@@ -21,7 +22,7 @@
 #include "path.h"
 #include "wguard.h"
 
-#define WG_MAGIC        "srt-wguard 1\n"
+#define WG_MAGIC        "srt-wguard 2\n"
 #define WG_MAX_RECORDS  1000000
 #define WG_DEPTH_DEFAULT 3
 #define nitems(a)       (sizeof(a) / sizeof((a)[0]))
@@ -236,12 +237,20 @@ wguard_init(struct wguard *g)
 void
 wguard_free(struct wguard *g)
 {
+	size_t i;
+
 	if (g == NULL)
 		return;
 	strlist_free(&g->exact);
 	strlist_free(&g->exact_why);
 	strlist_free(&g->roots);
-	strlist_free(&g->watch);
+	for (i = 0; i < g->watch.n; i++) {
+		free(g->watch.v[i].name);
+		free(g->watch.v[i].mount);
+	}
+	free(g->watch.v);
+	g->watch.v = NULL;
+	g->watch.n = 0;
 	strlist_free(&g->anc);
 	free(g->exact_pin);
 	g->exact_pin = NULL;
@@ -283,6 +292,29 @@ wguard_add_exact(struct wguard *g, const char *path, const char *why, bool pin)
 	if (n != NULL)
 		wg_push(g, n, why, pin);
 	free(n);
+}
+
+/* Add without normalising (a pair twice costs the watch one more look, nothing else). */
+static void
+wg_push_watch(struct wguard *g, const char *name, const char *mount)
+{
+	struct wguard_watched *w;
+
+	g->watch.v = xreallocarray(g->watch.v, g->watch.n + 1, sizeof(*g->watch.v));
+	w = &g->watch.v[g->watch.n++];
+	w->name = xstrdup(name);
+	w->mount = mount != NULL ? xstrdup(mount) : NULL;
+}
+
+void
+wguard_add_watch(struct wguard *g, const char *name, const char *mount)
+{
+	char *n = path_normalize(name), *m = mount != NULL ? path_normalize(mount) : NULL;
+
+	if (n != NULL && (mount == NULL || m != NULL))
+		wg_push_watch(g, n, m);
+	free(n);
+	free(m);
 }
 
 void
@@ -372,7 +404,8 @@ wguard_encode(const struct wguard *g, size_t *len)
 	for (i = 0; i < g->roots.n; i++)
 		wg_record(&b, 'R', g->roots.v[i], NULL);
 	for (i = 0; i < g->watch.n; i++)
-		wg_record(&b, 'W', g->watch.v[i], NULL);
+		wg_record(&b, g->watch.v[i].mount != NULL ? 'W' : 'M', g->watch.v[i].name,
+		    g->watch.v[i].mount);
 	snprintf(num, sizeof(num), "%d", g->depth);
 	wg_record(&b, 'D', num, NULL);
 	wg_record(&b, 'G', g->allow_git_config ? "1" : "0", NULL);
@@ -439,12 +472,27 @@ wguard_decode(const char *buf, size_t len, struct wguard *g, char *err, size_t e
 			wg_push(g, f1, f2, tag == 'X');
 			break;
 		case 'R':
-		case 'W':
 			if (!wg_path_ok(f1)) {
 				snprintf(err, errlen, "record %zu: malformed path", records);
 				goto bad;
 			}
-			strlist_push(tag == 'R' ? &g->roots : &g->watch, f1);
+			strlist_push(&g->roots, f1);
+			break;
+		case 'W':
+			if ((f2 = wg_field(buf, len, &off)) == NULL || !wg_path_ok(f1) ||
+			    !wg_path_ok(f2)) {
+				snprintf(err, errlen, "record %zu: malformed read deny", records);
+				goto bad;
+			}
+			wg_push_watch(g, f1, f2);
+			break;
+		case 'M':
+			if (!wg_path_ok(f1)) {
+				snprintf(err, errlen, "record %zu: malformed missing read deny",
+				    records);
+				goto bad;
+			}
+			wg_push_watch(g, f1, NULL);
 			break;
 		case 'D':
 			errno = 0;

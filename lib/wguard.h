@@ -53,6 +53,24 @@ extern const size_t wguard_nhome_names;
 
 struct wg_set;                  /* a hash set of paths (wguard.c) */
 
+/*
+ * A read deny srt-seccomp watches for the host's changes (srt-seccomp/watch.c): the run
+ * ends when the name no longer leads to its mask, or when a name missing at the start
+ * appears.
+ */
+struct wguard_watched {
+	char *name;                     /* the path as the settings give it, its links
+	                                   kept: what a reader of the path opens */
+	char *mount;                    /* the mask that name leads to (a /dev/null bind
+	                                   or a tmpfs), or NULL: the path did not exist at
+	                                   the start, and nothing is mounted for it */
+};
+
+struct wguard_watch {
+	struct wguard_watched *v;
+	size_t n;
+};
+
 struct wguard {
 	struct strlist exact;           /* protected paths, absolute and normalised */
 	struct strlist exact_why;       /* the reason for each */
@@ -60,8 +78,7 @@ struct wguard {
 	                                   made either (the reference's placeholders) */
 	struct strlist roots;           /* the cwd and the write roots: where the names
 	                                   and git rules apply */
-	struct strlist watch;           /* read-deny mount points: the sandbox ends if one
-	                                   is gone */
+	struct wguard_watch watch;      /* read denies: the sandbox ends if one is lost */
 	int depth;                      /* mandatoryDenySearchDepth */
 	bool allow_git_config;
 	/* lookups, made by wguard_index */
@@ -93,6 +110,11 @@ void wguard_free(struct wguard *g);
  * tools make ~/.cargo, ~/.aws, ~/.local as they go).
  */
 void wguard_add_exact(struct wguard *g, const char *path, const char *why, bool pin);
+/*
+ * Add a read deny to watch (both paths normalised here): name and the mount it leads to,
+ * or mount NULL for a name missing at the start.
+ */
+void wguard_add_watch(struct wguard *g, const char *name, const char *mount);
 /* Build the lookups; call after the last add and before any question. */
 void wguard_index(struct wguard *g);
 

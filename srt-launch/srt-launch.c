@@ -523,6 +523,18 @@ debug_plan(const struct launch *l)
 	    "%zu read denies watched", g->exact.n, g->depth, g->roots.n, g->watch.n);
 	for (i = 0; i < g->exact.n; i++)
 		log_debug("write guard: %s (%s)", g->exact.v[i], g->exact_why.v[i]);
+	for (i = 0; i < g->watch.n; i++) {
+		const struct wguard_watched *w = &g->watch.v[i];
+
+		if (w->mount == NULL)
+			log_debug("read deny watched: %s (missing: the run ends if it appears)",
+			    w->name);
+		else if (strcmp(w->name, w->mount) != 0)
+			log_debug("read deny watched: %s (masked at %s, the way to it too)",
+			    w->name, w->mount);
+		else
+			log_debug("read deny watched: %s (masked)", w->name);
+	}
 }
 
 /* Everything main holds, released on every way out. */

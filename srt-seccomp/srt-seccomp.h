@@ -62,9 +62,10 @@ int	 sup_pollfds(struct sup *, struct pollfd *, int);
 int	 sup_events(struct sup *, const struct pollfd *, int);
 void	 sup_free(struct sup *);
 
-/* watch.c: the read-deny mounts, watched for the host's changes. */
+/* watch.c: the read denies, watched for the host's changes (the sandbox ends). */
 struct watch;
-struct watch *watch_new(const struct strlist *paths);
+struct wguard_watch;
+struct watch *watch_new(const struct wguard_watch *);
 int	 watch_fds(struct watch *, struct pollfd *, int);
 int	 watch_check(struct watch *, const struct pollfd *, int);
 void	 watch_free(struct watch *);

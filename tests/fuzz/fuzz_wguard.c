@@ -61,6 +61,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (strcmp(g.exact.v[i], h.exact.v[i]) != 0 ||
 		    strcmp(g.exact_why.v[i], h.exact_why.v[i]) != 0)
 			abort();
+	for (i = 0; i < g.watch.n; i++)
+		if (strcmp(g.watch.v[i].name, h.watch.v[i].name) != 0 ||
+		    (g.watch.v[i].mount == NULL) != (h.watch.v[i].mount == NULL) ||
+		    (g.watch.v[i].mount != NULL &&
+		    strcmp(g.watch.v[i].mount, h.watch.v[i].mount) != 0))
+			abort();
 	wguard_free(&h);
 	free(buf);
 	wguard_free(&g);

@@ -262,6 +262,27 @@ guarded(const char *rel)
 	return 0;
 }
 
+/* Does the guard watch the read deny rel (as a reader spells it) at mask (NULL: missing)? */
+static int
+watched(const char *rel, const char *mask)
+{
+	const char *name = rel[0] == '/' ? rel : at(rel);
+	char *m = mask == NULL ? NULL : xstrdup(mask[0] == '/' ? mask : at(mask));
+	size_t i;
+	int hit = 0;
+
+	for (i = 0; i < plan.guard.watch.n && !hit; i++) {
+		const struct wguard_watched *w = &plan.guard.watch.v[i];
+
+		hit = strcmp(w->name, name) == 0 && (m == NULL ? w->mount == NULL :
+		    w->mount != NULL && strcmp(w->mount, m) == 0);
+	}
+	if (!hit)
+		printf("#  %s (%s) is not watched\n", name, m != NULL ? m : "missing");
+	free(m);
+	return hit;
+}
+
 static void
 test_path_helpers(void)
 {
@@ -683,8 +704,7 @@ test_write_denies(void)
 	pl_add(&s.fs.deny_read, "hidden", 0);
 	pl_add(&s.fs.deny_write, "hidden/new", 0);
 	ok(build(&s) == 0 && has("--tmpfs $R/proj/hidden") && lacks("hidden/new") &&
-	    guarded("proj/hidden/new") &&
-	    strlist_contains(&plan.guard.watch, at("proj/hidden")),
+	    guarded("proj/hidden/new") && watched("proj/hidden", "proj/hidden"),
 	    "a deny under a read-deny tmpfs: guarded, and the tmpfs watched");
 	st_free(&s);
 
@@ -1189,10 +1209,55 @@ test_guard(void)
 	mkd("proj/vault");
 	pl_add(&s.fs.deny_read, "secret", 0);
 	pl_add(&s.fs.deny_read, "vault", 0);
-	ok(build(&s) == 0 && strlist_contains(&plan.guard.watch, at("proj/secret")) &&
-	    strlist_contains(&plan.guard.watch, at("proj/vault")) &&
-	    !strlist_contains(&plan.guard.watch, "/etc/ssh/ssh_config.d"),
+	ok(build(&s) == 0 && watched("proj/secret", "proj/secret") &&
+	    watched("proj/vault", "proj/vault") && plan.guard.watch.n == 2,
 	    "every read-deny mask is watched, ssh's configuration directory is not");
+	st_free(&s);
+
+	/* Reached through links (Kubernetes' ..data): the name as given, and the mask. */
+	fresh();
+	st_init(&s);
+	mkd("proj/sec/v1");
+	mkf("proj/sec/v1/token", "s");
+	mkl("proj/sec/..data", "v1");
+	mkl("proj/sec/token", "..data/token");
+	mkl("proj/vlink", "sec/v1");
+	pl_add(&s.fs.deny_read, "sec/token", 0);
+	pl_add(&s.fs.deny_read, "vlink", 0);
+	ok(build(&s) == 0 && has("--tmpfs $R/proj/sec/v1") && lacks("/dev/null $R/proj/sec") &&
+	    watched("proj/vlink", "proj/sec/v1") &&
+	    plan.guard.watch.n == 1,
+	    "a name through links is watched with the mask it leads to; inside another "
+	    "deny's tmpfs, that one's watch covers it");
+	st_free(&s);
+	fresh();
+	st_init(&s);
+	mkd("proj/sec/v1");
+	mkf("proj/sec/v1/token", "s");
+	mkl("proj/sec/..data", "v1");
+	mkl("proj/sec/token", "..data/token");
+	pl_add(&s.fs.deny_read, "sec/token", 0);
+	pl_add(&s.fs.deny_read, "sec/v1/token", 0);
+	ok(build(&s) == 0 && watched("proj/sec/token", "proj/sec/v1/token") &&
+	    watched("proj/sec/v1/token", "proj/sec/v1/token") && plan.guard.watch.n == 2,
+	    "two names of one mask: both watched");
+	st_free(&s);
+
+	/* Missing at the start: nothing mounted, watched, and the command may not make it. */
+	fresh();
+	st_init(&s);
+	mkd("proj/vault");
+	pl_add(&s.fs.allow_write, ".", 0);
+	pl_add(&s.fs.deny_read, "later/token", 0);
+	pl_add(&s.fs.deny_read, "vault", 0);
+	pl_add(&s.fs.deny_read, "vault/missing", 0);
+	ok(build(&s) == 0 && lacks("later") && watched("proj/later/token", NULL) &&
+	    watched("proj/vault", "proj/vault") && plan.guard.watch.n == 2,
+	    "a missing denyRead path: no mount, watched; one inside a tmpfs is not");
+	ok(guarded("proj/later/token") &&
+	    wguard_may_create(&plan.guard, &nofs, at("proj/later"), true) == NULL &&
+	    wguard_may_create(&plan.guard, &nofs, at("proj/later/token"), false) != NULL,
+	    "its way may be made, the path itself not");
 	st_free(&s);
 
 	/* What git's configuration leads to: includes read in turn, core.fsmonitor,

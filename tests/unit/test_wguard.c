@@ -192,12 +192,23 @@ test_encoding(void)
 	int rc;
 
 	build(&g, 4, true);
-	strlist_push(&g.watch, "/w/p/secret");
+	wguard_add_watch(&g, "/w/p/secret", "/w/p/secret");
+	wguard_add_watch(&g, "/w/p/sec//token/", "/w/p/sec/v1/./token");
+	wguard_add_watch(&g, "/w/p/later/token", NULL);
+	ok(g.watch.n == 3 && strcmp(g.watch.v[1].name, "/w/p/sec/token") == 0 &&
+	    strcmp(g.watch.v[1].mount, "/w/p/sec/v1/token") == 0,
+	    "read denies to watch are normalised");
 	buf = wguard_encode(&g, &len);
 	rc = wguard_decode(buf, len, &h, err, sizeof(err));
 	ok(rc == 0, "a guard decodes (%s)", rc == 0 ? "" : err);
-	ok(h.exact.n == g.exact.n && h.roots.n == 2 && h.watch.n == 1 && h.depth == 4 &&
+	ok(h.exact.n == g.exact.n && h.roots.n == 2 && h.watch.n == 3 && h.depth == 4 &&
 	    h.allow_git_config, "with everything in it");
+	ok(strcmp(h.watch.v[0].name, "/w/p/secret") == 0 &&
+	    strcmp(h.watch.v[0].mount, "/w/p/secret") == 0 &&
+	    strcmp(h.watch.v[1].name, "/w/p/sec/token") == 0 &&
+	    strcmp(h.watch.v[1].mount, "/w/p/sec/v1/token") == 0 &&
+	    strcmp(h.watch.v[2].name, "/w/p/later/token") == 0 && h.watch.v[2].mount == NULL,
+	    "a read deny keeps its name and mask, a missing one stays missing");
 	ok(wguard_may_create(&h, &fs, "/w/home/.cargo", true) == NULL &&
 	    wguard_may_create(&h, &fs, "/w/p/deny", true) != NULL, "pins survive the trip");
 	ok(wguard_protected(&h, &fs, "/w/p/deny/me/x") != NULL &&
@@ -209,7 +220,7 @@ test_encoding(void)
 		memcpy(bad, buf, i);
 		/* A cut right after the magic or after a record's last NUL is whole. */
 		if (wguard_decode(bad, i, &h, err, sizeof(err)) == 0 &&
-		    i != strlen("srt-wguard 1\n") && buf[i - 1] != '\0')
+		    i != strlen("srt-wguard 2\n") && buf[i - 1] != '\0')
 			rc++;
 		wguard_free(&h);
 		free(bad);
@@ -217,21 +228,53 @@ test_encoding(void)
 	ok(rc == 0, "no truncation in the middle of a record decodes");
 	bad = xmalloc(len);
 	memcpy(bad, buf, len);
-	bad[strlen("srt-wguard 1\n") + 1] = 'x';        /* a relative path */
+	bad[strlen("srt-wguard 2\n") + 1] = 'x';        /* a relative path */
 	ok(wguard_decode(bad, len, &h, err, sizeof(err)) == -1, "a relative path: %s", err);
 	memcpy(bad, buf, len);
 	bad[0] = 'S';
 	ok(wguard_decode(bad, len, &h, err, sizeof(err)) == -1, "bad magic: %s", err);
 	free(bad);
 	{
-		const char t[] = "srt-wguard 1\nR/a/../b";
-		const char d[] = "srt-wguard 1\nD11";
-		const char q[] = "srt-wguard 1\nZ/x";
+		const char t[] = "srt-wguard 2\nR/a/../b";
+		const char d[] = "srt-wguard 2\nD11";
+		const char q[] = "srt-wguard 2\nZ/x";
+		const char old[] = "srt-wguard 1\nR/a";
 
 		ok(wguard_decode(t, sizeof(t), &h, err, sizeof(err)) == -1, "..: %s", err);
 		ok(wguard_decode(d, sizeof(d), &h, err, sizeof(err)) == -1, "depth 11: %s",
 		    err);
 		ok(wguard_decode(q, sizeof(q), &h, err, sizeof(err)) == -1, "a tag: %s", err);
+		ok(wguard_decode(old, sizeof(old), &h, err, sizeof(err)) == -1,
+		    "the format before the read denies' names: %s", err);
+	}
+	{
+		/* Whole records, one field each; sizeof counts the last NUL. */
+		const char w1[] = "srt-wguard 2\nW/a/secret";
+		const char w2[] = "srt-wguard 2\nW/a/secret\0b";
+		const char w3[] = "srt-wguard 2\nW/a/secret\0/b/./c";
+		const char w4[] = "srt-wguard 2\nW\0/a";
+		const char m1[] = "srt-wguard 2\nM/a/x\0M/a/../x";
+		const char m2[] = "srt-wguard 2\nM/a/x\0W/a/y\0/m/y\0M/";
+		const char m3[] = "srt-wguard 2\nMa";
+
+		ok(wguard_decode(w1, sizeof(w1), &h, err, sizeof(err)) == -1,
+		    "a read deny without its mask: %s", err);
+		ok(wguard_decode(w2, sizeof(w2), &h, err, sizeof(err)) == -1,
+		    "a relative mask: %s", err);
+		ok(wguard_decode(w3, sizeof(w3), &h, err, sizeof(err)) == -1,
+		    "a mask not normalised: %s", err);
+		ok(wguard_decode(w4, sizeof(w4), &h, err, sizeof(err)) == -1,
+		    "an empty name: %s", err);
+		ok(wguard_decode(m1, sizeof(m1), &h, err, sizeof(err)) == -1,
+		    "a missing read deny with ..: %s", err);
+		ok(wguard_decode(m3, sizeof(m3), &h, err, sizeof(err)) == -1,
+		    "a relative missing read deny: %s", err);
+		rc = wguard_decode(m2, sizeof(m2), &h, err, sizeof(err));
+		ok(rc == 0 && h.watch.n == 3 && h.watch.v[0].mount == NULL &&
+		    strcmp(h.watch.v[1].mount, "/m/y") == 0 &&
+		    strcmp(h.watch.v[2].name, "/") == 0 && h.watch.v[2].mount == NULL,
+		    "missing and masked read denies decode (%s)", rc == 0 ? "" : err);
+		wguard_free(&h);
 	}
 	free(buf);
 	wguard_free(&g);
