@@ -58,7 +58,9 @@ struct launch {
 	char *config_path;              /* the file the policy came from, or NULL (defaults) */
 
 	/* paths */
-	char *self_dir;                 /* where srt-httpd, srt-socksd, srt-seccomp live */
+	char *self_dir;                 /* this executable's directory */
+	char *helper_dir;               /* where srt-httpd, srt-socksd, srt-seccomp live
+	                                   (helpers_dir) */
 	int helper_fd[H_MAX];           /* O_PATH, opened once (helpers.c) */
 	char *helper_path[H_MAX];       /* for messages, and srt-seccomp's place inside */
 	bool unguarded;                 /* --unguarded: no write guard (benchmarks) */
@@ -142,6 +144,7 @@ int proxies_start(struct launch *l, enum proxy_kind k);
 void proxies_stop(struct launch *l, int timeout_ms);
 
 /* helpers.c */
+char *helpers_dir(const char *self_dir);
 int helpers_open(struct launch *l);
 void helpers_close(struct launch *l);
 int helper_exec(const struct launch *l, enum helper h, char *const argv[],

@@ -502,15 +502,20 @@ static void
 debug_plan(const struct launch *l)
 {
 	const struct wguard *g = &l->plan.guard;
-	size_t i;
+	const char *own[2] = { l->self_dir, l->helper_dir };
+	size_t i, k;
 
-	for (i = 0; i < l->plan.writes.n; i++)
-		if (path_is_under(l->self_dir, l->plan.writes.v[i]))
-			log_debug("warning: srt's own directory %s is writable inside the "
-			    "sandbox (it lies in %s): its files are kept read-only by the "
-			    "write guard%s", l->self_dir, l->plan.writes.v[i],
-			    l->unguarded ? ", which --unguarded turned off: the command can "
-			    "replace them" : "");
+	for (k = 0; k < 2; k++) {
+		if (k == 1 && strcmp(own[1], own[0]) == 0)
+			break;
+		for (i = 0; i < l->plan.writes.n; i++)
+			if (path_is_under(own[k], l->plan.writes.v[i]))
+				log_debug("warning: srt's own directory %s is writable inside "
+				    "the sandbox (it lies in %s): its files are kept read-only "
+				    "by the write guard%s", own[k], l->plan.writes.v[i],
+				    l->unguarded ? ", which --unguarded turned off: the "
+				    "command can replace them" : "");
+	}
 	if (!log_debugging())
 		return;
 	log_debug("plan: %zu bwrap filesystem arguments, TMPDIR %s", l->plan.args.n,
@@ -648,7 +653,9 @@ main(int argc, char **argv)
 	ctx.home = l.home;
 	ctx.tmpdir = l.tmpdir;
 	ctx.settings_path = l.config_path;
-	ctx.self_dir = l.self_dir;
+	ctx.self_dirs[0] = l.self_dir;
+	if (strcmp(l.helper_dir, l.self_dir) != 0)
+		ctx.self_dirs[1] = l.helper_dir;
 	if (plan_linux_build(&l.set, &ctx, &l.plan, &errs) == -1) {
 		for (i = 0; i < errs.msgs.n; i++)
 			log_warnx("%s", errs.msgs.v[i]);

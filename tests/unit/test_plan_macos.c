@@ -38,7 +38,7 @@ static char *
 build(const char *json, const char *tmpdir, const char *settings_path, char **rules)
 {
 	struct settings s;
-	struct plan_ctx ctx = { proj, home, tmpdir, settings_path, NULL };
+	struct plan_ctx ctx = { proj, home, tmpdir, settings_path, { NULL, NULL } };
 	struct plan_macos_opts o = { 40001, 40002, "srt_test_tag" };
 	struct diags errs = { 0 };
 	struct sbpl_profile p;
@@ -211,7 +211,7 @@ static void
 test_refusals(void)
 {
 	struct settings s;
-	struct plan_ctx ctx = { proj, home, NULL, NULL, NULL };
+	struct plan_ctx ctx = { proj, home, NULL, NULL, { NULL, NULL } };
 	struct plan_macos_opts o = { 3128, 1080, "ok_tag" };
 	struct diags errs = { 0 };
 	char *out = (char *)1;
