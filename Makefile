@@ -7,6 +7,7 @@
 #   make win             build/win/srt-win.exe, the Windows helper (mingw-w64)
 #   make install         PREFIX (default /usr/local), DESTDIR, BINDIR, LIBEXECDIR, MANDIR
 #   make uninstall       removes what install put there
+#   make deb             the Debian packages, in $(DEBDIR) (dpkg-buildpackage)
 
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
@@ -326,6 +327,23 @@ uninstall-win:
 	rm -f $(DESTDIR)$(WINDIR)/srt-win.exe $(DESTDIR)$(MANDIR)/man1/srt-win.1
 	-rmdir $(DESTDIR)$(WINDIR) 2>/dev/null
 
+# --- Debian packages --------------------------------------------------------------------
+# dpkg-buildpackage on a copy of the sources in $(DEBDIR)/srt, so that it leaves this tree
+# and its build/ alone (the package is built for PREFIX=/usr, this tree for PREFIX); the
+# .deb, .buildinfo and .changes files land in $(DEBDIR). DEB_FLAGS adds options (-B: srt
+# alone, without srt-win); SRT_APPARMOR=yes or no decides the AppArmor profile
+# (debian/rules). The make running this must not hand its jobserver to the package build.
+DEBDIR    ?= build/deb
+DEB_SRC   := Makefile README.md debian examples lib man $(wildcard srt-*)
+DEB_FLAGS ?=
+deb:
+	rm -rf $(DEBDIR)/srt $(DEBDIR)/*.deb $(DEBDIR)/*.ddeb $(DEBDIR)/*.buildinfo \
+	    $(DEBDIR)/*.changes
+	mkdir -p $(DEBDIR)/srt
+	cp -Rp $(DEB_SRC) $(DEBDIR)/srt/
+	cd $(DEBDIR)/srt && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+	    dpkg-buildpackage -us -uc -b -Jauto $(DEB_FLAGS)
+
 lint-man:
 	mandoc -Tlint -Wwarning $(wildcard man/*.[158])
 
@@ -335,6 +353,6 @@ clean:
 FORCE:
 .SECONDARY:
 .PHONY: all check check-run check-load fuzz fuzz-smoke bench install uninstall clean \
-	lint-man macos-compile win install-win uninstall-win FORCE
+	lint-man macos-compile win install-win uninstall-win deb FORCE
 -include $(LIB_OBJ:.o=.d) $(wildcard $(BUILD)/obj/srt-*/*.d) $(wildcard $(BUILD)/obj-gen/srt-*/*.d) \
     $(wildcard build/win/obj/srt-win/*.d)
