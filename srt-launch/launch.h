@@ -26,6 +26,7 @@
 #include "plan.h"
 #include "policy.h"
 #include "settings.h"
+#include "userns.h"
 #include "util.h"
 
 #define LAUNCH_FAIL             125     /* srt itself failed */
@@ -129,6 +130,7 @@ struct kernel_sigaction {               /* rt_sigaction(2)'s; the mask is 64 bit
 
 /* srt-launch.c */
 char *launch_command_text(const struct launch *l);
+void launch_userns_hint(int err);
 
 /* netns.c */
 int netns_create(struct launch *l);

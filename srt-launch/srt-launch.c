@@ -275,6 +275,27 @@ self_dir(void)
 	return xstrdup(buf[0] != '\0' ? buf : "/");
 }
 
+/* After a step of a new user namespace failed with err: name AppArmor's restriction and
+ * its fix when that is the cause (userns.h). */
+void
+launch_userns_hint(int err)
+{
+	char exe[PATH_MAX], *cause, *fix;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		(void)snprintf(exe, sizeof(exe), "srt-launch");
+	else
+		exe[n] = '\0';
+	if (!userns_apparmor_hint(err, userns_apparmor_restricted(USERNS_APPARMOR_SYSCTL),
+	    exe, &cause, &fix))
+		return;
+	log_warnx("%s", cause);
+	log_warnx("%s", fix);
+	free(cause);
+	free(fix);
+}
+
 static char *
 home_dir(void)
 {
@@ -447,6 +468,11 @@ wait_loop(struct launch *l, int sigfd)
 	/* bwrap failed before the command ran, and has said why. */
 	log_warnx("the sandbox could not be set up (bwrap exited with status %d)",
 	    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	/* Its own user namespace may have been refused: we cannot know bwrap's error. */
+	if (geteuid() != 0 && userns_apparmor_restricted(USERNS_APPARMOR_SYSCTL) == 1)
+		log_warnx("AppArmor restricts unprivileged user namespaces here "
+		    "(kernel.apparmor_restrict_unprivileged_userns is 1): if bwrap's message "
+		    "above is a permission error, see srt(1), APPARMOR");
 	return LAUNCH_FAIL;
 }
 

@@ -165,6 +165,7 @@ SH
 	run installed env MANPAGER=cat MANWIDTH=80 man srt
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"srt-launch(1)"* ]]
+	[[ "$output" == *APPARMOR* ]]
 	run installed env MANPAGER=cat man 8 srt-httpd
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"/usr/libexec/srt/srt-httpd"* ]]
