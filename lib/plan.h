@@ -13,12 +13,16 @@
 #include "util.h"
 #include "wguard.h"
 
+#define PLAN_SELF_DIRS  2
+
 struct plan_ctx {
 	const char *cwd;        /* relative entries resolve against this */
 	const char *home;       /* "~" expands to this */
 	const char *tmpdir;     /* the sandbox's private TMPDIR (writable), or NULL */
 	const char *settings_path; /* made read-only inside when it lies in a writable root, or NULL */
-	const char *self_dir;   /* srt's own programs: read-only inside, or NULL */
+	/* srt's own programs, read-only inside: the launcher's directory and, when they
+	 * differ (an installed srt: BINDIR and LIBEXECDIR), its helpers'. NULL when unused. */
+	const char *self_dirs[PLAN_SELF_DIRS];
 	const char *exec_path;  /* PATH as the user's next commands (and srt) search it: its
 	                           directories are protected, or NULL */
 };

@@ -2623,6 +2623,7 @@ plan_disabled(struct pb *b)
 {
 	char *sp = settings_abs(b);
 	const char *r;
+	size_t i;
 
 	push3(&b->out->args, "--bind", "/", "/");
 	if (sp != NULL && (r = canon(b, sp)) != NULL)
@@ -2630,8 +2631,9 @@ plan_disabled(struct pb *b)
 	/* No names protected, but the policy and srt itself. */
 	if (sp != NULL)
 		guard_chain(b, sp, "settings file", true, 0);
-	if (b->ctx->self_dir != NULL && *b->ctx->self_dir == '/')
-		guard_chain(b, b->ctx->self_dir, "srt's own programs", true, 0);
+	for (i = 0; i < PLAN_SELF_DIRS; i++)
+		if (b->ctx->self_dirs[i] != NULL && *b->ctx->self_dirs[i] == '/')
+			guard_chain(b, b->ctx->self_dirs[i], "srt's own programs", true, 0);
 	wguard_index(&b->out->guard);
 	free(sp);
 }
@@ -2686,9 +2688,19 @@ plan_linux_build(const struct settings *s, const struct plan_ctx *ctx,
 		strlist_push(&b.deny_why, "settings file");
 		free(sp);
 	}
-	/* srt's own programs: the proxies start on first use, outside the sandbox. */
-	if (ctx->self_dir != NULL && *ctx->self_dir == '/') {
-		strlist_push_owned(&b.denies, normalize(&b, ctx->self_dir));
+	/* srt's own programs: the proxies start on first use, outside the sandbox, and the
+	 * launcher itself runs again next time. */
+	for (i = 0; i < PLAN_SELF_DIRS; i++) {
+		char *n;
+
+		if (ctx->self_dirs[i] == NULL || *ctx->self_dirs[i] != '/')
+			continue;
+		n = normalize(&b, ctx->self_dirs[i]);
+		if (strlist_contains(&b.denies, n)) {
+			free(n);
+			continue;
+		}
+		strlist_push_owned(&b.denies, n);
 		strlist_push(&b.deny_why, "srt's own programs");
 	}
 	/* What the user named, and srt's own: the way to those is kept (pinned) as the

@@ -26,6 +26,7 @@
 #include "plan.h"
 #include "policy.h"
 #include "settings.h"
+#include "userns.h"
 #include "util.h"
 
 #define LAUNCH_FAIL             125     /* srt itself failed */
@@ -58,7 +59,9 @@ struct launch {
 	char *config_path;              /* the file the policy came from, or NULL (defaults) */
 
 	/* paths */
-	char *self_dir;                 /* where srt-httpd, srt-socksd, srt-seccomp live */
+	char *self_dir;                 /* this executable's directory */
+	char *helper_dir;               /* where srt-httpd, srt-socksd, srt-seccomp live
+	                                   (helpers_dir) */
 	int helper_fd[H_MAX];           /* O_PATH, opened once (helpers.c) */
 	char *helper_path[H_MAX];       /* for messages, and srt-seccomp's place inside */
 	bool unguarded;                 /* --unguarded: no write guard (benchmarks) */
@@ -127,6 +130,7 @@ struct kernel_sigaction {               /* rt_sigaction(2)'s; the mask is 64 bit
 
 /* srt-launch.c */
 char *launch_command_text(const struct launch *l);
+void launch_userns_hint(int err);
 
 /* netns.c */
 int netns_create(struct launch *l);
@@ -142,6 +146,7 @@ int proxies_start(struct launch *l, enum proxy_kind k);
 void proxies_stop(struct launch *l, int timeout_ms);
 
 /* helpers.c */
+char *helpers_dir(const char *self_dir);
 int helpers_open(struct launch *l);
 void helpers_close(struct launch *l);
 int helper_exec(const struct launch *l, enum helper h, char *const argv[],

@@ -57,6 +57,8 @@ struct netns_msg {
 	int ok;
 	unsigned slots;                 /* bit i: listen slot i follows in the fds */
 	int have_userns;
+	int userns_err;                 /* when !ok: the errno of a failed step of the new
+	                                   user namespace (userns.h), else 0 */
 	char why[200];                  /* when !ok: "step: reason" */
 };
 
@@ -85,9 +87,10 @@ netns_write_file(const char *path, const char *text)
 	return 0;
 }
 
-/* Enter fresh namespaces: user + net unprivileged (identity maps), net alone as root. */
+/* Enter fresh namespaces: user + net unprivileged (identity maps), net alone as root.
+ * A failed step of the user namespace leaves its errno in *err. */
 static int
-netns_unshare(char *why, size_t whylen)
+netns_unshare(char *why, size_t whylen, int *err)
 {
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
@@ -101,22 +104,26 @@ netns_unshare(char *why, size_t whylen)
 		return 0;
 	}
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNET) == -1) {
+		*err = errno;
 		snprintf(why, whylen, "unshare(CLONE_NEWUSER|CLONE_NEWNET): %s",
 		    strerror(errno));
 		return -1;
 	}
 	/* An unprivileged writer of gid_map must first give up setgroups(2). */
 	if (netns_write_file("/proc/self/setgroups", "deny") == -1) {
+		*err = errno;
 		snprintf(why, whylen, "/proc/self/setgroups: %s", strerror(errno));
 		return -1;
 	}
 	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
 	if (netns_write_file("/proc/self/uid_map", map) == -1) {
+		*err = errno;
 		snprintf(why, whylen, "/proc/self/uid_map: %s", strerror(errno));
 		return -1;
 	}
 	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
 	if (netns_write_file("/proc/self/gid_map", map) == -1) {
+		*err = errno;
 		snprintf(why, whylen, "/proc/self/gid_map: %s", strerror(errno));
 		return -1;
 	}
@@ -129,7 +136,7 @@ netns_unshare(char *why, size_t whylen)
  * change it through libnl-route's object, parsed a dump of every attribute of lo.)
  */
 static int
-netns_loopback_up(char *why, size_t whylen)
+netns_loopback_up(char *why, size_t whylen, int *err)
 {
 	struct ifinfomsg ifi = {
 		.ifi_family = AF_UNSPEC,
@@ -158,6 +165,10 @@ netns_loopback_up(char *why, size_t whylen)
  out:
 	if (r < 0)
 		snprintf(why, whylen, "loopback: %s: %s", step, nl_geterror(r));
+	/* Without CAP_NET_ADMIN in the new user namespace: one AppArmor gave no
+	 * capabilities (userns.h). */
+	if (r == -NLE_PERM)
+		*err = EPERM;
 	if (msg != NULL)
 		nlmsg_free(msg);
 	if (sk != NULL)
@@ -218,9 +229,14 @@ netns_child(void *arg)
 	int i, fd;
 
 	memset(&m, 0, sizeof(m));
-	if (netns_unshare(m.why, sizeof(m.why)) == -1 ||
-	    netns_loopback_up(m.why, sizeof(m.why)) == -1)
+	if (netns_unshare(m.why, sizeof(m.why), &m.userns_err) == -1)
 		goto report;
+	if (netns_loopback_up(m.why, sizeof(m.why), &m.userns_err) == -1) {
+		/* As root there is no new user namespace to blame. */
+		if (geteuid() == 0)
+			m.userns_err = 0;
+		goto report;
+	}
 	for (i = 0; i < LS_MAX; i++) {
 		char why[sizeof(m.why)];
 
@@ -299,6 +315,8 @@ netns_create(struct launch *l)
 	m.why[sizeof(m.why) - 1] = '\0';
 	if (!m.ok) {
 		log_warnx("network namespace: %s", m.why);
+		if (m.userns_err != 0)
+			launch_userns_hint(m.userns_err);
 		goto out;
 	}
 	for (i = 0; i < LS_MAX; i++)

@@ -275,6 +275,27 @@ self_dir(void)
 	return xstrdup(buf[0] != '\0' ? buf : "/");
 }
 
+/* After a step of a new user namespace failed with err: name AppArmor's restriction and
+ * its fix when that is the cause (userns.h). */
+void
+launch_userns_hint(int err)
+{
+	char exe[PATH_MAX], *cause, *fix;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		(void)snprintf(exe, sizeof(exe), "srt-launch");
+	else
+		exe[n] = '\0';
+	if (!userns_apparmor_hint(err, userns_apparmor_restricted(USERNS_APPARMOR_SYSCTL),
+	    exe, &cause, &fix))
+		return;
+	log_warnx("%s", cause);
+	log_warnx("%s", fix);
+	free(cause);
+	free(fix);
+}
+
 static char *
 home_dir(void)
 {
@@ -447,6 +468,11 @@ wait_loop(struct launch *l, int sigfd)
 	/* bwrap failed before the command ran, and has said why. */
 	log_warnx("the sandbox could not be set up (bwrap exited with status %d)",
 	    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	/* Its own user namespace may have been refused: we cannot know bwrap's error. */
+	if (geteuid() != 0 && userns_apparmor_restricted(USERNS_APPARMOR_SYSCTL) == 1)
+		log_warnx("AppArmor restricts unprivileged user namespaces here "
+		    "(kernel.apparmor_restrict_unprivileged_userns is 1): if bwrap's message "
+		    "above is a permission error, see srt(1), APPARMOR");
 	return LAUNCH_FAIL;
 }
 
@@ -502,15 +528,20 @@ static void
 debug_plan(const struct launch *l)
 {
 	const struct wguard *g = &l->plan.guard;
-	size_t i;
+	const char *own[2] = { l->self_dir, l->helper_dir };
+	size_t i, k;
 
-	for (i = 0; i < l->plan.writes.n; i++)
-		if (path_is_under(l->self_dir, l->plan.writes.v[i]))
-			log_debug("warning: srt's own directory %s is writable inside the "
-			    "sandbox (it lies in %s): its files are kept read-only by the "
-			    "write guard%s", l->self_dir, l->plan.writes.v[i],
-			    l->unguarded ? ", which --unguarded turned off: the command can "
-			    "replace them" : "");
+	for (k = 0; k < 2; k++) {
+		if (k == 1 && strcmp(own[1], own[0]) == 0)
+			break;
+		for (i = 0; i < l->plan.writes.n; i++)
+			if (path_is_under(own[k], l->plan.writes.v[i]))
+				log_debug("warning: srt's own directory %s is writable inside "
+				    "the sandbox (it lies in %s): its files are kept read-only "
+				    "by the write guard%s", own[k], l->plan.writes.v[i],
+				    l->unguarded ? ", which --unguarded turned off: the "
+				    "command can replace them" : "");
+	}
 	if (!log_debugging())
 		return;
 	log_debug("plan: %zu bwrap filesystem arguments, TMPDIR %s", l->plan.args.n,
@@ -660,7 +691,9 @@ main(int argc, char **argv)
 	ctx.home = l.home;
 	ctx.tmpdir = l.tmpdir;
 	ctx.settings_path = l.config_path;
-	ctx.self_dir = l.self_dir;
+	ctx.self_dirs[0] = l.self_dir;
+	if (strcmp(l.helper_dir, l.self_dir) != 0)
+		ctx.self_dirs[1] = l.helper_dir;
 	ctx.exec_path = getenv("PATH");
 	if (plan_linux_build(&l.set, &ctx, &l.plan, &errs) == -1) {
 		for (i = 0; i < errs.msgs.n; i++)

@@ -101,9 +101,10 @@ plan_linux(const struct opts *o)
 		free(spath);
 		spath = abs;
 	}
+	/* No self_dirs: no launcher of ours is running to protect. */
+	memset(&ctx, 0, sizeof(ctx));
 	ctx.cwd = cwd;
 	ctx.home = home;
-	ctx.tmpdir = NULL;
 	ctx.settings_path = spath;
 	ctx.exec_path = getenv("PATH");
 	if (plan_linux_build(&s, &ctx, &plan, &errs) != 0) {

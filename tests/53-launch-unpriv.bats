@@ -154,3 +154,36 @@ hello-upstream" ]
 	ps -u "$SRT_TUSER" -o pid,ppid,stat,args
 	[ -z "$(ps -u "$SRT_TUSER" -o stat= | grep -v '^Z')" ]
 }
+
+# AppArmor cannot be had here, so both halves of Ubuntu's condition are stood in for, in a
+# mount namespace of the test's own: the kernel's EPERM comes from a chroot (a chrooted
+# process may not create a user namespace), and the sysctl is a file of the test's mounted
+# over /proc/sys/kernel. What this checks is srt's side, from the failing step to the
+# message; tests/unit/test_userns.c checks the message for each value and error.
+@test "unprivileged: a user namespace refused (EPERM) while AppArmor's sysctl is 1: srt names it and the fix" {
+	command -v unshare >/dev/null && command -v chroot >/dev/null ||
+	    skip "needs unshare and chroot"
+	mkdir -p "$T/sysk" "$T/root"
+	cat > "$T/enter" <<SH
+set -e
+mount --rbind / "$T/root"
+mount --bind "$T/sysk" "$T/root/proc/sys/kernel"
+exec chroot "$T/root" setpriv --reuid="$SRT_TUSER" --regid=nogroup --clear-groups -- \
+    env HOME="$T/home" TMPDIR="$T/tmp" PATH="$SRT_BIN:/usr/bin:/bin" \
+    sh -c 'cd "$T/ws" && exec srt -s "$T/s.json" -c "echo ran"'
+SH
+	echo 1 > "$T/sysk/apparmor_restrict_unprivileged_userns"
+	run unshare -m sh "$T/enter"
+	[ "$status" -eq 125 ]
+	[[ "$output" != *ran* ]]
+	[[ "$output" == *"srt: network namespace: unshare(CLONE_NEWUSER|CLONE_NEWNET): Operation not permitted"* ]]
+	[[ "$output" == *"srt: AppArmor restricts unprivileged user namespaces here (kernel.apparmor_restrict_unprivileged_userns is 1), and no AppArmor profile lets $SRT_BIN/srt-launch create them"* ]]
+	[[ "$output" == *"apparmor_parser -r /etc/apparmor.d/srt"* ]]
+	[[ "$output" == *"sysctl -w kernel.apparmor_restrict_unprivileged_userns=0"* ]]
+	# The same refusal with the restriction off: AppArmor is not blamed.
+	echo 0 > "$T/sysk/apparmor_restrict_unprivileged_userns"
+	run unshare -m sh "$T/enter"
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"Operation not permitted"* ]]
+	[[ "$output" != *AppArmor* ]]
+}

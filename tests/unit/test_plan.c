@@ -1135,6 +1135,7 @@ test_guard(void)
 {
 	const struct wguard_fs nofs = { NULL, NULL, NULL, NULL };
 	struct settings s;
+	char *selfd[2];
 	size_t i;
 	int pinned = -1, loose = -1;
 
@@ -1147,13 +1148,18 @@ test_guard(void)
 	mkd("proj/shared");
 	mkl("proj/.vscode", "shared");
 	mkd("proj/bin");
-	ctx.self_dir = at("proj/bin");
+	mkd("proj/libexec/srt");
+	ctx.self_dirs[0] = selfd[0] = xstrdup(at("proj/bin"));
+	ctx.self_dirs[1] = selfd[1] = xstrdup(at("proj/libexec/srt"));
 	pl_add(&s.fs.deny_write, "deny/here", 0);
 	ok(build(&s) == 0 && guarded("proj/.bashrc") && guarded("proj/dotfiles/bashrc") &&
 	    guarded("proj/.vscode") && guarded("proj/shared"),
 	    "a dangerous name that is a link: the link and what it leads to");
 	ok(guarded("proj/bin") && has("--ro-bind $R/proj/bin $R/proj/bin"),
 	    "srt's own directory in a write root: guarded and bound read-only");
+	ok(guarded("proj/libexec/srt") &&
+	    has("--ro-bind $R/proj/libexec/srt $R/proj/libexec/srt"),
+	    "and its helpers' directory, where that is another one (LIBEXECDIR)");
 	ok(guarded("home/.ssh") && guarded("home/.local/bin") &&
 	    guarded("home/.srt-settings.json") &&
 	    wguard_protected(&plan.guard, &nofs, at("home/.zshenv")) != NULL &&
@@ -1173,7 +1179,9 @@ test_guard(void)
 	    "so ~/.cargo and the cwd's .claude may be made, the way to a denyWrite not");
 	ok(strlist_contains(&plan.guard.roots, at("proj")) &&
 	    strlist_contains(&plan.guard.roots, at("home")), "the roots: cwd and write roots");
-	ctx.self_dir = NULL;
+	ctx.self_dirs[0] = ctx.self_dirs[1] = NULL;
+	free(selfd[0]);
+	free(selfd[1]);
 	st_free(&s);
 
 	/* PATH's directories: a program left in one runs as the user's next command. */
