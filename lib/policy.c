@@ -34,12 +34,10 @@
  *               order): u8 family, u8 prefix, u16 0, 16 bytes (host bits clear).
  *   5 fs        denyRead, allowRead, allowWrite, denyWrite: each u32 n then n x
  *               (str path, u32 flags: bit 0 literal).
- *   6 options   u32 flags (bit 0 strictAllowlist, 1 allowAllUnixSockets, 2
- *               allowLocalBinding, 3 requireHostMatch, 4 filesystem.disabled, 5
- *               allowGitConfig, 6 enableWeakerNestedSandbox, 7 allowNestedUserNamespaces,
- *               8 enableWeakerNetworkIsolation, 9 allowAppleEvents, 10 allowPty),
- *               u32 httpProxyPort, u32 socksProxyPort (0 unset), u32
- *               mandatoryDenySearchDepth, str bwrapPath, then the string lists
+ *   6 options   u32 flags (one bit per boolean option: the BOOL rows of
+ *               settings_schema.h; no other bit set), then one u32 per integer option
+ *               (its INT rows, in their order: httpProxyPort, socksProxyPort (0 unset),
+ *               mandatoryDenySearchDepth), str bwrapPath, then the string lists
  *               allowUnixSockets, allowMachLookup, git.safeDirectories (u32 n, n x str),
  *               deniedDomainReasons (u32 n, n x (str entry, str reason), file order),
  *               ignoreViolations (u32 n, n x (str pattern, u32 m, m x str)).
@@ -110,21 +108,6 @@ enum rule_code {
 	RC_IPV6 = 4,
 };
 
-enum opt_flag {
-	OF_STRICT_ALLOWLIST     = 1u << 0,
-	OF_ALL_UNIX_SOCKETS     = 1u << 1,
-	OF_LOCAL_BINDING        = 1u << 2,
-	OF_REQUIRE_HOST_MATCH   = 1u << 3,
-	OF_FS_DISABLED          = 1u << 4,
-	OF_ALLOW_GIT_CONFIG     = 1u << 5,
-	OF_WEAKER_NESTED        = 1u << 6,
-	OF_NESTED_USERNS        = 1u << 7,
-	OF_WEAKER_NET_ISOLATION = 1u << 8,
-	OF_APPLE_EVENTS         = 1u << 9,
-	OF_PTY                  = 1u << 10,
-	OF_ALL                  = (1u << 11) - 1,
-};
-
 #define PATH_LITERAL    1u
 
 struct policy {
@@ -145,6 +128,7 @@ struct policy {
 	const uint8_t *iprules;
 	uint32_t nranges;
 	const uint8_t *ranges;
+	uint32_t option_flags;          /* the options section's flags, read at open */
 };
 
 /* ---- bytes -------------------------------------------------------------------- */
@@ -496,37 +480,25 @@ compile_ranges(const struct settings *s, struct obuf *b)
 	}
 }
 
+/* Each BOOL and INT row of settings_schema.h, in the order the options are stored. */
+#define FOR_EACH_OPTION(k) \
+	for (size_t o_ = 0; o_ < 3; o_++) \
+		for (const struct settings_key *k = settings_objects[o_]->keys; \
+		    k < settings_objects[o_]->keys + settings_objects[o_]->nkeys; k++) \
+			if (k->kind != SETTINGS_VALUE)
+
 static void
 compile_options(const struct settings *s, struct strtab *st, struct obuf *b)
 {
 	uint32_t flags = 0;
 
-	if (s->net.strict_allowlist)
-		flags |= OF_STRICT_ALLOWLIST;
-	if (s->net.allow_all_unix_sockets)
-		flags |= OF_ALL_UNIX_SOCKETS;
-	if (s->net.allow_local_binding)
-		flags |= OF_LOCAL_BINDING;
-	if (s->net.require_host_match)
-		flags |= OF_REQUIRE_HOST_MATCH;
-	if (s->fs.disabled)
-		flags |= OF_FS_DISABLED;
-	if (s->fs.allow_git_config)
-		flags |= OF_ALLOW_GIT_CONFIG;
-	if (s->weaker_nested_sandbox)
-		flags |= OF_WEAKER_NESTED;
-	if (s->allow_nested_userns)
-		flags |= OF_NESTED_USERNS;
-	if (s->weaker_network_isolation)
-		flags |= OF_WEAKER_NET_ISOLATION;
-	if (s->allow_apple_events)
-		flags |= OF_APPLE_EVENTS;
-	if (s->allow_pty)
-		flags |= OF_PTY;
+	FOR_EACH_OPTION(k)
+		if (k->kind == SETTINGS_BOOL && settings_bool(s, k))
+			flags |= 1u << k->bit;
 	obuf_u32(b, flags);
-	obuf_u32(b, (uint32_t)s->net.http_proxy_port);
-	obuf_u32(b, (uint32_t)s->net.socks_proxy_port);
-	obuf_u32(b, (uint32_t)s->deny_search_depth);
+	FOR_EACH_OPTION(k)
+		if (k->kind == SETTINGS_INT)
+			obuf_u32(b, (uint32_t)settings_int(s, k));
 	obuf_u32(b, strtab_add(st, s->bwrap_path));
 	put_strlist(b, st, &s->net.allow_unix_sockets);
 	put_strlist(b, st, &s->net.allow_mach_lookup);
@@ -549,10 +521,9 @@ settings_compilable(const struct settings *s)
 	/* Values the reader would refuse are refused here, so every image we write opens. */
 	if (s->net.nallowed + s->net.ndenied > UINT32_MAX / RULE_REC)
 		return 0;
-	if (s->net.http_proxy_port < 0 || s->net.http_proxy_port > 65535 ||
-	    s->net.socks_proxy_port < 0 || s->net.socks_proxy_port > 65535 ||
-	    s->deny_search_depth < 0 || s->deny_search_depth > 255)
-		return 0;
+	FOR_EACH_OPTION(k)
+		if (k->kind == SETTINGS_INT && !settings_int_ok(k, settings_int(s, k)))
+			return 0;
 	for (size_t i = 0; i < s->net.ndenied_addrs; i++) {
 		const struct addr_range *r = &s->net.denied_addrs[i];
 
@@ -1075,39 +1046,141 @@ verify_ranges(struct policy *p, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The fs and options sections are each read by one walker: at open, to check them (out
+ * NULL), and by policy_to_settings, to rebuild the settings (out set). So their layout is
+ * read in one place, and what the checks accepted is what is rebuilt.
+ */
+
+/* u32 n, then n string offsets (none may be "none"). */
 static int
-skip_strlist(const struct policy *p, struct cur *c)
+read_strlist(const struct policy *p, struct cur *c, struct strlist *out)
 {
-	uint32_t n = cur_u32(c);
+	uint32_t n = cur_u32(c), s;
 
 	if (c->bad || n > (c->len - c->off) / 4)
 		return -1;
-	for (uint32_t i = 0; i < n; i++)
-		if (!str_ok(p, cur_u32(c), 0))
+	for (uint32_t i = 0; i < n; i++) {
+		s = cur_u32(c);
+		if (!str_ok(p, s, 0))
 			return -1;
+		if (out != NULL)
+			strlist_push(out, pstr(p, s));
+	}
 	return c->bad ? -1 : 0;
+}
+
+static int
+read_pathlist(const struct policy *p, struct cur *c, struct path_list *out)
+{
+	uint32_t n = cur_u32(c), s, fl;
+
+	if (c->bad || n > (c->len - c->off) / 8)
+		return -1;
+	if (out != NULL) {
+		out->n = n;
+		out->v = n ? xcalloc(n, sizeof(*out->v)) : NULL;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		s = cur_u32(c);
+		fl = cur_u32(c);
+		if (!str_ok(p, s, 0) || (fl & ~PATH_LITERAL) != 0)
+			return -1;
+		if (out != NULL) {
+			out->v[i].path = xstrdup(pstr(p, s));
+			out->v[i].literal = (fl & PATH_LITERAL) != 0;
+		}
+	}
+	return 0;
+}
+
+static int
+read_fs(const struct policy *p, struct settings *out)
+{
+	struct cur c = { p->sec[SEC_FS], p->seclen[SEC_FS], 0, 0 };
+
+	if (read_pathlist(p, &c, out ? &out->fs.deny_read : NULL) != 0 ||
+	    read_pathlist(p, &c, out ? &out->fs.allow_read : NULL) != 0 ||
+	    read_pathlist(p, &c, out ? &out->fs.allow_write : NULL) != 0 ||
+	    read_pathlist(p, &c, out ? &out->fs.deny_write : NULL) != 0)
+		return -1;
+	return !c.bad && c.off == c.len ? 0 : -1;
+}
+
+static int
+read_options(const struct policy *p, struct settings *out, uint32_t *flagsp)
+{
+	struct cur c = { p->sec[SEC_OPTIONS], p->seclen[SEC_OPTIONS], 0, 0 };
+	uint32_t flags, v, n, a, b;
+
+	flags = cur_u32(&c);
+	if (c.bad || (flags & ~settings_all_flags) != 0)
+		return -1;
+	FOR_EACH_OPTION(k) {
+		if (k->kind == SETTINGS_BOOL) {
+			if (out != NULL)
+				settings_set_bool(out, k, (flags & 1u << k->bit) != 0);
+			continue;
+		}
+		v = cur_u32(&c);
+		if (c.bad || !settings_int_ok(k, v))
+			return -1;
+		if (out != NULL)
+			settings_set_int(out, k, (int)v);
+	}
+	v = cur_u32(&c);
+	if (!str_ok(p, v, 1))
+		return -1;
+	if (out != NULL && v != STR_NONE)
+		out->bwrap_path = xstrdup(pstr(p, v));
+	if (read_strlist(p, &c, out ? &out->net.allow_unix_sockets : NULL) != 0 ||
+	    read_strlist(p, &c, out ? &out->net.allow_mach_lookup : NULL) != 0 ||
+	    read_strlist(p, &c, out ? &out->git_safe_dirs : NULL) != 0)
+		return -1;
+	n = cur_u32(&c);
+	if (c.bad || n > (c.len - c.off) / 8)
+		return -1;
+	if (out != NULL)
+		out->net.reasons = n ? xcalloc(n, sizeof(*out->net.reasons)) : NULL;
+	for (uint32_t i = 0; i < n; i++) {
+		a = cur_u32(&c);
+		b = cur_u32(&c);
+		if (!str_ok(p, a, 0) || !str_ok(p, b, 0))
+			return -1;
+		if (out != NULL) {
+			out->net.reasons[i].entry = xstrdup(pstr(p, a));
+			out->net.reasons[i].reason = xstrdup(pstr(p, b));
+			out->net.nreasons = i + 1;
+		}
+	}
+	n = cur_u32(&c);
+	if (c.bad || n > (c.len - c.off) / 8)
+		return -1;
+	if (out != NULL)
+		out->ignore = n ? xcalloc(n, sizeof(*out->ignore)) : NULL;
+	for (uint32_t i = 0; i < n; i++) {
+		a = cur_u32(&c);
+		if (!str_ok(p, a, 0))
+			return -1;
+		if (out != NULL) {
+			out->ignore[i].pattern = xstrdup(pstr(p, a));
+			out->nignore = i + 1;
+		}
+		if (read_strlist(p, &c, out ? &out->ignore[i].subs : NULL) != 0)
+			return -1;
+	}
+	if (c.bad || c.off != c.len)
+		return -1;
+	if (flagsp != NULL)
+		*flagsp = flags;
+	return 0;
 }
 
 static int
 verify_fs(struct policy *p, char *err, size_t errlen)
 {
-	struct cur c = { p->sec[SEC_FS], p->seclen[SEC_FS], 0, 0 };
-
-	for (int l = 0; l < 4; l++) {
-		uint32_t n = cur_u32(&c);
-
-		if (c.bad || n > (c.len - c.off) / 8)
-			goto bad;
-		for (uint32_t i = 0; i < n; i++) {
-			uint32_t s = cur_u32(&c), fl = cur_u32(&c);
-
-			if (!str_ok(p, s, 0) || (fl & ~PATH_LITERAL) != 0)
-				goto bad;
-		}
-	}
-	if (!c.bad && c.off == c.len)
+	if (read_fs(p, NULL) == 0)
 		return 0;
-bad:
 	seterr(err, errlen, "section fs: malformed path list");
 	return -1;
 }
@@ -1115,34 +1188,8 @@ bad:
 static int
 verify_options(struct policy *p, char *err, size_t errlen)
 {
-	struct cur c = { p->sec[SEC_OPTIONS], p->seclen[SEC_OPTIONS], 0, 0 };
-	uint32_t flags, hp, sp, depth, n;
-
-	flags = cur_u32(&c);
-	hp = cur_u32(&c);
-	sp = cur_u32(&c);
-	depth = cur_u32(&c);
-	if (c.bad || (flags & ~(uint32_t)OF_ALL) || hp > 65535 || sp > 65535 || depth > 255 ||
-	    !str_ok(p, cur_u32(&c), 1))
-		goto bad;
-	for (int i = 0; i < 3; i++)
-		if (skip_strlist(p, &c) != 0)
-			goto bad;
-	n = cur_u32(&c);
-	if (c.bad || n > (c.len - c.off) / 8)
-		goto bad;
-	for (uint32_t i = 0; i < n; i++)
-		if (!str_ok(p, cur_u32(&c), 0) || !str_ok(p, cur_u32(&c), 0))
-			goto bad;
-	n = cur_u32(&c);
-	if (c.bad || n > (c.len - c.off) / 8)
-		goto bad;
-	for (uint32_t i = 0; i < n; i++)
-		if (!str_ok(p, cur_u32(&c), 0) || skip_strlist(p, &c) != 0)
-			goto bad;
-	if (!c.bad && c.off == c.len)
+	if (read_options(p, NULL, &p->option_flags) == 0)
 		return 0;
-bad:
 	seterr(err, errlen, "section options: malformed");
 	return -1;
 }
@@ -1447,26 +1494,10 @@ policy_addr_in_denied_ranges(const struct policy *p, const struct ip_addr *a)
 
 /* ---- back to settings --------------------------------------------------------- */
 
-static void
-get_strlist(const struct policy *p, struct cur *c, struct strlist *l)
+uint32_t
+policy_option_flags(const struct policy *p)
 {
-	uint32_t n = cur_u32(c);
-
-	for (uint32_t i = 0; i < n; i++)
-		strlist_push(l, pstr(p, cur_u32(c)));
-}
-
-static void
-get_pathlist(const struct policy *p, struct cur *c, struct path_list *l)
-{
-	uint32_t n = cur_u32(c);
-
-	l->n = n;
-	l->v = n ? xcalloc(n, sizeof(*l->v)) : NULL;
-	for (uint32_t i = 0; i < n; i++) {
-		l->v[i].path = xstrdup(pstr(p, cur_u32(c)));
-		l->v[i].literal = (cur_u32(c) & PATH_LITERAL) != 0;
-	}
+	return p->option_flags;
 }
 
 static int
@@ -1494,13 +1525,11 @@ get_rules(const struct policy *p, int deny, struct dom_rule **out, size_t *nout)
 int
 policy_to_settings(const struct policy *p, struct settings *out)
 {
-	struct cur c = { p->sec[SEC_OPTIONS], p->seclen[SEC_OPTIONS], 0, 0 };
-	struct cur f = { p->sec[SEC_FS], p->seclen[SEC_FS], 0, 0 };
-	uint32_t flags, n, bw;
-
 	settings_init_default(out);
+	/* The fs and options sections were checked at open by the same walkers. */
 	if (get_rules(p, 0, &out->net.allowed, &out->net.nallowed) != 0 ||
-	    get_rules(p, 1, &out->net.denied, &out->net.ndenied) != 0) {
+	    get_rules(p, 1, &out->net.denied, &out->net.ndenied) != 0 ||
+	    read_fs(p, out) != 0 || read_options(p, out, NULL) != 0) {
 		settings_free(out);
 		return -1;
 	}
@@ -1509,46 +1538,5 @@ policy_to_settings(const struct policy *p, struct settings *out)
 	    sizeof(*out->net.denied_addrs)) : NULL;
 	for (uint32_t i = 0; i < p->nranges; i++)
 		range_get(p, i, &out->net.denied_addrs[i]);
-
-	get_pathlist(p, &f, &out->fs.deny_read);
-	get_pathlist(p, &f, &out->fs.allow_read);
-	get_pathlist(p, &f, &out->fs.allow_write);
-	get_pathlist(p, &f, &out->fs.deny_write);
-
-	/* The options section was checked at open; these reads stay inside it. */
-	flags = cur_u32(&c);
-	out->net.strict_allowlist = (flags & OF_STRICT_ALLOWLIST) != 0;
-	out->net.allow_all_unix_sockets = (flags & OF_ALL_UNIX_SOCKETS) != 0;
-	out->net.allow_local_binding = (flags & OF_LOCAL_BINDING) != 0;
-	out->net.require_host_match = (flags & OF_REQUIRE_HOST_MATCH) != 0;
-	out->fs.disabled = (flags & OF_FS_DISABLED) != 0;
-	out->fs.allow_git_config = (flags & OF_ALLOW_GIT_CONFIG) != 0;
-	out->weaker_nested_sandbox = (flags & OF_WEAKER_NESTED) != 0;
-	out->allow_nested_userns = (flags & OF_NESTED_USERNS) != 0;
-	out->weaker_network_isolation = (flags & OF_WEAKER_NET_ISOLATION) != 0;
-	out->allow_apple_events = (flags & OF_APPLE_EVENTS) != 0;
-	out->allow_pty = (flags & OF_PTY) != 0;
-	out->net.http_proxy_port = (int)cur_u32(&c);
-	out->net.socks_proxy_port = (int)cur_u32(&c);
-	out->deny_search_depth = (int)cur_u32(&c);
-	bw = cur_u32(&c);
-	out->bwrap_path = bw != STR_NONE ? xstrdup(pstr(p, bw)) : NULL;
-	get_strlist(p, &c, &out->net.allow_unix_sockets);
-	get_strlist(p, &c, &out->net.allow_mach_lookup);
-	get_strlist(p, &c, &out->git_safe_dirs);
-	n = cur_u32(&c);
-	out->net.nreasons = n;
-	out->net.reasons = n ? xcalloc(n, sizeof(*out->net.reasons)) : NULL;
-	for (uint32_t i = 0; i < n; i++) {
-		out->net.reasons[i].entry = xstrdup(pstr(p, cur_u32(&c)));
-		out->net.reasons[i].reason = xstrdup(pstr(p, cur_u32(&c)));
-	}
-	n = cur_u32(&c);
-	out->nignore = n;
-	out->ignore = n ? xcalloc(n, sizeof(*out->ignore)) : NULL;
-	for (uint32_t i = 0; i < n; i++) {
-		out->ignore[i].pattern = xstrdup(pstr(p, cur_u32(&c)));
-		get_strlist(p, &c, &out->ignore[i].subs);
-	}
 	return 0;
 }

@@ -35,6 +35,10 @@ const uint8_t *policy_bytes(const struct policy *p, size_t *len);
 /* Rebuild the settings the image was compiled from (for dump, plan and the launcher). */
 int policy_to_settings(const struct policy *p, struct settings *out);
 
+/* The boolean options, decoded at open: test with SETTINGS_FLAG(member) of
+ * settings_schema.h, e.g. SETTINGS_FLAG(require_host_match). */
+uint32_t policy_option_flags(const struct policy *p);
+
 /* The name-based decision of BEHAVIOR §2.2, same answers as dom_decide(). */
 struct policy_verdict {
 	int allow;

@@ -597,6 +597,7 @@ jdescribe(const cJSON *j)
 
 struct pctx {
 	const char *fname;
+	struct settings *s;     /* where BOOL and INT rows go */
 	struct diags *errs;
 	struct diags *warns;
 	size_t nerr;
@@ -653,18 +654,12 @@ perr_type(struct pctx *c, const char *path, const char *what, const cJSON *j)
 	free(d);
 }
 
-#define F_REQUIRED      0x1     /* the reference requires it */
-#define F_UNSUPPORTED   0x2     /* the reference has it; srt refuses it until implemented */
-#define F_HELPER        0x4     /* configures a helper of the reference that srt lacks */
 #define MAX_FIELDS      32
 
-struct field {
-	const char *name;
-	int flags;
-	const char *note;       /* REQUIRED: how to add it; UNSUPPORTED, HELPER: why */
-};
-
 typedef void (*field_fn)(struct pctx *, int, const cJSON *, const char *, void *);
+
+static void get_bool(struct pctx *, const cJSON *, const char *, bool *);
+static void get_int(struct pctx *, const cJSON *, const char *, int, int, int *);
 
 /* Optimal string alignment distance, ignoring case; keys are short (SUGGEST_MAX). */
 static size_t
@@ -695,8 +690,8 @@ key_distance(const char *a, const char *b)
 }
 
 static void
-perr_unknown(struct pctx *c, const char *path, const char *key, const struct field *f,
-    size_t nf)
+perr_unknown(struct pctx *c, const char *path, const char *key,
+    const struct settings_key *f, size_t nf)
 {
 	const char *best = NULL;
 	size_t bestd = SIZE_MAX, dist, limit, i;
@@ -720,7 +715,7 @@ perr_unknown(struct pctx *c, const char *path, const char *key, const struct fie
 		return;
 	}
 	for (i = 0; i < nf; i++) {
-		if (f[i].flags & F_UNSUPPORTED)
+		if (f[i].flags & SETTINGS_UNSUPPORTED)
 			continue;
 		if (list.len)
 			sb_puts(&list, ", ");
@@ -730,14 +725,32 @@ perr_unknown(struct pctx *c, const char *path, const char *key, const struct fie
 	free(list.p);
 }
 
+/* A BOOL or INT row: the value goes straight to its member of the settings. */
+static void
+get_option(struct pctx *c, const struct settings_key *k, const cJSON *j, const char *path)
+{
+	bool b;
+	int v;
+
+	if (k->kind == SETTINGS_BOOL) {
+		b = settings_bool(c->s, k);
+		get_bool(c, j, path, &b);
+		settings_set_bool(c->s, k, b);
+	} else {
+		v = settings_int(c->s, k);
+		get_int(c, j, path, k->lo, k->hi, &v);
+		settings_set_int(c->s, k, v);
+	}
+}
+
 /*
  * Check the members of obj against its schema: unknown, repeated, unsupported and missing
- * required keys are reported here; fn is called for every other member, in file order.
- * Returns -1 if obj is not an object at all.
+ * required keys are reported here, BOOL and INT rows read here; fn is called for every
+ * other member, in file order. Returns -1 if obj is not an object at all.
  */
 static int
 obj_walk(struct pctx *c, const cJSON *obj, const char *path, const char *what,
-    const struct field *f, size_t nf, field_fn fn, void *arg)
+    const struct settings_key *f, size_t nf, field_fn fn, void *arg)
 {
 	bool seen[MAX_FIELDS] = { false };
 	const cJSON *m;
@@ -758,28 +771,39 @@ obj_walk(struct pctx *c, const cJSON *obj, const char *path, const char *what,
 		else if (seen[i])
 			perr(c, p, "the key appears more than once; a security policy must "
 			    "not be ambiguous, keep only one");
-		else if (f[i].flags & F_UNSUPPORTED) {
+		else if (f[i].flags & SETTINGS_UNSUPPORTED) {
 			seen[i] = true;
 			perr(c, p, "%s is not supported yet (%s); remove it: srt does not "
 			    "silently ignore a setting that changes what is enforced", p,
 			    f[i].note);
+		} else if (f[i].kind != SETTINGS_VALUE) {
+			seen[i] = true;
+			get_option(c, &f[i], m, p);
 		} else {
 			seen[i] = true;
 			before = c->nerr;
 			fn(c, (int)i, m, p, arg);
-			if ((f[i].flags & F_HELPER) && c->nerr == before)
+			if ((f[i].flags & SETTINGS_HELPER) && c->nerr == before)
 				pwarn(c, p, "accepted and ignored: %s", f[i].note);
 		}
 		free(p);
 	}
 	for (i = 0; i < nf; i++) {
-		if ((f[i].flags & F_REQUIRED) && !seen[i]) {
+		if ((f[i].flags & SETTINGS_REQUIRED) && !seen[i]) {
 			p = path_key(path, f[i].name);
 			perr(c, p, "required field is missing; %s", f[i].note);
 			free(p);
 		}
 	}
 	return 0;
+}
+
+/* obj_walk over one of the schema's objects. */
+static int
+obj_walk_schema(struct pctx *c, const cJSON *obj, const char *path, const char *what,
+    const struct settings_object *o, field_fn fn, void *arg)
+{
+	return obj_walk(c, obj, path, what, o->keys, o->nkeys, fn, arg);
 }
 
 static int
@@ -1058,10 +1082,12 @@ get_mach(struct pctx *c, const cJSON *j, const char *path, struct settings *s)
 /* Filesystem entries */
 
 enum { PE_PATH, PE_LITERAL, PE_COUNT };
-static const struct field pe_fields[PE_COUNT] = {
-	[PE_PATH] = { "path", F_REQUIRED, "add \"path\": \"/some/path\"" },
-	[PE_LITERAL] = { "literal", F_REQUIRED, "add \"literal\": true, or write the path "
-	    "as a plain string to have it read as a pattern" },
+static const struct settings_key pe_fields[PE_COUNT] = {
+	[PE_PATH] = { "path", SETTINGS_REQUIRED, "add \"path\": \"/some/path\"",
+	    SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[PE_LITERAL] = { "literal", SETTINGS_REQUIRED, "add \"literal\": true, or write the "
+	    "path as a plain string to have it read as a pattern", SETTINGS_VALUE, 0, 0, 0, 0,
+	    0 },
 };
 
 static void
@@ -1157,19 +1183,6 @@ get_paths(struct pctx *c, const cJSON *j, const char *path, bool deny_check,
 	}
 }
 
-enum { FS_DISABLED, FS_DENY_READ, FS_ALLOW_READ, FS_ALLOW_WRITE, FS_DENY_WRITE,
-    FS_GIT_CONFIG, FS_COUNT };
-static const struct field fs_fields[FS_COUNT] = {
-	[FS_DISABLED] = { "disabled", 0, NULL },
-	[FS_DENY_READ] = { "denyRead", F_REQUIRED, "add \"denyRead\": [] to deny no reads" },
-	[FS_ALLOW_READ] = { "allowRead", 0, NULL },
-	[FS_ALLOW_WRITE] = { "allowWrite", F_REQUIRED,
-	    "add \"allowWrite\": [] to allow no writes beyond the defaults" },
-	[FS_DENY_WRITE] = { "denyWrite", F_REQUIRED, "add \"denyWrite\": [] to deny "
-	    "nothing beyond the mandatory denies" },
-	[FS_GIT_CONFIG] = { "allowGitConfig", 0, NULL },
-};
-
 struct fs_arg {
 	struct settings *s;
 	bool enforced;          /* deny globs are checked only when enforced */
@@ -1182,23 +1195,17 @@ fs_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 	struct settings *s = a->s;
 
 	switch (idx) {
-	case FS_DISABLED:
-		get_bool(c, j, path, &s->fs.disabled);
-		break;
-	case FS_DENY_READ:
+	case SF_denyRead:
 		get_paths(c, j, path, a->enforced, &s->fs.deny_read);
 		break;
-	case FS_ALLOW_READ:
+	case SF_allowRead:
 		get_paths(c, j, path, false, &s->fs.allow_read);
 		break;
-	case FS_ALLOW_WRITE:
+	case SF_allowWrite:
 		get_paths(c, j, path, false, &s->fs.allow_write);
 		break;
-	case FS_DENY_WRITE:
+	case SF_denyWrite:
 		get_paths(c, j, path, a->enforced, &s->fs.deny_write);
-		break;
-	case FS_GIT_CONFIG:
-		get_bool(c, j, path, &s->fs.allow_git_config);
 		break;
 	}
 }
@@ -1211,42 +1218,12 @@ get_filesystem(struct pctx *c, const cJSON *j, const char *path, struct settings
 	/* The reference skips the deny-glob check when enforcement is off. */
 	if (cJSON_IsObject(j))
 		a.enforced = !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "disabled"));
-	obj_walk(c, j, path, "an object with denyRead, allowWrite and denyWrite", fs_fields,
-	    FS_COUNT, fs_field, &a);
+	obj_walk_schema(c, j, path, "an object with denyRead, allowWrite and denyWrite",
+	    &settings_filesystem, fs_field, &a);
 }
 
 /* ------------------------------------------------------------------------------------ */
 /* network */
-
-enum { N_ALLOWED, N_DENIED, N_REASONS, N_STRICT, N_DENIED_ADDRS, N_UNIX, N_ALL_UNIX,
-    N_LOCAL_BIND, N_MACH, N_HTTP_PORT, N_SOCKS_PORT, N_REQUIRE_HOST, N_FILTER, N_MITM,
-    N_TLS, N_PARENT, N_OPAQUE, N_PLAIN_HDR, N_STRIP_HDR, N_AMBIGUOUS, N_COUNT };
-static const struct field net_fields[N_COUNT] = {
-	[N_ALLOWED] = { "allowedDomains", F_REQUIRED,
-	    "add \"allowedDomains\": [] to allow no destination" },
-	[N_DENIED] = { "deniedDomains", F_REQUIRED,
-	    "add \"deniedDomains\": [] to deny nothing beyond the allow list" },
-	[N_REASONS] = { "deniedDomainReasons", 0, NULL },
-	[N_STRICT] = { "strictAllowlist", 0, NULL },
-	[N_DENIED_ADDRS] = { "deniedResolvedAddresses", 0, NULL },
-	[N_UNIX] = { "allowUnixSockets", 0, NULL },
-	[N_ALL_UNIX] = { "allowAllUnixSockets", 0, NULL },
-	[N_LOCAL_BIND] = { "allowLocalBinding", 0, NULL },
-	[N_MACH] = { "allowMachLookup", 0, NULL },
-	[N_HTTP_PORT] = { "httpProxyPort", 0, NULL },
-	[N_SOCKS_PORT] = { "socksProxyPort", 0, NULL },
-	[N_REQUIRE_HOST] = { "requireHostMatch", 0, NULL },
-	[N_FILTER] = { "filterRequest", 0, NULL },
-	[N_MITM] = { "mitmProxy", F_UNSUPPORTED, "no MITM proxy routing" },
-	[N_TLS] = { "tlsTerminate", F_UNSUPPORTED, "no TLS termination" },
-	[N_PARENT] = { "parentProxy", F_UNSUPPORTED, "no upstream proxy" },
-	[N_OPAQUE] = { "refuseOpaqueTunnels", F_UNSUPPORTED, "needs TLS termination" },
-	[N_PLAIN_HDR] = { "allowPlaintextHeaderSet", F_UNSUPPORTED,
-	    "no request filter callback" },
-	[N_STRIP_HDR] = { "stripResponseHeaders", F_UNSUPPORTED, "no response rewriting" },
-	[N_AMBIGUOUS] = { "ambiguousRequestTarget", F_UNSUPPORTED,
-	    "no request filter callback" },
-};
 
 static void
 net_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
@@ -1254,43 +1231,25 @@ net_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 	struct settings *s = arg;
 
 	switch (idx) {
-	case N_ALLOWED:
+	case SN_allowedDomains:
 		get_domains(c, j, path, 0, &s->net.allowed, &s->net.nallowed);
 		break;
-	case N_DENIED:
+	case SN_deniedDomains:
 		get_domains(c, j, path, 1, &s->net.denied, &s->net.ndenied);
 		break;
-	case N_REASONS:
+	case SN_deniedDomainReasons:
 		get_reasons(c, j, path, s);
 		break;
-	case N_STRICT:
-		get_bool(c, j, path, &s->net.strict_allowlist);
-		break;
-	case N_DENIED_ADDRS:
+	case SN_deniedResolvedAddresses:
 		get_addrs(c, j, path, s);
 		break;
-	case N_UNIX:
+	case SN_allowUnixSockets:
 		get_strlist(c, j, path, &s->net.allow_unix_sockets);
 		break;
-	case N_ALL_UNIX:
-		get_bool(c, j, path, &s->net.allow_all_unix_sockets);
-		break;
-	case N_LOCAL_BIND:
-		get_bool(c, j, path, &s->net.allow_local_binding);
-		break;
-	case N_MACH:
+	case SN_allowMachLookup:
 		get_mach(c, j, path, s);
 		break;
-	case N_HTTP_PORT:
-		get_int(c, j, path, 1, 65535, &s->net.http_proxy_port);
-		break;
-	case N_SOCKS_PORT:
-		get_int(c, j, path, 1, 65535, &s->net.socks_proxy_port);
-		break;
-	case N_REQUIRE_HOST:
-		get_bool(c, j, path, &s->net.require_host_match);
-		break;
-	case N_FILTER:
+	case SN_filterRequest:
 		/* The reference wants a JavaScript function here, which JSON cannot hold. */
 		perr(c, path, "filterRequest must be a function: only a program embedding "
 		    "the reference library can set it, a settings file cannot; remove it");
@@ -1302,16 +1261,17 @@ net_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 /* The reference's helper keys: validated as it does, then ignored. */
 
 enum { RG_COMMAND, RG_ARGS, RG_ARGV0, RG_COUNT };
-static const struct field rg_fields[RG_COUNT] = {
-	[RG_COMMAND] = { "command", F_REQUIRED, "add \"command\": \"rg\"" },
-	[RG_ARGS] = { "args", 0, NULL },
-	[RG_ARGV0] = { "argv0", 0, NULL },
+static const struct settings_key rg_fields[RG_COUNT] = {
+	[RG_COMMAND] = { "command", SETTINGS_REQUIRED, "add \"command\": \"rg\"",
+	    SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[RG_ARGS] = { "args", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[RG_ARGV0] = { "argv0", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
 };
 
 enum { SC_APPLY, SC_ARGV0, SC_COUNT };
-static const struct field sc_fields[SC_COUNT] = {
-	[SC_APPLY] = { "applyPath", 0, NULL },
-	[SC_ARGV0] = { "argv0", 0, NULL },
+static const struct settings_key sc_fields[SC_COUNT] = {
+	[SC_APPLY] = { "applyPath", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[SC_ARGV0] = { "argv0", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
 };
 
 static void
@@ -1336,8 +1296,8 @@ sc_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 }
 
 enum { G_SAFE, G_COUNT };
-static const struct field git_fields[G_COUNT] = {
-	[G_SAFE] = { "safeDirectories", 0, NULL },
+static const struct settings_key git_fields[G_COUNT] = {
+	[G_SAFE] = { "safeDirectories", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
 };
 
 static void
@@ -1380,87 +1340,40 @@ get_ignore(struct pctx *c, const cJSON *j, const char *path, struct settings *s)
 /* ------------------------------------------------------------------------------------ */
 /* The root */
 
-enum { R_NETWORK, R_FILESYSTEM, R_CREDENTIALS, R_IGNORE, R_WEAKER_NESTED, R_NESTED_USERNS,
-    R_WEAKER_NET, R_APPLE_EVENTS, R_PTY, R_DEPTH, R_BWRAP, R_GIT, R_RIPGREP, R_SECCOMP,
-    R_SOCAT, R_JAVA_AGENT, R_WINDOWS, R_COUNT };
-static const struct field root_fields[R_COUNT] = {
-	[R_NETWORK] = { "network", F_REQUIRED, "add \"network\": {\"allowedDomains\": [], "
-	    "\"deniedDomains\": []}" },
-	[R_FILESYSTEM] = { "filesystem", F_REQUIRED, "add \"filesystem\": {\"denyRead\": [], "
-	    "\"allowWrite\": [], \"denyWrite\": []}" },
-	[R_CREDENTIALS] = { "credentials", F_UNSUPPORTED, "credential masking needs TLS "
-	    "termination, which srt does not have" },
-	[R_IGNORE] = { "ignoreViolations", 0, NULL },
-	[R_WEAKER_NESTED] = { "enableWeakerNestedSandbox", 0, NULL },
-	[R_NESTED_USERNS] = { "allowNestedUserNamespaces", 0, NULL },
-	[R_WEAKER_NET] = { "enableWeakerNetworkIsolation", 0, NULL },
-	[R_APPLE_EVENTS] = { "allowAppleEvents", 0, NULL },
-	[R_PTY] = { "allowPty", 0, NULL },
-	[R_DEPTH] = { "mandatoryDenySearchDepth", 0, NULL },
-	[R_BWRAP] = { "bwrapPath", 0, NULL },
-	[R_GIT] = { "git", 0, NULL },
-	[R_RIPGREP] = { "ripgrep", F_HELPER,
-	    "srt finds the mandatory denies itself and never runs ripgrep" },
-	[R_SECCOMP] = { "seccomp", F_HELPER,
-	    "srt applies its own seccomp stage (srt-seccomp)" },
-	[R_SOCAT] = { "socatPath", F_HELPER, "srt does not use socat" },
-	[R_JAVA_AGENT] = { "javaAgentJarPath", F_HELPER, "srt points Java at the proxies "
-	    "through JAVA_TOOL_OPTIONS, without an agent" },
-	[R_WINDOWS] = { "windows", F_UNSUPPORTED, "srt has no Windows backend yet" },
-};
-
 static void
 root_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 {
 	struct settings *s = arg;
 
 	switch (idx) {
-	case R_NETWORK:
-		obj_walk(c, j, path, "an object with allowedDomains and deniedDomains",
-		    net_fields, N_COUNT, net_field, s);
+	case SR_network:
+		obj_walk_schema(c, j, path, "an object with allowedDomains and deniedDomains",
+		    &settings_network, net_field, s);
 		break;
-	case R_FILESYSTEM:
+	case SR_filesystem:
 		get_filesystem(c, j, path, s);
 		break;
-	case R_IGNORE:
+	case SR_ignoreViolations:
 		get_ignore(c, j, path, s);
 		break;
-	case R_WEAKER_NESTED:
-		get_bool(c, j, path, &s->weaker_nested_sandbox);
-		break;
-	case R_NESTED_USERNS:
-		get_bool(c, j, path, &s->allow_nested_userns);
-		break;
-	case R_WEAKER_NET:
-		get_bool(c, j, path, &s->weaker_network_isolation);
-		break;
-	case R_APPLE_EVENTS:
-		get_bool(c, j, path, &s->allow_apple_events);
-		break;
-	case R_PTY:
-		get_bool(c, j, path, &s->allow_pty);
-		break;
-	case R_DEPTH:
-		get_int(c, j, path, 1, 10, &s->deny_search_depth);
-		break;
-	case R_BWRAP:
+	case SR_bwrapPath:
 		if (get_binary_path(c, j, path) == 0)
 			s->bwrap_path = xstrdup(j->valuestring);
 		break;
-	case R_GIT:
+	case SR_git:
 		obj_walk(c, j, path, "an object such as {\"safeDirectories\": []}",
 		    git_fields, G_COUNT, git_field, s);
 		break;
-	case R_RIPGREP:
+	case SR_ripgrep:
 		obj_walk(c, j, path, "an object such as {\"command\": \"rg\"}", rg_fields,
 		    RG_COUNT, rg_field, NULL);
 		break;
-	case R_SECCOMP:
+	case SR_seccomp:
 		obj_walk(c, j, path, "an object such as {\"applyPath\": \"/path\"}",
 		    sc_fields, SC_COUNT, sc_field, NULL);
 		break;
-	case R_SOCAT:
-	case R_JAVA_AGENT:
+	case SR_socatPath:
+	case SR_javaAgentJarPath:
 		get_binary_path(c, j, path);
 		break;
 	}
@@ -1523,16 +1436,23 @@ void
 settings_init_default(struct settings *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->deny_search_depth = 3;
+	for (size_t o = 0; o < 3; o++) {
+		const struct settings_object *obj = settings_objects[o];
+
+		for (size_t i = 0; i < obj->nkeys; i++)
+			if (obj->keys[i].kind == SETTINGS_INT)
+				settings_set_int(s, &obj->keys[i], obj->keys[i].dflt);
+	}
 }
 
 int
 settings_parse(const char *text, size_t len, const char *fname, struct settings *out,
     struct diags *errs, struct diags *warns)
 {
-	struct pctx c = { .fname = fname ? fname : "settings", .errs = errs, .warns = warns };
 	struct diags scratch = { 0 };
 	struct settings s;
+	struct pctx c = { .fname = fname ? fname : "settings", .s = &s, .errs = errs,
+	    .warns = warns };
 	cJSON *root = NULL;
 	const char *end = NULL;
 	size_t pos, line, col;
@@ -1574,7 +1494,7 @@ settings_parse(const char *text, size_t len, const char *fname, struct settings 
 		perr_type(&c, "", "an object holding \"network\" and \"filesystem\"", root);
 		goto out;
 	}
-	obj_walk(&c, root, "", "an object", root_fields, R_COUNT, root_field, &s);
+	obj_walk_schema(&c, root, "", "an object", &settings_root, root_field, &s);
 	if (c.nerr > MAX_ERRORS)
 		diags_add(errs, "%s: %zu more problems not shown", c.fname,
 		    c.nerr - MAX_ERRORS);
@@ -1745,64 +1665,120 @@ jrules(const struct dom_rule *v, size_t n)
 	return a;
 }
 
+/* A BOOL or INT row's value, or NULL for an integer that is not set. */
 static cJSON *
-settings_tree(const struct settings *s)
+joption(const struct settings *s, const struct settings_key *k)
 {
-	cJSON *root = jcheck(cJSON_CreateObject()), *net, *fs, *o, *a;
+	int v;
+
+	if (k->kind == SETTINGS_BOOL)
+		return cJSON_CreateBool(settings_bool(s, k));
+	v = settings_int(s, k);
+	return settings_int_unset(k, v) ? NULL : cJSON_CreateNumber(v);
+}
+
+/* The value of a KEY row of the network object, or NULL if it has none to write. */
+static cJSON *
+jnetwork(const struct settings *s, int key)
+{
+	cJSON *o;
 	char buf[64];
 	size_t i;
 
-	net = jcheck(cJSON_CreateObject());
-	jadd(net, "allowedDomains", jrules(s->net.allowed, s->net.nallowed));
-	jadd(net, "deniedDomains", jrules(s->net.denied, s->net.ndenied));
-	o = jcheck(cJSON_CreateObject());
-	for (i = 0; i < s->net.nreasons; i++)
-		jadd(o, s->net.reasons[i].entry, cJSON_CreateString(s->net.reasons[i].reason));
-	jadd(net, "deniedDomainReasons", o);
-	jadd(net, "strictAllowlist", cJSON_CreateBool(s->net.strict_allowlist));
-	a = jcheck(cJSON_CreateArray());
-	for (i = 0; i < s->net.ndenied_addrs; i++) {
-		addr_range_format(&s->net.denied_addrs[i], buf, sizeof(buf));
-		jpush(a, cJSON_CreateString(buf));
+	switch (key) {
+	case SN_allowedDomains:
+		return jrules(s->net.allowed, s->net.nallowed);
+	case SN_deniedDomains:
+		return jrules(s->net.denied, s->net.ndenied);
+	case SN_deniedDomainReasons:
+		o = jcheck(cJSON_CreateObject());
+		for (i = 0; i < s->net.nreasons; i++)
+			jadd(o, s->net.reasons[i].entry,
+			    cJSON_CreateString(s->net.reasons[i].reason));
+		return o;
+	case SN_deniedResolvedAddresses:
+		o = jcheck(cJSON_CreateArray());
+		for (i = 0; i < s->net.ndenied_addrs; i++) {
+			addr_range_format(&s->net.denied_addrs[i], buf, sizeof(buf));
+			jpush(o, cJSON_CreateString(buf));
+		}
+		return o;
+	case SN_allowUnixSockets:
+		return jstrlist(&s->net.allow_unix_sockets);
+	case SN_allowMachLookup:
+		return jstrlist(&s->net.allow_mach_lookup);
 	}
-	jadd(net, "deniedResolvedAddresses", a);
-	jadd(net, "allowUnixSockets", jstrlist(&s->net.allow_unix_sockets));
-	jadd(net, "allowAllUnixSockets", cJSON_CreateBool(s->net.allow_all_unix_sockets));
-	jadd(net, "allowLocalBinding", cJSON_CreateBool(s->net.allow_local_binding));
-	jadd(net, "allowMachLookup", jstrlist(&s->net.allow_mach_lookup));
-	if (s->net.http_proxy_port != 0)
-		jadd(net, "httpProxyPort", cJSON_CreateNumber(s->net.http_proxy_port));
-	if (s->net.socks_proxy_port != 0)
-		jadd(net, "socksProxyPort", cJSON_CreateNumber(s->net.socks_proxy_port));
-	jadd(net, "requireHostMatch", cJSON_CreateBool(s->net.require_host_match));
-	jadd(root, "network", net);
+	return NULL;
+}
 
-	fs = jcheck(cJSON_CreateObject());
-	jadd(fs, "disabled", cJSON_CreateBool(s->fs.disabled));
-	jadd(fs, "denyRead", jpaths(&s->fs.deny_read));
-	jadd(fs, "allowRead", jpaths(&s->fs.allow_read));
-	jadd(fs, "allowWrite", jpaths(&s->fs.allow_write));
-	jadd(fs, "denyWrite", jpaths(&s->fs.deny_write));
-	jadd(fs, "allowGitConfig", cJSON_CreateBool(s->fs.allow_git_config));
-	jadd(root, "filesystem", fs);
+static cJSON *
+jfilesystem(const struct settings *s, int key)
+{
+	switch (key) {
+	case SF_denyRead:
+		return jpaths(&s->fs.deny_read);
+	case SF_allowRead:
+		return jpaths(&s->fs.allow_read);
+	case SF_allowWrite:
+		return jpaths(&s->fs.allow_write);
+	case SF_denyWrite:
+		return jpaths(&s->fs.deny_write);
+	}
+	return NULL;
+}
 
-	o = jcheck(cJSON_CreateObject());
-	for (i = 0; i < s->nignore; i++)
-		jadd(o, s->ignore[i].pattern, jstrlist(&s->ignore[i].subs));
-	jadd(root, "ignoreViolations", o);
-	jadd(root, "enableWeakerNestedSandbox", cJSON_CreateBool(s->weaker_nested_sandbox));
-	jadd(root, "allowNestedUserNamespaces", cJSON_CreateBool(s->allow_nested_userns));
-	jadd(root, "enableWeakerNetworkIsolation",
-	    cJSON_CreateBool(s->weaker_network_isolation));
-	jadd(root, "allowAppleEvents", cJSON_CreateBool(s->allow_apple_events));
-	jadd(root, "allowPty", cJSON_CreateBool(s->allow_pty));
-	jadd(root, "mandatoryDenySearchDepth", cJSON_CreateNumber(s->deny_search_depth));
-	if (s->bwrap_path != NULL)
-		jadd(root, "bwrapPath", cJSON_CreateString(s->bwrap_path));
-	o = jcheck(cJSON_CreateObject());
-	jadd(o, "safeDirectories", jstrlist(&s->git_safe_dirs));
-	jadd(root, "git", o);
-	return root;
+static cJSON *jobject(const struct settings *, const struct settings_object *);
+
+static cJSON *
+jroot(const struct settings *s, int key)
+{
+	cJSON *o;
+	size_t i;
+
+	switch (key) {
+	case SR_network:
+		return jobject(s, &settings_network);
+	case SR_filesystem:
+		return jobject(s, &settings_filesystem);
+	case SR_ignoreViolations:
+		o = jcheck(cJSON_CreateObject());
+		for (i = 0; i < s->nignore; i++)
+			jadd(o, s->ignore[i].pattern, jstrlist(&s->ignore[i].subs));
+		return o;
+	case SR_bwrapPath:
+		return s->bwrap_path != NULL ? cJSON_CreateString(s->bwrap_path) : NULL;
+	case SR_git:
+		o = jcheck(cJSON_CreateObject());
+		jadd(o, "safeDirectories", jstrlist(&s->git_safe_dirs));
+		return o;
+	}
+	return NULL;
+}
+
+/* Every key of one object in the schema's order; what srt refuses or ignores is never
+ * stored, so never written. */
+static cJSON *
+jobject(const struct settings *s, const struct settings_object *obj)
+{
+	cJSON *o = jcheck(cJSON_CreateObject()), *v;
+	const struct settings_key *k;
+
+	for (size_t i = 0; i < obj->nkeys; i++) {
+		k = &obj->keys[i];
+		if (k->flags & (SETTINGS_UNSUPPORTED | SETTINGS_HELPER))
+			continue;
+		if (k->kind != SETTINGS_VALUE)
+			v = joption(s, k);
+		else if (obj == &settings_network)
+			v = jnetwork(s, (int)i);
+		else if (obj == &settings_filesystem)
+			v = jfilesystem(s, (int)i);
+		else
+			v = jroot(s, (int)i);
+		if (v != NULL)
+			jadd(o, k->name, v);
+	}
+	return o;
 }
 
 static void
@@ -1855,7 +1831,7 @@ char *
 settings_to_json(const struct settings *s)
 {
 	struct sbuf b = { 0 };
-	cJSON *root = settings_tree(s);
+	cJSON *root = jobject(s, &settings_root);
 
 	json_emit(&b, root, 0);
 	sb_puts(&b, "\n");
