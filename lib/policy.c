@@ -69,6 +69,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "policy.h"
 #include "util.h"
 
@@ -201,57 +202,6 @@ seterr(char *err, size_t errlen, const char *fmt, ...)
 
 /* ---- writer ------------------------------------------------------------------- */
 
-struct obuf {
-	uint8_t *p;
-	size_t len, cap;
-};
-
-static void
-obuf_put(struct obuf *b, const void *data, size_t n)
-{
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		b->p = xreallocarray(b->p, cap, 1);
-		b->cap = cap;
-	}
-	if (n)
-		memcpy(b->p + b->len, data, n);
-	b->len += n;
-}
-
-static void
-obuf_u8(struct obuf *b, uint8_t v)
-{
-	obuf_put(b, &v, 1);
-}
-
-static void
-obuf_u16(struct obuf *b, uint16_t v)
-{
-	uint8_t x[2] = { (uint8_t)v, (uint8_t)(v >> 8) };
-
-	obuf_put(b, x, 2);
-}
-
-static void
-obuf_u32(struct obuf *b, uint32_t v)
-{
-	uint8_t x[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16),
-	    (uint8_t)(v >> 24) };
-
-	obuf_put(b, x, 4);
-}
-
-static void
-obuf_u64(struct obuf *b, uint64_t v)
-{
-	obuf_u32(b, (uint32_t)v);
-	obuf_u32(b, (uint32_t)(v >> 32));
-}
-
 static void
 put32_at(uint8_t *p, uint32_t v)
 {
@@ -263,7 +213,7 @@ put32_at(uint8_t *p, uint32_t v)
 
 /* Interned strings: equal strings share one offset, in first-use order (deterministic). */
 struct strtab {
-	struct obuf data;
+	struct buf data;
 	uint32_t *slot;         /* offset + 1, 0 empty */
 	size_t nslot, nused;
 	int overflow;
@@ -273,7 +223,7 @@ static void
 strtab_init(struct strtab *t)
 {
 	memset(t, 0, sizeof(*t));
-	obuf_u8(&t->data, 0);   /* offset 0 is "" */
+	buf_u8(&t->data, 0);   /* offset 0 is "" */
 	t->nslot = 64;
 	t->slot = xcalloc(t->nslot, sizeof(*t->slot));
 }
@@ -281,7 +231,7 @@ strtab_init(struct strtab *t)
 static void
 strtab_free(struct strtab *t)
 {
-	free(t->data.p);
+	buf_free(&t->data);
 	free(t->slot);
 }
 
@@ -297,7 +247,7 @@ strtab_grow(struct strtab *t)
 
 		if (t->slot[i] == 0)
 			continue;
-		s = (const char *)t->data.p + t->slot[i] - 1;
+		s = t->data.p + t->slot[i] - 1;
 		for (j = fnv1a32(s, strlen(s)) & (n - 1); ns[j]; j = (j + 1) & (n - 1))
 			;
 		ns[j] = t->slot[i];
@@ -319,7 +269,7 @@ strtab_add(struct strtab *t, const char *s)
 	if (n == 0)
 		return 0;
 	for (j = fnv1a32(s, n) & (t->nslot - 1); t->slot[j]; j = (j + 1) & (t->nslot - 1)) {
-		const char *o = (const char *)t->data.p + t->slot[j] - 1;
+		const char *o = t->data.p + t->slot[j] - 1;
 
 		if (strcmp(o, s) == 0)
 			return t->slot[j] - 1;
@@ -329,7 +279,7 @@ strtab_add(struct strtab *t, const char *s)
 		return 0;
 	}
 	off = (uint32_t)t->data.len;
-	obuf_put(&t->data, s, n + 1);
+	buf_add(&t->data, s, n + 1);
 	t->slot[j] = off + 1;
 	if (++t->nused * 2 > t->nslot)
 		strtab_grow(t);
@@ -371,38 +321,38 @@ bucket_count(size_t nrules)
 }
 
 static void
-put_strlist(struct obuf *b, struct strtab *st, const struct strlist *l)
+put_strlist(struct buf *b, struct strtab *st, const struct strlist *l)
 {
-	obuf_u32(b, (uint32_t)l->n);
+	buf_u32le(b, (uint32_t)l->n);
 	for (size_t i = 0; i < l->n; i++)
-		obuf_u32(b, strtab_add(st, l->v[i]));
+		buf_u32le(b, strtab_add(st, l->v[i]));
 }
 
 static void
-put_pathlist(struct obuf *b, struct strtab *st, const struct path_list *l)
+put_pathlist(struct buf *b, struct strtab *st, const struct path_list *l)
 {
-	obuf_u32(b, (uint32_t)l->n);
+	buf_u32le(b, (uint32_t)l->n);
 	for (size_t i = 0; i < l->n; i++) {
-		obuf_u32(b, strtab_add(st, l->v[i].path));
-		obuf_u32(b, l->v[i].literal ? PATH_LITERAL : 0);
+		buf_u32le(b, strtab_add(st, l->v[i].path));
+		buf_u32le(b, l->v[i].literal ? PATH_LITERAL : 0);
 	}
 }
 
 static int
-compile_rules(const struct settings *s, struct strtab *st, struct obuf *rules,
-    struct obuf *index, struct obuf *iprules)
+compile_rules(const struct settings *s, struct strtab *st, struct buf *rules,
+    struct buf *index, struct buf *iprules)
 {
 	size_t nrules = s->net.nallowed + s->net.ndenied;
 	uint32_t nb = bucket_count(nrules), *bucket, *start, *fill;
-	struct obuf ips = { 0 };
+	struct buf ips = { 0 };
 	uint32_t nip = 0;
 	int rc = -1;
 
 	bucket = xcalloc(nrules, sizeof(*bucket));
 	start = xcalloc((size_t)nb + 1, sizeof(*start));
 	fill = xcalloc((size_t)nb, sizeof(*fill));
-	obuf_u32(rules, (uint32_t)s->net.nallowed);
-	obuf_u32(rules, (uint32_t)s->net.ndenied);
+	buf_u32le(rules, (uint32_t)s->net.nallowed);
+	buf_u32le(rules, (uint32_t)s->net.ndenied);
 	for (size_t g = 0; g < nrules; g++) {
 		int deny = g >= s->net.nallowed;
 		const struct dom_rule *r = deny ? &s->net.denied[g - s->net.nallowed] :
@@ -412,12 +362,12 @@ compile_rules(const struct settings *s, struct strtab *st, struct obuf *rules,
 
 		if (code < 0 || r->spelled == NULL || (r->kind != DOM_ANY && r->host == NULL))
 			goto out;
-		obuf_u8(rules, (uint8_t)code);
-		obuf_u8(rules, 0);
-		obuf_u16(rules, r->port);
-		obuf_u32(rules, strtab_add(st, r->kind == DOM_ANY ? NULL : r->host));
-		obuf_u32(rules, strtab_add(st, r->spelled));
-		obuf_u32(rules, strtab_add(st, deny ? r->reason : NULL));
+		buf_u8(rules, (uint8_t)code);
+		buf_u8(rules, 0);
+		buf_u16le(rules, r->port);
+		buf_u32le(rules, strtab_add(st, r->kind == DOM_ANY ? NULL : r->host));
+		buf_u32le(rules, strtab_add(st, r->spelled));
+		buf_u32le(rules, strtab_add(st, deny ? r->reason : NULL));
 		bucket[g] = fnv1a32(rule_key(r), strlen(rule_key(r))) & (nb - 1);
 		start[bucket[g] + 1]++;
 		if (r->kind != DOM_IPV4 && r->kind != DOM_IPV6)
@@ -428,36 +378,36 @@ compile_rules(const struct settings *s, struct strtab *st, struct obuf *rules,
 			goto out;
 		if (a.family == 4)
 			memset(a.bytes + 4, 0, 12);
-		obuf_u32(&ips, (uint32_t)g);
-		obuf_u16(&ips, r->port);
-		obuf_u8(&ips, a.family);
-		obuf_u8(&ips, 0);
-		obuf_put(&ips, a.bytes, 16);
+		buf_u32le(&ips, (uint32_t)g);
+		buf_u16le(&ips, r->port);
+		buf_u8(&ips, a.family);
+		buf_u8(&ips, 0);
+		buf_add(&ips, a.bytes, 16);
 		nip++;
 	}
 	/* Counting sort by bucket keeps rule numbers ascending inside each bucket. */
 	for (uint32_t b = 0; b < nb; b++)
 		start[b + 1] += start[b];
-	obuf_u32(index, nb);
-	obuf_u32(index, (uint32_t)nrules);
+	buf_u32le(index, nb);
+	buf_u32le(index, (uint32_t)nrules);
 	for (uint32_t b = 0; b <= nb; b++)
-		obuf_u32(index, start[b]);
+		buf_u32le(index, start[b]);
 	{
 		size_t base = index->len;
 
 		for (size_t g = 0; g < nrules; g++)
-			obuf_u32(index, 0);
+			buf_u32le(index, 0);
 		for (size_t g = 0; g < nrules; g++) {
 			uint32_t b = bucket[g];
 
-			put32_at(index->p + base + 4 * ((size_t)start[b] + fill[b]++), (uint32_t)g);
+			put32_at((uint8_t *)index->p + base + 4 * ((size_t)start[b] + fill[b]++), (uint32_t)g);
 		}
 	}
-	obuf_u32(iprules, nip);
-	obuf_put(iprules, ips.p, ips.len);
+	buf_u32le(iprules, nip);
+	buf_add(iprules, ips.p, ips.len);
 	rc = 0;
 out:
-	free(ips.p);
+	buf_free(&ips);
 	free(bucket);
 	free(start);
 	free(fill);
@@ -465,18 +415,18 @@ out:
 }
 
 static void
-compile_ranges(const struct settings *s, struct obuf *b)
+compile_ranges(const struct settings *s, struct buf *b)
 {
-	obuf_u32(b, (uint32_t)s->net.ndenied_addrs);
+	buf_u32le(b, (uint32_t)s->net.ndenied_addrs);
 	for (size_t i = 0; i < s->net.ndenied_addrs; i++) {
 		const struct addr_range *r = &s->net.denied_addrs[i];
 		uint8_t bytes[16] = { 0 };
 
 		memcpy(bytes, r->base.bytes, r->base.family == 4 ? 4 : 16);
-		obuf_u8(b, r->base.family);
-		obuf_u8(b, r->prefix);
-		obuf_u16(b, 0);
-		obuf_put(b, bytes, 16);
+		buf_u8(b, r->base.family);
+		buf_u8(b, r->prefix);
+		buf_u16le(b, 0);
+		buf_add(b, bytes, 16);
 	}
 }
 
@@ -488,29 +438,29 @@ compile_ranges(const struct settings *s, struct obuf *b)
 			if (k->kind != SETTINGS_VALUE)
 
 static void
-compile_options(const struct settings *s, struct strtab *st, struct obuf *b)
+compile_options(const struct settings *s, struct strtab *st, struct buf *b)
 {
 	uint32_t flags = 0;
 
 	FOR_EACH_OPTION(k)
 		if (k->kind == SETTINGS_BOOL && settings_bool(s, k))
 			flags |= 1u << k->bit;
-	obuf_u32(b, flags);
+	buf_u32le(b, flags);
 	FOR_EACH_OPTION(k)
 		if (k->kind == SETTINGS_INT)
-			obuf_u32(b, (uint32_t)settings_int(s, k));
-	obuf_u32(b, strtab_add(st, s->bwrap_path));
+			buf_u32le(b, (uint32_t)settings_int(s, k));
+	buf_u32le(b, strtab_add(st, s->bwrap_path));
 	put_strlist(b, st, &s->net.allow_unix_sockets);
 	put_strlist(b, st, &s->net.allow_mach_lookup);
 	put_strlist(b, st, &s->git_safe_dirs);
-	obuf_u32(b, (uint32_t)s->net.nreasons);
+	buf_u32le(b, (uint32_t)s->net.nreasons);
 	for (size_t i = 0; i < s->net.nreasons; i++) {
-		obuf_u32(b, strtab_add(st, s->net.reasons[i].entry));
-		obuf_u32(b, strtab_add(st, s->net.reasons[i].reason));
+		buf_u32le(b, strtab_add(st, s->net.reasons[i].entry));
+		buf_u32le(b, strtab_add(st, s->net.reasons[i].reason));
 	}
-	obuf_u32(b, (uint32_t)s->nignore);
+	buf_u32le(b, (uint32_t)s->nignore);
 	for (size_t i = 0; i < s->nignore; i++) {
-		obuf_u32(b, strtab_add(st, s->ignore[i].pattern));
+		buf_u32le(b, strtab_add(st, s->ignore[i].pattern));
 		put_strlist(b, st, &s->ignore[i].subs);
 	}
 }
@@ -543,7 +493,7 @@ settings_compilable(const struct settings *s)
 int
 policy_compile(const struct settings *s, uint8_t **out, size_t *outlen)
 {
-	struct obuf sec[SEC_COUNT], img = { 0 };
+	struct buf sec[SEC_COUNT], img = { 0 };
 	struct strtab st;
 	int rc = -1;
 	size_t total;
@@ -566,7 +516,7 @@ policy_compile(const struct settings *s, uint8_t **out, size_t *outlen)
 		goto out;
 	/* Strings end with a NUL already; the section is the interned data itself. */
 	sec[SEC_STRINGS] = st.data;
-	st.data.p = NULL;
+	memset(&st.data, 0, sizeof(st.data));
 
 	total = POLICY_HDR_LEN;
 	for (int i = 0; i < SEC_COUNT; i++) {
@@ -574,36 +524,36 @@ policy_compile(const struct settings *s, uint8_t **out, size_t *outlen)
 			goto out;
 		total += sec[i].len;
 	}
-	obuf_put(&img, POLICY_MAGIC, POLICY_MAGIC_LEN);
-	obuf_u32(&img, POLICY_VERSION);
-	obuf_u32(&img, SEC_COUNT);
-	obuf_u64(&img, total);
-	obuf_u64(&img, 0);
+	buf_add(&img, POLICY_MAGIC, POLICY_MAGIC_LEN);
+	buf_u32le(&img, POLICY_VERSION);
+	buf_u32le(&img, SEC_COUNT);
+	buf_u64le(&img, total);
+	buf_u64le(&img, 0);
 	{
 		uint32_t off = POLICY_HDR_LEN;
 
 		for (int i = 0; i < SEC_COUNT; i++) {
-			obuf_u32(&img, off);
-			obuf_u32(&img, (uint32_t)sec[i].len);
+			buf_u32le(&img, off);
+			buf_u32le(&img, (uint32_t)sec[i].len);
 			off += (uint32_t)sec[i].len;
 		}
 	}
 	for (int i = 0; i < SEC_COUNT; i++)
-		obuf_put(&img, sec[i].p, sec[i].len);
+		buf_add(&img, sec[i].p, sec[i].len);
 	{
-		uint64_t sum = image_checksum(img.p, img.len);
+		uint8_t *u = (uint8_t *)img.p;
+		uint64_t sum = image_checksum(u, img.len);
 
-		put32_at(img.p + 24, (uint32_t)sum);
-		put32_at(img.p + 28, (uint32_t)(sum >> 32));
+		put32_at(u + 24, (uint32_t)sum);
+		put32_at(u + 28, (uint32_t)(sum >> 32));
 	}
-	*out = img.p;
 	*outlen = img.len;
-	img.p = NULL;
+	*out = (uint8_t *)buf_steal(&img);
 	rc = 0;
 out:
 	for (int i = 0; i < SEC_COUNT; i++)
-		free(sec[i].p);
-	free(img.p);
+		buf_free(&sec[i]);
+	buf_free(&img);
 	strtab_free(&st);
 	return rc;
 }

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "guard.h"
-#include "jsonlog.h"
+#include "buf.h"
 #include "proxy.h"
 #include "proxy_sandbox.h"
 #include "resolver.h"
@@ -405,7 +405,7 @@ proxy_request_set_reason(struct proxy_request *rq, const char *reason, size_t le
 void
 proxy_log(struct proxy *px, const struct proxy_request *rq)
 {
-	struct jbuf b = { 0 };
+	struct buf b = { 0 };
 	struct timespec ts;
 	struct tm tm;
 	char tbuf[32];
@@ -416,24 +416,24 @@ proxy_log(struct proxy *px, const struct proxy_request *rq)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
 	strftime(tbuf, sizeof(tbuf), "%Y-%m-%dT%H:%M:%S", &tm);
-	jbuf_addf(&b, "{\"time\":\"%s.%03ldZ\",\"protocol\":", tbuf, ts.tv_nsec / 1000000);
-	jbuf_add_jstr(&b, rq->protocol, strlen(rq->protocol));
-	jbuf_adds(&b, ",\"client\":");
-	jbuf_add_jstr(&b, rq->client, strlen(rq->client));
-	jbuf_adds(&b, ",\"host\":");
-	jbuf_add_jstr(&b, rq->host, strlen(rq->host));
-	jbuf_addf(&b, ",\"port\":%u,\"verdict\":", rq->port);
-	jbuf_add_jstr(&b, rq->verdict ? rq->verdict : "deny",
+	buf_addf(&b, "{\"time\":\"%s.%03ldZ\",\"protocol\":", tbuf, ts.tv_nsec / 1000000);
+	buf_add_jstr(&b, rq->protocol, strlen(rq->protocol));
+	buf_adds(&b, ",\"client\":");
+	buf_add_jstr(&b, rq->client, strlen(rq->client));
+	buf_adds(&b, ",\"host\":");
+	buf_add_jstr(&b, rq->host, strlen(rq->host));
+	buf_addf(&b, ",\"port\":%u,\"verdict\":", rq->port);
+	buf_add_jstr(&b, rq->verdict ? rq->verdict : "deny",
 	    strlen(rq->verdict ? rq->verdict : "deny"));
-	jbuf_adds(&b, ",\"rule\":");
-	jbuf_add_jstr(&b, rq->rule, rq->rule ? strlen(rq->rule) : 0);
-	jbuf_adds(&b, ",\"reason\":");
-	jbuf_add_jstr(&b, rq->reason, rq->reason ? strlen(rq->reason) : 0);
+	buf_adds(&b, ",\"rule\":");
+	buf_add_jstr(&b, rq->rule, rq->rule ? strlen(rq->rule) : 0);
+	buf_adds(&b, ",\"reason\":");
+	buf_add_jstr(&b, rq->reason, rq->reason ? strlen(rq->reason) : 0);
 	if (rq->status >= 0)
-		jbuf_addf(&b, ",\"status\":%d", rq->status);
+		buf_addf(&b, ",\"status\":%d", rq->status);
 	else
-		jbuf_adds(&b, ",\"status\":null");
-	jbuf_addf(&b, ",\"bytes_up\":%llu,\"bytes_down\":%llu,\"duration_ms\":%llu}\n",
+		buf_adds(&b, ",\"status\":null");
+	buf_addf(&b, ",\"bytes_up\":%llu,\"bytes_down\":%llu,\"duration_ms\":%llu}\n",
 	    (unsigned long long)rq->up, (unsigned long long)rq->down,
 	    (unsigned long long)(evloop_now(px->loop) - rq->start_ms));
 	/* One write per line, so lines never interleave with another writer's. */
@@ -442,7 +442,7 @@ proxy_log(struct proxy *px, const struct proxy_request *rq)
 	while (n == -1 && errno == EINTR);
 	if (n != (ssize_t)b.len && px->log_dropped++ == 0)
 		log_warn("decision log: write failed, lines are being lost");
-	jbuf_free(&b);
+	buf_free(&b);
 }
 
 /* ---- decisions ------------------------------------------------------------------- */

@@ -25,7 +25,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "buf.h"
 #include "settings.h"
+#include "utf8.h"
 
 #define JSON_MAX_DEPTH  256     /* far below cJSON's own limit (1000) */
 #define JSON_MAX_NUMBER 63      /* cJSON reads at most 63 characters of a number */
@@ -76,35 +78,6 @@ is_alpha(unsigned char c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-/* Length of the well-formed UTF-8 sequence at s (no overlongs, surrogates or values
- * above U+10FFFF), or 0. */
-static size_t
-utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0];
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		return n >= 2 && (s[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (c >= 0xe0 && c <= 0xef) {
-		if (n < 3 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
-			return 0;
-		if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f))
-			return 0;
-		return 3;
-	}
-	if (c >= 0xf0 && c <= 0xf4) {
-		if (n < 4 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 ||
-		    (s[3] & 0xc0) != 0x80)
-			return 0;
-		if ((c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] > 0x8f))
-			return 0;
-		return 4;
-	}
-	return 0;
-}
-
 static long
 hex4(const unsigned char *s, size_t n)
 {
@@ -113,17 +86,11 @@ hex4(const unsigned char *s, size_t n)
 	if (n < 4)
 		return -1;
 	for (size_t i = 0; i < 4; i++) {
-		unsigned char c = s[i];
+		int d = hex_digit_value(s[i]);
 
-		v <<= 4;
-		if (is_digit(c))
-			v |= c - '0';
-		else if (c >= 'a' && c <= 'f')
-			v |= c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			v |= c - 'A' + 10;
-		else
+		if (d < 0)
 			return -1;
+		v = v << 4 | d;
 	}
 	return v;
 }
@@ -133,7 +100,7 @@ lex_string(struct lexer *lx)
 {
 	const unsigned char *p = lx->p;
 	size_t i = lx->tokpos + 1, n;
-	long v, lo;
+	long v, lo, cp;
 
 	for (;;) {
 		if (i >= lx->len)
@@ -147,7 +114,8 @@ lex_string(struct lexer *lx)
 			return lex_error(lx, i, "control character U+%04X inside a string; "
 			    "write it as an escape such as \\n, \\t or \\u%04X", p[i], p[i]);
 		if (p[i] >= 0x80) {
-			if ((n = utf8_len(p + i, lx->len - i)) == 0)
+			n = utf8_decode(p + i, lx->len - i, &cp);
+			if (cp == UTF8_BAD)
 				return lex_error(lx, i,
 				    "byte 0x%02X inside a string is not valid UTF-8", p[i]);
 			i += n;
@@ -453,39 +421,11 @@ text_blank(const char *text, size_t len)
 /* ------------------------------------------------------------------------------------ */
 /* Text helpers */
 
-struct sbuf {
-	char *p;
-	size_t len, cap;
-};
-
-static void
-sb_add(struct sbuf *b, const char *s, size_t n)
-{
-	if (b->cap - b->len < n + 1) {
-		size_t cap = b->cap ? b->cap : 256;
-
-		while (cap - b->len < n + 1)
-			cap *= 2;
-		b->p = xreallocarray(b->p, cap, 1);
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void
-sb_puts(struct sbuf *b, const char *s)
-{
-	sb_add(b, s, strlen(s));
-}
-
 /* s as a JSON string; at most max bytes of it (cut at a character boundary), then "...". */
 static void
-sb_jstr(struct sbuf *b, const char *s, size_t max)
+sb_jstr(struct buf *b, const char *s, size_t max)
 {
-	size_t n = strlen(s), i;
-	char esc[8];
+	size_t n = strlen(s);
 	bool cut = false;
 
 	if (n > max) {
@@ -494,29 +434,9 @@ sb_jstr(struct sbuf *b, const char *s, size_t max)
 			n--;
 		cut = true;
 	}
-	sb_add(b, "\"", 1);
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		switch (c) {
-		case '"': sb_add(b, "\\\"", 2); break;
-		case '\\': sb_add(b, "\\\\", 2); break;
-		case '\n': sb_add(b, "\\n", 2); break;
-		case '\r': sb_add(b, "\\r", 2); break;
-		case '\t': sb_add(b, "\\t", 2); break;
-		case '\b': sb_add(b, "\\b", 2); break;
-		case '\f': sb_add(b, "\\f", 2); break;
-		default:
-			if (c < 0x20 || c == 0x7f) {
-				snprintf(esc, sizeof(esc), "\\u%04x", c);
-				sb_add(b, esc, 6);
-			} else
-				sb_add(b, (const char *)&s[i], 1);
-		}
-	}
-	sb_add(b, "\"", 1);
+	buf_add_jstr(b, s, n);
 	if (cut)
-		sb_add(b, "...", 3);
+		buf_add(b, "...", 3);
 }
 
 /* A value quoted for a message: escaped, so that control characters never reach a
@@ -524,10 +444,10 @@ sb_jstr(struct sbuf *b, const char *s, size_t max)
 static char *
 quote(const char *s)
 {
-	struct sbuf b = { 0 };
+	struct buf b = { 0 };
 
 	sb_jstr(&b, s, QUOTE_MAX);
-	return b.p;
+	return buf_steal(&b);
 }
 
 static bool
@@ -695,7 +615,7 @@ perr_unknown(struct pctx *c, const char *path, const char *key,
 {
 	const char *best = NULL;
 	size_t bestd = SIZE_MAX, dist, limit, i;
-	struct sbuf list = { 0 };
+	struct buf list = { 0 };
 
 	if (strlen(key) <= SUGGEST_MAX) {
 		for (i = 0; i < nf; i++) {
@@ -718,11 +638,12 @@ perr_unknown(struct pctx *c, const char *path, const char *key,
 		if (f[i].flags & SETTINGS_UNSUPPORTED)
 			continue;
 		if (list.len)
-			sb_puts(&list, ", ");
-		sb_puts(&list, f[i].name);
+			buf_adds(&list, ", ");
+		buf_adds(&list, f[i].name);
 	}
-	perr(c, path, "unknown key; the keys allowed here are: %s", list.p ? list.p : "none");
-	free(list.p);
+	perr(c, path, "unknown key; the keys allowed here are: %s",
+	    list.len ? buf_str(&list) : "none");
+	buf_free(&list);
 }
 
 /* A BOOL or INT row: the value goes straight to its member of the settings. */
@@ -1782,15 +1703,15 @@ jobject(const struct settings *s, const struct settings_object *obj)
 }
 
 static void
-sb_indent(struct sbuf *b, int depth)
+sb_indent(struct buf *b, int depth)
 {
 	for (int i = 0; i < depth; i++)
-		sb_add(b, "  ", 2);
+		buf_add(b, "  ", 2);
 }
 
 /* cJSON_Print indents with tabs; the canonical form uses two spaces. */
 static void
-json_emit(struct sbuf *b, const cJSON *j, int depth)
+json_emit(struct buf *b, const cJSON *j, int depth)
 {
 	const cJSON *m;
 	char num[32];
@@ -1800,41 +1721,41 @@ json_emit(struct sbuf *b, const cJSON *j, int depth)
 		sb_jstr(b, j->valuestring, SIZE_MAX);
 	else if (cJSON_IsNumber(j)) {
 		snprintf(num, sizeof(num), "%.17g", j->valuedouble);
-		sb_puts(b, num);
+		buf_adds(b, num);
 	} else if (cJSON_IsTrue(j))
-		sb_puts(b, "true");
+		buf_adds(b, "true");
 	else if (cJSON_IsFalse(j))
-		sb_puts(b, "false");
+		buf_adds(b, "false");
 	else if (cJSON_IsArray(j) || cJSON_IsObject(j)) {
 		obj = cJSON_IsObject(j);
 		if (j->child == NULL) {
-			sb_puts(b, obj ? "{}" : "[]");
+			buf_adds(b, obj ? "{}" : "[]");
 			return;
 		}
-		sb_puts(b, obj ? "{\n" : "[\n");
+		buf_adds(b, obj ? "{\n" : "[\n");
 		for (m = j->child; m != NULL; m = m->next) {
 			sb_indent(b, depth + 1);
 			if (obj) {
 				sb_jstr(b, m->string, SIZE_MAX);
-				sb_puts(b, ": ");
+				buf_adds(b, ": ");
 			}
 			json_emit(b, m, depth + 1);
-			sb_puts(b, m->next != NULL ? ",\n" : "\n");
+			buf_adds(b, m->next != NULL ? ",\n" : "\n");
 		}
 		sb_indent(b, depth);
-		sb_puts(b, obj ? "}" : "]");
+		buf_adds(b, obj ? "}" : "]");
 	} else
-		sb_puts(b, "null");
+		buf_adds(b, "null");
 }
 
 char *
 settings_to_json(const struct settings *s)
 {
-	struct sbuf b = { 0 };
+	struct buf b = { 0 };
 	cJSON *root = jobject(s, &settings_root);
 
 	json_emit(&b, root, 0);
-	sb_puts(&b, "\n");
+	buf_adds(&b, "\n");
 	cJSON_Delete(root);
-	return b.p;
+	return buf_steal(&b);
 }

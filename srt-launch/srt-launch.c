@@ -27,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "launch.h"
 #include "path.h"
 
@@ -200,53 +201,19 @@ load_policy(struct launch *l)
 char *
 launch_command_text(const struct launch *l)
 {
-	struct strlist w = { 0 };
-	size_t i, len = 1;
-	char *out, *o;
+	struct buf b = { 0 };
+	char *q;
 
 	if (l->cstring != NULL)
 		return xstrdup(l->cstring);
-	for (i = 0; l->cmd[i] != NULL; i++) {
-		const char *a = l->cmd[i], *p;
-		struct strlist q = { 0 };
-
-		if (*a != '\0' && strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-		    "0123456789_./:@+,-") == strlen(a)) {
-			strlist_push(&w, a);
-			continue;
-		}
-		strlist_push(&q, "'");
-		for (p = a; *p != '\0'; p++)
-			strlist_push(&q, *p == '\'' ? "'\\''" : (char[2]){ *p, '\0' });
-		strlist_push(&q, "'");
-		{
-			size_t n = 1, j;
-			char *s;
-
-			for (j = 0; j < q.n; j++)
-				n += strlen(q.v[j]);
-			s = xmalloc(n);
-			s[0] = '\0';
-			for (j = 0; j < q.n; j++)
-				strcat(s, q.v[j]);
-			strlist_push_owned(&w, s);
-		}
-		strlist_free(&q);
-	}
-	for (i = 0; i < w.n; i++)
-		len += strlen(w.v[i]) + 1;
-	o = out = xmalloc(len);
-	for (i = 0; i < w.n; i++) {
-		size_t k = strlen(w.v[i]);
-
+	for (size_t i = 0; l->cmd[i] != NULL; i++) {
+		q = shell_quote(l->cmd[i]);
 		if (i > 0)
-			*o++ = ' ';
-		memcpy(o, w.v[i], k);
-		o += k;
+			buf_addc(&b, ' ');
+		buf_adds(&b, q);
+		free(q);
 	}
-	*o = '\0';
-	strlist_free(&w);
-	return out;
+	return buf_steal(&b);
 }
 
 static char *

@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "launch.h"
+#include "utf8.h"
 
 #define VIOL_LINE_MAX   (64u << 10)     /* a longer log line is not one of ours */
 #define VIOL_KEEP       100             /* lines kept for the block: the latest */
@@ -51,93 +52,17 @@ violations_new(const struct settings *s, const char *command, const char *file)
 	return v;
 }
 
-/* Decode one UTF-8 sequence at s (n bytes left); *cp gets the code point, or -1 if the
- * bytes are not valid UTF-8 (then one byte is consumed). */
-static size_t
-viol_utf8(const unsigned char *s, size_t n, long *cp)
-{
-	size_t need, i;
-	long c;
-
-	if (s[0] < 0x80) {
-		*cp = s[0];
-		return 1;
-	}
-	if ((s[0] & 0xe0) == 0xc0) {
-		need = 2;
-		c = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		need = 3;
-		c = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		need = 4;
-		c = s[0] & 0x07;
-	} else {
-		*cp = -1;
-		return 1;
-	}
-	if (n < need) {
-		*cp = -1;
-		return 1;
-	}
-	for (i = 1; i < need; i++) {
-		if ((s[i] & 0xc0) != 0x80) {
-			*cp = -1;
-			return 1;
-		}
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	if ((need == 2 && c < 0x80) || (need == 3 && c < 0x800) ||
-	    (need == 4 && (c < 0x10000 || c > 0x10ffff)) || (c >= 0xd800 && c <= 0xdfff)) {
-		*cp = -1;
-		return 1;
-	}
-	*cp = c;
-	return need;
-}
-
-/* Code points that make text render as something other than what it says. */
-static int
-viol_unsafe(long c)
-{
-	return c < 0 || c <= 0x1f || (c >= 0x7f && c <= 0x9f) || c == 0xad || c == 0x61c ||
-	    (c >= 0x200b && c <= 0x200f) || c == 0x2028 || c == 0x2029 ||
-	    (c >= 0x202a && c <= 0x202e) || (c >= 0x2060 && c <= 0x2064) ||
-	    (c >= 0x2066 && c <= 0x2069) || c == 0xfeff || (c >= 0xe0000 && c <= 0xe007f);
-}
-
-/* Runs of unsafe code points become one space, '<' and '>' go, the ends are trimmed. */
+/* Runs of control and invisible characters (and bytes that are not UTF-8) become one
+ * space, '<' and '>' go, the ends are trimmed (BEHAVIOR §5). */
 char *
 violations_sanitise(const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s), i = 0, o = 0;
-	char *out = xmalloc(n + 1);
-	int in_run = 0;
+	size_t n = strlen(s);
+	char *out = xmalloc(3 * n + 1);
 
-	while (i < n) {
-		long c;
-		size_t k = viol_utf8(p + i, n - i, &c);
-
-		if (viol_unsafe(c)) {
-			if (!in_run)
-				out[o++] = ' ';
-			in_run = 1;
-		} else {
-			in_run = 0;
-			if (c != '<' && c != '>') {
-				memcpy(out + o, p + i, k);
-				o += k;
-			}
-		}
-		i += k;
-	}
-	while (o > 0 && (out[o - 1] == ' ' || out[o - 1] == '\t'))
-		o--;
-	out[o] = '\0';
-	for (i = 0; out[i] == ' ' || out[i] == '\t'; i++)
-		;
-	memmove(out, out + i, o - i + 1);
+	n = utf8_sanitise(s, n, UTF8_INVISIBLE | UTF8_BAD_RUN | UTF8_NO_ANGLE | UTF8_TRIM, 0,
+	    out);
+	out[n] = '\0';
 	return out;
 }
 

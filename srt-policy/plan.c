@@ -14,34 +14,13 @@
 #include "srt-policy.h"
 #include "util.h"
 
-/* Words made only of these need no quotes in sh (the set the reference's CLI uses). */
-static int
-shell_safe(const char *w)
-{
-	if (*w == '\0')
-		return 0;
-	for (; *w; w++)
-		if (strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:@+,-",
-		    *w) == NULL)
-			return 0;
-	return 1;
-}
-
 static void
 put_shell_word(const char *w, FILE *f)
 {
-	if (shell_safe(w)) {
-		fputs(w, f);
-		return;
-	}
-	putc('\'', f);
-	for (; *w; w++) {
-		if (*w == '\'')
-			fputs("'\\''", f);
-		else
-			putc(*w, f);
-	}
-	putc('\'', f);
+	char *q = shell_quote(w);
+
+	fputs(q, f);
+	free(q);
 }
 
 static char *

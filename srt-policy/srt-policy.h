@@ -44,7 +44,6 @@ int cmd_dump(const struct opts *o);
 
 /* match.c */
 int cmd_match(const struct opts *o);
-int match_parse_port(const char *s, size_t n, uint16_t *port);
 
 /* plan.c */
 int cmd_plan(const struct opts *o);
