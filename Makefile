@@ -6,6 +6,9 @@
 #   make bench           benchmarks (ratios against a baseline measured in the same run)
 #   make install         PREFIX (default /usr/local) and DESTDIR honoured
 
+# The version every program prints with -V (one definition: SRT_VERSION in the sources).
+VERSION := 0.1.0
+
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
@@ -24,7 +27,8 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN    := -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wcast-qual \
            -Wstrict-prototypes -Wmissing-prototypes -Wformat=2
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=c11 -D_GNU_SOURCE $(WARN) -fstack-protector-strong -Ilib $(PKG_CFLAGS) -MMD -MP
+CFLAGS  += -std=c11 -D_GNU_SOURCE -DSRT_VERSION='"$(VERSION)"' $(WARN) -fstack-protector-strong \
+           -Ilib $(PKG_CFLAGS) -MMD -MP
 ifeq ($(SAN),1)
 CFLAGS  += -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
@@ -46,7 +50,14 @@ HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/tests/%)
 
 all: $(BINS) $(if $(filter srt-launch,$(PROGS)),$(BUILD)/bin/srt)
 
-$(BUILD)/obj/%.o: %.c
+# Objects are built again when VERSION changes (they may print it): the file changes
+# only then.
+VERSION_STAMP := $(BUILD)/version
+$(VERSION_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' >$@
+
+$(BUILD)/obj/%.o: %.c $(VERSION_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
@@ -75,7 +86,7 @@ SECCOMP_SRC := $(wildcard srt-seccomp/*.c)
 SECCOMP_GEN := $(BUILD)/gen/srt-seccomp-gen
 SECCOMP_HDR := $(BUILD)/gen/seccomp_programs.h
 
-$(BUILD)/obj-gen/%.o: %.c
+$(BUILD)/obj-gen/%.o: %.c $(VERSION_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
@@ -107,7 +118,7 @@ $(SECCOMP_HDR): $(SECCOMP_GEN)
 
 # (A recipe of its own: a target-specific CFLAGS would reach the generator's objects too,
 # through the prerequisites.)
-$(BUILD)/obj/srt-seccomp/filter.o: srt-seccomp/filter.c $(SECCOMP_HDR)
+$(BUILD)/obj/srt-seccomp/filter.o: srt-seccomp/filter.c $(SECCOMP_HDR) $(VERSION_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DSRT_SECCOMP_PRECOMPILED -I$(BUILD)/gen -c -o $@ $<
 
@@ -160,7 +171,8 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 10
 FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
-FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -g -O1 -Ilib $(PKG_CFLAGS) -fsanitize=fuzzer,address,undefined
+FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -DSRT_VERSION='"$(VERSION)"' -g -O1 -Ilib $(PKG_CFLAGS) \
+                -fsanitize=fuzzer,address,undefined
 
 build/fuzz/%: tests/fuzz/%.c $(LIB_SRC)
 	@mkdir -p $(dir $@)
@@ -193,9 +205,12 @@ install: all
 lint-man:
 	mandoc -Tlint -Wwarning $(MAN)
 
+version:
+	@echo $(VERSION)
+
 clean:
 	rm -rf build
 
 .SECONDARY:
-.PHONY: all check check-run check-load fuzz fuzz-smoke bench install clean lint-man
+.PHONY: all check check-run check-load fuzz fuzz-smoke bench install clean lint-man version FORCE
 -include $(LIB_OBJ:.o=.d) $(wildcard $(BUILD)/obj/srt-*/*.d) $(wildcard $(BUILD)/obj-gen/srt-*/*.d)

@@ -23,12 +23,13 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "exit.h"
 #include "plan.h"
 #include "policy.h"
 #include "settings.h"
 #include "util.h"
 
-#define LAUNCH_FAIL             125     /* srt itself failed */
+#define LAUNCH_FAIL             EXIT_SELF       /* srt itself failed (exit.h) */
 #define LAUNCH_HTTP_PORT        3128    /* inside the sandbox */
 #define LAUNCH_SOCKS_PORT       1080
 

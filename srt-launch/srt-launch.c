@@ -31,10 +31,6 @@
 #include "launch.h"
 #include "path.h"
 
-#ifndef SRT_VERSION
-#define SRT_VERSION "0.1.0"
-#endif
-
 #define PROXY_STOP_MS   3000
 
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
@@ -318,7 +314,7 @@ reap(struct launch *l, int *bwrap_status, bool *bwrap_done)
 				log_warnx("%s ended while the command runs (status %d)",
 				    k == PK_HTTP ? "srt-httpd" : "srt-socksd",
 				    WIFEXITED(status) ? WEXITSTATUS(status) :
-				    128 + WTERMSIG(status));
+				    EXIT_SIGNALED(WTERMSIG(status)));
 			}
 		if (pid == l->keeper_pid)
 			l->keeper_pid = 0;
@@ -424,7 +420,7 @@ wait_loop(struct launch *l, int sigfd)
 	if (l->command_ran)
 		return l->command_exit;
 	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
+		return EXIT_SIGNALED(WTERMSIG(status));
 	/* bwrap failed before the command ran, and has said why. */
 	log_warnx("the sandbox could not be set up (bwrap exited with status %d)",
 	    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
@@ -526,7 +522,7 @@ check_command(const struct launch *l)
 		return 0;
 	exists = strchr(l->cmd[0], '/') != NULL && access(l->cmd[0], F_OK) == 0;
 	log_warnx("%s: %s", l->cmd[0], exists ? "not executable" : "command not found");
-	return exists ? 126 : 127;
+	return exists ? EXIT_NOEXEC : EXIT_NOTFOUND;
 }
 
 /*

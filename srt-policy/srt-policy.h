@@ -5,10 +5,6 @@
 #include "policy.h"
 #include "settings.h"
 
-#ifndef SRT_VERSION
-#define SRT_VERSION "0.1.0"
-#endif
-
 /* Exit statuses (the man page's EXIT STATUS). */
 #define EXIT_ALLOW      0
 #define EXIT_DENY       1

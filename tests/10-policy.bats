@@ -307,6 +307,16 @@ JSON
 	[[ "$output" == *"needs an argument"* ]]
 }
 
+@test "every program prints the one version the Makefile defines" {
+	v=$(make -s -C "$BATS_TEST_DIRNAME/.." version)
+	[[ "$v" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]
+	for p in srt-policy srt-httpd srt-socksd srt-launch srt srt-seccomp; do
+		run "$p" -V
+		[ "$status" -eq 0 ]
+		[ "$output" = "$p $v" ]
+	done
+}
+
 @test "-V, --version and -h" {
 	run srt-policy -V
 	[ "$status" -eq 0 ]
