@@ -29,10 +29,6 @@
 #include "resolver.h"
 #include "settings.h"
 
-#ifndef SRT_VERSION
-#define SRT_VERSION "0.1.0"
-#endif
-
 struct proxy_listener {
 	int fd;
 	char *unix_path;        /* a socket file we created, removed at exit */
@@ -406,36 +402,24 @@ void
 proxy_log(struct proxy *px, const struct proxy_request *rq)
 {
 	struct buf b = { 0 };
-	struct timespec ts;
-	struct tm tm;
-	char tbuf[32];
+	struct decision d;
 	ssize_t n;
 
 	if (px->log_fd == -1)
 		return;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	strftime(tbuf, sizeof(tbuf), "%Y-%m-%dT%H:%M:%S", &tm);
-	buf_addf(&b, "{\"time\":\"%s.%03ldZ\",\"protocol\":", tbuf, ts.tv_nsec / 1000000);
-	buf_add_jstr(&b, rq->protocol, strlen(rq->protocol));
-	buf_adds(&b, ",\"client\":");
-	buf_add_jstr(&b, rq->client, strlen(rq->client));
-	buf_adds(&b, ",\"host\":");
-	buf_add_jstr(&b, rq->host, strlen(rq->host));
-	buf_addf(&b, ",\"port\":%u,\"verdict\":", rq->port);
-	buf_add_jstr(&b, rq->verdict ? rq->verdict : "deny",
-	    strlen(rq->verdict ? rq->verdict : "deny"));
-	buf_adds(&b, ",\"rule\":");
-	buf_add_jstr(&b, rq->rule, rq->rule ? strlen(rq->rule) : 0);
-	buf_adds(&b, ",\"reason\":");
-	buf_add_jstr(&b, rq->reason, rq->reason ? strlen(rq->reason) : 0);
-	if (rq->status >= 0)
-		buf_addf(&b, ",\"status\":%d", rq->status);
-	else
-		buf_adds(&b, ",\"status\":null");
-	buf_addf(&b, ",\"bytes_up\":%llu,\"bytes_down\":%llu,\"duration_ms\":%llu}\n",
-	    (unsigned long long)rq->up, (unsigned long long)rq->down,
-	    (unsigned long long)(evloop_now(px->loop) - rq->start_ms));
+	decision_time_now(d.time);
+	d.protocol = rq->protocol;
+	d.client = rq->client;
+	d.host = rq->host;
+	d.port = rq->port;
+	d.verdict = rq->verdict;
+	d.rule = rq->rule;
+	d.reason = rq->reason;
+	d.status = rq->status;
+	d.bytes_up = rq->up;
+	d.bytes_down = rq->down;
+	d.duration_ms = evloop_now(px->loop) - rq->start_ms;
+	decision_format(&b, &d);
 	/* One write per line, so lines never interleave with another writer's. */
 	do
 		n = write(px->log_fd, b.p, b.len);
@@ -468,15 +452,15 @@ proxy_decide(struct proxy *px, struct proxy_policy *pp, struct proxy_request *rq
 	rq->rule = v.rule != NULL ? xstrndup(v.rule, v.rule_len) : NULL;
 	proxy_request_set_reason(rq, v.reason, v.reason ? v.reason_len : 0);
 	if (v.allow) {
-		rq->verdict = "allow";
+		rq->verdict = VERDICT_ALLOW;
 		return 1;
 	}
 	if (px->opts.audit && v.kind != HOST_MALFORMED) {
-		rq->verdict = "audit-deny";
+		rq->verdict = VERDICT_AUDIT_DENY;
 		rq->would_deny = true;
 		return 1;
 	}
-	rq->verdict = "deny";
+	rq->verdict = VERDICT_DENY;
 	return 0;
 }
 
@@ -605,9 +589,9 @@ proxy_dial_finish(struct proxy_dial *d, enum proxy_dial_status st)
 		res.message = d->message;
 		res.short_reason = d->short_reason[0] ? d->short_reason : d->message;
 		if (st == PROXY_DIAL_BLOCKED)
-			d->rq->verdict = "deny";
+			d->rq->verdict = VERDICT_DENY;
 		else
-			d->rq->verdict = "error";
+			d->rq->verdict = VERDICT_ERROR;
 		proxy_request_set_reason(d->rq, d->message, strlen(d->message));
 	}
 	d->query = NULL;
@@ -751,7 +735,7 @@ proxy_dial_resolved(void *arg, int status, const struct ip_addr *addrs, size_t n
 			return;
 		}
 		/* Learning mode: record what the guard would have refused, dial anyway. */
-		d->rq->verdict = "audit-deny";
+		d->rq->verdict = VERDICT_AUDIT_DENY;
 		d->rq->would_deny = true;
 		proxy_request_set_reason(d->rq, gr.message, strlen(gr.message));
 		for (i = 0; i < naddrs && d->naddrs < PROXY_DIAL_MAX; i++)
@@ -846,7 +830,7 @@ proxy_tunnel(struct proxy *px, int client_fd, int server_fd, struct proxy_reques
 	p.arg = t;
 	if (relay_start(px->loop, client_fd, server_fd, &p, NULL) == -1) {
 		log_warn("tunnel to %s port %u", rq->host, rq->port);
-		rq->verdict = "error";
+		rq->verdict = VERDICT_ERROR;
 		proxy_request_set_reason(rq, "cannot start the relay", 22);
 		proxy_log(px, rq);
 		proxy_request_clear(rq);

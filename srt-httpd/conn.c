@@ -157,8 +157,7 @@ void
 conn_free(struct conn *c, bool close_client)
 {
 	conn_close_upstream(c);
-	if (c->rq != NULL && c->rq->status < 0 && c->rq->verdict != NULL &&
-	    strcmp(c->rq->verdict, "allow") == 0)
+	if (c->rq != NULL && c->rq->status < 0 && c->rq->verdict == VERDICT_ALLOW)
 		proxy_request_set_reason(c->rq, "client went away", 16);
 	conn_request_done(c);
 	evtimer_del(c->loop, &c->timer);
@@ -216,7 +215,7 @@ conn_bad_head(struct conn *c, enum http_status st)
 
 	/* Nothing was decided, but the refusal is still worth a log line. */
 	proxy_request_init(c->px, &rq, "http", c->client);
-	rq.verdict = "deny";
+	rq.verdict = VERDICT_DENY;
 	rq.status = st == HTTP_TOO_LARGE ? 431 : 400;
 	proxy_request_set_reason(&rq, st == HTTP_TOO_LARGE ? "request head too large" :
 	    "malformed request", st == HTTP_TOO_LARGE ? 22 : 17);
@@ -241,7 +240,7 @@ conn_head_timeout(struct conn *c)
 	log_debug("%s: %s", c->client, why);
 	proxy_request_init(c->px, &rq, "http", c->client);
 	rq.start_ms = c->head_start;
-	rq.verdict = "deny";
+	rq.verdict = VERDICT_DENY;
 	rq.status = 408;
 	proxy_request_set_reason(&rq, why, sizeof(why) - 1);
 	proxy_log(c->px, &rq);

@@ -47,14 +47,14 @@ connect_start(struct conn *c, const struct http_head *h)
 	c->req_framing = HTTP_BODY_NONE;
 	c->req_done = true;
 	if (!httpd_auth_ok(c, h)) {
-		c->rq->verdict = "deny";
+		c->rq->verdict = VERDICT_DENY;
 		proxy_request_set_reason(c->rq, "proxy authentication required", 29);
 		conn_reply(c, 407, "Proxy Authentication Required",
 		    "Proxy-Authenticate: Basic realm=\"srt\"\r\n", NULL, false);
 		return;
 	}
 	if (connect_parse_target(h->target, &host, &hostlen, &port) == -1) {
-		c->rq->verdict = "deny";
+		c->rq->verdict = VERDICT_DENY;
 		proxy_request_set_reason(c->rq, "bad CONNECT target", 18);
 		conn_reply(c, 400, "Bad Request", NULL, NULL, false);
 		return;

@@ -182,14 +182,14 @@ forward_start(struct conn *c, const struct http_head *h)
 	int fd;
 
 	if (!httpd_auth_ok(c, h)) {
-		c->rq->verdict = "deny";
+		c->rq->verdict = VERDICT_DENY;
 		proxy_request_set_reason(c->rq, "proxy authentication required", 29);
 		conn_reply(c, 407, "Proxy Authentication Required",
 		    "Proxy-Authenticate: Basic realm=\"srt\"\r\n", NULL, true);
 		return;
 	}
 	if (forward_parse_target(h->target, &t) == -1) {
-		c->rq->verdict = "deny";
+		c->rq->verdict = VERDICT_DENY;
 		proxy_request_set_reason(c->rq, h->target.p[0] == '/' ?
 		    "origin-form request to a proxy" : "bad request target",
 		    h->target.p[0] == '/' ? 30 : 18);
@@ -204,13 +204,13 @@ forward_start(struct conn *c, const struct http_head *h)
 	if (c->pp->require_host_match) {
 		if (http_field_count(h, "host", NULL) == 0 && h->minor == 1) {
 			proxy_request_set_reason(c->rq, "HTTP/1.1 request without a Host header", 38);
-			c->rq->verdict = "deny";
+			c->rq->verdict = VERDICT_DENY;
 			conn_reply(c, 400, "Bad Request", guard_headers,
 			    "HTTP/1.1 request without a Host header\n", false);
 			return;
 		}
 		if ((why = forward_host_mismatch(h, c->rq)) != NULL) {
-			c->rq->verdict = "deny";
+			c->rq->verdict = VERDICT_DENY;
 			proxy_request_set_reason(c->rq, why, strlen(why));
 			body = xasprintf("%s\n", why);
 			conn_reply(c, 421, "Misdirected Request", guard_headers, body, true);
@@ -375,7 +375,7 @@ forward_upstream_failed(struct conn *c, const char *why)
 		return 1;
 	proxy_request_set_reason(c->rq, why, strlen(why));
 	if (!c->resp_started) {
-		c->rq->verdict = "error";
+		c->rq->verdict = VERDICT_ERROR;
 		conn_reply(c, 502, "Bad Gateway", "Content-Type: text/plain\r\n", "Bad Gateway",
 		    true);
 		return 1;
@@ -536,7 +536,7 @@ forward_pump(struct conn *c)
 			progress |= r;
 		}
 		if (forward_request_body(c) == -1) {
-			c->rq->verdict = "deny";
+			c->rq->verdict = VERDICT_DENY;
 			proxy_request_set_reason(c->rq, "malformed chunked request body", 30);
 			if (!c->resp_started) {
 				conn_reply(c, 400, "Bad Request", NULL, NULL, false);

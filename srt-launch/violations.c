@@ -12,24 +12,22 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <cjson/cJSON.h>
-
+#include "decision.h"
 #include "launch.h"
 #include "utf8.h"
 
-#define VIOL_LINE_MAX   (64u << 10)     /* a longer log line is not one of ours */
 #define VIOL_KEEP       100             /* lines kept for the block: the latest */
 
 struct violations {
 	const struct settings *set;
 	char *command;
 	int fd;                         /* --violations FILE, or -1 */
-	char *buf;                      /* partial line from the pipe */
-	size_t len;
-	bool skipping;                  /* inside an over-long line */
+	struct decision_reader reader;  /* the proxies' decision log */
 	char *keep[VIOL_KEEP];
 	size_t nkeep, total;
 };
+
+static void viol_record(void *, const struct decision *);
 
 struct violations *
 violations_new(const struct settings *s, const char *command, const char *file)
@@ -39,7 +37,7 @@ violations_new(const struct settings *s, const char *command, const char *file)
 	v->set = s;
 	v->command = xstrdup(command);
 	v->fd = -1;
-	v->buf = xmalloc(VIOL_LINE_MAX);
+	decision_reader_init(&v->reader, viol_record, v);
 	if (file != NULL) {
 		v->fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
 		    0600);
@@ -86,48 +84,37 @@ viol_ignored(const struct violations *v, const char *line)
 }
 
 static void
-viol_line(struct violations *v, const char *text, size_t len)
+viol_record(void *arg, const struct decision *d)
 {
-	cJSON *o, *verdict, *host, *port, *reason;
+	struct violations *v = arg;
+	struct buf rec = { 0 };
 	char *line, *clean;
 
-	if ((o = cJSON_ParseWithLength(text, len)) == NULL)
+	if (d->verdict != VERDICT_DENY)
 		return;
-	verdict = cJSON_GetObjectItemCaseSensitive(o, "verdict");
-	host = cJSON_GetObjectItemCaseSensitive(o, "host");
-	port = cJSON_GetObjectItemCaseSensitive(o, "port");
-	reason = cJSON_GetObjectItemCaseSensitive(o, "reason");
-	if (!cJSON_IsString(verdict) || strcmp(verdict->valuestring, "deny") != 0 ||
-	    !cJSON_IsString(host)) {
-		cJSON_Delete(o);
-		return;
-	}
-	line = xasprintf("deny network-outbound %s:%d (%s)", host->valuestring,
-	    cJSON_IsNumber(port) ? port->valueint : 0,
-	    cJSON_IsString(reason) ? reason->valuestring : "denied");
+	line = xasprintf("deny network-outbound %s:%u (%s)", d->host, d->port,
+	    d->reason != NULL ? d->reason : "denied");
 	clean = violations_sanitise(line);
 	free(line);
 	if (viol_ignored(v, clean)) {
 		free(clean);
-		cJSON_Delete(o);
 		return;
 	}
 	log_debug("violation: %s", clean);
 	if (v->fd != -1) {
-		char *js;
-
-		cJSON_AddStringToObject(o, "violation", clean);
-		cJSON_AddStringToObject(o, "command", v->command);
-		if ((js = cJSON_PrintUnformatted(o)) != NULL) {
-			char *rec = xasprintf("%s\n", js);
-
-			/* One write per record, so concurrent runs appending to the same
-			 * file do not interleave within a line. */
-			if (write(v->fd, rec, strlen(rec)) == -1)
-				log_warn("write violations file");
-			free(rec);
-			cJSON_free(js);
-		}
+		/* The proxy's record, with the line shown and the command. One write per
+		 * record, so concurrent runs appending to the same file do not interleave
+		 * within a line. */
+		buf_addc(&rec, '{');
+		decision_format_members(&rec, d);
+		buf_adds(&rec, ",\"violation\":");
+		buf_add_jstr(&rec, clean, strlen(clean));
+		buf_adds(&rec, ",\"command\":");
+		buf_add_jstr(&rec, v->command, strlen(v->command));
+		buf_adds(&rec, "}\n");
+		if (write(v->fd, rec.p, rec.len) == -1)
+			log_warn("write violations file");
+		buf_free(&rec);
 	}
 	if (v->nkeep == VIOL_KEEP) {
 		free(v->keep[0]);
@@ -136,33 +123,12 @@ viol_line(struct violations *v, const char *text, size_t len)
 	}
 	v->keep[v->nkeep++] = clean;
 	v->total++;
-	cJSON_Delete(o);
 }
 
 void
 violations_feed(struct violations *v, const char *buf, size_t len)
 {
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		char c = buf[i];
-
-		if (c == '\n') {
-			if (!v->skipping && v->len > 0)
-				viol_line(v, v->buf, v->len);
-			v->len = 0;
-			v->skipping = false;
-			continue;
-		}
-		if (v->skipping)
-			continue;
-		if (v->len == VIOL_LINE_MAX) {
-			v->skipping = true;
-			v->len = 0;
-			continue;
-		}
-		v->buf[v->len++] = c;
-	}
+	decision_reader_feed(&v->reader, buf, len);
 }
 
 void
@@ -172,9 +138,7 @@ violations_finish(struct violations *v, bool print_block)
 	size_t i, total = 0;
 	char *text;
 
-	if (v->len > 0 && !v->skipping)
-		viol_line(v, v->buf, v->len);
-	v->len = 0;
+	decision_reader_finish(&v->reader);
 	if (!print_block || v->nkeep == 0)
 		return;
 	strlist_push(&out, "<sandbox_violations>\n");
@@ -209,7 +173,7 @@ violations_free(struct violations *v)
 		free(v->keep[i]);
 	if (v->fd != -1)
 		close(v->fd);
-	free(v->buf);
+	decision_reader_free(&v->reader);
 	free(v->command);
 	free(v);
 }
