@@ -25,9 +25,9 @@
 #include "guard.h"
 #include "buf.h"
 #include "proxy.h"
+#include "policy_source.h"
 #include "proxy_sandbox.h"
 #include "resolver.h"
-#include "settings.h"
 
 struct proxy_listener {
 	int fd;
@@ -286,54 +286,29 @@ proxy_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *sslen,
 
 /* ---- policy ---------------------------------------------------------------------- */
 
-/* Load the policy from the source named on the command line; NULL with a message. */
+/* Load the policy from the source named on the command line; NULL with messages in errs.
+ * The option the proxies need is read from the policy's flags: the image is not decoded
+ * back into settings. */
 static struct proxy_policy *
-proxy_policy_load(struct proxy *px, char *err, size_t errlen)
+proxy_policy_load(struct proxy *px, struct diags *errs)
 {
+	struct policy_source src = { px->opts.policy_path, px->opts.settings_path,
+	    px->opts.policy_fd, POLICY_SOURCE_REQUIRED };
+	struct diags warns = { 0 };
 	struct proxy_policy *pp;
-	struct settings s;
-	struct diags errs = { 0 }, warns = { 0 };
-	struct policy *pol = NULL;
-	bool rhm = false;
+	struct policy *pol;
+	int rc;
 
-	if (px->opts.settings_path != NULL) {
-		if (settings_load(px->opts.settings_path, &s, &errs, &warns) == -1) {
-			size_t i, off = 0;
-
-			err[0] = '\0';
-			for (i = 0; i < errs.msgs.n && off + 1 < errlen; i++)
-				off += (size_t)snprintf(err + off, errlen - off, "%s%s",
-				    i ? "; " : "", errs.msgs.v[i]);
-			if (errs.msgs.n == 0)
-				snprintf(err, errlen, "%s: invalid settings", px->opts.settings_path);
-			diags_free(&errs);
-			diags_free(&warns);
-			return NULL;
-		}
-		diags_free(&warns);
-		rhm = s.net.require_host_match;
-		pol = policy_from_settings(&s, err, errlen);
-		settings_free(&s);
-	} else {
-		if (px->opts.policy_path != NULL)
-			pol = policy_open_file(px->opts.policy_path, err, errlen);
-		else
-			pol = policy_open_fd(px->opts.policy_fd, err, errlen);
-		if (pol != NULL) {
-			if (policy_to_settings(pol, &s) == -1) {
-				snprintf(err, errlen, "cannot read the policy's options");
-				policy_free(pol);
-				return NULL;
-			}
-			rhm = s.net.require_host_match;
-			settings_free(&s);
-		}
-	}
-	if (pol == NULL)
+	rc = policy_source_load(&src, &pol, NULL, NULL, errs, &warns);
+	for (size_t i = 0; i < warns.msgs.n; i++)
+		log_warnx("warning: %s", warns.msgs.v[i]);
+	diags_free(&warns);
+	if (rc != 0)
 		return NULL;
 	pp = xcalloc(1, sizeof(*pp));
 	pp->pol = pol;
-	pp->require_host_match = rhm;
+	pp->require_host_match =
+	    (policy_option_flags(pol) & SETTINGS_FLAG(require_host_match)) != 0;
 	pp->refs = 1;
 	return pp;
 }
@@ -358,10 +333,13 @@ static void
 proxy_reload(struct proxy *px)
 {
 	struct proxy_policy *pp;
-	char err[1024];
+	struct diags errs = { 0 };
 
-	if ((pp = proxy_policy_load(px, err, sizeof(err))) == NULL) {
-		log_warnx("reload failed, keeping the current policy: %s", err);
+	if ((pp = proxy_policy_load(px, &errs)) == NULL) {
+		for (size_t i = 0; i < errs.msgs.n; i++)
+			log_warnx("reload failed, keeping the current policy: %s",
+			    errs.msgs.v[i]);
+		diags_free(&errs);
 		return;
 	}
 	proxy_policy_put(px->pol);
@@ -1279,6 +1257,7 @@ int
 proxy_main(int argc, char **argv, const struct proxy_proto *proto)
 {
 	struct proxy *px;
+	struct diags errs = { 0 };
 	char err[2048];
 	size_t i;
 	int rc = 0;
@@ -1300,8 +1279,10 @@ proxy_main(int argc, char **argv, const struct proxy_proto *proto)
 	(void)mallopt(M_TOP_PAD, 256 << 10);
 	proxy_limits(px);
 
-	if ((px->pol = proxy_policy_load(px, err, sizeof(err))) == NULL) {
-		fprintf(stderr, "%s: %s\n", proto->prog, err);
+	if ((px->pol = proxy_policy_load(px, &errs)) == NULL) {
+		for (i = 0; i < errs.msgs.n; i++)
+			log_warnx("%s", errs.msgs.v[i]);
+		diags_free(&errs);
 		rc = 2;
 		goto out;
 	}

@@ -14,7 +14,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -26,6 +25,7 @@
 #include <cjson/cJSON.h>
 
 #include "buf.h"
+#include "path.h"
 #include "settings.h"
 #include "utf8.h"
 
@@ -1510,17 +1510,14 @@ settings_free(struct settings *s)
 char *
 settings_default_path(void)
 {
-	const char *home = getenv("HOME");
-	struct passwd *pw;
+	char *home = path_home(), *p;
 
-	if (home == NULL || *home == '\0') {
-		if ((pw = getpwuid(getuid())) == NULL || pw->pw_dir == NULL ||
-		    *pw->pw_dir == '\0')
-			return NULL;
-		home = pw->pw_dir;
-	}
-	return xasprintf("%s%s.srt-settings.json", home,
+	if (home == NULL)
+		return NULL;
+	p = xasprintf("%s%s.srt-settings.json", home,
 	    home[strlen(home) - 1] == '/' ? "" : "/");
+	free(home);
+	return p;
 }
 
 /* ------------------------------------------------------------------------------------ */

@@ -102,7 +102,8 @@ char *settings_to_json(const struct settings *s);
 
 void settings_free(struct settings *s);
 
-/* ~/.srt-settings.json for the current user ($HOME, else the passwd entry). Caller frees. */
+/* ~/.srt-settings.json for the current user (the home directory of path_home()), or
+ * NULL when there is none. Caller frees. */
 char *settings_default_path(void);
 
 #endif

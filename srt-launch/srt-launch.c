@@ -20,7 +20,6 @@
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +29,7 @@
 #include "buf.h"
 #include "launch.h"
 #include "path.h"
+#include "policy_source.h"
 
 #define PROXY_STOP_MS   3000
 
@@ -112,84 +112,30 @@ parse_args(struct launch *l, int argc, char **argv)
 	l->cmd = argc > 0 ? argv : NULL;
 }
 
-static int
-load_settings_file(struct launch *l, const char *path)
-{
-	struct diags errs = { 0 }, warns = { 0 };
-	char err[256];
-	size_t i;
-	int rc = -1;
-
-	if (settings_load(path, &l->set, &errs, &warns) == -1) {
-		for (i = 0; i < errs.msgs.n; i++)
-			log_warnx("%s", errs.msgs.v[i]);
-		if (errs.msgs.n == 0)
-			log_warnx("%s: invalid settings", path);
-		goto out;
-	}
-	for (i = 0; i < warns.msgs.n; i++)
-		log_warnx("warning: %s", warns.msgs.v[i]);
-	if ((l->pol = policy_from_settings(&l->set, err, sizeof(err))) == NULL) {
-		log_warnx("%s: %s", path, err);
-		goto out;
-	}
-	l->config_path = realpath(path, NULL);
-	rc = 0;
- out:
-	diags_free(&errs);
-	diags_free(&warns);
-	return rc;
-}
-
 /* The policy: a compiled file (-p), a settings file (-s), or for srt the default settings
- * file, or the built-in defaults when that does not exist. A file the user named is never
- * replaced by defaults. */
+ * file, or the built-in defaults when that does not exist (policy_source_load). A file
+ * the user named is never replaced by defaults. */
 static int
 load_policy(struct launch *l)
 {
-	char err[256];
+	struct policy_source src = { l->policy_arg, l->settings_arg, -1,
+	    l->srt_mode ? POLICY_SOURCE_DEFAULT_OR_BUILTIN : POLICY_SOURCE_REQUIRED };
+	struct diags errs = { 0 }, warns = { 0 };
+	char *path = NULL;
+	size_t i;
+	int rc;
 
-	if (l->policy_arg != NULL) {
-		if ((l->pol = policy_open_file(l->policy_arg, err, sizeof(err))) == NULL) {
-			log_warnx("%s: %s", l->policy_arg, err);
-			return -1;
-		}
-		if (policy_to_settings(l->pol, &l->set) == -1) {
-			log_warnx("%s: the policy cannot be read back", l->policy_arg);
-			return -1;
-		}
-		l->config_path = realpath(l->policy_arg, NULL);
-		log_debug("policy: %s (compiled)", l->policy_arg);
-		return 0;
-	}
-	if (l->settings_arg != NULL) {
-		if (load_settings_file(l, l->settings_arg) == -1)
-			return -1;
-		log_debug("policy: compiled from %s", l->settings_arg);
-		return 0;
-	}
-	{
-		char *def = settings_default_path();
-		struct stat st;
-		int rc;
-
-		if (def != NULL && (lstat(def, &st) == 0 || errno != ENOENT)) {
-			rc = load_settings_file(l, def);
-			if (rc == 0)
-				log_debug("policy: compiled from %s", def);
-			free(def);
-			return rc;
-		}
-		log_debug("policy: %s does not exist: built-in defaults (no network, "
-		    "no writes but the defaults)", def != NULL ? def : "~/.srt-settings.json");
-		free(def);
-	}
-	settings_init_default(&l->set);
-	if ((l->pol = policy_from_settings(&l->set, err, sizeof(err))) == NULL) {
-		log_warnx("built-in policy: %s", err);
-		return -1;
-	}
-	return 0;
+	rc = policy_source_load(&src, &l->pol, &l->set, &path, &errs, &warns);
+	for (i = 0; i < warns.msgs.n; i++)
+		log_warnx("warning: %s", warns.msgs.v[i]);
+	for (i = 0; i < errs.msgs.n; i++)
+		log_warnx("%s", errs.msgs.v[i]);
+	if (path != NULL)
+		l->config_path = realpath(path, NULL);
+	free(path);
+	diags_free(&errs);
+	diags_free(&warns);
+	return rc;
 }
 
 /* The command as one string, as the reference spells it (for ignoreViolations):
@@ -252,19 +198,6 @@ check_helpers(const struct launch *l)
 			return -1;
 	}
 	return 0;
-}
-
-static char *
-home_dir(void)
-{
-	const char *h = getenv("HOME");
-	struct passwd *pw;
-
-	if (h != NULL && *h == '/')
-		return xstrdup(h);
-	if ((pw = getpwuid(getuid())) != NULL && pw->pw_dir != NULL)
-		return xstrdup(pw->pw_dir);
-	return xstrdup("/");
 }
 
 /* A closed 0, 1 or 2 would be taken by the first pipe we open and handed to the command
@@ -585,7 +518,10 @@ main(int argc, char **argv)
 		log_warn("getcwd");
 		goto out;
 	}
-	l.home = home_dir();
+	if ((l.home = path_home()) == NULL) {
+		log_warnx("cannot tell the home directory: set HOME to an absolute path");
+		goto out;
+	}
 	if ((rc = check_command(&l)) != 0)
 		goto out;
 	rc = LAUNCH_FAIL;

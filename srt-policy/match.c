@@ -100,7 +100,7 @@ cmd_match(const struct opts *o)
 		    o->argv[1]);
 		return EXIT_ERROR;
 	}
-	if ((p = load_policy(o)) == NULL)
+	if (load_policy(o, &p, NULL, NULL) != 0)
 		return EXIT_ERROR;
 	if (o->argc == 1) {
 		rc = match_batch(p);

@@ -3,13 +3,13 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "log.h"
+#include "path.h"
 #include "plan.h"
 #include "srt-policy.h"
 #include "util.h"
@@ -23,23 +23,11 @@ put_shell_word(const char *w, FILE *f)
 	free(q);
 }
 
-static char *
-plan_home(void)
-{
-	const char *h = getenv("HOME");
-	struct passwd *pw;
-
-	if (h != NULL && *h == '/')
-		return xstrdup(h);
-	if ((pw = getpwuid(getuid())) != NULL && pw->pw_dir != NULL && *pw->pw_dir == '/')
-		return xstrdup(pw->pw_dir);
-	return NULL;
-}
-
 static int
 plan_linux(const struct opts *o)
 {
 	struct settings s;
+	struct policy *p;
 	struct plan_linux plan;
 	struct plan_ctx ctx;
 	struct diags errs = { 0 };
@@ -55,17 +43,19 @@ plan_linux(const struct opts *o)
 		log_warn("plan: %s", o->cwd != NULL ? o->cwd : "getcwd");
 		return EXIT_ERROR;
 	}
-	if ((home = plan_home()) == NULL) {
-		log_warnx("plan: cannot tell the home directory (set HOME)");
+	if ((home = path_home()) == NULL) {
+		log_warnx("plan: cannot tell the home directory (set HOME to an absolute path)");
 		free(cwd);
 		return EXIT_ERROR;
 	}
-	if (load_policy_settings(o, &s, &spath) != 0) {
+	if (load_policy(o, &p, &s, &spath) != 0) {
 		free(cwd);
 		free(home);
 		return EXIT_ERROR;
 	}
-	/* The plan protects the settings file by its path: give it the absolute one. */
+	policy_free(p);
+	/* The plan protects the file the policy came from by its path (as srt does): give
+	 * it the absolute one. */
 	if (spath != NULL && spath[0] != '/') {
 		char *abs = realpath(spath, NULL);
 

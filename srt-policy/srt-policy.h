@@ -27,11 +27,9 @@ struct opts {
 /* srt-policy.c */
 void usage_cmd(const char *cmd);
 
-/* load.c: the settings (from -s or the default path) or the policy (-p). Each prints
- * its own messages and returns -1 on failure. */
-int load_settings(const struct opts *o, struct settings *s, char **pathp);
-struct policy *load_policy(const struct opts *o);
-int load_policy_settings(const struct opts *o, struct settings *s, char **pathp);
+/* load.c: the policy of -p, or of -s (default ~/.srt-settings.json), verified; with s
+ * the settings too, with pathp the file read. Prints its messages; 0 or -1. */
+int load_policy(const struct opts *o, struct policy **p, struct settings *s, char **pathp);
 
 /* compile.c */
 int cmd_check(const struct opts *o);

@@ -781,6 +781,21 @@ test_defaults(void)
 	p = settings_default_path();
 	ok(p == NULL || (p[0] == '/' && strstr(p, "/.srt-settings.json") != NULL),
 	    "default path from the passwd entry: %s", p ? p : "(none)");
+	{
+		char *q;
+
+		/* One rule for every program: a relative HOME is not a home directory. */
+		setenv("HOME", "relhome", 1);
+		q = settings_default_path();
+		ok((p == NULL && q == NULL) || (p != NULL && q != NULL && strcmp(p, q) == 0),
+		    "HOME=relhome: the passwd entry's, as without HOME: %s", q ? q : "(none)");
+		free(q);
+		setenv("HOME", "", 1);
+		q = settings_default_path();
+		ok((p == NULL && q == NULL) || (p != NULL && q != NULL && strcmp(p, q) == 0),
+		    "HOME empty: the passwd entry's too");
+		free(q);
+	}
 	free(p);
 	if (saved != NULL) {
 		setenv("HOME", saved, 1);
