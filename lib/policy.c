@@ -1188,7 +1188,7 @@ policy_open_mem(const uint8_t *buf, size_t len, char *err, size_t errlen)
 	return policy_finish(p, "policy.bin", err, errlen);
 }
 
-static struct policy *
+struct policy *
 policy_open_fd_as(int fd, const char *what, char *err, size_t errlen)
 {
 	struct policy *p;

@@ -24,6 +24,8 @@ int policy_write_file(const char *path, const uint8_t *buf, size_t len, char *er
  * version, bad checksum, out-of-bounds offset ...). */
 struct policy *policy_open_file(const char *path, char *err, size_t errlen);
 struct policy *policy_open_fd(int fd, char *err, size_t errlen);
+/* The same, naming the image what in messages (the file the descriptor was opened on). */
+struct policy *policy_open_fd_as(int fd, const char *what, char *err, size_t errlen);
 struct policy *policy_open_mem(const uint8_t *buf, size_t len, char *err, size_t errlen);
 /* Compile settings in memory and open the result (what -s does). */
 struct policy *policy_from_settings(const struct settings *s, char *err, size_t errlen);

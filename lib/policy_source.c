@@ -2,11 +2,21 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "policy_source.h"
+
+static int
+source_open(const struct policy_source *src, const char *path)
+{
+	if (src->open_file != NULL)
+		return src->open_file(src->open_arg, path);
+	return open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+}
 
 /* A compiled policy, from a file or a descriptor. */
 static struct policy *
@@ -14,10 +24,16 @@ load_compiled(const struct policy_source *src, struct settings *set, struct diag
 {
 	struct policy *p;
 	char err[512];
+	int fd;
 
-	if (src->policy_path != NULL)
-		p = policy_open_file(src->policy_path, err, sizeof(err));
-	else
+	if (src->policy_path != NULL) {
+		if ((fd = source_open(src, src->policy_path)) < 0) {
+			diags_add(errs, "%s: %s", src->policy_path, strerror(errno));
+			return NULL;
+		}
+		p = policy_open_fd_as(fd, src->policy_path, err, sizeof(err));
+		close(fd);
+	} else
 		p = policy_open_fd(src->policy_fd, err, sizeof(err));
 	if (p == NULL) {
 		diags_add(errs, "%s", err);
@@ -34,17 +50,24 @@ load_compiled(const struct policy_source *src, struct settings *set, struct diag
 
 /* Settings from a file, or the built-in defaults (path NULL), compiled in memory. */
 static struct policy *
-load_settings(const char *path, struct settings *set, struct diags *errs,
-    struct diags *warns)
+load_settings(const struct policy_source *src, const char *path, struct settings *set,
+    struct diags *errs, struct diags *warns)
 {
 	struct settings tmp, *s = set != NULL ? set : &tmp;
 	struct policy *p;
 	char err[512];
+	int fd, rc;
 
 	if (path == NULL)
 		settings_init_default(s);
-	else if (settings_load(path, s, errs, warns) != 0)
-		return NULL;
+	else {
+		fd = source_open(src, path);
+		rc = settings_load_fd(fd, path, s, errs, warns);
+		if (fd >= 0)
+			close(fd);
+		if (rc != 0)
+			return NULL;
+	}
 	if ((p = policy_from_settings(s, err, sizeof(err))) == NULL) {
 		diags_add(errs, "%s: %s", path != NULL ? path : "built-in policy", err);
 		settings_free(s);
@@ -78,14 +101,14 @@ policy_source_load(const struct policy_source *src, struct policy **polp,
 	} else if (src->settings_path != NULL) {
 		path = xstrdup(src->settings_path);
 		log_debug("policy: compiled from %s", path);
-		*polp = load_settings(path, set, errs, warns);
+		*polp = load_settings(src, path, set, errs, warns);
 	} else if (src->fallback == POLICY_SOURCE_REQUIRED) {
 		diags_add(errs, "exactly one of -p, -s or --policy-fd is required");
 	} else if ((path = settings_default_path()) == NULL) {
 		if (src->fallback == POLICY_SOURCE_DEFAULT_OR_BUILTIN) {
 			log_debug("policy: no home directory for ~/.srt-settings.json: built-in "
 			    "defaults");
-			*polp = load_settings(NULL, set, errs, warns);
+			*polp = load_settings(src, NULL, set, errs, warns);
 		} else
 			diags_add(errs, "cannot tell the home directory for "
 			    "~/.srt-settings.json (set HOME to an absolute path); use -s");
@@ -95,10 +118,10 @@ policy_source_load(const struct policy_source *src, struct policy **polp,
 		    "but the defaults)", path);
 		free(path);
 		path = NULL;
-		*polp = load_settings(NULL, set, errs, warns);
+		*polp = load_settings(src, NULL, set, errs, warns);
 	} else {
 		log_debug("policy: compiled from %s", path);
-		*polp = load_settings(path, set, errs, warns);
+		*polp = load_settings(src, path, set, errs, warns);
 	}
 	if (*polp == NULL) {
 		if (errs->msgs.n == before)

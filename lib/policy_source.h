@@ -25,6 +25,10 @@ struct policy_source {
 	const char *settings_path;      /* -s */
 	int policy_fd;                  /* --policy-fd, or -1 */
 	enum policy_fallback fallback;
+	/* How the file of -p or -s is opened: NULL for open(2) itself; else a descriptor
+	 * on path, or -1 with errno (a narrowed proxy asks its opener, proxy_sandbox.h). */
+	int (*open_file)(void *arg, const char *path);
+	void *open_arg;
 };
 
 /*

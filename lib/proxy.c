@@ -40,6 +40,7 @@ struct proxy {
 	struct evloop *loop;
 	struct resolver *resolver;
 	struct proxy_policy *pol;
+	struct proxy_opener *opener;    /* -p or -s while narrowed: reopens that file */
 	struct guard_local local;
 	bool local_valid;       /* local was read at local_at (loop time) */
 	uint64_t local_at;
@@ -61,6 +62,7 @@ struct proxy {
 enum {
 	OPT_POLICY_FD = 256, OPT_LISTEN_FD, OPT_LOG, OPT_LOG_FD, OPT_AUDIT, OPT_AUTH,
 	OPT_LIFELINE_FD, OPT_MAX_CONNS, OPT_IDLE_TIMEOUT, OPT_HEAD_TIMEOUT, OPT_NO_SANDBOX,
+	OPT_RELAY_TO,
 };
 
 static const struct option proxy_longopts[] = {
@@ -78,6 +80,7 @@ static const struct option proxy_longopts[] = {
 	{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
 	{ "head-timeout", required_argument, NULL, OPT_HEAD_TIMEOUT },
 	{ "no-sandbox", no_argument, NULL, OPT_NO_SANDBOX },
+	{ "relay-to", required_argument, NULL, OPT_RELAY_TO },
 	{ "debug", no_argument, NULL, 'd' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -183,6 +186,10 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 		case OPT_NO_SANDBOX:
 			o->no_sandbox = true;
 			break;
+		case OPT_RELAY_TO:
+			o->relay_port = (unsigned)proxy_number(proto, "--relay-to", optarg, 1,
+			    65535);
+			break;
 		case 'd':
 			o->debug = true;
 			break;
@@ -199,7 +206,12 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 	}
 	if (optind < argc)
 		proxy_badusage(proto, xasprintf("unexpected argument: %s", argv[optind]));
-	if (nsrc != 1)
+	if (o->relay_port != 0) {
+		if (nsrc != 0 || o->log_path != NULL || o->log_fd != -1 || o->audit ||
+		    o->auth != NULL)
+			proxy_badusage(proto, "--relay-to relays without a policy: -p, -s, "
+			    "--policy-fd, --log, --log-fd, --audit and --auth do not apply");
+	} else if (nsrc != 1)
 		proxy_badusage(proto, "exactly one of -p, -s or --policy-fd is required");
 	if (o->log_path != NULL && o->log_fd != -1)
 		proxy_badusage(proto, "--log and --log-fd are exclusive");
@@ -292,8 +304,11 @@ proxy_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *sslen,
 static struct proxy_policy *
 proxy_policy_load(struct proxy *px, struct diags *errs)
 {
-	struct policy_source src = { px->opts.policy_path, px->opts.settings_path,
-	    px->opts.policy_fd, POLICY_SOURCE_REQUIRED };
+	struct policy_source src = { .policy_path = px->opts.policy_path,
+	    .settings_path = px->opts.settings_path, .policy_fd = px->opts.policy_fd,
+	    .fallback = POLICY_SOURCE_REQUIRED,
+	    .open_file = px->opener != NULL ? proxy_opener_open : NULL,
+	    .open_arg = px->opener };
 	struct diags warns = { 0 };
 	struct proxy_policy *pp;
 	struct policy *pol;
@@ -1019,13 +1034,18 @@ proxy_accept_cb(struct evloop *loop, int lfd, unsigned events, void *arg)
 		}
 		if (px->nconns >= px->opts.max_conns) {
 			log_debug("connection cap (%u) reached: refusing", px->opts.max_conns);
-			px->proto->refuse(px, fd);
+			/* A plain relay speaks no protocol to refuse in. */
+			if (px->opts.relay_port == 0)
+				px->proto->refuse(px, fd);
 			proxy_refused_linger(px, fd);
 			continue;
 		}
 		px->nconns++;
 		proxy_client_text(&ss, client, sizeof(client));
-		px->proto->accept(px, fd, client);
+		if (px->opts.relay_port != 0)
+			proxy_relay_accept(px, fd, client);
+		else
+			px->proto->accept(px, fd, client);
 	}
 }
 
@@ -1064,7 +1084,7 @@ proxy_signal_cb(struct evloop *loop, int signo, void *arg)
 	log_debug("signal %d: draining %u connection(s)", signo, px->nconns);
 	px->draining = true;
 	proxy_stop_listening(px);
-	if (px->proto->drain != NULL)
+	if (px->proto->drain != NULL && px->opts.relay_port == 0)
 		px->proto->drain(px);
 	if (px->nconns == 0) {
 		evloop_break(loop);
@@ -1241,6 +1261,7 @@ proxy_free(struct proxy *px)
 	resolver_free(px->resolver);
 	evloop_free(px->loop);
 	proxy_policy_put(px->pol);
+	proxy_opener_free(px->opener);
 	guard_local_free(&px->local);
 	if (px->log_fd != -1 && px->opts.log_path != NULL)
 		close(px->log_fd);
@@ -1279,18 +1300,28 @@ proxy_main(int argc, char **argv, const struct proxy_proto *proto)
 	(void)mallopt(M_TOP_PAD, 256 << 10);
 	proxy_limits(px);
 
-	if ((px->pol = proxy_policy_load(px, &errs)) == NULL) {
+	/* A plain relay (--relay-to) has no policy, no lookups and no log. */
+	if (px->opts.relay_port == 0 && (px->pol = proxy_policy_load(px, &errs)) == NULL) {
 		for (i = 0; i < errs.msgs.n; i++)
 			log_warnx("%s", errs.msgs.v[i]);
 		diags_free(&errs);
 		rc = 2;
 		goto out;
 	}
+	/* Narrowed, the proxy cannot open the file of -p or -s again for a reload. */
+	if (!px->opts.no_sandbox && (px->opts.policy_path != NULL ||
+	    px->opts.settings_path != NULL) && (px->opener = proxy_opener_start(
+	    px->opts.policy_path != NULL ? px->opts.policy_path : px->opts.settings_path)) ==
+	    NULL) {
+		rc = 1;
+		goto out;
+	}
 	if ((px->loop = evloop_new()) == NULL)
 		fatal("epoll");
 	evtimer_init(&px->accept_timer, proxy_accept_resume, px);
 	evtimer_init(&px->drain_timer, proxy_drain_timeout, px);
-	if ((px->resolver = resolver_new(px->loop, err, sizeof(err))) == NULL)
+	if (px->opts.relay_port == 0 &&
+	    (px->resolver = resolver_new(px->loop, err, sizeof(err))) == NULL)
 		fatalx("resolver: %s", err);
 
 	if (px->opts.log_path != NULL) {
@@ -1302,7 +1333,7 @@ proxy_main(int argc, char **argv, const struct proxy_proto *proto)
 		px->log_fd = px->opts.log_fd;
 		if (fcntl(px->log_fd, F_SETFD, FD_CLOEXEC) == -1)
 			fatal("--log-fd %d", px->log_fd);
-	} else
+	} else if (px->opts.relay_port == 0)
 		px->log_fd = STDOUT_FILENO;
 
 	for (i = 0; i < px->opts.nlisten_fds; i++)

@@ -59,6 +59,7 @@ struct proxy_opts {
 	                                   or SOCKS handshake (srt-socksd) must arrive within
 	                                   this (default PROXY_HEAD_TIMEOUT_S) */
 	bool no_sandbox;                /* --no-sandbox: skip seccomp (debugging only) */
+	unsigned relay_port;            /* --relay-to PORT: a plain relay, no policy; 0 */
 };
 
 struct proxy;
@@ -181,6 +182,10 @@ int proxy_tunnel(struct proxy *px, int client_fd, int server_fd, struct proxy_re
  * spaces, '<' and '>' are dropped, surrounding blanks trimmed, cut at 500 characters, and
  * any byte outside printable ASCII becomes '?'. out holds at least 501 bytes. */
 void proxy_sanitize_reason(const char *in, size_t len, char *out, size_t outlen);
+
+/* --relay-to (proxy_relay.c): the accept callback of the plain relay to
+ * 127.0.0.1:relay_port (or [::1]), in place of the protocol's. */
+void proxy_relay_accept(struct proxy *px, int fd, const char *client);
 
 /* Parse a listen address: "127.0.0.1:3128", "[::1]:3128", "unix:/path". 0 or -1 with
  * *why set. */

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -1436,8 +1437,21 @@ out:
 	return rc;
 }
 
+/* Why a settings file could not be read, as a message in errs. */
+static void
+settings_read_failed(const char *path, int err, struct diags *errs)
+{
+	if (err == ENOENT)
+		diags_add(errs, "%s: the settings file does not exist", path);
+	else if (err == EFBIG)
+		diags_add(errs, "%s: the file is larger than %u MiB; it is not a settings file",
+		    path, SETTINGS_MAX_BYTES >> 20);
+	else
+		diags_add(errs, "%s: cannot be read: %s", path, strerror(err));
+}
+
 int
-settings_load(const char *path, struct settings *out, struct diags *errs,
+settings_load_fd(int fd, const char *path, struct settings *out, struct diags *errs,
     struct diags *warns)
 {
 	char *text = NULL;
@@ -1445,18 +1459,24 @@ settings_load(const char *path, struct settings *out, struct diags *errs,
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (read_file(path, SETTINGS_MAX_BYTES, &text, &len) == -1) {
-		if (errno == ENOENT)
-			diags_add(errs, "%s: the settings file does not exist", path);
-		else if (errno == EFBIG)
-			diags_add(errs, "%s: the file is larger than %u MiB; it is not a "
-			    "settings file", path, SETTINGS_MAX_BYTES >> 20);
-		else
-			diags_add(errs, "%s: cannot be read: %s", path, strerror(errno));
+	if (fd < 0 || read_fd_all(fd, SETTINGS_MAX_BYTES, &text, &len) == -1) {
+		settings_read_failed(path, errno, errs);
 		return -1;
 	}
 	rc = settings_parse(text, len, path, out, errs, warns);
 	free(text);
+	return rc;
+}
+
+int
+settings_load(const char *path, struct settings *out, struct diags *errs,
+    struct diags *warns)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY), rc;
+
+	rc = settings_load_fd(fd, path, out, errs, warns);
+	if (fd >= 0)
+		close(fd);
 	return rc;
 }
 

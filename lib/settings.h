@@ -95,6 +95,9 @@ int settings_parse(const char *text, size_t len, const char *fname,
  * of their own in errs. */
 int settings_load(const char *path, struct settings *out, struct diags *errs,
     struct diags *warns);
+/* The same from a descriptor opened on path (fd -1: the open failed, with errno). */
+int settings_load_fd(int fd, const char *path, struct settings *out, struct diags *errs,
+    struct diags *warns);
 
 /* Canonical JSON (every field, fixed order, two-space indent, trailing newline); settings
  * parsed back from it equal s. Caller frees. */

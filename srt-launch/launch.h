@@ -7,8 +7,9 @@
  *               │              lifeline, it removes the run's temp dir and placeholders and
  *               │              kills what is left of the sandbox if we are killed (keeper.c)
  *               ├─ srt-httpd   host netns, accepts on 127.0.0.1:3128 and [::1]:3128 of the
- *               ├─ srt-socksd  sandbox's netns through the inherited sockets (or a plain
- *               │              relay to the user's proxy with httpProxyPort/socksProxyPort)
+ *               ├─ srt-socksd  sandbox's netns through the inherited sockets (or, with
+ *               │              httpProxyPort/socksProxyPort, their --relay-to mode: a
+ *               │              plain relay to the user's proxy)
  *               └─ bwrap       setns()'d into the sandbox's namespaces, then its own
  *                              user/pid/mount namespaces; srt-seccomp (as their pid 1,
  *                              --as-pid-1); in its own pid namespace, the command
@@ -136,9 +137,6 @@ void keeper_release(struct launch *l, bool done);
 int proxies_init(struct launch *l);
 int proxies_start(struct launch *l, enum proxy_kind k);
 void proxies_stop(struct launch *l, int timeout_ms);
-
-/* relay.c: the plain relay to the user's own proxy (httpProxyPort / socksProxyPort) */
-void relay_child_main(int fd4, int fd6, int lifeline, int port);
 
 /* bwrap.c */
 int bwrap_start(struct launch *l, char **envp);

@@ -118,8 +118,9 @@ parse_args(struct launch *l, int argc, char **argv)
 static int
 load_policy(struct launch *l)
 {
-	struct policy_source src = { l->policy_arg, l->settings_arg, -1,
-	    l->srt_mode ? POLICY_SOURCE_DEFAULT_OR_BUILTIN : POLICY_SOURCE_REQUIRED };
+	struct policy_source src = { .policy_path = l->policy_arg,
+	    .settings_path = l->settings_arg, .policy_fd = -1, .fallback = l->srt_mode ?
+	    POLICY_SOURCE_DEFAULT_OR_BUILTIN : POLICY_SOURCE_REQUIRED };
 	struct diags errs = { 0 }, warns = { 0 };
 	char *path = NULL;
 	size_t i;
@@ -181,10 +182,9 @@ check_helpers(const struct launch *l)
 	const char *need[3];
 	size_t n = 0, i;
 
-	if (l->set.net.http_proxy_port == 0)
-		need[n++] = "srt-httpd";
-	if (l->set.net.socks_proxy_port == 0)
-		need[n++] = "srt-socksd";
+	/* Also with httpProxyPort / socksProxyPort: they relay (--relay-to). */
+	need[n++] = "srt-httpd";
+	need[n++] = "srt-socksd";
 	if (!l->set.net.allow_all_unix_sockets)
 		need[n++] = "srt-seccomp";
 	for (i = 0; i < n; i++) {

@@ -11,7 +11,8 @@
 int
 load_policy(const struct opts *o, struct policy **p, struct settings *s, char **pathp)
 {
-	struct policy_source src = { o->policy, o->settings, -1, POLICY_SOURCE_DEFAULT_FILE };
+	struct policy_source src = { .policy_path = o->policy, .settings_path = o->settings,
+	    .policy_fd = -1, .fallback = POLICY_SOURCE_DEFAULT_FILE };
 	struct diags errs = { 0 }, warns = { 0 };
 	size_t i;
 	int rc;

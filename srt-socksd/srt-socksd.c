@@ -521,7 +521,10 @@ static const struct proxy_proto socksd_proto = {
 	    "                  [--log FILE | --log-fd N] [--audit] [--auth USER:PASS] "
 	    "[--lifeline-fd N]\n"
 	    "                  [--max-conns N] [--idle-timeout SEC] [--head-timeout SEC]\n"
-	    "                  [--no-sandbox] [-d]",
+	    "                  [--no-sandbox] [-d]\n"
+	    "       srt-socksd --relay-to PORT [-l ADDR]... [--listen-fd N]... "
+	    "[--lifeline-fd N]\n"
+	    "                  [--max-conns N] [--idle-timeout SEC] [--no-sandbox] [-d]",
 	.accept = socksd_accept,
 	.refuse = socksd_refuse_cap,
 };
