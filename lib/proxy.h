@@ -25,6 +25,7 @@
 #include "decision.h"
 #include "domain.h"
 #include "evloop.h"
+#include "guard.h"
 #include "policy.h"
 #include "relay.h"
 #include "util.h"
@@ -182,6 +183,13 @@ int proxy_tunnel(struct proxy *px, int client_fd, int server_fd, struct proxy_re
  * spaces, '<' and '>' are dropped, surrounding blanks trimmed, cut at 500 characters, and
  * any byte outside printable ASCII becomes '?'. out holds at least 501 bytes. */
 void proxy_sanitize_reason(const char *in, size_t len, char *out, size_t outlen);
+
+/* For the guarded dial (proxy_dial.c): the resolver, and this host's addresses for the
+ * guard, re-read at most once a second (getifaddrs costs a netlink socket and a dump of
+ * every address, too much for every lookup; an address added to an interface is known
+ * within that time). */
+struct resolver *proxy_resolver(struct proxy *px);
+const struct guard_local *proxy_local_addrs(struct proxy *px);
 
 /* --relay-to (proxy_relay.c): the accept callback of the plain relay to
  * 127.0.0.1:relay_port (or [::1]), in place of the protocol's. */
