@@ -74,8 +74,8 @@ $(BUILD)/bin/%: $$(addprefix $(BUILD)/obj/,$$(subst .c,.o,$$(wildcard $$*/*.c)))
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIBSRT) $(LDLIBS)
 
 # srt-seccomp runs at every launch, inside the sandbox, just before the command. Linked
-# statically it starts without the dynamic loader: about a third fewer page faults and
-# 2 ms less per launch on a virtual machine where faults are dear (bench/launch.sh).
+# statically it starts without the dynamic loader, with fewer page faults at every launch
+# (bench/launch.sh measures the launch).
 # Sanitizer builds stay dynamic (ASan needs its runtime library).
 #
 # Its seccomp programs are built at build time: srt-seccomp-gen, the same sources linked

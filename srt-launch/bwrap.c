@@ -169,7 +169,7 @@ bwrap_argv(const struct launch *l, const char *bwrap, const char *seccomp, struc
 	strlist_push(a, "--");
 	if (seccomp != NULL) {
 		strlist_push(a, seccomp);
-		/* SANDBOX_LIFELINE_FD: see bwrap_child. */
+		/* The sandbox's lifeline is descriptor 5: bwrap_child's keep[2]. */
 		strlist_push(a, "--lifeline-fd");
 		strlist_push(a, "5");
 		if (bwrap_seccomp_pid1(l))

@@ -1,7 +1,8 @@
 /*
- * The filtering proxies (SPEC §5.3). They accept on the sockets the keeper opened in the
- * sandbox's network namespace, so connections from inside reach them with no relay and no
- * socket file, while they themselves dial out from the host's namespace.
+ * The filtering proxies (SPEC §5.3). They accept on the sockets that the child which made
+ * the sandbox's network namespace opened there and handed over (netns.c), so connections
+ * from inside reach them with no relay and no socket file, while they themselves dial out
+ * from the host's namespace.
  *
  * Each proxy is started at the first connection to its sockets: the sockets already
  * listen, so a client is queued rather than refused until the proxy takes over, and a
