@@ -34,18 +34,6 @@
 #define MAX_ERRORS      500     /* problems reported one by one; the rest are counted */
 
 static bool
-is_digit(unsigned char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static bool
-is_alpha(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-static bool
 text_blank(const char *text, size_t len)
 {
 	for (size_t i = 0; i < len; i++)
@@ -86,18 +74,15 @@ quote(const char *s)
 	return buf_steal(&b);
 }
 
+/* A name as C spells one: letters, digits and '_', not starting with a digit. */
 static bool
 is_ident(const char *s)
 {
-	size_t i;
+	static const char first[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_";
+	size_t n = strlen(s);
 
-	if (!is_alpha((unsigned char)s[0]) && s[0] != '_')
-		return false;
-	for (i = 0; s[i] != '\0'; i++)
-		if (!is_alpha((unsigned char)s[i]) && !is_digit((unsigned char)s[i]) &&
-		    s[i] != '_')
-			return false;
-	return i <= SUGGEST_MAX;
+	return n > 0 && n <= SUGGEST_MAX && strchr(first, s[0]) != NULL &&
+	    strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789") == n;
 }
 
 /* "network.allowedDomains", or network.deniedDomainReasons["github.com:22"] for a key
