@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -148,19 +147,6 @@ path_depth(const char *p)
 		if (*p == '/' && p[1] != '\0' && p[1] != '/')
 			n++;
 	return n;
-}
-
-char *
-path_home(void)
-{
-	const char *h = getenv("HOME");
-	struct passwd *pw;
-
-	if (h != NULL && h[0] == '/')
-		return xstrdup(h);
-	if ((pw = getpwuid(getuid())) != NULL && pw->pw_dir != NULL && pw->pw_dir[0] == '/')
-		return xstrdup(pw->pw_dir);
-	return NULL;
 }
 
 char *
