@@ -190,7 +190,8 @@ build(const struct settings *s)
 			plan.args.v[k++] = plan.args.v[i];
 		}
 		plan.args.n = k;
-		plan.args.v[k] = NULL;
+		if (plan.args.v != NULL)        /* none when the build failed */
+			plan.args.v[k] = NULL;
 	}
 	raw = join_args(&plan.args);
 	joined = xmalloc(strlen(raw) + 1);
