@@ -32,6 +32,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 
 #include "util.h"
 #include "srt-seccomp.h"
@@ -94,13 +95,25 @@ struct worker {
  * It runs in PID 1's memory (CLONE_VM, on a stack of its own) while PID 1 is suspended
  * (CLONE_VFORK): the signal mask, NO_NEW_PRIVS and the seccomp filter all belong to the
  * calling task, not to the address space, so they are the worker's alone and reach the
- * command through execve. Hence only _exit() here, never exit() (PID 1's stdio and
+ * command through execve. Hence only worker_exit() here, never exit() (PID 1's stdio and
  * atexit state are shared), and no allocation. Copying PID 1's address space with
  * fork() costs more than everything else this stage does on hosts where page tables
  * are expensive (virtual machines without nested paging). The descriptor table is
  * shared too (CLONE_FILES): the filter's listener, made here, is then PID 1's as well,
  * and execve gives the command a copy of the table without it (close-on-exec).
  */
+/*
+ * The worker's end when it cannot run the command: the system call itself. _exit() is
+ * declared noreturn, and a sanitizer build prepares for a noreturn call by cleaning the
+ * stack it believes is current: not this one (the worker runs on a stack of its own),
+ * which it reports as a warning on the command's standard error.
+ */
+static void
+worker_exit(int status)
+{
+	syscall(SYS_exit_group, status);
+}
+
 static int
 worker_main(void *arg)
 {
@@ -109,22 +122,23 @@ worker_main(void *arg)
 
 	if (w->own_group && setpgid(0, 0) == -1) {
 		log_warn("setpgid");
-		_exit(EXIT_SELF);
+		worker_exit(EXIT_SELF);
 	}
 	if (sigprocmask(SIG_SETMASK, w->saved, NULL) == -1) {
 		log_warn("sigprocmask");
-		_exit(EXIT_SELF);
+		worker_exit(EXIT_SELF);
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1) {
 		log_warn("prctl PR_SET_NO_NEW_PRIVS");
-		_exit(EXIT_SELF);
+		worker_exit(EXIT_SELF);
 	}
 	if (filter_install(w->prog, w->guard ? &w->listener : NULL) == -1)
-		_exit(EXIT_SELF);
+		worker_exit(EXIT_SELF);
 	execvp(w->argv[0], w->argv);
 	saved_errno = errno;
 	log_warn("%s", w->argv[0]);
-	_exit(saved_errno == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC);
+	worker_exit(saved_errno == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC);
+	return 0;
 }
 
 static _Alignas(64) char worker_stack[64 * 1024];
