@@ -9,6 +9,9 @@
 #   make uninstall       removes what install put there
 #   make deb             the Debian packages, in $(DEBDIR) (dpkg-buildpackage)
 
+# The version every program prints with -V (one definition: SRT_VERSION in the sources).
+VERSION := 0.1.0
+
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 # srt-seccomp, srt-httpd and srt-socksd: the installed launcher runs them from here, a
@@ -33,8 +36,8 @@ PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 WARN    := -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wcast-qual \
            -Wstrict-prototypes -Wmissing-prototypes -Wformat=2
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=c11 -D_GNU_SOURCE $(WARN) -fstack-protector-strong -Ilib -I$(BUILD)/gen \
-           $(PKG_CFLAGS) -MMD -MP
+CFLAGS  += -std=c11 -D_GNU_SOURCE -DSRT_VERSION='"$(VERSION)"' $(WARN) -fstack-protector-strong \
+           -Ilib -I$(BUILD)/gen $(PKG_CFLAGS) -MMD -MP
 ifeq ($(SAN),1)
 CFLAGS  += -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
@@ -62,7 +65,14 @@ CHECK_WIN  := $(if $(shell command -v x86_64-w64-mingw32-gcc 2>/dev/null),win)
 
 all: $(BINS) $(if $(filter srt-launch,$(PROGS)),$(BUILD)/bin/srt)
 
-$(BUILD)/obj/%.o: %.c
+# Objects are built again when VERSION changes (they may print it): the file changes
+# only then.
+VERSION_STAMP := $(BUILD)/version
+$(VERSION_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' >$@
+
+$(BUILD)/obj/%.o: %.c $(VERSION_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
@@ -89,8 +99,8 @@ $(BUILD)/bin/%: $$(filter-out $(NOT_HERE_OBJ),$$(addprefix $(BUILD)/obj/,$$(subs
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIBSRT) $(LDLIBS)
 
 # srt-seccomp runs at every launch, inside the sandbox, just before the command. Linked
-# statically it starts without the dynamic loader: about a third fewer page faults and
-# 2 ms less per launch on a virtual machine where faults are dear (bench/launch.sh).
+# statically it starts without the dynamic loader, with fewer page faults at every launch
+# (bench/launch.sh measures the launch).
 # Sanitizer builds stay dynamic (ASan needs its runtime library).
 #
 # Its seccomp programs are built at build time: srt-seccomp-gen, the same sources linked
@@ -101,7 +111,7 @@ SECCOMP_SRC := $(wildcard srt-seccomp/*.c)
 SECCOMP_GEN := $(BUILD)/gen/srt-seccomp-gen
 SECCOMP_HDR := $(BUILD)/gen/seccomp_programs.h
 
-$(BUILD)/obj-gen/%.o: %.c
+$(BUILD)/obj-gen/%.o: %.c $(VERSION_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
@@ -135,7 +145,7 @@ $(SECCOMP_HDR): $(SECCOMP_GEN)
 
 # (A recipe of its own: a target-specific CFLAGS would reach the generator's objects too,
 # through the prerequisites.)
-$(BUILD)/obj/srt-seccomp/filter.o: srt-seccomp/filter.c $(SECCOMP_HDR)
+$(BUILD)/obj/srt-seccomp/filter.o: srt-seccomp/filter.c $(SECCOMP_HDR) $(VERSION_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DSRT_SECCOMP_PRECOMPILED -I$(BUILD)/gen -c -o $@ $<
 
@@ -213,7 +223,8 @@ macos-compile:
 WIN_CC      ?= x86_64-w64-mingw32-gcc
 WIN_SRC     := $(filter-out srt-win/winapi_fake.c,$(wildcard srt-win/*.c))
 WIN_OBJ     := $(WIN_SRC:%.c=build/win/obj/%.o)
-WIN_CFLAGS  := -std=c11 -O2 $(WARN) -D__USE_MINGW_ANSI_STDIO=1 -D_WIN32_WINNT=0x0A00 \
+WIN_CFLAGS  := -std=c11 -O2 $(WARN) -DSRT_VERSION='"$(VERSION)"' \
+               -D__USE_MINGW_ANSI_STDIO=1 -D_WIN32_WINNT=0x0A00 \
                -DUNICODE -D_UNICODE -municode -MMD -MP
 WIN_LDLIBS  := -municode -static -ladvapi32 -lnetapi32 -lfwpuclnt -lshell32 -lole32 \
                -lcrypt32 -lws2_32 -lbcrypt
@@ -222,7 +233,7 @@ SWN_OBJ     := $(SWN_SRC:%.c=$(BUILD)/obj/%.o)
 
 win: build/win/srt-win.exe build/win/tests/winprobe.exe
 
-build/win/obj/%.o: %.c
+build/win/obj/%.o: %.c $(VERSION_STAMP)
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WIN_CFLAGS) -c -o $@ $<
 
@@ -261,7 +272,8 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 10
 FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
-FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -g -O1 -Ilib $(PKG_CFLAGS) -fsanitize=fuzzer,address,undefined
+FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -DSRT_VERSION='"$(VERSION)"' -g -O1 -Ilib $(PKG_CFLAGS) \
+                -fsanitize=fuzzer,address,undefined
 
 build/fuzz/%: tests/fuzz/%.c $(LIB_SRC)
 	@mkdir -p $(dir $@)
@@ -347,12 +359,15 @@ deb:
 lint-man:
 	mandoc -Tlint -Wwarning $(wildcard man/*.[158])
 
+version:
+	@echo $(VERSION)
+
 clean:
 	rm -rf build
 
 FORCE:
 .SECONDARY:
 .PHONY: all check check-run check-load fuzz fuzz-smoke bench install uninstall clean \
-	lint-man macos-compile win install-win uninstall-win deb FORCE
+	lint-man version macos-compile win install-win uninstall-win deb FORCE
 -include $(LIB_OBJ:.o=.d) $(wildcard $(BUILD)/obj/srt-*/*.d) $(wildcard $(BUILD)/obj-gen/srt-*/*.d) \
     $(wildcard build/win/obj/srt-win/*.d)

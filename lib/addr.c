@@ -51,6 +51,24 @@ hex_digit_value(int c)
 	return -1;
 }
 
+int
+port_parse(const char *s, size_t n, uint16_t *port)
+{
+	unsigned long v = 0;
+
+	if (n == 0 || n > 5)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (unsigned long)(s[i] - '0');
+	}
+	if (v < 1 || v > 65535)
+		return -1;
+	*port = (uint16_t)v;
+	return 0;
+}
+
 /* Parse exactly n bytes of s as IPv6 text: groups of 1-4 hex digits, at most one "::"
  * standing for at least one zero group, and optionally a strict dotted quad as the last
  * two groups. */

@@ -44,6 +44,11 @@ int addr_mapped_v4(const struct ip_addr *a, struct ip_addr *v4);
 /* The value of one hexadecimal digit, or -1. */
 int hex_digit_value(int c);
 
+/* A port written as n bytes of s: 1 to 5 decimal digits, 1 to 65535, no sign or blank
+ * (the CONNECT and request targets, srt-policy match). 0, or -1. Domain entries have a
+ * stricter rule of their own (no leading zero, domain.c). */
+int port_parse(const char *s, size_t n, uint16_t *port);
+
 /* Built-in classes, a bit each. */
 enum addr_class {
 	ADDR_CLASS_LOOPBACK    = 1 << 0,

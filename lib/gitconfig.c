@@ -19,6 +19,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "gitconfig.h"
 #include "util.h"
 
@@ -38,11 +39,6 @@ struct cursor {
 	int line;
 };
 
-struct buf {
-	char *s;
-	size_t n, cap;
-};
-
 /* The next character, "\r\n" read as "\n"; -1 at the end; -2 for a NUL byte. */
 static int
 cursor_get(struct cursor *c)
@@ -59,31 +55,12 @@ cursor_get(struct cursor *c)
 	return ch == '\0' ? -2 : ch;
 }
 
-static void
-buf_add(struct buf *b, int ch)
-{
-	if (b->n + 2 > b->cap) {
-		b->cap = b->cap == 0 ? 64 : b->cap * 2;
-		b->s = xreallocarray(b->s, b->cap, 1);
-	}
-	b->s[b->n++] = (char)ch;
-	b->s[b->n] = '\0';
-}
-
-static void
-buf_reset(struct buf *b)
-{
-	b->n = 0;
-	if (b->s != NULL)
-		*b->s = '\0';
-}
-
 /* After '[': the header up to ']'. The section it opens, or -1. */
 static int
 parse_header(struct cursor *c)
 {
 	struct buf name = { 0 };
-	char *dot;
+	char *dot, *nm;
 	int ch, sub = 0, ret = -1;
 
 	for (;;) {
@@ -113,30 +90,31 @@ parse_header(struct cursor *c)
 			break;
 		}
 		if (ch < 0 || (!isalnum(ch) && ch != '-' && ch != '.') ||
-		    name.n >= NAME_MAX_LEN)
+		    name.len >= NAME_MAX_LEN)
 			goto out;
-		buf_add(&name, tolower(ch));
+		buf_addc(&name, (char)tolower(ch));
 	}
-	if (name.n == 0)
+	if (name.len == 0)
 		goto out;
+	nm = buf_str(&name);
 	/* The old spelling [section.subsection]. */
-	if ((dot = strchr(name.s, '.')) != NULL) {
+	if ((dot = strchr(nm, '.')) != NULL) {
 		*dot = '\0';
 		sub = 1;
 	}
-	if (strcmp(name.s, "core") == 0 && !sub)
+	if (strcmp(nm, "core") == 0 && !sub)
 		ret = SEC_CORE;
-	else if (strcmp(name.s, "extensions") == 0 && !sub)
+	else if (strcmp(nm, "extensions") == 0 && !sub)
 		ret = SEC_EXTENSIONS;
-	else if (strcmp(name.s, "init") == 0 && !sub)
+	else if (strcmp(nm, "init") == 0 && !sub)
 		ret = SEC_INIT;
-	else if ((strcmp(name.s, "include") == 0 && !sub) ||
-	    (strcmp(name.s, "includeif") == 0 && sub))
+	else if ((strcmp(nm, "include") == 0 && !sub) ||
+	    (strcmp(nm, "includeif") == 0 && sub))
 		ret = SEC_INCLUDE;
 	else
 		ret = SEC_OTHER;
  out:
-	free(name.s);
+	buf_free(&name);
 	return ret;
 }
 
@@ -147,7 +125,6 @@ parse_value(struct cursor *c, struct buf *v)
 	int ch, quote = 0, comment = 0;
 	size_t space = 0;
 
-	buf_add(v, 'x');        /* allocated even when the value is empty */
 	buf_reset(v);
 	for (;;) {
 		ch = cursor_get(c);
@@ -158,7 +135,7 @@ parse_value(struct cursor *c, struct buf *v)
 		if (comment)
 			continue;
 		if (isspace(ch) && !quote) {
-			if (v->n > 0)
+			if (v->len > 0)
 				space++;
 			continue;
 		}
@@ -167,7 +144,7 @@ parse_value(struct cursor *c, struct buf *v)
 			continue;
 		}
 		for (; space > 0; space--)
-			buf_add(v, ' ');
+			buf_addc(v, ' ');
 		if (ch == '\\') {
 			switch ((ch = cursor_get(c))) {
 			case '\n':
@@ -187,14 +164,14 @@ parse_value(struct cursor *c, struct buf *v)
 			default:
 				return -1;
 			}
-			buf_add(v, ch);
+			buf_addc(v, (char)ch);
 			continue;
 		}
 		if (ch == '"') {
 			quote = !quote;
 			continue;
 		}
-		buf_add(v, ch);
+		buf_addc(v, (char)ch);
 	}
 }
 
@@ -324,29 +301,29 @@ gitconfig_parse(const char *text, size_t len, struct gitconfig *gc)
 			break;
 		buf_reset(&key);
 		do {
-			if (key.n >= NAME_MAX_LEN)
+			if (key.len >= NAME_MAX_LEN)
 				goto out;
-			buf_add(&key, tolower(ch));
+			buf_addc(&key, (char)tolower(ch));
 			ch = cursor_get(&c);
 		} while (ch >= 0 && (isalnum(ch) || ch == '-'));
 		while (ch == ' ' || ch == '\t')
 			ch = cursor_get(&c);
 		if (ch == -1 || ch == '\n') {
-			if (assign(gc, sec, key.s, NULL) == -1)
+			if (assign(gc, sec, buf_str(&key), NULL) == -1)
 				break;
 			continue;
 		}
 		if (ch != '=')
 			break;
 		at = c.line;
-		if (parse_value(&c, &val) == -1 || assign(gc, sec, key.s, val.s) == -1)
+		if (parse_value(&c, &val) == -1 || assign(gc, sec, buf_str(&key), buf_str(&val)) == -1)
 			break;
 	}
  out:
 	if (ret == -1)
 		gc->error_line = at;
-	free(key.s);
-	free(val.s);
+	buf_free(&key);
+	buf_free(&val);
 	return ret;
 }
 

@@ -124,7 +124,7 @@ guard_address_denial(const struct policy *p, const char *host, uint16_t port,
 int
 guard_check(const struct policy *p, const char *host, uint16_t port,
     const struct ip_addr *addrs, size_t naddrs, const struct guard_local *local,
-    struct guard_result *r)
+    size_t *pass, struct guard_result *r)
 {
 	size_t i, off;
 	int first = 1;
@@ -137,6 +137,9 @@ guard_check(const struct policy *p, const char *host, uint16_t port,
 		if (why == 0) {
 			if (r->index == -1)
 				r->index = (int)i;
+			if (pass != NULL)
+				pass[r->npass] = i;
+			r->npass++;
 			continue;
 		}
 		r->whys |= why;

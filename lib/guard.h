@@ -1,7 +1,7 @@
 /*
  * The resolved-address guard of BEHAVIOR §2.4, as pure logic: given the policy, the
  * requested host (canonical, as policy_decide returned it), the port, the lookup's answers
- * and this host's own addresses, pick the first address that may be dialled or refuse.
+ * and this host's own addresses, say which addresses may be dialled, or refuse.
  *
  * Only host names are judged: an IP-literal destination is decided by the name policy
  * alone (an allow-listed literal is an explicit choice; a deny-listed one is refused by
@@ -45,6 +45,7 @@ void guard_local_free(struct guard_local *l);
 #define GUARD_REASON_MAX 512
 struct guard_result {
 	int index;              /* first address that passes, or -1 */
+	size_t npass;           /* how many pass (their indexes in guard_check's pass) */
 	unsigned whys;          /* union of the classes of the refused addresses */
 	size_t nrefused;
 	/* When index is -1 and something was refused: */
@@ -58,12 +59,14 @@ struct guard_result {
 unsigned guard_address_denial(const struct policy *p, const char *host, uint16_t port,
     const struct ip_addr *a, const struct guard_local *local);
 
-/* Judge every address. Returns the chosen index (also in r->index), or -1: then r->whys is
- * nonzero and r->reason / r->message are set when addresses were refused, or r->whys is 0
- * when naddrs was 0 (nothing to dial: a lookup failure for the caller). */
+/* Judge every address, once. pass (naddrs entries, or NULL) gets the indexes of those that
+ * pass, in order, r->npass of them: the addresses to dial. Returns the first of them (also
+ * in r->index), or -1: then r->whys is nonzero and r->reason / r->message are set when
+ * addresses were refused, or r->whys is 0 when naddrs was 0 (nothing to dial: a lookup
+ * failure for the caller). */
 int guard_check(const struct policy *p, const char *host, uint16_t port,
     const struct ip_addr *addrs, size_t naddrs, const struct guard_local *local,
-    struct guard_result *r);
+    size_t *pass, struct guard_result *r);
 
 /* Words of one class bit ("a loopback address"). */
 const char *guard_why_words(unsigned one_why);

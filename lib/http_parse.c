@@ -2,6 +2,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "addr.h"
 #include "http_parse.h"
 
 /* RFC 9110 tchar. */
@@ -303,18 +304,6 @@ http_parse_response(const char *buf, size_t len, int head_request, struct http_h
 	return HTTP_OK;
 }
 
-static int
-http_hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 #define HTTP_CHUNK_LINE_MAX 4096
 
 long
@@ -329,7 +318,7 @@ http_chunked_feed(struct http_chunked *c, const char *p, size_t n, http_chunk_da
 
 		switch (c->st) {
 		case HTTP_CH_SIZE:
-			if ((v = http_hexval(ch)) >= 0) {
+			if ((v = hex_digit_value(ch)) >= 0) {
 				/* 15 hex digits: far beyond any real chunk, never overflows. */
 				if (++c->ndigits > 15)
 					return -1;

@@ -1,8 +1,11 @@
 /* Path spellings: see path.h. */
+#include <sys/types.h>
+
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "path.h"
 #include "util.h"

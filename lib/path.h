@@ -31,6 +31,10 @@ const char *path_basename(const char *p);       /* points into p */
 char *path_join(const char *dir, const char *name);
 size_t path_depth(const char *p);               /* components: "/" 0, "/a/b" 2 */
 
+/* The home directory, by one rule for every program: $HOME when it is an absolute path,
+ * else the passwd entry's directory when that is; NULL when neither is. Caller frees. */
+char *path_home(void);
+
 /* realpath(3), allocated; NULL with errno set when p cannot be resolved. */
 char *path_resolve(const char *p);
 

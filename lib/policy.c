@@ -34,12 +34,10 @@
  *               order): u8 family, u8 prefix, u16 0, 16 bytes (host bits clear).
  *   5 fs        denyRead, allowRead, allowWrite, denyWrite: each u32 n then n x
  *               (str path, u32 flags: bit 0 literal).
- *   6 options   u32 flags (bit 0 strictAllowlist, 1 allowAllUnixSockets, 2
- *               allowLocalBinding, 3 requireHostMatch, 4 filesystem.disabled, 5
- *               allowGitConfig, 6 enableWeakerNestedSandbox, 7 allowNestedUserNamespaces,
- *               8 enableWeakerNetworkIsolation, 9 allowAppleEvents, 10 allowPty),
- *               u32 httpProxyPort, u32 socksProxyPort (0 unset), u32
- *               mandatoryDenySearchDepth, str bwrapPath, then the string lists
+ *   6 options   u32 flags (one bit per boolean option: the BOOL rows of
+ *               settings_schema.h; no other bit set), then one u32 per integer option
+ *               (its INT rows, in their order: httpProxyPort, socksProxyPort (0 unset),
+ *               mandatoryDenySearchDepth), str bwrapPath, then the string lists
  *               allowUnixSockets, allowMachLookup, git.safeDirectories (u32 n, n x str),
  *               deniedDomainReasons (u32 n, n x (str entry, str reason), file order),
  *               ignoreViolations (u32 n, n x (str pattern, u32 m, m x str)),
@@ -75,6 +73,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "policy.h"
 #include "util.h"
 
@@ -114,21 +113,6 @@ enum rule_code {
 	RC_IPV6 = 4,
 };
 
-enum opt_flag {
-	OF_STRICT_ALLOWLIST     = 1u << 0,
-	OF_ALL_UNIX_SOCKETS     = 1u << 1,
-	OF_LOCAL_BINDING        = 1u << 2,
-	OF_REQUIRE_HOST_MATCH   = 1u << 3,
-	OF_FS_DISABLED          = 1u << 4,
-	OF_ALLOW_GIT_CONFIG     = 1u << 5,
-	OF_WEAKER_NESTED        = 1u << 6,
-	OF_NESTED_USERNS        = 1u << 7,
-	OF_WEAKER_NET_ISOLATION = 1u << 8,
-	OF_APPLE_EVENTS         = 1u << 9,
-	OF_PTY                  = 1u << 10,
-	OF_ALL                  = (1u << 11) - 1,
-};
-
 #define PATH_LITERAL    1u
 
 #define WIN_PRESENT     1u              /* windows block flags */
@@ -153,6 +137,7 @@ struct policy {
 	const uint8_t *iprules;
 	uint32_t nranges;
 	const uint8_t *ranges;
+	uint32_t option_flags;          /* the options section's flags, read at open */
 };
 
 /* ---- bytes -------------------------------------------------------------------- */
@@ -225,57 +210,6 @@ seterr(char *err, size_t errlen, const char *fmt, ...)
 
 /* ---- writer ------------------------------------------------------------------- */
 
-struct obuf {
-	uint8_t *p;
-	size_t len, cap;
-};
-
-static void
-obuf_put(struct obuf *b, const void *data, size_t n)
-{
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		b->p = xreallocarray(b->p, cap, 1);
-		b->cap = cap;
-	}
-	if (n)
-		memcpy(b->p + b->len, data, n);
-	b->len += n;
-}
-
-static void
-obuf_u8(struct obuf *b, uint8_t v)
-{
-	obuf_put(b, &v, 1);
-}
-
-static void
-obuf_u16(struct obuf *b, uint16_t v)
-{
-	uint8_t x[2] = { (uint8_t)v, (uint8_t)(v >> 8) };
-
-	obuf_put(b, x, 2);
-}
-
-static void
-obuf_u32(struct obuf *b, uint32_t v)
-{
-	uint8_t x[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16),
-	    (uint8_t)(v >> 24) };
-
-	obuf_put(b, x, 4);
-}
-
-static void
-obuf_u64(struct obuf *b, uint64_t v)
-{
-	obuf_u32(b, (uint32_t)v);
-	obuf_u32(b, (uint32_t)(v >> 32));
-}
-
 static void
 put32_at(uint8_t *p, uint32_t v)
 {
@@ -287,7 +221,7 @@ put32_at(uint8_t *p, uint32_t v)
 
 /* Interned strings: equal strings share one offset, in first-use order (deterministic). */
 struct strtab {
-	struct obuf data;
+	struct buf data;
 	uint32_t *slot;         /* offset + 1, 0 empty */
 	size_t nslot, nused;
 	int overflow;
@@ -297,7 +231,7 @@ static void
 strtab_init(struct strtab *t)
 {
 	memset(t, 0, sizeof(*t));
-	obuf_u8(&t->data, 0);   /* offset 0 is "" */
+	buf_u8(&t->data, 0);   /* offset 0 is "" */
 	t->nslot = 64;
 	t->slot = xcalloc(t->nslot, sizeof(*t->slot));
 }
@@ -305,7 +239,7 @@ strtab_init(struct strtab *t)
 static void
 strtab_free(struct strtab *t)
 {
-	free(t->data.p);
+	buf_free(&t->data);
 	free(t->slot);
 }
 
@@ -321,7 +255,7 @@ strtab_grow(struct strtab *t)
 
 		if (t->slot[i] == 0)
 			continue;
-		s = (const char *)t->data.p + t->slot[i] - 1;
+		s = t->data.p + t->slot[i] - 1;
 		for (j = fnv1a32(s, strlen(s)) & (n - 1); ns[j]; j = (j + 1) & (n - 1))
 			;
 		ns[j] = t->slot[i];
@@ -343,7 +277,7 @@ strtab_add(struct strtab *t, const char *s)
 	if (n == 0)
 		return 0;
 	for (j = fnv1a32(s, n) & (t->nslot - 1); t->slot[j]; j = (j + 1) & (t->nslot - 1)) {
-		const char *o = (const char *)t->data.p + t->slot[j] - 1;
+		const char *o = t->data.p + t->slot[j] - 1;
 
 		if (strcmp(o, s) == 0)
 			return t->slot[j] - 1;
@@ -353,7 +287,7 @@ strtab_add(struct strtab *t, const char *s)
 		return 0;
 	}
 	off = (uint32_t)t->data.len;
-	obuf_put(&t->data, s, n + 1);
+	buf_add(&t->data, s, n + 1);
 	t->slot[j] = off + 1;
 	if (++t->nused * 2 > t->nslot)
 		strtab_grow(t);
@@ -395,38 +329,38 @@ bucket_count(size_t nrules)
 }
 
 static void
-put_strlist(struct obuf *b, struct strtab *st, const struct strlist *l)
+put_strlist(struct buf *b, struct strtab *st, const struct strlist *l)
 {
-	obuf_u32(b, (uint32_t)l->n);
+	buf_u32le(b, (uint32_t)l->n);
 	for (size_t i = 0; i < l->n; i++)
-		obuf_u32(b, strtab_add(st, l->v[i]));
+		buf_u32le(b, strtab_add(st, l->v[i]));
 }
 
 static void
-put_pathlist(struct obuf *b, struct strtab *st, const struct path_list *l)
+put_pathlist(struct buf *b, struct strtab *st, const struct path_list *l)
 {
-	obuf_u32(b, (uint32_t)l->n);
+	buf_u32le(b, (uint32_t)l->n);
 	for (size_t i = 0; i < l->n; i++) {
-		obuf_u32(b, strtab_add(st, l->v[i].path));
-		obuf_u32(b, l->v[i].literal ? PATH_LITERAL : 0);
+		buf_u32le(b, strtab_add(st, l->v[i].path));
+		buf_u32le(b, l->v[i].literal ? PATH_LITERAL : 0);
 	}
 }
 
 static int
-compile_rules(const struct settings *s, struct strtab *st, struct obuf *rules,
-    struct obuf *index, struct obuf *iprules)
+compile_rules(const struct settings *s, struct strtab *st, struct buf *rules,
+    struct buf *index, struct buf *iprules)
 {
 	size_t nrules = s->net.nallowed + s->net.ndenied;
 	uint32_t nb = bucket_count(nrules), *bucket, *start, *fill;
-	struct obuf ips = { 0 };
+	struct buf ips = { 0 };
 	uint32_t nip = 0;
 	int rc = -1;
 
 	bucket = xcalloc(nrules, sizeof(*bucket));
 	start = xcalloc((size_t)nb + 1, sizeof(*start));
 	fill = xcalloc((size_t)nb, sizeof(*fill));
-	obuf_u32(rules, (uint32_t)s->net.nallowed);
-	obuf_u32(rules, (uint32_t)s->net.ndenied);
+	buf_u32le(rules, (uint32_t)s->net.nallowed);
+	buf_u32le(rules, (uint32_t)s->net.ndenied);
 	for (size_t g = 0; g < nrules; g++) {
 		int deny = g >= s->net.nallowed;
 		const struct dom_rule *r = deny ? &s->net.denied[g - s->net.nallowed] :
@@ -436,12 +370,12 @@ compile_rules(const struct settings *s, struct strtab *st, struct obuf *rules,
 
 		if (code < 0 || r->spelled == NULL || (r->kind != DOM_ANY && r->host == NULL))
 			goto out;
-		obuf_u8(rules, (uint8_t)code);
-		obuf_u8(rules, 0);
-		obuf_u16(rules, r->port);
-		obuf_u32(rules, strtab_add(st, r->kind == DOM_ANY ? NULL : r->host));
-		obuf_u32(rules, strtab_add(st, r->spelled));
-		obuf_u32(rules, strtab_add(st, deny ? r->reason : NULL));
+		buf_u8(rules, (uint8_t)code);
+		buf_u8(rules, 0);
+		buf_u16le(rules, r->port);
+		buf_u32le(rules, strtab_add(st, r->kind == DOM_ANY ? NULL : r->host));
+		buf_u32le(rules, strtab_add(st, r->spelled));
+		buf_u32le(rules, strtab_add(st, deny ? r->reason : NULL));
 		bucket[g] = fnv1a32(rule_key(r), strlen(rule_key(r))) & (nb - 1);
 		start[bucket[g] + 1]++;
 		if (r->kind != DOM_IPV4 && r->kind != DOM_IPV6)
@@ -452,36 +386,36 @@ compile_rules(const struct settings *s, struct strtab *st, struct obuf *rules,
 			goto out;
 		if (a.family == 4)
 			memset(a.bytes + 4, 0, 12);
-		obuf_u32(&ips, (uint32_t)g);
-		obuf_u16(&ips, r->port);
-		obuf_u8(&ips, a.family);
-		obuf_u8(&ips, 0);
-		obuf_put(&ips, a.bytes, 16);
+		buf_u32le(&ips, (uint32_t)g);
+		buf_u16le(&ips, r->port);
+		buf_u8(&ips, a.family);
+		buf_u8(&ips, 0);
+		buf_add(&ips, a.bytes, 16);
 		nip++;
 	}
 	/* Counting sort by bucket keeps rule numbers ascending inside each bucket. */
 	for (uint32_t b = 0; b < nb; b++)
 		start[b + 1] += start[b];
-	obuf_u32(index, nb);
-	obuf_u32(index, (uint32_t)nrules);
+	buf_u32le(index, nb);
+	buf_u32le(index, (uint32_t)nrules);
 	for (uint32_t b = 0; b <= nb; b++)
-		obuf_u32(index, start[b]);
+		buf_u32le(index, start[b]);
 	{
 		size_t base = index->len;
 
 		for (size_t g = 0; g < nrules; g++)
-			obuf_u32(index, 0);
+			buf_u32le(index, 0);
 		for (size_t g = 0; g < nrules; g++) {
 			uint32_t b = bucket[g];
 
-			put32_at(index->p + base + 4 * ((size_t)start[b] + fill[b]++), (uint32_t)g);
+			put32_at((uint8_t *)index->p + base + 4 * ((size_t)start[b] + fill[b]++), (uint32_t)g);
 		}
 	}
-	obuf_u32(iprules, nip);
-	obuf_put(iprules, ips.p, ips.len);
+	buf_u32le(iprules, nip);
+	buf_add(iprules, ips.p, ips.len);
 	rc = 0;
 out:
-	free(ips.p);
+	buf_free(&ips);
 	free(bucket);
 	free(start);
 	free(fill);
@@ -489,74 +423,62 @@ out:
 }
 
 static void
-compile_ranges(const struct settings *s, struct obuf *b)
+compile_ranges(const struct settings *s, struct buf *b)
 {
-	obuf_u32(b, (uint32_t)s->net.ndenied_addrs);
+	buf_u32le(b, (uint32_t)s->net.ndenied_addrs);
 	for (size_t i = 0; i < s->net.ndenied_addrs; i++) {
 		const struct addr_range *r = &s->net.denied_addrs[i];
 		uint8_t bytes[16] = { 0 };
 
 		memcpy(bytes, r->base.bytes, r->base.family == 4 ? 4 : 16);
-		obuf_u8(b, r->base.family);
-		obuf_u8(b, r->prefix);
-		obuf_u16(b, 0);
-		obuf_put(b, bytes, 16);
+		buf_u8(b, r->base.family);
+		buf_u8(b, r->prefix);
+		buf_u16le(b, 0);
+		buf_add(b, bytes, 16);
 	}
 }
 
+/* Each BOOL and INT row of settings_schema.h, in the order the options are stored. */
+#define FOR_EACH_OPTION(k) \
+	for (size_t o_ = 0; o_ < 3; o_++) \
+		for (const struct settings_key *k = settings_objects[o_]->keys; \
+		    k < settings_objects[o_]->keys + settings_objects[o_]->nkeys; k++) \
+			if (k->kind != SETTINGS_VALUE)
+
 static void
-compile_options(const struct settings *s, struct strtab *st, struct obuf *b)
+compile_options(const struct settings *s, struct strtab *st, struct buf *b)
 {
 	uint32_t flags = 0;
 
-	if (s->net.strict_allowlist)
-		flags |= OF_STRICT_ALLOWLIST;
-	if (s->net.allow_all_unix_sockets)
-		flags |= OF_ALL_UNIX_SOCKETS;
-	if (s->net.allow_local_binding)
-		flags |= OF_LOCAL_BINDING;
-	if (s->net.require_host_match)
-		flags |= OF_REQUIRE_HOST_MATCH;
-	if (s->fs.disabled)
-		flags |= OF_FS_DISABLED;
-	if (s->fs.allow_git_config)
-		flags |= OF_ALLOW_GIT_CONFIG;
-	if (s->weaker_nested_sandbox)
-		flags |= OF_WEAKER_NESTED;
-	if (s->allow_nested_userns)
-		flags |= OF_NESTED_USERNS;
-	if (s->weaker_network_isolation)
-		flags |= OF_WEAKER_NET_ISOLATION;
-	if (s->allow_apple_events)
-		flags |= OF_APPLE_EVENTS;
-	if (s->allow_pty)
-		flags |= OF_PTY;
-	obuf_u32(b, flags);
-	obuf_u32(b, (uint32_t)s->net.http_proxy_port);
-	obuf_u32(b, (uint32_t)s->net.socks_proxy_port);
-	obuf_u32(b, (uint32_t)s->deny_search_depth);
-	obuf_u32(b, strtab_add(st, s->bwrap_path));
+	FOR_EACH_OPTION(k)
+		if (k->kind == SETTINGS_BOOL && settings_bool(s, k))
+			flags |= 1u << k->bit;
+	buf_u32le(b, flags);
+	FOR_EACH_OPTION(k)
+		if (k->kind == SETTINGS_INT)
+			buf_u32le(b, (uint32_t)settings_int(s, k));
+	buf_u32le(b, strtab_add(st, s->bwrap_path));
 	put_strlist(b, st, &s->net.allow_unix_sockets);
 	put_strlist(b, st, &s->net.allow_mach_lookup);
 	put_strlist(b, st, &s->git_safe_dirs);
-	obuf_u32(b, (uint32_t)s->net.nreasons);
+	buf_u32le(b, (uint32_t)s->net.nreasons);
 	for (size_t i = 0; i < s->net.nreasons; i++) {
-		obuf_u32(b, strtab_add(st, s->net.reasons[i].entry));
-		obuf_u32(b, strtab_add(st, s->net.reasons[i].reason));
+		buf_u32le(b, strtab_add(st, s->net.reasons[i].entry));
+		buf_u32le(b, strtab_add(st, s->net.reasons[i].reason));
 	}
-	obuf_u32(b, (uint32_t)s->nignore);
+	buf_u32le(b, (uint32_t)s->nignore);
 	for (size_t i = 0; i < s->nignore; i++) {
-		obuf_u32(b, strtab_add(st, s->ignore[i].pattern));
+		buf_u32le(b, strtab_add(st, s->ignore[i].pattern));
 		put_strlist(b, st, &s->ignore[i].subs);
 	}
-	obuf_u32(b, s->win.present ? WIN_PRESENT |
+	buf_u32le(b, s->win.present ? WIN_PRESENT |
 	    (uint32_t)s->win.backend << WIN_BACKEND_SHIFT : 0);
-	obuf_u32(b, (uint32_t)s->win.port_lo);
-	obuf_u32(b, (uint32_t)s->win.port_hi);
-	obuf_u32(b, strtab_add(st, s->win.sandbox_user));
-	obuf_u32(b, strtab_add(st, s->win.sublayer_guid));
-	obuf_u32(b, strtab_add(st, s->win.wfp_sublayer_guid));
-	obuf_u32(b, strtab_add(st, s->win.srt_win_path));
+	buf_u32le(b, (uint32_t)s->win.port_lo);
+	buf_u32le(b, (uint32_t)s->win.port_hi);
+	buf_u32le(b, strtab_add(st, s->win.sandbox_user));
+	buf_u32le(b, strtab_add(st, s->win.sublayer_guid));
+	buf_u32le(b, strtab_add(st, s->win.wfp_sublayer_guid));
+	buf_u32le(b, strtab_add(st, s->win.srt_win_path));
 }
 
 /* The port range as settings.c accepts it: unset, or 1 <= lo <= hi <= 65535, hi-lo <= 64. */
@@ -574,10 +496,9 @@ settings_compilable(const struct settings *s)
 	/* Values the reader would refuse are refused here, so every image we write opens. */
 	if (s->net.nallowed + s->net.ndenied > UINT32_MAX / RULE_REC)
 		return 0;
-	if (s->net.http_proxy_port < 0 || s->net.http_proxy_port > 65535 ||
-	    s->net.socks_proxy_port < 0 || s->net.socks_proxy_port > 65535 ||
-	    s->deny_search_depth < 0 || s->deny_search_depth > 255)
-		return 0;
+	FOR_EACH_OPTION(k)
+		if (k->kind == SETTINGS_INT && !settings_int_ok(k, settings_int(s, k)))
+			return 0;
 	for (size_t i = 0; i < s->net.ndenied_addrs; i++) {
 		const struct addr_range *r = &s->net.denied_addrs[i];
 
@@ -608,7 +529,7 @@ settings_compilable(const struct settings *s)
 int
 policy_compile(const struct settings *s, uint8_t **out, size_t *outlen)
 {
-	struct obuf sec[SEC_COUNT], img = { 0 };
+	struct buf sec[SEC_COUNT], img = { 0 };
 	struct strtab st;
 	int rc = -1;
 	size_t total;
@@ -631,7 +552,7 @@ policy_compile(const struct settings *s, uint8_t **out, size_t *outlen)
 		goto out;
 	/* Strings end with a NUL already; the section is the interned data itself. */
 	sec[SEC_STRINGS] = st.data;
-	st.data.p = NULL;
+	memset(&st.data, 0, sizeof(st.data));
 
 	total = POLICY_HDR_LEN;
 	for (int i = 0; i < SEC_COUNT; i++) {
@@ -639,36 +560,36 @@ policy_compile(const struct settings *s, uint8_t **out, size_t *outlen)
 			goto out;
 		total += sec[i].len;
 	}
-	obuf_put(&img, POLICY_MAGIC, POLICY_MAGIC_LEN);
-	obuf_u32(&img, POLICY_VERSION);
-	obuf_u32(&img, SEC_COUNT);
-	obuf_u64(&img, total);
-	obuf_u64(&img, 0);
+	buf_add(&img, POLICY_MAGIC, POLICY_MAGIC_LEN);
+	buf_u32le(&img, POLICY_VERSION);
+	buf_u32le(&img, SEC_COUNT);
+	buf_u64le(&img, total);
+	buf_u64le(&img, 0);
 	{
 		uint32_t off = POLICY_HDR_LEN;
 
 		for (int i = 0; i < SEC_COUNT; i++) {
-			obuf_u32(&img, off);
-			obuf_u32(&img, (uint32_t)sec[i].len);
+			buf_u32le(&img, off);
+			buf_u32le(&img, (uint32_t)sec[i].len);
 			off += (uint32_t)sec[i].len;
 		}
 	}
 	for (int i = 0; i < SEC_COUNT; i++)
-		obuf_put(&img, sec[i].p, sec[i].len);
+		buf_add(&img, sec[i].p, sec[i].len);
 	{
-		uint64_t sum = image_checksum(img.p, img.len);
+		uint8_t *u = (uint8_t *)img.p;
+		uint64_t sum = image_checksum(u, img.len);
 
-		put32_at(img.p + 24, (uint32_t)sum);
-		put32_at(img.p + 28, (uint32_t)(sum >> 32));
+		put32_at(u + 24, (uint32_t)sum);
+		put32_at(u + 28, (uint32_t)(sum >> 32));
 	}
-	*out = img.p;
 	*outlen = img.len;
-	img.p = NULL;
+	*out = (uint8_t *)buf_steal(&img);
 	rc = 0;
 out:
 	for (int i = 0; i < SEC_COUNT; i++)
-		free(sec[i].p);
-	free(img.p);
+		buf_free(&sec[i]);
+	buf_free(&img);
 	strtab_free(&st);
 	return rc;
 }
@@ -1111,46 +1032,70 @@ verify_ranges(struct policy *p, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The fs and options sections are each read by one walker: at open, to check them (out
+ * NULL), and by policy_to_settings, to rebuild the settings (out set). So their layout is
+ * read in one place, and what the checks accepted is what is rebuilt.
+ */
+
+/* u32 n, then n string offsets (none may be "none"). */
 static int
-skip_strlist(const struct policy *p, struct cur *c)
+read_strlist(const struct policy *p, struct cur *c, struct strlist *out)
 {
-	uint32_t n = cur_u32(c);
+	uint32_t n = cur_u32(c), s;
 
 	if (c->bad || n > (c->len - c->off) / 4)
 		return -1;
-	for (uint32_t i = 0; i < n; i++)
-		if (!str_ok(p, cur_u32(c), 0))
+	for (uint32_t i = 0; i < n; i++) {
+		s = cur_u32(c);
+		if (!str_ok(p, s, 0))
 			return -1;
+		if (out != NULL)
+			strlist_push(out, pstr(p, s));
+	}
 	return c->bad ? -1 : 0;
 }
 
 static int
-verify_fs(struct policy *p, char *err, size_t errlen)
+read_pathlist(const struct policy *p, struct cur *c, struct path_list *out)
+{
+	uint32_t n = cur_u32(c), s, fl;
+
+	if (c->bad || n > (c->len - c->off) / 8)
+		return -1;
+	if (out != NULL) {
+		out->n = n;
+		out->v = n ? xcalloc(n, sizeof(*out->v)) : NULL;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		s = cur_u32(c);
+		fl = cur_u32(c);
+		if (!str_ok(p, s, 0) || (fl & ~PATH_LITERAL) != 0)
+			return -1;
+		if (out != NULL) {
+			out->v[i].path = xstrdup(pstr(p, s));
+			out->v[i].literal = (fl & PATH_LITERAL) != 0;
+		}
+	}
+	return 0;
+}
+
+static int
+read_fs(const struct policy *p, struct settings *out)
 {
 	struct cur c = { p->sec[SEC_FS], p->seclen[SEC_FS], 0, 0 };
 
-	for (int l = 0; l < 4; l++) {
-		uint32_t n = cur_u32(&c);
-
-		if (c.bad || n > (c.len - c.off) / 8)
-			goto bad;
-		for (uint32_t i = 0; i < n; i++) {
-			uint32_t s = cur_u32(&c), fl = cur_u32(&c);
-
-			if (!str_ok(p, s, 0) || (fl & ~PATH_LITERAL) != 0)
-				goto bad;
-		}
-	}
-	if (!c.bad && c.off == c.len)
-		return 0;
-bad:
-	seterr(err, errlen, "section fs: malformed path list");
-	return -1;
+	if (read_pathlist(p, &c, out ? &out->fs.deny_read : NULL) != 0 ||
+	    read_pathlist(p, &c, out ? &out->fs.allow_read : NULL) != 0 ||
+	    read_pathlist(p, &c, out ? &out->fs.allow_write : NULL) != 0 ||
+	    read_pathlist(p, &c, out ? &out->fs.deny_write : NULL) != 0)
+		return -1;
+	return !c.bad && c.off == c.len ? 0 : -1;
 }
 
 /* The windows block: what compile_options writes and nothing else. */
 static int
-verify_windows(const struct policy *p, struct cur *c)
+read_windows(const struct policy *p, struct cur *c, struct settings_windows *out)
 {
 	uint32_t flags = cur_u32(c), lo = cur_u32(c), hi = cur_u32(c), str[4];
 	uint32_t backend = flags >> WIN_BACKEND_SHIFT;
@@ -1167,42 +1112,102 @@ verify_windows(const struct policy *p, struct cur *c)
 		return -1;
 	if (!(flags & WIN_PRESENT) && (flags != 0 || lo != 0 || any))
 		return -1;
+	if (out == NULL)
+		return 0;
+	out->present = (flags & WIN_PRESENT) != 0;
+	out->backend = (enum win_backend)backend;
+	out->port_lo = (int)lo;
+	out->port_hi = (int)hi;
+	out->sandbox_user = str[0] != STR_NONE ? xstrdup(pstr(p, str[0])) : NULL;
+	out->sublayer_guid = str[1] != STR_NONE ? xstrdup(pstr(p, str[1])) : NULL;
+	out->wfp_sublayer_guid = str[2] != STR_NONE ? xstrdup(pstr(p, str[2])) : NULL;
+	out->srt_win_path = str[3] != STR_NONE ? xstrdup(pstr(p, str[3])) : NULL;
 	return 0;
+}
+
+static int
+read_options(const struct policy *p, struct settings *out, uint32_t *flagsp)
+{
+	struct cur c = { p->sec[SEC_OPTIONS], p->seclen[SEC_OPTIONS], 0, 0 };
+	uint32_t flags, v, n, a, b;
+
+	flags = cur_u32(&c);
+	if (c.bad || (flags & ~settings_all_flags) != 0)
+		return -1;
+	FOR_EACH_OPTION(k) {
+		if (k->kind == SETTINGS_BOOL) {
+			if (out != NULL)
+				settings_set_bool(out, k, (flags & 1u << k->bit) != 0);
+			continue;
+		}
+		v = cur_u32(&c);
+		if (c.bad || !settings_int_ok(k, v))
+			return -1;
+		if (out != NULL)
+			settings_set_int(out, k, (int)v);
+	}
+	v = cur_u32(&c);
+	if (!str_ok(p, v, 1))
+		return -1;
+	if (out != NULL && v != STR_NONE)
+		out->bwrap_path = xstrdup(pstr(p, v));
+	if (read_strlist(p, &c, out ? &out->net.allow_unix_sockets : NULL) != 0 ||
+	    read_strlist(p, &c, out ? &out->net.allow_mach_lookup : NULL) != 0 ||
+	    read_strlist(p, &c, out ? &out->git_safe_dirs : NULL) != 0)
+		return -1;
+	n = cur_u32(&c);
+	if (c.bad || n > (c.len - c.off) / 8)
+		return -1;
+	if (out != NULL)
+		out->net.reasons = n ? xcalloc(n, sizeof(*out->net.reasons)) : NULL;
+	for (uint32_t i = 0; i < n; i++) {
+		a = cur_u32(&c);
+		b = cur_u32(&c);
+		if (!str_ok(p, a, 0) || !str_ok(p, b, 0))
+			return -1;
+		if (out != NULL) {
+			out->net.reasons[i].entry = xstrdup(pstr(p, a));
+			out->net.reasons[i].reason = xstrdup(pstr(p, b));
+			out->net.nreasons = i + 1;
+		}
+	}
+	n = cur_u32(&c);
+	if (c.bad || n > (c.len - c.off) / 8)
+		return -1;
+	if (out != NULL)
+		out->ignore = n ? xcalloc(n, sizeof(*out->ignore)) : NULL;
+	for (uint32_t i = 0; i < n; i++) {
+		a = cur_u32(&c);
+		if (!str_ok(p, a, 0))
+			return -1;
+		if (out != NULL) {
+			out->ignore[i].pattern = xstrdup(pstr(p, a));
+			out->nignore = i + 1;
+		}
+		if (read_strlist(p, &c, out ? &out->ignore[i].subs : NULL) != 0)
+			return -1;
+	}
+	if (read_windows(p, &c, out ? &out->win : NULL) != 0 || c.bad || c.off != c.len)
+		return -1;
+	if (flagsp != NULL)
+		*flagsp = flags;
+	return 0;
+}
+
+static int
+verify_fs(struct policy *p, char *err, size_t errlen)
+{
+	if (read_fs(p, NULL) == 0)
+		return 0;
+	seterr(err, errlen, "section fs: malformed path list");
+	return -1;
 }
 
 static int
 verify_options(struct policy *p, char *err, size_t errlen)
 {
-	struct cur c = { p->sec[SEC_OPTIONS], p->seclen[SEC_OPTIONS], 0, 0 };
-	uint32_t flags, hp, sp, depth, n;
-
-	flags = cur_u32(&c);
-	hp = cur_u32(&c);
-	sp = cur_u32(&c);
-	depth = cur_u32(&c);
-	if (c.bad || (flags & ~(uint32_t)OF_ALL) || hp > 65535 || sp > 65535 || depth > 255 ||
-	    !str_ok(p, cur_u32(&c), 1))
-		goto bad;
-	for (int i = 0; i < 3; i++)
-		if (skip_strlist(p, &c) != 0)
-			goto bad;
-	n = cur_u32(&c);
-	if (c.bad || n > (c.len - c.off) / 8)
-		goto bad;
-	for (uint32_t i = 0; i < n; i++)
-		if (!str_ok(p, cur_u32(&c), 0) || !str_ok(p, cur_u32(&c), 0))
-			goto bad;
-	n = cur_u32(&c);
-	if (c.bad || n > (c.len - c.off) / 8)
-		goto bad;
-	for (uint32_t i = 0; i < n; i++)
-		if (!str_ok(p, cur_u32(&c), 0) || skip_strlist(p, &c) != 0)
-			goto bad;
-	if (verify_windows(p, &c) != 0)
-		goto bad;
-	if (!c.bad && c.off == c.len)
+	if (read_options(p, NULL, &p->option_flags) == 0)
 		return 0;
-bad:
 	seterr(err, errlen, "section options: malformed");
 	return -1;
 }
@@ -1251,7 +1256,7 @@ policy_open_mem(const uint8_t *buf, size_t len, char *err, size_t errlen)
 	return policy_finish(p, "policy.bin", err, errlen);
 }
 
-static struct policy *
+struct policy *
 policy_open_fd_as(int fd, const char *what, char *err, size_t errlen)
 {
 	struct policy *p;
@@ -1507,26 +1512,10 @@ policy_addr_in_denied_ranges(const struct policy *p, const struct ip_addr *a)
 
 /* ---- back to settings --------------------------------------------------------- */
 
-static void
-get_strlist(const struct policy *p, struct cur *c, struct strlist *l)
+uint32_t
+policy_option_flags(const struct policy *p)
 {
-	uint32_t n = cur_u32(c);
-
-	for (uint32_t i = 0; i < n; i++)
-		strlist_push(l, pstr(p, cur_u32(c)));
-}
-
-static void
-get_pathlist(const struct policy *p, struct cur *c, struct path_list *l)
-{
-	uint32_t n = cur_u32(c);
-
-	l->n = n;
-	l->v = n ? xcalloc(n, sizeof(*l->v)) : NULL;
-	for (uint32_t i = 0; i < n; i++) {
-		l->v[i].path = xstrdup(pstr(p, cur_u32(c)));
-		l->v[i].literal = (cur_u32(c) & PATH_LITERAL) != 0;
-	}
+	return p->option_flags;
 }
 
 static int
@@ -1551,22 +1540,14 @@ get_rules(const struct policy *p, int deny, struct dom_rule **out, size_t *nout)
 	return 0;
 }
 
-static char *
-opt_str(const struct policy *p, uint32_t off)
-{
-	return off != STR_NONE ? xstrdup(pstr(p, off)) : NULL;
-}
-
 int
 policy_to_settings(const struct policy *p, struct settings *out)
 {
-	struct cur c = { p->sec[SEC_OPTIONS], p->seclen[SEC_OPTIONS], 0, 0 };
-	struct cur f = { p->sec[SEC_FS], p->seclen[SEC_FS], 0, 0 };
-	uint32_t flags, n, bw;
-
 	settings_init_default(out);
+	/* The fs and options sections were checked at open by the same walkers. */
 	if (get_rules(p, 0, &out->net.allowed, &out->net.nallowed) != 0 ||
-	    get_rules(p, 1, &out->net.denied, &out->net.ndenied) != 0) {
+	    get_rules(p, 1, &out->net.denied, &out->net.ndenied) != 0 ||
+	    read_fs(p, out) != 0 || read_options(p, out, NULL) != 0) {
 		settings_free(out);
 		return -1;
 	}
@@ -1575,55 +1556,5 @@ policy_to_settings(const struct policy *p, struct settings *out)
 	    sizeof(*out->net.denied_addrs)) : NULL;
 	for (uint32_t i = 0; i < p->nranges; i++)
 		range_get(p, i, &out->net.denied_addrs[i]);
-
-	get_pathlist(p, &f, &out->fs.deny_read);
-	get_pathlist(p, &f, &out->fs.allow_read);
-	get_pathlist(p, &f, &out->fs.allow_write);
-	get_pathlist(p, &f, &out->fs.deny_write);
-
-	/* The options section was checked at open; these reads stay inside it. */
-	flags = cur_u32(&c);
-	out->net.strict_allowlist = (flags & OF_STRICT_ALLOWLIST) != 0;
-	out->net.allow_all_unix_sockets = (flags & OF_ALL_UNIX_SOCKETS) != 0;
-	out->net.allow_local_binding = (flags & OF_LOCAL_BINDING) != 0;
-	out->net.require_host_match = (flags & OF_REQUIRE_HOST_MATCH) != 0;
-	out->fs.disabled = (flags & OF_FS_DISABLED) != 0;
-	out->fs.allow_git_config = (flags & OF_ALLOW_GIT_CONFIG) != 0;
-	out->weaker_nested_sandbox = (flags & OF_WEAKER_NESTED) != 0;
-	out->allow_nested_userns = (flags & OF_NESTED_USERNS) != 0;
-	out->weaker_network_isolation = (flags & OF_WEAKER_NET_ISOLATION) != 0;
-	out->allow_apple_events = (flags & OF_APPLE_EVENTS) != 0;
-	out->allow_pty = (flags & OF_PTY) != 0;
-	out->net.http_proxy_port = (int)cur_u32(&c);
-	out->net.socks_proxy_port = (int)cur_u32(&c);
-	out->deny_search_depth = (int)cur_u32(&c);
-	bw = cur_u32(&c);
-	out->bwrap_path = bw != STR_NONE ? xstrdup(pstr(p, bw)) : NULL;
-	get_strlist(p, &c, &out->net.allow_unix_sockets);
-	get_strlist(p, &c, &out->net.allow_mach_lookup);
-	get_strlist(p, &c, &out->git_safe_dirs);
-	n = cur_u32(&c);
-	out->net.nreasons = n;
-	out->net.reasons = n ? xcalloc(n, sizeof(*out->net.reasons)) : NULL;
-	for (uint32_t i = 0; i < n; i++) {
-		out->net.reasons[i].entry = xstrdup(pstr(p, cur_u32(&c)));
-		out->net.reasons[i].reason = xstrdup(pstr(p, cur_u32(&c)));
-	}
-	n = cur_u32(&c);
-	out->nignore = n;
-	out->ignore = n ? xcalloc(n, sizeof(*out->ignore)) : NULL;
-	for (uint32_t i = 0; i < n; i++) {
-		out->ignore[i].pattern = xstrdup(pstr(p, cur_u32(&c)));
-		get_strlist(p, &c, &out->ignore[i].subs);
-	}
-	flags = cur_u32(&c);
-	out->win.present = (flags & WIN_PRESENT) != 0;
-	out->win.backend = (enum win_backend)(flags >> WIN_BACKEND_SHIFT);
-	out->win.port_lo = (int)cur_u32(&c);
-	out->win.port_hi = (int)cur_u32(&c);
-	out->win.sandbox_user = opt_str(p, cur_u32(&c));
-	out->win.sublayer_guid = opt_str(p, cur_u32(&c));
-	out->win.wfp_sublayer_guid = opt_str(p, cur_u32(&c));
-	out->win.srt_win_path = opt_str(p, cur_u32(&c));
 	return 0;
 }

@@ -24,6 +24,8 @@ int policy_write_file(const char *path, const uint8_t *buf, size_t len, char *er
  * version, bad checksum, out-of-bounds offset ...). */
 struct policy *policy_open_file(const char *path, char *err, size_t errlen);
 struct policy *policy_open_fd(int fd, char *err, size_t errlen);
+/* The same, naming the image what in messages (the file the descriptor was opened on). */
+struct policy *policy_open_fd_as(int fd, const char *what, char *err, size_t errlen);
 struct policy *policy_open_mem(const uint8_t *buf, size_t len, char *err, size_t errlen);
 /* Compile settings in memory and open the result (what -s does). */
 struct policy *policy_from_settings(const struct settings *s, char *err, size_t errlen);
@@ -34,6 +36,10 @@ const uint8_t *policy_bytes(const struct policy *p, size_t *len);
 
 /* Rebuild the settings the image was compiled from (for dump, plan and the launcher). */
 int policy_to_settings(const struct policy *p, struct settings *out);
+
+/* The boolean options, decoded at open: test with SETTINGS_FLAG(member) of
+ * settings_schema.h, e.g. SETTINGS_FLAG(require_host_match). */
+uint32_t policy_option_flags(const struct policy *p);
 
 /* The name-based decision of BEHAVIOR §2.2, same answers as dom_decide(). */
 struct policy_verdict {

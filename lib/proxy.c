@@ -23,15 +23,11 @@
 #include <unistd.h>
 
 #include "guard.h"
-#include "jsonlog.h"
+#include "buf.h"
 #include "proxy.h"
+#include "policy_source.h"
 #include "proxy_sandbox.h"
 #include "resolver.h"
-#include "settings.h"
-
-#ifndef SRT_VERSION
-#define SRT_VERSION "0.1.0"
-#endif
 
 struct proxy_listener {
 	int fd;
@@ -44,6 +40,7 @@ struct proxy {
 	struct evloop *loop;
 	struct resolver *resolver;
 	struct proxy_policy *pol;
+	struct proxy_opener *opener;    /* -p or -s while narrowed: reopens that file */
 	struct guard_local local;
 	bool local_valid;       /* local was read at local_at (loop time) */
 	uint64_t local_at;
@@ -65,6 +62,7 @@ struct proxy {
 enum {
 	OPT_POLICY_FD = 256, OPT_LISTEN_FD, OPT_LOG, OPT_LOG_FD, OPT_AUDIT, OPT_AUTH,
 	OPT_LIFELINE_FD, OPT_MAX_CONNS, OPT_IDLE_TIMEOUT, OPT_HEAD_TIMEOUT, OPT_NO_SANDBOX,
+	OPT_RELAY_TO,
 };
 
 static const struct option proxy_longopts[] = {
@@ -82,6 +80,7 @@ static const struct option proxy_longopts[] = {
 	{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
 	{ "head-timeout", required_argument, NULL, OPT_HEAD_TIMEOUT },
 	{ "no-sandbox", no_argument, NULL, OPT_NO_SANDBOX },
+	{ "relay-to", required_argument, NULL, OPT_RELAY_TO },
 	{ "debug", no_argument, NULL, 'd' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -187,6 +186,10 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 		case OPT_NO_SANDBOX:
 			o->no_sandbox = true;
 			break;
+		case OPT_RELAY_TO:
+			o->relay_port = (unsigned)proxy_number(proto, "--relay-to", optarg, 1,
+			    65535);
+			break;
 		case 'd':
 			o->debug = true;
 			break;
@@ -203,7 +206,12 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 	}
 	if (optind < argc)
 		proxy_badusage(proto, xasprintf("unexpected argument: %s", argv[optind]));
-	if (nsrc != 1)
+	if (o->relay_port != 0) {
+		if (nsrc != 0 || o->log_path != NULL || o->log_fd != -1 || o->audit ||
+		    o->auth != NULL)
+			proxy_badusage(proto, "--relay-to relays without a policy: -p, -s, "
+			    "--policy-fd, --log, --log-fd, --audit and --auth do not apply");
+	} else if (nsrc != 1)
 		proxy_badusage(proto, "exactly one of -p, -s or --policy-fd is required");
 	if (o->log_path != NULL && o->log_fd != -1)
 		proxy_badusage(proto, "--log and --log-fd are exclusive");
@@ -290,54 +298,32 @@ proxy_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *sslen,
 
 /* ---- policy ---------------------------------------------------------------------- */
 
-/* Load the policy from the source named on the command line; NULL with a message. */
+/* Load the policy from the source named on the command line; NULL with messages in errs.
+ * The option the proxies need is read from the policy's flags: the image is not decoded
+ * back into settings. */
 static struct proxy_policy *
-proxy_policy_load(struct proxy *px, char *err, size_t errlen)
+proxy_policy_load(struct proxy *px, struct diags *errs)
 {
+	struct policy_source src = { .policy_path = px->opts.policy_path,
+	    .settings_path = px->opts.settings_path, .policy_fd = px->opts.policy_fd,
+	    .fallback = POLICY_SOURCE_REQUIRED,
+	    .open_file = px->opener != NULL ? proxy_opener_open : NULL,
+	    .open_arg = px->opener };
+	struct diags warns = { 0 };
 	struct proxy_policy *pp;
-	struct settings s;
-	struct diags errs = { 0 }, warns = { 0 };
-	struct policy *pol = NULL;
-	bool rhm = false;
+	struct policy *pol;
+	int rc;
 
-	if (px->opts.settings_path != NULL) {
-		if (settings_load(px->opts.settings_path, &s, &errs, &warns) == -1) {
-			size_t i, off = 0;
-
-			err[0] = '\0';
-			for (i = 0; i < errs.msgs.n && off + 1 < errlen; i++)
-				off += (size_t)snprintf(err + off, errlen - off, "%s%s",
-				    i ? "; " : "", errs.msgs.v[i]);
-			if (errs.msgs.n == 0)
-				snprintf(err, errlen, "%s: invalid settings", px->opts.settings_path);
-			diags_free(&errs);
-			diags_free(&warns);
-			return NULL;
-		}
-		diags_free(&warns);
-		rhm = s.net.require_host_match;
-		pol = policy_from_settings(&s, err, errlen);
-		settings_free(&s);
-	} else {
-		if (px->opts.policy_path != NULL)
-			pol = policy_open_file(px->opts.policy_path, err, errlen);
-		else
-			pol = policy_open_fd(px->opts.policy_fd, err, errlen);
-		if (pol != NULL) {
-			if (policy_to_settings(pol, &s) == -1) {
-				snprintf(err, errlen, "cannot read the policy's options");
-				policy_free(pol);
-				return NULL;
-			}
-			rhm = s.net.require_host_match;
-			settings_free(&s);
-		}
-	}
-	if (pol == NULL)
+	rc = policy_source_load(&src, &pol, NULL, NULL, errs, &warns);
+	for (size_t i = 0; i < warns.msgs.n; i++)
+		log_warnx("warning: %s", warns.msgs.v[i]);
+	diags_free(&warns);
+	if (rc != 0)
 		return NULL;
 	pp = xcalloc(1, sizeof(*pp));
 	pp->pol = pol;
-	pp->require_host_match = rhm;
+	pp->require_host_match =
+	    (policy_option_flags(pol) & SETTINGS_FLAG(require_host_match)) != 0;
 	pp->refs = 1;
 	return pp;
 }
@@ -362,10 +348,13 @@ static void
 proxy_reload(struct proxy *px)
 {
 	struct proxy_policy *pp;
-	char err[1024];
+	struct diags errs = { 0 };
 
-	if ((pp = proxy_policy_load(px, err, sizeof(err))) == NULL) {
-		log_warnx("reload failed, keeping the current policy: %s", err);
+	if ((pp = proxy_policy_load(px, &errs)) == NULL) {
+		for (size_t i = 0; i < errs.msgs.n; i++)
+			log_warnx("reload failed, keeping the current policy: %s",
+			    errs.msgs.v[i]);
+		diags_free(&errs);
 		return;
 	}
 	proxy_policy_put(px->pol);
@@ -405,44 +394,32 @@ proxy_request_set_reason(struct proxy_request *rq, const char *reason, size_t le
 void
 proxy_log(struct proxy *px, const struct proxy_request *rq)
 {
-	struct jbuf b = { 0 };
-	struct timespec ts;
-	struct tm tm;
-	char tbuf[32];
+	struct buf b = { 0 };
+	struct decision d;
 	ssize_t n;
 
 	if (px->log_fd == -1)
 		return;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	strftime(tbuf, sizeof(tbuf), "%Y-%m-%dT%H:%M:%S", &tm);
-	jbuf_addf(&b, "{\"time\":\"%s.%03ldZ\",\"protocol\":", tbuf, ts.tv_nsec / 1000000);
-	jbuf_add_jstr(&b, rq->protocol, strlen(rq->protocol));
-	jbuf_adds(&b, ",\"client\":");
-	jbuf_add_jstr(&b, rq->client, strlen(rq->client));
-	jbuf_adds(&b, ",\"host\":");
-	jbuf_add_jstr(&b, rq->host, strlen(rq->host));
-	jbuf_addf(&b, ",\"port\":%u,\"verdict\":", rq->port);
-	jbuf_add_jstr(&b, rq->verdict ? rq->verdict : "deny",
-	    strlen(rq->verdict ? rq->verdict : "deny"));
-	jbuf_adds(&b, ",\"rule\":");
-	jbuf_add_jstr(&b, rq->rule, rq->rule ? strlen(rq->rule) : 0);
-	jbuf_adds(&b, ",\"reason\":");
-	jbuf_add_jstr(&b, rq->reason, rq->reason ? strlen(rq->reason) : 0);
-	if (rq->status >= 0)
-		jbuf_addf(&b, ",\"status\":%d", rq->status);
-	else
-		jbuf_adds(&b, ",\"status\":null");
-	jbuf_addf(&b, ",\"bytes_up\":%llu,\"bytes_down\":%llu,\"duration_ms\":%llu}\n",
-	    (unsigned long long)rq->up, (unsigned long long)rq->down,
-	    (unsigned long long)(evloop_now(px->loop) - rq->start_ms));
+	decision_time_now(d.time);
+	d.protocol = rq->protocol;
+	d.client = rq->client;
+	d.host = rq->host;
+	d.port = rq->port;
+	d.verdict = rq->verdict;
+	d.rule = rq->rule;
+	d.reason = rq->reason;
+	d.status = rq->status;
+	d.bytes_up = rq->up;
+	d.bytes_down = rq->down;
+	d.duration_ms = evloop_now(px->loop) - rq->start_ms;
+	decision_format(&b, &d);
 	/* One write per line, so lines never interleave with another writer's. */
 	do
 		n = write(px->log_fd, b.p, b.len);
 	while (n == -1 && errno == EINTR);
 	if (n != (ssize_t)b.len && px->log_dropped++ == 0)
 		log_warn("decision log: write failed, lines are being lost");
-	jbuf_free(&b);
+	buf_free(&b);
 }
 
 /* ---- decisions ------------------------------------------------------------------- */
@@ -468,15 +445,15 @@ proxy_decide(struct proxy *px, struct proxy_policy *pp, struct proxy_request *rq
 	rq->rule = v.rule != NULL ? xstrndup(v.rule, v.rule_len) : NULL;
 	proxy_request_set_reason(rq, v.reason, v.reason ? v.reason_len : 0);
 	if (v.allow) {
-		rq->verdict = "allow";
+		rq->verdict = VERDICT_ALLOW;
 		return 1;
 	}
 	if (px->opts.audit && v.kind != HOST_MALFORMED) {
-		rq->verdict = "audit-deny";
+		rq->verdict = VERDICT_AUDIT_DENY;
 		rq->would_deny = true;
 		return 1;
 	}
-	rq->verdict = "deny";
+	rq->verdict = VERDICT_DENY;
 	return 0;
 }
 
@@ -528,278 +505,37 @@ proxy_auth_check(struct proxy *px, const char *userpass, size_t len)
 	return diff == 0;
 }
 
-/* ---- guarded dial ---------------------------------------------------------------- */
+/* ---- what the guarded dial (proxy_dial.c) needs ------------------------------------ */
 
-#define PROXY_DIAL_MAX 64
 #define PROXY_LOCAL_REFRESH_MS 1000u
-
-struct proxy_dial {
-	struct proxy *px;
-	struct proxy_policy *pp;
-	struct proxy_request *rq;
-	proxy_dial_cb cb;
-	void *arg;
-	struct resolver_query *query;
-	struct ip_addr addrs[PROXY_DIAL_MAX];
-	size_t naddrs, next;
-	int fd;
-	int last_err;
-	struct ev_timer timeout;
-	struct ev_timer start;
-	char message[GUARD_REASON_MAX + DOM_HOST_MAX + 64];
-	char short_reason[GUARD_REASON_MAX];
-};
-
-static void proxy_dial_next(struct proxy_dial *d);
 
 /* This host's addresses for the guard, re-read at most every PROXY_LOCAL_REFRESH_MS
  * rather than for every lookup: getifaddrs costs a netlink socket and a dump of every
  * address. An address added to an interface is known within that time. */
-static void
-proxy_local_refresh(struct proxy *px)
+const struct guard_local *
+proxy_local_addrs(struct proxy *px)
 {
 	uint64_t now = evloop_now(px->loop);
 
 	if (px->local_valid && now - px->local_at < PROXY_LOCAL_REFRESH_MS)
-		return;
+		return &px->local;
 	if (guard_local_refresh(&px->local) == -1) {
 		/* Try again at the next lookup; the fixed classes still apply meanwhile. */
 		log_debug("getifaddrs: %s", strerror(errno));
 		px->local_valid = false;
-		return;
+		return &px->local;
 	}
 	px->local_valid = true;
 	px->local_at = now;
+	return &px->local;
 }
 
-static void
-proxy_dial_free(struct proxy_dial *d)
+struct resolver *
+proxy_resolver(struct proxy *px)
 {
-	evtimer_del(d->px->loop, &d->timeout);
-	evtimer_del(d->px->loop, &d->start);
-	if (d->query != NULL)
-		resolver_cancel(d->query);
-	if (d->fd != -1) {
-		evloop_forget(d->px->loop, d->fd);
-		close(d->fd);
-	}
-	proxy_policy_put(d->pp);
-	free(d);
+	return px->resolver;
 }
 
-static void
-proxy_dial_finish(struct proxy_dial *d, enum proxy_dial_status st)
-{
-	struct proxy_dial_result res;
-
-	memset(&res, 0, sizeof(res));
-	res.status = st;
-	res.fd = -1;
-	if (st == PROXY_DIAL_OK) {
-		/* The caller registers it again at once (relay, forwarder). */
-		evloop_detach(d->px->loop, d->fd);
-		res.fd = d->fd;
-		d->fd = -1;
-	} else {
-		res.err = d->last_err;
-		res.message = d->message;
-		res.short_reason = d->short_reason[0] ? d->short_reason : d->message;
-		if (st == PROXY_DIAL_BLOCKED)
-			d->rq->verdict = "deny";
-		else
-			d->rq->verdict = "error";
-		proxy_request_set_reason(d->rq, d->message, strlen(d->message));
-	}
-	d->query = NULL;
-	d->cb(d->arg, &res);
-	proxy_dial_free(d);
-}
-
-static void
-proxy_dial_fail(struct proxy_dial *d, int err)
-{
-	char a[64];
-
-	d->last_err = err;
-	if (d->naddrs > 0 && d->next > 0) {
-		ip_addr_format(&d->addrs[d->next - 1], a, sizeof(a));
-		snprintf(d->message, sizeof(d->message), "connect to %s port %u (%s) failed: %s",
-		    d->rq->host, d->rq->port, a, strerror(err));
-	} else
-		snprintf(d->message, sizeof(d->message), "connect to %s port %u failed: %s",
-		    d->rq->host, d->rq->port, strerror(err));
-	proxy_dial_finish(d, PROXY_DIAL_FAILED);
-}
-
-static void
-proxy_dial_io(struct evloop *loop, int fd, unsigned events, void *arg)
-{
-	struct proxy_dial *d = arg;
-	int err = 0;
-	socklen_t el = sizeof(err);
-
-	(void)loop;
-	/* Writable without an error or hang-up condition: the connection is up. A failed
-	 * connect always raises EPOLLERR, so only then is the error asked for. */
-	if ((events & EV_HUP) && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) == -1)
-		err = errno;
-	if ((events & EV_HUP) && err == 0)
-		err = ECONNRESET;
-	if (err == 0) {
-		proxy_dial_finish(d, PROXY_DIAL_OK);
-		return;
-	}
-	d->last_err = err;
-	evloop_forget(d->px->loop, d->fd);
-	close(d->fd);
-	d->fd = -1;
-	proxy_dial_next(d);
-}
-
-/* Connect to the next candidate address; on the last failure report it. */
-static void
-proxy_dial_next(struct proxy_dial *d)
-{
-	struct sockaddr_storage ss;
-	socklen_t sl;
-	const struct ip_addr *a;
-	int one = 1;
-
-	while (d->next < d->naddrs) {
-		a = &d->addrs[d->next++];
-		memset(&ss, 0, sizeof(ss));
-		if (a->family == 4) {
-			struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
-
-			sin->sin_family = AF_INET;
-			sin->sin_port = htons(d->rq->port);
-			memcpy(&sin->sin_addr, a->bytes, 4);
-			sl = sizeof(*sin);
-		} else {
-			struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
-
-			sin6->sin6_family = AF_INET6;
-			sin6->sin6_port = htons(d->rq->port);
-			memcpy(&sin6->sin6_addr, a->bytes, 16);
-			sl = sizeof(*sin6);
-		}
-		d->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-		if (d->fd == -1) {
-			d->last_err = errno;
-			continue;
-		}
-		/* A proxy forwards what it has at once; Nagle would hold back the tail of a
-		 * request or a TLS record until the previous segment is acknowledged. */
-		(void)setsockopt(d->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		if (connect(d->fd, (struct sockaddr *)&ss, sl) == 0) {
-			if (evloop_add(d->px->loop, d->fd, EV_WRITE, proxy_dial_io, d) == 0) {
-				/* Report from the loop like every other outcome. */
-				return;
-			}
-		} else if (errno == EINPROGRESS) {
-			if (evloop_add(d->px->loop, d->fd, EV_WRITE, proxy_dial_io, d) == 0)
-				return;
-		}
-		d->last_err = errno;
-		close(d->fd);
-		d->fd = -1;
-	}
-	proxy_dial_fail(d, d->last_err ? d->last_err : EHOSTUNREACH);
-}
-
-static void
-proxy_dial_timeout_cb(struct evloop *loop, void *arg)
-{
-	struct proxy_dial *d = arg;
-
-	(void)loop;
-	snprintf(d->message, sizeof(d->message), "connect to %s port %u timed out",
-	    d->rq->host, d->rq->port);
-	d->last_err = ETIMEDOUT;
-	proxy_dial_finish(d, PROXY_DIAL_FAILED);
-}
-
-static void
-proxy_dial_start_cb(struct evloop *loop, void *arg)
-{
-	(void)loop;
-	proxy_dial_next(arg);
-}
-
-static void
-proxy_dial_resolved(void *arg, int status, const struct ip_addr *addrs, size_t naddrs)
-{
-	struct proxy_dial *d = arg;
-	struct guard_result gr;
-	size_t i;
-
-	d->query = NULL;
-	if (status != 0) {
-		snprintf(d->message, sizeof(d->message), "lookup of %s failed: %s", d->rq->host,
-		    resolver_strerror(status));
-		d->last_err = 0;
-		proxy_dial_finish(d, PROXY_DIAL_FAILED);
-		return;
-	}
-	proxy_local_refresh(d->px);
-	guard_check(d->pp->pol, d->rq->host, d->rq->port, addrs, naddrs, &d->px->local, &gr);
-	if (gr.index == -1) {
-		if (!d->px->opts.audit) {
-			snprintf(d->message, sizeof(d->message), "%s", gr.message);
-			snprintf(d->short_reason, sizeof(d->short_reason), "%s", gr.reason);
-			proxy_dial_finish(d, PROXY_DIAL_BLOCKED);
-			return;
-		}
-		/* Learning mode: record what the guard would have refused, dial anyway. */
-		d->rq->verdict = "audit-deny";
-		d->rq->would_deny = true;
-		proxy_request_set_reason(d->rq, gr.message, strlen(gr.message));
-		for (i = 0; i < naddrs && d->naddrs < PROXY_DIAL_MAX; i++)
-			d->addrs[d->naddrs++] = addrs[i];
-	} else {
-		/* Only the addresses that passed, in the resolver's order. */
-		for (i = (size_t)gr.index; i < naddrs && d->naddrs < PROXY_DIAL_MAX; i++)
-			if (guard_address_denial(d->pp->pol, d->rq->host, d->rq->port, &addrs[i],
-			    &d->px->local) == 0)
-				d->addrs[d->naddrs++] = addrs[i];
-	}
-	proxy_dial_next(d);
-}
-
-struct proxy_dial *
-proxy_dial(struct proxy *px, struct proxy_policy *pp, struct proxy_request *rq,
-    proxy_dial_cb cb, void *arg)
-{
-	struct proxy_dial *d;
-
-	d = xcalloc(1, sizeof(*d));
-	d->px = px;
-	d->pp = pp;
-	pp->refs++;
-	d->rq = rq;
-	d->cb = cb;
-	d->arg = arg;
-	d->fd = -1;
-	evtimer_init(&d->timeout, proxy_dial_timeout_cb, d);
-	evtimer_init(&d->start, proxy_dial_start_cb, d);
-	evtimer_add(px->loop, &d->timeout, PROXY_CONNECT_TIMEOUT_MS);
-	if (rq->kind == HOST_IPV4 || rq->kind == HOST_IPV6) {
-		/* A literal is dialled as it is: the name decision was the whole check. */
-		if (ip_addr_parse(rq->host, &d->addrs[0]) == 0)
-			d->naddrs = 1;
-		evtimer_add(px->loop, &d->start, 0);
-		return d;
-	}
-	d->query = resolver_lookup(px->resolver, rq->host, proxy_dial_resolved, d);
-	return d;
-}
-
-void
-proxy_dial_cancel(struct proxy_dial *d)
-{
-	if (d != NULL)
-		proxy_dial_free(d);
-}
 
 /* ---- tunnels --------------------------------------------------------------------- */
 
@@ -846,7 +582,7 @@ proxy_tunnel(struct proxy *px, int client_fd, int server_fd, struct proxy_reques
 	p.arg = t;
 	if (relay_start(px->loop, client_fd, server_fd, &p, NULL) == -1) {
 		log_warn("tunnel to %s port %u", rq->host, rq->port);
-		rq->verdict = "error";
+		rq->verdict = VERDICT_ERROR;
 		proxy_request_set_reason(rq, "cannot start the relay", 22);
 		proxy_log(px, rq);
 		proxy_request_clear(rq);
@@ -1057,13 +793,18 @@ proxy_accept_cb(struct evloop *loop, int lfd, unsigned events, void *arg)
 		}
 		if (px->nconns >= px->opts.max_conns) {
 			log_debug("connection cap (%u) reached: refusing", px->opts.max_conns);
-			px->proto->refuse(px, fd);
+			/* A plain relay speaks no protocol to refuse in. */
+			if (px->opts.relay_port == 0)
+				px->proto->refuse(px, fd);
 			proxy_refused_linger(px, fd);
 			continue;
 		}
 		px->nconns++;
 		proxy_client_text(&ss, client, sizeof(client));
-		px->proto->accept(px, fd, client);
+		if (px->opts.relay_port != 0)
+			proxy_relay_accept(px, fd, client);
+		else
+			px->proto->accept(px, fd, client);
 	}
 }
 
@@ -1102,7 +843,7 @@ proxy_signal_cb(struct evloop *loop, int signo, void *arg)
 	log_debug("signal %d: draining %u connection(s)", signo, px->nconns);
 	px->draining = true;
 	proxy_stop_listening(px);
-	if (px->proto->drain != NULL)
+	if (px->proto->drain != NULL && px->opts.relay_port == 0)
 		px->proto->drain(px);
 	if (px->nconns == 0) {
 		evloop_break(loop);
@@ -1279,6 +1020,7 @@ proxy_free(struct proxy *px)
 	resolver_free(px->resolver);
 	evloop_free(px->loop);
 	proxy_policy_put(px->pol);
+	proxy_opener_free(px->opener);
 	guard_local_free(&px->local);
 	if (px->log_fd != -1 && px->opts.log_path != NULL)
 		close(px->log_fd);
@@ -1295,6 +1037,7 @@ int
 proxy_main(int argc, char **argv, const struct proxy_proto *proto)
 {
 	struct proxy *px;
+	struct diags errs = { 0 };
 	char err[2048];
 	size_t i;
 	int rc = 0;
@@ -1316,16 +1059,28 @@ proxy_main(int argc, char **argv, const struct proxy_proto *proto)
 	(void)mallopt(M_TOP_PAD, 256 << 10);
 	proxy_limits(px);
 
-	if ((px->pol = proxy_policy_load(px, err, sizeof(err))) == NULL) {
-		fprintf(stderr, "%s: %s\n", proto->prog, err);
+	/* A plain relay (--relay-to) has no policy, no lookups and no log. */
+	if (px->opts.relay_port == 0 && (px->pol = proxy_policy_load(px, &errs)) == NULL) {
+		for (i = 0; i < errs.msgs.n; i++)
+			log_warnx("%s", errs.msgs.v[i]);
+		diags_free(&errs);
 		rc = 2;
+		goto out;
+	}
+	/* Narrowed, the proxy cannot open the file of -p or -s again for a reload. */
+	if (!px->opts.no_sandbox && (px->opts.policy_path != NULL ||
+	    px->opts.settings_path != NULL) && (px->opener = proxy_opener_start(
+	    px->opts.policy_path != NULL ? px->opts.policy_path : px->opts.settings_path)) ==
+	    NULL) {
+		rc = 1;
 		goto out;
 	}
 	if ((px->loop = evloop_new()) == NULL)
 		fatal("epoll");
 	evtimer_init(&px->accept_timer, proxy_accept_resume, px);
 	evtimer_init(&px->drain_timer, proxy_drain_timeout, px);
-	if ((px->resolver = resolver_new(px->loop, err, sizeof(err))) == NULL)
+	if (px->opts.relay_port == 0 &&
+	    (px->resolver = resolver_new(px->loop, err, sizeof(err))) == NULL)
 		fatalx("resolver: %s", err);
 
 	if (px->opts.log_path != NULL) {
@@ -1337,7 +1092,7 @@ proxy_main(int argc, char **argv, const struct proxy_proto *proto)
 		px->log_fd = px->opts.log_fd;
 		if (fcntl(px->log_fd, F_SETFD, FD_CLOEXEC) == -1)
 			fatal("--log-fd %d", px->log_fd);
-	} else
+	} else if (px->opts.relay_port == 0)
 		px->log_fd = STDOUT_FILENO;
 
 	for (i = 0; i < px->opts.nlisten_fds; i++)

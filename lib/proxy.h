@@ -10,18 +10,9 @@
  * owns the connection from then on and calls proxy_conn_closed() exactly once when the
  * connection is gone (proxy_tunnel() does that itself).
  *
- * Decision log: one JSON object per line, per decision, written when the decision is final
- * (at once for a refusal, at the end of the exchange for an allowed one, so that the byte
- * counts and duration are known):
- *   {"time":"2025-01-31T12:00:00.123Z","protocol":"connect","client":"127.0.0.1:40000",
- *    "host":"example.com","port":443,"verdict":"allow","rule":"example.com",
- *    "reason":null,"status":200,"bytes_up":517,"bytes_down":4210,"duration_ms":35}
- * protocol: "http", "connect", "socks5". verdict: "allow"; "deny" (policy or resolved-
- * address guard: reason says which); "audit-deny" (--audit: would have been denied, was
- * allowed); "error" (allowed, but the dial failed: reason says why). rule is the matching
- * settings entry as written, or null. status is the HTTP status or SOCKS reply code sent
- * (null if none). host is the canonical host when it parsed, else the request's host with
- * every byte outside printable ASCII replaced by '?'.
+ * Decision log: one record per line, per decision (decision.h), written when the decision
+ * is final (at once for a refusal, at the end of the exchange for an allowed one, so that
+ * the byte counts and duration are known).
  */
 #ifndef SRT_PROXY_H
 #define SRT_PROXY_H
@@ -31,8 +22,10 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "decision.h"
 #include "domain.h"
 #include "evloop.h"
+#include "guard.h"
 #include "policy.h"
 #include "relay.h"
 #include "util.h"
@@ -67,6 +60,7 @@ struct proxy_opts {
 	                                   or SOCKS handshake (srt-socksd) must arrive within
 	                                   this (default PROXY_HEAD_TIMEOUT_S) */
 	bool no_sandbox;                /* --no-sandbox: skip seccomp (debugging only) */
+	unsigned relay_port;            /* --relay-to PORT: a plain relay, no policy; 0 */
 };
 
 struct proxy;
@@ -124,7 +118,7 @@ struct proxy_request {
 	char host[DOM_HOST_MAX + 1];    /* canonical, or the sanitised request host */
 	uint16_t port;
 	enum host_kind kind;
-	const char *verdict;            /* "allow", "deny", "audit-deny", "error" */
+	enum verdict verdict;
 	char *rule;                     /* owned, or NULL */
 	char *reason;                   /* owned, or NULL */
 	int status;                     /* HTTP status / SOCKS reply sent, -1 none */
@@ -133,7 +127,7 @@ struct proxy_request {
 	bool would_deny;                /* --audit: the policy would have refused it */
 };
 
-/* Start a record: protocol and client set, counters 0, status -1, verdict NULL. */
+/* Start a record: protocol and client set, counters 0, status -1, VERDICT_NONE. */
 void proxy_request_init(struct proxy *px, struct proxy_request *rq, const char *protocol,
     const char *client);
 void proxy_request_clear(struct proxy_request *rq);
@@ -142,7 +136,7 @@ void proxy_request_set_reason(struct proxy_request *rq, const char *reason, size
 
 /* The name decision (BEHAVIOR §2.2) for host:port, recorded in rq (host, kind, rule,
  * reason, verdict). Returns 1 to go on (allowed, or --audit and not malformed, with
- * verdict "audit-deny"), 0 to refuse (verdict "deny"). */
+ * VERDICT_AUDIT_DENY), 0 to refuse (VERDICT_DENY). */
 int proxy_decide(struct proxy *px, struct proxy_policy *pp, struct proxy_request *rq,
     const char *host, size_t hostlen, uint16_t port);
 
@@ -168,9 +162,9 @@ struct proxy_dial_result {
 };
 struct proxy_dial;
 /* The callback runs once, later, from the loop (never inside proxy_dial). In --audit a
- * guard refusal is recorded in rq (verdict "audit-deny", reason set) and the dial goes on
- * to the first address. On PROXY_DIAL_BLOCKED rq->verdict is "deny" and rq->reason the
- * message; on PROXY_DIAL_FAILED "error". rq must outlive the dial. */
+ * guard refusal is recorded in rq (VERDICT_AUDIT_DENY, reason set) and the dial goes on
+ * to the first address. On PROXY_DIAL_BLOCKED rq->verdict is VERDICT_DENY and rq->reason
+ * the message; on PROXY_DIAL_FAILED VERDICT_ERROR. rq must outlive the dial. */
 typedef void (*proxy_dial_cb)(void *arg, const struct proxy_dial_result *res);
 struct proxy_dial *proxy_dial(struct proxy *px, struct proxy_policy *pp,
     struct proxy_request *rq, proxy_dial_cb cb, void *arg);
@@ -189,6 +183,17 @@ int proxy_tunnel(struct proxy *px, int client_fd, int server_fd, struct proxy_re
  * spaces, '<' and '>' are dropped, surrounding blanks trimmed, cut at 500 characters, and
  * any byte outside printable ASCII becomes '?'. out holds at least 501 bytes. */
 void proxy_sanitize_reason(const char *in, size_t len, char *out, size_t outlen);
+
+/* For the guarded dial (proxy_dial.c): the resolver, and this host's addresses for the
+ * guard, re-read at most once a second (getifaddrs costs a netlink socket and a dump of
+ * every address, too much for every lookup; an address added to an interface is known
+ * within that time). */
+struct resolver *proxy_resolver(struct proxy *px);
+const struct guard_local *proxy_local_addrs(struct proxy *px);
+
+/* --relay-to (proxy_relay.c): the accept callback of the plain relay to
+ * 127.0.0.1:relay_port (or [::1]), in place of the protocol's. */
+void proxy_relay_accept(struct proxy *px, int fd, const char *client);
 
 /* Parse a listen address: "127.0.0.1:3128", "[::1]:3128", "unix:/path". 0 or -1 with
  * *why set. */

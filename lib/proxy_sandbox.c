@@ -1,6 +1,9 @@
 /* Narrowing of the proxies: see proxy_sandbox.h for what is allowed and why. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <stdnoreturn.h>
 #include <linux/netlink.h>
 #include <seccomp.h>
 #include <string.h>
@@ -12,7 +15,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "log.h"
+#include "util.h"
 
 /* gcc says __SANITIZE_ADDRESS__, clang __has_feature(address_sanitizer). */
 #if defined(__SANITIZE_ADDRESS__)
@@ -60,7 +65,7 @@ static const char *const proxy_sandbox_allow[] = {
 	"splice", "pipe2", "fcntl", "poll", "ppoll", "select", "pselect6",
 	/* memory (executable mappings are handled below) */
 	"brk", "munmap", "mremap", "madvise",
-	/* files already open / read-only opens (below) */
+	/* files already open (policy reloads through --policy-fd or the opener); no open */
 	"fstat", "newfstatat", "statx", "stat", "lstat", "lseek", "pread64", "access",
 	"faccessat", "faccessat2", "readlink",
 	/* time, signals, process bookkeeping */
@@ -77,7 +82,6 @@ proxy_sandbox_seccomp(void)
 	scmp_filter_ctx ctx;
 	size_t i;
 	int rc = -1, nr;
-	const int rdonly_mask = O_ACCMODE | O_CREAT | O_TRUNC | O_APPEND | O_TMPFILE;
 
 	if ((ctx = seccomp_init(SCMP_ACT_KILL_PROCESS)) == NULL)
 		return -1;
@@ -96,11 +100,10 @@ proxy_sandbox_seccomp(void)
 	    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 2,
 	    SCMP_A0(SCMP_CMP_EQ, AF_NETLINK), SCMP_A2(SCMP_CMP_EQ, NETLINK_ROUTE)) < 0)
 		goto out;
-	/* Read-only opens only (see proxy_sandbox.h). */
-	if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(openat), 1,
-	    SCMP_A2(SCMP_CMP_MASKED_EQ, rdonly_mask, O_RDONLY)) < 0 ||
-	    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(open), 1,
-	    SCMP_A1(SCMP_CMP_MASKED_EQ, rdonly_mask, O_RDONLY)) < 0)
+	/* No file opens at all (see proxy_sandbox.h). */
+	if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(openat), 0) < 0 ||
+	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(open), 0) < 0 ||
+	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(openat2), 0) < 0)
 		goto out;
 	/* No executable memory. */
 	if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1,
@@ -155,4 +158,119 @@ proxy_sandbox_exit(int status)
 #else
 	(void)status;
 #endif
+}
+
+/* ---- the opener ------------------------------------------------------------------ */
+
+struct proxy_opener {
+	pid_t pid;
+	int sock;
+};
+
+/* The opener's whole life: one byte in, the file's descriptor (or errno) out. */
+static noreturn void
+proxy_opener_main(int sock, const char *path)
+{
+	static const char *const allow[] = {
+		"read", "sendmsg", "close", "exit", "exit_group", "rt_sigreturn",
+		"restart_syscall",
+	};
+	scmp_filter_ctx ctx;
+	char c;
+	int fd, err, nr;
+
+	if ((ctx = seccomp_init(SCMP_ACT_KILL_PROCESS)) == NULL ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
+		_exit(1);
+	for (size_t i = 0; i < sizeof(allow) / sizeof(allow[0]); i++)
+		if ((nr = seccomp_syscall_resolve_name(allow[i])) != __NR_SCMP_ERROR &&
+		    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0) < 0)
+			_exit(1);
+	if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(openat), 1,
+	    SCMP_A2(SCMP_CMP_EQ, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0 ||
+	    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(open), 1,
+	    SCMP_A1(SCMP_CMP_EQ, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0 ||
+	    seccomp_load(ctx) < 0)
+		_exit(1);
+	while (read(sock, &c, 1) == 1) {
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		err = fd == -1 ? errno : 0;
+		if (fdpass_send(sock, &err, sizeof(err), &fd, fd == -1 ? 0 : 1) == -1)
+			_exit(1);
+		if (fd != -1)
+			close(fd);
+	}
+	_exit(0);
+}
+
+struct proxy_opener *
+proxy_opener_start(const char *path)
+{
+	struct proxy_opener *o;
+	int sp[2];
+	pid_t parent = getpid();
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == -1) {
+		log_warn("opener: socketpair");
+		return NULL;
+	}
+	o = xcalloc(1, sizeof(*o));
+	if ((o->pid = fork()) == -1) {
+		log_warn("opener: fork");
+		close(sp[0]);
+		close(sp[1]);
+		free(o);
+		return NULL;
+	}
+	if (o->pid == 0) {
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(0);
+		/* Nothing of the proxy's: no listener, no log, no policy. */
+		if (sp[1] != 3 && dup2(sp[1], 3) == -1)
+			_exit(1);
+		if (close_range(4, ~0U, 0) == -1)
+			_exit(1);
+		proxy_opener_main(3, path);
+	}
+	close(sp[1]);
+	o->sock = sp[0];
+	return o;
+}
+
+int
+proxy_opener_open(void *arg, const char *path)
+{
+	struct proxy_opener *o = arg;
+	int err = 0, fd = -1;
+	size_t got = 0, nfds = 0;
+	ssize_t n;
+
+	(void)path;     /* the opener knows its path; it opens no other */
+	do
+		n = write(o->sock, "o", 1);
+	while (n == -1 && errno == EINTR);
+	if (n != 1 || fdpass_recv(o->sock, &err, sizeof(err), &got, &fd, 1, &nfds) == -1 ||
+	    got != sizeof(err) || (err == 0) != (nfds == 1)) {
+		if (nfds == 1)
+			close(fd);
+		errno = EIO;
+		return -1;
+	}
+	if (err != 0) {
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+void
+proxy_opener_free(struct proxy_opener *o)
+{
+	if (o == NULL)
+		return;
+	/* Its end of the socket sees EOF and it exits; it is not waited for (it may be
+	 * the last thing this process does, and wait4 is not in the filter). */
+	close(o->sock);
+	free(o);
 }

@@ -4,12 +4,16 @@
  * NO_NEW_PRIVS, then install a seccomp allowlist of the syscalls an event-driven proxy
  * uses, with SCMP_ACT_KILL_PROCESS for everything else.
  *
- * Files after start-up: only read-only opens remain possible (open/openat whose flags ask
- * for O_RDONLY without O_CREAT/O_TRUNC/O_APPEND/O_PATH-less write access), because two
- * things still read files: the resolver reads the hosts file on each lookup (c-ares 1.18
- * has no cache for it), and SIGHUP re-reads the policy or settings file by name (a writer
- * replaces it by rename, so a descriptor kept from start-up would name the old file).
- * Nothing can be created, written, renamed, unlinked, executed or mapped executable.
+ * Files after start-up: none can be opened. open, openat and openat2 fail with EACCES
+ * (rather than killing a proxy that carries other connections, should a library try);
+ * what the proxy reads was read before: the resolver's configuration and hosts file
+ * (resolver_new), the policy. Nothing can be created, written, renamed, unlinked,
+ * executed or mapped executable.
+ *
+ * Reloading on SIGHUP reads the policy again: under the launcher from the descriptor the
+ * proxy was given (--policy-fd), which needs no open. A proxy started with -p or -s
+ * re-reads that file by name, and a writer replaces it by rename, so a descriptor kept
+ * from start-up would name the old file: such a proxy keeps an opener (below).
  */
 #ifndef SRT_PROXY_SANDBOX_H
 #define SRT_PROXY_SANDBOX_H
@@ -26,5 +30,22 @@ int proxy_sandbox_enter(bool skip_seccomp);
  * stops the world with ptrace from a cloned thread), and its leak check has already run
  * in proxy_sandbox_enter. */
 void proxy_sandbox_exit(int status);
+
+/*
+ * The opener of a proxy started with -p FILE or -s FILE: a child started before the
+ * proxy narrows itself, which holds that one path, opens it read-only each time it is
+ * asked and passes the descriptor back. A request is one byte that means "again":
+ * nothing the proxy sends can make it open another file, so a proxy taken over through
+ * a parser bug gains no file but its own policy. The opener narrows itself too (no
+ * syscall beyond reading a request, opening read-only, passing a descriptor, closing and
+ * exiting) and ends when the proxy does.
+ */
+struct proxy_opener;
+/* NULL with a warning on failure. */
+struct proxy_opener *proxy_opener_start(const char *path);
+/* A descriptor on the path (the file as it is now), or -1 with errno: the opener's own
+ * errno from open(2), or EIO when it is gone. For policy_source's open_file. */
+int proxy_opener_open(void *opener, const char *path);
+void proxy_opener_free(struct proxy_opener *o);
 
 #endif

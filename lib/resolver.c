@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hosts.h"
 #include "resolver.h"
 #include "util.h"
 
@@ -22,6 +23,7 @@ struct resolver {
 	struct evloop *loop;
 	ares_channel channel;
 	struct ev_timer timer;
+	struct hosts hosts;     /* read once, in resolver_new */
 	int freeing;
 };
 
@@ -109,14 +111,21 @@ resolver_new(struct evloop *loop, char *err, size_t errlen)
 	r = xcalloc(1, sizeof(*r));
 	r->loop = loop;
 	evtimer_init(&r->timer, resolver_timer_cb, r);
+	/* The hosts file now: the narrowed process cannot open it later (hosts.h). */
+	if (hosts_read(&r->hosts, HOSTS_PATH) == -1) {
+		snprintf(err, errlen, "%s: %s", HOSTS_PATH, strerror(errno));
+		free(r);
+		return NULL;
+	}
 	memset(&o, 0, sizeof(o));
 	o.sock_state_cb = resolver_sock_state_cb;
 	o.sock_state_cb_data = r;
-	/* Files first, then DNS: names in /etc/hosts are answered from it. */
-	o.lookups = (char *)(uintptr_t)"fb";
+	/* c-ares asks DNS only; the names of the hosts file are answered before it. */
+	o.lookups = (char *)(uintptr_t)"b";
 	st = ares_init_options(&r->channel, &o, ARES_OPT_SOCK_STATE_CB | ARES_OPT_LOOKUPS);
 	if (st != ARES_SUCCESS) {
 		snprintf(err, errlen, "c-ares: %s", ares_strerror(st));
+		hosts_free(&r->hosts);
 		free(r);
 		return NULL;
 	}
@@ -132,6 +141,7 @@ resolver_free(struct resolver *r)
 	r->freeing = 1;
 	evtimer_del(r->loop, &r->timer);
 	ares_destroy(r->channel);
+	hosts_free(&r->hosts);
 	free(r);
 }
 
@@ -159,7 +169,7 @@ resolver_addrinfo_cb(void *arg, int status, int timeouts, struct ares_addrinfo *
 				    &((struct sockaddr_in6 *)(void *)n->ai_addr)->sin6_addr, 16);
 			} else
 				continue;
-			/* Drop duplicates (the hosts file may list an address twice). */
+			/* Drop duplicates (an answer may list an address twice). */
 			for (i = 0; i < na; i++)
 				if (ip_addr_equal(&addrs[i], &a))
 					break;
@@ -172,7 +182,7 @@ resolver_addrinfo_cb(void *arg, int status, int timeouts, struct ares_addrinfo *
 	if (res != NULL)
 		ares_freeaddrinfo(res);
 	if (q->in_call && status != ARES_EDESTRUCTION) {
-		/* Answered from the hosts file (or failed) synchronously: deliver from the loop. */
+		/* Failed synchronously: deliver from the loop. */
 		q->status = status == ARES_SUCCESS ? 0 : status;
 		memcpy(q->addrs, addrs, na * sizeof(addrs[0]));
 		q->naddrs = na;
@@ -195,6 +205,23 @@ resolver_defer_cb(struct evloop *loop, void *arg)
 	free(q);
 }
 
+/* The hosts file's answer for name, duplicates dropped as from c-ares. */
+static size_t
+resolver_hosts(struct resolver *r, const char *name, struct ip_addr *out)
+{
+	struct ip_addr all[RESOLVER_MAX_ANSWERS];
+	size_t n = hosts_lookup(&r->hosts, name, all, RESOLVER_MAX_ANSWERS), k = 0, i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < k; j++)
+			if (ip_addr_equal(&out[j], &all[i]))
+				break;
+		if (j == k)
+			out[k++] = all[i];
+	}
+	return k;
+}
+
 struct resolver_query *
 resolver_lookup(struct resolver *r, const char *name, resolver_cb cb, void *arg)
 {
@@ -212,8 +239,15 @@ resolver_lookup(struct resolver *r, const char *name, resolver_cb cb, void *arg)
 	hints.ai_flags = ARES_AI_NOSORT;
 	hints.ai_socktype = SOCK_STREAM;
 	evtimer_init(&q->defer, resolver_defer_cb, q);
-	/* c-ares may answer from the hosts file inside this call; in_call makes the callback
-	 * keep the answer for a zero-delay timer instead. */
+	/* Files first, then DNS: a name of the hosts file is answered from it, from the loop
+	 * like every answer. */
+	if ((q->naddrs = resolver_hosts(r, name, q->addrs)) > 0) {
+		q->status = 0;
+		evtimer_add(r->loop, &q->defer, 0);
+		return q;
+	}
+	/* c-ares may fail inside this call; in_call makes the callback keep the answer for
+	 * a zero-delay timer instead. */
 	q->in_call = 1;
 	ares_getaddrinfo(r->channel, name, NULL, &hints, resolver_addrinfo_cb, q);
 	q->in_call = 0;

@@ -2,7 +2,7 @@
  * Asynchronous name lookups on c-ares, driven by the event loop (c-ares socket-state
  * callback + ares_process_fd, and a timer for its retransmissions). One lookup per dial
  * returns every answer, A and AAAA, in the resolver's order; names in the hosts file are
- * answered from it (lookups "fb": files, then DNS).
+ * answered from it (files, then DNS), the file being read once, by resolver_new (hosts.h).
  */
 #ifndef SRT_RESOLVER_H
 #define SRT_RESOLVER_H
@@ -20,7 +20,8 @@ struct resolver_query;
 typedef void (*resolver_cb)(void *arg, int status, const struct ip_addr *addrs,
     size_t naddrs);
 
-/* Reads the system resolver configuration now (call before narrowing the process).
+/* Reads the system resolver configuration and the hosts file now (call before narrowing
+ * the process: it cannot open files afterwards).
  * NULL with a message in err on failure. */
 struct resolver *resolver_new(struct evloop *loop, char *err, size_t errlen);
 /* Cancels outstanding queries without calling their callbacks. */

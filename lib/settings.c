@@ -1,10 +1,9 @@
 /*
  * The settings file (~/.srt-settings.json).
  *
- * Three passes. A strict RFC 8259 reader checks the bytes first, as the reference's
- * JSON.parse does, so every syntax error gets an exact line and column and cJSON's
- * leniencies (leading zeros, raw control characters, a byte order mark, any byte below
- * 0x21 as white space) never let through a file the reference rejects. cJSON then builds
+ * Three passes. A strict RFC 8259 reader (json_strict.c) checks the bytes first, as the
+ * reference's JSON.parse does, so every syntax error gets an exact line and column and
+ * cJSON's leniencies never let through a file the reference rejects. cJSON then builds
  * the tree. Last, the tree is checked against the reference's schema (sandbox-config.js)
  * with srt's differences (SPEC §3): unknown and duplicate keys and the fields srt does not
  * implement yet are errors, the keys that only configure the reference's own helpers are
@@ -13,8 +12,8 @@
 #include <sys/types.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -25,421 +24,14 @@
 
 #include <cjson/cJSON.h>
 
+#include "buf.h"
+#include "json_strict.h"
+#include "path.h"
 #include "settings.h"
 
-#define JSON_MAX_DEPTH  256     /* far below cJSON's own limit (1000) */
-#define JSON_MAX_NUMBER 63      /* cJSON reads at most 63 characters of a number */
 #define QUOTE_MAX       80      /* bytes of a value shown in a message */
 #define SUGGEST_MAX     64      /* longest key we look for a close spelling of */
 #define MAX_ERRORS      500     /* problems reported one by one; the rest are counted */
-
-/* ------------------------------------------------------------------------------------ */
-/* Strict JSON syntax check */
-
-enum tok {
-	TOK_EOF, TOK_LBRACE, TOK_RBRACE, TOK_LBRACKET, TOK_RBRACKET, TOK_COMMA, TOK_COLON,
-	TOK_STRING, TOK_NUMBER, TOK_LITERAL,
-};
-
-struct lexer {
-	const unsigned char *p;
-	size_t len;
-	size_t pos;             /* next byte to read */
-	size_t tokpos;          /* first byte of the current token */
-	size_t errpos;
-	char err[200];
-};
-
-static int lex_error(struct lexer *, size_t, const char *, ...) SRT_PRINTF(3, 4);
-
-static int
-lex_error(struct lexer *lx, size_t pos, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(lx->err, sizeof(lx->err), fmt, ap);
-	va_end(ap);
-	lx->errpos = pos;
-	return -1;
-}
-
-static bool
-is_digit(unsigned char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static bool
-is_alpha(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-/* Length of the well-formed UTF-8 sequence at s (no overlongs, surrogates or values
- * above U+10FFFF), or 0. */
-static size_t
-utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0];
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		return n >= 2 && (s[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (c >= 0xe0 && c <= 0xef) {
-		if (n < 3 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
-			return 0;
-		if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f))
-			return 0;
-		return 3;
-	}
-	if (c >= 0xf0 && c <= 0xf4) {
-		if (n < 4 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 ||
-		    (s[3] & 0xc0) != 0x80)
-			return 0;
-		if ((c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] > 0x8f))
-			return 0;
-		return 4;
-	}
-	return 0;
-}
-
-static long
-hex4(const unsigned char *s, size_t n)
-{
-	long v = 0;
-
-	if (n < 4)
-		return -1;
-	for (size_t i = 0; i < 4; i++) {
-		unsigned char c = s[i];
-
-		v <<= 4;
-		if (is_digit(c))
-			v |= c - '0';
-		else if (c >= 'a' && c <= 'f')
-			v |= c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			v |= c - 'A' + 10;
-		else
-			return -1;
-	}
-	return v;
-}
-
-static int
-lex_string(struct lexer *lx)
-{
-	const unsigned char *p = lx->p;
-	size_t i = lx->tokpos + 1, n;
-	long v, lo;
-
-	for (;;) {
-		if (i >= lx->len)
-			return lex_error(lx, lx->tokpos,
-			    "string is not terminated (missing closing '\"')");
-		if (p[i] == '"') {
-			lx->pos = i + 1;
-			return 0;
-		}
-		if (p[i] < 0x20)
-			return lex_error(lx, i, "control character U+%04X inside a string; "
-			    "write it as an escape such as \\n, \\t or \\u%04X", p[i], p[i]);
-		if (p[i] >= 0x80) {
-			if ((n = utf8_len(p + i, lx->len - i)) == 0)
-				return lex_error(lx, i,
-				    "byte 0x%02X inside a string is not valid UTF-8", p[i]);
-			i += n;
-			continue;
-		}
-		if (p[i] != '\\') {
-			i++;
-			continue;
-		}
-		if (i + 1 >= lx->len)
-			return lex_error(lx, lx->tokpos,
-			    "string is not terminated (missing closing '\"')");
-		if (p[i + 1] != 'u') {
-			if (p[i + 1] != 0 && strchr("\"\\/bfnrt", p[i + 1]) != NULL) {
-				i += 2;
-				continue;
-			}
-			return lex_error(lx, i, "invalid escape sequence; JSON knows \\\" \\\\ "
-			    "\\/ \\b \\f \\n \\r \\t and \\uXXXX");
-		}
-		if ((v = hex4(p + i + 2, lx->len - i - 2)) < 0)
-			return lex_error(lx, i, "\\u must be followed by four hex digits");
-		if (v == 0)
-			return lex_error(lx, i,
-			    "\\u0000 (a NUL character) cannot appear in a settings string");
-		if (v >= 0xdc00 && v <= 0xdfff)
-			return lex_error(lx, i, "\\u%04lX is half of a UTF-16 surrogate pair "
-			    "without its first half", v);
-		if (v >= 0xd800 && v <= 0xdbff) {
-			if (i + 7 >= lx->len || p[i + 6] != '\\' || p[i + 7] != 'u' ||
-			    (lo = hex4(p + i + 8, lx->len - i - 8)) < 0xdc00 || lo > 0xdfff)
-				return lex_error(lx, i, "\\u%04lX is half of a UTF-16 surrogate "
-				    "pair without its second half", v);
-			i += 12;
-			continue;
-		}
-		i += 6;
-	}
-}
-
-static int
-lex_number(struct lexer *lx)
-{
-	const unsigned char *p = lx->p;
-	size_t i = lx->tokpos, end;
-	bool bad = false;
-
-	if (p[i] == '-')
-		i++;
-	if (i < lx->len && p[i] == '0')
-		i++;
-	else if (i < lx->len && is_digit(p[i]) && p[i] != '0')
-		while (i < lx->len && is_digit(p[i]))
-			i++;
-	else
-		bad = true;
-	if (!bad && i < lx->len && p[i] == '.') {
-		if (++i >= lx->len || !is_digit(p[i]))
-			bad = true;
-		while (i < lx->len && is_digit(p[i]))
-			i++;
-	}
-	if (!bad && i < lx->len && (p[i] == 'e' || p[i] == 'E')) {
-		i++;
-		if (i < lx->len && (p[i] == '+' || p[i] == '-'))
-			i++;
-		if (i >= lx->len || !is_digit(p[i]))
-			bad = true;
-		while (i < lx->len && is_digit(p[i]))
-			i++;
-	}
-	/* Whatever still looks like part of the number makes it malformed ("01", "1.", "2x"). */
-	for (end = i; end < lx->len && (is_digit(p[end]) || is_alpha(p[end]) ||
-	    p[end] == '.' || p[end] == '+' || p[end] == '-'); end++)
-		bad = true;
-	if (bad)
-		return lex_error(lx, lx->tokpos, "invalid number \"%.*s\"; JSON numbers look "
-		    "like 3, -1, 2.5 or 1e3 (no leading zeros, no \"+\", digits on both "
-		    "sides of \".\")", (int)(end - lx->tokpos > 40 ? 40 : end - lx->tokpos),
-		    (const char *)p + lx->tokpos);
-	if (i - lx->tokpos > JSON_MAX_NUMBER)
-		return lex_error(lx, lx->tokpos, "number longer than %d characters",
-		    JSON_MAX_NUMBER);
-	lx->pos = i;
-	return 0;
-}
-
-static int
-lex_word(struct lexer *lx)
-{
-	const unsigned char *p = lx->p;
-	size_t i = lx->tokpos, n;
-
-	while (i < lx->len && (is_alpha(p[i]) || is_digit(p[i]) || p[i] == '_'))
-		i++;
-	n = i - lx->tokpos;
-	if ((n == 4 && memcmp(p + lx->tokpos, "true", 4) == 0) ||
-	    (n == 5 && memcmp(p + lx->tokpos, "false", 5) == 0) ||
-	    (n == 4 && memcmp(p + lx->tokpos, "null", 4) == 0)) {
-		lx->pos = i;
-		return 0;
-	}
-	return lex_error(lx, lx->tokpos, "unexpected word \"%.*s\"; strings need double "
-	    "quotes and the only bare words are true, false and null",
-	    (int)(n > 40 ? 40 : n), (const char *)p + lx->tokpos);
-}
-
-static int
-lex_next(struct lexer *lx, enum tok *t)
-{
-	const unsigned char *p = lx->p;
-	unsigned char c;
-
-	while (lx->pos < lx->len && (p[lx->pos] == ' ' || p[lx->pos] == '\t' ||
-	    p[lx->pos] == '\n' || p[lx->pos] == '\r'))
-		lx->pos++;
-	lx->tokpos = lx->pos;
-	if (lx->pos >= lx->len) {
-		*t = TOK_EOF;
-		return 0;
-	}
-	c = p[lx->pos];
-	switch (c) {
-	case '{': *t = TOK_LBRACE; lx->pos++; return 0;
-	case '}': *t = TOK_RBRACE; lx->pos++; return 0;
-	case '[': *t = TOK_LBRACKET; lx->pos++; return 0;
-	case ']': *t = TOK_RBRACKET; lx->pos++; return 0;
-	case ',': *t = TOK_COMMA; lx->pos++; return 0;
-	case ':': *t = TOK_COLON; lx->pos++; return 0;
-	case '"': *t = TOK_STRING; return lex_string(lx);
-	default:
-		break;
-	}
-	if (c == '-' || is_digit(c)) {
-		*t = TOK_NUMBER;
-		return lex_number(lx);
-	}
-	if (is_alpha(c)) {
-		*t = TOK_LITERAL;
-		return lex_word(lx);
-	}
-	if (lx->pos == 0 && lx->len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
-		return lex_error(lx, 0, "the file starts with a UTF-8 byte order mark; "
-		    "remove it");
-	if (c == '\'')
-		return lex_error(lx, lx->pos, "single quotes are not JSON; use double quotes");
-	if (c == '/')
-		return lex_error(lx, lx->pos, "comments are not allowed in JSON");
-	if (c > 0x20 && c < 0x7f)
-		return lex_error(lx, lx->pos, "unexpected character '%c'", c);
-	return lex_error(lx, lx->pos, "unexpected byte 0x%02X outside a string", c);
-}
-
-static const char *
-tok_words(enum tok t)
-{
-	switch (t) {
-	case TOK_EOF: return "the end of the file";
-	case TOK_LBRACE: return "'{'";
-	case TOK_RBRACE: return "'}'";
-	case TOK_LBRACKET: return "'['";
-	case TOK_RBRACKET: return "']'";
-	case TOK_COMMA: return "','";
-	case TOK_COLON: return "':'";
-	case TOK_STRING: return "a string";
-	case TOK_NUMBER: return "a number";
-	case TOK_LITERAL: return "true, false or null";
-	}
-	return "something else";
-}
-
-/* A pushdown check of the whole grammar. 0, or -1 with *errpos and err set. */
-static int
-json_check(const char *text, size_t len, size_t *errpos, char *err, size_t errlen)
-{
-	enum { S_VALUE, S_ARR_FIRST, S_OBJ_FIRST, S_KEY, S_COLON, S_ARR_NEXT, S_OBJ_NEXT,
-	    S_END } st = S_VALUE;
-	struct lexer lx = { .p = (const unsigned char *)text, .len = len };
-	char stack[JSON_MAX_DEPTH];
-	size_t depth = 0;
-	enum tok t = TOK_EOF, prev = TOK_EOF;
-
-	for (;; prev = t) {
-		if (lex_next(&lx, &t) == -1)
-			goto fail;
-		if (prev == TOK_COMMA && (t == TOK_RBRACE || t == TOK_RBRACKET)) {
-			lex_error(&lx, lx.tokpos, "a comma before %s is not allowed in JSON",
-			    tok_words(t));
-			goto fail;
-		}
-		switch (st) {
-		case S_OBJ_FIRST:
-			if (t == TOK_RBRACE) {
-				depth--;
-				break;
-			}
-			/* FALLTHROUGH */
-		case S_KEY:
-			if (t != TOK_STRING) {
-				lex_error(&lx, lx.tokpos, "expected a key in double quotes, "
-				    "found %s", tok_words(t));
-				goto fail;
-			}
-			st = S_COLON;
-			continue;
-		case S_COLON:
-			if (t != TOK_COLON) {
-				lex_error(&lx, lx.tokpos, "expected ':' after the key, found %s",
-				    tok_words(t));
-				goto fail;
-			}
-			st = S_VALUE;
-			continue;
-		case S_ARR_FIRST:
-			if (t == TOK_RBRACKET) {
-				depth--;
-				break;
-			}
-			/* FALLTHROUGH */
-		case S_VALUE:
-			if (t == TOK_LBRACE || t == TOK_LBRACKET) {
-				if (depth == JSON_MAX_DEPTH) {
-					lex_error(&lx, lx.tokpos, "nested more than %d levels "
-					    "deep", JSON_MAX_DEPTH);
-					goto fail;
-				}
-				stack[depth++] = t == TOK_LBRACE ? '{' : '[';
-				st = t == TOK_LBRACE ? S_OBJ_FIRST : S_ARR_FIRST;
-				continue;
-			}
-			if (t != TOK_STRING && t != TOK_NUMBER && t != TOK_LITERAL) {
-				lex_error(&lx, lx.tokpos, "expected a value, found %s",
-				    tok_words(t));
-				goto fail;
-			}
-			break;
-		case S_ARR_NEXT:
-			if (t == TOK_COMMA) {
-				st = S_VALUE;
-				continue;
-			}
-			if (t != TOK_RBRACKET) {
-				lex_error(&lx, lx.tokpos, "expected ',' or ']' after an array "
-				    "element, found %s", tok_words(t));
-				goto fail;
-			}
-			depth--;
-			break;
-		case S_OBJ_NEXT:
-			if (t == TOK_COMMA) {
-				st = S_KEY;
-				continue;
-			}
-			if (t != TOK_RBRACE) {
-				lex_error(&lx, lx.tokpos, "expected ',' or '}' after an object "
-				    "member, found %s", tok_words(t));
-				goto fail;
-			}
-			depth--;
-			break;
-		case S_END:
-			if (t == TOK_EOF)
-				return 0;
-			lex_error(&lx, lx.tokpos, "unexpected %s after the end of the "
-			    "document", tok_words(t));
-			goto fail;
-		}
-		/* A value is complete: what may follow depends on the enclosing container. */
-		if (depth == 0)
-			st = S_END;
-		else
-			st = stack[depth - 1] == '{' ? S_OBJ_NEXT : S_ARR_NEXT;
-	}
-fail:
-	*errpos = lx.errpos;
-	snprintf(err, errlen, "%s", lx.err);
-	return -1;
-}
-
-static void
-text_linecol(const char *text, size_t pos, size_t *line, size_t *col)
-{
-	*line = 1;
-	*col = 1;
-	for (size_t i = 0; i < pos; i++) {
-		if (text[i] == '\n') {
-			(*line)++;
-			*col = 1;
-		} else if (((unsigned char)text[i] & 0xc0) != 0x80)
-			(*col)++;       /* columns count characters, not bytes */
-	}
-}
 
 static bool
 text_blank(const char *text, size_t len)
@@ -453,39 +45,11 @@ text_blank(const char *text, size_t len)
 /* ------------------------------------------------------------------------------------ */
 /* Text helpers */
 
-struct sbuf {
-	char *p;
-	size_t len, cap;
-};
-
-static void
-sb_add(struct sbuf *b, const char *s, size_t n)
-{
-	if (b->cap - b->len < n + 1) {
-		size_t cap = b->cap ? b->cap : 256;
-
-		while (cap - b->len < n + 1)
-			cap *= 2;
-		b->p = xreallocarray(b->p, cap, 1);
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void
-sb_puts(struct sbuf *b, const char *s)
-{
-	sb_add(b, s, strlen(s));
-}
-
 /* s as a JSON string; at most max bytes of it (cut at a character boundary), then "...". */
 static void
-sb_jstr(struct sbuf *b, const char *s, size_t max)
+sb_jstr(struct buf *b, const char *s, size_t max)
 {
-	size_t n = strlen(s), i;
-	char esc[8];
+	size_t n = strlen(s);
 	bool cut = false;
 
 	if (n > max) {
@@ -494,29 +58,9 @@ sb_jstr(struct sbuf *b, const char *s, size_t max)
 			n--;
 		cut = true;
 	}
-	sb_add(b, "\"", 1);
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		switch (c) {
-		case '"': sb_add(b, "\\\"", 2); break;
-		case '\\': sb_add(b, "\\\\", 2); break;
-		case '\n': sb_add(b, "\\n", 2); break;
-		case '\r': sb_add(b, "\\r", 2); break;
-		case '\t': sb_add(b, "\\t", 2); break;
-		case '\b': sb_add(b, "\\b", 2); break;
-		case '\f': sb_add(b, "\\f", 2); break;
-		default:
-			if (c < 0x20 || c == 0x7f) {
-				snprintf(esc, sizeof(esc), "\\u%04x", c);
-				sb_add(b, esc, 6);
-			} else
-				sb_add(b, (const char *)&s[i], 1);
-		}
-	}
-	sb_add(b, "\"", 1);
+	buf_add_jstr(b, s, n);
 	if (cut)
-		sb_add(b, "...", 3);
+		buf_add(b, "...", 3);
 }
 
 /* A value quoted for a message: escaped, so that control characters never reach a
@@ -524,24 +68,21 @@ sb_jstr(struct sbuf *b, const char *s, size_t max)
 static char *
 quote(const char *s)
 {
-	struct sbuf b = { 0 };
+	struct buf b = { 0 };
 
 	sb_jstr(&b, s, QUOTE_MAX);
-	return b.p;
+	return buf_steal(&b);
 }
 
+/* A name as C spells one: letters, digits and '_', not starting with a digit. */
 static bool
 is_ident(const char *s)
 {
-	size_t i;
+	static const char first[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_";
+	size_t n = strlen(s);
 
-	if (!is_alpha((unsigned char)s[0]) && s[0] != '_')
-		return false;
-	for (i = 0; s[i] != '\0'; i++)
-		if (!is_alpha((unsigned char)s[i]) && !is_digit((unsigned char)s[i]) &&
-		    s[i] != '_')
-			return false;
-	return i <= SUGGEST_MAX;
+	return n > 0 && n <= SUGGEST_MAX && strchr(first, s[0]) != NULL &&
+	    strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789") == n;
 }
 
 /* "network.allowedDomains", or network.deniedDomainReasons["github.com:22"] for a key
@@ -597,6 +138,7 @@ jdescribe(const cJSON *j)
 
 struct pctx {
 	const char *fname;
+	struct settings *s;     /* where BOOL and INT rows go */
 	struct diags *errs;
 	struct diags *warns;
 	size_t nerr;
@@ -653,18 +195,12 @@ perr_type(struct pctx *c, const char *path, const char *what, const cJSON *j)
 	free(d);
 }
 
-#define F_REQUIRED      0x1     /* the reference requires it */
-#define F_UNSUPPORTED   0x2     /* the reference has it; srt refuses it until implemented */
-#define F_HELPER        0x4     /* configures a helper of the reference that srt lacks */
 #define MAX_FIELDS      32
 
-struct field {
-	const char *name;
-	int flags;
-	const char *note;       /* REQUIRED: how to add it; UNSUPPORTED, HELPER: why */
-};
-
 typedef void (*field_fn)(struct pctx *, int, const cJSON *, const char *, void *);
+
+static void get_bool(struct pctx *, const cJSON *, const char *, bool *);
+static void get_int(struct pctx *, const cJSON *, const char *, int, int, int *);
 
 /* Optimal string alignment distance, ignoring case; keys are short (SUGGEST_MAX). */
 static size_t
@@ -695,12 +231,12 @@ key_distance(const char *a, const char *b)
 }
 
 static void
-perr_unknown(struct pctx *c, const char *path, const char *key, const struct field *f,
-    size_t nf)
+perr_unknown(struct pctx *c, const char *path, const char *key,
+    const struct settings_key *f, size_t nf)
 {
 	const char *best = NULL;
 	size_t bestd = SIZE_MAX, dist, limit, i;
-	struct sbuf list = { 0 };
+	struct buf list = { 0 };
 
 	if (strlen(key) <= SUGGEST_MAX) {
 		for (i = 0; i < nf; i++) {
@@ -720,24 +256,43 @@ perr_unknown(struct pctx *c, const char *path, const char *key, const struct fie
 		return;
 	}
 	for (i = 0; i < nf; i++) {
-		if (f[i].flags & F_UNSUPPORTED)
+		if (f[i].flags & SETTINGS_UNSUPPORTED)
 			continue;
 		if (list.len)
-			sb_puts(&list, ", ");
-		sb_puts(&list, f[i].name);
+			buf_adds(&list, ", ");
+		buf_adds(&list, f[i].name);
 	}
-	perr(c, path, "unknown key; the keys allowed here are: %s", list.p ? list.p : "none");
-	free(list.p);
+	perr(c, path, "unknown key; the keys allowed here are: %s",
+	    list.len ? buf_str(&list) : "none");
+	buf_free(&list);
+}
+
+/* A BOOL or INT row: the value goes straight to its member of the settings. */
+static void
+get_option(struct pctx *c, const struct settings_key *k, const cJSON *j, const char *path)
+{
+	bool b;
+	int v;
+
+	if (k->kind == SETTINGS_BOOL) {
+		b = settings_bool(c->s, k);
+		get_bool(c, j, path, &b);
+		settings_set_bool(c->s, k, b);
+	} else {
+		v = settings_int(c->s, k);
+		get_int(c, j, path, k->lo, k->hi, &v);
+		settings_set_int(c->s, k, v);
+	}
 }
 
 /*
  * Check the members of obj against its schema: unknown, repeated, unsupported and missing
- * required keys are reported here; fn is called for every other member, in file order.
- * Returns -1 if obj is not an object at all.
+ * required keys are reported here, BOOL and INT rows read here; fn is called for every
+ * other member, in file order. Returns -1 if obj is not an object at all.
  */
 static int
 obj_walk(struct pctx *c, const cJSON *obj, const char *path, const char *what,
-    const struct field *f, size_t nf, field_fn fn, void *arg)
+    const struct settings_key *f, size_t nf, field_fn fn, void *arg)
 {
 	bool seen[MAX_FIELDS] = { false };
 	const cJSON *m;
@@ -758,28 +313,39 @@ obj_walk(struct pctx *c, const cJSON *obj, const char *path, const char *what,
 		else if (seen[i])
 			perr(c, p, "the key appears more than once; a security policy must "
 			    "not be ambiguous, keep only one");
-		else if (f[i].flags & F_UNSUPPORTED) {
+		else if (f[i].flags & SETTINGS_UNSUPPORTED) {
 			seen[i] = true;
 			perr(c, p, "%s is not supported yet (%s); remove it: srt does not "
 			    "silently ignore a setting that changes what is enforced", p,
 			    f[i].note);
+		} else if (f[i].kind != SETTINGS_VALUE) {
+			seen[i] = true;
+			get_option(c, &f[i], m, p);
 		} else {
 			seen[i] = true;
 			before = c->nerr;
 			fn(c, (int)i, m, p, arg);
-			if ((f[i].flags & F_HELPER) && c->nerr == before)
+			if ((f[i].flags & SETTINGS_HELPER) && c->nerr == before)
 				pwarn(c, p, "accepted and ignored: %s", f[i].note);
 		}
 		free(p);
 	}
 	for (i = 0; i < nf; i++) {
-		if ((f[i].flags & F_REQUIRED) && !seen[i]) {
+		if ((f[i].flags & SETTINGS_REQUIRED) && !seen[i]) {
 			p = path_key(path, f[i].name);
 			perr(c, p, "required field is missing; %s", f[i].note);
 			free(p);
 		}
 	}
 	return 0;
+}
+
+/* obj_walk over one of the schema's objects. */
+static int
+obj_walk_schema(struct pctx *c, const cJSON *obj, const char *path, const char *what,
+    const struct settings_object *o, field_fn fn, void *arg)
+{
+	return obj_walk(c, obj, path, what, o->keys, o->nkeys, fn, arg);
 }
 
 static int
@@ -1058,10 +624,12 @@ get_mach(struct pctx *c, const cJSON *j, const char *path, struct settings *s)
 /* Filesystem entries */
 
 enum { PE_PATH, PE_LITERAL, PE_COUNT };
-static const struct field pe_fields[PE_COUNT] = {
-	[PE_PATH] = { "path", F_REQUIRED, "add \"path\": \"/some/path\"" },
-	[PE_LITERAL] = { "literal", F_REQUIRED, "add \"literal\": true, or write the path "
-	    "as a plain string to have it read as a pattern" },
+static const struct settings_key pe_fields[PE_COUNT] = {
+	[PE_PATH] = { "path", SETTINGS_REQUIRED, "add \"path\": \"/some/path\"",
+	    SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[PE_LITERAL] = { "literal", SETTINGS_REQUIRED, "add \"literal\": true, or write the "
+	    "path as a plain string to have it read as a pattern", SETTINGS_VALUE, 0, 0, 0, 0,
+	    0 },
 };
 
 static void
@@ -1157,19 +725,6 @@ get_paths(struct pctx *c, const cJSON *j, const char *path, bool deny_check,
 	}
 }
 
-enum { FS_DISABLED, FS_DENY_READ, FS_ALLOW_READ, FS_ALLOW_WRITE, FS_DENY_WRITE,
-    FS_GIT_CONFIG, FS_COUNT };
-static const struct field fs_fields[FS_COUNT] = {
-	[FS_DISABLED] = { "disabled", 0, NULL },
-	[FS_DENY_READ] = { "denyRead", F_REQUIRED, "add \"denyRead\": [] to deny no reads" },
-	[FS_ALLOW_READ] = { "allowRead", 0, NULL },
-	[FS_ALLOW_WRITE] = { "allowWrite", F_REQUIRED,
-	    "add \"allowWrite\": [] to allow no writes beyond the defaults" },
-	[FS_DENY_WRITE] = { "denyWrite", F_REQUIRED, "add \"denyWrite\": [] to deny "
-	    "nothing beyond the mandatory denies" },
-	[FS_GIT_CONFIG] = { "allowGitConfig", 0, NULL },
-};
-
 struct fs_arg {
 	struct settings *s;
 	bool enforced;          /* deny globs are checked only when enforced */
@@ -1182,23 +737,17 @@ fs_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 	struct settings *s = a->s;
 
 	switch (idx) {
-	case FS_DISABLED:
-		get_bool(c, j, path, &s->fs.disabled);
-		break;
-	case FS_DENY_READ:
+	case SF_denyRead:
 		get_paths(c, j, path, a->enforced, &s->fs.deny_read);
 		break;
-	case FS_ALLOW_READ:
+	case SF_allowRead:
 		get_paths(c, j, path, false, &s->fs.allow_read);
 		break;
-	case FS_ALLOW_WRITE:
+	case SF_allowWrite:
 		get_paths(c, j, path, false, &s->fs.allow_write);
 		break;
-	case FS_DENY_WRITE:
+	case SF_denyWrite:
 		get_paths(c, j, path, a->enforced, &s->fs.deny_write);
-		break;
-	case FS_GIT_CONFIG:
-		get_bool(c, j, path, &s->fs.allow_git_config);
 		break;
 	}
 }
@@ -1211,42 +760,12 @@ get_filesystem(struct pctx *c, const cJSON *j, const char *path, struct settings
 	/* The reference skips the deny-glob check when enforcement is off. */
 	if (cJSON_IsObject(j))
 		a.enforced = !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "disabled"));
-	obj_walk(c, j, path, "an object with denyRead, allowWrite and denyWrite", fs_fields,
-	    FS_COUNT, fs_field, &a);
+	obj_walk_schema(c, j, path, "an object with denyRead, allowWrite and denyWrite",
+	    &settings_filesystem, fs_field, &a);
 }
 
 /* ------------------------------------------------------------------------------------ */
 /* network */
-
-enum { N_ALLOWED, N_DENIED, N_REASONS, N_STRICT, N_DENIED_ADDRS, N_UNIX, N_ALL_UNIX,
-    N_LOCAL_BIND, N_MACH, N_HTTP_PORT, N_SOCKS_PORT, N_REQUIRE_HOST, N_FILTER, N_MITM,
-    N_TLS, N_PARENT, N_OPAQUE, N_PLAIN_HDR, N_STRIP_HDR, N_AMBIGUOUS, N_COUNT };
-static const struct field net_fields[N_COUNT] = {
-	[N_ALLOWED] = { "allowedDomains", F_REQUIRED,
-	    "add \"allowedDomains\": [] to allow no destination" },
-	[N_DENIED] = { "deniedDomains", F_REQUIRED,
-	    "add \"deniedDomains\": [] to deny nothing beyond the allow list" },
-	[N_REASONS] = { "deniedDomainReasons", 0, NULL },
-	[N_STRICT] = { "strictAllowlist", 0, NULL },
-	[N_DENIED_ADDRS] = { "deniedResolvedAddresses", 0, NULL },
-	[N_UNIX] = { "allowUnixSockets", 0, NULL },
-	[N_ALL_UNIX] = { "allowAllUnixSockets", 0, NULL },
-	[N_LOCAL_BIND] = { "allowLocalBinding", 0, NULL },
-	[N_MACH] = { "allowMachLookup", 0, NULL },
-	[N_HTTP_PORT] = { "httpProxyPort", 0, NULL },
-	[N_SOCKS_PORT] = { "socksProxyPort", 0, NULL },
-	[N_REQUIRE_HOST] = { "requireHostMatch", 0, NULL },
-	[N_FILTER] = { "filterRequest", 0, NULL },
-	[N_MITM] = { "mitmProxy", F_UNSUPPORTED, "no MITM proxy routing" },
-	[N_TLS] = { "tlsTerminate", F_UNSUPPORTED, "no TLS termination" },
-	[N_PARENT] = { "parentProxy", F_UNSUPPORTED, "no upstream proxy" },
-	[N_OPAQUE] = { "refuseOpaqueTunnels", F_UNSUPPORTED, "needs TLS termination" },
-	[N_PLAIN_HDR] = { "allowPlaintextHeaderSet", F_UNSUPPORTED,
-	    "no request filter callback" },
-	[N_STRIP_HDR] = { "stripResponseHeaders", F_UNSUPPORTED, "no response rewriting" },
-	[N_AMBIGUOUS] = { "ambiguousRequestTarget", F_UNSUPPORTED,
-	    "no request filter callback" },
-};
 
 static void
 net_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
@@ -1254,43 +773,25 @@ net_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 	struct settings *s = arg;
 
 	switch (idx) {
-	case N_ALLOWED:
+	case SN_allowedDomains:
 		get_domains(c, j, path, 0, &s->net.allowed, &s->net.nallowed);
 		break;
-	case N_DENIED:
+	case SN_deniedDomains:
 		get_domains(c, j, path, 1, &s->net.denied, &s->net.ndenied);
 		break;
-	case N_REASONS:
+	case SN_deniedDomainReasons:
 		get_reasons(c, j, path, s);
 		break;
-	case N_STRICT:
-		get_bool(c, j, path, &s->net.strict_allowlist);
-		break;
-	case N_DENIED_ADDRS:
+	case SN_deniedResolvedAddresses:
 		get_addrs(c, j, path, s);
 		break;
-	case N_UNIX:
+	case SN_allowUnixSockets:
 		get_strlist(c, j, path, &s->net.allow_unix_sockets);
 		break;
-	case N_ALL_UNIX:
-		get_bool(c, j, path, &s->net.allow_all_unix_sockets);
-		break;
-	case N_LOCAL_BIND:
-		get_bool(c, j, path, &s->net.allow_local_binding);
-		break;
-	case N_MACH:
+	case SN_allowMachLookup:
 		get_mach(c, j, path, s);
 		break;
-	case N_HTTP_PORT:
-		get_int(c, j, path, 1, 65535, &s->net.http_proxy_port);
-		break;
-	case N_SOCKS_PORT:
-		get_int(c, j, path, 1, 65535, &s->net.socks_proxy_port);
-		break;
-	case N_REQUIRE_HOST:
-		get_bool(c, j, path, &s->net.require_host_match);
-		break;
-	case N_FILTER:
+	case SN_filterRequest:
 		/* The reference wants a JavaScript function here, which JSON cannot hold. */
 		perr(c, path, "filterRequest must be a function: only a program embedding "
 		    "the reference library can set it, a settings file cannot; remove it");
@@ -1302,16 +803,17 @@ net_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 /* The reference's helper keys: validated as it does, then ignored. */
 
 enum { RG_COMMAND, RG_ARGS, RG_ARGV0, RG_COUNT };
-static const struct field rg_fields[RG_COUNT] = {
-	[RG_COMMAND] = { "command", F_REQUIRED, "add \"command\": \"rg\"" },
-	[RG_ARGS] = { "args", 0, NULL },
-	[RG_ARGV0] = { "argv0", 0, NULL },
+static const struct settings_key rg_fields[RG_COUNT] = {
+	[RG_COMMAND] = { "command", SETTINGS_REQUIRED, "add \"command\": \"rg\"",
+	    SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[RG_ARGS] = { "args", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[RG_ARGV0] = { "argv0", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
 };
 
 enum { SC_APPLY, SC_ARGV0, SC_COUNT };
-static const struct field sc_fields[SC_COUNT] = {
-	[SC_APPLY] = { "applyPath", 0, NULL },
-	[SC_ARGV0] = { "argv0", 0, NULL },
+static const struct settings_key sc_fields[SC_COUNT] = {
+	[SC_APPLY] = { "applyPath", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[SC_ARGV0] = { "argv0", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
 };
 
 static void
@@ -1336,8 +838,8 @@ sc_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 }
 
 enum { G_SAFE, G_COUNT };
-static const struct field git_fields[G_COUNT] = {
-	[G_SAFE] = { "safeDirectories", 0, NULL },
+static const struct settings_key git_fields[G_COUNT] = {
+	[G_SAFE] = { "safeDirectories", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
 };
 
 static void
@@ -1381,18 +883,19 @@ get_ignore(struct pctx *c, const cJSON *j, const char *path, struct settings *s)
 /* windows (BEHAVIOR §1.3): validated with the reference's rules, kept as written */
 
 enum { W_BACKEND, W_USER, W_SUBLAYER, W_WFP_SUBLAYER, W_PORTS, W_SRT_WIN, W_COUNT };
-static const struct field win_fields[W_COUNT] = {
-	[W_BACKEND] = { "backend", 0, NULL },
-	[W_USER] = { "sandboxUser", 0, NULL },
-	[W_SUBLAYER] = { "sublayerGuid", 0, NULL },
-	[W_WFP_SUBLAYER] = { "wfpSublayerGuid", 0, NULL },
-	[W_PORTS] = { "proxyPortRange", 0, NULL },
-	[W_SRT_WIN] = { "srtWin", 0, NULL },
+static const struct settings_key win_fields[W_COUNT] = {
+	[W_BACKEND] = { "backend", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[W_USER] = { "sandboxUser", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[W_SUBLAYER] = { "sublayerGuid", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[W_WFP_SUBLAYER] = { "wfpSublayerGuid", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[W_PORTS] = { "proxyPortRange", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[W_SRT_WIN] = { "srtWin", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
 };
 
 enum { SW_PATH, SW_COUNT };
-static const struct field srtwin_fields[SW_COUNT] = {
-	[SW_PATH] = { "path", F_REQUIRED, "add \"path\": \"C:\\\\Tools\\\\srt-win.exe\"" },
+static const struct settings_key srtwin_fields[SW_COUNT] = {
+	[SW_PATH] = { "path", SETTINGS_REQUIRED, "add \"path\": \"C:\\\\Tools\\\\srt-win.exe\"",
+	    SETTINGS_VALUE, 0, 0, 0, 0, 0 },
 };
 
 /* Length in UTF-16 code units, as the reference (and Windows) count a name. The text is
@@ -1557,90 +1060,43 @@ get_windows(struct pctx *c, const cJSON *j, const char *path, struct settings *s
 /* ------------------------------------------------------------------------------------ */
 /* The root */
 
-enum { R_NETWORK, R_FILESYSTEM, R_CREDENTIALS, R_IGNORE, R_WEAKER_NESTED, R_NESTED_USERNS,
-    R_WEAKER_NET, R_APPLE_EVENTS, R_PTY, R_DEPTH, R_BWRAP, R_GIT, R_RIPGREP, R_SECCOMP,
-    R_SOCAT, R_JAVA_AGENT, R_WINDOWS, R_COUNT };
-static const struct field root_fields[R_COUNT] = {
-	[R_NETWORK] = { "network", F_REQUIRED, "add \"network\": {\"allowedDomains\": [], "
-	    "\"deniedDomains\": []}" },
-	[R_FILESYSTEM] = { "filesystem", F_REQUIRED, "add \"filesystem\": {\"denyRead\": [], "
-	    "\"allowWrite\": [], \"denyWrite\": []}" },
-	[R_CREDENTIALS] = { "credentials", F_UNSUPPORTED, "credential masking needs TLS "
-	    "termination, which srt does not have" },
-	[R_IGNORE] = { "ignoreViolations", 0, NULL },
-	[R_WEAKER_NESTED] = { "enableWeakerNestedSandbox", 0, NULL },
-	[R_NESTED_USERNS] = { "allowNestedUserNamespaces", 0, NULL },
-	[R_WEAKER_NET] = { "enableWeakerNetworkIsolation", 0, NULL },
-	[R_APPLE_EVENTS] = { "allowAppleEvents", 0, NULL },
-	[R_PTY] = { "allowPty", 0, NULL },
-	[R_DEPTH] = { "mandatoryDenySearchDepth", 0, NULL },
-	[R_BWRAP] = { "bwrapPath", 0, NULL },
-	[R_GIT] = { "git", 0, NULL },
-	[R_RIPGREP] = { "ripgrep", F_HELPER,
-	    "srt finds the mandatory denies itself and never runs ripgrep" },
-	[R_SECCOMP] = { "seccomp", F_HELPER,
-	    "srt applies its own seccomp stage (srt-seccomp)" },
-	[R_SOCAT] = { "socatPath", F_HELPER, "srt does not use socat" },
-	[R_JAVA_AGENT] = { "javaAgentJarPath", F_HELPER, "srt points Java at the proxies "
-	    "through JAVA_TOOL_OPTIONS, without an agent" },
-	[R_WINDOWS] = { "windows", 0, NULL },
-};
-
 static void
 root_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 {
 	struct settings *s = arg;
 
 	switch (idx) {
-	case R_NETWORK:
-		obj_walk(c, j, path, "an object with allowedDomains and deniedDomains",
-		    net_fields, N_COUNT, net_field, s);
+	case SR_network:
+		obj_walk_schema(c, j, path, "an object with allowedDomains and deniedDomains",
+		    &settings_network, net_field, s);
 		break;
-	case R_FILESYSTEM:
+	case SR_filesystem:
 		get_filesystem(c, j, path, s);
 		break;
-	case R_IGNORE:
+	case SR_ignoreViolations:
 		get_ignore(c, j, path, s);
 		break;
-	case R_WEAKER_NESTED:
-		get_bool(c, j, path, &s->weaker_nested_sandbox);
-		break;
-	case R_NESTED_USERNS:
-		get_bool(c, j, path, &s->allow_nested_userns);
-		break;
-	case R_WEAKER_NET:
-		get_bool(c, j, path, &s->weaker_network_isolation);
-		break;
-	case R_APPLE_EVENTS:
-		get_bool(c, j, path, &s->allow_apple_events);
-		break;
-	case R_PTY:
-		get_bool(c, j, path, &s->allow_pty);
-		break;
-	case R_DEPTH:
-		get_int(c, j, path, 1, 10, &s->deny_search_depth);
-		break;
-	case R_BWRAP:
+	case SR_bwrapPath:
 		if (get_binary_path(c, j, path) == 0)
 			s->bwrap_path = xstrdup(j->valuestring);
 		break;
-	case R_GIT:
+	case SR_git:
 		obj_walk(c, j, path, "an object such as {\"safeDirectories\": []}",
 		    git_fields, G_COUNT, git_field, s);
 		break;
-	case R_RIPGREP:
+	case SR_ripgrep:
 		obj_walk(c, j, path, "an object such as {\"command\": \"rg\"}", rg_fields,
 		    RG_COUNT, rg_field, NULL);
 		break;
-	case R_SECCOMP:
+	case SR_seccomp:
 		obj_walk(c, j, path, "an object such as {\"applyPath\": \"/path\"}",
 		    sc_fields, SC_COUNT, sc_field, NULL);
 		break;
-	case R_SOCAT:
-	case R_JAVA_AGENT:
+	case SR_socatPath:
+	case SR_javaAgentJarPath:
 		get_binary_path(c, j, path);
 		break;
-	case R_WINDOWS:
+	case SR_windows:
 		get_windows(c, j, path, s);
 		break;
 	}
@@ -1703,16 +1159,23 @@ void
 settings_init_default(struct settings *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->deny_search_depth = 3;
+	for (size_t o = 0; o < 3; o++) {
+		const struct settings_object *obj = settings_objects[o];
+
+		for (size_t i = 0; i < obj->nkeys; i++)
+			if (obj->keys[i].kind == SETTINGS_INT)
+				settings_set_int(s, &obj->keys[i], obj->keys[i].dflt);
+	}
 }
 
 int
 settings_parse(const char *text, size_t len, const char *fname, struct settings *out,
     struct diags *errs, struct diags *warns)
 {
-	struct pctx c = { .fname = fname ? fname : "settings", .errs = errs, .warns = warns };
 	struct diags scratch = { 0 };
 	struct settings s;
+	struct pctx c = { .fname = fname ? fname : "settings", .s = &s, .errs = errs,
+	    .warns = warns };
 	cJSON *root = NULL;
 	const char *end = NULL;
 	size_t pos, line, col;
@@ -1736,7 +1199,7 @@ settings_parse(const char *text, size_t len, const char *fname, struct settings 
 		goto out;
 	}
 	if (json_check(text, len, &pos, err, sizeof(err)) == -1) {
-		text_linecol(text, pos, &line, &col);
+		json_linecol(text, pos, &line, &col);
 		diags_add(errs, "%s: line %zu, column %zu: not valid JSON: %s", c.fname, line,
 		    col, err);
 		goto out;
@@ -1745,7 +1208,7 @@ settings_parse(const char *text, size_t len, const char *fname, struct settings 
 		/* The strict check accepts nothing cJSON refuses: this is an allocation
 		 * failure, reported where cJSON stopped. */
 		pos = end != NULL && end >= text && end <= text + len ? (size_t)(end - text) : 0;
-		text_linecol(text, pos, &line, &col);
+		json_linecol(text, pos, &line, &col);
 		diags_add(errs, "%s: line %zu, column %zu: the JSON parser failed (out of "
 		    "memory?)", c.fname, line, col);
 		goto out;
@@ -1754,7 +1217,7 @@ settings_parse(const char *text, size_t len, const char *fname, struct settings 
 		perr_type(&c, "", "an object holding \"network\" and \"filesystem\"", root);
 		goto out;
 	}
-	obj_walk(&c, root, "", "an object", root_fields, R_COUNT, root_field, &s);
+	obj_walk_schema(&c, root, "", "an object", &settings_root, root_field, &s);
 	if (c.nerr > MAX_ERRORS)
 		diags_add(errs, "%s: %zu more problems not shown", c.fname,
 		    c.nerr - MAX_ERRORS);
@@ -1775,8 +1238,21 @@ out:
 	return rc;
 }
 
+/* Why a settings file could not be read, as a message in errs. */
+static void
+settings_read_failed(const char *path, int err, struct diags *errs)
+{
+	if (err == ENOENT)
+		diags_add(errs, "%s: the settings file does not exist", path);
+	else if (err == EFBIG)
+		diags_add(errs, "%s: the file is larger than %u MiB; it is not a settings file",
+		    path, SETTINGS_MAX_BYTES >> 20);
+	else
+		diags_add(errs, "%s: cannot be read: %s", path, strerror(err));
+}
+
 int
-settings_load(const char *path, struct settings *out, struct diags *errs,
+settings_load_fd(int fd, const char *path, struct settings *out, struct diags *errs,
     struct diags *warns)
 {
 	char *text = NULL;
@@ -1784,18 +1260,24 @@ settings_load(const char *path, struct settings *out, struct diags *errs,
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (read_file(path, SETTINGS_MAX_BYTES, &text, &len) == -1) {
-		if (errno == ENOENT)
-			diags_add(errs, "%s: the settings file does not exist", path);
-		else if (errno == EFBIG)
-			diags_add(errs, "%s: the file is larger than %u MiB; it is not a "
-			    "settings file", path, SETTINGS_MAX_BYTES >> 20);
-		else
-			diags_add(errs, "%s: cannot be read: %s", path, strerror(errno));
+	if (fd < 0 || read_fd_all(fd, SETTINGS_MAX_BYTES, &text, &len) == -1) {
+		settings_read_failed(path, errno, errs);
 		return -1;
 	}
 	rc = settings_parse(text, len, path, out, errs, warns);
 	free(text);
+	return rc;
+}
+
+int
+settings_load(const char *path, struct settings *out, struct diags *errs,
+    struct diags *warns)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY), rc;
+
+	rc = settings_load_fd(fd, path, out, errs, warns);
+	if (fd >= 0)
+		close(fd);
 	return rc;
 }
 
@@ -1853,227 +1335,12 @@ settings_free(struct settings *s)
 char *
 settings_default_path(void)
 {
-	const char *home = getenv("HOME");
-	struct passwd *pw;
+	char *home = path_home(), *p;
 
-	if (home == NULL || *home == '\0') {
-		if ((pw = getpwuid(getuid())) == NULL || pw->pw_dir == NULL ||
-		    *pw->pw_dir == '\0')
-			return NULL;
-		home = pw->pw_dir;
-	}
-	return xasprintf("%s%s.srt-settings.json", home,
+	if (home == NULL)
+		return NULL;
+	p = xasprintf("%s%s.srt-settings.json", home,
 	    home[strlen(home) - 1] == '/' ? "" : "/");
-}
-
-/* ------------------------------------------------------------------------------------ */
-/* Canonical JSON */
-
-static cJSON *
-jcheck(cJSON *j)
-{
-	if (j == NULL)
-		fatalx("out of memory");
-	return j;
-}
-
-static void
-jadd(cJSON *obj, const char *key, cJSON *item)
-{
-	if (!cJSON_AddItemToObject(obj, key, jcheck(item)))
-		fatalx("out of memory");
-}
-
-static void
-jpush(cJSON *arr, cJSON *item)
-{
-	if (!cJSON_AddItemToArray(arr, jcheck(item)))
-		fatalx("out of memory");
-}
-
-static cJSON *
-jstrlist(const struct strlist *l)
-{
-	cJSON *a = jcheck(cJSON_CreateArray());
-
-	for (size_t i = 0; i < l->n; i++)
-		jpush(a, cJSON_CreateString(l->v[i]));
-	return a;
-}
-
-static cJSON *
-jpaths(const struct path_list *l)
-{
-	cJSON *a = jcheck(cJSON_CreateArray()), *o;
-
-	for (size_t i = 0; i < l->n; i++) {
-		if (!l->v[i].literal) {
-			jpush(a, cJSON_CreateString(l->v[i].path));
-			continue;
-		}
-		o = jcheck(cJSON_CreateObject());
-		jadd(o, "path", cJSON_CreateString(l->v[i].path));
-		jadd(o, "literal", cJSON_CreateTrue());
-		jpush(a, o);
-	}
-	return a;
-}
-
-static cJSON *
-jrules(const struct dom_rule *v, size_t n)
-{
-	cJSON *a = jcheck(cJSON_CreateArray());
-
-	for (size_t i = 0; i < n; i++)
-		jpush(a, cJSON_CreateString(v[i].spelled));
-	return a;
-}
-
-/* Only what the file set: an unset field keeps its default wherever the file is used. */
-static cJSON *
-windows_tree(const struct settings_windows *w)
-{
-	cJSON *o = jcheck(cJSON_CreateObject()), *a, *sw;
-
-	if (w->backend != WIN_BACKEND_UNSET)
-		jadd(o, "backend", cJSON_CreateString(w->backend == WIN_BACKEND_MXC ? "mxc" :
-		    "srt-win"));
-	if (w->sandbox_user != NULL)
-		jadd(o, "sandboxUser", cJSON_CreateString(w->sandbox_user));
-	if (w->sublayer_guid != NULL)
-		jadd(o, "sublayerGuid", cJSON_CreateString(w->sublayer_guid));
-	if (w->wfp_sublayer_guid != NULL)
-		jadd(o, "wfpSublayerGuid", cJSON_CreateString(w->wfp_sublayer_guid));
-	if (w->port_lo != 0) {
-		a = jcheck(cJSON_CreateArray());
-		jpush(a, cJSON_CreateNumber(w->port_lo));
-		jpush(a, cJSON_CreateNumber(w->port_hi));
-		jadd(o, "proxyPortRange", a);
-	}
-	if (w->srt_win_path != NULL) {
-		sw = jcheck(cJSON_CreateObject());
-		jadd(sw, "path", cJSON_CreateString(w->srt_win_path));
-		jadd(o, "srtWin", sw);
-	}
-	return o;
-}
-
-static cJSON *
-settings_tree(const struct settings *s)
-{
-	cJSON *root = jcheck(cJSON_CreateObject()), *net, *fs, *o, *a;
-	char buf[64];
-	size_t i;
-
-	net = jcheck(cJSON_CreateObject());
-	jadd(net, "allowedDomains", jrules(s->net.allowed, s->net.nallowed));
-	jadd(net, "deniedDomains", jrules(s->net.denied, s->net.ndenied));
-	o = jcheck(cJSON_CreateObject());
-	for (i = 0; i < s->net.nreasons; i++)
-		jadd(o, s->net.reasons[i].entry, cJSON_CreateString(s->net.reasons[i].reason));
-	jadd(net, "deniedDomainReasons", o);
-	jadd(net, "strictAllowlist", cJSON_CreateBool(s->net.strict_allowlist));
-	a = jcheck(cJSON_CreateArray());
-	for (i = 0; i < s->net.ndenied_addrs; i++) {
-		addr_range_format(&s->net.denied_addrs[i], buf, sizeof(buf));
-		jpush(a, cJSON_CreateString(buf));
-	}
-	jadd(net, "deniedResolvedAddresses", a);
-	jadd(net, "allowUnixSockets", jstrlist(&s->net.allow_unix_sockets));
-	jadd(net, "allowAllUnixSockets", cJSON_CreateBool(s->net.allow_all_unix_sockets));
-	jadd(net, "allowLocalBinding", cJSON_CreateBool(s->net.allow_local_binding));
-	jadd(net, "allowMachLookup", jstrlist(&s->net.allow_mach_lookup));
-	if (s->net.http_proxy_port != 0)
-		jadd(net, "httpProxyPort", cJSON_CreateNumber(s->net.http_proxy_port));
-	if (s->net.socks_proxy_port != 0)
-		jadd(net, "socksProxyPort", cJSON_CreateNumber(s->net.socks_proxy_port));
-	jadd(net, "requireHostMatch", cJSON_CreateBool(s->net.require_host_match));
-	jadd(root, "network", net);
-
-	fs = jcheck(cJSON_CreateObject());
-	jadd(fs, "disabled", cJSON_CreateBool(s->fs.disabled));
-	jadd(fs, "denyRead", jpaths(&s->fs.deny_read));
-	jadd(fs, "allowRead", jpaths(&s->fs.allow_read));
-	jadd(fs, "allowWrite", jpaths(&s->fs.allow_write));
-	jadd(fs, "denyWrite", jpaths(&s->fs.deny_write));
-	jadd(fs, "allowGitConfig", cJSON_CreateBool(s->fs.allow_git_config));
-	jadd(root, "filesystem", fs);
-
-	o = jcheck(cJSON_CreateObject());
-	for (i = 0; i < s->nignore; i++)
-		jadd(o, s->ignore[i].pattern, jstrlist(&s->ignore[i].subs));
-	jadd(root, "ignoreViolations", o);
-	jadd(root, "enableWeakerNestedSandbox", cJSON_CreateBool(s->weaker_nested_sandbox));
-	jadd(root, "allowNestedUserNamespaces", cJSON_CreateBool(s->allow_nested_userns));
-	jadd(root, "enableWeakerNetworkIsolation",
-	    cJSON_CreateBool(s->weaker_network_isolation));
-	jadd(root, "allowAppleEvents", cJSON_CreateBool(s->allow_apple_events));
-	jadd(root, "allowPty", cJSON_CreateBool(s->allow_pty));
-	jadd(root, "mandatoryDenySearchDepth", cJSON_CreateNumber(s->deny_search_depth));
-	if (s->bwrap_path != NULL)
-		jadd(root, "bwrapPath", cJSON_CreateString(s->bwrap_path));
-	o = jcheck(cJSON_CreateObject());
-	jadd(o, "safeDirectories", jstrlist(&s->git_safe_dirs));
-	jadd(root, "git", o);
-	if (s->win.present)
-		jadd(root, "windows", windows_tree(&s->win));
-	return root;
-}
-
-static void
-sb_indent(struct sbuf *b, int depth)
-{
-	for (int i = 0; i < depth; i++)
-		sb_add(b, "  ", 2);
-}
-
-/* cJSON_Print indents with tabs; the canonical form uses two spaces. */
-static void
-json_emit(struct sbuf *b, const cJSON *j, int depth)
-{
-	const cJSON *m;
-	char num[32];
-	bool obj;
-
-	if (cJSON_IsString(j))
-		sb_jstr(b, j->valuestring, SIZE_MAX);
-	else if (cJSON_IsNumber(j)) {
-		snprintf(num, sizeof(num), "%.17g", j->valuedouble);
-		sb_puts(b, num);
-	} else if (cJSON_IsTrue(j))
-		sb_puts(b, "true");
-	else if (cJSON_IsFalse(j))
-		sb_puts(b, "false");
-	else if (cJSON_IsArray(j) || cJSON_IsObject(j)) {
-		obj = cJSON_IsObject(j);
-		if (j->child == NULL) {
-			sb_puts(b, obj ? "{}" : "[]");
-			return;
-		}
-		sb_puts(b, obj ? "{\n" : "[\n");
-		for (m = j->child; m != NULL; m = m->next) {
-			sb_indent(b, depth + 1);
-			if (obj) {
-				sb_jstr(b, m->string, SIZE_MAX);
-				sb_puts(b, ": ");
-			}
-			json_emit(b, m, depth + 1);
-			sb_puts(b, m->next != NULL ? ",\n" : "\n");
-		}
-		sb_indent(b, depth);
-		sb_puts(b, obj ? "}" : "]");
-	} else
-		sb_puts(b, "null");
-}
-
-char *
-settings_to_json(const struct settings *s)
-{
-	struct sbuf b = { 0 };
-	cJSON *root = settings_tree(s);
-
-	json_emit(&b, root, 0);
-	sb_puts(&b, "\n");
-	cJSON_Delete(root);
-	return b.p;
+	free(home);
+	return p;
 }

@@ -10,6 +10,7 @@
 
 #include "addr.h"
 #include "domain.h"
+#include "settings_schema.h"
 #include "util.h"
 
 #define SETTINGS_MAX_BYTES (16u << 20)
@@ -58,6 +59,16 @@ struct settings_windows {
 	char *srt_win_path;             /* windows.srtWin.path, or NULL */
 };
 
+/*
+ * A parsed settings file. The boolean and integer options are declared by their rows in
+ * settings_schema.h (SETTINGS_MEMBER_*): network's in .net, filesystem's in .fs, the
+ * root's at the end. Those are, by member: net.strict_allowlist, allow_all_unix_sockets,
+ * allow_local_binding (macOS/Windows; ignored on Linux), http_proxy_port and
+ * socks_proxy_port (0: not set), require_host_match; fs.disabled, allow_git_config;
+ * weaker_nested_sandbox (enableWeakerNestedSandbox), allow_nested_userns
+ * (allowNestedUserNamespaces), weaker_network_isolation (enableWeakerNetworkIsolation),
+ * allow_apple_events, allow_pty, deny_search_depth (mandatoryDenySearchDepth, default 3).
+ */
 struct settings {
 	struct {
 		struct dom_rule *allowed;
@@ -66,39 +77,36 @@ struct settings {
 		size_t ndenied;
 		struct reason_entry *reasons;
 		size_t nreasons;
-		bool strict_allowlist;
 		struct addr_range *denied_addrs;        /* deniedResolvedAddresses */
 		size_t ndenied_addrs;
 		struct strlist allow_unix_sockets;      /* macOS only */
-		bool allow_all_unix_sockets;
-		bool allow_local_binding;               /* macOS/Windows; ignored on Linux */
 		struct strlist allow_mach_lookup;       /* macOS only */
-		int http_proxy_port;                    /* 0: not set */
-		int socks_proxy_port;                   /* 0: not set */
-		bool require_host_match;
+		SETTINGS_NETWORK_KEYS(SETTINGS_NO_KEY, SETTINGS_MEMBER_BOOL, SETTINGS_MEMBER_INT)
 	} net;
 	struct {
-		bool disabled;
 		struct path_list deny_read;
 		struct path_list allow_read;
 		struct path_list allow_write;
 		struct path_list deny_write;
-		bool allow_git_config;
+		SETTINGS_FILESYSTEM_KEYS(SETTINGS_NO_KEY, SETTINGS_MEMBER_BOOL,
+		    SETTINGS_MEMBER_INT)
 	} fs;
 	struct ignore_entry *ignore;
 	size_t nignore;
-	bool weaker_nested_sandbox;     /* enableWeakerNestedSandbox */
-	bool allow_nested_userns;       /* allowNestedUserNamespaces */
-	bool weaker_network_isolation;  /* enableWeakerNetworkIsolation */
-	bool allow_apple_events;
-	bool allow_pty;
-	int deny_search_depth;          /* mandatoryDenySearchDepth, default 3 */
 	char *bwrap_path;               /* NULL: bwrap from PATH */
 	struct strlist git_safe_dirs;   /* git.safeDirectories */
 	struct settings_windows win;    /* windows */
+	SETTINGS_ROOT_KEYS(SETTINGS_NO_KEY, SETTINGS_MEMBER_BOOL, SETTINGS_MEMBER_INT)
 };
 
-/* The built-in default policy (BEHAVIOR §1.1): every list empty, depth 3. */
+/* The member of a BOOL or INT row of settings_schema.h. */
+bool settings_bool(const struct settings *s, const struct settings_key *k);
+int settings_int(const struct settings *s, const struct settings_key *k);
+void settings_set_bool(struct settings *s, const struct settings_key *k, bool v);
+void settings_set_int(struct settings *s, const struct settings_key *k, int v);
+
+/* The built-in default policy (BEHAVIOR §1.1): every list empty, every option at its
+ * default (settings_schema.h). */
 void settings_init_default(struct settings *s);
 
 /* Parse a whole document. fname prefixes every message ("FILE: PATH: message").
@@ -111,6 +119,9 @@ int settings_parse(const char *text, size_t len, const char *fname,
  * of their own in errs. */
 int settings_load(const char *path, struct settings *out, struct diags *errs,
     struct diags *warns);
+/* The same from a descriptor opened on path (fd -1: the open failed, with errno). */
+int settings_load_fd(int fd, const char *path, struct settings *out, struct diags *errs,
+    struct diags *warns);
 
 /* Canonical JSON (every field, fixed order, two-space indent, trailing newline); settings
  * parsed back from it equal s. Caller frees. */
@@ -118,7 +129,8 @@ char *settings_to_json(const struct settings *s);
 
 void settings_free(struct settings *s);
 
-/* ~/.srt-settings.json for the current user ($HOME, else the passwd entry). Caller frees. */
+/* ~/.srt-settings.json for the current user (the home directory of path_home()), or
+ * NULL when there is none. Caller frees. */
 char *settings_default_path(void);
 
 #endif

@@ -7,97 +7,12 @@
 #include <string.h>
 
 #include "ssh_refusal.h"
-
-/* Decode one UTF-8 sequence at s[0..len); returns its length and sets *cp, or returns 1
- * with *cp = U+FFFD for a byte that does not start a well-formed sequence. */
-static size_t
-utf8_decode(const uint8_t *s, size_t len, uint32_t *cp)
-{
-	size_t n, i;
-	uint32_t c, min;
-
-	if (s[0] < 0x80) {
-		*cp = s[0];
-		return 1;
-	}
-	if ((s[0] & 0xe0) == 0xc0) {
-		n = 2, c = s[0] & 0x1f, min = 0x80;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		n = 3, c = s[0] & 0x0f, min = 0x800;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		n = 4, c = s[0] & 0x07, min = 0x10000;
-	} else
-		goto bad;
-	if (n > len)
-		goto bad;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			goto bad;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	/* Overlong forms, UTF-16 surrogates and values past U+10FFFF are not characters. */
-	if (c < min || (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
-		goto bad;
-	*cp = c;
-	return n;
-bad:
-	*cp = 0xfffd;
-	return 1;
-}
-
-static size_t
-utf8_encode(uint32_t c, char *out)
-{
-	if (c < 0x80) {
-		out[0] = (char)c;
-		return 1;
-	}
-	if (c < 0x800) {
-		out[0] = (char)(0xc0 | c >> 6);
-		out[1] = (char)(0x80 | (c & 0x3f));
-		return 2;
-	}
-	if (c < 0x10000) {
-		out[0] = (char)(0xe0 | c >> 12);
-		out[1] = (char)(0x80 | (c >> 6 & 0x3f));
-		out[2] = (char)(0x80 | (c & 0x3f));
-		return 3;
-	}
-	out[0] = (char)(0xf0 | c >> 18);
-	out[1] = (char)(0x80 | (c >> 12 & 0x3f));
-	out[2] = (char)(0x80 | (c >> 6 & 0x3f));
-	out[3] = (char)(0x80 | (c & 0x3f));
-	return 4;
-}
+#include "utf8.h"
 
 size_t
 ssh_refusal_sanitise(const char *reason, size_t len, char *out)
 {
-	const uint8_t *s = (const uint8_t *)reason;
-	size_t i = 0, o = 0, units = 0;
-	int in_controls = 0;
-	uint32_t c;
-
-	while (i < len && units < SSH_REFUSAL_DESC_CHARS) {
-		i += utf8_decode(s + i, len - i, &c);
-		if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) {
-			if (!in_controls) {
-				out[o++] = ' ';
-				units++;
-			}
-			in_controls = 1;
-			continue;
-		}
-		in_controls = 0;
-		if (c >= 0x10000 && units + 2 > SSH_REFUSAL_DESC_CHARS) {
-			/* The cut falls inside a surrogate pair: the reference is left with a
-			 * lone surrogate, which its UTF-8 encoder writes as U+FFFD. */
-			c = 0xfffd;
-		}
-		o += utf8_encode(c, out + o);
-		units += c >= 0x10000 ? 2 : 1;
-	}
-	return o;
+	return utf8_sanitise(reason, len, 0, SSH_REFUSAL_DESC_CHARS, out);
 }
 
 static void

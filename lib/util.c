@@ -202,6 +202,32 @@ read_file(const char *path, size_t max, char **out, size_t *outlen)
 	return rc;
 }
 
+char *
+shell_quote(const char *w)
+{
+	static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789_./:@+,-";
+	size_t n = 3;
+	char *q, *o;
+
+	if (*w != '\0' && strspn(w, safe) == strlen(w))
+		return xstrdup(w);
+	for (const char *p = w; *p != '\0'; p++)
+		n += *p == '\'' ? 4 : 1;
+	o = q = xmalloc(n);
+	*o++ = '\'';
+	for (const char *p = w; *p != '\0'; p++) {
+		if (*p == '\'') {
+			memcpy(o, "'\\''", 4);
+			o += 4;
+		} else
+			*o++ = *p;
+	}
+	*o++ = '\'';
+	*o = '\0';
+	return q;
+}
+
 void
 fd_close(int *fd)
 {

@@ -37,6 +37,15 @@ void diags_free(struct diags *d);
 int read_file(const char *path, size_t max, char **out, size_t *outlen);
 int read_fd_all(int fd, size_t max, char **out, size_t *outlen);
 
+/*
+ * w as one word for sh(1): as it is when made only of the characters A-Z a-z 0-9 and
+ * _ . / : @ + , - (and not empty), else in single quotes ('\'' for a quote inside).
+ * The set is the reference CLI's: the command text matched against ignoreViolations must
+ * be spelled as it spells it; and '=' is not in it, because a word with a bare '=' in
+ * front of a command line would be read as a variable assignment. Caller frees.
+ */
+char *shell_quote(const char *w);
+
 /* Close *fd unless it is -1, and set it to -1. */
 void fd_close(int *fd);
 

@@ -5,7 +5,6 @@
  * is over.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,61 +13,6 @@
 
 #include "httpd.h"
 #include "util.h"
-
-/* ---- byte queues ----------------------------------------------------------------- */
-
-void
-bq_add(struct bq *q, const void *d, size_t n)
-{
-	if (n == 0)
-		return;
-	if (q->off > 0 && q->off + q->len + n > q->cap) {
-		memmove(q->p, q->p + q->off, q->len);
-		q->off = 0;
-	}
-	if (q->len + n > q->cap) {
-		size_t cap = q->cap ? q->cap : 4096;
-
-		while (cap < q->len + n)
-			cap *= 2;
-		q->p = xreallocarray(q->p, cap, 1);
-		q->cap = cap;
-	}
-	memcpy(q->p + q->off + q->len, d, n);
-	q->len += n;
-}
-
-void
-bq_addf(struct bq *q, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		bq_add(q, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
-}
-
-void
-bq_consume(struct bq *q, size_t n)
-{
-	if (n >= q->len) {
-		q->off = q->len = 0;
-		return;
-	}
-	q->off += n;
-	q->len -= n;
-}
-
-void
-bq_free(struct bq *q)
-{
-	free(q->p);
-	memset(q, 0, sizeof(*q));
-}
 
 /* ---- life cycle ------------------------------------------------------------------ */
 
@@ -186,8 +130,8 @@ conn_close_upstream(struct conn *c)
 		c->ufd = -1;
 	}
 	c->uev = 0;
-	bq_free(&c->uout);
-	bq_free(&c->uin);
+	buf_free(&c->uout);
+	buf_free(&c->uin);
 }
 
 /* End the request in progress: log it and forget it. */
@@ -213,8 +157,7 @@ void
 conn_free(struct conn *c, bool close_client)
 {
 	conn_close_upstream(c);
-	if (c->rq != NULL && c->rq->status < 0 && c->rq->verdict != NULL &&
-	    strcmp(c->rq->verdict, "allow") == 0)
+	if (c->rq != NULL && c->rq->status < 0 && c->rq->verdict == VERDICT_ALLOW)
 		proxy_request_set_reason(c->rq, "client went away", 16);
 	conn_request_done(c);
 	evtimer_del(c->loop, &c->timer);
@@ -223,8 +166,8 @@ conn_free(struct conn *c, bool close_client)
 		close(c->cfd);
 		proxy_conn_closed(c->px);
 	}
-	bq_free(&c->in);
-	bq_free(&c->cout);
+	buf_free(&c->in);
+	buf_free(&c->cout);
 	free(c);
 }
 
@@ -240,15 +183,15 @@ conn_reply(struct conn *c, int status, const char *phrase, const char *headers,
 	if (!c->client_keep_alive || proxy_draining(c->px) || c->is_connect ||
 	    (c->req_framing != HTTP_BODY_NONE && !c->req_done))
 		keep = false;
-	bq_addf(&c->cout, "HTTP/1.1 %d %s\r\n", status, phrase);
+	buf_addf(&c->cout, "HTTP/1.1 %d %s\r\n", status, phrase);
 	if (headers != NULL)
-		bq_add(&c->cout, headers, strlen(headers));
-	bq_addf(&c->cout, "Content-Length: %zu\r\n", blen);
+		buf_add(&c->cout, headers, strlen(headers));
+	buf_addf(&c->cout, "Content-Length: %zu\r\n", blen);
 	if (!keep)
-		bq_addf(&c->cout, "Connection: close\r\n");
-	bq_add(&c->cout, "\r\n", 2);
+		buf_addf(&c->cout, "Connection: close\r\n");
+	buf_add(&c->cout, "\r\n", 2);
 	if (blen)
-		bq_add(&c->cout, body, blen);
+		buf_add(&c->cout, body, blen);
 	if (c->rq != NULL) {
 		c->rq->status = status;
 		c->rq->down += blen;
@@ -272,7 +215,7 @@ conn_bad_head(struct conn *c, enum http_status st)
 
 	/* Nothing was decided, but the refusal is still worth a log line. */
 	proxy_request_init(c->px, &rq, "http", c->client);
-	rq.verdict = "deny";
+	rq.verdict = VERDICT_DENY;
 	rq.status = st == HTTP_TOO_LARGE ? 431 : 400;
 	proxy_request_set_reason(&rq, st == HTTP_TOO_LARGE ? "request head too large" :
 	    "malformed request", st == HTTP_TOO_LARGE ? 22 : 17);
@@ -297,7 +240,7 @@ conn_head_timeout(struct conn *c)
 	log_debug("%s: %s", c->client, why);
 	proxy_request_init(c->px, &rq, "http", c->client);
 	rq.start_ms = c->head_start;
-	rq.verdict = "deny";
+	rq.verdict = VERDICT_DENY;
 	rq.status = 408;
 	proxy_request_set_reason(&rq, why, sizeof(why) - 1);
 	proxy_log(c->px, &rq);
@@ -306,7 +249,7 @@ conn_head_timeout(struct conn *c)
 	c->req_framing = HTTP_BODY_NONE;
 	c->head_start = 0;
 	/* What was read of the head is dropped: it will never be served. */
-	bq_free(&c->in);
+	buf_free(&c->in);
 	conn_reply(c, 408, "Request Timeout", NULL, NULL, false);
 	conn_run(c);
 }
@@ -329,8 +272,8 @@ conn_dispatch(struct conn *c)
 		return;
 	}
 	/* The head is used up now; h still points into c->in, which stays put until the
-	 * next bq_add on it. */
-	bq_consume(&c->in, h->head_len);
+	 * next buf_add on it. */
+	buf_consume(&c->in, h->head_len);
 	c->head_start = 0;
 	c->client_minor = h->minor;
 	c->client_keep_alive = h->keep_alive != 0;
@@ -354,7 +297,7 @@ conn_dispatch(struct conn *c)
 /* ---- the I/O loop ---------------------------------------------------------------- */
 
 int
-conn_recv(int fd, bool *ready, bool eof, struct bq *q, size_t room)
+conn_recv(int fd, bool *ready, bool eof, struct buf *q, size_t room)
 {
 	char buf[65536];
 	size_t want = room < sizeof(buf) ? room : sizeof(buf);
@@ -368,7 +311,7 @@ conn_recv(int fd, bool *ready, bool eof, struct bq *q, size_t room)
 		 * waits behind the data (its edge has been reported already). */
 		if ((size_t)n < want && !eof)
 			*ready = false;
-		bq_add(q, buf, (size_t)n);
+		buf_add(q, buf, (size_t)n);
 		return 1;
 	}
 	if (n == 0)
@@ -382,7 +325,7 @@ conn_recv(int fd, bool *ready, bool eof, struct bq *q, size_t room)
 
 /* The client side of conn_recv: 1 progress, 0 nothing now, -1 EOF or error. */
 static int
-conn_read(struct conn *c, struct bq *q, size_t room)
+conn_read(struct conn *c, struct buf *q, size_t room)
 {
 	int r = conn_recv(c->cfd, &c->c_ready, c->c_eof, q, room);
 
@@ -391,7 +334,7 @@ conn_read(struct conn *c, struct bq *q, size_t room)
 
 /* Write q to fd. 1 progress, 0 blocked or empty, -1 error. */
 static int
-conn_write(int fd, struct bq *q, uint64_t *count)
+conn_write(int fd, struct buf *q, uint64_t *count)
 {
 	ssize_t n;
 
@@ -399,7 +342,7 @@ conn_write(int fd, struct bq *q, uint64_t *count)
 		return 0;
 	n = send(fd, q->p + q->off, q->len, MSG_NOSIGNAL);
 	if (n > 0) {
-		bq_consume(q, (size_t)n);
+		buf_consume(q, (size_t)n);
 		if (count != NULL)
 			*count += (uint64_t)n;
 		return 1;
@@ -480,13 +423,13 @@ conn_run(struct conn *c)
 			}
 			break;
 		case CONN_LINGER: {
-			struct bq sink = { 0 };
+			struct buf sink = { 0 };
 
 			/* Read and drop what the client still sends, so that closing with
 			 * unread input does not reset the connection before it has read our
 			 * reply. */
 			r = conn_read(c, &sink, 65536);
-			bq_free(&sink);
+			buf_free(&sink);
 			if (r == -1) {
 				conn_free(c, true);
 				return;

@@ -13,8 +13,7 @@
 static int
 connect_parse_target(struct http_str t, const char **host, size_t *hostlen, uint16_t *port)
 {
-	const char *end = t.p + t.n, *colon, *d;
-	unsigned long p = 0;
+	const char *end = t.p + t.n, *colon;
 
 	if (t.n == 0)
 		return -1;
@@ -33,17 +32,7 @@ connect_parse_target(struct http_str t, const char **host, size_t *hostlen, uint
 		*host = t.p;
 		*hostlen = (size_t)(colon - t.p);
 	}
-	if (colon + 1 == end || end - colon - 1 > 5)
-		return -1;
-	for (d = colon + 1; d < end; d++) {
-		if (*d < '0' || *d > '9')
-			return -1;
-		p = p * 10 + (unsigned long)(*d - '0');
-	}
-	if (p < 1 || p > 65535)
-		return -1;
-	*port = (uint16_t)p;
-	return 0;
+	return port_parse(colon + 1, (size_t)(end - colon - 1), port);
 }
 
 void
@@ -58,14 +47,14 @@ connect_start(struct conn *c, const struct http_head *h)
 	c->req_framing = HTTP_BODY_NONE;
 	c->req_done = true;
 	if (!httpd_auth_ok(c, h)) {
-		c->rq->verdict = "deny";
+		c->rq->verdict = VERDICT_DENY;
 		proxy_request_set_reason(c->rq, "proxy authentication required", 29);
 		conn_reply(c, 407, "Proxy Authentication Required",
 		    "Proxy-Authenticate: Basic realm=\"srt\"\r\n", NULL, false);
 		return;
 	}
 	if (connect_parse_target(h->target, &host, &hostlen, &port) == -1) {
-		c->rq->verdict = "deny";
+		c->rq->verdict = VERDICT_DENY;
 		proxy_request_set_reason(c->rq, "bad CONNECT target", 18);
 		conn_reply(c, 400, "Bad Request", NULL, NULL, false);
 		return;

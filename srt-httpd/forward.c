@@ -37,7 +37,6 @@ static int
 forward_parse_target(struct http_str t, struct target *out)
 {
 	const char *p = t.p, *end = t.p + t.n, *a, *ae, *hp;
-	unsigned long port = 80;
 
 	memset(out, 0, sizeof(*out));
 	if (t.n < 8 || strncasecmp(p, "http://", 7) != 0)
@@ -68,22 +67,9 @@ forward_parse_target(struct http_str t, struct target *out)
 	}
 	if (out->hostlen == 0)
 		return -1;
-	if (hp < ae) {
-		const char *d;
-
-		hp++;
-		if (hp == ae || ae - hp > 5)
-			return -1;
-		port = 0;
-		for (d = hp; d < ae; d++) {
-			if (*d < '0' || *d > '9')
-				return -1;
-			port = port * 10 + (unsigned long)(*d - '0');
-		}
-		if (port < 1 || port > 65535)
-			return -1;
-	}
-	out->port = (uint16_t)port;
+	out->port = 80;
+	if (hp < ae && port_parse(hp + 1, (size_t)(ae - hp - 1), &out->port) == -1)
+		return -1;
 	out->path = ae;
 	out->pathlen = (size_t)(end - ae);
 	out->path_needs_slash = out->pathlen == 0 || *ae == '?';
@@ -154,40 +140,40 @@ forward_host_mismatch(const struct http_head *h, const struct proxy_request *rq)
 static void
 forward_build_head(struct conn *c, const struct http_head *h, const struct target *t)
 {
-	struct bq q = { 0 };
+	struct buf q = { 0 };
 	char auth[DOM_HOST_MAX + 16];
 	size_t i;
 
 	forward_authority(c->rq, auth, sizeof(auth));
-	bq_add(&q, h->method.p, h->method.n);
-	bq_add(&q, " ", 1);
+	buf_add(&q, h->method.p, h->method.n);
+	buf_add(&q, " ", 1);
 	if (t->path_needs_slash)
-		bq_add(&q, "/", 1);
-	bq_add(&q, t->path, t->pathlen);
-	bq_addf(&q, " HTTP/1.1\r\nHost: %s\r\n", auth);
+		buf_add(&q, "/", 1);
+	buf_add(&q, t->path, t->pathlen);
+	buf_addf(&q, " HTTP/1.1\r\nHost: %s\r\n", auth);
 	for (i = 0; i < h->nfields; i++) {
 		const struct http_field *f = &h->fields[i];
 
 		if (http_field_is_hop(h, f->name) || http_str_eq(f->name, "host") ||
 		    http_str_eq(f->name, "content-length"))
 			continue;
-		bq_add(&q, f->name.p, f->name.n);
-		bq_add(&q, ": ", 2);
-		bq_add(&q, f->value.p, f->value.n);
-		bq_add(&q, "\r\n", 2);
+		buf_add(&q, f->name.p, f->name.n);
+		buf_add(&q, ": ", 2);
+		buf_add(&q, f->value.p, f->value.n);
+		buf_add(&q, "\r\n", 2);
 	}
 	/* The body goes on framed the way it was read here, by a field written here: a
 	 * chunked body is re-chunked on this hop, a length is the value parsed. */
 	if (h->framing == HTTP_BODY_CHUNKED)
-		bq_add(&q, "Transfer-Encoding: chunked\r\n", 28);
+		buf_add(&q, "Transfer-Encoding: chunked\r\n", 28);
 	else if (http_field_count(h, "content-length", NULL) > 0)
-		bq_addf(&q, "Content-Length: %llu\r\n", (unsigned long long)h->content_length);
+		buf_addf(&q, "Content-Length: %llu\r\n", (unsigned long long)h->content_length);
 	/* No Connection field: HTTP/1.1 keeps the connection, for the pool. */
-	bq_add(&q, "\r\n", 2);
+	buf_add(&q, "\r\n", 2);
 	c->up_head = xmalloc(q.len);
 	memcpy(c->up_head, q.p + q.off, q.len);
 	c->up_head_len = q.len;
-	bq_free(&q);
+	buf_free(&q);
 }
 
 static void forward_attach(struct conn *c, int fd, bool reused);
@@ -201,14 +187,14 @@ forward_start(struct conn *c, const struct http_head *h)
 	int fd;
 
 	if (!httpd_auth_ok(c, h)) {
-		c->rq->verdict = "deny";
+		c->rq->verdict = VERDICT_DENY;
 		proxy_request_set_reason(c->rq, "proxy authentication required", 29);
 		conn_reply(c, 407, "Proxy Authentication Required",
 		    "Proxy-Authenticate: Basic realm=\"srt\"\r\n", NULL, true);
 		return;
 	}
 	if (forward_parse_target(h->target, &t) == -1) {
-		c->rq->verdict = "deny";
+		c->rq->verdict = VERDICT_DENY;
 		proxy_request_set_reason(c->rq, h->target.p[0] == '/' ?
 		    "origin-form request to a proxy" : "bad request target",
 		    h->target.p[0] == '/' ? 30 : 18);
@@ -223,13 +209,13 @@ forward_start(struct conn *c, const struct http_head *h)
 	if (c->pp->require_host_match) {
 		if (http_field_count(h, "host", NULL) == 0 && h->minor == 1) {
 			proxy_request_set_reason(c->rq, "HTTP/1.1 request without a Host header", 38);
-			c->rq->verdict = "deny";
+			c->rq->verdict = VERDICT_DENY;
 			conn_reply(c, 400, "Bad Request", guard_headers,
 			    "HTTP/1.1 request without a Host header\n", false);
 			return;
 		}
 		if ((why = forward_host_mismatch(h, c->rq)) != NULL) {
-			c->rq->verdict = "deny";
+			c->rq->verdict = VERDICT_DENY;
 			proxy_request_set_reason(c->rq, why, strlen(why));
 			body = xasprintf("%s\n", why);
 			conn_reply(c, 421, "Misdirected Request", guard_headers, body, true);
@@ -270,7 +256,7 @@ forward_attach(struct conn *c, int fd, bool reused)
 		    true);
 		return;
 	}
-	bq_add(&c->uout, c->up_head, c->up_head_len);
+	buf_add(&c->uout, c->up_head, c->up_head_len);
 	c->st = CONN_FORWARD;
 }
 
@@ -297,8 +283,8 @@ forward_retry(struct conn *c)
 	c->ufd = -1;
 	c->uev = 0;
 	c->u_reused = false;
-	bq_free(&c->uout);
-	bq_free(&c->uin);
+	buf_free(&c->uout);
+	buf_free(&c->uin);
 	httpd_dial(c);
 	return true;
 }
@@ -306,7 +292,7 @@ forward_retry(struct conn *c)
 /* ---- bodies ---------------------------------------------------------------------- */
 
 struct chunk_sink {
-	struct bq *q;
+	struct buf *q;
 	bool frame;             /* write as chunks, else raw */
 	uint64_t *count;
 };
@@ -319,10 +305,10 @@ forward_chunk_out(void *arg, const char *p, size_t n)
 	if (n == 0)
 		return;
 	if (s->frame)
-		bq_addf(s->q, "%zx\r\n", n);
-	bq_add(s->q, p, n);
+		buf_addf(s->q, "%zx\r\n", n);
+	buf_add(s->q, p, n);
 	if (s->frame)
-		bq_add(s->q, "\r\n", 2);
+		buf_add(s->q, "\r\n", 2);
 	*s->count += n;
 }
 
@@ -338,8 +324,8 @@ forward_request_body(struct conn *c)
 		return 0;
 	if (c->req_framing == HTTP_BODY_LENGTH) {
 		take = c->in.len < c->req_left ? c->in.len : (size_t)c->req_left;
-		bq_add(&c->uout, c->in.p + c->in.off, take);
-		bq_consume(&c->in, take);
+		buf_add(&c->uout, c->in.p + c->in.off, take);
+		buf_consume(&c->in, take);
 		c->req_left -= take;
 		c->rq->up += take;
 		c->req_done = c->req_left == 0;
@@ -349,9 +335,9 @@ forward_request_body(struct conn *c)
 	    &sink);
 	if (used < 0)
 		return -1;
-	bq_consume(&c->in, (size_t)used);
+	buf_consume(&c->in, (size_t)used);
 	if (http_chunked_done(&c->req_ch)) {
-		bq_add(&c->uout, "0\r\n\r\n", 5);
+		buf_add(&c->uout, "0\r\n\r\n", 5);
 		c->req_done = true;
 	}
 	return 1;
@@ -376,8 +362,8 @@ forward_finish(struct conn *c)
 	}
 	c->ufd = -1;
 	c->uev = 0;
-	bq_free(&c->uout);
-	bq_free(&c->uin);
+	buf_free(&c->uout);
+	buf_free(&c->uin);
 	conn_request_done(c);
 	/* The client's request was read to its end and nothing followed it: closing now
 	 * cannot reset the connection under our reply (a reset comes of unread input), so
@@ -394,7 +380,7 @@ forward_upstream_failed(struct conn *c, const char *why)
 		return 1;
 	proxy_request_set_reason(c->rq, why, strlen(why));
 	if (!c->resp_started) {
-		c->rq->verdict = "error";
+		c->rq->verdict = VERDICT_ERROR;
 		conn_reply(c, 502, "Bad Gateway", "Content-Type: text/plain\r\n", "Bad Gateway",
 		    true);
 		return 1;
@@ -428,11 +414,11 @@ forward_response_head(struct conn *c)
 	line_end = memchr(c->uin.p + c->uin.off, '\r', h->head_len);
 	if (h->status < 200) {
 		/* Interim (100 Continue ...): pass the status line on and wait for more. */
-		bq_add(&c->cout, "HTTP/1.1", 8);
-		bq_add(&c->cout, c->uin.p + c->uin.off + 8, (size_t)(line_end -
+		buf_add(&c->cout, "HTTP/1.1", 8);
+		buf_add(&c->cout, c->uin.p + c->uin.off + 8, (size_t)(line_end -
 		    (c->uin.p + c->uin.off)) - 8);
-		bq_add(&c->cout, "\r\n\r\n", 4);
-		bq_consume(&c->uin, h->head_len);
+		buf_add(&c->cout, "\r\n\r\n", 4);
+		buf_consume(&c->uin, h->head_len);
 		free(h);
 		return 1;
 	}
@@ -452,26 +438,26 @@ forward_response_head(struct conn *c)
 	    proxy_draining(c->px);
 	if (close_client)
 		c->close_after = true;
-	bq_add(&c->cout, "HTTP/1.1", 8);
-	bq_add(&c->cout, c->uin.p + c->uin.off + 8, (size_t)(line_end - (c->uin.p + c->uin.off)) -
+	buf_add(&c->cout, "HTTP/1.1", 8);
+	buf_add(&c->cout, c->uin.p + c->uin.off + 8, (size_t)(line_end - (c->uin.p + c->uin.off)) -
 	    8);
-	bq_add(&c->cout, "\r\n", 2);
+	buf_add(&c->cout, "\r\n", 2);
 	for (i = 0; i < h->nfields; i++) {
 		const struct http_field *f = &h->fields[i];
 
 		if (http_field_is_hop(h, f->name))
 			continue;
-		bq_add(&c->cout, f->name.p, f->name.n);
-		bq_add(&c->cout, ": ", 2);
-		bq_add(&c->cout, f->value.p, f->value.n);
-		bq_add(&c->cout, "\r\n", 2);
+		buf_add(&c->cout, f->name.p, f->name.n);
+		buf_add(&c->cout, ": ", 2);
+		buf_add(&c->cout, f->value.p, f->value.n);
+		buf_add(&c->cout, "\r\n", 2);
 	}
 	if (c->resp_chunk_out)
-		bq_add(&c->cout, "Transfer-Encoding: chunked\r\n", 28);
+		buf_add(&c->cout, "Transfer-Encoding: chunked\r\n", 28);
 	if (close_client)
-		bq_add(&c->cout, "Connection: close\r\n", 19);
-	bq_add(&c->cout, "\r\n", 2);
-	bq_consume(&c->uin, h->head_len);
+		buf_add(&c->cout, "Connection: close\r\n", 19);
+	buf_add(&c->cout, "\r\n", 2);
+	buf_consume(&c->uin, h->head_len);
 	c->resp_head_done = true;
 	c->resp_started = true;
 	if (h->framing == HTTP_BODY_NONE)
@@ -493,10 +479,10 @@ forward_response_body(struct conn *c)
 	switch (c->resp_framing) {
 	case HTTP_BODY_LENGTH:
 		take = c->uin.len < c->resp_left ? c->uin.len : (size_t)c->resp_left;
-		bq_add(&c->cout, c->uin.p + c->uin.off, take);
+		buf_add(&c->cout, c->uin.p + c->uin.off, take);
 		c->rq->down += take;
 		c->resp_left -= take;
-		bq_consume(&c->uin, take);
+		buf_consume(&c->uin, take);
 		c->resp_done = c->resp_left == 0;
 		break;
 	case HTTP_BODY_CHUNKED:
@@ -504,16 +490,16 @@ forward_response_body(struct conn *c)
 		    forward_chunk_out, &sink);
 		if (used < 0)
 			return forward_upstream_failed(c, "malformed chunked response body");
-		bq_consume(&c->uin, (size_t)used);
+		buf_consume(&c->uin, (size_t)used);
 		if (http_chunked_done(&c->resp_ch)) {
 			if (c->resp_chunk_out)
-				bq_add(&c->cout, "0\r\n\r\n", 5);
+				buf_add(&c->cout, "0\r\n\r\n", 5);
 			c->resp_done = true;
 		}
 		break;
 	case HTTP_BODY_CLOSE:
 		forward_chunk_out(&sink, c->uin.p + c->uin.off, c->uin.len);
-		bq_consume(&c->uin, c->uin.len);
+		buf_consume(&c->uin, c->uin.len);
 		break;
 	case HTTP_BODY_NONE:
 		c->resp_done = true;
@@ -532,14 +518,14 @@ forward_pump(struct conn *c)
 	if (c->uout.len > 0) {
 		n = send(c->ufd, c->uout.p + c->uout.off, c->uout.len, MSG_NOSIGNAL);
 		if (n > 0) {
-			bq_consume(&c->uout, (size_t)n);
+			buf_consume(&c->uout, (size_t)n);
 			progress = 1;
 		} else if (n == -1 && errno != EAGAIN && errno != EINTR) {
 			if (forward_retry(c))
 				return 1;
 			/* The upstream may have answered and closed already: read on. */
 			c->u_keep = false;
-			bq_free(&c->uout);
+			buf_free(&c->uout);
 			c->req_done = true;
 			c->close_after = true;
 		}
@@ -555,7 +541,7 @@ forward_pump(struct conn *c)
 			progress |= r;
 		}
 		if (forward_request_body(c) == -1) {
-			c->rq->verdict = "deny";
+			c->rq->verdict = VERDICT_DENY;
 			proxy_request_set_reason(c->rq, "malformed chunked request body", 30);
 			if (!c->resp_started) {
 				conn_reply(c, 400, "Bad Request", NULL, NULL, false);
@@ -592,7 +578,7 @@ forward_pump(struct conn *c)
 			    "upstream closed before answering" : "upstream connection failed");
 		if (c->resp_framing == HTTP_BODY_CLOSE && r == -1) {
 			if (c->resp_chunk_out)
-				bq_add(&c->cout, "0\r\n\r\n", 5);
+				buf_add(&c->cout, "0\r\n\r\n", 5);
 			c->resp_done = true;
 			break;
 		}

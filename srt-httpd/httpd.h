@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buf.h"
 #include "evloop.h"
 #include "http_parse.h"
 #include "proxy.h"
@@ -18,16 +19,6 @@
                                                       counted from the shutdown */
 #define POOL_MAX          64u                      /* idle upstream connections kept */
 #define POOL_IDLE_MS      4000u                    /* for at most this long each */
-
-/* A byte queue. */
-struct bq {
-	char *p;
-	size_t off, len, cap;           /* data is p[off .. off+len) */
-};
-void bq_add(struct bq *q, const void *d, size_t n);
-void bq_addf(struct bq *q, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void bq_consume(struct bq *q, size_t n);
-void bq_free(struct bq *q);
 
 enum conn_state {
 	CONN_READ_HEAD,         /* waiting for (the rest of) a request head */
@@ -44,10 +35,10 @@ struct conn {
 	int cfd, ufd;
 	char client[PROXY_CLIENT_MAX];
 	enum conn_state st;
-	struct bq in;                   /* from the client, not yet used */
-	struct bq cout;                 /* to the client */
-	struct bq uout;                 /* to the upstream */
-	struct bq uin;                  /* from the upstream, not yet used */
+	struct buf in;                   /* from the client, not yet used */
+	struct buf cout;                 /* to the client */
+	struct buf uout;                 /* to the upstream */
+	struct buf uin;                  /* from the upstream, not yet used */
 	unsigned cev, uev;              /* registered interest (edge-triggered, fixed) */
 	/* Input may be waiting: an event reported the socket readable since a read last
 	 * found it empty (EAGAIN, or a short read that drained it). Reads are skipped
@@ -109,7 +100,7 @@ void conn_request_done(struct conn *c);
 
 /* Read from fd into q (at most room bytes) if *ready (see struct conn). 1 progress, 0
  * nothing now, -1 EOF, -2 error. */
-int conn_recv(int fd, bool *ready, bool eof, struct bq *q, size_t room);
+int conn_recv(int fd, bool *ready, bool eof, struct buf *q, size_t room);
 
 /* forward.c: absolute-form requests */
 void forward_start(struct conn *c, const struct http_head *h);

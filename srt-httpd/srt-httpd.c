@@ -14,7 +14,10 @@ static const struct proxy_proto httpd_proto = {
 	    "                 [--log FILE | --log-fd N] [--audit] [--auth USER:PASS] "
 	    "[--lifeline-fd N]\n"
 	    "                 [--max-conns N] [--idle-timeout SEC] [--head-timeout SEC]\n"
-	    "                 [--no-sandbox] [-d]",
+	    "                 [--no-sandbox] [-d]\n"
+	    "       srt-httpd --relay-to PORT [-l ADDR]... [--listen-fd N]... "
+	    "[--lifeline-fd N]\n"
+	    "                 [--max-conns N] [--idle-timeout SEC] [--no-sandbox] [-d]",
 	.accept = conn_accept,
 	.refuse = conn_refuse,
 	.drain = pool_flush,

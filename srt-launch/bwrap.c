@@ -44,29 +44,7 @@
 static void
 bwrap_quote(struct strlist *out, const char *w)
 {
-	const char *p;
-	size_t n = 3;
-	char *q, *o;
-
-	if (*w != '\0' && strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	    "0123456789_./:@+,=-") == strlen(w)) {
-		strlist_push(out, w);
-		return;
-	}
-	for (p = w; *p != '\0'; p++)
-		n += *p == '\'' ? 4 : 1;
-	o = q = xmalloc(n);
-	*o++ = '\'';
-	for (p = w; *p != '\0'; p++) {
-		if (*p == '\'') {
-			memcpy(o, "'\\''", 4);
-			o += 4;
-		} else
-			*o++ = *p;
-	}
-	*o++ = '\'';
-	*o = '\0';
-	strlist_push_owned(out, q);
+	strlist_push_owned(out, shell_quote(w));
 }
 
 static void

@@ -90,11 +90,9 @@ helpers_open(struct launch *l)
 	}
 	l->helper_dir = helpers_dir(l->self_dir);
 	log_debug("helpers: from %s", l->helper_dir);
+	/* srt-httpd and srt-socksd also with httpProxyPort / socksProxyPort: they are then
+	 * the relay to the user's own proxy (--relay-to). */
 	for (h = H_SECCOMP; h < H_MAX; h++) {
-		/* A proxy replaced by the user's own (httpProxyPort, socksProxyPort). */
-		if ((h == H_HTTPD && l->set.net.http_proxy_port != 0) ||
-		    (h == H_SOCKSD && l->set.net.socks_proxy_port != 0))
-			continue;
 		p = xasprintf("%s/%s", l->helper_dir, helper_name[h]);
 		rc = helpers_take(l, (enum helper)h, p);
 		free(p);

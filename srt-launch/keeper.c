@@ -6,11 +6,10 @@
  * from being made by the write guard, not by placeholders.)
  *
  * It is a process of its own (a SIGKILL of the launcher does not reach it) that shares the
- * launcher's memory (clone(2) with CLONE_VM, without CLONE_THREAD). A forked janitor cost
- * every launch about as much as the rest of the launcher together on a machine where page
- * faults are dear: the fork copies the page tables, and then the launcher and the child
- * each take a copy-on-write fault for every page either writes. Sharing the memory costs
- * one clone(2) and a small stack.
+ * launcher's memory (clone(2) with CLONE_VM, without CLONE_THREAD). A forked janitor
+ * would cost every launch a copy of the page tables, and then a copy-on-write fault in
+ * the launcher and in the child for every page either writes (bench/launch.sh measures
+ * it). Sharing the memory costs one clone(2) and a small stack.
  *
  * The price is discipline, in two phases:
  *   - While the launcher runs, the keeper shares its memory, its C library state and its

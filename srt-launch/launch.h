@@ -7,8 +7,9 @@
  *               │              lifeline, it removes the run's temp dir and placeholders and
  *               │              kills what is left of the sandbox if we are killed (keeper.c)
  *               ├─ srt-httpd   host netns, accepts on 127.0.0.1:3128 and [::1]:3128 of the
- *               ├─ srt-socksd  sandbox's netns through the inherited sockets (or a plain
- *               │              relay to the user's proxy with httpProxyPort/socksProxyPort)
+ *               ├─ srt-socksd  sandbox's netns through the inherited sockets (or, with
+ *               │              httpProxyPort/socksProxyPort, their --relay-to mode: a
+ *               │              plain relay to the user's proxy)
  *               └─ bwrap       setns()'d into the sandbox's namespaces, then its own
  *                              user/pid/mount namespaces; srt-seccomp (as their pid 1,
  *                              --as-pid-1); in its own pid namespace, the command
@@ -23,13 +24,14 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "exit.h"
 #include "plan.h"
 #include "policy.h"
 #include "settings.h"
 #include "userns.h"
 #include "util.h"
 
-#define LAUNCH_FAIL             125     /* srt itself failed */
+#define LAUNCH_FAIL             EXIT_SELF       /* srt itself failed (exit.h) */
 #define LAUNCH_HTTP_PORT        3128    /* inside the sandbox */
 #define LAUNCH_SOCKS_PORT       1080
 
@@ -151,9 +153,6 @@ int helpers_open(struct launch *l);
 void helpers_close(struct launch *l);
 int helper_exec(const struct launch *l, enum helper h, char *const argv[],
     char *const envp[]);
-
-/* relay.c: the plain relay to the user's own proxy (httpProxyPort / socksProxyPort) */
-void relay_child_main(int fd4, int fd6, int lifeline, int port);
 
 /* bwrap.c */
 int bwrap_start(struct launch *l, char **envp);

@@ -839,7 +839,7 @@ command_check(const struct launch *l)
 			return 0;
 		log_warnx("%s: %s", cmd, access(cmd, F_OK) == 0 ? "not executable" :
 		    "command not found");
-		return access(cmd, F_OK) == 0 ? 126 : 127;
+		return access(cmd, F_OK) == 0 ? EXIT_NOEXEC : EXIT_NOTFOUND;
 	}
 	for (p = path != NULL ? path : "/usr/bin:/bin"; ; p++) {
 		size_t n = strcspn(p, ":");
@@ -859,7 +859,7 @@ command_check(const struct launch *l)
 			break;
 	}
 	log_warnx("%s: %s", cmd, seen ? "not executable" : "command not found");
-	return seen ? 126 : 127;
+	return seen ? EXIT_NOEXEC : EXIT_NOTFOUND;
 }
 
 static void
@@ -882,7 +882,7 @@ reap(struct mac *m)
 				l->proxy_pid[k] = 0;
 				log_warnx("%s ended while the command runs (status %d)",
 				    proxy_prog[k], WIFEXITED(st) ? WEXITSTATUS(st) :
-				    128 + WTERMSIG(st));
+				    EXIT_SIGNALED(WTERMSIG(st)));
 			}
 	}
 }
@@ -1019,7 +1019,7 @@ exit_status(const struct mac *m)
 	if (WIFEXITED(m->child_status))
 		return WEXITSTATUS(m->child_status);
 	if (WIFSIGNALED(m->child_status))
-		return 128 + WTERMSIG(m->child_status);
+		return EXIT_SIGNALED(WTERMSIG(m->child_status));
 	return LAUNCH_FAIL;
 }
 

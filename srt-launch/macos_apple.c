@@ -14,13 +14,13 @@
 #include <mach-o/dyld.h>
 
 #include <limits.h>
-#include <pwd.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "macos.h"
+#include "path.h"
 
 /* The directory of this executable, links resolved: the proxies are beside it. */
 static char *
@@ -41,19 +41,6 @@ self_dir(void)
 		return xstrdup("/");
 	}
 	return real;
-}
-
-static char *
-home_dir(void)
-{
-	const char *h = getenv("HOME");
-	struct passwd *pw;
-
-	if (h != NULL && *h == '/')
-		return xstrdup(h);
-	if ((pw = getpwuid(getuid())) != NULL && pw->pw_dir != NULL && *pw->pw_dir == '/')
-		return xstrdup(pw->pw_dir);
-	return NULL;
 }
 
 int
@@ -93,7 +80,7 @@ macos_launch(struct launch *l)
 		log_warn("getcwd");
 		return LAUNCH_FAIL;
 	}
-	if ((l->home = home_dir()) == NULL) {
+	if ((l->home = path_home()) == NULL) {
 		log_warnx("cannot tell the home directory (set HOME)");
 		return LAUNCH_FAIL;
 	}

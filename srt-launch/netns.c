@@ -10,9 +10,8 @@
  *
  * As root the child shares our memory and we wait while it runs (clone(2) with CLONE_VM
  * and CLONE_VFORK, as vfork() does): it costs no copy of the page tables and no
- * copy-on-write faults afterwards, which on a machine where faults are dear is most of
- * what a fork costs. Unprivileged it must be a real fork: unshare(CLONE_NEWUSER) refuses a
- * process that shares its memory.
+ * copy-on-write faults afterwards, which are most of what a fork costs. Unprivileged it
+ * must be a real fork: unshare(CLONE_NEWUSER) refuses a process that shares its memory.
  *
  * Why namespace descriptors rather than running bwrap under the child: bwrap stays a
  * direct child of the launcher, so its exit status, --die-with-parent and signal

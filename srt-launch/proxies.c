@@ -1,14 +1,16 @@
 /*
- * The filtering proxies (SPEC §5.3). They accept on the sockets the keeper opened in the
- * sandbox's network namespace, so connections from inside reach them with no relay and no
- * socket file, while they themselves dial out from the host's namespace.
+ * The filtering proxies (SPEC §5.3). They accept on the sockets that the child which made
+ * the sandbox's network namespace opened there and handed over (netns.c), so connections
+ * from inside reach them with no relay and no socket file, while they themselves dial out
+ * from the host's namespace.
  *
  * Each proxy is started at the first connection to its sockets: the sockets already
  * listen, so a client is queued rather than refused until the proxy takes over, and a
  * command that never touches the network (`srt -c true`) costs no proxy at all.
  *
- * With httpProxyPort / socksProxyPort the sandbox's port leads instead, through a plain
- * relay, to the user's own proxy listening on that host loopback port.
+ * With httpProxyPort / socksProxyPort the sandbox's port leads instead to the user's own
+ * proxy listening on that host loopback port, through the same program in its plain relay
+ * mode (--relay-to PORT), exec'd and narrowed like the proxies.
  */
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -91,8 +93,9 @@ proxies_start(struct launch *l, enum proxy_kind k)
 		log_debug("starting %s for the sandbox's port %d", prog,
 		    k == PK_HTTP ? LAUNCH_HTTP_PORT : LAUNCH_SOCKS_PORT);
 	} else
-		log_debug("relaying the sandbox's port %d to the host's 127.0.0.1:%d",
-		    k == PK_HTTP ? LAUNCH_HTTP_PORT : LAUNCH_SOCKS_PORT, port);
+		log_debug("relaying the sandbox's port %d to the host's 127.0.0.1:%d (%s "
+		    "--relay-to)", k == PK_HTTP ? LAUNCH_HTTP_PORT : LAUNCH_SOCKS_PORT, port,
+		    prog);
 	if (pipe2(ep, O_CLOEXEC) == -1) {
 		log_warn("pipe");
 		goto out;
@@ -105,39 +108,34 @@ proxies_start(struct launch *l, enum proxy_kind k)
 		int fds[5], exe = l->helper_fd[h];
 		size_t n = 0, i;
 		struct strlist argv = { 0 };
-		char num[16];
 
 		spawn_child_reset();
 		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != launcher)
 			_exit(LAUNCH_FAIL);
-		if (port != 0) {
-			fds[n++] = l4;
-			if (l6 != -1)
-				fds[n++] = l6;
-			fds[n++] = l->lifeline_r;
-			spawn_arrange_fds(fds, n, -1, NULL);
-			relay_child_main(3, l6 != -1 ? 4 : -1, l6 != -1 ? 5 : 4, port);
-			_exit(0);
+		strlist_push(&argv, proxy_prog[k]);
+		if (port == 0) {
+			fds[n++] = polfd;
+			fds[n++] = l->log_w;
+			strlist_push(&argv, "--policy-fd");
+			strlist_push(&argv, "3");
+			strlist_push(&argv, "--log-fd");
+			strlist_push(&argv, "4");
+		} else {
+			strlist_push(&argv, "--relay-to");
+			strlist_pushf(&argv, "%d", port);
 		}
-		fds[n++] = polfd;
-		fds[n++] = l->log_w;
+		strlist_push(&argv, "--lifeline-fd");
+		strlist_pushf(&argv, "%zu", 3 + n);
 		fds[n++] = l->lifeline_r;
+		i = n;
 		fds[n++] = l4;
 		if (l6 != -1)
 			fds[n++] = l6;
 		spawn_arrange_fds(fds, n, ep[1], &exe);
-		strlist_push(&argv, proxy_prog[k]);
-		strlist_push(&argv, "--policy-fd");
-		strlist_push(&argv, "3");
-		strlist_push(&argv, "--log-fd");
-		strlist_push(&argv, "4");
-		strlist_push(&argv, "--lifeline-fd");
-		strlist_push(&argv, "5");
-		for (i = 3; i < n; i++) {
-			snprintf(num, sizeof(num), "%zu", 3 + i);
+		for (; i < n; i++) {
 			strlist_push(&argv, "--listen-fd");
-			strlist_push(&argv, num);
+			strlist_pushf(&argv, "%zu", 3 + i);
 		}
 		if (l->debug)
 			strlist_push(&argv, "-d");

@@ -20,21 +20,18 @@
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "launch.h"
 #include "path.h"
+#include "policy_source.h"
 #ifdef __APPLE__
 #include "macos.h"
-#endif
-
-#ifndef SRT_VERSION
-#define SRT_VERSION "0.1.0"
 #endif
 
 #define PROXY_STOP_MS   3000
@@ -124,85 +121,33 @@ parse_args(struct launch *l, int argc, char **argv)
 	l->cmd = argc > 0 ? argv : NULL;
 }
 
-static int
-load_settings_file(struct launch *l, const char *path)
-{
-	struct diags errs = { 0 }, warns = { 0 };
-	char err[256];
-	size_t i;
-	int rc = -1;
-
-	if (settings_load(path, &l->set, &errs, &warns) == -1) {
-		for (i = 0; i < errs.msgs.n; i++)
-			log_warnx("%s", errs.msgs.v[i]);
-		if (errs.msgs.n == 0)
-			log_warnx("%s: invalid settings", path);
-		goto out;
-	}
-	for (i = 0; i < warns.msgs.n; i++)
-		log_warnx("warning: %s", warns.msgs.v[i]);
-	if ((l->pol = policy_from_settings(&l->set, err, sizeof(err))) == NULL) {
-		log_warnx("%s: %s", path, err);
-		goto out;
-	}
-	/* As named: the plan protects the name, and what it leads to. */
-	l->config_path = path_absolute(path, NULL, l->cwd);
-	rc = 0;
- out:
-	diags_free(&errs);
-	diags_free(&warns);
-	return rc;
-}
-
 /* The policy: a compiled file (-p), a settings file (-s), or for srt the default settings
- * file, or the built-in defaults when that does not exist. A file the user named is never
- * replaced by defaults. */
+ * file, or the built-in defaults when that does not exist (policy_source_load). A file
+ * the user named is never replaced by defaults. */
 static int
 load_policy(struct launch *l)
 {
-	char err[256];
+	struct policy_source src = { .policy_path = l->policy_arg,
+	    .settings_path = l->settings_arg, .policy_fd = -1, .fallback = l->srt_mode ?
+	    POLICY_SOURCE_DEFAULT_OR_BUILTIN : POLICY_SOURCE_REQUIRED };
+	struct diags errs = { 0 }, warns = { 0 };
+	char *path = NULL;
+	size_t i;
+	int rc;
 
-	if (l->policy_arg != NULL) {
-		if ((l->pol = policy_open_file(l->policy_arg, err, sizeof(err))) == NULL) {
-			log_warnx("%s: %s", l->policy_arg, err);
-			return -1;
-		}
-		if (policy_to_settings(l->pol, &l->set) == -1) {
-			log_warnx("%s: the policy cannot be read back", l->policy_arg);
-			return -1;
-		}
-		l->config_path = path_absolute(l->policy_arg, NULL, l->cwd);
-		log_debug("policy: %s (compiled)", l->policy_arg);
-		return 0;
-	}
-	if (l->settings_arg != NULL) {
-		if (load_settings_file(l, l->settings_arg) == -1)
-			return -1;
-		log_debug("policy: compiled from %s", l->settings_arg);
-		return 0;
-	}
-	{
-		char *def = settings_default_path();
-		struct stat st;
-		int rc;
-
-		if (def != NULL && (lstat(def, &st) == 0 || errno != ENOENT)) {
-			rc = load_settings_file(l, def);
-			if (rc == 0)
-				log_debug("policy: compiled from %s", def);
-			free(def);
-			return rc;
-		}
-		log_debug("policy: %s does not exist: built-in defaults (no network, "
-		    "no writes but the defaults)", def != NULL ? def : "~/.srt-settings.json");
-		free(def);
-	}
-	settings_init_default(&l->set);
-	if ((l->pol = policy_from_settings(&l->set, err, sizeof(err))) == NULL) {
-		log_warnx("built-in policy: %s", err);
-		return -1;
-	}
-	return 0;
+	rc = policy_source_load(&src, &l->pol, &l->set, &path, &errs, &warns);
+	for (i = 0; i < warns.msgs.n; i++)
+		log_warnx("warning: %s", warns.msgs.v[i]);
+	for (i = 0; i < errs.msgs.n; i++)
+		log_warnx("%s", errs.msgs.v[i]);
+	/* As named (made absolute against the working directory, not resolved): the plan
+	 * protects the name, and what it leads to. */
+	if (path != NULL)
+		l->config_path = path_absolute(path, NULL, l->cwd);
+	free(path);
+	diags_free(&errs);
+	diags_free(&warns);
+	return rc;
 }
 
 /* The command as one string, as the reference spells it (for ignoreViolations):
@@ -210,53 +155,19 @@ load_policy(struct launch *l)
 char *
 launch_command_text(const struct launch *l)
 {
-	struct strlist w = { 0 };
-	size_t i, len = 1;
-	char *out, *o;
+	struct buf b = { 0 };
+	char *q;
 
 	if (l->cstring != NULL)
 		return xstrdup(l->cstring);
-	for (i = 0; l->cmd[i] != NULL; i++) {
-		const char *a = l->cmd[i], *p;
-		struct strlist q = { 0 };
-
-		if (*a != '\0' && strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-		    "0123456789_./:@+,-") == strlen(a)) {
-			strlist_push(&w, a);
-			continue;
-		}
-		strlist_push(&q, "'");
-		for (p = a; *p != '\0'; p++)
-			strlist_push(&q, *p == '\'' ? "'\\''" : (char[2]){ *p, '\0' });
-		strlist_push(&q, "'");
-		{
-			size_t n = 1, j;
-			char *s;
-
-			for (j = 0; j < q.n; j++)
-				n += strlen(q.v[j]);
-			s = xmalloc(n);
-			s[0] = '\0';
-			for (j = 0; j < q.n; j++)
-				strcat(s, q.v[j]);
-			strlist_push_owned(&w, s);
-		}
-		strlist_free(&q);
-	}
-	for (i = 0; i < w.n; i++)
-		len += strlen(w.v[i]) + 1;
-	o = out = xmalloc(len);
-	for (i = 0; i < w.n; i++) {
-		size_t k = strlen(w.v[i]);
-
+	for (size_t i = 0; l->cmd[i] != NULL; i++) {
+		q = shell_quote(l->cmd[i]);
 		if (i > 0)
-			*o++ = ' ';
-		memcpy(o, w.v[i], k);
-		o += k;
+			buf_addc(&b, ' ');
+		buf_adds(&b, q);
+		free(q);
 	}
-	*o = '\0';
-	strlist_free(&w);
-	return out;
+	return buf_steal(&b);
 }
 
 static char *
@@ -294,19 +205,6 @@ launch_userns_hint(int err)
 	log_warnx("%s", fix);
 	free(cause);
 	free(fix);
-}
-
-static char *
-home_dir(void)
-{
-	const char *h = getenv("HOME");
-	struct passwd *pw;
-
-	if (h != NULL && *h == '/')
-		return xstrdup(h);
-	if ((pw = getpwuid(getuid())) != NULL && pw->pw_dir != NULL)
-		return xstrdup(pw->pw_dir);
-	return xstrdup("/");
 }
 
 /* A closed 0, 1 or 2 would be taken by the first pipe we open and handed to the command
@@ -356,7 +254,7 @@ reap(struct launch *l, int *bwrap_status, bool *bwrap_done)
 				log_warnx("%s ended while the command runs (status %d)",
 				    k == PK_HTTP ? "srt-httpd" : "srt-socksd",
 				    WIFEXITED(status) ? WEXITSTATUS(status) :
-				    128 + WTERMSIG(status));
+				    EXIT_SIGNALED(WTERMSIG(status)));
 			}
 		if (pid == l->keeper_pid)
 			l->keeper_pid = 0;
@@ -464,7 +362,7 @@ wait_loop(struct launch *l, int sigfd)
 	if (l->command_ran)
 		return l->command_exit;
 	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
+		return EXIT_SIGNALED(WTERMSIG(status));
 	/* bwrap failed before the command ran, and has said why. */
 	log_warnx("the sandbox could not be set up (bwrap exited with status %d)",
 	    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
@@ -658,7 +556,10 @@ main(int argc, char **argv)
 	}
 	if (helpers_open(&l) == -1)
 		goto out;
-	l.home = home_dir();
+	if ((l.home = path_home()) == NULL) {
+		log_warnx("cannot tell the home directory: set HOME to an absolute path");
+		goto out;
+	}
 	if (l.cstring != NULL && (l.shell = lookup_bash()) == NULL) {
 		log_debug("-c: no bash installed: the string runs with /bin/sh");
 		l.shell = xstrdup("/bin/sh");

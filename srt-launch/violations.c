@@ -12,23 +12,22 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <cjson/cJSON.h>
-
+#include "decision.h"
 #include "launch.h"
+#include "utf8.h"
 
-#define VIOL_LINE_MAX   (64u << 10)     /* a longer log line is not one of ours */
 #define VIOL_KEEP       100             /* lines kept for the block: the latest */
 
 struct violations {
 	const struct settings *set;
 	char *command;
 	int fd;                         /* --violations FILE, or -1 */
-	char *buf;                      /* partial line from the pipe */
-	size_t len;
-	bool skipping;                  /* inside an over-long line */
+	struct decision_reader reader;  /* the proxies' decision log */
 	char *keep[VIOL_KEEP];
 	size_t nkeep, total;
 };
+
+static void viol_record(void *, const struct decision *);
 
 struct violations *
 violations_new(const struct settings *s, const char *command, const char *file)
@@ -38,7 +37,7 @@ violations_new(const struct settings *s, const char *command, const char *file)
 	v->set = s;
 	v->command = xstrdup(command);
 	v->fd = -1;
-	v->buf = xmalloc(VIOL_LINE_MAX);
+	decision_reader_init(&v->reader, viol_record, v);
 	if (file != NULL) {
 		v->fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
 		    0600);
@@ -51,93 +50,17 @@ violations_new(const struct settings *s, const char *command, const char *file)
 	return v;
 }
 
-/* Decode one UTF-8 sequence at s (n bytes left); *cp gets the code point, or -1 if the
- * bytes are not valid UTF-8 (then one byte is consumed). */
-static size_t
-viol_utf8(const unsigned char *s, size_t n, long *cp)
-{
-	size_t need, i;
-	long c;
-
-	if (s[0] < 0x80) {
-		*cp = s[0];
-		return 1;
-	}
-	if ((s[0] & 0xe0) == 0xc0) {
-		need = 2;
-		c = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		need = 3;
-		c = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		need = 4;
-		c = s[0] & 0x07;
-	} else {
-		*cp = -1;
-		return 1;
-	}
-	if (n < need) {
-		*cp = -1;
-		return 1;
-	}
-	for (i = 1; i < need; i++) {
-		if ((s[i] & 0xc0) != 0x80) {
-			*cp = -1;
-			return 1;
-		}
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	if ((need == 2 && c < 0x80) || (need == 3 && c < 0x800) ||
-	    (need == 4 && (c < 0x10000 || c > 0x10ffff)) || (c >= 0xd800 && c <= 0xdfff)) {
-		*cp = -1;
-		return 1;
-	}
-	*cp = c;
-	return need;
-}
-
-/* Code points that make text render as something other than what it says. */
-static int
-viol_unsafe(long c)
-{
-	return c < 0 || c <= 0x1f || (c >= 0x7f && c <= 0x9f) || c == 0xad || c == 0x61c ||
-	    (c >= 0x200b && c <= 0x200f) || c == 0x2028 || c == 0x2029 ||
-	    (c >= 0x202a && c <= 0x202e) || (c >= 0x2060 && c <= 0x2064) ||
-	    (c >= 0x2066 && c <= 0x2069) || c == 0xfeff || (c >= 0xe0000 && c <= 0xe007f);
-}
-
-/* Runs of unsafe code points become one space, '<' and '>' go, the ends are trimmed. */
+/* Runs of control and invisible characters (and bytes that are not UTF-8) become one
+ * space, '<' and '>' go, the ends are trimmed (BEHAVIOR §5). */
 char *
 violations_sanitise(const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s), i = 0, o = 0;
-	char *out = xmalloc(n + 1);
-	int in_run = 0;
+	size_t n = strlen(s);
+	char *out = xmalloc(3 * n + 1);
 
-	while (i < n) {
-		long c;
-		size_t k = viol_utf8(p + i, n - i, &c);
-
-		if (viol_unsafe(c)) {
-			if (!in_run)
-				out[o++] = ' ';
-			in_run = 1;
-		} else {
-			in_run = 0;
-			if (c != '<' && c != '>') {
-				memcpy(out + o, p + i, k);
-				o += k;
-			}
-		}
-		i += k;
-	}
-	while (o > 0 && (out[o - 1] == ' ' || out[o - 1] == '\t'))
-		o--;
-	out[o] = '\0';
-	for (i = 0; out[i] == ' ' || out[i] == '\t'; i++)
-		;
-	memmove(out, out + i, o - i + 1);
+	n = utf8_sanitise(s, n, UTF8_INVISIBLE | UTF8_BAD_RUN | UTF8_NO_ANGLE | UTF8_TRIM, 0,
+	    out);
+	out[n] = '\0';
 	return out;
 }
 
@@ -160,30 +83,35 @@ viol_ignored(const struct violations *v, const char *line)
 	return 0;
 }
 
-/* Record one violation: clean (taken) is the line, o the JSON record it came with. */
+/* Record one violation: clean (taken) is the line, d the proxy's decision it came from,
+ * or NULL for a line of the sandbox's own log (violations_add). */
 static void
-viol_record(struct violations *v, char *clean, cJSON *o)
+viol_keep(struct violations *v, char *clean, const struct decision *d)
 {
+	struct buf rec = { 0 };
+
 	if (viol_ignored(v, clean)) {
 		free(clean);
 		return;
 	}
 	log_debug("violation: %s", clean);
 	if (v->fd != -1) {
-		char *js;
-
-		cJSON_AddStringToObject(o, "violation", clean);
-		cJSON_AddStringToObject(o, "command", v->command);
-		if ((js = cJSON_PrintUnformatted(o)) != NULL) {
-			char *rec = xasprintf("%s\n", js);
-
-			/* One write per record, so concurrent runs appending to the same
-			 * file do not interleave within a line. */
-			if (write(v->fd, rec, strlen(rec)) == -1)
-				log_warn("write violations file");
-			free(rec);
-			cJSON_free(js);
+		/* The proxy's record, with the line shown and the command. One write per
+		 * record, so concurrent runs appending to the same file do not interleave
+		 * within a line. */
+		buf_addc(&rec, '{');
+		if (d != NULL) {
+			decision_format_members(&rec, d);
+			buf_addc(&rec, ',');
 		}
+		buf_adds(&rec, "\"violation\":");
+		buf_add_jstr(&rec, clean, strlen(clean));
+		buf_adds(&rec, ",\"command\":");
+		buf_add_jstr(&rec, v->command, strlen(v->command));
+		buf_adds(&rec, "}\n");
+		if (write(v->fd, rec.p, rec.len) == -1)
+			log_warn("write violations file");
+		buf_free(&rec);
 	}
 	if (v->nkeep == VIOL_KEEP) {
 		free(v->keep[0]);
@@ -195,65 +123,29 @@ viol_record(struct violations *v, char *clean, cJSON *o)
 }
 
 static void
-viol_line(struct violations *v, const char *text, size_t len)
+viol_record(void *arg, const struct decision *d)
 {
-	cJSON *o, *verdict, *host, *port, *reason;
+	struct violations *v = arg;
 	char *line;
 
-	if ((o = cJSON_ParseWithLength(text, len)) == NULL)
+	if (d->verdict != VERDICT_DENY)
 		return;
-	verdict = cJSON_GetObjectItemCaseSensitive(o, "verdict");
-	host = cJSON_GetObjectItemCaseSensitive(o, "host");
-	port = cJSON_GetObjectItemCaseSensitive(o, "port");
-	reason = cJSON_GetObjectItemCaseSensitive(o, "reason");
-	if (!cJSON_IsString(verdict) || strcmp(verdict->valuestring, "deny") != 0 ||
-	    !cJSON_IsString(host)) {
-		cJSON_Delete(o);
-		return;
-	}
-	line = xasprintf("deny network-outbound %s:%d (%s)", host->valuestring,
-	    cJSON_IsNumber(port) ? port->valueint : 0,
-	    cJSON_IsString(reason) ? reason->valuestring : "denied");
-	viol_record(v, violations_sanitise(line), o);
+	line = xasprintf("deny network-outbound %s:%u (%s)", d->host, d->port,
+	    d->reason != NULL ? d->reason : "denied");
+	viol_keep(v, violations_sanitise(line), d);
 	free(line);
-	cJSON_Delete(o);
 }
 
 void
 violations_add(struct violations *v, const char *line)
 {
-	cJSON *o = cJSON_CreateObject();
-
-	if (o == NULL)
-		fatalx("out of memory");
-	viol_record(v, violations_sanitise(line), o);
-	cJSON_Delete(o);
+	viol_keep(v, violations_sanitise(line), NULL);
 }
 
 void
 violations_feed(struct violations *v, const char *buf, size_t len)
 {
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		char c = buf[i];
-
-		if (c == '\n') {
-			if (!v->skipping && v->len > 0)
-				viol_line(v, v->buf, v->len);
-			v->len = 0;
-			v->skipping = false;
-			continue;
-		}
-		if (v->skipping)
-			continue;
-		if (v->len == VIOL_LINE_MAX) {
-			v->skipping = true;
-			v->len = 0;
-			continue;
-		}
-		v->buf[v->len++] = c;
-	}
+	decision_reader_feed(&v->reader, buf, len);
 }
 
 void
@@ -263,9 +155,7 @@ violations_finish(struct violations *v, bool print_block)
 	size_t i, total = 0;
 	char *text;
 
-	if (v->len > 0 && !v->skipping)
-		viol_line(v, v->buf, v->len);
-	v->len = 0;
+	decision_reader_finish(&v->reader);
 	if (!print_block || v->nkeep == 0)
 		return;
 	strlist_push(&out, "<sandbox_violations>\n");
@@ -300,7 +190,7 @@ violations_free(struct violations *v)
 		free(v->keep[i]);
 	if (v->fd != -1)
 		close(v->fd);
-	free(v->buf);
+	decision_reader_free(&v->reader);
 	free(v->command);
 	free(v);
 }

@@ -9,37 +9,28 @@
 int
 cmd_check(const struct opts *o)
 {
-	struct settings s;
+	struct policy *p;
 
-	if (load_settings(o, &s, NULL) != 0)
+	if (load_policy(o, &p, NULL, NULL) != 0)
 		return EXIT_ERROR;
-	settings_free(&s);
+	policy_free(p);
 	return 0;
 }
 
 int
 cmd_compile(const struct opts *o)
 {
-	struct settings s;
-	struct policy *p = NULL;
-	uint8_t *buf = NULL;
+	struct policy *p;
+	const uint8_t *buf;
 	size_t len;
 	char err[512];
 	int rc = EXIT_ERROR;
 
-	if (load_settings(o, &s, NULL) != 0)
-		return EXIT_ERROR;
-	if (policy_compile(&s, &buf, &len) != 0) {
-		log_warnx("%s: cannot compile the settings (a value is out of range)",
-		    o->output);
-		goto out;
-	}
-	/* Read back what we are about to write: never leave an image behind that the
+	/* The image is compiled and read back by the loader: never leave one behind that the
 	 * helpers would refuse. */
-	if ((p = policy_open_mem(buf, len, err, sizeof(err))) == NULL) {
-		log_warnx("%s: compiled image does not verify: %s", o->output, err);
-		goto out;
-	}
+	if (load_policy(o, &p, NULL, NULL) != 0)
+		return EXIT_ERROR;
+	buf = policy_bytes(p, &len);
 	if (policy_write_file(o->output, buf, len, err, sizeof(err)) != 0) {
 		log_warnx("%s", err);
 		goto out;
@@ -48,8 +39,6 @@ cmd_compile(const struct opts *o)
 	rc = 0;
 out:
 	policy_free(p);
-	free(buf);
-	settings_free(&s);
 	return rc;
 }
 
@@ -57,11 +46,13 @@ int
 cmd_dump(const struct opts *o)
 {
 	struct settings s;
+	struct policy *p;
 	char *json;
 	int rc = 0;
 
-	if (load_policy_settings(o, &s, NULL) != 0)
+	if (load_policy(o, &p, &s, NULL) != 0)
 		return EXIT_ERROR;
+	policy_free(p);
 	json = settings_to_json(&s);
 	if (json == NULL) {
 		log_warnx("%s: cannot print the settings", o->policy);

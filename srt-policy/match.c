@@ -11,25 +11,6 @@
 #include "srt-policy.h"
 #include "util.h"
 
-/* Decimal 1..65535, digits only (no sign, no spaces, no 0). */
-int
-match_parse_port(const char *s, size_t n, uint16_t *port)
-{
-	unsigned long v = 0;
-
-	if (n == 0 || n > 5)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (unsigned long)(s[i] - '0');
-	}
-	if (v < 1 || v > 65535)
-		return -1;
-	*port = (uint16_t)v;
-	return 0;
-}
-
 /* A deny reason is free text from the settings: controls become spaces so that one
  * answer stays one line. */
 static void
@@ -81,7 +62,7 @@ match_batch(const struct policy *p)
 			bad = 1;
 			continue;
 		}
-		if (match_parse_port(tab + 1, len - (size_t)(tab + 1 - line), &port) != 0) {
+		if (port_parse(tab + 1, len - (size_t)(tab + 1 - line), &port) != 0) {
 			fprintf(stdout, "error: line %lu: bad port: expected a number from 1 to "
 			    "65535\n", lineno);
 			bad = 1;
@@ -114,12 +95,12 @@ cmd_match(const struct opts *o)
 	uint16_t port = 0;
 	int rc;
 
-	if (o->argc == 2 && match_parse_port(o->argv[1], strlen(o->argv[1]), &port) != 0) {
+	if (o->argc == 2 && port_parse(o->argv[1], strlen(o->argv[1]), &port) != 0) {
 		log_warnx("match: bad port \"%s\": expected a number from 1 to 65535",
 		    o->argv[1]);
 		return EXIT_ERROR;
 	}
-	if ((p = load_policy(o)) == NULL)
+	if (load_policy(o, &p, NULL, NULL) != 0)
 		return EXIT_ERROR;
 	if (o->argc == 1) {
 		rc = match_batch(p);

@@ -6,64 +6,31 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "log.h"
+#include "path.h"
 #include "plan.h"
 #include "srt-policy.h"
 #include "util.h"
 
-/* Words made only of these need no quotes in sh (the set the reference's CLI uses). */
-static int
-shell_safe(const char *w)
-{
-	if (*w == '\0')
-		return 0;
-	for (; *w; w++)
-		if (strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:@+,-",
-		    *w) == NULL)
-			return 0;
-	return 1;
-}
-
 static void
 put_shell_word(const char *w, FILE *f)
 {
-	if (shell_safe(w)) {
-		fputs(w, f);
-		return;
-	}
-	putc('\'', f);
-	for (; *w; w++) {
-		if (*w == '\'')
-			fputs("'\\''", f);
-		else
-			putc(*w, f);
-	}
-	putc('\'', f);
-}
+	char *q = shell_quote(w);
 
-static char *
-plan_home(void)
-{
-	const char *h = getenv("HOME");
-	struct passwd *pw;
-
-	if (h != NULL && *h == '/')
-		return xstrdup(h);
-	if ((pw = getpwuid(getuid())) != NULL && pw->pw_dir != NULL && *pw->pw_dir == '/')
-		return xstrdup(pw->pw_dir);
-	return NULL;
+	fputs(q, f);
+	free(q);
 }
 
 static int
 plan_linux(const struct opts *o)
 {
 	struct settings s;
+	struct policy *p;
 	struct plan_linux plan;
 	struct plan_ctx ctx;
 	struct diags errs = { 0 };
@@ -80,17 +47,19 @@ plan_linux(const struct opts *o)
 		log_warn("plan: %s", o->cwd != NULL ? o->cwd : "getcwd");
 		return EXIT_ERROR;
 	}
-	if ((home = plan_home()) == NULL) {
-		log_warnx("plan: cannot tell the home directory (set HOME)");
+	if ((home = path_home()) == NULL) {
+		log_warnx("plan: cannot tell the home directory (set HOME to an absolute path)");
 		free(cwd);
 		return EXIT_ERROR;
 	}
-	if (load_policy_settings(o, &s, &spath) != 0) {
+	if (load_policy(o, &p, &s, &spath) != 0) {
 		free(cwd);
 		free(home);
 		return EXIT_ERROR;
 	}
-	/* The plan protects the settings file by its path: give it the absolute one. */
+	policy_free(p);
+	/* The plan protects the file the policy came from by its path (as srt does): give
+	 * it the absolute one. */
 	if (spath != NULL && spath[0] != '/') {
 		char *abs = realpath(spath, NULL);
 
@@ -152,6 +121,7 @@ static int
 plan_macos(const struct opts *o)
 {
 	struct settings s;
+	struct policy *p;
 	struct plan_ctx ctx;
 	struct plan_macos_opts mo = { PLAN_MACOS_HTTP_PORT, PLAN_MACOS_SOCKS_PORT,
 	    PLAN_MACOS_TAG };
@@ -168,16 +138,17 @@ plan_macos(const struct opts *o)
 		log_warn("plan: %s", o->cwd != NULL ? o->cwd : "getcwd");
 		return EXIT_ERROR;
 	}
-	if ((home = plan_home()) == NULL) {
-		log_warnx("plan: cannot tell the home directory (set HOME)");
+	if ((home = path_home()) == NULL) {
+		log_warnx("plan: cannot tell the home directory (set HOME to an absolute path)");
 		free(cwd);
 		return EXIT_ERROR;
 	}
-	if (load_policy_settings(o, &s, &spath) != 0) {
+	if (load_policy(o, &p, &s, &spath) != 0) {
 		free(cwd);
 		free(home);
 		return EXIT_ERROR;
 	}
+	policy_free(p);
 	if (spath != NULL && spath[0] != '/') {
 		char *abs = realpath(spath, NULL);
 

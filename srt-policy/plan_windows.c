@@ -1,29 +1,16 @@
 /* plan --target windows: the ACE plan as JSON lines (lib/plan_windows.c). */
 #include <sys/types.h>
 
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "log.h"
+#include "path.h"
 #include "plan.h"
 #include "srt-policy.h"
 #include "util.h"
-
-static char *
-windows_home(void)
-{
-	const char *h = getenv("HOME");
-	struct passwd *pw;
-
-	if (h != NULL && *h == '/')
-		return xstrdup(h);
-	if ((pw = getpwuid(getuid())) != NULL && pw->pw_dir != NULL && *pw->pw_dir == '/')
-		return xstrdup(pw->pw_dir);
-	return NULL;
-}
 
 int
 plan_windows(const struct opts *o)
@@ -32,6 +19,7 @@ plan_windows(const struct opts *o)
 	struct plan_ctx ctx = { 0 };
 	struct diags errs = { 0 };
 	struct settings s;
+	struct policy *p;
 	char *spath = NULL, *home = NULL, *cwd = NULL, *line;
 	int rc = EXIT_ERROR, loaded = 0;
 
@@ -39,12 +27,13 @@ plan_windows(const struct opts *o)
 		log_warn("plan: %s", o->cwd != NULL ? o->cwd : "getcwd");
 		goto out;
 	}
-	if ((home = windows_home()) == NULL) {
-		log_warnx("plan: cannot tell the home directory (set HOME)");
+	if ((home = path_home()) == NULL) {
+		log_warnx("plan: cannot tell the home directory (set HOME to an absolute path)");
 		goto out;
 	}
-	if (load_policy_settings(o, &s, &spath) != 0)
+	if (load_policy(o, &p, &s, &spath) != 0)
 		goto out;
+	policy_free(p);
 	loaded = 1;
 	if (spath != NULL && spath[0] != '/') {
 		char *abs = realpath(spath, NULL);

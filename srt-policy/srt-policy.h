@@ -5,10 +5,6 @@
 #include "policy.h"
 #include "settings.h"
 
-#ifndef SRT_VERSION
-#define SRT_VERSION "0.1.0"
-#endif
-
 /* Exit statuses (the man page's EXIT STATUS). */
 #define EXIT_ALLOW      0
 #define EXIT_DENY       1
@@ -31,11 +27,9 @@ struct opts {
 /* srt-policy.c */
 void usage_cmd(const char *cmd);
 
-/* load.c: the settings (from -s or the default path) or the policy (-p). Each prints
- * its own messages and returns -1 on failure. */
-int load_settings(const struct opts *o, struct settings *s, char **pathp);
-struct policy *load_policy(const struct opts *o);
-int load_policy_settings(const struct opts *o, struct settings *s, char **pathp);
+/* load.c: the policy of -p, or of -s (default ~/.srt-settings.json), verified; with s
+ * the settings too, with pathp the file read. Prints its messages; 0 or -1. */
+int load_policy(const struct opts *o, struct policy **p, struct settings *s, char **pathp);
 
 /* compile.c */
 int cmd_check(const struct opts *o);
@@ -44,7 +38,6 @@ int cmd_dump(const struct opts *o);
 
 /* match.c */
 int cmd_match(const struct opts *o);
-int match_parse_port(const char *s, size_t n, uint16_t *port);
 
 /* plan.c */
 int cmd_plan(const struct opts *o);

@@ -323,7 +323,7 @@ socksd_protocol_fail(struct socksd_conn *c)
 		socksd_host_text(&s->req, c->rq->host, sizeof(c->rq->host));
 		c->rq->port = s->req.port;
 		c->rq->kind = HOST_MALFORMED;
-		c->rq->verdict = "deny";
+		c->rq->verdict = VERDICT_DENY;
 		proxy_request_set_reason(c->rq, socks5_error_str(s->error),
 		    strlen(socks5_error_str(s->error)));
 		c->rq->status = SOCKS5_REP_CMD_UNSUPPORTED;
@@ -445,7 +445,7 @@ socksd_io(struct evloop *loop, int fd, unsigned events, void *arg)
 				c->client_eof = true;   /* half-close: the relay will see it too */
 			else if (r == -1 && errno != EAGAIN) {
 				/* The client is gone: abandon the dial, log what happened. */
-				c->rq->verdict = "error";
+				c->rq->verdict = VERDICT_ERROR;
 				proxy_request_set_reason(c->rq, "client went away during the dial",
 				    32);
 				proxy_log(c->px, c->rq);
@@ -521,7 +521,10 @@ static const struct proxy_proto socksd_proto = {
 	    "                  [--log FILE | --log-fd N] [--audit] [--auth USER:PASS] "
 	    "[--lifeline-fd N]\n"
 	    "                  [--max-conns N] [--idle-timeout SEC] [--head-timeout SEC]\n"
-	    "                  [--no-sandbox] [-d]",
+	    "                  [--no-sandbox] [-d]\n"
+	    "       srt-socksd --relay-to PORT [-l ADDR]... [--listen-fd N]... "
+	    "[--lifeline-fd N]\n"
+	    "                  [--max-conns N] [--idle-timeout SEC] [--no-sandbox] [-d]",
 	.accept = socksd_accept,
 	.refuse = socksd_refuse_cap,
 };

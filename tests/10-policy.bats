@@ -84,6 +84,61 @@ JSON
 	[[ "$output" == *"$T/.srt-settings.json"* ]]
 }
 
+@test "one rule for the home directory: a relative HOME is not used" {
+	# Before, HOME=relhome made check read ./relhome/.srt-settings.json while plan
+	# expanded "~" in it to the passwd entry's home.
+	mkdir -p "$T/relhome"
+	echo '{' >"$T/relhome/.srt-settings.json"
+	pwhome=$(getent passwd "$(id -u)" | cut -d: -f6)
+	cd "$T"
+	HOME=relhome run srt-policy -d check
+	[[ "$output" != *"relhome/.srt-settings.json"* ]]
+	[[ "$output" == *"$pwhome/.srt-settings.json"* ]]
+	[ -d "$pwhome" ] || skip "the passwd entry's home $pwhome does not exist"
+	write_settings "$T/s.json"
+	sed -i 's#"denyRead": \[\]#"denyRead": ["~"]#' "$T/s.json"
+	HOME=relhome run srt-policy plan --target linux -s "$T/s.json" --shell
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"--tmpfs $pwhome "* || "$output" == *"--tmpfs $pwhome" ]]
+	[[ "$output" != *"relhome"* ]]
+}
+
+@test "-p, -s and --policy-fd load the same way in every program, with the same messages" {
+	cat >"$T/bad.json" <<'JSON'
+{"network": {"allowedDomains": ["http://a.example", "ok.example"], "deniedDomains": [7]},
+ "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}
+JSON
+	run --separate-stderr srt-policy check -s "$T/bad.json"
+	[ "$status" -eq 2 ]
+	want=$(printf '%s\n' "$stderr" | sed 's/^srt-policy: //')
+	[ "$(printf '%s\n' "$want" | wc -l)" -eq 2 ]
+	for p in srt-httpd srt-socksd; do
+		run --separate-stderr "$p" -s "$T/bad.json" -l 127.0.0.1:1
+		[ "$status" -eq 2 ]
+		[ "$(printf '%s\n' "$stderr" | sed "s/^$p: //")" = "$want" ]
+	done
+	run --separate-stderr srt-launch -s "$T/bad.json" -- true
+	[ "$status" -eq 125 ]
+	[ "$(printf '%s\n' "$stderr" | sed 's/^srt-launch: //')" = "$want" ]
+	# A damaged image: the same message from -p and from --policy-fd.
+	write_settings "$T/s.json"
+	srt-policy compile -s "$T/s.json" -o "$T/p.bin"
+	truncate -s 100 "$T/p.bin"
+	run --separate-stderr srt-policy match -p "$T/p.bin" example.com 443
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == "srt-policy: $T/p.bin: truncated: "* ]]
+	want=${stderr#srt-policy: }
+	run --separate-stderr srt-httpd -p "$T/p.bin" -l 127.0.0.1:1
+	[ "$status" -eq 2 ]
+	[ "${stderr#srt-httpd: }" = "$want" ]
+	run --separate-stderr srt-launch -p "$T/p.bin" -- true
+	[ "$status" -eq 125 ]
+	[ "${stderr#srt-launch: }" = "$want" ]
+	run --separate-stderr srt-httpd --policy-fd 3 -l 127.0.0.1:1 3<"$T/p.bin"
+	[ "$status" -eq 2 ]
+	[ "${stderr#srt-httpd: }" = "policy.bin: ${want#"$T/p.bin: "}" ]
+}
+
 @test "compile, dump, compile gives identical bytes" {
 	rich
 	run srt-policy compile -s "$T/s.json" -o "$T/a.bin"
@@ -300,6 +355,16 @@ JSON
 	run srt-policy check -s
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"needs an argument"* ]]
+}
+
+@test "every program prints the one version the Makefile defines" {
+	v=$(make -s -C "$BATS_TEST_DIRNAME/.." version)
+	[[ "$v" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]
+	for p in srt-policy srt-httpd srt-socksd srt-launch srt srt-seccomp; do
+		run "$p" -V
+		[ "$status" -eq 0 ]
+		[ "$output" = "$p $v" ]
+	done
 }
 
 @test "-V, --version and -h" {

@@ -391,6 +391,58 @@ PY
 	grep -q "reload failed, keeping the current policy" "$T/err"
 }
 
+@test "SIGHUP with --policy-fd: the narrowed proxy reads the policy again from its descriptor" {
+	settings "[\"127.0.0.1:$UP\"]"
+	srt-policy compile -s "$T/s.json" -o "$T/p.bin"
+	settings '["example.org"]'
+	srt-policy compile -s "$T/s.json" -o "$T/deny.bin"
+	srt-httpd --policy-fd 3 -l "127.0.0.1:$PP" --log "$T/log" 2>"$T/err" 3<"$T/p.bin" &
+	HPID=$!
+	wait_listening "$PP"
+	grep -q "Seccomp:.2" "/proc/$HPID/status"
+	run curl -sS -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$PP" "http://127.0.0.1:$UP/"
+	[ "$output" = 200 ]
+	# The same file, new contents: what the descriptor reads now.
+	cat "$T/deny.bin" >"$T/p.bin"
+	kill -HUP "$HPID"
+	for _ in $(seq 50); do grep -q "policy reloaded" "$T/err" && break; sleep 0.1; done
+	grep -q "policy reloaded" "$T/err"
+	run curl -sS -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$PP" "http://127.0.0.1:$UP/"
+	[ "$output" = 403 ]
+	kill -0 "$HPID"
+}
+
+@test "SIGHUP with -p: the file is reopened by a narrowed opener that ends with the proxy" {
+	settings "[\"127.0.0.1:$UP\"]"
+	srt-policy compile -s "$T/s.json" -o "$T/p.bin"
+	srt-httpd -p "$T/p.bin" -l "127.0.0.1:$PP" --log "$T/log" 2>"$T/err" &
+	HPID=$!
+	wait_listening "$PP"
+	opener=$(pgrep -P "$HPID")
+	[ -n "$opener" ]
+	grep -q "Seccomp:.2" "/proc/$opener/status"
+	grep -q "NoNewPrivs:.1" "/proc/$opener/status"
+	# It holds nothing of the proxy's: no listener, no log.
+	[ "$(ls "/proc/$opener/fd" | sort -n | tr '\n' ' ')" = "0 1 2 3 " ]
+	# A writer replaces the policy by rename; the reload reads the new one.
+	settings '["example.org"]'
+	srt-policy compile -s "$T/s.json" -o "$T/p.new"
+	mv "$T/p.new" "$T/p.bin"
+	kill -HUP "$HPID"
+	for _ in $(seq 50); do grep -q "policy reloaded" "$T/err" && break; sleep 0.1; done
+	run curl -sS -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$PP" "http://127.0.0.1:$UP/"
+	[ "$output" = 403 ]
+	rm "$T/p.bin"
+	kill -HUP "$HPID"
+	for _ in $(seq 50); do grep -q "reload failed" "$T/err" && break; sleep 0.1; done
+	grep -q "reload failed, keeping the current policy: $T/p.bin: No such file or directory" "$T/err"
+	kill "$HPID"
+	wait "$HPID" || true
+	HPID=
+	for _ in $(seq 50); do kill -0 "$opener" 2>/dev/null || break; sleep 0.1; done
+	! kill -0 "$opener" 2>/dev/null
+}
+
 @test "SIGTERM drains and exits 0; lifeline EOF exits" {
 	settings "[\"127.0.0.1:$UP\"]"
 	start_proxy
@@ -758,4 +810,43 @@ SH
 	[[ "$(block connect)" == *"blocked-by-sandbox-runtime"* ]]
 	[[ "$(block carveout)" == *"GET /carve"* ]]
 	grep -q '"host":"loop.srt.test".*"verdict":"deny".*"reason":"Connection to loop.srt.test blocked' "$T/log"
+}
+
+# The proxy reads the hosts file once, before it narrows itself: it cannot open it later.
+@test "the hosts file is read at start (own netns, own /etc/hosts)" {
+	command -v unshare >/dev/null && command -v ip >/dev/null || skip "unshare/ip missing"
+	unshare -m -n true 2>/dev/null || skip "cannot create namespaces"
+	kill "$UPID"; wait "$UPID" 2>/dev/null || true; UPID=
+	printf '127.0.0.1 localhost\n127.0.0.1 early.srt.test\n' >"$T/hosts"
+	cat >"$T/s.json" <<JSON
+{"network": {"allowedDomains": ["*.srt.test", "127.0.0.1:$UP"], "deniedDomains": []},
+ "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}
+JSON
+	cat >"$T/inner.sh" <<'SH'
+set -u
+ip link set lo up
+mount --bind "$T/hosts" /etc/hosts
+python3 "$T/upstream.py" "$UP" "$T/up.log" & up=$!
+for _ in $(seq 50); do python3 -c "import socket; socket.create_connection(('127.0.0.1', $UP))" 2>/dev/null && break; sleep 0.1; done
+run_proxy() {
+	srt-httpd -s "$T/s.json" -l "127.0.0.1:$PP" --log "$T/log" 2>>"$T/err" & hp=$!
+	for _ in $(seq 50); do python3 -c "import socket; socket.create_connection(('127.0.0.1', $PP))" 2>/dev/null && break; sleep 0.1; done
+}
+c() { curl -sS -m 10 -x "http://127.0.0.1:$PP" -o /dev/null -w '%{http_code}\n' "$@" 2>&1; }
+run_proxy
+echo "early $(c "http://early.srt.test:$UP/x")"
+echo '127.0.0.1 late.srt.test' >>"$T/hosts"
+echo "late $(c "http://late.srt.test:$UP/x")"
+kill $hp; wait $hp
+run_proxy
+echo "restarted $(c "http://late.srt.test:$UP/x")"
+kill $hp; wait $hp
+kill $up
+SH
+	run env T="$T" UP="$UP" PP="$PP" PATH="$PATH" unshare -m -n bash "$T/inner.sh"
+	echo "$output"
+	[[ "$output" == *"early 200"* ]]
+	[[ "$output" == *"late 502"* ]]
+	[[ "$output" == *"restarted 200"* ]]
+	grep -q '"host":"late.srt.test".*"verdict":"error".*"reason":"lookup of late.srt.test failed' "$T/log"
 }

@@ -539,3 +539,32 @@ print(how, time.monotonic() - t0 < 6)
 PY
 	[ "$output" = "eof True" ] || [ "$output" = "reset True" ]
 }
+
+@test "--relay-to: a plain relay to a loopback port, narrowed, with no policy and no log" {
+	start_upstream
+	PORT=$(free_port)
+	srt-socksd --relay-to "$UP" -l "127.0.0.1:$PORT" >"$T/out" 2>"$T/err" 3>&- &
+	SOCKSD_PID=$!
+	wait_port "$PORT"
+	# No protocol of its own: plain HTTP reaches the upstream as it was sent.
+	run curl -sS --max-time 10 "http://127.0.0.1:$PORT/"
+	[ "$status" -eq 0 ]
+	[ "$output" = "hello from upstream" ]
+	grep -q "Seccomp:.2" "/proc/$SOCKSD_PID/status"
+	grep -q "NoNewPrivs:.1" "/proc/$SOCKSD_PID/status"
+	[ ! -s "$T/out" ]
+	# Nothing listens on the port: the client's connection is closed.
+	kill "$UP_PID"; wait "$UP_PID" 2>/dev/null || true; UP_PID=
+	run curl -sS --max-time 10 "http://127.0.0.1:$PORT/"
+	[ "$status" -ne 0 ]
+	kill -0 "$SOCKSD_PID"
+	# It takes no policy, log, --audit or --auth; srt-httpd has the same mode.
+	write_settings "$T/s.json"
+	run srt-socksd --relay-to "$UP" -s "$T/s.json"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--relay-to relays without a policy"* ]]
+	run srt-httpd --relay-to 0 -l 127.0.0.1:1
+	[ "$status" -eq 2 ]
+	run srt-httpd -h
+	[[ "$output" == *"srt-httpd --relay-to PORT"* ]]
+}

@@ -203,3 +203,34 @@ JSON
 	run -0 srt -s "$T/none.json" -c 'grep -c "lo:" /proc/net/dev'
 	[ "$output" = 1 ]
 }
+
+@test "the relay of httpProxyPort is srt-httpd --relay-to, exec'd and narrowed" {
+	write_settings "$T/user.json" "[\"127.0.0.1:$UPORT\"]"
+	pport=$(free_port)
+	srt-httpd -s "$T/user.json" -l "127.0.0.1:$pport" --log "$T/user.log" &
+	upid=$!
+	for i in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$pport/" && break; sleep 0.1; done
+	cat > "$T/e.json" <<JSON
+{"network":{"allowedDomains":[],"deniedDomains":[],"httpProxyPort":$pport},
+ "filesystem":{"denyRead":[],"allowWrite":["$T/ws"],"denyWrite":[]}}
+JSON
+	srt -s "$T/e.json" -c "NO_PROXY= no_proxy= curl -sS -m 10 http://127.0.0.1:$UPORT/ >\"\$TMPDIR/got\"; cp \"\$TMPDIR/got\" '$T/ws/got'; sleep 5" &
+	spid=$!
+	relay=
+	for _ in $(seq 100); do
+		for c in $(pgrep -P "$spid"); do
+			[[ "$(tr '\0' ' ' <"/proc/$c/cmdline" 2>/dev/null)" == *"--relay-to $pport"* ]] && relay=$c
+		done
+		[ -n "$relay" ] && [ -s "$T/ws/got" ] && break
+		sleep 0.1
+	done
+	echo "relay: $relay $(readlink "/proc/$relay/exe")"
+	[ -n "$relay" ]
+	[ "$(readlink "/proc/$relay/exe")" = "$(readlink -f "$SRT_BIN/srt-httpd")" ]
+	grep -q "Seccomp:.2" "/proc/$relay/status"
+	grep -q "NoNewPrivs:.1" "/proc/$relay/status"
+	[ "$(cat "$T/ws/got")" = hello-upstream ]
+	wait "$spid"
+	kill "$upid"
+	! kill -0 "$relay" 2>/dev/null
+}

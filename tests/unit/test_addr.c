@@ -313,9 +313,33 @@ test_classes(void)
 		    w[i].class, w[i].words);
 }
 
+/* The one port parser of the CONNECT and request targets and srt-policy match. */
+static void
+test_ports(void)
+{
+	static const struct {
+		const char *s;
+		int rc;
+		uint16_t port;
+	} cases[] = {
+		{ "1", 0, 1 }, { "443", 0, 443 }, { "65535", 0, 65535 }, { "00080", 0, 80 },
+		{ "0", -1, 0 }, { "65536", -1, 0 }, { "", -1, 0 }, { "123456", -1, 0 },
+		{ "+80", -1, 0 }, { "-1", -1, 0 }, { " 80", -1, 0 }, { "8a", -1, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint16_t port = 0;
+		int rc = port_parse(cases[i].s, strlen(cases[i].s), &port);
+
+		ok(rc == cases[i].rc && (rc != 0 || port == cases[i].port),
+		    "port \"%s\": %s", cases[i].s, rc == 0 ? "accepted" : "refused");
+	}
+}
+
 int
 main(void)
 {
+	test_ports();
 	test_literals();
 	test_ranges();
 	test_contains();

@@ -53,7 +53,7 @@ check1(struct policy *p, const char *host, uint16_t port, const char *addr,
 {
 	struct ip_addr a = A(addr);
 	struct guard_result r;
-	int idx = guard_check(p, host, port, &a, 1, local, &r);
+	int idx = guard_check(p, host, port, &a, 1, local, NULL, &r);
 
 	if (want_reason == NULL)
 		return idx == 0;
@@ -70,6 +70,7 @@ main(void)
 	struct policy *p;
 	struct guard_result r;
 	struct ip_addr v[4];
+	size_t pass[4];
 	struct guard_local local = { 0 };
 	struct ip_addr own = A("192.0.2.77");
 
@@ -121,14 +122,23 @@ main(void)
 	v[1] = A("127.0.0.1");
 	v[2] = A("93.184.216.34");
 	v[3] = A("93.184.216.35");
-	ok(guard_check(p, "a.example.com", 443, v, 4, NULL, &r) == 2, "first survivor chosen");
+	ok(guard_check(p, "a.example.com", 443, v, 4, NULL, pass, &r) == 2,
+	    "first survivor chosen");
 	ok(r.nrefused == 2, "two refused");
-	ok(guard_check(p, "a.example.com", 443, v, 2, NULL, &r) == -1 &&
+	ok(r.npass == 2 && pass[0] == 2 && pass[1] == 3, "every address that passes is "
+	    "listed, in order: the dial needs no second judgement");
+	v[1] = A("93.184.216.36");
+	ok(guard_check(p, "a.example.com", 443, v, 4, NULL, pass, &r) == 1 && r.npass == 3 &&
+	    pass[0] == 1 && pass[1] == 2 && pass[2] == 3, "passing addresses between refused "
+	    "ones");
+	v[1] = A("127.0.0.1");
+	ok(guard_check(p, "a.example.com", 443, v, 2, NULL, NULL, &r) == -1 &&
 	    strcmp(r.reason, "resolved to a loopback address / a link-local address") == 0,
 	    "classes in priority order: %s", r.reason);
 	ok(strcmp(r.message, "Connection to a.example.com blocked: resolved to a loopback "
 	    "address / a link-local address") == 0, "message: %s", r.message);
-	ok(guard_check(p, "a.example.com", 443, v, 0, NULL, &r) == -1 && r.whys == 0,
+	ok(guard_check(p, "a.example.com", 443, v, 0, NULL, NULL, &r) == -1 && r.whys == 0 &&
+	    r.npass == 0,
 	    "no answers: nothing refused, nothing chosen");
 	ok(guard_is_loopback_name("LOCALHOST.") && guard_is_loopback_name("x.localhost") &&
 	    !guard_is_loopback_name("localhost.com") && !guard_is_loopback_name("xlocalhost"),

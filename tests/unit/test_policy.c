@@ -597,6 +597,83 @@ out:
 	settings_free(&s);
 }
 
+/* The options' bounds and bits come from settings_schema.h, for the writer and the reader
+ * alike: an integer out of its row's bounds is neither compiled nor read, and the flags
+ * read at open are the BOOL rows' bits. */
+static void
+test_options(void)
+{
+	uint8_t *img = NULL, *copy;
+	size_t len, i;
+	uint32_t off, flags;
+	struct settings s;
+	struct policy *p;
+	char err[512];
+
+	if (parse_settings(rich_settings, &s) != 0 || policy_compile(&s, &img, &len) != 0) {
+		ok(0, "compile for option tests");
+		return;
+	}
+	p = policy_open_mem(img, len, err, sizeof(err));
+	flags = p != NULL ? policy_option_flags(p) : 0;
+	ok(p != NULL && ((flags & SETTINGS_FLAG(require_host_match)) != 0) ==
+	    s.net.require_host_match && ((flags & SETTINGS_FLAG(strict_allowlist)) != 0) ==
+	    s.net.strict_allowlist && (flags & ~settings_all_flags) == 0,
+	    "policy_option_flags: the BOOL rows' bits, read at open");
+	policy_free(p);
+	for (i = 0; i < 3; i++) {
+		static const int depth[] = { 0, 11, -1 };
+
+		s.deny_search_depth = depth[i];
+		ok(policy_compile(&s, &copy, &len) == -1, "mandatoryDenySearchDepth %d is not "
+		    "compiled (1..10 in settings_schema.h)", depth[i]);
+	}
+	s.deny_search_depth = 10;
+	s.net.http_proxy_port = 0;
+	ok(policy_compile(&s, &copy, &len) == 0, "an unset port (0) and depth 10 compile");
+	free(copy);
+	settings_free(&s);
+
+	/* The options section starts with u32 flags, then the integers in row order:
+	 * httpProxyPort, socksProxyPort, mandatoryDenySearchDepth. */
+	off = (uint32_t)img[32 + 8 * 6] | (uint32_t)img[33 + 8 * 6] << 8 |
+	    (uint32_t)img[34 + 8 * 6] << 16 | (uint32_t)img[35 + 8 * 6] << 24;
+	copy = xmalloc(len);
+	for (i = 0; i < 4; i++) {
+		static const struct { size_t at; uint8_t v; const char *what; } bad[] = {
+			{ 12, 0, "mandatoryDenySearchDepth 0" },
+			{ 12, 11, "mandatoryDenySearchDepth 11" },
+			{ 4, 0xff, "a port above 65535" },
+			{ 1, 0x80, "an option bit no row has" },
+		};
+
+		memcpy(copy, img, len);
+		if (bad[i].at == 4) {
+			copy[off + 4] = 0xff;
+			copy[off + 5] = 0xff;
+			copy[off + 6] = 0x01;
+		} else if (bad[i].at == 12) {
+			memset(copy + off + 12, 0, 4);
+			copy[off + 12] = bad[i].v;
+		} else
+			copy[off + 1] |= bad[i].v;
+		reseal(copy, len);
+		p = policy_open_mem(copy, len, err, sizeof(err));
+		ok(p == NULL && strstr(err, "options") != NULL, "the reader refuses %s: %s",
+		    bad[i].what, p == NULL ? err : "accepted");
+		policy_free(p);
+	}
+	memcpy(copy, img, len);
+	memset(copy + off + 12, 0, 4);
+	copy[off + 12] = 10;
+	reseal(copy, len);
+	p = policy_open_mem(copy, len, err, sizeof(err));
+	ok(p != NULL, "the reader takes mandatoryDenySearchDepth 10");
+	policy_free(p);
+	free(copy);
+	free(img);
+}
+
 int
 main(void)
 {
@@ -604,6 +681,7 @@ main(void)
 	test_order();
 	test_roundtrip();
 	test_damage();
+	test_options();
 	test_addresses();
 	test_files();
 	test_large();

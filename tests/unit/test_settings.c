@@ -887,11 +887,100 @@ test_defaults(void)
 	p = settings_default_path();
 	ok(p == NULL || (p[0] == '/' && strstr(p, "/.srt-settings.json") != NULL),
 	    "default path from the passwd entry: %s", p ? p : "(none)");
+	{
+		char *q;
+
+		/* One rule for every program: a relative HOME is not a home directory. */
+		setenv("HOME", "relhome", 1);
+		q = settings_default_path();
+		ok((p == NULL && q == NULL) || (p != NULL && q != NULL && strcmp(p, q) == 0),
+		    "HOME=relhome: the passwd entry's, as without HOME: %s", q ? q : "(none)");
+		free(q);
+		setenv("HOME", "", 1);
+		q = settings_default_path();
+		ok((p == NULL && q == NULL) || (p != NULL && q != NULL && strcmp(p, q) == 0),
+		    "HOME empty: the passwd entry's too");
+		free(q);
+	}
 	free(p);
 	if (saved != NULL) {
 		setenv("HOME", saved, 1);
 		free(saved);
 	}
+}
+
+/*
+ * srt-settings(5) documents every boolean and integer option of settings_schema.h, each
+ * in a ".It Ic KEY [, Ic KEY ...] Pq TYPE ..." entry whose TYPE says "boolean", or
+ * "integer LO to HI" with the row's bounds. A row added without its page text fails here.
+ */
+static int
+man_entry(char *const *lines, size_t n, const char *key, const char **pq)
+{
+	size_t kl = strlen(key);
+
+	for (size_t i = 0; i < n; i++) {
+		const char *l = lines[i], *end, *q;
+
+		if (strncmp(l, ".It Ic ", 7) != 0 || (end = strstr(l, " Pq ")) == NULL)
+			continue;
+		/* The names, between "Ic" and "Pq", are joined by " , ". */
+		for (q = l + 7; q < end; q += 3) {
+			const char *e = strstr(q, " , ");
+
+			if (e == NULL || e > end)
+				e = end;
+			if ((size_t)(e - q) == kl && strncmp(q, key, kl) == 0) {
+				*pq = end + 4;
+				return 1;
+			}
+			q = e;
+		}
+	}
+	return 0;
+}
+
+static void
+test_man_page(void)
+{
+	const char *man = getenv("SRT_MAN") ? getenv("SRT_MAN") : "man/srt-settings.5";
+	char *text = NULL, *line, *save = NULL, want[64];
+	struct strlist lines = { 0 };
+	const char *pq;
+	size_t len, nopt = 0;
+
+	if (read_file(man, 1 << 20, &text, &len) != 0) {
+		ok(0, "%s: %s", man, strerror(errno));
+		return;
+	}
+	for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n",
+	    &save))
+		strlist_push(&lines, line);
+	for (size_t o = 0; o < 3; o++) {
+		const struct settings_object *obj = settings_objects[o];
+
+		for (size_t i = 0; i < obj->nkeys; i++) {
+			const struct settings_key *k = &obj->keys[i];
+
+			if (k->kind == SETTINGS_VALUE)
+				continue;
+			nopt++;
+			if (!man_entry(lines.v, lines.n, k->name, &pq)) {
+				ok(0, "%s: no .It Ic entry for %s%s%s", man, obj->path,
+				    *obj->path ? "." : "", k->name);
+				continue;
+			}
+			if (k->kind == SETTINGS_BOOL)
+				snprintf(want, sizeof(want), "boolean");
+			else
+				snprintf(want, sizeof(want), "integer %d to %d", k->lo, k->hi);
+			ok(strncmp(pq, want, strlen(want)) == 0, "%s: %s is documented as "
+			    "\"%s\" (the page says \"%s\")", man, k->name, want, pq);
+		}
+	}
+	ok(nopt >= 14, "the schema has its %zu options", nopt);
+	strlist_free(&lines);
+	free(text);
 }
 
 int
@@ -908,5 +997,6 @@ main(void)
 	test_load();
 	test_round_trip();
 	test_defaults();
+	test_man_page();
 	return tap_done();
 }

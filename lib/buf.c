@@ -1,0 +1,204 @@
+/* The growable byte buffer (buf.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "utf8.h"
+#include "util.h"
+
+#define BUF_MIN 256
+
+/* Room for n more bytes. Data that sits behind consumed bytes moves to the front before
+ * the buffer grows. */
+static void
+buf_room(struct buf *b, size_t n)
+{
+	size_t cap;
+
+	if (b->off + b->len + n <= b->cap && b->cap != 0)
+		return;
+	if (b->off > 0) {
+		memmove(b->p, b->p + b->off, b->len);
+		b->off = 0;
+		if (b->len + n <= b->cap)
+			return;
+	}
+	if (n > SIZE_MAX / 2 - b->len)
+		fatalx("out of memory");
+	cap = b->cap ? b->cap : BUF_MIN;
+	while (cap < b->len + n)
+		cap *= 2;
+	b->p = xreallocarray(b->p, cap, 1);
+	b->cap = cap;
+}
+
+void
+buf_add(struct buf *b, const void *d, size_t n)
+{
+	if (n == 0)
+		return;
+	buf_room(b, n);
+	memcpy(b->p + b->off + b->len, d, n);
+	b->len += n;
+}
+
+void
+buf_addc(struct buf *b, char c)
+{
+	buf_add(b, &c, 1);
+}
+
+void
+buf_adds(struct buf *b, const char *s)
+{
+	buf_add(b, s, strlen(s));
+}
+
+void
+buf_vaddf(struct buf *b, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	int n;
+
+	va_copy(ap2, ap);
+	n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n <= 0)
+		return;
+	/* vsnprintf writes a NUL after the text. */
+	buf_room(b, (size_t)n + 1);
+	vsnprintf(b->p + b->off + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+}
+
+void
+buf_addf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vaddf(b, fmt, ap);
+	va_end(ap);
+}
+
+void
+buf_u8(struct buf *b, uint8_t v)
+{
+	buf_add(b, &v, 1);
+}
+
+void
+buf_u16le(struct buf *b, uint16_t v)
+{
+	uint8_t x[2] = { (uint8_t)v, (uint8_t)(v >> 8) };
+
+	buf_add(b, x, 2);
+}
+
+void
+buf_u32le(struct buf *b, uint32_t v)
+{
+	uint8_t x[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16),
+	    (uint8_t)(v >> 24) };
+
+	buf_add(b, x, 4);
+}
+
+void
+buf_u64le(struct buf *b, uint64_t v)
+{
+	buf_u32le(b, (uint32_t)v);
+	buf_u32le(b, (uint32_t)(v >> 32));
+}
+
+void
+buf_add_jstr(struct buf *b, const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, start, k;
+	long cp;
+
+	if (s == NULL) {
+		buf_adds(b, "null");
+		return;
+	}
+	buf_addc(b, '"');
+	while (i < len) {
+		/* The run of bytes that need nothing, copied at once. */
+		for (start = i; i < len && u[i] >= 0x20 && u[i] < 0x7f && u[i] != '"' &&
+		    u[i] != '\\'; i++)
+			;
+		buf_add(b, s + start, i - start);
+		if (i == len)
+			break;
+		switch (u[i]) {
+		case '"': buf_add(b, "\\\"", 2); break;
+		case '\\': buf_add(b, "\\\\", 2); break;
+		case '\b': buf_add(b, "\\b", 2); break;
+		case '\f': buf_add(b, "\\f", 2); break;
+		case '\n': buf_add(b, "\\n", 2); break;
+		case '\r': buf_add(b, "\\r", 2); break;
+		case '\t': buf_add(b, "\\t", 2); break;
+		default:
+			if (u[i] < 0x80) {
+				buf_addf(b, "\\u%04x", u[i]);
+				break;
+			}
+			k = utf8_decode(u + i, len - i, &cp);
+			if (cp == UTF8_BAD)
+				buf_add(b, "\\ufffd", 6);
+			else
+				buf_add(b, s + i, k);
+			i += k;
+			continue;
+		}
+		i++;
+	}
+	buf_addc(b, '"');
+}
+
+void
+buf_consume(struct buf *b, size_t n)
+{
+	if (n >= b->len) {
+		b->off = b->len = 0;
+		return;
+	}
+	b->off += n;
+	b->len -= n;
+}
+
+void
+buf_reset(struct buf *b)
+{
+	b->off = b->len = 0;
+}
+
+char *
+buf_str(struct buf *b)
+{
+	buf_room(b, 1);
+	b->p[b->off + b->len] = '\0';
+	return b->p + b->off;
+}
+
+char *
+buf_steal(struct buf *b)
+{
+	char *s;
+
+	buf_str(b);
+	if (b->off > 0)
+		memmove(b->p, b->p + b->off, b->len + 1);
+	s = b->p;
+	memset(b, 0, sizeof(*b));
+	return s;
+}
+
+void
+buf_free(struct buf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}

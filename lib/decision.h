@@ -1,0 +1,89 @@
+/*
+ * The decision record: what a proxy decided about one request, one JSON object per line on
+ * the decision log. The proxies write it (proxy_log), the launcher reads it (violations.c);
+ * both go through this codec, so the field names, their types and the verdict spellings
+ * have one owner.
+ *
+ *   {"time":"2025-01-31T12:00:00.123Z","protocol":"connect","client":"127.0.0.1:40000",
+ *    "host":"example.com","port":443,"verdict":"allow","rule":"example.com",
+ *    "reason":null,"status":200,"bytes_up":517,"bytes_down":4210,"duration_ms":35}
+ *
+ * protocol: "http", "connect", "socks5". verdict: "allow"; "deny" (policy or resolved-
+ * address guard: reason says which); "audit-deny" (--audit: would have been denied, was
+ * allowed); "error" (allowed, but the dial failed: reason says why). rule is the matching
+ * settings entry as written, or null. status is the HTTP status or SOCKS reply code sent
+ * (null if none). host is the canonical host when it parsed, else the request's host with
+ * every byte outside printable ASCII replaced by '?'. time is UTC with milliseconds. Every
+ * field is always present; the reader refuses a line that lacks one or gives one the
+ * wrong type.
+ */
+#ifndef SRT_DECISION_H
+#define SRT_DECISION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+
+enum verdict {
+	VERDICT_NONE,           /* not decided yet: recorded as "deny" */
+	VERDICT_ALLOW,
+	VERDICT_DENY,
+	VERDICT_AUDIT_DENY,
+	VERDICT_ERROR,
+};
+
+/* "allow", "deny", "audit-deny", "error" (VERDICT_NONE: "deny"). */
+const char *verdict_name(enum verdict v);
+
+#define DECISION_TIME_MAX       32
+
+struct decision {
+	char time[DECISION_TIME_MAX];   /* UTC, milliseconds: decision_time_now() */
+	const char *protocol;
+	const char *client;
+	const char *host;
+	unsigned port;
+	enum verdict verdict;
+	const char *rule;               /* or NULL */
+	const char *reason;             /* or NULL */
+	int status;                     /* -1: none */
+	uint64_t bytes_up, bytes_down;
+	uint64_t duration_ms;
+};
+
+/* The time now, as the record writes it. */
+void decision_time_now(char out[DECISION_TIME_MAX]);
+
+/* The members of d's object, without the braces: a record is "{", these, "}\n". A reader
+ * that keeps the record may append members of its own before the "}". */
+void decision_format_members(struct buf *b, const struct decision *d);
+/* The whole line, newline included. */
+void decision_format(struct buf *b, const struct decision *d);
+
+#define DECISION_LINE_MAX       (64u << 10)     /* a longer line is not one of ours */
+
+/*
+ * The reader of a decision log: bytes in as they arrive, one callback per well-formed
+ * record (its strings valid during the call). A malformed line, or one longer than
+ * DECISION_LINE_MAX, is counted and skipped; decision_reader_finish warns once about
+ * them, with the first one's fault, instead of dropping them silently.
+ */
+typedef void (*decision_cb)(void *arg, const struct decision *d);
+struct decision_reader {
+	decision_cb cb;
+	void *arg;
+	struct buf line;                /* the line being read */
+	bool skipping;                  /* inside an over-long line */
+	size_t malformed, oversized;
+	char first_fault[80];           /* why the first bad line was refused */
+};
+void decision_reader_init(struct decision_reader *r, decision_cb cb, void *arg);
+void decision_reader_feed(struct decision_reader *r, const char *bytes, size_t len);
+/* The last line, if it lacks its newline, then the one warning about bad lines (if any):
+ * "PROG: the decision log had N malformed lines ..." on stderr. */
+void decision_reader_finish(struct decision_reader *r);
+void decision_reader_free(struct decision_reader *r);
+
+#endif

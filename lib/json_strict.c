@@ -1,0 +1,386 @@
+/*
+ * A strict RFC 8259 syntax check (json_strict.h): a lexer and a pushdown check of the
+ * grammar, with a message for every way a document can be wrong.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "addr.h"
+#include "json_strict.h"
+#include "log.h"
+#include "utf8.h"
+
+#define JSON_MAX_DEPTH  256     /* far below cJSON's own limit (1000) */
+#define JSON_MAX_NUMBER 63      /* cJSON reads at most 63 characters of a number */
+
+enum tok {
+	TOK_EOF, TOK_LBRACE, TOK_RBRACE, TOK_LBRACKET, TOK_RBRACKET, TOK_COMMA, TOK_COLON,
+	TOK_STRING, TOK_NUMBER, TOK_LITERAL,
+};
+
+struct lexer {
+	const unsigned char *p;
+	size_t len;
+	size_t pos;             /* next byte to read */
+	size_t tokpos;          /* first byte of the current token */
+	size_t errpos;
+	char err[200];
+};
+
+static int lex_error(struct lexer *, size_t, const char *, ...) SRT_PRINTF(3, 4);
+
+static int
+lex_error(struct lexer *lx, size_t pos, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(lx->err, sizeof(lx->err), fmt, ap);
+	va_end(ap);
+	lx->errpos = pos;
+	return -1;
+}
+
+static bool
+is_digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool
+is_alpha(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static long
+hex4(const unsigned char *s, size_t n)
+{
+	long v = 0;
+
+	if (n < 4)
+		return -1;
+	for (size_t i = 0; i < 4; i++) {
+		int d = hex_digit_value(s[i]);
+
+		if (d < 0)
+			return -1;
+		v = v << 4 | d;
+	}
+	return v;
+}
+
+static int
+lex_string(struct lexer *lx)
+{
+	const unsigned char *p = lx->p;
+	size_t i = lx->tokpos + 1, n;
+	long v, lo, cp;
+
+	for (;;) {
+		if (i >= lx->len)
+			return lex_error(lx, lx->tokpos,
+			    "string is not terminated (missing closing '\"')");
+		if (p[i] == '"') {
+			lx->pos = i + 1;
+			return 0;
+		}
+		if (p[i] < 0x20)
+			return lex_error(lx, i, "control character U+%04X inside a string; "
+			    "write it as an escape such as \\n, \\t or \\u%04X", p[i], p[i]);
+		if (p[i] >= 0x80) {
+			n = utf8_decode(p + i, lx->len - i, &cp);
+			if (cp == UTF8_BAD)
+				return lex_error(lx, i,
+				    "byte 0x%02X inside a string is not valid UTF-8", p[i]);
+			i += n;
+			continue;
+		}
+		if (p[i] != '\\') {
+			i++;
+			continue;
+		}
+		if (i + 1 >= lx->len)
+			return lex_error(lx, lx->tokpos,
+			    "string is not terminated (missing closing '\"')");
+		if (p[i + 1] != 'u') {
+			if (p[i + 1] != 0 && strchr("\"\\/bfnrt", p[i + 1]) != NULL) {
+				i += 2;
+				continue;
+			}
+			return lex_error(lx, i, "invalid escape sequence; JSON knows \\\" \\\\ "
+			    "\\/ \\b \\f \\n \\r \\t and \\uXXXX");
+		}
+		if ((v = hex4(p + i + 2, lx->len - i - 2)) < 0)
+			return lex_error(lx, i, "\\u must be followed by four hex digits");
+		if (v == 0)
+			return lex_error(lx, i,
+			    "\\u0000 (a NUL character) cannot appear in a settings string");
+		if (v >= 0xdc00 && v <= 0xdfff)
+			return lex_error(lx, i, "\\u%04lX is half of a UTF-16 surrogate pair "
+			    "without its first half", v);
+		if (v >= 0xd800 && v <= 0xdbff) {
+			if (i + 7 >= lx->len || p[i + 6] != '\\' || p[i + 7] != 'u' ||
+			    (lo = hex4(p + i + 8, lx->len - i - 8)) < 0xdc00 || lo > 0xdfff)
+				return lex_error(lx, i, "\\u%04lX is half of a UTF-16 surrogate "
+				    "pair without its second half", v);
+			i += 12;
+			continue;
+		}
+		i += 6;
+	}
+}
+
+static int
+lex_number(struct lexer *lx)
+{
+	const unsigned char *p = lx->p;
+	size_t i = lx->tokpos, end;
+	bool bad = false;
+
+	if (p[i] == '-')
+		i++;
+	if (i < lx->len && p[i] == '0')
+		i++;
+	else if (i < lx->len && is_digit(p[i]) && p[i] != '0')
+		while (i < lx->len && is_digit(p[i]))
+			i++;
+	else
+		bad = true;
+	if (!bad && i < lx->len && p[i] == '.') {
+		if (++i >= lx->len || !is_digit(p[i]))
+			bad = true;
+		while (i < lx->len && is_digit(p[i]))
+			i++;
+	}
+	if (!bad && i < lx->len && (p[i] == 'e' || p[i] == 'E')) {
+		i++;
+		if (i < lx->len && (p[i] == '+' || p[i] == '-'))
+			i++;
+		if (i >= lx->len || !is_digit(p[i]))
+			bad = true;
+		while (i < lx->len && is_digit(p[i]))
+			i++;
+	}
+	/* Whatever still looks like part of the number makes it malformed ("01", "1.", "2x"). */
+	for (end = i; end < lx->len && (is_digit(p[end]) || is_alpha(p[end]) ||
+	    p[end] == '.' || p[end] == '+' || p[end] == '-'); end++)
+		bad = true;
+	if (bad)
+		return lex_error(lx, lx->tokpos, "invalid number \"%.*s\"; JSON numbers look "
+		    "like 3, -1, 2.5 or 1e3 (no leading zeros, no \"+\", digits on both "
+		    "sides of \".\")", (int)(end - lx->tokpos > 40 ? 40 : end - lx->tokpos),
+		    (const char *)p + lx->tokpos);
+	if (i - lx->tokpos > JSON_MAX_NUMBER)
+		return lex_error(lx, lx->tokpos, "number longer than %d characters",
+		    JSON_MAX_NUMBER);
+	lx->pos = i;
+	return 0;
+}
+
+static int
+lex_word(struct lexer *lx)
+{
+	const unsigned char *p = lx->p;
+	size_t i = lx->tokpos, n;
+
+	while (i < lx->len && (is_alpha(p[i]) || is_digit(p[i]) || p[i] == '_'))
+		i++;
+	n = i - lx->tokpos;
+	if ((n == 4 && memcmp(p + lx->tokpos, "true", 4) == 0) ||
+	    (n == 5 && memcmp(p + lx->tokpos, "false", 5) == 0) ||
+	    (n == 4 && memcmp(p + lx->tokpos, "null", 4) == 0)) {
+		lx->pos = i;
+		return 0;
+	}
+	return lex_error(lx, lx->tokpos, "unexpected word \"%.*s\"; strings need double "
+	    "quotes and the only bare words are true, false and null",
+	    (int)(n > 40 ? 40 : n), (const char *)p + lx->tokpos);
+}
+
+static int
+lex_next(struct lexer *lx, enum tok *t)
+{
+	const unsigned char *p = lx->p;
+	unsigned char c;
+
+	while (lx->pos < lx->len && (p[lx->pos] == ' ' || p[lx->pos] == '\t' ||
+	    p[lx->pos] == '\n' || p[lx->pos] == '\r'))
+		lx->pos++;
+	lx->tokpos = lx->pos;
+	if (lx->pos >= lx->len) {
+		*t = TOK_EOF;
+		return 0;
+	}
+	c = p[lx->pos];
+	switch (c) {
+	case '{': *t = TOK_LBRACE; lx->pos++; return 0;
+	case '}': *t = TOK_RBRACE; lx->pos++; return 0;
+	case '[': *t = TOK_LBRACKET; lx->pos++; return 0;
+	case ']': *t = TOK_RBRACKET; lx->pos++; return 0;
+	case ',': *t = TOK_COMMA; lx->pos++; return 0;
+	case ':': *t = TOK_COLON; lx->pos++; return 0;
+	case '"': *t = TOK_STRING; return lex_string(lx);
+	default:
+		break;
+	}
+	if (c == '-' || is_digit(c)) {
+		*t = TOK_NUMBER;
+		return lex_number(lx);
+	}
+	if (is_alpha(c)) {
+		*t = TOK_LITERAL;
+		return lex_word(lx);
+	}
+	if (lx->pos == 0 && lx->len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
+		return lex_error(lx, 0, "the file starts with a UTF-8 byte order mark; "
+		    "remove it");
+	if (c == '\'')
+		return lex_error(lx, lx->pos, "single quotes are not JSON; use double quotes");
+	if (c == '/')
+		return lex_error(lx, lx->pos, "comments are not allowed in JSON");
+	if (c > 0x20 && c < 0x7f)
+		return lex_error(lx, lx->pos, "unexpected character '%c'", c);
+	return lex_error(lx, lx->pos, "unexpected byte 0x%02X outside a string", c);
+}
+
+static const char *
+tok_words(enum tok t)
+{
+	switch (t) {
+	case TOK_EOF: return "the end of the file";
+	case TOK_LBRACE: return "'{'";
+	case TOK_RBRACE: return "'}'";
+	case TOK_LBRACKET: return "'['";
+	case TOK_RBRACKET: return "']'";
+	case TOK_COMMA: return "','";
+	case TOK_COLON: return "':'";
+	case TOK_STRING: return "a string";
+	case TOK_NUMBER: return "a number";
+	case TOK_LITERAL: return "true, false or null";
+	}
+	return "something else";
+}
+
+int
+json_check(const char *text, size_t len, size_t *errpos, char *err, size_t errlen)
+{
+	enum { S_VALUE, S_ARR_FIRST, S_OBJ_FIRST, S_KEY, S_COLON, S_ARR_NEXT, S_OBJ_NEXT,
+	    S_END } st = S_VALUE;
+	struct lexer lx = { .p = (const unsigned char *)text, .len = len };
+	char stack[JSON_MAX_DEPTH];
+	size_t depth = 0;
+	enum tok t = TOK_EOF, prev = TOK_EOF;
+
+	for (;; prev = t) {
+		if (lex_next(&lx, &t) == -1)
+			goto fail;
+		if (prev == TOK_COMMA && (t == TOK_RBRACE || t == TOK_RBRACKET)) {
+			lex_error(&lx, lx.tokpos, "a comma before %s is not allowed in JSON",
+			    tok_words(t));
+			goto fail;
+		}
+		switch (st) {
+		case S_OBJ_FIRST:
+			if (t == TOK_RBRACE) {
+				depth--;
+				break;
+			}
+			/* FALLTHROUGH */
+		case S_KEY:
+			if (t != TOK_STRING) {
+				lex_error(&lx, lx.tokpos, "expected a key in double quotes, "
+				    "found %s", tok_words(t));
+				goto fail;
+			}
+			st = S_COLON;
+			continue;
+		case S_COLON:
+			if (t != TOK_COLON) {
+				lex_error(&lx, lx.tokpos, "expected ':' after the key, found %s",
+				    tok_words(t));
+				goto fail;
+			}
+			st = S_VALUE;
+			continue;
+		case S_ARR_FIRST:
+			if (t == TOK_RBRACKET) {
+				depth--;
+				break;
+			}
+			/* FALLTHROUGH */
+		case S_VALUE:
+			if (t == TOK_LBRACE || t == TOK_LBRACKET) {
+				if (depth == JSON_MAX_DEPTH) {
+					lex_error(&lx, lx.tokpos, "nested more than %d levels "
+					    "deep", JSON_MAX_DEPTH);
+					goto fail;
+				}
+				stack[depth++] = t == TOK_LBRACE ? '{' : '[';
+				st = t == TOK_LBRACE ? S_OBJ_FIRST : S_ARR_FIRST;
+				continue;
+			}
+			if (t != TOK_STRING && t != TOK_NUMBER && t != TOK_LITERAL) {
+				lex_error(&lx, lx.tokpos, "expected a value, found %s",
+				    tok_words(t));
+				goto fail;
+			}
+			break;
+		case S_ARR_NEXT:
+			if (t == TOK_COMMA) {
+				st = S_VALUE;
+				continue;
+			}
+			if (t != TOK_RBRACKET) {
+				lex_error(&lx, lx.tokpos, "expected ',' or ']' after an array "
+				    "element, found %s", tok_words(t));
+				goto fail;
+			}
+			depth--;
+			break;
+		case S_OBJ_NEXT:
+			if (t == TOK_COMMA) {
+				st = S_KEY;
+				continue;
+			}
+			if (t != TOK_RBRACE) {
+				lex_error(&lx, lx.tokpos, "expected ',' or '}' after an object "
+				    "member, found %s", tok_words(t));
+				goto fail;
+			}
+			depth--;
+			break;
+		case S_END:
+			if (t == TOK_EOF)
+				return 0;
+			lex_error(&lx, lx.tokpos, "unexpected %s after the end of the "
+			    "document", tok_words(t));
+			goto fail;
+		}
+		/* A value is complete: what may follow depends on the enclosing container. */
+		if (depth == 0)
+			st = S_END;
+		else
+			st = stack[depth - 1] == '{' ? S_OBJ_NEXT : S_ARR_NEXT;
+	}
+fail:
+	*errpos = lx.errpos;
+	snprintf(err, errlen, "%s", lx.err);
+	return -1;
+}
+
+void
+json_linecol(const char *text, size_t pos, size_t *line, size_t *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < pos; i++) {
+		if (text[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else if (((unsigned char)text[i] & 0xc0) != 0x80)
+			(*col)++;       /* columns count characters, not bytes */
+	}
+}

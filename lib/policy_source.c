@@ -1,0 +1,137 @@
+/* One way to load a policy (policy_source.h). */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "policy_source.h"
+
+static int
+source_open(const struct policy_source *src, const char *path)
+{
+	if (src->open_file != NULL)
+		return src->open_file(src->open_arg, path);
+	return open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+}
+
+/* A compiled policy, from a file or a descriptor. */
+static struct policy *
+load_compiled(const struct policy_source *src, struct settings *set, struct diags *errs)
+{
+	struct policy *p;
+	char err[512];
+	int fd;
+
+	if (src->policy_path != NULL) {
+		if ((fd = source_open(src, src->policy_path)) < 0) {
+			diags_add(errs, "%s: %s", src->policy_path, strerror(errno));
+			return NULL;
+		}
+		p = policy_open_fd_as(fd, src->policy_path, err, sizeof(err));
+		close(fd);
+	} else
+		p = policy_open_fd(src->policy_fd, err, sizeof(err));
+	if (p == NULL) {
+		diags_add(errs, "%s", err);
+		return NULL;
+	}
+	if (set != NULL && policy_to_settings(p, set) != 0) {
+		diags_add(errs, "%s: the settings cannot be rebuilt from the policy",
+		    src->policy_path != NULL ? src->policy_path : "policy.bin");
+		policy_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* Settings from a file, or the built-in defaults (path NULL), compiled in memory. */
+static struct policy *
+load_settings(const struct policy_source *src, const char *path, struct settings *set,
+    struct diags *errs, struct diags *warns)
+{
+	struct settings tmp, *s = set != NULL ? set : &tmp;
+	struct policy *p;
+	char err[512];
+	int fd, rc;
+
+	if (path == NULL)
+		settings_init_default(s);
+	else {
+		fd = source_open(src, path);
+		rc = settings_load_fd(fd, path, s, errs, warns);
+		if (fd >= 0)
+			close(fd);
+		if (rc != 0)
+			return NULL;
+	}
+	if ((p = policy_from_settings(s, err, sizeof(err))) == NULL) {
+		diags_add(errs, "%s: %s", path != NULL ? path : "built-in policy", err);
+		settings_free(s);
+		return NULL;
+	}
+	if (s == &tmp)
+		settings_free(s);
+	return p;
+}
+
+int
+policy_source_load(const struct policy_source *src, struct policy **polp,
+    struct settings *set, char **pathp, struct diags *errs, struct diags *warns)
+{
+	char *path = NULL;
+	struct stat st;
+	size_t before = errs->msgs.n;
+
+	*polp = NULL;
+	if (set != NULL)
+		memset(set, 0, sizeof(*set));
+	if (pathp != NULL)
+		*pathp = NULL;
+	if (src->policy_path != NULL || src->policy_fd != -1) {
+		if (src->policy_path != NULL) {
+			path = xstrdup(src->policy_path);
+			log_debug("policy: %s (compiled)", path);
+		} else
+			log_debug("policy: descriptor %d (compiled)", src->policy_fd);
+		*polp = load_compiled(src, set, errs);
+	} else if (src->settings_path != NULL) {
+		path = xstrdup(src->settings_path);
+		log_debug("policy: compiled from %s", path);
+		*polp = load_settings(src, path, set, errs, warns);
+	} else if (src->fallback == POLICY_SOURCE_REQUIRED) {
+		diags_add(errs, "exactly one of -p, -s or --policy-fd is required");
+	} else if ((path = settings_default_path()) == NULL) {
+		if (src->fallback == POLICY_SOURCE_DEFAULT_OR_BUILTIN) {
+			log_debug("policy: no home directory for ~/.srt-settings.json: built-in "
+			    "defaults");
+			*polp = load_settings(src, NULL, set, errs, warns);
+		} else
+			diags_add(errs, "cannot tell the home directory for "
+			    "~/.srt-settings.json (set HOME to an absolute path); use -s");
+	} else if (src->fallback == POLICY_SOURCE_DEFAULT_OR_BUILTIN &&
+	    lstat(path, &st) != 0 && errno == ENOENT) {
+		log_debug("policy: %s does not exist: built-in defaults (no network, no writes "
+		    "but the defaults)", path);
+		free(path);
+		path = NULL;
+		*polp = load_settings(src, NULL, set, errs, warns);
+	} else {
+		log_debug("policy: compiled from %s", path);
+		*polp = load_settings(src, path, set, errs, warns);
+	}
+	if (*polp == NULL) {
+		if (errs->msgs.n == before)
+			diags_add(errs, "%s: cannot be loaded", path != NULL ? path : "policy");
+		free(path);
+		return -1;
+	}
+	if (pathp != NULL)
+		*pathp = path;
+	else
+		free(path);
+	return 0;
+}

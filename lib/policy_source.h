@@ -1,0 +1,43 @@
+/*
+ * Where a program's policy comes from, the same way in every program: -p FILE (a
+ * compiled policy), -s FILE (a settings file, compiled in memory), --policy-fd N (a
+ * compiled policy on a descriptor), or, when none is given, ~/.srt-settings.json (and
+ * for srt the built-in default policy when that file does not exist). Every problem is
+ * reported through errs, warnings through warns, each "FILE: message" or
+ * "FILE: PATH: message".
+ */
+#ifndef SRT_POLICY_SOURCE_H
+#define SRT_POLICY_SOURCE_H
+
+#include "policy.h"
+#include "settings.h"
+#include "util.h"
+
+enum policy_fallback {
+	POLICY_SOURCE_REQUIRED,         /* one of the three must be given */
+	POLICY_SOURCE_DEFAULT_FILE,     /* else ~/.srt-settings.json */
+	POLICY_SOURCE_DEFAULT_OR_BUILTIN, /* else that file, or the built-in default policy
+	                                   when it does not exist */
+};
+
+struct policy_source {
+	const char *policy_path;        /* -p */
+	const char *settings_path;      /* -s */
+	int policy_fd;                  /* --policy-fd, or -1 */
+	enum policy_fallback fallback;
+	/* How the file of -p or -s is opened: NULL for open(2) itself; else a descriptor
+	 * on path, or -1 with errno (a narrowed proxy asks its opener, proxy_sandbox.h). */
+	int (*open_file)(void *arg, const char *path);
+	void *open_arg;
+};
+
+/*
+ * Load and verify the policy into *polp. With set non-NULL the settings are filled too
+ * (parsed from -s, rebuilt from a compiled policy); with pathp non-NULL *pathp is the file
+ * read, as named or found (NULL for a descriptor or the built-in defaults; caller frees).
+ * 0, or -1 with at least one message in errs (the out-parameters are then empty).
+ */
+int policy_source_load(const struct policy_source *src, struct policy **polp,
+    struct settings *set, char **pathp, struct diags *errs, struct diags *warns);
+
+#endif
