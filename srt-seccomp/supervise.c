@@ -214,17 +214,22 @@ fs_is_git_dir(void *arg, const char *dir)
 	if ((fd = open(fs_name(arg, dir, buf, sizeof(buf)), O_PATH | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1)
 		return fs_absent(errno) || errno == ELOOP ? 0 : -1;
-	head = fs_has(fd, "HEAD");
-	common = fs_has(fd, "commondir");
-	objects = fs_has(fd, "objects");
-	refs = fs_has(fd, "refs");
-	close(fd);
-	if (head == 0 || (common == 0 && (objects == 0 || refs == 0)))
+	/* As few looks as the answer needs (the common answer: no HEAD, no). */
+	if ((head = fs_has(fd, "HEAD")) == 0)
 		r = 0;
-	else if (head == 1 && (common == 1 || (objects == 1 && refs == 1)))
-		r = 1;
-	else
-		r = -1;
+	else if ((common = fs_has(fd, "commondir")) == 1)
+		r = head;
+	else {
+		objects = fs_has(fd, "objects");
+		refs = objects != 0 ? fs_has(fd, "refs") : 0;
+		if (common == 0 && (objects == 0 || refs == 0))
+			r = 0;
+		else if (head == 1 && objects == 1 && refs == 1)
+			r = 1;
+		else
+			r = -1;
+	}
+	close(fd);
 	return r;
 }
 
