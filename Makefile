@@ -229,7 +229,7 @@ WIN_CFLAGS  := -std=c11 -O2 $(WARN) -DSRT_VERSION='"$(VERSION)"' \
                -DUNICODE -D_UNICODE -municode -MMD -MP
 WIN_LDLIBS  := -municode -static -ladvapi32 -lnetapi32 -lfwpuclnt -lshell32 -lole32 \
                -lcrypt32 -lws2_32 -lbcrypt
-SWN_SRC     := $(filter-out srt-win/winapi_win32.c,$(wildcard srt-win/*.c))
+SWN_SRC     := $(filter-out srt-win/winapi_win32%.c,$(wildcard srt-win/*.c))
 SWN_OBJ     := $(SWN_SRC:%.c=$(BUILD)/obj/%.o)
 
 win: build/win/srt-win.exe build/win/tests/winprobe.exe
