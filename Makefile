@@ -210,7 +210,8 @@ $(BUILD)/tests/test_macos_launch: tests/unit/test_macos_launch.c $(MACOS_LAUNCH_
 # are made on a Mac. (lib/ as a whole still uses a few calls beyond POSIX, and the
 # Linux launcher and proxies epoll, splice and namespaces: see macos.h.)
 MACOS_SRC := srt-launch/macos.c srt-launch/macos_apple.c srt-launch/env.c \
-	srt-launch/violations.c lib/plan_macos.c lib/sbpl.c lib/globre.c
+	srt-launch/violations.c lib/plan_macos.c lib/plan_macos_paths.c lib/plan_macos_rules.c \
+	lib/sbpl.c lib/globre.c
 macos-compile:
 	$(CC) -std=c11 -U_GNU_SOURCE -D_POSIX_C_SOURCE=200809L -D_XOPEN_SOURCE=700 \
 	    -D__APPLE__ $(WARN) -Ilib -Itests/shim/apple $(PKG_CFLAGS) -fsyntax-only $(MACOS_SRC)
@@ -228,7 +229,7 @@ WIN_CFLAGS  := -std=c11 -O2 $(WARN) -DSRT_VERSION='"$(VERSION)"' \
                -DUNICODE -D_UNICODE -municode -MMD -MP
 WIN_LDLIBS  := -municode -static -ladvapi32 -lnetapi32 -lfwpuclnt -lshell32 -lole32 \
                -lcrypt32 -lws2_32 -lbcrypt
-SWN_SRC     := $(filter-out srt-win/winapi_win32.c,$(wildcard srt-win/*.c))
+SWN_SRC     := $(filter-out srt-win/winapi_win32%.c,$(wildcard srt-win/*.c))
 SWN_OBJ     := $(SWN_SRC:%.c=$(BUILD)/obj/%.o)
 
 win: build/win/srt-win.exe build/win/tests/winprobe.exe
