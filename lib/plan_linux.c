@@ -1033,9 +1033,13 @@ plan_disabled(struct pb *b)
 	push3(&b->out->args, "--bind", "/", "/");
 	if (sp != NULL && (r = canon(b, sp)) != NULL)
 		push3(&b->out->args, "--ro-bind", r, r);
+	if (b->ctx->managed_path != NULL && (r = canon(b, b->ctx->managed_path)) != NULL)
+		push3(&b->out->args, "--ro-bind", r, r);
 	/* No names protected, but the policy and srt itself. */
 	if (sp != NULL)
 		guard_chain(b, sp, "settings file", true, 0);
+	if (b->ctx->managed_path != NULL)
+		guard_chain(b, b->ctx->managed_path, "managed policy", true, 0);
 	for (i = 0; i < PLAN_SELF_DIRS; i++)
 		if (b->ctx->self_dirs[i] != NULL && *b->ctx->self_dirs[i] == '/')
 			guard_chain(b, b->ctx->self_dirs[i], "srt's own programs", true, 0);
@@ -1092,6 +1096,17 @@ plan_linux_build(const struct settings *s, const struct plan_ctx *ctx,
 		strlist_push_owned(&b.denies, normalize(&b, sp));
 		strlist_push(&b.deny_why, "settings file");
 		free(sp);
+	}
+	/* The managed policy, as the settings file: it bounds every next run. */
+	if (ctx->managed_path != NULL && *ctx->managed_path == '/') {
+		char *n = normalize(&b, ctx->managed_path);
+
+		if (strlist_contains(&b.denies, n))
+			free(n);
+		else {
+			strlist_push_owned(&b.denies, n);
+			strlist_push(&b.deny_why, "managed policy");
+		}
 	}
 	/* srt's own programs: the proxies start on first use, outside the sandbox, and the
 	 * launcher itself runs again next time. */
