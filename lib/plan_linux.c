@@ -288,6 +288,25 @@ plan_writes(struct pb *b)
 	for (i = 0; i < user.n; i++)
 		add_write(b, user.v[i], 1);
 	strlist_free(&user);
+	if (b->s->layers.flags & SETTINGS_LAYER_READ_PATHS_ONLY) {
+		struct path_list m = { b->s->fs.allow_write.v,
+		    b->s->layers.managed[SL_ALLOW_WRITE] };
+
+		expand_list(b, &m, "allowWrite", 0, &user);
+		for (i = 0; i < user.n; i++)
+			strlist_push_owned(&b->managed_writes, normalize(b, user.v[i]));
+		strlist_free(&user);
+	}
+}
+
+/* A write root comes back inside a read deny, but under the managed policy's
+ * allowManagedReadPathsOnly a user's does not: only srt's defaults and the managed
+ * file's own re-open what a denyRead hides (srt-settings(5), MANAGED POLICY). */
+static int
+write_reopens(struct pb *b, const char *w)
+{
+	return !(b->s->layers.flags & SETTINGS_LAYER_READ_PATHS_ONLY) ||
+	    !strlist_contains(&b->user_roots, w) || strlist_contains(&b->managed_writes, w);
 }
 
 /* --- read denies --------------------------------------------------------------------- */
@@ -575,7 +594,8 @@ plan_read_section(struct pb *b)
 		if (r->standin)
 			continue;
 		for (j = 0; j < b->writes.n; j++) {
-			if (!restore_placement(b, b->writes.v[j], r->landing, &src, &dest))
+			if (!write_reopens(b, b->writes.v[j]) ||
+			    !restore_placement(b, b->writes.v[j], r->landing, &src, &dest))
 				continue;
 			push3(&b->rsec, "--bind", src, dest);
 			mounts_add(&u->writes, src, dest);
@@ -969,6 +989,7 @@ pb_free(struct pb *b)
 	fs_free(b);
 	strlist_free(&b->writes);
 	strlist_free(&b->user_roots);
+	strlist_free(&b->managed_writes);
 	strlist_free(&b->reads);
 	for (i = 0; i < b->nrd; i++) {
 		free(b->rd[i].named);

@@ -120,25 +120,37 @@ kill \$pid; wait \$pid"
 	[ "$output" = "deny: host is on the deny list" ]
 }
 
-@test "a user allowRead carve-out is ignored under allowManagedReadPathsOnly" {
-	mkdir -p "$T/secret"
+@test "user carve-outs (allowRead, allowWrite) from a denyRead are ignored under allowManagedReadPathsOnly" {
+	mkdir -p "$T/secret/w"
 	echo top > "$T/secret/key"
 	echo fine > "$T/secret/ok.txt"
+	echo written > "$T/secret/w/f"
 	cat > "$T/u.json" <<JSON
 {"network":{"allowedDomains":[],"deniedDomains":[]},
- "filesystem":{"denyRead":["$T/secret"],"allowRead":["$T/secret/ok.txt"],"allowWrite":[],"denyWrite":[]}}
+ "filesystem":{"denyRead":["$T/secret"],"allowRead":["$T/secret/ok.txt"],"allowWrite":["$T/secret/w"],"denyWrite":[]}}
 JSON
-	# The carve-out works when the managed file leaves allowRead to users.
+	# The carve-outs work when the managed file leaves allowRead to users: an allowRead
+	# path, and an allowWrite path, which comes back readable and writable.
 	managed
-	run in_managed "srt -s $T/u.json -c 'cat $T/secret/ok.txt; cat $T/secret/key'"
+	run in_managed "srt -s $T/u.json -c 'cat $T/secret/ok.txt; cat $T/secret/key; cat $T/secret/w/f'"
 	echo "$output"
 	[[ "$output" == *fine* ]]
 	[[ "$output" != *top* ]]
+	[[ "$output" == *written* ]]
 	managed '"allowedDomains": [], "deniedDomains": []' '"allowManagedReadPathsOnly": true,'
-	run in_managed "srt -s $T/u.json -c 'cat $T/secret/ok.txt; cat $T/secret/key'"
+	run in_managed "srt -s $T/u.json -c 'cat $T/secret/ok.txt; cat $T/secret/key; cat $T/secret/w/f'"
 	echo "$output"
 	[[ "$output" != *fine* ]]
 	[[ "$output" != *top* ]]
+	[[ "$output" != *written* ]]
+	# The managed file's own allowWrite still comes back.
+	managed '"allowedDomains": [], "deniedDomains": []' '"allowManagedReadPathsOnly": true,' \
+	    ", \"allowWrite\": [\"$T/secret/w\"]"
+	sed -i 's/"allowWrite": \[\], //' "$T/srt/managed-settings.json"
+	run in_managed "srt -s $T/u.json -c 'cat $T/secret/w/f; cat $T/secret/ok.txt'"
+	echo "$output"
+	[[ "$output" == *written* ]]
+	[[ "$output" != *fine* ]]
 	[[ "$output" == *"filesystem.allowRead[0]: \"$T/secret/ok.txt\" is ignored"*"allowManagedReadPathsOnly"* ]]
 	# A managed denyRead applies to a user who denies nothing.
 	write_settings "$T/none.json"
