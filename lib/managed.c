@@ -622,14 +622,17 @@ enum merge_rule {
  * row needs nothing else: parentProxy and mitmProxy, once they exist, are
  *	OPTION(MERGE_WEAKER, "network.parentProxy", net.parent_proxy),
  *	OPTION(MERGE_WEAKER, "network.mitmProxy", net.mitm_proxy),
- * with their members' names.
+ * with their members' names. A list of strings whose entries policy.bin's layers do not
+ * count takes SL_COUNT (dump --layers then names the managed file for the whole list
+ * when it gives one): stripResponseHeaders would be
+ *	STRINGS(MERGE_EITHER, "network.stripResponseHeaders", net.strip_headers, SL_COUNT),
  */
 struct merge_option {
 	const char *path;
 	enum merge_rule rule;
 	bool strings;           /* a struct strlist, merged entry by entry */
 	size_t off, size;
-	enum settings_list list;        /* strings: which list it is */
+	enum settings_list list;        /* strings: which list it is (SL_COUNT: not counted) */
 };
 
 #define MEMBER_SIZE(m) sizeof(((struct settings *)0)->m)
@@ -765,12 +768,15 @@ merge_option(struct mctx *c, const struct merge_option *o)
 	bool mset = opt_set(c->m, o), uset = opt_set(c->out, o);
 	int mv, uv;
 
-	if (mset && !o->strings)
+	if (mset && (!o->strings || o->list == SL_COUNT))
 		strlist_push(&c->out->layers.options, o->path);
 	if (o->strings) {
+		size_t uncounted;
+
 		merge_strings(c, (struct strlist *)(void *)((char *)c->m + o->off),
 		    (struct strlist *)(void *)((char *)c->out + o->off), o->path,
-		    o->rule == MERGE_WEAKER, &c->out->layers.managed[o->list]);
+		    o->rule == MERGE_WEAKER, o->list < SL_COUNT ?
+		    &c->out->layers.managed[o->list] : &uncounted);
 		return;
 	}
 	switch (o->rule) {
