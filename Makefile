@@ -16,7 +16,7 @@ VERSION := 0.1.0
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 # srt-seccomp, srt-httpd and srt-socksd: the installed launcher runs them from here, a
-# path fixed at build time (helpers.c helpers_dir), never found through PATH.
+# path fixed at build time (lib/layout.c layout_helpers_dir), never found through PATH.
 LIBEXECDIR ?= $(PREFIX)/libexec/srt
 MANDIR  ?= $(PREFIX)/share/man
 # The managed policy is SYSCONFDIR/srt/managed-settings.json, a path fixed at build time
@@ -174,8 +174,8 @@ endif
 $(BUILD)/bin/srt: $(BUILD)/bin/srt-launch
 	ln -sf srt-launch $@
 
-# Where the installed launcher finds its helpers is compiled in (helpers.c helpers_dir),
-# and where the managed policy is (managed.c). The header is rewritten only when BINDIR,
+# Where the installed launcher finds its helpers is compiled in (lib/layout.c), and where
+# the managed policy is (managed.c). The header is rewritten only when BINDIR,
 # LIBEXECDIR or SYSCONFDIR change, so that a `make install` with another PREFIX than the
 # build's rebuilds the objects that use them.
 PATHS_H := $(BUILD)/gen/paths.h
@@ -190,7 +190,7 @@ $(PATHS_H): FORCE
 	    '#define SRT_SYSCONFDIR "$(SYSCONFDIR)"' > $@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
-$(BUILD)/obj/srt-launch/helpers.o $(BUILD)/obj/lib/managed.o: $(PATHS_H)
+$(BUILD)/obj/lib/layout.o $(BUILD)/obj/lib/managed.o: $(PATHS_H)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIBSRT)
 	@mkdir -p $(dir $@)

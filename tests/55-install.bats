@@ -89,7 +89,7 @@ PROBE='curl -s -m 5 -o /dev/null -w "code %{http_code}\n" -x http://localhost:31
 	[[ "$output" == *'#define SRT_BINDIR "/opt/srt/bin"'* ]]
 	[[ "$output" == *'#define SRT_LIBEXECDIR "/opt/srt/lib/srt"'* ]]
 	[[ "$output" == *'#define SRT_SYSCONFDIR "/etc"'* ]]
-	[[ "$output" == *" -c -o $SRT_BUILD/obj/srt-launch/helpers.o srt-launch/helpers.c"* ]]
+	[[ "$output" == *" -c -o $SRT_BUILD/obj/lib/layout.o lib/layout.c"* ]]
 	[[ "$output" == *"install -m 755 $SRT_BUILD/bin/srt-seccomp $SRT_BUILD/bin/srt-httpd $SRT_BUILD/bin/srt-socksd $T/p/opt/srt/lib/srt"* ]]
 	run mk install DESTDIR="$T/r" LIBEXECDIR=relative/dir
 	[ "$status" -ne 0 ]
