@@ -139,4 +139,15 @@ SH
 	# Both directories are srt's own, kept read-only inside (plan_ctx self_dirs).
 	[[ "$output" == *"debug: write guard: /usr/local/bin (srt's own programs)"* ]]
 	[[ "$output" == *"debug: write guard: /usr/local/libexec/srt (srt's own programs)"* ]]
+	# The installed srt-policy names the srt-seccomp the srt beside it runs.
+	cat > "$T/plan" <<SH
+mount --bind "$T/d/usr/local" /usr/local || exit 90
+cd "$T/ws" || exit 91
+exec env PATH="/usr/local/bin:/usr/bin:/bin" srt-policy plan --target linux -s "$T/s.json" --shell
+SH
+	run unshare -m sh "$T/plan"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *" --ro-bind-fd 7 /usr/local/libexec/srt/srt-seccomp "* ]]
+	[[ "$output" == *" -- /usr/local/libexec/srt/srt-seccomp --lifeline-fd 5 "* ]]
 }
