@@ -631,6 +631,28 @@ static const struct settings_key parent_fields[PP_COUNT] = {
 	[PP_NO_PROXY] = { "noProxy", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
 };
 
+/* A proxy URL for a message: a password in it becomes "***" (the messages of a file
+ * may end up in a log). Caller frees. */
+static char *
+quote_url(const char *url)
+{
+	const char *auth = strstr(url, "://"), *end, *at = NULL, *colon;
+	char *red, *q;
+
+	auth = auth != NULL ? auth + 3 : url;
+	end = auth + strcspn(auth, "/?#");
+	for (const char *p = auth; p < end; p++)
+		if (*p == '@')
+			at = p;
+	colon = at != NULL ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+	if (colon == NULL)
+		return quote(url);
+	red = xasprintf("%.*s:***%s", (int)(colon - url), url, at);
+	q = quote(red);
+	free(red);
+	return q;
+}
+
 static void
 get_proxy_url(struct pctx *c, const cJSON *j, const char *path, char **dst)
 {
@@ -641,7 +663,7 @@ get_proxy_url(struct pctx *c, const cJSON *j, const char *path, char **dst)
 		perr_type(c, path, "a proxy URL such as \"http://proxy.example.com:3128\"", j);
 		return;
 	}
-	q = quote(j->valuestring);
+	q = quote_url(j->valuestring);
 	switch (proxy_url_check_setting(j->valuestring, &why)) {
 	case PROXY_URL_BAD:
 		perr(c, path, "%s: %s", q, why);

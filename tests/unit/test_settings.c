@@ -792,6 +792,10 @@ test_routes(void)
 	expect_one("a parent URL with a bad port", t, "F: network.parentProxy.https: "
 	    "\"http://p.example.com:99999\": the port is larger than 65535");
 	free(t);
+	t = doc(", \"parentProxy\": {\"https\": \"http://me:pa55@p.example.com:99999\"}", "", "");
+	expect_one("a password is not repeated in a message", t, "F: network.parentProxy.https: "
+	    "\"http://me:***@p.example.com:99999\": the port is larger than 65535");
+	free(t);
 	t = doc(", \"parentProxy\": {\"http\": \"http://p.example.com\", \"htps\": \"x\"}",
 	    "", "");
 	expect_one("an unknown key in parentProxy", t,
