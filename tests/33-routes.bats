@@ -242,6 +242,36 @@ EOF
 	grep -q '"route":"parent https://localhost:3443"' "$T/decisions.log"
 }
 
+@test "an https:// parent carries 24 MiB each way intact, through CONNECT and SOCKS" {
+	command -v openssl >/dev/null || skip "openssl is missing"
+	(
+		cd "$T" || exit 1
+		openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 \
+		    -subj /CN=srt-test-ca -addext subjectAltName=DNS:localhost
+		cp ca.key srv.key
+		cp ca.pem srv.pem
+	) >/dev/null 2>&1
+	settings "$T/s.json" '["a.test"]' '"parentProxy": {"https": "https://localhost:3443"}'
+	python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); from importlib.machinery import SourceFileLoader as L; m = L("rs", sys.argv[2]).load_module(); sys.stdout.buffer.write(m.big_body(25165824))' \
+	    "$BATS_TEST_DIRNAME/helpers" "$RS" >"$T/want"
+	cat >"$T/case" <<EOF
+origin 8080 O
+parent 3443 PT --tls "\$T/srv.pem" "\$T/srv.key"
+httpd "\$T/s.json" 3129 SSL_CERT_FILE="\$T/ca.pem"
+socksd "\$T/s.json" 1080 SSL_CERT_FILE="\$T/ca.pem"
+$CURL -p -x http://127.0.0.1:3129 http://a.test:8080/big/25165824 -o "\$T/got-connect"
+$CURL --socks5-hostname 127.0.0.1:1080 http://a.test:8080/big/25165824 -o "\$T/got-socks"
+$CURL -p -x http://127.0.0.1:3129 -T "\$T/want" http://a.test:8080/sha256
+$CURL --socks5-hostname 127.0.0.1:1080 -T "\$T/want" http://a.test:8080/sha256
+EOF
+	in_ns "$T/case"
+	[ "$status" -eq 0 ]
+	cmp "$T/want" "$T/got-connect"
+	cmp "$T/want" "$T/got-socks"
+	[ "$(grep -c "^25165824 $(sha256sum <"$T/want" | cut -d' ' -f1)\$" <<<"$output")" -eq 2 ]
+	[ "$(grep -c '^PT CONNECT a.test:8080' "$T/parent.log")" -eq 4 ]
+}
+
 @test "tinyproxy as the parent, with and without BasicAuth, and noProxy" {
 	command -v tinyproxy >/dev/null || skip "tinyproxy is missing (scripts/deps installs tinyproxy-bin)"
 	settings "$T/open.json" '["a.test", "b.test"]' \

@@ -14,10 +14,13 @@ it answer 407 without those credentials, --refuse answers every request with COD
 
 The origin answers every request with 200 and a body naming itself, the method, the
 target and the Host it got, plus a few headers (Set-Cookie, X_Secret.Token, X-Other) for
-the stripResponseHeaders tests; it logs "N METHOD TARGET host=HOST".
+the stripResponseHeaders tests; it logs "N METHOD TARGET host=HOST". Two targets differ:
+GET /big/N answers N bytes of a fixed pattern (big_body), and a request with a body
+to /sha256 answers the body's length and SHA-256.
 """
 import argparse
 import base64
+import hashlib
 import os
 import socket
 import ssl
@@ -151,6 +154,12 @@ def parent_conn(c, args):
     u.close()
 
 
+def big_body(n):
+    """n bytes of a pattern no shift or loss of a block goes unnoticed in."""
+    block = bytes(range(251)) * 4
+    return (block * (n // len(block) + 1))[:n]
+
+
 def origin_conn(c, args):
     f = Conn(c)
     while True:
@@ -158,8 +167,16 @@ def origin_conn(c, args):
         if line is None:
             break
         method, target = line.split()[0], line.split()[1]
+        got = b''
         if header(heads, 'content-length'):
-            f.read(int(header(heads, 'content-length')))
+            got = f.read(int(header(heads, 'content-length')))
+        if target.startswith('/big/') or target == '/sha256':
+            log(args.log, '%s %s %s host=%s' % (args.name, method, target,
+                                                header(heads, 'host')))
+            body = (big_body(int(target[5:])) if target.startswith('/big/') else
+                    ('%d %s\n' % (len(got), hashlib.sha256(got).hexdigest())).encode())
+            c.sendall(b'HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n' % len(body) + body)
+            continue
         log(args.log, '%s %s %s host=%s' % (args.name, method, target, header(heads, 'host')))
         body = ('origin %s: %s %s host=%s\n' % (args.name, method, target,
                                                 header(heads, 'host'))).encode()
