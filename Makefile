@@ -34,7 +34,9 @@ endif
 # Every library's flags come from pkg-config (PKG_CONFIG, for a cross or other prefix),
 # never from a path written here.
 PKGS    := libcjson libcares libseccomp libcap libnl-3.0
-PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+# OpenSSL's headers only: the proxies load libssl with dlopen when a policy needs TLS
+# (lib/tls.h says why), so nothing links it.
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) openssl 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wcast-qual \

@@ -71,12 +71,12 @@
 	INT(socksProxyPort, socks_proxy_port, 1, 65535, 0) \
 	BOOL(requireHostMatch, require_host_match, 3) \
 	KEY(filterRequest, 0, NULL) \
-	KEY(mitmProxy, SETTINGS_UNSUPPORTED, "no MITM proxy routing") \
+	KEY(mitmProxy, 0, NULL) \
 	KEY(tlsTerminate, SETTINGS_UNSUPPORTED, "no TLS termination") \
-	KEY(parentProxy, SETTINGS_UNSUPPORTED, "no upstream proxy") \
-	KEY(refuseOpaqueTunnels, SETTINGS_UNSUPPORTED, "needs TLS termination") \
+	KEY(parentProxy, 0, NULL) \
+	BOOL(refuseOpaqueTunnels, refuse_opaque_tunnels, 11) \
 	KEY(allowPlaintextHeaderSet, SETTINGS_UNSUPPORTED, "no request filter callback") \
-	KEY(stripResponseHeaders, SETTINGS_UNSUPPORTED, "no response rewriting") \
+	KEY(stripResponseHeaders, 0, NULL) \
 	KEY(ambiguousRequestTarget, SETTINGS_UNSUPPORTED, "no request filter callback")
 
 #define SETTINGS_FILESYSTEM_KEYS(KEY, BOOL, INT) \
