@@ -60,6 +60,16 @@ struct settings_windows {
 };
 
 /*
+ * credentials (BEHAVIOR §1.3): the entries with mode "deny", which need nothing but the
+ * sandbox (the "mask" mode is refused until srt can substitute values in its proxies).
+ */
+struct settings_cred {
+	struct path_list deny_files;    /* files[].path, as written (globs allowed, never
+	                                   literal), once each in file order */
+	struct strlist deny_env;        /* envVars[].name, once each in file order */
+};
+
+/*
  * A parsed settings file. The boolean and integer options are declared by their rows in
  * settings_schema.h (SETTINGS_MEMBER_*): network's in .net, filesystem's in .fs, the
  * root's at the end. Those are, by member: net.strict_allowlist, allow_all_unix_sockets,
@@ -96,6 +106,7 @@ struct settings {
 	char *bwrap_path;               /* NULL: bwrap from PATH */
 	struct strlist git_safe_dirs;   /* git.safeDirectories */
 	struct settings_windows win;    /* windows */
+	struct settings_cred cred;      /* credentials */
 	SETTINGS_ROOT_KEYS(SETTINGS_NO_KEY, SETTINGS_MEMBER_BOOL, SETTINGS_MEMBER_INT)
 };
 

@@ -33,8 +33,7 @@
 	    "\"deniedDomains\": []}") \
 	KEY(filesystem, SETTINGS_REQUIRED, "add \"filesystem\": {\"denyRead\": [], " \
 	    "\"allowWrite\": [], \"denyWrite\": []}") \
-	KEY(credentials, SETTINGS_UNSUPPORTED, "credential masking needs TLS termination, " \
-	    "which srt does not have") \
+	KEY(credentials, 0, NULL) \
 	KEY(ignoreViolations, 0, NULL) \
 	BOOL(enableWeakerNestedSandbox, weaker_nested_sandbox, 6) \
 	BOOL(allowNestedUserNamespaces, allow_nested_userns, 7) \
@@ -72,9 +71,11 @@
 	KEY(tlsTerminate, SETTINGS_UNSUPPORTED, "no TLS termination") \
 	KEY(parentProxy, SETTINGS_UNSUPPORTED, "no upstream proxy") \
 	KEY(refuseOpaqueTunnels, SETTINGS_UNSUPPORTED, "needs TLS termination") \
-	KEY(allowPlaintextHeaderSet, SETTINGS_UNSUPPORTED, "no request filter callback") \
+	KEY(allowPlaintextHeaderSet, SETTINGS_CALLBACK, "it only changes what a filterRequest " \
+	    "callback may do, and a settings file cannot hold one") \
 	KEY(stripResponseHeaders, SETTINGS_UNSUPPORTED, "no response rewriting") \
-	KEY(ambiguousRequestTarget, SETTINGS_UNSUPPORTED, "no request filter callback")
+	KEY(ambiguousRequestTarget, SETTINGS_CALLBACK, "it only changes what a filterRequest " \
+	    "callback is shown, and a settings file cannot hold one")
 
 #define SETTINGS_FILESYSTEM_KEYS(KEY, BOOL, INT) \
 	BOOL(disabled, disabled, 4) \
@@ -91,6 +92,8 @@
 #define SETTINGS_UNSUPPORTED    0x2     /* the reference has it; srt refuses it for now */
 #define SETTINGS_HELPER         0x4     /* configures a helper of the reference's; accepted
                                            with a warning, then ignored */
+#define SETTINGS_CALLBACK       0x8     /* acts only on the reference library's request
+                                           filter callback: the same */
 
 /* Generators: members of struct settings, and the numbering of each object's keys. */
 #define SETTINGS_NO_KEY(name, flags, note)
@@ -133,8 +136,9 @@ enum settings_kind {
 /* One row as data. */
 struct settings_key {
 	const char *name;
-	int flags;              /* SETTINGS_REQUIRED, _UNSUPPORTED, _HELPER */
-	const char *note;       /* REQUIRED: how to add it; UNSUPPORTED, HELPER: why */
+	int flags;              /* SETTINGS_REQUIRED, _UNSUPPORTED, _HELPER, _CALLBACK */
+	const char *note;       /* REQUIRED: how to add it; UNSUPPORTED, HELPER, CALLBACK:
+	                           why */
 	enum settings_kind kind;
 	size_t off;             /* BOOL, INT: offsetof(struct settings, member) */
 	unsigned bit;           /* BOOL */

@@ -595,6 +595,7 @@ main(int argc, char **argv)
 	ctx.cwd = l.cwd;
 	ctx.home = l.home;
 	ctx.tmpdir = l.tmpdir;
+	ctx.ref_tmpdir = PLAN_REF_TMPDIR;
 	ctx.settings_path = l.config_path;
 	ctx.self_dirs[0] = l.self_dir;
 	if (strcmp(l.helper_dir, l.self_dir) != 0)

@@ -74,6 +74,7 @@ plan_linux(const struct opts *o)
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.cwd = cwd;
 	ctx.home = home;
+	ctx.ref_tmpdir = PLAN_REF_TMPDIR;
 	ctx.settings_path = spath;
 	ctx.exec_path = getenv("PATH");
 	if (plan_linux_build(&s, &ctx, &plan, &errs) != 0) {

@@ -43,7 +43,10 @@ static const char *rich_settings =
     "\"git\":{\"safeDirectories\":[\"/src/a\",\"*\"]},"
     "\"windows\":{\"backend\":\"srt-win\",\"sandboxUser\":\"sbx\","
     "\"sublayerGuid\":\"8d4c6d3e-1f2a-4b5c-9d6e-7f8091a2b3c4\",\"proxyPortRange\":[61000,61064],"
-    "\"srtWin\":{\"path\":\"C:\\\\srt-win.exe\"}}}";
+    "\"srtWin\":{\"path\":\"C:\\\\srt-win.exe\"}},"
+    "\"credentials\":{\"files\":[{\"path\":\"~/.netrc\",\"mode\":\"deny\"},"
+    "{\"path\":\"~/.aws/**\",\"mode\":\"deny\"}],"
+    "\"envVars\":[{\"name\":\"GH_TOKEN\",\"mode\":\"deny\"}]}}";
 
 static int
 parse_settings(const char *text, struct settings *s)
@@ -261,6 +264,9 @@ test_roundtrip(void)
 	    strcmp(t.win.sublayer_guid, "8d4c6d3e-1f2a-4b5c-9d6e-7f8091a2b3c4") == 0 &&
 	    t.win.port_lo == 61000 && t.win.port_hi == 61064 &&
 	    strcmp(t.win.srt_win_path, "C:\\srt-win.exe") == 0, "the windows block survives");
+	ok(t.cred.deny_files.n == 2 && strcmp(t.cred.deny_files.v[1].path, "~/.aws/**") == 0 &&
+	    !t.cred.deny_files.v[0].literal && t.cred.deny_env.n == 1 &&
+	    strcmp(t.cred.deny_env.v[0], "GH_TOKEN") == 0, "the credential denies survive");
 	json = settings_to_json(&t);
 	ok(json != NULL && parse_settings(json, &u) == 0, "dump parses back");
 	if (json != NULL) {
@@ -375,7 +381,7 @@ test_damage(void)
 	copy[8] = 7;
 	reseal(copy, len);
 	ok(policy_open_mem(copy, len, err, sizeof(err)) == NULL &&
-	    strstr(err, "unsupported format version 7 (this srt reads 2)") != NULL,
+	    strstr(err, "unsupported format version 7 (this srt reads 3)") != NULL,
 	    "wrong version: %s", err);
 	memcpy(copy, img, len);
 	copy[16] = 0;
@@ -404,7 +410,8 @@ test_damage(void)
 	ok(policy_open_mem((const uint8_t *)"", 0, err, sizeof(err)) == NULL &&
 	    strstr(err, "truncated") != NULL, "empty input: %s", err);
 
-	/* The windows block ends the image: flags, low, high, then four string offsets. */
+	/* The windows block ends the options section: flags, low, high, then four string
+	 * offsets; the credentials section follows, 20 bytes here (two paths, one name). */
 	{
 		static const struct { size_t at; uint8_t v; const char *what; } w[] = {
 			{ 28, 0x07, "backend 3" },
@@ -415,13 +422,27 @@ test_damage(void)
 
 		for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
 			memcpy(copy, img, len);
-			copy[len - w[i].at] = w[i].v;
+			copy[len - 20 - w[i].at] = w[i].v;
 			reseal(copy, len);
 			ok(policy_open_mem(copy, len, err, sizeof(err)) == NULL &&
 			    strstr(err, "section options") != NULL, "windows block with %s "
 			    "refused: %s", w[i].what, err);
 		}
 	}
+	/* The variable's name pointed at the first path, which is no variable name. */
+	memcpy(copy, img, len);
+	memcpy(copy + len - 4, copy + len - 16, 4);
+	reseal(copy, len);
+	ok(policy_open_mem(copy, len, err, sizeof(err)) == NULL &&
+	    strstr(err, "section credentials") != NULL, "a credential variable that is no "
+	    "name refused: %s", err);
+	/* One byte more in the section. */
+	memcpy(copy, img, len);
+	copy[len - 20] = 3;
+	reseal(copy, len);
+	ok(policy_open_mem(copy, len, err, sizeof(err)) == NULL &&
+	    strstr(err, "section credentials") != NULL, "a wrong count of credential paths "
+	    "refused: %s", err);
 	free(copy);
 	free(img);
 }
