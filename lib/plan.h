@@ -23,6 +23,8 @@ struct plan_ctx {
 	const char *ref_tmpdir; /* the reference's TMPDIR (PLAN_REF_TMPDIR), writable when it
 	                           exists (Linux plan), or NULL */
 	const char *settings_path; /* made read-only inside when it lies in a writable root, or NULL */
+	const char *managed_path; /* the managed policy file (managed.h): protected as
+	                           settings_path is, whether it exists or not, or NULL */
 	/* srt's own programs, read-only inside: the launcher's directory and, when they
 	 * differ (an installed srt: BINDIR and LIBEXECDIR), its helpers'. NULL when unused. */
 	const char *self_dirs[PLAN_SELF_DIRS];

@@ -22,6 +22,9 @@
 #include "tap.h"
 #include "util.h"
 
+#define HDR_LEN         104             /* the header of format version 4 */
+#define LAYERS_LEN      (4 + 4 * SL_COUNT + 4)  /* the layers section of a plain policy */
+
 
 /* Every field of struct settings set to something other than its default. */
 static const char *rich_settings =
@@ -355,7 +358,7 @@ test_damage(void)
 	ok(resealed_refused > 0 && accepted < resealed_refused,
 	    "flips behind a valid checksum: %d refused, %d consistent and usable",
 	    resealed_refused, accepted);
-	for (size_t i = 0; i < 88; i++) {
+	for (size_t i = 0; i < HDR_LEN; i++) {
 		int bad = 0;
 
 		memcpy(copy, img, len);
@@ -368,7 +371,7 @@ test_damage(void)
 			ok(0, "header byte %zu flipped behind a valid checksum was accepted", i);
 			break;
 		}
-		if (i == 87)
+		if (i == HDR_LEN - 1)
 			ok(1, "every header byte flipped behind a valid checksum is refused");
 	}
 	ok(silent == 0, "every refusal carries a message");
@@ -381,7 +384,7 @@ test_damage(void)
 	copy[8] = 7;
 	reseal(copy, len);
 	ok(policy_open_mem(copy, len, err, sizeof(err)) == NULL &&
-	    strstr(err, "unsupported format version 7 (this srt reads 3)") != NULL,
+	    strstr(err, "unsupported format version 7 (this srt reads 4)") != NULL,
 	    "wrong version: %s", err);
 	memcpy(copy, img, len);
 	copy[16] = 0;
@@ -411,7 +414,8 @@ test_damage(void)
 	    strstr(err, "truncated") != NULL, "empty input: %s", err);
 
 	/* The windows block ends the options section: flags, low, high, then four string
-	 * offsets; the credentials section follows, 20 bytes here (two paths, one name). */
+	 * offsets; the layers section (all zero here) follows it, then the credentials
+	 * section, 20 bytes here (two paths, one name). */
 	{
 		static const struct { size_t at; uint8_t v; const char *what; } w[] = {
 			{ 28, 0x07, "backend 3" },
@@ -422,7 +426,7 @@ test_damage(void)
 
 		for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
 			memcpy(copy, img, len);
-			copy[len - 20 - w[i].at] = w[i].v;
+			copy[len - 20 - LAYERS_LEN - w[i].at] = w[i].v;
 			reseal(copy, len);
 			ok(policy_open_mem(copy, len, err, sizeof(err)) == NULL &&
 			    strstr(err, "section options") != NULL, "windows block with %s "
@@ -541,10 +545,11 @@ test_files(void)
 	policy_free(p);
 	close(fd);
 	fd = open(path, O_WRONLY | O_TRUNC);
-	ok(fd >= 0 && write(fd, img, 100) == 100, "truncate the file to 100 bytes");
+	ok(fd >= 0 && len > 120 && write(fd, img, 120) == 120,
+	    "truncate the file to 120 bytes");
 	close(fd);
 	p = policy_open_file(path, err, sizeof(err));
-	ok(p == NULL && strstr(err, "truncated: header says") && strstr(err, "file has 100"),
+	ok(p == NULL && strstr(err, "truncated: header says") && strstr(err, "file has 120"),
 	    "truncated file: %s", err);
 	unlink(path);
 	rmdir(dir);
