@@ -603,6 +603,44 @@ dom_entry_parse(const char *entry, int denylist, struct dom_rule *out, const cha
 	return ret;
 }
 
+int
+dom_pattern_valid(const char *pattern, const char **why)
+{
+	*why = NULL;
+	return pattern_check(pattern, 0, why) == -1 ? -1 : 0;
+}
+
+int
+dom_pattern_covered(const char *pattern, const struct dom_rule *allowed, size_t n)
+{
+	char *h = pattern_lower(pattern);
+	struct ip_addr a;
+	size_t i, hn, bn;
+	int wild = strncmp(h, "*.", 2) == 0, ip = ip_addr_parse(h, &a) == 0, hit = 0;
+
+	for (i = 0; i < n && !hit; i++) {
+		const struct dom_rule *r = &allowed[i];
+
+		if (r->host == NULL)
+			continue;
+		bn = strlen(r->host);
+		if (wild) {
+			/* Only a wildcard at or above the pattern's base admits all it names. */
+			hn = strlen(h + 2);
+			hit = r->kind == DOM_WILDCARD && (strcmp(h + 2, r->host) == 0 ||
+			    (hn > bn && h[2 + hn - bn - 1] == '.' &&
+			    strcmp(h + 2 + hn - bn, r->host) == 0));
+		} else if (r->kind == DOM_WILDCARD) {
+			hn = strlen(h);
+			hit = !ip && hn > bn && h[hn - bn - 1] == '.' &&
+			    strcmp(h + hn - bn, r->host) == 0;
+		} else
+			hit = strcmp(h, r->host) == 0;
+	}
+	free(h);
+	return hit;
+}
+
 void
 dom_rule_clear(struct dom_rule *r)
 {

@@ -33,6 +33,13 @@ struct dom_rule {
 int dom_entry_parse(const char *entry, int denylist, struct dom_rule *out, const char **why);
 void dom_rule_clear(struct dom_rule *r);
 
+/* A host pattern with no port (the reference's isValidDomainPattern): what
+ * credentials.*.injectHosts hold. 0, or -1 with *why. */
+int dom_pattern_valid(const char *pattern, const char **why);
+/* Is every host an injectHosts pattern can name allowed by some allowedDomains rule,
+ * ports aside (the reference's isInjectHostCoveredByAllowedDomains)? */
+int dom_pattern_covered(const char *pattern, const struct dom_rule *allowed, size_t n);
+
 enum host_kind {
 	HOST_MALFORMED = -1,
 	HOST_NAME = 0,

@@ -675,6 +675,7 @@ static const char *const merge_own[] = {
 	"network.filterRequest", "filesystem.denyRead", "filesystem.allowRead",
 	"filesystem.allowWrite", "filesystem.denyWrite", "ignoreViolations", "git",
 	"allowManagedDomainsOnly", "allowManagedReadPathsOnly", "allowUserWeakerOptions",
+	"credentials",
 };
 
 bool
@@ -828,7 +829,7 @@ merge_unknown(struct mctx *c)
 		obj = settings_objects[i];
 		for (k = obj->keys; k < obj->keys + obj->nkeys; k++) {
 			if (k->flags & (SETTINGS_UNSUPPORTED | SETTINGS_HELPER |
-			    SETTINGS_MANAGED))
+			    SETTINGS_MANAGED | SETTINGS_CALLBACK))
 				continue;
 			path = *obj->path ? xasprintf("%s.%s", obj->path, k->name) :
 			    xstrdup(k->name);
@@ -897,6 +898,12 @@ merge_lists(struct mctx *c)
 	merge_ignore(c, &n[SL_IGNORE]);
 	merge_strings(c, &m->git_safe_dirs, &o->git_safe_dirs, "git.safeDirectories", false,
 	    &n[SL_GIT_SAFE_DIRS]);
+	/* credentials: both files' "deny" entries, each keeping from the sandbox what it
+	 * names; the user's can only add to the managed file's. */
+	merge_paths(c, &m->cred.deny_files, &o->cred.deny_files, "credentials.files", NULL,
+	    &n[SL_CRED_FILES]);
+	merge_strings(c, &m->cred.deny_env, &o->cred.deny_env, "credentials.envVars", false,
+	    &n[SL_CRED_ENV]);
 }
 
 int

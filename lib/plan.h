@@ -18,11 +18,14 @@
 #include "wguard.h"
 
 #define PLAN_SELF_DIRS  2
+#define PLAN_REF_TMPDIR "/tmp/claude"   /* the reference's TMPDIR */
 
 struct plan_ctx {
 	const char *cwd;        /* relative entries resolve against this */
 	const char *home;       /* "~" expands to this */
 	const char *tmpdir;     /* the sandbox's private TMPDIR (writable), or NULL */
+	const char *ref_tmpdir; /* the reference's TMPDIR (PLAN_REF_TMPDIR), writable when it
+	                           exists (Linux plan), or NULL */
 	const char *settings_path; /* made read-only inside when it lies in a writable root, or NULL */
 	const char *managed_path; /* the managed policy file (managed.h): protected as
 	                           settings_path is, whether it exists or not, or NULL */

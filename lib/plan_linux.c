@@ -130,7 +130,7 @@ expand_list(struct pb *b, const struct path_list *l, const char *what, int deny,
 		if ((abs = path_absolute(spelled, home, cwd)) == NULL) {
 			/* An allow that names nothing grants nothing; a deny must not vanish. */
 			if (deny) {
-				diags_add(b->errs, "filesystem.%s[%zu]: \"%s\" cannot be made "
+				diags_add(b->errs, "%s[%zu]: \"%s\" cannot be made "
 				    "absolute (no home directory or working directory)",
 				    what, i, e->path);
 				b->bad = 1;
@@ -147,12 +147,12 @@ expand_list(struct pb *b, const struct path_list *l, const char *what, int deny,
 			strlist_push(out, abs);
 		r = glob_expand(abs, out);
 		if (r == 1 && deny) {
-			diags_add(b->errs, "filesystem.%s[%zu]: \"%s\" matches too many paths to "
+			diags_add(b->errs, "%s[%zu]: \"%s\" matches too many paths to "
 			    "expand (limit %d entries, %d matches); deny a directory instead",
 			    what, i, e->path, GLOB_MAX_ENTRIES, GLOB_MAX_MATCHES);
 			b->bad = 1;
 		} else if (r == 1)
-			log_warnx("filesystem.%s[%zu]: \"%s\": expansion stopped at its limit",
+			log_warnx("%s[%zu]: \"%s\": expansion stopped at its limit",
 			    what, i, e->path);
 		free(abs);
 		free(spelled);
@@ -161,7 +161,8 @@ expand_list(struct pb *b, const struct path_list *l, const char *what, int deny,
 
 /* --- write allows -------------------------------------------------------------------- */
 
-/* Whether a denyRead entry covers p (the home convenience directories are left out then). */
+/* Whether a denyRead (or credentials) entry covers p (the home convenience directories are
+ * left out then). */
 static int
 read_rule_covers(struct pb *b, const struct path_entry *e, const char *p)
 {
@@ -205,8 +206,13 @@ static int
 home_dir_read_denied(struct pb *b, const char *p)
 {
 	const struct path_list *deny = &b->s->fs.deny_read, *allow = &b->s->fs.allow_read;
+	const struct path_list *cred = &b->s->cred.deny_files;
 	size_t i, j;
 
+	/* A credential deny covering it: no allowRead re-opens that. */
+	for (i = 0; i < cred->n; i++)
+		if (read_rule_covers(b, &cred->v[i], p))
+			return 1;
 	for (i = 0; i < deny->n; i++) {
 		int reopened = 0;
 
@@ -269,23 +275,31 @@ add_write(struct pb *b, const char *abs, int user)
 	free(n);
 }
 
+/* Writable under the home directory, as in the reference, unless a read deny covers them. */
+static const char *const home_write_dirs[] = { ".npm/_logs", ".claude/debug" };
+
 static void
 plan_writes(struct pb *b)
 {
 	struct strlist user = { 0 };
-	char *npm;
+	char *p;
 	size_t i;
 
-	/* The sandbox's own TMPDIR replaces the reference's /tmp/claude. */
+	/* The sandbox's own TMPDIR (TMPDIR inside), and the reference's, /tmp/claude, which
+	 * commands written for it use by name: writable when it exists, whatever is
+	 * read-denied. */
 	if (b->ctx->tmpdir != NULL && *b->ctx->tmpdir == '/')
 		add_write(b, b->ctx->tmpdir, 0);
-	if (b->ctx->home != NULL && *b->ctx->home == '/') {
-		npm = path_join(b->ctx->home, ".npm/_logs");
-		if (!home_dir_read_denied(b, npm))
-			add_write(b, npm, 0);
-		free(npm);
+	if (b->ctx->ref_tmpdir != NULL && *b->ctx->ref_tmpdir == '/')
+		add_write(b, b->ctx->ref_tmpdir, 0);
+	for (i = 0; i < nitems(home_write_dirs) && b->ctx->home != NULL &&
+	    *b->ctx->home == '/'; i++) {
+		p = path_join(b->ctx->home, home_write_dirs[i]);
+		if (!home_dir_read_denied(b, p))
+			add_write(b, p, 0);
+		free(p);
 	}
-	expand_list(b, &b->s->fs.allow_write, "allowWrite", 0, &user);
+	expand_list(b, &b->s->fs.allow_write, "filesystem.allowWrite", 0, &user);
 	for (i = 0; i < user.n; i++)
 		add_write(b, user.v[i], 1);
 	strlist_free(&user);
@@ -322,9 +336,10 @@ cmp_rdeny(const void *x, const void *y)
 	return a->order < c->order ? -1 : a->order > c->order;
 }
 
-/* A "/" entry stands for the root's children: a tmpfs on / would wipe every mount. */
+/* A "/" entry stands for the root's children: a tmpfs on / would wipe every mount. Those
+ * an allowRead covers are left out, except for a credential deny, which has no exceptions. */
 static void
-expand_root_deny(struct pb *b, struct strlist *entries)
+expand_root_deny(struct pb *b, struct strlist *entries, int cred)
 {
 	struct dirent *de;
 	DIR *d;
@@ -346,7 +361,7 @@ expand_root_deny(struct pb *b, struct strlist *entries)
 			free(child);
 			continue;
 		}
-		for (i = 0; i < b->reads.n && !covered; i++) {
+		for (i = 0; i < b->reads.n && !covered && !cred; i++) {
 			char *loc = name_location(b, b->reads.v[i]);
 
 			covered = path_is_under(canon_or(b, child), loc);
@@ -373,35 +388,54 @@ given_spelling(const char *abs)
 	return path_normalize(abs);
 }
 
+/* One list of read denies, expanded, as entries and the spellings a reader gives. */
 static void
-plan_read_entries(struct pb *b)
+read_deny_list(struct pb *b, const struct path_list *l, const char *what, int cred,
+    struct strlist *entries, struct strlist *given)
 {
-	struct strlist raw = { 0 }, entries = { 0 }, given = { 0 };
-	size_t i, j, nuser;
+	struct strlist raw = { 0 };
+	size_t i, j;
 
-	expand_list(b, &b->s->fs.allow_read, "allowRead", 0, &raw);
-	for (i = 0; i < raw.n; i++)
-		strlist_push_owned(&b->reads, normalize(b, raw.v[i]));
-	strlist_free(&raw);
-
-	expand_list(b, &b->s->fs.deny_read, "denyRead", 1, &raw);
+	expand_list(b, l, what, 1, &raw);
 	for (i = 0; i < raw.n; i++) {
 		char *n = normalize(b, raw.v[i]), *g;
 
 		if (strcmp(n, "/") == 0) {
-			j = entries.n;
-			expand_root_deny(b, &entries);
-			for (; j < entries.n; j++)
-				strlist_push(&given, entries.v[j]);
+			j = entries->n;
+			expand_root_deny(b, entries, cred);
+			for (; j < entries->n; j++)
+				strlist_push(given, entries->v[j]);
 		} else {
-			strlist_push(&entries, n);
+			strlist_push(entries, n);
 			g = given_spelling(raw.v[i]);
-			strlist_push(&given, g != NULL ? g : n);
+			strlist_push(given, g != NULL ? g : n);
 			free(g);
 		}
 		free(n);
 	}
 	strlist_free(&raw);
+}
+
+/*
+ * The read denies: denyRead, then the files of credentials with mode "deny", which take
+ * the same way (globs expanded, a directory hidden under a tmpfs, a file masked) but
+ * allow no exception: no allowRead lifts or re-opens them, and no allowRead or
+ * allowWrite path at or beneath one is bound back over any tmpfs, as the reference has it.
+ */
+static void
+plan_read_entries(struct pb *b)
+{
+	struct strlist raw = { 0 }, entries = { 0 }, given = { 0 };
+	size_t i, j, nlisted, nuser;
+
+	expand_list(b, &b->s->fs.allow_read, "filesystem.allowRead", 0, &raw);
+	for (i = 0; i < raw.n; i++)
+		strlist_push_owned(&b->reads, normalize(b, raw.v[i]));
+	strlist_free(&raw);
+
+	read_deny_list(b, &b->s->fs.deny_read, "filesystem.denyRead", 0, &entries, &given);
+	nlisted = entries.n;
+	read_deny_list(b, &b->s->cred.deny_files, "credentials.files", 1, &entries, &given);
 	nuser = entries.n;
 	/* ssh refuses configs whose owner looks wrong inside a user namespace. */
 	if (exists(b, "/etc/ssh/ssh_config.d")) {
@@ -419,6 +453,7 @@ plan_read_entries(struct pb *b)
 		r->named = xstrdup(entries.v[i]);
 		r->given = xstrdup(given.v[i]);
 		r->internal = i >= nuser;
+		r->cred = i >= nlisted && i < nuser;
 		r->order = i;
 		r->depth = path_depth(canon_or(b, r->named));
 		b->nrd++;
@@ -459,7 +494,7 @@ plan_read_entries(struct pb *b)
 			cand = up;
 		}
 		free(cand);
-		if (r->landing != NULL && !r->isdir) {
+		if (r->landing != NULL && !r->isdir && !r->cred) {
 			for (j = 0; j < b->reads.n && !r->lifted; j++) {
 				char *loc = name_location(b, b->reads.v[j]);
 
@@ -522,6 +557,19 @@ mounts_add(struct mounts *m, const char *src, const char *dest)
 	m->n++;
 }
 
+/* Is location at or beneath where a credential deny lands? Nothing is bound back there. */
+static int
+under_credential_deny(struct pb *b, const char *loc)
+{
+	size_t i;
+
+	for (i = 0; i < b->nrd; i++)
+		if (b->rd[i].cred && b->rd[i].landing != NULL &&
+		    path_is_under(loc, b->rd[i].landing))
+			return 1;
+	return 0;
+}
+
 /*
  * How p goes back over the tmpfs at landing, if it is a carve-out of it: its name and what
  * it resolves to both inside. Bound at the name, from the resolved source, so bwrap has
@@ -537,7 +585,7 @@ restore_placement(struct pb *b, const char *p, const char *landing, char **src,
 
 	*dest = name_location(b, p);
 	if (!path_is_under(*dest, landing) || (source = canon(b, p)) == NULL ||
-	    !path_is_under(source, landing))
+	    !path_is_under(source, landing) || under_credential_deny(b, *dest))
 		goto no;
 	if (strcmp(source, *dest) != 0) {
 		for (i = 0; i < b->denied.n; i++) {
@@ -1106,7 +1154,7 @@ plan_linux_fs(const struct settings *s, const struct plan_ctx *ctx,
 	if (b.bad)
 		goto out;
 
-	expand_list(&b, &s->fs.deny_write, "denyWrite", 1, &cfg);
+	expand_list(&b, &s->fs.deny_write, "filesystem.denyWrite", 1, &cfg);
 	if (b.bad)
 		goto out;
 	for (i = 0; i < cfg.n; i++) {

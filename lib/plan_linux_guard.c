@@ -173,7 +173,8 @@ guard_read_denies(struct pb *b)
 		if (r->internal)
 			continue;
 		if (r->missing) {
-			guard_chain(b, r->given, "a denyRead path", false, 0);
+			guard_chain(b, r->given, r->cred ? "a credentials file" : "a denyRead path",
+			    false, 0);
 			/* Made inside another deny's tmpfs, it would be the sandbox's own. */
 			loc = name_location(b, r->given);
 			if (!hidden_by_tmpfs(b, loc, 1))

@@ -36,7 +36,7 @@ struct unit {
 	struct mounts writes, reads;
 };
 
-/* One denyRead entry: where its mount lands, if anywhere. */
+/* One denyRead (or credentials file) entry: where its mount lands, if anywhere. */
 struct rdeny {
 	char *named;            /* the entry, normalised */
 	char *given;            /* the entry as a reader spells it: its links kept */
@@ -44,6 +44,7 @@ struct rdeny {
 	int isdir, standin, lifted;
 	int missing;            /* not there at the start (landing NULL) */
 	int internal;           /* the plan's own (ssh's configuration), not the settings' */
+	int cred;               /* a credentials file: no allowRead or allowWrite exception */
 	size_t depth, order;
 };
 

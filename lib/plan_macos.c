@@ -187,31 +187,41 @@ covers(const struct cover *c, const char *p)
 /*
  * The convenience directories under home that stay writable: those no denyRead entry
  * covers (counting the names its glob spellings also are), or that an allowRead name
- * beneath the covering deny re-opens.
+ * beneath the covering deny re-opens; and that no credentials file covers.
  */
+/* The reach of each entry of a read-deny list, with the names its glob spellings also are. */
 static void
-home_write_paths(const struct mb *b, struct strlist *out)
+covers_of(const struct mb *b, const struct path_list *l, struct cover **cv, size_t *ncv)
 {
-	const struct path_list *dr = &b->s->fs.deny_read, *ar = &b->s->fs.allow_read;
-	struct cover *cv = NULL;
-	struct strlist homes = { 0 }, reopened = { 0 };
-	size_t ncv = 0, i, j, h, r;
+	size_t i, j;
 
-	for (i = 0; i < dr->n; i++) {
+	for (i = 0; i < l->n; i++) {
 		struct ments names = { 0 };
 
-		cv = xreallocarray(cv, ncv + 1, sizeof(*cv));
-		cv[ncv++] = cover_of(b, dr->v[i].path, dr->v[i].literal);
-		if (dr->v[i].literal)
+		*cv = xreallocarray(*cv, *ncv + 1, sizeof(**cv));
+		(*cv)[(*ncv)++] = cover_of(b, l->v[i].path, l->v[i].literal);
+		if (l->v[i].literal)
 			continue;
-		literal_readings(b, dr->v[i].path, K_DENY, &names);
+		literal_readings(b, l->v[i].path, K_DENY, &names);
 		for (j = 0; j < names.n; j++)
 			if (!names.v[j].glob) {
-				cv = xreallocarray(cv, ncv + 1, sizeof(*cv));
-				cv[ncv++] = cover_of(b, names.v[j].path, true);
+				*cv = xreallocarray(*cv, *ncv + 1, sizeof(**cv));
+				(*cv)[(*ncv)++] = cover_of(b, names.v[j].path, true);
 			}
 		ments_free(&names);
 	}
+}
+
+static void
+home_write_paths(const struct mb *b, struct strlist *out)
+{
+	const struct path_list *ar = &b->s->fs.allow_read;
+	struct cover *cv = NULL, *cc = NULL;
+	struct strlist homes = { 0 }, reopened = { 0 };
+	size_t ncv = 0, ncc = 0, i, j, h, r;
+
+	covers_of(b, &b->s->fs.deny_read, &cv, &ncv);
+	covers_of(b, &b->s->cred.deny_files, &cc, &ncc);
 	for (i = 0; i < ar->n; i++) {
 		struct ments names = { 0 };
 		char *stripped;
@@ -256,6 +266,10 @@ home_write_paths(const struct mb *b, struct strlist *out)
 			}
 			denied = !reopen;
 		}
+		/* A credentials file covering it, which nothing re-opens. */
+		for (j = 0; !denied && j < ncc; j++)
+			for (h = 0; h < sp.n && !denied; h++)
+				denied = covers(&cc[j], sp.v[h]);
 		if (!denied)
 			strlist_push_owned(out, js_join(b->home, home_write_dirs[i]));
 		strlist_free(&sp);
@@ -263,6 +277,9 @@ home_write_paths(const struct mb *b, struct strlist *out)
 	for (i = 0; i < ncv; i++)
 		free(cv[i].rule);
 	free(cv);
+	for (i = 0; i < ncc; i++)
+		free(cc[i].rule);
+	free(cc);
 	strlist_free(&homes);
 	strlist_free(&reopened);
 }
@@ -469,6 +486,7 @@ filesystem_rules(struct mb *b, const struct plan_ctx *ctx)
 	struct strlist deny_spelled = { 0 }, deny_literal = { 0 };
 	struct strlist rd_spelled = { 0 }, rd_literal = { 0 };
 	struct strlist ra_spelled = { 0 }, ra_literal = { 0 };
+	struct strlist cr_spelled = { 0 }, none = { 0 };
 	size_t i;
 
 	memset(&rc, 0, sizeof(rc));
@@ -496,10 +514,25 @@ filesystem_rules(struct mb *b, const struct plan_ctx *ctx)
 
 	split_list(&s->fs.deny_read, true, &rd_spelled, &rd_literal);
 	split_list(&s->fs.allow_read, true, &ra_spelled, &ra_literal);
+	/* The credentials files, last and apart; a denyRead spelling that is also one is
+	 * taken as the credentials file only. */
+	split_list(&s->cred.deny_files, true, &cr_spelled, &none);
+	for (i = rd_spelled.n; i-- > 0;)
+		if (strlist_contains(&cr_spelled, rd_spelled.v[i])) {
+			free(rd_spelled.v[i]);
+			memmove(&rd_spelled.v[i], &rd_spelled.v[i + 1],
+			    (rd_spelled.n - i - 1) * sizeof(*rd_spelled.v));
+			rd_spelled.v[--rd_spelled.n] = NULL;
+		}
 	{
 		struct ments tmp = { 0 };
 
 		caller_entries(b, K_DENY, &rd_spelled, &rd_literal, &tmp);
+		for (i = 0; i < tmp.n; i++)
+			in_both_spellings(b, K_DENY, &tmp.v[i], &rc.denies);
+		ments_free(&tmp);
+		rc.cred_from = rc.denies.n;
+		caller_entries(b, K_DENY, &cr_spelled, &none, &tmp);
 		for (i = 0; i < tmp.n; i++)
 			in_both_spellings(b, K_DENY, &tmp.v[i], &rc.denies);
 		ments_free(&tmp);
@@ -526,6 +559,7 @@ filesystem_rules(struct mb *b, const struct plan_ctx *ctx)
 	strlist_free(&rd_literal);
 	strlist_free(&ra_spelled);
 	strlist_free(&ra_literal);
+	strlist_free(&cr_spelled);
 }
 
 static bool

@@ -37,9 +37,12 @@ struct mb {
 	char *tag;              /* the log tag, quoted */
 };
 
-/* What the read and write rules are made of (plan_macos_rules.c). */
+/* What the read and write rules are made of (plan_macos_rules.c). The denies from
+ * cred_from on are the credentials files': no allowRead or write root is carved out of
+ * them. */
 struct readcfg {
 	struct ments denies, allows, write_roots;
+	size_t cred_from;
 };
 
 /* plan_macos.c */

@@ -294,7 +294,8 @@ move_blocking_filters(const struct ments *entries, struct strlist *set)
 
 /*
  * The denies the allowRead block would re-open (the last rule wins): a name below a
- * name that is allowed, as it is; every glob, less the allows it covers. Only denies.
+ * name that is allowed, as it is; every glob, less the allows it covers; every
+ * credentials file, whole. Only denies.
  */
 static void
 late_read_denies(const struct readcfg *rc, struct strlist *set, bool *covers_root)
@@ -304,8 +305,13 @@ late_read_denies(const struct readcfg *rc, struct strlist *set, bool *covers_roo
 	*covers_root = false;
 	for (i = 0; i < rc->denies.n; i++) {
 		const struct ment *d = &rc->denies.v[i];
+		bool cred = i >= rc->cred_from;
 		struct strlist outs = { 0 };
 
+		if (!d->glob && cred) {
+			set_add_owned(set, deny_filter(d));
+			continue;
+		}
 		if (!d->glob) {
 			for (j = 0; j < rc->allows.n; j++)
 				if (!rc->allows.v[j].glob &&
@@ -317,7 +323,7 @@ late_read_denies(const struct readcfg *rc, struct strlist *set, bool *covers_roo
 		}
 		if (entry_matches(d, "/", true))
 			*covers_root = true;
-		for (j = 0; j < rc->allows.n; j++)
+		for (j = 0; j < rc->allows.n && !cred; j++)
 			if (deny_covers(d, &rc->allows.v[j]))
 				set_add_owned(&outs, path_filter(&rc->allows.v[j]));
 		set_add_owned(set, carve(deny_filter(d), &outs));
@@ -372,7 +378,9 @@ read_rules(struct mb *b, const struct readcfg *rc)
 	strlist_free(&set);
 }
 
-/* Read-denied paths inside write roots, and their directories there, kept in place. */
+/* Read-denied paths inside write roots, and their directories there, kept in place; a
+ * credentials file wherever it is, with nothing carved out of it, and the directories
+ * above it that are write roots too. */
 void
 read_deny_unlink_rules(struct mb *b, const struct readcfg *rc)
 {
@@ -388,6 +396,7 @@ read_deny_unlink_rules(struct mb *b, const struct readcfg *rc)
 			any_glob_root = true;
 	for (i = 0; i < rc->denies.n; i++) {
 		const struct ment *d = &rc->denies.v[i];
+		bool cred = i >= rc->cred_from;
 		struct strlist outs = { 0 }, dirs = { 0 };
 
 		if (d->glob) {
@@ -406,10 +415,10 @@ read_deny_unlink_rules(struct mb *b, const struct readcfg *rc)
 				free(base);
 				continue;
 			}
-			for (j = 0; j < rc->allows.n; j++)
+			for (j = 0; j < rc->allows.n && !cred; j++)
 				if (deny_covers(d, &rc->allows.v[j]))
 					set_add_owned(&outs, path_filter(&rc->allows.v[j]));
-			for (j = 0; j < w->n; j++)
+			for (j = 0; j < w->n && !cred; j++)
 				if (deny_covers(d, &w->v[j]))
 					set_add_owned(&outs, path_filter(&w->v[j]));
 			set_add_owned(&set, carve(deny_filter(d), &outs));
@@ -424,12 +433,12 @@ read_deny_unlink_rules(struct mb *b, const struct readcfg *rc)
 			for (j = 0; !below && j < w->n; j++)
 				below = w->v[j].glob ? entry_matches(&w->v[j], d->path, false) :
 				    path_is_strictly_under(d->path, w->v[j].path);
-			if (!below)
+			if (!below && !cred)
 				continue;
-			for (j = 0; j < rc->allows.n; j++)
+			for (j = 0; j < rc->allows.n && !cred; j++)
 				if (sample_strictly_under(&rc->allows.v[j], d->path))
 					set_add_owned(&outs, path_filter(&rc->allows.v[j]));
-			for (j = 0; j < w->n; j++)
+			for (j = 0; j < w->n && !cred; j++)
 				if (sample_strictly_under(&w->v[j], d->path))
 					set_add_owned(&outs, path_filter(&w->v[j]));
 			set_add_owned(&set, carve(deny_filter(d), &outs));
@@ -440,7 +449,8 @@ read_deny_unlink_rules(struct mb *b, const struct readcfg *rc)
 
 			for (j = 0; !below && j < w->n; j++)
 				below = w->v[j].glob ? entry_matches(&w->v[j], dirs.v[k], false) :
-				    path_is_strictly_under(dirs.v[k], w->v[j].path);
+				    path_is_strictly_under(dirs.v[k], w->v[j].path) ||
+				    (cred && strcmp(dirs.v[k], w->v[j].path) == 0);
 			if (below)
 				add_literal_filter(&set, dirs.v[k]);
 		}

@@ -9,6 +9,7 @@
  *   allowRead   ALLOW read, execute
  *   denyRead    DENY read on the target, DENY delete-child on its parent
  *   denyWrite   DENY write on the target, DENY delete-child on its parent
+ *   credentials.files (mode "deny")   as denyRead, and no grant at or beneath it
  * The parent's entry stops the target being removed or renamed away and replaced; it is
  * set on the parent alone (no inheritance), since only the parent's own children are at
  * stake.
@@ -159,7 +160,7 @@ expand(struct wb *b, const struct path_list *l, const char *what, int deny,
 		spelled = e->literal ? xstrdup(e->path) : strip_globstar(e->path);
 		if ((abs = path_absolute(spelled, b->ctx->home, b->ctx->cwd)) == NULL) {
 			if (deny) {
-				diags_add(b->errs, "filesystem.%s[%zu]: \"%s\" cannot be made "
+				diags_add(b->errs, "%s[%zu]: \"%s\" cannot be made "
 				    "absolute (no home directory or working directory)", what,
 				    i, e->path);
 				b->bad = 1;
@@ -178,12 +179,12 @@ expand(struct wb *b, const struct path_list *l, const char *what, int deny,
 			take(abs, deny, dir_hint, out);
 		r = glob_expand(abs, &found);
 		if (r == 1 && deny) {
-			diags_add(b->errs, "filesystem.%s[%zu]: \"%s\" matches too many paths to "
+			diags_add(b->errs, "%s[%zu]: \"%s\" matches too many paths to "
 			    "expand (limit %d entries, %d matches); deny a directory instead",
 			    what, i, e->path, GLOB_MAX_ENTRIES, GLOB_MAX_MATCHES);
 			b->bad = 1;
 		} else if (r == 1)
-			log_warnx("filesystem.%s[%zu]: \"%s\": expansion stopped at its limit",
+			log_warnx("%s[%zu]: \"%s\": expansion stopped at its limit",
 			    what, i, e->path);
 		for (size_t k = 0; k < found.n; k++)
 			take(found.v[k], deny, 0, out);
@@ -296,7 +297,7 @@ plan_windows_build(const struct settings *s, const struct plan_ctx *ctx,
     struct plan_windows *out, struct diags *errs)
 {
 	struct wb b = { s, ctx, errs, 0, out };
-	struct wlist ar = { 0 }, aw = { 0 }, dr = { 0 }, dw = { 0 };
+	struct wlist ar = { 0 }, aw = { 0 }, dr = { 0 }, dw = { 0 }, cd = { 0 };
 	struct wlist read = { 0 }, write = { 0 };
 	size_t i;
 
@@ -304,16 +305,30 @@ plan_windows_build(const struct settings *s, const struct plan_ctx *ctx,
 	/* filesystem.disabled: no grant and no deny, as the reference does on Windows. */
 	if (s->fs.disabled)
 		return 0;
-	expand(&b, &s->fs.allow_read, "allowRead", 0, &ar);
-	expand(&b, &s->fs.allow_write, "allowWrite", 0, &aw);
-	expand(&b, &s->fs.deny_read, "denyRead", 1, &dr);
-	expand(&b, &s->fs.deny_write, "denyWrite", 1, &dw);
+	expand(&b, &s->fs.allow_read, "filesystem.allowRead", 0, &ar);
+	expand(&b, &s->fs.allow_write, "filesystem.allowWrite", 0, &aw);
+	expand(&b, &s->fs.deny_read, "filesystem.denyRead", 1, &dr);
+	expand(&b, &s->fs.deny_write, "filesystem.denyWrite", 1, &dw);
+	expand(&b, &s->cred.deny_files, "credentials.files", 1, &cd);
 	if (b.bad)
 		goto fail;
 
+	/* A credentials file is read-denied like denyRead, and ranks above every grant: one
+	 * at or beneath it is not made at all, as the reference has it. */
 	for (i = 0; i < ar.n; i++)
-		wlist_push(&read, xstrdup(ar.v[i].path), ar.v[i].dir, 1);
+		if (under_any(ar.v[i].path, &cd))
+			log_debug("plan: allowRead %s is at or beneath a credentials file: no "
+			    "grant", ar.v[i].path);
+		else
+			wlist_push(&read, xstrdup(ar.v[i].path), ar.v[i].dir, 1);
+	for (i = 0; i < cd.n; i++)
+		wlist_push(&dr, xstrdup(cd.v[i].path), cd.v[i].dir, cd.v[i].exists);
 	for (i = 0; i < aw.n; i++) {
+		if (under_any(aw.v[i].path, &cd)) {
+			log_debug("plan: allowWrite %s is at or beneath a credentials file: no "
+			    "grant", aw.v[i].path);
+			continue;
+		}
 		/* denyWrite ranks above allowWrite: at or beneath one, a write grant reads. */
 		if (under_any(aw.v[i].path, &dw)) {
 			log_debug("plan: allowWrite %s is at or beneath a denyWrite: read only",
@@ -346,6 +361,7 @@ plan_windows_build(const struct settings *s, const struct plan_ctx *ctx,
 	wlist_free(&aw);
 	wlist_free(&dr);
 	wlist_free(&dw);
+	wlist_free(&cd);
 	wlist_free(&read);
 	wlist_free(&write);
 	return 0;
@@ -354,6 +370,7 @@ fail:
 	wlist_free(&aw);
 	wlist_free(&dr);
 	wlist_free(&dw);
+	wlist_free(&cd);
 	plan_windows_free(out);
 	return -1;
 }

@@ -6,16 +6,17 @@
  * sections follow the header and each other with no gap, so equal settings give equal
  * bytes and a reader can refuse any byte it did not expect.
  *
- *   header (96 bytes)
+ *   header (104 bytes)
  *     0  magic       8 bytes  89 'S' 'R' 'T' 'P' 'O' 'L' 0a  (high bit and newline catch
  *                             7-bit and text-mode transfers, as PNG's magic does)
- *     8  version     u32      4 (1 had no windows block, 2 neither routes nor layers,
- *                             3 one of the two: images of either kind are refused)
- *    12  nsections   u32      8
+ *     8  version     u32      5 (1 had no windows block, 2 neither routes nor layers,
+ *                             3 and 4 only some of routes, layers and credentials:
+ *                             images of every earlier kind are refused)
+ *    12  nsections   u32      9
  *    16  length      u64      total image length in bytes
  *    24  checksum    u64      FNV-1a 64 over the whole image, these 8 bytes read as zero
- *    32  sections    8 x (u32 offset, u32 length), in the order below; the first starts
- *                             at 96, each next one where the previous ended, the last
+ *    32  sections    9 x (u32 offset, u32 length), in the order below; the first starts
+ *                             at 104, each next one where the previous ended, the last
  *                             ends at length
  *   0 strings   NUL-terminated strings; a string is named by its offset here, the
  *               value 0xffffffff stands for "none" (NULL). Starts and ends with NUL.
@@ -60,6 +61,8 @@
  *               Without bit 0 every other field is zero. A program that loads an image
  *               merges it with the managed file anew (policy_source.h): these say what
  *               the merge found, for the proxies' "(managed: ...)" and dump --layers.
+ *   8 credentials  the "deny" entries of credentials: u32 n, n x str (files[].path, in
+ *               file order), u32 m, m x str (envVars[].name, POSIX names).
  *
  * Why FNV-1a 64: the checksum catches accidental damage (a short write, a copy that
  * stopped half-way, a flipped bit), not an attacker, who could recompute any unkeyed sum;
@@ -95,7 +98,7 @@
 
 #define POLICY_MAGIC            "\x89SRTPOL\n"
 #define POLICY_MAGIC_LEN        8
-#define POLICY_VERSION          4
+#define POLICY_VERSION          5
 #define POLICY_HDR_FIXED        32
 #define STR_NONE                UINT32_MAX
 #define RULE_REC                16
@@ -112,13 +115,15 @@ enum policy_section {
 	SEC_FS,
 	SEC_OPTIONS,
 	SEC_LAYERS,
+	SEC_CREDENTIALS,
 	SEC_COUNT
 };
 
 #define POLICY_HDR_LEN  (POLICY_HDR_FIXED + 8 * SEC_COUNT)
 
 static const char *const sec_names[SEC_COUNT] = {
-	"strings", "rules", "index", "iprules", "ranges", "fs", "options", "layers"
+	"strings", "rules", "index", "iprules", "ranges", "fs", "options", "layers",
+	"credentials"
 };
 
 /* Rule kinds as stored: fixed numbers, independent of enum dom_kind's order. */
@@ -512,6 +517,18 @@ compile_options(const struct settings *s, struct strtab *st, struct buf *b)
 	put_strlist(b, st, &s->net.strip_headers);
 }
 
+/* An environment variable name as settings.c accepts one: it reaches bwrap's and env's
+ * command lines, where it must never read as an option. */
+static int
+cred_env_name_ok(const char *s)
+{
+	static const char first[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_";
+
+	return s != NULL && *s != '\0' && strchr(first, *s) != NULL &&
+	    strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789") ==
+	    strlen(s);
+}
+
 static void
 compile_layers(const struct settings *s, struct strtab *st, struct buf *b)
 {
@@ -596,6 +613,12 @@ settings_compilable(const struct settings *s)
 	if (s->win.port_lo < 0 || s->win.port_hi < 0 ||
 	    !win_ports_ok((uint32_t)s->win.port_lo, (uint32_t)s->win.port_hi))
 		return 0;
+	for (size_t i = 0; i < s->cred.deny_files.n; i++)
+		if (s->cred.deny_files.v[i].path == NULL || s->cred.deny_files.v[i].literal)
+			return 0;
+	for (size_t i = 0; i < s->cred.deny_env.n; i++)
+		if (!cred_env_name_ok(s->cred.deny_env.v[i]))
+			return 0;
 	/* An absent block has nothing set: one spelling for "no windows block". */
 	if (!s->win.present && (s->win.backend != WIN_BACKEND_UNSET || s->win.port_lo != 0 ||
 	    s->win.sandbox_user != NULL || s->win.sublayer_guid != NULL ||
@@ -637,6 +660,10 @@ policy_compile(const struct settings *s, uint8_t **out, size_t *outlen)
 	put_pathlist(&sec[SEC_FS], &st, &s->fs.deny_write);
 	compile_options(s, &st, &sec[SEC_OPTIONS]);
 	compile_layers(s, &st, &sec[SEC_LAYERS]);
+	buf_u32le(&sec[SEC_CREDENTIALS], (uint32_t)s->cred.deny_files.n);
+	for (size_t i = 0; i < s->cred.deny_files.n; i++)
+		buf_u32le(&sec[SEC_CREDENTIALS], strtab_add(&st, s->cred.deny_files.v[i].path));
+	put_strlist(&sec[SEC_CREDENTIALS], &st, &s->cred.deny_env);
 	if (st.overflow)
 		goto out;
 	/* Strings end with a NUL already; the section is the interned data itself. */
@@ -1341,6 +1368,46 @@ read_options(const struct policy *p, struct settings *out, uint32_t *flagsp,
 	return 0;
 }
 
+/* The credentials section: paths and names, the names POSIX ones. */
+static int
+read_credentials(const struct policy *p, struct settings_cred *out)
+{
+	struct cur c = { p->sec[SEC_CREDENTIALS], p->seclen[SEC_CREDENTIALS], 0, 0 };
+	struct strlist files = { 0 }, env = { 0 };
+	int ret = -1;
+	size_t i;
+
+	if (read_strlist(p, &c, &files) != 0 || read_strlist(p, &c, &env) != 0 || c.bad ||
+	    c.off != c.len)
+		goto out;
+	for (i = 0; i < env.n; i++)
+		if (!cred_env_name_ok(env.v[i]))
+			goto out;
+	if (out != NULL) {
+		out->deny_files.n = files.n;
+		out->deny_files.v = files.n ? xcalloc(files.n, sizeof(*out->deny_files.v)) :
+		    NULL;
+		for (i = 0; i < files.n; i++)
+			out->deny_files.v[i].path = xstrdup(files.v[i]);
+		out->deny_env = env;
+		memset(&env, 0, sizeof(env));
+	}
+	ret = 0;
+ out:
+	strlist_free(&files);
+	strlist_free(&env);
+	return ret;
+}
+
+static int
+verify_credentials(struct policy *p, char *err, size_t errlen)
+{
+	if (read_credentials(p, NULL) == 0)
+		return 0;
+	seterr(err, errlen, "section credentials: malformed");
+	return -1;
+}
+
 /* The layers section, checked against the lists of lens (the image's own settings). */
 static int
 read_layers(const struct policy *p, const struct settings *lens,
@@ -1395,7 +1462,8 @@ verify_layers(struct policy *p, char *err, size_t errlen)
 
 	settings_init_default(&lens);
 	if (p->seclen[SEC_LAYERS] >= 4 && get32(p->sec[SEC_LAYERS]) != 0 &&
-	    (read_fs(p, &lens) != 0 || read_options(p, &lens, NULL, NULL) != 0)) {
+	    (read_fs(p, &lens) != 0 || read_options(p, &lens, NULL, NULL) != 0 ||
+	    read_credentials(p, &lens.cred) != 0)) {
 		settings_free(&lens);
 		seterr(err, errlen, "section layers: the lists cannot be read");
 		return -1;
@@ -1429,6 +1497,7 @@ policy_verify(struct policy *p, char *err, size_t errlen)
 	    verify_ranges(p, err, errlen) != 0 ||
 	    verify_fs(p, err, errlen) != 0 ||
 	    verify_options(p, err, errlen) != 0 ||
+	    verify_credentials(p, err, errlen) != 0 ||
 	    verify_layers(p, err, errlen) != 0)
 		return -1;
 	return 0;
@@ -1795,7 +1864,8 @@ policy_to_settings(const struct policy *p, struct settings *out)
 	/* The fs and options sections were checked at open by the same walkers. */
 	if (get_rules(p, 0, &out->net.allowed, &out->net.nallowed) != 0 ||
 	    get_rules(p, 1, &out->net.denied, &out->net.ndenied) != 0 ||
-	    read_fs(p, out) != 0 || read_options(p, out, NULL, NULL) != 0) {
+	    read_fs(p, out) != 0 || read_options(p, out, NULL, NULL) != 0 ||
+	    read_credentials(p, &out->cred) != 0) {
 		settings_free(out);
 		return -1;
 	}

@@ -26,6 +26,7 @@
 
 #include "buf.h"
 #include "json_strict.h"
+#include "jsregex.h"
 #include "managed.h"
 #include "path.h"
 #include "settings.h"
@@ -145,6 +146,8 @@ struct pctx {
 	struct diags *warns;
 	size_t nerr;
 	size_t nwarn;
+	const cJSON *cred;      /* the credentials object, for the checks across keys */
+	bool allowed_bad;       /* network.allowedDomains had a problem */
 	bool managed;           /* the managed file: its own root fields are allowed */
 };
 
@@ -333,7 +336,8 @@ obj_walk(struct pctx *c, const cJSON *obj, const char *path, const char *what,
 			seen[i] = true;
 			before = c->nerr;
 			fn(c, (int)i, m, p, arg);
-			if ((f[i].flags & SETTINGS_HELPER) && c->nerr == before)
+			if ((f[i].flags & (SETTINGS_HELPER | SETTINGS_CALLBACK)) &&
+			    c->nerr == before)
 				pwarn(c, p, "accepted and ignored: %s", f[i].note);
 		}
 		free(p);
@@ -485,6 +489,33 @@ get_string(struct pctx *c, const cJSON *j, const char *path, bool nonempty)
 	}
 	return 0;
 }
+
+/*
+ * One of the strings of a NULL-terminated list; its index in *dst when dst is not NULL.
+ * The message lists them: "expected \"a\", \"b\" or \"c\", got ...".
+ */
+static int
+get_enum(struct pctx *c, const cJSON *j, const char *path, const char *const *names,
+    int *dst)
+{
+	struct buf what = { 0 };
+	size_t i, n;
+
+	for (i = 0; names[i] != NULL; i++)
+		if (cJSON_IsString(j) && strcmp(j->valuestring, names[i]) == 0) {
+			if (dst != NULL)
+				*dst = (int)i;
+			return 0;
+		}
+	for (n = i, i = 0; i < n; i++)
+		buf_addf(&what, "%s\"%s\"", i == 0 ? "" : i + 1 == n ? " or " : ", ",
+		    names[i]);
+	perr_type(c, path, buf_str(&what), j);
+	buf_free(&what);
+	return -1;
+}
+
+static const char *const ambiguous_targets[] = { "refuse", "asSpelled", "normalize", NULL };
 
 /* bwrapPath, socatPath, javaAgentJarPath: an override of a binary, which must not be
  * found through PATH or the working directory. */
@@ -930,10 +961,13 @@ static void
 net_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 {
 	struct settings *s = arg;
+	size_t before;
 
 	switch (idx) {
 	case SN_allowedDomains:
+		before = c->nerr;
 		get_domains(c, j, path, 0, &s->net.allowed, &s->net.nallowed);
+		c->allowed_bad = c->nerr != before;
 		break;
 	case SN_deniedDomains:
 		get_domains(c, j, path, 1, &s->net.denied, &s->net.ndenied);
@@ -969,6 +1003,15 @@ net_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 		/* The reference wants a JavaScript function here, which JSON cannot hold. */
 		perr(c, path, "filterRequest must be a function: only a program embedding "
 		    "the reference library can set it, a settings file cannot; remove it");
+		break;
+	case SN_allowPlaintextHeaderSet: {
+		bool unused = false;
+
+		get_bool(c, j, path, &unused);
+		break;
+	}
+	case SN_ambiguousRequestTarget:
+		get_enum(c, j, path, ambiguous_targets, NULL);
 		break;
 	}
 }
@@ -1232,6 +1275,430 @@ get_windows(struct pctx *c, const cJSON *j, const char *path, struct settings *s
 }
 
 /* ------------------------------------------------------------------------------------ */
+/* credentials (BEHAVIOR §1.3): the reference's whole schema is checked; "deny" entries
+ * are kept, "mask" ones refused until the proxies can substitute values. */
+
+enum { CR_FILES, CR_ENV, CR_PLAINTEXT, CR_AWS, CR_SIGV4, CR_COUNT };
+static const struct settings_key cred_fields[CR_COUNT] = {
+	[CR_FILES] = { "files", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[CR_ENV] = { "envVars", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[CR_PLAINTEXT] = { "allowPlaintextInject", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[CR_AWS] = { "awsPairs", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[CR_SIGV4] = { "sigv4", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+};
+
+/* One entry of files[] or envVars[]; maskDuplicates, last, is for files only. */
+enum { CF_ID, CF_MODE, CF_EXTRACT, CF_NOMATCH, CF_DECODE, CF_CLAIMS, CF_INJECT, CF_DUPS,
+	CF_COUNT };
+#define CRED_ENTRY_FIELDS(id, how) \
+	[CF_ID] = { id, SETTINGS_REQUIRED, how, SETTINGS_VALUE, 0, 0, 0, 0, 0 }, \
+	[CF_MODE] = { "mode", SETTINGS_REQUIRED, "add \"mode\": \"deny\"", SETTINGS_VALUE, \
+	    0, 0, 0, 0, 0 }, \
+	[CF_EXTRACT] = { "extract", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 }, \
+	[CF_NOMATCH] = { "onExtractNoMatch", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 }, \
+	[CF_DECODE] = { "decode", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 }, \
+	[CF_CLAIMS] = { "maskClaims", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 }, \
+	[CF_INJECT] = { "injectHosts", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 }
+static const struct settings_key cred_file_fields[CF_COUNT] = {
+	CRED_ENTRY_FIELDS("path", "add \"path\": \"~/.netrc\""),
+	[CF_DUPS] = { "maskDuplicates", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+};
+static const struct settings_key cred_env_fields[CF_DUPS] = {
+	CRED_ENTRY_FIELDS("name", "add \"name\": \"GH_TOKEN\""),
+};
+
+enum { AP_KEY, AP_SECRET, AP_TOKEN, AP_COUNT };
+static const struct settings_key aws_pair_fields[AP_COUNT] = {
+	[AP_KEY] = { "accessKeyIdVar", SETTINGS_REQUIRED, "add \"accessKeyIdVar\": "
+	    "\"AWS_ACCESS_KEY_ID\"", SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[AP_SECRET] = { "secretAccessKeyVar", SETTINGS_REQUIRED, "add "
+	    "\"secretAccessKeyVar\": \"AWS_SECRET_ACCESS_KEY\"", SETTINGS_VALUE, 0, 0, 0, 0,
+	    0 },
+	[AP_TOKEN] = { "sessionTokenVar", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+};
+
+static const struct settings_key sigv4_fields[] = {
+	{ "streaming", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	{ "presigned", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	{ "sigv4a", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+};
+
+static const char *const cred_modes[] = { "deny", "mask", NULL };
+enum { MODE_DENY, MODE_MASK };
+static const char *const no_match_policies[] = { "warn", "deny", "error", NULL };
+static const char *const decodings[] = { "jwt", NULL };
+static const char *const sigv4_policies[] = { "deny", "passthrough", NULL };
+
+/* What one entry says, for the checks across its fields. */
+struct cred_entry {
+	bool file;
+	const char *id;                 /* the path or name, when valid */
+	int mode;                       /* MODE_*, -1 when missing or invalid */
+	bool decode, claims, claims_empty, mask_only;
+};
+
+/* A POSIX name: bwrap --unsetenv and env -u can never read it as an option. */
+static bool
+env_name_ok(const char *s)
+{
+	static const char alpha[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_";
+
+	return *s != '\0' && strchr(alpha, *s) != NULL &&
+	    strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789") ==
+	    strlen(s);
+}
+
+static int
+get_env_name(struct pctx *c, const cJSON *j, const char *path)
+{
+	char *q;
+
+	if (!cJSON_IsString(j)) {
+		perr_type(c, path, "an environment variable name such as \"GH_TOKEN\"", j);
+		return -1;
+	}
+	if (!env_name_ok(j->valuestring)) {
+		q = quote(j->valuestring);
+		perr(c, path, "%s is not an environment variable name: a letter or \"_\", "
+		    "then letters, digits and \"_\"", q);
+		free(q);
+		return -1;
+	}
+	return 0;
+}
+
+/* extract: a JavaScript regular expression with a capture group (group 1 is the value). */
+static void
+get_extract(struct pctx *c, const cJSON *j, const char *path)
+{
+	const char *why;
+	int groups;
+	char *q;
+
+	if (get_string(c, j, path, false) != 0)
+		return;
+	if (jsregex_check(j->valuestring, strlen(j->valuestring), &groups, &why) != 0) {
+		q = quote(j->valuestring);
+		perr(c, path, "%s is not a valid regular expression: %s", q, why);
+		free(q);
+	} else if (groups < 1) {
+		q = quote(j->valuestring);
+		perr(c, path, "%s has no capturing group; group 1 is the credential value to "
+		    "mask, e.g. \"token:\\\\s*(\\\\S+)\"", q);
+		free(q);
+	}
+}
+
+static void
+cred_entry_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
+{
+	struct cred_entry *e = arg;
+	const cJSON *m;
+	const char *why;
+	size_t i = 0;
+	char *p, *q;
+
+	switch (idx) {
+	case CF_ID:
+		if (e->file) {
+			if (!cJSON_IsString(j))
+				perr_type(c, path, "a path string", j);
+			else if (j->valuestring[0] == '\0')
+				perr(c, path, "the path is empty");
+			else
+				e->id = j->valuestring;
+		} else if (get_env_name(c, j, path) == 0)
+			e->id = j->valuestring;
+		return;
+	case CF_MODE:
+		get_enum(c, j, path, cred_modes, &e->mode);
+		return;
+	case CF_EXTRACT:
+		get_extract(c, j, path);
+		break;
+	case CF_NOMATCH:
+		get_enum(c, j, path, no_match_policies, NULL);
+		break;
+	case CF_DECODE:
+		e->decode = get_enum(c, j, path, decodings, NULL) == 0;
+		break;
+	case CF_CLAIMS:
+		e->claims = true;
+		if (!cJSON_IsArray(j)) {
+			perr_type(c, path, "an array of claim names such as [\"sub\"]", j);
+			break;
+		}
+		e->claims_empty = j->child == NULL;
+		for (m = j->child; m != NULL; m = m->next, i++) {
+			p = path_index(path, i);
+			get_string(c, m, p, true);
+			free(p);
+		}
+		break;
+	case CF_INJECT:
+		if (!cJSON_IsArray(j)) {
+			perr_type(c, path, "an array of host patterns such as "
+			    "[\"api.github.com\", \"*.example.com\"]", j);
+			break;
+		}
+		for (m = j->child; m != NULL; m = m->next, i++) {
+			p = path_index(path, i);
+			if (!cJSON_IsString(m))
+				perr_type(c, p, "a host pattern string", m);
+			else if (dom_pattern_valid(m->valuestring, &why) != 0) {
+				q = quote(m->valuestring);
+				perr(c, p, "%s: %s", q, why);
+				free(q);
+			}
+			free(p);
+		}
+		break;
+	case CF_DUPS: {
+		bool unused = false;
+
+		get_bool(c, j, path, &unused);
+		break;
+	}
+	}
+	e->mask_only = true;
+}
+
+/* files[] or envVars[]: each entry checked, the "deny" ones kept. */
+static void
+get_cred_entries(struct pctx *c, const cJSON *j, const char *path, bool file,
+    struct settings *s)
+{
+	const cJSON *m;
+	size_t i = 0, before;
+	char *p, *q;
+
+	if (!cJSON_IsArray(j)) {
+		perr_type(c, path, file ? "an array such as [{\"path\": \"~/.netrc\", "
+		    "\"mode\": \"deny\"}]" : "an array such as [{\"name\": \"GH_TOKEN\", "
+		    "\"mode\": \"deny\"}]", j);
+		return;
+	}
+	for (m = j->child; m != NULL; m = m->next, i++) {
+		struct cred_entry e = { .file = file, .mode = -1 };
+
+		p = path_index(path, i);
+		before = c->nerr;
+		if (obj_walk(c, m, p, file ? "an object such as {\"path\": \"~/.netrc\", "
+		    "\"mode\": \"deny\"}" : "an object such as {\"name\": \"GH_TOKEN\", "
+		    "\"mode\": \"deny\"}", file ? cred_file_fields : cred_env_fields,
+		    file ? CF_COUNT : CF_DUPS, cred_entry_field, &e) != 0) {
+			free(p);
+			continue;
+		}
+		if (e.claims && !e.decode) {
+			q = xasprintf("%s.maskClaims", p);
+			perr(c, q, "maskClaims requires decode, since it names claims inside "
+			    "the decoded payload; add \"decode\": \"jwt\", or remove maskClaims");
+			free(q);
+		}
+		if (e.claims_empty) {
+			q = xasprintf("%s.maskClaims", p);
+			perr(c, q, "maskClaims is empty, so no claim would ever be masked; list "
+			    "the claims to protect, or remove it");
+			free(q);
+		}
+		if (e.mode == MODE_MASK && file && e.id != NULL &&
+		    e.id[strlen(e.id) - 1] == '/') {
+			q = xasprintf("%s.path", p);
+			perr(c, q, "\"mask\" applies to a single file, not a directory; use "
+			    "\"deny\" for it, or name the credential file inside it");
+			free(q);
+		}
+		if (e.mode == MODE_MASK) {
+			q = xasprintf("%s.mode", p);
+			perr(c, q, "\"mask\" is not supported yet: srt's proxies cannot put the "
+			    "real value back into requests (credential substitution, which also "
+			    "needs TLS termination for HTTPS), so the command could only ever "
+			    "send the stand-in; use \"deny\" to keep the %s out of the sandbox, "
+			    "or remove the entry", file ? "file" : "variable");
+			free(q);
+		}
+		if (c->nerr == before && e.mode == MODE_DENY && e.id != NULL) {
+			if (e.mask_only)
+				pwarn(c, p, "accepted and ignored: extract, onExtractNoMatch, "
+				    "decode, maskClaims, maskDuplicates and injectHosts only act "
+				    "on a \"mask\" entry");
+			if (file) {
+				struct path_list *l = &s->cred.deny_files;
+				size_t k;
+
+				for (k = 0; k < l->n; k++)
+					if (strcmp(l->v[k].path, e.id) == 0)
+						break;
+				if (k == l->n) {
+					l->v = xreallocarray(l->v, l->n + 1, sizeof(*l->v));
+					l->v[l->n].path = xstrdup(e.id);
+					l->v[l->n++].literal = false;
+				}
+			} else if (!strlist_contains(&s->cred.deny_env, e.id))
+				strlist_push(&s->cred.deny_env, e.id);
+		}
+		free(p);
+	}
+}
+
+static void
+aws_pair_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
+{
+	(void)idx;
+	(void)arg;
+	get_env_name(c, j, path);
+}
+
+static void
+sigv4_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
+{
+	(void)idx;
+	(void)arg;
+	get_enum(c, j, path, sigv4_policies, NULL);
+}
+
+static void
+cred_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
+{
+	struct settings *s = arg;
+	const cJSON *m;
+	size_t i = 0;
+	bool unused = false;
+	char *p;
+
+	switch (idx) {
+	case CR_FILES:
+	case CR_ENV:
+		get_cred_entries(c, j, path, idx == CR_FILES, s);
+		break;
+	case CR_PLAINTEXT:
+		get_bool(c, j, path, &unused);
+		break;
+	case CR_AWS:
+		if (!cJSON_IsArray(j)) {
+			perr_type(c, path, "an array such as [{\"accessKeyIdVar\": \"KEY_ID\", "
+			    "\"secretAccessKeyVar\": \"SECRET\"}]", j);
+			break;
+		}
+		for (m = j->child; m != NULL; m = m->next, i++) {
+			p = path_index(path, i);
+			obj_walk(c, m, p, "an object such as {\"accessKeyIdVar\": \"KEY_ID\", "
+			    "\"secretAccessKeyVar\": \"SECRET\"}", aws_pair_fields, AP_COUNT,
+			    aws_pair_field, NULL);
+			free(p);
+		}
+		break;
+	case CR_SIGV4:
+		obj_walk(c, j, path, "an object such as {\"streaming\": \"deny\"}",
+		    sigv4_fields, sizeof(sigv4_fields) / sizeof(sigv4_fields[0]), sigv4_field,
+		    NULL);
+		break;
+	}
+}
+
+static void
+get_credentials(struct pctx *c, const cJSON *j, const char *path, struct settings *s)
+{
+	if (obj_walk(c, j, path, "an object such as {\"envVars\": [{\"name\": \"GH_TOKEN\", "
+	    "\"mode\": \"deny\"}]}", cred_fields, CR_COUNT, cred_field, s) == 0)
+		c->cred = j;
+}
+
+/*
+ * The checks that relate credentials to the rest of the file, made once every key was
+ * read: each injectHosts pattern is reachable through allowedDomains (unless that list
+ * has problems of its own), a "deny" file glob can match something, and each awsPairs
+ * variable names a masked entry once (none can, while "mask" is refused). Values of the
+ * wrong type were reported already and are passed over here.
+ */
+/* The first envVars entry of that name, or NULL. */
+static const cJSON *
+cred_env_entry(const cJSON *cred, const char *name)
+{
+	const cJSON *list = cJSON_GetObjectItemCaseSensitive(cred, "envVars"), *e, *n;
+
+	for (e = cJSON_IsArray(list) ? list->child : NULL; e != NULL; e = e->next) {
+		n = cJSON_GetObjectItemCaseSensitive(e, "name");
+		if (cJSON_IsString(n) && strcmp(n->valuestring, name) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+static void
+cred_cross_check(struct pctx *c, const struct settings *s)
+{
+	struct strlist seen = { 0 };
+	const cJSON *list, *e, *v, *m, *ent, *mode;
+	size_t i, k;
+	char *p, *q;
+
+	if (c->cred == NULL)
+		return;
+	for (int f = 0; f < 2; f++) {
+		const char *key = f ? "envVars" : "files";
+
+		list = cJSON_GetObjectItemCaseSensitive(c->cred, key);
+		if (!cJSON_IsArray(list))
+			list = NULL;
+		for (e = list != NULL ? list->child : NULL, i = 0; e != NULL; e = e->next, i++) {
+			v = cJSON_GetObjectItemCaseSensitive(e, "injectHosts");
+			if (!cJSON_IsArray(v) || c->allowed_bad)
+				v = NULL;
+			for (m = v != NULL ? v->child : NULL, k = 0; m != NULL; m = m->next, k++) {
+				if (!cJSON_IsString(m) || dom_pattern_covered(m->valuestring,
+				    s->net.allowed, s->net.nallowed))
+					continue;
+				p = xasprintf("credentials.%s[%zu].injectHosts[%zu]", key, i, k);
+				q = quote(m->valuestring);
+				perr(c, p, "%s is not reachable through network.allowedDomains; "
+				    "add it (or a wildcard covering it) there, or remove it here",
+				    q);
+				free(q);
+				free(p);
+			}
+			v = cJSON_GetObjectItemCaseSensitive(e, "path");
+			m = cJSON_GetObjectItemCaseSensitive(e, "mode");
+			if (!f && !s->fs.disabled && cJSON_IsString(v) && cJSON_IsString(m) &&
+			    strcmp(m->valuestring, "deny") == 0) {
+				p = xasprintf("credentials.files[%zu].path", i);
+				check_deny_glob(c, v->valuestring, p);
+				free(p);
+			}
+		}
+	}
+	list = cJSON_GetObjectItemCaseSensitive(c->cred, "awsPairs");
+	if (!cJSON_IsArray(list))
+		list = NULL;
+	for (e = list != NULL ? list->child : NULL, i = 0; e != NULL; e = e->next, i++) {
+		for (k = 0; k < AP_COUNT; k++) {
+			v = cJSON_GetObjectItemCaseSensitive(e, aws_pair_fields[k].name);
+			if (!cJSON_IsString(v))
+				continue;
+			p = xasprintf("credentials.awsPairs[%zu].%s", i, aws_pair_fields[k].name);
+			q = quote(v->valuestring);
+			ent = cred_env_entry(c->cred, v->valuestring);
+			mode = cJSON_GetObjectItemCaseSensitive(ent, "mode");
+			if (strlist_contains(&seen, v->valuestring))
+				perr(c, p, "%s fills more than one awsPairs slot; each variable "
+				    "fills exactly one", q);
+			else if (!cJSON_IsString(mode) || strcmp(mode->valuestring, "mask") != 0)
+				perr(c, p, "%s does not name a credentials.envVars entry with mode "
+				    "\"mask\": an AWS pair links masked variables", q);
+			else if (cJSON_GetObjectItemCaseSensitive(ent, "extract") != NULL ||
+			    cJSON_GetObjectItemCaseSensitive(ent, "decode") != NULL)
+				perr(c, p, "%s uses extract or decode, but an AWS pair needs the "
+				    "whole value masked", q);
+			strlist_push(&seen, v->valuestring);
+			free(q);
+			free(p);
+		}
+	}
+	strlist_free(&seen);
+}
+
+/* ------------------------------------------------------------------------------------ */
 /* The root */
 
 /* One of the managed file's own fields: its bit in s->layers.flags. */
@@ -1299,6 +1766,9 @@ root_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 		break;
 	case SR_windows:
 		get_windows(c, j, path, s);
+		break;
+	case SR_credentials:
+		get_credentials(c, j, path, s);
 		break;
 	}
 }
@@ -1422,6 +1892,7 @@ settings_parse_as(const char *text, size_t len, const char *fname, bool managed,
 	if (c.nerr > MAX_ERRORS)
 		diags_add(errs, "%s: %zu more problems not shown", c.fname,
 		    c.nerr - MAX_ERRORS);
+	cred_cross_check(&c, &s);
 	if (c.nerr == 0)
 		settings_link_reasons(&c, &s);
 	if (c.nwarn > MAX_ERRORS && warns != NULL)
@@ -1469,6 +1940,8 @@ settings_list_path(enum settings_list l)
 		[SL_DENY_WRITE] = "filesystem.denyWrite",
 		[SL_IGNORE] = "ignoreViolations",
 		[SL_GIT_SAFE_DIRS] = "git.safeDirectories",
+		[SL_CRED_FILES] = "credentials.files",
+		[SL_CRED_ENV] = "credentials.envVars",
 	};
 
 	return (unsigned)l < SL_COUNT ? paths[l] : NULL;
@@ -1502,6 +1975,10 @@ settings_list_len(const struct settings *s, enum settings_list l)
 		return s->nignore;
 	case SL_GIT_SAFE_DIRS:
 		return s->git_safe_dirs.n;
+	case SL_CRED_FILES:
+		return s->cred.deny_files.n;
+	case SL_CRED_ENV:
+		return s->cred.deny_env.n;
 	case SL_COUNT:
 		break;
 	}
@@ -1605,6 +2082,8 @@ settings_free(struct settings *s)
 	free(s->win.sublayer_guid);
 	free(s->win.wfp_sublayer_guid);
 	free(s->win.srt_win_path);
+	path_list_free(&s->cred.deny_files);
+	strlist_free(&s->cred.deny_env);
 	strlist_free(&s->layers.options);
 	memset(s, 0, sizeof(*s));
 }

@@ -76,6 +76,16 @@ struct settings_mitm {
 };
 
 /*
+ * credentials (BEHAVIOR §1.3): the entries with mode "deny", which need nothing but the
+ * sandbox (the "mask" mode is refused until srt can substitute values in its proxies).
+ */
+struct settings_cred {
+	struct path_list deny_files;    /* files[].path, as written (globs allowed, never
+	                                   literal), once each in file order */
+	struct strlist deny_env;        /* envVars[].name, once each in file order */
+};
+
+/*
  * The lists of a settings value, named for the managed layer (managed.h), which keeps
  * the managed file's entries first in each and counts them.
  */
@@ -92,6 +102,8 @@ enum settings_list {
 	SL_DENY_WRITE,                  /* filesystem.denyWrite */
 	SL_IGNORE,                      /* ignoreViolations (patterns) */
 	SL_GIT_SAFE_DIRS,               /* git.safeDirectories */
+	SL_CRED_FILES,                  /* credentials.files (the "deny" ones) */
+	SL_CRED_ENV,                    /* credentials.envVars (the "deny" ones) */
 	SL_COUNT
 };
 
@@ -160,6 +172,7 @@ struct settings {
 	char *bwrap_path;               /* NULL: bwrap from PATH */
 	struct strlist git_safe_dirs;   /* git.safeDirectories */
 	struct settings_windows win;    /* windows */
+	struct settings_cred cred;      /* credentials */
 	struct settings_layers layers;  /* the managed layer's share (managed.h) */
 	SETTINGS_ROOT_KEYS(SETTINGS_NO_KEY, SETTINGS_MEMBER_BOOL, SETTINGS_MEMBER_INT)
 };

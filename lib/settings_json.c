@@ -186,6 +186,40 @@ jwindows(const struct settings_windows *w)
 	return o;
 }
 
+/* The "deny" entries, the only ones srt keeps; nothing when there are none (an empty
+ * block denies nothing, so the dump compiles to the same policy). */
+static cJSON *
+jcredentials(const struct settings_cred *cr)
+{
+	cJSON *o, *a, *e;
+	size_t i;
+
+	if (cr->deny_files.n == 0 && cr->deny_env.n == 0)
+		return NULL;
+	o = jcheck(cJSON_CreateObject());
+	if (cr->deny_files.n > 0) {
+		a = jcheck(cJSON_CreateArray());
+		for (i = 0; i < cr->deny_files.n; i++) {
+			e = jcheck(cJSON_CreateObject());
+			jadd(e, "path", cJSON_CreateString(cr->deny_files.v[i].path));
+			jadd(e, "mode", cJSON_CreateString("deny"));
+			jpush(a, e);
+		}
+		jadd(o, "files", a);
+	}
+	if (cr->deny_env.n > 0) {
+		a = jcheck(cJSON_CreateArray());
+		for (i = 0; i < cr->deny_env.n; i++) {
+			e = jcheck(cJSON_CreateObject());
+			jadd(e, "name", cJSON_CreateString(cr->deny_env.v[i]));
+			jadd(e, "mode", cJSON_CreateString("deny"));
+			jpush(a, e);
+		}
+		jadd(o, "envVars", a);
+	}
+	return o;
+}
+
 static cJSON *jobject(const struct settings *, const struct settings_object *);
 
 static cJSON *
@@ -210,6 +244,8 @@ jroot(const struct settings *s, int key)
 		o = jcheck(cJSON_CreateObject());
 		jadd(o, "safeDirectories", jstrlist(&s->git_safe_dirs));
 		return o;
+	case SR_credentials:
+		return jcredentials(&s->cred);
 	case SR_windows:
 		/* Only when the file has one; an empty block is written as {}, so that the
 		 * dump compiles to the same policy. */
@@ -228,7 +264,7 @@ jobject(const struct settings *s, const struct settings_object *obj)
 
 	for (size_t i = 0; i < obj->nkeys; i++) {
 		k = &obj->keys[i];
-		if (k->flags & (SETTINGS_UNSUPPORTED | SETTINGS_HELPER))
+		if (k->flags & (SETTINGS_UNSUPPORTED | SETTINGS_HELPER | SETTINGS_CALLBACK))
 			continue;
 		if (k->kind != SETTINGS_VALUE)
 			v = joption(s, k);

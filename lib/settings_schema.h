@@ -33,8 +33,7 @@
 	    "\"deniedDomains\": []}") \
 	KEY(filesystem, SETTINGS_REQUIRED, "add \"filesystem\": {\"denyRead\": [], " \
 	    "\"allowWrite\": [], \"denyWrite\": []}") \
-	KEY(credentials, SETTINGS_UNSUPPORTED, "credential masking needs TLS termination, " \
-	    "which srt does not have") \
+	KEY(credentials, 0, NULL) \
 	KEY(ignoreViolations, 0, NULL) \
 	BOOL(enableWeakerNestedSandbox, weaker_nested_sandbox, 6) \
 	BOOL(allowNestedUserNamespaces, allow_nested_userns, 7) \
@@ -75,9 +74,11 @@
 	KEY(tlsTerminate, SETTINGS_UNSUPPORTED, "no TLS termination") \
 	KEY(parentProxy, 0, NULL) \
 	BOOL(refuseOpaqueTunnels, refuse_opaque_tunnels, 11) \
-	KEY(allowPlaintextHeaderSet, SETTINGS_UNSUPPORTED, "no request filter callback") \
+	KEY(allowPlaintextHeaderSet, SETTINGS_CALLBACK, "it only changes what a filterRequest " \
+	    "callback may do, and a settings file cannot hold one") \
 	KEY(stripResponseHeaders, 0, NULL) \
-	KEY(ambiguousRequestTarget, SETTINGS_UNSUPPORTED, "no request filter callback")
+	KEY(ambiguousRequestTarget, SETTINGS_CALLBACK, "it only changes what a filterRequest " \
+	    "callback is shown, and a settings file cannot hold one")
 
 #define SETTINGS_FILESYSTEM_KEYS(KEY, BOOL, INT) \
 	BOOL(disabled, disabled, 4) \
@@ -96,6 +97,9 @@
                                            with a warning, then ignored */
 #define SETTINGS_MANAGED        0x8     /* only in the managed file (managed.h); an error in
                                            any other, and never stored in a policy's options */
+#define SETTINGS_CALLBACK       0x10    /* acts only on the reference library's request
+                                           filter callback: accepted with a warning, then
+                                           ignored */
 
 /* Generators: members of struct settings, and the numbering of each object's keys. */
 #define SETTINGS_NO_KEY(name, flags, note)
@@ -138,8 +142,10 @@ enum settings_kind {
 /* One row as data. */
 struct settings_key {
 	const char *name;
-	int flags;              /* SETTINGS_REQUIRED, _UNSUPPORTED, _HELPER, _MANAGED */
-	const char *note;       /* REQUIRED: how to add it; UNSUPPORTED, HELPER: why */
+	int flags;              /* SETTINGS_REQUIRED, _UNSUPPORTED, _HELPER, _MANAGED,
+	                           _CALLBACK */
+	const char *note;       /* REQUIRED: how to add it; UNSUPPORTED, HELPER, CALLBACK:
+	                           why */
 	enum settings_kind kind;
 	size_t off;             /* BOOL, INT: offsetof(struct settings, member) */
 	unsigned bit;           /* BOOL */

@@ -44,6 +44,31 @@ env_is_owned(const char *kv, bool git_count)
 	    strncmp(kv, "GIT_CONFIG_COUNT", n) == 0;
 }
 
+/*
+ * credentials.envVars with mode "deny" never reach the command. Denied before anything is
+ * set, as the reference drops them: srt's own variables of the same name are still set,
+ * and what srt composes from an inherited value (JAVA_TOOL_OPTIONS, GIT_CONFIG_COUNT)
+ * starts without the denied one.
+ */
+int
+env_is_denied(const struct settings *s, const char *kv)
+{
+	size_t i, n = strcspn(kv, "=");
+
+	for (i = 0; i < s->cred.deny_env.n; i++)
+		if (strlen(s->cred.deny_env.v[i]) == n &&
+		    strncmp(kv, s->cred.deny_env.v[i], n) == 0)
+			return 1;
+	return 0;
+}
+
+/* getenv(name), as the command would have inherited it: NULL when denied. */
+const char *
+env_inherited(const struct settings *s, const char *name)
+{
+	return strlist_contains(&s->cred.deny_env, name) ? NULL : getenv(name);
+}
+
 static int
 env_is_nc_openbsd(const char *path)
 {
@@ -142,14 +167,15 @@ char **
 env_build(const struct launch *l)
 {
 	struct strlist e = { 0 };
-	const char *git_count = getenv("GIT_CONFIG_COUNT");
-	const char *java = getenv("JAVA_TOOL_OPTIONS");
+	const char *git_count = env_inherited(&l->set, "GIT_CONFIG_COUNT");
+	const char *java = env_inherited(&l->set, "JAVA_TOOL_OPTIONS");
 	bool git = l->set.git_safe_dirs.n > 0 &&
 	    !(git_count != NULL && strcmp(git_count, "0") == 0);
 	char **p;
 
 	for (p = environ; *p != NULL; p++)
-		if (strchr(*p, '=') != NULL && !env_is_owned(*p, git))
+		if (strchr(*p, '=') != NULL && !env_is_owned(*p, git) &&
+		    !env_is_denied(&l->set, *p))
 			strlist_push(&e, *p);
 
 	strlist_push(&e, "SANDBOX_RUNTIME=1");

@@ -168,6 +168,9 @@ const char *env_ssh_proxy_tool(void);
 /* For the macOS environment (macos.c): whether KEY=VALUE is a variable the launcher sets
  * (or GIT_CONFIG_COUNT, with git_count); git.safeDirectories as GIT_CONFIG_*. */
 int env_is_owned(const char *kv, bool git_count);
+/* credentials.envVars denied: KEY=VALUE not passed on; a variable as inherited, or NULL. */
+int env_is_denied(const struct settings *s, const char *kv);
+const char *env_inherited(const struct settings *s, const char *name);
 void env_add_git(struct strlist *e, const struct settings *s, const char *inherited_count);
 
 /* spawn.c: helpers shared by every child we start */

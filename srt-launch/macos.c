@@ -132,8 +132,8 @@ char **
 macos_env(const struct launch *l, int http_port, int socks_port)
 {
 	struct strlist e = { 0 };
-	const char *git_count = getenv("GIT_CONFIG_COUNT");
-	const char *java = getenv("JAVA_TOOL_OPTIONS");
+	const char *git_count = env_inherited(&l->set, "GIT_CONFIG_COUNT");
+	const char *java = env_inherited(&l->set, "JAVA_TOOL_OPTIONS");
 	bool git = l->set.git_safe_dirs.n > 0 &&
 	    !(git_count != NULL && strcmp(git_count, "0") == 0);
 	char *http = xasprintf("http://localhost:%d", http_port);
@@ -141,7 +141,8 @@ macos_env(const struct launch *l, int http_port, int socks_port)
 	char **p;
 
 	for (p = environ; *p != NULL; p++)
-		if (strchr(*p, '=') != NULL && !env_is_owned(*p, git))
+		if (strchr(*p, '=') != NULL && !env_is_owned(*p, git) &&
+		    !env_is_denied(&l->set, *p))
 			strlist_push(&e, *p);
 	strlist_push(&e, "SANDBOX_RUNTIME=1");
 	strlist_pushf(&e, "TMPDIR=%s", l->tmpdir);

@@ -67,8 +67,12 @@ parse_args(struct launch *l, int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *env_debug = getenv("SRT_DEBUG");
 	int ch;
 
+	/* SRT_DEBUG with any value but "" is -d, as the reference reads it. */
+	if (env_debug != NULL && *env_debug != '\0')
+		l->debug = true;
 	/* "+": options end at the command, whose own options are its business. */
 	while ((ch = getopt_long(argc, argv, l->srt_mode ? "+s:c:dhV" : "+p:s:c:dhV",
 	    lopts, NULL)) != -1) {

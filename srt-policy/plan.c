@@ -87,6 +87,7 @@ plan_linux(const struct opts *o)
 	ctx.cwd = cwd;
 	ctx.home = home;
 	ctx.tmpdir = tmpdir;
+	ctx.ref_tmpdir = PLAN_REF_TMPDIR;
 	ctx.settings_path = spath;
 	ctx.managed_path = managed_path;
 	ctx.self_dirs[0] = self;

@@ -241,10 +241,10 @@ JSON
 @test "match: a damaged or foreign policy is refused" {
 	rich
 	srt-policy compile -s "$T/s.json" -o "$T/p.bin"
-	head -c 100 "$T/p.bin" >"$T/short.bin"
+	head -c 120 "$T/p.bin" >"$T/short.bin"
 	run srt-policy match -p "$T/short.bin" example.com 443
 	[ "$status" -eq 2 ]
-	[[ "$output" == "srt-policy: $T/short.bin: truncated: header says "*" bytes, file has 100" ]]
+	[[ "$output" == "srt-policy: $T/short.bin: truncated: header says "*" bytes, file has 120" ]]
 	run srt-policy dump -p "$T/s.json"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"bad magic"* ]]

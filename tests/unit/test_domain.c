@@ -502,12 +502,62 @@ vectors(const char *file, void (*fn)(const char *, size_t), size_t min_lines)
 	free(buf);
 }
 
+/* injectHosts patterns: the reference's host-pattern rule, and coverage by allowedDomains
+ * with ports ignored. */
+static void
+test_inject_hosts(void)
+{
+	static const char *const allowed[] = { "api.github.com:443", "*.example.com",
+	    "[::1]", "1.2.3.4" };
+	static const struct { const char *p; int valid, covered; } c[] = {
+		{ "api.github.com", 1, 1 },     /* the port of the entry does not matter */
+		{ "API.GitHub.com", 1, 1 },
+		{ "github.com", 1, 0 },
+		{ "a.example.com", 1, 1 },
+		{ "a.b.example.com", 1, 1 },
+		{ "example.com", 1, 0 },        /* the apex is not under its wildcard */
+		{ "*.example.com", 1, 1 },
+		{ "*.a.example.com", 1, 1 },
+		{ "*.github.com", 1, 0 },       /* an exact entry never covers a wildcard */
+		{ "::1", 1, 1 },                /* an IPv6 pattern is written bare */
+		{ "1.2.3.4", 1, 1 },
+		{ "localhost", 1, 0 },
+		{ "[::1]", 0, 0 },
+		{ "api.github.com:443", 0, 0 },
+		{ "*.com", 0, 0 },
+		{ "*", 0, 0 },
+		{ "http://x.com", 0, 0 },
+		{ "x", 0, 0 },
+	};
+	struct dom_rule rules[4];
+	const char *why;
+	size_t i;
+
+	for (i = 0; i < 4; i++)
+		if (dom_entry_parse(allowed[i], 0, &rules[i], &why) != 0)
+			ok(0, "allowed entry %s parses", allowed[i]);
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		int v = dom_pattern_valid(c[i].p, &why) == 0;
+
+		ok(v == c[i].valid && (!v || why == NULL) && (v || why != NULL),
+		    "injectHosts pattern %s is %s", c[i].p, c[i].valid ? "valid" : "refused");
+		if (c[i].valid)
+			ok(dom_pattern_covered(c[i].p, rules, 4) == c[i].covered,
+			    "%s is %scovered by allowedDomains", c[i].p, c[i].covered ? "" :
+			    "not ");
+	}
+	ok(!dom_pattern_covered("a.example.com", rules, 0), "nothing covers with no entries");
+	for (i = 0; i < 4; i++)
+		dom_rule_clear(&rules[i]);
+}
+
 int
 main(void)
 {
 	test_entries();
 	test_canonicalise();
 	test_decide();
+	test_inject_hosts();
 	vectors("domain-decisions.jsonl", vector_decisions_line, 200);
 	vectors("list-entries.jsonl", vector_entries_line, 150);
 	return tap_done();

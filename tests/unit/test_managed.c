@@ -176,7 +176,7 @@ test_domains(void)
 	struct diags errs = { 0 }, warns = { 0 };
 	struct settings out;
 	struct policy_verdict v;
-	struct policy *p;
+	struct policy *p = NULL;
 	char err[256];
 
 	ok(merge(doc("\"allowedDomains\":[\"example.org\",\"github.com\"],"
@@ -276,6 +276,49 @@ test_paths(void)
 	    "\"~/.ssh/config\" is ignored", "allowManagedReadPathsOnly") &&
 	    diags_has(&warns, "filesystem.allowRead[1]", NULL),
 	    "each user carve-out left out is warned about (a literal entry is another entry)");
+	settings_free(&out);
+	diags_free(&errs);
+	diags_free(&warns);
+}
+
+/* credentials "deny" entries: both files', the managed file's first; the user's file can
+ * add to them and never take one away. */
+static void
+test_credentials(void)
+{
+	struct diags errs = { 0 }, warns = { 0 };
+	struct settings out, back;
+	struct policy *p = NULL;
+	uint8_t *img = NULL;
+	size_t len = 0;
+	char err[256];
+	const char *mcred = "\"credentials\":{\"files\":[{\"path\":\"~/.aws\",\"mode\":"
+	    "\"deny\"}],\"envVars\":[{\"name\":\"GH_TOKEN\",\"mode\":\"deny\"}]}";
+
+	memset(&back, 0, sizeof(back));
+	ok(merge(doc(NULL, NULL, "\"credentials\":{\"files\":[{\"path\":\"~/.netrc\","
+	    "\"mode\":\"deny\"},{\"path\":\"~/.aws\",\"mode\":\"deny\"}],\"envVars\":"
+	    "[{\"name\":\"NPM_TOKEN\",\"mode\":\"deny\"}]}"), doc(NULL, NULL, mcred), &out,
+	    &errs, &warns) == 0 && out.cred.deny_files.n == 2 &&
+	    strcmp(out.cred.deny_files.v[0].path, "~/.aws") == 0 &&
+	    strcmp(out.cred.deny_files.v[1].path, "~/.netrc") == 0 &&
+	    out.cred.deny_env.n == 2 && strcmp(out.cred.deny_env.v[0], "GH_TOKEN") == 0 &&
+	    strcmp(out.cred.deny_env.v[1], "NPM_TOKEN") == 0 &&
+	    out.layers.managed[SL_CRED_FILES] == 1 && out.layers.managed[SL_CRED_ENV] == 1 &&
+	    errs.msgs.n == 0, "credentials: both files' deny entries, the managed file's first");
+	ok(policy_compile(&out, &img, &len) == 0 &&
+	    (p = policy_open_mem(img, len, err, sizeof(err))) != NULL &&
+	    policy_to_settings(p, &back) == 0 && back.cred.deny_files.n == 2 &&
+	    back.cred.deny_env.n == 2 && back.layers.managed[SL_CRED_FILES] == 1 &&
+	    back.layers.managed[SL_CRED_ENV] == 1,
+	    "credentials and their managed counts survive policy.bin");
+	settings_free(&back);
+	policy_free(p);
+	free(img);
+	settings_free(&out);
+	ok(merge(doc(NULL, NULL, NULL), doc(NULL, NULL, mcred), &out, &errs, &warns) == 0 &&
+	    out.cred.deny_files.n == 1 && out.cred.deny_env.n == 1 && errs.msgs.n == 0,
+	    "a user file without credentials keeps the managed file's");
 	settings_free(&out);
 	diags_free(&errs);
 	diags_free(&warns);
@@ -475,7 +518,8 @@ test_every_key(void)
 			const struct settings_key *k = &obj->keys[i];
 			char *path;
 
-			if (k->flags & (SETTINGS_UNSUPPORTED | SETTINGS_HELPER))
+			if (k->flags & (SETTINGS_UNSUPPORTED | SETTINGS_HELPER |
+			    SETTINGS_CALLBACK))
 				continue;
 			path = *obj->path ? xasprintf("%s.%s", obj->path, k->name) :
 			    xstrdup(k->name);
@@ -500,7 +544,7 @@ test_idempotent(void)
 	struct managed m;
 	uint8_t *b1 = NULL, *b2 = NULL;
 	size_t l1 = 0, l2 = 0;
-	struct policy *p;
+	struct policy *p = NULL;
 	char err[256], *j1, *j2;
 	bool same_layers;
 
@@ -556,7 +600,7 @@ static void
 test_image_layers(void)
 {
 	struct settings s;
-	struct policy *p;
+	struct policy *p = NULL;
 	uint8_t *b;
 	size_t len;
 	char err[256];
@@ -632,6 +676,7 @@ main(void)
 	test_no_managed();
 	test_domains();
 	test_paths();
+	test_credentials();
 	test_options();
 	test_routes();
 	test_every_key();

@@ -131,6 +131,7 @@ st_free(struct settings *s)
 	pl_free(&s->fs.allow_read);
 	pl_free(&s->fs.allow_write);
 	pl_free(&s->fs.deny_write);
+	pl_free(&s->cred.deny_files);
 }
 
 static struct plan_ctx ctx;
@@ -395,6 +396,27 @@ test_write_allows(void)
 	pl_add(&s.fs.allow_read, "~/.npm/_logs", 0);
 	ok(build(&s) == 0 && has("--bind $R/home/.npm/_logs"),
 	    "... and back when an allowRead re-opens it");
+	pl_add(&s.cred.deny_files, "~/.npm/*", 0);
+	ok(build(&s) == 0 && lacks("--bind $R/home/.npm/_logs"),
+	    "... but no allowRead re-opens what a credentials file covers");
+	st_free(&s);
+
+	/* The reference's other default writes: ~/.claude/debug and its TMPDIR, when they
+	 * exist; the credentials files leave /tmp/claude alone, as read denies do. */
+	st_init(&s);
+	mkd("home/.claude/debug");
+	mkd("reftmp");
+	ctx.ref_tmpdir = at("reftmp");
+	ok(build(&s) == 0 && args_are("--ro-bind / / --bind $R/tmp $R/tmp --bind $R/reftmp "
+	    "$R/reftmp --bind $R/home/.npm/_logs $R/home/.npm/_logs --bind "
+	    "$R/home/.claude/debug $R/home/.claude/debug%s%s", *ssh ? " " : "", ssh),
+	    "default writes: TMPDIR, the reference's TMPDIR, ~/.npm/_logs, ~/.claude/debug");
+	pl_add(&s.fs.deny_read, "~/.claude", 0);
+	pl_add(&s.cred.deny_files, at("reftmp"), 0);
+	ok(build(&s) == 0 && lacks("--bind $R/home/.claude/debug $R") &&
+	    has("--bind $R/reftmp $R/reftmp"), "~/.claude/debug left out under a denyRead; "
+	    "the reference's TMPDIR kept whatever is read-denied");
+	ctx.ref_tmpdir = NULL;
 	ctx.tmpdir = NULL;
 	st_free(&s);
 }
@@ -446,6 +468,42 @@ test_read_denies(void)
 	pl_add(&s.fs.allow_read, "~/secrets/pub/peek", 0);
 	ok(build(&s) == 0 && lacks("peek"),
 	    "an allowRead link to a denied place restores nothing");
+	st_free(&s);
+
+	/* credentials files (mode "deny"): the same mounts as denyRead, no exceptions. */
+	st_init(&s);
+	mkd("home/.aws/sub");
+	mkf("home/.aws/config", "c");
+	mkf("home/.netrc", "n");
+	mkd("home/keys");
+	mkf("home/keys/a.pem", "a");
+	mkf("home/keys/b.pem", "b");
+	mkf("home/keys/c.txt", "c");
+	pl_add(&s.cred.deny_files, "~/.aws", 0);
+	pl_add(&s.cred.deny_files, "~/.netrc", 0);
+	pl_add(&s.cred.deny_files, "~/keys/*.pem", 0);
+	pl_add(&s.fs.allow_read, "~/.aws/config", 0);
+	pl_add(&s.fs.allow_read, "~/.netrc", 0);
+	pl_add(&s.fs.allow_write, "~/.aws/sub", 0);
+	ok(build(&s) == 0 && has("--tmpfs $R/home/.aws") &&
+	    has("--ro-bind /dev/null $R/home/.netrc") &&
+	    has("--ro-bind /dev/null $R/home/keys/a.pem") &&
+	    has("--ro-bind /dev/null $R/home/keys/b.pem") && lacks("c.txt") &&
+	    lacks("--ro-bind $R/home/.aws/config") && !has("--tmpfs $R/home/.aws --bind"),
+	    "credentials: a directory hidden, files and glob matches masked; allowRead "
+	    "lifts nothing, nothing bound back beneath");
+	pl_add(&s.fs.deny_read, "~", 0);
+	pl_add(&s.fs.allow_read, "~/.aws", 0);
+	ok(build(&s) == 0 && args_are("--ro-bind / / --bind $R/home/.aws/sub "
+	    "$R/home/.aws/sub --tmpfs $R/home%s%s", *ssh ? " " : "", ssh),
+	    "nor by another deny's tmpfs above it (allowRead ~/.aws and the write path in "
+	    "it stay hidden)");
+	st_free(&s);
+	st_init(&s);
+	pl_add(&s.cred.deny_files, "~/.aws", 0);
+	s.fs.disabled = true;
+	ok(build(&s) == 0 && lacks(".aws"), "filesystem.disabled drops the credentials files "
+	    "too");
 	st_free(&s);
 }
 

@@ -250,6 +250,16 @@ test_ranking(void)
 	expect_plan("the settings file outside every writable path is left alone",
 	    FS("", "", "\"@/proj/sub\"", ""), ALLOW_M("@/proj/sub", "OICI"),
 	    at("proj/settings.json"));
+	/* credentials files (mode "deny"): a read deny that no grant at or beneath it beats;
+	 * such a grant is not made at all. (The root's credentials key is spliced in after
+	 * the filesystem block FS closes.) */
+	expect_plan("a credentials file is read-denied, and no grant at or beneath it is made",
+	    FS("", "\"@/home/tools\", \"@/home/.cloud/config\", \"@/home/.cloud\"",
+	    "\"@/proj\", \"@/home/.cloud/sub\"", "") "}, \"credentials\": {\"files\": "
+	    "[{\"path\": \"@/home/.cloud\", \"mode\": \"deny\"}], \"envVars\": "
+	    "[{\"name\": \"T\", \"mode\": \"deny\"}]",
+	    ALLOW_RX("@/home/tools", "OICI") ALLOW_M("@/proj", "OICI")
+	    DENY_R("@/home/.cloud", "OICI") DENY_DC("@/home"), NULL);
 }
 
 static void
@@ -311,6 +321,8 @@ main(void)
 	mkd("proj/keys");
 	mkd("home/.ssh");
 	mkd("home/tools");
+	mkd("home/.cloud/sub");
+	mkf("home/.cloud/config");
 	mkf("proj/a.txt");
 	mkf("proj/.env");
 	mkf("proj/settings.json");

@@ -22,7 +22,7 @@
 #include "tap.h"
 #include "util.h"
 
-#define HDR_LEN         96              /* the header of format version 4 */
+#define HDR_LEN         104             /* the header of format version 5 */
 #define LAYERS_LEN      (4 + 4 * SL_COUNT + 4)  /* the layers section of a plain policy */
 
 
@@ -50,7 +50,10 @@ static const char *rich_settings =
     "\"git\":{\"safeDirectories\":[\"/src/a\",\"*\"]},"
     "\"windows\":{\"backend\":\"srt-win\",\"sandboxUser\":\"sbx\","
     "\"sublayerGuid\":\"8d4c6d3e-1f2a-4b5c-9d6e-7f8091a2b3c4\",\"proxyPortRange\":[61000,61064],"
-    "\"srtWin\":{\"path\":\"C:\\\\srt-win.exe\"}}}";
+    "\"srtWin\":{\"path\":\"C:\\\\srt-win.exe\"}},"
+    "\"credentials\":{\"files\":[{\"path\":\"~/.netrc\",\"mode\":\"deny\"},"
+    "{\"path\":\"~/.aws/**\",\"mode\":\"deny\"}],"
+    "\"envVars\":[{\"name\":\"GH_TOKEN\",\"mode\":\"deny\"}]}}";
 
 static int
 parse_settings(const char *text, struct settings *s)
@@ -286,6 +289,9 @@ test_roundtrip(void)
 	    strcmp(t.win.sublayer_guid, "8d4c6d3e-1f2a-4b5c-9d6e-7f8091a2b3c4") == 0 &&
 	    t.win.port_lo == 61000 && t.win.port_hi == 61064 &&
 	    strcmp(t.win.srt_win_path, "C:\\srt-win.exe") == 0, "the windows block survives");
+	ok(t.cred.deny_files.n == 2 && strcmp(t.cred.deny_files.v[1].path, "~/.aws/**") == 0 &&
+	    !t.cred.deny_files.v[0].literal && t.cred.deny_env.n == 1 &&
+	    strcmp(t.cred.deny_env.v[0], "GH_TOKEN") == 0, "the credential denies survive");
 	json = settings_to_json(&t);
 	ok(json != NULL && parse_settings(json, &u) == 0, "dump parses back");
 	if (json != NULL) {
@@ -400,7 +406,7 @@ test_damage(void)
 	copy[8] = 7;
 	reseal(copy, len);
 	ok(policy_open_mem(copy, len, err, sizeof(err)) == NULL &&
-	    strstr(err, "unsupported format version 7 (this srt reads 4)") != NULL,
+	    strstr(err, "unsupported format version 7 (this srt reads 5)") != NULL,
 	    "wrong version: %s", err);
 	memcpy(copy, img, len);
 	copy[16] = 0;
@@ -450,13 +456,27 @@ test_damage(void)
 
 		for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
 			memcpy(copy, img, len);
-			copy[len - LAYERS_LEN - w[i].at] = w[i].v;
+			copy[len - 20 - LAYERS_LEN - w[i].at] = w[i].v;
 			reseal(copy, len);
 			ok(policy_open_mem(copy, len, err, sizeof(err)) == NULL &&
 			    strstr(err, "section options") != NULL, "windows block with %s "
 			    "refused: %s", w[i].what, err);
 		}
 	}
+	/* The variable's name pointed at the first path, which is no variable name. */
+	memcpy(copy, img, len);
+	memcpy(copy + len - 4, copy + len - 16, 4);
+	reseal(copy, len);
+	ok(policy_open_mem(copy, len, err, sizeof(err)) == NULL &&
+	    strstr(err, "section credentials") != NULL, "a credential variable that is no "
+	    "name refused: %s", err);
+	/* One byte more in the section. */
+	memcpy(copy, img, len);
+	copy[len - 20] = 3;
+	reseal(copy, len);
+	ok(policy_open_mem(copy, len, err, sizeof(err)) == NULL &&
+	    strstr(err, "section credentials") != NULL, "a wrong count of credential paths "
+	    "refused: %s", err);
 	free(copy);
 	free(img);
 }
@@ -555,10 +575,11 @@ test_files(void)
 	policy_free(p);
 	close(fd);
 	fd = open(path, O_WRONLY | O_TRUNC);
-	ok(fd >= 0 && write(fd, img, 100) == 100, "truncate the file to 100 bytes");
+	ok(fd >= 0 && len > 120 && write(fd, img, 120) == 120,
+	    "truncate the file to 120 bytes");
 	close(fd);
 	p = policy_open_file(path, err, sizeof(err));
-	ok(p == NULL && strstr(err, "truncated: header says") && strstr(err, "file has 100"),
+	ok(p == NULL && strstr(err, "truncated: header says") && strstr(err, "file has 120"),
 	    "truncated file: %s", err);
 	unlink(path);
 	rmdir(dir);

@@ -1,0 +1,272 @@
+#!/usr/bin/env bats
+# srt: every settings file the reference runs on Linux runs under srt (issue 12 item 6).
+# Each case runs under srt and, when it is installed, under the reference tool, and the
+# two must give the same answers (as in tests/51-launch-fs.bats), except where SPEC §3
+# says srt differs on purpose: credential masking is refused until srt can substitute
+# values, and unknown keys are errors.
+load helpers
+bats_require_minimum_version 1.5.0
+
+REF_PKG=${SRT_REF_PKG:-$BATS_TEST_DIRNAME/../build/ref/node_modules/@anthropic-ai/sandbox-runtime}
+REF_CLI=${SRT_REF_CLI:-$REF_PKG/dist/cli.js}
+
+setup() {
+	srt_setup
+	export TMPDIR="$T/tmp"
+	mkdir -p "$TMPDIR"
+	HOMEDIR="$T/home"
+	mkdir -p "$HOMEDIR/.aws/sub" "$HOMEDIR/.npm/_logs" "$HOMEDIR/.claude/debug" \
+	    "$HOMEDIR/keys" "$T/ws"
+	echo secret >"$HOMEDIR/.aws/credentials"
+	echo conf >"$HOMEDIR/.aws/config"
+	echo token >"$HOMEDIR/.netrc"
+	echo a >"$HOMEDIR/keys/a.pem"
+	echo c >"$HOMEDIR/keys/c.txt"
+	echo f >"$T/ws/f"
+	cd "$T/ws" || return 1
+}
+
+teardown() {
+	cd /
+	srt_teardown
+}
+
+have_ref() {
+	[ -f "$REF_CLI" ] && command -v node >/dev/null && command -v rg >/dev/null &&
+	    command -v socat >/dev/null
+}
+
+# settings JSON with these pieces: NETWORK-EXTRA FILESYSTEM-EXTRA ROOT-EXTRA (JSON members,
+# each starting with ", " when given); a member given again replaces the default one, so
+# that no key appears twice.
+doc() {
+	jq -cn --argjson n "{${1#, }}" --argjson f "{${2#, }}" --argjson r "{${3#, }}" \
+	    '{network: ({allowedDomains: [], deniedDomains: []} + $n),
+	      filesystem: ({denyRead: [], allowWrite: [], denyWrite: []} + $f)} + $r'
+}
+
+# The probe: one "OP:PATH RESULT" line per operation (r read, w append, e the value of an
+# environment variable or "unset").
+PROBE='for op in "$@"; do
+	k=${op%%:*}; p=${op#*:}
+	case $k in
+	r) v=$(cat "$p" 2>/dev/null) && r="ok:${#v}" || r=no ;;
+	w) (echo x >> "$p") 2>/dev/null && r=ok || r=no ;;
+	e) r=$(printenv "$p" || echo unset) ;;
+	esac
+	echo "$op $r"
+done'
+
+# run_tool srt|ref SETTINGS OPS...: the probe inside, from $T/ws, with HOME=$HOMEDIR and
+# two variables set: GH_TOKEN (a credential) and KEEP.
+run_tool() {
+	local tool=$1 q="" o
+	printf '%s\n' "$2" >"$T/s.json"
+	shift 2
+	for o in "$@"; do q="$q '$o'"; done
+	if [ "$tool" = srt ]; then
+		HOME="$HOMEDIR" GH_TOKEN=ghp_x KEEP=1 srt -s "$T/s.json" -c "set -- $q; $PROBE" \
+		    2>"$T/err"
+	else
+		HOME="$HOMEDIR" GH_TOKEN=ghp_x KEEP=1 node "$REF_CLI" --settings "$T/s.json" \
+		    -c "set -- $q; $PROBE" 2>"$T/err"
+	fi
+}
+
+# same SETTINGS EXPECTED OPS...: srt gives EXPECTED (lines, "\n"-joined), and so does the
+# reference when it is installed.
+same() {
+	local s=$1 want=$2 a b
+	shift 2
+	a=$(run_tool srt "$s" "$@")
+	if [ "$a" != "$want" ]; then
+		echo "srt:"; cat "$T/err"
+		diff <(echo "$want") <(echo "$a") || true
+		return 1
+	fi
+	have_ref || return 0
+	b=$(run_tool ref "$s" "$@")
+	if [ "$b" != "$want" ]; then
+		echo "the reference:"; cat "$T/err"
+		diff <(echo "$want") <(echo "$b") || true
+		return 1
+	fi
+}
+
+@test "every field of the reference's schema: srt accepts what the reference accepts" {
+	have_ref || skip "reference tool not installed ($REF_CLI)"
+	local line name expect change out rc bad=0 n=0 nvalid=0
+	# The reference's own validation over files made from its own schema, then srt's.
+	node "$SRT_DATA/gen-schema-settings.mjs" "$(cd "$REF_PKG" && pwd)" --files "$T/docs"
+	while IFS= read -r line; do
+		name=$(jq -r .name <<<"$line")
+		expect=$(jq -r .expect <<<"$line")
+		change=$(jq -r .change <<<"$line")
+		n=$((n + 1))
+		rc=0
+		out=$(srt-policy check -s "$T/docs/$name.json" 2>&1) || rc=$?
+		if [ "$expect" = valid ]; then
+			nvalid=$((nvalid + 1))
+			# Refused only for a documented difference.
+			if [ "$rc" -ne 0 ] && grep -v ': warning: ' <<<"$out" |
+			    grep -v ' is not supported yet\|: unknown key' | grep -q .; then
+				echo "the reference accepts, srt refuses: $change"
+				echo "$out"
+				bad=1
+			fi
+		elif [ "$rc" -eq 0 ]; then
+			echo "the reference refuses, srt accepts: $change ($(jq -c .issues <<<"$line"))"
+			bad=1
+		fi
+	done <"$T/docs/index.jsonl"
+	echo "$n documents, $nvalid valid"
+	[ "$n" -gt 1500 ] && [ "$nvalid" -gt 150 ]
+	[ "$bad" -eq 0 ]
+}
+
+@test "the recorded schema vectors are what the installed reference says today" {
+	have_ref || skip "reference tool not installed ($REF_CLI)"
+	node "$SRT_DATA/gen-schema-settings.mjs" "$(cd "$REF_PKG" && pwd)" >"$T/now.jsonl"
+	cmp "$T/now.jsonl" "$SRT_DATA/schema-settings.jsonl"
+	node "$SRT_DATA/gen-jsregex.mjs" >"$T/re.jsonl"
+	cmp "$T/re.jsonl" "$SRT_DATA/jsregex.jsonl"
+}
+
+@test "a windows block runs on Linux, with no effect" {
+	local s
+	s=$(doc "" "" ', "windows": {"backend": "srt-win", "sandboxUser": "sbx", "sublayerGuid": "8d4c6d3e-1f2a-4b5c-9d6e-7f8091a2b3c4", "proxyPortRange": [61000, 61009], "srtWin": {"path": "C:\\srt-win.exe"}}')
+	same "$s" "$(printf 'r:f ok:1\nw:f no\ne:KEEP 1')" r:f w:f e:KEEP
+	[ ! -s "$T/err" ] || { cat "$T/err"; false; }
+}
+
+@test "ambiguousRequestTarget and allowPlaintextHeaderSet run, with one warning line each" {
+	local s
+	s=$(doc ', "ambiguousRequestTarget": "normalize", "allowPlaintextHeaderSet": true')
+	same "$s" "$(printf 'r:f ok:1\ne:KEEP 1')" r:f e:KEEP
+	run_tool srt "$s" r:f >/dev/null
+	[ "$(grep -c 'accepted and ignored' "$T/err")" -eq 2 ]
+	grep -q '^srt: warning: .*network.ambiguousRequestTarget: accepted and ignored: it only changes what a filterRequest callback' "$T/err"
+	grep -q '^srt: warning: .*network.allowPlaintextHeaderSet: accepted and ignored' "$T/err"
+	[ "$(wc -l <"$T/err")" -eq 2 ]
+	# A value the reference refuses is refused.
+	printf '%s\n' "$(doc ', "ambiguousRequestTarget": "loose"')" >"$T/bad.json"
+	run -2 srt-policy check -s "$T/bad.json"
+	[[ "$output" == *'network.ambiguousRequestTarget: expected "refuse", "asSpelled" or "normalize"'* ]]
+}
+
+@test "credentials envVars deny: the variable is gone, the rest stays" {
+	local s
+	s=$(doc "" "" ', "credentials": {"envVars": [{"name": "GH_TOKEN", "mode": "deny"}, {"name": "HTTPS_PROXY", "mode": "deny"}]}')
+	same "$s" "$(printf 'e:GH_TOKEN unset\ne:KEEP 1')" e:GH_TOKEN e:KEEP
+	# srt's own proxy variable survives a deny of that name (the reference's does too).
+	run_tool srt "$s" e:HTTPS_PROXY >"$T/out"
+	grep -q '^e:HTTPS_PROXY http://localhost:3128$' "$T/out"
+	# Without the entry the variable is there (the probe can fail).
+	same "$(doc)" "$(printf 'e:GH_TOKEN ghp_x')" e:GH_TOKEN
+}
+
+@test "credentials envVars deny: an inherited JAVA_TOOL_OPTIONS is not carried over" {
+	local s out
+	s=$(doc "" "" ', "credentials": {"envVars": [{"name": "JAVA_TOOL_OPTIONS", "mode": "deny"}]}')
+	printf '%s\n' "$s" >"$T/s.json"
+	out=$(JAVA_TOOL_OPTIONS=-Dsecret=1 srt -s "$T/s.json" -c 'printenv JAVA_TOOL_OPTIONS')
+	[[ "$out" != *secret* && "$out" == *-Dhttp.proxyHost=localhost* ]]
+	printf '%s\n' "$(doc)" >"$T/s.json"
+	out=$(JAVA_TOOL_OPTIONS=-Dsecret=1 srt -s "$T/s.json" -c 'printenv JAVA_TOOL_OPTIONS')
+	[[ "$out" == -Dsecret=1\ * ]]
+	if have_ref; then
+		printf '%s\n' "$s" >"$T/s.json"
+		out=$(JAVA_TOOL_OPTIONS=-Dsecret=1 node "$REF_CLI" --settings "$T/s.json" \
+		    -c 'printenv JAVA_TOOL_OPTIONS' 2>/dev/null)
+		[[ "$out" != *secret* ]]
+	fi
+}
+
+@test "credentials files deny: unreadable like denyRead, globs too, with no exception" {
+	local s
+	# A directory (allowRead and allowWrite inside it lift nothing), a file an allowRead
+	# names, a glob; what they do not name stays readable.
+	s=$(doc "" ", \"allowRead\": [\"~/.aws/config\", \"~/.netrc\"], \"allowWrite\": [\"$T/ws\", \"~/.aws/sub\"]" \
+	    ', "credentials": {"files": [{"path": "~/.aws", "mode": "deny"}, {"path": "~/.netrc", "mode": "deny"}, {"path": "~/keys/*.pem", "mode": "deny"}]}')
+	same "$s" "$(printf '%s\n' 'r:../home/.aws/credentials no' 'r:../home/.aws/config no' \
+	    'w:../home/.aws/sub/x no' 'r:../home/.netrc no' 'r:../home/keys/a.pem no' \
+	    'r:../home/keys/c.txt ok:1' 'w:f ok')" \
+	    r:../home/.aws/credentials r:../home/.aws/config w:../home/.aws/sub/x \
+	    r:../home/.netrc r:../home/keys/a.pem r:../home/keys/c.txt w:f
+	# Above another read deny, still nothing of it comes back (f anew: both wrote to it).
+	echo f >"$T/ws/f"
+	s=$(doc "" ', "denyRead": ["~"], "allowRead": ["~/.aws"]' \
+	    ', "credentials": {"files": [{"path": "~/.aws", "mode": "deny"}]}')
+	same "$s" "$(printf '%s\n' 'r:../home/.aws/config no' 'r:f ok:1')" \
+	    r:../home/.aws/config r:f
+	# The same allowRead re-opens a plain denyRead (the probe can fail).
+	s=$(doc "" ', "denyRead": ["~/.aws"], "allowRead": ["~/.aws/config"]')
+	same "$s" "$(printf '%s\n' 'r:../home/.aws/config ok:4' 'r:../home/.aws/credentials no')" \
+	    r:../home/.aws/config r:../home/.aws/credentials
+}
+
+@test "credentials under filesystem.disabled: files readable, variables still removed" {
+	local s
+	s=$(doc "" ', "disabled": true' ', "credentials": {"files": [{"path": "~/.netrc", "mode": "deny"}], "envVars": [{"name": "GH_TOKEN", "mode": "deny"}]}')
+	same "$s" "$(printf '%s\n' 'r:../home/.netrc ok:5' 'e:GH_TOKEN unset')" \
+	    r:../home/.netrc e:GH_TOKEN
+}
+
+@test "credentials mask: refused, naming what srt lacks (the reference runs it)" {
+	local s
+	s=$(doc "" "" ', "credentials": {"envVars": [{"name": "GH_TOKEN", "mode": "mask"}], "allowPlaintextInject": true}')
+	printf '%s\n' "$s" >"$T/s.json"
+	run -125 srt -s "$T/s.json" -c true
+	[[ "$output" == *'credentials.envVars[0].mode: "mask" is not supported yet: srt'"'"'s proxies cannot put the real value back into requests (credential substitution, which also needs TLS termination for HTTPS)'* ]]
+	[[ "$output" != *'deny-only'* && "$output" != *'credentials: credentials is'* ]]
+	if have_ref; then
+		run -0 env GH_TOKEN=ghp_x node "$REF_CLI" --settings "$T/s.json" -c 'printenv GH_TOKEN'
+		[[ "$output" == fake_value_* ]]
+	fi
+}
+
+@test "SRT_DEBUG set to anything but empty is -d" {
+	printf '%s\n' "$(doc)" >"$T/s.json"
+	run -0 --separate-stderr env SRT_DEBUG=0 srt -s "$T/s.json" -c true
+	[[ "$stderr" == *'srt: debug: '* ]]
+	run -0 --separate-stderr env SRT_DEBUG= srt -s "$T/s.json" -c true
+	[[ "$stderr" != *'debug'* ]]
+	run -0 --separate-stderr env -u SRT_DEBUG srt -s "$T/s.json" -c true
+	[[ "$stderr" != *'debug'* ]]
+	if have_ref; then
+		run -0 --separate-stderr env SRT_DEBUG=0 node "$REF_CLI" --settings "$T/s.json" -c true
+		[[ "$stderr" == *'[SandboxDebug]'* ]]
+		run -0 --separate-stderr env SRT_DEBUG= node "$REF_CLI" --settings "$T/s.json" -c true
+		[[ "$stderr" != *'[SandboxDebug]'* ]]
+	fi
+}
+
+@test "the reference's default writes: ~/.npm/_logs and ~/.claude/debug, unless read-denied" {
+	same "$(doc)" "$(printf '%s\n' 'w:../home/.npm/_logs/l ok' 'w:../home/.claude/debug/d ok' 'w:../home/x no')" \
+	    w:../home/.npm/_logs/l w:../home/.claude/debug/d w:../home/x
+	same "$(doc "" ', "denyRead": ["~/.claude"]')" "$(printf '%s\n' 'w:../home/.npm/_logs/l ok' 'w:../home/.claude/debug/d no')" \
+	    w:../home/.npm/_logs/l w:../home/.claude/debug/d
+	same "$(doc "" ', "denyRead": ["~/.claude"], "allowRead": ["~/.claude/debug"]')" \
+	    "$(printf '%s\n' 'w:../home/.claude/debug/d ok')" w:../home/.claude/debug/d
+	same "$(doc "" ', "allowRead": ["~/.npm/_logs"]' ', "credentials": {"files": [{"path": "~/.npm", "mode": "deny"}]}')" \
+	    "$(printf '%s\n' 'w:../home/.npm/_logs/l no' 'w:../home/.claude/debug/d ok')" \
+	    w:../home/.npm/_logs/l w:../home/.claude/debug/d
+}
+
+@test "the reference's TMPDIR, /tmp/claude, is writable when it exists" {
+	[ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null || skip "needs root and unshare"
+	printf '%s\n' "$(doc)" >"$T/s.json"
+	# A /tmp of its own in a private mount namespace, the test's tree seen at /mnt: the
+	# host's /tmp is not touched.
+	local script='mount --bind "$0" /mnt && mount -t tmpfs tmpfs /tmp &&
+	    mkdir /tmp/claude /tmp/other /tmp/t && cd / || exit 1
+	    "$@" -c "echo x > /tmp/claude/f && echo claude-ok; (echo x > /tmp/other/f) 2>/dev/null && echo other-ok; true"'
+	run -0 env TMPDIR=/tmp/t unshare -m --propagation private sh -c "$script" "$T" \
+	    srt -s /mnt/s.json
+	[ "$output" = claude-ok ]
+	if have_ref; then
+		run -0 env TMPDIR=/tmp/t unshare -m --propagation private sh -c "$script" "$T" \
+		    node "$REF_CLI" --settings /mnt/s.json
+		[ "$(grep -v SandboxDebug <<<"$output")" = claude-ok ]
+	fi
+}
