@@ -465,6 +465,7 @@ launch_plan_ctx(const struct launch *l, struct plan_ctx *ctx)
 	ctx->cwd = l->cwd;
 	ctx->home = l->home;
 	ctx->tmpdir = l->tmpdir;
+	ctx->ref_tmpdir = PLAN_REF_TMPDIR;
 	ctx->settings_path = l->config_path;
 	ctx->managed_path = managed_path;
 	ctx->self_dirs[0] = l->self_dir;
