@@ -282,6 +282,7 @@ static void
 plan_writes(struct pb *b)
 {
 	struct strlist user = { 0 };
+	struct stat st;
 	char *p;
 	size_t i;
 
@@ -290,8 +291,17 @@ plan_writes(struct pb *b)
 	 * read-denied. */
 	if (b->ctx->tmpdir != NULL && *b->ctx->tmpdir == '/')
 		add_write(b, b->ctx->tmpdir, 0);
-	if (b->ctx->ref_tmpdir != NULL && *b->ctx->ref_tmpdir == '/')
-		add_write(b, b->ctx->ref_tmpdir, 0);
+	if (b->ctx->ref_tmpdir != NULL && *b->ctx->ref_tmpdir == '/') {
+		/* /tmp is everyone's: another user can make /tmp/claude first, keep it
+		 * writable to himself and swap what the command leaves there. Only a
+		 * directory (not a link) of the user srt runs as is granted. */
+		if (fs_lstat(b, b->ctx->ref_tmpdir, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    st.st_uid == geteuid())
+			add_write(b, b->ctx->ref_tmpdir, 0);
+		else
+			log_debug("write path %s: skipped (missing, or not a directory "
+			    "of uid %u)", b->ctx->ref_tmpdir, (unsigned)geteuid());
+	}
 	for (i = 0; i < nitems(home_write_dirs) && b->ctx->home != NULL &&
 	    *b->ctx->home == '/'; i++) {
 		p = path_join(b->ctx->home, home_write_dirs[i]);

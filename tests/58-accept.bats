@@ -107,9 +107,12 @@ same() {
 		out=$(srt-policy check -s "$T/docs/$name.json" 2>&1) || rc=$?
 		if [ "$expect" = valid ]; then
 			nvalid=$((nvalid + 1))
-			# Refused only for a documented difference.
+			# Refused only for a documented difference (srt-settings(5)): a field
+			# not supported yet, an unknown key inside an object, mitmProxy with
+			# tlsTerminate (the reference refuses the pair when it starts).
 			if [ "$rc" -ne 0 ] && grep -v ': warning: ' <<<"$out" |
-			    grep -v ' is not supported yet\|: unknown key' | grep -q .; then
+			    grep -v ' is not supported yet\|: unknown key\|mitmProxy and tlsTerminate cannot be used together' |
+			    grep -q .; then
 				echo "the reference accepts, srt refuses: $change"
 				echo "$out"
 				bad=1
@@ -269,4 +272,20 @@ same() {
 		    node "$REF_CLI" --settings /mnt/s.json
 		[ "$(grep -v SandboxDebug <<<"$output")" = claude-ok ]
 	fi
+}
+
+@test "/tmp/claude made by another user, or a link, is not writable (the reference grants it)" {
+	[ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null || skip "needs root and unshare"
+	printf '%s\n' "$(doc)" >"$T/s.json"
+	# Another user's /tmp/claude: he could swap what the command leaves there. A link
+	# named /tmp/claude would widen the grant to where it points.
+	local script='mount --bind "$0" /mnt && mount -t tmpfs tmpfs /tmp &&
+	    mkdir /tmp/claude /tmp/mine /tmp/t && chown 65534 /tmp/claude && cd / || exit 1
+	    "$@" -c "(echo x > /tmp/claude/f) 2>/dev/null && echo claude-ok; true"
+	    rmdir /tmp/claude && ln -s /tmp/mine /tmp/claude &&
+	    "$@" -c "(echo x > /tmp/claude/f) 2>/dev/null && echo link-ok; true"
+	    chown -h 0 /tmp/claude; ls /tmp/mine'
+	run -0 env TMPDIR=/tmp/t unshare -m --propagation private sh -c "$script" "$T" \
+	    srt -s /mnt/s.json
+	[ -z "$output" ]
 }
