@@ -22,6 +22,7 @@ static const struct proxy_proto httpd_proto = {
 	.refuse = conn_refuse,
 	.drain = pool_flush,
 	.spare_fds = POOL_MAX,
+	.tls_terminate = true,
 };
 
 int

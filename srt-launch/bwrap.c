@@ -119,6 +119,12 @@ bwrap_options(const struct launch *l, struct strlist *o)
 	strlist_pushf(o, "%d", BWRAP_FD_STATUS);
 	for (i = 0; i < l->plan.args.n; i++)
 		strlist_push(o, l->plan.args.v[i]);
+	/* tlsTerminate's trust bundle: readable, never writable (ca.c). */
+	if (l->ca_bundle != NULL) {
+		strlist_push(o, "--ro-bind");
+		strlist_push(o, l->ca_bundle);
+		strlist_push(o, l->ca_bundle);
+	}
 	/* srt-seccomp must stay reachable even under a read-denied directory: bound
 	 * last, over whatever the plan put there, from the file we opened at start. */
 	strlist_push(o, "--ro-bind-fd");

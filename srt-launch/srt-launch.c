@@ -487,6 +487,7 @@ launch_free(struct launch *l)
 	helpers_close(l);
 	fd_close(&l->guard_fd);
 	free(l->shell);
+	ca_free(l);
 	l->config_path = l->self_dir = l->cwd = l->home = l->tmpdir = l->shell = NULL;
 }
 
@@ -545,6 +546,10 @@ main(int argc, char **argv)
 	}
 	if (load_policy(&l) == -1)
 		goto out;
+#ifndef __APPLE__
+	if (ca_setup(&l) == -1)
+		goto out;
+#endif
 #ifdef __APPLE__
 	/* macOS: Seatbelt instead of namespaces (macos.h). */
 	rc = macos_launch(&l);
@@ -585,7 +590,7 @@ main(int argc, char **argv)
 	if (bwrap_start(&l, envp) == -1)
 		goto out;
 	/* The temp directory exists before the plan looks at it. */
-	if (keeper_tmp_make(&l) == -1)
+	if (keeper_tmp_make(&l) == -1 || ca_write_bundle(&l) == -1)
 		goto out;
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.cwd = l.cwd;
