@@ -384,35 +384,6 @@ term_connect(struct conn *c)
 
 /* ---- requests in a terminated tunnel ---------------------------------------------- */
 
-/* The path of the request target: origin-form, "*" (OPTIONS), or absolute-form
- * "https://authority/path" (its authority in *auth). 0 or -1. */
-static int
-term_parse_target(struct http_str t, struct http_str *path, struct http_str *auth)
-{
-	const char *p;
-
-	auth->p = NULL;
-	auth->n = 0;
-	if (t.n == 0 || memchr(t.p, '#', t.n) != NULL)
-		return -1;
-	if (t.p[0] == '/' || (t.n == 1 && t.p[0] == '*')) {
-		*path = t;
-		return 0;
-	}
-	if (t.n < 9 || strncasecmp(t.p, "https://", 8) != 0)
-		return -1;
-	for (p = t.p + 8; p < t.p + t.n && *p != '/' && *p != '?'; p++)
-		if (*p == '@' || *p == '\\')
-			return -1;
-	auth->p = t.p + 8;
-	auth->n = (size_t)(p - auth->p);
-	if (auth->n == 0)
-		return -1;
-	path->p = p;
-	path->n = (size_t)(t.p + t.n - p);
-	return 0;
-}
-
 /* The upstream head of a decrypted request: origin-form, Host the CONNECT target (the
  * name the policy judged, never the client's spelling), hop-by-hop fields removed, the
  * body framed by a field written here. */
@@ -481,7 +452,7 @@ term_request(struct conn *c, const struct http_head *h)
 		    false);
 		return;
 	}
-	if (term_parse_target(h->target, &path, &auth) == -1) {
+	if (http_tunnel_target(h->target, &path, &auth) == -1) {
 		term_refuse(c, 400, "Bad Request", "bad request target", false);
 		return;
 	}
