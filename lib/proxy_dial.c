@@ -482,6 +482,8 @@ proxy_dial_timeout_cb(struct evloop *loop, void *arg)
 		proxy_dial_failf(d, "TLS handshake timed out");
 	else if (d->phase == DIAL_DEST_TLS)
 		proxy_dial_failf(d, "TLS handshake with %s timed out", d->rq->host);
+	else if (d->phase == DIAL_UNIX)
+		proxy_dial_failf(d, "no connection from the connector in time");
 	else if (d->phase == DIAL_TUNNEL)
 		proxy_dial_failf(d, "no reply to CONNECT in time");
 	else
