@@ -19,6 +19,8 @@
 
 #define PLAN_SELF_DIRS  2
 #define PLAN_REF_TMPDIR "/tmp/claude"   /* the reference's TMPDIR */
+/* tlsTerminate's trust bundle, in the run's TMPDIR (srt-launch/ca.c) */
+#define PLAN_CA_BUNDLE_NAME "srt-ca-bundle.pem"
 
 struct plan_ctx {
 	const char *cwd;        /* relative entries resolve against this */

@@ -175,7 +175,7 @@ env_build(const struct launch *l)
 
 	for (p = environ; *p != NULL; p++)
 		if (strchr(*p, '=') != NULL && !env_is_owned(*p, git) &&
-		    !env_is_denied(&l->set, *p))
+		    !env_is_denied(&l->set, *p) && !ca_env_owned(l, *p))
 			strlist_push(&e, *p);
 
 	strlist_push(&e, "SANDBOX_RUNTIME=1");
@@ -211,6 +211,7 @@ env_build(const struct launch *l)
 	    LAUNCH_HTTP_PORT, LAUNCH_HTTP_PORT, LAUNCH_SOCKS_PORT);
 	if (git)
 		env_add_git(&e, &l->set, git_count);
+	ca_env(l, &e);
 
 	p = e.v;        /* NULL-terminated; ownership passes to the caller */
 	return p != NULL ? p : xcalloc(1, sizeof(char *));

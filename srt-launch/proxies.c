@@ -79,7 +79,7 @@ proxies_start(struct launch *l, enum proxy_kind k)
 	int l4 = l->listen_fd[k == PK_HTTP ? LS_HTTP4 : LS_SOCKS4];
 	int l6 = l->listen_fd[k == PK_HTTP ? LS_HTTP6 : LS_SOCKS6];
 	int port = proxy_external_port(l, k);
-	int ep[2] = { -1, -1 }, polfd = -1, err = 0, rc = -1;
+	int ep[2] = { -1, -1 }, polfd = -1, cafd = -1, err = 0, rc = -1;
 	enum helper h = k == PK_HTTP ? H_HTTPD : H_SOCKSD;
 	const char *prog = l->helper_path[h];
 	pid_t pid, launcher = getpid();
@@ -89,6 +89,10 @@ proxies_start(struct launch *l, enum proxy_kind k)
 	l->proxy_started[k] = true;
 	if (port == 0) {
 		if ((polfd = proxy_policy_memfd(l)) == -1)
+			goto out;
+		/* tlsTerminate's CA, key included, for srt-httpd alone (ca.c). */
+		if (k == PK_HTTP && l->ca_secret != NULL && (cafd = memfd_sealed("srt-ca",
+		    l->ca_secret, strlen(l->ca_secret))) == -1)
 			goto out;
 		log_debug("starting %s for the sandbox's port %d", prog,
 		    k == PK_HTTP ? LAUNCH_HTTP_PORT : LAUNCH_SOCKS_PORT);
@@ -105,7 +109,7 @@ proxies_start(struct launch *l, enum proxy_kind k)
 		goto out;
 	}
 	if (pid == 0) {
-		int fds[5], exe = l->helper_fd[h];
+		int fds[6], exe = l->helper_fd[h];
 		size_t n = 0, i;
 		struct strlist argv = { 0 };
 
@@ -121,6 +125,11 @@ proxies_start(struct launch *l, enum proxy_kind k)
 			strlist_push(&argv, "3");
 			strlist_push(&argv, "--log-fd");
 			strlist_push(&argv, "4");
+			if (cafd != -1) {
+				strlist_push(&argv, "--ca-fd");
+				strlist_pushf(&argv, "%zu", 3 + n);
+				fds[n++] = cafd;
+			}
 		} else {
 			strlist_push(&argv, "--relay-to");
 			strlist_pushf(&argv, "%d", port);
@@ -165,6 +174,8 @@ proxies_start(struct launch *l, enum proxy_kind k)
 	l->listen_fd[k == PK_HTTP ? LS_HTTP6 : LS_SOCKS6] = -1;
 	if (polfd != -1)
 		close(polfd);
+	if (cafd != -1)
+		close(cafd);
 	if (ep[0] != -1)
 		close(ep[0]);
 	if (ep[1] != -1)

@@ -499,6 +499,7 @@ launch_free(struct launch *l)
 	helpers_close(l);
 	fd_close(&l->guard_fd);
 	free(l->shell);
+	ca_free(l);
 	l->config_path = l->self_dir = l->cwd = l->home = l->tmpdir = l->shell = NULL;
 }
 
@@ -557,6 +558,10 @@ main(int argc, char **argv)
 	}
 	if (load_policy(&l) == -1)
 		goto out;
+#ifndef __APPLE__
+	if (ca_setup(&l) == -1)
+		goto out;
+#endif
 #ifdef __APPLE__
 	/* macOS: Seatbelt instead of namespaces (macos.h). */
 	rc = macos_launch(&l);
@@ -602,7 +607,7 @@ main(int argc, char **argv)
 	if (bwrap_start(&l, envp) == -1)
 		goto out;
 	/* The temp directory exists before the plan looks at it. */
-	if (keeper_tmp_make(&l) == -1)
+	if (keeper_tmp_make(&l) == -1 || ca_write_bundle(&l) == -1)
 		goto out;
 	if (plan_linux_finish(&l.set, &ctx, &l.plan, &errs) == -1)
 		goto plan_failed;

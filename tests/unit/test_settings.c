@@ -474,22 +474,6 @@ test_messages(void)
 	    "F: [\"a b\"]: unknown key");
 	free(t);
 
-	/* Fields srt does not implement yet. */
-	{
-		static const char *net[] = { "tlsTerminate" };
-
-		for (size_t i = 0; i < sizeof(net) / sizeof(net[0]); i++) {
-			char *extra = xasprintf(", \"%s\": {}", net[i]);
-
-			t = doc(extra, "", "");
-			want = xasprintf("F: network.%s: network.%s is not supported yet",
-			    net[i], net[i]);
-			expect_one(net[i], t, want);
-			free(want);
-			free(t);
-			free(extra);
-		}
-	}
 	t = doc("", "", ", \"credentials\": {\"envVars\": [{\"name\": \"GH_TOKEN\", "
 	    "\"mode\": \"mask\"}], \"allowPlaintextInject\": true}");
 	expect_one("credential masking is refused, naming what is missing", t,
@@ -976,14 +960,8 @@ test_routes(void)
 	free(t);
 	t = doc(", \"mitmProxy\": {\"socketPath\": \"/x.sock\", \"domains\": [\"a.example.com\"]}"
 	    ", \"tlsTerminate\": {}", "", "");
-	{
-		const char *w[] = {
-			"F: network.tlsTerminate: network.tlsTerminate is not supported yet",
-			"F: network.mitmProxy: mitmProxy and tlsTerminate cannot be used together",
-		};
-
-		expect_errs("mitmProxy and tlsTerminate are exclusive", t, w, 2);
-	}
+	expect_one("mitmProxy and tlsTerminate are exclusive", t,
+	    "F: network.mitmProxy: mitmProxy and tlsTerminate cannot be used together");
 	free(t);
 	t = doc(", \"mitmProxy\": {\"socketPath\": \"/x.sock\", \"domains\": [\"a.example.com\", "
 	    "\"*.com\"]}", "", "");
