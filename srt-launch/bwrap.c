@@ -15,8 +15,10 @@
  * write it once the plan is ready and seal it before the options go (bwrap_send_guard);
  * srt-seccomp refuses a guard that is not sealed, so a launcher that died half-way never
  * leaves a partial guard behind it. Descriptors bwrap gets: 3 its status (JSON lines),
- * 4 its options, 5 the sandbox's lifeline, 6 the guard (unless --unguarded), then
- * srt-seccomp's executable (bound inside with --ro-bind-fd, and closed by bwrap).
+ * 4 its options, 5 the sandbox's lifeline, 6 the guard (unless --unguarded), 7 the
+ * write end of the violation monitor's pipe (srt-seccomp --violations-fd, unless
+ * --no-fs-violations or --unguarded), then srt-seccomp's executable (bound inside
+ * with --ro-bind-fd, and closed by bwrap).
  */
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -100,12 +102,14 @@ bwrap_seccomp_pid1(const struct launch *l)
 #define BWRAP_FD_ARGS           4
 #define BWRAP_FD_LIFELINE       5       /* srt-seccomp --lifeline-fd */
 #define BWRAP_FD_GUARD          6       /* srt-seccomp --guard-fd */
+#define BWRAP_FD_VIOL           7       /* srt-seccomp --violations-fd (with the guard) */
 
-/* --ro-bind-fd: srt-seccomp's executable, after the guard when there is one. */
+/* --ro-bind-fd: srt-seccomp's executable, after the guard and the monitor's pipe. */
 static int
 bwrap_fd_seccomp(const struct launch *l)
 {
-	return l->unguarded ? BWRAP_FD_GUARD : BWRAP_FD_GUARD + 1;
+	return l->unguarded ? BWRAP_FD_GUARD : l->no_fs_violations ? BWRAP_FD_GUARD + 1 :
+	    BWRAP_FD_VIOL + 1;
 }
 
 static void
@@ -183,6 +187,10 @@ bwrap_argv(const struct launch *l, struct strlist *a)
 		strlist_push(a, "--guard-fd");
 		strlist_pushf(a, "%d", BWRAP_FD_GUARD);
 	}
+	if (!l->no_fs_violations) {
+		strlist_push(a, "--violations-fd");
+		strlist_pushf(a, "%d", BWRAP_FD_VIOL);
+	}
 	if (bwrap_seccomp_pid1(l))
 		strlist_push(a, "--pid1");
 	/* allowAllUnixSockets keeps every other rule, the reaper and the lifeline. */
@@ -214,10 +222,10 @@ static noreturn void
 bwrap_child(const struct launch *l, char **argv, char **envp, int st_w, int argfd,
     int ep_w, pid_t launcher)
 {
-	int keep[5] = { st_w, argfd, l->sandbox_lifeline_r, l->guard_fd,
+	int keep[6] = { st_w, argfd, l->sandbox_lifeline_r, l->guard_fd, l->viol_w,
 	    l->helper_fd[H_SECCOMP] };
 	int exe = l->helper_fd[H_BWRAP];
-	size_t n = 5;
+	size_t n = 6;
 
 	spawn_child_reset();
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -239,9 +247,15 @@ bwrap_child(const struct launch *l, char **argv, char **envp, int st_w, int argf
 		spawn_report_errno(ep_w);
 		_exit(LAUNCH_FAIL);
 	}
+	/* The guard and the monitor's pipe only when used (--unguarded implies
+	 * --no-fs-violations): srt-seccomp's executable moves down. */
+	if (l->no_fs_violations) {
+		keep[4] = keep[5];
+		n--;
+	}
 	if (l->unguarded) {
 		keep[3] = keep[4];
-		n = 4;
+		n--;
 	}
 	spawn_arrange_fds(keep, n, ep_w, &exe);
 	execveat(exe, "", argv, envp, AT_EMPTY_PATH);
@@ -328,14 +342,26 @@ bwrap_start(struct launch *l, char **envp)
 		log_warn("pipe");
 		goto out;
 	}
+	/* The monitor's records: we read them as they come, srt-seccomp never waits. */
+	if (!l->no_fs_violations) {
+		int vp[2];
+
+		if (pipe2(vp, O_CLOEXEC | O_NONBLOCK) == -1) {
+			log_warn("pipe");
+			goto out;
+		}
+		l->viol_r = vp[0];
+		l->viol_w = vp[1];
+	}
 	if ((pid = bwrap_fork(l, argv.v, envp, st[1], ap[0], ep[1])) == -1) {
 		log_warn("fork");
 		goto out;
 	}
 	close(st[1]);
 	st[1] = -1;
-	/* Only the sandbox holds the read end from now on. */
+	/* Only the sandbox holds the read end from now on, and the monitor's write end. */
 	fd_close(&l->sandbox_lifeline_r);
+	fd_close(&l->viol_w);
 	close(ep[1]);
 	ep[1] = -1;
 	if (spawn_wait_exec(ep[0], &err) == -1) {
