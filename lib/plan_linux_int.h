@@ -66,6 +66,8 @@ struct pb {
 	size_t fs_cap, fs_n;            /* fs: open addressing, fs_cap a power of two */
 	struct strlist writes;          /* allowed write roots, resolved, in order */
 	struct strlist user_roots;      /* those allowWrite named: walked for mandatory denies */
+	struct strlist managed_writes;  /* those the managed policy named, under its
+	                                   allowManagedReadPathsOnly (write_reopens) */
 	struct strlist reads;           /* allowRead paths, normalised */
 	struct rdeny *rd;
 	size_t nrd;

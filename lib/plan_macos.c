@@ -491,6 +491,8 @@ filesystem_rules(struct mb *b, const struct plan_ctx *ctx)
 	/* srt keeps its settings file read-only where the command could write it. */
 	if (ctx->settings_path != NULL && in_write_root(&rc.write_roots, ctx->settings_path))
 		strlist_push(&deny_literal, ctx->settings_path);
+	if (ctx->managed_path != NULL && in_write_root(&rc.write_roots, ctx->managed_path))
+		strlist_push(&deny_literal, ctx->managed_path);
 
 	split_list(&s->fs.deny_read, true, &rd_spelled, &rd_literal);
 	split_list(&s->fs.allow_read, true, &ra_spelled, &ra_literal);

@@ -41,9 +41,14 @@ int policy_to_settings(const struct policy *p, struct settings *out);
  * settings_schema.h, e.g. SETTINGS_FLAG(require_host_match). */
 uint32_t policy_option_flags(const struct policy *p);
 
+/* The layers section's flags (SETTINGS_LAYER_* of settings.h). */
+uint32_t policy_layer_flags(const struct policy *p);
+
 /* The name-based decision of BEHAVIOR §2.2, same answers as dom_decide(). */
 struct policy_verdict {
 	int allow;
+	int managed;            /* a deny of the managed policy: its deny rule, or the allow
+	                           list it alone makes (allowManagedDomainsOnly) */
 	const char *reason;     /* deny reason (static or inside the image); NULL on allow */
 	const char *rule;       /* the matching entry as written, NULL if none */
 	size_t rule_len;
@@ -54,7 +59,10 @@ struct policy_verdict {
 void policy_decide(const struct policy *p, const char *host, size_t hostlen, uint16_t port,
     struct policy_verdict *v);
 
-/* Resolved-address guard helpers (BEHAVIOR §2.4 steps 1, 2, 4). */
+/* Resolved-address guard helpers (BEHAVIOR §2.4 steps 1, 2, 4): 0 when not listed, else
+ * which file the first entry that lists it came from. */
+#define POLICY_LISTED_USER      1
+#define POLICY_LISTED_MANAGED   2
 int policy_addr_listed(const struct policy *p, int denied, const struct ip_addr *a, uint16_t port);
 int policy_addr_in_denied_ranges(const struct policy *p, const struct ip_addr *a);
 

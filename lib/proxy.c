@@ -25,6 +25,7 @@
 #include "guard.h"
 #include "buf.h"
 #include "proxy.h"
+#include "managed.h"
 #include "policy_source.h"
 #include "proxy_sandbox.h"
 #include "resolver.h"
@@ -41,6 +42,8 @@ struct proxy {
 	struct resolver *resolver;
 	struct proxy_policy *pol;
 	struct proxy_opener *opener;    /* -p or -s while narrowed: reopens that file */
+	struct managed managed;         /* the managed layer, read with the first policy */
+	bool managed_read;
 	struct guard_local local;
 	bool local_valid;       /* local was read at local_at (loop time) */
 	uint64_t local_at;
@@ -312,9 +315,15 @@ proxy_policy_load(struct proxy *px, struct diags *errs)
 	struct diags warns = { 0 };
 	struct proxy_policy *pp;
 	struct policy *pol;
-	int rc;
+	int rc = 0;
 
-	rc = policy_source_load(&src, &pol, NULL, NULL, errs, &warns);
+	/* Read at start, before the proxy narrows itself (the trust checks walk the file
+	 * system); every reload merges with this one, so none widens past it. */
+	if (!px->managed_read && (rc = managed_load(&px->managed, errs, &warns)) == 0)
+		px->managed_read = true;
+	src.managed = &px->managed;
+	if (rc == 0)
+		rc = policy_source_load(&src, &pol, NULL, NULL, errs, &warns);
 	for (size_t i = 0; i < warns.msgs.n; i++)
 		log_warnx("warning: %s", warns.msgs.v[i]);
 	diags_free(&warns);
@@ -444,6 +453,11 @@ proxy_decide(struct proxy *px, struct proxy_policy *pp, struct proxy_request *rq
 	free(rq->rule);
 	rq->rule = v.rule != NULL ? xstrndup(v.rule, v.rule_len) : NULL;
 	proxy_request_set_reason(rq, v.reason, v.reason ? v.reason_len : 0);
+	if (v.managed && !v.allow) {
+		/* The organisation's rule: the log, the violation line and the refusal say so. */
+		free(rq->reason);
+		rq->reason = xasprintf("managed: %.*s", (int)v.reason_len, v.reason);
+	}
 	if (v.allow) {
 		rq->verdict = VERDICT_ALLOW;
 		return 1;
@@ -1021,6 +1035,7 @@ proxy_free(struct proxy *px)
 	evloop_free(px->loop);
 	proxy_policy_put(px->pol);
 	proxy_opener_free(px->opener);
+	managed_free(&px->managed);
 	guard_local_free(&px->local);
 	if (px->log_fd != -1 && px->opts.log_path != NULL)
 		close(px->log_fd);

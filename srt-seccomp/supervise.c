@@ -60,9 +60,6 @@
 #endif
 #define XATTR_VALUE_MAX	65536
 
-/* An answer to the call being served. */
-enum { ANS_VAL, ANS_FD, ANS_LATER };
-
 /* --- the calling thread -------------------------------------------------------------------- */
 
 static void
