@@ -294,3 +294,42 @@ mkdir $T/out/no2 (read-only file system)" ]
 	run -125 "$SRT_BIN/srt-seccomp" --violations-fd 3 -- true 3<"$T/v.jsonl"
 	[[ "$output" == *"--violations-fd 3: not open for writing"* ]]
 }
+
+@test "under a managed policy: its ignoreViolations joins the user's, its noFsViolations turns reports off" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root for a mount namespace of its own"
+	command -v unshare >/dev/null || skip "unshare missing"
+	mkdir -p "$T/srt" "$T/upper" "$T/work"
+	chmod 755 "$T/upper" "$T/srt"
+	# The managed directory at /etc/srt, in a mount namespace of the test's own; the
+	# host's /etc is never written (an overlay, its writes in $T/upper).
+	in_managed() {
+		cat >"$T/managed-settings.json.tmp" <<JSON
+{ $1 "network": { "allowedDomains": [], "deniedDomains": [] },
+  "filesystem": { "denyRead": [], "allowWrite": [], "denyWrite": [] } }
+JSON
+		mv "$T/managed-settings.json.tmp" "$T/srt/managed-settings.json"
+		chmod 644 "$T/srt/managed-settings.json"
+		cat >"$T/ns.sh" <<SH
+set -e
+mount -t overlay srt-test -o lowerdir=/etc,upperdir=$T/upper,workdir=$T/work /etc
+mkdir -p /etc/srt
+mount --bind $T/srt /etc/srt
+set +e
+cd $T/ws
+srt -s $T/ws/s.json -c 'touch .bashrc $T/out/m $T/out/u 2>/dev/null; true'
+SH
+		unshare -m --propagation private bash "$T/ns.sh"
+	}
+	settings "$T/ws/s.json" '"ignoreViolations":{"*":["/out/u"]}'
+	run -0 --separate-stderr in_managed '"ignoreViolations": {"*": ["/out/m"]},'
+	[[ "$stderr" == *"deny file-write $T/ws/.bashrc (mandatory deny: shell start-up file)"* ]]
+	[[ "$stderr" != *"$T/out/m"* ]]
+	[[ "$stderr" != *"$T/out/u"* ]]
+	run -0 --separate-stderr in_managed '"noFsViolations": true,'
+	[[ "$stderr" != *"file-write"* ]]
+	# the user's false does not turn them back on (either file may turn them off)
+	settings "$T/ws/s.json" '"noFsViolations":false'
+	run -0 --separate-stderr in_managed '"noFsViolations": true,'
+	[[ "$stderr" != *"file-write"* ]]
+	[ ! -e "$T/out/m" ] && [ ! -e "$T/out/u" ]
+}
