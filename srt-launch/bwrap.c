@@ -103,6 +103,7 @@ bwrap_seccomp_pid1(const struct launch *l)
 #define BWRAP_FD_LIFELINE       5       /* srt-seccomp --lifeline-fd */
 #define BWRAP_FD_GUARD          6       /* srt-seccomp --guard-fd */
 #define BWRAP_FD_VIOL           7       /* srt-seccomp --violations-fd (with the guard) */
+#define VIOL_PIPE_SIZE          (1024 * 1024)   /* /proc/sys/fs/pipe-max-size's default */
 
 /* --ro-bind-fd: srt-seccomp's executable, after the guard and the monitor's pipe. */
 static int
@@ -352,6 +353,10 @@ bwrap_start(struct launch *l, char **envp)
 		}
 		l->viol_r = vp[0];
 		l->viol_w = vp[1];
+		/* Room for a whole run's lines (1,000 of a few hundred bytes) while we are
+		 * slow to read: srt-seccomp drops what does not fit. The kernel takes the
+		 * pages as they are written; at most pipe-max-size, else the default. */
+		(void)fcntl(l->viol_w, F_SETPIPE_SZ, VIOL_PIPE_SIZE);
 	}
 	if ((pid = bwrap_fork(l, argv.v, envp, st[1], ap[0], ep[1])) == -1) {
 		log_warn("fork");

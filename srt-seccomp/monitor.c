@@ -8,7 +8,9 @@
  * run reports at most VIOL_LINES_MAX of them; what is left out is counted and said in
  * one last record (monitor_finish). A record is at most PIPE_BUF bytes, so a write to a
  * pipe is whole or nothing; on a stream that takes part of one, the rest waits for the
- * next record, and new ones are dropped meanwhile.
+ * next record, and new ones are dropped meanwhile. On a pipe, room for the last record
+ * is kept: a record that would leave less is dropped (and counted), so that the count
+ * of what was left out reaches a reader that is slow, and not only a fast one.
  *
  * Reads: a denied directory is masked by a tmpfs of its own, whose root is reached by
  * nobody but the sandbox. An inotify watch for IN_OPEN on it costs the command nothing
@@ -27,6 +29,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 
@@ -93,6 +96,29 @@ monitor_flush(struct monitor *m)
 	return true;
 }
 
+/*
+ * Would the record leave the pipe no room for the left-out one? Not a pipe: never. A
+ * pipe is a ring of pages, and a write of a record that does not fit in the last page's
+ * rest starts a new page, so bytes unread say less than pages used; but two pages in a
+ * row hold more than one page's worth (the second's first record did not fit in the
+ * first), so U bytes take at most 2U/P + 1 pages of P. A record goes while that leaves
+ * a page free, and one for the rounding.
+ */
+static bool
+monitor_crowds(const struct monitor *m, size_t len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int cap, unread;
+	size_t pages;
+
+	if ((cap = fcntl(m->fd, F_GETPIPE_SZ)) <= 0 || ioctl(m->fd, FIONREAD, &unread) == -1 ||
+	    unread < 0 || page < VIOL_RECORD_MAX)
+		return false;
+	pages = (size_t)cap / (size_t)page;
+	/* (A pipe of fewer pages than that: no room kept, every record tried.) */
+	return pages >= 4 && 2 * ((size_t)unread + len) > (pages - 3) * (size_t)page;
+}
+
 static void
 monitor_write(struct monitor *m, const struct violation *v)
 {
@@ -104,6 +130,11 @@ monitor_write(struct monitor *m, const struct violation *v)
 		return;
 	}
 	violation_format(&b, v);
+	if (v->kind != VK_LEFT_OUT && monitor_crowds(m, b.len)) {
+		m->left_out++;
+		buf_free(&b);
+		return;
+	}
 	while ((n = write(m->fd, b.p, b.len)) == -1 && errno == EINTR)
 		;
 	if (n == -1)

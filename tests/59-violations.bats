@@ -188,6 +188,7 @@ deny network-outbound denied.example:80 (host is not on the allow list)
 @test "100,000 refused writes: at most 1,000 lines, then the count left out; the command keeps its pace" {
 	cd "$T/ws"
 	loop='import os, time
+open("started", "w").close()
 t = time.monotonic()
 for i in range(100000):
     try:
@@ -195,8 +196,16 @@ for i in range(100000):
     except OSError:
         pass
 print("%.3f" % (time.monotonic() - t))'
-	run -0 srt-launch -s "$T/ws/s.json" --violations "$T/v.jsonl" -- python3 -c "$loop"
-	with=$output
+	# srt-launch stopped for most of the run: the monitor's pipe holds a whole run's
+	# lines, so none is dropped however slow it reads, and the command never waits.
+	srt-launch -s "$T/ws/s.json" --violations "$T/v.jsonl" -- python3 -c "$loop" >"$T/with" &
+	pid=$!
+	for i in $(seq 300); do [ -e started ] && break; sleep 0.1; done
+	kill -STOP "$pid"
+	sleep 6
+	kill -CONT "$pid"
+	wait "$pid"
+	with=$(cat "$T/with")
 	[ "$(wc -l <"$T/v.jsonl")" -eq 1001 ]
 	[ "$(grep -c '"kind":"file-write"' "$T/v.jsonl")" -eq 1000 ]
 	tail -1 "$T/v.jsonl" | python3 -c 'import json,sys; o=json.load(sys.stdin); assert o["kind"]=="left-out" and o["count"]==99000, o; assert o["violation"].startswith("(99000 more violations left out"), o'
@@ -293,6 +302,49 @@ mkdir $T/out/no2 (read-only file system)" ]
 	# A descriptor not open for writing is refused before anything runs.
 	run -125 "$SRT_BIN/srt-seccomp" --violations-fd 3 -- true 3<"$T/v.jsonl"
 	[[ "$output" == *"--violations-fd 3: not open for writing"* ]]
+}
+
+@test "srt-seccomp alone, its reader asleep: a full pipe drops records, never the command's pace" {
+	# A pipe nobody reads while 20,000 refused writes run: PID 1 must not wait on it.
+	run -0 timeout 120 python3 - "$SRT_BIN/srt-seccomp" "$T" <<'PY'
+import fcntl, json, os, subprocess, sys, time
+seccomp, t = sys.argv[1], sys.argv[2]
+r, w = os.pipe()
+loop = """
+import os
+for i in range(20000):
+    try:
+        os.close(os.open("/usr/srt-flood-%d" % i, os.O_WRONLY | os.O_CREAT, 0o644))
+    except OSError:
+        pass
+print("done")
+"""
+start = time.monotonic()
+p = subprocess.run(["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+    "--unshare-pid", "--unshare-user", "--unshare-net", "--", seccomp,
+    "--violations-fd", str(w), "--", "python3", "-c", loop],
+    pass_fds=(w,), stdout=subprocess.PIPE, timeout=100)
+took = time.monotonic() - start
+os.close(w)
+assert p.returncode == 0 and p.stdout == b"done\n", p
+data = b""
+while True:
+    b = os.read(r, 65536)
+    if not b:
+        break
+    data += b
+lines = data.decode().splitlines()
+# What fitted in the pipe (64 KiB by default) came whole; the rest was dropped, and
+# counted in the last record, for which room was kept.
+assert 0 < len(lines) < 1000, len(lines)
+assert len(data) <= 65536, len(data)
+recs = [json.loads(l) for l in lines]
+assert all(o["kind"] == "file-write" for o in recs[:-1]), recs
+assert recs[-1]["kind"] == "left-out", recs[-1]
+assert recs[-1]["count"] == 20000 - (len(recs) - 1), (recs[-1], len(recs))
+print("%d records, %.2fs" % (len(lines), took))
+PY
+	echo "# $output" >&3
 }
 
 @test "under a managed policy: its ignoreViolations joins the user's, its noFsViolations turns reports off" {
