@@ -16,7 +16,7 @@ VERSION := 0.1.0
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 # srt-seccomp, srt-httpd and srt-socksd: the installed launcher runs them from here, a
-# path fixed at build time (helpers.c helpers_dir), never found through PATH.
+# path fixed at build time (lib/layout.c layout_helpers_dir), never found through PATH.
 LIBEXECDIR ?= $(PREFIX)/libexec/srt
 MANDIR  ?= $(PREFIX)/share/man
 # The managed policy is SYSCONFDIR/srt/managed-settings.json, a path fixed at build time
@@ -34,7 +34,9 @@ endif
 # Every library's flags come from pkg-config (PKG_CONFIG, for a cross or other prefix),
 # never from a path written here.
 PKGS    := libcjson libcares libseccomp libcap libnl-3.0
-PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+# OpenSSL's headers only: the proxies load libssl with dlopen when a policy needs TLS
+# (lib/tls.h says why), so nothing links it.
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) openssl 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wcast-qual \
@@ -178,8 +180,8 @@ endif
 $(BUILD)/bin/srt: $(BUILD)/bin/srt-launch
 	ln -sf srt-launch $@
 
-# Where the installed launcher finds its helpers is compiled in (helpers.c helpers_dir),
-# and where the managed policy is (managed.c). The header is rewritten only when BINDIR,
+# Where the installed launcher finds its helpers is compiled in (lib/layout.c), and where
+# the managed policy is (managed.c). The header is rewritten only when BINDIR,
 # LIBEXECDIR or SYSCONFDIR change, so that a `make install` with another PREFIX than the
 # build's rebuilds the objects that use them.
 PATHS_H := $(BUILD)/gen/paths.h
@@ -194,7 +196,7 @@ $(PATHS_H): FORCE
 	    '#define SRT_SYSCONFDIR "$(SYSCONFDIR)"' > $@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
-$(BUILD)/obj/srt-launch/helpers.o $(BUILD)/obj/lib/managed.o: $(PATHS_H)
+$(BUILD)/obj/lib/layout.o $(BUILD)/obj/lib/managed.o: $(PATHS_H)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIBSRT)
 	@mkdir -p $(dir $@)

@@ -69,6 +69,7 @@ decision_format_members(struct buf *b, const struct decision *d)
 	put_str(b, "verdict", verdict_name(d->verdict));
 	put_str(b, "rule", d->rule);
 	put_str(b, "reason", d->reason);
+	put_str(b, "route", d->route);
 	if (d->status >= 0)
 		buf_addf(b, ",\"status\":%d", d->status);
 	else
@@ -159,6 +160,7 @@ decision_read(const cJSON *o, struct decision *d)
 	    (bad = get_str(o, "verdict", false, &v)) != NULL ||
 	    (bad = get_str(o, "rule", true, &d->rule)) != NULL ||
 	    (bad = get_str(o, "reason", true, &d->reason)) != NULL ||
+	    (bad = get_str(o, "route", true, &d->route)) != NULL ||
 	    (bad = get_num(o, "status", 65535, true, &status, &null)) != NULL ||
 	    (bad = get_num(o, "bytes_up", 9007199254740992.0, false, &d->bytes_up,
 	    NULL)) != NULL ||

@@ -6,16 +6,20 @@
  *
  *   {"time":"2025-01-31T12:00:00.123Z","protocol":"connect","client":"127.0.0.1:40000",
  *    "host":"example.com","port":443,"verdict":"allow","rule":"example.com",
- *    "reason":null,"status":200,"bytes_up":517,"bytes_down":4210,"duration_ms":35}
+ *    "reason":null,"route":"direct","status":200,"bytes_up":517,"bytes_down":4210,
+ *    "duration_ms":35}
  *
  * protocol: "http", "connect", "socks5". verdict: "allow"; "deny" (policy or resolved-
  * address guard: reason says which); "audit-deny" (--audit: would have been denied, was
  * allowed); "error" (allowed, but the dial failed: reason says why). rule is the matching
  * settings entry as written, or null. status is the HTTP status or SOCKS reply code sent
- * (null if none). host is the canonical host when it parsed, else the request's host with
- * every byte outside printable ASCII replaced by '?'. time is UTC with milliseconds. Every
- * field is always present; the reader refuses a line that lacks one or gives one the
- * wrong type.
+ * (null if none). route is how an allowed request left: "direct", "parent URL" (a parent
+ * proxy, without credentials) or "mitm unix:PATH" (the inspection proxy), null when
+ * nothing was dialled. A refusal under refuseOpaqueTunnels has the rule
+ * "refuseOpaqueTunnels" (a name no domain entry can have). host is the canonical host
+ * when it parsed, else the request's host with every byte outside printable ASCII
+ * replaced by '?'. time is UTC with milliseconds. Every field is always present; the
+ * reader refuses a line that lacks one or gives one the wrong type.
  */
 #ifndef SRT_DECISION_H
 #define SRT_DECISION_H
@@ -48,6 +52,7 @@ struct decision {
 	enum verdict verdict;
 	const char *rule;               /* or NULL */
 	const char *reason;             /* or NULL */
+	const char *route;              /* or NULL */
 	int status;                     /* -1: none */
 	uint64_t bytes_up, bytes_down;
 	uint64_t duration_ms;
@@ -55,6 +60,9 @@ struct decision {
 
 /* The time now, as the record writes it. */
 void decision_time_now(char out[DECISION_TIME_MAX]);
+
+/* The rule of a refusal under network.refuseOpaqueTunnels. */
+#define DECISION_RULE_OPAQUE    "refuseOpaqueTunnels"
 
 /* The members of d's object, without the braces: a record is "{", these, "}\n". A reader
  * that keeps the record may append members of its own before the "}". */

@@ -619,13 +619,11 @@ enum merge_rule {
  * struct settings, is OPTION(rule, "dotted.path", member); a list of strings is
  * STRINGS(...). Values are told apart from their defaults, compared and moved as bytes
  * and, where they own memory, compared by their canonical JSON (settings_to_json), so a
- * row needs nothing else: parentProxy and mitmProxy, once they exist, are
- *	OPTION(MERGE_WEAKER, "network.parentProxy", net.parent_proxy),
- *	OPTION(MERGE_WEAKER, "network.mitmProxy", net.mitm_proxy),
- * with their members' names. A list of strings whose entries policy.bin's layers do not
- * count takes SL_COUNT (dump --layers then names the managed file for the whole list
- * when it gives one): stripResponseHeaders would be
- *	STRINGS(MERGE_EITHER, "network.stripResponseHeaders", net.strip_headers, SL_COUNT),
+ * row needs nothing else (parentProxy and mitmProxy are whole objects: the managed
+ * file's, or the user's only where weaker options are allowed). A list of strings whose
+ * entries policy.bin's layers do not count takes SL_COUNT (dump --layers then names the
+ * managed file for the whole list when it gives one), as stripResponseHeaders does:
+ * every name either file strips is stripped.
  */
 struct merge_option {
 	const char *path;
@@ -652,6 +650,10 @@ static const struct merge_option merge_options[] = {
 	OPTION(MERGE_WEAKER, "network.httpProxyPort", net.http_proxy_port),
 	OPTION(MERGE_WEAKER, "network.socksProxyPort", net.socks_proxy_port),
 	OPTION(MERGE_EITHER, "network.requireHostMatch", net.require_host_match),
+	OPTION(MERGE_WEAKER, "network.mitmProxy", net.mitm),
+	OPTION(MERGE_WEAKER, "network.parentProxy", net.parent),
+	OPTION(MERGE_EITHER, "network.refuseOpaqueTunnels", net.refuse_opaque_tunnels),
+	STRINGS(MERGE_EITHER, "network.stripResponseHeaders", net.strip_headers, SL_COUNT),
 	OPTION(MERGE_WEAKER, "filesystem.disabled", fs.disabled),
 	OPTION(MERGE_WEAKER, "filesystem.allowGitConfig", fs.allow_git_config),
 	OPTION(MERGE_WEAKER, "enableWeakerNestedSandbox", weaker_nested_sandbox),

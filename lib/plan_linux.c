@@ -16,7 +16,8 @@
  *
  * This file orders and assembles the arguments; the plan's other files are
  * plan_linux_fs.c (that cache and the resolution of paths), plan_linux_mandatory.c (the
- * mandatory denies and git directories) and plan_linux_guard.c (the write guard), with
+ * mandatory denies and git directories), plan_linux_guard.c (the write guard) and
+ * plan_linux_sandbox.c (the rest of bwrap's command line, around these arguments), with
  * their shared declarations in plan_linux_int.h.
  */
 #include <sys/stat.h>
@@ -1068,8 +1069,10 @@ plan_disabled(struct pb *b)
 	free(sp);
 }
 
+/* The filesystem arguments, appended to out->args, the write roots and the write guard
+ * (plan_linux_finish frees out on failure). */
 int
-plan_linux_build(const struct settings *s, const struct plan_ctx *ctx,
+plan_linux_fs(const struct settings *s, const struct plan_ctx *ctx,
     struct plan_linux *out, struct diags *errs)
 {
 	struct strlist cfg = { 0 }, mand = { 0 }, pins = { 0 }, covers = { 0 };
@@ -1079,8 +1082,6 @@ plan_linux_build(const struct settings *s, const struct plan_ctx *ctx,
 	size_t i;
 	int ret = -1;
 
-	memset(out, 0, sizeof(*out));
-	wguard_init(&out->guard);
 	memset(&b, 0, sizeof(b));
 	b.s = s;
 	b.out = out;
@@ -1185,8 +1186,6 @@ plan_linux_build(const struct settings *s, const struct plan_ctx *ctx,
 	append(&out->writes, &b.writes);
 	ret = 0;
  out:
-	if (ret == -1)
-		plan_linux_free(out);
 	strlist_free(&cfg);
 	strlist_free(&mand);
 	strlist_free(&pins);
@@ -1194,14 +1193,4 @@ plan_linux_build(const struct settings *s, const struct plan_ctx *ctx,
 	pb_free(&b);
 	free(cwd);
 	return ret;
-}
-
-void
-plan_linux_free(struct plan_linux *p)
-{
-	if (p == NULL)
-		return;
-	strlist_free(&p->args);
-	strlist_free(&p->writes);
-	wguard_free(&p->guard);
 }

@@ -18,9 +18,6 @@
 #include "plan_linux_int.h"
 #include "util.h"
 
-/* Remounted by bwrap itself (--proc, --dev) or the kernel's own: never pinned or walked. */
-static const char *const kernel_dirs[] = { "/proc", "/dev", "/sys" };
-
 /* --- the file system, asked once per path ----------------------------------------------- */
 
 /*
@@ -346,17 +343,6 @@ exists(struct pb *b, const char *p)
 	struct stat st;
 
 	return fs_stat(b, p, &st) == 0;
-}
-
-int
-is_kernel_dir(const char *p)
-{
-	size_t i;
-
-	for (i = 0; i < nitems(kernel_dirs); i++)
-		if (path_is_under(p, kernel_dirs[i]))
-			return 1;
-	return 0;
 }
 
 void

@@ -1,8 +1,10 @@
 /*
- * The bubblewrap filesystem plan's own declarations, shared by its files: plan_linux.c
- * (the order of the arguments and the assembly), plan_linux_fs.c (the file system, asked
- * once per path), plan_linux_mandatory.c (the mandatory denies) and plan_linux_guard.c
- * (the write guard). Nothing outside them includes it: plan.h is the interface.
+ * The bubblewrap plan's own declarations, shared by its files: plan_linux.c (the order
+ * of the filesystem arguments and their assembly), plan_linux_fs.c (the file system,
+ * asked once per path), plan_linux_mandatory.c (the mandatory denies),
+ * plan_linux_guard.c (the write guard) and plan_linux_sandbox.c (the command line
+ * around the filesystem arguments). Nothing outside them includes it: plan.h is the
+ * interface.
  */
 #ifndef SRT_PLAN_LINUX_INT_H
 #define SRT_PLAN_LINUX_INT_H
@@ -90,6 +92,8 @@ struct pb {
 };
 
 /* plan_linux.c */
+int plan_linux_fs(const struct settings *s, const struct plan_ctx *ctx,
+    struct plan_linux *out, struct diags *errs);
 int within_write(struct pb *b, const char *p);
 int hidden_by_tmpfs(struct pb *b, const char *loc, int with_reads);
 
@@ -105,7 +109,6 @@ char *normalize(struct pb *b, const char *abs);
 char *name_location(struct pb *b, const char *p);
 int absence_errno(int e);
 int exists(struct pb *b, const char *p);
-int is_kernel_dir(const char *p);
 void split_names(const char *p, struct strlist *out);
 char *resolve_deny(struct pb *b, const char *raw, struct strlist *also);
 
@@ -116,5 +119,8 @@ void mandatory_denies(struct pb *b, const struct strlist *roots, struct strlist 
 void guard_chain(struct pb *b, const char *p, const char *why, bool pin, int depth);
 const char *mandatory_why(const char *p);
 void plan_guard(struct pb *b);
+
+/* plan_linux_sandbox.c */
+int is_kernel_dir(const char *p);
 
 #endif /* SRT_PLAN_LINUX_INT_H */

@@ -1,7 +1,7 @@
 /*
  * policy.bin: the compiled policy (SPEC §3).
  *
- * Format, version 3. Every integer is little-endian and read byte by byte, so the image
+ * Format, version 4. Every integer is little-endian and read byte by byte, so the image
  * needs no alignment and reads the same on every host. There is no padding anywhere: the
  * sections follow the header and each other with no gap, so equal settings give equal
  * bytes and a reader can refuse any byte it did not expect.
@@ -9,7 +9,8 @@
  *   header (96 bytes)
  *     0  magic       8 bytes  89 'S' 'R' 'T' 'P' 'O' 'L' 0a  (high bit and newline catch
  *                             7-bit and text-mode transfers, as PNG's magic does)
- *     8  version     u32      3 (1 had no windows block, 2 no layers)
+ *     8  version     u32      4 (1 had no windows block, 2 neither routes nor layers,
+ *                             3 one of the two: images of either kind are refused)
  *    12  nsections   u32      8
  *    16  length      u64      total image length in bytes
  *    24  checksum    u64      FNV-1a 64 over the whole image, these 8 bytes read as zero
@@ -44,7 +45,12 @@
  *               then the windows block: u32 flags (bit 0 present, bits 1-2 backend: 0
  *               unset, 1 srt-win, 2 mxc), u32 proxyPortRange low, u32 high (both 0
  *               unset), str sandboxUser, str sublayerGuid, str wfpSublayerGuid, str
- *               srtWin.path; an absent block is all zero and none.
+ *               srtWin.path; an absent block is all zero and none;
+ *               then the routes: parentProxy (u32 flags, bit 0 present; str http, str
+ *               https, str noProxy, each none when not set), mitmProxy (u32 flags, bit 0
+ *               present; str socketPath; u32 n, n x str domains) and
+ *               stripResponseHeaders (u32 n, n x str); an absent block is all zero and
+ *               none.
  *   7 layers    what came from the managed policy (managed.h): u32 flags (bit 0 a managed
  *               file was merged in; 1 its allowManagedDomainsOnly, 2
  *               allowManagedReadPathsOnly, 3 allowUserWeakerOptions), then for each list
@@ -84,11 +90,12 @@
 
 #include "buf.h"
 #include "policy.h"
+#include "upstream.h"
 #include "util.h"
 
 #define POLICY_MAGIC            "\x89SRTPOL\n"
 #define POLICY_MAGIC_LEN        8
-#define POLICY_VERSION          3
+#define POLICY_VERSION          4
 #define POLICY_HDR_FIXED        32
 #define STR_NONE                UINT32_MAX
 #define RULE_REC                16
@@ -129,6 +136,8 @@ enum rule_code {
 #define WIN_BACKEND_SHIFT 1
 #define WIN_FLAGS_ALL   7u
 
+#define ROUTE_PRESENT   1u              /* parentProxy / mitmProxy flags */
+
 struct policy {
 	uint8_t *copy;                  /* owned copy of the image, or NULL */
 	void *map;                      /* or the mapping */
@@ -148,6 +157,7 @@ struct policy {
 	uint32_t nranges;
 	const uint8_t *ranges;
 	uint32_t option_flags;          /* the options section's flags, read at open */
+	size_t routes_off;              /* where the routes begin in the options section */
 	uint32_t layer_flags;           /* the layers section's, read at open */
 	uint32_t managed_allowed, managed_denied, managed_ranges;
 	                                /* leading rules and ranges of the managed file's */
@@ -492,6 +502,14 @@ compile_options(const struct settings *s, struct strtab *st, struct buf *b)
 	buf_u32le(b, strtab_add(st, s->win.sublayer_guid));
 	buf_u32le(b, strtab_add(st, s->win.wfp_sublayer_guid));
 	buf_u32le(b, strtab_add(st, s->win.srt_win_path));
+	buf_u32le(b, s->net.parent.present ? ROUTE_PRESENT : 0);
+	buf_u32le(b, strtab_add(st, s->net.parent.http));
+	buf_u32le(b, strtab_add(st, s->net.parent.https));
+	buf_u32le(b, strtab_add(st, s->net.parent.no_proxy));
+	buf_u32le(b, s->net.mitm.present ? ROUTE_PRESENT : 0);
+	buf_u32le(b, strtab_add(st, s->net.mitm.socket_path));
+	put_strlist(b, st, &s->net.mitm.domains);
+	put_strlist(b, st, &s->net.strip_headers);
 }
 
 static void
@@ -582,6 +600,14 @@ settings_compilable(const struct settings *s)
 	if (!s->win.present && (s->win.backend != WIN_BACKEND_UNSET || s->win.port_lo != 0 ||
 	    s->win.sandbox_user != NULL || s->win.sublayer_guid != NULL ||
 	    s->win.wfp_sublayer_guid != NULL || s->win.srt_win_path != NULL))
+		return 0;
+	/* The routes as read_routes accepts them. */
+	if (!s->net.parent.present && (s->net.parent.http != NULL ||
+	    s->net.parent.https != NULL || s->net.parent.no_proxy != NULL))
+		return 0;
+	if (s->net.mitm.present ? s->net.mitm.socket_path == NULL ||
+	    s->net.mitm.domains.n == 0 : s->net.mitm.socket_path != NULL ||
+	    s->net.mitm.domains.n != 0)
 		return 0;
 	if (!layers_ok(s, &s->layers))
 		return 0;
@@ -1188,8 +1214,62 @@ read_windows(const struct policy *p, struct cur *c, struct settings_windows *out
 	return 0;
 }
 
+/* The routes (parentProxy, mitmProxy, stripResponseHeaders): what compile_options writes,
+ * each value as the settings parser would accept it. out may be NULL (a check only); else
+ * only those members of out are set. */
 static int
-read_options(const struct policy *p, struct settings *out, uint32_t *flagsp)
+read_routes(const struct policy *p, struct cur *c, struct settings *out)
+{
+	uint32_t pflags = cur_u32(c), http = cur_u32(c), https = cur_u32(c);
+	uint32_t np = cur_u32(c), mflags = cur_u32(c), sock = cur_u32(c);
+	struct strlist domains = { 0 }, strip = { 0 };
+	const char *why;
+	int rc = -1;
+
+	if (c->bad || (pflags & ~ROUTE_PRESENT) != 0 || (mflags & ~ROUTE_PRESENT) != 0 ||
+	    !str_ok(p, http, 1) || !str_ok(p, https, 1) || !str_ok(p, np, 1) ||
+	    !str_ok(p, sock, 1))
+		return -1;
+	if (read_strlist(p, c, &domains) != 0 || read_strlist(p, c, &strip) != 0)
+		goto out;
+	if (!(pflags & ROUTE_PRESENT) && (http != STR_NONE || https != STR_NONE ||
+	    np != STR_NONE))
+		goto out;
+	if ((http != STR_NONE && proxy_url_check_setting(pstr(p, http), &why) ==
+	    PROXY_URL_BAD) || (https != STR_NONE && proxy_url_check_setting(pstr(p, https),
+	    &why) == PROXY_URL_BAD))
+		goto out;
+	if ((mflags & ROUTE_PRESENT) ? sock == STR_NONE || pstr(p, sock)[0] == '\0' ||
+	    domains.n == 0 : sock != STR_NONE || domains.n != 0)
+		goto out;
+	for (size_t i = 0; i < domains.n; i++)
+		if (mitm_pattern_check(domains.v[i], &why) != 0)
+			goto out;
+	for (size_t i = 0; i < strip.n; i++)
+		if (strip.v[i][0] == '\0')
+			goto out;
+	if (out != NULL) {
+		out->net.parent.present = (pflags & ROUTE_PRESENT) != 0;
+		out->net.parent.http = http != STR_NONE ? xstrdup(pstr(p, http)) : NULL;
+		out->net.parent.https = https != STR_NONE ? xstrdup(pstr(p, https)) : NULL;
+		out->net.parent.no_proxy = np != STR_NONE ? xstrdup(pstr(p, np)) : NULL;
+		out->net.mitm.present = (mflags & ROUTE_PRESENT) != 0;
+		out->net.mitm.socket_path = sock != STR_NONE ? xstrdup(pstr(p, sock)) : NULL;
+		out->net.mitm.domains = domains;
+		out->net.strip_headers = strip;
+		memset(&domains, 0, sizeof(domains));
+		memset(&strip, 0, sizeof(strip));
+	}
+	rc = 0;
+out:
+	strlist_free(&domains);
+	strlist_free(&strip);
+	return rc;
+}
+
+static int
+read_options(const struct policy *p, struct settings *out, uint32_t *flagsp,
+    size_t *routes_off)
 {
 	struct cur c = { p->sec[SEC_OPTIONS], p->seclen[SEC_OPTIONS], 0, 0 };
 	uint32_t flags, v, n, a, b;
@@ -1250,7 +1330,11 @@ read_options(const struct policy *p, struct settings *out, uint32_t *flagsp)
 		if (read_strlist(p, &c, out ? &out->ignore[i].subs : NULL) != 0)
 			return -1;
 	}
-	if (read_windows(p, &c, out ? &out->win : NULL) != 0 || c.bad || c.off != c.len)
+	if (read_windows(p, &c, out ? &out->win : NULL) != 0 || c.bad)
+		return -1;
+	if (routes_off != NULL)
+		*routes_off = c.off;
+	if (read_routes(p, &c, out) != 0 || c.bad || c.off != c.len)
 		return -1;
 	if (flagsp != NULL)
 		*flagsp = flags;
@@ -1295,7 +1379,7 @@ verify_fs(struct policy *p, char *err, size_t errlen)
 static int
 verify_options(struct policy *p, char *err, size_t errlen)
 {
-	if (read_options(p, NULL, &p->option_flags) == 0)
+	if (read_options(p, NULL, &p->option_flags, &p->routes_off) == 0)
 		return 0;
 	seterr(err, errlen, "section options: malformed");
 	return -1;
@@ -1311,7 +1395,7 @@ verify_layers(struct policy *p, char *err, size_t errlen)
 
 	settings_init_default(&lens);
 	if (p->seclen[SEC_LAYERS] >= 4 && get32(p->sec[SEC_LAYERS]) != 0 &&
-	    (read_fs(p, &lens) != 0 || read_options(p, &lens, NULL) != 0)) {
+	    (read_fs(p, &lens) != 0 || read_options(p, &lens, NULL, NULL) != 0)) {
 		settings_free(&lens);
 		seterr(err, errlen, "section layers: the lists cannot be read");
 		return -1;
@@ -1646,10 +1730,40 @@ policy_option_flags(const struct policy *p)
 	return p->option_flags;
 }
 
+int
+policy_routes(const struct policy *p, struct settings *out)
+{
+	struct cur c = { p->sec[SEC_OPTIONS], p->seclen[SEC_OPTIONS], p->routes_off, 0 };
+
+	/* Checked at open (verify_options); read again from where they begin. */
+	settings_init_default(out);
+	if (read_routes(p, &c, out) != 0) {
+		settings_free(out);
+		return -1;
+	}
+	return 0;
+}
+
 uint32_t
 policy_layer_flags(const struct policy *p)
 {
 	return p->layer_flags;
+}
+
+int
+policy_layer_sets(const struct policy *p, const char *path)
+{
+	struct cur c = { p->sec[SEC_LAYERS], p->seclen[SEC_LAYERS], 4 + 4 * SL_COUNT, 0 };
+	struct strlist opts = { 0 };
+	int found = 0;
+
+	/* Checked at open (verify_layers); only the list of options is read again. */
+	if (!(p->layer_flags & SETTINGS_LAYER_MERGED) || read_strlist(p, &c, &opts) != 0)
+		return 0;
+	for (size_t i = 0; i < opts.n && !found; i++)
+		found = strcmp(opts.v[i], path) == 0;
+	strlist_free(&opts);
+	return found;
 }
 
 static int
@@ -1681,7 +1795,7 @@ policy_to_settings(const struct policy *p, struct settings *out)
 	/* The fs and options sections were checked at open by the same walkers. */
 	if (get_rules(p, 0, &out->net.allowed, &out->net.nallowed) != 0 ||
 	    get_rules(p, 1, &out->net.denied, &out->net.ndenied) != 0 ||
-	    read_fs(p, out) != 0 || read_options(p, out, NULL) != 0) {
+	    read_fs(p, out) != 0 || read_options(p, out, NULL, NULL) != 0) {
 		settings_free(out);
 		return -1;
 	}

@@ -41,8 +41,14 @@ int policy_to_settings(const struct policy *p, struct settings *out);
  * settings_schema.h, e.g. SETTINGS_FLAG(require_host_match). */
 uint32_t policy_option_flags(const struct policy *p);
 
+/* Only the routes of the settings (network.parentProxy, mitmProxy, stripResponseHeaders),
+ * for the proxies: out is the default settings with those members set. 0 or -1. */
+int policy_routes(const struct policy *p, struct settings *out);
+
 /* The layers section's flags (SETTINGS_LAYER_* of settings.h). */
 uint32_t policy_layer_flags(const struct policy *p);
+/* Whether the managed file merged into p set the option at path ("network.parentProxy"). */
+int policy_layer_sets(const struct policy *p, const char *path);
 
 /* The name-based decision of BEHAVIOR §2.2, same answers as dom_decide(). */
 struct policy_verdict {

@@ -27,6 +27,7 @@
 #include "proxy.h"
 #include "managed.h"
 #include "policy_source.h"
+#include "proxy_connector.h"
 #include "proxy_sandbox.h"
 #include "resolver.h"
 
@@ -58,6 +59,10 @@ struct proxy {
 	struct ev_timer drain_timer;
 	struct ev_timer accept_timer;
 	uint64_t log_dropped;
+	struct upstream_env env;        /* srt's own HTTP_PROXY ..., read at start */
+	struct tls_ctx *tls;            /* for https:// parents, made at start or never */
+	char tls_why[TLS_ERR_MAX + 128];        /* why there is none */
+	struct proxy_connector *connector;      /* mitmProxy's, started at start or never */
 };
 
 /* ---- options --------------------------------------------------------------------- */
@@ -301,6 +306,80 @@ proxy_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *sslen,
 
 /* ---- policy ---------------------------------------------------------------------- */
 
+/* The routes of a freshly loaded policy: its parentProxy with the environment's fallback,
+ * mitmProxy, and the folded stripResponseHeaders. A URL that cannot be used is a warning
+ * (the reference ignores it too). */
+static void
+proxy_policy_routes(struct proxy *px, struct proxy_policy *pp)
+{
+	const struct upstream_env none = { 0 }, *env = &px->env;
+	uint32_t lf = policy_layer_flags(pp->pol);
+	struct diags warns = { 0 };
+	struct settings s;
+	char *f;
+
+	if (policy_routes(pp->pol, &s) != 0) {
+		/* Checked when the image was opened: cannot happen. */
+		log_warnx("policy: unreadable routes");
+		return;
+	}
+	/* srt's own HTTP_PROXY and friends are the user's setting like a parentProxy in the
+	 * user's file: under a managed policy they count only where it allows weaker user
+	 * options, and never beside a parentProxy of its own. They are ambient, so they are
+	 * ignored with a warning rather than refused as the file's would be. */
+	if ((lf & SETTINGS_LAYER_MERGED) && (!(lf & SETTINGS_LAYER_USER_WEAKER) ||
+	    policy_layer_sets(pp->pol, "network.parentProxy"))) {
+		const char *name[] = { px->env.http_name, px->env.https_name,
+		    px->env.no_proxy_name };
+
+		for (size_t i = 0; i < sizeof(name) / sizeof(name[0]); i++)
+			if (name[i] != NULL)
+				log_warnx("warning: %s is ignored: the managed policy %s %s",
+				    name[i], managed_path, (lf & SETTINGS_LAYER_USER_WEAKER) ?
+				    "sets network.parentProxy" :
+				    "does not set allowUserWeakerOptions");
+		env = &none;
+	}
+	upstream_build(&s.net.parent, &s.net.mitm, env, &pp->up, &warns);
+	for (size_t i = 0; i < warns.msgs.n; i++)
+		log_warnx("warning: %s", warns.msgs.v[i]);
+	diags_free(&warns);
+	for (size_t i = 0; i < s.net.strip_headers.n; i++) {
+		f = xmalloc(strlen(s.net.strip_headers.v[i]) + 1);
+		proxy_fold_name(s.net.strip_headers.v[i], strlen(s.net.strip_headers.v[i]), f);
+		strlist_push_owned(&pp->strip_headers, f);
+	}
+	settings_free(&s);
+	if (pp->up.http != NULL)
+		log_debug("parent proxy for plain HTTP: %s (%s)", pp->up.http->display,
+		    pp->up.http_from);
+	if (pp->up.https != NULL)
+		log_debug("parent proxy for tunnels: %s (%s)", pp->up.https->display,
+		    pp->up.https_from);
+	else if (pp->up.http != NULL)
+		log_debug("parent proxy for tunnels: the one for plain HTTP");
+	if (pp->up.mitm_socket != NULL)
+		log_debug("inspection proxy: unix:%s for %zu domain pattern(s)",
+		    pp->up.mitm_socket, pp->up.mitm_domains.n);
+}
+
+/* What a reload cannot change: a narrowed proxy can load no library and open no file,
+ * and its connector reaches one path. */
+static void
+proxy_routes_check(struct proxy *px, const struct proxy_policy *pp)
+{
+	if (upstream_needs_tls(&pp->up) && px->tls == NULL)
+		log_warnx("warning: an https:// parent proxy needs TLS, which was not set up "
+		    "when %s started; requests through it fail until it is restarted",
+		    px->proto->prog);
+	if (pp->up.mitm_socket != NULL && (px->connector == NULL ||
+	    strcmp(proxy_connector_path(px->connector), pp->up.mitm_socket) != 0))
+		log_warnx("warning: mitmProxy.socketPath is %s, but %s connects only to the "
+		    "socket it started with (%s); requests for its domains fail until it is "
+		    "restarted", pp->up.mitm_socket, px->proto->prog, px->connector != NULL ?
+		    proxy_connector_path(px->connector) : "none");
+}
+
 /* Load the policy from the source named on the command line; NULL with messages in errs.
  * The option the proxies need is read from the policy's flags: the image is not decoded
  * back into settings. */
@@ -333,7 +412,10 @@ proxy_policy_load(struct proxy *px, struct diags *errs)
 	pp->pol = pol;
 	pp->require_host_match =
 	    (policy_option_flags(pol) & SETTINGS_FLAG(require_host_match)) != 0;
+	pp->refuse_opaque_tunnels =
+	    (policy_option_flags(pol) & SETTINGS_FLAG(refuse_opaque_tunnels)) != 0;
 	pp->refs = 1;
+	proxy_policy_routes(px, pp);
 	return pp;
 }
 
@@ -350,6 +432,8 @@ proxy_policy_put(struct proxy_policy *pp)
 	if (pp == NULL || --pp->refs > 0)
 		return;
 	policy_free(pp->pol);
+	upstream_free(&pp->up);
+	strlist_free(&pp->strip_headers);
 	free(pp);
 }
 
@@ -366,6 +450,7 @@ proxy_reload(struct proxy *px)
 		diags_free(&errs);
 		return;
 	}
+	proxy_routes_check(px, pp);
 	proxy_policy_put(px->pol);
 	px->pol = pp;
 	log_info("policy reloaded");
@@ -390,7 +475,8 @@ proxy_request_clear(struct proxy_request *rq)
 {
 	free(rq->rule);
 	free(rq->reason);
-	rq->rule = rq->reason = NULL;
+	free(rq->route);
+	rq->rule = rq->reason = rq->route = NULL;
 }
 
 void
@@ -417,6 +503,7 @@ proxy_log(struct proxy *px, const struct proxy_request *rq)
 	d.verdict = rq->verdict;
 	d.rule = rq->rule;
 	d.reason = rq->reason;
+	d.route = rq->route;
 	d.status = rq->status;
 	d.bytes_up = rq->up;
 	d.bytes_down = rq->down;
@@ -548,6 +635,51 @@ struct resolver *
 proxy_resolver(struct proxy *px)
 {
 	return px->resolver;
+}
+
+struct tls_ctx *
+proxy_tls_ctx(struct proxy *px, const char **why)
+{
+	if (px->tls == NULL)
+		*why = px->tls_why[0] ? px->tls_why : "TLS is not available: no https:// parent "
+		    "proxy was configured when the proxy started, and TLS is set up only then: "
+		    "restart it";
+	return px->tls;
+}
+
+struct proxy_connector *
+proxy_mitm_connector(struct proxy *px, const char *path, const char **why)
+{
+	if (px->connector == NULL) {
+		*why = "mitmProxy was not configured when the proxy started (its connector "
+		    "starts only then): restart it";
+		return NULL;
+	}
+	if (strcmp(proxy_connector_path(px->connector), path) != 0) {
+		*why = "mitmProxy.socketPath changed since the proxy started (it connects only "
+		    "to the socket it started with): restart it";
+		return NULL;
+	}
+	return px->connector;
+}
+
+void
+proxy_route(const struct proxy_policy *pp, const struct proxy_request *rq, bool tunnel,
+    struct route *out)
+{
+	upstream_route(&pp->up, rq->host, rq->kind, tunnel, out);
+}
+
+void
+proxy_fold_name(const char *name, size_t n, char *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+
+		out[i] = c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c == '_' || c == '.' ?
+		    '-' : c;
+	}
+	out[n] = '\0';
 }
 
 
@@ -1012,6 +1144,29 @@ proxy_limits(struct proxy *px)
 		    px->opts.max_conns, (unsigned long long)lim, fit);
 }
 
+/* What the routes of the starting policy need before the proxy narrows itself: the TLS
+ * client (libssl and the CA certificates are files) and the connector to the inspection
+ * proxy (a child, forked while that is allowed). A failure is a warning, and the
+ * requests that need the piece fail with its reason. */
+static void
+proxy_routes_start(struct proxy *px)
+{
+	char err[TLS_ERR_MAX];
+
+	if (upstream_needs_tls(&px->pol->up)) {
+		if ((px->tls = tls_ctx_new(err, sizeof(err))) == NULL) {
+			snprintf(px->tls_why, sizeof(px->tls_why), "TLS is not available: %s", err);
+			log_warnx("warning: TLS for the https:// parent proxy: %s", err);
+		} else
+			log_debug("TLS for parent proxies: CA certificates from %s",
+			    tls_ctx_ca_file(px->tls));
+	}
+	if (px->pol->up.mitm_socket != NULL &&
+	    (px->connector = proxy_connector_start(px->loop, px->pol->up.mitm_socket)) == NULL)
+		log_warnx("warning: no connector to the inspection proxy %s",
+		    px->pol->up.mitm_socket);
+}
+
 /* Release what proxy_main built; any part may be missing (an early error). */
 static void
 proxy_free(struct proxy *px)
@@ -1032,6 +1187,8 @@ proxy_free(struct proxy *px)
 		evtimer_del(px->loop, &px->drain_timer);
 	}
 	resolver_free(px->resolver);
+	proxy_connector_free(px->connector);
+	tls_ctx_free(px->tls);
 	evloop_free(px->loop);
 	proxy_policy_put(px->pol);
 	proxy_opener_free(px->opener);
@@ -1074,6 +1231,8 @@ proxy_main(int argc, char **argv, const struct proxy_proto *proto)
 	(void)mallopt(M_TOP_PAD, 256 << 10);
 	proxy_limits(px);
 
+	/* srt's own environment: the parent proxy when the policy names none. */
+	upstream_env_read(&px->env);
 	/* A plain relay (--relay-to) has no policy, no lookups and no log. */
 	if (px->opts.relay_port == 0 && (px->pol = proxy_policy_load(px, &errs)) == NULL) {
 		for (i = 0; i < errs.msgs.n; i++)
@@ -1097,6 +1256,8 @@ proxy_main(int argc, char **argv, const struct proxy_proto *proto)
 	if (px->opts.relay_port == 0 &&
 	    (px->resolver = resolver_new(px->loop, err, sizeof(err))) == NULL)
 		fatalx("resolver: %s", err);
+	if (px->opts.relay_port == 0)
+		proxy_routes_start(px);
 
 	if (px->opts.log_path != NULL) {
 		px->log_fd = open(px->opts.log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |

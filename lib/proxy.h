@@ -28,6 +28,8 @@
 #include "guard.h"
 #include "policy.h"
 #include "relay.h"
+#include "tls.h"
+#include "upstream.h"
 #include "util.h"
 
 #define PROXY_CONNECT_TIMEOUT_MS   30000u
@@ -64,6 +66,7 @@ struct proxy_opts {
 };
 
 struct proxy;
+struct proxy_connector;
 
 /* What one daemon plugs into the shared core. */
 struct proxy_proto {
@@ -103,6 +106,9 @@ bool proxy_draining(struct proxy *px);
 struct proxy_policy {
 	struct policy *pol;
 	bool require_host_match;        /* network.requireHostMatch */
+	bool refuse_opaque_tunnels;     /* network.refuseOpaqueTunnels */
+	struct upstream up;             /* parentProxy (with the environment), mitmProxy */
+	struct strlist strip_headers;   /* stripResponseHeaders, folded (proxy_fold_name) */
 	unsigned refs;
 };
 struct proxy_policy *proxy_policy_get(struct proxy *px);       /* +1 reference */
@@ -121,6 +127,7 @@ struct proxy_request {
 	enum verdict verdict;
 	char *rule;                     /* owned, or NULL */
 	char *reason;                   /* owned, or NULL */
+	char *route;                    /* owned: how it left (route_describe), or NULL */
 	int status;                     /* HTTP status / SOCKS reply sent, -1 none */
 	uint64_t up, down;              /* bytes client->server, server->client */
 	uint64_t start_ms;              /* evloop_now() when the request arrived */
@@ -143,10 +150,17 @@ int proxy_decide(struct proxy *px, struct proxy_policy *pp, struct proxy_request
 /* Write rq's JSON line to the log (the duration runs to now). */
 void proxy_log(struct proxy *px, const struct proxy_request *rq);
 
-/* A guarded dial of rq->host:rq->port (after proxy_decide allowed it). IP literals are
- * connected to directly; names are looked up once (all answers), judged by the
- * resolved-address guard, and the addresses that pass are tried in order, within
- * PROXY_CONNECT_TIMEOUT_MS in all. */
+/* The route of an allowed request to rq->host (upstream_route over pp's routes). tunnel:
+ * CONNECT or SOCKS; else a plain HTTP request. */
+void proxy_route(const struct proxy_policy *pp, const struct proxy_request *rq, bool tunnel,
+    struct route *out);
+
+/* The dial of rq->host:rq->port (after proxy_decide allowed it) by its route
+ * (proxy_dial.c). Direct: IP literals are connected to as they are; names are looked up
+ * once (all answers), judged by the resolved-address guard, and the addresses that pass
+ * are tried in order. Through a parent or the inspection proxy: a connection to it, and
+ * for a tunnel its CONNECT to the destination; without tunnel, a connection to it for an
+ * absolute-form request. All within PROXY_CONNECT_TIMEOUT_MS. rq->route says which. */
 enum proxy_dial_status {
 	PROXY_DIAL_OK,          /* fd is a connected, non-blocking, CLOEXEC socket */
 	PROXY_DIAL_BLOCKED,     /* the guard refused every address: short = "resolved to
@@ -157,8 +171,12 @@ struct proxy_dial_result {
 	enum proxy_dial_status status;
 	int fd;                 /* PROXY_DIAL_OK: the caller owns it; else -1 */
 	int err;                /* errno of a failed connect, 0 otherwise */
+	enum route_kind route;  /* which way it went */
+	const char *early;      /* PROXY_DIAL_OK, tunnel: bytes the parent sent after its
+	                           reply, to give the client first (valid in the callback) */
+	size_t early_len;
 	const char *short_reason;
-	const char *message;
+	const char *message;    /* through a parent: "parent proxy URL: what happened" */
 };
 struct proxy_dial;
 /* The callback runs once, later, from the loop (never inside proxy_dial). In --audit a
@@ -167,7 +185,8 @@ struct proxy_dial;
  * the message; on PROXY_DIAL_FAILED VERDICT_ERROR. rq must outlive the dial. */
 typedef void (*proxy_dial_cb)(void *arg, const struct proxy_dial_result *res);
 struct proxy_dial *proxy_dial(struct proxy *px, struct proxy_policy *pp,
-    struct proxy_request *rq, proxy_dial_cb cb, void *arg);
+    struct proxy_request *rq, const struct route *route, bool tunnel, proxy_dial_cb cb,
+    void *arg);
 /* Abandon a dial in progress: the callback will not run, a socket is closed. */
 void proxy_dial_cancel(struct proxy_dial *d);
 
@@ -190,6 +209,17 @@ void proxy_sanitize_reason(const char *in, size_t len, char *out, size_t outlen)
  * within that time). */
 struct resolver *proxy_resolver(struct proxy *px);
 const struct guard_local *proxy_local_addrs(struct proxy *px);
+/* The TLS client context for https:// parents, made at start when the policy had one;
+ * NULL with *why ("... restart srt-httpd") otherwise. */
+struct tls_ctx *proxy_tls_ctx(struct proxy *px, const char **why);
+/* The connector to the inspection proxy at path, started with the proxy; NULL with *why
+ * when it was started for another path, or not at all. */
+struct proxy_connector *proxy_mitm_connector(struct proxy *px, const char *path,
+    const char **why);
+
+/* A header name as stripResponseHeaders compares it: lower case, '_' and '.' as '-'.
+ * out holds n + 1 bytes. */
+void proxy_fold_name(const char *name, size_t n, char *out);
 
 /* --relay-to (proxy_relay.c): the accept callback of the plain relay to
  * 127.0.0.1:relay_port (or [::1]), in place of the protocol's. */

@@ -100,6 +100,13 @@ proxy_sandbox_seccomp(void)
 	    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 2,
 	    SCMP_A0(SCMP_CMP_EQ, AF_NETLINK), SCMP_A2(SCMP_CMP_EQ, NETLINK_ROUTE)) < 0)
 		goto out;
+	/* The TLS bridge of an https:// parent proxy (tls_bridge.h): a connected pair of
+	 * anonymous Unix sockets, which reach nothing outside the process. A Unix socket of
+	 * any other kind, which could connect to a path, stays refused (the inspection
+	 * proxy's comes from the connector, proxy_connector.h). */
+	if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socketpair), 1,
+	    SCMP_A0(SCMP_CMP_EQ, AF_UNIX)) < 0)
+		goto out;
 	/* No file opens at all (see proxy_sandbox.h). */
 	if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(openat), 0) < 0 ||
 	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(open), 0) < 0 ||

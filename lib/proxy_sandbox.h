@@ -2,12 +2,14 @@
  * Self-narrowing of the proxies after start-up (SPEC §4, §7): drop every capability
  * (effective, permitted, inheritable, ambient and, when allowed, the bounding set), set
  * NO_NEW_PRIVS, then install a seccomp allowlist of the syscalls an event-driven proxy
- * uses, with SCMP_ACT_KILL_PROCESS for everything else.
+ * uses, with SCMP_ACT_KILL_PROCESS for everything else. Sockets: IPv4 and IPv6, rtnetlink
+ * (getifaddrs), and pairs of anonymous Unix sockets (the TLS bridge); no other Unix socket.
  *
  * Files after start-up: none can be opened. open, openat and openat2 fail with EACCES
  * (rather than killing a proxy that carries other connections, should a library try);
  * what the proxy reads was read before: the resolver's configuration and hosts file
- * (resolver_new), the policy. Nothing can be created, written, renamed, unlinked,
+ * (resolver_new), the policy, and, when the policy names an https:// parent proxy, libssl
+ * and the CA certificates (tls_ctx_new). Nothing can be created, written, renamed, unlinked,
  * executed or mapped executable.
  *
  * Reloading on SIGHUP reads the policy again: under the launcher from the descriptor the

@@ -29,6 +29,7 @@
 #include "managed.h"
 #include "path.h"
 #include "settings.h"
+#include "upstream.h"
 
 #define QUOTE_MAX       80      /* bytes of a value shown in a message */
 #define SUGGEST_MAX     64      /* longest key we look for a close spelling of */
@@ -628,6 +629,157 @@ get_mach(struct pctx *c, const cJSON *j, const char *path, struct settings *s)
 }
 
 /* ------------------------------------------------------------------------------------ */
+/* parentProxy, mitmProxy, stripResponseHeaders (upstream.h) */
+
+enum { PP_HTTP, PP_HTTPS, PP_NO_PROXY, PP_COUNT };
+static const struct settings_key parent_fields[PP_COUNT] = {
+	[PP_HTTP] = { "http", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[PP_HTTPS] = { "https", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[PP_NO_PROXY] = { "noProxy", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+};
+
+/* A proxy URL for a message: a password in it becomes "***" (the messages of a file
+ * may end up in a log). Caller frees. */
+static char *
+quote_url(const char *url)
+{
+	const char *auth = strstr(url, "://"), *end, *at = NULL, *colon;
+	char *red, *q;
+
+	auth = auth != NULL ? auth + 3 : url;
+	end = auth + strcspn(auth, "/?#");
+	for (const char *p = auth; p < end; p++)
+		if (*p == '@')
+			at = p;
+	colon = at != NULL ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+	if (colon == NULL)
+		return quote(url);
+	red = xasprintf("%.*s:***%s", (int)(colon - url), url, at);
+	q = quote(red);
+	free(red);
+	return q;
+}
+
+static void
+get_proxy_url(struct pctx *c, const cJSON *j, const char *path, char **dst)
+{
+	const char *why;
+	char *q;
+
+	if (!cJSON_IsString(j)) {
+		perr_type(c, path, "a proxy URL such as \"http://proxy.example.com:3128\"", j);
+		return;
+	}
+	q = quote_url(j->valuestring);
+	switch (proxy_url_check_setting(j->valuestring, &why)) {
+	case PROXY_URL_BAD:
+		perr(c, path, "%s: %s", q, why);
+		free(q);
+		return;
+	case PROXY_URL_IGNORED:
+		pwarn(c, path, "%s: %s", q, why);
+		break;
+	case PROXY_URL_OK:
+		break;
+	}
+	free(q);
+	*dst = xstrdup(j->valuestring);
+}
+
+static void
+parent_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
+{
+	struct settings_parent *pp = arg;
+	struct no_proxy np;
+	struct strlist ignored = { 0 };
+
+	switch (idx) {
+	case PP_HTTP:
+		get_proxy_url(c, j, path, &pp->http);
+		break;
+	case PP_HTTPS:
+		get_proxy_url(c, j, path, &pp->https);
+		break;
+	case PP_NO_PROXY:
+		if (get_string(c, j, path, false) != 0)
+			break;
+		/* The reference drops an entry with a '/' that is not a range: say so. */
+		no_proxy_parse(j->valuestring, &np, &ignored);
+		for (size_t i = 0; i < ignored.n; i++) {
+			char *q = quote(ignored.v[i]);
+
+			pwarn(c, path, "%s is not an address range such as \"10.0.0.0/8\"; it "
+			    "is ignored", q);
+			free(q);
+		}
+		strlist_free(&ignored);
+		no_proxy_free(&np);
+		pp->no_proxy = xstrdup(j->valuestring);
+		break;
+	}
+}
+
+enum { MP_SOCKET, MP_DOMAINS, MP_COUNT };
+static const struct settings_key mitm_fields[MP_COUNT] = {
+	[MP_SOCKET] = { "socketPath", SETTINGS_REQUIRED, "add \"socketPath\": \"/path/to/"
+	    "proxy.sock\", the Unix socket the inspection proxy listens on", SETTINGS_VALUE,
+	    0, 0, 0, 0, 0 },
+	[MP_DOMAINS] = { "domains", SETTINGS_REQUIRED, "add \"domains\": [\"api.example."
+	    "com\"], the hosts to send through it", SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+};
+
+static void
+mitm_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
+{
+	struct settings_mitm *m = arg;
+	const cJSON *e;
+	const char *why;
+	size_t i = 0;
+	char *p, *q;
+
+	switch (idx) {
+	case MP_SOCKET:
+		if (get_string(c, j, path, true) == 0)
+			m->socket_path = xstrdup(j->valuestring);
+		break;
+	case MP_DOMAINS:
+		if (get_strlist(c, j, path, &m->domains) != 0)
+			break;
+		if (m->domains.n == 0)
+			perr(c, path, "the list is empty; name at least one host to send through "
+			    "the inspection proxy, or remove mitmProxy");
+		for (e = j->child; e != NULL; e = e->next, i++) {
+			if (mitm_pattern_check(e->valuestring, &why) == 0)
+				continue;
+			p = path_index(path, i);
+			q = quote(e->valuestring);
+			perr(c, p, "%s: %s", q, why);
+			free(q);
+			free(p);
+		}
+		break;
+	}
+}
+
+static void
+get_strip_headers(struct pctx *c, const cJSON *j, const char *path, struct settings *s)
+{
+	const cJSON *e;
+	size_t i = 0;
+	char *p;
+
+	if (get_strlist(c, j, path, &s->net.strip_headers) != 0)
+		return;
+	for (e = j->child; e != NULL; e = e->next, i++) {
+		if (e->valuestring[0] != '\0')
+			continue;
+		p = path_index(path, i);
+		perr(c, p, "the header name is empty");
+		free(p);
+	}
+}
+
+/* ------------------------------------------------------------------------------------ */
 /* Filesystem entries */
 
 enum { PE_PATH, PE_LITERAL, PE_COUNT };
@@ -797,6 +949,21 @@ net_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 		break;
 	case SN_allowMachLookup:
 		get_mach(c, j, path, s);
+		break;
+	case SN_parentProxy:
+		if (obj_walk(c, j, path, "an object such as {\"https\": \"http://proxy.example."
+		    "com:3128\", \"noProxy\": \"localhost,.internal\"}", parent_fields,
+		    PP_COUNT, parent_field, &s->net.parent) == 0)
+			s->net.parent.present = true;
+		break;
+	case SN_mitmProxy:
+		if (obj_walk(c, j, path, "an object such as {\"socketPath\": \"/run/inspect."
+		    "sock\", \"domains\": [\"api.example.com\"]}", mitm_fields, MP_COUNT,
+		    mitm_field, &s->net.mitm) == 0)
+			s->net.mitm.present = true;
+		break;
+	case SN_stripResponseHeaders:
+		get_strip_headers(c, j, path, s);
 		break;
 	case SN_filterRequest:
 		/* The reference wants a JavaScript function here, which JSON cannot hold. */
@@ -1097,6 +1264,12 @@ root_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 	case SR_network:
 		obj_walk_schema(c, j, path, "an object with allowedDomains and deniedDomains",
 		    &settings_network, net_field, s);
+		/* The reference refuses the pair when it starts (sandbox-manager.js). */
+		if (cJSON_IsObject(j) && cJSON_GetObjectItemCaseSensitive(j, "mitmProxy") &&
+		    cJSON_GetObjectItemCaseSensitive(j, "tlsTerminate"))
+			perr(c, "network.mitmProxy", "mitmProxy and tlsTerminate cannot be used "
+			    "together: a host goes either through the inspection proxy or through "
+			    "srt's own TLS termination; remove one of them");
 		break;
 	case SR_filesystem:
 		get_filesystem(c, j, path, s);
@@ -1411,6 +1584,12 @@ settings_free(struct settings *s)
 	free(s->net.denied_addrs);
 	strlist_free(&s->net.allow_unix_sockets);
 	strlist_free(&s->net.allow_mach_lookup);
+	free(s->net.parent.http);
+	free(s->net.parent.https);
+	free(s->net.parent.no_proxy);
+	free(s->net.mitm.socket_path);
+	strlist_free(&s->net.mitm.domains);
+	strlist_free(&s->net.strip_headers);
 	path_list_free(&s->fs.deny_read);
 	path_list_free(&s->fs.allow_read);
 	path_list_free(&s->fs.allow_write);

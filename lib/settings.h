@@ -59,6 +59,22 @@ struct settings_windows {
 	char *srt_win_path;             /* windows.srtWin.path, or NULL */
 };
 
+/* network.parentProxy (BEHAVIOR §1.3), kept as written. Each field absent falls back,
+ * field by field, to the environment of the proxy (upstream.h upstream_build). */
+struct settings_parent {
+	bool present;                   /* the file has a "parentProxy" object */
+	char *http;                     /* NULL: not set */
+	char *https;
+	char *no_proxy;                 /* NULL: not set; "" is set (and turns NO_PROXY off) */
+};
+
+/* network.mitmProxy: matching destinations go through the user's inspection proxy. */
+struct settings_mitm {
+	bool present;
+	char *socket_path;
+	struct strlist domains;         /* patterns as written (upstream.h mitm_pattern_*) */
+};
+
 /*
  * The lists of a settings value, named for the managed layer (managed.h), which keeps
  * the managed file's entries first in each and counts them.
@@ -108,10 +124,11 @@ struct settings_layers {
  * settings_schema.h (SETTINGS_MEMBER_*): network's in .net, filesystem's in .fs, the
  * root's at the end. Those are, by member: net.strict_allowlist, allow_all_unix_sockets,
  * allow_local_binding (macOS/Windows; ignored on Linux), http_proxy_port and
- * socks_proxy_port (0: not set), require_host_match; fs.disabled, allow_git_config;
- * weaker_nested_sandbox (enableWeakerNestedSandbox), allow_nested_userns
- * (allowNestedUserNamespaces), weaker_network_isolation (enableWeakerNetworkIsolation),
- * allow_apple_events, allow_pty, deny_search_depth (mandatoryDenySearchDepth, default 3).
+ * socks_proxy_port (0: not set), require_host_match, refuse_opaque_tunnels;
+ * fs.disabled, allow_git_config; weaker_nested_sandbox (enableWeakerNestedSandbox),
+ * allow_nested_userns (allowNestedUserNamespaces), weaker_network_isolation
+ * (enableWeakerNetworkIsolation), allow_apple_events, allow_pty, deny_search_depth
+ * (mandatoryDenySearchDepth, default 3).
  */
 struct settings {
 	struct {
@@ -125,6 +142,9 @@ struct settings {
 		size_t ndenied_addrs;
 		struct strlist allow_unix_sockets;      /* macOS only */
 		struct strlist allow_mach_lookup;       /* macOS only */
+		struct settings_parent parent;          /* parentProxy */
+		struct settings_mitm mitm;              /* mitmProxy */
+		struct strlist strip_headers;           /* stripResponseHeaders */
 		SETTINGS_NETWORK_KEYS(SETTINGS_NO_KEY, SETTINGS_MEMBER_BOOL, SETTINGS_MEMBER_INT)
 	} net;
 	struct {

@@ -114,6 +114,29 @@ jnetwork(const struct settings *s, int key)
 		return jstrlist(&s->net.allow_unix_sockets);
 	case SN_allowMachLookup:
 		return jstrlist(&s->net.allow_mach_lookup);
+	case SN_mitmProxy:
+		if (!s->net.mitm.present)
+			return NULL;
+		o = jcheck(cJSON_CreateObject());
+		if (s->net.mitm.socket_path != NULL)
+			jadd(o, "socketPath", cJSON_CreateString(s->net.mitm.socket_path));
+		jadd(o, "domains", jstrlist(&s->net.mitm.domains));
+		return o;
+	case SN_parentProxy:
+		/* Only the fields the file set: each one absent falls back to the
+		 * environment. */
+		if (!s->net.parent.present)
+			return NULL;
+		o = jcheck(cJSON_CreateObject());
+		if (s->net.parent.http != NULL)
+			jadd(o, "http", cJSON_CreateString(s->net.parent.http));
+		if (s->net.parent.https != NULL)
+			jadd(o, "https", cJSON_CreateString(s->net.parent.https));
+		if (s->net.parent.no_proxy != NULL)
+			jadd(o, "noProxy", cJSON_CreateString(s->net.parent.no_proxy));
+		return o;
+	case SN_stripResponseHeaders:
+		return jstrlist(&s->net.strip_headers);
 	}
 	return NULL;
 }

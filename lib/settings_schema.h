@@ -41,7 +41,7 @@
 	BOOL(enableWeakerNetworkIsolation, weaker_network_isolation, 8) \
 	BOOL(allowAppleEvents, allow_apple_events, 9) \
 	BOOL(allowPty, allow_pty, 10) \
-	BOOL(noFsViolations, no_fs_violations, 11) \
+	BOOL(noFsViolations, no_fs_violations, 12) \
 	INT(mandatoryDenySearchDepth, deny_search_depth, 1, 10, 3) \
 	KEY(bwrapPath, 0, NULL) \
 	KEY(git, 0, NULL) \
@@ -72,12 +72,12 @@
 	INT(socksProxyPort, socks_proxy_port, 1, 65535, 0) \
 	BOOL(requireHostMatch, require_host_match, 3) \
 	KEY(filterRequest, 0, NULL) \
-	KEY(mitmProxy, SETTINGS_UNSUPPORTED, "no MITM proxy routing") \
+	KEY(mitmProxy, 0, NULL) \
 	KEY(tlsTerminate, SETTINGS_UNSUPPORTED, "no TLS termination") \
-	KEY(parentProxy, SETTINGS_UNSUPPORTED, "no upstream proxy") \
-	KEY(refuseOpaqueTunnels, SETTINGS_UNSUPPORTED, "needs TLS termination") \
+	KEY(parentProxy, 0, NULL) \
+	BOOL(refuseOpaqueTunnels, refuse_opaque_tunnels, 11) \
 	KEY(allowPlaintextHeaderSet, SETTINGS_UNSUPPORTED, "no request filter callback") \
-	KEY(stripResponseHeaders, SETTINGS_UNSUPPORTED, "no response rewriting") \
+	KEY(stripResponseHeaders, 0, NULL) \
 	KEY(ambiguousRequestTarget, SETTINGS_UNSUPPORTED, "no request filter callback")
 
 #define SETTINGS_FILESYSTEM_KEYS(KEY, BOOL, INT) \

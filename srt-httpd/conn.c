@@ -523,6 +523,21 @@ httpd_auth_ok(struct conn *c, const struct http_head *h)
 	return ok != 0;
 }
 
+/* The reply to a CONNECT that went through: "200", then what the parent sent after its
+ * own "200" (it belongs to the tunnel). Caller frees. */
+static char *
+httpd_established(const struct proxy_dial_result *res, size_t *len)
+{
+	static const char ok[] = "HTTP/1.1 200 Connection Established\r\n\r\n";
+	char *b = xmalloc(sizeof(ok) - 1 + res->early_len);
+
+	memcpy(b, ok, sizeof(ok) - 1);
+	if (res->early_len > 0)
+		memcpy(b + sizeof(ok) - 1, res->early, res->early_len);
+	*len = sizeof(ok) - 1 + res->early_len;
+	return b;
+}
+
 static void
 httpd_dial_cb(void *arg, const struct proxy_dial_result *res)
 {
@@ -532,10 +547,11 @@ httpd_dial_cb(void *arg, const struct proxy_dial_result *res)
 	c->dial = NULL;
 	if (res->status == PROXY_DIAL_OK) {
 		if (c->is_connect) {
-			static const char ok[] = "HTTP/1.1 200 Connection Established\r\n\r\n";
 			struct proxy_request *rq = c->rq;
 			struct proxy *px = c->px;
 			int cfd = c->cfd;
+			size_t oklen;
+			char *okb = httpd_established(res, &oklen);
 
 			rq->status = 200;
 			c->rq = NULL;
@@ -543,9 +559,10 @@ httpd_dial_cb(void *arg, const struct proxy_dial_result *res)
 			 * the client sent after its CONNECT head. */
 			evloop_detach(c->loop, cfd);
 			conn_request_done(c);
-			if (proxy_tunnel(px, cfd, res->fd, rq, ok, sizeof(ok) - 1,
+			if (proxy_tunnel(px, cfd, res->fd, rq, okb, oklen,
 			    c->in.p ? c->in.p + c->in.off : NULL, c->in.len) == -1)
 				log_debug("tunnel could not start");
+			free(okb);
 			conn_free(c, false);
 			return;
 		}
@@ -566,6 +583,14 @@ httpd_dial_cb(void *arg, const struct proxy_dial_result *res)
 			conn_reply(c, 403, "Forbidden", "Content-Type: text/plain\r\n"
 			    "X-Proxy-Error: blocked-by-sandbox-runtime\r\n", body, true);
 		}
+	} else if (res->route != ROUTE_DIRECT) {
+		/* Say which parent failed and how: the client cannot see it otherwise. */
+		log_debug("%s: %s", c->client, res->message);
+		proxy_sanitize_reason(res->message, strlen(res->message), body,
+		    sizeof(body) - 1);
+		strcat(body, "\n");
+		conn_reply(c, 502, "Bad Gateway", "Content-Type: text/plain\r\n"
+		    "X-Proxy-Error: parent-proxy-failed\r\n", body, !c->is_connect);
 	} else {
 		log_debug("%s: %s", c->client, res->message);
 		conn_reply(c, 502, "Bad Gateway", "Content-Type: text/plain\r\n",
@@ -578,5 +603,5 @@ void
 httpd_dial(struct conn *c)
 {
 	c->st = CONN_DIALING;
-	c->dial = proxy_dial(c->px, c->pp, c->rq, httpd_dial_cb, c);
+	c->dial = proxy_dial(c->px, c->pp, c->rq, &c->route, c->is_connect, httpd_dial_cb, c);
 }

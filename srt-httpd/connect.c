@@ -1,5 +1,6 @@
 /*
- * CONNECT tunnels (BEHAVIOR §3.2): authority-form target, the decision, the guarded dial,
+ * CONNECT tunnels (BEHAVIOR §3.2): authority-form target, the decision, refuseOpaqueTunnels,
+ * the dial by its route (direct, or a CONNECT through the parent or the inspection proxy),
  * then the shared splice relay. Every refusal ends the connection.
  */
 #include <stdio.h>
@@ -8,6 +9,9 @@
 
 #include "httpd.h"
 #include "util.h"
+
+/* The reference's words for the refusal (its violation line carries them too). */
+#define OPAQUE_REASON   "this proxy does not tunnel CONNECTs it cannot inspect"
 
 /* "host:port" or "[v6]:port": 0 or -1. */
 static int
@@ -69,5 +73,20 @@ connect_start(struct conn *c, const struct http_head *h)
 		    "Connection blocked by network allowlist", false);
 		return;
 	}
+	/* srt does not terminate TLS: every CONNECT is a tunnel it cannot see into. */
+	if (c->pp->refuse_opaque_tunnels) {
+		free(c->rq->rule);
+		c->rq->rule = xstrdup(DECISION_RULE_OPAQUE);
+		proxy_request_set_reason(c->rq, OPAQUE_REASON, strlen(OPAQUE_REASON));
+		if (!proxy_options(c->px)->audit) {
+			c->rq->verdict = VERDICT_DENY;
+			conn_reply(c, 403, "Forbidden", "Content-Type: text/plain\r\n"
+			    "X-Proxy-Error: blocked-by-sandbox-runtime\r\n", OPAQUE_REASON, false);
+			return;
+		}
+		c->rq->verdict = VERDICT_AUDIT_DENY;
+		c->rq->would_deny = true;
+	}
+	proxy_route(c->pp, c->rq, true, &c->route);
 	httpd_dial(c);
 }

@@ -1,11 +1,12 @@
 /*
  * Absolute-form requests: target parsing, the checks, the upstream request head (origin-
- * form, Host rewritten, hop-by-hop fields removed), the request body (framed by a field
+ * form, or absolute-form to a parent or inspection proxy, with the parent's credentials;
+ * Host rewritten, hop-by-hop fields removed), the request body (framed by a field
  * written here: the Content-Length parsed, or chunked decoded and re-framed), and the
- * response (hop-by-hop fields removed, never its Content-Length; a chunked or
- * close-delimited body re-framed as chunked for an HTTP/1.1 client so its connection can
- * stay open). The upstream connection comes from the pool of idle
- * ones when it may (pool.c), and goes back to it after a clean exchange.
+ * response (hop-by-hop fields and stripResponseHeaders removed, never its
+ * Content-Length; a chunked or close-delimited body re-framed as chunked for an HTTP/1.1
+ * client so its connection can stay open). The upstream connection comes from the pool
+ * of idle ones when it may (pool.c), and goes back to it after a clean exchange.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -147,10 +148,16 @@ forward_build_head(struct conn *c, const struct http_head *h, const struct targe
 	forward_authority(c->rq, auth, sizeof(auth));
 	buf_add(&q, h->method.p, h->method.n);
 	buf_add(&q, " ", 1);
+	/* A proxy on the way takes the absolute form, rebuilt from the host that was
+	 * judged, never the client's spelling. */
+	if (c->route.kind != ROUTE_DIRECT)
+		buf_addf(&q, "http://%s", auth);
 	if (t->path_needs_slash)
 		buf_add(&q, "/", 1);
 	buf_add(&q, t->path, t->pathlen);
 	buf_addf(&q, " HTTP/1.1\r\nHost: %s\r\n", auth);
+	if (c->route.kind == ROUTE_PARENT && c->route.parent->auth != NULL)
+		buf_addf(&q, "Proxy-Authorization: %s\r\n", c->route.parent->auth);
 	for (i = 0; i < h->nfields; i++) {
 		const struct http_field *f = &h->fields[i];
 
@@ -223,6 +230,9 @@ forward_start(struct conn *c, const struct http_head *h)
 			return;
 		}
 	}
+	proxy_route(c->pp, c->rq, false, &c->route);
+	free(c->rq->route);
+	c->rq->route = route_describe(&c->route);
 	forward_build_head(c, h, &t);
 	/* Only a request that may go out twice goes over an idle connection: the upstream
 	 * may close that just as the request is sent (forward_retry). */
@@ -391,6 +401,20 @@ forward_upstream_failed(struct conn *c, const char *why)
 	return 1;
 }
 
+/* Is this response field one of stripResponseHeaders? Content-Length never is: it frames
+ * the body the client reads. */
+static bool
+forward_stripped(const struct conn *c, struct http_str name)
+{
+	char folded[256];
+
+	if (c->pp == NULL || c->pp->strip_headers.n == 0 || name.n >= sizeof(folded) ||
+	    http_str_eq(name, "content-length"))
+		return false;
+	proxy_fold_name(name.p, name.n, folded);
+	return strlist_contains(&c->pp->strip_headers, folded) != 0;
+}
+
 /* Parse the response head in c->uin and queue the client's version of it. */
 static int
 forward_response_head(struct conn *c)
@@ -445,7 +469,7 @@ forward_response_head(struct conn *c)
 	for (i = 0; i < h->nfields; i++) {
 		const struct http_field *f = &h->fields[i];
 
-		if (http_field_is_hop(h, f->name))
+		if (http_field_is_hop(h, f->name) || forward_stripped(c, f->name))
 			continue;
 		buf_add(&c->cout, f->name.p, f->name.n);
 		buf_add(&c->cout, ": ", 2);

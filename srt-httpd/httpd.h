@@ -61,6 +61,7 @@ struct conn {
 	struct proxy_request *rq;
 	struct proxy_policy *pp;
 	struct proxy_dial *dial;
+	struct route route;             /* how the request leaves (proxy_route) */
 	bool is_connect;
 	bool head_method;
 	int client_minor;

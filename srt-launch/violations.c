@@ -179,8 +179,18 @@ viol_record(void *arg, const struct decision *d)
 
 	if (d->verdict != VERDICT_DENY)
 		return;
-	line = xasprintf("deny network-outbound %s:%u (%s)", d->host, d->port,
-	    d->reason != NULL ? d->reason : "denied");
+	/* refuseOpaqueTunnels: the reference's two lines for it. */
+	if (d->rule != NULL && strcmp(d->rule, DECISION_RULE_OPAQUE) == 0 &&
+	    strcmp(d->protocol, "socks5") == 0)
+		line = xasprintf("deny socks-tunnel %s:%u (refuseOpaqueTunnels)", d->host,
+		    d->port);
+	else if (d->rule != NULL && strcmp(d->rule, DECISION_RULE_OPAQUE) == 0)
+		line = xasprintf(strchr(d->host, ':') != NULL ? "deny http-request CONNECT "
+		    "[%s]:%u (%s)" : "deny http-request CONNECT %s:%u (%s)", d->host, d->port,
+		    d->reason != NULL ? d->reason : "refuseOpaqueTunnels");
+	else
+		line = xasprintf("deny network-outbound %s:%u (%s)", d->host, d->port,
+		    d->reason != NULL ? d->reason : "denied");
 	viol_keep(v, violations_sanitise(line), d, NULL);
 	free(line);
 }

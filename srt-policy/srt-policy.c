@@ -19,6 +19,8 @@ enum opt_bit {
 	O_CWD      = 1 << 4,
 	O_SHELL    = 1 << 5,
 	O_LAYERS   = 1 << 6,
+	O_TMPDIR   = 1 << 7,
+	O_UNGUARDED = 1 << 8,
 };
 
 struct command {
@@ -37,9 +39,10 @@ static const struct command commands[] = {
 	    "dump [-d] [--layers] (-p policy | -s settings)" },
 	{ "match", cmd_match, O_SETTINGS | O_POLICY, 1, 2,
 	    "match [-d] [-p policy | -s settings] host port | -" },
-	{ "plan", cmd_plan, O_SETTINGS | O_POLICY | O_TARGET | O_CWD | O_SHELL, 0, 0,
+	{ "plan", cmd_plan, O_SETTINGS | O_POLICY | O_TARGET | O_CWD | O_SHELL | O_TMPDIR |
+	    O_UNGUARDED, 0, 0,
 	    "plan [-d] --target linux|macos|windows [-p policy | -s settings] [--cwd dir] "
-	    "[--shell]" },
+	    "[--tmpdir dir] [--unguarded] [--shell]" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -48,6 +51,8 @@ enum long_only {
 	OPT_CWD,
 	OPT_SHELL,
 	OPT_LAYERS,
+	OPT_TMPDIR,
+	OPT_UNGUARDED,
 };
 
 static const struct option longopts[] = {
@@ -58,6 +63,8 @@ static const struct option longopts[] = {
 	{ "cwd", required_argument, NULL, OPT_CWD },
 	{ "shell", no_argument, NULL, OPT_SHELL },
 	{ "layers", no_argument, NULL, OPT_LAYERS },
+	{ "tmpdir", required_argument, NULL, OPT_TMPDIR },
+	{ "unguarded", no_argument, NULL, OPT_UNGUARDED },
 	{ "debug", no_argument, NULL, 'd' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -120,6 +127,10 @@ opt_name(int c)
 		return "--cwd";
 	case OPT_LAYERS:
 		return "--layers";
+	case OPT_TMPDIR:
+		return "--tmpdir";
+	case OPT_UNGUARDED:
+		return "--unguarded";
 	default:
 		return "--shell";
 	}
@@ -141,6 +152,10 @@ opt_bit(int c)
 		return O_CWD;
 	case OPT_LAYERS:
 		return O_LAYERS;
+	case OPT_TMPDIR:
+		return O_TMPDIR;
+	case OPT_UNGUARDED:
+		return O_UNGUARDED;
 	default:
 		return O_SHELL;
 	}
@@ -226,6 +241,12 @@ main(int argc, char *argv[])
 			break;
 		case OPT_LAYERS:
 			o.layers = 1;
+			break;
+		case OPT_TMPDIR:
+			o.tmpdir = optarg;
+			break;
+		case OPT_UNGUARDED:
+			o.unguarded = 1;
 			break;
 		}
 	}

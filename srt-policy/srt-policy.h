@@ -18,6 +18,8 @@ struct opts {
 	const char *output;     /* -o */
 	const char *target;     /* --target */
 	const char *cwd;        /* --cwd */
+	const char *tmpdir;     /* --tmpdir */
+	int unguarded;          /* --unguarded */
 	int shell;              /* --shell */
 	int layers;             /* --layers */
 	int debug;              /* -d */

@@ -2,7 +2,8 @@
  * srt-socksd: the SOCKS5 filtering proxy (SPEC §2, §4; BEHAVIOR §3.4). The shared core
  * (lib/proxy.c) owns the command line, listeners, policy, log, dial and relay; this file
  * is the SOCKS5 conversation: handshake through lib/socks5.c, the decision, the reply,
- * and the in-band SSH refusal for denied CONNECTs to port 22.
+ * and the in-band SSH refusal for denied CONNECTs to port 22. The dial goes by its route:
+ * a parent proxy or the inspection proxy is asked for a CONNECT to the destination.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,6 +26,8 @@
 /* Bytes the client sent after its request, kept for upstream while we dial. */
 #define SOCKSD_EARLY_MAX        16384u
 #define SOCKSD_SSH_PORT         22
+/* The reason of a refusal under refuseOpaqueTunnels. */
+#define SOCKSD_OPAQUE_REASON    "SOCKS tunnels cannot be inspected (refuseOpaqueTunnels)"
 
 enum socksd_phase {
 	SOCKSD_HANDSHAKE,       /* greeting, auth, request */
@@ -240,7 +243,7 @@ socksd_dialed(void *arg, const struct proxy_dial_result *res)
 	struct socksd_conn *c = arg;
 	struct proxy *px = c->px;
 	struct proxy_request *rq;
-	uint8_t to_client[sizeof(c->out) + SOCKS5_REPLY_MAX];
+	uint8_t *to_client;
 	size_t n;
 
 	c->dial = NULL;
@@ -255,10 +258,15 @@ socksd_dialed(void *arg, const struct proxy_dial_result *res)
 		return;
 	}
 	/* Hand both sockets to the relay: whatever of our replies is still unsent goes first,
-	 * then "granted", then the upstream's bytes; the early data goes upstream first. */
+	 * then "granted", then what a parent sent after its own reply, then the upstream's
+	 * bytes; the early data goes upstream first. */
+	to_client = xmalloc(c->outlen - c->outoff + SOCKS5_REPLY_MAX + res->early_len);
 	n = c->outlen - c->outoff;
 	memcpy(to_client, c->out + c->outoff, n);
 	n += socks5_reply_build(to_client + n, SOCKS5_REP_SUCCEEDED);
+	if (res->early_len > 0)
+		memcpy(to_client + n, res->early, res->early_len);
+	n += res->early_len;
 	evtimer_del(proxy_loop(px), &c->timer);
 	if (c->registered)
 		evloop_detach(proxy_loop(px), c->fd);
@@ -271,6 +279,7 @@ socksd_dialed(void *arg, const struct proxy_dial_result *res)
 	/* proxy_tunnel owns fd, server fd and rq from here, even on failure, and reports the
 	 * connection closed itself. */
 	proxy_tunnel(px, c->fd, res->fd, rq, to_client, n, c->in, c->inlen);
+	free(to_client);
 	free(c);
 }
 
@@ -289,12 +298,31 @@ static void
 socksd_request(struct socksd_conn *c)
 {
 	const struct socks5_request *r = &c->parser.req;
+	struct route route;
+	bool allowed;
 
 	c->pp = proxy_policy_get(c->px);
 	c->rq = xmalloc(sizeof(*c->rq));
 	proxy_request_init(c->px, c->rq, "socks5", c->client);
 	evtimer_del(proxy_loop(c->px), &c->timer);
-	if (!proxy_decide(c->px, c->pp, c->rq, r->host, r->hostlen, r->port)) {
+	allowed = proxy_decide(c->px, c->pp, c->rq, r->host, r->hostlen, r->port);
+	/* refuseOpaqueTunnels: a SOCKS tunnel can never be seen into, so every one is
+	 * refused, whatever the lists say (the reference refuses them first too). */
+	if (c->pp->refuse_opaque_tunnels) {
+		free(c->rq->rule);
+		c->rq->rule = xstrdup(DECISION_RULE_OPAQUE);
+		proxy_request_set_reason(c->rq, SOCKSD_OPAQUE_REASON,
+		    strlen(SOCKSD_OPAQUE_REASON));
+		if (!proxy_options(c->px)->audit) {
+			c->rq->verdict = VERDICT_DENY;
+			socksd_refuse(c, SOCKS5_REP_GENERAL_FAILURE);
+			return;
+		}
+		c->rq->verdict = VERDICT_AUDIT_DENY;
+		c->rq->would_deny = true;
+		allowed = c->rq->kind != HOST_MALFORMED;
+	}
+	if (!allowed) {
 		/* A malformed host (a NUL, a control) is never answered in SSH: 02. */
 		if (r->port == SOCKSD_SSH_PORT && c->rq->kind != HOST_MALFORMED)
 			socksd_ssh_refuse(c);
@@ -303,7 +331,8 @@ socksd_request(struct socksd_conn *c)
 		return;
 	}
 	c->phase = SOCKSD_DIALING;
-	c->dial = proxy_dial(c->px, c->pp, c->rq, socksd_dialed, c);
+	proxy_route(c->pp, c->rq, true, &route);
+	c->dial = proxy_dial(c->px, c->pp, c->rq, &route, true, socksd_dialed, c);
 	if (socksd_watch(c) == -1)
 		socksd_close(c);
 }

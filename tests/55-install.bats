@@ -89,7 +89,7 @@ PROBE='curl -s -m 5 -o /dev/null -w "code %{http_code}\n" -x http://localhost:31
 	[[ "$output" == *'#define SRT_BINDIR "/opt/srt/bin"'* ]]
 	[[ "$output" == *'#define SRT_LIBEXECDIR "/opt/srt/lib/srt"'* ]]
 	[[ "$output" == *'#define SRT_SYSCONFDIR "/etc"'* ]]
-	[[ "$output" == *" -c -o $SRT_BUILD/obj/srt-launch/helpers.o srt-launch/helpers.c"* ]]
+	[[ "$output" == *" -c -o $SRT_BUILD/obj/lib/layout.o lib/layout.c"* ]]
 	[[ "$output" == *"install -m 755 $SRT_BUILD/bin/srt-seccomp $SRT_BUILD/bin/srt-httpd $SRT_BUILD/bin/srt-socksd $T/p/opt/srt/lib/srt"* ]]
 	run mk install DESTDIR="$T/r" LIBEXECDIR=relative/dir
 	[ "$status" -ne 0 ]
@@ -139,4 +139,15 @@ SH
 	# Both directories are srt's own, kept read-only inside (plan_ctx self_dirs).
 	[[ "$output" == *"debug: write guard: /usr/local/bin (srt's own programs)"* ]]
 	[[ "$output" == *"debug: write guard: /usr/local/libexec/srt (srt's own programs)"* ]]
+	# The installed srt-policy names the srt-seccomp the srt beside it runs.
+	cat > "$T/plan" <<SH
+mount --bind "$T/d/usr/local" /usr/local || exit 90
+cd "$T/ws" || exit 91
+exec env PATH="/usr/local/bin:/usr/bin:/bin" srt-policy plan --target linux -s "$T/s.json" --shell
+SH
+	run unshare -m sh "$T/plan"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *" --ro-bind-fd 8 /usr/local/libexec/srt/srt-seccomp "* ]]
+	[[ "$output" == *" -- /usr/local/libexec/srt/srt-seccomp --lifeline-fd 5 "* ]]
 }

@@ -316,3 +316,78 @@ srt-policy dump --layers -p $T/u.bin"
 	[[ "$output" != *example.org* ]]
 	[[ "$output" != *allowManaged* ]]
 }
+
+# in_managed in a network namespace of its own too, with only loopback up: for the
+# parent proxy tests, where a proxy that chose the wrong route could otherwise dial out.
+in_managed_ns() {
+	cat > "$T/ns.sh" <<SH
+set -e
+ip link set lo up
+mount -t overlay srt-test -o lowerdir=/etc,upperdir=$T/upper,workdir=$T/work /etc
+mkdir -p /etc/srt
+mount --bind $T/srt /etc/srt
+unset HTTP_PROXY HTTPS_PROXY NO_PROXY http_proxy https_proxy no_proxy
+set +e
+$1
+SH
+	unshare -m -n --propagation private bash "$T/ns.sh"
+}
+
+@test "parentProxy and srt's own HTTP_PROXY: a user's way out, counted only where the managed file allows weaker options" {
+	local rs="$BATS_TEST_DIRNAME/helpers/route-servers.py"
+	write_settings "$T/u.json" '["a.test"]'
+	cat > "$T/up.json" <<JSON
+{"network":{"allowedDomains":["a.test"],"deniedDomains":[],
+  "parentProxy":{"http":"http://127.0.0.1:3001"}},
+ "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}
+JSON
+	# Each case: a fresh srt-httpd on the current managed file, one request, and which
+	# parent (P1 from the environment, P2 the managed file's) saw it.
+	cat > "$T/case.sh" <<SH
+for p in 3001:P1 3002:P2; do
+	python3 "$rs" parent --listen 127.0.0.1:\${p%%:*} --name \${p#*:} --log "$T/parent.log" &
+done
+python3 "$rs" origin --listen 127.0.0.1:8080 --name O --log "$T/origin.log" &
+sleep 1
+one() {
+	: > "$T/parent.log"
+	HTTP_PROXY=http://127.0.0.1:3001 srt-httpd -s "\$1" -l 127.0.0.1:3129 2>"$T/httpd.err" &
+	local pid=\$!
+	for i in \$(seq 50); do curl -s -o /dev/null 127.0.0.1:3129 && break; sleep 0.1; done
+	curl -s -m 10 -x http://127.0.0.1:3129 http://a.test:8080/x -o /dev/null -w "\$2 %{http_code} "
+	echo "[\$(cut -d' ' -f1 "$T/parent.log" | tr '\n' ' ')]"
+	kill \$pid; wait \$pid 2>/dev/null
+	sed 's/^/  /' "$T/httpd.err"
+}
+rm -f "$T/srt/managed-settings.json"
+one "$T/u.json" none
+cat > "$T/srt/managed-settings.json" <<'JSON'
+{"network":{"allowedDomains":["a.test"],"deniedDomains":[]},
+ "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}
+JSON
+one "$T/u.json" strict
+one "$T/up.json" strict-file
+sed -i 's/^{/{"allowUserWeakerOptions":true,/' "$T/srt/managed-settings.json"
+one "$T/u.json" weaker
+sed -i 's/"deniedDomains":\[\]}/"deniedDomains":[],"parentProxy":{"http":"http:\/\/127.0.0.1:3002"}}/' "$T/srt/managed-settings.json"
+one "$T/u.json" managed-parent
+kill %1 %2 %3
+SH
+	chmod 644 "$T/srt/managed-settings.json" 2>/dev/null || true
+	run in_managed_ns ". $T/case.sh"
+	echo "$output"
+	# No managed file: the environment's parent (the control).
+	[[ "$output" == *"none 200 [P1 ]"* ]]
+	# A managed file without allowUserWeakerOptions: HTTP_PROXY is ignored, said so, and
+	# the request goes direct (a.test has no address here: 502), never to P1.
+	[[ "$output" == *"strict 502 []"* ]]
+	[[ "$output" == *"warning: HTTP_PROXY is ignored: the managed policy /etc/srt/managed-settings.json does not set allowUserWeakerOptions"* ]]
+	# The same parent in the user's file is refused outright: nothing listens.
+	[[ "$output" == *"strict-file 000 []"* ]]
+	[[ "$output" == *"$T/up.json: network.parentProxy: not allowed by the managed policy /etc/srt/managed-settings.json"* ]]
+	# allowUserWeakerOptions: the environment counts again.
+	[[ "$output" == *"weaker 200 [P1 ]"* ]]
+	# The managed file's own parent is the one used; the environment is not consulted.
+	[[ "$output" == *"managed-parent 200 [P2 ]"* ]]
+	[[ "$output" == *"warning: HTTP_PROXY is ignored: the managed policy /etc/srt/managed-settings.json sets network.parentProxy"* ]]
+}

@@ -228,7 +228,7 @@ print("%.3f" % (time.monotonic() - t))'
 	[[ "$stderr" != *"file-write"* ]]
 	[[ "$stderr" == *"deny network-outbound denied.example:80"* ]]
 	run -0 srt-launch -d --no-fs-violations -s "$T/ws/s.json" -c true
-	[[ "$output" == *"debug: bwrap argv"* ]]
+	[[ "$output" == *"debug: bwrap arguments"* ]]
 	[[ "$output" != *"--violations-fd"* ]]
 	settings "$T/ws/s.json" '"noFsViolations":true'
 	run -0 --separate-stderr srt -s "$T/ws/s.json" -c 'touch .bashrc 2>/dev/null; true'

@@ -13,7 +13,7 @@
 struct got {
 	int n;
 	struct decision last;
-	char host[256], reason[256], rule[256];
+	char host[256], reason[256], rule[256], route[256];
 	int rule_null;
 };
 
@@ -28,7 +28,8 @@ collect(void *arg, const struct decision *d)
 	snprintf(g->reason, sizeof(g->reason), "%s", d->reason ? d->reason : "(null)");
 	g->rule_null = d->rule == NULL;
 	snprintf(g->rule, sizeof(g->rule), "%s", d->rule ? d->rule : "");
-	g->last.host = g->last.reason = g->last.rule = NULL;
+	snprintf(g->route, sizeof(g->route), "%s", d->route ? d->route : "(null)");
+	g->last.host = g->last.reason = g->last.rule = g->last.route = NULL;
 }
 
 static void
@@ -48,6 +49,7 @@ test_round_trip(void)
 	d.verdict = VERDICT_DENY;
 	d.rule = NULL;
 	d.reason = "no \"ssh\"\n\x01 here \xff";
+	d.route = "parent http://p.example:3128";
 	d.status = 403;
 	d.bytes_up = 1ull << 40;
 	d.bytes_down = 7;
@@ -63,7 +65,8 @@ test_round_trip(void)
 	    g.last.verdict == VERDICT_DENY && g.rule_null && g.last.status == 403 &&
 	    g.last.bytes_up == 1ull << 40 && g.last.bytes_down == 7 &&
 	    g.last.duration_ms == 35 && strcmp(g.last.time, d.time) == 0 &&
-	    strcmp(g.reason, "no \"ssh\"\n\x01 here \xef\xbf\xbd") == 0,
+	    strcmp(g.reason, "no \"ssh\"\n\x01 here \xef\xbf\xbd") == 0 &&
+	    strcmp(g.route, "parent http://p.example:3128") == 0,
 	    "the reader gets back what the writer wrote");
 	for (int v = VERDICT_ALLOW; v <= VERDICT_ERROR; v++) {
 		buf_reset(&b);
@@ -123,10 +126,13 @@ test_bad_lines(void)
 		"{\"time\":\"2025-01-31T12:00:00.123Z\",\"protocol\":\"http\",\"client\":\"c\",\"host\":7,\"port\":"
 		    "80,\"verdict\":\"deny\",\"rule\":null,\"reason\":null,\"status\":null,"
 		    "\"bytes_up\":0,\"bytes_down\":0,\"duration_ms\":0}",
+		"{\"time\":\"2025-01-31T12:00:00.123Z\",\"protocol\":\"http\",\"client\":\"c\",\"host\":\"h\","
+		    "\"port\":80,\"verdict\":\"deny\",\"rule\":null,\"reason\":null,\"route\":5,"
+		    "\"status\":null,\"bytes_up\":0,\"bytes_down\":0,\"duration_ms\":0}",
 	};
 	static const char good[] = "{\"time\":\"2025-01-31T12:00:00.123Z\",\"protocol\":\"http\",\"client\":\"c\","
 	    "\"host\":\"good.example\",\"port\":80,\"verdict\":\"deny\",\"rule\":null,"
-	    "\"reason\":null,\"status\":403,\"bytes_up\":0,\"bytes_down\":0,"
+	    "\"reason\":null,\"route\":null,\"status\":403,\"bytes_up\":0,\"bytes_down\":0,"
 	    "\"duration_ms\":0}\n";
 	struct decision_reader r;
 	struct got g = { 0 };
@@ -150,7 +156,7 @@ test_bad_lines(void)
 	ok(r.malformed == sizeof(bad) / sizeof(bad[0]) && r.oversized == 1,
 	    "bad lines counted: %zu malformed, %zu over-long", r.malformed, r.oversized);
 	out = finish_output(&r);
-	ok(strstr(out, "6 malformed and 1 over-long lines") != NULL &&
+	ok(strstr(out, "7 malformed and 1 over-long lines") != NULL &&
 	    strstr(out, "not JSON") != NULL && strchr(out, '\n') == out + strlen(out) - 1,
 	    "finish warns once: %s", out);
 	free(out);

@@ -304,6 +304,10 @@ test_options(void)
 		{ NULL, NULL, "\"enableWeakerNestedSandbox\":true", "enableWeakerNestedSandbox" },
 		{ NULL, NULL, "\"allowNestedUserNamespaces\":true", "allowNestedUserNamespaces" },
 		{ NULL, NULL, "\"bwrapPath\":\"/opt/bwrap\"", "bwrapPath" },
+		{ "\"parentProxy\":{\"http\":\"http://127.0.0.1:3128\"}", NULL, NULL,
+		    "network.parentProxy" },
+		{ "\"mitmProxy\":{\"socketPath\":\"/run/m.sock\",\"domains\":[\"a.test\"]}",
+		    NULL, NULL, "network.mitmProxy" },
 	};
 	struct diags errs = { 0 };
 	struct settings out;
@@ -383,6 +387,78 @@ test_options(void)
 	    &out, &errs, NULL);
 	ok(rc == 0 && out.win.present && strcmp(out.win.sandbox_user, "b") == 0,
 	    "the managed windows block is used");
+	settings_free(&out);
+	diags_free(&errs);
+}
+
+/* The routes of issue #12: the parent and the inspection proxy weaken the sandbox (they
+ * are ways out); refuseOpaqueTunnels and stripResponseHeaders only strengthen it. */
+static void
+test_routes(void)
+{
+	static const char *const mparent =
+	    "\"parentProxy\":{\"http\":\"http://proxy.corp:3128\",\"noProxy\":\".corp\"}";
+	struct diags errs = { 0 };
+	struct settings out, back;
+	struct policy *p;
+	uint8_t *img = NULL;
+	size_t len = 0;
+	char err[256];
+	int rc;
+
+	rc = merge(doc(NULL, NULL, NULL), doc(mparent, NULL, NULL), &out, &errs, NULL);
+	ok(rc == 0 && out.net.parent.present && strcmp(out.net.parent.http,
+	    "http://proxy.corp:3128") == 0 && strcmp(out.net.parent.no_proxy, ".corp") == 0 &&
+	    strlist_contains(&out.layers.options, "network.parentProxy"),
+	    "parentProxy only the managed file sets: used, and recorded as its");
+	/* What a proxy asks of the image: whether the managed file set the parent. */
+	p = rc == 0 && policy_compile(&out, &img, &len) == 0 ?
+	    policy_open_mem(img, len, err, sizeof(err)) : NULL;
+	ok(p != NULL && policy_layer_sets(p, "network.parentProxy") &&
+	    !policy_layer_sets(p, "network.mitmProxy") &&
+	    (policy_layer_flags(p) & SETTINGS_LAYER_MERGED), "policy.bin says the managed "
+	    "file set parentProxy");
+	ok(p != NULL && policy_routes(p, &back) == 0 && back.net.parent.present &&
+	    strcmp(back.net.parent.http, "http://proxy.corp:3128") == 0 &&
+	    (settings_free(&back), 1), "and its routes give the managed parent");
+	policy_free(p);
+	free(img);
+	settings_free(&out);
+	rc = merge(doc(mparent, NULL, NULL), doc(mparent, NULL, NULL), &out, &errs, NULL);
+	ok(rc == 0 && errs.msgs.n == 0, "the same parentProxy in both: accepted");
+	settings_free(&out);
+	rc = merge(doc("\"parentProxy\":{\"http\":\"http://other:3128\"}", NULL, NULL),
+	    doc(mparent, NULL, "\"allowUserWeakerOptions\":true"), &out, &errs, NULL);
+	ok(rc == -1 && diags_has(&errs, "network.parentProxy: the managed policy " MNAME
+	    " sets this to another value", NULL), "another parentProxy: refused, even when "
+	    "weaker options are allowed");
+	diags_free(&errs);
+	rc = merge(doc("\"parentProxy\":{\"http\":\"http://proxy.corp:3128\"}", NULL, NULL),
+	    doc(mparent, NULL, NULL), &out, &errs, NULL);
+	ok(rc == -1 && diags_has(&errs, "network.parentProxy: the managed policy", NULL),
+	    "a parentProxy that leaves out the managed noProxy: refused (one value)");
+	diags_free(&errs);
+
+	rc = merge(doc("\"refuseOpaqueTunnels\":false", NULL, NULL),
+	    doc("\"refuseOpaqueTunnels\":true", NULL, NULL), &out, &errs, NULL);
+	ok(rc == 0 && out.net.refuse_opaque_tunnels, "refuseOpaqueTunnels in the managed "
+	    "file: on, whatever the user says");
+	settings_free(&out);
+	rc = merge(doc("\"refuseOpaqueTunnels\":true", NULL, NULL), doc(NULL, NULL, NULL),
+	    &out, &errs, NULL);
+	ok(rc == 0 && out.net.refuse_opaque_tunnels, "refuseOpaqueTunnels: a user may "
+	    "turn it on");
+	settings_free(&out);
+
+	rc = merge(doc("\"stripResponseHeaders\":[\"X-User\",\"set-cookie\"]", NULL, NULL),
+	    doc("\"stripResponseHeaders\":[\"set-cookie\",\"X-Corp\"]", NULL, NULL), &out,
+	    &errs, NULL);
+	ok(rc == 0 && out.net.strip_headers.n == 3 &&
+	    strcmp(out.net.strip_headers.v[0], "set-cookie") == 0 &&
+	    strcmp(out.net.strip_headers.v[1], "X-Corp") == 0 &&
+	    strcmp(out.net.strip_headers.v[2], "X-User") == 0 &&
+	    strlist_contains(&out.layers.options, "network.stripResponseHeaders"),
+	    "stripResponseHeaders: every name of either file, the managed ones first");
 	settings_free(&out);
 	diags_free(&errs);
 }
@@ -557,6 +633,7 @@ main(void)
 	test_domains();
 	test_paths();
 	test_options();
+	test_routes();
 	test_every_key();
 	test_idempotent();
 	test_image_layers();

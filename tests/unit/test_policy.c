@@ -22,7 +22,7 @@
 #include "tap.h"
 #include "util.h"
 
-#define HDR_LEN         96              /* the header of format version 3 */
+#define HDR_LEN         96              /* the header of format version 4 */
 #define LAYERS_LEN      (4 + 4 * SL_COUNT + 4)  /* the layers section of a plain policy */
 
 
@@ -35,7 +35,11 @@ static const char *rich_settings =
     "\"strictAllowlist\":true,\"deniedResolvedAddresses\":[\"10.0.0.0/8\",\"fc00::/7\","
     "\"192.168.1.1\"],\"allowUnixSockets\":[\"/run/a.sock\"],\"allowAllUnixSockets\":true,"
     "\"allowLocalBinding\":true,\"allowMachLookup\":[\"com.apple.x\",\"com.y.*\"],"
-    "\"httpProxyPort\":8888,\"socksProxyPort\":1081,\"requireHostMatch\":true},"
+    "\"httpProxyPort\":8888,\"socksProxyPort\":1081,\"requireHostMatch\":true,"
+    "\"mitmProxy\":{\"socketPath\":\"/run/i.sock\",\"domains\":[\"a.example.com\","
+    "\"*.b.example.com\"]},\"parentProxy\":{\"http\":\"http://p.example.com:3128\","
+    "\"https\":\"https://u:p@p.example.com\",\"noProxy\":\".internal\"},"
+    "\"refuseOpaqueTunnels\":true,\"stripResponseHeaders\":[\"set-cookie\",\"x-a\"]},"
     "\"filesystem\":{\"disabled\":true,\"denyRead\":[\"~/.ssh\",{\"path\":\"/a*b\","
     "\"literal\":true}],\"allowRead\":[\"~/.ssh/known_hosts\"],\"allowWrite\":[\".\","
     "\"/tmp/x/**\"],\"denyWrite\":[\"./secret\"],\"allowGitConfig\":true},"
@@ -244,7 +248,25 @@ test_roundtrip(void)
 	ok(t.net.strict_allowlist && t.net.allow_all_unix_sockets && t.net.allow_local_binding &&
 	    t.net.require_host_match && t.fs.disabled && t.fs.allow_git_config &&
 	    t.weaker_nested_sandbox && t.allow_nested_userns && t.weaker_network_isolation &&
-	    t.allow_apple_events && t.allow_pty, "every boolean survives");
+	    t.allow_apple_events && t.allow_pty && t.net.refuse_opaque_tunnels,
+	    "every boolean survives");
+	ok(t.net.parent.present && strcmp(t.net.parent.http, "http://p.example.com:3128") ==
+	    0 && strcmp(t.net.parent.https, "https://u:p@p.example.com") == 0 &&
+	    strcmp(t.net.parent.no_proxy, ".internal") == 0 && t.net.mitm.present &&
+	    strcmp(t.net.mitm.socket_path, "/run/i.sock") == 0 && t.net.mitm.domains.n == 2 &&
+	    strcmp(t.net.mitm.domains.v[1], "*.b.example.com") == 0 &&
+	    t.net.strip_headers.n == 2 && strcmp(t.net.strip_headers.v[0], "set-cookie") == 0,
+	    "parentProxy, mitmProxy, stripResponseHeaders survive");
+	{
+		struct settings r;
+
+		ok(policy_routes(p, &r) == 0 && r.net.parent.present &&
+		    strcmp(r.net.parent.https, "https://u:p@p.example.com") == 0 &&
+		    r.net.mitm.domains.n == 2 && r.net.strip_headers.n == 2 &&
+		    r.net.nallowed == 0 && r.fs.deny_read.n == 0,
+		    "policy_routes reads the routes and nothing else");
+		settings_free(&r);
+	}
 	ok(t.net.http_proxy_port == 8888 && t.net.socks_proxy_port == 1081 &&
 	    t.deny_search_depth == 7 && t.bwrap_path && strcmp(t.bwrap_path,
 	    "/usr/bin/bwrap") == 0, "ports, depth, bwrapPath survive");
@@ -378,7 +400,7 @@ test_damage(void)
 	copy[8] = 7;
 	reseal(copy, len);
 	ok(policy_open_mem(copy, len, err, sizeof(err)) == NULL &&
-	    strstr(err, "unsupported format version 7 (this srt reads 3)") != NULL,
+	    strstr(err, "unsupported format version 7 (this srt reads 4)") != NULL,
 	    "wrong version: %s", err);
 	memcpy(copy, img, len);
 	copy[16] = 0;
@@ -407,14 +429,23 @@ test_damage(void)
 	ok(policy_open_mem((const uint8_t *)"", 0, err, sizeof(err)) == NULL &&
 	    strstr(err, "truncated") != NULL, "empty input: %s", err);
 
-	/* The windows block ends the options section: flags, low, high, then four string
-	 * offsets; the layers section (all zero here) follows it. */
+	/* The windows block (flags, low, high, then four string offsets) comes before the
+	 * routes, which end the options section: parentProxy (flags, http, https, noProxy),
+	 * mitmProxy (flags, socketPath, 2 domains), stripResponseHeaders (2 names): ROUTES
+	 * bytes. The layers section (all zero here) follows it. */
+#define ROUTES (16 + 8 + 12 + 12)
 	{
 		static const struct { size_t at; uint8_t v; const char *what; } w[] = {
-			{ 28, 0x07, "backend 3" },
-			{ 28, 0x08, "an unknown flag" },
-			{ 24, 0x00, "port range 61000-61064 lowered to 60928-61064" },
-			{ 20, 0x00, "high port 61064 lowered to 60928, below low" },
+			{ ROUTES + 28, 0x07, "backend 3" },
+			{ ROUTES + 28, 0x08, "an unknown flag" },
+			{ ROUTES + 24, 0x00, "port range 61000-61064 lowered to 60928-61064" },
+			{ ROUTES + 20, 0x00, "high port 61064 lowered to 60928, below low" },
+			{ ROUTES, 0x02, "an unknown parentProxy flag" },
+			{ ROUTES, 0x00, "parentProxy absent but its URLs set" },
+			{ ROUTES - 16, 0x00, "mitmProxy absent but its socket set" },
+			{ ROUTES - 16, 0x03, "an unknown mitmProxy flag" },
+			{ ROUTES - 24, 0x00, "mitmProxy without domains" },
+			{ 12, 0x03, "stripResponseHeaders longer than the section" },
 		};
 
 		for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {

@@ -17,7 +17,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/un.h>
+
+#include "evloop.h"
 #include "log.h"
+#include "proxy_connector.h"
 #include "proxy_sandbox.h"
 #include "tap.h"
 #include "util.h"
@@ -63,6 +67,8 @@ try_opens(void *arg)
 	if ((s = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) == -1)
 		return 6;
 	close(s);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) == -1)
+		return 7;
 	return 0;
 }
 
@@ -80,7 +86,7 @@ test_narrowing(void)
 	int st = narrowed(try_opens, NULL);
 
 	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "narrowed: open, openat, openat2 and "
-	    "fopen fail with EACCES, pipes and IP sockets work (status %d)",
+	    "fopen fail with EACCES, pipes, IP sockets and Unix socket pairs work (status %d)",
 	    WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st));
 	st = narrowed(try_unix_socket, NULL);
 	ok(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS, "narrowed: a Unix socket kills");
@@ -171,11 +177,83 @@ test_opener(void)
 	free(tmp);
 }
 
+struct connector_case {
+	struct evloop *loop;
+	int fd, err, calls;
+};
+
+static void
+connector_got(void *arg, int fd, int err)
+{
+	struct connector_case *c = arg;
+
+	c->fd = fd;
+	c->err = err;
+	c->calls++;
+	evloop_break(c->loop);
+}
+
+/* The connector hands back a socket connected to its path, as often as asked, and
+ * ENOENT once the socket file is gone. */
+static void
+test_connector(void)
+{
+	char dir[] = "/tmp/test_proxy_sandbox.XXXXXX";
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct connector_case c = { 0 };
+	struct proxy_connector *pc;
+	int l, a;
+
+	if (mkdtemp(dir) == NULL) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/in.sock", dir);
+	l = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ok(l != -1 && bind(l, (struct sockaddr *)&sun, sizeof(sun)) == 0 && listen(l, 4) == 0,
+	    "a listening Unix socket");
+	c.loop = evloop_new();
+	pc = proxy_connector_start(c.loop, sun.sun_path);
+	ok(pc != NULL, "the connector starts");
+	if (pc == NULL)
+		goto out;
+	for (int i = 0; i < 2; i++) {
+		c.fd = -1;
+		ok(proxy_connector_ask(pc, connector_got, &c) != NULL, "ask %d", i);
+		evloop_run(c.loop);
+		a = accept(l, NULL, NULL);
+		ok(c.fd != -1 && a != -1 && write(c.fd, "x", 1) == 1 && read(a, &sun.sun_path[0],
+		    1) == 1 && (fcntl(c.fd, F_GETFL) & O_NONBLOCK), "connection %d: connected to "
+		    "the path, non-blocking", i);
+		if (c.fd != -1)
+			close(c.fd);
+		if (a != -1)
+			close(a);
+	}
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/in.sock", dir);
+	unlink(sun.sun_path);
+	c.fd = -1;
+	(void)proxy_connector_ask(pc, connector_got, &c);
+	evloop_run(c.loop);
+	ok(c.fd == -1 && c.err == ENOENT && c.calls == 3, "the path gone: ENOENT");
+	/* A cancelled request's socket is closed, its callback never runs. */
+	proxy_connector_cancel(proxy_connector_ask(pc, connector_got, &c));
+	(void)proxy_connector_ask(pc, connector_got, &c);
+	evloop_run(c.loop);
+	ok(c.calls == 4, "a cancelled request is skipped");
+	proxy_connector_free(pc);
+out:
+	evloop_free(c.loop);
+	close(l);
+	rmdir(dir);
+}
+
 int
 main(void)
 {
 	log_init("test_proxy_sandbox", 0, 1);
 	test_narrowing();
 	test_opener();
+	test_connector();
 	return tap_done();
 }

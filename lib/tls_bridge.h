@@ -1,0 +1,25 @@
+/*
+ * A TLS bridge on the event loop: the clear side of a TLS connection as a plain socket.
+ *
+ * tls_bridge_start takes a connected socket with an established TLS session on it and
+ * gives back one end of a socketpair: what is written there leaves encrypted, what
+ * arrives decrypted can be read there. So code that moves bytes between sockets (the
+ * splice relay, srt-httpd's forwarder, the connection pool) works over TLS unchanged.
+ * Half-close is kept: EOF on the clear side sends close_notify and shuts the TCP write
+ * side; the peer's close_notify (or EOF) shuts the clear side's write direction. When
+ * the clear end is closed, or either side fails, the bridge closes everything.
+ */
+#ifndef SRT_TLS_BRIDGE_H
+#define SRT_TLS_BRIDGE_H
+
+#include "evloop.h"
+#include "tls.h"
+
+#define TLS_BRIDGE_BUF  16384   /* bytes buffered each way */
+
+/* Bridge fd (owned from now on, in every case) and its session tc (likewise). The clear
+ * end, non-blocking and close-on-exec, is returned; -1 with errno if the socketpair or
+ * the registration failed. */
+int tls_bridge_start(struct evloop *loop, int fd, struct tls_conn *tc);
+
+#endif
