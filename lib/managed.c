@@ -664,6 +664,9 @@ static const struct merge_option merge_options[] = {
 	OPTION(MERGE_WEAKER, "allowAppleEvents", allow_apple_events),
 	OPTION(MERGE_WEAKER, "allowPty", allow_pty),
 	OPTION(MERGE_MAX, "mandatoryDenySearchDepth", deny_search_depth),
+	/* Turns off a diagnostic (the sandbox's own violation lines), not a protection:
+	 * either file may turn it off, and --no-fs-violations does anyway. */
+	OPTION(MERGE_EITHER, "noFsViolations", no_fs_violations),
 	OPTION(MERGE_WEAKER, "bwrapPath", bwrap_path),
 	OPTION(MERGE_VALUE, "windows", win),
 };

@@ -41,6 +41,8 @@ struct plan_ctx {
 	                           inside, and the first program bwrap runs */
 	bool as_root;           /* the launch runs as root (effective uid 0) */
 	bool unguarded;         /* no write guard for srt-seccomp (srt-launch --unguarded) */
+	bool no_fs_violations;  /* no violation monitor (srt-launch --no-fs-violations; the
+	                           setting noFsViolations and unguarded imply it) */
 	bool debug;             /* srt-seccomp -d */
 };
 
@@ -56,6 +58,9 @@ enum plan_fd {
 	PLAN_FD_LIFELINE,       /* srt-seccomp --lifeline-fd: EOF once the launcher is gone */
 	PLAN_FD_GUARD,          /* srt-seccomp --guard-fd: the sealed write guard (wguard.h);
 	                           not with unguarded */
+	PLAN_FD_VIOL,           /* srt-seccomp --violations-fd: the violation monitor's
+	                           records (violation.h), srt-seccomp to the launcher; not
+	                           with no_fs_violations */
 	PLAN_FD_SECCOMP,        /* bwrap --ro-bind-fd: srt-seccomp's executable */
 	PLAN_FD_MAX
 };

@@ -76,12 +76,16 @@ const char *
 mandatory_why(const char *p)
 {
 	const char *base = path_basename(p);
-	size_t i;
+	size_t i, pl = strlen(p), nl;
 
 	for (i = 0; i < wguard_nnames; i++) {
-		const char *n = wguard_names[i].name, *slash = strchr(n, '/');
+		const char *n = wguard_names[i].name;
 
-		if (strcasecmp(base, slash != NULL ? slash + 1 : n) == 0)
+		/* A two-part name by both parts: a git directory's hooks are not
+		 * .claude/hooks. */
+		nl = strlen(n);
+		if (strchr(n, '/') == NULL ? strcasecmp(base, n) == 0 :
+		    pl > nl && p[pl - nl - 1] == '/' && strcasecmp(p + pl - nl, n) == 0)
 			return wguard_names[i].why;
 	}
 	if (strcasecmp(base, "hooks") == 0)
@@ -225,6 +229,9 @@ plan_guard(struct pb *b)
 	for (i = 0; i < b->user_roots.n; i++)
 		if (!strlist_contains(&g->roots, b->user_roots.v[i]))
 			strlist_push(&g->roots, b->user_roots.v[i]);
+	/* What is bound writable: a refused write elsewhere is "not in allowWrite". */
+	for (i = 0; i < b->writes.n; i++)
+		strlist_push(&g->writable, b->writes.v[i]);
 	wguard_index(g);
 	for (i = 0; i < b->writes.n; i++) {
 		size_t k;

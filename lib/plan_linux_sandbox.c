@@ -53,12 +53,14 @@ seccomp_is_pid1(const struct settings *s, const struct plan_ctx *ctx)
 }
 
 static void
-number_fds(const struct plan_ctx *ctx, struct plan_linux *out)
+number_fds(const struct settings *s, const struct plan_ctx *ctx, struct plan_linux *out)
 {
 	int k, next = PLAN_FD_FIRST;
 
 	for (k = 0; k < PLAN_FD_MAX; k++)
-		out->fd[k] = k == PLAN_FD_GUARD && ctx->unguarded ? -1 : next++;
+		out->fd[k] = (k == PLAN_FD_GUARD && ctx->unguarded) ||
+		    (k == PLAN_FD_VIOL && (ctx->unguarded || ctx->no_fs_violations ||
+		    s->no_fs_violations)) ? -1 : next++;
 }
 
 /* The words after the options: srt-seccomp, by its path inside, and its options. */
@@ -74,6 +76,10 @@ seccomp_argv(const struct settings *s, const struct plan_ctx *ctx, struct plan_l
 	if (out->fd[PLAN_FD_GUARD] != -1) {
 		strlist_push(e, "--guard-fd");
 		strlist_pushf(e, "%d", out->fd[PLAN_FD_GUARD]);
+	}
+	if (out->fd[PLAN_FD_VIOL] != -1) {
+		strlist_push(e, "--violations-fd");
+		strlist_pushf(e, "%d", out->fd[PLAN_FD_VIOL]);
 	}
 	if (seccomp_is_pid1(s, ctx))
 		strlist_push(e, "--pid1");
@@ -93,7 +99,7 @@ plan_linux_begin(const struct settings *s, const struct plan_ctx *ctx,
 {
 	memset(out, 0, sizeof(*out));
 	wguard_init(&out->guard);
-	number_fds(ctx, out);
+	number_fds(s, ctx, out);
 	if (ctx->seccomp_path == NULL || *ctx->seccomp_path != '/') {
 		diags_add(errs, "plan: srt-seccomp's path must be absolute");
 		plan_linux_free(out);

@@ -40,6 +40,7 @@
 	BOOL(enableWeakerNetworkIsolation, weaker_network_isolation, 8) \
 	BOOL(allowAppleEvents, allow_apple_events, 9) \
 	BOOL(allowPty, allow_pty, 10) \
+	BOOL(noFsViolations, no_fs_violations, 12) \
 	INT(mandatoryDenySearchDepth, deny_search_depth, 1, 10, 3) \
 	KEY(bwrapPath, 0, NULL) \
 	KEY(git, 0, NULL) \

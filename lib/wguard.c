@@ -6,6 +6,7 @@
  *     'X' PATH WHY      an exact protected path and its reason, its way pinned
  *     'H' PATH WHY      the same, its way not pinned
  *     'R' PATH          a root of the name rules
+ *     'A' PATH          a write root (bound writable), for the violation monitor
  *     'W' NAME MOUNT    a read deny to watch: its name as given, and the mask it leads to
  *     'M' NAME          a read deny missing at the start: the sandbox ends if it appears
  *     'D' N             mandatoryDenySearchDepth, 1..10
@@ -244,6 +245,7 @@ wguard_free(struct wguard *g)
 	strlist_free(&g->exact);
 	strlist_free(&g->exact_why);
 	strlist_free(&g->roots);
+	strlist_free(&g->writable);
 	for (i = 0; i < g->watch.n; i++) {
 		free(g->watch.v[i].name);
 		free(g->watch.v[i].mount);
@@ -403,6 +405,8 @@ wguard_encode(const struct wguard *g, size_t *len)
 		wg_record(&b, g->exact_pin[i] ? 'X' : 'H', g->exact.v[i], g->exact_why.v[i]);
 	for (i = 0; i < g->roots.n; i++)
 		wg_record(&b, 'R', g->roots.v[i], NULL);
+	for (i = 0; i < g->writable.n; i++)
+		wg_record(&b, 'A', g->writable.v[i], NULL);
 	for (i = 0; i < g->watch.n; i++)
 		wg_record(&b, g->watch.v[i].mount != NULL ? 'W' : 'M', g->watch.v[i].name,
 		    g->watch.v[i].mount);
@@ -477,6 +481,13 @@ wguard_decode(const char *buf, size_t len, struct wguard *g, char *err, size_t e
 				goto bad;
 			}
 			strlist_push(&g->roots, f1);
+			break;
+		case 'A':
+			if (!wg_path_ok(f1)) {
+				snprintf(err, errlen, "record %zu: malformed write root", records);
+				goto bad;
+			}
+			strlist_push(&g->writable, f1);
 			break;
 		case 'W':
 			if ((f2 = wg_field(buf, len, &off)) == NULL || !wg_path_ok(f1) ||
@@ -677,9 +688,24 @@ wguard_protected(const struct wguard *g, const struct wguard_fs *fs, const char 
 {
 	const char *why;
 
+	if (g->inert)
+		return NULL;
 	if ((why = wg_exact(g, path)) != NULL || (why = wg_names(g, path, false)) != NULL)
 		return why;
 	return wg_git(g, fs, path);
+}
+
+const char *
+wguard_readonly_why(const struct wguard *g, const char *path)
+{
+	size_t i;
+
+	if (g->writable.n == 0)
+		return "read-only file system";
+	for (i = 0; i < g->writable.n; i++)
+		if (path_is_under(path, g->writable.v[i]))
+			return "a read-only mount inside allowWrite";
+	return "not in allowWrite";
 }
 
 bool
@@ -744,6 +770,8 @@ wguard_may_create(const struct wguard *g, const struct wguard_fs *fs, const char
 	char *dir;
 	bool plant = false;
 
+	if (g->inert)
+		return NULL;
 	if ((why = wguard_protected(g, fs, path)) != NULL)
 		return why;
 	if (wg_set_get(is_dir ? g->pin_set : g->anc_set, path, strlen(path)) != (size_t)-1)
@@ -770,6 +798,8 @@ wguard_may_remove(const struct wguard *g, const struct wguard_fs *fs, const char
 {
 	const char *why;
 
+	if (g->inert)
+		return NULL;
 	if ((why = wguard_protected(g, fs, path)) != NULL)
 		return why;
 	if (wg_set_get(g->anc_set, path, strlen(path)) != (size_t)-1)

@@ -78,6 +78,12 @@ struct wguard {
 	                                   made either (the reference's placeholders) */
 	struct strlist roots;           /* the cwd and the write roots: where the names
 	                                   and git rules apply */
+	struct strlist writable;        /* the write roots alone, bound writable: a write
+	                                   outside them fails with EROFS, which the
+	                                   violation monitor reports as "not in
+	                                   allowWrite" (empty: not known) */
+	bool inert;                     /* refuses nothing (srt-seccomp's monitor run
+	                                   without a guard): every question says NULL */
 	struct wguard_watch watch;      /* read denies: the sandbox ends if one is lost */
 	int depth;                      /* mandatoryDenySearchDepth */
 	bool allow_git_config;
@@ -141,6 +147,14 @@ const char *wguard_may_create(const struct wguard *g, const struct wguard_fs *fs
     const char *path, bool is_dir);
 const char *wguard_may_remove(const struct wguard *g, const struct wguard_fs *fs,
     const char *path);
+
+/*
+ * Why a write to path failed with EROFS, for the violation monitor: "not in allowWrite"
+ * when it lies outside every write root, another reason inside one (a read-only mount
+ * there: a denied directory's mask, a host mount), and a plain one when the roots are
+ * not known (g->writable empty).
+ */
+const char *wguard_readonly_why(const struct wguard *g, const char *path);
 
 /* Is name one of git's marker files (HEAD, objects, refs, commondir) or ".git"? */
 bool wguard_git_marker(const char *name);

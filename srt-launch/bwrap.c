@@ -17,6 +17,10 @@
  * write it once the plan is ready and seal it before the options go (bwrap_send_guard);
  * srt-seccomp refuses a guard that is not sealed, so a launcher that died half-way never
  * leaves a partial guard behind it.
+ *
+ * srt-seccomp's violation monitor (--violations-fd, plan.fd[PLAN_FD_VIOL]) writes its
+ * records on a non-blocking pipe whose read end we keep and read as the command runs
+ * (srt-launch.c); srt-seccomp drops what does not fit, never waits.
  */
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -43,6 +47,8 @@
 
 /* argv: bwrap --args N, then the plan's exec and the command. */
 #define BWRAP_ARGV_EXEC 3
+
+#define VIOL_PIPE_SIZE  (1024 * 1024)   /* /proc/sys/fs/pipe-max-size's default */
 
 /* A word as a shell would need it to read it back. */
 static void
@@ -248,10 +254,25 @@ bwrap_start(struct launch *l, char **envp)
 		log_warn("pipe");
 		goto out;
 	}
+	if (l->plan.fd[PLAN_FD_VIOL] != -1) {
+		int vp[2];
+
+		if (pipe2(vp, O_CLOEXEC | O_NONBLOCK) == -1) {
+			log_warn("pipe");
+			goto out;
+		}
+		l->viol_r = vp[0];
+		l->viol_w = vp[1];
+		/* Room for a whole run's lines (1,000 of a few hundred bytes) while we are
+		 * slow to read: srt-seccomp drops what does not fit. The kernel takes the
+		 * pages as they are written; at most pipe-max-size, else the default. */
+		(void)fcntl(l->viol_w, F_SETPIPE_SZ, VIOL_PIPE_SIZE);
+	}
 	mine[PLAN_FD_STATUS] = st[1];
 	mine[PLAN_FD_ARGS] = ap[0];
 	mine[PLAN_FD_LIFELINE] = l->sandbox_lifeline_r;
 	mine[PLAN_FD_GUARD] = l->guard_fd;
+	mine[PLAN_FD_VIOL] = l->viol_w;
 	mine[PLAN_FD_SECCOMP] = l->helper_fd[H_SECCOMP];
 	if ((nkeep = bwrap_fds(l, mine, keep)) == -1) {
 		log_warnx("the plan's descriptors for bwrap do not add up");
@@ -263,8 +284,9 @@ bwrap_start(struct launch *l, char **envp)
 	}
 	close(st[1]);
 	st[1] = -1;
-	/* Only the sandbox holds the read end from now on. */
+	/* Only the sandbox holds the read end from now on, and the monitor's write end. */
 	fd_close(&l->sandbox_lifeline_r);
+	fd_close(&l->viol_w);
 	close(ep[1]);
 	ep[1] = -1;
 	if (spawn_wait_exec(ep[0], &err) == -1) {

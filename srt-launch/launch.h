@@ -67,6 +67,9 @@ struct launch {
 	int helper_fd[H_MAX];           /* O_PATH, opened once (helpers.c) */
 	char *helper_path[H_MAX];       /* for messages, and srt-seccomp's place inside */
 	bool unguarded;                 /* --unguarded: no write guard (benchmarks) */
+	bool no_fs_violations;          /* --no-fs-violations or noFsViolations: no monitor */
+	int viol_r;                     /* srt-seccomp's violation records, or -1 */
+	int viol_w;                     /* its end, for bwrap (srt-seccomp --violations-fd) */
 	int guard_fd;                   /* the write guard: a memfd sealed once written */
 	char *cwd;
 	char *home;
@@ -204,6 +207,8 @@ void tty_restore(void);
 struct violations *violations_new(const struct settings *s, const char *command,
     const char *file);
 void violations_feed(struct violations *v, const char *buf, size_t len);
+/* The sandbox's own records (srt-seccomp --violations-fd, lib/violation.h). */
+void violations_feed_sandbox(struct violations *v, const char *buf, size_t len);
 /* A violation that did not come from the proxies (macOS: the sandbox's log). */
 void violations_add(struct violations *v, const char *line);
 void violations_finish(struct violations *v, bool print_block);

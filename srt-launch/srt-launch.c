@@ -46,11 +46,12 @@ usage(const struct launch *l, int status)
 	FILE *f = status == 0 ? stdout : stderr;
 
 	if (l->srt_mode)
-		fprintf(f, "usage: srt [-dhV] [-s SETTINGS] (-c STRING | CMD [ARGS...])\n");
+		fprintf(f, "usage: srt [-dhV] [-s SETTINGS] [--no-fs-violations] "
+		    "(-c STRING | CMD [ARGS...])\n");
 	else
 		fprintf(f, "usage: srt-launch (-p POLICY | -s SETTINGS) [-dhV] "
 		    "[--violations FILE] [--unguarded]\n"
-		    "                  (-c STRING | [--] CMD [ARGS...])\n");
+		    "                  [--no-fs-violations] (-c STRING | [--] CMD [ARGS...])\n");
 	exit(status);
 }
 
@@ -63,6 +64,7 @@ parse_args(struct launch *l, int argc, char **argv)
 		{ "debug", no_argument, NULL, 'd' },
 		{ "violations", required_argument, NULL, 'v' },
 		{ "unguarded", no_argument, NULL, 'U' },
+		{ "no-fs-violations", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -100,6 +102,9 @@ parse_args(struct launch *l, int argc, char **argv)
 			if (l->srt_mode)
 				usage(l, LAUNCH_FAIL);
 			l->unguarded = true;
+			break;
+		case 'F':
+			l->no_fs_violations = true;
 			break;
 		case 'h':
 			usage(l, 0);
@@ -288,6 +293,21 @@ tmp_remove_early(struct launch *l)
 	l->tmp_made = false;
 }
 
+/* What srt-seccomp's monitor has written (non-blocking; closed at its end). */
+static void
+sandbox_violations_read(struct launch *l)
+{
+	char buf[8192];
+	ssize_t r;
+
+	while ((r = read(l->viol_r, buf, sizeof(buf))) == -1 && errno == EINTR)
+		;
+	if (r > 0)
+		violations_feed_sandbox(l->viol, buf, (size_t)r);
+	else if (r == 0 || errno != EAGAIN)
+		fd_close(&l->viol_r);
+}
+
 static int
 wait_loop(struct launch *l, int sigfd)
 {
@@ -295,8 +315,8 @@ wait_loop(struct launch *l, int sigfd)
 	int status = 0;
 
 	while (!done) {
-		struct pollfd pfd[3 + LS_MAX];
-		int slot[3 + LS_MAX];
+		struct pollfd pfd[4 + LS_MAX];
+		int slot[4 + LS_MAX];
 		nfds_t n = 0, i;
 
 		pfd[n] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
@@ -304,6 +324,10 @@ wait_loop(struct launch *l, int sigfd)
 		if (l->log_r != -1) {
 			pfd[n] = (struct pollfd){ .fd = l->log_r, .events = POLLIN };
 			slot[n++] = -2;
+		}
+		if (l->viol_r != -1) {
+			pfd[n] = (struct pollfd){ .fd = l->viol_r, .events = POLLIN };
+			slot[n++] = -4;
 		}
 		if (l->status_r != -1) {
 			pfd[n] = (struct pollfd){ .fd = l->status_r, .events = POLLIN };
@@ -338,6 +362,8 @@ wait_loop(struct launch *l, int sigfd)
 
 				if (r > 0)
 					violations_feed(l->viol, buf, (size_t)r);
+			} else if (slot[i] == -4) {
+				sandbox_violations_read(l);
 			} else if (slot[i] == -3) {
 				bwrap_status_read(l);
 				tmp_remove_early(l);
@@ -349,6 +375,9 @@ wait_loop(struct launch *l, int sigfd)
 		}
 	}
 	bwrap_status_read(l);
+	/* srt-seccomp is gone with bwrap: what it wrote last is all there, up to EOF. */
+	while (l->viol_r != -1)
+		sandbox_violations_read(l);
 	if (l->command_ran)
 		return l->command_exit;
 	if (WIFSIGNALED(status))
@@ -407,6 +436,7 @@ launch_init(struct launch *l, const char *argv0)
 	l->status_r = -1;
 	l->sandbox_lifeline_w = l->sandbox_lifeline_r = -1;
 	l->guard_fd = -1;
+	l->viol_r = l->viol_w = -1;
 	for (i = 0; i < H_MAX; i++)
 		l->helper_fd[i] = -1;
 }
@@ -475,6 +505,7 @@ launch_plan_ctx(const struct launch *l, struct plan_ctx *ctx)
 	ctx->seccomp_path = l->helper_path[H_SECCOMP];
 	ctx->as_root = geteuid() == 0;
 	ctx->unguarded = l->unguarded;
+	ctx->no_fs_violations = l->no_fs_violations;
 	ctx->debug = l->debug;
 }
 
@@ -562,6 +593,9 @@ main(int argc, char **argv)
 	if (ca_setup(&l) == -1)
 		goto out;
 #endif
+	/* The sandbox's own violations come from the write guard's supervisor. */
+	if (l.set.no_fs_violations || l.unguarded)
+		l.no_fs_violations = true;
 #ifdef __APPLE__
 	/* macOS: Seatbelt instead of namespaces (macos.h). */
 	rc = macos_launch(&l);
@@ -638,6 +672,8 @@ main(int argc, char **argv)
 	fd_close(&l.userns_fd);
 	fd_close(&l.lifeline_r);
 	fd_close(&l.status_r);
+	fd_close(&l.viol_r);
+	fd_close(&l.viol_w);
 	fd_close(&sigfd);
 	diags_free(&errs);
 	launch_free(&l);

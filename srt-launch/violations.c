@@ -2,7 +2,10 @@
  * Violations (SPEC §2, BEHAVIOR §5): the proxies write one JSON object per decision on the
  * log pipe; the denials become "deny network-outbound HOST:PORT (REASON)" lines, filtered
  * by ignoreViolations, appended to --violations FILE as JSON, and shown by srt in a
- * <sandbox_violations> block after the command.
+ * <sandbox_violations> block after the command. srt-seccomp's monitor writes what the
+ * sandbox itself refused (lib/violation.h: files, direct connections) on a pipe of its
+ * own; those records join the same lines. Every record carries a "kind". A run reports
+ * at most VIOL_LINES_MAX lines, then one that says how many were left out.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +18,7 @@
 #include "decision.h"
 #include "launch.h"
 #include "utf8.h"
+#include "violation.h"
 
 #define VIOL_KEEP       100             /* lines kept for the block: the latest */
 
@@ -23,11 +27,15 @@ struct violations {
 	char *command;
 	int fd;                         /* --violations FILE, or -1 */
 	struct decision_reader reader;  /* the proxies' decision log */
+	struct violation_reader sreader; /* the sandbox's own (srt-seccomp --violations-fd) */
 	char *keep[VIOL_KEEP];
 	size_t nkeep, total;
+	size_t lines;                   /* reported, of VIOL_LINES_MAX */
+	uint64_t left_out;              /* past the cap, here or in srt-seccomp */
 };
 
 static void viol_record(void *, const struct decision *);
+static void viol_sandbox(void *, const struct violation *);
 
 struct violations *
 violations_new(const struct settings *s, const char *command, const char *file)
@@ -38,6 +46,7 @@ violations_new(const struct settings *s, const char *command, const char *file)
 	v->command = xstrdup(command);
 	v->fd = -1;
 	decision_reader_init(&v->reader, viol_record, v);
+	violation_reader_init(&v->sreader, viol_sandbox, v);
 	if (file != NULL) {
 		v->fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
 		    0600);
@@ -83,35 +92,75 @@ viol_ignored(const struct violations *v, const char *line)
 	return 0;
 }
 
-/* Record one violation: clean (taken) is the line, d the proxy's decision it came from,
- * or NULL for a line of the sandbox's own log (violations_add). */
+/* The line is in the block already (a refusal of another call on the same path: the
+ * file keeps both records, with their calls). */
+static bool
+viol_shown(const struct violations *v, const char *clean)
+{
+	size_t i;
+
+	for (i = 0; i < v->nkeep; i++)
+		if (strcmp(v->keep[i], clean) == 0)
+			return true;
+	return false;
+}
+
+/* One record of the file: the source's members (a proxy's decision d, or the sandbox's
+ * record s, or neither: a line of macOS's sandbox log), the line and the command. One
+ * write per record, so concurrent runs appending to the same file do not interleave
+ * within a line. */
 static void
-viol_keep(struct violations *v, char *clean, const struct decision *d)
+viol_write(struct violations *v, const char *clean, const struct decision *d,
+    const struct violation *s)
 {
 	struct buf rec = { 0 };
 
+	if (v->fd == -1)
+		return;
+	buf_addc(&rec, '{');
+	if (d != NULL) {
+		buf_adds(&rec, "\"kind\":\"network\",");
+		decision_format_members(&rec, d);
+		buf_addc(&rec, ',');
+	} else if (s != NULL) {
+		violation_format_members(&rec, s, clean);
+		buf_addc(&rec, ',');
+	} else
+		buf_adds(&rec, "\"kind\":\"seatbelt\",");
+	if (s == NULL) {
+		buf_adds(&rec, "\"violation\":");
+		buf_add_jstr(&rec, clean, strlen(clean));
+		buf_addc(&rec, ',');
+	}
+	buf_adds(&rec, "\"command\":");
+	buf_add_jstr(&rec, v->command, strlen(v->command));
+	buf_adds(&rec, "}\n");
+	if (write(v->fd, rec.p, rec.len) == -1)
+		log_warn("write violations file");
+	buf_free(&rec);
+}
+
+/* Record one violation: clean (taken) is the line, d the proxy's decision it came from,
+ * s the sandbox's record, or neither for a line of macOS's sandbox log (violations_add). */
+static void
+viol_keep(struct violations *v, char *clean, const struct decision *d,
+    const struct violation *s)
+{
 	if (viol_ignored(v, clean)) {
 		free(clean);
 		return;
 	}
+	if (v->lines >= VIOL_LINES_MAX) {
+		v->left_out++;
+		free(clean);
+		return;
+	}
+	v->lines++;
 	log_debug("violation: %s", clean);
-	if (v->fd != -1) {
-		/* The proxy's record, with the line shown and the command. One write per
-		 * record, so concurrent runs appending to the same file do not interleave
-		 * within a line. */
-		buf_addc(&rec, '{');
-		if (d != NULL) {
-			decision_format_members(&rec, d);
-			buf_addc(&rec, ',');
-		}
-		buf_adds(&rec, "\"violation\":");
-		buf_add_jstr(&rec, clean, strlen(clean));
-		buf_adds(&rec, ",\"command\":");
-		buf_add_jstr(&rec, v->command, strlen(v->command));
-		buf_adds(&rec, "}\n");
-		if (write(v->fd, rec.p, rec.len) == -1)
-			log_warn("write violations file");
-		buf_free(&rec);
+	viol_write(v, clean, d, s);
+	if (s != NULL && viol_shown(v, clean)) {
+		free(clean);
+		return;
 	}
 	if (v->nkeep == VIOL_KEEP) {
 		free(v->keep[0]);
@@ -142,14 +191,38 @@ viol_record(void *arg, const struct decision *d)
 	else
 		line = xasprintf("deny network-outbound %s:%u (%s)", d->host, d->port,
 		    d->reason != NULL ? d->reason : "denied");
-	viol_keep(v, violations_sanitise(line), d);
+	viol_keep(v, violations_sanitise(line), d, NULL);
 	free(line);
+}
+
+/* One of the sandbox's records: its line is built here from its checked fields, and
+ * what the command named (the path) reaches the file sanitised as the line does. */
+static void
+viol_sandbox(void *arg, const struct violation *s)
+{
+	struct violations *v = arg;
+	struct violation c = *s;
+	char *line, *path = NULL, *reason = NULL;
+
+	if (s->kind == VK_LEFT_OUT) {
+		v->left_out += s->count;
+		return;
+	}
+	line = violation_line(s);
+	if (s->kind == VK_FILE_WRITE || s->kind == VK_FILE_READ) {
+		c.path = path = violations_sanitise(s->path);
+		c.reason = reason = violations_sanitise(s->reason);
+	}
+	viol_keep(v, violations_sanitise(line), NULL, &c);
+	free(line);
+	free(path);
+	free(reason);
 }
 
 void
 violations_add(struct violations *v, const char *line)
 {
-	viol_keep(v, violations_sanitise(line), NULL);
+	viol_keep(v, violations_sanitise(line), NULL, NULL);
 }
 
 void
@@ -159,21 +232,51 @@ violations_feed(struct violations *v, const char *buf, size_t len)
 }
 
 void
+violations_feed_sandbox(struct violations *v, const char *buf, size_t len)
+{
+	violation_reader_feed(&v->sreader, buf, len);
+}
+
+/* The last line of a run past the cap: how many were left out. */
+static char *
+viol_left_out(struct violations *v)
+{
+	struct violation s;
+	char *line;
+
+	memset(&s, 0, sizeof(s));
+	violation_time_now(s.time);
+	s.kind = VK_LEFT_OUT;
+	s.count = v->left_out;
+	line = violation_line(&s);
+	viol_write(v, line, NULL, &s);
+	return line;
+}
+
+void
 violations_finish(struct violations *v, bool print_block)
 {
 	struct strlist out = { 0 };
 	size_t i, total = 0;
-	char *text;
+	char *text, *left = NULL;
 
 	decision_reader_finish(&v->reader);
-	if (!print_block || v->nkeep == 0)
+	violation_reader_finish(&v->sreader);
+	if (v->left_out > 0)
+		left = viol_left_out(v);
+	if (!print_block || (v->nkeep == 0 && left == NULL)) {
+		free(left);
 		return;
+	}
 	strlist_push(&out, "<sandbox_violations>\n");
 	if (v->total > v->nkeep)
 		strlist_pushf(&out, "(%zu earlier violations not shown)\n",
 		    v->total - v->nkeep);
 	for (i = 0; i < v->nkeep; i++)
 		strlist_pushf(&out, "%s\n", v->keep[i]);
+	if (left != NULL)
+		strlist_pushf(&out, "%s\n", left);
+	free(left);
 	strlist_push(&out, "</sandbox_violations>\n");
 	for (i = 0; i < out.n; i++)
 		total += strlen(out.v[i]);
@@ -201,6 +304,7 @@ violations_free(struct violations *v)
 	if (v->fd != -1)
 		close(v->fd);
 	decision_reader_free(&v->reader);
+	violation_reader_free(&v->sreader);
 	free(v->command);
 	free(v);
 }

@@ -4,8 +4,9 @@
  * worker installs.
  *
  * libseccomp runs at build time: the Makefile builds this program once with it
- * (build/gen/srt-seccomp-gen), has it emit the four programs (with and without
- * --allow-unix-sockets and --allow-nested-userns) into a header, and builds the
+ * (build/gen/srt-seccomp-gen), has it emit the programs (with and without
+ * --allow-unix-sockets, --allow-nested-userns, the write guard and the violation
+ * monitor) into a header, and builds the
  * srt-seccomp that is installed with SRT_SECCOMP_PRECOMPILED, which embeds them. That
  * spares every launch building the program (about 0.3 ms on the development VM); the
  * programs are those libseccomp makes on the build machine, for its architecture.
@@ -55,8 +56,9 @@ int
 filter_build(const struct seccomp_opts *o, struct sock_fprog *out)
 {
 	int u = o->allow_unix ? 1 : 0, n = o->allow_userns ? 1 : 0, g = o->guard ? 1 : 0;
-	const unsigned char *p = srt_seccomp_programs[u][n][g];
-	size_t len = srt_seccomp_program_len[u][n][g];
+	int m = o->guard && o->monitor ? 1 : 0;
+	const unsigned char *p = srt_seccomp_programs[u][n][g][m];
+	size_t len = srt_seccomp_program_len[u][n][g][m];
 
 	if (len == 0 || len % sizeof(struct sock_filter) != 0 ||
 	    len / sizeof(struct sock_filter) > BPF_MAXINSNS) {
@@ -194,6 +196,20 @@ static const struct rule2 rules2_guard[] = {
  * once, and the kernel never reads it again). */
 static const struct rule rules_guard_unix[] = {
 	{ "bind", NOTIFY, 0, ARG_ANY, 0 },
+};
+
+/*
+ * With the violation monitor (--violations-fd): the calls that name a destination go
+ * to the supervisor, which reports one outside the sandbox's loopback and lets the call
+ * go on (SECCOMP_USER_NOTIF_FLAG_CONTINUE; supervise.c sup_net). sendto(2) only with an
+ * address (send(2) is sendto without one). sendmsg(2) and sendmmsg(2) keep theirs in
+ * memory, where the filter cannot tell a datagram to another host from a message
+ * between the command's own processes: every one would cost a round trip (about 30
+ * µs), so they are not reported; the network namespace refuses them all the same.
+ */
+static const struct rule rules_monitor[] = {
+	{ "connect", NOTIFY, 0, ARG_ANY, 0 },
+	{ "sendto", NOTIFY, 4, ARG_NONZERO, 0 },
 };
 
 static const struct rule rules_unix[] = {
@@ -416,6 +432,9 @@ filter_build(const struct seccomp_opts *o, struct sock_fprog *out)
 		goto out;
 	if (o->guard && o->allow_unix &&
 	    rules_add(ctx, rules_guard_unix, nitems(rules_guard_unix)) == -1)
+		goto out;
+	if (o->guard && o->monitor &&
+	    rules_add(ctx, rules_monitor, nitems(rules_monitor)) == -1)
 		goto out;
 	if (filter_export(ctx, &body, &blen) == -1)
 		goto out;

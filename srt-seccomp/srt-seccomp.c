@@ -64,6 +64,8 @@ static const struct option longopts[] = {
 	{ "lifeline-fd",	required_argument,	NULL, 'L' },
 	{ "guard-fd",		required_argument,	NULL, 'G' },
 	{ "with-guard",		no_argument,		NULL, 'W' },
+	{ "violations-fd",	required_argument,	NULL, 'v' },
+	{ "with-monitor",	no_argument,		NULL, 'M' },
 	{ "debug",		no_argument,		NULL, 'd' },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "version",		no_argument,		NULL, 'V' },
@@ -75,8 +77,8 @@ usage(FILE *f)
 {
 	fprintf(f, "usage: srt-seccomp [-dhV] [--allow-unix-sockets] "
 	    "[--allow-nested-userns] [--pid1]\n"
-	    "                   [--lifeline-fd FD] [--guard-fd FD] [--emit-bpf FILE "
-	    "[--with-guard]]\n"
+	    "                   [--lifeline-fd FD] [--guard-fd FD] [--violations-fd FD]\n"
+	    "                   [--emit-bpf FILE [--with-guard] [--with-monitor]]\n"
 	    "                   [--] CMD [ARGS...]\n");
 }
 
@@ -174,6 +176,7 @@ pid1_run_worker(const struct sock_fprog *prog, const sigset_t *saved, char **arg
 {
 	struct worker w = { prog, saved, argv, sup != NULL, -1, !pid1_has_ctty() };
 	pid_t worker;
+	int status;
 
 	if (sup != NULL && sup_start(sup) == -1)
 		return EXIT_SELF;
@@ -191,7 +194,9 @@ pid1_run_worker(const struct sock_fprog *prog, const sigset_t *saved, char **arg
 	/* Only the command should hold the terminal and the pipes it was given. */
 	close(STDIN_FILENO);
 	close(STDOUT_FILENO);
-	return reaper_wait(worker, w.own_group ? worker : 0, sup);
+	status = reaper_wait(worker, w.own_group ? worker : 0, sup);
+	sup_finish(sup);
+	return status;
 }
 
 /*
@@ -340,7 +345,7 @@ main(int argc, char *argv[])
 
 	log_init("srt-seccomp", 0, EXIT_SELF);
 	memset(&o, 0, sizeof(o));
-	o.lifeline_fd = o.guard_fd = -1;
+	o.lifeline_fd = o.guard_fd = o.viol_fd = -1;
 	/* "+": options end at the command, whose own options are left alone. */
 	while ((ch = getopt_long(argc, argv, "+dhV", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -357,7 +362,8 @@ main(int argc, char *argv[])
 			pid1 = 1;
 			break;
 		case 'L':
-		case 'G': {
+		case 'G':
+		case 'v': {
 			char *end;
 			long v;
 
@@ -365,17 +371,23 @@ main(int argc, char *argv[])
 			v = strtol(optarg, &end, 10);
 			if (errno != 0 || end == optarg || *end != '\0' || v < 3 || v > INT_MAX) {
 				log_warnx("--%s: not a descriptor number above 2: %s",
-				    ch == 'L' ? "lifeline-fd" : "guard-fd", optarg);
+				    ch == 'L' ? "lifeline-fd" : ch == 'G' ? "guard-fd" :
+				    "violations-fd", optarg);
 				return EXIT_SELF;
 			}
 			if (ch == 'L')
 				o.lifeline_fd = (int)v;
-			else
+			else if (ch == 'G')
 				o.guard_fd = (int)v;
+			else
+				o.viol_fd = (int)v;
 			break;
 		}
 		case 'W':
 			o.guard = 1;
+			break;
+		case 'M':
+			o.monitor = 1;
 			break;
 		case 'd':
 			debug = 1;
@@ -400,15 +412,22 @@ main(int argc, char *argv[])
 		return EXIT_SELF;
 	}
 
-	if (o.guard && emit == NULL) {
-		log_warnx("--with-guard is for --emit-bpf; a command needs --guard-fd");
+	if ((o.guard || o.monitor) && emit == NULL) {
+		log_warnx("--with-guard and --with-monitor are for --emit-bpf; a command needs "
+		    "--guard-fd or --violations-fd");
 		return EXIT_SELF;
 	}
-	if (o.guard_fd != -1) {
-		/* Decoded first: a guard that cannot be read stops everything. */
-		if ((sup = sup_new(o.guard_fd, o.allow_userns != 0)) == NULL)
+	if (o.monitor && !o.guard) {
+		log_warnx("--with-monitor needs --with-guard: the monitor is the supervisor's");
+		return EXIT_SELF;
+	}
+	if (o.guard_fd != -1 || o.viol_fd != -1) {
+		/* Decoded first: a guard that cannot be read stops everything. Without one,
+		 * the monitor alone: the supervisor runs under a guard that refuses nothing. */
+		if ((sup = sup_new(o.guard_fd, o.viol_fd, o.allow_userns != 0)) == NULL)
 			return EXIT_SELF;
 		o.guard = 1;
+		o.monitor = o.viol_fd != -1;
 	}
 
 	/* Built before anything else, so a filter that cannot be built stops everything. */

@@ -23,6 +23,8 @@ struct seccomp_opts {
 	int	 allow_userns;	/* --allow-nested-userns: namespaces and mount API allowed */
 	int	 guard_fd;	/* --guard-fd: the write guard (supervise.c), or -1 */
 	int	 guard;		/* the filter sends writes to the supervisor */
+	int	 viol_fd;	/* --violations-fd: the monitor's records (monitor.c), or -1 */
+	int	 monitor;	/* the filter also sends connects to the supervisor */
 };
 
 struct sup;
@@ -55,16 +57,34 @@ int	 res_resolve(const struct res_ctx *, int, const char *, bool, struct res *);
 void	 res_free(struct res *);
 
 /* supervise.c: the write guard's supervisor, run by PID 1. */
-struct sup *sup_new(int guard_fd, bool nested_userns);
+struct sup *sup_new(int guard_fd, int viol_fd, bool nested_userns);
 int	 sup_start(struct sup *);
+void	 sup_finish(struct sup *);
 void	 sup_set_listener(struct sup *, int);
 int	 sup_pollfds(struct sup *, struct pollfd *, int);
 int	 sup_events(struct sup *, const struct pollfd *, int);
 void	 sup_free(struct sup *);
 
+/* monitor.c: the violations the supervisor saw, as lib/violation.h records on a
+ * descriptor. Every function takes a NULL monitor (none) and does nothing. */
+struct monitor;
+struct wguard_watch;
+struct monitor *monitor_new(int fd);
+void	 monitor_file(struct monitor *, bool read, const char *op, const char *path,
+	    const char *why);
+bool	 monitor_connect_wanted(struct monitor *, const void *sa, size_t len, const char *op,
+	    char *addr, unsigned *port);
+void	 monitor_connect(struct monitor *, const char *op, const char *proto,
+	    const char *addr, unsigned port);
+void	 monitor_watch_reads(struct monitor *, const struct wguard_watch *);
+int	 monitor_pollfd(struct monitor *, struct pollfd *);
+bool	 monitor_owns(const struct monitor *, int fd);
+void	 monitor_reads(struct monitor *, bool report);
+void	 monitor_finish(struct monitor *);
+void	 monitor_free(struct monitor *);
+
 /* watch.c: the read denies, watched for the host's changes (the sandbox ends). */
 struct watch;
-struct wguard_watch;
 struct watch *watch_new(const struct wguard_watch *);
 int	 watch_fds(struct watch *, struct pollfd *, int);
 int	 watch_check(struct watch *, const struct pollfd *, int);

@@ -155,8 +155,13 @@ res_link_protected(void *arg, const char *link)
 {
 	struct sup *s = arg;
 	const struct wguard_fs fs = { s, fs_is_git_dir, fs_predates, fs_exists };
+	const char *why;
 
-	return wguard_protected(&s->g, &fs, link) != NULL;
+	/* A write through a protected link: refused (EPERM) as a write to the link. */
+	if ((why = wguard_protected(&s->g, &fs, link)) == NULL)
+		return false;
+	sup_refused(s, "write through a link", link, why);
+	return true;
 }
 
 /* A directory that predated the run is gone from path: what is made there later (or

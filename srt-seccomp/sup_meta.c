@@ -89,6 +89,7 @@ sup_bind(struct sup *s, uint64_t id, int sockfd, uint64_t addr, uint64_t alen)
 				e = -errno;
 		}
 	}
+	sup_readonly(s, r.path, e);
 	res_free(&r);
 	close(sock);
 	return e;
@@ -148,6 +149,8 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 		goto out;
 	}
 	if (fstat(obj, &st) == -1 || sup_in_proc(obj)) {
+		if (sup_in_proc(obj))
+			sup_proc_refused(s, r.path);
 		e = -EACCES;
 		goto out_obj;
 	}
@@ -217,6 +220,7 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 	if (obj != -1)
 		close(obj);
  out:
+	sup_readonly(s, r.path, e);
 	res_free(&r);
 	return e;
 }

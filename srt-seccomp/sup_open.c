@@ -152,8 +152,10 @@ sup_open_object(struct sup *s, uint64_t id, struct res *r, int flags, int *fd)
 
 	if (fstat(r->objfd, &st) == -1)
 		return -errno;
-	if (sup_in_proc(r->objfd))
+	if (sup_in_proc(r->objfd)) {
+		sup_proc_refused(s, r->path);
 		return -EACCES;
+	}
 	if (r->path[0] != '\0' && (why = wguard_protected(&s->g, sup_fs(s), r->path)) != NULL) {
 		sup_refused(s, "open", r->path, why);
 		return -EPERM;
@@ -223,10 +225,12 @@ sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t
 			e = *fd == -1 ? -errno : 0;
 		} else
 			e = sup_open_object(s, id, &r, flags, fd);
+		sup_readonly(s, r.path, e);
 		res_free(&r);
 		return e;
 	}
 	if (sup_path_in_proc(r.path)) {
+		sup_proc_refused(s, r.path);
 		res_free(&r);
 		return -EACCES;
 	}
@@ -296,6 +300,7 @@ sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t
 		*fd = openat(r.dirfd, r.name, flags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, mode);
 	e = *fd == -1 ? -errno : 0;
  out:
+	sup_readonly(s, r.path, e);
 	res_free(&r);
 	return e;
 }

@@ -39,6 +39,8 @@
 #include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <sys/xattr.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <linux/magic.h>
 #include <linux/seccomp.h>
 
@@ -195,6 +197,24 @@ sup_refused(struct sup *s, const char *op, const char *path, const char *why)
 {
 	s->refused++;
 	log_debug("refused: %s %s (%s)", op, path, why);
+	monitor_file(s->mon, false, s->op, path, why);
+}
+
+/* A call we did on the command's behalf came back with -e: a read-only mount refused
+ * it (EROFS) when that is e, and that is a violation too (the guard's list allowed it,
+ * the mounts did not). Any other error is the file system's or the user's own. */
+void
+sup_readonly(struct sup *s, const char *path, int e)
+{
+	if (e == -EROFS)
+		monitor_file(s->mon, false, s->op, path, wguard_readonly_why(&s->g, path));
+}
+
+/* A write to a /proc file, which we refuse (EACCES): we would write it as ourselves. */
+void
+sup_proc_refused(struct sup *s, const char *path)
+{
+	monitor_file(s->mon, false, s->op, path, "a /proc file: the write guard writes none");
 }
 
 const struct wguard_fs *
@@ -301,6 +321,148 @@ sup_xattr(struct sup *s, uint64_t id, uint64_t paddr, bool follow, const __u64 *
 	return e;
 }
 
+/* --- direct connections (the monitor) ------------------------------------------------ */
+
+/* The socket's protocol, by name, for the record: the command's descriptor, taken. */
+static const char *
+sup_sock_proto(struct sup *s, int sockfd)
+{
+	int pidfd, sock, v = 0;
+	socklen_t len = sizeof(v);
+	const char *name = "ip";
+
+	/* Only now that there is something to report: the thread's process. */
+	if (s->task == NULL && (s->task = task_get(s, s->rc.tid)) != NULL)
+		s->rc.tgid = s->task->tgid;
+	pidfd = s->task != NULL && s->task->pidfd != -1 ? s->task->pidfd :
+	    (int)syscall(SYS_pidfd_open, s->rc.tgid, 0);
+	if (pidfd == -1)
+		return name;
+	sock = (int)syscall(SYS_pidfd_getfd, pidfd, sockfd, 0);
+	if (s->task == NULL || s->task->pidfd != pidfd)
+		close(pidfd);
+	if (sock == -1)
+		return name;
+	if (getsockopt(sock, SOL_SOCKET, SO_PROTOCOL, &v, &len) == 0)
+		name = v == IPPROTO_TCP ? "tcp" : v == IPPROTO_UDP ? "udp" :
+		    v == IPPROTO_ICMP || v == IPPROTO_ICMPV6 ? "icmp" :
+		    v == IPPROTO_SCTP ? "sctp" : "ip";
+	close(sock);
+	return name;
+}
+
+/* One destination the command named: reported when it is not the sandbox's own. */
+static void
+sup_dest(struct sup *s, const char *op, int sockfd, uint64_t addr, uint64_t alen)
+{
+	struct sockaddr_storage ss;
+	char text[INET6_ADDRSTRLEN];
+	unsigned port;
+
+	if (addr == 0 || alen < sizeof(sa_family_t) || alen > sizeof(ss) ||
+	    res_read_mem(s->rc.tid, addr, &ss, (size_t)alen) < 0)
+		return;
+	if (monitor_connect_wanted(s->mon, &ss, (size_t)alen, op, text, &port))
+		monitor_connect(s->mon, op, sup_sock_proto(s, sockfd), text, port);
+}
+
+/*
+ * connect(2) and sendto(2) with an address (filter.c): the network namespace
+ * decides (it has nothing but loopback, and a connection elsewhere fails with
+ * ENETUNREACH); the monitor only says so. The call then goes on as the command made
+ * it (SECCOMP_USER_NOTIF_FLAG_CONTINUE). That flag lets the kernel read the arguments
+ * again, after us, so the command could show us one address and use another: harmless
+ * here, and only here, because nothing is decided on what we read.
+ */
+static void
+sup_net(struct sup *s, int nr, const __u64 *a)
+{
+	switch (nr) {
+	case SYS_connect:
+		sup_dest(s, "connect", (int)a[0], a[1], a[2]);
+		break;
+	case SYS_sendto:
+		sup_dest(s, "sendto", (int)a[0], a[4], a[5]);
+		break;
+	}
+}
+
+/* What a violation calls each call (the dedup key with its path). */
+static const char *
+sup_op_name(int nr, const __u64 *a)
+{
+	switch (nr) {
+#ifdef SYS_open
+	case SYS_open:
+	case SYS_creat:
+#endif
+	case SYS_openat:
+		return "open";
+#ifdef SYS_mkdir
+	case SYS_mkdir:
+		return "mkdir";
+	case SYS_rmdir:
+		return "rmdir";
+	case SYS_unlink:
+		return "unlink";
+	case SYS_mknod:
+		return "mknod";
+	case SYS_symlink:
+		return "symlink";
+	case SYS_link:
+		return "link";
+	case SYS_rename:
+		return "rename";
+	case SYS_chmod:
+		return "chmod";
+	case SYS_chown:
+	case SYS_lchown:
+		return "chown";
+#endif
+#ifdef SYS_renameat
+	case SYS_renameat:
+#endif
+	case SYS_renameat2:
+		return "rename";
+	case SYS_mkdirat:
+		return "mkdir";
+	case SYS_mknodat:
+		return "mknod";
+	case SYS_unlinkat:
+		return (a[2] & AT_REMOVEDIR) ? "rmdir" : "unlink";
+	case SYS_symlinkat:
+		return "symlink";
+	case SYS_linkat:
+		return "link";
+	case SYS_truncate:
+		return "truncate";
+	case SYS_fchmodat:
+	case SYS_fchmod:
+		return "chmod";
+	case SYS_fchownat:
+		return "chown";
+#ifdef SYS_utime
+	case SYS_utime:
+	case SYS_utimes:
+	case SYS_futimesat:
+#endif
+	case SYS_utimensat:
+		return "utimes";
+	case SYS_setxattr:
+	case SYS_lsetxattr:
+	case SYS_fsetxattr:
+		return "setxattr";
+	case SYS_removexattr:
+	case SYS_lremovexattr:
+	case SYS_fremovexattr:
+		return "removexattr";
+	case SYS_bind:
+		return "bind";
+	default:
+		return "write";
+	}
+}
+
 /* One notification: 0 answered (or to be answered by a thread), a value to answer. */
 static void
 sup_serve(struct sup *s)
@@ -314,8 +476,19 @@ sup_serve(struct sup *s)
 
 	memset(&m, 0, sizeof(m));
 	s->rc.tid = (pid_t)q->pid;
+	switch (nr) {
+	case SYS_connect:
+	case SYS_sendto:
+		/* The common case, loopback, needs nothing of the thread but its memory. */
+		s->task = NULL;
+		s->rc.tgid = s->rc.tid;
+		sup_net(s, nr, a);
+		sup_answer(s, id, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+		return;
+	}
 	s->task = t = task_get(s, s->rc.tid);
 	s->rc.tgid = t != NULL ? t->tgid : s->rc.tid;
+	s->op = sup_op_name(nr, a);
 	switch (nr) {
 	case SYS_umask:
 		task_umask(s, s->rc.tid, (mode_t)a[0]);
@@ -467,6 +640,7 @@ sup_serve(struct sup *s)
 		e = sup_meta(s, id, (int)a[0], 0, true, false, &m);
 		break;
 	case SYS_bind:
+		/* With the monitor and without AF_UNIX (no bind rule): never sent. */
 		e = sup_bind(s, id, (int)a[0], a[1], a[2]);
 		break;
 	default:
@@ -536,8 +710,13 @@ sup_read_guard(int fd, char **buf, size_t *len)
 	return -1;
 }
 
+/*
+ * guard_fd -1: no write guard, the monitor alone (viol_fd): the supervisor still does
+ * every write-intent call itself, to see what the mounts refuse, under a guard that
+ * refuses nothing.
+ */
 struct sup *
-sup_new(int guard_fd, bool nested_userns)
+sup_new(int guard_fd, int viol_fd, bool nested_userns)
 {
 	struct sup *s = xcalloc(1, sizeof(*s));
 	char *buf = NULL, err[256];
@@ -546,14 +725,23 @@ sup_new(int guard_fd, bool nested_userns)
 	s->listener = -1;
 	s->umask = umask(022);
 	umask(s->umask);
-	if (sup_read_guard(guard_fd, &buf, &len) == -1)
+	s->op = "write";
+	if (viol_fd != -1 && (s->mon = monitor_new(viol_fd)) == NULL)
 		goto fail;
-	if (wguard_decode(buf, len, &s->g, err, sizeof(err)) == -1) {
-		log_warnx("--guard-fd %d: %s", guard_fd, err);
-		goto fail;
+	if (guard_fd == -1) {
+		wguard_init(&s->g);
+		s->g.inert = true;
+		wguard_index(&s->g);
+	} else {
+		if (sup_read_guard(guard_fd, &buf, &len) == -1)
+			goto fail;
+		if (wguard_decode(buf, len, &s->g, err, sizeof(err)) == -1) {
+			log_warnx("--guard-fd %d: %s", guard_fd, err);
+			goto fail;
+		}
+		free(buf);
+		buf = NULL;
 	}
-	free(buf);
-	buf = NULL;
 	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &s->sizes) == -1) {
 		log_warn("seccomp SECCOMP_GET_NOTIF_SIZES");
 		goto fail;
@@ -588,7 +776,16 @@ sup_start(struct sup *s)
 {
 	if (s->g.watch.n > 0 && (s->watch = watch_new(&s->g.watch)) == NULL)
 		return -1;
+	monitor_watch_reads(s->mon, &s->g.watch);
 	return 0;
+}
+
+/* The command has ended: the monitor's last record. */
+void
+sup_finish(struct sup *s)
+{
+	if (s != NULL)
+		monitor_finish(s->mon);
 }
 
 void
@@ -615,6 +812,8 @@ sup_pollfds(struct sup *s, struct pollfd *p, int max)
 		p[n].revents = 0;
 		n++;
 	}
+	if (n < max)
+		n += monitor_pollfd(s->mon, &p[n]);
 	return n;
 }
 
@@ -627,6 +826,10 @@ sup_events(struct sup *s, const struct pollfd *p, int n)
 	for (i = 0; i < n; i++) {
 		if (p[i].revents == 0)
 			continue;
+		if (monitor_owns(s->mon, p[i].fd)) {
+			monitor_reads(s->mon, true);
+			continue;
+		}
 		if (p[i].fd != s->listener) {
 			if (s->watch != NULL && watch_check(s->watch, &p[i], 1) == -1)
 				return -1;
@@ -659,6 +862,7 @@ sup_free(struct sup *s)
 	if (s->refused > 0)
 		log_debug("write guard: %lu calls refused", s->refused);
 	fd_close(&s->listener);
+	monitor_free(s->mon);
 	for (i = 0; i < s->ntasks; i++)
 		fd_close(&s->tasks[i].pidfd);
 	watch_free(s->watch);

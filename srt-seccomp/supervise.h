@@ -49,6 +49,8 @@ struct sup {
 	struct res_ctx rc;	/* of the call being served */
 	struct task *task;	/* its thread, or NULL */
 	unsigned long refused;
+	struct monitor *mon;	/* --violations-fd, or NULL */
+	const char *op;		/* the call being served, as a violation names it */
 	/* While a rename's subtree is looked at: a name under map_to is asked about as
 	 * what now stands at the same place under map_from (it moves there whole). */
 	const char *map_from, *map_to;
@@ -79,6 +81,8 @@ void sup_answer_err(int listener, uint64_t id, int err, struct seccomp_notif_res
 void sup_answer_fd(int listener, uint64_t id, int fd, bool cloexec,
     struct seccomp_notif_resp *resp, size_t size);
 void sup_refused(struct sup *s, const char *op, const char *path, const char *why);
+void sup_readonly(struct sup *s, const char *path, int e);
+void sup_proc_refused(struct sup *s, const char *path);
 const struct wguard_fs *sup_fs(struct sup *s);
 bool sup_in_proc(int fd);
 bool sup_path_in_proc(const char *path);

@@ -473,8 +473,10 @@ JSON
 	[ "$status" -eq 0 ]
 	not pgrep -f -- "$SRT_BIN/srt-httpd --policy-fd"
 	not pgrep -f -- "$SRT_BIN/srt-socksd --policy-fd"
-	run srt -s "$T/p.json" -c 'mkdir not 2>/dev/null || echo refused'
+	run --separate-stderr srt -s "$T/p.json" -c 'mkdir not 2>/dev/null || echo refused'
 	[ "$output" = refused ]
+	# the refusal is explained after the command (the violation monitor)
+	[[ "$stderr" == *"deny file-write $T/ws/not (mandatory deny: on the way to a protected path)"* ]]
 	[ ! -e "$T/ws/not" ]
 	[ -z "$(ls -A "$T/tmp")" ]
 }
@@ -519,7 +521,7 @@ JSON
 	[[ "$output" == *"debug: starting "*"srt-httpd"* ]]
 	# run by root, srt-seccomp is told it is PID 1 already (--pid1) and does not nest
 	if [ "$(id -u)" -eq 0 ]; then
-		[[ "$output" == *"debug: bwrap arguments"*"srt-seccomp --lifeline-fd 5 --guard-fd 6 --pid1 "* ]]
+		[[ "$output" == *"debug: bwrap arguments"*"srt-seccomp --lifeline-fd 5 --guard-fd 6 --violations-fd 7 --pid1 "* ]]
 		[[ "$output" == *"srt-seccomp: debug: PID 1 already"* ]]
 	fi
 }

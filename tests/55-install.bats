@@ -148,6 +148,6 @@ SH
 	run unshare -m sh "$T/plan"
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == *" --ro-bind-fd 7 /usr/local/libexec/srt/srt-seccomp "* ]]
+	[[ "$output" == *" --ro-bind-fd 8 /usr/local/libexec/srt/srt-seccomp "* ]]
 	[[ "$output" == *" -- /usr/local/libexec/srt/srt-seccomp --lifeline-fd 5 "* ]]
 }

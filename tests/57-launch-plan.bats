@@ -134,6 +134,28 @@ same_as_plan() {
 	    grep -qx "$(realpath "$T/tmp")/srt\.[A-Za-z0-9]*/srt-ca-bundle\.pem"
 }
 
+@test "plan = what srt passes to bwrap: the violation monitor's pipe, and noFsViolations" {
+	settings "$T/s.json" "" '{ "denyRead": [], "allowWrite": ["."], "denyWrite": [] }'
+	same_as_plan srt -s "$T/s.json" -- plan --target linux -s "$T/s.json"
+	tr '\0' '\n' <"$T/rec" >"$T/words"
+	# (bwrap-record checked that 7 is a pipe's write end)
+	grep -A1 -x -- --violations-fd "$T/words" | grep -qx 7
+	grep -A1 -x -- --ro-bind-fd "$T/words" | grep -qx 8
+	settings "$T/s.json" '"noFsViolations": true,' \
+	    '{ "denyRead": [], "allowWrite": ["."], "denyWrite": [] }'
+	same_as_plan srt -s "$T/s.json" -- plan --target linux -s "$T/s.json"
+	tr '\0' '\n' <"$T/rec" >"$T/words"
+	not grep -qx -- --violations-fd "$T/words"
+	grep -A1 -x -- --ro-bind-fd "$T/words" | grep -qx 7
+	# srt-launch --no-fs-violations, without the setting, hands over what the setting does
+	settings "$T/s2.json" "" '{ "denyRead": [], "allowWrite": ["."], "denyWrite": [] }'
+	srt-launch --no-fs-violations -s "$T/s2.json" /bin/true the-command >"$T/rec2" \
+	    2>/dev/null || true
+	tr '\0' '\n' <"$T/rec2" >"$T/words2"
+	not grep -qx -- --violations-fd "$T/words2"
+	grep -A1 -x -- --ro-bind-fd "$T/words2" | grep -qx 7
+}
+
 @test "plan = what srt passes to bwrap: filesystem.disabled" {
 	settings "$T/ws/s.json" "" \
 	    '{ "disabled": true, "denyRead": [], "allowWrite": [], "denyWrite": [] }'

@@ -54,13 +54,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	buf = wguard_encode(&g, &len);
 	if (wguard_decode(buf, len, &h, err, sizeof(err)) == -1 || h.exact.n != g.exact.n ||
-	    h.roots.n != g.roots.n || h.watch.n != g.watch.n || h.depth != g.depth ||
+	    h.roots.n != g.roots.n || h.writable.n != g.writable.n ||
+	    h.watch.n != g.watch.n || h.depth != g.depth ||
 	    h.allow_git_config != g.allow_git_config)
 		abort();
 	for (i = 0; i < g.exact.n; i++)
 		if (strcmp(g.exact.v[i], h.exact.v[i]) != 0 ||
 		    strcmp(g.exact_why.v[i], h.exact_why.v[i]) != 0)
 			abort();
+	for (i = 0; i < g.writable.n; i++) {
+		if (strcmp(g.writable.v[i], h.writable.v[i]) != 0)
+			abort();
+		(void)wguard_readonly_why(&g, g.writable.v[i]);
+	}
+	for (i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
+		(void)wguard_readonly_why(&g, probes[i]);
 	for (i = 0; i < g.watch.n; i++)
 		if (strcmp(g.watch.v[i].name, h.watch.v[i].name) != 0 ||
 		    (g.watch.v[i].mount == NULL) != (h.watch.v[i].mount == NULL) ||

@@ -6,9 +6,11 @@
  * the contents of `--args FD` (NUL-separated, read to EOF as bwrap reads them) in the
  * place of those two words. It then checks the descriptors the words name and exits 0;
  * on a broken contract it says what on standard error and exits 1:
- *	--json-status-fd, --args, --lifeline-fd, --guard-fd, --ro-bind-fd: open;
+ *	--json-status-fd, --args, --lifeline-fd, --guard-fd, --violations-fd,
+ *	--ro-bind-fd: open;
  *	--ro-bind-fd FD PATH: FD is the file PATH names;
  *	--guard-fd FD: sealed against writes (srt seals the guard before the options go);
+ *	--violations-fd FD: a pipe's write end (srt-seccomp's violation monitor);
  *	every descriptor above 2 is one of those: nothing else was handed over.
  *
  * usage: bwrap-record ARGS...
@@ -106,6 +108,17 @@ check_sealed(int fd)
 		fail("--guard-fd %d: not sealed against writes", fd);
 }
 
+static void
+check_pipe_out(int fd)
+{
+	struct stat st;
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fstat(fd, &st) == -1 || !S_ISFIFO(st.st_mode) || fl == -1 ||
+	    (fl & O_ACCMODE) != O_WRONLY)
+		fail("--violations-fd %d: not a pipe's write end", fd);
+}
+
 /* Every descriptor above 2 is one the words named. */
 static void
 check_no_others(void)
@@ -138,7 +151,8 @@ static bool
 names_fd(const char *w)
 {
 	return strcmp(w, "--json-status-fd") == 0 || strcmp(w, "--lifeline-fd") == 0 ||
-	    strcmp(w, "--guard-fd") == 0 || strcmp(w, "--ro-bind-fd") == 0;
+	    strcmp(w, "--guard-fd") == 0 || strcmp(w, "--violations-fd") == 0 ||
+	    strcmp(w, "--ro-bind-fd") == 0;
 }
 
 int
@@ -165,6 +179,8 @@ main(int argc, char **argv)
 			continue;
 		if (strcmp(words.v[i], "--guard-fd") == 0)
 			check_sealed(fd);
+		if (strcmp(words.v[i], "--violations-fd") == 0)
+			check_pipe_out(fd);
 		if (strcmp(words.v[i], "--ro-bind-fd") == 0 && i + 2 < words.n)
 			check_same_file(fd, words.v[i + 2]);
 	}

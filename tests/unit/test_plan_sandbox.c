@@ -98,16 +98,17 @@ test_root(void)
 	ok(p.fs_first == 4 && p.fs_end > p.fs_first &&
 	    same(words(&p.args, p.fs_first, p.fs_first + 3), "--ro-bind / /"),
 	    "then the filesystem arguments, from the root bind");
-	ok(same(words(&p.args, p.fs_end, p.fs_end + 3), "--ro-bind-fd 7 " SECCOMP),
+	ok(same(words(&p.args, p.fs_end, p.fs_end + 3), "--ro-bind-fd 8 " SECCOMP),
 	    "srt-seccomp bound from its descriptor after the filesystem arguments");
 	ok(same(words(&p.args, p.fs_end + 3, p.args.n), tail_root),
 	    "root: /dev, the namespaces, two capabilities for srt-seccomp, a fresh /proc");
 	ok(same(words(&p.exec, 0, p.exec.n),
-	    "-- " SECCOMP " --lifeline-fd 5 --guard-fd 6 --pid1 --"),
+	    "-- " SECCOMP " --lifeline-fd 5 --guard-fd 6 --violations-fd 7 --pid1 --"),
 	    "root: srt-seccomp is told it is PID 1");
 	ok(p.fd[PLAN_FD_STATUS] == 3 && p.fd[PLAN_FD_ARGS] == 4 &&
 	    p.fd[PLAN_FD_LIFELINE] == 5 && p.fd[PLAN_FD_GUARD] == 6 &&
-	    p.fd[PLAN_FD_SECCOMP] == 7, "descriptors 3 to 7, in the table's order");
+	    p.fd[PLAN_FD_VIOL] == 7 && p.fd[PLAN_FD_SECCOMP] == 8,
+	    "descriptors 3 to 8, in the table's order");
 	plan_linux_free(&p);
 	plan_linux_free(&p);
 	ok(p.args.n == 0 && p.exec.n == 0 && p.fd[PLAN_FD_ARGS] == -1,
@@ -129,7 +130,7 @@ test_user(void)
 	    "--dev /dev --unshare-pid --unshare-ipc --as-pid-1 --unshare-user --cap-drop ALL "
 	    "--proc /proc"), "user: no capability is added");
 	ok(same(words(&p.exec, 0, p.exec.n),
-	    "-- " SECCOMP " --lifeline-fd 5 --guard-fd 6 --"),
+	    "-- " SECCOMP " --lifeline-fd 5 --guard-fd 6 --violations-fd 7 --"),
 	    "user: srt-seccomp nests (no --pid1)");
 	plan_linux_free(&p);
 }
@@ -146,7 +147,8 @@ test_settings(void)
 	s.weaker_nested_sandbox = true;
 	ok(build(&s, &c, &p) == 0 &&
 	    same(words(&p.args, p.args.n - 4, p.args.n), "CAP_SETPCAP --bind /proc /proc") &&
-	    same(words(&p.exec, 0, p.exec.n), "-- " SECCOMP " --lifeline-fd 5 --guard-fd 6 --"),
+	    same(words(&p.exec, 0, p.exec.n), "-- " SECCOMP " --lifeline-fd 5 --guard-fd 6 "
+	    "--violations-fd 7 --"),
 	    "enableWeakerNestedSandbox: the host's /proc, writable; srt-seccomp nests, even "
 	    "for root");
 	plan_linux_free(&p);
@@ -156,8 +158,8 @@ test_settings(void)
 	s.allow_nested_userns = true;
 	c.debug = true;
 	ok(build(&s, &c, &p) == 0 && same(words(&p.exec, 0, p.exec.n), "-- " SECCOMP
-	    " --lifeline-fd 5 --guard-fd 6 --pid1 --allow-unix-sockets --allow-nested-userns"
-	    " -d --"), "allowAllUnixSockets, allowNestedUserNamespaces and -d: srt-seccomp's "
+	    " --lifeline-fd 5 --guard-fd 6 --violations-fd 7 --pid1 --allow-unix-sockets"
+	    " --allow-nested-userns -d --"), "allowAllUnixSockets, allowNestedUserNamespaces and -d: srt-seccomp's "
 	    "options, in order");
 	ok(same(words(&p.args, p.fs_end + 3, p.args.n), tail_root),
 	    "they leave bwrap's options as they are");
@@ -168,7 +170,7 @@ test_settings(void)
 	c.debug = false;
 	ok(build(&s, &c, &p) == 0 &&
 	    same(words(&p.args, p.fs_first, p.fs_end), "--bind / /") &&
-	    same(words(&p.args, p.fs_end, p.fs_end + 3), "--ro-bind-fd 7 " SECCOMP),
+	    same(words(&p.args, p.fs_end, p.fs_end + 3), "--ro-bind-fd 8 " SECCOMP),
 	    "filesystem.disabled: everything writable, the rest of the command line kept");
 	ok(same(words(&p.args, p.fs_end + 3, p.args.n), tail_root),
 	    "filesystem.disabled: the same namespaces");
@@ -186,12 +188,40 @@ test_unguarded(void)
 	ctx_init(&c);
 	c.unguarded = true;
 	ok(build(&s, &c, &p) == 0, "unguarded: the plan builds");
-	ok(p.fd[PLAN_FD_GUARD] == -1 && p.fd[PLAN_FD_SECCOMP] == 6 &&
-	    p.fd[PLAN_FD_LIFELINE] == 5, "unguarded: no guard descriptor, the next one moves up");
+	ok(p.fd[PLAN_FD_GUARD] == -1 && p.fd[PLAN_FD_VIOL] == -1 &&
+	    p.fd[PLAN_FD_SECCOMP] == 6 && p.fd[PLAN_FD_LIFELINE] == 5,
+	    "unguarded: no guard descriptor nor the monitor's, the next one moves up");
 	ok(same(words(&p.args, p.fs_end, p.fs_end + 3), "--ro-bind-fd 6 " SECCOMP) &&
 	    same(words(&p.exec, 0, p.exec.n), "-- " SECCOMP " --lifeline-fd 5 --pid1 --"),
 	    "unguarded: no --guard-fd, and the arguments name the moved descriptor");
 	plan_linux_free(&p);
+}
+
+/* --no-fs-violations, or noFsViolations: no monitor's descriptor, the guard's stays. */
+static void
+test_no_fs_violations(void)
+{
+	struct settings s;
+	struct plan_ctx c;
+	struct plan_linux p;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		st_init(&s);
+		ctx_init(&c);
+		if (i == 0)
+			c.no_fs_violations = true;
+		else
+			s.no_fs_violations = true;
+		ok(build(&s, &c, &p) == 0 && p.fd[PLAN_FD_GUARD] == 6 &&
+		    p.fd[PLAN_FD_VIOL] == -1 && p.fd[PLAN_FD_SECCOMP] == 7 &&
+		    same(words(&p.args, p.fs_end, p.fs_end + 3), "--ro-bind-fd 7 " SECCOMP) &&
+		    same(words(&p.exec, 0, p.exec.n),
+		    "-- " SECCOMP " --lifeline-fd 5 --guard-fd 6 --pid1 --"),
+		    "%s: no --violations-fd, srt-seccomp's descriptor moves up",
+		    i == 0 ? "--no-fs-violations" : "noFsViolations");
+		plan_linux_free(&p);
+	}
 }
 
 static void
@@ -208,7 +238,7 @@ test_halves(void)
 	ok(build(&s, &c, &whole) == 0, "the whole plan builds");
 	ok(plan_linux_begin(&s, &c, &p, &errs) == 0 && p.args.n == 0 &&
 	    same(words(&p.exec, 0, p.exec.n), "-- " SECCOMP " --lifeline-fd 5 --guard-fd 6 "
-	    "--pid1 --") && p.fd[PLAN_FD_ARGS] == 4,
+	    "--violations-fd 7 --pid1 --") && p.fd[PLAN_FD_ARGS] == 4,
 	    "begin: the descriptors and the words after the options, no options yet");
 	ok(plan_linux_finish(&s, &c, &p, &errs) == 0, "finish: the options");
 	a = words(&whole.args, 0, whole.args.n);
@@ -246,6 +276,7 @@ main(void)
 	test_user();
 	test_settings();
 	test_unguarded();
+	test_no_fs_violations();
 	test_halves();
 	rmdir(dir);
 	return tap_done();

@@ -192,6 +192,8 @@ test_encoding(void)
 	int rc;
 
 	build(&g, 4, true);
+	strlist_push(&g.writable, "/w/p");
+	strlist_push(&g.writable, "/tmp/run");
 	wguard_add_watch(&g, "/w/p/secret", "/w/p/secret");
 	wguard_add_watch(&g, "/w/p/sec//token/", "/w/p/sec/v1/./token");
 	wguard_add_watch(&g, "/w/p/later/token", NULL);
@@ -203,6 +205,8 @@ test_encoding(void)
 	ok(rc == 0, "a guard decodes (%s)", rc == 0 ? "" : err);
 	ok(h.exact.n == g.exact.n && h.roots.n == 2 && h.watch.n == 3 && h.depth == 4 &&
 	    h.allow_git_config, "with everything in it");
+	ok(h.writable.n == 2 && strcmp(h.writable.v[0], "/w/p") == 0 &&
+	    strcmp(h.writable.v[1], "/tmp/run") == 0, "and its write roots");
 	ok(strcmp(h.watch.v[0].name, "/w/p/secret") == 0 &&
 	    strcmp(h.watch.v[0].mount, "/w/p/secret") == 0 &&
 	    strcmp(h.watch.v[1].name, "/w/p/sec/token") == 0 &&
@@ -256,6 +260,8 @@ test_encoding(void)
 		const char m1[] = "srt-wguard 2\nM/a/x\0M/a/../x";
 		const char m2[] = "srt-wguard 2\nM/a/x\0W/a/y\0/m/y\0M/";
 		const char m3[] = "srt-wguard 2\nMa";
+		const char a1[] = "srt-wguard 2\nAtmp";
+		const char a2[] = "srt-wguard 2\nA/tmp/../etc";
 
 		ok(wguard_decode(w1, sizeof(w1), &h, err, sizeof(err)) == -1,
 		    "a read deny without its mask: %s", err);
@@ -269,6 +275,10 @@ test_encoding(void)
 		    "a missing read deny with ..: %s", err);
 		ok(wguard_decode(m3, sizeof(m3), &h, err, sizeof(err)) == -1,
 		    "a relative missing read deny: %s", err);
+		ok(wguard_decode(a1, sizeof(a1), &h, err, sizeof(err)) == -1,
+		    "a relative write root: %s", err);
+		ok(wguard_decode(a2, sizeof(a2), &h, err, sizeof(err)) == -1,
+		    "a write root with ..: %s", err);
 		rc = wguard_decode(m2, sizeof(m2), &h, err, sizeof(err));
 		ok(rc == 0 && h.watch.n == 3 && h.watch.v[0].mount == NULL &&
 		    strcmp(h.watch.v[1].mount, "/m/y") == 0 &&
@@ -280,6 +290,34 @@ test_encoding(void)
 	wguard_free(&g);
 }
 
+/* The violation monitor's reasons: a read-only mount outside the write roots is "not
+ * in allowWrite"; a guard that refuses nothing (the monitor alone) refuses nothing. */
+static void
+test_monitor_reasons(void)
+{
+	struct wguard g;
+
+	build(&g, 3, false);
+	ok(strcmp(wguard_readonly_why(&g, "/usr/x"), "read-only file system") == 0,
+	    "no write roots known: a plain reason");
+	strlist_push(&g.writable, "/w/p");
+	strlist_push(&g.writable, "/tmp/run");
+	ok(strcmp(wguard_readonly_why(&g, "/usr/x"), "not in allowWrite") == 0 &&
+	    strcmp(wguard_readonly_why(&g, "/w/pp"), "not in allowWrite") == 0 &&
+	    strcmp(wguard_readonly_why(&g, "/w"), "not in allowWrite") == 0,
+	    "outside every write root (a sibling with the same prefix, a parent)");
+	ok(strcmp(wguard_readonly_why(&g, "/w/p/masked/x"),
+	    "a read-only mount inside allowWrite") == 0 &&
+	    strcmp(wguard_readonly_why(&g, "/tmp/run"), "a read-only mount inside allowWrite")
+	    == 0, "inside one: a mount there");
+	ok(P("/w/p/.bashrc") != NULL, "the guard refuses");
+	g.inert = true;
+	ok(P("/w/p/.bashrc") == NULL && C("/w/p/.git", true) == NULL &&
+	    R("/w/p/deny") == NULL && P("/w/p/.git/hooks/x") == NULL,
+	    "an inert guard refuses nothing");
+	wguard_free(&g);
+}
+
 int
 main(void)
 {
@@ -287,5 +325,6 @@ main(void)
 	test_depth_rule();
 	test_git();
 	test_encoding();
+	test_monitor_reasons();
 	return tap_done();
 }

@@ -1,0 +1,236 @@
+/*
+ * The reader of the sandbox's violation records (violation.h). The writer runs inside the
+ * sandbox: every field is checked here, and the line shown is built from the fields.
+ */
+#include <arpa/inet.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "log.h"
+#include "util.h"
+#include "violation.h"
+
+#define OP_MAX          32
+/* What the writer shows, decoded: \ufffd, for a byte that is not UTF-8, is three. */
+#define REASON_MAX      (3 * VIOL_REASON_SHOWN)
+#define PATH_READ_MAX   (3 * VIOL_PATH_SHOWN)
+
+static const char *
+get_str(const cJSON *o, const char *key, size_t max, const char **out)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (!cJSON_IsString(j) || j->valuestring == NULL ||
+	    strlen(j->valuestring) > max)
+		return key;
+	*out = j->valuestring;
+	return NULL;
+}
+
+/* A word: lower-case letters, digits and '-', 1 to OP_MAX of them. */
+static const char *
+get_word(const cJSON *o, const char *key, const char **out)
+{
+	const char *s, *bad;
+
+	if ((bad = get_str(o, key, OP_MAX, out)) != NULL)
+		return bad;
+	s = *out;
+	if (*s == '\0')
+		return key;
+	for (; *s != '\0'; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '-'))
+			return key;
+	return NULL;
+}
+
+static const char *
+get_num(const cJSON *o, const char *key, double max, uint64_t *out)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, key);
+	double v;
+
+	if (!cJSON_IsNumber(j))
+		return key;
+	v = j->valuedouble;
+	if (!isfinite(v) || v < 0 || v > max || v != floor(v))
+		return key;
+	*out = (uint64_t)v;
+	return NULL;
+}
+
+/* "2025-01-31T12:00:00.123Z", as violation_time_now() writes it. */
+static bool
+time_ok(const char *t)
+{
+	static const char form[] = "dddd-dd-ddTdd:dd:dd.dddZ";
+
+	for (size_t i = 0; i < sizeof(form); i++)
+		if (form[i] == 'd' ? t[i] < '0' || t[i] > '9' : t[i] != form[i])
+			return false;
+	return true;
+}
+
+static const char *
+violation_read(const cJSON *o, struct violation *v)
+{
+	const char *bad, *t = NULL, *k = NULL, *line = NULL;
+	const cJSON *j;
+	unsigned char a[16];
+	uint64_t n = 0;
+	int i;
+
+	memset(v, 0, sizeof(*v));
+	if (!cJSON_IsObject(o))
+		return "the object";
+	if ((bad = get_str(o, "time", VIOL_TIME_MAX - 1, &t)) != NULL)
+		return bad;
+	if (!time_ok(t))
+		return "time";
+	snprintf(v->time, sizeof(v->time), "%s", t);
+	if ((bad = get_str(o, "kind", OP_MAX, &k)) != NULL)
+		return bad;
+	for (i = 0; i < VK_MAX && strcmp(k, viol_kind_name((enum viol_kind)i)) != 0; i++)
+		;
+	if (i == VK_MAX)
+		return "kind";
+	v->kind = (enum viol_kind)i;
+	if ((bad = get_str(o, "violation", SIZE_MAX, &line)) != NULL)
+		return bad;
+	switch (v->kind) {
+	case VK_FILE_WRITE:
+	case VK_FILE_READ:
+		if ((bad = get_word(o, "operation", &v->op)) != NULL ||
+		    (bad = get_str(o, "path", PATH_READ_MAX, &v->path)) != NULL ||
+		    (bad = get_str(o, "reason", REASON_MAX, &v->reason)) != NULL)
+			return bad;
+		if (v->path[0] != '/')
+			return "path";
+		if (v->reason[0] == '\0')
+			return "reason";
+		j = cJSON_GetObjectItemCaseSensitive(o, "path_cut");
+		if (j != NULL && !cJSON_IsBool(j))
+			return "path_cut";
+		v->path_cut = cJSON_IsTrue(j);
+		break;
+	case VK_CONNECT:
+		if ((bad = get_word(o, "operation", &v->op)) != NULL ||
+		    (bad = get_word(o, "protocol", &v->proto)) != NULL ||
+		    (bad = get_str(o, "address", INET6_ADDRSTRLEN, &v->addr)) != NULL ||
+		    (bad = get_num(o, "port", 65535, &n)) != NULL)
+			return bad;
+		if (inet_pton(strchr(v->addr, ':') != NULL ? AF_INET6 : AF_INET, v->addr, a) != 1)
+			return "address";
+		v->port = (unsigned)n;
+		break;
+	default:
+		if ((bad = get_num(o, "count", 9007199254740992.0, &v->count)) != NULL)
+			return bad;
+		break;
+	}
+	return NULL;
+}
+
+int
+violation_parse(const char *line, size_t len, struct violation *v, void **tree,
+    const char **bad)
+{
+	cJSON *o = cJSON_ParseWithLength(line, len);
+
+	*tree = NULL;
+	if (o == NULL) {
+		*bad = "not JSON";
+		return -1;
+	}
+	if ((*bad = violation_read(o, v)) != NULL) {
+		cJSON_Delete(o);
+		return -1;
+	}
+	*tree = o;
+	return 0;
+}
+
+void
+violation_reader_init(struct violation_reader *r, violation_cb cb, void *arg)
+{
+	memset(r, 0, sizeof(*r));
+	r->cb = cb;
+	r->arg = arg;
+}
+
+static void
+reader_fault(struct violation_reader *r, size_t *count, const char *what, const char *more)
+{
+	if (r->malformed + r->oversized == 0)
+		snprintf(r->first_fault, sizeof(r->first_fault), "%s%s", what, more);
+	(*count)++;
+}
+
+static void
+reader_line(struct violation_reader *r)
+{
+	struct violation v;
+	const char *bad;
+	void *tree;
+
+	if (r->line.len == 0)
+		return;
+	if (violation_parse(r->line.p + r->line.off, r->line.len, &v, &tree, &bad) == -1)
+		reader_fault(r, &r->malformed, bad, strcmp(bad, "not JSON") == 0 ? "" :
+		    " missing or wrong");
+	else {
+		r->cb(r->arg, &v);
+		cJSON_Delete(tree);
+	}
+}
+
+void
+violation_reader_feed(struct violation_reader *r, const char *bytes, size_t len)
+{
+	const char *nl;
+	size_t n;
+
+	while (len > 0) {
+		nl = memchr(bytes, '\n', len);
+		n = nl != NULL ? (size_t)(nl - bytes) : len;
+		if (!r->skipping && r->line.len + n > VIOL_RECORD_MAX) {
+			reader_fault(r, &r->oversized, "a line longer than 4 KiB", "");
+			r->skipping = true;
+			buf_reset(&r->line);
+		}
+		if (!r->skipping)
+			buf_add(&r->line, bytes, n);
+		if (nl == NULL)
+			return;
+		if (!r->skipping)
+			reader_line(r);
+		buf_reset(&r->line);
+		r->skipping = false;
+		bytes += n + 1;
+		len -= n + 1;
+	}
+}
+
+void
+violation_reader_finish(struct violation_reader *r)
+{
+	if (!r->skipping)
+		reader_line(r);
+	buf_reset(&r->line);
+	r->skipping = false;
+	if (r->malformed + r->oversized == 0)
+		return;
+	log_warnx("the sandbox's violation records had %zu malformed and %zu over-long "
+	    "line%s, ignored (the first: %s)", r->malformed, r->oversized,
+	    r->malformed + r->oversized == 1 ? "" : "s", r->first_fault);
+	r->malformed = r->oversized = 0;
+}
+
+void
+violation_reader_free(struct violation_reader *r)
+{
+	buf_free(&r->line);
+}
