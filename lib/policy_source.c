@@ -58,7 +58,12 @@ load_settings(const struct policy_source *src, const char *path, struct settings
 	char err[512];
 	int fd, rc;
 
-	if (path == NULL)
+	if (path == NULL && src->settings_text != NULL) {
+		if (settings_parse(src->settings_text, src->settings_len, src->settings_name, s,
+		    errs, warns) != 0)
+			return NULL;
+		path = src->settings_name;
+	} else if (path == NULL)
 		settings_init_default(s);
 	else {
 		fd = source_open(src, path);
@@ -102,6 +107,9 @@ policy_source_load(const struct policy_source *src, struct policy **polp,
 		path = xstrdup(src->settings_path);
 		log_debug("policy: compiled from %s", path);
 		*polp = load_settings(src, path, set, errs, warns);
+	} else if (src->settings_text != NULL) {
+		log_debug("policy: compiled from %s", src->settings_name);
+		*polp = load_settings(src, NULL, set, errs, warns);
 	} else if (src->fallback == POLICY_SOURCE_REQUIRED) {
 		diags_add(errs, "exactly one of -p, -s or --policy-fd is required");
 	} else if ((path = settings_default_path()) == NULL) {
