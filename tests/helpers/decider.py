@@ -15,6 +15,7 @@ answers with the rest of the rule.
 import fcntl
 import json
 import os
+import signal
 import socket
 import struct
 import subprocess
@@ -62,6 +63,13 @@ def main():
         b.close()
         rd = a.makefile('rb', buffering=0)
         wr = a.makefile('wb', buffering=0)
+
+    # Stopped, the decider takes its proxy along: nothing outlives the test.
+    def stop(*_):
+        child.terminate()
+        child.wait()
+        sys.exit(0)
+    signal.signal(signal.SIGTERM, stop)
 
     def send(data, obj=None):
         wr.write(data)
