@@ -20,6 +20,8 @@ struct plan_ctx {
 	const char *home;       /* "~" expands to this */
 	const char *tmpdir;     /* the sandbox's private TMPDIR (writable), or NULL */
 	const char *settings_path; /* made read-only inside when it lies in a writable root, or NULL */
+	const char *managed_path; /* the managed policy file (managed.h): protected as
+	                           settings_path is, whether it exists or not, or NULL */
 	/* srt's own programs, read-only inside: the launcher's directory and, when they
 	 * differ (an installed srt: BINDIR and LIBEXECDIR), its helpers'. NULL when unused. */
 	const char *self_dirs[PLAN_SELF_DIRS];

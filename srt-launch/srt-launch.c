@@ -28,6 +28,7 @@
 
 #include "buf.h"
 #include "launch.h"
+#include "managed.h"
 #include "path.h"
 #include "policy_source.h"
 #ifdef __APPLE__
@@ -692,6 +693,7 @@ main(int argc, char **argv)
 	ctx.home = l.home;
 	ctx.tmpdir = l.tmpdir;
 	ctx.settings_path = l.config_path;
+	ctx.managed_path = managed_path;
 	ctx.self_dirs[0] = l.self_dir;
 	if (strcmp(l.helper_dir, l.self_dir) != 0)
 		ctx.self_dirs[1] = l.helper_dir;

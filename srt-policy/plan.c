@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "managed.h"
 #include "path.h"
 #include "plan.h"
 #include "srt-policy.h"
@@ -75,6 +76,7 @@ plan_linux(const struct opts *o)
 	ctx.cwd = cwd;
 	ctx.home = home;
 	ctx.settings_path = spath;
+	ctx.managed_path = managed_path;
 	ctx.exec_path = getenv("PATH");
 	if (plan_linux_build(&s, &ctx, &plan, &errs) != 0) {
 		for (size_t i = 0; i < errs.msgs.n; i++)
@@ -163,6 +165,7 @@ plan_macos(const struct opts *o)
 	ctx.cwd = cwd;
 	ctx.home = home;
 	ctx.settings_path = spath;
+	ctx.managed_path = managed_path;
 	if (plan_macos_build(&s, &ctx, &mo, &profile, &errs) != 0) {
 		for (size_t i = 0; i < errs.msgs.n; i++)
 			log_warnx("plan: %s", errs.msgs.v[i]);

@@ -18,6 +18,7 @@ enum opt_bit {
 	O_TARGET   = 1 << 3,
 	O_CWD      = 1 << 4,
 	O_SHELL    = 1 << 5,
+	O_LAYERS   = 1 << 6,
 };
 
 struct command {
@@ -32,7 +33,8 @@ static const struct command commands[] = {
 	{ "check", cmd_check, O_SETTINGS, 0, 0, "check [-d] [-s settings]" },
 	{ "compile", cmd_compile, O_SETTINGS | O_OUTPUT, 0, 0,
 	    "compile [-d] [-s settings] -o policy" },
-	{ "dump", cmd_dump, O_POLICY, 0, 0, "dump [-d] -p policy" },
+	{ "dump", cmd_dump, O_POLICY | O_SETTINGS | O_LAYERS, 0, 0,
+	    "dump [-d] [--layers] (-p policy | -s settings)" },
 	{ "match", cmd_match, O_SETTINGS | O_POLICY, 1, 2,
 	    "match [-d] [-p policy | -s settings] host port | -" },
 	{ "plan", cmd_plan, O_SETTINGS | O_POLICY | O_TARGET | O_CWD | O_SHELL, 0, 0,
@@ -45,6 +47,7 @@ enum long_only {
 	OPT_TARGET = 256,
 	OPT_CWD,
 	OPT_SHELL,
+	OPT_LAYERS,
 };
 
 static const struct option longopts[] = {
@@ -54,6 +57,7 @@ static const struct option longopts[] = {
 	{ "target", required_argument, NULL, OPT_TARGET },
 	{ "cwd", required_argument, NULL, OPT_CWD },
 	{ "shell", no_argument, NULL, OPT_SHELL },
+	{ "layers", no_argument, NULL, OPT_LAYERS },
 	{ "debug", no_argument, NULL, 'd' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -114,6 +118,8 @@ opt_name(int c)
 		return "--target";
 	case OPT_CWD:
 		return "--cwd";
+	case OPT_LAYERS:
+		return "--layers";
 	default:
 		return "--shell";
 	}
@@ -133,6 +139,8 @@ opt_bit(int c)
 		return O_TARGET;
 	case OPT_CWD:
 		return O_CWD;
+	case OPT_LAYERS:
+		return O_LAYERS;
 	default:
 		return O_SHELL;
 	}
@@ -216,6 +224,9 @@ main(int argc, char *argv[])
 		case OPT_SHELL:
 			o.shell = 1;
 			break;
+		case OPT_LAYERS:
+			o.layers = 1;
+			break;
 		}
 	}
 	o.argc = argc - optind;
@@ -231,8 +242,8 @@ main(int argc, char *argv[])
 		usage_error(cmd->name, "%s", "give HOST PORT, or - to read queries from stdin");
 	if ((cmd->allowed & O_OUTPUT) && o.output == NULL)
 		usage_error(cmd->name, "%s", "-o is required");
-	if (strcmp(cmd->name, "dump") == 0 && o.policy == NULL)
-		usage_error(cmd->name, "%s", "-p is required");
+	if (strcmp(cmd->name, "dump") == 0 && o.policy == NULL && o.settings == NULL)
+		usage_error(cmd->name, "%s", "-p or -s is required");
 	if ((cmd->allowed & O_TARGET) && o.target == NULL)
 		usage_error(cmd->name, "%s", "--target is required");
 	return cmd->run(&o);

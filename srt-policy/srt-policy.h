@@ -19,6 +19,7 @@ struct opts {
 	const char *target;     /* --target */
 	const char *cwd;        /* --cwd */
 	int shell;              /* --shell */
+	int layers;             /* --layers */
 	int debug;              /* -d */
 	int argc;               /* positional arguments */
 	char **argv;

@@ -350,3 +350,37 @@ JSON
 	[ "$output" = "200" ]
 	grep -q '"t":"req","id":1' "$T/frames"
 }
+
+@test "control: an update cannot widen past the managed policy" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root for a mount namespace of its own"
+	command -v unshare >/dev/null || skip "unshare missing"
+	mkdir -p "$T/srt" "$T/upper" "$T/work"
+	chmod 755 "$T/srt" "$T/upper"
+	cat >"$T/srt/managed-settings.json" <<JSON
+{"network": {"allowedDomains": [], "deniedDomains": ["127.0.0.1:$UP"],
+  "deniedDomainReasons": {"127.0.0.1:$UP": "not on this network"}},
+ "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}
+JSON
+	chmod 644 "$T/srt/managed-settings.json"
+	mkfifo "$T/ctl"
+	cat >"$T/ns.sh" <<SH
+set -e
+mount -t overlay srt-test -o lowerdir=/etc,upperdir=$T/upper,workdir=$T/work /etc
+mkdir -p /etc/srt
+mount --bind $T/srt /etc/srt
+set +e
+srt -d -s $T/none.json --control-fd 7 -c "while [ ! -e $T/go ]; do sleep 0.05; done
+  curl -s -w ' %{http_code}\n' --noproxy '' http://127.0.0.1:$UP/" 7<$T/ctl >$T/out 2>$T/err
+SH
+	unshare -m --propagation private bash "$T/ns.sh" &
+	local spid=$!
+	exec 8>"$T/ctl"
+	oneline "$T/allow.json" >&8
+	wait_for "$T/err" "control fd 7: policy updated"
+	touch "$T/go"
+	wait "$spid"
+	exec 8>&-
+	cat "$T/out" "$T/err"
+	grep -q "403" "$T/out"
+	grep -q "deny network-outbound 127.0.0.1:$UP (managed: not on this network)" "$T/err"
+}
