@@ -59,6 +59,7 @@ struct ask_link {
 	struct ask_memo *memo;
 	size_t nmemo;
 	unsigned timeout_ms;
+	struct ev_timer fail_timer;     /* fails the waits of a dead link, from the loop */
 };
 
 /* The process's one link (NULL without a decider): it is configuration, like the
@@ -66,6 +67,7 @@ struct ask_link {
 static struct ask_link *link_;
 
 static void ask_die(struct ask_link *k, const char *why);
+static void ask_fail_all(struct evloop *loop, void *arg);
 
 static void
 ask_late_add(struct ask_link *k, uint64_t id)
@@ -182,8 +184,19 @@ ask_die(struct ask_link *k, const char *why)
 	evloop_del(k->loop, k->in);
 	if (k->out != k->in)
 		evloop_del(k->loop, k->out);
+	/* The waits are answered from the loop: the link may die inside ask_send, under a
+	 * connection that is still being set up. */
+	evtimer_add(k->loop, &k->fail_timer, 0);
+}
+
+static void
+ask_fail_all(struct evloop *loop, void *arg)
+{
+	struct ask_link *k = arg;
+
+	(void)loop;
 	while (k->waits != NULL)
-		ask_fail(k, k->waits, why);
+		ask_fail(k, k->waits, k->dead);
 	if (proxy_policy_from_decider(k->px))
 		proxy_shutdown(k->px, "the decider is gone");
 }
@@ -359,6 +372,7 @@ ask_start(struct proxy *px)
 	k->in = o->decider_in;
 	k->out = o->decider_out;
 	k->timeout_ms = o->decider_timeout_ms;
+	evtimer_init(&k->fail_timer, ask_fail_all, k);
 	if (ask_nonblock(k->in) == -1 || (k->out != k->in && ask_nonblock(k->out) == -1))
 		fatal("decider descriptors");
 	if (k->in == k->out) {
