@@ -76,7 +76,7 @@ enum {
 	OPT_POLICY_FD = 256, OPT_LISTEN_FD, OPT_LOG, OPT_LOG_FD, OPT_AUDIT, OPT_AUTH,
 	OPT_LIFELINE_FD, OPT_MAX_CONNS, OPT_IDLE_TIMEOUT, OPT_HEAD_TIMEOUT, OPT_NO_SANDBOX,
 	OPT_RELAY_TO, OPT_CA_FD, OPT_CONTROL_FD, OPT_DECIDER_FD, OPT_DECIDER_IN,
-	OPT_DECIDER_OUT, OPT_ASK, OPT_DECIDER_TIMEOUT,
+	OPT_DECIDER_OUT, OPT_ASK, OPT_DECIDER_TIMEOUT, OPT_DECIDER_READY,
 };
 
 static const struct option proxy_longopts[] = {
@@ -102,6 +102,7 @@ static const struct option proxy_longopts[] = {
 	{ "decider-out", required_argument, NULL, OPT_DECIDER_OUT },
 	{ "ask", no_argument, NULL, OPT_ASK },
 	{ "decider-timeout", required_argument, NULL, OPT_DECIDER_TIMEOUT },
+	{ "decider-ready-fd", required_argument, NULL, OPT_DECIDER_READY },
 	{ "debug", no_argument, NULL, 'd' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -150,6 +151,7 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 	o->policy_fd = o->log_fd = o->lifeline_fd = o->ca_fd = o->control_fd = -1;
 	o->decider_in = o->decider_out = -1;
 	o->decider_timeout_ms = DECIDER_TIMEOUT_MS;
+	o->decider_ready_fd = -1;
 	o->max_conns = 0;
 	o->head_timeout_s = PROXY_HEAD_TIMEOUT_S;
 	while ((c = getopt_long(argc, argv, "p:s:l:dhV", proxy_longopts, NULL)) != -1) {
@@ -236,6 +238,10 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 		case OPT_ASK:
 			o->ask = true;
 			break;
+		case OPT_DECIDER_READY:
+			o->decider_ready_fd = (int)proxy_number(proto, "--decider-ready-fd", optarg,
+			    0, INT_MAX);
+			break;
 		case OPT_DECIDER_TIMEOUT:
 			o->decider_timeout_ms = (unsigned)proxy_number(proto, "--decider-timeout",
 			    optarg, 1, 600000);
@@ -268,6 +274,8 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 	if (ndecider != 0 && (ndecider != 2 || o->decider_in == -1 || o->decider_out == -1))
 		proxy_badusage(proto, "a decider is --decider-fd N, or --decider-in N with "
 		    "--decider-out N");
+	if (o->decider_ready_fd != -1 && ndecider == 0)
+		proxy_badusage(proto, "--decider-ready-fd needs a decider");
 	if (o->ask && (ndecider == 0 || nsrc == 0))
 		proxy_badusage(proto, "--ask needs a decider and a policy of its own (-p, -s or "
 		    "--policy-fd): it asks about the hosts that policy does not decide");

@@ -73,6 +73,9 @@ struct proxy_opts {
 	                                   --decider-out N; -1 without a decider */
 	bool ask;                       /* --ask: only hosts no rule decides go to it */
 	unsigned decider_timeout_ms;    /* --decider-timeout MS (DECIDER_TIMEOUT_MS) */
+	int decider_ready_fd;           /* --decider-ready-fd N: "ok\n" once the decider's
+	                                   hello came, "error: WHY\n" if the link ended
+	                                   first (srt waits for it); -1 none */
 };
 
 struct proxy;

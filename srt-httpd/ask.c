@@ -26,13 +26,20 @@
 
 #define ASK_OUT_MAX     (64u << 20)     /* queued for the decider: past it, it is gone */
 #define ASK_REMEMBER    4096u           /* host:port answers kept by --ask */
+/* Request-body bytes held for the decider at once, across all requests (the reference's
+ * budget): a need_body past it is refused, not queued. */
+#define ASK_BODY_HELD_MAX (2 * (size_t)DECIDER_BODY_MAX)
 
 struct ask_wait {
 	uint64_t id;
-	struct conn *c;                 /* NULL once the connection gave up */
 	ask_cb cb;
+	void *arg;
+	struct ask_wait **slot;         /* the asker's pointer to this wait */
+	struct conn *body;              /* whose request body a need_body shows, or NULL */
 	struct ev_timer timer;
 	bool body_sent;                 /* need_body was answered */
+	uint32_t body_max;              /* need_body's max while the body is read, else 0 */
+	size_t held;                    /* of ASK_BODY_HELD_MAX, while the body is read */
 	struct ask_wait *next;
 	/* --ask: remember the answer under this key */
 	char *key;
@@ -62,13 +69,33 @@ struct ask_link {
 	size_t nmemo;
 	unsigned timeout_ms;
 	struct ev_timer fail_timer;     /* fails the waits of a dead link, from the loop */
+	int ready_fd;                   /* --decider-ready-fd, until the hello or the end */
 };
 
 /* The process's one link (NULL without a decider): it is configuration, like the
  * policy. */
 static struct ask_link *link_;
+/* Request-body bytes reserved by the waits reading one. */
+static size_t body_held;
 
 static void ask_die(struct ask_link *k, const char *why);
+
+/* Tell srt the link is ready (why NULL) or ended before its hello: one line, then EOF. */
+static void
+ask_ready(struct ask_link *k, const char *why)
+{
+	char line[DECIDER_WHY_MAX + 300];
+	int n;
+
+	if (k->ready_fd == -1)
+		return;
+	n = why == NULL ? snprintf(line, sizeof(line), "ok\n") :
+	    snprintf(line, sizeof(line), "error: %s\n", why);
+	/* A pipe srt reads at once: one short line never blocks. */
+	(void)!write(k->ready_fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+	close(k->ready_fd);
+	k->ready_fd = -1;
+}
 static void ask_fail_all(struct evloop *loop, void *arg);
 
 static void
@@ -130,6 +157,9 @@ ask_wait_unlink(struct ask_link *k, struct ask_wait *w)
 			break;
 		}
 	evtimer_del(k->loop, &w->timer);
+	body_held -= w->held;
+	if (w->slot != NULL)
+		*w->slot = NULL;
 	free(w->key);
 	free(w);
 }
@@ -153,22 +183,20 @@ ask_memo_put(struct ask_link *k, const char *key, const struct ask_answer *a)
 static void
 ask_finish(struct ask_link *k, struct ask_wait *w, const struct ask_answer *a)
 {
-	struct conn *c = w->c;
 	ask_cb cb = w->cb;
+	void *arg = w->arg;
 
 	if (w->key != NULL && a->decided)
 		ask_memo_put(k, w->key, a);
-	if (c != NULL)
-		c->ask = NULL;
 	ask_wait_unlink(k, w);
-	if (c != NULL)
-		cb(c, a);
+	cb(arg, a);
 }
 
 static void
-ask_fail(struct ask_link *k, struct ask_wait *w, const char *why)
+ask_fail(struct ask_link *k, struct ask_wait *w, const char *why, bool sync)
 {
-	struct ask_answer a = { .allow = false, .status = 503, .unavailable = true };
+	struct ask_answer a = { .allow = false, .status = 503, .unavailable = true,
+		.sync = sync };
 	char reason[256];
 
 	snprintf(reason, sizeof(reason), "request decider: %s", why);
@@ -182,6 +210,7 @@ ask_die(struct ask_link *k, const char *why)
 	if (k->dead != NULL)
 		return;
 	k->dead = xstrdup(why);
+	ask_ready(k, why);
 	log_warnx("decider: %s: every request it would decide is refused from now on", why);
 	evloop_del(k->loop, k->in);
 	if (k->out != k->in)
@@ -198,7 +227,7 @@ ask_fail_all(struct evloop *loop, void *arg)
 
 	(void)loop;
 	while (k->waits != NULL)
-		ask_fail(k, k->waits, k->dead);
+		ask_fail(k, k->waits, k->dead, false);
 	if (proxy_policy_from_decider(k->px))
 		proxy_shutdown(k->px, "the decider is gone");
 }
@@ -212,31 +241,93 @@ ask_timeout(struct evloop *loop, void *arg)
 	log_debug("decider: no verdict for request %llu in %u ms", (unsigned long long)w->id,
 	    link_->timeout_ms);
 	ask_late_add(link_, w->id);
-	ask_fail(link_, w, "decider timed out");
+	/* The body a need_body asked for did not come in time: the client's doing, but
+	 * the request is refused the same way (the decider still waits for the body and
+	 * drops its id's later verdicts). */
+	ask_fail(link_, w, w->body_max != 0 ? "the request body did not come within the "
+	    "verdict timeout" : "decider timed out", false);
 }
 
-/* The request body a need_body asks for: what came with the head, at most max bytes
- * (cut when there is more). */
+/* The body frame: what was read ahead, at most max bytes; the verdict is awaited anew. */
 static void
-ask_send_body(struct ask_link *k, struct ask_wait *w, uint32_t max)
+ask_body_send(struct ask_link *k, struct ask_wait *w, const struct buf *b, uint32_t max,
+    bool cut)
 {
-	struct conn *c = w->c;
-	size_t have = 0;
-	bool cut = false;
+	size_t have = b != NULL ? b->len : 0;
 
-	if (c != NULL && !c->is_connect && c->req_framing == HTTP_BODY_LENGTH) {
-		have = c->in.len < c->req_left ? c->in.len : (size_t)c->req_left;
-		cut = c->req_left > have;
-	} else if (c != NULL && !c->is_connect && c->req_framing == HTTP_BODY_CHUNKED)
-		cut = true;
-	if (have > max) {
+	if (have > max)
 		have = max;
-		cut = true;
-	}
-	decider_encode_body(&k->wbuf, w->id, c != NULL ? c->in.p + c->in.off : NULL, have, cut);
+	decider_encode_body(&k->wbuf, w->id, have > 0 ? b->p + b->off : NULL, have, cut);
+	body_held -= w->held;
+	w->held = 0;
+	w->body_max = 0;
 	w->body_sent = true;
 	evtimer_add(k->loop, &w->timer, k->timeout_ms);
 	ask_flush(k);
+}
+
+bool
+ask_reading(const struct ask_wait *w)
+{
+	return w != NULL && w->body_max != 0;
+}
+
+/* Called by the connection (conn_run) while it reads the body for the decider. */
+void
+ask_body_more(struct conn *c)
+{
+	struct ask_wait *w = c->ask;
+	struct ask_answer a = { .status = 400, .bad_request = true, .sync = true,
+		.reason = "malformed chunked request body" };
+	bool cut = false;
+	int r;
+
+	if (link_ == NULL || !ask_reading(w))
+		return;
+	if ((r = forward_body_ahead(c, w->body_max, &cut)) == 0)
+		return;
+	if (r == -1) {
+		/* The decider waits for a body that will not come: its verdicts for the id
+		 * are dropped. */
+		ask_late_add(link_, w->id);
+		ask_finish(link_, w, &a);
+		return;
+	}
+	ask_body_send(link_, w, &c->body, w->body_max, cut);
+}
+
+/*
+ * need_body: the body is read (up to max bytes, with the rest of the verdict timeout to
+ * come) and then shown; a request without one is shown an empty body at once. The bytes
+ * wait in the connection's c->body and go upstream first on an allow.
+ */
+static void
+ask_need_body(struct ask_link *k, struct ask_wait *w, uint32_t max)
+{
+	struct conn *c = w->body;
+	struct ask_answer a = { .status = 503, .unavailable = true,
+		.reason = "request decider: too many request bodies held for inspection" };
+	size_t want;
+
+	if (c == NULL || c->is_connect || (c->req_framing == HTTP_BODY_NONE &&
+	    c->body.len == 0)) {
+		ask_body_send(k, w, NULL, max, false);
+		return;
+	}
+	want = c->req_framing == HTTP_BODY_LENGTH && c->req_left + c->body.len < max ?
+	    (size_t)c->req_left + c->body.len : max;
+	if (body_held + want > ASK_BODY_HELD_MAX) {
+		/* Refused, not queued: a queue of held bodies is the same memory. */
+		ask_late_add(k, w->id);
+		ask_finish(k, w, &a);
+		return;
+	}
+	body_held += want;
+	w->held = want;
+	w->body_max = max;
+	evtimer_add(k->loop, &w->timer, k->timeout_ms);
+	/* What is there already is taken now; the connection reads on for the rest. */
+	conn_run(c);
 }
 
 static void
@@ -257,12 +348,17 @@ ask_on_verdict(struct ask_link *k, struct decider_verdict *v)
 		ask_die(k, "verdict for an id nothing waits on");
 		return;
 	}
+	if (w->body_max != 0 && v->action != DECIDER_DENY) {
+		/* While the body is read only a deny may end the request. */
+		ask_die(k, "a verdict other than deny while the body was read");
+		return;
+	}
 	if (v->action == DECIDER_NEED_BODY) {
 		if (w->body_sent) {
 			ask_die(k, "a second need_body");
 			return;
 		}
-		ask_send_body(k, w, v->max);
+		ask_need_body(k, w, v->max);
 		return;
 	}
 	a.decided = true;
@@ -300,6 +396,7 @@ ask_on_frame(struct ask_link *k, const char *f, size_t n)
 			log_debug("decider: hello (its %zu + %zu entries are not used: the policy "
 			    "decides which requests are asked)", h.allowed.n, h.denied.n);
 		decider_hello_free(&h);
+		ask_ready(k, NULL);
 		if (k->early.len > 0) {
 			buf_add(&k->wbuf, k->early.p + k->early.off, k->early.len);
 			buf_consume(&k->early, k->early.len);
@@ -379,6 +476,9 @@ ask_start(struct proxy *px)
 	k->in = o->decider_in;
 	k->out = o->decider_out;
 	k->timeout_ms = o->decider_timeout_ms;
+	k->ready_fd = o->decider_ready_fd;
+	if (k->ready_fd != -1)
+		(void)fcntl(k->ready_fd, F_SETFD, FD_CLOEXEC);
 	evtimer_init(&k->fail_timer, ask_fail_all, k);
 	if (ask_nonblock(k->in) == -1 || (k->out != k->in && ask_nonblock(k->out) == -1))
 		fatal("decider descriptors");
@@ -417,12 +517,13 @@ ask_needed(struct conn *c, bool allowed)
 	return ASK_YES;
 }
 
-int
-ask_send(struct conn *c, const struct decider_req *r0, ask_cb cb)
+void
+ask_send(struct proxy *px, const struct decider_req *r0, ask_cb cb, void *arg,
+    struct ask_wait **slot, struct conn *body)
 {
 	struct ask_link *k = link_;
 	struct decider_req r = *r0;
-	struct ask_answer a = { 0 };
+	struct ask_answer a = { .sync = true };
 	struct ask_wait *w;
 	const char *why;
 	char *key = NULL;
@@ -431,10 +532,10 @@ ask_send(struct conn *c, const struct decider_req *r0, ask_cb cb)
 		a.status = 503;
 		a.unavailable = true;
 		a.reason = "request decider unavailable";
-		cb(c, &a);
-		return 0;
+		cb(arg, &a);
+		return;
 	}
-	if (proxy_options(c->px)->ask) {
+	if (proxy_options(px)->ask) {
 		key = xasprintf("%s:%u", r.host, r.port);
 		for (size_t i = 0; i < k->nmemo; i++)
 			if (strcmp(k->memo[i].key, key) == 0) {
@@ -444,8 +545,8 @@ ask_send(struct conn *c, const struct decider_req *r0, ask_cb cb)
 				a.reason = k->memo[i].reason;
 				a.remembered = true;
 				free(key);
-				cb(c, &a);
-				return 0;
+				cb(arg, &a);
+				return;
 			}
 	}
 	if (k->last_id >= DECIDER_ID_MAX) {
@@ -454,8 +555,8 @@ ask_send(struct conn *c, const struct decider_req *r0, ask_cb cb)
 		a.status = 503;
 		a.unavailable = true;
 		a.reason = "request decider unavailable";
-		cb(c, &a);
-		return 0;
+		cb(arg, &a);
+		return;
 	}
 	r.id = k->last_id + 1;
 	/* Before the decider's hello the request waits (its timer runs from now), so that
@@ -465,36 +566,37 @@ ask_send(struct conn *c, const struct decider_req *r0, ask_cb cb)
 		a.status = 400;
 		a.reason = why;
 		a.bad_request = true;
-		cb(c, &a);
-		return 0;
+		cb(arg, &a);
+		return;
 	}
 	k->last_id = r.id;
 	w = xcalloc(1, sizeof(*w));
 	w->id = r.id;
-	w->c = c;
 	w->cb = cb;
+	w->arg = arg;
+	w->slot = slot;
+	w->body = body;
 	w->key = key;
 	evtimer_init(&w->timer, ask_timeout, w);
 	evtimer_add(k->loop, &w->timer, k->timeout_ms);
 	w->next = k->waits;
 	k->waits = w;
-	c->ask = w;
-	c->st = CONN_ASKING;
+	*slot = w;
 	if (k->hello)
 		ask_flush(k);
 	else if (k->early.len > ASK_OUT_MAX)
 		ask_die(k, "no hello, and too many requests waiting for it");
-	return 0;
 }
 
 void
-ask_cancel(struct conn *c)
+ask_cancel(struct ask_wait **slot)
 {
-	struct ask_wait *w = c->ask;
+	struct ask_wait *w = *slot;
 
 	if (w == NULL || link_ == NULL)
 		return;
-	c->ask = NULL;
+	*slot = NULL;
+	w->slot = NULL;
 	/* Its verdict may still come: dropped then, as a late one is. */
 	ask_late_add(link_, w->id);
 	ask_wait_unlink(link_, w);

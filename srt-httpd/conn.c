@@ -129,7 +129,7 @@ conn_refuse(struct proxy *px, int fd)
 static void
 conn_close_upstream(struct conn *c)
 {
-	ask_cancel(c);
+	ask_cancel(&c->ask);
 	if (c->dial != NULL) {
 		proxy_dial_cancel(c->dial);
 		c->dial = NULL;
@@ -161,6 +161,7 @@ conn_request_done(struct conn *c)
 	free(c->up_head);
 	c->up_head = NULL;
 	c->up_head_len = 0;
+	buf_free(&c->body);
 }
 
 void
@@ -458,6 +459,23 @@ conn_run(struct conn *c)
 			break;
 		}
 		case CONN_ASKING:
+			/* need_body: the body is read for the decider (ask.c). */
+			if (!ask_reading(c->ask))
+				break;
+			ask_body_more(c);
+			if (c->st != CONN_ASKING || !ask_reading(c->ask)) {
+				progress = 1;
+				break;
+			}
+			r = conn_read(c, &c->in, HTTPD_IN_MAX - c->in.len);
+			if (r == -1) {
+				proxy_request_set_reason(c->rq, "client closed during the request",
+				    32);
+				conn_free(c, true);
+				return;
+			}
+			progress |= r;
+			break;
 		case CONN_DIALING:
 		case CONN_HANDED:
 			break;

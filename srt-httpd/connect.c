@@ -38,8 +38,10 @@ connect_parse_target(struct http_str t, const char **host, size_t *hostlen, uint
 }
 
 static void
-connect_answered(struct conn *c, const struct ask_answer *a)
+connect_answered(void *arg, const struct ask_answer *a)
 {
+	struct conn *c = arg;
+
 	if (!a->allow)
 		httpd_ask_refuse(c, a, false);
 	else {
@@ -68,7 +70,8 @@ connect_ask(struct conn *c, const struct http_head *h)
 	r.host_header = hosthdr;
 	r.path = path;
 	httpd_req_headers(h, &r, names, namelen, values, valuelen);
-	(void)ask_send(c, &r, connect_answered);
+	c->st = CONN_ASKING;
+	ask_send(c->px, &r, connect_answered, c, &c->ask, NULL);
 	free(hosthdr);
 	free(path);
 }
@@ -109,9 +112,23 @@ connect_start(struct conn *c, const struct http_head *h)
 		    "Connection blocked by network allowlist", false);
 		return;
 	}
-	/* tlsTerminate: the tunnel is terminated if it carries TLS (terminate.c). */
+	/*
+	 * tlsTerminate: the tunnel is terminated if it carries TLS (terminate.c). Then, as
+	 * the reference does, the decider is not asked about the CONNECT but about each
+	 * request decrypted from it (term_request), with the TLS server name; a tunnel
+	 * that turns out to carry something else is asked about then, as a CONNECT.
+	 */
 	if (term_wanted(c->pp, c->rq)) {
-		term_connect(c);
+		bool ask = ask_needed(c, allowed) == ASK_YES;
+
+		if (!allowed) {
+			/* --ask, a host no rule decides: its requests will be asked. */
+			c->rq->verdict = VERDICT_ALLOW;
+			free(c->rq->rule);
+			c->rq->rule = xstrdup("decider");
+			proxy_request_set_reason(c->rq, NULL, 0);
+		}
+		term_connect(c, h, ask);
 		return;
 	}
 	/* Not terminated (no tlsTerminate, or an excluded host): a tunnel srt cannot see

@@ -186,6 +186,7 @@ forward_build_head(struct conn *c, const struct http_head *h, const struct targe
 }
 
 static void forward_attach(struct conn *c, int fd, bool reused);
+static bool forward_retryable(const struct http_head *h);
 
 static bool
 forward_name_in(const char *f, const struct strlist *names)
@@ -308,8 +309,10 @@ forward_go(struct conn *c)
 }
 
 static void
-forward_answered(struct conn *c, const struct ask_answer *a)
+forward_answered(void *arg, const struct ask_answer *a)
 {
+	struct conn *c = arg;
+
 	if (!a->allow) {
 		httpd_ask_refuse(c, a, true);
 	} else {
@@ -323,9 +326,9 @@ forward_answered(struct conn *c, const struct ask_answer *a)
 		conn_run(c);
 }
 
-/* Ask the decider about the request of h (to t). */
-static void
-forward_ask(struct conn *c, const struct http_head *h, const struct target *t)
+void
+forward_ask(struct conn *c, const struct http_head *h, const char *tpath, size_t tpathlen,
+    const char *sni)
 {
 	const char *names[HTTP_HEADERS_MAX], *values[HTTP_HEADERS_MAX];
 	size_t namelen[HTTP_HEADERS_MAX], valuelen[HTTP_HEADERS_MAX], first;
@@ -334,18 +337,22 @@ forward_ask(struct conn *c, const struct http_head *h, const struct target *t)
 
 	if (http_field_count(h, "host", &first) > 0)
 		hosthdr = xstrndup(h->fields[first].value.p, h->fields[first].value.n);
-	path = t->path_needs_slash || t->pathlen == 0 ? xasprintf("/%.*s", (int)t->pathlen,
-	    t->path) : xstrndup(t->path, t->pathlen);
+	/* "" and "?q" are "/" and "/?q", as they go upstream. */
+	path = tpathlen == 0 || tpath[0] == '?' ? xasprintf("/%.*s", (int)tpathlen, tpath) :
+	    xstrndup(tpath, tpathlen);
 	if ((q = strchr(path, '?')) != NULL)
 		*q++ = '\0';
 	r.method = method;
 	r.host = c->rq->host;
 	r.port = c->rq->port;
 	r.host_header = hosthdr;
+	r.sni = sni;
 	r.path = path;
 	r.query = q;
 	httpd_req_headers(h, &r, names, namelen, values, valuelen);
-	(void)ask_send(c, &r, forward_answered);
+	c->u_retryable = forward_retryable(h);
+	c->st = CONN_ASKING;
+	ask_send(c->px, &r, forward_answered, c, &c->ask, c);
 	free(method);
 	free(hosthdr);
 	free(path);
@@ -411,8 +418,7 @@ forward_start(struct conn *c, const struct http_head *h)
 	c->rq->route = route_describe(&c->route);
 	forward_build_head(c, h, &t);
 	if (ask_needed(c, allowed) == ASK_YES) {
-		c->u_retryable = forward_retryable(h);
-		forward_ask(c, h, &t);
+		forward_ask(c, h, t.path, t.pathlen, NULL);
 		return;
 	}
 	forward_send(c, h);
@@ -446,6 +452,20 @@ forward_attach(struct conn *c, int fd, bool reused)
 		return;
 	}
 	buf_add(&c->uout, c->up_head, c->up_head_len);
+	/* need_body: what was read ahead for the decider goes first, framed as the rest
+	 * will be (a request with a body never goes out twice: forward_retry). */
+	if (c->body.len > 0) {
+		if (c->req_framing == HTTP_BODY_CHUNKED)
+			buf_addf(&c->uout, "%zx\r\n", c->body.len);
+		buf_add(&c->uout, c->body.p + c->body.off, c->body.len);
+		if (c->req_framing == HTTP_BODY_CHUNKED)
+			buf_add(&c->uout, "\r\n", 2);
+		c->rq->up += c->body.len;
+		buf_free(&c->body);
+	}
+	/* Read to its end ahead: forward_request_body will not run to end it. */
+	if (c->req_framing == HTTP_BODY_CHUNKED && c->req_done)
+		buf_add(&c->uout, "0\r\n\r\n", 5);
 	c->st = CONN_FORWARD;
 }
 
@@ -530,6 +550,47 @@ forward_request_body(struct conn *c)
 		c->req_done = true;
 	}
 	return 1;
+}
+
+/* A decoded chunk of a body read ahead (forward_body_ahead). */
+static void
+forward_ahead_out(void *arg, const char *p, size_t n)
+{
+	buf_add(arg, p, n);
+}
+
+int
+forward_body_ahead(struct conn *c, size_t max, bool *cut)
+{
+	size_t take;
+	long used;
+
+	if (c->req_framing == HTTP_BODY_LENGTH) {
+		take = c->in.len < c->req_left ? c->in.len : (size_t)c->req_left;
+		if (take > max - c->body.len)
+			take = max - c->body.len;
+		buf_add(&c->body, c->in.p + c->in.off, take);
+		buf_consume(&c->in, take);
+		c->req_left -= take;
+		c->req_done = c->req_left == 0;
+		*cut = c->req_left > 0;
+		return c->req_done || c->body.len >= max;
+	}
+	if (c->req_framing != HTTP_BODY_CHUNKED) {
+		*cut = false;
+		return 1;
+	}
+	/* Chunked: decoded until it is over or goes past max (which says it is cut). */
+	while (!http_chunked_done(&c->req_ch) && c->body.len <= max && c->in.len > 0) {
+		used = http_chunked_feed(&c->req_ch, c->in.p + c->in.off, c->in.len,
+		    forward_ahead_out, &c->body);
+		if (used < 0)
+			return -1;
+		buf_consume(&c->in, (size_t)used);
+	}
+	c->req_done = http_chunked_done(&c->req_ch);
+	*cut = c->body.len > max;
+	return c->req_done || c->body.len > max;
 }
 
 /* The exchange is over: back to reading heads, or close. */

@@ -77,6 +77,8 @@ struct conn {
 	struct proxy_policy *pp;
 	struct proxy_dial *dial;
 	struct ask_wait *ask;           /* the decider's verdict awaited (ask.c) */
+	struct buf body;                /* need_body: the request body read ahead (decoded),
+	                                   sent upstream before the rest (forward_attach) */
 	struct route route;             /* how the request leaves (proxy_route) */
 	bool is_connect;
 	bool head_method;
@@ -116,16 +118,23 @@ struct ask_answer {
 	const char *reason;             /* NULL: none given */
 	const struct decider_verdict *v;
 };
-typedef void (*ask_cb)(struct conn *c, const struct ask_answer *a);
+typedef void (*ask_cb)(void *arg, const struct ask_answer *a);
 enum ask_need { ASK_NO, ASK_YES };
 struct ask_wait;
 void ask_start(struct proxy *px);
 bool ask_active(void);
 enum ask_need ask_needed(struct conn *c, bool allowed);
-/* Ask about c's request; cb runs once with the answer, now or later (c->st is then
- * CONN_ASKING until it does). */
-int ask_send(struct conn *c, const struct decider_req *r, ask_cb cb);
-void ask_cancel(struct conn *c);
+/* Ask about r; cb(arg, answer) runs once: now, from within this call (a->sync), or later
+ * from the loop. Meanwhile *slot holds the wait (NULL again once answered); ask_cancel
+ * forgets it. body: the connection whose request body a need_body is shown (NULL: the
+ * request has none, as a CONNECT). */
+void ask_send(struct proxy *px, const struct decider_req *r, ask_cb cb, void *arg,
+    struct ask_wait **slot, struct conn *body);
+void ask_cancel(struct ask_wait **slot);
+/* need_body: whether w waits for its request's body (the connection then reads on), and
+ * the step that takes what came (conn.c calls it after each read). */
+bool ask_reading(const struct ask_wait *w);
+void ask_body_more(struct conn *c);
 /* Record a refusal in c->rq and queue its reply (conn.c). */
 void httpd_ask_refuse(struct conn *c, const struct ask_answer *a, bool keep);
 /* Record an allow by the decider in c->rq when the policy had not allowed it. */
@@ -162,6 +171,15 @@ void forward_send(struct conn *c, const struct http_head *h);
 const char *forward_host_mismatch(const struct http_head *h, const struct proxy_request *rq,
     uint16_t default_port);
 void forward_dialed(struct conn *c, int fd);
+/* Ask the decider about the request of h to c->rq's host and port (path: its target in
+ * origin form, query included; sni: the TLS server name or NULL); its answer sends it on
+ * (with an allow's header edits on c->up_head) or refuses it. */
+void forward_ask(struct conn *c, const struct http_head *h, const char *path,
+    size_t pathlen, const char *sni);
+/* need_body: move up to max bytes of the request body from c->in to c->body (decoded).
+ * 1 when the decider can be shown it (*cut: it goes on past max), 0 when more must be
+ * read, -1 on a malformed chunked body. */
+int forward_body_ahead(struct conn *c, size_t max, bool *cut);
 /* 1 progress, 0 nothing to do now, -1 the connection is gone (c freed). */
 int forward_pump(struct conn *c);
 
@@ -181,9 +199,11 @@ void connect_start(struct conn *c, const struct http_head *h);
 /* terminate.c: tlsTerminate. */
 /* Is rq's host to be terminated under pp (tlsTerminate on, not in excludeDomains)? */
 bool term_wanted(const struct proxy_policy *pp, const struct proxy_request *rq);
-/* Take over an allowed CONNECT (c->st becomes CONN_HANDED, or a refusal is queued): 200, then the ClientHello is awaited and
- * terminated, or the tunnel goes on opaque (or is refused) when none comes. */
-void term_connect(struct conn *c);
+/* Take over an allowed CONNECT of head h (c->st becomes CONN_HANDED, or a refusal is
+ * queued): 200, then the ClientHello is awaited and terminated, or the tunnel goes on
+ * opaque (or is refused) when none comes. ask_opaque: the decider is asked about the
+ * tunnel before an opaque one is dialled (terminated, its requests are asked). */
+void term_connect(struct conn *c, const struct http_head *h, bool ask_opaque);
 /* A request read from a terminated tunnel (c->term). */
 void term_request(struct conn *c, const struct http_head *h);
 /* The terminated tunnel c->term is over. */

@@ -67,6 +67,10 @@ struct term_setup {
 	struct route route;
 	struct ev_timer deadline;
 	bool slot;                      /* holds a tunnel slot */
+	bool ask_opaque;                /* a decider is asked if the tunnel is not TLS */
+	struct ask_wait *ask;           /* its verdict awaited */
+	char *connect_req;              /* the CONNECT's head, kept for that question */
+	size_t connect_req_len;
 };
 
 /* Tunnels terminated (or about to be) at once, against maxTunnels. */
@@ -100,6 +104,8 @@ static void
 term_setup_free(struct term_setup *ts, bool close_client)
 {
 	evtimer_del(ts->loop, &ts->deadline);
+	ask_cancel(&ts->ask);
+	free(ts->connect_req);
 	if (ts->dial != NULL)
 		proxy_dial_cancel(ts->dial);
 	tls_conn_free(ts->tc);
@@ -228,6 +234,66 @@ term_dial_cb(void *arg, const struct proxy_dial_result *res)
 	term_setup_free(ts, false);
 }
 
+static void
+term_opaque_dial(struct term_setup *ts)
+{
+	ts->dial = proxy_dial(ts->px, ts->pp, ts->rq, &ts->route, true, term_dial_cb, ts);
+}
+
+/* The decider's answer about an opaque tunnel: the 200 is out, so a refusal can only
+ * close it. */
+static void
+term_opaque_answered(void *arg, const struct ask_answer *a)
+{
+	struct term_setup *ts = arg;
+	const char *reason = a->reason != NULL ? a->reason : "denied by the request decider";
+
+	if (!a->allow) {
+		free(ts->rq->rule);
+		ts->rq->rule = xstrdup("decider");
+		term_fail(ts, VERDICT_DENY, reason);
+		return;
+	}
+	if (ts->rq->verdict != VERDICT_ALLOW && ts->rq->verdict != VERDICT_AUDIT_DENY) {
+		ts->rq->verdict = VERDICT_ALLOW;
+		free(ts->rq->rule);
+		ts->rq->rule = xstrdup("decider");
+		proxy_request_set_reason(ts->rq, NULL, 0);
+	}
+	term_opaque_dial(ts);
+}
+
+/* Ask the decider about the opaque tunnel as about a plain CONNECT (connect.c). */
+static void
+term_opaque_ask(struct term_setup *ts)
+{
+	const char *names[HTTP_HEADERS_MAX], *values[HTTP_HEADERS_MAX];
+	size_t namelen[HTTP_HEADERS_MAX], valuelen[HTTP_HEADERS_MAX], first;
+	struct decider_req r = { 0 };
+	struct http_head *h = xmalloc(sizeof(*h));
+	char *hosthdr = NULL, *path;
+
+	if (http_parse_request(ts->connect_req, ts->connect_req_len, h) != HTTP_OK) {
+		/* It parsed when it came. */
+		free(h);
+		term_fail(ts, VERDICT_ERROR, "the CONNECT head could not be read again");
+		return;
+	}
+	path = xstrndup(h->target.p, h->target.n);
+	if (http_field_count(h, "host", &first) > 0)
+		hosthdr = xstrndup(h->fields[first].value.p, h->fields[first].value.n);
+	r.method = "CONNECT";
+	r.host = ts->rq->host;
+	r.port = ts->rq->port;
+	r.host_header = hosthdr;
+	r.path = path;
+	httpd_req_headers(h, &r, names, namelen, values, valuelen);
+	ask_send(ts->px, &r, term_opaque_answered, ts, &ts->ask, NULL);
+	free(hosthdr);
+	free(path);
+	free(h);
+}
+
 /* The first bytes are not TLS: an opaque tunnel, which refuseOpaqueTunnels refuses. */
 static void
 term_opaque(struct term_setup *ts)
@@ -252,7 +318,12 @@ term_opaque(struct term_setup *ts)
 	    rq->port);
 	ts->st = TS_DIAL;
 	proxy_route(ts->pp, rq, true, &ts->route);
-	ts->dial = proxy_dial(ts->px, ts->pp, rq, &ts->route, true, term_dial_cb, ts);
+	/* Nothing of it can be read: the decider is asked about the tunnel itself. */
+	if (ts->ask_opaque) {
+		term_opaque_ask(ts);
+		return;
+	}
+	term_opaque_dial(ts);
 }
 
 static void
@@ -316,7 +387,7 @@ term_io(struct evloop *loop, int fd, unsigned events, void *arg)
 }
 
 void
-term_connect(struct conn *c)
+term_connect(struct conn *c, const struct http_head *h, bool ask_opaque)
 {
 	struct proxy_policy *pp = c->pp;
 	struct term_setup *ts;
@@ -370,6 +441,12 @@ term_connect(struct conn *c)
 	ts->hello.target_kind = ts->rq->kind;
 	ts->hello.pin_target = pp->require_host_match;
 	ts->slot = true;
+	ts->ask_opaque = ask_opaque;
+	if (ask_opaque) {
+		ts->connect_req_len = h->head_len;
+		ts->connect_req = xmalloc(h->head_len);
+		memcpy(ts->connect_req, h->method.p, h->head_len);
+	}
 	term_tunnels++;
 	c->rq = NULL;
 	c->pp = NULL;
@@ -446,6 +523,7 @@ term_request(struct conn *c, const struct http_head *h)
 {
 	struct http_str path, auth;
 	const char *why;
+	bool allowed;
 
 	if (http_str_eq(h->method, "CONNECT")) {
 		term_refuse(c, 400, "Bad Request", "CONNECT inside a TLS-terminated tunnel",
@@ -457,9 +535,11 @@ term_request(struct conn *c, const struct http_head *h)
 		return;
 	}
 	/* The same decision as for a plain request, on the CONNECT target (a reload may
-	 * have changed it since the tunnel opened). */
-	if (!proxy_decide(c->px, c->pp, c->rq, c->term->host, strlen(c->term->host),
-	    c->term->port)) {
+	 * have changed it since the tunnel opened); --ask sends a host no rule decides to
+	 * the decider. */
+	allowed = proxy_decide(c->px, c->pp, c->rq, c->term->host, strlen(c->term->host),
+	    c->term->port) != 0;
+	if (!allowed && ask_needed(c, false) == ASK_NO) {
 		conn_reply(c, 403, "Forbidden", "Content-Type: text/plain\r\n"
 		    "X-Proxy-Error: blocked-by-allowlist\r\n",
 		    "Connection blocked by network allowlist\n", true);
@@ -505,5 +585,13 @@ term_request(struct conn *c, const struct http_head *h)
 	free(c->rq->route);
 	c->rq->route = route_describe(&c->route);
 	term_build_head(c, h, path);
+	/* With a decider, each decrypted request is asked like a plain one, with the
+	 * server name the client's TLS named; an allow's header edits apply to the head
+	 * just built, a refusal is answered inside the TLS session. */
+	if (ask_needed(c, allowed) == ASK_YES) {
+		forward_ask(c, h, path.p, path.n, c->term->sni[0] != '\0' ? c->term->sni :
+		    NULL);
+		return;
+	}
 	forward_send(c, h);
 }

@@ -81,6 +81,7 @@ struct launch {
 	/* the external decider, for srt-httpd (srt-httpd(8)) */
 	int decider_in, decider_out;    /* -1 without one */
 	bool ask;                       /* --ask */
+	int decider_ready[2];           /* srt-httpd's --decider-ready-fd pipe, or -1 */
 	int guard_fd;                   /* the write guard: a memfd sealed once written */
 	char *cwd;
 	char *home;

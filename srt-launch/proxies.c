@@ -115,7 +115,7 @@ proxies_start(struct launch *l, enum proxy_kind k)
 		goto out;
 	}
 	if (pid == 0) {
-		int fds[10], exe = l->helper_fd[h];
+		int fds[12], exe = l->helper_fd[h];
 		size_t n = 0, i;
 		struct strlist argv = { 0 };
 
@@ -150,6 +150,11 @@ proxies_start(struct launch *l, enum proxy_kind k)
 				fds[n++] = l->decider_out;
 				if (l->ask)
 					strlist_push(&argv, "--ask");
+				if (l->decider_ready[1] != -1) {
+					strlist_push(&argv, "--decider-ready-fd");
+					strlist_pushf(&argv, "%zu", 3 + n);
+					fds[n++] = l->decider_ready[1];
+				}
 			}
 		} else {
 			strlist_push(&argv, "--relay-to");
@@ -203,6 +208,9 @@ proxies_start(struct launch *l, enum proxy_kind k)
 		close(cafd);
 	fd_close(&ctl[0]);
 	fd_close(&ctl[1]);
+	/* Only srt-httpd writes the readiness line: its EOF says it is gone. */
+	if (k == PK_HTTP)
+		fd_close(&l->decider_ready[1]);
 	if (ep[0] != -1)
 		close(ep[0]);
 	if (ep[1] != -1)

@@ -269,6 +269,73 @@ decider_open(struct launch *l)
 	return 0;
 }
 
+/*
+ * With a decider, srt-httpd starts with the run rather than at the first connection, and
+ * the command only once the decider has answered its hello: the reference's proxy mode
+ * hears the hello before it listens. A link that ends first (a closed decider, a hello
+ * that breaks the protocol) is not one to run under: srt refuses, as for a control
+ * channel that fails before its first update. Signals that would end the run end the
+ * wait; a decider that never answers is waited for, as the reference's is.
+ */
+static int
+decider_start(struct launch *l, int sigfd)
+{
+	char line[512];
+	size_t len = 0;
+	ssize_t n;
+
+	if (l->decider_in == -1 || l->set.net.http_proxy_port != 0)
+		return 0;
+	if (pipe2(l->decider_ready, O_CLOEXEC) == -1) {
+		log_warn("pipe");
+		return -1;
+	}
+	if (proxies_start(l, PK_HTTP) == -1)
+		return -1;
+	log_debug("waiting for the decider's hello");
+	while (len < sizeof(line) - 1) {
+		struct pollfd p[2] = { { l->decider_ready[0], POLLIN, 0 }, { sigfd, POLLIN, 0 } };
+
+		if (poll(p, 2, -1) == -1) {
+			if (errno == EINTR)
+				continue;
+			log_warn("poll");
+			return -1;
+		}
+		if (p[1].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+				if (si.ssi_signo != SIGCHLD && si.ssi_signo != SIGWINCH) {
+					log_warnx("signal %d while waiting for the decider's hello",
+					    (int)si.ssi_signo);
+					return -1;
+				}
+		}
+		if (!(p[0].revents & (POLLIN | POLLHUP)))
+			continue;
+		n = read(l->decider_ready[0], line + len, sizeof(line) - 1 - len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		if (memchr(line, '\n', len) != NULL)
+			break;
+	}
+	line[len] = '\0';
+	fd_close(&l->decider_ready[0]);
+	if (strcmp(line, "ok\n") == 0) {
+		log_debug("the decider said hello");
+		return 0;
+	}
+	line[strcspn(line, "\n")] = '\0';
+	log_warnx("decider: %s: refusing to run the command without the decider it asks for",
+	    len > 7 && strncmp(line, "error: ", 7) == 0 ? line + 7 :
+	    "srt-httpd ended before the decider's hello");
+	return -1;
+}
+
 /* A closed 0, 1 or 2 would be taken by the first pipe we open and handed to the command
  * as its stdin or stdout. */
 static void
@@ -518,6 +585,7 @@ launch_init(struct launch *l, const char *argv0)
 	for (i = 0; i < H_MAX; i++)
 		l->helper_fd[i] = -1;
 	l->control_fd = l->decider_in = l->decider_out = -1;
+	l->decider_ready[0] = l->decider_ready[1] = -1;
 	for (i = 0; i < PK_MAX; i++)
 		l->proxy_ctl[i] = -1;
 }
@@ -729,6 +797,8 @@ main(int argc, char **argv)
 	 * however we end, nothing of the run is left behind.
 	 */
 	if (netns_create(&l) == -1 || keeper_start(&l) == -1 || proxies_init(&l) == -1)
+		goto out;
+	if (decider_start(&l, sigfd) == -1)
 		goto out;
 	envp = env_build(&l);
 	/* bwrap starts now, with the plan's first half, and waits for its options while

@@ -312,3 +312,65 @@ EOF
 	[[ "$output" == *"requests host=a.test"* ]]
 	[[ "$output" == *"content"* ]]
 }
+
+@test "with a decider under srt: each decrypted request is asked with its SNI, not the CONNECT; edits reach the server; a deny is answered inside TLS; a non-TLS tunnel is asked; --ask remembers" {
+	settings "$T/s.json" "\"tlsTerminate\": {\"extraCaCertPaths\": [\"$T/pki/up-ca.pem\"]}"
+	cat >"$T/ask.json" <<JSON
+{ "network": { "allowedDomains": ["b.test", "127.0.0.1"], "deniedDomains": [],
+    "tlsTerminate": {"extraCaCertPaths": ["$T/pki/up-ca.pem"]} },
+  "filesystem": { "denyRead": [], "allowWrite": [], "denyWrite": [] } }
+JSON
+	cat >"$T/rules.json" <<'JSON'
+{"hosts":{
+  "a.test":{"action":"allow","cred":"svc","credential":"tok123","setHeaders":{"x-added":["yes"]}},
+  "b.test":{"action":"deny","status":451,"reason":"not for this task"}
+}}
+JSON
+	cat >"$T/inside.sh" <<'SH'
+curl -sS -m 20 https://a.test:8443/hdr -H 'Authorization: Basic client' -o /dev/null -w 'a %{http_code}\n'
+curl -s -m 20 -i https://b.test:8443/ | tr -d '\r' | grep -e '^HTTP' -e '^X-Proxy-Error' -e 'not for'
+curl -sS -m 20 -p http://a.test:8080/ -o /dev/null -w 'opaque %{http_code}\n'
+curl -s -m 20 -p http://b.test:8080/ -o /dev/null -w 'opaque-denied %{http_code}\n' || echo 'opaque-denied closed'
+SH
+	cat >"$T/inside-ask.sh" <<'SH'
+for i in 1 2; do curl -sS -m 20 https://a.test:8443/ -o /dev/null -w 'ask %{http_code}\n'; done
+curl -sS -m 20 https://b.test:8443/ -o /dev/null -w 'rule %{http_code}\n'
+SH
+	cat >"$T/case" <<EOF
+. "$TLSH"
+tls_certs
+nginx_tls
+python3 "$BATS_TEST_DIRNAME/helpers/decider.py" "\$T/rules.json" "\$T/frames" -- \
+    "\$SRT_BIN/srt" -s "\$T/s.json" --decider-fd 3 bash "\$T/inside.sh"
+echo "srt exit \$?"
+python3 "$BATS_TEST_DIRNAME/helpers/decider.py" "\$T/rules.json" "\$T/frames-ask" -- \
+    "\$SRT_BIN/srt" -s "\$T/ask.json" --decider-fd 3 --ask bash "\$T/inside-ask.sh"
+echo "srt ask exit \$?"
+EOF
+	in_ns "$T/case"
+	cat "$T/frames" "$T/frames-ask" >&2
+	[[ "$output" == *"srt exit 0"* ]]
+	[[ "$output" == *"a 200"* ]]
+	[[ "$output" == *"HTTP/1.1 451 "* ]]
+	[[ "$output" == *"X-Proxy-Error: blocked-by-decider"* ]]
+	[[ "$output" == *"not for this task"* ]]
+	# The decrypted request, with the server name its TLS named; never the CONNECT.
+	grep -q '^< {"t":"req","id":1,"method":"GET","host":"a.test","port":8443,"hostHeader":"a.test:8443","sni":"a.test","path":"/hdr","headers":{' "$T/frames"
+	grep -q '"t":"req","id":2,"method":"GET","host":"b.test","port":8443,.*"sni":"b.test","path":"/"' "$T/frames"
+	! grep -q '"method":"CONNECT","host":"[ab].test","port":8443' "$T/frames"
+	# A tunnel that turns out not to carry TLS is asked about as the CONNECT it is.
+	[[ "$output" == *"opaque 200"* ]]
+	[[ "$output" == *"opaque-denied closed"* ]]
+	grep -q '"t":"req","id":3,"method":"CONNECT","host":"a.test","port":8080,"hostHeader":"a.test:8080","path":"a.test:8080"' "$T/frames"
+	grep -q '"t":"req","id":4,"method":"CONNECT","host":"b.test","port":8080' "$T/frames"
+	# The allow's credential replaced the client's Authorization on the way to the server.
+	grep -q '^a.test GET /hdr 200 .* auth=Bearer tok123$' "$T/nginx.log"
+	! grep -q '^b.test' "$T/nginx.log"
+	# --ask: a.test, on no list, asked once for both requests; b.test, allowed, not asked
+	# (127.0.0.1 on the list lets names that resolve to it through the address guard).
+	[[ "$output" == *"srt ask exit 0"* ]]
+	[ "$(grep -c '^ask 200' <<<"$output")" -eq 2 ]
+	[[ "$output" == *"rule 200"* ]]
+	[ "$(grep -c '"t":"req"' "$T/frames-ask")" -eq 1 ]
+	grep -q '"t":"req","id":1,"method":"GET","host":"a.test",.*"sni":"a.test"' "$T/frames-ask"
+}

@@ -28,6 +28,12 @@ def handle(c):
             heads.append(h.decode('latin-1').rstrip('\r\n'))
         hd = {h.split(':', 1)[0].strip().lower(): h.split(':', 1)[1].strip() for h in heads}
         body = f.read(int(hd['content-length'])) if 'content-length' in hd else b''
+        while hd.get('transfer-encoding') == 'chunked':
+            n = int(f.readline(), 16)
+            body += f.read(n)
+            f.readline()
+            if n == 0:
+                break
         out = line + ''.join(h + '\n' for h in heads).encode('latin-1') + b'\n' + body
         c.sendall(b'HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n' % len(out) + out)
     c.close()
@@ -250,6 +256,69 @@ JSON
 	! grep -q '"host":"127.0.0.9"' "$T/frames"
 }
 
+@test "decider: need_body waits for the body up to max, shows it (cut when longer) and sends it whole; a body that does not come is refused" {
+	cat >"$T/rules.json" <<JSON
+{"hosts":{
+  "127.0.0.1":{"need_body":8,"action":"allow"},
+  "localhost":{"need_body":100,"action":"allow","setHeaders":{"x-seen":["yes"]}}
+}}
+JSON
+	write_settings "$T/s.json" "[\"127.0.0.1:$UP\",\"localhost:$UP\"]"
+	start_decider "$T/rules.json" "$T/rules.json" "$T/frames" -- \
+	    srt-httpd -s "$T/s.json" -l "127.0.0.1:$PP" --decider-fd 3 --decider-timeout 1500 \
+	    --log "$T/log"
+	wait_listening "$PP"
+	wait_for "$T/frames" '> {"t":"hello"'
+	cat >"$T/client.py" <<'PY'
+# The head first, the body after a pause (and in two parts): the proxy must wait for it.
+import socket, sys, time
+pp, up, host, body, hold = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4].encode(), sys.argv[5] == 'hold'
+s = socket.create_connection(('127.0.0.1', pp))
+s.sendall(b'POST http://%s:%s/p HTTP/1.1\r\nHost: %s:%s\r\nContent-Length: %d\r\n\r\n'
+          % (host.encode(), up.encode(), host.encode(), up.encode(), len(body)))
+time.sleep(0.3)
+s.sendall(body[:3])
+if not hold:
+    time.sleep(0.2)
+    s.sendall(body[3:])
+s.settimeout(10)
+out = b''
+while True:
+    d = s.recv(65536)
+    if not d:
+        break
+    out += d
+    if b'\r\n\r\n' in out:
+        head, _, rest = out.partition(b'\r\n\r\n')
+        n = [int(l.split(b':')[1]) for l in head.split(b'\r\n') if l.lower().startswith(b'content-length:')]
+        if n and len(rest) >= n[0]:
+            break
+print(out.decode('latin-1'))
+PY
+	run python3 "$T/client.py" "$PP" "$UP" 127.0.0.1 0123456789abcdef go
+	echo "$output"
+	[[ "$output" == "HTTP/1.1 200 "* ]]
+	# Shown: the first 8 bytes, cut; sent upstream: all 16.
+	grep -q '"t":"body","id":1,"data":"MDEyMzQ1Njc=","cut":true' "$T/frames"
+	[[ "$output" == *"0123456789abcdef"* ]]
+	# A chunked body shorter than max: shown whole, no cut; upstream gets it re-chunked.
+	printf 'small body' >"$T/b"
+	run curl -sS -x "http://127.0.0.1:$PP" -H 'Transfer-Encoding: chunked' --data-binary @"$T/b" "http://localhost:$UP/c"
+	echo "$output"
+	grep -q '"t":"body","id":2,"data":"c21hbGwgYm9keQ=="}' "$T/frames"
+	[[ "$output" == *"x-seen: yes"* ]]
+	[[ "$output" == *"small body"* ]]
+	# The body stops coming: refused within the verdict timeout, nothing sent upstream.
+	run python3 "$T/client.py" "$PP" "$UP" 127.0.0.1 0123456789abcdef hold
+	echo "$output"
+	[[ "$output" == "HTTP/1.1 503 "* ]]
+	[[ "$output" == *"the request body did not come within the verdict timeout"* ]]
+	! grep -q '"t":"body","id":3' "$T/frames"
+	# The link is still good.
+	run curl -s -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$PP" "http://localhost:$UP/"
+	[ "$output" = "200" ]
+}
+
 @test "decider: a malformed frame ends the link and every request is refused (fail closed)" {
 	cat >"$T/rules.json" <<JSON
 {"hosts":{"127.0.0.1":{"garbage":"{\"t\":\"verdict\",\"id\":1,\"action\":\"allow\",\"extra\":1}"}}}
@@ -337,6 +406,27 @@ JSON
 	[ "$(grep -c '"t":"req".*"host":"localhost"' "$T/frames")" -eq 1 ]
 	! grep -q '"host":"127.0.0.5"' "$T/frames"
 	grep -q 'deny network-outbound localhost:'"$UP"' (the user said no)' "$T/derr"
+}
+
+@test "decider: under srt the proxy starts with the run and the hello is answered before the command runs; a bad hello stops the run" {
+	write_settings "$T/s.json" "[\"127.0.0.1:$UP\"]"
+	echo '{}' >"$T/rules.json"
+	# The command touches no network: with the proxy started lazily there would be no
+	# hello at all.
+	python3 "$DECIDER" "$T/rules.json" "$T/frames" -- \
+	    srt -s "$T/s.json" --decider-fd 3 -c "grep -c '^> {\"t\":\"hello\"' $T/frames" \
+	    >"$T/seen" 2>"$T/derr" && st=0 || st=$?
+	cat "$T/frames" "$T/derr" "$T/seen"
+	[ "$st" -eq 0 ]
+	[ "$(cat "$T/seen")" = 1 ]
+	echo '{"hello":{"raw":"{\"t\":\"hello\",\"proto\":2,\"allowedDomains\":[],\"deniedDomains\":[]}"}}' >"$T/r2.json"
+	python3 "$DECIDER" "$T/r2.json" "$T/frames2" -- \
+	    srt -s "$T/s.json" --decider-fd 3 -c "echo the command ran" \
+	    >"$T/out2" 2>"$T/derr2" && st=0 || st=$?
+	cat "$T/out2" "$T/derr2"
+	[ "$st" -eq 125 ]
+	! grep -q 'the command ran' "$T/out2"
+	grep -q 'refusing to run the command without the decider it asks for' "$T/derr2"
 }
 
 @test "decider: --decider-in and --decider-out (two pipes) work as one socket does" {

@@ -71,11 +71,12 @@ def main():
         sys.exit(0)
     signal.signal(signal.SIGTERM, stop)
 
+    # Logged before it is sent: once the proxy has read a frame, the log holds it.
     def send(data, obj=None):
-        wr.write(data)
-        wr.flush()
         logf.write('> ' + (json.dumps(obj, separators=(',', ':')) if obj is not None
                            else data[4:].decode('latin-1')) + '\n')
+        wr.write(data)
+        wr.flush()
 
     def read_exact(n):
         out = b''
