@@ -63,6 +63,7 @@ struct proxy_opts {
 	                                   this (default PROXY_HEAD_TIMEOUT_S) */
 	bool no_sandbox;                /* --no-sandbox: skip seccomp (debugging only) */
 	unsigned relay_port;            /* --relay-to PORT: a plain relay, no policy; 0 */
+	int cred_fd;                    /* --cred-fd N: masked credentials (cred.h), or -1 */
 };
 
 struct proxy;
@@ -94,6 +95,9 @@ int proxy_main(int argc, char **argv, const struct proxy_proto *proto);
 
 struct evloop *proxy_loop(struct proxy *px);
 const struct proxy_opts *proxy_options(struct proxy *px);
+/* The masked credentials read from --cred-fd (empty without it). */
+struct cred_store;
+const struct cred_store *proxy_creds(struct proxy *px);
 /* The connection accepted through proto->accept is gone (fd closed). */
 void proxy_conn_closed(struct proxy *px);
 /* How many of proto->spare_fds the descriptor limit leaves room for. */

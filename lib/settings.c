@@ -26,6 +26,7 @@
 
 #include "buf.h"
 #include "json_strict.h"
+#include "cred_rx.h"
 #include "path.h"
 #include "settings.h"
 #include "upstream.h"
@@ -1225,6 +1226,417 @@ get_windows(struct pctx *c, const cJSON *j, const char *path, struct settings *s
 }
 
 /* ------------------------------------------------------------------------------------ */
+/* credentials (BEHAVIOR §1.3, issue #14): the reference's schema, with its rules. The
+ * "mask" entries are kept (settings.h); "deny" comes with its own change. */
+
+enum { CR_FILES, CR_ENV, CR_PLAINTEXT, CR_AWS, CR_SIGV4, CR_COUNT };
+static const struct settings_key cred_fields[CR_COUNT] = {
+	[CR_FILES] = { "files", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[CR_ENV] = { "envVars", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[CR_PLAINTEXT] = { "allowPlaintextInject", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[CR_AWS] = { "awsPairs", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[CR_SIGV4] = { "sigv4", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+};
+
+/* One entry of files[] or envVars[]; maskDuplicates, last, is for files only. */
+enum { CF_ID, CF_MODE, CF_EXTRACT, CF_NOMATCH, CF_DECODE, CF_CLAIMS, CF_INJECT, CF_DUPS,
+	CF_COUNT };
+#define CRED_ENTRY_FIELDS(id, how) \
+	[CF_ID] = { id, SETTINGS_REQUIRED, how, SETTINGS_VALUE, 0, 0, 0, 0, 0 }, \
+	[CF_MODE] = { "mode", SETTINGS_REQUIRED, "add \"mode\": \"mask\"", SETTINGS_VALUE, \
+	    0, 0, 0, 0, 0 }, \
+	[CF_EXTRACT] = { "extract", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 }, \
+	[CF_NOMATCH] = { "onExtractNoMatch", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 }, \
+	[CF_DECODE] = { "decode", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 }, \
+	[CF_CLAIMS] = { "maskClaims", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 }, \
+	[CF_INJECT] = { "injectHosts", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 }
+static const struct settings_key cred_file_fields[CF_COUNT] = {
+	CRED_ENTRY_FIELDS("path", "add \"path\": \"~/.netrc\""),
+	[CF_DUPS] = { "maskDuplicates", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+};
+static const struct settings_key cred_env_fields[CF_DUPS] = {
+	CRED_ENTRY_FIELDS("name", "add \"name\": \"GH_TOKEN\""),
+};
+
+enum { AP_KEY, AP_SECRET, AP_TOKEN, AP_COUNT };
+static const struct settings_key aws_pair_fields[AP_COUNT] = {
+	[AP_KEY] = { "accessKeyIdVar", SETTINGS_REQUIRED, "add \"accessKeyIdVar\": "
+	    "\"AWS_ACCESS_KEY_ID\"", SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[AP_SECRET] = { "secretAccessKeyVar", SETTINGS_REQUIRED, "add "
+	    "\"secretAccessKeyVar\": \"AWS_SECRET_ACCESS_KEY\"", SETTINGS_VALUE, 0, 0, 0, 0,
+	    0 },
+	[AP_TOKEN] = { "sessionTokenVar", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+};
+
+static const struct settings_key sigv4_fields[3] = {
+	{ "streaming", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	{ "presigned", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	{ "sigv4a", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+};
+
+static const char *const cred_modes[] = { "deny", "mask", NULL };
+enum { MODE_DENY, MODE_MASK };
+static const char *const no_match_policies[] = { "warn", "deny", "error", NULL };
+static const char *const decodings[] = { "jwt", NULL };
+static const char *const sigv4_policies[] = { "deny", "passthrough", NULL };
+
+/* One of the strings of a NULL-terminated list; its index in *dst when dst is not NULL. */
+static int
+get_enum(struct pctx *c, const cJSON *j, const char *path, const char *const *names,
+    int *dst)
+{
+	struct buf what = { 0 };
+	size_t i, n;
+
+	for (i = 0; names[i] != NULL; i++)
+		if (cJSON_IsString(j) && strcmp(j->valuestring, names[i]) == 0) {
+			if (dst != NULL)
+				*dst = (int)i;
+			return 0;
+		}
+	for (n = i, i = 0; i < n; i++)
+		buf_addf(&what, "%s\"%s\"", i == 0 ? "" : i + 1 == n ? " or " : ", ",
+		    names[i]);
+	perr_type(c, path, buf_str(&what), j);
+	buf_free(&what);
+	return -1;
+}
+
+/* A POSIX name: it reaches bwrap's and env's command lines, never as an option. */
+static int
+get_env_name(struct pctx *c, const cJSON *j, const char *path)
+{
+	char *q;
+
+	if (!cJSON_IsString(j)) {
+		perr_type(c, path, "an environment variable name such as \"GH_TOKEN\"", j);
+		return -1;
+	}
+	if (!is_ident(j->valuestring)) {
+		q = quote(j->valuestring);
+		perr(c, path, "%s is not an environment variable name: a letter or \"_\", "
+		    "then letters, digits and \"_\"", q);
+		free(q);
+		return -1;
+	}
+	return 0;
+}
+
+/* What one entry says, for the checks across its fields. */
+struct cred_entry {
+	bool file;
+	int mode;                       /* MODE_*, -1 when missing or invalid */
+	bool claims;
+	struct settings_cred_mask m;
+};
+
+static void
+cred_entry_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
+{
+	struct cred_entry *e = arg;
+	const cJSON *m;
+	const char *why;
+	struct cred_rx *rx;
+	struct dom_rule r;
+	size_t i = 0;
+	int groups, v;
+	char *p, *q;
+
+	switch (idx) {
+	case CF_ID:
+		if (e->file) {
+			if (!cJSON_IsString(j))
+				perr_type(c, path, "a path string", j);
+			else if (j->valuestring[0] == '\0')
+				perr(c, path, "the path is empty");
+			else
+				e->m.id = xstrdup(j->valuestring);
+		} else if (get_env_name(c, j, path) == 0)
+			e->m.id = xstrdup(j->valuestring);
+		break;
+	case CF_MODE:
+		get_enum(c, j, path, cred_modes, &e->mode);
+		break;
+	case CF_EXTRACT:
+		if (get_string(c, j, path, false) != 0)
+			break;
+		if (cred_rx_compile(j->valuestring, &rx, &groups, &why) != 0) {
+			q = quote(j->valuestring);
+			perr(c, path, "%s: %s", q, why);
+			free(q);
+			break;
+		}
+		cred_rx_free(rx);
+		if (groups < 1) {
+			q = quote(j->valuestring);
+			perr(c, path, "%s has no capturing group; group 1 is the credential "
+			    "value to mask, e.g. \"token:\\\\s*(\\\\S+)\"", q);
+			free(q);
+		} else
+			e->m.extract = xstrdup(j->valuestring);
+		break;
+	case CF_NOMATCH:
+		if (get_enum(c, j, path, no_match_policies, &v) == 0)
+			e->m.no_match = (enum settings_no_match)v;
+		break;
+	case CF_DECODE:
+		e->m.jwt = get_enum(c, j, path, decodings, NULL) == 0;
+		break;
+	case CF_CLAIMS:
+		e->claims = true;
+		if (!cJSON_IsArray(j)) {
+			perr_type(c, path, "an array of claim names such as [\"sub\"]", j);
+			break;
+		}
+		if (j->child == NULL)
+			perr(c, path, "maskClaims is empty, so no claim would ever be masked; "
+			    "list the claims to protect, or remove it");
+		for (m = j->child; m != NULL; m = m->next, i++) {
+			p = path_index(path, i);
+			if (get_string(c, m, p, true) == 0)
+				strlist_push(&e->m.claims, m->valuestring);
+			free(p);
+		}
+		break;
+	case CF_INJECT:
+		if (!cJSON_IsArray(j)) {
+			perr_type(c, path, "an array of host patterns such as "
+			    "[\"api.github.com\", \"*.example.com\"]", j);
+			break;
+		}
+		e->m.inject_set = true;
+		for (m = j->child; m != NULL; m = m->next, i++) {
+			p = path_index(path, i);
+			if (!cJSON_IsString(m))
+				perr_type(c, p, "a host pattern string", m);
+			else if (dom_entry_parse(m->valuestring, 0, &r, &why) != 0) {
+				q = quote(m->valuestring);
+				perr(c, p, "%s: %s", q, why);
+				free(q);
+			} else {
+				dom_rule_clear(&r);
+				strlist_push(&e->m.inject, m->valuestring);
+			}
+			free(p);
+		}
+		break;
+	case CF_DUPS:
+		get_bool(c, j, path, &e->m.dups);
+		break;
+	}
+}
+
+static void
+cred_mask_clear(struct settings_cred_mask *m)
+{
+	free(m->id);
+	free(m->extract);
+	strlist_free(&m->claims);
+	strlist_free(&m->inject);
+	memset(m, 0, sizeof(*m));
+}
+
+/* files[] or envVars[]: each entry checked, the "mask" ones kept. */
+static void
+get_cred_entries(struct pctx *c, const cJSON *j, const char *path, bool file,
+    struct settings *s)
+{
+	const cJSON *m;
+	size_t i = 0, before;
+	char *p, *q;
+
+	if (!cJSON_IsArray(j)) {
+		perr_type(c, path, file ? "an array such as [{\"path\": \"~/.netrc\", "
+		    "\"mode\": \"mask\"}]" : "an array such as [{\"name\": \"GH_TOKEN\", "
+		    "\"mode\": \"mask\"}]", j);
+		return;
+	}
+	for (m = j->child; m != NULL; m = m->next, i++) {
+		struct cred_entry e = { .file = file, .mode = -1 };
+
+		e.m.file = file;
+		p = path_index(path, i);
+		before = c->nerr;
+		if (obj_walk(c, m, p, file ? "an object such as {\"path\": \"~/.netrc\", "
+		    "\"mode\": \"mask\"}" : "an object such as {\"name\": \"GH_TOKEN\", "
+		    "\"mode\": \"mask\"}", file ? cred_file_fields : cred_env_fields,
+		    file ? CF_COUNT : CF_DUPS, cred_entry_field, &e) != 0)
+			goto next;
+		if (e.claims && !e.m.jwt) {
+			q = xasprintf("%s.maskClaims", p);
+			perr(c, q, "maskClaims requires decode, since it names claims inside "
+			    "the decoded payload; add \"decode\": \"jwt\", or remove maskClaims");
+			free(q);
+		}
+		if (e.mode == MODE_MASK && file && e.m.id != NULL &&
+		    e.m.id[strlen(e.m.id) - 1] == '/') {
+			q = xasprintf("%s.path", p);
+			perr(c, q, "\"mask\" applies to a single file, not a directory; use "
+			    "\"deny\" for it, or name the credential file inside it");
+			free(q);
+		}
+		if (e.mode == MODE_DENY) {
+			q = xasprintf("%s.mode", p);
+			perr(c, q, "\"deny\" is not supported yet on this build (it lands with "
+			    "the credentials \"deny\" change); use \"mask\", or remove the entry");
+			free(q);
+		}
+		if (c->nerr == before && e.mode == MODE_MASK && e.m.id != NULL) {
+			s->cred.mask = xreallocarray(s->cred.mask, s->cred.nmask + 1,
+			    sizeof(*s->cred.mask));
+			s->cred.mask[s->cred.nmask++] = e.m;
+			memset(&e.m, 0, sizeof(e.m));
+		}
+ next:
+		cred_mask_clear(&e.m);
+		free(p);
+	}
+}
+
+static void
+aws_pair_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
+{
+	struct settings_aws_pair *a = arg;
+
+	if (get_env_name(c, j, path) != 0)
+		return;
+	*(idx == AP_KEY ? &a->key_id : idx == AP_SECRET ? &a->secret : &a->token) =
+	    xstrdup(j->valuestring);
+}
+
+static void
+sigv4_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
+{
+	struct settings *s = arg;
+
+	get_enum(c, j, path, sigv4_policies, &s->cred.sigv4[idx]);
+}
+
+static void
+cred_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
+{
+	struct settings *s = arg;
+	const cJSON *m;
+	size_t i = 0;
+	char *p;
+
+	switch (idx) {
+	case CR_FILES:
+	case CR_ENV:
+		get_cred_entries(c, j, path, idx == CR_FILES, s);
+		break;
+	case CR_PLAINTEXT:
+		get_bool(c, j, path, &s->cred.plaintext_inject);
+		break;
+	case CR_AWS:
+		if (!cJSON_IsArray(j)) {
+			perr_type(c, path, "an array such as [{\"accessKeyIdVar\": \"KEY_ID\", "
+			    "\"secretAccessKeyVar\": \"SECRET\"}]", j);
+			break;
+		}
+		for (m = j->child; m != NULL; m = m->next, i++) {
+			struct settings_aws_pair a = { 0 };
+
+			p = path_index(path, i);
+			obj_walk(c, m, p, "an object such as {\"accessKeyIdVar\": \"KEY_ID\", "
+			    "\"secretAccessKeyVar\": \"SECRET\"}", aws_pair_fields, AP_COUNT,
+			    aws_pair_field, &a);
+			s->cred.aws = xreallocarray(s->cred.aws, s->cred.naws + 1,
+			    sizeof(*s->cred.aws));
+			s->cred.aws[s->cred.naws++] = a;
+			free(p);
+		}
+		break;
+	case CR_SIGV4:
+		obj_walk(c, j, path, "an object such as {\"streaming\": \"deny\"}",
+		    sigv4_fields, 3, sigv4_field, s);
+		break;
+	}
+}
+
+/* The first masked variable of that name, or NULL. */
+static const struct settings_cred_mask *
+cred_env_mask(const struct settings *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->cred.nmask; i++)
+		if (!s->cred.mask[i].file && strcmp(s->cred.mask[i].id, name) == 0)
+			return &s->cred.mask[i];
+	return NULL;
+}
+
+/*
+ * The checks that relate credentials to the rest of the file: masking needs a way to put
+ * the value back (TLS termination, which srt does not have yet, or allowPlaintextInject);
+ * each awsPairs variable names a whole-value masked variable, once.
+ */
+static void
+cred_cross_check(struct pctx *c, const struct settings *s)
+{
+	struct strlist seen = { 0 };
+	const struct settings_cred_mask *m;
+	const char *v;
+	size_t i, k;
+	char *p, *q;
+
+	if (s->cred.nmask > 0 && !s->cred.plaintext_inject)
+		perr(c, "credentials", "masked credentials need a way back into requests: "
+		    "network.tlsTerminate (not supported yet by srt) or "
+		    "\"allowPlaintextInject\": true (the real value then crosses the host's "
+		    "loopback and any plain-HTTP hop in the clear)");
+	for (i = 0; i < s->cred.naws; i++) {
+		for (k = 0; k < AP_COUNT; k++) {
+			v = k == AP_KEY ? s->cred.aws[i].key_id : k == AP_SECRET ?
+			    s->cred.aws[i].secret : s->cred.aws[i].token;
+			if (v == NULL)
+				continue;
+			p = xasprintf("credentials.awsPairs[%zu].%s", i,
+			    aws_pair_fields[k].name);
+			q = quote(v);
+			m = cred_env_mask(s, v);
+			if (strlist_contains(&seen, v))
+				perr(c, p, "%s fills more than one awsPairs slot; each variable "
+				    "fills exactly one", q);
+			else if (m == NULL)
+				perr(c, p, "%s does not name a credentials.envVars entry with mode "
+				    "\"mask\": an AWS pair links masked variables", q);
+			else if (m->extract != NULL || m->jwt)
+				perr(c, p, "%s uses extract or decode, but an AWS pair needs the "
+				    "whole value masked", q);
+			strlist_push(&seen, v);
+			free(q);
+			free(p);
+		}
+	}
+	strlist_free(&seen);
+}
+
+static void
+get_credentials(struct pctx *c, const cJSON *j, const char *path, struct settings *s)
+{
+	obj_walk(c, j, path, "an object such as {\"envVars\": [{\"name\": \"GH_TOKEN\", "
+	    "\"mode\": \"mask\"}]}", cred_fields, CR_COUNT, cred_field, s);
+}
+
+static void
+settings_cred_free(struct settings_cred *cr)
+{
+	size_t i;
+
+	for (i = 0; i < cr->nmask; i++)
+		cred_mask_clear(&cr->mask[i]);
+	free(cr->mask);
+	for (i = 0; i < cr->naws; i++) {
+		free(cr->aws[i].key_id);
+		free(cr->aws[i].secret);
+		free(cr->aws[i].token);
+	}
+	free(cr->aws);
+	memset(cr, 0, sizeof(*cr));
+}
+
+/* ------------------------------------------------------------------------------------ */
 /* The root */
 
 static void
@@ -1271,6 +1683,9 @@ root_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 		break;
 	case SR_windows:
 		get_windows(c, j, path, s);
+		break;
+	case SR_credentials:
+		get_credentials(c, j, path, s);
 		break;
 	}
 }
@@ -1395,6 +1810,8 @@ settings_parse(const char *text, size_t len, const char *fname, struct settings 
 		diags_add(errs, "%s: %zu more problems not shown", c.fname,
 		    c.nerr - MAX_ERRORS);
 	if (c.nerr == 0)
+		cred_cross_check(&c, &s);
+	if (c.nerr == 0)
 		settings_link_reasons(&c, &s);
 	if (c.nwarn > MAX_ERRORS && warns != NULL)
 		diags_add(warns, "%s: %zu more warnings not shown", c.fname,
@@ -1469,6 +1886,7 @@ settings_free(struct settings *s)
 {
 	size_t i;
 
+	settings_cred_free(&s->cred);
 	for (i = 0; i < s->net.nallowed; i++)
 		dom_rule_clear(&s->net.allowed[i]);
 	free(s->net.allowed);

@@ -76,6 +76,35 @@ struct settings_mitm {
 };
 
 /*
+ * credentials (BEHAVIOR §1.3, issue #14): the entries with mode "mask" (cred.h says what
+ * becomes of them). The "deny" entries belong to the same block; see settings.c.
+ */
+enum settings_no_match { SNM_WARN, SNM_DENY, SNM_ERROR };
+struct settings_cred_mask {
+	bool file;                      /* files[] (path), else envVars[] (name) */
+	char *id;                       /* the path as written, or the variable's name */
+	char *extract;                  /* NULL: none */
+	enum settings_no_match no_match;
+	bool jwt;                       /* decode "jwt" */
+	bool dups;                      /* maskDuplicates */
+	struct strlist claims;          /* maskClaims */
+	bool inject_set;                /* injectHosts given (else allowedDomains) */
+	struct strlist inject;
+};
+struct settings_aws_pair {
+	char *key_id, *secret, *token;  /* variable names; token may be NULL */
+};
+struct settings_cred {
+	struct settings_cred_mask *mask;
+	size_t nmask;
+	bool plaintext_inject;          /* allowPlaintextInject */
+	struct settings_aws_pair *aws;
+	size_t naws;
+	int sigv4[3];                   /* streaming, presigned, sigv4a: 0 deny,
+	                                   1 passthrough */
+};
+
+/*
  * A parsed settings file. The boolean and integer options are declared by their rows in
  * settings_schema.h (SETTINGS_MEMBER_*): network's in .net, filesystem's in .fs, the
  * root's at the end. Those are, by member: net.strict_allowlist, allow_all_unix_sockets,
@@ -116,6 +145,7 @@ struct settings {
 	char *bwrap_path;               /* NULL: bwrap from PATH */
 	struct strlist git_safe_dirs;   /* git.safeDirectories */
 	struct settings_windows win;    /* windows */
+	struct settings_cred cred;      /* credentials */
 	SETTINGS_ROOT_KEYS(SETTINGS_NO_KEY, SETTINGS_MEMBER_BOOL, SETTINGS_MEMBER_INT)
 };
 

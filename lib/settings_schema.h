@@ -33,8 +33,7 @@
 	    "\"deniedDomains\": []}") \
 	KEY(filesystem, SETTINGS_REQUIRED, "add \"filesystem\": {\"denyRead\": [], " \
 	    "\"allowWrite\": [], \"denyWrite\": []}") \
-	KEY(credentials, SETTINGS_UNSUPPORTED, "credential masking needs TLS termination, " \
-	    "which srt does not have") \
+	KEY(credentials, 0, NULL) \
 	KEY(ignoreViolations, 0, NULL) \
 	BOOL(enableWeakerNestedSandbox, weaker_nested_sandbox, 6) \
 	BOOL(allowNestedUserNamespaces, allow_nested_userns, 7) \

@@ -157,6 +157,7 @@ void
 conn_free(struct conn *c, bool close_client)
 {
 	conn_close_upstream(c);
+	forward_creds_clear(c);
 	if (c->rq != NULL && c->rq->status < 0 && c->rq->verdict == VERDICT_ALLOW)
 		proxy_request_set_reason(c->rq, "client went away", 16);
 	conn_request_done(c);

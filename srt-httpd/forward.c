@@ -166,12 +166,25 @@ forward_build_head(struct conn *c, const struct http_head *h, const struct targe
 			continue;
 		buf_add(&q, f->name.p, f->name.n);
 		buf_add(&q, ": ", 2);
-		buf_add(&q, f->value.p, f->value.n);
+		/* A sentinel of a credential injectable here becomes the real value. */
+		if (c->ncset > 0)
+			cred_subst(c->cset, c->ncset, f->value.p, f->value.n, &q);
+		else
+			buf_add(&q, f->value.p, f->value.n);
 		buf_add(&q, "\r\n", 2);
 	}
+	/* A body is scanned for sentinels too, unless it is encoded (compressed, say):
+	 * then the stand-ins go as they are, which fails safe. A length that may change
+	 * is re-framed as chunked. */
+	c->csubst = c->ncset > 0 && h->framing != HTTP_BODY_NONE &&
+	    http_field_count(h, "content-encoding", NULL) == 0;
+	c->crechunk = c->csubst && h->framing == HTTP_BODY_LENGTH &&
+	    cred_length_changes(c->cset, c->ncset);
+	if (c->csubst)
+		cred_stream_init(&c->cstream, c->cset, c->ncset);
 	/* The body goes on framed the way it was read here, by a field written here: a
 	 * chunked body is re-chunked on this hop, a length is the value parsed. */
-	if (h->framing == HTTP_BODY_CHUNKED)
+	if (h->framing == HTTP_BODY_CHUNKED || c->crechunk)
 		buf_add(&q, "Transfer-Encoding: chunked\r\n", 28);
 	else if (http_field_count(h, "content-length", NULL) > 0)
 		buf_addf(&q, "Content-Length: %llu\r\n", (unsigned long long)h->content_length);
@@ -184,6 +197,37 @@ forward_build_head(struct conn *c, const struct http_head *h, const struct targe
 }
 
 static void forward_attach(struct conn *c, int fd, bool reused);
+
+/* Forget the last request's credential set. */
+void
+forward_creds_clear(struct conn *c)
+{
+	if (c->csubst)
+		cred_stream_free(&c->cstream);
+	free(c->cset);
+	c->cset = NULL;
+	c->ncset = 0;
+	c->csubst = c->crechunk = false;
+}
+
+/*
+ * The masked credentials that may be put back into this request: those whose
+ * injectHosts cover the destination that was judged (never the Host field's spelling),
+ * and on this plain-HTTP path only under allowPlaintextInject. Anywhere else a sentinel
+ * leaves as the useless stand-in it is.
+ */
+static void
+forward_creds(struct conn *c)
+{
+	const struct cred_store *cs = proxy_creds(c->px);
+
+	forward_creds_clear(c);
+	if (cs->n > 0 && cs->plaintext)
+		c->cset = cred_for_host(cs, c->rq->host, c->rq->port, &c->ncset);
+	if (c->ncset > 0)
+		log_debug("%s: %zu masked credential(s) may be injected for %s port %u",
+		    c->client, c->ncset, c->rq->host, c->rq->port);
+}
 
 void
 forward_start(struct conn *c, const struct http_head *h)
@@ -230,6 +274,7 @@ forward_start(struct conn *c, const struct http_head *h)
 			return;
 		}
 	}
+	forward_creds(c);
 	proxy_route(c->pp, c->rq, false, &c->route);
 	free(c->rq->route);
 	c->rq->route = route_describe(&c->route);
@@ -305,13 +350,44 @@ struct chunk_sink {
 	struct buf *q;
 	bool frame;             /* write as chunks, else raw */
 	uint64_t *count;
+	struct cred_stream *cs; /* sentinels replaced on the way, or NULL */
 };
+
+static void forward_chunk_raw(struct chunk_sink *s, const char *p, size_t n);
 
 static void
 forward_chunk_out(void *arg, const char *p, size_t n)
 {
 	struct chunk_sink *s = arg;
+	struct buf t = { 0 };
 
+	if (n == 0)
+		return;
+	if (s->cs != NULL) {
+		cred_stream_feed(s->cs, p, n, &t);
+		forward_chunk_raw(s, t.p + t.off, t.len);
+		buf_free(&t);
+		return;
+	}
+	forward_chunk_raw(s, p, n);
+}
+
+/* What a credential stream still holds, at the end of the body. */
+static void
+forward_chunk_flush(struct chunk_sink *s)
+{
+	struct buf t = { 0 };
+
+	if (s->cs == NULL)
+		return;
+	cred_stream_end(s->cs, &t);
+	forward_chunk_raw(s, t.p + t.off, t.len);
+	buf_free(&t);
+}
+
+static void
+forward_chunk_raw(struct chunk_sink *s, const char *p, size_t n)
+{
 	if (n == 0)
 		return;
 	if (s->frame)
@@ -326,12 +402,27 @@ forward_chunk_out(void *arg, const char *p, size_t n)
 static int
 forward_request_body(struct conn *c)
 {
-	struct chunk_sink sink = { &c->uout, true, &c->rq->up };
+	struct chunk_sink sink = { &c->uout, true, &c->rq->up, c->csubst ? &c->cstream :
+	    NULL };
 	size_t take;
 	long used;
 
 	if (c->req_done || c->in.len == 0)
 		return 0;
+	if (c->req_framing == HTTP_BODY_LENGTH && c->csubst) {
+		take = c->in.len < c->req_left ? c->in.len : (size_t)c->req_left;
+		sink.frame = c->crechunk;
+		forward_chunk_out(&sink, c->in.p + c->in.off, take);
+		buf_consume(&c->in, take);
+		c->req_left -= take;
+		c->req_done = c->req_left == 0;
+		if (c->req_done) {
+			forward_chunk_flush(&sink);
+			if (c->crechunk)
+				buf_add(&c->uout, "0\r\n\r\n", 5);
+		}
+		return 1;
+	}
 	if (c->req_framing == HTTP_BODY_LENGTH) {
 		take = c->in.len < c->req_left ? c->in.len : (size_t)c->req_left;
 		buf_add(&c->uout, c->in.p + c->in.off, take);
@@ -347,6 +438,7 @@ forward_request_body(struct conn *c)
 		return -1;
 	buf_consume(&c->in, (size_t)used);
 	if (http_chunked_done(&c->req_ch)) {
+		forward_chunk_flush(&sink);
 		buf_add(&c->uout, "0\r\n\r\n", 5);
 		c->req_done = true;
 	}
@@ -374,6 +466,7 @@ forward_finish(struct conn *c)
 	c->uev = 0;
 	buf_free(&c->uout);
 	buf_free(&c->uin);
+	forward_creds_clear(c);
 	conn_request_done(c);
 	/* The client's request was read to its end and nothing followed it: closing now
 	 * cannot reset the connection under our reply (a reset comes of unread input), so
@@ -494,7 +587,7 @@ forward_response_head(struct conn *c)
 static int
 forward_response_body(struct conn *c)
 {
-	struct chunk_sink sink = { &c->cout, c->resp_chunk_out, &c->rq->down };
+	struct chunk_sink sink = { &c->cout, c->resp_chunk_out, &c->rq->down, NULL };
 	size_t take;
 	long used;
 

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "cred.h"
 #include "evloop.h"
 #include "http_parse.h"
 #include "proxy.h"
@@ -85,6 +86,12 @@ struct conn {
 	bool u_reused;                  /* ufd came from the pool */
 	bool u_rx;                      /* a byte came from ufd in this exchange */
 	bool u_keep;                    /* ufd may serve another request after this one */
+	/* masked credentials for this request's destination (lib/cred.h) */
+	const struct cred_secret **cset;
+	size_t ncset;
+	bool csubst;                    /* the body goes through cstream */
+	bool crechunk;                  /* ... and is re-framed as chunked */
+	struct cred_stream cstream;
 };
 
 /* conn.c */
@@ -108,6 +115,7 @@ void forward_start(struct conn *c, const struct http_head *h);
 void forward_dialed(struct conn *c, int fd);
 /* 1 progress, 0 nothing to do now, -1 the connection is gone (c freed). */
 int forward_pump(struct conn *c);
+void forward_creds_clear(struct conn *c);
 
 /* pool.c: idle upstream connections. put: keep fd (registered in the loop) for the next
  * request to host:port under policy pp. take: an idle fd for that key, rebound to cb/arg,

@@ -108,6 +108,13 @@ bwrap_fd_seccomp(const struct launch *l)
 	return l->unguarded ? BWRAP_FD_GUARD : BWRAP_FD_GUARD + 1;
 }
 
+/* The masked copies of credential files follow srt-seccomp's descriptor. */
+static int
+bwrap_fd_cred(const struct launch *l, size_t i)
+{
+	return bwrap_fd_seccomp(l) + 1 + (int)i;
+}
+
 static void
 bwrap_options(const struct launch *l, struct strlist *o)
 {
@@ -119,6 +126,13 @@ bwrap_options(const struct launch *l, struct strlist *o)
 	strlist_pushf(o, "%d", BWRAP_FD_STATUS);
 	for (i = 0; i < l->plan.args.n; i++)
 		strlist_push(o, l->plan.args.v[i]);
+	/* Masked credential files (cred.c), over whatever the plan put there: bwrap
+	 * copies each into its own tmpfs and binds it read-only over the real file. */
+	for (i = 0; i < l->ncred_files; i++) {
+		strlist_push(o, "--ro-bind-data");
+		strlist_pushf(o, "%d", bwrap_fd_cred(l, i));
+		strlist_push(o, l->cred_file_path.v[i]);
+	}
 	/* srt-seccomp must stay reachable even under a read-denied directory: bound
 	 * last, over whatever the plan put there, from the file we opened at start. */
 	strlist_push(o, "--ro-bind-fd");
@@ -214,10 +228,10 @@ static noreturn void
 bwrap_child(const struct launch *l, char **argv, char **envp, int st_w, int argfd,
     int ep_w, pid_t launcher)
 {
-	int keep[5] = { st_w, argfd, l->sandbox_lifeline_r, l->guard_fd,
+	int keep[5 + CRED_FILES_MAX] = { st_w, argfd, l->sandbox_lifeline_r, l->guard_fd,
 	    l->helper_fd[H_SECCOMP] };
 	int exe = l->helper_fd[H_BWRAP];
-	size_t n = 5;
+	size_t n = 5, i;
 
 	spawn_child_reset();
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -243,6 +257,8 @@ bwrap_child(const struct launch *l, char **argv, char **envp, int st_w, int argf
 		keep[3] = keep[4];
 		n = 4;
 	}
+	for (i = 0; i < l->ncred_files && i < CRED_FILES_MAX; i++)
+		keep[n++] = l->cred_file_fd[i];
 	spawn_arrange_fds(keep, n, ep_w, &exe);
 	execveat(exe, "", argv, envp, AT_EMPTY_PATH);
 	spawn_report_errno(3 + (int)n);

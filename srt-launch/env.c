@@ -149,8 +149,12 @@ env_build(const struct launch *l)
 	char **p;
 
 	for (p = environ; *p != NULL; p++)
-		if (strchr(*p, '=') != NULL && !env_is_owned(*p, git))
+		if (strchr(*p, '=') != NULL && !env_is_owned(*p, git) &&
+		    !cred_env_owned(l, *p))
 			strlist_push(&e, *p);
+	/* Masked credentials: the sentinel text instead (cred.c). */
+	for (size_t i = 0; i < l->cred_env.n; i++)
+		strlist_push(&e, l->cred_env.v[i]);
 
 	strlist_push(&e, "SANDBOX_RUNTIME=1");
 	strlist_pushf(&e, "TMPDIR=%s", l->tmpdir);

@@ -417,6 +417,7 @@ launch_init(struct launch *l, const char *argv0)
 	l->status_r = -1;
 	l->sandbox_lifeline_w = l->sandbox_lifeline_r = -1;
 	l->guard_fd = -1;
+	l->cred_w = -1;
 	for (i = 0; i < H_MAX; i++)
 		l->helper_fd[i] = -1;
 }
@@ -476,6 +477,8 @@ launch_free(struct launch *l)
 	if (l->pol != NULL)
 		policy_free(l->pol);
 	l->pol = NULL;
+	cred_free(l);
+	fd_close(&l->cred_w);
 	settings_free(&l->set);
 	violations_free(l->viol);
 	l->viol = NULL;
@@ -564,6 +567,8 @@ main(int argc, char **argv)
 		log_debug("-c: no bash installed: the string runs with /bin/sh");
 		l.shell = xstrdup("/bin/sh");
 	}
+	if (cred_prepare(&l) == -1)
+		goto out;
 	cmdtext = launch_command_text(&l);
 	l.viol = violations_new(&l.set, cmdtext, l.violations_arg);
 	free(cmdtext);

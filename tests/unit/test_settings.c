@@ -442,8 +442,15 @@ test_messages(void)
 			free(extra);
 		}
 	}
-	t = doc("", "", ", \"credentials\": {\"envVars\": []}");
-	expect_one("credentials", t, "F: credentials: credentials is not supported yet");
+	t = doc("", "", ", \"credentials\": {\"envVars\": [{\"name\": \"X\", "
+	    "\"mode\": \"mask\"}]}");
+	expect_one("credentials: a mask without a way back", t, "F: credentials: masked "
+	    "credentials need a way back into requests");
+	free(t);
+	t = doc("", "", ", \"credentials\": {\"allowPlaintextInject\": true, \"envVars\": "
+	    "[{\"name\": \"X\", \"mode\": \"mask\", \"extract\": \"(?=a)(b)\"}]}");
+	expect_one("credentials: an extract srt cannot run", t, "F: credentials.envVars[0]."
+	    "extract: \"(?=a)(b)\": lookahead and lookbehind are not supported by srt");
 	free(t);
 	t = doc("", "", ", \"windows\": {\"proxyPortRange\": [60080, 60145]}");
 	expect_one("windows port range too wide", t, "F: windows.proxyPortRange: [60080, "

@@ -1,0 +1,138 @@
+# credentials with mode "mask" (issue #14 item 2) on srt-httpd's plain-HTTP path
+# (allowPlaintextInject): the command sees sentinels, the upstreams' logs show where the
+# real values went. Every scenario runs in a network namespace of its own (cred-ns.sh).
+load helpers
+
+UP="$BATS_TEST_DIRNAME/helpers/cred-upstream.py"
+P1=18931
+P2=18932
+SECRET=ghp_REALSECRET_0123456789abcdefXYZ
+FSECRET=FILESECRET-0123456789
+
+setup() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root for a network namespace"
+	srt_setup
+	T=$(cd "$T" && pwd -P)
+	printf 'machine x login u password %s\n' "$FSECRET" >"$T/netrc"
+}
+
+teardown() { srt_teardown; }
+
+settings() {
+	cat >"$T/s.json" <<JSON
+{"network":{"allowedDomains":["127.0.0.1:$P1","127.0.0.1:$P2"],"deniedDomains":[]},
+ "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]},
+ "credentials":{$1}}
+JSON
+}
+
+in_ns() {
+	run timeout 60 unshare -n -- env T="$T" UP="$UP" P1=$P1 P2=$P2 GH_TOKEN="$SECRET" \
+	    SRT_BIN="$SRT_BIN" bash "$BATS_TEST_DIRNAME/cred-ns.sh" "$@"
+	echo "status $status, output:" >&2
+	printf '%s\n' "$output" >&2
+	local f
+	for f in up1.log up2.log; do
+		[ -s "$T/$f" ] && { echo "--- $f" >&2; cat "$T/$f" >&2; }
+	done
+	return 0
+}
+
+CURL="curl -sS -m 10 --noproxy ''"
+
+@test "a masked variable: the sandbox sees a sentinel, the inject host the real value" {
+	settings '"allowPlaintextInject":true,"envVars":[{"name":"GH_TOKEN","mode":"mask",
+	    "injectHosts":["127.0.0.1:'$P1'"]}]'
+	in_ns "$SRT_BIN/srt" -s "$T/s.json" -c "echo \"[\$GH_TOKEN]\"; \
+	    grep -c $SECRET /proc/self/environ; \
+	    $CURL -H \"Authorization: token \$GH_TOKEN\" -d \"t=\$GH_TOKEN\" \
+	    http://127.0.0.1:$P1/a; echo; \
+	    $CURL -H \"Authorization: token \$GH_TOKEN\" -d \"t=\$GH_TOKEN\" \
+	    http://127.0.0.1:$P2/b; echo"
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ \[fake_value_[0-9a-f-]{36}[a-z0-9_-]*\] ]]
+	# Padded to the real value's length when that is longer than the base sentinel.
+	s=$(grep -o 'fake_value_[a-z0-9_-]*' <<<"$output" | head -1)
+	[ ${#s} -eq 47 ] || [ ${#s} -eq ${#SECRET} ]
+	[[ "$output" != *"$SECRET"* ]]
+	grep -qx "Authorization: token $SECRET" "$T/up1.log"
+	grep -q "^t=$SECRET\$" "$T/up1.log"
+	# Not an inject host: the sentinel stays a sentinel, in the header and the body.
+	! grep -q "$SECRET" "$T/up2.log"
+	grep -q "Authorization: token fake_value_" "$T/up2.log"
+	grep -q "^t=fake_value_" "$T/up2.log"
+}
+
+@test "a masked file with extract: a masked copy, read-only; the real span goes out" {
+	settings '"allowPlaintextInject":true,"files":[{"path":"'$T'/netrc","mode":"mask",
+	    "extract":"password\\s+(\\S+)"}]'
+	in_ns "$SRT_BIN/srt" -s "$T/s.json" -c "cat $T/netrc; \
+	    echo x >>$T/netrc || echo not-writable; \
+	    p=\$(awk '{print \$6}' $T/netrc); $CURL -d \"p=\$p\" http://127.0.0.1:$P1/f; echo"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"machine x login u password fake_value_"* ]]
+	[[ "$output" == *not-writable* ]]
+	[[ "$output" != *"$FSECRET"* ]]
+	grep -q "^p=$FSECRET\$" "$T/up1.log"
+	# The real file is untouched.
+	grep -q "password $FSECRET\$" "$T/netrc"
+}
+
+@test "the real value is in no process of the sandbox and not in srt-httpd's environment" {
+	settings '"allowPlaintextInject":true,"envVars":[{"name":"GH_TOKEN","mode":"mask"}]'
+	# The secret is spelled backwards in the command line, which is itself in /proc.
+	rsecret=$(rev <<<"$SECRET")
+	in_ns "$SRT_BIN/srt" -s "$T/s.json" -c "ulimit -c; pat=\$(rev <<<$rsecret); \
+	    for p in /proc/[0-9]*; do cat \$p/environ \$p/cmdline 2>/dev/null; done | \
+	    grep -c -f <(echo \"\$pat\"); echo end"
+	[ "$status" -eq 0 ]
+	# Core dumps off, and not one process of the sandbox holds the value.
+	[ "$output" = $'0\n0\nend' ]
+	# srt-httpd (outside) does not have it in its environment either: it came by a pipe.
+	settings '"allowPlaintextInject":true,"envVars":[{"name":"GH_TOKEN","mode":"mask"}]'
+	in_ns bash -c '"$SRT_BIN/srt" -s "$T/s.json" -c "sleep 2" & sleep 1;
+	    for p in $(pgrep -x srt-httpd); do tr "\0" "\n" <"/proc/$p/environ"; done |
+	    grep -c "^GH_TOKEN=" ; pgrep -x srt-httpd >/dev/null && echo httpd-seen; wait'
+	[[ "$output" == *httpd-seen* ]]
+	[[ "$output" == 0* ]]
+}
+
+@test "settings: a mask needs a way back (allowPlaintextInject), and awsPairs name masks" {
+	settings '"envVars":[{"name":"GH_TOKEN","mode":"mask"}]'
+	run "$SRT_BIN/srt-policy" check -s "$T/s.json"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *allowPlaintextInject* ]]
+	settings '"allowPlaintextInject":true,"awsPairs":[{"accessKeyIdVar":"K",
+	    "secretAccessKeyVar":"S"}]'
+	run "$SRT_BIN/srt-policy" check -s "$T/s.json"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *'does not name a credentials.envVars entry with mode "mask"'* ]]
+	settings '"allowPlaintextInject":true,"envVars":[{"name":"T","mode":"mask",
+	    "extract":"a(b+?)"}]'
+	run "$SRT_BIN/srt-policy" check -s "$T/s.json"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *lazy* ]]
+	settings '"allowPlaintextInject":true,"envVars":[{"name":"T","mode":"mask",
+	    "maskClaims":["sub"]}]'
+	run "$SRT_BIN/srt-policy" check -s "$T/s.json"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"maskClaims requires decode"* ]]
+}
+
+@test "onExtractNoMatch: warn leaves the value, deny removes it, error stops the run" {
+	settings '"allowPlaintextInject":true,"envVars":[{"name":"GH_TOKEN","mode":"mask",
+	    "extract":"nomatch=(x)","onExtractNoMatch":"deny"}]'
+	in_ns "$SRT_BIN/srt" -s "$T/s.json" -c 'echo "[${GH_TOKEN-unset}]"'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"[unset]"* ]]
+	settings '"allowPlaintextInject":true,"envVars":[{"name":"GH_TOKEN","mode":"mask",
+	    "extract":"nomatch=(x)","onExtractNoMatch":"error"}]'
+	in_ns "$SRT_BIN/srt" -s "$T/s.json" -c 'echo ran'
+	[ "$status" -eq 125 ]
+	[[ "$output" != *ran* ]]
+	settings '"allowPlaintextInject":true,"envVars":[{"name":"GH_TOKEN","mode":"mask",
+	    "extract":"nomatch=(x)"}]'
+	in_ns "$SRT_BIN/srt" -s "$T/s.json" -c 'echo "[$GH_TOKEN]"'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *UNPROTECTED* ]]
+}
