@@ -278,12 +278,17 @@ mask_extract(struct cred_store *st, const struct cred_mask_entry *e, const char 
 	size_t ncap = 0, nsp = 0, from = 0, i, k, masked = 0, *order = NULL, pos;
 	enum cred_mask_rc rc = CRED_MASK_FAIL;
 	long m[4];
-	char *name;
+	char *name, *z = NULL;
 	bool declined;
 
 	if (cred_rx_compile(pattern, &rx, NULL, why) == -1)
 		return CRED_MASK_FAIL;
-	while (from <= len && cred_rx_exec(rx, real, len, from, m) == 1) {
+	/* regexec(3) may look for the text's NUL even with REG_STARTEND (sanitizers'
+	 * interceptors do): the scan runs over a terminated copy. */
+	z = xmalloc(len + 1);
+	memcpy(z, real, len);
+	z[len] = '\0';
+	while (from <= len && cred_rx_exec(rx, z, len, from, m) == 1) {
 		from = m[1] > m[0] ? (size_t)m[1] : (size_t)m[1] + 1;
 		if (m[2] < 0) {
 			*why = "the pattern matched, but its group 1 took no part in the match: "
@@ -371,6 +376,9 @@ mask_extract(struct cred_store *st, const struct cred_mask_entry *e, const char 
 	buf_add(out, real + pos, len - pos);
 	rc = CRED_MASK_DONE;
  out:
+	if (z != NULL)
+		explicit_bzero(z, len);
+	free(z);
 	free(order);
 	free(sp);
 	free(cap);
