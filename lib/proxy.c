@@ -455,7 +455,8 @@ proxy_request_clear(struct proxy_request *rq)
 	free(rq->rule);
 	free(rq->reason);
 	free(rq->route);
-	rq->rule = rq->reason = rq->route = NULL;
+	free(rq->request);
+	rq->rule = rq->reason = rq->route = rq->request = NULL;
 }
 
 void
@@ -483,6 +484,7 @@ proxy_log(struct proxy *px, const struct proxy_request *rq)
 	d.rule = rq->rule;
 	d.reason = rq->reason;
 	d.route = rq->route;
+	d.request = rq->request;
 	d.status = rq->status;
 	d.bytes_up = rq->up;
 	d.bytes_down = rq->down;

@@ -132,6 +132,8 @@ struct proxy_request {
 	char *rule;                     /* owned, or NULL */
 	char *reason;                   /* owned, or NULL */
 	char *route;                    /* owned: how it left (route_describe), or NULL */
+	char *request;                  /* owned: "METHOD URL" of one refused request inside
+	                                   an allowed exchange (decision.h), or NULL */
 	int status;                     /* HTTP status / SOCKS reply sent, -1 none */
 	uint64_t up, down;              /* bytes client->server, server->client */
 	uint64_t start_ms;              /* evloop_now() when the request arrived */

@@ -138,6 +138,8 @@ conn_close_upstream(struct conn *c)
 void
 conn_request_done(struct conn *c)
 {
+	/* Real values (a collected body, a signature's inputs) go with the exchange. */
+	forward_creds_clear(c);
 	if (c->rq != NULL) {
 		proxy_log(c->px, c->rq);
 		proxy_request_clear(c->rq);

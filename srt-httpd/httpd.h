@@ -11,6 +11,8 @@
 #include "evloop.h"
 #include "http_parse.h"
 #include "proxy.h"
+#include "sha256.h"
+#include "sigv4.h"
 
 #define HTTPD_IN_MAX      (HTTP_HEAD_MAX + 65536)  /* client bytes held at once */
 #define HTTPD_OUT_MAX     (256 * 1024)             /* queued bytes before reading pauses */
@@ -27,6 +29,21 @@ enum conn_state {
 	CONN_FORWARD,           /* request body up, response down */
 	CONN_CLOSING,           /* flushing a final reply, then linger */
 	CONN_LINGER,            /* write side shut; discarding input until EOF or timeout */
+};
+
+/* A request to be signed again with a masked AWS key pair's real secret (resign.c). */
+#define RESIGN_BODY_MAX   (64u << 20)              /* a body collected for its hash */
+struct resign {
+	const struct cred_aws *pair;
+	struct sigv4_auth auth;         /* the client's; x-amz-security-token added */
+	char *amz_date, *method, *target, *host, *url;
+	bool unsigned_payload;          /* x-amz-content-sha256: UNSIGNED-PAYLOAD */
+	bool had_sha;                   /* the client sent x-amz-content-sha256 */
+	bool hold;                      /* the body is collected, then the head goes */
+	char **fname, **fval;           /* the signed fields as they go upstream */
+	size_t *fvlen, nf;
+	struct buf head;                /* hold: the head up to the fields written last */
+	struct buf body;                /* hold: the body, substituted, unframed */
 };
 
 /* One client connection (and, while forwarding, its upstream connection). */
@@ -92,6 +109,7 @@ struct conn {
 	bool csubst;                    /* the body goes through cstream */
 	bool crechunk;                  /* ... and is re-framed as chunked */
 	struct cred_stream cstream;
+	struct resign *rs;              /* SigV4 re-signing of this request, or NULL */
 };
 
 /* conn.c */
@@ -116,6 +134,25 @@ void forward_dialed(struct conn *c, int fd);
 /* 1 progress, 0 nothing to do now, -1 the connection is gone (c freed). */
 int forward_pump(struct conn *c);
 void forward_creds_clear(struct conn *c);
+
+/* resign.c: SigV4 re-signing. plan: after the decision, before the head is built;
+ * target is the path and query as they go, url the request's for a violation line;
+ * inject_ok: real values may go over this transport. 0 (c->rs set when the request is
+ * to be re-signed), or -1: refused, the reply queued. */
+int resign_plan(struct conn *c, const struct http_head *h, const char *target, size_t tlen,
+    const char *url, size_t ulen, bool inject_ok);
+/* Is the client's field name one resign_head_end writes anew (so not copied)? */
+bool resign_replaces(const struct resign *rs, struct http_str name);
+/* A copied field as it goes upstream, kept when it is signed. */
+void resign_note(struct resign *rs, struct http_str name, const char *v, size_t vlen);
+/* The rewritten fields and the Authorization onto q; host is the Host value sent. */
+int resign_head_end(struct conn *c, const char *host, const char *payload, struct buf *q);
+void resign_hash(const char *p, size_t n, char out[SHA256_HEX_LEN + 1]);
+/* 403 and a "deny http-request" record for this one request. */
+void resign_refuse(struct conn *c, const char *method, const char *url, size_t ulen,
+    const char *why);
+void resign_refuse_large(struct conn *c);
+void resign_free(struct resign *rs);
 
 /* pool.c: idle upstream connections. put: keep fd (registered in the loop) for the next
  * request to host:port under policy pp. take: an idle fd for that key, rebound to cb/arg,
