@@ -250,6 +250,64 @@ cred_prepare(struct launch *l)
 	return 0;
 }
 
+/*
+ * Does the filesystem plan hide path? Its mounts are replayed in order: the last one at
+ * path or above it is what the command sees there. A tmpfs (a read-denied directory)
+ * or /dev/null bound over it (a read-denied file) hides it; a bind shows it.
+ */
+static bool
+cred_plan_hides(const struct strlist *args, const char *path)
+{
+	bool hidden = false;
+	size_t i;
+
+	for (i = 0; i < args->n; i++) {
+		const char *o = args->v[i];
+
+		if ((strcmp(o, "--bind") == 0 || strcmp(o, "--ro-bind") == 0) && i + 2 < args->n) {
+			if (path_is_under(path, args->v[i + 2]))
+				hidden = strcmp(args->v[i + 1], "/dev/null") == 0;
+			i += 2;
+		} else if (strcmp(o, "--tmpfs") == 0 && i + 1 < args->n) {
+			if (path_is_under(path, args->v[i + 1]))
+				hidden = true;
+			i++;
+		} else if (strcmp(o, "--remount-ro") == 0)
+			i++;
+	}
+	return hidden;
+}
+
+/*
+ * A masked copy stands in for a file the command could read, nowhere else: a file under
+ * a read-denied directory (or read-denied itself) stays denied, as if it were not
+ * masked; binding the copy there would make a file appear where the user hid the
+ * directory. (The reference binds it regardless: the copy shows inside the denied
+ * directory's tmpfs.) Called once the plan is built.
+ */
+void
+cred_files_settle(struct launch *l)
+{
+	size_t i = 0;
+
+	while (i < l->ncred_files) {
+		if (!cred_plan_hides(&l->plan.args, l->cred_file_path.v[i])) {
+			i++;
+			continue;
+		}
+		log_debug("credentials.files: %s is read-denied: it stays hidden, not masked",
+		    l->cred_file_path.v[i]);
+		close(l->cred_file_fd[i]);
+		free(l->cred_file_path.v[i]);
+		memmove(l->cred_file_fd + i, l->cred_file_fd + i + 1, (l->ncred_files - i - 1) *
+		    sizeof(*l->cred_file_fd));
+		memmove(l->cred_file_path.v + i, l->cred_file_path.v + i + 1,
+		    (l->cred_file_path.n - i) * sizeof(*l->cred_file_path.v));
+		l->cred_file_path.n--;
+		l->ncred_files--;
+	}
+}
+
 /* Is NAME=... (entry) one of the variables credentials took over? */
 bool
 cred_env_owned(const struct launch *l, const char *entry)

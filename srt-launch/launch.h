@@ -211,6 +211,7 @@ char *violations_sanitise(const char *s);
 
 /* cred.c */
 int cred_prepare(struct launch *l);
+void cred_files_settle(struct launch *l);
 bool cred_env_owned(const struct launch *l, const char *entry);
 char **cred_proxy_environ(const struct launch *l);
 int cred_send(struct launch *l, int fd);

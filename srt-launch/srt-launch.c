@@ -609,6 +609,7 @@ main(int argc, char **argv)
 		goto out;
 	}
 	l.plan_built = true;
+	cred_files_settle(&l);
 	debug_plan(&l);
 	/* The guard is sealed before the options go: srt-seccomp starts only after them. */
 	if (bwrap_send_guard(&l) == -1 || bwrap_send_args(&l) == -1)

@@ -136,3 +136,29 @@ CURL="curl -sS -m 10 --noproxy ''"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *UNPROTECTED* ]]
 }
+
+@test "a masked file under a read-denied directory stays denied; allowRead brings the mask" {
+	mkdir "$T/sec"
+	printf 'machine x login u password %s\n' "$FSECRET" >"$T/sec/netrc"
+	cat >"$T/s.json" <<JSON
+{"network":{"allowedDomains":["127.0.0.1:$P1"],"deniedDomains":[]},
+ "filesystem":{"denyRead":["$T/sec"],"allowWrite":[],"denyWrite":[]},
+ "credentials":{"allowPlaintextInject":true,"files":[{"path":"$T/sec/netrc","mode":"mask"}]}}
+JSON
+	in_ns "$SRT_BIN/srt" -s "$T/s.json" -c "ls -A $T/sec | wc -l; cat $T/sec/netrc || echo no-file"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *fake_value_* && "$output" != *"$FSECRET"* ]]
+	[[ "$output" == *no-file* ]]
+	[ "$(head -1 <<<"$output")" = 0 ]
+	# The same file carved out of the denied directory: the command sees the mask.
+	cat >"$T/s.json" <<JSON
+{"network":{"allowedDomains":["127.0.0.1:$P1"],"deniedDomains":[]},
+ "filesystem":{"denyRead":["$T/sec"],"allowRead":["$T/sec/netrc"],"allowWrite":[],
+  "denyWrite":[]},
+ "credentials":{"allowPlaintextInject":true,"files":[{"path":"$T/sec/netrc","mode":"mask"}]}}
+JSON
+	in_ns "$SRT_BIN/srt" -s "$T/s.json" -c "cat $T/sec/netrc"
+	[ "$status" -eq 0 ]
+	[[ "$output" == fake_value_* ]]
+	[[ "$output" != *"$FSECRET"* ]]
+}
