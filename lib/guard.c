@@ -98,13 +98,14 @@ guard_address_denial(const struct policy *p, const char *host, uint16_t port,
     const struct ip_addr *a, const struct guard_local *local)
 {
 	struct ip_addr v4, mapped;
-	int has_v4;
+	int has_v4, l;
 	unsigned cls;
 	size_t i;
 
 	has_v4 = addr_embedded_v4(a, &v4);
-	if (policy_addr_listed(p, 1, a, port) || (has_v4 && policy_addr_listed(p, 1, &v4, port)))
-		return GUARD_DENY_LISTED;
+	if ((l = policy_addr_listed(p, 1, a, port)) != 0 ||
+	    (has_v4 && (l = policy_addr_listed(p, 1, &v4, port)) != 0))
+		return GUARD_DENY_LISTED | (l == POLICY_LISTED_MANAGED ? GUARD_MANAGED : 0);
 	if (policy_addr_listed(p, 0, a, port) ||
 	    (addr_mapped_v4(a, &mapped) && policy_addr_listed(p, 0, &mapped, port)))
 		return 0;
@@ -114,8 +115,9 @@ guard_address_denial(const struct policy *p, const char *host, uint16_t port,
 	for (i = 0; i < sizeof(guard_classes) / sizeof(guard_classes[0]); i++)
 		if (cls & guard_classes[i].cls)
 			return guard_classes[i].why;
-	if (policy_addr_in_denied_ranges(p, a) || (has_v4 && policy_addr_in_denied_ranges(p, &v4)))
-		return GUARD_LISTED;
+	if ((l = policy_addr_in_denied_ranges(p, a)) != 0 ||
+	    (has_v4 && (l = policy_addr_in_denied_ranges(p, &v4)) != 0))
+		return GUARD_LISTED | (l == POLICY_LISTED_MANAGED ? GUARD_MANAGED : 0);
 	if (guard_in_local(local, a) || (has_v4 && guard_in_local(local, &v4)))
 		return GUARD_OWN_ADDRESS;
 	return 0;
@@ -147,7 +149,9 @@ guard_check(const struct policy *p, const char *host, uint16_t port,
 	}
 	if (r->index != -1 || r->whys == 0)
 		return r->index;
-	off = (size_t)snprintf(r->reason, sizeof(r->reason), "resolved to ");
+	/* An address the organisation's policy refuses says so, as a managed deny rule does. */
+	off = (size_t)snprintf(r->reason, sizeof(r->reason), "%sresolved to ",
+	    (r->whys & GUARD_MANAGED) ? "managed: " : "");
 	for (i = 0; i < sizeof(guard_words) / sizeof(guard_words[0]); i++) {
 		if (!(r->whys & guard_words[i].why))
 			continue;

@@ -30,6 +30,9 @@ enum guard_why {
 	GUARD_LISTED        = 1 << 7,   /* "a listed address" (deniedResolvedAddresses) */
 	GUARD_OWN_ADDRESS   = 1 << 8,   /* "one of this host's addresses" */
 	GUARD_NON_LOOPBACK  = 1 << 9,   /* "a non-loopback address" (localhost names) */
+	GUARD_MANAGED       = 1 << 10,  /* added to GUARD_DENY_LISTED or GUARD_LISTED when the
+	                                   entry is the managed policy's (managed.h): the
+	                                   reason then starts "managed: " */
 };
 
 /* This host's interface addresses (getifaddrs); the caller refreshes it before judging. */
@@ -54,8 +57,8 @@ struct guard_result {
 	                        /* "Connection to <host> blocked: <reason>" */
 };
 
-/* Why host:port may not use address a (one enum guard_why bit), or 0 if it may.
- * local may be NULL. */
+/* Why host:port may not use address a (one enum guard_why bit, with GUARD_MANAGED), or 0
+ * if it may. local may be NULL. */
 unsigned guard_address_denial(const struct policy *p, const char *host, uint16_t port,
     const struct ip_addr *a, const struct guard_local *local);
 

@@ -1,20 +1,21 @@
 /*
  * policy.bin: the compiled policy (SPEC §3).
  *
- * Format, version 3. Every integer is little-endian and read byte by byte, so the image
+ * Format, version 4. Every integer is little-endian and read byte by byte, so the image
  * needs no alignment and reads the same on every host. There is no padding anywhere: the
  * sections follow the header and each other with no gap, so equal settings give equal
  * bytes and a reader can refuse any byte it did not expect.
  *
- *   header (88 bytes)
+ *   header (96 bytes)
  *     0  magic       8 bytes  89 'S' 'R' 'T' 'P' 'O' 'L' 0a  (high bit and newline catch
  *                             7-bit and text-mode transfers, as PNG's magic does)
- *     8  version     u32      3 (1 had no windows block, 2 no routes)
- *    12  nsections   u32      7
+ *     8  version     u32      4 (1 had no windows block, 2 neither routes nor layers,
+ *                             3 one of the two: images of either kind are refused)
+ *    12  nsections   u32      8
  *    16  length      u64      total image length in bytes
  *    24  checksum    u64      FNV-1a 64 over the whole image, these 8 bytes read as zero
- *    32  sections    7 x (u32 offset, u32 length), in the order below; the first starts
- *                             at 88, each next one where the previous ended, the last
+ *    32  sections    8 x (u32 offset, u32 length), in the order below; the first starts
+ *                             at 96, each next one where the previous ended, the last
  *                             ends at length
  *   0 strings   NUL-terminated strings; a string is named by its offset here, the
  *               value 0xffffffff stands for "none" (NULL). Starts and ends with NUL.
@@ -50,6 +51,15 @@
  *               present; str socketPath; u32 n, n x str domains) and
  *               stripResponseHeaders (u32 n, n x str); an absent block is all zero and
  *               none.
+ *   7 layers    what came from the managed policy (managed.h): u32 flags (bit 0 a managed
+ *               file was merged in; 1 its allowManagedDomainsOnly, 2
+ *               allowManagedReadPathsOnly, 3 allowUserWeakerOptions), then for each list
+ *               of enum settings_list in its order a u32: how many of the list's leading
+ *               entries are the managed file's; then u32 n, n x str: the options the
+ *               managed file set, as dotted paths of the schema ("network.httpProxyPort").
+ *               Without bit 0 every other field is zero. A program that loads an image
+ *               merges it with the managed file anew (policy_source.h): these say what
+ *               the merge found, for the proxies' "(managed: ...)" and dump --layers.
  *
  * Why FNV-1a 64: the checksum catches accidental damage (a short write, a copy that
  * stopped half-way, a flipped bit), not an attacker, who could recompute any unkeyed sum;
@@ -85,7 +95,7 @@
 
 #define POLICY_MAGIC            "\x89SRTPOL\n"
 #define POLICY_MAGIC_LEN        8
-#define POLICY_VERSION          3
+#define POLICY_VERSION          4
 #define POLICY_HDR_FIXED        32
 #define STR_NONE                UINT32_MAX
 #define RULE_REC                16
@@ -101,13 +111,14 @@ enum policy_section {
 	SEC_RANGES,
 	SEC_FS,
 	SEC_OPTIONS,
+	SEC_LAYERS,
 	SEC_COUNT
 };
 
 #define POLICY_HDR_LEN  (POLICY_HDR_FIXED + 8 * SEC_COUNT)
 
 static const char *const sec_names[SEC_COUNT] = {
-	"strings", "rules", "index", "iprules", "ranges", "fs", "options"
+	"strings", "rules", "index", "iprules", "ranges", "fs", "options", "layers"
 };
 
 /* Rule kinds as stored: fixed numbers, independent of enum dom_kind's order. */
@@ -147,6 +158,9 @@ struct policy {
 	const uint8_t *ranges;
 	uint32_t option_flags;          /* the options section's flags, read at open */
 	size_t routes_off;              /* where the routes begin in the options section */
+	uint32_t layer_flags;           /* the layers section's, read at open */
+	uint32_t managed_allowed, managed_denied, managed_ranges;
+	                                /* leading rules and ranges of the managed file's */
 };
 
 /* ---- bytes -------------------------------------------------------------------- */
@@ -498,6 +512,17 @@ compile_options(const struct settings *s, struct strtab *st, struct buf *b)
 	put_strlist(b, st, &s->net.strip_headers);
 }
 
+static void
+compile_layers(const struct settings *s, struct strtab *st, struct buf *b)
+{
+	const struct settings_layers *l = &s->layers;
+
+	buf_u32le(b, l->flags);
+	for (int i = 0; i < SL_COUNT; i++)
+		buf_u32le(b, (uint32_t)l->managed[i]);
+	put_strlist(b, st, &l->options);
+}
+
 /* The port range as settings.c accepts it: unset, or 1 <= lo <= hi <= 65535, hi-lo <= 64. */
 static int
 win_ports_ok(uint32_t lo, uint32_t hi)
@@ -505,6 +530,42 @@ win_ports_ok(uint32_t lo, uint32_t hi)
 	if (lo == 0 && hi == 0)
 		return 1;
 	return lo >= 1 && lo <= hi && hi <= 65535 && hi - lo <= WIN_PORT_RANGE_MAX;
+}
+
+/* An option path as the schema spells one: "key" of the root or "object.key". */
+static int
+option_path_known(const char *path)
+{
+	for (size_t o = 0; o < 3; o++) {
+		const struct settings_object *obj = settings_objects[o];
+		size_t n = strlen(obj->path);
+
+		if (n > 0 && (strncmp(path, obj->path, n) != 0 || path[n] != '.'))
+			continue;
+		for (size_t i = 0; i < obj->nkeys; i++)
+			if (strcmp(path + (n > 0 ? n + 1 : 0), obj->keys[i].name) == 0)
+				return 1;
+	}
+	return 0;
+}
+
+/* The layers as the writer and the reader accept them: nothing without a merge, no count
+ * beyond its list, only options of the schema. */
+static int
+layers_ok(const struct settings *s, const struct settings_layers *l)
+{
+	if ((l->flags & ~SETTINGS_LAYER_ALL) != 0)
+		return 0;
+	for (int i = 0; i < SL_COUNT; i++)
+		if (l->managed[i] > settings_list_len(s, (enum settings_list)i) ||
+		    (!(l->flags & SETTINGS_LAYER_MERGED) && l->managed[i] != 0))
+			return 0;
+	if (!(l->flags & SETTINGS_LAYER_MERGED) && (l->flags != 0 || l->options.n != 0))
+		return 0;
+	for (size_t i = 0; i < l->options.n; i++)
+		if (!option_path_known(l->options.v[i]))
+			return 0;
+	return 1;
 }
 
 static int
@@ -548,6 +609,8 @@ settings_compilable(const struct settings *s)
 	    s->net.mitm.domains.n == 0 : s->net.mitm.socket_path != NULL ||
 	    s->net.mitm.domains.n != 0)
 		return 0;
+	if (!layers_ok(s, &s->layers))
+		return 0;
 	return 1;
 }
 
@@ -573,6 +636,7 @@ policy_compile(const struct settings *s, uint8_t **out, size_t *outlen)
 	put_pathlist(&sec[SEC_FS], &st, &s->fs.allow_write);
 	put_pathlist(&sec[SEC_FS], &st, &s->fs.deny_write);
 	compile_options(s, &st, &sec[SEC_OPTIONS]);
+	compile_layers(s, &st, &sec[SEC_LAYERS]);
 	if (st.overflow)
 		goto out;
 	/* Strings end with a NUL already; the section is the interned data itself. */
@@ -1277,6 +1341,32 @@ read_options(const struct policy *p, struct settings *out, uint32_t *flagsp,
 	return 0;
 }
 
+/* The layers section, checked against the lists of lens (the image's own settings). */
+static int
+read_layers(const struct policy *p, const struct settings *lens,
+    struct settings_layers *out)
+{
+	struct cur c = { p->sec[SEC_LAYERS], p->seclen[SEC_LAYERS], 0, 0 };
+	struct settings_layers l;
+	int rc = -1;
+
+	memset(&l, 0, sizeof(l));
+	l.flags = cur_u32(&c);
+	for (int i = 0; i < SL_COUNT; i++)
+		l.managed[i] = cur_u32(&c);
+	if (c.bad || read_strlist(p, &c, &l.options) != 0 || c.off != c.len ||
+	    !layers_ok(lens, &l))
+		goto out;
+	if (out != NULL) {
+		*out = l;
+		memset(&l, 0, sizeof(l));
+	}
+	rc = 0;
+out:
+	strlist_free(&l.options);
+	return rc;
+}
+
 static int
 verify_fs(struct policy *p, char *err, size_t errlen)
 {
@@ -1295,6 +1385,39 @@ verify_options(struct policy *p, char *err, size_t errlen)
 	return -1;
 }
 
+/* The list lengths the counts are checked against: the rules and ranges are known at
+ * this point, the rest are decoded when there is a managed layer to check. */
+static int
+verify_layers(struct policy *p, char *err, size_t errlen)
+{
+	struct settings lens;
+	int rc;
+
+	settings_init_default(&lens);
+	if (p->seclen[SEC_LAYERS] >= 4 && get32(p->sec[SEC_LAYERS]) != 0 &&
+	    (read_fs(p, &lens) != 0 || read_options(p, &lens, NULL, NULL) != 0)) {
+		settings_free(&lens);
+		seterr(err, errlen, "section layers: the lists cannot be read");
+		return -1;
+	}
+	/* Only the lengths of the rules and ranges are looked at: no rule is decoded. */
+	lens.net.nallowed = p->nallowed;
+	lens.net.ndenied = p->ndenied;
+	lens.net.ndenied_addrs = p->nranges;
+	rc = read_layers(p, &lens, NULL);
+	lens.net.nallowed = lens.net.ndenied = lens.net.ndenied_addrs = 0;
+	settings_free(&lens);
+	if (rc != 0) {
+		seterr(err, errlen, "section layers: malformed, or a count beyond its list");
+		return -1;
+	}
+	p->layer_flags = get32(p->sec[SEC_LAYERS]);
+	p->managed_allowed = get32(p->sec[SEC_LAYERS] + 4 + 4 * SL_ALLOWED_DOMAINS);
+	p->managed_denied = get32(p->sec[SEC_LAYERS] + 4 + 4 * SL_DENIED_DOMAINS);
+	p->managed_ranges = get32(p->sec[SEC_LAYERS] + 4 + 4 * SL_DENIED_ADDRS);
+	return 0;
+}
+
 static int
 policy_verify(struct policy *p, char *err, size_t errlen)
 {
@@ -1305,7 +1428,8 @@ policy_verify(struct policy *p, char *err, size_t errlen)
 	    verify_iprules(p, err, errlen) != 0 ||
 	    verify_ranges(p, err, errlen) != 0 ||
 	    verify_fs(p, err, errlen) != 0 ||
-	    verify_options(p, err, errlen) != 0)
+	    verify_options(p, err, errlen) != 0 ||
+	    verify_layers(p, err, errlen) != 0)
 		return -1;
 	return 0;
 }
@@ -1518,12 +1642,14 @@ policy_decide(const struct policy *p, const char *host, size_t hostlen, uint16_t
 	if (best_deny != UINT32_MAX) {
 		rule_get(p, best_deny, &rv);
 		v->reason = rv.reason != STR_NONE ? pstr(p, rv.reason) : DOM_REASON_DENY_LIST;
+		v->managed = best_deny - p->nallowed < p->managed_denied;
 	} else if (best_allow != UINT32_MAX) {
 		rule_get(p, best_allow, &rv);
 		v->allow = 1;
 	} else {
 		v->reason = DOM_REASON_NOT_ALLOWED;
 		v->reason_len = strlen(v->reason);
+		v->managed = (p->layer_flags & SETTINGS_LAYER_DOMAINS_ONLY) != 0;
 		return;
 	}
 	v->rule = pstr(p, rv.spelled);
@@ -1560,8 +1686,10 @@ policy_addr_listed(const struct policy *p, int denied, const struct ip_addr *a,
 			continue;
 		if (rport != 0 && rport != port)
 			continue;
+		/* Records are in rule order, the managed file's rules first in each list. */
 		if (ip_same(a, rec[6], rec + 8) || (has_alt && ip_same(&alt, rec[6], rec + 8)))
-			return 1;
+			return (denied ? g - p->nallowed < p->managed_denied :
+			    g < p->managed_allowed) ? POLICY_LISTED_MANAGED : POLICY_LISTED_USER;
 	}
 	return 0;
 }
@@ -1588,7 +1716,8 @@ policy_addr_in_denied_ranges(const struct policy *p, const struct ip_addr *a)
 
 		range_get(p, i, &r);
 		if (addr_range_contains(&r, a) || (has_v4 && addr_range_contains(&r, &v4)))
-			return 1;
+			return i < p->managed_ranges ? POLICY_LISTED_MANAGED :
+			    POLICY_LISTED_USER;
 	}
 	return 0;
 }
@@ -1613,6 +1742,28 @@ policy_routes(const struct policy *p, struct settings *out)
 		return -1;
 	}
 	return 0;
+}
+
+uint32_t
+policy_layer_flags(const struct policy *p)
+{
+	return p->layer_flags;
+}
+
+int
+policy_layer_sets(const struct policy *p, const char *path)
+{
+	struct cur c = { p->sec[SEC_LAYERS], p->seclen[SEC_LAYERS], 4 + 4 * SL_COUNT, 0 };
+	struct strlist opts = { 0 };
+	int found = 0;
+
+	/* Checked at open (verify_layers); only the list of options is read again. */
+	if (!(p->layer_flags & SETTINGS_LAYER_MERGED) || read_strlist(p, &c, &opts) != 0)
+		return 0;
+	for (size_t i = 0; i < opts.n && !found; i++)
+		found = strcmp(opts.v[i], path) == 0;
+	strlist_free(&opts);
+	return found;
 }
 
 static int
@@ -1653,5 +1804,9 @@ policy_to_settings(const struct policy *p, struct settings *out)
 	    sizeof(*out->net.denied_addrs)) : NULL;
 	for (uint32_t i = 0; i < p->nranges; i++)
 		range_get(p, i, &out->net.denied_addrs[i]);
+	if (read_layers(p, out, &out->layers) != 0) {
+		settings_free(out);
+		return -1;
+	}
 	return 0;
 }

@@ -45,9 +45,16 @@ uint32_t policy_option_flags(const struct policy *p);
  * for the proxies: out is the default settings with those members set. 0 or -1. */
 int policy_routes(const struct policy *p, struct settings *out);
 
+/* The layers section's flags (SETTINGS_LAYER_* of settings.h). */
+uint32_t policy_layer_flags(const struct policy *p);
+/* Whether the managed file merged into p set the option at path ("network.parentProxy"). */
+int policy_layer_sets(const struct policy *p, const char *path);
+
 /* The name-based decision of BEHAVIOR §2.2, same answers as dom_decide(). */
 struct policy_verdict {
 	int allow;
+	int managed;            /* a deny of the managed policy: its deny rule, or the allow
+	                           list it alone makes (allowManagedDomainsOnly) */
 	const char *reason;     /* deny reason (static or inside the image); NULL on allow */
 	const char *rule;       /* the matching entry as written, NULL if none */
 	size_t rule_len;
@@ -58,7 +65,10 @@ struct policy_verdict {
 void policy_decide(const struct policy *p, const char *host, size_t hostlen, uint16_t port,
     struct policy_verdict *v);
 
-/* Resolved-address guard helpers (BEHAVIOR §2.4 steps 1, 2, 4). */
+/* Resolved-address guard helpers (BEHAVIOR §2.4 steps 1, 2, 4): 0 when not listed, else
+ * which file the first entry that lists it came from. */
+#define POLICY_LISTED_USER      1
+#define POLICY_LISTED_MANAGED   2
 int policy_addr_listed(const struct policy *p, int denied, const struct ip_addr *a, uint16_t port);
 int policy_addr_in_denied_ranges(const struct policy *p, const struct ip_addr *a);
 

@@ -5,10 +5,16 @@
  * for srt the built-in default policy when that file does not exist). Every problem is
  * reported through errs, warnings through warns, each "FILE: message" or
  * "FILE: PATH: message".
+ *
+ * Whatever the source, the policy is merged with the managed policy (managed.h) when
+ * there is one: the image a program gets is always the merge, made anew from the managed
+ * file as it is and the user's layer (what a compiled image says about its own layers is
+ * never believed). An untrusted or invalid managed file is an error like any other.
  */
 #ifndef SRT_POLICY_SOURCE_H
 #define SRT_POLICY_SOURCE_H
 
+#include "managed.h"
 #include "policy.h"
 #include "settings.h"
 #include "util.h"
@@ -29,6 +35,9 @@ struct policy_source {
 	 * on path, or -1 with errno (a narrowed proxy asks its opener, proxy_sandbox.h). */
 	int (*open_file)(void *arg, const char *path);
 	void *open_arg;
+	/* The managed layer: NULL to read managed_path now; a program that loads its policy
+	 * again after narrowing itself (a proxy's SIGHUP) passes the one it read at start. */
+	const struct managed *managed;
 };
 
 /*

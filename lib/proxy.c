@@ -27,6 +27,7 @@
 #include "guard.h"
 #include "buf.h"
 #include "proxy.h"
+#include "managed.h"
 #include "policy_source.h"
 #include "proxy_connector.h"
 #include "proxy_sandbox.h"
@@ -45,6 +46,8 @@ struct proxy {
 	struct proxy_policy *pol;
 	struct proxy_opener *opener;    /* -p or -s while narrowed: reopens that file */
 	struct cred_store creds;        /* --cred-fd */
+	struct managed managed;         /* the managed layer, read with the first policy */
+	bool managed_read;
 	struct guard_local local;
 	bool local_valid;       /* local was read at local_at (loop time) */
 	uint64_t local_at;
@@ -316,6 +319,8 @@ proxy_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *sslen,
 static void
 proxy_policy_routes(struct proxy *px, struct proxy_policy *pp)
 {
+	const struct upstream_env none = { 0 }, *env = &px->env;
+	uint32_t lf = policy_layer_flags(pp->pol);
 	struct diags warns = { 0 };
 	struct settings s;
 	char *f;
@@ -325,7 +330,24 @@ proxy_policy_routes(struct proxy *px, struct proxy_policy *pp)
 		log_warnx("policy: unreadable routes");
 		return;
 	}
-	upstream_build(&s.net.parent, &s.net.mitm, &px->env, &pp->up, &warns);
+	/* srt's own HTTP_PROXY and friends are the user's setting like a parentProxy in the
+	 * user's file: under a managed policy they count only where it allows weaker user
+	 * options, and never beside a parentProxy of its own. They are ambient, so they are
+	 * ignored with a warning rather than refused as the file's would be. */
+	if ((lf & SETTINGS_LAYER_MERGED) && (!(lf & SETTINGS_LAYER_USER_WEAKER) ||
+	    policy_layer_sets(pp->pol, "network.parentProxy"))) {
+		const char *name[] = { px->env.http_name, px->env.https_name,
+		    px->env.no_proxy_name };
+
+		for (size_t i = 0; i < sizeof(name) / sizeof(name[0]); i++)
+			if (name[i] != NULL)
+				log_warnx("warning: %s is ignored: the managed policy %s %s",
+				    name[i], managed_path, (lf & SETTINGS_LAYER_USER_WEAKER) ?
+				    "sets network.parentProxy" :
+				    "does not set allowUserWeakerOptions");
+		env = &none;
+	}
+	upstream_build(&s.net.parent, &s.net.mitm, env, &pp->up, &warns);
 	for (size_t i = 0; i < warns.msgs.n; i++)
 		log_warnx("warning: %s", warns.msgs.v[i]);
 	diags_free(&warns);
@@ -379,9 +401,15 @@ proxy_policy_load(struct proxy *px, struct diags *errs)
 	struct diags warns = { 0 };
 	struct proxy_policy *pp;
 	struct policy *pol;
-	int rc;
+	int rc = 0;
 
-	rc = policy_source_load(&src, &pol, NULL, NULL, errs, &warns);
+	/* Read at start, before the proxy narrows itself (the trust checks walk the file
+	 * system); every reload merges with this one, so none widens past it. */
+	if (!px->managed_read && (rc = managed_load(&px->managed, errs, &warns)) == 0)
+		px->managed_read = true;
+	src.managed = &px->managed;
+	if (rc == 0)
+		rc = policy_source_load(&src, &pol, NULL, NULL, errs, &warns);
 	for (size_t i = 0; i < warns.msgs.n; i++)
 		log_warnx("warning: %s", warns.msgs.v[i]);
 	diags_free(&warns);
@@ -521,6 +549,11 @@ proxy_decide(struct proxy *px, struct proxy_policy *pp, struct proxy_request *rq
 	free(rq->rule);
 	rq->rule = v.rule != NULL ? xstrndup(v.rule, v.rule_len) : NULL;
 	proxy_request_set_reason(rq, v.reason, v.reason ? v.reason_len : 0);
+	if (v.managed && !v.allow) {
+		/* The organisation's rule: the log, the violation line and the refusal say so. */
+		free(rq->reason);
+		rq->reason = xasprintf("managed: %.*s", (int)v.reason_len, v.reason);
+	}
 	if (v.allow) {
 		rq->verdict = VERDICT_ALLOW;
 		return 1;
@@ -1169,6 +1202,7 @@ proxy_free(struct proxy *px)
 	evloop_free(px->loop);
 	proxy_policy_put(px->pol);
 	proxy_opener_free(px->opener);
+	managed_free(&px->managed);
 	guard_local_free(&px->local);
 	if (px->log_fd != -1 && px->opts.log_path != NULL)
 		close(px->log_fd);

@@ -406,6 +406,8 @@ proxy_dial_timeout_cb(struct evloop *loop, void *arg)
 	d->last_err = ETIMEDOUT;
 	if (d->phase == DIAL_TLS)
 		proxy_dial_failf(d, "TLS handshake timed out");
+	else if (d->phase == DIAL_UNIX)
+		proxy_dial_failf(d, "no connection from the connector in time");
 	else if (d->phase == DIAL_TUNNEL)
 		proxy_dial_failf(d, "no reply to CONNECT in time");
 	else

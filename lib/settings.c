@@ -27,6 +27,7 @@
 #include "buf.h"
 #include "json_strict.h"
 #include "cred_rx.h"
+#include "managed.h"
 #include "path.h"
 #include "settings.h"
 #include "upstream.h"
@@ -145,6 +146,7 @@ struct pctx {
 	struct diags *warns;
 	size_t nerr;
 	size_t nwarn;
+	bool managed;           /* the managed file: its own root fields are allowed */
 };
 
 static void perr(struct pctx *, const char *, const char *, ...) SRT_PRINTF(3, 4);
@@ -258,7 +260,8 @@ perr_unknown(struct pctx *c, const char *path, const char *key,
 		return;
 	}
 	for (i = 0; i < nf; i++) {
-		if (f[i].flags & SETTINGS_UNSUPPORTED)
+		if ((f[i].flags & SETTINGS_UNSUPPORTED) ||
+		    ((f[i].flags & SETTINGS_MANAGED) && !c->managed))
 			continue;
 		if (list.len)
 			buf_adds(&list, ", ");
@@ -315,7 +318,11 @@ obj_walk(struct pctx *c, const cJSON *obj, const char *path, const char *what,
 		else if (seen[i])
 			perr(c, p, "the key appears more than once; a security policy must "
 			    "not be ambiguous, keep only one");
-		else if (f[i].flags & SETTINGS_UNSUPPORTED) {
+		else if ((f[i].flags & SETTINGS_MANAGED) && !c->managed) {
+			seen[i] = true;
+			perr(c, p, "only the managed policy file (%s) may set this; remove it",
+			    managed_path);
+		} else if (f[i].flags & SETTINGS_UNSUPPORTED) {
 			seen[i] = true;
 			perr(c, p, "%s is not supported yet (%s); remove it: srt does not "
 			    "silently ignore a setting that changes what is enforced", p,
@@ -1426,8 +1433,29 @@ cred_entry_field(struct pctx *c, int idx, const cJSON *j, const char *path, void
 	}
 }
 
-static void
-cred_mask_clear(struct settings_cred_mask *m)
+/* One mask entry's fields as text, for comparing two entries (managed.c). */
+char *
+settings_cred_mask_json(const struct settings_cred_mask *m)
+{
+	struct buf b = { 0 };
+	size_t i;
+
+	buf_addf(&b, "%d|%s|%d|%d|%d|%d|", m->file, m->id, (int)m->no_match, m->jwt, m->dups,
+	    m->inject_set);
+	buf_add_jstr(&b, m->extract ? m->extract : "", m->extract ? strlen(m->extract) : 0);
+	for (i = 0; i < m->claims.n; i++) {
+		buf_adds(&b, "|c");
+		buf_add_jstr(&b, m->claims.v[i], strlen(m->claims.v[i]));
+	}
+	for (i = 0; i < m->inject.n; i++) {
+		buf_adds(&b, "|i");
+		buf_add_jstr(&b, m->inject.v[i], strlen(m->inject.v[i]));
+	}
+	return buf_steal(&b);
+}
+
+void
+settings_cred_mask_clear(struct settings_cred_mask *m)
 {
 	free(m->id);
 	free(m->extract);
@@ -1488,7 +1516,7 @@ get_cred_entries(struct pctx *c, const cJSON *j, const char *path, bool file,
 			memset(&e.m, 0, sizeof(e.m));
 		}
  next:
-		cred_mask_clear(&e.m);
+		settings_cred_mask_clear(&e.m);
 		free(p);
 	}
 }
@@ -1625,7 +1653,7 @@ settings_cred_free(struct settings_cred *cr)
 	size_t i;
 
 	for (i = 0; i < cr->nmask; i++)
-		cred_mask_clear(&cr->mask[i]);
+		settings_cred_mask_clear(&cr->mask[i]);
 	free(cr->mask);
 	for (i = 0; i < cr->naws; i++) {
 		free(cr->aws[i].key_id);
@@ -1639,12 +1667,33 @@ settings_cred_free(struct settings_cred *cr)
 /* ------------------------------------------------------------------------------------ */
 /* The root */
 
+/* One of the managed file's own fields: its bit in s->layers.flags. */
+static void
+get_managed_flag(struct pctx *c, const cJSON *j, const char *path, struct settings *s,
+    unsigned bit)
+{
+	bool b = false;
+
+	get_bool(c, j, path, &b);
+	if (b)
+		s->layers.flags |= bit;
+}
+
 static void
 root_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 {
 	struct settings *s = arg;
 
 	switch (idx) {
+	case SR_allowManagedDomainsOnly:
+		get_managed_flag(c, j, path, s, SETTINGS_LAYER_DOMAINS_ONLY);
+		break;
+	case SR_allowManagedReadPathsOnly:
+		get_managed_flag(c, j, path, s, SETTINGS_LAYER_READ_PATHS_ONLY);
+		break;
+	case SR_allowUserWeakerOptions:
+		get_managed_flag(c, j, path, s, SETTINGS_LAYER_USER_WEAKER);
+		break;
 	case SR_network:
 		obj_walk_schema(c, j, path, "an object with allowedDomains and deniedDomains",
 		    &settings_network, net_field, s);
@@ -1756,14 +1805,14 @@ settings_init_default(struct settings *s)
 	}
 }
 
-int
-settings_parse(const char *text, size_t len, const char *fname, struct settings *out,
-    struct diags *errs, struct diags *warns)
+static int
+settings_parse_as(const char *text, size_t len, const char *fname, bool managed,
+    struct settings *out, struct diags *errs, struct diags *warns)
 {
 	struct diags scratch = { 0 };
 	struct settings s;
 	struct pctx c = { .fname = fname ? fname : "settings", .s = &s, .errs = errs,
-	    .warns = warns };
+	    .warns = warns, .managed = managed };
 	cJSON *root = NULL;
 	const char *end = NULL;
 	size_t pos, line, col;
@@ -1826,6 +1875,75 @@ out:
 	cJSON_Delete(root);
 	diags_free(&scratch);
 	return rc;
+}
+
+int
+settings_parse(const char *text, size_t len, const char *fname, struct settings *out,
+    struct diags *errs, struct diags *warns)
+{
+	return settings_parse_as(text, len, fname, false, out, errs, warns);
+}
+
+int
+settings_parse_managed(const char *text, size_t len, const char *fname,
+    struct settings *out, struct diags *errs, struct diags *warns)
+{
+	return settings_parse_as(text, len, fname, true, out, errs, warns);
+}
+
+const char *
+settings_list_path(enum settings_list l)
+{
+	static const char *const paths[SL_COUNT] = {
+		[SL_ALLOWED_DOMAINS] = "network.allowedDomains",
+		[SL_DENIED_DOMAINS] = "network.deniedDomains",
+		[SL_DENIED_REASONS] = "network.deniedDomainReasons",
+		[SL_DENIED_ADDRS] = "network.deniedResolvedAddresses",
+		[SL_ALLOW_UNIX_SOCKETS] = "network.allowUnixSockets",
+		[SL_ALLOW_MACH_LOOKUP] = "network.allowMachLookup",
+		[SL_DENY_READ] = "filesystem.denyRead",
+		[SL_ALLOW_READ] = "filesystem.allowRead",
+		[SL_ALLOW_WRITE] = "filesystem.allowWrite",
+		[SL_DENY_WRITE] = "filesystem.denyWrite",
+		[SL_IGNORE] = "ignoreViolations",
+		[SL_GIT_SAFE_DIRS] = "git.safeDirectories",
+	};
+
+	return (unsigned)l < SL_COUNT ? paths[l] : NULL;
+}
+
+size_t
+settings_list_len(const struct settings *s, enum settings_list l)
+{
+	switch (l) {
+	case SL_ALLOWED_DOMAINS:
+		return s->net.nallowed;
+	case SL_DENIED_DOMAINS:
+		return s->net.ndenied;
+	case SL_DENIED_REASONS:
+		return s->net.nreasons;
+	case SL_DENIED_ADDRS:
+		return s->net.ndenied_addrs;
+	case SL_ALLOW_UNIX_SOCKETS:
+		return s->net.allow_unix_sockets.n;
+	case SL_ALLOW_MACH_LOOKUP:
+		return s->net.allow_mach_lookup.n;
+	case SL_DENY_READ:
+		return s->fs.deny_read.n;
+	case SL_ALLOW_READ:
+		return s->fs.allow_read.n;
+	case SL_ALLOW_WRITE:
+		return s->fs.allow_write.n;
+	case SL_DENY_WRITE:
+		return s->fs.deny_write.n;
+	case SL_IGNORE:
+		return s->nignore;
+	case SL_GIT_SAFE_DIRS:
+		return s->git_safe_dirs.n;
+	case SL_COUNT:
+		break;
+	}
+	return 0;
 }
 
 /* Why a settings file could not be read, as a message in errs. */
@@ -1926,6 +2044,7 @@ settings_free(struct settings *s)
 	free(s->win.sublayer_guid);
 	free(s->win.wfp_sublayer_guid);
 	free(s->win.srt_win_path);
+	strlist_free(&s->layers.options);
 	memset(s, 0, sizeof(*s));
 }
 

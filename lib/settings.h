@@ -94,6 +94,8 @@ struct settings_cred_mask {
 struct settings_aws_pair {
 	char *key_id, *secret, *token;  /* variable names; token may be NULL */
 };
+void settings_cred_mask_clear(struct settings_cred_mask *m);
+char *settings_cred_mask_json(const struct settings_cred_mask *m);
 struct settings_cred {
 	struct settings_cred_mask *mask;
 	size_t nmask;
@@ -102,6 +104,50 @@ struct settings_cred {
 	size_t naws;
 	int sigv4[3];                   /* streaming, presigned, sigv4a: 0 deny,
 	                                   1 passthrough */
+};
+
+/*
+ * The lists of a settings value, named for the managed layer (managed.h), which keeps
+ * the managed file's entries first in each and counts them.
+ */
+enum settings_list {
+	SL_ALLOWED_DOMAINS,             /* network.allowedDomains */
+	SL_DENIED_DOMAINS,              /* network.deniedDomains */
+	SL_DENIED_REASONS,              /* network.deniedDomainReasons */
+	SL_DENIED_ADDRS,                /* network.deniedResolvedAddresses */
+	SL_ALLOW_UNIX_SOCKETS,          /* network.allowUnixSockets */
+	SL_ALLOW_MACH_LOOKUP,           /* network.allowMachLookup */
+	SL_DENY_READ,                   /* filesystem.denyRead */
+	SL_ALLOW_READ,                  /* filesystem.allowRead */
+	SL_ALLOW_WRITE,                 /* filesystem.allowWrite */
+	SL_DENY_WRITE,                  /* filesystem.denyWrite */
+	SL_IGNORE,                      /* ignoreViolations (patterns) */
+	SL_GIT_SAFE_DIRS,               /* git.safeDirectories */
+	SL_COUNT
+};
+
+/* The list as the settings file spells its place ("network.allowedDomains"). */
+const char *settings_list_path(enum settings_list l);
+
+/* settings_layers.flags */
+#define SETTINGS_LAYER_MERGED           0x1u    /* a managed file was merged in */
+#define SETTINGS_LAYER_DOMAINS_ONLY     0x2u    /* its allowManagedDomainsOnly */
+#define SETTINGS_LAYER_READ_PATHS_ONLY  0x4u    /* its allowManagedReadPathsOnly */
+#define SETTINGS_LAYER_USER_WEAKER      0x8u    /* its allowUserWeakerOptions */
+#define SETTINGS_LAYER_ALL              0xfu
+
+/*
+ * Where the values came from. All zero for a settings file read alone; the managed
+ * file's own three fields set their bits when it is parsed as one
+ * (settings_parse_managed); the merge (managed_apply) fills the rest, and policy.bin
+ * keeps it, so that a proxy can say which denials are the organisation's.
+ */
+struct settings_layers {
+	unsigned flags;                 /* SETTINGS_LAYER_* */
+	size_t managed[SL_COUNT];       /* of each list, how many leading entries are the
+	                                   managed file's */
+	struct strlist options;         /* the options the managed file set, as dotted paths
+	                                   ("network.httpProxyPort"), in schema order */
 };
 
 /*
@@ -146,6 +192,7 @@ struct settings {
 	struct strlist git_safe_dirs;   /* git.safeDirectories */
 	struct settings_windows win;    /* windows */
 	struct settings_cred cred;      /* credentials */
+	struct settings_layers layers;  /* the managed layer's share (managed.h) */
 	SETTINGS_ROOT_KEYS(SETTINGS_NO_KEY, SETTINGS_MEMBER_BOOL, SETTINGS_MEMBER_INT)
 };
 
@@ -164,6 +211,14 @@ void settings_init_default(struct settings *s);
  * Returns 0 when valid, -1 otherwise (out is then empty). Never partly accepts. */
 int settings_parse(const char *text, size_t len, const char *fname,
     struct settings *out, struct diags *errs, struct diags *warns);
+
+/* The same for the managed file (managed.h): its three own root fields are accepted and
+ * set bits of out->layers.flags. */
+int settings_parse_managed(const char *text, size_t len, const char *fname,
+    struct settings *out, struct diags *errs, struct diags *warns);
+
+/* The length of one of s's lists. */
+size_t settings_list_len(const struct settings *s, enum settings_list l);
 
 /* Read and parse a file: a missing, unreadable, empty or non-JSON file each get a message
  * of their own in errs. */

@@ -49,7 +49,10 @@
 	KEY(socatPath, SETTINGS_HELPER, "srt does not use socat") \
 	KEY(javaAgentJarPath, SETTINGS_HELPER, "srt points Java at the proxies through " \
 	    "JAVA_TOOL_OPTIONS, without an agent") \
-	KEY(windows, 0, NULL)
+	KEY(windows, 0, NULL) \
+	KEY(allowManagedDomainsOnly, SETTINGS_MANAGED, NULL) \
+	KEY(allowManagedReadPathsOnly, SETTINGS_MANAGED, NULL) \
+	KEY(allowUserWeakerOptions, SETTINGS_MANAGED, NULL)
 
 #define SETTINGS_NETWORK_KEYS(KEY, BOOL, INT) \
 	KEY(allowedDomains, SETTINGS_REQUIRED, \
@@ -90,6 +93,8 @@
 #define SETTINGS_UNSUPPORTED    0x2     /* the reference has it; srt refuses it for now */
 #define SETTINGS_HELPER         0x4     /* configures a helper of the reference's; accepted
                                            with a warning, then ignored */
+#define SETTINGS_MANAGED        0x8     /* only in the managed file (managed.h); an error in
+                                           any other, and never stored in a policy's options */
 
 /* Generators: members of struct settings, and the numbering of each object's keys. */
 #define SETTINGS_NO_KEY(name, flags, note)
@@ -132,7 +137,7 @@ enum settings_kind {
 /* One row as data. */
 struct settings_key {
 	const char *name;
-	int flags;              /* SETTINGS_REQUIRED, _UNSUPPORTED, _HELPER */
+	int flags;              /* SETTINGS_REQUIRED, _UNSUPPORTED, _HELPER, _MANAGED */
 	const char *note;       /* REQUIRED: how to add it; UNSUPPORTED, HELPER: why */
 	enum settings_kind kind;
 	size_t off;             /* BOOL, INT: offsetof(struct settings, member) */

@@ -1,22 +1,22 @@
 /*
- * The bubblewrap invocation (SPEC §5.4, BEHAVIOR §4.2): the filesystem plan from libsrt,
- * then the namespace and capability options, then srt-seccomp and the command. The
+ * Starting bwrap (SPEC §5.4). Its whole command line but the command is the plan's
+ * (lib/plan_linux_sandbox.c: plan.args, the options, and plan.exec, srt-seccomp and its
+ * options), and so are the numbers of the descriptors it gets (plan.fd); this file only
+ * puts our descriptors at those numbers, executes bwrap and sends it the words. The
  * options travel through --args (a large plan would not fit the kernel's argument
- * limits); the command itself stays on the real argv, where bwrap wants it.
+ * limits); srt-seccomp and the command stay on the real argv, where bwrap wants them.
  *
- * bwrap is started before the plan is built (bwrap_start) and reads its options from a
- * pipe that we fill once the plan is ready (bwrap_send_args): its execution and start-up,
- * about a millisecond, overlap our own work. Should we die while writing, bwrap may read
- * part of its options; srt-seccomp, which it starts, then finds its lifeline cut and
- * never runs the command. Should we fail otherwise, bwrap is killed before the pipe is
- * closed (bwrap_abort).
+ * bwrap is started before the plan's options are built (bwrap_start) and reads them
+ * from a pipe that we fill once they are ready (bwrap_send_args): its execution and
+ * start-up, about a millisecond, overlap our own work. Should we die while writing, bwrap
+ * may read part of its options; srt-seccomp, which it starts, then finds its lifeline cut
+ * and never runs the command. Should we fail otherwise, bwrap is killed before the pipe
+ * is closed (bwrap_abort).
  *
  * The write guard goes to srt-seccomp the same way, in a memfd bwrap passes on: we
  * write it once the plan is ready and seal it before the options go (bwrap_send_guard);
  * srt-seccomp refuses a guard that is not sealed, so a launcher that died half-way never
- * leaves a partial guard behind it. Descriptors bwrap gets: 3 its status (JSON lines),
- * 4 its options, 5 the sandbox's lifeline, 6 the guard (unless --unguarded), then
- * srt-seccomp's executable (bound inside with --ro-bind-fd, and closed by bwrap).
+ * leaves a partial guard behind it.
  */
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -37,148 +37,48 @@
 
 #include <cjson/cJSON.h>
 
+#include "buf.h"
 #include "fdpass.h"
 #include "launch.h"
 
-/* A word as a shell would need it to read it back (for -d output only). */
+/* argv: bwrap --args N, then the plan's exec and the command. */
+#define BWRAP_ARGV_EXEC 3
+
+/* A word as a shell would need it to read it back. */
 static void
-bwrap_quote(struct strlist *out, const char *w)
+bwrap_quote(struct buf *b, const char *w)
 {
-	strlist_push_owned(out, shell_quote(w));
+	char *q = shell_quote(w);
+
+	buf_adds(b, q);
+	free(q);
 }
 
+/*
+ * The words bwrap parses, with the options where --args stands: the plan's args and
+ * exec, then the command (for -d; `srt-policy plan --target linux` prints the same
+ * words but the command).
+ */
 static void
-bwrap_debug_argv(const struct strlist *opts, char *const *argv)
+bwrap_debug_argv(const struct launch *l, char *const *argv)
 {
-	struct strlist q = { 0 };
-	size_t i, len = 0;
-	char *line, *o;
+	struct buf b = { 0 };
+	size_t i;
 
 	if (!log_debugging())
 		return;
-	for (i = 0; argv[i] != NULL; i++) {
-		bwrap_quote(&q, argv[i]);
-		/* show the --args contents where they are read */
-		if (i == 2)
-			for (size_t j = 0; j < opts->n; j++)
-				bwrap_quote(&q, opts->v[j]);
+	for (i = 0; i < l->plan.args.n; i++) {
+		bwrap_quote(&b, l->plan.args.v[i]);
+		buf_addc(&b, ' ');
 	}
-	for (i = 0; i < q.n; i++)
-		len += strlen(q.v[i]) + 1;
-	o = line = xmalloc(len + 1);
-	for (i = 0; i < q.n; i++) {
-		size_t k = strlen(q.v[i]);
-
-		memcpy(o, q.v[i], k);
-		o += k;
-		*o++ = ' ';
+	for (i = BWRAP_ARGV_EXEC; argv[i] != NULL; i++) {
+		if (i > BWRAP_ARGV_EXEC)
+			buf_addc(&b, ' ');
+		bwrap_quote(&b, argv[i]);
 	}
-	*o = '\0';
-	log_debug("bwrap argv (options through --args): %s", line);
-	free(line);
-	strlist_free(&q);
-}
-
-
-/*
- * Run by root with a fresh /proc, bwrap makes srt-seccomp (--as-pid-1) PID 1 of a new
- * PID namespace and mounts that namespace's /proc with its system files read-only:
- * what srt-seccomp's nested PID and mount namespaces would give again, at the price
- * of one more process. srt-seccomp is told so with --pid1, checks it and makes the
- * system files of /proc read-only itself (bwrap leaves them as they are). Run by
- * another user, srt-seccomp still nests, for the user namespace whose
- * user.max_user_namespaces it can set to 0; with the host's /proc
- * (enableWeakerNestedSandbox) it nests for a /proc of its own.
- */
-static bool
-bwrap_seccomp_pid1(const struct launch *l)
-{
-	return geteuid() == 0 && !l->set.weaker_nested_sandbox;
-}
-
-#define BWRAP_FD_STATUS         3
-#define BWRAP_FD_ARGS           4
-#define BWRAP_FD_LIFELINE       5       /* srt-seccomp --lifeline-fd */
-#define BWRAP_FD_GUARD          6       /* srt-seccomp --guard-fd */
-
-/* --ro-bind-fd: srt-seccomp's executable, after the guard when there is one. */
-static int
-bwrap_fd_seccomp(const struct launch *l)
-{
-	return l->unguarded ? BWRAP_FD_GUARD : BWRAP_FD_GUARD + 1;
-}
-
-/* The masked copies of credential files follow srt-seccomp's descriptor. */
-static int
-bwrap_fd_cred(const struct launch *l, size_t i)
-{
-	return bwrap_fd_seccomp(l) + 1 + (int)i;
-}
-
-static void
-bwrap_options(const struct launch *l, struct strlist *o)
-{
-	size_t i;
-
-	strlist_push(o, "--new-session");
-	strlist_push(o, "--die-with-parent");
-	strlist_push(o, "--json-status-fd");
-	strlist_pushf(o, "%d", BWRAP_FD_STATUS);
-	for (i = 0; i < l->plan.args.n; i++)
-		strlist_push(o, l->plan.args.v[i]);
-	/* Masked credential files (cred.c), over whatever the plan put there: bwrap
-	 * copies each into its own tmpfs and binds it read-only over the real file. */
-	for (i = 0; i < l->ncred_files; i++) {
-		strlist_push(o, "--ro-bind-data");
-		strlist_pushf(o, "%d", bwrap_fd_cred(l, i));
-		strlist_push(o, l->cred_file_path.v[i]);
-	}
-	/* srt-seccomp must stay reachable even under a read-denied directory: bound
-	 * last, over whatever the plan put there, from the file we opened at start. */
-	strlist_push(o, "--ro-bind-fd");
-	strlist_pushf(o, "%d", bwrap_fd_seccomp(l));
-	strlist_push(o, l->helper_path[H_SECCOMP]);
-	strlist_push(o, "--dev");
-	strlist_push(o, "/dev");
-	strlist_push(o, "--unshare-pid");
-	/* The reference shares the host's IPC namespace; that lets the command read and
-	 * write the host's System V shared memory, semaphores and message queues. */
-	strlist_push(o, "--unshare-ipc");
-	/*
-	 * srt-seccomp is a PID 1 already (it reaps, forwards signals and relays the
-	 * status) and runs the command in a PID namespace of its own, so nothing can be
-	 * orphaned into bwrap's: bwrap's reaper would be one more process (and, on hosts
-	 * where address spaces are costly, one more fork) with nothing to do.
-	 */
-	strlist_push(o, "--as-pid-1");
-	strlist_push(o, "--unshare-user");
-	strlist_push(o, "--cap-drop");
-	strlist_push(o, "ALL");
-	/*
-	 * As root, bwrap covers parts of its /proc, and in a user namespace of its own
-	 * srt-seccomp would find those covers locked and could not mount the fresh /proc
-	 * of its pid namespace. So it gets CAP_SYS_ADMIN (for its pid and mount
-	 * namespaces, or with --pid1 for making /proc's system files read-only) and
-	 * CAP_SETPCAP (to empty the bounding set) in bwrap's user namespace instead, and
-	 * drops every capability before the command runs.
-	 */
-	if (geteuid() == 0) {
-		strlist_push(o, "--cap-add");
-		strlist_push(o, "CAP_SYS_ADMIN");
-		strlist_push(o, "--cap-add");
-		strlist_push(o, "CAP_SETPCAP");
-	}
-	if (l->set.weaker_nested_sandbox) {
-		/* Nested in a container that refuses a fresh procfs: the host's /proc,
-		 * writable so that srt-seccomp can write its uid and gid maps. Weaker:
-		 * the command sees every process of the host's pid namespace. */
-		strlist_push(o, "--bind");
-		strlist_push(o, "/proc");
-		strlist_push(o, "/proc");
-	} else {
-		strlist_push(o, "--proc");
-		strlist_push(o, "/proc");
-	}
+	log_debug("bwrap arguments (the options through --args %s): %s", argv[2],
+	    buf_str(&b));
+	buf_free(&b);
 }
 
 static void
@@ -188,25 +88,9 @@ bwrap_argv(const struct launch *l, struct strlist *a)
 
 	strlist_push(a, l->helper_path[H_BWRAP]);
 	strlist_push(a, "--args");
-	strlist_pushf(a, "%d", BWRAP_FD_ARGS);
-	strlist_push(a, "--");
-	strlist_push(a, l->helper_path[H_SECCOMP]);
-	strlist_push(a, "--lifeline-fd");
-	strlist_pushf(a, "%d", BWRAP_FD_LIFELINE);
-	if (!l->unguarded) {
-		strlist_push(a, "--guard-fd");
-		strlist_pushf(a, "%d", BWRAP_FD_GUARD);
-	}
-	if (bwrap_seccomp_pid1(l))
-		strlist_push(a, "--pid1");
-	/* allowAllUnixSockets keeps every other rule, the reaper and the lifeline. */
-	if (l->set.net.allow_all_unix_sockets)
-		strlist_push(a, "--allow-unix-sockets");
-	if (l->set.allow_nested_userns)
-		strlist_push(a, "--allow-nested-userns");
-	if (l->debug)
-		strlist_push(a, "-d");
-	strlist_push(a, "--");
+	strlist_pushf(a, "%d", l->plan.fd[PLAN_FD_ARGS]);
+	for (i = 0; i < l->plan.exec.n; i++)
+		strlist_push(a, l->plan.exec.v[i]);
 	if (l->cstring != NULL) {
 		strlist_push(a, l->shell);
 		strlist_push(a, "-c");
@@ -217,21 +101,45 @@ bwrap_argv(const struct launch *l, struct strlist *a)
 }
 
 /*
- * The child: into the sandbox's namespaces, then bwrap, by its descriptor. Failures go
- * up the ep pipe. bwrap gets the descriptors listed at the top of this file; the
- * sandbox's lifeline is for srt-seccomp (--lifeline-fd), which bwrap leaves open: bwrap
- * arms --die-with-parent in its child only late in its set-up, and a launcher killed
- * before that would otherwise leave the sandbox running. srt-seccomp sees the
- * lifeline's EOF however early that happens.
+ * Our descriptors (mine, by what they carry) in the order bwrap gets them, by the plan's
+ * numbers: keep[0] becomes PLAN_FD_FIRST, and so on. Their count; -1 when the numbers
+ * are not PLAN_FD_FIRST, PLAN_FD_FIRST + 1, ... without a gap, or one of ours is missing.
+ */
+static int
+bwrap_fds(const struct launch *l, const int mine[PLAN_FD_MAX], int keep[PLAN_FD_MAX])
+{
+	int k, n = 0, at;
+
+	for (k = 0; k < PLAN_FD_MAX; k++)
+		keep[k] = -1;
+	for (k = 0; k < PLAN_FD_MAX; k++) {
+		if (l->plan.fd[k] == -1)
+			continue;
+		at = l->plan.fd[k] - PLAN_FD_FIRST;
+		if (at < 0 || at >= PLAN_FD_MAX || keep[at] != -1 || mine[k] == -1)
+			return -1;
+		keep[at] = mine[k];
+		n++;
+	}
+	for (k = 0; k < n; k++)
+		if (keep[k] == -1)
+			return -1;
+	return n;
+}
+
+/*
+ * The child: into the sandbox's namespaces, then bwrap, by its descriptor, with keep
+ * (nkeep of them) from PLAN_FD_FIRST on. Failures go up the ep pipe. The sandbox's
+ * lifeline is for srt-seccomp (--lifeline-fd), which bwrap leaves open: bwrap arms
+ * --die-with-parent in its child only late in its set-up, and a launcher killed before
+ * that would otherwise leave the sandbox running. srt-seccomp sees the lifeline's EOF
+ * however early that happens.
  */
 static noreturn void
-bwrap_child(const struct launch *l, char **argv, char **envp, int st_w, int argfd,
+bwrap_child(const struct launch *l, char **argv, char **envp, const int *keep, int nkeep,
     int ep_w, pid_t launcher)
 {
-	int keep[5 + CRED_FILES_MAX] = { st_w, argfd, l->sandbox_lifeline_r, l->guard_fd,
-	    l->helper_fd[H_SECCOMP] };
 	int exe = l->helper_fd[H_BWRAP];
-	size_t n = 5, i;
 
 	spawn_child_reset();
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -253,15 +161,9 @@ bwrap_child(const struct launch *l, char **argv, char **envp, int st_w, int argf
 		spawn_report_errno(ep_w);
 		_exit(LAUNCH_FAIL);
 	}
-	if (l->unguarded) {
-		keep[3] = keep[4];
-		n = 4;
-	}
-	for (i = 0; i < l->ncred_files && i < CRED_FILES_MAX; i++)
-		keep[n++] = l->cred_file_fd[i];
-	spawn_arrange_fds(keep, n, ep_w, &exe);
+	spawn_arrange_fds(keep, (size_t)nkeep, ep_w, &exe);
 	execveat(exe, "", argv, envp, AT_EMPTY_PATH);
-	spawn_report_errno(3 + (int)n);
+	spawn_report_errno(PLAN_FD_FIRST + nkeep);
 	_exit(LAUNCH_FAIL);
 }
 
@@ -276,13 +178,14 @@ bwrap_child(const struct launch *l, char **argv, char **envp, int st_w, int argf
  * never returns), so nothing can be clobbered.
  */
 static pid_t
-bwrap_fork(const struct launch *l, char **argv, char **envp, int st_w, int argfd, int ep_w)
+bwrap_fork(const struct launch *l, char **argv, char **envp, const int *keep, int nkeep,
+    int ep_w)
 {
 	pid_t launcher = getpid(), pid;
 
 	pid = l->userns_fd == -1 ? vfork() : fork();
 	if (pid == 0)
-		bwrap_child(l, argv, envp, st_w, argfd, ep_w, launcher);
+		bwrap_child(l, argv, envp, keep, nkeep, ep_w, launcher);
 	return pid;
 }
 
@@ -323,18 +226,20 @@ bwrap_options_buf(const struct strlist *opts, size_t *len)
 	return buf;
 }
 
-/* Start bwrap: it waits for its options on a pipe (see the top of this file). */
+/* Start bwrap, with the plan begun (plan_linux_begin): it waits for its options on a
+ * pipe (see the top of this file). */
 int
 bwrap_start(struct launch *l, char **envp)
 {
 	struct strlist argv = { 0 };
 	int st[2] = { -1, -1 }, ep[2] = { -1, -1 }, ap[2] = { -1, -1 };
-	int err = 0, rc = -1;
+	int mine[PLAN_FD_MAX], keep[PLAN_FD_MAX + CRED_FILES_MAX];
+	int err = 0, rc = -1, nkeep;
+	size_t i;
 	pid_t pid;
 
-	l->as_pid1 = true;
 	bwrap_argv(l, &argv);
-	if (!l->unguarded && (l->guard_fd = memfd_create("srt-wguard",
+	if (l->plan.fd[PLAN_FD_GUARD] != -1 && (l->guard_fd = memfd_create("srt-wguard",
 	    MFD_CLOEXEC | MFD_ALLOW_SEALING)) == -1) {
 		log_warn("memfd_create");
 		goto out;
@@ -344,7 +249,21 @@ bwrap_start(struct launch *l, char **envp)
 		log_warn("pipe");
 		goto out;
 	}
-	if ((pid = bwrap_fork(l, argv.v, envp, st[1], ap[0], ep[1])) == -1) {
+	mine[PLAN_FD_STATUS] = st[1];
+	mine[PLAN_FD_ARGS] = ap[0];
+	mine[PLAN_FD_LIFELINE] = l->sandbox_lifeline_r;
+	mine[PLAN_FD_GUARD] = l->guard_fd;
+	mine[PLAN_FD_SECCOMP] = l->helper_fd[H_SECCOMP];
+	if ((nkeep = bwrap_fds(l, mine, keep)) == -1) {
+		log_warnx("the plan's descriptors for bwrap do not add up");
+		goto out;
+	}
+	/* The masked copies of credential files (cred.c) follow the plan's descriptors;
+	 * cred_files_settle writes the options that consume them. */
+	l->cred_fd_base = PLAN_FD_FIRST + nkeep;
+	for (i = 0; i < l->ncred_files && i < CRED_FILES_MAX; i++)
+		keep[nkeep++] = l->cred_file_fd[i];
+	if ((pid = bwrap_fork(l, argv.v, envp, keep, nkeep, ep[1])) == -1) {
 		log_warn("fork");
 		goto out;
 	}
@@ -389,7 +308,7 @@ bwrap_send_guard(struct launch *l)
 	char *buf;
 	int rc = 0;
 
-	if (l->unguarded) {
+	if (l->plan.fd[PLAN_FD_GUARD] == -1) {
 		fd_close(&l->guard_fd);
 		return 0;
 	}
@@ -407,30 +326,28 @@ bwrap_send_guard(struct launch *l)
 	return rc;
 }
 
-/* The options for a bwrap that waits for them: the plan must be ready. */
+/* The plan's options for a bwrap that waits for them: the plan must be finished. */
 int
 bwrap_send_args(struct launch *l)
 {
-	struct strlist opts = { 0 }, argv = { 0 };
+	struct strlist argv = { 0 };
 	size_t len;
 	char *buf;
 	int rc = 0;
 
 	if (l->bwrap_args_w == -1)
 		return 0;
-	bwrap_options(l, &opts);
 	if (log_debugging()) {
 		bwrap_argv(l, &argv);
-		bwrap_debug_argv(&opts, argv.v);
+		bwrap_debug_argv(l, argv.v);
 		strlist_free(&argv);
 	}
-	buf = bwrap_options_buf(&opts, &len);
+	buf = bwrap_options_buf(&l->plan.args, &len);
 	if (bwrap_write_all(l->bwrap_args_w, buf, len) == -1) {
 		log_warn("cannot hand bwrap its options");
 		rc = -1;
 	}
 	free(buf);
-	strlist_free(&opts);
 	if (rc == -1)
 		bwrap_abort(l);
 	else

@@ -251,26 +251,27 @@ cred_prepare(struct launch *l)
 }
 
 /*
- * Does the filesystem plan hide path? Its mounts are replayed in order: the last one at
- * path or above it is what the command sees there. A tmpfs (a read-denied directory)
- * or /dev/null bound over it (a read-denied file) hides it; a bind shows it.
+ * Where the filesystem plan hides path: the index in args of the last mount at path or
+ * above it, when that is a tmpfs (a read-denied directory) or /dev/null bound over it (a
+ * read-denied file); -1 when what is there is shown. Mounts are replayed in order: the
+ * last one that covers a path is what the command sees there.
  */
-static bool
-cred_plan_hides(const struct strlist *args, const char *path)
+static long
+cred_plan_hides(const struct strlist *args, size_t first, size_t end, const char *path)
 {
-	bool hidden = false;
+	long hidden = -1;
 	size_t i;
 
-	for (i = 0; i < args->n; i++) {
+	for (i = first; i < end && i < args->n; i++) {
 		const char *o = args->v[i];
 
-		if ((strcmp(o, "--bind") == 0 || strcmp(o, "--ro-bind") == 0) && i + 2 < args->n) {
+		if ((strcmp(o, "--bind") == 0 || strcmp(o, "--ro-bind") == 0) && i + 2 < end) {
 			if (path_is_under(path, args->v[i + 2]))
-				hidden = strcmp(args->v[i + 1], "/dev/null") == 0;
+				hidden = strcmp(args->v[i + 1], "/dev/null") == 0 ? (long)i : -1;
 			i += 2;
-		} else if (strcmp(o, "--tmpfs") == 0 && i + 1 < args->n) {
+		} else if (strcmp(o, "--tmpfs") == 0 && i + 1 < end) {
 			if (path_is_under(path, args->v[i + 1]))
-				hidden = true;
+				hidden = (long)i;
 			i++;
 		} else if (strcmp(o, "--remount-ro") == 0)
 			i++;
@@ -279,33 +280,48 @@ cred_plan_hides(const struct strlist *args, const char *path)
 }
 
 /*
- * A masked copy stands in for a file the command could read, nowhere else: a file under
- * a read-denied directory (or read-denied itself) stays denied, as if it were not
- * masked; binding the copy there would make a file appear where the user hid the
- * directory. (The reference binds it regardless: the copy shows inside the denied
- * directory's tmpfs.) Called once the plan is built.
+ * The options that bind the masked copies (--ro-bind-data, from the descriptors
+ * bwrap_start handed over), put into the plan once it is finished. A copy stands in for a
+ * file the command could read, over whatever the filesystem part put there. A file the
+ * plan hides (under a read-denied directory, or denied itself) stays hidden, as if it
+ * were not masked: its copy is bound just before the mount that hides it, so that bwrap
+ * still consumes the descriptor and the command sees nothing. (The reference binds the
+ * copy regardless, so that a file appears in the directory the user emptied.)
  */
 void
 cred_files_settle(struct launch *l)
 {
-	size_t i = 0;
+	struct strlist *a = &l->plan.args, out = { 0 };
+	long *at;
+	size_t i, k, n = l->ncred_files < CRED_FILES_MAX ? l->ncred_files : CRED_FILES_MAX;
 
-	while (i < l->ncred_files) {
-		if (!cred_plan_hides(&l->plan.args, l->cred_file_path.v[i])) {
-			i++;
-			continue;
-		}
-		log_debug("credentials.files: %s is read-denied: it stays hidden, not masked",
-		    l->cred_file_path.v[i]);
-		close(l->cred_file_fd[i]);
-		free(l->cred_file_path.v[i]);
-		memmove(l->cred_file_fd + i, l->cred_file_fd + i + 1, (l->ncred_files - i - 1) *
-		    sizeof(*l->cred_file_fd));
-		memmove(l->cred_file_path.v + i, l->cred_file_path.v + i + 1,
-		    (l->cred_file_path.n - i) * sizeof(*l->cred_file_path.v));
-		l->cred_file_path.n--;
-		l->ncred_files--;
+	if (n == 0)
+		return;
+	at = xcalloc(n, sizeof(*at));
+	for (k = 0; k < n; k++) {
+		at[k] = cred_plan_hides(a, l->plan.fs_first, l->plan.fs_end,
+		    l->cred_file_path.v[k]);
+		if (at[k] != -1)
+			log_debug("credentials.files: %s is read-denied: it stays hidden, "
+			    "not masked", l->cred_file_path.v[k]);
+		else
+			at[k] = (long)l->plan.fs_end;
 	}
+	for (i = 0; i <= a->n; i++) {
+		for (k = 0; k < n; k++) {
+			if (at[k] != (long)i)
+				continue;
+			strlist_push(&out, "--ro-bind-data");
+			strlist_pushf(&out, "%d", l->cred_fd_base + (int)k);
+			strlist_push(&out, l->cred_file_path.v[k]);
+		}
+		if (i < a->n)
+			strlist_push(&out, a->v[i]);
+	}
+	strlist_free(a);
+	*a = out;
+	l->plan.fs_end += 3 * n;        /* every one went in the filesystem part */
+	free(at);
 }
 
 /* Is NAME=... (entry) one of the variables credentials took over? */

@@ -65,7 +65,7 @@ struct launch {
 	/* paths */
 	char *self_dir;                 /* this executable's directory */
 	char *helper_dir;               /* where srt-httpd, srt-socksd, srt-seccomp live
-	                                   (helpers_dir) */
+	                                   (layout_helpers_dir) */
 	int helper_fd[H_MAX];           /* O_PATH, opened once (helpers.c) */
 	char *helper_path[H_MAX];       /* for messages, and srt-seccomp's place inside */
 	bool unguarded;                 /* --unguarded: no write guard (benchmarks) */
@@ -75,7 +75,8 @@ struct launch {
 	char *tmpdir;                   /* the run's private TMPDIR (its name is chosen
 	                                   before the keeper starts) */
 	bool tmp_made;                  /* we made it (keeper_tmp_make) */
-	struct plan_linux plan;
+	struct plan_linux plan;         /* bwrap's command line but the command, and the
+	                                   numbers of its descriptors */
 	bool plan_built;
 
 	/* network namespace (netns.c) */
@@ -102,7 +103,6 @@ struct launch {
 	int sandbox_lifeline_r;         /* for bwrap (srt-seccomp --lifeline-fd) */
 	unsigned long sandbox_lifeline_ino; /* the pipe's inode: the keeper kills what
 	                                   still holds it once we are gone */
-	bool as_pid1;                   /* srt-seccomp runs as the sandbox's pid 1 (--pid1) */
 	pid_t sandbox_init;             /* host pid of the sandbox's pid 1, 0 until known */
 	bool command_ran;               /* bwrap reported an exit code: setup had finished */
 	bool bwrap_reaped;              /* bwrap's exit was collected: with its PID namespace,
@@ -120,6 +120,7 @@ struct launch {
 	struct strlist cred_file_path;  /* bound over these */
 	size_t ncred_files;
 	int cred_w;                     /* the pipe to srt-httpd's --cred-fd */
+	int cred_fd_base;               /* bwrap's number for cred_file_fd[0] */
 };
 
 /*
@@ -160,13 +161,12 @@ int proxies_start(struct launch *l, enum proxy_kind k);
 void proxies_stop(struct launch *l, int timeout_ms);
 
 /* helpers.c */
-char *helpers_dir(const char *self_dir);
 int helpers_open(struct launch *l);
 void helpers_close(struct launch *l);
 int helper_exec(const struct launch *l, enum helper h, char *const argv[],
     char *const envp[]);
 
-/* bwrap.c */
+/* bwrap.c: bwrap_start once the plan is begun, bwrap_send_* once it is finished */
 int bwrap_start(struct launch *l, char **envp);
 int bwrap_send_guard(struct launch *l);
 int bwrap_send_args(struct launch *l);

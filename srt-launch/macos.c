@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "macos.h"
+#include "managed.h"
 #include "plan.h"
 #include "sbpl.h"
 
@@ -1004,6 +1005,7 @@ build_profile(struct mac *m)
 	ctx.home = l->home;
 	ctx.tmpdir = l->tmpdir;
 	ctx.settings_path = l->config_path;
+	ctx.managed_path = managed_path;
 	if (plan_macos_build(&l->set, &ctx, &o, &profile, &errs) == -1) {
 		for (i = 0; i < errs.msgs.n; i++)
 			log_warnx("%s", errs.msgs.v[i]);

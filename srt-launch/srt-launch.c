@@ -6,9 +6,9 @@
  *
  * The sequence: policy; the network namespace (netns.c); the keeper, our janitor, which
  * holds it (keeper.c); bwrap, inside the namespace, waiting for its options (bwrap.c);
- * temp dir and filesystem plan, the options; the proxies start on first use
- * (proxies.c); then wait, forwarding signals and reading the proxies' decisions, and
- * clean everything up.
+ * temp dir and the plan's options (lib/plan.h), sent to bwrap; the proxies start on
+ * first use (proxies.c); then wait, forwarding signals and reading the proxies'
+ * decisions, and clean everything up.
  */
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -28,6 +28,8 @@
 
 #include "buf.h"
 #include "launch.h"
+#include "layout.h"
+#include "managed.h"
 #include "path.h"
 #include "policy_source.h"
 #ifdef __APPLE__
@@ -168,22 +170,6 @@ launch_command_text(const struct launch *l)
 		free(q);
 	}
 	return buf_steal(&b);
-}
-
-static char *
-self_dir(void)
-{
-	char buf[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-	char *slash;
-
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	if ((slash = strrchr(buf, '/')) == NULL)
-		return NULL;
-	*slash = '\0';
-	return xstrdup(buf[0] != '\0' ? buf : "/");
 }
 
 /* After a step of a new user namespace failed with err: name AppArmor's restriction and
@@ -443,8 +429,8 @@ debug_plan(const struct launch *l)
 	}
 	if (!log_debugging())
 		return;
-	log_debug("plan: %zu bwrap filesystem arguments, TMPDIR %s", l->plan.args.n,
-	    l->tmpdir);
+	log_debug("plan: %zu bwrap filesystem arguments, TMPDIR %s",
+	    l->plan.fs_end - l->plan.fs_first, l->tmpdir);
 	if (l->unguarded) {
 		log_debug("write guard: off (--unguarded)");
 		return;
@@ -465,6 +451,27 @@ debug_plan(const struct launch *l)
 		else
 			log_debug("read deny watched: %s (masked)", w->name);
 	}
+}
+
+/* What the plan is built for: this run's paths, user and flags. `srt-policy plan
+ * --target linux` fills the same fields the same way (srt-policy/plan.c). */
+static void
+launch_plan_ctx(const struct launch *l, struct plan_ctx *ctx)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->cwd = l->cwd;
+	ctx->home = l->home;
+	ctx->tmpdir = l->tmpdir;
+	ctx->settings_path = l->config_path;
+	ctx->managed_path = managed_path;
+	ctx->self_dirs[0] = l->self_dir;
+	if (strcmp(l->helper_dir, l->self_dir) != 0)
+		ctx->self_dirs[1] = l->helper_dir;
+	ctx->exec_path = getenv("PATH");
+	ctx->seccomp_path = l->helper_path[H_SECCOMP];
+	ctx->as_root = geteuid() == 0;
+	ctx->unguarded = l->unguarded;
+	ctx->debug = l->debug;
 }
 
 /* Everything main holds, released on every way out. */
@@ -553,7 +560,7 @@ main(int argc, char **argv)
 	rc = macos_launch(&l);
 	goto out;
 #endif
-	if ((l.self_dir = self_dir()) == NULL) {
+	if ((l.self_dir = layout_self_dir()) == NULL) {
 		log_warnx("cannot find my own directory through /proc/self/exe");
 		goto out;
 	}
@@ -586,29 +593,19 @@ main(int argc, char **argv)
 	if (netns_create(&l) == -1 || keeper_start(&l) == -1 || proxies_init(&l) == -1)
 		goto out;
 	envp = env_build(&l);
-	/* bwrap starts now and waits for its options while we plan (bwrap.c). */
+	/* bwrap starts now, with the plan's first half, and waits for its options while
+	 * we build them (bwrap.c). */
+	launch_plan_ctx(&l, &ctx);
+	if (plan_linux_begin(&l.set, &ctx, &l.plan, &errs) == -1)
+		goto plan_failed;
+	l.plan_built = true;
 	if (bwrap_start(&l, envp) == -1)
 		goto out;
 	/* The temp directory exists before the plan looks at it. */
 	if (keeper_tmp_make(&l) == -1)
 		goto out;
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.cwd = l.cwd;
-	ctx.home = l.home;
-	ctx.tmpdir = l.tmpdir;
-	ctx.settings_path = l.config_path;
-	ctx.self_dirs[0] = l.self_dir;
-	if (strcmp(l.helper_dir, l.self_dir) != 0)
-		ctx.self_dirs[1] = l.helper_dir;
-	ctx.exec_path = getenv("PATH");
-	if (plan_linux_build(&l.set, &ctx, &l.plan, &errs) == -1) {
-		for (i = 0; i < errs.msgs.n; i++)
-			log_warnx("%s", errs.msgs.v[i]);
-		if (errs.msgs.n == 0)
-			log_warnx("cannot build the filesystem plan");
-		goto out;
-	}
-	l.plan_built = true;
+	if (plan_linux_finish(&l.set, &ctx, &l.plan, &errs) == -1)
+		goto plan_failed;
 	cred_files_settle(&l);
 	debug_plan(&l);
 	/* The guard is sealed before the options go: srt-seccomp starts only after them. */
@@ -618,6 +615,12 @@ main(int argc, char **argv)
 	fd_close(&l.userns_fd);
 	rc = wait_loop(&l, sigfd);
 	log_debug("command ended: status %d", rc);
+	goto out;
+ plan_failed:
+	for (i = 0; i < errs.msgs.n; i++)
+		log_warnx("%s", errs.msgs.v[i]);
+	if (errs.msgs.n == 0)
+		log_warnx("cannot build the sandbox's plan");
  out:
 	bwrap_abort(&l);
 	proxies_stop(&l, PROXY_STOP_MS);

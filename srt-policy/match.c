@@ -30,7 +30,8 @@ put_verdict(const struct policy_verdict *v, FILE *f)
 		fputs_unlocked("allow\n", f);
 		return;
 	}
-	fputs_unlocked("deny: ", f);
+	/* The managed policy's denials say so, as the proxies' do. */
+	fputs_unlocked(v->managed ? "deny: managed: " : "deny: ", f);
 	put_sanitised(v->reason, v->reason_len, f);
 	putc_unlocked('\n', f);
 }

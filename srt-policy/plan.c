@@ -1,6 +1,6 @@
 /*
- * plan: the platform plan for a policy. Linux: the bubblewrap filesystem arguments. macOS:
- * the Seatbelt profile, on any host. Windows: plan_windows.c.
+ * plan: the platform plan for a policy. Linux: bubblewrap's arguments, all that srt passes
+ * but the command. macOS: the Seatbelt profile, on any host. Windows: plan_windows.c.
  */
 #include <sys/types.h>
 
@@ -11,7 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "layout.h"
 #include "log.h"
+#include "managed.h"
 #include "path.h"
 #include "plan.h"
 #include "srt-policy.h"
@@ -26,6 +28,12 @@ put_shell_word(const char *w, FILE *f)
 	free(q);
 }
 
+/*
+ * The Linux plan: every argument srt passes to bwrap for these settings, cwd, home and
+ * TMPDIR but the command, as the srt beside this program would pass them (its helpers
+ * found by the same rule, lib/layout.c) when run by this user with this PATH: the
+ * launcher fills the plan's context the same way (srt-launch.c, launch_plan_ctx).
+ */
 static int
 plan_linux(const struct opts *o)
 {
@@ -34,65 +42,79 @@ plan_linux(const struct opts *o)
 	struct plan_linux plan;
 	struct plan_ctx ctx;
 	struct diags errs = { 0 };
-	char *spath = NULL, *home = NULL, *cwd = NULL;
-	int rc = EXIT_ERROR;
+	char *spath = NULL, *home = NULL, *cwd = NULL, *here = NULL, *tmpdir = NULL;
+	char *self = NULL, *helpers = NULL, *seccomp = NULL;
+	const struct strlist *part[2] = { &plan.args, &plan.exec };
+	int rc = EXIT_ERROR, loaded = 0;
+	size_t i, k, n = 0;
 
 	memset(&plan, 0, sizeof(plan));
-	memset(&ctx, 0, sizeof(ctx));
-	if (o->cwd != NULL)
-		cwd = realpath(o->cwd, NULL);
-	else
-		cwd = getcwd(NULL, 0);
-	if (cwd == NULL) {
-		log_warn("plan: %s", o->cwd != NULL ? o->cwd : "getcwd");
-		return EXIT_ERROR;
+	if ((here = getcwd(NULL, 0)) == NULL) {
+		log_warn("plan: getcwd");
+		goto out;
+	}
+	if ((cwd = o->cwd != NULL ? realpath(o->cwd, NULL) : xstrdup(here)) == NULL) {
+		log_warn("plan: %s", o->cwd);
+		goto out;
 	}
 	if ((home = path_home()) == NULL) {
 		log_warnx("plan: cannot tell the home directory (set HOME to an absolute path)");
-		free(cwd);
-		return EXIT_ERROR;
+		goto out;
 	}
-	if (load_policy(o, &p, &s, &spath) != 0) {
-		free(cwd);
-		free(home);
-		return EXIT_ERROR;
+	if ((self = layout_self_dir()) == NULL) {
+		log_warnx("plan: cannot find my own directory through /proc/self/exe");
+		goto out;
 	}
+	helpers = layout_helpers_dir(self);
+	seccomp = path_join(helpers, LAYOUT_SECCOMP);
+	if (o->tmpdir != NULL && (tmpdir = path_absolute(o->tmpdir, NULL, here)) == NULL) {
+		log_warnx("plan: --tmpdir: an empty path");
+		goto out;
+	}
+	if (load_policy(o, &p, &s, &spath) != 0)
+		goto out;
 	policy_free(p);
-	/* The plan protects the file the policy came from by its path (as srt does): give
-	 * it the absolute one. */
-	if (spath != NULL && spath[0] != '/') {
-		char *abs = realpath(spath, NULL);
+	loaded = 1;
+	/* The plan protects the file the policy came from by its name, made absolute
+	 * against the directory we run in (not resolved), as srt does. */
+	if (spath != NULL) {
+		char *abs = path_absolute(spath, NULL, here);
 
-		if (abs == NULL) {
-			log_warn("plan: %s", spath);
-			goto out;
-		}
 		free(spath);
 		spath = abs;
 	}
-	/* No self_dirs: no launcher of ours is running to protect. */
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.cwd = cwd;
 	ctx.home = home;
+	ctx.tmpdir = tmpdir;
 	ctx.settings_path = spath;
+	ctx.managed_path = managed_path;
+	ctx.self_dirs[0] = self;
+	if (strcmp(helpers, self) != 0)
+		ctx.self_dirs[1] = helpers;
 	ctx.exec_path = getenv("PATH");
+	ctx.seccomp_path = seccomp;
+	ctx.as_root = geteuid() == 0;
+	ctx.unguarded = o->unguarded;
+	ctx.debug = o->debug;
 	if (plan_linux_build(&s, &ctx, &plan, &errs) != 0) {
-		for (size_t i = 0; i < errs.msgs.n; i++)
+		for (i = 0; i < errs.msgs.n; i++)
 			log_warnx("plan: %s", errs.msgs.v[i]);
 		if (errs.msgs.n == 0)
 			log_warnx("plan: cannot build the Linux plan");
 		goto out;
 	}
-	for (size_t i = 0; i < plan.args.n; i++) {
-		if (o->shell) {
-			if (i > 0)
-				putchar(' ');
-			put_shell_word(plan.args.v[i], stdout);
-		} else {
-			fputs(plan.args.v[i], stdout);
-			putchar('\0');
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < part[k]->n; i++, n++) {
+			if (o->shell) {
+				if (n > 0)
+					putchar(' ');
+				put_shell_word(part[k]->v[i], stdout);
+			} else {
+				fputs(part[k]->v[i], stdout);
+				putchar('\0');
+			}
 		}
-	}
 	if (o->shell)
 		putchar('\n');
 	if (fflush(stdout) == EOF || ferror(stdout)) {
@@ -100,13 +122,19 @@ plan_linux(const struct opts *o)
 		goto out;
 	}
 	rc = 0;
-out:
+ out:
 	plan_linux_free(&plan);
 	diags_free(&errs);
-	settings_free(&s);
+	if (loaded)
+		settings_free(&s);
 	free(spath);
 	free(home);
 	free(cwd);
+	free(here);
+	free(tmpdir);
+	free(self);
+	free(helpers);
+	free(seccomp);
 	return rc;
 }
 
@@ -129,8 +157,9 @@ plan_macos(const struct opts *o)
 	char *spath = NULL, *home = NULL, *cwd = NULL, *profile = NULL;
 	int rc = EXIT_ERROR;
 
-	if (o->shell) {
-		log_warnx("plan --target macos: --shell applies to the linux target only");
+	if (o->shell || o->unguarded) {
+		log_warnx("plan --target macos: %s applies to the linux target only",
+		    o->shell ? "--shell" : "--unguarded");
 		return EXIT_ERROR;
 	}
 	cwd = o->cwd != NULL ? realpath(o->cwd, NULL) : getcwd(NULL, 0);
@@ -162,7 +191,9 @@ plan_macos(const struct opts *o)
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.cwd = cwd;
 	ctx.home = home;
+	ctx.tmpdir = o->tmpdir;
 	ctx.settings_path = spath;
+	ctx.managed_path = managed_path;
 	if (plan_macos_build(&s, &ctx, &mo, &profile, &errs) != 0) {
 		for (size_t i = 0; i < errs.msgs.n; i++)
 			log_warnx("plan: %s", errs.msgs.v[i]);

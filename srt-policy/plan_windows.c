@@ -23,6 +23,11 @@ plan_windows(const struct opts *o)
 	char *spath = NULL, *home = NULL, *cwd = NULL, *line;
 	int rc = EXIT_ERROR, loaded = 0;
 
+	if (o->tmpdir != NULL || o->unguarded) {
+		log_warnx("plan --target windows: %s applies to other targets only",
+		    o->tmpdir != NULL ? "--tmpdir" : "--unguarded");
+		return EXIT_ERROR;
+	}
 	if ((cwd = o->cwd != NULL ? realpath(o->cwd, NULL) : getcwd(NULL, 0)) == NULL) {
 		log_warn("plan: %s", o->cwd != NULL ? o->cwd : "getcwd");
 		goto out;

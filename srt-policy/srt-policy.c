@@ -18,6 +18,9 @@ enum opt_bit {
 	O_TARGET   = 1 << 3,
 	O_CWD      = 1 << 4,
 	O_SHELL    = 1 << 5,
+	O_LAYERS   = 1 << 6,
+	O_TMPDIR   = 1 << 7,
+	O_UNGUARDED = 1 << 8,
 };
 
 struct command {
@@ -32,12 +35,14 @@ static const struct command commands[] = {
 	{ "check", cmd_check, O_SETTINGS, 0, 0, "check [-d] [-s settings]" },
 	{ "compile", cmd_compile, O_SETTINGS | O_OUTPUT, 0, 0,
 	    "compile [-d] [-s settings] -o policy" },
-	{ "dump", cmd_dump, O_POLICY, 0, 0, "dump [-d] -p policy" },
+	{ "dump", cmd_dump, O_POLICY | O_SETTINGS | O_LAYERS, 0, 0,
+	    "dump [-d] [--layers] (-p policy | -s settings)" },
 	{ "match", cmd_match, O_SETTINGS | O_POLICY, 1, 2,
 	    "match [-d] [-p policy | -s settings] host port | -" },
-	{ "plan", cmd_plan, O_SETTINGS | O_POLICY | O_TARGET | O_CWD | O_SHELL, 0, 0,
+	{ "plan", cmd_plan, O_SETTINGS | O_POLICY | O_TARGET | O_CWD | O_SHELL | O_TMPDIR |
+	    O_UNGUARDED, 0, 0,
 	    "plan [-d] --target linux|macos|windows [-p policy | -s settings] [--cwd dir] "
-	    "[--shell]" },
+	    "[--tmpdir dir] [--unguarded] [--shell]" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -45,6 +50,9 @@ enum long_only {
 	OPT_TARGET = 256,
 	OPT_CWD,
 	OPT_SHELL,
+	OPT_LAYERS,
+	OPT_TMPDIR,
+	OPT_UNGUARDED,
 };
 
 static const struct option longopts[] = {
@@ -54,6 +62,9 @@ static const struct option longopts[] = {
 	{ "target", required_argument, NULL, OPT_TARGET },
 	{ "cwd", required_argument, NULL, OPT_CWD },
 	{ "shell", no_argument, NULL, OPT_SHELL },
+	{ "layers", no_argument, NULL, OPT_LAYERS },
+	{ "tmpdir", required_argument, NULL, OPT_TMPDIR },
+	{ "unguarded", no_argument, NULL, OPT_UNGUARDED },
 	{ "debug", no_argument, NULL, 'd' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -114,6 +125,12 @@ opt_name(int c)
 		return "--target";
 	case OPT_CWD:
 		return "--cwd";
+	case OPT_LAYERS:
+		return "--layers";
+	case OPT_TMPDIR:
+		return "--tmpdir";
+	case OPT_UNGUARDED:
+		return "--unguarded";
 	default:
 		return "--shell";
 	}
@@ -133,6 +150,12 @@ opt_bit(int c)
 		return O_TARGET;
 	case OPT_CWD:
 		return O_CWD;
+	case OPT_LAYERS:
+		return O_LAYERS;
+	case OPT_TMPDIR:
+		return O_TMPDIR;
+	case OPT_UNGUARDED:
+		return O_UNGUARDED;
 	default:
 		return O_SHELL;
 	}
@@ -216,6 +239,15 @@ main(int argc, char *argv[])
 		case OPT_SHELL:
 			o.shell = 1;
 			break;
+		case OPT_LAYERS:
+			o.layers = 1;
+			break;
+		case OPT_TMPDIR:
+			o.tmpdir = optarg;
+			break;
+		case OPT_UNGUARDED:
+			o.unguarded = 1;
+			break;
 		}
 	}
 	o.argc = argc - optind;
@@ -231,8 +263,8 @@ main(int argc, char *argv[])
 		usage_error(cmd->name, "%s", "give HOST PORT, or - to read queries from stdin");
 	if ((cmd->allowed & O_OUTPUT) && o.output == NULL)
 		usage_error(cmd->name, "%s", "-o is required");
-	if (strcmp(cmd->name, "dump") == 0 && o.policy == NULL)
-		usage_error(cmd->name, "%s", "-p is required");
+	if (strcmp(cmd->name, "dump") == 0 && o.policy == NULL && o.settings == NULL)
+		usage_error(cmd->name, "%s", "-p or -s is required");
 	if ((cmd->allowed & O_TARGET) && o.target == NULL)
 		usage_error(cmd->name, "%s", "--target is required");
 	return cmd->run(&o);

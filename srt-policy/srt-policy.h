@@ -18,7 +18,10 @@ struct opts {
 	const char *output;     /* -o */
 	const char *target;     /* --target */
 	const char *cwd;        /* --cwd */
+	const char *tmpdir;     /* --tmpdir */
+	int unguarded;          /* --unguarded */
 	int shell;              /* --shell */
+	int layers;             /* --layers */
 	int debug;              /* -d */
 	int argc;               /* positional arguments */
 	char **argv;

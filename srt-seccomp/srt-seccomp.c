@@ -169,7 +169,7 @@ pid1_has_ctty(void)
  * PID 1 resumes once the worker has executed the command (or died trying).
  */
 static int
-pid1_run(const struct sock_fprog *prog, const sigset_t *saved, char **argv,
+pid1_run_worker(const struct sock_fprog *prog, const sigset_t *saved, char **argv,
     struct sup *sup)
 {
 	struct worker w = { prog, saved, argv, sup != NULL, -1, !pid1_has_ctty() };
@@ -225,7 +225,7 @@ pid1_main(const struct sock_fprog *prog, const sigset_t *saved, char **argv,
 	close(ready);
 	/* _exit: nothing is buffered here, and running the exit handlers would only copy
 	 * more of the parent's pages into this process. */
-	_exit(pid1_run(prog, saved, argv, sup));
+	_exit(pid1_run_worker(prog, saved, argv, sup));
 }
 
 /*
@@ -235,7 +235,7 @@ pid1_main(const struct sock_fprog *prog, const sigset_t *saved, char **argv,
  * everything. /proc's system files are then made read-only as in the nested case.
  */
 static int
-run_pid1(const struct sock_fprog *prog, const struct seccomp_opts *o, char **argv,
+run_already_pid1(const struct sock_fprog *prog, const struct seccomp_opts *o, char **argv,
     struct sup *sup)
 {
 	sigset_t saved;
@@ -270,7 +270,7 @@ run_pid1(const struct sock_fprog *prog, const struct seccomp_opts *o, char **arg
 	if (caps_clear() == -1)
 		return EXIT_SELF;
 	log_debug("PID 1 already, with its own /proc: no nested namespaces");
-	return pid1_run(prog, &saved, argv, sup);
+	return pid1_run_worker(prog, &saved, argv, sup);
 }
 
 static int
@@ -427,7 +427,7 @@ main(int argc, char *argv[])
 		sup_free(sup);
 		return 0;
 	}
-	rc = pid1 ? run_pid1(&prog, &o, argv, sup) : run(&prog, &o, argv, sup);
+	rc = pid1 ? run_already_pid1(&prog, &o, argv, sup) : run(&prog, &o, argv, sup);
 	filter_free(&prog);
 	sup_free(sup);
 	return rc;

@@ -1,6 +1,6 @@
 /*
  * Everything srt-win asks of Windows, and nothing else: every Win32 call of the program is
- * behind these functions. winapi_win32.c implements them with the real API (mingw-w64);
+ * behind these functions. winapi_win32*.c implement them with the real API (mingw-w64);
  * winapi_fake.c is a recording fake for the native build, which keeps security
  * descriptors, accounts, filters and credentials in files under $SRT_WIN_FAKE_DIR and
  * appends one line per call to its calls.log, so that the logic around the calls

@@ -347,8 +347,15 @@ JSON
 	run srt-policy check --bogus
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"unknown option"* ]]
-	run srt-policy dump -s x.json
+	run srt-policy dump
 	[ "$status" -eq 2 ]
+	[[ "$output" == *"-p or -s is required"* ]]
+	run srt-policy dump --layers -o x.bin -s x.json
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"option -o does not apply here"* ]]
+	run srt-policy check --layers
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"option --layers does not apply here"* ]]
 	run srt-policy plan -s x.json
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"--target is required"* ]]

@@ -306,6 +306,100 @@ EOF
 	grep -q 'CONNECT.*a.test:8080' "$T"/tinyproxy-8888.log
 }
 
+# fixtures DIR: what the real clients fetch: a git repository (smart HTTP), a wheel in a
+# pip "simple" index, and an npm package with its registry document.
+real_fixtures() {
+	local d=$1 w
+	mkdir -p "$d/git" "$d/simple/srtdemo" "$d/npm" "$T/src"
+	git init -q -b main "$T/src/repo"
+	echo "through the parent" >"$T/src/repo/README"
+	git -C "$T/src/repo" add README
+	git -C "$T/src/repo" -c user.name=t -c user.email=t@t commit -qm one
+	git clone -q --bare "$T/src/repo" "$d/git/repo.git"
+	python3 - "$d" <<'PY'
+import base64, hashlib, io, json, os, sys, tarfile, zipfile
+d = sys.argv[1]
+files = {'srtdemo/__init__.py': b'WHERE = "wheel through the parent"\n',
+         'srtdemo-1.0.dist-info/METADATA': b'Metadata-Version: 2.1\nName: srtdemo\nVersion: 1.0\n',
+         'srtdemo-1.0.dist-info/WHEEL': b'Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: true\nTag: py3-none-any\n'}
+rec = ''.join('%s,sha256=%s,%d\n' % (n, base64.urlsafe_b64encode(hashlib.sha256(b).digest()).rstrip(b'=').decode(), len(b)) for n, b in files.items())
+rec += 'srtdemo-1.0.dist-info/RECORD,,\n'
+whl = 'srtdemo-1.0-py3-none-any.whl'
+with zipfile.ZipFile(os.path.join(d, 'simple/srtdemo', whl), 'w') as z:
+    for n, b in files.items():
+        z.writestr(n, b)
+    z.writestr('srtdemo-1.0.dist-info/RECORD', rec)
+h = hashlib.sha256(open(os.path.join(d, 'simple/srtdemo', whl), 'rb').read()).hexdigest()
+open(os.path.join(d, 'simple/srtdemo/index.html'), 'w').write(
+    '<html><body><a href="%s#sha256=%s">%s</a></body></html>\n' % (whl, h, whl))
+buf = io.BytesIO()
+with tarfile.open(fileobj=buf, mode='w:gz') as t:
+    for n, b in {'package/package.json': b'{"name":"srtdemo","version":"1.0.0","main":"index.js"}\n',
+                 'package/index.js': b'module.exports = "npm through the parent";\n'}.items():
+        i = tarfile.TarInfo(n); i.size = len(b); i.mode = 0o644
+        t.addfile(i, io.BytesIO(b))
+tgz = buf.getvalue()
+open(os.path.join(d, 'npm/srtdemo-1.0.0.tgz'), 'wb').write(tgz)
+doc = {'name': 'srtdemo', 'dist-tags': {'latest': '1.0.0'},
+       'versions': {'1.0.0': {'name': 'srtdemo', 'version': '1.0.0', 'main': 'index.js',
+                              'dist': {'tarball': 'http://a.test:8081/npm/srtdemo-1.0.0.tgz',
+                                       'shasum': hashlib.sha1(tgz).hexdigest(),
+                                       'integrity': 'sha512-' + base64.b64encode(hashlib.sha512(tgz).digest()).decode()}}}}
+open(os.path.join(d, 'npm/srtdemo'), 'w').write(json.dumps(doc))
+PY
+}
+
+@test "real clients: git (smart HTTP, by proxy and by SOCKS), pip and npm through srt and tinyproxy as the parent" {
+	command -v tinyproxy >/dev/null || skip "tinyproxy is missing (scripts/deps installs tinyproxy-bin)"
+	command -v git >/dev/null || skip "git is missing"
+	[ -x "$(git --exec-path)/git-http-backend" ] || skip "git http-backend is missing"
+	real_fixtures "$T/www"
+	settings "$T/s.json" '["a.test"]' '"parentProxy": {"http": "http://srt:s3cret@127.0.0.1:8888"}'
+	cat >"$T/case" <<EOF
+real_origin 8081 R "\$T/www"
+tinyproxy_on 8888 srt:s3cret
+httpd "\$T/s.json" 3129
+socksd "\$T/s.json" 1080
+export HOME="\$T/home" GIT_CONFIG_NOSYSTEM=1
+mkdir -p "\$HOME"
+git -c http.proxy=http://127.0.0.1:3129 clone -q http://a.test:8081/git/repo.git "\$T/c1" &&
+    echo "git proxy: \$(cat "\$T/c1/README")"
+git -c http.proxy=socks5h://127.0.0.1:1080 clone -q http://a.test:8081/git/repo.git "\$T/c2" &&
+    echo "git socks: \$(cat "\$T/c2/README")"
+if command -v pip3 >/dev/null; then
+	pip3 --isolated --disable-pip-version-check -q install --root-user-action=ignore --no-deps --no-cache-dir \
+	    --target "\$T/site" --index-url http://a.test:8081/simple/ --trusted-host a.test \
+	    --proxy http://127.0.0.1:3129 srtdemo &&
+	    echo "pip: \$(PYTHONPATH="\$T/site" python3 -c 'import srtdemo; print(srtdemo.WHERE)')"
+else
+	echo "pip: skipped"
+fi
+if command -v npm >/dev/null; then
+	mkdir -p "\$T/np"
+	npm install --prefix "\$T/np" --registry http://a.test:8081/npm/ \
+	    --proxy http://127.0.0.1:3129 --cache "\$T/npm-cache" --no-audit --no-fund \
+	    --no-update-notifier --loglevel=error srtdemo >/dev/null &&
+	    echo "npm: \$(cd "\$T/np" && node -p 'require("srtdemo")')"
+else
+	echo "npm: skipped"
+fi
+EOF
+	in_ns "$T/case"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"git proxy: through the parent"* ]]
+	[[ "$output" == *"git socks: through the parent"* ]]
+	[[ "$output" == *"pip: wheel through the parent"* || "$output" == *"pip: skipped"* ]]
+	[[ "$output" == *"npm: npm through the parent"* || "$output" == *"npm: skipped"* ]]
+	# git's smart protocol: the ref advertisement, then a POST with a body, both through
+	# the parent (tinyproxy logs each request it forwards).
+	grep -q 'POST /git/repo.git/git-upload-pack host=a.test:8081' "$T/origin.log"
+	grep -q 'GET http://a.test:8081/git/repo.git/info/refs' "$T/tinyproxy-8888.log"
+	grep -q 'CONNECT a.test:8081' "$T/tinyproxy-8888.log"
+	# Every request the clients made was allowed and left through the parent.
+	! grep -v '"route":"parent http://127.0.0.1:8888"' "$T/decisions.log"
+	[ "$(grep -c '"verdict":"allow"' "$T/decisions.log")" -ge 4 ]
+}
+
 @test "the environment: HTTP_PROXY and friends when parentProxy leaves a field out, field by field" {
 	settings "$T/none.json" '["a.test", "b.test"]'
 	settings "$T/https.json" '["a.test", "b.test"]' \

@@ -508,18 +508,18 @@ JSON
 	[ "$status" -eq 125 ]
 }
 
-@test "-d prints the policy, the plan, the bwrap argv and the proxy start" {
+@test "-d prints the policy, the plan, the bwrap arguments and the proxy start" {
 	run srt -d -s "$T/s.json" -c 'curl -s -m 5 -x http://localhost:3128 http://d.example/ >/dev/null; true'
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"debug: policy: compiled from $T/s.json"* ]]
 	[[ "$output" == *"debug: plan: "* ]]
-	[[ "$output" == *"debug: bwrap argv"*"--unshare-pid"*"--unshare-user --cap-drop ALL"*"srt-seccomp"* ]]
+	[[ "$output" == *"debug: bwrap arguments"*"--unshare-pid"*"--unshare-user --cap-drop ALL"*"srt-seccomp"* ]]
 	# srt-seccomp is the sandbox's pid 1: bwrap starts no reaper of its own
-	[[ "$output" == *"debug: bwrap argv"*" --as-pid-1 "*"srt-seccomp"* ]]
+	[[ "$output" == *"debug: bwrap arguments"*" --as-pid-1 "*"srt-seccomp"* ]]
 	[[ "$output" == *"debug: starting "*"srt-httpd"* ]]
 	# run by root, srt-seccomp is told it is PID 1 already (--pid1) and does not nest
 	if [ "$(id -u)" -eq 0 ]; then
-		[[ "$output" == *"debug: bwrap argv"*"srt-seccomp --lifeline-fd 5 --guard-fd 6 --pid1 "* ]]
+		[[ "$output" == *"debug: bwrap arguments"*"srt-seccomp --lifeline-fd 5 --guard-fd 6 --pid1 "* ]]
 		[[ "$output" == *"srt-seccomp: debug: PID 1 already"* ]]
 	fi
 }

@@ -84,6 +84,28 @@ bgrun() {
 	printf "%s\n" "$output" | grep -qx 0
 }
 
+@test "unprivileged: srt-policy plan --target linux is what srt passes to bwrap" {
+	# bwrap-record stands in for bwrap (tests/57-launch-plan.bats): no capabilities
+	# added, and srt-seccomp is not told it is PID 1.
+	cat > "$T/r.json" <<JSON
+{"bwrapPath":"$SRT_TESTBIN/bwrap-record","network":{"allowedDomains":[],"deniedDomains":[]},
+ "filesystem":{"denyRead":["~/.ssh"],"allowWrite":["."],"denyWrite":["$T/ws/ro"]}}
+JSON
+	mkdir -p "$T/ws/ro" "$T/home/.ssh"
+	(asuser srt -s "$T/r.json" /bin/true the-command) >"$T/rec" 2>"$T/err" || true
+	grep -q "bwrap exited with status 0" "$T/err"
+	tmp=$(tr '\0' '\n' <"$T/rec" | grep -m1 -x "$(realpath "$T/tmp")/srt\.[A-Za-z0-9]*")
+	mkdir "$tmp"
+	{ (asuser srt-policy plan --target linux -s "$T/r.json" --tmpdir "$tmp"); \
+	    printf '%s\0' /bin/true the-command; } >"$T/want"
+	rmdir "$tmp"
+	cmp "$T/want" "$T/rec"
+	tr '\0' '\n' <"$T/rec" >"$T/words"
+	grep -qx -- --unshare-user "$T/words"
+	not grep -qx -- --cap-add "$T/words"
+	not grep -qx -- --pid1 "$T/words"
+}
+
 @test "unprivileged: writes where allowed, refused elsewhere, mandatory denies hold" {
 	cat > "$T/w.json" <<JSON
 {"network":{"allowedDomains":[],"deniedDomains":[]},

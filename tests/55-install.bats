@@ -75,7 +75,7 @@ PROBE='curl -s -m 5 -o /dev/null -w "code %{http_code}\n" -x http://localhost:31
 	[ ! -e "$d/libexec/srt" ]
 }
 
-@test "make install honours MANDIR; another PREFIX or LIBEXECDIR compiles its path in again" {
+@test "make install honours MANDIR; another PREFIX, LIBEXECDIR or SYSCONFDIR compiles its path in again" {
 	run mk install DESTDIR="$T/m" MANDIR=/opt/man
 	[ "$status" -eq 0 ]
 	[ -f "$T/m/opt/man/man1/srt.1" ]
@@ -88,11 +88,20 @@ PROBE='curl -s -m 5 -o /dev/null -w "code %{http_code}\n" -x http://localhost:31
 	[ "$status" -eq 0 ]
 	[[ "$output" == *'#define SRT_BINDIR "/opt/srt/bin"'* ]]
 	[[ "$output" == *'#define SRT_LIBEXECDIR "/opt/srt/lib/srt"'* ]]
-	[[ "$output" == *" -c -o $SRT_BUILD/obj/srt-launch/helpers.o srt-launch/helpers.c"* ]]
+	[[ "$output" == *'#define SRT_SYSCONFDIR "/etc"'* ]]
+	[[ "$output" == *" -c -o $SRT_BUILD/obj/lib/layout.o lib/layout.c"* ]]
 	[[ "$output" == *"install -m 755 $SRT_BUILD/bin/srt-seccomp $SRT_BUILD/bin/srt-httpd $SRT_BUILD/bin/srt-socksd $T/p/opt/srt/lib/srt"* ]]
 	run mk install DESTDIR="$T/r" LIBEXECDIR=relative/dir
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"LIBEXECDIR must be an absolute path"* ]]
+	# The managed policy's directory is compiled in the same way, and is not under PREFIX.
+	run mk -n install DESTDIR="$T/p" SYSCONFDIR=/opt/etc
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'#define SRT_SYSCONFDIR "/opt/etc"'* ]]
+	[[ "$output" == *" -c -o $SRT_BUILD/obj/lib/managed.o lib/managed.c"* ]]
+	run mk install DESTDIR="$T/r" SYSCONFDIR=etc
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"SYSCONFDIR must be an absolute path"* ]]
 }
 
 @test "build tree: a helper on PATH ahead of srt's own is not the one executed" {
@@ -130,4 +139,15 @@ SH
 	# Both directories are srt's own, kept read-only inside (plan_ctx self_dirs).
 	[[ "$output" == *"debug: write guard: /usr/local/bin (srt's own programs)"* ]]
 	[[ "$output" == *"debug: write guard: /usr/local/libexec/srt (srt's own programs)"* ]]
+	# The installed srt-policy names the srt-seccomp the srt beside it runs.
+	cat > "$T/plan" <<SH
+mount --bind "$T/d/usr/local" /usr/local || exit 90
+cd "$T/ws" || exit 91
+exec env PATH="/usr/local/bin:/usr/bin:/bin" srt-policy plan --target linux -s "$T/s.json" --shell
+SH
+	run unshare -m sh "$T/plan"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *" --ro-bind-fd 7 /usr/local/libexec/srt/srt-seccomp "* ]]
+	[[ "$output" == *" -- /usr/local/libexec/srt/srt-seccomp --lifeline-fd 5 "* ]]
 }

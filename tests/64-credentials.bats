@@ -145,8 +145,11 @@ CURL="curl -sS -m 10 --noproxy ''"
  "filesystem":{"denyRead":["$T/sec"],"allowWrite":[],"denyWrite":[]},
  "credentials":{"allowPlaintextInject":true,"files":[{"path":"$T/sec/netrc","mode":"mask"}]}}
 JSON
-	in_ns "$SRT_BIN/srt" -s "$T/s.json" -c "ls -A $T/sec | wc -l; cat $T/sec/netrc || echo no-file"
+	in_ns "$SRT_BIN/srt" -s "$T/s.json" -c "ls -A $T/sec | wc -l; cat $T/sec/netrc || echo no-file; \
+	    ls -l /proc/self/fd/ | grep -c credmask; true"
 	[ "$status" -eq 0 ]
+	# Its masked copy's descriptor went to bwrap all the same, and no further.
+	[ "$(tail -1 <<<"$output")" = 0 ]
 	[[ "$output" != *fake_value_* && "$output" != *"$FSECRET"* ]]
 	[[ "$output" == *no-file* ]]
 	[ "$(head -1 <<<"$output")" = 0 ]

@@ -60,6 +60,15 @@ origin() {
 	wait_port "$1"
 }
 
+# real_origin PORT NAME DIR: files from DIR and git's smart HTTP under /git/ (for real
+# clients: git, pip, npm), tests/helpers/real-origin.py on 127.0.0.1:PORT.
+real_origin() {
+	python3 "$(dirname "$RS")/real-origin.py" --listen "127.0.0.1:$1" --name "$2" \
+	    --root "$3" --log "$T/origin.log" 2>>"$T/servers.err" &
+	pids+=($!)
+	wait_port "$1"
+}
+
 # parent PORT NAME [ARGS...]: the test parent proxy on 127.0.0.1:PORT.
 parent() {
 	local port=$1 name=$2

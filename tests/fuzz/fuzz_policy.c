@@ -21,7 +21,8 @@ static const char *const hosts[] = {
 static int
 same_verdict(const struct policy_verdict *a, const struct policy_verdict *b)
 {
-	return a->allow == b->allow && a->reason_len == b->reason_len &&
+	return a->allow == b->allow && a->managed == b->managed &&
+	    a->reason_len == b->reason_len &&
 	    a->rule_len == b->rule_len &&
 	    (a->reason == NULL || memcmp(a->reason, b->reason, a->reason_len) == 0) &&
 	    (a->rule == NULL || memcmp(a->rule, b->rule, a->rule_len) == 0);

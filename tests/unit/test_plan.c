@@ -135,6 +135,7 @@ st_free(struct settings *s)
 
 static struct plan_ctx ctx;
 static struct plan_linux plan;
+static struct strlist fsargs;   /* the plan's filesystem arguments, less /sys's network */
 static char *joined;
 
 static char *
@@ -171,29 +172,26 @@ build(const struct settings *s)
 	for (size_t i = 0; i < errs.msgs.n; i++)
 		printf("# plan: %s\n", errs.msgs.v[i]);
 	diags_free(&errs);
-	/* The host's network devices hidden in /sys depend on the host: counted in
-	 * `sysnet`, checked by test_sysfs_net, left out of what the others compare. */
+	/* The filesystem arguments only (test_plan_sandbox.c checks the rest). The host's
+	 * network devices hidden in /sys depend on the host: counted in `sysnet`, checked
+	 * by test_sysfs_net, left out of what the others compare. */
+	strlist_free(&fsargs);
 	{
-		size_t i, k;
+		size_t i;
 
 		sysnet = 0;
-		for (i = k = 0; i < plan.args.n; i++) {
-			if (strcmp(plan.args.v[i], "--tmpfs") == 0 && i + 3 < plan.args.n &&
+		for (i = plan.fs_first; i < plan.fs_end; i++) {
+			if (strcmp(plan.args.v[i], "--tmpfs") == 0 && i + 3 < plan.fs_end &&
 			    strncmp(plan.args.v[i + 1], "/sys/", 5) == 0 &&
 			    strcmp(plan.args.v[i + 2], "--remount-ro") == 0) {
 				sysnet++;
-				for (int j = 0; j < 4; j++)
-					free(plan.args.v[i + (size_t)j]);
 				i += 3;
 				continue;
 			}
-			plan.args.v[k++] = plan.args.v[i];
+			strlist_push(&fsargs, plan.args.v[i]);
 		}
-		plan.args.n = k;
-		if (plan.args.v != NULL)        /* none when the plan failed */
-			plan.args.v[k] = NULL;
 	}
-	raw = join_args(&plan.args);
+	raw = join_args(&fsargs);
 	joined = xmalloc(strlen(raw) + 1);
 	for (p = raw, o = joined; *p != '\0';) {
 		if (strncmp(p, root, rl) == 0) {
@@ -1326,6 +1324,7 @@ main(void)
 	ssh = stat("/etc/ssh/ssh_config.d", &st) == 0 ? "--tmpfs /etc/ssh/ssh_config.d" : "";
 	ctx.cwd = proj;
 	ctx.home = home;
+	ctx.seccomp_path = "/usr/libexec/srt/srt-seccomp";
 	/* The global git configuration is taken from the tree's home only. */
 	unsetenv("XDG_CONFIG_HOME");
 	unsetenv("GIT_CONFIG_GLOBAL");
@@ -1347,6 +1346,7 @@ main(void)
 	test_globs();
 
 	plan_linux_free(&plan);
+	strlist_free(&fsargs);
 	free(joined);
 	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return tap_done();

@@ -22,6 +22,9 @@
 #include "tap.h"
 #include "util.h"
 
+#define HDR_LEN         96              /* the header of format version 4 */
+#define LAYERS_LEN      (4 + 4 * SL_COUNT + 4)  /* the layers section of a plain policy */
+
 
 /* Every field of struct settings set to something other than its default. */
 static const char *rich_settings =
@@ -371,7 +374,7 @@ test_damage(void)
 	ok(resealed_refused > 0 && accepted < resealed_refused,
 	    "flips behind a valid checksum: %d refused, %d consistent and usable",
 	    resealed_refused, accepted);
-	for (size_t i = 0; i < 88; i++) {
+	for (size_t i = 0; i < HDR_LEN; i++) {
 		int bad = 0;
 
 		memcpy(copy, img, len);
@@ -384,7 +387,7 @@ test_damage(void)
 			ok(0, "header byte %zu flipped behind a valid checksum was accepted", i);
 			break;
 		}
-		if (i == 87)
+		if (i == HDR_LEN - 1)
 			ok(1, "every header byte flipped behind a valid checksum is refused");
 	}
 	ok(silent == 0, "every refusal carries a message");
@@ -397,7 +400,7 @@ test_damage(void)
 	copy[8] = 7;
 	reseal(copy, len);
 	ok(policy_open_mem(copy, len, err, sizeof(err)) == NULL &&
-	    strstr(err, "unsupported format version 7 (this srt reads 3)") != NULL,
+	    strstr(err, "unsupported format version 7 (this srt reads 4)") != NULL,
 	    "wrong version: %s", err);
 	memcpy(copy, img, len);
 	copy[16] = 0;
@@ -427,8 +430,9 @@ test_damage(void)
 	    strstr(err, "truncated") != NULL, "empty input: %s", err);
 
 	/* The windows block (flags, low, high, then four string offsets) comes before the
-	 * routes, which end the image: parentProxy (flags, http, https, noProxy), mitmProxy
-	 * (flags, socketPath, 2 domains), stripResponseHeaders (2 names): ROUTES bytes. */
+	 * routes, which end the options section: parentProxy (flags, http, https, noProxy),
+	 * mitmProxy (flags, socketPath, 2 domains), stripResponseHeaders (2 names): ROUTES
+	 * bytes. The layers section (all zero here) follows it. */
 #define ROUTES (16 + 8 + 12 + 12)
 	{
 		static const struct { size_t at; uint8_t v; const char *what; } w[] = {
@@ -446,7 +450,7 @@ test_damage(void)
 
 		for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
 			memcpy(copy, img, len);
-			copy[len - w[i].at] = w[i].v;
+			copy[len - LAYERS_LEN - w[i].at] = w[i].v;
 			reseal(copy, len);
 			ok(policy_open_mem(copy, len, err, sizeof(err)) == NULL &&
 			    strstr(err, "section options") != NULL, "windows block with %s "

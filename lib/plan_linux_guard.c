@@ -1,0 +1,237 @@
+/*
+ * The bubblewrap filesystem plan: the write guard (wguard.h) it hands to srt-seccomp's
+ * supervisor, which protects by name for the whole run what the mounts protect only as
+ * they are at the start: the write denies and every link on the way to them, PATH's
+ * directories, the read denies' names.
+ */
+#include <sys/stat.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "log.h"
+#include "path.h"
+#include "plan.h"
+#include "plan_linux_int.h"
+#include "util.h"
+#include "wguard.h"
+
+/* --- the write guard ------------------------------------------------------------------ */
+
+/*
+ * p and everything on the way to it: each link a reader of p goes through, and the path
+ * with that link followed (SPEC §7: protect the name the next reader opens, and what it
+ * leads to). Missing names end the way; the guard keeps them from being made.
+ */
+void
+guard_chain(struct pb *b, const char *p, const char *why, bool pin, int depth)
+{
+	struct strlist names = { 0 };
+	char *cur = xstrdup(""), *next, *onward;
+	const char *target;
+	struct stat st;
+	size_t i, j;
+
+	wguard_add_exact(&b->out->guard, p, why, pin);
+	split_names(p, &names);
+	for (i = 0; i < names.n && depth < MAX_LINKS; i++) {
+		if (*names.v[i] == '\0' || strcmp(names.v[i], ".") == 0)
+			continue;
+		next = xasprintf("%s/%s", cur, names.v[i]);
+		if (fs_lstat(b, next, &st) == -1) {
+			free(next);
+			break;
+		}
+		if (S_ISLNK(st.st_mode) && (target = fs_link(b, next)) != NULL) {
+			char *dir = path_dirname(next), *abs;
+
+			wguard_add_exact(&b->out->guard, next, why, pin);
+			abs = target[0] == '/' ? xstrdup(target) : path_join(dir, target);
+			onward = abs;
+			for (j = i + 1; j < names.n; j++) {
+				char *t = path_join(onward, names.v[j]);
+
+				free(onward);
+				onward = t;
+			}
+			free(dir);
+			free(next);
+			next = path_normalize(onward);
+			free(onward);
+			if (next != NULL)
+				guard_chain(b, next, why, pin, depth + 1);
+			free(next);
+			break;
+		}
+		free(cur);
+		cur = next;
+	}
+	free(cur);
+	strlist_free(&names);
+}
+
+/* The reason a mandatory deny the search found is protected. */
+const char *
+mandatory_why(const char *p)
+{
+	const char *base = path_basename(p);
+	size_t i;
+
+	for (i = 0; i < wguard_nnames; i++) {
+		const char *n = wguard_names[i].name, *slash = strchr(n, '/');
+
+		if (strcasecmp(base, slash != NULL ? slash + 1 : n) == 0)
+			return wguard_names[i].why;
+	}
+	if (strcasecmp(base, "hooks") == 0)
+		return "mandatory deny: git hooks";
+	if (strncasecmp(base, "config", 6) == 0)
+		return "mandatory deny: git configuration";
+	if (strcasecmp(base, "commondir") == 0)
+		return "mandatory deny: git commondir";
+	if (strcasecmp(base, ".git") == 0)
+		return "mandatory deny: git directory pointer";
+	return "mandatory deny: named by git configuration";
+}
+
+#define WHY_EXEC_PATH   "a directory on PATH: what is put there runs as a command"
+
+/*
+ * The directories of PATH: a program the command leaves in one (a bwrap, a git, an ls)
+ * runs as the user's next command of that name, outside any sandbox, srt's own next
+ * bwrap included. Each is protected like a denyWrite path, but where the directory is
+ * itself a write root (PATH naming the cwd, "." or an empty entry) it cannot be without
+ * refusing every write there: that is said, not hidden.
+ */
+static void
+guard_exec_path(struct pb *b)
+{
+	const char *p = b->ctx->exec_path, *e;
+	char *entry, *abs, *norm;
+	size_t k;
+	bool root;
+
+	for (; p != NULL; p = *e != '\0' ? e + 1 : NULL) {
+		e = strchrnul(p, ':');
+		entry = xstrndup(p, (size_t)(e - p));
+		abs = entry[0] == '/' ? xstrdup(entry) : path_join(b->ctx->cwd, entry);
+		norm = path_normalize(abs);
+		free(entry);
+		free(abs);
+		if (norm == NULL)
+			continue;
+		root = false;
+		for (k = 0; k < b->writes.n && !root; k++)
+			root = path_is_under(b->writes.v[k], norm);
+		if (!root)
+			guard_chain(b, norm, WHY_EXEC_PATH, false, 0);
+		else
+			for (k = 0; k < b->writes.n; k++)
+				if (strcmp(b->writes.v[k], norm) == 0) {
+					log_warnx("PATH directory %s is a write root: a program the "
+					    "command leaves there runs outside the sandbox as your "
+					    "next command of that name", norm);
+					break;
+				}
+		free(norm);
+	}
+}
+
+/* Is some read-deny mount the one entry r's landing has? */
+static int
+read_deny_mounted(struct pb *b, const struct rdeny *r)
+{
+	size_t i;
+
+	if (!r->isdir)
+		return strlist_contains(&b->masks, r->landing);
+	for (i = 0; i < b->nunits; i++)
+		if (strcmp(b->units[i].landing, r->landing) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * The read denies srt-seccomp watches (watch.c) for the host's changes: each mask by the
+ * name a reader opens (its links kept: a link on the way can be re-pointed) and by where
+ * it lands, and each entry missing at the start. Nothing is mounted for a missing one
+ * (BEHAVIOR §4.3); the command may not make it either, so only the host can, and the
+ * watch ends the run when it does. Only what the settings deny: ssh's configuration
+ * directory is hidden for ssh's sake, not as a secret.
+ */
+static void
+guard_read_denies(struct pb *b)
+{
+	struct wguard *g = &b->out->guard;
+	const struct rdeny *r;
+	char *loc;
+	size_t i;
+
+	for (i = 0; i < b->nrd; i++) {
+		r = &b->rd[i];
+		if (r->internal)
+			continue;
+		if (r->missing) {
+			guard_chain(b, r->given, "a denyRead path", false, 0);
+			/* Made inside another deny's tmpfs, it would be the sandbox's own. */
+			loc = name_location(b, r->given);
+			if (!hidden_by_tmpfs(b, loc, 1))
+				wguard_add_watch(g, r->given, NULL);
+			free(loc);
+			continue;
+		}
+		/* Lifted by an allowRead, or inside another deny's tmpfs: that one's watch. */
+		if (r->landing == NULL || r->lifted || !read_deny_mounted(b, r))
+			continue;
+		/* A stand-in's name is not in the sandbox, nor one inside another's tmpfs. */
+		loc = name_location(b, r->given);
+		if (r->standin || (strcmp(loc, r->landing) != 0 && hidden_by_tmpfs(b, loc, 1)))
+			wguard_add_watch(g, r->landing, r->landing);
+		else
+			wguard_add_watch(g, r->given, r->landing);
+		free(loc);
+	}
+}
+
+/*
+ * The guard srt-seccomp enforces by name for the whole run (wguard.h): every write deny
+ * and what leads to it, the home directory's own list, srt's files, the roots the names
+ * apply under, and the read denies whose loss ends the sandbox.
+ */
+void
+plan_guard(struct pb *b)
+{
+	struct wguard *g = &b->out->guard;
+	const char *home = b->ctx->home;
+	size_t i;
+
+	g->depth = b->s->deny_search_depth > 0 ? b->s->deny_search_depth : DENY_DEPTH_DEFAULT;
+	g->allow_git_config = b->s->fs.allow_git_config;
+	for (i = 0; i < b->denies.n; i++)
+		guard_chain(b, b->denies.v[i], i < b->deny_why.n ? b->deny_why.v[i] :
+		    "mandatory deny", i < b->npinned, 0);
+	if (home != NULL && *home == '/')
+		for (i = 0; i < wguard_nhome_names; i++) {
+			char *p = path_join(home, wguard_home_names[i].name);
+
+			guard_chain(b, p, wguard_home_names[i].why, false, 0);
+			free(p);
+		}
+	guard_exec_path(b);
+	guard_read_denies(b);
+	strlist_push(&g->roots, b->ctx->cwd);
+	for (i = 0; i < b->user_roots.n; i++)
+		if (!strlist_contains(&g->roots, b->user_roots.v[i]))
+			strlist_push(&g->roots, b->user_roots.v[i]);
+	wguard_index(g);
+	for (i = 0; i < b->writes.n; i++) {
+		size_t k;
+
+		for (k = 0; k < g->exact.n; k++)
+			if (path_is_under(b->writes.v[i], g->exact.v[k]))
+				log_warnx("write path %s lies in %s, which is protected (%s): "
+				    "nothing in it can be written", b->writes.v[i], g->exact.v[k],
+				    g->exact_why.v[k]);
+	}
+}

@@ -1,0 +1,775 @@
+/*
+ * The bubblewrap filesystem plan: the mandatory denies (BEHAVIOR §4.1; SPEC §5), found by
+ * walking every writable root the settings name, with the git directories met on the way
+ * (their hooks, configuration, modules and work trees) and the global git configuration.
+ */
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "gitconfig.h"
+#include "log.h"
+#include "path.h"
+#include "plan.h"
+#include "plan_linux_int.h"
+#include "util.h"
+#include "wguard.h"
+
+#define WALK_MAX_ENTRIES        200000  /* directory entries one mandatory-deny walk reads */
+#define GIT_NEST_MAX            64      /* directories of names below a .git/modules */
+
+/* --- mandatory denies ---------------------------------------------------------------- */
+
+/* The entry of wguard_names a file or directory name found at level is, or NULL. */
+static const struct wguard_name *
+dangerous_at(int depth, const char *name, int isdir, int level)
+{
+	size_t i;
+
+	for (i = 0; i < wguard_nnames; i++) {
+		const struct wguard_name *n = &wguard_names[i];
+
+		if (strchr(n->name, '/') != NULL || strcasecmp(name, n->name) != 0)
+			continue;
+		if (n->kind == WG_FILE ? level <= depth - 1 : isdir && level <= depth - 2)
+			return n;
+	}
+	return NULL;
+}
+
+/* Directory name under dfd as a stream, never through a symlink; NULL if it is none. */
+static DIR *
+opendir_at(int dfd, const char *name)
+{
+	DIR *d;
+	int fd;
+
+	if ((fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return NULL;
+	if ((d = fdopendir(fd)) == NULL)
+		close(fd);
+	return d;
+}
+
+/* The name in directory fd that equals want, case aside (the reference's scan ignores it). */
+static char *
+find_ci(int dfd, const char *name, const char *want)
+{
+	struct dirent *de;
+	char *found = NULL;
+	DIR *d;
+
+	if ((d = opendir_at(dfd, name)) == NULL)
+		return NULL;
+	while ((de = readdir(d)) != NULL)
+		if (strcasecmp(de->d_name, want) == 0) {
+			found = xstrdup(de->d_name);
+			break;
+		}
+	closedir(d);
+	return found;
+}
+
+struct mwalk {
+	struct pb *b;
+	int depth;
+	size_t entries;
+	int truncated;
+	struct strlist *out;
+};
+
+/* One more directory entry read; 0 once the walk's budget is spent. */
+static int
+mwalk_count(struct mwalk *w)
+{
+	if (w->truncated)
+		return 0;
+	if (++w->entries > WALK_MAX_ENTRIES) {
+		w->truncated = 1;
+		return 0;
+	}
+	return 1;
+}
+
+/* The entry name of directory d is a directory (links are not: none is followed). */
+static int
+entry_is_dir(DIR *d, const struct dirent *de)
+{
+	struct stat st;
+
+	if (de->d_type != DT_UNKNOWN)
+		return de->d_type == DT_DIR;
+	return fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISDIR(st.st_mode);
+}
+
+static int
+entry_is_regular(DIR *d, const struct dirent *de)
+{
+	struct stat st;
+
+	if (de->d_type != DT_UNKNOWN)
+		return de->d_type == DT_REG;
+	return fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISREG(st.st_mode);
+}
+
+/* --- git directories ------------------------------------------------------------------ */
+
+/*
+ * A git directory holds more than .git/hooks and .git/config that git acts on outside the
+ * sandbox: the git directories of submodules (modules/NAME, NAME may hold "/", nested
+ * submodules under modules/NAME/modules), config.worktree (read when
+ * extensions.worktreeConfig is set), each linked worktree's config.worktree and commondir
+ * (which says where that worktree's hooks and config are), the directory core.hooksPath
+ * names and the files the configuration includes.
+ */
+enum gitkind {
+	GIT_TOP,        /* the cwd's .git: its hooks are denied even before there is a HEAD */
+	GIT_FOUND,      /* a .git the walk found: a repository if it has a HEAD or hooks */
+	GIT_MODULE,     /* an entry of modules/: a git directory if it has a HEAD, hooks or
+	                   a config, else perhaps a directory of a submodule name with "/" */
+};
+
+/* The names in a git directory the denies are about, as spelt there (case aside). */
+struct gitnames {
+	char *head, *hooks, *config, *config_wt, *modules, *worktrees, *commondir;
+};
+
+static void
+gitnames_free(struct gitnames *g)
+{
+	free(g->head);
+	free(g->hooks);
+	free(g->config);
+	free(g->config_wt);
+	free(g->modules);
+	free(g->worktrees);
+	free(g->commondir);
+	memset(g, 0, sizeof(*g));
+}
+
+static void
+gitnames_scan(struct mwalk *w, int fd, struct gitnames *g)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} want[] = {
+		{ "HEAD", offsetof(struct gitnames, head) },
+		{ "hooks", offsetof(struct gitnames, hooks) },
+		{ "config", offsetof(struct gitnames, config) },
+		{ "config.worktree", offsetof(struct gitnames, config_wt) },
+		{ "modules", offsetof(struct gitnames, modules) },
+		{ "worktrees", offsetof(struct gitnames, worktrees) },
+		{ "commondir", offsetof(struct gitnames, commondir) },
+	};
+	struct dirent *de;
+	char **slot;
+	size_t i;
+	DIR *d;
+	int dfd;
+
+	memset(g, 0, sizeof(*g));
+	/* A description of its own: fd keeps its offset for the caller. */
+	if ((dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return;
+	if ((d = fdopendir(dfd)) == NULL) {
+		close(dfd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL && mwalk_count(w))
+		for (i = 0; i < nitems(want); i++) {
+			slot = (char **)(void *)((char *)g + want[i].off);
+			if (*slot == NULL && strcasecmp(de->d_name, want[i].name) == 0)
+				*slot = xstrdup(de->d_name);
+		}
+	closedir(d);
+}
+
+/*
+ * A path git reads from a configuration value: "~" and "~/..." against the home
+ * directory, "~user/..." against that user's, an absolute path as it is, anything else
+ * against base (NULL when git's base is not known here: nothing is denied).
+ */
+static char *
+git_path(struct pb *b, const char *v, const char *base)
+{
+	char *user, *out, buf[16384];
+	struct passwd pw, *res = NULL;
+	const char *slash;
+
+	if (*v == '\0')
+		return NULL;
+	if (*v == '~' && v[1] != '\0' && v[1] != '/') {
+		slash = strchr(v, '/');
+		user = xstrndup(v + 1, slash != NULL ? (size_t)(slash - v - 1) : strlen(v + 1));
+		if (getpwnam_r(user, &pw, buf, sizeof(buf), &res) != 0 || res == NULL ||
+		    *pw.pw_dir != '/') {
+			free(user);
+			return NULL;
+		}
+		free(user);
+		user = xasprintf("%s/%s", pw.pw_dir, slash != NULL ? slash + 1 : "");
+		out = path_normalize(user);
+		free(user);
+		return out;
+	}
+	if (*v == '~')
+		return b->ctx->home != NULL && *b->ctx->home == '/' ?
+		    path_expand(v, b->ctx->home, NULL) : NULL;
+	if (*v == '/')
+		return path_normalize(v);
+	return base != NULL ? path_expand(v, NULL, base) : NULL;
+}
+
+static void
+git_push(struct mwalk *w, char *p)
+{
+	if (p != NULL && !strlist_contains(w->out, p))
+		strlist_push(w->out, p);
+	free(p);
+}
+
+/*
+ * Read a configuration file that denies depend on. A file git would refuse is still used
+ * up to the line it refuses (what it names is protected for nothing at worst); one that
+ * cannot be read at all names nothing we can know, so say so.
+ */
+static void
+git_config_load(int dfd, const char *name, const char *shown, struct gitconfig *c)
+{
+	if (gitconfig_read(dfd, name, c) != -1)
+		return;
+	if (c->error_line > 0)
+		log_warnx("%s: line %d is not git configuration; core.hooksPath and includes "
+		    "are taken from the lines before it", shown, c->error_line);
+	else if (errno == EINVAL)
+		log_warnx("%s: not a regular file; not read for core.hooksPath", shown);
+	else
+		log_warn("%s: cannot read it for core.hooksPath", shown);
+}
+
+#define GIT_INCLUDE_DEPTH       10      /* git's own limit on nested includes */
+
+/* The hooks in dir that are links: what they lead to is what git runs (guard_chain). */
+static void
+git_hook_links(struct mwalk *w, const char *dir)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL && mwalk_count(w))
+		if (de->d_type == DT_LNK)
+			git_push(w, path_join(dir, de->d_name));
+	closedir(d);
+}
+
+/* A command git runs (core.fsmonitor): its program, when it names one by a path. */
+static char *
+git_command_path(struct pb *b, const char *v, const char *base)
+{
+	char *word, *p;
+	size_t n;
+
+	if (strcasecmp(v, "true") == 0 || strcasecmp(v, "false") == 0 ||
+	    strcasecmp(v, "yes") == 0 || strcasecmp(v, "no") == 0 ||
+	    strcmp(v, "1") == 0 || strcmp(v, "0") == 0 || *v == '\0')
+		return NULL;
+	n = strcspn(v, " \t");
+	word = xstrndup(v, n);
+	/* A bare name is looked up in PATH: not the work tree's to change. */
+	p = strchr(word, '/') != NULL || *word == '~' ? git_path(b, word, base) : NULL;
+	free(word);
+	return p;
+}
+
+/*
+ * The denies a parsed configuration adds, and those of the files it includes, read in
+ * turn (to git's depth of 10): its core.hooksPath (relative: against the work tree, as
+ * git resolves it for a repository that is not bare) and the hooks there that are links,
+ * the relative hooksPath of the global configuration for this work tree, its
+ * core.fsmonitor program, its init.templateDir (copied into every repository made
+ * later), and its included files (relative: against the file's own directory), which
+ * the command must not be able to rewrite or create.
+ */
+static void
+git_config_denies_at(struct mwalk *w, const struct gitconfig *c, const char *worktree,
+    const char *filedir, int globals, int depth)
+{
+	struct pb *b = w->b;
+	struct gitconfig inc;
+	char *p, *dir;
+	size_t i;
+
+	if (c->hooks_path != NULL && (p = git_path(b, c->hooks_path, worktree)) != NULL) {
+		git_hook_links(w, p);
+		git_push(w, p);
+	}
+	for (i = 0; globals && worktree != NULL && i < b->git_global_rel.n; i++)
+		git_push(w, git_path(b, b->git_global_rel.v[i], worktree));
+	if (c->fsmonitor != NULL)
+		git_push(w, git_command_path(b, c->fsmonitor, worktree));
+	if (c->template_dir != NULL)
+		git_push(w, git_path(b, c->template_dir, filedir));
+	for (i = 0; i < c->includes.n; i++) {
+		if ((p = git_path(b, c->includes.v[i], filedir)) == NULL)
+			continue;
+		/* Read as git reads it, where it exists: what it sets counts too. */
+		if (depth < GIT_INCLUDE_DEPTH) {
+			gitconfig_init(&inc);
+			git_config_load(AT_FDCWD, p, p, &inc);
+			dir = path_dirname(p);
+			git_config_denies_at(w, &inc, worktree, dir, 0, depth + 1);
+			free(dir);
+			gitconfig_free(&inc);
+		}
+		git_push(w, p);
+	}
+}
+
+static void
+git_config_denies(struct mwalk *w, const struct gitconfig *c, const char *worktree,
+    const char *filedir, int globals)
+{
+	git_config_denies_at(w, c, worktree, filedir, globals, 0);
+}
+
+/* A small file's first line (a linked worktree's gitdir pointer), or NULL. */
+static char *
+read_line_at(int dfd, const char *name)
+{
+	char *text = NULL, *nl, *out = NULL;
+	struct stat st;
+	size_t len;
+	int fd;
+
+	fd = openat(dfd, name, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd == -1)
+		return NULL;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    read_fd_all(fd, PATH_MAX + 1, &text, &len) == 0 &&
+	    memchr(text, '\0', len) == NULL) {
+		if ((nl = strchr(text, '\n')) != NULL)
+			*nl = '\0';
+		out = xstrdup(text);
+	}
+	free(text);
+	close(fd);
+	return out;
+}
+
+static int git_protect(struct mwalk *, int, const char *, const char *, const char *,
+    enum gitkind, int);
+
+/* modules/ of a git directory: every git directory below it, nested or with "/" names. */
+static void
+git_modules(struct mwalk *w, int pfd, const char *name, const char *dir, int level)
+{
+	struct dirent *de;
+	char *child;
+	DIR *d;
+
+	if (level > GIT_NEST_MAX) {
+		log_warnx("%s: submodules nested deeper than %d levels are not searched",
+		    dir, GIT_NEST_MAX);
+		return;
+	}
+	if ((d = opendir_at(pfd, name)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL && mwalk_count(w)) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    !entry_is_dir(d, de))
+			continue;
+		child = path_join(dir, de->d_name);
+		if (!git_protect(w, dirfd(d), de->d_name, child, NULL, GIT_MODULE, level))
+			git_modules(w, dirfd(d), de->d_name, child, level + 1);
+		free(child);
+	}
+	closedir(d);
+}
+
+/* worktrees/ of a git directory: each linked worktree's own files. */
+static void
+git_worktrees(struct mwalk *w, int pfd, const char *name, const char *dir, int wtconfig)
+{
+	struct gitconfig c;
+	struct gitnames g;
+	struct dirent *de;
+	char *admin, *shown, *ptr, *wt;
+	DIR *d;
+	int afd;
+
+	if ((d = opendir_at(pfd, name)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL && mwalk_count(w)) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    !entry_is_dir(d, de))
+			continue;
+		afd = openat(dirfd(d), de->d_name,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (afd == -1)
+			continue;
+		admin = path_join(dir, de->d_name);
+		gitnames_scan(w, afd, &g);
+		/* Rewritten, commondir would send that worktree's git to other hooks. */
+		if (g.commondir != NULL)
+			git_push(w, path_join(admin, g.commondir));
+		if (!w->b->s->fs.allow_git_config && (g.config_wt != NULL || wtconfig))
+			git_push(w, path_join(admin,
+			    g.config_wt != NULL ? g.config_wt : "config.worktree"));
+		if (g.config_wt != NULL) {
+			/* The worktree's root: where its .git file is, as gitdir says. */
+			wt = NULL;
+			if ((ptr = read_line_at(afd, "gitdir")) != NULL && *ptr == '/')
+				wt = path_dirname(ptr);
+			free(ptr);
+			gitconfig_init(&c);
+			shown = path_join(admin, g.config_wt);
+			git_config_load(afd, g.config_wt, shown, &c);
+			git_config_denies(w, &c, wt, admin, 1);
+			gitconfig_free(&c);
+			free(shown);
+			free(wt);
+		}
+		gitnames_free(&g);
+		free(admin);
+		close(afd);
+	}
+	closedir(d);
+}
+
+/*
+ * The denies of the git directory name in pfd, spelt gitdir, whose work tree is worktree
+ * (NULL: not known, unless its core.worktree says). 0 when a GIT_MODULE entry is no git
+ * directory. The walk's depth rule decides which .git directories are looked at; below
+ * one, every git directory in modules/ is protected however deep it lies (up to
+ * GIT_NEST_MAX directories of names): git uses it whenever the submodule's work tree
+ * is used, and that work tree lies within the repository the rule admitted.
+ */
+static int
+git_protect(struct mwalk *w, int pfd, const char *name, const char *gitdir,
+    const char *worktree, enum gitkind kind, int level)
+{
+	struct pb *b = w->b;
+	int allow = b->s->fs.allow_git_config, fd, repo;
+	struct gitconfig c, cw;
+	struct gitnames g;
+	char *wt = NULL, *shown;
+
+	if (strlist_contains(&b->git_done, gitdir))
+		return 1;
+	/* The cwd's .git is followed when it is a link, as stat(2) follows it. */
+	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC |
+	    (kind == GIT_TOP ? 0 : O_NOFOLLOW));
+	if (fd == -1)
+		return 0;
+	gitnames_scan(w, fd, &g);
+	repo = g.head != NULL || g.hooks != NULL;
+	if (kind == GIT_MODULE && !repo && g.config == NULL) {
+		gitnames_free(&g);
+		close(fd);
+		return 0;
+	}
+	strlist_push(&b->git_done, gitdir);
+	/* A repository is known by its HEAD: its hooks are denied before there are any,
+	 * and where a hook is a link, what it leads to. */
+	if (repo || kind == GIT_TOP) {
+		char *hooks = path_join(gitdir, g.hooks != NULL ? g.hooks : "hooks");
+
+		if (g.hooks != NULL)
+			git_hook_links(w, hooks);
+		git_push(w, hooks);
+	}
+	if ((g.config != NULL || kind == GIT_TOP) && !allow)
+		git_push(w, path_join(gitdir, g.config != NULL ? g.config : "config"));
+	gitconfig_init(&c);
+	gitconfig_init(&cw);
+	if (g.config != NULL) {
+		shown = path_join(gitdir, g.config);
+		git_config_load(fd, g.config, shown, &c);
+		free(shown);
+	}
+	/* Read even without extensions.worktreeConfig: protecting more is harmless. */
+	if (g.config_wt != NULL) {
+		shown = path_join(gitdir, g.config_wt);
+		git_config_load(fd, g.config_wt, shown, &cw);
+		free(shown);
+	}
+	if (!allow && (g.config_wt != NULL || c.worktree_config == 1))
+		git_push(w, path_join(gitdir,
+		    g.config_wt != NULL ? g.config_wt : "config.worktree"));
+	/* core.worktree (relative to the git directory) overrides where the tree is. */
+	if (cw.worktree != NULL || c.worktree != NULL)
+		wt = git_path(b, cw.worktree != NULL ? cw.worktree : c.worktree, gitdir);
+	else if (worktree != NULL)
+		wt = xstrdup(worktree);
+	git_config_denies(w, &c, wt, gitdir, 1);
+	git_config_denies(w, &cw, wt, gitdir, 0);
+	if (g.modules != NULL) {
+		shown = path_join(gitdir, g.modules);
+		git_modules(w, fd, g.modules, shown, level + 1);
+		free(shown);
+	}
+	if (g.worktrees != NULL) {
+		shown = path_join(gitdir, g.worktrees);
+		git_worktrees(w, fd, g.worktrees, shown, c.worktree_config == 1);
+		free(shown);
+	}
+	gitconfig_free(&c);
+	gitconfig_free(&cw);
+	gitnames_free(&g);
+	free(wt);
+	close(fd);
+	return 1;
+}
+
+/*
+ * Whether the command could change the file p: where it leads, or where it would be
+ * made. Asked here, not left to the deny pass, because these files are seldom in a
+ * write root and the pass costs a dozen system calls a path. A dangling link is left
+ * to the pass, which knows how to hold it.
+ */
+static int
+git_file_writable(struct pb *b, const char *p)
+{
+	const char *r = canon(b, p);
+	struct stat st;
+	char *loc;
+	int w;
+
+	if (r != NULL)
+		return within_write(b, r);
+	if (fs_lstat(b, p, &st) == 0 && S_ISLNK(st.st_mode))
+		return 1;
+	loc = name_location(b, p);
+	w = within_write(b, loc);
+	free(loc);
+	return w;
+}
+
+/*
+ * The global configuration (git reads it for every repository, wherever it is): its
+ * files are denied themselves (they matter where the home directory is writable), an
+ * absolute core.hooksPath is denied once, a relative one is kept for each work tree.
+ * Read before any repository so their relative hooksPath applies to each. The system
+ * file cannot be a write root's in any sane setup but is read for its hooksPath.
+ */
+static void
+git_globals(struct pb *b, struct strlist *out)
+{
+	struct strlist files = { 0 };
+	const char *home = b->ctx->home, *e;
+	struct gitconfig c;
+	struct mwalk w;
+	char *dir;
+	size_t i;
+
+	memset(&w, 0, sizeof(w));
+	w.b = b;
+	w.out = out;
+	strlist_push(&files, "/etc/gitconfig");
+	if ((e = getenv("XDG_CONFIG_HOME")) != NULL && *e == '/')
+		strlist_push_owned(&files, path_join(e, "git/config"));
+	else if (home != NULL && *home == '/')
+		strlist_push_owned(&files, path_join(home, ".config/git/config"));
+	if (home != NULL && *home == '/')
+		strlist_push_owned(&files, path_join(home, ".gitconfig"));
+	if ((e = getenv("GIT_CONFIG_GLOBAL")) != NULL && *e == '/')
+		strlist_push(&files, e);
+	for (i = 0; i < files.n; i++) {
+		if (i > 0 && git_file_writable(b, files.v[i]))
+			git_push(&w, path_normalize(files.v[i]));
+		gitconfig_init(&c);
+		git_config_load(AT_FDCWD, files.v[i], files.v[i], &c);
+		if (c.hooks_path != NULL && *c.hooks_path != '\0' &&
+		    *c.hooks_path != '/' && *c.hooks_path != '~')
+			strlist_push(&b->git_global_rel, c.hooks_path);
+		/* The rest as for any configuration, with no work tree known: an absolute
+		 * hooksPath, fsmonitor, templateDir, and the includes, read in turn. */
+		dir = path_dirname(files.v[i]);
+		git_config_denies_at(&w, &c, NULL, dir, 0, 0);
+		free(dir);
+		gitconfig_free(&c);
+	}
+	strlist_free(&files);
+}
+
+/* --- the walk ------------------------------------------------------------------------- */
+
+static void
+mwalk_dir(struct mwalk *w, int fd, const char *path, int level)
+{
+	struct dirent *de;
+	DIR *d;
+	size_t i;
+
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		const char *name = de->d_name;
+		int isdir, cfd;
+		char *child, *sub = NULL;
+
+		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+			continue;
+		if (!mwalk_count(w))
+			break;
+		child = path_join(path, name);
+		if (level == 0 && is_kernel_dir(child)) {
+			free(child);
+			continue;
+		}
+		isdir = entry_is_dir(d, de);
+		/* A dangerous name by the depth rule (wguard.c has the table). */
+		if (dangerous_at(w->depth, name, isdir, level) != NULL)
+			strlist_push(w->out, child);
+		/* A two-part name ("X/Y"): Y looked for in a directory X at its level. */
+		for (i = 0; isdir && i < wguard_nnames; i++) {
+			const struct wguard_name *n = &wguard_names[i];
+			const char *slash = strchr(n->name, '/');
+
+			if (slash == NULL || strncasecmp(name, n->name, (size_t)(slash - n->name)) != 0 ||
+			    name[slash - n->name] != '\0' || level > w->depth - 2)
+				continue;
+			if ((sub = find_ci(dirfd(d), name, slash + 1)) != NULL)
+				strlist_push_owned(w->out, xasprintf("%s/%s", child, sub));
+			free(sub);
+		}
+		if (level <= w->depth - 2 && isdir && strcasecmp(name, ".git") == 0)
+			git_protect(w, dirfd(d), name, child, path, GIT_FOUND, 0);
+		/*
+		 * A .git file (a submodule's or a linked worktree's pointer), by the
+		 * directory rule. Not in the reference: pointed elsewhere, it would have
+		 * git, and a superproject's git status, use a command-made git directory
+		 * with its hooks and core.fsmonitor.
+		 */
+		if (level <= w->depth - 2 && !isdir && strcmp(name, ".git") == 0 &&
+		    entry_is_regular(d, de))
+			strlist_push(w->out, child);
+		/* No links followed, node_modules skipped, .git handled above. */
+		if (isdir && level + 1 <= w->depth - 1 && strcmp(name, "node_modules") != 0 &&
+		    strcasecmp(name, ".git") != 0) {
+			cfd = openat(dirfd(d), name,
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (cfd != -1)
+				mwalk_dir(w, cfd, child, level + 1);
+		}
+		free(child);
+		if (w->truncated)
+			break;
+	}
+	closedir(d);
+}
+
+static int
+cmp_str(const void *a, const void *c)
+{
+	return strcmp(*(char *const *)a, *(char *const *)c);
+}
+
+/* What one search adds to out: sorted, without what out has. */
+static void
+mwalk_merge(struct mwalk *w, const char *root, struct strlist *found, struct strlist *out)
+{
+	size_t i;
+
+	/* Never run with what a padded directory let it find (fail closed). */
+	if (w->truncated) {
+		diags_add(w->b->errs, "the search for protected files under %s stopped after "
+		    "%d entries: lower mandatoryDenySearchDepth (now %d), or narrow allowWrite "
+		    "to the directories the command needs", root, WALK_MAX_ENTRIES, w->depth);
+		w->b->bad = 1;
+	}
+	if (found->n > 1)
+		qsort(found->v, found->n, sizeof(*found->v), cmp_str);
+	for (i = 0; i < found->n; i++)
+		if (!strlist_contains(out, found->v[i]))
+			strlist_push(out, found->v[i]);
+	strlist_free(found);
+}
+
+static void
+mwalk_init(struct mwalk *w, struct pb *b, struct strlist *found)
+{
+	memset(w, 0, sizeof(*w));
+	w->b = b;
+	w->depth = b->s->deny_search_depth > 0 ? b->s->deny_search_depth : DENY_DEPTH_DEFAULT;
+	w->out = found;
+}
+
+static void
+mandatory_walk(struct pb *b, const char *root, struct strlist *out)
+{
+	struct strlist found = { 0 };
+	struct mwalk w;
+	int fd;
+
+	mwalk_init(&w, b, &found);
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd == -1)
+		return;
+	mwalk_dir(&w, fd, root, 0);
+	mwalk_merge(&w, root, &found, out);
+}
+
+/*
+ * BEHAVIOR §4.1: the dangerous names at the top of the cwd (even when missing: they get
+ * placeholders), the cwd's git directory, then what the walk finds, under the cwd and
+ * (SPEC §5) every configured write root; last what the global git configuration names.
+ */
+void
+mandatory_denies(struct pb *b, const struct strlist *roots, struct strlist *out)
+{
+	const char *cwd = canon_or(b, b->ctx->cwd);
+	struct strlist found = { 0 }, global = { 0 };
+	struct mwalk w;
+	struct stat st;
+	char *git;
+	size_t i;
+
+	git_globals(b, &global);
+	for (i = 0; i < wguard_nnames; i++)
+		strlist_push_owned(out, path_join(cwd, wguard_names[i].name));
+	git = path_join(cwd, ".git");
+	if (fs_stat(b, git, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			/* Its hooks and config first, as the reference lists them. */
+			mwalk_init(&w, b, &found);
+			git_protect(&w, AT_FDCWD, git, git, cwd, GIT_TOP, 0);
+			for (i = 0; i < found.n; i++)
+				if (!strlist_contains(out, found.v[i]))
+					strlist_push(out, found.v[i]);
+			strlist_free(&found);
+		} else
+			/* A worktree's pointer: while it is a file there are no hooks. */
+			strlist_push(out, git);
+	}
+	free(git);
+	mandatory_walk(b, cwd, out);
+	for (i = 0; i < roots->n; i++)
+		if (strcmp(roots->v[i], cwd) != 0)
+			mandatory_walk(b, roots->v[i], out);
+	for (i = 0; i < global.n; i++)
+		if (!strlist_contains(out, global.v[i]))
+			strlist_push(out, global.v[i]);
+	strlist_free(&global);
+}

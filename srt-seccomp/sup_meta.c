@@ -1,0 +1,222 @@
+/*
+ * The write guard's supervisor (supervise.c): bind(2) of a unix socket, and the calls
+ * that change what is there (chmod, chown, utimes, truncate, setxattr, removexattr),
+ * done by the supervisor on the command's behalf.
+ */
+#include <stddef.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/xattr.h>
+
+#include "wguard.h"
+#include "srt-seccomp.h"
+#include "supervise.h"
+
+/* --- sockets ----------------------------------------------------------------------------------- */
+
+/*
+ * bind(2), with AF_UNIX sockets allowed: a pathname address makes a name in the file
+ * system. The address is read once, here; the command's socket is taken with
+ * pidfd_getfd(2) and bound by us (it is one socket: the command's descriptor is bound),
+ * a pathname in the directory we hold.
+ */
+int
+sup_bind(struct sup *s, uint64_t id, int sockfd, uint64_t addr, uint64_t alen)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_un *un = (struct sockaddr_un *)&ss;
+	char path[sizeof(un->sun_path) + 1], p[sizeof(un->sun_path)];
+	struct res r;
+	int pidfd, sock, e;
+	size_t plen;
+
+	if (alen > sizeof(ss))
+		return -EINVAL;
+	memset(&ss, 0, sizeof(ss));
+	if ((e = res_read_mem(s->rc.tid, addr, &ss, (size_t)alen)) < 0)
+		return e;
+	pidfd = s->task != NULL && s->task->pidfd != -1 ? s->task->pidfd :
+	    (int)syscall(SYS_pidfd_open, s->rc.tgid, 0);
+	if (pidfd == -1)
+		return -ESRCH;
+	sock = (int)syscall(SYS_pidfd_getfd, pidfd, sockfd, 0);
+	e = sock == -1 ? (errno == EBADF ? -EBADF : -errno) : 0;
+	if (s->task == NULL || s->task->pidfd != pidfd)
+		close(pidfd);
+	if (e < 0)
+		return e;
+	if (!sup_valid(s, id)) {
+		close(sock);
+		return -ENOENT;
+	}
+	/* Not a name in the file system: abstract, unnamed, another family. */
+	if (ss.ss_family != AF_UNIX || alen <= offsetof(struct sockaddr_un, sun_path) ||
+	    un->sun_path[0] == '\0') {
+		e = bind(sock, (struct sockaddr *)&ss, (socklen_t)alen) == -1 ? -errno : 0;
+		close(sock);
+		return e;
+	}
+	plen = (size_t)alen - offsetof(struct sockaddr_un, sun_path);
+	memcpy(path, un->sun_path, plen);
+	path[plen] = '\0';
+	if ((e = sup_resolve_path(s, id, AT_FDCWD, path, false, &r)) < 0) {
+		close(sock);
+		return e;
+	}
+	if (r.must_be_dir)
+		e = -ENOENT;
+	else if ((e = sup_check_new(s, &r, false, "bind")) == 0) {
+		struct sockaddr_un at;
+
+		memset(&at, 0, sizeof(at));
+		at.sun_family = AF_UNIX;
+		if (snprintf(p, sizeof(p), "/proc/self/fd/%d/%s", r.dirfd, r.name) >=
+		    (int)sizeof(p))
+			e = -ENAMETOOLONG;
+		else {
+			memcpy(at.sun_path, p, strlen(p) + 1);
+			sup_caller_umask(s);
+			if (bind(sock, (struct sockaddr *)&at, sizeof(at)) == -1)
+				e = -errno;
+		}
+	}
+	res_free(&r);
+	close(sock);
+	return e;
+}
+
+/* --- changes to what is there --------------------------------------------------------------- */
+
+static const char *const meta_op[] = {
+	"chmod", "chown", "utimes", "truncate", "setxattr", "removexattr",
+};
+
+/* The object at path (or the command's descriptor dirfd, with AT_EMPTY_PATH), held. */
+int
+sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool empty_ok,
+    const struct meta_args *m)
+{
+	char path[PATH_MAX], p[64];
+	const char *why;
+	struct res r;
+	struct stat st;
+	int obj, e;
+
+	if (m->by_fd) {
+		int fl;
+
+		/* As the kernel: a descriptor opened with O_PATH is for paths alone. */
+		if ((e = res_fd_flags(s->rc.tid, dirfd, &fl)) < 0)
+			return e == -ENOENT ? -EBADF : e;
+		if (fl & O_PATH)
+			return -EBADF;
+		path[0] = '\0';
+	} else if ((e = sup_path(s, addr, path)) < 0)
+		return e;
+	if (path[0] == '\0' && (empty_ok || m->by_fd)) {
+		memset(&r, 0, sizeof(r));
+		r.dirfd = r.fd_flags = -1;
+		snprintf(p, sizeof(p), "/proc/%ld/fd/%d", (long)s->rc.tid, dirfd);
+		if ((r.objfd = open(p, O_PATH | O_CLOEXEC)) == -1)
+			return -errno;
+		if (res_fd_path(r.objfd, r.path, sizeof(r.path)) < 0)
+			r.path[0] = '\0';
+		if ((e = res_same(&s->rc, r.objfd, r.path)) < 0) {
+			res_free(&r);
+			return e;
+		}
+	} else if ((e = res_resolve(&s->rc, dirfd, path, follow, &r)) < 0)
+		return e;
+	if (!sup_valid(s, id)) {
+		res_free(&r);
+		return -ENOENT;
+	}
+	if (r.objfd != -1) {
+		obj = r.objfd;
+		r.objfd = -1;
+	} else if ((obj = openat(r.dirfd, r.name, O_PATH | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		e = -errno;
+		goto out;
+	}
+	if (fstat(obj, &st) == -1 || sup_in_proc(obj)) {
+		e = -EACCES;
+		goto out_obj;
+	}
+	/* A removed file that still has another name: we cannot tell which. */
+	if (r.path[0] == '\0' && S_ISREG(st.st_mode) && st.st_nlink > 0) {
+		e = -EACCES;
+		goto out_obj;
+	}
+	if (r.path[0] != '\0' && (why = wguard_protected(&s->g, sup_fs(s), r.path)) != NULL) {
+		sup_refused(s, meta_op[m->what], r.path, why);
+		e = -EPERM;
+		goto out_obj;
+	}
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", obj);
+	e = 0;
+	switch (m->what) {
+	case M_CHMOD:
+		if (S_ISLNK(st.st_mode))
+			e = -EOPNOTSUPP;
+		else if (chmod(p, m->mode) == -1)
+			e = -errno;
+		break;
+	case M_CHOWN:
+		if (fchownat(obj, "", m->uid, m->gid, AT_EMPTY_PATH) == -1)
+			e = -errno;
+		break;
+	case M_UTIMES:
+		if (S_ISLNK(st.st_mode)) {
+			if (r.dirfd == -1 || utimensat(r.dirfd, r.name, m->ts_now ? NULL : m->ts,
+			    AT_SYMLINK_NOFOLLOW) == -1)
+				e = r.dirfd == -1 ? -EINVAL : -errno;
+		} else if (utimensat(AT_FDCWD, p, m->ts_now ? NULL : m->ts, 0) == -1)
+			e = -errno;
+		break;
+	case M_TRUNCATE:
+		if (S_ISDIR(st.st_mode))
+			e = -EISDIR;
+		else if (!S_ISREG(st.st_mode))
+			e = -EINVAL;
+		else {
+			/* As an open for writing: a lease the command holds makes a thread
+			 * wait, not the supervisor (sup_open_file). */
+			int wfd = open(p, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+			if (wfd != -1) {
+				if (ftruncate(wfd, m->length) == -1)
+					e = -errno;
+				close(wfd);
+			} else if (errno == EWOULDBLOCK) {
+				e = sup_later(s, id, obj, O_WRONLY, true, m->length);
+				obj = -1;       /* the thread's now */
+			} else
+				e = -errno;
+		}
+		break;
+	case M_SETXATTR:
+	case M_REMOVEXATTR:
+		if (S_ISLNK(st.st_mode))
+			e = -EPERM;     /* no user.* attributes on links */
+		else if (m->what == M_SETXATTR ?
+		    setxattr(p, m->xname, m->xvalue, m->xsize, m->xflags) == -1 :
+		    removexattr(p, m->xname) == -1)
+			e = -errno;
+		break;
+	}
+ out_obj:
+	if (obj != -1)
+		close(obj);
+ out:
+	res_free(&r);
+	return e;
+}

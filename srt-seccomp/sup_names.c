@@ -1,0 +1,395 @@
+/*
+ * The write guard's supervisor (supervise.c): the calls that make, remove or rename
+ * names (mkdir, mknod, symlink, unlink, rename with the subtree a directory takes along,
+ * link), done by the supervisor on the command's behalf.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "path.h"
+#include "wguard.h"
+#include "srt-seccomp.h"
+#include "supervise.h"
+
+#define SUBTREE_MAX	20000	/* entries a directory rename may look at */
+
+/* --- names made, removed, renamed ------------------------------------------------------------ */
+
+
+/* Resolve a path argument (never following the last link) and check the call may go on. */
+static int
+sup_resolve_arg(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow,
+    struct res *r)
+{
+	char path[PATH_MAX];
+	int e;
+
+	if ((e = sup_path(s, addr, path)) < 0)
+		return e;
+	return sup_resolve_path(s, id, dirfd, path, follow, r);
+}
+
+/* The same, for a path read already. */
+int
+sup_resolve_path(struct sup *s, uint64_t id, int dirfd, const char *path, bool follow,
+    struct res *r)
+{
+	int e;
+
+	if (path[0] == '\0')
+		return -ENOENT;
+	if ((e = res_resolve(&s->rc, dirfd, path, follow, r)) < 0)
+		return e;
+	if (!sup_valid(s, id) || (r->objfd == -1 && sup_path_in_proc(r->path))) {
+		e = sup_valid(s, id) ? -EACCES : -ENOENT;
+		res_free(r);
+		return e;
+	}
+	return 0;
+}
+
+/* A name to make: it must not be there, and the guard must let it be made. */
+int
+sup_check_new(struct sup *s, struct res *r, bool is_dir, const char *op)
+{
+	struct stat st;
+	const char *why;
+
+	if (r->objfd != -1 || fstatat(r->dirfd, r->name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return -EEXIST;
+	if (errno != ENOENT)
+		return -errno;
+	if ((why = wguard_may_create(&s->g, sup_fs(s), r->path, is_dir)) != NULL) {
+		sup_refused(s, op, r->path, why);
+		return -EPERM;
+	}
+	return 0;
+}
+
+int
+sup_mkdir(struct sup *s, uint64_t id, int dirfd, uint64_t addr, mode_t mode)
+{
+	struct res r;
+	int e;
+
+	if ((e = sup_resolve_arg(s, id, dirfd, addr, false, &r)) < 0)
+		return e;
+	if ((e = sup_check_new(s, &r, true, "mkdir")) == 0) {
+		sup_caller_umask(s);
+		if (mkdirat(r.dirfd, r.name, mode) == -1)
+			e = -errno;
+		else
+			sup_made_add(s, r.dirfd, r.name);
+	}
+	res_free(&r);
+	return e;
+}
+
+int
+sup_mknod(struct sup *s, uint64_t id, int dirfd, uint64_t addr, mode_t mode, dev_t dev)
+{
+	struct res r;
+	int e;
+
+	if ((e = sup_resolve_arg(s, id, dirfd, addr, false, &r)) < 0)
+		return e;
+	if (r.must_be_dir)
+		e = -ENOENT;
+	else if ((e = sup_check_new(s, &r, false, "mknod")) == 0) {
+		sup_caller_umask(s);
+		if (mknodat(r.dirfd, r.name, mode, dev) == -1)
+			e = -errno;
+	}
+	res_free(&r);
+	return e;
+}
+
+int
+sup_symlink(struct sup *s, uint64_t id, uint64_t taddr, int dirfd, uint64_t addr)
+{
+	char target[PATH_MAX];
+	struct res r;
+	int e;
+
+	if ((e = res_read_string(s->rc.tid, taddr, target, sizeof(target))) < 0)
+		return e;
+	if ((e = sup_resolve_arg(s, id, dirfd, addr, false, &r)) < 0)
+		return e;
+	if ((e = sup_check_new(s, &r, false, "symlink")) == 0 &&
+	    symlinkat(target, r.dirfd, r.name) == -1)
+		e = -errno;
+	res_free(&r);
+	return e;
+}
+
+int
+sup_unlink(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags)
+{
+	const char *why;
+	struct res r;
+	struct stat st;
+	bool made;
+	int e;
+
+	if ((e = sup_resolve_arg(s, id, dirfd, addr, false, &r)) < 0)
+		return e;
+	if (r.objfd != -1) {
+		e = (flags & AT_REMOVEDIR) ? -EBUSY : -EISDIR;
+		goto out;
+	}
+	if (fstatat(r.dirfd, r.name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
+		e = -errno;
+		goto out;
+	}
+	if ((why = wguard_may_remove(&s->g, sup_fs(s), r.path)) != NULL) {
+		sup_refused(s, (flags & AT_REMOVEDIR) ? "rmdir" : "unlink", r.path, why);
+		e = -EPERM;
+		goto out;
+	}
+	made = S_ISDIR(st.st_mode) && sup_made(s, st.st_dev, st.st_ino);
+	if (unlinkat(r.dirfd, r.name, flags & AT_REMOVEDIR) == -1) {
+		e = -errno;
+		goto out;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		sup_made_del(s, st.st_dev, st.st_ino);
+		sup_vacate(s, r.path, made);
+	}
+ out:
+	res_free(&r);
+	return e;
+}
+
+/* A walk of the directory a rename moves: nothing protected may leave its place
+ * (from) or land on one (to). 0, -EPERM, or -EXDEV when there is too much to look at
+ * (mv(1) then copies, and every file it makes is asked about on its own); what cannot
+ * be opened or read fails the rename with that error. */
+static int
+sup_subtree(struct sup *s, int dfd, const char *from, const char *to, const char *top_from,
+    const char *top_to, size_t *budget, int level)
+{
+	char f[PATH_MAX], t[PATH_MAX];
+	const char *why;
+	struct dirent *de;
+	struct stat st;
+	unsigned char type;
+	DIR *d;
+	int fd, e = 0;
+
+	if (level > 64)
+		return -EXDEV;
+	if ((fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return -errno;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return -errno;
+	}
+	for (;;) {
+		errno = 0;
+		if ((de = readdir(d)) == NULL) {
+			e = errno != 0 ? -errno : 0;
+			break;
+		}
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if ((*budget)-- == 0) {
+			e = -EXDEV;
+			break;
+		}
+		if (snprintf(f, sizeof(f), "%s/%s", from, de->d_name) >= (int)sizeof(f) ||
+		    snprintf(t, sizeof(t), "%s/%s", to, de->d_name) >= (int)sizeof(t)) {
+			e = -EXDEV;
+			break;
+		}
+		type = de->d_type;
+		if (type == DT_UNKNOWN) {
+			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
+				e = -errno;
+				break;
+			}
+			type = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
+		}
+		if ((why = wguard_protected(&s->g, sup_fs(s), f)) == NULL) {
+			s->map_from = top_from;
+			s->map_to = top_to;
+			why = wguard_may_create(&s->g, sup_fs(s), t, type == DT_DIR);
+			s->map_from = s->map_to = NULL;
+		}
+		if (why != NULL) {
+			sup_refused(s, "rename", f, why);
+			e = -EPERM;
+			break;
+		}
+		if (type == DT_DIR) {
+			int cfd = openat(dirfd(d), de->d_name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+			    O_CLOEXEC);
+
+			/* What we cannot look at, we cannot let move (fail closed). */
+			if (cfd == -1) {
+				e = -errno;
+				break;
+			}
+			e = sup_subtree(s, cfd, f, t, top_from, top_to, budget, level + 1);
+			close(cfd);
+			if (e != 0)
+				break;
+		}
+	}
+	closedir(d);
+	return e;
+}
+
+/* The directory at (dirfd, name) moves from `from` to `to`. */
+static int
+sup_subtree_check(struct sup *s, int dirfd, const char *name, const char *from,
+    const char *to)
+{
+	size_t budget = SUBTREE_MAX;
+	int fd, e;
+
+	if ((fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return -errno;
+	e = sup_subtree(s, fd, from, to, from, to, &budget, 0);
+	close(fd);
+	if (e == -EXDEV)
+		log_debug("rename %s: too much below it to look at; EXDEV", from);
+	return e;
+}
+
+int
+sup_rename(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint64_t naddr,
+    unsigned flags)
+{
+	struct res o, n;
+	struct stat ost, nst;
+	const char *why = NULL;
+	bool nexists, omade = false, nmade = false;
+	int e;
+
+	if ((e = sup_resolve_arg(s, id, odir, oaddr, false, &o)) < 0)
+		return e;
+	if ((e = sup_resolve_arg(s, id, ndir, naddr, false, &n)) < 0) {
+		res_free(&o);
+		return e;
+	}
+	if (o.objfd != -1 || n.objfd != -1) {
+		e = -EBUSY;
+		goto out;
+	}
+	if (fstatat(o.dirfd, o.name, &ost, AT_SYMLINK_NOFOLLOW) == -1) {
+		e = -errno;
+		goto out;
+	}
+	nexists = fstatat(n.dirfd, n.name, &nst, AT_SYMLINK_NOFOLLOW) == 0;
+	if ((flags & RENAME_EXCHANGE) && !nexists) {
+		e = -ENOENT;
+		goto out;
+	}
+	if ((flags & RENAME_NOREPLACE) && nexists) {
+		e = -EEXIST;
+		goto out;
+	}
+	if ((why = wguard_may_remove(&s->g, sup_fs(s), o.path)) == NULL &&
+	    (why = wguard_may_create(&s->g, sup_fs(s), n.path, S_ISDIR(ost.st_mode))) == NULL &&
+	    nexists)
+		why = wguard_may_remove(&s->g, sup_fs(s), n.path);
+	if (why == NULL && (flags & RENAME_EXCHANGE))
+		why = wguard_may_create(&s->g, sup_fs(s), o.path, S_ISDIR(nst.st_mode));
+	if (why != NULL) {
+		sup_refused(s, "rename", o.path, why);
+		e = -EPERM;
+		goto out;
+	}
+	if (S_ISDIR(ost.st_mode) &&
+	    (e = sup_subtree_check(s, o.dirfd, o.name, o.path, n.path)) < 0)
+		goto out;
+	if ((flags & RENAME_EXCHANGE) && S_ISDIR(nst.st_mode) &&
+	    (e = sup_subtree_check(s, n.dirfd, n.name, n.path, o.path)) < 0)
+		goto out;
+	omade = S_ISDIR(ost.st_mode) && sup_made(s, ost.st_dev, ost.st_ino);
+	nmade = nexists && S_ISDIR(nst.st_mode) && sup_made(s, nst.st_dev, nst.st_ino);
+	if (syscall(SYS_renameat2, o.dirfd, o.name, n.dirfd, n.name, flags) == -1) {
+		e = -errno;
+		goto out;
+	}
+	/* Where a directory that predates the run stood, nothing new is the command's. */
+	if (S_ISDIR(ost.st_mode))
+		sup_vacate(s, o.path, omade);
+	if (nexists && S_ISDIR(nst.st_mode)) {
+		sup_vacate(s, n.path, nmade);
+		if (!(flags & RENAME_EXCHANGE))
+			sup_made_del(s, nst.st_dev, nst.st_ino);
+	}
+ out:
+	res_free(&o);
+	res_free(&n);
+	return e;
+}
+
+int
+sup_link(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint64_t naddr,
+    int flags)
+{
+	char opath[PATH_MAX], p[64];
+	const char *why;
+	struct res o, n;
+	struct stat st;
+	int e;
+
+	memset(&o, 0, sizeof(o));
+	o.dirfd = o.objfd = o.fd_flags = -1;
+	if ((e = sup_path(s, oaddr, opath)) < 0)
+		return e;
+	if (opath[0] == '\0' && (flags & AT_EMPTY_PATH)) {
+		/* linkat(fd, "", ...): the command's descriptor itself. */
+		snprintf(p, sizeof(p), "/proc/%ld/fd/%d", (long)s->rc.tid, odir);
+		if ((o.objfd = open(p, O_PATH | O_CLOEXEC)) == -1)
+			return -errno;
+		if ((e = res_fd_path(o.objfd, o.path, sizeof(o.path))) < 0)
+			o.path[0] = '\0';
+		if ((e = res_same(&s->rc, o.objfd, o.path)) < 0) {
+			res_free(&o);
+			return e;
+		}
+	} else if ((e = res_resolve(&s->rc, odir, opath, (flags & AT_SYMLINK_FOLLOW) != 0,
+	    &o)) < 0)
+		return e;
+	if (!sup_valid(s, id)) {
+		res_free(&o);
+		return -ENOENT;
+	}
+	/* No new name for something protected: writes through it would change it. */
+	if (o.path[0] != '\0' && (why = wguard_protected(&s->g, sup_fs(s), o.path)) != NULL) {
+		sup_refused(s, "link", o.path, why);
+		res_free(&o);
+		return -EPERM;
+	}
+	if (o.objfd == -1 && fstatat(o.dirfd, o.name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
+		e = -errno;
+		res_free(&o);
+		return e;
+	}
+	if ((e = sup_resolve_arg(s, id, ndir, naddr, false, &n)) < 0) {
+		res_free(&o);
+		return e;
+	}
+	if ((e = sup_check_new(s, &n, false, "link")) == 0) {
+		if (o.objfd != -1) {
+			snprintf(p, sizeof(p), "/proc/self/fd/%d", o.objfd);
+			e = linkat(AT_FDCWD, p, n.dirfd, n.name, AT_SYMLINK_FOLLOW);
+		} else
+			e = linkat(o.dirfd, o.name, n.dirfd, n.name, 0);
+		e = e == -1 ? -errno : 0;
+	}
+	res_free(&o);
+	res_free(&n);
+	return e;
+}

@@ -1,0 +1,121 @@
+/*
+ * The write guard's supervisor, shared by its files: supervise.c (the state, the calling
+ * thread, answers, dispatch and the supervisor's life), sup_fs.c (what the guard asks of
+ * the file system), sup_open.c (opens), sup_names.c (names made, removed, renamed) and
+ * sup_meta.c (bind, and changes to what is there). srt-seccomp.h declares what the rest
+ * of the program uses (sup_new ... sup_free).
+ */
+#ifndef SRT_SECCOMP_SUPERVISE_H
+#define SRT_SECCOMP_SUPERVISE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+#include <sys/types.h>
+#include <linux/limits.h>
+#include <linux/seccomp.h>
+
+#include "wguard.h"
+#include "srt-seccomp.h"
+
+#define TASKS_MAX	4096	/* threads whose umask is remembered */
+
+struct dirid {
+	dev_t	 dev;
+	ino_t	 ino;
+};
+
+struct task {
+	pid_t	 tid, tgid;
+	int	 pidfd;		/* this very thread: -1 when it cannot be told apart */
+	mode_t	 umask;
+};
+
+struct sup {
+	int	 listener;
+	struct wguard g;
+	struct watch *watch;
+	struct seccomp_notif_sizes sizes;
+	struct seccomp_notif *req;
+	struct seccomp_notif_resp *resp;
+	/* directories made during the run, and where predating ones stood */
+	struct dirid *made;
+	size_t	 nmade, capmade;
+	struct strlist vacated;
+	/* threads seen, for their process and umask */
+	struct task tasks[TASKS_MAX];
+	size_t	 ntasks;
+	mode_t	 umask;		/* ours, as last set */
+	struct res_ctx rc;	/* of the call being served */
+	struct task *task;	/* its thread, or NULL */
+	unsigned long refused;
+	/* While a rename's subtree is looked at: a name under map_to is asked about as
+	 * what now stands at the same place under map_from (it moves there whole). */
+	const char *map_from, *map_to;
+};
+
+/* The change sup_meta makes (sup_meta.c), as the dispatch read it from the call. */
+enum meta { M_CHMOD, M_CHOWN, M_UTIMES, M_TRUNCATE, M_SETXATTR, M_REMOVEXATTR };
+
+struct meta_args {
+	enum meta what;
+	mode_t	 mode;
+	uid_t	 uid;
+	gid_t	 gid;
+	struct timespec ts[2];
+	bool	 ts_now;
+	off_t	 length;
+	char	 xname[XATTR_NAME_MAX + 1];
+	char	*xvalue;
+	size_t	 xsize;
+	int	 xflags;
+	bool	 by_fd;		/* fchmod, fsetxattr, fremovexattr: the descriptor alone */
+};
+
+/* supervise.c */
+void sup_caller_umask(struct sup *s);
+void sup_answer_err(int listener, uint64_t id, int err, struct seccomp_notif_resp *resp,
+    size_t size);
+void sup_answer_fd(int listener, uint64_t id, int fd, bool cloexec,
+    struct seccomp_notif_resp *resp, size_t size);
+void sup_refused(struct sup *s, const char *op, const char *path, const char *why);
+const struct wguard_fs *sup_fs(struct sup *s);
+bool sup_in_proc(int fd);
+bool sup_path_in_proc(const char *path);
+int sup_path(struct sup *s, uint64_t addr, char *buf);
+bool sup_valid(struct sup *s, uint64_t id);
+
+/* sup_fs.c */
+bool sup_made(const struct sup *s, dev_t dev, ino_t ino);
+void sup_made_add(struct sup *s, int dirfd, const char *name);
+void sup_made_del(struct sup *s, dev_t dev, ino_t ino);
+bool fs_predates(void *arg, const char *dir);
+bool fs_exists(void *arg, const char *p);
+int fs_is_git_dir(void *arg, const char *dir);
+bool res_link_protected(void *arg, const char *link);
+void sup_vacate(struct sup *s, const char *path, bool was_dir_made_here);
+
+/* sup_open.c */
+int sup_later(struct sup *s, uint64_t id, int obj, int flags, bool truncate, off_t length);
+int sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t mode,
+    int *fd);
+
+/* sup_names.c */
+int sup_resolve_path(struct sup *s, uint64_t id, int dirfd, const char *path, bool follow,
+    struct res *r);
+int sup_check_new(struct sup *s, struct res *r, bool is_dir, const char *op);
+int sup_mkdir(struct sup *s, uint64_t id, int dirfd, uint64_t addr, mode_t mode);
+int sup_mknod(struct sup *s, uint64_t id, int dirfd, uint64_t addr, mode_t mode, dev_t dev);
+int sup_symlink(struct sup *s, uint64_t id, uint64_t taddr, int dirfd, uint64_t addr);
+int sup_unlink(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags);
+int sup_rename(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint64_t naddr,
+    unsigned flags);
+int sup_link(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint64_t naddr,
+    int flags);
+
+/* sup_meta.c */
+int sup_bind(struct sup *s, uint64_t id, int sockfd, uint64_t addr, uint64_t alen);
+int sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool empty_ok,
+    const struct meta_args *m);
+
+#endif /* SRT_SECCOMP_SUPERVISE_H */
