@@ -117,6 +117,12 @@ CURL="curl -sS -m 10 --noproxy ''"
 	run "$SRT_BIN/srt-policy" check -s "$T/s.json"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"maskClaims requires decode"* ]]
+	# policy.bin has no place for masks: compile refuses and writes nothing.
+	settings '"allowPlaintextInject":true,"envVars":[{"name":"GH_TOKEN","mode":"mask"}]'
+	run "$SRT_BIN/srt-policy" compile -s "$T/s.json" -o "$T/p.bin"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *'credentials with mode "mask" cannot be compiled'* ]]
+	[ ! -e "$T/p.bin" ]
 }
 
 @test "onExtractNoMatch: warn leaves the value, deny removes it, error stops the run" {
@@ -164,4 +170,35 @@ JSON
 	[ "$status" -eq 0 ]
 	[[ "$output" == fake_value_* ]]
 	[[ "$output" != *"$FSECRET"* ]]
+}
+
+@test "python clients (requests, urllib chunked) and injectHosts defaulting to allowedDomains" {
+	# No injectHosts: every allowedDomains entry may receive the value.
+	settings '"allowPlaintextInject":true,"envVars":[{"name":"GH_TOKEN","mode":"mask"}]'
+	cat >"$T/client.py" <<'PY'
+import os, sys, urllib.request, requests
+tok, port = os.environ["GH_TOKEN"], sys.argv[1]
+r = requests.post("http://127.0.0.1:%s/req" % port, data={"t": tok},
+                  headers={"Authorization": "Bearer " + tok}, timeout=10)
+print("requests", r.status_code, r.text)
+# A chunked body with the sentinel split across two chunks.
+body = iter([b"u=" + tok[:9].encode(), tok[9:].encode()])
+q = urllib.request.Request("http://127.0.0.1:%s/urllib" % port, data=body,
+                           headers={"X-Token": tok}, method="PUT")
+with urllib.request.urlopen(q, timeout=10) as resp:
+    print("urllib", resp.status, resp.read().decode())
+PY
+	in_ns "$SRT_BIN/srt" -s "$T/s.json" -c "unset NO_PROXY no_proxy; \
+	    python3 $T/client.py $P1 && python3 $T/client.py $P2"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^requests 200 ok$' <<<"$output")" -eq 2 ]
+	[ "$(grep -c '^urllib 200 ok$' <<<"$output")" -eq 2 ]
+	[[ "$output" != *"$SECRET"* ]]
+	for f in up1.log up2.log; do
+		grep -qx "Authorization: Bearer $SECRET" "$T/$f"
+		grep -qx "X-Token: $SECRET" "$T/$f"
+		grep -qx "t=$SECRET" "$T/$f"
+		grep -qx "u=$SECRET" "$T/$f"
+		! grep -q fake_value_ "$T/$f"
+	done
 }
