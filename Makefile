@@ -95,7 +95,7 @@ NOT_HERE_OBJ :=
 else
 NOT_HERE_OBJ := $(BUILD)/obj/srt-launch/macos.o $(BUILD)/obj/srt-launch/macos_apple.o
 endif
-MACOS_LAUNCH_OBJ := $(addprefix $(BUILD)/obj/srt-launch/,macos.o env.o violations.o)
+MACOS_LAUNCH_OBJ := $(addprefix $(BUILD)/obj/srt-launch/,macos.o env.o ca.o violations.o)
 
 .SECONDEXPANSION:
 # In a pattern rule every % is replaced by the stem before secondary expansion, so the
@@ -218,7 +218,7 @@ $(BUILD)/tests/test_macos_launch: tests/unit/test_macos_launch.c $(MACOS_LAUNCH_
 # Apple declaration it needs from tests/shim/apple. A syntax check: the objects for a Mac
 # are made on a Mac. (lib/ as a whole still uses a few calls beyond POSIX, and the
 # Linux launcher and proxies epoll, splice and namespaces: see macos.h.)
-MACOS_SRC := srt-launch/macos.c srt-launch/macos_apple.c srt-launch/env.c \
+MACOS_SRC := srt-launch/macos.c srt-launch/macos_apple.c srt-launch/env.c srt-launch/ca.c \
 	srt-launch/violations.c lib/plan_macos.c lib/plan_macos_paths.c lib/plan_macos_rules.c \
 	lib/sbpl.c lib/globre.c
 macos-compile:

@@ -413,3 +413,30 @@ http_chunked_done(const struct http_chunked *c)
 {
 	return c->st == HTTP_CH_DONE;
 }
+
+int
+http_tunnel_target(struct http_str t, struct http_str *path, struct http_str *auth)
+{
+	const char *p;
+
+	auth->p = path->p = NULL;
+	auth->n = path->n = 0;
+	if (t.n == 0 || memchr(t.p, '#', t.n) != NULL)
+		return -1;
+	if (t.p[0] == '/' || (t.n == 1 && t.p[0] == '*')) {
+		*path = t;
+		return 0;
+	}
+	if (t.n < 9 || strncasecmp(t.p, "https://", 8) != 0)
+		return -1;
+	for (p = t.p + 8; p < t.p + t.n && *p != '/' && *p != '?'; p++)
+		if (*p == '@' || *p == '\\')
+			return -1;
+	auth->p = t.p + 8;
+	auth->n = (size_t)(p - auth->p);
+	if (auth->n == 0)
+		return -1;
+	path->p = p;
+	path->n = (size_t)(t.p + t.n - p);
+	return 0;
+}

@@ -95,4 +95,11 @@ long http_chunked_feed(struct http_chunked *c, const char *p, size_t n,
     http_chunk_data_cb cb, void *arg);
 int http_chunked_done(const struct http_chunked *c);
 
+/* The request target of a request inside a TLS-terminated tunnel (srt-httpd/terminate.c):
+ * origin-form ("/path?query"), "*", or absolute-form "https://authority/path". path is
+ * what follows the authority (possibly empty or "?q"); auth the authority of the
+ * absolute form (n 0 otherwise). A fragment, userinfo or a backslash in the authority:
+ * -1. Both point into t. */
+int http_tunnel_target(struct http_str t, struct http_str *path, struct http_str *auth);
+
 #endif

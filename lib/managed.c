@@ -652,6 +652,8 @@ static const struct merge_option merge_options[] = {
 	OPTION(MERGE_EITHER, "network.requireHostMatch", net.require_host_match),
 	OPTION(MERGE_WEAKER, "network.mitmProxy", net.mitm),
 	OPTION(MERGE_WEAKER, "network.parentProxy", net.parent),
+	/* tlsTerminate (issue #14): a whole object, the managed file's when it gives one. */
+	OPTION(MERGE_VALUE, "network.tlsTerminate", net.tls),
 	OPTION(MERGE_EITHER, "network.refuseOpaqueTunnels", net.refuse_opaque_tunnels),
 	STRINGS(MERGE_EITHER, "network.stripResponseHeaders", net.strip_headers, SL_COUNT),
 	OPTION(MERGE_WEAKER, "filesystem.disabled", fs.disabled),

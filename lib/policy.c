@@ -9,8 +9,9 @@
  *   header (96 bytes)
  *     0  magic       8 bytes  89 'S' 'R' 'T' 'P' 'O' 'L' 0a  (high bit and newline catch
  *                             7-bit and text-mode transfers, as PNG's magic does)
- *     8  version     u32      4 (1 had no windows block, 2 neither routes nor layers,
- *                             3 one of the two: images of either kind are refused)
+ *     8  version     u32      5 (1 had no windows block, 2 neither routes nor layers,
+ *                             3 one of the two: images of either kind are refused; 4
+ *                             no tlsTerminate)
  *    12  nsections   u32      8
  *    16  length      u64      total image length in bytes
  *    24  checksum    u64      FNV-1a 64 over the whole image, these 8 bytes read as zero
@@ -50,7 +51,11 @@
  *               https, str noProxy, each none when not set), mitmProxy (u32 flags, bit 0
  *               present; str socketPath; u32 n, n x str domains) and
  *               stripResponseHeaders (u32 n, n x str); an absent block is all zero and
- *               none.
+ *               none;
+ *               then tlsTerminate (issue #14): u32 flags (bit 0 present), str
+ *               caCertPath, str caKeyPath (both or neither), excludeDomains (u32 n,
+ *               n x str), extraCaCertPaths (u32 n, n x str), u32 maxTunnels, u32
+ *               handshakeTimeoutMs (each 0 when not set); absent: all zero and none.
  *   7 layers    what came from the managed policy (managed.h): u32 flags (bit 0 a managed
  *               file was merged in; 1 its allowManagedDomainsOnly, 2
  *               allowManagedReadPathsOnly, 3 allowUserWeakerOptions), then for each list
@@ -95,7 +100,7 @@
 
 #define POLICY_MAGIC            "\x89SRTPOL\n"
 #define POLICY_MAGIC_LEN        8
-#define POLICY_VERSION          4
+#define POLICY_VERSION          5
 #define POLICY_HDR_FIXED        32
 #define STR_NONE                UINT32_MAX
 #define RULE_REC                16
@@ -510,6 +515,14 @@ compile_options(const struct settings *s, struct strtab *st, struct buf *b)
 	buf_u32le(b, strtab_add(st, s->net.mitm.socket_path));
 	put_strlist(b, st, &s->net.mitm.domains);
 	put_strlist(b, st, &s->net.strip_headers);
+	/* tlsTerminate (issue #14) */
+	buf_u32le(b, s->net.tls.present ? ROUTE_PRESENT : 0);
+	buf_u32le(b, strtab_add(st, s->net.tls.ca_cert_path));
+	buf_u32le(b, strtab_add(st, s->net.tls.ca_key_path));
+	put_strlist(b, st, &s->net.tls.exclude_domains);
+	put_strlist(b, st, &s->net.tls.extra_ca_paths);
+	buf_u32le(b, (uint32_t)s->net.tls.max_tunnels);
+	buf_u32le(b, (uint32_t)s->net.tls.handshake_timeout_ms);
 }
 
 static void
@@ -608,6 +621,20 @@ settings_compilable(const struct settings *s)
 	if (s->net.mitm.present ? s->net.mitm.socket_path == NULL ||
 	    s->net.mitm.domains.n == 0 : s->net.mitm.socket_path != NULL ||
 	    s->net.mitm.domains.n != 0)
+		return 0;
+	/* tlsTerminate as read_tls accepts it. */
+	if (!s->net.tls.present && (s->net.tls.ca_cert_path != NULL ||
+	    s->net.tls.ca_key_path != NULL || s->net.tls.exclude_domains.n != 0 ||
+	    s->net.tls.extra_ca_paths.n != 0 || s->net.tls.max_tunnels != 0 ||
+	    s->net.tls.handshake_timeout_ms != 0))
+		return 0;
+	if ((s->net.tls.ca_cert_path == NULL) != (s->net.tls.ca_key_path == NULL))
+		return 0;
+	if (s->net.tls.max_tunnels != 0 && (s->net.tls.max_tunnels < TLS_MAX_TUNNELS_LO ||
+	    s->net.tls.max_tunnels > TLS_MAX_TUNNELS_HI))
+		return 0;
+	if (s->net.tls.handshake_timeout_ms != 0 && (s->net.tls.handshake_timeout_ms <
+	    TLS_HANDSHAKE_MS_LO || s->net.tls.handshake_timeout_ms > TLS_HANDSHAKE_MS_HI))
 		return 0;
 	if (!layers_ok(s, &s->layers))
 		return 0;
@@ -1267,6 +1294,56 @@ out:
 	return rc;
 }
 
+/* tlsTerminate (issue #14): what compile_options writes, each value as the settings parser
+ * would accept it. out may be NULL (a check only); else only out->net.tls is set. */
+static int
+read_tls(const struct policy *p, struct cur *c, struct settings *out)
+{
+	uint32_t flags = cur_u32(c), cert = cur_u32(c), key = cur_u32(c), maxt, hs;
+	struct strlist excl = { 0 }, extra = { 0 };
+	const char *why;
+	int rc = -1;
+
+	if (c->bad || (flags & ~ROUTE_PRESENT) != 0 || !str_ok(p, cert, 1) ||
+	    !str_ok(p, key, 1))
+		return -1;
+	if (read_strlist(p, c, &excl) != 0 || read_strlist(p, c, &extra) != 0)
+		goto out;
+	maxt = cur_u32(c);
+	hs = cur_u32(c);
+	if (c->bad || (cert == STR_NONE) != (key == STR_NONE) ||
+	    (cert != STR_NONE && (pstr(p, cert)[0] == '\0' || pstr(p, key)[0] == '\0')))
+		goto out;
+	if (!(flags & ROUTE_PRESENT) && (cert != STR_NONE || excl.n != 0 || extra.n != 0 ||
+	    maxt != 0 || hs != 0))
+		goto out;
+	if ((maxt != 0 && (maxt < TLS_MAX_TUNNELS_LO || maxt > TLS_MAX_TUNNELS_HI)) ||
+	    (hs != 0 && (hs < TLS_HANDSHAKE_MS_LO || hs > TLS_HANDSHAKE_MS_HI)))
+		goto out;
+	for (size_t i = 0; i < excl.n; i++)
+		if (mitm_pattern_check(excl.v[i], &why) != 0)
+			goto out;
+	for (size_t i = 0; i < extra.n; i++)
+		if (extra.v[i][0] == '\0')
+			goto out;
+	if (out != NULL) {
+		out->net.tls.present = (flags & ROUTE_PRESENT) != 0;
+		out->net.tls.ca_cert_path = cert != STR_NONE ? xstrdup(pstr(p, cert)) : NULL;
+		out->net.tls.ca_key_path = key != STR_NONE ? xstrdup(pstr(p, key)) : NULL;
+		out->net.tls.exclude_domains = excl;
+		out->net.tls.extra_ca_paths = extra;
+		out->net.tls.max_tunnels = (int)maxt;
+		out->net.tls.handshake_timeout_ms = (int)hs;
+		memset(&excl, 0, sizeof(excl));
+		memset(&extra, 0, sizeof(extra));
+	}
+	rc = 0;
+out:
+	strlist_free(&excl);
+	strlist_free(&extra);
+	return rc;
+}
+
 static int
 read_options(const struct policy *p, struct settings *out, uint32_t *flagsp,
     size_t *routes_off)
@@ -1334,7 +1411,8 @@ read_options(const struct policy *p, struct settings *out, uint32_t *flagsp,
 		return -1;
 	if (routes_off != NULL)
 		*routes_off = c.off;
-	if (read_routes(p, &c, out) != 0 || c.bad || c.off != c.len)
+	if (read_routes(p, &c, out) != 0 || read_tls(p, &c, out) != 0 || c.bad ||
+	    c.off != c.len)
 		return -1;
 	if (flagsp != NULL)
 		*flagsp = flags;
@@ -1737,7 +1815,7 @@ policy_routes(const struct policy *p, struct settings *out)
 
 	/* Checked at open (verify_options); read again from where they begin. */
 	settings_init_default(out);
-	if (read_routes(p, &c, out) != 0) {
+	if (read_routes(p, &c, out) != 0 || read_tls(p, &c, out) != 0) {
 		settings_free(out);
 		return -1;
 	}

@@ -41,7 +41,8 @@ int policy_to_settings(const struct policy *p, struct settings *out);
  * settings_schema.h, e.g. SETTINGS_FLAG(require_host_match). */
 uint32_t policy_option_flags(const struct policy *p);
 
-/* Only the routes of the settings (network.parentProxy, mitmProxy, stripResponseHeaders),
+/* Only the routes of the settings (network.parentProxy, mitmProxy, stripResponseHeaders,
+ * and tlsTerminate),
  * for the proxies: out is the default settings with those members set. 0 or -1. */
 int policy_routes(const struct policy *p, struct settings *out);
 

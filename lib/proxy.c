@@ -66,6 +66,9 @@ struct proxy {
 	struct tls_ctx *tls;            /* for https:// parents, made at start or never */
 	char tls_why[TLS_ERR_MAX + 128];        /* why there is none */
 	struct proxy_connector *connector;      /* mitmProxy's, started at start or never */
+	struct tls_mitm *mitm_ca;       /* tlsTerminate's CA, loaded at start or never */
+	struct tls_ctx *term_tls;       /* ... and its client side to the real servers */
+	char term_why[TLS_ERR_MAX + 128];       /* why there is none */
 };
 
 /* ---- options --------------------------------------------------------------------- */
@@ -73,7 +76,7 @@ struct proxy {
 enum {
 	OPT_POLICY_FD = 256, OPT_LISTEN_FD, OPT_LOG, OPT_LOG_FD, OPT_AUDIT, OPT_AUTH,
 	OPT_LIFELINE_FD, OPT_MAX_CONNS, OPT_IDLE_TIMEOUT, OPT_HEAD_TIMEOUT, OPT_NO_SANDBOX,
-	OPT_RELAY_TO, OPT_CRED_FD,
+	OPT_RELAY_TO, OPT_CRED_FD, OPT_CA_FD,
 };
 
 static const struct option proxy_longopts[] = {
@@ -93,6 +96,7 @@ static const struct option proxy_longopts[] = {
 	{ "no-sandbox", no_argument, NULL, OPT_NO_SANDBOX },
 	{ "relay-to", required_argument, NULL, OPT_RELAY_TO },
 	{ "cred-fd", required_argument, NULL, OPT_CRED_FD },
+	{ "ca-fd", required_argument, NULL, OPT_CA_FD },
 	{ "debug", no_argument, NULL, 'd' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -138,7 +142,7 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 	socklen_t sslen;
 
 	memset(o, 0, sizeof(*o));
-	o->policy_fd = o->log_fd = o->lifeline_fd = o->cred_fd = -1;
+	o->policy_fd = o->log_fd = o->lifeline_fd = o->cred_fd = o->ca_fd = -1;
 	o->max_conns = 0;
 	o->head_timeout_s = PROXY_HEAD_TIMEOUT_S;
 	while ((c = getopt_long(argc, argv, "p:s:l:dhV", proxy_longopts, NULL)) != -1) {
@@ -200,6 +204,9 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 			break;
 		case OPT_NO_SANDBOX:
 			o->no_sandbox = true;
+			break;
+		case OPT_CA_FD:
+			o->ca_fd = (int)proxy_number(proto, "--ca-fd", optarg, 0, INT_MAX);
 			break;
 		case OPT_RELAY_TO:
 			o->relay_port = (unsigned)proxy_number(proto, "--relay-to", optarg, 1,
@@ -356,6 +363,8 @@ proxy_policy_routes(struct proxy *px, struct proxy_policy *pp)
 		proxy_fold_name(s.net.strip_headers.v[i], strlen(s.net.strip_headers.v[i]), f);
 		strlist_push_owned(&pp->strip_headers, f);
 	}
+	pp->tls = s.net.tls;
+	memset(&s.net.tls, 0, sizeof(s.net.tls));
 	settings_free(&s);
 	if (pp->up.http != NULL)
 		log_debug("parent proxy for plain HTTP: %s (%s)", pp->up.http->display,
@@ -378,6 +387,10 @@ proxy_routes_check(struct proxy *px, const struct proxy_policy *pp)
 	if (upstream_needs_tls(&pp->up) && px->tls == NULL)
 		log_warnx("warning: an https:// parent proxy needs TLS, which was not set up "
 		    "when %s started; requests through it fail until it is restarted",
+		    px->proto->prog);
+	if (pp->tls.present && px->proto->tls_terminate && px->mitm_ca == NULL)
+		log_warnx("warning: tlsTerminate needs a CA, which was not set up when %s "
+		    "started; tunnels it would terminate are refused until it is restarted",
 		    px->proto->prog);
 	if (pp->up.mitm_socket != NULL && (px->connector == NULL ||
 	    strcmp(proxy_connector_path(px->connector), pp->up.mitm_socket) != 0))
@@ -441,6 +454,10 @@ proxy_policy_put(struct proxy_policy *pp)
 	policy_free(pp->pol);
 	upstream_free(&pp->up);
 	strlist_free(&pp->strip_headers);
+	free(pp->tls.ca_cert_path);
+	free(pp->tls.ca_key_path);
+	strlist_free(&pp->tls.exclude_domains);
+	strlist_free(&pp->tls.extra_ca_paths);
 	free(pp);
 }
 
@@ -644,6 +661,21 @@ struct resolver *
 proxy_resolver(struct proxy *px)
 {
 	return px->resolver;
+}
+
+struct tls_mitm *
+proxy_tls_mitm(struct proxy *px, const char **why)
+{
+	if (px->mitm_ca == NULL)
+		*why = px->term_why[0] ? px->term_why : "TLS termination is not available: "
+		    "tlsTerminate was not in the policy when the proxy started";
+	return px->mitm_ca;
+}
+
+struct tls_ctx *
+proxy_term_tls(struct proxy *px)
+{
+	return px->term_tls;
 }
 
 struct tls_ctx *
@@ -1153,6 +1185,8 @@ proxy_limits(struct proxy *px)
 		    px->opts.max_conns, (unsigned long long)lim, fit);
 }
 
+static void proxy_tls_start(struct proxy *px);
+
 /* What the routes of the starting policy need before the proxy narrows itself: the TLS
  * client (libssl and the CA certificates are files) and the connector to the inspection
  * proxy (a child, forked while that is allowed). A failure is a warning, and the
@@ -1170,10 +1204,132 @@ proxy_routes_start(struct proxy *px)
 			log_debug("TLS for parent proxies: CA certificates from %s",
 			    tls_ctx_ca_file(px->tls));
 	}
+	if (px->pol->tls.present && px->proto->tls_terminate)
+		proxy_tls_start(px);
 	if (px->pol->up.mitm_socket != NULL &&
 	    (px->connector = proxy_connector_start(px->loop, px->pol->up.mitm_socket)) == NULL)
 		log_warnx("warning: no connector to the inspection proxy %s",
 		    px->pol->up.mitm_socket);
+}
+
+/* Read fd to its end (at most 1 MiB): the CA handed over by --ca-fd. */
+static char *
+proxy_read_all(int fd, size_t *len)
+{
+	struct buf b = { 0 };
+	char chunk[4096], *out;
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, chunk, sizeof(chunk));
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0 || b.len + (size_t)n > (1u << 20))
+			break;
+		buf_add(&b, chunk, (size_t)n);
+	}
+	explicit_bzero(chunk, sizeof(chunk));
+	if (n != 0) {
+		if (b.p != NULL)
+			explicit_bzero(b.p, b.cap);
+		buf_free(&b);
+		return NULL;
+	}
+	out = xmalloc(b.len + 1);
+	memcpy(out, b.p + b.off, b.len);
+	out[b.len] = '\0';
+	*len = b.len;
+	if (b.p != NULL)
+		explicit_bzero(b.p, b.cap);
+	buf_free(&b);
+	return out;
+}
+
+/* A whole file (a CA certificate or key of the settings), or NULL with errno. */
+static char *
+proxy_read_file(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY), e;
+	char *t;
+
+	if (fd == -1)
+		return NULL;
+	t = proxy_read_all(fd, len);
+	e = errno;
+	close(fd);
+	if (t == NULL)
+		errno = e ? e : EFBIG;
+	return t;
+}
+
+/*
+ * tlsTerminate: the CA from --ca-fd (the launcher's, which never goes through a file),
+ * else the pair the settings name; and the client context that verifies the real
+ * servers, with extraCaCertPaths (missing files skipped, as the reference does). A
+ * failure leaves termination off, and the tunnels it would have terminated are refused
+ * with its reason (connect.c).
+ */
+static void
+proxy_tls_start(struct proxy *px)
+{
+	const struct settings_tls *t = &px->pol->tls;
+	char err[TLS_ERR_MAX + 64], *cert = NULL, *key = NULL;
+	size_t clen = 0, klen = 0;
+
+	if (px->opts.ca_fd != -1) {
+		cert = proxy_read_all(px->opts.ca_fd, &clen);
+		close(px->opts.ca_fd);
+		px->opts.ca_fd = -1;
+		if (cert == NULL) {
+			snprintf(err, sizeof(err), "--ca-fd: cannot read the CA");
+			goto fail;
+		}
+		key = cert;
+		klen = clen;
+	} else if (t->ca_cert_path != NULL) {
+		if ((cert = proxy_read_file(t->ca_cert_path, &clen)) == NULL) {
+			snprintf(err, sizeof(err), "tlsTerminate.caCertPath %s: %s",
+			    t->ca_cert_path, strerror(errno));
+			goto fail;
+		}
+		if ((key = proxy_read_file(t->ca_key_path, &klen)) == NULL) {
+			snprintf(err, sizeof(err), "tlsTerminate.caKeyPath %s: %s",
+			    t->ca_key_path, strerror(errno));
+			goto fail;
+		}
+	} else {
+		snprintf(err, sizeof(err), "tlsTerminate has no CA: name caCertPath and "
+		    "caKeyPath, or let srt make one for the run (srt-httpd --ca-fd)");
+		goto fail;
+	}
+	if ((px->mitm_ca = tls_mitm_new(cert, clen, key, klen, err, sizeof(err))) == NULL)
+		goto fail;
+	if ((px->term_tls = tls_ctx_new(err, sizeof(err))) == NULL) {
+		tls_mitm_free(px->mitm_ca);
+		px->mitm_ca = NULL;
+		goto fail;
+	}
+	for (size_t i = 0; i < t->extra_ca_paths.n; i++) {
+		if (access(t->extra_ca_paths.v[i], R_OK) == -1) {
+			log_debug("tlsTerminate.extraCaCertPaths: %s: %s: skipped",
+			    t->extra_ca_paths.v[i], strerror(errno));
+			continue;
+		}
+		if (tls_ctx_add_ca_file(px->term_tls, t->extra_ca_paths.v[i], err,
+		    sizeof(err)) == -1)
+			log_debug("tlsTerminate.extraCaCertPaths: %s: skipped", err);
+	}
+	log_debug("TLS termination: real servers verified with %s%s",
+	    tls_ctx_ca_file(px->term_tls), t->extra_ca_paths.n ? " and extraCaCertPaths" : "");
+	goto out;
+fail:
+	snprintf(px->term_why, sizeof(px->term_why), "TLS termination is not available: %s",
+	    err);
+	log_warnx("warning: %s", px->term_why + strlen("TLS termination is not available: "));
+out:
+	if (key != NULL && key != cert)
+		tls_mitm_pem_free(key);
+	tls_mitm_pem_free(cert);
 }
 
 /* Release what proxy_main built; any part may be missing (an early error). */
@@ -1199,6 +1355,8 @@ proxy_free(struct proxy *px)
 	resolver_free(px->resolver);
 	proxy_connector_free(px->connector);
 	tls_ctx_free(px->tls);
+	tls_mitm_free(px->mitm_ca);
+	tls_ctx_free(px->term_tls);
 	evloop_free(px->loop);
 	proxy_policy_put(px->pol);
 	proxy_opener_free(px->opener);

@@ -29,6 +29,7 @@
 #include "policy.h"
 #include "relay.h"
 #include "tls.h"
+#include "tls_mitm.h"
 #include "upstream.h"
 #include "util.h"
 
@@ -64,6 +65,8 @@ struct proxy_opts {
 	bool no_sandbox;                /* --no-sandbox: skip seccomp (debugging only) */
 	unsigned relay_port;            /* --relay-to PORT: a plain relay, no policy; 0 */
 	int cred_fd;                    /* --cred-fd N: masked credentials (cred.h), or -1 */
+	int ca_fd;                      /* --ca-fd N: tlsTerminate's CA (certificate and key
+	                                   as PEM, read to its end at start), or -1 */
 };
 
 struct proxy;
@@ -86,6 +89,8 @@ struct proxy_proto {
 	 * connections), kept out of the connection cap; a low descriptor limit leaves
 	 * fewer (proxy_spare_fds). */
 	unsigned spare_fds;
+	/* The daemon terminates TLS (tlsTerminate): its CA is loaded at start. */
+	bool tls_terminate;
 };
 
 /* Parse options, load the policy, open listeners and log, narrow the process, run the loop
@@ -113,6 +118,7 @@ struct proxy_policy {
 	bool refuse_opaque_tunnels;     /* network.refuseOpaqueTunnels */
 	struct upstream up;             /* parentProxy (with the environment), mitmProxy */
 	struct strlist strip_headers;   /* stripResponseHeaders, folded (proxy_fold_name) */
+	struct settings_tls tls;        /* tlsTerminate (tls.present: on) */
 	unsigned refs;
 };
 struct proxy_policy *proxy_policy_get(struct proxy *px);       /* +1 reference */
@@ -193,6 +199,12 @@ typedef void (*proxy_dial_cb)(void *arg, const struct proxy_dial_result *res);
 struct proxy_dial *proxy_dial(struct proxy *px, struct proxy_policy *pp,
     struct proxy_request *rq, const struct route *route, bool tunnel, proxy_dial_cb cb,
     void *arg);
+/* The same, then a TLS handshake with the destination itself (over the tunnel when the
+ * route is a parent), verified against proxy_term_tls: the socket given to the callback
+ * is the clear side of that session (tls_bridge.h). A failed handshake is
+ * PROXY_DIAL_FAILED ("TLS to HOST: certificate verify failed: ..."). */
+struct proxy_dial *proxy_dial_https(struct proxy *px, struct proxy_policy *pp,
+    struct proxy_request *rq, const struct route *route, proxy_dial_cb cb, void *arg);
 /* Abandon a dial in progress: the callback will not run, a socket is closed. */
 void proxy_dial_cancel(struct proxy_dial *d);
 
@@ -218,6 +230,12 @@ const struct guard_local *proxy_local_addrs(struct proxy *px);
 /* The TLS client context for https:// parents, made at start when the policy had one;
  * NULL with *why ("... restart srt-httpd") otherwise. */
 struct tls_ctx *proxy_tls_ctx(struct proxy *px, const char **why);
+/* TLS termination (issue #14), set up at start when the policy had tlsTerminate: the CA
+ * that signs the leaves, and the client context that verifies the real servers (the
+ * host's roots and extraCaCertPaths). NULL with *why otherwise. */
+struct tls_mitm *proxy_tls_mitm(struct proxy *px, const char **why);
+struct tls_ctx *proxy_term_tls(struct proxy *px);
+
 /* The connector to the inspection proxy at path, started with the proxy; NULL with *why
  * when it was started for another path, or not at all. */
 struct proxy_connector *proxy_mitm_connector(struct proxy *px, const char *path,

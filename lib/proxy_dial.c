@@ -43,6 +43,7 @@ enum dial_phase {
 	DIAL_UNIX,              /* waiting for the connector's socket */
 	DIAL_TLS,               /* TLS handshake with an https:// parent */
 	DIAL_TUNNEL,            /* CONNECT sent to the parent, reading its reply */
+	DIAL_DEST_TLS,          /* TLS handshake with the destination (proxy_dial_https) */
 };
 
 struct proxy_dial {
@@ -51,6 +52,8 @@ struct proxy_dial {
 	struct proxy_request *rq;
 	struct route route;             /* pointers into pp->up, which pp keeps alive */
 	bool tunnel;                    /* the caller wants a byte stream to the destination */
+	bool dest_tls;                  /* ... with TLS to it on top (proxy_dial_https) */
+	struct tls_conn *dtc;           /* that TLS session while its handshake runs */
 	proxy_dial_cb cb;
 	void *arg;
 	enum dial_phase phase;
@@ -75,6 +78,7 @@ struct proxy_dial {
 };
 
 static void proxy_dial_next(struct proxy_dial *d);
+static void proxy_dial_dest_tls_start(struct proxy_dial *d);
 static void proxy_dial_transport(struct proxy_dial *d);
 static void proxy_dial_io(struct evloop *loop, int fd, unsigned events, void *arg);
 
@@ -87,6 +91,7 @@ proxy_dial_free(struct proxy_dial *d)
 		resolver_cancel(d->query);
 	proxy_connector_cancel(d->creq);
 	tls_conn_free(d->tc);
+	tls_conn_free(d->dtc);
 	if (d->fd != -1) {
 		evloop_forget(proxy_loop(d->px), d->fd);
 		close(d->fd);
@@ -102,6 +107,11 @@ proxy_dial_finish(struct proxy_dial *d, enum proxy_dial_status st)
 {
 	struct proxy_dial_result res;
 
+	/* The byte stream is there: for proxy_dial_https, TLS to the destination first. */
+	if (st == PROXY_DIAL_OK && d->dest_tls && d->phase != DIAL_DEST_TLS) {
+		proxy_dial_dest_tls_start(d);
+		return;
+	}
 	memset(&res, 0, sizeof(res));
 	res.status = st;
 	res.fd = -1;
@@ -284,6 +294,67 @@ proxy_dial_tls_start(struct proxy_dial *d)
 	proxy_dial_tls_step(d);
 }
 
+/* ---- TLS to the destination (proxy_dial_https) ------------------------------------ */
+
+static void
+proxy_dial_dest_tls_step(struct proxy_dial *d)
+{
+	enum tls_io r = tls_handshake(d->dtc);
+	int fd;
+
+	if (r == TLS_IO_WANT_READ || r == TLS_IO_WANT_WRITE)
+		return;
+	if (r != TLS_IO_OK) {
+		proxy_dial_failf(d, "TLS to %s: %s", d->rq->host, tls_conn_error(d->dtc));
+		return;
+	}
+	evloop_detach(proxy_loop(d->px), d->fd);
+	fd = tls_bridge_start(proxy_loop(d->px), d->fd, d->dtc);
+	d->fd = -1;
+	d->dtc = NULL;
+	if (fd == -1 || evloop_add(proxy_loop(d->px), fd, EV_READ | EV_WRITE | EV_EDGE,
+	    proxy_dial_io, d) == -1) {
+		d->last_err = errno;
+		if (fd != -1)
+			close(fd);
+		proxy_dial_failf(d, "TLS bridge: %s", strerror(d->last_err));
+		return;
+	}
+	d->fd = fd;
+	proxy_dial_finish(d, PROXY_DIAL_OK);
+}
+
+static void
+proxy_dial_dest_tls_start(struct proxy_dial *d)
+{
+	struct tls_ctx *ctx = proxy_term_tls(d->px);
+	char err[TLS_ERR_MAX];
+
+	d->phase = DIAL_DEST_TLS;
+	if (ctx == NULL) {
+		proxy_dial_failf(d, "TLS to %s: no TLS client (tlsTerminate was not set up)",
+		    d->rq->host);
+		return;
+	}
+	/* A server speaks TLS only once asked: bytes before that are not TLS. */
+	if (d->in.len > 0) {
+		proxy_dial_failf(d, "TLS to %s: the tunnel sent bytes before the handshake",
+		    d->rq->host);
+		return;
+	}
+	if (evloop_mod(proxy_loop(d->px), d->fd, EV_READ | EV_WRITE | EV_EDGE) == -1) {
+		d->last_err = errno;
+		proxy_dial_failf(d, "%s", strerror(errno));
+		return;
+	}
+	if ((d->dtc = tls_conn_new(ctx, d->fd, d->rq->host, d->rq->kind, err,
+	    sizeof(err))) == NULL) {
+		proxy_dial_failf(d, "TLS to %s: %s", d->rq->host, err);
+		return;
+	}
+	proxy_dial_dest_tls_step(d);
+}
+
 /* ---- I/O --------------------------------------------------------------------------- */
 
 static void
@@ -297,6 +368,9 @@ proxy_dial_io(struct evloop *loop, int fd, unsigned events, void *arg)
 	switch (d->phase) {
 	case DIAL_TLS:
 		proxy_dial_tls_step(d);
+		return;
+	case DIAL_DEST_TLS:
+		proxy_dial_dest_tls_step(d);
 		return;
 	case DIAL_TUNNEL:
 		proxy_dial_tunnel_io(d);
@@ -406,6 +480,8 @@ proxy_dial_timeout_cb(struct evloop *loop, void *arg)
 	d->last_err = ETIMEDOUT;
 	if (d->phase == DIAL_TLS)
 		proxy_dial_failf(d, "TLS handshake timed out");
+	else if (d->phase == DIAL_DEST_TLS)
+		proxy_dial_failf(d, "TLS handshake with %s timed out", d->rq->host);
 	else if (d->phase == DIAL_UNIX)
 		proxy_dial_failf(d, "no connection from the connector in time");
 	else if (d->phase == DIAL_TUNNEL)
@@ -576,6 +652,17 @@ proxy_dial(struct proxy *px, struct proxy_policy *pp, struct proxy_request *rq,
 		return d;
 	}
 	d->query = resolver_lookup(proxy_resolver(px), d->host, proxy_dial_resolved, d);
+	return d;
+}
+
+struct proxy_dial *
+proxy_dial_https(struct proxy *px, struct proxy_policy *pp, struct proxy_request *rq,
+    const struct route *route, proxy_dial_cb cb, void *arg)
+{
+	struct proxy_dial *d = proxy_dial(px, pp, rq, route, true, cb, arg);
+
+	/* Nothing has run yet: the callback comes from the loop. */
+	d->dest_tls = true;
 	return d;
 }
 

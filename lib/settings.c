@@ -781,6 +781,88 @@ get_strip_headers(struct pctx *c, const cJSON *j, const char *path, struct setti
 }
 
 /* ------------------------------------------------------------------------------------ */
+/* tlsTerminate (issue #14) */
+
+enum { TT_CA_CERT, TT_CA_KEY, TT_EXCLUDE, TT_EXTRA_CA, TT_MAX_TUNNELS, TT_HANDSHAKE,
+    TT_COUNT };
+static const struct settings_key tls_fields[TT_COUNT] = {
+	[TT_CA_CERT] = { "caCertPath", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[TT_CA_KEY] = { "caKeyPath", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[TT_EXCLUDE] = { "excludeDomains", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[TT_EXTRA_CA] = { "extraCaCertPaths", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[TT_MAX_TUNNELS] = { "maxTunnels", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[TT_HANDSHAKE] = { "handshakeTimeoutMs", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+};
+
+static void
+tls_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
+{
+	struct settings_tls *t = arg;
+	const cJSON *e;
+	const char *why;
+	size_t i = 0;
+	char *p, *q;
+
+	switch (idx) {
+	case TT_CA_CERT:
+		if (get_string(c, j, path, true) == 0)
+			t->ca_cert_path = xstrdup(j->valuestring);
+		break;
+	case TT_CA_KEY:
+		if (get_string(c, j, path, true) == 0)
+			t->ca_key_path = xstrdup(j->valuestring);
+		break;
+	case TT_EXCLUDE:
+		if (get_strlist(c, j, path, &t->exclude_domains) != 0)
+			break;
+		for (e = j->child; e != NULL; e = e->next, i++) {
+			if (mitm_pattern_check(e->valuestring, &why) == 0)
+				continue;
+			p = path_index(path, i);
+			q = quote(e->valuestring);
+			perr(c, p, "%s: %s", q, why);
+			free(q);
+			free(p);
+		}
+		break;
+	case TT_EXTRA_CA:
+		if (get_strlist(c, j, path, &t->extra_ca_paths) != 0)
+			break;
+		for (e = j->child; e != NULL; e = e->next, i++) {
+			if (e->valuestring[0] != '\0')
+				continue;
+			p = path_index(path, i);
+			perr(c, p, "the path is empty");
+			free(p);
+		}
+		break;
+	case TT_MAX_TUNNELS:
+		get_int(c, j, path, TLS_MAX_TUNNELS_LO, TLS_MAX_TUNNELS_HI, &t->max_tunnels);
+		break;
+	case TT_HANDSHAKE:
+		get_int(c, j, path, TLS_HANDSHAKE_MS_LO, TLS_HANDSHAKE_MS_HI,
+		    &t->handshake_timeout_ms);
+		break;
+	}
+}
+
+static void
+get_tls(struct pctx *c, const cJSON *j, const char *path, struct settings *s)
+{
+	struct settings_tls *t = &s->net.tls;
+
+	if (obj_walk(c, j, path, "an object such as {} (an ephemeral CA) or {\"caCertPath\": "
+	    "\"/etc/srt/ca.pem\", \"caKeyPath\": \"/etc/srt/ca.key\"}", tls_fields, TT_COUNT,
+	    tls_field, t) != 0)
+		return;
+	t->present = true;
+	if ((cJSON_GetObjectItemCaseSensitive(j, "caCertPath") != NULL) !=
+	    (cJSON_GetObjectItemCaseSensitive(j, "caKeyPath") != NULL))
+		perr(c, path, "caCertPath and caKeyPath must be provided together: give both "
+		    "(your own CA), or neither (an ephemeral CA made for each run)");
+}
+
+/* ------------------------------------------------------------------------------------ */
 /* Filesystem entries */
 
 enum { PE_PATH, PE_LITERAL, PE_COUNT };
@@ -965,6 +1047,9 @@ net_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 		break;
 	case SN_stripResponseHeaders:
 		get_strip_headers(c, j, path, s);
+		break;
+	case SN_tlsTerminate:
+		get_tls(c, j, path, s);
 		break;
 	case SN_filterRequest:
 		/* The reference wants a JavaScript function here, which JSON cannot hold. */
@@ -2029,6 +2114,10 @@ settings_free(struct settings *s)
 	free(s->net.mitm.socket_path);
 	strlist_free(&s->net.mitm.domains);
 	strlist_free(&s->net.strip_headers);
+	free(s->net.tls.ca_cert_path);
+	free(s->net.tls.ca_key_path);
+	strlist_free(&s->net.tls.exclude_domains);
+	strlist_free(&s->net.tls.extra_ca_paths);
 	path_list_free(&s->fs.deny_read);
 	path_list_free(&s->fs.allow_read);
 	path_list_free(&s->fs.allow_write);

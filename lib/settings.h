@@ -75,6 +75,25 @@ struct settings_mitm {
 	struct strlist domains;         /* patterns as written (upstream.h mitm_pattern_*) */
 };
 
+/* network.tlsTerminate (issue #14): srt-httpd terminates the TLS of CONNECT tunnels with
+ * leaves signed by this CA. Kept as written; the paths are read by whoever starts the
+ * proxy (srt-launch, or srt-httpd itself when run alone). */
+#define TLS_MAX_TUNNELS_DEFAULT         256
+#define TLS_MAX_TUNNELS_LO              1
+#define TLS_MAX_TUNNELS_HI              65536
+#define TLS_HANDSHAKE_MS_DEFAULT        10000
+#define TLS_HANDSHAKE_MS_LO             100
+#define TLS_HANDSHAKE_MS_HI             600000
+struct settings_tls {
+	bool present;                   /* the file has a "tlsTerminate" object */
+	char *ca_cert_path;             /* both or neither; NULL: an ephemeral CA per run */
+	char *ca_key_path;
+	struct strlist exclude_domains; /* patterns as mitmProxy.domains (upstream.h) */
+	struct strlist extra_ca_paths;  /* extraCaCertPaths, as written */
+	int max_tunnels;                /* 0: not set (TLS_MAX_TUNNELS_DEFAULT) */
+	int handshake_timeout_ms;       /* 0: not set (TLS_HANDSHAKE_MS_DEFAULT) */
+};
+
 /*
  * credentials (BEHAVIOR §1.3, issue #14): the entries with mode "mask" (cred.h says what
  * becomes of them). The "deny" entries belong to the same block; see settings.c.
@@ -176,6 +195,7 @@ struct settings {
 		struct settings_parent parent;          /* parentProxy */
 		struct settings_mitm mitm;              /* mitmProxy */
 		struct strlist strip_headers;           /* stripResponseHeaders */
+		struct settings_tls tls;                /* tlsTerminate */
 		SETTINGS_NETWORK_KEYS(SETTINGS_NO_KEY, SETTINGS_MEMBER_BOOL, SETTINGS_MEMBER_INT)
 	} net;
 	struct {

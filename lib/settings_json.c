@@ -137,6 +137,25 @@ jnetwork(const struct settings *s, int key)
 		return o;
 	case SN_stripResponseHeaders:
 		return jstrlist(&s->net.strip_headers);
+	case SN_tlsTerminate:
+		/* Only the fields the file set. */
+		if (!s->net.tls.present)
+			return NULL;
+		o = jcheck(cJSON_CreateObject());
+		if (s->net.tls.ca_cert_path != NULL)
+			jadd(o, "caCertPath", cJSON_CreateString(s->net.tls.ca_cert_path));
+		if (s->net.tls.ca_key_path != NULL)
+			jadd(o, "caKeyPath", cJSON_CreateString(s->net.tls.ca_key_path));
+		if (s->net.tls.exclude_domains.n > 0)
+			jadd(o, "excludeDomains", jstrlist(&s->net.tls.exclude_domains));
+		if (s->net.tls.extra_ca_paths.n > 0)
+			jadd(o, "extraCaCertPaths", jstrlist(&s->net.tls.extra_ca_paths));
+		if (s->net.tls.max_tunnels != 0)
+			jadd(o, "maxTunnels", cJSON_CreateNumber(s->net.tls.max_tunnels));
+		if (s->net.tls.handshake_timeout_ms != 0)
+			jadd(o, "handshakeTimeoutMs",
+			    cJSON_CreateNumber(s->net.tls.handshake_timeout_ms));
+		return o;
 	}
 	return NULL;
 }

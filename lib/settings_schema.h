@@ -71,7 +71,7 @@
 	BOOL(requireHostMatch, require_host_match, 3) \
 	KEY(filterRequest, 0, NULL) \
 	KEY(mitmProxy, 0, NULL) \
-	KEY(tlsTerminate, SETTINGS_UNSUPPORTED, "no TLS termination") \
+	KEY(tlsTerminate, 0, NULL) \
 	KEY(parentProxy, 0, NULL) \
 	BOOL(refuseOpaqueTunnels, refuse_opaque_tunnels, 11) \
 	KEY(allowPlaintextHeaderSet, SETTINGS_UNSUPPORTED, "no request filter callback") \

@@ -46,7 +46,8 @@
 	F(SSL_ctrl) \
 	F(SSL_set1_host) \
 	F(SSL_get0_param) \
-	F(SSL_connect) \
+	F(SSL_do_handshake) \
+	F(SSL_set_connect_state) \
 	F(SSL_read_ex) \
 	F(SSL_write_ex) \
 	F(SSL_shutdown) \
@@ -190,6 +191,34 @@ tls_ctx_ca_file(const struct tls_ctx *ctx)
 	return ctx->ca_file;
 }
 
+int
+tls_ctx_add_ca_file(struct tls_ctx *ctx, const char *path, char *err, size_t errlen)
+{
+	char why[TLS_ERR_MAX];
+
+	O(ERR_clear_error)();
+	if (O(SSL_CTX_load_verify_locations)(ctx->ssl, path, NULL) == 1)
+		return 0;
+	tls_errtext(why, sizeof(why), "loading");
+	snprintf(err, errlen, "CA certificates %s: %s", path, why);
+	return -1;
+}
+
+void *
+tls_library(char *err, size_t errlen)
+{
+	return tls_load(err, errlen) == 0 ? ossl.handle : NULL;
+}
+
+struct tls_conn *
+tls_conn_adopt(void *ssl)
+{
+	struct tls_conn *c = xcalloc(1, sizeof(*c));
+
+	c->ssl = ssl;
+	return c;
+}
+
 struct tls_conn *
 tls_conn_new(struct tls_ctx *ctx, int fd, const char *host, enum host_kind kind,
     char *err, size_t errlen)
@@ -201,6 +230,7 @@ tls_conn_new(struct tls_ctx *ctx, int fd, const char *host, enum host_kind kind,
 		tls_errtext(err, errlen, "SSL_new");
 		goto fail;
 	}
+	O(SSL_set_connect_state)(c->ssl);
 	if (kind == HOST_NAME) {
 		/* SSL_set_tlsext_host_name: SNI carries names only (RFC 6066 §3). */
 		if (O(SSL_ctrl)(c->ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME,
@@ -274,7 +304,9 @@ tls_handshake(struct tls_conn *c)
 
 	O(ERR_clear_error)();
 	errno = 0;
-	r = O(SSL_connect)(c->ssl);
+	/* Either side: a client connection is in connect state (tls_conn_new), a server
+	 * one in accept state (tls_mitm.c). */
+	r = O(SSL_do_handshake)(c->ssl);
 	return r == 1 ? TLS_IO_OK : tls_result(c, r, "handshake");
 }
 

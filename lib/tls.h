@@ -34,6 +34,16 @@ void tls_ctx_free(struct tls_ctx *ctx);
 /* The CA file the context was loaded from. */
 const char *tls_ctx_ca_file(const struct tls_ctx *ctx);
 
+/* Add the certificates of a PEM file to those the context trusts (extraCaCertPaths).
+ * 0, or -1 with a message. */
+int tls_ctx_add_ca_file(struct tls_ctx *ctx, const char *path, char *err, size_t errlen);
+
+/* The loaded libssl (dlopen handle, loaded now if it was not), for the other users of
+ * the library in srt (tls_mitm.c); NULL with a message. */
+void *tls_library(char *err, size_t errlen);
+/* A connection around an SSL object made by such a user (an SSL *; owned from now on). */
+struct tls_conn *tls_conn_adopt(void *ssl);
+
 /* A client connection over the connected, non-blocking socket fd (not owned), for host
  * (canonical; a name is sent as SNI and checked against the certificate, an address is
  * checked against its IP entries). NULL with a message in err. */

@@ -29,6 +29,8 @@ struct tls_bridge {
 	bool up_shut;                   /* ... and close_notify went out */
 	bool tls_eof;                   /* the peer ended the TLS stream */
 	bool down_shut;                 /* ... and the clear side's write side is shut */
+	bool clear_gone;                /* the clear end was closed whole: what it wrote is
+	                                   still sent on, what comes back is dropped */
 };
 
 static void
@@ -99,7 +101,13 @@ bridge_pump(struct tls_bridge *b)
 			}
 		}
 		/* buffer -> clear, then its write side shut after the last byte */
-		if (b->downlen > 0) {
+		if (b->clear_gone && !b->down_shut) {
+			b->downlen = 0;
+			b->down_shut = true;
+			progress = true;
+		} else if (b->clear_gone) {
+			b->downlen = 0;
+		} else if (b->downlen > 0) {
 			n = send(b->clear, b->down, b->downlen, MSG_NOSIGNAL);
 			if (n > 0) {
 				memmove(b->down, b->down + n, b->downlen - (size_t)n);
@@ -123,11 +131,10 @@ bridge_io(struct evloop *loop, int fd, unsigned events, void *arg)
 
 	(void)loop;
 	/* The clear end's peer closed it whole (not a half-close): nobody is left to
-	 * serve. */
-	if (fd == b->clear && (events & EV_HUP)) {
-		bridge_free(b);
-		return;
-	}
+	 * read, but what it wrote before closing (a terminated tunnel's last response,
+	 * srt-httpd/terminate.c) still goes out, then close_notify. */
+	if (fd == b->clear && (events & EV_HUP))
+		b->clear_gone = true;
 	if (bridge_pump(b) == -1)
 		bridge_free(b);
 }

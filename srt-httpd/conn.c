@@ -85,6 +85,12 @@ conn_timer_cb(struct evloop *loop, void *arg)
 void
 conn_accept(struct proxy *px, int fd, const char *client)
 {
+	(void)conn_new(px, fd, client);
+}
+
+struct conn *
+conn_new(struct proxy *px, int fd, const char *client)
+{
 	struct conn *c;
 
 	c = xcalloc(1, sizeof(*c));
@@ -101,7 +107,9 @@ conn_accept(struct proxy *px, int fd, const char *client)
 	if (evloop_add(c->loop, fd, c->cev, conn_io_cb, c) == -1) {
 		log_warn("%s: register", client);
 		conn_free(c, true);
+		return NULL;
 	}
+	return c;
 }
 
 void
@@ -171,6 +179,7 @@ conn_free(struct conn *c, bool close_client)
 	}
 	buf_free(&c->in);
 	buf_free(&c->cout);
+	term_free(c->term);
 	free(c);
 }
 
@@ -285,12 +294,17 @@ conn_dispatch(struct conn *c)
 	memset(&c->req_ch, 0, sizeof(c->req_ch));
 	c->req_done = h->framing == HTTP_BODY_NONE;
 	c->resp_head_done = c->resp_done = c->resp_started = false;
-	c->is_connect = http_str_eq(h->method, "CONNECT");
+	/* Inside a terminated tunnel a CONNECT is a request like another (term_request
+	 * refuses it). */
+	c->is_connect = c->term == NULL && http_str_eq(h->method, "CONNECT");
 	c->head_method = http_str_eq(h->method, "HEAD");
 	c->rq = xmalloc(sizeof(*c->rq));
-	proxy_request_init(c->px, c->rq, c->is_connect ? "connect" : "http", c->client);
+	proxy_request_init(c->px, c->rq, c->term != NULL ? "https" : c->is_connect ?
+	    "connect" : "http", c->client);
 	c->pp = proxy_policy_get(c->px);
-	if (c->is_connect)
+	if (c->term != NULL)
+		term_request(c, h);
+	else if (c->is_connect)
 		connect_start(c, h);
 	else
 		forward_start(c, h);
@@ -382,6 +396,10 @@ conn_run(struct conn *c)
 				enum conn_state was = c->st;
 
 				conn_dispatch(c);
+				if (c->st == CONN_HANDED) {
+					conn_free(c, false);
+					return;
+				}
 				if (c->st != was || c->in.len != before) {
 					progress = 1;
 					break;
@@ -441,6 +459,7 @@ conn_run(struct conn *c)
 			break;
 		}
 		case CONN_DIALING:
+		case CONN_HANDED:
 			break;
 		}
 		if (progress)
@@ -606,5 +625,10 @@ void
 httpd_dial(struct conn *c)
 {
 	c->st = CONN_DIALING;
-	c->dial = proxy_dial(c->px, c->pp, c->rq, &c->route, c->is_connect, httpd_dial_cb, c);
+	/* A terminated tunnel's request goes on over TLS to the real server. */
+	if (c->term != NULL)
+		c->dial = proxy_dial_https(c->px, c->pp, c->rq, &c->route, httpd_dial_cb, c);
+	else
+		c->dial = proxy_dial(c->px, c->pp, c->rq, &c->route, c->is_connect,
+		    httpd_dial_cb, c);
 }

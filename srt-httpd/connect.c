@@ -10,8 +10,6 @@
 #include "httpd.h"
 #include "util.h"
 
-/* The reference's words for the refusal (its violation line carries them too). */
-#define OPAQUE_REASON   "this proxy does not tunnel CONNECTs it cannot inspect"
 
 /* "host:port" or "[v6]:port": 0 or -1. */
 static int
@@ -73,7 +71,13 @@ connect_start(struct conn *c, const struct http_head *h)
 		    "Connection blocked by network allowlist", false);
 		return;
 	}
-	/* srt does not terminate TLS: every CONNECT is a tunnel it cannot see into. */
+	/* tlsTerminate: the tunnel is terminated if it carries TLS (terminate.c). */
+	if (term_wanted(c->pp, c->rq)) {
+		term_connect(c);
+		return;
+	}
+	/* Not terminated (no tlsTerminate, or an excluded host): a tunnel srt cannot see
+	 * into. */
 	if (c->pp->refuse_opaque_tunnels) {
 		free(c->rq->rule);
 		c->rq->rule = xstrdup(DECISION_RULE_OPAQUE);

@@ -90,8 +90,9 @@ forward_authority(const struct proxy_request *rq, char *out, size_t outlen)
 
 /* Why the Host field names another authority than the target (requireHostMatch), or
  * NULL when it agrees. An empty value, a trailing colon, brackets around a name: no. */
-static const char *
-forward_host_mismatch(const struct http_head *h, const struct proxy_request *rq)
+const char *
+forward_host_mismatch(const struct http_head *h, const struct proxy_request *rq,
+    uint16_t default_port)
 {
 	size_t idx, hl;
 	struct http_str v, host, port = { NULL, 0 };
@@ -133,7 +134,8 @@ forward_host_mismatch(const struct http_head *h, const struct proxy_request *rq)
 	if (!http_str_eq(host, rq->host))
 		return "Host header does not match the request target";
 	if (port.p == NULL)
-		return rq->port == 80 ? NULL : "Host header does not match the request target";
+		return rq->port == default_port ? NULL :
+		    "Host header does not match the request target";
 	snprintf(pbuf, sizeof(pbuf), "%u", rq->port);
 	return http_str_eq(port, pbuf) ? NULL : "Host header does not match the request target";
 }
@@ -337,7 +339,6 @@ forward_start(struct conn *c, const struct http_head *h)
 	struct target t;
 	const char *why;
 	char *body;
-	int fd;
 
 	if (!httpd_auth_ok(c, h)) {
 		c->rq->verdict = VERDICT_DENY;
@@ -367,7 +368,7 @@ forward_start(struct conn *c, const struct http_head *h)
 			    "HTTP/1.1 request without a Host header\n", false);
 			return;
 		}
-		if ((why = forward_host_mismatch(h, c->rq)) != NULL) {
+		if ((why = forward_host_mismatch(h, c->rq, 80)) != NULL) {
 			c->rq->verdict = VERDICT_DENY;
 			proxy_request_set_reason(c->rq, why, strlen(why));
 			body = xasprintf("%s\n", why);
@@ -384,12 +385,20 @@ forward_start(struct conn *c, const struct http_head *h)
 	c->rq->route = route_describe(&c->route);
 	if (forward_build_head(c, h, &t) == -1)
 		return;
+	forward_send(c, h);
+}
+
+void
+forward_send(struct conn *c, const struct http_head *h)
+{
+	int fd;
+
 	/* Only a request that may go out twice goes over an idle connection: the upstream
 	 * may close that just as the request is sent (forward_retry). */
 	c->u_retryable = h->framing == HTTP_BODY_NONE && (http_str_eq(h->method, "GET") ||
 	    http_str_eq(h->method, "HEAD") || http_str_eq(h->method, "OPTIONS"));
-	if (c->u_retryable && (fd = pool_take(c->pp, c->rq->host, c->rq->port, conn_io_cb,
-	    c)) != -1) {
+	if (c->u_retryable && (fd = pool_take(c->pp, c->rq->host, c->rq->port,
+	    c->term != NULL, conn_io_cb, c)) != -1) {
 		log_debug("%s: %s port %u over an idle connection", c->client, c->rq->host,
 		    c->rq->port);
 		forward_attach(c, fd, true);
@@ -590,7 +599,8 @@ forward_finish(struct conn *c)
 	 * followed it, and the upstream neither asked to close nor closed. */
 	if (c->u_keep && c->resp_done && c->req_done && c->uout.len == 0 && c->uin.len == 0 &&
 	    !c->u_eof && !proxy_draining(c->px) && c->rq != NULL && c->pp != NULL)
-		pool_put(c->px, c->pp, c->rq->host, c->rq->port, c->ufd);
+		pool_put(c->px, c->pp, c->rq->host, c->rq->port, c->term != NULL,
+		    c->ufd);
 	else {
 		evloop_forget(c->loop, c->ufd);
 		close(c->ufd);

@@ -29,6 +29,17 @@ enum conn_state {
 	CONN_FORWARD,           /* request body up, response down */
 	CONN_CLOSING,           /* flushing a final reply, then linger */
 	CONN_LINGER,            /* write side shut; discarding input until EOF or timeout */
+	CONN_HANDED,            /* the client socket went to another owner (terminate.c):
+	                           conn_run frees the connection without closing it */
+};
+
+/* The clear side of a TLS-terminated tunnel (terminate.c): whom its requests go to. */
+struct term {
+	char host[DOM_HOST_MAX + 1];    /* the CONNECT target, canonical */
+	enum host_kind kind;
+	uint16_t port;
+	char sni[DOM_HOST_MAX + 1];     /* the server name the client sent, "" none */
+	bool sni_bad;                   /* it sent one that is no host name */
 };
 
 /* A request to be signed again with a masked AWS key pair's real secret (resign.c). */
@@ -51,6 +62,8 @@ struct conn {
 	struct proxy *px;
 	struct evloop *loop;
 	int cfd, ufd;
+	struct term *term;              /* a terminated tunnel's requests (cfd is the clear
+	                                   side of the client's TLS), or NULL */
 	char client[PROXY_CLIENT_MAX];
 	enum conn_state st;
 	struct buf in;                   /* from the client, not yet used */
@@ -114,6 +127,8 @@ struct conn {
 
 /* conn.c */
 void conn_accept(struct proxy *px, int fd, const char *client);
+/* The same, returning the connection (NULL: it could not be registered, fd is closed). */
+struct conn *conn_new(struct proxy *px, int fd, const char *client);
 void conn_refuse(struct proxy *px, int fd);
 void conn_run(struct conn *c);
 void conn_io_cb(struct evloop *loop, int fd, unsigned events, void *arg);
@@ -130,6 +145,13 @@ int conn_recv(int fd, bool *ready, bool eof, struct buf *q, size_t room);
 
 /* forward.c: absolute-form requests */
 void forward_start(struct conn *c, const struct http_head *h);
+/* The request head is built (c->up_head) and the route chosen: over an idle connection
+ * or a new dial. */
+void forward_send(struct conn *c, const struct http_head *h);
+/* Why the Host field names another authority than host:port (the port left out of Host
+ * when it is default_port), or NULL. */
+const char *forward_host_mismatch(const struct http_head *h, const struct proxy_request *rq,
+    uint16_t default_port);
 void forward_dialed(struct conn *c, int fd);
 /* 1 progress, 0 nothing to do now, -1 the connection is gone (c freed). */
 int forward_pump(struct conn *c);
@@ -158,13 +180,25 @@ void resign_free(struct resign *rs);
  * request to host:port under policy pp. take: an idle fd for that key, rebound to cb/arg,
  * or -1. flush: close them all (drain). */
 void pool_put(struct proxy *px, struct proxy_policy *pp, const char *host, uint16_t port,
-    int fd);
-int pool_take(const struct proxy_policy *pp, const char *host, uint16_t port, ev_io_cb cb,
-    void *arg);
+    bool tls, int fd);
+int pool_take(const struct proxy_policy *pp, const char *host, uint16_t port, bool tls,
+    ev_io_cb cb, void *arg);
 void pool_flush(struct proxy *px);
 
 /* connect.c: CONNECT tunnels */
 void connect_start(struct conn *c, const struct http_head *h);
+#define OPAQUE_REASON   "this proxy does not tunnel CONNECTs it cannot inspect"
+
+/* terminate.c: tlsTerminate. */
+/* Is rq's host to be terminated under pp (tlsTerminate on, not in excludeDomains)? */
+bool term_wanted(const struct proxy_policy *pp, const struct proxy_request *rq);
+/* Take over an allowed CONNECT (c->st becomes CONN_HANDED, or a refusal is queued): 200, then the ClientHello is awaited and
+ * terminated, or the tunnel goes on opaque (or is refused) when none comes. */
+void term_connect(struct conn *c);
+/* A request read from a terminated tunnel (c->term). */
+void term_request(struct conn *c, const struct http_head *h);
+/* The terminated tunnel c->term is over. */
+void term_free(struct term *t);
 
 /* shared: the checks before a decision, the decision, then the dial */
 bool httpd_auth_ok(struct conn *c, const struct http_head *h);

@@ -10,7 +10,8 @@
  *     final response framed by Content-Length or chunked coding (or with no body), read
  *     to its end and nothing after it, from an upstream that did not ask to close;
  *   - it is found again only under the same key: the canonical host and port of the
- *     request target, and the very policy (struct proxy_policy) its dial was judged
+ *     request target, whether it carries TLS to that host (a terminated tunnel's,
+ *     terminate.c) or plain HTTP, and the very policy (struct proxy_policy) its dial was judged
  *     under. The name is not looked up again: the connection goes to the address that
  *     passed the resolved-address guard when it was dialled. After a SIGHUP reload no
  *     new request matches the old entries; they expire;
@@ -40,6 +41,7 @@ struct pooled {
 	struct proxy_policy *pp;        /* the policy its dial was judged under (+1) */
 	char host[DOM_HOST_MAX + 1];
 	uint16_t port;
+	bool tls;                       /* the clear side of TLS to host (terminate.c) */
 	int fd;
 	struct ev_timer timer;
 };
@@ -103,7 +105,8 @@ pool_io_cb(struct evloop *loop, int fd, unsigned events, void *arg)
 }
 
 void
-pool_put(struct proxy *px, struct proxy_policy *pp, const char *host, uint16_t port, int fd)
+pool_put(struct proxy *px, struct proxy_policy *pp, const char *host, uint16_t port,
+    bool tls, int fd)
 {
 	struct evloop *loop = proxy_loop(px);
 	unsigned max = proxy_spare_fds(px);
@@ -122,6 +125,7 @@ pool_put(struct proxy *px, struct proxy_policy *pp, const char *host, uint16_t p
 	pp->refs++;
 	snprintf(e->host, sizeof(e->host), "%s", host);
 	e->port = port;
+	e->tls = tls;
 	e->fd = fd;
 	if (evloop_rebind(loop, fd, pool_io_cb, e) == -1) {
 		/* Not registered: nothing can watch it while idle. */
@@ -142,15 +146,15 @@ pool_put(struct proxy *px, struct proxy_policy *pp, const char *host, uint16_t p
 }
 
 int
-pool_take(const struct proxy_policy *pp, const char *host, uint16_t port, ev_io_cb cb,
-    void *arg)
+pool_take(const struct proxy_policy *pp, const char *host, uint16_t port, bool tls,
+    ev_io_cb cb, void *arg)
 {
 	struct pooled *e, *next;
 	int fd;
 
 	for (e = pool_first; e != NULL; e = next) {
 		next = e->next;
-		if (e->pp != pp || e->port != port || strcmp(e->host, host) != 0)
+		if (e->pp != pp || e->port != port || e->tls != tls || strcmp(e->host, host) != 0)
 			continue;
 		/* The event loop may not yet have reported what arrived since the entry went
 		 * idle (both can be in one batch of events): look before handing it out. */

@@ -13,7 +13,7 @@ static const struct proxy_proto httpd_proto = {
 	    "[--listen-fd N]...\n"
 	    "                 [--log FILE | --log-fd N] [--audit] [--auth USER:PASS] "
 	    "[--lifeline-fd N]\n"
-	    "                 [--max-conns N] [--idle-timeout SEC] [--head-timeout SEC]\n"
+	    "                 [--max-conns N] [--idle-timeout SEC] [--head-timeout SEC] [--ca-fd N]\n"
 	    "                 [--no-sandbox] [-d]\n"
 	    "       srt-httpd --relay-to PORT [-l ADDR]... [--listen-fd N]... "
 	    "[--lifeline-fd N]\n"
@@ -22,6 +22,7 @@ static const struct proxy_proto httpd_proto = {
 	.refuse = conn_refuse,
 	.drain = pool_flush,
 	.spare_fds = POOL_MAX,
+	.tls_terminate = true,
 };
 
 int

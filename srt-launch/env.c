@@ -150,7 +150,7 @@ env_build(const struct launch *l)
 
 	for (p = environ; *p != NULL; p++)
 		if (strchr(*p, '=') != NULL && !env_is_owned(*p, git) &&
-		    !cred_env_owned(l, *p))
+		    !cred_env_owned(l, *p) && !ca_env_owned(l, *p))
 			strlist_push(&e, *p);
 	/* Masked credentials: the sentinel text instead (cred.c). */
 	for (size_t i = 0; i < l->cred_env.n; i++)
@@ -189,6 +189,7 @@ env_build(const struct launch *l)
 	    LAUNCH_HTTP_PORT, LAUNCH_HTTP_PORT, LAUNCH_SOCKS_PORT);
 	if (git)
 		env_add_git(&e, &l->set, git_count);
+	ca_env(l, &e);
 
 	p = e.v;        /* NULL-terminated; ownership passes to the caller */
 	return p != NULL ? p : xcalloc(1, sizeof(char *));

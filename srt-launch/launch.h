@@ -121,6 +121,11 @@ struct launch {
 	size_t ncred_files;
 	int cred_w;                     /* the pipe to srt-httpd's --cred-fd */
 	int cred_fd_base;               /* bwrap's number for cred_file_fd[0] */
+
+	/* tlsTerminate (ca.c) */
+	char *ca_pem;                   /* the CA's certificate, or NULL: no termination */
+	char *ca_secret;                /* certificate and key, for srt-httpd's --ca-fd */
+	char *ca_bundle;                /* the sandbox's trust bundle, in the TMPDIR */
 };
 
 /*
@@ -186,6 +191,13 @@ void env_add_git(struct strlist *e, const struct settings *s, const char *inheri
 /* spawn.c: helpers shared by every child we start */
 void spawn_signals_init(void);
 void spawn_child_reset(void);
+/* ca.c: tlsTerminate's CA (made or read and checked) and the sandbox's trust bundle. */
+int ca_setup(struct launch *l);
+int ca_write_bundle(const struct launch *l);
+void ca_env(const struct launch *l, struct strlist *e);
+int ca_env_owned(const struct launch *l, const char *kv);
+void ca_free(struct launch *l);
+
 void spawn_arrange_fds(const int *fds, size_t n, int errfd, int *execfd);
 void spawn_report_errno(int errfd);
 int spawn_wait_exec(int errfd_r, int *err);

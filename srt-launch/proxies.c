@@ -79,7 +79,7 @@ proxies_start(struct launch *l, enum proxy_kind k)
 	int l4 = l->listen_fd[k == PK_HTTP ? LS_HTTP4 : LS_SOCKS4];
 	int l6 = l->listen_fd[k == PK_HTTP ? LS_HTTP6 : LS_SOCKS6];
 	int port = proxy_external_port(l, k);
-	int ep[2] = { -1, -1 }, cp[2] = { -1, -1 }, polfd = -1, err = 0, rc = -1;
+	int ep[2] = { -1, -1 }, cp[2] = { -1, -1 }, polfd = -1, cafd = -1, err = 0, rc = -1;
 	char **penv = cred_proxy_environ(l);
 	enum helper h = k == PK_HTTP ? H_HTTPD : H_SOCKSD;
 	const char *prog = l->helper_path[h];
@@ -90,6 +90,10 @@ proxies_start(struct launch *l, enum proxy_kind k)
 	l->proxy_started[k] = true;
 	if (port == 0) {
 		if ((polfd = proxy_policy_memfd(l)) == -1)
+			goto out;
+		/* tlsTerminate's CA, key included, for srt-httpd alone (ca.c). */
+		if (k == PK_HTTP && l->ca_secret != NULL && (cafd = memfd_sealed("srt-ca",
+		    l->ca_secret, strlen(l->ca_secret))) == -1)
 			goto out;
 		log_debug("starting %s for the sandbox's port %d", prog,
 		    k == PK_HTTP ? LAUNCH_HTTP_PORT : LAUNCH_SOCKS_PORT);
@@ -111,7 +115,7 @@ proxies_start(struct launch *l, enum proxy_kind k)
 		goto out;
 	}
 	if (pid == 0) {
-		int fds[6], exe = l->helper_fd[h];
+		int fds[8], exe = l->helper_fd[h];
 		size_t n = 0, i;
 		struct strlist argv = { 0 };
 
@@ -127,6 +131,11 @@ proxies_start(struct launch *l, enum proxy_kind k)
 			strlist_push(&argv, "3");
 			strlist_push(&argv, "--log-fd");
 			strlist_push(&argv, "4");
+			if (cafd != -1) {
+				strlist_push(&argv, "--ca-fd");
+				strlist_pushf(&argv, "%zu", 3 + n);
+				fds[n++] = cafd;
+			}
 		} else {
 			strlist_push(&argv, "--relay-to");
 			strlist_pushf(&argv, "%d", port);
@@ -193,6 +202,8 @@ proxies_start(struct launch *l, enum proxy_kind k)
 			free(*e);
 		free(penv);
 	}
+	if (cafd != -1)
+		close(cafd);
 	if (ep[0] != -1)
 		close(ep[0]);
 	if (ep[1] != -1)

@@ -497,6 +497,7 @@ launch_free(struct launch *l)
 	helpers_close(l);
 	fd_close(&l->guard_fd);
 	free(l->shell);
+	ca_free(l);
 	l->config_path = l->self_dir = l->cwd = l->home = l->tmpdir = l->shell = NULL;
 }
 
@@ -528,6 +529,30 @@ sandbox_lifeline_create(struct launch *l)
 	return 0;
 }
 
+/* tlsTerminate's trust bundle (ca.c), readable, never writable: bound at the end of the
+ * plan's filesystem part, over whatever that put there. */
+static void
+launch_bundle_bind(struct launch *l)
+{
+	struct strlist out = { 0 };
+	size_t i;
+
+	if (l->ca_bundle == NULL)
+		return;
+	for (i = 0; i <= l->plan.args.n; i++) {
+		if (i == l->plan.fs_end) {
+			strlist_push(&out, "--ro-bind");
+			strlist_push(&out, l->ca_bundle);
+			strlist_push(&out, l->ca_bundle);
+		}
+		if (i < l->plan.args.n)
+			strlist_push(&out, l->plan.args.v[i]);
+	}
+	strlist_free(&l->plan.args);
+	l->plan.args = out;
+	l->plan.fs_end += 3;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -555,6 +580,10 @@ main(int argc, char **argv)
 	}
 	if (load_policy(&l) == -1)
 		goto out;
+#ifndef __APPLE__
+	if (ca_setup(&l) == -1)
+		goto out;
+#endif
 #ifdef __APPLE__
 	/* macOS: Seatbelt instead of namespaces (macos.h). */
 	rc = macos_launch(&l);
@@ -602,10 +631,11 @@ main(int argc, char **argv)
 	if (bwrap_start(&l, envp) == -1)
 		goto out;
 	/* The temp directory exists before the plan looks at it. */
-	if (keeper_tmp_make(&l) == -1)
+	if (keeper_tmp_make(&l) == -1 || ca_write_bundle(&l) == -1)
 		goto out;
 	if (plan_linux_finish(&l.set, &ctx, &l.plan, &errs) == -1)
 		goto plan_failed;
+	launch_bundle_bind(&l);
 	cred_files_settle(&l);
 	debug_plan(&l);
 	/* The guard is sealed before the options go: srt-seccomp starts only after them. */

@@ -90,7 +90,9 @@ CURL="curl -sS -m 10 --noproxy ''"
 	[ "$output" = $'0\n0\nend' ]
 	# srt-httpd (outside) does not have it in its environment either: it came by a pipe.
 	settings '"allowPlaintextInject":true,"envVars":[{"name":"GH_TOKEN","mode":"mask"}]'
-	in_ns bash -c '"$SRT_BIN/srt" -s "$T/s.json" -c "sleep 2" & sleep 1;
+	# srt-httpd starts at the sandbox's first connection to it.
+	in_ns bash -c '"$SRT_BIN/srt" -s "$T/s.json" -c "curl -s -m 5 --noproxy \"\" \
+	    http://127.0.0.1:$P1/x >/dev/null; sleep 3" & sleep 2;
 	    for p in $(pgrep -x srt-httpd); do tr "\0" "\n" <"/proc/$p/environ"; done |
 	    grep -c "^GH_TOKEN=" ; pgrep -x srt-httpd >/dev/null && echo httpd-seen; wait'
 	[[ "$output" == *httpd-seen* ]]

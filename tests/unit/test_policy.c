@@ -400,7 +400,7 @@ test_damage(void)
 	copy[8] = 7;
 	reseal(copy, len);
 	ok(policy_open_mem(copy, len, err, sizeof(err)) == NULL &&
-	    strstr(err, "unsupported format version 7 (this srt reads 4)") != NULL,
+	    strstr(err, "unsupported format version 7 (this srt reads 5)") != NULL,
 	    "wrong version: %s", err);
 	memcpy(copy, img, len);
 	copy[16] = 0;
@@ -432,8 +432,11 @@ test_damage(void)
 	/* The windows block (flags, low, high, then four string offsets) comes before the
 	 * routes, which end the options section: parentProxy (flags, http, https, noProxy),
 	 * mitmProxy (flags, socketPath, 2 domains), stripResponseHeaders (2 names): ROUTES
-	 * bytes. The layers section (all zero here) follows it. */
-#define ROUTES (16 + 8 + 12 + 12)
+	 * bytes; then tlsTerminate, absent here: flags, caCertPath, caKeyPath, 0
+	 * excludeDomains, 0 extraCaCertPaths, maxTunnels, handshakeTimeoutMs (TLS_ABSENT
+	 * bytes). The layers section (all zero here) follows it. */
+#define TLS_ABSENT 28
+#define ROUTES (16 + 8 + 12 + 12 + TLS_ABSENT)
 	{
 		static const struct { size_t at; uint8_t v; const char *what; } w[] = {
 			{ ROUTES + 28, 0x07, "backend 3" },
@@ -445,7 +448,11 @@ test_damage(void)
 			{ ROUTES - 16, 0x00, "mitmProxy absent but its socket set" },
 			{ ROUTES - 16, 0x03, "an unknown mitmProxy flag" },
 			{ ROUTES - 24, 0x00, "mitmProxy without domains" },
-			{ 12, 0x03, "stripResponseHeaders longer than the section" },
+			{ 12 + TLS_ABSENT, 0x03, "stripResponseHeaders longer than the section" },
+			{ TLS_ABSENT, 0x02, "an unknown tlsTerminate flag" },
+			{ 8, 0x05, "tlsTerminate absent but maxTunnels set" },
+			{ 4, 0x05, "handshakeTimeoutMs 5, below 100" },
+			{ 16, 0x01, "a tlsTerminate list longer than the section" },
 		};
 
 		for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {

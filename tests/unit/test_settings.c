@@ -427,7 +427,7 @@ test_messages(void)
 
 	/* Fields srt does not implement yet. */
 	{
-		static const char *net[] = { "tlsTerminate", "allowPlaintextHeaderSet",
+		static const char *net[] = { "allowPlaintextHeaderSet",
 		    "ambiguousRequestTarget" };
 
 		for (size_t i = 0; i < sizeof(net) / sizeof(net[0]); i++) {
@@ -810,14 +810,8 @@ test_routes(void)
 	free(t);
 	t = doc(", \"mitmProxy\": {\"socketPath\": \"/x.sock\", \"domains\": [\"a.example.com\"]}"
 	    ", \"tlsTerminate\": {}", "", "");
-	{
-		const char *w[] = {
-			"F: network.tlsTerminate: network.tlsTerminate is not supported yet",
-			"F: network.mitmProxy: mitmProxy and tlsTerminate cannot be used together",
-		};
-
-		expect_errs("mitmProxy and tlsTerminate are exclusive", t, w, 2);
-	}
+	expect_one("mitmProxy and tlsTerminate are exclusive", t,
+	    "F: network.mitmProxy: mitmProxy and tlsTerminate cannot be used together");
 	free(t);
 	t = doc(", \"mitmProxy\": {\"socketPath\": \"/x.sock\", \"domains\": [\"a.example.com\", "
 	    "\"*.com\"]}", "", "");

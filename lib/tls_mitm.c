@@ -1,0 +1,568 @@
+/*
+ * TLS termination's server side (tls_mitm.h): the CA, leaves, server connections.
+ *
+ * Like tls.c, every OpenSSL function used is resolved by name from the library tls.c
+ * loaded (libcrypto's through libssl's handle, which searches its dependencies), with
+ * types from OpenSSL's own prototypes. Macros of OpenSSL's that expand to a ctrl call
+ * are spelled as that call.
+ */
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/rand.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+#include "buf.h"
+#include "tls_mitm.h"
+#include "util.h"
+
+#define MITM_FUNCS(F) \
+	F(OPENSSL_init_ssl) \
+	F(TLS_server_method) \
+	F(SSL_CTX_new) \
+	F(SSL_CTX_free) \
+	F(SSL_CTX_ctrl) \
+	F(SSL_CTX_set_options) \
+	F(SSL_new) \
+	F(SSL_free) \
+	F(SSL_set_fd) \
+	F(SSL_set_accept_state) \
+	F(SSL_set_cert_cb) \
+	F(SSL_get_servername) \
+	F(SSL_use_certificate) \
+	F(SSL_use_PrivateKey) \
+	F(EVP_PKEY_Q_keygen) \
+	F(EVP_PKEY_free) \
+	F(EVP_sha256) \
+	F(X509_new) \
+	F(X509_free) \
+	F(X509_set_version) \
+	F(X509_get_serialNumber) \
+	F(X509_gmtime_adj) \
+	F(X509_getm_notBefore) \
+	F(X509_getm_notAfter) \
+	F(X509_get0_notAfter) \
+	F(X509_get0_notBefore) \
+	F(X509_set_pubkey) \
+	F(X509_get_subject_name) \
+	F(X509_set_issuer_name) \
+	F(X509_NAME_add_entry_by_txt) \
+	F(X509V3_set_ctx) \
+	F(X509V3_EXT_conf_nid) \
+	F(X509_add_ext) \
+	F(X509_EXTENSION_free) \
+	F(X509_sign) \
+	F(X509_check_private_key) \
+	F(X509_check_ca) \
+	F(X509_cmp_current_time) \
+	F(BN_new) \
+	F(BN_free) \
+	F(BN_bin2bn) \
+	F(BN_to_ASN1_INTEGER) \
+	F(RAND_bytes) \
+	F(BIO_new_mem_buf) \
+	F(BIO_new) \
+	F(BIO_s_mem) \
+	F(BIO_ctrl) \
+	F(BIO_free) \
+	F(PEM_read_bio_X509) \
+	F(PEM_read_bio_PrivateKey) \
+	F(PEM_write_bio_X509) \
+	F(PEM_write_bio_PrivateKey) \
+	F(ERR_get_error) \
+	F(ERR_error_string_n) \
+	F(ERR_clear_error)
+
+#define MITM_MEMBER(name) __typeof__(&name) p_##name;
+static struct {
+	bool loaded;
+	MITM_FUNCS(MITM_MEMBER)
+} mo;
+#define M(name) (mo.p_##name)
+
+struct leaf {
+	char host[DOM_HOST_MAX + 1];
+	X509 *cert;
+	uint64_t used;          /* tick of the last use: the least recent goes first */
+};
+
+struct tls_mitm {
+	X509 *ca;
+	EVP_PKEY *ca_key;
+	char *ca_pem;
+	EVP_PKEY *leaf_key;
+	SSL_CTX *ctx;
+	struct leaf cache[TLS_MITM_CACHE];
+	size_t ncache;
+	uint64_t tick;
+};
+
+static int
+mitm_load(char *err, size_t errlen)
+{
+	void *h;
+
+	if (mo.loaded)
+		return 0;
+	if ((h = tls_library(err, errlen)) == NULL)
+		return -1;
+#define MITM_RESOLVE(name) \
+	if ((mo.p_##name = (__typeof__(&name))dlsym(h, #name)) == NULL) { \
+		snprintf(err, errlen, "OpenSSL has no %s (OpenSSL 3 is needed)", #name); \
+		memset(&mo, 0, sizeof(mo)); \
+		return -1; \
+	}
+	MITM_FUNCS(MITM_RESOLVE)
+#undef MITM_RESOLVE
+	mo.loaded = true;
+	return 0;
+}
+
+static void
+mitm_errtext(char *out, size_t outlen, const char *what)
+{
+	unsigned long e = M(ERR_get_error)();
+	char buf[TLS_ERR_MAX];
+
+	while (M(ERR_get_error)() != 0)
+		;
+	if (e == 0) {
+		snprintf(out, outlen, "%s failed", what);
+		return;
+	}
+	M(ERR_error_string_n)(e, buf, sizeof(buf));
+	snprintf(out, outlen, "%s: %s", what, buf);
+}
+
+/* ---- certificates ------------------------------------------------------------------ */
+
+static EVP_PKEY *
+mitm_keygen(void)
+{
+	/* EVP_EC_gen("P-256") is this call behind a macro. */
+	return M(EVP_PKEY_Q_keygen)(NULL, NULL, "EC", "P-256");
+}
+
+/* A random positive 128-bit serial number. */
+static int
+mitm_serial(X509 *x)
+{
+	unsigned char r[16];
+	BIGNUM *bn;
+	int ok;
+
+	if (M(RAND_bytes)(r, sizeof(r)) != 1)
+		return -1;
+	r[0] &= 0x7f;
+	r[0] |= 0x01;           /* never zero, never negative */
+	if ((bn = M(BN_bin2bn)(r, sizeof(r), NULL)) == NULL)
+		return -1;
+	ok = M(BN_to_ASN1_INTEGER)(bn, M(X509_get_serialNumber)(x)) != NULL;
+	M(BN_free)(bn);
+	return ok ? 0 : -1;
+}
+
+/* Add one extension given as OpenSSL's configuration text ("critical,CA:TRUE"). */
+static int
+mitm_ext(X509 *x, X509 *issuer, int nid, const char *value)
+{
+	X509V3_CTX v3;
+	X509_EXTENSION *e;
+	int ok;
+
+	memset(&v3, 0, sizeof(v3));     /* X509V3_set_ctx_nodb */
+	M(X509V3_set_ctx)(&v3, issuer, x, NULL, NULL, 0);
+	if ((e = M(X509V3_EXT_conf_nid)(NULL, &v3, nid, value)) == NULL)
+		return -1;
+	ok = M(X509_add_ext)(x, e, -1) == 1;
+	M(X509_EXTENSION_free)(e);
+	return ok ? 0 : -1;
+}
+
+/* A certificate for subject key pub named cn, signed by issuer_key (issuer NULL: self-
+ * signed), valid from an hour ago for days days. The extensions come after. */
+static X509 *
+mitm_cert_begin(EVP_PKEY *pub, const char *cn, X509 *issuer, long days)
+{
+	X509 *x;
+
+	if ((x = M(X509_new)()) == NULL)
+		return NULL;
+	if (M(X509_set_version)(x, 2) != 1 || mitm_serial(x) == -1 ||
+	    M(X509_gmtime_adj)(M(X509_getm_notBefore)(x), -3600) == NULL ||
+	    M(X509_gmtime_adj)(M(X509_getm_notAfter)(x), days * 86400) == NULL ||
+	    M(X509_set_pubkey)(x, pub) != 1 ||
+	    M(X509_NAME_add_entry_by_txt)(M(X509_get_subject_name)(x), "CN", MBSTRING_ASC,
+	    (const unsigned char *)cn, -1, -1, 0) != 1 ||
+	    M(X509_set_issuer_name)(x, M(X509_get_subject_name)(issuer != NULL ? issuer :
+	    x)) != 1) {
+		M(X509_free)(x);
+		return NULL;
+	}
+	return x;
+}
+
+static char *
+mitm_bio_text(BIO *b)
+{
+	char *p = NULL, *out;
+	long n;
+
+	/* BIO_get_mem_data */
+	n = M(BIO_ctrl)(b, BIO_CTRL_INFO, 0, (void *)&p);
+	if (n < 0 || p == NULL)
+		return NULL;
+	out = xmalloc((size_t)n + 1);
+	memcpy(out, p, (size_t)n);
+	out[n] = '\0';
+	return out;
+}
+
+int
+tls_mitm_ca_generate(char **cert_pem, char **key_pem, char *err, size_t errlen)
+{
+	EVP_PKEY *key = NULL;
+	X509 *x = NULL;
+	BIO *bc = NULL, *bk = NULL;
+	unsigned char r[6];
+	char cn[64];
+	int rc = -1;
+
+	*cert_pem = *key_pem = NULL;
+	if (mitm_load(err, errlen) == -1)
+		return -1;
+	M(ERR_clear_error)();
+	if ((key = mitm_keygen()) == NULL) {
+		mitm_errtext(err, errlen, "CA key");
+		goto out;
+	}
+	if (M(RAND_bytes)(r, sizeof(r)) != 1) {
+		mitm_errtext(err, errlen, "randomness");
+		goto out;
+	}
+	/* A name of its own per run: a client that caches what it saw of one run's CA
+	 * never mistakes another's for it. */
+	snprintf(cn, sizeof(cn), "srt TLS termination CA %02x%02x%02x%02x%02x%02x", r[0], r[1],
+	    r[2], r[3], r[4], r[5]);
+	if ((x = mitm_cert_begin(key, cn, NULL, 30)) == NULL ||
+	    mitm_ext(x, x, NID_basic_constraints, "critical,CA:TRUE,pathlen:0") == -1 ||
+	    mitm_ext(x, x, NID_key_usage, "critical,keyCertSign,cRLSign") == -1 ||
+	    mitm_ext(x, x, NID_subject_key_identifier, "hash") == -1 ||
+	    mitm_ext(x, x, NID_authority_key_identifier, "keyid:always") == -1 ||
+	    M(X509_sign)(x, key, M(EVP_sha256)()) <= 0) {
+		mitm_errtext(err, errlen, "CA certificate");
+		goto out;
+	}
+	if ((bc = M(BIO_new)(M(BIO_s_mem)())) == NULL ||
+	    (bk = M(BIO_new)(M(BIO_s_mem)())) == NULL ||
+	    M(PEM_write_bio_X509)(bc, x) != 1 ||
+	    M(PEM_write_bio_PrivateKey)(bk, key, NULL, NULL, 0, NULL, NULL) != 1 ||
+	    (*cert_pem = mitm_bio_text(bc)) == NULL || (*key_pem = mitm_bio_text(bk)) == NULL) {
+		mitm_errtext(err, errlen, "CA as PEM");
+		free(*cert_pem);
+		tls_mitm_pem_free(*key_pem);
+		*cert_pem = *key_pem = NULL;
+		goto out;
+	}
+	rc = 0;
+out:
+	if (bc != NULL)
+		M(BIO_free)(bc);
+	if (bk != NULL)
+		M(BIO_free)(bk);      /* the key's text in it: freed, as OpenSSL frees it */
+	if (x != NULL)
+		M(X509_free)(x);
+	if (key != NULL)
+		M(EVP_PKEY_free)(key);
+	return rc;
+}
+
+void
+tls_mitm_pem_free(char *pem)
+{
+	if (pem == NULL)
+		return;
+	explicit_bzero(pem, strlen(pem));
+	free(pem);
+}
+
+/* ---- the CA ------------------------------------------------------------------------ */
+
+struct tls_mitm *
+tls_mitm_new(const char *cert_pem, size_t cert_len, const char *key_pem, size_t key_len,
+    char *err, size_t errlen)
+{
+	struct tls_mitm *m;
+	BIO *b = NULL;
+	char why[TLS_ERR_MAX];
+
+	if (mitm_load(err, errlen) == -1)
+		return NULL;
+	M(ERR_clear_error)();
+	m = xcalloc(1, sizeof(*m));
+	if ((b = M(BIO_new_mem_buf)(cert_pem, (int)cert_len)) == NULL ||
+	    (m->ca = M(PEM_read_bio_X509)(b, NULL, NULL, NULL)) == NULL) {
+		mitm_errtext(why, sizeof(why), "reading");
+		snprintf(err, errlen, "the CA certificate is not a PEM certificate (%s)", why);
+		goto fail;
+	}
+	M(BIO_free)(b);
+	/* No passphrase callback: an encrypted key is refused rather than prompted for. */
+	if ((b = M(BIO_new_mem_buf)(key_pem, (int)key_len)) == NULL ||
+	    (m->ca_key = M(PEM_read_bio_PrivateKey)(b, NULL, NULL, (void *)"")) == NULL) {
+		mitm_errtext(why, sizeof(why), "reading");
+		snprintf(err, errlen, "the CA key is not an unencrypted PEM private key (%s)",
+		    why);
+		goto fail;
+	}
+	M(BIO_free)(b);
+	b = NULL;
+	if (M(X509_check_private_key)(m->ca, m->ca_key) != 1) {
+		M(ERR_clear_error)();
+		snprintf(err, errlen, "the CA key does not belong to the CA certificate");
+		goto fail;
+	}
+	if (M(X509_check_ca)(m->ca) < 1) {
+		snprintf(err, errlen, "the CA certificate is not a CA's (it has no "
+		    "basicConstraints CA:TRUE, or its keyUsage forbids signing certificates)");
+		goto fail;
+	}
+	if (M(X509_cmp_current_time)(M(X509_get0_notAfter)(m->ca)) <= 0) {
+		snprintf(err, errlen, "the CA certificate has expired");
+		goto fail;
+	}
+	if (M(X509_cmp_current_time)(M(X509_get0_notBefore)(m->ca)) >= 0) {
+		snprintf(err, errlen, "the CA certificate is not valid yet");
+		goto fail;
+	}
+	if ((b = M(BIO_new)(M(BIO_s_mem)())) == NULL || M(PEM_write_bio_X509)(b, m->ca) != 1 ||
+	    (m->ca_pem = mitm_bio_text(b)) == NULL) {
+		mitm_errtext(err, errlen, "CA certificate as PEM");
+		goto fail;
+	}
+	M(BIO_free)(b);
+	b = NULL;
+	if ((m->leaf_key = mitm_keygen()) == NULL) {
+		mitm_errtext(err, errlen, "leaf key");
+		goto fail;
+	}
+	if ((m->ctx = M(SSL_CTX_new)(M(TLS_server_method)())) == NULL) {
+		mitm_errtext(err, errlen, "SSL_CTX_new");
+		goto fail;
+	}
+	/* SSL_CTX_set_min_proto_version, SSL_CTX_set_mode. Renegotiation is off: the leaf
+	 * is chosen once, from the first ClientHello. */
+	if (M(SSL_CTX_ctrl)(m->ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, TLS1_2_VERSION,
+	    NULL) != 1) {
+		mitm_errtext(err, errlen, "TLS 1.2 as the minimum");
+		goto fail;
+	}
+	(void)M(SSL_CTX_ctrl)(m->ctx, SSL_CTRL_MODE, SSL_MODE_ENABLE_PARTIAL_WRITE |
+	    SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS, NULL);
+	(void)M(SSL_CTX_set_options)(m->ctx, SSL_OP_NO_RENEGOTIATION |
+	    SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_TICKET
+#ifdef SSL_OP_IGNORE_UNEXPECTED_EOF
+	    | SSL_OP_IGNORE_UNEXPECTED_EOF
+#endif
+	    );
+	return m;
+fail:
+	if (b != NULL)
+		M(BIO_free)(b);
+	tls_mitm_free(m);
+	return NULL;
+}
+
+void
+tls_mitm_free(struct tls_mitm *m)
+{
+	if (m == NULL)
+		return;
+	for (size_t i = 0; i < m->ncache; i++)
+		M(X509_free)(m->cache[i].cert);
+	if (m->ctx != NULL)
+		M(SSL_CTX_free)(m->ctx);
+	if (m->leaf_key != NULL)
+		M(EVP_PKEY_free)(m->leaf_key);
+	if (m->ca_key != NULL)
+		M(EVP_PKEY_free)(m->ca_key);
+	if (m->ca != NULL)
+		M(X509_free)(m->ca);
+	free(m->ca_pem);
+	free(m);
+}
+
+const char *
+tls_mitm_ca_pem(const struct tls_mitm *m)
+{
+	return m->ca_pem;
+}
+
+/* ---- leaves ------------------------------------------------------------------------ */
+
+static X509 *
+mitm_leaf_make(struct tls_mitm *m, const char *host, enum host_kind kind)
+{
+	char san[DOM_HOST_MAX + 8];
+	X509 *x;
+
+	/* host is canonical: a name of [a-z0-9._-] or an address, nothing that the
+	 * configuration syntax of the extension would read as a separator. */
+	snprintf(san, sizeof(san), "%s:%s", kind == HOST_NAME ? "DNS" : "IP", host);
+	M(ERR_clear_error)();
+	if ((x = mitm_cert_begin(m->leaf_key, host, m->ca, 90)) == NULL)
+		return NULL;
+	if (mitm_ext(x, m->ca, NID_basic_constraints, "critical,CA:FALSE") == -1 ||
+	    mitm_ext(x, m->ca, NID_key_usage, "critical,digitalSignature") == -1 ||
+	    mitm_ext(x, m->ca, NID_ext_key_usage, "serverAuth") == -1 ||
+	    mitm_ext(x, m->ca, NID_subject_alt_name, san) == -1 ||
+	    mitm_ext(x, m->ca, NID_subject_key_identifier, "hash") == -1 ||
+	    mitm_ext(x, m->ca, NID_authority_key_identifier, "keyid:always") == -1 ||
+	    M(X509_sign)(x, m->ca_key, M(EVP_sha256)()) <= 0) {
+		M(X509_free)(x);
+		M(ERR_clear_error)();
+		return NULL;
+	}
+	return x;
+}
+
+/* The leaf for host (made now if it is not kept); owned by the cache. */
+static X509 *
+mitm_leaf(struct tls_mitm *m, const char *host, enum host_kind kind)
+{
+	struct leaf *slot = NULL;
+	X509 *x;
+	size_t i;
+
+	m->tick++;
+	for (i = 0; i < m->ncache; i++) {
+		if (strcmp(m->cache[i].host, host) == 0) {
+			m->cache[i].used = m->tick;
+			return m->cache[i].cert;
+		}
+	}
+	if ((x = mitm_leaf_make(m, host, kind)) == NULL)
+		return NULL;
+	if (m->ncache < TLS_MITM_CACHE)
+		slot = &m->cache[m->ncache++];
+	else {
+		slot = &m->cache[0];
+		for (i = 1; i < m->ncache; i++)
+			if (m->cache[i].used < slot->used)
+				slot = &m->cache[i];
+		/* A connection using it holds its own reference (SSL_use_certificate). */
+		M(X509_free)(slot->cert);
+	}
+	snprintf(slot->host, sizeof(slot->host), "%s", host);
+	slot->cert = x;
+	slot->used = m->tick;
+	return x;
+}
+
+/* OpenSSL asks for the certificate once the ClientHello (and its server name) is read. */
+static int
+mitm_cert_cb(SSL *ssl, void *arg)
+{
+	struct tls_mitm_hello *h = arg;
+	const char *sn = M(SSL_get_servername)(ssl, TLSEXT_NAMETYPE_host_name);
+	char canon[DOM_HOST_MAX + 1];
+	const char *name = h->target;
+	enum host_kind kind = h->target_kind, k;
+	X509 *x;
+
+	if (sn != NULL && sn[0] != '\0') {
+		k = host_canonicalise(sn, strlen(sn), canon);
+		/* SNI carries host names only (RFC 6066 §3): an address there is bad too. */
+		if (k == HOST_NAME) {
+			snprintf(h->sni, sizeof(h->sni), "%s", canon);
+			if (!h->pin_target) {
+				name = h->sni;
+				kind = HOST_NAME;
+			}
+		} else
+			h->sni_bad = true;
+	}
+	snprintf(h->leaf, sizeof(h->leaf), "%s", name);
+	if ((x = mitm_leaf(h->m, name, kind)) == NULL ||
+	    M(SSL_use_certificate)(ssl, x) != 1 ||
+	    M(SSL_use_PrivateKey)(ssl, h->m->leaf_key) != 1) {
+		h->failed = true;
+		return 0;
+	}
+	return 1;
+}
+
+struct tls_conn *
+tls_mitm_accept(struct tls_mitm_hello *hello, int fd, char *err, size_t errlen)
+{
+	SSL *ssl;
+
+	M(ERR_clear_error)();
+	if ((ssl = M(SSL_new)(hello->m->ctx)) == NULL || M(SSL_set_fd)(ssl, fd) != 1) {
+		mitm_errtext(err, errlen, "SSL_new");
+		if (ssl != NULL)
+			M(SSL_free)(ssl);
+		return NULL;
+	}
+	M(SSL_set_accept_state)(ssl);
+	M(SSL_set_cert_cb)(ssl, mitm_cert_cb, hello);
+	return tls_conn_adopt(ssl);
+}
+
+/* ---- bytes ------------------------------------------------------------------------- */
+
+bool
+tls_mitm_looks_like_hello(const unsigned char *buf, size_t len)
+{
+	return len >= 3 && buf[0] == 0x16 && buf[1] == 0x03 && buf[2] <= 0x03;
+}
+
+size_t
+tls_mitm_pem_certs(const char *text, size_t len, struct buf *out)
+{
+	static const char begin[] = "-----BEGIN CERTIFICATE-----";
+	static const char end[] = "-----END CERTIFICATE-----";
+	const char *p = text, *lim = text + len, *b, *e;
+	size_t n = 0;
+
+	while (p < lim) {
+		b = memmem(p, (size_t)(lim - p), begin, sizeof(begin) - 1);
+		if (b == NULL)
+			break;
+		/* The marker must begin a line. */
+		if (b != text && b[-1] != '\n') {
+			p = b + 1;
+			continue;
+		}
+		e = memmem(b + sizeof(begin) - 1, (size_t)(lim - b - (sizeof(begin) - 1)), end,
+		    sizeof(end) - 1);
+		if (e == NULL)
+			break;
+		/* Another BEGIN before this END: the first block is broken, start again
+		 * from the second. */
+		{
+			const char *again = memmem(b + 1, (size_t)(e - b - 1), "-----BEGIN ", 11);
+
+			if (again != NULL) {
+				p = again;
+				continue;
+			}
+		}
+		e += sizeof(end) - 1;
+		buf_add(out, b, (size_t)(e - b));
+		buf_add(out, "\n", 1);
+		n++;
+		p = e;
+	}
+	return n;
+}

@@ -1,0 +1,509 @@
+/*
+ * TLS termination (network.tlsTerminate, issue #14; BEHAVIOR §1.3).
+ *
+ * An allowed CONNECT to a host not in excludeDomains takes a tunnel slot (maxTunnels;
+ * past it 503 with X-Proxy-Error: too-many-tunnels) and is answered 200 at once, without
+ * a dial: the client's first bytes say what the tunnel carries. A TLS ClientHello is
+ * terminated here with a leaf of the run's CA (tls_mitm.h) for its server name, or for
+ * the CONNECT target when it names none or under requireHostMatch; the handshake must be
+ * over handshakeTimeoutMs after the CONNECT. Anything else goes on as an opaque tunnel
+ * (dialled now, like an excluded host's), or is refused under refuseOpaqueTunnels.
+ *
+ * Once the handshake is over, the TLS session becomes a plain socket (tls_bridge.h) and
+ * that socket a client connection of conn.c with c->term set: its requests are read,
+ * judged and logged like plain ones ("https" in the log), except that they are origin-
+ * form and always go to the CONNECT target, over a new TLS connection that verifies the
+ * real server (proxy_dial_https), possibly taken from the pool of idle ones.
+ *
+ * term_request and term_build_head are where a decrypted request is checked and its
+ * upstream head written: the place for request edits that need the clear text (credential
+ * substitution, issue #14 item 2). Its body goes up through forward_request_body
+ * (forward.c), the response comes back through forward_response_head/_body, where
+ * stripResponseHeaders applies, as for plain HTTP.
+ *
+ * Memory per tunnel is bounded: the bridge's two buffers (TLS_BRIDGE_BUF each way), the
+ * session, and the connection's buffers with their limits (HTTPD_IN_MAX, HTTPD_OUT_MAX).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "httpd.h"
+#include "tls_bridge.h"
+#include "tls_mitm.h"
+#include "util.h"
+
+#define TERM_ROUTE      "tls-terminated"
+
+static const char guard_headers[] = "Content-Type: text/plain\r\n"
+    "X-Proxy-Error: blocked-by-sandbox-runtime\r\n";
+
+enum term_state {
+	TS_REPLY,               /* sending "200 Connection Established" */
+	TS_PEEK,                /* waiting for the first three bytes */
+	TS_HANDSHAKE,           /* TLS handshake as the server */
+	TS_DIAL,                /* not TLS: the opaque tunnel's dial */
+};
+
+/* A CONNECT between its 200 and the end of its handshake (or its dial). */
+struct term_setup {
+	struct proxy *px;
+	struct evloop *loop;
+	int cfd;
+	char client[PROXY_CLIENT_MAX];
+	struct proxy_request *rq;       /* the CONNECT's record */
+	struct proxy_policy *pp;
+	enum term_state st;
+	char out[64];
+	size_t outlen, outoff;
+	bool eof;                       /* the client's EOF was reported */
+	struct tls_mitm_hello hello;
+	struct tls_conn *tc;
+	struct proxy_dial *dial;
+	struct route route;
+	struct ev_timer deadline;
+	bool slot;                      /* holds a tunnel slot */
+};
+
+/* Tunnels terminated (or about to be) at once, against maxTunnels. */
+static unsigned term_tunnels;
+
+static void term_io(struct evloop *loop, int fd, unsigned events, void *arg);
+
+bool
+term_wanted(const struct proxy_policy *pp, const struct proxy_request *rq)
+{
+	if (!pp->tls.present)
+		return false;
+	for (size_t i = 0; i < pp->tls.exclude_domains.n; i++)
+		if (mitm_pattern_match(pp->tls.exclude_domains.v[i], rq->host, rq->kind))
+			return false;
+	return true;
+}
+
+void
+term_free(struct term *t)
+{
+	if (t == NULL)
+		return;
+	term_tunnels--;
+	free(t);
+}
+
+/* ---- the setup -------------------------------------------------------------------- */
+
+static void
+term_setup_free(struct term_setup *ts, bool close_client)
+{
+	evtimer_del(ts->loop, &ts->deadline);
+	if (ts->dial != NULL)
+		proxy_dial_cancel(ts->dial);
+	tls_conn_free(ts->tc);
+	if (ts->rq != NULL) {
+		proxy_log(ts->px, ts->rq);
+		proxy_request_clear(ts->rq);
+		free(ts->rq);
+	}
+	proxy_policy_put(ts->pp);
+	if (ts->slot)
+		term_tunnels--;
+	if (close_client) {
+		evloop_forget(ts->loop, ts->cfd);
+		close(ts->cfd);
+		proxy_conn_closed(ts->px);
+	}
+	free(ts);
+}
+
+/* The tunnel ends before it began: log why (the 200 is out, so no status can say it). */
+static void
+term_fail(struct term_setup *ts, enum verdict v, const char *why)
+{
+	log_debug("%s: CONNECT %s port %u: %s", ts->client, ts->rq->host, ts->rq->port, why);
+	if (ts->rq->verdict == VERDICT_ALLOW || v == VERDICT_DENY)
+		ts->rq->verdict = v;
+	proxy_request_set_reason(ts->rq, why, strlen(why));
+	term_setup_free(ts, true);
+}
+
+static void
+term_deadline_cb(struct evloop *loop, void *arg)
+{
+	struct term_setup *ts = arg;
+
+	(void)loop;
+	term_fail(ts, VERDICT_ERROR, ts->st == TS_HANDSHAKE ?
+	    "TLS handshake not done within handshakeTimeoutMs" :
+	    "no byte within handshakeTimeoutMs of the CONNECT");
+}
+
+/* The handshake is over: the session becomes a plain socket, and that a connection whose
+ * requests are served like any other. */
+static void
+term_established(struct term_setup *ts)
+{
+	struct term *t;
+	struct conn *c;
+	int clear;
+
+	t = xcalloc(1, sizeof(*t));
+	snprintf(t->host, sizeof(t->host), "%s", ts->rq->host);
+	t->kind = ts->rq->kind;
+	t->port = ts->rq->port;
+	snprintf(t->sni, sizeof(t->sni), "%s", ts->hello.sni);
+	t->sni_bad = ts->hello.sni_bad;
+	log_debug("%s: CONNECT %s port %u: TLS terminated (server name %s, leaf for %s)",
+	    ts->client, t->host, t->port, t->sni[0] ? t->sni : "none", ts->hello.leaf);
+	evloop_detach(ts->loop, ts->cfd);
+	clear = tls_bridge_start(ts->loop, ts->cfd, ts->tc);
+	ts->tc = NULL;
+	free(ts->rq->route);
+	ts->rq->route = xstrdup(TERM_ROUTE);
+	if (clear == -1) {
+		/* The bridge closed the client's socket. */
+		ts->rq->verdict = VERDICT_ERROR;
+		proxy_request_set_reason(ts->rq, "TLS bridge failed", 17);
+		free(t);
+		term_setup_free(ts, false);
+		proxy_conn_closed(ts->px);
+		return;
+	}
+	/* The slot goes with the connection (term_free). */
+	ts->slot = false;
+	if ((c = conn_new(ts->px, clear, ts->client)) == NULL) {
+		/* conn_new closed clear (which ends the bridge) and counted the close. */
+		term_tunnels--;
+		free(t);
+		term_setup_free(ts, false);
+		return;
+	}
+	c->term = t;
+	term_setup_free(ts, false);
+}
+
+static void
+term_handshake(struct term_setup *ts)
+{
+	char why[TLS_ERR_MAX + 64];
+
+	switch (tls_handshake(ts->tc)) {
+	case TLS_IO_WANT_READ:
+	case TLS_IO_WANT_WRITE:
+		return;
+	case TLS_IO_OK:
+		evtimer_del(ts->loop, &ts->deadline);
+		term_established(ts);
+		return;
+	default:
+		snprintf(why, sizeof(why), "TLS handshake with the client failed: %s",
+		    ts->hello.failed ? "no certificate could be made for it" :
+		    tls_conn_error(ts->tc));
+		term_fail(ts, VERDICT_ERROR, why);
+		return;
+	}
+}
+
+static void
+term_dial_cb(void *arg, const struct proxy_dial_result *res)
+{
+	struct term_setup *ts = arg;
+	struct proxy_request *rq = ts->rq;
+
+	ts->dial = NULL;
+	if (res->status != PROXY_DIAL_OK) {
+		/* The dial recorded the verdict and the reason in rq. */
+		term_setup_free(ts, true);
+		return;
+	}
+	/* The tunnel takes the socket and the record from here (and logs it). */
+	ts->rq = NULL;
+	evloop_detach(ts->loop, ts->cfd);
+	if (proxy_tunnel(ts->px, ts->cfd, res->fd, rq, res->early, res->early_len, NULL,
+	    0) == -1)
+		log_debug("tunnel could not start");
+	term_setup_free(ts, false);
+}
+
+/* The first bytes are not TLS: an opaque tunnel, which refuseOpaqueTunnels refuses. */
+static void
+term_opaque(struct term_setup *ts)
+{
+	struct proxy_request *rq = ts->rq;
+
+	evtimer_del(ts->loop, &ts->deadline);
+	term_tunnels--;
+	ts->slot = false;
+	if (ts->pp->refuse_opaque_tunnels) {
+		free(rq->rule);
+		rq->rule = xstrdup(DECISION_RULE_OPAQUE);
+		if (!proxy_options(ts->px)->audit) {
+			term_fail(ts, VERDICT_DENY, OPAQUE_REASON);
+			return;
+		}
+		proxy_request_set_reason(rq, OPAQUE_REASON, strlen(OPAQUE_REASON));
+		rq->verdict = VERDICT_AUDIT_DENY;
+		rq->would_deny = true;
+	}
+	log_debug("%s: CONNECT %s port %u: not TLS, tunnelled as it is", ts->client, rq->host,
+	    rq->port);
+	ts->st = TS_DIAL;
+	proxy_route(ts->pp, rq, true, &ts->route);
+	ts->dial = proxy_dial(ts->px, ts->pp, rq, &ts->route, true, term_dial_cb, ts);
+}
+
+static void
+term_step(struct term_setup *ts)
+{
+	unsigned char b[3];
+	char err[TLS_ERR_MAX];
+	ssize_t n;
+
+	if (ts->st == TS_REPLY) {
+		while (ts->outoff < ts->outlen) {
+			n = send(ts->cfd, ts->out + ts->outoff, ts->outlen - ts->outoff,
+			    MSG_NOSIGNAL);
+			if (n > 0) {
+				ts->outoff += (size_t)n;
+				continue;
+			}
+			if (n == -1 && (errno == EAGAIN || errno == EINTR))
+				return;
+			term_fail(ts, VERDICT_ERROR, "client went away");
+			return;
+		}
+		ts->st = TS_PEEK;
+	}
+	if (ts->st == TS_PEEK) {
+		/* Peeked, not read: the TLS library reads the ClientHello itself. */
+		n = recv(ts->cfd, b, sizeof(b), MSG_PEEK);
+		if (n == -1 && (errno == EAGAIN || errno == EINTR))
+			return;
+		if (n == 0 || (n == -1 && errno != EAGAIN)) {
+			term_fail(ts, VERDICT_ALLOW, "client went away before sending a byte");
+			return;
+		}
+		if ((size_t)n < sizeof(b) && !ts->eof)
+			return;         /* the next bytes are a new edge */
+		if (!tls_mitm_looks_like_hello(b, (size_t)n)) {
+			term_opaque(ts);
+			return;
+		}
+		if ((ts->tc = tls_mitm_accept(&ts->hello, ts->cfd, err, sizeof(err))) == NULL) {
+			term_fail(ts, VERDICT_ERROR, err);
+			return;
+		}
+		ts->st = TS_HANDSHAKE;
+	}
+	if (ts->st == TS_HANDSHAKE)
+		term_handshake(ts);
+}
+
+static void
+term_io(struct evloop *loop, int fd, unsigned events, void *arg)
+{
+	struct term_setup *ts = arg;
+
+	(void)loop;
+	(void)fd;
+	if (events & (EV_RDHUP | EV_HUP))
+		ts->eof = true;
+	if (ts->st != TS_DIAL)
+		term_step(ts);
+}
+
+void
+term_connect(struct conn *c)
+{
+	struct proxy_policy *pp = c->pp;
+	struct term_setup *ts;
+	const char *why = NULL;
+	struct tls_mitm *m = proxy_tls_mitm(c->px, &why);
+	unsigned max = pp->tls.max_tunnels > 0 ? (unsigned)pp->tls.max_tunnels :
+	    TLS_MAX_TUNNELS_DEFAULT;
+	unsigned ms = pp->tls.handshake_timeout_ms > 0 ?
+	    (unsigned)pp->tls.handshake_timeout_ms : TLS_HANDSHAKE_MS_DEFAULT;
+	char body[TLS_ERR_MAX + 200];
+
+	if (m == NULL) {
+		/* Never a tunnel srt was told to look into and cannot. */
+		c->rq->verdict = VERDICT_ERROR;
+		proxy_request_set_reason(c->rq, why, strlen(why));
+		snprintf(body, sizeof(body), "%s\n", why);
+		conn_reply(c, 502, "Bad Gateway", "Content-Type: text/plain\r\n"
+		    "X-Proxy-Error: tls-termination-unavailable\r\n", body, false);
+		return;
+	}
+	if (term_tunnels >= max) {
+		static const char r[] = "too many TLS-terminated tunnels (maxTunnels)";
+
+		c->rq->verdict = VERDICT_DENY;
+		proxy_request_set_reason(c->rq, r, sizeof(r) - 1);
+		conn_reply(c, 503, "Service Unavailable", "Content-Type: text/plain\r\n"
+		    "X-Proxy-Error: too-many-tunnels\r\n", "too many tunnels\n", false);
+		return;
+	}
+	if (c->in.len > 0) {
+		/* Bytes sent before the 200: the TLS library could not read them first. */
+		static const char r[] = "bytes sent before the tunnel was established";
+
+		c->rq->verdict = VERDICT_DENY;
+		proxy_request_set_reason(c->rq, r, sizeof(r) - 1);
+		conn_reply(c, 400, "Bad Request", guard_headers, r, false);
+		return;
+	}
+	ts = xcalloc(1, sizeof(*ts));
+	ts->px = c->px;
+	ts->loop = c->loop;
+	ts->cfd = c->cfd;
+	memcpy(ts->client, c->client, sizeof(ts->client));
+	ts->rq = c->rq;
+	ts->pp = c->pp;
+	ts->rq->status = 200;
+	ts->outlen = (size_t)snprintf(ts->out, sizeof(ts->out),
+	    "HTTP/1.1 200 Connection Established\r\n\r\n");
+	ts->hello.m = m;
+	snprintf(ts->hello.target, sizeof(ts->hello.target), "%s", ts->rq->host);
+	ts->hello.target_kind = ts->rq->kind;
+	ts->hello.pin_target = pp->require_host_match;
+	ts->slot = true;
+	term_tunnels++;
+	c->rq = NULL;
+	c->pp = NULL;
+	/* The socket changes hands with its registration (edge-triggered, both ways). */
+	(void)evloop_rebind(ts->loop, ts->cfd, term_io, ts);
+	ts->eof = c->c_eof;
+	c->st = CONN_HANDED;    /* conn_run frees c */
+	evtimer_init(&ts->deadline, term_deadline_cb, ts);
+	evtimer_add(ts->loop, &ts->deadline, ms);
+	term_step(ts);
+}
+
+/* ---- requests in a terminated tunnel ---------------------------------------------- */
+
+/* The upstream head of a decrypted request: origin-form, Host the CONNECT target (the
+ * name the policy judged, never the client's spelling), hop-by-hop fields removed, the
+ * body framed by a field written here. */
+static void
+term_build_head(struct conn *c, const struct http_head *h, struct http_str path)
+{
+	struct buf q = { 0 };
+	size_t i;
+
+	buf_add(&q, h->method.p, h->method.n);
+	buf_add(&q, " ", 1);
+	if (path.n == 0 || path.p[0] == '?')
+		buf_add(&q, "/", 1);
+	buf_add(&q, path.p, path.n);
+	buf_add(&q, " HTTP/1.1\r\nHost: ", 17);
+	if (c->term->kind == HOST_IPV6)
+		buf_addf(&q, "[%s]", c->term->host);
+	else
+		buf_adds(&q, c->term->host);
+	if (c->term->port != 443)
+		buf_addf(&q, ":%u", c->term->port);
+	buf_add(&q, "\r\n", 2);
+	for (i = 0; i < h->nfields; i++) {
+		const struct http_field *f = &h->fields[i];
+
+		if (http_field_is_hop(h, f->name) || http_str_eq(f->name, "host") ||
+		    http_str_eq(f->name, "content-length"))
+			continue;
+		buf_add(&q, f->name.p, f->name.n);
+		buf_add(&q, ": ", 2);
+		buf_add(&q, f->value.p, f->value.n);
+		buf_add(&q, "\r\n", 2);
+	}
+	if (h->framing == HTTP_BODY_CHUNKED)
+		buf_add(&q, "Transfer-Encoding: chunked\r\n", 28);
+	else if (http_field_count(h, "content-length", NULL) > 0)
+		buf_addf(&q, "Content-Length: %llu\r\n", (unsigned long long)h->content_length);
+	buf_add(&q, "\r\n", 2);
+	c->up_head = xmalloc(q.len);
+	memcpy(c->up_head, q.p + q.off, q.len);
+	c->up_head_len = q.len;
+	buf_free(&q);
+}
+
+/* Refuse with status and why (logged, and the body), keeping the tunnel when it can. */
+static void
+term_refuse(struct conn *c, int status, const char *phrase, const char *why, bool keep)
+{
+	char *body = xasprintf("%s\n", why);
+
+	if (c->rq->verdict != VERDICT_DENY)
+		c->rq->verdict = VERDICT_DENY;
+	proxy_request_set_reason(c->rq, why, strlen(why));
+	conn_reply(c, status, phrase, guard_headers, body, keep);
+	free(body);
+}
+
+void
+term_request(struct conn *c, const struct http_head *h)
+{
+	struct http_str path, auth;
+	const char *why;
+
+	if (http_str_eq(h->method, "CONNECT")) {
+		term_refuse(c, 400, "Bad Request", "CONNECT inside a TLS-terminated tunnel",
+		    false);
+		return;
+	}
+	if (http_tunnel_target(h->target, &path, &auth) == -1) {
+		term_refuse(c, 400, "Bad Request", "bad request target", false);
+		return;
+	}
+	/* The same decision as for a plain request, on the CONNECT target (a reload may
+	 * have changed it since the tunnel opened). */
+	if (!proxy_decide(c->px, c->pp, c->rq, c->term->host, strlen(c->term->host),
+	    c->term->port)) {
+		conn_reply(c, 403, "Forbidden", "Content-Type: text/plain\r\n"
+		    "X-Proxy-Error: blocked-by-allowlist\r\n",
+		    "Connection blocked by network allowlist\n", true);
+		return;
+	}
+	/* RFC 9112 §3.2, whatever requireHostMatch says. */
+	if (h->minor == 1 && http_field_count(h, "host", NULL) == 0) {
+		term_refuse(c, 400, "Bad Request", "HTTP/1.1 request without a Host header",
+		    false);
+		return;
+	}
+	if (c->pp->require_host_match) {
+		if (c->term->sni_bad) {
+			term_refuse(c, 421, "Misdirected Request",
+			    "TLS server name could not be read", true);
+			return;
+		}
+		if (c->term->sni[0] != '\0' && strcmp(c->term->sni, c->term->host) != 0) {
+			term_refuse(c, 421, "Misdirected Request",
+			    "TLS server name does not match the CONNECT target", true);
+			return;
+		}
+		if ((why = forward_host_mismatch(h, c->rq, 443)) != NULL) {
+			term_refuse(c, 421, "Misdirected Request", why, true);
+			return;
+		}
+		if (auth.n > 0) {
+			char a[DOM_HOST_MAX + 1];
+			size_t hl = auth.n;
+			const char *colon = memrchr(auth.p, ':', auth.n);
+
+			if (colon != NULL && memchr(auth.p, ']', auth.n) <= (const void *)colon)
+				hl = (size_t)(colon - auth.p);
+			if (host_canonicalise(auth.p, hl, a) == HOST_MALFORMED ||
+			    strcmp(a, c->term->host) != 0) {
+				term_refuse(c, 421, "Misdirected Request",
+				    "request target does not match the CONNECT target", true);
+				return;
+			}
+		}
+	}
+	proxy_route(c->pp, c->rq, true, &c->route);
+	free(c->rq->route);
+	c->rq->route = route_describe(&c->route);
+	term_build_head(c, h, path);
+	forward_send(c, h);
+}

@@ -1,0 +1,224 @@
+/*
+ * network.tlsTerminate on the launcher's side (issue #14): the CA and the trust bundle.
+ *
+ * The CA is the user's pair (caCertPath, caKeyPath), read and checked here, or one made
+ * for this run. Either way its key exists only in this process and in srt-httpd, which
+ * gets certificate and key through a sealed memfd (--ca-fd): no file holds the run's key,
+ * and nothing inside the sandbox can reach it.
+ *
+ * The sandbox trusts the bundle: the CA's certificate, the host's roots (the launcher's
+ * SSL_CERT_FILE, else OpenSSL's default file), the launcher's NODE_EXTRA_CA_CERTS, and
+ * the CERTIFICATE blocks of extraCaCertPaths (nothing else from those files; a file that
+ * is missing or unreadable is skipped). It is written into the run's TMPDIR and bound
+ * read-only over itself (bwrap.c), so the command can read it but neither change nor
+ * remove it, and it goes away with the TMPDIR. The variables of ca_env name it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "launch.h"
+#include "tls_mitm.h"
+
+#define CA_FILE_MAX     (8u << 20)      /* a PEM file larger than this is not read */
+#define CA_BUNDLE_NAME  "srt-ca-bundle.pem"
+
+/* The variables that name the bundle (the reference's list). */
+static const char *const ca_vars[] = {
+	"SSL_CERT_FILE", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS",
+	"GIT_SSL_CAINFO", "PIP_CERT", "AWS_CA_BUNDLE", "CARGO_HTTP_CAINFO", "DENO_CERT",
+	"CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE", "NIX_SSL_CERT_FILE", NULL
+};
+
+/* memset that the compiler keeps (explicit_bzero is not on every system ca.c builds on). */
+static void
+ca_wipe(void *p, size_t n)
+{
+	volatile unsigned char *v = p;
+
+	while (n-- > 0)
+		*v++ = 0;
+}
+
+/* A whole file, NULL with errno. */
+static char *
+ca_read(const char *path, size_t *len)
+{
+	struct buf b = { 0 };
+	char chunk[8192], *out;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY), e;
+
+	if (fd == -1)
+		return NULL;
+	for (;;) {
+		n = read(fd, chunk, sizeof(chunk));
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0 || b.len + (size_t)n > CA_FILE_MAX)
+			break;
+		buf_add(&b, chunk, (size_t)n);
+	}
+	e = n == 0 ? 0 : n == -1 ? errno : EFBIG;
+	close(fd);
+	ca_wipe(chunk, sizeof(chunk));
+	if (e != 0) {
+		if (b.p != NULL)
+			ca_wipe(b.p, b.cap);
+		buf_free(&b);
+		errno = e;
+		return NULL;
+	}
+	out = xmalloc(b.len + 1);
+	memcpy(out, b.p + b.off, b.len);
+	out[b.len] = '\0';
+	*len = b.len;
+	if (b.p != NULL)
+		ca_wipe(b.p, b.cap);
+	buf_free(&b);
+	return out;
+}
+
+/* A path of the settings: relative ones are relative to the launching directory. */
+static char *
+ca_path(const struct launch *l, const char *p)
+{
+	return p[0] == '/' ? xstrdup(p) : xasprintf("%s/%s", l->cwd, p);
+}
+
+int
+ca_setup(struct launch *l)
+{
+	const struct settings_tls *t = &l->set.net.tls;
+	struct tls_mitm *m;
+	char err[TLS_ERR_MAX + 128], *cert = NULL, *key = NULL, *cp, *kp;
+	size_t clen = 0, klen = 0;
+
+	if (!t->present)
+		return 0;
+	if (t->ca_cert_path != NULL) {
+		cp = ca_path(l, t->ca_cert_path);
+		kp = ca_path(l, t->ca_key_path);
+		if ((cert = ca_read(cp, &clen)) == NULL)
+			log_warnx("tlsTerminate.caCertPath %s: %s", cp, strerror(errno));
+		else if ((key = ca_read(kp, &klen)) == NULL)
+			log_warnx("tlsTerminate.caKeyPath %s: %s", kp, strerror(errno));
+		free(cp);
+		free(kp);
+		if (cert == NULL || key == NULL)
+			goto fail;
+	} else if (tls_mitm_ca_generate(&cert, &key, err, sizeof(err)) == -1) {
+		log_warnx("tlsTerminate: cannot make a CA for the run: %s", err);
+		goto fail;
+	} else {
+		clen = strlen(cert);
+		klen = strlen(key);
+	}
+	/* Checked here, so that a bad pair stops the run before the command starts. */
+	if ((m = tls_mitm_new(cert, clen, key, klen, err, sizeof(err))) == NULL) {
+		log_warnx("tlsTerminate: %s", err);
+		goto fail;
+	}
+	l->ca_pem = xstrdup(tls_mitm_ca_pem(m));
+	tls_mitm_free(m);
+	/* What srt-httpd reads from --ca-fd: the certificate, then the key. */
+	l->ca_secret = xasprintf("%s%s", l->ca_pem, key);
+	l->ca_bundle = xasprintf("%s/" CA_BUNDLE_NAME, l->tmpdir);
+	log_debug("tlsTerminate: %s CA; the sandbox trusts %s", t->ca_cert_path != NULL ?
+	    "the user's" : "an ephemeral", l->ca_bundle);
+	free(cert);
+	tls_mitm_pem_free(key);
+	return 0;
+fail:
+	free(cert);
+	tls_mitm_pem_free(key);
+	return -1;
+}
+
+/* Append the CERTIFICATE blocks of path to b; a missing file is skipped (debug). */
+static void
+ca_add_file(struct buf *b, const char *what, const char *path)
+{
+	size_t len, n;
+	char *text;
+
+	if ((text = ca_read(path, &len)) == NULL) {
+		log_debug("trust bundle: %s %s: %s: skipped", what, path, strerror(errno));
+		return;
+	}
+	n = tls_mitm_pem_certs(text, len, b);
+	log_debug("trust bundle: %zu certificate(s) from %s %s", n, what, path);
+	free(text);
+}
+
+int
+ca_write_bundle(const struct launch *l)
+{
+	const struct settings_tls *t = &l->set.net.tls;
+	struct buf b = { 0 };
+	const char *roots = getenv("SSL_CERT_FILE"), *node = getenv("NODE_EXTRA_CA_CERTS");
+	char *p;
+	int fd, rc = -1;
+
+	if (l->ca_bundle == NULL)
+		return 0;
+	buf_adds(&b, l->ca_pem);
+	if (roots == NULL || roots[0] == '\0')
+		roots = "/etc/ssl/certs/ca-certificates.crt";
+	ca_add_file(&b, "host roots", roots);
+	if (node != NULL && node[0] != '\0')
+		ca_add_file(&b, "NODE_EXTRA_CA_CERTS", node);
+	for (size_t i = 0; i < t->extra_ca_paths.n; i++) {
+		p = ca_path(l, t->extra_ca_paths.v[i]);
+		ca_add_file(&b, "extraCaCertPaths", p);
+		free(p);
+	}
+	fd = open(l->ca_bundle, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0444);
+	if (fd == -1) {
+		log_warn("trust bundle %s", l->ca_bundle);
+		goto out;
+	}
+	if (write(fd, b.p + b.off, b.len) != (ssize_t)b.len || close(fd) == -1) {
+		log_warn("trust bundle %s", l->ca_bundle);
+		goto out;
+	}
+	rc = 0;
+out:
+	buf_free(&b);
+	return rc;
+}
+
+void
+ca_env(const struct launch *l, struct strlist *e)
+{
+	if (l->ca_bundle == NULL)
+		return;
+	for (size_t i = 0; ca_vars[i] != NULL; i++)
+		strlist_pushf(e, "%s=%s", ca_vars[i], l->ca_bundle);
+}
+
+int
+ca_env_owned(const struct launch *l, const char *kv)
+{
+	size_t n = strcspn(kv, "=");
+
+	if (l->ca_bundle == NULL)
+		return 0;
+	for (size_t i = 0; ca_vars[i] != NULL; i++)
+		if (strlen(ca_vars[i]) == n && strncmp(kv, ca_vars[i], n) == 0)
+			return 1;
+	return 0;
+}
+
+void
+ca_free(struct launch *l)
+{
+	free(l->ca_pem);
+	tls_mitm_pem_free(l->ca_secret);
+	free(l->ca_bundle);
+	l->ca_pem = l->ca_secret = l->ca_bundle = NULL;
+}

@@ -1,0 +1,314 @@
+#!/usr/bin/env bats
+# network.tlsTerminate (issue #14): srt-httpd terminates the TLS of CONNECT tunnels with
+# leaves of a CA, and the decrypted requests go on over TLS that verifies the real
+# server. Real clients (curl, python3 requests, git, openssl s_client) to a real TLS
+# server (nginx, with test CAs made here by openssl), through srt-httpd alone and under
+# srt.
+#
+# Every test runs in network and mount namespaces of its own (tests/routes-ns.sh, with
+# the functions of tests/helpers/tls-ns.bash): only loopback is up, so a proxy that
+# dialled where it should not finds nothing; a.test and b.test are 127.0.0.1.
+load helpers
+
+RS="$BATS_TEST_DIRNAME/helpers/route-servers.py"
+TLSH="$BATS_TEST_DIRNAME/helpers/tls-ns.bash"
+
+setup() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root for network namespaces"
+	command -v unshare >/dev/null || skip "unshare is missing"
+	command -v nginx >/dev/null || skip "nginx is missing"
+	srt_setup
+	T=$(cd "$T" && pwd -P)
+	cat >"$T/hosts" <<'HOSTS'
+127.0.0.1	localhost
+::1	localhost
+127.0.0.1	a.test b.test c.test
+HOSTS
+}
+
+teardown() {
+	srt_teardown
+}
+
+# settings FILE [NETWORK-MEMBERS]: a.test, b.test and 127.0.0.1 allowed.
+settings() {
+	cat >"$1" <<JSON
+{
+  "network": { "allowedDomains": ["a.test", "b.test", "127.0.0.1"], "deniedDomains": []
+    ${2:+, $2} },
+  "filesystem": { "denyRead": [], "allowWrite": [], "denyWrite": [] }
+}
+JSON
+}
+
+# tls_settings FILE [MORE-TLS-MEMBERS] [MORE-NETWORK-MEMBERS]: termination with the test
+# CA pair; the upstream's CA through extraCaCertPaths.
+tls_settings() {
+	settings "$1" "\"tlsTerminate\": {\"caCertPath\": \"$T/pki/mitm-ca.pem\", \"caKeyPath\": \"$T/pki/mitm-ca.key\", \"extraCaCertPaths\": [\"$T/pki/up-ca.pem\"] ${2:+, $2}} ${3:+, $3}"
+}
+
+# A bare git repository served by nginx (dumb HTTP) with one file f saying "content".
+git_repo() {
+	mkdir -p "$T/www"
+	git init -q --bare "$T/www/repo.git"
+	git -C "$T" clone -q "$T/www/repo.git" work 2>/dev/null
+	(cd "$T/work" && echo content >f && git add f &&
+	    git -c user.name=t -c user.email=t@t commit -qm one &&
+	    git push -q origin HEAD:master) 2>/dev/null
+	git -C "$T/www/repo.git" update-server-info
+}
+
+in_ns() {
+	run timeout 120 unshare -m -n -- env T="$T" SRT_BIN="$SRT_BIN" RS="$RS" \
+	    REF_CLI=/nonexistent bash "$BATS_TEST_DIRNAME/routes-ns.sh" "$1"
+	echo "scenario status $status, output:" >&2
+	printf '%s\n' "$output" >&2
+	local f
+	for f in decisions.log nginx.log nginx.err httpd.err servers.err; do
+		[ -s "$T/$f" ] && { echo "--- $f" >&2; cat "$T/$f" >&2; }
+	done
+	return 0
+}
+
+CURL='curl -sS -m 20'
+
+@test "srt-httpd terminates: curl, requests, git and s_client see the CA's leaf; each request judged and logged; bodies both ways; Set-Cookie stripped" {
+	tls_settings "$T/s.json" "" '"stripResponseHeaders": ["set-cookie"]'
+	git_repo
+	head -c 3000000 /dev/urandom >"$T/www/blob"
+	cat >"$T/case" <<EOF
+. "$TLSH"
+tls_certs
+nginx_tls
+httpd "\$T/s.json" 3129
+P="--proxy http://127.0.0.1:3129 --cacert \$T/pki/mitm-ca.pem"
+$CURL \$P https://a.test:8443/
+$CURL -i \$P https://b.test:8443/hdr | tr -d '\r'
+$CURL \$P https://a.test:8443/blob | md5sum
+$CURL \$P -T "\$T/www/blob" https://a.test:8443/up/copy -o /dev/null -w 'put %{http_code}\n'
+$CURL \$P -H 'Transfer-Encoding: chunked' -T "\$T/www/blob" https://a.test:8443/up/chunked -o /dev/null -w 'put %{http_code}\n'
+md5sum <"\$T/www/up/copy"; md5sum <"\$T/www/up/chunked"
+python3 -c 'import requests,sys; r=requests.get("https://a.test:8443/hdr", proxies={"https":"http://127.0.0.1:3129"}, verify=sys.argv[1]); print("requests", r.status_code, r.text.strip())' "\$T/pki/mitm-ca.pem"
+GIT_SSL_CAINFO="\$T/pki/mitm-ca.pem" https_proxy=http://127.0.0.1:3129 git clone -q https://a.test:8443/repo.git "\$T/clone" && cat "\$T/clone/f"
+echo | openssl s_client -proxy 127.0.0.1:3129 -connect a.test:8443 -servername a.test 2>/dev/null | openssl x509 -noout -issuer -serial -ext subjectAltName
+echo | openssl s_client -proxy 127.0.0.1:3129 -connect a.test:8443 -servername a.test 2>/dev/null | openssl x509 -noout -serial
+EOF
+	in_ns "$T/case"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"hello"* ]]
+	[[ "$output" == *"host=b.test"* ]]
+	[[ "$output" == *"X-Other: keep"* ]]
+	[[ "$output" != *"Set-Cookie"* ]]
+	sum=$(md5sum <"$T/www/blob")
+	[ "$(grep -c -- "$sum" <<<"$output")" -eq 3 ]
+	[ "$(grep -c '^put 201' <<<"$output")" -eq 2 ]
+	[[ "$output" == *"requests 200 host=a.test"* ]]
+	[[ "$output" == *"content"* ]]
+	[[ "$output" == *"issuer=CN = mitm-ca"* ]]
+	[[ "$output" == *"DNS:a.test"* ]]
+	# The leaf is made once per host and kept: both handshakes saw the same serial.
+	[ "$(grep '^serial=' <<<"$output" | sort -u | wc -l)" -eq 1 ]
+	[ "$(grep -c '^serial=' <<<"$output")" -eq 2 ]
+	# Every decrypted request has its own record; the CONNECTs say they were terminated.
+	grep -q '"protocol":"https".*"host":"b.test","port":8443,"verdict":"allow".*"status":200' "$T/decisions.log"
+	grep -q '"protocol":"connect".*"route":"tls-terminated"' "$T/decisions.log"
+	grep -q '"protocol":"https".*"status":201' "$T/decisions.log"
+	grep -q 'GET /repo.git/info/refs' "$T/nginx.log"
+	grep -q '^b.test GET /hdr 200' "$T/nginx.log"
+}
+
+@test "the real server is verified: an unknown CA is a 502; extraCaCertPaths or the host roots make it trusted" {
+	tls_settings "$T/s.json"
+	settings "$T/noextra.json" "\"tlsTerminate\": {\"caCertPath\": \"$T/pki/mitm-ca.pem\", \"caKeyPath\": \"$T/pki/mitm-ca.key\"}"
+	cat >"$T/case" <<EOF
+. "$TLSH"
+tls_certs
+nginx_tls
+httpd "\$T/s.json" 3129
+httpd "\$T/noextra.json" 3130
+httpd "\$T/noextra.json" 3131 SSL_CERT_FILE="\$T/pki/up-ca.pem"
+$CURL --proxy http://127.0.0.1:3129 --cacert "\$T/pki/mitm-ca.pem" https://a.test:9443/ -o /dev/null -w 'rogue %{http_code}\n'
+$CURL --proxy http://127.0.0.1:3130 --cacert "\$T/pki/mitm-ca.pem" https://a.test:8443/ -o /dev/null -w 'noextra %{http_code}\n'
+$CURL --proxy http://127.0.0.1:3131 --cacert "\$T/pki/mitm-ca.pem" https://a.test:8443/ -o /dev/null -w 'roots %{http_code}\n'
+$CURL --proxy http://127.0.0.1:3129 --cacert "\$T/pki/mitm-ca.pem" https://127.0.0.1:8443/ -o /dev/null -w 'ip %{http_code}\n'
+EOF
+	in_ns "$T/case"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"rogue 502"* ]]
+	[[ "$output" == *"noextra 502"* ]]
+	[[ "$output" == *"roots 200"* ]]
+	[[ "$output" == *"ip 200"* ]]
+	grep -q 'certificate verify failed' "$T/decisions.log"
+	! grep -q 'rogue' "$T/nginx.log"
+}
+
+@test "requireHostMatch: the leaf is the target's; a server name or Host naming another host gets 421; without it the leaf follows the SNI" {
+	tls_settings "$T/pin.json" "" '"requireHostMatch": true'
+	tls_settings "$T/free.json"
+	cat >"$T/sni.py" <<'PY'
+import socket, ssl, sys
+port, target, sni, host = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+s = socket.create_connection(("127.0.0.1", port), timeout=10)
+s.sendall(("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (target, target)).encode())
+r = b""
+while b"\r\n\r\n" not in r:
+    r += s.recv(1)
+ctx = ssl.create_default_context(cafile=sys.argv[5])
+ctx.check_hostname = False
+t = ctx.wrap_socket(s, server_hostname=sni)
+san = [v for k, v in t.getpeercert()["subjectAltName"]]
+t.sendall(("GET /hdr HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n" % host).encode())
+out = b""
+while True:
+    d = t.recv(65536)
+    if not d:
+        break
+    out += d
+print("leaf=%s status=%s body=%s" % (",".join(san), out.split(b"\r\n")[0].decode(),
+    out.split(b"\r\n\r\n", 1)[1].decode().strip()))
+PY
+	cat >"$T/case" <<EOF
+. "$TLSH"
+tls_certs
+nginx_tls
+httpd "\$T/pin.json" 3129
+httpd "\$T/free.json" 3130
+python3 "\$T/sni.py" 3129 a.test:8443 b.test a.test:8443 "\$T/pki/mitm-ca.pem"
+python3 "\$T/sni.py" 3129 a.test:8443 a.test b.test:8443 "\$T/pki/mitm-ca.pem"
+python3 "\$T/sni.py" 3129 a.test:8443 a.test a.test:8443 "\$T/pki/mitm-ca.pem"
+python3 "\$T/sni.py" 3130 a.test:8443 b.test b.test "\$T/pki/mitm-ca.pem"
+EOF
+	in_ns "$T/case"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"leaf=a.test status=HTTP/1.1 421 Misdirected Request body=TLS server name does not match the CONNECT target"* ]]
+	[[ "$output" == *"leaf=a.test status=HTTP/1.1 421 Misdirected Request body=Host header does not match the request target"* ]]
+	[[ "$output" == *"leaf=a.test status=HTTP/1.1 200 OK body=host=a.test"* ]]
+	# Without requireHostMatch the leaf is the SNI's, and the request still goes to the
+	# CONNECT target, with its name in Host.
+	[[ "$output" == *"leaf=b.test status=HTTP/1.1 200 OK body=host=a.test"* ]]
+	[ "$(grep -c '"verdict":"deny".*"status":421' "$T/decisions.log")" -eq 2 ]
+}
+
+@test "excludeDomains and non-TLS tunnels are opaque; refuseOpaqueTunnels refuses both" {
+	tls_settings "$T/s.json" '"excludeDomains": ["b.test"]'
+	tls_settings "$T/r.json" '"excludeDomains": ["b.test"]' '"refuseOpaqueTunnels": true'
+	cat >"$T/case" <<EOF
+. "$TLSH"
+tls_certs
+nginx_tls
+httpd "\$T/s.json" 3129
+httpd "\$T/r.json" 3130
+$CURL --proxy http://127.0.0.1:3129 --cacert "\$T/pki/up-ca.pem" https://b.test:8443/ -o /dev/null -w 'excluded %{http_code}\n'
+$CURL -p --proxy http://127.0.0.1:3129 http://a.test:8080/ -o /dev/null -w 'plain-in-tunnel %{http_code}\n'
+$CURL --proxy http://127.0.0.1:3130 --cacert "\$T/pki/up-ca.pem" https://b.test:8443/ -o /dev/null -w 'refused-excluded %{http_code}\n'
+$CURL -p --proxy http://127.0.0.1:3130 http://a.test:8080/ -o /dev/null -w 'refused-plain %{http_code}\n'
+$CURL --proxy http://127.0.0.1:3130 --cacert "\$T/pki/mitm-ca.pem" https://a.test:8443/ -o /dev/null -w 'terminated %{http_code}\n'
+EOF
+	in_ns "$T/case"
+	[[ "$output" == *"excluded 200"* ]]
+	[[ "$output" == *"plain-in-tunnel 200"* ]]
+	[[ "$output" != *"refused-excluded 200"* ]]
+	[[ "$output" != *"refused-plain 200"* ]]
+	[[ "$output" == *"terminated 200"* ]]
+	[ "$(grep -c '"verdict":"deny","rule":"refuseOpaqueTunnels"' "$T/decisions.log")" -eq 2 ]
+}
+
+@test "maxTunnels: past it 503 with X-Proxy-Error: too-many-tunnels; handshakeTimeoutMs closes a silent tunnel" {
+	tls_settings "$T/s.json" '"maxTunnels": 1, "handshakeTimeoutMs": 400'
+	cat >"$T/hold.py" <<'PY'
+import socket, sys, time
+def connect(port):
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s.sendall(b"CONNECT a.test:8443 HTTP/1.1\r\nHost: a.test:8443\r\n\r\n")
+    r = b""
+    while b"\r\n\r\n" not in r:
+        d = s.recv(4096)
+        if not d:
+            break
+        r += d
+    return s, r
+t = time.time()
+s1, r1 = connect(int(sys.argv[1]))
+print("first", r1.split(b"\r\n")[0].decode())
+s2, r2 = connect(int(sys.argv[1]))
+print("second", r2.decode().replace("\r\n", "|"))
+s1.settimeout(5)
+try:
+    d = s1.recv(1)
+except OSError:
+    d = None
+print("silent closed after %.1f s: %r" % (time.time() - t, d))
+PY
+	cat >"$T/case" <<EOF
+. "$TLSH"
+tls_certs
+nginx_tls
+httpd "\$T/s.json" 3129
+python3 "\$T/hold.py" 3129
+$CURL --proxy http://127.0.0.1:3129 --cacert "\$T/pki/mitm-ca.pem" https://a.test:8443/ -o /dev/null -w 'after %{http_code}\n'
+EOF
+	in_ns "$T/case"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"first HTTP/1.1 200 Connection Established"* ]]
+	[[ "$output" == *"second HTTP/1.1 503 Service Unavailable"*"X-Proxy-Error: too-many-tunnels"* ]]
+	# The silent tunnel was closed at its deadline, well before the 5 s the client waits.
+	[[ "$output" =~ silent\ closed\ after\ [01]\.[0-9]\ s:\ b\'\' ]]
+	[[ "$output" == *"after 200"* ]]
+	grep -q '"reason":"no byte within handshakeTimeoutMs of the CONNECT"' "$T/decisions.log"
+	grep -q '"verdict":"deny".*"reason":"too many TLS-terminated tunnels (maxTunnels)".*"status":503' "$T/decisions.log"
+}
+
+@test "a CA pair that does not hold together: srt-httpd refuses to terminate (502), srt refuses to run (125)" {
+	settings "$T/s.json" "\"tlsTerminate\": {\"caCertPath\": \"$T/pki/mitm-ca.pem\", \"caKeyPath\": \"$T/pki/up-ca.key\"}"
+	cat >"$T/case" <<EOF
+. "$TLSH"
+tls_certs
+nginx_tls
+httpd "\$T/s.json" 3129
+$CURL -i --proxy http://127.0.0.1:3129 https://a.test:8443/ 2>&1 | tr -d '\r' | grep -i -e '^HTTP' -e 'x-proxy-error'
+"\$SRT_BIN/srt" -s "\$T/s.json" -c true 2>&1; echo "srt exit \$?"
+EOF
+	in_ns "$T/case"
+	[[ "$output" == *"HTTP/1.1 502 Bad Gateway"* ]]
+	[[ "$output" == *"X-Proxy-Error: tls-termination-unavailable"* ]]
+	[[ "$output" == *"tlsTerminate: the CA key does not belong to the CA certificate"* ]]
+	[[ "$output" == *"srt exit 125"* ]]
+	grep -q 'the CA key does not belong to the CA certificate' "$T/httpd.err"
+}
+
+@test "under srt: an ephemeral CA; a read-only bundle named by every variable; curl, requests and git work; no key inside" {
+	settings "$T/s.json" "\"tlsTerminate\": {\"extraCaCertPaths\": [\"$T/pki/extra.pem\", \"$T/pki/missing.pem\"]}"
+	git_repo
+	cat >"$T/inside.sh" <<'SH'
+for v in SSL_CERT_FILE CURL_CA_BUNDLE REQUESTS_CA_BUNDLE NODE_EXTRA_CA_CERTS GIT_SSL_CAINFO PIP_CERT AWS_CA_BUNDLE CARGO_HTTP_CAINFO DENO_CERT CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE NIX_SSL_CERT_FILE; do
+	[ "$(printenv $v)" = "$SSL_CERT_FILE" ] || echo "unset $v"
+done
+echo "keys $(grep -c 'PRIVATE KEY' "$SSL_CERT_FILE")"
+grep -q "$(sed -n 2p "$T/pki/up-ca.pem")" "$SSL_CERT_FILE" && echo "extra cert in bundle"
+(echo x >>"$SSL_CERT_FILE") 2>/dev/null || echo "bundle not writable"
+rm -f "$SSL_CERT_FILE" 2>/dev/null || echo "bundle not removable"
+grep -rl 'PRIVATE KEY' "$TMPDIR" 2>/dev/null | grep . && echo "a key in TMPDIR"
+curl -sS -m 20 --noproxy '' --proxy http://localhost:3128 https://a.test:8443/
+python3 -c 'import requests; print("requests", requests.get("https://a.test:8443/hdr").text.strip())'
+git clone -q https://a.test:8443/repo.git "$TMPDIR/clone" && cat "$TMPDIR/clone/f"
+SH
+	cat >"$T/case" <<EOF
+. "$TLSH"
+tls_certs
+cat "\$T/pki/up-ca.pem" "\$T/pki/up-ca.key" >"\$T/pki/extra.pem"
+nginx_tls
+env SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt NODE_EXTRA_CA_CERTS= "\$SRT_BIN/srt" -s "\$T/s.json" bash "\$T/inside.sh"
+echo "srt exit \$?"
+EOF
+	in_ns "$T/case"
+	[[ "$output" == *"srt exit 0"* ]]
+	[[ "$output" != *"unset "* ]]
+	[[ "$output" == *"keys 0"* ]]
+	[[ "$output" == *"extra cert in bundle"* ]]
+	[[ "$output" == *"bundle not writable"* ]]
+	[[ "$output" == *"bundle not removable"* ]]
+	[[ "$output" != *"a key in TMPDIR"* ]]
+	[[ "$output" == *"hello"* ]]
+	[[ "$output" == *"requests host=a.test"* ]]
+	[[ "$output" == *"content"* ]]
+}
