@@ -1693,11 +1693,10 @@ cred_cross_check(struct pctx *c, const struct settings *s)
 	size_t i, k;
 	char *p, *q;
 
-	if (s->cred.nmask > 0 && !s->cred.plaintext_inject)
+	if (s->cred.nmask > 0 && !s->cred.plaintext_inject && !s->net.tls.present)
 		perr(c, "credentials", "masked credentials need a way back into requests: "
-		    "network.tlsTerminate (not supported yet by srt) or "
-		    "\"allowPlaintextInject\": true (the real value then crosses the host's "
-		    "loopback and any plain-HTTP hop in the clear)");
+		    "network.tlsTerminate, or \"allowPlaintextInject\": true (the real value "
+		    "then crosses the host's loopback and any plain-HTTP hop in the clear)");
 	for (i = 0; i < s->cred.naws; i++) {
 		for (k = 0; k < AP_COUNT; k++) {
 			v = k == AP_KEY ? s->cred.aws[i].key_id : k == AP_SECRET ?

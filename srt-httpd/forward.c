@@ -146,7 +146,7 @@ forward_host_mismatch(const struct http_head *h, const struct proxy_request *rq,
  * replaced by its real value where it may go, the fields a re-signing writes anew left
  * out and the signed ones noted for it. Then the body's treatment is settled.
  */
-static void
+void
 forward_head_fields(struct conn *c, const struct http_head *h, struct buf *q)
 {
 	size_t i, at;
@@ -189,7 +189,7 @@ forward_head_fields(struct conn *c, const struct http_head *h, struct buf *q)
  * request whose body is collected first keeps what it has in c->rs->head instead
  * (forward_release). -1: the signer failed, a refusal is queued.
  */
-static int
+int
 forward_head_end(struct conn *c, const struct http_head *h, const char *host, struct buf *q)
 {
 	char hash[SHA256_HEX_LEN + 1];
@@ -293,16 +293,16 @@ forward_creds_clear(struct conn *c)
 /*
  * The masked credentials that may be put back into this request: those whose
  * injectHosts cover the destination that was judged (never the Host field's spelling),
- * and on this plain-HTTP path only under allowPlaintextInject. Anywhere else a sentinel
- * leaves as the useless stand-in it is.
+ * over terminated TLS (tls), or on the plain-HTTP path only under allowPlaintextInject.
+ * Anywhere else a sentinel leaves as the useless stand-in it is.
  */
-static void
-forward_creds(struct conn *c)
+void
+forward_creds(struct conn *c, bool tls)
 {
 	const struct cred_store *cs = proxy_creds(c->px);
 
 	forward_creds_clear(c);
-	if (cs->n > 0 && cs->plaintext)
+	if (cs->n > 0 && (tls || cs->plaintext))
 		c->cset = cred_for_host(cs, c->rq->host, c->rq->port, &c->ncset);
 	if (c->ncset > 0)
 		log_debug("%s: %zu masked credential(s) may be injected for %s port %u",
@@ -377,7 +377,7 @@ forward_start(struct conn *c, const struct http_head *h)
 			return;
 		}
 	}
-	forward_creds(c);
+	forward_creds(c, false);
 	if (forward_resign_plan(c, h, &t) == -1)
 		return;
 	proxy_route(c->pp, c->rq, false, &c->route);

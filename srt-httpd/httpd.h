@@ -156,6 +156,13 @@ void forward_dialed(struct conn *c, int fd);
 /* 1 progress, 0 nothing to do now, -1 the connection is gone (c freed). */
 int forward_pump(struct conn *c);
 void forward_creds_clear(struct conn *c);
+/* The masked credentials injectable in this request (tls: over terminated TLS). */
+void forward_creds(struct conn *c, bool tls);
+/* The client's fields onto q as they go upstream (substituted, re-signing noted); then
+ * the end of the head into c->up_head (host: the Host value sent). -1: refused. */
+void forward_head_fields(struct conn *c, const struct http_head *h, struct buf *q);
+int forward_head_end(struct conn *c, const struct http_head *h, const char *host,
+    struct buf *q);
 
 /* resign.c: SigV4 re-signing. plan: after the decision, before the head is built;
  * target is the path and query as they go, url the request's for a violation line;

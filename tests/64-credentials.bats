@@ -91,10 +91,12 @@ CURL="curl -sS -m 10 --noproxy ''"
 	# srt-httpd (outside) does not have it in its environment either: it came by a pipe.
 	settings '"allowPlaintextInject":true,"envVars":[{"name":"GH_TOKEN","mode":"mask"}]'
 	# srt-httpd starts at the sandbox's first connection to it.
+	# Ours is srt's child (other runs on the host have their own).
 	in_ns bash -c '"$SRT_BIN/srt" -s "$T/s.json" -c "curl -s -m 5 --noproxy \"\" \
-	    http://127.0.0.1:$P1/x >/dev/null; sleep 3" & sleep 2;
-	    for p in $(pgrep -x srt-httpd); do tr "\0" "\n" <"/proc/$p/environ"; done |
-	    grep -c "^GH_TOKEN=" ; pgrep -x srt-httpd >/dev/null && echo httpd-seen; wait'
+	    http://127.0.0.1:$P1/x >/dev/null; sleep 8" & srt=$!;
+	    for i in $(seq 60); do h=$(pgrep -P $srt -x srt-httpd) && break; sleep 0.1; done;
+	    for p in $h; do tr "\0" "\n" <"/proc/$p/environ"; done | grep -c "^GH_TOKEN=";
+	    [ -n "$h" ] && echo httpd-seen; kill $srt; wait'
 	[[ "$output" == *httpd-seen* ]]
 	[[ "$output" == 0* ]]
 }

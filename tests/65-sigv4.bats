@@ -9,6 +9,7 @@ load helpers
 CLIENT="$BATS_TEST_DIRNAME/helpers/sigv4-client.py"
 P1=18941
 P2=18942
+P3=18943
 AKID=AKIAIOSFODNN7EXAMPLE
 SECRET=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY
 TOKEN=FQoGZXIvYXdzEXAMPLEsessionTOKEN0123456789
@@ -144,4 +145,60 @@ C="python3 $CLIENT"
 	[[ "$output" == *verified-bucket* ]]
 	[ "$(grep -c '^OK$' "$T/up1.log")" -eq 2 ]
 	! grep -q '^BAD' "$T/up1.log"
+}
+
+# Over terminated TLS (network.tlsTerminate): no allowPlaintextInject needed there, and
+# without it plain HTTP keeps the sentinels. $P1 and $P2 speak HTTPS with a certificate
+# of a test CA srt-httpd is told to trust; $P3 is plain HTTP (cred-tls-ns.sh).
+tls_settings() {
+	local inj='"injectHosts":["127.0.0.1:'$P1'","127.0.0.1:'$P3'"]'
+	cat >"$T/s.json" <<JSON
+{"network":{"allowedDomains":["127.0.0.1:$P1","127.0.0.1:$P2","127.0.0.1:$P3"],
+  "deniedDomains":[],"tlsTerminate":{"extraCaCertPaths":["$T/pki/up-ca.pem"]}},
+ "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]},
+ "credentials":{"envVars":[{"name":"GH_TOKEN","mode":"mask",$inj},
+   {"name":"AWS_ACCESS_KEY_ID","mode":"mask",$inj},
+   {"name":"AWS_SECRET_ACCESS_KEY","mode":"mask",$inj},
+   {"name":"AWS_SESSION_TOKEN","mode":"mask",$inj}]}}
+JSON
+}
+
+@test "terminated TLS: substitution and re-signing without allowPlaintextInject; plain HTTP keeps sentinels" {
+	command -v openssl >/dev/null || skip "openssl is not installed"
+	tls_settings
+	GH=ghp_TLSREALTOKEN_0123456789abcdefghij
+	run timeout 120 unshare -n -- env T="$T" P1=$P1 P2=$P2 P3=$P3 AKID=$AKID \
+	    SECRET=$SECRET TOKEN=$TOKEN AWS_ACCESS_KEY_ID=$AKID AWS_SECRET_ACCESS_KEY=$SECRET \
+	    AWS_SESSION_TOKEN=$TOKEN GH_TOKEN=$GH \
+	    bash "$BATS_TEST_DIRNAME/cred-tls-ns.sh" "$SRT_BIN/srt" -s "$T/s.json" -c \
+	    "unset NO_PROXY no_proxy; for u in https://127.0.0.1:$P1 https://127.0.0.1:$P2 \
+	    http://127.0.0.1:$P3; do curl -sS -m 20 -H \"Authorization: token \$GH_TOKEN\" \
+	    -d \"t=\$GH_TOKEN\" \$u/gh -o /dev/null -w '%{http_code}\n'; done; \
+	    $C s3 PUT https://127.0.0.1:$P1/b/k \"key=\$AWS_ACCESS_KEY_ID\"; \
+	    $C header POST https://127.0.0.1:$P1/api 'a=1'; \
+	    $C s3 PUT http://127.0.0.1:$P3/b/plain 'x'; \
+	    $C streaming PUT https://127.0.0.1:$P1/b/s 'x'"
+	echo "status $status, output:" >&2
+	printf '%s\n' "$output" >&2
+	for f in up1.log up2.log up3.log; do
+		[ -s "$T/$f" ] && { echo "--- $f" >&2; cat "$T/$f" >&2; }
+	done
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"$SECRET"* && "$output" != *"$GH"* && "$output" != *"$TOKEN"* ]]
+	# curl reached all three through srt (403: the verifier wants SigV4, and says so).
+	[ "$(grep -c '^403$' <<<"$output")" -eq 3 ]
+	# The inject host over TLS got the real token, in the header and the body.
+	grep -qx "Authorization: token $GH" "$T/up1.log"
+	grep -qx "t=$GH" "$T/up1.log"
+	# Not an inject host; and plain HTTP without allowPlaintextInject: sentinels.
+	! grep -q "$GH" "$T/up2.log" "$T/up3.log"
+	grep -q "^t=fake_value_" "$T/up2.log"
+	grep -q "^t=fake_value_" "$T/up3.log"
+	# SigV4 over TLS: re-signed, verified; over plain HTTP: not.
+	[ "$(grep -c '^200 ok$' <<<"$output")" -eq 2 ]
+	[ "$(grep -c '^OK$' "$T/up1.log")" -eq 2 ]
+	grep -qx "key=$AKID" "$T/up1.log"
+	grep -q '^BAD unknown access key id fake_value_' "$T/up3.log"
+	! grep -q "$AKID" "$T/up3.log"
+	grep -q "^deny http-request PUT https://127.0.0.1:$P1/b/s (AWS SigV4 streaming request" <<<"$output"
 }

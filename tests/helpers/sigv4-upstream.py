@@ -1,9 +1,10 @@
 # A plain-HTTP upstream for tests/65-sigv4.bats that checks AWS Signature Version 4 the
 # way a service does, with its own signer (hmac, hashlib; nothing of srt's or botocore's):
 #   sigv4-upstream.py PORT LOG ACCESS_KEY_ID SECRET [SESSION_TOKEN]
+# With UP_TLS=CERT:KEY in the environment it speaks HTTPS with that pair.
 # Each request is logged ("OK" or "BAD why", the request line, its fields, its body) and
 # answered 200 with a body an AWS client can parse, or 403.
-import hashlib, hmac, http.server, re, sys, urllib.parse
+import hashlib, hmac, http.server, os, re, ssl, sys, urllib.parse
 
 PORT, LOG, AKID, SECRET = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 TOKEN = sys.argv[5] if len(sys.argv) > 5 else None
@@ -104,4 +105,9 @@ class H(http.server.BaseHTTPRequestHandler):
         pass
 
 
-http.server.ThreadingHTTPServer(("127.0.0.1", PORT), H).serve_forever()
+srv = http.server.ThreadingHTTPServer(("127.0.0.1", PORT), H)
+if os.environ.get("UP_TLS"):
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(*os.environ["UP_TLS"].split(":"))
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+srv.serve_forever()
