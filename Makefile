@@ -95,7 +95,7 @@ NOT_HERE_OBJ :=
 else
 NOT_HERE_OBJ := $(BUILD)/obj/srt-launch/macos.o $(BUILD)/obj/srt-launch/macos_apple.o
 endif
-MACOS_LAUNCH_OBJ := $(addprefix $(BUILD)/obj/srt-launch/,macos.o env.o ca.o violations.o)
+MACOS_LAUNCH_OBJ := $(addprefix $(BUILD)/obj/srt-launch/,macos.o env.o ca.o cred.o violations.o)
 
 .SECONDEXPANSION:
 # In a pattern rule every % is replaced by the stem before secondary expansion, so the

@@ -70,6 +70,8 @@ decision_format_members(struct buf *b, const struct decision *d)
 	put_str(b, "rule", d->rule);
 	put_str(b, "reason", d->reason);
 	put_str(b, "route", d->route);
+	if (d->request != NULL)
+		put_str(b, "request", d->request);
 	if (d->status >= 0)
 		buf_addf(b, ",\"status\":%d", d->status);
 	else
@@ -161,6 +163,8 @@ decision_read(const cJSON *o, struct decision *d)
 	    (bad = get_str(o, "rule", true, &d->rule)) != NULL ||
 	    (bad = get_str(o, "reason", true, &d->reason)) != NULL ||
 	    (bad = get_str(o, "route", true, &d->route)) != NULL ||
+	    (cJSON_GetObjectItemCaseSensitive(o, "request") != NULL &&
+	    (bad = get_str(o, "request", true, &d->request)) != NULL) ||
 	    (bad = get_num(o, "status", 65535, true, &status, &null)) != NULL ||
 	    (bad = get_num(o, "bytes_up", 9007199254740992.0, false, &d->bytes_up,
 	    NULL)) != NULL ||

@@ -18,8 +18,12 @@
  * nothing was dialled. A refusal under refuseOpaqueTunnels has the rule
  * "refuseOpaqueTunnels" (a name no domain entry can have). host is the canonical host
  * when it parsed, else the request's host with every byte outside printable ASCII
- * replaced by '?'. time is UTC with milliseconds. Every field is always present; the
- * reader refuses a line that lacks one or gives one the wrong type.
+ * replaced by '?'. time is UTC with milliseconds. Every field is always present but one;
+ * the reader refuses a line that lacks one or gives one the wrong type. The exception is
+ * request, written only for the refusal of one HTTP request inside an exchange the
+ * domain policy allowed (a masked credential that cannot be re-signed, say): "METHOD URL",
+ * the URL cut after a '?' (a query may hold a signature); the launcher then shows
+ * "deny http-request METHOD URL (reason)", as the reference does.
  */
 #ifndef SRT_DECISION_H
 #define SRT_DECISION_H
@@ -53,6 +57,7 @@ struct decision {
 	const char *rule;               /* or NULL */
 	const char *reason;             /* or NULL */
 	const char *route;              /* or NULL */
+	const char *request;            /* or NULL: absent from the line */
 	int status;                     /* -1: none */
 	uint64_t bytes_up, bytes_down;
 	uint64_t duration_ms;

@@ -876,6 +876,92 @@ merge_unknown(struct mctx *c)
 	free(ut);
 }
 
+/*
+ * credentials (masks): the managed file's entries stand as they are. Its masks come first
+ * and a user's entry for the same variable or file is left out (with a warning when it
+ * differs: other inject hosts would widen where the real value goes); the user's other
+ * masks are added, since masking more hides more. allowPlaintextInject and each
+ * passthrough of sigv4 weaken: the user's needs allowUserWeakerOptions unless the managed
+ * file sets it too. awsPairs: the managed file's, then the user's for other key ids.
+ */
+static void
+merge_cred(struct mctx *c)
+{
+	struct settings_cred *m = &c->m->cred, *o = &c->out->cred, r = { 0 };
+	static const char *const sv[] = { "streaming", "presigned", "sigv4a" };
+	size_t i, k;
+	char *mt, *ut;
+
+	if (m->nmask > 0 || m->naws > 0 || m->plaintext_inject || m->sigv4[0] ||
+	    m->sigv4[1] || m->sigv4[2])
+		strlist_push(&c->out->layers.options, "credentials");
+	if (o->plaintext_inject && !m->plaintext_inject &&
+	    !(c->mflags & SETTINGS_LAYER_USER_WEAKER))
+		mc_err(c, "%s: credentials.allowPlaintextInject: not allowed by the managed "
+		    "policy %s: this option weakens the sandbox, and the managed policy neither "
+		    "sets it nor sets allowUserWeakerOptions; remove it", c->uname, c->mname);
+	r.plaintext_inject = m->plaintext_inject || o->plaintext_inject;
+	for (i = 0; i < 3; i++) {
+		if (o->sigv4[i] && !m->sigv4[i] && !(c->mflags & SETTINGS_LAYER_USER_WEAKER))
+			mc_err(c, "%s: credentials.sigv4.%s: not allowed by the managed policy "
+			    "%s: \"passthrough\" weakens the sandbox, and the managed policy "
+			    "neither sets it nor sets allowUserWeakerOptions; remove it", c->uname,
+			    sv[i], c->mname);
+		r.sigv4[i] = m->sigv4[i] || o->sigv4[i];
+	}
+	r.mask = xcalloc(m->nmask + o->nmask + 1, sizeof(*r.mask));
+	for (i = 0; i < m->nmask; i++)
+		r.mask[r.nmask++] = m->mask[i];
+	for (i = 0; i < o->nmask; i++) {
+		for (k = 0; k < m->nmask; k++)
+			if (m->mask[k].file == o->mask[i].file &&
+			    strcmp(m->mask[k].id, o->mask[i].id) == 0)
+				break;
+		if (k == m->nmask) {
+			r.mask[r.nmask++] = o->mask[i];
+			continue;
+		}
+		/* The same entry in both files is no change; compared by value. */
+		mt = settings_cred_mask_json(&m->mask[k]);
+		ut = settings_cred_mask_json(&o->mask[i]);
+		if (strcmp(mt, ut) != 0 && c->warns != NULL)
+			diags_add(c->warns, "%s: credentials.%s \"%s\": the managed policy %s "
+			    "masks it too, and its entry is the one used", c->uname,
+			    o->mask[i].file ? "files" : "envVars", o->mask[i].id, c->mname);
+		free(mt);
+		free(ut);
+		settings_cred_mask_clear(&o->mask[i]);
+	}
+	r.aws = xcalloc(m->naws + o->naws + 1, sizeof(*r.aws));
+	for (i = 0; i < m->naws; i++)
+		r.aws[r.naws++] = m->aws[i];
+	for (i = 0; i < o->naws; i++) {
+		for (k = 0; k < m->naws; k++)
+			if (strcmp(m->aws[k].key_id, o->aws[i].key_id) == 0)
+				break;
+		if (k == m->naws) {
+			r.aws[r.naws++] = o->aws[i];
+			continue;
+		}
+		free(o->aws[i].key_id);
+		free(o->aws[i].secret);
+		free(o->aws[i].token);
+	}
+	/* Moved: the managed settings keep nothing of what went into the result. The deny
+	 * lists were merged by merge_lists and stay where they are. */
+	free(m->mask);
+	free(m->aws);
+	free(o->mask);
+	free(o->aws);
+	m->mask = NULL;
+	m->nmask = 0;
+	m->aws = NULL;
+	m->naws = 0;
+	r.deny_files = o->deny_files;
+	r.deny_env = o->deny_env;
+	*o = r;
+}
+
 /* --- the whole ------------------------------------------------------------------------ */
 
 static void
@@ -904,11 +990,13 @@ merge_lists(struct mctx *c)
 	merge_strings(c, &m->git_safe_dirs, &o->git_safe_dirs, "git.safeDirectories", false,
 	    &n[SL_GIT_SAFE_DIRS]);
 	/* credentials: both files' "deny" entries, each keeping from the sandbox what it
-	 * names; the user's can only add to the managed file's. */
+	 * names; the user's can only add to the managed file's. Then the masks and their
+	 * options (merge_cred), which leaves the deny lists as they are here. */
 	merge_paths(c, &m->cred.deny_files, &o->cred.deny_files, "credentials.files", NULL,
 	    &n[SL_CRED_FILES]);
 	merge_strings(c, &m->cred.deny_env, &o->cred.deny_env, "credentials.envVars", false,
 	    &n[SL_CRED_ENV]);
+	merge_cred(c);
 }
 
 int

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -22,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cred.h"
 #include "guard.h"
 #include "buf.h"
 #include "decider.h"
@@ -45,6 +47,7 @@ struct proxy {
 	struct resolver *resolver;
 	struct proxy_policy *pol;
 	struct proxy_opener *opener;    /* -p or -s while narrowed: reopens that file */
+	struct cred_store creds;        /* --cred-fd */
 	struct managed managed;         /* the managed layer, read with the first policy */
 	bool managed_read;
 	struct guard_local local;
@@ -75,7 +78,7 @@ struct proxy {
 enum {
 	OPT_POLICY_FD = 256, OPT_LISTEN_FD, OPT_LOG, OPT_LOG_FD, OPT_AUDIT, OPT_AUTH,
 	OPT_LIFELINE_FD, OPT_MAX_CONNS, OPT_IDLE_TIMEOUT, OPT_HEAD_TIMEOUT, OPT_NO_SANDBOX,
-	OPT_RELAY_TO, OPT_CA_FD, OPT_CONTROL_FD, OPT_DECIDER_FD, OPT_DECIDER_IN,
+	OPT_RELAY_TO, OPT_CRED_FD, OPT_CA_FD, OPT_CONTROL_FD, OPT_DECIDER_FD, OPT_DECIDER_IN,
 	OPT_DECIDER_OUT, OPT_ASK, OPT_DECIDER_TIMEOUT, OPT_DECIDER_READY,
 };
 
@@ -95,6 +98,7 @@ static const struct option proxy_longopts[] = {
 	{ "head-timeout", required_argument, NULL, OPT_HEAD_TIMEOUT },
 	{ "no-sandbox", no_argument, NULL, OPT_NO_SANDBOX },
 	{ "relay-to", required_argument, NULL, OPT_RELAY_TO },
+	{ "cred-fd", required_argument, NULL, OPT_CRED_FD },
 	{ "ca-fd", required_argument, NULL, OPT_CA_FD },
 	{ "control-fd", required_argument, NULL, OPT_CONTROL_FD },
 	{ "decider-fd", required_argument, NULL, OPT_DECIDER_FD },
@@ -148,8 +152,8 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 	socklen_t sslen;
 
 	memset(o, 0, sizeof(*o));
-	o->policy_fd = o->log_fd = o->lifeline_fd = o->ca_fd = o->control_fd = -1;
-	o->decider_in = o->decider_out = -1;
+	o->policy_fd = o->log_fd = o->lifeline_fd = o->cred_fd = o->ca_fd = -1;
+	o->control_fd = o->decider_in = o->decider_out = -1;
 	o->decider_timeout_ms = DECIDER_TIMEOUT_MS;
 	o->decider_ready_fd = -1;
 	o->max_conns = 0;
@@ -193,6 +197,9 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 			o->auth = xstrdup(optarg);
 			/* Keep the password out of /proc/PID/cmdline. */
 			memset(optarg, 'x', strlen(optarg));
+			break;
+		case OPT_CRED_FD:
+			o->cred_fd = (int)proxy_number(proto, "--cred-fd", optarg, 0, INT_MAX);
 			break;
 		case OPT_LIFELINE_FD:
 			o->lifeline_fd = (int)proxy_number(proto, "--lifeline-fd", optarg, 0, INT_MAX);
@@ -710,7 +717,8 @@ proxy_request_clear(struct proxy_request *rq)
 	free(rq->rule);
 	free(rq->reason);
 	free(rq->route);
-	rq->rule = rq->reason = rq->route = NULL;
+	free(rq->request);
+	rq->rule = rq->reason = rq->route = rq->request = NULL;
 }
 
 void
@@ -738,6 +746,7 @@ proxy_log(struct proxy *px, const struct proxy_request *rq)
 	d.rule = rq->rule;
 	d.reason = rq->reason;
 	d.route = rq->route;
+	d.request = rq->request;
 	d.status = rq->status;
 	d.bytes_up = rq->up;
 	d.bytes_down = rq->down;
@@ -1558,6 +1567,7 @@ proxy_free(struct proxy *px)
 {
 	size_t i;
 
+	cred_store_free(&px->creds);
 	for (i = 0; i < px->nlisteners; i++) {
 		if (px->listeners[i].fd != -1) {
 			if (px->loop != NULL)
@@ -1592,6 +1602,47 @@ proxy_free(struct proxy *px)
 	free(px);
 }
 
+/*
+ * The masked credentials, read whole from --cred-fd before anything else: the real
+ * values live in this process's memory only, so it is made undumpable (no core file,
+ * no ptrace or /proc/PID/mem by another process of the user) before they arrive.
+ */
+static int
+proxy_creds_read(struct proxy *px)
+{
+	struct rlimit no_core = { 0, 0 };
+	const char *why;
+	char *data = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (prctl(PR_SET_DUMPABLE, 0) == -1 || setrlimit(RLIMIT_CORE, &no_core) == -1) {
+		log_warn("--cred-fd: cannot make the process undumpable");
+		return -1;
+	}
+	if (read_fd_all(px->opts.cred_fd, 16u << 20, &data, &len) == -1) {
+		log_warn("--cred-fd %d", px->opts.cred_fd);
+		return -1;
+	}
+	close(px->opts.cred_fd);
+	px->opts.cred_fd = -1;
+	rc = cred_store_decode(data, len, &px->creds, &why);
+	explicit_bzero(data, len);
+	free(data);
+	if (rc == -1)
+		log_warnx("--cred-fd: %s", why);
+	else
+		log_debug("%zu masked credential(s), %zu AWS pair(s)", px->creds.n,
+		    px->creds.naws);
+	return rc;
+}
+
+const struct cred_store *
+proxy_creds(struct proxy *px)
+{
+	return &px->creds;
+}
+
 int
 proxy_main(int argc, char **argv, const struct proxy_proto *proto)
 {
@@ -1618,6 +1669,10 @@ proxy_main(int argc, char **argv, const struct proxy_proto *proto)
 	(void)mallopt(M_TOP_PAD, 256 << 10);
 	proxy_limits(px);
 
+	if (px->opts.cred_fd != -1 && proxy_creds_read(px) == -1) {
+		rc = 2;
+		goto out;
+	}
 	/* srt's own environment: the parent proxy when the policy names none. */
 	upstream_env_read(&px->env);
 	/* A plain relay (--relay-to) has no policy, no lookups and no log. */

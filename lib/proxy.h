@@ -64,6 +64,7 @@ struct proxy_opts {
 	                                   this (default PROXY_HEAD_TIMEOUT_S) */
 	bool no_sandbox;                /* --no-sandbox: skip seccomp (debugging only) */
 	unsigned relay_port;            /* --relay-to PORT: a plain relay, no policy; 0 */
+	int cred_fd;                    /* --cred-fd N: masked credentials (cred.h), or -1 */
 	int ca_fd;                      /* --ca-fd N: tlsTerminate's CA (certificate and key
 	                                   as PEM, read to its end at start), or -1 */
 	int control_fd;                 /* --control-fd N: live policies from the launcher
@@ -113,6 +114,9 @@ int proxy_main(int argc, char **argv, const struct proxy_proto *proto);
 
 struct evloop *proxy_loop(struct proxy *px);
 const struct proxy_opts *proxy_options(struct proxy *px);
+/* The masked credentials read from --cred-fd (empty without it). */
+struct cred_store;
+const struct cred_store *proxy_creds(struct proxy *px);
 /* The connection accepted through proto->accept is gone (fd closed). */
 void proxy_conn_closed(struct proxy *px);
 /* How many of proto->spare_fds the descriptor limit leaves room for. */
@@ -159,6 +163,8 @@ struct proxy_request {
 	char *rule;                     /* owned, or NULL */
 	char *reason;                   /* owned, or NULL */
 	char *route;                    /* owned: how it left (route_describe), or NULL */
+	char *request;                  /* owned: "METHOD URL" of one refused request inside
+	                                   an allowed exchange (decision.h), or NULL */
 	int status;                     /* HTTP status / SOCKS reply sent, -1 none */
 	uint64_t up, down;              /* bytes client->server, server->client */
 	uint64_t start_ms;              /* evloop_now() when the request arrived */

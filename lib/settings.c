@@ -25,6 +25,7 @@
 #include <cjson/cJSON.h>
 
 #include "buf.h"
+#include "cred_rx.h"
 #include "json_strict.h"
 #include "jsregex.h"
 #include "managed.h"
@@ -1360,8 +1361,8 @@ get_windows(struct pctx *c, const cJSON *j, const char *path, struct settings *s
 }
 
 /* ------------------------------------------------------------------------------------ */
-/* credentials (BEHAVIOR §1.3): the reference's whole schema is checked; "deny" entries
- * are kept, "mask" ones refused until the proxies can substitute values. */
+/* credentials (BEHAVIOR §1.3, issue #14): the reference's whole schema is checked; the
+ * "deny" entries and the "mask" ones are kept (settings.h). */
 
 enum { CR_FILES, CR_ENV, CR_PLAINTEXT, CR_AWS, CR_SIGV4, CR_COUNT };
 static const struct settings_key cred_fields[CR_COUNT] = {
@@ -1402,7 +1403,8 @@ static const struct settings_key aws_pair_fields[AP_COUNT] = {
 	[AP_TOKEN] = { "sessionTokenVar", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
 };
 
-static const struct settings_key sigv4_fields[] = {
+/* In the order of settings_cred.sigv4[]. */
+static const struct settings_key sigv4_fields[3] = {
 	{ "streaming", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
 	{ "presigned", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
 	{ "sigv4a", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
@@ -1414,12 +1416,12 @@ static const char *const no_match_policies[] = { "warn", "deny", "error", NULL }
 static const char *const decodings[] = { "jwt", NULL };
 static const char *const sigv4_policies[] = { "deny", "passthrough", NULL };
 
-/* What one entry says, for the checks across its fields. */
+/* What one entry says, for the checks across its fields; m is kept for a "mask". */
 struct cred_entry {
 	bool file;
-	const char *id;                 /* the path or name, when valid */
 	int mode;                       /* MODE_*, -1 when missing or invalid */
-	bool decode, claims, claims_empty, mask_only;
+	bool claims, claims_empty, inject_empty, mask_only;
+	struct settings_cred_mask m;    /* m.id: the path or name, when valid */
 };
 
 /* A POSIX name: bwrap --unsetenv and env -u can never read it as an option. */
@@ -1453,7 +1455,7 @@ get_env_name(struct pctx *c, const cJSON *j, const char *path)
 }
 
 /* extract: a JavaScript regular expression with a capture group (group 1 is the value). */
-static void
+static int
 get_extract(struct pctx *c, const cJSON *j, const char *path)
 {
 	const char *why;
@@ -1461,17 +1463,45 @@ get_extract(struct pctx *c, const cJSON *j, const char *path)
 	char *q;
 
 	if (get_string(c, j, path, false) != 0)
-		return;
+		return -1;
 	if (jsregex_check(j->valuestring, strlen(j->valuestring), &groups, &why) != 0) {
 		q = quote(j->valuestring);
 		perr(c, path, "%s is not a valid regular expression: %s", q, why);
 		free(q);
-	} else if (groups < 1) {
+		return -1;
+	}
+	if (groups < 1) {
 		q = quote(j->valuestring);
 		perr(c, path, "%s has no capturing group; group 1 is the credential value to "
 		    "mask, e.g. \"token:\\\\s*(\\\\S+)\"", q);
 		free(q);
+		return -1;
 	}
+	return 0;
+}
+
+/*
+ * A masked entry's extract is run by srt-httpd and the launcher through cred_rx, which
+ * translates the JavaScript pattern to POSIX ERE and refuses what it cannot translate:
+ * such a pattern is valid for the reference but cannot mask anything here.
+ */
+static void
+check_mask_extract(struct pctx *c, const char *extract, const char *entry)
+{
+	struct cred_rx *rx;
+	const char *why;
+	int groups;
+	char *p, *q;
+
+	if (cred_rx_compile(extract, &rx, &groups, &why) == 0) {
+		cred_rx_free(rx);
+		return;
+	}
+	p = xasprintf("%s.extract", entry);
+	q = quote(extract);
+	perr(c, p, "%s: %s", q, why);
+	free(q);
+	free(p);
 }
 
 static void
@@ -1481,6 +1511,7 @@ cred_entry_field(struct pctx *c, int idx, const cJSON *j, const char *path, void
 	const cJSON *m;
 	const char *why;
 	size_t i = 0;
+	int v;
 	char *p, *q;
 
 	switch (idx) {
@@ -1491,21 +1522,23 @@ cred_entry_field(struct pctx *c, int idx, const cJSON *j, const char *path, void
 			else if (j->valuestring[0] == '\0')
 				perr(c, path, "the path is empty");
 			else
-				e->id = j->valuestring;
+				e->m.id = xstrdup(j->valuestring);
 		} else if (get_env_name(c, j, path) == 0)
-			e->id = j->valuestring;
+			e->m.id = xstrdup(j->valuestring);
 		return;
 	case CF_MODE:
 		get_enum(c, j, path, cred_modes, &e->mode);
 		return;
 	case CF_EXTRACT:
-		get_extract(c, j, path);
+		if (get_extract(c, j, path) == 0)
+			e->m.extract = xstrdup(j->valuestring);
 		break;
 	case CF_NOMATCH:
-		get_enum(c, j, path, no_match_policies, NULL);
+		if (get_enum(c, j, path, no_match_policies, &v) == 0)
+			e->m.no_match = (enum settings_no_match)v;
 		break;
 	case CF_DECODE:
-		e->decode = get_enum(c, j, path, decodings, NULL) == 0;
+		e->m.jwt = get_enum(c, j, path, decodings, NULL) == 0;
 		break;
 	case CF_CLAIMS:
 		e->claims = true;
@@ -1516,7 +1549,8 @@ cred_entry_field(struct pctx *c, int idx, const cJSON *j, const char *path, void
 		e->claims_empty = j->child == NULL;
 		for (m = j->child; m != NULL; m = m->next, i++) {
 			p = path_index(path, i);
-			get_string(c, m, p, true);
+			if (get_string(c, m, p, true) == 0)
+				strlist_push(&e->m.claims, m->valuestring);
 			free(p);
 		}
 		break;
@@ -1526,6 +1560,8 @@ cred_entry_field(struct pctx *c, int idx, const cJSON *j, const char *path, void
 			    "[\"api.github.com\", \"*.example.com\"]", j);
 			break;
 		}
+		e->m.inject_set = true;
+		e->inject_empty = j->child == NULL;
 		for (m = j->child; m != NULL; m = m->next, i++) {
 			p = path_index(path, i);
 			if (!cJSON_IsString(m))
@@ -1534,21 +1570,70 @@ cred_entry_field(struct pctx *c, int idx, const cJSON *j, const char *path, void
 				q = quote(m->valuestring);
 				perr(c, p, "%s: %s", q, why);
 				free(q);
-			}
+			} else
+				strlist_push(&e->m.inject, m->valuestring);
 			free(p);
 		}
 		break;
-	case CF_DUPS: {
-		bool unused = false;
-
-		get_bool(c, j, path, &unused);
+	case CF_DUPS:
+		get_bool(c, j, path, &e->m.dups);
 		break;
-	}
 	}
 	e->mask_only = true;
 }
 
-/* files[] or envVars[]: each entry checked, the "deny" ones kept. */
+/* One mask entry's fields as text, for comparing two entries (managed.c). */
+char *
+settings_cred_mask_json(const struct settings_cred_mask *m)
+{
+	struct buf b = { 0 };
+	size_t i;
+
+	buf_addf(&b, "%d|%s|%d|%d|%d|%d|", m->file, m->id, (int)m->no_match, m->jwt, m->dups,
+	    m->inject_set);
+	buf_add_jstr(&b, m->extract ? m->extract : "", m->extract ? strlen(m->extract) : 0);
+	for (i = 0; i < m->claims.n; i++) {
+		buf_adds(&b, "|c");
+		buf_add_jstr(&b, m->claims.v[i], strlen(m->claims.v[i]));
+	}
+	for (i = 0; i < m->inject.n; i++) {
+		buf_adds(&b, "|i");
+		buf_add_jstr(&b, m->inject.v[i], strlen(m->inject.v[i]));
+	}
+	return buf_steal(&b);
+}
+
+void
+settings_cred_mask_clear(struct settings_cred_mask *m)
+{
+	free(m->id);
+	free(m->extract);
+	strlist_free(&m->claims);
+	strlist_free(&m->inject);
+	memset(m, 0, sizeof(*m));
+}
+
+/* A "deny" entry: once each in file order. */
+static void
+cred_keep_deny(struct settings *s, bool file, const char *id)
+{
+	struct path_list *l = &s->cred.deny_files;
+	size_t k;
+
+	if (!file) {
+		if (!strlist_contains(&s->cred.deny_env, id))
+			strlist_push(&s->cred.deny_env, id);
+		return;
+	}
+	for (k = 0; k < l->n; k++)
+		if (strcmp(l->v[k].path, id) == 0)
+			return;
+	l->v = xreallocarray(l->v, l->n + 1, sizeof(*l->v));
+	l->v[l->n].path = xstrdup(id);
+	l->v[l->n++].literal = false;
+}
+
+/* files[] or envVars[]: each entry checked, the "deny" and "mask" ones kept. */
 static void
 get_cred_entries(struct pctx *c, const cJSON *j, const char *path, bool file,
     struct settings *s)
@@ -1566,16 +1651,15 @@ get_cred_entries(struct pctx *c, const cJSON *j, const char *path, bool file,
 	for (m = j->child; m != NULL; m = m->next, i++) {
 		struct cred_entry e = { .file = file, .mode = -1 };
 
+		e.m.file = file;
 		p = path_index(path, i);
 		before = c->nerr;
 		if (obj_walk(c, m, p, file ? "an object such as {\"path\": \"~/.netrc\", "
 		    "\"mode\": \"deny\"}" : "an object such as {\"name\": \"GH_TOKEN\", "
 		    "\"mode\": \"deny\"}", file ? cred_file_fields : cred_env_fields,
-		    file ? CF_COUNT : CF_DUPS, cred_entry_field, &e) != 0) {
-			free(p);
-			continue;
-		}
-		if (e.claims && !e.decode) {
+		    file ? CF_COUNT : CF_DUPS, cred_entry_field, &e) != 0)
+			goto next;
+		if (e.claims && !e.m.jwt) {
 			q = xasprintf("%s.maskClaims", p);
 			perr(c, q, "maskClaims requires decode, since it names claims inside "
 			    "the decoded payload; add \"decode\": \"jwt\", or remove maskClaims");
@@ -1587,42 +1671,38 @@ get_cred_entries(struct pctx *c, const cJSON *j, const char *path, bool file,
 			    "the claims to protect, or remove it");
 			free(q);
 		}
-		if (e.mode == MODE_MASK && file && e.id != NULL &&
-		    e.id[strlen(e.id) - 1] == '/') {
+		if (e.mode == MODE_MASK && file && e.m.id != NULL &&
+		    e.m.id[strlen(e.m.id) - 1] == '/') {
 			q = xasprintf("%s.path", p);
 			perr(c, q, "\"mask\" applies to a single file, not a directory; use "
 			    "\"deny\" for it, or name the credential file inside it");
 			free(q);
 		}
-		if (e.mode == MODE_MASK) {
-			q = xasprintf("%s.mode", p);
-			perr(c, q, "\"mask\" is not supported yet: srt's proxies cannot put the "
-			    "real value back into requests (credential substitution, which also "
-			    "needs TLS termination for HTTPS), so the command could only ever "
-			    "send the stand-in; use \"deny\" to keep the %s out of the sandbox, "
-			    "or remove the entry", file ? "file" : "variable");
+		if (e.mode == MODE_MASK && e.m.extract != NULL)
+			check_mask_extract(c, e.m.extract, p);
+		if (e.mode == MODE_MASK && e.inject_empty) {
+			q = xasprintf("%s.injectHosts", p);
+			perr(c, q, "injectHosts is empty, so the credential would be "
+			    "masked but never put back; leave it out to default to "
+			    "network.allowedDomains, or list the hosts");
 			free(q);
 		}
-		if (c->nerr == before && e.mode == MODE_DENY && e.id != NULL) {
+		if (c->nerr != before || e.m.id == NULL)
+			goto next;
+		if (e.mode == MODE_DENY) {
 			if (e.mask_only)
 				pwarn(c, p, "accepted and ignored: extract, onExtractNoMatch, "
 				    "decode, maskClaims, maskDuplicates and injectHosts only act "
 				    "on a \"mask\" entry");
-			if (file) {
-				struct path_list *l = &s->cred.deny_files;
-				size_t k;
-
-				for (k = 0; k < l->n; k++)
-					if (strcmp(l->v[k].path, e.id) == 0)
-						break;
-				if (k == l->n) {
-					l->v = xreallocarray(l->v, l->n + 1, sizeof(*l->v));
-					l->v[l->n].path = xstrdup(e.id);
-					l->v[l->n++].literal = false;
-				}
-			} else if (!strlist_contains(&s->cred.deny_env, e.id))
-				strlist_push(&s->cred.deny_env, e.id);
+			cred_keep_deny(s, file, e.m.id);
+		} else if (e.mode == MODE_MASK) {
+			s->cred.mask = xreallocarray(s->cred.mask, s->cred.nmask + 1,
+			    sizeof(*s->cred.mask));
+			s->cred.mask[s->cred.nmask++] = e.m;
+			memset(&e.m, 0, sizeof(e.m));
 		}
+ next:
+		settings_cred_mask_clear(&e.m);
 		free(p);
 	}
 }
@@ -1630,17 +1710,20 @@ get_cred_entries(struct pctx *c, const cJSON *j, const char *path, bool file,
 static void
 aws_pair_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 {
-	(void)idx;
-	(void)arg;
-	get_env_name(c, j, path);
+	struct settings_aws_pair *a = arg;
+
+	if (get_env_name(c, j, path) != 0)
+		return;
+	*(idx == AP_KEY ? &a->key_id : idx == AP_SECRET ? &a->secret : &a->token) =
+	    xstrdup(j->valuestring);
 }
 
 static void
 sigv4_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 {
-	(void)idx;
-	(void)arg;
-	get_enum(c, j, path, sigv4_policies, NULL);
+	struct settings *s = arg;
+
+	get_enum(c, j, path, sigv4_policies, &s->cred.sigv4[idx]);
 }
 
 static void
@@ -1649,7 +1732,6 @@ cred_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 	struct settings *s = arg;
 	const cJSON *m;
 	size_t i = 0;
-	bool unused = false;
 	char *p;
 
 	switch (idx) {
@@ -1658,7 +1740,7 @@ cred_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 		get_cred_entries(c, j, path, idx == CR_FILES, s);
 		break;
 	case CR_PLAINTEXT:
-		get_bool(c, j, path, &unused);
+		get_bool(c, j, path, &s->cred.plaintext_inject);
 		break;
 	case CR_AWS:
 		if (!cJSON_IsArray(j)) {
@@ -1667,17 +1749,21 @@ cred_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 			break;
 		}
 		for (m = j->child; m != NULL; m = m->next, i++) {
+			struct settings_aws_pair a = { 0 };
+
 			p = path_index(path, i);
 			obj_walk(c, m, p, "an object such as {\"accessKeyIdVar\": \"KEY_ID\", "
 			    "\"secretAccessKeyVar\": \"SECRET\"}", aws_pair_fields, AP_COUNT,
-			    aws_pair_field, NULL);
+			    aws_pair_field, &a);
+			s->cred.aws = xreallocarray(s->cred.aws, s->cred.naws + 1,
+			    sizeof(*s->cred.aws));
+			s->cred.aws[s->cred.naws++] = a;
 			free(p);
 		}
 		break;
 	case CR_SIGV4:
 		obj_walk(c, j, path, "an object such as {\"streaming\": \"deny\"}",
-		    sigv4_fields, sizeof(sigv4_fields) / sizeof(sigv4_fields[0]), sigv4_field,
-		    NULL);
+		    sigv4_fields, 3, sigv4_field, s);
 		break;
 	}
 }
@@ -1692,10 +1778,11 @@ get_credentials(struct pctx *c, const cJSON *j, const char *path, struct setting
 
 /*
  * The checks that relate credentials to the rest of the file, made once every key was
- * read: each injectHosts pattern is reachable through allowedDomains (unless that list
- * has problems of its own), a "deny" file glob can match something, and each awsPairs
- * variable names a masked entry once (none can, while "mask" is refused). Values of the
- * wrong type were reported already and are passed over here.
+ * read: masking needs a way to put the value back (network.tlsTerminate or
+ * allowPlaintextInject, as in the reference), each injectHosts pattern is reachable
+ * through allowedDomains (unless that list has problems of its own), a "deny" file glob
+ * can match something, and each awsPairs variable names a whole-value masked entry
+ * once. Values of the wrong type were reported already and are passed over here.
  */
 /* The first envVars entry of that name, or NULL. */
 static const cJSON *
@@ -1721,6 +1808,10 @@ cred_cross_check(struct pctx *c, const struct settings *s)
 
 	if (c->cred == NULL)
 		return;
+	if (s->cred.nmask > 0 && !s->cred.plaintext_inject && !s->net.tls.present)
+		perr(c, "credentials", "masked credentials need a way back into requests: "
+		    "network.tlsTerminate, or \"allowPlaintextInject\": true (the real value "
+		    "then crosses the host's loopback and any plain-HTTP hop in the clear)");
 	for (int f = 0; f < 2; f++) {
 		const char *key = f ? "envVars" : "files";
 
@@ -2123,6 +2214,26 @@ path_list_free(struct path_list *l)
 	l->n = 0;
 }
 
+static void
+settings_cred_free(struct settings_cred *cr)
+{
+	size_t i;
+
+	path_list_free(&cr->deny_files);
+	strlist_free(&cr->deny_env);
+	for (i = 0; i < cr->nmask; i++)
+		settings_cred_mask_clear(&cr->mask[i]);
+	free(cr->mask);
+	for (i = 0; i < cr->naws; i++) {
+		free(cr->aws[i].key_id);
+		free(cr->aws[i].secret);
+		free(cr->aws[i].token);
+	}
+	free(cr->aws);
+	memset(cr, 0, sizeof(*cr));
+}
+
+
 void
 settings_free(struct settings *s)
 {
@@ -2171,8 +2282,7 @@ settings_free(struct settings *s)
 	free(s->win.sublayer_guid);
 	free(s->win.wfp_sublayer_guid);
 	free(s->win.srt_win_path);
-	path_list_free(&s->cred.deny_files);
-	strlist_free(&s->cred.deny_env);
+	settings_cred_free(&s->cred);
 	strlist_free(&s->layers.options);
 	memset(s, 0, sizeof(*s));
 }

@@ -95,13 +95,37 @@ struct settings_tls {
 };
 
 /*
- * credentials (BEHAVIOR §1.3): the entries with mode "deny", which need nothing but the
- * sandbox (the "mask" mode is refused until srt can substitute values in its proxies).
+ * credentials (BEHAVIOR §1.3, issue #14): the entries with mode "deny", which need
+ * nothing but the sandbox, and those with mode "mask" (cred.h says what becomes of them).
  */
+enum settings_no_match { SNM_WARN, SNM_DENY, SNM_ERROR };
+struct settings_cred_mask {
+	bool file;                      /* files[] (path), else envVars[] (name) */
+	char *id;                       /* the path as written, or the variable's name */
+	char *extract;                  /* NULL: none */
+	enum settings_no_match no_match;
+	bool jwt;                       /* decode "jwt" */
+	bool dups;                      /* maskDuplicates */
+	struct strlist claims;          /* maskClaims */
+	bool inject_set;                /* injectHosts given (else allowedDomains) */
+	struct strlist inject;
+};
+struct settings_aws_pair {
+	char *key_id, *secret, *token;  /* variable names; token may be NULL */
+};
+void settings_cred_mask_clear(struct settings_cred_mask *m);
+char *settings_cred_mask_json(const struct settings_cred_mask *m);
 struct settings_cred {
 	struct path_list deny_files;    /* files[].path, as written (globs allowed, never
 	                                   literal), once each in file order */
 	struct strlist deny_env;        /* envVars[].name, once each in file order */
+	struct settings_cred_mask *mask;
+	size_t nmask;
+	bool plaintext_inject;          /* allowPlaintextInject */
+	struct settings_aws_pair *aws;
+	size_t naws;
+	int sigv4[3];                   /* streaming, presigned, sigv4a: 0 deny,
+	                                   1 passthrough */
 };
 
 /*

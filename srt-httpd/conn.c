@@ -148,6 +148,8 @@ conn_close_upstream(struct conn *c)
 void
 conn_request_done(struct conn *c)
 {
+	/* Real values (a collected body, a signature's inputs) go with the exchange. */
+	forward_creds_clear(c);
 	if (c->rq != NULL) {
 		proxy_log(c->px, c->rq);
 		proxy_request_clear(c->rq);
@@ -158,6 +160,9 @@ conn_request_done(struct conn *c)
 		proxy_policy_put(c->pp);
 		c->pp = NULL;
 	}
+	/* It may hold real values (a credential, a substituted sentinel). */
+	if (c->up_head != NULL)
+		explicit_bzero(c->up_head, c->up_head_len);
 	free(c->up_head);
 	c->up_head = NULL;
 	c->up_head_len = 0;
@@ -168,6 +173,7 @@ void
 conn_free(struct conn *c, bool close_client)
 {
 	conn_close_upstream(c);
+	forward_creds_clear(c);
 	if (c->rq != NULL && c->rq->status < 0 && c->rq->verdict == VERDICT_ALLOW)
 		proxy_request_set_reason(c->rq, "client went away", 16);
 	conn_request_done(c);

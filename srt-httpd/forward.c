@@ -140,12 +140,119 @@ forward_host_mismatch(const struct http_head *h, const struct proxy_request *rq,
 	return http_str_eq(port, pbuf) ? NULL : "Host header does not match the request target";
 }
 
-static void
+/*
+ * The client's fields onto q, as they go upstream: hop-by-hop ones, Host and
+ * Content-Length left out (written by the caller), a masked credential's sentinel
+ * replaced by its real value where it may go, the fields a re-signing writes anew left
+ * out and the signed ones noted for it. Then the body's treatment is settled.
+ */
+void
+forward_head_fields(struct conn *c, const struct http_head *h, struct buf *q)
+{
+	size_t i, at;
+
+	for (i = 0; i < h->nfields; i++) {
+		const struct http_field *f = &h->fields[i];
+
+		if (http_field_is_hop(h, f->name) || http_str_eq(f->name, "host") ||
+		    http_str_eq(f->name, "content-length"))
+			continue;
+		if (c->rs != NULL && resign_replaces(c->rs, f->name))
+			continue;
+		buf_add(q, f->name.p, f->name.n);
+		buf_add(q, ": ", 2);
+		at = q->len;
+		/* A sentinel of a credential injectable here becomes the real value. */
+		if (c->ncset > 0)
+			cred_subst(c->cset, c->ncset, f->value.p, f->value.n, q);
+		else
+			buf_add(q, f->value.p, f->value.n);
+		if (c->rs != NULL)
+			resign_note(c->rs, f->name, q->p + q->off + at, q->len - at);
+		buf_add(q, "\r\n", 2);
+	}
+	/* A body is scanned for sentinels too, unless it is encoded (compressed, say):
+	 * then the stand-ins go as they are, which fails safe. A length that may change
+	 * is re-framed as chunked, unless the body is collected for a signature (then its
+	 * length is known before the head goes). */
+	c->csubst = c->ncset > 0 && h->framing != HTTP_BODY_NONE &&
+	    http_field_count(h, "content-encoding", NULL) == 0;
+	c->crechunk = c->csubst && h->framing == HTTP_BODY_LENGTH &&
+	    cred_length_changes(c->cset, c->ncset) && (c->rs == NULL || !c->rs->hold);
+	if (c->csubst)
+		cred_stream_init(&c->cstream, c->cset, c->ncset);
+}
+
+/*
+ * The end of the head: the fields a re-signing writes (the payload hash that of an empty
+ * body, or UNSIGNED-PAYLOAD), the framing, the blank line; into up_head. A re-signed
+ * request whose body is collected first keeps what it has in c->rs->head instead
+ * (forward_release). -1: the signer failed, a refusal is queued.
+ */
+int
+forward_head_end(struct conn *c, const struct http_head *h, const char *host, struct buf *q)
+{
+	char hash[SHA256_HEX_LEN + 1];
+
+	if (c->rs != NULL && c->rs->hold) {
+		c->rs->host = xstrdup(host);
+		buf_add(&c->rs->head, q->p + q->off, q->len);
+		return 0;
+	}
+	if (c->rs != NULL) {
+		if (c->rs->unsigned_payload)
+			snprintf(hash, sizeof(hash), "%s", SIGV4_UNSIGNED);
+		else
+			resign_hash("", 0, hash);
+		if (resign_head_end(c, host, hash, q) == -1) {
+			resign_refuse(c, c->rs->method, c->rs->url, strlen(c->rs->url),
+			    "AWS SigV4 re-signing failed: a signed header is missing");
+			return -1;
+		}
+	}
+	/* The body goes on framed the way it was read here, by a field written here: a
+	 * chunked body is re-chunked on this hop, a length is the value parsed. */
+	if (h->framing == HTTP_BODY_CHUNKED || c->crechunk)
+		buf_add(q, "Transfer-Encoding: chunked\r\n", 28);
+	else if (http_field_count(h, "content-length", NULL) > 0)
+		buf_addf(q, "Content-Length: %llu\r\n", (unsigned long long)h->content_length);
+	/* No Connection field: HTTP/1.1 keeps the connection, for the pool. */
+	buf_add(q, "\r\n", 2);
+	c->up_head = xmalloc(q->len);
+	memcpy(c->up_head, q->p + q->off, q->len);
+	c->up_head_len = q->len;
+	return 0;
+}
+
+/*
+ * A collected body is whole: its hash signs the head, which goes with it, framed by its
+ * length. -1: the signer failed (a refusal is queued).
+ */
+static int
+forward_release(struct conn *c)
+{
+	struct resign *rs = c->rs;
+	char hash[SHA256_HEX_LEN + 1];
+
+	resign_hash(rs->body.p + rs->body.off, rs->body.len, hash);
+	if (resign_head_end(c, rs->host, hash, &rs->head) == -1) {
+		resign_refuse(c, rs->method, rs->url, strlen(rs->url),
+		    "AWS SigV4 re-signing failed: a signed header is missing");
+		return -1;
+	}
+	buf_addf(&rs->head, "Content-Length: %zu\r\n\r\n", rs->body.len);
+	buf_add(&c->uout, rs->head.p + rs->head.off, rs->head.len);
+	buf_add(&c->uout, rs->body.p + rs->body.off, rs->body.len);
+	log_debug("%s: a %zu-byte body collected, signed and sent", c->client, rs->body.len);
+	return 0;
+}
+
+static int
 forward_build_head(struct conn *c, const struct http_head *h, const struct target *t)
 {
 	struct buf q = { 0 };
 	char auth[DOM_HOST_MAX + 16];
-	size_t i;
+	int rc;
 
 	forward_authority(c->rq, auth, sizeof(auth));
 	buf_add(&q, h->method.p, h->method.n);
@@ -160,32 +267,15 @@ forward_build_head(struct conn *c, const struct http_head *h, const struct targe
 	buf_addf(&q, " HTTP/1.1\r\nHost: %s\r\n", auth);
 	if (c->route.kind == ROUTE_PARENT && c->route.parent->auth != NULL)
 		buf_addf(&q, "Proxy-Authorization: %s\r\n", c->route.parent->auth);
-	for (i = 0; i < h->nfields; i++) {
-		const struct http_field *f = &h->fields[i];
-
-		if (http_field_is_hop(h, f->name) || http_str_eq(f->name, "host") ||
-		    http_str_eq(f->name, "content-length"))
-			continue;
-		buf_add(&q, f->name.p, f->name.n);
-		buf_add(&q, ": ", 2);
-		buf_add(&q, f->value.p, f->value.n);
-		buf_add(&q, "\r\n", 2);
-	}
-	/* The body goes on framed the way it was read here, by a field written here: a
-	 * chunked body is re-chunked on this hop, a length is the value parsed. */
-	if (h->framing == HTTP_BODY_CHUNKED)
-		buf_add(&q, "Transfer-Encoding: chunked\r\n", 28);
-	else if (http_field_count(h, "content-length", NULL) > 0)
-		buf_addf(&q, "Content-Length: %llu\r\n", (unsigned long long)h->content_length);
-	/* No Connection field: HTTP/1.1 keeps the connection, for the pool. */
-	buf_add(&q, "\r\n", 2);
-	c->up_head = xmalloc(q.len);
-	memcpy(c->up_head, q.p + q.off, q.len);
-	c->up_head_len = q.len;
+	forward_head_fields(c, h, &q);
+	rc = forward_head_end(c, h, auth, &q);
+	explicit_bzero(q.p, q.cap);
 	buf_free(&q);
+	return rc;
 }
 
 static void forward_attach(struct conn *c, int fd, bool reused);
+static int forward_body_ahead_out(struct conn *c);
 static bool forward_retryable(const struct http_head *h);
 
 static bool
@@ -232,14 +322,17 @@ forward_b64(struct buf *b, const char *s, size_t n)
  * setHeaders go (matched folded), then setHeaders' values are added; a credential first
  * removes every credential header the client sent, then goes in Authorization: Bearer,
  * or, for class "github" to github.com, Basic with the user x-access-token (git's
- * transport), as the reference places it.
+ * transport), as the reference places it. The head is up_head, or, for a request whose
+ * body is collected to be signed (resign.c), the start of it kept in c->rs->head, which
+ * has no blank line yet and gets none here.
  */
 static void
 forward_edit_head(struct conn *c, const struct decider_verdict *v)
 {
 	static const char *const cred_headers[] = { "authorization", "proxy-authorization",
 		"cookie", "x-api-key" };
-	const char *p = c->up_head, *end = c->up_head + c->up_head_len, *eol, *colon;
+	bool held = c->up_head == NULL && c->rs != NULL && c->rs->hold;
+	const char *p, *end, *eol, *colon;
 	char f[DECIDER_HEADER_BYTES + 1];
 	struct buf q = { 0 };
 	bool drop;
@@ -247,6 +340,13 @@ forward_edit_head(struct conn *c, const struct decider_verdict *v)
 
 	if (v->set_names.n == 0 && v->remove.n == 0 && v->cred == NULL)
 		return;
+	if (held) {
+		p = c->rs->head.p + c->rs->head.off;
+		end = p + c->rs->head.len;
+	} else {
+		p = c->up_head;
+		end = c->up_head + c->up_head_len;
+	}
 	eol = memchr(p, '\n', (size_t)(end - p));
 	buf_add(&q, p, (size_t)(eol + 1 - p));
 	for (p = eol + 1; p < end && !(p[0] == '\r' && p + 1 < end && p[1] == '\n');
@@ -283,11 +383,22 @@ forward_edit_head(struct conn *c, const struct decider_verdict *v)
 		} else
 			buf_addf(&q, "authorization: Bearer %s\r\n", v->credential);
 	}
-	buf_add(&q, "\r\n", 2);
-	free(c->up_head);
-	c->up_head = xmalloc(q.len);
-	memcpy(c->up_head, q.p + q.off, q.len);
-	c->up_head_len = q.len;
+	/* Both heads may hold real values (a credential, a substituted sentinel). */
+	if (held) {
+		if (c->rs->head.p != NULL)
+			explicit_bzero(c->rs->head.p, c->rs->head.cap);
+		buf_free(&c->rs->head);
+		buf_add(&c->rs->head, q.p + q.off, q.len);
+	} else {
+		buf_add(&q, "\r\n", 2);
+		explicit_bzero(c->up_head, c->up_head_len);
+		free(c->up_head);
+		c->up_head = xmalloc(q.len);
+		memcpy(c->up_head, q.p + q.off, q.len);
+		c->up_head_len = q.len;
+	}
+	if (q.p != NULL)
+		explicit_bzero(q.p, q.cap);
 	buf_free(&q);
 }
 
@@ -367,6 +478,63 @@ forward_retryable(const struct http_head *h)
 	    http_str_eq(h->method, "HEAD") || http_str_eq(h->method, "OPTIONS"));
 }
 
+/* Forget the last request's credential set. */
+void
+forward_creds_clear(struct conn *c)
+{
+	resign_free(c->rs);
+	c->rs = NULL;
+	if (c->csubst)
+		cred_stream_free(&c->cstream);
+	free(c->cset);
+	c->cset = NULL;
+	c->ncset = 0;
+	c->csubst = c->crechunk = false;
+}
+
+/*
+ * The masked credentials that may be put back into this request: those whose
+ * injectHosts cover the destination that was judged (never the Host field's spelling),
+ * over terminated TLS (tls), or on the plain-HTTP path only under allowPlaintextInject.
+ * Anywhere else a sentinel leaves as the useless stand-in it is.
+ */
+void
+forward_creds(struct conn *c, bool tls)
+{
+	const struct cred_store *cs = proxy_creds(c->px);
+
+	forward_creds_clear(c);
+	if (cs->n > 0 && (tls || cs->plaintext))
+		c->cset = cred_for_host(cs, c->rq->host, c->rq->port, &c->ncset);
+	if (c->ncset > 0)
+		log_debug("%s: %zu masked credential(s) may be injected for %s port %u",
+		    c->client, c->ncset, c->rq->host, c->rq->port);
+}
+
+/* SigV4 re-signing (resign.c) on the plain path: only where real values may go over
+ * plain HTTP (allowPlaintextInject), as for substitution. */
+static int
+forward_resign_plan(struct conn *c, const struct http_head *h, const struct target *t)
+{
+	const struct cred_store *cs = proxy_creds(c->px);
+	char auth[DOM_HOST_MAX + 16];
+	struct buf tg = { 0 }, url = { 0 };
+	int rc;
+
+	if (cs->naws == 0 || !cs->plaintext)
+		return 0;
+	if (t->path_needs_slash)
+		buf_addc(&tg, '/');
+	buf_add(&tg, t->path, t->pathlen);
+	forward_authority(c->rq, auth, sizeof(auth));
+	buf_addf(&url, "http://%s", auth);
+	buf_add(&url, tg.p + tg.off, tg.len);
+	rc = resign_plan(c, h, tg.p + tg.off, tg.len, url.p + url.off, url.len, true);
+	buf_free(&tg);
+	buf_free(&url);
+	return rc;
+}
+
 void
 forward_start(struct conn *c, const struct http_head *h)
 {
@@ -413,10 +581,14 @@ forward_start(struct conn *c, const struct http_head *h)
 			return;
 		}
 	}
+	forward_creds(c, false);
+	if (forward_resign_plan(c, h, &t) == -1)
+		return;
 	proxy_route(c->pp, c->rq, false, &c->route);
 	free(c->rq->route);
 	c->rq->route = route_describe(&c->route);
-	forward_build_head(c, h, &t);
+	if (forward_build_head(c, h, &t) == -1)
+		return;
 	if (ask_needed(c, allowed) == ASK_YES) {
 		forward_ask(c, h, t.path, t.pathlen, NULL);
 		return;
@@ -451,21 +623,12 @@ forward_attach(struct conn *c, int fd, bool reused)
 		    true);
 		return;
 	}
-	buf_add(&c->uout, c->up_head, c->up_head_len);
-	/* need_body: what was read ahead for the decider goes first, framed as the rest
-	 * will be (a request with a body never goes out twice: forward_retry). */
-	if (c->body.len > 0) {
-		if (c->req_framing == HTTP_BODY_CHUNKED)
-			buf_addf(&c->uout, "%zx\r\n", c->body.len);
-		buf_add(&c->uout, c->body.p + c->body.off, c->body.len);
-		if (c->req_framing == HTTP_BODY_CHUNKED)
-			buf_add(&c->uout, "\r\n", 2);
-		c->rq->up += c->body.len;
-		buf_free(&c->body);
-	}
-	/* Read to its end ahead: forward_request_body will not run to end it. */
-	if (c->req_framing == HTTP_BODY_CHUNKED && c->req_done)
-		buf_add(&c->uout, "0\r\n\r\n", 5);
+	if (c->up_head != NULL)
+		buf_add(&c->uout, c->up_head, c->up_head_len);
+	/* A body read ahead for the decider (need_body) goes out first, through the same
+	 * substitution, framing and re-signing as the rest (forward_request_body). */
+	if (forward_body_ahead_out(c) == 2)
+		return;                 /* refused: the reply is queued */
 	c->st = CONN_FORWARD;
 }
 
@@ -504,13 +667,44 @@ struct chunk_sink {
 	struct buf *q;
 	bool frame;             /* write as chunks, else raw */
 	uint64_t *count;
+	struct cred_stream *cs; /* sentinels replaced on the way, or NULL */
 };
+
+static void forward_chunk_raw(struct chunk_sink *s, const char *p, size_t n);
 
 static void
 forward_chunk_out(void *arg, const char *p, size_t n)
 {
 	struct chunk_sink *s = arg;
+	struct buf t = { 0 };
 
+	if (n == 0)
+		return;
+	if (s->cs != NULL) {
+		cred_stream_feed(s->cs, p, n, &t);
+		forward_chunk_raw(s, t.p + t.off, t.len);
+		buf_free(&t);
+		return;
+	}
+	forward_chunk_raw(s, p, n);
+}
+
+/* What a credential stream still holds, at the end of the body. */
+static void
+forward_chunk_flush(struct chunk_sink *s)
+{
+	struct buf t = { 0 };
+
+	if (s->cs == NULL)
+		return;
+	cred_stream_end(s->cs, &t);
+	forward_chunk_raw(s, t.p + t.off, t.len);
+	buf_free(&t);
+}
+
+static void
+forward_chunk_raw(struct chunk_sink *s, const char *p, size_t n)
+{
 	if (n == 0)
 		return;
 	if (s->frame)
@@ -521,16 +715,96 @@ forward_chunk_out(void *arg, const char *p, size_t n)
 	*s->count += n;
 }
 
+/*
+ * The body need_body read ahead (c->body, decoded: forward_body_ahead), sent as the rest
+ * of the body will be: substituted, framed as the head says (chunked when srt re-frames
+ * it), or held to be signed. Never raw: the decider's copy was decoded from the client's
+ * framing, and the upstream must see exactly one body, framed by srt. 1 when something
+ * was queued, 2 when the request was refused, else 0.
+ */
+static int
+forward_body_ahead_out(struct conn *c)
+{
+	bool hold = c->rs != NULL && c->rs->hold;
+	struct chunk_sink sink = { hold ? &c->rs->body : &c->uout, !hold, &c->rq->up,
+	    c->csubst ? &c->cstream : NULL };
+
+	if (!c->body_ahead)
+		return 0;
+	c->body_ahead = false;
+	if (!hold && c->req_framing == HTTP_BODY_LENGTH)
+		sink.frame = c->csubst && c->crechunk;
+	forward_chunk_out(&sink, c->body.p + c->body.off, c->body.len);
+	buf_free(&c->body);
+	if (c->req_done) {
+		forward_chunk_flush(&sink);
+		if (!hold && sink.frame)
+			buf_add(&c->uout, "0\r\n\r\n", 5);
+	}
+	if (hold) {
+		if (c->rs->body.len > RESIGN_BODY_MAX) {
+			c->req_done = false;    /* the rest is not read: the connection closes */
+			resign_refuse_large(c);
+			return 2;
+		}
+		if (c->req_done && forward_release(c) == -1)
+			return 2;
+	}
+	return 1;
+}
+
 /* Move request body bytes from c->in to c->uout. -1: malformed chunked body. */
 static int
 forward_request_body(struct conn *c)
 {
-	struct chunk_sink sink = { &c->uout, true, &c->rq->up };
+	bool hold = c->rs != NULL && c->rs->hold;
+	struct chunk_sink sink = { hold ? &c->rs->body : &c->uout, !hold, &c->rq->up,
+	    c->csubst ? &c->cstream : NULL };
 	size_t take;
 	long used;
 
 	if (c->req_done || c->in.len == 0)
 		return 0;
+	if (hold) {
+		if (c->req_framing == HTTP_BODY_LENGTH) {
+			take = c->in.len < c->req_left ? c->in.len : (size_t)c->req_left;
+			forward_chunk_out(&sink, c->in.p + c->in.off, take);
+			buf_consume(&c->in, take);
+			c->req_left -= take;
+			c->req_done = c->req_left == 0;
+		} else {
+			used = http_chunked_feed(&c->req_ch, c->in.p + c->in.off, c->in.len,
+			    forward_chunk_out, &sink);
+			if (used < 0)
+				return -1;
+			buf_consume(&c->in, (size_t)used);
+			c->req_done = http_chunked_done(&c->req_ch);
+		}
+		if (c->req_done)
+			forward_chunk_flush(&sink);
+		if (c->rs->body.len > RESIGN_BODY_MAX) {
+			c->req_done = false;    /* the rest is not read: the connection closes */
+			resign_refuse_large(c);
+			return 2;
+		}
+		if (c->req_done && forward_release(c) == -1)
+			return 2;
+		return 1;
+	}
+	if (c->req_framing == HTTP_BODY_LENGTH && c->csubst) {
+		take = c->in.len < c->req_left ? c->in.len : (size_t)c->req_left;
+		sink.frame = c->crechunk;
+		forward_chunk_out(&sink, c->in.p + c->in.off, take);
+		buf_consume(&c->in, take);
+		c->req_left -= take;
+		c->req_done = c->req_left == 0;
+		if (c->req_done) {
+			forward_chunk_flush(&sink);
+			if (c->crechunk)
+				buf_add(&c->uout, "0\r\n\r\n", 5);
+		}
+		return 1;
+	}
 	if (c->req_framing == HTTP_BODY_LENGTH) {
 		take = c->in.len < c->req_left ? c->in.len : (size_t)c->req_left;
 		buf_add(&c->uout, c->in.p + c->in.off, take);
@@ -546,6 +820,7 @@ forward_request_body(struct conn *c)
 		return -1;
 	buf_consume(&c->in, (size_t)used);
 	if (http_chunked_done(&c->req_ch)) {
+		forward_chunk_flush(&sink);
 		buf_add(&c->uout, "0\r\n\r\n", 5);
 		c->req_done = true;
 	}
@@ -564,6 +839,8 @@ forward_body_ahead(struct conn *c, size_t max, bool *cut)
 {
 	size_t take;
 	long used;
+
+	c->body_ahead = true;
 
 	if (c->req_framing == HTTP_BODY_LENGTH) {
 		take = c->in.len < c->req_left ? c->in.len : (size_t)c->req_left;
@@ -615,6 +892,7 @@ forward_finish(struct conn *c)
 	c->uev = 0;
 	buf_free(&c->uout);
 	buf_free(&c->uin);
+	forward_creds_clear(c);
 	conn_request_done(c);
 	/* The client's request was read to its end and nothing followed it: closing now
 	 * cannot reset the connection under our reply (a reset comes of unread input), so
@@ -735,7 +1013,7 @@ forward_response_head(struct conn *c)
 static int
 forward_response_body(struct conn *c)
 {
-	struct chunk_sink sink = { &c->cout, c->resp_chunk_out, &c->rq->down };
+	struct chunk_sink sink = { &c->cout, c->resp_chunk_out, &c->rq->down, NULL };
 	size_t take;
 	long used;
 
@@ -805,7 +1083,10 @@ forward_pump(struct conn *c)
 			}
 			progress |= r;
 		}
-		if (forward_request_body(c) == -1) {
+		r = forward_request_body(c);
+		if (r == 2)
+			return 1;       /* refused: the reply is queued */
+		if (r == -1) {
 			c->rq->verdict = VERDICT_DENY;
 			proxy_request_set_reason(c->rq, "malformed chunked request body", 30);
 			if (!c->resp_started) {

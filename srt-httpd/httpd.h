@@ -7,10 +7,13 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "cred.h"
 #include "decider.h"
 #include "evloop.h"
 #include "http_parse.h"
 #include "proxy.h"
+#include "sha256.h"
+#include "sigv4.h"
 
 #define HTTPD_IN_MAX      (HTTP_HEAD_MAX + 65536)  /* client bytes held at once */
 #define HTTPD_OUT_MAX     (256 * 1024)             /* queued bytes before reading pauses */
@@ -39,6 +42,21 @@ struct term {
 	uint16_t port;
 	char sni[DOM_HOST_MAX + 1];     /* the server name the client sent, "" none */
 	bool sni_bad;                   /* it sent one that is no host name */
+};
+
+/* A request to be signed again with a masked AWS key pair's real secret (resign.c). */
+#define RESIGN_BODY_MAX   (64u << 20)              /* a body collected for its hash */
+struct resign {
+	const struct cred_aws *pair;
+	struct sigv4_auth auth;         /* the client's; x-amz-security-token added */
+	char *amz_date, *method, *target, *host, *url;
+	bool unsigned_payload;          /* x-amz-content-sha256: UNSIGNED-PAYLOAD */
+	bool had_sha;                   /* the client sent x-amz-content-sha256 */
+	bool hold;                      /* the body is collected, then the head goes */
+	char **fname, **fval;           /* the signed fields as they go upstream */
+	size_t *fvlen, nf;
+	struct buf head;                /* hold: the head up to the fields written last */
+	struct buf body;                /* hold: the body, substituted, unframed */
 };
 
 /* One client connection (and, while forwarding, its upstream connection). */
@@ -78,7 +96,9 @@ struct conn {
 	struct proxy_dial *dial;
 	struct ask_wait *ask;           /* the decider's verdict awaited (ask.c) */
 	struct buf body;                /* need_body: the request body read ahead (decoded),
-	                                   sent upstream before the rest (forward_attach) */
+	                                   sent upstream before the rest */
+	bool body_ahead;                /* c->body is a read-ahead not sent yet
+	                                   (forward_body_ahead_out) */
 	struct route route;             /* how the request leaves (proxy_route) */
 	bool is_connect;
 	bool head_method;
@@ -103,6 +123,13 @@ struct conn {
 	bool u_reused;                  /* ufd came from the pool */
 	bool u_rx;                      /* a byte came from ufd in this exchange */
 	bool u_keep;                    /* ufd may serve another request after this one */
+	/* masked credentials for this request's destination (lib/cred.h) */
+	const struct cred_secret **cset;
+	size_t ncset;
+	bool csubst;                    /* the body goes through cstream */
+	bool crechunk;                  /* ... and is re-framed as chunked */
+	struct cred_stream cstream;
+	struct resign *rs;              /* SigV4 re-signing of this request, or NULL */
 };
 
 /* ask.c: the external decider. An answer: allow (v the verdict, for its header edits,
@@ -182,6 +209,33 @@ void forward_ask(struct conn *c, const struct http_head *h, const char *path,
 int forward_body_ahead(struct conn *c, size_t max, bool *cut);
 /* 1 progress, 0 nothing to do now, -1 the connection is gone (c freed). */
 int forward_pump(struct conn *c);
+void forward_creds_clear(struct conn *c);
+/* The masked credentials injectable in this request (tls: over terminated TLS). */
+void forward_creds(struct conn *c, bool tls);
+/* The client's fields onto q as they go upstream (substituted, re-signing noted); then
+ * the end of the head into c->up_head (host: the Host value sent). -1: refused. */
+void forward_head_fields(struct conn *c, const struct http_head *h, struct buf *q);
+int forward_head_end(struct conn *c, const struct http_head *h, const char *host,
+    struct buf *q);
+
+/* resign.c: SigV4 re-signing. plan: after the decision, before the head is built;
+ * target is the path and query as they go, url the request's for a violation line;
+ * inject_ok: real values may go over this transport. 0 (c->rs set when the request is
+ * to be re-signed), or -1: refused, the reply queued. */
+int resign_plan(struct conn *c, const struct http_head *h, const char *target, size_t tlen,
+    const char *url, size_t ulen, bool inject_ok);
+/* Is the client's field name one resign_head_end writes anew (so not copied)? */
+bool resign_replaces(const struct resign *rs, struct http_str name);
+/* A copied field as it goes upstream, kept when it is signed. */
+void resign_note(struct resign *rs, struct http_str name, const char *v, size_t vlen);
+/* The rewritten fields and the Authorization onto q; host is the Host value sent. */
+int resign_head_end(struct conn *c, const char *host, const char *payload, struct buf *q);
+void resign_hash(const char *p, size_t n, char out[SHA256_HEX_LEN + 1]);
+/* 403 and a "deny http-request" record for this one request. */
+void resign_refuse(struct conn *c, const char *method, const char *url, size_t ulen,
+    const char *why);
+void resign_refuse_large(struct conn *c);
+void resign_free(struct resign *rs);
 
 /* pool.c: idle upstream connections. put: keep fd (registered in the loop) for the next
  * request to host:port under policy pp. take: an idle fd for that key, rebound to cb/arg,

@@ -463,46 +463,59 @@ term_connect(struct conn *c, const struct http_head *h, bool ask_opaque)
 
 /* The upstream head of a decrypted request: origin-form, Host the CONNECT target (the
  * name the policy judged, never the client's spelling), hop-by-hop fields removed, the
- * body framed by a field written here. */
-static void
+ * body framed by a field written here; masked credentials substituted and a SigV4
+ * request signed again as on the plain path (forward_head_fields, resign.c). -1: the
+ * request was refused. */
+static int
 term_build_head(struct conn *c, const struct http_head *h, struct http_str path)
 {
 	struct buf q = { 0 };
-	size_t i;
+	char host[DOM_HOST_MAX + 16];
+	int rc;
 
+	if (c->term->kind == HOST_IPV6)
+		snprintf(host, sizeof(host), "[%s]", c->term->host);
+	else
+		snprintf(host, sizeof(host), "%s", c->term->host);
+	if (c->term->port != 443)
+		snprintf(host + strlen(host), sizeof(host) - strlen(host), ":%u",
+		    c->term->port);
 	buf_add(&q, h->method.p, h->method.n);
 	buf_add(&q, " ", 1);
 	if (path.n == 0 || path.p[0] == '?')
 		buf_add(&q, "/", 1);
 	buf_add(&q, path.p, path.n);
-	buf_add(&q, " HTTP/1.1\r\nHost: ", 17);
-	if (c->term->kind == HOST_IPV6)
-		buf_addf(&q, "[%s]", c->term->host);
-	else
-		buf_adds(&q, c->term->host);
-	if (c->term->port != 443)
-		buf_addf(&q, ":%u", c->term->port);
-	buf_add(&q, "\r\n", 2);
-	for (i = 0; i < h->nfields; i++) {
-		const struct http_field *f = &h->fields[i];
-
-		if (http_field_is_hop(h, f->name) || http_str_eq(f->name, "host") ||
-		    http_str_eq(f->name, "content-length"))
-			continue;
-		buf_add(&q, f->name.p, f->name.n);
-		buf_add(&q, ": ", 2);
-		buf_add(&q, f->value.p, f->value.n);
-		buf_add(&q, "\r\n", 2);
-	}
-	if (h->framing == HTTP_BODY_CHUNKED)
-		buf_add(&q, "Transfer-Encoding: chunked\r\n", 28);
-	else if (http_field_count(h, "content-length", NULL) > 0)
-		buf_addf(&q, "Content-Length: %llu\r\n", (unsigned long long)h->content_length);
-	buf_add(&q, "\r\n", 2);
-	c->up_head = xmalloc(q.len);
-	memcpy(c->up_head, q.p + q.off, q.len);
-	c->up_head_len = q.len;
+	buf_addf(&q, " HTTP/1.1\r\nHost: %s\r\n", host);
+	forward_head_fields(c, h, &q);
+	rc = forward_head_end(c, h, host, &q);
+	explicit_bzero(q.p, q.cap);
 	buf_free(&q);
+	return rc;
+}
+
+/* The credentials injectable here (always, over terminated TLS) and the SigV4 plan:
+ * -1 when the request was refused. */
+static int
+term_creds(struct conn *c, const struct http_head *h, struct http_str path)
+{
+	struct buf tg = { 0 }, url = { 0 };
+	int rc;
+
+	forward_creds(c, true);
+	if (proxy_creds(c->px)->naws == 0)
+		return 0;
+	if (path.n == 0 || path.p[0] == '?')
+		buf_addc(&tg, '/');
+	buf_add(&tg, path.p, path.n);
+	buf_addf(&url, c->term->kind == HOST_IPV6 ? "https://[%s]" : "https://%s",
+	    c->term->host);
+	if (c->term->port != 443)
+		buf_addf(&url, ":%u", c->term->port);
+	buf_add(&url, tg.p + tg.off, tg.len);
+	rc = resign_plan(c, h, tg.p + tg.off, tg.len, url.p + url.off, url.len, true);
+	buf_free(&tg);
+	buf_free(&url);
+	return rc;
 }
 
 /* Refuse with status and why (logged, and the body), keeping the tunnel when it can. */
@@ -581,10 +594,13 @@ term_request(struct conn *c, const struct http_head *h)
 			}
 		}
 	}
+	if (term_creds(c, h, path) == -1)
+		return;
 	proxy_route(c->pp, c->rq, true, &c->route);
 	free(c->rq->route);
 	c->rq->route = route_describe(&c->route);
-	term_build_head(c, h, path);
+	if (term_build_head(c, h, path) == -1)
+		return;
 	/* With a decider, each decrypted request is asked like a plain one, with the
 	 * server name the client's TLS named; an allow's header edits apply to the head
 	 * just built, a refusal is answered inside the TLS session. */

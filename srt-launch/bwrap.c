@@ -239,8 +239,9 @@ bwrap_start(struct launch *l, char **envp)
 {
 	struct strlist argv = { 0 };
 	int st[2] = { -1, -1 }, ep[2] = { -1, -1 }, ap[2] = { -1, -1 };
-	int mine[PLAN_FD_MAX], keep[PLAN_FD_MAX];
+	int mine[PLAN_FD_MAX], keep[PLAN_FD_MAX + CRED_FILES_MAX];
 	int err = 0, rc = -1, nkeep;
+	size_t i;
 	pid_t pid;
 
 	bwrap_argv(l, &argv);
@@ -278,6 +279,11 @@ bwrap_start(struct launch *l, char **envp)
 		log_warnx("the plan's descriptors for bwrap do not add up");
 		goto out;
 	}
+	/* The masked copies of credential files (cred.c) follow the plan's descriptors;
+	 * cred_files_settle writes the options that consume them. */
+	l->cred_fd_base = PLAN_FD_FIRST + nkeep;
+	for (i = 0; i < l->ncred_files && i < CRED_FILES_MAX; i++)
+		keep[nkeep++] = l->cred_file_fd[i];
 	if ((pid = bwrap_fork(l, argv.v, envp, keep, nkeep, ep[1])) == -1) {
 		log_warn("fork");
 		goto out;

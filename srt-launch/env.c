@@ -163,6 +163,20 @@ env_add_git(struct strlist *e, const struct settings *s, const char *inherited_c
 	strlist_pushf(e, "GIT_CONFIG_COUNT=%ld", n);
 }
 
+/* A variable masked credentials took over (cred.c). macOS masks nothing: macos_launch
+ * refuses masked credentials, and cred.c is the Linux launcher's. */
+static bool
+env_cred_owned(const struct launch *l, const char *kv)
+{
+#ifdef __APPLE__
+	(void)l;
+	(void)kv;
+	return false;
+#else
+	return cred_env_owned(l, kv);
+#endif
+}
+
 char **
 env_build(const struct launch *l)
 {
@@ -175,8 +189,14 @@ env_build(const struct launch *l)
 
 	for (p = environ; *p != NULL; p++)
 		if (strchr(*p, '=') != NULL && !env_is_owned(*p, git) &&
-		    !env_is_denied(&l->set, *p) && !ca_env_owned(l, *p))
+		    !env_is_denied(&l->set, *p) && !env_cred_owned(l, *p) &&
+		    !ca_env_owned(l, *p))
 			strlist_push(&e, *p);
+	/* Masked credentials: the sentinel text instead (cred.c), unless either file
+	 * denies the variable, which keeps even the stand-in out. */
+	for (size_t i = 0; i < l->cred_env.n; i++)
+		if (!env_is_denied(&l->set, l->cred_env.v[i]))
+			strlist_push(&e, l->cred_env.v[i]);
 
 	strlist_push(&e, "SANDBOX_RUNTIME=1");
 	strlist_pushf(&e, "TMPDIR=%s", l->tmpdir);

@@ -25,6 +25,7 @@
 #include <sys/types.h>
 
 #include "buf.h"
+#include "cred.h"
 #include "exit.h"
 #include "plan.h"
 #include "policy.h"
@@ -35,6 +36,7 @@
 #define LAUNCH_FAIL             EXIT_SELF       /* srt itself failed (exit.h) */
 #define LAUNCH_HTTP_PORT        3128    /* inside the sandbox */
 #define LAUNCH_SOCKS_PORT       1080
+#define CRED_FILES_MAX          64      /* masked credential files in one run */
 
 enum listen_slot { LS_HTTP4, LS_HTTP6, LS_SOCKS4, LS_SOCKS6, LS_MAX };
 
@@ -123,6 +125,17 @@ struct launch {
 	int command_exit;
 
 	struct violations *viol;
+
+	/* masked credentials (cred.c) */
+	struct cred_store cred;         /* what srt-httpd gets */
+	struct strlist cred_hidden;     /* variables credentials took over */
+	struct strlist cred_env;        /* NAME=value the command gets for them */
+	struct strlist cred_unset;      /* ... or none (onExtractNoMatch "deny") */
+	int *cred_file_fd;              /* masked copies (sealed memfds) */
+	struct strlist cred_file_path;  /* bound over these */
+	size_t ncred_files;
+	int cred_w;                     /* the pipe to srt-httpd's --cred-fd */
+	int cred_fd_base;               /* bwrap's number for cred_file_fd[0] */
 
 	/* tlsTerminate (ca.c) */
 	char *ca_pem;                   /* the CA's certificate, or NULL: no termination */
@@ -234,5 +247,13 @@ void violations_finish(struct violations *v, bool print_block);
 void violations_free(struct violations *v);
 /* Sanitise a violation line for display (BEHAVIOR §5); caller frees. */
 char *violations_sanitise(const char *s);
+
+/* cred.c */
+int cred_prepare(struct launch *l);
+void cred_files_settle(struct launch *l);
+bool cred_env_owned(const struct launch *l, const char *entry);
+char **cred_proxy_environ(const struct launch *l);
+int cred_send(struct launch *l, int fd);
+void cred_free(struct launch *l);
 
 #endif

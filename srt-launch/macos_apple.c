@@ -58,6 +58,13 @@ macos_launch(struct launch *l)
 	size_t n = 0, i;
 	char *text;
 
+	/* The real values would reach the command: the substitution and the masked
+	 * copies are the Linux launcher's (cred.c). */
+	if (l->set.cred.nmask > 0) {
+		log_warnx("credentials with mode \"mask\" are not supported on macOS yet; "
+		    "use \"deny\", or remove them");
+		return LAUNCH_FAIL;
+	}
 	if ((l->self_dir = self_dir()) == NULL) {
 		log_warn("cannot find my own directory");
 		return LAUNCH_FAIL;

@@ -80,7 +80,9 @@ proxies_start(struct launch *l, enum proxy_kind k)
 	int l4 = l->listen_fd[k == PK_HTTP ? LS_HTTP4 : LS_SOCKS4];
 	int l6 = l->listen_fd[k == PK_HTTP ? LS_HTTP6 : LS_SOCKS6];
 	int port = proxy_external_port(l, k);
-	int ep[2] = { -1, -1 }, polfd = -1, cafd = -1, err = 0, rc = -1, ctl[2] = { -1, -1 };
+	int ep[2] = { -1, -1 }, cp[2] = { -1, -1 }, ctl[2] = { -1, -1 }, polfd = -1, cafd = -1;
+	int err = 0, rc = -1;
+	char **penv = cred_proxy_environ(l);
 	enum helper h = k == PK_HTTP ? H_HTTPD : H_SOCKSD;
 	const char *prog = l->helper_path[h];
 	pid_t pid, launcher = getpid();
@@ -110,12 +112,19 @@ proxies_start(struct launch *l, enum proxy_kind k)
 		log_warn("pipe");
 		goto out;
 	}
+	/* Masked credentials: srt-httpd reads their store from a pipe (cred.c). */
+	if (k == PK_HTTP && port == 0 && l->cred.n > 0 && pipe2(cp, O_CLOEXEC) == -1) {
+		log_warn("pipe");
+		goto out;
+	}
 	if ((pid = fork()) == -1) {
 		log_warn("fork");
 		goto out;
 	}
 	if (pid == 0) {
-		int fds[12], exe = l->helper_fd[h];
+		/* At most: policy, log, CA, control, decider in and out, decider ready,
+		 * credentials, lifeline, two listening sockets. */
+		int fds[11], exe = l->helper_fd[h];
 		size_t n = 0, i;
 		struct strlist argv = { 0 };
 
@@ -160,6 +169,11 @@ proxies_start(struct launch *l, enum proxy_kind k)
 			strlist_push(&argv, "--relay-to");
 			strlist_pushf(&argv, "%d", port);
 		}
+		if (cp[0] != -1) {
+			strlist_push(&argv, "--cred-fd");
+			strlist_pushf(&argv, "%zu", 3 + n);
+			fds[n++] = cp[0];
+		}
 		strlist_push(&argv, "--lifeline-fd");
 		strlist_pushf(&argv, "%zu", 3 + n);
 		fds[n++] = l->lifeline_r;
@@ -175,7 +189,8 @@ proxies_start(struct launch *l, enum proxy_kind k)
 		if (l->debug)
 			strlist_push(&argv, "-d");
 		/* By the descriptor opened at start (helpers.c), never by name again. */
-		execveat(exe, "", argv.v, environ, AT_EMPTY_PATH);
+		/* Without the masked variables: the real values go by the pipe only. */
+		execveat(exe, "", argv.v, penv != NULL ? penv : environ, AT_EMPTY_PATH);
 		spawn_report_errno(3 + (int)n);
 		_exit(LAUNCH_FAIL);
 	}
@@ -192,6 +207,15 @@ proxies_start(struct launch *l, enum proxy_kind k)
 		l->proxy_ctl[k] = ctl[0];
 		ctl[0] = -1;
 	}
+	if (cp[1] != -1) {
+		close(cp[0]);
+		cp[0] = -1;
+		if (cred_send(l, cp[1]) == -1)
+			goto out;
+		fd_close(&cp[1]);
+		/* srt-httpd has them now. */
+		cred_store_wipe(&l->cred);
+	}
 	rc = 0;
  out:
 	/* The proxy holds the sockets now. If it could not start, closing them makes
@@ -204,6 +228,13 @@ proxies_start(struct launch *l, enum proxy_kind k)
 	l->listen_fd[k == PK_HTTP ? LS_HTTP6 : LS_SOCKS6] = -1;
 	if (polfd != -1)
 		close(polfd);
+	fd_close(&cp[0]);
+	fd_close(&cp[1]);
+	if (penv != NULL) {
+		for (char **e = penv; *e != NULL; e++)
+			free(*e);
+		free(penv);
+	}
 	if (cafd != -1)
 		close(cafd);
 	fd_close(&ctl[0]);

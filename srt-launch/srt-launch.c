@@ -582,6 +582,7 @@ launch_init(struct launch *l, const char *argv0)
 	l->sandbox_lifeline_w = l->sandbox_lifeline_r = -1;
 	l->guard_fd = -1;
 	l->viol_r = l->viol_w = -1;
+	l->cred_w = -1;
 	for (i = 0; i < H_MAX; i++)
 		l->helper_fd[i] = -1;
 	l->control_fd = l->decider_in = l->decider_out = -1;
@@ -668,6 +669,8 @@ launch_free(struct launch *l)
 	if (l->pol != NULL)
 		policy_free(l->pol);
 	l->pol = NULL;
+	cred_free(l);
+	fd_close(&l->cred_w);
 	settings_free(&l->set);
 	violations_free(l->viol);
 	l->viol = NULL;
@@ -782,6 +785,8 @@ main(int argc, char **argv)
 		log_debug("-c: no bash installed: the string runs with /bin/sh");
 		l.shell = xstrdup("/bin/sh");
 	}
+	if (cred_prepare(&l) == -1)
+		goto out;
 	cmdtext = launch_command_text(&l);
 	l.viol = violations_new(&l.set, cmdtext, l.violations_arg);
 	free(cmdtext);
@@ -814,6 +819,7 @@ main(int argc, char **argv)
 		goto out;
 	if (plan_linux_finish(&l.set, &ctx, &l.plan, &errs) == -1)
 		goto plan_failed;
+	cred_files_settle(&l);
 	debug_plan(&l);
 	/* The guard is sealed before the options go: srt-seccomp starts only after them. */
 	if (bwrap_send_guard(&l) == -1 || bwrap_send_args(&l) == -1)

@@ -184,6 +184,9 @@ viol_record(void *arg, const struct decision *d)
 	    strcmp(d->protocol, "socks5") == 0)
 		line = xasprintf("deny socks-tunnel %s:%u (refuseOpaqueTunnels)", d->host,
 		    d->port);
+	else if (d->request != NULL)
+		line = xasprintf("deny http-request %s (%s)", d->request,
+		    d->reason != NULL ? d->reason : "denied");
 	else if (d->rule != NULL && strcmp(d->rule, DECISION_RULE_OPAQUE) == 0)
 		line = xasprintf(strchr(d->host, ':') != NULL ? "deny http-request CONNECT "
 		    "[%s]:%u (%s)" : "deny http-request CONNECT %s:%u (%s)", d->host, d->port,

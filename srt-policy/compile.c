@@ -27,6 +27,7 @@ int
 cmd_compile(const struct opts *o)
 {
 	struct policy *p;
+	struct settings s = { 0 };
 	const uint8_t *buf;
 	size_t len;
 	char err[512];
@@ -34,8 +35,15 @@ cmd_compile(const struct opts *o)
 
 	/* The image is compiled and read back by the loader: never leave one behind that the
 	 * helpers would refuse. */
-	if (load_policy(o, &p, NULL, NULL) != 0)
+	if (load_policy(o, &p, &s, NULL) != 0)
 		return EXIT_ERROR;
+	/* policy.bin has no place for masked credentials: a policy that dropped them would
+	 * hand the command the real values. */
+	if (s.cred.nmask > 0) {
+		log_warnx("%s: credentials with mode \"mask\" cannot be compiled into a "
+		    "policy yet; run the command with -s %s instead", o->settings, o->settings);
+		goto out;
+	}
 	buf = policy_bytes(p, &len);
 	if (policy_write_file(o->output, buf, len, err, sizeof(err)) != 0) {
 		log_warnx("%s", err);
@@ -45,6 +53,7 @@ cmd_compile(const struct opts *o)
 	rc = 0;
 out:
 	policy_free(p);
+	settings_free(&s);
 	return rc;
 }
 

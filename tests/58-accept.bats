@@ -2,8 +2,8 @@
 # srt: every settings file the reference runs on Linux runs under srt (issue 12 item 6).
 # Each case runs under srt and, when it is installed, under the reference tool, and the
 # two must give the same answers (as in tests/51-launch-fs.bats), except where SPEC §3
-# says srt differs on purpose: credential masking is refused until srt can substitute
-# values, and unknown keys are errors.
+# says srt differs on purpose: unknown keys are errors, and a masked credential's extract
+# pattern that srt cannot run as a POSIX expression is refused.
 load helpers
 bats_require_minimum_version 1.5.0
 
@@ -215,17 +215,33 @@ same() {
 	    r:../home/.netrc e:GH_TOKEN
 }
 
-@test "credentials mask: refused, naming what srt lacks (the reference runs it)" {
+@test "credentials mask: the variable holds a sentinel, as in the reference" {
 	local s
-	s=$(doc "" "" ', "credentials": {"envVars": [{"name": "GH_TOKEN", "mode": "mask"}], "allowPlaintextInject": true}')
+	s=$(doc ', "allowedDomains": ["example.com"]' "" ', "credentials": {"envVars": [{"name": "GH_TOKEN", "mode": "mask"}], "allowPlaintextInject": true}')
 	printf '%s\n' "$s" >"$T/s.json"
-	run -125 srt -s "$T/s.json" -c true
-	[[ "$output" == *'credentials.envVars[0].mode: "mask" is not supported yet: srt'"'"'s proxies cannot put the real value back into requests (credential substitution, which also needs TLS termination for HTTPS)'* ]]
-	[[ "$output" != *'deny-only'* && "$output" != *'credentials: credentials is'* ]]
+	run -0 env GH_TOKEN=ghp_x srt -s "$T/s.json" -c 'printenv GH_TOKEN'
+	[[ "$output" == fake_value_* && "$output" != *ghp_x* ]]
 	if have_ref; then
 		run -0 env GH_TOKEN=ghp_x node "$REF_CLI" --settings "$T/s.json" -c 'printenv GH_TOKEN'
 		[[ "$output" == fake_value_* ]]
 	fi
+	# Both refuse a mask with no way back into requests.
+	s=$(doc ', "allowedDomains": ["example.com"]' "" ', "credentials": {"envVars": [{"name": "GH_TOKEN", "mode": "mask"}]}')
+	printf '%s\n' "$s" >"$T/s.json"
+	run -125 srt -s "$T/s.json" -c true
+	[[ "$output" == *'credentials: masked credentials need a way back into requests'* ]]
+	if have_ref; then
+		run ! node "$REF_CLI" --settings "$T/s.json" -c true
+		[[ "$output" == *'Credential masking requires network.tlsTerminate'* ]]
+	fi
+}
+
+@test "credentials: a variable both masked and denied is gone, sentinel and all" {
+	local s
+	s=$(doc ', "allowedDomains": ["example.com"]' "" ', "credentials": {"envVars": [{"name": "GH_TOKEN", "mode": "mask"}, {"name": "GH_TOKEN", "mode": "deny"}], "allowPlaintextInject": true}')
+	printf '%s\n' "$s" >"$T/s.json"
+	run -0 env GH_TOKEN=ghp_x KEEP=1 srt -s "$T/s.json" -c 'printenv GH_TOKEN; echo "rc=$? KEEP=$KEEP"'
+	[ "$output" = "rc=1 KEEP=1" ]
 }
 
 @test "SRT_DEBUG set to anything but empty is -d" {

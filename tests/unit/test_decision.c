@@ -13,7 +13,7 @@
 struct got {
 	int n;
 	struct decision last;
-	char host[256], reason[256], rule[256], route[256];
+	char host[256], reason[256], rule[256], route[256], request[256];
 	int rule_null;
 };
 
@@ -29,7 +29,9 @@ collect(void *arg, const struct decision *d)
 	g->rule_null = d->rule == NULL;
 	snprintf(g->rule, sizeof(g->rule), "%s", d->rule ? d->rule : "");
 	snprintf(g->route, sizeof(g->route), "%s", d->route ? d->route : "(null)");
+	snprintf(g->request, sizeof(g->request), "%s", d->request ? d->request : "(null)");
 	g->last.host = g->last.reason = g->last.rule = g->last.route = NULL;
+	g->last.request = NULL;
 }
 
 static void
@@ -39,6 +41,7 @@ test_round_trip(void)
 	struct decision_reader r;
 	struct got g = { 0 };
 	struct buf b = { 0 };
+	int i;
 
 	memset(&d, 0, sizeof(d));
 	decision_time_now(d.time);
@@ -79,6 +82,28 @@ test_round_trip(void)
 		    strcmp(g.rule, "*.example.com") == 0, "verdict %s read back",
 		    verdict_name((enum verdict)v));
 	}
+	/* request: only on the line of a refused request inside an allowed exchange. */
+	buf_reset(&b);
+	d.verdict = VERDICT_DENY;
+	decision_format(&b, &d);
+	decision_reader_feed(&r, b.p, b.len);
+	ok(strstr(buf_str(&b), "\"request\"") == NULL && strcmp(g.request, "(null)") == 0,
+	    "no request member unless there is one");
+	buf_reset(&b);
+	d.request = "PUT http://127.0.0.1:9/b/p?\xe2\x80\xa6";
+	decision_format(&b, &d);
+	decision_reader_feed(&r, b.p, b.len);
+	ok(strcmp(g.request, d.request) == 0, "request read back: %s", g.request);
+	buf_reset(&b);
+	buf_adds(&b, "{\"time\":\"2025-01-31T12:00:00.123Z\",\"protocol\":\"http\","
+	    "\"client\":\"c\",\"host\":\"h\",\"port\":80,\"verdict\":\"deny\",\"rule\":null,"
+	    "\"reason\":null,\"route\":null,\"request\":5,\"status\":null,\"bytes_up\":0,"
+	    "\"bytes_down\":0,\"duration_ms\":0}\n");
+	i = g.n;
+	decision_reader_feed(&r, b.p, b.len);
+	ok(g.n == i && r.malformed == 1, "a request that is not a string: malformed");
+	r.malformed = 0;
+	d.request = NULL;
 	buf_reset(&b);
 	d.verdict = VERDICT_NONE;
 	decision_format(&b, &d);

@@ -669,6 +669,63 @@ test_trust(void)
 	rmdir(dir);
 }
 
+/* Masked credentials: the managed file's masks and policies are not weakened. */
+static void
+test_credential_masks(void)
+{
+	struct diags errs = { 0 }, warns = { 0 };
+	struct settings out;
+	/* injectHosts must be reachable through allowedDomains in each file. */
+	const char *net = "\"allowedDomains\":[\"api.github.com\",\"evil.example\"]";
+	const char *mcred = "\"credentials\":{\"allowPlaintextInject\":true,\"envVars\":"
+	    "[{\"name\":\"GH_TOKEN\",\"mode\":\"mask\",\"injectHosts\":[\"api.github.com\"]}]}";
+
+	ok(merge(doc(net, NULL, "\"credentials\":{\"allowPlaintextInject\":true,"
+	    "\"envVars\":[{\"name\":\"GH_TOKEN\",\"mode\":\"mask\",\"injectHosts\":"
+	    "[\"evil.example\"]},{\"name\":\"NPM_TOKEN\",\"mode\":\"mask\"}]}"),
+	    doc(net, NULL, mcred), &out, &errs, &warns) == 0, "credentials merge");
+	ok(out.cred.nmask == 2 && strcmp(out.cred.mask[0].id, "GH_TOKEN") == 0 &&
+	    out.cred.mask[0].inject.n == 1 &&
+	    strcmp(out.cred.mask[0].inject.v[0], "api.github.com") == 0 &&
+	    strcmp(out.cred.mask[1].id, "NPM_TOKEN") == 0 && out.cred.plaintext_inject,
+	    "the managed mask stands (its inject hosts), the user's other mask is added");
+	ok(diags_has(&warns, UNAME ": credentials.envVars \"GH_TOKEN\": the managed policy",
+	    "its entry is the one used"), "the user's other entry for it is warned about");
+	settings_free(&out);
+	diags_free(&errs);
+	diags_free(&warns);
+	/* allowPlaintextInject and a sigv4 passthrough weaken. */
+	ok(merge(doc(NULL, NULL, "\"credentials\":{\"allowPlaintextInject\":true,"
+	    "\"sigv4\":{\"presigned\":\"passthrough\"},\"envVars\":[{\"name\":\"A\","
+	    "\"mode\":\"mask\"}]}"), doc(NULL, NULL, NULL), &out, &errs, NULL) == -1 &&
+	    diags_has(&errs, UNAME ": credentials.allowPlaintextInject: not allowed", NULL) &&
+	    diags_has(&errs, UNAME ": credentials.sigv4.presigned: not allowed", NULL),
+	    "a user's allowPlaintextInject or passthrough needs allowUserWeakerOptions");
+	settings_free(&out);
+	diags_free(&errs);
+	ok(merge(doc(NULL, NULL, "\"credentials\":{\"allowPlaintextInject\":true,"
+	    "\"sigv4\":{\"presigned\":\"passthrough\"},\"envVars\":[{\"name\":\"A\","
+	    "\"mode\":\"mask\"}]}"), doc(NULL, NULL, "\"allowUserWeakerOptions\":true"),
+	    &out, &errs, NULL) == 0 && out.cred.sigv4[1] == 1,
+	    "... which lets them through");
+	settings_free(&out);
+	diags_free(&errs);
+	/* Denies and masks side by side: the deny lists survive the masks' merge. */
+	ok(merge(doc(NULL, NULL, "\"credentials\":{\"allowPlaintextInject\":true,"
+	    "\"envVars\":[{\"name\":\"NPM_TOKEN\",\"mode\":\"mask\"},{\"name\":"
+	    "\"OLD\",\"mode\":\"deny\"}],\"files\":[{\"path\":\"~/.netrc\",\"mode\":"
+	    "\"deny\"}]}"), doc(net, NULL, mcred), &out, &errs, &warns) == 0 &&
+	    out.cred.nmask == 2 && strcmp(out.cred.mask[0].id, "GH_TOKEN") == 0 &&
+	    strcmp(out.cred.mask[1].id, "NPM_TOKEN") == 0 && out.cred.deny_env.n == 1 &&
+	    strcmp(out.cred.deny_env.v[0], "OLD") == 0 && out.cred.deny_files.n == 1 &&
+	    strcmp(out.cred.deny_files.v[0].path, "~/.netrc") == 0 &&
+	    out.layers.managed[SL_CRED_ENV] == 0 && out.layers.managed[SL_CRED_FILES] == 0,
+	    "a user's denies are kept beside the managed file's masks");
+	settings_free(&out);
+	diags_free(&errs);
+	diags_free(&warns);
+}
+
 int
 main(void)
 {
@@ -679,6 +736,7 @@ main(void)
 	test_credentials();
 	test_options();
 	test_routes();
+	test_credential_masks();
 	test_every_key();
 	test_idempotent();
 	test_image_layers();

@@ -474,17 +474,6 @@ test_messages(void)
 	    "F: [\"a b\"]: unknown key");
 	free(t);
 
-	t = doc("", "", ", \"credentials\": {\"envVars\": [{\"name\": \"GH_TOKEN\", "
-	    "\"mode\": \"mask\"}], \"allowPlaintextInject\": true}");
-	expect_one("credential masking is refused, naming what is missing", t,
-	    "F: credentials.envVars[0].mode: \"mask\" is not supported yet: srt's proxies "
-	    "cannot put the real value back into requests");
-	free(t);
-	t = doc("", "", ", \"credentials\": {\"files\": [{\"path\": \"~/.netrc\", "
-	    "\"mode\": \"mask\", \"extract\": \"password (\\\\S+)\"}]}");
-	expect_one("file masking is refused too", t,
-	    "F: credentials.files[0].mode: \"mask\" is not supported yet");
-	free(t);
 	{
 		static const char *const errs[] = {
 			"F: credentials.envVars[0].name: \"1X\" is not an environment variable "
@@ -601,6 +590,38 @@ test_messages(void)
 	t = doc(", \"allowPlaintextHeaderSet\": \"yes\"", "", "");
 	expect_one("allowPlaintextHeaderSet is checked", t,
 	    "F: network.allowPlaintextHeaderSet: expected true or false");
+	free(t);
+	t = doc("", "", ", \"credentials\": {\"envVars\": [{\"name\": \"X\", "
+	    "\"mode\": \"mask\"}]}");
+	expect_one("credentials: a mask without a way back", t, "F: credentials: masked "
+	    "credentials need a way back into requests");
+	free(t);
+	t = doc("", "", ", \"credentials\": {\"allowPlaintextInject\": true, \"envVars\": "
+	    "[{\"name\": \"X\", \"mode\": \"mask\", \"extract\": \"(?=a)(b)\"}]}");
+	expect_one("credentials: an extract srt cannot run", t, "F: credentials.envVars[0]."
+	    "extract: \"(?=a)(b)\": lookahead and lookbehind are not supported by srt");
+	free(t);
+	/* Masks are kept, with their fields, beside the denies; tlsTerminate is a way back. */
+	t = xasprintf("{\"network\": {\"allowedDomains\": [\"api.github.com\"], "
+	    "\"deniedDomains\": [], \"tlsTerminate\": {}}, \"filesystem\": {\"denyRead\": "
+	    "[], \"allowWrite\": [], \"denyWrite\": []}, \"credentials\": {\"envVars\": "
+	    "[{\"name\": \"GH_TOKEN\", \"mode\": \"mask\", \"injectHosts\": "
+	    "[\"api.github.com\"]}, {\"name\": \"OLD\", \"mode\": \"deny\"}], \"files\": "
+	    "[{\"path\": \"~/.netrc\", \"mode\": \"mask\", \"extract\": "
+	    "\"password (\\\\S+)\", \"onExtractNoMatch\": \"error\", \"maskDuplicates\": "
+	    "true}], \"sigv4\": {\"presigned\": \"passthrough\"}}}");
+	run(&r, t);
+	ok(r.rc == 0 && r.s.cred.nmask == 2 && !r.s.cred.mask[0].file &&
+	    strcmp(r.s.cred.mask[0].id, "GH_TOKEN") == 0 && r.s.cred.mask[0].inject_set &&
+	    r.s.cred.mask[0].inject.n == 1 && r.s.cred.mask[1].file &&
+	    strcmp(r.s.cred.mask[1].id, "~/.netrc") == 0 &&
+	    strcmp(r.s.cred.mask[1].extract, "password (\\S+)") == 0 &&
+	    r.s.cred.mask[1].no_match == SNM_ERROR && r.s.cred.mask[1].dups &&
+	    !r.s.cred.mask[1].inject_set && r.s.cred.deny_env.n == 1 &&
+	    strcmp(r.s.cred.deny_env.v[0], "OLD") == 0 && r.s.cred.deny_files.n == 0 &&
+	    r.s.cred.sigv4[1] == 1 && r.s.cred.sigv4[0] == 0 && !r.s.cred.plaintext_inject &&
+	    r.warns.msgs.n == 0, "mask entries kept beside deny ones, under tlsTerminate");
+	result_free(&r);
 	free(t);
 	t = doc("", "", ", \"windows\": {\"proxyPortRange\": [60080, 60145]}");
 	expect_one("windows port range too wide", t, "F: windows.proxyPortRange: [60080, "

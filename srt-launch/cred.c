@@ -1,0 +1,399 @@
+/*
+ * Masked credentials (settings "credentials", mode "mask"; lib/cred.h): the command gets
+ * sentinels, srt-httpd the real values.
+ *
+ * Variables: the command's environment carries the sentinel text (env.c asks
+ * cred_env_value); the proxies are started without the masked variables at all. Files:
+ * the masked copy is a memfd that bwrap copies into its own tmpfs and binds read-only
+ * over the real file (--ro-bind-data). The store goes to srt-httpd through a pipe
+ * (--cred-fd), written once it runs; nothing of it is ever written to a file, an
+ * argument vector or a log line.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cred_mask.h"
+#include "fdpass.h"
+#include "launch.h"
+#include "path.h"
+
+#define CRED_FILE_MAX   (1u << 20)      /* a masked file, bytes */
+
+extern char **environ;
+
+/* The hosts a credential may go to: its injectHosts, else network.allowedDomains. */
+static const char **
+cred_hosts(const struct launch *l, const struct settings_cred_mask *m, size_t *n)
+{
+	const char **v;
+	size_t i;
+
+	if (m->inject_set) {
+		*n = m->inject.n;
+		v = xcalloc(*n + 1, sizeof(*v));
+		for (i = 0; i < *n; i++)
+			v[i] = m->inject.v[i];
+		return v;
+	}
+	*n = l->set.net.nallowed;
+	v = xcalloc(*n + 1, sizeof(*v));
+	for (i = 0; i < *n; i++)
+		v[i] = l->set.net.allowed[i].spelled;
+	return v;
+}
+
+/* One entry masked: 0 (done, or left alone with a warning), -1 to stop the run. */
+static int
+cred_one(struct launch *l, const struct settings_cred_mask *m, const char *key,
+    const char *real, size_t len, struct buf *fake, bool *masked, bool *unset)
+{
+	struct cred_mask_entry e = { .key = key, .file = m->file, .extract = m->extract,
+	    .jwt = m->jwt, .claims = (const char *const *)m->claims.v, .nclaims =
+	    m->claims.n, .dups = m->dups };
+	const char **hosts = cred_hosts(l, m, &e.ninject);
+	const char *why = NULL, *what = m->file ? "credentials.files entry" :
+	    "credentials.envVars entry";
+	enum cred_mask_rc rc;
+
+	e.inject = hosts;
+	*masked = *unset = false;
+	rc = cred_mask_value(&l->cred, &e, real, len, fake, &why);
+	free(hosts);
+	switch (rc) {
+	case CRED_MASK_DONE:
+		*masked = true;
+		return 0;
+	case CRED_MASK_NOT_JWT:
+		log_warnx("WARNING: %s \"%s\" has decode \"jwt\", but %s: it is left "
+		    "UNPROTECTED (visible as it is inside the sandbox)", what, m->id, why);
+		return 0;
+	case CRED_MASK_NOMATCH:
+		if (m->no_match == SNM_ERROR) {
+			log_warnx("%s \"%s\": %s (onExtractNoMatch: \"error\"); fix the "
+			    "pattern, or change onExtractNoMatch", what, m->id, why);
+			return -1;
+		}
+		if (m->no_match == SNM_DENY) {
+			log_debug("%s \"%s\": %s: %s", what, m->id, why, m->file ?
+			    "the file is hidden instead" : "the variable is removed instead");
+			*unset = true;
+			return 0;
+		}
+		log_warnx("WARNING: %s \"%s\": %s, so it is left UNPROTECTED (visible as it "
+		    "is inside the sandbox); fix the pattern, or set onExtractNoMatch to "
+		    "\"deny\" or \"error\"", what, m->id, why);
+		return 0;
+	case CRED_MASK_FAIL:
+		break;
+	}
+	log_warnx("%s \"%s\": %s", what, m->id, why != NULL ? why : "cannot mask it");
+	return -1;
+}
+
+static int
+cred_env(struct launch *l, const struct settings_cred_mask *m)
+{
+	const char *real = getenv(m->id);
+	struct buf fake = { 0 };
+	bool masked, unset;
+	char *key;
+	int rc;
+
+	/* Not set on the host: nothing to protect. */
+	if (real == NULL)
+		return 0;
+	strlist_push(&l->cred_hidden, m->id);
+	key = xasprintf("env:%s", m->id);
+	rc = cred_one(l, m, key, real, strlen(real), &fake, &masked, &unset);
+	free(key);
+	if (rc == 0 && masked)
+		strlist_pushf(&l->cred_env, "%s=%s", m->id, buf_str(&fake));
+	else if (rc == 0 && unset)
+		strlist_push(&l->cred_unset, m->id);
+	else if (rc == 0)
+		/* Left unprotected: the command gets it as it is, the proxies need not. */
+		strlist_pushf(&l->cred_env, "%s=%s", m->id, real);
+	buf_free(&fake);
+	return rc;
+}
+
+static int
+cred_file(struct launch *l, const struct settings_cred_mask *m)
+{
+	char *abs = path_expand(m->id, l->home, l->cwd), *real = NULL, *data = NULL, *key;
+	struct buf fake = { 0 };
+	size_t len = 0;
+	struct stat st;
+	bool masked, unset;
+	int rc = 0, fd;
+
+	if (abs == NULL || (real = path_resolve(abs)) == NULL || stat(real, &st) == -1 ||
+	    !S_ISREG(st.st_mode)) {
+		log_debug("credentials.files entry \"%s\": no such file: nothing to mask",
+		    m->id);
+		goto out;
+	}
+	if (read_file(real, CRED_FILE_MAX, &data, &len) == -1) {
+		log_warn("credentials.files entry \"%s\": %s", m->id, real);
+		rc = -1;
+		goto out;
+	}
+	key = xasprintf("file:%s", real);
+	rc = cred_one(l, m, key, data, len, &fake, &masked, &unset);
+	free(key);
+	if (rc == -1)
+		goto out;
+	if (unset) {
+		/* onExtractNoMatch "deny": an empty file instead of the real one. */
+		buf_reset(&fake);
+		masked = true;
+	}
+	if (!masked)
+		goto out;
+	if (l->ncred_files == CRED_FILES_MAX) {
+		log_warnx("credentials.files: more than %d masked files", CRED_FILES_MAX);
+		rc = -1;
+		goto out;
+	}
+	if ((fd = memfd_sealed("srt-credmask", fake.p + fake.off, fake.len)) == -1) {
+		log_warn("memfd");
+		rc = -1;
+		goto out;
+	}
+	l->cred_file_fd = xreallocarray(l->cred_file_fd, l->ncred_files + 1,
+	    sizeof(*l->cred_file_fd));
+	l->cred_file_fd[l->ncred_files++] = fd;
+	strlist_push(&l->cred_file_path, real);
+ out:
+	if (data != NULL)
+		explicit_bzero(data, len);
+	free(data);
+	buf_free(&fake);
+	free(real);
+	free(abs);
+	return rc;
+}
+
+/* Pair the masked AWS variables: the explicit awsPairs, and the AWS_* trio unless a pair
+ * names one of them. A pair needs both of its first two masked whole. */
+static void
+cred_aws(struct launch *l)
+{
+	struct settings_aws_pair trio = { "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
+	    "AWS_SESSION_TOKEN" };
+	const struct settings_cred *sc = &l->set.cred;
+	size_t i, k, n = sc->naws;
+	bool named = false;
+	long idx[3];
+
+	for (i = 0; i < sc->naws; i++)
+		for (k = 0; k < 3; k++) {
+			const char *v = k == 0 ? sc->aws[i].key_id : k == 1 ?
+			    sc->aws[i].secret : sc->aws[i].token;
+
+			named |= v != NULL && strncmp(v, "AWS_", 4) == 0 &&
+			    (strcmp(v, trio.key_id) == 0 || strcmp(v, trio.secret) == 0 ||
+			    strcmp(v, trio.token) == 0);
+		}
+	for (i = 0; i <= n; i++) {
+		const struct settings_aws_pair *p = i < n ? &sc->aws[i] : &trio;
+
+		if (i == n && named)
+			break;
+		for (k = 0; k < 3; k++) {
+			const char *v = k == 0 ? p->key_id : k == 1 ? p->secret : p->token;
+			char *name = v != NULL ? xasprintf("env:%s", v) : NULL;
+			size_t s;
+
+			idx[k] = -1;
+			for (s = 0; name != NULL && s < l->cred.n; s++)
+				if (strcmp(l->cred.v[s].name, name) == 0)
+					idx[k] = (long)s;
+			free(name);
+		}
+		if (idx[0] < 0 || idx[1] < 0) {
+			if (idx[1] >= 0)
+				log_warnx("WARNING: \"%s\" is masked but \"%s\" is not: SigV4 "
+				    "requests signed with the stand-in secret cannot be re-signed "
+				    "and will fail; mask both", p->secret, p->key_id);
+			continue;
+		}
+		l->cred.aws = xreallocarray(l->cred.aws, l->cred.naws + 1,
+		    sizeof(*l->cred.aws));
+		l->cred.aws[l->cred.naws++] = (struct cred_aws){ (size_t)idx[0],
+		    (size_t)idx[1], idx[2] };
+	}
+}
+
+int
+cred_prepare(struct launch *l)
+{
+	const struct settings_cred *sc = &l->set.cred;
+	size_t i;
+
+	if (sc->nmask == 0)
+		return 0;
+	l->cred.plaintext = sc->plaintext_inject;
+	l->cred.streaming = sc->sigv4[0] ? CRED_SIGV4_PASSTHROUGH : CRED_SIGV4_DENY;
+	l->cred.presigned = sc->sigv4[1] ? CRED_SIGV4_PASSTHROUGH : CRED_SIGV4_DENY;
+	l->cred.sigv4a = sc->sigv4[2] ? CRED_SIGV4_PASSTHROUGH : CRED_SIGV4_DENY;
+	for (i = 0; i < sc->nmask; i++)
+		if ((sc->mask[i].file ? cred_file(l, &sc->mask[i]) :
+		    cred_env(l, &sc->mask[i])) == -1)
+			return -1;
+	cred_aws(l);
+	log_debug("credentials: %zu value(s) masked, %zu file(s) bound, %zu AWS pair(s)",
+	    l->cred.n, l->ncred_files, l->cred.naws);
+	return 0;
+}
+
+/*
+ * Where the filesystem plan hides path: the index in args of the last mount at path or
+ * above it, when that is a tmpfs (a read-denied directory) or /dev/null bound over it (a
+ * read-denied file); -1 when what is there is shown. Mounts are replayed in order: the
+ * last one that covers a path is what the command sees there.
+ */
+static long
+cred_plan_hides(const struct strlist *args, size_t first, size_t end, const char *path)
+{
+	long hidden = -1;
+	size_t i;
+
+	for (i = first; i < end && i < args->n; i++) {
+		const char *o = args->v[i];
+
+		if ((strcmp(o, "--bind") == 0 || strcmp(o, "--ro-bind") == 0) && i + 2 < end) {
+			if (path_is_under(path, args->v[i + 2]))
+				hidden = strcmp(args->v[i + 1], "/dev/null") == 0 ? (long)i : -1;
+			i += 2;
+		} else if (strcmp(o, "--tmpfs") == 0 && i + 1 < end) {
+			if (path_is_under(path, args->v[i + 1]))
+				hidden = (long)i;
+			i++;
+		} else if (strcmp(o, "--remount-ro") == 0)
+			i++;
+	}
+	return hidden;
+}
+
+/*
+ * The options that bind the masked copies (--ro-bind-data, from the descriptors
+ * bwrap_start handed over), put into the plan once it is finished. A copy stands in for a
+ * file the command could read, over whatever the filesystem part put there. A file the
+ * plan hides (under a read-denied directory, or denied itself) stays hidden, as if it
+ * were not masked: its copy is bound just before the mount that hides it, so that bwrap
+ * still consumes the descriptor and the command sees nothing. (The reference binds the
+ * copy regardless, so that a file appears in the directory the user emptied.)
+ */
+void
+cred_files_settle(struct launch *l)
+{
+	struct strlist *a = &l->plan.args, out = { 0 };
+	long *at;
+	size_t i, k, n = l->ncred_files < CRED_FILES_MAX ? l->ncred_files : CRED_FILES_MAX;
+
+	if (n == 0)
+		return;
+	at = xcalloc(n, sizeof(*at));
+	for (k = 0; k < n; k++) {
+		at[k] = cred_plan_hides(a, l->plan.fs_first, l->plan.fs_end,
+		    l->cred_file_path.v[k]);
+		if (at[k] != -1)
+			log_debug("credentials.files: %s is read-denied: it stays hidden, "
+			    "not masked", l->cred_file_path.v[k]);
+		else
+			at[k] = (long)l->plan.fs_end;
+	}
+	for (i = 0; i <= a->n; i++) {
+		for (k = 0; k < n; k++) {
+			if (at[k] != (long)i)
+				continue;
+			strlist_push(&out, "--ro-bind-data");
+			strlist_pushf(&out, "%d", l->cred_fd_base + (int)k);
+			strlist_push(&out, l->cred_file_path.v[k]);
+		}
+		if (i < a->n)
+			strlist_push(&out, a->v[i]);
+	}
+	strlist_free(a);
+	*a = out;
+	l->plan.fs_end += 3 * n;        /* every one went in the filesystem part */
+	free(at);
+}
+
+/* Is NAME=... (entry) one of the variables credentials took over? */
+bool
+cred_env_owned(const struct launch *l, const char *entry)
+{
+	const char *eq = strchr(entry, '=');
+	size_t i, n = eq != NULL ? (size_t)(eq - entry) : strlen(entry);
+
+	for (i = 0; i < l->cred_hidden.n; i++)
+		if (strlen(l->cred_hidden.v[i]) == n &&
+		    strncmp(l->cred_hidden.v[i], entry, n) == 0)
+			return true;
+	return false;
+}
+
+/* The proxies' environment: the launcher's, without the masked variables. */
+char **
+cred_proxy_environ(const struct launch *l)
+{
+	struct strlist e = { 0 };
+	char **p;
+
+	if (l->cred_hidden.n == 0)
+		return NULL;
+	for (p = environ; *p != NULL; p++)
+		if (!cred_env_owned(l, *p))
+			strlist_push(&e, *p);
+	return e.v != NULL ? e.v : xcalloc(1, sizeof(char *));
+}
+
+/* The store for srt-httpd, written into the pipe it reads at start; the pipe's reader
+ * holds it afterwards, the writer's copy is wiped. -1 when it cannot be written whole. */
+int
+cred_send(struct launch *l, int fd)
+{
+	struct buf b = { 0 };
+	size_t off = 0;
+	ssize_t w;
+	int rc = 0;
+
+	cred_store_encode(&l->cred, &b);
+	while (off < b.len) {
+		w = write(fd, b.p + b.off + off, b.len - off);
+		if (w == -1 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			log_warn("credentials: write to srt-httpd");
+			rc = -1;
+			break;
+		}
+		off += (size_t)w;
+	}
+	explicit_bzero(b.p, b.cap);
+	buf_free(&b);
+	return rc;
+}
+
+void
+cred_free(struct launch *l)
+{
+	size_t i;
+
+	cred_store_free(&l->cred);
+	for (i = 0; i < l->ncred_files; i++)
+		close(l->cred_file_fd[i]);
+	free(l->cred_file_fd);
+	strlist_free(&l->cred_file_path);
+	/* The entries with sentinels only; the unprotected ones hold real values. */
+	for (i = 0; i < l->cred_env.n; i++)
+		explicit_bzero(l->cred_env.v[i], strlen(l->cred_env.v[i]));
+	strlist_free(&l->cred_env);
+	strlist_free(&l->cred_unset);
+	strlist_free(&l->cred_hidden);
+}
