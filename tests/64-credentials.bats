@@ -209,3 +209,25 @@ PY
 		! grep -q fake_value_ "$T/$f"
 	done
 }
+
+@test "a body the decider read ahead (need_body) goes out substituted and framed by srt" {
+	# The body's length changes with the real value, so srt re-frames it as chunked:
+	# the bytes read ahead for the decider must go through the same substitution and
+	# framing, or the upstream would parse the raw body as chunks and requests.
+	settings '"allowPlaintextInject":true,"envVars":[{"name":"GH_TOKEN","mode":"mask",
+	    "injectHosts":["127.0.0.1"]}]'
+	cat >"$T/rules.json" <<JSON
+{"hosts":{"127.0.0.1":{"need_body":1000,"action":"allow"}}}
+JSON
+	in_ns python3 "$BATS_TEST_DIRNAME/helpers/decider.py" "$T/rules.json" "$T/frames" -- \
+	    "$SRT_BIN/srt" -s "$T/s.json" --decider-fd 3 -c "$CURL \
+	    --data-binary \"t=\$GH_TOKEN&x=0\$(printf '\r\n\r\n')GET /smuggled HTTP/1.1\" \
+	    http://127.0.0.1:$P1/a; echo"
+	[ "$status" -eq 0 ]
+	grep -q '"action":"need_body"' "$T/frames"
+	# one request, whose body holds the real value, framed by srt
+	[ "$(grep -c '^==== ' "$T/up1.log")" -eq 1 ]
+	grep -q "^t=$SECRET&x=0" "$T/up1.log"
+	grep -q "^Transfer-Encoding: chunked" "$T/up1.log"
+	! grep -q "^==== GET /smuggled" "$T/up1.log"
+}
