@@ -217,7 +217,8 @@ PY
 	run curl -sS -p -x "http://127.0.0.1:$PP" "http://127.0.0.1:$UP/tunnelled"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"GET /tunnelled"* ]]
-	grep -q '"protocol":"connect".*"verdict":"allow".*"status":200' "$T/log"
+	# written when the proxy sees the tunnel close, maybe just after curl exits
+	wait_grep '"protocol":"connect".*"verdict":"allow".*"status":200' "$T/log"
 	run raw "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n"
 	[ "${lines[0]}" = $'HTTP/1.1 403 host is not on the allow list\r' ]
 	[[ "$output" == *"X-Proxy-Error: blocked-by-allowlist"* ]]

@@ -84,8 +84,8 @@ winpath() {
 	"$WINE" "$EXE" runner -- "$(winpath "$PROBE")" tree "$(winpath "$beat")" 3>&- &
 	runner=$!
 	# Wait for the grandchild's heartbeat, and see it rise (Wine starts slowly on a
-	# loaded machine: up to 60 s).
-	for i in $(seq 1 600); do
+	# loaded machine: up to 180 s).
+	for i in $(seq 1 1800); do
 		[ "$(tr -dc 0-9 <"$beat" 2>/dev/null)" -ge 3 ] 2>/dev/null && break
 		sleep 0.1
 	done

@@ -48,3 +48,17 @@ write_settings() {
 }
 JSON
 }
+
+# wait_grep PATTERN FILE: wait (up to 10 s) for a line matching the extended regular
+# expression PATTERN in FILE. For logs written when something ends (a tunnel's record is
+# written when the proxy sees it close, which can be just after the client exits).
+wait_grep() {
+	local i
+	for i in $(seq 100); do
+		grep -qE -- "$1" "$2" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "timed out waiting for /$1/ in $2" >&2
+	cat "$2" >&2 2>/dev/null
+	return 1
+}
