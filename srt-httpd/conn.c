@@ -166,7 +166,10 @@ conn_request_done(struct conn *c)
 	free(c->up_head);
 	c->up_head = NULL;
 	c->up_head_len = 0;
+	/* A body read ahead for a request that never went out (refused) is not the next
+	 * request's. */
 	buf_free(&c->body);
+	c->body_ahead = false;
 }
 
 void

@@ -507,3 +507,64 @@ SH
 	[ "$output" = 403 ]
 	! grep -q '"t":"req"' "$T/frames"
 }
+
+@test "decider: a body read ahead for a refused request is not sent with the next one" {
+	# One client connection: a POST whose body the decider reads and then refuses,
+	# then a GET the decider allows. The upstream records the bytes it gets: the GET's
+	# head alone, with nothing of the refused request's body or its framing after it.
+	local RP
+	RP=$(free_port)
+	cat >"$T/rec.py" <<'PY'
+import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(('127.0.0.1', int(sys.argv[1]))); s.listen(1)
+got = b''
+while not got:                  # wait_listening's probe connects and sends nothing
+    c, _ = s.accept(); c.settimeout(1.0)
+    end = time.time() + 3
+    while time.time() < end:
+        try:
+            b = c.recv(65536)
+        except socket.timeout:
+            if b'\r\n\r\n' in got: break
+            continue
+        if not b: break
+        got += b
+        if b'\r\n\r\n' in got: c.sendall(b'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'); time.sleep(0.5)
+open(sys.argv[2], 'wb').write(got)
+PY
+	python3 "$T/rec.py" "$RP" "$T/got" &
+	local rpid=$!
+	wait_listening "$RP"
+	cat >"$T/rules.json" <<JSON
+{"hosts":{"localhost":{"need_body":100,"action":"deny","status":403,"reason":"no"},
+  "127.0.0.1":{"action":"allow"}}}
+JSON
+	write_settings "$T/s.json" "[\"127.0.0.1:$RP\",\"localhost:$RP\"]"
+	start_decider "$T/rules.json" "$T/rules.json" "$T/frames" -- \
+	    srt-httpd -s "$T/s.json" -l "127.0.0.1:$PP" --decider-fd 3
+	wait_listening "$PP"
+	wait_for "$T/frames" '> {"t":"hello"'
+	python3 - "$PP" "$RP" >"$T/client" <<'PY'
+import socket, sys, time
+pp, rp = int(sys.argv[1]), sys.argv[2]
+c = socket.create_connection(('127.0.0.1', pp)); c.settimeout(5)
+c.sendall(('POST http://localhost:%s/ HTTP/1.1\r\nHost: localhost:%s\r\nContent-Length: 5\r\n\r\nhello' % (rp, rp)).encode())
+r = b''
+while b'\r\n\r\n' not in r: r += c.recv(65536)
+print(r.split(b'\r\n')[0].decode())
+time.sleep(0.3)
+c.sendall(('GET http://127.0.0.1:%s/x HTTP/1.1\r\nHost: 127.0.0.1:%s\r\n\r\n' % (rp, rp)).encode())
+r = b''
+try:
+    while b'ok' not in r: r += c.recv(65536)
+except Exception: pass
+print(r.split(b'\r\n')[0].decode())
+PY
+	wait "$rpid" || true
+	cat "$T/client"; od -c "$T/got" | tail -5
+	grep -q "^HTTP/1.1 403" "$T/client"
+	grep -q "^HTTP/1.1 200" "$T/client"
+	# the GET's head, ending the bytes: no chunk terminator or body after it
+	python3 -c 'import sys; g=open(sys.argv[1],"rb").read(); sys.exit(0 if g.startswith(b"GET /x ") and g.endswith(b"\r\n\r\n") and g.count(b"\r\n\r\n")==1 and b"hello" not in g else 1)' "$T/got"
+}
