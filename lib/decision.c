@@ -201,15 +201,16 @@ decision_reader_fault(struct decision_reader *r, size_t *count, const char *what
 }
 
 static void
-decision_reader_line(struct decision_reader *r)
+decision_reader_line(void *arg, const char *p, size_t n)
 {
+	struct decision_reader *r = arg;
 	struct decision d;
 	const char *bad;
 	cJSON *o;
 
-	if (r->line.len == 0)
+	if (n == 0)
 		return;
-	o = cJSON_ParseWithLength(r->line.p + r->line.off, r->line.len);
+	o = cJSON_ParseWithLength(p, n);
 	if (o == NULL)
 		decision_reader_fault(r, &r->malformed, "not JSON", "");
 	else if ((bad = decision_read(o, &d)) != NULL)
@@ -220,40 +221,29 @@ decision_reader_line(struct decision_reader *r)
 	cJSON_Delete(o);
 }
 
+/* An over-long line, as lines.c reports it. */
+static void
+decision_reader_long(void *arg)
+{
+	struct decision_reader *r = arg;
+
+	decision_reader_fault(r, &r->oversized, "a line longer than 64 KiB", "");
+}
+
 void
 decision_reader_feed(struct decision_reader *r, const char *bytes, size_t len)
 {
-	const char *nl;
-	size_t n;
+	const struct lines_cbs cb = { decision_reader_line, decision_reader_long, r };
 
-	while (len > 0) {
-		nl = memchr(bytes, '\n', len);
-		n = nl != NULL ? (size_t)(nl - bytes) : len;
-		if (!r->skipping && r->line.len + n > DECISION_LINE_MAX) {
-			decision_reader_fault(r, &r->oversized, "a line longer than 64 KiB", "");
-			r->skipping = true;
-			buf_reset(&r->line);
-		}
-		if (!r->skipping)
-			buf_add(&r->line, bytes, n);
-		if (nl == NULL)
-			return;
-		if (!r->skipping)
-			decision_reader_line(r);
-		buf_reset(&r->line);
-		r->skipping = false;
-		bytes += n + 1;
-		len -= n + 1;
-	}
+	lines_feed(&r->lines, DECISION_LINE_MAX, bytes, len, &cb);
 }
 
 void
 decision_reader_finish(struct decision_reader *r)
 {
-	if (!r->skipping)
-		decision_reader_line(r);
-	buf_reset(&r->line);
-	r->skipping = false;
+	const struct lines_cbs cb = { decision_reader_line, decision_reader_long, r };
+
+	lines_finish(&r->lines, &cb);
 	if (r->malformed + r->oversized == 0)
 		return;
 	log_warnx("the proxies' decision log had %zu malformed and %zu over-long line%s, "
@@ -265,5 +255,5 @@ decision_reader_finish(struct decision_reader *r)
 void
 decision_reader_free(struct decision_reader *r)
 {
-	buf_free(&r->line);
+	lines_free(&r->lines);
 }

@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "lines.h"
 
 enum verdict {
 	VERDICT_NONE,           /* not decided yet: recorded as "deny" */
@@ -87,8 +88,7 @@ typedef void (*decision_cb)(void *arg, const struct decision *d);
 struct decision_reader {
 	decision_cb cb;
 	void *arg;
-	struct buf line;                /* the line being read */
-	bool skipping;                  /* inside an over-long line */
+	struct lines lines;              /* the stream cut into records */
 	size_t malformed, oversized;
 	char first_fault[80];           /* why the first bad line was refused */
 };

@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "lines.h"
 
 enum viol_kind {
 	VK_FILE_WRITE,          /* "file-write": a write-intent call refused */
@@ -89,8 +90,7 @@ typedef void (*violation_cb)(void *arg, const struct violation *v);
 struct violation_reader {
 	violation_cb cb;
 	void *arg;
-	struct buf line;
-	bool skipping;
+	struct lines lines;              /* the stream cut into records */
 	size_t malformed, oversized;
 	char first_fault[80];
 };

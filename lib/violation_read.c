@@ -170,15 +170,16 @@ reader_fault(struct violation_reader *r, size_t *count, const char *what, const 
 }
 
 static void
-reader_line(struct violation_reader *r)
+reader_line(void *arg, const char *p, size_t n)
 {
+	struct violation_reader *r = arg;
 	struct violation v;
 	const char *bad;
 	void *tree;
 
-	if (r->line.len == 0)
+	if (n == 0)
 		return;
-	if (violation_parse(r->line.p + r->line.off, r->line.len, &v, &tree, &bad) == -1)
+	if (violation_parse(p, n, &v, &tree, &bad) == -1)
 		reader_fault(r, &r->malformed, bad, strcmp(bad, "not JSON") == 0 ? "" :
 		    " missing or wrong");
 	else {
@@ -187,40 +188,29 @@ reader_line(struct violation_reader *r)
 	}
 }
 
+/* An over-long line, as lines.c reports it. */
+static void
+violation_reader_long(void *arg)
+{
+	struct violation_reader *r = arg;
+
+	reader_fault(r, &r->oversized, "a line longer than 4 KiB", "");
+}
+
 void
 violation_reader_feed(struct violation_reader *r, const char *bytes, size_t len)
 {
-	const char *nl;
-	size_t n;
+	const struct lines_cbs cb = { reader_line, violation_reader_long, r };
 
-	while (len > 0) {
-		nl = memchr(bytes, '\n', len);
-		n = nl != NULL ? (size_t)(nl - bytes) : len;
-		if (!r->skipping && r->line.len + n > VIOL_RECORD_MAX) {
-			reader_fault(r, &r->oversized, "a line longer than 4 KiB", "");
-			r->skipping = true;
-			buf_reset(&r->line);
-		}
-		if (!r->skipping)
-			buf_add(&r->line, bytes, n);
-		if (nl == NULL)
-			return;
-		if (!r->skipping)
-			reader_line(r);
-		buf_reset(&r->line);
-		r->skipping = false;
-		bytes += n + 1;
-		len -= n + 1;
-	}
+	lines_feed(&r->lines, VIOL_RECORD_MAX, bytes, len, &cb);
 }
 
 void
 violation_reader_finish(struct violation_reader *r)
 {
-	if (!r->skipping)
-		reader_line(r);
-	buf_reset(&r->line);
-	r->skipping = false;
+	const struct lines_cbs cb = { reader_line, violation_reader_long, r };
+
+	lines_finish(&r->lines, &cb);
 	if (r->malformed + r->oversized == 0)
 		return;
 	log_warnx("the sandbox's violation records had %zu malformed and %zu over-long "
@@ -232,5 +222,5 @@ violation_reader_finish(struct violation_reader *r)
 void
 violation_reader_free(struct violation_reader *r)
 {
-	buf_free(&r->line);
+	lines_free(&r->lines);
 }

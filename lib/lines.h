@@ -1,0 +1,34 @@
+/*
+ * Newline-separated records read from an untrusted stream in pieces of any size: the one
+ * splitter behind the decision log's reader (decision.c) and the sandbox's violation
+ * records (violation_read.c). A line longer than the reader's maximum is reported once
+ * and skipped to its newline; nothing past the maximum is ever held.
+ */
+#ifndef SRT_LINES_H
+#define SRT_LINES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+
+struct lines {
+	struct buf line;                /* the line being read */
+	bool skipping;                  /* inside an over-long line */
+};
+
+/* on_line: a complete line is in l->line (without its newline; emptied afterwards);
+ * on_long: a line went past max and is being skipped. */
+struct lines_cbs {
+	void (*on_line)(void *arg, const char *p, size_t n);
+	void (*on_long)(void *arg);
+	void *arg;
+};
+
+void lines_feed(struct lines *l, size_t max, const char *bytes, size_t len,
+    const struct lines_cbs *cb);
+/* The end of the stream: a last line without its newline counts too. */
+void lines_finish(struct lines *l, const struct lines_cbs *cb);
+void lines_free(struct lines *l);
+
+#endif
