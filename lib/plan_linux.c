@@ -446,6 +446,15 @@ plan_read_entries(struct pb *b)
 	read_deny_list(b, &b->s->fs.deny_read, "filesystem.denyRead", 0, &entries, &given);
 	nlisted = entries.n;
 	read_deny_list(b, &b->s->cred.deny_files, "credentials.files", 1, &entries, &given);
+	/* tlsTerminate's own CA key signs every leaf the sandbox trusts: denied like a
+	 * credentials file, with no exception (srt-httpd reads it outside). */
+	if (b->s->net.tls.present && b->s->net.tls.ca_key_path != NULL) {
+		const char *k = b->s->net.tls.ca_key_path;
+
+		strlist_push_owned(&entries, *k == '/' || b->ctx->cwd == NULL ?
+		    xstrdup(k) : path_join(b->ctx->cwd, k));
+		strlist_push(&given, k);
+	}
 	nuser = entries.n;
 	/* ssh refuses configs whose owner looks wrong inside a user namespace. */
 	if (exists(b, "/etc/ssh/ssh_config.d")) {
