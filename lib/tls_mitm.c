@@ -33,6 +33,8 @@
 	F(SSL_CTX_free) \
 	F(SSL_CTX_ctrl) \
 	F(SSL_CTX_set_options) \
+	F(SSL_CTX_set_ciphersuites) \
+	F(SSL_CTX_set_default_read_buffer_len) \
 	F(SSL_new) \
 	F(SSL_free) \
 	F(SSL_set_fd) \
@@ -367,10 +369,17 @@ tls_mitm_new(const char *cert_pem, size_t cert_len, const char *key_pem, size_t 
 		mitm_errtext(err, errlen, "TLS 1.2 as the minimum");
 		goto fail;
 	}
+	/* The buffers are kept between records (SSL_MODE_RELEASE_BUFFERS would free and
+	 * allocate them again around every one of a download's), and read ahead and the
+	 * suites are the client's (tls.c says why). CHACHA20 is put first for a client
+	 * that prefers it, one without AES in hardware. */
 	(void)M(SSL_CTX_ctrl)(m->ctx, SSL_CTRL_MODE, SSL_MODE_ENABLE_PARTIAL_WRITE |
-	    SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS, NULL);
+	    SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER, NULL);
+	(void)M(SSL_CTX_ctrl)(m->ctx, SSL_CTRL_SET_READ_AHEAD, 1, NULL);
+	M(SSL_CTX_set_default_read_buffer_len)(m->ctx, TLS_READ_BUF);
+	(void)M(SSL_CTX_set_ciphersuites)(m->ctx, TLS_SUITES);
 	(void)M(SSL_CTX_set_options)(m->ctx, SSL_OP_NO_RENEGOTIATION |
-	    SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_TICKET
+	    SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_PRIORITIZE_CHACHA | SSL_OP_NO_TICKET
 #ifdef SSL_OP_IGNORE_UNEXPECTED_EOF
 	    | SSL_OP_IGNORE_UNEXPECTED_EOF
 #endif
