@@ -535,7 +535,8 @@ forward_response_body(struct conn *c)
 			/* Appending would first move what cout still holds to its start
 			 * (buf_add), up to HTTPD_OUT_MAX bytes per chunk, which cost a
 			 * terminated download a fifth of its time: wait until it is out,
-			 * uin holding one read meanwhile (forward_pump). */
+			 * uin holding this one read meanwhile (forward_pump reads no
+			 * more). */
 			return 0;
 		}
 		c->rq->down += take;
@@ -618,12 +619,16 @@ forward_pump(struct conn *c)
 				progress = 1;
 				continue;
 			}
+			/* A Content-Length body waiting for cout to empty
+			 * (forward_response_body): nothing more is read meanwhile, so
+			 * that an EOF behind it is not taken for a cut. */
+			if (c->resp_head_done && c->resp_framing == HTTP_BODY_LENGTH)
+				break;
 			if (!c->resp_head_done && c->uin.len > HTTP_HEAD_MAX)
 				return forward_upstream_failed(c, "response head too large");
 		}
 		r = conn_recv(c->ufd, c->utls, &c->u_ready, c->u_eof, &c->uin,
-		    c->resp_head_done ? (c->uin.len < 65536 ? 65536 - c->uin.len : 0) :
-		    HTTP_HEAD_MAX + 1 - c->uin.len);
+		    c->resp_head_done ? 65536 : HTTP_HEAD_MAX + 1 - c->uin.len);
 		if (r == 0)
 			break;
 		if (r > 0) {
