@@ -94,7 +94,13 @@ load_settings(const struct policy_source *src, const struct managed *m, const ch
 	struct settings user;
 	int fd, rc;
 
-	if (path == NULL)
+	if (path == NULL && src->settings_text != NULL) {
+		/* A line of --control-fd: merged with the managed layer like the file was. */
+		if (settings_parse(src->settings_text, src->settings_len, src->settings_name,
+		    &user, errs, warns) != 0)
+			return NULL;
+		path = src->settings_name;
+	} else if (path == NULL)
 		settings_init_default(&user);
 	else {
 		fd = source_open(src, path);
@@ -141,6 +147,9 @@ policy_source_load(const struct policy_source *src, struct policy **polp,
 		path = xstrdup(src->settings_path);
 		log_debug("policy: compiled from %s", path);
 		*polp = load_settings(src, m, path, set, errs, warns);
+	} else if (src->settings_text != NULL) {
+		log_debug("policy: compiled from %s", src->settings_name);
+		*polp = load_settings(src, m, NULL, set, errs, warns);
 	} else if (src->fallback == POLICY_SOURCE_REQUIRED) {
 		diags_add(errs, "exactly one of -p, -s or --policy-fd is required");
 	} else if ((path = settings_default_path()) == NULL) {

@@ -30,6 +30,11 @@ struct policy_source {
 	const char *policy_path;        /* -p */
 	const char *settings_path;      /* -s */
 	int policy_fd;                  /* --policy-fd, or -1 */
+	/* A settings document in memory (a line of srt's --control-fd), named settings_name
+	 * in messages; used when none of the three above is given. */
+	const char *settings_text;
+	size_t settings_len;
+	const char *settings_name;
 	enum policy_fallback fallback;
 	/* How the file of -p or -s is opened: NULL for open(2) itself; else a descriptor
 	 * on path, or -1 with errno (a narrowed proxy asks its opener, proxy_sandbox.h). */

@@ -24,6 +24,8 @@
 
 #include "guard.h"
 #include "buf.h"
+#include "decider.h"
+#include "fdpass.h"
 #include "proxy.h"
 #include "managed.h"
 #include "policy_source.h"
@@ -73,7 +75,8 @@ struct proxy {
 enum {
 	OPT_POLICY_FD = 256, OPT_LISTEN_FD, OPT_LOG, OPT_LOG_FD, OPT_AUDIT, OPT_AUTH,
 	OPT_LIFELINE_FD, OPT_MAX_CONNS, OPT_IDLE_TIMEOUT, OPT_HEAD_TIMEOUT, OPT_NO_SANDBOX,
-	OPT_RELAY_TO, OPT_CA_FD,
+	OPT_RELAY_TO, OPT_CA_FD, OPT_CONTROL_FD, OPT_DECIDER_FD, OPT_DECIDER_IN,
+	OPT_DECIDER_OUT, OPT_ASK, OPT_DECIDER_TIMEOUT,
 };
 
 static const struct option proxy_longopts[] = {
@@ -93,6 +96,12 @@ static const struct option proxy_longopts[] = {
 	{ "no-sandbox", no_argument, NULL, OPT_NO_SANDBOX },
 	{ "relay-to", required_argument, NULL, OPT_RELAY_TO },
 	{ "ca-fd", required_argument, NULL, OPT_CA_FD },
+	{ "control-fd", required_argument, NULL, OPT_CONTROL_FD },
+	{ "decider-fd", required_argument, NULL, OPT_DECIDER_FD },
+	{ "decider-in", required_argument, NULL, OPT_DECIDER_IN },
+	{ "decider-out", required_argument, NULL, OPT_DECIDER_OUT },
+	{ "ask", no_argument, NULL, OPT_ASK },
+	{ "decider-timeout", required_argument, NULL, OPT_DECIDER_TIMEOUT },
 	{ "debug", no_argument, NULL, 'd' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -132,13 +141,15 @@ proxy_number(const struct proxy_proto *proto, const char *opt, const char *s, lo
 static void
 proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy_proto *proto)
 {
-	int c, nsrc = 0;
+	int c, nsrc = 0, ndecider = 0;
 	const char *why;
 	struct sockaddr_storage ss;
 	socklen_t sslen;
 
 	memset(o, 0, sizeof(*o));
-	o->policy_fd = o->log_fd = o->lifeline_fd = o->ca_fd = -1;
+	o->policy_fd = o->log_fd = o->lifeline_fd = o->ca_fd = o->control_fd = -1;
+	o->decider_in = o->decider_out = -1;
+	o->decider_timeout_ms = DECIDER_TIMEOUT_MS;
 	o->max_conns = 0;
 	o->head_timeout_s = PROXY_HEAD_TIMEOUT_S;
 	while ((c = getopt_long(argc, argv, "p:s:l:dhV", proxy_longopts, NULL)) != -1) {
@@ -205,6 +216,30 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 			o->relay_port = (unsigned)proxy_number(proto, "--relay-to", optarg, 1,
 			    65535);
 			break;
+		case OPT_CONTROL_FD:
+			o->control_fd = (int)proxy_number(proto, "--control-fd", optarg, 3, INT_MAX);
+			break;
+		case OPT_DECIDER_FD:
+			o->decider_in = o->decider_out = (int)proxy_number(proto, "--decider-fd",
+			    optarg, 0, INT_MAX);
+			ndecider += 2;
+			break;
+		case OPT_DECIDER_IN:
+			o->decider_in = (int)proxy_number(proto, "--decider-in", optarg, 0, INT_MAX);
+			ndecider++;
+			break;
+		case OPT_DECIDER_OUT:
+			o->decider_out = (int)proxy_number(proto, "--decider-out", optarg, 0,
+			    INT_MAX);
+			ndecider++;
+			break;
+		case OPT_ASK:
+			o->ask = true;
+			break;
+		case OPT_DECIDER_TIMEOUT:
+			o->decider_timeout_ms = (unsigned)proxy_number(proto, "--decider-timeout",
+			    optarg, 1, 600000);
+			break;
 		case 'd':
 			o->debug = true;
 			break;
@@ -226,8 +261,18 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 		    o->auth != NULL)
 			proxy_badusage(proto, "--relay-to relays without a policy: -p, -s, "
 			    "--policy-fd, --log, --log-fd, --audit and --auth do not apply");
-	} else if (nsrc != 1)
+	} else if (nsrc > 1 || (nsrc == 0 && ndecider == 0))
 		proxy_badusage(proto, "exactly one of -p, -s or --policy-fd is required");
+	if (ndecider != 0 && !proto->takes_decider)
+		proxy_badusage(proto, "--decider-fd, --decider-in and --decider-out are srt-httpd's");
+	if (ndecider != 0 && (ndecider != 2 || o->decider_in == -1 || o->decider_out == -1))
+		proxy_badusage(proto, "a decider is --decider-fd N, or --decider-in N with "
+		    "--decider-out N");
+	if (o->ask && (ndecider == 0 || nsrc == 0))
+		proxy_badusage(proto, "--ask needs a decider and a policy of its own (-p, -s or "
+		    "--policy-fd): it asks about the hosts that policy does not decide");
+	if (o->relay_port != 0 && (ndecider != 0 || o->control_fd != -1))
+		proxy_badusage(proto, "--relay-to has no policy to decide or update");
 	if (o->log_path != NULL && o->log_fd != -1)
 		proxy_badusage(proto, "--log and --log-fd are exclusive");
 }
@@ -393,6 +438,80 @@ proxy_routes_check(struct proxy *px, const struct proxy_policy *pp)
 		    proxy_connector_path(px->connector) : "none");
 }
 
+static struct proxy_policy *proxy_policy_wrap(struct proxy *px, struct policy *pol);
+
+bool
+proxy_policy_from_decider(struct proxy *px)
+{
+	return px->opts.decider_in != -1 && px->opts.policy_path == NULL &&
+	    px->opts.settings_path == NULL && px->opts.policy_fd == -1;
+}
+
+static void
+proxy_json_list(struct buf *b, const struct strlist *l)
+{
+	buf_addc(b, '[');
+	for (size_t i = 0; l != NULL && i < l->n; i++) {
+		if (i > 0)
+			buf_addc(b, ',');
+		buf_add_jstr(b, l->v[i], strlen(l->v[i]));
+	}
+	buf_addc(b, ']');
+}
+
+/* Proxy mode's policy (srt proxy): the decider's lists, every Host checked against the
+ * target, and the private and shared ranges never dialled by name, as the reference's
+ * proxy-only mode has them. Made through the settings parser, so that an entry means
+ * what it means in a settings file. */
+static struct proxy_policy *
+proxy_policy_lists(struct proxy *px, const struct strlist *allowed,
+    const struct strlist *denied, struct diags *errs)
+{
+	struct policy_source src = { .policy_fd = -1, .settings_name = "decider hello",
+	    .fallback = POLICY_SOURCE_REQUIRED };
+	struct diags warns = { 0 };
+	struct policy *pol;
+	struct buf b = { 0 };
+	int rc = 0;
+
+	buf_adds(&b, "{\"network\":{\"allowedDomains\":");
+	proxy_json_list(&b, allowed);
+	buf_adds(&b, ",\"deniedDomains\":");
+	proxy_json_list(&b, denied);
+	buf_adds(&b, ",\"deniedResolvedAddresses\":[\"10.0.0.0/8\",\"172.16.0.0/12\","
+	    "\"192.168.0.0/16\",\"100.64.0.0/10\",\"fc00::/7\"],\"requireHostMatch\":true},"
+	    "\"filesystem\":{\"denyRead\":[],\"allowWrite\":[],\"denyWrite\":[]}}");
+	/* The hello's lists are a user's settings: merged with the managed policy, read
+	 * once at start (before the proxy narrows itself), as a policy file would be. */
+	if (!px->managed_read && (rc = managed_load(&px->managed, errs, &warns)) == 0)
+		px->managed_read = true;
+	src.settings_text = b.p;
+	src.settings_len = b.len;
+	src.managed = &px->managed;
+	if (rc == 0)
+		rc = policy_source_load(&src, &pol, NULL, NULL, errs, &warns);
+	buf_free(&b);
+	for (size_t i = 0; i < warns.msgs.n; i++)
+		log_warnx("warning: %s", warns.msgs.v[i]);
+	diags_free(&warns);
+	if (rc != 0)
+		return NULL;
+	return proxy_policy_wrap(px, pol);
+}
+
+int
+proxy_policy_set_lists(struct proxy *px, const struct strlist *allowed,
+    const struct strlist *denied, struct diags *errs)
+{
+	struct proxy_policy *pp;
+
+	if ((pp = proxy_policy_lists(px, allowed, denied, errs)) == NULL)
+		return -1;
+	proxy_policy_put(px->pol);
+	px->pol = pp;
+	return 0;
+}
+
 /* Load the policy from the source named on the command line; NULL with messages in errs.
  * The option the proxies need is read from the policy's flags: the image is not decoded
  * back into settings. */
@@ -405,10 +524,11 @@ proxy_policy_load(struct proxy *px, struct diags *errs)
 	    .open_file = px->opener != NULL ? proxy_opener_open : NULL,
 	    .open_arg = px->opener };
 	struct diags warns = { 0 };
-	struct proxy_policy *pp;
 	struct policy *pol;
 	int rc = 0;
 
+	if (proxy_policy_from_decider(px))
+		return proxy_policy_lists(px, NULL, NULL, errs);
 	/* Read at start, before the proxy narrows itself (the trust checks walk the file
 	 * system); every reload merges with this one, so none widens past it. */
 	if (!px->managed_read && (rc = managed_load(&px->managed, errs, &warns)) == 0)
@@ -421,6 +541,15 @@ proxy_policy_load(struct proxy *px, struct diags *errs)
 	diags_free(&warns);
 	if (rc != 0)
 		return NULL;
+	return proxy_policy_wrap(px, pol);
+}
+
+/* The reference-counted policy around pol (taken). */
+static struct proxy_policy *
+proxy_policy_wrap(struct proxy *px, struct policy *pol)
+{
+	struct proxy_policy *pp;
+
 	pp = xcalloc(1, sizeof(*pp));
 	pp->pol = pol;
 	pp->require_host_match =
@@ -460,6 +589,10 @@ proxy_reload(struct proxy *px)
 	struct proxy_policy *pp;
 	struct diags errs = { 0 };
 
+	if (proxy_policy_from_decider(px)) {
+		log_info("SIGHUP: the policy comes from the decider's hello; nothing to reload");
+		return;
+	}
 	if ((pp = proxy_policy_load(px, &errs)) == NULL) {
 		for (size_t i = 0; i < errs.msgs.n; i++)
 			log_warnx("reload failed, keeping the current policy: %s",
@@ -471,6 +604,82 @@ proxy_reload(struct proxy *px)
 	proxy_policy_put(px->pol);
 	px->pol = pp;
 	log_info("policy reloaded");
+}
+
+/*
+ * The launcher's live updates (--control-fd): each message is the byte 'P' with a sealed
+ * memfd holding the new policy.bin. It is verified and put in force for the requests
+ * that start from now on (a request already decided keeps the policy it was decided
+ * under: it holds a reference), and answered with one line, "ok" or "error: WHY". The
+ * descriptor then stands for the policy a SIGHUP reloads.
+ */
+static void
+proxy_control_reply(int fd, const char *line)
+{
+	size_t n = strlen(line);
+	ssize_t w;
+
+	do
+		w = write(fd, line, n);
+	while (w == -1 && errno == EINTR);
+	if (w != (ssize_t)n)
+		log_warn("control: reply");
+}
+
+static void
+proxy_control_cb(struct evloop *loop, int fd, unsigned events, void *arg)
+{
+	struct proxy *px = arg;
+	struct policy_source src = { .policy_path = NULL, .settings_path = NULL,
+	    .fallback = POLICY_SOURCE_REQUIRED };
+	struct diags errs = { 0 }, warns = { 0 };
+	struct proxy_policy *pp;
+	struct policy *pol;
+	char tag, *line;
+	size_t got, nfds;
+	int nfd = -1;
+
+	(void)events;
+	if (fdpass_recv(fd, &tag, 1, &got, &nfd, 1, &nfds) == -1) {
+		if (errno == EAGAIN || errno == EINTR)
+			return;
+		log_debug("control: channel closed (%s)", strerror(errno));
+		evloop_del(loop, fd);
+		close(fd);
+		px->opts.control_fd = -1;
+		return;
+	}
+	if (got != 1 || tag != 'P' || nfds != 1) {
+		if (nfds == 1)
+			close(nfd);
+		proxy_control_reply(fd, "error: malformed control message\n");
+		return;
+	}
+	src.policy_fd = nfd;
+	/* The managed layer read at start: an update narrows under it like the file did. */
+	src.managed = &px->managed;
+	if (policy_source_load(&src, &pol, NULL, NULL, &errs, &warns) != 0) {
+		line = xasprintf("error: %s\n", errs.msgs.n > 0 ? errs.msgs.v[0] :
+		    "cannot be loaded");
+		proxy_control_reply(fd, line);
+		free(line);
+		close(nfd);
+		goto out;
+	}
+	pp = proxy_policy_wrap(px, pol);
+	proxy_routes_check(px, pp);
+	proxy_policy_put(px->pol);
+	px->pol = pp;
+	/* What SIGHUP reads from now on. The launcher's first descriptor is ours to close
+	 * too: it was made for this proxy alone. */
+	if (px->opts.policy_fd != -1)
+		close(px->opts.policy_fd);
+	px->opts.policy_fd = nfd;
+	log_debug("policy updated by the launcher");
+	proxy_control_reply(fd, "ok\n");
+ out:
+	diags_free(&errs);
+	diags_free(&warns);
 }
 
 /* ---- decision log ---------------------------------------------------------------- */
@@ -1012,13 +1221,25 @@ proxy_signal_cb(struct evloop *loop, int signo, void *arg)
 {
 	struct proxy *px = arg;
 
+	(void)loop;
 	if (signo == SIGHUP) {
 		proxy_reload(px);
 		return;
 	}
+	if (!px->draining)
+		log_debug("signal %d: draining %u connection(s)", signo, px->nconns);
+	proxy_shutdown(px, NULL);
+}
+
+void
+proxy_shutdown(struct proxy *px, const char *why)
+{
+	struct evloop *loop = px->loop;
+
 	if (px->draining)
 		return;
-	log_debug("signal %d: draining %u connection(s)", signo, px->nconns);
+	if (why != NULL)
+		log_info("stopping: %s", why);
 	px->draining = true;
 	proxy_stop_listening(px);
 	if (px->proto->drain != NULL && px->opts.relay_port == 0)
@@ -1443,6 +1664,11 @@ proxy_main(int argc, char **argv, const struct proxy_proto *proto)
 		    evloop_add(px->loop, px->opts.lifeline_fd, EV_READ, proxy_lifeline_cb, px) == -1)
 			fatal("--lifeline-fd %d", px->opts.lifeline_fd);
 	}
+	if (px->opts.control_fd != -1 && (proxy_set_nonblock(px->opts.control_fd) == -1 ||
+	    evloop_add(px->loop, px->opts.control_fd, EV_READ, proxy_control_cb, px) == -1))
+		fatal("--control-fd %d", px->opts.control_fd);
+	if (proto->start != NULL)
+		proto->start(px);
 	if (evloop_signal(px->loop, SIGHUP, proxy_signal_cb, px) == -1 ||
 	    evloop_signal(px->loop, SIGTERM, proxy_signal_cb, px) == -1 ||
 	    evloop_signal(px->loop, SIGINT, proxy_signal_cb, px) == -1)

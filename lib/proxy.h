@@ -66,6 +66,13 @@ struct proxy_opts {
 	unsigned relay_port;            /* --relay-to PORT: a plain relay, no policy; 0 */
 	int ca_fd;                      /* --ca-fd N: tlsTerminate's CA (certificate and key
 	                                   as PEM, read to its end at start), or -1 */
+	int control_fd;                 /* --control-fd N: live policies from the launcher
+	                                   (a Unix socket: one byte and a policy memfd per
+	                                   update, answered by one line), or -1 */
+	int decider_in, decider_out;    /* --decider-fd N (both), or --decider-in N and
+	                                   --decider-out N; -1 without a decider */
+	bool ask;                       /* --ask: only hosts no rule decides go to it */
+	unsigned decider_timeout_ms;    /* --decider-timeout MS (DECIDER_TIMEOUT_MS) */
 };
 
 struct proxy;
@@ -90,6 +97,10 @@ struct proxy_proto {
 	unsigned spare_fds;
 	/* The daemon terminates TLS (tlsTerminate): its CA is loaded at start. */
 	bool tls_terminate;
+	/* Takes --decider-fd and its kin (srt-httpd). */
+	bool takes_decider;
+	/* Optional: called once before the proxy narrows itself, the loop ready. */
+	void (*start)(struct proxy *px);
 };
 
 /* Parse options, load the policy, open listeners and log, narrow the process, run the loop
@@ -119,6 +130,17 @@ struct proxy_policy {
 };
 struct proxy_policy *proxy_policy_get(struct proxy *px);       /* +1 reference */
 void proxy_policy_put(struct proxy_policy *pp);                 /* -1, freed at 0 */
+
+/* Without -p, -s or --policy-fd the policy comes from a decider's hello (srt proxy):
+ * until then every host is denied. */
+bool proxy_policy_from_decider(struct proxy *px);
+/* Make the policy in force one of these lists (a decider's hello, entries as the
+ * settings take them), with proxy mode's fixed options: requireHostMatch and the private
+ * ranges denied by address. 0, or -1 with messages in errs (nothing changes). */
+int proxy_policy_set_lists(struct proxy *px, const struct strlist *allowed,
+    const struct strlist *denied, struct diags *errs);
+/* Stop as SIGTERM does: no new connections, the open ones get PROXY_DRAIN_MS. */
+void proxy_shutdown(struct proxy *px, const char *why);
 
 /* --auth: 1 if no credentials are configured or user:pass equals them (constant time). */
 int proxy_auth_check(struct proxy *px, const char *userpass, size_t len);

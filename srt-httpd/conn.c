@@ -66,8 +66,9 @@ conn_timer_cb(struct evloop *loop, void *arg)
 	case CONN_CLOSING:
 		limit = HTTPD_LINGER_MS;
 		break;
+	case CONN_ASKING:
 	case CONN_DIALING:
-		/* The dial has its own connect timeout. */
+		/* The dial has its own connect timeout, the decider its verdict timeout. */
 		evtimer_add(loop, &c->timer, HTTPD_STALL_MS);
 		return;
 	default:
@@ -128,6 +129,7 @@ conn_refuse(struct proxy *px, int fd)
 static void
 conn_close_upstream(struct conn *c)
 {
+	ask_cancel(c);
 	if (c->dial != NULL) {
 		proxy_dial_cancel(c->dial);
 		c->dial = NULL;
@@ -523,6 +525,7 @@ conn_run(struct conn *c)
 			progress |= r;
 			break;
 		}
+		case CONN_ASKING:
 		case CONN_DIALING:
 		case CONN_HANDED:
 			break;
@@ -696,4 +699,81 @@ httpd_dial(struct conn *c)
 	else
 		c->dial = proxy_dial(c->px, c->pp, c->rq, &c->route, c->is_connect,
 		    httpd_dial_cb, c);
+}
+
+/* ---- the decider's answers ------------------------------------------------------- */
+
+static const char *
+httpd_status_phrase(int status)
+{
+	switch (status) {
+	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
+	case 403: return "Forbidden";
+	case 404: return "Not Found";
+	case 407: return "Proxy Authentication Required";
+	case 429: return "Too Many Requests";
+	case 451: return "Unavailable For Legal Reasons";
+	case 500: return "Internal Server Error";
+	case 502: return "Bad Gateway";
+	case 503: return "Service Unavailable";
+	case 504: return "Gateway Timeout";
+	default: return status < 500 ? "Request Denied" : "Proxy Error";
+	}
+}
+
+void
+httpd_ask_refuse(struct conn *c, const struct ask_answer *a, bool keep)
+{
+	const char *reason = a->reason != NULL ? a->reason : "denied by the request decider";
+	char body[600];
+	const char *hdr = a->unavailable ? "Content-Type: text/plain\r\n"
+	    "X-Proxy-Error: decider-unavailable\r\n" : a->bad_request ?
+	    "Content-Type: text/plain\r\nX-Proxy-Error: bad-request\r\n" :
+	    "Content-Type: text/plain\r\nX-Proxy-Error: blocked-by-decider\r\n";
+
+	c->rq->verdict = VERDICT_DENY;
+	free(c->rq->rule);
+	c->rq->rule = xstrdup("decider");
+	proxy_request_set_reason(c->rq, reason, strlen(reason));
+	proxy_sanitize_reason(reason, strlen(reason), body, sizeof(body) - 1);
+	strcat(body, "\n");
+	conn_reply(c, a->status, httpd_status_phrase(a->status), hdr, body, keep);
+}
+
+void
+httpd_ask_allowed(struct conn *c, const struct ask_answer *a)
+{
+	(void)a;
+	if (c->rq->verdict == VERDICT_ALLOW)
+		return;
+	c->rq->verdict = VERDICT_ALLOW;
+	c->rq->would_deny = false;
+	free(c->rq->rule);
+	c->rq->rule = xstrdup("decider");
+	proxy_request_set_reason(c->rq, NULL, 0);
+}
+
+void
+httpd_req_headers(const struct http_head *h, struct decider_req *r, const char **names,
+    size_t *namelen, const char **values, size_t *valuelen)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < h->nfields; i++) {
+		const struct http_field *f = &h->fields[i];
+
+		if (http_str_eq(f->name, "host") || http_str_eq(f->name, "proxy-authorization"))
+			continue;
+		names[n] = f->name.p;
+		namelen[n] = f->name.n;
+		values[n] = f->value.p;
+		valuelen[n] = f->value.n;
+		n++;
+	}
+	r->hnames = names;
+	r->hnamelen = namelen;
+	r->hvalues = values;
+	r->hvaluelen = valuelen;
+	r->nheaders = n;
 }

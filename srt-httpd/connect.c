@@ -37,6 +37,42 @@ connect_parse_target(struct http_str t, const char **host, size_t *hostlen, uint
 	return port_parse(colon + 1, (size_t)(end - colon - 1), port);
 }
 
+static void
+connect_answered(struct conn *c, const struct ask_answer *a)
+{
+	if (!a->allow)
+		httpd_ask_refuse(c, a, false);
+	else {
+		/* A tunnel has no head to edit: an allow's header edits do not apply. */
+		httpd_ask_allowed(c, a);
+		httpd_dial(c);
+	}
+	if (!a->sync)
+		conn_run(c);
+}
+
+/* Ask the decider about a CONNECT: method CONNECT, the path its authority as spelled. */
+static void
+connect_ask(struct conn *c, const struct http_head *h)
+{
+	const char *names[HTTP_HEADERS_MAX], *values[HTTP_HEADERS_MAX];
+	size_t namelen[HTTP_HEADERS_MAX], valuelen[HTTP_HEADERS_MAX], first;
+	struct decider_req r = { 0 };
+	char *hosthdr = NULL, *path = xstrndup(h->target.p, h->target.n);
+
+	if (http_field_count(h, "host", &first) > 0)
+		hosthdr = xstrndup(h->fields[first].value.p, h->fields[first].value.n);
+	r.method = "CONNECT";
+	r.host = c->rq->host;
+	r.port = c->rq->port;
+	r.host_header = hosthdr;
+	r.path = path;
+	httpd_req_headers(h, &r, names, namelen, values, valuelen);
+	(void)ask_send(c, &r, connect_answered);
+	free(hosthdr);
+	free(path);
+}
+
 void
 connect_start(struct conn *c, const struct http_head *h)
 {
@@ -44,6 +80,7 @@ connect_start(struct conn *c, const struct http_head *h)
 	size_t hostlen;
 	uint16_t port;
 	char line[600];
+	bool allowed;
 
 	/* Whatever follows the head is tunnel payload, whatever the head says. */
 	c->req_framing = HTTP_BODY_NONE;
@@ -61,7 +98,8 @@ connect_start(struct conn *c, const struct http_head *h)
 		conn_reply(c, 400, "Bad Request", NULL, NULL, false);
 		return;
 	}
-	if (!proxy_decide(c->px, c->pp, c->rq, host, hostlen, port)) {
+	allowed = proxy_decide(c->px, c->pp, c->rq, host, hostlen, port) != 0;
+	if (!allowed && ask_needed(c, false) == ASK_NO) {
 		const char *r = c->rq->reason ? c->rq->reason : "Forbidden";
 
 		/* The reason goes in the status line, where a client shows it. */
@@ -92,5 +130,9 @@ connect_start(struct conn *c, const struct http_head *h)
 		c->rq->would_deny = true;
 	}
 	proxy_route(c->pp, c->rq, true, &c->route);
+	if (ask_needed(c, allowed) == ASK_YES) {
+		connect_ask(c, h);
+		return;
+	}
 	httpd_dial(c);
 }

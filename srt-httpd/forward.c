@@ -187,12 +187,187 @@ forward_build_head(struct conn *c, const struct http_head *h, const struct targe
 
 static void forward_attach(struct conn *c, int fd, struct tls_conn *tls, bool reused);
 
+static bool
+forward_name_in(const char *f, const struct strlist *names)
+{
+	char g[DECIDER_HEADER_BYTES + 1];
+
+	for (size_t i = 0; i < names->n; i++) {
+		decider_fold(names->v[i], strlen(names->v[i]), g);
+		if (strcmp(f, g) == 0)
+			return true;
+	}
+	return false;
+}
+
+static void
+forward_b64(struct buf *b, const char *s, size_t n)
+{
+	static const char t[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *d = (const unsigned char *)s;
+	size_t i;
+
+	for (i = 0; i + 2 < n; i += 3) {
+		buf_addc(b, t[d[i] >> 2]);
+		buf_addc(b, t[(d[i] & 3) << 4 | d[i + 1] >> 4]);
+		buf_addc(b, t[(d[i + 1] & 15) << 2 | d[i + 2] >> 6]);
+		buf_addc(b, t[d[i + 2] & 63]);
+	}
+	if (n - i == 1) {
+		buf_addc(b, t[d[i] >> 2]);
+		buf_addc(b, t[(d[i] & 3) << 4]);
+		buf_adds(b, "==");
+	} else if (n - i == 2) {
+		buf_addc(b, t[d[i] >> 2]);
+		buf_addc(b, t[(d[i] & 3) << 4 | d[i + 1] >> 4]);
+		buf_addc(b, t[(d[i + 1] & 15) << 2]);
+		buf_addc(b, '=');
+	}
+}
+
+/*
+ * An allow's header edits on the head going upstream: removeHeaders and the names of
+ * setHeaders go (matched folded), then setHeaders' values are added; a credential first
+ * removes every credential header the client sent, then goes in Authorization: Bearer,
+ * or, for class "github" to github.com, Basic with the user x-access-token (git's
+ * transport), as the reference places it.
+ */
+static void
+forward_edit_head(struct conn *c, const struct decider_verdict *v)
+{
+	static const char *const cred_headers[] = { "authorization", "proxy-authorization",
+		"cookie", "x-api-key" };
+	const char *p = c->up_head, *end = c->up_head + c->up_head_len, *eol, *colon;
+	char f[DECIDER_HEADER_BYTES + 1];
+	struct buf q = { 0 };
+	bool drop;
+	size_t i;
+
+	if (v->set_names.n == 0 && v->remove.n == 0 && v->cred == NULL)
+		return;
+	eol = memchr(p, '\n', (size_t)(end - p));
+	buf_add(&q, p, (size_t)(eol + 1 - p));
+	for (p = eol + 1; p < end && !(p[0] == '\r' && p + 1 < end && p[1] == '\n');
+	    p = eol + 1) {
+		eol = memchr(p, '\n', (size_t)(end - p));
+		colon = memchr(p, ':', (size_t)(eol - p));
+		drop = false;
+		if (colon != NULL && (size_t)(colon - p) <= DECIDER_HEADER_BYTES) {
+			decider_fold(p, (size_t)(colon - p), f);
+			drop = (decider_may_remove(f) && forward_name_in(f, &v->remove)) ||
+			    forward_name_in(f, &v->set_names);
+			for (i = 0; v->cred != NULL && i < 4; i++)
+				drop |= strcmp(f, cred_headers[i]) == 0 &&
+				    strcmp(f, "proxy-authorization") != 0;
+			/* A parent's Proxy-Authorization is srt's own, never the client's. */
+			if (v->cred != NULL && strcmp(f, "proxy-authorization") == 0 &&
+			    c->route.kind != ROUTE_PARENT)
+				drop = true;
+		}
+		if (!drop)
+			buf_add(&q, p, (size_t)(eol + 1 - p));
+	}
+	for (i = 0; i < v->set_names.n; i++)
+		buf_addf(&q, "%s: %s\r\n", v->set_names.v[i], v->set_values.v[i]);
+	if (v->cred != NULL) {
+		if (strcmp(v->cred, "github") == 0 && strcmp(c->rq->host, "github.com") == 0) {
+			char *up = xasprintf("x-access-token:%s", v->credential);
+
+			buf_adds(&q, "authorization: Basic ");
+			forward_b64(&q, up, strlen(up));
+			buf_adds(&q, "\r\n");
+			explicit_bzero(up, strlen(up));
+			free(up);
+		} else
+			buf_addf(&q, "authorization: Bearer %s\r\n", v->credential);
+	}
+	buf_add(&q, "\r\n", 2);
+	free(c->up_head);
+	c->up_head = xmalloc(q.len);
+	memcpy(c->up_head, q.p + q.off, q.len);
+	c->up_head_len = q.len;
+	buf_free(&q);
+}
+
+/* On to the upstream: an idle connection when the request may go out twice, else a
+ * dial. */
+static void
+forward_go(struct conn *c)
+{
+	struct tls_conn *tls = NULL;
+	int fd;
+
+	if (c->u_retryable && (fd = pool_take(c->pp, c->rq->host, c->rq->port,
+	    c->term != NULL, conn_io_cb, c, &tls)) != -1) {
+		log_debug("%s: %s port %u over an idle connection", c->client, c->rq->host,
+		    c->rq->port);
+		forward_attach(c, fd, tls, true);
+		return;
+	}
+	httpd_dial(c);
+}
+
+static void
+forward_answered(struct conn *c, const struct ask_answer *a)
+{
+	if (!a->allow) {
+		httpd_ask_refuse(c, a, true);
+	} else {
+		httpd_ask_allowed(c, a);
+		if (a->v != NULL)
+			forward_edit_head(c, a->v);
+		c->st = CONN_DIALING;
+		forward_go(c);
+	}
+	if (!a->sync)
+		conn_run(c);
+}
+
+/* Ask the decider about the request of h (to t). */
+static void
+forward_ask(struct conn *c, const struct http_head *h, const struct target *t)
+{
+	const char *names[HTTP_HEADERS_MAX], *values[HTTP_HEADERS_MAX];
+	size_t namelen[HTTP_HEADERS_MAX], valuelen[HTTP_HEADERS_MAX], first;
+	struct decider_req r = { 0 };
+	char *method = xstrndup(h->method.p, h->method.n), *hosthdr = NULL, *path, *q;
+
+	if (http_field_count(h, "host", &first) > 0)
+		hosthdr = xstrndup(h->fields[first].value.p, h->fields[first].value.n);
+	path = t->path_needs_slash || t->pathlen == 0 ? xasprintf("/%.*s", (int)t->pathlen,
+	    t->path) : xstrndup(t->path, t->pathlen);
+	if ((q = strchr(path, '?')) != NULL)
+		*q++ = '\0';
+	r.method = method;
+	r.host = c->rq->host;
+	r.port = c->rq->port;
+	r.host_header = hosthdr;
+	r.path = path;
+	r.query = q;
+	httpd_req_headers(h, &r, names, namelen, values, valuelen);
+	(void)ask_send(c, &r, forward_answered);
+	free(method);
+	free(hosthdr);
+	free(path);
+}
+
+/* Only a request that may go out twice goes over an idle connection: the upstream may
+ * close that just as the request is sent (forward_retry). */
+static bool
+forward_retryable(const struct http_head *h)
+{
+	return h->framing == HTTP_BODY_NONE && (http_str_eq(h->method, "GET") ||
+	    http_str_eq(h->method, "HEAD") || http_str_eq(h->method, "OPTIONS"));
+}
+
 void
 forward_start(struct conn *c, const struct http_head *h)
 {
 	struct target t;
 	const char *why;
 	char *body;
+	bool allowed;
 
 	if (!httpd_auth_ok(c, h)) {
 		c->rq->verdict = VERDICT_DENY;
@@ -209,7 +384,8 @@ forward_start(struct conn *c, const struct http_head *h)
 		conn_reply(c, 400, "Bad Request", NULL, NULL, false);
 		return;
 	}
-	if (!proxy_decide(c->px, c->pp, c->rq, t.host, t.hostlen, t.port)) {
+	allowed = proxy_decide(c->px, c->pp, c->rq, t.host, t.hostlen, t.port) != 0;
+	if (!allowed && ask_needed(c, false) == ASK_NO) {
 		conn_reply(c, 403, "Forbidden", deny_headers,
 		    "Connection blocked by network allowlist\n", true);
 		return;
@@ -235,27 +411,21 @@ forward_start(struct conn *c, const struct http_head *h)
 	free(c->rq->route);
 	c->rq->route = route_describe(&c->route);
 	forward_build_head(c, h, &t);
+	if (ask_needed(c, allowed) == ASK_YES) {
+		c->u_retryable = forward_retryable(h);
+		forward_ask(c, h, &t);
+		return;
+	}
 	forward_send(c, h);
 }
 
+/* A request decided and its upstream head built (forward_build_head, term_request): out
+ * over an idle connection or a new one. */
 void
 forward_send(struct conn *c, const struct http_head *h)
 {
-	struct tls_conn *tls = NULL;
-	int fd;
-
-	/* Only a request that may go out twice goes over an idle connection: the upstream
-	 * may close that just as the request is sent (forward_retry). */
-	c->u_retryable = h->framing == HTTP_BODY_NONE && (http_str_eq(h->method, "GET") ||
-	    http_str_eq(h->method, "HEAD") || http_str_eq(h->method, "OPTIONS"));
-	if (c->u_retryable && (fd = pool_take(c->pp, c->rq->host, c->rq->port,
-	    c->term != NULL, conn_io_cb, c, &tls)) != -1) {
-		log_debug("%s: %s port %u over an idle connection", c->client, c->rq->host,
-		    c->rq->port);
-		forward_attach(c, fd, tls, true);
-		return;
-	}
-	httpd_dial(c);
+	c->u_retryable = forward_retryable(h);
+	forward_go(c);
 }
 
 /* Take fd as the upstream connection and queue the request head. reused: it comes from

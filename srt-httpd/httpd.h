@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "buf.h"
+#include "decider.h"
 #include "evloop.h"
 #include "http_parse.h"
 #include "proxy.h"
@@ -24,6 +25,7 @@
 
 enum conn_state {
 	CONN_READ_HEAD,         /* waiting for (the rest of) a request head */
+	CONN_ASKING,            /* waiting for the decider's verdict (ask.c) */
 	CONN_DIALING,           /* decided; guarded dial in progress */
 	CONN_FORWARD,           /* request body up, response down */
 	CONN_CLOSING,           /* flushing a final reply, then linger */
@@ -79,6 +81,7 @@ struct conn {
 	struct proxy_request *rq;
 	struct proxy_policy *pp;
 	struct proxy_dial *dial;
+	struct ask_wait *ask;           /* the decider's verdict awaited (ask.c) */
 	struct route route;             /* how the request leaves (proxy_route) */
 	bool is_connect;
 	bool head_method;
@@ -104,6 +107,37 @@ struct conn {
 	bool u_rx;                      /* a byte came from ufd in this exchange */
 	bool u_keep;                    /* ufd may serve another request after this one */
 };
+
+/* ask.c: the external decider. An answer: allow (v the verdict, for its header edits,
+ * when the decider gave one now) or a refusal with status and reason. */
+struct ask_answer {
+	bool allow;
+	bool decided;                   /* the decider's own verdict (or remembered) */
+	bool remembered;                /* --ask: given before for this host:port */
+	bool unavailable;               /* no verdict: timeout, link gone, not ready */
+	bool bad_request;               /* the request cannot be asked about */
+	bool sync;                      /* called from within ask_send */
+	int status;
+	const char *reason;             /* NULL: none given */
+	const struct decider_verdict *v;
+};
+typedef void (*ask_cb)(struct conn *c, const struct ask_answer *a);
+enum ask_need { ASK_NO, ASK_YES };
+struct ask_wait;
+void ask_start(struct proxy *px);
+bool ask_active(void);
+enum ask_need ask_needed(struct conn *c, bool allowed);
+/* Ask about c's request; cb runs once with the answer, now or later (c->st is then
+ * CONN_ASKING until it does). */
+int ask_send(struct conn *c, const struct decider_req *r, ask_cb cb);
+void ask_cancel(struct conn *c);
+/* Record a refusal in c->rq and queue its reply (conn.c). */
+void httpd_ask_refuse(struct conn *c, const struct ask_answer *a, bool keep);
+/* Record an allow by the decider in c->rq when the policy had not allowed it. */
+void httpd_ask_allowed(struct conn *c, const struct ask_answer *a);
+/* The request's headers for a req frame: all but Host and Proxy-Authorization. */
+void httpd_req_headers(const struct http_head *h, struct decider_req *r,
+    const char **names, size_t *namelen, const char **values, size_t *valuelen);
 
 /* conn.c */
 void conn_accept(struct proxy *px, int fd, const char *client);

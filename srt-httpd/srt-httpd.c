@@ -14,7 +14,11 @@ static const struct proxy_proto httpd_proto = {
 	    "                 [--log FILE | --log-fd N] [--audit] [--auth USER:PASS] "
 	    "[--lifeline-fd N]\n"
 	    "                 [--max-conns N] [--idle-timeout SEC] [--head-timeout SEC] [--ca-fd N]\n"
-	    "                 [--no-sandbox] [-d]\n"
+	    "                 [--control-fd N] [--no-sandbox] [-d]\n"
+	    "                 [--decider-fd N | --decider-in N --decider-out N] [--ask]\n"
+	    "                 [--decider-timeout MS]\n"
+	    "       srt-httpd --decider-fd N | --decider-in N --decider-out N [-l ADDR]...\n"
+	    "                 [--listen-fd N]... (proxy mode: the policy is the decider's)\n"
 	    "       srt-httpd --relay-to PORT [-l ADDR]... [--listen-fd N]... "
 	    "[--lifeline-fd N]\n"
 	    "                 [--max-conns N] [--idle-timeout SEC] [--no-sandbox] [-d]",
@@ -23,6 +27,8 @@ static const struct proxy_proto httpd_proto = {
 	.drain = pool_flush,
 	.spare_fds = POOL_MAX,
 	.tls_terminate = true,
+	.takes_decider = true,
+	.start = ask_start,
 };
 
 int

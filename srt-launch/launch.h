@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "buf.h"
 #include "exit.h"
 #include "plan.h"
 #include "policy.h"
@@ -70,6 +71,16 @@ struct launch {
 	bool no_fs_violations;          /* --no-fs-violations or noFsViolations: no monitor */
 	int viol_r;                     /* srt-seccomp's violation records, or -1 */
 	int viol_w;                     /* its end, for bwrap (srt-seccomp --violations-fd) */
+	/* live updates (control.c) */
+	int control_fd;                 /* --control-fd N, or -1 (closed at its end) */
+	struct buf control_buf;         /* a line not complete yet */
+	size_t control_lines;
+	bool control_skip;              /* the rest of an over-long line is dropped */
+	bool control_failed;            /* it failed before its first line: run ends */
+	int proxy_ctl[PK_MAX];          /* our end of each proxy's --control-fd, or -1 */
+	/* the external decider, for srt-httpd (srt-httpd(8)) */
+	int decider_in, decider_out;    /* -1 without one */
+	bool ask;                       /* --ask */
 	int guard_fd;                   /* the write guard: a memfd sealed once written */
 	char *cwd;
 	char *home;
@@ -156,6 +167,13 @@ void keeper_release(struct launch *l, bool done);
 int proxies_init(struct launch *l);
 int proxies_start(struct launch *l, enum proxy_kind k);
 void proxies_stop(struct launch *l, int timeout_ms);
+
+/* control.c */
+int control_open(struct launch *l);
+void control_read(struct launch *l);
+
+/* proxycli.c: srt proxy ARGS (argv[0] is "proxy") */
+int proxycli_main(int argc, char **argv, const char *self_dir);
 
 /* helpers.c */
 int helpers_open(struct launch *l);

@@ -14,6 +14,7 @@
  */
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -79,7 +80,7 @@ proxies_start(struct launch *l, enum proxy_kind k)
 	int l4 = l->listen_fd[k == PK_HTTP ? LS_HTTP4 : LS_SOCKS4];
 	int l6 = l->listen_fd[k == PK_HTTP ? LS_HTTP6 : LS_SOCKS6];
 	int port = proxy_external_port(l, k);
-	int ep[2] = { -1, -1 }, polfd = -1, cafd = -1, err = 0, rc = -1;
+	int ep[2] = { -1, -1 }, polfd = -1, cafd = -1, err = 0, rc = -1, ctl[2] = { -1, -1 };
 	enum helper h = k == PK_HTTP ? H_HTTPD : H_SOCKSD;
 	const char *prog = l->helper_path[h];
 	pid_t pid, launcher = getpid();
@@ -96,6 +97,11 @@ proxies_start(struct launch *l, enum proxy_kind k)
 			goto out;
 		log_debug("starting %s for the sandbox's port %d", prog,
 		    k == PK_HTTP ? LAUNCH_HTTP_PORT : LAUNCH_SOCKS_PORT);
+		if (l->control_fd != -1 && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+		    ctl) == -1) {
+			log_warn("socketpair");
+			goto out;
+		}
 	} else
 		log_debug("relaying the sandbox's port %d to the host's 127.0.0.1:%d (%s "
 		    "--relay-to)", k == PK_HTTP ? LAUNCH_HTTP_PORT : LAUNCH_SOCKS_PORT, port,
@@ -109,7 +115,7 @@ proxies_start(struct launch *l, enum proxy_kind k)
 		goto out;
 	}
 	if (pid == 0) {
-		int fds[6], exe = l->helper_fd[h];
+		int fds[10], exe = l->helper_fd[h];
 		size_t n = 0, i;
 		struct strlist argv = { 0 };
 
@@ -129,6 +135,21 @@ proxies_start(struct launch *l, enum proxy_kind k)
 				strlist_push(&argv, "--ca-fd");
 				strlist_pushf(&argv, "%zu", 3 + n);
 				fds[n++] = cafd;
+			}
+			if (ctl[1] != -1) {
+				strlist_push(&argv, "--control-fd");
+				strlist_pushf(&argv, "%zu", 3 + n);
+				fds[n++] = ctl[1];
+			}
+			if (k == PK_HTTP && l->decider_in != -1) {
+				strlist_push(&argv, "--decider-in");
+				strlist_pushf(&argv, "%zu", 3 + n);
+				fds[n++] = l->decider_in;
+				strlist_push(&argv, "--decider-out");
+				strlist_pushf(&argv, "%zu", 3 + n);
+				fds[n++] = l->decider_out;
+				if (l->ask)
+					strlist_push(&argv, "--ask");
 			}
 		} else {
 			strlist_push(&argv, "--relay-to");
@@ -162,6 +183,10 @@ proxies_start(struct launch *l, enum proxy_kind k)
 		goto out;
 	}
 	l->proxy_pid[k] = pid;
+	if (ctl[0] != -1) {
+		l->proxy_ctl[k] = ctl[0];
+		ctl[0] = -1;
+	}
 	rc = 0;
  out:
 	/* The proxy holds the sockets now. If it could not start, closing them makes
@@ -176,6 +201,8 @@ proxies_start(struct launch *l, enum proxy_kind k)
 		close(polfd);
 	if (cafd != -1)
 		close(cafd);
+	fd_close(&ctl[0]);
+	fd_close(&ctl[1]);
 	if (ep[0] != -1)
 		close(ep[0]);
 	if (ep[1] != -1)

@@ -46,13 +46,37 @@ usage(const struct launch *l, int status)
 	FILE *f = status == 0 ? stdout : stderr;
 
 	if (l->srt_mode)
-		fprintf(f, "usage: srt [-dhV] [-s SETTINGS] [--no-fs-violations] "
-		    "(-c STRING | CMD [ARGS...])\n");
+		fprintf(f, "usage: srt [-dhV] [-s SETTINGS] [--no-fs-violations] [--control-fd N]\n"
+		    "           [--decider-fd N | --decider-in N --decider-out N] [--ask]\n"
+		    "           (-c STRING | CMD [ARGS...])\n"
+		    "       srt proxy --decider-fd N | --decider-in N --decider-out N\n"
+		    "           (--listen-fd N | --listen HOST:PORT [--listen-any-interface])\n"
+		    "           [--lifeline-fd N] [-d]\n");
 	else
 		fprintf(f, "usage: srt-launch (-p POLICY | -s SETTINGS) [-dhV] "
 		    "[--violations FILE] [--unguarded]\n"
-		    "                  [--no-fs-violations] (-c STRING | [--] CMD [ARGS...])\n");
+		    "                  [--no-fs-violations] [--control-fd N]\n"
+		    "                  [--decider-fd N | --decider-in N --decider-out N]\n"
+		    "                  [--ask] (-c STRING | [--] CMD [ARGS...])\n");
 	exit(status);
+}
+
+/* A descriptor number on the command line: an integer >= lo (0-2 are the command's). */
+static int
+fd_number(const struct launch *l, const char *opt, const char *s, int lo)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || s[0] < '0' || s[0] > '9' || v < lo ||
+	    v > INT_MAX) {
+		log_warnx("%s %s: must be an integer file descriptor >= %d (0-2 are stdin, "
+		    "stdout and stderr)", opt, s, lo);
+		usage(l, LAUNCH_FAIL);
+	}
+	return (int)v;
 }
 
 static void
@@ -65,6 +89,11 @@ parse_args(struct launch *l, int argc, char **argv)
 		{ "violations", required_argument, NULL, 'v' },
 		{ "unguarded", no_argument, NULL, 'U' },
 		{ "no-fs-violations", no_argument, NULL, 'F' },
+		{ "control-fd", required_argument, NULL, 'C' },
+		{ "decider-fd", required_argument, NULL, 'D' },
+		{ "decider-in", required_argument, NULL, 'I' },
+		{ "decider-out", required_argument, NULL, 'O' },
+		{ "ask", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -106,6 +135,21 @@ parse_args(struct launch *l, int argc, char **argv)
 		case 'F':
 			l->no_fs_violations = true;
 			break;
+		case 'C':
+			l->control_fd = fd_number(l, "--control-fd", optarg, 3);
+			break;
+		case 'D':
+			l->decider_in = l->decider_out = fd_number(l, "--decider-fd", optarg, 3);
+			break;
+		case 'I':
+			l->decider_in = fd_number(l, "--decider-in", optarg, 3);
+			break;
+		case 'O':
+			l->decider_out = fd_number(l, "--decider-out", optarg, 3);
+			break;
+		case 'A':
+			l->ask = true;
+			break;
 		case 'h':
 			usage(l, 0);
 		case 'V':
@@ -127,6 +171,14 @@ parse_args(struct launch *l, int argc, char **argv)
 	}
 	if (l->cstring == NULL && argc == 0) {
 		log_warnx("no command given: use -c STRING or CMD [ARGS...]");
+		usage(l, LAUNCH_FAIL);
+	}
+	if ((l->decider_in == -1) != (l->decider_out == -1)) {
+		log_warnx("a decider is --decider-fd N, or --decider-in N with --decider-out N");
+		usage(l, LAUNCH_FAIL);
+	}
+	if (l->ask && l->decider_in == -1) {
+		log_warnx("--ask needs a decider (--decider-fd N)");
 		usage(l, LAUNCH_FAIL);
 	}
 	l->cmd = argc > 0 ? argv : NULL;
@@ -200,6 +252,21 @@ launch_userns_hint(int err)
 	log_warnx("%s", fix);
 	free(cause);
 	free(fix);
+}
+
+/* The decider's descriptors go to srt-httpd only. */
+static int
+decider_open(struct launch *l)
+{
+	int fds[2] = { l->decider_in, l->decider_out };
+
+	for (int i = 0; i < 2 && fds[0] != -1; i++)
+		if (fcntl(fds[i], F_SETFD, FD_CLOEXEC) == -1) {
+			log_warnx("decider descriptor %d is not usable: %s", fds[i],
+			    strerror(errno));
+			return -1;
+		}
+	return 0;
 }
 
 /* A closed 0, 1 or 2 would be taken by the first pipe we open and handed to the command
@@ -315,8 +382,8 @@ wait_loop(struct launch *l, int sigfd)
 	int status = 0;
 
 	while (!done) {
-		struct pollfd pfd[4 + LS_MAX];
-		int slot[4 + LS_MAX];
+		struct pollfd pfd[5 + LS_MAX];
+		int slot[5 + LS_MAX];
 		nfds_t n = 0, i;
 
 		pfd[n] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
@@ -332,6 +399,10 @@ wait_loop(struct launch *l, int sigfd)
 		if (l->status_r != -1) {
 			pfd[n] = (struct pollfd){ .fd = l->status_r, .events = POLLIN };
 			slot[n++] = -3;
+		}
+		if (l->control_fd != -1) {
+			pfd[n] = (struct pollfd){ .fd = l->control_fd, .events = POLLIN };
+			slot[n++] = -5;
 		}
 		for (i = 0; i < LS_MAX; i++)
 			if (l->listen_fd[i] != -1) {
@@ -364,6 +435,9 @@ wait_loop(struct launch *l, int sigfd)
 					violations_feed(l->viol, buf, (size_t)r);
 			} else if (slot[i] == -4) {
 				sandbox_violations_read(l);
+			} else if (slot[i] == -5) {
+				if (l->control_fd != -1)
+					control_read(l);
 			} else if (slot[i] == -3) {
 				bwrap_status_read(l);
 				tmp_remove_early(l);
@@ -378,6 +452,10 @@ wait_loop(struct launch *l, int sigfd)
 	/* srt-seccomp is gone with bwrap: what it wrote last is all there, up to EOF. */
 	while (l->viol_r != -1)
 		sandbox_violations_read(l);
+	/* The command was stopped over a dead control channel: its status is not the
+	 * run's. */
+	if (l->control_failed)
+		return LAUNCH_FAIL;
 	if (l->command_ran)
 		return l->command_exit;
 	if (WIFSIGNALED(status))
@@ -439,6 +517,9 @@ launch_init(struct launch *l, const char *argv0)
 	l->viol_r = l->viol_w = -1;
 	for (i = 0; i < H_MAX; i++)
 		l->helper_fd[i] = -1;
+	l->control_fd = l->decider_in = l->decider_out = -1;
+	for (i = 0; i < PK_MAX; i++)
+		l->proxy_ctl[i] = -1;
 }
 
 /* What the plan holds (-d), and srt's own directory when the command can write there. */
@@ -529,6 +610,10 @@ launch_free(struct launch *l)
 	free(l->tmpdir);
 	helpers_close(l);
 	fd_close(&l->guard_fd);
+	fd_close(&l->control_fd);
+	buf_free(&l->control_buf);
+	for (int k = 0; k < PK_MAX; k++)
+		fd_close(&l->proxy_ctl[k]);
 	free(l->shell);
 	ca_free(l);
 	l->config_path = l->self_dir = l->cwd = l->home = l->tmpdir = l->shell = NULL;
@@ -575,8 +660,22 @@ main(int argc, char **argv)
 
 	launch_init(&l, argv[0]);
 	log_init(l.srt_mode ? "srt" : "srt-launch", 0, LAUNCH_FAIL);
+	/* The reference's proxy mode, by its name. */
+	if (l.srt_mode && argc > 1 && strcmp(argv[1], "proxy") == 0) {
+		char *dir = layout_self_dir();
+
+		if (dir == NULL) {
+			log_warnx("cannot find my own directory through /proc/self/exe");
+			return LAUNCH_FAIL;
+		}
+		rc = proxycli_main(argc - 1, argv + 1, dir);
+		free(dir);
+		return rc;
+	}
 	parse_args(&l, argc, argv);
 	log_init(l.srt_mode ? "srt" : "srt-launch", l.debug, LAUNCH_FAIL);
+	if (control_open(&l) == -1 || decider_open(&l) == -1)
+		return LAUNCH_FAIL;
 	ensure_std_fds();
 	tty_save();
 	spawn_signals_init();

@@ -264,9 +264,11 @@ same() {
 	local script='mount --bind "$0" /mnt && mount -t tmpfs tmpfs /tmp &&
 	    mkdir /tmp/claude /tmp/other /tmp/t && cd / || exit 1
 	    "$@" -c "echo x > /tmp/claude/f && echo claude-ok; (echo x > /tmp/other/f) 2>/dev/null && echo other-ok; true"'
-	run -0 env TMPDIR=/tmp/t unshare -m --propagation private sh -c "$script" "$T" \
-	    srt -s /mnt/s.json
+	# srt's stderr (its violation block: the write to /tmp/other) goes to a file.
+	run -0 env TMPDIR=/tmp/t unshare -m --propagation private sh -c "$script 2>/mnt/err" \
+	    "$T" srt -s /mnt/s.json
 	[ "$output" = claude-ok ]
+	grep -q "deny file-write /tmp/other/f (not in allowWrite)" "$T/err"
 	if have_ref; then
 		run -0 env TMPDIR=/tmp/t unshare -m --propagation private sh -c "$script" "$T" \
 		    node "$REF_CLI" --settings /mnt/s.json
@@ -281,11 +283,14 @@ same() {
 	# named /tmp/claude would widen the grant to where it points.
 	local script='mount --bind "$0" /mnt && mount -t tmpfs tmpfs /tmp &&
 	    mkdir /tmp/claude /tmp/mine /tmp/t && chown 65534 /tmp/claude && cd / || exit 1
-	    "$@" -c "(echo x > /tmp/claude/f) 2>/dev/null && echo claude-ok; true"
+	    "$@" -c "(echo x > /tmp/claude/f) 2>/dev/null && echo claude-ok; true" 2>/mnt/err1
 	    rmdir /tmp/claude && ln -s /tmp/mine /tmp/claude &&
-	    "$@" -c "(echo x > /tmp/claude/f) 2>/dev/null && echo link-ok; true"
+	    "$@" -c "(echo x > /tmp/claude/f) 2>/dev/null && echo link-ok; true" 2>/mnt/err2
 	    chown -h 0 /tmp/claude; ls /tmp/mine'
 	run -0 env TMPDIR=/tmp/t unshare -m --propagation private sh -c "$script" "$T" \
 	    srt -s /mnt/s.json
 	[ -z "$output" ]
+	# each refusal is the policy's, and srt says so
+	grep -q "deny file-write /tmp/claude/f (not in allowWrite)" "$T/err1"
+	grep -q "deny file-write /tmp/mine/f (not in allowWrite)\|deny file-write /tmp/claude/f" "$T/err2"
 }

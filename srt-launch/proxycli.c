@@ -1,0 +1,190 @@
+/*
+ * `srt proxy ...`: the reference's name and flags for a proxy with no sandbox whose every
+ * request an external decider decides (srt(1) PROXY MODE). It is srt-httpd in proxy mode
+ * (its policy is the decider's hello): this turns the reference's flags into srt-httpd's
+ * and executes it from srt's helper directory.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "launch.h"
+#include "layout.h"
+
+static noreturn void SRT_PRINTF(1, 2)
+proxycli_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "srt proxy: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	exit(2);
+}
+
+static const char *
+proxycli_fd(const char *opt, const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (end == s || *end != '\0' || v < 0 || v > INT_MAX || s[0] < '0' || s[0] > '9')
+		proxycli_fail("%s needs a descriptor number", opt);
+	return s;
+}
+
+/* "127.0.0.1:8080", "[::1]:8080", "localhost:8080" as srt-httpd's -l; a host that is not
+ * loopback only with --listen-any-interface. */
+static char *
+proxycli_listen(const char *s, bool any)
+{
+	const char *colon = strrchr(s, ':');
+	char host[128];
+	unsigned char a[16];
+	size_t hl;
+	bool v6, loop;
+
+	if (colon == NULL || colon[1] == '\0' || strspn(colon + 1, "0123456789") !=
+	    strlen(colon + 1) || atol(colon + 1) > 65535)
+		proxycli_fail("--listen needs <host:port> with a port from 0 to 65535 (got %s)", s);
+	hl = (size_t)(colon - s);
+	if (hl >= 2 && s[0] == '[' && s[hl - 1] == ']') {
+		s++;
+		hl -= 2;
+	}
+	if (hl == 0 || hl >= sizeof(host))
+		proxycli_fail("--listen %s: no host", s);
+	memcpy(host, s, hl);
+	host[hl] = '\0';
+	if (strcmp(host, "localhost") == 0)
+		snprintf(host, sizeof(host), "127.0.0.1");
+	v6 = inet_pton(AF_INET6, host, a) == 1;
+	if (!v6 && inet_pton(AF_INET, host, a) != 1)
+		proxycli_fail("--listen %s: not an IP address or localhost", host);
+	loop = v6 ? memcmp(a, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\1", 16) == 0 : a[0] == 127;
+	if (!loop && !any)
+		proxycli_fail("--listen %s is not a loopback address (127.0.0.0/8, [::1] or "
+		    "localhost); pass --listen-any-interface to bind it anyway", s);
+	if (!loop)
+		fprintf(stderr, "srt proxy: warning: --listen-any-interface: the listener is "
+		    "reachable from other hosts and is unauthenticated\n");
+	return v6 ? xasprintf("[%s]%s", host, colon) : xasprintf("%s%s", host, colon);
+}
+
+int
+proxycli_main(int argc, char **argv, const char *self_dir)
+{
+	static const struct option lopts[] = {
+		{ "listen-fd", required_argument, NULL, 'F' },
+		{ "listen", required_argument, NULL, 'L' },
+		{ "listen-any-interface", no_argument, NULL, 'Y' },
+		{ "decider-fd", required_argument, NULL, 'D' },
+		{ "decider-in", required_argument, NULL, 'I' },
+		{ "decider-out", required_argument, NULL, 'O' },
+		{ "lifeline-fd", required_argument, NULL, 'E' },
+		{ "ca-fd", required_argument, NULL, 'C' },
+		{ "strip-response-header", required_argument, NULL, 'S' },
+		{ "plaintext-header-set", no_argument, NULL, 'P' },
+		{ "debug", no_argument, NULL, 'd' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct strlist av = { 0 };
+	const char *listen = NULL, *listen_fd = NULL, *din = NULL, *dout = NULL;
+	char *dir, *path;
+	bool any = false;
+	int ch;
+
+	/* --version anywhere: one line, nothing else looked at. */
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--version") == 0) {
+			printf("srt-proxy %s\n", SRT_VERSION);
+			return 0;
+		}
+	strlist_push(&av, "srt-httpd");
+	while ((ch = getopt_long(argc, argv, "dh", lopts, NULL)) != -1) {
+		switch (ch) {
+		case 'F':
+			listen_fd = proxycli_fd("--listen-fd", optarg);
+			break;
+		case 'L':
+			listen = optarg;
+			break;
+		case 'Y':
+			any = true;
+			break;
+		case 'D':
+			din = dout = proxycli_fd("--decider-fd", optarg);
+			break;
+		case 'I':
+			din = proxycli_fd("--decider-in", optarg);
+			break;
+		case 'O':
+			dout = proxycli_fd("--decider-out", optarg);
+			break;
+		case 'E':
+			strlist_push(&av, "--lifeline-fd");
+			strlist_push(&av, proxycli_fd("--lifeline-fd", optarg));
+			break;
+		case 'C':
+			proxycli_fail("--ca-fd: srt has no TLS termination yet");
+		case 'S':
+			proxycli_fail("--strip-response-header: not supported; use "
+			    "stripResponseHeaders in a settings file with srt-httpd");
+		case 'P':
+			/* An allow's header edits always apply to plain HTTP here. */
+			break;
+		case 'd':
+			strlist_push(&av, "-d");
+			break;
+		case 'h':
+			printf("usage: srt proxy --decider-fd N | --decider-in N --decider-out N\n"
+			    "           (--listen-fd N | --listen HOST:PORT "
+			    "[--listen-any-interface])\n"
+			    "           [--lifeline-fd N] [-d] [--version]\n");
+			return 0;
+		default:
+			return 2;
+		}
+	}
+	if (optind < argc)
+		proxycli_fail("unexpected argument: %s", argv[optind]);
+	if (din == NULL || dout == NULL)
+		proxycli_fail("a decider is required (--decider-fd, or --decider-in and "
+		    "--decider-out)");
+	if (listen_fd != NULL) {
+		strlist_push(&av, "--listen-fd");
+		strlist_push(&av, listen_fd);
+	} else if (listen != NULL) {
+		strlist_push(&av, "-l");
+		strlist_push_owned(&av, proxycli_listen(listen, any));
+	} else
+		proxycli_fail("--listen-fd (or --listen for development) is required");
+	if (din == dout) {
+		strlist_push(&av, "--decider-fd");
+		strlist_push(&av, din);
+	} else {
+		strlist_push(&av, "--decider-in");
+		strlist_push(&av, din);
+		strlist_push(&av, "--decider-out");
+		strlist_push(&av, dout);
+	}
+	/* The reference's proxy logs no decisions; srt-httpd's go to stderr here, not into
+	 * the stream a caller may read. */
+	strlist_push(&av, "--log-fd");
+	strlist_push(&av, "2");
+	dir = layout_helpers_dir(self_dir);
+	path = xasprintf("%s/" LAYOUT_HTTPD, dir);
+	execv(path, av.v);
+	fprintf(stderr, "srt proxy: %s: %s\n", path, strerror(errno));
+	return 1;
+}
