@@ -3,6 +3,8 @@
 # upstream, measured in the same run:
 #   512 MiB download from a local nginx over HTTPS: direct vs through srt-httpd with
 #   network.tlsTerminate (decrypted and encrypted again; target >= 0.5);
+#   the same download by curl under srt and under the reference tool (their sandboxes
+#   and proxies, each terminating), each against direct;
 #   new HTTPS requests/s (curl --parallel, 20 at once, "Connection: close" so that every
 #   request is a new TCP connection and TLS handshake, and through the proxy a new
 #   CONNECT and a terminated handshake with the leaf already cached): direct vs through
@@ -108,6 +110,45 @@ for r in $(seq 1 "$ROUNDS"); do
 	ds+=("$d") ts+=("$t") rt+=("$(ratio "$t" "$d")")
 done
 echo "download 512 MiB over HTTPS ($ROUNDS rounds): direct $(mib "$(median "${ds[@]}")") MiB/s, terminated $(mib "$(median "${ts[@]}")") MiB/s, ratio median $(median "${rt[@]}") spread $(spread "${rt[@]}") (per round: ${rt[*]}) (target >= 0.50)"
+# The same download by curl inside a sandbox, through the sandbox's own proxy with
+# tlsTerminate (an ephemeral CA; the upstream's CA in extraCaCertPaths): srt, and the
+# reference tool when it is there (BENCH_REF_CLI, else build/ref), each against direct
+# in the same round.
+REF_CLI=${BENCH_REF_CLI:-$SRT_BUILD/ref/node_modules/@anthropic-ai/sandbox-runtime/dist/cli.js}
+cat >"$D/sb.json" <<JSON
+{"network": {"allowedDomains": ["127.0.0.1"], "deniedDomains": [],
+  "tlsTerminate": {"extraCaCertPaths": ["$D/up-ca.pem"]}},
+ "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}
+JSON
+IN="curl -s --noproxy '' -o /dev/null -w '%{http_code} %{speed_download}' https://127.0.0.1:$NG/big"
+# The speed of a 200, else nothing.
+ok200() { case $1 in "200 "*) echo "${1#200 }" ;; esac; }
+ref=no
+command -v node >/dev/null && [ -f "$REF_CLI" ] && ref=yes
+if [ -x "$BIN/srt" ] && [ -n "$(ok200 "$(cd "$D" && "$BIN/srt" -s "$D/sb.json" -c "$IN" 2>/dev/null)")" ]; then
+	ds=() ss=() fs=() rs=() rf=()
+	for r in $(seq 1 "$ROUNDS"); do
+		d=$(speed "${DIRECT[@]}")
+		t=$(ok200 "$(cd "$D" && "$BIN/srt" -s "$D/sb.json" -c "$IN" 2>/dev/null)")
+		ds+=("$d") ss+=("$t") rs+=("$(ratio "$t" "$d")")
+		if [ "$ref" = yes ]; then
+			# Its proxy checks the upstream against node's roots, which
+			# extraCaCertPaths does not reach (it answers 502): node's own variable.
+			f=$(ok200 "$(cd "$D" && NODE_EXTRA_CA_CERTS="$D/up-ca.pem" node "$REF_CLI" \
+			    -s "$D/sb.json" -c "$IN" 2>/dev/null)")
+			[ -n "$f" ] || { ref=failed; continue; }
+			fs+=("$f") rf+=("$(ratio "$f" "$d")")
+		fi
+	done
+	echo "download 512 MiB over HTTPS under a sandbox ($ROUNDS rounds): direct $(mib "$(median "${ds[@]}")") MiB/s, srt $(mib "$(median "${ss[@]}")") MiB/s, ratio median $(median "${rs[@]}") spread $(spread "${rs[@]}") (per round: ${rs[*]})"
+	if [ "$ref" = yes ]; then
+		echo "  the reference: $(mib "$(median "${fs[@]}")") MiB/s, ratio median $(median "${rf[@]}") spread $(spread "${rf[@]}") (per round: ${rf[*]})"
+	else
+		echo "  the reference: not measured ($ref: $REF_CLI)"
+	fi
+else
+	echo "download under a sandbox: skipped (srt cannot run here)"
+fi
 dr=() pr=() ar=()
 for r in $(seq 1 "$ROUNDS"); do
 	d=$(rate "$N" "${DIRECT[@]}")

@@ -43,6 +43,19 @@ buf_add(struct buf *b, const void *d, size_t n)
 	b->len += n;
 }
 
+char *
+buf_tail(struct buf *b, size_t n)
+{
+	buf_room(b, n);
+	return b->p + b->off + b->len;
+}
+
+void
+buf_grow(struct buf *b, size_t n)
+{
+	b->len += n;
+}
+
 void
 buf_addc(struct buf *b, char c)
 {

@@ -38,6 +38,10 @@ void buf_u64le(struct buf *b, uint64_t v);
  * NULL: null. */
 void buf_add_jstr(struct buf *b, const char *s, size_t len);
 
+/* Room for n more bytes at the end, for a read straight into the buffer: the pointer
+ * stays good until the next call on b; buf_grow then counts the bytes put there. */
+char *buf_tail(struct buf *b, size_t n);
+void buf_grow(struct buf *b, size_t n);
 /* The first n bytes are used up (all of them when n >= len). */
 void buf_consume(struct buf *b, size_t n);
 /* Empty, keeping the memory. */

@@ -817,6 +817,23 @@ merge_option(struct mctx *c, const struct merge_option *o)
 }
 
 /*
+ * mitmProxy and tlsTerminate exclude each other in one file (settings.c); one from each
+ * file is refused the same way, whichever gives which: the merge would otherwise send
+ * a host both through the inspection proxy and through srt's own termination.
+ */
+static void
+merge_exclusive(struct mctx *c, bool managed_mitm)
+{
+	if (!c->out->net.mitm.present || !c->out->net.tls.present)
+		return;
+	mc_err(c, "%s: network.%s: the managed policy %s sets network.%s: mitmProxy and "
+	    "tlsTerminate cannot be used together: a host goes either through the "
+	    "inspection proxy or through srt's own TLS termination; remove it", c->uname,
+	    managed_mitm ? "tlsTerminate" : "mitmProxy", c->mname,
+	    managed_mitm ? "mitmProxy" : "tlsTerminate");
+}
+
+/*
  * A key of the schema that the tables above do not name (a new option whose row was
  * forgotten) fails closed: a boolean or integer is taken to weaken the sandbox, anything
  * else is refused when either file gives it a value.
@@ -1006,6 +1023,7 @@ managed_apply(const struct managed *m, struct settings *user, const char *user_n
 	struct settings ms;
 	struct mctx c;
 	size_t i;
+	bool managed_mitm;
 
 	*out = *user;
 	memset(user, 0, sizeof(*user));
@@ -1027,9 +1045,12 @@ managed_apply(const struct managed *m, struct settings *user, const char *user_n
 	c.out = out;
 	c.errs = errs;
 	c.warns = warns;
+	/* Before the merge, which moves the managed file's values into out. */
+	managed_mitm = ms.net.mitm.present;
 	merge_lists(&c);
 	for (i = 0; i < NOPTIONS; i++)
 		merge_option(&c, &merge_options[i]);
+	merge_exclusive(&c, managed_mitm);
 	merge_unknown(&c);
 	settings_free(&ms);
 	if (c.nerr > 0) {

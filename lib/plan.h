@@ -21,6 +21,8 @@
 #define PLAN_REF_TMPDIR "/tmp/claude"   /* the reference's TMPDIR */
 /* tlsTerminate's trust bundle, in the run's TMPDIR (srt-launch/ca.c) */
 #define PLAN_CA_BUNDLE_NAME "srt-ca-bundle.pem"
+/* The same certificates as a PKCS#12 trust store, for Java (javax.net.ssl.trustStore). */
+#define PLAN_CA_STORE_NAME "srt-ca-bundle.p12"
 
 struct plan_ctx {
 	const char *cwd;        /* relative entries resolve against this */

@@ -125,12 +125,15 @@ sandbox_tail(const struct settings *s, const struct plan_ctx *ctx, struct plan_l
 {
 	struct strlist *o = &out->args;
 
-	/* tlsTerminate's trust bundle, which the launcher writes in the run's TMPDIR
-	 * (srt-launch/ca.c): readable, never writable. */
+	/* tlsTerminate's trust bundle and Java's trust store, which the launcher writes
+	 * in the run's TMPDIR (srt-launch/ca.c): readable, never writable. */
 	if (s->net.tls.present && ctx->tmpdir != NULL) {
 		strlist_push(o, "--ro-bind");
 		strlist_pushf(o, "%s/%s", ctx->tmpdir, PLAN_CA_BUNDLE_NAME);
 		strlist_pushf(o, "%s/%s", ctx->tmpdir, PLAN_CA_BUNDLE_NAME);
+		strlist_push(o, "--ro-bind");
+		strlist_pushf(o, "%s/%s", ctx->tmpdir, PLAN_CA_STORE_NAME);
+		strlist_pushf(o, "%s/%s", ctx->tmpdir, PLAN_CA_STORE_NAME);
 	}
 	/* srt-seccomp must stay reachable even under a read-denied directory: bound
 	 * last, over whatever the filesystem arguments put there, from the file the

@@ -207,6 +207,8 @@ enum proxy_dial_status {
 struct proxy_dial_result {
 	enum proxy_dial_status status;
 	int fd;                 /* PROXY_DIAL_OK: the caller owns it; else -1 */
+	struct tls_conn *tls;   /* proxy_dial_https: the session over fd (the caller owns
+	                           it too); else NULL */
 	int err;                /* errno of a failed connect, 0 otherwise */
 	enum route_kind route;  /* which way it went */
 	const char *early;      /* PROXY_DIAL_OK, tunnel: bytes the parent sent after its
@@ -225,8 +227,10 @@ struct proxy_dial *proxy_dial(struct proxy *px, struct proxy_policy *pp,
     struct proxy_request *rq, const struct route *route, bool tunnel, proxy_dial_cb cb,
     void *arg);
 /* The same, then a TLS handshake with the destination itself (over the tunnel when the
- * route is a parent), verified against proxy_term_tls: the socket given to the callback
- * is the clear side of that session (tls_bridge.h). A failed handshake is
+ * route is a parent), verified against proxy_term_tls: the callback gets the socket and
+ * the session over it (res->tls), to be read and written with tls_read and tls_write
+ * (no bridge: the forwarder reads the clear text straight into its buffers). A failed
+ * handshake is
  * PROXY_DIAL_FAILED ("TLS to HOST: certificate verify failed: ..."). */
 struct proxy_dial *proxy_dial_https(struct proxy *px, struct proxy_policy *pp,
     struct proxy_request *rq, const struct route *route, proxy_dial_cb cb, void *arg);

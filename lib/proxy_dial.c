@@ -121,6 +121,8 @@ proxy_dial_finish(struct proxy_dial *d, enum proxy_dial_status st)
 		evloop_detach(proxy_loop(d->px), d->fd);
 		res.fd = d->fd;
 		d->fd = -1;
+		res.tls = d->dtc;
+		d->dtc = NULL;
 		/* What the parent sent after its reply belongs to the tunnel. */
 		res.early = d->in.len > 0 ? d->in.p + d->in.off : NULL;
 		res.early_len = d->in.len;
@@ -300,7 +302,6 @@ static void
 proxy_dial_dest_tls_step(struct proxy_dial *d)
 {
 	enum tls_io r = tls_handshake(d->dtc);
-	int fd;
 
 	if (r == TLS_IO_WANT_READ || r == TLS_IO_WANT_WRITE)
 		return;
@@ -308,19 +309,7 @@ proxy_dial_dest_tls_step(struct proxy_dial *d)
 		proxy_dial_failf(d, "TLS to %s: %s", d->rq->host, tls_conn_error(d->dtc));
 		return;
 	}
-	evloop_detach(proxy_loop(d->px), d->fd);
-	fd = tls_bridge_start(proxy_loop(d->px), d->fd, d->dtc);
-	d->fd = -1;
-	d->dtc = NULL;
-	if (fd == -1 || evloop_add(proxy_loop(d->px), fd, EV_READ | EV_WRITE | EV_EDGE,
-	    proxy_dial_io, d) == -1) {
-		d->last_err = errno;
-		if (fd != -1)
-			close(fd);
-		proxy_dial_failf(d, "TLS bridge: %s", strerror(d->last_err));
-		return;
-	}
-	d->fd = fd;
+	/* The session goes to the caller with the socket (proxy_dial_finish). */
 	proxy_dial_finish(d, PROXY_DIAL_OK);
 }
 

@@ -23,6 +23,11 @@
 #include "domain.h"
 
 #define TLS_ERR_MAX     256
+/* What a connection reads ahead: four full records at once. */
+#define TLS_READ_BUF    (4 * (16384 + 256))
+/* TLS 1.3 suites in order of preference (client and server sides alike). */
+#define TLS_SUITES      "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:" \
+	"TLS_CHACHA20_POLY1305_SHA256"
 
 struct tls_ctx;
 struct tls_conn;
@@ -63,6 +68,8 @@ enum tls_io tls_read(struct tls_conn *c, void *buf, size_t len, size_t *n);
 enum tls_io tls_write(struct tls_conn *c, const void *buf, size_t len, size_t *n);
 /* Send close_notify (the write half of a TLS connection ends); reading may go on. */
 enum tls_io tls_shutdown_write(struct tls_conn *c);
+/* Bytes have come in that tls_read has not returned yet (decrypted or not). */
+bool tls_pending(const struct tls_conn *c);
 /* Why the last call failed ("certificate verify failed: self-signed certificate", ...). */
 const char *tls_conn_error(const struct tls_conn *c);
 

@@ -21,21 +21,25 @@ struct tls_bridge {
 	int fd;                         /* the TLS connection's socket */
 	int clear;                      /* our end of the socketpair */
 	struct tls_conn *tc;
+	/* Each buffer holds [off, off + len); it is refilled from the start once empty,
+	 * never moved. */
 	char up[TLS_BRIDGE_BUF];        /* clear -> TLS */
-	size_t uplen;
+	size_t upoff, uplen;
 	char down[TLS_BRIDGE_BUF];      /* TLS -> clear */
-	size_t downlen;
+	size_t downoff, downlen;
 	bool clear_eof;                 /* the clear side sent EOF */
 	bool up_shut;                   /* ... and close_notify went out */
 	bool tls_eof;                   /* the peer ended the TLS stream */
 	bool down_shut;                 /* ... and the clear side's write side is shut */
 	bool clear_gone;                /* the clear end was closed whole: what it wrote is
 	                                   still sent on, what comes back is dropped */
+	struct ev_timer closing;        /* ... within TLS_BRIDGE_CLOSE_MS */
 };
 
 static void
 bridge_free(struct tls_bridge *b)
 {
+	evtimer_del(b->loop, &b->closing);
 	evloop_forget(b->loop, b->fd);
 	close(b->fd);
 	evloop_forget(b->loop, b->clear);
@@ -56,8 +60,11 @@ bridge_pump(struct tls_bridge *b)
 	do {
 		progress = false;
 		/* clear -> buffer */
-		if (!b->clear_eof && b->uplen < sizeof(b->up)) {
-			n = recv(b->clear, b->up + b->uplen, sizeof(b->up) - b->uplen, 0);
+		if (b->uplen == 0)
+			b->upoff = 0;
+		if (!b->clear_eof && b->upoff + b->uplen < sizeof(b->up)) {
+			n = recv(b->clear, b->up + b->upoff + b->uplen, sizeof(b->up) - b->upoff -
+			    b->uplen, 0);
 			if (n > 0) {
 				b->uplen += (size_t)n;
 				progress = true;
@@ -69,9 +76,9 @@ bridge_pump(struct tls_bridge *b)
 		}
 		/* buffer -> TLS, then close_notify after the last byte */
 		if (b->uplen > 0) {
-			r = tls_write(b->tc, b->up, b->uplen, &got);
+			r = tls_write(b->tc, b->up + b->upoff, b->uplen, &got);
 			if (r == TLS_IO_OK) {
-				memmove(b->up, b->up + got, b->uplen - got);
+				b->upoff += got;
 				b->uplen -= got;
 				progress = true;
 			} else if (r == TLS_IO_ERROR || r == TLS_IO_EOF) {
@@ -86,9 +93,11 @@ bridge_pump(struct tls_bridge *b)
 			}
 		}
 		/* TLS -> buffer */
-		if (!b->tls_eof && b->downlen < sizeof(b->down)) {
-			r = tls_read(b->tc, b->down + b->downlen, sizeof(b->down) - b->downlen,
-			    &got);
+		if (b->downlen == 0)
+			b->downoff = 0;
+		if (!b->tls_eof && b->downoff + b->downlen < sizeof(b->down)) {
+			r = tls_read(b->tc, b->down + b->downoff + b->downlen, sizeof(b->down) -
+			    b->downoff - b->downlen, &got);
 			if (r == TLS_IO_OK) {
 				b->downlen += got;
 				progress = true;
@@ -108,9 +117,9 @@ bridge_pump(struct tls_bridge *b)
 		} else if (b->clear_gone) {
 			b->downlen = 0;
 		} else if (b->downlen > 0) {
-			n = send(b->clear, b->down, b->downlen, MSG_NOSIGNAL);
+			n = send(b->clear, b->down + b->downoff, b->downlen, MSG_NOSIGNAL);
 			if (n > 0) {
-				memmove(b->down, b->down + n, b->downlen - (size_t)n);
+				b->downoff += (size_t)n;
 				b->downlen -= (size_t)n;
 				progress = true;
 			} else if (n == -1 && errno != EAGAIN && errno != EINTR)
@@ -131,12 +140,25 @@ bridge_io(struct evloop *loop, int fd, unsigned events, void *arg)
 
 	(void)loop;
 	/* The clear end's peer closed it whole (not a half-close): nobody is left to
-	 * read, but what it wrote before closing (a terminated tunnel's last response,
-	 * srt-httpd/terminate.c) still goes out, then close_notify. */
-	if (fd == b->clear && (events & EV_HUP))
+	 * read, but what it wrote before closing (the last request to a parent) still
+	 * goes out, then close_notify, unless the peer does not take it in time. */
+	if (fd == b->clear && (events & EV_HUP) && !b->clear_gone) {
 		b->clear_gone = true;
+		evtimer_add(b->loop, &b->closing, TLS_BRIDGE_CLOSE_MS);
+	}
 	if (bridge_pump(b) == -1)
 		bridge_free(b);
+}
+
+static void
+bridge_closing_cb(struct evloop *loop, void *arg)
+{
+	struct tls_bridge *b = arg;
+
+	(void)loop;
+	log_debug("TLS bridge: the peer did not take the rest within %u ms of the "
+	    "close: dropped", TLS_BRIDGE_CLOSE_MS);
+	bridge_free(b);
 }
 
 int
@@ -157,6 +179,7 @@ tls_bridge_start(struct evloop *loop, int fd, struct tls_conn *tc)
 	b->fd = fd;
 	b->clear = sp[0];
 	b->tc = tc;
+	evtimer_init(&b->closing, bridge_closing_cb, b);
 	if (evloop_add(loop, fd, EV_READ | EV_WRITE | EV_EDGE, bridge_io, b) == -1 ||
 	    evloop_add(loop, sp[0], EV_READ | EV_WRITE | EV_EDGE, bridge_io, b) == -1) {
 		err = errno;

@@ -17,6 +17,7 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
+#include <openssl/pkcs12.h>
 #include <openssl/rand.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
@@ -33,6 +34,8 @@
 	F(SSL_CTX_free) \
 	F(SSL_CTX_ctrl) \
 	F(SSL_CTX_set_options) \
+	F(SSL_CTX_set_ciphersuites) \
+	F(SSL_CTX_set_default_read_buffer_len) \
 	F(SSL_new) \
 	F(SSL_free) \
 	F(SSL_set_fd) \
@@ -79,6 +82,21 @@
 	F(PEM_read_bio_PrivateKey) \
 	F(PEM_write_bio_X509) \
 	F(PEM_write_bio_PrivateKey) \
+	F(OBJ_txt2obj) \
+	F(ASN1_OBJECT_free) \
+	F(OPENSSL_sk_new_null) \
+	F(OPENSSL_sk_push) \
+	F(OPENSSL_sk_pop_free) \
+	F(PKCS12_SAFEBAG_create_cert) \
+	F(PKCS12_SAFEBAG_free) \
+	F(PKCS12_add1_attr_by_txt) \
+	F(PKCS12_add_friendlyname_asc) \
+	F(PKCS12_add_safe) \
+	F(PKCS12_add_safes) \
+	F(PKCS12_free) \
+	F(PKCS7_free) \
+	F(i2d_PKCS12) \
+	F(CRYPTO_free) \
 	F(ERR_get_error) \
 	F(ERR_error_string_n) \
 	F(ERR_clear_error)
@@ -367,10 +385,17 @@ tls_mitm_new(const char *cert_pem, size_t cert_len, const char *key_pem, size_t 
 		mitm_errtext(err, errlen, "TLS 1.2 as the minimum");
 		goto fail;
 	}
+	/* The buffers are kept between records (SSL_MODE_RELEASE_BUFFERS would free and
+	 * allocate them again around every one of a download's), and read ahead and the
+	 * suites are the client's (tls.c says why). CHACHA20 is put first for a client
+	 * that prefers it, one without AES in hardware. */
 	(void)M(SSL_CTX_ctrl)(m->ctx, SSL_CTRL_MODE, SSL_MODE_ENABLE_PARTIAL_WRITE |
-	    SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS, NULL);
+	    SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER, NULL);
+	(void)M(SSL_CTX_ctrl)(m->ctx, SSL_CTRL_SET_READ_AHEAD, 1, NULL);
+	M(SSL_CTX_set_default_read_buffer_len)(m->ctx, TLS_READ_BUF);
+	(void)M(SSL_CTX_set_ciphersuites)(m->ctx, TLS_SUITES);
 	(void)M(SSL_CTX_set_options)(m->ctx, SSL_OP_NO_RENEGOTIATION |
-	    SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_TICKET
+	    SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_PRIORITIZE_CHACHA | SSL_OP_NO_TICKET
 #ifdef SSL_OP_IGNORE_UNEXPECTED_EOF
 	    | SSL_OP_IGNORE_UNEXPECTED_EOF
 #endif
@@ -565,4 +590,94 @@ tls_mitm_pem_certs(const char *text, size_t len, struct buf *out)
 		p = e;
 	}
 	return n;
+}
+
+/* ---- the JVM's trust store ---------------------------------------------------------- */
+
+/* Oracle's trusted-key-usage attribute: the JDK takes a PKCS#12 certificate bag as a
+ * trust anchor only with it, for the usages it names (anyExtendedKeyUsage: all). */
+#define MITM_JDK_TRUST_OID      "2.16.840.1.113894.746875.1.1"
+#define MITM_ANY_EKU_OID        "2.5.29.37.0"
+
+static void
+mitm_bag_free(void *bag)
+{
+	M(PKCS12_SAFEBAG_free)(bag);
+}
+
+static void
+mitm_p7_free(void *p7)
+{
+	M(PKCS7_free)(p7);
+}
+
+int
+tls_mitm_trust_store(const char *pem, size_t len, struct buf *out, char *err,
+    size_t errlen)
+{
+	OPENSSL_STACK *bags = NULL, *safes = NULL;
+	ASN1_OBJECT *any = NULL;
+	PKCS12_SAFEBAG *bag;
+	PKCS12 *p12 = NULL;
+	BIO *b = NULL;
+	X509 *x;
+	unsigned char *der = NULL;
+	char alias[32];
+	int n = 0, dlen, rc = -1;
+
+	if (mitm_load(err, errlen) == -1)
+		return -1;
+	M(ERR_clear_error)();
+	if ((bags = M(OPENSSL_sk_new_null)()) == NULL ||
+	    (any = M(OBJ_txt2obj)(MITM_ANY_EKU_OID, 1)) == NULL ||
+	    (b = M(BIO_new_mem_buf)(pem, (int)len)) == NULL) {
+		mitm_errtext(err, errlen, "trust store");
+		goto out;
+	}
+	while ((x = M(PEM_read_bio_X509)(b, NULL, NULL, NULL)) != NULL) {
+		bag = M(PKCS12_SAFEBAG_create_cert)(x);
+		M(X509_free)(x);
+		snprintf(alias, sizeof(alias), "srt-trust-%d", ++n);
+		/* len -1: the value is the ASN1_OBJECT itself, copied. */
+		if (bag == NULL || M(PKCS12_add1_attr_by_txt)(bag, MITM_JDK_TRUST_OID,
+		    V_ASN1_OBJECT, (const unsigned char *)any, -1) != 1 ||
+		    M(PKCS12_add_friendlyname_asc)(bag, alias, -1) != 1 ||
+		    M(OPENSSL_sk_push)(bags, bag) <= 0) {
+			if (bag != NULL)
+				M(PKCS12_SAFEBAG_free)(bag);
+			mitm_errtext(err, errlen, "trust store: a certificate bag");
+			goto out;
+		}
+	}
+	/* The loop ends at the end of the text (no more PEM): not an error. */
+	M(ERR_clear_error)();
+	if (n == 0) {
+		snprintf(err, errlen, "trust store: no certificate");
+		goto out;
+	}
+	/* One safe, not encrypted (nid -1), and no MAC: certificates are public, and a
+	 * store without a password is what the JDK loads when none is given. */
+	if (M(PKCS12_add_safe)((STACK_OF(PKCS7) **)&safes, (STACK_OF(PKCS12_SAFEBAG) *)bags,
+	    -1, 0, NULL) != 1 ||
+	    (p12 = M(PKCS12_add_safes)((STACK_OF(PKCS7) *)safes, 0)) == NULL ||
+	    (dlen = M(i2d_PKCS12)(p12, &der)) <= 0) {
+		mitm_errtext(err, errlen, "trust store");
+		goto out;
+	}
+	buf_add(out, der, (size_t)dlen);
+	rc = 0;
+out:
+	if (der != NULL)
+		M(CRYPTO_free)(der, __FILE__, __LINE__);
+	if (p12 != NULL)
+		M(PKCS12_free)(p12);
+	if (safes != NULL)
+		M(OPENSSL_sk_pop_free)(safes, mitm_p7_free);
+	if (bags != NULL)
+		M(OPENSSL_sk_pop_free)(bags, mitm_bag_free);
+	if (any != NULL)
+		M(ASN1_OBJECT_free)(any);
+	if (b != NULL)
+		M(BIO_free)(b);
+	return rc;
 }

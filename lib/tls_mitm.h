@@ -74,4 +74,11 @@ bool tls_mitm_looks_like_hello(const unsigned char *buf, size_t len);
 struct buf;
 size_t tls_mitm_pem_certs(const char *text, size_t len, struct buf *out);
 
+/* A PKCS#12 trust store for Java from the certificates of PEM text, appended to out:
+ * each in a certificate bag with Oracle's trusted-key-usage attribute (any usage) and a
+ * friendly name, no key, no encryption, no MAC (the JDK loads it without a password).
+ * 0, or -1 with a message. */
+int tls_mitm_trust_store(const char *pem, size_t len, struct buf *out, char *err,
+    size_t errlen);
+
 #endif

@@ -136,8 +136,9 @@ conn_close_upstream(struct conn *c)
 	}
 	if (c->ufd != -1) {
 		evloop_forget(c->loop, c->ufd);
-		close(c->ufd);
+		conn_close_fd(c->ufd, c->utls);
 		c->ufd = -1;
+		c->utls = NULL;
 	}
 	c->uev = 0;
 	buf_free(&c->uout);
@@ -183,7 +184,8 @@ conn_free(struct conn *c, bool close_client)
 	evtimer_del(c->loop, &c->timer);
 	if (close_client) {
 		evloop_forget(c->loop, c->cfd);
-		close(c->cfd);
+		conn_close_fd(c->cfd, c->ctls);
+		c->ctls = NULL;
 		proxy_conn_closed(c->px);
 	}
 	buf_free(&c->in);
@@ -322,22 +324,83 @@ conn_dispatch(struct conn *c)
 
 /* ---- the I/O loop ---------------------------------------------------------------- */
 
-int
-conn_recv(int fd, bool *ready, bool eof, struct buf *q, size_t room)
+void
+conn_close_fd(int fd, struct tls_conn *tls)
 {
-	char buf[65536];
-	size_t want = room < sizeof(buf) ? room : sizeof(buf);
+	if (tls != NULL) {
+		/* The last bytes went out whole (conn_send); close_notify follows them if
+		 * the socket takes it now, so a client can tell the end from a cut. */
+		(void)tls_shutdown_write(tls);
+		tls_conn_free(tls);
+	}
+	close(fd);
+}
+
+ssize_t
+conn_send(int fd, struct tls_conn *tls, const void *p, size_t len)
+{
+	size_t n;
+
+	if (tls == NULL)
+		return send(fd, p, len, MSG_NOSIGNAL);
+	switch (tls_write(tls, p, len, &n)) {
+	case TLS_IO_OK:
+		return (ssize_t)n;
+	case TLS_IO_WANT_READ:
+	case TLS_IO_WANT_WRITE:
+		/* Retried on the socket's next event: both directions are registered. */
+		errno = EAGAIN;
+		return -1;
+	default:
+		log_debug("TLS write: %s", tls_conn_error(tls));
+		errno = EPIPE;
+		return -1;
+	}
+}
+
+/* conn_recv over a TLS session: the clear text goes straight into q. */
+static int
+conn_recv_tls(struct tls_conn *tls, bool *ready, struct buf *q, size_t want)
+{
+	size_t n;
+
+	switch (tls_read(tls, buf_tail(q, want), want, &n)) {
+	case TLS_IO_OK:
+		/* A short read says nothing about the socket: the session may hold more
+		 * records it read ahead. Only WANT_READ means all is drained. */
+		buf_grow(q, n);
+		return 1;
+	case TLS_IO_WANT_READ:
+		*ready = false;
+		return 0;
+	case TLS_IO_WANT_WRITE:
+		return 0;       /* *ready kept: the next event of either direction retries */
+	case TLS_IO_EOF:
+		return -1;
+	default:
+		log_debug("TLS read: %s", tls_conn_error(tls));
+		return -2;
+	}
+}
+
+int
+conn_recv(int fd, struct tls_conn *tls, bool *ready, bool eof, struct buf *q, size_t room)
+{
+	size_t want = room < 65536 ? room : 65536;
 	ssize_t n;
 
 	if (room == 0 || !*ready)
 		return 0;
-	n = recv(fd, buf, want, 0);
+	if (tls != NULL)
+		return conn_recv_tls(tls, ready, q, want);
+	/* Straight into the buffer: a download's bytes are copied once fewer. */
+	n = recv(fd, buf_tail(q, want), want, 0);
 	if (n > 0) {
 		/* Less than asked: the socket had no more at that moment, unless an EOF
 		 * waits behind the data (its edge has been reported already). */
 		if ((size_t)n < want && !eof)
 			*ready = false;
-		buf_add(q, buf, (size_t)n);
+		buf_grow(q, (size_t)n);
 		return 1;
 	}
 	if (n == 0)
@@ -353,20 +416,20 @@ conn_recv(int fd, bool *ready, bool eof, struct buf *q, size_t room)
 static int
 conn_read(struct conn *c, struct buf *q, size_t room)
 {
-	int r = conn_recv(c->cfd, &c->c_ready, c->c_eof, q, room);
+	int r = conn_recv(c->cfd, c->ctls, &c->c_ready, c->c_eof, q, room);
 
 	return r < 0 ? -1 : r;
 }
 
-/* Write q to fd. 1 progress, 0 blocked or empty, -1 error. */
+/* Write q to fd (through tls when not NULL). 1 progress, 0 blocked or empty, -1 error. */
 static int
-conn_write(int fd, struct buf *q, uint64_t *count)
+conn_write(int fd, struct tls_conn *tls, struct buf *q, uint64_t *count)
 {
 	ssize_t n;
 
 	if (q->len == 0)
 		return 0;
-	n = send(fd, q->p + q->off, q->len, MSG_NOSIGNAL);
+	n = conn_send(fd, tls, q->p + q->off, q->len);
 	if (n > 0) {
 		buf_consume(q, (size_t)n);
 		if (count != NULL)
@@ -385,7 +448,7 @@ conn_run(struct conn *c)
 
 	do {
 		progress = 0;
-		if ((r = conn_write(c->cfd, &c->cout, NULL)) == -1) {
+		if ((r = conn_write(c->cfd, c->ctls, &c->cout, NULL)) == -1) {
 			conn_free(c, true);
 			return;
 		}
@@ -445,6 +508,11 @@ conn_run(struct conn *c)
 				return;
 			}
 			if (c->cout.len == 0) {
+				/* A TLS client gets close_notify before the FIN; one that does
+				 * not fit now waits for the socket (within this state's limit). */
+				if (c->ctls != NULL &&
+				    tls_shutdown_write(c->ctls) == TLS_IO_WANT_WRITE)
+					break;
 				(void)shutdown(c->cfd, SHUT_WR);
 				c->st = CONN_LINGER;
 				c->last = c->linger_start = evloop_now(c->loop);
@@ -615,7 +683,7 @@ httpd_dial_cb(void *arg, const struct proxy_dial_result *res)
 			conn_free(c, false);
 			return;
 		}
-		forward_dialed(c, res->fd);
+		forward_dialed(c, res->fd, res->tls);
 		conn_run(c);
 		return;
 	}

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "buf.h"
 #include "cred.h"
@@ -14,6 +15,7 @@
 #include "proxy.h"
 #include "sha256.h"
 #include "sigv4.h"
+#include "tls.h"
 
 #define HTTPD_IN_MAX      (HTTP_HEAD_MAX + 65536)  /* client bytes held at once */
 #define HTTPD_OUT_MAX     (256 * 1024)             /* queued bytes before reading pauses */
@@ -64,8 +66,11 @@ struct conn {
 	struct proxy *px;
 	struct evloop *loop;
 	int cfd, ufd;
-	struct term *term;              /* a terminated tunnel's requests (cfd is the clear
-	                                   side of the client's TLS), or NULL */
+	/* The TLS sessions over cfd (a terminated tunnel's, terminate.c) and over ufd (to
+	 * its real server, proxy_dial_https), or NULL: conn_recv and conn_send read and
+	 * write through them. */
+	struct tls_conn *ctls, *utls;
+	struct term *term;              /* a terminated tunnel's requests, or NULL */
 	char client[PROXY_CLIENT_MAX];
 	enum conn_state st;
 	struct buf in;                   /* from the client, not yet used */
@@ -184,9 +189,14 @@ void conn_reply(struct conn *c, int status, const char *phrase, const char *head
     const char *body, bool keep);
 void conn_request_done(struct conn *c);
 
-/* Read from fd into q (at most room bytes) if *ready (see struct conn). 1 progress, 0
- * nothing now, -1 EOF, -2 error. */
-int conn_recv(int fd, bool *ready, bool eof, struct buf *q, size_t room);
+/* Read from fd (through tls when not NULL) into q (at most room bytes) if *ready (see
+ * struct conn). 1 progress, 0 nothing now, -1 EOF, -2 error. */
+int conn_recv(int fd, struct tls_conn *tls, bool *ready, bool eof, struct buf *q,
+    size_t room);
+/* send(2) on fd, or tls_write on tls: bytes sent, or -1 with errno (EAGAIN: not now). */
+ssize_t conn_send(int fd, struct tls_conn *tls, const void *p, size_t len);
+/* Best effort, never blocking: close_notify on tls (if any), then close(fd); tls freed. */
+void conn_close_fd(int fd, struct tls_conn *tls);
 
 /* forward.c: absolute-form requests */
 void forward_start(struct conn *c, const struct http_head *h);
@@ -197,7 +207,7 @@ void forward_send(struct conn *c, const struct http_head *h);
  * when it is default_port), or NULL. */
 const char *forward_host_mismatch(const struct http_head *h, const struct proxy_request *rq,
     uint16_t default_port);
-void forward_dialed(struct conn *c, int fd);
+void forward_dialed(struct conn *c, int fd, struct tls_conn *tls);
 /* Ask the decider about the request of h to c->rq's host and port (path: its target in
  * origin form, query included; sni: the TLS server name or NULL); its answer sends it on
  * (with an allow's header edits on c->up_head) or refuses it. */
@@ -237,13 +247,14 @@ void resign_refuse(struct conn *c, const char *method, const char *url, size_t u
 void resign_refuse_large(struct conn *c);
 void resign_free(struct resign *rs);
 
-/* pool.c: idle upstream connections. put: keep fd (registered in the loop) for the next
- * request to host:port under policy pp. take: an idle fd for that key, rebound to cb/arg,
- * or -1. flush: close them all (drain). */
+/* pool.c: idle upstream connections. put: keep fd (registered in the loop) and its TLS
+ * session to host (NULL: plain HTTP) for the next request to host:port under policy pp.
+ * take: an idle fd for that key (with a session when tls), rebound to cb/arg, its
+ * session in *tlsp, or -1. flush: close them all (drain). */
 void pool_put(struct proxy *px, struct proxy_policy *pp, const char *host, uint16_t port,
-    bool tls, int fd);
+    int fd, struct tls_conn *tls);
 int pool_take(const struct proxy_policy *pp, const char *host, uint16_t port, bool tls,
-    ev_io_cb cb, void *arg);
+    ev_io_cb cb, void *arg, struct tls_conn **tlsp);
 void pool_flush(struct proxy *px);
 
 /* connect.c: CONNECT tunnels */

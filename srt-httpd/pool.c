@@ -41,8 +41,9 @@ struct pooled {
 	struct proxy_policy *pp;        /* the policy its dial was judged under (+1) */
 	char host[DOM_HOST_MAX + 1];
 	uint16_t port;
-	bool tls;                       /* the clear side of TLS to host (terminate.c) */
 	int fd;
+	struct tls_conn *tls;           /* TLS to host (a terminated tunnel's, terminate.c),
+	                                   or NULL */
 	struct ev_timer timer;
 };
 
@@ -72,7 +73,7 @@ pool_drop(struct pooled *e)
 {
 	pool_unlink(e);
 	evloop_forget(e->loop, e->fd);
-	close(e->fd);
+	conn_close_fd(e->fd, e->tls);
 	free(e);
 }
 
@@ -86,10 +87,12 @@ pool_timer_cb(struct evloop *loop, void *arg)
 /* An idle connection is still usable only while a read would find nothing: bytes nobody
  * asked for, an EOF or an error all end it. */
 static bool
-pool_quiet(int fd)
+pool_quiet(int fd, const struct tls_conn *tls)
 {
 	char b;
 
+	if (tls != NULL && tls_pending(tls))
+		return false;
 	return recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == -1 &&
 	    (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR);
 }
@@ -97,16 +100,18 @@ pool_quiet(int fd)
 static void
 pool_io_cb(struct evloop *loop, int fd, unsigned events, void *arg)
 {
+	struct pooled *e = arg;
+
 	(void)loop;
 	if ((events & (EV_READ | EV_HUP | EV_RDHUP)) == 0)
 		return;
-	if (!pool_quiet(fd))
+	if (!pool_quiet(fd, e->tls))
 		pool_drop(arg);         /* else a report left over from the exchange */
 }
 
 void
 pool_put(struct proxy *px, struct proxy_policy *pp, const char *host, uint16_t port,
-    bool tls, int fd)
+    int fd, struct tls_conn *tls)
 {
 	struct evloop *loop = proxy_loop(px);
 	unsigned max = proxy_spare_fds(px);
@@ -114,7 +119,7 @@ pool_put(struct proxy *px, struct proxy_policy *pp, const char *host, uint16_t p
 
 	if (max == 0) {
 		evloop_forget(loop, fd);
-		close(fd);
+		conn_close_fd(fd, tls);
 		return;
 	}
 	while (pool_n >= max)
@@ -131,7 +136,7 @@ pool_put(struct proxy *px, struct proxy_policy *pp, const char *host, uint16_t p
 		/* Not registered: nothing can watch it while idle. */
 		proxy_policy_put(pp);
 		free(e);
-		close(fd);
+		conn_close_fd(fd, tls);
 		return;
 	}
 	evtimer_init(&e->timer, pool_timer_cb, e);
@@ -147,22 +152,24 @@ pool_put(struct proxy *px, struct proxy_policy *pp, const char *host, uint16_t p
 
 int
 pool_take(const struct proxy_policy *pp, const char *host, uint16_t port, bool tls,
-    ev_io_cb cb, void *arg)
+    ev_io_cb cb, void *arg, struct tls_conn **tlsp)
 {
 	struct pooled *e, *next;
 	int fd;
 
 	for (e = pool_first; e != NULL; e = next) {
 		next = e->next;
-		if (e->pp != pp || e->port != port || e->tls != tls || strcmp(e->host, host) != 0)
+		if (e->pp != pp || e->port != port || (e->tls != NULL) != tls ||
+		    strcmp(e->host, host) != 0)
 			continue;
 		/* The event loop may not yet have reported what arrived since the entry went
 		 * idle (both can be in one batch of events): look before handing it out. */
-		if (!pool_quiet(e->fd)) {
+		if (!pool_quiet(e->fd, e->tls)) {
 			pool_drop(e);
 			continue;
 		}
 		fd = e->fd;
+		*tlsp = e->tls;
 		(void)evloop_rebind(e->loop, fd, cb, arg);
 		pool_unlink(e);
 		free(e);

@@ -9,8 +9,9 @@
  * over handshakeTimeoutMs after the CONNECT. Anything else goes on as an opaque tunnel
  * (dialled now, like an excluded host's), or is refused under refuseOpaqueTunnels.
  *
- * Once the handshake is over, the TLS session becomes a plain socket (tls_bridge.h) and
- * that socket a client connection of conn.c with c->term set: its requests are read,
+ * Once the handshake is over, the socket and its session become a client connection of
+ * conn.c with c->term and c->ctls set (conn_recv and conn_send read and write the clear
+ * text straight from and into its buffers, with no bridge): its requests are read,
  * judged and logged like plain ones ("https" in the log), except that they are origin-
  * form and always go to the CONNECT target, over a new TLS connection that verifies the
  * real server (proxy_dial_https), possibly taken from the pool of idle ones.
@@ -21,8 +22,9 @@
  * (forward.c), the response comes back through forward_response_head/_body, where
  * stripResponseHeaders applies, as for plain HTTP.
  *
- * Memory per tunnel is bounded: the bridge's two buffers (TLS_BRIDGE_BUF each way), the
- * session, and the connection's buffers with their limits (HTTPD_IN_MAX, HTTPD_OUT_MAX).
+ * Memory per tunnel is bounded: the session (its read-ahead buffer, TLS_READ_BUF, and
+ * one record's write buffer), and the connection's buffers with their limits
+ * (HTTPD_IN_MAX, HTTPD_OUT_MAX); likewise for its connection to the real server.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -33,7 +35,6 @@
 #include <unistd.h>
 
 #include "httpd.h"
-#include "tls_bridge.h"
 #include "tls_mitm.h"
 #include "util.h"
 
@@ -147,14 +148,13 @@ term_deadline_cb(struct evloop *loop, void *arg)
 	    "no byte within handshakeTimeoutMs of the CONNECT");
 }
 
-/* The handshake is over: the session becomes a plain socket, and that a connection whose
- * requests are served like any other. */
+/* The handshake is over: the socket and its session become a connection whose requests
+ * are served like any other. */
 static void
 term_established(struct term_setup *ts)
 {
 	struct term *t;
 	struct conn *c;
-	int clear;
 
 	t = xcalloc(1, sizeof(*t));
 	snprintf(t->host, sizeof(t->host), "%s", ts->rq->host);
@@ -165,30 +165,25 @@ term_established(struct term_setup *ts)
 	log_debug("%s: CONNECT %s port %u: TLS terminated (server name %s, leaf for %s)",
 	    ts->client, t->host, t->port, t->sni[0] ? t->sni : "none", ts->hello.leaf);
 	evloop_detach(ts->loop, ts->cfd);
-	clear = tls_bridge_start(ts->loop, ts->cfd, ts->tc);
-	ts->tc = NULL;
 	free(ts->rq->route);
 	ts->rq->route = xstrdup(TERM_ROUTE);
-	if (clear == -1) {
-		/* The bridge closed the client's socket. */
-		ts->rq->verdict = VERDICT_ERROR;
-		proxy_request_set_reason(ts->rq, "TLS bridge failed", 17);
-		free(t);
-		term_setup_free(ts, false);
-		proxy_conn_closed(ts->px);
-		return;
-	}
 	/* The slot goes with the connection (term_free). */
 	ts->slot = false;
-	if ((c = conn_new(ts->px, clear, ts->client)) == NULL) {
-		/* conn_new closed clear (which ends the bridge) and counted the close. */
+	if ((c = conn_new(ts->px, ts->cfd, ts->client)) == NULL) {
+		/* conn_new closed the socket and counted the close. */
 		term_tunnels--;
 		free(t);
 		term_setup_free(ts, false);
 		return;
 	}
 	c->term = t;
+	c->ctls = ts->tc;
+	ts->tc = NULL;
 	term_setup_free(ts, false);
+	/* The session may have read the first request ahead with the handshake's last
+	 * bytes: no event would report it, so the connection looks now. */
+	c->c_ready = true;
+	conn_run(c);
 }
 
 static void

@@ -10,8 +10,11 @@
  * SSL_CERT_FILE, else OpenSSL's default file), the launcher's NODE_EXTRA_CA_CERTS, and
  * the CERTIFICATE blocks of extraCaCertPaths (nothing else from those files; a file that
  * is missing or unreadable is skipped). It is written into the run's TMPDIR and bound
- * read-only over itself (bwrap.c), so the command can read it but neither change nor
- * remove it, and it goes away with the TMPDIR. The variables of ca_env name it.
+ * read-only over itself (lib/plan_linux_sandbox.c), so the command can read it but
+ * neither change nor remove it, and it goes away with the TMPDIR. The variables of ca_env
+ * name it. Java reads no PEM file: the same certificates go into a PKCS#12 trust store
+ * beside it (tls_mitm_trust_store), bound the same way, which JAVA_TOOL_OPTIONS names
+ * (ca_java_options, env.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -127,6 +130,9 @@ ca_setup(struct launch *l)
 	/* What srt-httpd reads from --ca-fd: the certificate, then the key. */
 	l->ca_secret = xasprintf("%s%s", l->ca_pem, key);
 	l->ca_bundle = xasprintf("%s/%s", l->tmpdir, PLAN_CA_BUNDLE_NAME);
+	l->ca_store = xasprintf("%s/%s", l->tmpdir, PLAN_CA_STORE_NAME);
+	l->ca_java = xasprintf(" -Djavax.net.ssl.trustStore=%s "
+	    "-Djavax.net.ssl.trustStoreType=PKCS12", l->ca_store);
 	log_debug("tlsTerminate: %s CA; the sandbox trusts %s", t->ca_cert_path != NULL ?
 	    "the user's" : "an ephemeral", l->ca_bundle);
 	free(cert);
@@ -154,14 +160,36 @@ ca_add_file(struct buf *b, const char *what, const char *path)
 	free(text);
 }
 
+/* A new read-only file holding p; 0, or -1 (said). */
+static int
+ca_write_file(const char *path, const void *p, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0444);
+
+	if (fd == -1) {
+		log_warn("%s", path);
+		return -1;
+	}
+	if (write(fd, p, len) != (ssize_t)len) {
+		log_warn("%s", path);
+		close(fd);
+		return -1;
+	}
+	if (close(fd) == -1) {
+		log_warn("%s", path);
+		return -1;
+	}
+	return 0;
+}
+
 int
 ca_write_bundle(const struct launch *l)
 {
 	const struct settings_tls *t = &l->set.net.tls;
-	struct buf b = { 0 };
+	struct buf b = { 0 }, st = { 0 };
 	const char *roots = getenv("SSL_CERT_FILE"), *node = getenv("NODE_EXTRA_CA_CERTS");
-	char *p;
-	int fd, rc = -1;
+	char *p, err[TLS_ERR_MAX + 64];
+	int rc = -1;
 
 	if (l->ca_bundle == NULL)
 		return 0;
@@ -176,18 +204,18 @@ ca_write_bundle(const struct launch *l)
 		ca_add_file(&b, "extraCaCertPaths", p);
 		free(p);
 	}
-	fd = open(l->ca_bundle, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0444);
-	if (fd == -1) {
-		log_warn("trust bundle %s", l->ca_bundle);
+	if (ca_write_file(l->ca_bundle, b.p + b.off, b.len) == -1)
+		goto out;
+	if (tls_mitm_trust_store(b.p + b.off, b.len, &st, err, sizeof(err)) == -1) {
+		log_warnx("Java's trust store: %s", err);
 		goto out;
 	}
-	if (write(fd, b.p + b.off, b.len) != (ssize_t)b.len || close(fd) == -1) {
-		log_warn("trust bundle %s", l->ca_bundle);
+	if (ca_write_file(l->ca_store, st.p + st.off, st.len) == -1)
 		goto out;
-	}
 	rc = 0;
 out:
 	buf_free(&b);
+	buf_free(&st);
 	return rc;
 }
 
@@ -198,6 +226,12 @@ ca_env(const struct launch *l, struct strlist *e)
 		return;
 	for (size_t i = 0; ca_vars[i] != NULL; i++)
 		strlist_pushf(e, "%s=%s", ca_vars[i], l->ca_bundle);
+}
+
+const char *
+ca_java_options(const struct launch *l)
+{
+	return l->ca_java != NULL ? l->ca_java : "";
 }
 
 int
@@ -219,5 +253,7 @@ ca_free(struct launch *l)
 	free(l->ca_pem);
 	tls_mitm_pem_free(l->ca_secret);
 	free(l->ca_bundle);
-	l->ca_pem = l->ca_secret = l->ca_bundle = NULL;
+	free(l->ca_store);
+	free(l->ca_java);
+	l->ca_pem = l->ca_secret = l->ca_bundle = l->ca_store = l->ca_java = NULL;
 }

@@ -221,14 +221,15 @@ env_build(const struct launch *l)
 	strlist_push(&e, "CLOUDSDK_PROXY_ADDRESS=localhost");
 	strlist_pushf(&e, "CLOUDSDK_PROXY_PORT=%d", LAUNCH_HTTP_PORT);
 	env_add_ssh(&e);
-	/* JVMs ignore the variables above; system properties do the same job. The
-	 * caller's own options come first so that ours, later, win. */
+	/* JVMs ignore the variables above; system properties do the same job (with
+	 * tlsTerminate, the trust store too). The caller's own options come first so
+	 * that ours, later, win; a denied JAVA_TOOL_OPTIONS is not among them. */
 	strlist_pushf(&e, "JAVA_TOOL_OPTIONS=%s%s-Dhttp.proxyHost=localhost "
 	    "-Dhttp.proxyPort=%d -Dhttps.proxyHost=localhost -Dhttps.proxyPort=%d "
 	    "-DsocksProxyHost=localhost -DsocksProxyPort=%d "
-	    "-Dhttp.nonProxyHosts=localhost|127.0.0.1|[::1]",
+	    "-Dhttp.nonProxyHosts=localhost|127.0.0.1|[::1]%s",
 	    java != NULL ? java : "", java != NULL && *java != '\0' ? " " : "",
-	    LAUNCH_HTTP_PORT, LAUNCH_HTTP_PORT, LAUNCH_SOCKS_PORT);
+	    LAUNCH_HTTP_PORT, LAUNCH_HTTP_PORT, LAUNCH_SOCKS_PORT, ca_java_options(l));
 	if (git)
 		env_add_git(&e, &l->set, git_count);
 	ca_env(l, &e);

@@ -141,6 +141,8 @@ struct launch {
 	char *ca_pem;                   /* the CA's certificate, or NULL: no termination */
 	char *ca_secret;                /* certificate and key, for srt-httpd's --ca-fd */
 	char *ca_bundle;                /* the sandbox's trust bundle, in the TMPDIR */
+	char *ca_store;                 /* the same as Java's PKCS#12 trust store */
+	char *ca_java;                  /* JAVA_TOOL_OPTIONS' properties naming it */
 };
 
 /*
@@ -220,6 +222,8 @@ void spawn_child_reset(void);
 int ca_setup(struct launch *l);
 int ca_write_bundle(const struct launch *l);
 void ca_env(const struct launch *l, struct strlist *e);
+/* The JVM's trust-store properties for JAVA_TOOL_OPTIONS (" -D..."), or "". */
+const char *ca_java_options(const struct launch *l);
 int ca_env_owned(const struct launch *l, const char *kv);
 void ca_free(struct launch *l);
 

@@ -168,6 +168,42 @@ logfield() {
 	[[ "$output" == *"200 OK"* ]]
 }
 
+@test "a Content-Length body to a slow client arrives whole though the upstream closed right after it" {
+	local bp
+	bp=$(free_port)
+	# Sends 6 MiB framed by Content-Length at once, then closes: the proxy holds the
+	# rest while the client takes 4 MiB/s, and must not take the close for a cut.
+	cat >"$T/big.py" <<'PY'
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(('127.0.0.1', int(sys.argv[1])))
+s.listen(4)
+body = bytes(range(256)) * (6 * 4096)
+while True:
+    c, _ = s.accept()
+    try:
+        if c.recv(65536):       # not wait_listening's probe
+            c.sendall(b'HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n' % len(body) + body)
+    except OSError:
+        pass
+    c.close()
+PY
+	python3 "$T/big.py" "$bp" &
+	local bpid=$!
+	wait_listening "$bp"
+	settings "[\"127.0.0.1:$bp\"]"
+	start_proxy
+	run curl -sS --limit-rate 4M -x "http://127.0.0.1:$PP" "http://127.0.0.1:$bp/big" \
+	    -o "$T/got"
+	kill "$bpid" 2>/dev/null || true
+	[ "$status" -eq 0 ]
+	python3 -c 'import sys; sys.stdout.buffer.write(bytes(range(256)) * (6 * 4096))' >"$T/want"
+	cmp "$T/want" "$T/got"
+	[ "$(logfield status)" = 200 ]
+	[ "$(logfield reason)" = null ]
+}
+
 @test "the last reply arrives whole: plain close when nothing is unread, lingering when bytes follow" {
 	settings "[\"127.0.0.1:$UP\"]"
 	start_proxy

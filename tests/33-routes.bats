@@ -272,6 +272,64 @@ EOF
 	[ "$(grep -c '^PT CONNECT a.test:8080' "$T/parent.log")" -eq 4 ]
 }
 
+@test "an https:// parent that stops reading: the TLS bridge gives up TLS_BRIDGE_CLOSE_MS after the forwarder closed it" {
+	command -v openssl >/dev/null || skip "openssl is missing"
+	command -v ss >/dev/null || skip "ss is missing"
+	(
+		cd "$T" || exit 1
+		openssl req -x509 -newkey rsa:2048 -nodes -keyout srv.key -out srv.pem -days 2 \
+		    -subj /CN=localhost -addext subjectAltName=DNS:localhost
+	) >/dev/null 2>&1
+	head -c $((64 << 20)) /dev/zero >"$T/big"
+	# A parent that completes the handshake, reads nothing, answers after a while (the
+	# request body has filled every buffer on the way by then), and never closes.
+	cat >"$T/sink.py" <<'PY'
+import socket, ssl, sys, threading, time
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(sys.argv[1], sys.argv[2])
+ls = socket.socket()
+ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+ls.bind(("127.0.0.1", 3443))
+ls.listen(8)
+held = []
+def serve(c):
+    try:
+        t = ctx.wrap_socket(c, server_side=True)
+    except (ssl.SSLError, OSError):
+        c.close()       # wait_port's probe
+        return
+    held.append(t)
+    time.sleep(1.5)
+    t.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n")
+while True:
+    c, _ = ls.accept()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+PY
+	settings "$T/s.json" '["a.test"]' '"parentProxy": {"http": "https://localhost:3443"}'
+	cat >"$T/case" <<EOF
+python3 "\$T/sink.py" "\$T/srv.pem" "\$T/srv.key" 2>>"\$T/servers.err" &
+pids+=(\$!)
+wait_port 3443
+httpd "\$T/s.json" 3129 SSL_CERT_FILE="\$T/srv.pem"
+up() { ss -Htn state established '( dport = :3443 )' | wc -l; }
+curl -sS -m 10 -x http://127.0.0.1:3129 -T "\$T/big" http://a.test:8080/up
+sleep 1
+echo "after the answer: \$(up)"
+sleep 6
+echo "later: \$(up)"
+EOF
+	in_ns "$T/case"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ok"* ]]
+	# The forwarder closed its end once the answer was in; the bridge still held bytes
+	# of the body the parent never took, and dropped them (and the connection) once the
+	# time was up.
+	[[ "$output" == *"after the answer: 1"* ]]
+	[[ "$output" == *"later: 0"* ]]
+	grep -q "TLS bridge: the peer did not take the rest within 5000 ms of the close" \
+	    "$T/httpd.err"
+}
+
 @test "tinyproxy as the parent, with and without BasicAuth, and noProxy" {
 	command -v tinyproxy >/dev/null || skip "tinyproxy is missing (scripts/deps installs tinyproxy-bin)"
 	settings "$T/open.json" '["a.test", "b.test"]' \

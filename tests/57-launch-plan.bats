@@ -125,13 +125,15 @@ same_as_plan() {
 	tr '\0' '\n' <"$T/rec" | grep -qx -- --allow-nested-userns
 }
 
-@test "plan = what srt passes to bwrap: tlsTerminate's trust bundle, read-only" {
+@test "plan = what srt passes to bwrap: tlsTerminate's trust bundle and Java's trust store, read-only" {
 	settings "$T/s.json" "" '{ "denyRead": [], "allowWrite": ["."], "denyWrite": [] }' \
 	    '"tlsTerminate": {},'
 	same_as_plan srt -s "$T/s.json" -- plan --target linux -s "$T/s.json"
-	# bound read-only over itself, in the run's TMPDIR (srt-launch/ca.c writes it)
+	# bound read-only over themselves, in the run's TMPDIR (srt-launch/ca.c writes them)
 	tr '\0' '\n' <"$T/rec" | grep -A1 -x -- --ro-bind |
 	    grep -qx "$(realpath "$T/tmp")/srt\.[A-Za-z0-9]*/srt-ca-bundle\.pem"
+	tr '\0' '\n' <"$T/rec" | grep -A1 -x -- --ro-bind |
+	    grep -qx "$(realpath "$T/tmp")/srt\.[A-Za-z0-9]*/srt-ca-bundle\.p12"
 }
 
 @test "plan = what srt passes to bwrap: the violation monitor's pipe, and noFsViolations" {

@@ -190,6 +190,37 @@ JSON
 	[ "$status" -eq 0 ]
 }
 
+@test "mitmProxy in one file and tlsTerminate in the other: refused like the pair in one file" {
+	local mitm='"mitmProxy": {"socketPath": "/run/inspect.sock", "domains": ["*.corp.example"]}'
+	cat > "$T/tls.json" <<JSON
+{"network":{"allowedDomains":[],"deniedDomains":[],"tlsTerminate":{}},
+ "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}
+JSON
+	cat > "$T/mitm.json" <<JSON
+{"network":{"allowedDomains":[],"deniedDomains":[],$mitm},
+ "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}
+JSON
+	managed "\"allowedDomains\": [], \"deniedDomains\": [], $mitm"
+	run in_managed "srt -s $T/tls.json -c 'echo ran'"
+	echo "$output"
+	[ "$status" -eq 125 ]
+	[[ "$output" != *ran* ]]
+	[[ "$output" == *"$T/tls.json: network.tlsTerminate: the managed policy /etc/srt/managed-settings.json sets network.mitmProxy: mitmProxy and tlsTerminate cannot be used together"* ]]
+	run in_managed "srt-policy check -s $T/tls.json"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"mitmProxy and tlsTerminate cannot be used together"* ]]
+	# the other way round, where the user may weaken the sandbox
+	managed '"allowedDomains": [], "deniedDomains": [], "tlsTerminate": {}' \
+	    '"allowUserWeakerOptions": true,'
+	run in_managed "srt-httpd -s $T/mitm.json -l 127.0.0.1:0"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"$T/mitm.json: network.mitmProxy: the managed policy /etc/srt/managed-settings.json sets network.tlsTerminate: mitmProxy and tlsTerminate cannot be used together"* ]]
+	# each alone is accepted
+	run in_managed "srt-policy check -s $T/tls.json"
+	[ "$status" -eq 0 ]
+}
+
 @test "a managed file or directory others may write is refused with 125 and the reason" {
 	managed
 	write_settings "$T/u.json"

@@ -374,3 +374,53 @@ EOF
 	[ "$(grep -c '"t":"req"' "$T/frames-ask")" -eq 1 ]
 	grep -q '"t":"req","id":1,"method":"GET","host":"a.test",.*"sni":"a.test"' "$T/frames-ask"
 }
+
+@test "under srt: Java trusts the leaves through the PKCS#12 trust store JAVA_TOOL_OPTIONS names" {
+	command -v java >/dev/null || skip "java is missing"
+	settings "$T/s.json" "\"tlsTerminate\": {\"extraCaCertPaths\": [\"$T/pki/up-ca.pem\"]}"
+	mkdir -p "$T/j"
+	cat >"$T/j/Fetch.java" <<'JAVA'
+import java.io.InputStream;
+import java.net.URL;
+
+public class Fetch {
+	public static void main(String[] args) throws Exception {
+		try (InputStream in = new URL(args[0]).openStream()) {
+			System.out.println("java got " + new String(in.readAllBytes()).trim());
+		} catch (Exception e) {
+			System.out.println("java failed: " + e);
+		}
+	}
+}
+JAVA
+	cat >"$T/inside.sh" <<'SH'
+echo "options: $JAVA_TOOL_OPTIONS"
+store=${JAVA_TOOL_OPTIONS##*-Djavax.net.ssl.trustStore=}
+store=${store%% *}
+[ -s "$store" ] && echo "store present"
+(echo x >>"$store") 2>/dev/null || echo "store not writable"
+keytool -list -keystore "$store" -storetype PKCS12 -noprompt </dev/null 2>/dev/null |
+    grep -c trustedCertEntry | sed 's/^/trusted entries /'
+java "$T/j/Fetch.java" https://a.test:8443/ 2>&1 | grep '^java'
+# The JDK's own roots instead (a later -D wins): the run's CA is not among them.
+cacerts=$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")/lib/security/cacerts
+java -Djavax.net.ssl.trustStore="$cacerts" -Djavax.net.ssl.trustStoreType=JKS \
+    "$T/j/Fetch.java" https://a.test:8443/ 2>&1 | grep '^java' | sed 's/^/jdk roots: /'
+SH
+	cat >"$T/case" <<EOF
+. "$TLSH"
+tls_certs
+nginx_tls
+env SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt NODE_EXTRA_CA_CERTS= "\$SRT_BIN/srt" -s "\$T/s.json" bash "\$T/inside.sh"
+echo "srt exit \$?"
+EOF
+	in_ns "$T/case"
+	[[ "$output" == *"srt exit 0"* ]]
+	[[ "$output" == *"-Djavax.net.ssl.trustStoreType=PKCS12"* ]]
+	[[ "$output" == *"store present"* ]]
+	[[ "$output" == *"store not writable"* ]]
+	# the run's CA, the host roots and extraCaCertPaths' certificate, each a trust anchor
+	[[ "$output" =~ "trusted entries "([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -gt 2 ]
+	[[ "$output" == *"java got hello"* ]]
+	[[ "$output" == *"jdk roots: java failed: javax.net.ssl.SSLHandshakeException"* ]]
+}

@@ -441,6 +441,9 @@ test_routes(void)
 {
 	static const char *const mparent =
 	    "\"parentProxy\":{\"http\":\"http://proxy.corp:3128\",\"noProxy\":\".corp\"}";
+	static const char *const mmitm = "\"mitmProxy\":{\"socketPath\":\"/run/inspect.sock\","
+	    "\"domains\":[\"*.corp.example\"]}";
+	static const char *const mtls = "\"tlsTerminate\":{\"maxTunnels\":8}";
 	struct diags errs = { 0 };
 	struct settings out, back;
 	struct policy *p;
@@ -491,6 +494,26 @@ test_routes(void)
 	    &out, &errs, NULL);
 	ok(rc == 0 && out.net.refuse_opaque_tunnels, "refuseOpaqueTunnels: a user may "
 	    "turn it on");
+	settings_free(&out);
+
+	/* mitmProxy and tlsTerminate, one in each file: refused as the pair in one file
+	 * is, whichever file gives which, with both files named. */
+	rc = merge(doc(mtls, NULL, NULL), doc(mmitm, NULL, NULL), &out, &errs, NULL);
+	ok(rc == -1 && diags_has(&errs, UNAME ": network.tlsTerminate: the managed policy "
+	    MNAME " sets network.mitmProxy: mitmProxy and tlsTerminate cannot be used "
+	    "together", NULL), "the managed file's mitmProxy with a user's tlsTerminate: "
+	    "refused");
+	diags_free(&errs);
+	rc = merge(doc(mmitm, NULL, NULL), doc(mtls, NULL, "\"allowUserWeakerOptions\":true"),
+	    &out, &errs, NULL);
+	ok(rc == -1 && diags_has(&errs, UNAME ": network.mitmProxy: the managed policy "
+	    MNAME " sets network.tlsTerminate: mitmProxy and tlsTerminate cannot be used "
+	    "together", NULL), "the managed file's tlsTerminate with a user's mitmProxy "
+	    "(weaker options allowed): refused");
+	diags_free(&errs);
+	rc = merge(doc(mtls, NULL, NULL), doc(mtls, NULL, NULL), &out, &errs, NULL);
+	ok(rc == 0 && out.net.tls.present && !out.net.mitm.present, "tlsTerminate in both "
+	    "files, no mitmProxy: accepted");
 	settings_free(&out);
 
 	rc = merge(doc("\"stripResponseHeaders\":[\"X-User\",\"set-cookie\"]", NULL, NULL),

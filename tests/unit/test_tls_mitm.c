@@ -10,6 +10,7 @@
 #include "http_parse.h"
 #include "tap.h"
 #include "tls_mitm.h"
+#include "util.h"
 
 static void
 test_hello(void)
@@ -75,6 +76,43 @@ test_target(void)
 	ok(target("a.test:443", NULL, NULL), "authority-form refused");
 }
 
+/* Java's trust store: the certificates of the text, each with Oracle's trusted-key-usage
+ * attribute (OID 2.16.840.1.113894.746875.1.1) saying anyExtendedKeyUsage (2.5.29.37.0)
+ * and a friendly name; a key in the text is left out. tests/63-tls.bats has Java load it. */
+static void
+test_store(const char *cert, const char *cert2, const char *key)
+{
+	static const unsigned char jdk[] = { 0x06, 0x0c, 0x60, 0x86, 0x48, 0x01, 0x86, 0xf9,
+	    0x66, 0xad, 0xca, 0x7b, 0x01, 0x01 };
+	static const unsigned char any[] = { 0x06, 0x04, 0x55, 0x1d, 0x25, 0x00 };
+	static const unsigned char name2[] = { 0, 's', 0, 'r', 0, 't', 0, '-', 0, 't', 0, 'r',
+	    0, 'u', 0, 's', 0, 't', 0, '-', 0, '2' };
+	struct buf b = { 0 };
+	char err[512], *pem = xasprintf("%s%s%s", cert, key, cert2);
+	size_t n = 0;
+	const unsigned char *p, *end;
+	int rc = tls_mitm_trust_store(pem, strlen(pem), &b, err, sizeof(err));
+
+	ok(rc == 0 && b.len > 0 && (unsigned char)b.p[b.off] == 0x30, "a trust store of two "
+	    "certificates: %s", rc == 0 ? "DER" : err);
+	p = (const unsigned char *)b.p + b.off;
+	end = p + b.len;
+	while (p != NULL && p < end && (p = memmem(p, (size_t)(end - p), jdk,
+	    sizeof(jdk))) != NULL) {
+		n++;
+		p += sizeof(jdk);
+		ok(memmem(p, (size_t)(end - p) < 16 ? (size_t)(end - p) : 16, any,
+		    sizeof(any)) != NULL, "its attribute %zu says anyExtendedKeyUsage", n);
+	}
+	ok(n == 2, "each certificate has the trusted-key-usage attribute (%zu)", n);
+	ok(memmem(b.p + b.off, b.len, name2, sizeof(name2)) != NULL, "and a friendly name");
+	buf_free(&b);
+	ok(tls_mitm_trust_store(key, strlen(key), &b, err, sizeof(err)) == -1 &&
+	    strstr(err, "no certificate") != NULL, "no certificate: %s", err);
+	buf_free(&b);
+	free(pem);
+}
+
 static void
 test_ca(void)
 {
@@ -100,6 +138,7 @@ test_ca(void)
 	ok(m == NULL && strstr(err, "not a PEM certificate") != NULL, "no certificate: %s",
 	    err);
 	tls_mitm_free(m);
+	test_store(cert, cert2, key);
 	free(cert);
 	free(cert2);
 	tls_mitm_pem_free(key);
