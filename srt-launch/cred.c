@@ -284,16 +284,25 @@ cred_plan_hides(const struct strlist *args, size_t first, size_t end, const char
  * bwrap_start handed over), put into the plan once it is finished. A copy stands in for a
  * file the command could read, over whatever the filesystem part put there. A file the
  * plan hides (under a read-denied directory, or denied itself) stays hidden, as if it
- * were not masked: its copy is bound just before the mount that hides it, so that bwrap
- * still consumes the descriptor and the command sees nothing. (The reference binds the
- * copy regardless, so that a file appears in the directory the user emptied.)
+ * were not masked; its descriptor must still be consumed by bwrap, or the command would
+ * inherit it and could read the copy.
+ * - Under a read-denied directory the copy is bound just before the tmpfs that hides it.
+ * - A read-denied file is hidden by /dev/null bound over it, and nothing can be mounted
+ *   over a --ro-bind-data mount (its source is unlinked: the kernel refuses with ENOENT),
+ *   so the copy goes to CRED_SINK in bwrap's own /dev, which an empty read-only tmpfs
+ *   then covers.
+ * (The reference binds the copy regardless, so that a file appears where the user
+ * denied reading.)
  */
+#define CRED_SINK "/dev/.srt-hidden-masked"
+
 void
 cred_files_settle(struct launch *l)
 {
-	struct strlist *a = &l->plan.args, out = { 0 };
+	struct strlist *a = &l->plan.args, out = { 0 }, sink = { 0 };
 	long *at;
-	size_t i, k, n = l->ncred_files < CRED_FILES_MAX ? l->ncred_files : CRED_FILES_MAX;
+	size_t i, k, added = 0, n = l->ncred_files < CRED_FILES_MAX ? l->ncred_files :
+	    CRED_FILES_MAX;
 
 	if (n == 0)
 		return;
@@ -301,11 +310,18 @@ cred_files_settle(struct launch *l)
 	for (k = 0; k < n; k++) {
 		at[k] = cred_plan_hides(a, l->plan.fs_first, l->plan.fs_end,
 		    l->cred_file_path.v[k]);
-		if (at[k] != -1)
-			log_debug("credentials.files: %s is read-denied: it stays hidden, "
-			    "not masked", l->cred_file_path.v[k]);
-		else
+		if (at[k] == -1) {
 			at[k] = (long)l->plan.fs_end;
+			continue;
+		}
+		log_debug("credentials.files: %s is read-denied: it stays hidden, not masked",
+		    l->cred_file_path.v[k]);
+		if (strcmp(a->v[at[k]], "--tmpfs") != 0) {
+			strlist_push(&sink, "--ro-bind-data");
+			strlist_pushf(&sink, "%d", l->cred_fd_base + (int)k);
+			strlist_pushf(&sink, "%s/%zu", CRED_SINK, k);
+			at[k] = -1;
+		}
 	}
 	for (i = 0; i <= a->n; i++) {
 		for (k = 0; k < n; k++) {
@@ -314,13 +330,25 @@ cred_files_settle(struct launch *l)
 			strlist_push(&out, "--ro-bind-data");
 			strlist_pushf(&out, "%d", l->cred_fd_base + (int)k);
 			strlist_push(&out, l->cred_file_path.v[k]);
+			if (i <= l->plan.fs_end)
+				added += 3;
 		}
 		if (i < a->n)
 			strlist_push(&out, a->v[i]);
 	}
+	/* After the tail's --dev /dev: the sink is in bwrap's tmpfs, never the host's. */
+	if (sink.n > 0) {
+		for (i = 0; i < sink.n; i++)
+			strlist_push(&out, sink.v[i]);
+		strlist_push(&out, "--tmpfs");
+		strlist_push(&out, CRED_SINK);
+		strlist_push(&out, "--remount-ro");
+		strlist_push(&out, CRED_SINK);
+	}
 	strlist_free(a);
+	strlist_free(&sink);
 	*a = out;
-	l->plan.fs_end += 3 * n;        /* every one went in the filesystem part */
+	l->plan.fs_end += added;        /* those went in the filesystem part */
 	free(at);
 }
 

@@ -179,6 +179,27 @@ JSON
 	[[ "$output" != *"$FSECRET"* ]]
 }
 
+@test "a masked file that is read-denied itself stays denied; srt runs; its copy reaches no one" {
+	printf 'machine x login u password %s\n' "$FSECRET" >"$T/netrc"
+	printf 'other\n' >"$T/other"
+	cat >"$T/s.json" <<JSON
+{"network":{"allowedDomains":["127.0.0.1:$P1"],"deniedDomains":[]},
+ "filesystem":{"denyRead":["$T/netrc", "$T/other"],"allowWrite":[],"denyWrite":[]},
+ "credentials":{"allowPlaintextInject":true,"files":[{"path":"$T/netrc","mode":"mask"},
+  {"path":"$T/other","mode":"mask","extract":"(other)"}]}}
+JSON
+	in_ns "$SRT_BIN/srt" -s "$T/s.json" -c "cat $T/netrc || echo no-netrc; \
+	    cat $T/other || echo no-other; ls -l /proc/self/fd/ | grep -c credmask; \
+	    cat /dev/.srt-hidden-masked/* 2>/dev/null | wc -c; true"
+	# Before the fix bwrap could not hide the copy's mount and srt exited 125.
+	[ "$status" -eq 0 ]
+	out=$(sed '/^<sandbox_violations>$/,$d' <<<"$output")
+	[[ "$out" == *no-netrc* && "$out" == *no-other* ]]
+	[[ "$output" != *fake_value_* && "$output" != *"$FSECRET"* ]]
+	# No descriptor of a copy, and nothing to read where bwrap put them.
+	[ "$(tail -2 <<<"$out")" = "$(printf '0\n0')" ]
+}
+
 @test "python clients (requests, urllib chunked) and injectHosts defaulting to allowedDomains" {
 	# No injectHosts: every allowedDomains entry may receive the value.
 	settings '"allowPlaintextInject":true,"envVars":[{"name":"GH_TOKEN","mode":"mask"}]'
