@@ -98,6 +98,7 @@ ca_setup(struct launch *l)
 	const struct settings_tls *t = &l->set.net.tls;
 	struct tls_mitm *m;
 	char err[TLS_ERR_MAX + 128], *cert = NULL, *key = NULL, *cp, *kp;
+	const char *q;
 	size_t clen = 0, klen = 0;
 
 	if (!t->present)
@@ -131,8 +132,21 @@ ca_setup(struct launch *l)
 	l->ca_secret = xasprintf("%s%s", l->ca_pem, key);
 	l->ca_bundle = xasprintf("%s/%s", l->tmpdir, PLAN_CA_BUNDLE_NAME);
 	l->ca_store = xasprintf("%s/%s", l->tmpdir, PLAN_CA_STORE_NAME);
-	l->ca_java = xasprintf(" -Djavax.net.ssl.trustStore=%s "
-	    "-Djavax.net.ssl.trustStoreType=PKCS12", l->ca_store);
+	/* The JVM splits JAVA_TOOL_OPTIONS at white space, except inside quotes (JDK 9 and
+	 * later): a run directory under a TMPDIR with spaces is quoted. */
+	if (strpbrk(l->ca_store, " \t\n\"'") == NULL)
+		q = "";
+	else if (strchr(l->ca_store, '"') == NULL)
+		q = "\"";
+	else if (strchr(l->ca_store, '\'') == NULL)
+		q = "'";
+	else {
+		log_warnx("tlsTerminate: %s: a path with both kinds of quote cannot be named "
+		    "in JAVA_TOOL_OPTIONS", l->ca_store);
+		goto fail;
+	}
+	l->ca_java = xasprintf(" -Djavax.net.ssl.trustStore=%s%s%s "
+	    "-Djavax.net.ssl.trustStoreType=PKCS12", q, l->ca_store, q);
 	log_debug("tlsTerminate: %s CA; the sandbox trusts %s", t->ca_cert_path != NULL ?
 	    "the user's" : "an ephemeral", l->ca_bundle);
 	free(cert);

@@ -299,6 +299,10 @@ cat "\$T/pki/up-ca.pem" "\$T/pki/up-ca.key" >"\$T/pki/extra.pem"
 nginx_tls
 env SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt NODE_EXTRA_CA_CERTS= "\$SRT_BIN/srt" -s "\$T/s.json" bash "\$T/inside.sh"
 echo "srt exit \$?"
+# A TMPDIR with a space: the store's path is quoted in JAVA_TOOL_OPTIONS.
+mkdir -p "\$T/a b"
+env TMPDIR="\$T/a b" "\$SRT_BIN/srt" -s "\$T/s.json" bash -c \
+    'java "\$0" https://a.test:8443/ 2>&1 | grep "^java" | sed "s/^/spaced: /"' "\$T/j/Fetch.java"
 EOF
 	in_ns "$T/case"
 	[[ "$output" == *"srt exit 0"* ]]
@@ -413,6 +417,10 @@ tls_certs
 nginx_tls
 env SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt NODE_EXTRA_CA_CERTS= "\$SRT_BIN/srt" -s "\$T/s.json" bash "\$T/inside.sh"
 echo "srt exit \$?"
+# A TMPDIR with a space: the store's path is quoted in JAVA_TOOL_OPTIONS.
+mkdir -p "\$T/a b"
+env TMPDIR="\$T/a b" "\$SRT_BIN/srt" -s "\$T/s.json" bash -c \
+    'java "\$0" https://a.test:8443/ 2>&1 | grep "^java" | sed "s/^/spaced: /"' "\$T/j/Fetch.java"
 EOF
 	in_ns "$T/case"
 	[[ "$output" == *"srt exit 0"* ]]
@@ -423,4 +431,5 @@ EOF
 	[[ "$output" =~ "trusted entries "([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -gt 2 ]
 	[[ "$output" == *"java got hello"* ]]
 	[[ "$output" == *"jdk roots: java failed: javax.net.ssl.SSLHandshakeException"* ]]
+	[[ "$output" == *"spaced: java got hello"* ]]
 }
