@@ -395,10 +395,6 @@ cred_mask_value(struct cred_store *st, const struct cred_mask_entry *e, const ch
 	bool declined;
 
 	*why = NULL;
-	if (e->ninject == 0) {
-		*why = "the credential may be sent nowhere (no injectHosts, no allowedDomains)";
-		return CRED_MASK_FAIL;
-	}
 	/* A variable declared a JWT is one token, whatever extract says (as the reference
 	 * reads it); a file's tokens are found with extract or the built-in pattern. */
 	if (e->jwt && !e->file) {

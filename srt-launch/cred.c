@@ -60,6 +60,11 @@ cred_one(struct launch *l, const struct settings_cred_mask *m, const char *key,
 
 	e.inject = hosts;
 	*masked = *unset = false;
+	/* As the reference: masked all the same, the sentinel never replaced. */
+	if (e.ninject == 0)
+		log_warnx("%s \"%s\": no host may receive it (no injectHosts, and "
+		    "network.allowedDomains is empty): the command sees only its masked value",
+		    what, m->id);
 	rc = cred_mask_value(&l->cred, &e, real, len, fake, &why);
 	free(hosts);
 	switch (rc) {

@@ -252,3 +252,17 @@ JSON
 	grep -q "^Transfer-Encoding: chunked" "$T/up1.log"
 	! grep -q "^==== GET /smuggled" "$T/up1.log"
 }
+
+@test "no allowedDomains and no injectHosts: masked all the same, never put back, with a warning (as the reference)" {
+	cat >"$T/s.json" <<JSON
+{"network":{"allowedDomains":[],"deniedDomains":[]},
+ "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]},
+ "credentials":{"allowPlaintextInject":true,"envVars":[{"name":"GH_TOKEN","mode":"mask"}]}}
+JSON
+	in_ns "$SRT_BIN/srt" -s "$T/s.json" -c 'echo "[$GH_TOKEN]"; tr "\0" "\n" </proc/self/environ | grep -c REALSECRET; true'
+	[ "$status" -eq 0 ]
+	[ "$(tail -1 <<<"$output")" = 0 ]
+	[[ "$output" == *"[fake_value_"* ]]
+	[[ "$output" != *"$SECRET"* ]]
+	[[ "$output" == *'"GH_TOKEN": no host may receive it'* ]]
+}
