@@ -44,6 +44,18 @@ setup() {
 	srt_setup
 }
 
+# The heartbeat's counter. The probe rewrites the file (fopen "w") every 50 ms, so a read
+# can fall between the truncation and the write: read again until it holds a number.
+beat_read() {
+	local v i
+	for i in $(seq 1 50); do
+		v=$(tr -dc 0-9 <"$1" 2>/dev/null)
+		[ -n "$v" ] && break
+		sleep 0.01
+	done
+	echo "$v"
+}
+
 # Z:\... for a Linux path (Wine maps Z: to /).
 winpath() {
 	printf 'Z:%s' "${1//\//\\}"
@@ -89,9 +101,9 @@ winpath() {
 		[ "$(tr -dc 0-9 <"$beat" 2>/dev/null)" -ge 3 ] 2>/dev/null && break
 		sleep 0.1
 	done
-	a=$(tr -dc 0-9 <"$beat")
+	a=$(beat_read "$beat")
 	sleep 0.5
-	b=$(tr -dc 0-9 <"$beat")
+	b=$(beat_read "$beat")
 	[ "$b" -gt "$a" ]
 	# The runner dies without a word: its job handle closes, and with it the job.
 	kill -KILL "$runner"
