@@ -110,7 +110,7 @@ reaper_status(int status)
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
+		return EXIT_SIGNALED(WTERMSIG(status));
 	return EXIT_SELF;
 }
 

@@ -10,12 +10,8 @@
 #include <sys/types.h>
 #include <linux/filter.h>
 
+#include "exit.h"         /* EXIT_SELF, EXIT_NOEXEC, EXIT_NOTFOUND: shared with srt-launch */
 #include "util.h"
-
-/* Exit statuses (the shell's conventions, shared with srt-launch). */
-#define EXIT_SELF	125	/* srt-seccomp itself failed; the command never ran */
-#define EXIT_NOEXEC	126	/* the command was found but could not be executed */
-#define EXIT_NOTFOUND	127	/* the command was not found */
 
 struct seccomp_opts {
 	int	 allow_unix;	/* --allow-unix-sockets: socket(AF_UNIX) allowed */
