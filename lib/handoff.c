@@ -118,12 +118,13 @@ handoff_recv(int sock, struct handoff_msg *m, int *fd, const char **why)
 		}
 		return -1;
 	}
-	if (nfds != 1) {
-		*why = "no descriptor";
+	if (handoff_decode(buf, got, m, why) == -1) {
+		if (nfds == 1)
+			close(fds[0]);
 		return -2;
 	}
-	if (handoff_decode(buf, got, m, why) == -1) {
-		close(fds[0]);
+	if (nfds != 1) {
+		*why = "no descriptor";
 		return -2;
 	}
 	/* What terminate.c takes over is a connected stream socket, nothing else. */

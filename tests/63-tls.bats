@@ -258,6 +258,33 @@ EOF
 	grep -q '"verdict":"deny".*"reason":"too many TLS-terminated tunnels (maxTunnels)".*"status":503' "$T/decisions.log"
 }
 
+HP="$BATS_TEST_DIRNAME/helpers/handoff-pair.py"
+
+@test "srt-httpd --handoff-fd: malformed handoff messages are dropped and it goes on serving; a good one is terminated" {
+	tls_settings "$T/s.json"
+	cat >"$T/case" <<EOF
+. "$TLSH"
+tls_certs
+nginx_tls
+python3 "$HP" feed a.test 8443 "\$T/pki/mitm-ca.pem" -- "\$SRT_BIN/srt-httpd" -s "\$T/s.json" \
+    -l 127.0.0.1:3129 --log "\$T/decisions.log" --handoff-fd HANDOFF_FD -d 2>>"\$T/httpd.err"
+echo "feed exit \$?"
+EOF
+	in_ns "$T/case"
+	[[ "$output" == *"feed exit 0"* ]]
+	[[ "$output" == *"issuer mitm-ca"* ]]
+	[[ "$output" == *"status HTTP/1.1 200 OK"* ]]
+	[[ "$output" == *"hello"* ]]
+	[[ "$output" == *"httpd alive True"* ]]
+	# Too short and one byte too long: the wrong size.
+	[ "$(grep -c 'handoff: malformed message dropped: wrong size' "$T/httpd.err")" -eq 2 ]
+	for why in "no descriptor" "host not canonical" "the descriptor is not a stream socket" \
+	    "not a handoff message"; do
+		grep -q "handoff: malformed message dropped: $why" "$T/httpd.err"
+	done
+	grep -q '"protocol":"socks5","client":"127.0.0.1:1","host":"a.test","port":8443,"verdict":"allow".*"route":"tls-terminated"' "$T/decisions.log"
+}
+
 @test "a CA pair that does not hold together: srt-httpd refuses to terminate (502), srt refuses to run (125)" {
 	settings "$T/s.json" "\"tlsTerminate\": {\"caCertPath\": \"$T/pki/mitm-ca.pem\", \"caKeyPath\": \"$T/pki/up-ca.key\"}"
 	cat >"$T/case" <<EOF
