@@ -79,7 +79,7 @@ enum {
 	OPT_POLICY_FD = 256, OPT_LISTEN_FD, OPT_LOG, OPT_LOG_FD, OPT_AUDIT, OPT_AUTH,
 	OPT_LIFELINE_FD, OPT_MAX_CONNS, OPT_IDLE_TIMEOUT, OPT_HEAD_TIMEOUT, OPT_NO_SANDBOX,
 	OPT_RELAY_TO, OPT_CRED_FD, OPT_CA_FD, OPT_CONTROL_FD, OPT_DECIDER_FD, OPT_DECIDER_IN,
-	OPT_DECIDER_OUT, OPT_ASK, OPT_DECIDER_TIMEOUT, OPT_DECIDER_READY,
+	OPT_DECIDER_OUT, OPT_ASK, OPT_DECIDER_TIMEOUT, OPT_DECIDER_READY, OPT_HANDOFF_FD,
 };
 
 static const struct option proxy_longopts[] = {
@@ -107,6 +107,7 @@ static const struct option proxy_longopts[] = {
 	{ "ask", no_argument, NULL, OPT_ASK },
 	{ "decider-timeout", required_argument, NULL, OPT_DECIDER_TIMEOUT },
 	{ "decider-ready-fd", required_argument, NULL, OPT_DECIDER_READY },
+	{ "handoff-fd", required_argument, NULL, OPT_HANDOFF_FD },
 	{ "debug", no_argument, NULL, 'd' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -156,6 +157,7 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 	o->control_fd = o->decider_in = o->decider_out = -1;
 	o->decider_timeout_ms = DECIDER_TIMEOUT_MS;
 	o->decider_ready_fd = -1;
+	o->handoff_fd = -1;
 	o->max_conns = 0;
 	o->head_timeout_s = PROXY_HEAD_TIMEOUT_S;
 	while ((c = getopt_long(argc, argv, "p:s:l:dhV", proxy_longopts, NULL)) != -1) {
@@ -249,6 +251,10 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 			o->decider_ready_fd = (int)proxy_number(proto, "--decider-ready-fd", optarg,
 			    0, INT_MAX);
 			break;
+		case OPT_HANDOFF_FD:
+			o->handoff_fd = (int)proxy_number(proto, "--handoff-fd", optarg, 3,
+			    INT_MAX);
+			break;
 		case OPT_DECIDER_TIMEOUT:
 			o->decider_timeout_ms = (unsigned)proxy_number(proto, "--decider-timeout",
 			    optarg, 1, 600000);
@@ -288,6 +294,8 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 		    "--policy-fd): it asks about the hosts that policy does not decide");
 	if (o->relay_port != 0 && (ndecider != 0 || o->control_fd != -1))
 		proxy_badusage(proto, "--relay-to has no policy to decide or update");
+	if (o->relay_port != 0 && o->handoff_fd != -1)
+		proxy_badusage(proto, "--relay-to hands nothing over (--handoff-fd)");
 	if (o->log_path != NULL && o->log_fd != -1)
 		proxy_badusage(proto, "--log and --log-fd are exclusive");
 }
@@ -697,6 +705,40 @@ proxy_control_cb(struct evloop *loop, int fd, unsigned events, void *arg)
 	diags_free(&warns);
 }
 
+/*
+ * The TLS-termination handoff (--handoff-fd, handoff.h): srt-httpd's end. Each message
+ * brings a client socket; a malformed one is logged and dropped with its descriptors,
+ * and the channel stays. Its end (srt-socksd gone) just stops the handoffs.
+ */
+static void
+proxy_handoff_cb(struct evloop *loop, int fd, unsigned events, void *arg)
+{
+	struct proxy *px = arg;
+	struct handoff_msg m;
+	const char *why = NULL;
+	int cfd, r, n;
+
+	(void)events;
+	/* A bounded batch per wake-up; the registration is level-triggered. */
+	for (n = 0; n < 64; n++) {
+		r = handoff_recv(fd, &m, &cfd, &why);
+		if (r == 0)
+			return;
+		if (r == -1) {
+			log_debug("handoff: channel closed (%s)", strerror(errno));
+			evloop_del(loop, fd);
+			close(fd);
+			px->opts.handoff_fd = -1;
+			return;
+		}
+		if (r == -2) {
+			log_warnx("handoff: malformed message dropped: %s", why);
+			continue;
+		}
+		px->proto->handoff(px, cfd, &m);
+	}
+}
+
 /* ---- decision log ---------------------------------------------------------------- */
 
 void
@@ -1022,6 +1064,26 @@ bool
 proxy_draining(struct proxy *px)
 {
 	return px->draining;
+}
+
+bool
+proxy_term_wanted(const struct proxy_policy *pp, const struct proxy_request *rq)
+{
+	if (!pp->tls.present || rq->kind == HOST_MALFORMED)
+		return false;
+	for (size_t i = 0; i < pp->tls.exclude_domains.n; i++)
+		if (mitm_pattern_match(pp->tls.exclude_domains.v[i], rq->host, rq->kind))
+			return false;
+	return true;
+}
+
+bool
+proxy_conn_adopt(struct proxy *px)
+{
+	if (px->draining || px->nconns >= px->opts.max_conns)
+		return false;
+	px->nconns++;
+	return true;
 }
 
 void
@@ -1730,6 +1792,11 @@ proxy_main(int argc, char **argv, const struct proxy_proto *proto)
 	if (px->opts.control_fd != -1 && (proxy_set_nonblock(px->opts.control_fd) == -1 ||
 	    evloop_add(px->loop, px->opts.control_fd, EV_READ, proxy_control_cb, px) == -1))
 		fatal("--control-fd %d", px->opts.control_fd);
+	if (px->opts.handoff_fd != -1 && (proxy_set_nonblock(px->opts.handoff_fd) == -1 ||
+	    fcntl(px->opts.handoff_fd, F_SETFD, FD_CLOEXEC) == -1 ||
+	    (proto->handoff != NULL && evloop_add(px->loop, px->opts.handoff_fd, EV_READ,
+	    proxy_handoff_cb, px) == -1)))
+		fatal("--handoff-fd %d", px->opts.handoff_fd);
 	if (proto->start != NULL)
 		proto->start(px);
 	if (evloop_signal(px->loop, SIGHUP, proxy_signal_cb, px) == -1 ||

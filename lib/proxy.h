@@ -26,6 +26,7 @@
 #include "domain.h"
 #include "evloop.h"
 #include "guard.h"
+#include "handoff.h"
 #include "policy.h"
 #include "relay.h"
 #include "tls.h"
@@ -77,6 +78,9 @@ struct proxy_opts {
 	int decider_ready_fd;           /* --decider-ready-fd N: "ok\n" once the decider's
 	                                   hello came, "error: WHY\n" if the link ended
 	                                   first (srt waits for it); -1 none */
+	int handoff_fd;                 /* --handoff-fd N: the TLS-termination handoff
+	                                   channel between srt-socksd and srt-httpd
+	                                   (handoff.h), made by the launcher; -1 none */
 };
 
 struct proxy;
@@ -105,6 +109,11 @@ struct proxy_proto {
 	bool takes_decider;
 	/* Optional: called once before the proxy narrows itself, the loop ready. */
 	void (*start)(struct proxy *px);
+	/* Optional: the receiving end of --handoff-fd (srt-httpd). The core reads the
+	 * channel and drops malformed messages; this gets each good one with its client
+	 * socket (CLOEXEC), which it owns from then on. The sending end (srt-socksd) is
+	 * only kept in proxy_options()->handoff_fd, non-blocking and CLOEXEC. */
+	void (*handoff)(struct proxy *px, int fd, const struct handoff_msg *m);
 };
 
 /* Parse options, load the policy, open listeners and log, narrow the process, run the loop
@@ -119,6 +128,10 @@ struct cred_store;
 const struct cred_store *proxy_creds(struct proxy *px);
 /* The connection accepted through proto->accept is gone (fd closed). */
 void proxy_conn_closed(struct proxy *px);
+/* Count a connection that came another way (a handoff) as accepted, so that its end
+ * calls proxy_conn_closed like any other: false (not counted) past the connection cap
+ * or while draining. */
+bool proxy_conn_adopt(struct proxy *px);
 /* How many of proto->spare_fds the descriptor limit leaves room for. */
 unsigned proxy_spare_fds(struct proxy *px);
 /* True after SIGTERM: finish the exchange in progress, do not start another (keep-alive). */
@@ -264,6 +277,10 @@ struct tls_ctx *proxy_tls_ctx(struct proxy *px, const char **why);
  * host's roots and extraCaCertPaths). NULL with *why otherwise. */
 struct tls_mitm *proxy_tls_mitm(struct proxy *px, const char **why);
 struct tls_ctx *proxy_term_tls(struct proxy *px);
+
+/* Is rq's host to be TLS-terminated under pp (tlsTerminate on, the host not in
+ * excludeDomains)? srt-httpd terminates it; srt-socksd hands it to srt-httpd. */
+bool proxy_term_wanted(const struct proxy_policy *pp, const struct proxy_request *rq);
 
 /* The connector to the inspection proxy at path, started with the proxy; NULL with *why
  * when it was started for another path, or not at all. */

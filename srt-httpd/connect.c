@@ -118,7 +118,7 @@ connect_start(struct conn *c, const struct http_head *h)
 	 * request decrypted from it (term_request), with the TLS server name; a tunnel
 	 * that turns out to carry something else is asked about then, as a CONNECT.
 	 */
-	if (term_wanted(c->pp, c->rq)) {
+	if (proxy_term_wanted(c->pp, c->rq)) {
 		bool ask = ask_needed(c, allowed) == ASK_YES;
 
 		if (!allowed) {

@@ -262,13 +262,14 @@ void connect_start(struct conn *c, const struct http_head *h);
 #define OPAQUE_REASON   "this proxy does not tunnel CONNECTs it cannot inspect"
 
 /* terminate.c: tlsTerminate. */
-/* Is rq's host to be terminated under pp (tlsTerminate on, not in excludeDomains)? */
-bool term_wanted(const struct proxy_policy *pp, const struct proxy_request *rq);
 /* Take over an allowed CONNECT of head h (c->st becomes CONN_HANDED, or a refusal is
  * queued): 200, then the ClientHello is awaited and terminated, or the tunnel goes on
  * opaque (or is refused) when none comes. ask_opaque: the decider is asked about the
  * tunnel before an opaque one is dialled (terminated, its requests are asked). */
 void term_connect(struct conn *c, const struct http_head *h, bool ask_opaque);
+/* A SOCKS CONNECT srt-socksd handed over (--handoff-fd): decided again here, then set
+ * up as term_connect does after its 200. Owns fd. */
+void term_handoff(struct proxy *px, int fd, const struct handoff_msg *m);
 /* A request read from a terminated tunnel (c->term). */
 void term_request(struct conn *c, const struct http_head *h);
 /* The terminated tunnel c->term is over. */

@@ -16,7 +16,7 @@ static const struct proxy_proto httpd_proto = {
 	    "                 [--max-conns N] [--idle-timeout SEC] [--head-timeout SEC] [--ca-fd N]\n"
 	    "                 [--control-fd N] [--no-sandbox] [-d]\n"
 	    "                 [--decider-fd N | --decider-in N --decider-out N] [--ask]\n"
-	    "                 [--decider-timeout MS] [--decider-ready-fd N]\n"
+	    "                 [--decider-timeout MS] [--decider-ready-fd N] [--handoff-fd N]\n"
 	    "       srt-httpd --decider-fd N | --decider-in N --decider-out N [-l ADDR]...\n"
 	    "                 [--listen-fd N]... (proxy mode: the policy is the decider's)\n"
 	    "       srt-httpd --relay-to PORT [-l ADDR]... [--listen-fd N]... "
@@ -29,6 +29,7 @@ static const struct proxy_proto httpd_proto = {
 	.tls_terminate = true,
 	.takes_decider = true,
 	.start = ask_start,
+	.handoff = term_handoff,
 };
 
 int

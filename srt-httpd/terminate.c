@@ -27,6 +27,7 @@
  * (HTTPD_IN_MAX, HTTPD_OUT_MAX); likewise for its connection to the real server.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,17 +79,6 @@ struct term_setup {
 static unsigned term_tunnels;
 
 static void term_io(struct evloop *loop, int fd, unsigned events, void *arg);
-
-bool
-term_wanted(const struct proxy_policy *pp, const struct proxy_request *rq)
-{
-	if (!pp->tls.present)
-		return false;
-	for (size_t i = 0; i < pp->tls.exclude_domains.n; i++)
-		if (mitm_pattern_match(pp->tls.exclude_domains.v[i], rq->host, rq->kind))
-			return false;
-	return true;
-}
 
 void
 term_free(struct term *t)
@@ -381,35 +371,89 @@ term_io(struct evloop *loop, int fd, unsigned events, void *arg)
 		term_step(ts);
 }
 
+/* Can a tunnel be terminated now under pp? NULL (*mp the CA), or why not, with the
+ * HTTP status and X-Proxy-Error that say it. */
+static const char *
+term_unavailable(struct proxy *px, const struct proxy_policy *pp, struct tls_mitm **mp,
+    int *status, const char **error)
+{
+	const char *why = NULL;
+	unsigned max = pp->tls.max_tunnels > 0 ? (unsigned)pp->tls.max_tunnels :
+	    TLS_MAX_TUNNELS_DEFAULT;
+
+	if ((*mp = proxy_tls_mitm(px, &why)) == NULL) {
+		/* Never a tunnel srt was told to look into and cannot. */
+		*status = 502;
+		*error = "tls-termination-unavailable";
+		return why;
+	}
+	if (term_tunnels >= max) {
+		*status = 503;
+		*error = "too-many-tunnels";
+		return "too many TLS-terminated tunnels (maxTunnels)";
+	}
+	return NULL;
+}
+
+/*
+ * The setup of a tunnel to rq's host under pp over cfd (registered to term_io already:
+ * registered), from after its CONNECT was granted: reply (NULL: none) is sent first, then
+ * the client's first bytes are awaited. Shared by an HTTP CONNECT (term_connect) and a
+ * SOCKS CONNECT handed over by srt-socksd (term_handoff). Takes rq and pp.
+ */
+static struct term_setup *
+term_setup_new(struct proxy *px, int cfd, const char *client, struct proxy_request *rq,
+    struct proxy_policy *pp, struct tls_mitm *m, const char *reply)
+{
+	struct term_setup *ts = xcalloc(1, sizeof(*ts));
+
+	ts->px = px;
+	ts->loop = proxy_loop(px);
+	ts->cfd = cfd;
+	snprintf(ts->client, sizeof(ts->client), "%s", client);
+	ts->rq = rq;
+	ts->pp = pp;
+	if (reply != NULL)
+		ts->outlen = (size_t)snprintf(ts->out, sizeof(ts->out), "%s", reply);
+	ts->st = ts->outlen > 0 ? TS_REPLY : TS_PEEK;
+	ts->hello.m = m;
+	snprintf(ts->hello.target, sizeof(ts->hello.target), "%s", rq->host);
+	ts->hello.target_kind = rq->kind;
+	ts->hello.pin_target = pp->require_host_match;
+	ts->slot = true;
+	term_tunnels++;
+	evtimer_init(&ts->deadline, term_deadline_cb, ts);
+	return ts;
+}
+
+/* Start the clock (handshakeTimeoutMs from the CONNECT) and take the first step. */
+static void
+term_setup_go(struct term_setup *ts)
+{
+	unsigned ms = ts->pp->tls.handshake_timeout_ms > 0 ?
+	    (unsigned)ts->pp->tls.handshake_timeout_ms : TLS_HANDSHAKE_MS_DEFAULT;
+
+	evtimer_add(ts->loop, &ts->deadline, ms);
+	term_step(ts);
+}
+
 void
 term_connect(struct conn *c, const struct http_head *h, bool ask_opaque)
 {
-	struct proxy_policy *pp = c->pp;
 	struct term_setup *ts;
-	const char *why = NULL;
-	struct tls_mitm *m = proxy_tls_mitm(c->px, &why);
-	unsigned max = pp->tls.max_tunnels > 0 ? (unsigned)pp->tls.max_tunnels :
-	    TLS_MAX_TUNNELS_DEFAULT;
-	unsigned ms = pp->tls.handshake_timeout_ms > 0 ?
-	    (unsigned)pp->tls.handshake_timeout_ms : TLS_HANDSHAKE_MS_DEFAULT;
-	char body[TLS_ERR_MAX + 200];
+	struct tls_mitm *m;
+	const char *why, *error;
+	char body[TLS_ERR_MAX + 200], hdr[128];
+	int status;
 
-	if (m == NULL) {
-		/* Never a tunnel srt was told to look into and cannot. */
-		c->rq->verdict = VERDICT_ERROR;
+	if ((why = term_unavailable(c->px, c->pp, &m, &status, &error)) != NULL) {
+		c->rq->verdict = status == 502 ? VERDICT_ERROR : VERDICT_DENY;
 		proxy_request_set_reason(c->rq, why, strlen(why));
-		snprintf(body, sizeof(body), "%s\n", why);
-		conn_reply(c, 502, "Bad Gateway", "Content-Type: text/plain\r\n"
-		    "X-Proxy-Error: tls-termination-unavailable\r\n", body, false);
-		return;
-	}
-	if (term_tunnels >= max) {
-		static const char r[] = "too many TLS-terminated tunnels (maxTunnels)";
-
-		c->rq->verdict = VERDICT_DENY;
-		proxy_request_set_reason(c->rq, r, sizeof(r) - 1);
-		conn_reply(c, 503, "Service Unavailable", "Content-Type: text/plain\r\n"
-		    "X-Proxy-Error: too-many-tunnels\r\n", "too many tunnels\n", false);
+		snprintf(body, sizeof(body), "%s\n", status == 502 ? why : "too many tunnels");
+		snprintf(hdr, sizeof(hdr), "Content-Type: text/plain\r\nX-Proxy-Error: %s\r\n",
+		    error);
+		conn_reply(c, status, status == 502 ? "Bad Gateway" : "Service Unavailable",
+		    hdr, body, false);
 		return;
 	}
 	if (c->in.len > 0) {
@@ -421,37 +465,93 @@ term_connect(struct conn *c, const struct http_head *h, bool ask_opaque)
 		conn_reply(c, 400, "Bad Request", guard_headers, r, false);
 		return;
 	}
-	ts = xcalloc(1, sizeof(*ts));
-	ts->px = c->px;
-	ts->loop = c->loop;
-	ts->cfd = c->cfd;
-	memcpy(ts->client, c->client, sizeof(ts->client));
-	ts->rq = c->rq;
-	ts->pp = c->pp;
-	ts->rq->status = 200;
-	ts->outlen = (size_t)snprintf(ts->out, sizeof(ts->out),
+	c->rq->status = 200;
+	ts = term_setup_new(c->px, c->cfd, c->client, c->rq, c->pp, m,
 	    "HTTP/1.1 200 Connection Established\r\n\r\n");
-	ts->hello.m = m;
-	snprintf(ts->hello.target, sizeof(ts->hello.target), "%s", ts->rq->host);
-	ts->hello.target_kind = ts->rq->kind;
-	ts->hello.pin_target = pp->require_host_match;
-	ts->slot = true;
 	ts->ask_opaque = ask_opaque;
 	if (ask_opaque) {
 		ts->connect_req_len = h->head_len;
 		ts->connect_req = xmalloc(h->head_len);
 		memcpy(ts->connect_req, h->method.p, h->head_len);
 	}
-	term_tunnels++;
 	c->rq = NULL;
 	c->pp = NULL;
 	/* The socket changes hands with its registration (edge-triggered, both ways). */
 	(void)evloop_rebind(ts->loop, ts->cfd, term_io, ts);
 	ts->eof = c->c_eof;
 	c->st = CONN_HANDED;    /* conn_run frees c */
-	evtimer_init(&ts->deadline, term_deadline_cb, ts);
-	evtimer_add(ts->loop, &ts->deadline, ms);
-	term_step(ts);
+	term_setup_go(ts);
+}
+
+/*
+ * A SOCKS CONNECT srt-socksd allowed and answered, handed over for termination (--handoff-fd,
+ * handoff.h). Nothing of it is taken on trust: the host is decided again under the policy
+ * in force here, and a host that would not be terminated here is closed (fail closed:
+ * srt-socksd tunnels an excluded host itself). The record is a "socks5" one; srt-socksd
+ * logged its own, with the route "tls-terminated". Under --ask and with a decider the
+ * tunnel's requests are asked like an HTTP CONNECT's; a tunnel that is not TLS is not
+ * asked (srt-socksd decided it by the policy, as it decides every SOCKS tunnel).
+ */
+void
+term_handoff(struct proxy *px, int fd, const struct handoff_msg *msg)
+{
+	struct proxy_request *rq = xmalloc(sizeof(*rq));
+	struct proxy_policy *pp = proxy_policy_get(px);
+	struct term_setup *ts;
+	struct tls_mitm *m;
+	const char *why = NULL, *error;
+	int status, fl;
+
+	proxy_request_init(px, rq, "socks5", msg->client);
+	if (!proxy_conn_adopt(px)) {
+		snprintf(rq->host, sizeof(rq->host), "%s", msg->host);
+		rq->kind = msg->kind;
+		rq->port = msg->port;
+		rq->verdict = VERDICT_ERROR;
+		why = "handed over past the connection cap, or while draining";
+		proxy_request_set_reason(rq, why, strlen(why));
+		close(fd);
+		goto refused;
+	}
+	if (proxy_decide(px, pp, rq, msg->host, strlen(msg->host), msg->port) == 0) {
+		why = rq->reason;
+		goto close;
+	}
+	if (!proxy_term_wanted(pp, rq)) {
+		why = "not to be TLS-terminated under the policy in force";
+		rq->verdict = VERDICT_DENY;
+		proxy_request_set_reason(rq, why, strlen(why));
+		goto close;
+	}
+	if ((why = term_unavailable(px, pp, &m, &status, &error)) != NULL) {
+		rq->verdict = status == 502 ? VERDICT_ERROR : VERDICT_DENY;
+		proxy_request_set_reason(rq, why, strlen(why));
+		goto close;
+	}
+	rq->status = 0;         /* srt-socksd's "succeeded" went out */
+	ts = term_setup_new(px, fd, msg->client, rq, pp, m, NULL);
+	/* The interest a connection has (conn_new), so that the socket goes on to one
+	 * with its registration. */
+	if ((fl = fcntl(fd, F_GETFL)) == -1 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) == -1 ||
+	    evloop_add(ts->loop, fd, EV_READ | EV_WRITE | EV_EDGE, term_io, ts) == -1) {
+		term_fail(ts, VERDICT_ERROR, "the handed-over socket cannot be registered");
+		return;
+	}
+	log_debug("%s: SOCKS CONNECT %s port %u handed over by srt-socksd", ts->client,
+	    rq->host, rq->port);
+	term_setup_go(ts);
+	return;
+ close:
+	/* The descriptor came by SCM_RIGHTS: nothing else of ours refers to it. */
+	close(fd);
+	proxy_conn_closed(px);
+ refused:
+	log_debug("%s: SOCKS CONNECT %s port %u handed over, closed: %s", msg->client,
+	    msg->host, msg->port, why != NULL ? why : "denied");
+	proxy_log(px, rq);
+	proxy_request_clear(rq);
+	free(rq);
+	proxy_policy_put(pp);
 }
 
 /* ---- requests in a terminated tunnel ---------------------------------------------- */

@@ -108,6 +108,12 @@ struct launch {
 	int log_r, log_w;               /* the proxies' JSON decision lines */
 	pid_t proxy_pid[PK_MAX];
 	bool proxy_started[PK_MAX];
+	/* tlsTerminate: the handoff channel (handoff.h), a SOCK_SEQPACKET socketpair over
+	 * which srt-socksd gives srt-httpd the SOCKS CONNECTs to terminate; [PK_HTTP] is
+	 * srt-httpd's end, [PK_SOCKS] srt-socksd's, each closed here once its proxy has
+	 * it (or could not start); -1 */
+	int handoff[PK_MAX];
+	bool handoff_made;
 
 	/* the sandbox (bwrap.c) */
 	int bwrap_args_w;               /* bwrap waits for its options on this pipe */

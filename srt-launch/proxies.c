@@ -74,6 +74,35 @@ proxy_policy_memfd(const struct launch *l)
 	return memfd_sealed("srt-policy", p, len);
 }
 
+/*
+ * tlsTerminate: SOCKS CONNECTs are terminated by srt-httpd, which srt-socksd hands them
+ * to over a socketpair of the two (--handoff-fd, handoff.h) when both are the filtering
+ * proxies (not relays to the user's own). The pair is made for whichever starts first;
+ * srt-httpd is started with srt-socksd, as nothing else would start it to read what
+ * srt-socksd hands over. The descriptor of k's end, or -1 (without: no handoffs).
+ */
+static int
+proxies_handoff(struct launch *l, enum proxy_kind k)
+{
+	if (l->ca_secret == NULL || proxy_external_port(l, PK_HTTP) != 0 ||
+	    proxy_external_port(l, PK_SOCKS) != 0)
+		return -1;
+	if (!l->handoff_made) {
+		int sv[2];
+
+		l->handoff_made = true;
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1) {
+			log_warn("socketpair: SOCKS tunnels will not be terminated");
+			return -1;
+		}
+		l->handoff[PK_SOCKS] = sv[0];
+		l->handoff[PK_HTTP] = sv[1];
+	}
+	if (k == PK_SOCKS && l->handoff[PK_SOCKS] != -1)
+		(void)proxies_start(l, PK_HTTP);
+	return l->handoff[k];
+}
+
 int
 proxies_start(struct launch *l, enum proxy_kind k)
 {
@@ -81,6 +110,7 @@ proxies_start(struct launch *l, enum proxy_kind k)
 	int l6 = l->listen_fd[k == PK_HTTP ? LS_HTTP6 : LS_SOCKS6];
 	int port = proxy_external_port(l, k);
 	int ep[2] = { -1, -1 }, cp[2] = { -1, -1 }, ctl[2] = { -1, -1 }, polfd = -1, cafd = -1;
+	int hfd = -1;
 	int err = 0, rc = -1;
 	char **penv = cred_proxy_environ(l);
 	enum helper h = k == PK_HTTP ? H_HTTPD : H_SOCKSD;
@@ -104,6 +134,7 @@ proxies_start(struct launch *l, enum proxy_kind k)
 			log_warn("socketpair");
 			goto out;
 		}
+		hfd = proxies_handoff(l, k);
 	} else
 		log_debug("relaying the sandbox's port %d to the host's 127.0.0.1:%d (%s "
 		    "--relay-to)", k == PK_HTTP ? LAUNCH_HTTP_PORT : LAUNCH_SOCKS_PORT, port,
@@ -122,9 +153,9 @@ proxies_start(struct launch *l, enum proxy_kind k)
 		goto out;
 	}
 	if (pid == 0) {
-		/* At most: policy, log, CA, control, decider in and out, decider ready,
-		 * credentials, lifeline, two listening sockets. */
-		int fds[11], exe = l->helper_fd[h];
+		/* At most: policy, log, CA, control, handoff, decider in and out, decider
+		 * ready, credentials, lifeline, two listening sockets. */
+		int fds[12], exe = l->helper_fd[h];
 		size_t n = 0, i;
 		struct strlist argv = { 0 };
 
@@ -149,6 +180,11 @@ proxies_start(struct launch *l, enum proxy_kind k)
 				strlist_push(&argv, "--control-fd");
 				strlist_pushf(&argv, "%zu", 3 + n);
 				fds[n++] = ctl[1];
+			}
+			if (hfd != -1) {
+				strlist_push(&argv, "--handoff-fd");
+				strlist_pushf(&argv, "%zu", 3 + n);
+				fds[n++] = hfd;
 			}
 			if (k == PK_HTTP && l->decider_in != -1) {
 				strlist_push(&argv, "--decider-in");
@@ -239,6 +275,9 @@ proxies_start(struct launch *l, enum proxy_kind k)
 		close(cafd);
 	fd_close(&ctl[0]);
 	fd_close(&ctl[1]);
+	/* The proxy has its end of the handoff channel, or never will. */
+	if (hfd != -1)
+		fd_close(&l->handoff[k]);
 	/* Only srt-httpd writes the readiness line: its EOF says it is gone. */
 	if (k == PK_HTTP)
 		fd_close(&l->decider_ready[1]);

@@ -588,7 +588,7 @@ launch_init(struct launch *l, const char *argv0)
 	l->control_fd = l->decider_in = l->decider_out = -1;
 	l->decider_ready[0] = l->decider_ready[1] = -1;
 	for (i = 0; i < PK_MAX; i++)
-		l->proxy_ctl[i] = -1;
+		l->proxy_ctl[i] = l->handoff[i] = -1;
 }
 
 /* What the plan holds (-d), and srt's own directory when the command can write there. */
@@ -683,8 +683,10 @@ launch_free(struct launch *l)
 	fd_close(&l->guard_fd);
 	fd_close(&l->control_fd);
 	buf_free(&l->control_buf);
-	for (int k = 0; k < PK_MAX; k++)
+	for (int k = 0; k < PK_MAX; k++) {
 		fd_close(&l->proxy_ctl[k]);
+		fd_close(&l->handoff[k]);
+	}
 	free(l->shell);
 	ca_free(l);
 	l->config_path = l->self_dir = l->cwd = l->home = l->tmpdir = l->shell = NULL;

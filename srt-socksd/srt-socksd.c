@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "handoff.h"
 #include "log.h"
 #include "proxy.h"
 #include "socks5.h"
@@ -28,6 +29,9 @@
 #define SOCKSD_SSH_PORT         22
 /* The reason of a refusal under refuseOpaqueTunnels. */
 #define SOCKSD_OPAQUE_REASON    "SOCKS tunnels cannot be inspected (refuseOpaqueTunnels)"
+/* The route of a CONNECT handed to srt-httpd for TLS termination (as srt-httpd names a
+ * terminated CONNECT's). */
+#define SOCKSD_TERM_ROUTE       "tls-terminated"
 
 enum socksd_phase {
 	SOCKSD_HANDSHAKE,       /* greeting, auth, request */
@@ -294,21 +298,83 @@ socksd_host_text(const struct socks5_request *r, char *out, size_t outlen)
 	out[i] = '\0';
 }
 
+/*
+ * tlsTerminate (issue #14): an allowed CONNECT to a host srt terminates goes to srt-httpd
+ * over --handoff-fd, which srt-launch made; srt-httpd decides again, then terminates the
+ * TLS or, when the tunnel carries none, tunnels it opaque or refuses it under
+ * refuseOpaqueTunnels, as for an HTTP CONNECT after its 200. Here: "succeeded" is sent,
+ * the socket goes with a handoff message (handoff.h), and this record says where it went.
+ */
+static void
+socksd_handoff(struct socksd_conn *c)
+{
+	struct proxy *px = c->px;
+	uint8_t msg[HANDOFF_MSG_LEN], reply[SOCKS5_REPLY_MAX];
+	const char *why = NULL;
+	char *err = NULL;
+
+	if (c->inlen > 0) {
+		/* Bytes past the request: the TLS library must read the ClientHello first. */
+		why = "bytes sent before the tunnel was established";
+		c->rq->verdict = VERDICT_DENY;
+		proxy_request_set_reason(c->rq, why, strlen(why));
+		socksd_refuse(c, SOCKS5_REP_GENERAL_FAILURE);
+		return;
+	}
+	if (handoff_encode(c->rq->host, c->rq->port, c->client, msg) == -1) {
+		why = "cannot be handed to srt-httpd";
+		c->rq->verdict = VERDICT_ERROR;
+		proxy_request_set_reason(c->rq, why, strlen(why));
+		socksd_refuse(c, SOCKS5_REP_GENERAL_FAILURE);
+		return;
+	}
+	/* A few bytes to a client that waits for them: they go at once, or the client is
+	 * not reading and the tunnel ends here. */
+	socksd_queue(c, reply, socks5_reply_build(reply, SOCKS5_REP_SUCCEEDED));
+	c->rq->status = SOCKS5_REP_SUCCEEDED;
+	if (socksd_flush(c) != 0)
+		why = "the SOCKS reply could not be sent";
+	else if (handoff_send(proxy_options(px)->handoff_fd, msg, c->fd) == -1)
+		why = err = xasprintf("srt-httpd did not take the tunnel: %s", strerror(errno));
+	if (why != NULL) {
+		c->rq->verdict = VERDICT_ERROR;
+		proxy_request_set_reason(c->rq, why, strlen(why));
+	} else {
+		free(c->rq->route);
+		c->rq->route = xstrdup(SOCKSD_TERM_ROUTE);
+		log_debug("%s: CONNECT %s port %u handed to srt-httpd for TLS termination",
+		    c->client, c->rq->host, c->rq->port);
+	}
+	free(err);
+	proxy_log(px, c->rq);
+	/* srt-httpd holds the socket now (or nobody will): ours goes, and so does its
+	 * registration, which close(2) would not remove while the file lives on there. */
+	if (c->registered)
+		evloop_del(proxy_loop(px), c->fd);
+	c->registered = false;
+	socksd_close(c);
+}
+
 static void
 socksd_request(struct socksd_conn *c)
 {
 	const struct socks5_request *r = &c->parser.req;
 	struct route route;
-	bool allowed;
+	bool allowed, handoff;
 
 	c->pp = proxy_policy_get(c->px);
 	c->rq = xmalloc(sizeof(*c->rq));
 	proxy_request_init(c->px, c->rq, "socks5", c->client);
 	evtimer_del(proxy_loop(c->px), &c->timer);
 	allowed = proxy_decide(c->px, c->pp, c->rq, r->host, r->hostlen, r->port);
-	/* refuseOpaqueTunnels: a SOCKS tunnel can never be seen into, so every one is
-	 * refused, whatever the lists say (the reference refuses them first too). */
-	if (c->pp->refuse_opaque_tunnels) {
+	/* tlsTerminate, with srt-httpd to hand it to: an allowed tunnel to a host not in
+	 * excludeDomains is terminated there, so it is not opaque. */
+	handoff = allowed && proxy_options(c->px)->handoff_fd != -1 &&
+	    proxy_term_wanted(c->pp, c->rq);
+	/* refuseOpaqueTunnels: any other SOCKS tunnel can never be seen into, so it is
+	 * refused, whatever the lists say (the reference, which never terminates a SOCKS
+	 * tunnel, refuses every one first). */
+	if (c->pp->refuse_opaque_tunnels && !handoff) {
 		free(c->rq->rule);
 		c->rq->rule = xstrdup(DECISION_RULE_OPAQUE);
 		proxy_request_set_reason(c->rq, SOCKSD_OPAQUE_REASON,
@@ -328,6 +394,10 @@ socksd_request(struct socksd_conn *c)
 			socksd_ssh_refuse(c);
 		else
 			socksd_refuse(c, SOCKS5_REP_NOT_ALLOWED);
+		return;
+	}
+	if (handoff) {
+		socksd_handoff(c);
 		return;
 	}
 	c->phase = SOCKSD_DIALING;
@@ -550,7 +620,7 @@ static const struct proxy_proto socksd_proto = {
 	    "                  [--log FILE | --log-fd N] [--audit] [--auth USER:PASS] "
 	    "[--lifeline-fd N]\n"
 	    "                  [--max-conns N] [--idle-timeout SEC] [--head-timeout SEC]\n"
-	    "                  [--no-sandbox] [-d]\n"
+	    "                  [--handoff-fd N] [--no-sandbox] [-d]\n"
 	    "       srt-socksd --relay-to PORT [-l ADDR]... [--listen-fd N]... "
 	    "[--lifeline-fd N]\n"
 	    "                  [--max-conns N] [--idle-timeout SEC] [--no-sandbox] [-d]",

@@ -258,6 +258,125 @@ EOF
 	grep -q '"verdict":"deny".*"reason":"too many TLS-terminated tunnels (maxTunnels)".*"status":503' "$T/decisions.log"
 }
 
+# pair SETTINGS SOCKS-PORT HTTP-PORT (in a case): srt-socksd and srt-httpd joined by a
+# handoff channel as srt-launch joins them (tests/helpers/handoff-pair.py).
+PAIR='pair() {
+	python3 "$HP" pair "$SRT_BIN/srt-socksd" -s "$1" -l "127.0.0.1:$2" --log "$T/decisions.log" \
+	    --handoff-fd HANDOFF_FD -d -- "$SRT_BIN/srt-httpd" -s "$1" -l "127.0.0.1:$3" \
+	    --log "$T/decisions.log" --handoff-fd HANDOFF_FD -d 2>>"$T/httpd.err" &
+	pids+=($!)
+	wait_port "$2"
+	wait_port "$3"
+}'
+HP="$BATS_TEST_DIRNAME/helpers/handoff-pair.py"
+
+@test "SOCKS CONNECTs carrying TLS are handed to srt-httpd and terminated; excluded hosts opaque; refuseOpaqueTunnels refuses the rest" {
+	tls_settings "$T/s.json" '"excludeDomains": ["b.test"]' '"stripResponseHeaders": ["set-cookie"]'
+	tls_settings "$T/r.json" '"excludeDomains": ["b.test"]' '"refuseOpaqueTunnels": true'
+	cat >"$T/case" <<EOF
+. "$TLSH"
+HP="$HP"
+$PAIR
+tls_certs
+nginx_tls
+pair "\$T/s.json" 1081 3129
+pair "\$T/r.json" 1082 3130
+S="--socks5-hostname 127.0.0.1:1081"
+$CURL \$S --cacert "\$T/pki/mitm-ca.pem" https://a.test:8443/
+$CURL \$S --cacert "\$T/pki/mitm-ca.pem" -i https://a.test:8443/hdr | tr -d '\r'
+$CURL -v \$S --cacert "\$T/pki/mitm-ca.pem" https://a.test:8443/ 2>&1 | grep -i '^\*  *issuer:'
+$CURL \$S --cacert "\$T/pki/up-ca.pem" https://b.test:8443/ -o /dev/null -w 'excluded %{http_code}\n'
+$CURL -v \$S --cacert "\$T/pki/up-ca.pem" https://b.test:8443/ 2>&1 | grep -i '^\*  *issuer:' | sed 's/^/excluded /'
+$CURL \$S http://a.test:8080/ -o /dev/null -w 'plain-over-socks %{http_code}\n'
+R="--socks5-hostname 127.0.0.1:1082"
+$CURL \$R --cacert "\$T/pki/mitm-ca.pem" https://a.test:8443/ -o /dev/null -w 'refuse-mode terminated %{http_code}\n'
+$CURL \$R http://a.test:8080/ -o /dev/null -w 'refused-plain %{http_code}\n' || echo "refused-plain failed"
+$CURL \$R --cacert "\$T/pki/up-ca.pem" https://b.test:8443/ -o /dev/null -w 'refused-excluded %{http_code}\n' || echo "refused-excluded failed"
+EOF
+	in_ns "$T/case"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"hello"* ]]
+	[[ "$output" == *"host=a.test"* ]]
+	[[ "$output" == *"X-Other: keep"* ]]
+	[[ "$output" != *"Set-Cookie"* ]]
+	# Terminated: the leaf is the CA's; excluded: the server's own.
+	[[ "$output" =~ issuer:\ CN\ ?=\ ?mitm-ca ]]
+	[[ "$output" =~ excluded\ \*\ +issuer:\ CN\ ?=\ ?up-ca ]]
+	[[ "$output" == *"excluded 200"* ]]
+	[[ "$output" == *"plain-over-socks 200"* ]]
+	[[ "$output" == *"refuse-mode terminated 200"* ]]
+	[[ "$output" == *"refused-plain failed"* ]]
+	[[ "$output" == *"refused-excluded failed"* ]]
+	# srt-socksd's record says where the tunnel went; srt-httpd's have the requests.
+	grep -q '"protocol":"socks5".*"host":"a.test","port":8443,"verdict":"allow".*"route":"tls-terminated","status":0' "$T/decisions.log"
+	grep -q '"protocol":"https".*"host":"a.test","port":8443,"verdict":"allow".*"status":200' "$T/decisions.log"
+	grep -q '^a.test GET /hdr 200' "$T/nginx.log"
+	# Refused under refuseOpaqueTunnels: the excluded host by srt-socksd, the tunnel
+	# that carried no TLS by srt-httpd.
+	[ "$(grep -c '"protocol":"socks5".*"verdict":"deny","rule":"refuseOpaqueTunnels"' "$T/decisions.log")" -eq 2 ]
+	grep -q '"protocol":"socks5".*"host":"b.test","port":8443,"verdict":"deny","rule":"refuseOpaqueTunnels"' "$T/decisions.log"
+	grep -q '"protocol":"socks5".*"host":"a.test","port":8080,"verdict":"deny","rule":"refuseOpaqueTunnels"' "$T/decisions.log"
+}
+
+@test "srt-httpd --handoff-fd: malformed handoff messages are dropped and it goes on serving; a good one is terminated" {
+	tls_settings "$T/s.json"
+	cat >"$T/case" <<EOF
+. "$TLSH"
+tls_certs
+nginx_tls
+python3 "$HP" feed a.test 8443 "\$T/pki/mitm-ca.pem" -- "\$SRT_BIN/srt-httpd" -s "\$T/s.json" \
+    -l 127.0.0.1:3129 --log "\$T/decisions.log" --handoff-fd HANDOFF_FD -d 2>>"\$T/httpd.err"
+echo "feed exit \$?"
+EOF
+	in_ns "$T/case"
+	[[ "$output" == *"feed exit 0"* ]]
+	[[ "$output" == *"issuer mitm-ca"* ]]
+	[[ "$output" == *"status HTTP/1.1 200 OK"* ]]
+	[[ "$output" == *"hello"* ]]
+	[[ "$output" == *"httpd alive True"* ]]
+	# Too short and one byte too long: the wrong size.
+	[ "$(grep -c 'handoff: malformed message dropped: wrong size' "$T/httpd.err")" -eq 2 ]
+	for why in "no descriptor" "host not canonical" "the descriptor is not a stream socket" \
+	    "not a handoff message"; do
+		grep -q "handoff: malformed message dropped: $why" "$T/httpd.err"
+	done
+	grep -q '"protocol":"socks5","client":"127.0.0.1:1","host":"a.test","port":8443,"verdict":"allow".*"route":"tls-terminated"' "$T/decisions.log"
+}
+
+@test "under srt: SOCKS tunnels carrying TLS are terminated (--socks5-hostname and ALL_PROXY), masked credentials substituted; refuseOpaqueTunnels refuses a plain one" {
+	cat >"$T/s.json" <<JSON
+{ "network": { "allowedDomains": ["a.test", "b.test", "127.0.0.1"], "deniedDomains": [],
+    "tlsTerminate": {"extraCaCertPaths": ["$T/pki/up-ca.pem"]}, "refuseOpaqueTunnels": true },
+  "filesystem": { "denyRead": [], "allowWrite": [], "denyWrite": [] },
+  "credentials": { "envVars": [{"name": "GH_TOKEN", "mode": "mask", "injectHosts": ["a.test"]}] } }
+JSON
+	cat >"$T/inside.sh" <<'SH'
+curl -sS -m 20 --noproxy '' --socks5-hostname localhost:1080 https://a.test:8443/
+curl -sS -m 20 --noproxy '' --socks5-hostname localhost:1080 -H "Authorization: token $GH_TOKEN" https://a.test:8443/hdr -o /dev/null -w 'cred %{http_code}\n'
+curl -sS -m 20 -v --noproxy '' --socks5-hostname localhost:1080 https://a.test:8443/ 2>&1 | grep -i '^\*  *issuer:'
+env -u HTTPS_PROXY -u https_proxy -u HTTP_PROXY -u http_proxy curl -sS -m 20 https://a.test:8443/ -w 'all_proxy %{http_code}\n' -o /dev/null
+curl -sS -m 20 --noproxy '' --socks5-hostname localhost:1080 http://a.test:8080/ -o /dev/null -w 'plain %{http_code}\n' || echo "plain refused"
+SH
+	cat >"$T/case" <<EOF
+. "$TLSH"
+tls_certs
+nginx_tls
+GH_TOKEN=ghp_SOCKSREAL0123456789 "\$SRT_BIN/srt" -s "\$T/s.json" bash "\$T/inside.sh"
+echo "srt exit \$?"
+EOF
+	in_ns "$T/case"
+	[[ "$output" == *"srt exit 0"* ]]
+	[[ "$output" == *"hello"* ]]
+	# The sentinel the command sent became the real value inside the terminated TLS.
+	[[ "$output" == *"cred 200"* ]]
+	grep -q '^a.test GET /hdr 200 .* auth=token ghp_SOCKSREAL0123456789$' "$T/nginx.log"
+	[[ "$output" =~ issuer:\ CN\ ?=\ ?srt\ TLS\ termination\ CA ]]
+	[[ "$output" == *"all_proxy 200"* ]]
+	[[ "$output" == *"plain refused"* ]]
+	[[ "$output" != *"plain 200"* ]]
+	[ "$(grep -c '^a.test GET / 200' "$T/nginx.log")" -eq 3 ]
+}
+
 @test "a CA pair that does not hold together: srt-httpd refuses to terminate (502), srt refuses to run (125)" {
 	settings "$T/s.json" "\"tlsTerminate\": {\"caCertPath\": \"$T/pki/mitm-ca.pem\", \"caKeyPath\": \"$T/pki/up-ca.key\"}"
 	cat >"$T/case" <<EOF
