@@ -134,7 +134,7 @@ ca_setup(struct launch *l)
 	l->ca_store = xasprintf("%s/%s", l->tmpdir, PLAN_CA_STORE_NAME);
 	/* The JVM splits JAVA_TOOL_OPTIONS at white space, except inside quotes (JDK 9 and
 	 * later): a run directory under a TMPDIR with spaces is quoted. */
-	if (strpbrk(l->ca_store, " \t\n\"'") == NULL)
+	if (strpbrk(l->ca_store, " \t\n\r\v\f\"'") == NULL)
 		q = "";
 	else if (strchr(l->ca_store, '"') == NULL)
 		q = "\"";
