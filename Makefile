@@ -288,10 +288,25 @@ FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -DSRT_VERSION='"$(VERSION)"' -g -O1 -Ilib -I$(BUILD)/gen $(PKG_CFLAGS) \
                 -fsanitize=fuzzer,address,undefined
+# libsrt instrumented for the fuzzers, compiled once for all of them (each target used to
+# compile every lib/*.c again: most of CI's fuzz-smoke time).
+FUZZ_LIB_CFLAGS := $(filter-out -fsanitize=%,$(FUZZ_CFLAGS)) -fsanitize=fuzzer-no-link,address,undefined
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=build/fuzz/obj/%.o)
+FUZZ_LIB     := build/fuzz/libsrt.a
 
-build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(PATHS_H)
+build/fuzz/obj/%.o: %.c $(PATHS_H)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(PKG_LIBS)
+	$(FUZZ_CC) $(FUZZ_LIB_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(FUZZ_LIB): $(FUZZ_LIB_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $(FUZZ_LIB_OBJ)
+
+-include $(FUZZ_LIB_OBJ:.o=.d)
+
+build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB) $(PATHS_H)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIB) $(PKG_LIBS)
 
 # srt-win's plan reader: its own sources (with the fake), not libsrt.
 FUZZ_WIN_SRC := srt-win/ace.c srt-win/json.c srt-win/path.c srt-win/util.c \
