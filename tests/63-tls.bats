@@ -343,6 +343,72 @@ EOF
 	grep -q '"protocol":"socks5","client":"127.0.0.1:1","host":"a.test","port":8443,"verdict":"allow".*"route":"tls-terminated"' "$T/decisions.log"
 }
 
+@test "SOCKS handoffs under abuse: refusals, failed and silent handshakes, a flood while srt-httpd is stopped or gone leak no slot or descriptor; srt-httpd keeps serving" {
+	cat >"$T/case" <<EOF
+. "$TLSH"
+tls_certs
+nginx_tls
+cat >"\$T/sock.json" <<JSON
+{ "network": { "allowedDomains": ["a.test", "b.test", "c.test", "127.0.0.1"], "deniedDomains": [],
+    "tlsTerminate": {"caCertPath": "\$T/pki/mitm-ca.pem", "caKeyPath": "\$T/pki/mitm-ca.key",
+      "extraCaCertPaths": ["\$T/pki/up-ca.pem"], "maxTunnels": 2, "handshakeTimeoutMs": 500} },
+  "filesystem": { "denyRead": [], "allowWrite": [], "denyWrite": [] } }
+JSON
+# srt-httpd's policy no longer allows c.test (as after a reload srt-socksd has not had yet).
+sed 's/, "c.test"//' "\$T/sock.json" >"\$T/http.json"
+python3 "$HP" pair "\$SRT_BIN/srt-socksd" -s "\$T/sock.json" -l 127.0.0.1:1081 \
+    --log "\$T/decisions.log" --handoff-fd HANDOFF_FD -- "\$SRT_BIN/srt-httpd" \
+    -s "\$T/http.json" -l 127.0.0.1:3129 --max-conns 6 --log "\$T/decisions.log" \
+    --handoff-fd HANDOFF_FD 2>>"\$T/httpd.err" &
+pids+=(\$!)
+wait_port 1081
+wait_port 3129
+spid=\$(ss -ltnpH 'sport = :1081' | sed -n 's/.*pid=\([0-9]*\).*/\1/p')
+hpid=\$(ss -ltnpH 'sport = :3129' | sed -n 's/.*pid=\([0-9]*\).*/\1/p')
+[ -n "\$spid" ] && [ -n "\$hpid" ] || die "no pids"
+nfd() { ls /proc/\$1/fd | wc -l; }
+AB="python3 $BATS_TEST_DIRNAME/helpers/socks-abuse.py 1081 \$T/pki/mitm-ca.pem"
+\$AB good
+s0=\$(nfd \$spid) h0=\$(nfd \$hpid)
+\$AB errors
+\$AB good
+kill -STOP \$hpid
+\$AB flood 400
+kill -CONT \$hpid
+sleep 1
+\$AB good
+kill -STOP \$hpid
+\$AB flood 60 3 &
+fl=\$!
+sleep 1
+kill -CONT \$hpid
+wait \$fl
+\$AB good
+sleep 0.5
+echo "fds socksd \$((\$(nfd \$spid) - s0)) httpd \$((\$(nfd \$hpid) - h0))"
+kill \$hpid
+sleep 0.5
+\$AB flood 20
+echo "httpd gone: socksd fds \$((\$(nfd \$spid) - s0))"
+kill -0 \$spid && echo "socksd alive"
+EOF
+	in_ns "$T/case"
+	[ "$status" -eq 0 ]
+	for k in denied-by-httpd bad-hello silent; do
+		[[ "$output" == *"$k replies [0] all closed True"* ]]
+	done
+	[ "$(grep -c '^good HTTP/1.1 200 OK' <<<"$output")" -eq 4 ]
+	[[ "$output" == *"flood: closed by the proxies 60 of 60"* ]]
+	[[ "$output" == *"fds socksd 0 httpd 0"* ]]
+	[[ "$output" == *"httpd gone: socksd fds 0"* ]]
+	[[ "$output" == *"socksd alive"* ]]
+	# Each refusal is recorded: srt-httpd's own, a full queue and a gone srt-httpd.
+	[ "$(grep -c '"protocol":"socks5".*"host":"c.test".*"verdict":"deny".*"reason":"host is not on the allow list"' "$T/decisions.log")" -eq 12 ]
+	grep -q '"verdict":"error".*"reason":"srt-httpd did not take the tunnel: Resource temporarily unavailable"' "$T/decisions.log"
+	grep -q '"verdict":"deny".*"reason":"too many TLS-terminated tunnels (maxTunnels)"' "$T/decisions.log"
+	grep -q '"verdict":"error".*"reason":"srt-httpd did not take the tunnel: Broken pipe"' "$T/decisions.log"
+}
+
 @test "under srt: SOCKS tunnels carrying TLS are terminated (--socks5-hostname and ALL_PROXY), masked credentials substituted; refuseOpaqueTunnels refuses a plain one" {
 	cat >"$T/s.json" <<JSON
 { "network": { "allowedDomains": ["a.test", "b.test", "127.0.0.1"], "deniedDomains": [],
