@@ -40,6 +40,10 @@
 #include "util.h"
 
 #define TERM_ROUTE      "tls-terminated"
+/* A SOCKS tunnel whose client says nothing for this long is a service that speaks first
+ * (SMTP, FTP, MySQL...): it goes on opaque, as every SOCKS tunnel did before termination.
+ * A TLS client sends its ClientHello as soon as the tunnel is up. */
+#define TERM_SOCKS_QUIET_MS     1000
 
 static const char guard_headers[] = "Content-Type: text/plain\r\n"
     "X-Proxy-Error: blocked-by-sandbox-runtime\r\n";
@@ -68,6 +72,8 @@ struct term_setup {
 	struct proxy_dial *dial;
 	struct route route;
 	struct ev_timer deadline;
+	struct ev_timer quiet;          /* a SOCKS tunnel's silence (TERM_SOCKS_QUIET_MS) */
+	bool socks;                     /* handed over by srt-socksd */
 	bool slot;                      /* holds a tunnel slot */
 	bool ask_opaque;                /* a decider is asked if the tunnel is not TLS */
 	struct ask_wait *ask;           /* its verdict awaited */
@@ -95,6 +101,7 @@ static void
 term_setup_free(struct term_setup *ts, bool close_client)
 {
 	evtimer_del(ts->loop, &ts->deadline);
+	evtimer_del(ts->loop, &ts->quiet);
 	ask_cancel(&ts->ask);
 	free(ts->connect_req);
 	if (ts->dial != NULL)
@@ -286,6 +293,7 @@ term_opaque(struct term_setup *ts)
 	struct proxy_request *rq = ts->rq;
 
 	evtimer_del(ts->loop, &ts->deadline);
+	evtimer_del(ts->loop, &ts->quiet);
 	term_tunnels--;
 	ts->slot = false;
 	if (ts->pp->refuse_opaque_tunnels) {
@@ -309,6 +317,27 @@ term_opaque(struct term_setup *ts)
 		return;
 	}
 	term_opaque_dial(ts);
+}
+
+/* A SOCKS tunnel still silent: not TLS, whatever it carries (term_opaque). */
+static void
+term_quiet_cb(struct evloop *loop, void *arg)
+{
+	struct term_setup *ts = arg;
+	unsigned char b;
+	ssize_t n;
+
+	(void)loop;
+	if (ts->st != TS_PEEK)
+		return;
+	n = recv(ts->cfd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+	if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+		log_debug("%s: SOCKS CONNECT %s port %u: nothing from the client within %d ms: "
+		    "a service that speaks first", ts->client, ts->rq->host, ts->rq->port,
+		    TERM_SOCKS_QUIET_MS);
+		term_opaque(ts);
+	}
+	/* Else bytes came (the peek goes on) or the end did (term_step sees it). */
 }
 
 static void
@@ -423,6 +452,7 @@ term_setup_new(struct proxy *px, int cfd, const char *client, struct proxy_reque
 	ts->slot = true;
 	term_tunnels++;
 	evtimer_init(&ts->deadline, term_deadline_cb, ts);
+	evtimer_init(&ts->quiet, term_quiet_cb, ts);
 	return ts;
 }
 
@@ -434,6 +464,8 @@ term_setup_go(struct term_setup *ts)
 	    (unsigned)ts->pp->tls.handshake_timeout_ms : TLS_HANDSHAKE_MS_DEFAULT;
 
 	evtimer_add(ts->loop, &ts->deadline, ms);
+	if (ts->socks && (unsigned)TERM_SOCKS_QUIET_MS < ms)
+		evtimer_add(ts->loop, &ts->quiet, TERM_SOCKS_QUIET_MS);
 	term_step(ts);
 }
 
@@ -530,6 +562,7 @@ term_handoff(struct proxy *px, int fd, const struct handoff_msg *msg)
 	}
 	rq->status = 0;         /* srt-socksd's "succeeded" went out */
 	ts = term_setup_new(px, fd, msg->client, rq, pp, m, NULL);
+	ts->socks = true;
 	/* The interest a connection has (conn_new), so that the socket goes on to one
 	 * with its registration. */
 	if ((fl = fcntl(fd, F_GETFL)) == -1 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) == -1 ||

@@ -409,6 +409,53 @@ EOF
 	grep -q '"verdict":"error".*"reason":"srt-httpd did not take the tunnel: Broken pipe"' "$T/decisions.log"
 }
 
+@test "SOCKS under tlsTerminate: a service that speaks first (SMTP, FTP, MySQL banners) is reached as without termination" {
+	# Known failure (review of socks-tls): the handed-over tunnel waits for the client's
+	# first bytes and is closed at handshakeTimeoutMs, so the banner never comes.
+	cat >"$T/banner.py" <<'PY'
+import socket, struct, sys, threading
+srv = socket.socket()
+srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+srv.bind(("127.0.0.1", 2525))
+srv.listen(4)
+def serve():
+    while True:
+        c, _ = srv.accept()
+        c.sendall(b"220 banner ready\r\n")
+threading.Thread(target=serve, daemon=True).start()
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall(b"\x05\x01\x00\x05\x01\x00\x03\x06a.test" + struct.pack(">H", 2525))
+r = b""
+while len(r) < 12:
+    d = s.recv(12 - len(r))
+    if not d:
+        break
+    r += d
+s.settimeout(3)
+try:
+    d = s.recv(100)
+except OSError as e:
+    d = type(e).__name__.encode()
+print(sys.argv[2], r[3] if len(r) > 3 else None, d.decode().strip())
+PY
+	tls_settings "$T/s.json"
+	cat >"$T/case" <<EOF
+. "$TLSH"
+HP="$HP"
+$PAIR
+tls_certs
+pair "\$T/s.json" 1081 3129
+"\$SRT_BIN/srt-socksd" -s "\$T/s.json" -l 127.0.0.1:1082 --log "\$T/decisions.log" &
+pids+=(\$!)
+wait_port 1082
+python3 "\$T/banner.py" 1082 plain
+python3 "\$T/banner.py" 1081 handed
+EOF
+	in_ns "$T/case"
+	[[ "$output" == *"plain 0 220 banner ready"* ]]
+	[[ "$output" == *"handed 0 220 banner ready"* ]]
+}
+
 @test "under srt: SOCKS tunnels carrying TLS are terminated (--socks5-hostname and ALL_PROXY), masked credentials substituted; refuseOpaqueTunnels refuses a plain one" {
 	cat >"$T/s.json" <<JSON
 { "network": { "allowedDomains": ["a.test", "b.test", "127.0.0.1"], "deniedDomains": [],
