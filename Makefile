@@ -30,6 +30,12 @@ BUILD   ?= build/san
 else
 BUILD   ?= build
 endif
+# One spelling of the build directory: relative when it is inside the tree. Objects are
+# targets by name, and the dependency files name them as they were built; a make given
+# BUILD=$PWD/build (as tests/55-install's is) would otherwise not see the header
+# dependencies a plain make wrote, nor a plain make those it wrote, and one of them
+# would rebuild what the other had left out of date.
+override BUILD := $(patsubst $(CURDIR)/%,%,$(abspath $(BUILD)))
 
 # Every library's flags come from pkg-config (PKG_CONFIG, for a cross or other prefix),
 # never from a path written here.
