@@ -429,9 +429,10 @@ forward_answered(void *arg, const struct ask_answer *a)
 	/* A header set on a request that came in clear text (not from a terminated
 	 * tunnel) would travel in clear text: without --plaintext-header-set such an
 	 * allow is refused, as forwarding the request without the header it relies on
-	 * would fail open. Removals alone are not refused. */
-	if (a->allow && a->v != NULL && a->v->set_names.n > 0 && c->term == NULL &&
-	    !proxy_options(c->px)->plaintext_header_set) {
+	 * would fail open. A credential (cred/credential) is a header set too: it would
+	 * go out in an Authorization field. Removals alone are not refused. */
+	if (a->allow && a->v != NULL && (a->v->set_names.n > 0 || a->v->credential != NULL) &&
+	    c->term == NULL && !proxy_options(c->px)->plaintext_header_set) {
 		no.plaintext_set = true;
 		no.sync = a->sync;
 		no.status = 403;

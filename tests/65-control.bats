@@ -262,17 +262,18 @@ JSON
 # localhost allowed with a removal only.
 plaintext_rules() {
 	cat >"$T/rules.json" <<JSON
-{"hello":{"allowedDomains":["127.0.0.1:$UP","localhost:$UP"],"deniedDomains":[]},
+{"hello":{"allowedDomains":["127.0.0.1:$UP","localhost:$UP","127.0.0.2:$UP"],"deniedDomains":[]},
  "hosts":{
   "127.0.0.1":{"action":"allow","setHeaders":{"x-added":["yes"]}},
-  "localhost":{"action":"allow","removeHeaders":["x-secret"]}
+  "localhost":{"action":"allow","removeHeaders":["x-secret"]},
+  "127.0.0.2":{"action":"allow","cred":"svc","credential":"tok123"}
 }}
 JSON
 }
 
 @test "decider: an allow that sets headers on plain HTTP is refused 403 without --plaintext-header-set; removals alone go through" {
 	plaintext_rules
-	write_settings "$T/s.json" "[\"127.0.0.1:$UP\",\"localhost:$UP\"]"
+	write_settings "$T/s.json" "[\"127.0.0.1:$UP\",\"localhost:$UP\",\"127.0.0.2:$UP\"]"
 	start_decider "$T/rules.json" "$T/rules.json" "$T/frames" -- \
 	    srt-httpd -s "$T/s.json" -l "127.0.0.1:$PP" --decider-fd 3 --log "$T/log"
 	wait_listening "$PP"
@@ -283,6 +284,12 @@ JSON
 	[[ "$output" == *"X-Proxy-Error: plaintext-header-set"* ]]
 	[[ "$output" == *"--plaintext-header-set"* ]]
 	[[ "$output" != *"x-added"* ]]
+	# A credential is a header set (Authorization): refused the same way, never sent.
+	run curl -s -i -x "http://127.0.0.1:$PP" "http://127.0.0.2:$UP/cred"
+	echo "$output"
+	[[ "$output" == "HTTP/1.1 403 "* ]]
+	[[ "$output" == *"X-Proxy-Error: plaintext-header-set"* ]]
+	[[ "$output" != *"tok123"* ]]
 	# Removals alone are forwarded; the refusal is the decider's in the log.
 	run curl -s -i -x "http://127.0.0.1:$PP" -H 'X-Secret: s3' "http://localhost:$UP/rm"
 	echo "$output"
@@ -290,8 +297,7 @@ JSON
 	[[ "$output" == *"GET /rm HTTP/1.1"* && "$output" != *"X-Secret"* ]]
 	grep '"rule":"decider"' "$T/log" | grep -q '"reason":"the decider'"'"'s allow sets headers'
 	kill "$DPID"; wait "$DPID" 2>/dev/null || true; DPID=
-	[ "$(grep -c '"t":"req"' "$T/frames")" -eq 2 ]
-
+	[ "$(grep -c '"t":"req"' "$T/frames")" -eq 3 ]
 }
 
 @test "decider: srt proxy and srt --decider-fd refuse header sets on plain HTTP unless asked (--plaintext-header-set, allowPlaintextHeaderSet)" {
