@@ -656,6 +656,8 @@ static const struct merge_option merge_options[] = {
 	OPTION(MERGE_VALUE, "network.tlsTerminate", net.tls),
 	OPTION(MERGE_EITHER, "network.refuseOpaqueTunnels", net.refuse_opaque_tunnels),
 	STRINGS(MERGE_EITHER, "network.stripResponseHeaders", net.strip_headers, SL_COUNT),
+	/* Lets a decider's header sets travel in clear text. */
+	OPTION(MERGE_WEAKER, "network.allowPlaintextHeaderSet", net.allow_plaintext_header_set),
 	OPTION(MERGE_WEAKER, "filesystem.disabled", fs.disabled),
 	OPTION(MERGE_WEAKER, "filesystem.allowGitConfig", fs.allow_git_config),
 	OPTION(MERGE_WEAKER, "enableWeakerNestedSandbox", weaker_nested_sandbox),

@@ -80,6 +80,7 @@ enum {
 	OPT_LIFELINE_FD, OPT_MAX_CONNS, OPT_IDLE_TIMEOUT, OPT_HEAD_TIMEOUT, OPT_NO_SANDBOX,
 	OPT_RELAY_TO, OPT_CRED_FD, OPT_CA_FD, OPT_CONTROL_FD, OPT_DECIDER_FD, OPT_DECIDER_IN,
 	OPT_DECIDER_OUT, OPT_ASK, OPT_DECIDER_TIMEOUT, OPT_DECIDER_READY, OPT_HANDOFF_FD,
+	OPT_PLAINTEXT_HEADER_SET, OPT_STRIP_RESPONSE_HEADER,
 };
 
 static const struct option proxy_longopts[] = {
@@ -108,6 +109,8 @@ static const struct option proxy_longopts[] = {
 	{ "decider-timeout", required_argument, NULL, OPT_DECIDER_TIMEOUT },
 	{ "decider-ready-fd", required_argument, NULL, OPT_DECIDER_READY },
 	{ "handoff-fd", required_argument, NULL, OPT_HANDOFF_FD },
+	{ "plaintext-header-set", no_argument, NULL, OPT_PLAINTEXT_HEADER_SET },
+	{ "strip-response-header", required_argument, NULL, OPT_STRIP_RESPONSE_HEADER },
 	{ "debug", no_argument, NULL, 'd' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -259,6 +262,15 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 			o->decider_timeout_ms = (unsigned)proxy_number(proto, "--decider-timeout",
 			    optarg, 1, 600000);
 			break;
+		case OPT_PLAINTEXT_HEADER_SET:
+			o->plaintext_header_set = true;
+			break;
+		case OPT_STRIP_RESPONSE_HEADER:
+			/* The settings key's rule: a name of at least one character. */
+			if (optarg[0] == '\0')
+				proxy_badusage(proto, "--strip-response-header needs a header name");
+			strlist_push(&o->strip_headers, optarg);
+			break;
 		case 'd':
 			o->debug = true;
 			break;
@@ -298,6 +310,14 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 		proxy_badusage(proto, "--relay-to hands nothing over (--handoff-fd)");
 	if (o->log_path != NULL && o->log_fd != -1)
 		proxy_badusage(proto, "--log and --log-fd are exclusive");
+	if (o->relay_port != 0 && (o->plaintext_header_set || o->strip_headers.n > 0))
+		proxy_badusage(proto, "--relay-to forwards bytes: --plaintext-header-set and "
+		    "--strip-response-header do not apply");
+	if ((o->plaintext_header_set || o->strip_headers.n > 0) && !proto->takes_decider)
+		proxy_badusage(proto, "--plaintext-header-set and --strip-response-header are "
+		    "srt-httpd's");
+	/* Proxy mode (the policy is the decider's hello): a CA means termination. */
+	o->lists_terminate = o->ca_fd != -1 && ndecider != 0 && nsrc == 0;
 }
 
 int
@@ -424,6 +444,14 @@ proxy_policy_routes(struct proxy *px, struct proxy_policy *pp)
 		proxy_fold_name(s.net.strip_headers.v[i], strlen(s.net.strip_headers.v[i]), f);
 		strlist_push_owned(&pp->strip_headers, f);
 	}
+	/* --strip-response-header: added to what every policy strips. */
+	for (size_t i = 0; i < px->opts.strip_headers.n; i++) {
+		const char *h = px->opts.strip_headers.v[i];
+
+		f = xmalloc(strlen(h) + 1);
+		proxy_fold_name(h, strlen(h), f);
+		strlist_push_owned(&pp->strip_headers, f);
+	}
 	pp->tls = s.net.tls;
 	memset(&s.net.tls, 0, sizeof(s.net.tls));
 	settings_free(&s);
@@ -502,8 +530,12 @@ proxy_policy_lists(struct proxy *px, const struct strlist *allowed,
 	buf_adds(&b, ",\"deniedDomains\":");
 	proxy_json_list(&b, denied);
 	buf_adds(&b, ",\"deniedResolvedAddresses\":[\"10.0.0.0/8\",\"172.16.0.0/12\","
-	    "\"192.168.0.0/16\",\"100.64.0.0/10\",\"fc00::/7\"],\"requireHostMatch\":true},"
-	    "\"filesystem\":{\"denyRead\":[],\"allowWrite\":[],\"denyWrite\":[]}}");
+	    "\"192.168.0.0/16\",\"100.64.0.0/10\",\"fc00::/7\"],\"requireHostMatch\":true");
+	/* --ca-fd: CONNECT tunnels carrying TLS are terminated with that CA, and each
+	 * request inside is asked; the defaults of tlsTerminate's limits apply. */
+	if (px->opts.lists_terminate)
+		buf_adds(&b, ",\"tlsTerminate\":{}");
+	buf_adds(&b, "},\"filesystem\":{\"denyRead\":[],\"allowWrite\":[],\"denyWrite\":[]}}");
 	/* The hello's lists are a user's settings: merged with the managed policy, read
 	 * once at start (before the proxy narrows itself), as a policy file would be. */
 	if (!px->managed_read && (rc = managed_load(&px->managed, errs, &warns)) == 0)
@@ -1656,6 +1688,7 @@ proxy_free(struct proxy *px)
 	if (px->log_fd != -1 && px->opts.log_path != NULL)
 		close(px->log_fd);
 	strlist_free(&px->opts.listen);
+	strlist_free(&px->opts.strip_headers);
 	free(px->opts.listen_fds);
 	if (px->opts.auth != NULL) {
 		explicit_bzero(px->opts.auth, strlen(px->opts.auth));
@@ -1745,6 +1778,11 @@ proxy_main(int argc, char **argv, const struct proxy_proto *proto)
 		rc = 2;
 		goto out;
 	}
+	/* allowPlaintextHeaderSet is read once, from the policy the proxy starts with (as
+	 * the reference reads it when its proxy starts): a reload does not change it. */
+	if (px->pol != NULL && (policy_option_flags(px->pol->pol) &
+	    SETTINGS_FLAG(allow_plaintext_header_set)) != 0)
+		px->opts.plaintext_header_set = true;
 	/* Narrowed, the proxy cannot open the file of -p or -s again for a reload. */
 	if (!px->opts.no_sandbox && (px->opts.policy_path != NULL ||
 	    px->opts.settings_path != NULL) && (px->opener = proxy_opener_start(

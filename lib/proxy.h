@@ -81,6 +81,13 @@ struct proxy_opts {
 	int handoff_fd;                 /* --handoff-fd N: the TLS-termination handoff
 	                                   channel between srt-socksd and srt-httpd
 	                                   (handoff.h), made by the launcher; -1 none */
+	bool plaintext_header_set;      /* --plaintext-header-set, or the starting policy's
+	                                   allowPlaintextHeaderSet: a decider's allow may set
+	                                   headers on a request that came in clear text */
+	struct strlist strip_headers;   /* --strip-response-header NAME, added to every
+	                                   policy's stripResponseHeaders */
+	bool lists_terminate;           /* proxy mode with --ca-fd: the policy made from the
+	                                   decider's hello has tlsTerminate */
 };
 
 struct proxy;

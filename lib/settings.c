@@ -1090,12 +1090,6 @@ net_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 		perr(c, path, "filterRequest must be a function: only a program embedding "
 		    "the reference library can set it, a settings file cannot; remove it");
 		break;
-	case SN_allowPlaintextHeaderSet: {
-		bool unused = false;
-
-		get_bool(c, j, path, &unused);
-		break;
-	}
 	case SN_ambiguousRequestTarget:
 		get_enum(c, j, path, ambiguous_targets, NULL);
 		break;

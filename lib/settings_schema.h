@@ -75,8 +75,7 @@
 	KEY(tlsTerminate, 0, NULL) \
 	KEY(parentProxy, 0, NULL) \
 	BOOL(refuseOpaqueTunnels, refuse_opaque_tunnels, 11) \
-	KEY(allowPlaintextHeaderSet, SETTINGS_CALLBACK, "it only changes what a filterRequest " \
-	    "callback may do, and a settings file cannot hold one") \
+	BOOL(allowPlaintextHeaderSet, allow_plaintext_header_set, 13) \
 	KEY(stripResponseHeaders, 0, NULL) \
 	KEY(ambiguousRequestTarget, SETTINGS_CALLBACK, "it only changes what a filterRequest " \
 	    "callback is shown, and a settings file cannot hold one")

@@ -756,7 +756,8 @@ httpd_ask_refuse(struct conn *c, const struct ask_answer *a, bool keep)
 	char body[600];
 	const char *hdr = a->unavailable ? "Content-Type: text/plain\r\n"
 	    "X-Proxy-Error: decider-unavailable\r\n" : a->bad_request ?
-	    "Content-Type: text/plain\r\nX-Proxy-Error: bad-request\r\n" :
+	    "Content-Type: text/plain\r\nX-Proxy-Error: bad-request\r\n" : a->plaintext_set ?
+	    "Content-Type: text/plain\r\nX-Proxy-Error: plaintext-header-set\r\n" :
 	    "Content-Type: text/plain\r\nX-Proxy-Error: blocked-by-decider\r\n";
 
 	c->rq->verdict = VERDICT_DENY;

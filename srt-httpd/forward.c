@@ -424,7 +424,23 @@ static void
 forward_answered(void *arg, const struct ask_answer *a)
 {
 	struct conn *c = arg;
+	struct ask_answer no = { 0 };
 
+	/* A header set on a request that came in clear text (not from a terminated
+	 * tunnel) would travel in clear text: without --plaintext-header-set such an
+	 * allow is refused, as forwarding the request without the header it relies on
+	 * would fail open. A credential (cred/credential) is a header set too: it would
+	 * go out in an Authorization field. Removals alone are not refused. */
+	if (a->allow && a->v != NULL && (a->v->set_names.n > 0 || a->v->credential != NULL) &&
+	    c->term == NULL && !proxy_options(c->px)->plaintext_header_set) {
+		no.plaintext_set = true;
+		no.sync = a->sync;
+		no.status = 403;
+		no.reason = "the decider's allow sets headers, which srt-httpd does not set on "
+		    "a request that came in clear text without --plaintext-header-set; the "
+		    "request was not forwarded";
+		a = &no;
+	}
 	if (!a->allow) {
 		httpd_ask_refuse(c, a, true);
 	} else {

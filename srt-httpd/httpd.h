@@ -145,6 +145,8 @@ struct ask_answer {
 	bool remembered;                /* --ask: given before for this host:port */
 	bool unavailable;               /* no verdict: timeout, link gone, not ready */
 	bool bad_request;               /* the request cannot be asked about */
+	bool plaintext_set;             /* an allow whose header sets would travel in clear
+	                                   text, refused (no --plaintext-header-set) */
 	bool sync;                      /* called from within ask_send */
 	int status;
 	const char *reason;             /* NULL: none given */

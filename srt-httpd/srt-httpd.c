@@ -17,8 +17,10 @@ static const struct proxy_proto httpd_proto = {
 	    "                 [--control-fd N] [--no-sandbox] [-d]\n"
 	    "                 [--decider-fd N | --decider-in N --decider-out N] [--ask]\n"
 	    "                 [--decider-timeout MS] [--decider-ready-fd N] [--handoff-fd N]\n"
+	    "                 [--plaintext-header-set] [--strip-response-header NAME]...\n"
 	    "       srt-httpd --decider-fd N | --decider-in N --decider-out N [-l ADDR]...\n"
-	    "                 [--listen-fd N]... (proxy mode: the policy is the decider's)\n"
+	    "                 [--listen-fd N]... [--ca-fd N] (proxy mode: the policy is the "
+	    "decider's)\n"
 	    "       srt-httpd --relay-to PORT [-l ADDR]... [--listen-fd N]... "
 	    "[--lifeline-fd N]\n"
 	    "                 [--max-conns N] [--idle-timeout SEC] [--no-sandbox] [-d]",

@@ -195,6 +195,9 @@ proxies_start(struct launch *l, enum proxy_kind k)
 				fds[n++] = l->decider_out;
 				if (l->ask)
 					strlist_push(&argv, "--ask");
+				/* The reference reads it when its proxy starts, as here. */
+				if (l->set.net.allow_plaintext_header_set)
+					strlist_push(&argv, "--plaintext-header-set");
 				if (l->decider_ready[1] != -1) {
 					strlist_push(&argv, "--decider-ready-fd");
 					strlist_pushf(&argv, "%zu", 3 + n);

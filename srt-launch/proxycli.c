@@ -41,6 +41,15 @@ proxycli_fd(const char *opt, const char *s)
 	return s;
 }
 
+/* A response header's name for --strip-response-header. */
+static const char *
+proxycli_header(const char *s)
+{
+	if (s[0] == '\0')
+		proxycli_fail("--strip-response-header needs a header name");
+	return s;
+}
+
 /* "127.0.0.1:8080", "[::1]:8080", "localhost:8080" as srt-httpd's -l; a host that is not
  * loopback only with --listen-any-interface. */
 static char *
@@ -111,7 +120,9 @@ proxycli_main(int argc, char **argv, const char *self_dir)
 			return 0;
 		}
 	strlist_push(&av, "srt-httpd");
-	while ((ch = getopt_long(argc, argv, "dh", lopts, NULL)) != -1) {
+	/* "+": no reordering, so that the names after --strip-response-header can be
+	 * taken from argv as they come (a word that is no option is refused anyway). */
+	while ((ch = getopt_long(argc, argv, "+dh", lopts, NULL)) != -1) {
 		switch (ch) {
 		case 'F':
 			listen_fd = proxycli_fd("--listen-fd", optarg);
@@ -136,12 +147,23 @@ proxycli_main(int argc, char **argv, const char *self_dir)
 			strlist_push(&av, proxycli_fd("--lifeline-fd", optarg));
 			break;
 		case 'C':
-			proxycli_fail("--ca-fd: srt has no TLS termination yet");
+			/* srt-httpd reads the CA from it; in proxy mode that turns
+			 * tlsTerminate on. */
+			strlist_push(&av, "--ca-fd");
+			strlist_push(&av, proxycli_fd("--ca-fd", optarg));
+			break;
 		case 'S':
-			proxycli_fail("--strip-response-header: not supported; use "
-			    "stripResponseHeaders in a settings file with srt-httpd");
+			/* One name or more, as the reference's variadic option takes them:
+			 * the words up to the next option. */
+			strlist_push(&av, "--strip-response-header");
+			strlist_push(&av, proxycli_header(optarg));
+			while (optind < argc && argv[optind][0] != '-') {
+				strlist_push(&av, "--strip-response-header");
+				strlist_push(&av, proxycli_header(argv[optind++]));
+			}
+			break;
 		case 'P':
-			/* An allow's header edits always apply to plain HTTP here. */
+			strlist_push(&av, "--plaintext-header-set");
 			break;
 		case 'd':
 			strlist_push(&av, "-d");
@@ -150,7 +172,9 @@ proxycli_main(int argc, char **argv, const char *self_dir)
 			printf("usage: srt proxy --decider-fd N | --decider-in N --decider-out N\n"
 			    "           (--listen-fd N | --listen HOST:PORT "
 			    "[--listen-any-interface])\n"
-			    "           [--lifeline-fd N] [-d] [--version]\n");
+			    "           [--lifeline-fd N] [--ca-fd N] "
+			    "[--strip-response-header NAME...]\n"
+			    "           [--plaintext-header-set] [-d] [--version]\n");
 			return 0;
 		default:
 			return 2;

@@ -621,6 +621,41 @@ EOF
 	grep -q '"t":"req","id":1,"method":"GET","host":"a.test",.*"sni":"a.test"' "$T/frames-ask"
 }
 
+@test "srt proxy --ca-fd terminates: the decider sees the decrypted GET with its SNI, its header sets apply inside TLS; --strip-response-header; plain HTTP still refuses header sets" {
+	cat >"$T/rules.json" <<'JSON'
+{"hello":{"allowedDomains":["a.test","127.0.0.1"],"deniedDomains":[]},
+ "hosts":{"a.test":{"action":"allow","setHeaders":{"x-added":["yes"]}}}}
+JSON
+	cat >"$T/case" <<EOF
+. "$TLSH"
+tls_certs
+nginx_tls
+# The CA as the reference takes it: key and certificate in one stream.
+cat "\$T/pki/mitm-ca.key" "\$T/pki/mitm-ca.pem" >"\$T/pki/mitm-both.pem"
+python3 "$BATS_TEST_DIRNAME/helpers/decider.py" "\$T/rules.json" "\$T/frames" -- \
+    env SSL_CERT_FILE="\$T/pki/up-ca.pem" sh -c 'exec "\$SRT_BIN/srt" proxy --decider-fd 3 \
+    --listen 127.0.0.1:3199 --ca-fd 5 --strip-response-header set-cookie x-none 5<"\$T/pki/mitm-both.pem"' \
+    2>"\$T/httpd.err" &
+pids+=(\$!)
+wait_port 3199
+curl -sS -m 20 --cacert "\$T/pki/mitm-ca.pem" -x http://127.0.0.1:3199 -D - https://a.test:8443/hdr | tr -d '\r'
+curl -s -m 20 -x http://127.0.0.1:3199 -D - http://a.test:8080/hdr | tr -d '\r'
+EOF
+	in_ns "$T/case"
+	cat "$T/frames" >&2
+	[[ "$output" == *"host=a.test"* ]]
+	# The leaf is the CA's (curl trusted only it), Set-Cookie is gone, X-Other kept.
+	[[ "$output" == *"X-Other: keep"* ]]
+	[[ "$output" != *"Set-Cookie"* ]]
+	grep -q '^< {"t":"req","id":1,"method":"GET","host":"a.test","port":8443,"hostHeader":"a.test:8443","sni":"a.test","path":"/hdr"' "$T/frames"
+	! grep -q '"method":"CONNECT","host":"a.test","port":8443' "$T/frames"
+	grep -q '^a.test GET /hdr 200 .* added=yes auth=' "$T/nginx.log"
+	# Plain HTTP: the same allow is refused without --plaintext-header-set.
+	[[ "$output" == *"HTTP/1.1 403 "* ]]
+	[[ "$output" == *"X-Proxy-Error: plaintext-header-set"* ]]
+	[ "$(grep -c '^a.test GET /hdr' "$T/nginx.log")" -eq 1 ]
+}
+
 @test "under srt: Java trusts the leaves through the PKCS#12 trust store JAVA_TOOL_OPTIONS names" {
 	command -v java >/dev/null || skip "java is missing"
 	settings "$T/s.json" "\"tlsTerminate\": {\"extraCaCertPaths\": [\"$T/pki/up-ca.pem\"]}"

@@ -213,9 +213,11 @@ start_decider() {
 }}
 JSON
 	write_settings "$T/s.json" "[\"127.0.0.1:$UP\",\"localhost:$UP\",\"127.0.0.3:$UP\",\"127.0.0.4:$UP\"]"
+	# Header sets on plain HTTP need --plaintext-header-set (the next test: refused
+	# without it).
 	start_decider "$T/rules.json" "$T/rules.json" "$T/frames" -- \
 	    srt-httpd -s "$T/s.json" -l "127.0.0.1:$PP" --decider-fd 3 --decider-timeout 400 \
-	    --log "$T/log"
+	    --log "$T/log" --plaintext-header-set
 	wait_listening "$PP"
 	wait_for "$T/frames" '> {"t":"hello"'
 	run curl -sS -x "http://127.0.0.1:$PP" -H 'X-Secret: s3' -H 'X-Keep: k' "http://127.0.0.1:$UP/a?q=1"
@@ -256,6 +258,87 @@ JSON
 	! grep -q '"host":"127.0.0.9"' "$T/frames"
 }
 
+# The rules of the plaintext-header-set tests: 127.0.0.1 allowed with a header set,
+# localhost allowed with a removal only.
+plaintext_rules() {
+	cat >"$T/rules.json" <<JSON
+{"hello":{"allowedDomains":["127.0.0.1:$UP","localhost:$UP","127.0.0.2:$UP"],"deniedDomains":[]},
+ "hosts":{
+  "127.0.0.1":{"action":"allow","setHeaders":{"x-added":["yes"]}},
+  "localhost":{"action":"allow","removeHeaders":["x-secret"]},
+  "127.0.0.2":{"action":"allow","cred":"svc","credential":"tok123"}
+}}
+JSON
+}
+
+@test "decider: an allow that sets headers on plain HTTP is refused 403 without --plaintext-header-set; removals alone go through" {
+	plaintext_rules
+	write_settings "$T/s.json" "[\"127.0.0.1:$UP\",\"localhost:$UP\",\"127.0.0.2:$UP\"]"
+	start_decider "$T/rules.json" "$T/rules.json" "$T/frames" -- \
+	    srt-httpd -s "$T/s.json" -l "127.0.0.1:$PP" --decider-fd 3 --log "$T/log"
+	wait_listening "$PP"
+	wait_for "$T/frames" '> {"t":"hello"'
+	run curl -s -i -x "http://127.0.0.1:$PP" "http://127.0.0.1:$UP/set"
+	echo "$output"
+	[[ "$output" == "HTTP/1.1 403 "* ]]
+	[[ "$output" == *"X-Proxy-Error: plaintext-header-set"* ]]
+	[[ "$output" == *"--plaintext-header-set"* ]]
+	[[ "$output" != *"x-added"* ]]
+	# A credential is a header set (Authorization): refused the same way, never sent.
+	run curl -s -i -x "http://127.0.0.1:$PP" "http://127.0.0.2:$UP/cred"
+	echo "$output"
+	[[ "$output" == "HTTP/1.1 403 "* ]]
+	[[ "$output" == *"X-Proxy-Error: plaintext-header-set"* ]]
+	[[ "$output" != *"tok123"* ]]
+	# Removals alone are forwarded; the refusal is the decider's in the log.
+	run curl -s -i -x "http://127.0.0.1:$PP" -H 'X-Secret: s3' "http://localhost:$UP/rm"
+	echo "$output"
+	[[ "$output" == "HTTP/1.1 200 "* ]]
+	[[ "$output" == *"GET /rm HTTP/1.1"* && "$output" != *"X-Secret"* ]]
+	grep '"rule":"decider"' "$T/log" | grep -q '"reason":"the decider'"'"'s allow sets headers'
+	kill "$DPID"; wait "$DPID" 2>/dev/null || true; DPID=
+	[ "$(grep -c '"t":"req"' "$T/frames")" -eq 3 ]
+}
+
+@test "decider: srt proxy and srt --decider-fd refuse header sets on plain HTTP unless asked (--plaintext-header-set, allowPlaintextHeaderSet)" {
+	plaintext_rules
+	for flag in "" --plaintext-header-set; do
+		: >"$T/frames"
+		start_decider "$T/rules.json" "$T/rules.json" "$T/frames" -- \
+		    srt proxy --decider-fd 3 --listen "127.0.0.1:$PP" $flag
+		wait_listening "$PP"
+		wait_for "$T/frames" '> {"t":"hello"'
+		run curl -s -i -x "http://127.0.0.1:$PP" "http://127.0.0.1:$UP/p"
+		echo "${flag:-none}: $output"
+		if [ -z "$flag" ]; then
+			[[ "$output" == "HTTP/1.1 403 "* ]]
+			[[ "$output" == *"X-Proxy-Error: plaintext-header-set"* ]]
+		else
+			[[ "$output" == "HTTP/1.1 200 "* ]]
+			[[ "$output" == *"x-added: yes"* ]]
+		fi
+		kill "$DPID"; wait "$DPID" 2>/dev/null || true; DPID=
+		for _ in $(seq 50); do wait_listening "$PP" 2>/dev/null || break; sleep 0.1; done
+	done
+	# srt: the settings key, read when the proxy starts.
+	for v in false true; do
+		cat >"$T/s.json" <<JSON
+{"network":{"allowedDomains":["127.0.0.1:$UP"],"deniedDomains":[],"allowPlaintextHeaderSet":$v},
+ "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}
+JSON
+		python3 "$DECIDER" "$T/rules.json" "$T/frames-$v" -- \
+		    srt -s "$T/s.json" --decider-fd 3 -c "curl -s -i --noproxy '' http://127.0.0.1:$UP/s" \
+		    >"$T/out-$v" 2>"$T/err-$v" || true
+		cat "$T/out-$v" "$T/err-$v"
+		! grep -q 'allowPlaintextHeaderSet' "$T/err-$v"
+	done
+	grep -q '^HTTP/1.1 403 ' "$T/out-false"
+	grep -q 'X-Proxy-Error: plaintext-header-set' "$T/out-false"
+	! grep -q 'x-added' "$T/out-false"
+	grep -q '^HTTP/1.1 200 ' "$T/out-true"
+	grep -q '^x-added: yes' "$T/out-true"
+}
+
 @test "decider: need_body waits for the body up to max, shows it (cut when longer) and sends it whole; a body that does not come is refused" {
 	cat >"$T/rules.json" <<JSON
 {"hosts":{
@@ -266,7 +349,7 @@ JSON
 	write_settings "$T/s.json" "[\"127.0.0.1:$UP\",\"localhost:$UP\"]"
 	start_decider "$T/rules.json" "$T/rules.json" "$T/frames" -- \
 	    srt-httpd -s "$T/s.json" -l "127.0.0.1:$PP" --decider-fd 3 --decider-timeout 1500 \
-	    --log "$T/log"
+	    --log "$T/log" --plaintext-header-set
 	wait_listening "$PP"
 	wait_for "$T/frames" '> {"t":"hello"'
 	cat >"$T/client.py" <<'PY'

@@ -25,7 +25,7 @@ tls_certs() {
 
 # nginx_tls: nginx on 127.0.0.1:8443 (srv certificate) and 127.0.0.1:9443 (rogue), and
 # plain HTTP on 127.0.0.1:8080; www in $T/www; every request logged to $T/nginx.log as
-# "host method uri status request_length auth=Authorization".
+# "host method uri status request_length added=X-Added auth=Authorization".
 nginx_tls() {
 	mkdir -p "$T/www" "$T/nginx-tmp"
 	[ -f "$T/www/index.html" ] || echo hello >"$T/www/index.html"
@@ -33,7 +33,7 @@ nginx_tls() {
 user root; worker_processes 1; daemon off; pid $T/nginx.pid; error_log $T/nginx.err;
 events { worker_connections 512; }
 http {
-  log_format t '\$host \$request_method \$request_uri \$status \$request_length auth=\$http_authorization';
+  log_format t '\$host \$request_method \$request_uri \$status \$request_length added=\$http_x_added auth=\$http_authorization';
   access_log $T/nginx.log t;
   client_body_temp_path $T/nginx-tmp; client_max_body_size 64m;
   proxy_temp_path $T/nginx-tmp; fastcgi_temp_path $T/nginx-tmp; uwsgi_temp_path $T/nginx-tmp; scgi_temp_path $T/nginx-tmp;
