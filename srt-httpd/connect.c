@@ -53,9 +53,9 @@ connect_answered(void *arg, const struct ask_answer *a)
 		conn_run(c);
 }
 
-/* Ask the decider about a CONNECT: method CONNECT, the path its authority as spelled. */
-static void
-connect_ask(struct conn *c, const struct http_head *h)
+void
+connect_ask_send(struct proxy *px, const struct http_head *h, const struct proxy_request *rq,
+    ask_cb cb, void *arg, struct ask_wait **slot)
 {
 	const char *names[HTTP_HEADERS_MAX], *values[HTTP_HEADERS_MAX];
 	size_t namelen[HTTP_HEADERS_MAX], valuelen[HTTP_HEADERS_MAX], first;
@@ -65,15 +65,21 @@ connect_ask(struct conn *c, const struct http_head *h)
 	if (http_field_count(h, "host", &first) > 0)
 		hosthdr = xstrndup(h->fields[first].value.p, h->fields[first].value.n);
 	r.method = "CONNECT";
-	r.host = c->rq->host;
-	r.port = c->rq->port;
+	r.host = rq->host;
+	r.port = rq->port;
 	r.host_header = hosthdr;
 	r.path = path;
 	httpd_req_headers(h, &r, names, namelen, values, valuelen);
-	c->st = CONN_ASKING;
-	ask_send(c->px, &r, connect_answered, c, &c->ask, NULL);
+	ask_send(px, &r, cb, arg, slot, NULL);
 	free(hosthdr);
 	free(path);
+}
+
+static void
+connect_ask(struct conn *c, const struct http_head *h)
+{
+	c->st = CONN_ASKING;
+	connect_ask_send(c->px, h, c->rq, connect_answered, c, &c->ask);
 }
 
 void

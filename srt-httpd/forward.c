@@ -744,6 +744,21 @@ forward_chunk_raw(struct chunk_sink *s, const char *p, size_t n)
  * framing, and the upstream must see exactly one body, framed by srt. 1 when something
  * was queued, 2 when the request was refused, else 0.
  */
+/* A body held for re-signing grew: past RESIGN_BODY_MAX the request is refused (2), once
+ * whole it is signed and released (2 if that failed), else 1. */
+static int
+forward_held(struct conn *c)
+{
+	if (c->rs->body.len > RESIGN_BODY_MAX) {
+		c->req_done = false;    /* the rest is not read: the connection closes */
+		resign_refuse_large(c);
+		return 2;
+	}
+	if (c->req_done && forward_release(c) == -1)
+		return 2;
+	return 1;
+}
+
 static int
 forward_body_ahead_out(struct conn *c)
 {
@@ -763,16 +778,7 @@ forward_body_ahead_out(struct conn *c)
 		if (!hold && sink.frame)
 			buf_add(&c->uout, "0\r\n\r\n", 5);
 	}
-	if (hold) {
-		if (c->rs->body.len > RESIGN_BODY_MAX) {
-			c->req_done = false;    /* the rest is not read: the connection closes */
-			resign_refuse_large(c);
-			return 2;
-		}
-		if (c->req_done && forward_release(c) == -1)
-			return 2;
-	}
-	return 1;
+	return hold ? forward_held(c) : 1;
 }
 
 /* Move request body bytes from c->in to c->uout. -1: malformed chunked body. */
@@ -804,14 +810,7 @@ forward_request_body(struct conn *c)
 		}
 		if (c->req_done)
 			forward_chunk_flush(&sink);
-		if (c->rs->body.len > RESIGN_BODY_MAX) {
-			c->req_done = false;    /* the rest is not read: the connection closes */
-			resign_refuse_large(c);
-			return 2;
-		}
-		if (c->req_done && forward_release(c) == -1)
-			return 2;
-		return 1;
+		return forward_held(c);
 	}
 	if (c->req_framing == HTTP_BODY_LENGTH && c->csubst) {
 		take = c->in.len < c->req_left ? c->in.len : (size_t)c->req_left;

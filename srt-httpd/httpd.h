@@ -260,6 +260,10 @@ int pool_take(const struct proxy_policy *pp, const char *host, uint16_t port, bo
 void pool_flush(struct proxy *px);
 
 /* connect.c: CONNECT tunnels */
+/* Ask the decider about the CONNECT of h to rq's host and port (method CONNECT, path its
+ * authority as spelled), as ask_send does with cb, arg and slot. */
+void connect_ask_send(struct proxy *px, const struct http_head *h,
+    const struct proxy_request *rq, ask_cb cb, void *arg, struct ask_wait **slot);
 void connect_start(struct conn *c, const struct http_head *h);
 #define OPAQUE_REASON   "this proxy does not tunnel CONNECTs it cannot inspect"
 

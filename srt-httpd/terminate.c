@@ -259,11 +259,7 @@ term_opaque_answered(void *arg, const struct ask_answer *a)
 static void
 term_opaque_ask(struct term_setup *ts)
 {
-	const char *names[HTTP_HEADERS_MAX], *values[HTTP_HEADERS_MAX];
-	size_t namelen[HTTP_HEADERS_MAX], valuelen[HTTP_HEADERS_MAX], first;
-	struct decider_req r = { 0 };
 	struct http_head *h = xmalloc(sizeof(*h));
-	char *hosthdr = NULL, *path;
 
 	if (http_parse_request(ts->connect_req, ts->connect_req_len, h) != HTTP_OK) {
 		/* It parsed when it came. */
@@ -271,18 +267,7 @@ term_opaque_ask(struct term_setup *ts)
 		term_fail(ts, VERDICT_ERROR, "the CONNECT head could not be read again");
 		return;
 	}
-	path = xstrndup(h->target.p, h->target.n);
-	if (http_field_count(h, "host", &first) > 0)
-		hosthdr = xstrndup(h->fields[first].value.p, h->fields[first].value.n);
-	r.method = "CONNECT";
-	r.host = ts->rq->host;
-	r.port = ts->rq->port;
-	r.host_header = hosthdr;
-	r.path = path;
-	httpd_req_headers(h, &r, names, namelen, values, valuelen);
-	ask_send(ts->px, &r, term_opaque_answered, ts, &ts->ask, NULL);
-	free(hosthdr);
-	free(path);
+	connect_ask_send(ts->px, h, ts->rq, term_opaque_answered, ts, &ts->ask);
 	free(h);
 }
 
