@@ -8,21 +8,12 @@
   socks-abuse.py PORT CAFILE flood N [S] N CONNECTs to a.test:8443 held open; with S, after S
       seconds how many the proxies closed.
 """
-import socket, ssl, struct, sys, time
+import socket, ssl, sys, time
+from socks5client import socks_connect
 port, cafile = int(sys.argv[1]), sys.argv[2]
 
 def socks(host, dport, early=b""):
-    s = socket.create_connection(("127.0.0.1", port), timeout=10)
-    h = host.encode()
-    s.sendall(b"\x05\x01\x00" + b"\x05\x01\x00\x03" + bytes([len(h)]) + h + struct.pack(">H", dport) + early)
-    r = b""
-    while len(r) < 12:
-        d = s.recv(12 - len(r))
-        if not d:
-            break
-        r += d
-    # The method reply (2 bytes), then the request's: its REP is the fourth byte.
-    return s, r[3] if len(r) >= 4 else None
+    return socks_connect(port, host, dport, early)
 
 def closed_within(s, t):
     s.settimeout(t)
