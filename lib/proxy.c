@@ -439,14 +439,11 @@ proxy_policy_routes(struct proxy *px, struct proxy_policy *pp)
 	for (size_t i = 0; i < warns.msgs.n; i++)
 		log_warnx("warning: %s", warns.msgs.v[i]);
 	diags_free(&warns);
-	for (size_t i = 0; i < s.net.strip_headers.n; i++) {
-		f = xmalloc(strlen(s.net.strip_headers.v[i]) + 1);
-		proxy_fold_name(s.net.strip_headers.v[i], strlen(s.net.strip_headers.v[i]), f);
-		strlist_push_owned(&pp->strip_headers, f);
-	}
-	/* --strip-response-header: added to what every policy strips. */
-	for (size_t i = 0; i < px->opts.strip_headers.n; i++) {
-		const char *h = px->opts.strip_headers.v[i];
+	/* The policy's stripResponseHeaders, then --strip-response-header's, added to what
+	 * every policy strips; folded once here. */
+	for (size_t i = 0; i < s.net.strip_headers.n + px->opts.strip_headers.n; i++) {
+		const char *h = i < s.net.strip_headers.n ? s.net.strip_headers.v[i] :
+		    px->opts.strip_headers.v[i - s.net.strip_headers.n];
 
 		f = xmalloc(strlen(h) + 1);
 		proxy_fold_name(h, strlen(h), f);

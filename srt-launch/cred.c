@@ -335,8 +335,7 @@ cred_files_settle(struct launch *l)
 			strlist_push(&out, "--ro-bind-data");
 			strlist_pushf(&out, "%d", l->cred_fd_base + (int)k);
 			strlist_push(&out, l->cred_file_path.v[k]);
-			if (i <= l->plan.fs_end)
-				added += 3;
+			added += 3;     /* at[k] <= fs_end: in the filesystem part */
 		}
 		if (i < a->n)
 			strlist_push(&out, a->v[i]);
