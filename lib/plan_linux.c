@@ -450,10 +450,15 @@ plan_read_entries(struct pb *b)
 	 * credentials file, with no exception (srt-httpd reads it outside). */
 	if (b->s->net.tls.present && b->s->net.tls.ca_key_path != NULL) {
 		const char *k = b->s->net.tls.ca_key_path;
+		char *abs = *k == '/' || b->ctx->cwd == NULL ? xstrdup(k) :
+		    path_join(b->ctx->cwd, k), *g;
 
-		strlist_push_owned(&entries, *k == '/' || b->ctx->cwd == NULL ?
-		    xstrdup(k) : path_join(b->ctx->cwd, k));
-		strlist_push(&given, k);
+		/* The entry as srt-launch read it (the kernel's resolution, ".." after
+		 * links); the watch's name absolute, or the resolved file when a ".."
+		 * leaves no spelling of a reader's (a relative one would be taken from /). */
+		g = given_spelling(abs);
+		strlist_push_owned(&given, g != NULL ? g : xstrdup(canon_or(b, abs)));
+		strlist_push_owned(&entries, abs);
 	}
 	nuser = entries.n;
 	/* ssh refuses configs whose owner looks wrong inside a user namespace. */
