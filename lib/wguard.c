@@ -13,6 +13,7 @@
  *     'G' 0|1           allowGitConfig
  *   Paths are absolute and normalised (no "//", "." or ".." component, no trailing "/").
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -150,6 +151,7 @@ static const struct {
 
 struct wg_set {
 	const char **key;
+	size_t *klen;           /* strlen of each key: a probe compares lengths first */
 	size_t *val;
 	size_t cap, n;
 };
@@ -175,6 +177,7 @@ wg_set_new(size_t want)
 	while (s->cap < want * 2 + 1)
 		s->cap *= 2;
 	s->key = xcalloc(s->cap, sizeof(*s->key));
+	s->klen = xcalloc(s->cap, sizeof(*s->klen));
 	s->val = xcalloc(s->cap, sizeof(*s->val));
 	return s;
 }
@@ -185,6 +188,7 @@ wg_set_free(struct wg_set *s)
 	if (s == NULL)
 		return;
 	free(s->key);
+	free(s->klen);
 	free(s->val);
 	free(s);
 }
@@ -196,7 +200,7 @@ wg_set_slot(const struct wg_set *s, const char *p, size_t len)
 	size_t i = (size_t)wg_hash(p, len) & (s->cap - 1);
 
 	while (s->key[i] != NULL &&
-	    (strlen(s->key[i]) != len || memcmp(s->key[i], p, len) != 0))
+	    (s->klen[i] != len || memcmp(s->key[i], p, len) != 0))
 		i = (i + 1) & (s->cap - 1);
 	return i;
 }
@@ -205,11 +209,12 @@ wg_set_slot(const struct wg_set *s, const char *p, size_t len)
 static void
 wg_set_add(struct wg_set *s, const char *key, size_t val)
 {
-	size_t i = wg_set_slot(s, key, strlen(key));
+	size_t len = strlen(key), i = wg_set_slot(s, key, len);
 
 	if (s->key[i] != NULL)
 		return;
 	s->key[i] = key;
+	s->klen[i] = len;
 	s->val[i] = val;
 	s->n++;
 }
@@ -256,6 +261,8 @@ wguard_free(struct wguard *g)
 	strlist_free(&g->anc);
 	free(g->exact_pin);
 	g->exact_pin = NULL;
+	free(g->name_len);
+	g->name_len = NULL;
 	wg_set_free(g->exact_set);
 	wg_set_free(g->anc_set);
 	wg_set_free(g->pin_set);
@@ -319,6 +326,22 @@ wguard_add_watch(struct wguard *g, const char *name, const char *mount)
 	free(m);
 }
 
+static void
+wg_first_add(struct wguard *g, unsigned char c)
+{
+	unsigned char l = (unsigned char)tolower(c), u = (unsigned char)toupper(c);
+
+	g->name_first[l / 8] |= (unsigned char)(1u << (l % 8));
+	g->name_first[u / 8] |= (unsigned char)(1u << (u % 8));
+}
+
+/* Might a component starting with c be one of the names? Always, before the index. */
+static bool
+wg_first_may(const struct wguard *g, unsigned char c)
+{
+	return g->name_len == NULL || (g->name_first[c / 8] & (1u << (c % 8))) != 0;
+}
+
 void
 wguard_index(struct wguard *g)
 {
@@ -330,6 +353,18 @@ wguard_index(struct wguard *g)
 	wg_set_free(g->anc_set);
 	wg_set_free(g->pin_set);
 	strlist_free(&g->anc);
+	/* The names' parts, measured once: every write-intent call compares them. */
+	if (g->name_len == NULL) {
+		g->name_len = xcalloc(2 * wguard_nnames, sizeof(*g->name_len));
+		for (i = 0; i < wguard_nnames; i++) {
+			len = strlen(wguard_names[i].name);
+			slash = strchr(wguard_names[i].name, '/');
+			g->name_len[2 * i] = slash != NULL ?
+			    (size_t)(slash - wguard_names[i].name) : len;
+			g->name_len[2 * i + 1] = len;
+			wg_first_add(g, (unsigned char)wguard_names[i].name[0]);
+		}
+	}
 	g->exact_set = wg_set_new(g->exact.n);
 	for (i = 0; i < g->exact.n; i++) {
 		wg_set_add(g->exact_set, g->exact.v[i], i);
@@ -537,12 +572,13 @@ wguard_decode(const char *buf, size_t len, struct wguard *g, char *err, size_t e
 
 /* --- questions ------------------------------------------------------------------------------ */
 
+/* two: the name has two parts (".claude/commands"). */
 static int
-wg_maxlevel(const struct wguard *g, const struct wguard_name *n)
+wg_maxlevel(const struct wguard *g, const struct wguard_name *n, bool two)
 {
 	int d = g->depth > 0 ? g->depth : WG_DEPTH_DEFAULT;
 
-	if (n->kind == WG_DIR || strchr(n->name, '/') != NULL)
+	if (n->kind == WG_DIR || two)
 		return d - 2;
 	return d - 1;
 }
@@ -594,26 +630,38 @@ static const char *
 wg_names(const struct wguard *g, const char *path, bool lead)
 {
 	const char *comp[WG_MAXCOMP];
-	size_t clen[WG_MAXCOMP], i, k, l1;
+	size_t clen[WG_MAXCOMP], i, k, l1, len;
 	int n, c;
 
 	for (i = 0; i < g->roots.n; i++) {
 		/* Only the first maxlevel+2 components can match. */
 		if ((n = wg_split(path, g->roots.v[i], comp, clen, WG_MAXCOMP)) == -1)
 			continue;
+		/* Most paths have no component that starts like a name (the names are
+		 * dot files, and lefthook's): none can match then. */
+		for (c = 0; c < n && !wg_first_may(g, (unsigned char)comp[c][0]); c++)
+			;
+		if (c == n)
+			continue;
 		for (k = 0; k < wguard_nnames; k++) {
 			const struct wguard_name *nm = &wguard_names[k];
-			const char *slash = strchr(nm->name, '/');
-			int max = wg_maxlevel(g, nm);
+			int max;
 
-			l1 = slash != NULL ? (size_t)(slash - nm->name) : strlen(nm->name);
+			if (g->name_len != NULL) {
+				l1 = g->name_len[2 * k];
+				len = g->name_len[2 * k + 1];
+			} else {
+				len = strlen(nm->name);
+				l1 = strcspn(nm->name, "/");
+			}
+			max = wg_maxlevel(g, nm, l1 < len);
 			for (c = 0; c < n && c <= max; c++) {
 				if (!wg_ceq(comp[c], clen[c], nm->name, l1))
 					continue;
-				if (slash == NULL)
+				if (l1 == len)
 					return nm->why;
-				if (c + 1 < n && wg_ceq(comp[c + 1], clen[c + 1], slash + 1,
-				    strlen(slash + 1)))
+				if (c + 1 < n && wg_ceq(comp[c + 1], clen[c + 1],
+				    nm->name + l1 + 1, len - l1 - 1))
 					return nm->why;
 				if (lead && c + 1 == n)
 					return nm->why;

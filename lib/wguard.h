@@ -92,6 +92,11 @@ struct wguard {
 	struct wg_set *anc_set;         /* every proper ancestor of an exact path */
 	struct wg_set *pin_set;         /* those of pinned exact paths */
 	struct strlist anc;             /* the strings of both */
+	size_t *name_len;               /* wguard_names[k]: the length of its first part
+	                                   (2k) and of the whole name (2k + 1) */
+	unsigned char name_first[32];   /* the bytes a name starts with, either case: a
+	                                   path with no component starting so is let go
+	                                   at once (a bit set, made with name_len) */
 };
 
 /* What the caller knows of the file system. Paths are absolute, resolved and normalised. */

@@ -121,6 +121,13 @@ test_depth_rule(void)
 	ok(P("/w/p/.claude/hooks/format.sh") != NULL, "the scripts in .claude/hooks");
 	ok(P("/w/p/lefthook.yml") != NULL && P("/w/p/.overcommit.yml") != NULL,
 	    "hook managers' configuration");
+	/* The quick look at the components' first bytes (wg_first_may) lets none of these
+	 * go: a name starting with a letter, in capitals; a name after components that
+	 * start like no name. */
+	ok(P("/w/p/LEFTHOOK.YML") != NULL, "a name starting with a letter, case aside");
+	ok(P("/w/p/a/b/.Vscode/x") == NULL && P("/w/p/a/.VSCODE/x") != NULL,
+	    "after components that start like no name");
+	ok(C("/w/p/d000/f00001.txt", false) == NULL, "an ordinary file is let go");
 	ok(P("/w/p/.devcontainer/devcontainer.json") != NULL, ".devcontainer");
 	ok(C("/w/p/.claude", false) != NULL, ".claude made as a file or link is refused");
 	ok(C("/w/p/.claude", true) == NULL, ".claude made as a directory is fine");
