@@ -185,12 +185,13 @@ except OSError:
 
 # --- stripResponseHeaders ---------------------------------------------------------------
 
-# Fails naming any STRIP-* value in $output; KEEP-1 and KEEP-2 must be there ($1 times).
+# Fails naming any STRIP-* or LONG-* value in $output; KEEP-1 and KEEP-2 must be there
+# ($1 times).
 strip_check() {
 	echo "output:" >&2
 	printf '%s\n' "$output" >&2
 	[ "$status" -eq 0 ]
-	! grep -a 'STRIP-' <<<"$output" || return 1
+	! grep -a 'STRIP-\|LONG-' <<<"$output" || return 1
 	[ "$(grep -c 'X-Other: KEEP-1' <<<"$output")" -eq "$1" ]
 	[ "$(grep -c 'X-Cli-Secrets: KEEP-2' <<<"$output")" -eq "$1" ]
 	[ "$(grep -c 'UPSTREAM-o' <<<"$output")" -eq "$1" ]
@@ -204,10 +205,13 @@ strip_check() {
   "stripResponseHeaders": ["set-cookie", "X-BOTH", "x.policy-only", "Set-Cookie"]},
  "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}
 JSON
+	# upstream.py's field of 302 bytes, X-LLL...: a name longer than srt-httpd's buffer.
 	cat >"$T/scenario" <<'SCN'
 upstream http 127.0.0.1 8080 o
+L=x-$(printf 'l%.0s' $(seq 300))
 "$(dirname "$SRT")/srt-httpd" -s "$T/s.json" -l 127.0.0.1:3129 --log "$T/decisions.log" \
-    --strip-response-header X-CLI_SECRET --strip-response-header x-both 2>"$T/httpd.err" &
+    --strip-response-header X-CLI_SECRET --strip-response-header x-both \
+    --strip-response-header "$L" 2>"$T/httpd.err" &
 pids+=($!)
 for i in $(seq 100); do (exec 9<>/dev/tcp/127.0.0.1/3129) 2>/dev/null && break; sleep 0.05; done
 C="curl -sS -m 10 -x http://127.0.0.1:3129 -D - http://127.0.0.1:8080/resp-strip"
@@ -230,7 +234,7 @@ SCN
 	# After it: the old policy's Set-Cookie goes through (three, in the head only), the
 	# new policy's X-Other and X-Policy_Only are stripped, the option's names still are.
 	[ "$(grep -ci '^set-cookie: [abc]=PASSED-[123]$' <<<"$after")" -eq 3 ]
-	! grep -a 'STRIP-\|KEEP-1' <<<"$after" || return 1
+	! grep -a 'STRIP-\|KEEP-1\|LONG-' <<<"$after" || return 1
 	grep -q 'X-Cli-Secrets: KEEP-2' <<<"$after"
 	grep -q 'UPSTREAM-o' <<<"$after"
 }
@@ -238,8 +242,10 @@ SCN
 @test "stripResponseHeaders under srt: the sandboxed client sees none of the fields" {
 	need_srt
 	command -v curl >/dev/null || skip "curl missing"
+	local L
+	L=X-$(printf 'L%.0s' $(seq 300))
 	sec_settings '["127.0.0.1"]' '[]' '[]' '[]' '[]' '' \
-	    ', "stripResponseHeaders": ["SET_COOKIE", "x-cli-secret", "X-Both", "x-policy-only", "x-both"]'
+	    ", \"stripResponseHeaders\": [\"SET_COOKIE\", \"x-cli-secret\", \"X-Both\", \"x-policy-only\", \"x-both\", \"$L\"]"
 	cat >"$T/scenario" <<'SCN'
 upstream http 127.0.0.1 8080 o
 sandbox "curl -sS -m 10 --noproxy '' -D - http://127.0.0.1:8080/resp-strip; echo;
