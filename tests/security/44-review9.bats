@@ -12,6 +12,8 @@
 #     or a chunked trailer, never reaches the client; a reload keeps the option's names;
 #   - several masked files beside denyRead, allowRead and denyWrite: every deny holds,
 #     every copy masks, and the filesystem part srt -d reports is the one bwrap gets.
+#   - denyRead, denyWrite and credentials.files spelled with ".." after a link must reach
+#     the file the kernel opens, not only the one the folded text names.
 # Network scenarios run in a namespace of their own (netns.sh, unshare -n).
 load helpers
 
@@ -322,4 +324,57 @@ print('fs part', n, len(part), part.count('--ro-bind-data'), file=sys.stderr)
 assert n == len(part), (n, len(part))
 assert part.count('--ro-bind-data') == 7, part
 PY
+}
+
+# --- a deny spelled with ".." after a link ---------------------------------------------
+
+# $T/work/sub/kl -> $T/real: "sub/kl/../real/f" is $T/real/f to the kernel (the link is
+# followed before the ".."), $T/work/sub/real/f to the text. The reference folds the text
+# (its denyRead then fails to start bwrap, its denyWrite misses the file); srt denied
+# only the folded name, which does not exist, and the file a reader opens stayed open.
+dotdot_tree() {
+	mkdir -p "$T/work/sub" "$T/real"
+	ln -s "$T/real" "$T/work/sub/kl"
+	echo "read-$SECRET" >"$T/real/r"
+	echo "home-$SECRET" >"$T/real/h"
+	echo keep >"$T/real/w"
+	printf 'machine x login u password mask-%s\n' "$SECRET" >"$T/real/netrc"
+	echo "cred-$SECRET" >"$T/real/c"
+	mkdir -p "$T/home/sub"
+	ln -s "$T/real" "$T/home/sub/kl"
+}
+
+@test "denyRead and denyWrite spelled with .. after a link deny the file the kernel opens" {
+	need_srt
+	dotdot_tree
+	sec_settings '[]' '[]' "[\"sub/kl/../real/r\", \"~/sub/kl/../real/h\"]" "[\"$T\"]" \
+	    "[\"$T/work/sub/kl/../real/w\"]"
+	HOME=$T/home in_srt 'for f in sub/kl/../real/r "$T/real/r" "$HOME/sub/kl/../real/h" "$T/real/h"; do
+		cat "$f" 2>/dev/null | grep -q SRT-SECRET && echo "ESCAPED read $f"
+	done
+	echo x 2>/dev/null >>sub/kl/../real/w && echo "ESCAPED wrote through the spelling"
+	echo x 2>/dev/null >>"$T/real/w" && echo "ESCAPED wrote $T/real/w"
+	echo BLOCKED'
+	assert_blocked
+	[ "$(cat "$T/real/w")" = keep ]
+}
+
+@test "credentials.files spelled with .. after a link: the mask and the deny reach the file the kernel opens" {
+	need_srt
+	dotdot_tree
+	cat >"$T/srt.json" <<JSON
+{"network": {"allowedDomains": ["127.0.0.1:9"], "deniedDomains": []},
+ "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []},
+ "credentials": {"allowPlaintextInject": true, "files": [
+  {"path": "$T/work/sub/kl/../real/netrc", "mode": "mask"},
+  {"path": "sub/kl/../real/c", "mode": "deny"}]}}
+JSON
+	run timeout 60 unshare -n -- bash -c 'ip link set lo up && cd "$T/work" &&
+	    exec "$SRT" -s "$T/srt.json" -c "$1" </dev/null' _ '
+	for f in sub/kl/../real/netrc "$T/real/netrc" sub/kl/../real/c "$T/real/c"; do
+		cat "$f" 2>/dev/null | grep -q SRT-SECRET && echo "ESCAPED read $f"
+	done
+	grep -q fake_value_ "$T/real/netrc" || echo "ESCAPED no mask over the file"
+	echo BLOCKED'
+	assert_blocked
 }
