@@ -107,11 +107,76 @@ strip_globstar_suffix(const char *p)
 	return xstrdup(p);
 }
 
+/* Does the spelling hold a ".." component? */
+static int
+has_dotdot(const char *p)
+{
+	size_t n = strlen(p);
+
+	return strcmp(p, "..") == 0 || strncmp(p, "../", 3) == 0 ||
+	    strstr(p, "/../") != NULL || (n >= 3 && strcmp(p + n - 3, "/..") == 0);
+}
+
+/*
+ * Where the kernel takes a spelling with a "..": it follows a link before the ".." that
+ * comes after it, where the text (and the reference) folds the two away, so
+ * "d/link/../f" names the file beside the link's target, not d/f. The name as a reader
+ * opens it (its directory resolved, its last component as written, or the directory a
+ * trailing ".." leads to); NULL without a "..", when that directory cannot be resolved,
+ * or when the two land in the same place.
+ */
+static char *
+kernel_spelling(struct pb *b, const char *spelled)
+{
+	const char *home = b->ctx->home, *base, *c;
+	char *raw, *dir, *folded, *out = NULL, *loc;
+	int last_dots;
+
+	if (!has_dotdot(spelled))
+		return NULL;
+	if (*spelled == '/')
+		raw = xstrdup(spelled);
+	else if (*spelled == '~' && (spelled[1] == '\0' || spelled[1] == '/')) {
+		if (home == NULL || *home != '/')
+			return NULL;
+		raw = xasprintf("%s%s", home, spelled + 1);
+	} else if (b->ctx->cwd != NULL && *b->ctx->cwd == '/')
+		raw = path_join(b->ctx->cwd, spelled);
+	else
+		return NULL;
+	base = path_basename(raw);
+	last_dots = strcmp(base, "..") == 0 || strcmp(base, ".") == 0 || *base == '\0';
+	if (last_dots) {
+		if ((c = canon(b, raw)) != NULL)
+			out = xstrdup(c);
+	} else {
+		dir = path_dirname(raw);
+		if ((c = canon(b, dir)) != NULL)
+			out = path_join(c, base);
+		free(dir);
+	}
+	folded = path_normalize(raw);
+	if (out != NULL && folded != NULL) {
+		loc = last_dots ? xstrdup(canon_or(b, folded)) : name_location(b, folded);
+		if (strcmp(loc, out) == 0) {
+			free(out);
+			out = NULL;
+		}
+		free(loc);
+	}
+	free(folded);
+	free(raw);
+	return out;
+}
+
 /*
  * The plain absolute paths of one list: a trailing globstar component stripped, other
  * globs expanded against the disk (SPEC §5), each match then taken like a plain entry. A
  * glob that is also the name of something on disk is taken as that name too, as the
- * reference does. Literal entries are names, whatever they hold.
+ * reference does. Literal entries are names, whatever they hold. A deny spelled with a
+ * ".." after a link denies where the kernel takes it too (kernel_spelling): what the
+ * text names is denied, as the reference has it, and so is the file a reader of that
+ * spelling opens.
  */
 static void
 expand_list(struct pb *b, const struct path_list *l, const char *what, int deny,
@@ -139,7 +204,14 @@ expand_list(struct pb *b, const struct path_list *l, const char *what, int deny,
 			continue;
 		}
 		if (e->literal || !glob_has_magic(spelled)) {
+			char *k = deny ? kernel_spelling(b, spelled) : NULL;
+
 			strlist_push_owned(out, abs);
+			if (k != NULL) {
+				log_debug("%s[%zu]: \"%s\": denied where the kernel takes it too, "
+				    "%s", what, i, e->path, k);
+				strlist_push_owned(out, k);
+			}
 			free(spelled);
 			continue;
 		}

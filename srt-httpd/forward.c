@@ -942,17 +942,24 @@ forward_upstream_failed(struct conn *c, const char *why)
 }
 
 /* Is this response field one of stripResponseHeaders? Content-Length never is: it frames
- * the body the client reads. */
+ * the body the client reads. A name too long for the buffer is folded on the heap: the
+ * lists take names of any length, and one of them must not pass for being long. */
 static bool
 forward_stripped(const struct conn *c, struct http_str name)
 {
-	char folded[256];
+	char buf[256], *folded = buf;
+	bool hit;
 
-	if (c->pp == NULL || c->pp->strip_headers.n == 0 || name.n >= sizeof(folded) ||
+	if (c->pp == NULL || c->pp->strip_headers.n == 0 ||
 	    http_str_eq(name, "content-length"))
 		return false;
+	if (name.n >= sizeof(buf))
+		folded = xmalloc(name.n + 1);
 	proxy_fold_name(name.p, name.n, folded);
-	return strlist_contains(&c->pp->strip_headers, folded) != 0;
+	hit = strlist_contains(&c->pp->strip_headers, folded) != 0;
+	if (folded != buf)
+		free(folded);
+	return hit;
 }
 
 /* Parse the response head in c->uin and queue the client's version of it. */

@@ -125,22 +125,16 @@ cred_env(struct launch *l, const struct settings_cred_mask *m)
 	return rc;
 }
 
+/* The masked copy of one file (real: resolved, a regular file). */
 static int
-cred_file(struct launch *l, const struct settings_cred_mask *m)
+cred_file_at(struct launch *l, const struct settings_cred_mask *m, const char *real)
 {
-	char *abs = path_expand(m->id, l->home, l->cwd), *real = NULL, *data = NULL, *key;
+	char *data = NULL, *key;
 	struct buf fake = { 0 };
 	size_t len = 0;
-	struct stat st;
 	bool masked, unset;
 	int rc = 0, fd;
 
-	if (abs == NULL || (real = path_resolve(abs)) == NULL || stat(real, &st) == -1 ||
-	    !S_ISREG(st.st_mode)) {
-		log_debug("credentials.files entry \"%s\": no such file: nothing to mask",
-		    m->id);
-		goto out;
-	}
 	if (read_file(real, CRED_FILE_MAX, &data, &len) == -1) {
 		log_warn("credentials.files entry \"%s\": %s", m->id, real);
 		rc = -1;
@@ -177,8 +171,57 @@ cred_file(struct launch *l, const struct settings_cred_mask *m)
 		explicit_bzero(data, len);
 	free(data);
 	buf_free(&fake);
-	free(real);
-	free(abs);
+	return rc;
+}
+
+/* path resolved when it is a regular file; else NULL. */
+static char *
+cred_regular(const char *path)
+{
+	struct stat st;
+	char *real;
+
+	if (path == NULL || (real = path_resolve(path)) == NULL)
+		return NULL;
+	if (stat(real, &st) == -1 || !S_ISREG(st.st_mode)) {
+		free(real);
+		return NULL;
+	}
+	return real;
+}
+
+/*
+ * A file entry: the file a reader of its spelling opens (the kernel follows a link
+ * before a ".." after it), and the one its text names with the ".." folded away when that
+ * is another file, as the plan denies both (plan_linux.c, kernel_spelling).
+ */
+static int
+cred_file(struct launch *l, const struct settings_cred_mask *m)
+{
+	char *raw, *folded, *real[2];
+	int rc = 0;
+
+	if (*m->id == '/' || *m->id == '~')
+		raw = path_absolute(m->id, l->home, l->cwd);
+	else
+		raw = l->cwd != NULL ? path_join(l->cwd, m->id) : NULL;
+	folded = path_expand(m->id, l->home, l->cwd);
+	real[0] = cred_regular(raw);
+	real[1] = cred_regular(folded);
+	free(raw);
+	free(folded);
+	if (real[0] != NULL && real[1] != NULL && strcmp(real[0], real[1]) == 0) {
+		free(real[1]);
+		real[1] = NULL;
+	}
+	if (real[0] == NULL && real[1] == NULL)
+		log_debug("credentials.files entry \"%s\": no such file: nothing to mask",
+		    m->id);
+	for (int k = 0; k < 2 && rc == 0; k++)
+		if (real[k] != NULL)
+			rc = cred_file_at(l, m, real[k]);
+	free(real[0]);
+	free(real[1]);
 	return rc;
 }
 

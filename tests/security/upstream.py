@@ -6,7 +6,9 @@ usage: upstream.py tcp|http|udp ADDR PORT NAME LOG READY
   http  answers every request with 200 and body "UPSTREAM-NAME", logs raw bytes and,
         for each request it parsed (Content-Length or chunked body), its head as
         "request b'...'"; to a path /resp-conn/NAME it answers with "Connection: NAME"
-        (and a chunked body when NAME is transfer-encoding)
+        (and a chunked body when NAME is transfer-encoding); to /resp-strip with fields
+        for stripResponseHeaders (STRIP-* values to be removed, KEEP-* to be kept), in an
+        interim 103, the head and a chunked body's trailer
   udp   answers every datagram with "BANNER-NAME", logs it
 Every connection and every byte received is logged to LOG (one line each, repr form),
 so a test can show that nothing reached it. READY is written once the socket is bound.
@@ -76,6 +78,21 @@ def reply(head):
     """The answer to a request head."""
     body = b'UPSTREAM-' + name.encode()
     target = head.split(b' ', 2)[1] if head.count(b' ') >= 2 else b''
+    if target == b'/resp-strip':
+        # For stripResponseHeaders: every field named STRIP-* in some spelling (case,
+        # '_' or '.' for '-', twice), in an interim 103 and in the chunked trailer too;
+        # KEEP-* must get through.
+        return (b'HTTP/1.1 103 Early Hints\r\nSet-Cookie: STRIP-early\r\n'
+                b'X-Cli-Secret: STRIP-early2\r\n\r\n'
+                b'HTTP/1.1 200 OK\r\nSet-Cookie: a=STRIP-1\r\nSET-COOKIE: b=STRIP-2\r\n'
+                b'set-cookie: c=STRIP-3\r\nX-Cli-Secret: STRIP-4\r\nx_cli.SECRET: STRIP-5\r\n'
+                b'X-Both: STRIP-6\r\nx-both: STRIP-7\r\nX-Policy_Only: STRIP-8\r\n'
+                b'X-Other: KEEP-1\r\nX-Cli-Secrets: KEEP-2\r\n'
+                b'X-' + b'L' * 300 + b': LONG-11\r\n'
+                b'Trailer: Set-Cookie, X-Cli-Secret\r\n'
+                b'Transfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n'
+                b'Set-Cookie: t=STRIP-9\r\nX-Cli-Secret: STRIP-10\r\n\r\n'
+                % (len(body), body))
     if target.startswith(b'/resp-conn/'):
         conn = target[len(b'/resp-conn/'):]
         if conn.lower() == b'transfer-encoding':
