@@ -71,6 +71,8 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/tests/%)
+PRELOAD_SRC := $(wildcard tests/preload/*.c)
+PRELOAD_SO := $(PRELOAD_SRC:tests/preload/%.c=$(BUILD)/tests/%.so)
 # The Windows build is part of check wherever the cross compiler is (scripts/deps
 # installs it; CI has it).
 CHECK_WIN  := $(if $(shell command -v x86_64-w64-mingw32-gcc 2>/dev/null),win)
@@ -213,6 +215,12 @@ $(BUILD)/tests/%: tests/helpers/%.c $(LIBSRT)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBSRT) $(LDLIBS)
 
+# Libraries the bats suites preload into our programs (tests/preload/). Without the
+# sanitizers: theirs want their runtime first among the libraries loaded.
+$(BUILD)/tests/%.so: tests/preload/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -std=c11 -D_GNU_SOURCE $(WARN) -shared -fPIC -o $@ $< -ldl
+
 # The macOS launch path, run here with stub programs for sandbox-exec and log.
 $(BUILD)/tests/macos-launch: tests/helpers/macos-launch.c $(MACOS_LAUNCH_OBJ) $(LIBSRT)
 	@mkdir -p $(dir $@)
@@ -279,7 +287,7 @@ check:
 	@scripts/deps
 	@$(MAKE) --no-print-directory check-run
 
-check-run: all $(UNIT_BIN) $(HELPER_BIN) macos-compile $(BUILD)/tests/srt-win-fake $(CHECK_WIN)
+check-run: all $(UNIT_BIN) $(HELPER_BIN) $(PRELOAD_SO) macos-compile $(BUILD)/tests/srt-win-fake $(CHECK_WIN)
 	SRT_BUILD=$(abspath $(BUILD)) tests/run $(UNIT_BIN) $(sort $(wildcard tests/*.bats)) \
 	    $(sort $(wildcard tests/security/*.bats))
 

@@ -19,6 +19,7 @@
  * descriptors name (as the owner of the user namespace it holds every capability there)
  * and execs bwrap, whose own user namespace then nests inside ours.
  */
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -217,16 +218,35 @@ netns_listen_one(int family, int port, char *why, size_t whylen)
 	return -1;
 }
 
-/* The child: set the namespace up, report, exit. */
+/* What the child is given: the launcher's pid and its end of the socket pair. */
+struct netns_arg {
+	pid_t launcher;
+	int sock;
+};
+
+/*
+ * The child: set the namespace up, report, exit.
+ *
+ * It dies with the launcher, before anything else. As root it shares the launcher's
+ * memory, thread control block included, and a launcher killed meanwhile has the kernel
+ * clear the thread id there (its clear_child_tid, set for every thread by the C
+ * library). A lock that records its owner by that id is then never released again:
+ * libnl's port map lock, taken and released around every netlink socket, is one, and a
+ * child left on its own hung there for good, reparented, with our descriptors.
+ */
 static int
 netns_child(void *arg)
 {
+	const struct netns_arg *a = arg;
 	struct netns_msg m;
-	int sock = *(int *)arg;
+	int sock = a->sock;
 	int fds[LS_MAX + 2];
 	size_t nfds = 0;
 	int i, fd;
 
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != a->launcher)
+		(void)syscall(SYS_exit_group, 1);
 	memset(&m, 0, sizeof(m));
 	if (netns_unshare(m.why, sizeof(m.why), &m.userns_err) == -1)
 		goto report;
@@ -284,6 +304,7 @@ int
 netns_create(struct launch *l)
 {
 	struct netns_msg m;
+	struct netns_arg a;
 	int sp[2], fds[LS_MAX + 2], status, i, rc = -1;
 	size_t got = 0, nfds = 0, k = 0;
 	pid_t pid;
@@ -292,12 +313,14 @@ netns_create(struct launch *l)
 		log_warn("socketpair");
 		return -1;
 	}
+	a.launcher = getpid();
+	a.sock = sp[1];
 	if (geteuid() == 0) {
 		/* We resume once the child has exited (CLONE_VFORK). */
 		pid = clone(netns_child, netns_stack + NETNS_STACK,
-		    CLONE_VM | CLONE_VFORK | SIGCHLD, &sp[1]);
+		    CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
 	} else if ((pid = fork()) == 0) {
-		(void)netns_child(&sp[1]);
+		(void)netns_child(&a);
 	}
 	if (pid == -1) {
 		log_warn("network namespace: cannot start the child");

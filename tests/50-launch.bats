@@ -463,6 +463,35 @@ JSON
 	[ -z "$(ls -A "$T/tmp")" ]
 }
 
+# Succeeds when process $1 has ended (gone, or a zombie not yet reaped).
+dead() {
+	local st
+	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 0
+	[ "${st%% *}" = Z ]
+}
+
+@test "the child making the network namespace dies with srt, wherever it is held" {
+	# As root that child shares srt's memory; a launcher killed meanwhile has the
+	# kernel clear its thread id there, and the child once hung for good on a lock that
+	# records its owner by it (libnl's port map lock), reparented, holding srt's
+	# stdout. A preloaded unshare() holds the child at its first step while srt is
+	# killed: it must go with srt rather than carry on alone.
+	so=$SRT_TESTBIN/hold-unshare.so
+	token="srt-netns-child-$$-$RANDOM"
+	SRT_TEST_HOLD_UNSHARE="$T/held" LD_PRELOAD=$so \
+	    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
+	    srt -s "$T/s.json" -c "sleep 30; : $token" 2>/dev/null &
+	launcher=$!
+	for i in $(seq 100); do [ -s "$T/held" ] && break; sleep 0.05; done
+	read -r child < "$T/held"
+	[ "$child" != "$launcher" ]
+	[ "$(awk '/^PPid:/ { print $2 }' "/proc/$child/status")" = "$launcher" ]
+	kill -KILL "$launcher"
+	wait "$launcher" || true
+	for i in $(seq 40); do dead "$child" && break; sleep 0.05; done
+	dead "$child" || { kill -KILL "$child"; false; }
+}
+
 @test "after a normal run no proxy or temp dir remains, and a missing denied path was never made" {
 	write_settings "$T/n.json" '["127.0.0.1:9"]'
 	cat > "$T/p.json" <<JSON
