@@ -502,7 +502,7 @@ PY
 	sleep 0.5
 	kill -0 "$HPID"
 	for _ in $(seq 60); do kill -0 "$HPID" 2>/dev/null || break; sleep 0.1; done
-	! kill -0 "$HPID" 2>/dev/null
+	! kill -0 "$HPID" 2>/dev/null || return 1
 	HPID=
 }
 

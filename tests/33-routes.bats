@@ -119,7 +119,7 @@ EOF
 	[[ "$output" == *"X-Proxy-Error: parent-proxy-failed"* ]]
 	[[ "$output" == *"parent proxy http://127.0.0.1:3128: refused CONNECT a.test:8080: HTTP/1.1 407 Proxy Authentication Required"* ]]
 	# The credentials never reach a log or a message.
-	! grep -q 'p:ss\|nope' "$T/decisions.log" "$T/httpd.err"
+	! grep -q 'p:ss\|nope' "$T/decisions.log" "$T/httpd.err" || return 1
 	[ "$(grep -c '/tunnel' "$T/origin.log")" -eq 1 ]
 }
 
@@ -360,7 +360,7 @@ EOF
 	done
 	[[ "$output" == *"b.test 403 direct"* ]]
 	[[ "$output" == *"HTTP/1.1 502 Bad Gateway"*"parent proxy http://127.0.0.1:8889: refused CONNECT a.test:8080: HTTP/1.0 407"* ]]
-	! grep -q '/direct' "$T/origin.log"
+	! grep -q '/direct' "$T/origin.log" || return 1
 	grep -q 'CONNECT.*a.test:8080' "$T"/tinyproxy-8888.log
 }
 
@@ -454,7 +454,7 @@ EOF
 	grep -q 'GET http://a.test:8081/git/repo.git/info/refs' "$T/tinyproxy-8888.log"
 	grep -q 'CONNECT a.test:8081' "$T/tinyproxy-8888.log"
 	# Every request the clients made was allowed and left through the parent.
-	! grep -v '"route":"parent http://127.0.0.1:8888"' "$T/decisions.log"
+	! grep -v '"route":"parent http://127.0.0.1:8888"' "$T/decisions.log" || return 1
 	[ "$(grep -c '"verdict":"allow"' "$T/decisions.log")" -ge 4 ]
 }
 
@@ -532,7 +532,7 @@ EOF
 	[ "$(grep -c '^M ' "$T/parent.log")" -eq 3 ]
 	# Not on the allowlist (inspect.test is not a subdomain of itself): refused first.
 	[[ "$output" == *"Connection blocked by network allowlist"*" 403"* ]]
-	! grep -q 'denied' "$T/parent.log"
+	! grep -q 'denied' "$T/parent.log" || return 1
 	# The socket is not there: 502 naming it, and no other way out.
 	[[ "$output" == *"HTTP/1.1 502 Bad Gateway"*"inspection proxy unix:$T/nothing.sock: connect failed: No such file or directory"* ]]
 	[ "$(wc -l <"$T/origin.log")" -eq 4 ]

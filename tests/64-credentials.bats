@@ -58,7 +58,7 @@ CURL="curl -sS -m 10 --noproxy ''"
 	grep -qx "Authorization: token $SECRET" "$T/up1.log"
 	grep -q "^t=$SECRET\$" "$T/up1.log"
 	# Not an inject host: the sentinel stays a sentinel, in the header and the body.
-	! grep -q "$SECRET" "$T/up2.log"
+	! grep -q "$SECRET" "$T/up2.log" || return 1
 	grep -q "Authorization: token fake_value_" "$T/up2.log"
 	grep -q "^t=fake_value_" "$T/up2.log"
 }
@@ -227,7 +227,7 @@ PY
 		grep -qx "X-Token: $SECRET" "$T/$f"
 		grep -qx "t=$SECRET" "$T/$f"
 		grep -qx "u=$SECRET" "$T/$f"
-		! grep -q fake_value_ "$T/$f"
+		! grep -q fake_value_ "$T/$f" || return 1
 	done
 }
 

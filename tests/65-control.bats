@@ -335,11 +335,11 @@ JSON
 		    srt -s "$T/s.json" --decider-fd 3 -c "curl -s -i --noproxy '' http://127.0.0.1:$UP/s" \
 		    >"$T/out-$v" 2>"$T/err-$v" || true
 		cat "$T/out-$v" "$T/err-$v"
-		! grep -q 'allowPlaintextHeaderSet' "$T/err-$v"
+		! grep -q 'allowPlaintextHeaderSet' "$T/err-$v" || return 1
 	done
 	grep -q '^HTTP/1.1 403 ' "$T/out-false"
 	grep -q 'X-Proxy-Error: plaintext-header-set' "$T/out-false"
-	! grep -q 'x-added' "$T/out-false"
+	! grep -q 'x-added' "$T/out-false" || return 1
 	grep -q '^HTTP/1.1 200 ' "$T/out-true"
 	grep -q '^x-added: yes' "$T/out-true"
 }
@@ -401,7 +401,7 @@ PY
 	echo "$output"
 	[[ "$output" == "HTTP/1.1 503 "* ]]
 	[[ "$output" == *"the request body did not come within the verdict timeout"* ]]
-	! grep -q '"t":"body","id":3' "$T/frames"
+	! grep -q '"t":"body","id":3' "$T/frames" || return 1
 	# The link is still good.
 	run curl -s -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$PP" "http://localhost:$UP/"
 	[ "$output" = "200" ]
@@ -492,7 +492,7 @@ JSON
 	# Asked once for 127.0.0.1 (remembered), once for localhost, never for the deny list.
 	[ "$(grep -c '"t":"req".*"host":"127.0.0.1"' "$T/frames")" -eq 1 ]
 	[ "$(grep -c '"t":"req".*"host":"localhost"' "$T/frames")" -eq 1 ]
-	! grep -q '"host":"127.0.0.5"' "$T/frames"
+	! grep -q '"host":"127.0.0.5"' "$T/frames" || return 1
 	grep -q 'deny network-outbound localhost:'"$UP"' (the user said no)' "$T/derr"
 }
 
@@ -513,7 +513,7 @@ JSON
 	    >"$T/out2" 2>"$T/derr2" && st=0 || st=$?
 	cat "$T/out2" "$T/derr2"
 	[ "$st" -eq 125 ]
-	! grep -q 'the command ran' "$T/out2"
+	! grep -q 'the command ran' "$T/out2" || return 1
 	grep -q 'refusing to run the command without the decider it asks for' "$T/derr2"
 }
 

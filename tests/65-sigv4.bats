@@ -65,7 +65,7 @@ C="python3 $CLIENT"
 	[ "$status" -eq 0 ]
 	[ "$(grep -c '^200 ok$' <<<"$output")" -eq 5 ]
 	[ "$(grep -c '^OK$' "$T/up1.log")" -eq 5 ]
-	! grep -q '^BAD' "$T/up1.log"
+	! grep -q '^BAD' "$T/up1.log" || return 1
 	# The body was substituted before it was hashed: the real key id went, and signed.
 	grep -qx "key=$AKID" "$T/up1.log"
 	grep -q "^X-Amz-Security-Token: $TOKEN\$" "$T/up1.log"
@@ -79,7 +79,7 @@ C="python3 $CLIENT"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"403 <Error>"*"unknown access key id fake_value_"* ]]
 	grep -q '^BAD unknown access key id fake_value_' "$T/up2.log"
-	! grep -q "$AKID" "$T/up2.log"
+	! grep -q "$AKID" "$T/up2.log" || return 1
 	! grep -q "$TOKEN" "$T/up2.log"
 }
 
@@ -97,7 +97,7 @@ C="python3 $CLIENT"
 	grep -q "^deny http-request PUT http://127.0.0.1:$P1/b/s (AWS SigV4 streaming request uses a masked credential" <<<"$output"
 	# The presigned URL's query (its signature) is cut from the line.
 	grep -q "^deny http-request GET http://127.0.0.1:$P1/b/p?… (AWS SigV4 presigned request" <<<"$output"
-	! grep -q "deny http-request.*X-Amz-Signature" <<<"$output"
+	! grep -q "deny http-request.*X-Amz-Signature" <<<"$output" || return 1
 	grep -q "^deny http-request GET http://127.0.0.1:$P1/b/a (AWS SigV4 sigv4a request" <<<"$output"
 }
 
@@ -191,7 +191,7 @@ JSON
 	grep -qx "Authorization: token $GH" "$T/up1.log"
 	grep -qx "t=$GH" "$T/up1.log"
 	# Not an inject host; and plain HTTP without allowPlaintextInject: sentinels.
-	! grep -q "$GH" "$T/up2.log" "$T/up3.log"
+	! grep -q "$GH" "$T/up2.log" "$T/up3.log" || return 1
 	grep -q "^t=fake_value_" "$T/up2.log"
 	grep -q "^t=fake_value_" "$T/up3.log"
 	# SigV4 over TLS: re-signed, verified; over plain HTTP: not.
@@ -199,6 +199,6 @@ JSON
 	[ "$(grep -c '^OK$' "$T/up1.log")" -eq 2 ]
 	grep -qx "key=$AKID" "$T/up1.log"
 	grep -q '^BAD unknown access key id fake_value_' "$T/up3.log"
-	! grep -q "$AKID" "$T/up3.log"
+	! grep -q "$AKID" "$T/up3.log" || return 1
 	grep -q "^deny http-request PUT https://127.0.0.1:$P1/b/s (AWS SigV4 streaming request" <<<"$output"
 }

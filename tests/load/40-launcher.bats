@@ -115,8 +115,8 @@ SH
 	# The command saw connection errors (refused, reset or empty reply), not timeouts of
 	# a listener nobody serves.
 	[ "$(grep -c '^after ' "$T/cmd.out")" -ge 5 ]
-	! grep -qE '^after 200 ' "$T/cmd.out"
-	! grep -E '^after ' "$T/cmd.out" | grep -qvE '^after 000 (7|52|56)$'
+	! grep -qE '^after 200 ' "$T/cmd.out" || return 1
+	! grep -E '^after ' "$T/cmd.out" | grep -qvE '^after 000 (7|52|56)$' || return 1
 	# srt reported it.
 	grep -qE 'srt-httpd' "$T/srt.err"
 	echo "# after the kill the command saw: $(grep '^after ' "$T/cmd.out" | cut -d' ' -f2- | sort | uniq -c | tr -s ' \n' ' ')" >&3
