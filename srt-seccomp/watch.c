@@ -389,7 +389,7 @@ watch_verify(struct watch *w)
 		}
 		if (watch_mnt(e->name, 0, &id) == -1 || id != e->mnt ||
 		    watch_mnt(e->mount, AT_SYMLINK_NOFOLLOW, &id) == -1 || id != e->mnt) {
-			log_warnx("%s: its read protection (denyRead) was lost: the host "
+			log_warnx("%s: its read protection was lost: the host "
 			    "replaced, moved or deleted it%s while the command ran; ending the "
 			    "sandbox", e->name, strcmp(e->name, e->mount) != 0 ?
 			    ", or a link on its way," : "");
