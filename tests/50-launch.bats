@@ -451,12 +451,18 @@ JSON
 	for f in s.json u.json; do
 		for d in 0.001 0.002 0.003 0.004 0.005 0.006 0.008 0.010 0.012 0.016 0.020 0.024; do
 			token="srt-early-kill-$$-$f-$d-$RANDOM"
-			srt -s "$T/$f" -c "sleep 30; : $token" 2>/dev/null &
+			srt -s "$T/$f" -c "sleep 30; : $token" >/dev/null 2>&1 &
 			pid=$!
 			sleep "$d"
 			kill -KILL "$pid"
 			wait "$pid" || true
-			gone "$token" || { ps -eo pid,ppid,stat,cmd | grep -- "$token" >&2; false; }
+			# (A leftover, killed here, holds none of our descriptors: it cannot
+			# keep the suite waiting for it.)
+			gone "$token" || {
+				ps -eo pid,ppid,stat,wchan:20,cmd | grep -- "$token" >&2
+				for p in $(pgrep -f -- "$token"); do kill -KILL "$p"; done
+				false
+			}
 		done
 	done
 	for i in $(seq 50); do [ -z "$(ls -A "$T/tmp")" ] && break; sleep 0.1; done
@@ -480,7 +486,7 @@ dead() {
 	token="srt-netns-child-$$-$RANDOM"
 	SRT_TEST_HOLD_UNSHARE="$T/held" LD_PRELOAD=$so \
 	    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
-	    srt -s "$T/s.json" -c "sleep 30; : $token" 2>/dev/null &
+	    srt -s "$T/s.json" -c "sleep 30; : $token" >/dev/null 2>&1 &
 	launcher=$!
 	for i in $(seq 100); do [ -s "$T/held" ] && break; sleep 0.05; done
 	read -r child < "$T/held"
