@@ -379,6 +379,12 @@ keeper_start(struct launch *l)
 		close(kl[1]);
 		return -1;
 	}
+	/* Its own process group from here on, whenever it gets to run: a SIGKILL sent to
+	 * our group once we have gone on (to start bwrap, make the temp directory) must not
+	 * take the keeper along. It does the same itself; whichever comes first, the
+	 * other changes nothing. A child that has not executed anything may be moved by
+	 * its parent, as root or not. */
+	(void)setpgid(pid, pid);
 	l->keeper_pid = pid;
 	l->keeper_lifeline = kl[1];
 	return 0;
