@@ -456,3 +456,49 @@ bwrap_initial_pid(const struct launch *l)
 {
 	return l->sandbox_init > 0 ? l->sandbox_init : 0;
 }
+
+/*
+ * Does the sandbox's first process take signals now, rather than lose them? The kernel
+ * drops a signal whose action is the default for the init of a PID namespace, and that
+ * is what the sandbox's PID 1 is until srt-seccomp, its program, has blocked the signals
+ * it forwards (reaper_block): before, it is bwrap's child setting up, or srt-seccomp
+ * starting. srt-seccomp then arms its lifeline, O_ASYNC last (reaper_arm_lifeline),
+ * before it starts anything, and that flag is what we look for, on its descriptor of the
+ * lifeline in /proc/PID/fdinfo: the mask of /proc/PID/status would not do, as a process
+ * waiting in sigwaitinfo(2) shows the signals it waits for unblocked. fdinfo is ours to
+ * read, as root or as the owner of the sandbox's user namespaces.
+ */
+bool
+bwrap_sandbox_ready(const struct launch *l)
+{
+	pid_t pid = bwrap_initial_pid(l);
+	char path[64], buf[1024], *p;
+	unsigned long flags, ino;
+	size_t len = 0;
+	ssize_t n;
+	int fd;
+
+	if (pid == 0 || l->plan.fd[PLAN_FD_LIFELINE] == -1)
+		return false;
+	(void)snprintf(path, sizeof(path), "/proc/%ld/fdinfo/%d", (long)pid,
+	    l->plan.fd[PLAN_FD_LIFELINE]);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return false;
+	while (len < sizeof(buf) - 1) {
+		if ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	if ((p = strstr(buf, "flags:")) == NULL || sscanf(p + 6, "%lo", &flags) != 1 ||
+	    (flags & O_ASYNC) == 0)
+		return false;
+	/* The same pipe, on kernels that show the inode. */
+	if ((p = strstr(buf, "\nino:")) != NULL && sscanf(p + 5, "%lu", &ino) == 1 &&
+	    ino != l->sandbox_lifeline_ino)
+		return false;
+	return true;
+}

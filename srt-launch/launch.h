@@ -125,7 +125,10 @@ struct launch {
 	unsigned long sandbox_lifeline_ino; /* the pipe's inode: the keeper kills what
 	                                   still holds it once we are gone */
 	pid_t sandbox_init;             /* host pid of the sandbox's pid 1, 0 until known */
-	bool command_ran;               /* bwrap reported an exit code: setup had finished */
+	bool command_ran;               /* bwrap reported an exit code: setup had finished,
+	                                   and the sandbox's PID namespace is gone */
+	int stop_signal;                /* a signal came before the sandbox took signals:
+	                                   it ended the run, which exits 128 + it */
 	bool bwrap_reaped;              /* bwrap's exit was collected: with its PID namespace,
 	                                   nothing of the sandbox is left */
 	int command_exit;
@@ -208,6 +211,7 @@ int bwrap_send_args(struct launch *l);
 void bwrap_abort(struct launch *l);
 void bwrap_status_read(struct launch *l);
 pid_t bwrap_initial_pid(const struct launch *l);
+bool bwrap_sandbox_ready(const struct launch *l);
 
 /* env.c */
 char **env_build(const struct launch *l);

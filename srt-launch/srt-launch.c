@@ -390,23 +390,45 @@ reap(struct launch *l, int *bwrap_status, bool *bwrap_done)
 	}
 }
 
+/*
+ * A signal before the sandbox takes signals ends the run: there is nobody yet to pass
+ * it to, and its PID 1 would drop it. Our end of the sandbox's lifeline closes, so that
+ * srt-seccomp, should it have started, kills what it started or never starts anything
+ * (reaper.c), and bwrap goes at once: a bwrap that died of the signal itself before
+ * reporting its child would leave that child waiting for it forever. What is left of the
+ * sandbox (that child, stuck in its set-up) is the keeper's to kill once we are gone:
+ * bwrap's exit was not the sandbox's end (cleanup). We exit 128 + the signal.
+ */
+static void
+run_stop(struct launch *l, int sig)
+{
+	log_debug("signal %d before the sandbox takes signals: ending the run", sig);
+	l->stop_signal = sig;
+	fd_close(&l->sandbox_lifeline_w);
+	(void)kill(l->bwrap_pid, SIGKILL);
+}
+
 static void
 forward_signal(struct launch *l, int sig)
 {
 	pid_t target;
 
-	/* bwrap may have said where the sandbox is in a line not read yet. */
+	if (l->stop_signal != 0)
+		return;
+	/* bwrap may have said where the sandbox is, or that it ended, in a line not read
+	 * yet. Once it ended there is nobody to signal, and the run's status is the
+	 * command's. */
 	bwrap_status_read(l);
-	target = bwrap_initial_pid(l);
-
+	if (l->command_ran)
+		return;
 	/* A terminal's signals go to the command's whole process group, as ^C does in a
 	 * shell: srt-seccomp, the sandbox's pid 1, does that itself. */
-	log_debug("forwarding signal %d to %ld", sig, (long)(target != 0 ? target :
-	    l->bwrap_pid));
-	/* Before the sandbox runs there is nobody to pass it to: it ends bwrap, and with
-	 * it (--die-with-parent) whatever bwrap had started. */
-	if (target == 0 || kill(target, sig) == -1)
-		(void)kill(l->bwrap_pid, sig);
+	if (bwrap_sandbox_ready(l)) {
+		target = bwrap_initial_pid(l);
+		log_debug("forwarding signal %d to %ld", sig, (long)target);
+		(void)kill(target, sig);
+	} else
+		run_stop(l, sig);
 }
 
 /* Wait for bwrap, forwarding signals, reading the decision log and bwrap's status, and
@@ -440,6 +462,24 @@ sandbox_violations_read(struct launch *l)
 		violations_feed_sandbox(l->viol, buf, (size_t)r);
 	else if (r == 0 || errno != EAGAIN)
 		fd_close(&l->viol_r);
+}
+
+/* Everything the violation pipe holds now, then it is closed: read until EOF, or until
+ * it is empty while a writer is left. */
+static void
+sandbox_violations_drain(struct launch *l)
+{
+	char buf[8192];
+	ssize_t r;
+
+	while (l->viol_r != -1) {
+		if ((r = read(l->viol_r, buf, sizeof(buf))) == -1 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		violations_feed_sandbox(l->viol, buf, (size_t)r);
+	}
+	fd_close(&l->viol_r);
 }
 
 static int
@@ -516,13 +556,16 @@ wait_loop(struct launch *l, int sigfd)
 		}
 	}
 	bwrap_status_read(l);
-	/* srt-seccomp is gone with bwrap: what it wrote last is all there, up to EOF. */
-	while (l->viol_r != -1)
-		sandbox_violations_read(l);
+	/* What srt-seccomp wrote last is there: with an exit code reported, up to EOF
+	 * (nothing of the sandbox is left to write); otherwise a process of it may hold
+	 * the pipe still, for the keeper to kill, and we take what is there. */
+	sandbox_violations_drain(l);
 	/* The command was stopped over a dead control channel: its status is not the
 	 * run's. */
 	if (l->control_failed)
 		return LAUNCH_FAIL;
+	if (l->stop_signal != 0)
+		return EXIT_SIGNALED(l->stop_signal);
 	if (l->command_ran)
 		return l->command_exit;
 	if (WIFSIGNALED(status))
@@ -541,7 +584,7 @@ wait_loop(struct launch *l, int sigfd)
 static void
 cleanup(struct launch *l)
 {
-	bool sandbox_gone = l->bwrap_pid == 0 || l->bwrap_reaped;
+	bool sandbox_gone = l->bwrap_pid == 0 || (l->bwrap_reaped && l->command_ran);
 	int status;
 
 	if (l->tmp_made)
@@ -549,10 +592,12 @@ cleanup(struct launch *l)
 	/*
 	 * The sandbox's lifeline first: once the keeper's lifeline ends, the keeper may
 	 * kill whatever still holds the sandbox's, and that must not be us. No sandbox was
-	 * started, or bwrap's exit was collected (its PID namespace ends with its pid 1,
-	 * every process in it killed and reaped first): then, everything removed above,
-	 * the keeper has nothing to do. Otherwise it looks once we are gone, as it does
-	 * when we are killed.
+	 * started, or bwrap reported the exit code of its child and its exit was
+	 * collected (its PID namespace ended with its pid 1, every process in it killed
+	 * and reaped first): then, everything removed above, the keeper has nothing to do.
+	 * A bwrap that ended without an exit code (killed, or failing in its set-up) may
+	 * leave its child behind, waiting for it in its set-up: the keeper looks once we
+	 * are gone, as it does when we are killed.
 	 */
 	fd_close(&l->sandbox_lifeline_w);
 	fd_close(&l->sandbox_lifeline_r);

@@ -9,7 +9,8 @@
  * The lifeline (--lifeline-fd) is the read end of a pipe whose only writer is the
  * launcher. Armed with O_ASYNC, the kernel sends this process SIGIO when the last
  * writer goes, which sigwaitinfo() takes like the rest: the launcher is gone, however
- * it ended, and the child is killed.
+ * it ended, or closed its end to end the run (srt-launch does on a signal that comes
+ * before the lifeline is armed), and the child is killed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -76,8 +77,10 @@ reaper_lifeline_cut(void)
 
 /*
  * Arms fd as the lifeline (after reaper_block, which blocks SIGIO). Fails when fd is
- * not a pipe's read end, or when the launcher is gone already: nothing should start
- * then. The descriptor is close-on-exec: the command never holds it.
+ * not a pipe's read end, or when the lifeline is closed already: nothing should start
+ * then. The descriptor is close-on-exec: the command never holds it. O_ASYNC comes last,
+ * after the signals are blocked: srt-launch reads it in our fdinfo as the sign that we
+ * take the signals it forwards (bwrap_sandbox_ready).
  */
 int
 reaper_arm_lifeline(int fd)
@@ -98,7 +101,8 @@ reaper_arm_lifeline(int fd)
 	}
 	reaper_lifeline = fd;
 	if (reaper_lifeline_cut()) {
-		log_warnx("the launcher is gone (lifeline closed): not starting");
+		log_warnx("the lifeline is closed (the launcher is gone, or ends the run): "
+		    "not starting");
 		return -1;
 	}
 	return 0;
@@ -116,7 +120,7 @@ reaper_status(int status)
 
 /*
  * One signal taken: SIGCHLD reaps (done: *status is the child's exit code), the
- * lifeline's SIGIO kills the child once the launcher is gone, the rest are forwarded to
+ * lifeline's SIGIO kills the child once the lifeline is closed, the rest are forwarded to
  * `child`, except SIGINT and SIGQUIT sent by the kernel: those come from the terminal,
  * which signals the whole foreground process group, the command included, and
  * forwarding would deliver them twice. When `group` (> 0) is the command's own process
@@ -144,7 +148,7 @@ reaper_signal(pid_t child, pid_t group, int signo, int code, int *status)
 	}
 	if (signo == SIGIO) {
 		if (reaper_lifeline != -1 && reaper_lifeline_cut()) {
-			log_debug("the launcher is gone: killing %ld", (long)child);
+			log_debug("the lifeline is closed: killing %ld", (long)child);
 			if (kill(child, SIGKILL) == -1 && errno != ESRCH)
 				fatal("kill %ld", (long)child);
 		}

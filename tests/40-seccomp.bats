@@ -633,7 +633,7 @@ PY
 	# closed before the start: the command never runs
 	run -0 python3 "$T/lifeline.py" "$SECCOMP" closed
 	[[ "$output" != *started* ]]
-	[[ "$output" == *"the launcher is gone (lifeline closed): not starting"* ]]
+	[[ "$output" == *"the lifeline is closed (the launcher is gone, or ends the run): not starting"* ]]
 	[[ "$output" == *"rc=125"* ]]
 	# not a pipe's read end, or not a number: refused
 	run "$SECCOMP" --lifeline-fd 1 -- echo RAN

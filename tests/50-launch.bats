@@ -498,6 +498,26 @@ dead() {
 	dead "$child" || { kill -KILL "$child"; false; }
 }
 
+@test "SIGTERM or SIGINT before the sandbox is up ends the run: 128+N, nothing left, output closed" {
+	# bwrap, held before it reports its child's pid, would once die of the forwarded
+	# signal: its child then waited for it forever, reparented, holding srt's stdout,
+	# the keeper was told there was nothing to clean, and srt spun on the violation
+	# pipe that child still held (see signal_before_sandbox in helpers.bash).
+	signal_before_sandbox TERM srt -s "$T/s.json"
+	signal_before_sandbox INT srt -s "$T/s.json"
+}
+
+@test "SIGHUP or SIGQUIT before the sandbox is up ends the run: srt-launch, allowAllUnixSockets" {
+	cat > "$T/u.json" <<JSON
+{"network":{"allowedDomains":[],"deniedDomains":[],"allowAllUnixSockets":true},
+ "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}
+JSON
+	signal_before_sandbox HUP srt-launch -s "$T/u.json"
+	signal_before_sandbox QUIT srt-launch -s "$T/s.json"
+	for i in $(seq 50); do [ -z "$(ls -A "$T/tmp")" ] && break; sleep 0.1; done
+	[ -z "$(ls -A "$T/tmp")" ]
+}
+
 @test "after a normal run no proxy or temp dir remains, and a missing denied path was never made" {
 	write_settings "$T/n.json" '["127.0.0.1:9"]'
 	cat > "$T/p.json" <<JSON

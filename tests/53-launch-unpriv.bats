@@ -139,6 +139,16 @@ hello-upstream" ]
 	[[ "$output" != *hello-upstream* ]]
 }
 
+@test "unprivileged: a signal before the sandbox is up ends the run: 128+N, nothing left" {
+	for sig in TERM INT HUP QUIT; do
+		signal_before_sandbox "$sig" setpriv --reuid="$SRT_TUSER" --regid=nogroup \
+		    --clear-groups -- env HOME="$T/home" TMPDIR="$T/tmp" \
+		    PATH="$SRT_BIN:/usr/local/bin:/usr/bin:/bin" srt -s "$T/s.json"
+	done
+	for i in $(seq 50); do [ -z "$(ls -A "$T/tmp")" ] && break; sleep 0.1; done
+	[ -z "$(ls -A "$T/tmp")" ]
+}
+
 @test "unprivileged: only 0, 1 and 2 reach the command; TMPDIR is private and removed" {
 	run bgrun asuser srt -s "$T/s.json" -- ls /proc/self/fd
 	[ "$(echo "$output" | tr '\n' ' ')" = "0 1 2 3 " ]

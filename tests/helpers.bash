@@ -62,3 +62,60 @@ wait_grep() {
 	cat "$2" >&2 2>/dev/null
 	return 1
 }
+
+# signal_before_sandbox SIG CMD...: runs CMD... -c 'sleep 30; : TOKEN' (srt or srt-launch
+# with its options, behind any wrapper that executes it) with bwrap held just before it
+# reports its child's pid (tests/preload/hold-bwrap.c), sends srt SIG in that window,
+# and checks what must follow: srt exits 128+N within 5 s without spinning, a reader of
+# its standard output sees EOF, and no process of the run is left (any leftover is shown,
+# killed by pid, and fails the check). srt is found as the held bwrap's parent.
+signal_before_sandbox() {
+	local sig=$1 num token d held out rc bw launcher reader run i left
+	shift
+	num=$(kill -l "$sig")
+	token="srt-early-signal-$sig-$$-$RANDOM"
+	d=$(mktemp -d "$T/early.XXXXXX")
+	chmod 777 "$d"
+	held=$d/held out=$d/out
+	mkfifo -m 666 "$out"
+	timeout 15 cat "$out" >/dev/null &
+	reader=$!
+	(
+		export SRT_TEST_HOLD_BWRAP=$held LD_PRELOAD=$SRT_TESTBIN/hold-bwrap.so \
+		    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
+		TIMEFORMAT='%3U %3S'
+		rc=0
+		{ time "$@" -c "sleep 30; : $token" >"$out" 2>"$d/err"; } 2>"$d/cpu" || rc=$?
+		echo "$rc" >"$d/rc"
+	) &
+	run=$!
+	for i in $(seq 200); do [ -s "$held" ] && break; sleep 0.05; done
+	read -r bw <"$held" 2>/dev/null || {
+		echo "bwrap was never held" >&2
+		cat "$d/err" >&2
+		for i in $(pgrep -f -- "$token") $reader; do kill -KILL "$i"; done
+		return 1
+	}
+	launcher=$(awk '/^PPid:/ { print $2 }' "/proc/$bw/status")
+	echo "bwrap $bw held, srt $launcher: SIG$sig" >&2
+	[ "$(cat "/proc/$launcher/comm")" = srt ] || [ "$(cat "/proc/$launcher/comm")" = srt-launch ]
+	kill -"$sig" "$launcher"
+	for i in $(seq 50); do kill -0 "$run" 2>/dev/null || break; sleep 0.1; done
+	for i in $(seq 50); do kill -0 "$reader" 2>/dev/null || break; sleep 0.1; done
+	for i in $(seq 50); do pgrep -f -- "$token" >/dev/null || break; sleep 0.1; done
+	left=$(pgrep -f -- "$token" | tr '\n' ' ')
+	if [ -n "$left" ] || kill -0 "$run" 2>/dev/null || kill -0 "$reader" 2>/dev/null; then
+		echo "left behind after SIG$sig (srt $launcher, reader $reader):" >&2
+		ps -o pid,ppid,stat,pcpu,wchan:20,cmd -p "${left// /,}$launcher,$reader" >&2
+		for i in $left $launcher $reader; do kill -KILL "$i" 2>/dev/null; done
+		wait "$run" "$reader" 2>/dev/null
+		return 1
+	fi
+	wait "$reader" || { echo "the reader of srt's output did not see EOF" >&2; return 1; }
+	wait "$run" || true
+	rc=$(cat "$d/rc")
+	echo "srt exited $rc, CPU (user, system): $(cat "$d/cpu")" >&2
+	cat "$d/err" >&2
+	[ "$rc" -eq $((128 + num)) ]
+	awk '{ exit !($1 + $2 < 1) }' "$d/cpu"
+}
