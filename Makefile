@@ -259,7 +259,22 @@ WIN_LDLIBS  := -municode -static -ladvapi32 -lnetapi32 -lfwpuclnt -lshell32 -lol
 SWN_SRC     := $(filter-out srt-win/winapi_win32%.c,$(wildcard srt-win/*.c))
 SWN_OBJ     := $(SWN_SRC:%.c=$(BUILD)/obj/%.o)
 
-win: build/win/srt-win.exe build/win/tests/winprobe.exe
+# The parts of libsrt that build for Windows (lib/sys.h, the WSAPoll event loop), and
+# unit tests of them as Windows programs, which tests/63-proxies-wine.bats runs under Wine.
+WINLIB_CFLAGS := $(filter-out -municode -DUNICODE -D_UNICODE,$(WIN_CFLAGS)) -D_GNU_SOURCE -Ilib
+WINLIB_SRC  := lib/evloop.c lib/evloop_wsapoll.c lib/sys_win.c lib/util.c lib/log.c
+WINLIB_OBJ  := $(WINLIB_SRC:%.c=build/win/obj/%.o)
+WIN_UNIT    := build/win/tests/unit/test_evloop.exe
+
+win: build/win/srt-win.exe build/win/tests/winprobe.exe $(WIN_UNIT)
+
+build/win/obj/lib/%.o: lib/%.c $(VERSION_STAMP)
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WINLIB_CFLAGS) -c -o $@ $<
+
+build/win/tests/unit/%.exe: tests/unit/%.c $(WINLIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WINLIB_CFLAGS) -Itests/unit -o $@ $< $(WINLIB_OBJ) -static -lws2_32
 
 build/win/obj/%.o: %.c $(VERSION_STAMP)
 	@mkdir -p $(dir $@)
@@ -413,4 +428,4 @@ FORCE:
 .PHONY: all check check-run check-load fuzz fuzz-smoke bench install uninstall clean \
 	lint-man version macos-compile win install-win uninstall-win deb FORCE
 -include $(LIB_OBJ:.o=.d) $(wildcard $(BUILD)/obj/srt-*/*.d) $(wildcard $(BUILD)/obj-gen/srt-*/*.d) \
-    $(wildcard build/win/obj/srt-win/*.d)
+    $(wildcard build/win/obj/srt-win/*.d) $(wildcard build/win/obj/lib/*.d)

@@ -1,0 +1,85 @@
+/*
+ * The few socket calls whose spelling differs between POSIX and Windows, behind one
+ * header: inline on POSIX (the very calls the code made before, at no cost), in
+ * lib/sys_win.c on Windows, where a socket is a SOCKET (a kernel handle, which Windows
+ * keeps below 2^32 and a multiple of 4, so it travels as an int here) and errors come
+ * from WSAGetLastError(), mapped to errno values by sys_win.c.
+ */
+#ifndef SRT_SYS_H
+#define SRT_SYS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#ifdef _WIN32
+
+#include <fcntl.h>
+
+#ifndef O_CLOEXEC
+#define O_CLOEXEC _O_NOINHERIT
+#endif
+#ifndef O_NOCTTY
+#define O_NOCTTY 0
+#endif
+
+/* WSAStartup, once; -1 with errno on failure. */
+int sys_init(void);
+/* A connected pair of stream sockets (Windows has no socketpair(2): two loopback TCP
+ * sockets, the accepted end checked to be the connecting one); -1 with errno. */
+int sys_socketpair(int sv[2]);
+int sys_set_nonblock(int fd);
+int sys_sockclose(int fd);
+/* recv/send with errno set from the socket error; a would-block result tells the event
+ * loop (evloop_blocked) so that its edge-triggered emulation polls fd again. */
+ssize_t sys_recv(int fd, void *buf, size_t len);
+ssize_t sys_send(int fd, const void *buf, size_t len);
+/* errno for a WSAGetLastError() value. */
+int sys_errno_from_wsa(int wsaerr);
+
+#else
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static inline int
+sys_init(void)
+{
+	return 0;
+}
+
+static inline int
+sys_socketpair(int sv[2])
+{
+	return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv);
+}
+
+static inline int
+sys_set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	return fl == -1 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+static inline int
+sys_sockclose(int fd)
+{
+	return close(fd);
+}
+
+static inline ssize_t
+sys_recv(int fd, void *buf, size_t len)
+{
+	return read(fd, buf, len);
+}
+
+static inline ssize_t
+sys_send(int fd, const void *buf, size_t len)
+{
+	return write(fd, buf, len);
+}
+
+#endif
+
+#endif
