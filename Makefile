@@ -259,12 +259,14 @@ WIN_LDLIBS  := -municode -static -ladvapi32 -lnetapi32 -lfwpuclnt -lshell32 -lol
 SWN_SRC     := $(filter-out srt-win/winapi_win32%.c,$(wildcard srt-win/*.c))
 SWN_OBJ     := $(SWN_SRC:%.c=$(BUILD)/obj/%.o)
 
-# The parts of libsrt that build for Windows (lib/sys.h, the WSAPoll event loop), and
+# The parts of libsrt that build for Windows (lib/sys.h, the WSAPoll event loop, the
+# getaddrinfo resolver), and
 # unit tests of them as Windows programs, which tests/63-proxies-wine.bats runs under Wine.
 WINLIB_CFLAGS := $(filter-out -municode -DUNICODE -D_UNICODE,$(WIN_CFLAGS)) -D_GNU_SOURCE -Ilib
-WINLIB_SRC  := lib/evloop.c lib/evloop_wsapoll.c lib/sys_win.c lib/util.c lib/log.c
+WINLIB_SRC  := lib/evloop.c lib/evloop_wsapoll.c lib/sys_win.c lib/util.c lib/log.c lib/addr.c \
+               lib/resolver_win.c
 WINLIB_OBJ  := $(WINLIB_SRC:%.c=build/win/obj/%.o)
-WIN_UNIT    := build/win/tests/unit/test_evloop.exe
+WIN_UNIT    := build/win/tests/unit/test_evloop.exe build/win/tests/unit/test_resolver.exe
 
 win: build/win/srt-win.exe build/win/tests/winprobe.exe $(WIN_UNIT)
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env bats
-# The proxies' Windows build under Wine: the event loop's unit test (WSAPoll backend)
-# as a Windows program. One Wine prefix for the file, in its temp dir; its server is
+# The proxies' Windows build under Wine: the unit tests of the event loop (WSAPoll
+# backend) and of the resolver (getaddrinfo on the thread pool) as Windows programs. Wine
+# runs in a network namespace of its own (unshare -n, loopback only) where the host
+# allows one, so that nothing a test looks up or dials can leave the machine. One Wine prefix for the file, in its temp dir; its server is
 # stopped at the end, so nothing is left running.
 bats_require_minimum_version 1.5.0
 load helpers
@@ -43,7 +45,11 @@ win_unit() {
 	local exe="$WINBUILD/tests/unit/$1.exe"
 	[ -f "$exe" ] || { echo "$exe is not built (make win)"; return 1; }
 	local tap last
-	run --separate-stderr "$WINE" "$exe"
+	if unshare -n true 2>/dev/null; then
+		run --separate-stderr unshare -n sh -c 'ip link set lo up && exec "$@"' sh "$WINE" "$exe"
+	else
+		run --separate-stderr "$WINE" "$exe"
+	fi
 	tap=${output//$'\r'/}          # the C runtime's text mode ends lines with CR LF
 	echo "$tap"
 	[ "$status" -eq 0 ]
@@ -55,4 +61,8 @@ win_unit() {
 
 @test "wine: the event loop's unit test on WSAPoll (edge emulation, timers, control events)" {
 	win_unit test_evloop
+}
+
+@test "wine: the resolver's unit test on getaddrinfo (answers from the loop, cancel, free)" {
+	win_unit test_resolver
 }
