@@ -249,6 +249,7 @@ macos-compile:
 # (srt-win/winapi_fake.c): the program as build/tests/srt-win-fake for the bats suite, and
 # the logic linked into the unit test.
 WIN_CC      ?= x86_64-w64-mingw32-gcc
+WIN_AR      ?= x86_64-w64-mingw32-ar
 WIN_SRC     := $(filter-out srt-win/winapi_fake.c,$(wildcard srt-win/*.c))
 WIN_OBJ     := $(WIN_SRC:%.c=build/win/obj/%.o)
 WIN_CFLAGS  := -std=c11 -O2 $(WARN) -DSRT_VERSION='"$(VERSION)"' \
@@ -264,9 +265,14 @@ SWN_OBJ     := $(SWN_SRC:%.c=$(BUILD)/obj/%.o)
 # unit tests of them as Windows programs, which tests/63-proxies-wine.bats runs under Wine.
 WINLIB_CFLAGS := $(filter-out -municode -DUNICODE -D_UNICODE,$(WIN_CFLAGS)) -D_GNU_SOURCE -Ilib
 WINLIB_SRC  := lib/evloop.c lib/evloop_wsapoll.c lib/sys_win.c lib/util.c lib/log.c lib/addr.c \
-               lib/resolver_win.c
+               lib/resolver_win.c lib/policy.c lib/settings_core.c lib/settings_schema.c \
+               lib/domain.c lib/upstream.c lib/http_parse.c lib/buf.c lib/utf8.c lib/socks5.c \
+               lib/ssh_refusal.c lib/guard.c lib/guard_local_win.c
 WINLIB_OBJ  := $(WINLIB_SRC:%.c=build/win/obj/%.o)
-WIN_UNIT    := build/win/tests/unit/test_evloop.exe build/win/tests/unit/test_resolver.exe
+WINLIB      := build/win/libsrt.a
+WIN_UNIT    := build/win/tests/unit/test_evloop.exe build/win/tests/unit/test_resolver.exe \
+               build/win/tests/unit/test_socks5.exe build/win/tests/unit/test_upstream.exe \
+               build/win/tests/unit/test_guard_local.exe build/win/tests/policy-decide.exe
 
 win: build/win/srt-win.exe build/win/tests/winprobe.exe $(WIN_UNIT)
 
@@ -274,9 +280,17 @@ build/win/obj/lib/%.o: lib/%.c $(VERSION_STAMP)
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WINLIB_CFLAGS) -c -o $@ $<
 
-build/win/tests/unit/%.exe: tests/unit/%.c $(WINLIB_OBJ)
+$(WINLIB): $(WINLIB_OBJ)
+	rm -f $@
+	$(WIN_AR) rcs $@ $^
+
+build/win/tests/unit/%.exe: tests/unit/%.c $(WINLIB)
 	@mkdir -p $(dir $@)
-	$(WIN_CC) $(WINLIB_CFLAGS) -Itests/unit -o $@ $< $(WINLIB_OBJ) -static -lws2_32
+	$(WIN_CC) $(WINLIB_CFLAGS) -Itests/unit -o $@ $< $(WINLIB) -static -lws2_32 -liphlpapi
+
+build/win/tests/policy-decide.exe: tests/helpers/policy-decide.c $(WINLIB)
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WINLIB_CFLAGS) -o $@ $< $(WINLIB) -static -lws2_32 -liphlpapi
 
 build/win/obj/%.o: %.c $(VERSION_STAMP)
 	@mkdir -p $(dir $@)

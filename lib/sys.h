@@ -13,11 +13,20 @@
 
 #ifdef _WIN32
 
+/* The socket API: Winsock's headers stand for <sys/socket.h>, <netinet/in.h> and
+ * <arpa/inet.h> (inet_pton, inet_ntop, htons). */
+#include <winsock2.h>
+#include <ws2tcpip.h>
+
 #include <fcntl.h>
 
 #ifndef O_CLOEXEC
 #define O_CLOEXEC _O_NOINHERIT
 #endif
+
+/* glibc's, which the C runtime lacks (sys_win.c). */
+void *memrchr(const void *s, int c, size_t n);
+void explicit_bzero(void *p, size_t n);
 #ifndef O_NOCTTY
 #define O_NOCTTY 0
 #endif
@@ -38,9 +47,15 @@ int sys_errno_from_wsa(int wsaerr);
 
 #else
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#ifndef O_BINARY
+#define O_BINARY 0      /* Windows' C runtime: no text-mode translation */
+#endif
 
 static inline int
 sys_init(void)

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "evloop.h"
@@ -45,6 +46,23 @@ sys_errno_from_wsa(int e)
 	case WSAEHOSTDOWN: return EHOSTUNREACH;
 	default: return EIO;
 	}
+}
+
+void *
+memrchr(const void *s, int c, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s + n;
+
+	while (n-- > 0)
+		if (*--p == (unsigned char)c)
+			return (void *)(uintptr_t)p;
+	return NULL;
+}
+
+void
+explicit_bzero(void *p, size_t n)
+{
+	SecureZeroMemory(p, n);
 }
 
 static int

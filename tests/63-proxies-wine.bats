@@ -1,8 +1,13 @@
 #!/usr/bin/env bats
-# The proxies' Windows build under Wine: the unit tests of the event loop (WSAPoll
-# backend) and of the resolver (getaddrinfo on the thread pool) as Windows programs. Wine
-# runs in a network namespace of its own (unshare -n, loopback only) where the host
-# allows one, so that nothing a test looks up or dials can leave the machine. One Wine prefix for the file, in its temp dir; its server is
+# The proxies' Windows build under Wine: the unit tests of what builds for Windows so
+# far (the event loop on WSAPoll, the resolver on getaddrinfo, the SOCKS5 and upstream
+# parsers, this host's addresses for the guard) as Windows programs, and the compiled
+# policy read without mmap deciding as on Linux.
+#
+# Wine creates sockets in its server (wineserver), not in the program's process, so a
+# network namespace around wine alone isolates nothing while the server runs outside it.
+# Everything here, the server included, runs in one namespace with loopback only (a
+# holder process keeps it; nsenter joins it), where the host allows one. One Wine prefix for the file, in its temp dir; its server is
 # stopped at the end, so nothing is left running.
 bats_require_minimum_version 1.5.0
 load helpers
@@ -17,19 +22,31 @@ wineserver_bin() {
 }
 
 setup_file() {
-	export WINE WINESERVER_BIN WINBUILD
+	export WINE WINESERVER_BIN WINBUILD NS= NSPID=
 	WINE=$(wine_bin) || WINE=
 	WINESERVER_BIN=$(wineserver_bin) || WINESERVER_BIN=
 	WINBUILD="$(cd "$BATS_TEST_DIRNAME/.." && pwd)/build/win"
 	[ -n "$WINE" ] || return 0
 	export WINEPREFIX="$BATS_FILE_TMPDIR/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 	unset DISPLAY WAYLAND_DISPLAY
-	# The first start makes the prefix (several seconds); the tests then reuse it.
-	"$WINE" cmd.exe /c exit 0 >/dev/null 2>&1 || true
+	if unshare -n true 2>/dev/null; then
+		unshare -n sh -c 'ip link set lo up && exec sleep 3600' </dev/null >/dev/null 2>&1 &
+		NSPID=$!
+		NS="nsenter --net=/proc/$NSPID/ns/net"
+		# Joined once lo is up in it.
+		for _ in $(seq 1 50); do
+			$NS ip -o link show lo 2>/dev/null | grep -q UP && break
+			sleep 0.1
+		done
+	fi
+	# The first start makes the prefix and its server, in the namespace (several
+	# seconds); the tests then reuse both.
+	$NS "$WINE" cmd.exe /c exit 0 >/dev/null 2>&1 || true
 }
 
 teardown_file() {
-	[ -n "${WINESERVER_BIN:-}" ] && [ -n "${WINEPREFIX:-}" ] && "$WINESERVER_BIN" -k 2>/dev/null
+	[ -n "${WINESERVER_BIN:-}" ] && [ -n "${WINEPREFIX:-}" ] && $NS "$WINESERVER_BIN" -k 2>/dev/null
+	[ -n "${NSPID:-}" ] && kill "$NSPID" 2>/dev/null
 	return 0
 }
 
@@ -45,11 +62,7 @@ win_unit() {
 	local exe="$WINBUILD/tests/unit/$1.exe"
 	[ -f "$exe" ] || { echo "$exe is not built (make win)"; return 1; }
 	local tap last
-	if unshare -n true 2>/dev/null; then
-		run --separate-stderr unshare -n sh -c 'ip link set lo up && exec "$@"' sh "$WINE" "$exe"
-	else
-		run --separate-stderr "$WINE" "$exe"
-	fi
+	run --separate-stderr $NS "$WINE" "$exe"
 	tap=${output//$'\r'/}          # the C runtime's text mode ends lines with CR LF
 	echo "$tap"
 	[ "$status" -eq 0 ]
@@ -65,4 +78,35 @@ win_unit() {
 
 @test "wine: the resolver's unit test on getaddrinfo (answers from the loop, cancel, free)" {
 	win_unit test_resolver
+}
+
+@test "wine: the SOCKS5 and upstream parsers' unit tests" {
+	win_unit test_socks5
+	win_unit test_upstream
+}
+
+@test "wine: the guard's list of this host's addresses (GetAdaptersAddresses)" {
+	win_unit test_guard_local
+}
+
+@test "wine: policy.bin read without mmap decides as on Linux" {
+	local native="$SRT_BUILD/tests/policy-decide" exe="$WINBUILD/tests/policy-decide.exe"
+	[ -x "$native" ] || native="$(dirname "$WINBUILD")/tests/policy-decide"
+	[ -x "$native" ] && [ -f "$exe" ] || { echo "policy-decide is not built"; return 1; }
+	cat >"$T/s.json" <<'JSON'
+{"network":{"allowedDomains":["allowed.test","*.wild.test","10.1.2.3","[2001:db8::1]"],
+ "deniedDomains":["bad.wild.test","*.evil.test"],
+ "deniedDomainReasons":{"bad.wild.test":"no bad","*.evil.test":"evil"}},
+ "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}
+JSON
+	"$SRT_BUILD/bin/srt-policy" compile -s "$T/s.json" -o "$T/p.bin"
+	set -- allowed.test 443 ALLOWED.test. 80 x.wild.test 80 bad.wild.test 80 \
+	    a.evil.test 22 other.test 443 10.1.2.3 80 2001:db8::1 443 127.0.0.1 80
+	"$native" "$T/p.bin" "$@" >"$T/linux"
+	run --separate-stderr $NS "$WINE" "$exe" "Z:${T//\//\\}\\p.bin" "$@"
+	[ "$status" -eq 0 ]
+	printf '%s\n' "${output//$'\r'/}" >"$T/windows"
+	diff -u "$T/linux" "$T/windows"
+	grep -q '^bad.wild.test 80 deny bad.wild.test no bad$' "$T/windows"
+	grep -q '^x.wild.test 80 allow \*.wild.test -$' "$T/windows"
 }
