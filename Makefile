@@ -267,12 +267,13 @@ WINLIB_CFLAGS := $(filter-out -municode -DUNICODE -D_UNICODE,$(WIN_CFLAGS)) -D_G
 WINLIB_SRC  := lib/evloop.c lib/evloop_wsapoll.c lib/sys_win.c lib/util.c lib/log.c lib/addr.c \
                lib/resolver_win.c lib/policy.c lib/settings_core.c lib/settings_schema.c \
                lib/domain.c lib/upstream.c lib/http_parse.c lib/buf.c lib/utf8.c lib/socks5.c \
-               lib/ssh_refusal.c lib/guard.c lib/guard_local_win.c
+               lib/ssh_refusal.c lib/guard.c lib/guard_local_win.c lib/relay_win.c
 WINLIB_OBJ  := $(WINLIB_SRC:%.c=build/win/obj/%.o)
 WINLIB      := build/win/libsrt.a
 WIN_UNIT    := build/win/tests/unit/test_evloop.exe build/win/tests/unit/test_resolver.exe \
                build/win/tests/unit/test_socks5.exe build/win/tests/unit/test_upstream.exe \
-               build/win/tests/unit/test_guard_local.exe build/win/tests/policy-decide.exe
+               build/win/tests/unit/test_guard_local.exe build/win/tests/unit/test_relay.exe \
+               build/win/tests/policy-decide.exe
 
 win: build/win/srt-win.exe build/win/tests/winprobe.exe $(WIN_UNIT)
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # The proxies' Windows build under Wine: the unit tests of what builds for Windows so
-# far (the event loop on WSAPoll, the resolver on getaddrinfo, the SOCKS5 and upstream
-# parsers, this host's addresses for the guard) as Windows programs, and the compiled
+# far (the event loop on WSAPoll, the resolver on getaddrinfo, the relay without splice,
+# the SOCKS5 and upstream parsers, this host's addresses for the guard) as Windows programs, and the compiled
 # policy read without mmap deciding as on Linux.
 #
 # Wine creates sockets in its server (wineserver), not in the program's process, so a
@@ -83,6 +83,10 @@ win_unit() {
 @test "wine: the SOCKS5 and upstream parsers' unit tests" {
 	win_unit test_socks5
 	win_unit test_upstream
+}
+
+@test "wine: the copying relay's unit test (both ways, half-close, counts, 4 at once)" {
+	win_unit test_relay
 }
 
 @test "wine: the guard's list of this host's addresses (GetAdaptersAddresses)" {
