@@ -263,16 +263,21 @@ SWN_OBJ     := $(SWN_SRC:%.c=$(BUILD)/obj/%.o)
 # The parts of libsrt that build for Windows (lib/sys.h, the WSAPoll event loop, the
 # getaddrinfo resolver), and
 # unit tests of them as Windows programs, which tests/63-proxies-wine.bats runs under Wine.
-WINLIB_CFLAGS := $(filter-out -municode -DUNICODE -D_UNICODE,$(WIN_CFLAGS)) -D_GNU_SOURCE -Ilib
+WINLIB_CFLAGS := $(filter-out -municode -DUNICODE -D_UNICODE,$(WIN_CFLAGS)) -D_GNU_SOURCE \
+               -D_POSIX_THREAD_SAFE_FUNCTIONS -Ilib
 WINLIB_SRC  := lib/evloop.c lib/evloop_wsapoll.c lib/sys_win.c lib/util.c lib/log.c lib/addr.c \
                lib/resolver_win.c lib/policy.c lib/settings_core.c lib/settings_schema.c \
                lib/domain.c lib/upstream.c lib/http_parse.c lib/buf.c lib/utf8.c lib/socks5.c \
-               lib/ssh_refusal.c lib/guard.c lib/guard_local_win.c lib/relay_win.c
+               lib/ssh_refusal.c lib/guard.c lib/guard_local_win.c lib/relay_win.c \
+               lib/decision.c
 WINLIB_OBJ  := $(WINLIB_SRC:%.c=build/win/obj/%.o)
 WINLIB      := build/win/libsrt.a
+# (clock_gettime is winpthreads'.)
+WINLIB_LIBS := -static -lws2_32 -liphlpapi -lpthread
 WIN_UNIT    := build/win/tests/unit/test_evloop.exe build/win/tests/unit/test_resolver.exe \
                build/win/tests/unit/test_socks5.exe build/win/tests/unit/test_upstream.exe \
                build/win/tests/unit/test_guard_local.exe build/win/tests/unit/test_relay.exe \
+               build/win/tests/unit/test_decision_format.exe \
                build/win/tests/policy-decide.exe
 
 win: build/win/srt-win.exe build/win/tests/winprobe.exe $(WIN_UNIT)
@@ -287,11 +292,11 @@ $(WINLIB): $(WINLIB_OBJ)
 
 build/win/tests/unit/%.exe: tests/unit/%.c $(WINLIB)
 	@mkdir -p $(dir $@)
-	$(WIN_CC) $(WINLIB_CFLAGS) -Itests/unit -o $@ $< $(WINLIB) -static -lws2_32 -liphlpapi
+	$(WIN_CC) $(WINLIB_CFLAGS) -Itests/unit -o $@ $< $(WINLIB) $(WINLIB_LIBS)
 
 build/win/tests/policy-decide.exe: tests/helpers/policy-decide.c $(WINLIB)
 	@mkdir -p $(dir $@)
-	$(WIN_CC) $(WINLIB_CFLAGS) -o $@ $< $(WINLIB) -static -lws2_32 -liphlpapi
+	$(WIN_CC) $(WINLIB_CFLAGS) -o $@ $< $(WINLIB) $(WINLIB_LIBS)
 
 build/win/obj/%.o: %.c $(VERSION_STAMP)
 	@mkdir -p $(dir $@)

@@ -89,6 +89,10 @@ win_unit() {
 	win_unit test_relay
 }
 
+@test "wine: the decision record's writer" {
+	win_unit test_decision_format
+}
+
 @test "wine: the guard's list of this host's addresses (GetAdaptersAddresses)" {
 	win_unit test_guard_local
 }
