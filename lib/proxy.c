@@ -1167,7 +1167,7 @@ proxy_refused_drain(int fd, size_t *discarded)
 	ssize_t n;
 
 	for (;;) {
-		n = recv(fd, buf, sizeof(buf), 0);
+		n = sys_sock_recv(fd, buf, sizeof(buf));
 		if (n > 0) {
 			*discarded += (size_t)n;
 			if (*discarded > PROXY_REFUSED_BYTES)
@@ -1187,7 +1187,7 @@ proxy_refused_close(struct proxy_refused *rf)
 
 	evtimer_del(px->loop, &rf->timer);
 	evloop_forget(px->loop, rf->fd);
-	close(rf->fd);
+	sys_sockclose(rf->fd);
 	px->nrefused--;
 	free(rf);
 }
@@ -1221,7 +1221,7 @@ proxy_refused_linger(struct proxy *px, int fd)
 	size_t discarded = 0;
 
 	if (proxy_refused_drain(fd, &discarded) || px->nrefused >= PROXY_REFUSED_MAX) {
-		close(fd);
+		sys_sockclose(fd);
 		return;
 	}
 	rf = xcalloc(1, sizeof(*rf));
@@ -1230,7 +1230,7 @@ proxy_refused_linger(struct proxy *px, int fd)
 	rf->discarded = discarded;
 	evtimer_init(&rf->timer, proxy_refused_timeout, rf);
 	if (evloop_add(px->loop, fd, EV_READ, proxy_refused_io, rf) == -1) {
-		close(fd);
+		sys_sockclose(fd);
 		free(rf);
 		return;
 	}
@@ -1268,7 +1268,7 @@ proxy_accept_cb(struct evloop *loop, int lfd, unsigned events, void *arg)
 	/* A bounded batch per wake-up keeps one busy listener from starving the rest. */
 	for (n = 0; n < 64 && !px->draining; n++) {
 		sl = sizeof(ss);
-		fd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		fd = sys_accept(lfd, (struct sockaddr *)&ss, &sl);
 		if (fd == -1) {
 			if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED)
 				return;
@@ -1310,7 +1310,7 @@ proxy_stop_listening(struct proxy *px)
 
 	for (i = 0; i < px->nlisteners; i++) {
 		evloop_del(px->loop, px->listeners[i].fd);
-		close(px->listeners[i].fd);
+		sys_sockclose(px->listeners[i].fd);
 		px->listeners[i].fd = -1;
 	}
 }
@@ -1403,12 +1403,12 @@ proxy_open_listener(struct proxy *px, const char *spec)
 	struct sockaddr_storage ss;
 	socklen_t sl;
 	const char *why;
-	int fd, one = 1;
+	int fd;
 	char *upath = NULL;
 
 	if (proxy_parse_listen(spec, &ss, &sl, &why) == -1)
 		fatalx("-l %s: %s", spec, why);
-	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = sys_socket(ss.ss_family);
 	if (fd == -1)
 		fatal("-l %s: socket", spec);
 	if (ss.ss_family == AF_UNIX) {
@@ -1420,11 +1420,11 @@ proxy_open_listener(struct proxy *px, const char *spec)
 			(void)unlink(sun->sun_path);
 		upath = xstrdup(sun->sun_path);
 	} else {
-		(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		(void)sys_setsockopt_int(fd, SOL_SOCKET, SO_REUSEADDR, 1);
 		/* Accepted sockets inherit it: no call per connection. */
-		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		(void)sys_setsockopt_int(fd, IPPROTO_TCP, TCP_NODELAY, 1);
 		if (ss.ss_family == AF_INET6)
-			(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+			(void)sys_setsockopt_int(fd, IPPROTO_IPV6, IPV6_V6ONLY, 1);
 	}
 	if (bind(fd, (struct sockaddr *)&ss, sl) == -1)
 		fatal("-l %s: bind", spec);
@@ -1663,7 +1663,7 @@ proxy_free(struct proxy *px)
 		if (px->listeners[i].fd != -1) {
 			if (px->loop != NULL)
 				evloop_del(px->loop, px->listeners[i].fd);
-			close(px->listeners[i].fd);
+			sys_sockclose(px->listeners[i].fd);
 		}
 		free(px->listeners[i].unix_path);
 	}

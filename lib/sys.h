@@ -42,6 +42,15 @@ int sys_sockclose(int fd);
  * loop (evloop_blocked) so that its edge-triggered emulation polls fd again. */
 ssize_t sys_recv(int fd, void *buf, size_t len);
 ssize_t sys_send(int fd, const void *buf, size_t len);
+/* The proxies' socket calls (see the POSIX side below for what each is there). */
+#define sys_sock_recv sys_recv
+#define sys_sock_send sys_send
+int sys_socket(int family);
+int sys_accept(int lfd, struct sockaddr *sa, socklen_t *salen);
+int sys_connect(int fd, const struct sockaddr *sa, socklen_t salen);
+int sys_shutdown_wr(int fd);
+int sys_sock_error(int fd, int *err);
+int sys_setsockopt_int(int fd, int level, int name, int value);
 /* errno for a WSAGetLastError() value. */
 int sys_errno_from_wsa(int wsaerr);
 
@@ -50,6 +59,7 @@ int sys_errno_from_wsa(int wsaerr);
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -93,6 +103,64 @@ static inline ssize_t
 sys_send(int fd, const void *buf, size_t len)
 {
 	return write(fd, buf, len);
+}
+
+/* The proxies' socket calls, as they were written before Windows: */
+
+/* A TCP (stream) socket, non-blocking and close-on-exec. */
+static inline int
+sys_socket(int family)
+{
+	return socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+}
+
+/* The accepted socket non-blocking and close-on-exec. */
+static inline int
+sys_accept(int lfd, struct sockaddr *sa, socklen_t *salen)
+{
+	return accept4(lfd, sa, salen, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}
+
+/* -1 with EINPROGRESS for a connection under way (Windows says WSAEWOULDBLOCK). */
+static inline int
+sys_connect(int fd, const struct sockaddr *sa, socklen_t salen)
+{
+	return connect(fd, sa, salen);
+}
+
+/* send without SIGPIPE. */
+static inline ssize_t
+sys_sock_send(int fd, const void *buf, size_t len)
+{
+	return send(fd, buf, len, MSG_NOSIGNAL);
+}
+
+static inline ssize_t
+sys_sock_recv(int fd, void *buf, size_t len)
+{
+	return recv(fd, buf, len, 0);
+}
+
+static inline int
+sys_shutdown_wr(int fd)
+{
+	return shutdown(fd, SHUT_WR);
+}
+
+/* The socket's pending error (SO_ERROR) in *err, as an errno value; -1 if it cannot be
+ * asked. */
+static inline int
+sys_sock_error(int fd, int *err)
+{
+	socklen_t el = sizeof(*err);
+
+	return getsockopt(fd, SOL_SOCKET, SO_ERROR, err, &el);
+}
+
+static inline int
+sys_setsockopt_int(int fd, int level, int name, int value)
+{
+	return setsockopt(fd, level, name, &value, sizeof(value));
 }
 
 #endif

@@ -131,6 +131,79 @@ sys_send(int fd, const void *buf, size_t len)
 	return n;
 }
 
+int
+sys_socket(int family)
+{
+	SOCKET s;
+
+	if (sys_init() == -1)
+		return -1;
+	s = WSASocketW(family, SOCK_STREAM, IPPROTO_TCP, NULL, 0, WSA_FLAG_NO_HANDLE_INHERIT);
+	if (s == INVALID_SOCKET)
+		return sys_fail();
+	if (sys_set_nonblock((int)s) == -1) {
+		int e = errno;
+
+		closesocket(s);
+		errno = e;
+		return -1;
+	}
+	return (int)s;
+}
+
+int
+sys_accept(int lfd, struct sockaddr *sa, socklen_t *salen)
+{
+	SOCKET s = accept((SOCKET)lfd, sa, salen);
+
+	if (s == INVALID_SOCKET)
+		return sys_fail();
+	/* Accepted sockets inherit the listener's non-blocking mode: set it anyway. */
+	if (sys_set_nonblock((int)s) == -1) {
+		int e = errno;
+
+		closesocket(s);
+		errno = e;
+		return -1;
+	}
+	return (int)s;
+}
+
+int
+sys_connect(int fd, const struct sockaddr *sa, socklen_t salen)
+{
+	if (connect((SOCKET)fd, sa, salen) == 0)
+		return 0;
+	sys_fail();
+	if (errno == EAGAIN)
+		errno = EINPROGRESS;
+	return -1;
+}
+
+int
+sys_shutdown_wr(int fd)
+{
+	return shutdown((SOCKET)fd, SD_SEND) == 0 ? 0 : sys_fail();
+}
+
+int
+sys_sock_error(int fd, int *err)
+{
+	int e = 0, el = sizeof(e);
+
+	if (getsockopt((SOCKET)fd, SOL_SOCKET, SO_ERROR, (char *)&e, &el) != 0)
+		return sys_fail();
+	*err = e == 0 ? 0 : sys_errno_from_wsa(e);
+	return 0;
+}
+
+int
+sys_setsockopt_int(int fd, int level, int name, int value)
+{
+	return setsockopt((SOCKET)fd, level, name, (const char *)&value, sizeof(value)) == 0 ?
+	    0 : sys_fail();
+}
+
 /* Listen on a loopback port of the system's choosing, connect to it, accept; the accepted
  * socket must be the one that connected (its peer is our own local address), or another
  * local process raced us to the port. */
