@@ -4,7 +4,8 @@
 #   make check SAN=1     the same under ASan and UBSan (built in build/san)
 #   make fuzz            libFuzzer targets, each run for FUZZ_SECONDS
 #   make bench           benchmarks (ratios against a baseline measured in the same run)
-#   make win             build/win/srt-win.exe, the Windows helper (mingw-w64)
+#   make win             build/win/srt-win.exe, the Windows helper, and build/win/srt-socksd.exe
+#                        (mingw-w64), with the Windows unit tests (tests/63-proxies-wine.bats)
 #   make install         PREFIX (default /usr/local), DESTDIR, BINDIR, LIBEXECDIR, MANDIR
 #                        (SYSCONFDIR, default /etc: where the managed policy is read from)
 #   make uninstall       removes what install put there
@@ -269,7 +270,8 @@ WINLIB_SRC  := lib/evloop.c lib/evloop_wsapoll.c lib/sys_win.c lib/util.c lib/lo
                lib/resolver_win.c lib/policy.c lib/settings_core.c lib/settings_schema.c \
                lib/domain.c lib/upstream.c lib/http_parse.c lib/buf.c lib/utf8.c lib/socks5.c \
                lib/ssh_refusal.c lib/guard.c lib/guard_local_win.c lib/relay_win.c \
-               lib/decision.c
+               lib/decision.c lib/proxy.c lib/proxy_dial.c lib/proxy_relay.c \
+               lib/proxy_win.c
 WINLIB_OBJ  := $(WINLIB_SRC:%.c=build/win/obj/%.o)
 WINLIB      := build/win/libsrt.a
 # (clock_gettime is winpthreads'.)
@@ -280,7 +282,7 @@ WIN_UNIT    := build/win/tests/unit/test_evloop.exe build/win/tests/unit/test_re
                build/win/tests/unit/test_decision_format.exe \
                build/win/tests/policy-decide.exe
 
-win: build/win/srt-win.exe build/win/tests/winprobe.exe $(WIN_UNIT)
+win: build/win/srt-win.exe build/win/tests/winprobe.exe $(WIN_UNIT) build/win/srt-socksd.exe
 
 build/win/obj/lib/%.o: lib/%.c $(VERSION_STAMP)
 	@mkdir -p $(dir $@)
@@ -293,6 +295,14 @@ $(WINLIB): $(WINLIB_OBJ)
 build/win/tests/unit/%.exe: tests/unit/%.c $(WINLIB)
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WINLIB_CFLAGS) -Itests/unit -o $@ $< $(WINLIB) $(WINLIB_LIBS)
+
+# The proxies for Windows (lib/proxy_win.c: what they refuse there).
+build/win/srt-socksd.exe: $(addprefix build/win/obj/,$(patsubst %.c,%.o,$(wildcard srt-socksd/*.c))) $(WINLIB)
+	$(WIN_CC) -o $@ $(filter %.o,$^) $(WINLIB) $(WINLIB_LIBS)
+
+build/win/obj/srt-socksd/%.o: srt-socksd/%.c $(VERSION_STAMP)
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WINLIB_CFLAGS) -c -o $@ $<
 
 build/win/tests/policy-decide.exe: tests/helpers/policy-decide.c $(WINLIB)
 	@mkdir -p $(dir $@)
@@ -450,4 +460,5 @@ FORCE:
 .PHONY: all check check-run check-load fuzz fuzz-smoke bench install uninstall clean \
 	lint-man version macos-compile win install-win uninstall-win deb FORCE
 -include $(LIB_OBJ:.o=.d) $(wildcard $(BUILD)/obj/srt-*/*.d) $(wildcard $(BUILD)/obj-gen/srt-*/*.d) \
-    $(wildcard build/win/obj/srt-win/*.d) $(wildcard build/win/obj/lib/*.d)
+    $(wildcard build/win/obj/srt-win/*.d) $(wildcard build/win/obj/lib/*.d) \
+    $(wildcard build/win/obj/srt-socksd/*.d)

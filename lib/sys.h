@@ -17,6 +17,7 @@
  * <arpa/inet.h> (inet_pton, inet_ntop, htons). */
 #include <winsock2.h>
 #include <ws2tcpip.h>
+#include <afunix.h>        /* struct sockaddr_un, for unix: listeners to be refused */
 
 #include <fcntl.h>
 

@@ -1,14 +1,17 @@
 #!/usr/bin/env bats
-# The proxies' Windows build under Wine: the unit tests of what builds for Windows so
-# far (the event loop on WSAPoll, the resolver on getaddrinfo, the relay without splice,
-# the SOCKS5 and upstream parsers, this host's addresses for the guard) as Windows programs, and the compiled
-# policy read without mmap deciding as on Linux.
+# The proxies' Windows build under Wine: the unit tests of its parts as Windows programs
+# (the event loop on WSAPoll, the resolver on getaddrinfo, the relay without splice, the
+# decision record's writer, the SOCKS5 and upstream parsers, this host's addresses for
+# the guard), the compiled policy read without mmap deciding as on Linux, and
+# srt-socksd.exe itself: curl through it, its refusals, its log, its guard.
 #
 # Wine creates sockets in its server (wineserver), not in the program's process, so a
 # network namespace around wine alone isolates nothing while the server runs outside it.
-# Everything here, the server included, runs in one namespace with loopback only (a
-# holder process keeps it; nsenter joins it), where the host allows one. One Wine prefix for the file, in its temp dir; its server is
-# stopped at the end, so nothing is left running.
+# Everything here, the server included, runs in one network namespace with loopback only
+# and a hosts file of its own (a holder process keeps the namespaces; nsenter joins
+# them), where the host allows them: srt-socksd.exe dials what the policy allows, and
+# only loopback is there to reach. One Wine prefix for the file, in its temp dir; its
+# server is stopped at the end, so nothing is left running.
 bats_require_minimum_version 1.5.0
 load helpers
 
@@ -29,10 +32,16 @@ setup_file() {
 	[ -n "$WINE" ] || return 0
 	export WINEPREFIX="$BATS_FILE_TMPDIR/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 	unset DISPLAY WAYLAND_DISPLAY
-	if unshare -n true 2>/dev/null; then
-		unshare -n sh -c 'ip link set lo up && exec sleep 3600' </dev/null >/dev/null 2>&1 &
+	if unshare -n -m true 2>/dev/null; then
+		# Its own hosts file too (a mount namespace of its own): names for the
+		# resolved-address guard to judge.
+		printf '127.0.0.1 localhost\n::1 localhost\n127.0.0.1 guarded.test\n' \
+		    >"$BATS_FILE_TMPDIR/hosts"
+		unshare -n -m --propagation private sh -c 'mount --bind "$1" /etc/hosts &&
+		    ip link set lo up && exec sleep 3600' sh "$BATS_FILE_TMPDIR/hosts" \
+		    </dev/null >/dev/null 2>&1 &
 		NSPID=$!
-		NS="nsenter --net=/proc/$NSPID/ns/net"
+		NS="nsenter --net=/proc/$NSPID/ns/net --mount=/proc/$NSPID/ns/mnt"
 		# Joined once lo is up in it.
 		for _ in $(seq 1 50); do
 			$NS ip -o link show lo 2>/dev/null | grep -q UP && break
@@ -117,4 +126,146 @@ JSON
 	diff -u "$T/linux" "$T/windows"
 	grep -q '^bad.wild.test 80 deny bad.wild.test no bad$' "$T/windows"
 	grep -q '^x.wild.test 80 allow \*.wild.test -$' "$T/windows"
+}
+
+# srt-socksd.exe on a free loopback port with the compiled policy $T/p.bin; extra
+# arguments follow. The Windows paths are Wine's Z: drive.
+start_socksd_exe() {
+	PORT=$(free_port)
+	$NS "$WINE" "$WINBUILD/srt-socksd.exe" -p "$(winpath "$T/p.bin")" -l "127.0.0.1:$PORT" \
+	    --log "$(winpath "$T/log")" "$@" >"$T/out" 2>"$T/err" 3>&- &
+	SOCKSD_PID=$!
+	for _ in $(seq 1 100); do
+		$NS python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1).close()' "$PORT" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	cat "$T/err"
+	return 1
+}
+
+winpath() {
+	printf 'Z:%s' "${1//\//\\}"
+}
+
+stop_all() {
+	[ -n "${SOCKSD_PID:-}" ] && kill "$SOCKSD_PID" 2>/dev/null
+	[ -n "${UP_PID:-}" ] && kill "$UP_PID" 2>/dev/null
+	wait 2>/dev/null
+	return 0
+}
+
+teardown() {
+	stop_all
+	srt_teardown
+}
+
+@test "wine: srt-socksd.exe lets an allowed name through and refuses a denied one, and logs both" {
+	[ -f "$WINBUILD/srt-socksd.exe" ] || { echo "srt-socksd.exe is not built (make win)"; return 1; }
+	[ -n "$NS" ] || skip "no network namespace here (unshare -n): srt-socksd.exe would dial out"
+	mkdir -p "$T/www"
+	echo "hello through srt-socksd.exe" >"$T/www/index.html"
+	UP=$(free_port)
+	$NS python3 -m http.server "$UP" --bind 127.0.0.1 --directory "$T/www" >/dev/null 2>&1 3>&- &
+	UP_PID=$!
+	cat >"$T/s.json" <<JSON
+{"network":{"allowedDomains":["localhost:$UP"],"deniedDomains":["denied.example"],
+ "deniedDomainReasons":{"denied.example":"not this one"}},
+ "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}
+JSON
+	"$SRT_BUILD/bin/srt-policy" compile -s "$T/s.json" -o "$T/p.bin"
+	start_socksd_exe
+	run $NS curl -sS --max-time 20 --socks5-hostname "127.0.0.1:$PORT" "http://localhost:$UP/"
+	[ "$status" -eq 0 ]
+	[ "$output" = "hello through srt-socksd.exe" ]
+	# Denied by name (reply 02) and not on the allow list: nothing is dialled.
+	run $NS curl -sS --max-time 20 --socks5-hostname "127.0.0.1:$PORT" "http://denied.example/"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"(2)"* ]]
+	run $NS curl -sS --max-time 20 --socks5-hostname "127.0.0.1:$PORT" "http://localhost:1/"
+	[ "$status" -ne 0 ]
+	for _ in $(seq 1 50); do [ "$(wc -l <"$T/log")" -ge 3 ] && break; sleep 0.1; done
+	cat "$T/log"
+	python3 - "$T/log" "$UP" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert len(lines) == 3, lines
+ok, bad, port = lines
+assert ok["protocol"] == "socks5" and ok["host"] == "localhost" and ok["port"] == int(sys.argv[2])
+assert ok["verdict"] == "allow" and ok["rule"] == "localhost:" + sys.argv[2], ok
+assert ok["route"] == "direct" and ok["bytes_down"] > 0, ok
+assert bad["host"] == "denied.example" and bad["verdict"] == "deny", bad
+assert bad["rule"] == "denied.example" and bad["reason"] == "not this one", bad
+assert port["verdict"] == "deny" and port["reason"] == "host is not on the allow list", port
+assert all(l["client"].startswith("127.0.0.1:") for l in lines)
+PY
+}
+
+@test "wine: srt-socksd.exe refuses at start what needs Linux-only machinery" {
+	[ -f "$WINBUILD/srt-socksd.exe" ] || { echo "srt-socksd.exe is not built (make win)"; return 1; }
+	cat >"$T/s.json" <<'JSON'
+{"network":{"allowedDomains":["example.com"],"deniedDomains":[]},
+ "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}
+JSON
+	"$SRT_BUILD/bin/srt-policy" compile -s "$T/s.json" -o "$T/p.bin"
+	local exe="$WINBUILD/srt-socksd.exe" p
+	p=$(winpath "$T/p.bin")
+	run --separate-stderr $NS "$WINE" "$exe" -s "$(winpath "$T/s.json")"
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"srt-socksd: -s is not available on Windows: settings files are read with cJSON"*"srt-policy compile"* ]]
+	run --separate-stderr $NS "$WINE" "$exe" -p "$p" -l unix:/tmp/x.sock
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"unix:/tmp/x.sock is not available on Windows"* ]]
+	run --separate-stderr $NS "$WINE" "$exe" -p "$p" --lifeline-fd 3
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--lifeline-fd is not available on Windows"* ]]
+	run --separate-stderr $NS "$WINE" "$exe" -p "$p" --handoff-fd 3
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--handoff-fd is not available on Windows"* ]]
+	# In the policy: an https:// parent (OpenSSL) and mitmProxy (the connector).
+	cat >"$T/s.json" <<'JSON'
+{"network":{"allowedDomains":["example.com"],"deniedDomains":[],
+ "parentProxy":{"https":"https://parent.example:3128"}},
+ "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}
+JSON
+	"$SRT_BUILD/bin/srt-policy" compile -s "$T/s.json" -o "$T/p.bin"
+	run --separate-stderr $NS "$WINE" "$exe" -p "$p" -l 127.0.0.1:0
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"network.parentProxy: an https:// parent proxy needs OpenSSL"* ]]
+	cat >"$T/s.json" <<'JSON'
+{"network":{"allowedDomains":["example.com"],"deniedDomains":[],
+ "mitmProxy":{"socketPath":"/tmp/mitm.sock","domains":["example.com"]}},
+ "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}
+JSON
+	"$SRT_BUILD/bin/srt-policy" compile -s "$T/s.json" -o "$T/p.bin"
+	run --separate-stderr $NS "$WINE" "$exe" -p "$p" -l 127.0.0.1:0
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"network.mitmProxy: the inspection proxy is reached through a Unix socket"* ]]
+}
+
+@test "wine: srt-socksd.exe keeps the resolved-address guard; a name that does not resolve is 04" {
+	[ -f "$WINBUILD/srt-socksd.exe" ] || { echo "srt-socksd.exe is not built (make win)"; return 1; }
+	[ -n "$NS" ] || skip "no network and mount namespaces here (unshare -n -m)"
+	mkdir -p "$T/www"
+	echo inside >"$T/www/index.html"
+	UP=$(free_port)
+	$NS python3 -m http.server "$UP" --bind 127.0.0.1 --directory "$T/www" >/dev/null 2>&1 3>&- &
+	UP_PID=$!
+	cat >"$T/s.json" <<'JSON'
+{"network":{"allowedDomains":["guarded.test","missing.test"],"deniedDomains":[]},
+ "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}
+JSON
+	"$SRT_BUILD/bin/srt-policy" compile -s "$T/s.json" -o "$T/p.bin"
+	start_socksd_exe
+	# guarded.test is allowed by name, but resolves (the namespace's hosts file) to
+	# loopback: refused, 02, and nothing reaches the server.
+	run $NS curl -sS --max-time 20 --socks5-hostname "127.0.0.1:$PORT" "http://guarded.test:$UP/"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"(2)"* ]]
+	run $NS curl -sS --max-time 30 --socks5-hostname "127.0.0.1:$PORT" "http://missing.test:$UP/"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"(4)"* ]]
+	for _ in $(seq 1 50); do [ "$(wc -l <"$T/log")" -ge 2 ] && break; sleep 0.1; done
+	cat "$T/log"
+	grep -q '"host":"guarded.test".*"verdict":"deny".*blocked: resolved to a loopback address' "$T/log"
+	grep -q '"host":"missing.test".*"verdict":"error"' "$T/log"
 }
