@@ -55,6 +55,13 @@ int sys_setsockopt_int(int fd, int level, int name, int value);
 /* errno for a WSAGetLastError() value. */
 int sys_errno_from_wsa(int wsaerr);
 
+/* The C runtime's strerror knows none of the socket errors above (ECONNREFUSED is
+ * "Unknown error" there): where this header is included, strerror names them as glibc
+ * does, so that a log line reads the same on both systems. */
+#include <string.h>
+const char *sys_strerror(int e);
+#define strerror(e) sys_strerror(e)
+
 #else
 
 #include <arpa/inet.h>

@@ -65,6 +65,33 @@ explicit_bzero(void *p, size_t n)
 	SecureZeroMemory(p, n);
 }
 
+#undef strerror
+const char *
+sys_strerror(int e)
+{
+	switch (e) {
+	case EAGAIN: return "Resource temporarily unavailable";
+	case EINPROGRESS: return "Operation now in progress";
+	case EALREADY: return "Operation already in progress";
+	case EMSGSIZE: return "Message too long";
+	case EAFNOSUPPORT: return "Address family not supported by protocol";
+	case EADDRINUSE: return "Address already in use";
+	case EADDRNOTAVAIL: return "Cannot assign requested address";
+	case ENETDOWN: return "Network is down";
+	case ENETUNREACH: return "Network is unreachable";
+	case ENETRESET: return "Network dropped connection on reset";
+	case ECONNABORTED: return "Software caused connection abort";
+	case ECONNRESET: return "Connection reset by peer";
+	case ENOBUFS: return "No buffer space available";
+	case EISCONN: return "Transport endpoint is already connected";
+	case ENOTCONN: return "Transport endpoint is not connected";
+	case ETIMEDOUT: return "Connection timed out";
+	case ECONNREFUSED: return "Connection refused";
+	case EHOSTUNREACH: return "No route to host";
+	default: return strerror(e);
+	}
+}
+
 static int
 sys_fail(void)
 {

@@ -269,3 +269,21 @@ JSON
 	grep -q '"host":"guarded.test".*"verdict":"deny".*blocked: resolved to a loopback address' "$T/log"
 	grep -q '"host":"missing.test".*"verdict":"error"' "$T/log"
 }
+
+@test "wine: srt-socksd.exe answers a refused dial with 04 and the system's reason" {
+	[ -f "$WINBUILD/srt-socksd.exe" ] || { echo "srt-socksd.exe is not built (make win)"; return 1; }
+	[ -n "$NS" ] || skip "no network namespace here (unshare -n)"
+	DEAD=$(free_port)
+	cat >"$T/s.json" <<JSON
+{"network":{"allowedDomains":["localhost:$DEAD"],"deniedDomains":[]},
+ "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}
+JSON
+	"$SRT_BUILD/bin/srt-policy" compile -s "$T/s.json" -o "$T/p.bin"
+	start_socksd_exe
+	run $NS curl -sS --max-time 20 --socks5-hostname "127.0.0.1:$PORT" "http://localhost:$DEAD/"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"(4)"* ]]
+	for _ in $(seq 1 50); do [ -s "$T/log" ] && break; sleep 0.1; done
+	cat "$T/log"
+	grep -q '"verdict":"error".*failed: Connection refused".*"status":4' "$T/log"
+}
