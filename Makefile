@@ -5,7 +5,8 @@
 #   make fuzz            libFuzzer targets, each run for FUZZ_SECONDS
 #   make bench           benchmarks (ratios against a baseline measured in the same run)
 #   make win             build/win/srt-win.exe, the Windows helper, and build/win/srt-socksd.exe
-#                        (mingw-w64), with the Windows unit tests (tests/63-proxies-wine.bats)
+#                        and srt-httpd.exe (mingw-w64), with the Windows unit tests
+#                        (tests/63-proxies-wine.bats)
 #   make install         PREFIX (default /usr/local), DESTDIR, BINDIR, LIBEXECDIR, MANDIR
 #                        (SYSCONFDIR, default /etc: where the managed policy is read from)
 #   make uninstall       removes what install put there
@@ -271,18 +272,19 @@ WINLIB_SRC  := lib/evloop.c lib/evloop_wsapoll.c lib/sys_win.c lib/util.c lib/lo
                lib/domain.c lib/upstream.c lib/http_parse.c lib/buf.c lib/utf8.c lib/socks5.c \
                lib/ssh_refusal.c lib/guard.c lib/guard_local_win.c lib/relay_win.c \
                lib/decision.c lib/proxy.c lib/proxy_dial.c lib/proxy_relay.c \
-               lib/proxy_win.c
+               lib/proxy_win.c lib/cred.c lib/decider_names.c lib/sigv4.c lib/sha256.c
 WINLIB_OBJ  := $(WINLIB_SRC:%.c=build/win/obj/%.o)
 WINLIB      := build/win/libsrt.a
 # (clock_gettime is winpthreads'.)
-WINLIB_LIBS := -static -lws2_32 -liphlpapi -lpthread
+WINLIB_LIBS := -static -lws2_32 -liphlpapi -lbcrypt -lpthread
 WIN_UNIT    := build/win/tests/unit/test_evloop.exe build/win/tests/unit/test_resolver.exe \
                build/win/tests/unit/test_socks5.exe build/win/tests/unit/test_upstream.exe \
                build/win/tests/unit/test_guard_local.exe build/win/tests/unit/test_relay.exe \
                build/win/tests/unit/test_decision_format.exe \
                build/win/tests/policy-decide.exe
 
-win: build/win/srt-win.exe build/win/tests/winprobe.exe $(WIN_UNIT) build/win/srt-socksd.exe
+win: build/win/srt-win.exe build/win/tests/winprobe.exe $(WIN_UNIT) build/win/srt-socksd.exe \
+    build/win/srt-httpd.exe
 
 build/win/obj/lib/%.o: lib/%.c $(VERSION_STAMP)
 	@mkdir -p $(dir $@)
@@ -303,6 +305,13 @@ build/win/srt-socksd.exe: $(addprefix build/win/obj/,$(patsubst %.c,%.o,$(wildca
 build/win/obj/srt-socksd/%.o: srt-socksd/%.c $(VERSION_STAMP)
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WINLIB_CFLAGS) -c -o $@ $<
+
+build/win/srt-httpd.exe: $(addprefix build/win/obj/,$(patsubst %.c,%.o,$(wildcard srt-httpd/*.c))) $(WINLIB)
+	$(WIN_CC) -o $@ $(filter %.o,$^) $(WINLIB) $(WINLIB_LIBS)
+
+build/win/obj/srt-httpd/%.o: srt-httpd/%.c $(VERSION_STAMP)
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WINLIB_CFLAGS) -Isrt-httpd -c -o $@ $<
 
 build/win/tests/policy-decide.exe: tests/helpers/policy-decide.c $(WINLIB)
 	@mkdir -p $(dir $@)
@@ -461,4 +470,4 @@ FORCE:
 	lint-man version macos-compile win install-win uninstall-win deb FORCE
 -include $(LIB_OBJ:.o=.d) $(wildcard $(BUILD)/obj/srt-*/*.d) $(wildcard $(BUILD)/obj-gen/srt-*/*.d) \
     $(wildcard build/win/obj/srt-win/*.d) $(wildcard build/win/obj/lib/*.d) \
-    $(wildcard build/win/obj/srt-socksd/*.d)
+    $(wildcard build/win/obj/srt-socksd/*.d) $(wildcard build/win/obj/srt-httpd/*.d)

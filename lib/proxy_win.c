@@ -7,8 +7,8 @@
  * with srt-policy compile and pass -p), the descriptor options of srt's Linux launcher
  * (--policy-fd, --listen-fd, --log-fd, --lifeline-fd, --cred-fd, --ca-fd,
  * --control-fd, --handoff-fd, the decider's), unix: listeners, --relay-to, and in the
- * policy an https:// parent proxy and tlsTerminate (OpenSSL) and mitmProxy (a Unix
- * socket reached through a forked, confined connector).
+ * policy an https:// parent proxy and srt-httpd's tlsTerminate (OpenSSL) and mitmProxy
+ * (a Unix socket reached through a forked, confined connector).
  *
  * Not done on Windows, and said so in the man pages: the proxy does not confine itself
  * (no seccomp: --no-sandbox is what it always is), it dials in its own process, the
@@ -18,7 +18,8 @@
  *
  * The functions at the end stand in for the Linux-only modules the shared core links
  * to; the refusals above keep every path to them closed, and each ends the process
- * loudly if one is ever reached.
+ * loudly if one is ever reached. (The credentials' code, lib/cred.c, is built: with no
+ * --cred-fd its store is empty.)
  */
 #ifdef _WIN32
 #include <fcntl.h>
@@ -28,7 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cred.h"
 #include "fdpass.h"
 #include "handoff.h"
 #include "log.h"
@@ -125,12 +125,6 @@ proxy_win_absent(const char *what)
 
 /* Reached by proxy_free whatever was set up: releasing nothing is right. */
 void
-cred_store_free(struct cred_store *st)
-{
-	(void)st;
-}
-
-void
 managed_free(struct managed *m)
 {
 	(void)m;
@@ -188,13 +182,6 @@ void
 proxy_sandbox_exit(int status)
 {
 	exit(status);
-}
-
-int
-cred_store_decode(const char *p, size_t len, struct cred_store *st, const char **why)
-{
-	(void)p, (void)len, (void)st, (void)why;
-	proxy_win_absent("--cred-fd");
 }
 
 int
@@ -333,6 +320,48 @@ tls_mitm_new(const char *cert_pem, size_t cert_len, const char *key_pem, size_t 
     char *err, size_t errlen)
 {
 	(void)cert_pem, (void)cert_len, (void)key_pem, (void)key_len, (void)err, (void)errlen;
+	proxy_win_absent("TLS termination");
+}
+
+enum tls_io
+tls_shutdown_write(struct tls_conn *c)
+{
+	(void)c;
+	proxy_win_absent("TLS");
+}
+
+enum tls_io
+tls_write(struct tls_conn *c, const void *buf, size_t len, size_t *n)
+{
+	(void)c, (void)buf, (void)len, (void)n;
+	proxy_win_absent("TLS");
+}
+
+enum tls_io
+tls_read(struct tls_conn *c, void *buf, size_t len, size_t *n)
+{
+	(void)c, (void)buf, (void)len, (void)n;
+	proxy_win_absent("TLS");
+}
+
+bool
+tls_pending(const struct tls_conn *c)
+{
+	(void)c;
+	proxy_win_absent("TLS");
+}
+
+bool
+tls_mitm_looks_like_hello(const unsigned char *buf, size_t len)
+{
+	(void)buf, (void)len;
+	proxy_win_absent("TLS termination");
+}
+
+struct tls_conn *
+tls_mitm_accept(struct tls_mitm_hello *hello, int fd, char *err, size_t errlen)
+{
+	(void)hello, (void)fd, (void)err, (void)errlen;
 	proxy_win_absent("TLS termination");
 }
 #endif

@@ -27,6 +27,9 @@
 
 /* glibc's, which the C runtime lacks (sys_win.c). */
 void *memrchr(const void *s, int c, size_t n);
+void *memmem(const void *h, size_t hlen, const void *n, size_t nlen);
+/* Linux's getrandom(2), from BCryptGenRandom (flags are ignored: it never blocks). */
+ssize_t getrandom(void *buf, size_t n, unsigned flags);
 void explicit_bzero(void *p, size_t n);
 #ifndef O_NOCTTY
 #define O_NOCTTY 0
@@ -39,13 +42,14 @@ int sys_init(void);
 int sys_socketpair(int sv[2]);
 int sys_set_nonblock(int fd);
 int sys_sockclose(int fd);
-/* recv/send with errno set from the socket error; a would-block result tells the event
- * loop (evloop_blocked) so that its edge-triggered emulation polls fd again. */
+/* recv/send with errno set from the socket error; a would-block or short result tells
+ * the event loop (evloop_blocked) so that its edge-triggered emulation polls fd again. */
 ssize_t sys_recv(int fd, void *buf, size_t len);
 ssize_t sys_send(int fd, const void *buf, size_t len);
 /* The proxies' socket calls (see the POSIX side below for what each is there). */
 #define sys_sock_recv sys_recv
 #define sys_sock_send sys_send
+ssize_t sys_sock_peek(int fd, void *buf, size_t len);
 int sys_socket(int family);
 int sys_accept(int lfd, struct sockaddr *sa, socklen_t *salen);
 int sys_connect(int fd, const struct sockaddr *sa, socklen_t salen);
@@ -147,6 +151,13 @@ static inline ssize_t
 sys_sock_recv(int fd, void *buf, size_t len)
 {
 	return recv(fd, buf, len, 0);
+}
+
+/* The next bytes, left where they are, without blocking. */
+static inline ssize_t
+sys_sock_peek(int fd, void *buf, size_t len)
+{
+	return recv(fd, buf, len, MSG_PEEK | MSG_DONTWAIT);
 }
 
 static inline int

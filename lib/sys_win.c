@@ -5,6 +5,7 @@
 #include <winsock2.h>
 #include <ws2tcpip.h>
 #include <windows.h>
+#include <bcrypt.h>
 
 #include <errno.h>
 #include <limits.h>
@@ -57,6 +58,34 @@ memrchr(const void *s, int c, size_t n)
 		if (*--p == (unsigned char)c)
 			return (void *)(uintptr_t)p;
 	return NULL;
+}
+
+void *
+memmem(const void *h, size_t hlen, const void *n, size_t nlen)
+{
+	const unsigned char *p = h;
+	size_t i;
+
+	if (nlen == 0)
+		return (void *)(uintptr_t)h;
+	for (i = 0; nlen <= hlen && i <= hlen - nlen; i++)
+		if (p[i] == *(const unsigned char *)n && memcmp(p + i, n, nlen) == 0)
+			return (void *)(uintptr_t)(p + i);
+	return NULL;
+}
+
+ssize_t
+getrandom(void *buf, size_t n, unsigned flags)
+{
+	(void)flags;
+	if (n > ULONG_MAX)
+		n = ULONG_MAX;
+	if (!BCRYPT_SUCCESS(BCryptGenRandom(NULL, buf, (ULONG)n,
+	    BCRYPT_USE_SYSTEM_PREFERRED_RNG))) {
+		errno = EIO;
+		return -1;
+	}
+	return (ssize_t)n;
 }
 
 void
@@ -141,6 +170,9 @@ sys_recv(int fd, void *buf, size_t len)
 			evloop_blocked(fd, EV_READ);
 		return -1;
 	}
+	/* A short read: callers take it for a drained socket (as epoll's do) and wait. */
+	if ((size_t)n < len)
+		evloop_blocked(fd, EV_READ);
 	return n;
 }
 
@@ -155,7 +187,18 @@ sys_send(int fd, const void *buf, size_t len)
 			evloop_blocked(fd, EV_WRITE);
 		return -1;
 	}
+	if ((size_t)n < len)
+		evloop_blocked(fd, EV_WRITE);
 	return n;
+}
+
+/* The socket is non-blocking already (every one the proxies hold is). */
+ssize_t
+sys_sock_peek(int fd, void *buf, size_t len)
+{
+	int n = recv((SOCKET)fd, buf, len > INT_MAX ? INT_MAX : (int)len, MSG_PEEK);
+
+	return n == SOCKET_ERROR ? sys_fail() : n;
 }
 
 int

@@ -287,3 +287,92 @@ JSON
 	cat "$T/log"
 	grep -q '"verdict":"error".*failed: Connection refused".*"status":4' "$T/log"
 }
+
+# srt-httpd.exe the same way.
+start_httpd_exe() {
+	PORT=$(free_port)
+	$NS "$WINE" "$WINBUILD/srt-httpd.exe" -p "$(winpath "$T/p.bin")" -l "127.0.0.1:$PORT" \
+	    --log "$(winpath "$T/log")" "$@" >"$T/out" 2>"$T/err" 3>&- &
+	SOCKSD_PID=$!
+	for _ in $(seq 1 100); do
+		$NS python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1).close()' "$PORT" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	cat "$T/err"
+	return 1
+}
+
+@test "wine: srt-httpd.exe forwards and tunnels to an allowed name, 403 for a denied one" {
+	[ -f "$WINBUILD/srt-httpd.exe" ] || { echo "srt-httpd.exe is not built (make win)"; return 1; }
+	[ -n "$NS" ] || skip "no network namespace here (unshare -n): srt-httpd.exe would dial out"
+	mkdir -p "$T/www"
+	echo "hello through srt-httpd.exe" >"$T/www/index.html"
+	# Big enough to fill the sockets' buffers many times over (the loop's edge emulation
+	# must poll again after a short read, as the forwarder takes it for a drained socket).
+	head -c $((8 << 20)) /dev/urandom >"$T/www/big"
+	UP=$(free_port)
+	$NS python3 -m http.server "$UP" --bind 127.0.0.1 --directory "$T/www" >/dev/null 2>&1 3>&- &
+	UP_PID=$!
+	cat >"$T/s.json" <<JSON
+{"network":{"allowedDomains":["localhost:$UP"],"deniedDomains":["denied.example"],
+ "deniedDomainReasons":{"denied.example":"not this one"}},
+ "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}
+JSON
+	"$SRT_BUILD/bin/srt-policy" compile -s "$T/s.json" -o "$T/p.bin"
+	start_httpd_exe
+	run $NS curl -sS --max-time 20 -x "http://127.0.0.1:$PORT" "http://localhost:$UP/"
+	[ "$status" -eq 0 ]
+	[ "$output" = "hello through srt-httpd.exe" ]
+	run $NS curl -sS --max-time 20 -p -x "http://127.0.0.1:$PORT" "http://localhost:$UP/"
+	[ "$status" -eq 0 ]
+	[ "$output" = "hello through srt-httpd.exe" ]
+	$NS curl -sS --max-time 60 -x "http://127.0.0.1:$PORT" "http://localhost:$UP/big" -o "$T/big.1"
+	cmp "$T/big.1" "$T/www/big"
+	$NS curl -sS --max-time 60 -p -x "http://127.0.0.1:$PORT" "http://localhost:$UP/big" -o "$T/big.2"
+	cmp "$T/big.2" "$T/www/big"
+	run $NS curl -sS -i --max-time 20 -x "http://127.0.0.1:$PORT" "http://denied.example/"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "HTTP/1.1 403 "* ]]
+	[[ "$output" == *"X-Proxy-Error: blocked-by-"* ]]
+	run $NS curl -sS --max-time 20 -p -x "http://127.0.0.1:$PORT" "http://denied.example/"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"403"* ]]
+	for _ in $(seq 1 50); do [ "$(wc -l <"$T/log")" -ge 6 ] && break; sleep 0.1; done
+	cat "$T/log"
+	python3 - "$T/log" "$UP" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert len(lines) == 6, lines
+assert [l["protocol"] for l in lines] == ["http", "connect", "http", "connect", "http", "connect"]
+for l in lines[:4]:
+    assert l["host"] == "localhost" and l["verdict"] == "allow" and l["route"] == "direct", l
+assert lines[2]["bytes_down"] >= 8 << 20 and lines[3]["bytes_down"] >= 8 << 20, lines[2:4]
+for l in lines[4:]:
+    assert l["host"] == "denied.example" and l["verdict"] == "deny" and l["status"] == 403, l
+    assert l["reason"] == "not this one", l
+PY
+}
+
+@test "wine: srt-httpd.exe refuses at start what needs OpenSSL or a decider" {
+	[ -f "$WINBUILD/srt-httpd.exe" ] || { echo "srt-httpd.exe is not built (make win)"; return 1; }
+	local exe="$WINBUILD/srt-httpd.exe" p
+	cat >"$T/s.json" <<'JSON'
+{"network":{"allowedDomains":["example.com"],"deniedDomains":[],
+ "tlsTerminate":{"caCertPath":"/x/ca.pem","caKeyPath":"/x/ca.key"}},
+ "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}
+JSON
+	"$SRT_BUILD/bin/srt-policy" compile -s "$T/s.json" -o "$T/p.bin"
+	p=$(winpath "$T/p.bin")
+	run --separate-stderr $NS "$WINE" "$exe" -p "$p" -l 127.0.0.1:0
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"network.tlsTerminate needs OpenSSL"* ]]
+	run --separate-stderr $NS "$WINE" "$exe" -p "$p" --ca-fd 3
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--ca-fd is not available on Windows: TLS termination needs OpenSSL"* ]]
+	run --separate-stderr $NS "$WINE" "$exe" --decider-fd 3
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"a decider is not available on Windows"* ]]
+	run --separate-stderr $NS "$WINE" "$exe" -p "$p" --cred-fd 3
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--cred-fd is not available on Windows"* ]]
+}
