@@ -4,7 +4,9 @@
 #   make check SAN=1     the same under ASan and UBSan (built in build/san)
 #   make fuzz            libFuzzer targets, each run for FUZZ_SECONDS
 #   make bench           benchmarks (ratios against a baseline measured in the same run)
-#   make win             build/win/srt-win.exe, the Windows helper (mingw-w64)
+#   make win             build/win/srt-win.exe, the Windows helper, and build/win/srt-socksd.exe
+#                        and srt-httpd.exe (mingw-w64), with the Windows unit tests
+#                        (tests/63-proxies-wine.bats)
 #   make install         PREFIX (default /usr/local), DESTDIR, BINDIR, LIBEXECDIR, MANDIR
 #                        (SYSCONFDIR, default /etc: where the managed policy is read from)
 #   make uninstall       removes what install put there
@@ -249,6 +251,7 @@ macos-compile:
 # (srt-win/winapi_fake.c): the program as build/tests/srt-win-fake for the bats suite, and
 # the logic linked into the unit test.
 WIN_CC      ?= x86_64-w64-mingw32-gcc
+WIN_AR      ?= x86_64-w64-mingw32-ar
 WIN_SRC     := $(filter-out srt-win/winapi_fake.c,$(wildcard srt-win/*.c))
 WIN_OBJ     := $(WIN_SRC:%.c=build/win/obj/%.o)
 WIN_CFLAGS  := -std=c11 -O2 $(WARN) -DSRT_VERSION='"$(VERSION)"' \
@@ -259,7 +262,60 @@ WIN_LDLIBS  := -municode -static -ladvapi32 -lnetapi32 -lfwpuclnt -lshell32 -lol
 SWN_SRC     := $(filter-out srt-win/winapi_win32%.c,$(wildcard srt-win/*.c))
 SWN_OBJ     := $(SWN_SRC:%.c=$(BUILD)/obj/%.o)
 
-win: build/win/srt-win.exe build/win/tests/winprobe.exe
+# The parts of libsrt that build for Windows (lib/sys.h, the WSAPoll event loop, the
+# getaddrinfo resolver), and
+# unit tests of them as Windows programs, which tests/63-proxies-wine.bats runs under Wine.
+WINLIB_CFLAGS := $(filter-out -municode -DUNICODE -D_UNICODE,$(WIN_CFLAGS)) -D_GNU_SOURCE \
+               -D_POSIX_THREAD_SAFE_FUNCTIONS -Ilib
+WINLIB_SRC  := lib/evloop.c lib/evloop_wsapoll.c lib/sys_win.c lib/util.c lib/log.c lib/addr.c \
+               lib/resolver_win.c lib/policy.c lib/settings_core.c lib/settings_schema.c \
+               lib/domain.c lib/upstream.c lib/http_parse.c lib/buf.c lib/utf8.c lib/socks5.c \
+               lib/ssh_refusal.c lib/guard.c lib/guard_local_win.c lib/relay_win.c \
+               lib/decision.c lib/proxy.c lib/proxy_dial.c lib/proxy_relay.c \
+               lib/proxy_win.c lib/cred.c lib/decider_names.c lib/sigv4.c lib/sha256.c
+WINLIB_OBJ  := $(WINLIB_SRC:%.c=build/win/obj/%.o)
+WINLIB      := build/win/libsrt.a
+# (clock_gettime is winpthreads'.)
+WINLIB_LIBS := -static -lws2_32 -liphlpapi -lbcrypt -lpthread
+WIN_UNIT    := build/win/tests/unit/test_evloop.exe build/win/tests/unit/test_resolver.exe \
+               build/win/tests/unit/test_socks5.exe build/win/tests/unit/test_upstream.exe \
+               build/win/tests/unit/test_guard_local.exe build/win/tests/unit/test_relay.exe \
+               build/win/tests/unit/test_decision_format.exe \
+               build/win/tests/policy-decide.exe
+
+win: build/win/srt-win.exe build/win/tests/winprobe.exe $(WIN_UNIT) build/win/srt-socksd.exe \
+    build/win/srt-httpd.exe
+
+build/win/obj/lib/%.o: lib/%.c $(VERSION_STAMP)
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WINLIB_CFLAGS) -c -o $@ $<
+
+$(WINLIB): $(WINLIB_OBJ)
+	rm -f $@
+	$(WIN_AR) rcs $@ $^
+
+build/win/tests/unit/%.exe: tests/unit/%.c $(WINLIB)
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WINLIB_CFLAGS) -Itests/unit -o $@ $< $(WINLIB) $(WINLIB_LIBS)
+
+# The proxies for Windows (lib/proxy_win.c: what they refuse there).
+build/win/srt-socksd.exe: $(addprefix build/win/obj/,$(patsubst %.c,%.o,$(wildcard srt-socksd/*.c))) $(WINLIB)
+	$(WIN_CC) -o $@ $(filter %.o,$^) $(WINLIB) $(WINLIB_LIBS)
+
+build/win/obj/srt-socksd/%.o: srt-socksd/%.c $(VERSION_STAMP)
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WINLIB_CFLAGS) -c -o $@ $<
+
+build/win/srt-httpd.exe: $(addprefix build/win/obj/,$(patsubst %.c,%.o,$(wildcard srt-httpd/*.c))) $(WINLIB)
+	$(WIN_CC) -o $@ $(filter %.o,$^) $(WINLIB) $(WINLIB_LIBS)
+
+build/win/obj/srt-httpd/%.o: srt-httpd/%.c $(VERSION_STAMP)
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WINLIB_CFLAGS) -Isrt-httpd -c -o $@ $<
+
+build/win/tests/policy-decide.exe: tests/helpers/policy-decide.c $(WINLIB)
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WINLIB_CFLAGS) -o $@ $< $(WINLIB) $(WINLIB_LIBS)
 
 build/win/obj/%.o: %.c $(VERSION_STAMP)
 	@mkdir -p $(dir $@)
@@ -413,4 +469,5 @@ FORCE:
 .PHONY: all check check-run check-load fuzz fuzz-smoke bench install uninstall clean \
 	lint-man version macos-compile win install-win uninstall-win deb FORCE
 -include $(LIB_OBJ:.o=.d) $(wildcard $(BUILD)/obj/srt-*/*.d) $(wildcard $(BUILD)/obj-gen/srt-*/*.d) \
-    $(wildcard build/win/obj/srt-win/*.d)
+    $(wildcard build/win/obj/srt-win/*.d) $(wildcard build/win/obj/lib/*.d) \
+    $(wildcard build/win/obj/srt-socksd/*.d) $(wildcard build/win/obj/srt-httpd/*.d)

@@ -2,9 +2,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#ifndef _WIN32
 #include <sys/random.h>
+#endif
 
 #include "cred.h"
+#include "sys.h"
 #include "util.h"
 
 #define CRED_MAGIC      "SRTCRED1"

@@ -12,6 +12,7 @@
 
 #include "addr.h"
 #include "domain.h"
+#include "sys.h"
 #include "util.h"
 
 #define URL_FAIL        (-1)    /* the URL parser rejects the input */

@@ -1,55 +1,16 @@
 /*
- * The event loop: epoll for fds, a binary min-heap of timers, a signalfd for signals.
- * Registrations live in a table indexed by fd; each epoll event carries the fd and the
- * registration's generation so that events of an fd removed earlier in the same batch are
- * recognised as stale and dropped.
+ * The event loop's portable part: registrations in a table indexed by fd, a binary
+ * min-heap of timers, signals' callbacks, and the dispatch. The backend (evloop_int.h)
+ * watches the fds and reports each event with the fd and the registration's generation,
+ * so that events of an fd removed earlier in the same batch are recognised as stale and
+ * dropped.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/signalfd.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "evloop.h"
+#include "evloop_int.h"
 #include "util.h"
-
-#define EVLOOP_BATCH 256
-
-struct ev_slot {
-	ev_io_cb cb;
-	void *arg;
-	uint32_t gen;
-	unsigned events;
-	int used;
-	int kreg;               /* the kernel still has it registered (evloop_detach) */
-};
-
-struct evloop {
-	int epfd;
-	struct ev_slot *slots;
-	size_t nslots;
-	size_t nused;
-	struct ev_timer **heap;
-	size_t nheap, capheap;
-	uint64_t now;
-	int stop;
-	int sigfd;
-	sigset_t sigmask;
-	ev_signal_cb sigcb[65];
-	void *sigarg[65];
-};
-
-static uint64_t
-evloop_clock(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 struct evloop *
 evloop_new(void)
@@ -57,13 +18,11 @@ evloop_new(void)
 	struct evloop *loop;
 
 	loop = xcalloc(1, sizeof(*loop));
-	loop->sigfd = -1;
-	sigemptyset(&loop->sigmask);
-	if ((loop->epfd = epoll_create1(EPOLL_CLOEXEC)) == -1) {
+	if (evbe_init(loop) == -1) {
 		free(loop);
 		return NULL;
 	}
-	loop->now = evloop_clock();
+	loop->now = evbe_clock();
 	return loop;
 }
 
@@ -72,32 +31,24 @@ evloop_free(struct evloop *loop)
 {
 	if (loop == NULL)
 		return;
-	close(loop->epfd);
-	if (loop->sigfd != -1)
-		close(loop->sigfd);
+	evbe_free(loop);
 	free(loop->slots);
 	free(loop->heap);
 	free(loop);
 }
 
-static uint32_t
-evloop_epoll_bits(unsigned events)
+static struct ev_slot *
+evloop_slot(struct evloop *loop, int fd)
 {
-	uint32_t e = EPOLLRDHUP;
-
-	if (events & EV_READ)
-		e |= EPOLLIN;
-	if (events & EV_WRITE)
-		e |= EPOLLOUT;
-	if (events & EV_EDGE)
-		e |= EPOLLET;
-	return e;
+	if (fd < 0 || (size_t)fd >= loop->nslots || !loop->slots[fd].used)
+		return NULL;
+	return &loop->slots[fd];
 }
 
+/* Registers fd without counting it as something that keeps the loop running. */
 int
-evloop_add(struct evloop *loop, int fd, unsigned events, ev_io_cb cb, void *arg)
+evloop_add_internal(struct evloop *loop, int fd, unsigned events, ev_io_cb cb, void *arg)
 {
-	struct epoll_event ev;
 	struct ev_slot *s;
 
 	if (fd < 0) {
@@ -119,23 +70,20 @@ evloop_add(struct evloop *loop, int fd, unsigned events, ev_io_cb cb, void *arg)
 		return -1;
 	}
 	s->gen++;
-	memset(&ev, 0, sizeof(ev));
-	ev.events = evloop_epoll_bits(events);
-	ev.data.u64 = (uint64_t)(uint32_t)fd | (uint64_t)s->gen << 32;
-	/* A detached fd is still in the kernel's set: change it in place. ENOENT means it was
-	 * closed (and the number reused) since: add it as new. */
-	if (s->kreg) {
-		s->kreg = 0;
-		if (epoll_ctl(loop->epfd, EPOLL_CTL_MOD, fd, &ev) == 0)
-			goto added;
-	}
-	if (epoll_ctl(loop->epfd, EPOLL_CTL_ADD, fd, &ev) == -1)
+	if (evbe_add(loop, fd, s, events) == -1)
 		return -1;
-added:
 	s->cb = cb;
 	s->arg = arg;
 	s->events = events;
 	s->used = 1;
+	return 0;
+}
+
+int
+evloop_add(struct evloop *loop, int fd, unsigned events, ev_io_cb cb, void *arg)
+{
+	if (evloop_add_internal(loop, fd, events, cb, arg) == -1)
+		return -1;
 	loop->nused++;
 	return 0;
 }
@@ -143,20 +91,15 @@ added:
 int
 evloop_mod(struct evloop *loop, int fd, unsigned events)
 {
-	struct epoll_event ev;
 	struct ev_slot *s;
 
-	if (fd < 0 || (size_t)fd >= loop->nslots || !loop->slots[fd].used) {
+	if ((s = evloop_slot(loop, fd)) == NULL) {
 		errno = ENOENT;
 		return -1;
 	}
-	s = &loop->slots[fd];
 	if (s->events == events)
 		return 0;
-	memset(&ev, 0, sizeof(ev));
-	ev.events = evloop_epoll_bits(events);
-	ev.data.u64 = (uint64_t)(uint32_t)fd | (uint64_t)s->gen << 32;
-	if (epoll_ctl(loop->epfd, EPOLL_CTL_MOD, fd, &ev) == -1)
+	if (evbe_mod(loop, fd, s, events) == -1)
 		return -1;
 	s->events = events;
 	return 0;
@@ -165,12 +108,14 @@ evloop_mod(struct evloop *loop, int fd, unsigned events)
 int
 evloop_rebind(struct evloop *loop, int fd, ev_io_cb cb, void *arg)
 {
-	if (fd < 0 || (size_t)fd >= loop->nslots || !loop->slots[fd].used) {
+	struct ev_slot *s;
+
+	if ((s = evloop_slot(loop, fd)) == NULL) {
 		errno = ENOENT;
 		return -1;
 	}
-	loop->slots[fd].cb = cb;
-	loop->slots[fd].arg = arg;
+	s->cb = cb;
+	s->arg = arg;
 	return 0;
 }
 
@@ -187,18 +132,23 @@ evloop_unslot(struct evloop *loop, struct ev_slot *s)
 void
 evloop_forget(struct evloop *loop, int fd)
 {
-	if (fd < 0 || (size_t)fd >= loop->nslots || !loop->slots[fd].used)
+	struct ev_slot *s;
+
+	if ((s = evloop_slot(loop, fd)) == NULL)
 		return;
-	evloop_unslot(loop, &loop->slots[fd]);
+	evbe_forget(loop, fd, s);
+	evloop_unslot(loop, s);
 }
 
 void
 evloop_detach(struct evloop *loop, int fd)
 {
-	if (fd < 0 || (size_t)fd >= loop->nslots || !loop->slots[fd].used)
+	struct ev_slot *s;
+
+	if ((s = evloop_slot(loop, fd)) == NULL)
 		return;
-	evloop_unslot(loop, &loop->slots[fd]);
-	loop->slots[fd].kreg = 1;
+	evbe_detach(loop, fd, s);
+	evloop_unslot(loop, s);
 }
 
 void
@@ -206,15 +156,10 @@ evloop_del(struct evloop *loop, int fd)
 {
 	struct ev_slot *s;
 
-	if (fd < 0 || (size_t)fd >= loop->nslots || !loop->slots[fd].used)
+	if ((s = evloop_slot(loop, fd)) == NULL)
 		return;
-	s = &loop->slots[fd];
-	(void)epoll_ctl(loop->epfd, EPOLL_CTL_DEL, fd, NULL);
-	s->used = 0;
-	s->gen++;
-	s->cb = NULL;
-	s->arg = NULL;
-	loop->nused--;
+	evbe_del(loop, fd, s);
+	evloop_unslot(loop, s);
 }
 
 uint64_t
@@ -327,41 +272,22 @@ evloop_run_timers(struct evloop *loop)
 
 /* --- signals ------------------------------------------------------------------------ */
 
-static void
-evloop_sigfd_cb(struct evloop *loop, int fd, unsigned events, void *arg)
+void
+evloop_deliver(struct evloop *loop, int signo)
 {
-	struct signalfd_siginfo si;
-
-	(void)events;
-	(void)arg;
-	while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-		if (si.ssi_signo < 65 && loop->sigcb[si.ssi_signo] != NULL)
-			loop->sigcb[si.ssi_signo](loop, (int)si.ssi_signo, loop->sigarg[si.ssi_signo]);
-	}
+	if (signo > 0 && signo < EVLOOP_NSIG && loop->sigcb[signo] != NULL)
+		loop->sigcb[signo](loop, signo, loop->sigarg[signo]);
 }
 
 int
 evloop_signal(struct evloop *loop, int signo, ev_signal_cb cb, void *arg)
 {
-	int fd;
-
-	if (signo <= 0 || signo >= 65) {
+	if (signo <= 0 || signo >= EVLOOP_NSIG) {
 		errno = EINVAL;
 		return -1;
 	}
-	sigaddset(&loop->sigmask, signo);
-	if (sigprocmask(SIG_BLOCK, &loop->sigmask, NULL) == -1)
+	if (evbe_signal(loop, signo) == -1)
 		return -1;
-	fd = signalfd(loop->sigfd, &loop->sigmask, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (fd == -1)
-		return -1;
-	if (loop->sigfd == -1) {
-		loop->sigfd = fd;
-		if (evloop_add(loop, fd, EV_READ, evloop_sigfd_cb, NULL) == -1)
-			return -1;
-		/* The signalfd alone does not keep the loop running. */
-		loop->nused--;
-	}
 	loop->sigcb[signo] = cb;
 	loop->sigarg[signo] = arg;
 	return 0;
@@ -378,7 +304,7 @@ evloop_break(struct evloop *loop)
 int
 evloop_run(struct evloop *loop)
 {
-	struct epoll_event evs[EVLOOP_BATCH];
+	struct ev_fired evs[EVLOOP_BATCH];
 	int i, n, timeout;
 
 	loop->stop = 0;
@@ -392,18 +318,13 @@ evloop_run(struct evloop *loop)
 			timeout = d <= loop->now ? 0 : d - loop->now > 60000 ? 60000 :
 			    (int)(d - loop->now);
 		}
-		n = epoll_wait(loop->epfd, evs, EVLOOP_BATCH, timeout);
-		loop->now = evloop_clock();
-		if (n == -1) {
-			if (errno == EINTR)
-				continue;
+		n = evbe_wait(loop, timeout, evs, EVLOOP_BATCH);
+		loop->now = evbe_clock();
+		if (n == -1)
 			return -1;
-		}
 		for (i = 0; i < n && !loop->stop; i++) {
-			int fd = (int)(uint32_t)evs[i].data.u64;
-			uint32_t gen = (uint32_t)(evs[i].data.u64 >> 32);
+			int fd = evs[i].fd;
 			struct ev_slot *s;
-			unsigned ready = 0;
 
 			if ((size_t)fd >= loop->nslots)
 				continue;
@@ -411,21 +332,13 @@ evloop_run(struct evloop *loop)
 			if (!s->used && s->kreg) {
 				/* Detached and not taken up again: stop its level-triggered
 				 * reports. */
-				(void)epoll_ctl(loop->epfd, EPOLL_CTL_DEL, fd, NULL);
+				evbe_del(loop, fd, s);
 				s->kreg = 0;
 				continue;
 			}
-			if (!s->used || s->gen != gen)
+			if (!s->used || s->gen != evs[i].gen)
 				continue;
-			if (evs[i].events & (EPOLLIN | EPOLLRDHUP))
-				ready |= EV_READ;
-			if (evs[i].events & EPOLLRDHUP)
-				ready |= EV_RDHUP;
-			if (evs[i].events & EPOLLOUT)
-				ready |= EV_WRITE;
-			if (evs[i].events & (EPOLLHUP | EPOLLERR))
-				ready |= EV_HUP | EV_READ | EV_WRITE;
-			s->cb(loop, fd, ready, s->arg);
+			s->cb(loop, fd, evs[i].ready, s->arg);
 		}
 		evloop_run_timers(loop);
 	}

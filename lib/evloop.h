@@ -1,6 +1,8 @@
 /*
- * One epoll event loop per process: fd readiness callbacks, timers in a binary heap, and
- * signals delivered through a signalfd. Single-threaded; callbacks run on the loop.
+ * One event loop per process: fd readiness callbacks, timers in a binary heap, and
+ * signals. Single-threaded; callbacks run on the loop. On Linux the fds are watched with
+ * epoll and signals arrive through a signalfd; on Windows the fds are sockets watched
+ * with WSAPoll, and "signals" are the console's control events (evloop_signal).
  *
  * Lifetime rule: a callback may remove (evloop_del) and close any fd, including one that has
  * another event pending in the same batch; a stale event for a removed fd is dropped (each
@@ -73,12 +75,34 @@ void evtimer_del(struct evloop *loop, struct ev_timer *t);
 int evtimer_pending(const struct ev_timer *t);
 
 /* Deliver signo through the loop's signalfd (the signal is blocked for the process);
- * -1 with errno on failure. */
+ * -1 with errno on failure. On Windows signo is SIGINT (Ctrl-C), SIGBREAK (Ctrl-Break)
+ * or SIGTERM (the console closing, the user logging off, the system shutting down: the
+ * handler then holds the process until the loop has ended, as long as Windows lets it,
+ * about 5 seconds); another signal is EINVAL. */
 int evloop_signal(struct evloop *loop, int signo, ev_signal_cb cb, void *arg);
 
 /* Run until evloop_break() or until nothing is registered and no timer is armed.
  * Returns 0, or -1 with errno if epoll_wait failed. */
 int evloop_run(struct evloop *loop);
 void evloop_break(struct evloop *loop);
+
+/*
+ * An I/O call on fd found nothing (more) to do in the direction of bits (EV_READ,
+ * EV_WRITE): it would block (EAGAIN), or moved fewer bytes than asked, which callers
+ * take for a drained socket as they may with epoll. WSAPoll only reports levels, so the
+ * Windows backend emulates EV_EDGE by polling a direction again only after its last
+ * report was answered so: lib/sys_win.c's sys_recv and sys_send call this (as mio's
+ * Windows backend re-arms interest on WouldBlock). Nothing to do for epoll.
+ */
+#ifdef _WIN32
+void evloop_blocked(int fd, unsigned bits);
+#else
+static inline void
+evloop_blocked(int fd, unsigned bits)
+{
+	(void)fd;
+	(void)bits;
+}
+#endif
 
 #endif

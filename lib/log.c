@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "sys.h"
 
 static const char *log_name = "srt";
 static int log_dbg;

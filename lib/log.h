@@ -5,7 +5,12 @@
 #include <stdarg.h>
 #include <stdnoreturn.h>
 
+#ifdef _WIN32
+/* mingw-w64 with __USE_MINGW_ANSI_STDIO (make win): C99 formats (%zu), not msvcrt's. */
+#define SRT_PRINTF(a, b) __attribute__((format(gnu_printf, a, b)))
+#else
 #define SRT_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#endif
 
 /* prog names the program in every line; fatal_status is the exit code of fatal()/fatalx(). */
 void log_init(const char *prog, int debug, int fatal_status);

@@ -82,12 +82,13 @@
  * in its own bucket, and that the IP records are the rules' addresses, so an image that
  * passes cannot answer differently from the settings it prints with dump.
  */
+#ifndef _WIN32
 #include <sys/mman.h>
+#endif
 #include <sys/stat.h>
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -98,6 +99,7 @@
 
 #include "buf.h"
 #include "policy.h"
+#include "sys.h"
 #include "upstream.h"
 #include "util.h"
 
@@ -734,74 +736,6 @@ out:
 		buf_free(&sec[i]);
 	buf_free(&img);
 	strtab_free(&st);
-	return rc;
-}
-
-int
-policy_write_file(const char *path, const uint8_t *buf, size_t len, char *err, size_t errlen)
-{
-	char *dcopy = NULL, *bcopy = NULL, *tmp = NULL;
-	const char *dir;
-	int fd = -1, rc = -1, dfd;
-	size_t off = 0;
-
-	dcopy = xstrdup(path);
-	bcopy = xstrdup(path);
-	dir = dirname(dcopy);
-	/* Same directory, so rename(2) is atomic: readers see the old image or the new. */
-	tmp = xasprintf("%s/.%s.XXXXXX", dir, basename(bcopy));
-	if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
-		seterr(err, errlen, "%s: cannot create a temporary file in %s: %s", path, dir,
-		    strerror(errno));
-		free(tmp);
-		tmp = NULL;
-		goto out;
-	}
-	if (fchmod(fd, 0644) != 0) {
-		seterr(err, errlen, "%s: chmod: %s", tmp, strerror(errno));
-		goto out;
-	}
-	while (off < len) {
-		ssize_t w = write(fd, buf + off, len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			seterr(err, errlen, "%s: write: %s", tmp, strerror(errno));
-			goto out;
-		}
-		off += (size_t)w;
-	}
-	if (fsync(fd) != 0) {
-		seterr(err, errlen, "%s: fsync: %s", tmp, strerror(errno));
-		goto out;
-	}
-	if (close(fd) != 0) {
-		fd = -1;
-		seterr(err, errlen, "%s: close: %s", tmp, strerror(errno));
-		goto out;
-	}
-	fd = -1;
-	if (rename(tmp, path) != 0) {
-		seterr(err, errlen, "%s: rename: %s", path, strerror(errno));
-		goto out;
-	}
-	free(tmp);
-	tmp = NULL;
-	/* Make the rename itself durable; a failure here does not undo a complete write. */
-	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
-		(void)fsync(dfd);
-		close(dfd);
-	}
-	rc = 0;
-out:
-	if (fd >= 0)
-		close(fd);
-	if (tmp != NULL)
-		unlink(tmp);
-	free(tmp);
-	free(dcopy);
-	free(bcopy);
 	return rc;
 }
 
@@ -1610,12 +1544,33 @@ policy_open_mem(const uint8_t *buf, size_t len, char *err, size_t errlen)
 	return policy_finish(p, "policy.bin", err, errlen);
 }
 
+/* The image read into memory of its own. */
+static struct policy *
+policy_open_copy(int fd, const char *what, char *err, size_t errlen)
+{
+	struct policy *p;
+	char *data = NULL;
+	size_t len = 0;
+
+	if (lseek(fd, 0, SEEK_SET) < 0 || read_fd_all(fd, MAX_IMAGE, &data, &len) != 0) {
+		seterr(err, errlen, "%s: read: %s", what, strerror(errno));
+		return NULL;
+	}
+	p = xcalloc(1, sizeof(*p));
+	p->copy = (uint8_t *)data;
+	p->img = p->copy;
+	p->len = len;
+	return policy_finish(p, what, err, errlen);
+}
+
 struct policy *
 policy_open_fd_as(int fd, const char *what, char *err, size_t errlen)
 {
-	struct policy *p;
 	struct stat st;
+#ifndef _WIN32
+	struct policy *p;
 	int seals;
+#endif
 
 	if (fstat(fd, &st) != 0) {
 		seterr(err, errlen, "%s: %s", what, strerror(errno));
@@ -1634,24 +1589,17 @@ policy_open_fd_as(int fd, const char *what, char *err, size_t errlen)
 		    (long long)st.st_size);
 		return NULL;
 	}
+#ifdef _WIN32
+	/* Windows has no mmap(2): the image is read into memory (it is small; mapping it
+	 * would take the file's HANDLE and CreateFileMapping for no gain). */
+	return policy_open_copy(fd, what, err, errlen);
+#else
 	/* A memfd someone may still write to is copied, not mapped: the checks must hold
 	 * for the bytes that are used. Files are replaced by rename, never rewritten. */
 	seals = fcntl(fd, F_GET_SEALS);
 	if (seals >= 0 && (seals & (F_SEAL_WRITE | F_SEAL_SHRINK)) !=
-	    (F_SEAL_WRITE | F_SEAL_SHRINK)) {
-		char *data = NULL;
-		size_t len = 0;
-
-		if (lseek(fd, 0, SEEK_SET) < 0 || read_fd_all(fd, MAX_IMAGE, &data, &len) != 0) {
-			seterr(err, errlen, "%s: read: %s", what, strerror(errno));
-			return NULL;
-		}
-		p = xcalloc(1, sizeof(*p));
-		p->copy = (uint8_t *)data;
-		p->img = p->copy;
-		p->len = len;
-		return policy_finish(p, what, err, errlen);
-	}
+	    (F_SEAL_WRITE | F_SEAL_SHRINK))
+		return policy_open_copy(fd, what, err, errlen);
 	p = xcalloc(1, sizeof(*p));
 	p->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (p->map == MAP_FAILED) {
@@ -1663,6 +1611,7 @@ policy_open_fd_as(int fd, const char *what, char *err, size_t errlen)
 	p->img = p->map;
 	p->len = p->maplen;
 	return policy_finish(p, what, err, errlen);
+#endif
 }
 
 struct policy *
@@ -1677,7 +1626,7 @@ policy_open_file(const char *path, char *err, size_t errlen)
 	struct policy *p;
 	int fd;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0) {
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_BINARY)) < 0) {
 		seterr(err, errlen, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
@@ -1710,8 +1659,10 @@ policy_free(struct policy *p)
 {
 	if (p == NULL)
 		return;
+#ifndef _WIN32
 	if (p->map != NULL)
 		munmap(p->map, p->maplen);
+#endif
 	free(p->copy);
 	free(p);
 }

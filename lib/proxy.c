@@ -3,25 +3,23 @@
  * connection cap, policy (re)loading, decisions, guarded dials, tunnels, the decision log,
  * lifeline, drain, and narrowing (proxy_sandbox.c).
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
-#include <malloc.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#ifndef _WIN32
+#include <malloc.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/un.h>
+#endif
 
 #include "cred.h"
 #include "guard.h"
@@ -33,7 +31,9 @@
 #include "policy_source.h"
 #include "proxy_connector.h"
 #include "proxy_sandbox.h"
+#include "proxy_win.h"
 #include "resolver.h"
+#include "sys.h"
 
 struct proxy_listener {
 	int fd;
@@ -581,6 +581,21 @@ proxy_policy_load(struct proxy *px, struct diags *errs)
 
 	if (proxy_policy_from_decider(px))
 		return proxy_policy_lists(px, NULL, NULL, errs);
+#ifdef _WIN32
+	/* -p only, as compiled: no managed layer to merge here (proxy_win.h). */
+	{
+		char err[1024];
+
+		(void)src;
+		(void)warns;
+		(void)rc;
+		if ((pol = policy_open_file(px->opts.policy_path, err, sizeof(err))) == NULL) {
+			diags_add(errs, "%s", err);
+			return NULL;
+		}
+		return proxy_policy_wrap(px, pol);
+	}
+#endif
 	/* Read at start, before the proxy narrows itself (the trust checks walk the file
 	 * system); every reload merges with this one, so none widens past it. */
 	if (!px->managed_read && (rc = managed_load(&px->managed, errs, &warns)) == 0)
@@ -635,6 +650,7 @@ proxy_policy_put(struct proxy_policy *pp)
 	free(pp);
 }
 
+#ifdef SIGHUP
 static void
 proxy_reload(struct proxy *px)
 {
@@ -657,6 +673,7 @@ proxy_reload(struct proxy *px)
 	px->pol = pp;
 	log_info("policy reloaded");
 }
+#endif
 
 /*
  * The launcher's live updates (--control-fd): each message is the byte 'P' with a sealed
@@ -1167,7 +1184,7 @@ proxy_refused_drain(int fd, size_t *discarded)
 	ssize_t n;
 
 	for (;;) {
-		n = recv(fd, buf, sizeof(buf), 0);
+		n = sys_sock_recv(fd, buf, sizeof(buf));
 		if (n > 0) {
 			*discarded += (size_t)n;
 			if (*discarded > PROXY_REFUSED_BYTES)
@@ -1187,7 +1204,7 @@ proxy_refused_close(struct proxy_refused *rf)
 
 	evtimer_del(px->loop, &rf->timer);
 	evloop_forget(px->loop, rf->fd);
-	close(rf->fd);
+	sys_sockclose(rf->fd);
 	px->nrefused--;
 	free(rf);
 }
@@ -1221,7 +1238,7 @@ proxy_refused_linger(struct proxy *px, int fd)
 	size_t discarded = 0;
 
 	if (proxy_refused_drain(fd, &discarded) || px->nrefused >= PROXY_REFUSED_MAX) {
-		close(fd);
+		sys_sockclose(fd);
 		return;
 	}
 	rf = xcalloc(1, sizeof(*rf));
@@ -1230,7 +1247,7 @@ proxy_refused_linger(struct proxy *px, int fd)
 	rf->discarded = discarded;
 	evtimer_init(&rf->timer, proxy_refused_timeout, rf);
 	if (evloop_add(px->loop, fd, EV_READ, proxy_refused_io, rf) == -1) {
-		close(fd);
+		sys_sockclose(fd);
 		free(rf);
 		return;
 	}
@@ -1268,7 +1285,7 @@ proxy_accept_cb(struct evloop *loop, int lfd, unsigned events, void *arg)
 	/* A bounded batch per wake-up keeps one busy listener from starving the rest. */
 	for (n = 0; n < 64 && !px->draining; n++) {
 		sl = sizeof(ss);
-		fd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		fd = sys_accept(lfd, (struct sockaddr *)&ss, &sl);
 		if (fd == -1) {
 			if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED)
 				return;
@@ -1310,7 +1327,7 @@ proxy_stop_listening(struct proxy *px)
 
 	for (i = 0; i < px->nlisteners; i++) {
 		evloop_del(px->loop, px->listeners[i].fd);
-		close(px->listeners[i].fd);
+		sys_sockclose(px->listeners[i].fd);
 		px->listeners[i].fd = -1;
 	}
 }
@@ -1330,10 +1347,12 @@ proxy_signal_cb(struct evloop *loop, int signo, void *arg)
 	struct proxy *px = arg;
 
 	(void)loop;
+#ifdef SIGHUP
 	if (signo == SIGHUP) {
 		proxy_reload(px);
 		return;
 	}
+#endif
 	if (!px->draining)
 		log_debug("signal %d: draining %u connection(s)", signo, px->nconns);
 	proxy_shutdown(px, NULL);
@@ -1379,12 +1398,16 @@ proxy_lifeline_cb(struct evloop *loop, int fd, unsigned events, void *arg)
 static int
 proxy_set_nonblock(int fd)
 {
+#ifdef _WIN32
+	return sys_set_nonblock(fd);
+#else
 	int fl = fcntl(fd, F_GETFL);
 
 	if (fl == -1 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) == -1 ||
 	    fcntl(fd, F_SETFD, FD_CLOEXEC) == -1)
 		return -1;
 	return 0;
+#endif
 }
 
 static void
@@ -1403,15 +1426,16 @@ proxy_open_listener(struct proxy *px, const char *spec)
 	struct sockaddr_storage ss;
 	socklen_t sl;
 	const char *why;
-	int fd, one = 1;
+	int fd;
 	char *upath = NULL;
 
 	if (proxy_parse_listen(spec, &ss, &sl, &why) == -1)
 		fatalx("-l %s: %s", spec, why);
-	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = sys_socket(ss.ss_family);
 	if (fd == -1)
 		fatal("-l %s: socket", spec);
 	if (ss.ss_family == AF_UNIX) {
+#ifndef _WIN32
 		struct sockaddr_un *sun = (struct sockaddr_un *)&ss;
 		struct stat st;
 
@@ -1419,12 +1443,13 @@ proxy_open_listener(struct proxy *px, const char *spec)
 		if (lstat(sun->sun_path, &st) == 0 && S_ISSOCK(st.st_mode))
 			(void)unlink(sun->sun_path);
 		upath = xstrdup(sun->sun_path);
+#endif
 	} else {
-		(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		(void)sys_setsockopt_int(fd, SOL_SOCKET, SO_REUSEADDR, 1);
 		/* Accepted sockets inherit it: no call per connection. */
-		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		(void)sys_setsockopt_int(fd, IPPROTO_TCP, TCP_NODELAY, 1);
 		if (ss.ss_family == AF_INET6)
-			(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+			(void)sys_setsockopt_int(fd, IPPROTO_IPV6, IPV6_V6ONLY, 1);
 	}
 	if (bind(fd, (struct sockaddr *)&ss, sl) == -1)
 		fatal("-l %s: bind", spec);
@@ -1436,17 +1461,17 @@ proxy_open_listener(struct proxy *px, const char *spec)
 static void
 proxy_adopt_listener(struct proxy *px, int fd)
 {
-	int acc = 0, one = 1;
+	int acc = 0;
 	socklen_t sl = sizeof(acc);
 
-	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &sl) == -1)
+	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, (void *)&acc, &sl) == -1)
 		fatal("--listen-fd %d", fd);
 	if (!acc)
 		fatalx("--listen-fd %d: not a listening socket", fd);
 	if (proxy_set_nonblock(fd) == -1)
 		fatal("--listen-fd %d", fd);
 	/* As for our own listeners (fails harmlessly on a unix socket). */
-	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	(void)sys_setsockopt_int(fd, IPPROTO_TCP, TCP_NODELAY, 1);
 	proxy_add_listener(px, fd, NULL);
 }
 
@@ -1463,6 +1488,17 @@ proxy_adopt_listener(struct proxy *px, int fd)
 #define PROXY_PIPES_MIN         16u
 #define PROXY_PIPES_MAX         1024u
 
+#ifdef _WIN32
+/* Windows has no descriptor limit to size the cap from (sockets are handles) and no
+ * pipes: the default cap, unless --max-conns says otherwise. */
+static void
+proxy_limits(struct proxy *px)
+{
+	px->spare_fds = px->proto->spare_fds;
+	if (px->opts.max_conns == 0)
+		px->opts.max_conns = PROXY_DEFAULT_MAX_CONNS;
+}
+#else
 static void
 proxy_limits(struct proxy *px)
 {
@@ -1504,6 +1540,7 @@ proxy_limits(struct proxy *px)
 		log_warnx("--max-conns %u is more than the descriptor limit (%llu) allows (%u)",
 		    px->opts.max_conns, (unsigned long long)lim, fit);
 }
+#endif
 
 static void proxy_tls_start(struct proxy *px);
 
@@ -1663,7 +1700,7 @@ proxy_free(struct proxy *px)
 		if (px->listeners[i].fd != -1) {
 			if (px->loop != NULL)
 				evloop_del(px->loop, px->listeners[i].fd);
-			close(px->listeners[i].fd);
+			sys_sockclose(px->listeners[i].fd);
 		}
 		free(px->listeners[i].unix_path);
 	}
@@ -1702,16 +1739,20 @@ proxy_free(struct proxy *px)
 static int
 proxy_creds_read(struct proxy *px)
 {
+#ifndef _WIN32
 	struct rlimit no_core = { 0, 0 };
+#endif
 	const char *why;
 	char *data = NULL;
 	size_t len = 0;
 	int rc;
 
+#ifndef _WIN32
 	if (prctl(PR_SET_DUMPABLE, 0) == -1 || setrlimit(RLIMIT_CORE, &no_core) == -1) {
 		log_warn("--cred-fd: cannot make the process undumpable");
 		return -1;
 	}
+#endif
 	if (read_fd_all(px->opts.cred_fd, 16u << 20, &data, &len) == -1) {
 		log_warn("--cred-fd %d", px->opts.cred_fd);
 		return -1;
@@ -1741,6 +1782,7 @@ proxy_main(int argc, char **argv, const struct proxy_proto *proto)
 	struct proxy *px;
 	struct diags errs = { 0 };
 	char err[2048];
+	const char *why;
 	size_t i;
 	int rc = 0;
 	bool narrowed = false;
@@ -1751,6 +1793,9 @@ proxy_main(int argc, char **argv, const struct proxy_proto *proto)
 	log_init(proto->prog, 0, 1);
 	proxy_parse_opts(&px->opts, argc, argv, proto);
 	log_init(proto->prog, px->opts.debug, 1);
+#ifdef _WIN32
+	proxy_win_start(&px->opts, proto->prog);
+#else
 	signal(SIGPIPE, SIG_IGN);
 	/* Connections come and go by the thousand, each with a few small buffers: without
 	 * some slack at the top of the heap, malloc gives memory back with brk() after a
@@ -1759,6 +1804,7 @@ proxy_main(int argc, char **argv, const struct proxy_proto *proto)
 	 * proxy keeps. */
 	(void)mallopt(M_TRIM_THRESHOLD, 1 << 20);
 	(void)mallopt(M_TOP_PAD, 256 << 10);
+#endif
 	proxy_limits(px);
 
 	if (px->opts.cred_fd != -1 && proxy_creds_read(px) == -1) {
@@ -1772,6 +1818,13 @@ proxy_main(int argc, char **argv, const struct proxy_proto *proto)
 		for (i = 0; i < errs.msgs.n; i++)
 			log_warnx("%s", errs.msgs.v[i]);
 		diags_free(&errs);
+		rc = 2;
+		goto out;
+	}
+	/* Windows: what the policy routes through OpenSSL or the connector (proxy_win.h). */
+	if (px->pol != NULL && (why = proxy_win_refused_routes(&px->pol->up,
+	    px->pol->tls.present && proto->tls_terminate)) != NULL) {
+		log_warnx("%s", why);
 		rc = 2;
 		goto out;
 	}
@@ -1800,13 +1853,15 @@ proxy_main(int argc, char **argv, const struct proxy_proto *proto)
 
 	if (px->opts.log_path != NULL) {
 		px->log_fd = open(px->opts.log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
-		    O_NOCTTY, 0600);
+		    O_NOCTTY | O_BINARY, 0600);
 		if (px->log_fd == -1)
 			fatal("--log %s", px->opts.log_path);
 	} else if (px->opts.log_fd != -1) {
 		px->log_fd = px->opts.log_fd;
+#ifndef _WIN32
 		if (fcntl(px->log_fd, F_SETFD, FD_CLOEXEC) == -1)
 			fatal("--log-fd %d", px->log_fd);
+#endif
 	} else if (px->opts.relay_port == 0)
 		px->log_fd = STDOUT_FILENO;
 
@@ -1828,13 +1883,17 @@ proxy_main(int argc, char **argv, const struct proxy_proto *proto)
 	    evloop_add(px->loop, px->opts.control_fd, EV_READ, proxy_control_cb, px) == -1))
 		fatal("--control-fd %d", px->opts.control_fd);
 	if (px->opts.handoff_fd != -1 && (proxy_set_nonblock(px->opts.handoff_fd) == -1 ||
-	    fcntl(px->opts.handoff_fd, F_SETFD, FD_CLOEXEC) == -1 ||
 	    (proto->handoff != NULL && evloop_add(px->loop, px->opts.handoff_fd, EV_READ,
 	    proxy_handoff_cb, px) == -1)))
 		fatal("--handoff-fd %d", px->opts.handoff_fd);
 	if (proto->start != NULL)
 		proto->start(px);
+#ifdef _WIN32
+	/* The console's Ctrl-C, Ctrl-Break and close drain and exit; nothing reloads. */
+	if (evloop_signal(px->loop, SIGBREAK, proxy_signal_cb, px) == -1 ||
+#else
 	if (evloop_signal(px->loop, SIGHUP, proxy_signal_cb, px) == -1 ||
+#endif
 	    evloop_signal(px->loop, SIGTERM, proxy_signal_cb, px) == -1 ||
 	    evloop_signal(px->loop, SIGINT, proxy_signal_cb, px) == -1)
 		fatal("signalfd");

@@ -20,7 +20,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/socket.h>
 
 #include "decision.h"
 #include "domain.h"
@@ -29,6 +28,7 @@
 #include "handoff.h"
 #include "policy.h"
 #include "relay.h"
+#include "sys.h"
 #include "tls.h"
 #include "tls_mitm.h"
 #include "upstream.h"

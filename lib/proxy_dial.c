@@ -18,21 +18,17 @@
  * Everything runs within PROXY_CONNECT_TIMEOUT_MS. A parent that fails or refuses fails
  * the dial: nothing falls back to another route.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "guard.h"
 #include "proxy.h"
 #include "proxy_connector.h"
 #include "resolver.h"
+#include "sys.h"
 #include "tls_bridge.h"
 
 #define PROXY_DIAL_MAX 64
@@ -94,7 +90,7 @@ proxy_dial_free(struct proxy_dial *d)
 	tls_conn_free(d->dtc);
 	if (d->fd != -1) {
 		evloop_forget(proxy_loop(d->px), d->fd);
-		close(d->fd);
+		sys_sockclose(d->fd);
 	}
 	buf_free(&d->out);
 	buf_free(&d->in);
@@ -184,7 +180,7 @@ proxy_dial_tunnel_io(struct proxy_dial *d)
 	ssize_t n;
 
 	while (d->out.len > 0) {
-		n = send(d->fd, d->out.p + d->out.off, d->out.len, MSG_NOSIGNAL);
+		n = sys_sock_send(d->fd, d->out.p + d->out.off, d->out.len);
 		if (n > 0) {
 			buf_consume(&d->out, (size_t)n);
 			continue;
@@ -197,7 +193,7 @@ proxy_dial_tunnel_io(struct proxy_dial *d)
 	}
 	upstream_authority(d->rq->host, d->rq->kind, d->rq->port, a, sizeof(a));
 	for (;;) {
-		n = recv(d->fd, buf, sizeof(buf), 0);
+		n = sys_sock_recv(d->fd, buf, sizeof(buf));
 		if (n == -1 && (errno == EAGAIN || errno == EINTR))
 			return;
 		if (n <= 0) {
@@ -351,7 +347,6 @@ proxy_dial_io(struct evloop *loop, int fd, unsigned events, void *arg)
 {
 	struct proxy_dial *d = arg;
 	int err = 0;
-	socklen_t el = sizeof(err);
 
 	(void)loop;
 	switch (d->phase) {
@@ -372,7 +367,7 @@ proxy_dial_io(struct evloop *loop, int fd, unsigned events, void *arg)
 	}
 	/* Writable without an error or hang-up condition: the connection is up. A failed
 	 * connect always raises EPOLLERR, so only then is the error asked for. */
-	if ((events & EV_HUP) && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) == -1)
+	if ((events & EV_HUP) && sys_sock_error(fd, &err) == -1)
 		err = errno;
 	if ((events & EV_HUP) && err == 0)
 		err = ECONNRESET;
@@ -382,7 +377,7 @@ proxy_dial_io(struct evloop *loop, int fd, unsigned events, void *arg)
 	}
 	d->last_err = err;
 	evloop_forget(proxy_loop(d->px), d->fd);
-	close(d->fd);
+	sys_sockclose(d->fd);
 	d->fd = -1;
 	proxy_dial_next(d);
 }
@@ -415,7 +410,6 @@ proxy_dial_next(struct proxy_dial *d)
 	struct sockaddr_storage ss;
 	socklen_t sl;
 	const struct ip_addr *a;
-	int one = 1;
 
 	d->phase = DIAL_CONNECT;
 	while (d->next < d->naddrs) {
@@ -436,15 +430,15 @@ proxy_dial_next(struct proxy_dial *d)
 			memcpy(&sin6->sin6_addr, a->bytes, 16);
 			sl = sizeof(*sin6);
 		}
-		d->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		d->fd = sys_socket(ss.ss_family);
 		if (d->fd == -1) {
 			d->last_err = errno;
 			continue;
 		}
 		/* A proxy forwards what it has at once; Nagle would hold back the tail of a
 		 * request or a TLS record until the previous segment is acknowledged. */
-		(void)setsockopt(d->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		if (connect(d->fd, (struct sockaddr *)&ss, sl) == 0) {
+		(void)sys_setsockopt_int(d->fd, IPPROTO_TCP, TCP_NODELAY, 1);
+		if (sys_connect(d->fd, (struct sockaddr *)&ss, sl) == 0) {
 			if (evloop_add(proxy_loop(d->px), d->fd, EV_WRITE, proxy_dial_io, d) == 0) {
 				/* Report from the loop like every other outcome. */
 				return;
@@ -454,7 +448,7 @@ proxy_dial_next(struct proxy_dial *d)
 				return;
 		}
 		d->last_err = errno;
-		close(d->fd);
+		sys_sockclose(d->fd);
 		d->fd = -1;
 	}
 	proxy_dial_fail(d, d->last_err ? d->last_err : EHOSTUNREACH);

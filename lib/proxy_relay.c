@@ -5,18 +5,13 @@
  * [::1]:PORT when nothing answers there, then spliced (relay.c). It runs in the proxies'
  * core, so it is exec'd, accepts under the same cap and narrows itself like them.
  */
-#include <sys/socket.h>
-
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "proxy.h"
 #include "relay.h"
+#include "sys.h"
 
 struct proxy_relay_dial {
 	struct proxy *px;
@@ -48,10 +43,10 @@ proxy_relay_dial_end(struct proxy_relay_dial *d, bool close_client)
 	evtimer_del(loop, &d->timeout);
 	if (d->server != -1) {
 		evloop_forget(loop, d->server);
-		close(d->server);
+		sys_sockclose(d->server);
 	}
 	if (close_client) {
-		close(d->client);
+		sys_sockclose(d->client);
 		proxy_conn_closed(d->px);
 	}
 	free(d);
@@ -63,12 +58,11 @@ proxy_relay_connected(struct evloop *loop, int fd, unsigned events, void *arg)
 	struct proxy_relay_dial *d = arg;
 	struct relay_params p;
 	int err = 0;
-	socklen_t el = sizeof(err);
 
 	(void)events;
-	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) == -1 || err != 0) {
+	if (sys_sock_error(fd, &err) == -1 || err != 0) {
 		evloop_forget(loop, fd);
-		close(fd);
+		sys_sockclose(fd);
 		d->server = -1;
 		proxy_relay_dial_next(d);
 		return;
@@ -95,7 +89,7 @@ proxy_relay_dial_next(struct proxy_relay_dial *d)
 	uint16_t port = (uint16_t)proxy_options(d->px)->relay_port;
 	struct sockaddr_storage ss;
 	socklen_t sl;
-	int fd, one = 1;
+	int fd;
 
 	for (; d->attempt < 2; d->attempt++) {
 		memset(&ss, 0, sizeof(ss));
@@ -114,17 +108,17 @@ proxy_relay_dial_next(struct proxy_relay_dial *d)
 			sin6->sin6_addr = in6addr_loopback;
 			sl = sizeof(*sin6);
 		}
-		fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		fd = sys_socket(ss.ss_family);
 		if (fd == -1)
 			continue;
-		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		if ((connect(fd, (struct sockaddr *)&ss, sl) == 0 || errno == EINPROGRESS) &&
+		(void)sys_setsockopt_int(fd, IPPROTO_TCP, TCP_NODELAY, 1);
+		if ((sys_connect(fd, (struct sockaddr *)&ss, sl) == 0 || errno == EINPROGRESS) &&
 		    evloop_add(loop, fd, EV_WRITE, proxy_relay_connected, d) == 0) {
 			d->server = fd;
 			d->attempt++;
 			return;
 		}
-		close(fd);
+		sys_sockclose(fd);
 	}
 	log_debug("relay: nothing answers on port %u", port);
 	proxy_relay_dial_end(d, true);

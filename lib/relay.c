@@ -10,12 +10,14 @@
  * size its connection cap at two descriptors per tunnel; a direction that finds no pipe
  * (budget reached, or the descriptor limit) copies through a small user-space buffer
  * instead, for as long as it has bytes to move, and goes back to splice afterwards.
+ * (Windows has no splice: lib/relay_win.c copies.)
  *
  * A pipe can refuse more data while holding fewer bytes than its size (each spliced
  * socket fragment occupies a pipe slot), and with SPLICE_F_NONBLOCK that looks like the
  * socket's EAGAIN. So an EAGAIN from socket->pipe only clears "readable" when the pipe was
  * empty; otherwise the read is retried after the pipe has drained.
  */
+#ifndef _WIN32
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -425,3 +427,4 @@ relay_get_stats(const struct relay *r, struct relay_stats *st)
 {
 	*st = r->st;
 }
+#endif

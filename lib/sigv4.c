@@ -4,6 +4,7 @@
 #include <strings.h>
 
 #include "sigv4.h"
+#include "sys.h"
 #include "util.h"
 
 static bool

@@ -4,12 +4,11 @@
  * a count, an address type); the checkpoint is validated as soon as it is reached, so a
  * SOCKS4 client or a bad length is refused without waiting for bytes that may never come.
  */
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "socks5.h"
+#include "sys.h"
 
 /* The message boundary or the next checkpoint of the current message; 0 when the bytes
  * so far cannot start a valid message (s->error says why, s->reply may hold a reply). */

@@ -2,13 +2,13 @@
  * Routes out of the proxies (upstream.h): parent proxy URLs, the noProxy list, the
  * mitmProxy patterns, the choice of route and the CONNECT exchange with a parent.
  */
-#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "http_parse.h"
+#include "sys.h"
 #include "upstream.h"
 
 /* ---- text helpers ---------------------------------------------------------------- */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sys.h"
 #include "util.h"
 
 void *

@@ -456,10 +456,17 @@ ask_io_cb(struct evloop *loop, int fd, unsigned events, void *arg)
 static int
 ask_nonblock(int fd)
 {
+#ifdef _WIN32
+	/* The decider is refused at start on Windows (lib/proxy_win.c). */
+	(void)fd;
+	errno = ENOSYS;
+	return -1;
+#else
 	int fl = fcntl(fd, F_GETFL);
 
 	return fl == -1 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) == -1 ||
 	    fcntl(fd, F_SETFD, FD_CLOEXEC) == -1 ? -1 : 0;
+#endif
 }
 
 void
@@ -477,8 +484,10 @@ ask_start(struct proxy *px)
 	k->out = o->decider_out;
 	k->timeout_ms = o->decider_timeout_ms;
 	k->ready_fd = o->decider_ready_fd;
+#ifndef _WIN32
 	if (k->ready_fd != -1)
 		(void)fcntl(k->ready_fd, F_SETFD, FD_CLOEXEC);
+#endif
 	evtimer_init(&k->fail_timer, ask_fail_all, k);
 	if (ask_nonblock(k->in) == -1 || (k->out != k->in && ask_nonblock(k->out) == -1))
 		fatal("decider descriptors");

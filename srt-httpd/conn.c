@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "httpd.h"
@@ -122,8 +121,8 @@ conn_refuse(struct proxy *px, int fd)
 
 	(void)px;
 	/* Best effort, never blocking: a full socket buffer just loses the courtesy. */
-	(void)!send(fd, msg, sizeof(msg) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
-	(void)shutdown(fd, SHUT_WR);
+	(void)!sys_sock_send(fd, msg, sizeof(msg) - 1);  /* non-blocking (accepted so) */
+	(void)sys_shutdown_wr(fd);
 }
 
 static void
@@ -333,7 +332,7 @@ conn_close_fd(int fd, struct tls_conn *tls)
 		(void)tls_shutdown_write(tls);
 		tls_conn_free(tls);
 	}
-	close(fd);
+	sys_sockclose(fd);
 }
 
 ssize_t
@@ -342,7 +341,7 @@ conn_send(int fd, struct tls_conn *tls, const void *p, size_t len)
 	size_t n;
 
 	if (tls == NULL)
-		return send(fd, p, len, MSG_NOSIGNAL);
+		return sys_sock_send(fd, p, len);
 	switch (tls_write(tls, p, len, &n)) {
 	case TLS_IO_OK:
 		return (ssize_t)n;
@@ -394,7 +393,7 @@ conn_recv(int fd, struct tls_conn *tls, bool *ready, bool eof, struct buf *q, si
 	if (tls != NULL)
 		return conn_recv_tls(tls, ready, q, want);
 	/* Straight into the buffer: a download's bytes are copied once fewer. */
-	n = recv(fd, buf_tail(q, want), want, 0);
+	n = sys_sock_recv(fd, buf_tail(q, want), want);
 	if (n > 0) {
 		/* Less than asked: the socket had no more at that moment, unless an EOF
 		 * waits behind the data (its edge has been reported already). */
@@ -513,7 +512,7 @@ conn_run(struct conn *c)
 				if (c->ctls != NULL &&
 				    tls_shutdown_write(c->ctls) == TLS_IO_WANT_WRITE)
 					break;
-				(void)shutdown(c->cfd, SHUT_WR);
+				(void)sys_shutdown_wr(c->cfd);
 				c->st = CONN_LINGER;
 				c->last = c->linger_start = evloop_now(c->loop);
 				evtimer_add(c->loop, &c->timer, HTTPD_LINGER_MS);

@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "httpd.h"
@@ -93,7 +92,7 @@ pool_quiet(int fd, const struct tls_conn *tls)
 
 	if (tls != NULL && tls_pending(tls))
 		return false;
-	return recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == -1 &&
+	return sys_sock_peek(fd, &b, 1) == -1 &&
 	    (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR);
 }
 

@@ -32,7 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "httpd.h"
@@ -117,7 +116,7 @@ term_setup_free(struct term_setup *ts, bool close_client)
 		term_tunnels--;
 	if (close_client) {
 		evloop_forget(ts->loop, ts->cfd);
-		close(ts->cfd);
+		sys_sockclose(ts->cfd);
 		proxy_conn_closed(ts->px);
 	}
 	free(ts);
@@ -315,7 +314,7 @@ term_quiet_cb(struct evloop *loop, void *arg)
 	(void)loop;
 	if (ts->st != TS_PEEK)
 		return;
-	n = recv(ts->cfd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+	n = sys_sock_peek(ts->cfd, &b, 1);
 	if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
 		log_debug("%s: SOCKS CONNECT %s port %u: nothing from the client within %d ms: "
 		    "a service that speaks first", ts->client, ts->rq->host, ts->rq->port,
@@ -334,8 +333,8 @@ term_step(struct term_setup *ts)
 
 	if (ts->st == TS_REPLY) {
 		while (ts->outoff < ts->outlen) {
-			n = send(ts->cfd, ts->out + ts->outoff, ts->outlen - ts->outoff,
-			    MSG_NOSIGNAL);
+			n = sys_sock_send(ts->cfd, ts->out + ts->outoff,
+			    ts->outlen - ts->outoff);
 			if (n > 0) {
 				ts->outoff += (size_t)n;
 				continue;
@@ -348,8 +347,9 @@ term_step(struct term_setup *ts)
 		ts->st = TS_PEEK;
 	}
 	if (ts->st == TS_PEEK) {
-		/* Peeked, not read: the TLS library reads the ClientHello itself. */
-		n = recv(ts->cfd, b, sizeof(b), MSG_PEEK);
+		/* Peeked, not read: the TLS library reads the ClientHello itself. (The
+		 * socket is non-blocking: the peek never waits.) */
+		n = sys_sock_peek(ts->cfd, b, sizeof(b));
 		if (n == -1 && (errno == EAGAIN || errno == EINTR))
 			return;
 		if (n == 0 || (n == -1 && errno != EAGAIN)) {
@@ -527,7 +527,7 @@ term_handoff(struct proxy *px, int fd, const struct handoff_msg *msg)
 		rq->verdict = VERDICT_ERROR;
 		why = "handed over past the connection cap, or while draining";
 		proxy_request_set_reason(rq, why, strlen(why));
-		close(fd);
+		sys_sockclose(fd);
 		goto refused;
 	}
 	if (proxy_decide(px, pp, rq, msg->host, strlen(msg->host), msg->port) == 0) {
@@ -550,7 +550,12 @@ term_handoff(struct proxy *px, int fd, const struct handoff_msg *msg)
 	ts->socks = true;
 	/* The interest a connection has (conn_new), so that the socket goes on to one
 	 * with its registration. */
+#ifdef _WIN32
+	(void)fl;       /* no handoff on Windows (lib/proxy_win.c refuses --handoff-fd) */
+	if (sys_set_nonblock(fd) == -1 ||
+#else
 	if ((fl = fcntl(fd, F_GETFL)) == -1 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) == -1 ||
+#endif
 	    evloop_add(ts->loop, fd, EV_READ | EV_WRITE | EV_EDGE, term_io, ts) == -1) {
 		term_fail(ts, VERDICT_ERROR, "the handed-over socket cannot be registered");
 		return;
@@ -561,7 +566,7 @@ term_handoff(struct proxy *px, int fd, const struct handoff_msg *msg)
 	return;
  close:
 	/* The descriptor came by SCM_RIGHTS: nothing else of ours refers to it. */
-	close(fd);
+	sys_sockclose(fd);
 	proxy_conn_closed(px);
  refused:
 	log_debug("%s: SOCKS CONNECT %s port %u handed over, closed: %s", msg->client,

@@ -9,14 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "handoff.h"
 #include "log.h"
 #include "proxy.h"
 #include "socks5.h"
 #include "ssh_refusal.h"
+#include "sys.h"
 #include "util.h"
 
 /* After the last reply: how long, and how many bytes, we read and discard before closing.
@@ -145,7 +144,7 @@ socksd_flush(struct socksd_conn *c)
 	ssize_t n;
 
 	while (c->outoff < c->outlen) {
-		n = send(c->fd, c->out + c->outoff, c->outlen - c->outoff, MSG_NOSIGNAL);
+		n = sys_sock_send(c->fd, c->out + c->outoff, c->outlen - c->outoff);
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -182,7 +181,7 @@ socksd_close(struct socksd_conn *c)
 	evtimer_del(proxy_loop(px), &c->timer);
 	if (c->registered)
 		evloop_forget(proxy_loop(px), c->fd);
-	close(c->fd);
+	sys_sockclose(c->fd);
 	socksd_request_done(c);
 	explicit_bzero(&c->parser, sizeof(c->parser));
 	free(c);
@@ -203,7 +202,7 @@ socksd_finish(struct socksd_conn *c)
 		return;
 	}
 	if (r == 0) {
-		shutdown(c->fd, SHUT_WR);
+		sys_shutdown_wr(c->fd);
 		c->phase = SOCKSD_LINGER;
 	}
 	if (socksd_watch(c) == -1)
@@ -475,7 +474,7 @@ socksd_read(struct socksd_conn *c)
 	ssize_t n;
 
 	do
-		n = recv(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen, 0);
+		n = sys_sock_recv(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen);
 	while (n == -1 && errno == EINTR);
 	if (n > 0) {
 		c->inlen += (size_t)n;
@@ -491,7 +490,7 @@ socksd_linger_read(struct socksd_conn *c)
 	ssize_t n;
 
 	for (;;) {
-		n = recv(c->fd, sink, sizeof(sink), 0);
+		n = sys_sock_recv(c->fd, sink, sizeof(sink));
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -520,7 +519,7 @@ socksd_io(struct evloop *loop, int fd, unsigned events, void *arg)
 			return;
 		}
 		if (r == 0 && c->phase == SOCKSD_FINISHING) {
-			shutdown(c->fd, SHUT_WR);
+			sys_shutdown_wr(c->fd);
 			c->phase = SOCKSD_LINGER;
 		}
 	}
@@ -608,8 +607,8 @@ socksd_refuse_cap(struct proxy *px, int fd)
 
 	(void)px;
 	/* Best effort, never blocking: a full socket buffer just loses the courtesy. */
-	(void)!send(fd, busy, sizeof(busy), MSG_NOSIGNAL | MSG_DONTWAIT);
-	(void)shutdown(fd, SHUT_WR);
+	(void)!sys_sock_send(fd, busy, sizeof(busy));  /* non-blocking (accepted so) */
+	(void)sys_shutdown_wr(fd);
 }
 
 static const struct proxy_proto socksd_proto = {

@@ -7,7 +7,12 @@
 
 static int tap_count, tap_failed;
 
-__attribute__((format(printf, 4, 5))) static int
+#ifdef _WIN32
+__attribute__((format(gnu_printf, 4, 5)))      /* mingw's C99 printf (make win) */
+#else
+__attribute__((format(printf, 4, 5)))
+#endif
+static int
 tap_ok(int cond, const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;

@@ -1,0 +1,189 @@
+/* The decision record (decision.h): its reader, on cJSON (srt reads the proxies' log). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "decision.h"
+#include "log.h"
+#include "util.h"
+
+static int
+verdict_parse(const char *s, enum verdict *v)
+{
+	for (unsigned i = VERDICT_ALLOW; i <= VERDICT_ERROR; i++)
+		if (strcmp(s, verdict_name((enum verdict)i)) == 0) {
+			*v = (enum verdict)i;
+			return 0;
+		}
+	return -1;
+}
+
+
+static const char *
+get_str(const cJSON *o, const char *key, bool nullable, const char **out)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (cJSON_IsString(j)) {
+		*out = j->valuestring;
+		return NULL;
+	}
+	if (nullable && cJSON_IsNull(j)) {
+		*out = NULL;
+		return NULL;
+	}
+	return key;
+}
+
+/* A whole number from 0 to max (JSON numbers are doubles: exact up to 2^53). */
+static const char *
+get_num(const cJSON *o, const char *key, double max, bool nullable, uint64_t *out,
+    bool *null)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, key);
+	double v;
+
+	if (null != NULL)
+		*null = false;
+	if (nullable && cJSON_IsNull(j)) {
+		*null = true;
+		return NULL;
+	}
+	if (!cJSON_IsNumber(j))
+		return key;
+	v = j->valuedouble;
+	if (!isfinite(v) || v < 0 || v > max || v != floor(v))
+		return key;
+	*out = (uint64_t)v;
+	return NULL;
+}
+
+/* "2025-01-31T12:00:00.123Z", as decision_time_now() writes it. */
+static int
+time_ok(const char *t)
+{
+	static const char form[] = "dddd-dd-ddTdd:dd:dd.dddZ";
+
+	for (size_t i = 0; i < sizeof(form); i++)
+		if (form[i] == 'd' ? t[i] < '0' || t[i] > '9' : t[i] != form[i])
+			return 0;
+	return 1;
+}
+
+/* The fields of one record; NULL, or the name of the first field that is missing or of
+ * the wrong type. */
+static const char *
+decision_read(const cJSON *o, struct decision *d)
+{
+	const char *bad = NULL, *t = NULL, *v = NULL;
+	uint64_t port = 0, status = 0;
+	bool null = false;
+
+	memset(d, 0, sizeof(*d));
+	if (!cJSON_IsObject(o))
+		return "the object";
+	if ((bad = get_str(o, "time", false, &t)) != NULL ||
+	    (bad = get_str(o, "protocol", false, &d->protocol)) != NULL ||
+	    (bad = get_str(o, "client", false, &d->client)) != NULL ||
+	    (bad = get_str(o, "host", false, &d->host)) != NULL ||
+	    (bad = get_num(o, "port", 65535, false, &port, NULL)) != NULL ||
+	    (bad = get_str(o, "verdict", false, &v)) != NULL ||
+	    (bad = get_str(o, "rule", true, &d->rule)) != NULL ||
+	    (bad = get_str(o, "reason", true, &d->reason)) != NULL ||
+	    (bad = get_str(o, "route", true, &d->route)) != NULL ||
+	    (cJSON_GetObjectItemCaseSensitive(o, "request") != NULL &&
+	    (bad = get_str(o, "request", true, &d->request)) != NULL) ||
+	    (bad = get_num(o, "status", 65535, true, &status, &null)) != NULL ||
+	    (bad = get_num(o, "bytes_up", 9007199254740992.0, false, &d->bytes_up,
+	    NULL)) != NULL ||
+	    (bad = get_num(o, "bytes_down", 9007199254740992.0, false, &d->bytes_down,
+	    NULL)) != NULL ||
+	    (bad = get_num(o, "duration_ms", 9007199254740992.0, false, &d->duration_ms,
+	    NULL)) != NULL)
+		return bad;
+	if (verdict_parse(v, &d->verdict) != 0)
+		return "verdict";
+	if (!time_ok(t))
+		return "time";
+	snprintf(d->time, sizeof(d->time), "%s", t);
+	d->port = (unsigned)port;
+	d->status = null ? -1 : (int)status;
+	return NULL;
+}
+
+void
+decision_reader_init(struct decision_reader *r, decision_cb cb, void *arg)
+{
+	memset(r, 0, sizeof(*r));
+	r->cb = cb;
+	r->arg = arg;
+}
+
+static void
+decision_reader_fault(struct decision_reader *r, size_t *count, const char *what,
+    const char *more)
+{
+	if (r->malformed + r->oversized == 0)
+		snprintf(r->first_fault, sizeof(r->first_fault), "%s%s", what, more);
+	(*count)++;
+}
+
+static void
+decision_reader_line(void *arg, const char *p, size_t n)
+{
+	struct decision_reader *r = arg;
+	struct decision d;
+	const char *bad;
+	cJSON *o;
+
+	if (n == 0)
+		return;
+	o = cJSON_ParseWithLength(p, n);
+	if (o == NULL)
+		decision_reader_fault(r, &r->malformed, "not JSON", "");
+	else if ((bad = decision_read(o, &d)) != NULL)
+		decision_reader_fault(r, &r->malformed, bad,
+		    " missing or of the wrong type");
+	else
+		r->cb(r->arg, &d);
+	cJSON_Delete(o);
+}
+
+/* An over-long line, as lines.c reports it. */
+static void
+decision_reader_long(void *arg)
+{
+	struct decision_reader *r = arg;
+
+	decision_reader_fault(r, &r->oversized, "a line longer than 64 KiB", "");
+}
+
+void
+decision_reader_feed(struct decision_reader *r, const char *bytes, size_t len)
+{
+	const struct lines_cbs cb = { decision_reader_line, decision_reader_long, r };
+
+	lines_feed(&r->lines, DECISION_LINE_MAX, bytes, len, &cb);
+}
+
+void
+decision_reader_finish(struct decision_reader *r)
+{
+	const struct lines_cbs cb = { decision_reader_line, decision_reader_long, r };
+
+	lines_finish(&r->lines, &cb);
+	if (r->malformed + r->oversized == 0)
+		return;
+	log_warnx("the proxies' decision log had %zu malformed and %zu over-long line%s, "
+	    "ignored (the first: %s)", r->malformed, r->oversized,
+	    r->malformed + r->oversized == 1 ? "" : "s", r->first_fault);
+	r->malformed = r->oversized = 0;
+}
+
+void
+decision_reader_free(struct decision_reader *r)
+{
+	lines_free(&r->lines);
+}
