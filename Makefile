@@ -249,14 +249,15 @@ macos-compile:
 # (srt-win/winapi_fake.c): the program as build/tests/srt-win-fake for the bats suite, and
 # the logic linked into the unit test.
 WIN_CC      ?= x86_64-w64-mingw32-gcc
-WIN_SRC     := $(filter-out srt-win/winapi_fake.c,$(wildcard srt-win/*.c))
+# lib/wincmdline.c, the Windows command line of an argv, is srt-win's as well as libsrt's.
+WIN_SRC     := $(filter-out srt-win/winapi_fake.c,$(wildcard srt-win/*.c)) lib/wincmdline.c
 WIN_OBJ     := $(WIN_SRC:%.c=build/win/obj/%.o)
 WIN_CFLAGS  := -std=c11 -O2 $(WARN) -DSRT_VERSION='"$(VERSION)"' \
                -D__USE_MINGW_ANSI_STDIO=1 -D_WIN32_WINNT=0x0A00 \
-               -DUNICODE -D_UNICODE -municode -MMD -MP
+               -DUNICODE -D_UNICODE -municode -Ilib -MMD -MP
 WIN_LDLIBS  := -municode -static -ladvapi32 -lnetapi32 -lfwpuclnt -lshell32 -lole32 \
                -lcrypt32 -lws2_32 -lbcrypt
-SWN_SRC     := $(filter-out srt-win/winapi_win32%.c,$(wildcard srt-win/*.c))
+SWN_SRC     := $(filter-out srt-win/winapi_win32%.c,$(wildcard srt-win/*.c)) lib/wincmdline.c
 SWN_OBJ     := $(SWN_SRC:%.c=$(BUILD)/obj/%.o)
 
 win: build/win/srt-win.exe build/win/tests/winprobe.exe
@@ -413,4 +414,4 @@ FORCE:
 .PHONY: all check check-run check-load fuzz fuzz-smoke bench install uninstall clean \
 	lint-man version macos-compile win install-win uninstall-win deb FORCE
 -include $(LIB_OBJ:.o=.d) $(wildcard $(BUILD)/obj/srt-*/*.d) $(wildcard $(BUILD)/obj-gen/srt-*/*.d) \
-    $(wildcard build/win/obj/srt-win/*.d)
+    $(wildcard build/win/obj/*/*.d)
