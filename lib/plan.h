@@ -152,6 +152,11 @@ void plan_windows_free(struct plan_windows *p);
  * {"ace":"allow","path":"/p","rights":["read","execute"],"inherit":"OICI"}.
  * NULL (errno EILSEQ) when the path is not UTF-8. Caller frees. */
 char *plan_ace_json(const struct plan_ace *a);
+/* The whole plan as `srt-policy plan --target windows` prints it and srt's Windows launch
+ * hands srt-win: built, then one such line per entry, each ending in a newline, in *text
+ * (caller frees). -1 with the reasons in errs (a path that is not UTF-8 among them). */
+int plan_windows_text(const struct settings *s, const struct plan_ctx *ctx, char **text,
+    struct diags *errs);
 
 
 #endif

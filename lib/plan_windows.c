@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "glob.h"
 #include "path.h"
 #include "plan.h"
@@ -450,4 +451,37 @@ plan_ace_json(const struct plan_ace *a)
 	}
 	snprintf(buf + n, cap - n, "],\"inherit\":\"%s\"}", a->inherit ? "OICI" : "");
 	return buf;
+}
+
+int
+plan_windows_text(const struct settings *s, const struct plan_ctx *ctx, char **text,
+    struct diags *errs)
+{
+	struct plan_windows p = { 0 };
+	struct buf b = { 0 };
+	char *line;
+	int rc = -1;
+
+	*text = NULL;
+	if (plan_windows_build(s, ctx, &p, errs) != 0) {
+		if (errs->msgs.n == 0)
+			diags_add(errs, "cannot build the Windows plan");
+		goto out;
+	}
+	buf_adds(&b, "");
+	for (size_t i = 0; i < p.n; i++) {
+		if ((line = plan_ace_json(&p.v[i])) == NULL) {
+			diags_add(errs, "%s: not UTF-8, so no Windows name", p.v[i].path);
+			goto out;
+		}
+		buf_adds(&b, line);
+		buf_addc(&b, '\n');
+		free(line);
+	}
+	*text = buf_steal(&b);
+	rc = 0;
+ out:
+	buf_free(&b);
+	plan_windows_free(&p);
+	return rc;
 }

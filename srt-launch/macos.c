@@ -2,16 +2,10 @@
  * The macOS launch path, in POSIX: see macos.h. Nothing here is macOS-only, so the tests
  * run all of it on Linux with stub programs for sandbox-exec and log.
  */
-#include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
-#include <netinet/in.h>
-#include <arpa/inet.h>
-
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -24,10 +18,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "localproxy.h"
 #include "macos.h"
 #include "managed.h"
 #include "plan.h"
 #include "sbpl.h"
+#include "winsys.h"
 
 extern char **environ;
 
@@ -38,19 +34,13 @@ extern char **environ;
 #define LOG_LINE_MAX    (64u << 10)
 #define PROXY_STOP_MS   3000
 
-static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-static const char *const proxy_prog[PK_MAX] = { "srt-httpd", "srt-socksd" };
-
-/* The write end of the self-pipe the signal handler writes to. */
-static volatile sig_atomic_t sig_fd = -1;
-
 /* What a run holds beside struct launch. */
 struct mac {
 	struct launch *l;
 	const struct macos_run *r;
 	int port[PK_MAX];               /* in the profile and the environment */
 	char *tag;
-	int sig_r;                      /* the self-pipe's read end */
+	int sig_r;                      /* the signals, one byte each (ws_signal_fd) */
 	pid_t logger;                   /* log stream */
 	int logger_r;
 	char *logbuf;                   /* a partial line of its output */
@@ -231,21 +221,10 @@ argv_free(char **v)
 
 /* --- the temp directory -------------------------------------------------------------- */
 
-static char *
-tmp_base(void)
-{
-	const char *base = getenv("TMPDIR");
-	struct stat st;
-
-	if (base == NULL || base[0] != '/' || stat(base, &st) == -1 || !S_ISDIR(st.st_mode))
-		base = "/tmp";
-	return realpath(base, NULL);
-}
-
 static int
 tmp_make(struct launch *l)
 {
-	char *base = tmp_base(), *tmpl, *real;
+	char *base = ws_temp_dir(), *tmpl, *real;
 
 	if (base == NULL) {
 		log_warn("temp directory");
@@ -286,49 +265,6 @@ tmp_rm(struct launch *l)
 
 /* --- sockets and proxies ------------------------------------------------------------- */
 
-static int
-listen_on(int family, int port, int *fd_out)
-{
-	struct sockaddr_in s4;
-	struct sockaddr_in6 s6;
-	struct sockaddr *sa;
-	socklen_t len;
-	int fd, one = 1;
-
-	if ((fd = socket(family, SOCK_STREAM, 0)) == -1)
-		return -1;
-	if (set_cloexec(fd) == -1)
-		goto fail;
-	if (family == AF_INET) {
-		memset(&s4, 0, sizeof(s4));
-		s4.sin_family = AF_INET;
-		s4.sin_port = htons((uint16_t)port);
-		s4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		sa = (struct sockaddr *)&s4;
-		len = sizeof(s4);
-	} else {
-		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-		memset(&s6, 0, sizeof(s6));
-		s6.sin6_family = AF_INET6;
-		s6.sin6_port = htons((uint16_t)port);
-		s6.sin6_addr = in6addr_loopback;
-		sa = (struct sockaddr *)&s6;
-		len = sizeof(s6);
-	}
-	if (bind(fd, sa, len) == -1 || listen(fd, 128) == -1)
-		goto fail;
-	*fd_out = fd;
-	return 0;
- fail:
-	{
-		int e = errno;
-
-		close(fd);
-		errno = e;
-	}
-	return -1;
-}
-
 /*
  * One port with a listener on 127.0.0.1 and, where the host has IPv6, on ::1: the
  * profile's "localhost:PORT" admits both. The kernel picks the IPv4 port; ::1 may have it
@@ -340,28 +276,16 @@ listen_pair(int *fd4, int *fd6, int *port)
 	int i;
 
 	for (i = 0; i < LISTEN_TRIES; i++) {
-		struct sockaddr_in s4;
-		socklen_t len = sizeof(s4);
+		ws_handle h4, h6;
+		int r;
 
-		if (listen_on(AF_INET, 0, fd4) == -1) {
-			log_warn("listen on 127.0.0.1");
+		*port = 0;
+		if ((r = ws_listen_loopback(port, &h4, &h6)) == -1)
 			return -1;
-		}
-		if (getsockname(*fd4, (struct sockaddr *)&s4, &len) == -1) {
-			log_warn("getsockname");
-			fd_close(fd4);
-			return -1;
-		}
-		*port = ntohs(s4.sin_port);
-		if (listen_on(AF_INET6, *port, fd6) == 0)
+		if (r == 0) {
+			*fd4 = (int)h4;
+			*fd6 = (int)h6;
 			return 0;
-		*fd6 = -1;
-		if (errno == EAFNOSUPPORT || errno == EADDRNOTAVAIL)
-			return 0;               /* no IPv6 loopback here */
-		fd_close(fd4);
-		if (errno != EADDRINUSE) {
-			log_warn("listen on [::1]:%d", *port);
-			return -1;
 		}
 	}
 	log_warnx("no port free on both 127.0.0.1 and ::1");
@@ -372,172 +296,32 @@ listen_pair(int *fd4, int *fd6, int *port)
 static int
 policy_file(const struct launch *l)
 {
-	char *base = tmp_base(), *tmpl;
 	const uint8_t *p;
-	size_t len, off = 0;
-	int fd;
+	size_t len;
+	ws_handle h;
 
-	if (base == NULL) {
-		log_warn("temp directory");
-		return -1;
-	}
-	tmpl = xasprintf("%s/srt-policy.XXXXXXXXXX", strcmp(base, "/") == 0 ? "" : base);
-	free(base);
-	if ((fd = mkstemp(tmpl)) == -1) {
-		log_warn("mkstemp %s", tmpl);
-		free(tmpl);
-		return -1;
-	}
-	(void)unlink(tmpl);
-	free(tmpl);
 	p = policy_bytes(l->pol, &len);
-	while (off < len) {
-		ssize_t n = write(fd, p + off, len - off);
-
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			log_warn("write policy");
-			close(fd);
-			return -1;
-		}
-		off += (size_t)n;
-	}
-	if (lseek(fd, 0, SEEK_SET) == -1 || set_cloexec(fd) == -1) {
-		log_warn("policy file");
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return ws_anon_file(p, len, &h) == -1 ? -1 : (int)h;
 }
 
 /* --- children ------------------------------------------------------------------------ */
 
-/* Close every descriptor from low up, but keep: the child gets only what it was given. */
-static void
-close_from(int low, int keep)
-{
-	struct rlimit rl;
-	long max = 65536, fd;
-	DIR *d;
-	struct dirent *de;
-
-	if ((d = opendir("/dev/fd")) != NULL) {
-		int dfd = dirfd(d), found[1024];
-		size_t n = 0, i;
-
-		while ((de = readdir(d)) != NULL && n < sizeof(found) / sizeof(found[0])) {
-			char *end;
-
-			fd = strtol(de->d_name, &end, 10);
-			if (*end == '\0' && end != de->d_name && fd >= low && fd != dfd &&
-			    fd != keep)
-				found[n++] = (int)fd;
-		}
-		closedir(d);
-		if (de == NULL) {
-			for (i = 0; i < n; i++)
-				(void)close(found[i]);
-			return;
-		}
-	}
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    rl.rlim_cur < (rlim_t)max)
-		max = (long)rl.rlim_cur;
-	for (fd = low; fd < max; fd++)
-		if (fd != keep)
-			(void)close((int)fd);
-}
-
-/* In a child: the signal dispositions and mask the launcher changed, back to default. */
-static void
-child_signals(void)
-{
-	struct sigaction sa;
-	sigset_t none;
-	size_t i;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
-		(void)sigaction(forwarded[i], &sa, NULL);
-	(void)sigaction(SIGCHLD, &sa, NULL);
-	(void)sigaction(SIGPIPE, &sa, NULL);
-	sigemptyset(&none);
-	(void)sigprocmask(SIG_SETMASK, &none, NULL);
-}
-
 /*
- * Start argv[0] with fds[i] as descriptor 3 + i, stdout on out (-1: ours), stdin on
- * /dev/null when quiet_in, and nothing else. The child reports a failed execve through a
- * close-on-exec pipe, so a missing program is an error here rather than a status later.
+ * Start argv[0] with the descriptors fds (at their own numbers), stdout on out (-1: ours),
+ * stdin on /dev/null when quiet_in, and nothing else (winsys_posix.c). A failed execve
+ * is an error here rather than a status later.
  */
 static pid_t
 spawn(char *const argv[], char *const envp[], const int *fds, size_t n, int out,
     bool quiet_in)
 {
-	int ep[2], err = 0;
-	pid_t pid;
+	ws_handle h[LPF_MAX];
+	struct ws_spawn sp = { argv, envp, h, n, out, quiet_in, false };
 	size_t i;
-	ssize_t r;
 
-	if (pipe_cloexec(ep) == -1) {
-		log_warn("pipe");
-		return -1;
-	}
-	if ((pid = fork()) == -1) {
-		log_warn("fork");
-		close(ep[0]);
-		close(ep[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		int high = 3 + (int)n + 16, moved[16], e, devnull;
-
-		child_signals();
-		/* Out of the way first, then into place: fds may overlap their targets. */
-		for (i = 0; i < n && i < 16; i++)
-			if ((moved[i] = fcntl(fds[i], F_DUPFD, high)) == -1)
-				goto fail;
-		if (ep[1] < high) {
-			if ((e = fcntl(ep[1], F_DUPFD, high + 16)) == -1)
-				goto fail;
-			ep[1] = e;
-			(void)set_cloexec(ep[1]);
-		}
-		if (out != -1 && dup2(out, STDOUT_FILENO) == -1)
-			goto fail;
-		if (quiet_in) {
-			if ((devnull = open("/dev/null", O_RDONLY)) == -1 ||
-			    dup2(devnull, STDIN_FILENO) == -1)
-				goto fail;
-			if (devnull > STDERR_FILENO)
-				close(devnull);
-		}
-		for (i = 0; i < n && i < 16; i++)
-			if (dup2(moved[i], 3 + (int)i) == -1)
-				goto fail;
-		close_from(3 + (int)n, ep[1]);
-		if (envp != NULL)
-			execve(argv[0], argv, envp);
-		else
-			execv(argv[0], argv);
- fail:
-		e = errno;
-		(void)!write(ep[1], &e, sizeof(e));
-		_exit(LAUNCH_FAIL);
-	}
-	close(ep[1]);
-	while ((r = read(ep[0], &err, sizeof(err))) == -1 && errno == EINTR)
-		;
-	close(ep[0]);
-	if (r > 0) {
-		log_warnx("%s: %s", argv[0], strerror(err));
-		wait_pid(pid, NULL);
-		return -1;
-	}
-	return pid;
+	for (i = 0; i < n && i < LPF_MAX; i++)
+		h[i] = fds[i];
+	return ws_spawn_pid(&sp);
 }
 
 static int
@@ -551,29 +335,18 @@ proxies_start_all(struct mac *m)
 	for (k = 0; k < PK_MAX; k++) {
 		int l4 = l->listen_fd[k == PK_HTTP ? LS_HTTP4 : LS_SOCKS4];
 		int l6 = l->listen_fd[k == PK_HTTP ? LS_HTTP6 : LS_SOCKS6];
-		int fds[5] = { polfd, l->log_w, l->lifeline_r, l4, l6 };
-		struct strlist a = { 0 };
-		size_t n = l6 != -1 ? 5 : 4, i;
+		int fds[LPF_MAX] = { polfd, l->log_w, l->lifeline_r, l4, l6 };
+		long num[LPF_MAX] = { polfd, l->log_w, l->lifeline_r, l4, l6 };
+		size_t n = l6 != -1 ? LPF_MAX : LPF_MAX - 1;
+		char **argv;
 		pid_t pid;
 
 		if (l4 == -1)
 			continue;               /* the user's own proxy */
-		strlist_pushf(&a, "%s/%s", l->self_dir, proxy_prog[k]);
-		strlist_push(&a, "--policy-fd");
-		strlist_push(&a, "3");
-		strlist_push(&a, "--log-fd");
-		strlist_push(&a, "4");
-		strlist_push(&a, "--lifeline-fd");
-		strlist_push(&a, "5");
-		for (i = 3; i < n; i++) {
-			strlist_push(&a, "--listen-fd");
-			strlist_pushf(&a, "%zu", 3 + i);
-		}
-		if (l->debug)
-			strlist_push(&a, "-d");
-		log_debug("starting %s on port %d", a.v[0], m->port[k]);
-		pid = spawn(a.v, NULL, fds, n, -1, true);
-		strlist_free(&a);
+		argv = localproxy_argv(l, l->self_dir, (enum proxy_kind)k, num);
+		log_debug("starting %s on port %d", argv[0], m->port[k]);
+		pid = spawn(argv, NULL, fds, n, -1, true);
+		localproxy_argv_free(argv);
 		/* The proxy holds the sockets now (or nobody will: clients fail at once). */
 		fd_close(&l->listen_fd[k == PK_HTTP ? LS_HTTP4 : LS_SOCKS4]);
 		fd_close(&l->listen_fd[k == PK_HTTP ? LS_HTTP6 : LS_SOCKS6]);
@@ -617,7 +390,7 @@ proxies_end(struct launch *l)
 			continue;
 		while (waitpid(l->proxy_pid[k], &st, WNOHANG) == 0) {
 			if (now_ms() >= deadline) {
-				log_warnx("%s did not exit: killing it", proxy_prog[k]);
+				log_warnx("%s did not exit: killing it", localproxy_prog[k]);
 				(void)kill(l->proxy_pid[k], SIGKILL);
 				wait_pid(l->proxy_pid[k], NULL);
 				break;
@@ -768,64 +541,6 @@ logger_end(struct mac *m)
 
 /* --- the command --------------------------------------------------------------------- */
 
-static void
-on_signal(int sig)
-{
-	int e = errno;
-	unsigned char c = (unsigned char)sig;
-
-	if (sig_fd != -1)
-		(void)!write((int)sig_fd, &c, 1);
-	errno = e;
-}
-
-static int
-signals_catch(struct mac *m)
-{
-	struct sigaction sa;
-	int p[2];
-	size_t i;
-
-	if (pipe_cloexec(p) == -1) {
-		log_warn("pipe");
-		return -1;
-	}
-	(void)fcntl(p[1], F_SETFL, O_NONBLOCK);
-	(void)fcntl(p[0], F_SETFL, O_NONBLOCK);
-	m->sig_r = p[0];
-	sig_fd = p[1];
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
-	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
-		(void)sigaction(forwarded[i], &sa, NULL);
-	sa.sa_flags |= SA_NOCLDSTOP;
-	(void)sigaction(SIGCHLD, &sa, NULL);
-	sa.sa_handler = SIG_IGN;
-	(void)sigaction(SIGPIPE, &sa, NULL);
-	return 0;
-}
-
-static void
-signals_restore(struct mac *m)
-{
-	struct sigaction sa;
-	int w = (int)sig_fd;
-	size_t i;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
-		(void)sigaction(forwarded[i], &sa, NULL);
-	(void)sigaction(SIGCHLD, &sa, NULL);
-	sig_fd = -1;
-	if (w != -1)
-		close(w);
-	fd_close(&m->sig_r);
-}
-
 /* PATH lookup for a command run without -c: 127 and 126 are ours to tell. */
 static int
 command_check(const struct launch *l)
@@ -883,7 +598,7 @@ reap(struct mac *m)
 			if (pid == l->proxy_pid[k]) {
 				l->proxy_pid[k] = 0;
 				log_warnx("%s ended while the command runs (status %d)",
-				    proxy_prog[k], WIFEXITED(st) ? WEXITSTATUS(st) :
+				    localproxy_prog[k], WIFEXITED(st) ? WEXITSTATUS(st) :
 				    EXIT_SIGNALED(WTERMSIG(st)));
 			}
 	}
@@ -1052,8 +767,9 @@ macos_run(struct launch *l, const struct macos_run *r)
 		log_warn("/dev/urandom");
 		return LAUNCH_FAIL;
 	}
-	if (signals_catch(&m) == -1)
+	if (ws_init() == -1)
 		goto out;
+	m.sig_r = ws_signal_fd();
 	if (tmp_make(l) == -1 || setup_network(&m) == -1)
 		goto out;
 	if ((profile = build_profile(&m)) == NULL)
@@ -1083,7 +799,7 @@ macos_run(struct launch *l, const struct macos_run *r)
 	fd_close(&l->log_r);
 	fd_close(&l->log_w);
 	tmp_rm(l);
-	signals_restore(&m);
+	ws_fini();
 	free(profile);
 	free(m.tag);
 	return rc;

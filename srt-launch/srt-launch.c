@@ -32,6 +32,9 @@
 #include "managed.h"
 #include "path.h"
 #include "policy_source.h"
+#ifdef _WIN32
+#include "winlaunch.h"
+#endif
 #ifdef __APPLE__
 #include "macos.h"
 #endif
@@ -816,6 +819,12 @@ main(int argc, char **argv)
 #ifdef __APPLE__
 	/* macOS: Seatbelt instead of namespaces (macos.h). */
 	rc = macos_launch(&l);
+	goto out;
+#endif
+#ifdef _WIN32
+	/* Windows: srt-win instead of namespaces (winlaunch.h); srt-launch does not build
+	 * there until the proxies and the rest of this file are ported. */
+	rc = windows_launch(&l);
 	goto out;
 #endif
 	if ((l.self_dir = layout_self_dir()) == NULL) {

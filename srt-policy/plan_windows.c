@@ -15,12 +15,11 @@
 int
 plan_windows(const struct opts *o)
 {
-	struct plan_windows plan = { 0 };
 	struct plan_ctx ctx = { 0 };
 	struct diags errs = { 0 };
 	struct settings s;
 	struct policy *p;
-	char *spath = NULL, *home = NULL, *cwd = NULL, *line;
+	char *spath = NULL, *home = NULL, *cwd = NULL, *text = NULL;
 	int rc = EXIT_ERROR, loaded = 0;
 
 	if (o->tmpdir != NULL || o->unguarded) {
@@ -49,28 +48,18 @@ plan_windows(const struct opts *o)
 	ctx.cwd = cwd;
 	ctx.home = home;
 	ctx.settings_path = spath;
-	if (plan_windows_build(&s, &ctx, &plan, &errs) != 0) {
+	if (plan_windows_text(&s, &ctx, &text, &errs) != 0) {
 		for (size_t i = 0; i < errs.msgs.n; i++)
 			log_warnx("plan: %s", errs.msgs.v[i]);
-		if (errs.msgs.n == 0)
-			log_warnx("plan: cannot build the Windows plan");
 		goto out;
 	}
-	for (size_t i = 0; i < plan.n; i++) {
-		if ((line = plan_ace_json(&plan.v[i])) == NULL) {
-			log_warnx("plan: %s: not UTF-8, so no Windows name", plan.v[i].path);
-			goto out;
-		}
-		puts(line);
-		free(line);
-	}
-	if (fflush(stdout) == EOF || ferror(stdout)) {
+	if (fputs(text, stdout) == EOF || fflush(stdout) == EOF || ferror(stdout)) {
 		log_warn("plan: writing stdout");
 		goto out;
 	}
 	rc = 0;
 out:
-	plan_windows_free(&plan);
+	free(text);
 	diags_free(&errs);
 	if (loaded)
 		settings_free(&s);

@@ -1,62 +1,22 @@
 /*
- * A Windows program gets one command line, which its C runtime splits back into argv.
- * cmdline_join quotes each argument so that the split (CommandLineToArgvW, the Microsoft
- * C runtime) gives exactly the argument back: backslashes are literal except before a
- * quote, where 2n backslashes and a quote are n backslashes and a quote that opens or
- * closes, and 2n+1 are n backslashes and a literal quote.
+ * A Windows program gets one command line, which its C runtime splits back into argv:
+ * cmdline_join makes it (lib/wincmdline.c, shared with srt's Windows launch path) and
+ * cmdline_split reads one the way the Microsoft C runtime does.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "srt-win.h"
-
-static void
-quote_arg(struct sbuf *b, const char *a, int first)
-{
-	size_t bs = 0;
-
-	if (*a != '\0' && strpbrk(a, " \t\n\v\"") == NULL) {
-		sb_puts(b, a);
-		return;
-	}
-	sb_add(b, "\"", 1);
-	for (const char *p = a; ; p++) {
-		if (*p == '\\' && !first) {
-			bs++;
-			continue;
-		}
-		if (*p == '\0') {
-			for (size_t i = 0; i < bs * 2; i++)
-				sb_add(b, "\\", 1);
-			break;
-		}
-		if (*p == '"') {
-			for (size_t i = 0; i < bs * 2 + 1; i++)
-				sb_add(b, "\\", 1);
-		} else {
-			for (size_t i = 0; i < bs; i++)
-				sb_add(b, "\\", 1);
-		}
-		bs = 0;
-		sb_add(b, p, 1);
-	}
-	sb_add(b, "\"", 1);
-}
+#include "wincmdline.h"
 
 char *
 cmdline_join(char *const *argv)
 {
-	struct sbuf b = { 0 };
+	char *line = wincmdline_join(argv);
 
-	sb_add(&b, "", 0);
-	for (size_t i = 0; argv[i] != NULL; i++) {
-		if (i > 0)
-			sb_add(&b, " ", 1);
-		/* The program name is read up to the closing quote, backslashes and all;
-		 * a name cannot hold a quote. */
-		quote_arg(&b, argv[i], i == 0);
-	}
-	return b.p;
+	if (line == NULL)
+		sw_fatal("srt-win: out of memory");
+	return line;
 }
 
 int

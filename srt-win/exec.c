@@ -330,6 +330,20 @@ port_arg(const char *name, const char *s, int *port)
 	return 0;
 }
 
+/* GUIDs are the same whatever the case of their hex digits. */
+static int
+guid_equal(const char *a, const char *b)
+{
+	for (; *a != '\0' && *b != '\0'; a++, b++) {
+		char x = *a >= 'A' && *a <= 'F' ? (char)(*a - 'A' + 'a') : *a;
+		char y = *b >= 'A' && *b <= 'F' ? (char)(*b - 'A' + 'a') : *b;
+
+		if (x != y)
+			return 0;
+	}
+	return *a == *b;
+}
+
 int
 cmd_launch(int argc, char **argv)
 {
@@ -337,7 +351,7 @@ cmd_launch(int argc, char **argv)
 	struct install_record rec = { 0 };
 	struct sw_plan plan = { 0 };
 	const char *plan_path = NULL, *http_s = NULL, *socks_s = NULL, *range = NULL;
-	const char *user = NULL, *backend = NULL;
+	const char *user = NULL, *backend = NULL, *sublayer = NULL;
 	int http, socks, rc = SW_EUSAGE, r, lo, hi;
 	char *text = NULL;
 	size_t len;
@@ -349,6 +363,7 @@ cmd_launch(int argc, char **argv)
 		{ "--proxy-port-range", OT_STR, &range },
 		{ "--sandbox-user", OT_STR, &user },
 		{ "--backend", OT_STR, &backend },
+		{ "--sublayer-guid", OT_STR, &sublayer },
 		{ NULL, OT_FLAG, NULL },
 	};
 
@@ -392,12 +407,14 @@ cmd_launch(int argc, char **argv)
 	/* The settings must describe the install they run on: the filters were made for
 	 * its account and its ports. */
 	if ((range != NULL && (lo != rec.port_lo || hi != rec.port_hi)) ||
-	    (user != NULL && strcmp(user, rec.user) != 0)) {
-		sw_err("install_mismatch", "srt-win: launch: the settings name %s%s%s%s but "
-		    "srt-win was installed for %s, ports %d-%d; run srt-win install with "
-		    "the settings' values and --force", user ? "the account " : "",
-		    user ? user : "", user && range ? " and " : "", range ? range : "",
-		    rec.user, rec.port_lo, rec.port_hi);
+	    (user != NULL && strcmp(user, rec.user) != 0) ||
+	    (sublayer != NULL && !guid_equal(sublayer, rec.sublayer))) {
+		sw_err("install_mismatch", "srt-win: launch: the settings name%s%s%s%s%s%s but "
+		    "srt-win was installed for %s, ports %d-%d, sublayer %s; run srt-win "
+		    "install with the settings' values and --force", user ? " the account " :
+		    "", user ? user : "", range ? " the ports " : "", range ? range : "",
+		    sublayer ? " the sublayer " : "", sublayer ? sublayer : "", rec.user,
+		    rec.port_lo, rec.port_hi, rec.sublayer);
 		rc = SW_ENOTPROVISIONED;
 		goto out;
 	}

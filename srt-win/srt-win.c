@@ -50,7 +50,7 @@ usage(FILE *f)
 	    "                 [--env NAME=VALUE]... [--cwd DIR] -- PROGRAM [ARG...]\n"
 	    "       srt-win [-d] launch --plan FILE --http-port N --socks-port N\n"
 	    "                 [--proxy-port-range LO-HI] [--sandbox-user NAME] [--backend B]\n"
-	    "                 [exec options] -- COMMAND [ARG...]\n"
+	    "                 [--sublayer-guid GUID] [exec options] -- COMMAND [ARG...]\n"
 	    "       srt-win -h | -V\n", f);
 }
 

@@ -305,6 +305,14 @@ assert d["wfp"]["port_range"]==[61000,61009] and d["wfp"]["state"]=="cannot-read
 	run "$SW" launch --plan "$T/plan" --http-port 60080 --socks-port 60081 \
 	    --proxy-port-range 60080-60089 --sandbox-user srt-sandbox --backend srt-win -- true
 	[ "$status" -eq 0 ]
+	# The sublayer too (windows.sublayerGuid), whatever the case of its digits.
+	run --separate-stderr "$SW" launch --plan "$T/plan" --http-port 60080 --socks-port 60081 \
+	    --sublayer-guid 00000000-0000-4000-8000-000000000001 -- true
+	[ "$status" -eq 15 ]
+	[[ "$stderr" == *'"code":"install_mismatch"'*'the sublayer 00000000-0000-4000-8000-000000000001 but'*'sublayer 6d1a5f0e-9c1b-4b43-8d77-53a7e0d1b001;'* ]]
+	run "$SW" launch --plan "$T/plan" --http-port 60080 --socks-port 60081 \
+	    --sublayer-guid 6D1A5F0E-9C1B-4B43-8D77-53A7E0D1B001 -- true
+	[ "$status" -eq 0 ]
 }
 
 @test "srt-win wfp verify: a connect that gets through fails the check" {

@@ -6,6 +6,14 @@
 # or log on as another account, so install, exec and the filters are not run here
 # (tests/61-srt-win.bats runs their logic against the fake).
 #
+# Last, srt's own Windows system layer (srt-launch/winsys_win32.c, under the launch path
+# of srt-launch/winlaunch.c) through build/win/tests/winsys-drive.exe, with winprobe.exe as
+# its child: loopback listeners, the explicit handle list, the anonymous and private
+# files, exit status, ending a child, the proxies' kill-on-close job. Wine 8 hands an
+# inherited socket handle over but its Winsock does not take it in the child
+# (WSAENOTSOCK), so that a proxy can accept on it is not shown here; nor is Ctrl-C (no
+# console here).
+#
 # One Wine prefix for the file, in its temp dir; Wine starts headless and its server is
 # stopped at the end, so nothing is left running.
 bats_require_minimum_version 1.5.0
@@ -21,11 +29,12 @@ wineserver_bin() {
 }
 
 setup_file() {
-	export WINE WINESERVER_BIN EXE PROBE
+	export WINE WINESERVER_BIN EXE PROBE DRIVE
 	WINE=$(wine_bin) || WINE=
 	WINESERVER_BIN=$(wineserver_bin) || WINESERVER_BIN=
 	EXE="$(cd "$BATS_TEST_DIRNAME/.." && pwd)/build/win/srt-win.exe"
 	PROBE="$(dirname "$EXE")/tests/winprobe.exe"
+	DRIVE="$(dirname "$EXE")/tests/winsys-drive.exe"
 	[ -n "$WINE" ] && [ -f "$EXE" ] && [ -f "$PROBE" ] || return 0
 	export WINEPREFIX="$BATS_FILE_TMPDIR/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 	unset DISPLAY WAYLAND_DISPLAY
@@ -36,6 +45,12 @@ setup_file() {
 teardown_file() {
 	[ -n "${WINESERVER_BIN:-}" ] && [ -n "${WINEPREFIX:-}" ] && "$WINESERVER_BIN" -k 2>/dev/null
 	return 0
+}
+
+teardown() {
+	# The child the last test leaves outside srt's job, if the test did not get to it.
+	[ -z "${OUTSIDE:-}" ] || "$WINE" "$PROBE" kill "$OUTSIDE" 2>/dev/null || true
+	srt_teardown
 }
 
 setup() {
@@ -154,4 +169,44 @@ JSON
 	[ "$(grep -o '"status":"gone"' <<<"$output" | wc -l)" -eq 5 ]
 	run "$WINE" "$EXE" acl list
 	[ -z "$(tr -d '\r\n' <<<"$output")" ]
+}
+
+@test "wine: srt's winsys_win32 passes exactly the listed handles, relays status, ends its job" {
+	[ -f "$DRIVE" ] || skip "build/win/tests/winsys-drive.exe is not built (make win)"
+	# To files, not a pipe: the child left running outside the job holds them open.
+	rc=0
+	"$WINE" "$DRIVE" "$(winpath "$PROBE")" "$(winpath "$T/held")" "$(winpath "$T/outside")" \
+	    >"$T/out" 2>"$T/err" 3>&- || rc=$?
+	outside=$(tr -dc 0-9 <"$T/outside")
+	[ -z "$outside" ] || OUTSIDE=$outside
+	cat "$T/out" "$T/err"
+	[ "$rc" -eq 0 ]
+	out=$(tr -d '\r' <"$T/out")
+	# A port the system chose, then taken; both loopback addresses where Wine has ::1.
+	grep -Ex 'listen: port( and ::1)?' <<<"$out"
+	grep -qx 'again: 1' <<<"$out"
+	# The child reads the anonymous file from its start, writes to the pipe, has the
+	# listener's handle, and not the other inheritable handle srt had open.
+	grep -qx 'file: policy-bytes' <<<"$out"
+	grep -qx 'pipe: written' <<<"$out"
+	grep -Eqx 'socket: (listening|an open handle, not a socket to this Winsock \(10038\))' <<<"$out"
+	grep -qx 'other: not inherited' <<<"$out"
+	grep -qx 'status: 0' <<<"$out"
+	grep -qx 'from the pipe: pipe' <<<"$out"
+	grep -qx 'then: 0' <<<"$out"
+	grep -qx 'exit status: 7' <<<"$out"
+	grep -qx 'private file: made' <<<"$out"
+	grep -qx 'removed: yes' <<<"$out"
+	grep -qx 'killed: yes' <<<"$out"
+	# The child in the job ended with the driver; the one outside it did not.
+	held=$(tr -dc 0-9 <"$T/held")
+	[ -n "$held" ]
+	[ -n "$outside" ]
+	sleep 1
+	run "$WINE" "$PROBE" alive "$outside"
+	[ "$(tr -d '\r' <<<"$output")" = alive ]
+	"$WINE" "$PROBE" kill "$outside"
+	OUTSIDE=
+	run "$WINE" "$PROBE" alive "$held"
+	[ "$(tr -d '\r' <<<"$output")" = gone ]
 }

@@ -7,7 +7,14 @@
  *   winprobe beat FILE       write a rising counter to FILE every 50 ms, forever
  *   winprobe tree FILE       start `winprobe beat FILE`, then sleep forever
  *   winprobe hold FILE       write its process id to FILE, then sleep forever
+ *   winprobe alive PID       print "alive" or "gone"
+ *   winprobe kill PID        end that process
+ *   winprobe handles P W S X what it inherited at these handle values: prints the file P
+ *                            from its start, writes "pipe" to W, tells whether S is a
+ *                            listening socket (or at least an open handle) and whether X
+ *                            is open at all
  */
+#include <winsock2.h>
 #include <windows.h>
 
 #include <stdio.h>
@@ -28,9 +35,59 @@ beat(const char *path)
 	}
 }
 
+static HANDLE
+handle_arg(const char *s)
+{
+	return (HANDLE)(intptr_t)strtoll(s, NULL, 10);
+}
+
+static int
+handles(char **v)
+{
+	HANDLE pol = handle_arg(v[0]), w = handle_arg(v[1]), x = handle_arg(v[3]);
+	SOCKET s = (SOCKET)strtoll(v[2], NULL, 10);
+	char buf[256];
+	DWORD n = 0, fl;
+	WSADATA wd;
+	int on = 0, len = (int)sizeof(on);
+
+	if (ReadFile(pol, buf, sizeof(buf) - 1, &n, NULL)) {
+		buf[n] = '\0';
+		printf("file: %s\n", buf);
+	} else
+		printf("file: not readable (%lu)\n", (unsigned long)GetLastError());
+	printf("pipe: %s\n", WriteFile(w, "pipe\n", 5, &n, NULL) ? "written" : "not writable");
+	WSAStartup(MAKEWORD(2, 2), &wd);
+	/* Wine 8 hands the handle over but its Winsock does not take it (WSAENOTSOCK). */
+	if (getsockopt(s, SOL_SOCKET, SO_ACCEPTCONN, (char *)&on, &len) == 0)
+		printf("socket: %s\n", on ? "listening" : "not listening");
+	else if (GetHandleInformation((HANDLE)s, &fl))
+		printf("socket: an open handle, not a socket to this Winsock (%d)\n",
+		    WSAGetLastError());
+	else
+		printf("socket: not inherited\n");
+	printf("other: %s\n", GetHandleInformation(x, &fl) ? "open" : "not inherited");
+	fflush(stdout);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
+	if (argc == 6 && strcmp(argv[1], "handles") == 0)
+		return handles(argv + 2);
+	if (argc == 3 && strcmp(argv[1], "kill") == 0) {
+		HANDLE h = OpenProcess(PROCESS_TERMINATE, FALSE, (DWORD)strtoul(argv[2], NULL, 10));
+
+		return h != NULL && TerminateProcess(h, 9) ? 0 : 1;
+	}
+	if (argc == 3 && strcmp(argv[1], "alive") == 0) {
+		HANDLE h = OpenProcess(SYNCHRONIZE, FALSE, (DWORD)strtoul(argv[2], NULL, 10));
+
+		printf("%s\n", h != NULL && WaitForSingleObject(h, 0) == WAIT_TIMEOUT ? "alive" :
+		    "gone");
+		return 0;
+	}
 	if (argc == 3 && strcmp(argv[1], "exit") == 0)
 		return atoi(argv[2]);
 	if (argc >= 2 && strcmp(argv[1], "args") == 0) {
@@ -72,6 +129,7 @@ main(int argc, char **argv)
 		for (;;)
 			Sleep(1000);
 	}
-	fprintf(stderr, "usage: winprobe exit N | args A... | env | beat FILE | tree FILE | hold FILE\n");
+	fprintf(stderr, "usage: winprobe exit N | args A... | env | beat FILE | tree FILE | "
+	    "hold FILE | alive PID | kill PID | handles P W S X\n");
 	return 2;
 }

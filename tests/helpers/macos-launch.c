@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "macos.h"
-#include "policy.h"
+#include "launch-driver.h"
 
 static void
 usage(void)
@@ -45,10 +45,8 @@ main(int argc, char **argv)
 	};
 	struct macos_run r = { NULL, NULL, "/bin/bash", 2000, 500, 150 };
 	struct launch l;
-	struct diags errs = { 0 }, warns = { 0 };
 	const char *bin = getenv("SRT_BIN");
-	char err[256], *text;
-	int ch, rc, i;
+	int ch, i;
 
 	memset(&l, 0, sizeof(l));
 	for (i = 0; i < LS_MAX; i++)
@@ -96,35 +94,7 @@ main(int argc, char **argv)
 	    (l.cstring == NULL) == (argc == 0))
 		usage();
 	l.cmd = argc > 0 ? argv : NULL;
-	log_init("macos-launch", l.debug, LAUNCH_FAIL);
-	if (settings_load(l.settings_arg, &l.set, &errs, &warns) == -1) {
-		diags_print(&errs, stderr);
+	if (driver_prepare(&l, "macos-launch", bin) == -1)
 		return LAUNCH_FAIL;
-	}
-	if ((l.pol = policy_from_settings(&l.set, err, sizeof(err))) == NULL) {
-		fprintf(stderr, "macos-launch: %s\n", err);
-		return LAUNCH_FAIL;
-	}
-	l.config_path = realpath(l.settings_arg, NULL);
-	l.self_dir = xstrdup(bin);
-	l.cwd = getcwd(NULL, 0);
-	l.home = xstrdup(getenv("HOME") != NULL ? getenv("HOME") : "/");
-	text = l.cstring != NULL ? xstrdup(l.cstring) : xstrdup(l.cmd[0]);
-	l.viol = violations_new(&l.set, text, l.violations_arg);
-	free(text);
-	if (l.viol == NULL || l.cwd == NULL)
-		return LAUNCH_FAIL;
-	rc = macos_run(&l, &r);
-	violations_finish(l.viol, true);
-	violations_free(l.viol);
-	policy_free(l.pol);
-	settings_free(&l.set);
-	diags_free(&errs);
-	diags_free(&warns);
-	free(l.config_path);
-	free(l.self_dir);
-	free(l.cwd);
-	free(l.home);
-	free(l.tmpdir);
-	return rc;
+	return driver_finish(&l, macos_run(&l, &r));
 }
