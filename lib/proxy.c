@@ -582,14 +582,16 @@ proxy_policy_load(struct proxy *px, struct diags *errs)
 	if (proxy_policy_from_decider(px))
 		return proxy_policy_lists(px, NULL, NULL, errs);
 #ifdef _WIN32
-	/* -p only, as compiled: no managed layer to merge here (proxy_win.h). */
+	/* -p or --policy-fd, as compiled: no managed layer to merge here (proxy_win.h). */
 	{
 		char err[1024];
 
 		(void)src;
 		(void)warns;
 		(void)rc;
-		if ((pol = policy_open_file(px->opts.policy_path, err, sizeof(err))) == NULL) {
+		pol = px->opts.policy_fd != -1 ? proxy_win_policy_open(px->opts.policy_fd, err,
+		    sizeof(err)) : policy_open_file(px->opts.policy_path, err, sizeof(err));
+		if (pol == NULL) {
 			diags_add(errs, "%s", err);
 			return NULL;
 		}
@@ -1386,7 +1388,7 @@ proxy_lifeline_cb(struct evloop *loop, int fd, unsigned events, void *arg)
 
 	(void)events;
 	(void)arg;
-	n = read(fd, buf, sizeof(buf));
+	n = sys_recv(fd, buf, sizeof(buf));     /* read(2), a socket on Windows */
 	if (n > 0 || (n == -1 && (errno == EAGAIN || errno == EINTR)))
 		return;
 	/* The launcher is gone: nobody is left to serve. */

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 
+#include "policy.h"
 #include "proxy.h"
 #include "upstream.h"
 
@@ -16,6 +17,8 @@
 void proxy_win_start(struct proxy_opts *o, const char *prog);
 /* The policy's routes that need OpenSSL or the connector: a message, or NULL. */
 const char *proxy_win_refused_routes(const struct upstream *up, bool terminate);
+/* --policy-fd's file (a HANDLE value), read whole at offsets; NULL with err set. */
+struct policy *proxy_win_policy_open(int handle, char *err, size_t errlen);
 #else
 static inline const char *
 proxy_win_refused_routes(const struct upstream *up, bool terminate)

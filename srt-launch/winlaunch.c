@@ -156,20 +156,32 @@ win_proxies_start(struct win *w)
 	for (k = 0; k < PK_MAX; k++) {
 		ws_handle *v4 = &w->lis[k == PK_HTTP ? LS_HTTP4 : LS_SOCKS4];
 		ws_handle *v6 = &w->lis[k == PK_HTTP ? LS_HTTP6 : LS_SOCKS6];
-		long fd[LPF_MAX] = { w->pol, w->log_w, w->lifeline_r, *v4, *v6 };
+		ws_handle c4 = WS_NONE, c6 = WS_NONE;
+		long fd[LPF_MAX];
 		struct ws_spawn sp = { NULL, NULL, fd, *v6 != WS_NONE ? LPF_MAX : LPF_MAX - 1,
 		    WS_NONE, true, true };
 		char **argv;
-		int rc;
+		int rc = -1;
 
 		if (*v4 == WS_NONE)
 			continue;               /* the user's own proxy */
-		argv = localproxy_argv(l, l->self_dir, (enum proxy_kind)k, fd);
-		sp.argv = argv;
-		log_debug("starting %s on port %d", argv[0], w->port[k]);
-		rc = ws_spawn(&sp, &w->proxy[k]);
-		localproxy_argv_free(argv);
+		/* The listeners go over by their carriers (winsys.h). */
+		if (ws_listen_carrier(*v4, &c4) == 0 &&
+		    (*v6 == WS_NONE || ws_listen_carrier(*v6, &c6) == 0)) {
+			fd[LPF_POLICY] = w->pol;
+			fd[LPF_LOG] = w->log_w;
+			fd[LPF_LIFELINE] = w->lifeline_r;
+			fd[LPF_LISTEN4] = c4;
+			fd[LPF_LISTEN6] = c6;
+			argv = localproxy_argv(l, l->self_dir, (enum proxy_kind)k, fd);
+			sp.argv = argv;
+			log_debug("starting %s on port %d", argv[0], w->port[k]);
+			rc = ws_spawn(&sp, &w->proxy[k]);
+			localproxy_argv_free(argv);
+		}
 		/* The proxy holds the sockets now (or nobody will: clients fail at once). */
+		ws_close(&c4);
+		ws_close(&c6);
 		ws_close(v4);
 		ws_close(v6);
 		if (rc == -1)

@@ -2,8 +2,9 @@
  * The Windows launch path (SPEC §6): srt-win instead of namespaces.
  *
  *   srt ─┬─ srt-httpd     accept on 127.0.0.1:P and [::1]:P, the first free ports of
- *        ├─ srt-socksd    windows.proxyPortRange, on sockets they inherit; in a job
- *        │                that kills them when srt ends, however it ends
+ *        ├─ srt-socksd    windows.proxyPortRange, on sockets srt hands them (winsys.h:
+ *        │                WSADuplicateSocketW); in a job that kills them when srt
+ *        │                ends, however it ends
  *        └─ srt-win launch --plan FILE --http-port P --socks-port Q ... -- COMMAND
  *                         grants the ACE plan for the command's lifetime and runs it as
  *                         the sandbox account (srt-win(1)); it sets the proxy variables

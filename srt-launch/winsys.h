@@ -15,13 +15,24 @@
  * What a child inherits: exactly the handles named in ws_spawn's list, each at the same
  * value it has here, and the standard streams; nothing else, whatever else is open or
  * inheritable. That is the contract with the proxies on both systems: srt-httpd and
- * srt-socksd get the values on their command line, --listen-fd N (a listening socket: on
- * Windows the SOCKET value, usable as it is), --policy-fd N (a file, read from its
- * start), --log-fd N (the write end of a pipe for their decision lines) and
- * --lifeline-fd N (the read end of a pipe that reaches end-of-file when srt is gone). On
- * Windows the three that are not sockets are HANDLE values, which a proxy turns into C
- * descriptors with _open_osfhandle(). The Windows proxies are also in a job that kills
- * them when srt's last handle to it closes, however srt ends.
+ * srt-socksd get the values on their command line, --listen-fd N (a listener's carrier,
+ * ws_listen_carrier), --policy-fd N (a file, read from its start), --log-fd N (the write
+ * end of a pipe for their decision lines) and --lifeline-fd N (the read end of a pipe
+ * that reaches end-of-file when srt is gone).
+ *
+ * On POSIX a listener's carrier is the listening socket itself (a duplicate of it). On
+ * Windows every N is a HANDLE value, --listen-fd's included: a socket is not handed over
+ * by handle inheritance (Winsock does not promise that an inherited SOCKET works in the
+ * child, a layered provider may break it, and Wine 8 answers WSAENOTSOCK to getsockopt
+ * on one) but the way Microsoft documents for sharing a socket with another process. The carrier is the read end of a pipe; ws_spawn, once the child
+ * exists and before it runs (it starts suspended), duplicates the socket for it with
+ * WSADuplicateSocketW and writes the WSAPROTOCOL_INFOW, sizeof(WSAPROTOCOL_INFOW)
+ * bytes, into the pipe, then closes the pipe's write end. The proxy reads exactly that
+ * and makes its socket with WSASocketW(FROM_PROTOCOL_INFO, ..., &info, ...). The other
+ * three a proxy turns into what it reads and writes with ReadFile, _open_osfhandle()
+ * and a thread waiting for the lifeline's end of file. The Windows proxies are also in a
+ * job that kills them when srt's last handle to it closes, however srt ends; the
+ * lifeline is what ends them when a run ends in order.
  */
 #ifndef SRT_WINSYS_H
 #define SRT_WINSYS_H
@@ -55,6 +66,15 @@ void ws_fini(void);
  * -1 with a message logged on any other failure. Neither handle is inheritable.
  */
 int ws_listen_loopback(int *port, ws_handle *v4, ws_handle *v6);
+
+/*
+ * What to pass a child for listener lis (from ws_listen_loopback): *carrier goes in
+ * ws_spawn's list and after --listen-fd on its command line (see the top of the file).
+ * POSIX: a duplicate of lis. Windows: a pipe's read end, filled by the one ws_spawn
+ * that lists it. Not inheritable; close it with ws_close after that spawn, as lis. -1
+ * with a message logged.
+ */
+int ws_listen_carrier(ws_handle lis, ws_handle *carrier);
 
 /* A pipe, neither end inheritable; the read end does not block (ws_read). */
 int ws_pipe(ws_handle *r, ws_handle *w);

@@ -215,6 +215,19 @@ ws_listen_loopback(int *port, ws_handle *v4, ws_handle *v6)
 }
 
 int
+ws_listen_carrier(ws_handle lis, ws_handle *carrier)
+{
+	int fd = fcntl((int)lis, F_DUPFD_CLOEXEC, 3);
+
+	if (fd == -1) {
+		log_warn("listener %ld", lis);
+		return -1;
+	}
+	*carrier = fd;
+	return 0;
+}
+
+int
 ws_pipe(ws_handle *r, ws_handle *w)
 {
 	int p[2];

@@ -6,6 +6,8 @@
  * Strings are UTF-8 at the interface and UTF-16 at the calls. Only the handles named in
  * a spawn reach the child (PROC_THREAD_ATTRIBUTE_HANDLE_LIST): they are made inheritable
  * for the one CreateProcessW and no longer after it; spawns are never concurrent here.
+ * A listener reaches a child through its carrier, a pipe that the spawn fills with the
+ * socket duplicated for the child (WSADuplicateSocketW) while the child is suspended.
  */
 #define _CRT_RAND_S
 
@@ -41,6 +43,12 @@ static HANDLE done_event;       /* set by ws_fini: srt has cleaned up */
 static volatile LONG term_sig;
 static SOCKET sockets[SOCKETS_MAX];     /* ours, closed with closesocket */
 static size_t nsockets;
+/* The listeners' carriers (ws_listen_carrier): w is NULL once a spawn has filled r. */
+static struct carrier {
+	HANDLE r, w;
+	SOCKET s;
+} carriers[SOCKETS_MAX];
+static size_t ncarriers;
 static bool wsa_up;
 
 /* --- strings and errors ---------------------------------------------------------------- */
@@ -289,6 +297,86 @@ ws_listen_loopback(int *port, ws_handle *v4, ws_handle *v6)
 	return 0;
 }
 
+static struct carrier *
+carrier_of(ws_handle h)
+{
+	size_t i;
+
+	for (i = 0; i < ncarriers; i++)
+		if ((ws_handle)(intptr_t)carriers[i].r == h)
+			return &carriers[i];
+	return NULL;
+}
+
+int
+ws_listen_carrier(ws_handle lis, ws_handle *carrier)
+{
+	HANDLE r, w;
+
+	if (!is_socket(lis, NULL)) {
+		log_warnx("%ld: not a listener of this process", lis);
+		return -1;
+	}
+	if (ncarriers == SOCKETS_MAX) {
+		log_warnx("too many listeners to hand over");
+		return -1;
+	}
+	/* Room for the one WSAPROTOCOL_INFOW: the write never waits for the reader. */
+	if (!CreatePipe(&r, &w, NULL, 2 * (DWORD)sizeof(WSAPROTOCOL_INFOW))) {
+		warn_win(GetLastError(), "CreatePipe");
+		return -1;
+	}
+	carriers[ncarriers].r = r;
+	carriers[ncarriers].w = w;
+	carriers[ncarriers].s = (SOCKET)lis;
+	ncarriers++;
+	*carrier = (ws_handle)(intptr_t)r;
+	return 0;
+}
+
+static void
+carrier_close(struct carrier *c)
+{
+	CloseHandle(c->r);
+	if (c->w != NULL)
+		CloseHandle(c->w);
+	*c = carriers[--ncarriers];
+}
+
+static int write_all(HANDLE h, const void *data, size_t len);
+
+/* The listeners of the carriers in sp's list, duplicated for the (suspended) child pid:
+ * each WSAPROTOCOL_INFOW written to its pipe, whose write end then closes. */
+static int
+carriers_fill(const struct ws_spawn *sp, DWORD pid)
+{
+	WSAPROTOCOL_INFOW info;
+	struct carrier *c;
+	size_t i;
+
+	for (i = 0; i < sp->ninherit; i++) {
+		if ((c = carrier_of(sp->inherit[i])) == NULL)
+			continue;
+		if (c->w == NULL) {
+			log_warnx("%s: the listener's carrier %ld was handed over already",
+			    sp->argv[0], sp->inherit[i]);
+			return -1;
+		}
+		memset(&info, 0, sizeof(info));
+		if (WSADuplicateSocketW(c->s, pid, &info) != 0) {
+			warn_win((DWORD)WSAGetLastError(), "WSADuplicateSocketW");
+			return -1;
+		}
+		if (write_all(c->w, &info, sizeof(info)) == -1) {
+			warn_win(GetLastError(), "the listener's carrier");
+			return -1;
+		}
+		CloseHandle(c->w);
+		c->w = NULL;
+	}
+	return 0;
+}
+
 /* --- pipes and files -------------------------------------------------------------------- */
 
 int
@@ -328,10 +416,14 @@ ws_read(ws_handle h, void *buf, size_t len)
 void
 ws_close(ws_handle *h)
 {
+	struct carrier *c;
+
 	if (*h == WS_NONE)
 		return;
 	if (is_socket(*h, NULL))
 		socket_close((SOCKET)*h);
+	else if ((c = carrier_of(*h)) != NULL)
+		carrier_close(c);
 	else
 		CloseHandle(as_handle(*h));
 	*h = WS_NONE;
@@ -598,6 +690,7 @@ ws_spawn(const struct ws_spawn *sp, struct ws_proc **out)
 	char *line = NULL;
 	size_t n = 0, i;
 	int rc = -1;
+	bool suspend = sp->with_srt;
 	BOOL ok;
 
 	memset(&si, 0, sizeof(si));
@@ -621,8 +714,10 @@ ws_spawn(const struct ws_spawn *sp, struct ws_proc **out)
 		log_warnx("%s: too many handles to pass", sp->argv[0]);
 		goto out;
 	}
-	for (i = 0; i < sp->ninherit; i++)
+	for (i = 0; i < sp->ninherit; i++) {
 		list[n++] = as_handle(sp->inherit[i]);
+		suspend = suspend || carrier_of(sp->inherit[i]) != NULL;
+	}
 	/* The standard handles go in the list too; a console handle is not a kernel
 	 * object to inherit (Windows duplicates those itself), and neither is nothing. */
 	{
@@ -666,28 +761,32 @@ ws_spawn(const struct ws_spawn *sp, struct ws_proc **out)
 	}
 	if (set_inherit(sp, true) == -1)
 		goto out;
-	/* Suspended until it is in the job: nothing it starts can be outside it. The
-	 * program is found as the command line's first word (".exe" added). */
+	/* Suspended until it is in the job (nothing it starts can be outside it) and its
+	 * listeners' carriers are filled (they need its process id). The program is found
+	 * as the command line's first word (".exe" added). */
 	ok = CreateProcessW(NULL, cmd, NULL, NULL, n > 0, CREATE_UNICODE_ENVIRONMENT |
-	    EXTENDED_STARTUPINFO_PRESENT | (sp->with_srt ? CREATE_SUSPENDED : 0), env, NULL,
+	    EXTENDED_STARTUPINFO_PRESENT | (suspend ? CREATE_SUSPENDED : 0), env, NULL,
 	    &si.StartupInfo, &pi);
 	(void)set_inherit(sp, false);
 	if (!ok) {
 		warn_win(GetLastError(), sp->argv[0]);
 		goto out;
 	}
-	if (sp->with_srt) {
-		if (job == NULL || !AssignProcessToJobObject(job, pi.hProcess)) {
-			warn_win(job == NULL ? ERROR_INVALID_HANDLE : GetLastError(),
-			    "AssignProcessToJobObject");
-			TerminateProcess(pi.hProcess, 1);
-			WaitForSingleObject(pi.hProcess, INFINITE);
-			CloseHandle(pi.hProcess);
-			CloseHandle(pi.hThread);
-			goto out;
-		}
-		ResumeThread(pi.hThread);
+	if (sp->with_srt && (job == NULL || !AssignProcessToJobObject(job, pi.hProcess))) {
+		warn_win(job == NULL ? ERROR_INVALID_HANDLE : GetLastError(),
+		    "AssignProcessToJobObject");
+		ok = FALSE;
+	} else
+		ok = carriers_fill(sp, pi.dwProcessId) == 0;
+	if (!ok) {
+		TerminateProcess(pi.hProcess, 1);
+		WaitForSingleObject(pi.hProcess, INFINITE);
+		CloseHandle(pi.hProcess);
+		CloseHandle(pi.hThread);
+		goto out;
 	}
+	if (suspend)
+		ResumeThread(pi.hThread);
 	CloseHandle(pi.hThread);
 	*out = xcalloc(1, sizeof(**out));
 	(*out)->h = pi.hProcess;

@@ -3,7 +3,9 @@
 # (the event loop on WSAPoll, the resolver on getaddrinfo, the relay without splice, the
 # decision record's writer, the SOCKS5 and upstream parsers, this host's addresses for
 # the guard), the compiled policy read without mmap deciding as on Linux, and
-# srt-socksd.exe itself: curl through it, its refusals, its log, its guard.
+# srt-socksd.exe and srt-httpd.exe themselves: curl through them, their refusals, their
+# log, the guard; last, both started by srt's Windows system layer as srt starts them,
+# on listeners, a policy, a log pipe and a lifeline handed over as handles.
 #
 # Wine creates sockets in its server (wineserver), not in the program's process, so a
 # network namespace around wine alone isolates nothing while the server runs outside it.
@@ -148,6 +150,7 @@ winpath() {
 }
 
 stop_all() {
+	[ -n "${DRIVE_PID:-}" ] && touch "$T/stop"
 	[ -n "${SOCKSD_PID:-}" ] && kill "$SOCKSD_PID" 2>/dev/null
 	[ -n "${UP_PID:-}" ] && kill "$UP_PID" 2>/dev/null
 	wait 2>/dev/null
@@ -215,9 +218,20 @@ JSON
 	run --separate-stderr $NS "$WINE" "$exe" -p "$p" -l unix:/tmp/x.sock
 	[ "$status" -eq 2 ]
 	[[ "$stderr" == *"unix:/tmp/x.sock is not available on Windows"* ]]
-	run --separate-stderr $NS "$WINE" "$exe" -p "$p" --lifeline-fd 3
+	# The launcher's options take handles this process has (and a socket is not a
+	# listener's carrier).
+	run --separate-stderr $NS "$WINE" "$exe" -p "$p" --lifeline-fd 999996
 	[ "$status" -eq 2 ]
-	[[ "$stderr" == *"--lifeline-fd is not available on Windows"* ]]
+	[[ "$stderr" == *"--lifeline-fd 999996: not a handle of this process"* ]]
+	run --separate-stderr $NS "$WINE" "$exe" -p "$p" --listen-fd 999996
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--listen-fd 999996: not a handle of this process"* ]]
+	run --separate-stderr $NS "$WINE" "$exe" --policy-fd 999996
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--policy-fd 999996: not a handle of this process"* ]]
+	run --separate-stderr $NS "$WINE" "$exe" -p "$p" --control-fd 4
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--control-fd is not available on Windows: srt's Linux launcher sends policy updates"* ]]
 	run --separate-stderr $NS "$WINE" "$exe" -p "$p" --handoff-fd 3
 	[ "$status" -eq 2 ]
 	[[ "$stderr" == *"--handoff-fd is not available on Windows"* ]]
@@ -375,4 +389,107 @@ JSON
 	run --separate-stderr $NS "$WINE" "$exe" -p "$p" --cred-fd 3
 	[ "$status" -eq 2 ]
 	[[ "$stderr" == *"--cred-fd is not available on Windows"* ]]
+}
+
+# srt's part: the Windows system layer (srt-launch/winsys_win32.c, driven by
+# build/win/tests/winsys-drive.exe as winlaunch.c drives it) starts the proxy in its job
+# with everything by handle: the listeners by their carriers (WSADuplicateSocketW), the
+# compiled policy as an anonymous file, the decision log's pipe and the lifeline. Then
+# curl from the namespace, the log as srt reads it, and the lifeline's cut ending the
+# proxy by itself (exit 0, not the drive's kill).
+drive_proxy() {
+	local drive="$WINBUILD/tests/winsys-drive.exe"
+	[ -f "$drive" ] && [ -f "$WINBUILD/$1" ] || { echo "$1 or winsys-drive.exe is not built (make win)"; return 1; }
+	rm -f "$T/stop" "$T/dlog"
+	: >"$T/dout"
+	$NS "$WINE" "$drive" proxy "$(winpath "$WINBUILD/$1")" "$(winpath "$T/p.bin")" \
+	    "$(winpath "$T/dlog")" "$(winpath "$T/stop")" >"$T/dout" 2>"$T/derr" 3>&- &
+	DRIVE_PID=$!
+	for _ in $(seq 1 300); do
+		PORT=$(tr -d '\r' <"$T/dout" | sed -n 's/^port: //p')
+		[ -n "$PORT" ] && return 0
+		kill -0 "$DRIVE_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$T/dout" "$T/derr"
+	return 1
+}
+
+drive_stop() {
+	touch "$T/stop"
+	wait "$DRIVE_PID"
+	DRIVE_PID=
+	cat "$T/dout" "$T/derr"
+	grep -qx 'proxy: exit 0' < <(tr -d '\r' <"$T/dout")
+}
+
+drive_policy() {
+	mkdir -p "$T/www"
+	echo "hello through the handed-over listener" >"$T/www/index.html"
+	UP=$(free_port)
+	$NS python3 -m http.server "$UP" --bind 127.0.0.1 --directory "$T/www" >/dev/null 2>&1 3>&- &
+	UP_PID=$!
+	cat >"$T/s.json" <<JSON
+{"network":{"allowedDomains":["localhost:$UP"],"deniedDomains":["denied.example"],
+ "deniedDomainReasons":{"denied.example":"not this one"}},
+ "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}
+JSON
+	"$SRT_BUILD/bin/srt-policy" compile -s "$T/s.json" -o "$T/p.bin"
+}
+
+@test "wine: srt's winsys_win32 starts srt-socksd.exe on a handed-over listener, policy, log and lifeline" {
+	[ -n "$NS" ] || skip "no network namespace here (unshare -n): srt-socksd.exe would dial out"
+	drive_policy
+	drive_proxy srt-socksd.exe
+	run $NS curl -sS --max-time 20 --socks5-hostname "127.0.0.1:$PORT" "http://localhost:$UP/"
+	[ "$status" -eq 0 ]
+	[ "$output" = "hello through the handed-over listener" ]
+	run $NS curl -sS --max-time 20 --socks5-hostname "127.0.0.1:$PORT" "http://denied.example/"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"(2)"* ]]
+	drive_stop
+	cat "$T/dlog"
+	python3 - "$T/dlog" "$UP" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert len(lines) == 2, lines
+ok, bad = lines
+assert ok["protocol"] == "socks5" and ok["host"] == "localhost" and ok["port"] == int(sys.argv[2])
+assert ok["verdict"] == "allow" and ok["bytes_down"] > 0, ok
+assert bad["host"] == "denied.example" and bad["verdict"] == "deny", bad
+assert bad["reason"] == "not this one", bad
+PY
+}
+
+@test "wine: srt's winsys_win32 starts srt-httpd.exe on handed-over listeners (127.0.0.1 and ::1)" {
+	[ -n "$NS" ] || skip "no network namespace here (unshare -n): srt-httpd.exe would dial out"
+	drive_policy
+	drive_proxy srt-httpd.exe
+	run $NS curl -sS --max-time 20 -x "http://127.0.0.1:$PORT" "http://localhost:$UP/"
+	[ "$status" -eq 0 ]
+	[ "$output" = "hello through the handed-over listener" ]
+	local n=2
+	# The second listener, where the namespace has IPv6 loopback.
+	if $NS python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null; then
+		run $NS curl -sS --max-time 20 -x "http://[::1]:$PORT" "http://localhost:$UP/"
+		[ "$status" -eq 0 ]
+		[ "$output" = "hello through the handed-over listener" ]
+		n=3
+	fi
+	run $NS curl -sS -i --max-time 20 -x "http://127.0.0.1:$PORT" "http://denied.example/"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "HTTP/1.1 403 "* ]]
+	drive_stop
+	cat "$T/dlog"
+	python3 - "$T/dlog" "$n" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+n = int(sys.argv[2])
+assert len(lines) == n, lines
+for l in lines[:-1]:
+    assert l["host"] == "localhost" and l["verdict"] == "allow" and l["status"] == 200, l
+if n == 3:
+    assert lines[1]["client"].startswith("[::1]:"), lines[1]
+assert lines[-1]["host"] == "denied.example" and lines[-1]["status"] == 403, lines[-1]
+PY
 }

@@ -11,8 +11,8 @@
  *   winprobe kill PID        end that process
  *   winprobe handles P W S X what it inherited at these handle values: prints the file P
  *                            from its start, writes "pipe" to W, tells whether S is a
- *                            listening socket (or at least an open handle) and whether X
- *                            is open at all
+ *                            listener's carrier (srt-launch/winsys.h) holding a listening
+ *                            socket, and whether X is open at all
  */
 #include <winsock2.h>
 #include <windows.h>
@@ -44,8 +44,10 @@ handle_arg(const char *s)
 static int
 handles(char **v)
 {
-	HANDLE pol = handle_arg(v[0]), w = handle_arg(v[1]), x = handle_arg(v[3]);
-	SOCKET s = (SOCKET)strtoll(v[2], NULL, 10);
+	HANDLE pol = handle_arg(v[0]), w = handle_arg(v[1]), c = handle_arg(v[2]);
+	HANDLE x = handle_arg(v[3]);
+	WSAPROTOCOL_INFOW info;
+	SOCKET s;
 	char buf[256];
 	DWORD n = 0, fl;
 	WSADATA wd;
@@ -58,14 +60,16 @@ handles(char **v)
 		printf("file: not readable (%lu)\n", (unsigned long)GetLastError());
 	printf("pipe: %s\n", WriteFile(w, "pipe\n", 5, &n, NULL) ? "written" : "not writable");
 	WSAStartup(MAKEWORD(2, 2), &wd);
-	/* Wine 8 hands the handle over but its Winsock does not take it (WSAENOTSOCK). */
-	if (getsockopt(s, SOL_SOCKET, SO_ACCEPTCONN, (char *)&on, &len) == 0)
+	/* The carrier holds the socket's WSAPROTOCOL_INFOW, duplicated for this process. */
+	if (!ReadFile(c, &info, sizeof(info), &n, NULL) || n != sizeof(info))
+		printf("socket: no WSAPROTOCOL_INFOW (%lu)\n", (unsigned long)GetLastError());
+	else if ((s = WSASocketW(FROM_PROTOCOL_INFO, FROM_PROTOCOL_INFO, FROM_PROTOCOL_INFO,
+	    &info, 0, WSA_FLAG_OVERLAPPED)) == INVALID_SOCKET)
+		printf("socket: WSASocketW failed (%d)\n", WSAGetLastError());
+	else if (getsockopt(s, SOL_SOCKET, SO_ACCEPTCONN, (char *)&on, &len) == 0)
 		printf("socket: %s\n", on ? "listening" : "not listening");
-	else if (GetHandleInformation((HANDLE)s, &fl))
-		printf("socket: an open handle, not a socket to this Winsock (%d)\n",
-		    WSAGetLastError());
 	else
-		printf("socket: not inherited\n");
+		printf("socket: not a socket to this Winsock (%d)\n", WSAGetLastError());
 	printf("other: %s\n", GetHandleInformation(x, &fl) ? "open" : "not inherited");
 	fflush(stdout);
 	return 0;

@@ -8,11 +8,21 @@
  *
  * With PROBE (winprobe.exe) it: listens on a loopback port the system picks and again on
  * the same port (taken); hands a child exactly an anonymous file, a pipe's write end and
- * the listener (and not one more inheritable handle) and prints what the child saw and
+ * the listener's carrier (and not one more inheritable handle) and prints what the child saw and
  * wrote back; relays a child's exit status; makes and removes a private file; ends a
  * child with ws_kill; and last starts `winprobe hold HOLDFILE` in the proxies' job and
  * `winprobe hold OUTSIDEFILE` outside it, and exits without ending either: the job's
  * closing must end the first, and nothing ends the second (the caller does).
+ *
+ *   winsys-drive proxy PROXY POLICY LOG STOPFILE
+ *
+ * srt's part in starting a proxy on Windows (tests/63-proxies-wine.bats): listens on a
+ * loopback port, starts PROXY (srt-socksd.exe or srt-httpd.exe) in the proxies' job as
+ * winlaunch.c does, with the policy file POLICY as an anonymous file (--policy-fd), the
+ * listeners by their carriers (--listen-fd), a pipe for the decisions (--log-fd, copied
+ * to LOG as they come) and the lifeline (--lifeline-fd), and prints "port: N". Once
+ * STOPFILE exists it cuts the lifeline, reads the log to its end and prints how the
+ * proxy ended: "proxy: exit N", or "proxy: still running" (then ended).
  */
 #include <windows.h>
 
@@ -57,10 +67,104 @@ run(char *const *argv, const ws_handle *inherit, size_t n, bool with_srt, ws_han
 	return status;
 }
 
+static int
+proxy(char **argv)
+{
+	ws_handle v4, v6, c4 = WS_NONE, c6 = WS_NONE, pol, lr, lw, logr, logw;
+	ws_handle inherit[5];
+	char a[5][24], *pargv[16], *data = NULL, buf[4096];
+	struct ws_proc *p;
+	size_t n = 0, len = 0, np = 0, i;
+	int port = 0, status;
+	long long deadline;
+	FILE *in, *out;
+	long got;
+
+	if ((in = fopen(argv[3], "rb")) == NULL)
+		return 125;
+	while ((got = (long)fread(buf, 1, sizeof(buf), in)) > 0) {
+		data = xreallocarray(data, len + (size_t)got, 1);
+		memcpy(data + len, buf, (size_t)got);
+		len += (size_t)got;
+	}
+	fclose(in);
+	if ((out = fopen(argv[4], "wb")) == NULL)
+		return 125;
+	if (ws_init() == -1 || ws_listen_loopback(&port, &v4, &v6) != 0 ||
+	    ws_anon_file(data, len, &pol) == -1 || ws_pipe(&lr, &lw) == -1 ||
+	    ws_pipe(&logr, &logw) == -1 || ws_listen_carrier(v4, &c4) == -1 ||
+	    (v6 != WS_NONE && ws_listen_carrier(v6, &c6) == -1))
+		return 125;
+	free(data);
+	{
+		static char opt[5][16] = { "--policy-fd", "--log-fd", "--lifeline-fd",
+			"--listen-fd", "--listen-fd" };
+		ws_handle h[] = { pol, logw, lr, c4, c6 };
+
+		pargv[np++] = argv[2];
+		for (i = 0; i < 5; i++) {
+			if (h[i] == WS_NONE)
+				continue;
+			inherit[n] = h[i];
+			snprintf(a[n], sizeof(a[n]), "%ld", h[i]);  /* the handle's own value */
+			pargv[np++] = opt[i];
+			pargv[np++] = a[n++];
+		}
+	}
+	pargv[np] = NULL;
+	{
+		struct ws_spawn sp = { pargv, NULL, inherit, n, WS_NONE, true, true };
+
+		if (ws_spawn(&sp, &p) == -1)
+			return 125;
+	}
+	/* Theirs now, as in winlaunch.c. */
+	ws_close(&c4);
+	ws_close(&c6);
+	ws_close(&v4);
+	ws_close(&v6);
+	ws_close(&pol);
+	ws_close(&lr);
+	printf("port: %d\n", port);
+	while (GetFileAttributesA(argv[5]) == INVALID_FILE_ATTRIBUTES) {
+		int ev = ws_wait(p, logr, 200);
+
+		while ((got = ws_read(logr, buf, sizeof(buf))) > 0) {
+			fwrite(buf, 1, (size_t)got, out);
+			fflush(out);
+		}
+		if (ev & WS_EV_EXIT)
+			break;
+	}
+	ws_close(&lw);
+	ws_close(&logw);
+	deadline = ws_now_ms() + 20000;
+	while (ws_now_ms() < deadline && (got = ws_read(logr, buf, sizeof(buf))) != 0) {
+		if (got > 0)
+			fwrite(buf, 1, (size_t)got, out);
+		else if (got == -2)
+			break;
+		else
+			(void)ws_wait(NULL, logr, 200);
+	}
+	fclose(out);
+	while (!ws_ended(p, &status) && ws_now_ms() < deadline)
+		ws_sleep_ms(20);
+	if (ws_ended(p, &status))
+		printf("proxy: exit %d\n", status);
+	else {
+		printf("proxy: still running\n");
+		ws_kill(p);
+	}
+	ws_proc_free(p);
+	ws_fini();
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
-	ws_handle v4, v6, v4b, v6b, pol, r, w, other;
+	ws_handle v4, v6, v4b, v6b, pol, r, w, other, carrier;
 	struct ws_proc *held = NULL, *victim = NULL;
 	char a[4][24], *path = NULL;
 	int port = 0, status;
@@ -68,8 +172,11 @@ main(int argc, char **argv)
 
 	log_init("winsys-drive", 0, 125);
 	setvbuf(stdout, NULL, _IONBF, 0);
+	if (argc == 6 && strcmp(argv[1], "proxy") == 0)
+		return proxy(argv);
 	if (argc != 4) {
-		fprintf(stderr, "usage: winsys-drive PROBE HOLDFILE OUTSIDEFILE\n");
+		fprintf(stderr, "usage: winsys-drive PROBE HOLDFILE OUTSIDEFILE | "
+		    "winsys-drive proxy PROXY POLICY LOG STOPFILE\n");
 		return 2;
 	}
 	if (ws_init() == -1)
@@ -84,15 +191,18 @@ main(int argc, char **argv)
 	ev = CreateEventW(&(SECURITY_ATTRIBUTES){ sizeof(SECURITY_ATTRIBUTES), NULL, TRUE },
 	    TRUE, FALSE, NULL);
 	other = (ws_handle)(intptr_t)ev;
+	if (ws_listen_carrier(v4, &carrier) == -1)
+		return 125;
 	snprintf(a[0], sizeof(a[0]), "%ld", pol);
 	snprintf(a[1], sizeof(a[1]), "%ld", w);
-	snprintf(a[2], sizeof(a[2]), "%ld", v4);
+	snprintf(a[2], sizeof(a[2]), "%ld", carrier);
 	snprintf(a[3], sizeof(a[3]), "%ld", other);
 	{
 		char *cargv[] = { argv[1], "handles", a[0], a[1], a[2], a[3], NULL };
-		ws_handle inherit[] = { pol, w, v4 };
+		ws_handle inherit[] = { pol, w, carrier };
 
 		status = run(cargv, inherit, 3, true, WS_NONE, NULL);
+		ws_close(&carrier);
 		ws_close(&w);
 		printf("status: %d\n", status);
 		{
