@@ -435,6 +435,12 @@ drive_policy() {
  "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}
 JSON
 	"$SRT_BUILD/bin/srt-policy" compile -s "$T/s.json" -o "$T/p.bin"
+	# The server up before anything is asked of it.
+	for _ in $(seq 1 100); do
+		$NS python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1).close()' "$UP" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
 }
 
 @test "wine: srt's winsys_win32 starts srt-socksd.exe on a handed-over listener, policy, log and lifeline" {
