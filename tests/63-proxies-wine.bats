@@ -499,3 +499,21 @@ if n == 3:
 assert lines[-1]["host"] == "denied.example" and lines[-1]["status"] == 403, lines[-1]
 PY
 }
+
+@test "wine: a Windows proxy refuses a listener inherited as a socket rather than by its carrier" {
+	local drive="$WINBUILD/tests/winsys-drive.exe" exe
+	[ -n "$NS" ] || skip "no network namespace here (unshare -n)"
+	drive_policy
+	for exe in srt-socksd.exe srt-httpd.exe; do
+		[ -f "$drive" ] && [ -f "$WINBUILD/$exe" ] || { echo "$exe or winsys-drive.exe is not built (make win)"; return 1; }
+		touch "$T/stop"
+		run --separate-stderr $NS "$WINE" "$drive" proxy "$(winpath "$WINBUILD/$exe")" \
+		    "$(winpath "$T/p.bin")" "$(winpath "$T/dlog")" "$(winpath "$T/stop")" raw 3>&-
+		echo "$output"
+		echo "$stderr"
+		[ "$status" -eq 0 ]
+		grep -qx 'proxy: exit 2' < <(tr -d '\r' <<<"$output")
+		# Windows' Winsock knows the socket; Wine 8's does not, and it is no pipe.
+		[[ "$stderr" =~ "${exe%.exe}: --listen-fd "[0-9]+": "("a socket; on Windows it names the pipe that carries the listener"|"not a pipe holding a listener's WSAPROTOCOL_INFOW") ]]
+	done
+}

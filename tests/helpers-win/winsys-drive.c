@@ -14,7 +14,7 @@
  * `winprobe hold OUTSIDEFILE` outside it, and exits without ending either: the job's
  * closing must end the first, and nothing ends the second (the caller does).
  *
- *   winsys-drive proxy PROXY POLICY LOG STOPFILE
+ *   winsys-drive proxy PROXY POLICY LOG STOPFILE [raw]
  *
  * srt's part in starting a proxy on Windows (tests/63-proxies-wine.bats): listens on a
  * loopback port, starts PROXY (srt-socksd.exe or srt-httpd.exe) in the proxies' job as
@@ -22,7 +22,9 @@
  * listeners by their carriers (--listen-fd), a pipe for the decisions (--log-fd, copied
  * to LOG as they come) and the lifeline (--lifeline-fd), and prints "port: N". Once
  * STOPFILE exists it cuts the lifeline, reads the log to its end and prints how the
- * proxy ended: "proxy: exit N", or "proxy: still running" (then ended).
+ * proxy ended: "proxy: exit N", or "proxy: still running" (then ended). With "raw" the
+ * IPv4 listener itself is passed (inherited) instead of its carrier, which the proxy
+ * must refuse.
  */
 #include <windows.h>
 
@@ -68,7 +70,7 @@ run(char *const *argv, const ws_handle *inherit, size_t n, bool with_srt, ws_han
 }
 
 static int
-proxy(char **argv)
+proxy(char **argv, bool raw)
 {
 	ws_handle v4, v6, c4 = WS_NONE, c6 = WS_NONE, pol, lr, lw, logr, logw;
 	ws_handle inherit[5];
@@ -99,7 +101,7 @@ proxy(char **argv)
 	{
 		static char opt[5][16] = { "--policy-fd", "--log-fd", "--lifeline-fd",
 			"--listen-fd", "--listen-fd" };
-		ws_handle h[] = { pol, logw, lr, c4, c6 };
+		ws_handle h[] = { pol, logw, lr, raw ? v4 : c4, c6 };
 
 		pargv[np++] = argv[2];
 		for (i = 0; i < 5; i++) {
@@ -172,11 +174,12 @@ main(int argc, char **argv)
 
 	log_init("winsys-drive", 0, 125);
 	setvbuf(stdout, NULL, _IONBF, 0);
-	if (argc == 6 && strcmp(argv[1], "proxy") == 0)
-		return proxy(argv);
+	if ((argc == 6 || (argc == 7 && strcmp(argv[6], "raw") == 0)) &&
+	    strcmp(argv[1], "proxy") == 0)
+		return proxy(argv, argc == 7);
 	if (argc != 4) {
 		fprintf(stderr, "usage: winsys-drive PROBE HOLDFILE OUTSIDEFILE | "
-		    "winsys-drive proxy PROXY POLICY LOG STOPFILE\n");
+		    "winsys-drive proxy PROXY POLICY LOG STOPFILE [raw]\n");
 		return 2;
 	}
 	if (ws_init() == -1)
