@@ -22,7 +22,7 @@ BINDIR  ?= $(PREFIX)/bin
 LIBEXECDIR ?= $(PREFIX)/libexec/srt
 MANDIR  ?= $(PREFIX)/share/man
 # The managed policy is SYSCONFDIR/srt/managed-settings.json, a path fixed at build time
-# (lib/managed.c): an organisation's file, not the installation's, so not under PREFIX.
+# (lib/managed_trust.c): an organisation's file, not the installation's, so not under PREFIX.
 SYSCONFDIR ?= /etc
 CC      ?= cc
 PKG_CONFIG ?= pkg-config
@@ -198,7 +198,7 @@ $(BUILD)/bin/srt: $(BUILD)/bin/srt-launch
 	ln -sf srt-launch $@
 
 # Where the installed launcher finds its helpers is compiled in (lib/layout.c), and where
-# the managed policy is (managed.c). The header is rewritten only when BINDIR,
+# the managed policy is (managed_trust.c). The header is rewritten only when BINDIR,
 # LIBEXECDIR or SYSCONFDIR change, so that a `make install` with another PREFIX than the
 # build's rebuilds the objects that use them.
 PATHS_H := $(BUILD)/gen/paths.h
@@ -213,7 +213,7 @@ $(PATHS_H): FORCE
 	    '#define SRT_SYSCONFDIR "$(SYSCONFDIR)"' > $@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
-$(BUILD)/obj/lib/layout.o $(BUILD)/obj/lib/managed.o: $(PATHS_H)
+$(BUILD)/obj/lib/layout.o $(BUILD)/obj/lib/managed_trust.o: $(PATHS_H)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIBSRT)
 	@mkdir -p $(dir $@)
