@@ -4,9 +4,10 @@
 #   make check SAN=1     the same under ASan and UBSan (built in build/san)
 #   make fuzz            libFuzzer targets, each run for FUZZ_SECONDS
 #   make bench           benchmarks (ratios against a baseline measured in the same run)
-#   make win             build/win/srt-win.exe, the Windows helper, and build/win/srt-socksd.exe
-#                        and srt-httpd.exe (mingw-w64), with the Windows unit tests
-#                        (tests/63-proxies-wine.bats)
+#   make win             build/win/srt-win.exe, the Windows helper, build/win/srt.exe and
+#                        build/win/srt-socksd.exe and srt-httpd.exe (mingw-w64), with the
+#                        Windows unit tests (tests/63-proxies-wine.bats); srt.exe needs
+#                        cJSON's source, which scripts/deps fetches
 #   make install         PREFIX (default /usr/local), DESTDIR, BINDIR, LIBEXECDIR, MANDIR
 #                        (SYSCONFDIR, default /etc: where the managed policy is read from)
 #   make uninstall       removes what install put there
@@ -22,7 +23,7 @@ BINDIR  ?= $(PREFIX)/bin
 LIBEXECDIR ?= $(PREFIX)/libexec/srt
 MANDIR  ?= $(PREFIX)/share/man
 # The managed policy is SYSCONFDIR/srt/managed-settings.json, a path fixed at build time
-# (lib/managed.c): an organisation's file, not the installation's, so not under PREFIX.
+# (lib/managed_trust.c): an organisation's file, not the installation's, so not under PREFIX.
 SYSCONFDIR ?= /etc
 CC      ?= cc
 PKG_CONFIG ?= pkg-config
@@ -98,11 +99,12 @@ $(LIBSRT): $(LIB_OBJ)
 	ar rcs $@ $^
 
 # The macOS launch path (srt-launch/macos*.c, with winsys_posix.c and localproxy.c) is
-# linked into srt-launch on macOS only, and the Windows path (winlaunch.c, winsys_win32.c)
-# nowhere yet: srt-launch does not build for Windows. Elsewhere both are built for their
-# tests (build/tests/macos-launch, test_macos_launch, build/tests/win-launch) and checked
-# once more as the other system would see them (macos-compile; win for winsys_win32.c).
-WINDOWS_OBJ := $(addprefix $(BUILD)/obj/srt-launch/,winlaunch.o winsys_win32.o)
+# linked into srt-launch on macOS only, and the Windows path (winlaunch.c, winsys_win32.c,
+# with its entry winmain.c) into build/win/srt.exe only (make win). Elsewhere both are
+# built for their tests (build/tests/macos-launch, test_macos_launch,
+# build/tests/win-launch) and checked once more as the other system would see them
+# (macos-compile; make win). cli.c, the command line and the policy, is every build's.
+WINDOWS_OBJ := $(addprefix $(BUILD)/obj/srt-launch/,winlaunch.o winsys_win32.o winmain.o)
 ifeq ($(shell uname -s),Darwin)
 NOT_HERE_OBJ := $(WINDOWS_OBJ)
 else
@@ -198,7 +200,7 @@ $(BUILD)/bin/srt: $(BUILD)/bin/srt-launch
 	ln -sf srt-launch $@
 
 # Where the installed launcher finds its helpers is compiled in (lib/layout.c), and where
-# the managed policy is (managed.c). The header is rewritten only when BINDIR,
+# the managed policy is (managed_trust.c). The header is rewritten only when BINDIR,
 # LIBEXECDIR or SYSCONFDIR change, so that a `make install` with another PREFIX than the
 # build's rebuilds the objects that use them.
 PATHS_H := $(BUILD)/gen/paths.h
@@ -213,7 +215,7 @@ $(PATHS_H): FORCE
 	    '#define SRT_SYSCONFDIR "$(SYSCONFDIR)"' > $@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
-$(BUILD)/obj/lib/layout.o $(BUILD)/obj/lib/managed.o: $(PATHS_H)
+$(BUILD)/obj/lib/layout.o $(BUILD)/obj/lib/managed_trust.o: $(PATHS_H)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIBSRT)
 	@mkdir -p $(dir $@)
@@ -298,7 +300,7 @@ WIN_UNIT    := build/win/tests/unit/test_evloop.exe build/win/tests/unit/test_re
                build/win/tests/policy-decide.exe
 
 win: build/win/srt-win.exe build/win/tests/winprobe.exe $(WIN_UNIT) build/win/srt-socksd.exe \
-    build/win/srt-httpd.exe build/win/tests/winsys-drive.exe win-launch-compile
+    build/win/srt-httpd.exe build/win/tests/winsys-drive.exe build/win/srt.exe
 
 build/win/obj/lib/%.o: lib/%.c $(VERSION_STAMP)
 	@mkdir -p $(dir $@)
@@ -344,19 +346,55 @@ build/win/tests/%.exe: tests/helpers-win/%.c
 	$(WIN_CC) -std=c11 -O2 $(WARN) -o $@ $< -lws2_32
 
 # srt's Windows launch path (srt-launch/winlaunch.h): its system layer winsys_win32.c is
-# compiled, and run under Wine by a driver of its own (tests/62-srt-win-wine.bats);
-# winlaunch.c and localproxy.c are checked as mingw-w64 sees them. No srt.exe is linked:
-# srt-launch's entry and the settings reader (cJSON) do not build for Windows yet.
-# The driver links the Windows part of libsrt (WINLIB) for the log and util code.
+# also run under Wine by a driver of its own (tests/62-srt-win-wine.bats), which links the
+# Windows part of libsrt (WINLIB) for the log and util code.
 WINSYS_OBJ := build/win/obj/srt-launch/winsys_win32.o
 build/win/tests/winsys-drive.exe: tests/helpers-win/winsys-drive.c $(WINSYS_OBJ) $(WINLIB)
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(filter-out -municode -MMD -MP,$(WIN_CFLAGS)) -Isrt-launch -o $@ $< \
 	    $(WINSYS_OBJ) $(WINLIB) -ladvapi32 $(WINLIB_LIBS)
 
-win-launch-compile:
-	$(WIN_CC) $(filter-out -municode -MMD -MP,$(WIN_CFLAGS)) -Isrt-launch -fsyntax-only \
-	    srt-launch/winlaunch.c srt-launch/localproxy.c
+# srt.exe: srt-launch's Windows entry (winmain.c) on the command line and policy code
+# every build shares (cli.c), the Windows path (winlaunch.c, localproxy.c, winsys_win32.c)
+# and the parts of srt-launch it uses (the violations, git's variables in env.c). Beside
+# WINLIB it needs the settings reader and what it calls (WINSRT_LIB_SRC, in an archive of
+# their own: WINLIB's proxy_win.c stands in for some of them in the proxies), with
+# cJSON, which Debian packages for Linux only: its Debian source, which scripts/deps
+# fetches and checks into CJSON_DIR, compiled here.
+CJSON_DIR   := build/cjson-src
+CJSON_SRC   := $(CJSON_DIR)/cjson/cJSON.c
+WINSRT_LIB_SRC := lib/settings.c lib/settings_json.c lib/managed.c lib/managed_win.c \
+               lib/policy_source.c lib/json_strict.c lib/jsregex.c lib/cred_rx_win.c \
+               lib/path.c lib/path_home_win.c lib/glob.c lib/plan_windows.c lib/violation.c \
+               lib/violation_read.c lib/decision_read.c lib/lines.c
+WINSRT_LIB  := build/win/libsrt-settings.a
+WINSRT_SRC  := srt-launch/winmain.c srt-launch/cli.c srt-launch/winlaunch.c \
+               srt-launch/localproxy.c srt-launch/env.c srt-launch/violations.c
+WINSRT_OBJ  := $(WINSRT_SRC:%.c=build/win/obj/%.o) $(WINSYS_OBJ)
+
+$(CJSON_SRC) $(CJSON_DIR)/cjson/cJSON.h:
+	@echo "make win: no cJSON source in $(CJSON_DIR) (srt.exe compiles Debian's): run scripts/deps" >&2
+	@exit 1
+
+# cJSON's own code with its own warnings: not ours to hold to -Werror.
+build/win/obj/cjson/cJSON.o: $(CJSON_SRC)
+	@mkdir -p $(dir $@)
+	$(WIN_CC) -std=c99 -O2 -c -o $@ $<
+
+$(WINSRT_LIB_SRC:%.c=build/win/obj/%.o) $(WINSRT_SRC:%.c=build/win/obj/%.o): $(CJSON_DIR)/cjson/cJSON.h
+
+$(WINSRT_LIB): $(WINSRT_LIB_SRC:%.c=build/win/obj/%.o) build/win/obj/cjson/cJSON.o
+	rm -f $@
+	$(WIN_AR) rcs $@ $^
+
+$(WINSRT_LIB_SRC:%.c=build/win/obj/%.o): WINLIB_CFLAGS += -I$(CJSON_DIR)
+
+$(WINSRT_SRC:%.c=build/win/obj/%.o): build/win/obj/%.o: %.c $(VERSION_STAMP)
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WINLIB_CFLAGS) -I$(CJSON_DIR) -Isrt-launch -c -o $@ $<
+
+build/win/srt.exe: $(WINSRT_OBJ) $(WINSRT_LIB) $(WINLIB)
+	$(WIN_CC) -municode -o $@ $(WINSRT_OBJ) $(WINSRT_LIB) $(WINLIB) -ladvapi32 $(WINLIB_LIBS)
 
 $(BUILD)/tests/srt-win-fake: $(SWN_OBJ)
 	@mkdir -p $(dir $@)
@@ -456,7 +494,10 @@ uninstall:
 	-rmdir $(DESTDIR)$(LIBEXECDIR) 2>/dev/null
 
 # srt-win.exe is a Windows program: installed as data, to be copied to a Windows machine
-# (as Debian's win32-loader keeps its .exe), with its man page.
+# (as Debian's win32-loader keeps its .exe), with its man page. srt.exe is not installed
+# yet: it runs no command until the Windows proxies take the handles it gives them, and
+# it would need cJSON's source at package build time (debian/rules builds srt-win.exe
+# alone, offline).
 WINDIR ?= $(PREFIX)/share/srt-win
 install-win: build/win/srt-win.exe
 	install -d $(DESTDIR)$(WINDIR) $(DESTDIR)$(MANDIR)/man1
@@ -496,6 +537,6 @@ clean:
 FORCE:
 .SECONDARY:
 .PHONY: all check check-run check-load fuzz fuzz-smoke bench install uninstall clean \
-	lint-man version macos-compile win win-launch-compile install-win uninstall-win deb FORCE
+	lint-man version macos-compile win install-win uninstall-win deb FORCE
 -include $(LIB_OBJ:.o=.d) $(wildcard $(BUILD)/obj/srt-*/*.d) $(wildcard $(BUILD)/obj-gen/srt-*/*.d) \
     $(wildcard build/win/obj/*/*.d)

@@ -8,6 +8,7 @@
 
 #include "glob.h"
 #include "path.h"
+#include "sys_file.h"
 #include "util.h"
 
 int

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "path.h"
+#include "sys_file.h"
 #include "util.h"
 
 /*

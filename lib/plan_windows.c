@@ -41,6 +41,7 @@
 #include "glob.h"
 #include "path.h"
 #include "plan.h"
+#include "sys_file.h"
 #include "util.h"
 
 struct wpath {

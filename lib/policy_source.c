@@ -9,6 +9,7 @@
 
 #include "log.h"
 #include "policy_source.h"
+#include "sys_file.h"
 
 static int
 source_open(const struct policy_source *src, const char *path)

@@ -31,6 +31,7 @@
 #include "managed.h"
 #include "path.h"
 #include "settings.h"
+#include "sys_file.h"
 #include "upstream.h"
 
 #define QUOTE_MAX       80      /* bytes of a value shown in a message */

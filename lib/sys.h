@@ -19,11 +19,7 @@
 #include <ws2tcpip.h>
 #include <afunix.h>        /* struct sockaddr_un, for unix: listeners to be refused */
 
-#include <fcntl.h>
-
-#ifndef O_CLOEXEC
-#define O_CLOEXEC _O_NOINHERIT
-#endif
+#include "sys_file.h"    /* O_CLOEXEC, O_NOCTTY */
 
 /* glibc's, which the C runtime lacks (sys_win.c). */
 void *memrchr(const void *s, int c, size_t n);
@@ -31,9 +27,6 @@ void *memmem(const void *h, size_t hlen, const void *n, size_t nlen);
 /* Linux's getrandom(2), from BCryptGenRandom (flags are ignored: it never blocks). */
 ssize_t getrandom(void *buf, size_t n, unsigned flags);
 void explicit_bzero(void *p, size_t n);
-#ifndef O_NOCTTY
-#define O_NOCTTY 0
-#endif
 
 /* WSAStartup, once; -1 with errno on failure. */
 int sys_init(void);

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "evloop.h"
@@ -92,6 +93,35 @@ void
 explicit_bzero(void *p, size_t n)
 {
 	SecureZeroMemory(p, n);
+}
+
+/* realpath(3): the full path of one that exists (ENOENT otherwise), in resolved (at
+ * least PATH_MAX bytes) or, when that is NULL, in memory the caller frees. */
+char *
+realpath(const char *path, char *resolved)
+{
+	char buf[PATH_MAX], *out;
+	struct stat st;
+	DWORD n;
+
+	if (path == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (stat(path, &st) == -1)
+		return NULL;
+	n = GetFullPathNameA(path, sizeof(buf), buf, NULL);
+	if (n == 0 || n >= sizeof(buf)) {
+		errno = n == 0 ? ENOENT : ENAMETOOLONG;
+		return NULL;
+	}
+	if (resolved != NULL)
+		return memcpy(resolved, buf, (size_t)n + 1);
+	if ((out = malloc((size_t)n + 1)) == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return memcpy(out, buf, (size_t)n + 1);
 }
 
 #undef strerror

@@ -2,7 +2,6 @@
  * The reader of the sandbox's violation records (violation.h). The writer runs inside the
  * sandbox: every field is checked here, and the line shown is built from the fields.
  */
-#include <arpa/inet.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "log.h"
+#include "sys.h"          /* inet_pton */
 #include "util.h"
 #include "violation.h"
 

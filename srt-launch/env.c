@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "launch.h"
+#include "sys_file.h"
 
 extern char **environ;
 
@@ -103,23 +104,6 @@ env_ssh_proxy_tool(void)
 	return NULL;
 }
 
-static void
-env_add_ssh(struct strlist *e)
-{
-	const char *tool = env_ssh_proxy_tool();
-
-	if (tool == NULL) {
-		log_debug("no OpenBSD nc or socat on this host: GIT_SSH_COMMAND not set");
-		return;
-	}
-	if (strstr(tool, "socat") != NULL)
-		strlist_pushf(e, "GIT_SSH_COMMAND=ssh " SSH_NO_MUX " -o ProxyCommand='%s - "
-		    "PROXY:localhost:%%h:%%p,proxyport=%d'", tool, LAUNCH_HTTP_PORT);
-	else
-		strlist_pushf(e, "GIT_SSH_COMMAND=ssh " SSH_NO_MUX " -o ProxyCommand='%s -X 5 "
-		    "-x localhost:%d %%h %%p'", tool, LAUNCH_SOCKS_PORT);
-}
-
 /* git refuses repositories owned by an unmapped uid ("dubious ownership") unless they
  * are safe directories: add git.safeDirectories through GIT_CONFIG_*, continuing any
  * numbering the caller already uses. GIT_CONFIG_COUNT=0 is an explicit opt-out. */
@@ -161,6 +145,27 @@ env_add_git(struct strlist *e, const struct settings *s, const char *inherited_c
 		}
 	}
 	strlist_pushf(e, "GIT_CONFIG_COUNT=%ld", n);
+}
+
+#ifndef _WIN32
+/* Windows has no env_build: srt-win sets the command's environment, and winlaunch.c
+ * passes it git's variables (env_add_git) with --env. */
+
+static void
+env_add_ssh(struct strlist *e)
+{
+	const char *tool = env_ssh_proxy_tool();
+
+	if (tool == NULL) {
+		log_debug("no OpenBSD nc or socat on this host: GIT_SSH_COMMAND not set");
+		return;
+	}
+	if (strstr(tool, "socat") != NULL)
+		strlist_pushf(e, "GIT_SSH_COMMAND=ssh " SSH_NO_MUX " -o ProxyCommand='%s - "
+		    "PROXY:localhost:%%h:%%p,proxyport=%d'", tool, LAUNCH_HTTP_PORT);
+	else
+		strlist_pushf(e, "GIT_SSH_COMMAND=ssh " SSH_NO_MUX " -o ProxyCommand='%s -X 5 "
+		    "-x localhost:%d %%h %%p'", tool, LAUNCH_SOCKS_PORT);
 }
 
 /* A variable masked credentials took over (cred.c). macOS masks nothing: macos_launch
@@ -237,6 +242,7 @@ env_build(const struct launch *l)
 	p = e.v;        /* NULL-terminated; ownership passes to the caller */
 	return p != NULL ? p : xcalloc(1, sizeof(char *));
 }
+#endif
 
 void
 env_free(char **envp)

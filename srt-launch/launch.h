@@ -174,8 +174,16 @@ struct kernel_sigaction {               /* rt_sigaction(2)'s; the mask is 64 bit
 	unsigned long mask;
 };
 
-/* srt-launch.c */
+/* cli.c: the command line and the policy, for every build (Windows: winmain.c) */
+void launch_init(struct launch *l, const char *argv0);
+/* The options; a usage error exits (LAUNCH_FAIL), as -h and -V exit 0. */
+void launch_parse_args(struct launch *l, int argc, char **argv);
+/* l->pol, l->set and l->config_path from -p, -s or the default settings file, for
+ * l->cwd (set first); -1 with the messages logged. */
+int launch_load_policy(struct launch *l);
 char *launch_command_text(const struct launch *l);
+
+/* srt-launch.c */
 void launch_userns_hint(int err);
 
 /* netns.c */

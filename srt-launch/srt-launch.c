@@ -1,5 +1,7 @@
 /*
- * srt-launch and srt: run one command in the Linux sandbox (SPEC §2, §5).
+ * srt-launch and srt: run one command in the Linux sandbox (SPEC §2, §5); on macOS,
+ * macos.h's path from here. (Windows has its own entry, winmain.c; the command line and
+ * the policy are cli.c's for all three.)
  *
  *   srt-launch (-p POLICY | -s SETTINGS) [-d] [--violations FILE] (-c STRING | [--] CMD...)
  *   srt [-s SETTINGS] [-d] (-c STRING | CMD [ARGS...])
@@ -17,7 +19,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -31,10 +32,6 @@
 #include "layout.h"
 #include "managed.h"
 #include "path.h"
-#include "policy_source.h"
-#ifdef _WIN32
-#include "winlaunch.h"
-#endif
 #ifdef __APPLE__
 #include "macos.h"
 #endif
@@ -42,199 +39,6 @@
 #define PROXY_STOP_MS   3000
 
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-
-static noreturn void
-usage(const struct launch *l, int status)
-{
-	FILE *f = status == 0 ? stdout : stderr;
-
-	if (l->srt_mode)
-		fprintf(f, "usage: srt [-dhV] [-s SETTINGS] [--no-fs-violations] [--control-fd N]\n"
-		    "           [--decider-fd N | --decider-in N --decider-out N] [--ask]\n"
-		    "           (-c STRING | CMD [ARGS...])\n"
-		    "       srt proxy --decider-fd N | --decider-in N --decider-out N\n"
-		    "           (--listen-fd N | --listen HOST:PORT [--listen-any-interface])\n"
-		    "           [--lifeline-fd N] [-d]\n");
-	else
-		fprintf(f, "usage: srt-launch (-p POLICY | -s SETTINGS) [-dhV] "
-		    "[--violations FILE] [--unguarded]\n"
-		    "                  [--no-fs-violations] [--control-fd N]\n"
-		    "                  [--decider-fd N | --decider-in N --decider-out N]\n"
-		    "                  [--ask] (-c STRING | [--] CMD [ARGS...])\n");
-	exit(status);
-}
-
-/* A descriptor number on the command line: an integer >= lo (0-2 are the command's). */
-static int
-fd_number(const struct launch *l, const char *opt, const char *s, int lo)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0' || s[0] < '0' || s[0] > '9' || v < lo ||
-	    v > INT_MAX) {
-		log_warnx("%s %s: must be an integer file descriptor >= %d (0-2 are stdin, "
-		    "stdout and stderr)", opt, s, lo);
-		usage(l, LAUNCH_FAIL);
-	}
-	return (int)v;
-}
-
-static void
-parse_args(struct launch *l, int argc, char **argv)
-{
-	static const struct option lopts[] = {
-		{ "settings", required_argument, NULL, 's' },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "debug", no_argument, NULL, 'd' },
-		{ "violations", required_argument, NULL, 'v' },
-		{ "unguarded", no_argument, NULL, 'U' },
-		{ "no-fs-violations", no_argument, NULL, 'F' },
-		{ "control-fd", required_argument, NULL, 'C' },
-		{ "decider-fd", required_argument, NULL, 'D' },
-		{ "decider-in", required_argument, NULL, 'I' },
-		{ "decider-out", required_argument, NULL, 'O' },
-		{ "ask", no_argument, NULL, 'A' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *env_debug = getenv("SRT_DEBUG");
-	int ch;
-
-	/* SRT_DEBUG with any value but "" is -d, as the reference reads it. */
-	if (env_debug != NULL && *env_debug != '\0')
-		l->debug = true;
-	/* "+": options end at the command, whose own options are its business. */
-	while ((ch = getopt_long(argc, argv, l->srt_mode ? "+s:c:dhV" : "+p:s:c:dhV",
-	    lopts, NULL)) != -1) {
-		switch (ch) {
-		case 's':
-			l->settings_arg = optarg;
-			break;
-		case 'p':
-			if (l->srt_mode)
-				usage(l, LAUNCH_FAIL);
-			l->policy_arg = optarg;
-			break;
-		case 'c':
-			l->cstring = optarg;
-			break;
-		case 'd':
-			l->debug = true;
-			break;
-		case 'v':
-			if (l->srt_mode)
-				usage(l, LAUNCH_FAIL);
-			l->violations_arg = optarg;
-			break;
-		case 'U':
-			if (l->srt_mode)
-				usage(l, LAUNCH_FAIL);
-			l->unguarded = true;
-			break;
-		case 'F':
-			l->no_fs_violations = true;
-			break;
-		case 'C':
-			l->control_fd = fd_number(l, "--control-fd", optarg, 3);
-			break;
-		case 'D':
-			l->decider_in = l->decider_out = fd_number(l, "--decider-fd", optarg, 3);
-			break;
-		case 'I':
-			l->decider_in = fd_number(l, "--decider-in", optarg, 3);
-			break;
-		case 'O':
-			l->decider_out = fd_number(l, "--decider-out", optarg, 3);
-			break;
-		case 'A':
-			l->ask = true;
-			break;
-		case 'h':
-			usage(l, 0);
-		case 'V':
-			printf("%s %s\n", l->srt_mode ? "srt" : "srt-launch", SRT_VERSION);
-			exit(0);
-		default:
-			usage(l, LAUNCH_FAIL);
-		}
-	}
-	argc -= optind;
-	argv += optind;
-	if (!l->srt_mode && (l->settings_arg == NULL) == (l->policy_arg == NULL)) {
-		log_warnx("exactly one of -p POLICY and -s SETTINGS is needed");
-		usage(l, LAUNCH_FAIL);
-	}
-	if (l->cstring != NULL && argc > 0) {
-		log_warnx("-c STRING and CMD ARGS exclude each other");
-		usage(l, LAUNCH_FAIL);
-	}
-	if (l->cstring == NULL && argc == 0) {
-		log_warnx("no command given: use -c STRING or CMD [ARGS...]");
-		usage(l, LAUNCH_FAIL);
-	}
-	if ((l->decider_in == -1) != (l->decider_out == -1)) {
-		log_warnx("a decider is --decider-fd N, or --decider-in N with --decider-out N");
-		usage(l, LAUNCH_FAIL);
-	}
-	if (l->ask && l->decider_in == -1) {
-		log_warnx("--ask needs a decider (--decider-fd N)");
-		usage(l, LAUNCH_FAIL);
-	}
-	l->cmd = argc > 0 ? argv : NULL;
-}
-
-/* The policy: a compiled file (-p), a settings file (-s), or for srt the default settings
- * file, or the built-in defaults when that does not exist (policy_source_load). A file
- * the user named is never replaced by defaults. */
-static int
-load_policy(struct launch *l)
-{
-	struct policy_source src = { .policy_path = l->policy_arg,
-	    .settings_path = l->settings_arg, .policy_fd = -1, .fallback = l->srt_mode ?
-	    POLICY_SOURCE_DEFAULT_OR_BUILTIN : POLICY_SOURCE_REQUIRED };
-	struct diags errs = { 0 }, warns = { 0 };
-	char *path = NULL;
-	size_t i;
-	int rc;
-
-	rc = policy_source_load(&src, &l->pol, &l->set, &path, &errs, &warns);
-	for (i = 0; i < warns.msgs.n; i++)
-		log_warnx("warning: %s", warns.msgs.v[i]);
-	for (i = 0; i < errs.msgs.n; i++)
-		log_warnx("%s", errs.msgs.v[i]);
-	/* As named (made absolute against the working directory, not resolved): the plan
-	 * protects the name, and what it leads to. */
-	if (path != NULL)
-		l->config_path = path_absolute(path, NULL, l->cwd);
-	free(path);
-	diags_free(&errs);
-	diags_free(&warns);
-	return rc;
-}
-
-/* The command as one string, as the reference spells it (for ignoreViolations):
- * -c verbatim, else each word single-quoted unless it is plainly safe. */
-char *
-launch_command_text(const struct launch *l)
-{
-	struct buf b = { 0 };
-	char *q;
-
-	if (l->cstring != NULL)
-		return xstrdup(l->cstring);
-	for (size_t i = 0; l->cmd[i] != NULL; i++) {
-		q = shell_quote(l->cmd[i]);
-		if (i > 0)
-			buf_addc(&b, ' ');
-		buf_adds(&b, q);
-		free(q);
-	}
-	return buf_steal(&b);
-}
 
 /* After a step of a new user namespace failed with err: name AppArmor's restriction and
  * its fix when that is the cause (userns.h). */
@@ -611,34 +415,6 @@ cleanup(struct launch *l)
 	l->keeper_pid = 0;
 }
 
-static void
-launch_init(struct launch *l, const char *argv0)
-{
-	const char *base = strrchr(argv0, '/');
-	int i;
-
-	memset(l, 0, sizeof(*l));
-	base = base != NULL ? base + 1 : argv0;
-	l->srt_mode = strcmp(base, "srt") == 0;
-	for (i = 0; i < LS_MAX; i++)
-		l->listen_fd[i] = -1;
-	l->netns_fd = l->userns_fd = -1;
-	l->keeper_lifeline = -1;
-	l->bwrap_args_w = -1;
-	l->lifeline_r = l->lifeline_w = l->log_r = l->log_w = -1;
-	l->status_r = -1;
-	l->sandbox_lifeline_w = l->sandbox_lifeline_r = -1;
-	l->guard_fd = -1;
-	l->viol_r = l->viol_w = -1;
-	l->cred_w = -1;
-	for (i = 0; i < H_MAX; i++)
-		l->helper_fd[i] = -1;
-	l->control_fd = l->decider_in = l->decider_out = -1;
-	l->decider_ready[0] = l->decider_ready[1] = -1;
-	for (i = 0; i < PK_MAX; i++)
-		l->proxy_ctl[i] = l->handoff[i] = -1;
-}
-
 /* What the plan holds (-d), and srt's own directory when the command can write there. */
 static void
 debug_plan(const struct launch *l)
@@ -793,7 +569,7 @@ main(int argc, char **argv)
 		free(dir);
 		return rc;
 	}
-	parse_args(&l, argc, argv);
+	launch_parse_args(&l, argc, argv);
 	log_init(l.srt_mode ? "srt" : "srt-launch", l.debug, LAUNCH_FAIL);
 	if (control_open(&l) == -1 || decider_open(&l) == -1)
 		return LAUNCH_FAIL;
@@ -807,7 +583,7 @@ main(int argc, char **argv)
 		log_warn("getcwd");
 		goto out;
 	}
-	if (load_policy(&l) == -1)
+	if (launch_load_policy(&l) == -1)
 		goto out;
 #ifndef __APPLE__
 	if (ca_setup(&l) == -1)
@@ -819,12 +595,6 @@ main(int argc, char **argv)
 #ifdef __APPLE__
 	/* macOS: Seatbelt instead of namespaces (macos.h). */
 	rc = macos_launch(&l);
-	goto out;
-#endif
-#ifdef _WIN32
-	/* Windows: srt-win instead of namespaces (winlaunch.h); srt-launch does not build
-	 * there until the proxies and the rest of this file are ported. */
-	rc = windows_launch(&l);
 	goto out;
 #endif
 	if ((l.self_dir = layout_self_dir()) == NULL) {

@@ -17,6 +17,7 @@
 
 #include "decision.h"
 #include "launch.h"
+#include "sys_file.h"
 #include "utf8.h"
 #include "violation.h"
 
