@@ -379,7 +379,9 @@ for p in 3001:P1 3002:P2; do
 	python3 "$rs" parent --listen 127.0.0.1:\${p%%:*} --name \${p#*:} --log "$T/parent.log" &
 done
 python3 "$rs" origin --listen 127.0.0.1:8080 --name O --log "$T/origin.log" &
-sleep 1
+for port in 3001 3002 8080; do
+	for i in \$(seq 100); do (exec 9<>/dev/tcp/127.0.0.1/\$port) 2>/dev/null && break; sleep 0.1; done
+done
 one() {
 	: > "$T/parent.log"
 	HTTP_PROXY=http://127.0.0.1:3001 srt-httpd -s "\$1" -l 127.0.0.1:3129 2>"$T/httpd.err" &
