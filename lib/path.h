@@ -85,9 +85,9 @@ char *pathw_absolute(const char *entry, const char *home, const char *cwd);
 char *pathw_normalize(const char *abs);
 
 /* Comparisons of normalised paths, ASCII case folded ("C:\Repo" holds "c:\repo\x");
- * "X:\" holds its whole drive. Other letters compare as written: the plan's existing
- * paths carry the case they have on disk (path_resolve), so a difference beyond ASCII
- * is one between a deny on a missing path and a grant, and is left as it is. */
+ * "X:\" holds its whole drive. Other letters compare as written: the Windows plan
+ * names existing paths, and the existing part of missing ones, by their final names
+ * (path_resolve), which carry the case the disk has. */
 int pathw_equal(const char *a, const char *b);
 int pathw_is_under(const char *p, const char *dir);
 int pathw_is_strictly_under(const char *p, const char *dir);

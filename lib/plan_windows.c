@@ -119,9 +119,39 @@ resolve_within(const char *spelled)
 	return r;
 }
 
+/* A missing path under the final name of its nearest existing ancestor, so that the
+ * part that exists is spelled as the disk has it (case, links), as an existing path
+ * is: on Windows the comparisons fold ASCII case only. As spelled when no ancestor
+ * resolves. */
+static char *
+resolve_missing(const char *n)
+{
+	char *cur = xstrdup(n), *up, *r = NULL, *out;
+	const char *rest;
+
+	while (r == NULL) {
+		up = path_dirname(cur);
+		if (path_equal(up, cur)) {
+			free(up);
+			free(cur);
+			return xstrdup(n);
+		}
+		free(cur);
+		cur = up;
+		r = path_resolve(cur);
+	}
+	for (rest = n + strlen(cur); path_is_sep(*rest); rest++)
+		;
+	out = path_join(r, rest);
+	free(r);
+	free(cur);
+	return out;
+}
+
 /* One concrete path of a list: a grant must exist; a deny lands on what the name
- * resolves to, or stays as spelled when it is missing or has no final name this plan
- * can spell (a UNC share on Windows). -1 for a deny with no absolute name at all. */
+ * resolves to, or on its existing ancestor's when it is missing, or stays as spelled
+ * when it has no final name this plan can spell (a UNC share on Windows). -1 for a
+ * deny with no absolute name at all. */
 static int
 take(const char *abs, int deny, int dir_hint, struct wlist *out)
 {
@@ -133,9 +163,10 @@ take(const char *abs, int deny, int dir_hint, struct wlist *out)
 		return deny ? -1 : 0;
 	}
 	if (stat(n, &st) == -1) {
-		if (deny)
-			wlist_push(out, n, dir_hint, 0);
-		else {
+		if (deny) {
+			wlist_push(out, resolve_missing(n), dir_hint, 0);
+			free(n);
+		} else {
 			log_debug("plan: %s: %s; no grant", n, strerror(errno));
 			free(n);
 		}
