@@ -365,7 +365,7 @@ CJSON_DIR   := build/cjson-src
 CJSON_SRC   := $(CJSON_DIR)/cjson/cJSON.c
 WINSRT_LIB_SRC := lib/settings.c lib/settings_json.c lib/managed.c lib/managed_win.c \
                lib/policy_source.c lib/json_strict.c lib/jsregex.c lib/cred_rx_win.c \
-               lib/path.c lib/path_home_win.c lib/glob.c lib/plan_windows.c lib/violation.c \
+               lib/path.c lib/path_win.c lib/path_home_win.c lib/glob.c lib/plan_windows.c lib/violation.c \
                lib/violation_read.c lib/decision_read.c lib/lines.c
 WINSRT_LIB  := build/win/libsrt-settings.a
 WINSRT_SRC  := srt-launch/winmain.c srt-launch/cli.c srt-launch/winlaunch.c \
@@ -387,11 +387,12 @@ $(WINSRT_LIB): $(WINSRT_LIB_SRC:%.c=build/win/obj/%.o) build/win/obj/cjson/cJSON
 	rm -f $@
 	$(WIN_AR) rcs $@ $^
 
-$(WINSRT_LIB_SRC:%.c=build/win/obj/%.o): WINLIB_CFLAGS += -I$(CJSON_DIR)
+# srt.exe's names are UTF-8 (lib/sys_file.h): open and stat take them so.
+$(WINSRT_LIB_SRC:%.c=build/win/obj/%.o): WINLIB_CFLAGS += -I$(CJSON_DIR) -DSRT_UTF8_NAMES
 
 $(WINSRT_SRC:%.c=build/win/obj/%.o): build/win/obj/%.o: %.c $(VERSION_STAMP)
 	@mkdir -p $(dir $@)
-	$(WIN_CC) $(WINLIB_CFLAGS) -I$(CJSON_DIR) -Isrt-launch -c -o $@ $<
+	$(WIN_CC) $(WINLIB_CFLAGS) -DSRT_UTF8_NAMES -I$(CJSON_DIR) -Isrt-launch -c -o $@ $<
 
 build/win/srt.exe: $(WINSRT_OBJ) $(WINSRT_LIB) $(WINLIB)
 	$(WIN_CC) -municode -o $@ $(WINSRT_OBJ) $(WINSRT_LIB) $(WINLIB) -ladvapi32 $(WINLIB_LIBS)

@@ -42,7 +42,8 @@ set_match(const char *p, const char *pend, unsigned char c, const char **end)
 			q++;
 		if (to < from)
 			return -1;
-		if (c >= from && c <= to)
+		if (path_fold((char)c) >= path_fold((char)from) &&
+		    path_fold((char)c) <= path_fold((char)to))
 			hit = 1;
 	}
 	*end = close + 1;
@@ -77,7 +78,7 @@ name_match(const char *p, const char *pend, const char *s)
 					s++;
 					continue;
 				}
-			} else if (*p == *s) {
+			} else if (path_fold(*p) == path_fold(*s)) {
 				p++;
 				s++;
 				continue;
@@ -100,11 +101,11 @@ split(const char *path, struct strlist *comps)
 	while (*p != '\0') {
 		const char *q;
 
-		while (*p == '/')
+		while (path_is_sep(*p))
 			p++;
 		if (*p == '\0')
 			break;
-		for (q = p; *q != '\0' && *q != '/'; q++)
+		for (q = p; *q != '\0' && !path_is_sep(*q); q++)
 			;
 		strlist_push_owned(comps, xstrndup(p, (size_t)(q - p)));
 		p = q;
@@ -266,16 +267,19 @@ glob_expand(const char *pattern, struct strlist *out)
 {
 	struct strlist comps = { 0 }, got = { 0 };
 	struct walk w;
-	size_t i;
+	size_t i, root;
+	char *top;
 
-	if (pattern == NULL || *pattern != '/')
+	if (pattern == NULL || (root = path_root_len(pattern)) == 0)
 		return -1;
-	split(pattern, &comps);
+	split(pattern + root, &comps);
 	memset(&w, 0, sizeof(w));
 	w.comps = comps.v;
 	w.ncomps = comps.n;
 	w.out = &got;
-	walk_at(&w, "/", 0, 0);
+	top = xstrndup(pattern, root);          /* "/", or "C:\" on Windows */
+	walk_at(&w, top, 0, 0);
+	free(top);
 	if (got.n > 1)
 		qsort(got.v, got.n, sizeof(*got.v), cmp_str);
 	for (i = 0; i < got.n; i++)

@@ -1,4 +1,4 @@
-/* Path spellings: see path.h. */
+/* Path spellings: see path.h. POSIX ones here; on Windows, lib/path_win.c's. */
 #include <sys/types.h>
 
 #include <errno.h>
@@ -11,6 +11,7 @@
 #include "sys_file.h"
 #include "util.h"
 
+#ifndef _WIN32
 /*
  * Rebuild an absolute spelling component by component: empty and "." components go,
  * ".." pops the previous component when fold is set and is kept otherwise.
@@ -98,6 +99,37 @@ path_expand(const char *entry, const char *home, const char *cwd)
 }
 
 int
+path_equal(const char *a, const char *b)
+{
+	return strcmp(a, b) == 0;
+}
+
+char
+path_fold(char c)
+{
+	return c;
+}
+
+int
+path_is_sep(char c)
+{
+	return c == '/';
+}
+
+const char *
+path_refusal(const char *entry)
+{
+	(void)entry;
+	return NULL;
+}
+
+size_t
+path_root_len(const char *p)
+{
+	return *p == '/' ? 1 : 0;
+}
+
+int
 path_is_under(const char *p, const char *dir)
 {
 	size_t n = strlen(dir);
@@ -159,3 +191,111 @@ path_resolve(const char *p)
 		fatalx("out of memory");
 	return r;
 }
+
+#else
+/*
+ * Windows: the drive-absolute spellings of lib/path_win.c. ".." is folded in text for
+ * every entry, since Win32 itself folds it so before the file system sees the name.
+ */
+char *
+path_absolute(const char *entry, const char *home, const char *cwd)
+{
+	return pathw_absolute(entry, home, cwd);
+}
+
+char *
+path_expand(const char *entry, const char *home, const char *cwd)
+{
+	return pathw_absolute(entry, home, cwd);
+}
+
+char *
+path_normalize(const char *abs)
+{
+	return pathw_normalize(abs);
+}
+
+int
+path_equal(const char *a, const char *b)
+{
+	return pathw_equal(a, b);
+}
+
+char
+path_fold(char c)
+{
+	return pathw_fold(c);
+}
+
+int
+path_is_sep(char c)
+{
+	return c == '/' || c == '\\';
+}
+
+const char *
+path_refusal(const char *entry)
+{
+	return pathw_refusal(entry);
+}
+
+size_t
+path_root_len(const char *p)
+{
+	return pathw_is_drive_absolute(p) ? 3 : 0;
+}
+
+int
+path_is_under(const char *p, const char *dir)
+{
+	return pathw_is_under(p, dir);
+}
+
+int
+path_is_strictly_under(const char *p, const char *dir)
+{
+	return pathw_is_strictly_under(p, dir);
+}
+
+char *
+path_dirname(const char *p)
+{
+	return pathw_dirname(p);
+}
+
+const char *
+path_basename(const char *p)
+{
+	return pathw_basename(p);
+}
+
+char *
+path_join(const char *dir, const char *name)
+{
+	return pathw_join(dir, name);
+}
+
+size_t
+path_depth(const char *p)
+{
+	return pathw_depth(p);
+}
+
+/* realpath (lib/sys_win.c: the final object's name, links and junctions followed) in the
+ * one form of path_win.c; a name that has none (a UNC share, say) is not resolved. */
+char *
+path_resolve(const char *p)
+{
+	char *r = realpath(p, NULL), *n;
+
+	if (r == NULL) {
+		if (errno == ENOMEM)
+			fatalx("out of memory");
+		return NULL;
+	}
+	if ((n = pathw_normalize(r)) == NULL)
+		errno = EXDEV;
+	free(r);
+	return n;
+}
+#endif

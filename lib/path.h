@@ -1,6 +1,9 @@
 /*
  * Path spellings for the filesystem lists: "~" and relative entries made absolute, lexical
  * normalisation, containment by path component. Pure text except path_resolve.
+ *
+ * On Windows the path_ functions are the pathw_ ones below (lib/path.c): drive-absolute
+ * "C:\a\b" spellings, compared without regard to ASCII case. Elsewhere they are POSIX.
  */
 #ifndef SRT_PATH_H
 #define SRT_PATH_H
@@ -22,6 +25,24 @@ char *path_expand(const char *entry, const char *home, const char *cwd);
 /* An absolute path normalised in text: collapsed separators, "." and ".." folded. */
 char *path_normalize(const char *abs);
 
+/* Whether two absolute, normalised paths name the same path: strcmp on POSIX, ASCII case
+ * folded on Windows. */
+int path_equal(const char *a, const char *b);
+
+/* c as names are compared here: itself on POSIX, ASCII upper case on Windows. */
+char path_fold(char c);
+
+/* Whether c separates components: "/", and on Windows "\" too. */
+int path_is_sep(char c);
+
+/* Why an entry of a filesystem list cannot be taken on this system, or NULL: never on
+ * POSIX, pathw_refusal on Windows. */
+const char *path_refusal(const char *entry);
+
+/* Length of the root that starts an absolute, normalised path: 1 for "/", 3 for "C:\"
+ * on Windows; 0 when p is not absolute. */
+size_t path_root_len(const char *p);
+
 /* p is dir or lies beneath it, by component ("/xy" is not under "/x"); "/" holds all. */
 int path_is_under(const char *p, const char *dir);
 int path_is_strictly_under(const char *p, const char *dir);
@@ -37,5 +58,43 @@ char *path_home(void);
 
 /* realpath(3), allocated; NULL with errno set when p cannot be resolved. */
 char *path_resolve(const char *p);
+
+/*
+ * Windows spellings (lib/path_win.c), pure text on every system. The one form produced
+ * and compared is "X:\a\b": an upper-case drive letter, "\" separators, no empty, "."
+ * or ".." component, no trailing separator but the root's "X:\".
+ */
+int pathw_is_drive_absolute(const char *p);     /* "X:\" or "X:/" starts it */
+
+/* ASCII only: NTFS folds with its volume's Unicode upcase table, which srt does not
+ * carry, so "É" and "é" compare unequal here (see pathw_equal). */
+char pathw_fold(char c);
+
+/* Why srt does not take this entry on Windows, or NULL: UNC and device paths ("\\"),
+ * drive-relative "C:dir", a ":" past the drive (a stream), a character Windows forbids in
+ * a name, a name ending in "." or " ", a DOS device name, an 8.3 short name's shape. */
+const char *pathw_refusal(const char *entry);
+
+/* entry made absolute: "~", "~\..." and "~/..." against home, "\dir" against cwd's
+ * drive, any other relative entry against cwd; then normalised, ".." folded in text as
+ * Win32 does (never above the drive's root). NULL for an empty or refused entry, a home
+ * or cwd needed but not drive-absolute. */
+char *pathw_absolute(const char *entry, const char *home, const char *cwd);
+
+/* A drive-absolute path in the one form above; NULL for anything else. */
+char *pathw_normalize(const char *abs);
+
+/* Comparisons of normalised paths, ASCII case folded ("C:\Repo" holds "c:\repo\x");
+ * "X:\" holds its whole drive. Other letters compare as written: the Windows plan
+ * names existing paths, and the existing part of missing ones, by their final names
+ * (path_resolve), which carry the case the disk has. */
+int pathw_equal(const char *a, const char *b);
+int pathw_is_under(const char *p, const char *dir);
+int pathw_is_strictly_under(const char *p, const char *dir);
+
+char *pathw_dirname(const char *p);             /* "X:\" for "X:\a" and for "X:\" */
+const char *pathw_basename(const char *p);
+char *pathw_join(const char *dir, const char *name);
+size_t pathw_depth(const char *p);              /* "X:\" 0, "X:\a\b" 2 */
 
 #endif

@@ -1,30 +1,36 @@
 /*
- * path_home (path.h) on Windows: $HOME when it is an absolute path, else %USERPROFILE%
- * (Windows has no passwd entry). An absolute path there starts with a drive ("C:\" or
- * "C:/"), "\\" or "/".
+ * path_home (path.h) on Windows: %HOME% when it is a drive-absolute path, else
+ * %USERPROFILE% (Windows has no passwd entry), read as UTF-16 and normalised as
+ * lib/path_win.c spells paths. A HOME that is not drive-absolute ("/home/me" that
+ * Wine or an MSYS shell passes on) is passed over: Win32 would take it on the working
+ * directory's drive, which is not where that shell meant it.
  */
 #ifdef _WIN32
-#include <ctype.h>
 #include <stdlib.h>
+#include <wchar.h>
 
 #include "path.h"
+#include "sys_file.h"
 #include "util.h"
 
-static int
-absolute(const char *p)
+static char *
+home_from(const wchar_t *name)
 {
-	return p != NULL && (p[0] == '/' || (p[0] == '\\' && p[1] == '\\') ||
-	    (isalpha((unsigned char)p[0]) && p[1] == ':' && (p[2] == '\\' || p[2] == '/')));
+	const wchar_t *w = _wgetenv(name);
+	char *s, *n;
+
+	if (w == NULL || (s = sys_utf8(w)) == NULL)
+		return NULL;
+	n = pathw_normalize(s);
+	free(s);
+	return n;
 }
 
 char *
 path_home(void)
 {
-	const char *h = getenv("HOME");
+	char *h = home_from(L"HOME");
 
-	if (absolute(h))
-		return xstrdup(h);
-	h = getenv("USERPROFILE");
-	return absolute(h) ? xstrdup(h) : NULL;
+	return h != NULL ? h : home_from(L"USERPROFILE");
 }
 #endif

@@ -67,7 +67,7 @@ static void
 wlist_push(struct wlist *l, char *path, int dir, int exists)
 {
 	for (size_t i = 0; i < l->n; i++) {
-		if (strcmp(l->v[i].path, path) == 0) {
+		if (path_equal(l->v[i].path, path)) {
 			free(path);
 			return;
 		}
@@ -95,8 +95,10 @@ strip_globstar(const char *p)
 {
 	size_t n = strlen(p);
 
-	if (n >= 3 && strcmp(p + n - 3, "/**") == 0)
-		return n == 3 ? xstrdup("/") : xstrndup(p, n - 3);
+	/* The separator stays ("C:\**" is "C:\", not the drive-relative "C:"); making
+	 * the entry absolute takes it off where it is not a root's. */
+	if (n >= 3 && path_is_sep(p[n - 3]) && strcmp(p + n - 2, "**") == 0)
+		return xstrndup(p, n - 2);
 	return xstrdup(p);
 }
 
@@ -107,7 +109,7 @@ resolve_within(const char *spelled)
 {
 	char *r = path_resolve(spelled);
 
-	if (r == NULL || strcmp(r, spelled) == 0)
+	if (r == NULL || path_equal(r, spelled))
 		return r;
 	if (path_depth(r) <= 1 || path_is_strictly_under(spelled, r) ||
 	    !path_is_strictly_under(r, spelled)) {
@@ -117,31 +119,78 @@ resolve_within(const char *spelled)
 	return r;
 }
 
+/* A missing path under the final name of its nearest existing ancestor, so that the
+ * part that exists is spelled as the disk has it (case, links), as an existing path
+ * is: on Windows the comparisons fold ASCII case only. As spelled when no ancestor
+ * resolves. */
+static char *
+resolve_missing(const char *n)
+{
+	char *cur = xstrdup(n), *up, *r = NULL, *out;
+	const char *rest;
+
+	while (r == NULL) {
+		up = path_dirname(cur);
+		if (path_equal(up, cur)) {
+			free(up);
+			free(cur);
+			return xstrdup(n);
+		}
+		free(cur);
+		cur = up;
+		r = path_resolve(cur);
+	}
+	for (rest = n + strlen(cur); path_is_sep(*rest); rest++)
+		;
+	out = path_join(r, rest);
+	free(r);
+	free(cur);
+	return out;
+}
+
 /* One concrete path of a list: a grant must exist; a deny lands on what the name
- * resolves to, or stays as spelled when it is missing. */
-static void
+ * resolves to, or on its existing ancestor's when it is missing, or stays as spelled
+ * when it has no final name this plan can spell (a UNC share on Windows). -1 for a
+ * deny with no absolute name at all. */
+static int
 take(const char *abs, int deny, int dir_hint, struct wlist *out)
 {
 	struct stat st;
 	char *n = path_normalize(abs), *r;
 
+	if (n == NULL) {
+		log_debug("plan: %s: not an absolute path here; no entry", abs);
+		return deny ? -1 : 0;
+	}
 	if (stat(n, &st) == -1) {
-		if (deny)
-			wlist_push(out, n, dir_hint, 0);
-		else {
+		if (deny) {
+			wlist_push(out, resolve_missing(n), dir_hint, 0);
+			free(n);
+		} else {
 			log_debug("plan: %s: %s; no grant", n, strerror(errno));
 			free(n);
 		}
-		return;
+		return 0;
 	}
-	if (deny)
-		r = path_resolve(n);
-	else if ((r = resolve_within(n)) == NULL)
+	if (deny && (r = path_resolve(n)) == NULL) {
+		log_debug("plan: %s: %s; denied as spelled", n, strerror(errno));
+		r = n;
+		n = NULL;
+	} else if (!deny && (r = resolve_within(n)) == NULL)
 		log_debug("plan: %s resolves outside itself; no grant", n);
 	free(n);
 	if (r == NULL)
-		return;
+		return 0;
 	wlist_push(out, r, S_ISDIR(st.st_mode), 1);
+	return 0;
+}
+
+static void
+unplaced(struct wb *b, const char *what, size_t i, const char *entry)
+{
+	diags_add(b->errs, "%s[%zu]: \"%s\" has no absolute name the plan can spell",
+	    what, i, entry);
+	b->bad = 1;
 }
 
 /* A list's entries made absolute and concrete (SPEC §5: globs expanded at launch). */
@@ -155,32 +204,39 @@ expand(struct wb *b, const struct path_list *l, const char *what, int deny,
 	for (size_t i = 0; i < l->n; i++) {
 		const struct path_entry *e = &l->v[i];
 		size_t len = strlen(e->path);
-		int dir_hint = len > 0 && e->path[len - 1] == '/';
+		int dir_hint = len > 0 && path_is_sep(e->path[len - 1]);
 		char *spelled, *abs;
 		int r;
 
 		spelled = e->literal ? xstrdup(e->path) : strip_globstar(e->path);
 		if ((abs = path_absolute(spelled, b->ctx->home, b->ctx->cwd)) == NULL) {
 			if (deny) {
+				const char *why = path_refusal(spelled);
+
 				diags_add(b->errs, "%s[%zu]: \"%s\" cannot be made "
-				    "absolute (no home directory or working directory)", what,
-				    i, e->path);
+				    "absolute (%s)", what, i, e->path, why != NULL ? why :
+				    "no home directory or working directory");
 				b->bad = 1;
 			}
 			free(spelled);
 			continue;
 		}
 		if (e->literal || !glob_has_magic(spelled)) {
-			take(abs, deny, dir_hint, out);
+			if (take(abs, deny, dir_hint, out) == -1)
+				unplaced(b, what, i, e->path);
 			free(abs);
 			free(spelled);
 			continue;
 		}
 		/* A glob that is also the name of something on disk is taken as that name too. */
-		if (lstat(abs, &st) == 0)
-			take(abs, deny, dir_hint, out);
+		if (lstat(abs, &st) == 0 && take(abs, deny, dir_hint, out) == -1)
+			unplaced(b, what, i, e->path);
 		r = glob_expand(abs, &found);
-		if (r == 1 && deny) {
+		if (r == -1 && deny) {
+			diags_add(b->errs, "%s[%zu]: \"%s\" cannot be expanded as a glob",
+			    what, i, e->path);
+			b->bad = 1;
+		} else if (r == 1 && deny) {
 			diags_add(b->errs, "%s[%zu]: \"%s\" matches too many paths to "
 			    "expand (limit %d entries, %d matches); deny a directory instead",
 			    what, i, e->path, GLOB_MAX_ENTRIES, GLOB_MAX_MATCHES);
@@ -189,7 +245,8 @@ expand(struct wb *b, const struct path_list *l, const char *what, int deny,
 			log_warnx("%s[%zu]: \"%s\": expansion stopped at its limit",
 			    what, i, e->path);
 		for (size_t k = 0; k < found.n; k++)
-			take(found.v[k], deny, 0, out);
+			if (take(found.v[k], deny, 0, out) == -1)
+				unplaced(b, what, i, e->path);
 		strlist_free(&found);
 		free(abs);
 		free(spelled);
@@ -203,7 +260,7 @@ ace_add(struct plan_windows *p, int deny, const char *path, unsigned rights, int
 		const struct plan_ace *a = &p->v[i];
 
 		if (a->deny == deny && a->rights == rights && a->inherit == inherit &&
-		    strcmp(a->path, path) == 0)
+		    path_equal(a->path, path))
 			return;
 	}
 	if (p->n == p->cap) {
@@ -223,7 +280,7 @@ deny_add(struct plan_windows *p, const struct wpath *w, unsigned rights)
 	char *parent = path_dirname(w->path);
 
 	ace_add(p, 1, w->path, rights, w->dir);
-	if (strcmp(parent, w->path) != 0)
+	if (!path_equal(parent, w->path))
 		ace_add(p, 1, parent, PLAN_R_DELETE_CHILD, 0);
 	free(parent);
 }
@@ -241,7 +298,7 @@ static int
 equal_any(const char *p, const struct wlist *l)
 {
 	for (size_t i = 0; i < l->n; i++)
-		if (strcmp(p, l->v[i].path) == 0)
+		if (path_equal(p, l->v[i].path))
 			return 1;
 	return 0;
 }
@@ -286,7 +343,7 @@ settings_file_deny(struct wb *b, const struct wlist *write, struct wlist *dw)
 	const char *sp = b->ctx->settings_path;
 	char *r;
 
-	if (sp == NULL || *sp != '/' || (r = path_resolve(sp)) == NULL)
+	if (sp == NULL || (r = path_resolve(sp)) == NULL)
 		return;
 	if (under_any(r, write))
 		wlist_push(dw, r, 0, 1);

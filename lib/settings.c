@@ -960,6 +960,22 @@ check_deny_glob(struct pctx *c, const char *v, const char *path)
 	free(fixed);
 }
 
+/* A spelling this system's plan cannot take (path_refusal; on Windows UNC and device
+ * paths, streams, names Windows strips or aliases): refused by name, not mis-planned. */
+static int
+check_path_syntax(struct pctx *c, const char *path, const char *v)
+{
+	const char *why = path_refusal(v);
+	char *q;
+
+	if (why == NULL)
+		return 0;
+	q = quote(v);
+	perr(c, path, "%s is not a path srt takes on this system: %s", q, why);
+	free(q);
+	return -1;
+}
+
 static void
 get_paths(struct pctx *c, const cJSON *j, const char *path, bool deny_check,
     struct path_list *out)
@@ -979,7 +995,7 @@ get_paths(struct pctx *c, const cJSON *j, const char *path, bool deny_check,
 		if (cJSON_IsString(e)) {
 			if (e->valuestring[0] == '\0')
 				perr(c, p, "the path is empty");
-			else {
+			else if (check_path_syntax(c, p, e->valuestring) == 0) {
 				if (deny_check)
 					check_deny_glob(c, e->valuestring, p);
 				out->v[out->n].path = xstrdup(e->valuestring);
@@ -989,7 +1005,8 @@ get_paths(struct pctx *c, const cJSON *j, const char *path, bool deny_check,
 			lit = NULL;
 			before = c->nerr;
 			obj_walk(c, e, p, "a path entry", pe_fields, PE_COUNT, pe_field, &lit);
-			if (c->nerr == before && lit != NULL) {
+			if (c->nerr == before && lit != NULL &&
+			    check_path_syntax(c, p, lit) == 0) {
 				out->v[out->n].path = xstrdup(lit);
 				out->v[out->n++].literal = true;
 			}
@@ -1626,6 +1643,7 @@ get_cred_entries(struct pctx *c, const cJSON *j, const char *path, bool file,
 	const cJSON *m;
 	size_t i = 0, before;
 	char *p, *q;
+	int bad;
 
 	if (!cJSON_IsArray(j)) {
 		perr_type(c, path, file ? "an array such as [{\"path\": \"~/.netrc\", "
@@ -1674,6 +1692,13 @@ get_cred_entries(struct pctx *c, const cJSON *j, const char *path, bool file,
 		}
 		if (c->nerr != before || e.m.id == NULL)
 			goto next;
+		if (file) {
+			q = xasprintf("%s.path", p);
+			bad = check_path_syntax(c, q, e.m.id);
+			free(q);
+			if (bad)
+				goto next;
+		}
 		if (e.mode == MODE_DENY) {
 			if (e.mask_only)
 				pwarn(c, p, "accepted and ignored: extract, onExtractNoMatch, "

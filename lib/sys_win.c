@@ -9,9 +9,11 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "evloop.h"
 #include "sys.h"
@@ -95,33 +97,193 @@ explicit_bzero(void *p, size_t n)
 	SecureZeroMemory(p, n);
 }
 
-/* realpath(3): the full path of one that exists (ENOENT otherwise), in resolved (at
- * least PATH_MAX bytes) or, when that is NULL, in memory the caller frees. */
+wchar_t *
+sys_wide(const char *s)
+{
+	int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL, 0);
+	wchar_t *w;
+
+	if (n <= 0) {
+		errno = EILSEQ;
+		return NULL;
+	}
+	if ((w = malloc((size_t)n * sizeof(*w))) == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, w, n) != n) {
+		free(w);
+		errno = EILSEQ;
+		return NULL;
+	}
+	return w;
+}
+
+char *
+sys_utf8(const wchar_t *w)
+{
+	int n = WideCharToMultiByte(CP_UTF8, WC_ERR_INVALID_CHARS, w, -1, NULL, 0, NULL, NULL);
+	char *s;
+
+	if (n <= 0) {
+		errno = EILSEQ;
+		return NULL;
+	}
+	if ((s = malloc((size_t)n)) == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (WideCharToMultiByte(CP_UTF8, WC_ERR_INVALID_CHARS, w, -1, s, n, NULL, NULL) != n) {
+		free(s);
+		errno = EILSEQ;
+		return NULL;
+	}
+	return s;
+}
+
+int
+sys_open_utf8(const char *path, int flags, ...)
+{
+	wchar_t *w;
+	va_list ap;
+	int mode = 0, fd, e;
+
+	if (flags & O_CREAT) {
+		va_start(ap, flags);
+		mode = va_arg(ap, int);
+		va_end(ap);
+	}
+	if ((w = sys_wide(path)) == NULL)
+		return -1;
+	fd = _wopen(w, flags, mode);
+	e = errno;
+	free(w);
+	errno = e;
+	return fd;
+}
+
+int
+sys_stat_utf8(const char *path, struct stat *st)
+{
+	struct _stat64 s;
+	wchar_t *w;
+	int r, e;
+
+	if ((w = sys_wide(path)) == NULL)
+		return -1;
+	r = _wstat64(w, &s);
+	e = errno;
+	free(w);
+	errno = e;
+	if (r == -1)
+		return -1;
+	memset(st, 0, sizeof(*st));
+	st->st_dev = s.st_dev;
+	st->st_ino = s.st_ino;
+	st->st_mode = s.st_mode;
+	st->st_nlink = s.st_nlink;
+	st->st_uid = s.st_uid;
+	st->st_gid = s.st_gid;
+	st->st_rdev = s.st_rdev;
+	st->st_size = (_off_t)s.st_size;        /* a settings file is small; fstat for more */
+	st->st_atime = s.st_atime;
+	st->st_mtime = s.st_mtime;
+	st->st_ctime = s.st_ctime;
+	return 0;
+}
+
+static int
+errno_from_win(DWORD e)
+{
+	switch (e) {
+	case ERROR_FILE_NOT_FOUND: case ERROR_PATH_NOT_FOUND: case ERROR_INVALID_NAME:
+	case ERROR_BAD_NETPATH: case ERROR_INVALID_DRIVE:
+		return ENOENT;
+	case ERROR_ACCESS_DENIED: case ERROR_SHARING_VIOLATION:
+		return EACCES;
+	case ERROR_NOT_ENOUGH_MEMORY: case ERROR_OUTOFMEMORY:
+		return ENOMEM;
+	case ERROR_FILENAME_EXCED_RANGE:
+		return ENAMETOOLONG;
+	default:
+		return EIO;
+	}
+}
+
+/* The final name of an open object, "\\?\" taken off; EXDEV without a drive letter. */
+static char *
+final_name(HANDLE h)
+{
+	const DWORD how = FILE_NAME_NORMALIZED | VOLUME_NAME_DOS;
+	DWORD n = GetFinalPathNameByHandleW(h, NULL, 0, how), m;
+	wchar_t *f, *p;
+	char *out;
+
+	if (n == 0) {
+		errno = errno_from_win(GetLastError());
+		return NULL;
+	}
+	if ((f = malloc(((size_t)n + 1) * sizeof(*f))) == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	m = GetFinalPathNameByHandleW(h, f, n + 1, how);
+	if (m == 0 || m > n) {
+		errno = m == 0 ? errno_from_win(GetLastError()) : EAGAIN;
+		free(f);
+		return NULL;
+	}
+	p = f;
+	if (wcsncmp(p, L"\\\\?\\", 4) == 0)
+		p += 4;
+	if (!(((p[0] >= L'A' && p[0] <= L'Z') || (p[0] >= L'a' && p[0] <= L'z')) &&
+	    p[1] == L':' && p[2] == L'\\')) {
+		free(f);
+		errno = EXDEV;
+		return NULL;
+	}
+	out = sys_utf8(p);
+	free(f);
+	return out;
+}
+
+/* realpath(3) (sys_file.h): in resolved (at least PATH_MAX bytes) or, when that is
+ * NULL, in memory the caller frees. An ACE applies to the object, so the name wanted is
+ * the one the object has, after every link and junction. */
 char *
 realpath(const char *path, char *resolved)
 {
-	char buf[PATH_MAX], *out;
-	struct stat st;
-	DWORD n;
+	wchar_t *w;
+	HANDLE h;
+	char *out;
+	size_t n;
 
 	if (path == NULL) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if (stat(path, &st) == -1)
+	if ((w = sys_wide(path)) == NULL)
 		return NULL;
-	n = GetFullPathNameA(path, sizeof(buf), buf, NULL);
-	if (n == 0 || n >= sizeof(buf)) {
-		errno = n == 0 ? ENOENT : ENAMETOOLONG;
-		return NULL;
-	}
-	if (resolved != NULL)
-		return memcpy(resolved, buf, (size_t)n + 1);
-	if ((out = malloc((size_t)n + 1)) == NULL) {
-		errno = ENOMEM;
+	/* Backup semantics: a directory opens too. */
+	h = CreateFileW(w, FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE |
+	    FILE_SHARE_DELETE, NULL, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+	free(w);
+	if (h == INVALID_HANDLE_VALUE) {
+		errno = errno_from_win(GetLastError());
 		return NULL;
 	}
-	return memcpy(out, buf, (size_t)n + 1);
+	out = final_name(h);
+	CloseHandle(h);
+	if (out == NULL || resolved == NULL)
+		return out;
+	if ((n = strlen(out)) >= PATH_MAX) {
+		free(out);
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	memcpy(resolved, out, n + 1);
+	free(out);
+	return resolved;
 }
 
 #undef strerror

@@ -240,18 +240,15 @@ launch_load_policy(struct launch *l)
 		log_warnx("%s", errs.msgs.v[i]);
 	/* As named (made absolute against the working directory, not resolved): the plan
 	 * protects the name, and what it leads to. A name that cannot be made absolute
-	 * would leave the file unprotected: lib/path.c knows POSIX paths only, and on
-	 * Windows (C:\..., a working directory like it) that is every name. */
+	 * would leave the file unprotected: on Windows, one lib/path_win.c refuses (a UNC
+	 * share, "C:name"), which the plan could not name either. */
 	if (rc == 0 && path != NULL &&
 	    (l->config_path = path_absolute(path, NULL, l->cwd)) == NULL) {
+		const char *why = path_refusal(path);
+
 		log_warnx("%s: cannot be made an absolute path for the sandbox's plan, which "
-		    "protects the settings file by its name%s", path,
-#ifdef _WIN32
-		    " (srt on Windows does not handle Windows paths yet)"
-#else
-		    ""
-#endif
-		    );
+		    "protects the settings file by its name%s%s", path, why != NULL ? ": " : "",
+		    why != NULL ? why : "");
 		rc = -1;
 	}
 	free(path);

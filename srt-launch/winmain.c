@@ -14,8 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include "launch.h"
+#include "sys_file.h"
 #include "winlaunch.h"
 
 int wmain(int argc, wchar_t **wargv);
@@ -34,6 +36,20 @@ utf8(const wchar_t *w)
 	return s;
 }
 
+/* The working directory, UTF-8 (getcwd gives the ANSI code page's). */
+static char *
+cwd_utf8(void)
+{
+	wchar_t *w = _wgetcwd(NULL, 0);
+	char *s;
+
+	if (w == NULL)
+		return NULL;
+	s = sys_utf8(w);
+	free(w);
+	return s;
+}
+
 static int
 srt_main(int argc, char **argv)
 {
@@ -48,7 +64,7 @@ srt_main(int argc, char **argv)
 	}
 	launch_parse_args(&l, argc, argv);
 	log_init("srt", l.debug, LAUNCH_FAIL);
-	if ((l.cwd = getcwd(NULL, 0)) == NULL)
+	if ((l.cwd = cwd_utf8()) == NULL)
 		log_warn("getcwd");
 	else if (launch_load_policy(&l) == 0)
 		rc = windows_launch(&l);

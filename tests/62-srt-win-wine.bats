@@ -274,12 +274,13 @@ JSON
 	run -125 --separate-stderr srtexe -s "$T/mxc.json" -c 'echo ran'
 	[ "$(tr -d '\r' <<<"$stderr")" = 'srt: windows.backend "mxc": srt has only the srt-win backend' ]
 	[ "$output" = "" ]
-	# A name the plan cannot make absolute (relative to a working directory Z:\...:
-	# lib/path.c knows POSIX paths only) would leave the settings file unprotected.
+	# A name the plan cannot make absolute would leave the settings file unprotected
+	# (the Windows spellings srt takes: tests/66-win-paths-wine.bats).
 	cp mxc.json rel.json
 	sed -i 's/"mxc"/"srt-win"/' rel.json
-	run -125 --separate-stderr srtexe -s rel.json -c 'echo ran'
-	[ "$(tr -d '\r' <<<"$stderr")" = "srt: rel.json: cannot be made an absolute path for the sandbox's plan, which protects the settings file by its name (srt on Windows does not handle Windows paths yet)" ]
+	dev="\\\\?\\$(winpath "$T/rel.json")"
+	run -125 --separate-stderr srtexe -s "$dev" -c 'echo ran'
+	[ "$(tr -d '\r' <<<"$stderr")" = "srt: $dev: cannot be made an absolute path for the sandbox's plan, which protects the settings file by its name: a UNC or device path (\\\\server\\share, \\\\?\\, \\\\.\\), which srt does not handle: write a drive path such as C:\\dir" ]
 }
 
 # How far a run goes under Wine: the settings, the ports of windows.proxyPortRange, the
@@ -303,9 +304,9 @@ JSON
 	[[ "$err" == *"srt: debug: proxies on ports $lo and $((lo + 1)) of $lo-$((lo + 3))"* ]]
 	[[ "$err" == *'"code":"not_provisioned"'* ]]
 	[ ! -e "$T/w/ran" ]
-	# The grant is left out: the plan's paths are POSIX ones, and the system resolves
-	# this one to Z:\... (lib/path.c does not handle Windows paths yet).
-	[[ "$err" == *"srt: debug: plan: $T/w resolves outside itself; no grant"* ]]
+	# The grant is kept: "$T/w" is taken on the working directory's drive, Z:, which
+	# is also where the system resolves it.
+	[[ "$err" != *"resolves outside itself"* ]]
 	# The plan's file is gone with the run.
 	plan=$(sed -n 's/^srt: debug: plan: \(.*\\srt-plan\..*\)$/\1/p' <<<"$err")
 	[ -n "$plan" ]

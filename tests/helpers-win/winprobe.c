@@ -13,6 +13,8 @@
  *                            from its start, writes "pipe" to W, tells whether S is a
  *                            listener's carrier (srt-launch/winsys.h) holding a listening
  *                            socket, and whether X is open at all
+ *   winprobe launch --plan F ...  as srt-win for srt.exe: print the plan file F, then
+ *                            exit 15 as srt-win does where no sandbox account is made
  */
 #include <winsock2.h>
 #include <windows.h>
@@ -92,6 +94,18 @@ main(int argc, char **argv)
 		    "gone");
 		return 0;
 	}
+	if (argc >= 4 && strcmp(argv[1], "launch") == 0 && strcmp(argv[2], "--plan") == 0) {
+		FILE *f = fopen(argv[3], "rb");
+		char buf[4096];
+		size_t n;
+
+		if (f == NULL)
+			return 3;
+		while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+			fwrite(buf, 1, n, stdout);
+		fclose(f);
+		return 15;
+	}
 	if (argc == 3 && strcmp(argv[1], "exit") == 0)
 		return atoi(argv[2]);
 	if (argc >= 2 && strcmp(argv[1], "args") == 0) {
@@ -134,6 +148,6 @@ main(int argc, char **argv)
 			Sleep(1000);
 	}
 	fprintf(stderr, "usage: winprobe exit N | args A... | env | beat FILE | tree FILE | "
-	    "hold FILE | alive PID | kill PID | handles P W S X\n");
+	    "hold FILE | alive PID | kill PID | handles P W S X | launch --plan FILE ...\n");
 	return 2;
 }
