@@ -108,6 +108,12 @@ struct wa_spawn {
  * status; 1 is returned instead of 0 when the watched process ended first (the command
  * was killed). */
 int wa_run_contained(const struct wa_spawn *sp, int *status);
+/* Why the last wa_run_contained failed to start the program, as a shell tells it: the
+ * program is not there (ERROR_FILE_NOT_FOUND, ERROR_PATH_NOT_FOUND), or it is there and
+ * cannot be run (ERROR_ACCESS_DENIED, ERROR_BAD_EXE_FORMAT, ...); anything else is
+ * WA_START_OTHER, the failure of a Windows call. */
+enum wa_start { WA_START_OTHER, WA_START_NOTFOUND, WA_START_NOEXEC };
+enum wa_start wa_start_error(void);
 /* Broker: start argv (srt-win runner ...) as the sandbox account with its profile, wait,
  * *status is its exit status. Fails with wa_logon_error() set when Windows cannot log on. */
 enum wa_logon { WA_LOGON_OK, WA_LOGON_SECLOGON_DISABLED, WA_LOGON_SECLOGON_MISSING,

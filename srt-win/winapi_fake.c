@@ -592,6 +592,14 @@ wa_process_alive(unsigned long pid, uint64_t start, uint64_t *startp)
 	return 1;
 }
 
+static enum wa_start start_error;
+
+enum wa_start
+wa_start_error(void)
+{
+	return start_error;
+}
+
 static int
 spawn_wait(const struct wa_spawn *sp, int *status, int *watched_ended)
 {
@@ -601,6 +609,7 @@ spawn_wait(const struct wa_spawn *sp, int *status, int *watched_ended)
 	char *saved = NULL;
 
 	*watched_ended = 0;
+	start_error = WA_START_OTHER;
 	if (sp->cwd != NULL) {
 		saved = getcwd(NULL, 0);
 		if (chdir(sp->cwd) == -1)
@@ -615,8 +624,13 @@ spawn_wait(const struct wa_spawn *sp, int *status, int *watched_ended)
 			r = r ? r : errno;
 		free(saved);
 	}
-	if (r != 0)
+	if (r != 0) {
+		/* posix_spawnp's errors as CreateProcess's would be told apart. */
+		start_error = r == ENOENT || r == ENOTDIR ? WA_START_NOTFOUND :
+		    r == EACCES || r == ENOEXEC || r == EPERM ? WA_START_NOEXEC :
+		    WA_START_OTHER;
 		return fail(0, "CreateProcess %s: %s", sp->argv[0], strerror(r));
+	}
 	for (;;) {
 		pid_t w = waitpid(pid, &ws, sp->watch_pid ? WNOHANG : 0);
 

@@ -117,6 +117,37 @@ std_handles(STARTUPINFOW *si, HANDLE *list, DWORD *nlist)
 	}
 }
 
+static enum wa_start start_error;
+
+enum wa_start
+wa_start_error(void)
+{
+	return start_error;
+}
+
+/* What CreateProcess's failure means to the caller of a command (as a shell's 127, 126). */
+static enum wa_start
+start_kind(DWORD e)
+{
+	switch (e) {
+	case ERROR_FILE_NOT_FOUND:
+	case ERROR_PATH_NOT_FOUND:
+	case ERROR_INVALID_NAME:
+	case ERROR_BAD_NETPATH:
+		return WA_START_NOTFOUND;
+	case ERROR_ACCESS_DENIED:
+	case ERROR_BAD_EXE_FORMAT:
+	case ERROR_BAD_FORMAT:
+	case ERROR_EXE_MACHINE_TYPE_MISMATCH:
+	case ERROR_EXE_MARKED_INVALID:
+	case ERROR_INVALID_EXE_SIGNATURE:
+	case ERROR_SHARING_VIOLATION:
+		return WA_START_NOEXEC;
+	default:
+		return WA_START_OTHER;
+	}
+}
+
 static BOOL WINAPI
 ignore_ctrl(DWORD type)
 {
@@ -252,6 +283,7 @@ wa_run_contained(const struct wa_spawn *sp, int *status)
 	char *line = NULL;
 	int rc = -1, ended = 0;
 
+	start_error = WA_START_OTHER;
 	memset(&si, 0, sizeof(si));
 	si.StartupInfo.cb = sizeof(si);
 	if ((token = restricted_token(sp)) == NULL || (job = kill_on_close_job()) == NULL)
@@ -276,7 +308,10 @@ wa_run_contained(const struct wa_spawn *sp, int *status)
 	if (!CreateProcessAsUserW(token, app, cmd, NULL, NULL, nlist > 0, CREATE_SUSPENDED |
 	    CREATE_UNICODE_ENVIRONMENT | EXTENDED_STARTUPINFO_PRESENT, env, cwd,
 	    &si.StartupInfo, &pi)) {
-		fail_last("CreateProcessAsUserW %s", sp->argv[0]);
+		DWORD e = GetLastError();
+
+		start_error = start_kind(e);
+		fail_code(e, "CreateProcessAsUserW %s", sp->argv[0]);
 		goto out;
 	}
 	if (!AssignProcessToJobObject(job, pi.hProcess)) {

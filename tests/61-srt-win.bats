@@ -258,6 +258,30 @@ assert d["wfp"]["port_range"]==[61000,61009] and d["wfp"]["state"]=="cannot-read
 	[[ "$stderr" == *'"code":"mapped_drive_cwd"'* ]]
 }
 
+@test "srt-win runner and exec: a program not found is 127, one that cannot be run 126, as shells" {
+	run -127 --separate-stderr "$SW" runner -- "$T/nosuch"
+	[ "$status" -eq 127 ]
+	[[ "$stderr" == '{"code":"command_not_found","message":"srt-win: runner: '"$T/nosuch"': command not found: '* ]]
+	run -127 --separate-stderr "$SW" runner -- srt-no-such-program-anywhere
+	[ "$status" -eq 127 ]
+	printf 'echo hi\n' >"$T/noexec"
+	chmod 644 "$T/noexec"
+	run --separate-stderr "$SW" runner -- "$T/noexec"
+	[ "$status" -eq 126 ]
+	[[ "$stderr" == '{"code":"command_not_executable","message":"srt-win: runner: '"$T/noexec"': cannot be run: '* ]]
+	# A Windows call that fails otherwise stays 1.
+	SRT_WIN_FAKE_FAIL=run_contained run --separate-stderr "$SW" runner -- true
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *'"code":"spawn_failed"'* ]]
+	# exec (and launch) relay the runner's status.
+	install_fake
+	run -127 --separate-stderr "$SW" exec -- "$T/nosuch"
+	[ "$status" -eq 127 ]
+	[[ "$stderr" == *'"code":"command_not_found"'* ]]
+	run --separate-stderr "$SW" exec -- "$T/noexec"
+	[ "$status" -eq 126 ]
+}
+
 @test "srt-win exec: the command's own denies hold while it runs; --held-by ends it with its session" {
 	install_fake
 	run "$SW" exec --deny-read "$T/home/.ssh" -- cat "$SRT_WIN_FAKE_DIR/dacl.jsonl"

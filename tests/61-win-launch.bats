@@ -216,8 +216,14 @@ JSON
 	[ ! -e "$S/ran" ]
 }
 
-@test "exit status: the command's, 128+N for a signal" {
+@test "exit status: the command's, 128+N for a signal, srt-win's 127 and 126 unchanged" {
 	run -7 wlaunch -c 'exit 7'
+	run -127 --separate-stderr wlaunch -- "$T/nosuch"
+	[[ "$stderr" == *'"code":"command_not_found","message":"srt-win: runner: '"$T/nosuch"': command not found'* ]]
+	printf 'echo hi\n' >"$T/noexec"
+	chmod 644 "$T/noexec"
+	run -126 --separate-stderr wlaunch -- "$T/noexec"
+	[[ "$stderr" == *'"code":"command_not_executable"'* ]]
 	run -0 wlaunch -- true
 	run -137 wlaunch -c 'kill -KILL $$'
 	[ -z "$(ls -A "$T/tmp")" ]

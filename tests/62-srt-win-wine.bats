@@ -110,6 +110,19 @@ winpath() {
 	[ "$(tr -d '\r' <<<"$output")" = $'[a b]\n[]\n[q"x]\n[tail\\]' ]
 }
 
+@test "wine: the runner tells a missing program (127) and one Windows cannot run (126)" {
+	run -127 --separate-stderr "$WINE" "$EXE" runner -- "$(winpath "$T/nosuch.exe")"
+	[[ "$stderr" == '{"code":"command_not_found","message":"srt-win: runner: '* ]]
+	[[ "$stderr" == *'nosuch.exe: command not found: CreateProcessAsUserW '* ]]
+	run -127 --separate-stderr "$WINE" "$EXE" runner -- srt-no-such-program
+	# A file that is no program: ERROR_BAD_EXE_FORMAT.
+	printf 'not a program\n' >"$T/bad.exe"
+	run --separate-stderr "$WINE" "$EXE" runner -- "$(winpath "$T/bad.exe")"
+	echo "status $status: $stderr"
+	[ "$status" -eq 126 ]
+	[[ "$stderr" == '{"code":"command_not_executable","message":"srt-win: runner: '*'bad.exe: cannot be run: '* ]]
+}
+
 @test "wine: the runner's job kills what the program started when the runner ends" {
 	beat="$T/beat"
 	"$WINE" "$EXE" runner -- "$(winpath "$PROBE")" tree "$(winpath "$beat")" 3>&- &
