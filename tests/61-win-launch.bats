@@ -216,6 +216,29 @@ JSON
 	[ ! -e "$S/ran" ]
 }
 
+@test "a proxy that exits at start: nothing is launched, 125, its reason and ours on stderr" {
+	# The proxies' directory: the real srt-socksd, and srt-httpd run with an option it
+	# refuses, so that it exits during start-up as a broken one would.
+	mkdir -p "$T/bin"
+	ln -s "$SRT_BIN/srt-socksd" "$T/bin/srt-socksd"
+	printf '#!/bin/sh\nexec "%s" --max-conns 0 "$@"\n' "$SRT_BIN/srt-httpd" >"$T/bin/srt-httpd"
+	chmod +x "$T/bin/srt-httpd"
+	SRT_BIN="$T/bin" run -125 --separate-stderr wlaunch -c "touch '$S/ran'"
+	[[ "$stderr" == *'srt-httpd: --max-conns: 0 is not a number'* ]]
+	[[ "$stderr" == *'srt-httpd exited at start (status 2); nothing was launched'* ]]
+	[ ! -e "$S/ran" ]
+	[ ! -e "$S/sw.argv" ]
+	# The other proxy ended with the run, the ports are free, the plan is gone.
+	port_closed "$LO"
+	port_closed "$((LO + 1))"
+	[ -z "$(ls -A "$T/tmp")" ]
+	# The same proxies, working: the run goes through.
+	rm "$T/bin/srt-httpd"
+	ln -s "$SRT_BIN/srt-httpd" "$T/bin/srt-httpd"
+	SRT_BIN="$T/bin" run -0 wlaunch -c "touch '$S/ran'"
+	[ -e "$S/ran" ]
+}
+
 @test "exit status: the command's, 128+N for a signal, srt-win's 127 and 126 unchanged" {
 	run -7 wlaunch -c 'exit 7'
 	run -127 --separate-stderr wlaunch -- "$T/nosuch"

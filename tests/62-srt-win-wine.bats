@@ -298,8 +298,8 @@ JSON
 # How far a run goes under Wine: the settings, the ports of windows.proxyPortRange, the
 # plan's private file, the proxies started, then srt-win launch, which stops at the
 # sandbox account Wine cannot make (not_provisioned, 15), and srt exits with its status.
-# (Until the Windows proxies accept the handed-over sockets they refuse --policy-fd at
-# start, which this does not check.)
+# srt-win starts only once both proxies said "ready" on their --ready-fd pipes: reaching
+# it shows the Windows proxies took the handed-over handles.
 @test "wine: srt.exe runs through to srt-win, with the ports of windows.proxyPortRange" {
 	srtexe_built
 	lo=$(free_port)
@@ -330,6 +330,29 @@ JSON
 	sed -i "s|$(dirname "$EXE")/srt-win.exe|$T/none/srt-win|" "$T/s.json"
 	run -125 --separate-stderr srtexe -s "$T/s.json" -c 'echo ran'
 	[ "$(tr -d '\r' <<<"$stderr")" = "srt: $T/none/srt-win: no such program (windows.srtWin.path)" ]
+}
+
+@test "wine: srt.exe stops with 125 when a proxy exits at start, before srt-win runs" {
+	srtexe_built
+	lo=$(free_port)
+	# srt.exe takes the proxies from its own directory: a copy whose srt-httpd.exe is the
+	# probe, which refuses the proxy's command line and exits 2.
+	mkdir "$T/bin" "$T/w"
+	cp "$SRTEXE" "$EXE" "$(dirname "$EXE")/srt-socksd.exe" "$T/bin/"
+	cp "$PROBE" "$T/bin/srt-httpd.exe"
+	cat >"$T/s.json" <<JSON
+{ "network": { "allowedDomains": ["example.com"], "deniedDomains": [] },
+  "filesystem": { "denyRead": [], "allowWrite": ["$T/w"], "denyWrite": [] },
+  "windows": { "proxyPortRange": [$lo, $((lo + 3))] } }
+JSON
+	run --separate-stderr "$WINE" "$T/bin/srt.exe" -s "$T/s.json" -c "echo ran> $(winpath "$T/w/ran")"
+	err=$(tr -d '\r' <<<"$stderr")
+	echo "$err"
+	[ "$status" -eq 125 ]
+	[[ "$err" == *'usage: winprobe'* ]]
+	[[ "$err" == *'srt: srt-httpd exited at start (status 2); nothing was launched'* ]]
+	[[ "$err" != *not_provisioned* ]]
+	[ ! -e "$T/w/ran" ]
 }
 
 @test "make win without cJSON's source says to run scripts/deps" {
