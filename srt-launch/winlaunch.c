@@ -368,7 +368,12 @@ runner_argv(const struct win *w)
 	return a.v;
 }
 
-/* Wait for srt-win, reading the proxies' decisions and passing termination on. */
+/*
+ * Wait for srt-win, reading the proxies' decisions and passing termination on. A Ctrl-C
+ * (SIGINT) reaches the command as well, and srt-win relays what the command makes of it:
+ * srt waits for that as long as it takes, as a shell waits for its foreground job. Any
+ * other request to end gives srt-win stop_ms before srt ends it.
+ */
 static int
 wait_runner(struct win *w)
 {
@@ -387,7 +392,7 @@ wait_runner(struct win *w)
 		if ((ev & WS_EV_TERM) && (s = ws_term_take()) != 0) {
 			log_debug("passing signal %d on", s);
 			ws_forward(w->runner, s);
-			if (sig == 0) {
+			if (sig == 0 && s != SIGINT) {
 				sig = s;
 				kill_at = ws_now_ms() + w->r->stop_ms;
 			}

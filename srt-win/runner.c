@@ -75,6 +75,8 @@ cmd_runner(int argc, char **argv)
 	sp.restrict_sids = sids.v;
 	sw_trace("runner: %s, %zu variables, %s token", cmd.v[0], childenv.n,
 	    restricted ? "write-restricted" : "unprivileged");
+	/* A Ctrl-C reaches the command through the console: wait for its status. */
+	wa_console_keep();
 	if ((r = wa_run_contained(&sp, &status)) < 0) {
 		/* A program that is not there, or cannot be run, is told as shells tell it:
 		 * callers' scripts test for 127 and 126. */

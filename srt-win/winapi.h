@@ -103,6 +103,14 @@ struct wa_spawn {
 	uint64_t watch_start;
 };
 
+/* Keep this process through the console's Ctrl-C and Ctrl-Break while it waits for a
+ * command (runner, exec, launch); without it the console ends it before the command,
+ * and the command's status is lost. The runner's command shares the console and gets
+ * the event itself: wa_run_contained waits on. The broker's runner has no console
+ * (CREATE_NO_WINDOW): wa_run_as_user ends it as the console ends a program that does
+ * not handle the event (STATUS_CONTROL_C_EXIT; its job then ends the command) and
+ * returns that status. The fake passes SIGINT and SIGQUIT on to the child instead. */
+void wa_console_keep(void);
 /* Runner: start argv with a token stripped of privileges (write-restricted if asked), in
  * a job that kills everything in it when closed, and wait. *status is the command's exit
  * status; 1 is returned instead of 0 when the watched process ended first (the command

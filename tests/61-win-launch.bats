@@ -252,6 +252,21 @@ JSON
 	[ -z "$(ls -A "$T/tmp")" ]
 }
 
+@test "SIGINT (Ctrl-C): passed on, and srt waits for the command's own status past --stop-ms" {
+	env --default-signal=INT "$SRT_TESTBIN/win-launch" --stop-ms 500 -s "$T/s.json" \
+	    -c "echo \$\$ >'$S/cmd.pid'; trap 'sleep 1.5; exit 7' INT; while :; do sleep 0.1; done" &
+	pid=$!
+	for i in $(seq 100); do [ -s "$S/cmd.pid" ] && break; sleep 0.05; done
+	[ -s "$S/cmd.pid" ]
+	HOLDERS+=("$(cat "$S/cmd.pid")")
+	kill -INT "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 7 ]
+	port_closed "$LO"
+	[ -z "$(ls -A "$T/tmp")" ]
+}
+
 @test "SIGTERM: passed on; the proxies end, the plan goes, 128+15" {
 	(cd "$T/work" && exec "$SRT_TESTBIN/win-launch" --stop-ms 1000 -s "$T/s.json" \
 	    -c "echo \$\$ >'$S/cmd.pid'; exec sleep 30") &

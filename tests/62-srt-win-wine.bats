@@ -11,7 +11,8 @@
 # its child: loopback listeners, the explicit handle list, a listener handed over by
 # its carrier (WSADuplicateSocketW; the real proxies on one are in
 # tests/63-proxies-wine.bats), the anonymous and private files, exit status, ending a
-# child, the proxies' kill-on-close job. Not Ctrl-C (no console here).
+# child, the proxies' kill-on-close job, STATUS_CONTROL_C_EXIT told as 130. The runner's
+# Ctrl-C runs on a console script(1) lends Wine.
 #
 # Then srt.exe itself: its flags and usage errors, the settings errors as the Linux build
 # words them, and a run up to srt-win launch, which stops at the sandbox account Wine
@@ -123,6 +124,21 @@ winpath() {
 	[[ "$stderr" == '{"code":"command_not_executable","message":"srt-win: runner: '*'bad.exe: cannot be run: '* ]]
 }
 
+# Wine gives a Ctrl-C (GenerateConsoleCtrlEvent) only to processes on a console, and
+# makes one only on a terminal: script(1) lends it one. (Without it the call fails with
+# ERROR_INVALID_ACCESS; Wine 8 fails CTRL_BREAK_EVENT with ERROR_INVALID_HANDLE even
+# there, and ends a program without a handler with status 0, not
+# STATUS_CONTROL_C_EXIT.)
+@test "wine: a Ctrl-C on the console does not end the runner first; it relays the program's status" {
+	command -v script >/dev/null || skip "script(1) is not installed (util-linux)"
+	local p
+	p=$(winpath "$PROBE")
+	timeout 180 script -qec "$(printf '%q ' "$WINE" "$PROBE" ctrlc "$(winpath "$T/flag")" \
+	    "$(winpath "$T/out")" "$(winpath "$EXE")" runner -- "$p" trapint \
+	    "$(winpath "$T/flag")")" /dev/null >/dev/null 2>&1 </dev/null
+	[ "$(tr -d '\r' <"$T/out")" = 7 ]
+}
+
 @test "wine: the runner's job kills what the program started when the runner ends" {
 	beat="$T/beat"
 	"$WINE" "$EXE" runner -- "$(winpath "$PROBE")" tree "$(winpath "$beat")" 3>&- &
@@ -213,6 +229,8 @@ JSON
 	grep -qx 'from the pipe: pipe' <<<"$out"
 	grep -qx 'then: 0' <<<"$out"
 	grep -qx 'exit status: 7' <<<"$out"
+	# STATUS_CONTROL_C_EXIT is told as srt on Linux tells a SIGINT: 128+2.
+	grep -qx 'after Ctrl-C: 130' <<<"$out"
 	grep -qx 'private file: made' <<<"$out"
 	grep -qx 'removed: yes' <<<"$out"
 	grep -qx 'killed: yes' <<<"$out"
