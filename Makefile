@@ -346,8 +346,10 @@ build/win/tests/%.exe: tests/helpers-win/%.c
 	$(WIN_CC) -std=c11 -O2 $(WARN) -o $@ $< -lws2_32
 
 # srt's Windows launch path (srt-launch/winlaunch.h): its system layer winsys_win32.c is
-# also run under Wine by a driver of its own (tests/62-srt-win-wine.bats), which links the
-# Windows part of libsrt (WINLIB) for the log and util code.
+# also run under Wine by a driver of its own, which links the Windows part of libsrt
+# (WINLIB) for the log and util code: tests/62-srt-win-wine.bats with a probe as its
+# child, tests/63-proxies-wine.bats starting the real srt-socksd.exe and srt-httpd.exe
+# as winlaunch.c does.
 WINSYS_OBJ := build/win/obj/srt-launch/winsys_win32.o
 build/win/tests/winsys-drive.exe: tests/helpers-win/winsys-drive.c $(WINSYS_OBJ) $(WINLIB)
 	@mkdir -p $(dir $@)
