@@ -346,8 +346,10 @@ build/win/tests/%.exe: tests/helpers-win/%.c
 	$(WIN_CC) -std=c11 -O2 $(WARN) -o $@ $< -lws2_32
 
 # srt's Windows launch path (srt-launch/winlaunch.h): its system layer winsys_win32.c is
-# also run under Wine by a driver of its own (tests/62-srt-win-wine.bats), which links the
-# Windows part of libsrt (WINLIB) for the log and util code.
+# also run under Wine by a driver of its own, which links the Windows part of libsrt
+# (WINLIB) for the log and util code: tests/62-srt-win-wine.bats with a probe as its
+# child, tests/63-proxies-wine.bats starting the real srt-socksd.exe and srt-httpd.exe
+# as winlaunch.c does.
 WINSYS_OBJ := build/win/obj/srt-launch/winsys_win32.o
 build/win/tests/winsys-drive.exe: tests/helpers-win/winsys-drive.c $(WINSYS_OBJ) $(WINLIB)
 	@mkdir -p $(dir $@)
@@ -494,19 +496,27 @@ uninstall:
 	for m in $(MAN); do rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/}; done
 	-rmdir $(DESTDIR)$(LIBEXECDIR) 2>/dev/null
 
-# srt-win.exe is a Windows program: installed as data, to be copied to a Windows machine
-# (as Debian's win32-loader keeps its .exe), with its man page. srt.exe is not installed
-# yet: it runs no command until the Windows proxies take the handles it gives them, and
-# it would need cJSON's source at package build time (debian/rules builds srt-win.exe
-# alone, offline).
-WINDIR ?= $(PREFIX)/share/srt-win
-install-win: build/win/srt-win.exe
+# The Windows programs are installed as data, to be copied to a Windows machine (as
+# Debian's win32-loader keeps its .exe): srt.exe with srt-win.exe and the two proxies
+# beside it, where it looks for them, and srt-win's man page (srt's come with install).
+# srt.exe needs cJSON's source (scripts/deps): without it install-win stops at make
+# win's "run scripts/deps" before installing anything, never with a part of the set.
+# install-srt-win installs srt-win.exe alone: the Debian package srt-win ships that,
+# as debian/rules builds offline, without cJSON's source.
+WINDIR    ?= $(PREFIX)/share/srt-win
+WIN_PROGS := srt-win.exe srt.exe srt-httpd.exe srt-socksd.exe
+install-win: $(WIN_PROGS:%=build/win/%)
+	install -d $(DESTDIR)$(WINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 644 $(WIN_PROGS:%=build/win/%) $(DESTDIR)$(WINDIR)
+	install -m 644 man/srt-win.1 $(DESTDIR)$(MANDIR)/man1
+
+install-srt-win: build/win/srt-win.exe
 	install -d $(DESTDIR)$(WINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 644 build/win/srt-win.exe $(DESTDIR)$(WINDIR)
 	install -m 644 man/srt-win.1 $(DESTDIR)$(MANDIR)/man1
 
 uninstall-win:
-	rm -f $(DESTDIR)$(WINDIR)/srt-win.exe $(DESTDIR)$(MANDIR)/man1/srt-win.1
+	rm -f $(WIN_PROGS:%=$(DESTDIR)$(WINDIR)/%) $(DESTDIR)$(MANDIR)/man1/srt-win.1
 	-rmdir $(DESTDIR)$(WINDIR) 2>/dev/null
 
 # --- Debian packages --------------------------------------------------------------------
@@ -538,6 +548,6 @@ clean:
 FORCE:
 .SECONDARY:
 .PHONY: all check check-run check-load fuzz fuzz-smoke bench install uninstall clean \
-	lint-man version macos-compile win install-win uninstall-win deb FORCE
+	lint-man version macos-compile win install-win install-srt-win uninstall-win deb FORCE
 -include $(LIB_OBJ:.o=.d) $(wildcard $(BUILD)/obj/srt-*/*.d) $(wildcard $(BUILD)/obj-gen/srt-*/*.d) \
     $(wildcard build/win/obj/*/*.d)

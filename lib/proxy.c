@@ -80,7 +80,7 @@ enum {
 	OPT_LIFELINE_FD, OPT_MAX_CONNS, OPT_IDLE_TIMEOUT, OPT_HEAD_TIMEOUT, OPT_NO_SANDBOX,
 	OPT_RELAY_TO, OPT_CRED_FD, OPT_CA_FD, OPT_CONTROL_FD, OPT_DECIDER_FD, OPT_DECIDER_IN,
 	OPT_DECIDER_OUT, OPT_ASK, OPT_DECIDER_TIMEOUT, OPT_DECIDER_READY, OPT_HANDOFF_FD,
-	OPT_PLAINTEXT_HEADER_SET, OPT_STRIP_RESPONSE_HEADER,
+	OPT_PLAINTEXT_HEADER_SET, OPT_STRIP_RESPONSE_HEADER, OPT_READY_FD,
 };
 
 static const struct option proxy_longopts[] = {
@@ -94,6 +94,7 @@ static const struct option proxy_longopts[] = {
 	{ "audit", no_argument, NULL, OPT_AUDIT },
 	{ "auth", required_argument, NULL, OPT_AUTH },
 	{ "lifeline-fd", required_argument, NULL, OPT_LIFELINE_FD },
+	{ "ready-fd", required_argument, NULL, OPT_READY_FD },
 	{ "max-conns", required_argument, NULL, OPT_MAX_CONNS },
 	{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
 	{ "head-timeout", required_argument, NULL, OPT_HEAD_TIMEOUT },
@@ -157,6 +158,7 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 
 	memset(o, 0, sizeof(*o));
 	o->policy_fd = o->log_fd = o->lifeline_fd = o->cred_fd = o->ca_fd = -1;
+	o->ready_fd = -1;
 	o->control_fd = o->decider_in = o->decider_out = -1;
 	o->decider_timeout_ms = DECIDER_TIMEOUT_MS;
 	o->decider_ready_fd = -1;
@@ -208,6 +210,9 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 			break;
 		case OPT_LIFELINE_FD:
 			o->lifeline_fd = (int)proxy_number(proto, "--lifeline-fd", optarg, 0, INT_MAX);
+			break;
+		case OPT_READY_FD:
+			o->ready_fd = (int)proxy_number(proto, "--ready-fd", optarg, 0, INT_MAX);
 			break;
 		case OPT_MAX_CONNS:
 			o->max_conns = (unsigned)proxy_number(proto, "--max-conns", optarg, 1, 1000000);
@@ -1778,6 +1783,21 @@ proxy_creds(struct proxy *px)
 	return &px->creds;
 }
 
+/* --ready-fd: the launcher starts the command only once each proxy serves; a proxy that
+ * fails before this closes the descriptor by exiting, without the line. */
+static void
+proxy_ready(struct proxy *px)
+{
+	static const char line[] = "ready\n";
+
+	if (px->opts.ready_fd == -1)
+		return;
+	if (write(px->opts.ready_fd, line, sizeof(line) - 1) != (ssize_t)(sizeof(line) - 1))
+		log_warn("--ready-fd %d", px->opts.ready_fd);
+	close(px->opts.ready_fd);
+	px->opts.ready_fd = -1;
+}
+
 int
 proxy_main(int argc, char **argv, const struct proxy_proto *proto)
 {
@@ -1904,6 +1924,7 @@ proxy_main(int argc, char **argv, const struct proxy_proto *proto)
 		fatalx("cannot narrow the process");
 	log_debug("ready: %zu listener(s), up to %u connections", px->nlisteners,
 	    px->opts.max_conns);
+	proxy_ready(px);
 
 	if (evloop_run(px->loop) == -1) {
 		log_warn("event loop");

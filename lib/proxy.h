@@ -57,6 +57,7 @@ struct proxy_opts {
 	bool audit;                     /* --audit */
 	char *auth;                     /* --auth USER:PASS, or NULL */
 	int lifeline_fd;                /* --lifeline-fd N, or -1 */
+	int ready_fd;                   /* --ready-fd N: "ready" once serving, or -1 */
 	bool debug;                     /* -d */
 	unsigned max_conns;             /* --max-conns N (default PROXY_DEFAULT_MAX_CONNS) */
 	unsigned idle_timeout_s;        /* --idle-timeout SEC for tunnels, 0 = none (default) */

@@ -3,10 +3,11 @@
  * built without.
  *
  * Taken from srt's Windows launcher (srt-launch/winlaunch.c; the contract is in
- * srt-launch/winsys.h): --listen-fd, --policy-fd, --log-fd and --lifeline-fd, each the
- * value of a HANDLE the launcher let the proxy inherit. proxy_win_start turns them into
- * what the shared core uses: the listener from the WSAPROTOCOL_INFOW its carrier pipe
- * holds (WSASocketW), the log a C descriptor (_open_osfhandle), the lifeline a socket
+ * srt-launch/winsys.h): --listen-fd, --policy-fd, --log-fd, --lifeline-fd and
+ * --ready-fd, each the value of a HANDLE the launcher let the proxy inherit.
+ * proxy_win_start turns them into what the shared core uses: the listener from the
+ * WSAPROTOCOL_INFOW its carrier pipe holds (WSASocketW), the log and the ready pipe C
+ * descriptors (_open_osfhandle), the lifeline a socket
  * that reaches end-of-file when the pipe does (a thread waits on the pipe, which WSAPoll
  * cannot); the policy file is read by proxy_win_policy_open, at offsets, as the two
  * proxies share the handle's file position.
@@ -165,15 +166,15 @@ proxy_win_lifeline(const char *prog, int v)
 	return sv[0];
 }
 
-/* --log-fd: a C descriptor on the handle (a pipe's write end, or a file). */
+/* --log-fd, --ready-fd: a C descriptor on the handle (a pipe's write end, or a file). */
 static int
-proxy_win_log(const char *prog, int v)
+proxy_win_wfd(const char *prog, const char *opt, int v)
 {
-	HANDLE h = proxy_win_handle(prog, "--log-fd", v);
+	HANDLE h = proxy_win_handle(prog, opt, v);
 	int fd = _open_osfhandle((intptr_t)h, _O_WRONLY | _O_BINARY);
 
 	if (fd == -1)
-		proxy_win_fail(prog, "--log-fd %d: %s", v, strerror(errno));
+		proxy_win_fail(prog, "%s %d: %s", opt, v, strerror(errno));
 	return fd;
 }
 
@@ -264,7 +265,9 @@ proxy_win_start(struct proxy_opts *o, const char *prog)
 	for (i = 0; i < o->nlisten_fds; i++)
 		o->listen_fds[i] = proxy_win_listener(prog, o->listen_fds[i]);
 	if (o->log_fd != -1)
-		o->log_fd = proxy_win_log(prog, o->log_fd);
+		o->log_fd = proxy_win_wfd(prog, "--log-fd", o->log_fd);
+	if (o->ready_fd != -1)
+		o->ready_fd = proxy_win_wfd(prog, "--ready-fd", o->ready_fd);
 	if (o->lifeline_fd != -1)
 		o->lifeline_fd = proxy_win_lifeline(prog, o->lifeline_fd);
 	/* The decision log's lines end with LF, as on Linux. */

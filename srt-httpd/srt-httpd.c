@@ -14,7 +14,7 @@ static const struct proxy_proto httpd_proto = {
 	    "                 [--log FILE | --log-fd N] [--audit] [--auth USER:PASS] "
 	    "[--lifeline-fd N]\n"
 	    "                 [--max-conns N] [--idle-timeout SEC] [--head-timeout SEC] [--ca-fd N]\n"
-	    "                 [--control-fd N] [--no-sandbox] [-d]\n"
+	    "                 [--control-fd N] [--ready-fd N] [--no-sandbox] [-d]\n"
 	    "                 [--decider-fd N | --decider-in N --decider-out N] [--ask]\n"
 	    "                 [--decider-timeout MS] [--decider-ready-fd N] [--handoff-fd N]\n"
 	    "                 [--plaintext-header-set] [--strip-response-header NAME]...\n"

@@ -11,7 +11,7 @@ localproxy_argv(const struct launch *l, const char *dir, enum proxy_kind k,
     const long fd[LPF_MAX])
 {
 	static const char *const opt[LPF_MAX] = { "--policy-fd", "--log-fd", "--lifeline-fd",
-		"--listen-fd", "--listen-fd" };
+		"--listen-fd", "--listen-fd", "--ready-fd" };
 	struct strlist a = { 0 };
 	int i;
 

@@ -2,7 +2,8 @@
  * The proxies on the host's loopback, for the launch paths without a network namespace
  * of their own (macOS: macos.c, Windows: winlaunch.c): what srt-httpd and srt-socksd are
  * given. Both paths hand them the same five things by number (winsys.h says what a
- * number is on each system).
+ * number is on each system); the Windows path a sixth, the pipe on which each says it
+ * serves.
  */
 #ifndef SRT_LOCALPROXY_H
 #define SRT_LOCALPROXY_H
@@ -15,6 +16,7 @@ enum localproxy_fd {
 	LPF_LIFELINE,           /* --lifeline-fd: end of file once srt is gone */
 	LPF_LISTEN4,            /* --listen-fd: 127.0.0.1:PORT */
 	LPF_LISTEN6,            /* --listen-fd: [::1]:PORT, or -1 without IPv6 */
+	LPF_READY,              /* --ready-fd: "ready" once serving (Windows), or -1 */
 	LPF_MAX
 };
 

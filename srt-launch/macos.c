@@ -335,9 +335,9 @@ proxies_start_all(struct mac *m)
 	for (k = 0; k < PK_MAX; k++) {
 		int l4 = l->listen_fd[k == PK_HTTP ? LS_HTTP4 : LS_SOCKS4];
 		int l6 = l->listen_fd[k == PK_HTTP ? LS_HTTP6 : LS_SOCKS6];
-		int fds[LPF_MAX] = { polfd, l->log_w, l->lifeline_r, l4, l6 };
-		long num[LPF_MAX] = { polfd, l->log_w, l->lifeline_r, l4, l6 };
-		size_t n = l6 != -1 ? LPF_MAX : LPF_MAX - 1;
+		int fds[LPF_MAX] = { polfd, l->log_w, l->lifeline_r, l4, l6, -1 };
+		long num[LPF_MAX] = { polfd, l->log_w, l->lifeline_r, l4, l6, -1 };
+		size_t n = l6 != -1 ? LPF_LISTEN6 + 1 : LPF_LISTEN6;
 		char **argv;
 		pid_t pid;
 

@@ -14,6 +14,7 @@
 #include "winsys.h"
 
 #define WAIT_SLICE_MS   1000    /* the proxies' log is read at least this often */
+#define READY_MS        60000   /* a proxy says it serves within this (Wine is slow) */
 
 /* What a run holds beside struct launch. */
 struct win {
@@ -25,6 +26,7 @@ struct win {
 	ws_handle lis[LS_MAX];
 	ws_handle pol, lifeline_r, lifeline_w, log_r, log_w;
 	struct ws_proc *proxy[PK_MAX];
+	ws_handle ready[PK_MAX];        /* the read end of each proxy's --ready-fd */
 	struct ws_proc *runner;         /* srt-win launch */
 	char *plan_path;
 };
@@ -39,6 +41,8 @@ win_init(struct win *w, struct launch *l, const struct windows_run *r)
 	w->r = r;
 	for (i = 0; i < LS_MAX; i++)
 		w->lis[i] = WS_NONE;
+	for (i = 0; i < PK_MAX; i++)
+		w->ready[i] = WS_NONE;
 	w->pol = w->lifeline_r = w->lifeline_w = w->log_r = w->log_w = WS_NONE;
 }
 
@@ -156,23 +160,27 @@ win_proxies_start(struct win *w)
 	for (k = 0; k < PK_MAX; k++) {
 		ws_handle *v4 = &w->lis[k == PK_HTTP ? LS_HTTP4 : LS_SOCKS4];
 		ws_handle *v6 = &w->lis[k == PK_HTTP ? LS_HTTP6 : LS_SOCKS6];
-		ws_handle c4 = WS_NONE, c6 = WS_NONE;
-		long fd[LPF_MAX];
-		struct ws_spawn sp = { NULL, NULL, fd, *v6 != WS_NONE ? LPF_MAX : LPF_MAX - 1,
-		    WS_NONE, true, true };
+		ws_handle c4 = WS_NONE, c6 = WS_NONE, ready_w = WS_NONE;
+		long fd[LPF_MAX], inherit[LPF_MAX];
+		struct ws_spawn sp = { NULL, NULL, inherit, 0, WS_NONE, true, true };
 		char **argv;
-		int rc = -1;
+		int rc = -1, i;
 
 		if (*v4 == WS_NONE)
 			continue;               /* the user's own proxy */
 		/* The listeners go over by their carriers (winsys.h). */
 		if (ws_listen_carrier(*v4, &c4) == 0 &&
-		    (*v6 == WS_NONE || ws_listen_carrier(*v6, &c6) == 0)) {
+		    (*v6 == WS_NONE || ws_listen_carrier(*v6, &c6) == 0) &&
+		    ws_pipe(&w->ready[k], &ready_w) == 0) {
 			fd[LPF_POLICY] = w->pol;
 			fd[LPF_LOG] = w->log_w;
 			fd[LPF_LIFELINE] = w->lifeline_r;
 			fd[LPF_LISTEN4] = c4;
 			fd[LPF_LISTEN6] = c6;
+			fd[LPF_READY] = ready_w;
+			for (i = 0; i < LPF_MAX; i++)
+				if (fd[i] != WS_NONE)
+					inherit[sp.ninherit++] = fd[i];
 			argv = localproxy_argv(l, l->self_dir, (enum proxy_kind)k, fd);
 			sp.argv = argv;
 			log_debug("starting %s on port %d", argv[0], w->port[k]);
@@ -184,11 +192,72 @@ win_proxies_start(struct win *w)
 		ws_close(&c6);
 		ws_close(v4);
 		ws_close(v6);
+		ws_close(&ready_w);     /* only the proxy holds it: its end is end of file */
 		if (rc == -1)
 			return -1;
 	}
 	ws_close(&w->pol);
 	ws_close(&w->lifeline_r);
+	return 0;
+}
+
+/*
+ * Each proxy we started says "ready" on its --ready-fd once it serves. End of file
+ * without it is a proxy that failed at start (its reason is on our standard error, which
+ * it shares): the command would run with its traffic failing closed and the user not
+ * told, so nothing is launched, as the Linux launcher stops when a proxy cannot start.
+ * 0 when all serve; else the status to exit with.
+ */
+static int
+win_proxies_ready(struct win *w)
+{
+	long long deadline = ws_now_ms() + READY_MS;
+	char buf[16];
+	int k, s, st;
+
+	for (k = 0; k < PK_MAX; k++) {
+		size_t got = 0;
+		long n;
+
+		if (w->proxy[k] == NULL)
+			continue;               /* the user's own proxy */
+		while (w->ready[k] != WS_NONE) {
+			long long left = deadline - ws_now_ms();
+			int ev;
+
+			if (left <= 0) {
+				log_warnx("%s did not start within %d s; nothing was launched",
+				    localproxy_prog[k], READY_MS / 1000);
+				return LAUNCH_FAIL;
+			}
+			ev = ws_wait(NULL, w->ready[k], (int)left);
+			if ((ev & WS_EV_TERM) && (s = ws_term_take()) != 0) {
+				log_debug("signal %d while the proxies start", s);
+				return EXIT_SIGNALED(s);
+			}
+			if ((n = ws_read(w->ready[k], buf + got, sizeof(buf) - 1 - got)) > 0)
+				got += (size_t)n;
+			if (n == 0 || n == -2 || got == sizeof(buf) - 1 ||
+			    (got > 0 && buf[got - 1] == '\n'))
+				ws_close(&w->ready[k]);
+		}
+		buf[got] = '\0';
+		if (strcmp(buf, "ready\n") != 0) {
+			/* Collect it for its status: it has ended or is about to. */
+			long long until = ws_now_ms() + w->r->stop_ms;
+
+			while (!ws_ended(w->proxy[k], &st) && ws_now_ms() < until)
+				ws_sleep_ms(2);
+			if (ws_ended(w->proxy[k], &st))
+				log_warnx("%s exited at start (status %d); nothing was launched",
+				    localproxy_prog[k], st);
+			else
+				log_warnx("%s failed at start; nothing was launched",
+				    localproxy_prog[k]);
+			return LAUNCH_FAIL;
+		}
+		log_debug("%s serves on port %d", localproxy_prog[k], w->port[k]);
+	}
 	return 0;
 }
 
@@ -299,7 +368,12 @@ runner_argv(const struct win *w)
 	return a.v;
 }
 
-/* Wait for srt-win, reading the proxies' decisions and passing termination on. */
+/*
+ * Wait for srt-win, reading the proxies' decisions and passing termination on. A Ctrl-C
+ * (SIGINT) reaches the command as well, and srt-win relays what the command makes of it:
+ * srt waits for that as long as it takes, as a shell waits for its foreground job. Any
+ * other request to end gives srt-win stop_ms before srt ends it.
+ */
 static int
 wait_runner(struct win *w)
 {
@@ -318,7 +392,7 @@ wait_runner(struct win *w)
 		if ((ev & WS_EV_TERM) && (s = ws_term_take()) != 0) {
 			log_debug("passing signal %d on", s);
 			ws_forward(w->runner, s);
-			if (sig == 0) {
+			if (sig == 0 && s != SIGINT) {
 				sig = s;
 				kill_at = ws_now_ms() + w->r->stop_ms;
 			}
@@ -348,6 +422,9 @@ windows_run(struct launch *l, const struct windows_run *r)
 		goto out_early;
 	if (setup_ports(&w) == -1 || write_plan(&w) == -1 || win_proxies_start(&w) == -1)
 		goto out;
+	if ((rc = win_proxies_ready(&w)) != 0)
+		goto out;
+	rc = LAUNCH_FAIL;
 	log_debug("proxies on ports %d and %d of %d-%d", w.port[PK_HTTP], w.port[PK_SOCKS],
 	    w.lo, w.hi);
 	argv = runner_argv(&w);
@@ -363,6 +440,8 @@ windows_run(struct launch *l, const struct windows_run *r)
 	win_proxies_end(&w);
 	for (i = 0; i < LS_MAX; i++)
 		ws_close(&w.lis[i]);
+	for (i = 0; i < PK_MAX; i++)
+		ws_close(&w.ready[i]);
 	ws_close(&w.pol);
 	ws_close(&w.lifeline_r);
 	ws_close(&w.lifeline_w);

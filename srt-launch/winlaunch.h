@@ -4,7 +4,8 @@
  *   srt ─┬─ srt-httpd     accept on 127.0.0.1:P and [::1]:P, the first free ports of
  *        ├─ srt-socksd    windows.proxyPortRange, on sockets srt hands them (winsys.h:
  *        │                WSADuplicateSocketW); in a job that kills them when srt
- *        │                ends, however it ends
+ *        │                ends, however it ends; srt-win starts once both said
+ *        │                "ready" on their --ready-fd
  *        └─ srt-win launch --plan FILE --http-port P --socks-port Q ... -- COMMAND
  *                         grants the ACE plan for the command's lifetime and runs it as
  *                         the sandbox account (srt-win(1)); it sets the proxy variables

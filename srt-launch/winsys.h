@@ -126,9 +126,10 @@ enum { WS_EV_EXIT = 1, WS_EV_TERM = 2, WS_EV_READ = 4 };
  */
 int ws_wait(struct ws_proc *p, ws_handle h, int timeout_ms);
 /* The termination request that came, once: its signal number (Windows: SIGINT for
- * Ctrl-C, SIGTERM for the others), 0 if none. */
+ * Ctrl-C and Ctrl-Break, SIGTERM for closing, logoff and shutdown), 0 if none. */
 int ws_term_take(void);
-/* Whether p has ended; its status as SPEC §2 has it (POSIX: 128+N after signal N). */
+/* Whether p has ended; its status as SPEC §2 has it (POSIX: 128+N after signal N;
+ * Windows: 128+SIGINT for STATUS_CONTROL_C_EXIT, a program ended by Ctrl-C). */
 bool ws_ended(struct ws_proc *p, int *status);
 /* Pass a termination request on (POSIX: signal sig; Windows: nothing, the console
  * delivers Ctrl-C to every process attached to it). */

@@ -118,7 +118,9 @@ as_handle(ws_handle h)
 static BOOL WINAPI
 on_ctrl(DWORD type)
 {
-	LONG sig = type == CTRL_C_EVENT ? SIGINT : SIGTERM;
+	/* Ctrl-C and Ctrl-Break reach srt-win through the console too: SIGINT, which srt
+	 * waits on. Closing, logoff and shutdown: SIGTERM. */
+	LONG sig = type == CTRL_C_EVENT || type == CTRL_BREAK_EVENT ? SIGINT : SIGTERM;
 
 	(void)InterlockedCompareExchange(&term_sig, sig, 0);
 	SetEvent(term_event);
@@ -813,6 +815,9 @@ ws_ended(struct ws_proc *p, int *status)
 	if (!p->done && WaitForSingleObject(p->h, 0) == WAIT_OBJECT_0) {
 		p->done = true;
 		p->status = GetExitCodeProcess(p->h, &code) ? (int)code : 125;
+		/* A program ended by Ctrl-C: 128 + SIGINT, as srt on Linux reports it. */
+		if (p->status == (int)STATUS_CONTROL_C_EXIT)
+			p->status = 128 + SIGINT;
 	}
 	if (p->done && status != NULL)
 		*status = p->status;

@@ -619,7 +619,7 @@ static const struct proxy_proto socksd_proto = {
 	    "                  [--log FILE | --log-fd N] [--audit] [--auth USER:PASS] "
 	    "[--lifeline-fd N]\n"
 	    "                  [--max-conns N] [--idle-timeout SEC] [--head-timeout SEC]\n"
-	    "                  [--handoff-fd N] [--no-sandbox] [-d]\n"
+	    "                  [--handoff-fd N] [--ready-fd N] [--no-sandbox] [-d]\n"
 	    "       srt-socksd --relay-to PORT [-l ADDR]... [--listen-fd N]... "
 	    "[--lifeline-fd N]\n"
 	    "                  [--max-conns N] [--idle-timeout SEC] [--no-sandbox] [-d]",

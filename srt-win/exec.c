@@ -239,6 +239,9 @@ exec_run(struct exec_opts *o)
 	sp.watch_pid = held;
 	sp.watch_start = held_start;
 	sw_trace("exec: starting the runner as %s", rec.user);
+	/* Ctrl-C must not end the broker first: it relays the status and takes the
+	 * command's grants and denies back (wa_console_keep). */
+	wa_console_keep();
 	r = wa_run_as_user(rec.user, rec.password, &sp, &status, &why);
 	if (r < 0) {
 		if (why == WA_LOGON_SECLOGON_DISABLED || why == WA_LOGON_SECLOGON_MISSING) {

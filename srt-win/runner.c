@@ -75,9 +75,27 @@ cmd_runner(int argc, char **argv)
 	sp.restrict_sids = sids.v;
 	sw_trace("runner: %s, %zu variables, %s token", cmd.v[0], childenv.n,
 	    restricted ? "write-restricted" : "unprivileged");
+	/* A Ctrl-C reaches the command through the console: wait for its status. */
+	wa_console_keep();
 	if ((r = wa_run_contained(&sp, &status)) < 0) {
-		sw_err("spawn_failed", "srt-win: runner: %s: %s", cmd.v[0], wa_error());
-		rc = SW_ESYSTEM;
+		/* A program that is not there, or cannot be run, is told as shells tell it:
+		 * callers' scripts test for 127 and 126. */
+		switch (wa_start_error()) {
+		case WA_START_NOTFOUND:
+			sw_err("command_not_found", "srt-win: runner: %s: command not found: %s",
+			    cmd.v[0], wa_error());
+			rc = SW_ENOTFOUND;
+			break;
+		case WA_START_NOEXEC:
+			sw_err("command_not_executable", "srt-win: runner: %s: cannot be run: %s",
+			    cmd.v[0], wa_error());
+			rc = SW_ENOEXEC;
+			break;
+		default:
+			sw_err("spawn_failed", "srt-win: runner: %s: %s", cmd.v[0], wa_error());
+			rc = SW_ESYSTEM;
+			break;
+		}
 		goto out;
 	}
 	rc = status;

@@ -45,6 +45,8 @@ enum {
 	SW_ELOOPBACK            = 19,   /* the loopback mode differs from the install's */
 	SW_EHELD                = 22,   /* acl forget --all: sessions run on the roots */
 	SW_ESESSION             = 26,   /* exec --held-by: the session ended first */
+	SW_ENOEXEC              = 126,  /* runner: the program cannot be run (as shells) */
+	SW_ENOTFOUND            = 127,  /* runner: the program is not there (as shells) */
 };
 
 #define SW_DEFAULT_USER         "srt-sandbox"

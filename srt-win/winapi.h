@@ -103,11 +103,25 @@ struct wa_spawn {
 	uint64_t watch_start;
 };
 
+/* Keep this process through the console's Ctrl-C and Ctrl-Break while it waits for a
+ * command (runner, exec, launch); without it the console ends it before the command,
+ * and the command's status is lost. The runner's command shares the console and gets
+ * the event itself: wa_run_contained waits on. The broker's runner has no console
+ * (CREATE_NO_WINDOW): wa_run_as_user ends it as the console ends a program that does
+ * not handle the event (STATUS_CONTROL_C_EXIT; its job then ends the command) and
+ * returns that status. The fake passes SIGINT and SIGQUIT on to the child instead. */
+void wa_console_keep(void);
 /* Runner: start argv with a token stripped of privileges (write-restricted if asked), in
  * a job that kills everything in it when closed, and wait. *status is the command's exit
  * status; 1 is returned instead of 0 when the watched process ended first (the command
  * was killed). */
 int wa_run_contained(const struct wa_spawn *sp, int *status);
+/* Why the last wa_run_contained failed to start the program, as a shell tells it: the
+ * program is not there (ERROR_FILE_NOT_FOUND, ERROR_PATH_NOT_FOUND), or it is there and
+ * cannot be run (ERROR_ACCESS_DENIED, ERROR_BAD_EXE_FORMAT, ...); anything else is
+ * WA_START_OTHER, the failure of a Windows call. */
+enum wa_start { WA_START_OTHER, WA_START_NOTFOUND, WA_START_NOEXEC };
+enum wa_start wa_start_error(void);
 /* Broker: start argv (srt-win runner ...) as the sandbox account with its profile, wait,
  * *status is its exit status. Fails with wa_logon_error() set when Windows cannot log on. */
 enum wa_logon { WA_LOGON_OK, WA_LOGON_SECLOGON_DISABLED, WA_LOGON_SECLOGON_MISSING,

@@ -592,6 +592,34 @@ wa_process_alive(unsigned long pid, uint64_t start, uint64_t *startp)
 	return 1;
 }
 
+static enum wa_start start_error;
+static volatile sig_atomic_t ctrl_sig;  /* a SIGINT or SIGQUIT came (wa_console_keep) */
+
+static void
+on_ctrl(int sig)
+{
+	ctrl_sig = sig;
+}
+
+void
+wa_console_keep(void)
+{
+	struct sigaction sa;
+
+	logcall("console_keep");
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_ctrl;        /* not SIG_IGN: the child gets the default back */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+}
+
+enum wa_start
+wa_start_error(void)
+{
+	return start_error;
+}
+
 static int
 spawn_wait(const struct wa_spawn *sp, int *status, int *watched_ended)
 {
@@ -601,6 +629,7 @@ spawn_wait(const struct wa_spawn *sp, int *status, int *watched_ended)
 	char *saved = NULL;
 
 	*watched_ended = 0;
+	start_error = WA_START_OTHER;
 	if (sp->cwd != NULL) {
 		saved = getcwd(NULL, 0);
 		if (chdir(sp->cwd) == -1)
@@ -615,8 +644,13 @@ spawn_wait(const struct wa_spawn *sp, int *status, int *watched_ended)
 			r = r ? r : errno;
 		free(saved);
 	}
-	if (r != 0)
+	if (r != 0) {
+		/* posix_spawnp's errors as CreateProcess's would be told apart. */
+		start_error = r == ENOENT || r == ENOTDIR ? WA_START_NOTFOUND :
+		    r == EACCES || r == ENOEXEC || r == EPERM ? WA_START_NOEXEC :
+		    WA_START_OTHER;
 		return fail(0, "CreateProcess %s: %s", sp->argv[0], strerror(r));
+	}
 	for (;;) {
 		pid_t w = waitpid(pid, &ws, sp->watch_pid ? WNOHANG : 0);
 
@@ -624,6 +658,11 @@ spawn_wait(const struct wa_spawn *sp, int *status, int *watched_ended)
 			break;
 		if (w == -1 && errno != EINTR)
 			return fail(0, "waitpid: %s", strerror(errno));
+		/* What the console does on Windows: the command gets the Ctrl-C too. */
+		if (ctrl_sig != 0) {
+			kill(pid, ctrl_sig);
+			ctrl_sig = 0;
+		}
 		if (sp->watch_pid && wa_process_alive(sp->watch_pid, sp->watch_start,
 		    NULL) == 0) {
 			kill(pid, SIGKILL);

@@ -117,11 +117,55 @@ std_handles(STARTUPINFOW *si, HANDLE *list, DWORD *nlist)
 	}
 }
 
-static BOOL WINAPI
-ignore_ctrl(DWORD type)
+static enum wa_start start_error;
+
+enum wa_start
+wa_start_error(void)
 {
-	(void)type;
-	return TRUE;    /* the command gets it too; the runner waits for its end */
+	return start_error;
+}
+
+/* What CreateProcess's failure means to the caller of a command (as a shell's 127, 126). */
+static enum wa_start
+start_kind(DWORD e)
+{
+	switch (e) {
+	case ERROR_FILE_NOT_FOUND:
+	case ERROR_PATH_NOT_FOUND:
+	case ERROR_INVALID_NAME:
+	case ERROR_BAD_NETPATH:
+		return WA_START_NOTFOUND;
+	case ERROR_ACCESS_DENIED:
+	case ERROR_BAD_EXE_FORMAT:
+	case ERROR_BAD_FORMAT:
+	case ERROR_EXE_MACHINE_TYPE_MISMATCH:
+	case ERROR_EXE_MARKED_INVALID:
+	case ERROR_INVALID_EXE_SIGNATURE:
+	case ERROR_SHARING_VIOLATION:
+		return WA_START_NOEXEC;
+	default:
+		return WA_START_OTHER;
+	}
+}
+
+static HANDLE ctrl_event;       /* set by a Ctrl-C or Ctrl-Break (wa_console_keep) */
+
+static BOOL WINAPI
+on_ctrl(DWORD type)
+{
+	if (type != CTRL_C_EVENT && type != CTRL_BREAK_EVENT)
+		return FALSE;   /* closing, logoff, shutdown: the default, which ends us */
+	if (ctrl_event != NULL)
+		SetEvent(ctrl_event);
+	return TRUE;
+}
+
+void
+wa_console_keep(void)
+{
+	if (ctrl_event == NULL)
+		ctrl_event = CreateEventW(NULL, TRUE, FALSE, NULL);
+	SetConsoleCtrlHandler(on_ctrl, TRUE);
 }
 
 static HANDLE
@@ -225,19 +269,30 @@ kill_on_close_job(void)
 	return job;
 }
 
-/* Wait for h, or for the watched process to end first (1). */
-static int
-wait_watch(HANDLE h, unsigned long watch, uint64_t start)
-{
-	HANDLE w[2] = { h, NULL };
-	DWORD r;
+enum { WAIT_ENDED, WAIT_WATCH_ENDED, WAIT_CTRL };
 
-	if (watch != 0 && wa_process_alive(watch, start, NULL) == 1)
-		w[1] = OpenProcess(SYNCHRONIZE, FALSE, (DWORD)watch);
-	r = WaitForMultipleObjects(w[1] != NULL ? 2 : 1, w, FALSE, INFINITE);
-	if (w[1] != NULL)
-		CloseHandle(w[1]);
-	return r == WAIT_OBJECT_0 + 1 ? 1 : 0;
+/* Wait for h to end, or for the watched process to end first, or (ctrl) for a Ctrl-C. */
+static int
+wait_watch(HANDLE h, unsigned long watch, uint64_t start, int ctrl)
+{
+	HANDLE w[3] = { h };
+	DWORD n = 1, r, iw = 0, ic = 0;
+
+	if (watch != 0 && wa_process_alive(watch, start, NULL) == 1 &&
+	    (w[n] = OpenProcess(SYNCHRONIZE, FALSE, (DWORD)watch)) != NULL)
+		iw = n++;
+	if (ctrl && ctrl_event != NULL) {
+		w[n] = ctrl_event;
+		ic = n++;
+	}
+	r = WaitForMultipleObjects(n, w, FALSE, INFINITE);
+	if (iw != 0)
+		CloseHandle(w[iw]);
+	if (iw != 0 && r == WAIT_OBJECT_0 + iw)
+		return WAIT_WATCH_ENDED;
+	if (ic != 0 && r == WAIT_OBJECT_0 + ic)
+		return WAIT_CTRL;
+	return WAIT_ENDED;
 }
 
 int
@@ -252,6 +307,7 @@ wa_run_contained(const struct wa_spawn *sp, int *status)
 	char *line = NULL;
 	int rc = -1, ended = 0;
 
+	start_error = WA_START_OTHER;
 	memset(&si, 0, sizeof(si));
 	si.StartupInfo.cb = sizeof(si);
 	if ((token = restricted_token(sp)) == NULL || (job = kill_on_close_job()) == NULL)
@@ -271,12 +327,14 @@ wa_run_contained(const struct wa_spawn *sp, int *status)
 	app = find_program(sp->argv[0], sp->env);
 	env = sp->env != NULL ? env_block(sp->env) : NULL;
 	cwd = sp->cwd != NULL ? W(sp->cwd) : NULL;
-	SetConsoleCtrlHandler(ignore_ctrl, TRUE);
 	/* Suspended until it is in the job: nothing it starts can escape the job. */
 	if (!CreateProcessAsUserW(token, app, cmd, NULL, NULL, nlist > 0, CREATE_SUSPENDED |
 	    CREATE_UNICODE_ENVIRONMENT | EXTENDED_STARTUPINFO_PRESENT, env, cwd,
 	    &si.StartupInfo, &pi)) {
-		fail_last("CreateProcessAsUserW %s", sp->argv[0]);
+		DWORD e = GetLastError();
+
+		start_error = start_kind(e);
+		fail_code(e, "CreateProcessAsUserW %s", sp->argv[0]);
 		goto out;
 	}
 	if (!AssignProcessToJobObject(job, pi.hProcess)) {
@@ -289,7 +347,8 @@ wa_run_contained(const struct wa_spawn *sp, int *status)
 		TerminateProcess(pi.hProcess, 1);
 		goto out;
 	}
-	ended = wait_watch(pi.hProcess, sp->watch_pid, sp->watch_start);
+	ended = wait_watch(pi.hProcess, sp->watch_pid, sp->watch_start, 0) ==
+	    WAIT_WATCH_ENDED;
 	if (ended)
 		TerminateJobObject(job, 1);
 	else if (!GetExitCodeProcess(pi.hProcess, &code)) {
@@ -330,7 +389,7 @@ wa_run_as_user(const char *user, const char *password, const struct wa_spawn *sp
 	DWORD nlist, code = 1, e;
 	wchar_t *wu = W(user), *wpw = W(password), *app = W(sp->argv[0]), *cmd, *cwd;
 	char *line = cmdline_join(sp->argv);
-	int rc = -1, ended;
+	int rc = -1, ended, w;
 
 	*why = WA_LOGON_OK;
 	si.cb = sizeof(si);
@@ -347,7 +406,14 @@ wa_run_as_user(const char *user, const char *password, const struct wa_spawn *sp
 		fail_code(e, "CreateProcessWithLogonW %s", user);
 		goto out;
 	}
-	ended = wait_watch(pi.hProcess, sp->watch_pid, sp->watch_start);
+	w = wait_watch(pi.hProcess, sp->watch_pid, sp->watch_start, 1);
+	ended = w == WAIT_WATCH_ENDED;
+	if (w == WAIT_CTRL) {
+		/* The runner has no console to get the Ctrl-C from: it ends as a program
+		 * without a handler would, its job with it, and the command with the job. */
+		TerminateProcess(pi.hProcess, (UINT)STATUS_CONTROL_C_EXIT);
+		WaitForSingleObject(pi.hProcess, INFINITE);
+	}
 	if (ended) {
 		/* The runner's job goes with it, and the command with the job. */
 		TerminateProcess(pi.hProcess, 1);

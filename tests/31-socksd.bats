@@ -371,6 +371,23 @@ PY
 	SOCKSD_PID=
 }
 
+@test "socksd: --ready-fd says ready once it listens, and nothing if it fails at start" {
+	write_settings "$T/s.json" '["localhost"]'
+	mkfifo "$T/ready"
+	PORT=$(free_port)
+	srt-socksd -s "$T/s.json" -l "127.0.0.1:$PORT" --ready-fd 3 3>"$T/ready" 2>"$T/err" &
+	SOCKSD_PID=$!
+	run timeout 10 cat "$T/ready"
+	[ "$status" -eq 0 ]
+	[ "$output" = ready ]
+	(exec 9<>"/dev/tcp/127.0.0.1/$PORT")
+	# A policy it cannot load: it exits, and the pipe ends without the line.
+	srt-socksd -s "$T/missing.json" -l 127.0.0.1:1 --ready-fd 3 3>"$T/ready" 2>/dev/null &
+	run timeout 10 cat "$T/ready"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
 @test "socksd: a bad policy or usage is refused at start" {
 	run srt-socksd -s "$T/missing.json" -l 127.0.0.1:1
 	[ "$status" -eq 2 ]

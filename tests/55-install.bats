@@ -67,12 +67,42 @@ PROBE='curl -s -m 5 -o /dev/null -w "code %{http_code}\n" -x http://localhost:31
 	[ -f "$d/share/man/man1/srt-launch.1" ]
 	[ -f "$d/share/man/man5/srt-settings.5" ]
 	[ -f "$d/share/man/man8/srt-httpd.8" ]
-	# srt-win.exe is not part of it (make install-win)
+	# The Windows programs are not part of it (make install-win)
 	[ ! -e "$d/share/man/man1/srt-win.1" ]
 	run mk uninstall DESTDIR="$T/d"
 	[ "$status" -eq 0 ]
 	[ -z "$(find "$T/d" ! -type d)" ]
 	[ ! -e "$d/libexec/srt" ]
+}
+
+@test "make install-win: srt.exe, srt-win.exe and the proxies side by side; none without cJSON's source" {
+	local w=usr/local/share/srt-win p
+	for p in srt-win srt srt-httpd srt-socksd; do
+		[ -f "$ROOT/build/win/$p.exe" ] || skip "build/win/$p.exe is not built (make win)"
+	done
+	run mk install-win DESTDIR="$T/w"
+	[ "$status" -eq 0 ]
+	for p in srt-win srt srt-httpd srt-socksd; do
+		cmp "$ROOT/build/win/$p.exe" "$T/w/$w/$p.exe"
+	done
+	[ -f "$T/w/usr/local/share/man/man1/srt-win.1" ]
+	[ "$(find "$T/w" ! -type d | wc -l)" -eq 5 ]
+	run mk uninstall-win DESTDIR="$T/w"
+	[ "$status" -eq 0 ]
+	[ -z "$(find "$T/w" ! -type d)" ]
+	[ ! -e "$T/w/$w" ]
+	# Without cJSON's source srt.exe cannot be made again (-W: as if its source had
+	# changed): make says so and installs nothing, srt-win.exe included.
+	run -2 --separate-stderr mk install-win DESTDIR="$T/x" CJSON_DIR="$T/none" \
+	    -W srt-launch/winmain.c
+	[[ "$stderr" == *"no cJSON source in $T/none"*"run scripts/deps"* ]]
+	[ ! -e "$T/x" ]
+	# What the Debian package srt-win installs: srt-win.exe alone.
+	run mk install-srt-win DESTDIR="$T/d"
+	[ "$status" -eq 0 ]
+	[ "$(cd "$T/d" && find . ! -type d | sort | tr '\n' ' ')" = "./usr/local/share/man/man1/srt-win.1 ./$w/srt-win.exe " ]
+	run mk uninstall-win DESTDIR="$T/d"
+	[ -z "$(find "$T/d" ! -type d)" ]
 }
 
 @test "make install honours MANDIR; another PREFIX, LIBEXECDIR or SYSCONFDIR compiles its path in again" {

@@ -258,6 +258,64 @@ assert d["wfp"]["port_range"]==[61000,61009] and d["wfp"]["state"]=="cannot-read
 	[[ "$stderr" == *'"code":"mapped_drive_cwd"'* ]]
 }
 
+@test "srt-win runner and exec: a program not found is 127, one that cannot be run 126, as shells" {
+	run -127 --separate-stderr "$SW" runner -- "$T/nosuch"
+	[ "$status" -eq 127 ]
+	[[ "$stderr" == '{"code":"command_not_found","message":"srt-win: runner: '"$T/nosuch"': command not found: '* ]]
+	run -127 --separate-stderr "$SW" runner -- srt-no-such-program-anywhere
+	[ "$status" -eq 127 ]
+	printf 'echo hi\n' >"$T/noexec"
+	chmod 644 "$T/noexec"
+	run --separate-stderr "$SW" runner -- "$T/noexec"
+	[ "$status" -eq 126 ]
+	[[ "$stderr" == '{"code":"command_not_executable","message":"srt-win: runner: '"$T/noexec"': cannot be run: '* ]]
+	# A Windows call that fails otherwise stays 1.
+	SRT_WIN_FAKE_FAIL=run_contained run --separate-stderr "$SW" runner -- true
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *'"code":"spawn_failed"'* ]]
+	# exec (and launch) relay the runner's status.
+	install_fake
+	run -127 --separate-stderr "$SW" exec -- "$T/nosuch"
+	[ "$status" -eq 127 ]
+	[[ "$stderr" == *'"code":"command_not_found"'* ]]
+	run --separate-stderr "$SW" exec -- "$T/noexec"
+	[ "$status" -eq 126 ]
+}
+
+# A console's Ctrl-C, as the fake has it: SIGINT to srt-win, which keeps waiting and lets
+# the command have it (on Windows the console gives it to both; the broker ends its
+# console-less runner), then relays the command's status.
+@test "srt-win runner and exec: a Ctrl-C does not end srt-win before the command; its status is relayed" {
+	local sub pid rc
+	install_fake
+	for sub in runner exec; do
+		rm -f "$T/cmd.pid"
+		# (A background job of a script starts with SIGINT ignored: not these.)
+		env --default-signal=INT "$SW" $sub -- sh -c "echo \$\$ >'$T/cmd.pid'; trap 'exit 7' INT; while :; do sleep 0.1; done" &
+		pid=$!
+		for i in $(seq 100); do [ -s "$T/cmd.pid" ] && break; sleep 0.05; done
+		[ -s "$T/cmd.pid" ]
+		HOLDERS+=("$(cat "$T/cmd.pid")")
+		kill -INT "$pid"
+		rc=0
+		wait "$pid" || rc=$?
+		echo "$sub: $rc"
+		[ "$rc" -eq 7 ]
+		! kill -0 "$(cat "$T/cmd.pid")" 2>/dev/null
+	done
+	# A command that does not handle it ends by it, and that is the status.
+	rm -f "$T/cmd.pid"
+	env --default-signal=INT "$SW" exec -- sh -c "echo \$\$ >'$T/cmd.pid'; exec sleep 30" &
+	pid=$!
+	for i in $(seq 100); do [ -s "$T/cmd.pid" ] && break; sleep 0.05; done
+	HOLDERS+=("$(cat "$T/cmd.pid")")
+	kill -INT "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 130 ]
+	grep -q '^console_keep$' "$SRT_WIN_FAKE_DIR/calls.log"
+}
+
 @test "srt-win exec: the command's own denies hold while it runs; --held-by ends it with its session" {
 	install_fake
 	run "$SW" exec --deny-read "$T/home/.ssh" -- cat "$SRT_WIN_FAKE_DIR/dacl.jsonl"

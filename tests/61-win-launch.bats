@@ -216,10 +216,54 @@ JSON
 	[ ! -e "$S/ran" ]
 }
 
-@test "exit status: the command's, 128+N for a signal" {
+@test "a proxy that exits at start: nothing is launched, 125, its reason and ours on stderr" {
+	# The proxies' directory: the real srt-socksd, and srt-httpd run with an option it
+	# refuses, so that it exits during start-up as a broken one would.
+	mkdir -p "$T/bin"
+	ln -s "$SRT_BIN/srt-socksd" "$T/bin/srt-socksd"
+	printf '#!/bin/sh\nexec "%s" --max-conns 0 "$@"\n' "$SRT_BIN/srt-httpd" >"$T/bin/srt-httpd"
+	chmod +x "$T/bin/srt-httpd"
+	SRT_BIN="$T/bin" run -125 --separate-stderr wlaunch -c "touch '$S/ran'"
+	[[ "$stderr" == *'srt-httpd: --max-conns: 0 is not a number'* ]]
+	[[ "$stderr" == *'srt-httpd exited at start (status 2); nothing was launched'* ]]
+	[ ! -e "$S/ran" ]
+	[ ! -e "$S/sw.argv" ]
+	# The other proxy ended with the run, the ports are free, the plan is gone.
+	port_closed "$LO"
+	port_closed "$((LO + 1))"
+	[ -z "$(ls -A "$T/tmp")" ]
+	# The same proxies, working: the run goes through.
+	rm "$T/bin/srt-httpd"
+	ln -s "$SRT_BIN/srt-httpd" "$T/bin/srt-httpd"
+	SRT_BIN="$T/bin" run -0 wlaunch -c "touch '$S/ran'"
+	[ -e "$S/ran" ]
+}
+
+@test "exit status: the command's, 128+N for a signal, srt-win's 127 and 126 unchanged" {
 	run -7 wlaunch -c 'exit 7'
+	run -127 --separate-stderr wlaunch -- "$T/nosuch"
+	[[ "$stderr" == *'"code":"command_not_found","message":"srt-win: runner: '"$T/nosuch"': command not found'* ]]
+	printf 'echo hi\n' >"$T/noexec"
+	chmod 644 "$T/noexec"
+	run -126 --separate-stderr wlaunch -- "$T/noexec"
+	[[ "$stderr" == *'"code":"command_not_executable"'* ]]
 	run -0 wlaunch -- true
 	run -137 wlaunch -c 'kill -KILL $$'
+	[ -z "$(ls -A "$T/tmp")" ]
+}
+
+@test "SIGINT (Ctrl-C): passed on, and srt waits for the command's own status past --stop-ms" {
+	env --default-signal=INT "$SRT_TESTBIN/win-launch" --stop-ms 500 -s "$T/s.json" \
+	    -c "echo \$\$ >'$S/cmd.pid'; trap 'sleep 1.5; exit 7' INT; while :; do sleep 0.1; done" &
+	pid=$!
+	for i in $(seq 100); do [ -s "$S/cmd.pid" ] && break; sleep 0.05; done
+	[ -s "$S/cmd.pid" ]
+	HOLDERS+=("$(cat "$S/cmd.pid")")
+	kill -INT "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 7 ]
+	port_closed "$LO"
 	[ -z "$(ls -A "$T/tmp")" ]
 }
 

@@ -11,7 +11,8 @@
 # its child: loopback listeners, the explicit handle list, a listener handed over by
 # its carrier (WSADuplicateSocketW; the real proxies on one are in
 # tests/63-proxies-wine.bats), the anonymous and private files, exit status, ending a
-# child, the proxies' kill-on-close job. Not Ctrl-C (no console here).
+# child, the proxies' kill-on-close job, STATUS_CONTROL_C_EXIT told as 130. The runner's
+# Ctrl-C runs on a console script(1) lends Wine.
 #
 # Then srt.exe itself: its flags and usage errors, the settings errors as the Linux build
 # words them, and a run up to srt-win launch, which stops at the sandbox account Wine
@@ -110,6 +111,34 @@ winpath() {
 	[ "$(tr -d '\r' <<<"$output")" = $'[a b]\n[]\n[q"x]\n[tail\\]' ]
 }
 
+@test "wine: the runner tells a missing program (127) and one Windows cannot run (126)" {
+	run -127 --separate-stderr "$WINE" "$EXE" runner -- "$(winpath "$T/nosuch.exe")"
+	[[ "$stderr" == '{"code":"command_not_found","message":"srt-win: runner: '* ]]
+	[[ "$stderr" == *'nosuch.exe: command not found: CreateProcessAsUserW '* ]]
+	run -127 --separate-stderr "$WINE" "$EXE" runner -- srt-no-such-program
+	# A file that is no program: ERROR_BAD_EXE_FORMAT.
+	printf 'not a program\n' >"$T/bad.exe"
+	run --separate-stderr "$WINE" "$EXE" runner -- "$(winpath "$T/bad.exe")"
+	echo "status $status: $stderr"
+	[ "$status" -eq 126 ]
+	[[ "$stderr" == '{"code":"command_not_executable","message":"srt-win: runner: '*'bad.exe: cannot be run: '* ]]
+}
+
+# Wine gives a Ctrl-C (GenerateConsoleCtrlEvent) only to processes on a console, and
+# makes one only on a terminal: script(1) lends it one. (Without it the call fails with
+# ERROR_INVALID_ACCESS; Wine 8 fails CTRL_BREAK_EVENT with ERROR_INVALID_HANDLE even
+# there, and ends a program without a handler with status 0, not
+# STATUS_CONTROL_C_EXIT.)
+@test "wine: a Ctrl-C on the console does not end the runner first; it relays the program's status" {
+	command -v script >/dev/null || skip "script(1) is not installed (util-linux)"
+	local p
+	p=$(winpath "$PROBE")
+	timeout 180 script -qec "$(printf '%q ' "$WINE" "$PROBE" ctrlc "$(winpath "$T/flag")" \
+	    "$(winpath "$T/out")" "$(winpath "$EXE")" runner -- "$p" trapint \
+	    "$(winpath "$T/flag")")" /dev/null >/dev/null 2>&1 </dev/null
+	[ "$(tr -d '\r' <"$T/out")" = 7 ]
+}
+
 @test "wine: the runner's job kills what the program started when the runner ends" {
 	beat="$T/beat"
 	"$WINE" "$EXE" runner -- "$(winpath "$PROBE")" tree "$(winpath "$beat")" 3>&- &
@@ -200,6 +229,8 @@ JSON
 	grep -qx 'from the pipe: pipe' <<<"$out"
 	grep -qx 'then: 0' <<<"$out"
 	grep -qx 'exit status: 7' <<<"$out"
+	# STATUS_CONTROL_C_EXIT is told as srt on Linux tells a SIGINT: 128+2.
+	grep -qx 'after Ctrl-C: 130' <<<"$out"
 	grep -qx 'private file: made' <<<"$out"
 	grep -qx 'removed: yes' <<<"$out"
 	grep -qx 'killed: yes' <<<"$out"
@@ -286,8 +317,8 @@ JSON
 # How far a run goes under Wine: the settings, the ports of windows.proxyPortRange, the
 # plan's private file, the proxies started, then srt-win launch, which stops at the
 # sandbox account Wine cannot make (not_provisioned, 15), and srt exits with its status.
-# (Until the Windows proxies accept the handed-over sockets they refuse --policy-fd at
-# start, which this does not check.)
+# srt-win starts only once both proxies said "ready" on their --ready-fd pipes: reaching
+# it shows the Windows proxies took the handed-over handles.
 @test "wine: srt.exe runs through to srt-win, with the ports of windows.proxyPortRange" {
 	srtexe_built
 	lo=$(free_port)
@@ -318,6 +349,29 @@ JSON
 	sed -i "s|$(dirname "$EXE")/srt-win.exe|$T/none/srt-win|" "$T/s.json"
 	run -125 --separate-stderr srtexe -s "$T/s.json" -c 'echo ran'
 	[ "$(tr -d '\r' <<<"$stderr")" = "srt: $T/none/srt-win: no such program (windows.srtWin.path)" ]
+}
+
+@test "wine: srt.exe stops with 125 when a proxy exits at start, before srt-win runs" {
+	srtexe_built
+	lo=$(free_port)
+	# srt.exe takes the proxies from its own directory: a copy whose srt-httpd.exe is the
+	# probe, which refuses the proxy's command line and exits 2.
+	mkdir "$T/bin" "$T/w"
+	cp "$SRTEXE" "$EXE" "$(dirname "$EXE")/srt-socksd.exe" "$T/bin/"
+	cp "$PROBE" "$T/bin/srt-httpd.exe"
+	cat >"$T/s.json" <<JSON
+{ "network": { "allowedDomains": ["example.com"], "deniedDomains": [] },
+  "filesystem": { "denyRead": [], "allowWrite": ["$T/w"], "denyWrite": [] },
+  "windows": { "proxyPortRange": [$lo, $((lo + 3))] } }
+JSON
+	run --separate-stderr "$WINE" "$T/bin/srt.exe" -s "$T/s.json" -c "echo ran> $(winpath "$T/w/ran")"
+	err=$(tr -d '\r' <<<"$stderr")
+	echo "$err"
+	[ "$status" -eq 125 ]
+	[[ "$err" == *'usage: winprobe'* ]]
+	[[ "$err" == *'srt: srt-httpd exited at start (status 2); nothing was launched'* ]]
+	[[ "$err" != *not_provisioned* ]]
+	[ ! -e "$T/w/ran" ]
 }
 
 @test "make win without cJSON's source says to run scripts/deps" {

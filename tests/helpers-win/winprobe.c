@@ -9,6 +9,13 @@
  *   winprobe hold FILE       write its process id to FILE, then sleep forever
  *   winprobe alive PID       print "alive" or "gone"
  *   winprobe kill PID        end that process
+ *   winprobe trapint FILE    on Ctrl-C exit 7 a second later; write FILE once the handler
+ *                            is set, then
+ *                            wait up to 30 s (exit 9)
+ *   winprobe ctrlc FILE OUT CMD...
+ *                            run CMD on this console, give the console a Ctrl-C once
+ *                            FILE exists, write CMD's exit status to OUT (Wine delivers
+ *                            it only with a console: run under script(1))
  *   winprobe handles P W S X what it inherited at these handle values: prints the file P
  *                            from its start, writes "pipe" to W, tells whether S is a
  *                            listener's carrier (srt-launch/winsys.h) holding a listening
@@ -35,6 +42,69 @@ beat(const char *path)
 		}
 		Sleep(50);
 	}
+}
+
+static BOOL WINAPI
+exit_on_ctrl(DWORD type)
+{
+	if (type != CTRL_C_EVENT)
+		return FALSE;
+	Sleep(1000);    /* a command's clean-up: whoever waits for it must outlast it */
+	ExitProcess(7);
+}
+
+static BOOL WINAPI
+keep_on_ctrl(DWORD type)
+{
+	return type == CTRL_C_EVENT;
+}
+
+static int
+trapint(const char *path)
+{
+	FILE *f;
+
+	SetConsoleCtrlHandler(NULL, FALSE);
+	SetConsoleCtrlHandler(exit_on_ctrl, TRUE);
+	if ((f = fopen(path, "w")) != NULL)
+		fclose(f);
+	Sleep(30000);
+	return 9;
+}
+
+/* The console's Ctrl-C to every process on it (group 0), ours included, which keeps. */
+static int
+ctrlc(const char *flag, const char *out, char **cmdv)
+{
+	STARTUPINFOA si;
+	PROCESS_INFORMATION pi;
+	char cmd[4096] = "";
+	DWORD code = 255;
+	FILE *f;
+	int i;
+
+	for (; *cmdv != NULL; cmdv++) {
+		strncat(cmd, "\"", sizeof(cmd) - strlen(cmd) - 1);
+		strncat(cmd, *cmdv, sizeof(cmd) - strlen(cmd) - 1);
+		strncat(cmd, "\" ", sizeof(cmd) - strlen(cmd) - 1);
+	}
+	memset(&si, 0, sizeof(si));
+	si.cb = sizeof(si);
+	SetConsoleCtrlHandler(keep_on_ctrl, TRUE);
+	if (!CreateProcessA(NULL, cmd, NULL, NULL, FALSE, 0, NULL, NULL, &si, &pi))
+		return 3;
+	for (i = 0; i < 1200 && GetFileAttributesA(flag) == INVALID_FILE_ATTRIBUTES; i++)
+		Sleep(50);
+	if (!GenerateConsoleCtrlEvent(CTRL_C_EVENT, 0))
+		code = 1000 + GetLastError();
+	else if (WaitForSingleObject(pi.hProcess, 30000) != WAIT_OBJECT_0 ||
+	    !GetExitCodeProcess(pi.hProcess, &code))
+		code = 254;
+	if ((f = fopen(out, "w")) != NULL) {
+		fprintf(f, "%lu\n", (unsigned long)code);
+		fclose(f);
+	}
+	return 0;
 }
 
 static HANDLE
@@ -106,6 +176,10 @@ main(int argc, char **argv)
 		fclose(f);
 		return 15;
 	}
+	if (argc == 3 && strcmp(argv[1], "trapint") == 0)
+		return trapint(argv[2]);
+	if (argc >= 5 && strcmp(argv[1], "ctrlc") == 0)
+		return ctrlc(argv[2], argv[3], argv + 4);
 	if (argc == 3 && strcmp(argv[1], "exit") == 0)
 		return atoi(argv[2]);
 	if (argc >= 2 && strcmp(argv[1], "args") == 0) {
@@ -148,6 +222,7 @@ main(int argc, char **argv)
 			Sleep(1000);
 	}
 	fprintf(stderr, "usage: winprobe exit N | args A... | env | beat FILE | tree FILE | "
-	    "hold FILE | alive PID | kill PID | handles P W S X | launch --plan FILE ...\n");
+	    "hold FILE | alive PID | kill PID | trapint FILE | ctrlc FILE OUT CMD... | "
+	    "handles P W S X | launch --plan FILE ...\n");
 	return 2;
 }

@@ -224,6 +224,12 @@ main(int argc, char **argv)
 
 		printf("exit status: %d\n", run(cargv, NULL, 0, false, WS_NONE, NULL));
 	}
+	{
+		/* STATUS_CONTROL_C_EXIT, a program ended by Ctrl-C */
+		char *cargv[] = { argv[1], "exit", "-1073741510", NULL };
+
+		printf("after Ctrl-C: %d\n", run(cargv, NULL, 0, false, WS_NONE, NULL));
+	}
 	if (ws_private_file("srt-plan.", "{}\n", 3, &path) == -1)
 		return 125;
 	printf("private file: %s\n", GetFileAttributesA(path) != INVALID_FILE_ATTRIBUTES ?
