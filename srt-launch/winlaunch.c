@@ -59,6 +59,15 @@ check_settings(struct win *w)
 	}
 	w->lo = sw->port_lo != 0 ? sw->port_lo : WIN_DEFAULT_PORT_LO;
 	w->hi = sw->port_lo != 0 ? sw->port_hi : WIN_DEFAULT_PORT_HI;
+	/* srt-win runs on the host, as the user: a relative name would be found in the
+	 * working directory, where the sandboxed command may have written one. */
+	if (sw->srt_win_path != NULL && sw->srt_win_path[0] != '/' &&
+	    !pathw_is_drive_absolute(sw->srt_win_path)) {
+		log_warnx("windows.srtWin.path \"%s\" is not an absolute path: srt runs "
+		    "srt-win on the host, and would look a relative name up in the working "
+		    "directory, where the sandboxed command may write", sw->srt_win_path);
+		return -1;
+	}
 	w->srt_win = sw->srt_win_path != NULL ? xstrdup(sw->srt_win_path) :
 	    xasprintf("%s" WS_SEP "%s", w->l->self_dir, WINDOWS_SRT_WIN);
 	if (!ws_executable(w->srt_win)) {

@@ -193,6 +193,12 @@ port_closed() {
 	sed -i 's/"backend": "mxc"//; s/} ,/}/' "$T/s2.json"
 	SETTINGS="$T/s2.json" run -125 --separate-stderr wlaunch -c "touch '$S/ran'"
 	[ "$stderr" = "win-launch: $T/none/srt-win: no such program (windows.srtWin.path)" ]
+	# A relative srtWin.path is refused, even where the working directory holds one.
+	cp "$S/srt-win" "$T/work/srt-win"
+	sed "s|$T/none/srt-win|srt-win|" "$T/s2.json" >"$T/s4.json"
+	grep -q '"path": "srt-win"' "$T/s4.json"
+	SETTINGS="$T/s4.json" run -125 --separate-stderr wlaunch -c "touch '$S/ran'"
+	[ "$stderr" = 'win-launch: windows.srtWin.path "srt-win" is not an absolute path: srt runs srt-win on the host, and would look a relative name up in the working directory, where the sandboxed command may write' ]
 	# Without srtWin.path, srt-win is the one beside srt (here: build/bin, which has none).
 	cat >"$T/s3.json" <<JSON
 { "network": { "allowedDomains": [], "deniedDomains": [] },
