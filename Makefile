@@ -300,7 +300,8 @@ WIN_UNIT    := build/win/tests/unit/test_evloop.exe build/win/tests/unit/test_re
                build/win/tests/policy-decide.exe
 
 win: build/win/srt-win.exe build/win/tests/winprobe.exe $(WIN_UNIT) build/win/srt-socksd.exe \
-    build/win/srt-httpd.exe build/win/tests/winsys-drive.exe build/win/srt.exe
+    build/win/srt-httpd.exe build/win/tests/winsys-drive.exe build/win/srt.exe \
+    build/win/srt-nomanaged.exe
 
 build/win/obj/lib/%.o: lib/%.c $(VERSION_STAMP)
 	@mkdir -p $(dir $@)
@@ -366,6 +367,7 @@ build/win/tests/winsys-drive.exe: tests/helpers-win/winsys-drive.c $(WINSYS_OBJ)
 CJSON_DIR   := build/cjson-src
 CJSON_SRC   := $(CJSON_DIR)/cjson/cJSON.c
 WINSRT_LIB_SRC := lib/settings.c lib/settings_json.c lib/managed.c lib/managed_win.c \
+               lib/managed_acl.c \
                lib/policy_source.c lib/json_strict.c lib/jsregex.c lib/cred_rx_win.c \
                lib/path.c lib/path_win.c lib/path_home_win.c lib/glob.c lib/plan_windows.c lib/violation.c \
                lib/violation_read.c lib/decision_read.c lib/lines.c
@@ -397,7 +399,22 @@ $(WINSRT_SRC:%.c=build/win/obj/%.o): build/win/obj/%.o: %.c $(VERSION_STAMP)
 	$(WIN_CC) $(WINLIB_CFLAGS) -DSRT_UTF8_NAMES -I$(CJSON_DIR) -Isrt-launch -c -o $@ $<
 
 build/win/srt.exe: $(WINSRT_OBJ) $(WINSRT_LIB) $(WINLIB)
-	$(WIN_CC) -municode -o $@ $(WINSRT_OBJ) $(WINSRT_LIB) $(WINLIB) -ladvapi32 $(WINLIB_LIBS)
+	$(WIN_CC) -municode -o $@ $(WINSRT_OBJ) $(WINSRT_LIB) $(WINLIB) -ladvapi32 -lshell32 \
+	    -lole32 $(WINLIB_LIBS)
+
+# srt.exe with a managed layer that reads nothing (tests/helpers-win/managed_none.c, linked
+# ahead of the archive that holds managed_win.o), for the Wine tests of what comes after
+# it: Wine owns every file by the Wine user, so srt.exe itself refuses to run there. Beside
+# srt.exe, where it finds the proxies; never installed.
+build/win/obj/tests/helpers-win/managed_none.o: tests/helpers-win/managed_none.c \
+    $(CJSON_DIR)/cjson/cJSON.h
+	@mkdir -p $(dir $@)
+	$(WIN_CC) $(WINLIB_CFLAGS) -I$(CJSON_DIR) -c -o $@ $<
+
+build/win/srt-nomanaged.exe: build/win/obj/tests/helpers-win/managed_none.o \
+    $(WINSRT_OBJ) $(WINSRT_LIB) $(WINLIB)
+	$(WIN_CC) -municode -o $@ $< $(WINSRT_OBJ) $(WINSRT_LIB) $(WINLIB) -ladvapi32 \
+	    -lshell32 -lole32 $(WINLIB_LIBS)
 
 $(BUILD)/tests/srt-win-fake: $(SWN_OBJ)
 	@mkdir -p $(dir $@)

@@ -14,9 +14,10 @@
 # child, the proxies' kill-on-close job, STATUS_CONTROL_C_EXIT told as 130. The runner's
 # Ctrl-C runs on a console script(1) lends Wine.
 #
-# Then srt.exe itself: its flags and usage errors, the settings errors as the Linux build
-# words them, and a run up to srt-win launch, which stops at the sandbox account Wine
-# cannot create.
+# Then srt.exe itself: its flags and usage errors, the managed policy (which Wine's
+# descriptors make srt.exe refuse), and, built without the managed layer, the settings
+# errors as the Linux build words them and a run up to srt-win launch, which stops at
+# the sandbox account Wine cannot create.
 #
 # One Wine prefix for the file, in its temp dir; Wine starts headless and its server is
 # stopped at the end, so nothing is left running.
@@ -33,13 +34,14 @@ wineserver_bin() {
 }
 
 setup_file() {
-	export WINE WINESERVER_BIN EXE PROBE DRIVE SRTEXE
+	export WINE WINESERVER_BIN EXE PROBE DRIVE SRTEXE SRTEXE_NM
 	WINE=$(wine_bin) || WINE=
 	WINESERVER_BIN=$(wineserver_bin) || WINESERVER_BIN=
 	EXE="$(cd "$BATS_TEST_DIRNAME/.." && pwd)/build/win/srt-win.exe"
 	PROBE="$(dirname "$EXE")/tests/winprobe.exe"
 	DRIVE="$(dirname "$EXE")/tests/winsys-drive.exe"
 	SRTEXE="$(dirname "$EXE")/srt.exe"
+	SRTEXE_NM="$(dirname "$EXE")/srt-nomanaged.exe"
 	[ -n "$WINE" ] && [ -f "$EXE" ] && [ -f "$PROBE" ] || return 0
 	export WINEPREFIX="$BATS_FILE_TMPDIR/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 	unset DISPLAY WAYLAND_DISPLAY
@@ -253,6 +255,14 @@ srtexe() {
 	"$WINE" "$SRTEXE" "$@"
 }
 
+# What comes after the managed layer runs srt.exe without one (srt-nomanaged.exe, the same
+# objects with tests/helpers-win/managed_none.c): Wine owns every file by the Wine user,
+# so srt.exe itself refuses to run here (the managed policy's test below).
+srtexe_nm() {
+	[ -f "$SRTEXE_NM" ] || { echo "$SRTEXE_NM is missing: make win builds it"; return 1; }
+	"$WINE" "$SRTEXE_NM" "$@"
+}
+
 # make win builds srt.exe with srt-win.exe (which setup checks): one without the other
 # is a broken build, not a reason to skip.
 srtexe_built() {
@@ -290,11 +300,11 @@ JSON
 	run -125 --separate-stderr "$SRT_BIN/srt" -s bad.json -c true
 	linux=$stderr
 	[[ "$linux" == *'windows.backend: expected "srt-win" or "mxc", got the string "bogus"'* ]]
-	run -125 --separate-stderr srtexe -s bad.json -c true
+	run -125 --separate-stderr srtexe_nm -s bad.json -c true
 	[ "$(tr -d '\r' <<<"$stderr")" = "$linux" ]
 	run -125 --separate-stderr "$SRT_BIN/srt" -s missing.json -c true
 	linux=$stderr
-	run -125 --separate-stderr srtexe -s missing.json -c true
+	run -125 --separate-stderr srtexe_nm -s missing.json -c true
 	[ "$(tr -d '\r' <<<"$stderr")" = "$linux" ]
 	# A valid block that srt refuses at the run: the message of tests/61-win-launch.bats.
 	cat >"$T/mxc.json" <<'JSON'
@@ -302,7 +312,7 @@ JSON
   "filesystem": { "denyRead": [], "allowWrite": [], "denyWrite": [] },
   "windows": { "backend": "mxc" } }
 JSON
-	run -125 --separate-stderr srtexe -s "$T/mxc.json" -c 'echo ran'
+	run -125 --separate-stderr srtexe_nm -s "$T/mxc.json" -c 'echo ran'
 	[ "$(tr -d '\r' <<<"$stderr")" = 'srt: windows.backend "mxc": srt has only the srt-win backend' ]
 	[ "$output" = "" ]
 	# A name the plan cannot make absolute would leave the settings file unprotected
@@ -310,7 +320,7 @@ JSON
 	cp mxc.json rel.json
 	sed -i 's/"mxc"/"srt-win"/' rel.json
 	dev="\\\\?\\$(winpath "$T/rel.json")"
-	run -125 --separate-stderr srtexe -s "$dev" -c 'echo ran'
+	run -125 --separate-stderr srtexe_nm -s "$dev" -c 'echo ran'
 	[ "$(tr -d '\r' <<<"$stderr")" = "srt: $dev: cannot be made an absolute path for the sandbox's plan, which protects the settings file by its name: a UNC or device path (\\\\server\\share, \\\\?\\, \\\\.\\), which srt does not handle: write a drive path such as C:\\dir" ]
 }
 
@@ -328,7 +338,7 @@ JSON
   "windows": { "proxyPortRange": [$lo, $((lo + 3))], "srtWin": { "path": "$(dirname "$EXE")/srt-win.exe" } } }
 JSON
 	mkdir "$T/w"
-	run --separate-stderr srtexe -d -s "$T/s.json" -c "echo ran> $(winpath "$T/w/ran")"
+	run --separate-stderr srtexe_nm -d -s "$T/s.json" -c "echo ran> $(winpath "$T/w/ran")"
 	err=$(tr -d '\r' <<<"$stderr")
 	echo "$err"
 	[ "$status" -eq 15 ]
@@ -347,7 +357,7 @@ JSON
 	[ "$(tr -d '\r' <<<"$output")" = gone ]
 	# srt-win missing: the same message as tests/61-win-launch.bats's.
 	sed -i "s|$(dirname "$EXE")/srt-win.exe|$T/none/srt-win|" "$T/s.json"
-	run -125 --separate-stderr srtexe -s "$T/s.json" -c 'echo ran'
+	run -125 --separate-stderr srtexe_nm -s "$T/s.json" -c 'echo ran'
 	[ "$(tr -d '\r' <<<"$stderr")" = "srt: $T/none/srt-win: no such program (windows.srtWin.path)" ]
 }
 
@@ -357,7 +367,8 @@ JSON
 	# srt.exe takes the proxies from its own directory: a copy whose srt-httpd.exe is the
 	# probe, which refuses the proxy's command line and exits 2.
 	mkdir "$T/bin" "$T/w"
-	cp "$SRTEXE" "$EXE" "$(dirname "$EXE")/srt-socksd.exe" "$T/bin/"
+	cp "$SRTEXE_NM" "$T/bin/srt.exe"
+	cp "$EXE" "$(dirname "$EXE")/srt-socksd.exe" "$T/bin/"
 	cp "$PROBE" "$T/bin/srt-httpd.exe"
 	cat >"$T/s.json" <<JSON
 { "network": { "allowedDomains": ["example.com"], "deniedDomains": [] },
@@ -372,6 +383,46 @@ JSON
 	[[ "$err" == *'srt: srt-httpd exited at start (status 2); nothing was launched'* ]]
 	[[ "$err" != *not_provisioned* ]]
 	[ ! -e "$T/w/ran" ]
+}
+
+# The managed policy (lib/managed_win.c): %ProgramData% from the known folder, and each
+# name from C:\ down checked by its owner and DACL. Wine keeps no security descriptor of
+# its own for a file: it makes one from the Unix owner and mode, owned by the Wine user
+# (S-1-5-21-0-0-0-1000, fixed in Wine's server) for what that user owns, so C:\ is
+# O:S-1-5-21-0-0-0-1000 D:(A;OICI;FA;;;SY)(A;OICI;FA;;;<the user>)(A;OICI;0x1200a9;;;WD).
+# A user owns the drive root: whether the file is there or not, srt.exe refuses to run,
+# naming it, as srt on Linux refuses when a user owns /.
+@test "wine: srt.exe reads the managed policy from the known folder and refuses a user's C:\\" {
+	srtexe_built
+	cat >"$T/s.json" <<'JSON'
+{ "network": { "allowedDomains": [], "deniedDomains": [] },
+  "filesystem": { "denyRead": [], "allowWrite": [], "denyWrite": [] },
+  "windows": { "backend": "mxc" } }
+JSON
+	refusal='srt: C:\ProgramData\srt\managed-settings.json: the managed policy cannot be trusted: the directory C:\ is owned by S-1-5-21-0-0-0-1000, not by SYSTEM, Administrators or TrustedInstaller; it and every directory above it must be owned by SYSTEM, Administrators or TrustedInstaller and changeable by nobody else'
+	pd="$WINEPREFIX/drive_c/ProgramData"
+	rm -rf "$pd/srt"
+	# No file: its absence is not trusted either (the user could have removed it).
+	run -125 --separate-stderr srtexe -d -s "$T/s.json" -c 'echo ran'
+	err=$(tr -d '\r' <<<"$stderr")
+	echo "$err"
+	[[ "$err" == *'srt: debug: managed policy: ProgramData is C:\ProgramData (the known folder)'* ]]
+	[ "$(grep -v '^srt: debug:' <<<"$err")" = "$refusal" ]
+	[ "$output" = "" ]
+	# A file there: the same reason, before the file is opened.
+	mkdir "$pd/srt"
+	printf '{"allowManagedDomainsOnly":true,"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}' \
+	    >"$pd/srt/managed-settings.json"
+	run -125 --separate-stderr srtexe -s "$T/s.json" -c 'echo ran'
+	[ "$(tr -d '\r' <<<"$stderr")" = "$refusal" ]
+	# The environment does not move it: a trusted-looking ProgramData of the user's own
+	# is not asked.
+	run -125 --separate-stderr env ProgramData='Z:\nowhere' ALLUSERSPROFILE='Z:\nowhere' \
+	    "$WINE" "$SRTEXE" -d -s "$T/s.json" -c 'echo ran'
+	err=$(tr -d '\r' <<<"$stderr")
+	[[ "$err" == *'srt: debug: managed policy: ProgramData is C:\ProgramData (the known folder)'* ]]
+	[ "$(grep -v '^srt: debug:' <<<"$err")" = "$refusal" ]
+	rm -rf "$pd/srt"
 }
 
 @test "make win without cJSON's source says to run scripts/deps" {

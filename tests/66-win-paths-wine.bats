@@ -28,7 +28,9 @@ setup_file() {
 	export WINE WINESERVER_BIN SRTEXE PROBE NS= NSPID= PROFILE=
 	WINE=$(wine_bin) || WINE=
 	WINESERVER_BIN=$(wineserver_bin) || WINESERVER_BIN=
-	SRTEXE="$(cd "$BATS_TEST_DIRNAME/.." && pwd)/build/win/srt.exe"
+	# srt.exe without the managed layer (srt-nomanaged.exe, beside it): Wine owns every
+	# file by the Wine user, so srt.exe itself refuses to run here (tests/62).
+	SRTEXE="$(cd "$BATS_TEST_DIRNAME/.." && pwd)/build/win/srt-nomanaged.exe"
 	PROBE="$(dirname "$SRTEXE")/tests/winprobe.exe"
 	[ -n "$WINE" ] && [ -f "$SRTEXE" ] && [ -f "$PROBE" ] || return 0
 	export WINEPREFIX="$BATS_FILE_TMPDIR/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
@@ -54,7 +56,7 @@ teardown_file() {
 
 setup() {
 	[ -n "$WINE" ] || skip "Wine is not installed (scripts/deps installs wine64)"
-	[ -f "$SRTEXE" ] && [ -f "$PROBE" ] || skip "build/win/srt.exe is not built (make win)"
+	[ -f "$SRTEXE" ] && [ -f "$PROBE" ] || skip "build/win/srt-nomanaged.exe is not built (make win)"
 	srt_setup
 	# Each test's own directory on Wine's C: drive, C:\tN.
 	C="$WINEPREFIX/drive_c/t$BATS_TEST_NUMBER"
