@@ -195,7 +195,7 @@ walk(const struct managed_winsys *sys, const char *path, struct diags *errs)
 		memset(&o, 0, sizeof(o));
 		if (sys->look(sys->ctx, way.v[i], &o, &why) == -1) {
 			diags_add(errs, "%s: %s: %s; the managed policy cannot be read", path,
-			    way.v[i], why);
+			    way.v[i], why != NULL ? why : "cannot be looked at");
 			goto out;
 		}
 		if (o.kind == MACL_MISSING) {
@@ -240,7 +240,8 @@ managed_acl_load(const struct managed_winsys *sys, struct managed *m, struct dia
 	memset(m, 0, sizeof(*m));
 	if (sys->program_data(sys->ctx, &dir, &why) == -1) {
 		diags_add(errs, "%s: where ProgramData is cannot be told (%s); srt does not "
-		    "guess where the managed policy is", MANAGED_WIN_PATH, why);
+		    "guess where the managed policy is", MANAGED_WIN_PATH,
+		    why != NULL ? why : "no reason given");
 		goto out;
 	}
 	path = xasprintf("%s%ssrt\\managed-settings.json", dir,
@@ -250,7 +251,7 @@ managed_acl_load(const struct managed_winsys *sys, struct managed *m, struct dia
 		goto out;
 	}
 	if (sys->read(sys->ctx, path, SETTINGS_MAX_BYTES, &m->text, &m->len, &why) == -1) {
-		diags_add(errs, "%s: cannot be read: %s", path, why);
+		diags_add(errs, "%s: cannot be read: %s", path, why != NULL ? why : "failed");
 		goto out;
 	}
 	/* Checked now, so that a broken managed file stops every program at its start. */

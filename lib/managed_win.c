@@ -252,9 +252,13 @@ ms_read(void *ctx, const char *path, size_t max, char **text, size_t *len, char 
 			*why = xstrdup("it is gone");
 		return -1;
 	}
-	if (!GetFileSizeEx(h, &size) || size.QuadPart < 0 || (size_t)size.QuadPart > max) {
-		*why = size.QuadPart > 0 ? xasprintf("larger than %zu bytes", max) :
-		    win_error(GetLastError());
+	if (!GetFileSizeEx(h, &size)) {
+		*why = win_error(GetLastError());
+		CloseHandle(h);
+		return -1;
+	}
+	if (size.QuadPart < 0 || (unsigned long long)size.QuadPart > max) {
+		*why = xasprintf("larger than %zu bytes", max);
 		CloseHandle(h);
 		return -1;
 	}
