@@ -326,9 +326,9 @@ cmd_install(int argc, char **argv)
 	struct install_opts o = { 0 };
 	struct install_record old = { 0 }, rec = { 0 };
 	struct wa_filter f[8];
-	char *sid = NULL, *json;
+	char *sid = NULL, *json, *mdir = NULL;
 	size_t n;
-	int had, exists, rc = SW_ESYSTEM;
+	int had, exists, mexists, mmade, rc = SW_ESYSTEM;
 
 	if (install_parse("install", argc, argv, &o, 1) != 0)
 		return SW_EUSAGE;
@@ -411,11 +411,20 @@ cmd_install(int argc, char **argv)
 		rc = SW_EWFP;
 		goto out;
 	}
+	/* Where srt.exe reads the managed policy: made now, so that no user can make it
+	 * first (srt would then refuse to run until it is removed). */
+	if (wa_managed_dir(1, &mdir, &mexists, &mmade) != 0) {
+		sw_err("system", "srt-win: install: the managed policy's directory: %s",
+		    wa_error());
+		goto out;
+	}
 	if (!o.elevated_step)
 		fprintf(stderr, "srt-win: install: account %s (%s), %zu filters under %s, "
-		    "proxy ports %d-%d\n", o.user, sid, n, o.sublayer, o.port_lo, o.port_hi);
+		    "proxy ports %d-%d; the managed policy's directory %s %s\n", o.user, sid, n,
+		    o.sublayer, o.port_lo, o.port_hi, mdir, mmade ? "made" : "left as it is");
 	rc = SW_OK;
 out:
+	free(mdir);
 	free(sid);
 	install_record_free(&old);
 	install_record_free(&rec);
@@ -549,6 +558,32 @@ wfp_json(struct sbuf *b, const char *sublayer_opt)
 	install_record_free(&rec);
 }
 
+/* The managed policy's directory (srt-settings(5), MANAGED POLICY): where it is, and
+ * whether it and the file exist; srt.exe judges whether they are trusted. */
+static void
+managed_json(struct sbuf *b)
+{
+	char *dir = NULL, *file;
+	enum wa_kind kind = WA_MISSING;
+	int exists, made;
+
+	if (wa_managed_dir(0, &dir, &exists, &made) != 0) {
+		sb_puts(b, "{\"state\":\"cannot-read\",\"hint\":");
+		sb_json_str(b, wa_error());
+		sb_puts(b, "}");
+		return;
+	}
+	file = xasprintf("%s%cmanaged-settings.json", dir, wa_path_sep());
+	if (exists && wa_path_kind(file, &kind) != 0)
+		kind = WA_MISSING;
+	sb_puts(b, "{\"dir\":");
+	sb_json_str(b, dir);
+	sb_printf(b, ",\"dir_exists\":%s,\"file_exists\":%s}", exists ? "true" : "false",
+	    kind == WA_FILE ? "true" : "false");
+	free(file);
+	free(dir);
+}
+
 int
 cmd_status(int argc, char **argv)
 {
@@ -566,6 +601,8 @@ cmd_status(int argc, char **argv)
 	user_json(&b);
 	sb_puts(&b, ",\"wfp\":");
 	wfp_json(&b, sublayer);
+	sb_puts(&b, ",\"managed\":");
+	managed_json(&b);
 	sb_puts(&b, "}\n");
 	fputs(b.p, stdout);
 	free(b.p);

@@ -48,6 +48,11 @@ int wa_unlink(const char *p);
 int wa_state_dir(char **out);
 /* This program's own path, for starting itself. */
 int wa_self_path(char **out);
+/* %ProgramData%\srt, where srt.exe reads the managed policy (srt-settings(5)): its path,
+ * ProgramData from the known folder. Made, if missing, owned by Administrators with a
+ * protected DACL (SYSTEM and Administrators full control, Users read), and *made set;
+ * one that exists is left as it is. */
+int wa_managed_dir(int make, char **path, int *exists, int *made);
 /* The calling user's profile directory (%USERPROFILE%). */
 int wa_profile_dir(char **out);
 /* This process's environment, "NAME=value" each, NULL-terminated. */

@@ -264,6 +264,34 @@ wa_state_dir(char **out)
 }
 
 int
+wa_managed_dir(int make, char **path, int *exists, int *made)
+{
+	char *d = fake_path("ProgramData");
+	struct stat st;
+
+	*made = 0;
+	if (mkdir(d, 0755) == -1 && errno != EEXIST) {
+		fail(0, "%s: %s", d, strerror(errno));
+		free(d);
+		return -1;
+	}
+	free(d);
+	d = fake_path("ProgramData/srt");
+	*exists = stat(d, &st) == 0;
+	if (make && !*exists) {
+		logcall("managed_dir_make %s O:BA D:P(SY:FA)(BA:FA)(BU:RX)", d);
+		if (mkdir(d, 0755) == -1) {
+			fail(errno == EACCES, "mkdir %s: %s", d, strerror(errno));
+			free(d);
+			return -1;
+		}
+		*exists = *made = 1;
+	}
+	*path = d;
+	return 0;
+}
+
+int
 wa_self_path(char **out)
 {
 	char buf[PATH_MAX];

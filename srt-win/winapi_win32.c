@@ -335,6 +335,49 @@ wa_state_dir(char **out)
 }
 
 int
+wa_managed_dir(int make, char **path, int *exists, int *made)
+{
+	/* Owned by Administrators (an elevated token may give its objects that owner), and
+	 * not inheriting ProgramData's entries, which let Users add files and folders. */
+	static const wchar_t sddl[] = L"O:BAD:P(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)"
+	    L"(A;OICI;0x1200a9;;;BU)";
+	SECURITY_ATTRIBUTES sa = { sizeof(sa), NULL, FALSE };
+	char *base, *d;
+	wchar_t *w;
+	DWORD attr;
+
+	*made = 0;
+	if (known_folder(&FOLDERID_ProgramData, &base) != 0)
+		return -1;
+	d = xasprintf("%s\\srt", base);
+	free(base);
+	w = W(d);
+	attr = GetFileAttributesW(w);
+	*exists = attr != INVALID_FILE_ATTRIBUTES;
+	if (make && !*exists) {
+		if (!ConvertStringSecurityDescriptorToSecurityDescriptorW(sddl, SDDL_REVISION_1,
+		    &sa.lpSecurityDescriptor, NULL)) {
+			free(w);
+			fail_last("ConvertStringSecurityDescriptorToSecurityDescriptorW");
+			free(d);
+			return -1;
+		}
+		if (!CreateDirectoryW(w, &sa)) {
+			LocalFree(sa.lpSecurityDescriptor);
+			free(w);
+			fail_last("CreateDirectoryW %s", d);
+			free(d);
+			return -1;
+		}
+		LocalFree(sa.lpSecurityDescriptor);
+		*exists = *made = 1;
+	}
+	free(w);
+	*path = d;
+	return 0;
+}
+
+int
 wa_self_path(char **out)
 {
 	wchar_t buf[32768];

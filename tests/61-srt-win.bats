@@ -98,17 +98,30 @@ PY
 	grep -q '^member sandbox-runtime-users srt-sandbox' "$SRT_WIN_FAKE_DIR/accounts"
 	[ "$(grep -c 'srt-win' "$SRT_WIN_FAKE_DIR/wfp")" -eq 4 ]
 	grep -q 'permit loopback proxy ports v4|v4|permit|S-1-5-21-[0-9-]*|loopback=1|ports=61000-61009' "$SRT_WIN_FAKE_DIR/wfp"
+	# The managed policy's directory, owned by Administrators with a protected DACL.
+	grep -q "^managed_dir_make $SRT_WIN_FAKE_DIR/ProgramData/srt O:BA D:P(SY:FA)(BA:FA)(BU:RX)\$" \
+	    "$SRT_WIN_FAKE_DIR/calls.log"
+	[ -d "$SRT_WIN_FAKE_DIR/ProgramData/srt" ]
 	run "$SW" status
 	[ "$status" -eq 0 ]
 	python3 -c '
 import json,sys; d=json.loads(sys.argv[1])
 assert d["user"]["user"]["exists"] and d["user"]["user"]["in_sandbox_group"] and d["user"]["cred_present"]
-assert d["wfp"]["port_range"]==[61000,61009] and d["wfp"]["state"]=="cannot-read"' "$output"
+assert d["wfp"]["port_range"]==[61000,61009] and d["wfp"]["state"]=="cannot-read"
+assert d["managed"]=={"dir":sys.argv[2]+"/ProgramData/srt","dir_exists":True,"file_exists":False}' \
+	    "$output" "$SRT_WIN_FAKE_DIR"
+	echo '{}' >"$SRT_WIN_FAKE_DIR/ProgramData/srt/managed-settings.json"
+	run -0 "$SW" status
+	python3 -c '
+import json,sys; d=json.loads(sys.argv[1]); assert d["managed"]["file_exists"]' "$output"
 	run --separate-stderr "$SW" install
 	[ "$status" -eq 13 ]
 	[[ "$stderr" == *'"code":"config_conflict"'* ]]
 	run "$SW" install --force
 	[ "$status" -eq 0 ]
+	# A directory that exists is left as it is, with the organisation's file in it.
+	[ "$(grep -c '^managed_dir_make ' "$SRT_WIN_FAKE_DIR/calls.log")" -eq 1 ]
+	[ -f "$SRT_WIN_FAKE_DIR/ProgramData/srt/managed-settings.json" ]
 	[ "$(grep -c 'ports=60080-60089' "$SRT_WIN_FAKE_DIR/wfp")" -eq 2 ]
 	[ "$(grep -c 'ports=61000' "$SRT_WIN_FAKE_DIR/wfp")" -eq 0 ]
 	SRT_WIN_FAKE_DECLINE=1 run --separate-stderr "$SW" uninstall
@@ -118,6 +131,8 @@ assert d["wfp"]["port_range"]==[61000,61009] and d["wfp"]["state"]=="cannot-read
 	[ "$status" -eq 0 ]
 	run ! grep -q srt-sandbox "$SRT_WIN_FAKE_DIR/accounts"
 	[ ! -s "$SRT_WIN_FAKE_DIR/wfp" ]
+	# The organisation's policy outlives srt-win.
+	[ -f "$SRT_WIN_FAKE_DIR/ProgramData/srt/managed-settings.json" ]
 }
 
 @test "srt-win install: an account srt-win did not create is not taken over" {

@@ -409,12 +409,20 @@ JSON
 	[[ "$err" == *'srt: debug: managed policy: ProgramData is C:\ProgramData (the known folder)'* ]]
 	[ "$(grep -v '^srt: debug:' <<<"$err")" = "$refusal" ]
 	[ "$output" = "" ]
+	run -0 "$WINE" "$EXE" status
+	python3 -c '
+import json,sys; d=json.loads(sys.argv[1])
+assert d["managed"]=={"dir":"C:\\ProgramData\\srt","dir_exists":False,"file_exists":False}, d' "$output"
 	# A file there: the same reason, before the file is opened.
 	mkdir "$pd/srt"
 	printf '{"allowManagedDomainsOnly":true,"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}' \
 	    >"$pd/srt/managed-settings.json"
 	run -125 --separate-stderr srtexe -s "$T/s.json" -c 'echo ran'
 	[ "$(tr -d '\r' <<<"$stderr")" = "$refusal" ]
+	run -0 "$WINE" "$EXE" status
+	python3 -c '
+import json,sys; d=json.loads(sys.argv[1])
+assert d["managed"]=={"dir":"C:\\ProgramData\\srt","dir_exists":True,"file_exists":True}, d' "$output"
 	# The environment does not move it: a trusted-looking ProgramData of the user's own
 	# is not asked.
 	run -125 --separate-stderr env ProgramData='Z:\nowhere' ALLUSERSPROFILE='Z:\nowhere' \
