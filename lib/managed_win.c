@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "sys_file.h"
 #include "managed.h"
 #include "managed_acl.h"
 
@@ -53,32 +54,6 @@ win_error(DWORD err)
 	return s;
 }
 
-static wchar_t *
-wide(const char *s)
-{
-	int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL, 0);
-	wchar_t *w;
-
-	if (n <= 0)
-		return NULL;
-	w = xcalloc((size_t)n, sizeof(*w));
-	MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, w, n);
-	return w;
-}
-
-static char *
-narrow(const wchar_t *w)
-{
-	int n = WideCharToMultiByte(CP_UTF8, 0, w, -1, NULL, 0, NULL, NULL);
-	char *s;
-
-	if (n <= 0)
-		return NULL;
-	s = xmalloc((size_t)n);
-	WideCharToMultiByte(CP_UTF8, 0, w, -1, s, n, NULL, NULL);
-	return s;
-}
-
 static int
 ms_program_data(void *ctx, char **dir, char **why)
 {
@@ -95,7 +70,7 @@ ms_program_data(void *ctx, char **dir, char **why)
 		free(e);
 		return -1;
 	}
-	*dir = narrow(w);
+	*dir = sys_utf8(w);
 	CoTaskMemFree(w);
 	if (*dir == NULL) {
 		*why = xstrdup("SHGetKnownFolderPath(FOLDERID_ProgramData): not UTF-16");
@@ -108,7 +83,7 @@ ms_program_data(void *ctx, char **dir, char **why)
 static HANDLE
 open_nofollow(const char *path, DWORD access, char **why, bool *missing)
 {
-	wchar_t *w = wide(path);
+	wchar_t *w = sys_wide(path);
 	HANDLE h;
 	DWORD err;
 

@@ -25,13 +25,9 @@ int wmain(int argc, wchar_t **wargv);
 static char *
 utf8(const wchar_t *w)
 {
-	int n = WideCharToMultiByte(CP_UTF8, 0, w, -1, NULL, 0, NULL, NULL);
-	char *s;
+	char *s = sys_utf8(w);
 
-	if (n <= 0)
-		fatalx("an argument is not valid UTF-16");
-	s = xmalloc((size_t)n);
-	if (WideCharToMultiByte(CP_UTF8, 0, w, -1, s, n, NULL, NULL) != n)
+	if (s == NULL)
 		fatalx("an argument is not valid UTF-16");
 	return s;
 }

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "sys_file.h"
 #include "util.h"
 #include "wincmdline.h"
 #include "winsys.h"
@@ -53,38 +54,6 @@ static bool wsa_up;
 
 /* --- strings and errors ---------------------------------------------------------------- */
 
-static wchar_t *
-wide(const char *s)
-{
-	int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL, 0);
-	wchar_t *w;
-
-	if (n <= 0)
-		return NULL;
-	w = xcalloc((size_t)n, sizeof(wchar_t));
-	if (MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, w, n) != n) {
-		free(w);
-		return NULL;
-	}
-	return w;
-}
-
-static char *
-narrow(const wchar_t *w)
-{
-	int n = WideCharToMultiByte(CP_UTF8, 0, w, -1, NULL, 0, NULL, NULL);
-	char *s;
-
-	if (n <= 0)
-		return NULL;
-	s = xcalloc((size_t)n, 1);
-	if (WideCharToMultiByte(CP_UTF8, 0, w, -1, s, n, NULL, NULL) != n) {
-		free(s);
-		return NULL;
-	}
-	return s;
-}
-
 /* what: Windows' message for err. */
 static void
 warn_win(DWORD err, const char *what)
@@ -96,7 +65,7 @@ warn_win(DWORD err, const char *what)
 	if (FormatMessageW(FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM |
 	    FORMAT_MESSAGE_IGNORE_INSERTS, NULL, err, 0, (LPWSTR)&msg, 0, NULL) != 0 &&
 	    msg != NULL)
-		m = narrow(msg);
+		m = sys_utf8(msg);
 	if (msg != NULL)
 		LocalFree(msg);
 	for (n = m != NULL ? strlen(m) : 0; n > 0 && (m[n - 1] == '\n' || m[n - 1] == '\r' ||
@@ -437,7 +406,7 @@ ws_temp_dir(void)
 	wchar_t dir[MAX_PATH + 1];
 	DWORD n = GetTempPathW(MAX_PATH + 1, dir);
 
-	return n == 0 || n > MAX_PATH ? NULL : narrow(dir);
+	return n == 0 || n > MAX_PATH ? NULL : sys_utf8(dir);
 }
 
 /* A DACL of one entry for the user srt runs as (and one for the system), protected from
@@ -460,12 +429,12 @@ user_only_sd(void)
 	(void)GetTokenInformation(tok, TokenUser, NULL, 0, &n);
 	tu = xcalloc(1, n > 0 ? n : 1);
 	if (!GetTokenInformation(tok, TokenUser, tu, n, &n) ||
-	    !ConvertSidToStringSidW(tu->User.Sid, &wsid) || (sid = narrow(wsid)) == NULL) {
+	    !ConvertSidToStringSidW(tu->User.Sid, &wsid) || (sid = sys_utf8(wsid)) == NULL) {
 		warn_win(GetLastError(), "the user's SID");
 		goto out;
 	}
 	sddl = xasprintf("D:P(A;;FA;;;%s)(A;;FA;;;SY)", sid);
-	w = wide(sddl);
+	w = sys_wide(sddl);
 	if (w == NULL || !ConvertStringSecurityDescriptorToSecurityDescriptorW(w,
 	    SDDL_REVISION_1, &sd, NULL)) {
 		warn_win(GetLastError(), "ConvertStringSecurityDescriptorToSecurityDescriptorW");
@@ -511,7 +480,7 @@ tmp_create(const char *prefix, bool delete_on_close, char **path)
 			break;
 		free(*path);
 		*path = xasprintf("%s%s%08x%08x", base, prefix, a, b);
-		if ((w = wide(*path)) == NULL)
+		if ((w = sys_wide(*path)) == NULL)
 			break;
 		h = CreateFileW(w, GENERIC_READ | GENERIC_WRITE, delete_on_close ? 0 :
 		    FILE_SHARE_READ, &sa, CREATE_NEW, FILE_ATTRIBUTE_TEMPORARY |
@@ -588,7 +557,7 @@ ws_private_file(const char *prefix, const void *data, size_t len, char **path)
 int
 ws_remove(const char *path)
 {
-	wchar_t *w = wide(path);
+	wchar_t *w = sys_wide(path);
 	BOOL ok = w != NULL && DeleteFileW(w);
 	DWORD e = GetLastError();
 
@@ -603,7 +572,7 @@ ws_remove(const char *path)
 static bool
 is_file(const char *path)
 {
-	wchar_t *w = wide(path);
+	wchar_t *w = sys_wide(path);
 	DWORD a = w != NULL ? GetFileAttributesW(w) : INVALID_FILE_ATTRIBUTES;
 
 	free(w);
@@ -631,7 +600,7 @@ ws_self_dir(void)
 	DWORD n = GetModuleFileNameW(NULL, buf, sizeof(buf) / sizeof(buf[0]));
 	char *s, *slash;
 
-	if (n == 0 || n >= sizeof(buf) / sizeof(buf[0]) || (s = narrow(buf)) == NULL) {
+	if (n == 0 || n >= sizeof(buf) / sizeof(buf[0]) || (s = sys_utf8(buf)) == NULL) {
 		warn_win(GetLastError(), "GetModuleFileNameW");
 		return NULL;
 	}
@@ -740,7 +709,7 @@ ws_spawn(const struct ws_spawn *sp, struct ws_proc **out)
 				list[n++] = std[i];
 		}
 	}
-	if ((line = wincmdline_join(sp->argv)) == NULL || (cmd = wide(line)) == NULL) {
+	if ((line = wincmdline_join(sp->argv)) == NULL || (cmd = sys_wide(line)) == NULL) {
 		log_warnx("%s: the command line is not UTF-8", sp->argv[0]);
 		goto out;
 	}

@@ -24,15 +24,6 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
-wine_bin() {
-	command -v wine64 2>/dev/null || { [ -x /usr/lib/wine/wine64 ] && echo /usr/lib/wine/wine64; }
-}
-
-wineserver_bin() {
-	command -v wineserver 2>/dev/null || { [ -x /usr/lib/wine/wineserver64 ] &&
-	    echo /usr/lib/wine/wineserver64; }
-}
-
 setup_file() {
 	export WINE WINESERVER_BIN EXE PROBE DRIVE SRTEXE SRTEXE_NM
 	WINE=$(wine_bin) || WINE=
@@ -43,15 +34,13 @@ setup_file() {
 	SRTEXE="$(dirname "$EXE")/srt.exe"
 	SRTEXE_NM="$(dirname "$EXE")/srt-nomanaged.exe"
 	[ -n "$WINE" ] && [ -f "$EXE" ] && [ -f "$PROBE" ] || return 0
-	export WINEPREFIX="$BATS_FILE_TMPDIR/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
-	unset DISPLAY WAYLAND_DISPLAY
+	wine_prefix
 	# The first start makes the prefix (several seconds); the tests then reuse it.
 	"$WINE" "$EXE" -V >/dev/null 2>&1 || true
 }
 
 teardown_file() {
-	[ -n "${WINESERVER_BIN:-}" ] && [ -n "${WINEPREFIX:-}" ] && "$WINESERVER_BIN" -k 2>/dev/null
-	return 0
+	wine_stop
 }
 
 teardown() {

@@ -17,48 +17,25 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
-wine_bin() {
-	command -v wine64 2>/dev/null || { [ -x /usr/lib/wine/wine64 ] && echo /usr/lib/wine/wine64; }
-}
-
-wineserver_bin() {
-	command -v wineserver 2>/dev/null || { [ -x /usr/lib/wine/wineserver64 ] &&
-	    echo /usr/lib/wine/wineserver64; }
-}
-
 setup_file() {
 	export WINE WINESERVER_BIN WINBUILD NS= NSPID=
 	WINE=$(wine_bin) || WINE=
 	WINESERVER_BIN=$(wineserver_bin) || WINESERVER_BIN=
 	WINBUILD="$(cd "$BATS_TEST_DIRNAME/.." && pwd)/build/win"
 	[ -n "$WINE" ] || return 0
-	export WINEPREFIX="$BATS_FILE_TMPDIR/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
-	unset DISPLAY WAYLAND_DISPLAY
-	if unshare -n -m true 2>/dev/null; then
-		# Its own hosts file too (a mount namespace of its own): names for the
-		# resolved-address guard to judge.
-		printf '127.0.0.1 localhost\n::1 localhost\n127.0.0.1 guarded.test\n' \
-		    >"$BATS_FILE_TMPDIR/hosts"
-		unshare -n -m --propagation private sh -c 'mount --bind "$1" /etc/hosts &&
-		    ip link set lo up && exec sleep 3600' sh "$BATS_FILE_TMPDIR/hosts" \
-		    </dev/null >/dev/null 2>&1 &
-		NSPID=$!
-		NS="nsenter --net=/proc/$NSPID/ns/net --mount=/proc/$NSPID/ns/mnt"
-		# Joined once lo is up in it.
-		for _ in $(seq 1 50); do
-			$NS ip -o link show lo 2>/dev/null | grep -q UP && break
-			sleep 0.1
-		done
-	fi
+	wine_prefix
+	# Its own hosts file too (a mount namespace of its own): names for the
+	# resolved-address guard to judge.
+	printf '127.0.0.1 localhost\n::1 localhost\n127.0.0.1 guarded.test\n' \
+	    >"$BATS_FILE_TMPDIR/hosts"
+	wine_netns "$BATS_FILE_TMPDIR/hosts"
 	# The first start makes the prefix and its server, in the namespace (several
 	# seconds); the tests then reuse both.
 	$NS "$WINE" cmd.exe /c exit 0 >/dev/null 2>&1 || true
 }
 
 teardown_file() {
-	[ -n "${WINESERVER_BIN:-}" ] && [ -n "${WINEPREFIX:-}" ] && $NS "$WINESERVER_BIN" -k 2>/dev/null
-	[ -n "${NSPID:-}" ] && kill "$NSPID" 2>/dev/null
-	return 0
+	wine_stop
 }
 
 setup() {

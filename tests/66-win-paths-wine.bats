@@ -15,15 +15,6 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
-wine_bin() {
-	command -v wine64 2>/dev/null || { [ -x /usr/lib/wine/wine64 ] && echo /usr/lib/wine/wine64; }
-}
-
-wineserver_bin() {
-	command -v wineserver 2>/dev/null || { [ -x /usr/lib/wine/wineserver64 ] &&
-	    echo /usr/lib/wine/wineserver64; }
-}
-
 setup_file() {
 	export WINE WINESERVER_BIN SRTEXE PROBE NS= NSPID= PROFILE=
 	WINE=$(wine_bin) || WINE=
@@ -33,25 +24,14 @@ setup_file() {
 	SRTEXE="$(cd "$BATS_TEST_DIRNAME/.." && pwd)/build/win/srt-nomanaged.exe"
 	PROBE="$(dirname "$SRTEXE")/tests/winprobe.exe"
 	[ -n "$WINE" ] && [ -f "$SRTEXE" ] && [ -f "$PROBE" ] || return 0
-	export WINEPREFIX="$BATS_FILE_TMPDIR/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
-	unset DISPLAY WAYLAND_DISPLAY
-	if unshare -n true 2>/dev/null; then
-		unshare -n sh -c 'ip link set lo up && exec sleep 3600' </dev/null >/dev/null 2>&1 &
-		NSPID=$!
-		NS="nsenter --net=/proc/$NSPID/ns/net"
-		for _ in $(seq 1 50); do
-			$NS ip -o link show lo 2>/dev/null | grep -q UP && break
-			sleep 0.1
-		done
-	fi
+	wine_prefix
+	wine_netns
 	# The first start makes the prefix and its server (several seconds).
 	PROFILE=$($NS "$WINE" cmd.exe /c echo %USERPROFILE% 2>/dev/null | tr -d '\r')
 }
 
 teardown_file() {
-	[ -n "${WINESERVER_BIN:-}" ] && [ -n "${WINEPREFIX:-}" ] && $NS "$WINESERVER_BIN" -k 2>/dev/null
-	[ -n "${NSPID:-}" ] && kill "$NSPID" 2>/dev/null
-	return 0
+	wine_stop
 }
 
 setup() {

@@ -119,3 +119,54 @@ signal_before_sandbox() {
 	[ "$rc" -eq $((128 + num)) ]
 	awk '{ exit !($1 + $2 < 1) }' "$d/cpu"
 }
+
+# --- Wine (tests/62, 63, 66) -------------------------------------------------------------
+# Debian's wine64 and its server, where they are.
+wine_bin() {
+	command -v wine64 2>/dev/null || { [ -x /usr/lib/wine/wine64 ] && echo /usr/lib/wine/wine64; }
+}
+
+wineserver_bin() {
+	command -v wineserver 2>/dev/null || { [ -x /usr/lib/wine/wineserver64 ] &&
+	    echo /usr/lib/wine/wineserver64; }
+}
+
+# A Wine prefix of the test file's own, in its temp dir, never the host's.
+wine_prefix() {
+	export WINEPREFIX="$BATS_FILE_TMPDIR/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+	unset DISPLAY WAYLAND_DISPLAY
+}
+
+# A network namespace with loopback only, held by a sleeper; NS is the command prefix
+# that enters it (and NSPID the sleeper), both empty where the host allows none. Wine
+# makes sockets in its server, so the server must start in there: what a Wine program
+# then dials can reach loopback only. With HOSTS, a mount namespace too, where that file
+# is /etc/hosts.
+wine_netns() {
+	local hosts=${1:-}
+	NS= NSPID=
+	if [ -n "$hosts" ]; then
+		unshare -n -m true 2>/dev/null || return 0
+		unshare -n -m --propagation private sh -c 'mount --bind "$1" /etc/hosts &&
+		    ip link set lo up && exec sleep 3600' sh "$hosts" </dev/null >/dev/null 2>&1 &
+		NSPID=$!
+		NS="nsenter --net=/proc/$NSPID/ns/net --mount=/proc/$NSPID/ns/mnt"
+	else
+		unshare -n true 2>/dev/null || return 0
+		unshare -n sh -c 'ip link set lo up && exec sleep 3600' </dev/null >/dev/null 2>&1 &
+		NSPID=$!
+		NS="nsenter --net=/proc/$NSPID/ns/net"
+	fi
+	# Joined once lo is up in it.
+	for _ in $(seq 1 50); do
+		$NS ip -o link show lo 2>/dev/null | grep -q UP && break
+		sleep 0.1
+	done
+}
+
+# teardown_file: the prefix's server stopped (in its namespace), the sleeper ended.
+wine_stop() {
+	[ -n "${WINESERVER_BIN:-}" ] && [ -n "${WINEPREFIX:-}" ] && ${NS:-} "$WINESERVER_BIN" -k 2>/dev/null
+	[ -n "${NSPID:-}" ] && kill "$NSPID" 2>/dev/null
+	return 0
+}
