@@ -131,6 +131,7 @@ enum plan_right {
 	PLAN_R_WRITE            = 1u << 2,
 	PLAN_R_MODIFY           = 1u << 3,      /* read, write, execute, delete itself */
 	PLAN_R_DELETE_CHILD     = 1u << 4,
+	PLAN_R_DELETE           = 1u << 5,      /* the object's own DELETE (deny only) */
 };
 
 struct plan_ace {

@@ -14,6 +14,16 @@
  * set on the parent alone (no inheritance), since only the parent's own children are at
  * stake.
  *
+ * That is not enough inside a write grant: MODIFY holds DELETE on every directory beneath
+ * the root, and DELETE on an object is all a rename of it needs (the other way is
+ * FILE_DELETE_CHILD on its parent). The account would move an ancestor of the deny away
+ * (.git, with .git\hooks denied beneath it), or the root itself to any directory it may
+ * add to, and make the path again with no deny on it. So every directory write root gets
+ * DENY delete on itself, and for each deny beneath a write root each directory from that
+ * root down to the deny's parent gets DENY delete, and its parent inside the grant DENY
+ * delete-child; all on the object alone, so that the files beneath stay removable. (A
+ * file's grant already includes removing it, and nothing lies beneath it.)
+ *
  * Ranking, as on the other platforms: Windows puts the entries set on an object before
  * the ones it inherits, so an allow set beneath a deny is the one that counts there, and
  * an allowRead (or allowWrite) beneath a denyRead re-opens reads without anything done
@@ -337,6 +347,36 @@ missing_denies(struct wlist *dr, struct wlist *dw, const struct wlist *write)
 	}
 }
 
+/*
+ * The directories between a write root and a deny beneath it: their own DELETE (which
+ * renames as well as deletes) denied on each, on the object alone, and delete-child on
+ * each one's parent inside the grant. Without them the account moves an ancestor away
+ * (a grant's MODIFY holds DELETE on every directory beneath it) and rebuilds the path
+ * with no deny on it. The parent of the deny itself already has its delete-child deny.
+ */
+static void
+ancestors_protect(struct plan_windows *p, const char *target, const struct wlist *write)
+{
+	for (size_t i = 0; i < write->n; i++) {
+		const char *root = write->v[i].path;
+		char *a, *up;
+
+		if (!path_is_strictly_under(target, root))
+			continue;
+		a = path_dirname(target);
+		for (;;) {
+			ace_add(p, 1, a, PLAN_R_DELETE, 0);
+			if (path_equal(a, root) || !path_is_strictly_under(a, root))
+				break;
+			up = path_dirname(a);
+			ace_add(p, 1, up, PLAN_R_DELETE_CHILD, 0);
+			free(a);
+			a = up;
+		}
+		free(a);
+	}
+}
+
 static void
 settings_file_deny(struct wb *b, const struct wlist *write, struct wlist *dw)
 {
@@ -401,8 +441,13 @@ plan_windows_build(const struct settings *s, const struct plan_ctx *ctx,
 
 	for (i = 0; i < read.n; i++)
 		ace_add(out, 0, read.v[i].path, PLAN_R_READ | PLAN_R_EXECUTE, read.v[i].dir);
-	for (i = 0; i < write.n; i++)
+	for (i = 0; i < write.n; i++) {
 		ace_add(out, 0, write.v[i].path, PLAN_R_MODIFY, write.v[i].dir);
+		/* A directory root cannot be moved away and rebuilt without its denies. (A
+		 * file's own grant includes removing it, and nothing lies beneath it.) */
+		if (write.v[i].dir)
+			ace_add(out, 1, write.v[i].path, PLAN_R_DELETE, 0);
+	}
 	for (i = 0; i < dr.n; i++) {
 		/* An allow at the denied path itself ranks above the deny (and beneath it,
 		 * Windows' own order does it). */
@@ -412,9 +457,12 @@ plan_windows_build(const struct settings *s, const struct plan_ctx *ctx,
 			continue;
 		}
 		deny_add(out, &dr.v[i], PLAN_R_READ);
+		ancestors_protect(out, dr.v[i].path, &write);
 	}
-	for (i = 0; i < dw.n; i++)
+	for (i = 0; i < dw.n; i++) {
 		deny_add(out, &dw.v[i], PLAN_R_WRITE);
+		ancestors_protect(out, dw.v[i].path, &write);
+	}
 
 	wlist_free(&ar);
 	wlist_free(&aw);
@@ -469,7 +517,7 @@ utf8_seq(const unsigned char *s)
 }
 
 static const char *const right_names[] = {
-	"read", "execute", "write", "modify", "delete_child",
+	"read", "execute", "write", "modify", "delete_child", "delete",
 };
 
 char *

@@ -51,6 +51,9 @@ static const struct {
 	{ "write", SR_WRITE, M_GENERIC_WRITE, D_WRITE },
 	{ "modify", SR_MODIFY, M_MODIFY, D_WRITE | D_READ },
 	{ "delete_child", SR_DELETE_CHILD, M_DELETE_CHILD, M_DELETE_CHILD },
+	/* The object's own DELETE, which also renames it: denied on the directories above
+	 * a deny, so that they cannot be moved away and rebuilt without it. */
+	{ "delete", SR_DELETE, M_DELETE, M_DELETE },
 };
 #define NRIGHTS (sizeof(rights) / sizeof(rights[0]))
 
@@ -156,14 +159,15 @@ parse_ace(const struct jval *o, struct sw_plan *out, char *why, size_t whylen)
 				break;
 		if (i == NRIGHTS || (r & rights[i].bit)) {
 			snprintf(why, whylen, "\"rights\" holds an unknown or repeated right "
-			    "(read, execute, write, modify, delete_child)");
+			    "(read, execute, write, modify, delete_child, delete)");
 			return -1;
 		}
 		r |= rights[i].bit;
 	}
-	if (!deny && (r & SR_DELETE_CHILD)) {
-		snprintf(why, whylen, "an ALLOW of delete_child would let the account delete "
-		    "what a deny protects; srt-win does not grant it");
+	if (!deny && (r & (SR_DELETE_CHILD | SR_DELETE))) {
+		snprintf(why, whylen, "an ALLOW of %s would let the account delete "
+		    "what a deny protects; srt-win does not grant it",
+		    r & SR_DELETE_CHILD ? "delete_child" : "delete");
 		return -1;
 	}
 	if (inh == NULL || inh->type != J_STRING || (strcmp(inh->str, "OICI") != 0 &&

@@ -131,7 +131,7 @@ int sw_path_is_under(const char *p, const char *dir);
 
 enum sw_right {
 	SR_READ = 1u << 0, SR_EXECUTE = 1u << 1, SR_WRITE = 1u << 2, SR_MODIFY = 1u << 3,
-	SR_DELETE_CHILD = 1u << 4,
+	SR_DELETE_CHILD = 1u << 4, SR_DELETE = 1u << 5,
 };
 
 struct sw_ace {

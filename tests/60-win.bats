@@ -15,12 +15,14 @@ JSON
 	HOME="$T/home" srt-policy plan --target windows -s "$T/s.json" --cwd "$T/proj" >"$T/plan"
 	cat >"$T/want" <<EOT
 {"ace":"allow","path":"$T/proj","rights":["modify"],"inherit":"OICI"}
+{"ace":"deny","path":"$T/proj","rights":["delete"],"inherit":""}
 {"ace":"deny","path":"$T/home/.ssh","rights":["read"],"inherit":"OICI"}
 {"ace":"deny","path":"$T/home","rights":["delete_child"],"inherit":""}
 {"ace":"deny","path":"$T/proj/.env","rights":["write"],"inherit":""}
 {"ace":"deny","path":"$T/proj","rights":["delete_child"],"inherit":""}
 {"ace":"deny","path":"$T/proj/.git/hooks","rights":["write"],"inherit":"OICI"}
 {"ace":"deny","path":"$T/proj/.git","rights":["delete_child"],"inherit":""}
+{"ace":"deny","path":"$T/proj/.git","rights":["delete"],"inherit":""}
 EOT
 	diff -u "$T/want" "$T/plan"
 	srt-policy compile -s "$T/s.json" -o "$T/p.bin"
@@ -34,7 +36,8 @@ EOT
 	sed -i 's/"allowWrite": \[\]/"allowWrite": ["."]/' "$T/proj/s.json"
 	run srt-policy plan --target windows -s "$T/proj/s.json" --cwd "$T/proj"
 	[ "$status" -eq 0 ]
-	[ "${lines[1]}" = "{\"ace\":\"deny\",\"path\":\"$T/proj/s.json\",\"rights\":[\"write\"],\"inherit\":\"\"}" ]
+	[ "${lines[1]}" = "{\"ace\":\"deny\",\"path\":\"$T/proj\",\"rights\":[\"delete\"],\"inherit\":\"\"}" ]
+	[ "${lines[2]}" = "{\"ace\":\"deny\",\"path\":\"$T/proj/s.json\",\"rights\":[\"write\"],\"inherit\":\"\"}" ]
 }
 
 @test "plan --target windows: an invalid settings file is an error" {

@@ -177,7 +177,9 @@ JSON
 	# One DACL write per object, with exactly the plan's entry among the ones Wine
 	# reports there: SetNamedSecurityInfoW where children inherit the change,
 	# SetFileSecurityW (no walk of the tree beneath) where they do not.
-	grep -F "SetNamedSecurityInfoW $w\\proj: deny:$sid:0x00000040:- " <<<"$stderr"
+	# The write root's own DELETE denied first (it cannot be moved away), then the
+	# delete-child deny that keeps .env in place.
+	grep -F "SetNamedSecurityInfoW $w\\proj: deny:$sid:0x00010000:- deny:$sid:0x00000040:- " <<<"$stderr"
 	grep -F "SetNamedSecurityInfoW $w\\proj:" <<<"$stderr" | grep -F "allow:$sid:0x001301bf:OICI"
 	grep -F "SetNamedSecurityInfoW $w\\home\\.ssh: deny:$sid:0x00000029:OICI" <<<"$stderr"
 	grep -F "SetFileSecurityW $w\\home: deny:$sid:0x00000040:-" <<<"$stderr"
@@ -185,12 +187,13 @@ JSON
 	[ "$(grep -c -E 'Set(NamedSecurityInfo|FileSecurity)W' <<<"$stderr")" -eq 4 ]
 	[[ "$output" == *'"status":"granted"'* ]]
 	# Wine forgets descriptors, so revoke (while the holder still runs) finds the
-	# entries gone; it still reads each object and drops every record.
+	# entries gone; it still reads each object and drops every record (six: the
+	# root's DELETE deny is one).
 	run --separate-stderr "$WINE" "$EXE" acl revoke --holder-pid "$h" \
 	    --sandbox-user-sid S-1-5-21-1000-2000-3000-1001 --json
 	kill "$hp"; wait "$hp" 2>/dev/null || true
 	[ "$status" -eq 0 ]
-	[ "$(grep -o '"status":"gone"' <<<"$output" | wc -l)" -eq 5 ]
+	[ "$(grep -o '"status":"gone"' <<<"$output" | wc -l)" -eq 6 ]
 	run "$WINE" "$EXE" acl list
 	[ -z "$(tr -d '\r\n' <<<"$output")" ]
 }

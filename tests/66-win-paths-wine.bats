@@ -106,15 +106,21 @@ srtexe_plan() {
 	    ace allow "$R\\src" '"read","execute"' OICI
 	    ace allow "$R\\.git\\hooks\\sub" '"read","execute"' OICI
 	    ace allow "$R" '"modify"' OICI
+	    ace deny "$R" '"delete"' ''
 	    ace allow "$PROFILE\\work$BATS_TEST_NUMBER" '"modify"' OICI
+	    ace deny "$PROFILE\\work$BATS_TEST_NUMBER" '"delete"' ''
 	    ace deny "$PROFILE\\.ssh" '"read"' OICI
 	    ace deny "$PROFILE" '"delete_child"' ''
 	    ace deny "$R\\src\\key.pem" '"read"' ''
 	    ace deny "$R\\src" '"delete_child"' ''
+	    ace deny "$R\\src" '"delete"' ''
+	    ace deny "$R" '"delete_child"' ''
 	    ace deny "$R\\.git\\hooks" '"write"' OICI
 	    ace deny "$R\\.git" '"delete_child"' ''
+	    ace deny "$R\\.git" '"delete"' ''
 	    ace deny "$R\\missing\\new" '"write"' ''
-	    ace deny "$R\\missing" '"delete_child"' '')
+	    ace deny "$R\\missing" '"delete_child"' ''
+	    ace deny "$R\\missing" '"delete"' '')
 	# The write grant beneath the denyWrite (spelled in other case) reads only; the
 	# missing deny spelled in upper case is named from its existing ancestor, as the
 	# disk spells it, and lies inside C:\tN\Repo, so it is kept; the glob matches
@@ -133,6 +139,7 @@ srtexe_plan() {
 	# The missing deny, "É" where the disk has "é" (beyond the ASCII fold), is named
 	# from the directory's final name, so it lies inside the grant and is kept.
 	want=$(ace allow "$CW\\Répo-日本" '"modify"' OICI
+	    ace deny "$CW\\Répo-日本" '"delete"' ''
 	    ace deny "$CW\\Répo-日本\\new" '"write"' ''
 	    ace deny "$CW\\Répo-日本" '"delete_child"' '')
 	diff <(echo "$want") <(echo "$plan")
@@ -146,10 +153,12 @@ srtexe_plan() {
 	[ "$status" -eq 15 ]
 	Z="Z:$(tr / '\\' <<<"$T")\\w"
 	want=$(ace allow "$Z" '"modify"' OICI
+	    ace deny "$Z" '"delete"' ''
 	    ace deny "$Z\\sub\\x" '"write"' ''
 	    ace deny "$Z\\sub" '"delete_child"' ''
-	    ace deny "$Z\\rel.json" '"write"' ''
-	    ace deny "$Z" '"delete_child"' '')
+	    ace deny "$Z\\sub" '"delete"' ''
+	    ace deny "$Z" '"delete_child"' ''
+	    ace deny "$Z\\rel.json" '"write"' '')
 	diff <(echo "$want") <(echo "$plan")
 }
 

@@ -161,12 +161,16 @@ out:
 	"\"inherit\":\"" inh "\"}\n"
 #define DENY_DC(p) "{\"ace\":\"deny\",\"path\":\"" p "\",\"rights\":[\"delete_child\"]," \
 	"\"inherit\":\"\"}\n"
+/* a directory's own DELETE (rename too), on the object alone: write roots and the
+ * directories between a write root and a deny beneath it */
+#define DENY_D(p) "{\"ace\":\"deny\",\"path\":\"" p "\",\"rights\":[\"delete\"]," \
+	"\"inherit\":\"\"}\n"
 
 static void
 test_rules(void)
 {
 	expect_plan("allowWrite, a directory: ALLOW modify, inherited",
-	    FS("", "", "\"@/proj\"", ""), ALLOW_M("@/proj", "OICI"), NULL);
+	    FS("", "", "\"@/proj\"", ""), ALLOW_M("@/proj", "OICI") DENY_D("@/proj"), NULL);
 	expect_plan("allowWrite, a file: ALLOW modify on the file alone",
 	    FS("", "", "\"@/proj/a.txt\"", ""), ALLOW_M("@/proj/a.txt", ""), NULL);
 	expect_plan("allowRead: ALLOW read and execute",
@@ -179,27 +183,30 @@ test_rules(void)
 	    FS("\"@/proj/.env\"", "", "", ""),
 	    DENY_R("@/proj/.env", "") DENY_DC("@/proj"), NULL);
 	expect_plan("denyWrite, a directory: DENY write inherited, delete-child on the parent",
-	    FS("", "", "", "\"@/proj/.git/hooks\""),
-	    DENY_W("@/proj/.git/hooks", "OICI") DENY_DC("@/proj/.git"), NULL);
+	    FS("", "", "", "\"@/proj/tool/hooks\""),
+	    DENY_W("@/proj/tool/hooks", "OICI") DENY_DC("@/proj/tool"), NULL);
 	expect_plan("denyWrite, a missing file in a write grant: kept as spelled, for a "
 	    "file placeholder", FS("", "", "\"@/proj\"", "\"@/proj/missing/x.cfg\""),
-	    ALLOW_M("@/proj", "OICI") DENY_W("@/proj/missing/x.cfg", "")
-	    DENY_DC("@/proj/missing"), NULL);
+	    ALLOW_M("@/proj", "OICI") DENY_D("@/proj") DENY_W("@/proj/missing/x.cfg", "")
+	    DENY_DC("@/proj/missing") DENY_D("@/proj/missing") DENY_DC("@/proj"), NULL);
 	expect_plan("denyRead, a missing directory (trailing /): inherited, for a directory",
 	    FS("\"@/proj/gone/\"", "", "\"@/proj\"", ""),
-	    ALLOW_M("@/proj", "OICI") DENY_R("@/proj/gone", "OICI") DENY_DC("@/proj"), NULL);
+	    ALLOW_M("@/proj", "OICI") DENY_D("@/proj")
+	    DENY_R("@/proj/gone", "OICI") DENY_DC("@/proj"), NULL);
 	expect_plan("a missing deny above another deny is a directory",
 	    FS("", "", "\"@/proj\"", "\"@/proj/gone\", \"@/proj/gone/x\""),
-	    ALLOW_M("@/proj", "OICI") DENY_W("@/proj/gone", "OICI") DENY_DC("@/proj")
-	    DENY_W("@/proj/gone/x", "") DENY_DC("@/proj/gone"), NULL);
+	    ALLOW_M("@/proj", "OICI") DENY_D("@/proj")
+	    DENY_W("@/proj/gone", "OICI") DENY_DC("@/proj")
+	    DENY_W("@/proj/gone/x", "") DENY_DC("@/proj/gone") DENY_D("@/proj/gone"), NULL);
 	expect_plan("a missing deny outside every write grant has no entry (nothing can "
 	    "create it)", FS("\"@/home/.aws\"", "", "\"@/proj\"", "\"@/home/.bashrc\""),
-	    ALLOW_M("@/proj", "OICI"), NULL);
+	    ALLOW_M("@/proj", "OICI") DENY_D("@/proj"), NULL);
 	expect_plan("grants on missing paths grant nothing",
 	    FS("", "\"@/nowhere\"", "\"@/proj/nowhere\"", ""), "", NULL);
 	expect_plan("relative entries and ~ resolve against the cwd and home",
 	    FS("\"~/.ssh\"", "", "\".\"", "\".env\""),
-	    ALLOW_M("@/proj", "OICI") DENY_R("@/home/.ssh", "OICI") DENY_DC("@/home")
+	    ALLOW_M("@/proj", "OICI") DENY_D("@/proj")
+	    DENY_R("@/home/.ssh", "OICI") DENY_DC("@/home")
 	    DENY_W("@/proj/.env", "") DENY_DC("@/proj"), NULL);
 	expect_plan("denying / names no parent",
 	    FS("", "", "", "\"/\""), DENY_W("/", "OICI"), NULL);
@@ -207,6 +214,24 @@ test_rules(void)
 	    FS("\"@/proj/.env\", \"@/proj/a.txt\"", "", "", "\"@/proj/.env\""),
 	    DENY_R("@/proj/.env", "") DENY_DC("@/proj") DENY_R("@/proj/a.txt", "")
 	    DENY_W("@/proj/.env", ""), NULL);
+	expect_plan("a write deny deep in a write grant: DENY delete on each directory from "
+	    "the root down, delete-child on each one's parent (none can be renamed away)",
+	    FS("", "", "\"@/proj\"", "\"@/proj/tool/hooks\""),
+	    ALLOW_M("@/proj", "OICI") DENY_D("@/proj") DENY_W("@/proj/tool/hooks", "OICI")
+	    DENY_DC("@/proj/tool") DENY_D("@/proj/tool") DENY_DC("@/proj"), NULL);
+	expect_plan("a read deny deep in a write grant: the same ancestors",
+	    FS("\"@/proj/sub/deep\"", "", "\"@/proj\"", ""),
+	    ALLOW_M("@/proj", "OICI") DENY_D("@/proj") DENY_R("@/proj/sub/deep", "OICI")
+	    DENY_DC("@/proj/sub") DENY_D("@/proj/sub") DENY_DC("@/proj"), NULL);
+	expect_plan("nested write roots: each root's DELETE denied, ancestors once",
+	    FS("", "", "\"@/proj\", \"@/proj/sub\"", "\"@/proj/sub/deep\""),
+	    ALLOW_M("@/proj", "OICI") DENY_D("@/proj") ALLOW_M("@/proj/sub", "OICI")
+	    DENY_D("@/proj/sub") DENY_W("@/proj/sub/deep", "OICI") DENY_DC("@/proj/sub")
+	    DENY_DC("@/proj"), NULL);
+	expect_plan("a deny outside every write grant gets no ancestor entries",
+	    FS("", "", "\"@/proj/sub\"", "\"@/proj/tool/hooks\""),
+	    ALLOW_M("@/proj/sub", "OICI") DENY_D("@/proj/sub")
+	    DENY_W("@/proj/tool/hooks", "OICI") DENY_DC("@/proj/tool"), NULL);
 	expect_plan("filesystem.disabled: no entries at all",
 	    "\"disabled\": true, " FS("\"@/home/.ssh\"", "\"@/home\"", "\"@/proj\"",
 	    "\"@/proj/.env\""), "", NULL);
@@ -222,33 +247,37 @@ test_ranking(void)
 	    FS("\"@/home/tools\"", "\"@/home/tools\"", "", ""),
 	    ALLOW_RX("@/home/tools", "OICI"), NULL);
 	expect_plan("allowWrite at the denyRead path: the allow wins, no read deny",
-	    FS("\"@/proj\"", "", "\"@/proj\"", ""), ALLOW_M("@/proj", "OICI"), NULL);
+	    FS("\"@/proj\"", "", "\"@/proj\"", ""), ALLOW_M("@/proj", "OICI") DENY_D("@/proj"),
+	    NULL);
 	expect_plan("allowWrite beneath denyRead: modify beneath, deny above",
 	    FS("\"@/home\"", "", "\"@/home/tools\"", ""),
-	    ALLOW_M("@/home/tools", "OICI") DENY_R("@/home", "OICI") DENY_DC("@"), NULL);
+	    ALLOW_M("@/home/tools", "OICI") DENY_D("@/home/tools")
+	    DENY_R("@/home", "OICI") DENY_DC("@"), NULL);
 	expect_plan("denyRead beneath allowRead: the deny is set lower and counts",
 	    FS("\"@/home/.ssh\"", "\"@/home\"", "", ""),
 	    ALLOW_RX("@/home", "OICI") DENY_R("@/home/.ssh", "OICI") DENY_DC("@/home"), NULL);
 	expect_plan("allowWrite inside denyWrite becomes read-only",
-	    FS("", "", "\"@/proj/.git/hooks\"", "\"@/proj/.git\""),
-	    ALLOW_RX("@/proj/.git/hooks", "OICI") DENY_W("@/proj/.git", "OICI")
+	    FS("", "", "\"@/proj/tool/hooks\"", "\"@/proj/tool\""),
+	    ALLOW_RX("@/proj/tool/hooks", "OICI") DENY_W("@/proj/tool", "OICI")
 	    DENY_DC("@/proj"), NULL);
 	expect_plan("allowWrite at the denyWrite path becomes read-only",
-	    FS("", "", "\"@/proj/.git\"", "\"@/proj/.git\""),
-	    ALLOW_RX("@/proj/.git", "OICI") DENY_W("@/proj/.git", "OICI") DENY_DC("@/proj"),
+	    FS("", "", "\"@/proj/tool\"", "\"@/proj/tool\""),
+	    ALLOW_RX("@/proj/tool", "OICI") DENY_W("@/proj/tool", "OICI") DENY_DC("@/proj"),
 	    NULL);
 	expect_plan("denyWrite inside allowWrite: modify above, the deny lower",
 	    FS("", "", "\"@/proj\"", "\"@/proj/.env\""),
-	    ALLOW_M("@/proj", "OICI") DENY_W("@/proj/.env", "") DENY_DC("@/proj"), NULL);
+	    ALLOW_M("@/proj", "OICI") DENY_D("@/proj")
+	    DENY_W("@/proj/.env", "") DENY_DC("@/proj"), NULL);
 	expect_plan("a demoted write grant at a denyRead path still beats the read deny",
-	    FS("\"@/proj/.git\"", "", "\"@/proj/.git\"", "\"@/proj\""),
-	    ALLOW_RX("@/proj/.git", "OICI") DENY_W("@/proj", "OICI") DENY_DC("@"), NULL);
+	    FS("\"@/proj/tool\"", "", "\"@/proj/tool\"", "\"@/proj\""),
+	    ALLOW_RX("@/proj/tool", "OICI") DENY_W("@/proj", "OICI") DENY_DC("@"), NULL);
 	expect_plan("the settings file in a writable path is made read-only",
 	    FS("", "", "\"@/proj\"", ""),
-	    ALLOW_M("@/proj", "OICI") DENY_W("@/proj/settings.json", "") DENY_DC("@/proj"),
+	    ALLOW_M("@/proj", "OICI") DENY_D("@/proj")
+	    DENY_W("@/proj/settings.json", "") DENY_DC("@/proj"),
 	    at("proj/settings.json"));
 	expect_plan("the settings file outside every writable path is left alone",
-	    FS("", "", "\"@/proj/sub\"", ""), ALLOW_M("@/proj/sub", "OICI"),
+	    FS("", "", "\"@/proj/sub\"", ""), ALLOW_M("@/proj/sub", "OICI") DENY_D("@/proj/sub"),
 	    at("proj/settings.json"));
 	/* credentials files (mode "deny"): a read deny that no grant at or beneath it beats;
 	 * such a grant is not made at all. (The root's credentials key is spliced in after
@@ -258,7 +287,7 @@ test_ranking(void)
 	    "\"@/proj\", \"@/home/.cloud/sub\"", "") "}, \"credentials\": {\"files\": "
 	    "[{\"path\": \"@/home/.cloud\", \"mode\": \"deny\"}], \"envVars\": "
 	    "[{\"name\": \"T\", \"mode\": \"deny\"}]",
-	    ALLOW_RX("@/home/tools", "OICI") ALLOW_M("@/proj", "OICI")
+	    ALLOW_RX("@/home/tools", "OICI") ALLOW_M("@/proj", "OICI") DENY_D("@/proj")
 	    DENY_R("@/home/.cloud", "OICI") DENY_DC("@/home"), NULL);
 }
 
@@ -271,13 +300,16 @@ test_globs_and_links(void)
 	    DENY_R("@/proj/keys/b.pem", ""), NULL);
 	expect_plan("a trailing /** is the directory itself",
 	    FS("", "", "\"@/proj/sub/**\"", "\"@/proj/keys/**\""),
-	    ALLOW_M("@/proj/sub", "OICI") DENY_W("@/proj/keys", "OICI") DENY_DC("@/proj"),
+	    ALLOW_M("@/proj/sub", "OICI") DENY_D("@/proj/sub")
+	    DENY_W("@/proj/keys", "OICI") DENY_DC("@/proj"),
 	    NULL);
 	expect_plan("an allowWrite glob in the middle of a path",
-	    FS("", "", "\"@/proj/*/deep\"", ""), ALLOW_M("@/proj/sub/deep", "OICI"), NULL);
+	    FS("", "", "\"@/proj/*/deep\"", ""),
+	    ALLOW_M("@/proj/sub/deep", "OICI") DENY_D("@/proj/sub/deep"), NULL);
 	expect_plan("a literal entry is a name, not a pattern",
 	    FS("", "", "\"@/proj\"", "{\"path\": \"@/proj/[x]\", \"literal\": true}"),
-	    ALLOW_M("@/proj", "OICI") DENY_W("@/proj/[x]", "") DENY_DC("@/proj"), NULL);
+	    ALLOW_M("@/proj", "OICI") DENY_D("@/proj")
+	    DENY_W("@/proj/[x]", "") DENY_DC("@/proj"), NULL);
 	expect_plan("a write grant through a link out of its own tree grants nothing",
 	    FS("", "", "\"@/proj/out\"", ""), "", NULL);
 	expect_plan("a write grant through a link to a sibling grants nothing either",
@@ -290,12 +322,13 @@ static void
 test_json(void)
 {
 	struct plan_ace a = { 1, (char *)"C:\\a \"q\"\n\x01\xc3\xa9", PLAN_R_READ |
-	    PLAN_R_EXECUTE | PLAN_R_WRITE | PLAN_R_MODIFY | PLAN_R_DELETE_CHILD, 1 };
+	    PLAN_R_EXECUTE | PLAN_R_WRITE | PLAN_R_MODIFY | PLAN_R_DELETE_CHILD |
+	    PLAN_R_DELETE, 1 };
 	char *j = plan_ace_json(&a);
 
 	ok(j != NULL && strcmp(j, "{\"ace\":\"deny\",\"path\":\"C:\\\\a \\\"q\\\"\\u000a"
 	    "\\u0001\xc3\xa9\",\"rights\":[\"read\",\"execute\",\"write\",\"modify\","
-	    "\"delete_child\"],\"inherit\":\"OICI\"}") == 0,
+	    "\"delete_child\",\"delete\"],\"inherit\":\"OICI\"}") == 0,
 	    "JSON line: escapes, every right in order: %s", j ? j : "(null)");
 	free(j);
 	a.path = (char *)"/bad/\xff";
@@ -317,7 +350,7 @@ main(void)
 	snprintf(root, sizeof(root), "%s", r);
 	free(r);
 	mkd("proj/sub/deep");
-	mkd("proj/.git/hooks");
+	mkd("proj/tool/hooks");
 	mkd("proj/keys");
 	mkd("home/.ssh");
 	mkd("home/tools");

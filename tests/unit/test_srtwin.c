@@ -238,6 +238,7 @@ test_rights(void)
 	ok(ace_mask(1, SR_WRITE) == 0x000d0156, "deny write: data, append, attributes, EAs, "
 	    "delete, delete-child, DACL, owner");
 	ok(ace_mask(1, SR_DELETE_CHILD) == 0x40, "deny delete_child is FILE_DELETE_CHILD");
+	ok(ace_mask(1, SR_DELETE) == 0x10000, "deny delete is DELETE alone");
 	ok(!(ace_mask(1, SR_READ | SR_WRITE | SR_EXECUTE | SR_MODIFY) & 0x00120000),
 	    "no deny takes SYNCHRONIZE or READ_CONTROL");
 }
@@ -262,12 +263,21 @@ test_plan_parse(void)
 	ok(parse(t, &p) == 0 && p.n == 1, "a repeated entry counts once");
 	plan_free(&p);
 	free(t);
+	t = xasprintf("%s", line("deny", "proj", "\"delete\"", ""));
+	ok(parse(t, &p) == 0 && p.n == 1 && p.v[0].deny && p.v[0].rights == SR_DELETE &&
+	    !p.v[0].inherit, "DENY delete is parsed");
+	plan_free(&p);
+	free(t);
 
 	static const struct {
 		const char *text, *what;
 	} bad[] = {
 		{ "{\"ace\":\"allow\",\"path\":\"/x\",\"rights\":[\"delete_child\"],"
 		    "\"inherit\":\"\"}", "ALLOW delete_child is refused" },
+		{ "{\"ace\":\"allow\",\"path\":\"/x\",\"rights\":[\"delete\"],"
+		    "\"inherit\":\"\"}", "ALLOW delete is refused" },
+		{ "{\"ace\":\"allow\",\"path\":\"/x\",\"rights\":[\"modify\",\"delete\"],"
+		    "\"inherit\":\"OICI\"}", "ALLOW delete is refused beside another right" },
 		{ "{\"ace\":\"allow\",\"path\":\"/x\",\"rights\":[],\"inherit\":\"\"}",
 		    "empty rights" },
 		{ "{\"ace\":\"allow\",\"path\":\"/x\",\"rights\":[\"read\",\"read\"],"
@@ -394,6 +404,54 @@ test_two_holders(void)
 	end(a);
 	end(b);
 	free(both);
+}
+
+/*
+ * The entries that keep a deny's ancestors in place (DENY delete on the write root and on
+ * the directories down to the deny, delete-child on their parents), granted by two
+ * holders over another SID's entries: the revokes leave every descriptor as it was.
+ */
+static void
+test_delete_aces(void)
+{
+	static const char *const paths[] = { "proj", "proj/.git", "proj/.git/hooks" };
+	struct acl_results res = { 0 };
+	pid_t a = holder(), b = holder(), other = holder();
+	char *plan, *before[3];
+	int r;
+
+	fresh();
+	plan = xasprintf("%s%s%s%s%s%s", line("allow", "proj", "\"modify\"", "OICI"),
+	    line("deny", "proj", "\"delete\"", ""),
+	    line("deny", "proj/.git/hooks", "\"write\"", "OICI"),
+	    line("deny", "proj/.git", "\"delete_child\"", ""),
+	    line("deny", "proj/.git", "\"delete\"", ""),
+	    line("deny", "proj", "\"delete_child\"", ""));
+	apply_as(line("allow", "proj", "\"read\",\"execute\"", "OICI"), other, SID2, NULL);
+	for (size_t i = 0; i < 3; i++)
+		before[i] = dacl_of(at(paths[i]));
+	r = apply_as(plan, a, SID, NULL);
+	ok(r == 0 && apply_as(plan, b, SID, &res) == 0, "delete entries: two holders grant");
+	ok(dacl_is(at("proj/.git"), "deny:" SID ":0x40:0 deny:" SID ":0x10000:0"),
+	    "delete entries: .git keeps its delete-child and its own DELETE deny, uninherited");
+	ok(dacl_is(at("proj"), "deny:" SID ":0x10000:0 deny:" SID ":0x40:0 allow:" SID2
+	    ":0x1200a9:3 allow:" SID ":0x1301bf:3"), "delete entries: the root's DELETE "
+	    "denied on it alone, before the grants");
+	results_free(&res);
+	release_as(a, NULL);
+	ok(dacl_is(at("proj/.git"), "deny:" SID ":0x40:0 deny:" SID ":0x10000:0"),
+	    "delete entries: the first revoke keeps what the second holder holds");
+	release_as(b, NULL);
+	for (size_t i = 0; i < 3; i++) {
+		ok(dacl_is(at(paths[i]), before[i]), "delete entries: %s as before", paths[i]);
+		free(before[i]);
+	}
+	ok(records() == 1, "delete entries: only the other SID's record left");
+	release_as(other, NULL);
+	end(a);
+	end(b);
+	end(other);
+	free(plan);
 }
 
 static void
@@ -796,6 +854,8 @@ main(void)
 	snprintf(fake, sizeof(fake), "%s/fake", root);
 	setenv("SRT_WIN_FAKE_DIR", fake, 1);
 	mkdir(at("proj"), 0755);
+	mkdir(at("proj/.git"), 0755);
+	mkdir(at("proj/.git/hooks"), 0755);
 	mkdir(at("home"), 0755);
 	mkdir(at("home/.ssh"), 0755);
 	mkdir(at("home/tools"), 0755);
@@ -804,6 +864,7 @@ main(void)
 	test_plan_parse();
 	test_grant_revoke();
 	test_two_holders();
+	test_delete_aces();
 	test_recover();
 	test_failures();
 	test_placeholders();
