@@ -369,7 +369,7 @@ CJSON_SRC   := $(CJSON_DIR)/cjson/cJSON.c
 WINSRT_LIB_SRC := lib/settings.c lib/settings_json.c lib/managed.c lib/managed_win.c \
                lib/managed_acl.c \
                lib/policy_source.c lib/json_strict.c lib/jsregex.c lib/cred_rx_win.c \
-               lib/path.c lib/path_win.c lib/path_home_win.c lib/glob.c lib/plan_windows.c lib/violation.c \
+               lib/path.c lib/path_win.c lib/path_home_win.c lib/glob.c lib/plan_windows.c lib/wguard_names.c lib/violation.c \
                lib/violation_read.c lib/decision_read.c lib/lines.c
 WINSRT_LIB  := build/win/libsrt-settings.a
 WINSRT_SRC  := srt-launch/winmain.c srt-launch/cli.c srt-launch/winlaunch.c \

@@ -36,16 +36,22 @@
  * grants nothing and is left out. A deny on a missing path inside a write grant stays,
  * for srt-win to make a placeholder there (a directory when the entry ends in "/" or
  * another deny lies beneath it), so that the account cannot create it; outside every
- * write grant it could not create it anyway, and nothing is made, as on Linux. There are
- * no mandatory denies, as in the reference on Windows; the settings file is made
- * read-only when it lies in a writable path, as on Linux.
+ * write grant it could not create it anyway, and nothing is made, as on Linux. The
+ * settings file is made read-only when it lies in a writable path, as on Linux.
+ *
+ * Beyond the reference, which has none on Windows, the mandatory denies of Linux are
+ * written as write denies (mandatory_denies): git's files in every git directory under
+ * a write root, and the dangerous names of the one list (wguard_names.c) where they
+ * exist, by the same depth rule and switches.
  */
 #include <sys/stat.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "buf.h"
 #include "glob.h"
@@ -53,6 +59,10 @@
 #include "plan.h"
 #include "sys_file.h"
 #include "util.h"
+#include "wguard.h"
+
+#define WALK_MAX_ENTRIES        200000  /* directory entries one mandatory-deny walk reads */
+#define GIT_NEST_MAX            64      /* directories of names below a .git/modules */
 
 struct wpath {
 	char *path;             /* absolute, normalised (resolved when it exists) */
@@ -377,6 +387,226 @@ ancestors_protect(struct plan_windows *p, const char *target, const struct wlist
 	}
 }
 
+struct mwalk {
+	struct wb *b;
+	struct wlist *out;
+	int depth;
+	size_t entries;
+	int truncated;
+};
+
+static int
+is_dir_path(const char *p, int *exists)
+{
+	struct stat st;
+
+	*exists = lstat(p, &st) == 0;
+	return *exists && S_ISDIR(st.st_mode);
+}
+
+static void
+mwalk_take(struct mwalk *w, const char *p, int dir)
+{
+	if (take(p, 1, dir, w->out) == -1)
+		log_debug("plan: %s: no name the plan can spell; no mandatory deny", p);
+}
+
+static void mandatory_git(struct mwalk *, const char *, int, int);
+
+/* The git directories under a modules/ (a submodule's name may hold "/", so an entry
+ * with no HEAD and no config is looked into) or a worktrees/ (each linked worktree's
+ * files: its config.worktree, commondir and gitdir). */
+static void
+git_subdirs(struct mwalk *w, const char *dir, int worktrees, int level)
+{
+	struct dirent *de;
+	DIR *d;
+
+	if (level > GIT_NEST_MAX || (d = opendir(dir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL && !w->truncated) {
+		char *child, *head, *cfg;
+		int exists, hx, cx;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (++w->entries > WALK_MAX_ENTRIES) {
+			w->truncated = 1;
+			break;
+		}
+		child = path_join(dir, de->d_name);
+		if (is_dir_path(child, &exists)) {
+			head = path_join(child, "HEAD");
+			cfg = path_join(child, "config");
+			(void)is_dir_path(head, &hx);
+			(void)is_dir_path(cfg, &cx);
+			if (worktrees || hx || cx)
+				mandatory_git(w, child, !worktrees, level + 1);
+			else
+				git_subdirs(w, child, 0, level + 1);
+			free(head);
+			free(cfg);
+		}
+		free(child);
+	}
+	closedir(d);
+}
+
+/*
+ * A git directory's files that git acts on outside the sandbox (wguard_git_files): each
+ * that exists, and (missing_too) its hooks and config even when missing, so that the
+ * account cannot make them; then the git directories of its submodules and linked
+ * worktrees. The lock files are not denied: git renames one over its file, which the
+ * deny on that file refuses.
+ */
+static void
+mandatory_git(struct mwalk *w, const char *gitdir, int missing_too, int level)
+{
+	int allow = w->b->s->fs.allow_git_config, exists, dir;
+	char *p;
+
+	for (size_t i = 0; i < wguard_ngit_files; i++) {
+		const struct wguard_git_file *f = &wguard_git_files[i];
+		size_t n = strlen(f->name);
+
+		if ((f->config && allow) || (n > 5 && strcmp(f->name + n - 5, ".lock") == 0))
+			continue;
+		p = path_join(gitdir, f->name);
+		dir = is_dir_path(p, &exists);
+		if (exists)
+			mwalk_take(w, p, dir);
+		else if (missing_too && (strcmp(f->name, "hooks") == 0 ||
+		    strcmp(f->name, "config") == 0))
+			mwalk_take(w, p, strcmp(f->name, "hooks") == 0);
+		free(p);
+	}
+	p = path_join(gitdir, "modules");
+	git_subdirs(w, p, 0, level);
+	free(p);
+	p = path_join(gitdir, "worktrees");
+	git_subdirs(w, p, 1, level);
+	free(p);
+}
+
+/* The dangerous names (wguard_names) in dir by the Linux plan's depth rule, and the git
+ * directories on the way; no node_modules, nothing beneath a .git. */
+static void
+mwalk_dir(struct mwalk *w, const char *dir, int level)
+{
+	struct dirent *de;
+	DIR *d;
+
+	if ((d = opendir(dir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL && !w->truncated) {
+		const char *name = de->d_name;
+		char *child;
+		int isdir, exists;
+
+		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+			continue;
+		if (++w->entries > WALK_MAX_ENTRIES) {
+			w->truncated = 1;
+			break;
+		}
+		child = path_join(dir, name);
+		isdir = is_dir_path(child, &exists);
+		for (size_t i = 0; exists && i < wguard_nnames; i++) {
+			const struct wguard_name *n = &wguard_names[i];
+			const char *slash = strchr(n->name, '/');
+			char *sub;
+			int sdir, sex;
+
+			if (slash == NULL) {
+				if (strcasecmp(name, n->name) == 0 && (n->kind == WG_FILE ?
+				    level <= w->depth - 1 : isdir && level <= w->depth - 2))
+					mwalk_take(w, child, isdir);
+				continue;
+			}
+			/* "X/Y": Y in a directory X at its level. */
+			if (!isdir || level > w->depth - 2 ||
+			    strncasecmp(name, n->name, (size_t)(slash - n->name)) != 0 ||
+			    name[slash - n->name] != '\0')
+				continue;
+			sub = path_join(child, slash + 1);
+			sdir = is_dir_path(sub, &sex);
+			if (sex)
+				mwalk_take(w, sub, sdir);
+			free(sub);
+		}
+		if (exists && level <= w->depth - 2 && strcasecmp(name, ".git") == 0) {
+			/* A directory is a git directory; a file, a worktree's or submodule's
+			 * pointer to one, which git would follow. */
+			if (isdir)
+				mandatory_git(w, child, 1, 0);
+			else
+				mwalk_take(w, child, 0);
+		}
+		if (isdir && level + 1 <= w->depth - 1 && strcmp(name, "node_modules") != 0 &&
+		    strcasecmp(name, ".git") != 0)
+			mwalk_dir(w, child, level + 1);
+		free(child);
+	}
+	closedir(d);
+}
+
+static int
+wpath_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct wpath *)a)->path, ((const struct wpath *)b)->path);
+}
+
+/*
+ * The mandatory denies (beyond the reference, which has none on Windows): under every
+ * write root that is a directory, and under the working directory when it lies in one,
+ * the names of wguard_names that exist there by the depth rule, and in each git
+ * directory met its hooks, configuration and pointers (hooks and config even when
+ * missing). Entries outside every write grant are dropped: the account could not change
+ * them anyway. Missing names other than git's get no placeholder: on Windows a
+ * placeholder is a real file in the user's tree for the run's length.
+ */
+static void
+mandatory_denies(struct wb *b, const struct wlist *write, struct wlist *dw)
+{
+	struct wlist found = { 0 }, roots = { 0 };
+	struct mwalk w;
+	char *cwd;
+	size_t i;
+
+	memset(&w, 0, sizeof(w));
+	w.b = b;
+	w.out = &found;
+	w.depth = b->s->deny_search_depth > 0 ? b->s->deny_search_depth :
+	    WGUARD_DEPTH_DEFAULT;
+	for (i = 0; i < write->n; i++)
+		if (write->v[i].dir)
+			wlist_push(&roots, xstrdup(write->v[i].path), 1, 1);
+	if (b->ctx->cwd != NULL && (cwd = path_resolve(b->ctx->cwd)) != NULL) {
+		if (under_any(cwd, write))
+			wlist_push(&roots, cwd, 1, 1);
+		else
+			free(cwd);
+	}
+	for (i = 0; i < roots.n && !w.truncated; i++)
+		mwalk_dir(&w, roots.v[i].path, 0);
+	if (w.truncated) {
+		diags_add(b->errs, "the search for protected files under the write roots "
+		    "stopped after %d entries: lower mandatoryDenySearchDepth (now %d), or "
+		    "narrow allowWrite to the directories the command needs",
+		    WALK_MAX_ENTRIES, w.depth);
+		b->bad = 1;
+	}
+	/* In a stable order, whatever order the directories were read in. */
+	if (found.n > 1)
+		qsort(found.v, found.n, sizeof(*found.v), wpath_cmp);
+	for (i = 0; i < found.n; i++)
+		if (under_any(found.v[i].path, write))
+			wlist_push(dw, xstrdup(found.v[i].path), found.v[i].dir,
+			    found.v[i].exists);
+	wlist_free(&found);
+	wlist_free(&roots);
+}
+
 static void
 settings_file_deny(struct wb *b, const struct wlist *write, struct wlist *dw)
 {
@@ -437,6 +667,9 @@ plan_windows_build(const struct settings *s, const struct plan_ctx *ctx,
 			wlist_push(&write, xstrdup(aw.v[i].path), aw.v[i].dir, 1);
 	}
 	settings_file_deny(&b, &write, &dw);
+	mandatory_denies(&b, &write, &dw);
+	if (b.bad)
+		goto fail_all;
 	missing_denies(&dr, &dw, &write);
 
 	for (i = 0; i < read.n; i++)
@@ -472,6 +705,9 @@ plan_windows_build(const struct settings *s, const struct plan_ctx *ctx,
 	wlist_free(&read);
 	wlist_free(&write);
 	return 0;
+fail_all:
+	wlist_free(&read);
+	wlist_free(&write);
 fail:
 	wlist_free(&ar);
 	wlist_free(&aw);

@@ -51,6 +51,16 @@ extern const size_t wguard_nnames;
 extern const struct wguard_name wguard_home_names[];
 extern const size_t wguard_nhome_names;
 
+/* The files git acts on in a git directory, and why (wguard_names.c has the tables). */
+struct wguard_git_file {
+	const char *name;
+	bool config;            /* configuration: left writable with allowGitConfig */
+	const char *why;
+};
+extern const struct wguard_git_file wguard_git_files[];
+#define WGUARD_DEPTH_DEFAULT    3       /* mandatoryDenySearchDepth when unset */
+extern const size_t wguard_ngit_files;
+
 struct wg_set;                  /* a hash set of paths (wguard.c) */
 
 /*

@@ -6,6 +6,8 @@ load helpers
 @test "plan --target windows: one ACE per line, from -s and from -p alike" {
 	mkdir -p "$T/proj/.git/hooks" "$T/home/.ssh"
 	: >"$T/proj/.env"
+	# The repository's missing config is a mandatory deny (beyond the reference on
+	# Windows), for a placeholder; its hooks are denied by the settings already.
 	cat >"$T/s.json" <<JSON
 {"network": {"allowedDomains": [], "deniedDomains": []},
  "filesystem": {"denyRead": ["~/.ssh"], "allowRead": [], "allowWrite": ["."],
@@ -23,6 +25,7 @@ JSON
 {"ace":"deny","path":"$T/proj/.git/hooks","rights":["write"],"inherit":"OICI"}
 {"ace":"deny","path":"$T/proj/.git","rights":["delete_child"],"inherit":""}
 {"ace":"deny","path":"$T/proj/.git","rights":["delete"],"inherit":""}
+{"ace":"deny","path":"$T/proj/.git/config","rights":["write"],"inherit":""}
 EOT
 	diff -u "$T/want" "$T/plan"
 	srt-policy compile -s "$T/s.json" -o "$T/p.bin"

@@ -120,12 +120,14 @@ srtexe_plan() {
 	    ace deny "$R\\.git" '"delete"' ''
 	    ace deny "$R\\missing\\new" '"write"' ''
 	    ace deny "$R\\missing" '"delete_child"' ''
-	    ace deny "$R\\missing" '"delete"' '')
+	    ace deny "$R\\missing" '"delete"' ''
+	    ace deny "$R\\.git\\config" '"write"' '')
 	# The write grant beneath the denyWrite (spelled in other case) reads only; the
 	# missing deny spelled in upper case is named from its existing ancestor, as the
 	# disk spells it, and lies inside C:\tN\Repo, so it is kept; the glob matches
 	# names without regard to case, from the drive's root; "\**" stands for its
-	# directory.
+	# directory. The repository's missing config is a mandatory deny, for a
+	# placeholder.
 	diff <(echo "$want") <(echo "$plan")
 }
 

@@ -318,6 +318,58 @@ test_globs_and_links(void)
 	    FS("", "", "", "\"@/proj/out\""), DENY_W("@/home", "OICI") DENY_DC("@"), NULL);
 }
 
+/* The mandatory denies, beyond the reference on Windows: git's files in every git
+ * directory under a write root (hooks and config even when missing), the dangerous names
+ * where they exist by the depth rule, and the ancestors of each. */
+static void
+test_mandatory(void)
+{
+	expect_plan("a repository in a write root: its hooks, its missing config (a "
+	    "placeholder), the dangerous names that exist, sorted, with their ancestors",
+	    FS("", "", "\"@/repo\"", ""),
+	    ALLOW_M("@/repo", "OICI") DENY_D("@/repo")
+	    DENY_W("@/repo/.git/config", "") DENY_DC("@/repo/.git") DENY_D("@/repo/.git")
+	    DENY_DC("@/repo")
+	    DENY_W("@/repo/.git/hooks", "OICI")
+	    DENY_W("@/repo/.git/modules/lib/config", "") DENY_DC("@/repo/.git/modules/lib")
+	    DENY_D("@/repo/.git/modules/lib") DENY_DC("@/repo/.git/modules")
+	    DENY_D("@/repo/.git/modules")
+	    DENY_W("@/repo/.git/modules/lib/hooks", "OICI")
+	    DENY_W("@/repo/.git/worktrees/wt/commondir", "") DENY_DC("@/repo/.git/worktrees/wt")
+	    DENY_D("@/repo/.git/worktrees/wt") DENY_DC("@/repo/.git/worktrees")
+	    DENY_D("@/repo/.git/worktrees")
+	    DENY_W("@/repo/.gitmodules", "")
+	    DENY_W("@/repo/.vscode", "OICI")
+	    DENY_W("@/repo/sub/.git", "") DENY_DC("@/repo/sub") DENY_D("@/repo/sub")
+	    DENY_W("@/repo/sub/.npmrc", ""), NULL);
+	expect_plan("allowGitConfig leaves git's configuration writable, as on Linux",
+	    FS("", "", "\"@/repo\"", "") ", \"allowGitConfig\": true",
+	    ALLOW_M("@/repo", "OICI") DENY_D("@/repo")
+	    DENY_W("@/repo/.git/hooks", "OICI") DENY_DC("@/repo/.git") DENY_D("@/repo/.git")
+	    DENY_DC("@/repo")
+	    DENY_W("@/repo/.git/modules/lib/hooks", "OICI") DENY_DC("@/repo/.git/modules/lib")
+	    DENY_D("@/repo/.git/modules/lib") DENY_DC("@/repo/.git/modules")
+	    DENY_D("@/repo/.git/modules")
+	    DENY_W("@/repo/.git/worktrees/wt/commondir", "") DENY_DC("@/repo/.git/worktrees/wt")
+	    DENY_D("@/repo/.git/worktrees/wt") DENY_DC("@/repo/.git/worktrees")
+	    DENY_D("@/repo/.git/worktrees")
+	    DENY_W("@/repo/.gitmodules", "")
+	    DENY_W("@/repo/.vscode", "OICI")
+	    DENY_W("@/repo/sub/.git", "") DENY_DC("@/repo/sub") DENY_D("@/repo/sub")
+	    DENY_W("@/repo/sub/.npmrc", ""), NULL);
+	expect_plan("mandatoryDenySearchDepth 1: the names at the top of the root alone",
+	    FS("", "", "\"@/repo\"", "") "}, \"mandatoryDenySearchDepth\": 1, \"windows\": {",
+	    ALLOW_M("@/repo", "OICI") DENY_D("@/repo")
+	    DENY_W("@/repo/.gitmodules", "") DENY_DC("@/repo"), NULL);
+	expect_plan("only what lies in a write grant: a root beneath the repository",
+	    FS("", "", "\"@/repo/sub\"", ""),
+	    ALLOW_M("@/repo/sub", "OICI") DENY_D("@/repo/sub")
+	    DENY_W("@/repo/sub/.git", "") DENY_DC("@/repo/sub")
+	    DENY_W("@/repo/sub/.npmrc", ""), NULL);
+	expect_plan("a repository only read: no mandatory deny",
+	    FS("", "\"@/repo\"", "", ""), ALLOW_RX("@/repo", "OICI"), NULL);
+}
+
 static void
 test_json(void)
 {
@@ -362,6 +414,19 @@ main(void)
 	mkf("proj/keys/a.pem");
 	mkf("proj/keys/b.pem");
 	mkf("proj/keys/c.txt");
+	/* a repository: no config yet, a submodule's and a worktree's git directories, a
+	 * dangerous name at each depth, one too deep for the rule, one in node_modules */
+	mkf("repo/.git/HEAD");
+	mkd("repo/.git/hooks");
+	mkf("repo/.git/modules/lib/HEAD");
+	mkd("repo/.git/modules/lib/hooks");
+	mkf("repo/.git/worktrees/wt/commondir");
+	mkf("repo/.gitmodules");
+	mkd("repo/.vscode");
+	mkf("repo/sub/.npmrc");
+	mkf("repo/sub/.git");
+	mkd("repo/a/b/.vscode");
+	mkf("repo/node_modules/.npmrc");
 	if (symlink(at("home"), at("proj/out")) == -1 || symlink("down/x", at("proj/down2")) ==
 	    -1) {
 		perror("symlink");
@@ -376,6 +441,7 @@ main(void)
 	test_rules();
 	test_ranking();
 	test_globs_and_links();
+	test_mandatory();
 	test_json();
 	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return tap_done();
