@@ -225,6 +225,51 @@ object_path(const char *key, const struct jval *e, struct sw_plan *out, char *wh
 }
 
 static int
+path_same(const char *a, const char *b)
+{
+	return sw_path_is_under(a, b) && sw_path_is_under(b, a);
+}
+
+/*
+ * As srt-policy's plan does: a write grant's MODIFY holds DELETE on every directory
+ * beneath it, which renames as well, so each directory write root gets DENY delete, and
+ * for each deny beneath one every directory from the root down to the deny's parent gets
+ * DENY delete and its parent inside the root DENY delete_child (all uninherited).
+ * Otherwise the account moves an ancestor of the deny away and makes the path again.
+ */
+static void
+object_ancestors(struct sw_plan *out)
+{
+	size_t n = out->n;
+
+	for (size_t w = 0; w < n; w++) {
+		char *root, *t, *a, *up;
+
+		if (out->v[w].deny || out->v[w].rights != SR_MODIFY || !out->v[w].inherit)
+			continue;
+		/* Copies: plan_add may move out->v. */
+		root = xstrdup(out->v[w].path);
+		plan_add(out, 1, root, SR_DELETE, 0);
+		for (size_t d = 0; d < n; d++) {
+			if (!out->v[d].deny || !(out->v[d].rights & (SR_READ | SR_WRITE)) ||
+			    !sw_path_is_under(out->v[d].path, root) ||
+			    path_same(out->v[d].path, root))
+				continue;
+			t = xstrdup(out->v[d].path);
+			for (a = sw_path_parent(t); a != NULL; a = up) {
+				plan_add(out, 1, a, SR_DELETE, 0);
+				up = path_same(a, root) ? NULL : sw_path_parent(a);
+				if (up != NULL)
+					plan_add(out, 1, up, SR_DELETE_CHILD, 0);
+				free(a);
+			}
+			free(t);
+		}
+		free(root);
+	}
+}
+
+static int
 parse_object_form(const struct jval *o, struct sw_plan *out, char *why, size_t whylen)
 {
 	static const char *const keys[] = { "denyRead", "denyWrite", "read", "write" };
@@ -253,6 +298,7 @@ parse_object_form(const struct jval *o, struct sw_plan *out, char *why, size_t w
 			if (object_path(keys[i], e, out, why, whylen) != 0)
 				return -1;
 	}
+	object_ancestors(out);
 	return 0;
 }
 

@@ -326,9 +326,10 @@ test_plan_parse(void)
 	    "\"denyWrite\":[\"%s\",\"%s/\"]}", at("home/tools"), at("proj"), at("home/.ssh"),
 	    at("proj/.env"), at("proj/missing"));
 	r = parse(t, &p);
-	/* .ssh and home, .env and proj, missing (proj's entry once): 5 denies, 2 grants */
-	ok(r == 0 && p.n == 7, "object form: %zu entries (%d)", p.n, r);
-	if (p.n == 7) {
+	/* .ssh and home, .env and proj, missing (proj's entry once): 5 denies, 2 grants,
+	 * and the write root's DELETE denied */
+	ok(r == 0 && p.n == 8, "object form: %zu entries (%d)", p.n, r);
+	if (p.n == 8) {
 		ok(p.v[0].deny && p.v[0].rights == SR_READ && p.v[0].inherit &&
 		    p.v[1].deny && p.v[1].rights == SR_DELETE_CHILD &&
 		    strcmp(p.v[1].path, at("home")) == 0 && !p.v[1].inherit,
@@ -338,7 +339,21 @@ test_plan_parse(void)
 		ok(!p.v[5].deny && p.v[5].rights == (SR_READ | SR_EXECUTE) && p.v[5].inherit &&
 		    !p.v[6].deny && p.v[6].rights == SR_MODIFY,
 		    "object form: read -> read+execute, write -> modify");
+		ok(p.v[7].deny && p.v[7].rights == SR_DELETE && !p.v[7].inherit &&
+		    strcmp(p.v[7].path, at("proj")) == 0,
+		    "object form: a directory write root's own DELETE is denied");
 	}
+	plan_free(&p);
+	free(t);
+	t = xasprintf("{\"write\":[\"%s\"],\"denyWrite\":[\"%s\"]}", at("proj"),
+	    at("proj/.git/hooks"));
+	r = parse(t, &p);
+	ok(r == 0 && p.n == 6 && p.v[3].rights == SR_DELETE &&
+	    strcmp(p.v[3].path, at("proj")) == 0 && p.v[4].deny &&
+	    p.v[4].rights == SR_DELETE && !p.v[4].inherit &&
+	    strcmp(p.v[4].path, at("proj/.git")) == 0 && p.v[5].deny &&
+	    p.v[5].rights == SR_DELETE_CHILD && strcmp(p.v[5].path, at("proj")) == 0,
+	    "object form: a deny's ancestors in a write root cannot be renamed (%zu)", p.n);
 	plan_free(&p);
 	free(t);
 }
