@@ -550,6 +550,29 @@ mwalk_dir(struct mwalk *w, const char *dir, int level)
 	closedir(d);
 }
 
+/* The nearest directory named .git at or above p, taken as a git directory. */
+static void
+git_above(struct mwalk *w, const char *p)
+{
+	char *a = xstrdup(p), *up;
+	int exists;
+
+	for (;;) {
+		if (strcasecmp(path_basename(a), ".git") == 0 && is_dir_path(a, &exists)) {
+			mandatory_git(w, a, 1, 0);
+			break;
+		}
+		up = path_dirname(a);
+		if (path_equal(up, a)) {
+			free(up);
+			break;
+		}
+		free(a);
+		a = up;
+	}
+	free(a);
+}
+
 static int
 wpath_cmp(const void *a, const void *b)
 {
@@ -558,10 +581,10 @@ wpath_cmp(const void *a, const void *b)
 
 /*
  * The mandatory denies (beyond the reference, which has none on Windows): under every
- * write root that is a directory, and under the working directory when it lies in one,
- * the names of wguard_names that exist there by the depth rule, and in each git
- * directory met its hooks, configuration and pointers (hooks and config even when
- * missing). Entries outside every write grant are dropped: the account could not change
+ * write root that is a directory, and under the working directory, the names of
+ * wguard_names that exist there by the depth rule, and in each git directory met (and
+ * the one a write root lies in) its hooks, configuration and pointers (hooks and config
+ * even when missing). Entries outside every write grant are dropped: the account could not change
  * them anyway. Missing names other than git's get no placeholder: on Windows a
  * placeholder is a real file in the user's tree for the run's length.
  */
@@ -581,14 +604,17 @@ mandatory_denies(struct wb *b, const struct wlist *write, struct wlist *dw)
 	for (i = 0; i < write->n; i++)
 		if (write->v[i].dir)
 			wlist_push(&roots, xstrdup(write->v[i].path), 1, 1);
-	if (b->ctx->cwd != NULL && (cwd = path_resolve(b->ctx->cwd)) != NULL) {
-		if (under_any(cwd, write))
-			wlist_push(&roots, cwd, 1, 1);
-		else
-			free(cwd);
-	}
+	/* The cwd's repository even when only a part of it is writable (.git alone), as
+	 * on Linux. */
+	if (write->n > 0 && b->ctx->cwd != NULL &&
+	    (cwd = path_resolve(b->ctx->cwd)) != NULL)
+		wlist_push(&roots, cwd, 1, 1);
 	for (i = 0; i < roots.n && !w.truncated; i++)
 		mwalk_dir(&w, roots.v[i].path, 0);
+	/* A write root in a git directory (.git\hooks, .git itself): that directory's
+	 * files, which no walk beneath a root meets. */
+	for (i = 0; i < write->n && !w.truncated; i++)
+		git_above(&w, write->v[i].path);
 	if (w.truncated) {
 		diags_add(b->errs, "the search for protected files under the write roots "
 		    "stopped after %d entries: lower mandatoryDenySearchDepth (now %d), or "

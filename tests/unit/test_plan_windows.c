@@ -366,6 +366,19 @@ test_mandatory(void)
 	    ALLOW_M("@/repo/sub", "OICI") DENY_D("@/repo/sub")
 	    DENY_W("@/repo/sub/.git", "") DENY_DC("@/repo/sub")
 	    DENY_W("@/repo/sub/.npmrc", ""), NULL);
+	expect_plan("a write root inside a git directory: that directory's files still",
+	    FS("", "", "\"@/repo/.git/modules\"", ""),
+	    ALLOW_M("@/repo/.git/modules", "OICI") DENY_D("@/repo/.git/modules")
+	    DENY_W("@/repo/.git/modules/lib/config", "") DENY_DC("@/repo/.git/modules/lib")
+	    DENY_D("@/repo/.git/modules/lib") DENY_DC("@/repo/.git/modules")
+	    DENY_W("@/repo/.git/modules/lib/hooks", "OICI"), NULL);
+	mkd("proj/.git");
+	expect_plan("only .git writable, the cwd's repository: its hooks and config",
+	    FS("", "", "\"@/proj/.git\"", ""),
+	    ALLOW_M("@/proj/.git", "OICI") DENY_D("@/proj/.git")
+	    DENY_W("@/proj/.git/config", "") DENY_DC("@/proj/.git")
+	    DENY_W("@/proj/.git/hooks", "OICI"), NULL);
+	rmdir(at("proj/.git"));
 	expect_plan("a repository only read: no mandatory deny",
 	    FS("", "\"@/repo\"", "", ""), ALLOW_RX("@/repo", "OICI"), NULL);
 }
