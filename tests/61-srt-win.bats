@@ -150,16 +150,24 @@ import json,sys; d=json.loads(sys.argv[1]); assert d["managed"]["file_exists"]' 
 	run "$SW" acl grant --holder-pid "$H" --sandbox-user-sid "$SID" --json <"$T/plan"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"{\"path\":\"$T/proj/.git/hooks\",\"status\":\"created\"}"* ]]
-	[[ "$(dacl "$T/proj")" == *"\"aces\":[{\"ace\":\"deny\",\"sid\":\"$SID\",\"mask\":64,\"flags\":0},{\"ace\":\"allow\",\"sid\":\"$SID\",\"mask\":1245631,\"flags\":3}]"* ]]
+	# The write root: neither it nor an entry in it can be removed or renamed (DELETE,
+	# DELETE_CHILD denied on the object alone), beneath the inherited modify.
+	[[ "$(dacl "$T/proj")" == *"\"aces\":[{\"ace\":\"deny\",\"sid\":\"$SID\",\"mask\":65536,\"flags\":0},{\"ace\":\"deny\",\"sid\":\"$SID\",\"mask\":64,\"flags\":0},{\"ace\":\"allow\",\"sid\":\"$SID\",\"mask\":1245631,\"flags\":3}]"* ]]
+	# .git, the denied hooks' parent, cannot be renamed away either.
+	[[ "$(dacl "$T/proj/.git")" == *"\"aces\":[{\"ace\":\"deny\",\"sid\":\"$SID\",\"mask\":64,\"flags\":0},{\"ace\":\"deny\",\"sid\":\"$SID\",\"mask\":65536,\"flags\":0}]"* ]]
 	[[ "$(dacl "$T/home/.ssh")" == *"\"mask\":41,\"flags\":3"* ]]
 	[[ "$(dacl "$T/proj/.env")" == *"\"mask\":852310,\"flags\":0"* ]]
+	# The mandatory deny on the missing .git\config: a placeholder, write denied.
+	[[ "$(dacl "$T/proj/.git/config")" == *"\"mask\":852310,\"flags\":0"* ]]
 	[ -f "$T/proj/.git/hooks" ]
-	[ "$("$SW" acl list | wc -l)" -eq 7 ]
+	[ -f "$T/proj/.git/config" ]
+	[ "$("$SW" acl list | wc -l)" -eq 10 ]
 	run "$SW" acl revoke --holder-pid "$H" --sandbox-user-sid "$SID" --json
 	[ "$status" -eq 0 ]
-	[ "$(grep -o '"status":"revoked"' <<<"$output" | wc -l)" -eq 7 ]
+	[ "$(grep -o '"status":"revoked"' <<<"$output" | wc -l)" -eq 10 ]
 	[ ! -s "$SRT_WIN_FAKE_DIR/dacl.jsonl" ]
 	[ ! -e "$T/proj/.git/hooks" ]
+	[ ! -e "$T/proj/.git/config" ]
 	[ -z "$("$SW" acl list)" ]
 }
 
@@ -170,11 +178,11 @@ import json,sys; d=json.loads(sys.argv[1]); assert d["managed"]["file_exists"]' 
 	"$SW" acl grant --holder-pid "$a" --sandbox-user-sid "$SID" <"$T/plan"
 	run "$SW" acl grant --holder-pid "$b" --sandbox-user-sid "$SID" --json <"$T/plan"
 	[[ "$output" == *"{\"path\":\"$T/proj\",\"status\":\"held\"}"* ]]
-	[ "$("$SW" acl list | wc -l)" -eq 14 ]
+	[ "$("$SW" acl list | wc -l)" -eq 20 ]
 	kill "$a"; wait "$a" 2>/dev/null || true
 	run "$SW" acl recover --json
 	[ "$output" = '{"deadBrokers":1,"acesRevoked":0}' ]
-	[ "$("$SW" acl list | wc -l)" -eq 7 ]
+	[ "$("$SW" acl list | wc -l)" -eq 10 ]
 	[[ "$(dacl "$T/proj")" == *'"mask":1245631'* ]]
 	kill "$b"; wait "$b" 2>/dev/null || true
 	# Any acl command recovers first.
