@@ -132,8 +132,11 @@ wineserver_bin() {
 }
 
 # A Wine prefix of the test file's own, in its temp dir, never the host's.
+# Wine turns a Unix argument into UTF-16 by the locale's character set: a UTF-8 one, or
+# a non-ASCII name (tests/66) reaches the program mangled (CI runs under env -i, no LANG).
 wine_prefix() {
 	export WINEPREFIX="$BATS_FILE_TMPDIR/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+	export LC_ALL=C.UTF-8
 	unset DISPLAY WAYLAND_DISPLAY
 }
 
