@@ -211,7 +211,7 @@ plan_guard(struct pb *b)
 	const char *home = b->ctx->home;
 	size_t i;
 
-	g->depth = b->s->deny_search_depth > 0 ? b->s->deny_search_depth : DENY_DEPTH_DEFAULT;
+	g->depth = b->s->deny_search_depth > 0 ? b->s->deny_search_depth : WGUARD_DEPTH_DEFAULT;
 	g->allow_git_config = b->s->fs.allow_git_config;
 	for (i = 0; i < b->denies.n; i++)
 		guard_chain(b, b->denies.v[i], i < b->deny_why.n ? b->deny_why.v[i] :

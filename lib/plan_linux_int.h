@@ -17,7 +17,6 @@
 #include "plan.h"
 #include "util.h"
 
-#define DENY_DEPTH_DEFAULT      3
 #define MAX_LINKS               40      /* as many as the kernel follows */
 
 #define nitems(a) (sizeof(a) / sizeof((a)[0]))

@@ -24,7 +24,6 @@
 #include "util.h"
 #include "wguard.h"
 
-#define WALK_MAX_ENTRIES        200000  /* directory entries one mandatory-deny walk reads */
 #define GIT_NEST_MAX            64      /* directories of names below a .git/modules */
 
 /* --- mandatory denies ---------------------------------------------------------------- */
@@ -93,7 +92,7 @@ mwalk_count(struct mwalk *w)
 {
 	if (w->truncated)
 		return 0;
-	if (++w->entries > WALK_MAX_ENTRIES) {
+	if (++w->entries > WGUARD_WALK_MAX) {
 		w->truncated = 1;
 		return 0;
 	}
@@ -696,7 +695,7 @@ mwalk_merge(struct mwalk *w, const char *root, struct strlist *found, struct str
 	if (w->truncated) {
 		diags_add(w->b->errs, "the search for protected files under %s stopped after "
 		    "%d entries: lower mandatoryDenySearchDepth (now %d), or narrow allowWrite "
-		    "to the directories the command needs", root, WALK_MAX_ENTRIES, w->depth);
+		    "to the directories the command needs", root, WGUARD_WALK_MAX, w->depth);
 		w->b->bad = 1;
 	}
 	if (found->n > 1)
@@ -712,7 +711,7 @@ mwalk_init(struct mwalk *w, struct pb *b, struct strlist *found)
 {
 	memset(w, 0, sizeof(*w));
 	w->b = b;
-	w->depth = b->s->deny_search_depth > 0 ? b->s->deny_search_depth : DENY_DEPTH_DEFAULT;
+	w->depth = b->s->deny_search_depth > 0 ? b->s->deny_search_depth : WGUARD_DEPTH_DEFAULT;
 	w->out = found;
 }
 

@@ -61,7 +61,6 @@
 #include "util.h"
 #include "wguard.h"
 
-#define WALK_MAX_ENTRIES        200000  /* directory entries one mandatory-deny walk reads */
 #define GIT_NEST_MAX            64      /* directories of names below a .git/modules */
 
 struct wpath {
@@ -430,7 +429,7 @@ git_subdirs(struct mwalk *w, const char *dir, int worktrees, int level)
 
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		if (++w->entries > WALK_MAX_ENTRIES) {
+		if (++w->entries > WGUARD_WALK_MAX) {
 			w->truncated = 1;
 			break;
 		}
@@ -505,7 +504,7 @@ mwalk_dir(struct mwalk *w, const char *dir, int level)
 
 		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
 			continue;
-		if (++w->entries > WALK_MAX_ENTRIES) {
+		if (++w->entries > WGUARD_WALK_MAX) {
 			w->truncated = 1;
 			break;
 		}
@@ -619,7 +618,7 @@ mandatory_denies(struct wb *b, const struct wlist *write, struct wlist *dw)
 		diags_add(b->errs, "the search for protected files under the write roots "
 		    "stopped after %d entries: lower mandatoryDenySearchDepth (now %d), or "
 		    "narrow allowWrite to the directories the command needs",
-		    WALK_MAX_ENTRIES, w.depth);
+		    WGUARD_WALK_MAX, w.depth);
 		b->bad = 1;
 	}
 	/* In a stable order, whatever order the directories were read in. */

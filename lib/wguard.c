@@ -26,7 +26,6 @@
 
 #define WG_MAGIC        "srt-wguard 2\n"
 #define WG_MAX_RECORDS  1000000
-#define WG_DEPTH_DEFAULT 3
 #define nitems(a)       (sizeof(a) / sizeof((a)[0]))
 
 #define WHY_PLANT       "mandatory deny: a git repository in a directory that predates the run"
@@ -125,7 +124,7 @@ void
 wguard_init(struct wguard *g)
 {
 	memset(g, 0, sizeof(*g));
-	g->depth = WG_DEPTH_DEFAULT;
+	g->depth = WGUARD_DEPTH_DEFAULT;
 }
 
 void
@@ -464,7 +463,7 @@ wguard_decode(const char *buf, size_t len, struct wguard *g, char *err, size_t e
 static int
 wg_maxlevel(const struct wguard *g, const struct wguard_name *n, bool two)
 {
-	int d = g->depth > 0 ? g->depth : WG_DEPTH_DEFAULT;
+	int d = g->depth > 0 ? g->depth : WGUARD_DEPTH_DEFAULT;
 
 	if (n->kind == WG_DIR || two)
 		return d - 2;

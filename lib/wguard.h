@@ -59,6 +59,7 @@ struct wguard_git_file {
 };
 extern const struct wguard_git_file wguard_git_files[];
 #define WGUARD_DEPTH_DEFAULT    3       /* mandatoryDenySearchDepth when unset */
+#define WGUARD_WALK_MAX         200000  /* directory entries one mandatory-deny walk reads */
 extern const size_t wguard_ngit_files;
 
 struct wg_set;                  /* a hash set of paths (wguard.c) */
