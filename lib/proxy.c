@@ -148,6 +148,29 @@ proxy_number(const struct proxy_proto *proto, const char *opt, const char *s, lo
 	return v;
 }
 
+/* Whether fd is one the proxy keeps using after it says it is ready (so that closing it
+ * would hand its number to the next client accepted, or leave a descriptor unwatched):
+ * a standard one (the log is standard output by default, diagnostics go to standard
+ * error, and the policy opener keeps all three, so its end would never be seen), or
+ * another descriptor option's. */
+static bool
+proxy_fd_in_use(const struct proxy_opts *o, int fd)
+{
+	const int used[] = { o->log_fd, o->lifeline_fd, o->policy_fd, o->cred_fd, o->ca_fd,
+		o->control_fd, o->decider_in, o->decider_out, o->decider_ready_fd,
+		o->handoff_fd };
+
+	if (fd <= STDERR_FILENO)
+		return true;
+	for (size_t i = 0; i < sizeof(used) / sizeof(used[0]); i++)
+		if (used[i] == fd)
+			return true;
+	for (size_t i = 0; i < o->nlisten_fds; i++)
+		if (o->listen_fds[i] == fd)
+			return true;
+	return false;
+}
+
 static void
 proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy_proto *proto)
 {
@@ -315,6 +338,9 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 		proxy_badusage(proto, "--relay-to hands nothing over (--handoff-fd)");
 	if (o->log_path != NULL && o->log_fd != -1)
 		proxy_badusage(proto, "--log and --log-fd are exclusive");
+	if (o->ready_fd != -1 && proxy_fd_in_use(o, o->ready_fd))
+		proxy_badusage(proto, "--ready-fd is closed once the proxy serves: it cannot be "
+		    "0, 1, 2 or another option's descriptor");
 	if (o->relay_port != 0 && (o->plaintext_header_set || o->strip_headers.n > 0))
 		proxy_badusage(proto, "--relay-to forwards bytes: --plaintext-header-set and "
 		    "--strip-response-header do not apply");

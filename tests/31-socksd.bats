@@ -388,6 +388,28 @@ PY
 	[ -z "$output" ]
 }
 
+@test "socksd: --ready-fd naming a descriptor the proxy keeps using is refused" {
+	# Closed once the proxy serves, such a number would go to the next client accepted:
+	# the decision log (standard output by default), or standard error, would then be
+	# written into that client's connection, and a lifeline would no longer be watched.
+	# (The reference has no --ready-fd.)
+	write_settings "$T/s.json" '["localhost"]'
+	PORT=$(free_port)
+	run timeout 5 srt-socksd -s "$T/s.json" -l "127.0.0.1:$PORT" --ready-fd 1
+	[ "$status" -eq 2 ]
+	[[ "$output" == *--ready-fd* ]]
+	run timeout 5 srt-socksd -s "$T/s.json" -l "127.0.0.1:$PORT" --log-fd 4 --ready-fd 4 4>/dev/null
+	[ "$status" -eq 2 ]
+	run timeout 5 srt-socksd -s "$T/s.json" -l "127.0.0.1:$PORT" --log "$T/log" --ready-fd 2
+	[ "$status" -eq 2 ]
+	run timeout 5 srt-socksd -s "$T/s.json" -l "127.0.0.1:$PORT" --lifeline-fd 3 --ready-fd 3 3</dev/null
+	[ "$status" -eq 2 ]
+	# Not even with the log elsewhere: the policy opener (a child) keeps 0, 1 and 2, so
+	# the end of the pipe would not be seen when the proxy fails.
+	run timeout 5 srt-socksd -s "$T/s.json" -l "127.0.0.1:$PORT" --log "$T/log" --ready-fd 1
+	[ "$status" -eq 2 ]
+}
+
 @test "socksd: a bad policy or usage is refused at start" {
 	run srt-socksd -s "$T/missing.json" -l 127.0.0.1:1
 	[ "$status" -eq 2 ]
