@@ -394,12 +394,14 @@ struct mwalk {
 	int truncated;
 };
 
+/* Through links, as the C runtime's stat on Windows goes through a junction: a linked
+ * .vscode is met as the directory it leads to, and take() denies that. */
 static int
 is_dir_path(const char *p, int *exists)
 {
 	struct stat st;
 
-	*exists = lstat(p, &st) == 0;
+	*exists = stat(p, &st) == 0;
 	return *exists && S_ISDIR(st.st_mode);
 }
 

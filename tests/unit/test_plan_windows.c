@@ -381,6 +381,21 @@ test_mandatory(void)
 	rmdir(at("proj/.git"));
 	expect_plan("a repository only read: no mandatory deny",
 	    FS("", "\"@/repo\"", "", ""), ALLOW_RX("@/repo", "OICI"), NULL);
+	/* A .vscode (or .claude) that is a link to a directory in the root: the C runtime's
+	 * stat on Windows follows a junction, so the walk must meet it as a directory and
+	 * the deny land on what it leads to, as the Linux plan binds the target read-only.
+	 * Not followed, the command writes cfg/tasks.json and the editor runs it through
+	 * .vscode outside the sandbox. (The reference has no mandatory deny on Windows.) */
+	mkf("lnk/cfg/tasks.json");
+	mkf("lnk/agent/settings.json");
+	if (symlink("cfg", at("lnk/.vscode")) != 0 || symlink("agent", at("lnk/.claude")) != 0)
+		perror("symlink");
+	expect_plan("a linked .vscode and .claude: the denies land on their targets",
+	    FS("", "", "\"@/lnk\"", ""),
+	    ALLOW_M("@/lnk", "OICI") DENY_D("@/lnk")
+	    DENY_W("@/lnk/agent/settings.json", "") DENY_DC("@/lnk/agent")
+	    DENY_D("@/lnk/agent") DENY_DC("@/lnk")
+	    DENY_W("@/lnk/cfg", "OICI"), NULL);
 }
 
 static void
