@@ -45,4 +45,27 @@ int gitconfig_parse(const char *text, size_t len, struct gitconfig *c);
  */
 int gitconfig_read(int dfd, const char *name, struct gitconfig *c);
 
+/*
+ * Git configuration judged by content (issue #28): the write guard lets a sandboxed
+ * command change a git directory's config (and config.worktree) only to content whose
+ * every setting is either on an allowlist of keys known to run nothing and point nowhere
+ * else (srt-settings(5)), or was already there with the same value. The caller
+ * (srt-seccomp's supervisor) reads the old and the new content, asks here, and on
+ * acceptance writes what it checked itself, so the command cannot change it afterwards.
+ */
+struct gitcfg_ctx {
+	const char *gitdir;     /* absolute, normalised path of the git directory holding
+	                           the file: relative values (core.worktree) are taken
+	                           from it */
+};
+
+/*
+ * May the file holding old (oldlen bytes; old NULL: there was none) now hold new_?
+ * 0: yes. -1: no, with why set to a sentence naming the first refused key (or the line
+ * that does not parse), e.g. "git configuration core.fsmonitor (runs a program;
+ * allowGitConfig allows it)". Content that does not parse as git parses it is refused.
+ */
+int gitcfg_check(const char *old, size_t oldlen, const char *new_, size_t newlen,
+    const struct gitcfg_ctx *ctx, char *why, size_t whylen);
+
 #endif
