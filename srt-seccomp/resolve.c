@@ -38,6 +38,14 @@
 
 #define MAX_LINKS	40
 
+static int
+res_open(int dirfd, const char *name, int flags)
+{
+	int fd = openat(dirfd, name, flags | O_CLOEXEC);
+
+	return fd == -1 ? -errno : fd;
+}
+
 /* Read a NUL-terminated string of at most max-1 bytes from the command at addr. */
 int
 res_read_string(pid_t tid, unsigned long long addr, char *buf, size_t max)
@@ -106,30 +114,106 @@ res_fd_path(int fd, char *out, size_t len)
 	return 0;
 }
 
-/* The flags the command's descriptor fd was opened with (/proc/TID/fdinfo/FD); -errno. */
-int
-res_fd_flags(pid_t tid, int fd, int *flags)
+/*
+ * One line "key:\tvalue" of an fdinfo file, as a number in base; -EIO when it is not
+ * there or not a number.
+ */
+static int
+res_fdinfo_field(const char *buf, const char *key, int base, unsigned long long *v)
 {
-	char p[64], buf[512], *l, *end;
-	ssize_t n;
-	long v;
+	const char *l;
+	char *end;
+	size_t n = strlen(key);
+
+	for (l = buf; strncmp(l, key, n) != 0 || l[n] != ':'; l++)
+		if ((l = strchr(l, '\n')) == NULL)
+			return -EIO;
+	errno = 0;
+	*v = strtoull(l + n + 1, &end, base);
+	return errno != 0 || end == l + n + 1 ? -EIO : 0;
+}
+
+/* What fdinfo says of one descriptor: its open flags, its file's inode and mount. */
+struct fdinfo {
+	unsigned long long flags, ino, mnt;
+};
+
+static int
+res_fdinfo(int dirfd, const char *path, struct fdinfo *fi)
+{
+	char buf[1024];
+	ssize_t len;
 	int f;
 
-	snprintf(p, sizeof(p), "/proc/%ld/fdinfo/%d", (long)tid, fd);
-	if ((f = open(p, O_RDONLY | O_CLOEXEC)) == -1)
+	if ((f = openat(dirfd, path, O_RDONLY | O_CLOEXEC)) == -1)
 		return -errno;
-	n = read(f, buf, sizeof(buf) - 1);
+	len = read(f, buf, sizeof(buf) - 1);
 	close(f);
-	if (n <= 0)
+	if (len <= 0)
 		return -EIO;
-	buf[n] = '\0';
-	if ((l = strstr(buf, "flags:")) == NULL)
+	buf[len] = '\0';
+	if (res_fdinfo_field(buf, "flags", 8, &fi->flags) < 0 || fi->flags > INT_MAX ||
+	    res_fdinfo_field(buf, "ino", 10, &fi->ino) < 0 ||
+	    res_fdinfo_field(buf, "mnt_id", 10, &fi->mnt) < 0)
 		return -EIO;
-	errno = 0;
-	v = strtol(l + 6, &end, 8);
-	if (errno != 0 || end == l + 6 || v < 0 || v > INT_MAX)
-		return -EIO;
-	*flags = (int)v;
+	return 0;
+}
+
+/*
+ * The flags descriptor n of the table that fddir (a /proc .../fd directory we hold)
+ * shows was opened with, when obj (what we opened through its magic link) is still
+ * what it holds. The kernel resolves /proc/self/fd to the process's (its leader's)
+ * table, /proc/thread-self/fd to the thread's, and a thread may have a table of its
+ * own (unshare(CLONE_FILES)): flags read from another table describe another
+ * descriptor. Ours are read from fdinfo beside fddir, the same table; the table may
+ * change between our two reads, so they count only when that fdinfo names the file
+ * ours of obj names (inode and mount, as fdinfo counts them). Otherwise (or when
+ * anything cannot be read) O_PATH: the least.
+ */
+static int
+res_fd_info(int fddir, int n, int obj)
+{
+	char p[32];
+	struct fdinfo theirs, ours;
+
+	snprintf(p, sizeof(p), "../fdinfo/%d", n);
+	if (res_fdinfo(fddir, p, &theirs) < 0)
+		return O_PATH;
+	snprintf(p, sizeof(p), "/proc/self/fdinfo/%d", obj);
+	if (res_fdinfo(AT_FDCWD, p, &ours) < 0 || theirs.ino != ours.ino ||
+	    theirs.mnt != ours.mnt)
+		return O_PATH;
+	return (int)theirs.flags;
+}
+
+/*
+ * The command's descriptor fd in the calling thread's table (the one its calls on a
+ * descriptor use): the object (O_PATH) into *obj and its open flags (res_fd_info).
+ * -errno when there is no such descriptor.
+ */
+int
+res_fd_open(pid_t tid, int fd, int *obj, int *flags)
+{
+	char p[64], name[16];
+	int dir;
+
+	*obj = -1;
+	*flags = O_PATH;
+	if (fd < 0)
+		return -EBADF;
+	snprintf(p, sizeof(p), "/proc/%ld/fd", (long)tid);
+	if ((dir = res_open(AT_FDCWD, p, O_PATH | O_DIRECTORY)) < 0)
+		return dir;
+	snprintf(name, sizeof(name), "%d", fd);
+	if ((*obj = res_open(dir, name, O_PATH)) < 0) {
+		int e = *obj;
+
+		*obj = -1;
+		close(dir);
+		return e == -ENOENT ? -EBADF : e;
+	}
+	*flags = res_fd_info(dir, fd, *obj);
+	close(dir);
 	return 0;
 }
 
@@ -154,13 +238,6 @@ res_same(const struct res_ctx *c, int fd, const char *path)
 	return 0;
 }
 
-static int
-res_open(int dirfd, const char *name, int flags)
-{
-	int fd = openat(dirfd, name, flags | O_CLOEXEC);
-
-	return fd == -1 ? -errno : fd;
-}
 
 /* Where the command's path starts: the root, its cwd, or its descriptor dirfd. */
 static int
@@ -307,10 +384,10 @@ res_done(const struct res_ctx *c, struct res *r)
 	return e;
 }
 
-/* The object comp of /proc directory dir is what the command's descriptor (fd/N) holds:
- * the flags it was opened with, into r->fd_flags. */
+/* The object comp of /proc directory dir, opened as obj, is what a descriptor of the
+ * command's holds (fd/N): the flags it was opened with, into r->fd_flags. */
 static void
-res_link_flags(const struct res_ctx *c, int dir, const char *comp, struct res *r)
+res_link_flags(int dir, const char *comp, int obj, struct res *r)
 {
 	char dirpath[PATH_MAX], *end;
 	size_t n;
@@ -324,11 +401,12 @@ res_link_flags(const struct res_ctx *c, int dir, const char *comp, struct res *r
 		return;
 	errno = 0;
 	v = strtol(comp, &end, 10);
-	if (errno != 0 || end == comp || *end != '\0' || v < 0 || v > INT_MAX)
-		return;
-	/* fd/N of the caller's process or thread: its descriptors are one table. */
-	if (res_fd_flags(c->tid, (int)v, &r->fd_flags) < 0)
+	if (errno != 0 || end == comp || *end != '\0' || v < 0 || v > INT_MAX) {
 		r->fd_flags = O_PATH;   /* unknown: take it for the least */
+		return;
+	}
+	/* The table of the directory the command's path went through, not its own. */
+	r->fd_flags = res_fd_info(dir, (int)v, obj);
 }
 
 /*
@@ -492,7 +570,7 @@ res_resolve(const struct res_ctx *c, int dirfd, const char *path, bool follow,
 				continue;
 			if (nfd != -1 && (!last || follow || r->must_be_dir)) {
 				if (last)
-					res_link_flags(c, cur, comp, r);
+					res_link_flags(cur, comp, nfd, r);
 				close(cur);
 				if (fstat(nfd, &st) == 0 && S_ISDIR(st.st_mode)) {
 					r->fd_flags = -1;

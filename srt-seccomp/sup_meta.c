@@ -112,23 +112,21 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 	struct stat st;
 	int obj, e;
 
-	if (m->by_fd) {
-		int fl;
-
-		/* As the kernel: a descriptor opened with O_PATH is for paths alone. */
-		if ((e = res_fd_flags(s->rc.tid, dirfd, &fl)) < 0)
-			return e == -ENOENT ? -EBADF : e;
-		if (fl & O_PATH)
-			return -EBADF;
+	if (m->by_fd)
 		path[0] = '\0';
-	} else if ((e = sup_path(s, addr, path)) < 0)
+	else if ((e = sup_path(s, addr, path)) < 0)
 		return e;
 	if (path[0] == '\0' && (empty_ok || m->by_fd)) {
 		memset(&r, 0, sizeof(r));
-		r.dirfd = r.fd_flags = -1;
-		snprintf(p, sizeof(p), "/proc/%ld/fd/%d", (long)s->rc.tid, dirfd);
-		if ((r.objfd = open(p, O_PATH | O_CLOEXEC)) == -1)
-			return -errno;
+		r.dirfd = -1;
+		/* The object and its flags from one table, the caller's. */
+		if ((e = res_fd_open(s->rc.tid, dirfd, &r.objfd, &r.fd_flags)) < 0)
+			return e;
+		/* As the kernel: a descriptor opened with O_PATH is for paths alone. */
+		if (m->by_fd && (r.fd_flags & O_PATH)) {
+			res_free(&r);
+			return -EBADF;
+		}
 		if (res_fd_path(r.objfd, r.path, sizeof(r.path)) < 0)
 			r.path[0] = '\0';
 		if ((e = res_same(&s->rc, r.objfd, r.path)) < 0) {

@@ -360,9 +360,8 @@ sup_link(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint64_
 		return e;
 	if (opath[0] == '\0' && (flags & AT_EMPTY_PATH)) {
 		/* linkat(fd, "", ...): the command's descriptor itself. */
-		snprintf(p, sizeof(p), "/proc/%ld/fd/%d", (long)s->rc.tid, odir);
-		if ((o.objfd = open(p, O_PATH | O_CLOEXEC)) == -1)
-			return -errno;
+		if ((e = res_fd_open(s->rc.tid, odir, &o.objfd, &o.fd_flags)) < 0)
+			return e;
 		if ((e = res_fd_path(o.objfd, o.path, sizeof(o.path))) < 0)
 			o.path[0] = '\0';
 		if ((e = res_same(&s->rc, o.objfd, o.path)) < 0) {
