@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,10 @@
 #include "srt-seccomp.h"
 
 #define MAX_LINKS	40
+
+#ifndef STATX_MNT_ID
+#define STATX_MNT_ID	0x00001000U
+#endif
 
 static int
 res_open(int dirfd, const char *name, int flags)
@@ -239,6 +244,157 @@ res_same(const struct res_ctx *c, int fd, const char *path)
 }
 
 
+/* --- the sandbox's view ------------------------------------------------------------------- */
+
+/*
+ * The mounts of the sandbox's mount namespace (ours), by id: a hold on any other mount
+ * came from outside (res_view). Read when an id is not among them and the namespace
+ * has changed since the last read (poll(2) on mountinfo says so).
+ */
+struct res_mounts {
+	unsigned long long *id;
+	size_t	 n, cap;
+	int	 fd;		/* /proc/self/mountinfo, or -1 before the first read */
+};
+
+struct res_mounts *
+res_mounts_new(void)
+{
+	struct res_mounts *m = xcalloc(1, sizeof(*m));
+
+	m->fd = -1;
+	return m;
+}
+
+void
+res_mounts_free(struct res_mounts *m)
+{
+	if (m == NULL)
+		return;
+	fd_close(&m->fd);
+	free(m->id);
+	free(m);
+}
+
+/* Each line's first field, the mount's id; a line cut by the buffer is read again. */
+static void
+res_mounts_load(struct res_mounts *m)
+{
+	char buf[8192], *l, *nl, *end;
+	unsigned long long id;
+	off_t off = 0;
+	ssize_t n;
+
+	m->n = 0;
+	for (;;) {
+		if ((n = pread(m->fd, buf, sizeof(buf) - 1, off)) <= 0)
+			return;
+		buf[n] = '\0';
+		for (l = buf; (nl = strchr(l, '\n')) != NULL; l = nl + 1) {
+			errno = 0;
+			id = strtoull(l, &end, 10);
+			if (errno != 0 || end == l)
+				continue;
+			if (m->n == m->cap) {
+				m->cap = m->cap ? m->cap * 2 : 64;
+				m->id = xreallocarray(m->id, m->cap, sizeof(*m->id));
+			}
+			m->id[m->n++] = id;
+		}
+		if (l == buf)
+			return;         /* a line longer than the buffer: not mountinfo's */
+		off += l - buf;
+	}
+}
+
+static bool
+res_mounts_has(struct res_mounts *m, unsigned long long id)
+{
+	struct pollfd p;
+	size_t i;
+	bool again = true;
+
+	if (m == NULL)
+		return false;
+	if (m->fd == -1) {
+		if ((m->fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)) == -1)
+			return false;
+		res_mounts_load(m);
+		again = false;
+	}
+	for (;;) {
+		for (i = 0; i < m->n; i++)
+			if (m->id[i] == id)
+				return true;
+		p.fd = m->fd;
+		p.events = POLLPRI;
+		p.revents = 0;
+		if (!again || poll(&p, 1, 0) != 1 || !(p.revents & (POLLPRI | POLLERR)))
+			return false;
+		res_mounts_load(m);
+		again = false;
+	}
+}
+
+/* The sandbox's view of name, never through a link: O_PATH, or -errno. */
+static int
+res_open_view(const char *name)
+{
+	struct open_how how;
+	int fd;
+
+	memset(&how, 0, sizeof(how));
+	how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
+	how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+	if ((fd = (int)syscall(SYS_openat2, AT_FDCWD, name, &how, sizeof(how))) != -1)
+		return fd;
+	if (errno != ENOSYS && errno != E2BIG)
+		return -errno;
+	return res_open(AT_FDCWD, name, O_PATH | O_NOFOLLOW);
+}
+
+/*
+ * What we hold (*fd, which the kernel names name) must be the sandbox's own view of it.
+ * A descriptor the command was given from outside (srt's standard input redirected
+ * from a directory, an inherited 3<dir, or what it reached through one) lies on a mount
+ * of the host's, where the sandbox's read-only binds do not apply: acted on as it is,
+ * it would make and change names outside every write root. Such a hold is traded for
+ * the sandbox's view of the same name when that is the same object (the sandbox's
+ * mounts then decide, as for the name spelled directly, and name becomes the
+ * sandbox's); -EROFS, reported, when the sandbox shows another object there or none.
+ */
+int
+res_view(const struct res_ctx *c, int *fd, char *name, size_t len)
+{
+	char view[PATH_MAX];
+	struct statx a, b;
+	int nfd;
+
+	if (name[0] == '\0')
+		return 0;               /* no name (a pipe, a removed file): nothing to make */
+	if (statx(*fd, "", AT_EMPTY_PATH, STATX_INO | STATX_MNT_ID, &a) == -1)
+		return -errno;
+	if ((a.stx_mask & STATX_MNT_ID) && res_mounts_has(c->mounts, a.stx_mnt_id))
+		return 0;
+	if ((nfd = res_open_view(name)) >= 0 &&
+	    statx(nfd, "", AT_EMPTY_PATH, STATX_INO | STATX_MNT_ID, &b) == 0 &&
+	    a.stx_dev_major == b.stx_dev_major && a.stx_dev_minor == b.stx_dev_minor &&
+	    a.stx_ino == b.stx_ino && res_fd_path(nfd, view, sizeof(view)) == 0 &&
+	    strlen(view) < len) {
+		log_debug("%s: held through a mount from outside the sandbox; the "
+		    "sandbox's own is used", name);
+		memcpy(name, view, strlen(view) + 1);
+		close(*fd);
+		*fd = nfd;
+		return 0;
+	}
+	if (nfd >= 0)
+		close(nfd);
+	if (c->view_refused != NULL)
+		c->view_refused(c->arg, name);
+	return -EROFS;
+}
+
 /* Where the command's path starts: the root, its cwd, or its descriptor dirfd. */
 static int
 res_base(pid_t tid, int dirfd, const char *path)
@@ -359,13 +515,20 @@ res_name(const struct res_ctx *c, struct res *r)
 			r->path[0] = '\0';      /* a pipe, a removed file: no name to protect */
 			return 0;
 		}
-		return e < 0 ? e : res_same(c, r->objfd, r->path);
+		if (e < 0 || (e = res_same(c, r->objfd, r->path)) < 0)
+			return e;
+		/* What a descriptor of the command's holds keeps its mount: a file the
+		 * user gave it for writing (>> out) is the user's choice (sup_open_object
+		 * checks the descriptor's flags; sup_meta the view). */
+		return r->fd_flags != -1 ? 0 : res_view(c, &r->objfd, r->path,
+		    sizeof(r->path));
 	}
 	if (r->path[0] == '/')
 		memcpy(dir, r->path, strlen(r->path) + 1);     /* known already */
 	else if ((e = res_fd_path(r->dirfd, dir, sizeof(dir))) < 0)
 		return e;
-	if ((e = res_same(c, r->dirfd, dir)) < 0)
+	if ((e = res_same(c, r->dirfd, dir)) < 0 ||
+	    (e = res_view(c, &r->dirfd, dir, sizeof(dir))) < 0)
 		return e;
 	if (snprintf(r->path, sizeof(r->path), "%s/%s", strcmp(dir, "/") == 0 ? "" : dir,
 	    r->name) >= (int)sizeof(r->path))

@@ -32,6 +32,10 @@ struct res_ctx {
 	bool	(*link_protected)(void *, const char *);
 	void	*arg;
 	bool	 check_names;	/* names must lead to what is held (nested namespaces) */
+	/* A hold from outside the sandbox that its view does not show (res_view): the
+	 * name, reported as a write the mounts refuse (EROFS). */
+	void	(*view_refused)(void *, const char *);
+	struct res_mounts *mounts; /* the sandbox's mounts (res_mounts_new) */
 };
 
 struct res {
@@ -49,6 +53,9 @@ int	 res_read_mem(pid_t, unsigned long long, void *, size_t);
 int	 res_fd_path(int, char *, size_t);
 int	 res_fd_open(pid_t, int, int *, int *);
 int	 res_same(const struct res_ctx *, int, const char *);
+int	 res_view(const struct res_ctx *, int *, char *, size_t);
+struct res_mounts *res_mounts_new(void);
+void	 res_mounts_free(struct res_mounts *);
 int	 res_resolve(const struct res_ctx *, int, const char *, bool, struct res *);
 void	 res_free(struct res *);
 

@@ -146,6 +146,11 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 		e = -errno;
 		goto out;
 	}
+	/* A file the command holds from outside the sandbox changes as the sandbox's view
+	 * of it would (res_view): fchmod of an inherited descriptor, chmod through
+	 * /proc/self/fd/N. */
+	if ((e = res_view(&s->rc, &obj, r.path, sizeof(r.path))) < 0)
+		goto out_obj;
 	if (fstat(obj, &st) == -1 || sup_in_proc(obj)) {
 		if (sup_in_proc(obj))
 			sup_proc_refused(s, r.path);

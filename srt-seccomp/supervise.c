@@ -210,6 +210,20 @@ sup_readonly(struct sup *s, const char *path, int e)
 		monitor_file(s->mon, false, s->op, path, wguard_readonly_why(&s->g, path));
 }
 
+/* A name reached through a descriptor from outside the sandbox, which the sandbox
+ * shows read-only or not at all (resolve.c res_view): refused as the mounts refuse a
+ * write there (EROFS), and reported so. */
+static void
+sup_view_refused(void *arg, const char *path)
+{
+	struct sup *s = arg;
+
+	s->refused++;
+	log_debug("refused: %s %s (reached through a descriptor from outside the sandbox, "
+	    "which shows it read-only or not at all)", s->op, path);
+	sup_readonly(s, path, -EROFS);
+}
+
 /* A write to a /proc file, which we refuse (EACCES): we would write it as ourselves. */
 void
 sup_proc_refused(struct sup *s, const char *path)
@@ -757,6 +771,8 @@ sup_new(int guard_fd, int viol_fd, bool nested_userns)
 	s->rc.link_protected = res_link_protected;
 	s->rc.arg = s;
 	s->rc.check_names = nested_userns;
+	s->rc.view_refused = sup_view_refused;
+	s->rc.mounts = res_mounts_new();
 	log_debug("write guard: %zu protected paths, %zu roots, %zu watched read denies",
 	    s->g.exact.n, s->g.roots.n, s->g.watch.n);
 	return s;
@@ -866,6 +882,7 @@ sup_free(struct sup *s)
 	for (i = 0; i < s->ntasks; i++)
 		fd_close(&s->tasks[i].pidfd);
 	watch_free(s->watch);
+	res_mounts_free(s->rc.mounts);
 	wguard_free(&s->g);
 	strlist_free(&s->vacated);
 	free(s->made);
