@@ -123,11 +123,14 @@ static const struct rule rules_always[] = {
  * (without one it is futimens). Calls on a descriptor alone act on a file the
  * command opened already: write and ftruncate need it open for writing, which the
  * supervisor decided; but a descriptor opened read-only (never asked about) reaches
- * protected files as well, so fchmod that sets an execute bit (a disabled hook made
- * runnable again) and fsetxattr/fremovexattr go to the supervisor too. fchown
- * (ownership within the user's own ids) and futimens (times) are left to the kernel:
- * neither makes anything run. umask is noted by the supervisor (who makes files with the caller's umask), not
- * decided. openat2 passes its flags in memory: ENOSYS, and libcs and tools fall back
+ * protected files as well (fchmod setting an execute bit makes a disabled hook
+ * runnable again), and a descriptor the command was given from outside the sandbox
+ * (srt's standard input, a directory) lies on the host's writable mount, with every
+ * file opened through it: fchmod, fchown and fsetxattr/fremovexattr go to the
+ * supervisor too, which decides by the sandbox's view (resolve.c res_view). futimens
+ * (times) is left to the kernel: it makes nothing run, and extracting an archive
+ * calls it for every file. umask is noted by the supervisor (who makes files with
+ * the caller's umask), not decided. openat2 passes its flags in memory: ENOSYS, and libcs and tools fall back
  * to openat. fchmodat2 (452) and the *xattrat calls (463...) are newer than the
  * libseccomp that builds this: the guard before the program refuses them by number.
  */
@@ -173,9 +176,8 @@ static const struct rule rules_guard[] = {
 	{ "lremovexattr", NOTIFY, 0, ARG_ANY, 0 },
 	{ "fsetxattr", NOTIFY, 0, ARG_ANY, 0 },
 	{ "fremovexattr", NOTIFY, 0, ARG_ANY, 0 },
-	{ "fchmod", NOTIFY, 1, ARG_HAS, 0100 },
-	{ "fchmod", NOTIFY, 1, ARG_HAS, 0010 },
-	{ "fchmod", NOTIFY, 1, ARG_HAS, 0001 },
+	{ "fchmod", NOTIFY, 0, ARG_ANY, 0 },
+	{ "fchown", NOTIFY, 0, ARG_ANY, 0 },
 	{ "umask", NOTIFY, 0, ARG_ANY, 0 },
 	{ "openat2", ENOSYS, 0, ARG_ANY, 0 },
 	/* A file handle opens by inode, past every name (and needs a capability). */

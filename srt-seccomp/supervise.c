@@ -454,6 +454,7 @@ sup_op_name(int nr, const __u64 *a)
 	case SYS_fchmod:
 		return "chmod";
 	case SYS_fchownat:
+	case SYS_fchown:
 		return "chown";
 #ifdef SYS_utime
 	case SYS_utime:
@@ -650,6 +651,13 @@ sup_serve(struct sup *s)
 	case SYS_fchmod:
 		m.what = M_CHMOD;
 		m.mode = (mode_t)a[1];
+		m.by_fd = true;
+		e = sup_meta(s, id, (int)a[0], 0, true, false, &m);
+		break;
+	case SYS_fchown:
+		m.what = M_CHOWN;
+		m.uid = (uid_t)a[1];
+		m.gid = (gid_t)a[2];
 		m.by_fd = true;
 		e = sup_meta(s, id, (int)a[0], 0, true, false, &m);
 		break;

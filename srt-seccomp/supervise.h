@@ -71,7 +71,8 @@ struct meta_args {
 	char	*xvalue;
 	size_t	 xsize;
 	int	 xflags;
-	bool	 by_fd;		/* fchmod, fsetxattr, fremovexattr: the descriptor alone */
+	bool	 by_fd;		/* fchmod, fchown, fsetxattr, fremovexattr: the descriptor
+				   alone */
 };
 
 /* supervise.c */
