@@ -36,7 +36,7 @@ sup_bind(struct sup *s, uint64_t id, int sockfd, uint64_t addr, uint64_t alen)
 	struct sockaddr_un *un = (struct sockaddr_un *)&ss;
 	char path[sizeof(un->sun_path) + 1], p[sizeof(un->sun_path)];
 	struct res r;
-	int pidfd, sock, e;
+	int sock, e;
 	size_t plen;
 
 	if (alen > sizeof(ss))
@@ -44,16 +44,8 @@ sup_bind(struct sup *s, uint64_t id, int sockfd, uint64_t addr, uint64_t alen)
 	memset(&ss, 0, sizeof(ss));
 	if ((e = res_read_mem(s->rc.tid, addr, &ss, (size_t)alen)) < 0)
 		return e;
-	pidfd = s->task != NULL && s->task->pidfd != -1 ? s->task->pidfd :
-	    (int)syscall(SYS_pidfd_open, s->rc.tgid, 0);
-	if (pidfd == -1)
-		return -ESRCH;
-	sock = (int)syscall(SYS_pidfd_getfd, pidfd, sockfd, 0);
-	e = sock == -1 ? (errno == EBADF ? -EBADF : -errno) : 0;
-	if (s->task == NULL || s->task->pidfd != pidfd)
-		close(pidfd);
-	if (e < 0)
-		return e;
+	if ((sock = sup_getfd(s, sockfd)) < 0)
+		return sock;
 	if (!sup_valid(s, id)) {
 		close(sock);
 		return -ENOENT;

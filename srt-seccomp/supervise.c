@@ -41,6 +41,7 @@
 #include <sys/xattr.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <linux/kcmp.h>
 #include <linux/magic.h>
 #include <linux/seccomp.h>
 
@@ -337,25 +338,45 @@ sup_xattr(struct sup *s, uint64_t id, uint64_t paddr, bool follow, const __u64 *
 
 /* --- direct connections (the monitor) ------------------------------------------------ */
 
+/*
+ * The calling thread's descriptor fd, as one of ours (pidfd_getfd(2)), or -errno. The
+ * kernel takes it from the table of the task the pidfd names: the thread's own pidfd
+ * where the kernel gives one (Linux 6.9), else the process's, the leader's table, which
+ * must then be the thread's too (kcmp(2)): a thread with a table of its own
+ * (unshare(CLONE_FILES)) would be given another descriptor.
+ */
+int
+sup_getfd(struct sup *s, int fd)
+{
+	int pidfd, got;
+
+	if (s->task != NULL && s->task->pidfd != -1)
+		pidfd = s->task->pidfd;
+	else if (s->rc.tid != s->rc.tgid && syscall(SYS_kcmp, s->rc.tgid, s->rc.tid,
+	    KCMP_FILES, 0, 0) != 0)
+		return -EBADF;
+	else if ((pidfd = (int)syscall(SYS_pidfd_open, s->rc.tgid, 0)) == -1)
+		return -ESRCH;
+	got = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	if (got == -1)
+		got = -errno;
+	if (s->task == NULL || s->task->pidfd != pidfd)
+		close(pidfd);
+	return got;
+}
+
 /* The socket's protocol, by name, for the record: the command's descriptor, taken. */
 static const char *
 sup_sock_proto(struct sup *s, int sockfd)
 {
-	int pidfd, sock, v = 0;
+	int sock, v = 0;
 	socklen_t len = sizeof(v);
 	const char *name = "ip";
 
 	/* Only now that there is something to report: the thread's process. */
 	if (s->task == NULL && (s->task = task_get(s, s->rc.tid)) != NULL)
 		s->rc.tgid = s->task->tgid;
-	pidfd = s->task != NULL && s->task->pidfd != -1 ? s->task->pidfd :
-	    (int)syscall(SYS_pidfd_open, s->rc.tgid, 0);
-	if (pidfd == -1)
-		return name;
-	sock = (int)syscall(SYS_pidfd_getfd, pidfd, sockfd, 0);
-	if (s->task == NULL || s->task->pidfd != pidfd)
-		close(pidfd);
-	if (sock == -1)
+	if ((sock = sup_getfd(s, sockfd)) < 0)
 		return name;
 	if (getsockopt(sock, SOL_SOCKET, SO_PROTOCOL, &v, &len) == 0)
 		name = v == IPPROTO_TCP ? "tcp" : v == IPPROTO_UDP ? "udp" :

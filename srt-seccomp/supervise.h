@@ -88,6 +88,7 @@ const struct wguard_fs *sup_fs(struct sup *s);
 bool sup_in_proc(int fd);
 bool sup_path_in_proc(const char *path);
 int sup_path(struct sup *s, uint64_t addr, char *buf);
+int sup_getfd(struct sup *s, int fd);
 bool sup_valid(struct sup *s, uint64_t id);
 
 /* sup_fs.c */
