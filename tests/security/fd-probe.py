@@ -23,6 +23,9 @@
 #   renameat FD A B       renameat(FD, A, FD, B)
 #   linkat FD A B         linkat(FD, A, FD, B)
 #   unlinkat FD NAME      unlinkat(FD, NAME)
+#   rename-out FD NAME DEST  renameat(FD, NAME, AT_FDCWD, DEST)
+#   rename-in FD SRC NAME    renameat(AT_FDCWD, SRC, FD, NAME)
+#   link-in FD SRC NAME      linkat(AT_FDCWD, SRC, FD, NAME)
 #   fchmod FD MODE        fchmod(FD, MODE) (octal)
 #   chmod-proc FD MODE    chmod("/proc/self/fd/FD", MODE)
 #   fchmod-at FD NAME MODE  fchmod(MODE) of FD/NAME opened read-only
@@ -154,6 +157,12 @@ def op(name, args):
     elif name == "linkat" and len(a) == 3:
         os.link(a[1], a[2], src_dir_fd=int(a[0]), dst_dir_fd=int(a[0]),
                 follow_symlinks=False)
+    elif name == "rename-out" and len(a) == 3:
+        os.rename(a[1], a[2], src_dir_fd=int(a[0]))
+    elif name == "rename-in" and len(a) == 3:
+        os.rename(a[1], a[2], dst_dir_fd=int(a[0]))
+    elif name == "link-in" and len(a) == 3:
+        os.link(a[1], a[2], dst_dir_fd=int(a[0]), follow_symlinks=False)
     elif name == "unlinkat" and len(a) == 2:
         os.unlink(a[1], dir_fd=int(a[0]))
     elif name == "fchmod" and len(a) == 2:
