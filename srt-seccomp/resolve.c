@@ -11,11 +11,14 @@
  *   - otherwise a walk, one component at a time, links read and spliced in (at most 40,
  *     as the kernel). Each link followed is shown to the caller first (res_ctx
  *     link_protected): a write through a protected name is a write to it. In /proc,
- *     "self" and "thread-self" mean the caller, and a magic link (fd/N, cwd, root, exe)
- *     is followed for the caller's own entries only: ours (PID 1's) would hand the
- *     command our descriptors.
- * The absolute path decided on is the kernel's name for the directory we hold
- * (/proc/self/fd/N), plus the last component.
+ *     "self" and "thread-self" mean the caller's process and thread, and a magic link
+ *     (fd/N, cwd, root, exe) is followed for the caller's own entries only: ours (PID
+ *     1's) would hand the command our descriptors. An fd/N's open flags are read from
+ *     the table the path went through, as the object is.
+ * What we hold must be on one of the sandbox's mounts (res_view): a descriptor from
+ * outside is exchanged for the sandbox's view of its name. The absolute path decided
+ * on is the kernel's name for the directory we hold (/proc/self/fd/N), plus the last
+ * component.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -356,8 +359,8 @@ res_open_view(const char *name)
 /*
  * What we hold (*fd, which the kernel names name) must be the sandbox's own view of it.
  * A descriptor the command was given from outside (srt's standard input redirected
- * from a directory, an inherited 3<dir, or what it reached through one) lies on a mount
- * of the host's, where the sandbox's read-only binds do not apply: acted on as it is,
+ * from a directory, or what the command reached through one) lies on a mount of the
+ * host's, where the sandbox's read-only binds do not apply: acted on as it is,
  * it would make and change names outside every write root. Such a hold is traded for
  * the sandbox's view of the same name when that is the same object (the sandbox's
  * mounts then decide, as for the name spelled directly, and name becomes the
