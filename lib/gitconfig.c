@@ -418,15 +418,3 @@ gitconfig_read(int dfd, const char *name, struct gitconfig *gc)
 	errno = saved;
 	return ret;
 }
-
-/* Placeholder until the judge lands: only content identical to what was there. */
-int
-gitcfg_check(const char *old, size_t oldlen, const char *new_, size_t newlen,
-    const struct gitcfg_ctx *ctx, char *why, size_t whylen)
-{
-	(void)ctx;
-	if (old != NULL && oldlen == newlen && memcmp(old, new_, newlen) == 0)
-		return 0;
-	snprintf(why, whylen, "git configuration changed (allowGitConfig allows it)");
-	return -1;
-}
