@@ -87,7 +87,9 @@ int gitconfig_read(int dfd, const char *name, struct gitconfig *c);
 struct gitcfg_ctx {
 	const char *gitdir;     /* absolute, normalised path of the git directory holding
 	                           the file: relative values (core.worktree) are taken
-	                           from it */
+	                           from it, and the refusal names it. NULL: unknown
+	                           (core.worktree is refused). Resolved by name: the
+	                           caller sees to it that no link is on the way */
 };
 
 /*
