@@ -22,6 +22,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <asm/unistd.h>
 #include <linux/audit.h>
@@ -124,12 +125,15 @@ static const struct rule rules_always[] = {
  * command opened already: write and ftruncate need it open for writing, which the
  * supervisor decided; but a descriptor opened read-only (never asked about) reaches
  * protected files as well, so fchmod that sets an execute bit (a disabled hook made
- * runnable again) and fsetxattr/fremovexattr go to the supervisor too. fchown
- * (ownership within the user's own ids) and futimens (times) are left to the kernel:
- * neither makes anything run. umask is noted by the supervisor (who makes files with the caller's umask), not
- * decided. openat2 passes its flags in memory: ENOSYS, and libcs and tools fall back
- * to openat. fchmodat2 (452) and the *xattrat calls (463...) are newer than the
- * libseccomp that builds this: the guard before the program refuses them by number.
+ * runnable again), S_ISUID or S_ISGID (which the supervisor removes from a file that
+ * is not a directory, as from every mode it makes or sets: supervise.c
+ * sup_setid_strip), and fsetxattr/fremovexattr go to the supervisor too. fchown
+ * (ownership within the user's own ids, which clears S_ISUID and S_ISGID) and
+ * futimens (times) are left to the kernel: neither makes anything run. umask is noted
+ * by the supervisor (who makes files with the caller's umask), not decided. openat2 passes its flags in memory: ENOSYS,
+ * and libcs and tools fall back to openat. fchmodat2 (452) and the *xattrat calls
+ * (463...) are newer than the libseccomp that builds this: the guard before the
+ * program refuses them by number.
  */
 static const struct rule rules_guard[] = {
 	{ "open", NOTIFY, 1, ARG_ACCMODE, O_WRONLY },
@@ -176,6 +180,8 @@ static const struct rule rules_guard[] = {
 	{ "fchmod", NOTIFY, 1, ARG_HAS, 0100 },
 	{ "fchmod", NOTIFY, 1, ARG_HAS, 0010 },
 	{ "fchmod", NOTIFY, 1, ARG_HAS, 0001 },
+	{ "fchmod", NOTIFY, 1, ARG_HAS, S_ISUID },
+	{ "fchmod", NOTIFY, 1, ARG_HAS, S_ISGID },
 	{ "umask", NOTIFY, 0, ARG_ANY, 0 },
 	{ "openat2", ENOSYS, 0, ARG_ANY, 0 },
 	/* A file handle opens by inode, past every name (and needs a capability). */
@@ -196,6 +202,46 @@ static const struct rule2 rules2_guard[] = {
  * once, and the kernel never reads it again). */
 static const struct rule rules_guard_unix[] = {
 	{ "bind", NOTIFY, 0, ARG_ANY, 0 },
+};
+
+/*
+ * Without the write guard, no supervisor sees a mode: S_ISUID and S_ISGID are refused
+ * by argument (EPERM) in every call that sets or makes a mode, so that no program the
+ * command leaves runs with its owner's rights (root's, when root runs srt) for whoever
+ * runs it next. The filter cannot tell a directory from a file, so chmod g+s of a
+ * directory is refused too (the guard's supervisor lets a directory keep it). mkdir
+ * needs no rule: the kernel ignores both bits in its mode. open, openat only when they
+ * make a file (O_CREAT, O_TMPFILE), whose mode argument is otherwise unused; openat2
+ * keeps its mode in memory: ENOSYS, as with the guard. fchmodat2 (452), unknown to
+ * libseccomp 2.5, is decided by argument before the program (guard_build).
+ * File capabilities (the security.capability attribute) need CAP_SETFCAP, which the
+ * command does not hold.
+ */
+static const struct rule rules_setid[] = {
+	{ "chmod", EPERM, 1, ARG_HAS, S_ISUID },
+	{ "chmod", EPERM, 1, ARG_HAS, S_ISGID },
+	{ "fchmod", EPERM, 1, ARG_HAS, S_ISUID },
+	{ "fchmod", EPERM, 1, ARG_HAS, S_ISGID },
+	{ "fchmodat", EPERM, 2, ARG_HAS, S_ISUID },
+	{ "fchmodat", EPERM, 2, ARG_HAS, S_ISGID },
+	{ "creat", EPERM, 1, ARG_HAS, S_ISUID },
+	{ "creat", EPERM, 1, ARG_HAS, S_ISGID },
+	{ "mknod", EPERM, 1, ARG_HAS, S_ISUID },
+	{ "mknod", EPERM, 1, ARG_HAS, S_ISGID },
+	{ "mknodat", EPERM, 2, ARG_HAS, S_ISUID },
+	{ "mknodat", EPERM, 2, ARG_HAS, S_ISGID },
+	{ "openat2", ENOSYS, 0, ARG_ANY, 0 },
+};
+
+static const struct rule2 rules2_setid[] = {
+	{ { "open", EPERM, 1, ARG_HAS, O_CREAT }, 2, ARG_HAS, S_ISUID },
+	{ { "open", EPERM, 1, ARG_HAS, O_CREAT }, 2, ARG_HAS, S_ISGID },
+	{ { "open", EPERM, 1, ARG_HAS, O_TMPFILE }, 2, ARG_HAS, S_ISUID },
+	{ { "open", EPERM, 1, ARG_HAS, O_TMPFILE }, 2, ARG_HAS, S_ISGID },
+	{ { "openat", EPERM, 2, ARG_HAS, O_CREAT }, 3, ARG_HAS, S_ISUID },
+	{ { "openat", EPERM, 2, ARG_HAS, O_CREAT }, 3, ARG_HAS, S_ISGID },
+	{ { "openat", EPERM, 2, ARG_HAS, O_TMPFILE }, 3, ARG_HAS, S_ISUID },
+	{ { "openat", EPERM, 2, ARG_HAS, O_TMPFILE }, 3, ARG_HAS, S_ISGID },
 };
 
 /*
@@ -245,7 +291,8 @@ static const struct rule rules_userns[] = {
 #define GUARD_MAX	16
 
 /* System calls libseccomp 2.5 does not know, refused by number with the write guard:
- * fchmodat2 (a chmod by path), and everything from setxattrat on (xattrs by path). */
+ * fchmodat2 (a chmod by path), and everything from setxattrat on (xattrs by path);
+ * without it, fchmodat2 by its mode argument. */
 #define NR_FCHMODAT2	452
 #define NR_FIRST_UNKNOWN	463
 
@@ -356,6 +403,13 @@ out:
 	return rc;
 }
 
+/* The low 32 bits of argument i, where the kernel reads an int or a mode_t. */
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define ARG_LO(i)	(offsetof(struct seccomp_data, args) + 8 * (i) + 4)
+#else
+#define ARG_LO(i)	(offsetof(struct seccomp_data, args) + 8 * (i))
+#endif
+
 /*
  * The architecture check comes first and kills anything that is not the native
  * ABI (ia32 on x86_64, AArch32 on arm64). On x86_64 the x32 ABI shares the native
@@ -363,6 +417,9 @@ out:
  * libseccomp 2.5 emits the same x32 check, but only while no x32 architecture is
  * added to the context; this guard does not depend on that. Like libseccomp, it
  * lets nr == -1 through (the kernel answers ENOSYS; tracers use it to skip calls).
+ * Then the calls libseccomp does not know: with the write guard, fchmodat2 and the
+ * *xattrat calls fail with ENOSYS; without it, fchmodat2 with S_ISUID or S_ISGID in
+ * its mode fails with EPERM, as chmod does (rules_setid).
  */
 static size_t
 guard_build(struct sock_filter *g, int write_guard)
@@ -383,10 +440,10 @@ guard_build(struct sock_filter *g, int write_guard)
 	    0xffffffffU, 1, 0);
 	g[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
 #endif
+	g[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	    offsetof(struct seccomp_data, nr));
 	if (write_guard) {
 		/* nr == 452, or 463 <= nr < 0xffffffff: ENOSYS; the rest to the program. */
-		g[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-		    offsetof(struct seccomp_data, nr));
 		g[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
 		    NR_FCHMODAT2, 2, 0);
 		g[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
@@ -395,6 +452,15 @@ guard_build(struct sock_filter *g, int write_guard)
 		    NR_FIRST_UNKNOWN, 0, 1);
 		g[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO |
 		    (ENOSYS & SECCOMP_RET_DATA));
+	} else {
+		/* fchmodat2(dirfd, path, mode, flags) with mode & 06000: EPERM. */
+		g[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+		    NR_FCHMODAT2, 0, 3);
+		g[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(2));
+		g[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
+		    S_ISUID | S_ISGID, 0, 1);
+		g[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO |
+		    (EPERM & SECCOMP_RET_DATA));
 	}
 	return n;
 }
@@ -432,6 +498,9 @@ filter_build(const struct seccomp_opts *o, struct sock_fprog *out)
 		goto out;
 	if (o->guard && o->allow_unix &&
 	    rules_add(ctx, rules_guard_unix, nitems(rules_guard_unix)) == -1)
+		goto out;
+	if (!o->guard && (rules_add(ctx, rules_setid, nitems(rules_setid)) == -1 ||
+	    rules_add(ctx, rules2_setid, nitems(rules2_setid)) == -1))
 		goto out;
 	if (o->guard && o->monitor &&
 	    rules_add(ctx, rules_monitor, nitems(rules_monitor)) == -1)
