@@ -129,8 +129,11 @@ static const struct rule rules_always[] = {
  * is not a directory, as from every mode it makes or sets: supervise.c
  * sup_setid_strip), and fsetxattr/fremovexattr go to the supervisor too. fchown
  * (ownership within the user's own ids, which clears S_ISUID and S_ISGID) and
- * futimens (times) are left to the kernel: neither makes anything run. umask is noted
- * by the supervisor (who makes files with the caller's umask), not decided. openat2 passes its flags in memory: ENOSYS,
+ * futimens (times) are left to the kernel: neither makes anything run. bind makes a
+ * socket's name in the file system (a unix socket from socketpair(2), which is always
+ * allowed): the supervisor binds, for every family (it reads the address once, and
+ * the kernel never reads it again). umask is noted by the supervisor (who makes files
+ * with the caller's umask), not decided. openat2 passes its flags in memory: ENOSYS,
  * and libcs and tools fall back to openat. fchmodat2 (452) and the *xattrat calls
  * (463...) are newer than the libseccomp that builds this: the guard before the
  * program refuses them by number.
@@ -182,6 +185,7 @@ static const struct rule rules_guard[] = {
 	{ "fchmod", NOTIFY, 1, ARG_HAS, 0001 },
 	{ "fchmod", NOTIFY, 1, ARG_HAS, S_ISUID },
 	{ "fchmod", NOTIFY, 1, ARG_HAS, S_ISGID },
+	{ "bind", NOTIFY, 0, ARG_ANY, 0 },
 	{ "umask", NOTIFY, 0, ARG_ANY, 0 },
 	{ "openat2", ENOSYS, 0, ARG_ANY, 0 },
 	/* A file handle opens by inode, past every name (and needs a capability). */
@@ -195,13 +199,6 @@ static const struct rule rules_guard[] = {
  * own (pid 0, as libcs do), stays allowed. */
 static const struct rule2 rules2_guard[] = {
 	{ { "prlimit64", EPERM, 0, ARG_NONZERO, 0 }, 2, ARG_NONZERO, 0 },
-};
-
-/* With the write guard and AF_UNIX sockets allowed: bind(2) makes a socket's name in
- * the file system, so the supervisor binds (for every family: it reads the address
- * once, and the kernel never reads it again). */
-static const struct rule rules_guard_unix[] = {
-	{ "bind", NOTIFY, 0, ARG_ANY, 0 },
 };
 
 /*
@@ -495,9 +492,6 @@ filter_build(const struct seccomp_opts *o, struct sock_fprog *out)
 		goto out;
 	if (o->guard && (rules_add(ctx, rules_guard, nitems(rules_guard)) == -1 ||
 	    rules_add(ctx, rules2_guard, nitems(rules2_guard)) == -1))
-		goto out;
-	if (o->guard && o->allow_unix &&
-	    rules_add(ctx, rules_guard_unix, nitems(rules_guard_unix)) == -1)
 		goto out;
 	if (!o->guard && (rules_add(ctx, rules_setid, nitems(rules_setid)) == -1 ||
 	    rules_add(ctx, rules2_setid, nitems(rules2_setid)) == -1))

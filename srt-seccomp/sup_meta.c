@@ -28,10 +28,11 @@
 /* --- sockets ----------------------------------------------------------------------------------- */
 
 /*
- * bind(2), with AF_UNIX sockets allowed: a pathname address makes a name in the file
- * system. The address is read once, here; the command's socket is taken with
- * pidfd_getfd(2) and bound by us (it is one socket: the command's descriptor is bound),
- * a pathname in the directory we hold.
+ * bind(2): a pathname address makes a name in the file system, decided as any other
+ * (a socket from socketpair(2) can be bound without AF_UNIX sockets allowed). The
+ * address is read once, here; the command's socket is taken with pidfd_getfd(2) and
+ * bound by us (it is one socket: the command's descriptor is bound), a pathname in the
+ * directory we hold, with the caller's umask.
  */
 int
 sup_bind(struct sup *s, uint64_t id, int sockfd, uint64_t addr, uint64_t alen)

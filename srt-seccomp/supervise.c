@@ -657,7 +657,6 @@ sup_serve(struct sup *s)
 		e = sup_meta(s, id, (int)a[0], 0, true, false, &m);
 		break;
 	case SYS_bind:
-		/* With the monitor and without AF_UNIX (no bind rule): never sent. */
 		e = sup_bind(s, id, (int)a[0], a[1], a[2]);
 		break;
 	default:

@@ -209,11 +209,12 @@ EOF
 # S_ISUID and S_ISGID (issue #28): without the write guard the filter refuses them by
 # argument in every call that sets or makes a mode (fchmodat2, which libseccomp does not
 # know, in the hand-written part before its program); with the guard the calls that can
-# carry them go to the supervisor, which removes them (fchmod too, when it sets one).
+# carry them go to the supervisor, which removes them (fchmod too, when it sets one),
+# and bind(2) always goes there, AF_UNIX sockets allowed or not.
 @test "emit-bpf: set-user-ID and set-group-ID modes refused by argument, or sent to the supervisor" {
 	is_x86_64 || skip "x86_64 syscall numbers"
 	# chmod 90, fchmod 91, fchmodat 268, fchmodat2 452, open 2, openat 257, creat 85,
-	# mknod 133, mknodat 259, mkdir 83, openat2 437; O_CREAT 0100,
+	# mknod 133, mknodat 259, mkdir 83, openat2 437, bind 49; O_CREAT 0100,
 	# O_TMPFILE|O_RDWR 020200002; EPERM 1, ENOSYS 38.
 	"$SECCOMP" --emit-bpf "$T/f.bpf"
 	bpf_check "$T/f.bpf" <<EOF
@@ -242,6 +243,7 @@ $AUDIT_X86_64 133 0 0o10644 0 = ALLOW
 $AUDIT_X86_64 259 -100 0 0o102755 0 = ERRNO(1)
 $AUDIT_X86_64 83 0 0o6755 = ALLOW
 $AUDIT_X86_64 437 -100 0 0 24 = ERRNO(38)
+$AUDIT_X86_64 49 3 0 110 = ALLOW
 EOF
 	"$SECCOMP" --with-guard --emit-bpf "$T/g.bpf"
 	bpf_check "$T/g.bpf" <<EOF
@@ -253,6 +255,12 @@ $AUDIT_X86_64 268 -100 0 0o644 = USER_NOTIF
 $AUDIT_X86_64 452 -100 0 0o644 0 = ERRNO(38)
 $AUDIT_X86_64 2 0 0o101 0o4755 = USER_NOTIF
 $AUDIT_X86_64 133 0 0o104755 0 = USER_NOTIF
+$AUDIT_X86_64 49 3 0 110 = USER_NOTIF
+EOF
+	"$SECCOMP" --with-guard --allow-unix-sockets --emit-bpf "$T/u.bpf"
+	bpf_check "$T/u.bpf" <<EOF
+$AUDIT_X86_64 49 3 0 110 = USER_NOTIF
+$AUDIT_X86_64 91 3 0o4644 = USER_NOTIF
 EOF
 }
 

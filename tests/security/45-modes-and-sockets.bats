@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# Escape battery, the write guard (issue #28, item 4): modes that outlive the run.
+# Escape battery, the write guard (issue #28, items 4 and 5): modes and names that outlive
+# the run.
 #   - S_ISUID and S_ISGID on a file: run by root, a command that leaves a set-user-ID
 #     program in the work tree gives every local user root (and, run by anyone, that
 #     user's account). No call may set them on a file that is not a directory: the chmod
@@ -7,6 +8,12 @@
 #     security.capability attribute). With the write guard the supervisor removes the
 #     bits and the call succeeds without them (tar, cp -a and install of such a file
 #     work); without it (--unguarded) the filter refuses them by argument.
+#   - bind(2) makes a name like open(O_CREAT) does: a socketpair(AF_UNIX) socket (always
+#     allowed) bound at .git/commondir breaks every later git command of the user's in
+#     that repository, at .bashrc or .envrc it is a file the next shell or direnv reads.
+#     Every call that makes a name goes through the same decision: bind, mknod of a FIFO
+#     or a socket, a link of an O_TMPFILE file (through /proc/self/fd or AT_EMPTY_PATH),
+#     renameat2's RENAME_WHITEOUT, symlink.
 # Every attack only makes files in the test's own work tree; a set-user-ID program left
 # by a failing sandbox is a copy of /bin/true, removed with the test's directory.
 load helpers
@@ -205,5 +212,74 @@ step openat2 '\"$FSOP\" openat2 o2'"
 	no_setid "$T/work"
 	[ "$(stat -c %U "$T/work/p-chmod" 2>/dev/null)" = "$MODES_USER" ] ||
 		finding BROKEN "p-chmod is not the test user's"
+	verdict
+}
+
+# --- names: bind and the other calls that make one --------------------------------------
+
+# A project that predates the run, with a repository. Without allowAllUnixSockets the
+# command cannot make an AF_UNIX socket with socket(2), but socketpair(2) gives two, and
+# either can be bound at a path. Each call that makes a name is refused at the guarded
+# names; the user's git keeps working in the repository afterwards.
+# reference 0.0.83: ESCAPED (bind makes .git/commondir, and the user's git status fails,
+# and .envrc; .bashrc is its placeholder, EADDRINUSE; the AT_EMPTY_PATH link makes
+# .zshenv and the whiteout rename makes .envrc, the command keeping CAP_DAC_READ_SEARCH
+# and CAP_MKNOD; mkfifo, mknod, the /proc link and symlink find their names taken)
+@test "bind: a socketpair socket bound at .git/commondir, .bashrc, .envrc; mknod, O_TMPFILE links, whiteout, symlink there" {
+	need_tool
+	repo_init "$T/work"
+	gsettings '["."]'
+	keep "$T/work/.git/commondir" "$T/work/.bashrc" "$T/work/.envrc" "$T/work/.profile" \
+		"$T/work/.zshenv"
+	attempt '
+step bind-commondir "\"$PY\" \"$MODEOP\" bind .git/commondir"
+step bind-bashrc "\"$PY\" \"$MODEOP\" bind .bashrc"
+step bind-envrc "\"$PY\" \"$MODEOP\" bind .envrc"
+step mkfifo "mkfifo .envrc"
+step mknod-sock "\"$PY\" \"$MODEOP\" mknod-sock .bashrc"
+step tmpfile-link "\"$PY\" \"$MODEOP\" tmpfile . .profile 644"
+step link-empty "\"$PY\" \"$MODEOP\" link-empty . .zshenv"
+step whiteout ": >w && \"$PY\" \"$MODEOP\" whiteout w .envrc"
+step symlink "ln -s /dev/null .git/commondir"'
+	refused bind-commondir bind-bashrc bind-envrc mkfifo mknod-sock tmpfile-link \
+		link-empty whiteout symlink
+	victim "git status" "$T/work" git status
+	unshare -m -n -- git -C "$T/work" status >"$T/git-status" 2>&1 ||
+		finding ESCAPED "the user's git status fails: $(cat "$T/git-status")"
+	victim_bash "$T/work"
+	verdict
+}
+
+# What must keep working: a socket bound at an ordinary name of the work tree (with the
+# caller's umask), from socketpair; with allowAllUnixSockets, a server and its client.
+# reference 0.0.83: both work.
+@test "bind controls: a socket at an ordinary name, a unix server and client with allowAllUnixSockets" {
+	need_tool
+	gsettings '["."]'
+	attempt '
+step bind "umask 077 && \"$PY\" \"$MODEOP\" bind app.sock && [ -S app.sock ]"'
+	allowed bind
+	[ -S "$T/work/app.sock" ] || finding REFUSED "no socket at app.sock"
+	mode_is "$T/work/app.sock" 700
+	cat >"$SETTINGS" <<JSON
+{
+  "network": { "allowedDomains": [], "deniedDomains": [], "allowAllUnixSockets": true },
+  "filesystem": { "denyRead": [], "allowWrite": ["."], "denyWrite": [] }
+}
+JSON
+	attempt '
+step server "\"$PY\" -c \"
+import socket
+s = socket.socket(socket.AF_UNIX)
+s.bind(\\\"srv.sock\\\")
+s.listen(1)
+c = socket.socket(socket.AF_UNIX)
+c.connect(\\\"srv.sock\\\")
+a, _ = s.accept()
+c.sendall(b\\\"hi\\\")
+assert a.recv(2) == b\\\"hi\\\"
+\""'
+	allowed server
+	[ -S "$T/work/srv.sock" ] || finding REFUSED "no socket at srv.sock"
 	verdict
 }
