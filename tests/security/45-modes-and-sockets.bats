@@ -141,7 +141,7 @@ step install-g "install -m 2755 /bin/true i2"'
 
 # What must keep working: ordinary modes, and directories with S_ISGID (git init
 # --shared makes them). reference 0.0.83: all work.
-@test "setuid controls: tar x, cp -a, chmod 755, chmod g+s of a directory, mkdir -m 2775, git init --shared" {
+@test "control: modes: tar x, cp -a, chmod 755, chmod g+s of a directory, mkdir -m 2775, git init --shared" {
 	need_tool
 	mkdir -p "$T/src/d"
 	printf '#!/bin/sh\n' >"$T/src/run" && chmod 755 "$T/src/run"
@@ -253,7 +253,7 @@ step symlink "ln -s /dev/null .git/commondir"'
 # What must keep working: a socket bound at an ordinary name of the work tree (with the
 # caller's umask), from socketpair; with allowAllUnixSockets, a server and its client.
 # reference 0.0.83: both work.
-@test "bind controls: a socket at an ordinary name, a unix server and client with allowAllUnixSockets" {
+@test "control: bind: a socket at an ordinary name, a unix server and client with allowAllUnixSockets" {
 	need_tool
 	gsettings '["."]'
 	attempt '
