@@ -22,6 +22,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <asm/unistd.h>
 #include <linux/audit.h>
@@ -124,13 +125,18 @@ static const struct rule rules_always[] = {
  * command opened already: write and ftruncate need it open for writing, which the
  * supervisor decided; but a descriptor opened read-only (never asked about) reaches
  * protected files as well (fchmod setting an execute bit makes a disabled hook
- * runnable again), and a descriptor the command was given from outside the sandbox
+ * runnable again; S_ISUID or S_ISGID, which the supervisor removes from a file that
+ * is not a directory, as from every mode it makes or sets: supervise.c
+ * sup_setid_strip), and a descriptor the command was given from outside the sandbox
  * (srt's standard input, a directory) lies on the host's writable mount, with every
  * file opened through it: fchmod, fchown and fsetxattr/fremovexattr go to the
  * supervisor too, which decides by the sandbox's view (resolve.c res_view). futimens
  * (times) is left to the kernel: it makes nothing run, and extracting an archive
- * calls it for every file. umask is noted by the supervisor (who makes files with
- * the caller's umask), not decided. openat2 passes its flags in memory: ENOSYS, and libcs and tools fall back
+ * calls it for every file. bind makes a socket's name in the file system (a unix
+ * socket from socketpair(2), which is always allowed): the supervisor binds, for
+ * every family (it reads the address once, and the kernel never reads it again).
+ * umask is noted by the supervisor (who makes files with the caller's umask), not
+ * decided. openat2 passes its flags in memory: ENOSYS, and libcs and tools fall back
  * to openat. fchmodat2 (452) and the *xattrat calls (463...) are newer than the
  * libseccomp that builds this: the guard before the program refuses them by number.
  */
@@ -178,6 +184,7 @@ static const struct rule rules_guard[] = {
 	{ "fremovexattr", NOTIFY, 0, ARG_ANY, 0 },
 	{ "fchmod", NOTIFY, 0, ARG_ANY, 0 },
 	{ "fchown", NOTIFY, 0, ARG_ANY, 0 },
+	{ "bind", NOTIFY, 0, ARG_ANY, 0 },
 	{ "umask", NOTIFY, 0, ARG_ANY, 0 },
 	{ "openat2", ENOSYS, 0, ARG_ANY, 0 },
 	/* A file handle opens by inode, past every name (and needs a capability). */
@@ -193,11 +200,44 @@ static const struct rule2 rules2_guard[] = {
 	{ { "prlimit64", EPERM, 0, ARG_NONZERO, 0 }, 2, ARG_NONZERO, 0 },
 };
 
-/* With the write guard and AF_UNIX sockets allowed: bind(2) makes a socket's name in
- * the file system, so the supervisor binds (for every family: it reads the address
- * once, and the kernel never reads it again). */
-static const struct rule rules_guard_unix[] = {
-	{ "bind", NOTIFY, 0, ARG_ANY, 0 },
+/*
+ * Without the write guard, no supervisor sees a mode: S_ISUID and S_ISGID are refused
+ * by argument (EPERM) in every call that sets or makes a mode, so that no program the
+ * command leaves runs with its owner's rights (root's, when root runs srt) for whoever
+ * runs it next. The filter cannot tell a directory from a file, so chmod g+s of a
+ * directory is refused too (the guard's supervisor lets a directory keep it). mkdir
+ * needs no rule: the kernel ignores both bits in its mode. open, openat only when they
+ * make a file (O_CREAT, O_TMPFILE), whose mode argument is otherwise unused; openat2
+ * keeps its mode in memory: ENOSYS, as with the guard. fchmodat2 (452), unknown to
+ * libseccomp 2.5, is decided by argument before the program (guard_build).
+ * File capabilities (the security.capability attribute) need CAP_SETFCAP, which the
+ * command does not hold.
+ */
+static const struct rule rules_setid[] = {
+	{ "chmod", EPERM, 1, ARG_HAS, S_ISUID },
+	{ "chmod", EPERM, 1, ARG_HAS, S_ISGID },
+	{ "fchmod", EPERM, 1, ARG_HAS, S_ISUID },
+	{ "fchmod", EPERM, 1, ARG_HAS, S_ISGID },
+	{ "fchmodat", EPERM, 2, ARG_HAS, S_ISUID },
+	{ "fchmodat", EPERM, 2, ARG_HAS, S_ISGID },
+	{ "creat", EPERM, 1, ARG_HAS, S_ISUID },
+	{ "creat", EPERM, 1, ARG_HAS, S_ISGID },
+	{ "mknod", EPERM, 1, ARG_HAS, S_ISUID },
+	{ "mknod", EPERM, 1, ARG_HAS, S_ISGID },
+	{ "mknodat", EPERM, 2, ARG_HAS, S_ISUID },
+	{ "mknodat", EPERM, 2, ARG_HAS, S_ISGID },
+	{ "openat2", ENOSYS, 0, ARG_ANY, 0 },
+};
+
+static const struct rule2 rules2_setid[] = {
+	{ { "open", EPERM, 1, ARG_HAS, O_CREAT }, 2, ARG_HAS, S_ISUID },
+	{ { "open", EPERM, 1, ARG_HAS, O_CREAT }, 2, ARG_HAS, S_ISGID },
+	{ { "open", EPERM, 1, ARG_HAS, O_TMPFILE }, 2, ARG_HAS, S_ISUID },
+	{ { "open", EPERM, 1, ARG_HAS, O_TMPFILE }, 2, ARG_HAS, S_ISGID },
+	{ { "openat", EPERM, 2, ARG_HAS, O_CREAT }, 3, ARG_HAS, S_ISUID },
+	{ { "openat", EPERM, 2, ARG_HAS, O_CREAT }, 3, ARG_HAS, S_ISGID },
+	{ { "openat", EPERM, 2, ARG_HAS, O_TMPFILE }, 3, ARG_HAS, S_ISUID },
+	{ { "openat", EPERM, 2, ARG_HAS, O_TMPFILE }, 3, ARG_HAS, S_ISGID },
 };
 
 /*
@@ -247,7 +287,8 @@ static const struct rule rules_userns[] = {
 #define GUARD_MAX	16
 
 /* System calls libseccomp 2.5 does not know, refused by number with the write guard:
- * fchmodat2 (a chmod by path), and everything from setxattrat on (xattrs by path). */
+ * fchmodat2 (a chmod by path), and everything from setxattrat on (xattrs by path);
+ * without it, fchmodat2 by its mode argument. */
 #define NR_FCHMODAT2	452
 #define NR_FIRST_UNKNOWN	463
 
@@ -358,6 +399,13 @@ out:
 	return rc;
 }
 
+/* The low 32 bits of argument i, where the kernel reads an int or a mode_t. */
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define ARG_LO(i)	(offsetof(struct seccomp_data, args) + 8 * (i) + 4)
+#else
+#define ARG_LO(i)	(offsetof(struct seccomp_data, args) + 8 * (i))
+#endif
+
 /*
  * The architecture check comes first and kills anything that is not the native
  * ABI (ia32 on x86_64, AArch32 on arm64). On x86_64 the x32 ABI shares the native
@@ -365,6 +413,9 @@ out:
  * libseccomp 2.5 emits the same x32 check, but only while no x32 architecture is
  * added to the context; this guard does not depend on that. Like libseccomp, it
  * lets nr == -1 through (the kernel answers ENOSYS; tracers use it to skip calls).
+ * Then the calls libseccomp does not know: with the write guard, fchmodat2 and the
+ * *xattrat calls fail with ENOSYS; without it, fchmodat2 with S_ISUID or S_ISGID in
+ * its mode fails with EPERM, as chmod does (rules_setid).
  */
 static size_t
 guard_build(struct sock_filter *g, int write_guard)
@@ -385,10 +436,10 @@ guard_build(struct sock_filter *g, int write_guard)
 	    0xffffffffU, 1, 0);
 	g[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
 #endif
+	g[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	    offsetof(struct seccomp_data, nr));
 	if (write_guard) {
 		/* nr == 452, or 463 <= nr < 0xffffffff: ENOSYS; the rest to the program. */
-		g[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-		    offsetof(struct seccomp_data, nr));
 		g[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
 		    NR_FCHMODAT2, 2, 0);
 		g[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
@@ -397,6 +448,15 @@ guard_build(struct sock_filter *g, int write_guard)
 		    NR_FIRST_UNKNOWN, 0, 1);
 		g[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO |
 		    (ENOSYS & SECCOMP_RET_DATA));
+	} else {
+		/* fchmodat2(dirfd, path, mode, flags) with mode & 06000: EPERM. */
+		g[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+		    NR_FCHMODAT2, 0, 3);
+		g[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(2));
+		g[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
+		    S_ISUID | S_ISGID, 0, 1);
+		g[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO |
+		    (EPERM & SECCOMP_RET_DATA));
 	}
 	return n;
 }
@@ -432,8 +492,8 @@ filter_build(const struct seccomp_opts *o, struct sock_fprog *out)
 	if (o->guard && (rules_add(ctx, rules_guard, nitems(rules_guard)) == -1 ||
 	    rules_add(ctx, rules2_guard, nitems(rules2_guard)) == -1))
 		goto out;
-	if (o->guard && o->allow_unix &&
-	    rules_add(ctx, rules_guard_unix, nitems(rules_guard_unix)) == -1)
+	if (!o->guard && (rules_add(ctx, rules_setid, nitems(rules_setid)) == -1 ||
+	    rules_add(ctx, rules2_setid, nitems(rules2_setid)) == -1))
 		goto out;
 	if (o->guard && o->monitor &&
 	    rules_add(ctx, rules_monitor, nitems(rules_monitor)) == -1)

@@ -21,13 +21,18 @@
 #include "srt-seccomp.h"
 #include "supervise.h"
 
+#ifndef XATTR_NAME_CAPS
+#define XATTR_NAME_CAPS	"security.capability"
+#endif
+
 /* --- sockets ----------------------------------------------------------------------------------- */
 
 /*
- * bind(2), with AF_UNIX sockets allowed: a pathname address makes a name in the file
- * system. The address is read once, here; the command's socket is taken with
- * pidfd_getfd(2) and bound by us (it is one socket: the command's descriptor is bound),
- * a pathname in the directory we hold.
+ * bind(2): a pathname address makes a name in the file system, decided as any other
+ * (a socket from socketpair(2) can be bound without AF_UNIX sockets allowed). The
+ * address is read once, here; the command's socket is taken with pidfd_getfd(2) and
+ * bound by us (it is one socket: the command's descriptor is bound), a pathname in the
+ * directory we hold, with the caller's umask.
  */
 int
 sup_bind(struct sup *s, uint64_t id, int sockfd, uint64_t addr, uint64_t alen)
@@ -165,7 +170,7 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 	case M_CHMOD:
 		if (S_ISLNK(st.st_mode))
 			e = -EOPNOTSUPP;
-		else if (chmod(p, m->mode) == -1)
+		else if (chmod(p, sup_setid_strip(s, r.path, m->mode, S_ISDIR(st.st_mode))) == -1)
 			e = -errno;
 		break;
 	case M_CHOWN:
@@ -205,7 +210,11 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 	case M_REMOVEXATTR:
 		if (S_ISLNK(st.st_mode))
 			e = -EPERM;     /* no user.* attributes on links */
-		else if (m->what == M_SETXATTR ?
+		else if (m->what == M_SETXATTR && strcmp(m->xname, XATTR_NAME_CAPS) == 0) {
+			/* File capabilities: a program that runs with them, for anyone. */
+			sup_refused(s, meta_op[m->what], r.path, "file capabilities");
+			e = -EPERM;
+		} else if (m->what == M_SETXATTR ?
 		    setxattr(p, m->xname, m->xvalue, m->xsize, m->xflags) == -1 :
 		    removexattr(p, m->xname) == -1)
 			e = -errno;

@@ -221,7 +221,8 @@ sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t
 	if (r.objfd != -1) {
 		if ((flags & __O_TMPFILE) == __O_TMPFILE) {
 			sup_caller_umask(s);
-			*fd = openat(r.objfd, ".", flags | O_CLOEXEC, mode);
+			*fd = openat(r.objfd, ".", flags | O_CLOEXEC,
+			    sup_setid_strip(s, r.path, mode, false));
 			e = *fd == -1 ? -errno : 0;
 		} else
 			e = sup_open_object(s, id, &r, flags, fd);
@@ -244,7 +245,8 @@ sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t
 			goto out;
 		}
 		sup_caller_umask(s);
-		*fd = openat(r.dirfd, r.name, flags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, mode);
+		*fd = openat(r.dirfd, r.name, flags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
+		    sup_setid_strip(s, r.path, mode, false));
 		e = *fd == -1 ? -errno : 0;
 		goto out;
 	}
@@ -263,6 +265,7 @@ sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t
 			goto out;
 		}
 		sup_caller_umask(s);
+		mode = sup_setid_strip(s, r.path, mode, false);
 	} else {
 		if ((flags & O_CREAT) && (flags & O_EXCL)) {
 			e = -EEXIST;
@@ -295,9 +298,14 @@ sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t
 	}
 	if ((flags & __O_TMPFILE) == __O_TMPFILE) {
 		sup_caller_umask(s);
-		*fd = openat(r.dirfd, r.name, flags | O_CLOEXEC, mode);
-	} else
-		*fd = openat(r.dirfd, r.name, flags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, mode);
+		*fd = openat(r.dirfd, r.name, flags | O_CLOEXEC, sup_setid_strip(s, r.path, mode,
+		    false));
+	} else {
+		/* Stripped above for a file that was missing; one that was there and is
+		 * gone by now (another thread) is made here too. */
+		*fd = openat(r.dirfd, r.name, flags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
+		    mode & ~(mode_t)(S_ISUID | S_ISGID));
+	}
 	e = *fd == -1 ? -errno : 0;
  out:
 	sup_readonly(s, r.path, e);

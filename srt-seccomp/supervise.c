@@ -225,6 +225,23 @@ sup_view_refused(void *arg, const char *path)
 	sup_readonly(s, path, -EROFS);
 }
 
+/*
+ * S_ISUID and S_ISGID on a file that is not a directory make a program that runs with
+ * its owner's rights (root's, when root runs srt) for whoever runs it after the sandbox.
+ * No mode we make or set has them: they are removed and the call goes on without them
+ * (reported, as a refusal is), so that tar, cp -a and install of a tree that holds
+ * such a file work and say nothing. A directory keeps them: its S_ISGID only makes
+ * what is made in it take its group, and S_ISUID means nothing there.
+ */
+mode_t
+sup_setid_strip(struct sup *s, const char *path, mode_t mode, bool is_dir)
+{
+	if (is_dir || (mode & (S_ISUID | S_ISGID)) == 0)
+		return mode;
+	sup_refused(s, s->op, path, "set-user-ID and set-group-ID bits removed");
+	return mode & ~(mode_t)(S_ISUID | S_ISGID);
+}
+
 /* A write to a /proc file, which we refuse (EACCES): we would write it as ourselves. */
 void
 sup_proc_refused(struct sup *s, const char *path)
@@ -683,7 +700,6 @@ sup_serve(struct sup *s)
 		e = sup_meta(s, id, (int)a[0], 0, true, false, &m);
 		break;
 	case SYS_bind:
-		/* With the monitor and without AF_UNIX (no bind rule): never sent. */
 		e = sup_bind(s, id, (int)a[0], a[1], a[2]);
 		break;
 	default:

@@ -84,6 +84,7 @@ void sup_answer_fd(int listener, uint64_t id, int fd, bool cloexec,
 void sup_refused(struct sup *s, const char *op, const char *path, const char *why);
 void sup_readonly(struct sup *s, const char *path, int e);
 void sup_proc_refused(struct sup *s, const char *path);
+mode_t sup_setid_strip(struct sup *s, const char *path, mode_t mode, bool is_dir);
 const struct wguard_fs *sup_fs(struct sup *s);
 bool sup_in_proc(int fd);
 bool sup_path_in_proc(const char *path);

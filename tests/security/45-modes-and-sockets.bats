@@ -1,0 +1,285 @@
+#!/usr/bin/env bats
+# Escape battery, the write guard (issue #28, items 4 and 5): modes and names that outlive
+# the run.
+#   - S_ISUID and S_ISGID on a file: run by root, a command that leaves a set-user-ID
+#     program in the work tree gives every local user root (and, run by anyone, that
+#     user's account). No call may set them on a file that is not a directory: the chmod
+#     family, open/creat and O_TMPFILE modes, mknod; nor a file capability (the
+#     security.capability attribute). With the write guard the supervisor removes the
+#     bits and the call succeeds without them (tar, cp -a and install of such a file
+#     work); without it (--unguarded) the filter refuses them by argument.
+#   - bind(2) makes a name like open(O_CREAT) does: a socketpair(AF_UNIX) socket (always
+#     allowed) bound at .git/commondir breaks every later git command of the user's in
+#     that repository, at .bashrc or .envrc it is a file the next shell or direnv reads.
+#     Every call that makes a name goes through the same decision: bind, mknod of a FIFO
+#     or a socket, a link of an O_TMPFILE file (through /proc/self/fd or AT_EMPTY_PATH),
+#     renameat2's RENAME_WHITEOUT, symlink.
+# Every attack only makes files in the test's own work tree; a set-user-ID program left
+# by a failing sandbox is a copy of /bin/true, removed with the test's directory.
+load helpers
+load guard
+
+MODEOP="$SECDIR/mode-op.py"
+export MODEOP
+
+# An unprivileged user for the test that runs srt as one (tests/53-launch-unpriv.bats
+# does the same), removed after the file.
+setup_file() {
+	MODES_USER=""
+	if [ "$(id -u)" -eq 0 ] && command -v useradd >/dev/null &&
+		command -v setpriv >/dev/null; then
+		MODES_USER="srtm$$${RANDOM}"
+		useradd -M -N -d /nonexistent -s /bin/sh "$MODES_USER" || MODES_USER=""
+	fi
+	export MODES_USER
+}
+
+teardown_file() {
+	[ -n "${MODES_USER:-}" ] && userdel "$MODES_USER" 2>/dev/null
+	return 0
+}
+
+# no_setid DIR: nothing below DIR but a directory carries S_ISUID or S_ISGID, and no file
+# a capability.
+no_setid() {
+	local f
+	while IFS= read -r f; do
+		finding ESCAPED "a set-user-ID or set-group-ID file on the host: $f ($(stat -c %A "$f"))"
+	done < <(find "$1" ! -type d -perm /6000)
+	while IFS= read -r f; do
+		finding ESCAPED "a file capability on the host: $f"
+	done < <("$PY" -c '
+import os, sys
+for top, dirs, files in os.walk(sys.argv[1]):
+    for f in files:
+        p = os.path.join(top, f)
+        try:
+            os.getxattr(p, "security.capability", follow_symlinks=False)
+            print(p)
+        except OSError:
+            pass
+' "$1")
+}
+
+# mode_is PATH MODE: the host's file has exactly that mode (stat %a).
+mode_is() {
+	local now
+	now=$(stat -c %a "$1" 2>/dev/null) || now=missing
+	[ "$now" = "$2" ] || finding REFUSED "$1 has mode $now, not $2"
+}
+
+# The attack of the setuid tests, as steps: every way to give a file S_ISUID or S_ISGID,
+# and a file capability.
+setid_steps() {
+	cat <<'SH'
+cp /bin/true p-chmod && step chmod "chmod 4755 p-chmod"
+cp /bin/true p-chmod-g && step chmod-g "chmod 2755 p-chmod-g"
+cp /bin/true p-plus && step chmod-plus "chmod u+s,g+s p-plus"
+cp /bin/true p-fchmod && step fchmod "\"$PY\" \"$MODEOP\" fchmod p-fchmod 4755"
+cp /bin/true p-fchmodat && step fchmodat "\"$PY\" \"$MODEOP\" fchmodat p-fchmodat 6755"
+cp /bin/true p-fchmodat2 && step fchmodat2 "\"$PY\" \"$MODEOP\" fchmodat2 p-fchmodat2 4755"
+step create "\"$PY\" \"$MODEOP\" create p-create 6755"
+step create-any "\"$PY\" \"$MODEOP\" create-any p-create-any 4755"
+step tmpfile "\"$PY\" \"$MODEOP\" tmpfile . p-tmpfile 4755"
+step mknod "\"$PY\" \"$MODEOP\" mknod p-mknod 2755"
+cp /bin/true p-cap && step setcap "\"$PY\" \"$MODEOP\" setcap p-cap"
+SH
+}
+
+# --- S_ISUID and S_ISGID ------------------------------------------------------------
+
+# As root, with the work tree writable: each call succeeds and the file is left without
+# the bits (fchmodat2 fails with ENOSYS, as every call the filter's libseccomp does not
+# know; C libraries fall back to fchmodat); the file capability is refused.
+# reference 0.0.83: ESCAPED (every call leaves its S_ISUID/S_ISGID, fchmodat2 included,
+# and the command keeps CAP_SETFCAP: the file capability is set too)
+@test "setuid: chmod, fchmod, fchmodat, fchmodat2, open, O_TMPFILE, mknod, file capabilities, as root" {
+	need_tool
+	[ "$(id -u)" -eq 0 ] || skip "the dangerous case is root's"
+	gsettings '["."]'
+	attempt "$(setid_steps)"
+	allowed chmod chmod-g chmod-plus fchmod fchmodat create create-any tmpfile mknod
+	refused setcap
+	no_setid "$T/work"
+	mode_is "$T/work/p-chmod" 755
+	mode_is "$T/work/p-create" 755
+	verdict
+}
+
+# tar and cp -a restore the modes they are given, install sets the one it is told: with
+# the guard they work and say nothing (tar as root restores set-user-ID programs; it
+# must not even warn), the
+# files get every other bit of their mode, and a directory keeps its S_ISGID.
+# reference 0.0.83: ESCAPED (tar, cp -a and install leave every S_ISUID/S_ISGID)
+@test "setuid: tar x, cp -a and install -m 4755 of set-user-ID programs work, without the bits" {
+	need_tool
+	[ "$(id -u)" -eq 0 ] || skip "the dangerous case is root's"
+	mkdir -p "$T/src/sub"
+	cp /bin/true "$T/src/su" && chmod 4755 "$T/src/su"
+	cp /bin/true "$T/src/sg" && chmod 2711 "$T/src/sg"
+	echo plain >"$T/src/sub/f" && chmod 2775 "$T/src/sub"
+	tar cf "$T/a.tar" -C "$T/src" .
+	gsettings '["."]'
+	attempt '
+step tar "mkdir t1 && w=\$(tar xf \"$T/a.tar\" -C t1 2>&1) && { [ -z \"\$w\" ] || { echo \"tar warned: \$w\"; false; }; }"
+step tar-p "mkdir t2 && tar xpf \"$T/a.tar\" -C t2 --same-owner"
+step cp "cp -a \"$T/src\" c1"
+step install "install -m 4755 /bin/true i1"
+step install-g "install -m 2755 /bin/true i2"'
+	allowed tar tar-p cp install install-g
+	no_setid "$T/work"
+	local d
+	for d in t1 t2 c1; do
+		mode_is "$T/work/$d/su" 755
+		mode_is "$T/work/$d/sg" 711
+		mode_is "$T/work/$d/sub" 2775
+	done
+	mode_is "$T/work/i1" 755
+	mode_is "$T/work/i2" 755
+	verdict
+}
+
+# What must keep working: ordinary modes, and directories with S_ISGID (git init
+# --shared makes them). reference 0.0.83: all work.
+@test "control: modes: tar x, cp -a, chmod 755, chmod g+s of a directory, mkdir -m 2775, git init --shared" {
+	need_tool
+	mkdir -p "$T/src/d"
+	printf '#!/bin/sh\n' >"$T/src/run" && chmod 755 "$T/src/run"
+	echo data >"$T/src/d/data" && chmod 640 "$T/src/d/data"
+	tar cf "$T/b.tar" -C "$T/src" .
+	gsettings '["."]'
+	attempt '
+step tar "mkdir t && tar xf \"$T/b.tar\" -C t"
+step cp "cp -a \"$T/src\" c"
+step chmod "printf x >f && chmod 755 f"
+step chmod-dir "mkdir g && chmod g+s g"
+step mkdir-m "mkdir -m 2775 m"
+step git-shared "git init -q --shared=group s"'
+	allowed tar cp chmod chmod-dir mkdir-m git-shared
+	mode_is "$T/work/t/run" 755
+	mode_is "$T/work/t/d/data" 640
+	mode_is "$T/work/c/run" 755
+	mode_is "$T/work/c/d/data" 640
+	mode_is "$T/work/f" 755
+	mode_is "$T/work/g" 2755
+	mode_is "$T/work/m" 2775
+	[ "$(stat -c %a "$T/work/s/.git/objects" 2>/dev/null)" = 2775 ] ||
+		finding REFUSED "git init --shared: .git/objects is $(stat -c %a "$T/work/s/.git/objects" 2>&1)"
+	verdict
+}
+
+# Without the write guard there is no supervisor to remove the bits: the filter refuses
+# them by argument (EPERM), and openat2, whose mode it cannot read, fails with ENOSYS.
+# (The reference has no such mode: the first test is its only one.)
+@test "setuid: --unguarded, the filter refuses S_ISUID and S_ISGID by argument" {
+	need_tool
+	srt_only
+	[ "$(id -u)" -eq 0 ] || skip "the dangerous case is root's"
+	printf '#!/bin/sh\nexec "%s" --unguarded "$@"\n' "$SRT_BIN/srt-launch" >"$T/srt-unguarded"
+	chmod 755 "$T/srt-unguarded"
+	gsettings '["."]'
+	export SRT_EXE=$T/srt-unguarded
+	attempt "$(setid_steps)
+step openat2 '\"$FSOP\" openat2 o2'"
+	refused chmod chmod-g chmod-plus fchmod fchmodat fchmodat2 create create-any tmpfile \
+		mknod setcap
+	refused openat2 -- "Function not implemented"
+	no_setid "$T/work"
+	verdict
+}
+
+# Run by an ordinary user, a set-user-ID program is that user's account for whoever runs
+# it next.
+# reference 0.0.83: ESCAPED (every S_ISUID/S_ISGID stays; the file capability is refused
+# by the kernel)
+@test "setuid: chmod, fchmod, open, mknod as an unprivileged user" {
+	need_tool
+	[ -n "$MODES_USER" ] || skip "needs root, useradd and setpriv for a test user"
+	chmod 755 "$T"
+	chown -R "$MODES_USER" "$T/work" "$T/home"
+	gsettings '["."]'
+	attempt_script main "$(setid_steps)"
+	local -a tool=("$SRT" -s "$SETTINGS")
+	[ "$GUARD_TOOL" = ref ] && tool=(node "$REF_CLI" --settings "$SETTINGS")
+	(cd "$CWD" && exec timeout 60 setpriv --reuid="$MODES_USER" --regid=nogroup \
+		--clear-groups -- env HOME="$T/home" "${tool[@]}" -c ". '$T/attempt-main.sh'" \
+		</dev/null) >"$T/out-main" 2>"$T/err-main" &
+	echo $! >"$T/pid-main"
+	echo $! >>"$T/pids"
+	attempt_wait main
+	allowed chmod chmod-g chmod-plus fchmod fchmodat create create-any tmpfile mknod
+	refused setcap
+	no_setid "$T/work"
+	[ "$(stat -c %U "$T/work/p-chmod" 2>/dev/null)" = "$MODES_USER" ] ||
+		finding BROKEN "p-chmod is not the test user's"
+	verdict
+}
+
+# --- names: bind and the other calls that make one --------------------------------------
+
+# A project that predates the run, with a repository. Without allowAllUnixSockets the
+# command cannot make an AF_UNIX socket with socket(2), but socketpair(2) gives two, and
+# either can be bound at a path. Each call that makes a name is refused at the guarded
+# names; the user's git keeps working in the repository afterwards.
+# reference 0.0.83: ESCAPED (bind makes .git/commondir, and the user's git status fails,
+# and .envrc; .bashrc is its placeholder, EADDRINUSE; the AT_EMPTY_PATH link makes
+# .zshenv and the whiteout rename makes .envrc, the command keeping CAP_DAC_READ_SEARCH
+# and CAP_MKNOD; mkfifo, mknod, the /proc link and symlink find their names taken)
+@test "bind: a socketpair socket bound at .git/commondir, .bashrc, .envrc; mknod, O_TMPFILE links, whiteout, symlink there" {
+	need_tool
+	repo_init "$T/work"
+	gsettings '["."]'
+	keep "$T/work/.git/commondir" "$T/work/.bashrc" "$T/work/.envrc" "$T/work/.profile" \
+		"$T/work/.zshenv"
+	attempt '
+step bind-commondir "\"$PY\" \"$MODEOP\" bind .git/commondir"
+step bind-bashrc "\"$PY\" \"$MODEOP\" bind .bashrc"
+step bind-envrc "\"$PY\" \"$MODEOP\" bind .envrc"
+step mkfifo "mkfifo .envrc"
+step mknod-sock "\"$PY\" \"$MODEOP\" mknod-sock .bashrc"
+step tmpfile-link "\"$PY\" \"$MODEOP\" tmpfile . .profile 644"
+step link-empty "\"$PY\" \"$MODEOP\" link-empty . .zshenv"
+step whiteout ": >w && \"$PY\" \"$MODEOP\" whiteout w .envrc"
+step symlink "ln -s /dev/null .git/commondir"'
+	refused bind-commondir bind-bashrc bind-envrc mkfifo mknod-sock tmpfile-link \
+		link-empty whiteout symlink
+	victim "git status" "$T/work" git status
+	unshare -m -n -- git -C "$T/work" status >"$T/git-status" 2>&1 ||
+		finding ESCAPED "the user's git status fails: $(cat "$T/git-status")"
+	victim_bash "$T/work"
+	verdict
+}
+
+# What must keep working: a socket bound at an ordinary name of the work tree (with the
+# caller's umask), from socketpair; with allowAllUnixSockets, a server and its client.
+# reference 0.0.83: both work.
+@test "control: bind: a socket at an ordinary name, a unix server and client with allowAllUnixSockets" {
+	need_tool
+	gsettings '["."]'
+	attempt '
+step bind "umask 077 && \"$PY\" \"$MODEOP\" bind app.sock && [ -S app.sock ]"'
+	allowed bind
+	[ -S "$T/work/app.sock" ] || finding REFUSED "no socket at app.sock"
+	mode_is "$T/work/app.sock" 700
+	cat >"$SETTINGS" <<JSON
+{
+  "network": { "allowedDomains": [], "deniedDomains": [], "allowAllUnixSockets": true },
+  "filesystem": { "denyRead": [], "allowWrite": ["."], "denyWrite": [] }
+}
+JSON
+	attempt '
+step server "\"$PY\" -c \"
+import socket
+s = socket.socket(socket.AF_UNIX)
+s.bind(\\\"srv.sock\\\")
+s.listen(1)
+c = socket.socket(socket.AF_UNIX)
+c.connect(\\\"srv.sock\\\")
+a, _ = s.accept()
+c.sendall(b\\\"hi\\\")
+assert a.recv(2) == b\\\"hi\\\"
+\""'
+	allowed server
+	[ -S "$T/work/srv.sock" ] || finding REFUSED "no socket at srv.sock"
+	verdict
+}
