@@ -6,7 +6,8 @@
  * Three processes:
  *   parent  unshares, forks PID 1, forwards signals to it, relays its status;
  *   PID 1   mounts /proc, drops everything, vforks the worker, reaps, relays;
- *   worker  sets NO_NEW_PRIVS, installs the filter, execs the command.
+ *   worker  sets NO_NEW_PRIVS, restricts itself with the read denies' Landlock ruleset
+ *           (readlock.c), installs the filter, execs the command.
  * With --pid1 (srt-launch uses it when bwrap, run by root, has already made it PID 1
  * of a fresh PID namespace with that namespace's /proc) there is no parent and no
  * nesting: this process is PID 1 and vforks the worker itself, after checking that
