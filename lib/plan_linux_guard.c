@@ -157,12 +157,12 @@ read_deny_mounted(struct pb *b, const struct rdeny *r)
 }
 
 /*
- * The read denies srt-seccomp watches (watch.c) for the host's changes: each mask by the
- * name a reader opens (its links kept: a link on the way can be re-pointed) and by where
- * it lands, and each entry missing at the start. Nothing is mounted for a missing one
- * (BEHAVIOR §4.3); the command may not make it either, so only the host can, and the
- * watch ends the run when it does. Only what the settings deny: ssh's configuration
- * directory is hidden for ssh's sake, not as a secret.
+ * The read denies srt-seccomp holds against the host's changes (readlock.c: Landlock;
+ * watch.c for those it cannot hold): each mask by the name a reader opens (its links
+ * kept: a link on the way can be re-pointed) and by where it lands, and each entry
+ * missing at the start. Nothing is mounted for a missing one (BEHAVIOR §4.3); the command
+ * may not make it either, so only the host can. Only what the settings deny: ssh's
+ * configuration directory is hidden for ssh's sake, not as a secret.
  */
 static void
 guard_read_denies(struct pb *b)
@@ -202,7 +202,7 @@ guard_read_denies(struct pb *b)
 /*
  * The guard srt-seccomp enforces by name for the whole run (wguard.h): every write deny
  * and what leads to it, the home directory's own list, srt's files, the roots the names
- * apply under, and the read denies whose loss ends the sandbox.
+ * apply under, and the read denies srt-seccomp holds.
  */
 void
 plan_guard(struct pb *b)

@@ -65,9 +65,9 @@ extern const size_t wguard_ngit_files;
 struct wg_set;                  /* a hash set of paths (wguard.c) */
 
 /*
- * A read deny srt-seccomp watches for the host's changes (srt-seccomp/watch.c): the run
- * ends when the name no longer leads to its mask, or when a name missing at the start
- * appears.
+ * A read deny srt-seccomp holds against the host's changes: with Landlock
+ * (srt-seccomp/readlock.c), or else watched (srt-seccomp/watch.c: the run ends when the
+ * name no longer leads to its mask, or when a name missing at the start appears).
  */
 struct wguard_watched {
 	char *name;                     /* the path as the settings give it, its links
@@ -95,7 +95,7 @@ struct wguard {
 	                                   allowWrite" (empty: not known) */
 	bool inert;                     /* refuses nothing (srt-seccomp's monitor run
 	                                   without a guard): every question says NULL */
-	struct wguard_watch watch;      /* read denies: the sandbox ends if one is lost */
+	struct wguard_watch watch;      /* read denies, held or watched by srt-seccomp */
 	int depth;                      /* mandatoryDenySearchDepth */
 	bool allow_git_config;
 	/* lookups, made by wguard_index */

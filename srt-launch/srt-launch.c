@@ -443,20 +443,19 @@ debug_plan(const struct launch *l)
 		return;
 	}
 	log_debug("write guard: %zu protected paths, depth %d, names under %zu roots, "
-	    "%zu read denies watched", g->exact.n, g->depth, g->roots.n, g->watch.n);
+	    "%zu read denies held", g->exact.n, g->depth, g->roots.n, g->watch.n);
 	for (i = 0; i < g->exact.n; i++)
 		log_debug("write guard: %s (%s)", g->exact.v[i], g->exact_why.v[i]);
 	for (i = 0; i < g->watch.n; i++) {
 		const struct wguard_watched *w = &g->watch.v[i];
 
 		if (w->mount == NULL)
-			log_debug("read deny watched: %s (missing: the run ends if it appears)",
-			    w->name);
+			log_debug("read deny held: %s (missing at the start)", w->name);
 		else if (strcmp(w->name, w->mount) != 0)
-			log_debug("read deny watched: %s (masked at %s, the way to it too)",
+			log_debug("read deny held: %s (masked at %s, the way to it too)",
 			    w->name, w->mount);
 		else
-			log_debug("read deny watched: %s (masked)", w->name);
+			log_debug("read deny held: %s (masked)", w->name);
 	}
 }
 

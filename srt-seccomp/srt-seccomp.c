@@ -6,7 +6,8 @@
  * Three processes:
  *   parent  unshares, forks PID 1, forwards signals to it, relays its status;
  *   PID 1   mounts /proc, drops everything, vforks the worker, reaps, relays;
- *   worker  sets NO_NEW_PRIVS, installs the filter, execs the command.
+ *   worker  sets NO_NEW_PRIVS, restricts itself with the read denies' Landlock ruleset
+ *           (readlock.c), installs the filter, execs the command.
  * With --pid1 (srt-launch uses it when bwrap, run by root, has already made it PID 1
  * of a fresh PID namespace with that namespace's /proc) there is no parent and no
  * nesting: this process is PID 1 and vforks the worker itself, after checking that
@@ -90,6 +91,7 @@ struct worker {
 	bool	 guard;		/* install the filter with a listener */
 	int	 listener;	/* set by the worker: its number in the shared table */
 	int	 own_group;	/* no terminal: the command leads a process group of its own */
+	int	 ruleset;	/* the read denies' Landlock ruleset, or -1 */
 };
 
 /*
@@ -142,6 +144,8 @@ worker_main(void *arg)
 		log_warn("prctl PR_SET_NO_NEW_PRIVS");
 		worker_exit(EXIT_SELF);
 	}
+	if (readlock_restrict(w->ruleset) == -1)
+		worker_exit(EXIT_SELF);
 	if (filter_install(w->prog, w->guard ? &w->listener : NULL) == -1)
 		worker_exit(EXIT_SELF);
 	execvp(w->argv[0], w->argv);
@@ -174,12 +178,13 @@ static int
 pid1_run_worker(const struct sock_fprog *prog, const sigset_t *saved, char **argv,
     struct sup *sup)
 {
-	struct worker w = { prog, saved, argv, sup != NULL, -1, !pid1_has_ctty() };
+	struct worker w = { prog, saved, argv, sup != NULL, -1, !pid1_has_ctty(), -1 };
 	pid_t worker;
 	int status;
 
 	if (sup != NULL && sup_start(sup) == -1)
 		return EXIT_SELF;
+	w.ruleset = sup_ruleset(sup);
 
 	worker = clone(worker_main, worker_stack + sizeof(worker_stack),
 	    CLONE_VM | CLONE_VFORK | CLONE_FILES | SIGCHLD, &w);

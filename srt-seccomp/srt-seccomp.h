@@ -62,6 +62,7 @@ void	 res_free(struct res *);
 /* supervise.c: the write guard's supervisor, run by PID 1. */
 struct sup *sup_new(int guard_fd, int viol_fd, bool nested_userns);
 int	 sup_start(struct sup *);
+int	 sup_ruleset(const struct sup *);
 void	 sup_finish(struct sup *);
 void	 sup_set_listener(struct sup *, int);
 int	 sup_pollfds(struct sup *, struct pollfd *, int);
@@ -86,12 +87,20 @@ void	 monitor_reads(struct monitor *, bool report);
 void	 monitor_finish(struct monitor *);
 void	 monitor_free(struct monitor *);
 
-/* watch.c: the read denies, watched for the host's changes (the sandbox ends). */
+/* watch.c: the read denies Landlock does not hold, watched for the host's changes (the
+ * sandbox ends); the walk of a deny's way, which readlock.c shares. */
 struct watch;
 struct watch *watch_new(const struct wguard_watch *);
+int	 watch_way(const char *, int (*)(void *, const char *, const char *, size_t),
+	    void *, char **);
 int	 watch_fds(struct watch *, struct pollfd *, int);
 int	 watch_check(struct watch *, const struct pollfd *, int);
 void	 watch_free(struct watch *);
+
+/* readlock.c: the read denies held by Landlock (held[i] for each of the list); the
+ * ruleset the worker restricts itself with, or -1 (none). */
+int	 readlock_new(const struct wguard_watch *, bool allow_userns, bool *held);
+int	 readlock_restrict(int ruleset);
 
 /* filter.c: one compiled program, shared by --emit-bpf and the install path. */
 int	 filter_build(const struct seccomp_opts *, struct sock_fprog *);

@@ -781,7 +781,8 @@ sup_new(int guard_fd, int viol_fd, bool nested_userns)
 	char *buf = NULL, err[256];
 	size_t len;
 
-	s->listener = -1;
+	s->listener = s->ruleset = -1;
+	s->nested_userns = nested_userns;
 	s->umask = umask(022);
 	umask(s->umask);
 	s->op = "write";
@@ -818,7 +819,7 @@ sup_new(int guard_fd, int viol_fd, bool nested_userns)
 	s->rc.check_names = nested_userns;
 	s->rc.view_refused = sup_view_refused;
 	s->rc.mounts = res_mounts_new();
-	log_debug("write guard: %zu protected paths, %zu roots, %zu watched read denies",
+	log_debug("write guard: %zu protected paths, %zu roots, %zu read denies",
 	    s->g.exact.n, s->g.roots.n, s->g.watch.n);
 	return s;
  fail:
@@ -828,17 +829,40 @@ sup_new(int guard_fd, int viol_fd, bool nested_userns)
 }
 
 /*
- * PID 1, in the namespaces the command runs in, before it runs: the read-deny mounts
- * as they are here (a nested mount namespace numbers its mounts anew), then the
- * listener. -1: the sandbox cannot be watched, and must not start.
+ * PID 1, in the namespaces the command runs in, before it runs: the read denies held by
+ * Landlock from here on (readlock.c), the others watched, their mounts as they are here
+ * (a nested mount namespace numbers its mounts anew), then the listener. -1: the sandbox
+ * cannot be watched, and must not start.
  */
 int
 sup_start(struct sup *s)
 {
-	if (s->g.watch.n > 0 && (s->watch = watch_new(&s->g.watch)) == NULL)
-		return -1;
+	struct wguard_watch rest = { 0 };
+	bool *held;
+	size_t i;
+	int rc = 0;
+
+	if (s->g.watch.n > 0) {
+		held = xcalloc(s->g.watch.n, sizeof(*held));
+		s->ruleset = readlock_new(&s->g.watch, s->nested_userns, held);
+		rest.v = xcalloc(s->g.watch.n, sizeof(*rest.v));
+		for (i = 0; i < s->g.watch.n; i++)
+			if (!held[i])
+				rest.v[rest.n++] = s->g.watch.v[i];
+		if (rest.n > 0 && (s->watch = watch_new(&rest)) == NULL)
+			rc = -1;
+		free(rest.v);
+		free(held);
+	}
 	monitor_watch_reads(s->mon, &s->g.watch);
-	return 0;
+	return rc;
+}
+
+/* The Landlock ruleset the worker restricts itself with, or -1. */
+int
+sup_ruleset(const struct sup *s)
+{
+	return s != NULL ? s->ruleset : -1;
 }
 
 /* The command has ended: the monitor's last record. */
@@ -923,6 +947,7 @@ sup_free(struct sup *s)
 	if (s->refused > 0)
 		log_debug("write guard: %lu calls refused", s->refused);
 	fd_close(&s->listener);
+	fd_close(&s->ruleset);
 	monitor_free(s->mon);
 	for (i = 0; i < s->ntasks; i++)
 		fd_close(&s->tasks[i].pidfd);

@@ -34,7 +34,9 @@ struct task {
 struct sup {
 	int	 listener;
 	struct wguard g;
-	struct watch *watch;
+	struct watch *watch;	/* the read denies Landlock does not hold */
+	int	 ruleset;	/* Landlock's, for the worker, or -1 */
+	bool	 nested_userns;
 	struct seccomp_notif_sizes sizes;
 	struct seccomp_notif *req;
 	struct seccomp_notif_resp *resp;

@@ -1,5 +1,9 @@
 /*
- * The read denies, watched for what the host does to them while the command runs.
+ * The read denies Landlock does not hold (readlock.c), watched for what the host does to
+ * them while the command runs: those whose way passes through a directory the command
+ * may write (its own new files there must stay readable, so no grant can be withheld
+ * there), and every one when nested user namespaces are allowed (Landlock forbids the
+ * mounts they are for) or the kernel has no Landlock.
  *
  * A denied file is masked with /dev/null bound over it, a denied directory with a tmpfs.
  * Linux detaches such a mount when the host unlinks or renames over its mount point (a
@@ -20,13 +24,15 @@
  * When to look: whenever the mount table changes (POLLPRI on /proc/self/mountinfo), and
  * whenever an entry that lies on the way to a watched name is made, removed or moved in
  * any directory of that way, up to "/" and through every link (inotify: the host's
- * changes reach these directories, inodes being shared). Each look walks every way again,
- * watching each directory before it looks into it, so a change right after the look is
- * an event too; a directory that moved keeps its old watch, and the one now at its name
- * gets one. Events about other names (a busy working directory) are read and dropped.
+ * changes reach these directories, inodes being shared). Each look walks every way again
+ * (watch_way, which readlock.c walks too), watching each directory before it looks into
+ * it, so a change right after the look is an event too; a directory that moved keeps its
+ * old watch, and the one now at its name gets one. Events about other names (a busy
+ * working directory) are read and dropped.
  *
  * This reacts after the fact: a reader that opens the path in the moment between the
- * host's rename and the look reads the new file (srt-launch(1), the write guard).
+ * host's rename and the look reads the new file (srt-launch(1), the write guard). That
+ * is why Landlock holds every deny it can.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -180,18 +186,19 @@ look_name(struct look *l, int wd, const char *name, size_t len)
 }
 
 /*
- * Follows path as the kernel would, name by name and every link, watching each directory
- * before looking into it: whatever changes on the way after the look makes an event.
- * 0: the whole way is there; 1: *gone is the first name that is not (or cannot be looked
- * at); -1: a directory could not be watched (l->err says why, l->failed names it).
+ * Follows path as the kernel would, name by name and every link, handing visit each
+ * directory it looks into and the name it looks up there, before it looks (the watch
+ * watches the directory then: whatever changes on the way after the look makes an event;
+ * readlock.c takes the same ways). 0: the whole way is there; 1: *gone is the first name
+ * that is not (or cannot be looked at); -1: visit said no (its errno).
  */
-static int
-watch_walk(struct watch *w, struct look *l, const char *path, char **gone)
+int
+watch_way(const char *path, int (*visit)(void *, const char *, const char *, size_t),
+    void *arg, char **gone)
 {
 	char cur[PATH_MAX] = "", next[PATH_MAX] = "", target[PATH_MAX], *rest, *p, *end;
-	const char *dir;
 	struct stat st;
-	int links = 0, rc = 0, wd, isdir = 1;
+	int links = 0, rc = 0, isdir = 1;
 	size_t len;
 	ssize_t n;
 
@@ -219,15 +226,10 @@ watch_walk(struct watch *w, struct look *l, const char *path, char **gone)
 			rc = 1;
 			break;
 		}
-		dir = cur[0] != '\0' ? cur : "/";
-		if ((wd = look_dir(w, l, dir)) == -1) {
-			l->err = errno;
-			free(l->failed);
-			l->failed = xstrdup(dir);
+		if (visit(arg, cur[0] != '\0' ? cur : "/", p, len) == -1) {
 			rc = -1;
 			break;
 		}
-		look_name(l, wd, p, len);
 		if (lstat(next, &st) == -1) {
 			rc = 1;
 			break;
@@ -255,6 +257,37 @@ watch_walk(struct watch *w, struct look *l, const char *path, char **gone)
 		*gone = xstrdup(next);
 	free(rest);
 	return rc;
+}
+
+struct walkarg {
+	struct watch *w;
+	struct look *l;
+};
+
+/* Watches dir, then notes name there as one that matters. */
+static int
+watch_visit(void *arg, const char *dir, const char *name, size_t len)
+{
+	struct walkarg *a = arg;
+	int wd;
+
+	if ((wd = look_dir(a->w, a->l, dir)) == -1) {
+		a->l->err = errno;
+		free(a->l->failed);
+		a->l->failed = xstrdup(dir);
+		return -1;
+	}
+	look_name(a->l, wd, name, len);
+	return 0;
+}
+
+/* watch_way, watching: -1 when a directory could not be watched (l->err, l->failed). */
+static int
+watch_walk(struct watch *w, struct look *l, const char *path, char **gone)
+{
+	struct walkarg a = { w, l };
+
+	return watch_way(path, watch_visit, &a, gone);
 }
 
 /* Could the command have made path itself? Its directory is writable here. */

@@ -5,7 +5,7 @@
 # config (lock file and rename), a secret rotated with mv, git clean removing srt's
 # placeholders, or a second run of srt cleaning up after itself. Each test holds the
 # command at a point (it waits for $T/go-NAME), makes the change on the host, then lets
-# the command try; the guard decides by name, and a lost read protection ends the run.
+# the command try; the guard decides by name, and a read deny holds whatever the host does.
 load helpers
 load guard
 
@@ -33,10 +33,11 @@ step git-config "git config core.fsmonitor \"$PWD/fsm.sh\""'
 	verdict
 }
 
-# A denyRead file rotated on the host (`mv tmp token`, as credential helpers do) would be
-# readable: the sandbox must end, with status 125 and a message naming the path, before
-# the command reads again. The host writes the go-ahead only after the rotation.
-@test "host: a denyRead file rotated with mv ends the run (125) before the next read" {
+# A denyRead file rotated on the host (`mv tmp token`, as credential helpers do) detaches
+# its mask: the new file must stay unreadable all the same, and the run must go on (issue
+# #28 item 7: ending it with 125, as srt once did, killed the user's command for a benign
+# host action). The host writes the go-ahead only after the rotation.
+@test "host: a denyRead file rotated with mv stays unreadable, and the run goes on" {
 	need_tool
 	mkdir "$T/secrets"
 	echo "old-$SECRET" >"$T/secrets/token"
@@ -55,11 +56,8 @@ echo READ AGAIN'
 	if grep -q "$SECRET" "$T/out"; then
 		finding ESCAPED "the command read the rotated secret: $(grep "$SECRET" "$T/out")"
 	fi
-	if [ "$ST" -ne 125 ]; then
-		finding NOT-ENDED "the run ended with status $ST, not 125"
-	fi
-	if ! grep -i 'read protection' "$T/err" | grep -qF "$T/secrets/token"; then
-		finding NOT-ENDED "no message naming $T/secrets/token and its lost read protection"
+	if [ "$ST" -ne 0 ] || ! grep -q '^READ AGAIN$' "$T/out"; then
+		finding REFUSED "the rotation ended the run (status $ST): $(head -c 300 "$T/err")"
 	fi
 	verdict
 }

@@ -1,0 +1,175 @@
+#!/usr/bin/env bats
+# Escape battery, issue #28 item 7: a read deny holds for the whole run, whatever the host
+# does to the denied path, and the host's ordinary changes do not end the run. A mask is
+# a mount, and Linux detaches it when the host renames over or unlinks its mount point
+# (a key rotated with `mv new token`); a path missing at the start has no mask (`aws
+# configure` makes ~/.aws during the run). Ending the run when that happens (125) left a
+# reader in a loop the moment before, and killed the user's command for a benign action.
+# Here a reader loops inside while the host changes the path outside: it must never read
+# the secret, and the command must end normally (0).
+#
+# The reader (python3, as fast as a reader can be) reads FILE until $T/stop exists; each
+# time it sees $CWD/.tick it removes it, so the host knows that a read came after each
+# of its changes (an event, not a delay). What it read with "new-" in it goes to leak.
+load helpers
+load guard
+
+reader_script() {
+	cat >"$T/reader.py" <<'PY'
+import os, sys
+path, leak, ready, stop, tick = sys.argv[1:]
+tries = reads = leaks = 0
+with open(leak, "a") as out:
+    while True:
+        try:
+            with open(path) as f:
+                s = f.read()
+            if s:
+                reads += 1
+            if "new-" in s:
+                leaks += 1
+                out.write(s)
+                out.flush()
+        except OSError:
+            pass
+        tries += 1
+        if tries == 1:
+            open(ready, "w").close()
+        if os.path.exists(tick):
+            os.unlink(tick)
+        if os.path.exists(stop):
+            break
+print("READER", tries, reads, leaks)
+PY
+}
+
+# reader_start FILE: the reader inside srt, run r; returns once it has read once.
+reader_start() {
+	reader_script
+	attempt_start r "\"$PY\" \"$T/reader.py\" \"$1\" leak .ready-r \"$T/stop\" .tick"
+	ready r
+}
+
+# host_tick WHAT: waits (15 s at most) until the reader has tried again since now (it
+# removes .tick), or until the run has ended (then there is no reader left to wait for).
+host_tick() {
+	local pid end=$((SECONDS + 15))
+	pid=$(cat "$T/pid-r")
+	: >"$CWD/.tick"
+	while [ "$SECONDS" -lt "$end" ]; do
+		[ -e "$CWD/.tick" ] || return 0
+		kill -0 "$pid" 2>/dev/null || return 0
+	done
+	finding BROKEN "the reader never came back after change $1"
+}
+
+# reader_end: stops the reader and checks what it got and how the run ended.
+reader_end() {
+	touch "$T/stop"
+	attempt_wait r ends
+	if grep -q "new-$SECRET" "$T/work/leak" "$T/out" 2>/dev/null; then
+		finding ESCAPED "the command read the host's new secret: $(grep -m1 -ho "new-$SECRET[^ ]*" "$T/work/leak" "$T/out")"
+	fi
+	if [ "$ST" -ne 0 ] || ! grep -q '^ATTEMPT DONE$' "$T/out"; then
+		finding REFUSED "the host's change ended the run (status $ST): $(grep -m1 -i 'read' "$T/err")"
+	fi
+	grep -q '^READER ' "$T/out" || finding BROKEN "the reader did not finish"
+}
+
+# A key rotated 200 times (write a new file, `mv` it over the denied name), each rotation
+# followed by at least one read. On the current main build the first rotation ends the
+# run with 125 ("its read protection was lost"), or the reader wins the race first.
+# reference 0.0.83: ESCAPED (it has no watch: the rotated file is read).
+@test "rotation: a denyRead file rotated 200 times with mv while the command reads it in a loop" {
+	need_tool
+	mkdir -p "$T/sec"
+	echo "old-$SECRET" >"$T/sec/token"
+	gsettings '["."]' '[]' "[\"$T/sec/token\"]"
+	reader_start "$T/sec/token"
+	for i in $(seq 200); do
+		echo "new-$SECRET-$i" >"$T/sec/tmp"
+		mv "$T/sec/tmp" "$T/sec/token"
+		host_tick "$i"
+	done
+	reader_end
+	verdict
+}
+
+# The host deletes the denied file and writes it again in place (rm, then a new file at
+# the same name), and renames the denied file away before making a new one: each time
+# the name leads to a new file that must stay unreadable. On the current main build the
+# run ends with 125. reference 0.0.83: ESCAPED.
+@test "rotation: a denyRead file removed, or moved away, and made again by the host" {
+	need_tool
+	mkdir -p "$T/sec"
+	echo "old-$SECRET" >"$T/sec/token"
+	gsettings '["."]' '[]' "[\"$T/sec/token\"]"
+	reader_start "$T/sec/token"
+	rm "$T/sec/token"
+	echo "new-$SECRET-rm" >"$T/sec/token"
+	host_tick rm
+	mv "$T/sec/token" "$T/sec/token.old"
+	echo "new-$SECRET-mv" >"$T/sec/token"
+	host_tick mv
+	reader_end
+	verdict
+}
+
+# `aws configure` on the host during the run: ~/.aws, denied and missing at the start,
+# is made with its credentials (written to a temporary name and renamed, as tools do).
+# On the current main build the run ends with 125 ("created by the host").
+# reference 0.0.83: ESCAPED (a missing denyRead path gets nothing).
+@test "rotation: a missing denied ~/.aws made by the host during the run stays unreadable" {
+	need_tool
+	gsettings '["."]' '[]' "[\"~/.aws\"]"
+	reader_start "$HOME/.aws/credentials"
+	mkdir "$HOME/.aws"
+	echo "new-$SECRET-credentials" >"$HOME/.aws/credentials.tmp"
+	mv "$HOME/.aws/credentials.tmp" "$HOME/.aws/credentials"
+	host_tick made
+	reader_end
+	verdict
+}
+
+# A denied directory (masked with a tmpfs) that the host removes and makes again with a
+# secret in it: the tmpfs is detached, the new directory must stay unreadable.
+# On the current main build the run ends with 125. reference 0.0.83: ESCAPED.
+@test "rotation: a denied directory removed and made again by the host" {
+	need_tool
+	mkdir -p "$T/home/.ssh"
+	echo "old-$SECRET" >"$T/home/.ssh/id_ed25519"
+	gsettings '["."]' '[]' "[\"~/.ssh\"]"
+	reader_start "$HOME/.ssh/id_ed25519"
+	rm -rf "$HOME/.ssh"
+	mkdir "$HOME/.ssh"
+	echo "new-$SECRET-key" >"$HOME/.ssh/id_ed25519"
+	host_tick remade
+	reader_end
+	verdict
+}
+
+# What the held deny costs, and what it leaves alone: the command's own files in its
+# write root (made during the run) and the other files next to the denied one stay
+# readable; an entry the host adds next to the denied file during the run does not
+# (srt-launch(1), "Read denies"). On the current main build, and under the reference
+# 0.0.83, the host's new file is read (ALLOWED).
+@test "rotation: next to a held deny, old files and the command's new ones read, the host's new one not" {
+	need_tool
+	mkdir -p "$T/sec"
+	echo "old-$SECRET" >"$T/sec/token"
+	echo "other-file" >"$T/sec/other"
+	gsettings '["."]' '[]' "[\"$T/sec/token\"]"
+	attempt_start r '
+echo r >.ready-r
+await r
+step other "grep -q other-file \"$T/sec/other\""
+step own "echo mine >own && mkdir -p d/e && echo deep >d/e/f && mv own d/own2 && grep -q mine d/own2 && grep -q deep d/e/f"
+step hosts-new "cat \"$T/sec/added\""'
+	ready r
+	echo "added-by-host" >"$T/sec/added"
+	touch "$T/go-r"
+	attempt_wait r
+	allowed other own
+	refused hosts-new -- "Permission denied"
+	verdict
+}
