@@ -5,6 +5,7 @@
  */
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "wguard.h"
 
@@ -56,6 +57,19 @@ const struct wguard_name wguard_names[] = {
 	{ ".devcontainer", WG_DIR, WHY_EDITOR },        /* initializeCommand runs on the host */
 };
 const size_t wguard_nnames = nitems(wguard_names);
+
+/*
+ * .gitmodules is what git submodule add writes in the user's work tree, and what it says
+ * runs nothing: git takes no "update = !command" from it (gitmodules(5)), the URLs'
+ * ext:: and fd:: transports are off by git's protocol defaults, and the file is tracked
+ * content the user sees in git status and git diff. With the write guard it is left
+ * writable; without it (--unguarded) it stays bound read-only.
+ */
+bool
+wguard_name_writable(const struct wguard_name *n)
+{
+	return strcmp(n->name, ".gitmodules") == 0;
+}
 
 /*
  * Below the home directory, at these places only: what ssh, git, the shells, editors,

@@ -723,6 +723,7 @@ sup_new(int guard_fd, int viol_fd, bool nested_userns)
 	size_t len;
 
 	s->listener = -1;
+	s->held_fd = -1;
 	s->umask = umask(022);
 	umask(s->umask);
 	s->op = "write";
@@ -784,8 +785,10 @@ sup_start(struct sup *s)
 void
 sup_finish(struct sup *s)
 {
-	if (s != NULL)
-		monitor_finish(s->mon);
+	if (s == NULL)
+		return;
+	sup_git_finish(s);
+	monitor_finish(s->mon);
 }
 
 void
@@ -868,6 +871,7 @@ sup_free(struct sup *s)
 	watch_free(s->watch);
 	wguard_free(&s->g);
 	strlist_free(&s->vacated);
+	strlist_free(&s->pointers);
 	free(s->made);
 	free(s->req);
 	free(s->resp);
