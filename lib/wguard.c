@@ -566,9 +566,6 @@ wg_names(const struct wguard *g, const struct wguard_fs *fs, const char *path, b
 			const struct wguard_name *nm = &wguard_names[k];
 			int max;
 
-			if (wguard_name_writable(nm))
-				continue;
-
 			if (g->name_len != NULL) {
 				l1 = g->name_len[2 * k];
 				len = g->name_len[2 * k + 1];
@@ -851,8 +848,14 @@ wguard_may_create(const struct wguard *g, const struct wguard_fs *fs, const char
 
 	if (g->inert)
 		return NULL;
-	if ((why = wg_exact(g, path)) != NULL || (why = wg_names(g, fs, path, false)) != NULL ||
-	    (why = wg_git(g, fs, path, WG_CREATE)) != NULL)
+	if ((why = wg_exact(g, path)) != NULL)
+		return why;
+	/* .gitmodules is git configuration too: made, like config, by a rename of a file
+	 * the supervisor judges (git submodule add writes it so). */
+	if ((why = wg_names(g, fs, path, false)) != NULL)
+		return strcasecmp(path_basename(path), ".gitmodules") == 0 ?
+		    wguard_why_gitcfg : why;
+	if ((why = wg_git(g, fs, path, WG_CREATE)) != NULL)
 		return why;
 	if (wg_set_get(is_dir ? g->pin_set : g->anc_set, path, strlen(path)) != (size_t)-1)
 		return WHY_ANCESTOR;
@@ -923,7 +926,12 @@ wguard_pointer_check(const struct wguard *g, const struct wguard_fs *fs, const c
 		/* In the user's work tree: a git directory of that repository (a submodule's,
 		 * a linked worktree's). Elsewhere: a git directory by its place, whose every
 		 * file was judged as git state. */
-		if (wg_in_repo(fs, dir, root, sizeof(root))) {
+		char *up = path_dirname(dir);
+		bool in = strcmp(dir, "/") != 0 && wg_in_repo(fs, up, root, sizeof(root));
+
+		/* Asked from the directory above: the .git in dir is this very file. */
+		free(up);
+		if (in) {
 			char *m = path_join(root, ".git/modules"), *w = path_join(root,
 			    ".git/worktrees");
 

@@ -54,7 +54,8 @@ struct wguard_name {
 extern const struct wguard_name wguard_names[];
 extern const size_t wguard_nnames;
 
-/* A dangerous name the write guard lets the command write (wguard_names.c says why). */
+/* A dangerous name the write guard owns alone, not bound read-only when the guard runs:
+ * it changes only by content (wguard_names.c says why). */
 bool wguard_name_writable(const struct wguard_name *n);
 
 /* Paths below the home directory that its owner's tools run or trust. */

@@ -59,11 +59,10 @@ const struct wguard_name wguard_names[] = {
 const size_t wguard_nnames = nitems(wguard_names);
 
 /*
- * .gitmodules is what git submodule add writes in the user's work tree, and what it says
- * runs nothing: git takes no "update = !command" from it (gitmodules(5)), the URLs'
- * ext:: and fd:: transports are off by git's protocol defaults, and the file is tracked
- * content the user sees in git status and git diff. With the write guard it is left
- * writable; without it (--unguarded) it stays bound read-only.
+ * .gitmodules is what git submodule add writes in the user's work tree. With the write
+ * guard it is not bound read-only: the guard lets it change as git changes it (its lock
+ * file renamed onto it), judged by content like a git config (wguard.c); in place it is
+ * never written. Without the guard (--unguarded) it stays bound read-only.
  */
 bool
 wguard_name_writable(const struct wguard_name *n)

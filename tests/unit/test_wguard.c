@@ -205,7 +205,8 @@ test_model(void)
 	    "dangerous names in the command's own directories are its files");
 	ok(P("/w/p/.vscode/tasks.json") != NULL && C("/w/p/.envrc", false) != NULL,
 	    "in the user's they are not");
-	ok(C("/w/p/.gitmodules", false) == NULL, ".gitmodules runs nothing: writable");
+	ok(C("/w/p/.gitmodules", false) == wguard_why_gitcfg && P("/w/p/.gitmodules") != NULL,
+	    ".gitmodules is made by a judged rename, never written in place");
 	ok(C("/w/fresh/.git/hooks/pre-commit.sample", false) == NULL &&
 	    C("/w/fresh/.git/hooks", true) == NULL,
 	    "a new repository's hooks directory and samples");
