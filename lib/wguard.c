@@ -943,8 +943,11 @@ wguard_pointer_check(const struct wguard *g, const struct wguard_fs *fs, const c
 		} else if (!wg_gitctx_named(fs, t) && strcasecmp(path_basename(t), ".git") != 0)
 			why = "mandatory deny: a .git file naming no .git directory";
 	} else if (strcasecmp(name, "commondir") == 0) {
-		/* git worktree add writes "../..": the git directory holding this one. */
-		if (!path_is_under(dir, t) || strcmp(dir, t) == 0)
+		/* git worktree add writes "../..": the git directory holding this one, whose
+		 * every file was judged as git state (a directory of a .git, or a git
+		 * directory: complete before the run, or checked as it became one). */
+		if (!path_is_under(dir, t) || strcmp(dir, t) == 0 ||
+		    (!wg_gitctx_named(fs, t) && fs->is_git_dir(fs->arg, t) != 1))
 			why = "mandatory deny: a commondir outside its repository";
 	} else if (*v != '/' || strcasecmp(path_basename(t), ".git") != 0)
 		why = "mandatory deny: a worktree gitdir that names no .git";

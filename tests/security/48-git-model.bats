@@ -22,7 +22,8 @@ src_init() {
 # makes .git/modules/lib itself, with core.fsmonitor in its config and a post-checkout
 # hook. The user's next `git submodule update --init` reuses that directory and runs
 # both on the host, and every later git status runs the fsmonitor.
-# reference 0.0.83: ESCAPED (the hook and the fsmonitor run)
+# reference 0.0.83: ESCAPED (every step allowed; git submodule update --init and git status
+# ran the payload)
 @test "item 1: a submodule's git directory planted with core.fsmonitor and post-checkout" {
 	need_tool
 	super_init clone
@@ -49,7 +50,7 @@ step mod-hook-mv "plant h && mv h $m/hooks/post-checkout"'
 
 # Item 11 (critical): the command clones a repository into a new directory and sets
 # core.fsmonitor there; the user's `cd c1 && git status` on the host runs it.
-# reference 0.0.83: ESCAPED
+# reference 0.0.83: ESCAPED (the fsmonitor ran at git status)
 @test "item 11: a clone in a new directory, then git config core.fsmonitor" {
 	need_tool
 	src_init
@@ -65,7 +66,7 @@ step fsmon "git -C c1 config core.fsmonitor \"$PWD/fsm.sh\""'
 }
 
 # A hook in a fresh clone's own git directory: written, renamed from a sample, linked.
-# reference 0.0.83: ESCAPED
+# reference 0.0.83: ESCAPED (hooks written; git commit in the clone ran the payload)
 @test "a fresh clone's own git directory: hooks refused, samples kept" {
 	need_tool
 	src_init
@@ -89,8 +90,8 @@ step hook-dir "rm -rf c1/.git/hooks && mkdir h2 && plant h2/pre-commit && mv h2 
 # repository (whose config git now lets the command change by content). Under the build
 # before issue #28 they were refused too, by a read-only config: the remote added first
 # (step remote) is the ordinary change that must now work.
-# reference 0.0.83: ESCAPED (its .git/config is writable... by the read-only bind only
-# where it exists: refused there; hooksPath to a new directory ESCAPED)
+# reference 0.0.83: held (.git/config bound read-only: every key refused with EBUSY), and
+# so is the remote add: no escape, no ordinary change either
 @test "dangerous keys in the user's repository: hooksPath, sshCommand, pager, editor, include, filter, alias, insteadOf" {
 	need_tool
 	repo_init "$T/work"
@@ -124,7 +125,7 @@ step fsmonitor "git config core.fsmonitor \"$PWD/fsm.sh\""'
 # The config is checked, then the command writes through the descriptor it still holds
 # on its lock file: what the host reads is the supervisor's copy, which no descriptor of
 # the command reaches.
-# reference 0.0.83: not applicable (.git/config bound read-only, the rename fails)
+# reference 0.0.83: held, by refusing the checked change too (the rename fails, EBUSY)
 @test "config written through a descriptor held across the check" {
 	need_tool
 	repo_init "$T/work"
@@ -146,7 +147,7 @@ step held-rw "exec 8<>.git/config && echo x >&8"'
 # A .git file in the user's work tree naming a git directory outside the repository
 # (here one with core.fsmonitor that the host has elsewhere); the one git submodule add
 # writes, naming this repository's .git/modules, is kept.
-# reference 0.0.83: ESCAPED (sub/.git is written; git status in sub runs the fsmonitor)
+# reference 0.0.83: ESCAPED (sub/.git written; git status in sub ran the fsmonitor)
 @test "a .git file in the work tree pointing outside the repository" {
 	need_tool
 	repo_init "$T/work"
@@ -172,8 +173,8 @@ step own "echo \"gitdir: ../.git/modules/own\" >own/.git"'
 # A linked worktree's commondir says where its config and hooks are: rewritten to a
 # directory the command prepared (config with core.fsmonitor, objects and refs), the
 # user's git status in the worktree runs the fsmonitor.
-# reference 0.0.83: not applicable (git worktree add fails: .git/config read-only... the
-# worktree's commondir is then written freely: ESCAPED where the worktree exists)
+# reference 0.0.83: ESCAPED (commondir rewritten; git status in the worktree ran the
+# fsmonitor)
 @test "a worktree's commondir pointing elsewhere" {
 	need_tool
 	repo_init "$T/work"
@@ -198,7 +199,8 @@ step replace "rm -f .git/worktrees/wt1/commondir && echo \"$PWD/evil\" >.git/wor
 # A directory prepared with a configuration and a hook (no HEAD yet, so no git
 # directory while it was written), then renamed to .git, or completed in place into a
 # bare repository: the hook and configuration were never judged as git state.
-# reference 0.0.83: ESCAPED (.git made in the cwd)
+# reference 0.0.83: the rename to .git allowed (nothing ran in these victims); no HEAD
+# could be made in prep (a read-only bind of the cwd's missing names)
 @test "a prepared directory renamed to .git or completed into a git directory" {
 	need_tool
 	mkdir -p "$T/work/proj"
