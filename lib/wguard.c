@@ -857,6 +857,10 @@ wguard_may_create(const struct wguard *g, const struct wguard_fs *fs, const char
 		    wguard_why_gitcfg : why;
 	if ((why = wg_git(g, fs, path, WG_CREATE)) != NULL)
 		return why;
+	/* A hooks that is no directory (a link to one the command fills) is its hooks. */
+	if (!is_dir && strcasecmp(path_basename(path), "hooks") == 0 &&
+	    wguard_git_state(g, fs, path))
+		return WHY_HOOK;
 	if (wg_set_get(is_dir ? g->pin_set : g->anc_set, path, strlen(path)) != (size_t)-1)
 		return WHY_ANCESTOR;
 	if (!is_dir && (why = wg_names(g, fs, path, true)) != NULL)

@@ -32,11 +32,14 @@
 
 /*
  * Read a regular file (what dfd/name is, not following a link) into a new buffer: 0
- * with *buf and *len, 1 when there is no such file, -errno otherwise (-EFBIG past max).
+ * with *buf and *len, 1 when there is no such file (or, dfd AT_FDCWD and name absolute,
+ * when the name does not lead there without a link on the way), -errno otherwise
+ * (-EFBIG past max).
  */
 static int
 git_read(int dfd, const char *name, size_t max, char **buf, size_t *len, struct stat *st)
 {
+	char real[PATH_MAX];
 	ssize_t n;
 	size_t cap = 4096, got = 0;
 	char *b;
@@ -46,7 +49,12 @@ git_read(int dfd, const char *name, size_t max, char **buf, size_t *len, struct 
 	*len = 0;
 	if ((fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
 	    O_CLOEXEC)) == -1)
-		return errno == ENOENT ? 1 : -errno;
+		return errno == ENOENT || errno == ENOTDIR ? 1 : -errno;
+	if (dfd == AT_FDCWD && (res_fd_path(fd, real, sizeof(real)) < 0 ||
+	    strcmp(real, name) != 0)) {
+		close(fd);
+		return 1;
+	}
 	if (fstat(fd, st) == -1)
 		e = -errno;
 	else if (!S_ISREG(st->st_mode))

@@ -265,6 +265,15 @@ sup_subtree(struct sup *s, int dfd, const char *from, const char *to, const char
 			if (why == wguard_why_gitcfg && type != DT_DIR &&
 			    wguard_git_state(&s->g, sup_fs(s), f))
 				why = NULL;
+			/* A pointer moves with its directory: what it says is read
+			 * from its new place, where it may mean another thing. */
+			if (why == NULL && type == DT_REG) {
+				s->map_from = top_from;
+				s->map_to = top_to;
+				if (wguard_pointer_name(&s->g, sup_fs(s), t))
+					sup_git_pointer(s, t);
+				s->map_from = s->map_to = NULL;
+			}
 		}
 		if (why != NULL) {
 			sup_refused(s, "rename", f, why);

@@ -78,9 +78,11 @@ step hook "plant c1/.git/hooks/post-checkout"
 step hook-sample "mv c1/.git/hooks/pre-commit.sample c1/.git/hooks/pre-commit"
 step hook-link "ln -s \"$PWD/evil.sh\" c1/.git/hooks/pre-commit"
 step hook-hard "ln evil.sh c1/.git/hooks/pre-commit"
-step hook-dir "rm -rf c1/.git/hooks && mkdir h2 && plant h2/pre-commit && mv h2 c1/.git/hooks"'
+step hook-dir "rm -rf c1/.git/hooks && mkdir h2 && plant h2/pre-commit && mv h2 c1/.git/hooks"
+step hooks-link "rm -rf c1/.git/hooks && mkdir h3 && ln -s \"$PWD/h3\" c1/.git/hooks"
+plant h3/pre-commit'
 	allowed clone
-	refused hook hook-sample hook-link hook-hard hook-dir
+	refused hook hook-sample hook-link hook-hard hook-dir hooks-link
 	victim "git checkout in the clone" "$T/work/c1" git checkout -q -b victim
 	victim "git commit in the clone" "$T/work/c1" git commit -q --allow-empty -m victim
 	verdict

@@ -213,6 +213,8 @@ test_model(void)
 	ok(C("/w/fresh/.git/hooks/post-checkout", false) != NULL &&
 	    P("/w/fresh/.git/hooks/x/y.sample") != NULL,
 	    "but no hook git runs, in the command's repository either");
+	ok(C("/w/fresh/.git/hooks", false) != NULL,
+	    "nor a hooks that is a link (to a directory the command fills)");
 	ok(C("/w/p/.git/modules/new/hooks/post-checkout", false) != NULL &&
 	    C("/w/p/.git/modules/new/config", false) == wguard_why_gitcfg,
 	    "below a user's git directory, before it is complete too");
