@@ -32,8 +32,7 @@
 #define WHY_DOTGIT      "mandatory deny: the .git of a directory that predates the run"
 #define WHY_NESTED      "mandatory deny: a git repository inside a repository that " \
 	"predates the run (its git status would enter it; make it outside)"
-#define WHY_HOOK        "mandatory deny: a git hook (srt never lets a command make one; " \
-	"only *.sample)"
+#define WHY_HOOK        "mandatory deny: git hooks"
 #define WHY_POINTER     "mandatory deny: a git directory pointer of a repository that " \
 	"predates the run"
 
@@ -663,7 +662,8 @@ wg_gitctx(const struct wguard_fs *fs, const char *dir)
  * git's own files, in every git directory (the user's, and the ones the command makes:
  * a git directory is never just the command's, the host's git executes what it says):
  *   hooks/NAME   nothing git runs: only *.sample (what init and clone copy) is made or
- *                written; the user's hooks directory and its files stay as they are;
+ *                written, in a git directory the command made; the user's hooks
+ *                directory and all in it stay as they are;
  *   config, config.worktree   never written in place; made only by the rename of a
  *                file the supervisor judges by content (wguard_why_gitcfg), unless
  *                allowGitConfig;
@@ -706,8 +706,11 @@ wg_git(const struct wguard *g, const struct wguard_fs *fs, const char *path, enu
 			const char *name = e + 1;
 			size_t nlen = strlen(name);
 
+			/* The user's hooks directory stays as it is, samples too. */
+			if (users)
+				return WHY_HOOK;
 			if (*e == '\0' || op == WG_REMOVE)
-				return users ? WHY_HOOK : NULL;
+				return NULL;
 			if (strchr(name, '/') == NULL && nlen > 7 &&
 			    strcmp(name + nlen - 7, ".sample") == 0)
 				return NULL;
