@@ -823,9 +823,11 @@ wg_in_repo(const struct wguard_fs *fs, const char *dir, char *root, size_t rootl
  * user's work tree, an uninitialised submodule's directory) it would take over the
  * user's view of their repository: refused, but for a .git file the supervisor writes
  * down and checks (wguard_why_pointer: it must name a git directory of that same
- * repository, as git worktree add and git submodule add write). A layout completed
- * outside any .git (a bare repository) had its files written before they were git
- * state: wguard_why_complete asks the supervisor to check them first.
+ * repository, as git worktree add and git submodule add write). Whatever completes a
+ * git directory asks the supervisor to look at its hooks and config first
+ * (wguard_why_complete): they may have been written before the directory was git state
+ * (a bare layout anywhere, or one in modules/ of a directory that became a git
+ * directory only later).
  */
 static const char *
 wg_new_repo(const struct wguard_fs *fs, const char *path, bool is_dir)
@@ -836,9 +838,9 @@ wg_new_repo(const struct wguard_fs *fs, const char *path, bool is_dir)
 	if (strcasecmp(name, ".git") == 0) {
 		if (wg_in_repo(fs, dir, NULL, 0))
 			why = is_dir ? WHY_NESTED : wguard_why_pointer;
-	} else if (fs->is_git_dir(fs->arg, dir) != 1 && wg_completes(fs, dir, name) &&
-	    !wg_gitctx_named(fs, dir))
-		why = wg_in_repo(fs, dir, NULL, 0) ? WHY_NESTED : wguard_why_complete;
+	} else if (fs->is_git_dir(fs->arg, dir) != 1 && wg_completes(fs, dir, name))
+		why = !wg_gitctx_named(fs, dir) && wg_in_repo(fs, dir, NULL, 0) ? WHY_NESTED :
+		    wguard_why_complete;
 	free(dir);
 	return why;
 }

@@ -194,9 +194,8 @@ const char *wguard_readonly_why(const struct wguard *g, const char *path);
  *   wguard_why_pointer   a .git file in the work tree of the user's repository: made by
  *                        an open that creates it; what it says is checked before the
  *                        run ends (wguard_pointer_check);
- *   wguard_why_complete  the marker that makes a directory outside any .git a git
- *                        directory: only after the supervisor found no hook and judged
- *                        its config.
+ *   wguard_why_complete  the marker that makes a directory a git directory: only
+ *                        after the supervisor found no hook and judged its config.
  */
 extern const char wguard_why_gitcfg[];
 /* wguard_protected's answer for a git config written in place (its mode and times may

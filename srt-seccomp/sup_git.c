@@ -142,20 +142,21 @@ git_install(int dfd, const char *name, const char *text, size_t len, const struc
 }
 
 /*
- * Judge new (the command's file) against what dfd/name holds now, for the git directory
- * gitdir, and install it when it passes. 0, -EPERM (refused, said), or -errno.
+ * Judge new (the command's file) against what dfd/name holds now (fresh: against
+ * nothing, the file was never git state), for the git directory gitdir, and install it
+ * when it passes. 0, -EPERM (refused, said), or -errno.
  */
 static int
 git_judge(struct sup *s, int dfd, const char *name, const char *path, const char *gitdir,
-    const char *new_, size_t newlen, const struct stat *like)
+    const char *new_, size_t newlen, const struct stat *like, bool fresh)
 {
 	struct gitcfg_ctx ctx = { gitdir };
 	struct stat ost;
 	char why[512], *old = NULL;
 	size_t oldlen = 0;
-	int r;
+	int r = 1;
 
-	if ((r = git_read(dfd, name, GITCONFIG_MAX, &old, &oldlen, &ost)) < 0) {
+	if (!fresh && (r = git_read(dfd, name, GITCONFIG_MAX, &old, &oldlen, &ost)) < 0) {
 		if (r == -EINVAL || r == -EFBIG) {
 			sup_refused(s, s->op, path, "git configuration that is no regular file "
 			    "or too large (allowGitConfig allows it)");
@@ -194,7 +195,7 @@ sup_git_config_rename(struct sup *s, int odfd, const char *oname, int ndfd,
 		return e;
 	}
 	gitdir = path_dirname(npath);
-	e = git_judge(s, ndfd, nname, npath, gitdir, text, len, &st);
+	e = git_judge(s, ndfd, nname, npath, gitdir, text, len, &st, false);
 	free(gitdir);
 	free(text);
 	if (e == 0 && unlinkat(odfd, oname, 0) == -1 && errno != ENOENT)
@@ -256,7 +257,7 @@ sup_git_complete(struct sup *s, int dfd, const char *dir)
 			continue;
 		p = path_join(dir, configs[i]);
 		if (e == 0)
-			e = git_judge(s, dfd, configs[i], p, dir, text, len, &st);
+			e = git_judge(s, dfd, configs[i], p, dir, text, len, &st, true);
 		else if (e == -EINVAL || e == -EFBIG || e == -ELOOP) {
 			sup_refused(s, s->op, p, "git configuration that is no regular file in a "
 			    "directory that becomes a git directory");
