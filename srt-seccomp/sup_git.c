@@ -4,7 +4,8 @@
  * lock file onto it: the supervisor reads what the command wrote, asks gitcfg_check, and
  * writes the checked bytes itself into a file of its own that it renames into place, so
  * no descriptor of the command reaches what the host's git reads. A directory that
- * becomes a git directory outside any .git has its hooks and config looked at first. A
+ * becomes a git directory has its hooks and config looked at first (they may have been
+ * written before it was git state). A
  * git directory pointer (a .git file, commondir, gitdir) is written by the command
  * through its own descriptor: it is noted, and what it says is checked once the command
  * is gone, before the run ends (sup_git_finish); one pointing outside its repository is
