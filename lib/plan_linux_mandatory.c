@@ -28,16 +28,20 @@
 
 /* --- mandatory denies ---------------------------------------------------------------- */
 
-/* The entry of wguard_names a file or directory name found at level is, or NULL. */
+/*
+ * The entry of wguard_names a file or directory name found at level is, or NULL.
+ * guarded: the write guard runs, and owns the names it lets be written.
+ */
 static const struct wguard_name *
-dangerous_at(int depth, const char *name, int isdir, int level)
+dangerous_at(int depth, const char *name, int isdir, int level, int guarded)
 {
 	size_t i;
 
 	for (i = 0; i < wguard_nnames; i++) {
 		const struct wguard_name *n = &wguard_names[i];
 
-		if (strchr(n->name, '/') != NULL || strcasecmp(name, n->name) != 0)
+		if (strchr(n->name, '/') != NULL || strcasecmp(name, n->name) != 0 ||
+		    (guarded && wguard_name_writable(n)))
 			continue;
 		if (n->kind == WG_FILE ? level <= depth - 1 : isdir && level <= depth - 2)
 			return n;
@@ -377,6 +381,18 @@ read_line_at(int dfd, const char *name)
 static int git_protect(struct mwalk *, int, const char *, const char *, const char *,
     enum gitkind, int);
 
+/*
+ * Is a git config bound read-only? Only without the write guard: with it, the guard
+ * owns config and config.worktree by name and lets them change by content (git's lock
+ * file renamed onto them, judged and installed by the supervisor; lib/wguard.h), which
+ * a read-only mount would make fail. Never with allowGitConfig.
+ */
+static int
+git_config_bound(const struct pb *b)
+{
+	return !b->s->fs.allow_git_config && b->ctx->unguarded;
+}
+
 /* modules/ of a git directory: every git directory below it, nested or with "/" names. */
 static void
 git_modules(struct mwalk *w, int pfd, const char *name, const char *dir, int level)
@@ -430,7 +446,7 @@ git_worktrees(struct mwalk *w, int pfd, const char *name, const char *dir, int w
 		/* Rewritten, commondir would send that worktree's git to other hooks. */
 		if (g.commondir != NULL)
 			git_push(w, path_join(admin, g.commondir));
-		if (!w->b->s->fs.allow_git_config && (g.config_wt != NULL || wtconfig))
+		if (git_config_bound(w->b) && (g.config_wt != NULL || wtconfig))
 			git_push(w, path_join(admin,
 			    g.config_wt != NULL ? g.config_wt : "config.worktree"));
 		if (g.config_wt != NULL) {
@@ -467,7 +483,7 @@ git_protect(struct mwalk *w, int pfd, const char *name, const char *gitdir,
     const char *worktree, enum gitkind kind, int level)
 {
 	struct pb *b = w->b;
-	int allow = b->s->fs.allow_git_config, fd, repo;
+	int bound = git_config_bound(b), fd, repo;
 	struct gitconfig c, cw;
 	struct gitnames g;
 	char *wt = NULL, *shown;
@@ -496,7 +512,7 @@ git_protect(struct mwalk *w, int pfd, const char *name, const char *gitdir,
 			git_hook_links(w, hooks);
 		git_push(w, hooks);
 	}
-	if ((g.config != NULL || kind == GIT_TOP) && !allow)
+	if ((g.config != NULL || kind == GIT_TOP) && bound)
 		git_push(w, path_join(gitdir, g.config != NULL ? g.config : "config"));
 	gitconfig_init(&c);
 	gitconfig_init(&cw);
@@ -511,7 +527,7 @@ git_protect(struct mwalk *w, int pfd, const char *name, const char *gitdir,
 		git_config_load(fd, g.config_wt, shown, &cw);
 		free(shown);
 	}
-	if (!allow && (g.config_wt != NULL || c.worktree_config == 1))
+	if (bound && (g.config_wt != NULL || c.worktree_config == 1))
 		git_push(w, path_join(gitdir,
 		    g.config_wt != NULL ? g.config_wt : "config.worktree"));
 	/* core.worktree (relative to the git directory) overrides where the tree is. */
@@ -639,7 +655,7 @@ mwalk_dir(struct mwalk *w, int fd, const char *path, int level)
 		}
 		isdir = entry_is_dir(d, de);
 		/* A dangerous name by the depth rule (wguard.c has the table). */
-		if (dangerous_at(w->depth, name, isdir, level) != NULL)
+		if (dangerous_at(w->depth, name, isdir, level, !w->b->ctx->unguarded) != NULL)
 			strlist_push(w->out, child);
 		/* A two-part name ("X/Y"): Y looked for in a directory X at its level. */
 		for (i = 0; isdir && i < wguard_nnames; i++) {
@@ -747,7 +763,8 @@ mandatory_denies(struct pb *b, const struct strlist *roots, struct strlist *out)
 
 	git_globals(b, &global);
 	for (i = 0; i < wguard_nnames; i++)
-		strlist_push_owned(out, path_join(cwd, wguard_names[i].name));
+		if (b->ctx->unguarded || !wguard_name_writable(&wguard_names[i]))
+			strlist_push_owned(out, path_join(cwd, wguard_names[i].name));
 	git = path_join(cwd, ".git");
 	if (fs_stat(b, git, &st) == 0) {
 		if (S_ISDIR(st.st_mode)) {

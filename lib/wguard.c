@@ -28,11 +28,23 @@
 #define WG_MAX_RECORDS  1000000
 #define nitems(a)       (sizeof(a) / sizeof((a)[0]))
 
-#define WHY_PLANT       "mandatory deny: a git repository in a directory that predates the run"
 #define WHY_ANCESTOR    "mandatory deny: on the way to a protected path"
 #define WHY_DOTGIT      "mandatory deny: the .git of a directory that predates the run"
 #define WHY_NESTED      "mandatory deny: a git repository inside a repository that " \
 	"predates the run (its git status would enter it; make it outside)"
+#define WHY_HOOK        "mandatory deny: git hooks"
+#define WHY_POINTER     "mandatory deny: a git directory pointer of a repository that " \
+	"predates the run"
+
+/* The markers a question returns for what the supervisor decides by content. */
+const char wguard_why_cfg_write[] = "git configuration written in place (only git's " \
+	"lock file renamed onto it is checked; allowGitConfig allows it)";
+const char wguard_why_gitcfg[] = "git configuration made other than by a rename of " \
+	"git's lock file (allowGitConfig allows it)";
+const char wguard_why_pointer[] = "mandatory deny: a .git file inside a repository " \
+	"that predates the run, made other than by writing it";
+const char wguard_why_complete[] = "mandatory deny: a directory becomes a git " \
+	"directory with configuration or hooks not checked";
 
 /* --- a set of strings: open addressing, FNV-1a ------------------------------------------ */
 
@@ -509,12 +521,31 @@ wg_split(const char *path, const char *root, const char **comp, size_t *clen, in
 #define WG_MAXCOMP      12      /* deeper than any depth rule reaches (depth <= 10) */
 
 /*
- * The dangerous names below each root. lead: also refuse path when it is the first part
- * of a two-part name (".claude" of ".claude/commands"), for entries made as anything but
- * a directory.
+ * Is the directory of component comp (in path) the user's: one that predates the run?
+ * The dangerous names are about what the user's tools read in the user's tree; in a
+ * directory the command made (a clone, an unpacked archive) they are the command's
+ * files, like a download's.
+ */
+static bool
+wg_users(const struct wguard_fs *fs, const char *path, const char *comp)
+{
+	char dir[4096];
+	size_t len = comp > path + 1 ? (size_t)(comp - path - 1) : 1;
+
+	if (fs == NULL || fs->predates == NULL || len >= sizeof(dir))
+		return true;
+	memcpy(dir, path, len);
+	dir[len] = '\0';
+	return fs->predates(fs->arg, dir);
+}
+
+/*
+ * The dangerous names below each root, in the user's directories. lead: also refuse
+ * path when it is the first part of a two-part name (".claude" of ".claude/commands"),
+ * for entries made as anything but a directory.
  */
 static const char *
-wg_names(const struct wguard *g, const char *path, bool lead)
+wg_names(const struct wguard *g, const struct wguard_fs *fs, const char *path, bool lead)
 {
 	const char *comp[WG_MAXCOMP];
 	size_t clen[WG_MAXCOMP], i, k, l1, len;
@@ -545,13 +576,12 @@ wg_names(const struct wguard *g, const char *path, bool lead)
 			for (c = 0; c < n && c <= max; c++) {
 				if (!wg_ceq(comp[c], clen[c], nm->name, l1))
 					continue;
-				if (l1 == len)
-					return nm->why;
-				if (c + 1 < n && wg_ceq(comp[c + 1], clen[c + 1],
-				    nm->name + l1 + 1, len - l1 - 1))
-					return nm->why;
-				if (lead && c + 1 == n)
-					return nm->why;
+				if (l1 == len || (c + 1 < n && wg_ceq(comp[c + 1],
+				    clen[c + 1], nm->name + l1 + 1, len - l1 - 1)) ||
+				    (lead && c + 1 == n)) {
+					if (wg_users(fs, path, comp[c]))
+						return nm->why;
+				}
 			}
 		}
 	}
@@ -576,46 +606,125 @@ wg_exact(const struct wguard *g, const char *path)
 	}
 }
 
+enum wg_op { WG_WRITE, WG_CREATE, WG_REMOVE };
+
+/* The directory of the component at comp in path, into buf; NULL when too long. */
+static const char *
+wg_dir_of(const char *path, const char *comp, char *buf, size_t size)
+{
+	size_t len = comp > path + 1 ? (size_t)(comp - path - 1) : 1;
+
+	if (len >= size)
+		return NULL;
+	memcpy(buf, path, len);
+	buf[len] = '\0';
+	return buf;
+}
+
 /*
- * git's own files in a git directory that predates the run: each ancestor of path (and
- * path) named like one of them, in a directory the file system says is a git directory.
+ * Is dir inside a git directory by its place: below a component ".git", or below a
+ * "modules" or "worktrees" of a git directory (a submodule's or a linked worktree's git
+ * directory, before it is complete too)? Every write there was asked about as git state.
+ */
+static bool
+wg_gitctx_named(const struct wguard_fs *fs, const char *dir)
+{
+	char parent[4096];
+	const char *c = dir, *e;
+	size_t len;
+
+	for (;;) {
+		while (*c == '/')
+			c++;
+		if (*c == '\0')
+			return false;
+		for (e = c; *e != '\0' && *e != '/'; e++)
+			;
+		len = (size_t)(e - c);
+		if (wg_ceq(c, len, ".git", 4))
+			return true;
+		if ((wg_ceq(c, len, "modules", 7) || wg_ceq(c, len, "worktrees", 9)) &&
+		    wg_dir_of(dir, c, parent, sizeof(parent)) != NULL &&
+		    fs->is_git_dir(fs->arg, parent) != 0)
+			return true;
+		c = e;
+	}
+}
+
+/* Does git state live in dir: a git directory, or inside one? */
+static bool
+wg_gitctx(const struct wguard_fs *fs, const char *dir)
+{
+	return wg_gitctx_named(fs, dir) || fs->is_git_dir(fs->arg, dir) != 0;
+}
+
+/*
+ * git's own files, in every git directory (the user's, and the ones the command makes:
+ * a git directory is never just the command's, the host's git executes what it says):
+ *   hooks/NAME   nothing git runs: only *.sample (what init and clone copy) is made or
+ *                written, in a git directory the command made; the user's hooks
+ *                directory and all in it stay as they are;
+ *   config, config.worktree   never written in place; made only by the rename of a
+ *                file the supervisor judges by content (wguard_why_gitcfg), unless
+ *                allowGitConfig;
+ *   commondir, gitdir   made new only where the directory is not the user's (the
+ *                supervisor checks what they point to), never rewritten.
+ * What the command made in its own git directories it may remove; nothing of the
+ * user's.
  */
 static const char *
-wg_git(const struct wguard *g, const struct wguard_fs *fs, const char *path)
+wg_git(const struct wguard *g, const struct wguard_fs *fs, const char *path, enum wg_op op)
 {
-	const char *end = path + strlen(path), *start;
+	const char *c = path, *e, *last = path_basename(path);
 	char dir[4096];
-	size_t i, dlen, nlen;
+	size_t len;
+	bool users;
 
 	/* The .git entry itself (a directory, or a file naming one: a submodule's) of a
 	 * directory that predates the run: rewritten, it points git elsewhere. */
-	if ((start = strrchr(path, '/')) != NULL && strcasecmp(start + 1, ".git") == 0 &&
-	    (dlen = start > path ? (size_t)(start - path) : 1) < sizeof(dir)) {
-		memcpy(dir, path, dlen);
-		dir[dlen] = '\0';
-		if (fs->predates(fs->arg, dir))
-			return WHY_DOTGIT;
-	}
-	while (end > path) {
-		for (start = end; start > path && start[-1] != '/'; start--)
+	if (op != WG_CREATE && strcasecmp(last, ".git") == 0 &&
+	    wg_dir_of(path, last, dir, sizeof(dir)) != NULL && fs->predates(fs->arg, dir))
+		return WHY_DOTGIT;
+	for (;; c = e) {
+		while (*c == '/')
+			c++;
+		if (*c == '\0')
+			return NULL;
+		for (e = c; *e != '\0' && *e != '/'; e++)
 			;
-		nlen = (size_t)(end - start);
-		for (i = 0; i < wguard_ngit_files; i++) {
-			if (!wg_ceq(start, nlen, wguard_git_files[i].name, strlen(wguard_git_files[i].name)) ||
-			    (wguard_git_files[i].config && g->allow_git_config))
-				continue;
-			dlen = start > path + 1 ? (size_t)(start - path - 1) : 1;
-			if (dlen >= sizeof(dir))
-				break;
-			memcpy(dir, path, dlen);
-			dir[dlen] = '\0';
-			if (fs->is_git_dir(fs->arg, dir) != 0 && fs->predates(fs->arg, dir))
-				return wguard_git_files[i].why;
-			break;
+		len = (size_t)(e - c);
+		if (!wg_ceq(c, len, "hooks", 5) && (*e != '\0' ||
+		    (!wg_ceq(c, len, "config", 6) && !wg_ceq(c, len, "config.worktree", 15) &&
+		    !wg_ceq(c, len, "commondir", 9) && !wg_ceq(c, len, "gitdir", 6))))
+			continue;
+		if (wg_dir_of(path, c, dir, sizeof(dir)) == NULL)
+			return WHY_HOOK;        /* too long to look at: protect */
+		if (!wg_gitctx(fs, dir))
+			continue;
+		users = fs->predates(fs->arg, dir);
+		if (wg_ceq(c, len, "hooks", 5)) {
+			const char *name = e + 1;
+			size_t nlen = strlen(name);
+
+			/* The user's hooks directory stays as it is, samples too. */
+			if (users)
+				return WHY_HOOK;
+			if (*e == '\0' || op == WG_REMOVE)
+				return NULL;
+			if (strchr(name, '/') == NULL && nlen > 7 &&
+			    strcmp(name + nlen - 7, ".sample") == 0)
+				return NULL;
+			return WHY_HOOK;
 		}
-		end = start > path ? start - 1 : path;
+		if (wg_ceq(c, len, "config", 6) || wg_ceq(c, len, "config.worktree", 15)) {
+			if (g->allow_git_config)
+				return NULL;
+			if (op == WG_CREATE)
+				return wguard_why_gitcfg;
+			return op == WG_WRITE || users ? wguard_why_cfg_write : NULL;
+		}
+		return op == WG_WRITE || users ? WHY_POINTER : NULL;
 	}
-	return NULL;
 }
 
 const char *
@@ -625,9 +734,9 @@ wguard_protected(const struct wguard *g, const struct wguard_fs *fs, const char 
 
 	if (g->inert)
 		return NULL;
-	if ((why = wg_exact(g, path)) != NULL || (why = wg_names(g, path, false)) != NULL)
+	if ((why = wg_exact(g, path)) != NULL || (why = wg_names(g, fs, path, false)) != NULL)
 		return why;
-	return wg_git(g, fs, path);
+	return wg_git(g, fs, path, WG_WRITE);
 }
 
 const char *
@@ -651,7 +760,7 @@ wguard_git_marker(const char *name)
 	    strcasecmp(name, "commondir") == 0;
 }
 
-/* Would an entry called name make dir (which predates the run) a git directory? */
+/* Would an entry called name make dir a git directory? */
 static bool
 wg_completes(const struct wguard_fs *fs, const char *dir, const char *name)
 {
@@ -669,24 +778,33 @@ wg_completes(const struct wguard_fs *fs, const char *dir, const char *name)
 }
 
 /*
- * Does dir lie in the work tree of a repository that predates the run (an ancestor of
- * dir, or dir, that predates it and has a .git)? A repository made there, once the
- * user's index records it (git add, which the command may run), is a submodule the
- * user's next git status enters, with that repository's configuration.
+ * The user's repository whose work tree dir lies in: the nearest of dir and its
+ * ancestors that predates the run and has a .git that predates it too (a .git the
+ * command made, as git init in a directory that was no repository does, is the
+ * command's). Its path into root (root[0] '\0': none); false when there is none. A
+ * repository made there, once the user's index records it (git add, which the command
+ * may run), is a submodule the user's next git status enters, with that repository's
+ * configuration.
  */
 static bool
-wg_in_repo(const struct wguard_fs *fs, const char *dir)
+wg_in_repo(const struct wguard_fs *fs, const char *dir, char *root, size_t rootlen)
 {
 	char a[4096], p[4096 + 6];
 	size_t len = strlen(dir);
 
+	if (rootlen > 0)
+		root[0] = '\0';
 	if (len >= sizeof(a))
 		return true;
 	memcpy(a, dir, len + 1);
 	for (;;) {
 		snprintf(p, sizeof(p), "%s/.git", strcmp(a, "/") == 0 ? "" : a);
-		if (fs->exists(fs->arg, p) && fs->predates(fs->arg, a))
+		if (fs->exists(fs->arg, p) && fs->predates(fs->arg, a) &&
+		    fs->predates(fs->arg, p)) {
+			if (rootlen > 0)
+				snprintf(root, rootlen, "%s", a);
 			return true;
+		}
 		if (len <= 1)
 			return false;
 		while (len > 1 && a[len - 1] != '/')
@@ -697,35 +815,64 @@ wg_in_repo(const struct wguard_fs *fs, const char *dir)
 	}
 }
 
+/*
+ * A new git directory may appear where the host's git finds none of the user's
+ * repositories: a .git, or the marker that completes a bare layout, in a directory
+ * that lies in no work tree of the user's (git init in the project directory, a clone
+ * into a new or an empty directory). Where it would find one (a subdirectory of the
+ * user's work tree, an uninitialised submodule's directory) it would take over the
+ * user's view of their repository: refused, but for a .git file the supervisor writes
+ * down and checks (wguard_why_pointer: it must name a git directory of that same
+ * repository, as git worktree add and git submodule add write). Whatever completes a
+ * git directory asks the supervisor to look at its hooks and config first
+ * (wguard_why_complete): they may have been written before the directory was git state
+ * (a bare layout anywhere, or one in modules/ of a directory that became a git
+ * directory only later).
+ */
+static const char *
+wg_new_repo(const struct wguard_fs *fs, const char *path, bool is_dir)
+{
+	const char *name = path_basename(path), *why = NULL;
+	char *dir = path_dirname(path);
+
+	if (strcasecmp(name, ".git") == 0) {
+		if (wg_in_repo(fs, dir, NULL, 0))
+			why = is_dir ? WHY_NESTED : wguard_why_pointer;
+	} else if (fs->is_git_dir(fs->arg, dir) != 1 && wg_completes(fs, dir, name))
+		why = !wg_gitctx_named(fs, dir) && wg_in_repo(fs, dir, NULL, 0) ? WHY_NESTED :
+		    wguard_why_complete;
+	free(dir);
+	return why;
+}
+
 const char *
 wguard_may_create(const struct wguard *g, const struct wguard_fs *fs, const char *path,
     bool is_dir)
 {
-	const char *why, *name = path_basename(path);
-	char *dir;
-	bool plant = false;
+	const char *why;
 
 	if (g->inert)
 		return NULL;
-	if ((why = wguard_protected(g, fs, path)) != NULL)
+	if ((why = wg_exact(g, path)) != NULL)
 		return why;
+	/* .gitmodules is git configuration too: made, like config, by a rename of a file
+	 * the supervisor judges (git submodule add writes it so). */
+	if ((why = wg_names(g, fs, path, false)) != NULL)
+		return strcasecmp(path_basename(path), ".gitmodules") == 0 ?
+		    wguard_why_gitcfg : why;
+	if ((why = wg_git(g, fs, path, WG_CREATE)) != NULL)
+		return why;
+	/* A hooks that is no directory (a link to one the command fills) is its hooks. */
+	if (!is_dir && strcasecmp(path_basename(path), "hooks") == 0 &&
+	    wguard_git_state(g, fs, path))
+		return WHY_HOOK;
 	if (wg_set_get(is_dir ? g->pin_set : g->anc_set, path, strlen(path)) != (size_t)-1)
 		return WHY_ANCESTOR;
-	if (!is_dir && (why = wg_names(g, path, true)) != NULL)
+	if (!is_dir && (why = wg_names(g, fs, path, true)) != NULL)
 		return why;
-	if (!wguard_git_marker(name))
+	if (!wguard_git_marker(path_basename(path)))
 		return NULL;
-	dir = path_dirname(path);
-	/* A marker made anew in a git directory (HEAD through HEAD.lock) plants nothing. */
-	if (fs->predates(fs->arg, dir))
-		plant = strcasecmp(name, ".git") == 0 ||
-		    (fs->is_git_dir(fs->arg, dir) != 1 && wg_completes(fs, dir, name));
-	if (!plant && strcasecmp(name, ".git") == 0 && wg_in_repo(fs, dir)) {
-		free(dir);
-		return WHY_NESTED;
-	}
-	free(dir);
-	return plant ? WHY_PLANT : NULL;
+	return wg_new_repo(fs, path, is_dir);
 }
 
 const char *
@@ -735,9 +882,119 @@ wguard_may_remove(const struct wguard *g, const struct wguard_fs *fs, const char
 
 	if (g->inert)
 		return NULL;
-	if ((why = wguard_protected(g, fs, path)) != NULL)
+	if ((why = wg_exact(g, path)) != NULL || (why = wg_names(g, fs, path, false)) != NULL ||
+	    (why = wg_git(g, fs, path, WG_REMOVE)) != NULL)
 		return why;
 	if (wg_set_get(g->anc_set, path, strlen(path)) != (size_t)-1)
 		return WHY_ANCESTOR;
 	return NULL;
+}
+
+/* The text of a pointer without its line end, into buf; NULL when it is not one line. */
+static const char *
+wg_pointer_text(const char *text, size_t len, char *buf, size_t size)
+{
+	while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
+		len--;
+	if (len == 0 || len >= size || memchr(text, '\0', len) != NULL ||
+	    memchr(text, '\n', len) != NULL)
+		return NULL;
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	return buf;
+}
+
+const char *
+wguard_pointer_check(const struct wguard *g, const struct wguard_fs *fs, const char *path,
+    const char *text, size_t len)
+{
+	const char *name = path_basename(path), *why = NULL, *v;
+	char buf[4096], root[4096], *dir = path_dirname(path), *t = NULL, *j;
+
+	if (g->inert)
+		goto out;
+	if ((v = wg_pointer_text(text, len, buf, sizeof(buf))) == NULL) {
+		why = "mandatory deny: a git directory pointer that is not one line";
+		goto out;
+	}
+	if (strcasecmp(name, ".git") == 0) {
+		if (strncmp(v, "gitdir: ", 8) != 0) {
+			why = "mandatory deny: a .git file that is no gitdir line";
+			goto out;
+		}
+		v += 8;
+	}
+	j = *v == '/' ? xstrdup(v) : path_join(dir, v);
+	t = path_normalize(j);
+	free(j);
+	if (t == NULL) {
+		why = "mandatory deny: a git directory pointer that does not parse";
+		goto out;
+	}
+	if (strcasecmp(name, ".git") == 0) {
+		/* In the user's work tree: a git directory of that repository (a submodule's,
+		 * a linked worktree's). Elsewhere: a git directory by its place, whose every
+		 * file was judged as git state. */
+		char *up = path_dirname(dir);
+		bool in = strcmp(dir, "/") != 0 && wg_in_repo(fs, up, root, sizeof(root));
+
+		/* Asked from the directory above: the .git in dir is this very file. */
+		free(up);
+		if (in) {
+			char *m = path_join(root, ".git/modules"), *w = path_join(root,
+			    ".git/worktrees");
+
+			if ((!path_is_under(t, m) || strcmp(t, m) == 0) &&
+			    (!path_is_under(t, w) || strcmp(t, w) == 0))
+				why = WHY_NESTED;
+			free(m);
+			free(w);
+		} else if (!wg_gitctx_named(fs, t) && strcasecmp(path_basename(t), ".git") != 0)
+			why = "mandatory deny: a .git file naming no .git directory";
+	} else if (strcasecmp(name, "commondir") == 0) {
+		/* git worktree add writes "../..": the git directory holding this one, whose
+		 * every file was judged as git state (a directory of a .git, or a git
+		 * directory: complete before the run, or checked as it became one). */
+		if (!path_is_under(dir, t) || strcmp(dir, t) == 0 ||
+		    (!wg_gitctx_named(fs, t) && fs->is_git_dir(fs->arg, t) != 1))
+			why = "mandatory deny: a commondir outside its repository";
+	} else if (*v != '/' || strcasecmp(path_basename(t), ".git") != 0)
+		why = "mandatory deny: a worktree gitdir that names no .git";
+ out:
+	free(t);
+	free(dir);
+	return why;
+}
+
+bool
+wguard_pointer_name(const struct wguard *g, const struct wguard_fs *fs, const char *path)
+{
+	const char *name = path_basename(path);
+	char *dir;
+	bool r;
+
+	if (g->inert)
+		return false;
+	if (strcasecmp(name, ".git") == 0)
+		return true;
+	if (strcasecmp(name, "commondir") != 0 && strcasecmp(name, "gitdir") != 0)
+		return false;
+	dir = path_dirname(path);
+	r = wg_gitctx(fs, dir);
+	free(dir);
+	return r;
+}
+
+bool
+wguard_git_state(const struct wguard *g, const struct wguard_fs *fs, const char *path)
+{
+	char *dir;
+	bool r;
+
+	if (g->inert)
+		return false;
+	dir = path_dirname(path);
+	r = wg_gitctx(fs, dir);
+	free(dir);
+	return r;
 }

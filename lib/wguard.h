@@ -9,16 +9,23 @@
  * write-intent system call of the command, by the resolved absolute path of the name
  * being created, written, removed or renamed.
  *
- * A path is protected when
- *   - it is, or lies under, one of the exact paths (denyWrite entries, the settings file,
- *     what git's configuration names, srt's own files, the home directory's start-up
- *     files, symlinked dangerous names and what they point to);
- *   - it is, or lies under, a dangerous name (wguard_names[]) at a level below the cwd or
- *     a write root that the depth rule reaches (BEHAVIOR §4.1);
- *   - it is one of the files git acts on (config, hooks/, commondir, ...) in a git
- *     directory that predates the run.
- * And no directory that predates the run may become a git repository.
- *
+ * The model is whose a directory is and what the host executes (srt-launch(1), The
+ * write guard):
+ *   - the user's directories (those that predate the run) keep the dangerous names
+ *     (wguard_names[]) at the levels the depth rule reaches (BEHAVIOR §4.1); in the
+ *     command's own directories (made during the run) those names are the command's
+ *     files, like a download's: a clone or an unpacked archive there is never refused;
+ *   - the exact paths (denyWrite entries, the settings file, what git's configuration
+ *     names, srt's own files, the home directory's start-up files, symlinked dangerous
+ *     names and what they point to) are protected wherever they are;
+ *   - git directories are never just the command's: in every one (the user's, one the
+ *     command makes, everything below a user's git directory) no hook git runs is made
+ *     (only *.sample), config and config.worktree change only through git's lock file
+ *     renamed onto them, which the supervisor judges by content (gitcfg_check) and
+ *     writes itself, and commondir, gitdir and .git files must point within their own
+ *     repository (wguard_pointer_check);
+ *   - a new git directory may appear only where the host's git finds none of the
+ *     user's repositories.
  * Everything here is pure: what the file system says comes through struct wguard_fs,
  * answered by the caller from its own (fd-pinned) view.
  */
@@ -46,6 +53,10 @@ struct wguard_name {
 /* The dangerous names: one table for the plan's walk and the supervisor. */
 extern const struct wguard_name wguard_names[];
 extern const size_t wguard_nnames;
+
+/* A dangerous name the write guard owns alone, not bound read-only when the guard runs:
+ * it changes only by content (wguard_names.c says why). */
+bool wguard_name_writable(const struct wguard_name *n);
 
 /* Paths below the home directory that its owner's tools run or trust. */
 extern const struct wguard_name wguard_home_names[];
@@ -153,9 +164,11 @@ int wguard_decode(const char *buf, size_t len, struct wguard *g, char *err, size
  * wguard_may_create: may an entry be made at path (is_dir: a directory)? Adds to
  *   wguard_protected the names that must not appear: an ancestor of a protected path
  *   (as a directory only where the path is pinned), a ".git" or the last marker of a
- *   git directory in a directory that predates the run.
+ *   git directory where the host's git would find one of the user's repositories; a
+ *   marker above when the supervisor decides by content.
  * wguard_may_remove: may the entry at path go (unlink, rmdir, the source of a rename)?
- *   Adds the directories on the way to exact paths.
+ *   Adds the directories on the way to exact paths; git's files go only from git
+ *   directories the command made.
  */
 const char *wguard_protected(const struct wguard *g, const struct wguard_fs *fs,
     const char *path);
@@ -171,6 +184,42 @@ const char *wguard_may_remove(const struct wguard *g, const struct wguard_fs *fs
  * not known (g->writable empty).
  */
 const char *wguard_readonly_why(const struct wguard *g, const char *path);
+
+/*
+ * Markers some answers of wguard_may_create are (compare the pointer): the name may be
+ * made only in the way the supervisor checks by content; any other way is refused, with
+ * the marker's text as the reason.
+ *   wguard_why_gitcfg    a git config or config.worktree: by the rename of a file the
+ *                        supervisor judges (gitcfg_check) and installs itself;
+ *   wguard_why_pointer   a .git file in the work tree of the user's repository: made by
+ *                        an open that creates it; what it says is checked before the
+ *                        run ends (wguard_pointer_check);
+ *   wguard_why_complete  the marker that makes a directory a git directory: only
+ *                        after the supervisor found no hook and judged its config.
+ */
+extern const char wguard_why_gitcfg[];
+/* wguard_protected's answer for a git config written in place (its mode and times may
+ * change: nothing git runs depends on them). */
+extern const char wguard_why_cfg_write[];
+extern const char wguard_why_pointer[];
+extern const char wguard_why_complete[];
+
+/*
+ * A git directory pointer the command made (path: a .git file, a commondir, a linked
+ * worktree's gitdir), holding text: NULL when it points within its own repository (a
+ * .git file in the user's work tree: into that repository's .git/modules or
+ * .git/worktrees; elsewhere: into a .git; a commondir: to a git directory holding it; a
+ * gitdir: to a .git), else the reason to take it away.
+ */
+const char *wguard_pointer_check(const struct wguard *g, const struct wguard_fs *fs,
+    const char *path, const char *text, size_t len);
+
+/* Does path lie in a git directory (its directory one, or inside one)? */
+bool wguard_git_state(const struct wguard *g, const struct wguard_fs *fs, const char *path);
+
+/* Is path a git directory pointer: a .git, or a commondir or gitdir in a git directory? */
+bool wguard_pointer_name(const struct wguard *g, const struct wguard_fs *fs,
+    const char *path);
 
 /* Is name one of git's marker files (HEAD, objects, refs, commondir) or ".git"? */
 bool wguard_git_marker(const char *name);

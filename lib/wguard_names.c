@@ -5,6 +5,7 @@
  */
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "wguard.h"
 
@@ -56,6 +57,18 @@ const struct wguard_name wguard_names[] = {
 	{ ".devcontainer", WG_DIR, WHY_EDITOR },        /* initializeCommand runs on the host */
 };
 const size_t wguard_nnames = nitems(wguard_names);
+
+/*
+ * .gitmodules is what git submodule add writes in the user's work tree. With the write
+ * guard it is not bound read-only: the guard lets it change as git changes it (its lock
+ * file renamed onto it), judged by content like a git config (wguard.c); in place it is
+ * never written. Without the guard (--unguarded) it stays bound read-only.
+ */
+bool
+wguard_name_writable(const struct wguard_name *n)
+{
+	return strcmp(n->name, ".gitmodules") == 0;
+}
 
 /*
  * Below the home directory, at these places only: what ssh, git, the shells, editors,

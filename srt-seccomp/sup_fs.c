@@ -85,6 +85,52 @@ fs_name(const struct sup *s, const char *path, char *buf, size_t len)
 	return buf;
 }
 
+void
+sup_hold(struct sup *s, int dirfd, const char *path)
+{
+	s->held_fd = dirfd;
+	s->held_path = path;
+}
+
+void
+sup_unhold(struct sup *s)
+{
+	s->held_fd = -1;
+	s->held_path = NULL;
+}
+
+/*
+ * dir is the held directory or one of its ancestors: what it is, read from the held
+ * directory upwards (".." of what we hold is where the name is made, whatever the
+ * names on the way say by now). 0; -1 when dir is not on the held way; -2 when it is
+ * and cannot be looked at.
+ */
+static int
+fs_held_stat(const struct sup *s, const char *dir, struct stat *st)
+{
+	size_t up, hd, dd;
+	int fd, nfd, r;
+
+	if (s->held_path == NULL || s->held_fd == -1 || s->map_to != NULL ||
+	    !path_is_under(s->held_path, dir))
+		return -1;
+	hd = path_depth(s->held_path);
+	dd = path_depth(dir);
+	if (dd > hd)
+		return -1;
+	if ((fd = fcntl(s->held_fd, F_DUPFD_CLOEXEC, 3)) == -1)
+		return -2;
+	for (up = hd - dd; up > 0; up--) {
+		nfd = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		close(fd);
+		if ((fd = nfd) == -1)
+			return -2;
+	}
+	r = fstat(fd, st);
+	close(fd);
+	return r == 0 ? 0 : -2;
+}
+
 bool
 fs_predates(void *arg, const char *dir)
 {
@@ -92,9 +138,12 @@ fs_predates(void *arg, const char *dir)
 	struct sup *s = arg;
 	struct stat st;
 	size_t i;
+	int r;
 
-	if (lstat(fs_name(s, dir, buf, sizeof(buf)), &st) == -1 ||
-	    !sup_made(s, st.st_dev, st.st_ino))
+	if ((r = fs_held_stat(s, dir, &st)) == -2 || (r == -1 &&
+	    lstat(fs_name(s, dir, buf, sizeof(buf)), &st) == -1))
+		return true;
+	if (!sup_made(s, st.st_dev, st.st_ino))
 		return true;
 	for (i = 0; i < s->vacated.n; i++)
 		if (path_is_under(dir, s->vacated.v[i]))

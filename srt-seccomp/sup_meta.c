@@ -159,7 +159,10 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 		e = -EACCES;
 		goto out_obj;
 	}
-	if (r.path[0] != '\0' && (why = wguard_protected(&s->g, sup_fs(s), r.path)) != NULL) {
+	/* A git config's mode and times say nothing git runs (git init tries whether
+	 * the file system keeps the execute bit on it); its content is another matter. */
+	if (r.path[0] != '\0' && (why = wguard_protected(&s->g, sup_fs(s), r.path)) != NULL &&
+	    !(why == wguard_why_cfg_write && (m->what == M_CHMOD || m->what == M_UTIMES))) {
 		sup_refused(s, meta_op[m->what], r.path, why);
 		e = -EPERM;
 		goto out_obj;

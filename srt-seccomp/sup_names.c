@@ -58,22 +58,52 @@ sup_resolve_path(struct sup *s, uint64_t id, int dirfd, const char *path, bool f
 	return 0;
 }
 
+/*
+ * May the name r be made (is_dir: as a directory; by_open: as a regular file the
+ * command writes through an open)? The guard's answer acted on: a directory that
+ * becomes a git directory is looked at first (sup_git_complete), a .git file in the
+ * user's work tree is made only by an open (what it says is checked later), a git
+ * directory pointer is never made as a link or a device. 0 or -errno.
+ */
+int
+sup_create_ok(struct sup *s, const struct res *r, bool is_dir, const char *op, bool by_open)
+{
+	const char *why;
+	char *dir = path_dirname(r->path);
+	int e = 0;
+
+	sup_hold(s, r->dirfd, dir);
+	why = wguard_may_create(&s->g, sup_fs(s), r->path, is_dir);
+	if (why == wguard_why_complete)
+		e = sup_git_complete(s, r->dirfd, dir);
+	else {
+		if (why == wguard_why_pointer && by_open)
+			why = NULL;
+		else if (why == NULL && !is_dir && !by_open &&
+		    wguard_pointer_name(&s->g, sup_fs(s), r->path))
+			why = "mandatory deny: a git directory pointer made as a link "
+			    "(git writes it as a file)";
+		if (why != NULL) {
+			sup_refused(s, op, r->path, why);
+			e = -EPERM;
+		}
+	}
+	sup_unhold(s);
+	free(dir);
+	return e;
+}
+
 /* A name to make: it must not be there, and the guard must let it be made. */
 int
 sup_check_new(struct sup *s, struct res *r, bool is_dir, const char *op)
 {
 	struct stat st;
-	const char *why;
 
 	if (r->objfd != -1 || fstatat(r->dirfd, r->name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		return -EEXIST;
 	if (errno != ENOENT)
 		return -errno;
-	if ((why = wguard_may_create(&s->g, sup_fs(s), r->path, is_dir)) != NULL) {
-		sup_refused(s, op, r->path, why);
-		return -EPERM;
-	}
-	return 0;
+	return sup_create_ok(s, r, is_dir, op, false);
 }
 
 int
@@ -224,11 +254,27 @@ sup_subtree(struct sup *s, int dfd, const char *from, const char *to, const char
 			}
 			type = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
 		}
-		if ((why = wguard_protected(&s->g, sup_fs(s), f)) == NULL) {
+		if ((why = wguard_may_remove(&s->g, sup_fs(s), f)) == NULL) {
 			s->map_from = top_from;
 			s->map_to = top_to;
 			why = wguard_may_create(&s->g, sup_fs(s), t, type == DT_DIR);
 			s->map_from = s->map_to = NULL;
+			/* A git config moves along with its git directory: it was judged
+			 * where it was. One that was not git state is refused, as a hook
+			 * is: a directory prepared elsewhere does not become git state by
+			 * a rename. */
+			if (why == wguard_why_gitcfg && type != DT_DIR &&
+			    wguard_git_state(&s->g, sup_fs(s), f))
+				why = NULL;
+			/* A pointer moves with its directory: what it says is read
+			 * from its new place, where it may mean another thing. */
+			if (why == NULL && type == DT_REG) {
+				s->map_from = top_from;
+				s->map_to = top_to;
+				if (wguard_pointer_name(&s->g, sup_fs(s), t))
+					sup_git_pointer(s, t);
+				s->map_from = s->map_to = NULL;
+			}
 		}
 		if (why != NULL) {
 			sup_refused(s, "rename", f, why);
@@ -281,7 +327,8 @@ sup_rename(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint6
 	struct res o, n;
 	struct stat ost, nst;
 	const char *why = NULL;
-	bool nexists, omade = false, nmade = false;
+	char *opar = NULL, *npar = NULL;
+	bool nexists, omade = false, nmade = false, judge = false;
 	int e;
 
 	if ((e = sup_resolve_arg(s, id, odir, oaddr, false, &o)) < 0)
@@ -307,15 +354,38 @@ sup_rename(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint6
 		e = -EEXIST;
 		goto out;
 	}
-	if ((why = wguard_may_remove(&s->g, sup_fs(s), o.path)) == NULL &&
-	    (why = wguard_may_create(&s->g, sup_fs(s), n.path, S_ISDIR(ost.st_mode))) == NULL &&
-	    nexists)
+	opar = path_dirname(o.path);
+	npar = path_dirname(n.path);
+	sup_hold(s, o.dirfd, opar);
+	why = wguard_may_remove(&s->g, sup_fs(s), o.path);
+	sup_hold(s, n.dirfd, npar);
+	if (why == NULL)
+		why = wguard_may_create(&s->g, sup_fs(s), n.path, S_ISDIR(ost.st_mode));
+	/* What the guard lets be made only as it checks it by content. */
+	if (why == wguard_why_gitcfg && S_ISREG(ost.st_mode) && !(flags & RENAME_EXCHANGE))
+		why = NULL, judge = true;
+	else if (why == wguard_why_pointer && S_ISREG(ost.st_mode) &&
+	    !(flags & RENAME_EXCHANGE))
+		why = NULL;
+	else if (why == wguard_why_complete && !(flags & RENAME_EXCHANGE)) {
+		sup_unhold(s);
+		if ((e = sup_git_complete(s, n.dirfd, npar)) < 0)
+			goto out;
+		why = NULL;
+	}
+	if (why == NULL && nexists && !judge)
 		why = wguard_may_remove(&s->g, sup_fs(s), n.path);
+	sup_hold(s, o.dirfd, opar);
 	if (why == NULL && (flags & RENAME_EXCHANGE))
 		why = wguard_may_create(&s->g, sup_fs(s), o.path, S_ISDIR(nst.st_mode));
+	sup_unhold(s);
 	if (why != NULL) {
 		sup_refused(s, "rename", o.path, why);
 		e = -EPERM;
+		goto out;
+	}
+	if (judge) {
+		e = sup_git_config_rename(s, o.dirfd, o.name, n.dirfd, n.name, n.path);
 		goto out;
 	}
 	if (S_ISDIR(ost.st_mode) &&
@@ -338,8 +408,13 @@ sup_rename(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint6
 		if (!(flags & RENAME_EXCHANGE))
 			sup_made_del(s, nst.st_dev, nst.st_ino);
 	}
+	if (S_ISREG(ost.st_mode) && wguard_pointer_name(&s->g, sup_fs(s), n.path))
+		sup_git_pointer(s, n.path);
  out:
+	sup_unhold(s);
 	sup_readonly(s, o.path, e);
+	free(opar);
+	free(npar);
 	res_free(&o);
 	res_free(&n);
 	return e;

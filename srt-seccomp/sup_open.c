@@ -239,11 +239,8 @@ sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t
 	 * first, the kernel's EEXIST is the answer (the common case of tar, cp, git). */
 	if ((flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL) &&
 	    (flags & __O_TMPFILE) != __O_TMPFILE && !r.must_be_dir) {
-		if ((why = wguard_may_create(&s->g, sup_fs(s), r.path, false)) != NULL) {
-			sup_refused(s, "create", r.path, why);
-			e = -EPERM;
+		if ((e = sup_create_ok(s, &r, false, "create", true)) < 0)
 			goto out;
-		}
 		sup_caller_umask(s);
 		*fd = openat(r.dirfd, r.name, flags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
 		    sup_setid_strip(s, r.path, mode, false));
@@ -259,11 +256,8 @@ sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t
 			e = -EISDIR;
 			goto out;
 		}
-		if ((why = wguard_may_create(&s->g, sup_fs(s), r.path, false)) != NULL) {
-			sup_refused(s, "create", r.path, why);
-			e = -EPERM;
+		if ((e = sup_create_ok(s, &r, false, "create", true)) < 0)
 			goto out;
-		}
 		sup_caller_umask(s);
 		mode = sup_setid_strip(s, r.path, mode, false);
 	} else {
@@ -308,6 +302,9 @@ sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t
 	}
 	e = *fd == -1 ? -errno : 0;
  out:
+	/* A git directory pointer written: what it says is checked before the run ends. */
+	if (e >= 0 && r.path[0] != '\0' && wguard_pointer_name(&s->g, sup_fs(s), r.path))
+		sup_git_pointer(s, r.path);
 	sup_readonly(s, r.path, e);
 	res_free(&r);
 	return e;

@@ -783,6 +783,7 @@ sup_new(int guard_fd, int viol_fd, bool nested_userns)
 
 	s->listener = s->ruleset = -1;
 	s->nested_userns = nested_userns;
+	s->held_fd = -1;
 	s->umask = umask(022);
 	umask(s->umask);
 	s->op = "write";
@@ -869,8 +870,10 @@ sup_ruleset(const struct sup *s)
 void
 sup_finish(struct sup *s)
 {
-	if (s != NULL)
-		monitor_finish(s->mon);
+	if (s == NULL)
+		return;
+	sup_git_finish(s);
+	monitor_finish(s->mon);
 }
 
 void
@@ -955,6 +958,7 @@ sup_free(struct sup *s)
 	res_mounts_free(s->rc.mounts);
 	wguard_free(&s->g);
 	strlist_free(&s->vacated);
+	strlist_free(&s->pointers);
 	free(s->made);
 	free(s->req);
 	free(s->resp);

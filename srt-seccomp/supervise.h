@@ -56,6 +56,13 @@ struct sup {
 	/* While a rename's subtree is looked at: a name under map_to is asked about as
 	 * what now stands at the same place under map_from (it moves there whole). */
 	const char *map_from, *map_to;
+	/* While a name to make or remove is asked about: the directory that holds it, as
+	 * we hold it, and its path. Whether it and its ancestors predate the run is read
+	 * from what we hold (fs_predates), not from names the command can move. */
+	int	 held_fd;
+	const char *held_path;
+	/* git directory pointers the command made, checked before the run ends */
+	struct strlist pointers;
 };
 
 /* The change sup_meta makes (sup_meta.c), as the dispatch read it from the call. */
@@ -104,6 +111,16 @@ int fs_is_git_dir(void *arg, const char *dir);
 bool res_link_protected(void *arg, const char *link);
 void sup_vacate(struct sup *s, const char *path, bool was_dir_made_here);
 
+void sup_hold(struct sup *s, int dirfd, const char *path);
+void sup_unhold(struct sup *s);
+
+/* sup_git.c */
+int sup_git_config_rename(struct sup *s, int odfd, const char *oname, int ndfd,
+    const char *nname, const char *npath);
+int sup_git_complete(struct sup *s, int dfd, const char *dir);
+void sup_git_pointer(struct sup *s, const char *path);
+void sup_git_finish(struct sup *s);
+
 /* sup_open.c */
 int sup_later(struct sup *s, uint64_t id, int obj, int flags, bool truncate, off_t length);
 int sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t mode,
@@ -112,6 +129,8 @@ int sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mo
 /* sup_names.c */
 int sup_resolve_path(struct sup *s, uint64_t id, int dirfd, const char *path, bool follow,
     struct res *r);
+int sup_create_ok(struct sup *s, const struct res *r, bool is_dir, const char *op,
+    bool by_open);
 int sup_check_new(struct sup *s, struct res *r, bool is_dir, const char *op);
 int sup_mkdir(struct sup *s, uint64_t id, int dirfd, uint64_t addr, mode_t mode);
 int sup_mknod(struct sup *s, uint64_t id, int dirfd, uint64_t addr, mode_t mode, dev_t dev);

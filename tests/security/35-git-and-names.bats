@@ -137,8 +137,11 @@ plant fsm.sh
 step evil "git init -q \"$T/other/evil\" && git -C \"$T/other/evil\" config core.fsmonitor \"$PWD/fsm.sh\""
 step gitfile "echo \"gitdir: $T/other/evil/.git\" >sub/.git"
 step gitlink "ln -s \"$T/other/evil/.git\" sub2/.git"'
-	allowed evil
-	refused gitfile gitlink
+	# Issue #28: the repository the command makes is git state too (its fsmonitor is
+	# refused); a .git file is written by an open and judged by what it says once the
+	# command is gone: pointing outside this repository, it is removed (keep above).
+	refused evil gitlink
+	grep -q "work/sub/.git" "$T/err" || finding NO-WARNING "no violation for sub/.git"
 	victim "git status in sub" "$T/work/sub" git status
 	victim "git status in sub2" "$T/work/sub2" git status
 	verdict
@@ -313,8 +316,8 @@ step hook-direct "plant \"$T/store/x.git/hooks/pre-commit\""
 step config "git -C proj config core.fsmonitor \"$PWD/fsm.sh\""
 step evil "git init -q evil && git -C evil config core.fsmonitor \"$PWD/fsm.sh\""
 step relink "ln -sfn \"$PWD/evil/.git\" proj/.git"'
-	allowed evil
-	refused hook hook-direct config relink
+	# Issue #28: a repository the command makes is judged too (its fsmonitor refused).
+	refused hook hook-direct config relink evil
 	victim "git status in proj" "$T/work/proj" git status
 	victim "git commit in proj" "$T/work/proj" git commit -q --allow-empty -m victim
 	verdict
@@ -393,8 +396,7 @@ step link "echo \"\$open\" >open.json && ln -sfn \"$PWD/open.json\" ~/.srt-setti
 	echo '{}' >"$T/work/sub/.claude/settings.json"
 	gsettings '["."]'
 	keep "$T/work/.claude/settings.json" "$T/work/.claude/settings.local.json" \
-		"$T/work/sub/.claude/settings.json" "$T/work/sub2/.claude/settings.json" \
-		"$T/work/sub3/.claude"
+		"$T/work/sub/.claude/settings.json"
 	attempt '
 hooks="{\"hooks\":{\"SessionStart\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"$PAYLOAD\"}]}]}}"
 step settings "echo \"\$hooks\" >.claude/settings.json"
@@ -404,8 +406,10 @@ step rename-in "echo \"\$hooks\" >s.json && mv s.json .claude/settings.local.jso
 step mkdir-claude "mkdir sub2 && mkdir sub2/.claude"
 step new-settings "echo \"\$hooks\" >sub2/.claude/settings.json"
 step claude-link "mkdir sub3 elsewhere && ln -s ../elsewhere sub3/.claude"'
-	allowed mkdir-claude
-	refused settings settings-local existing rename-in new-settings claude-link
+	# Issue #28: sub2 and sub3 are made during the run, the command's own: what is in
+	# them is its files, like a clone's (the names hold in the user's directories).
+	allowed mkdir-claude new-settings claude-link
+	refused settings settings-local existing rename-in
 	verdict
 }
 

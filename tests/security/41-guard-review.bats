@@ -254,13 +254,15 @@ step emfile "\"$PY\" subtree.py"'
 	gsettings "[\".\", \"$T/other\"]"
 	attempt '
 plant fsm.sh
-step outside "git init -q \"$T/other/evil\" && git -C \"$T/other/evil\" config core.fsmonitor \"$PWD/fsm.sh\" && git -C \"$T/other/evil\" commit -q --allow-empty -m x"
+step outside "git init -q \"$T/other/evil\" && git -C \"$T/other/evil\" commit -q --allow-empty -m x"
+step outside-cfg "git -C \"$T/other/evil\" config core.fsmonitor \"$PWD/fsm.sh\""
 step move "mv \"$T/other/evil\" newsub"
 step copy "cp -a \"$T/other/evil\" newsub2"
 step inner-mv "mkdir -p \"$T/other/box\" && git init -q \"$T/other/box/r\" && mkdir d && mv \"$T/other/box\" d/box"
 step gitlink "git add newsub newsub2 d 2>/dev/null && git ls-files -s | grep -q ^160000"'
 	allowed outside
-	refused move copy inner-mv
+	# Issue #28: the command's own repository is judged too (its fsmonitor refused).
+	refused outside-cfg move copy inner-mv
 	victim "git status in the superproject" "$T/work" git status
 	verdict
 }

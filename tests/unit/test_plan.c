@@ -557,9 +557,14 @@ test_git(void)
 	mkf("proj/.git/config", "[core]\n");
 	mkd("proj/.git/hooks");
 	ok(build(&s) == 0 && has("--ro-bind $R/proj/.git/hooks $R/proj/.git/hooks") &&
-	    has("--ro-bind $R/proj/.git/config $R/proj/.git/config") &&
+	    lacks(".git/config") &&
 	    has("--ro-bind / / --ro-bind $R/proj/.git $R/proj/.git --bind"),
-	    ".git directory: hooks and config read-only, .git pinned");
+	    ".git directory: hooks read-only, .git pinned, config left to the write guard "
+	    "(it judges changes by content)");
+	ctx.unguarded = true;
+	ok(build(&s) == 0 && has("--ro-bind $R/proj/.git/config $R/proj/.git/config"),
+	    "without the write guard config is bound read-only");
+	ctx.unguarded = false;
 	s.fs.allow_git_config = true;
 	ok(build(&s) == 0 && lacks(".git/config") && has(".git/hooks"),
 	    "allowGitConfig leaves .git/config writable");
@@ -575,14 +580,19 @@ test_git(void)
 	mkf("proj/sub/.git/config", "[core]\n");
 	mkf("proj/wt/.git", "gitdir: x");
 	mkf("proj/a/b/.git", "gitdir: y");
-	ok(build(&s) == 0 && guarded("proj/sub/.git/hooks") &&
-	    has("--ro-bind $R/proj/sub/.git/config $R/proj/sub/.git/config") &&
+	ok(build(&s) == 0 && guarded("proj/sub/.git/hooks") && lacks("sub/.git/config") &&
 	    has("--ro-bind $R/proj/wt/.git $R/proj/wt/.git") && lacks("$R/proj/a/b/.git"),
-	    "nested repository: hooks guarded and config bound; a nested .git file within "
-	    "the directory rule's depth is protected too");
-	ok(has("--ro-bind / / --ro-bind $R/proj/sub $R/proj/sub --ro-bind $R/proj/wt $R/proj/wt "
+	    "nested repository: hooks guarded, config left to the guard; a nested .git file "
+	    "within the directory rule's depth is protected too");
+	ok(has("--ro-bind / / --ro-bind $R/proj/wt $R/proj/wt --bind"),
+	    "a pin on wt (sub's config is no longer a bound path to pin the way to)");
+	ctx.unguarded = true;
+	ok(build(&s) == 0 &&
+	    has("--ro-bind $R/proj/sub/.git/config $R/proj/sub/.git/config") &&
+	    has("--ro-bind / / --ro-bind $R/proj/sub $R/proj/sub --ro-bind $R/proj/wt $R/proj/wt "
 	    "--ro-bind $R/proj/sub/.git $R/proj/sub/.git --bind"),
-	    "pins on sub, wt and sub/.git, shallowest first");
+	    "unguarded: config bound, pins on sub, wt and sub/.git, shallowest first");
+	ctx.unguarded = false;
 	st_free(&s);
 }
 
@@ -600,7 +610,7 @@ test_depth_rule(void)
 		s.deny_search_depth = d;
 		pl_add(&s.fs.allow_write, ".", 0);
 		for (l = 0; l <= 4; l++) {
-			snprintf(rel, sizeof(rel), "proj/%s.gitmodules", lv[l]);
+			snprintf(rel, sizeof(rel), "proj/%s.envrc", lv[l]);
 			mkf(rel, "x");
 			snprintf(rel, sizeof(rel), "proj/%s.idea/x", lv[l]);
 			mkf(rel, "x");
@@ -612,7 +622,7 @@ test_depth_rule(void)
 		for (l = 0; l <= 4; l++) {
 			int fwant = l <= d - 1, dwant = l == 0 || l <= d - 2;
 
-			snprintf(want, sizeof(want), "--ro-bind $R/proj/%s.gitmodules ", lv[l]);
+			snprintf(want, sizeof(want), "--ro-bind $R/proj/%s.envrc ", lv[l]);
 			ok((strstr(joined, want) != NULL) == fwant,
 			    "depth %d: file with its directory %d levels down %s", d, l,
 			    fwant ? "protected" : "not protected");
@@ -992,6 +1002,9 @@ test_git_submodules(void)
 {
 	struct settings s;
 
+	/* The config binds are the plan without the write guard's: with it, the guard
+	 * owns config and config.worktree by name (test_git). */
+	ctx.unguarded = true;
 	fresh();
 	st_init(&s);
 	pl_add(&s.fs.allow_write, ".", 0);
@@ -1072,6 +1085,7 @@ test_git_submodules(void)
 	ok(build(&s) == 0 && has("--ro-bind $R/proj/.git/config.worktree "
 	    "$R/proj/.git/config.worktree"), "an existing .git/config.worktree is read-only");
 	st_free(&s);
+	ctx.unguarded = false;
 }
 
 static void
@@ -1079,6 +1093,9 @@ test_git_hookspath(void)
 {
 	struct settings s;
 
+	/* The config binds are the plan without the write guard's: with it, the guard
+	 * owns config and config.worktree by name (test_git). */
+	ctx.unguarded = true;
 	fresh();
 	st_init(&s);
 	pl_add(&s.fs.allow_write, ".", 0);
@@ -1182,6 +1199,7 @@ test_git_hookspath(void)
 	    lacks("after"), "a FIFO config is not read; a broken one up to its bad line");
 	alarm(0);
 	st_free(&s);
+	ctx.unguarded = false;
 }
 
 /* The write guard the plan builds (wguard.h): links, the home list, srt's own files, the

@@ -151,7 +151,8 @@ test_git(void)
 
 	build(&g, 3, false);
 	ok(P("/w/p/.git/config") != NULL, "a repository's config");
-	ok(P("/w/p/.git/config.lock") != NULL, "and its lock file");
+	ok(P("/w/p/.git/config.lock") == NULL,
+	    "its lock file is git's temporary (judged when renamed onto config)");
 	ok(P("/w/p/.git/hooks/pre-commit") != NULL, "its hooks");
 	ok(P("/w/p/.git/commondir") != NULL, "its commondir");
 	ok(P("/w/p/.git/modules/sub/hooks/x") != NULL, "a submodule's git directory");
@@ -159,7 +160,9 @@ test_git(void)
 	ok(P("/w/bare.git/hooks/x") != NULL, "a bare repository's hooks, at any depth");
 	ok(P("/w/p/.git/index") == NULL && P("/w/p/.git/objects/ab/cd") == NULL,
 	    "what git writes in normal use stays writable");
-	ok(P("/w/fresh/.git/config") == NULL, "a repository made during the run is its own");
+	ok(P("/w/fresh/.git/config") != NULL && R("/w/fresh/.git/config") == NULL,
+	    "a repository made during the run is git state too: its config is never "
+	    "written in place, but it may go");
 	ok(P("/w/p/config/app.yml") == NULL, "a config directory elsewhere is not git's");
 	ok(C("/w/p/.git", true) != NULL, ".git in a directory that predates the run");
 	ok(C("/w/p/sub/.git", false) != NULL, "as a file too (a gitdir pointer)");
@@ -187,6 +190,60 @@ test_git(void)
 	ok(P("/w/p/.git/hooks/x") != NULL && P("/w/p/.git/commondir") != NULL,
 	    "but never hooks or commondir");
 	ok(C("/w/p/.git", true) != NULL, "nor planting");
+	wguard_free(&g);
+}
+
+/* Whose a directory is, and what the host's git executes (issue #28). */
+static void
+test_model(void)
+{
+	struct wguard g;
+
+	build(&g, 3, false);
+	ok(P("/w/fresh/.vscode/tasks.json") == NULL && C("/w/fresh/.envrc", false) == NULL &&
+	    C("/w/p/new/.husky", true) == NULL && P("/w/fresh/.claude/settings.json") == NULL,
+	    "dangerous names in the command's own directories are its files");
+	ok(P("/w/p/.vscode/tasks.json") != NULL && C("/w/p/.envrc", false) != NULL,
+	    "in the user's they are not");
+	ok(C("/w/p/.gitmodules", false) == wguard_why_gitcfg && P("/w/p/.gitmodules") != NULL,
+	    ".gitmodules is made by a judged rename, never written in place");
+	ok(C("/w/fresh/.git/hooks/pre-commit.sample", false) == NULL &&
+	    C("/w/fresh/.git/hooks", true) == NULL,
+	    "a new repository's hooks directory and samples");
+	ok(C("/w/fresh/.git/hooks/post-checkout", false) != NULL &&
+	    P("/w/fresh/.git/hooks/x/y.sample") != NULL,
+	    "but no hook git runs, in the command's repository either");
+	ok(C("/w/fresh/.git/hooks", false) != NULL,
+	    "nor a hooks that is a link (to a directory the command fills)");
+	ok(C("/w/p/.git/modules/new/hooks/post-checkout", false) != NULL &&
+	    C("/w/p/.git/modules/new/config", false) == wguard_why_gitcfg,
+	    "below a user's git directory, before it is complete too");
+	ok(C("/w/fresh/.git/config", false) == wguard_why_gitcfg &&
+	    C("/w/p/.git/config", false) == wguard_why_gitcfg,
+	    "config is made only by a rename the supervisor judges");
+	ok(P("/w/p/.git/config") == wguard_why_cfg_write, "and never written in place");
+	ok(C("/w/home/.git", true) == NULL,
+	    "git init in a directory that predates the run and lies in no repository");
+	ok(C("/w/p/new/.git", true) != NULL && C("/w/p/new/.git", false) == wguard_why_pointer,
+	    "in the user's work tree a .git file only, checked by content");
+	ok(C("/w/fresh/.git/commondir", false) == NULL &&
+	    C("/w/p/.git/commondir", false) != NULL,
+	    "commondir in a new git directory, never in the user's");
+	ok(wguard_pointer_check(&g, &fs, "/w/p/sub/.git", "gitdir: ../.git/modules/sub\n",
+	    28) == NULL &&
+	    wguard_pointer_check(&g, &fs, "/w/p/sub/.git", "gitdir: /w/evil\n", 16) != NULL &&
+	    wguard_pointer_check(&g, &fs, "/w/p/sub/.git", "gitdir: ../.git/modules\n", 24) !=
+	    NULL, "a .git file in the user's work tree names that repository's modules/");
+	ok(wguard_pointer_check(&g, &fs, "/w/home/wt/.git",
+	    "gitdir: /w/p/.git/worktrees/wt\n", 31) == NULL &&
+	    wguard_pointer_check(&g, &fs, "/w/home/wt/.git", "gitdir: /w/evil\n", 16) != NULL,
+	    "elsewhere a .git directory");
+	ok(wguard_pointer_check(&g, &fs, "/w/p/.git/worktrees/a/commondir", "../..\n", 6) ==
+	    NULL && wguard_pointer_check(&g, &fs, "/w/p/.git/worktrees/a/commondir",
+	    "../../../../evil\n", 17) != NULL, "a commondir names a git directory above it");
+	ok(wguard_pointer_check(&g, &fs, "/w/p/.git/worktrees/a/gitdir", "/w/home/wt/.git\n",
+	    16) == NULL && wguard_pointer_check(&g, &fs, "/w/p/.git/worktrees/a/gitdir",
+	    "/w/evil\n", 8) != NULL, "a worktree's gitdir names a .git");
 	wguard_free(&g);
 }
 
@@ -331,6 +388,7 @@ main(void)
 	test_exact_and_ancestors();
 	test_depth_rule();
 	test_git();
+	test_model();
 	test_encoding();
 	test_monitor_reasons();
 	return tap_done();
