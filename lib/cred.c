@@ -661,32 +661,59 @@ cred_scrub_find(const struct cred_store *st, const char *p, size_t len, size_t *
 	return best;
 }
 
-/* Replace what is whole in hold; hold back keep bytes of the rest. */
+/*
+ * Where the bytes that might still become a form begin: the earliest i >= from whose
+ * h[i..hl) is a proper prefix of some form (hl when none). Only that tail is held back,
+ * so a response that pauses (server-sent events, a long poll) is not kept waiting
+ * unless its last bytes could start a value.
+ */
+static size_t
+cred_scrub_tail(const struct cred_store *st, const char *h, size_t from, size_t hl)
+{
+	size_t i, k, n;
+
+	i = hl - from > st->scrubmax - 1 ? hl - (st->scrubmax - 1) : from;
+	for (; i < hl; i++)
+		for (k = 0; k < st->nscrub; k++) {
+			n = st->scrub[k].n;
+			if (hl - i < n && h[i] == st->scrub[k].p[0] &&
+			    memcmp(h + i, st->scrub[k].p, hl - i) == 0)
+				return i;
+		}
+	return hl;
+}
+
+/*
+ * Replace what is whole in hold and pass it on, up to the tail that might still become
+ * a form (all of it when final). A match is taken only before that tail: a form that
+ * starts earlier, or a longer one at the same place, could still complete, and the
+ * choice must not depend on where the stream was cut.
+ */
 static void
-cred_scrub_scan(struct cred_scrub_stream *s, size_t keep, struct buf *out)
+cred_scrub_scan(struct cred_scrub_stream *s, bool final, struct buf *out)
 {
 	const struct cred_store *st = s->st;
 	const char *h;
-	size_t hl = s->hold.len, done = 0, at, which;
+	size_t hl = s->hold.len, done = 0, at, which, tail;
 
 	if (hl == 0)
 		return;
 	h = s->hold.p + s->hold.off;
-
+	tail = final ? hl : cred_scrub_tail(st, h, 0, hl);
 	while (done < hl) {
 		at = cred_scrub_find(st, h + done, hl - done, &which);
-		/* A longer form may still complete at the same place: wait for it, so that
-		 * the choice does not depend on where the stream was cut. */
-		if (which == st->nscrub || (keep > 0 && done + at + st->scrubmax > hl))
+		if (which == st->nscrub || done + at >= tail)
 			break;
 		buf_add(out, h + done, at);
 		buf_add(out, st->scrub[which].repl, st->scrub[which].n);
 		done += at + st->scrub[which].n;
 		s->count++;
+		if (!final && done > tail)
+			tail = cred_scrub_tail(st, h, done, hl);
 	}
-	if (hl - done > keep) {
-		buf_add(out, h + done, hl - done - keep);
-		done = hl - keep;
+	if (tail > done) {
+		buf_add(out, h + done, tail - done);
+		done = tail;
 	}
 	if (done > 0)
 		explicit_bzero(s->hold.p + s->hold.off, done);
@@ -708,14 +735,14 @@ cred_scrub_feed(struct cred_scrub_stream *s, const char *p, size_t len, struct b
 		return;
 	}
 	buf_add(&s->hold, p, len);
-	cred_scrub_scan(s, s->st->scrubmax - 1, out);
+	cred_scrub_scan(s, false, out);
 }
 
 void
 cred_scrub_end(struct cred_scrub_stream *s, struct buf *out)
 {
 	if (s->hold.len > 0)
-		cred_scrub_scan(s, 0, out);
+		cred_scrub_scan(s, true, out);
 	buf_reset(&s->hold);
 }
 

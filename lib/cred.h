@@ -156,8 +156,8 @@ void cred_stream_free(struct cred_stream *s);
  * least CRED_SCRUB_MIN bytes, with a stand-in of the same length: the value's sentinel
  * (cut to the value's length), else a run of one character that keeps the form's syntax.
  * scrub replaces every one of them in a buffer (earliest first, the longest at one
- * place); the stream does so over cuts anywhere, holding back at most scrubmax - 1 bytes.
- * Both keep the length.
+ * place); the stream does so over cuts anywhere, holding back only a tail that could
+ * still become a form (less than scrubmax bytes). Both keep the length.
  */
 void cred_scrub_prepare(struct cred_store *st);
 size_t cred_scrub(const struct cred_store *st, const char *p, size_t len, struct buf *out);

@@ -347,6 +347,16 @@ test_scrub(void)
 	}
 	ok(bad == 0, "300 random responses cut at random: the stream equals the whole, keeps "
 	    "the length, holds back less than the longest form, and leaves no value");
+	/* A pause after bytes that cannot start a value: nothing is held back. */
+	cred_scrub_init(&ss, &st);
+	buf_reset(&out);
+	cred_scrub_feed(&ss, "data: {\"x\": 1}\n\n", 17, &out);
+	ok(out.len == 17 && ss.hold.len == 0, "an event that ends clear of any form goes out "
+	    "whole");
+	cred_scrub_feed(&ss, "data: ghp_REAL/se", 17, &out);
+	ok(out.len == 17 + 6 && ss.hold.len == 11, "a tail that may start the value is held "
+	    "(%zu)", ss.hold.len);
+	cred_scrub_free(&ss);
 	buf_free(&out), buf_free(&in), buf_free(&whole), buf_free(&streamed);
 	cred_store_free(&st);
 }
