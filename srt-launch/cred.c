@@ -52,7 +52,8 @@ cred_one(struct launch *l, const struct settings_cred_mask *m, const char *key,
 {
 	struct cred_mask_entry e = { .key = key, .file = m->file, .extract = m->extract,
 	    .jwt = m->jwt, .claims = (const char *const *)m->claims.v, .nclaims =
-	    m->claims.n, .dups = m->dups };
+	    m->claims.n, .dups = m->dups, .fields = (const char *const *)m->body.v,
+	    .nfields = m->body.n };
 	const char **hosts = cred_hosts(l, m, &e.ninject);
 	const char *why = NULL, *what = m->file ? "credentials.files entry" :
 	    "credentials.envVars entry";
