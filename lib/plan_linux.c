@@ -231,6 +231,35 @@ expand_list(struct pb *b, const struct path_list *l, const char *what, int deny,
 	}
 }
 
+/*
+ * The denyWrite globs themselves, for the write guard: glob_expand found what matches
+ * now, and a name that matches later (new.pem made by the command, by a rename, a link
+ * or a mkdir) is refused by the guard. Anchored as the expansion is: a relative glob
+ * against the cwd, "~/" against the home directory.
+ */
+static void
+deny_globs(struct pb *b)
+{
+	const struct path_list *l = &b->s->fs.deny_write;
+	char *spelled, *abs, *why;
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		if (l->v[i].literal)
+			continue;
+		spelled = strip_globstar_suffix(l->v[i].path);
+		abs = glob_has_magic(spelled) ?
+		    path_absolute(spelled, b->ctx->home, b->ctx->cwd) : NULL;
+		if (abs != NULL) {
+			why = xasprintf("denyWrite %s", l->v[i].path);
+			wguard_add_glob(&b->out->guard, abs, why);
+			free(why);
+		}
+		free(abs);
+		free(spelled);
+	}
+}
+
 /* --- write allows -------------------------------------------------------------------- */
 
 /* Whether a denyRead (or credentials) entry covers p (the home convenience directories are
@@ -1253,6 +1282,7 @@ plan_linux_fs(const struct settings *s, const struct plan_ctx *ctx,
 	expand_list(&b, &s->fs.deny_write, "filesystem.denyWrite", 1, &cfg);
 	if (b.bad)
 		goto out;
+	deny_globs(&b);
 	for (i = 0; i < cfg.n; i++) {
 		strlist_push_owned(&b.denies, normalize(&b, cfg.v[i]));
 		strlist_pushf(&b.deny_why, "denyWrite %s", cfg.v[i]);

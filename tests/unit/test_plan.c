@@ -815,6 +815,10 @@ test_globs(void)
 	ok(build(&s) == 0 && has("--ro-bind $R/proj/x/y.lock $R/proj/x/y.lock") &&
 	    has("--ro-bind $R/proj/z.lock $R/proj/z.lock"),
 	    "denyWrite glob with **: every match read-only");
+	ok(strlist_contains(&plan.guard.globs, at("proj/out*/**/*.keep")) &&
+	    strlist_contains(&plan.guard.globs, at("proj/**/*.lock")) &&
+	    strcmp(plan.guard.globs_why.v[1], "denyWrite **/*.lock") == 0,
+	    "denyWrite globs themselves go to the write guard, anchored at the cwd");
 	st_free(&s);
 
 	/* Without a home, "~" grants nothing, and a deny naming it is an error. */
