@@ -38,6 +38,15 @@
 #include "util.h"
 #include "wguard.h"
 
+/*
+ * How a write deny or a pin is bound: a file the plan found may be gone when bwrap
+ * mounts (a shell, an editor or a tool on the host deletes its dotfiles at any time),
+ * and bwrap's plain --ro-bind then refuses to start the run. Skipping a source that is
+ * gone loses nothing: every deny is also in the write guard by name, which refuses the
+ * command to make it again, and what the host puts there later is the host's.
+ */
+#define RO_BIND_DENY    "--ro-bind-try"
+
 /* --- write roots --------------------------------------------------------------------- */
 
 int
@@ -1044,7 +1053,7 @@ emit_denies(struct pb *b)
 		}
 		switch (d->kind) {
 		case DK_SELF:
-			push3(&b->dsec, "--ro-bind", d->dest, d->dest);
+			push3(&b->dsec, RO_BIND_DENY, d->dest, d->dest);
 			break;
 		case DK_NULL:
 			push3(&b->dsec, "--ro-bind", "/dev/null", d->dest);
@@ -1347,11 +1356,11 @@ plan_linux_fs(const struct settings *s, const struct plan_ctx *ctx,
 	push3(&out->args, "--ro-bind", "/", "/");
 	if (!strlist_contains(&b.writes, "/"))
 		for (i = 0; i < pins.n; i++)
-			push3(&out->args, "--ro-bind", pins.v[i], pins.v[i]);
+			push3(&out->args, RO_BIND_DENY, pins.v[i], pins.v[i]);
 	append(&out->args, &b.binds);
 	if (strlist_contains(&b.writes, "/")) {
 		for (i = 0; i < pins.n; i++)
-			push3(&out->args, "--ro-bind", pins.v[i], pins.v[i]);
+			push3(&out->args, RO_BIND_DENY, pins.v[i], pins.v[i]);
 		for (i = 0; i < covers.n; i++)
 			push3(&out->args, "--bind", covers.v[i], covers.v[i]);
 	}

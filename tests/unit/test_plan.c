@@ -534,13 +534,13 @@ test_cwd_mandatory(void)
 	mkf("proj/.bashrc", "x");
 	mkd("proj/.vscode");
 	mkd("proj/.claude/commands");
-	ok(build(&s) == 0 && has("--ro-bind $R/proj/.bashrc $R/proj/.bashrc") &&
-	    has("--ro-bind $R/proj/.vscode $R/proj/.vscode") &&
-	    has("--ro-bind $R/proj/.claude/commands $R/proj/.claude/commands") &&
+	ok(build(&s) == 0 && has("--ro-bind-try $R/proj/.bashrc $R/proj/.bashrc") &&
+	    has("--ro-bind-try $R/proj/.vscode $R/proj/.vscode") &&
+	    has("--ro-bind-try $R/proj/.claude/commands $R/proj/.claude/commands") &&
 	    lacks("$R/proj/.claude/agents") && guarded("proj/.claude/agents") &&
 	    lacks("--tmpfs $R/proj/.claude "),
 	    "existing dangerous paths are bound read-only, missing siblings are guarded");
-	ok(has("--ro-bind / / --ro-bind $R/proj/.claude $R/proj/.claude --bind $R/proj"),
+	ok(has("--ro-bind / / --ro-bind-try $R/proj/.claude $R/proj/.claude --bind $R/proj"),
 	    "ancestor pin on .claude, before the allow binds");
 	st_free(&s);
 }
@@ -556,9 +556,9 @@ test_git(void)
 	mkf("proj/.git/HEAD", "ref: refs/heads/main\n");
 	mkf("proj/.git/config", "[core]\n");
 	mkd("proj/.git/hooks");
-	ok(build(&s) == 0 && has("--ro-bind $R/proj/.git/hooks $R/proj/.git/hooks") &&
-	    has("--ro-bind $R/proj/.git/config $R/proj/.git/config") &&
-	    has("--ro-bind / / --ro-bind $R/proj/.git $R/proj/.git --bind"),
+	ok(build(&s) == 0 && has("--ro-bind-try $R/proj/.git/hooks $R/proj/.git/hooks") &&
+	    has("--ro-bind-try $R/proj/.git/config $R/proj/.git/config") &&
+	    has("--ro-bind / / --ro-bind-try $R/proj/.git $R/proj/.git --bind"),
 	    ".git directory: hooks and config read-only, .git pinned");
 	s.fs.allow_git_config = true;
 	ok(build(&s) == 0 && lacks(".git/config") && has(".git/hooks"),
@@ -567,7 +567,7 @@ test_git(void)
 
 	fresh();
 	mkf("proj/.git", "gitdir: /elsewhere\n");
-	ok(build(&s) == 0 && has("--ro-bind $R/proj/.git $R/proj/.git") &&
+	ok(build(&s) == 0 && has("--ro-bind-try $R/proj/.git $R/proj/.git") &&
 	    lacks(".git/hooks"), "a .git file (worktree) is itself protected");
 
 	fresh();
@@ -576,12 +576,12 @@ test_git(void)
 	mkf("proj/wt/.git", "gitdir: x");
 	mkf("proj/a/b/.git", "gitdir: y");
 	ok(build(&s) == 0 && guarded("proj/sub/.git/hooks") &&
-	    has("--ro-bind $R/proj/sub/.git/config $R/proj/sub/.git/config") &&
-	    has("--ro-bind $R/proj/wt/.git $R/proj/wt/.git") && lacks("$R/proj/a/b/.git"),
+	    has("--ro-bind-try $R/proj/sub/.git/config $R/proj/sub/.git/config") &&
+	    has("--ro-bind-try $R/proj/wt/.git $R/proj/wt/.git") && lacks("$R/proj/a/b/.git"),
 	    "nested repository: hooks guarded and config bound; a nested .git file within "
 	    "the directory rule's depth is protected too");
-	ok(has("--ro-bind / / --ro-bind $R/proj/sub $R/proj/sub --ro-bind $R/proj/wt $R/proj/wt "
-	    "--ro-bind $R/proj/sub/.git $R/proj/sub/.git --bind"),
+	ok(has("--ro-bind / / --ro-bind-try $R/proj/sub $R/proj/sub --ro-bind-try $R/proj/wt $R/proj/wt "
+	    "--ro-bind-try $R/proj/sub/.git $R/proj/sub/.git --bind"),
 	    "pins on sub, wt and sub/.git, shallowest first");
 	st_free(&s);
 }
@@ -612,11 +612,11 @@ test_depth_rule(void)
 		for (l = 0; l <= 4; l++) {
 			int fwant = l <= d - 1, dwant = l == 0 || l <= d - 2;
 
-			snprintf(want, sizeof(want), "--ro-bind $R/proj/%s.gitmodules ", lv[l]);
+			snprintf(want, sizeof(want), "--ro-bind-try $R/proj/%s.gitmodules ", lv[l]);
 			ok((strstr(joined, want) != NULL) == fwant,
 			    "depth %d: file with its directory %d levels down %s", d, l,
 			    fwant ? "protected" : "not protected");
-			snprintf(want, sizeof(want), "--ro-bind $R/proj/%s.idea ", lv[l]);
+			snprintf(want, sizeof(want), "--ro-bind-try $R/proj/%s.idea ", lv[l]);
 			ok((strstr(joined, want) != NULL) == dwant,
 			    "depth %d: directory %d levels down %s", d, l,
 			    dwant ? "protected" : "not protected");
@@ -632,8 +632,8 @@ test_depth_rule(void)
 	mkf("proj/x/.ZSHRC", "x");
 	mkd("proj/x/.Claude/Commands");
 	ok(build(&s) == 0 && lacks("node_modules"), "node_modules is not searched");
-	ok(has("--ro-bind $R/proj/x/.ZSHRC $R/proj/x/.ZSHRC") &&
-	    has("--ro-bind $R/proj/x/.Claude/Commands $R/proj/x/.Claude/Commands"),
+	ok(has("--ro-bind-try $R/proj/x/.ZSHRC $R/proj/x/.ZSHRC") &&
+	    has("--ro-bind-try $R/proj/x/.Claude/Commands $R/proj/x/.Claude/Commands"),
 	    "names match case aside");
 	st_free(&s);
 
@@ -643,8 +643,8 @@ test_depth_rule(void)
 	mkf("home/lib/.bashrc", "x");
 	mkf("home/lib/pkg/.mcp.json", "x");
 	pl_add(&s.fs.allow_write, "~/lib", 0);
-	ok(build(&s) == 0 && has("--ro-bind $R/home/lib/.bashrc $R/home/lib/.bashrc") &&
-	    has("--ro-bind $R/home/lib/pkg/.mcp.json"),
+	ok(build(&s) == 0 && has("--ro-bind-try $R/home/lib/.bashrc $R/home/lib/.bashrc") &&
+	    has("--ro-bind-try $R/home/lib/pkg/.mcp.json"),
 	    "mandatory denies found under another write root");
 	st_free(&s);
 
@@ -656,7 +656,7 @@ test_depth_rule(void)
 	pl_add(&s.fs.allow_write, ".", 0);
 	ctx.cwd = at("cwdlink");
 	ok(build(&s) == 0 && has("--bind $R/proj $R/proj") &&
-	    has("--ro-bind $R/proj/.gitconfig $R/proj/.gitconfig") && lacks("cwdlink"),
+	    has("--ro-bind-try $R/proj/.gitconfig $R/proj/.gitconfig") && lacks("cwdlink"),
 	    "a cwd reached through a link is used as its real path");
 	ctx.cwd = proj;
 	st_free(&s);
@@ -678,7 +678,7 @@ test_write_denies(void)
 	pl_add(&s.fs.deny_write, "sub/new/file", 0);
 	pl_add(&s.fs.deny_write, "/etc/passwd", 0);
 	ok(build(&s) == 0 && args_are("--ro-bind / / --bind $R/proj $R/proj%s%s "
-	    "--ro-bind $R/proj/secret.txt $R/proj/secret.txt", *ssh ? " " : "", ssh),
+	    "--ro-bind-try $R/proj/secret.txt $R/proj/secret.txt", *ssh ? " " : "", ssh),
 	    "write denies: existing bound once, missing ones and outside write roots "
 	    "nothing");
 	ok(guarded("proj/sub/new/file") && guarded("proj/secret.txt"),
@@ -702,9 +702,9 @@ test_write_denies(void)
 	pl_add(&s.fs.deny_write, "loop", 0);
 	pl_add(&s.fs.deny_write, "dang", 0);
 	ok(build(&s) == 0 && lacks("outside") &&
-	    has("--ro-bind $R/proj/real/f $R/proj/real/f") &&
+	    has("--ro-bind-try $R/proj/real/f $R/proj/real/f") &&
 	    has("--ro-bind /dev/null $R/proj/loop") &&
-	    has("--ro-bind / / --ro-bind $R/proj/real $R/proj/real --bind"),
+	    has("--ro-bind / / --ro-bind-try $R/proj/real $R/proj/real --bind"),
 	    "deny links: resolved first (outside: nothing; inside: the target, its "
 	    "directory pinned), an unresolvable one masked");
 	ok(guarded("proj/in") && guarded("proj/real/f") && guarded("proj/dang") &&
@@ -729,7 +729,7 @@ test_write_denies(void)
 	pl_add(&s.fs.allow_write, ".", 0);
 	pl_add(&s.fs.deny_write, "locked", 0);
 	pl_add(&s.fs.deny_write, "locked/missing", 0);
-	ok(build(&s) == 0 && has("--ro-bind $R/proj/locked $R/proj/locked") &&
+	ok(build(&s) == 0 && has("--ro-bind-try $R/proj/locked $R/proj/locked") &&
 	    lacks("locked/missing"), "no placeholder inside a read-only denied directory");
 	st_free(&s);
 
@@ -740,11 +740,11 @@ test_write_denies(void)
 	pl_add(&s.fs.allow_write, ".", 0);
 	ctx.settings_path = at("proj/settings.json");
 	ok(build(&s) == 0 && has("--bind $R/proj $R/proj") &&
-	    has("--ro-bind $R/proj/settings.json $R/proj/settings.json"),
+	    has("--ro-bind-try $R/proj/settings.json $R/proj/settings.json"),
 	    "settings file in a write root: read-only");
 	ctx.settings_path = "settings.json";
 	ok(build(&s) == 0 &&
-	    has("--ro-bind $R/proj/settings.json $R/proj/settings.json"),
+	    has("--ro-bind-try $R/proj/settings.json $R/proj/settings.json"),
 	    "a relative settings path is taken from the cwd");
 	ctx.settings_path = at("home/settings.json");
 	ok(build(&s) == 0 && lacks("settings.json"), "settings file elsewhere: nothing");
@@ -772,7 +772,7 @@ test_write_denies(void)
 	pl_add(&s.fs.allow_write, ".", 0);
 	pl_add(&s.fs.deny_read, "d/private", 0);
 	pl_add(&s.fs.deny_write, "d", 0);
-	ok(build(&s) == 0 && has("--tmpfs $R/proj/d/private --ro-bind $R/proj/d $R/proj/d") &&
+	ok(build(&s) == 0 && has("--tmpfs $R/proj/d/private --ro-bind-try $R/proj/d $R/proj/d") &&
 	    ends_with(joined, " --tmpfs $R/proj/d/private"),
 	    "read-deny tmpfs re-applied last, after a write deny's bind above it");
 	st_free(&s);
@@ -812,8 +812,8 @@ test_globs(void)
 	    lacks("--bind $R/proj/other"), "allowWrite glob: each match writable");
 	ok(lacks(".lock"), "denyWrite glob outside any write root: nothing");
 	pl_add(&s.fs.allow_write, ".", 0);
-	ok(build(&s) == 0 && has("--ro-bind $R/proj/x/y.lock $R/proj/x/y.lock") &&
-	    has("--ro-bind $R/proj/z.lock $R/proj/z.lock"),
+	ok(build(&s) == 0 && has("--ro-bind-try $R/proj/x/y.lock $R/proj/x/y.lock") &&
+	    has("--ro-bind-try $R/proj/z.lock $R/proj/z.lock"),
 	    "denyWrite glob with **: every match read-only");
 	ok(strlist_contains(&plan.guard.globs, at("proj/out*/**/*.keep")) &&
 	    strlist_contains(&plan.guard.globs, at("proj/**/*.lock")) &&
@@ -1002,16 +1002,16 @@ test_git_submodules(void)
 	mkrepo("proj/.git", "[core]\n");
 	mkrepo("proj/.git/modules/lib", "[core]\n\tworktree = ../../../lib\n");
 	mkf("proj/lib/.git", "gitdir: ../.git/modules/lib\n");
-	ok(build(&s) == 0 && args_are("--ro-bind / / --ro-bind $R/proj/.git $R/proj/.git "
-	    "--ro-bind $R/proj/lib $R/proj/lib "
-	    "--ro-bind $R/proj/.git/modules $R/proj/.git/modules "
-	    "--ro-bind $R/proj/.git/modules/lib $R/proj/.git/modules/lib "
+	ok(build(&s) == 0 && args_are("--ro-bind / / --ro-bind-try $R/proj/.git $R/proj/.git "
+	    "--ro-bind-try $R/proj/lib $R/proj/lib "
+	    "--ro-bind-try $R/proj/.git/modules $R/proj/.git/modules "
+	    "--ro-bind-try $R/proj/.git/modules/lib $R/proj/.git/modules/lib "
 	    "--bind $R/proj $R/proj%s%s "
-	    "--ro-bind $R/proj/.git/hooks $R/proj/.git/hooks "
-	    "--ro-bind $R/proj/.git/config $R/proj/.git/config "
-	    "--ro-bind $R/proj/.git/modules/lib/hooks $R/proj/.git/modules/lib/hooks "
-	    "--ro-bind $R/proj/.git/modules/lib/config $R/proj/.git/modules/lib/config "
-	    "--ro-bind $R/proj/lib/.git $R/proj/lib/.git",
+	    "--ro-bind-try $R/proj/.git/hooks $R/proj/.git/hooks "
+	    "--ro-bind-try $R/proj/.git/config $R/proj/.git/config "
+	    "--ro-bind-try $R/proj/.git/modules/lib/hooks $R/proj/.git/modules/lib/hooks "
+	    "--ro-bind-try $R/proj/.git/modules/lib/config $R/proj/.git/modules/lib/config "
+	    "--ro-bind-try $R/proj/lib/.git $R/proj/lib/.git",
 	    *ssh ? " " : "", ssh),
 	    "submodule: .git/modules/lib hooks and config and lib/.git read-only, "
 	    "their ancestors pinned");
@@ -1073,7 +1073,7 @@ test_git_submodules(void)
 	    lacks("--ro-bind /dev/null"),
 	    "extensions.worktreeConfig: missing config.worktree files are guarded");
 	mkf("proj/.git/config.worktree", "[core]\n");
-	ok(build(&s) == 0 && has("--ro-bind $R/proj/.git/config.worktree "
+	ok(build(&s) == 0 && has("--ro-bind-try $R/proj/.git/config.worktree "
 	    "$R/proj/.git/config.worktree"), "an existing .git/config.worktree is read-only");
 	st_free(&s);
 }
@@ -1088,11 +1088,11 @@ test_git_hookspath(void)
 	pl_add(&s.fs.allow_write, ".", 0);
 	mkrepo("proj/.git", "[core]\n\tbare = false\n\thooksPath = .husky\n");
 	mkf("proj/.husky/pre-commit", "npm test\n");
-	ok(build(&s) == 0 && args_are("--ro-bind / / --ro-bind $R/proj/.git $R/proj/.git "
+	ok(build(&s) == 0 && args_are("--ro-bind / / --ro-bind-try $R/proj/.git $R/proj/.git "
 	    "--bind $R/proj $R/proj%s%s "
-	    "--ro-bind $R/proj/.husky $R/proj/.husky "
-	    "--ro-bind $R/proj/.git/hooks $R/proj/.git/hooks "
-	    "--ro-bind $R/proj/.git/config $R/proj/.git/config", *ssh ? " " : "", ssh),
+	    "--ro-bind-try $R/proj/.husky $R/proj/.husky "
+	    "--ro-bind-try $R/proj/.git/hooks $R/proj/.git/hooks "
+	    "--ro-bind-try $R/proj/.git/config $R/proj/.git/config", *ssh ? " " : "", ssh),
 	    "hooksPath = .husky: the directory is read-only (a dangerous name itself now)");
 	mkf("proj/.git/config", "[core]\n\thooksPath = hooks/none\n");
 	ok(build(&s) == 0 && lacks("$R/proj/hooks") && guarded("proj/hooks/none"),
@@ -1171,7 +1171,7 @@ test_git_hookspath(void)
 	mkrepo("proj/.git", "[include]\n\tpath = ../shared.gitconfig\n"
 	    "[includeIf \"gitdir:/x/\"]\n\tpath = inc/other\n[core]\n\thooksPath = h\n");
 	mkf("proj/shared.gitconfig", "[core]\n\thooksPath = from-include\n");
-	ok(build(&s) == 0 && has("--ro-bind $R/proj/shared.gitconfig $R/proj/shared.gitconfig") &&
+	ok(build(&s) == 0 && has("--ro-bind-try $R/proj/shared.gitconfig $R/proj/shared.gitconfig") &&
 	    lacks("$R/proj/.git/inc") && guarded("proj/.git/inc/other") && has_arg("proj/h") &&
 	    lacks("from-include"),
 	    "include paths (relative to the file) are denied, not followed");
@@ -1215,10 +1215,10 @@ test_guard(void)
 	ok(build(&s) == 0 && guarded("proj/.bashrc") && guarded("proj/dotfiles/bashrc") &&
 	    guarded("proj/.vscode") && guarded("proj/shared"),
 	    "a dangerous name that is a link: the link and what it leads to");
-	ok(guarded("proj/bin") && has("--ro-bind $R/proj/bin $R/proj/bin"),
+	ok(guarded("proj/bin") && has("--ro-bind-try $R/proj/bin $R/proj/bin"),
 	    "srt's own directory in a write root: guarded and bound read-only");
 	ok(guarded("proj/libexec/srt") &&
-	    has("--ro-bind $R/proj/libexec/srt $R/proj/libexec/srt"),
+	    has("--ro-bind-try $R/proj/libexec/srt $R/proj/libexec/srt"),
 	    "and its helpers' directory, where that is another one (LIBEXECDIR)");
 	ok(guarded("home/.ssh") && guarded("home/.local/bin") &&
 	    guarded("home/.srt-settings.json") &&
