@@ -1345,6 +1345,10 @@ plan_linux_fs(const struct settings *s, const struct plan_ctx *ctx,
 			strlist_push(&b.deny_why, mandatory_why(n));
 		}
 	}
+	/* What links in the protected directories lead to, and their files' other names. */
+	protected_links(&b);
+	if (b.bad)
+		goto out;
 
 	plan_read_section(&b);
 	plan_hide_host_net(&b);

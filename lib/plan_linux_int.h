@@ -114,6 +114,7 @@ char *resolve_deny(struct pb *b, const char *raw, struct strlist *also);
 
 /* plan_linux_mandatory.c */
 void mandatory_denies(struct pb *b, const struct strlist *roots, struct strlist *out);
+void protected_links(struct pb *b);
 
 /* plan_linux_guard.c */
 void guard_chain(struct pb *b, const char *p, const char *why, bool pin, int depth);

@@ -1353,6 +1353,82 @@ test_guard(void)
 }
 
 /* The host's network devices: /sys/class/net and where its entries lead, empty. */
+/*
+ * What the links in a protected directory lead to (relative, absolute, chained, a
+ * directory) is protected too; a link to the write root itself is said and left; a file
+ * in a protected directory with another name refuses the run.
+ */
+static void
+test_protected_links(void)
+{
+	struct settings s;
+	char *abs;
+
+	fresh();
+	st_init(&s);
+	mkf("proj/conf/tasks.json", "{}");
+	mkf("proj/conf2/abs.json", "{}");
+	mkf("proj/chain/end.json", "{}");
+	mkf("proj/dir/f", "x");
+	mkf("outside/o.json", "{}");
+	mkf("proj/hooks-src/pre-commit", "#!/bin/sh\n");
+	mkd("proj/.vscode");
+	mkl("proj/.vscode/tasks.json", "../conf/tasks.json");
+	abs = xstrdup(at("proj/conf2/abs.json"));
+	mkl("proj/.vscode/settings.json", abs);
+	free(abs);
+	mkl("proj/.vscode/launch.json", "../chain/mid");
+	mkl("proj/chain/mid", "end.json");
+	mkl("proj/.vscode/d", "../dir");
+	abs = xstrdup(at("outside/o.json"));
+	mkl("proj/.vscode/o.json", abs);
+	free(abs);
+	mkl("proj/.vscode/up", "..");
+	mkl("proj/.vscode/loop", "loop");
+	mkd("proj/.husky/sub");
+	mkl("proj/.husky/sub/pre-commit", "../../hooks-src/pre-commit");
+	pl_add(&s.fs.allow_write, ".", 0);
+	ok(build(&s) == 0 &&
+	    has("--ro-bind-try $R/proj/conf/tasks.json $R/proj/conf/tasks.json") &&
+	    has("--ro-bind-try $R/proj/conf2/abs.json $R/proj/conf2/abs.json") &&
+	    has("--ro-bind-try $R/proj/chain/end.json $R/proj/chain/end.json") &&
+	    has("--ro-bind-try $R/proj/dir $R/proj/dir") &&
+	    has("--ro-bind-try $R/proj/hooks-src/pre-commit $R/proj/hooks-src/pre-commit") &&
+	    lacks("outside") && lacks("--ro-bind-try $R/proj $R/proj ") &&
+	    lacks("/dev/null $R/proj/.vscode"),
+	    "link targets in protected directories are bound read-only (relative, absolute, "
+	    "chained, a directory, deeper down); outside, the write root and a loop: not");
+	ok(guarded("proj/conf/tasks.json") && guarded("proj/chain/mid") &&
+	    guarded("proj/chain/end.json") && guarded("proj/dir") &&
+	    guarded("proj/.vscode/loop") && !guarded("proj"),
+	    "and guarded by name, with the links on the way");
+	st_free(&s);
+
+	fresh();
+	st_init(&s);
+	mkf("proj/other.json", "{}");
+	mkd("proj/.vscode");
+	if (link(at("proj/other.json"), at("proj/.vscode/tasks.json")) == -1) {
+		perror("link");
+		exit(2);
+	}
+	pl_add(&s.fs.allow_write, ".", 0);
+	ok(build(&s) == -1, "a protected file with a hard link in a write root: refused");
+	st_free(&s);
+	fresh();
+	st_init(&s);
+	mkf("proj/f.txt", "x");
+	if (link(at("proj/f.txt"), at("proj/g.txt")) == -1) {
+		perror("link");
+		exit(2);
+	}
+	pl_add(&s.fs.allow_write, ".", 0);
+	ok(build(&s) == 0, "hard links elsewhere: nothing to say");
+	pl_add(&s.fs.deny_write, "g.txt", 0);
+	ok(build(&s) == -1, "a denyWrite file with a hard link: refused");
+	st_free(&s);
+}
+
 static void
 test_sysfs_net(void)
 {
@@ -1406,6 +1482,7 @@ main(void)
 	test_guard();
 	test_sysfs_net();
 	test_globs();
+	test_protected_links();
 
 	plan_linux_free(&plan);
 	strlist_free(&fsargs);
