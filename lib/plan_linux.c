@@ -1296,6 +1296,7 @@ plan_linux_fs(const struct settings *s, const struct plan_ctx *ctx,
 		strlist_push_owned(&b.denies, normalize(&b, cfg.v[i]));
 		strlist_pushf(&b.deny_why, "denyWrite %s", cfg.v[i]);
 	}
+	b.nconfigured = b.denies.n;
 	/* The settings file: a command must not rewrite the policy of the next run. */
 	if ((sp = settings_abs(&b)) != NULL) {
 		strlist_push_owned(&b.denies, normalize(&b, sp));

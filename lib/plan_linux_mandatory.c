@@ -892,13 +892,18 @@ link_target(struct pb *b, const char *link, const char *why)
 }
 
 /*
- * For every write deny that exists at the start: the targets of the links inside it
- * (and, as they become denies themselves, of the links inside those), and hard links to
- * the files in it or to it.
+ * For every denyWrite or mandatory deny that is a directory at the start: the targets of
+ * the links inside it (and, as they become denies themselves, of the links inside
+ * those); and hard links to the files in it, or to a deny that is a file. srt's own
+ * directory and the settings file are not searched: they are srt's, not what a tool
+ * reads through a link. A directory too large to search fails the run where the
+ * command could write in or beside it (in, or holding, a write root); elsewhere it is
+ * said, and what the search found is kept.
  */
 void
 protected_links(struct pb *b)
 {
+	struct strlist walked = { 0 };
 	struct lwalk w;
 	struct stat st;
 	const char *real;
@@ -916,19 +921,29 @@ protected_links(struct pb *b)
 			free(why);
 			continue;
 		}
+		if ((i >= b->nconfigured && i < b->npinned) ||
+		    strlist_contains(&walked, real)) {
+			free(why);
+			continue;
+		}
+		strlist_push(&walked, real);
 		memset(&w, 0, sizeof(w));
 		w.b = b;
 		w.why = why;
 		if ((fd = open(real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) != -1)
 			lwalk_dir(&w, fd, real, 0);
-		if (w.truncated) {
+		if (w.truncated && (within_write(b, real) || holds_write(b, real) != NULL)) {
 			diags_add(b->errs, "the search for links in %s (%s) stopped after %d "
 			    "entries: deny a smaller directory", real, why, WGUARD_WALK_MAX);
 			b->bad = 1;
-		}
+		} else if (w.truncated)
+			log_warnx("the search for links in %s (%s) stopped after %d entries: "
+			    "what links beyond lead to is not protected", real, why,
+			    WGUARD_WALK_MAX);
 		for (k = 0; k < w.links.n; k++)
 			link_target(b, w.links.v[k], why);
 		strlist_free(&w.links);
 		free(why);
 	}
+	strlist_free(&walked);
 }
