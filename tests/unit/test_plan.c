@@ -1387,6 +1387,9 @@ test_protected_links(void)
 	mkl("proj/.vscode/loop", "loop");
 	mkd("proj/.husky/sub");
 	mkl("proj/.husky/sub/pre-commit", "../../hooks-src/pre-commit");
+	mkd("proj/sub/deeper");
+	mkl("proj/lnk", "sub/deeper");
+	mkl("proj/.vscode/dd.json", "../lnk/../conf3/x.json");
 	pl_add(&s.fs.allow_write, ".", 0);
 	ok(build(&s) == 0 &&
 	    has("--ro-bind-try $R/proj/conf/tasks.json $R/proj/conf/tasks.json") &&
@@ -1402,6 +1405,9 @@ test_protected_links(void)
 	    guarded("proj/chain/end.json") && guarded("proj/dir") &&
 	    guarded("proj/.vscode/loop") && !guarded("proj"),
 	    "and guarded by name, with the links on the way");
+	ok(guarded("proj/lnk") && guarded("proj/sub/conf3/x.json") &&
+	    !guarded("proj/conf3/x.json"),
+	    "a \"..\" after a link in a target is taken where the kernel takes it");
 	st_free(&s);
 
 	fresh();
