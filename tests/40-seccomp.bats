@@ -481,7 +481,8 @@ SH
 	run -0 "$SECCOMP" -- sh -c '
 		p=$(sh -c "sleep 0.3 >/dev/null 2>&1 & echo \$!")
 		awk "/^PPid:/ { print \"ppid=\" \$2 }" /proc/$p/status
-		sleep 1
+		i=0
+		while [ -e /proc/$p ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 		if [ -e /proc/$p ]; then echo "left: $(cut -d" " -f3 /proc/$p/stat)"; else echo gone; fi
 		for s in /proc/[0-9]*/stat; do cut -d" " -f3 "$s" 2>/dev/null; done | grep -c Z || true'
 	[ "${lines[0]}" = "ppid=1" ]
