@@ -349,7 +349,8 @@ JSON
 	for sig in TERM INT HUP QUIT; do
 		srt -s "$T/s.json" -c "trap 'echo got-$sig; exit 3' $sig; echo ready; while :; do sleep 0.05; done" > "$T/out.$sig" 2>&1 &
 		pid=$!
-		for i in $(seq 100); do grep -q ready "$T/out.$sig" && break; sleep 0.05; done
+		for i in $(seq 600); do grep -q ready "$T/out.$sig" && break; sleep 0.05; done
+		grep -q ready "$T/out.$sig"
 		kill -"$sig" "$pid"
 		rc=0
 		wait "$pid" || rc=$?
@@ -377,9 +378,11 @@ JSON
 }
 
 @test "a forwarded signal the command does not handle gives 128+N" {
-	srt -s "$T/s.json" -- sleep 30 &
+	# sent once the command runs, so that srt forwards it rather than ending early
+	srt -s "$T/s.json" -c 'echo ready; exec sleep 30' >"$T/out" &
 	pid=$!
-	sleep 0.5
+	for i in $(seq 600); do grep -q ready "$T/out" && break; sleep 0.05; done
+	grep -q ready "$T/out"
 	kill -TERM "$pid"
 	rc=0
 	wait "$pid" || rc=$?
