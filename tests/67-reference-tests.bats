@@ -55,6 +55,35 @@ settings() {
 	[[ "$output" == "srt "* ]]
 }
 
+@test "cli: -c keeps quotes, JSON, pipes, expansions and command substitution for the shell" {
+	settings "$T/s.json" '{"denyRead": [], "allowWrite": [], "denyWrite": []}'
+	run -0 srt -s "$T/s.json" -c "echo '{\"a\": {\"b\": \"c d\"}}'"
+	[ "$output" = '{"a": {"b": "c d"}}' ]
+	run -0 srt -s "$T/s.json" -c 'echo "one two" | wc -w; echo "n=$(echo 1 2 3 | wc -w)"; echo "$HOME"'
+	[ "${lines[0]}" = 2 ] && [ "${lines[1]}" = n=3 ] && [ "${lines[2]}" = "$HOME" ]
+}
+
+@test "cli: a command's words reach it unchanged: parentheses, quotes, backticks, \$VAR" {
+	settings "$T/s.json" '{"denyRead": [], "allowWrite": [], "denyWrite": []}'
+	local a
+	for a in 'context (thread reply)' "it's a test" 'run `whoami` by hand' 'cost is $HOME' \
+	    "said \"hi (there)\" - reply 'ok' now"; do
+		run -0 srt -s "$T/s.json" printf '%s' "$a"
+		[ "$output" = "$a" ] || { echo "changed: $a -> $output"; return 1; }
+	done
+	run -0 srt -s "$T/s.json" echo -n 'no newline'
+	[ "$output" = 'no newline' ]
+}
+
+@test "cli: SRT_DEBUG turns on the debug log on standard error; without it there is none" {
+	settings "$T/s.json" '{"denyRead": [], "allowWrite": [], "denyWrite": []}'
+	SRT_DEBUG=true run -0 --separate-stderr srt -s "$T/s.json" echo test
+	[ "$output" = test ]
+	[[ "$stderr" == *"srt: debug:"* ]]
+	run -0 --separate-stderr srt -s "$T/s.json" echo test
+	[[ "$stderr" != *debug* ]]
+}
+
 # --- config validation ----------------------------------------------------------------
 
 @test "config: a file that is not JSON, or has a wrong type, is refused and named" {
@@ -119,6 +148,24 @@ settings() {
 	MY_TOKEN=sekrit run srt -s "$T/c.json" -c 'echo "v=${MY_TOKEN-unset}"; cat ~/.tok'
 	[[ "$output" == *v=unset* ]]
 	[[ "$output" != *sekrit* ]]
+}
+
+@test "credentials: denied files, directories and links are unreadable; the rest is not" {
+	mkdir -p "$T/c/aws"
+	echo 'machine h password hunter2' > "$T/c/netrc"
+	echo 'hunter2' > "$T/c/aws/credentials"
+	echo 'hunter2' > "$T/c/dot-netrc"; ln -s "$T/c/dot-netrc" "$T/c/linked-netrc"
+	echo control-ok > "$T/c/control"
+	settings "$T/c.json" '{"denyRead": [], "allowWrite": [], "denyWrite": []}' '' \
+	    "\"credentials\": {\"files\": [{\"path\": \"$T/c/netrc\", \"mode\": \"deny\"},
+	      {\"path\": \"$T/c/aws\", \"mode\": \"deny\"},
+	      {\"path\": \"$T/c/linked-netrc\", \"mode\": \"deny\"}],
+	      \"envVars\": [{\"name\": \"SRT_T_SECRET\", \"mode\": \"deny\"}]}"
+	SRT_T_SECRET=s SRT_T_VISIBLE=visible run srt -s "$T/c.json" -c "
+		cat $T/c/netrc $T/c/aws/credentials $T/c/linked-netrc $T/c/dot-netrc
+		cat $T/c/control; printenv SRT_T_VISIBLE; printenv SRT_T_SECRET || echo unset"
+	[[ "$output" != *hunter2* ]]
+	[[ "$output" == *control-ok*visible*unset* ]]
 }
 
 # --- filesystem: allowRead inside denyRead, and the mount order ------------------------
@@ -186,6 +233,46 @@ settings() {
 	[ ! -e "$T/ws/w/real/f" ]
 }
 
+@test "symlinks: a .claude that links to ../dotfiles: the run starts, writes through it are refused" {
+	local area=$T/area
+	mkdir -p "$area/proj" "$area/dotfiles/claude/commands"
+	ln -s ../dotfiles/claude "$area/proj/.claude"
+	settings "$T/s.json" "{\"denyRead\": [], \"allowWrite\": [\"$area\"],
+	    \"denyWrite\": [\"$area/proj/.claude/commands\"]}"
+	cd "$area/proj"
+	run -0 srt -s "$T/s.json" -c 'echo started'
+	[ "$output" = started ]
+	run srt -s "$T/s.json" -c "echo evil > $area/proj/.claude/commands/evil.md"
+	[ "$status" -ne 0 ] && [ ! -e "$area/dotfiles/claude/commands/evil.md" ]
+	run -0 srt -s "$T/s.json" -c "echo ok > $area/proj/ok.txt"
+	[ -f "$area/proj/ok.txt" ]
+}
+
+@test "symlinks: a .claude link cycle does not leave .claude/commands plantable" {
+	local area=$T/area
+	mkdir -p "$area/proj"
+	ln -s "$area/proj/.claude-x" "$area/proj/.claude"
+	ln -s "$area/proj/.claude" "$area/proj/.claude-x"
+	settings "$T/s.json" "{\"denyRead\": [], \"allowWrite\": [\"$area\"],
+	    \"denyWrite\": [\"$area/proj/.claude/commands\"]}"
+	cd "$area/proj"
+	run srt -s "$T/s.json" -c 'rm -f .claude && mkdir -p .claude/commands && echo planted > .claude/commands/planted.md'
+	[ "$status" -ne 0 ]
+	[ ! -e "$area/proj/.claude/commands/planted.md" ]
+}
+
+@test "symlinks: a dangling denyWrite link: writing through it does not make its target" {
+	local area=$T/area
+	mkdir -p "$area/proj"
+	ln -s "$area/nowhere.json" "$area/proj/.mcp.json"
+	settings "$T/s.json" "{\"denyRead\": [], \"allowWrite\": [\"$area\"],
+	    \"denyWrite\": [\"$area/proj/.mcp.json\"]}"
+	cd "$area/proj"
+	run srt -s "$T/s.json" -c 'echo x > .mcp.json'
+	[ "$status" -ne 0 ]
+	[ ! -e "$area/nowhere.json" ]
+}
+
 # --- filesystem disabled --------------------------------------------------------------
 
 @test "filesystem.disabled: writes anywhere the user can, the network still filtered" {
@@ -194,6 +281,16 @@ settings() {
 	[ "$(cat "$HOME/outside")" = y ]
 	run srt -s "$T/s.json" -c 'curl -fsS -o /dev/null -m 5 http://blocked.invalid/'
 	[ "$status" -ne 0 ]
+}
+
+@test "filesystem.disabled: denyRead is ignored too; without disabled the same write fails" {
+	mkdir -p "$T/d"; echo readable > "$T/d/r"
+	printf '{"filesystem": {"disabled": true, "denyRead": ["%s"], "allowWrite": ["/nonexistent-w"], "denyWrite": []}, "network": {"allowedDomains": [], "deniedDomains": []}}\n' "$T/d" > "$T/s.json"
+	run -0 srt -s "$T/s.json" -c "cat $T/d/r; echo w > $T/d/w"
+	[ "$output" = readable ] && [ -f "$T/d/w" ]
+	sed -i 's/"disabled": true/"disabled": false/; s|"denyRead": \["[^"]*"\]|"denyRead": []|' "$T/s.json"
+	run srt -s "$T/s.json" -c "echo w > $T/d/w2"
+	[ "$status" -ne 0 ] && [ ! -e "$T/d/w2" ]
 }
 
 # --- sandbox integration ----------------------------------------------------------------
