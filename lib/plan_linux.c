@@ -5,8 +5,8 @@
  *   --ro-bind / /            (--bind / / when the filesystem is not restricted)
  *   ancestor pins            (--ro-bind D D, beneath the allow binds)
  *   --bind W W               each allowed write root
- *   read denies              shallowest first: --tmpfs with the write and allowRead paths
- *                            inside it bound back, or --ro-bind /dev/null FILE
+ *   read denies              shallowest first: --tmpfs with the allowRead, then the write
+ *                            paths inside it bound back, or --ro-bind /dev/null FILE
  *   write denies             configured, the settings file, then the mandatory denies
  *   re-applied read denies   those a write deny's read-only bind brought back
  *
@@ -776,11 +776,13 @@ plan_read_section(struct pb *b)
 		/* A stand-in hides what could not be vouched for: nothing comes back. */
 		if (r->standin)
 			continue;
+		/* The writes are found first (a read inside one is covered by it) and bound
+		 * last: a writable path inside an allowRead one (allowRead B/project,
+		 * allowWrite B/project/state) stays writable over the read-only bind. */
 		for (j = 0; j < b->writes.n; j++) {
 			if (!write_reopens(b, b->writes.v[j]) ||
 			    !restore_placement(b, b->writes.v[j], r->landing, &src, &dest))
 				continue;
-			push3(&b->rsec, "--bind", src, dest);
 			mounts_add(&u->writes, src, dest);
 			free(src);
 			free(dest);
@@ -800,6 +802,8 @@ plan_read_section(struct pb *b)
 			free(src);
 			free(dest);
 		}
+		for (j = 0; j < u->writes.n; j++)
+			push3(&b->rsec, "--bind", u->writes.v[j].src, u->writes.v[j].dest);
 	}
 }
 

@@ -1870,6 +1870,66 @@ cred_env_entry(const cJSON *cred, const char *name)
 	return NULL;
 }
 
+/*
+ * A masked entry tlsTerminate.excludeDomains makes useless: the value goes back only on a
+ * terminated connection, so an injectHosts pattern the excludes cover wholly, or (with no
+ * injectHosts) an allow list they cover wholly, could never receive it. A partial overlap
+ * is fine: the excluded hosts get the sentinel. The reference refuses the same two cases.
+ */
+static void
+cred_exclude_check(struct pctx *c, const struct settings *s, const cJSON *e,
+    const char *entry)
+{
+	const struct strlist *ex = &s->net.tls.exclude_domains;
+	struct dom_rule *rules;
+	const cJSON *hosts = cJSON_GetObjectItemCaseSensitive(e, "injectHosts"), *m;
+	const cJSON *mode = cJSON_GetObjectItemCaseSensitive(e, "mode");
+	const char *why;
+	size_t i, n = 0;
+	char *p, *q;
+	int all = 1;
+
+	if (!s->net.tls.present || ex->n == 0 || !cJSON_IsString(mode) ||
+	    strcmp(mode->valuestring, "mask") != 0 || c->allowed_bad)
+		return;
+	rules = xcalloc(ex->n, sizeof(*rules));
+	for (i = 0; i < ex->n; i++)
+		if (dom_entry_parse(ex->v[i], 0, &rules[n], &why) == 0)
+			n++;
+	if (cJSON_IsArray(hosts)) {
+		for (m = hosts->child, i = 0; m != NULL; m = m->next, i++) {
+			if (!cJSON_IsString(m) || !dom_pattern_covered(m->valuestring, rules, n))
+				continue;
+			p = xasprintf("%s.injectHosts[%zu]", entry, i);
+			q = quote(m->valuestring);
+			perr(c, p, "%s is wholly covered by network.tlsTerminate.excludeDomains, "
+			    "and the credential is put back only on terminated connections: that "
+			    "host would get the sentinel, never the value; remove it from one of "
+			    "the two lists", q);
+			free(q);
+			free(p);
+		}
+	} else if (hosts == NULL && s->net.nallowed > 0) {
+		for (i = 0; i < s->net.nallowed && all; i++) {
+			const struct dom_rule *r = &s->net.allowed[i];
+
+			q = r->kind == DOM_WILDCARD ? xasprintf("*.%s", r->host) :
+			    xstrdup(r->host != NULL ? r->host : "*");
+			all = dom_pattern_covered(q, rules, n);
+			free(q);
+		}
+		if (all)
+			perr(c, entry, "this masked credential has no injectHosts, so it would be "
+			    "put back for every network.allowedDomains host, but "
+			    "network.tlsTerminate.excludeDomains covers them all, and the value "
+			    "goes back only on terminated connections: it could never be "
+			    "injected; name its hosts in injectHosts, or narrow excludeDomains");
+	}
+	for (i = 0; i < n; i++)
+		dom_rule_clear(&rules[i]);
+	free(rules);
+}
+
 static void
 cred_cross_check(struct pctx *c, const struct settings *s)
 {
@@ -1891,6 +1951,9 @@ cred_cross_check(struct pctx *c, const struct settings *s)
 		if (!cJSON_IsArray(list))
 			list = NULL;
 		for (e = list != NULL ? list->child : NULL, i = 0; e != NULL; e = e->next, i++) {
+			p = xasprintf("credentials.%s[%zu]", key, i);
+			cred_exclude_check(c, s, e, p);
+			free(p);
 			v = cJSON_GetObjectItemCaseSensitive(e, "injectHosts");
 			if (!cJSON_IsArray(v) || c->allowed_bad)
 				v = NULL;

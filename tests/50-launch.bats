@@ -165,10 +165,13 @@ SH
 	[ "$status" -eq 126 ]
 }
 
-@test "no command is srt's own failure: 125 with a one-line reason" {
+@test "no command: status 1 and a one-line reason, as the reference (its test/cli)" {
 	run srt -s "$T/s.json"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"srt: no command specified"* ]]
+	run srt-launch -s "$T/s.json"
 	[ "$status" -eq 125 ]
-	[[ "$output" == *"srt: no command given"* ]]
+	[[ "$output" == *"srt-launch: no command given"* ]]
 	run srt -s "$T/s.json" -c 'true' extra
 	[ "$status" -eq 125 ]
 }

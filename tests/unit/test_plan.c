@@ -439,11 +439,25 @@ test_read_denies(void)
 	pl_add(&s.fs.allow_read, "~/secrets/pub", 0);
 	/* /etc/ssh/ssh_config.d is shallower than the tree: it goes first. */
 	ok(build(&s) == 0 && args_are("--ro-bind / / --bind $R/home/secrets/out "
-	    "$R/home/secrets/out %s%s--tmpfs $R/home/secrets --bind $R/home/secrets/out "
-	    "$R/home/secrets/out --ro-bind $R/home/secrets/pub $R/home/secrets/pub "
+	    "$R/home/secrets/out %s%s--tmpfs $R/home/secrets --ro-bind $R/home/secrets/pub "
+	    "$R/home/secrets/pub --bind $R/home/secrets/out $R/home/secrets/out "
 	    "--ro-bind /dev/null $R/home/key.pem", ssh, *ssh ? " " : ""),
-	    "read deny dir: tmpfs, write and allowRead paths bound back; file: /dev/null; "
+	    "read deny dir: tmpfs, allowRead then write paths bound back; file: /dev/null; "
 	    "missing: nothing");
+	st_free(&s);
+
+	/* A write path inside an allowRead one: bound after it, or the read-only bind
+	 * would hide it (the reference's bwrap-mount-ordering case). */
+	st_init(&s);
+	mkd("home/b/project/state");
+	pl_add(&s.fs.deny_read, "~/b", 0);
+	pl_add(&s.fs.allow_read, "~/b/project", 0);
+	pl_add(&s.fs.allow_write, "~/b/project/state", 0);
+	ok(build(&s) == 0 && args_are("--ro-bind / / --bind $R/home/b/project/state "
+	    "$R/home/b/project/state %s%s--tmpfs $R/home/b --ro-bind $R/home/b/project "
+	    "$R/home/b/project --bind $R/home/b/project/state $R/home/b/project/state",
+	    ssh, *ssh ? " " : ""),
+	    "a write path inside an allowRead path is bound back after it");
 	st_free(&s);
 
 	st_init(&s);
