@@ -14,7 +14,7 @@
 int
 glob_has_magic(const char *s)
 {
-	return strpbrk(s, "*?[]") != NULL;
+	return strpbrk(s, GLOB_MAGIC) != NULL;
 }
 
 /*

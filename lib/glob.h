@@ -16,7 +16,10 @@
 #define GLOB_MAX_MATCHES        20000
 #define GLOB_MAX_DEPTH          64
 
-/* s holds one of '*', '?', '[', ']' (the reference's test). */
+/* The characters that make a path a glob (the reference's test); the one list of them. */
+#define GLOB_MAGIC              "*?[]"
+
+/* s holds one of GLOB_MAGIC. */
 int glob_has_magic(const char *s);
 
 /* Whether the absolute path matches the absolute pattern as a whole. */

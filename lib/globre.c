@@ -316,7 +316,7 @@ sb_escaped(struct sbuf *b, const char *s, const char *special)
 #define CLASS_SPECIAL   ".^$+{}()|\\"   /* what gets a backslash inside a set */
 
 char *
-regex_escape_literal(const char *text)
+glob_regex_escape_literal(const char *text)
 {
 	struct sbuf b = { 0 };
 

@@ -39,7 +39,7 @@ char *globre_regex(const struct globre *g, bool subtree);
 bool globre_match(const struct globre *g, const char *s, bool subtree);
 
 /* text with every character a regular expression reads specially escaped. Caller frees. */
-char *regex_escape_literal(const char *text);
+char *glob_regex_escape_literal(const char *text);
 
 /* The same, for a pattern as a string: parse, translate or match, free. */
 char *glob_to_regex(const char *pattern, bool subtree);

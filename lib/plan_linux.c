@@ -50,7 +50,7 @@
 /* --- write roots --------------------------------------------------------------------- */
 
 int
-within_write(struct pb *b, const char *p)
+plan_linux_within_write(struct pb *b, const char *p)
 {
 	size_t i;
 
@@ -66,7 +66,7 @@ meets_write(struct pb *b, const char *p)
 {
 	size_t i;
 
-	if (within_write(b, p))
+	if (plan_linux_within_write(b, p))
 		return 1;
 	for (i = 0; i < b->writes.n; i++)
 		if (path_is_strictly_under(b->writes.v[i], p))
@@ -83,16 +83,16 @@ symlink_in_path(struct pb *b, const char *target)
 	char *cur = xstrdup(""), *next, *found = NULL;
 	size_t i;
 
-	split_names(target, &names);
+	plan_linux_split_names(target, &names);
 	for (i = 0; i < names.n; i++) {
 		if (*names.v[i] == '\0')
 			continue;
 		next = xasprintf("%s/%s", cur, names.v[i]);
-		if (fs_lstat(b, next, &st) == -1) {
+		if (plan_linux_fs_lstat(b, next, &st) == -1) {
 			free(next);
 			break;
 		}
-		if (S_ISLNK(st.st_mode) && within_write(b, next)) {
+		if (S_ISLNK(st.st_mode) && plan_linux_within_write(b, next)) {
 			found = next;
 			break;
 		}
@@ -156,17 +156,18 @@ kernel_spelling(struct pb *b, const char *spelled)
 	base = path_basename(raw);
 	last_dots = strcmp(base, "..") == 0 || strcmp(base, ".") == 0 || *base == '\0';
 	if (last_dots) {
-		if ((c = canon(b, raw)) != NULL)
+		if ((c = plan_linux_canon(b, raw)) != NULL)
 			out = xstrdup(c);
 	} else {
 		dir = path_dirname(raw);
-		if ((c = canon(b, dir)) != NULL)
+		if ((c = plan_linux_canon(b, dir)) != NULL)
 			out = path_join(c, base);
 		free(dir);
 	}
 	folded = path_normalize(raw);
 	if (out != NULL && folded != NULL) {
-		loc = last_dots ? xstrdup(canon_or(b, folded)) : name_location(b, folded);
+		loc = last_dots ? xstrdup(plan_linux_canon_or(b, folded)) :
+		    plan_linux_name_location(b, folded);
 		if (strcmp(loc, out) == 0) {
 			free(out);
 			out = NULL;
@@ -224,7 +225,7 @@ expand_list(struct pb *b, const struct path_list *l, const char *what, int deny,
 			free(spelled);
 			continue;
 		}
-		if (fs_lstat(b, abs, &st) == 0)
+		if (plan_linux_fs_lstat(b, abs, &st) == 0)
 			strlist_push(out, abs);
 		r = glob_expand(abs, out);
 		if (r == 1 && deny) {
@@ -302,7 +303,7 @@ read_rule_covers(struct pb *b, const struct path_entry *e, const char *p)
 		}
 		free(cur);
 	} else {
-		n = normalize(b, abs);
+		n = plan_linux_normalize(b, abs);
 		hit = path_is_under(p, n);
 		free(n);
 	}
@@ -342,7 +343,7 @@ home_dir_read_denied(struct pb *b, const char *p)
 			free(spelled);
 			if (abs == NULL)
 				continue;
-			n = normalize(b, abs);
+			n = plan_linux_normalize(b, abs);
 			free(abs);
 			/* Re-opened only by an allowRead beneath the deny, above p. */
 			if (path_is_under(p, n))
@@ -359,14 +360,14 @@ static void
 add_write(struct pb *b, const char *abs, int user)
 {
 	const char *r;
-	char *n = normalize(b, abs);
+	char *n = plan_linux_normalize(b, abs);
 
 	/* bwrap's --dev /dev replaces that tree; a bind there would fight it. */
-	if (strncmp(n, "/dev/", 5) == 0 || !exists(b, n))
+	if (strncmp(n, "/dev/", 5) == 0 || !plan_linux_exists(b, n))
 		goto skip;
 	/* bwrap follows links: a link here would widen the grant to where it points. */
-	if ((r = canon(b, n)) == NULL ||
-	    (strcmp(r, n) != 0 && outside_boundary(n, r)))
+	if ((r = plan_linux_canon(b, n)) == NULL ||
+	    (strcmp(r, n) != 0 && plan_linux_outside_boundary(n, r)))
 		goto skip;
 	if (user && !strlist_contains(&b->user_roots, n))
 		strlist_push(&b->user_roots, n);
@@ -405,7 +406,8 @@ plan_writes(struct pb *b)
 		/* /tmp is everyone's: another user can make /tmp/claude first, keep it
 		 * writable to himself and swap what the command leaves there. Only a
 		 * directory (not a link) of the user srt runs as is granted. */
-		if (fs_lstat(b, b->ctx->ref_tmpdir, &st) == 0 && S_ISDIR(st.st_mode) &&
+		if (plan_linux_fs_lstat(b, b->ctx->ref_tmpdir, &st) == 0
+		    && S_ISDIR(st.st_mode) &&
 		    st.st_uid == geteuid())
 			add_write(b, b->ctx->ref_tmpdir, 0);
 		else
@@ -429,7 +431,8 @@ plan_writes(struct pb *b)
 
 		expand_list(b, &m, "allowWrite", 0, &user);
 		for (i = 0; i < user.n; i++)
-			strlist_push_owned(&b->managed_writes, normalize(b, user.v[i]));
+			strlist_push_owned(&b->managed_writes, plan_linux_normalize(b,
+			    user.v[i]));
 		strlist_free(&user);
 	}
 }
@@ -477,14 +480,14 @@ expand_root_deny(struct pb *b, struct strlist *entries, int cred)
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		child = path_join("/", de->d_name);
-		if (is_kernel_dir(child)) {
+		if (plan_linux_is_kernel_dir(child)) {
 			free(child);
 			continue;
 		}
 		for (i = 0; i < b->reads.n && !covered && !cred; i++) {
-			char *loc = name_location(b, b->reads.v[i]);
+			char *loc = plan_linux_name_location(b, b->reads.v[i]);
 
-			covered = path_is_under(canon_or(b, child), loc);
+			covered = path_is_under(plan_linux_canon_or(b, child), loc);
 			free(loc);
 		}
 		if (!covered)
@@ -518,7 +521,7 @@ read_deny_list(struct pb *b, const struct path_list *l, const char *what, int cr
 
 	expand_list(b, l, what, 1, &raw);
 	for (i = 0; i < raw.n; i++) {
-		char *n = normalize(b, raw.v[i]), *g;
+		char *n = plan_linux_normalize(b, raw.v[i]), *g;
 
 		if (strcmp(n, "/") == 0) {
 			j = entries->n;
@@ -550,7 +553,7 @@ plan_read_entries(struct pb *b)
 
 	expand_list(b, &b->s->fs.allow_read, "filesystem.allowRead", 0, &raw);
 	for (i = 0; i < raw.n; i++)
-		strlist_push_owned(&b->reads, normalize(b, raw.v[i]));
+		strlist_push_owned(&b->reads, plan_linux_normalize(b, raw.v[i]));
 	strlist_free(&raw);
 
 	read_deny_list(b, &b->s->fs.deny_read, "filesystem.denyRead", 0, &entries, &given);
@@ -567,12 +570,13 @@ plan_read_entries(struct pb *b)
 		 * links); the watch's name absolute, or the resolved file when a ".."
 		 * leaves no spelling of a reader's (a relative one would be taken from /). */
 		g = given_spelling(abs);
-		strlist_push_owned(&given, g != NULL ? g : xstrdup(canon_or(b, abs)));
+		strlist_push_owned(&given, g != NULL ? g :
+		    xstrdup(plan_linux_canon_or(b, abs)));
 		strlist_push_owned(&entries, abs);
 	}
 	nuser = entries.n;
 	/* ssh refuses configs whose owner looks wrong inside a user namespace. */
-	if (exists(b, "/etc/ssh/ssh_config.d")) {
+	if (plan_linux_exists(b, "/etc/ssh/ssh_config.d")) {
 		strlist_push(&entries, "/etc/ssh/ssh_config.d");
 		strlist_push(&given, "/etc/ssh/ssh_config.d");
 	}
@@ -589,7 +593,7 @@ plan_read_entries(struct pb *b)
 		r->internal = i >= nuser;
 		r->cred = i >= nlisted && i < nuser;
 		r->order = i;
-		r->depth = path_depth(canon_or(b, r->named));
+		r->depth = path_depth(plan_linux_canon_or(b, r->named));
 		b->nrd++;
 		/*
 		 * What cannot be inspected is stood in for by the nearest directory above it
@@ -598,17 +602,17 @@ plan_read_entries(struct pb *b)
 		for (;;) {
 			if (strcmp(cand, "/") == 0 && strcmp(cand, r->named) != 0)
 				break;
-			if (fs_stat(b, cand, &st) == 0) {
+			if (plan_linux_fs_stat(b, cand, &st) == 0) {
 				r->isdir = S_ISDIR(st.st_mode);
 				r->standin = strcmp(cand, r->named) != 0;
-				landing = canon_or(b, cand);
+				landing = plan_linux_canon_or(b, cand);
 				if (strcmp(landing, "/") != 0)
 					r->landing = xstrdup(landing);
 				else {
 					/* A link to "/": what holds the link stands in. */
 					char *dir = path_dirname(cand);
 
-					landing = canon_or(b, dir);
+					landing = plan_linux_canon_or(b, dir);
 					free(dir);
 					if (strcmp(landing, "/") != 0) {
 						r->landing = xstrdup(landing);
@@ -617,7 +621,7 @@ plan_read_entries(struct pb *b)
 				}
 				break;
 			}
-			if (absence_errno(errno)) {
+			if (plan_linux_absence_errno(errno)) {
 				r->missing = strcmp(cand, r->named) == 0;
 				break;
 			}
@@ -630,7 +634,7 @@ plan_read_entries(struct pb *b)
 		free(cand);
 		if (r->landing != NULL && !r->isdir && !r->cred) {
 			for (j = 0; j < b->reads.n && !r->lifted; j++) {
-				char *loc = name_location(b, b->reads.v[j]);
+				char *loc = plan_linux_name_location(b, b->reads.v[j]);
 
 				r->lifted = strcmp(loc, r->landing) == 0;
 				free(loc);
@@ -649,7 +653,7 @@ plan_read_entries(struct pb *b)
 		if (!r->lifted)
 			strlist_push(&b->denied, r->landing);
 		if (r->isdir) {
-			const char *c = canon_or(b, r->named);
+			const char *c = plan_linux_canon_or(b, r->named);
 
 			strlist_push(&b->tmpfs_pred, r->landing);
 			if (strcmp(r->named, "/") != 0)
@@ -662,7 +666,7 @@ plan_read_entries(struct pb *b)
 
 /* Is location beneath a read-deny tmpfs and not bound back since (bwrap: last mount wins)? */
 int
-hidden_by_tmpfs(struct pb *b, const char *loc, int with_reads)
+plan_linux_hidden_by_tmpfs(struct pb *b, const char *loc, int with_reads)
 {
 	int hidden = 0;
 	size_t i, j;
@@ -717,8 +721,8 @@ restore_placement(struct pb *b, const char *p, const char *landing, char **src,
 	const char *source;
 	size_t i;
 
-	*dest = name_location(b, p);
-	if (!path_is_under(*dest, landing) || (source = canon(b, p)) == NULL ||
+	*dest = plan_linux_name_location(b, p);
+	if (!path_is_under(*dest, landing) || (source = plan_linux_canon(b, p)) == NULL ||
 	    !path_is_under(source, landing) || under_credential_deny(b, *dest))
 		goto no;
 	if (strcmp(source, *dest) != 0) {
@@ -760,7 +764,7 @@ plan_read_section(struct pb *b)
 		if (r->landing == NULL)
 			continue;
 		/* One mount per place: inside an earlier tmpfs it would change nothing. */
-		if (hidden_by_tmpfs(b, r->landing, 1))
+		if (plan_linux_hidden_by_tmpfs(b, r->landing, 1))
 			continue;
 		if (!r->isdir) {
 			if (r->lifted || strlist_contains(&b->masks, r->landing))
@@ -942,7 +946,7 @@ deny_prepass(struct pb *b)
 		char *raw = xstrdup(b->denies.v[i]), *res, *link;
 
 		if (strncmp(raw, "/dev/", 5) == 0 ||
-		    (res = resolve_deny(b, raw, &b->denies)) == NULL) {
+		    (res = plan_linux_resolve_deny(b, raw, &b->denies)) == NULL) {
 			free(raw);
 			continue;
 		}
@@ -954,7 +958,8 @@ deny_prepass(struct pb *b)
 		}
 		if (strcmp(res, raw) != 0 && !strlist_contains(&b->symlinked, res))
 			strlist_push(&b->symlinked, res);
-		if (fs_stat(b, res, &st) == 0 && S_ISDIR(st.st_mode) && meets_write(b, res)) {
+		if (plan_linux_fs_stat(b, res, &st) == 0 && S_ISDIR(st.st_mode)
+		    && meets_write(b, res)) {
 			strlist_push(&b->rodirs, res);
 			strlist_push(&b->rodir_raw, raw);
 		}
@@ -975,7 +980,7 @@ plan_denies(struct pb *b)
 		raw = b->denies.v[i];
 		if (strncmp(raw, "/dev/", 5) == 0)
 			continue;
-		if ((res = resolve_deny(b, raw, NULL)) == NULL) {
+		if ((res = plan_linux_resolve_deny(b, raw, NULL)) == NULL) {
 			/* Unsettled: mask the link so bwrap refuses to start (fail closed). */
 			link = symlink_in_path(b, raw);
 			if (link != NULL && !strlist_contains(&b->seen, link)) {
@@ -1002,7 +1007,7 @@ plan_denies(struct pb *b)
 		}
 		/* Missing: nothing to mount on, and nothing is made on the host for it. The
 		 * write guard keeps the name from being made (the plan's guard, below). */
-		if (!exists(b, res)) {
+		if (!plan_linux_exists(b, res)) {
 			free(res);
 			continue;
 		}
@@ -1034,7 +1039,7 @@ emit_denies(struct pb *b)
 
 		if (strlist_contains(&b->masks, d->dest))
 			continue;
-		if (hidden_by_tmpfs(b, d->dest, 0)) {
+		if (plan_linux_hidden_by_tmpfs(b, d->dest, 0)) {
 			/* Hidden already; a write path restored beneath it comes back
 			 * read-only, being inside this deny. */
 			for (j = 0; j < b->nunits; j++) {
@@ -1128,17 +1133,18 @@ ancestor_pins(struct pb *b, struct strlist *pins, struct strlist *covers)
 	for (i = 0; i < seeds.n; i++) {
 		char *dir;
 
-		if (rootw && is_kernel_dir(seeds.v[i]))
+		if (rootw && plan_linux_is_kernel_dir(seeds.v[i]))
 			continue;
 		for (dir = path_dirname(seeds.v[i]); strcmp(dir, "/") != 0 &&
-		    !strlist_contains(&visited, dir) && within_write(b, dir);) {
+		    !strlist_contains(&visited, dir) && plan_linux_within_write(b, dir);) {
 			char *up = path_dirname(dir);
 
 			strlist_push(&visited, dir);
 			if (rootw && strcmp(up, "/") == 0)
 				strlist_push(covers, dir);
 			else if ((rootw || !strlist_contains(&b->writes, dir)) &&
-			    !(fs_stat(b, dir, &st) == -1 && absence_errno(errno)))
+			    !(plan_linux_fs_stat(b, dir, &st) == -1
+			    && plan_linux_absence_errno(errno)))
 				strlist_push(pins, dir);
 			free(dir);
 			dir = up;
@@ -1173,7 +1179,7 @@ pb_free(struct pb *b)
 {
 	size_t i, j;
 
-	fs_free(b);
+	plan_linux_fs_free(b);
 	strlist_free(&b->writes);
 	strlist_free(&b->user_roots);
 	strlist_free(&b->managed_writes);
@@ -1239,18 +1245,20 @@ plan_disabled(struct pb *b)
 	size_t i;
 
 	push3(&b->out->args, "--bind", "/", "/");
-	if (sp != NULL && (r = canon(b, sp)) != NULL)
+	if (sp != NULL && (r = plan_linux_canon(b, sp)) != NULL)
 		push3(&b->out->args, "--ro-bind", r, r);
-	if (b->ctx->managed_path != NULL && (r = canon(b, b->ctx->managed_path)) != NULL)
+	if (b->ctx->managed_path != NULL &&
+	    (r = plan_linux_canon(b, b->ctx->managed_path)) != NULL)
 		push3(&b->out->args, "--ro-bind", r, r);
 	/* No names protected, but the policy and srt itself. */
 	if (sp != NULL)
-		guard_chain(b, sp, "settings file", true, 0);
+		plan_linux_guard_chain(b, sp, "settings file", true, 0);
 	if (b->ctx->managed_path != NULL)
-		guard_chain(b, b->ctx->managed_path, "managed policy", true, 0);
+		plan_linux_guard_chain(b, b->ctx->managed_path, "managed policy", true, 0);
 	for (i = 0; i < PLAN_SELF_DIRS; i++)
 		if (b->ctx->self_dirs[i] != NULL && *b->ctx->self_dirs[i] == '/')
-			guard_chain(b, b->ctx->self_dirs[i], "srt's own programs", true, 0);
+			plan_linux_guard_chain(b, b->ctx->self_dirs[i], "srt's own programs",
+			    true, 0);
 	wguard_index(&b->out->guard);
 	free(sp);
 }
@@ -1278,7 +1286,7 @@ plan_linux_fs(const struct settings *s, const struct plan_ctx *ctx,
 	}
 	/* Relative entries resolve against the real cwd, as getcwd(3) spells it. */
 	lctx = *ctx;
-	cwd = xstrdup(canon_or(&b, ctx->cwd));
+	cwd = xstrdup(plan_linux_canon_or(&b, ctx->cwd));
 	lctx.cwd = cwd;
 	b.ctx = ctx = &lctx;
 	if (s->fs.disabled) {
@@ -1297,19 +1305,19 @@ plan_linux_fs(const struct settings *s, const struct plan_ctx *ctx,
 		goto out;
 	deny_globs(&b);
 	for (i = 0; i < cfg.n; i++) {
-		strlist_push_owned(&b.denies, normalize(&b, cfg.v[i]));
+		strlist_push_owned(&b.denies, plan_linux_normalize(&b, cfg.v[i]));
 		strlist_pushf(&b.deny_why, "denyWrite %s", cfg.v[i]);
 	}
 	b.nconfigured = b.denies.n;
 	/* The settings file: a command must not rewrite the policy of the next run. */
 	if ((sp = settings_abs(&b)) != NULL) {
-		strlist_push_owned(&b.denies, normalize(&b, sp));
+		strlist_push_owned(&b.denies, plan_linux_normalize(&b, sp));
 		strlist_push(&b.deny_why, "settings file");
 		free(sp);
 	}
 	/* The managed policy, as the settings file: it bounds every next run. */
 	if (ctx->managed_path != NULL && *ctx->managed_path == '/') {
-		char *n = normalize(&b, ctx->managed_path);
+		char *n = plan_linux_normalize(&b, ctx->managed_path);
 
 		if (strlist_contains(&b.denies, n))
 			free(n);
@@ -1325,7 +1333,7 @@ plan_linux_fs(const struct settings *s, const struct plan_ctx *ctx,
 
 		if (ctx->self_dirs[i] == NULL || *ctx->self_dirs[i] != '/')
 			continue;
-		n = normalize(&b, ctx->self_dirs[i]);
+		n = plan_linux_normalize(&b, ctx->self_dirs[i]);
 		if (strlist_contains(&b.denies, n)) {
 			free(n);
 			continue;
@@ -1337,21 +1345,21 @@ plan_linux_fs(const struct settings *s, const struct plan_ctx *ctx,
 	 * reference keeps it with placeholders. The mandatory names below are the name
 	 * rules' business, which leave the way open (a .claude directory may be made). */
 	b.npinned = b.denies.n;
-	mandatory_denies(&b, &b.user_roots, &mand);
+	plan_linux_mandatory_denies(&b, &b.user_roots, &mand);
 	if (b.bad)
 		goto out;
 	for (i = 0; i < mand.n; i++) {
-		char *n = normalize(&b, mand.v[i]);
+		char *n = plan_linux_normalize(&b, mand.v[i]);
 
 		if (strlist_contains(&b.denies, n))
 			free(n);
 		else {
 			strlist_push_owned(&b.denies, n);
-			strlist_push(&b.deny_why, mandatory_why(n));
+			strlist_push(&b.deny_why, plan_linux_mandatory_why(n));
 		}
 	}
 	/* What links in the protected directories lead to, and their files' other names. */
-	protected_links(&b);
+	plan_linux_protected_links(&b);
 	if (b.bad)
 		goto out;
 

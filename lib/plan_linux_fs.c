@@ -79,7 +79,7 @@ fs_slot(struct pb *b, const char *p)
 }
 
 void
-fs_free(struct pb *b)
+plan_linux_fs_free(struct pb *b)
 {
 	size_t i;
 
@@ -117,7 +117,7 @@ fs_look(struct pb *b, const char *p)
 }
 
 int
-fs_lstat(struct pb *b, const char *p, struct stat *st)
+plan_linux_fs_lstat(struct pb *b, const char *p, struct stat *st)
 {
 	const struct fsent *e = fs_look(b, p);
 
@@ -131,7 +131,7 @@ fs_lstat(struct pb *b, const char *p, struct stat *st)
 
 /* The target of the link p, or NULL with errno (EINVAL: not a link). */
 const char *
-fs_link(struct pb *b, const char *p)
+plan_linux_fs_link(struct pb *b, const char *p)
 {
 	const struct fsent *e = fs_look(b, p);
 
@@ -246,21 +246,21 @@ fs_realpath(struct pb *b, const char *path)
 
 /* stat(2) through the cache: the links followed, then the lstat of where they lead. */
 int
-fs_stat(struct pb *b, const char *p, struct stat *st)
+plan_linux_fs_stat(struct pb *b, const char *p, struct stat *st)
 {
 	char *r = fs_realpath(b, p);
 	int rc;
 
 	if (r == NULL)
 		return -1;
-	rc = fs_lstat(b, r, st);
+	rc = plan_linux_fs_lstat(b, r, st);
 	free(r);
 	return rc;
 }
 
 /* p with every link resolved, or NULL; asked of the file system once per plan. */
 const char *
-canon(struct pb *b, const char *p)
+plan_linux_canon(struct pb *b, const char *p)
 {
 	struct fsent *e = fs_slot(b, p);
 
@@ -279,9 +279,9 @@ canon(struct pb *b, const char *p)
 }
 
 const char *
-canon_or(struct pb *b, const char *p)
+plan_linux_canon_or(struct pb *b, const char *p)
 {
-	const char *c = canon(b, p);
+	const char *c = plan_linux_canon(b, p);
 
 	return c != NULL ? c : p;
 }
@@ -292,7 +292,7 @@ canon_or(struct pb *b, const char *p)
  * tree below orig.
  */
 int
-outside_boundary(const char *orig, const char *res)
+plan_linux_outside_boundary(const char *orig, const char *res)
 {
 	if (strcmp(orig, res) == 0)
 		return 0;
@@ -305,12 +305,12 @@ outside_boundary(const char *orig, const char *res)
 
 /* An absolute spelling resolved unless that widens it, ".." folded when it cannot be. */
 char *
-normalize(struct pb *b, const char *abs)
+plan_linux_normalize(struct pb *b, const char *abs)
 {
-	const char *r = canon(b, abs);
+	const char *r = plan_linux_canon(b, abs);
 	char *folded = path_normalize(abs);
 
-	if (r != NULL && !outside_boundary(folded, r)) {
+	if (r != NULL && !plan_linux_outside_boundary(folded, r)) {
 		free(folded);
 		return xstrdup(r);
 	}
@@ -319,34 +319,34 @@ normalize(struct pb *b, const char *abs)
 
 /* Where the name p lives: its directory resolved, its last component as written. */
 char *
-name_location(struct pb *b, const char *p)
+plan_linux_name_location(struct pb *b, const char *p)
 {
 	char *dir, *out;
 
 	if (strcmp(p, "/") == 0)
 		return xstrdup("/");
 	dir = path_dirname(p);
-	out = path_join(canon_or(b, dir), path_basename(p));
+	out = path_join(plan_linux_canon_or(b, dir), path_basename(p));
 	free(dir);
 	return out;
 }
 
 int
-absence_errno(int e)
+plan_linux_absence_errno(int e)
 {
 	return e == ENOENT || e == ENOTDIR || e == ELOOP || e == ENAMETOOLONG;
 }
 
 int
-exists(struct pb *b, const char *p)
+plan_linux_exists(struct pb *b, const char *p)
 {
 	struct stat st;
 
-	return fs_stat(b, p, &st) == 0;
+	return plan_linux_fs_stat(b, p, &st) == 0;
 }
 
 void
-split_names(const char *p, struct strlist *out)
+plan_linux_split_names(const char *p, struct strlist *out)
 {
 	while (*p != '\0') {
 		const char *q = strchr(p, '/');
@@ -376,7 +376,7 @@ way_to(struct pb *b, const char *path, char **realp, struct strlist *rest, int *
 	size_t i;
 
 	*err = 0;
-	split_names(path, &names);
+	plan_linux_split_names(path, &names);
 	for (i = names.n; i > 0; i--)
 		strlist_push(&stack, names.v[i - 1]);
 	while (stack.n > 0) {
@@ -384,7 +384,7 @@ way_to(struct pb *b, const char *path, char **realp, struct strlist *rest, int *
 		stack.v[stack.n] = NULL;
 		if (*name == '\0' || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
 			next = xasprintf("%s/.", real);
-			if (fs_lstat(b, next, &st) == -1) {
+			if (plan_linux_fs_lstat(b, next, &st) == -1) {
 				free(next);
 				if (errno != EACCES) {
 					free(name);
@@ -400,7 +400,7 @@ way_to(struct pb *b, const char *path, char **realp, struct strlist *rest, int *
 			continue;
 		}
 		next = xasprintf("%s/%s", real, name);
-		if (fs_lstat(b, next, &st) == -1) {
+		if (plan_linux_fs_lstat(b, next, &st) == -1) {
 			int e = errno;
 
 			free(next);
@@ -417,7 +417,7 @@ way_to(struct pb *b, const char *path, char **realp, struct strlist *rest, int *
 			free(name);
 			continue;
 		}
-		if (++links > MAX_LINKS || (target = fs_link(b, next)) == NULL) {
+		if (++links > MAX_LINKS || (target = plan_linux_fs_link(b, next)) == NULL) {
 			free(next);
 			free(name);
 			goto out;
@@ -427,7 +427,7 @@ way_to(struct pb *b, const char *path, char **realp, struct strlist *rest, int *
 		if (target[0] == '/')
 			*real = '\0';
 		strlist_free(&names);
-		split_names(target[0] == '/' ? target + 1 : target, &names);
+		plan_linux_split_names(target[0] == '/' ? target + 1 : target, &names);
 		for (i = names.n; i > 0; i--)
 			strlist_push(&stack, names.v[i - 1]);
 	}
@@ -460,12 +460,12 @@ way_to(struct pb *b, const char *path, char **realp, struct strlist *rest, int *
  * NULL when it cannot be settled (a loop of links): callers fail closed.
  */
 char *
-resolve_deny(struct pb *b, const char *raw, struct strlist *also)
+plan_linux_resolve_deny(struct pb *b, const char *raw, struct strlist *also)
 {
 	struct strlist remainder = { 0 }, rest = { 0 }, names = { 0 };
 	char *ancestor, *parent, *rejoined = NULL, *onward = NULL, *first, *real;
 	char *answer = NULL;
-	const char *resolved = canon(b, raw);
+	const char *resolved = plan_linux_canon(b, raw);
 	size_t i, j;
 	int err;
 
@@ -482,7 +482,7 @@ resolve_deny(struct pb *b, const char *raw, struct strlist *also)
 		strlist_push(&remainder, path_basename(ancestor));
 		free(ancestor);
 		ancestor = parent;
-		if ((resolved = canon(b, ancestor)) != NULL)
+		if ((resolved = plan_linux_canon(b, ancestor)) != NULL)
 			break;
 	}
 	free(ancestor);
@@ -494,7 +494,7 @@ resolve_deny(struct pb *b, const char *raw, struct strlist *also)
 		rejoined = t;
 	}
 	first = path_join(resolved, remainder.v[remainder.n - 1]);
-	if (fs_link(b, first) == NULL) {
+	if (plan_linux_fs_link(b, first) == NULL) {
 		free(first);
 		answer = rejoined;
 		rejoined = NULL;

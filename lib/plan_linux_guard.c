@@ -29,7 +29,7 @@
  * no link.
  */
 void
-guard_chain(struct pb *b, const char *p, const char *why, bool pin, int depth)
+plan_linux_guard_chain(struct pb *b, const char *p, const char *why, bool pin, int depth)
 {
 	struct strlist names = { 0 };
 	char *cur = xstrdup(""), *next, *onward, *end;
@@ -40,7 +40,7 @@ guard_chain(struct pb *b, const char *p, const char *why, bool pin, int depth)
 
 	if (strstr(p, "/../") == NULL && (strlen(p) < 3 || strcmp(p + strlen(p) - 3, "/..") != 0))
 		wguard_add_exact(&b->out->guard, p, why, pin);
-	split_names(p, &names);
+	plan_linux_split_names(p, &names);
 	for (i = 0; i < names.n && depth < MAX_LINKS; i++) {
 		if (*names.v[i] == '\0' || strcmp(names.v[i], ".") == 0)
 			continue;
@@ -54,11 +54,11 @@ guard_chain(struct pb *b, const char *p, const char *why, bool pin, int depth)
 			continue;
 		}
 		next = xasprintf("%s/%s", cur, names.v[i]);
-		if (fs_lstat(b, next, &st) == -1) {
+		if (plan_linux_fs_lstat(b, next, &st) == -1) {
 			free(next);
 			break;
 		}
-		if (S_ISLNK(st.st_mode) && (target = fs_link(b, next)) != NULL) {
+		if (S_ISLNK(st.st_mode) && (target = plan_linux_fs_link(b, next)) != NULL) {
 			wguard_add_exact(&b->out->guard, next, why, pin);
 			onward = target[0] == '/' ? xstrdup(target) : path_join(cur, target);
 			for (j = i + 1; j < names.n; j++) {
@@ -67,7 +67,7 @@ guard_chain(struct pb *b, const char *p, const char *why, bool pin, int depth)
 				free(onward);
 				onward = t;
 			}
-			guard_chain(b, onward, why, pin, depth + 1);
+			plan_linux_guard_chain(b, onward, why, pin, depth + 1);
 			free(onward);
 			free(next);
 			link = true;
@@ -94,7 +94,7 @@ guard_chain(struct pb *b, const char *p, const char *why, bool pin, int depth)
 
 /* The reason a mandatory deny the search found is protected. */
 const char *
-mandatory_why(const char *p)
+plan_linux_mandatory_why(const char *p)
 {
 	const char *base = path_basename(p);
 	size_t i, pl = strlen(p), nl;
@@ -150,7 +150,7 @@ guard_exec_path(struct pb *b)
 		for (k = 0; k < b->writes.n && !root; k++)
 			root = path_is_under(b->writes.v[k], norm);
 		if (!root)
-			guard_chain(b, norm, WHY_EXEC_PATH, false, 0);
+			plan_linux_guard_chain(b, norm, WHY_EXEC_PATH, false, 0);
 		else
 			for (k = 0; k < b->writes.n; k++)
 				if (strcmp(b->writes.v[k], norm) == 0) {
@@ -198,11 +198,12 @@ guard_read_denies(struct pb *b)
 		if (r->internal)
 			continue;
 		if (r->missing) {
-			guard_chain(b, r->given, r->cred ? "a credentials file" : "a denyRead path",
+			plan_linux_guard_chain(b, r->given,
+			    r->cred ? "a credentials file" : "a denyRead path",
 			    false, 0);
 			/* Made inside another deny's tmpfs, it would be the sandbox's own. */
-			loc = name_location(b, r->given);
-			if (!hidden_by_tmpfs(b, loc, 1))
+			loc = plan_linux_name_location(b, r->given);
+			if (!plan_linux_hidden_by_tmpfs(b, loc, 1))
 				wguard_add_watch(g, r->given, NULL);
 			free(loc);
 			continue;
@@ -211,8 +212,9 @@ guard_read_denies(struct pb *b)
 		if (r->landing == NULL || r->lifted || !read_deny_mounted(b, r))
 			continue;
 		/* A stand-in's name is not in the sandbox, nor one inside another's tmpfs. */
-		loc = name_location(b, r->given);
-		if (r->standin || (strcmp(loc, r->landing) != 0 && hidden_by_tmpfs(b, loc, 1)))
+		loc = plan_linux_name_location(b, r->given);
+		if (r->standin || (strcmp(loc, r->landing) != 0
+		    && plan_linux_hidden_by_tmpfs(b, loc, 1)))
 			wguard_add_watch(g, r->landing, r->landing);
 		else
 			wguard_add_watch(g, r->given, r->landing);
@@ -235,13 +237,14 @@ plan_guard(struct pb *b)
 	g->depth = b->s->deny_search_depth > 0 ? b->s->deny_search_depth : WGUARD_DEPTH_DEFAULT;
 	g->allow_git_config = b->s->fs.allow_git_config;
 	for (i = 0; i < b->denies.n; i++)
-		guard_chain(b, b->denies.v[i], i < b->deny_why.n ? b->deny_why.v[i] :
+		plan_linux_guard_chain(b, b->denies.v[i],
+		    i < b->deny_why.n ? b->deny_why.v[i] :
 		    "mandatory deny", i < b->npinned, 0);
 	if (home != NULL && *home == '/')
 		for (i = 0; i < wguard_nhome_names; i++) {
 			char *p = path_join(home, wguard_home_names[i].name);
 
-			guard_chain(b, p, wguard_home_names[i].why, false, 0);
+			plan_linux_guard_chain(b, p, wguard_home_names[i].why, false, 0);
 			free(p);
 		}
 	guard_exec_path(b);

@@ -95,34 +95,35 @@ struct pb {
 /* plan_linux.c */
 int plan_linux_fs(const struct settings *s, const struct plan_ctx *ctx,
     struct plan_linux *out, struct diags *errs);
-int within_write(struct pb *b, const char *p);
-int hidden_by_tmpfs(struct pb *b, const char *loc, int with_reads);
+int plan_linux_within_write(struct pb *b, const char *p);
+int plan_linux_hidden_by_tmpfs(struct pb *b, const char *loc, int with_reads);
 
 /* plan_linux_fs.c */
-void fs_free(struct pb *b);
-int fs_lstat(struct pb *b, const char *p, struct stat *st);
-const char *fs_link(struct pb *b, const char *p);
-int fs_stat(struct pb *b, const char *p, struct stat *st);
-const char *canon(struct pb *b, const char *p);
-const char *canon_or(struct pb *b, const char *p);
-int outside_boundary(const char *orig, const char *res);
-char *normalize(struct pb *b, const char *abs);
-char *name_location(struct pb *b, const char *p);
-int absence_errno(int e);
-int exists(struct pb *b, const char *p);
-void split_names(const char *p, struct strlist *out);
-char *resolve_deny(struct pb *b, const char *raw, struct strlist *also);
+void plan_linux_fs_free(struct pb *b);
+int plan_linux_fs_lstat(struct pb *b, const char *p, struct stat *st);
+const char *plan_linux_fs_link(struct pb *b, const char *p);
+int plan_linux_fs_stat(struct pb *b, const char *p, struct stat *st);
+const char *plan_linux_canon(struct pb *b, const char *p);
+const char *plan_linux_canon_or(struct pb *b, const char *p);
+int plan_linux_outside_boundary(const char *orig, const char *res);
+char *plan_linux_normalize(struct pb *b, const char *abs);
+char *plan_linux_name_location(struct pb *b, const char *p);
+int plan_linux_absence_errno(int e);
+int plan_linux_exists(struct pb *b, const char *p);
+void plan_linux_split_names(const char *p, struct strlist *out);
+char *plan_linux_resolve_deny(struct pb *b, const char *raw, struct strlist *also);
 
 /* plan_linux_mandatory.c */
-void mandatory_denies(struct pb *b, const struct strlist *roots, struct strlist *out);
-void protected_links(struct pb *b);
+void plan_linux_mandatory_denies(struct pb *b, const struct strlist *roots,
+    struct strlist *out);
+void plan_linux_protected_links(struct pb *b);
 
 /* plan_linux_guard.c */
-void guard_chain(struct pb *b, const char *p, const char *why, bool pin, int depth);
-const char *mandatory_why(const char *p);
+void plan_linux_guard_chain(struct pb *b, const char *p, const char *why, bool pin, int depth);
+const char *plan_linux_mandatory_why(const char *p);
 void plan_guard(struct pb *b);
 
 /* plan_linux_sandbox.c */
-int is_kernel_dir(const char *p);
+int plan_linux_is_kernel_dir(const char *p);
 
 #endif /* SRT_PLAN_LINUX_INT_H */

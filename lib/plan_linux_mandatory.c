@@ -565,17 +565,17 @@ git_protect(struct mwalk *w, int pfd, const char *name, const char *gitdir,
 static int
 git_file_writable(struct pb *b, const char *p)
 {
-	const char *r = canon(b, p);
+	const char *r = plan_linux_canon(b, p);
 	struct stat st;
 	char *loc;
 	int w;
 
 	if (r != NULL)
-		return within_write(b, r);
-	if (fs_lstat(b, p, &st) == 0 && S_ISLNK(st.st_mode))
+		return plan_linux_within_write(b, r);
+	if (plan_linux_fs_lstat(b, p, &st) == 0 && S_ISLNK(st.st_mode))
 		return 1;
-	loc = name_location(b, p);
-	w = within_write(b, loc);
+	loc = plan_linux_name_location(b, p);
+	w = plan_linux_within_write(b, loc);
 	free(loc);
 	return w;
 }
@@ -650,7 +650,7 @@ mwalk_dir(struct mwalk *w, int fd, const char *path, int level)
 		if (!mwalk_count(w))
 			break;
 		child = path_join(path, name);
-		if (level == 0 && is_kernel_dir(child)) {
+		if (level == 0 && plan_linux_is_kernel_dir(child)) {
 			free(child);
 			continue;
 		}
@@ -753,9 +753,9 @@ mandatory_walk(struct pb *b, const char *root, struct strlist *out)
  * (SPEC §5) every configured write root; last what the global git configuration names.
  */
 void
-mandatory_denies(struct pb *b, const struct strlist *roots, struct strlist *out)
+plan_linux_mandatory_denies(struct pb *b, const struct strlist *roots, struct strlist *out)
 {
-	const char *cwd = canon_or(b, b->ctx->cwd);
+	const char *cwd = plan_linux_canon_or(b, b->ctx->cwd);
 	struct strlist found = { 0 }, global = { 0 };
 	struct mwalk w;
 	struct stat st;
@@ -767,7 +767,7 @@ mandatory_denies(struct pb *b, const struct strlist *roots, struct strlist *out)
 		if (b->ctx->unguarded || !wguard_name_writable(&wguard_names[i]))
 			strlist_push_owned(out, path_join(cwd, wguard_names[i].name));
 	git = path_join(cwd, ".git");
-	if (fs_stat(b, git, &st) == 0) {
+	if (plan_linux_fs_stat(b, git, &st) == 0) {
 		if (S_ISDIR(st.st_mode)) {
 			/* Its hooks and config first, as the reference lists them. */
 			mwalk_init(&w, b, &found);
@@ -819,7 +819,7 @@ struct lwalk {
 static void
 hardlink_check(struct pb *b, const char *p, const struct stat *st, const char *why)
 {
-	if (!S_ISREG(st->st_mode) || st->st_nlink < 2 || !within_write(b, p))
+	if (!S_ISREG(st->st_mode) || st->st_nlink < 2 || !plan_linux_within_write(b, p))
 		return;
 	diags_add(b->errs, "%s is protected (%s) but has %ju other name%s (hard links) "
 	    "that a command could write it through: give it a name of its own (cp -p it to a "
@@ -891,7 +891,7 @@ holds_write(struct pb *b, const char *p)
 static void
 link_target(struct pb *b, const char *link, const char *why)
 {
-	char *res = resolve_deny(b, link, NULL), *reason;
+	char *res = plan_linux_resolve_deny(b, link, NULL), *reason;
 	const char *w;
 
 	reason = xasprintf("%s: where %s leads", why, link);
@@ -899,7 +899,7 @@ link_target(struct pb *b, const char *link, const char *why)
 		log_warnx("%s (%s) leads to %s, which holds the write path %s: not protected",
 		    link, why, res, w);
 	else if (res == NULL)
-		guard_chain(b, link, reason, false, 0);
+		plan_linux_guard_chain(b, link, reason, false, 0);
 	else if (!strlist_contains(&b->denies, link)) {
 		strlist_push(&b->denies, link);
 		strlist_push(&b->deny_why, reason);
@@ -918,7 +918,7 @@ link_target(struct pb *b, const char *link, const char *why)
  * said, and what the search found is kept.
  */
 void
-protected_links(struct pb *b)
+plan_linux_protected_links(struct pb *b)
 {
 	struct strlist walked = { 0 };
 	struct lwalk w;
@@ -930,7 +930,8 @@ protected_links(struct pb *b)
 
 	for (i = 0; i < b->denies.n; i++) {
 		if (strncmp(b->denies.v[i], "/dev/", 5) == 0 ||
-		    (real = canon(b, b->denies.v[i])) == NULL || fs_stat(b, real, &st) == -1)
+		    (real = plan_linux_canon(b, b->denies.v[i])) == NULL
+		    || plan_linux_fs_stat(b, real, &st) == -1)
 			continue;
 		why = xstrdup(b->deny_why.v[i]);
 		if (!S_ISDIR(st.st_mode)) {
@@ -949,7 +950,8 @@ protected_links(struct pb *b)
 		w.why = why;
 		if ((fd = open(real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) != -1)
 			lwalk_dir(&w, fd, real, 0);
-		if (w.truncated && (within_write(b, real) || holds_write(b, real) != NULL)) {
+		if (w.truncated &&
+		    (plan_linux_within_write(b, real) || holds_write(b, real) != NULL)) {
 			diags_add(b->errs, "the search for links in %s (%s) stopped after %d "
 			    "entries: deny a smaller directory", real, why, WGUARD_WALK_MAX);
 			b->bad = 1;

@@ -26,7 +26,7 @@
 static const char *const kernel_dirs[] = { "/proc", "/dev", "/sys" };
 
 int
-is_kernel_dir(const char *p)
+plan_linux_is_kernel_dir(const char *p)
 {
 	size_t i;
 

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "glob.h"
 #include "globre.h"
 #include "path.h"
 #include "plan.h"
@@ -84,7 +85,7 @@ static const char *const ioctl_devices[] = {
 /* --- entries --------------------------------------------------------------------- */
 
 void
-ments_add(struct ments *l, char *path, char *anchor, bool glob)
+plan_macos_ments_add(struct ments *l, char *path, char *anchor, bool glob)
 {
 	if (l->n == l->cap) {
 		l->cap = l->cap ? l->cap * 2 : 16;
@@ -94,13 +95,14 @@ ments_add(struct ments *l, char *path, char *anchor, bool glob)
 }
 
 void
-ments_add_copy(struct ments *l, const struct ment *e)
+plan_macos_ments_add_copy(struct ments *l, const struct ment *e)
 {
-	ments_add(l, xstrdup(e->path), e->anchor ? xstrdup(e->anchor) : NULL, e->glob);
+	plan_macos_ments_add(l, xstrdup(e->path), e->anchor ? xstrdup(e->anchor) : NULL,
+	    e->glob);
 }
 
 void
-ments_free(struct ments *l)
+plan_macos_ments_free(struct ments *l)
 {
 	size_t i;
 
@@ -114,14 +116,14 @@ ments_free(struct ments *l)
 
 /* An ordered set of strings (filters, paths): kept once, in first-seen order. */
 void
-set_add(struct strlist *s, const char *v)
+plan_macos_set_add(struct strlist *s, const char *v)
 {
 	if (!strlist_contains(s, v))
 		strlist_push(s, v);
 }
 
 void
-set_add_owned(struct strlist *s, char *v)
+plan_macos_set_add_owned(struct strlist *s, char *v)
 {
 	if (strlist_contains(s, v))
 		free(v);
@@ -145,9 +147,10 @@ split_list(const struct path_list *l, bool dedup, struct strlist *spelled,
 			continue;
 		}
 		if (dedup)
-			set_add_owned(spelled, strip_globstar(l->v[i].path));
+			plan_macos_set_add_owned(spelled,
+			    plan_macos_strip_globstar(l->v[i].path));
 		else
-			strlist_push_owned(spelled, strip_globstar(l->v[i].path));
+			strlist_push_owned(spelled, plan_macos_strip_globstar(l->v[i].path));
 	}
 }
 
@@ -165,13 +168,13 @@ cover_of(const struct mb *b, const char *p, bool literal)
 	struct cover c;
 
 	if (literal)
-		return (struct cover){ normalize_for_sandbox(b, p, true), false };
-	stripped = strip_globstar(p);
-	if (has_glob(stripped)) {
-		c.rule = normalize_for_sandbox(b, stripped, false);
+		return (struct cover){ plan_macos_normalize_for_sandbox(b, p, true), false };
+	stripped = plan_macos_strip_globstar(p);
+	if (glob_has_magic(stripped)) {
+		c.rule = plan_macos_normalize_for_sandbox(b, stripped, false);
 		c.glob = true;
 	} else {
-		c.rule = normalize_for_sandbox(b, stripped, true);
+		c.rule = plan_macos_normalize_for_sandbox(b, stripped, true);
 		c.glob = false;
 	}
 	free(stripped);
@@ -202,13 +205,13 @@ covers_of(const struct mb *b, const struct path_list *l, struct cover **cv, size
 		(*cv)[(*ncv)++] = cover_of(b, l->v[i].path, l->v[i].literal);
 		if (l->v[i].literal)
 			continue;
-		literal_readings(b, l->v[i].path, K_DENY, &names);
+		plan_macos_literal_readings(b, l->v[i].path, K_DENY, &names);
 		for (j = 0; j < names.n; j++)
 			if (!names.v[j].glob) {
 				*cv = xreallocarray(*cv, *ncv + 1, sizeof(**cv));
 				(*cv)[(*ncv)++] = cover_of(b, names.v[j].path, true);
 			}
-		ments_free(&names);
+		plan_macos_ments_free(&names);
 	}
 }
 
@@ -228,28 +231,31 @@ home_write_paths(const struct mb *b, struct strlist *out)
 
 		if (ar->v[i].literal) {
 			strlist_push_owned(&reopened,
-			    normalize_for_sandbox(b, ar->v[i].path, true));
+			    plan_macos_normalize_for_sandbox(b, ar->v[i].path, true));
 			continue;
 		}
-		stripped = strip_globstar(ar->v[i].path);
-		if (!has_glob(stripped))
-			strlist_push_owned(&reopened, normalize_for_sandbox(b, stripped, true));
+		stripped = plan_macos_strip_globstar(ar->v[i].path);
+		if (!glob_has_magic(stripped))
+			strlist_push_owned(&reopened, plan_macos_normalize_for_sandbox(b,
+			    stripped, true));
 		free(stripped);
-		literal_readings(b, ar->v[i].path, K_ALLOW, &names);
+		plan_macos_literal_readings(b, ar->v[i].path, K_ALLOW, &names);
 		for (j = 0; j < names.n; j++)
 			if (!names.v[j].glob)
 				strlist_push_owned(&reopened,
-				    normalize_for_sandbox(b, names.v[j].path, true));
-		ments_free(&names);
+				    plan_macos_normalize_for_sandbox(b, names.v[j].path,
+				    true));
+		plan_macos_ments_free(&names);
 	}
-	set_add(&homes, b->home);
-	set_add_owned(&homes, normalize_for_sandbox(b, b->home, true));
+	plan_macos_set_add(&homes, b->home);
+	plan_macos_set_add_owned(&homes, plan_macos_normalize_for_sandbox(b, b->home, true));
 	for (i = 0; i < nitems(home_write_dirs); i++) {
 		struct strlist sp = { 0 };
 		bool denied = false;
 
 		for (h = 0; h < homes.n; h++)
-			strlist_push_owned(&sp, js_join(homes.v[h], home_write_dirs[i]));
+			strlist_push_owned(&sp, plan_macos_js_join(homes.v[h],
+			    home_write_dirs[i]));
 		for (j = 0; !denied && j < ncv; j++) {
 			bool hit = false, reopen = false;
 
@@ -271,7 +277,8 @@ home_write_paths(const struct mb *b, struct strlist *out)
 			for (h = 0; h < sp.n && !denied; h++)
 				denied = covers(&cc[j], sp.v[h]);
 		if (!denied)
-			strlist_push_owned(out, js_join(b->home, home_write_dirs[i]));
+			strlist_push_owned(out, plan_macos_js_join(b->home,
+			    home_write_dirs[i]));
 		strlist_free(&sp);
 	}
 	for (i = 0; i < ncv; i++)
@@ -292,20 +299,20 @@ static_rules(struct mb *b)
 	size_t i;
 
 	strlist_pushf(&b->lines, "(deny default (with message %s))", b->tag);
-	line(b, "");
-	line(b, "; processes of this sandbox may run, fork and see each other");
-	line(b, "(allow process-exec)");
-	line(b, "(allow process-fork)");
-	line(b, "(allow process-info* (target same-sandbox))");
-	line(b, "(allow signal (target same-sandbox))");
-	line(b, "(allow mach-priv-task-port (target same-sandbox))");
-	line(b, "(allow user-preference-read)");
-	line(b, "");
-	line(b, "; the Mach services ordinary programs look up, by name");
-	line(b, "(allow mach-lookup");
+	plan_macos_line(b, "");
+	plan_macos_line(b, "; processes of this sandbox may run, fork and see each other");
+	plan_macos_line(b, "(allow process-exec)");
+	plan_macos_line(b, "(allow process-fork)");
+	plan_macos_line(b, "(allow process-info* (target same-sandbox))");
+	plan_macos_line(b, "(allow signal (target same-sandbox))");
+	plan_macos_line(b, "(allow mach-priv-task-port (target same-sandbox))");
+	plan_macos_line(b, "(allow user-preference-read)");
+	plan_macos_line(b, "");
+	plan_macos_line(b, "; the Mach services ordinary programs look up, by name");
+	plan_macos_line(b, "(allow mach-lookup");
 	for (i = 0; i < nitems(mach_services); i++)
 		strlist_pushf(&b->lines, "  (global-name \"%s\")", mach_services[i]);
-	line(b, ")");
+	plan_macos_line(b, ")");
 }
 
 static void
@@ -315,20 +322,25 @@ option_rules(struct mb *b)
 	size_t i;
 
 	if (s->weaker_network_isolation) {
-		line(b, "; enableWeakerNetworkIsolation: trustd, for TLS certificate checks");
-		line(b, "(allow mach-lookup (global-name \"com.apple.trustd.agent\"))");
+		plan_macos_line(b,
+		    "; enableWeakerNetworkIsolation: trustd, for TLS certificate checks");
+		plan_macos_line(b,
+		    "(allow mach-lookup (global-name \"com.apple.trustd.agent\"))");
 	}
 	if (s->allow_apple_events) {
-		line(b, "; allowAppleEvents: Apple Events and Launch Services (open, osascript)");
-		line(b, "(allow appleevent-send)");
-		line(b, "(allow mach-lookup (global-name \"com.apple.coreservices.appleevents\"))");
-		line(b, "(allow lsopen)");
-		line(b, "(allow mach-lookup (global-name \"com.apple.CoreServices.coreservicesd\"))");
-		line(b, "(allow mach-lookup "
+		plan_macos_line(b,
+		    "; allowAppleEvents: Apple Events and Launch Services (open, osascript)");
+		plan_macos_line(b, "(allow appleevent-send)");
+		plan_macos_line(b,
+		    "(allow mach-lookup (global-name \"com.apple.coreservices.appleevents\"))");
+		plan_macos_line(b, "(allow lsopen)");
+		plan_macos_line(b,
+		    "(allow mach-lookup (global-name \"com.apple.CoreServices.coreservicesd\"))");
+		plan_macos_line(b, "(allow mach-lookup "
 		    "(global-name \"com.apple.coreservices.quarantine-resolver\"))");
 	}
 	if (s->net.allow_mach_lookup.n > 0) {
-		line(b, "; allowMachLookup");
+		plan_macos_line(b, "; allowMachLookup");
 		for (i = 0; i < s->net.allow_mach_lookup.n; i++) {
 			const char *name = s->net.allow_mach_lookup.v[i];
 			size_t len = strlen(name);
@@ -337,12 +349,12 @@ option_rules(struct mb *b)
 			if (len > 0 && name[len - 1] == '*') {
 				char *pre = xstrndup(name, len - 1);
 
-				q = json_quote(pre);
+				q = plan_macos_json_quote(pre);
 				free(pre);
 				strlist_pushf(&b->lines,
 				    "(allow mach-lookup (global-name-prefix %s))", q);
 			} else {
-				q = json_quote(name);
+				q = plan_macos_json_quote(name);
 				strlist_pushf(&b->lines, "(allow mach-lookup (global-name %s))", q);
 			}
 			free(q);
@@ -355,47 +367,47 @@ system_rules(struct mb *b)
 {
 	size_t i;
 
-	line(b, "");
-	line(b, "; POSIX shared memory and semaphores");
-	line(b, "(allow ipc-posix-shm)");
-	line(b, "(allow ipc-posix-sem)");
-	line(b, "");
-	line(b, "; IOKit: two classes, and properties");
-	line(b, "(allow iokit-open");
-	line(b, "  (iokit-registry-entry-class \"IOSurfaceRootUserClient\")");
-	line(b, "  (iokit-registry-entry-class \"RootDomainUserClient\")");
-	line(b, "  (iokit-user-client-class \"IOSurfaceSendRight\")");
-	line(b, ")");
-	line(b, "(allow iokit-get-properties)");
-	line(b, "");
-	line(b, "; AF_SYSTEM control sockets only (no network)");
-	line(b, "(allow system-socket (require-all (socket-domain AF_SYSTEM) "
+	plan_macos_line(b, "");
+	plan_macos_line(b, "; POSIX shared memory and semaphores");
+	plan_macos_line(b, "(allow ipc-posix-shm)");
+	plan_macos_line(b, "(allow ipc-posix-sem)");
+	plan_macos_line(b, "");
+	plan_macos_line(b, "; IOKit: two classes, and properties");
+	plan_macos_line(b, "(allow iokit-open");
+	plan_macos_line(b, "  (iokit-registry-entry-class \"IOSurfaceRootUserClient\")");
+	plan_macos_line(b, "  (iokit-registry-entry-class \"RootDomainUserClient\")");
+	plan_macos_line(b, "  (iokit-user-client-class \"IOSurfaceSendRight\")");
+	plan_macos_line(b, ")");
+	plan_macos_line(b, "(allow iokit-get-properties)");
+	plan_macos_line(b, "");
+	plan_macos_line(b, "; AF_SYSTEM control sockets only (no network)");
+	plan_macos_line(b, "(allow system-socket (require-all (socket-domain AF_SYSTEM) "
 	    "(socket-protocol 2)))");
-	line(b, "");
-	line(b, "; sysctls that runtimes read");
-	line(b, "(allow sysctl-read");
+	plan_macos_line(b, "");
+	plan_macos_line(b, "; sysctls that runtimes read");
+	plan_macos_line(b, "(allow sysctl-read");
 	for (i = 0; i < nitems(sysctl_names); i++)
 		strlist_pushf(&b->lines, "  (sysctl-name \"%s\")", sysctl_names[i]);
 	for (i = 0; i < nitems(sysctl_prefixes); i++)
 		strlist_pushf(&b->lines, "  (sysctl-name-prefix \"%s\")", sysctl_prefixes[i]);
-	line(b, ")");
-	line(b, "(allow sysctl-write");
-	line(b, "  (sysctl-name \"kern.tcsm_enable\")");
-	line(b, ")");
-	line(b, "(allow distributed-notification-post)");
-	line(b, "(allow mach-lookup (global-name \"com.apple.SecurityServer\"))");
-	line(b, "");
-	line(b, "; the usual devices");
+	plan_macos_line(b, ")");
+	plan_macos_line(b, "(allow sysctl-write");
+	plan_macos_line(b, "  (sysctl-name \"kern.tcsm_enable\")");
+	plan_macos_line(b, ")");
+	plan_macos_line(b, "(allow distributed-notification-post)");
+	plan_macos_line(b, "(allow mach-lookup (global-name \"com.apple.SecurityServer\"))");
+	plan_macos_line(b, "");
+	plan_macos_line(b, "; the usual devices");
 	for (i = 0; i < nitems(ioctl_devices); i++)
 		strlist_pushf(&b->lines, "(allow file-ioctl (literal \"%s\"))",
 		    ioctl_devices[i]);
-	line(b, "(allow file-ioctl file-read-data file-write-data");
-	line(b, "  (require-all");
-	line(b, "    (literal \"/dev/null\")");
-	line(b, "    (vnode-type CHARACTER-DEVICE)");
-	line(b, "  )");
-	line(b, ")");
-	line(b, "");
+	plan_macos_line(b, "(allow file-ioctl file-read-data file-write-data");
+	plan_macos_line(b, "  (require-all");
+	plan_macos_line(b, "    (literal \"/dev/null\")");
+	plan_macos_line(b, "    (vnode-type CHARACTER-DEVICE)");
+	plan_macos_line(b, "  )");
+	plan_macos_line(b, ")");
+	plan_macos_line(b, "");
 }
 
 static void
@@ -418,21 +430,24 @@ network_rules(struct mb *b, int http_port, int socks_port)
 	const struct settings *s = b->s;
 	size_t i;
 
-	line(b, "; network: the proxies on loopback, nothing else");
+	plan_macos_line(b, "; network: the proxies on loopback, nothing else");
 	if (s->net.allow_local_binding) {
-		line(b, "(allow network-bind (local ip \"*:*\"))");
-		line(b, "(allow network-inbound (local ip \"*:*\"))");
-		line(b, "(allow network-outbound (remote ip \"localhost:*\"))");
+		plan_macos_line(b, "(allow network-bind (local ip \"*:*\"))");
+		plan_macos_line(b, "(allow network-inbound (local ip \"*:*\"))");
+		plan_macos_line(b, "(allow network-outbound (remote ip \"localhost:*\"))");
 	}
 	if (s->net.allow_all_unix_sockets) {
-		line(b, "(allow system-socket (socket-domain AF_UNIX))");
-		line(b, "(allow network-bind (local unix-socket (path-regex #\"^/\")))");
-		line(b, "(allow network-outbound (remote unix-socket (path-regex #\"^/\")))");
+		plan_macos_line(b, "(allow system-socket (socket-domain AF_UNIX))");
+		plan_macos_line(b,
+		    "(allow network-bind (local unix-socket (path-regex #\"^/\")))");
+		plan_macos_line(b,
+		    "(allow network-outbound (remote unix-socket (path-regex #\"^/\")))");
 	} else if (s->net.allow_unix_sockets.n > 0) {
-		line(b, "(allow system-socket (socket-domain AF_UNIX))");
+		plan_macos_line(b, "(allow system-socket (socket-domain AF_UNIX))");
 		for (i = 0; i < s->net.allow_unix_sockets.n; i++) {
-			char *p = normalize_for_sandbox(b, s->net.allow_unix_sockets.v[i], false);
-			char *q = json_quote(p);
+			char *p = plan_macos_normalize_for_sandbox(b,
+			    s->net.allow_unix_sockets.v[i], false);
+			char *q = plan_macos_json_quote(p);
 
 			strlist_pushf(&b->lines,
 			    "(allow network-bind (local unix-socket (subpath %s)))", q);
@@ -445,23 +460,23 @@ network_rules(struct mb *b, int http_port, int socks_port)
 	port_rules(b, http_port);
 	if (socks_port != http_port)
 		port_rules(b, socks_port);
-	line(b, "");
+	plan_macos_line(b, "");
 }
 
 static void
 pty_rules(struct mb *b)
 {
-	line(b, "");
-	line(b, "; allowPty: pseudo-terminals");
-	line(b, "(allow pseudo-tty)");
-	line(b, "(allow file-ioctl");
-	line(b, "  (literal \"/dev/ptmx\")");
-	line(b, "  (regex #\"^/dev/ttys\")");
-	line(b, ")");
-	line(b, "(allow file-read* file-write*");
-	line(b, "  (literal \"/dev/ptmx\")");
-	line(b, "  (regex #\"^/dev/ttys\")");
-	line(b, ")");
+	plan_macos_line(b, "");
+	plan_macos_line(b, "; allowPty: pseudo-terminals");
+	plan_macos_line(b, "(allow pseudo-tty)");
+	plan_macos_line(b, "(allow file-ioctl");
+	plan_macos_line(b, "  (literal \"/dev/ptmx\")");
+	plan_macos_line(b, "  (regex #\"^/dev/ttys\")");
+	plan_macos_line(b, ")");
+	plan_macos_line(b, "(allow file-read* file-write*");
+	plan_macos_line(b, "  (literal \"/dev/ptmx\")");
+	plan_macos_line(b, "  (regex #\"^/dev/ttys\")");
+	plan_macos_line(b, ")");
 }
 
 /* Whether p lies in one of the write roots (a name's subtree, or a glob's matches). */
@@ -471,7 +486,7 @@ in_write_root(const struct ments *roots, const char *p)
 	size_t i;
 
 	for (i = 0; i < roots->n; i++)
-		if (roots->v[i].glob ? entry_matches(&roots->v[i], p, false) :
+		if (roots->v[i].glob ? plan_macos_entry_matches(&roots->v[i], p, false) :
 		    path_is_under(p, roots->v[i].path))
 			return true;
 	return false;
@@ -491,10 +506,10 @@ filesystem_rules(struct mb *b, const struct plan_ctx *ctx)
 
 	memset(&rc, 0, sizeof(rc));
 	if (s->fs.disabled) {
-		line(b, "; filesystem: not restricted");
-		line(b, "(allow file-read*)");
-		line(b, "");
-		line(b, "(allow file-write*)");
+		plan_macos_line(b, "; filesystem: not restricted");
+		plan_macos_line(b, "(allow file-read*)");
+		plan_macos_line(b, "");
+		plan_macos_line(b, "(allow file-write*)");
 		return;
 	}
 	/* The write roots: the defaults, then allowWrite; srt's private TMPDIR. */
@@ -505,7 +520,7 @@ filesystem_rules(struct mb *b, const struct plan_ctx *ctx)
 	if (ctx->tmpdir != NULL)
 		strlist_push(&allow_literal, ctx->tmpdir);
 	split_list(&s->fs.deny_write, false, &deny_spelled, &deny_literal);
-	caller_entries(b, K_ALLOW, &allow_spelled, &allow_literal, &rc.write_roots);
+	plan_macos_caller_entries(b, K_ALLOW, &allow_spelled, &allow_literal, &rc.write_roots);
 	/* srt keeps its settings file read-only where the command could write it. */
 	if (ctx->settings_path != NULL && in_write_root(&rc.write_roots, ctx->settings_path))
 		strlist_push(&deny_literal, ctx->settings_path);
@@ -527,30 +542,30 @@ filesystem_rules(struct mb *b, const struct plan_ctx *ctx)
 	{
 		struct ments tmp = { 0 };
 
-		caller_entries(b, K_DENY, &rd_spelled, &rd_literal, &tmp);
+		plan_macos_caller_entries(b, K_DENY, &rd_spelled, &rd_literal, &tmp);
 		for (i = 0; i < tmp.n; i++)
-			in_both_spellings(b, K_DENY, &tmp.v[i], &rc.denies);
-		ments_free(&tmp);
+			plan_macos_in_both_spellings(b, K_DENY, &tmp.v[i], &rc.denies);
+		plan_macos_ments_free(&tmp);
 		rc.cred_from = rc.denies.n;
-		caller_entries(b, K_DENY, &cr_spelled, &none, &tmp);
+		plan_macos_caller_entries(b, K_DENY, &cr_spelled, &none, &tmp);
 		for (i = 0; i < tmp.n; i++)
-			in_both_spellings(b, K_DENY, &tmp.v[i], &rc.denies);
-		ments_free(&tmp);
-		caller_entries(b, K_ALLOW, &ra_spelled, &ra_literal, &tmp);
+			plan_macos_in_both_spellings(b, K_DENY, &tmp.v[i], &rc.denies);
+		plan_macos_ments_free(&tmp);
+		plan_macos_caller_entries(b, K_ALLOW, &ra_spelled, &ra_literal, &tmp);
 		for (i = 0; i < tmp.n; i++)
-			in_both_spellings(b, K_ALLOW, &tmp.v[i], &rc.allows);
-		ments_free(&tmp);
+			plan_macos_in_both_spellings(b, K_ALLOW, &tmp.v[i], &rc.allows);
+		plan_macos_ments_free(&tmp);
 	}
-	line(b, "; filesystem reads");
-	read_rules(b, &rc);
-	line(b, "");
-	line(b, "; filesystem writes");
-	write_rules(b, &rc, &deny_spelled, &deny_literal, s->fs.allow_git_config);
-	read_deny_unlink_rules(b, &rc);
+	plan_macos_line(b, "; filesystem reads");
+	plan_macos_read_rules(b, &rc);
+	plan_macos_line(b, "");
+	plan_macos_line(b, "; filesystem writes");
+	plan_macos_write_rules(b, &rc, &deny_spelled, &deny_literal, s->fs.allow_git_config);
+	plan_macos_read_deny_unlink_rules(b, &rc);
 
-	ments_free(&rc.denies);
-	ments_free(&rc.allows);
-	ments_free(&rc.write_roots);
+	plan_macos_ments_free(&rc.denies);
+	plan_macos_ments_free(&rc.allows);
+	plan_macos_ments_free(&rc.write_roots);
 	strlist_free(&allow_spelled);
 	strlist_free(&allow_literal);
 	strlist_free(&deny_spelled);
@@ -604,11 +619,11 @@ plan_macos_build(const struct settings *s, const struct plan_ctx *ctx,
 	b.s = s;
 	b.cwd = ctx->cwd;
 	b.home = ctx->home;
-	b.tag = json_quote(o->log_tag);
+	b.tag = plan_macos_json_quote(o->log_tag);
 
-	line(&b, "(version 1)");
+	plan_macos_line(&b, "(version 1)");
 	static_rules(&b);
-	line(&b, "");
+	plan_macos_line(&b, "");
 	option_rules(&b);
 	system_rules(&b);
 	network_rules(&b, http_port, socks_port);

@@ -46,40 +46,39 @@ struct readcfg {
 };
 
 /* plan_macos.c */
-void ments_add(struct ments *l, char *path, char *anchor, bool glob);
-void ments_add_copy(struct ments *l, const struct ment *e);
-void ments_free(struct ments *l);
-void set_add(struct strlist *s, const char *v);
-void set_add_owned(struct strlist *s, char *v);
+void plan_macos_ments_add(struct ments *l, char *path, char *anchor, bool glob);
+void plan_macos_ments_add_copy(struct ments *l, const struct ment *e);
+void plan_macos_ments_free(struct ments *l);
+void plan_macos_set_add(struct strlist *s, const char *v);
+void plan_macos_set_add_owned(struct strlist *s, char *v);
 
 /* plan_macos_paths.c */
-bool has_glob(const char *p);
-char *js_resolve(const char *cwd, const char *p);
-char *js_join(const char *a, const char *b);
-char *js_dirname(const char *p);
-char *js_basename(const char *p);
-void ancestors(const char *p, struct strlist *out);
-char *strip_globstar(const char *p);
-bool starts_with(const char *s, const char *prefix);
-char *normalize_for_sandbox(const struct mb *b, const char *spelling, bool literal);
-void add_spelled(const struct mb *b, struct ments *l, const char *spelling);
-void add_literal(const struct mb *b, struct ments *l, const char *p);
-void literal_readings(const struct mb *b, const char *spelling, enum kind k,
+char *plan_macos_js_resolve(const char *cwd, const char *p);
+char *plan_macos_js_join(const char *a, const char *b);
+char *plan_macos_js_dirname(const char *p);
+char *plan_macos_js_basename(const char *p);
+void plan_macos_ancestors(const char *p, struct strlist *out);
+char *plan_macos_strip_globstar(const char *p);
+bool plan_macos_starts_with(const char *s, const char *prefix);
+char *plan_macos_normalize_for_sandbox(const struct mb *b, const char *spelling, bool literal);
+void plan_macos_add_spelled(const struct mb *b, struct ments *l, const char *spelling);
+void plan_macos_add_literal(const struct mb *b, struct ments *l, const char *p);
+void plan_macos_literal_readings(const struct mb *b, const char *spelling, enum kind k,
     struct ments *out);
-void caller_entries(const struct mb *b, enum kind k, const struct strlist *spelled,
+void plan_macos_caller_entries(const struct mb *b, enum kind k, const struct strlist *spelled,
     const struct strlist *literal, struct ments *out);
-char *entry_base_dir(const struct ment *e);
-void in_both_spellings(const struct mb *b, enum kind k, const struct ment *e,
+char *plan_macos_entry_base_dir(const struct ment *e);
+void plan_macos_in_both_spellings(const struct mb *b, enum kind k, const struct ment *e,
     struct ments *out);
 
 /* plan_macos_rules.c */
-char *json_quote(const char *s);
-bool entry_matches(const struct ment *e, const char *s, bool subtree);
-void line(struct mb *b, const char *s);
-void rule(struct mb *b, const char *action, const char *ops, const struct strlist *filters);
-void read_rules(struct mb *b, const struct readcfg *rc);
-void read_deny_unlink_rules(struct mb *b, const struct readcfg *rc);
-void write_rules(struct mb *b, const struct readcfg *rc, const struct strlist *deny_spelled,
+char *plan_macos_json_quote(const char *s);
+bool plan_macos_entry_matches(const struct ment *e, const char *s, bool subtree);
+void plan_macos_line(struct mb *b, const char *s);
+void plan_macos_read_rules(struct mb *b, const struct readcfg *rc);
+void plan_macos_read_deny_unlink_rules(struct mb *b, const struct readcfg *rc);
+void plan_macos_write_rules(struct mb *b, const struct readcfg *rc,
+    const struct strlist *deny_spelled,
     const struct strlist *deny_literal, bool allow_git_config);
 
 #endif /* SRT_PLAN_MACOS_INT_H */

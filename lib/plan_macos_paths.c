@@ -11,18 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "glob.h"
 #include "path.h"
 #include "plan.h"
 #include "plan_macos_int.h"
 #include "util.h"
 
 /* --- path text, as node's path module spells it ------------------------------------ */
-
-bool
-has_glob(const char *p)
-{
-	return strpbrk(p, "*?[]") != NULL;
-}
 
 /* path.normalize: separators collapsed, "." and ".." folded, a trailing "/" kept. */
 static char *
@@ -80,7 +75,7 @@ js_normalize(const char *p)
 
 /* path.resolve(cwd, p): absolute, normalised, no trailing "/". */
 char *
-js_resolve(const char *cwd, const char *p)
+plan_macos_js_resolve(const char *cwd, const char *p)
 {
 	char *joined = p[0] == '/' ? xstrdup(p) : xasprintf("%s/%s", cwd, p);
 	char *n = js_normalize(joined);
@@ -94,7 +89,7 @@ js_resolve(const char *cwd, const char *p)
 
 /* path.join(a, b) */
 char *
-js_join(const char *a, const char *b)
+plan_macos_js_join(const char *a, const char *b)
 {
 	char *joined = xasprintf("%s/%s", a, b), *n = js_normalize(joined);
 
@@ -104,7 +99,7 @@ js_join(const char *a, const char *b)
 
 /* path.dirname, for absolute paths */
 char *
-js_dirname(const char *p)
+plan_macos_js_dirname(const char *p)
 {
 	size_t len = strlen(p);
 
@@ -121,7 +116,7 @@ js_dirname(const char *p)
 
 /* path.basename */
 char *
-js_basename(const char *p)
+plan_macos_js_basename(const char *p)
 {
 	size_t len = strlen(p), start;
 
@@ -137,12 +132,12 @@ js_basename(const char *p)
 
 /* The directories above p, nearest first, "/" not among them. */
 void
-ancestors(const char *p, struct strlist *out)
+plan_macos_ancestors(const char *p, struct strlist *out)
 {
-	char *cur = js_dirname(p);
+	char *cur = plan_macos_js_dirname(p);
 
 	while (strcmp(cur, "/") != 0 && strcmp(cur, ".") != 0) {
-		char *parent = js_dirname(cur);
+		char *parent = plan_macos_js_dirname(cur);
 
 		strlist_push(out, cur);
 		if (strcmp(parent, cur) == 0) {
@@ -192,7 +187,7 @@ collapse_interior(const char *p)
 /* A trailing "**" component dropped (a directory and all beneath it is the directory);
  * an empty rest is "/". */
 char *
-strip_globstar(const char *p)
+plan_macos_strip_globstar(const char *p)
 {
 	size_t len = strlen(p);
 
@@ -212,7 +207,7 @@ is_absence(int err)
 static char *
 real_path_of(const struct mb *b, const char *p)
 {
-	char *folded = js_resolve(b->cwd, p), *r = path_resolve(folded);
+	char *folded = plan_macos_js_resolve(b->cwd, p), *r = path_resolve(folded);
 
 	free(folded);
 	return r;
@@ -228,7 +223,7 @@ resolved_or_same(const struct mb *b, const char *p)
 }
 
 bool
-starts_with(const char *s, const char *prefix)
+plan_macos_starts_with(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
@@ -246,7 +241,7 @@ outside_boundary(const char *orig, const char *res)
 	bool out = true;
 	const char *c;
 
-	canon = (starts_with(o, "/tmp/") || starts_with(o, "/var/")) ?
+	canon = (plan_macos_starts_with(o, "/tmp/") || plan_macos_starts_with(o, "/var/")) ?
 	    xasprintf("/private%s", o) : xstrdup(o);
 	if (strcmp(r, o) == 0 || (strcmp(canon, o) != 0 && strcmp(r, canon) == 0)) {
 		out = false;
@@ -260,12 +255,14 @@ outside_boundary(const char *orig, const char *res)
 	if (nparts <= 1)
 		goto done;
 	rs = xasprintf("%s/", r);
-	if (starts_with(o, rs) || (strcmp(canon, o) != 0 && starts_with(canon, rs)))
+	if (plan_macos_starts_with(o, rs) || (strcmp(canon, o) != 0
+	    && plan_macos_starts_with(canon, rs)))
 		goto done;
 	{
 		char *os = xasprintf("%s/", o), *cs = xasprintf("%s/", canon);
 
-		out = !(starts_with(r, os) || (strcmp(canon, o) != 0 && starts_with(r, cs)));
+		out = !(plan_macos_starts_with(r, os) || (strcmp(canon, o) != 0
+		    && plan_macos_starts_with(r, cs)));
 		free(os);
 		free(cs);
 	}
@@ -284,12 +281,12 @@ outside_boundary(const char *orig, const char *res)
  * directory before its first glob character resolved under the same condition.
  */
 char *
-normalize_for_sandbox(const struct mb *b, const char *spelling, bool literal)
+plan_macos_normalize_for_sandbox(const struct mb *b, const char *spelling, bool literal)
 {
 	char *p = xstrdup(spelling), *n, *r;
 	size_t len = strlen(p);
 
-	if (len > 0 && p[len - 1] == '/' && !(!literal && has_glob(p))) {
+	if (len > 0 && p[len - 1] == '/' && !(!literal && glob_has_magic(p))) {
 		while (len > 0 && p[len - 1] == '/')
 			p[--len] = '\0';
 		if (len == 0) {
@@ -300,19 +297,19 @@ normalize_for_sandbox(const struct mb *b, const char *spelling, bool literal)
 	n = expand_tilde(p, b->home);
 	if (strcmp(n, p) == 0 && p[0] != '/') {
 		free(n);
-		n = js_resolve(b->cwd, p);
+		n = plan_macos_js_resolve(b->cwd, p);
 	}
 	free(p);
 	p = collapse_interior(n);
 	free(n);
 	n = p;
-	if (!literal && has_glob(n)) {
-		size_t plen = strcspn(n, "*?[]");
+	if (!literal && glob_has_magic(n)) {
+		size_t plen = strcspn(n, GLOB_MAGIC);
 		char *prefix = xstrndup(n, plen), *base;
 
 		if (plen > 0 && strcmp(prefix, "/") != 0) {
 			base = prefix[plen - 1] == '/' ? xstrndup(prefix, plen - 1) :
-			    js_dirname(prefix);
+			    plan_macos_js_dirname(prefix);
 			if ((r = real_path_of(b, base)) != NULL && !outside_boundary(base, r)) {
 				char *out = xasprintf("%s%s", r, n + strlen(base));
 
@@ -349,18 +346,19 @@ normalize_for_sandbox(const struct mb *b, const char *spelling, bool literal)
 
 /* An entry from a spelling the user wrote: a pattern if it has glob characters. */
 void
-add_spelled(const struct mb *b, struct ments *l, const char *spelling)
+plan_macos_add_spelled(const struct mb *b, struct ments *l, const char *spelling)
 {
-	bool glob = has_glob(spelling);
+	bool glob = glob_has_magic(spelling);
 
-	ments_add(l, normalize_for_sandbox(b, spelling, !glob), NULL, glob);
+	plan_macos_ments_add(l, plan_macos_normalize_for_sandbox(b, spelling, !glob), NULL,
+	    glob);
 }
 
 /* An entry that names one path whatever its characters. */
 void
-add_literal(const struct mb *b, struct ments *l, const char *p)
+plan_macos_add_literal(const struct mb *b, struct ments *l, const char *p)
 {
-	ments_add(l, normalize_for_sandbox(b, p, true), NULL, false);
+	plan_macos_ments_add(l, plan_macos_normalize_for_sandbox(b, p, true), NULL, false);
 }
 
 /* --- what the disk says ------------------------------------------------------------ */
@@ -441,21 +439,23 @@ rest_unlinked(const struct parts *pp, size_t from, size_t to)
  * (when all of them do), and the pattern beneath each existing one, the longest first.
  */
 void
-literal_readings(const struct mb *b, const char *spelling, enum kind k, struct ments *out)
+plan_macos_literal_readings(const struct mb *b, const char *spelling, enum kind k,
+    struct ments *out)
 {
-	char *stripped = strip_globstar(spelling), *expanded, *abs, *spelled, *copy, *tok;
+	char *stripped = plan_macos_strip_globstar(spelling), *expanded, *abs, *spelled,
+	    *copy, *tok;
 	struct parts pp = { 0 };
 	size_t *glob_at, nglob = 0, i, first, last;
 	long reach;
 	const char *set_aside;
 
-	if (!has_glob(stripped)) {
+	if (!glob_has_magic(stripped)) {
 		free(stripped);
 		return;
 	}
 	expanded = expand_tilde(stripped, b->home);
 	abs = strcmp(expanded, stripped) == 0 && stripped[0] != '/' ?
-	    js_resolve(b->cwd, stripped) : xstrdup(expanded);
+	    plan_macos_js_resolve(b->cwd, stripped) : xstrdup(expanded);
 	spelled = collapse_interior(abs);
 	free(expanded);
 	free(abs);
@@ -475,7 +475,7 @@ literal_readings(const struct mb *b, const char *spelling, enum kind k, struct m
 	}
 	glob_at = xreallocarray(NULL, pp.n, sizeof(*glob_at));
 	for (i = 0; i < pp.n; i++)
-		if (has_glob(pp.v[i]))
+		if (glob_has_magic(pp.v[i]))
 			glob_at[nglob++] = i;
 	if (nglob == 0)
 		goto out;
@@ -494,7 +494,7 @@ literal_readings(const struct mb *b, const char *spelling, enum kind k, struct m
 	if (reach < (long)first)
 		goto out;
 	if (reach == (long)last && (k == K_DENY || rest_unlinked(&pp, last, pp.n - 1)))
-		add_literal(b, out, stripped);
+		plan_macos_add_literal(b, out, stripped);
 	set_aside = strcmp(stripped, spelling) == 0 ? "" : "/**";
 	for (i = nglob - 1; i-- > 0; ) {
 		size_t at = glob_at[i], next = glob_at[i + 1];
@@ -518,8 +518,9 @@ literal_readings(const struct mb *b, const char *spelling, enum kind k, struct m
 		if (k == K_ALLOW && !rest_unlinked(&pp, (size_t)end, next - 1))
 			continue;
 		pre = parts_prefix(&pp, (size_t)end);
-		anchor = normalize_for_sandbox(b, pre, true);
-		ments_add(out, xasprintf("%s%s%s", anchor, spelled + strlen(pre), set_aside),
+		anchor = plan_macos_normalize_for_sandbox(b, pre, true);
+		plan_macos_ments_add(out,
+		    xasprintf("%s%s%s", anchor, spelled + strlen(pre), set_aside),
 		    xstrdup(anchor), true);
 		free(anchor);
 		free(pre);
@@ -535,36 +536,37 @@ literal_readings(const struct mb *b, const char *spelling, enum kind k, struct m
 /* A user's list as entries: each spelling, then the other readings of each, then the
  * entries marked literal. */
 void
-caller_entries(const struct mb *b, enum kind k, const struct strlist *spelled,
+plan_macos_caller_entries(const struct mb *b, enum kind k, const struct strlist *spelled,
     const struct strlist *literal, struct ments *out)
 {
 	size_t i;
 
 	for (i = 0; i < spelled->n; i++)
-		add_spelled(b, out, spelled->v[i]);
+		plan_macos_add_spelled(b, out, spelled->v[i]);
 	for (i = 0; i < spelled->n; i++)
-		literal_readings(b, spelled->v[i], k, out);
+		plan_macos_literal_readings(b, spelled->v[i], k, out);
 	for (i = 0; literal != NULL && i < literal->n; i++)
-		add_literal(b, out, literal->v[i]);
+		plan_macos_add_literal(b, out, literal->v[i]);
 }
 
 /* The directory a glob cannot match above: its static prefix's. */
 static char *
 glob_base_dir(const char *g)
 {
-	size_t plen = strcspn(g, "*?[]");
+	size_t plen = strcspn(g, GLOB_MAGIC);
 	char *prefix, *base;
 
 	if (plen == 0 || (plen == 1 && g[0] == '/'))
 		return xstrdup("/");
 	prefix = xstrndup(g, plen);
-	base = prefix[plen - 1] == '/' ? xstrndup(prefix, plen - 1) : js_dirname(prefix);
+	base = prefix[plen - 1] == '/' ? xstrndup(prefix, plen - 1) :
+	    plan_macos_js_dirname(prefix);
 	free(prefix);
 	return base;
 }
 
 char *
-entry_base_dir(const struct ment *e)
+plan_macos_entry_base_dir(const struct ment *e)
 {
 	if (!e->glob)
 		return xstrdup(e->path);
@@ -577,16 +579,17 @@ entry_base_dir(const struct ment *e)
  * directory). The root, and anything among the devices, is never a second spelling.
  */
 void
-in_both_spellings(const struct mb *b, enum kind k, const struct ment *e, struct ments *out)
+plan_macos_in_both_spellings(const struct mb *b, enum kind k, const struct ment *e,
+    struct ments *out)
 {
-	char *base = entry_base_dir(e), *canon;
+	char *base = plan_macos_entry_base_dir(e), *canon;
 
 	if (k == K_DENY || e->glob)
 		canon = resolved_or_same(b, base);
 	else if (strcmp(base, "/") == 0)
 		canon = xstrdup("/");
 	else {
-		char *dir = js_dirname(base), *name = js_basename(base);
+		char *dir = plan_macos_js_dirname(base), *name = plan_macos_js_basename(base);
 		char *parent = resolved_or_same(b, dir);
 
 		canon = xasprintf("%s/%s", strcmp(parent, "/") == 0 ? "" : parent, name);
@@ -594,14 +597,15 @@ in_both_spellings(const struct mb *b, enum kind k, const struct ment *e, struct 
 		free(dir);
 		free(name);
 	}
-	ments_add_copy(out, e);
+	plan_macos_ments_add_copy(out, e);
 	if (strcmp(canon, base) != 0 && strcmp(canon, "/") != 0 &&
 	    !path_is_under(canon, "/dev")) {
 		if (e->glob)
-			ments_add(out, xasprintf("%s%s", canon, e->path + strlen(base)),
+			plan_macos_ments_add(out,
+			    xasprintf("%s%s", canon, e->path + strlen(base)),
 			    xstrdup(canon), true);
 		else
-			ments_add(out, xstrdup(canon), NULL, false);
+			plan_macos_ments_add(out, xstrdup(canon), NULL, false);
 	}
 	free(canon);
 	free(base);

@@ -30,7 +30,7 @@ static const char *const dangerous_dirs[] = {
 
 /* s as a JSON string (quotes included), which is how the profile spells strings. */
 char *
-json_quote(const char *s)
+plan_macos_json_quote(const char *s)
 {
 	size_t len = strlen(s), o = 0;
 	char *out = xmalloc(len * 6 + 3);
@@ -89,7 +89,7 @@ json_quote(const char *s)
 static size_t
 quoted_len(const char *s)
 {
-	char *q = json_quote(s);
+	char *q = plan_macos_json_quote(s);
 	size_t n = strlen(q) - 2;
 
 	free(q);
@@ -105,7 +105,7 @@ entry_regex(const struct ment *e, bool subtree)
 	if (e->anchor == NULL)
 		return glob_to_regex(e->path, subtree);
 	tail = glob_to_regex(e->path + strlen(e->anchor), subtree);
-	esc = regex_escape_literal(e->anchor);
+	esc = glob_regex_escape_literal(e->anchor);
 	out = xasprintf("^%s%s", esc, tail + 1);
 	free(tail);
 	free(esc);
@@ -114,11 +114,11 @@ entry_regex(const struct ment *e, bool subtree)
 
 /* Whether that regex matches s. */
 bool
-entry_matches(const struct ment *e, const char *s, bool subtree)
+plan_macos_entry_matches(const struct ment *e, const char *s, bool subtree)
 {
 	if (e->anchor == NULL)
 		return glob_regex_match(e->path, s, subtree);
-	if (!starts_with(s, e->anchor))
+	if (!plan_macos_starts_with(s, e->anchor))
 		return false;
 	return glob_regex_match(e->path + strlen(e->anchor), s + strlen(e->anchor), subtree);
 }
@@ -126,7 +126,7 @@ entry_matches(const struct ment *e, const char *s, bool subtree)
 static char *
 filter_of(const char *what, const char *value)
 {
-	char *q = json_quote(value), *f = xasprintf("(%s %s)", what, q);
+	char *q = plan_macos_json_quote(value), *f = xasprintf("(%s %s)", what, q);
 
 	free(q);
 	return f;
@@ -204,7 +204,7 @@ static bool
 deny_covers(const struct ment *deny, const struct ment *e)
 {
 	char *s = sample_path(e);
-	bool r = entry_matches(deny, s, true);
+	bool r = plan_macos_entry_matches(deny, s, true);
 
 	free(s);
 	return r;
@@ -237,14 +237,14 @@ carve(char *filter, struct strlist *carve_outs)
 /* --- rules --------------------------------------------------------------------------- */
 
 void
-line(struct mb *b, const char *s)
+plan_macos_line(struct mb *b, const char *s)
 {
 	strlist_push(&b->lines, s);
 }
 
 /* One rule for every filter, with the log tag; nothing for no filter (a rule without one
  * would match everything). */
-void
+static void
 rule(struct mb *b, const char *action, const char *ops, const struct strlist *filters)
 {
 	size_t i;
@@ -260,7 +260,7 @@ rule(struct mb *b, const char *action, const char *ops, const struct strlist *fi
 static void
 add_literal_filter(struct strlist *set, const char *dir)
 {
-	set_add_owned(set, filter_of("literal", dir));
+	plan_macos_set_add_owned(set, filter_of("literal", dir));
 }
 
 /* Deny moving the entries and the directories above them (a deny must not be escaped by
@@ -273,9 +273,9 @@ move_blocking_filters(const struct ments *entries, struct strlist *set)
 	for (i = 0; i < entries->n; i++) {
 		const struct ment *e = &entries->v[i];
 		struct strlist anc = { 0 };
-		char *base = entry_base_dir(e);
+		char *base = plan_macos_entry_base_dir(e);
 
-		set_add_owned(set, deny_filter(e));
+		plan_macos_set_add_owned(set, deny_filter(e));
 		if (e->glob) {
 			if (strcmp(base, "/") == 0) {
 				free(base);
@@ -283,7 +283,7 @@ move_blocking_filters(const struct ments *entries, struct strlist *set)
 			}
 			add_literal_filter(set, base);
 		}
-		ancestors(base, &anc);
+		plan_macos_ancestors(base, &anc);
 		for (k = 0; k < anc.n; k++)
 			add_literal_filter(set, anc.v[k]);
 		strlist_free(&anc);
@@ -309,7 +309,7 @@ late_read_denies(const struct readcfg *rc, struct strlist *set, bool *covers_roo
 		struct strlist outs = { 0 };
 
 		if (!d->glob && cred) {
-			set_add_owned(set, deny_filter(d));
+			plan_macos_set_add_owned(set, deny_filter(d));
 			continue;
 		}
 		if (!d->glob) {
@@ -318,37 +318,37 @@ late_read_denies(const struct readcfg *rc, struct strlist *set, bool *covers_roo
 				    path_is_strictly_under(d->path, rc->allows.v[j].path))
 					break;
 			if (j < rc->allows.n)
-				set_add_owned(set, deny_filter(d));
+				plan_macos_set_add_owned(set, deny_filter(d));
 			continue;
 		}
-		if (entry_matches(d, "/", true))
+		if (plan_macos_entry_matches(d, "/", true))
 			*covers_root = true;
 		for (j = 0; j < rc->allows.n && !cred; j++)
 			if (deny_covers(d, &rc->allows.v[j]))
-				set_add_owned(&outs, path_filter(&rc->allows.v[j]));
-		set_add_owned(set, carve(deny_filter(d), &outs));
+				plan_macos_set_add_owned(&outs, path_filter(&rc->allows.v[j]));
+		plan_macos_set_add_owned(set, carve(deny_filter(d), &outs));
 		strlist_free(&outs);
 	}
 }
 
 void
-read_rules(struct mb *b, const struct readcfg *rc)
+plan_macos_read_rules(struct mb *b, const struct readcfg *rc)
 {
 	struct strlist set = { 0 };
 	bool denies_root = false, covers_root;
 	size_t i;
 
-	line(b, "(allow file-read*)");
+	plan_macos_line(b, "(allow file-read*)");
 	for (i = 0; i < rc->denies.n; i++) {
 		if (strcmp(rc->denies.v[i].path, "/") == 0)
 			denies_root = true;
-		set_add_owned(&set, deny_filter(&rc->denies.v[i]));
+		plan_macos_set_add_owned(&set, deny_filter(&rc->denies.v[i]));
 	}
 	rule(b, "deny", "file-read*", &set);
 	strlist_free(&set);
 
 	for (i = 0; i < rc->allows.n; i++)
-		set_add_owned(&set, path_filter(&rc->allows.v[i]));
+		plan_macos_set_add_owned(&set, path_filter(&rc->allows.v[i]));
 	rule(b, "allow", "file-read*", &set);
 	strlist_free(&set);
 
@@ -359,11 +359,11 @@ read_rules(struct mb *b, const struct readcfg *rc)
 	/* A deny of "/" itself would stop the loader before the command runs: the root's
 	 * own entry (its names, not what is beneath them) stays readable. */
 	if (denies_root || covers_root)
-		line(b, "(allow file-read* (literal \"/\"))");
+		plan_macos_line(b, "(allow file-read* (literal \"/\"))");
 	/* realpath() needs to stat every directory on the way to an allowed path. */
 	if (rc->denies.n > 0) {
-		line(b, "(allow file-read-metadata");
-		line(b, "  (vnode-type DIRECTORY))");
+		plan_macos_line(b, "(allow file-read-metadata");
+		plan_macos_line(b, "  (vnode-type DIRECTORY))");
 	}
 	move_blocking_filters(&rc->denies, &set);
 	rule(b, "deny", "file-write-unlink file-write-create", &set);
@@ -373,7 +373,7 @@ read_rules(struct mb *b, const struct readcfg *rc)
 	 * specific deny beats a later file-write*: they are allowed there again (and the
 	 * read-denied paths in write roots denied once more at the end). */
 	for (i = 0; i < rc->write_roots.n; i++)
-		set_add_owned(&set, path_filter(&rc->write_roots.v[i]));
+		plan_macos_set_add_owned(&set, path_filter(&rc->write_roots.v[i]));
 	rule(b, "allow", "file-write-unlink file-write-create", &set);
 	strlist_free(&set);
 }
@@ -382,7 +382,7 @@ read_rules(struct mb *b, const struct readcfg *rc)
  * credentials file wherever it is, with nothing carved out of it, and the directories
  * above it that are write roots too. */
 void
-read_deny_unlink_rules(struct mb *b, const struct readcfg *rc)
+plan_macos_read_deny_unlink_rules(struct mb *b, const struct readcfg *rc)
 {
 	struct strlist set = { 0 };
 	const struct ments *w = &rc->write_roots;
@@ -400,7 +400,7 @@ read_deny_unlink_rules(struct mb *b, const struct readcfg *rc)
 		struct strlist outs = { 0 }, dirs = { 0 };
 
 		if (d->glob) {
-			char *base = entry_base_dir(d);
+			char *base = plan_macos_entry_base_dir(d);
 			bool meets = any_glob_root;
 
 			for (j = 0; !meets && j < w->n; j++) {
@@ -417,38 +417,42 @@ read_deny_unlink_rules(struct mb *b, const struct readcfg *rc)
 			}
 			for (j = 0; j < rc->allows.n && !cred; j++)
 				if (deny_covers(d, &rc->allows.v[j]))
-					set_add_owned(&outs, path_filter(&rc->allows.v[j]));
+					plan_macos_set_add_owned(&outs,
+					    path_filter(&rc->allows.v[j]));
 			for (j = 0; j < w->n && !cred; j++)
 				if (deny_covers(d, &w->v[j]))
-					set_add_owned(&outs, path_filter(&w->v[j]));
-			set_add_owned(&set, carve(deny_filter(d), &outs));
+					plan_macos_set_add_owned(&outs, path_filter(&w->v[j]));
+			plan_macos_set_add_owned(&set, carve(deny_filter(d), &outs));
 			if (strcmp(base, "/") != 0) {
 				strlist_push(&dirs, base);
-				ancestors(base, &dirs);
+				plan_macos_ancestors(base, &dirs);
 			}
 			free(base);
 		} else {
 			bool below = false;
 
 			for (j = 0; !below && j < w->n; j++)
-				below = w->v[j].glob ? entry_matches(&w->v[j], d->path, false) :
+				below = w->v[j].glob ?
+				    plan_macos_entry_matches(&w->v[j], d->path, false) :
 				    path_is_strictly_under(d->path, w->v[j].path);
 			if (!below && !cred)
 				continue;
 			for (j = 0; j < rc->allows.n && !cred; j++)
 				if (sample_strictly_under(&rc->allows.v[j], d->path))
-					set_add_owned(&outs, path_filter(&rc->allows.v[j]));
+					plan_macos_set_add_owned(&outs,
+					    path_filter(&rc->allows.v[j]));
 			for (j = 0; j < w->n && !cred; j++)
 				if (sample_strictly_under(&w->v[j], d->path))
-					set_add_owned(&outs, path_filter(&w->v[j]));
-			set_add_owned(&set, carve(deny_filter(d), &outs));
-			ancestors(d->path, &dirs);
+					plan_macos_set_add_owned(&outs, path_filter(&w->v[j]));
+			plan_macos_set_add_owned(&set, carve(deny_filter(d), &outs));
+			plan_macos_ancestors(d->path, &dirs);
 		}
 		for (k = 0; k < dirs.n; k++) {
 			bool below = false;
 
 			for (j = 0; !below && j < w->n; j++)
-				below = w->v[j].glob ? entry_matches(&w->v[j], dirs.v[k], false) :
+				below = w->v[j].glob ?
+				    plan_macos_entry_matches(&w->v[j], dirs.v[k], false) :
 				    path_is_strictly_under(dirs.v[k], w->v[j].path) ||
 				    (cred && strcmp(dirs.v[k], w->v[j].path) == 0);
 			if (below)
@@ -458,8 +462,9 @@ read_deny_unlink_rules(struct mb *b, const struct readcfg *rc)
 		strlist_free(&outs);
 	}
 	if (set.n > 0) {
-		line(b, "");
-		line(b, "; read-denied paths inside write roots stay where they are");
+		plan_macos_line(b, "");
+		plan_macos_line(b,
+		    "; read-denied paths inside write roots stay where they are");
 		rule(b, "deny", "file-write-unlink", &set);
 	}
 	strlist_free(&set);
@@ -484,7 +489,7 @@ struct dir_names {
 static char *
 group_prefix(const struct group *g)
 {
-	char *esc = regex_escape_literal(g->dir), *s = xasprintf("^%s/(", esc);
+	char *esc = glob_regex_escape_literal(g->dir), *s = xasprintf("^%s/(", esc);
 
 	free(esc);
 	return s;
@@ -498,7 +503,7 @@ group_tail(const struct group *g)
 	char *s;
 
 	for (i = 0; i < g->leaves.n; i++) {
-		strlist_push_owned(&parts, regex_escape_literal(g->leaves.v[i]));
+		strlist_push_owned(&parts, glob_regex_escape_literal(g->leaves.v[i]));
 		len += strlen(parts.v[i]) + 1;
 	}
 	s = xmalloc(len);
@@ -547,8 +552,8 @@ group_literal_denies(const struct ments *entries, struct group **gout, size_t *n
 
 		if (e->glob)
 			continue;
-		parent = js_dirname(e->path);
-		dir = js_dirname(parent);
+		parent = plan_macos_js_dirname(e->path);
+		dir = plan_macos_js_dirname(parent);
 		if (strcmp(dir, parent) == 0 || strcmp(parent, e->path) == 0 ||
 		    strcmp(dir, "/") == 0) {
 			free(parent);
@@ -562,7 +567,7 @@ group_literal_denies(const struct ments *entries, struct group **gout, size_t *n
 			memset(&dn[ndn], 0, sizeof(*dn));
 			dn[ndn++].dir = xstrdup(dir);
 		}
-		name = js_basename(parent);
+		name = plan_macos_js_basename(parent);
 		for (at = 0; at < dn[j].names.n && strcmp(dn[j].names.v[at], name) != 0; at++)
 			;
 		if (at == dn[j].names.n) {
@@ -571,8 +576,8 @@ group_literal_denies(const struct ments *entries, struct group **gout, size_t *n
 			    sizeof(*dn[j].leaves));
 			memset(&dn[j].leaves[at], 0, sizeof(dn[j].leaves[at]));
 		}
-		leaf = js_basename(e->path);
-		set_add_owned(&dn[j].leaves[at], leaf);
+		leaf = plan_macos_js_basename(e->path);
+		plan_macos_set_add_owned(&dn[j].leaves[at], leaf);
 		free(name);
 		free(parent);
 		free(dir);
@@ -605,7 +610,7 @@ group_literal_denies(const struct ments *entries, struct group **gout, size_t *n
 		struct strlist kept = { 0 };
 
 		for (j = 0; j < g->names.n; j++) {
-			char *esc = regex_escape_literal(g->names.v[j]);
+			char *esc = glob_regex_escape_literal(g->names.v[j]);
 
 			if (fixed + quoted_len(esc) <= STRING_MAX)
 				strlist_push(&kept, g->names.v[j]);
@@ -623,9 +628,10 @@ group_literal_denies(const struct ments *entries, struct group **gout, size_t *n
 		}
 		for (j = 0; j < g->names.n; j++)
 			for (size_t m = 0; m < g->leaves.n; m++) {
-				char *a = js_join(g->dir, g->names.v[j]);
+				char *a = plan_macos_js_join(g->dir, g->names.v[j]);
 
-				set_add_owned(grouped, js_join(a, g->leaves.v[m]));
+				plan_macos_set_add_owned(grouped, plan_macos_js_join(a,
+				    g->leaves.v[m]));
 				free(a);
 			}
 		groups[kept_groups++] = *g;
@@ -652,7 +658,7 @@ group_filters(const struct group *g, struct strlist *deny, struct strlist *pins)
 	struct strlist esc = { 0 };
 
 	for (i = 0; i < g->names.n; i++)
-		strlist_push_owned(&esc, regex_escape_literal(g->names.v[i]));
+		strlist_push_owned(&esc, glob_regex_escape_literal(g->names.v[i]));
 	for (i = 0; i <= esc.n; i++) {
 		size_t nlen = i < esc.n ? quoted_len(esc.v[i]) + (i > start) : 0;
 
@@ -693,7 +699,7 @@ group_filters(const struct group *g, struct strlist *deny, struct strlist *pins)
 static void
 mandatory_denies(const struct mb *b, bool allow_git_config, struct ments *out)
 {
-	char *cwd = normalize_for_sandbox(b, b->cwd, true);
+	char *cwd = plan_macos_normalize_for_sandbox(b, b->cwd, true);
 	struct strlist rel = { 0 }, pat = { 0 };
 	size_t i;
 
@@ -712,11 +718,12 @@ mandatory_denies(const struct mb *b, bool allow_git_config, struct ments *out)
 		strlist_push(&pat, "**/.git/config");
 	}
 	for (i = 0; i < rel.n; i++) {
-		char *p = js_resolve(cwd, rel.v[i]);
+		char *p = plan_macos_js_resolve(cwd, rel.v[i]);
 
-		add_literal(b, out, p);
+		plan_macos_add_literal(b, out, p);
 		free(p);
-		ments_add(out, js_join(cwd, pat.v[i]), xstrdup(cwd), true);
+		plan_macos_ments_add(out, plan_macos_js_join(cwd, pat.v[i]), xstrdup(cwd),
+		    true);
 	}
 	strlist_free(&rel);
 	strlist_free(&pat);
@@ -724,7 +731,8 @@ mandatory_denies(const struct mb *b, bool allow_git_config, struct ments *out)
 }
 
 void
-write_rules(struct mb *b, const struct readcfg *rc, const struct strlist *deny_spelled,
+plan_macos_write_rules(struct mb *b, const struct readcfg *rc,
+    const struct strlist *deny_spelled,
     const struct strlist *deny_literal, bool allow_git_config)
 {
 	struct ments denies = { 0 }, rest = { 0 };
@@ -733,35 +741,35 @@ write_rules(struct mb *b, const struct readcfg *rc, const struct strlist *deny_s
 	size_t ng, i, k;
 
 	for (i = 0; i < rc->write_roots.n; i++)
-		set_add_owned(&set, path_filter(&rc->write_roots.v[i]));
+		plan_macos_set_add_owned(&set, path_filter(&rc->write_roots.v[i]));
 	rule(b, "allow", "file-write*", &set);
 	strlist_free(&set);
 
 	for (i = 0; i < deny_spelled->n; i++)
-		add_spelled(b, &denies, deny_spelled->v[i]);
+		plan_macos_add_spelled(b, &denies, deny_spelled->v[i]);
 	for (i = 0; i < deny_literal->n; i++)
-		add_literal(b, &denies, deny_literal->v[i]);
+		plan_macos_add_literal(b, &denies, deny_literal->v[i]);
 	mandatory_denies(b, allow_git_config, &denies);
 	for (i = 0; i < deny_spelled->n; i++)
-		literal_readings(b, deny_spelled->v[i], K_DENY, &denies);
+		plan_macos_literal_readings(b, deny_spelled->v[i], K_DENY, &denies);
 
 	group_literal_denies(&denies, &groups, &ng, &grouped);
 	for (i = 0; i < denies.n; i++)
 		if (!strlist_contains(&grouped, denies.v[i].path))
-			ments_add_copy(&rest, &denies.v[i]);
+			plan_macos_ments_add_copy(&rest, &denies.v[i]);
 	for (i = 0; i < ng; i++) {
 		struct strlist d = { 0 }, p = { 0 };
 
 		group_filters(&groups[i], &d, &p);
 		for (k = 0; k < d.n; k++)
-			set_add(&set, d.v[k]);
+			plan_macos_set_add(&set, d.v[k]);
 		for (k = 0; k < p.n; k++)
 			strlist_push(&pins, p.v[k]);
 		strlist_free(&d);
 		strlist_free(&p);
 	}
 	for (i = 0; i < rest.n; i++)
-		set_add_owned(&set, deny_filter(&rest.v[i]));
+		plan_macos_set_add_owned(&set, deny_filter(&rest.v[i]));
 	rule(b, "deny", "file-write*", &set);
 	strlist_free(&set);
 
@@ -771,11 +779,11 @@ write_rules(struct mb *b, const struct readcfg *rc, const struct strlist *deny_s
 
 		group_filters(&groups[i], &d, &p);
 		for (k = 0; k < d.n; k++)
-			set_add(&set, d.v[k]);
+			plan_macos_set_add(&set, d.v[k]);
 		for (k = 0; k < p.n; k++)
-			set_add(&set, p.v[k]);
+			plan_macos_set_add(&set, p.v[k]);
 		add_literal_filter(&set, groups[i].dir);
-		ancestors(groups[i].dir, &anc);
+		plan_macos_ancestors(groups[i].dir, &anc);
 		for (k = 0; k < anc.n; k++)
 			add_literal_filter(&set, anc.v[k]);
 		strlist_free(&anc);
@@ -793,6 +801,6 @@ write_rules(struct mb *b, const struct readcfg *rc, const struct strlist *deny_s
 	free(groups);
 	strlist_free(&pins);
 	strlist_free(&grouped);
-	ments_free(&denies);
-	ments_free(&rest);
+	plan_macos_ments_free(&denies);
+	plan_macos_ments_free(&rest);
 }

@@ -30,6 +30,7 @@
 #include "managed.h"
 #include "policy_source.h"
 #include "proxy_connector.h"
+#include "proxy_fd.h"
 #include "proxy_sandbox.h"
 #include "proxy_win.h"
 #include "resolver.h"
@@ -148,27 +149,41 @@ proxy_number(const struct proxy_proto *proto, const char *opt, const char *s, lo
 	return v;
 }
 
-/* Whether fd is one the proxy keeps using after it says it is ready (so that closing it
- * would hand its number to the next client accepted, or leave a descriptor unwatched):
- * a standard one (the log is standard output by default, diagnostics go to standard
- * error, and the policy opener keeps all three, so its end would never be seen), or
- * another descriptor option's. */
-static bool
-proxy_fd_in_use(const struct proxy_opts *o, int fd)
+/* A descriptor option's number (its rule is proxy_check_fds's, once all are read). */
+static int
+proxy_fd_number(const struct proxy_proto *proto, enum proxy_fd f, const char *s)
 {
-	const int used[] = { o->log_fd, o->lifeline_fd, o->policy_fd, o->cred_fd, o->ca_fd,
-		o->control_fd, o->decider_in, o->decider_out, o->decider_ready_fd,
-		o->handoff_fd };
+	return (int)proxy_number(proto, proxy_fd_opt[f], s, 0, INT_MAX);
+}
 
-	if (fd <= STDERR_FILENO)
-		return true;
-	for (size_t i = 0; i < sizeof(used) / sizeof(used[0]); i++)
-		if (used[i] == fd)
-			return true;
-	for (size_t i = 0; i < o->nlisten_fds; i++)
-		if (o->listen_fds[i] == fd)
-			return true;
-	return false;
+/* The descriptor options' rule (proxy_fd.h), for every one of them. */
+static void
+proxy_check_fds(const struct proxy_opts *o, const struct proxy_proto *proto)
+{
+	int fd[PFD_MAX];
+	char *why;
+	int k;
+
+	for (k = 0; k < PFD_MAX; k++)
+		fd[k] = -1;
+	fd[PFD_POLICY] = o->policy_fd;
+	fd[PFD_LOG] = o->log_fd;
+	fd[PFD_LIFELINE] = o->lifeline_fd;
+	fd[PFD_READY] = o->ready_fd;
+	fd[PFD_CRED] = o->cred_fd;
+	fd[PFD_CA] = o->ca_fd;
+	fd[PFD_CONTROL] = o->control_fd;
+	fd[PFD_HANDOFF] = o->handoff_fd;
+	/* --decider-fd N sets both ways (as --decider-in N --decider-out N would). */
+	if (o->decider_in == o->decider_out)
+		fd[PFD_DECIDER] = o->decider_in;
+	else {
+		fd[PFD_DECIDER_IN] = o->decider_in;
+		fd[PFD_DECIDER_OUT] = o->decider_out;
+	}
+	fd[PFD_DECIDER_READY] = o->decider_ready_fd;
+	if ((why = proxy_fd_check(fd, o->listen_fds, o->nlisten_fds)) != NULL)
+		proxy_badusage(proto, why);
 }
 
 static void
@@ -199,7 +214,7 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 			nsrc++;
 			break;
 		case OPT_POLICY_FD:
-			o->policy_fd = (int)proxy_number(proto, "--policy-fd", optarg, 0, INT_MAX);
+			o->policy_fd = proxy_fd_number(proto, PFD_POLICY, optarg);
 			nsrc++;
 			break;
 		case 'l':
@@ -210,13 +225,13 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 		case OPT_LISTEN_FD:
 			o->listen_fds = xreallocarray(o->listen_fds, o->nlisten_fds + 1, sizeof(int));
 			o->listen_fds[o->nlisten_fds++] =
-			    (int)proxy_number(proto, "--listen-fd", optarg, 0, INT_MAX);
+			    proxy_fd_number(proto, PFD_LISTEN, optarg);
 			break;
 		case OPT_LOG:
 			o->log_path = optarg;
 			break;
 		case OPT_LOG_FD:
-			o->log_fd = (int)proxy_number(proto, "--log-fd", optarg, 0, INT_MAX);
+			o->log_fd = proxy_fd_number(proto, PFD_LOG, optarg);
 			break;
 		case OPT_AUDIT:
 			o->audit = true;
@@ -229,13 +244,13 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 			memset(optarg, 'x', strlen(optarg));
 			break;
 		case OPT_CRED_FD:
-			o->cred_fd = (int)proxy_number(proto, "--cred-fd", optarg, 0, INT_MAX);
+			o->cred_fd = proxy_fd_number(proto, PFD_CRED, optarg);
 			break;
 		case OPT_LIFELINE_FD:
-			o->lifeline_fd = (int)proxy_number(proto, "--lifeline-fd", optarg, 0, INT_MAX);
+			o->lifeline_fd = proxy_fd_number(proto, PFD_LIFELINE, optarg);
 			break;
 		case OPT_READY_FD:
-			o->ready_fd = (int)proxy_number(proto, "--ready-fd", optarg, 0, INT_MAX);
+			o->ready_fd = proxy_fd_number(proto, PFD_READY, optarg);
 			break;
 		case OPT_MAX_CONNS:
 			o->max_conns = (unsigned)proxy_number(proto, "--max-conns", optarg, 1, 1000000);
@@ -252,39 +267,36 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 			o->no_sandbox = true;
 			break;
 		case OPT_CA_FD:
-			o->ca_fd = (int)proxy_number(proto, "--ca-fd", optarg, 0, INT_MAX);
+			o->ca_fd = proxy_fd_number(proto, PFD_CA, optarg);
 			break;
 		case OPT_RELAY_TO:
 			o->relay_port = (unsigned)proxy_number(proto, "--relay-to", optarg, 1,
 			    65535);
 			break;
 		case OPT_CONTROL_FD:
-			o->control_fd = (int)proxy_number(proto, "--control-fd", optarg, 3, INT_MAX);
+			o->control_fd = proxy_fd_number(proto, PFD_CONTROL, optarg);
 			break;
 		case OPT_DECIDER_FD:
-			o->decider_in = o->decider_out = (int)proxy_number(proto, "--decider-fd",
-			    optarg, 0, INT_MAX);
+			o->decider_in = o->decider_out =
+			    proxy_fd_number(proto, PFD_DECIDER, optarg);
 			ndecider += 2;
 			break;
 		case OPT_DECIDER_IN:
-			o->decider_in = (int)proxy_number(proto, "--decider-in", optarg, 0, INT_MAX);
+			o->decider_in = proxy_fd_number(proto, PFD_DECIDER_IN, optarg);
 			ndecider++;
 			break;
 		case OPT_DECIDER_OUT:
-			o->decider_out = (int)proxy_number(proto, "--decider-out", optarg, 0,
-			    INT_MAX);
+			o->decider_out = proxy_fd_number(proto, PFD_DECIDER_OUT, optarg);
 			ndecider++;
 			break;
 		case OPT_ASK:
 			o->ask = true;
 			break;
 		case OPT_DECIDER_READY:
-			o->decider_ready_fd = (int)proxy_number(proto, "--decider-ready-fd", optarg,
-			    0, INT_MAX);
+			o->decider_ready_fd = proxy_fd_number(proto, PFD_DECIDER_READY, optarg);
 			break;
 		case OPT_HANDOFF_FD:
-			o->handoff_fd = (int)proxy_number(proto, "--handoff-fd", optarg, 3,
-			    INT_MAX);
+			o->handoff_fd = proxy_fd_number(proto, PFD_HANDOFF, optarg);
 			break;
 		case OPT_DECIDER_TIMEOUT:
 			o->decider_timeout_ms = (unsigned)proxy_number(proto, "--decider-timeout",
@@ -338,9 +350,7 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 		proxy_badusage(proto, "--relay-to hands nothing over (--handoff-fd)");
 	if (o->log_path != NULL && o->log_fd != -1)
 		proxy_badusage(proto, "--log and --log-fd are exclusive");
-	if (o->ready_fd != -1 && proxy_fd_in_use(o, o->ready_fd))
-		proxy_badusage(proto, "--ready-fd is closed once the proxy serves: it cannot be "
-		    "0, 1, 2 or another option's descriptor");
+	proxy_check_fds(o, proto);
 	if (o->relay_port != 0 && (o->plaintext_header_set || o->strip_headers.n > 0))
 		proxy_badusage(proto, "--relay-to forwards bytes: --plaintext-header-set and "
 		    "--strip-response-header do not apply");

@@ -27,6 +27,7 @@
 #include "buf.h"
 #include "cred.h"
 #include "cred_rx.h"
+#include "glob.h"
 #include "json_strict.h"
 #include "jsregex.h"
 #include "managed.h"
@@ -931,13 +932,6 @@ pe_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 	}
 }
 
-/* A glob characters per the reference's Linux rule: * ? [ ] */
-static bool
-has_glob(const char *s)
-{
-	return strpbrk(s, "*?[]") != NULL;
-}
-
 /* A deny glob that ends in "/" can match no path (the reference rejects it): only rooted
  * spellings keep the separator until the backend, relative ones are normalised. */
 static void
@@ -946,7 +940,7 @@ check_deny_glob(struct pctx *c, const char *v, const char *path)
 	size_t n = strlen(v);
 	char *q, *fixed, *qf;
 
-	if (n == 0 || v[n - 1] != '/' || !has_glob(v) || (v[0] != '/' && v[0] != '~'))
+	if (n == 0 || v[n - 1] != '/' || !glob_has_magic(v) || (v[0] != '/' && v[0] != '~'))
 		return;
 	while (n > 0 && v[n - 1] == '/')
 		n--;

@@ -134,8 +134,8 @@ bwrap_fds(const struct launch *l, const int mine[PLAN_FD_MAX], int keep[PLAN_FD_
 }
 
 /*
- * The child: into the sandbox's namespaces, then bwrap, by its descriptor, with keep
- * (nkeep of them) from PLAN_FD_FIRST on. Failures go up the ep pipe. The sandbox's
+ * The child: into the sandbox's namespaces, then bwrap, by its descriptor (helpers_exec),
+ * with keep (nkeep of them) from PLAN_FD_FIRST on. Failures go up the ep pipe. The sandbox's
  * lifeline is for srt-seccomp (--lifeline-fd), which bwrap leaves open: bwrap arms
  * --die-with-parent in its child only late in its set-up, and a launcher killed before
  * that would otherwise leave the sandbox running. srt-seccomp sees the lifeline's EOF
@@ -168,7 +168,7 @@ bwrap_child(const struct launch *l, char **argv, char **envp, const int *keep, i
 		_exit(LAUNCH_FAIL);
 	}
 	spawn_arrange_fds(keep, (size_t)nkeep, ep_w, &exe);
-	execveat(exe, "", argv, envp, AT_EMPTY_PATH);
+	helpers_exec(l, H_BWRAP, exe, argv, envp);
 	spawn_report_errno(PLAN_FD_FIRST + nkeep);
 	_exit(LAUNCH_FAIL);
 }
@@ -298,6 +298,9 @@ bwrap_start(struct launch *l, char **envp)
 	if (spawn_wait_exec(ep[0], &err) == -1) {
 		if (err < 0)
 			log_warnx("cannot enter the sandbox's namespaces: %s", strerror(-err));
+		else if (err == ESTALE && l->helper_script[H_BWRAP])
+			log_warnx("bwrapPath %s: the file was replaced after srt started",
+			    l->helper_path[H_BWRAP]);
 		else
 			log_warnx("%s: %s", l->helper_path[H_BWRAP], strerror(err));
 		while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)

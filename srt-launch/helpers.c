@@ -9,11 +9,12 @@
  *
  * srt-seccomp, srt-httpd and srt-socksd are never found through PATH, but in one
  * directory (lib/layout.c, layout_helpers_dir); bwrap is bwrapPath or found through PATH,
- * as the reference finds it.
+ * as the reference finds it. bwrapPath may name a script (a wrapper): helpers_exec.
  */
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -27,6 +28,23 @@
 static const char *const helper_name[H_MAX] = {
 	"bwrap", LAYOUT_SECCOMP, LAYOUT_HTTPD, LAYOUT_SOCKSD,
 };
+
+/* Whether the file held by fd starts with "#!", read through the descriptor (the file
+ * pinned, not its name). A file we cannot read is no script an interpreter could run. */
+static bool
+helpers_is_script(int fd)
+{
+	char p[32], head[2];
+	bool script;
+	int rfd;
+
+	(void)snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	if ((rfd = open(p, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1)
+		return false;
+	script = read(rfd, head, sizeof(head)) == 2 && head[0] == '#' && head[1] == '!';
+	close(rfd);
+	return script;
+}
 
 /* Open the file at path as helper h: a regular file we may execute. */
 static int
@@ -47,6 +65,7 @@ helpers_take(struct launch *l, enum helper h, const char *path)
 	}
 	l->helper_fd[h] = fd;
 	l->helper_path[h] = xstrdup(path);
+	l->helper_script[h] = helpers_is_script(fd);
 	return 0;
 }
 
@@ -92,18 +111,40 @@ helpers_close(struct launch *l)
 		fd_close(&l->helper_fd[h]);
 		free(l->helper_path[h]);
 		l->helper_path[h] = NULL;
+		l->helper_script[h] = false;
 	}
 	free(l->helper_dir);
 	l->helper_dir = NULL;
 }
 
-/* Execute helper h by its descriptor; returns only on failure, with errno set. */
+/*
+ * Execute helper h, held by fd (helper_fd[h], or where a child moved it); returns only on
+ * failure, with errno set. A program runs from the descriptor. A script ("#!") cannot:
+ * its interpreter is given /dev/fd/N, which close-on-exec has closed by then, and a
+ * descriptor left open for it would pass on to bwrap and into the sandbox, where the
+ * command could reopen the host's file through /proc/self/fd. So a script runs by its
+ * name, once the name still leads to the file opened at the start (the interpreter opens
+ * it by name in any case). bwrapPath is the one meant to be a script (srt's own helpers
+ * are programs), and bwrap runs once, before any of the command does: what could swap
+ * the file in between is a host process that could as well rewrite the script.
+ */
 int
-helper_exec(const struct launch *l, enum helper h, char *const argv[], char *const envp[])
+helpers_exec(const struct launch *l, enum helper h, int fd, char *const argv[],
+    char *const envp[])
 {
-	if (l->helper_fd[h] == -1) {
+	struct stat held, named;
+
+	if (fd == -1) {
 		errno = ENOENT;
 		return -1;
 	}
-	return execveat(l->helper_fd[h], "", argv, envp, AT_EMPTY_PATH);
+	if (!l->helper_script[h])
+		return execveat(fd, "", argv, envp, AT_EMPTY_PATH);
+	if (fstat(fd, &held) == -1 || stat(l->helper_path[h], &named) == -1)
+		return -1;
+	if (held.st_dev != named.st_dev || held.st_ino != named.st_ino) {
+		errno = ESTALE;
+		return -1;
+	}
+	return execve(l->helper_path[h], argv, envp);
 }

@@ -69,6 +69,7 @@ struct launch {
 	                                   (layout_helpers_dir) */
 	int helper_fd[H_MAX];           /* O_PATH, opened once (helpers.c) */
 	char *helper_path[H_MAX];       /* for messages, and srt-seccomp's place inside */
+	bool helper_script[H_MAX];      /* starts with "#!": run by name (helpers_exec) */
 	bool unguarded;                 /* --unguarded: no write guard (benchmarks) */
 	bool no_fs_violations;          /* --no-fs-violations or noFsViolations: no monitor */
 	int viol_r;                     /* srt-seccomp's violation records, or -1 */
@@ -209,7 +210,7 @@ int proxycli_main(int argc, char **argv, const char *self_dir);
 /* helpers.c */
 int helpers_open(struct launch *l);
 void helpers_close(struct launch *l);
-int helper_exec(const struct launch *l, enum helper h, char *const argv[],
+int helpers_exec(const struct launch *l, enum helper h, int fd, char *const argv[],
     char *const envp[]);
 
 /* bwrap.c: bwrap_start once the plan is begun, bwrap_send_* once it is finished */

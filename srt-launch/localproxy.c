@@ -10,8 +10,8 @@ char **
 localproxy_argv(const struct launch *l, const char *dir, enum proxy_kind k,
     const long fd[LPF_MAX])
 {
-	static const char *const opt[LPF_MAX] = { "--policy-fd", "--log-fd", "--lifeline-fd",
-		"--listen-fd", "--listen-fd", "--ready-fd" };
+	static const enum proxy_fd opt[LPF_MAX] = { PFD_POLICY, PFD_LOG, PFD_LIFELINE,
+		PFD_LISTEN, PFD_LISTEN, PFD_READY };
 	struct strlist a = { 0 };
 	int i;
 
@@ -19,7 +19,7 @@ localproxy_argv(const struct launch *l, const char *dir, enum proxy_kind k,
 	for (i = 0; i < LPF_MAX; i++) {
 		if (fd[i] == -1)
 			continue;
-		strlist_push(&a, opt[i]);
+		strlist_push(&a, proxy_fd_opt[opt[i]]);
 		strlist_pushf(&a, "%ld", fd[i]);
 	}
 	if (l->debug)

@@ -3,12 +3,14 @@
  * of their own (macOS: macos.c, Windows: winlaunch.c): what srt-httpd and srt-socksd are
  * given. Both paths hand them the same five things by number (winsys.h says what a
  * number is on each system); the Windows path a sixth, the pipe on which each says it
- * serves.
+ * serves. This enum is the order in which they are handed over; the option that passes
+ * each is proxy_fd.h's.
  */
 #ifndef SRT_LOCALPROXY_H
 #define SRT_LOCALPROXY_H
 
 #include "launch.h"
+#include "proxy_fd.h"
 
 enum localproxy_fd {
 	LPF_POLICY,             /* --policy-fd: policy.bin, read from its start */

@@ -30,6 +30,7 @@
 
 #include "fdpass.h"
 #include "launch.h"
+#include "proxy_fd.h"
 
 static const char *const proxy_prog[PK_MAX] = { "srt-httpd", "srt-socksd" };
 
@@ -167,30 +168,30 @@ proxies_start(struct launch *l, enum proxy_kind k)
 		if (port == 0) {
 			fds[n++] = polfd;
 			fds[n++] = l->log_w;
-			strlist_push(&argv, "--policy-fd");
+			strlist_push(&argv, proxy_fd_opt[PFD_POLICY]);
 			strlist_push(&argv, "3");
-			strlist_push(&argv, "--log-fd");
+			strlist_push(&argv, proxy_fd_opt[PFD_LOG]);
 			strlist_push(&argv, "4");
 			if (cafd != -1) {
-				strlist_push(&argv, "--ca-fd");
+				strlist_push(&argv, proxy_fd_opt[PFD_CA]);
 				strlist_pushf(&argv, "%zu", 3 + n);
 				fds[n++] = cafd;
 			}
 			if (ctl[1] != -1) {
-				strlist_push(&argv, "--control-fd");
+				strlist_push(&argv, proxy_fd_opt[PFD_CONTROL]);
 				strlist_pushf(&argv, "%zu", 3 + n);
 				fds[n++] = ctl[1];
 			}
 			if (hfd != -1) {
-				strlist_push(&argv, "--handoff-fd");
+				strlist_push(&argv, proxy_fd_opt[PFD_HANDOFF]);
 				strlist_pushf(&argv, "%zu", 3 + n);
 				fds[n++] = hfd;
 			}
 			if (k == PK_HTTP && l->decider_in != -1) {
-				strlist_push(&argv, "--decider-in");
+				strlist_push(&argv, proxy_fd_opt[PFD_DECIDER_IN]);
 				strlist_pushf(&argv, "%zu", 3 + n);
 				fds[n++] = l->decider_in;
-				strlist_push(&argv, "--decider-out");
+				strlist_push(&argv, proxy_fd_opt[PFD_DECIDER_OUT]);
 				strlist_pushf(&argv, "%zu", 3 + n);
 				fds[n++] = l->decider_out;
 				if (l->ask)
@@ -199,7 +200,7 @@ proxies_start(struct launch *l, enum proxy_kind k)
 				if (l->set.net.allow_plaintext_header_set)
 					strlist_push(&argv, "--plaintext-header-set");
 				if (l->decider_ready[1] != -1) {
-					strlist_push(&argv, "--decider-ready-fd");
+					strlist_push(&argv, proxy_fd_opt[PFD_DECIDER_READY]);
 					strlist_pushf(&argv, "%zu", 3 + n);
 					fds[n++] = l->decider_ready[1];
 				}
@@ -209,11 +210,11 @@ proxies_start(struct launch *l, enum proxy_kind k)
 			strlist_pushf(&argv, "%d", port);
 		}
 		if (cp[0] != -1) {
-			strlist_push(&argv, "--cred-fd");
+			strlist_push(&argv, proxy_fd_opt[PFD_CRED]);
 			strlist_pushf(&argv, "%zu", 3 + n);
 			fds[n++] = cp[0];
 		}
-		strlist_push(&argv, "--lifeline-fd");
+		strlist_push(&argv, proxy_fd_opt[PFD_LIFELINE]);
 		strlist_pushf(&argv, "%zu", 3 + n);
 		fds[n++] = l->lifeline_r;
 		i = n;
@@ -222,7 +223,7 @@ proxies_start(struct launch *l, enum proxy_kind k)
 			fds[n++] = l6;
 		spawn_arrange_fds(fds, n, ep[1], &exe);
 		for (; i < n; i++) {
-			strlist_push(&argv, "--listen-fd");
+			strlist_push(&argv, proxy_fd_opt[PFD_LISTEN]);
 			strlist_pushf(&argv, "%zu", 3 + i);
 		}
 		if (l->debug)

@@ -16,6 +16,7 @@
 
 #include "launch.h"
 #include "layout.h"
+#include "proxy_fd.h"
 
 static noreturn void SRT_PRINTF(1, 2)
 proxycli_fail(const char *fmt, ...)
@@ -30,14 +31,16 @@ proxycli_fail(const char *fmt, ...)
 	exit(2);
 }
 
+/* The descriptor s given to option f, kept in fd[f] for proxy_fd_check; s itself. */
 static const char *
-proxycli_fd(const char *opt, const char *s)
+proxycli_fd(int fd[PFD_MAX], enum proxy_fd f, const char *s)
 {
 	char *end;
 	long v = strtol(s, &end, 10);
 
 	if (end == s || *end != '\0' || v < 0 || v > INT_MAX || s[0] < '0' || s[0] > '9')
-		proxycli_fail("%s needs a descriptor number", opt);
+		proxycli_fail("%s needs a descriptor number", proxy_fd_opt[f]);
+	fd[f] = (int)v;
 	return s;
 }
 
@@ -109,9 +112,9 @@ proxycli_main(int argc, char **argv, const char *self_dir)
 	};
 	struct strlist av = { 0 };
 	const char *listen = NULL, *listen_fd = NULL, *din = NULL, *dout = NULL;
-	char *dir, *path;
+	char *dir, *path, *why;
 	bool any = false;
-	int ch;
+	int ch, fd[PFD_MAX];
 
 	/* --version anywhere: one line, nothing else looked at. */
 	for (int i = 1; i < argc; i++)
@@ -119,13 +122,15 @@ proxycli_main(int argc, char **argv, const char *self_dir)
 			printf("srt-proxy %s\n", SRT_VERSION);
 			return 0;
 		}
+	for (ch = 0; ch < PFD_MAX; ch++)
+		fd[ch] = -1;
 	strlist_push(&av, "srt-httpd");
 	/* "+": no reordering, so that the names after --strip-response-header can be
 	 * taken from argv as they come (a word that is no option is refused anyway). */
 	while ((ch = getopt_long(argc, argv, "+dh", lopts, NULL)) != -1) {
 		switch (ch) {
 		case 'F':
-			listen_fd = proxycli_fd("--listen-fd", optarg);
+			listen_fd = proxycli_fd(fd, PFD_LISTEN, optarg);
 			break;
 		case 'L':
 			listen = optarg;
@@ -134,23 +139,23 @@ proxycli_main(int argc, char **argv, const char *self_dir)
 			any = true;
 			break;
 		case 'D':
-			din = dout = proxycli_fd("--decider-fd", optarg);
+			din = dout = proxycli_fd(fd, PFD_DECIDER, optarg);
 			break;
 		case 'I':
-			din = proxycli_fd("--decider-in", optarg);
+			din = proxycli_fd(fd, PFD_DECIDER_IN, optarg);
 			break;
 		case 'O':
-			dout = proxycli_fd("--decider-out", optarg);
+			dout = proxycli_fd(fd, PFD_DECIDER_OUT, optarg);
 			break;
 		case 'E':
-			strlist_push(&av, "--lifeline-fd");
-			strlist_push(&av, proxycli_fd("--lifeline-fd", optarg));
+			strlist_push(&av, proxy_fd_opt[PFD_LIFELINE]);
+			strlist_push(&av, proxycli_fd(fd, PFD_LIFELINE, optarg));
 			break;
 		case 'C':
 			/* srt-httpd reads the CA from it; in proxy mode that turns
 			 * tlsTerminate on. */
-			strlist_push(&av, "--ca-fd");
-			strlist_push(&av, proxycli_fd("--ca-fd", optarg));
+			strlist_push(&av, proxy_fd_opt[PFD_CA]);
+			strlist_push(&av, proxycli_fd(fd, PFD_CA, optarg));
 			break;
 		case 'S':
 			/* One name or more, as the reference's variadic option takes them:
@@ -185,8 +190,11 @@ proxycli_main(int argc, char **argv, const char *self_dir)
 	if (din == NULL || dout == NULL)
 		proxycli_fail("a decider is required (--decider-fd, or --decider-in and "
 		    "--decider-out)");
+	/* srt-httpd's own log goes to standard error (below), which the rule allows. */
+	if ((why = proxy_fd_check(fd, NULL, 0)) != NULL)
+		proxycli_fail("%s", why);
 	if (listen_fd != NULL) {
-		strlist_push(&av, "--listen-fd");
+		strlist_push(&av, proxy_fd_opt[PFD_LISTEN]);
 		strlist_push(&av, listen_fd);
 	} else if (listen != NULL) {
 		strlist_push(&av, "-l");
@@ -194,17 +202,17 @@ proxycli_main(int argc, char **argv, const char *self_dir)
 	} else
 		proxycli_fail("--listen-fd (or --listen for development) is required");
 	if (din == dout) {
-		strlist_push(&av, "--decider-fd");
+		strlist_push(&av, proxy_fd_opt[PFD_DECIDER]);
 		strlist_push(&av, din);
 	} else {
-		strlist_push(&av, "--decider-in");
+		strlist_push(&av, proxy_fd_opt[PFD_DECIDER_IN]);
 		strlist_push(&av, din);
-		strlist_push(&av, "--decider-out");
+		strlist_push(&av, proxy_fd_opt[PFD_DECIDER_OUT]);
 		strlist_push(&av, dout);
 	}
 	/* The reference's proxy logs no decisions; srt-httpd's go to stderr here, not into
 	 * the stream a caller may read. */
-	strlist_push(&av, "--log-fd");
+	strlist_push(&av, proxy_fd_opt[PFD_LOG]);
 	strlist_push(&av, "2");
 	dir = layout_helpers_dir(self_dir);
 	path = xasprintf("%s/" LAYOUT_HTTPD, dir);

@@ -417,6 +417,44 @@ PY
 	[ "$status" -eq 2 ]
 }
 
+@test "proxies: every descriptor option is refused at 0, 1, 2 (the log at 0) or on another option's descriptor" {
+	# One rule for all of them (lib/proxy_fd.c), not for --ready-fd alone: a lifeline on
+	# standard input is held open by the policy opener too, and two options on one
+	# descriptor read each other's bytes. (The reference passes no descriptors.)
+	write_settings "$T/s.json" '["localhost"]'
+	PORT=$(free_port)
+	run timeout 5 srt-socksd -s "$T/s.json" -l "127.0.0.1:$PORT" --lifeline-fd 0 </dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--lifeline-fd 0"* ]]
+	run timeout 5 srt-socksd -s "$T/s.json" -l "127.0.0.1:$PORT" --log-fd 0
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--log-fd 0"* ]]
+	run timeout 5 srt-socksd --policy-fd 3 --lifeline-fd 3 -l "127.0.0.1:$PORT" 3</dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--lifeline-fd 3 is --policy-fd's descriptor too"* ]]
+	run timeout 5 srt-httpd -s "$T/s.json" -l "127.0.0.1:$PORT" --ca-fd 3 --control-fd 3 \
+	    3</dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--control-fd 3 is --ca-fd's descriptor too"* ]]
+	run timeout 5 srt-httpd --decider-fd 3 --listen-fd 3 3</dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--listen-fd 3 is --decider-fd's descriptor too"* ]]
+	# srt proxy says so in its own name, before any proxy starts.
+	run timeout 5 srt proxy --decider-fd 3 --listen-fd 3 3</dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == "srt proxy: --listen-fd 3 is --decider-fd's descriptor too"* ]]
+	run timeout 5 srt proxy --decider-in 0 --decider-out 4 --listen "127.0.0.1:$PORT" \
+	    4>/dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == "srt proxy: --decider-in 0"* ]]
+	# The log may be standard error (srt proxy's): the proxy serves until its lifeline
+	# (at end of file at once) ends.
+	run timeout 5 srt-socksd -s "$T/s.json" -l "127.0.0.1:$PORT" --log-fd 2 --ready-fd 3 \
+	    --lifeline-fd 4 3>"$T/ready" 4< <(true)
+	[ "$status" -eq 0 ]
+	[ "$(cat "$T/ready")" = ready ]
+}
+
 @test "socksd: a bad policy or usage is refused at start" {
 	run srt-socksd -s "$T/missing.json" -l 127.0.0.1:1
 	[ "$status" -eq 2 ]

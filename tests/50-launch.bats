@@ -602,6 +602,20 @@ JSON
 	[ "$output" = ran ]
 }
 
+@test "a bwrapPath that is a script (a wrapper of bwrap) runs, and no descriptor of it reaches the command" {
+	# A script's interpreter cannot open the close-on-exec descriptor srt executes bwrap
+	# by: before, "No such file or directory".
+	printf '#!/bin/sh\n: > "%s/wrapped"\nexec %s "$@"\n' "$T" "$(command -v bwrap)" \
+	    > "$T/bwrap-wrapper"
+	chmod 755 "$T/bwrap-wrapper"
+	sed "1s|{|{ \"bwrapPath\": \"$T/bwrap-wrapper\",|" "$T/s.json" > "$T/w.json"
+	run srt -s "$T/w.json" -c 'echo ran; ls -l /proc/self/fd/'
+	[ "$status" -eq 0 ]
+	[[ "$output" == ran* ]]
+	[ -e "$T/wrapped" ]
+	[[ "$output" != *bwrap-wrapper* ]]
+}
+
 @test "allowAllUnixSockets runs srt-seccomp with AF_UNIX allowed; otherwise AF_UNIX sockets are refused" {
 	command -v python3 >/dev/null || skip "no python3"
 	py='import socket; socket.socket(socket.AF_UNIX); print("unix-ok")'

@@ -104,10 +104,10 @@ test_translation(void)
 	re_is("", "^$");
 	re_is("é/ü", "^é/ü$");
 
-	char *e = regex_escape_literal("/a.b[c]*d+e?(f)|{g}^$\\");
+	char *e = glob_regex_escape_literal("/a.b[c]*d+e?(f)|{g}^$\\");
 
 	ok(strcmp(e, "/a\\.b\\[c\\]\\*d\\+e\\?\\(f\\)\\|\\{g\\}\\^\\$\\\\") == 0,
-	    "regex_escape_literal escapes . [ ] * + ? ( ) | { } ^ $ \\ (got %s)", e);
+	    "glob_regex_escape_literal escapes . [ ] * + ? ( ) | { } ^ $ \\ (got %s)", e);
 	free(e);
 }
 
