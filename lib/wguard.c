@@ -968,11 +968,24 @@ wguard_pointer_check(const struct wguard *g, const struct wguard_fs *fs, const c
 	}
 	j = *v == '/' ? xstrdup(v) : path_join(dir, v);
 	t = path_normalize(j);
-	free(j);
 	if (t == NULL) {
+		free(j);
 		why = "mandatory deny: a git directory pointer that does not parse";
 		goto out;
 	}
+	/* git follows a link on the way before it takes the ".." after it ("up/../.."
+	 * with up a link leads wherever up's target's parents are): the text must lead
+	 * where it says. One that leads nowhere yet is judged by its text. */
+	if (fs->resolve != NULL) {
+		char *r = fs->resolve(fs->arg, j);
+
+		if (r == NULL ? errno != ENOENT && errno != ENOTDIR : strcmp(r, t) != 0)
+			why = "mandatory deny: a git directory pointer that leads through a link";
+		free(r);
+	}
+	free(j);
+	if (why != NULL)
+		goto out;
 	if (strcasecmp(name, ".git") == 0) {
 		/* In the user's work tree: a git directory of that repository (a submodule's,
 		 * a linked worktree's). Elsewhere: a git directory by its place, whose every

@@ -138,6 +138,10 @@ struct wguard_fs {
 	bool (*predates)(void *arg, const char *dir);
 	/* path exists (not followed if it is a link); true when the caller cannot tell. */
 	bool (*exists)(void *arg, const char *path);
+	/* Where path leads with every link on the way followed, as the host's git reads a
+	 * pointer (realpath(3)): a new string, or NULL with errno. NULL: the text alone is
+	 * judged (a caller with no file system to look at). */
+	char *(*resolve)(void *arg, const char *path);
 };
 
 void wguard_init(struct wguard *g);

@@ -3,11 +3,13 @@
  * here in tables, the depth rule, git directories, and the encoding round trip with its
  * refusals of malformed bytes.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "path.h"
 #include "tap.h"
 #include "util.h"
 #include "wguard.h"
@@ -57,7 +59,26 @@ fake_exists(void *arg, const char *p)
 	return in(existing, p);
 }
 
-static const struct wguard_fs fs = { NULL, fake_is_git_dir, fake_predates, fake_exists };
+static const struct wguard_fs fs = { NULL, fake_is_git_dir, fake_predates, fake_exists,
+    NULL };
+
+/* A link "up" anywhere, to /w/evil/a/b: its ".." are /w/evil's. */
+static char *
+fake_resolve(void *arg, const char *p)
+{
+	const char *up = strstr(p, "/up/");
+
+	(void)arg;
+	if (up == NULL)
+		return path_normalize(p);
+	if (strcmp(up, "/up/../..") == 0)
+		return xstrdup("/w/evil");
+	errno = ENOENT;
+	return NULL;
+}
+
+static const struct wguard_fs linkfs = { NULL, fake_is_git_dir, fake_predates, fake_exists,
+    fake_resolve };
 
 static void
 build(struct wguard *g, int depth, bool allow_git_config)
@@ -244,6 +265,9 @@ test_model(void)
 	ok(wguard_pointer_check(&g, &fs, "/w/p/.git/worktrees/a/gitdir", "/w/home/wt/.git\n",
 	    16) == NULL && wguard_pointer_check(&g, &fs, "/w/p/.git/worktrees/a/gitdir",
 	    "/w/evil\n", 8) != NULL, "a worktree's gitdir names a .git");
+	ok(wguard_pointer_check(&g, &linkfs, "/w/p/.git/worktrees/a/commondir", "../..\n", 6) ==
+	    NULL && wguard_pointer_check(&g, &linkfs, "/w/p/.git/worktrees/a/commondir",
+	    "up/../..\n", 9) != NULL, "a commondir judged where git's realpath leads");
 	wguard_free(&g);
 }
 

@@ -1,0 +1,29 @@
+#!/usr/bin/env bats
+# Escape battery: attacks on the write guard's git model (issue #28) from its own side:
+# what the end-of-run pointer check reads, against what the host's git reads. Each
+# attack runs inside srt; then the user's next git command runs on the host (guard.bash:
+# victim, in `unshare -m -n`) and must not run the payload.
+load helpers
+load guard
+
+# A linked worktree's commondir through a link: "up/../.." reads, as text, as the
+# repository's worktrees directory, but git resolves the link first (realpath), and up
+# leads into a directory the command filled as it liked (a config with core.fsmonitor,
+# objects and refs, no HEAD: never a git directory, so never judged). The user's git
+# status in the worktree runs the fsmonitor.
+# reference 0.0.83: ESCAPED (any commondir may be written)
+@test "a worktree's commondir through a link to a directory the command filled" {
+	need_tool
+	repo_init "$T/work"
+	gsettings '["."]'
+	attempt '
+plant fsm.sh
+step worktree "git worktree add -q wt1 -b b1"
+mkdir -p evil/a/b && cp -r .git/objects .git/refs .git/config evil/ && fsmon_config evil/config
+step link "ln -s \"$PWD/evil/a/b\" .git/worktrees/wt1/up"
+step replace "rm -f .git/worktrees/wt1/commondir && echo up/../.. >.git/worktrees/wt1/commondir"'
+	allowed worktree
+	victim "git status in the worktree" "$T/work/wt1" git status
+	victim "git status in the repository" "$T/work" git status
+	verdict
+}
