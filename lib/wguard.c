@@ -979,7 +979,10 @@ wguard_pointer_check(const struct wguard *g, const struct wguard_fs *fs, const c
 	if (fs->resolve != NULL) {
 		char *r = fs->resolve(fs->arg, j);
 
-		if (r == NULL ? errno != ENOENT && errno != ENOTDIR : strcmp(r, t) != 0)
+		if (r == NULL && errno != ENOENT && errno != ENOTDIR)
+			why = "mandatory deny: a git directory pointer whose target cannot be "
+			    "looked at";
+		else if (r != NULL && strcmp(r, t) != 0)
 			why = "mandatory deny: a git directory pointer that leads through a link";
 		free(r);
 	}

@@ -278,6 +278,35 @@ sup_git_complete(struct sup *s, int dfd, const char *dir)
 }
 
 /*
+ * Remove p, a pointer the command made, which it may have made hard to remove: its
+ * directory, or one on the way, without our write or search bit (we hold no capability
+ * that overrides a mode). The command is gone: each directory of ours on the way gets
+ * back the owner's write and search bits git's own directories have. 0, or -1 with
+ * errno.
+ */
+static int
+git_remove(const char *p)
+{
+	struct stat st;
+	char *dir, *c;
+
+	if (unlink(p) == 0 || errno == ENOENT)
+		return 0;
+	if (errno != EACCES && errno != EPERM)
+		return -1;
+	dir = xstrdup(p);
+	for (c = strchr(dir + 1, '/'); c != NULL; c = strchr(c + 1, '/')) {
+		*c = '\0';
+		if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+		    (st.st_mode & (S_IWUSR | S_IXUSR)) != (S_IWUSR | S_IXUSR))
+			(void)chmod(dir, (st.st_mode & 07777) | S_IWUSR | S_IXUSR);
+		*c = '/';
+	}
+	free(dir);
+	return unlink(p) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+/*
  * The run is over: the command's processes go (a descriptor one of them holds could
  * still change a pointer), then every pointer noted is read and judged, and one that
  * points outside its repository is removed.
@@ -311,7 +340,7 @@ sup_git_finish(struct sup *s)
 		free(text);
 		if (why == NULL)
 			continue;
-		if (unlink(p) == -1 && errno != ENOENT)
+		if (git_remove(p) == -1)
 			log_warnx("%s: %s; could not remove it: %s", p, why, strerror(errno));
 		sup_refused(s, s->op, p, why);
 	}

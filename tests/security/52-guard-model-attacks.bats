@@ -27,3 +27,23 @@ step replace "rm -f .git/worktrees/wt1/commondir && echo up/../.. >.git/worktree
 	victim "git status in the repository" "$T/work" git status
 	verdict
 }
+
+# The end-of-run check removes a pointer that leads elsewhere, as the command's user (no
+# capability to override a mode): a worktree's commondir rewritten to a directory the
+# command filled, and its directory then made read-only, could not be removed, and the
+# user's git status in the worktree ran the fsmonitor.
+# reference 0.0.83: ESCAPED (any commondir may be written)
+@test "a rewritten commondir in a directory made read-only before the run ends" {
+	need_tool
+	repo_init "$T/work"
+	gsettings '["."]'
+	attempt '
+plant fsm.sh
+step worktree "git worktree add -q wt1 -b b1"
+mkdir -p evil && cp -r .git/objects .git/refs .git/config evil/ && fsmon_config evil/config
+step replace "rm -f .git/worktrees/wt1/commondir && echo \"$PWD/evil\" >.git/worktrees/wt1/commondir"
+step ro "chmod 500 .git/worktrees/wt1"'
+	allowed worktree replace ro
+	victim "git status in the worktree" "$T/work/wt1" git status
+	verdict
+}
