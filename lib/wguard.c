@@ -22,6 +22,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "gitconfig.h"
 #include "glob.h"
 #include "path.h"
 #include "wguard.h"
@@ -946,6 +947,39 @@ wg_pointer_text(const char *text, size_t len, char *buf, size_t size)
 	return buf;
 }
 
+/*
+ * A git config the judge accepted with a core.worktree (a submodule's, checked as text
+ * against its superproject): git chdir()s to the git directory, then through the value,
+ * following every link on the way, and checks out there. The text must lead where it says.
+ */
+static const char *
+wg_worktree_check(const struct wguard_fs *fs, const char *dir, const char *text, size_t len)
+{
+	struct gitconfig c;
+	const char *why = NULL;
+	char *j, *t, *r;
+
+	gitconfig_init(&c);
+	if (gitconfig_parse(text, len, &c) == -1)
+		why = "mandatory deny: a git configuration that does not parse";
+	else if (c.worktree != NULL && fs->resolve != NULL) {
+		j = c.worktree[0] == '/' ? xstrdup(c.worktree) : path_join(dir, c.worktree);
+		t = path_normalize(j);
+		r = fs->resolve(fs->arg, j);
+		if (t == NULL)
+			why = "mandatory deny: a core.worktree that does not parse";
+		else if (r == NULL && errno != ENOENT && errno != ENOTDIR)
+			why = "mandatory deny: a core.worktree whose target cannot be looked at";
+		else if (r != NULL && strcmp(r, t) != 0)
+			why = "mandatory deny: a core.worktree that leads through a link";
+		free(r);
+		free(t);
+		free(j);
+	}
+	gitconfig_free(&c);
+	return why;
+}
+
 const char *
 wguard_pointer_check(const struct wguard *g, const struct wguard_fs *fs, const char *path,
     const char *text, size_t len)
@@ -955,6 +989,10 @@ wguard_pointer_check(const struct wguard *g, const struct wguard_fs *fs, const c
 
 	if (g->inert)
 		goto out;
+	if (strcasecmp(name, "config") == 0 || strcasecmp(name, "config.worktree") == 0) {
+		why = wg_worktree_check(fs, dir, text, len);
+		goto out;
+	}
 	if ((v = wg_pointer_text(text, len, buf, sizeof(buf))) == NULL) {
 		why = "mandatory deny: a git directory pointer that is not one line";
 		goto out;

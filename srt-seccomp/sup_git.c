@@ -143,6 +143,22 @@ git_install(int dfd, const char *name, const char *text, size_t len, const struc
 }
 
 /*
+ * Does the configuration set core.worktree? Its value was judged as text; where it leads
+ * through the links the command may make later is checked with the pointers.
+ */
+static bool
+git_has_worktree(const char *text, size_t len)
+{
+	struct gitconfig c;
+	bool r;
+
+	gitconfig_init(&c);
+	r = gitconfig_parse(text, len, &c) == -1 || c.worktree != NULL;
+	gitconfig_free(&c);
+	return r;
+}
+
+/*
  * Judge new (the command's file) against what dfd/name holds now (fresh: against
  * nothing, the file was never git state), for the git directory gitdir, and install it
  * when it passes. 0, -EPERM (refused, said), or -errno.
@@ -171,7 +187,10 @@ git_judge(struct sup *s, int dfd, const char *name, const char *path, const char
 		return -EPERM;
 	}
 	free(old);
-	return git_install(dfd, name, new_, newlen, like);
+	if ((r = git_install(dfd, name, new_, newlen, like)) == 0 && git_has_worktree(new_,
+	    newlen))
+		sup_git_pointer(s, path);
+	return r;
 }
 
 int
@@ -317,7 +336,7 @@ sup_git_finish(struct sup *s)
 	const char *why;
 	struct stat st;
 	char *text;
-	size_t len, i;
+	size_t len, max, i;
 	int e;
 
 	if (s->pointers.n == 0)
@@ -332,7 +351,9 @@ sup_git_finish(struct sup *s)
 		const char *p = s->pointers.v[i];
 
 		/* Gone, or no file (a .git directory is judged by its files). */
-		if ((e = git_read(AT_FDCWD, p, POINTER_MAX, &text, &len, &st)) == 1 ||
+		max = strcmp(path_basename(p), "config") == 0 ||
+		    strcmp(path_basename(p), "config.worktree") == 0 ? GITCONFIG_MAX : POINTER_MAX;
+		if ((e = git_read(AT_FDCWD, p, max, &text, &len, &st)) == 1 ||
 		    e == -EINVAL)
 			continue;
 		why = e == 0 ? wguard_pointer_check(&s->g, sup_fs(s), p, text, len) :

@@ -11,7 +11,7 @@ load guard
 # leads into a directory the command filled as it liked (a config with core.fsmonitor,
 # objects and refs, no HEAD: never a git directory, so never judged). The user's git
 # status in the worktree runs the fsmonitor.
-# reference 0.0.83: ESCAPED (any commondir may be written)
+# reference 0.0.83: ESCAPED (git status in the worktree ran the fsmonitor)
 @test "a worktree's commondir through a link to a directory the command filled" {
 	need_tool
 	repo_init "$T/work"
@@ -32,7 +32,7 @@ step replace "rm -f .git/worktrees/wt1/commondir && echo up/../.. >.git/worktree
 # capability to override a mode): a worktree's commondir rewritten to a directory the
 # command filled, and its directory then made read-only, could not be removed, and the
 # user's git status in the worktree ran the fsmonitor.
-# reference 0.0.83: ESCAPED (any commondir may be written)
+# reference 0.0.83: ESCAPED (git status in the worktree ran the fsmonitor)
 @test "a rewritten commondir in a directory made read-only before the run ends" {
 	need_tool
 	repo_init "$T/work"
@@ -45,5 +45,33 @@ step replace "rm -f .git/worktrees/wt1/commondir && echo \"$PWD/evil\" >.git/wor
 step ro "chmod 500 .git/worktrees/wt1"'
 	allowed worktree replace ro
 	victim "git status in the worktree" "$T/work/wt1" git status
+	verdict
+}
+
+# A submodule's core.worktree, which the judge reads as text inside the superproject
+# ("../../../lnk"), leads through a link the command made in the work tree to a
+# directory outside every write root; git chdir()s through it. The user's git checkout
+# of a branch the command made in the submodule's git directory writes its files there.
+# The config that says so is taken away at the end of the run.
+# reference 0.0.83: ESCAPED (the checkout wrote outside/planted)
+@test "a submodule's core.worktree through a link to a directory outside the write roots" {
+	need_tool
+	super_init
+	mkdir -p "$T/outside"
+	gsettings '["."]'
+	keep "$T/outside/planted"
+	attempt '
+export GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@b
+m=.git/modules/lib
+step email "git --git-dir=$m config user.email me@example.org"
+step link "ln -s \"$T/outside\" lnk"
+step worktree "git --git-dir=$m config core.worktree ../../../lnk"
+step branch "b=\$(echo pwn | git --git-dir=$m hash-object -w --stdin) && t=\$(printf \"100644 blob %s\tplanted\n\" \$b | git --git-dir=$m mktree) && c=\$(git --git-dir=$m commit-tree -m x \$t) && git --git-dir=$m update-ref refs/heads/pwn \$c"'
+	# The ordinary step the attack hides behind: the submodule's config changes.
+	allowed email link branch
+	grep -q "core.worktree that leads through a link" "$T/err" ||
+		finding NO-WARNING "no violation for the submodule's config"
+	victim "git checkout of the branch in the submodule" "$T/work/lib" git checkout -q pwn
+	victim "git status in the submodule" "$T/work/lib" git status
 	verdict
 }

@@ -62,15 +62,21 @@ fake_exists(void *arg, const char *p)
 static const struct wguard_fs fs = { NULL, fake_is_git_dir, fake_predates, fake_exists,
     NULL };
 
-/* A link "up" anywhere, to /w/evil/a/b: its ".." are /w/evil's. */
+/* A link "up" anywhere, to /w/evil/a/b: its ".." are /w/evil's; /w/p/lnk, to /w/out. */
 static char *
 fake_resolve(void *arg, const char *p)
 {
 	const char *up = strstr(p, "/up/");
+	char *n;
 
 	(void)arg;
-	if (up == NULL)
-		return path_normalize(p);
+	if (up == NULL) {
+		if ((n = path_normalize(p)) != NULL && strcmp(n, "/w/p/lnk") == 0) {
+			free(n);
+			return xstrdup("/w/out");
+		}
+		return n;
+	}
 	if (strcmp(up, "/up/../..") == 0)
 		return xstrdup("/w/evil");
 	errno = ENOENT;
@@ -268,6 +274,11 @@ test_model(void)
 	ok(wguard_pointer_check(&g, &linkfs, "/w/p/.git/worktrees/a/commondir", "../..\n", 6) ==
 	    NULL && wguard_pointer_check(&g, &linkfs, "/w/p/.git/worktrees/a/commondir",
 	    "up/../..\n", 9) != NULL, "a commondir judged where git's realpath leads");
+	ok(wguard_pointer_check(&g, &linkfs, "/w/p/.git/modules/lib/config",
+	    "[core]\n\tworktree = ../../../lib\n", 32) == NULL &&
+	    wguard_pointer_check(&g, &linkfs, "/w/p/.git/modules/lib/config",
+	    "[core]\n\tworktree = ../../../lnk\n", 32) != NULL,
+	    "a submodule's core.worktree judged where git's chdir leads");
 	wguard_free(&g);
 }
 
