@@ -1047,6 +1047,12 @@ wguard_pointer_check(const struct wguard *g, const struct wguard_fs *fs, const c
 			free(w);
 		} else if (!wg_gitctx_named(fs, t) && strcasecmp(path_basename(t), ".git") != 0)
 			why = "mandatory deny: a .git file naming no .git directory";
+		/* Not one of the user's: the host's git would run that repository's hooks
+		 * and configuration (a core.hooksPath relative to the work tree included)
+		 * on this directory, which is the command's. */
+		else if (fs->predates(fs->arg, t))
+			why = "mandatory deny: a .git file naming a git directory that predates "
+			    "the run";
 	} else if (strcasecmp(name, "commondir") == 0) {
 		/* git worktree add writes "../..": the git directory holding this one, whose
 		 * every file was judged as git state (a directory of a .git, or a git

@@ -75,3 +75,29 @@ step branch "b=\$(echo pwn | git --git-dir=$m hash-object -w --stdin) && t=\$(pr
 	victim "git status in the submodule" "$T/work/lib" git status
 	verdict
 }
+
+# A .git file outside the user's repositories named any .git directory, the user's other
+# repositories' too: there the host's git runs that repository's hooks and configuration
+# on the command's directory. With the user's husky set-up (core.hooksPath = .husky,
+# relative to the work tree), the command's c1/.husky/pre-commit runs at the user's git
+# commit in c1. The clone is the ordinary step beside it.
+# reference 0.0.83: ESCAPED (git commit in c1 ran the command's pre-commit)
+@test "a .git file in a new directory naming the user's other repository" {
+	need_tool
+	repo_init "$T/src"
+	repo_init "$T/other"
+	mkdir -p "$T/other/.husky" && printf '#!/bin/sh\nexit 0\n' >"$T/other/.husky/pre-commit" &&
+		chmod +x "$T/other/.husky/pre-commit" && git -C "$T/other" add .husky &&
+		git -C "$T/other" commit -q -m husky && git -C "$T/other" config core.hooksPath .husky
+	mkdir -p "$T/src/.husky" && echo x >"$T/src/.husky/pre-commit" &&
+		git -C "$T/src" add .husky && git -C "$T/src" commit -q -m husky
+	gsettings '["."]'
+	attempt '
+step clone "git clone -q \"$T/src\" c2"
+step pointer "mkdir c1 && echo \"gitdir: $T/other/.git\" >c1/.git"
+step hook "mkdir -p c1/.husky && plant c1/.husky/pre-commit"'
+	allowed clone
+	victim "git commit in c1" "$T/work/c1" \
+		git -c user.name=u -c user.email=u@x commit -q --allow-empty -m x
+	verdict
+}

@@ -19,7 +19,8 @@ static const char *const git_dirs[] = {
 	"/w/p/.git", "/w/p/.git/modules/sub", "/w/bare.git", "/w/fresh/.git", NULL,
 };
 static const char *const fresh_dirs[] = {       /* made during the run */
-	"/w/fresh", "/w/fresh/.git", "/w/p/new", "/w/home/proj", "/w/fresh/sub", NULL,
+	"/w/fresh", "/w/fresh/.git", "/w/p/new", "/w/home/proj", "/w/fresh/sub",
+	"/w/p/.git/worktrees/wt", NULL,
 };
 static const char *const existing[] = {
 	"/w/p/.git", "/w/p/.git/HEAD", "/w/p/.git/objects", "/w/p/.git/refs",
@@ -263,8 +264,9 @@ test_model(void)
 	    NULL, "a .git file in the user's work tree names that repository's modules/");
 	ok(wguard_pointer_check(&g, &fs, "/w/home/wt/.git",
 	    "gitdir: /w/p/.git/worktrees/wt\n", 31) == NULL &&
-	    wguard_pointer_check(&g, &fs, "/w/home/wt/.git", "gitdir: /w/evil\n", 16) != NULL,
-	    "elsewhere a .git directory");
+	    wguard_pointer_check(&g, &fs, "/w/home/wt/.git", "gitdir: /w/evil\n", 16) != NULL &&
+	    wguard_pointer_check(&g, &fs, "/w/home/wt/.git", "gitdir: /w/p/.git\n", 18) != NULL,
+	    "elsewhere a .git directory made during the run, not the user's");
 	ok(wguard_pointer_check(&g, &fs, "/w/p/.git/worktrees/a/commondir", "../..\n", 6) ==
 	    NULL && wguard_pointer_check(&g, &fs, "/w/p/.git/worktrees/a/commondir",
 	    "../../../../evil\n", 17) != NULL, "a commondir names a git directory above it");
