@@ -313,10 +313,13 @@ git_remove(const char *p)
 		return 0;
 	if (errno != EACCES && errno != EPERM)
 		return -1;
+	/* Down from the root, up to a link on the way: none of ours lies beyond one. */
 	dir = xstrdup(p);
 	for (c = strchr(dir + 1, '/'); c != NULL; c = strchr(c + 1, '/')) {
 		*c = '\0';
-		if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+		if (lstat(dir, &st) == -1 || !S_ISDIR(st.st_mode))
+			break;
+		if (st.st_uid == geteuid() &&
 		    (st.st_mode & (S_IWUSR | S_IXUSR)) != (S_IWUSR | S_IXUSR))
 			(void)chmod(dir, (st.st_mode & 07777) | S_IWUSR | S_IXUSR);
 		*c = '/';
