@@ -980,6 +980,49 @@ wg_worktree_check(const struct wguard_fs *fs, const char *dir, const char *text,
 	return why;
 }
 
+/*
+ * Is path the list of steps an interrupted rebase or cherry-pick takes up again
+ * (rebase-merge/git-rebase-todo, sequencer/todo)? The user's git rebase --continue
+ * runs its exec steps on the host.
+ */
+static bool
+wg_todo_name(const char *path)
+{
+	const char *name = path_basename(path), *d;
+	size_t n = (size_t)(name - path);
+
+	if (n < 2)
+		return false;
+	for (d = name - 1; d > path && d[-1] != '/'; d--)
+		;
+	n = (size_t)(name - 1 - d);
+	return (strcmp(name, "git-rebase-todo") == 0 && wg_ceq(d, n, "rebase-merge", 12)) ||
+	    (strcmp(name, "todo") == 0 && wg_ceq(d, n, "sequencer", 9));
+}
+
+/* A list of rebase steps: none that runs a command (exec, x). */
+static const char *
+wg_todo_check(const char *text, size_t len)
+{
+	const char *p = text, *end = text + len, *w;
+	size_t n;
+
+	while (p < end) {
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		for (w = p; w < end && *w != ' ' && *w != '\t' && *w != '\n' && *w != '\r'; w++)
+			;
+		n = (size_t)(w - p);
+		if ((n == 4 && strncmp(p, "exec", 4) == 0) || (n == 1 && *p == 'x'))
+			return "mandatory deny: a rebase step that runs a command (exec), left "
+			    "for the user's git rebase --continue";
+		while (p < end && *p != '\n')
+			p++;
+		p++;
+	}
+	return NULL;
+}
+
 const char *
 wguard_pointer_check(const struct wguard *g, const struct wguard_fs *fs, const char *path,
     const char *text, size_t len)
@@ -991,6 +1034,10 @@ wguard_pointer_check(const struct wguard *g, const struct wguard_fs *fs, const c
 		goto out;
 	if (strcasecmp(name, "config") == 0 || strcasecmp(name, "config.worktree") == 0) {
 		why = wg_worktree_check(fs, dir, text, len);
+		goto out;
+	}
+	if (wg_todo_name(path)) {
+		why = wg_todo_check(text, len);
 		goto out;
 	}
 	if ((v = wg_pointer_text(text, len, buf, sizeof(buf))) == NULL) {
@@ -1079,7 +1126,8 @@ wguard_pointer_name(const struct wguard *g, const struct wguard_fs *fs, const ch
 		return false;
 	if (strcasecmp(name, ".git") == 0)
 		return true;
-	if (strcasecmp(name, "commondir") != 0 && strcasecmp(name, "gitdir") != 0)
+	if (strcasecmp(name, "commondir") != 0 && strcasecmp(name, "gitdir") != 0 &&
+	    !wg_todo_name(path))
 		return false;
 	dir = path_dirname(path);
 	r = wg_gitctx(fs, dir);

@@ -354,8 +354,10 @@ sup_git_finish(struct sup *s)
 		const char *p = s->pointers.v[i];
 
 		/* Gone, or no file (a .git directory is judged by its files). */
-		max = strcmp(path_basename(p), "config") == 0 ||
-		    strcmp(path_basename(p), "config.worktree") == 0 ? GITCONFIG_MAX : POINTER_MAX;
+		/* A config, a rebase's steps: longer than a pointer. */
+		max = strcmp(path_basename(p), ".git") == 0 ||
+		    strcmp(path_basename(p), "commondir") == 0 ||
+		    strcmp(path_basename(p), "gitdir") == 0 ? POINTER_MAX : GITCONFIG_MAX;
 		if ((e = git_read(AT_FDCWD, p, max, &text, &len, &st)) == 1 ||
 		    e == -EINVAL)
 			continue;

@@ -101,3 +101,28 @@ step hook "mkdir -p c1/.husky && plant c1/.husky/pre-commit"'
 		git -c user.name=u -c user.email=u@x commit -q --allow-empty -m x
 	verdict
 }
+
+# A rebase left stopped in the user's repository, with an exec step added to its list:
+# the user's git rebase --continue on the host runs it. Written through the command's
+# own descriptor (in place, or by sed -i's rename), it is looked at when the run ends.
+# reference 0.0.83: ESCAPED (git rebase --continue ran the exec step)
+@test "an exec step added to a stopped rebase in the user's repository" {
+	need_tool
+	repo_init "$T/work"
+	echo two >>"$T/work/README" && git -C "$T/work" commit -qam two
+	echo three >>"$T/work/README" && git -C "$T/work" commit -qam three
+	gsettings '["."]'
+	attempt '
+export GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@b
+plant evil.sh
+step rebase-exec "GIT_SEQUENCE_EDITOR=true git rebase -q -i --exec true HEAD~2"
+step rebase-edit "GIT_SEQUENCE_EDITOR=\"sed -i s/^pick/edit/\" git rebase -q -i HEAD~2"
+step todo-sed "sed -i \"1i exec sh $PWD/evil.sh\" .git/rebase-merge/git-rebase-todo"
+step todo-append "echo \"x sh $PWD/evil.sh\" >>.git/rebase-merge/git-rebase-todo"'
+	allowed rebase-exec rebase-edit
+	grep -q "a rebase step that runs a command" "$T/err" ||
+		finding NO-WARNING "no violation for the rebase's steps"
+	victim "git rebase --continue" "$T/work" \
+		git -c user.name=u -c user.email=u@x -c core.editor=true rebase --continue
+	verdict
+}

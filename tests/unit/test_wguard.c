@@ -281,6 +281,17 @@ test_model(void)
 	    wguard_pointer_check(&g, &linkfs, "/w/p/.git/modules/lib/config",
 	    "[core]\n\tworktree = ../../../lnk\n", 32) != NULL,
 	    "a submodule's core.worktree judged where git's chdir leads");
+	ok(wguard_pointer_name(&g, &fs, "/w/p/.git/rebase-merge/git-rebase-todo") &&
+	    wguard_pointer_name(&g, &fs, "/w/p/.git/sequencer/todo") &&
+	    !wguard_pointer_name(&g, &fs, "/w/p/rebase-merge/git-rebase-todo") &&
+	    !wguard_pointer_name(&g, &fs, "/w/p/.git/todo"),
+	    "a stopped rebase's steps are looked at when the run ends");
+	ok(wguard_pointer_check(&g, &fs, "/w/p/.git/rebase-merge/git-rebase-todo",
+	    "pick 123 a\n# exec make\nbreak\n", 29) == NULL &&
+	    wguard_pointer_check(&g, &fs, "/w/p/.git/rebase-merge/git-rebase-todo",
+	    "pick 123 a\n  exec make\n", 23) != NULL &&
+	    wguard_pointer_check(&g, &fs, "/w/p/.git/sequencer/todo", "x\n", 2) != NULL,
+	    "none of them runs a command");
 	wguard_free(&g);
 }
 
