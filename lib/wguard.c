@@ -22,6 +22,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "gitconfig.h"
 #include "glob.h"
 #include "path.h"
 #include "wguard.h"
@@ -946,6 +947,82 @@ wg_pointer_text(const char *text, size_t len, char *buf, size_t size)
 	return buf;
 }
 
+/*
+ * A git config the judge accepted with a core.worktree (a submodule's, checked as text
+ * against its superproject): git chdir()s to the git directory, then through the value,
+ * following every link on the way, and checks out there. The text must lead where it says.
+ */
+static const char *
+wg_worktree_check(const struct wguard_fs *fs, const char *dir, const char *text, size_t len)
+{
+	struct gitconfig c;
+	const char *why = NULL;
+	char *j, *t, *r;
+
+	gitconfig_init(&c);
+	if (gitconfig_parse(text, len, &c) == -1)
+		why = "mandatory deny: a git configuration that does not parse";
+	else if (c.worktree != NULL && fs->resolve != NULL) {
+		j = c.worktree[0] == '/' ? xstrdup(c.worktree) : path_join(dir, c.worktree);
+		t = path_normalize(j);
+		r = fs->resolve(fs->arg, j);
+		if (t == NULL)
+			why = "mandatory deny: a core.worktree that does not parse";
+		else if (r == NULL && errno != ENOENT && errno != ENOTDIR)
+			why = "mandatory deny: a core.worktree whose target cannot be looked at";
+		else if (r != NULL && strcmp(r, t) != 0)
+			why = "mandatory deny: a core.worktree that leads through a link";
+		free(r);
+		free(t);
+		free(j);
+	}
+	gitconfig_free(&c);
+	return why;
+}
+
+/*
+ * Is path the list of steps an interrupted rebase or cherry-pick takes up again
+ * (rebase-merge/git-rebase-todo, sequencer/todo)? The user's git rebase --continue
+ * runs its exec steps on the host.
+ */
+static bool
+wg_todo_name(const char *path)
+{
+	const char *name = path_basename(path), *d;
+	size_t n = (size_t)(name - path);
+
+	if (n < 2)
+		return false;
+	for (d = name - 1; d > path && d[-1] != '/'; d--)
+		;
+	n = (size_t)(name - 1 - d);
+	return (strcmp(name, "git-rebase-todo") == 0 && wg_ceq(d, n, "rebase-merge", 12)) ||
+	    (strcmp(name, "todo") == 0 && wg_ceq(d, n, "sequencer", 9));
+}
+
+/* A list of rebase steps: none that runs a command (exec, x). */
+static const char *
+wg_todo_check(const char *text, size_t len)
+{
+	const char *p = text, *end = text + len, *w;
+	size_t n;
+
+	while (p < end) {
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		for (w = p; w < end && *w != ' ' && *w != '\t' && *w != '\n' && *w != '\r'; w++)
+			;
+		n = (size_t)(w - p);
+		if ((n == 4 && strncmp(p, "exec", 4) == 0) || (n == 1 && *p == 'x'))
+			return "mandatory deny: a rebase step that runs a command (exec), left "
+			    "for the user's git rebase --continue";
+		while (p < end && *p != '\n')
+			p++;
+		p++;
+	}
+	return NULL;
+}
+
 const char *
 wguard_pointer_check(const struct wguard *g, const struct wguard_fs *fs, const char *path,
     const char *text, size_t len)
@@ -955,6 +1032,14 @@ wguard_pointer_check(const struct wguard *g, const struct wguard_fs *fs, const c
 
 	if (g->inert)
 		goto out;
+	if (strcasecmp(name, "config") == 0 || strcasecmp(name, "config.worktree") == 0) {
+		why = wg_worktree_check(fs, dir, text, len);
+		goto out;
+	}
+	if (wg_todo_name(path)) {
+		why = wg_todo_check(text, len);
+		goto out;
+	}
 	if ((v = wg_pointer_text(text, len, buf, sizeof(buf))) == NULL) {
 		why = "mandatory deny: a git directory pointer that is not one line";
 		goto out;
@@ -968,11 +1053,27 @@ wguard_pointer_check(const struct wguard *g, const struct wguard_fs *fs, const c
 	}
 	j = *v == '/' ? xstrdup(v) : path_join(dir, v);
 	t = path_normalize(j);
-	free(j);
 	if (t == NULL) {
+		free(j);
 		why = "mandatory deny: a git directory pointer that does not parse";
 		goto out;
 	}
+	/* git follows a link on the way before it takes the ".." after it ("up/../.."
+	 * with up a link leads wherever up's target's parents are): the text must lead
+	 * where it says. One that leads nowhere yet is judged by its text. */
+	if (fs->resolve != NULL) {
+		char *r = fs->resolve(fs->arg, j);
+
+		if (r == NULL && errno != ENOENT && errno != ENOTDIR)
+			why = "mandatory deny: a git directory pointer whose target cannot be "
+			    "looked at";
+		else if (r != NULL && strcmp(r, t) != 0)
+			why = "mandatory deny: a git directory pointer that leads through a link";
+		free(r);
+	}
+	free(j);
+	if (why != NULL)
+		goto out;
 	if (strcasecmp(name, ".git") == 0) {
 		/* In the user's work tree: a git directory of that repository (a submodule's,
 		 * a linked worktree's). Elsewhere: a git directory by its place, whose every
@@ -993,6 +1094,12 @@ wguard_pointer_check(const struct wguard *g, const struct wguard_fs *fs, const c
 			free(w);
 		} else if (!wg_gitctx_named(fs, t) && strcasecmp(path_basename(t), ".git") != 0)
 			why = "mandatory deny: a .git file naming no .git directory";
+		/* Not one of the user's: the host's git would run that repository's hooks
+		 * and configuration (a core.hooksPath relative to the work tree included)
+		 * on this directory, which is the command's. */
+		else if (fs->predates(fs->arg, t))
+			why = "mandatory deny: a .git file naming a git directory that predates "
+			    "the run";
 	} else if (strcasecmp(name, "commondir") == 0) {
 		/* git worktree add writes "../..": the git directory holding this one, whose
 		 * every file was judged as git state (a directory of a .git, or a git
@@ -1019,7 +1126,8 @@ wguard_pointer_name(const struct wguard *g, const struct wguard_fs *fs, const ch
 		return false;
 	if (strcasecmp(name, ".git") == 0)
 		return true;
-	if (strcasecmp(name, "commondir") != 0 && strcasecmp(name, "gitdir") != 0)
+	if (strcasecmp(name, "commondir") != 0 && strcasecmp(name, "gitdir") != 0 &&
+	    !wg_todo_name(path))
 		return false;
 	dir = path_dirname(path);
 	r = wg_gitctx(fs, dir);

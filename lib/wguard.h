@@ -138,6 +138,10 @@ struct wguard_fs {
 	bool (*predates)(void *arg, const char *dir);
 	/* path exists (not followed if it is a link); true when the caller cannot tell. */
 	bool (*exists)(void *arg, const char *path);
+	/* Where path leads with every link on the way followed, as the host's git reads a
+	 * pointer (realpath(3)): a new string, or NULL with errno. NULL: the text alone is
+	 * judged (a caller with no file system to look at). */
+	char *(*resolve)(void *arg, const char *path);
 };
 
 void wguard_init(struct wguard *g);
@@ -219,8 +223,11 @@ extern const char wguard_why_complete[];
  * A git directory pointer the command made (path: a .git file, a commondir, a linked
  * worktree's gitdir), holding text: NULL when it points within its own repository (a
  * .git file in the user's work tree: into that repository's .git/modules or
- * .git/worktrees; elsewhere: into a .git; a commondir: to a git directory holding it; a
- * gitdir: to a .git), else the reason to take it away.
+ * .git/worktrees; elsewhere: into a .git made during the run; a commondir: to a git
+ * directory holding it; a gitdir: to a .git), else the reason to take it away. Where
+ * it points is where fs->resolve says git's resolution of it leads. path may also be
+ * a git config the supervisor installed with a core.worktree: that must lead, through
+ * the links on the way, where its text says.
  */
 const char *wguard_pointer_check(const struct wguard *g, const struct wguard_fs *fs,
     const char *path, const char *text, size_t len);

@@ -160,6 +160,13 @@ fs_exists(void *arg, const char *p)
 	return lstat(fs_name(arg, p, buf, sizeof(buf)), &st) == 0 || !fs_absent(errno);
 }
 
+char *
+fs_resolve(void *arg, const char *path)
+{
+	(void)arg;
+	return realpath(path, NULL);
+}
+
 /* Is name in fd there: 1, 0, or -1 when we cannot tell. */
 static int
 fs_has(int fd, const char *name)
@@ -203,7 +210,8 @@ bool
 res_link_protected(void *arg, const char *link)
 {
 	struct sup *s = arg;
-	const struct wguard_fs fs = { s, fs_is_git_dir, fs_predates, fs_exists };
+	const struct wguard_fs fs = { s, fs_is_git_dir, fs_predates, fs_exists,
+	    fs_resolve };
 	const char *why;
 
 	/* A write through a protected link: refused (EPERM) as a write to the link. */

@@ -143,6 +143,22 @@ git_install(int dfd, const char *name, const char *text, size_t len, const struc
 }
 
 /*
+ * Does the configuration set core.worktree? Its value was judged as text; where it leads
+ * through the links the command may make later is checked with the pointers.
+ */
+static bool
+git_has_worktree(const char *text, size_t len)
+{
+	struct gitconfig c;
+	bool r;
+
+	gitconfig_init(&c);
+	r = gitconfig_parse(text, len, &c) == -1 || c.worktree != NULL;
+	gitconfig_free(&c);
+	return r;
+}
+
+/*
  * Judge new (the command's file) against what dfd/name holds now (fresh: against
  * nothing, the file was never git state), for the git directory gitdir, and install it
  * when it passes. 0, -EPERM (refused, said), or -errno.
@@ -171,7 +187,10 @@ git_judge(struct sup *s, int dfd, const char *name, const char *path, const char
 		return -EPERM;
 	}
 	free(old);
-	return git_install(dfd, name, new_, newlen, like);
+	if ((r = git_install(dfd, name, new_, newlen, like)) == 0 && git_has_worktree(new_,
+	    newlen))
+		sup_git_pointer(s, path);
+	return r;
 }
 
 int
@@ -278,6 +297,38 @@ sup_git_complete(struct sup *s, int dfd, const char *dir)
 }
 
 /*
+ * Remove p, a pointer the command made, which it may have made hard to remove: its
+ * directory, or one on the way, without our write or search bit (we hold no capability
+ * that overrides a mode). The command is gone: each directory of ours on the way gets
+ * back the owner's write and search bits git's own directories have. 0, or -1 with
+ * errno.
+ */
+static int
+git_remove(const char *p)
+{
+	struct stat st;
+	char *dir, *c;
+
+	if (unlink(p) == 0 || errno == ENOENT)
+		return 0;
+	if (errno != EACCES && errno != EPERM)
+		return -1;
+	/* Down from the root, up to a link on the way: none of ours lies beyond one. */
+	dir = xstrdup(p);
+	for (c = strchr(dir + 1, '/'); c != NULL; c = strchr(c + 1, '/')) {
+		*c = '\0';
+		if (lstat(dir, &st) == -1 || !S_ISDIR(st.st_mode))
+			break;
+		if (st.st_uid == geteuid() &&
+		    (st.st_mode & (S_IWUSR | S_IXUSR)) != (S_IWUSR | S_IXUSR))
+			(void)chmod(dir, (st.st_mode & 07777) | S_IWUSR | S_IXUSR);
+		*c = '/';
+	}
+	free(dir);
+	return unlink(p) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+/*
  * The run is over: the command's processes go (a descriptor one of them holds could
  * still change a pointer), then every pointer noted is read and judged, and one that
  * points outside its repository is removed.
@@ -288,7 +339,7 @@ sup_git_finish(struct sup *s)
 	const char *why;
 	struct stat st;
 	char *text;
-	size_t len, i;
+	size_t len, max, i;
 	int e;
 
 	if (s->pointers.n == 0)
@@ -303,7 +354,11 @@ sup_git_finish(struct sup *s)
 		const char *p = s->pointers.v[i];
 
 		/* Gone, or no file (a .git directory is judged by its files). */
-		if ((e = git_read(AT_FDCWD, p, POINTER_MAX, &text, &len, &st)) == 1 ||
+		/* A config, a rebase's steps: longer than a pointer. */
+		max = strcmp(path_basename(p), ".git") == 0 ||
+		    strcmp(path_basename(p), "commondir") == 0 ||
+		    strcmp(path_basename(p), "gitdir") == 0 ? POINTER_MAX : GITCONFIG_MAX;
+		if ((e = git_read(AT_FDCWD, p, max, &text, &len, &st)) == 1 ||
 		    e == -EINVAL)
 			continue;
 		why = e == 0 ? wguard_pointer_check(&s->g, sup_fs(s), p, text, len) :
@@ -311,7 +366,7 @@ sup_git_finish(struct sup *s)
 		free(text);
 		if (why == NULL)
 			continue;
-		if (unlink(p) == -1 && errno != ENOENT)
+		if (git_remove(p) == -1)
 			log_warnx("%s: %s; could not remove it: %s", p, why, strerror(errno));
 		sup_refused(s, s->op, p, why);
 	}

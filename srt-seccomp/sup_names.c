@@ -271,7 +271,10 @@ sup_subtree(struct sup *s, int dfd, const char *from, const char *to, const char
 			if (why == NULL && type == DT_REG) {
 				s->map_from = top_from;
 				s->map_to = top_to;
-				if (wguard_pointer_name(&s->g, sup_fs(s), t))
+				/* A config noted for its core.worktree: read from
+				 * its new place too. */
+				if (wguard_pointer_name(&s->g, sup_fs(s), t) ||
+				    strlist_contains(&s->pointers, f))
 					sup_git_pointer(s, t);
 				s->map_from = s->map_to = NULL;
 			}

@@ -252,7 +252,8 @@ sup_proc_refused(struct sup *s, const char *path)
 const struct wguard_fs *
 sup_fs(struct sup *s)
 {
-	static struct wguard_fs fs = { NULL, fs_is_git_dir, fs_predates, fs_exists };
+	static struct wguard_fs fs = { NULL, fs_is_git_dir, fs_predates, fs_exists,
+	    fs_resolve };
 
 	fs.arg = s;
 	return &fs;

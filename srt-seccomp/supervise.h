@@ -108,6 +108,8 @@ void sup_made_del(struct sup *s, dev_t dev, ino_t ino);
 bool fs_predates(void *arg, const char *dir);
 bool fs_exists(void *arg, const char *p);
 int fs_is_git_dir(void *arg, const char *dir);
+/* What the host's git reaches by path (realpath(3)): asked once the command is gone. */
+char *fs_resolve(void *arg, const char *path);
 bool res_link_protected(void *arg, const char *link);
 void sup_vacate(struct sup *s, const char *path, bool was_dir_made_here);
 

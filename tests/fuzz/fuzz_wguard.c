@@ -28,7 +28,7 @@ git3(void *arg, const char *p)
 	return (int)(strlen(p) % 3) - 1;
 }
 
-static const struct wguard_fs fs = { NULL, git3, yes, yes };
+static const struct wguard_fs fs = { NULL, git3, yes, yes, NULL };
 
 static const char *const probes[] = {
 	"/", "/a", "/a/.bashrc", "/a/b/.git/config", "/a/.claude", "/a/.claude/commands/x",

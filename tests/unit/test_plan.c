@@ -1225,7 +1225,7 @@ test_git_hookspath(void)
 static void
 test_guard(void)
 {
-	const struct wguard_fs nofs = { NULL, NULL, NULL, NULL };
+	const struct wguard_fs nofs = { NULL, NULL, NULL, NULL, NULL };
 	struct settings s;
 	char *selfd[2];
 	size_t i;

@@ -3,11 +3,13 @@
  * here in tables, the depth rule, git directories, and the encoding round trip with its
  * refusals of malformed bytes.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "path.h"
 #include "tap.h"
 #include "util.h"
 #include "wguard.h"
@@ -17,7 +19,8 @@ static const char *const git_dirs[] = {
 	"/w/p/.git", "/w/p/.git/modules/sub", "/w/bare.git", "/w/fresh/.git", NULL,
 };
 static const char *const fresh_dirs[] = {       /* made during the run */
-	"/w/fresh", "/w/fresh/.git", "/w/p/new", "/w/home/proj", "/w/fresh/sub", NULL,
+	"/w/fresh", "/w/fresh/.git", "/w/p/new", "/w/home/proj", "/w/fresh/sub",
+	"/w/p/.git/worktrees/wt", NULL,
 };
 static const char *const existing[] = {
 	"/w/p/.git", "/w/p/.git/HEAD", "/w/p/.git/objects", "/w/p/.git/refs",
@@ -57,7 +60,32 @@ fake_exists(void *arg, const char *p)
 	return in(existing, p);
 }
 
-static const struct wguard_fs fs = { NULL, fake_is_git_dir, fake_predates, fake_exists };
+static const struct wguard_fs fs = { NULL, fake_is_git_dir, fake_predates, fake_exists,
+    NULL };
+
+/* A link "up" anywhere, to /w/evil/a/b: its ".." are /w/evil's; /w/p/lnk, to /w/out. */
+static char *
+fake_resolve(void *arg, const char *p)
+{
+	const char *up = strstr(p, "/up/");
+	char *n;
+
+	(void)arg;
+	if (up == NULL) {
+		if ((n = path_normalize(p)) != NULL && strcmp(n, "/w/p/lnk") == 0) {
+			free(n);
+			return xstrdup("/w/out");
+		}
+		return n;
+	}
+	if (strcmp(up, "/up/../..") == 0)
+		return xstrdup("/w/evil");
+	errno = ENOENT;
+	return NULL;
+}
+
+static const struct wguard_fs linkfs = { NULL, fake_is_git_dir, fake_predates, fake_exists,
+    fake_resolve };
 
 static void
 build(struct wguard *g, int depth, bool allow_git_config)
@@ -236,14 +264,34 @@ test_model(void)
 	    NULL, "a .git file in the user's work tree names that repository's modules/");
 	ok(wguard_pointer_check(&g, &fs, "/w/home/wt/.git",
 	    "gitdir: /w/p/.git/worktrees/wt\n", 31) == NULL &&
-	    wguard_pointer_check(&g, &fs, "/w/home/wt/.git", "gitdir: /w/evil\n", 16) != NULL,
-	    "elsewhere a .git directory");
+	    wguard_pointer_check(&g, &fs, "/w/home/wt/.git", "gitdir: /w/evil\n", 16) != NULL &&
+	    wguard_pointer_check(&g, &fs, "/w/home/wt/.git", "gitdir: /w/p/.git\n", 18) != NULL,
+	    "elsewhere a .git directory made during the run, not the user's");
 	ok(wguard_pointer_check(&g, &fs, "/w/p/.git/worktrees/a/commondir", "../..\n", 6) ==
 	    NULL && wguard_pointer_check(&g, &fs, "/w/p/.git/worktrees/a/commondir",
 	    "../../../../evil\n", 17) != NULL, "a commondir names a git directory above it");
 	ok(wguard_pointer_check(&g, &fs, "/w/p/.git/worktrees/a/gitdir", "/w/home/wt/.git\n",
 	    16) == NULL && wguard_pointer_check(&g, &fs, "/w/p/.git/worktrees/a/gitdir",
 	    "/w/evil\n", 8) != NULL, "a worktree's gitdir names a .git");
+	ok(wguard_pointer_check(&g, &linkfs, "/w/p/.git/worktrees/a/commondir", "../..\n", 6) ==
+	    NULL && wguard_pointer_check(&g, &linkfs, "/w/p/.git/worktrees/a/commondir",
+	    "up/../..\n", 9) != NULL, "a commondir judged where git's realpath leads");
+	ok(wguard_pointer_check(&g, &linkfs, "/w/p/.git/modules/lib/config",
+	    "[core]\n\tworktree = ../../../lib\n", 32) == NULL &&
+	    wguard_pointer_check(&g, &linkfs, "/w/p/.git/modules/lib/config",
+	    "[core]\n\tworktree = ../../../lnk\n", 32) != NULL,
+	    "a submodule's core.worktree judged where git's chdir leads");
+	ok(wguard_pointer_name(&g, &fs, "/w/p/.git/rebase-merge/git-rebase-todo") &&
+	    wguard_pointer_name(&g, &fs, "/w/p/.git/sequencer/todo") &&
+	    !wguard_pointer_name(&g, &fs, "/w/p/rebase-merge/git-rebase-todo") &&
+	    !wguard_pointer_name(&g, &fs, "/w/p/.git/todo"),
+	    "a stopped rebase's steps are looked at when the run ends");
+	ok(wguard_pointer_check(&g, &fs, "/w/p/.git/rebase-merge/git-rebase-todo",
+	    "pick 123 a\n# exec make\nbreak\n", 29) == NULL &&
+	    wguard_pointer_check(&g, &fs, "/w/p/.git/rebase-merge/git-rebase-todo",
+	    "pick 123 a\n  exec make\n", 23) != NULL &&
+	    wguard_pointer_check(&g, &fs, "/w/p/.git/sequencer/todo", "x\n", 2) != NULL,
+	    "none of them runs a command");
 	wguard_free(&g);
 }
 
