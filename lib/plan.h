@@ -46,6 +46,8 @@ struct plan_ctx {
 	bool no_fs_violations;  /* no violation monitor (srt-launch --no-fs-violations; the
 	                           setting noFsViolations and unguarded imply it) */
 	bool debug;             /* srt-seccomp -d */
+	const char *as_name;    /* srt-seccomp --as: the program the user ran, which names
+	                           a command that cannot be executed; or NULL */
 };
 
 /*

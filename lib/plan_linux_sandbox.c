@@ -90,6 +90,10 @@ seccomp_argv(const struct settings *s, const struct plan_ctx *ctx, struct plan_l
 		strlist_push(e, "--allow-nested-userns");
 	if (ctx->debug)
 		strlist_push(e, "-d");
+	if (ctx->as_name != NULL) {
+		strlist_push(e, "--as");
+		strlist_push(e, ctx->as_name);
+	}
 	strlist_push(e, "--");
 }
 

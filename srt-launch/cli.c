@@ -92,6 +92,16 @@ cli_linux_only(const struct launch *l, int ch, const struct option *lopts)
 }
 #endif
 
+/* An option of srt-launch's that srt, speaking the reference's command line, does not
+ * take: say so, and where it is, rather than a bare usage. */
+static noreturn void
+srt_only_launch(const struct launch *l, const char *opt)
+{
+	log_warnx("%s is an option of srt-launch, not of srt: run srt-launch -s SETTINGS "
+	    "%s ... (srt prints its violations in a <sandbox_violations> block)", opt, opt);
+	usage(l, LAUNCH_FAIL);
+}
+
 /* A descriptor number on the command line: an integer >= lo (0-2 are the command's). */
 static int
 fd_number(const struct launch *l, const char *opt, const char *s, int lo)
@@ -136,7 +146,7 @@ launch_parse_args(struct launch *l, int argc, char **argv)
 	if (env_debug != NULL && *env_debug != '\0')
 		l->debug = true;
 	/* "+": options end at the command, whose own options are its business. */
-	while ((ch = getopt_long(argc, argv, l->srt_mode ? "+s:c:dhV" : "+p:s:c:dhV",
+	while ((ch = getopt_long(argc, argv, "+p:s:c:dhV",
 	    lopts, NULL)) != -1) {
 #ifdef _WIN32
 		if (strchr("CDIOA", ch) != NULL)
@@ -148,7 +158,7 @@ launch_parse_args(struct launch *l, int argc, char **argv)
 			break;
 		case 'p':
 			if (l->srt_mode)
-				usage(l, LAUNCH_FAIL);
+				srt_only_launch(l, "-p POLICY");
 			l->policy_arg = optarg;
 			break;
 		case 'c':
@@ -159,12 +169,12 @@ launch_parse_args(struct launch *l, int argc, char **argv)
 			break;
 		case 'v':
 			if (l->srt_mode)
-				usage(l, LAUNCH_FAIL);
+				srt_only_launch(l, "--violations FILE");
 			l->violations_arg = optarg;
 			break;
 		case 'U':
 			if (l->srt_mode)
-				usage(l, LAUNCH_FAIL);
+				srt_only_launch(l, "--unguarded");
 			l->unguarded = true;
 			break;
 		case 'F':

@@ -480,6 +480,7 @@ launch_plan_ctx(const struct launch *l, struct plan_ctx *ctx)
 	ctx->unguarded = l->unguarded;
 	ctx->no_fs_violations = l->no_fs_violations;
 	ctx->debug = l->debug;
+	ctx->as_name = l->srt_mode ? "srt" : "srt-launch";
 }
 
 /* Everything main holds, released on every way out. */
@@ -663,8 +664,10 @@ main(int argc, char **argv)
 	bwrap_abort(&l);
 	proxies_stop(&l, PROXY_STOP_MS);
 	cleanup(&l);
+	/* The block explains refusals to whoever runs the command; srt-launch leaves it
+	 * out only when the records go to --violations FILE instead. */
 	if (l.viol != NULL)
-		violations_finish(l.viol, l.srt_mode);
+		violations_finish(l.viol, l.srt_mode || l.violations_arg == NULL);
 	env_free(envp);
 	for (i = 0; i < LS_MAX; i++)
 		fd_close(&l.listen_fd[i]);
