@@ -75,6 +75,14 @@ log_debug(const char *fmt, ...)
 }
 
 void
+log_debug2(const char *fmt, ...)
+{
+	if (log_dbg < 2)
+		return;
+	LOG_BODY("debug: ", 0);
+}
+
+void
 fatal(const char *fmt, ...)
 {
 	LOG_BODY("", 1);

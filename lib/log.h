@@ -21,6 +21,7 @@ void log_warn(const char *fmt, ...) SRT_PRINTF(1, 2);   /* appends ": strerror(e
 void log_warnx(const char *fmt, ...) SRT_PRINTF(1, 2);
 void log_info(const char *fmt, ...) SRT_PRINTF(1, 2);
 void log_debug(const char *fmt, ...) SRT_PRINTF(1, 2);  /* only with -d */
+void log_debug2(const char *fmt, ...) SRT_PRINTF(1, 2); /* only with -d -d: detail */
 noreturn void fatal(const char *fmt, ...) SRT_PRINTF(1, 2);
 noreturn void fatalx(const char *fmt, ...) SRT_PRINTF(1, 2);
 

@@ -343,7 +343,7 @@ add_write(struct pb *b, const char *abs, int user)
 	free(n);
 	return;
  skip:
-	log_debug("write path %s: skipped (missing, under /dev, or a link out)", abs);
+	log_debug2("write path %s: skipped (missing, under /dev, or a link out)", abs);
 	free(n);
 }
 
@@ -421,7 +421,7 @@ plan_writes(struct pb *b)
 		    st.st_uid == geteuid())
 			add_write(b, b->ctx->ref_tmpdir, 0);
 		else
-			log_debug("write path %s: skipped (missing, or not a directory "
+			log_debug2("write path %s: skipped (missing, or not a directory "
 			    "of uid %u)", b->ctx->ref_tmpdir, (unsigned)geteuid());
 	}
 	for (i = 0; i < nitems(home_write_dirs) && b->ctx->home != NULL &&

@@ -144,7 +144,7 @@ launch_parse_args(struct launch *l, int argc, char **argv)
 
 	/* SRT_DEBUG with any value but "" is -d, as the reference reads it. */
 	if (env_debug != NULL && *env_debug != '\0')
-		l->debug = true;
+		l->debug = 1;
 	/* "+": options end at the command, whose own options are its business. */
 	while ((ch = getopt_long(argc, argv, "+p:s:c:dhV",
 	    lopts, NULL)) != -1) {
@@ -165,7 +165,8 @@ launch_parse_args(struct launch *l, int argc, char **argv)
 			l->cstring = optarg;
 			break;
 		case 'd':
-			l->debug = true;
+			/* A second -d (-dd) adds the detail: the write guard's every path. */
+			l->debug++;
 			break;
 		case 'v':
 			if (l->srt_mode)

@@ -186,6 +186,17 @@ viol_record(void *arg, const struct decision *d)
 	struct violations *v = arg;
 	char *line;
 
+	/* -d: what was allowed, with the entry that allowed it (the refusals are the
+	 * violations below). */
+	if (d->verdict == VERDICT_ALLOW && log_debugging()) {
+		char *clean = violations_sanitise(d->rule != NULL ? d->rule : "");
+
+		log_debug(strchr(d->host, ':') != NULL ? "allow network-outbound [%s]:%u "
+		    "(%s%s%s)" : "allow network-outbound %s:%u (%s%s%s)", d->host, d->port,
+		    *clean != '\0' ? "allowed by allowedDomains \"" : "allowed",
+		    clean, *clean != '\0' ? "\"" : "");
+		free(clean);
+	}
 	if (d->verdict != VERDICT_DENY)
 		return;
 	/* refuseOpaqueTunnels: the reference's two lines for it. */

@@ -443,7 +443,7 @@ main(int argc, char *argv[])
 			as_name = optarg;
 			break;
 		case 'd':
-			debug = 1;
+			debug++;
 			break;
 		case 'h':
 			usage(stdout);
