@@ -424,3 +424,32 @@ SH
 	[[ "$output" == *"managed-parent 200 [P2 ]"* ]]
 	[[ "$output" == *"warning: HTTP_PROXY is ignored: the managed policy /etc/srt/managed-settings.json sets network.parentProxy"* ]]
 }
+
+@test "the managed policy's warning is shown once for each set of warnings, again when it changes, always with -d" {
+	managed '"allowedDomains": ["managed.example"], "deniedDomains": []' \
+	    '"allowManagedDomainsOnly": true,'
+	write_settings "$T/u.json" '["a.example"]'
+	write_settings "$T/v.json" '["b.example"]'
+	run in_managed "srt -s $T/u.json -c 'echo one'; srt -s $T/u.json -c 'echo two'; srt-launch -s $T/u.json -c 'echo three'"
+	echo "$output"
+	# reference 0.0.83: no managed policy warnings at all
+	[ "$(grep -c 'is ignored: the managed policy' <<<"$output")" -eq 1 ]
+	[[ "$output" == *"srt: warning: $T/u.json: network.allowedDomains[0]: \"a.example\" is ignored"*one*two*three* ]]
+	# what was shown is a hash in a small file under XDG_STATE_HOME
+	[ "$(wc -l < "$T/state/srt/managed-warned")" -eq 1 ]
+	[ "$(stat -c %a "$T/state/srt")" = 700 ]
+	# other settings, other warnings: shown, once; the first set is still remembered
+	run in_managed "srt -s $T/v.json -c 'echo one'; srt -s $T/v.json -c 'echo two'; srt -s $T/u.json -c 'echo three'"
+	echo "$output"
+	[ "$(grep -c 'is ignored: the managed policy' <<<"$output")" -eq 1 ]
+	[[ "$output" == *"\"b.example\" is ignored"*one*two*three* ]]
+	# -d shows them every time
+	run in_managed "srt -d -s $T/u.json -c true"
+	[[ "$output" == *"\"a.example\" is ignored"* ]]
+	# a state directory that cannot be written: shown on every run, the command still runs
+	rm -rf "$T/state"
+	: > "$T/state"
+	run in_managed "srt -s $T/u.json -c 'echo one'; srt -s $T/u.json -c 'echo two'"
+	[ "$(grep -c 'is ignored: the managed policy' <<<"$output")" -eq 2 ]
+	[[ "$output" == *one*two* ]]
+}
