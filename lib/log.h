@@ -14,6 +14,9 @@
 
 /* prog names the program in every line; fatal_status is the exit code of fatal()/fatalx(). */
 void log_init(const char *prog, int debug, int fatal_status);
+/* A helper run by srt: its warnings and errors speak as the program the user ran
+ * (name), its debug lines still as itself. */
+void log_speak_as(const char *name);
 const char *log_prog(void);
 int log_debugging(void);
 

@@ -457,6 +457,8 @@ main(int argc, char *argv[])
 		}
 	}
 	log_init("srt-seccomp", debug, EXIT_SELF);
+	if (as_name != NULL)
+		log_speak_as(as_name);
 	argv += optind;
 	argc -= optind;
 	if (argc == 0 && emit == NULL) {

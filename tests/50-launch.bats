@@ -179,6 +179,24 @@ SH
 	[ "$stderr" = "srt: $T/ws/plain: Permission denied" ]
 }
 
+@test "srt-seccomp's own refusals speak as srt: a denyRead path the host makes during the run" {
+	cat > "$T/d.json" <<JSON
+{"network":{"allowedDomains":[],"deniedDomains":[]},
+ "filesystem":{"denyRead":["$T/ws/.aws"],"allowWrite":["$T/ws"],"denyWrite":[]}}
+JSON
+	timeout 60 srt -s "$T/d.json" -c "touch $T/ws/started; while :; do sleep 0.05; done" 2>"$T/err" 3>&- &
+	pid=$!
+	for i in $(seq 200); do [ -e "$T/ws/started" ] && break; sleep 0.05; done
+	[ -e "$T/ws/started" ]
+	# a deny inside a writable directory is watched (srt-seccomp(1)), not held by Landlock
+	mkdir "$T/ws/.aws"
+	st=0
+	wait "$pid" || st=$?
+	[ "$st" -eq 125 ]
+	grep -q "^srt: $T/ws/.aws: a denyRead path that did not exist when the run started" "$T/err"
+	not grep -q "srt-seccomp:" "$T/err"
+}
+
 @test "srt refuses srt-launch's options with a reason, not a bare usage" {
 	run -125 srt --violations "$T/v.jsonl" true
 	[[ "${lines[0]}" == "srt: --violations FILE is an option of srt-launch, not of srt"* ]]
