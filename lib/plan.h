@@ -46,8 +46,6 @@ struct plan_ctx {
 	bool no_fs_violations;  /* no violation monitor (srt-launch --no-fs-violations; the
 	                           setting noFsViolations and unguarded imply it) */
 	int debug;              /* srt-seccomp -d, given this many times (at most 2) */
-	const char *as_name;    /* srt-seccomp --as: the program the user ran, which names
-	                           a command that cannot be executed; or NULL */
 };
 
 /*

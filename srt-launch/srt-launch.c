@@ -480,7 +480,6 @@ launch_plan_ctx(const struct launch *l, struct plan_ctx *ctx)
 	ctx->unguarded = l->unguarded;
 	ctx->no_fs_violations = l->no_fs_violations;
 	ctx->debug = l->debug;
-	ctx->as_name = l->srt_mode ? "srt" : "srt-launch";
 }
 
 /* Everything main holds, released on every way out. */

@@ -173,7 +173,7 @@ SH
 	run -127 --separate-stderr srt -s "$T/s.json" 'echo hi | tr a-z A-Z'
 	[ "$stderr" = "srt: echo hi | tr a-z A-Z: command not found (a shell command line is run with -c STRING)" ]
 	run -127 --separate-stderr srt-launch -s "$T/s.json" -- no-such-command-srt-test
-	[ "$stderr" = "srt-launch: no-such-command-srt-test: command not found" ]
+	[ "$stderr" = "srt: no-such-command-srt-test: command not found" ]
 	printf 'data\n' > "$T/ws/plain"
 	run -126 --separate-stderr srt -s "$T/s.json" -- "$T/ws/plain"
 	[ "$stderr" = "srt: $T/ws/plain: Permission denied" ]
