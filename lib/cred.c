@@ -10,7 +10,7 @@
 #include "sys.h"
 #include "util.h"
 
-#define CRED_MAGIC      "SRTCRED1"
+#define CRED_MAGIC      "SRTCRED2"
 #define CRED_INJECT_MAX 4096
 
 static int
@@ -119,10 +119,48 @@ cred_store_add(struct cred_store *st, const char *name, const char *sentinel, si
 	return (long)st->n++;
 }
 
+/* A body field's name: no byte that could end or escape it in a form or in JSON. */
+static bool
+cred_field_ok(const char *f)
+{
+	size_t n = strlen(f);
+
+	return n > 0 && n <= CRED_FIELD_MAX && strspn(f, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
+}
+
+int
+cred_store_fields(struct cred_store *st, size_t i, const char *const *fields, size_t n,
+    const char **why)
+{
+	struct cred_secret *c = &st->v[i];
+	size_t k;
+
+	if (n > CRED_FIELDS_MAX) {
+		*why = "too many injectBodyFields";
+		return -1;
+	}
+	for (k = 0; k < n; k++)
+		if (!cred_field_ok(fields[k])) {
+			*why = "an injectBodyFields name is empty, too long or holds a byte "
+			    "outside [A-Za-z0-9_.-]";
+			return -1;
+		}
+	c->fields = n > 0 ? xcalloc(n, sizeof(*c->fields)) : NULL;
+	for (k = 0; k < n; k++)
+		c->fields[k] = xstrdup(fields[k]);
+	c->nfields = n;
+	return 0;
+}
+
 static void
 cred_secret_clear(struct cred_secret *c)
 {
 	size_t i;
+
+	for (i = 0; i < c->nfields; i++)
+		free(c->fields[i]);
+	free(c->fields);
 
 	if (c->real != NULL)
 		explicit_bzero(c->real, c->rlen);
@@ -143,6 +181,8 @@ cred_store_wipe(struct cred_store *st)
 	for (i = 0; i < st->n; i++)
 		if (st->v[i].real != NULL)
 			explicit_bzero(st->v[i].real, st->v[i].rlen);
+	for (i = 0; i < st->nscrub; i++)
+		explicit_bzero(st->scrub[i].p, st->scrub[i].n);
 }
 
 void
@@ -152,6 +192,12 @@ cred_store_free(struct cred_store *st)
 
 	for (i = 0; i < st->n; i++)
 		cred_secret_clear(&st->v[i]);
+	for (i = 0; i < st->nscrub; i++) {
+		explicit_bzero(st->scrub[i].p, st->scrub[i].n);
+		free(st->scrub[i].p);
+		free(st->scrub[i].repl);
+	}
+	free(st->scrub);
 	free(st->v);
 	free(st->aws);
 	memset(st, 0, sizeof(*st));
@@ -200,6 +246,28 @@ cred_length_changes(const struct cred_secret *const *set, size_t n)
 
 	for (i = 0; i < n; i++)
 		if (set[i]->slen != set[i]->rlen)
+			return true;
+	return false;
+}
+
+bool
+cred_body_length_changes(const struct cred_secret *const *set, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (set[i]->nfields > 0 && set[i]->slen != set[i]->rlen)
+			return true;
+	return false;
+}
+
+bool
+cred_body_any(const struct cred_secret *const *set, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (set[i]->nfields > 0)
 			return true;
 	return false;
 }
@@ -272,61 +340,432 @@ cred_stream_init(struct cred_stream *s, const struct cred_secret *const *set, si
 	memset(s, 0, sizeof(*s));
 	s->set = set;
 	s->n = n;
+	s->start = true;
 	for (i = 0; i < n; i++)
 		if (set[i]->slen > s->maxlen)
 			s->maxlen = set[i]->slen;
 }
 
+void
+cred_stream_init_body(struct cred_stream *s, const struct cred_secret *const *set,
+    size_t n)
+{
+	cred_stream_init(s, set, n);
+	s->body = true;
+}
+
+static bool
+cred_blank(char ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n';
+}
+
+/*
+ * Is h[at] the start of a value of one of c's body fields, judged by the bytes before it
+ * (h[0..at), h[0] the stream's first byte when start)? A form field: NAME= at the start
+ * or after "&". A JSON member: "NAME", blanks, a colon, blanks, and the opening quote
+ * (not escaped). Anything else, or more blanks than the bytes kept, is no.
+ */
+static bool
+cred_field_before(const struct cred_secret *c, const char *h, size_t at, bool start)
+{
+	size_t k, fl, i;
+
+	for (k = 0; k < c->nfields; k++) {
+		fl = strlen(c->fields[k]);
+		if (at >= fl + 1 && h[at - 1] == '=' &&
+		    memcmp(h + at - 1 - fl, c->fields[k], fl) == 0 &&
+		    ((at - 1 - fl == 0 && start) ||
+		    (at - 1 - fl > 0 && h[at - 2 - fl] == '&')))
+			return true;
+		if (at < 2 || h[at - 1] != '"' || h[at - 2] == '\\')
+			continue;
+		for (i = at - 1; i > 0 && cred_blank(h[i - 1]); i--)
+			;
+		if (i == 0 || h[i - 1] != ':')
+			continue;
+		for (i--; i > 0 && cred_blank(h[i - 1]); i--)
+			;
+		if (i >= fl + 2 && h[i - 1] == '"' && h[i - 2 - fl] == '"' &&
+		    memcmp(h + i - 1 - fl, c->fields[k], fl) == 0)
+			return true;
+	}
+	return false;
+}
+
 /*
  * Everything but the last maxlen - 1 bytes is settled: a sentinel starting there would
  * have to end past what we hold. Replacements never re-enter the scan (a real value that
- * happens to contain a sentinel is sent as it is).
+ * happens to contain a sentinel is sent as it is). A body stream passes over a sentinel
+ * that is not a named field's value, and keeps CRED_CTX bytes of what it passed on.
  */
-void
-cred_stream_feed(struct cred_stream *s, const char *p, size_t len, struct buf *out)
+static void
+cred_stream_scan(struct cred_stream *s, size_t keep, struct buf *out)
 {
-	size_t at, which, keep, done = 0;
+	size_t at, which, lo, done = s->past, emit = s->past;
 	const char *h;
-	size_t hl;
+	size_t hl = s->hold.len;
 
-	if (s->n == 0) {
-		buf_add(out, p, len);
+	if (hl == 0)
 		return;
-	}
-	buf_add(&s->hold, p, len);
 	h = s->hold.p + s->hold.off;
-	hl = s->hold.len;
-	keep = s->maxlen - 1;
+
 	while (done < hl) {
 		which = s->n;
 		at = cred_find(s->set, s->n, h + done, hl - done, &which);
 		if (which == s->n)
 			break;
-		buf_add(out, h + done, at);
+		at += done;
+		/* The same CRED_CTX bytes before it however the stream was cut. */
+		lo = at > CRED_CTX ? at - CRED_CTX : 0;
+		if (s->body && !cred_field_before(s->set[which], h + lo, at - lo,
+		    s->start && lo == 0)) {
+			done = at + 1;
+			continue;
+		}
+		buf_add(out, h + emit, at - emit);
 		buf_add(out, s->set[which]->real, s->set[which]->rlen);
-		done += at + s->set[which]->slen;
+		done = emit = at + s->set[which]->slen;
 		s->count++;
 	}
 	/* No whole sentinel in what is left: pass on all but a possible start of one. */
-	if (hl - done > keep) {
-		buf_add(out, h + done, hl - done - keep);
-		done = hl - keep;
+	if (hl - emit > keep) {
+		buf_add(out, h + emit, hl - emit - keep);
+		emit = hl - keep;
 	}
-	buf_consume(&s->hold, done);
+	s->past = emit;
+	/* Keep what a body stream may look back at; nothing else of what went out. */
+	if (s->past > (s->body ? CRED_CTX : 0)) {
+		size_t drop = s->past - (s->body ? CRED_CTX : 0);
+
+		buf_consume(&s->hold, drop);
+		s->past -= drop;
+		s->start = false;
+	}
+}
+
+void
+cred_stream_feed(struct cred_stream *s, const char *p, size_t len, struct buf *out)
+{
+	if (s->n == 0) {
+		buf_add(out, p, len);
+		return;
+	}
+	buf_add(&s->hold, p, len);
+	cred_stream_scan(s, s->maxlen - 1, out);
 }
 
 void
 cred_stream_end(struct cred_stream *s, struct buf *out)
 {
-	if (s->hold.len > 0)
-		s->count += cred_subst(s->set, s->n, s->hold.p + s->hold.off, s->hold.len, out);
+	if (s->n > 0)
+		cred_stream_scan(s, 0, out);
 	buf_reset(&s->hold);
+	s->past = 0;
 }
 
 void
 cred_stream_free(struct cred_stream *s)
 {
+	if (s->hold.p != NULL)
+		explicit_bzero(s->hold.p, s->hold.cap);
 	buf_free(&s->hold);
+}
+
+size_t
+cred_body_subst(const struct cred_secret *const *set, size_t n, const char *p, size_t len,
+    struct buf *out)
+{
+	struct cred_stream s;
+	size_t count;
+
+	cred_stream_init_body(&s, set, n);
+	cred_stream_feed(&s, p, len, out);
+	cred_stream_end(&s, out);
+	count = s.count;
+	cred_stream_free(&s);
+	return count;
+}
+
+/* ---- what comes back --------------------------------------------------------------- */
+
+/* Base64 of p with the alphabet t, no padding. (One of the small encoders of the tree:
+ * cred.c builds alone for Windows.) */
+static void
+cred_b64(const uint8_t *d, size_t n, const char *t, struct buf *b)
+{
+	size_t i;
+
+	for (i = 0; i + 2 < n; i += 3) {
+		buf_addc(b, t[d[i] >> 2]);
+		buf_addc(b, t[(d[i] & 3) << 4 | d[i + 1] >> 4]);
+		buf_addc(b, t[(d[i + 1] & 15) << 2 | d[i + 2] >> 6]);
+		buf_addc(b, t[d[i + 2] & 63]);
+	}
+	if (n - i == 1) {
+		buf_addc(b, t[d[i] >> 2]);
+		buf_addc(b, t[(d[i] & 3) << 4]);
+	} else if (n - i == 2) {
+		buf_addc(b, t[d[i] >> 2]);
+		buf_addc(b, t[(d[i] & 3) << 4 | d[i + 1] >> 4]);
+		buf_addc(b, t[(d[i + 1] & 15) << 2]);
+	}
+}
+
+/* A value that is wholly standard base64 (padded or not), decoded; -1 when it is not. */
+static int
+cred_unb64(const char *p, size_t n, struct buf *out)
+{
+	static const char t[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	uint32_t v = 0;
+	size_t i, bits = 0;
+	const char *q;
+
+	while (n > 0 && p[n - 1] == '=')
+		n--;
+	if (n % 4 == 1)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (p[i] == '\0' || (q = strchr(t, p[i])) == NULL)
+			return -1;
+		v = v << 6 | (uint32_t)(q - t);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			buf_addc(out, (char)(v >> bits & 0xff));
+		}
+	}
+	return 0;
+}
+
+static void
+cred_needle_add(struct cred_store *st, const char *p, size_t n, const char *repl,
+    char fill)
+{
+	struct cred_needle *nd;
+	size_t i;
+
+	if (n < CRED_SCRUB_MIN)
+		return;
+	for (i = 0; i < st->nscrub; i++)
+		if (st->scrub[i].n == n && memcmp(st->scrub[i].p, p, n) == 0)
+			return;
+	st->scrub = xreallocarray(st->scrub, st->nscrub + 1, sizeof(*st->scrub));
+	nd = &st->scrub[st->nscrub++];
+	nd->p = xmalloc(n);
+	memcpy(nd->p, p, n);
+	nd->n = n;
+	nd->repl = xmalloc(n);
+	for (i = 0; i < n; i++)
+		nd->repl[i] = repl != NULL && repl[i] != '\0' ? repl[i] : fill;
+	if (n > st->scrubmax)
+		st->scrubmax = n;
+}
+
+/* The value's base64 inside any longer encoded text: at each alignment k, the characters
+ * that depend on the value's bits alone. */
+static void
+cred_needles_b64(struct cred_store *st, const struct cred_secret *c)
+{
+	static const char std[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	static const char url[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+	struct buf in = { 0 }, enc = { 0 };
+	size_t k, from, to;
+
+	for (k = 0; k < 3; k++) {
+		buf_reset(&in);
+		for (size_t z = 0; z < k; z++)
+			buf_addc(&in, '\0');
+		buf_add(&in, c->real, c->rlen);
+		from = (8 * k + 5) / 6;
+		to = 8 * (k + c->rlen) / 6;
+		for (int a = 0; a < 2; a++) {
+			buf_reset(&enc);
+			cred_b64((const uint8_t *)in.p + in.off, in.len, a ? url : std, &enc);
+			if (to > from && to <= enc.len)
+				cred_needle_add(st, enc.p + enc.off + from, to - from, NULL, 'A');
+			explicit_bzero(enc.p, enc.cap);
+		}
+		explicit_bzero(in.p, in.cap);
+	}
+	buf_free(&in);
+	buf_free(&enc);
+}
+
+void
+cred_scrub_prepare(struct cred_store *st)
+{
+	static const char hx[] = "0123456789ABCDEF";
+	struct buf b = { 0 };
+	const char *colon;
+	size_t i, k;
+
+	for (i = 0; i < st->n; i++) {
+		const struct cred_secret *c = &st->v[i];
+
+		cred_needle_add(st, c->real, c->rlen, c->sentinel, '*');
+		cred_needles_b64(st, c);
+		buf_reset(&b);
+		for (k = 0; k < c->rlen; k++) {
+			unsigned char ch = (unsigned char)c->real[k];
+
+			if (strchr("-._~", ch) != NULL || (ch >= '0' && ch <= '9') ||
+			    ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'z'))
+				buf_addc(&b, (char)ch);
+			else {
+				buf_addc(&b, '%');
+				buf_addc(&b, hx[ch >> 4]);
+				buf_addc(&b, hx[ch & 15]);
+			}
+		}
+		if (b.len != c->rlen)
+			cred_needle_add(st, b.p + b.off, b.len, NULL, '*');
+		buf_reset(&b);
+		if (cred_unb64(c->real, c->rlen, &b) == 0) {
+			cred_needle_add(st, b.p + b.off, b.len, NULL, '*');
+			colon = memchr(b.p + b.off, ':', b.len);
+			if (colon != NULL)
+				cred_needle_add(st, colon + 1,
+				    b.len - (size_t)(colon + 1 - (b.p + b.off)), NULL, '*');
+		}
+		if (b.p != NULL)
+			explicit_bzero(b.p, b.cap);
+	}
+	buf_free(&b);
+}
+
+/* The earliest needle in p[0..len) (the longest there): its offset, or len. */
+static size_t
+cred_scrub_find(const struct cred_store *st, const char *p, size_t len, size_t *which)
+{
+	size_t i, best = len, at;
+	const char *hit;
+
+	*which = st->nscrub;
+	for (i = 0; i < st->nscrub; i++) {
+		if (st->scrub[i].n > len)
+			continue;
+		hit = memmem(p, best + st->scrub[i].n <= len ? best + st->scrub[i].n : len,
+		    st->scrub[i].p, st->scrub[i].n);
+		if (hit == NULL)
+			continue;
+		at = (size_t)(hit - p);
+		if (at < best || (at == best && st->scrub[i].n > st->scrub[*which].n)) {
+			best = at;
+			*which = i;
+		}
+	}
+	return best;
+}
+
+/*
+ * Where the bytes that might still become a form begin: the earliest i >= from whose
+ * h[i..hl) is a proper prefix of some form (hl when none). Only that tail is held back,
+ * so a response that pauses (server-sent events, a long poll) is not kept waiting
+ * unless its last bytes could start a value.
+ */
+static size_t
+cred_scrub_tail(const struct cred_store *st, const char *h, size_t from, size_t hl)
+{
+	size_t i, k, n;
+
+	i = hl - from > st->scrubmax - 1 ? hl - (st->scrubmax - 1) : from;
+	for (; i < hl; i++)
+		for (k = 0; k < st->nscrub; k++) {
+			n = st->scrub[k].n;
+			if (hl - i < n && h[i] == st->scrub[k].p[0] &&
+			    memcmp(h + i, st->scrub[k].p, hl - i) == 0)
+				return i;
+		}
+	return hl;
+}
+
+/*
+ * Replace what is whole in hold and pass it on, up to the tail that might still become
+ * a form (all of it when final). A match is taken only before that tail: a form that
+ * starts earlier, or a longer one at the same place, could still complete, and the
+ * choice must not depend on where the stream was cut.
+ */
+static void
+cred_scrub_scan(struct cred_scrub_stream *s, bool final, struct buf *out)
+{
+	const struct cred_store *st = s->st;
+	const char *h;
+	size_t hl = s->hold.len, done = 0, at, which, tail;
+
+	if (hl == 0)
+		return;
+	h = s->hold.p + s->hold.off;
+	tail = final ? hl : cred_scrub_tail(st, h, 0, hl);
+	while (done < hl) {
+		at = cred_scrub_find(st, h + done, hl - done, &which);
+		if (which == st->nscrub || done + at >= tail)
+			break;
+		buf_add(out, h + done, at);
+		buf_add(out, st->scrub[which].repl, st->scrub[which].n);
+		done += at + st->scrub[which].n;
+		s->count++;
+		if (!final && done > tail)
+			tail = cred_scrub_tail(st, h, done, hl);
+	}
+	if (tail > done) {
+		buf_add(out, h + done, tail - done);
+		done = tail;
+	}
+	if (done > 0)
+		explicit_bzero(s->hold.p + s->hold.off, done);
+	buf_consume(&s->hold, done);
+}
+
+void
+cred_scrub_init(struct cred_scrub_stream *s, const struct cred_store *st)
+{
+	memset(s, 0, sizeof(*s));
+	s->st = st;
+}
+
+void
+cred_scrub_feed(struct cred_scrub_stream *s, const char *p, size_t len, struct buf *out)
+{
+	if (s->st == NULL || s->st->nscrub == 0) {
+		buf_add(out, p, len);
+		return;
+	}
+	buf_add(&s->hold, p, len);
+	cred_scrub_scan(s, false, out);
+}
+
+void
+cred_scrub_end(struct cred_scrub_stream *s, struct buf *out)
+{
+	if (s->hold.len > 0)
+		cred_scrub_scan(s, true, out);
+	buf_reset(&s->hold);
+}
+
+void
+cred_scrub_free(struct cred_scrub_stream *s)
+{
+	if (s->hold.p != NULL)
+		explicit_bzero(s->hold.p, s->hold.cap);
+	buf_free(&s->hold);
+}
+
+size_t
+cred_scrub(const struct cred_store *st, const char *p, size_t len, struct buf *out)
+{
+	struct cred_scrub_stream s;
+	size_t count;
+
+	cred_scrub_init(&s, st);
+	cred_scrub_feed(&s, p, len, out);
+	cred_scrub_end(&s, out);
+	count = s.count;
+	cred_scrub_free(&s);
+	return count;
 }
 
 /* ---- the pipe to srt-httpd --------------------------------------------------------- */
@@ -358,6 +797,9 @@ cred_store_encode(const struct cred_store *st, struct buf *out)
 		buf_u32le(out, (uint32_t)c->ninject);
 		for (k = 0; k < c->ninject; k++)
 			enc_str(out, c->inject[k].spelled, strlen(c->inject[k].spelled));
+		buf_u32le(out, (uint32_t)c->nfields);
+		for (k = 0; k < c->nfields; k++)
+			enc_str(out, c->fields[k], strlen(c->fields[k]));
 	}
 	buf_u32le(out, (uint32_t)st->naws);
 	for (i = 0; i < st->naws; i++) {
@@ -455,6 +897,26 @@ cred_store_decode(const char *p, size_t len, struct cred_store *st, const char *
 			free(inject[k]);
 		free(inject);
 		inject = NULL;
+		if (rd_u32(&r, &v) == -1)
+			goto fail;
+		if (v > CRED_FIELDS_MAX) {
+			*why = "too many injectBodyFields";
+			goto fail;
+		}
+		inject = xcalloc(v + 1, sizeof(*inject));
+		for (ni = 0; ni < v; ni++) {
+			if (rd_str(&r, &s, &l) == -1 || l > CRED_FIELD_MAX)
+				goto fail;
+			inject[ni] = xstrndup(s, l);
+		}
+		if (cred_store_fields(st, st->n - 1, (const char *const *)inject, ni,
+		    why) == -1)
+			goto fail;
+		for (k = 0; k < ni; k++)
+			free(inject[k]);
+		free(inject);
+		inject = NULL;
+		ni = 0;
 	}
 	if (rd_u32(&r, &n) == -1)
 		goto fail;

@@ -144,6 +144,8 @@ mask_register(struct cred_store *st, const struct cred_mask_entry *e, const char
 	free(made);
 	if (i == -1)
 		return -1;
+	if (cred_store_fields(st, (size_t)i, e->fields, e->nfields, why) == -1)
+		return -1;
 	*sen = st->v[i].sentinel;
 	*slen = st->v[i].slen;
 	return 0;

@@ -28,6 +28,8 @@ struct cred_mask_entry {
 	bool dups;                      /* maskDuplicates */
 	const char *const *inject;      /* injectHosts, resolved (never empty) */
 	size_t ninject;
+	const char *const *fields;      /* injectBodyFields */
+	size_t nfields;
 };
 
 enum cred_mask_rc {

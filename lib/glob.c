@@ -150,6 +150,22 @@ glob_match_path(const char *pattern, const char *path)
 	return r;
 }
 
+int
+glob_match_under(const char *pattern, const char *path)
+{
+	struct strlist pc = { 0 }, sc = { 0 };
+	size_t k;
+	int r = 0;
+
+	split(pattern, &pc);
+	split(path, &sc);
+	for (k = sc.n + 1; k > 0 && !r; k--)
+		r = match_comps(pc.v, pc.n, sc.v, k - 1);
+	strlist_free(&pc);
+	strlist_free(&sc);
+	return r;
+}
+
 struct walk {
 	char **comps;
 	size_t ncomps;

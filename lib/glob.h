@@ -22,6 +22,9 @@ int glob_has_magic(const char *s);
 /* Whether the absolute path matches the absolute pattern as a whole. */
 int glob_match_path(const char *pattern, const char *path);
 
+/* Whether the absolute path, or one of the directories above it, matches the pattern. */
+int glob_match_under(const char *pattern, const char *path);
+
 /*
  * Append to out every existing path that matches the absolute pattern, sorted and without
  * duplicates, spelled under the pattern's literal base directory (links are not resolved;

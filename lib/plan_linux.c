@@ -5,8 +5,8 @@
  *   --ro-bind / /            (--bind / / when the filesystem is not restricted)
  *   ancestor pins            (--ro-bind D D, beneath the allow binds)
  *   --bind W W               each allowed write root
- *   read denies              shallowest first: --tmpfs with the write and allowRead paths
- *                            inside it bound back, or --ro-bind /dev/null FILE
+ *   read denies              shallowest first: --tmpfs with the allowRead, then the write
+ *                            paths inside it bound back, or --ro-bind /dev/null FILE
  *   write denies             configured, the settings file, then the mandatory denies
  *   re-applied read denies   those a write deny's read-only bind brought back
  *
@@ -37,6 +37,15 @@
 #include "plan_linux_int.h"
 #include "util.h"
 #include "wguard.h"
+
+/*
+ * How a write deny or a pin is bound: a file the plan found may be gone when bwrap
+ * mounts (a shell, an editor or a tool on the host deletes its dotfiles at any time),
+ * and bwrap's plain --ro-bind then refuses to start the run. Skipping a source that is
+ * gone loses nothing: every deny is also in the write guard by name, which refuses the
+ * command to make it again, and what the host puts there later is the host's.
+ */
+#define RO_BIND_DENY    "--ro-bind-try"
 
 /* --- write roots --------------------------------------------------------------------- */
 
@@ -226,6 +235,35 @@ expand_list(struct pb *b, const struct path_list *l, const char *what, int deny,
 		} else if (r == 1)
 			log_warnx("%s[%zu]: \"%s\": expansion stopped at its limit",
 			    what, i, e->path);
+		free(abs);
+		free(spelled);
+	}
+}
+
+/*
+ * The denyWrite globs themselves, for the write guard: glob_expand found what matches
+ * now, and a name that matches later (new.pem made by the command, by a rename, a link
+ * or a mkdir) is refused by the guard. Anchored as the expansion is: a relative glob
+ * against the cwd, "~/" against the home directory.
+ */
+static void
+deny_globs(struct pb *b)
+{
+	const struct path_list *l = &b->s->fs.deny_write;
+	char *spelled, *abs, *why;
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		if (l->v[i].literal)
+			continue;
+		spelled = strip_globstar_suffix(l->v[i].path);
+		abs = glob_has_magic(spelled) ?
+		    path_absolute(spelled, b->ctx->home, b->ctx->cwd) : NULL;
+		if (abs != NULL) {
+			why = xasprintf("denyWrite %s", l->v[i].path);
+			wguard_add_glob(&b->out->guard, abs, why);
+			free(why);
+		}
 		free(abs);
 		free(spelled);
 	}
@@ -786,11 +824,13 @@ plan_read_section(struct pb *b)
 		/* A stand-in hides what could not be vouched for: nothing comes back. */
 		if (r->standin)
 			continue;
+		/* The writes are found first (a read inside one is covered by it) and bound
+		 * last: a writable path inside an allowRead one (allowRead B/project,
+		 * allowWrite B/project/state) stays writable over the read-only bind. */
 		for (j = 0; j < b->writes.n; j++) {
 			if (!write_reopens(b, b->writes.v[j]) ||
 			    !restore_placement(b, b->writes.v[j], r->landing, &src, &dest))
 				continue;
-			push3(&b->rsec, "--bind", src, dest);
 			mounts_add(&u->writes, src, dest);
 			free(src);
 			free(dest);
@@ -810,6 +850,8 @@ plan_read_section(struct pb *b)
 			free(src);
 			free(dest);
 		}
+		for (j = 0; j < u->writes.n; j++)
+			push3(&b->rsec, "--bind", u->writes.v[j].src, u->writes.v[j].dest);
 	}
 }
 
@@ -1063,7 +1105,7 @@ emit_denies(struct pb *b)
 		}
 		switch (d->kind) {
 		case DK_SELF:
-			push3(&b->dsec, "--ro-bind", d->dest, d->dest);
+			push3(&b->dsec, RO_BIND_DENY, d->dest, d->dest);
 			break;
 		case DK_NULL:
 			push3(&b->dsec, "--ro-bind", "/dev/null", d->dest);
@@ -1304,10 +1346,12 @@ plan_linux_fs(const struct settings *s, const struct plan_ctx *ctx,
 	expand_list(&b, &s->fs.deny_write, "filesystem.denyWrite", 1, &cfg);
 	if (b.bad)
 		goto out;
+	deny_globs(&b);
 	for (i = 0; i < cfg.n; i++) {
 		strlist_push_owned(&b.denies, normalize(&b, cfg.v[i]));
 		strlist_pushf(&b.deny_why, "denyWrite %s", cfg.v[i]);
 	}
+	b.nconfigured = b.denies.n;
 	/* The settings file: a command must not rewrite the policy of the next run. */
 	if ((sp = settings_abs(&b)) != NULL) {
 		strlist_push_owned(&b.denies, normalize(&b, sp));
@@ -1357,6 +1401,10 @@ plan_linux_fs(const struct settings *s, const struct plan_ctx *ctx,
 			strlist_push(&b.deny_why, mandatory_why(n));
 		}
 	}
+	/* What links in the protected directories lead to, and their files' other names. */
+	protected_links(&b);
+	if (b.bad)
+		goto out;
 
 	plan_read_section(&b);
 	plan_hide_host_net(&b);
@@ -1368,11 +1416,11 @@ plan_linux_fs(const struct settings *s, const struct plan_ctx *ctx,
 	push3(&out->args, "--ro-bind", "/", "/");
 	if (!strlist_contains(&b.writes, "/"))
 		for (i = 0; i < pins.n; i++)
-			push3(&out->args, "--ro-bind", pins.v[i], pins.v[i]);
+			push3(&out->args, RO_BIND_DENY, pins.v[i], pins.v[i]);
 	append(&out->args, &b.binds);
 	if (strlist_contains(&b.writes, "/")) {
 		for (i = 0; i < pins.n; i++)
-			push3(&out->args, "--ro-bind", pins.v[i], pins.v[i]);
+			push3(&out->args, RO_BIND_DENY, pins.v[i], pins.v[i]);
 		for (i = 0; i < covers.n; i++)
 			push3(&out->args, "--bind", covers.v[i], covers.v[i]);
 	}

@@ -22,50 +22,71 @@
 /*
  * p and everything on the way to it: each link a reader of p goes through, and the path
  * with that link followed (SPEC §7: protect the name the next reader opens, and what it
- * leads to). Missing names end the way; the guard keeps them from being made.
+ * leads to). Missing names end the way; the guard keeps them from being made. A ".."
+ * is taken as the kernel takes it: after the link before it is followed (a link's
+ * target "../lnk/../x" with lnk a link leads beside lnk's target), so a spelling with
+ * one is guarded only once it is walked, from the directory reached so far, which holds
+ * no link.
  */
 void
 guard_chain(struct pb *b, const char *p, const char *why, bool pin, int depth)
 {
 	struct strlist names = { 0 };
-	char *cur = xstrdup(""), *next, *onward;
+	char *cur = xstrdup(""), *next, *onward, *end;
 	const char *target;
 	struct stat st;
 	size_t i, j;
+	bool link = false;
 
-	wguard_add_exact(&b->out->guard, p, why, pin);
+	if (strstr(p, "/../") == NULL && (strlen(p) < 3 || strcmp(p + strlen(p) - 3, "/..") != 0))
+		wguard_add_exact(&b->out->guard, p, why, pin);
 	split_names(p, &names);
 	for (i = 0; i < names.n && depth < MAX_LINKS; i++) {
 		if (*names.v[i] == '\0' || strcmp(names.v[i], ".") == 0)
 			continue;
+		if (strcmp(names.v[i], "..") == 0) {
+			/* cur holds no link: its parent is where the kernel goes. */
+			next = *cur != '\0' ? path_dirname(cur) : xstrdup("");
+			free(cur);
+			cur = strcmp(next, "/") == 0 ? xstrdup("") : next;
+			if (cur != next)
+				free(next);
+			continue;
+		}
 		next = xasprintf("%s/%s", cur, names.v[i]);
 		if (fs_lstat(b, next, &st) == -1) {
 			free(next);
 			break;
 		}
 		if (S_ISLNK(st.st_mode) && (target = fs_link(b, next)) != NULL) {
-			char *dir = path_dirname(next), *abs;
-
 			wguard_add_exact(&b->out->guard, next, why, pin);
-			abs = target[0] == '/' ? xstrdup(target) : path_join(dir, target);
-			onward = abs;
+			onward = target[0] == '/' ? xstrdup(target) : path_join(cur, target);
 			for (j = i + 1; j < names.n; j++) {
-				char *t = path_join(onward, names.v[j]);
+				char *t = xasprintf("%s/%s", onward, names.v[j]);
 
 				free(onward);
 				onward = t;
 			}
-			free(dir);
-			free(next);
-			next = path_normalize(onward);
+			guard_chain(b, onward, why, pin, depth + 1);
 			free(onward);
-			if (next != NULL)
-				guard_chain(b, next, why, pin, depth + 1);
 			free(next);
+			link = true;
 			break;
 		}
 		free(cur);
 		cur = next;
+	}
+	/* No link after the last "..": the way as walked, and what was not come to. */
+	if (!link && depth < MAX_LINKS) {
+		end = xstrdup(*cur != '\0' ? cur : "/");
+		for (; i < names.n; i++) {
+			char *t = xasprintf("%s/%s", end, names.v[i]);
+
+			free(end);
+			end = t;
+		}
+		wguard_add_exact(&b->out->guard, end, why, pin);
+		free(end);
 	}
 	free(cur);
 	strlist_free(&names);

@@ -88,6 +88,7 @@ struct pb {
 	struct strlist seen;            /* write-deny destinations handled */
 	struct strlist deny_why;        /* the reason of each entry of denies */
 	size_t npinned;                 /* the first entries of denies, whose way is kept */
+	size_t nconfigured;             /* the first entries of denies: denyWrite's */
 	struct strlist symlinked;       /* destinations some deny reaches through a link */
 	struct strlist rodirs, rodir_raw; /* existing denied directories bound read-only */
 	struct strlist binds, rsec, dsec; /* argument sections, assembled at the end */
@@ -118,6 +119,7 @@ char *resolve_deny(struct pb *b, const char *raw, struct strlist *also);
 
 /* plan_linux_mandatory.c */
 void mandatory_denies(struct pb *b, const struct strlist *roots, struct strlist *out);
+void protected_links(struct pb *b);
 
 /* plan_linux_guard.c */
 void guard_chain(struct pb *b, const char *p, const char *why, bool pin, int depth);

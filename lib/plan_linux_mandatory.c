@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <pwd.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -788,4 +789,178 @@ mandatory_denies(struct pb *b, const struct strlist *roots, struct strlist *out)
 		if (!strlist_contains(out, global.v[i]))
 			strlist_push(out, global.v[i]);
 	strlist_free(&global);
+}
+
+/* --- what protected directories hold ------------------------------------------------ */
+
+/*
+ * A protected directory protects its own entries, but a symbolic link among them leads a
+ * reader (VS Code opening .vscode/tasks.json, git running .git/hooks/pre-commit) to a
+ * file elsewhere, which the command could write; and a file in it with hard links has
+ * other names, which write the same inode. One walk of each directory, links not
+ * followed, at most WGUARD_WALK_MAX entries, as the mandatory-deny walk.
+ */
+#define LINK_WALK_DEPTH         64      /* directories below a protected one */
+
+struct lwalk {
+	struct pb *b;
+	const char *why;                /* the protected directory's reason */
+	size_t entries;
+	int truncated;
+	struct strlist links;           /* the links found, by their real path */
+};
+
+/*
+ * A protected file in a write root with another name (a hard link): a read-only mount
+ * protects the inode only through that mount, and the other name, on a writable one,
+ * writes it; link(2) cannot make one during the run (across mounts: EXDEV; the guard
+ * refuses it too), so only one that exists at the start needs refusing, and the run is.
+ */
+static void
+hardlink_check(struct pb *b, const char *p, const struct stat *st, const char *why)
+{
+	if (!S_ISREG(st->st_mode) || st->st_nlink < 2 || !within_write(b, p))
+		return;
+	diags_add(b->errs, "%s is protected (%s) but has %ju other name%s (hard links) "
+	    "that a command could write it through: give it a name of its own (cp -p it to a "
+	    "new file and mv that over it) before running srt", p, why,
+	    (uintmax_t)st->st_nlink - 1, st->st_nlink > 2 ? "s" : "");
+	b->bad = 1;
+}
+
+static void
+lwalk_dir(struct lwalk *w, int fd, const char *path, int level)
+{
+	struct dirent *de;
+	struct stat st;
+	char *child;
+	DIR *d;
+	int cfd;
+
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (++w->entries > WGUARD_WALK_MAX) {
+			w->truncated = 1;
+			break;
+		}
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+			continue;
+		child = path_join(path, de->d_name);
+		if (S_ISLNK(st.st_mode))
+			strlist_push(&w->links, child);
+		else if (S_ISREG(st.st_mode))
+			hardlink_check(w->b, child, &st, w->why);
+		else if (S_ISDIR(st.st_mode) && level < LINK_WALK_DEPTH) {
+			cfd = openat(dirfd(d), de->d_name,
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (cfd != -1)
+				lwalk_dir(w, cfd, child, level + 1);
+		}
+		free(child);
+		if (w->truncated)
+			break;
+	}
+	closedir(d);
+}
+
+/* Does p hold a write root (is it one, or above one)? */
+static const char *
+holds_write(struct pb *b, const char *p)
+{
+	size_t i;
+
+	for (i = 0; i < b->writes.n; i++)
+		if (path_is_under(b->writes.v[i], p))
+			return b->writes.v[i];
+	return NULL;
+}
+
+/*
+ * One link found in a protected directory: what it leads to becomes a write deny of its
+ * own (bound read-only where it exists in a write root, its name and the links on the
+ * way guarded: plan_guard's guard_chain), as the directory's entry would be. A link that
+ * leads nowhere the plan can settle (a loop) is guarded by name only: masking it would
+ * stop the run. One that leads to a write root or above it is left, said: protecting it
+ * would leave the command nothing to write.
+ */
+static void
+link_target(struct pb *b, const char *link, const char *why)
+{
+	char *res = resolve_deny(b, link, NULL), *reason;
+	const char *w;
+
+	reason = xasprintf("%s: where %s leads", why, link);
+	if (res != NULL && (w = holds_write(b, res)) != NULL)
+		log_warnx("%s (%s) leads to %s, which holds the write path %s: not protected",
+		    link, why, res, w);
+	else if (res == NULL)
+		guard_chain(b, link, reason, false, 0);
+	else if (!strlist_contains(&b->denies, link)) {
+		strlist_push(&b->denies, link);
+		strlist_push(&b->deny_why, reason);
+	}
+	free(reason);
+	free(res);
+}
+
+/*
+ * For every denyWrite or mandatory deny that is a directory at the start: the targets of
+ * the links inside it (and, as they become denies themselves, of the links inside
+ * those); and hard links to the files in it, or to a deny that is a file. srt's own
+ * directory and the settings file are not searched: they are srt's, not what a tool
+ * reads through a link. A directory too large to search fails the run where the
+ * command could write in or beside it (in, or holding, a write root); elsewhere it is
+ * said, and what the search found is kept.
+ */
+void
+protected_links(struct pb *b)
+{
+	struct strlist walked = { 0 };
+	struct lwalk w;
+	struct stat st;
+	const char *real;
+	size_t i, k;
+	char *why;
+	int fd;
+
+	for (i = 0; i < b->denies.n; i++) {
+		if (strncmp(b->denies.v[i], "/dev/", 5) == 0 ||
+		    (real = canon(b, b->denies.v[i])) == NULL || fs_stat(b, real, &st) == -1)
+			continue;
+		why = xstrdup(b->deny_why.v[i]);
+		if (!S_ISDIR(st.st_mode)) {
+			hardlink_check(b, real, &st, why);
+			free(why);
+			continue;
+		}
+		if ((i >= b->nconfigured && i < b->npinned) ||
+		    strlist_contains(&walked, real)) {
+			free(why);
+			continue;
+		}
+		strlist_push(&walked, real);
+		memset(&w, 0, sizeof(w));
+		w.b = b;
+		w.why = why;
+		if ((fd = open(real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) != -1)
+			lwalk_dir(&w, fd, real, 0);
+		if (w.truncated && (within_write(b, real) || holds_write(b, real) != NULL)) {
+			diags_add(b->errs, "the search for links in %s (%s) stopped after %d "
+			    "entries: deny a smaller directory", real, why, WGUARD_WALK_MAX);
+			b->bad = 1;
+		} else if (w.truncated)
+			log_warnx("the search for links in %s (%s) stopped after %d entries: "
+			    "what links beyond lead to is not protected", real, why,
+			    WGUARD_WALK_MAX);
+		for (k = 0; k < w.links.n; k++)
+			link_target(b, w.links.v[k], why);
+		strlist_free(&w.links);
+		free(why);
+	}
+	strlist_free(&walked);
 }

@@ -1797,9 +1797,12 @@ proxy_creds_read(struct proxy *px)
 	free(data);
 	if (rc == -1)
 		log_warnx("--cred-fd: %s", why);
-	else
-		log_debug("%zu masked credential(s), %zu AWS pair(s)", px->creds.n,
-		    px->creds.naws);
+	else {
+		/* The forms of each value a response is scrubbed of (forward.c). */
+		cred_scrub_prepare(&px->creds);
+		log_debug("%zu masked credential(s), %zu AWS pair(s), %zu form(s) scrubbed "
+		    "from responses", px->creds.n, px->creds.naws, px->creds.nscrub);
+	}
 	return rc;
 }
 

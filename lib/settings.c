@@ -25,6 +25,7 @@
 #include <cjson/cJSON.h>
 
 #include "buf.h"
+#include "cred.h"
 #include "cred_rx.h"
 #include "json_strict.h"
 #include "jsregex.h"
@@ -1386,8 +1387,8 @@ static const struct settings_key cred_fields[CR_COUNT] = {
 };
 
 /* One entry of files[] or envVars[]; maskDuplicates, last, is for files only. */
-enum { CF_ID, CF_MODE, CF_EXTRACT, CF_NOMATCH, CF_DECODE, CF_CLAIMS, CF_INJECT, CF_DUPS,
-	CF_COUNT };
+enum { CF_ID, CF_MODE, CF_EXTRACT, CF_NOMATCH, CF_DECODE, CF_CLAIMS, CF_INJECT, CF_BODY,
+	CF_DUPS, CF_COUNT };
 #define CRED_ENTRY_FIELDS(id, how) \
 	[CF_ID] = { id, SETTINGS_REQUIRED, how, SETTINGS_VALUE, 0, 0, 0, 0, 0 }, \
 	[CF_MODE] = { "mode", SETTINGS_REQUIRED, "add \"mode\": \"deny\"", SETTINGS_VALUE, \
@@ -1396,7 +1397,8 @@ enum { CF_ID, CF_MODE, CF_EXTRACT, CF_NOMATCH, CF_DECODE, CF_CLAIMS, CF_INJECT, 
 	[CF_NOMATCH] = { "onExtractNoMatch", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 }, \
 	[CF_DECODE] = { "decode", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 }, \
 	[CF_CLAIMS] = { "maskClaims", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 }, \
-	[CF_INJECT] = { "injectHosts", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 }
+	[CF_INJECT] = { "injectHosts", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 }, \
+	[CF_BODY] = { "injectBodyFields", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 }
 static const struct settings_key cred_file_fields[CF_COUNT] = {
 	CRED_ENTRY_FIELDS("path", "add \"path\": \"~/.netrc\""),
 	[CF_DUPS] = { "maskDuplicates", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
@@ -1432,7 +1434,7 @@ static const char *const sigv4_policies[] = { "deny", "passthrough", NULL };
 struct cred_entry {
 	bool file;
 	int mode;                       /* MODE_*, -1 when missing or invalid */
-	bool claims, claims_empty, inject_empty, mask_only;
+	bool claims, claims_empty, inject_empty, body_set, mask_only;
 	struct settings_cred_mask m;    /* m.id: the path or name, when valid */
 };
 
@@ -1516,6 +1518,50 @@ check_mask_extract(struct pctx *c, const char *extract, const char *entry)
 	free(p);
 }
 
+/*
+ * injectBodyFields (srt's own): the body fields a masked value goes in, each a name of
+ * [A-Za-z0-9_.-] (as cred_store_fields takes them), listed once; an empty list is
+ * refused, as it would say nothing.
+ */
+static void
+get_body_fields(struct pctx *c, const cJSON *j, const char *path, struct cred_entry *e)
+{
+	const cJSON *m;
+	size_t i = 0, n;
+	char *p, *q;
+
+	if (!cJSON_IsArray(j)) {
+		perr_type(c, path, "an array of body field names such as [\"client_secret\"]",
+		    j);
+		return;
+	}
+	e->body_set = true;
+	if (j->child == NULL)
+		perr(c, path, "injectBodyFields is empty, so it names no field; list the "
+		    "fields of a request body the real value goes in, or remove it");
+	if (cJSON_GetArraySize(j) > CRED_FIELDS_MAX)
+		perr(c, path, "more than %d fields", CRED_FIELDS_MAX);
+	for (m = j->child; m != NULL; m = m->next, i++) {
+		p = path_index(path, i);
+		if (!cJSON_IsString(m))
+			perr_type(c, p, "a field name such as \"client_secret\"", m);
+		else if ((n = strlen(m->valuestring)) == 0 || n > CRED_FIELD_MAX ||
+		    strspn(m->valuestring, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		    "0123456789_.-") != n) {
+			q = quote(m->valuestring);
+			perr(c, p, "%s is not a body field name: 1 to %d letters, digits, "
+			    "\"_\", \".\" or \"-\"", q, CRED_FIELD_MAX);
+			free(q);
+		} else if (strlist_contains(&e->m.body, m->valuestring)) {
+			q = quote(m->valuestring);
+			perr(c, p, "%s is listed twice", q);
+			free(q);
+		} else
+			strlist_push(&e->m.body, m->valuestring);
+		free(p);
+	}
+}
+
 static void
 cred_entry_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 {
@@ -1587,6 +1633,9 @@ cred_entry_field(struct pctx *c, int idx, const cJSON *j, const char *path, void
 			free(p);
 		}
 		break;
+	case CF_BODY:
+		get_body_fields(c, j, path, e);
+		break;
 	case CF_DUPS:
 		get_bool(c, j, path, &e->m.dups);
 		break;
@@ -1611,6 +1660,10 @@ settings_cred_mask_json(const struct settings_cred_mask *m)
 	for (i = 0; i < m->inject.n; i++) {
 		buf_adds(&b, "|i");
 		buf_add_jstr(&b, m->inject.v[i], strlen(m->inject.v[i]));
+	}
+	for (i = 0; i < m->body.n; i++) {
+		buf_adds(&b, "|b");
+		buf_add_jstr(&b, m->body.v[i], strlen(m->body.v[i]));
 	}
 	return buf_steal(&b);
 }
@@ -1690,6 +1743,15 @@ get_cred_entries(struct pctx *c, const cJSON *j, const char *path, bool file,
 			    "network.allowedDomains, or list the hosts");
 			free(q);
 		}
+		/* A body field takes the real value only to the hosts named for the
+		 * credential, never to every allowed domain. */
+		if (e.mode == MODE_MASK && e.body_set && !e.m.inject_set) {
+			q = xasprintf("%s.injectBodyFields", p);
+			perr(c, q, "injectBodyFields needs injectHosts: a real value goes into "
+			    "a request body only for the hosts named for it; list them in "
+			    "injectHosts");
+			free(q);
+		}
 		if (c->nerr != before || e.m.id == NULL)
 			goto next;
 		if (file) {
@@ -1702,8 +1764,8 @@ get_cred_entries(struct pctx *c, const cJSON *j, const char *path, bool file,
 		if (e.mode == MODE_DENY) {
 			if (e.mask_only)
 				pwarn(c, p, "accepted and ignored: extract, onExtractNoMatch, "
-				    "decode, maskClaims, maskDuplicates and injectHosts only act "
-				    "on a \"mask\" entry");
+				    "decode, maskClaims, maskDuplicates, injectHosts and "
+				    "injectBodyFields only act on a \"mask\" entry");
 			cred_keep_deny(s, file, e.m.id);
 		} else if (e.mode == MODE_MASK) {
 			s->cred.mask = xreallocarray(s->cred.mask, s->cred.nmask + 1,
@@ -1808,6 +1870,66 @@ cred_env_entry(const cJSON *cred, const char *name)
 	return NULL;
 }
 
+/*
+ * A masked entry tlsTerminate.excludeDomains makes useless: the value goes back only on a
+ * terminated connection, so an injectHosts pattern the excludes cover wholly, or (with no
+ * injectHosts) an allow list they cover wholly, could never receive it. A partial overlap
+ * is fine: the excluded hosts get the sentinel. The reference refuses the same two cases.
+ */
+static void
+cred_exclude_check(struct pctx *c, const struct settings *s, const cJSON *e,
+    const char *entry)
+{
+	const struct strlist *ex = &s->net.tls.exclude_domains;
+	struct dom_rule *rules;
+	const cJSON *hosts = cJSON_GetObjectItemCaseSensitive(e, "injectHosts"), *m;
+	const cJSON *mode = cJSON_GetObjectItemCaseSensitive(e, "mode");
+	const char *why;
+	size_t i, n = 0;
+	char *p, *q;
+	int all = 1;
+
+	if (!s->net.tls.present || ex->n == 0 || !cJSON_IsString(mode) ||
+	    strcmp(mode->valuestring, "mask") != 0 || c->allowed_bad)
+		return;
+	rules = xcalloc(ex->n, sizeof(*rules));
+	for (i = 0; i < ex->n; i++)
+		if (dom_entry_parse(ex->v[i], 0, &rules[n], &why) == 0)
+			n++;
+	if (cJSON_IsArray(hosts)) {
+		for (m = hosts->child, i = 0; m != NULL; m = m->next, i++) {
+			if (!cJSON_IsString(m) || !dom_pattern_covered(m->valuestring, rules, n))
+				continue;
+			p = xasprintf("%s.injectHosts[%zu]", entry, i);
+			q = quote(m->valuestring);
+			perr(c, p, "%s is wholly covered by network.tlsTerminate.excludeDomains, "
+			    "and the credential is put back only on terminated connections: that "
+			    "host would get the sentinel, never the value; remove it from one of "
+			    "the two lists", q);
+			free(q);
+			free(p);
+		}
+	} else if (hosts == NULL && s->net.nallowed > 0) {
+		for (i = 0; i < s->net.nallowed && all; i++) {
+			const struct dom_rule *r = &s->net.allowed[i];
+
+			q = r->kind == DOM_WILDCARD ? xasprintf("*.%s", r->host) :
+			    xstrdup(r->host != NULL ? r->host : "*");
+			all = dom_pattern_covered(q, rules, n);
+			free(q);
+		}
+		if (all)
+			perr(c, entry, "this masked credential has no injectHosts, so it would be "
+			    "put back for every network.allowedDomains host, but "
+			    "network.tlsTerminate.excludeDomains covers them all, and the value "
+			    "goes back only on terminated connections: it could never be "
+			    "injected; name its hosts in injectHosts, or narrow excludeDomains");
+	}
+	for (i = 0; i < n; i++)
+		dom_rule_clear(&rules[i]);
+	free(rules);
+}
+
 static void
 cred_cross_check(struct pctx *c, const struct settings *s)
 {
@@ -1829,6 +1951,9 @@ cred_cross_check(struct pctx *c, const struct settings *s)
 		if (!cJSON_IsArray(list))
 			list = NULL;
 		for (e = list != NULL ? list->child : NULL, i = 0; e != NULL; e = e->next, i++) {
+			p = xasprintf("credentials.%s[%zu]", key, i);
+			cred_exclude_check(c, s, e, p);
+			free(p);
 			v = cJSON_GetObjectItemCaseSensitive(e, "injectHosts");
 			if (!cJSON_IsArray(v) || c->allowed_bad)
 				v = NULL;

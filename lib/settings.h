@@ -109,6 +109,7 @@ struct settings_cred_mask {
 	struct strlist claims;          /* maskClaims */
 	bool inject_set;                /* injectHosts given (else allowedDomains) */
 	struct strlist inject;
+	struct strlist body;            /* injectBodyFields (srt's own; needs inject_set) */
 };
 struct settings_aws_pair {
 	char *key_id, *secret, *token;  /* variable names; token may be NULL */

@@ -91,6 +91,7 @@ settings_cred_mask_clear(struct settings_cred_mask *m)
 	free(m->extract);
 	strlist_free(&m->claims);
 	strlist_free(&m->inject);
+	strlist_free(&m->body);
 	memset(m, 0, sizeof(*m));
 }
 

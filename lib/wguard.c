@@ -14,6 +14,7 @@
  *     'M' NAME          a read deny missing at the start: the sandbox ends if it appears
  *     'D' N             mandatoryDenySearchDepth, 1..10
  *     'G' 0|1           allowGitConfig
+ *     'P' GLOB WHY      a denyWrite glob (absolute, normalised, with a wildcard) and why
  *   Paths are absolute and normalised (no "//", "." or ".." component, no trailing "/").
  */
 #include <ctype.h>
@@ -152,6 +153,8 @@ wguard_free(struct wguard *g)
 		return;
 	strlist_free(&g->exact);
 	strlist_free(&g->exact_why);
+	strlist_free(&g->globs);
+	strlist_free(&g->globs_why);
 	strlist_free(&g->roots);
 	strlist_free(&g->writable);
 	strlist_free(&g->absent);
@@ -207,6 +210,18 @@ wguard_add_exact(struct wguard *g, const char *path, const char *why, bool pin)
 
 	if (n != NULL)
 		wg_push(g, n, why, pin);
+	free(n);
+}
+
+void
+wguard_add_glob(struct wguard *g, const char *pattern, const char *why)
+{
+	char *n = path_normalize(pattern);
+
+	if (n != NULL && !strlist_contains(&g->globs, n)) {
+		strlist_push(&g->globs, n);
+		strlist_push(&g->globs_why, why);
+	}
 	free(n);
 }
 
@@ -345,6 +360,8 @@ wguard_encode(const struct wguard *g, size_t *len)
 	wg_buf_add(&b, WG_MAGIC, strlen(WG_MAGIC));
 	for (i = 0; i < g->exact.n; i++)
 		wg_record(&b, g->exact_pin[i] ? 'X' : 'H', g->exact.v[i], g->exact_why.v[i]);
+	for (i = 0; i < g->globs.n; i++)
+		wg_record(&b, 'P', g->globs.v[i], g->globs_why.v[i]);
 	for (i = 0; i < g->roots.n; i++)
 		wg_record(&b, 'R', g->roots.v[i], NULL);
 	for (i = 0; i < g->writable.n; i++)
@@ -419,6 +436,15 @@ wguard_decode(const char *buf, size_t len, struct wguard *g, char *err, size_t e
 				goto bad;
 			}
 			wg_push(g, f1, f2, tag == 'X');
+			break;
+		case 'P':
+			if ((f2 = wg_field(buf, len, &off)) == NULL || !wg_path_ok(f1) ||
+			    !glob_has_magic(f1) || *f2 == '\0') {
+				snprintf(err, errlen, "record %zu: malformed glob", records);
+				goto bad;
+			}
+			strlist_push(&g->globs, f1);
+			strlist_push(&g->globs_why, f2);
 			break;
 		case 'R':
 			if (!wg_path_ok(f1)) {
@@ -748,6 +774,18 @@ wg_git(const struct wguard *g, const struct wguard_fs *fs, const char *path, enu
 	}
 }
 
+/* The denyWrite glob path matches, or lies under a match of. */
+static const char *
+wg_glob(const struct wguard *g, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < g->globs.n; i++)
+		if (glob_match_under(g->globs.v[i], path))
+			return g->globs_why.v[i];
+	return NULL;
+}
+
 const char *
 wguard_protected(const struct wguard *g, const struct wguard_fs *fs, const char *path)
 {
@@ -755,6 +793,8 @@ wguard_protected(const struct wguard *g, const struct wguard_fs *fs, const char 
 
 	if (g->inert)
 		return NULL;
+	if ((why = wg_glob(g, path)) != NULL)
+		return why;
 	if ((why = wg_exact(g, path)) != NULL || (why = wg_names(g, fs, path, false)) != NULL)
 		return why;
 	return wg_git(g, fs, path, WG_WRITE);
@@ -890,7 +930,7 @@ wguard_may_create(const struct wguard *g, const struct wguard_fs *fs, const char
 
 	if (g->inert)
 		return NULL;
-	if ((why = wg_exact(g, path)) != NULL)
+	if ((why = wg_glob(g, path)) != NULL || (why = wg_exact(g, path)) != NULL)
 		return why;
 	/* .gitmodules is git configuration too: made, like config, by a rename of a file
 	 * the supervisor judges (git submodule add writes it so). */
@@ -919,7 +959,8 @@ wguard_may_remove(const struct wguard *g, const struct wguard_fs *fs, const char
 
 	if (g->inert)
 		return NULL;
-	if ((why = wg_exact(g, path)) != NULL || (why = wg_names(g, fs, path, false)) != NULL ||
+	if ((why = wg_glob(g, path)) != NULL || (why = wg_exact(g, path)) != NULL ||
+	    (why = wg_names(g, fs, path, false)) != NULL ||
 	    (why = wg_git(g, fs, path, WG_REMOVE)) != NULL)
 		return why;
 	if (wg_set_get(g->anc_set, path, strlen(path)) != (size_t)-1)

@@ -24,8 +24,12 @@
  *     renamed onto them, which the supervisor judges by content (gitcfg_check) and
  *     writes itself, and commondir, gitdir and .git files must point within their own
  *     repository (wguard_pointer_check);
+ *   - a path that matches, or lies under a match of, a denyWrite glob (made absolute as
+ *     the settings take it: "*.pem" against the cwd) is protected, whether the match
+ *     existed or not;
  *   - a new git directory may appear only where the host's git finds none of the
  *     user's repositories.
+ *
  * Everything here is pure: what the file system says comes through struct wguard_fs,
  * answered by the caller from its own (fd-pinned) view.
  */
@@ -98,6 +102,8 @@ struct wguard {
 	struct strlist exact_why;       /* the reason for each */
 	unsigned char *exact_pin;       /* for each: no directory on the way to it may be
 	                                   made either (the reference's placeholders) */
+	struct strlist globs;           /* denyWrite globs, absolute (glob.h's syntax) */
+	struct strlist globs_why;       /* the reason for each */
 	struct strlist roots;           /* the cwd and the write roots: where the names
 	                                   and git rules apply */
 	struct strlist writable;        /* the write roots alone, bound writable: a write
@@ -149,6 +155,11 @@ void wguard_free(struct wguard *g);
  * tools make ~/.cargo, ~/.aws, ~/.local as they go).
  */
 void wguard_add_exact(struct wguard *g, const char *path, const char *why, bool pin);
+/*
+ * Add a denyWrite glob (absolute, normalised here): every name that matches it, or lies
+ * under a name that does, is protected as an exact path is, made during the run or not.
+ */
+void wguard_add_glob(struct wguard *g, const char *pattern, const char *why);
 /*
  * Add a read deny to watch (both paths normalised here): name and the mount it leads to,
  * or mount NULL for a name missing at the start.

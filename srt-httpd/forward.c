@@ -143,12 +143,17 @@ forward_host_mismatch(const struct http_head *h, const struct proxy_request *rq,
  * The client's fields onto q, as they go upstream: hop-by-hop ones, Host and
  * Content-Length left out (written by the caller), a masked credential's sentinel
  * replaced by its real value where it may go, the fields a re-signing writes anew left
- * out and the signed ones noted for it. Then the body's treatment is settled.
+ * out and the signed ones noted for it. To a host that may receive a masked value, the
+ * response is asked for unencoded (so that it can be scrubbed of the value) and whole
+ * (a Range would let the value come back in pieces no scrub recognises; a request
+ * re-signed with SigV4 keeps its Range, which it may sign). Then the body's treatment is
+ * settled.
  */
 void
 forward_head_fields(struct conn *c, const struct http_head *h, struct buf *q)
 {
 	size_t i, at;
+	bool ae = false;
 
 	for (i = 0; i < h->nfields; i++) {
 		const struct http_field *f = &h->fields[i];
@@ -158,6 +163,20 @@ forward_head_fields(struct conn *c, const struct http_head *h, struct buf *q)
 			continue;
 		if (c->rs != NULL && resign_replaces(c->rs, f->name))
 			continue;
+		if (c->cguard && c->rs == NULL && (http_str_eq(f->name, "range") ||
+		    http_str_eq(f->name, "if-range")))
+			continue;
+		if (c->cguard && http_str_eq(f->name, "accept-encoding")) {
+			if (ae)
+				continue;
+			ae = true;
+			buf_add(q, f->name.p, f->name.n);
+			buf_adds(q, ": identity");
+			if (c->rs != NULL)
+				resign_note(c->rs, f->name, "identity", 8);
+			buf_add(q, "\r\n", 2);
+			continue;
+		}
 		buf_add(q, f->name.p, f->name.n);
 		buf_add(q, ": ", 2);
 		at = q->len;
@@ -170,16 +189,20 @@ forward_head_fields(struct conn *c, const struct http_head *h, struct buf *q)
 			resign_note(c->rs, f->name, q->p + q->off + at, q->len - at);
 		buf_add(q, "\r\n", 2);
 	}
-	/* A body is scanned for sentinels too, unless it is encoded (compressed, say):
-	 * then the stand-ins go as they are, which fails safe. A length that may change
-	 * is re-framed as chunked, unless the body is collected for a signature (then its
-	 * length is known before the head goes). */
-	c->csubst = c->ncset > 0 && h->framing != HTTP_BODY_NONE &&
+	/* No Accept-Encoding would let the upstream choose any coding. */
+	if (c->cguard && !ae)
+		buf_adds(q, "Accept-Encoding: identity\r\n");
+	/* A body is scanned for sentinels only in the fields a credential names
+	 * (injectBodyFields), and not when it is encoded (compressed, say): then the
+	 * stand-ins go as they are, which fails safe. A length that may change is re-framed
+	 * as chunked, unless the body is collected for a signature (then its length is known
+	 * before the head goes). */
+	c->csubst = cred_body_any(c->cset, c->ncset) && h->framing != HTTP_BODY_NONE &&
 	    http_field_count(h, "content-encoding", NULL) == 0;
 	c->crechunk = c->csubst && h->framing == HTTP_BODY_LENGTH &&
-	    cred_length_changes(c->cset, c->ncset) && (c->rs == NULL || !c->rs->hold);
+	    cred_body_length_changes(c->cset, c->ncset) && (c->rs == NULL || !c->rs->hold);
 	if (c->csubst)
-		cred_stream_init(&c->cstream, c->cset, c->ncset);
+		cred_stream_init_body(&c->cstream, c->cset, c->ncset);
 }
 
 /*
@@ -502,17 +525,21 @@ forward_creds_clear(struct conn *c)
 	c->rs = NULL;
 	if (c->csubst)
 		cred_stream_free(&c->cstream);
+	if (c->rscrub)
+		cred_scrub_free(&c->rstream);
 	free(c->cset);
 	c->cset = NULL;
 	c->ncset = 0;
-	c->csubst = c->crechunk = false;
+	c->csubst = c->crechunk = c->cguard = c->rscrub = false;
 }
 
 /*
  * The masked credentials that may be put back into this request: those whose
  * injectHosts cover the destination that was judged (never the Host field's spelling),
  * over terminated TLS (tls), or on the plain-HTTP path only under allowPlaintextInject.
- * Anywhere else a sentinel leaves as the useless stand-in it is.
+ * Anywhere else a sentinel leaves as the useless stand-in it is. Headers take them
+ * (default injectHosts: every allowed domain, as in the reference); bodies only in the
+ * fields named (injectBodyFields, which settings allow only with injectHosts).
  */
 void
 forward_creds(struct conn *c, bool tls)
@@ -520,8 +547,16 @@ forward_creds(struct conn *c, bool tls)
 	const struct cred_store *cs = proxy_creds(c->px);
 
 	forward_creds_clear(c);
-	if (cs->n > 0 && (tls || cs->plaintext))
+	if (cs->n > 0)
 		c->cset = cred_for_host(cs, c->rq->host, c->rq->port, &c->ncset);
+	/* Where a value may go over some transport, what comes back is guarded on every
+	 * one (a value stored over TLS may be fetched in clear text). */
+	c->cguard = c->ncset > 0;
+	if (!tls && !cs->plaintext) {
+		free(c->cset);
+		c->cset = NULL;
+		c->ncset = 0;
+	}
 	if (c->ncset > 0)
 		log_debug("%s: %zu masked credential(s) may be injected for %s port %u",
 		    c->client, c->ncset, c->rq->host, c->rq->port);
@@ -689,6 +724,7 @@ struct chunk_sink {
 	bool frame;             /* write as chunks, else raw */
 	uint64_t *count;
 	struct cred_stream *cs; /* sentinels replaced on the way, or NULL */
+	struct cred_scrub_stream *ss;   /* real values scrubbed on the way, or NULL */
 };
 
 static void forward_chunk_raw(struct chunk_sink *s, const char *p, size_t n);
@@ -701,9 +737,14 @@ forward_chunk_out(void *arg, const char *p, size_t n)
 
 	if (n == 0)
 		return;
-	if (s->cs != NULL) {
-		cred_stream_feed(s->cs, p, n, &t);
+	if (s->cs != NULL || s->ss != NULL) {
+		if (s->cs != NULL)
+			cred_stream_feed(s->cs, p, n, &t);
+		else
+			cred_scrub_feed(s->ss, p, n, &t);
 		forward_chunk_raw(s, t.p + t.off, t.len);
+		if (t.p != NULL)
+			explicit_bzero(t.p, t.cap);
 		buf_free(&t);
 		return;
 	}
@@ -716,10 +757,15 @@ forward_chunk_flush(struct chunk_sink *s)
 {
 	struct buf t = { 0 };
 
-	if (s->cs == NULL)
+	if (s->cs != NULL)
+		cred_stream_end(s->cs, &t);
+	else if (s->ss != NULL)
+		cred_scrub_end(s->ss, &t);
+	else
 		return;
-	cred_stream_end(s->cs, &t);
 	forward_chunk_raw(s, t.p + t.off, t.len);
+	if (t.p != NULL)
+		explicit_bzero(t.p, t.cap);
 	buf_free(&t);
 }
 
@@ -763,7 +809,7 @@ forward_body_ahead_out(struct conn *c)
 {
 	bool hold = c->rs != NULL && c->rs->hold;
 	struct chunk_sink sink = { hold ? &c->rs->body : &c->uout, !hold, &c->rq->up,
-	    c->csubst ? &c->cstream : NULL };
+	    c->csubst ? &c->cstream : NULL, NULL };
 
 	if (!c->body_ahead)
 		return 0;
@@ -786,7 +832,7 @@ forward_request_body(struct conn *c)
 {
 	bool hold = c->rs != NULL && c->rs->hold;
 	struct chunk_sink sink = { hold ? &c->rs->body : &c->uout, !hold, &c->rq->up,
-	    c->csubst ? &c->cstream : NULL };
+	    c->csubst ? &c->cstream : NULL, NULL };
 	size_t take;
 	long used;
 
@@ -961,7 +1007,38 @@ forward_stripped(const struct conn *c, struct http_str name)
 	return hit;
 }
 
-/* Parse the response head in c->uin and queue the client's version of it. */
+/* Is the response's body encoded (a Content-Encoding other than identity)? */
+static bool
+forward_encoded(const struct http_head *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->nfields; i++)
+		if (http_str_eq(h->fields[i].name, "content-encoding") &&
+		    !http_str_eq(h->fields[i].value, "identity"))
+			return true;
+	return false;
+}
+
+/* p, n onto the client's queue, scrubbed of the masked values when there are some. */
+static void
+forward_out_scrubbed(struct conn *c, const char *p, size_t n)
+{
+	const struct cred_store *cs = proxy_creds(c->px);
+
+	if (cs->nscrub > 0)
+		cred_scrub(cs, p, n, &c->cout);
+	else
+		buf_add(&c->cout, p, n);
+}
+
+/*
+ * Parse the response head in c->uin and queue the client's version of it. A masked
+ * value never comes back: the status line and every field are scrubbed of it, and so is
+ * the body (forward_response_body), keeping its length. A body encoded all the same by a
+ * host that may receive a value (it was asked for identity) cannot be scrubbed: it is
+ * refused. Another host's encoded body goes on as it is (no value was sent there).
+ */
 static int
 forward_response_head(struct conn *c)
 {
@@ -969,7 +1046,7 @@ forward_response_head(struct conn *c)
 	enum http_status st;
 	const char *line_end;
 	size_t i;
-	bool close_client;
+	bool close_client, scrub;
 
 	h = xmalloc(sizeof(*h));
 	st = http_parse_response(c->uin.p + c->uin.off, c->uin.len, c->head_method, h);
@@ -985,13 +1062,28 @@ forward_response_head(struct conn *c)
 	if (h->status < 200) {
 		/* Interim (100 Continue ...): pass the status line on and wait for more. */
 		buf_add(&c->cout, "HTTP/1.1", 8);
-		buf_add(&c->cout, c->uin.p + c->uin.off + 8, (size_t)(line_end -
+		forward_out_scrubbed(c, c->uin.p + c->uin.off + 8, (size_t)(line_end -
 		    (c->uin.p + c->uin.off)) - 8);
 		buf_add(&c->cout, "\r\n\r\n", 4);
 		buf_consume(&c->uin, h->head_len);
 		free(h);
 		return 1;
 	}
+	scrub = proxy_creds(c->px)->nscrub > 0 && h->framing != HTTP_BODY_NONE;
+	if (scrub && forward_encoded(h)) {
+		if (c->cguard) {
+			free(h);
+			c->u_keep = false;
+			return forward_upstream_failed(c, "the response is encoded although "
+			    "identity was asked for, and may hold a masked credential");
+		}
+		scrub = false;
+	}
+	if (c->rscrub)
+		cred_scrub_free(&c->rstream);
+	c->rscrub = scrub;
+	if (scrub)
+		cred_scrub_init(&c->rstream, proxy_creds(c->px));
 	c->rq->status = h->status;
 	c->u_keep = h->keep_alive && h->framing != HTTP_BODY_CLOSE;
 	c->resp_framing = h->framing;
@@ -1009,8 +1101,8 @@ forward_response_head(struct conn *c)
 	if (close_client)
 		c->close_after = true;
 	buf_add(&c->cout, "HTTP/1.1", 8);
-	buf_add(&c->cout, c->uin.p + c->uin.off + 8, (size_t)(line_end - (c->uin.p + c->uin.off)) -
-	    8);
+	forward_out_scrubbed(c, c->uin.p + c->uin.off + 8, (size_t)(line_end -
+	    (c->uin.p + c->uin.off)) - 8);
 	buf_add(&c->cout, "\r\n", 2);
 	for (i = 0; i < h->nfields; i++) {
 		const struct http_field *f = &h->fields[i];
@@ -1019,7 +1111,11 @@ forward_response_head(struct conn *c)
 			continue;
 		buf_add(&c->cout, f->name.p, f->name.n);
 		buf_add(&c->cout, ": ", 2);
-		buf_add(&c->cout, f->value.p, f->value.n);
+		/* The Content-Length frames the body (and holds no more than digits). */
+		if (http_str_eq(f->name, "content-length"))
+			buf_add(&c->cout, f->value.p, f->value.n);
+		else
+			forward_out_scrubbed(c, f->value.p, f->value.n);
 		buf_add(&c->cout, "\r\n", 2);
 	}
 	if (c->resp_chunk_out)
@@ -1040,7 +1136,8 @@ forward_response_head(struct conn *c)
 static int
 forward_response_body(struct conn *c)
 {
-	struct chunk_sink sink = { &c->cout, c->resp_chunk_out, &c->rq->down, NULL };
+	struct chunk_sink sink = { &c->cout, c->resp_chunk_out, &c->rq->down, NULL,
+	    c->rscrub ? &c->rstream : NULL };
 	size_t take;
 	long used;
 
@@ -1049,6 +1146,16 @@ forward_response_body(struct conn *c)
 	switch (c->resp_framing) {
 	case HTTP_BODY_LENGTH:
 		take = c->uin.len < c->resp_left ? c->uin.len : (size_t)c->resp_left;
+		if (c->rscrub) {
+			/* Scrubbed as it goes, the length kept: the Content-Length holds. */
+			forward_chunk_out(&sink, c->uin.p + c->uin.off, take);
+			buf_consume(&c->uin, take);
+			c->resp_left -= take;
+			c->resp_done = c->resp_left == 0;
+			if (c->resp_done)
+				forward_chunk_flush(&sink);
+			break;
+		}
 		if (c->cout.len == 0 && take == c->uin.len) {
 			/* All of it goes on as it is: the buffers change places rather
 			 * than the bytes (a download's, read by the next recv into the
@@ -1080,6 +1187,7 @@ forward_response_body(struct conn *c)
 			return forward_upstream_failed(c, "malformed chunked response body");
 		buf_consume(&c->uin, (size_t)used);
 		if (http_chunked_done(&c->resp_ch)) {
+			forward_chunk_flush(&sink);
 			if (c->resp_chunk_out)
 				buf_add(&c->cout, "0\r\n\r\n", 5);
 			c->resp_done = true;
@@ -1173,6 +1281,10 @@ forward_pump(struct conn *c)
 			return forward_upstream_failed(c, r == -1 ?
 			    "upstream closed before answering" : "upstream connection failed");
 		if (c->resp_framing == HTTP_BODY_CLOSE && r == -1) {
+			struct chunk_sink sink = { &c->cout, c->resp_chunk_out, &c->rq->down,
+			    NULL, c->rscrub ? &c->rstream : NULL };
+
+			forward_chunk_flush(&sink);
 			if (c->resp_chunk_out)
 				buf_add(&c->cout, "0\r\n\r\n", 5);
 			c->resp_done = true;

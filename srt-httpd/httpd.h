@@ -134,6 +134,11 @@ struct conn {
 	bool csubst;                    /* the body goes through cstream */
 	bool crechunk;                  /* ... and is re-framed as chunked */
 	struct cred_stream cstream;
+	bool cguard;                    /* the destination may receive a masked value (over
+	                                   any transport): Accept-Encoding identity, no Range,
+	                                   an encoded response refused */
+	bool rscrub;                    /* the response body goes through rstream */
+	struct cred_scrub_stream rstream;
 	struct resign *rs;              /* SigV4 re-signing of this request, or NULL */
 };
 

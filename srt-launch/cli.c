@@ -86,6 +86,35 @@ usage(const struct launch *l, int status)
 	exit(status);
 }
 
+/* srt --help: the usage, then each option in one line (srt(1) has the details). */
+static noreturn void
+help(void)
+{
+	printf("usage: srt [options] (-c STRING | CMD [ARGS...])\n"
+	    "       srt proxy [options]\n"
+	    "Run a command in a sandbox: the filesystem read-only but for allowWrite, the\n"
+	    "network through filtering proxies, as ~/.srt-settings.json (or -s) says.\n"
+	    "\n"
+	    "  -c STRING             run STRING with bash (or /bin/sh) -c, as given\n"
+	    "  -s, --settings FILE   read the settings from FILE, not ~/.srt-settings.json\n"
+	    "  -d, --debug           log what srt sets up, each allowed connection and each\n"
+	    "                        refusal to stderr; twice (-dd) adds every guarded path\n"
+	    "  --no-fs-violations    leave filesystem refusals out of the report\n"
+#ifndef _WIN32
+	    "  --control-fd N        read settings updates (JSON lines) from descriptor N\n"
+	    "  --decider-fd N        ask an external decider on descriptor N about hosts\n"
+	    "  --decider-in N, --decider-out N\n"
+	    "                        the same with a descriptor for each direction\n"
+	    "  --ask                 ask the decider about hosts the settings do not allow\n"
+#endif
+	    "  -h, --help            print this help and exit\n"
+	    "  -V, --version         print the version and exit\n"
+	    "\n"
+	    "Exit status: the command's; 125 when srt itself fails; 1 with no command.\n"
+	    "See srt(1), srt-settings(5) and srt-policy(1).\n");
+	exit(0);
+}
+
 #ifdef _WIN32
 /* An option of the Linux build that hands srt a descriptor (--control-fd, the decider)
  * or needs one (--ask): Windows has no such descriptors to pass yet. */
@@ -207,6 +236,8 @@ launch_parse_args(struct launch *l, int argc, char **argv)
 			l->ask = true;
 			break;
 		case 'h':
+			if (l->srt_mode)
+				help();
 			usage(l, 0);
 		case 'V':
 			printf("%s %s\n", l->srt_mode ? "srt" : "srt-launch", SRT_VERSION);
@@ -226,6 +257,13 @@ launch_parse_args(struct launch *l, int argc, char **argv)
 		usage(l, LAUNCH_FAIL);
 	}
 	if (l->cstring == NULL && argc == 0) {
+		/* srt answers as the reference does (status 1, no usage): callers that
+		 * drive both tell "nothing to run" from a failure of the sandbox. */
+		if (l->srt_mode) {
+			log_warnx("no command specified: use -c STRING or CMD [ARGS...] "
+			    "(srt --help lists the options)");
+			exit(1);
+		}
 		log_warnx("no command given: use -c STRING or CMD [ARGS...]");
 		usage(l, LAUNCH_FAIL);
 	}

@@ -52,7 +52,8 @@ cred_one(struct launch *l, const struct settings_cred_mask *m, const char *key,
 {
 	struct cred_mask_entry e = { .key = key, .file = m->file, .extract = m->extract,
 	    .jwt = m->jwt, .claims = (const char *const *)m->claims.v, .nclaims =
-	    m->claims.n, .dups = m->dups };
+	    m->claims.n, .dups = m->dups, .fields = (const char *const *)m->body.v,
+	    .nfields = m->body.n };
 	const char **hosts = cred_hosts(l, m, &e.ninject);
 	const char *why = NULL, *what = m->file ? "credentials.files entry" :
 	    "credentials.envVars entry";
@@ -313,7 +314,8 @@ cred_plan_hides(const struct strlist *args, size_t first, size_t end, const char
 	for (i = first; i < end && i < args->n; i++) {
 		const char *o = args->v[i];
 
-		if ((strcmp(o, "--bind") == 0 || strcmp(o, "--ro-bind") == 0) && i + 2 < end) {
+		if ((strcmp(o, "--bind") == 0 || strcmp(o, "--ro-bind") == 0 ||
+		    strcmp(o, "--ro-bind-try") == 0) && i + 2 < end) {
 			if (path_is_under(path, args->v[i + 2]))
 				hidden = strcmp(args->v[i + 1], "/dev/null") == 0 ? (long)i : -1;
 			i += 2;

@@ -446,6 +446,9 @@ debug_plan(const struct launch *l)
 	    "%zu read denies held", g->exact.n, g->depth, g->roots.n, g->watch.n);
 	for (i = 0; i < g->exact.n; i++)
 		log_debug2("write guard: %s (%s)", g->exact.v[i], g->exact_why.v[i]);
+	for (i = 0; i < g->globs.n; i++)
+		log_debug2("write guard: every name matching %s (%s)", g->globs.v[i],
+		    g->globs_why.v[i]);
 	for (i = 0; i < g->watch.n; i++) {
 		const struct wguard_watched *w = &g->watch.v[i];
 

@@ -405,17 +405,20 @@ s.sendall(b'CONNECT 127.0.0.1:%d HTTP/1.1\r\n\r\n' % up)
 s.settimeout(10)
 assert b'200' in s.recv(1024)
 open(t + '/tunnel-open', 'w').close()
-while not os.path.exists(t + '/reloaded'):
+for _ in range(600):
+    if os.path.exists(t + '/reloaded'):
+        break
     time.sleep(0.05)
 s.sendall(b'GET /still-open HTTP/1.1\r\nHost: x\r\n\r\n')
 d = s.recv(65536)
 open(t + '/tunnel-result', 'wb').write(d)
 PY
 	local cpid=$!
-	for _ in $(seq 50); do [ -e "$T/tunnel-open" ] && break; sleep 0.1; done
+	for _ in $(seq 300); do [ -e "$T/tunnel-open" ] && break; sleep 0.1; done
+	[ -e "$T/tunnel-open" ]
 	settings '["example.org"]'
 	kill -HUP "$HPID"
-	sleep 0.3
+	wait_grep "policy reloaded" "$T/err"
 	touch "$T/reloaded"
 	wait "$cpid"
 	grep -q "GET /still-open" "$T/tunnel-result"
@@ -423,9 +426,8 @@ PY
 	[ "$output" = 403 ]
 	echo '{ bad json' >"$T/s.json"
 	kill -HUP "$HPID"
-	sleep 0.3
+	wait_grep "reload failed, keeping the current policy" "$T/err"
 	kill -0 "$HPID"
-	grep -q "reload failed, keeping the current policy" "$T/err"
 }
 
 @test "SIGHUP with --policy-fd: the narrowed proxy reads the policy again from its descriptor" {
@@ -495,12 +497,16 @@ PY
 	wait "$HPID" || rc=$?
 	[ "$rc" -eq 0 ]
 	HPID=
-	# The lifeline's only writer is a sleep that ends after 2 s: then the proxy sees EOF.
+	# The lifeline's only writer is the test's end of a FIFO: once the test closes it,
+	# the proxy sees EOF.
+	mkfifo "$T/life"
+	exec 8<>"$T/life"
 	srt-httpd -s "$T/s.json" -l "127.0.0.1:$PP" --log "$T/log" --lifeline-fd 9 \
-	    9< <(sleep 2) 2>"$T/err" &
+	    9<"$T/life" 8>&- 2>"$T/err" &
 	HPID=$!
-	sleep 0.5
+	wait_listening "$PP"
 	kill -0 "$HPID"
+	exec 8>&-
 	for _ in $(seq 60); do kill -0 "$HPID" 2>/dev/null || break; sleep 0.1; done
 	! kill -0 "$HPID" 2>/dev/null || return 1
 	HPID=
@@ -523,8 +529,12 @@ PY
 	[[ "${lines[0]}" == "HTTP/1.1 503 "* ]]
 	touch "$T/release"
 	wait "$cpid"
-	sleep 0.2
-	run curl -sS -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$PP" "http://127.0.0.1:$UP/"
+	# Service again once the proxy has seen the held connection close.
+	for _ in $(seq 100); do
+		run curl -sS -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$PP" "http://127.0.0.1:$UP/"
+		[ "$output" = 200 ] && break
+		sleep 0.1
+	done
 	[ "$output" = 200 ]
 }
 
@@ -735,7 +745,7 @@ PY
 	echo "$output"
 	[ "$output" = "ok $n bad 0 unfinished 0" ]
 	# Once the tunnels are closed, the proxy is back to its listener and a few pipes.
-	sleep 1
+	for _ in $(seq 100); do [ "$(ls /proc/$HPID/fd | wc -l)" -lt 64 ] && break; sleep 0.1; done
 	[ "$(ls /proc/$HPID/fd | wc -l)" -lt 64 ]
 }
 

@@ -291,11 +291,12 @@ PY
 	write_settings "$T/s.json" '["localhost"]'
 	start_socksd
 	# One client sends half a greeting and waits; another sends garbage.
-	python3 -c 'import socket,sys,time; s=socket.create_connection(("127.0.0.1",int(sys.argv[1]))); s.sendall(b"\x05"); time.sleep(5)' "$PORT" >/dev/null 2>&1 3>&- &
+	python3 -c 'import socket,sys,time; s=socket.create_connection(("127.0.0.1",int(sys.argv[1]))); s.sendall(b"\x05"); open(sys.argv[2], "w").close(); time.sleep(5)' "$PORT" "$T/stuck" >/dev/null 2>&1 3>&- &
 	stuck=$!
 	python3 "$T/sc.py" "$PORT" ffffffffffffffff >/dev/null 2>&1 3>&- &
 	bad=$!
-	sleep 0.3
+	for _ in $(seq 100); do [ -e "$T/stuck" ] && break; sleep 0.1; done
+	[ -e "$T/stuck" ]
 	run curl -sS --max-time 5 --socks5-hostname "127.0.0.1:$PORT" "http://localhost:$UP/"
 	kill "$stuck" 2>/dev/null; wait "$stuck" 2>/dev/null || true
 	wait "$bad" || true
@@ -309,13 +310,16 @@ PY
 	start_socksd
 	# A tunnel opened before the reload, still open after it.
 	python3 - "$PORT" "$UP" "$T/granted" >"$T/tunnel" 2>&1 3>&- <<'PY' &
-import socket, sys, time
+import os, socket, sys, time
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
 s.sendall(b"\x05\x01\x00\x05\x01\x00\x03\x09localhost" + int(sys.argv[2]).to_bytes(2, "big"))
 r = b""
 while len(r) < 12: r += s.recv(12 - len(r))
 open(sys.argv[3], "w").close()
-time.sleep(1.5)
+for _ in range(600):
+    if os.path.exists(sys.argv[3] + "-go"):
+        break
+    time.sleep(0.05)
 s.sendall(b"GET / HTTP/1.0\r\n\r\n")
 data = b""
 while True:
@@ -325,11 +329,14 @@ while True:
 print("tunnel", r.hex(), b"hello from upstream" in data)
 PY
 	tun=$!
-	for i in $(seq 1 100); do [ -e "$T/granted" ] && break; sleep 0.05; done
+	for i in $(seq 1 200); do [ -e "$T/granted" ] && break; sleep 0.05; done
+	[ -e "$T/granted" ]
 	write_settings "$T/s.json" '["other.example"]'
 	kill -HUP "$SOCKSD_PID"
-	sleep 0.5
+	wait_grep "policy reloaded" "$T/err"
 	run curl -sS --max-time 5 --socks5-hostname "127.0.0.1:$PORT" "http://localhost:$UP/"
+	# the tunnel goes on only after the reload and the refusal
+	touch "$T/granted-go"
 	[ "$status" -eq 97 ]
 	wait "$tun"
 	[ "$(cat "$T/tunnel")" = "tunnel 050005000001000000000000 True" ]
@@ -461,9 +468,10 @@ PY
 @test "socksd: past the connection cap a client is refused cleanly" {
 	write_settings "$T/s.json" '["localhost"]'
 	start_socksd --max-conns 1
-	python3 -c 'import socket,sys,time; s=socket.create_connection(("127.0.0.1",int(sys.argv[1]))); s.sendall(b"\x05"); time.sleep(5)' "$PORT" >/dev/null 2>&1 3>&- &
+	python3 -c 'import socket,sys,time; s=socket.create_connection(("127.0.0.1",int(sys.argv[1]))); s.sendall(b"\x05"); open(sys.argv[2], "w").close(); time.sleep(5)' "$PORT" "$T/held" >/dev/null 2>&1 3>&- &
 	holder=$!
-	sleep 0.5
+	for _ in $(seq 100); do [ -e "$T/held" ] && break; sleep 0.1; done
+	[ -e "$T/held" ]
 	run python3 "$T/sc.py" "$PORT" 050100
 	kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null || true
 	[ "$output" = "05ff EOF" ]

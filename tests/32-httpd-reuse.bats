@@ -198,8 +198,8 @@ fds() { find "/proc/$HPID/fd" -mindepth 1 -maxdepth 1 | wc -l; }
 	[ "$(fds)" -eq $((base + 1)) ]
 	# Closed by the upstream: the proxy notices and closes its end.
 	run -0 get "http://localhost:$UP/eof-later"
-	for _ in $(seq 20); do grep -q '^2 closed' "$T/up.log" && break; sleep 0.1; done
-	sleep 0.2
+	for _ in $(seq 100); do grep -q '^2 closed' "$T/up.log" && break; sleep 0.1; done
+	for _ in $(seq 100); do [ "$(fds)" -eq $((base + 1)) ] && break; sleep 0.1; done
 	[ "$(fds)" -eq $((base + 1)) ]
 	# Idle for longer than 4 s: closed, and the upstream sees its EOF.
 	sleep 4.2

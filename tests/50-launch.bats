@@ -207,10 +207,13 @@ JSON
 	[ ! -e "$T/v.jsonl" ]
 }
 
-@test "no command is srt's own failure: 125 with a one-line reason" {
+@test "no command: status 1 and a one-line reason, as the reference (its test/cli)" {
 	run srt -s "$T/s.json"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"srt: no command specified"* ]]
+	run srt-launch -s "$T/s.json"
 	[ "$status" -eq 125 ]
-	[[ "$output" == *"srt: no command given"* ]]
+	[[ "$output" == *"srt-launch: no command given"* ]]
 	run srt -s "$T/s.json" -c 'true' extra
 	[ "$status" -eq 125 ]
 }
@@ -391,7 +394,8 @@ JSON
 	for sig in TERM INT HUP QUIT; do
 		srt -s "$T/s.json" -c "trap 'echo got-$sig; exit 3' $sig; echo ready; while :; do sleep 0.05; done" > "$T/out.$sig" 2>&1 &
 		pid=$!
-		for i in $(seq 100); do grep -q ready "$T/out.$sig" && break; sleep 0.05; done
+		for i in $(seq 600); do grep -q ready "$T/out.$sig" && break; sleep 0.05; done
+		grep -q ready "$T/out.$sig"
 		kill -"$sig" "$pid"
 		rc=0
 		wait "$pid" || rc=$?
@@ -419,9 +423,11 @@ JSON
 }
 
 @test "a forwarded signal the command does not handle gives 128+N" {
-	srt -s "$T/s.json" -- sleep 30 &
+	# sent once the command runs, so that srt forwards it rather than ending early
+	srt -s "$T/s.json" -c 'echo ready; exec sleep 30' >"$T/out" &
 	pid=$!
-	sleep 0.5
+	for i in $(seq 600); do grep -q ready "$T/out" && break; sleep 0.05; done
+	grep -q ready "$T/out"
 	kill -TERM "$pid"
 	rc=0
 	wait "$pid" || rc=$?

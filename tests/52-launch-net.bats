@@ -174,7 +174,7 @@ JSON
 	sport=$(free_port)
 	srt-socksd -s "$T/user.json" -l "127.0.0.1:$sport" --log "$T/user-socks.log" &
 	spid=$!
-	sleep 0.3
+	wait_listening "$sport"
 	cat > "$T/e.json" <<JSON
 {"network":{"allowedDomains":[],"deniedDomains":[],"httpProxyPort":$pport,"socksProxyPort":$sport},
  "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}

@@ -36,6 +36,19 @@ have_ref() {
 	    command -v socat >/dev/null
 }
 
+# outside_tmp PROGRAM: where the scripts below, which mount a /tmp of their own over the
+# host's, reach PROGRAM: through the host's /tmp, which they first mount at /mnt/host-tmp,
+# when PROGRAM lives under it (a checkout in /tmp), else where it is. Only its directory
+# is resolved: srt is a link to srt-launch, and takes the reference's flags by its name.
+outside_tmp() {
+	local p
+	p=$(cd -- "$(dirname -- "$1")" && pwd -P)/$(basename -- "$1") || return 1
+	case $p in
+	/tmp/*) echo "/mnt/host-tmp/${p#/tmp/}" ;;
+	*) echo "$p" ;;
+	esac
+}
+
 # settings JSON with these pieces: NETWORK-EXTRA FILESYSTEM-EXTRA ROOT-EXTRA (JSON members,
 # each starting with ", " when given); a member given again replaces the default one, so
 # that no key appears twice.
@@ -139,7 +152,15 @@ same() {
 	local s
 	s=$(doc "" "" ', "windows": {"backend": "srt-win", "sandboxUser": "sbx", "sublayerGuid": "8d4c6d3e-1f2a-4b5c-9d6e-7f8091a2b3c4", "proxyPortRange": [61000, 61009], "srtWin": {"path": "C:\\srt-win.exe"}}')
 	same "$s" "$(printf 'r:f ok:1\nw:f no\ne:KEEP 1')" r:f w:f e:KEEP
-	[ ! -s "$T/err" ] || { cat "$T/err"; false; }
+	# The reference, when installed, ran last: it says nothing.
+	if have_ref; then
+		[ ! -s "$T/err" ] || { cat "$T/err"; false; }
+	fi
+	# srt says nothing of the block either: its standard error is the refused write's
+	# violation (srt(1)), and only that.
+	run_tool srt "$s" r:f w:f e:KEEP >/dev/null
+	[ "$(cat "$T/err")" = "$(printf '<sandbox_violations>\ndeny file-write %s/ws/f (not in allowWrite)\n</sandbox_violations>' "$(cd "$T" && pwd -P)")" ] ||
+	    { cat "$T/err"; false; }
 }
 
 @test "ambiguousRequestTarget (one warning line) and allowPlaintextHeaderSet (none: srt-httpd's) run" {
@@ -275,19 +296,20 @@ same() {
 @test "the reference's TMPDIR, /tmp/claude, is writable when it exists" {
 	[ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null || skip "needs root and unshare"
 	printf '%s\n' "$(doc)" >"$T/s.json"
-	# A /tmp of its own in a private mount namespace, the test's tree seen at /mnt: the
-	# host's /tmp is not touched.
-	local script='mount --bind "$0" /mnt && mount -t tmpfs tmpfs /tmp &&
-	    mkdir /tmp/claude /tmp/other /tmp/t && cd / || exit 1
+	# A /tmp of its own in a private mount namespace, the test's tree seen at /mnt and the
+	# host's /tmp at /mnt/host-tmp (for programs there): the host's /tmp is not touched.
+	mkdir "$T/host-tmp"
+	local script='mount --bind "$0" /mnt && mount --bind /tmp /mnt/host-tmp &&
+	    mount -t tmpfs tmpfs /tmp && mkdir /tmp/claude /tmp/other /tmp/t && cd / || exit 1
 	    "$@" -c "echo x > /tmp/claude/f && echo claude-ok; (echo x > /tmp/other/f) 2>/dev/null && echo other-ok; true"'
 	# srt's stderr (its violation block: the write to /tmp/other) goes to a file.
 	run -0 env TMPDIR=/tmp/t unshare -m --propagation private sh -c "$script 2>/mnt/err" \
-	    "$T" srt -s /mnt/s.json
+	    "$T" "$(outside_tmp "$SRT_BIN/srt")" -s /mnt/s.json
 	[ "$output" = claude-ok ]
 	grep -q "deny file-write /tmp/other/f (not in allowWrite)" "$T/err"
 	if have_ref; then
 		run -0 env TMPDIR=/tmp/t unshare -m --propagation private sh -c "$script" "$T" \
-		    node "$REF_CLI" --settings /mnt/s.json
+		    node "$(outside_tmp "$REF_CLI")" --settings /mnt/s.json
 		[ "$(grep -v SandboxDebug <<<"$output")" = claude-ok ]
 	fi
 }
@@ -296,15 +318,18 @@ same() {
 	[ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null || skip "needs root and unshare"
 	printf '%s\n' "$(doc)" >"$T/s.json"
 	# Another user's /tmp/claude: he could swap what the command leaves there. A link
-	# named /tmp/claude would widen the grant to where it points.
-	local script='mount --bind "$0" /mnt && mount -t tmpfs tmpfs /tmp &&
-	    mkdir /tmp/claude /tmp/mine /tmp/t && chown 65534 /tmp/claude && cd / || exit 1
+	# named /tmp/claude would widen the grant to where it points. The mounts are those of
+	# the test above.
+	mkdir "$T/host-tmp"
+	local script='mount --bind "$0" /mnt && mount --bind /tmp /mnt/host-tmp &&
+	    mount -t tmpfs tmpfs /tmp && mkdir /tmp/claude /tmp/mine /tmp/t &&
+	    chown 65534 /tmp/claude && cd / || exit 1
 	    "$@" -c "(echo x > /tmp/claude/f) 2>/dev/null && echo claude-ok; true" 2>/mnt/err1
 	    rmdir /tmp/claude && ln -s /tmp/mine /tmp/claude &&
 	    "$@" -c "(echo x > /tmp/claude/f) 2>/dev/null && echo link-ok; true" 2>/mnt/err2
 	    chown -h 0 /tmp/claude; ls /tmp/mine'
 	run -0 env TMPDIR=/tmp/t unshare -m --propagation private sh -c "$script" "$T" \
-	    srt -s /mnt/s.json
+	    "$(outside_tmp "$SRT_BIN/srt")" -s /mnt/s.json
 	[ -z "$output" ]
 	# each refusal is the policy's, and srt says so
 	grep -q "deny file-write /tmp/claude/f (not in allowWrite)" "$T/err1"

@@ -266,9 +266,10 @@ srtexe_built() {
 	run -0 srtexe --version
 	[ "$(tr -d '\r' <<<"$output")" = "srt $(make -s -C "$BATS_TEST_DIRNAME/.." version)" ]
 	run -0 srtexe --help
-	[[ "$(tr -d '\r' <<<"${lines[0]}")" == 'usage: srt [-dhV] [-s SETTINGS] [--no-fs-violations]' ]]
-	run -125 --separate-stderr srtexe
-	[ "$(tr -d '\r' <<<"${stderr_lines[0]}")" = 'srt: no command given: use -c STRING or CMD [ARGS...]' ]
+	[[ "$(tr -d '\r' <<<"${lines[0]}")" == 'usage: srt [options] (-c STRING | CMD [ARGS...])' ]]
+	[[ "$output" != *--control-fd* ]]
+	run -1 --separate-stderr srtexe
+	[ "$(tr -d '\r' <<<"${stderr_lines[0]}")" = 'srt: no command specified: use -c STRING or CMD [ARGS...] (srt --help lists the options)' ]
 	run -125 --separate-stderr srtexe -c 'echo hi' cmd.exe
 	[ "$(tr -d '\r' <<<"${stderr_lines[0]}")" = 'srt: -c STRING and CMD ARGS exclude each other' ]
 	# What hands srt a descriptor on Linux has no Windows counterpart yet: refused.

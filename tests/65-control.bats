@@ -453,7 +453,7 @@ JSON
 	kill "$DPID"
 	wait "$DPID" 2>/dev/null || true
 	DPID=
-	! wait_listening "$PP" 2>/dev/null || sleep 1
+	for _ in $(seq 100); do (exec 9<>"/dev/tcp/127.0.0.1/$PP") 2>/dev/null || break; sleep 0.1; done
 	run curl -s -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$PP" "http://127.0.0.1:$UP/"
 	[ "$output" != "200" ]
 }

@@ -23,14 +23,15 @@ setup() {
 
 teardown() { srt_teardown; }
 
-# settings [POLICIES]: the AWS trio masked, injectable at 127.0.0.1 ($P1) only.
+# settings [POLICIES]: the AWS trio masked, injectable at 127.0.0.1 ($P1) only; the key id
+# also in a body's field "key" (injectBodyFields), to see a body substituted, then hashed.
 settings() {
 	local inj='"injectHosts":["127.0.0.1"]'
 	cat >"$T/s.json" <<JSON
 {"network":{"allowedDomains":["127.0.0.1:$P1","127.0.0.2:$P2"],"deniedDomains":[]},
  "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]},
  "credentials":{"allowPlaintextInject":true ${1:+,$1},
-  "envVars":[{"name":"AWS_ACCESS_KEY_ID","mode":"mask",$inj},
+  "envVars":[{"name":"AWS_ACCESS_KEY_ID","mode":"mask",$inj,"injectBodyFields":["key"]},
    {"name":"AWS_SECRET_ACCESS_KEY","mode":"mask",$inj},
    {"name":"AWS_SESSION_TOKEN","mode":"mask",$inj}]}}
 JSON
@@ -156,8 +157,8 @@ tls_settings() {
 {"network":{"allowedDomains":["127.0.0.1:$P1","127.0.0.2:$P2","127.0.0.1:$P3"],
   "deniedDomains":[],"tlsTerminate":{"extraCaCertPaths":["$T/pki/up-ca.pem"]}},
  "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]},
- "credentials":{"envVars":[{"name":"GH_TOKEN","mode":"mask",$inj},
-   {"name":"AWS_ACCESS_KEY_ID","mode":"mask",$inj},
+ "credentials":{"envVars":[{"name":"GH_TOKEN","mode":"mask",$inj,"injectBodyFields":["t"]},
+   {"name":"AWS_ACCESS_KEY_ID","mode":"mask",$inj,"injectBodyFields":["key"]},
    {"name":"AWS_SECRET_ACCESS_KEY","mode":"mask",$inj},
    {"name":"AWS_SESSION_TOKEN","mode":"mask",$inj}]}}
 JSON

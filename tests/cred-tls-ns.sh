@@ -4,7 +4,8 @@
 # $T/pki (an upstream CA and its server certificate for 127.0.0.1 and 127.0.0.2), two
 # verifying upstreams over HTTPS (127.0.0.1:$P1, 127.0.0.2:$P2: another host, since
 # injectHosts name hosts, not ports) and one over plain HTTP (127.0.0.1:$P3), all knowing the real AWS
-# pair and logging what arrives; then "$@".
+# pair and logging what arrives; then "$@". $UP names another upstream program taking the
+# same arguments (tests/67-credential-reflection.bats: helpers/echo-upstream.py).
 set -u
 ip link set lo up || exit 99
 d="$T/pki"
@@ -18,7 +19,7 @@ openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$d/srv.k
     -out "$d/srv.csr" -subj /CN=127.0.0.1 2>/dev/null &&
 openssl x509 -req -in "$d/srv.csr" -CA "$d/up-ca.pem" -CAkey "$d/up-ca.key" \
     -CAcreateserial -out "$d/srv.pem" -days 2 -extfile "$d/ext.cnf" 2>/dev/null || exit 98
-up="$(dirname "$0")/helpers/sigv4-upstream.py"
+up="${UP:-$(dirname "$0")/helpers/sigv4-upstream.py}"
 UP_TLS="$d/srv.pem:$d/srv.key" python3 "$up" "$P1" "$T/up1.log" "$AKID" "$SECRET" $TOKEN &
 u1=$!
 UP_HOST=127.0.0.2 UP_TLS="$d/srv.pem:$d/srv.key" python3 "$up" "$P2" "$T/up2.log" "$AKID" "$SECRET" $TOKEN &

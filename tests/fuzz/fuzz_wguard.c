@@ -32,7 +32,8 @@ static const struct wguard_fs fs = { NULL, git3, yes, yes };
 
 static const char *const probes[] = {
 	"/", "/a", "/a/.bashrc", "/a/b/.git/config", "/a/.claude", "/a/.claude/commands/x",
-	"/x/y/z/w/v/u/t/s/r/q/p/o/n/m/.bashrc", "/a/.git", "/a/HEAD",
+	"/x/y/z/w/v/u/t/s/r/q/p/o/n/m/.bashrc", "/a/.git", "/a/HEAD", "/a/new.pem",
+	"/a/b/c/d.key",
 };
 
 int
@@ -55,12 +56,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	buf = wguard_encode(&g, &len);
 	if (wguard_decode(buf, len, &h, err, sizeof(err)) == -1 || h.exact.n != g.exact.n ||
 	    h.roots.n != g.roots.n || h.writable.n != g.writable.n ||
-	    h.watch.n != g.watch.n || h.depth != g.depth ||
+	    h.watch.n != g.watch.n || h.globs.n != g.globs.n || h.depth != g.depth ||
 	    h.allow_git_config != g.allow_git_config)
 		abort();
 	for (i = 0; i < g.exact.n; i++)
 		if (strcmp(g.exact.v[i], h.exact.v[i]) != 0 ||
 		    strcmp(g.exact_why.v[i], h.exact_why.v[i]) != 0)
+			abort();
+	for (i = 0; i < g.globs.n; i++)
+		if (strcmp(g.globs.v[i], h.globs.v[i]) != 0 ||
+		    strcmp(g.globs_why.v[i], h.globs_why.v[i]) != 0)
 			abort();
 	for (i = 0; i < g.writable.n; i++) {
 		if (strcmp(g.writable.v[i], h.writable.v[i]) != 0)

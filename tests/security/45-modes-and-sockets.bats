@@ -139,9 +139,11 @@ step install-g "install -m 2755 /bin/true i2"'
 	verdict
 }
 
-# What must keep working: ordinary modes, and directories with S_ISGID (git init
-# --shared makes them). reference 0.0.83: all work.
-@test "control: modes: tar x, cp -a, chmod 755, chmod g+s of a directory, mkdir -m 2775, git init --shared" {
+# What must keep working: ordinary modes, and directories with S_ISGID. (git init
+# --shared makes such directories too, but its core.sharedRepository lets the group
+# write the repository, hooks included: the git configuration judge refuses it, which
+# 48-git-model's keys cover.) reference 0.0.83: all work.
+@test "control: modes: tar x, cp -a, chmod 755, chmod g+s of a directory, mkdir -m 2775" {
 	need_tool
 	mkdir -p "$T/src/d"
 	printf '#!/bin/sh\n' >"$T/src/run" && chmod 755 "$T/src/run"
@@ -153,9 +155,8 @@ step tar "mkdir t && tar xf \"$T/b.tar\" -C t"
 step cp "cp -a \"$T/src\" c"
 step chmod "printf x >f && chmod 755 f"
 step chmod-dir "mkdir g && chmod g+s g"
-step mkdir-m "mkdir -m 2775 m"
-step git-shared "git init -q --shared=group s"'
-	allowed tar cp chmod chmod-dir mkdir-m git-shared
+step mkdir-m "mkdir -m 2775 m"'
+	allowed tar cp chmod chmod-dir mkdir-m
 	mode_is "$T/work/t/run" 755
 	mode_is "$T/work/t/d/data" 640
 	mode_is "$T/work/c/run" 755
@@ -163,8 +164,6 @@ step git-shared "git init -q --shared=group s"'
 	mode_is "$T/work/f" 755
 	mode_is "$T/work/g" 2755
 	mode_is "$T/work/m" 2775
-	[ "$(stat -c %a "$T/work/s/.git/objects" 2>/dev/null)" = 2775 ] ||
-		finding REFUSED "git init --shared: .git/objects is $(stat -c %a "$T/work/s/.git/objects" 2>&1)"
 	verdict
 }
 

@@ -28,10 +28,15 @@ none_left() {
 @test "a background process of the command does not outlive a normal run" {
 	need_srt
 	sec_settings
-	# The label is split in the command so that only the started process carries it whole.
+	# The label is split in the command so that only the started process carries it whole
+	# (and the wait for both to run looks for it with a pattern that is not it).
 	in_srt "setsid bash -c 'exec -a srtsec-\$1 sleep 30' _ $MARK </dev/null >/dev/null 2>&1 &
 nohup bash -c 'exec -a srtsec2-\$1 sleep 30' _ $MARK </dev/null >/dev/null 2>&1 &
-sleep 0.3; echo BLOCKED started"
+i=0
+until { pgrep -f 'srtse[c]-$MARK' && pgrep -f 'srtse[c]2-$MARK'; } >/dev/null || [ \$i -ge 200 ]; do
+	sleep 0.05; i=\$((i + 1))
+done
+echo BLOCKED started"
 	[ "$status" -eq 0 ]
 	none_left "srtsec-$MARK"
 	none_left "srtsec2-$MARK"

@@ -194,6 +194,173 @@ test_stream(void)
 	cred_store_free(&st);
 }
 
+/* Body streams: a sentinel goes in only as the value of a field its credential names,
+ * and the stream cut anywhere gives what the whole body gives. */
+static void
+test_body(void)
+{
+	static const char *const fa[] = { "t", "client_secret" };
+	struct cred_store st;
+	const struct cred_secret **set;
+	struct cred_stream cs;
+	struct buf out = { 0 }, whole = { 0 }, streamed = { 0 }, in = { 0 };
+	size_t n, cnt, off, k, bad = 0, i;
+	unsigned seed = 7;
+	const char *why, *t;
+
+	store_three(&st);
+	cred_store_fields(&st, 0, fa, 2, &why);
+	set = cred_for_host(&st, "api.example.com", 443, &n);
+	ok(cred_body_any(set, n) && cred_body_length_changes(set, n) &&
+	    cred_store_fields(&st, 1, (const char *const[]){ "a b" }, 1, &why) == -1,
+	    "A goes into bodies; a field name with a blank is refused");
+	t = "t=fake_value_AAAA&u=fake_value_AAAA&xt=fake_value_AAAA&t=fake_value_BBBB"
+	    "&t=fake_value_AAAA";
+	cnt = cred_body_subst(set, n, t, strlen(t), &out);
+	ok(cnt == 2 && strcmp(buf_str(&out), "t=realA-longer-than-sentinel&u=fake_value_AAAA&"
+	    "xt=fake_value_AAAA&t=fake_value_BBBB&t=realA-longer-than-sentinel") == 0,
+	    "form: t at the start and after &; not u, xt, nor B (no fields): %s",
+	    buf_str(&out));
+	buf_reset(&out);
+	t = "{\"client_secret\" :\n \"fake_value_AAAA\", \"x\": \"fake_value_AAAA\", "
+	    "\"y\": \"\\\"t\\\":\\\"fake_value_AAAA\", \"s\": \"t=fake_value_AAAA\"}";
+	cnt = cred_body_subst(set, n, t, strlen(t), &out);
+	ok(cnt == 1 && strncmp(buf_str(&out), "{\"client_secret\" :\n \"realA-longer", 33) ==
+	    0 && strstr(buf_str(&out), "\"x\": \"fake_value_AAAA\"") != NULL,
+	    "JSON: the named member, blanks around the colon; not another member, an escaped "
+	    "quote or a form inside a string: %s", buf_str(&out));
+	buf_reset(&out);
+	cnt = cred_body_subst(set, n, "a=1&t=fake_value_AAAA", 21, &out);
+	ok(cnt == 1, "a form field after others");
+	for (int round = 0; round < 300; round++) {
+		buf_reset(&in), buf_reset(&whole), buf_reset(&streamed);
+		for (i = 0; i < 40; i++) {
+			seed = seed * 1103515245 + 12345;
+			switch ((seed >> 16) % 7) {
+			case 0: buf_adds(&in, "t=fake_value_AAAA"); break;
+			case 1: buf_adds(&in, "&t=fake_value_AAAA"); break;
+			case 2: buf_adds(&in, "\"client_secret\":  \"fake_value_AAAA"); break;
+			case 3: buf_adds(&in, "                                        "); break;
+			case 4: buf_adds(&in, "fake_value_AAAA"); break;
+			default: buf_addc(&in, (char)('a' + (seed >> 8) % 26)); break;
+			}
+		}
+		cred_body_subst(set, n, in.p + in.off, in.len, &whole);
+		cred_stream_init_body(&cs, set, n);
+		for (off = 0; off < in.len; off += k) {
+			seed = seed * 1103515245 + 12345;
+			k = 1 + (seed >> 16) % 23;
+			if (k > in.len - off)
+				k = in.len - off;
+			cred_stream_feed(&cs, in.p + in.off + off, k, &streamed);
+			if (cs.hold.len - cs.past >= cs.maxlen || cs.past > CRED_CTX)
+				bad++;
+		}
+		cred_stream_end(&cs, &streamed);
+		cred_stream_free(&cs);
+		if (whole.len != streamed.len || memcmp(whole.p + whole.off,
+		    streamed.p + streamed.off, whole.len) != 0)
+			bad++;
+	}
+	ok(bad == 0, "300 random bodies cut at random: the body stream equals the whole body, "
+	    "and holds back less than a sentinel and CRED_CTX bytes of context");
+	free(set);
+	buf_free(&out), buf_free(&in), buf_free(&whole), buf_free(&streamed);
+	cred_store_free(&st);
+}
+
+/* Responses: every form of every value becomes a stand-in of its length. */
+static void
+test_scrub(void)
+{
+	static const char *const h[] = { "x.example" };
+	struct cred_store st = { 0 };
+	struct cred_scrub_stream ss;
+	struct buf out = { 0 }, whole = { 0 }, streamed = { 0 }, in = { 0 };
+	const char *why;
+	size_t off, k, bad = 0;
+	unsigned seed = 3;
+	/* base64 of "alice:S3cr3t-basic-password" */
+	const char *basic = "YWxpY2U6UzNjcjN0LWJhc2ljLXBhc3N3b3Jk";
+	const char *t;
+
+	cred_store_add(&st, "env:T", "fake_value_0123456789abcdefghijklmnopqrstuvwxyzABC", 50,
+	    "ghp_REAL/secret+value=0123456789", 32, h, 1, &why);
+	cred_store_add(&st, "env:B", "fake_value_basicbasicbasicbasicbasicbasicbasic", 46,
+	    basic, strlen(basic), h, 1, &why);
+	cred_store_add(&st, "env:S", "fake_value_short_short_short_short_short_short_", 47,
+	    "abc", 3, h, 1, &why);
+	cred_scrub_prepare(&st);
+	t = "x ghp_REAL/secret+value=0123456789 y";
+	ok(cred_scrub(&st, t, strlen(t), &out) == 1 &&
+	    strcmp(buf_str(&out), "x fake_value_0123456789abcdefghijk y") == 0,
+	    "the raw value: the sentinel's first bytes, the length kept: %s", buf_str(&out));
+	buf_reset(&out);
+	t = "ghp_REAL%2Fsecret%2Bvalue%3D0123456789";
+	ok(cred_scrub(&st, t, strlen(t), &out) == 1 && strspn(buf_str(&out), "*") ==
+	    strlen(t), "percent-encoded");
+	buf_reset(&out);
+	/* base64 of "!" + value + "?", of "!!" + value, of value + "!" */
+	t = "IWdocF9SRUFML3NlY3JldCt2YWx1ZT0wMTIzNDU2Nzg5Pw== "
+	    "ISFnaHBfUkVBTC9zZWNyZXQrdmFsdWU9MDEyMzQ1Njc4OQ== "
+	    "Z2hwX1JFQUwvc2VjcmV0K3ZhbHVlPTAxMjM0NTY3ODkh";
+	ok(cred_scrub(&st, t, strlen(t), &out) == 3 && out.len == strlen(t),
+	    "base64 at each alignment: %s", buf_str(&out));
+	buf_reset(&out);
+	t = "Basic alice:S3cr3t-basic-password; S3cr3t-basic-password";
+	ok(cred_scrub(&st, t, strlen(t), &out) == 2 && strcmp(buf_str(&out),
+	    "Basic ***************************; *********************") == 0,
+	    "a Basic value decoded, and its password alone: %s", buf_str(&out));
+	buf_reset(&out);
+	t = "abc abcabc";
+	ok(cred_scrub(&st, t, strlen(t), &out) == 0 && strcmp(buf_str(&out), t) == 0,
+	    "a value shorter than CRED_SCRUB_MIN is left alone");
+	for (int round = 0; round < 300; round++) {
+		buf_reset(&in), buf_reset(&whole), buf_reset(&streamed);
+		for (int i = 0; i < 30; i++) {
+			seed = seed * 1103515245 + 12345;
+			switch ((seed >> 16) % 5) {
+			case 0: buf_adds(&in, "ghp_REAL/secret+value=0123456789"); break;
+			case 1: buf_adds(&in, "ghp_REAL/secret"); break;
+			case 2: buf_adds(&in, "alice:S3cr3t-basic-password"); break;
+			case 3: buf_adds(&in, "Z2hwX1JFQUwvc2VjcmV0K3ZhbHVlPTAxMjM0NTY3ODkh"); break;
+			default: buf_addc(&in, (char)('a' + (seed >> 8) % 26)); break;
+			}
+		}
+		cred_scrub(&st, in.p + in.off, in.len, &whole);
+		cred_scrub_init(&ss, &st);
+		for (off = 0; off < in.len; off += k) {
+			seed = seed * 1103515245 + 12345;
+			k = 1 + (seed >> 16) % 29;
+			if (k > in.len - off)
+				k = in.len - off;
+			cred_scrub_feed(&ss, in.p + in.off + off, k, &streamed);
+			if (ss.hold.len >= st.scrubmax)
+				bad++;
+		}
+		cred_scrub_end(&ss, &streamed);
+		cred_scrub_free(&ss);
+		if (whole.len != in.len || whole.len != streamed.len || memcmp(whole.p +
+		    whole.off, streamed.p + streamed.off, whole.len) != 0 ||
+		    memmem(whole.p + whole.off, whole.len, "ghp_REAL/secret+value", 21) != NULL)
+			bad++;
+	}
+	ok(bad == 0, "300 random responses cut at random: the stream equals the whole, keeps "
+	    "the length, holds back less than the longest form, and leaves no value");
+	/* A pause after bytes that cannot start a value: nothing is held back. */
+	cred_scrub_init(&ss, &st);
+	buf_reset(&out);
+	cred_scrub_feed(&ss, "data: {\"x\": 1}\n\n", 17, &out);
+	ok(out.len == 17 && ss.hold.len == 0, "an event that ends clear of any form goes out "
+	    "whole");
+	cred_scrub_feed(&ss, "data: ghp_REAL/se", 17, &out);
+	ok(out.len == 17 + 6 && ss.hold.len == 11, "a tail that may start the value is held "
+	    "(%zu)", ss.hold.len);
+	cred_scrub_free(&ss);
+	buf_free(&out), buf_free(&in), buf_free(&whole), buf_free(&streamed);
+	cred_store_free(&st);
+}
+
 static void
 test_wire(void)
 {
@@ -204,6 +371,7 @@ test_wire(void)
 	size_t i, bad = 0;
 
 	store_three(&st);
+	cred_store_fields(&st, 1, (const char *const[]){ "t", "a.b" }, 2, &why);
 	st.plaintext = true;
 	st.presigned = CRED_SIGV4_PASSTHROUGH;
 	st.aws = xcalloc(1, sizeof(*st.aws));
@@ -214,8 +382,9 @@ test_wire(void)
 	    back.plaintext && back.presigned == CRED_SIGV4_PASSTHROUGH &&
 	    back.streaming == CRED_SIGV4_DENY && back.naws == 1 && back.aws[0].token == 2 &&
 	    back.v[0].rlen == 26 && memcmp(back.v[0].real, "realA-longer-than-sentinel", 26)
-	    == 0 && back.v[2].ninject == 1 && back.maxlen == 15,
-	    "the store survives the pipe");
+	    == 0 && back.v[2].ninject == 1 && back.maxlen == 15 && back.v[1].nfields == 2 &&
+	    strcmp(back.v[1].fields[1], "a.b") == 0 && back.v[0].nfields == 0,
+	    "the store survives the pipe, body fields too");
 	cred_store_free(&back);
 	for (i = 0; i < b.len; i++)
 		if (cred_store_decode(b.p + b.off, i, &back, &why) == 0)
@@ -477,6 +646,8 @@ main(void)
 	test_sentinel();
 	test_subst();
 	test_stream();
+	test_body();
+	test_scrub();
 	test_wire();
 	test_rx();
 	test_extract();

@@ -439,11 +439,25 @@ test_read_denies(void)
 	pl_add(&s.fs.allow_read, "~/secrets/pub", 0);
 	/* /etc/ssh/ssh_config.d is shallower than the tree: it goes first. */
 	ok(build(&s) == 0 && args_are("--ro-bind / / --bind $R/home/secrets/out "
-	    "$R/home/secrets/out %s%s--tmpfs $R/home/secrets --bind $R/home/secrets/out "
-	    "$R/home/secrets/out --ro-bind $R/home/secrets/pub $R/home/secrets/pub "
+	    "$R/home/secrets/out %s%s--tmpfs $R/home/secrets --ro-bind $R/home/secrets/pub "
+	    "$R/home/secrets/pub --bind $R/home/secrets/out $R/home/secrets/out "
 	    "--ro-bind /dev/null $R/home/key.pem", ssh, *ssh ? " " : ""),
-	    "read deny dir: tmpfs, write and allowRead paths bound back; file: /dev/null; "
+	    "read deny dir: tmpfs, allowRead then write paths bound back; file: /dev/null; "
 	    "missing: nothing");
+	st_free(&s);
+
+	/* A write path inside an allowRead one: bound after it, or the read-only bind
+	 * would hide it (the reference's bwrap-mount-ordering case). */
+	st_init(&s);
+	mkd("home/b/project/state");
+	pl_add(&s.fs.deny_read, "~/b", 0);
+	pl_add(&s.fs.allow_read, "~/b/project", 0);
+	pl_add(&s.fs.allow_write, "~/b/project/state", 0);
+	ok(build(&s) == 0 && args_are("--ro-bind / / --bind $R/home/b/project/state "
+	    "$R/home/b/project/state %s%s--tmpfs $R/home/b --ro-bind $R/home/b/project "
+	    "$R/home/b/project --bind $R/home/b/project/state $R/home/b/project/state",
+	    ssh, *ssh ? " " : ""),
+	    "a write path inside an allowRead path is bound back after it");
 	st_free(&s);
 
 	st_init(&s);
@@ -534,13 +548,13 @@ test_cwd_mandatory(void)
 	mkf("proj/.bashrc", "x");
 	mkd("proj/.vscode");
 	mkd("proj/.claude/commands");
-	ok(build(&s) == 0 && has("--ro-bind $R/proj/.bashrc $R/proj/.bashrc") &&
-	    has("--ro-bind $R/proj/.vscode $R/proj/.vscode") &&
-	    has("--ro-bind $R/proj/.claude/commands $R/proj/.claude/commands") &&
+	ok(build(&s) == 0 && has("--ro-bind-try $R/proj/.bashrc $R/proj/.bashrc") &&
+	    has("--ro-bind-try $R/proj/.vscode $R/proj/.vscode") &&
+	    has("--ro-bind-try $R/proj/.claude/commands $R/proj/.claude/commands") &&
 	    lacks("$R/proj/.claude/agents") && guarded("proj/.claude/agents") &&
 	    lacks("--tmpfs $R/proj/.claude "),
 	    "existing dangerous paths are bound read-only, missing siblings are guarded");
-	ok(has("--ro-bind / / --ro-bind $R/proj/.claude $R/proj/.claude --bind $R/proj"),
+	ok(has("--ro-bind / / --ro-bind-try $R/proj/.claude $R/proj/.claude --bind $R/proj"),
 	    "ancestor pin on .claude, before the allow binds");
 	st_free(&s);
 }
@@ -556,13 +570,13 @@ test_git(void)
 	mkf("proj/.git/HEAD", "ref: refs/heads/main\n");
 	mkf("proj/.git/config", "[core]\n");
 	mkd("proj/.git/hooks");
-	ok(build(&s) == 0 && has("--ro-bind $R/proj/.git/hooks $R/proj/.git/hooks") &&
+	ok(build(&s) == 0 && has("--ro-bind-try $R/proj/.git/hooks $R/proj/.git/hooks") &&
 	    lacks(".git/config") &&
-	    has("--ro-bind / / --ro-bind $R/proj/.git $R/proj/.git --bind"),
+	    has("--ro-bind / / --ro-bind-try $R/proj/.git $R/proj/.git --bind"),
 	    ".git directory: hooks read-only, .git pinned, config left to the write guard "
 	    "(it judges changes by content)");
 	ctx.unguarded = true;
-	ok(build(&s) == 0 && has("--ro-bind $R/proj/.git/config $R/proj/.git/config"),
+	ok(build(&s) == 0 && has("--ro-bind-try $R/proj/.git/config $R/proj/.git/config"),
 	    "without the write guard config is bound read-only");
 	ctx.unguarded = false;
 	s.fs.allow_git_config = true;
@@ -572,7 +586,7 @@ test_git(void)
 
 	fresh();
 	mkf("proj/.git", "gitdir: /elsewhere\n");
-	ok(build(&s) == 0 && has("--ro-bind $R/proj/.git $R/proj/.git") &&
+	ok(build(&s) == 0 && has("--ro-bind-try $R/proj/.git $R/proj/.git") &&
 	    lacks(".git/hooks"), "a .git file (worktree) is itself protected");
 
 	fresh();
@@ -581,16 +595,16 @@ test_git(void)
 	mkf("proj/wt/.git", "gitdir: x");
 	mkf("proj/a/b/.git", "gitdir: y");
 	ok(build(&s) == 0 && guarded("proj/sub/.git/hooks") && lacks("sub/.git/config") &&
-	    has("--ro-bind $R/proj/wt/.git $R/proj/wt/.git") && lacks("$R/proj/a/b/.git"),
+	    has("--ro-bind-try $R/proj/wt/.git $R/proj/wt/.git") && lacks("$R/proj/a/b/.git"),
 	    "nested repository: hooks guarded, config left to the guard; a nested .git file "
 	    "within the directory rule's depth is protected too");
-	ok(has("--ro-bind / / --ro-bind $R/proj/wt $R/proj/wt --bind"),
+	ok(has("--ro-bind / / --ro-bind-try $R/proj/wt $R/proj/wt --bind"),
 	    "a pin on wt (sub's config is no longer a bound path to pin the way to)");
 	ctx.unguarded = true;
 	ok(build(&s) == 0 &&
-	    has("--ro-bind $R/proj/sub/.git/config $R/proj/sub/.git/config") &&
-	    has("--ro-bind / / --ro-bind $R/proj/sub $R/proj/sub --ro-bind $R/proj/wt $R/proj/wt "
-	    "--ro-bind $R/proj/sub/.git $R/proj/sub/.git --bind"),
+	    has("--ro-bind-try $R/proj/sub/.git/config $R/proj/sub/.git/config") &&
+	    has("--ro-bind / / --ro-bind-try $R/proj/sub $R/proj/sub --ro-bind-try $R/proj/wt $R/proj/wt "
+	    "--ro-bind-try $R/proj/sub/.git $R/proj/sub/.git --bind"),
 	    "unguarded: config bound, pins on sub, wt and sub/.git, shallowest first");
 	ctx.unguarded = false;
 	st_free(&s);
@@ -622,11 +636,11 @@ test_depth_rule(void)
 		for (l = 0; l <= 4; l++) {
 			int fwant = l <= d - 1, dwant = l == 0 || l <= d - 2;
 
-			snprintf(want, sizeof(want), "--ro-bind $R/proj/%s.envrc ", lv[l]);
+			snprintf(want, sizeof(want), "--ro-bind-try $R/proj/%s.envrc ", lv[l]);
 			ok((strstr(joined, want) != NULL) == fwant,
 			    "depth %d: file with its directory %d levels down %s", d, l,
 			    fwant ? "protected" : "not protected");
-			snprintf(want, sizeof(want), "--ro-bind $R/proj/%s.idea ", lv[l]);
+			snprintf(want, sizeof(want), "--ro-bind-try $R/proj/%s.idea ", lv[l]);
 			ok((strstr(joined, want) != NULL) == dwant,
 			    "depth %d: directory %d levels down %s", d, l,
 			    dwant ? "protected" : "not protected");
@@ -642,8 +656,8 @@ test_depth_rule(void)
 	mkf("proj/x/.ZSHRC", "x");
 	mkd("proj/x/.Claude/Commands");
 	ok(build(&s) == 0 && lacks("node_modules"), "node_modules is not searched");
-	ok(has("--ro-bind $R/proj/x/.ZSHRC $R/proj/x/.ZSHRC") &&
-	    has("--ro-bind $R/proj/x/.Claude/Commands $R/proj/x/.Claude/Commands"),
+	ok(has("--ro-bind-try $R/proj/x/.ZSHRC $R/proj/x/.ZSHRC") &&
+	    has("--ro-bind-try $R/proj/x/.Claude/Commands $R/proj/x/.Claude/Commands"),
 	    "names match case aside");
 	st_free(&s);
 
@@ -653,8 +667,8 @@ test_depth_rule(void)
 	mkf("home/lib/.bashrc", "x");
 	mkf("home/lib/pkg/.mcp.json", "x");
 	pl_add(&s.fs.allow_write, "~/lib", 0);
-	ok(build(&s) == 0 && has("--ro-bind $R/home/lib/.bashrc $R/home/lib/.bashrc") &&
-	    has("--ro-bind $R/home/lib/pkg/.mcp.json"),
+	ok(build(&s) == 0 && has("--ro-bind-try $R/home/lib/.bashrc $R/home/lib/.bashrc") &&
+	    has("--ro-bind-try $R/home/lib/pkg/.mcp.json"),
 	    "mandatory denies found under another write root");
 	st_free(&s);
 
@@ -666,7 +680,7 @@ test_depth_rule(void)
 	pl_add(&s.fs.allow_write, ".", 0);
 	ctx.cwd = at("cwdlink");
 	ok(build(&s) == 0 && has("--bind $R/proj $R/proj") &&
-	    has("--ro-bind $R/proj/.gitconfig $R/proj/.gitconfig") && lacks("cwdlink"),
+	    has("--ro-bind-try $R/proj/.gitconfig $R/proj/.gitconfig") && lacks("cwdlink"),
 	    "a cwd reached through a link is used as its real path");
 	ctx.cwd = proj;
 	st_free(&s);
@@ -688,7 +702,7 @@ test_write_denies(void)
 	pl_add(&s.fs.deny_write, "sub/new/file", 0);
 	pl_add(&s.fs.deny_write, "/etc/passwd", 0);
 	ok(build(&s) == 0 && args_are("--ro-bind / / --bind $R/proj $R/proj%s%s "
-	    "--ro-bind $R/proj/secret.txt $R/proj/secret.txt", *ssh ? " " : "", ssh),
+	    "--ro-bind-try $R/proj/secret.txt $R/proj/secret.txt", *ssh ? " " : "", ssh),
 	    "write denies: existing bound once, missing ones and outside write roots "
 	    "nothing");
 	ok(guarded("proj/sub/new/file") && guarded("proj/secret.txt"),
@@ -712,9 +726,9 @@ test_write_denies(void)
 	pl_add(&s.fs.deny_write, "loop", 0);
 	pl_add(&s.fs.deny_write, "dang", 0);
 	ok(build(&s) == 0 && lacks("outside") &&
-	    has("--ro-bind $R/proj/real/f $R/proj/real/f") &&
+	    has("--ro-bind-try $R/proj/real/f $R/proj/real/f") &&
 	    has("--ro-bind /dev/null $R/proj/loop") &&
-	    has("--ro-bind / / --ro-bind $R/proj/real $R/proj/real --bind"),
+	    has("--ro-bind / / --ro-bind-try $R/proj/real $R/proj/real --bind"),
 	    "deny links: resolved first (outside: nothing; inside: the target, its "
 	    "directory pinned), an unresolvable one masked");
 	ok(guarded("proj/in") && guarded("proj/real/f") && guarded("proj/dang") &&
@@ -739,7 +753,7 @@ test_write_denies(void)
 	pl_add(&s.fs.allow_write, ".", 0);
 	pl_add(&s.fs.deny_write, "locked", 0);
 	pl_add(&s.fs.deny_write, "locked/missing", 0);
-	ok(build(&s) == 0 && has("--ro-bind $R/proj/locked $R/proj/locked") &&
+	ok(build(&s) == 0 && has("--ro-bind-try $R/proj/locked $R/proj/locked") &&
 	    lacks("locked/missing"), "no placeholder inside a read-only denied directory");
 	st_free(&s);
 
@@ -750,11 +764,11 @@ test_write_denies(void)
 	pl_add(&s.fs.allow_write, ".", 0);
 	ctx.settings_path = at("proj/settings.json");
 	ok(build(&s) == 0 && has("--bind $R/proj $R/proj") &&
-	    has("--ro-bind $R/proj/settings.json $R/proj/settings.json"),
+	    has("--ro-bind-try $R/proj/settings.json $R/proj/settings.json"),
 	    "settings file in a write root: read-only");
 	ctx.settings_path = "settings.json";
 	ok(build(&s) == 0 &&
-	    has("--ro-bind $R/proj/settings.json $R/proj/settings.json"),
+	    has("--ro-bind-try $R/proj/settings.json $R/proj/settings.json"),
 	    "a relative settings path is taken from the cwd");
 	ctx.settings_path = at("home/settings.json");
 	ok(build(&s) == 0 && lacks("settings.json"), "settings file elsewhere: nothing");
@@ -782,7 +796,7 @@ test_write_denies(void)
 	pl_add(&s.fs.allow_write, ".", 0);
 	pl_add(&s.fs.deny_read, "d/private", 0);
 	pl_add(&s.fs.deny_write, "d", 0);
-	ok(build(&s) == 0 && has("--tmpfs $R/proj/d/private --ro-bind $R/proj/d $R/proj/d") &&
+	ok(build(&s) == 0 && has("--tmpfs $R/proj/d/private --ro-bind-try $R/proj/d $R/proj/d") &&
 	    ends_with(joined, " --tmpfs $R/proj/d/private"),
 	    "read-deny tmpfs re-applied last, after a write deny's bind above it");
 	st_free(&s);
@@ -822,9 +836,13 @@ test_globs(void)
 	    lacks("--bind $R/proj/other"), "allowWrite glob: each match writable");
 	ok(lacks(".lock"), "denyWrite glob outside any write root: nothing");
 	pl_add(&s.fs.allow_write, ".", 0);
-	ok(build(&s) == 0 && has("--ro-bind $R/proj/x/y.lock $R/proj/x/y.lock") &&
-	    has("--ro-bind $R/proj/z.lock $R/proj/z.lock"),
+	ok(build(&s) == 0 && has("--ro-bind-try $R/proj/x/y.lock $R/proj/x/y.lock") &&
+	    has("--ro-bind-try $R/proj/z.lock $R/proj/z.lock"),
 	    "denyWrite glob with **: every match read-only");
+	ok(strlist_contains(&plan.guard.globs, at("proj/out*/**/*.keep")) &&
+	    strlist_contains(&plan.guard.globs, at("proj/**/*.lock")) &&
+	    strcmp(plan.guard.globs_why.v[1], "denyWrite **/*.lock") == 0,
+	    "denyWrite globs themselves go to the write guard, anchored at the cwd");
 	st_free(&s);
 
 	/* Without a home, "~" grants nothing, and a deny naming it is an error. */
@@ -1011,16 +1029,16 @@ test_git_submodules(void)
 	mkrepo("proj/.git", "[core]\n");
 	mkrepo("proj/.git/modules/lib", "[core]\n\tworktree = ../../../lib\n");
 	mkf("proj/lib/.git", "gitdir: ../.git/modules/lib\n");
-	ok(build(&s) == 0 && args_are("--ro-bind / / --ro-bind $R/proj/.git $R/proj/.git "
-	    "--ro-bind $R/proj/lib $R/proj/lib "
-	    "--ro-bind $R/proj/.git/modules $R/proj/.git/modules "
-	    "--ro-bind $R/proj/.git/modules/lib $R/proj/.git/modules/lib "
+	ok(build(&s) == 0 && args_are("--ro-bind / / --ro-bind-try $R/proj/.git $R/proj/.git "
+	    "--ro-bind-try $R/proj/lib $R/proj/lib "
+	    "--ro-bind-try $R/proj/.git/modules $R/proj/.git/modules "
+	    "--ro-bind-try $R/proj/.git/modules/lib $R/proj/.git/modules/lib "
 	    "--bind $R/proj $R/proj%s%s "
-	    "--ro-bind $R/proj/.git/hooks $R/proj/.git/hooks "
-	    "--ro-bind $R/proj/.git/config $R/proj/.git/config "
-	    "--ro-bind $R/proj/.git/modules/lib/hooks $R/proj/.git/modules/lib/hooks "
-	    "--ro-bind $R/proj/.git/modules/lib/config $R/proj/.git/modules/lib/config "
-	    "--ro-bind $R/proj/lib/.git $R/proj/lib/.git",
+	    "--ro-bind-try $R/proj/.git/hooks $R/proj/.git/hooks "
+	    "--ro-bind-try $R/proj/.git/config $R/proj/.git/config "
+	    "--ro-bind-try $R/proj/.git/modules/lib/hooks $R/proj/.git/modules/lib/hooks "
+	    "--ro-bind-try $R/proj/.git/modules/lib/config $R/proj/.git/modules/lib/config "
+	    "--ro-bind-try $R/proj/lib/.git $R/proj/lib/.git",
 	    *ssh ? " " : "", ssh),
 	    "submodule: .git/modules/lib hooks and config and lib/.git read-only, "
 	    "their ancestors pinned");
@@ -1082,7 +1100,7 @@ test_git_submodules(void)
 	    lacks("--ro-bind /dev/null"),
 	    "extensions.worktreeConfig: missing config.worktree files are guarded");
 	mkf("proj/.git/config.worktree", "[core]\n");
-	ok(build(&s) == 0 && has("--ro-bind $R/proj/.git/config.worktree "
+	ok(build(&s) == 0 && has("--ro-bind-try $R/proj/.git/config.worktree "
 	    "$R/proj/.git/config.worktree"), "an existing .git/config.worktree is read-only");
 	st_free(&s);
 	ctx.unguarded = false;
@@ -1101,11 +1119,11 @@ test_git_hookspath(void)
 	pl_add(&s.fs.allow_write, ".", 0);
 	mkrepo("proj/.git", "[core]\n\tbare = false\n\thooksPath = .husky\n");
 	mkf("proj/.husky/pre-commit", "npm test\n");
-	ok(build(&s) == 0 && args_are("--ro-bind / / --ro-bind $R/proj/.git $R/proj/.git "
+	ok(build(&s) == 0 && args_are("--ro-bind / / --ro-bind-try $R/proj/.git $R/proj/.git "
 	    "--bind $R/proj $R/proj%s%s "
-	    "--ro-bind $R/proj/.husky $R/proj/.husky "
-	    "--ro-bind $R/proj/.git/hooks $R/proj/.git/hooks "
-	    "--ro-bind $R/proj/.git/config $R/proj/.git/config", *ssh ? " " : "", ssh),
+	    "--ro-bind-try $R/proj/.husky $R/proj/.husky "
+	    "--ro-bind-try $R/proj/.git/hooks $R/proj/.git/hooks "
+	    "--ro-bind-try $R/proj/.git/config $R/proj/.git/config", *ssh ? " " : "", ssh),
 	    "hooksPath = .husky: the directory is read-only (a dangerous name itself now)");
 	mkf("proj/.git/config", "[core]\n\thooksPath = hooks/none\n");
 	ok(build(&s) == 0 && lacks("$R/proj/hooks") && guarded("proj/hooks/none"),
@@ -1184,7 +1202,7 @@ test_git_hookspath(void)
 	mkrepo("proj/.git", "[include]\n\tpath = ../shared.gitconfig\n"
 	    "[includeIf \"gitdir:/x/\"]\n\tpath = inc/other\n[core]\n\thooksPath = h\n");
 	mkf("proj/shared.gitconfig", "[core]\n\thooksPath = from-include\n");
-	ok(build(&s) == 0 && has("--ro-bind $R/proj/shared.gitconfig $R/proj/shared.gitconfig") &&
+	ok(build(&s) == 0 && has("--ro-bind-try $R/proj/shared.gitconfig $R/proj/shared.gitconfig") &&
 	    lacks("$R/proj/.git/inc") && guarded("proj/.git/inc/other") && has_arg("proj/h") &&
 	    lacks("from-include"),
 	    "include paths (relative to the file) are denied, not followed");
@@ -1229,10 +1247,10 @@ test_guard(void)
 	ok(build(&s) == 0 && guarded("proj/.bashrc") && guarded("proj/dotfiles/bashrc") &&
 	    guarded("proj/.vscode") && guarded("proj/shared"),
 	    "a dangerous name that is a link: the link and what it leads to");
-	ok(guarded("proj/bin") && has("--ro-bind $R/proj/bin $R/proj/bin"),
+	ok(guarded("proj/bin") && has("--ro-bind-try $R/proj/bin $R/proj/bin"),
 	    "srt's own directory in a write root: guarded and bound read-only");
 	ok(guarded("proj/libexec/srt") &&
-	    has("--ro-bind $R/proj/libexec/srt $R/proj/libexec/srt"),
+	    has("--ro-bind-try $R/proj/libexec/srt $R/proj/libexec/srt"),
 	    "and its helpers' directory, where that is another one (LIBEXECDIR)");
 	ok(guarded("home/.ssh") && guarded("home/.local/bin") &&
 	    guarded("home/.srt-settings.json") &&
@@ -1367,6 +1385,88 @@ test_guard(void)
 }
 
 /* The host's network devices: /sys/class/net and where its entries lead, empty. */
+/*
+ * What the links in a protected directory lead to (relative, absolute, chained, a
+ * directory) is protected too; a link to the write root itself is said and left; a file
+ * in a protected directory with another name refuses the run.
+ */
+static void
+test_protected_links(void)
+{
+	struct settings s;
+	char *abs;
+
+	fresh();
+	st_init(&s);
+	mkf("proj/conf/tasks.json", "{}");
+	mkf("proj/conf2/abs.json", "{}");
+	mkf("proj/chain/end.json", "{}");
+	mkf("proj/dir/f", "x");
+	mkf("outside/o.json", "{}");
+	mkf("proj/hooks-src/pre-commit", "#!/bin/sh\n");
+	mkd("proj/.vscode");
+	mkl("proj/.vscode/tasks.json", "../conf/tasks.json");
+	abs = xstrdup(at("proj/conf2/abs.json"));
+	mkl("proj/.vscode/settings.json", abs);
+	free(abs);
+	mkl("proj/.vscode/launch.json", "../chain/mid");
+	mkl("proj/chain/mid", "end.json");
+	mkl("proj/.vscode/d", "../dir");
+	abs = xstrdup(at("outside/o.json"));
+	mkl("proj/.vscode/o.json", abs);
+	free(abs);
+	mkl("proj/.vscode/up", "..");
+	mkl("proj/.vscode/loop", "loop");
+	mkd("proj/.husky/sub");
+	mkl("proj/.husky/sub/pre-commit", "../../hooks-src/pre-commit");
+	mkd("proj/sub/deeper");
+	mkl("proj/lnk", "sub/deeper");
+	mkl("proj/.vscode/dd.json", "../lnk/../conf3/x.json");
+	pl_add(&s.fs.allow_write, ".", 0);
+	ok(build(&s) == 0 &&
+	    has("--ro-bind-try $R/proj/conf/tasks.json $R/proj/conf/tasks.json") &&
+	    has("--ro-bind-try $R/proj/conf2/abs.json $R/proj/conf2/abs.json") &&
+	    has("--ro-bind-try $R/proj/chain/end.json $R/proj/chain/end.json") &&
+	    has("--ro-bind-try $R/proj/dir $R/proj/dir") &&
+	    has("--ro-bind-try $R/proj/hooks-src/pre-commit $R/proj/hooks-src/pre-commit") &&
+	    lacks("outside") && lacks("--ro-bind-try $R/proj $R/proj ") &&
+	    lacks("/dev/null $R/proj/.vscode"),
+	    "link targets in protected directories are bound read-only (relative, absolute, "
+	    "chained, a directory, deeper down); outside, the write root and a loop: not");
+	ok(guarded("proj/conf/tasks.json") && guarded("proj/chain/mid") &&
+	    guarded("proj/chain/end.json") && guarded("proj/dir") &&
+	    guarded("proj/.vscode/loop") && !guarded("proj"),
+	    "and guarded by name, with the links on the way");
+	ok(guarded("proj/lnk") && guarded("proj/sub/conf3/x.json") &&
+	    !guarded("proj/conf3/x.json"),
+	    "a \"..\" after a link in a target is taken where the kernel takes it");
+	st_free(&s);
+
+	fresh();
+	st_init(&s);
+	mkf("proj/other.json", "{}");
+	mkd("proj/.vscode");
+	if (link(at("proj/other.json"), at("proj/.vscode/tasks.json")) == -1) {
+		perror("link");
+		exit(2);
+	}
+	pl_add(&s.fs.allow_write, ".", 0);
+	ok(build(&s) == -1, "a protected file with a hard link in a write root: refused");
+	st_free(&s);
+	fresh();
+	st_init(&s);
+	mkf("proj/f.txt", "x");
+	if (link(at("proj/f.txt"), at("proj/g.txt")) == -1) {
+		perror("link");
+		exit(2);
+	}
+	pl_add(&s.fs.allow_write, ".", 0);
+	ok(build(&s) == 0, "hard links elsewhere: nothing to say");
+	pl_add(&s.fs.deny_write, "g.txt", 0);
+	ok(build(&s) == -1, "a denyWrite file with a hard link: refused");
+	st_free(&s);
+}
+
 static void
 test_sysfs_net(void)
 {
@@ -1420,6 +1520,7 @@ main(void)
 	test_guard();
 	test_sysfs_net();
 	test_globs();
+	test_protected_links();
 
 	plan_linux_free(&plan);
 	strlist_free(&fsargs);

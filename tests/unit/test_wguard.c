@@ -354,6 +354,66 @@ test_encoding(void)
 	wguard_free(&g);
 }
 
+/*
+ * denyWrite globs: a name that matches, made now or later, or lies under a match, is
+ * refused like an exact path; the glob goes through the encoding, and a malformed one
+ * is refused.
+ */
+static void
+test_globs(void)
+{
+	struct wguard g, h;
+	char err[256], *buf;
+	size_t len;
+	int rc;
+
+	build(&g, 3, false);
+	wguard_add_glob(&g, "/w/p/*.pem", "denyWrite *.pem");
+	wguard_add_glob(&g, "/w/p/**/*.key", "denyWrite **/*.key");
+	wguard_add_glob(&g, "/w/p/./sec[0-9]*", "denyWrite sec[0-9]*");
+	wguard_add_glob(&g, "/w/p/*.pem", "again");
+	wguard_index(&g);
+	ok(g.globs.n == 3 && strcmp(g.globs.v[2], "/w/p/sec[0-9]*") == 0,
+	    "globs are normalised, each once");
+	ok(P("/w/p/new.pem") != NULL && strcmp(P("/w/p/new.pem"), "denyWrite *.pem") == 0 &&
+	    C("/w/p/new.pem", false) != NULL && R("/w/p/old.pem") != NULL,
+	    "a name the glob matches cannot be made, written or removed");
+	ok(P("/w/p/sub/new.pem") == NULL && P("/w/p/new.pem.txt") == NULL &&
+	    C("/w/p/pem", false) == NULL && P("/w/new.pem") == NULL,
+	    "\"*.pem\" against the cwd only: not in a subdirectory, not another name");
+	ok(C("/w/p/a.key", false) != NULL && C("/w/p/x/y/z.key", false) != NULL &&
+	    C("/w/p/x/y/z.keys", false) == NULL, "\"**/*.key\" at any depth");
+	ok(C("/w/p/sec1", true) != NULL && C("/w/p/sec1/inner", false) != NULL &&
+	    P("/w/p/sec1/a/b") != NULL && C("/w/p/secx", true) == NULL,
+	    "a directory the glob matches cannot be made, nor anything under it");
+	buf = wguard_encode(&g, &len);
+	rc = wguard_decode(buf, len, &h, err, sizeof(err));
+	ok(rc == 0 && h.globs.n == 3 && strcmp(h.globs_why.v[1], "denyWrite **/*.key") == 0 &&
+	    wguard_may_create(&h, &fs, "/w/p/q/r.key", false) != NULL,
+	    "globs survive the encoding (%s)", rc == 0 ? "" : err);
+	wguard_free(&h);
+	free(buf);
+	{
+		const char p1[] = "srt-wguard 2\nP*.pem\0why";
+		const char p2[] = "srt-wguard 2\nP/w/plain\0why";
+		const char p3[] = "srt-wguard 2\nP/w/*.pem\0";
+		const char p4[] = "srt-wguard 2\nP/w/../*.pem\0why";
+		const char p5[] = "srt-wguard 2\nP/w/*.pem";
+
+		ok(wguard_decode(p1, sizeof(p1), &h, err, sizeof(err)) == -1,
+		    "a relative glob: %s", err);
+		ok(wguard_decode(p2, sizeof(p2), &h, err, sizeof(err)) == -1,
+		    "a glob without a wildcard: %s", err);
+		ok(wguard_decode(p3, sizeof(p3), &h, err, sizeof(err)) == -1,
+		    "a glob without a reason: %s", err);
+		ok(wguard_decode(p4, sizeof(p4), &h, err, sizeof(err)) == -1,
+		    "a glob with ..: %s", err);
+		ok(wguard_decode(p5, sizeof(p5), &h, err, sizeof(err)) == -1,
+		    "a glob cut short: %s", err);
+	}
+	wguard_free(&g);
+}
+
 /* The violation monitor's reasons: a read-only mount outside the write roots is "not
  * in allowWrite"; a guard that refuses nothing (the monitor alone) refuses nothing. */
 static void
@@ -416,6 +476,7 @@ main(void)
 	test_git();
 	test_model();
 	test_encoding();
+	test_globs();
 	test_monitor_reasons();
 	return tap_done();
 }
