@@ -51,7 +51,12 @@ violations_new(const struct settings *s, const char *command, const char *file)
 	violation_reader_init(&v->sreader, viol_sandbox, v);
 	/* "-": standard error, as a script that pipes the command's output wants it. */
 	if (file != NULL && strcmp(file, "-") == 0) {
-		if ((v->fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3)) == -1) {
+#ifdef _WIN32
+		v->fd = dup(STDERR_FILENO);
+#else
+		v->fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+#endif
+		if (v->fd == -1) {
 			log_warn("--violations -: standard error");
 			violations_free(v);
 			return NULL;
