@@ -8,6 +8,7 @@
 #include "sys.h"
 
 static const char *log_name = "srt";
+static const char *log_user_name;      /* log_speak_as, or NULL: log_name */
 static int log_dbg;
 static int log_fatal_status = 1;
 
@@ -17,6 +18,12 @@ log_init(const char *prog, int debug, int fatal_status)
 	log_name = prog;
 	log_dbg = debug;
 	log_fatal_status = fatal_status;
+}
+
+void
+log_speak_as(const char *name)
+{
+	log_user_name = name;
 }
 
 const char *
@@ -40,7 +47,8 @@ log_vemit(const char *tag, int with_errno, int saved, const char *fmt, va_list a
 	int m;
 
 	/* Each piece is clamped, so a long message is cut, never overflows. */
-	m = snprintf(buf, sizeof(buf) - 1, "%s: %s", log_name, tag);
+	m = snprintf(buf, sizeof(buf) - 1, "%s: %s", log_user_name != NULL && *tag == '\0' ?
+	    log_user_name : log_name, tag);
 	n = m < 0 ? 0 : (size_t)m < sizeof(buf) - 1 ? (size_t)m : sizeof(buf) - 2;
 	m = vsnprintf(buf + n, sizeof(buf) - 1 - n, fmt, ap);
 	n += m < 0 ? 0 : (size_t)m < sizeof(buf) - 1 - n ? (size_t)m : sizeof(buf) - 2 - n;
@@ -70,6 +78,14 @@ void
 log_debug(const char *fmt, ...)
 {
 	if (!log_dbg)
+		return;
+	LOG_BODY("debug: ", 0);
+}
+
+void
+log_debug2(const char *fmt, ...)
+{
+	if (log_dbg < 2)
 		return;
 	LOG_BODY("debug: ", 0);
 }

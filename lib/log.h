@@ -14,6 +14,9 @@
 
 /* prog names the program in every line; fatal_status is the exit code of fatal()/fatalx(). */
 void log_init(const char *prog, int debug, int fatal_status);
+/* A helper run by srt: its warnings and errors speak as the program the user ran
+ * (name), its debug lines still as itself. */
+void log_speak_as(const char *name);
 const char *log_prog(void);
 int log_debugging(void);
 
@@ -21,6 +24,7 @@ void log_warn(const char *fmt, ...) SRT_PRINTF(1, 2);   /* appends ": strerror(e
 void log_warnx(const char *fmt, ...) SRT_PRINTF(1, 2);
 void log_info(const char *fmt, ...) SRT_PRINTF(1, 2);
 void log_debug(const char *fmt, ...) SRT_PRINTF(1, 2);  /* only with -d */
+void log_debug2(const char *fmt, ...) SRT_PRINTF(1, 2); /* only with -d -d: detail */
 noreturn void fatal(const char *fmt, ...) SRT_PRINTF(1, 2);
 noreturn void fatalx(const char *fmt, ...) SRT_PRINTF(1, 2);
 

@@ -45,7 +45,7 @@ struct plan_ctx {
 	bool unguarded;         /* no write guard for srt-seccomp (srt-launch --unguarded) */
 	bool no_fs_violations;  /* no violation monitor (srt-launch --no-fs-violations; the
 	                           setting noFsViolations and unguarded imply it) */
-	bool debug;             /* srt-seccomp -d */
+	int debug;              /* srt-seccomp -d, given this many times (at most 2) */
 };
 
 /*

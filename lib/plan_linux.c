@@ -382,8 +382,58 @@ add_write(struct pb *b, const char *abs, int user)
 	free(n);
 	return;
  skip:
-	log_debug("write path %s: skipped (missing, under /dev, or a link out)", abs);
+	log_debug2("write path %s: skipped (missing, under /dev, or a link out)", abs);
 	free(n);
+}
+
+/*
+ * One allowWrite entry. One that names nothing yet (a cache directory on a fresh
+ * account: ~/.npm) cannot be bound, and stays read-only for the run: warned here, once,
+ * in the settings' words, and remembered for the violation monitor's reason
+ * (wguard_readonly_why), which would otherwise blame the user ("not in allowWrite").
+ * A glob is expanded to what exists now: a file made later that matches it is
+ * read-only too, for the same reason.
+ */
+static void
+plan_user_write(struct pb *b, const struct path_entry *e, size_t idx)
+{
+	struct path_entry copy = *e;
+	struct path_list one = { &copy, 1 };
+	struct strlist user = { 0 };
+	bool glob = !e->literal && glob_has_magic(e->path);
+	char *spelled, *abs, *n;
+	size_t i;
+
+	expand_list(b, &one, "filesystem.allowWrite", 0, &user);
+	for (i = 0; i < user.n; i++)
+		add_write(b, user.v[i], 1);
+	if (glob) {
+		spelled = strip_globstar_suffix(e->path);
+		if ((abs = path_absolute(spelled, b->ctx->home, b->ctx->cwd)) != NULL) {
+			n = path_normalize(abs);
+			strlist_push_owned(&b->absent_writes, n);
+			strlist_push(&b->absent_entries, e->path);
+			strlist_push(&b->absent_globs, "1");
+			if (user.n == 0)
+				log_warnx("warning: filesystem.allowWrite[%zu]: \"%s\" matches "
+				    "nothing: it grants nothing in this run (a file made later "
+				    "that matches it stays read-only)", idx, e->path);
+		}
+		free(abs);
+		free(spelled);
+	} else if (user.n > 0) {
+		n = normalize(b, user.v[0]);
+		if (!exists(b, n)) {
+			log_warnx("warning: filesystem.allowWrite[%zu]: \"%s\" does not exist: "
+			    "it stays read-only for this run (create it before the run)", idx,
+			    e->path);
+			strlist_push_owned(&b->absent_writes, n);
+			strlist_push(&b->absent_entries, e->path);
+			strlist_push(&b->absent_globs, "0");
+		} else
+			free(n);
+	}
+	strlist_free(&user);
 }
 
 /* Writable under the home directory, as in the reference, unless a read deny covers them. */
@@ -411,7 +461,7 @@ plan_writes(struct pb *b)
 		    st.st_uid == geteuid())
 			add_write(b, b->ctx->ref_tmpdir, 0);
 		else
-			log_debug("write path %s: skipped (missing, or not a directory "
+			log_debug2("write path %s: skipped (missing, or not a directory "
 			    "of uid %u)", b->ctx->ref_tmpdir, (unsigned)geteuid());
 	}
 	for (i = 0; i < nitems(home_write_dirs) && b->ctx->home != NULL &&
@@ -421,10 +471,8 @@ plan_writes(struct pb *b)
 			add_write(b, p, 0);
 		free(p);
 	}
-	expand_list(b, &b->s->fs.allow_write, "filesystem.allowWrite", 0, &user);
-	for (i = 0; i < user.n; i++)
-		add_write(b, user.v[i], 1);
-	strlist_free(&user);
+	for (i = 0; i < b->s->fs.allow_write.n; i++)
+		plan_user_write(b, &b->s->fs.allow_write.v[i], i);
 	if (b->s->layers.flags & SETTINGS_LAYER_READ_PATHS_ONLY) {
 		struct path_list m = { b->s->fs.allow_write.v,
 		    b->s->layers.managed[SL_ALLOW_WRITE] };
@@ -1183,6 +1231,9 @@ pb_free(struct pb *b)
 	strlist_free(&b->writes);
 	strlist_free(&b->user_roots);
 	strlist_free(&b->managed_writes);
+	strlist_free(&b->absent_writes);
+	strlist_free(&b->absent_entries);
+	strlist_free(&b->absent_globs);
 	strlist_free(&b->reads);
 	for (i = 0; i < b->nrd; i++) {
 		free(b->rd[i].named);

@@ -256,6 +256,9 @@ plan_guard(struct pb *b)
 	/* What is bound writable: a refused write elsewhere is "not in allowWrite". */
 	for (i = 0; i < b->writes.n; i++)
 		strlist_push(&g->writable, b->writes.v[i]);
+	for (i = 0; i < b->absent_writes.n; i++)
+		wguard_add_absent(g, b->absent_writes.v[i], b->absent_entries.v[i],
+		    b->absent_globs.v[i][0] == '1');
 	wguard_index(g);
 	for (i = 0; i < b->writes.n; i++) {
 		size_t k;

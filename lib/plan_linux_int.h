@@ -70,6 +70,10 @@ struct pb {
 	struct strlist user_roots;      /* those allowWrite named: walked for mandatory denies */
 	struct strlist managed_writes;  /* those the managed policy named, under its
 	                                   allowManagedReadPathsOnly (write_reopens) */
+	struct strlist absent_writes;   /* allowWrite entries naming nothing at the start:
+	                                   the path, or the glob pattern (plan_user_write) */
+	struct strlist absent_entries;  /* each as the settings spell it */
+	struct strlist absent_globs;    /* each: "1" a glob, "0" a path */
 	struct strlist reads;           /* allowRead paths, normalised */
 	struct rdeny *rd;
 	size_t nrd;

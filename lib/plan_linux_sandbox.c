@@ -68,6 +68,7 @@ static void
 seccomp_argv(const struct settings *s, const struct plan_ctx *ctx, struct plan_linux *out)
 {
 	struct strlist *e = &out->exec;
+	int k;
 
 	strlist_push(e, "--");
 	strlist_push(e, ctx->seccomp_path);
@@ -88,8 +89,12 @@ seccomp_argv(const struct settings *s, const struct plan_ctx *ctx, struct plan_l
 		strlist_push(e, "--allow-unix-sockets");
 	if (s->allow_nested_userns)
 		strlist_push(e, "--allow-nested-userns");
-	if (ctx->debug)
+	for (k = 0; k < ctx->debug && k < 2; k++)
 		strlist_push(e, "-d");
+	/* Its errors about the command, and its refusals, speak as the suite the user ran
+	 * (srt and srt-launch are one program), not as a helper. */
+	strlist_push(e, "--as");
+	strlist_push(e, "srt");
 	strlist_push(e, "--");
 }
 

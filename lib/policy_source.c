@@ -84,7 +84,8 @@ load_compiled(const struct policy_source *src, const struct managed *m,
 		return p;
 	}
 	policy_free(p);
-	return merge_compile(m, &user, name, set, errs, warns);
+	return merge_compile(m, &user, name, set, errs, src->managed_warns != NULL ?
+	    src->managed_warns : warns);
 }
 
 /* Settings from a file, or the built-in defaults (path NULL), compiled in memory. */
@@ -112,7 +113,7 @@ load_settings(const struct policy_source *src, const struct managed *m, const ch
 			return NULL;
 	}
 	return merge_compile(m, &user, path != NULL ? path : "built-in policy", set, errs,
-	    warns);
+	    src->managed_warns != NULL ? src->managed_warns : warns);
 }
 
 int

@@ -43,6 +43,9 @@ struct policy_source {
 	/* The managed layer: NULL to read managed_path now; a program that loads its policy
 	 * again after narrowing itself (a proxy's SIGHUP) passes the one it read at start. */
 	const struct managed *managed;
+	/* Where the warnings of merging with the managed layer go (a user's entry it
+	 * overrides); NULL: with the others, in warns. */
+	struct diags *managed_warns;
 };
 
 /*

@@ -7,6 +7,9 @@
  *     'H' PATH WHY      the same, its way not pinned
  *     'R' PATH          a root of the name rules
  *     'A' PATH          a write root (bound writable), for the violation monitor
+ *     'B' PATH ENTRY    an allowWrite entry missing at the start, for the monitor: its
+ *                       absolute path and its spelling in the settings
+ *     'C' PATTERN ENTRY the same for an allowWrite glob: new matches stay read-only
  *     'W' NAME MOUNT    a read deny to watch: its name as given, and the mask it leads to
  *     'M' NAME          a read deny missing at the start: the sandbox ends if it appears
  *     'D' N             mandatoryDenySearchDepth, 1..10
@@ -155,6 +158,10 @@ wguard_free(struct wguard *g)
 	strlist_free(&g->globs_why);
 	strlist_free(&g->roots);
 	strlist_free(&g->writable);
+	strlist_free(&g->absent);
+	strlist_free(&g->absent_entry);
+	strlist_free(&g->absent_why);
+	strlist_free(&g->absent_glob);
 	for (i = 0; i < g->watch.n; i++) {
 		free(g->watch.v[i].name);
 		free(g->watch.v[i].mount);
@@ -360,6 +367,9 @@ wguard_encode(const struct wguard *g, size_t *len)
 		wg_record(&b, 'R', g->roots.v[i], NULL);
 	for (i = 0; i < g->writable.n; i++)
 		wg_record(&b, 'A', g->writable.v[i], NULL);
+	for (i = 0; i < g->absent.n; i++)
+		wg_record(&b, g->absent_glob.v[i][0] == '1' ? 'C' : 'B', g->absent.v[i],
+		    g->absent_entry.v[i]);
 	for (i = 0; i < g->watch.n; i++)
 		wg_record(&b, g->watch.v[i].mount != NULL ? 'W' : 'M', g->watch.v[i].name,
 		    g->watch.v[i].mount);
@@ -450,6 +460,16 @@ wguard_decode(const char *buf, size_t len, struct wguard *g, char *err, size_t e
 				goto bad;
 			}
 			strlist_push(&g->writable, f1);
+			break;
+		case 'B':
+		case 'C':
+			if ((f2 = wg_field(buf, len, &off)) == NULL || !wg_path_ok(f1) ||
+			    *f2 == '\0') {
+				snprintf(err, errlen, "record %zu: malformed missing allowWrite",
+				    records);
+				goto bad;
+			}
+			wguard_add_absent(g, f1, f2, tag == 'C');
 			break;
 		case 'W':
 			if ((f2 = wg_field(buf, len, &off)) == NULL || !wg_path_ok(f1) ||
@@ -781,11 +801,27 @@ wguard_protected(const struct wguard *g, const struct wguard_fs *fs, const char 
 	return wg_git(g, fs, path, WG_WRITE);
 }
 
+void
+wguard_add_absent(struct wguard *g, const char *path, const char *entry, bool glob)
+{
+	strlist_push(&g->absent, path);
+	strlist_push(&g->absent_entry, entry);
+	strlist_push_owned(&g->absent_why, xasprintf(glob ? "allowWrite %s matches only "
+	    "what existed when the run started" : "allowWrite %s did not exist when the "
+	    "run started", entry));
+	strlist_push(&g->absent_glob, glob ? "1" : "0");
+}
+
 const char *
 wguard_readonly_why(const struct wguard *g, const char *path)
 {
 	size_t i;
 
+	/* Before the write roots: a missing entry inside one is still the reason. */
+	for (i = 0; i < g->absent.n; i++)
+		if (g->absent_glob.v[i][0] == '1' ? glob_match_path(g->absent.v[i], path) :
+		    path_is_under(path, g->absent.v[i]))
+			return g->absent_why.v[i];
 	if (g->writable.n == 0)
 		return "read-only file system";
 	for (i = 0; i < g->writable.n; i++)

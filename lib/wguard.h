@@ -110,6 +110,12 @@ struct wguard {
 	                                   outside them fails with EROFS, which the
 	                                   violation monitor reports as "not in
 	                                   allowWrite" (empty: not known) */
+	struct strlist absent;          /* allowWrite entries that named nothing when the
+	                                   run started: the absolute path, or glob pattern,
+	                                   each left read-only */
+	struct strlist absent_entry;    /* for each, the entry as the settings spell it */
+	struct strlist absent_why;      /* for each, the monitor's reason, naming it */
+	struct strlist absent_glob;     /* for each: "1" a glob pattern, "0" a path */
 	bool inert;                     /* refuses nothing (srt-seccomp's monitor run
 	                                   without a guard): every question says NULL */
 	struct wguard_watch watch;      /* read denies, held or watched by srt-seccomp */
@@ -195,10 +201,16 @@ const char *wguard_may_remove(const struct wguard *g, const struct wguard_fs *fs
 /*
  * Why a write to path failed with EROFS, for the violation monitor: "not in allowWrite"
  * when it lies outside every write root, another reason inside one (a read-only mount
- * there: a denied directory's mask, a host mount), and a plain one when the roots are
- * not known (g->writable empty).
+ * there: a denied directory's mask, a host mount), "allowWrite ENTRY did not exist when
+ * the run started" (or, for a glob, "matches only what existed") for a path an entry
+ * named that was missing then, and a plain one when the roots are not known
+ * (g->writable empty).
  */
 const char *wguard_readonly_why(const struct wguard *g, const char *path);
+
+/* Record an allowWrite entry (as the settings spell it) that named nothing when the run
+ * started: path absolute (a glob pattern when glob). */
+void wguard_add_absent(struct wguard *g, const char *path, const char *entry, bool glob);
 
 /*
  * Markers some answers of wguard_may_create are (compare the pointer): the name may be

@@ -92,11 +92,21 @@ ca_path(const struct launch *l, const char *p)
 	return p[0] == '/' ? xstrdup(p) : xasprintf("%s/%s", l->cwd, p);
 }
 
+/* The file the settings came from, as errors name it. */
+static const char *
+ca_source(const struct launch *l)
+{
+	if (l->config_path != NULL)
+		return l->config_path;
+	return l->settings_arg != NULL ? l->settings_arg : l->policy_arg != NULL ?
+	    l->policy_arg : "the settings";
+}
+
 int
 ca_setup(struct launch *l)
 {
 	const struct settings_tls *t = &l->set.net.tls;
-	struct tls_mitm *m;
+	struct tls_mitm *m = NULL;
 	char err[TLS_ERR_MAX + 128], *cert = NULL, *key = NULL, *cp, *kp;
 	const char *q;
 	size_t clen = 0, klen = 0;
@@ -107,12 +117,20 @@ ca_setup(struct launch *l)
 		cp = ca_path(l, t->ca_cert_path);
 		kp = ca_path(l, t->ca_key_path);
 		if ((cert = ca_read(cp, &clen)) == NULL)
-			log_warnx("tlsTerminate.caCertPath %s: %s", cp, strerror(errno));
+			log_warnx("%s: network.tlsTerminate.caCertPath %s: %s", ca_source(l), cp,
+			    strerror(errno));
 		else if ((key = ca_read(kp, &klen)) == NULL)
-			log_warnx("tlsTerminate.caKeyPath %s: %s", kp, strerror(errno));
+			log_warnx("%s: network.tlsTerminate.caKeyPath %s: %s", ca_source(l), kp,
+			    strerror(errno));
+		/* A pair that does not make a CA is the user's file too: both are named. */
+		else if ((m = tls_mitm_new(cert, clen, key, klen, err, sizeof(err))) == NULL)
+			log_warnx("%s: network.tlsTerminate: caCertPath %s, caKeyPath %s: %s",
+			    ca_source(l), cp, kp, err);
+		else
+			tls_mitm_free(m);
 		free(cp);
 		free(kp);
-		if (cert == NULL || key == NULL)
+		if (cert == NULL || key == NULL || m == NULL)
 			goto fail;
 	} else if (tls_mitm_ca_generate(&cert, &key, err, sizeof(err)) == -1) {
 		log_warnx("tlsTerminate: cannot make a CA for the run: %s", err);

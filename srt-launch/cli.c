@@ -14,6 +14,16 @@
 #include "launch.h"
 #include "path.h"
 #include "policy_source.h"
+#include "sha256.h"
+
+#ifndef _WIN32
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
+#define WARNED_FILE     "managed-warned"        /* under $XDG_STATE_HOME/srt */
+#define WARNED_KEEP     32                      /* hashes remembered */
 
 /* Every descriptor -1, and srt_mode from the program's name. */
 void
@@ -87,7 +97,8 @@ help(void)
 	    "\n"
 	    "  -c STRING             run STRING with bash (or /bin/sh) -c, as given\n"
 	    "  -s, --settings FILE   read the settings from FILE, not ~/.srt-settings.json\n"
-	    "  -d, --debug           log what srt sets up and every refusal to stderr\n"
+	    "  -d, --debug           log what srt sets up, each allowed connection and each\n"
+	    "                        refusal to stderr; twice (-dd) adds every guarded path\n"
 	    "  --no-fs-violations    leave filesystem refusals out of the report\n"
 #ifndef _WIN32
 	    "  --control-fd N        read settings updates (JSON lines) from descriptor N\n"
@@ -119,6 +130,16 @@ cli_linux_only(const struct launch *l, int ch, const struct option *lopts)
 	usage(l, LAUNCH_FAIL);
 }
 #endif
+
+/* An option of srt-launch's that srt, speaking the reference's command line, does not
+ * take: say so, and where it is, rather than a bare usage. */
+static noreturn void
+srt_only_launch(const struct launch *l, const char *opt)
+{
+	log_warnx("%s is an option of srt-launch, not of srt: run srt-launch -s SETTINGS "
+	    "%s ... (srt prints its violations in a <sandbox_violations> block)", opt, opt);
+	usage(l, LAUNCH_FAIL);
+}
 
 /* A descriptor number on the command line: an integer >= lo (0-2 are the command's). */
 static int
@@ -162,9 +183,9 @@ launch_parse_args(struct launch *l, int argc, char **argv)
 
 	/* SRT_DEBUG with any value but "" is -d, as the reference reads it. */
 	if (env_debug != NULL && *env_debug != '\0')
-		l->debug = true;
+		l->debug = 1;
 	/* "+": options end at the command, whose own options are its business. */
-	while ((ch = getopt_long(argc, argv, l->srt_mode ? "+s:c:dhV" : "+p:s:c:dhV",
+	while ((ch = getopt_long(argc, argv, "+p:s:c:dhV",
 	    lopts, NULL)) != -1) {
 #ifdef _WIN32
 		if (strchr("CDIOA", ch) != NULL)
@@ -176,23 +197,24 @@ launch_parse_args(struct launch *l, int argc, char **argv)
 			break;
 		case 'p':
 			if (l->srt_mode)
-				usage(l, LAUNCH_FAIL);
+				srt_only_launch(l, "-p POLICY");
 			l->policy_arg = optarg;
 			break;
 		case 'c':
 			l->cstring = optarg;
 			break;
 		case 'd':
-			l->debug = true;
+			/* A second -d (-dd) adds the detail: the write guard's every path. */
+			l->debug++;
 			break;
 		case 'v':
 			if (l->srt_mode)
-				usage(l, LAUNCH_FAIL);
+				srt_only_launch(l, "--violations FILE");
 			l->violations_arg = optarg;
 			break;
 		case 'U':
 			if (l->srt_mode)
-				usage(l, LAUNCH_FAIL);
+				srt_only_launch(l, "--unguarded");
 			l->unguarded = true;
 			break;
 		case 'F':
@@ -256,6 +278,125 @@ launch_parse_args(struct launch *l, int argc, char **argv)
 	l->cmd = argc > 0 ? argv : NULL;
 }
 
+#ifndef _WIN32
+/* $XDG_STATE_HOME/srt (or ~/.local/state/srt), made when make is set; NULL without a
+ * home to put it in. */
+static char *
+warned_dir(bool make)
+{
+	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	char *base, *dir;
+
+	if (state != NULL && *state == '/')
+		base = xstrdup(state);
+	else if (home != NULL && *home == '/')
+		base = xasprintf("%s/.local/state", home);
+	else
+		return NULL;
+	dir = xasprintf("%s/srt", base);
+	if (make) {
+		/* What is missing of the way, as the XDG base directory spec has it. */
+		if (state == NULL || *state != '/') {
+			char *local = xasprintf("%s/.local", home);
+
+			(void)mkdir(local, 0700);
+			free(local);
+		}
+		(void)mkdir(base, 0700);
+		if (mkdir(dir, 0700) == -1 && errno != EEXIST) {
+			log_debug("managed policy warnings: %s: %s: they will be repeated", dir,
+			    strerror(errno));
+			free(dir);
+			dir = NULL;
+		}
+	}
+	free(base);
+	return dir;
+}
+#endif
+
+/*
+ * The managed policy's warnings (a user's entry it overrides) hold as long as the two
+ * files do: an agent that runs srt for each tool call would read them every time. They
+ * are shown once for each set of warnings, remembered by a hash of their text in
+ * $XDG_STATE_HOME/srt/managed-warned (the latest WARNED_KEEP sets); -d shows them
+ * always. Without that file (no home, a read-only one), every run shows them.
+ */
+static void
+managed_warn_once(const struct launch *l, const struct diags *w)
+{
+	struct sha256 h;
+	uint8_t sum[SHA256_LEN];
+	char hex[SHA256_HEX_LEN + 1];
+	size_t i;
+#ifndef _WIN32
+	struct strlist keep = { 0 };
+	char *dir, *file = NULL, *tmp = NULL, line[SHA256_HEX_LEN + 2];
+	FILE *f;
+	int fd;
+#endif
+
+	if (w->msgs.n == 0)
+		return;
+	sha256_init(&h);
+	for (i = 0; i < w->msgs.n; i++)
+		sha256_update(&h, w->msgs.v[i], strlen(w->msgs.v[i]) + 1);
+	sha256_final(&h, sum);
+	hex_lower(sum, SHA256_LEN, hex);
+	hex[SHA256_HEX_LEN] = '\0';
+#ifndef _WIN32
+	if ((dir = warned_dir(false)) != NULL) {
+		file = xasprintf("%s/%s", dir, WARNED_FILE);
+		if ((f = fopen(file, "re")) != NULL) {
+			while (fgets(line, sizeof(line), f) != NULL) {
+				line[strcspn(line, "\n")] = '\0';
+				if (strlen(line) == SHA256_HEX_LEN)
+					strlist_push(&keep, line);
+			}
+			fclose(f);
+		}
+		free(dir);
+	}
+	if (strlist_contains(&keep, hex) && !l->debug) {
+		strlist_free(&keep);
+		free(file);
+		return;
+	}
+#else
+	(void)l;
+#endif
+	for (i = 0; i < w->msgs.n; i++)
+		log_warnx("warning: %s", w->msgs.v[i]);
+#ifndef _WIN32
+	if (strlist_contains(&keep, hex) || (dir = warned_dir(true)) == NULL)
+		goto out;
+	free(dir);
+	tmp = xasprintf("%s.%ld", file, (long)getpid());
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+	    0600)) == -1 || (f = fdopen(fd, "w")) == NULL) {
+		if (fd != -1) {
+			close(fd);
+			(void)unlink(tmp);
+		}
+		log_debug("managed policy warnings: %s: %s: they will be repeated", tmp,
+		    strerror(errno));
+		goto out;
+	}
+	for (i = keep.n >= WARNED_KEEP ? keep.n - WARNED_KEEP + 1 : 0; i < keep.n; i++)
+		fprintf(f, "%s\n", keep.v[i]);
+	fprintf(f, "%s\n", hex);
+	if (fclose(f) != 0 || rename(tmp, file) == -1) {
+		log_debug("managed policy warnings: %s: %s: they will be repeated", file,
+		    strerror(errno));
+		(void)unlink(tmp);
+	}
+ out:
+	strlist_free(&keep);
+	free(tmp);
+	free(file);
+#endif
+}
+
 /* The policy: a compiled file (-p), a settings file (-s), or for srt the default settings
  * file, or the built-in defaults when that does not exist (policy_source_load). A file
  * the user named is never replaced by defaults. */
@@ -265,14 +406,17 @@ launch_load_policy(struct launch *l)
 	struct policy_source src = { .policy_path = l->policy_arg,
 	    .settings_path = l->settings_arg, .policy_fd = -1, .fallback = l->srt_mode ?
 	    POLICY_SOURCE_DEFAULT_OR_BUILTIN : POLICY_SOURCE_REQUIRED };
-	struct diags errs = { 0 }, warns = { 0 };
+	struct diags errs = { 0 }, warns = { 0 }, mwarns = { 0 };
 	char *path = NULL;
 	size_t i;
 	int rc;
 
+	src.managed_warns = &mwarns;
 	rc = policy_source_load(&src, &l->pol, &l->set, &path, &errs, &warns);
 	for (i = 0; i < warns.msgs.n; i++)
 		log_warnx("warning: %s", warns.msgs.v[i]);
+	managed_warn_once(l, &mwarns);
+	diags_free(&mwarns);
 	for (i = 0; i < errs.msgs.n; i++)
 		log_warnx("%s", errs.msgs.v[i]);
 	/* As named (made absolute against the working directory, not resolved): the plan

@@ -50,7 +50,7 @@ struct violations;
 struct launch {
 	/* command line */
 	bool srt_mode;                  /* invoked as "srt" */
-	bool debug;
+	int debug;              /* -d given this many times: 2 adds the detail */
 	const char *settings_arg;       /* -s */
 	const char *policy_arg;         /* -p */
 	const char *violations_arg;     /* --violations */

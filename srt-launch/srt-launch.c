@@ -445,20 +445,20 @@ debug_plan(const struct launch *l)
 	log_debug("write guard: %zu protected paths, depth %d, names under %zu roots, "
 	    "%zu read denies held", g->exact.n, g->depth, g->roots.n, g->watch.n);
 	for (i = 0; i < g->exact.n; i++)
-		log_debug("write guard: %s (%s)", g->exact.v[i], g->exact_why.v[i]);
+		log_debug2("write guard: %s (%s)", g->exact.v[i], g->exact_why.v[i]);
 	for (i = 0; i < g->globs.n; i++)
-		log_debug("write guard: every name matching %s (%s)", g->globs.v[i],
+		log_debug2("write guard: every name matching %s (%s)", g->globs.v[i],
 		    g->globs_why.v[i]);
 	for (i = 0; i < g->watch.n; i++) {
 		const struct wguard_watched *w = &g->watch.v[i];
 
 		if (w->mount == NULL)
-			log_debug("read deny held: %s (missing at the start)", w->name);
+			log_debug2("read deny held: %s (missing at the start)", w->name);
 		else if (strcmp(w->name, w->mount) != 0)
-			log_debug("read deny held: %s (masked at %s, the way to it too)",
+			log_debug2("read deny held: %s (masked at %s, the way to it too)",
 			    w->name, w->mount);
 		else
-			log_debug("read deny held: %s (masked)", w->name);
+			log_debug2("read deny held: %s (masked)", w->name);
 	}
 }
 
@@ -666,8 +666,10 @@ main(int argc, char **argv)
 	bwrap_abort(&l);
 	proxies_stop(&l, PROXY_STOP_MS);
 	cleanup(&l);
+	/* The block explains refusals to whoever runs the command; srt-launch leaves it
+	 * out only when the records go to --violations FILE instead. */
 	if (l.viol != NULL)
-		violations_finish(l.viol, l.srt_mode);
+		violations_finish(l.viol, l.srt_mode || l.violations_arg == NULL);
 	env_free(envp);
 	for (i = 0; i < LS_MAX; i++)
 		fd_close(&l.listen_fd[i]);

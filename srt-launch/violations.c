@@ -1,8 +1,9 @@
 /*
  * Violations (SPEC §2, BEHAVIOR §5): the proxies write one JSON object per decision on the
  * log pipe; the denials become "deny network-outbound HOST:PORT (REASON)" lines, filtered
- * by ignoreViolations, appended to --violations FILE as JSON, and shown by srt in a
- * <sandbox_violations> block after the command. srt-seccomp's monitor writes what the
+ * by ignoreViolations, appended to --violations FILE as JSON ("-": standard error), and
+ * shown in a <sandbox_violations> block after the command (by srt-launch only without
+ * --violations). srt-seccomp's monitor writes what the
  * sandbox itself refused (lib/violation.h: files, direct connections) on a pipe of its
  * own; those records join the same lines. Every record carries a "kind". A run reports
  * at most VIOL_LINES_MAX lines, then one that says how many were left out.
@@ -48,7 +49,19 @@ violations_new(const struct settings *s, const char *command, const char *file)
 	v->fd = -1;
 	decision_reader_init(&v->reader, viol_record, v);
 	violation_reader_init(&v->sreader, viol_sandbox, v);
-	if (file != NULL) {
+	/* "-": standard error, as a script that pipes the command's output wants it. */
+	if (file != NULL && strcmp(file, "-") == 0) {
+#ifdef _WIN32
+		v->fd = dup(STDERR_FILENO);
+#else
+		v->fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+#endif
+		if (v->fd == -1) {
+			log_warn("--violations -: standard error");
+			violations_free(v);
+			return NULL;
+		}
+	} else if (file != NULL) {
 		v->fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
 		    0600);
 		if (v->fd == -1) {
@@ -178,6 +191,17 @@ viol_record(void *arg, const struct decision *d)
 	struct violations *v = arg;
 	char *line;
 
+	/* -d: what was allowed, with the entry that allowed it (the refusals are the
+	 * violations below). */
+	if (d->verdict == VERDICT_ALLOW && log_debugging()) {
+		char *clean = violations_sanitise(d->rule != NULL ? d->rule : "");
+
+		log_debug(strchr(d->host, ':') != NULL ? "allow network-outbound [%s]:%u "
+		    "(%s%s%s)" : "allow network-outbound %s:%u (%s%s%s)", d->host, d->port,
+		    *clean != '\0' ? "allowed by allowedDomains \"" : "allowed",
+		    clean, *clean != '\0' ? "\"" : "");
+		free(clean);
+	}
 	if (d->verdict != VERDICT_DENY)
 		return;
 	/* refuseOpaqueTunnels: the reference's two lines for it. */

@@ -36,6 +36,27 @@ put_verdict(const struct policy_verdict *v, FILE *f)
 	putc_unlocked('\n', f);
 }
 
+/* One query's answer names the entry that decided, in parentheses after the verdict, as
+ * the settings spell it (a batch keeps one bare verdict a line). */
+static void
+put_verdict_rule(const struct policy_verdict *v, FILE *f)
+{
+	if (v->rule == NULL) {
+		put_verdict(v, f);
+		return;
+	}
+	if (v->allow)
+		fputs_unlocked("allow", f);
+	else {
+		fputs_unlocked(v->managed ? "deny: managed: " : "deny: ", f);
+		put_sanitised(v->reason, v->reason_len, f);
+	}
+	fprintf(f, " (%s%s \"", v->managed ? "managed " : "", v->allow ? "allowedDomains" :
+	    "deniedDomains");
+	put_sanitised(v->rule, v->rule_len, f);
+	fputs_unlocked("\")\n", f);
+}
+
 static int
 match_batch(const struct policy *p)
 {
@@ -109,10 +130,7 @@ cmd_match(const struct opts *o)
 		return rc;
 	}
 	policy_decide(p, o->argv[0], strlen(o->argv[0]), port, &v);
-	if (v.rule != NULL)
-		log_debug("match: %s:%u matched \"%.*s\"", v.canon, port, (int)v.rule_len,
-		    v.rule);
-	put_verdict(&v, stdout);
+	put_verdict_rule(&v, stdout);
 	rc = v.allow ? EXIT_ALLOW : EXIT_DENY;
 	if (fflush(stdout) == EOF) {
 		log_warn("match: writing stdout");

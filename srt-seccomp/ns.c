@@ -87,7 +87,8 @@ ns_enter(int *own_userns)
 			log_warn("unshare");
 			return -1;
 		}
-		log_debug("unshare refused (%s): creating a user namespace",
+		/* The expected way for a user: detail, not something gone wrong. */
+		log_debug2("unshare refused (%s): creating a user namespace",
 		    strerror(errno));
 		if (unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS) == -1) {
 			log_warn("unshare CLONE_NEWUSER");

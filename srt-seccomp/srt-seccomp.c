@@ -67,6 +67,7 @@ static const struct option longopts[] = {
 	{ "with-guard",		no_argument,		NULL, 'W' },
 	{ "violations-fd",	required_argument,	NULL, 'v' },
 	{ "with-monitor",	no_argument,		NULL, 'M' },
+	{ "as",			required_argument,	NULL, 'A' },
 	{ "debug",		no_argument,		NULL, 'd' },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "version",		no_argument,		NULL, 'V' },
@@ -79,8 +80,52 @@ usage(FILE *f)
 	fprintf(f, "usage: srt-seccomp [-dhV] [--allow-unix-sockets] "
 	    "[--allow-nested-userns] [--pid1]\n"
 	    "                   [--lifeline-fd FD] [--guard-fd FD] [--violations-fd FD]\n"
-	    "                   [--emit-bpf FILE [--with-guard] [--with-monitor]]\n"
+	    "                   [--as NAME] [--emit-bpf FILE [--with-guard] [--with-monitor]]\n"
 	    "                   [--] CMD [ARGS...]\n");
+}
+
+/* --as: the program the user ran (srt, srt-launch), which speaks for the errors about
+ * the command itself; NULL run alone. */
+static const char *as_name;
+
+/* A word that a shell would read as more than a command's name: the user most likely
+ * meant it as a command line (srt 'a | b'), which needs -c. */
+static bool
+looks_like_shell(const char *word)
+{
+	return strpbrk(word, " \t|&;<>()$`'\"*?") != NULL;
+}
+
+/*
+ * The command could not be executed: as a shell says it, under the user's program's
+ * name when there is one. No allocation (the worker shares PID 1's heap): a buffer on
+ * the worker's stack, one write.
+ */
+static void
+worker_exec_failed(char **argv, int err)
+{
+	char buf[1024];
+	int n;
+
+	if (as_name == NULL) {
+		errno = err;
+		log_warn("%s", argv[0]);
+		return;
+	}
+	if (err == ENOENT)
+		n = snprintf(buf, sizeof(buf), "%s: %s: command not found%s\n", as_name,
+		    argv[0], argv[1] == NULL && looks_like_shell(argv[0]) ?
+		    " (a shell command line is run with -c STRING)" : "");
+	else
+		n = snprintf(buf, sizeof(buf), "%s: %s: %s\n", as_name, argv[0],
+		    strerror(err));
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(buf)) {
+		n = sizeof(buf);
+		buf[n - 1] = '\n';
+	}
+	(void)!write(STDERR_FILENO, buf, (size_t)n);
 }
 
 /* What PID 1 hands the worker, and what the worker leaves for PID 1 (shared memory). */
@@ -150,7 +195,7 @@ worker_main(void *arg)
 		worker_exit(EXIT_SELF);
 	execvp(w->argv[0], w->argv);
 	saved_errno = errno;
-	log_warn("%s", w->argv[0]);
+	worker_exec_failed(w->argv, saved_errno);
 	worker_exit(saved_errno == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC);
 	return 0;
 }
@@ -394,8 +439,11 @@ main(int argc, char *argv[])
 		case 'M':
 			o.monitor = 1;
 			break;
+		case 'A':
+			as_name = optarg;
+			break;
 		case 'd':
-			debug = 1;
+			debug++;
 			break;
 		case 'h':
 			usage(stdout);
@@ -409,6 +457,8 @@ main(int argc, char *argv[])
 		}
 	}
 	log_init("srt-seccomp", debug, EXIT_SELF);
+	if (as_name != NULL)
+		log_speak_as(as_name);
 	argv += optind;
 	argc -= optind;
 	if (argc == 0 && emit == NULL) {

@@ -202,21 +202,22 @@ JSON
 @test "match: allow and deny answers and exit codes" {
 	rich
 	srt-policy compile -s "$T/s.json" -o "$T/p.bin"
+	# each answer names the entry that decided, as the settings spell it
 	run srt-policy match -p "$T/p.bin" EXAMPLE.COM. 443
 	[ "$status" -eq 0 ]
-	[ "$output" = "allow" ]
+	[ "$output" = 'allow (allowedDomains "example.com")' ]
 	run srt-policy match -p "$T/p.bin" api.github.com 443
 	[ "$status" -eq 0 ]
-	[ "$output" = "allow" ]
+	[ "$output" = 'allow (allowedDomains "*.github.com:443")' ]
 	run srt-policy match -p "$T/p.bin" api.github.com 80
 	[ "$status" -eq 1 ]
 	[ "$output" = "deny: host is not on the allow list" ]
 	run srt-policy match -p "$T/p.bin" bad.github.com 443
 	[ "$status" -eq 1 ]
-	[ "$output" = "deny: host is on the deny list" ]
+	[ "$output" = 'deny: host is on the deny list (deniedDomains "bad.github.com")' ]
 	run srt-policy match -p "$T/p.bin" example.com 22
 	[ "$status" -eq 1 ]
-	[ "$output" = "deny: ssh is not allowed here" ]
+	[ "$output" = 'deny: ssh is not allowed here (deniedDomains "*:22")' ]
 	run srt-policy match -p "$T/p.bin" 'bücher.example' 443
 	[ "$status" -eq 1 ]
 	[ "$output" = "deny: malformed host" ]

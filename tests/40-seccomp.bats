@@ -605,7 +605,8 @@ in_bwrap() {
 	bwrap_ready
 	nobody_ready
 	# shellcheck disable=SC2016
-	run -0 as_nobody "bwrap --ro-bind / / --dev /dev --proc /proc --bind '$T/nb' '$T/nb' --unshare-pid --unshare-user --cap-drop ALL -- '$SECCOMP' -d -- sh -c 'echo \$\$; cat /proc/sys/user/max_user_namespaces; grep -E \"^(Seccomp|CapBnd):\" /proc/self/status; exit 7' 2>&1; echo rc=\$?"
+	run -0 as_nobody "bwrap --ro-bind / / --dev /dev --proc /proc --bind '$T/nb' '$T/nb' --unshare-pid --unshare-user --cap-drop ALL -- '$SECCOMP' -d -d -- sh -c 'echo \$\$; cat /proc/sys/user/max_user_namespaces; grep -E \"^(Seccomp|CapBnd):\" /proc/self/status; exit 7' 2>&1; echo rc=\$?"
+	# the expected refusal is detail: a second -d
 	[[ "$output" == *"creating a user namespace"* ]]
 	[[ "$output" == *"own user namespace: yes"* ]]
 	printf '%s\n' "$output" | grep -qx 2

@@ -165,6 +165,48 @@ SH
 	[ "$status" -eq 126 ]
 }
 
+@test "a command that cannot be run is named by srt, not its helper; a shell line hints at -c" {
+	run -127 --separate-stderr srt -s "$T/s.json" -- no-such-command-srt-test
+	[ "$stderr" = "srt: no-such-command-srt-test: command not found" ]
+	# reference 0.0.83: quotes the one word and has bash look for it: "command not found",
+	# 127. srt does not guess that a word is a command line: it says how to run one.
+	run -127 --separate-stderr srt -s "$T/s.json" 'echo hi | tr a-z A-Z'
+	[ "$stderr" = "srt: echo hi | tr a-z A-Z: command not found (a shell command line is run with -c STRING)" ]
+	run -127 --separate-stderr srt-launch -s "$T/s.json" -- no-such-command-srt-test
+	[ "$stderr" = "srt: no-such-command-srt-test: command not found" ]
+	printf 'data\n' > "$T/ws/plain"
+	run -126 --separate-stderr srt -s "$T/s.json" -- "$T/ws/plain"
+	[ "$stderr" = "srt: $T/ws/plain: Permission denied" ]
+}
+
+@test "srt-seccomp's own refusals speak as srt: a denyRead path the host makes during the run" {
+	cat > "$T/d.json" <<JSON
+{"network":{"allowedDomains":[],"deniedDomains":[]},
+ "filesystem":{"denyRead":["$T/ws/.aws"],"allowWrite":["$T/ws"],"denyWrite":[]}}
+JSON
+	timeout 60 srt -s "$T/d.json" -c "touch $T/ws/started; while :; do sleep 0.05; done" 2>"$T/err" 3>&- &
+	pid=$!
+	for i in $(seq 200); do [ -e "$T/ws/started" ] && break; sleep 0.05; done
+	[ -e "$T/ws/started" ]
+	# a deny inside a writable directory is watched (srt-seccomp(1)), not held by Landlock
+	mkdir "$T/ws/.aws"
+	st=0
+	wait "$pid" || st=$?
+	[ "$st" -eq 125 ]
+	grep -q "^srt: $T/ws/.aws: a denyRead path that did not exist when the run started" "$T/err"
+	not grep -q "srt-seccomp:" "$T/err"
+}
+
+@test "srt refuses srt-launch's options with a reason, not a bare usage" {
+	run -125 srt --violations "$T/v.jsonl" true
+	[[ "${lines[0]}" == "srt: --violations FILE is an option of srt-launch, not of srt"* ]]
+	run -125 srt --unguarded true
+	[[ "${lines[0]}" == "srt: --unguarded is an option of srt-launch, not of srt"* ]]
+	run -125 srt -p "$T/p.bin" true
+	[[ "${lines[0]}" == "srt: -p POLICY is an option of srt-launch, not of srt"* ]]
+	[ ! -e "$T/v.jsonl" ]
+}
+
 @test "no command: status 1 and a one-line reason, as the reference (its test/cli)" {
 	run srt -s "$T/s.json"
 	[ "$status" -eq 1 ]
@@ -558,6 +600,20 @@ JSON
 	[[ "$output" == *"deny network-outbound loud.example:80"* ]]
 	run srt -s "$T/s.json" -c 'echo clean'
 	[ "$output" = clean ]
+}
+
+@test "violations: srt-launch -p prints the block as srt does; --violations - is standard error" {
+	srt-policy compile -s "$T/s.json" -o "$T/p.bin"
+	run -0 --separate-stderr srt-launch -p "$T/p.bin" -c 'touch .bashrc 2>/dev/null; curl -s -m 5 -x http://localhost:3128 http://denied.example/ >/dev/null; echo done'
+	[ "$output" = done ]
+	[[ "$stderr" == *"<sandbox_violations>"*"deny file-write $T/ws/.bashrc (mandatory deny: shell start-up file)"*"</sandbox_violations>"* ]]
+	[[ "$stderr" == *"<sandbox_violations>"*"deny network-outbound denied.example:80 (host is not on the allow list)"*"</sandbox_violations>"* ]]
+	# "-" is standard error: JSON lines there, no block, and no file named "-"
+	run -0 --separate-stderr srt-launch -p "$T/p.bin" --violations - -c 'touch .bashrc 2>/dev/null; echo done'
+	[ "$output" = done ]
+	[ ! -e "$T/ws/-" ]
+	[[ "$stderr" != *sandbox_violations* ]]
+	printf '%s\n' "$stderr" | grep '^{' | python3 -c 'import json,sys; o=json.loads(sys.stdin.readline()); assert o["kind"]=="file-write" and o["path"].endswith("/ws/.bashrc"), o'
 }
 
 @test "violations: srt-launch --violations appends JSON lines and prints no block" {

@@ -234,3 +234,20 @@ JSON
 	kill "$upid"
 	! kill -0 "$relay" 2>/dev/null
 }
+
+@test "-d names each allowed connection's entry; the write guard's paths wait for -d -d" {
+	# reference 0.0.83 prints "Allowed by config rule: HOST:PORT" under --debug
+	run -0 --separate-stderr srt -d -s "$T/allow.json" -c "NO_PROXY= no_proxy= curl -sS -m 10 http://127.0.0.1:$UPORT/; NO_PROXY= no_proxy= curl -sS -m 10 -x socks5h://localhost:1080 http://127.0.0.1:$UPORT/"
+	[ "$output" = "hello-upstream
+hello-upstream" ]
+	[ "$(grep -c "^srt: debug: allow network-outbound 127.0.0.1:$UPORT (allowed by allowedDomains \"127.0.0.1:$UPORT\")\$" <<<"$stderr")" -eq 2 ]
+	# one line of the write guard (its count), none per path, nothing that reads as an error
+	[ "$(grep -c 'debug: write guard: /' <<<"$stderr")" -eq 0 ]
+	[[ "$stderr" == *"debug: write guard: "*" protected paths"* ]]
+	[[ "$stderr" != *"unshare refused"* ]]
+	[ "$(wc -l <<<"$stderr")" -lt 40 ]
+	run -0 --separate-stderr srt -dd -s "$T/allow.json" -c true
+	[ "$(grep -c 'debug: write guard: /' <<<"$stderr")" -gt 10 ]
+	run -0 --separate-stderr srt -d -d -s "$T/allow.json" -c true
+	[ "$(grep -c 'debug: write guard: /' <<<"$stderr")" -gt 10 ]
+}

@@ -159,7 +159,7 @@ PROBE='curl -s -m 5 -o /dev/null -w "code %{http_code}\n" -x http://localhost:31
 	cat > "$T/run" <<SH
 mount --bind "$T/d/usr/local" /usr/local || exit 90
 cd "$T/ws" || exit 91
-exec env PATH="$T/fake:/usr/local/bin:/usr/bin:/bin" srt -d -s "$T/s.json" -c '$PROBE'
+exec env PATH="$T/fake:/usr/local/bin:/usr/bin:/bin" srt -dd -s "$T/s.json" -c '$PROBE'
 SH
 	run unshare -m sh "$T/run"
 	[ "$status" -eq 0 ]

@@ -113,11 +113,11 @@ kill \$pid; wait \$pid"
 	grep -q '"violation":"deny network-outbound 127.0.0.1:'"$UPORT"' (managed: not on this network)"' "$T/v.jsonl"
 	run in_managed "srt-policy match -p $T/u.bin 127.0.0.1 $UPORT"
 	[ "$status" -eq 1 ]
-	[ "$output" = "deny: managed: not on this network" ]
+	[ "$output" = "deny: managed: not on this network (managed deniedDomains \"127.0.0.1:$UPORT\")" ]
 	# and a user deny is not called managed
 	write_settings "$T/d.json" "[]" "[\"127.0.0.2\"]"
 	run in_managed "srt-policy match -s $T/d.json 127.0.0.2 80"
-	[ "$output" = "deny: host is on the deny list" ]
+	[ "$output" = 'deny: host is on the deny list (deniedDomains "127.0.0.2")' ]
 }
 
 @test "user carve-outs (allowRead, allowWrite) from a denyRead are ignored under allowManagedReadPathsOnly" {
@@ -143,6 +143,7 @@ JSON
 	[[ "$output" != *fine* ]]
 	[[ "$output" != *top* ]]
 	[[ "$output" != *written* ]]
+	[[ "$output" == *"filesystem.allowRead[0]: \"$T/secret/ok.txt\" is ignored"*"allowManagedReadPathsOnly"* ]]
 	# The managed file's own allowWrite still comes back.
 	managed '"allowedDomains": [], "deniedDomains": []' '"allowManagedReadPathsOnly": true,' \
 	    ", \"allowWrite\": [\"$T/secret/w\"]"
@@ -151,7 +152,8 @@ JSON
 	echo "$output"
 	[[ "$output" == *written* ]]
 	[[ "$output" != *fine* ]]
-	[[ "$output" == *"filesystem.allowRead[0]: \"$T/secret/ok.txt\" is ignored"*"allowManagedReadPathsOnly"* ]]
+	# the same warning as the run before: shown once (srt(1), FILES)
+	[[ "$output" != *"is ignored"* ]]
 	# A managed denyRead applies to a user who denies nothing.
 	write_settings "$T/none.json"
 	managed '"allowedDomains": [], "deniedDomains": []' '' ", \"denyRead\": [\"$T/secret\"]"
@@ -423,4 +425,33 @@ SH
 	# The managed file's own parent is the one used; the environment is not consulted.
 	[[ "$output" == *"managed-parent 200 [P2 ]"* ]]
 	[[ "$output" == *"warning: HTTP_PROXY is ignored: the managed policy /etc/srt/managed-settings.json sets network.parentProxy"* ]]
+}
+
+@test "the managed policy's warning is shown once for each set of warnings, again when it changes, always with -d" {
+	managed '"allowedDomains": ["managed.example"], "deniedDomains": []' \
+	    '"allowManagedDomainsOnly": true,'
+	write_settings "$T/u.json" '["a.example"]'
+	write_settings "$T/v.json" '["b.example"]'
+	run in_managed "srt -s $T/u.json -c 'echo one'; srt -s $T/u.json -c 'echo two'; srt-launch -s $T/u.json -c 'echo three'"
+	echo "$output"
+	# reference 0.0.83: no managed policy warnings at all
+	[ "$(grep -c 'is ignored: the managed policy' <<<"$output")" -eq 1 ]
+	[[ "$output" == *"srt: warning: $T/u.json: network.allowedDomains[0]: \"a.example\" is ignored"*one*two*three* ]]
+	# what was shown is a hash in a small file under XDG_STATE_HOME
+	[ "$(wc -l < "$T/state/srt/managed-warned")" -eq 1 ]
+	[ "$(stat -c %a "$T/state/srt")" = 700 ]
+	# other settings, other warnings: shown, once; the first set is still remembered
+	run in_managed "srt -s $T/v.json -c 'echo one'; srt -s $T/v.json -c 'echo two'; srt -s $T/u.json -c 'echo three'"
+	echo "$output"
+	[ "$(grep -c 'is ignored: the managed policy' <<<"$output")" -eq 1 ]
+	[[ "$output" == *"\"b.example\" is ignored"*one*two*three* ]]
+	# -d shows them every time
+	run in_managed "srt -d -s $T/u.json -c true"
+	[[ "$output" == *"\"a.example\" is ignored"* ]]
+	# a state directory that cannot be written: shown on every run, the command still runs
+	rm -rf "$T/state"
+	: > "$T/state"
+	run in_managed "srt -s $T/u.json -c 'echo one'; srt -s $T/u.json -c 'echo two'"
+	[ "$(grep -c 'is ignored: the managed policy' <<<"$output")" -eq 2 ]
+	[[ "$output" == *one*two* ]]
 }

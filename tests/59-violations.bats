@@ -385,3 +385,32 @@ SH
 	[[ "$stderr" != *"file-write"* ]]
 	[ ! -e "$T/out/m" ] && [ ! -e "$T/out/u" ]
 }
+
+@test "an allowWrite entry missing at the start: warned once, and its refusals name it, not 'not in allowWrite'" {
+	mkdir -p "$T/ws/logs"
+	: >"$T/ws/logs/old.log"
+	cd "$T/ws"
+	python3 - "$T/ws/s.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["filesystem"]["allowWrite"] = ["~/.npm", "logs/*.log", "gone/*.txt"]
+json.dump(s, open(sys.argv[1], "w"))
+PY
+	# reference 0.0.83: the same refusals, and nothing said about why
+	run -0 --separate-stderr srt -s "$T/ws/s.json" -c 'mkdir -p ~/.npm/_cacache 2>/dev/null; echo b > logs/new.log 2>/dev/null; echo a >> logs/old.log; touch other 2>/dev/null; echo ran'
+	[ "$output" = ran ]
+	# one warning per entry that names nothing, before the command, in the settings' words
+	[ "$(grep -c 'warning: filesystem.allowWrite' <<<"$stderr")" -eq 2 ]
+	[[ "$stderr" == *'srt: warning: filesystem.allowWrite[0]: "~/.npm" does not exist: it stays read-only for this run (create it before the run)'* ]]
+	[[ "$stderr" == *'srt: warning: filesystem.allowWrite[2]: "gone/*.txt" matches nothing'* ]]
+	[[ "$stderr" == *"deny file-write $T/home/.npm (allowWrite ~/.npm did not exist when the run started)"* ]]
+	[[ "$stderr" == *"deny file-write $T/ws/logs/new.log (allowWrite logs/*.log matches only what existed when the run started)"* ]]
+	[[ "$stderr" == *"deny file-write $T/ws/other (not in allowWrite)"* ]]
+	[ "$(cat "$T/ws/logs/old.log")" = a ]
+	# made before the run, the entry is writable and nothing is said
+	mkdir "$T/home/.npm"
+	run -0 --separate-stderr srt -s "$T/ws/s.json" -c 'mkdir -p ~/.npm/_cacache && echo ran'
+	[ "$output" = ran ]
+	[[ "$stderr" != *'"~/.npm"'* ]]
+	[[ "$stderr" != *sandbox_violations* ]]
+}

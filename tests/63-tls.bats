@@ -499,7 +499,8 @@ EOF
 	in_ns "$T/case"
 	[[ "$output" == *"HTTP/1.1 502 Bad Gateway"* ]]
 	[[ "$output" == *"X-Proxy-Error: tls-termination-unavailable"* ]]
-	[[ "$output" == *"tlsTerminate: the CA key does not belong to the CA certificate"* ]]
+	# srt names the settings file and both of the user's files, in the settings' words
+	[[ "$output" == *"srt: $T/s.json: network.tlsTerminate: caCertPath $T/pki/mitm-ca.pem, caKeyPath $T/pki/up-ca.key: the CA key does not belong to the CA certificate"* ]]
 	[[ "$output" == *"srt exit 125"* ]]
 	grep -q 'the CA key does not belong to the CA certificate' "$T/httpd.err"
 }

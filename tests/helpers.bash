@@ -13,6 +13,9 @@ export SRT_BUILD SRT_BIN SRT_TESTBIN SRT_DATA
 srt_setup() {
 	T=$(mktemp -d "${BATS_TMPDIR:-/tmp}/srt-test.XXXXXX")
 	export T
+	# srt remembers there which managed-policy warnings it has shown (srt(1)): each
+	# test starts with none shown, and nothing is written to the user's home.
+	export XDG_STATE_HOME="$T/state"
 }
 
 srt_teardown() {

@@ -482,6 +482,32 @@ test_monitor_reasons(void)
 	    "a read-only mount inside allowWrite") == 0 &&
 	    strcmp(wguard_readonly_why(&g, "/tmp/run"), "a read-only mount inside allowWrite")
 	    == 0, "inside one: a mount there");
+	/* allowWrite entries missing at the start, through the encoding as srt-seccomp
+	 * gets them: the reason names the entry as the settings spell it. */
+	{
+		struct wguard h;
+		char err[256], *buf;
+		size_t len;
+
+		wguard_add_absent(&g, "/home/u/.npm", "~/.npm", false);
+		wguard_add_absent(&g, "/w/p/logs/*.log", "logs/*.log", true);
+		buf = wguard_encode(&g, &len);
+		ok(wguard_decode(buf, len, &h, err, sizeof(err)) == 0 && h.absent.n == 2,
+		    "missing allowWrite entries survive the trip");
+		free(buf);
+		ok(strcmp(wguard_readonly_why(&h, "/home/u/.npm"),
+		    "allowWrite ~/.npm did not exist when the run started") == 0 &&
+		    strcmp(wguard_readonly_why(&h, "/home/u/.npm/_cacache/x"),
+		    "allowWrite ~/.npm did not exist when the run started") == 0 &&
+		    strcmp(wguard_readonly_why(&h, "/home/u/.npmrc"), "not in allowWrite") == 0,
+		    "a missing allowWrite path: its reason, for it and beneath it only");
+		ok(strcmp(wguard_readonly_why(&h, "/w/p/logs/new.log"),
+		    "allowWrite logs/*.log matches only what existed when the run started") == 0
+		    && strcmp(wguard_readonly_why(&h, "/w/p/logs/new.txt"),
+		    "a read-only mount inside allowWrite") == 0,
+		    "a new file matching an allowWrite glob: the glob's reason");
+		wguard_free(&h);
+	}
 	ok(P("/w/p/.bashrc") != NULL, "the guard refuses");
 	g.inert = true;
 	ok(P("/w/p/.bashrc") == NULL && C("/w/p/.git", true) == NULL &&
