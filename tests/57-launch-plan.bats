@@ -44,7 +44,7 @@ JSON
 # command "/bin/true the-command", then srt-policy plan --target linux with PLAN-WORDS
 # and the run's TMPDIR: what bwrap received is the plan, then the command, byte for byte.
 same_as_plan() {
-	local launch=() plan=() tmp
+	local launch=() plan=() tmp pt
 	while [ "$1" != -- ]; do launch+=("$1"); shift; done
 	shift
 	plan=("$@")
@@ -54,13 +54,17 @@ same_as_plan() {
 	grep -q "bwrap exited with status 0" "$T/err" || { cat "$T/err"; return 1; }
 	# The run's private TMPDIR, gone again: made anew for the plan, which binds it
 	# only when it exists (and not at all with filesystem.disabled).
+	# (The plan is made for a stand-in directory and its name replaced: the run's own
+	# is removed by its keeper, which may still be at it when srt has exited.)
 	tmp=$(tr '\0' '\n' <"$T/rec" | grep -m1 -x "$(realpath "$T/tmp")/srt\.[A-Za-z0-9]*" || true)
+	pt=$(realpath "$T")/plan-tmp.XXXXXX
 	if [ -n "$tmp" ]; then
-		mkdir "$tmp"
-		plan+=(--tmpdir "$tmp")
+		mkdir "$pt"
+		plan+=(--tmpdir "$pt")
 	fi
-	{ srt-policy "${plan[@]}"; printf '%s\0' /bin/true the-command; } >"$T/want"
-	[ -z "$tmp" ] || rmdir "$tmp"
+	{ srt-policy "${plan[@]}"; printf '%s\0' /bin/true the-command; } |
+	    if [ -n "$tmp" ]; then sed -z "s|${pt//./\\.}|$tmp|g"; else cat; fi >"$T/want"
+	[ -z "$tmp" ] || rmdir "$pt"
 	if ! cmp -s "$T/want" "$T/rec"; then
 		diff <(tr '\0' '\n' <"$T/want") <(tr '\0' '\n' <"$T/rec") || true
 		return 1
@@ -171,9 +175,11 @@ same_as_plan() {
 	# -d shows the same words, shell-quoted, with the command
 	line=$(grep -m1 "debug: bwrap arguments (the options through --args 4): " "$T/err")
 	tmp=$(tr '\0' '\n' <"$T/rec" | grep -m1 -x "$(realpath "$T/tmp")/srt\.[A-Za-z0-9]*")
-	mkdir "$tmp"
-	want=$(srt-policy -d plan --target linux -s "$T/s.json" --tmpdir "$tmp" --shell)
-	rmdir "$tmp"
+	pt=$(realpath "$T")/plan-tmp.XXXXXX
+	mkdir "$pt"
+	want=$(srt-policy -d plan --target linux -s "$T/s.json" --tmpdir "$pt" --shell)
+	rmdir "$pt"
+	want=${want//"$pt"/$tmp}
 	[ "${line#*): }" = "$want /bin/true the-command" ]
 	# no write guard: no --guard-fd, and srt-seccomp's descriptor takes its number
 	same_as_plan srt-launch --unguarded -s "$T/s.json" -- \
