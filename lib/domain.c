@@ -546,9 +546,13 @@ pattern_check(const char *h, int denylist, const char **why)
 			*why = "a wildcard needs a domain with at least two labels after \"*.\"";
 			return -1;
 		}
+		/* "*.*.example.com" would match only a host holding a "*", so never. */
+		if (strchr(d, '*') != NULL)
+			goto star;
 		return DOM_WILDCARD;
 	}
 	if (strchr(h, '*') != NULL) {
+ star:
 		*why = denylist ? "\"*\" is allowed only as \"*.\" before a domain, or alone" :
 		    "\"*\" is allowed only as \"*.\" before a domain";
 		return -1;

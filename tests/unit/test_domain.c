@@ -93,7 +93,11 @@ test_entries(void)
 	check_accept("a..b", 0, "exact a..b 0");
 	check_accept("-x.com", 0, "exact -x.com 0");
 	check_accept("x_y.example.com:65535", 0, "exact x_y.example.com 65535");
-	check_accept("*.*.example.com:22", 0, "wild *.example.com 22");
+	/* The reference accepts "*.*.example.com" but it can match only a host holding a
+	 * "*": never (issue 31). srt refuses it, as srt-settings(5) says. */
+	check_reject("*.*.example.com:22", 0);
+	check_reject("*.*.example.com", 1);
+	check_reject("*.a.*.example.com", 1);
 	/* unbracketed "127.1" is a name to the reference: it is never canonicalised */
 	check_accept("127.1", 0, "exact 127.1 0");
 	check_accept("256.1.1.1", 0, "exact 256.1.1.1 0");
@@ -442,11 +446,13 @@ vector_decisions_line(const char *line, size_t lineno)
 	cJSON_Delete(doc);
 }
 
-/* Non-ASCII or a space: such an entry can never match a valid host, so srt may refuse
- * it where the reference accepts it (vectors README). */
+/* Non-ASCII, a space, or a "*" past a leading "*.": such an entry can never match a
+ * valid host, so srt may refuse it where the reference accepts it (vectors README). */
 static int
 never_matches(const char *e)
 {
+	if (strchr(strncmp(e, "*.", 2) == 0 ? e + 2 : e, '*') != NULL)
+		return 1;
 	for (; *e != '\0'; e++)
 		if ((unsigned char)*e >= 0x80 || *e == ' ')
 			return 1;
