@@ -675,6 +675,7 @@ static const struct proxy_proto socksd_proto = {
 	.default_listen = "127.0.0.1:1080",
 	.usage = "srt-socksd (-p POLICY | -s SETTINGS | --policy-fd N) [-l ADDR]... "
 	    "[--listen-fd N]...\n"
+	    "                  [--listen-any-interface]\n"
 	    "                  [--log FILE | --log-fd N] [--audit] [--auth USER:PASS] "
 	    "[--lifeline-fd N]\n"
 	    "                  [--max-conns N] [--idle-timeout SEC] [--head-timeout SEC]\n"
