@@ -139,10 +139,16 @@ test_canonicalise(void)
 
 	check_canon("EXAMPLE.COM", HOST_NAME, "example.com");
 	check_canon("example.com.", HOST_NAME, "example.com");
-	check_canon("example.com..", HOST_NAME, "example.com.");
+	/* An empty label is malformed, not a name under a wildcard (issue 31): a resolver
+	 * that collapsed it would reach another name. The reference keeps them. */
+	check_canon("example.com..", HOST_MALFORMED, "");
+	check_canon("secret..corp.test", HOST_MALFORMED, "");
+	check_canon(".secret.corp.test", HOST_MALFORMED, "");
+	check_canon("[.secret.corp.test]", HOST_MALFORMED, "");
+	check_canon("..", HOST_MALFORMED, "");
 	check_canon("x_y.Example.com", HOST_NAME, "x_y.example.com");
-	check_canon("a..b", HOST_NAME, "a..b");
-	check_canon(".", HOST_NAME, "");
+	check_canon("a..b", HOST_MALFORMED, "");
+	check_canon(".", HOST_MALFORMED, "");
 	check_canon("127.1", HOST_IPV4, "127.0.0.1");
 	check_canon("2130706433", HOST_IPV4, "127.0.0.1");
 	check_canon("0x7f.0.0.1", HOST_IPV4, "127.0.0.1");
@@ -164,7 +170,7 @@ test_canonicalise(void)
 	check_canon("0x100000000", HOST_NAME, "0x100000000");
 	check_canon("1.16777216", HOST_NAME, "1.16777216");
 	check_canon("08.1.1.1", HOST_NAME, "08.1.1.1");
-	check_canon("1..2", HOST_NAME, "1..2");
+	check_canon("1..2", HOST_MALFORMED, "");
 	check_canon("A.0x", HOST_NAME, "a.0x");
 	check_canon("foo.09.", HOST_NAME, "foo.09.");
 	check_canon("[256.1.1.1]", HOST_NAME, "[256.1.1.1]");
@@ -172,7 +178,7 @@ test_canonicalise(void)
 	check_canon("xn--.com.", HOST_NAME, "xn--.com.");
 	/* not a number: an ordinary name */
 	check_canon("foo.0x1g", HOST_NAME, "foo.0x1g");
-	check_canon("1.2.3.4..", HOST_NAME, "1.2.3.4.");
+	check_canon("1.2.3.4..", HOST_MALFORMED, "");
 	check_canon("XN--BCHER-KVA.EXAMPLE.", HOST_NAME, "xn--bcher-kva.example");
 	check_canon("xn--ls8h.", HOST_NAME, "xn--ls8h");
 	/* IPv6 */
@@ -280,6 +286,11 @@ test_decide(void)
 		{ "example.com", NULL, "EXAMPLE.COM", 443, 1 },
 		{ "example.com", NULL, "example.com.", 443, 1 },
 		{ "example.com", NULL, "example.com..", 443, 0 },
+		/* issue 31: an empty label is not under the wildcard */
+		{ "*.corp.test", "secret.corp.test", "secret..corp.test", 443, 0 },
+		{ "*.corp.test", "secret.corp.test", ".secret.corp.test", 443, 0 },
+		{ "*.corp.test", "secret.corp.test", "secret.corp.test..", 443, 0 },
+		{ "*.corp.test", "secret.corp.test", "other.corp.test.", 443, 1 },
 		{ "example.com", NULL, "www.example.com", 443, 0 },
 		{ "*.example.com", NULL, "a.b.example.com", 443, 1 },
 		{ "*.example.com", NULL, "example.com", 443, 0 },
