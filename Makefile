@@ -287,6 +287,7 @@ WINLIB_SRC  := lib/evloop.c lib/evloop_wsapoll.c lib/sys_win.c lib/util.c lib/lo
                lib/domain.c lib/upstream.c lib/http_parse.c lib/buf.c lib/utf8.c lib/socks5.c \
                lib/ssh_refusal.c lib/guard.c lib/guard_local_win.c lib/relay_win.c \
                lib/decision.c lib/proxy.c lib/proxy_dial.c lib/proxy_fd.c lib/proxy_relay.c \
+               lib/proxy_listen.c \
                lib/proxy_win.c lib/cred.c lib/decider_names.c lib/sigv4.c lib/sha256.c \
                lib/wincmdline.c
 WINLIB_OBJ  := $(WINLIB_SRC:%.c=build/win/obj/%.o)

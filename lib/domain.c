@@ -376,6 +376,18 @@ host_canonical_bare(const char *bare, size_t n, char *scratch, char *out, size_t
 	return kind;
 }
 
+/*
+ * An empty label past the one trailing dot a name may have: "secret..corp.test",
+ * ".secret.corp.test". Such a name is malformed, not a name under "*.corp.test": a
+ * resolver that collapses the empty label would reach "secret.corp.test", which a deny
+ * entry may name (issue 31). No valid host has one, so no allow entry loses a match.
+ */
+static int
+name_has_empty_label(const char *s, size_t n)
+{
+	return n == 0 || s[0] == '.' || memmem(s, n, "..", 2) != NULL;
+}
+
 enum host_kind
 host_canonicalise(const char *host, size_t len, char *out)
 {
@@ -401,7 +413,7 @@ host_canonicalise(const char *host, size_t len, char *out)
 	for (i = 0; i < n; i++)
 		if (!is_name_char((unsigned char)bare[i]))
 			return HOST_MALFORMED;
-	if (n == 0)
+	if (n == 0 || name_has_empty_label(bare, n))
 		return HOST_MALFORMED;
 	kind = host_canonical_bare(bare, n, scratch, out, DOM_HOST_MAX + 1);
 	if (kind == HOST_NAME || kind == HOST_IPV4)
@@ -546,9 +558,13 @@ pattern_check(const char *h, int denylist, const char **why)
 			*why = "a wildcard needs a domain with at least two labels after \"*.\"";
 			return -1;
 		}
+		/* "*.*.example.com" would match only a host holding a "*", so never. */
+		if (strchr(d, '*') != NULL)
+			goto star;
 		return DOM_WILDCARD;
 	}
 	if (strchr(h, '*') != NULL) {
+ star:
 		*why = denylist ? "\"*\" is allowed only as \"*.\" before a domain, or alone" :
 		    "\"*\" is allowed only as \"*.\" before a domain";
 		return -1;

@@ -39,6 +39,15 @@ int path_is_sep(char c);
  * POSIX, pathw_refusal on Windows. */
 const char *path_refusal(const char *entry);
 
+/*
+ * Why a plain-string entry of a filesystem list almost surely names another path than
+ * its writer meant, or NULL: white space at either end, a shell expansion ("$HOME",
+ * "${PWD}", "$(...)"), or "~user" (only "~" and "~/" name the home directory). Each
+ * would be taken as written, relative to the working directory, and protect nothing.
+ * Every system; the object form {"path": ..., "literal": true} is not asked.
+ */
+const char *path_slip(const char *entry);
+
 /* Length of the root that starts an absolute, normalised path: 1 for "/", 3 for "C:\"
  * on Windows; 0 when p is not absolute. */
 size_t path_root_len(const char *p);

@@ -81,7 +81,7 @@ enum {
 	OPT_LIFELINE_FD, OPT_MAX_CONNS, OPT_IDLE_TIMEOUT, OPT_HEAD_TIMEOUT, OPT_NO_SANDBOX,
 	OPT_RELAY_TO, OPT_CRED_FD, OPT_CA_FD, OPT_CONTROL_FD, OPT_DECIDER_FD, OPT_DECIDER_IN,
 	OPT_DECIDER_OUT, OPT_ASK, OPT_DECIDER_TIMEOUT, OPT_DECIDER_READY, OPT_HANDOFF_FD,
-	OPT_PLAINTEXT_HEADER_SET, OPT_STRIP_RESPONSE_HEADER, OPT_READY_FD,
+	OPT_PLAINTEXT_HEADER_SET, OPT_STRIP_RESPONSE_HEADER, OPT_READY_FD, OPT_LISTEN_ANY,
 };
 
 static const struct option proxy_longopts[] = {
@@ -90,6 +90,7 @@ static const struct option proxy_longopts[] = {
 	{ "policy-fd", required_argument, NULL, OPT_POLICY_FD },
 	{ "listen", required_argument, NULL, 'l' },
 	{ "listen-fd", required_argument, NULL, OPT_LISTEN_FD },
+	{ "listen-any-interface", no_argument, NULL, OPT_LISTEN_ANY },
 	{ "log", required_argument, NULL, OPT_LOG },
 	{ "log-fd", required_argument, NULL, OPT_LOG_FD },
 	{ "audit", no_argument, NULL, OPT_AUDIT },
@@ -222,6 +223,9 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 				proxy_badusage(proto, xasprintf("-l %s: %s", optarg, why));
 			strlist_push(&o->listen, optarg);
 			break;
+		case OPT_LISTEN_ANY:
+			o->listen_any = true;
+			break;
 		case OPT_LISTEN_FD:
 			o->listen_fds = xreallocarray(o->listen_fds, o->nlisten_fds + 1, sizeof(int));
 			o->listen_fds[o->nlisten_fds++] =
@@ -327,6 +331,9 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 	}
 	if (optind < argc)
 		proxy_badusage(proto, xasprintf("unexpected argument: %s", argv[optind]));
+	for (size_t i = 0; i < o->listen.n; i++)
+		if ((why = proxy_listen_refusal(o->listen.v[i], o->listen_any)) != NULL)
+			proxy_badusage(proto, xasprintf("-l %s: %s", o->listen.v[i], why));
 	if (o->relay_port != 0) {
 		if (nsrc != 0 || o->log_path != NULL || o->log_fd != -1 || o->audit ||
 		    o->auth != NULL)
@@ -361,83 +368,38 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 	o->lists_terminate = o->ca_fd != -1 && ndecider != 0 && nsrc == 0;
 }
 
-int
-proxy_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *sslen,
-    const char **why)
+/*
+ * One line on standard error saying where the listeners opened by address listen (the
+ * ones of -l, or the default), with their ports as bound, and a warning for each that
+ * other hosts can reach. Inherited listeners (--listen-fd: srt's runs) are their
+ * owner's to describe.
+ */
+static void
+proxy_listeners_say(struct proxy *px, const struct proxy_proto *proto, size_t first)
 {
-	char host[64];
-	const char *colon, *h;
-	size_t hl;
-	char *end;
-	long port;
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	struct buf b = { 0 };
+	char name[PATH_MAX + 8];
+	size_t i;
 
-	memset(ss, 0, sizeof(*ss));
-	*why = NULL;
-	if (strncmp(s, "unix:", 5) == 0) {
-		struct sockaddr_un *sun = (struct sockaddr_un *)ss;
-
-		if (s[5] != '/' || strlen(s + 5) >= sizeof(sun->sun_path)) {
-			*why = "a unix socket needs an absolute path shorter than 108 bytes";
-			return -1;
-		}
-		sun->sun_family = AF_UNIX;
-		strcpy(sun->sun_path, s + 5);
-		*sslen = sizeof(*sun);
-		return 0;
+	if (first >= px->nlisteners)
+		return;
+	for (i = first; i < px->nlisteners; i++) {
+		proxy_listener_name(px->listeners[i].fd, px->listeners[i].unix_path, name,
+		    sizeof(name));
+		buf_addf(&b, "%s%s", i > first ? ", " : "", name);
+		sl = sizeof(ss);
+		memset(&ss, 0, sizeof(ss));
+		if (px->listeners[i].unix_path == NULL &&
+		    getsockname(px->listeners[i].fd, (struct sockaddr *)&ss, &sl) == 0 &&
+		    !proxy_listen_local(&ss))
+			fprintf(stderr, "%s: warning: %s can be reached from other hosts%s\n",
+			    proto->prog, name, px->opts.auth != NULL ? "" :
+			    ", and asks for no password (--auth USER:PASS)");
 	}
-	if (s[0] == '[') {
-		const char *rb = strchr(s, ']');
-
-		if (rb == NULL || rb[1] != ':') {
-			*why = "expected [ADDRESS]:PORT";
-			return -1;
-		}
-		h = s + 1;
-		hl = (size_t)(rb - h);
-		colon = rb + 1;
-	} else {
-		colon = strrchr(s, ':');
-		if (colon == NULL) {
-			*why = "expected ADDRESS:PORT";
-			return -1;
-		}
-		h = s;
-		hl = (size_t)(colon - s);
-	}
-	if (hl == 0 || hl >= sizeof(host)) {
-		*why = "bad address";
-		return -1;
-	}
-	memcpy(host, h, hl);
-	host[hl] = '\0';
-	errno = 0;
-	port = strtol(colon + 1, &end, 10);
-	if (errno != 0 || end == colon + 1 || *end != '\0' || port < 0 || port > 65535) {
-		*why = "the port must be a number from 0 to 65535";
-		return -1;
-	}
-	if (s[0] != '[') {
-		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-
-		if (inet_pton(AF_INET, host, &sin->sin_addr) != 1) {
-			*why = "not an IPv4 address (write IPv6 as [ADDRESS]:PORT)";
-			return -1;
-		}
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons((uint16_t)port);
-		*sslen = sizeof(*sin);
-	} else {
-		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-
-		if (inet_pton(AF_INET6, host, &sin6->sin6_addr) != 1) {
-			*why = "not an IPv6 address";
-			return -1;
-		}
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons((uint16_t)port);
-		*sslen = sizeof(*sin6);
-	}
-	return 0;
+	fprintf(stderr, "%s: listening on %s\n", proto->prog, buf_str(&b));
+	buf_free(&b);
 }
 
 /* ---- policy ---------------------------------------------------------------------- */
@@ -1932,6 +1894,7 @@ proxy_main(int argc, char **argv, const struct proxy_proto *proto)
 		proxy_open_listener(px, px->opts.listen.v[i]);
 	if (px->nlisteners == 0)
 		proxy_open_listener(px, proto->default_listen);
+	proxy_listeners_say(px, proto, px->opts.nlisten_fds);
 	for (i = 0; i < px->nlisteners; i++)
 		if (evloop_add(px->loop, px->listeners[i].fd, EV_READ, proxy_accept_cb, px) == -1)
 			fatal("listener");

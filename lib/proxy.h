@@ -27,6 +27,7 @@
 #include "guard.h"
 #include "handoff.h"
 #include "policy.h"
+#include "proxy_listen.h"
 #include "relay.h"
 #include "sys.h"
 #include "tls.h"
@@ -50,6 +51,8 @@ struct proxy_opts {
 	const char *settings_path;      /* -s FILE */
 	int policy_fd;                  /* --policy-fd N, or -1 */
 	struct strlist listen;          /* -l ADDR, in order */
+	bool listen_any;                /* --listen-any-interface: -l may name an address
+	                                   other hosts reach */
 	int *listen_fds;                /* --listen-fd N, in order */
 	size_t nlisten_fds;
 	const char *log_path;           /* --log FILE */
@@ -302,10 +305,5 @@ void proxy_fold_name(const char *name, size_t n, char *out);
 /* --relay-to (proxy_relay.c): the accept callback of the plain relay to
  * 127.0.0.1:relay_port (or [::1]), in place of the protocol's. */
 void proxy_relay_accept(struct proxy *px, int fd, const char *client);
-
-/* Parse a listen address: "127.0.0.1:3128", "[::1]:3128", "unix:/path". 0 or -1 with
- * *why set. */
-int proxy_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *sslen,
-    const char **why);
 
 #endif

@@ -955,6 +955,23 @@ check_deny_glob(struct pctx *c, const char *v, const char *path)
 	free(fixed);
 }
 
+/* An entry taken as written that would protect, or open, another path than meant
+ * (path_slip): refused, naming the literal form for a name that really is spelt so. */
+static int
+check_path_slip(struct pctx *c, const char *path, const char *v)
+{
+	const char *why = path_slip(v);
+	char *q;
+
+	if (why == NULL)
+		return 0;
+	q = quote(v);
+	perr(c, path, "%s: %s; if a name really is spelt so, write {\"path\": %s, "
+	    "\"literal\": true}", q, why, q);
+	free(q);
+	return -1;
+}
+
 /* A spelling this system's plan cannot take (path_refusal; on Windows UNC and device
  * paths, streams, names Windows strips or aliases): refused by name, not mis-planned. */
 static int
@@ -990,7 +1007,8 @@ get_paths(struct pctx *c, const cJSON *j, const char *path, bool deny_check,
 		if (cJSON_IsString(e)) {
 			if (e->valuestring[0] == '\0')
 				perr(c, p, "the path is empty");
-			else if (check_path_syntax(c, p, e->valuestring) == 0) {
+			else if (check_path_slip(c, p, e->valuestring) == 0 &&
+			    check_path_syntax(c, p, e->valuestring) == 0) {
 				if (deny_check)
 					check_deny_glob(c, e->valuestring, p);
 				out->v[out->n].path = xstrdup(e->valuestring);

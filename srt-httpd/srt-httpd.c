@@ -11,6 +11,7 @@ static const struct proxy_proto httpd_proto = {
 	.default_listen = "127.0.0.1:3128",
 	.usage = "srt-httpd (-p POLICY | -s SETTINGS | --policy-fd N) [-l ADDR]... "
 	    "[--listen-fd N]...\n"
+	    "                 [--listen-any-interface]\n"
 	    "                 [--log FILE | --log-fd N] [--audit] [--auth USER:PASS] "
 	    "[--lifeline-fd N]\n"
 	    "                 [--max-conns N] [--idle-timeout SEC] [--head-timeout SEC] [--ca-fd N]\n"

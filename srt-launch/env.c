@@ -18,8 +18,8 @@ extern char **environ;
 
 #define HTTP_URL        "http://localhost:3128"
 #define SOCKS_URL       "socks5h://localhost:1080"
-#define NO_PROXY_LIST   "localhost,127.0.0.1,::1,169.254.0.0/16,10.0.0.0/8,172.16.0.0/12," \
-			"192.168.0.0/16"
+/* After the loopback names of env_loopback, those not routed through the proxy. */
+#define NO_PROXY_RANGES "169.254.0.0/16,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16"
 #define SSH_NO_MUX      "-o ControlMaster=no -o ControlPath=none"
 #define SAFE_DIR_WILDCARD_OVER  8       /* more safe directories than this: "*" */
 
@@ -147,9 +147,61 @@ env_add_git(struct strlist *e, const struct settings *s, const char *inherited_c
 	strlist_pushf(e, "GIT_CONFIG_COUNT=%ld", n);
 }
 
-#ifndef _WIN32
 /* Windows has no env_build: srt-win sets the command's environment, and winlaunch.c
  * passes it git's variables (env_add_git) with --env. */
+
+#ifndef _WIN32
+/*
+ * The loopback names NO_PROXY sends to the sandbox's own loopback, as the reference
+ * does, and their spelling in Java's nonProxyHosts. An allowedDomains entry naming one
+ * with a port (and not denied) takes it out of both: its requests then go through the
+ * proxy, which connects to that port of the host's loopback and refuses every other
+ * port of it by name (srt-settings(5) "Loopback on the allow list").
+ */
+static const struct {
+	const char *name, *java;
+} env_loopback[] = {
+	{ "localhost", "localhost" },
+	{ "127.0.0.1", "127.0.0.1" },
+	{ "::1", "[::1]" },
+};
+
+static bool
+env_loopback_routed(const struct launch *l, const char *name)
+{
+	const struct dom_rule *r;
+	struct policy_verdict v;
+	size_t i;
+
+	for (i = 0; i < l->set.net.nallowed; i++) {
+		r = &l->set.net.allowed[i];
+		if (r->port == 0 || r->host == NULL || strcmp(r->host, name) != 0 ||
+		    (r->kind != DOM_EXACT && r->kind != DOM_IPV4 && r->kind != DOM_IPV6))
+			continue;
+		policy_decide(l->pol, name, strlen(name), r->port, &v);
+		if (v.allow)
+			return true;
+	}
+	return false;
+}
+
+/* NO_PROXY's list and Java's nonProxyHosts, without the routed loopback names. */
+static void
+env_no_proxy(const struct launch *l, char **list, char **java)
+{
+	struct buf b = { 0 }, j = { 0 };
+	size_t i;
+
+	for (i = 0; i < sizeof(env_loopback) / sizeof(env_loopback[0]); i++) {
+		if (env_loopback_routed(l, env_loopback[i].name))
+			continue;
+		buf_addf(&b, "%s,", env_loopback[i].name);
+		buf_addf(&j, "%s%s", j.len > 0 ? "|" : "", env_loopback[i].java);
+	}
+	buf_addf(&b, "%s", NO_PROXY_RANGES);
+	*list = buf_steal(&b);
+	*java = buf_steal(&j);
+}
 
 static void
 env_add_ssh(struct strlist *e)
@@ -190,8 +242,9 @@ env_build(const struct launch *l)
 	const char *java = env_inherited(&l->set, "JAVA_TOOL_OPTIONS");
 	bool git = l->set.git_safe_dirs.n > 0 &&
 	    !(git_count != NULL && strcmp(git_count, "0") == 0);
-	char **p;
+	char **p, *no_proxy, *java_direct;
 
+	env_no_proxy(l, &no_proxy, &java_direct);
 	for (p = environ; *p != NULL; p++)
 		if (strchr(*p, '=') != NULL && !env_is_owned(*p, git) &&
 		    !env_is_denied(&l->set, *p) && !env_cred_owned(l, *p) &&
@@ -205,8 +258,8 @@ env_build(const struct launch *l)
 
 	strlist_push(&e, "SANDBOX_RUNTIME=1");
 	strlist_pushf(&e, "TMPDIR=%s", l->tmpdir);
-	strlist_push(&e, "NO_PROXY=" NO_PROXY_LIST);
-	strlist_push(&e, "no_proxy=" NO_PROXY_LIST);
+	strlist_pushf(&e, "NO_PROXY=%s", no_proxy);
+	strlist_pushf(&e, "no_proxy=%s", no_proxy);
 	strlist_push(&e, "HTTP_PROXY=" HTTP_URL);
 	strlist_push(&e, "HTTPS_PROXY=" HTTP_URL);
 	strlist_push(&e, "http_proxy=" HTTP_URL);
@@ -232,9 +285,12 @@ env_build(const struct launch *l)
 	strlist_pushf(&e, "JAVA_TOOL_OPTIONS=%s%s-Dhttp.proxyHost=localhost "
 	    "-Dhttp.proxyPort=%d -Dhttps.proxyHost=localhost -Dhttps.proxyPort=%d "
 	    "-DsocksProxyHost=localhost -DsocksProxyPort=%d "
-	    "-Dhttp.nonProxyHosts=localhost|127.0.0.1|[::1]%s",
+	    "-Dhttp.nonProxyHosts=%s%s",
 	    java != NULL ? java : "", java != NULL && *java != '\0' ? " " : "",
-	    LAUNCH_HTTP_PORT, LAUNCH_HTTP_PORT, LAUNCH_SOCKS_PORT, ca_java_options(l));
+	    LAUNCH_HTTP_PORT, LAUNCH_HTTP_PORT, LAUNCH_SOCKS_PORT, java_direct,
+	    ca_java_options(l));
+	free(no_proxy);
+	free(java_direct);
 	if (git)
 		env_add_git(&e, &l->set, git_count);
 	ca_env(l, &e);

@@ -4,7 +4,6 @@
  * (its policy is the decider's hello): this turns the reference's flags into srt-httpd's
  * and executes it from srt's helper directory.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -17,6 +16,7 @@
 #include "launch.h"
 #include "layout.h"
 #include "proxy_fd.h"
+#include "proxy_listen.h"
 
 static noreturn void SRT_PRINTF(1, 2)
 proxycli_fail(const char *fmt, ...)
@@ -53,42 +53,15 @@ proxycli_header(const char *s)
 	return s;
 }
 
-/* "127.0.0.1:8080", "[::1]:8080", "localhost:8080" as srt-httpd's -l; a host that is not
- * loopback only with --listen-any-interface. */
-static char *
+/* --listen as srt-httpd's -l reads it (proxy_listen.h), said in this command's words;
+ * srt-httpd warns when other hosts can reach it. */
+static void
 proxycli_listen(const char *s, bool any)
 {
-	const char *colon = strrchr(s, ':');
-	char host[128];
-	unsigned char a[16];
-	size_t hl;
-	bool v6, loop;
+	const char *why = proxy_listen_refusal(s, any);
 
-	if (colon == NULL || colon[1] == '\0' || strspn(colon + 1, "0123456789") !=
-	    strlen(colon + 1) || atol(colon + 1) > 65535)
-		proxycli_fail("--listen needs <host:port> with a port from 0 to 65535 (got %s)", s);
-	hl = (size_t)(colon - s);
-	if (hl >= 2 && s[0] == '[' && s[hl - 1] == ']') {
-		s++;
-		hl -= 2;
-	}
-	if (hl == 0 || hl >= sizeof(host))
-		proxycli_fail("--listen %s: no host", s);
-	memcpy(host, s, hl);
-	host[hl] = '\0';
-	if (strcmp(host, "localhost") == 0)
-		snprintf(host, sizeof(host), "127.0.0.1");
-	v6 = inet_pton(AF_INET6, host, a) == 1;
-	if (!v6 && inet_pton(AF_INET, host, a) != 1)
-		proxycli_fail("--listen %s: not an IP address or localhost", host);
-	loop = v6 ? memcmp(a, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\1", 16) == 0 : a[0] == 127;
-	if (!loop && !any)
-		proxycli_fail("--listen %s is not a loopback address (127.0.0.0/8, [::1] or "
-		    "localhost); pass --listen-any-interface to bind it anyway", s);
-	if (!loop)
-		fprintf(stderr, "srt proxy: warning: --listen-any-interface: the listener is "
-		    "reachable from other hosts and is unauthenticated\n");
-	return v6 ? xasprintf("[%s]%s", host, colon) : xasprintf("%s%s", host, colon);
+	if (why != NULL)
+		proxycli_fail("--listen %s: %s", s, why);
 }
 
 int
@@ -197,8 +170,11 @@ proxycli_main(int argc, char **argv, const char *self_dir)
 		strlist_push(&av, proxy_fd_opt[PFD_LISTEN]);
 		strlist_push(&av, listen_fd);
 	} else if (listen != NULL) {
+		proxycli_listen(listen, any);
 		strlist_push(&av, "-l");
-		strlist_push_owned(&av, proxycli_listen(listen, any));
+		strlist_push(&av, listen);
+		if (any)
+			strlist_push(&av, "--listen-any-interface");
 	} else
 		proxycli_fail("--listen-fd (or --listen for development) is required");
 	if (din == dout) {

@@ -10,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guard.h"
 #include "handoff.h"
 #include "log.h"
 #include "proxy.h"
+#include "resolver.h"
 #include "socks5.h"
 #include "ssh_refusal.h"
 #include "sys.h"
@@ -51,6 +53,7 @@ struct socksd_conn {
 	struct proxy_policy *pp;
 	struct proxy_request *rq;
 	struct proxy_dial *dial;
+	struct resolver_query *check;   /* socksd_handoff_check's lookup, or NULL */
 	size_t discarded;
 	uint8_t in[SOCKSD_EARLY_MAX];   /* unparsed input, then the early data */
 	size_t inlen;
@@ -178,6 +181,8 @@ socksd_close(struct socksd_conn *c)
 
 	if (c->dial != NULL)
 		proxy_dial_cancel(c->dial);
+	if (c->check != NULL)
+		resolver_cancel(c->check);
 	evtimer_del(proxy_loop(px), &c->timer);
 	if (c->registered)
 		evloop_forget(proxy_loop(px), c->fd);
@@ -354,6 +359,60 @@ socksd_handoff(struct socksd_conn *c)
 	socksd_close(c);
 }
 
+/* The lookup of socksd_handoff_check: hand over, or refuse as a blocked dial is. */
+static void
+socksd_checked(void *arg, int status, const struct ip_addr *addrs, size_t naddrs)
+{
+	struct socksd_conn *c = arg;
+	struct guard_result gr;
+	char why[DOM_HOST_MAX + 128];
+
+	c->check = NULL;
+	if (status != 0) {
+		snprintf(why, sizeof(why), "lookup of %s failed: %s", c->rq->host,
+		    resolver_strerror(status));
+		c->rq->verdict = VERDICT_ERROR;
+		proxy_request_set_reason(c->rq, why, strlen(why));
+		socksd_refuse(c, SOCKS5_REP_HOST_UNREACHABLE);
+		return;
+	}
+	if (guard_check(c->pp->pol, c->rq->host, c->rq->port, addrs, naddrs,
+	    proxy_local_addrs(c->px), NULL, &gr) == -1 && !proxy_options(c->px)->audit) {
+		c->rq->verdict = VERDICT_DENY;
+		proxy_request_set_reason(c->rq, gr.message, strlen(gr.message));
+		socksd_refuse(c, SOCKS5_REP_NOT_ALLOWED);
+		return;
+	}
+	socksd_handoff(c);
+}
+
+/*
+ * srt-httpd's dial applies the resolved-address guard, but only after srt-socksd has
+ * answered "succeeded" and handed the tunnel over: a refusal then could only close it,
+ * which the client cannot tell from a network failure. So a direct tunnel to a name is
+ * looked up and judged here first, and a refused address is refused in SOCKS ("not
+ * allowed by ruleset", as the blocked dial of a tunnel kept here is). srt-httpd still
+ * judges its own dial: this is for the answer, not the security.
+ */
+static void
+socksd_handoff_check(struct socksd_conn *c)
+{
+	struct route route;
+
+	proxy_route(c->pp, c->rq, true, &route);
+	if (route.kind != ROUTE_DIRECT || c->rq->kind == HOST_IPV4 ||
+	    c->rq->kind == HOST_IPV6) {
+		socksd_handoff(c);
+		return;
+	}
+	c->phase = SOCKSD_DIALING;
+	c->check = resolver_lookup(proxy_resolver(c->px), c->rq->host, socksd_checked, c);
+	if (c->check == NULL)
+		fatalx("out of memory");
+	if (socksd_watch(c) == -1)
+		socksd_close(c);
+}
+
 static void
 socksd_request(struct socksd_conn *c)
 {
@@ -396,7 +455,7 @@ socksd_request(struct socksd_conn *c)
 		return;
 	}
 	if (handoff) {
-		socksd_handoff(c);
+		socksd_handoff_check(c);
 		return;
 	}
 	c->phase = SOCKSD_DIALING;
@@ -616,6 +675,7 @@ static const struct proxy_proto socksd_proto = {
 	.default_listen = "127.0.0.1:1080",
 	.usage = "srt-socksd (-p POLICY | -s SETTINGS | --policy-fd N) [-l ADDR]... "
 	    "[--listen-fd N]...\n"
+	    "                  [--listen-any-interface]\n"
 	    "                  [--log FILE | --log-fd N] [--audit] [--auth USER:PASS] "
 	    "[--lifeline-fd N]\n"
 	    "                  [--max-conns N] [--idle-timeout SEC] [--head-timeout SEC]\n"

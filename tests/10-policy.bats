@@ -43,6 +43,49 @@ JSON
 	[[ "$output" != *"network.allowedDomains[0]"* ]]
 }
 
+# Issue 31: entries taken as written that would protect another path than meant.
+# reference 0.0.83: accepts every one of them ($HOME/.ssh then protects <cwd>/$HOME/.ssh).
+@test "check: \$-expansions, ~user and white space at either end of a path are refused by entry" {
+	cat >"$T/s.json" <<'JSON'
+{"network": {"allowedDomains": [], "deniedDomains": []},
+ "filesystem": {"denyRead": ["~/.ssh", "$HOME/.ssh", "~user/.aws", "/etc/shadow "],
+  "allowWrite": ["${PWD}"], "denyWrite": [" .env"]}}
+JSON
+	run srt-policy check -s "$T/s.json"
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 5 ]
+	[[ "$output" == *"$T/s.json: filesystem.denyRead[1]: \"\$HOME/.ssh\": srt expands no shell variables"*"write the path out (\"~/\" for the home directory)"* ]]
+	[[ "$output" == *"filesystem.denyRead[2]: \"~user/.aws\": only \"~\" and \"~/\" name the home directory"* ]]
+	[[ "$output" == *"filesystem.denyRead[3]: \"/etc/shadow \": it ends with white space"* ]]
+	[[ "$output" == *"filesystem.allowWrite[0]: \"\${PWD}\": srt expands no shell variables"* ]]
+	[[ "$output" == *"filesystem.denyWrite[0]: \" .env\": it starts with white space"* ]]
+	[[ "$output" != *"denyRead[0]"* ]]
+	# srt refuses to run under it, with the same words
+	run srt -s "$T/s.json" -c true
+	[ "$status" -eq 125 ]
+	[[ "$output" == *"filesystem.denyRead[1]: \"\$HOME/.ssh\""* ]]
+	# a name that really is spelt so is written in the literal form
+	cat >"$T/s.json" <<'JSON'
+{"network": {"allowedDomains": [], "deniedDomains": []},
+ "filesystem": {"denyRead": [{"path": "$HOME", "literal": true}], "allowWrite": [],
+  "denyWrite": []}}
+JSON
+	run srt-policy check -s "$T/s.json"
+	[ "$status" -eq 0 ]
+}
+
+# reference 0.0.83: accepts "*.*.example.com" (it can match only a host holding a "*").
+@test "check: a \"*\" past a leading \"*.\" is refused, as srt-settings(5) says" {
+	write_settings "$T/s.json" '["*.example.com"]' '["*.*.example.com"]'
+	run srt-policy check -s "$T/s.json"
+	[ "$status" -eq 2 ]
+	[[ "$output" == "srt-policy: $T/s.json: network.deniedDomains[0]: \"*.*.example.com\": \"*\" is allowed only as \"*.\" before a domain"* ]]
+	write_settings "$T/s.json" '["*.a.*.example.com:443"]'
+	run srt-policy check -s "$T/s.json"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"network.allowedDomains[0]: "* ]]
+}
+
 @test "check: helper-only keys are accepted with a warning, unknown keys refused" {
 	cat >"$T/s.json" <<'JSON'
 {"network": {"allowedDomains": [], "deniedDomains": []},

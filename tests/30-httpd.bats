@@ -84,6 +84,7 @@ PY
 }
 
 teardown() {
+	[ -f "$T/pids" ] && kill $(cat "$T/pids") 2>/dev/null
 	[ -n "${HPID:-}" ] && kill "$HPID" 2>/dev/null
 	[ -n "${UPID:-}" ] && kill "$UPID" 2>/dev/null
 	wait 2>/dev/null
@@ -117,6 +118,58 @@ raw() { python3 "$T/raw.py" "$PP" "$@"; }
 # The last log line's field $1.
 logfield() {
 	tail -n 1 "$T/log" | python3 -c "import json,sys; v=json.loads(sys.stdin.read())['$1']; print('null' if v is None else v)"
+}
+
+# Issue 31 item 7: -l 0.0.0.0:PORT listened on every interface with no word and no
+# password, -l localhost:PORT was "not an IPv4 address" while srt proxy --listen took it,
+# and nothing said where the proxy listened. Both proxies and srt proxy now read a listen
+# address one way (lib/proxy_listen.c). reference 0.0.83: srt proxy only (same rule).
+@test "-l: localhost is taken, an address other hosts reach needs --listen-any-interface, and one line says where each proxy listens" {
+	local prog port pid
+	settings '["example.com"]'
+	for prog in srt-httpd srt-socksd; do
+		# localhost is 127.0.0.1; port 0 is reported as bound
+		"$prog" -s "$T/s.json" -l localhost:0 -l '[::1]:0' 2>"$T/$prog.err" &
+		pid=$!
+		echo "$pid" >>"$T/pids"
+		wait_grep "^$prog: listening on 127\.0\.0\.1:[1-9][0-9]*, \[::1\]:[1-9][0-9]*$" "$T/$prog.err"
+		[ "$(wc -l <"$T/$prog.err")" -eq 1 ]
+		port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\),.*/\1/p' "$T/$prog.err")
+		wait_listening "$port"
+		kill "$pid"
+		wait "$pid" 2>/dev/null || true
+	done
+	# The rest binds addresses other hosts could reach: only in a network namespace of
+	# the test's own (and under timeout, as a proxy that took one would run on).
+	[ "$(id -u)" -eq 0 ] && unshare -n true 2>/dev/null || skip "cannot create a network namespace"
+	for prog in srt-httpd srt-socksd; do
+		run timeout 10 unshare -n "$prog" -s "$T/s.json" -l 0.0.0.0:3130
+		[ "$status" -eq 2 ]
+		[ "${lines[0]}" = "$prog: -l 0.0.0.0:3130: not a loopback address (127.0.0.0/8, [::1] or localhost), so other hosts could use the proxy; pass --listen-any-interface to listen there anyway" ]
+		run timeout 10 unshare -n "$prog" -s "$T/s.json" -l '[::]:3130'
+		[ "$status" -eq 2 ]
+		[[ "${lines[0]}" == "$prog: -l [::]:3130: not a loopback address"* ]]
+	done
+	# srt proxy reads --listen the same way, in its own words
+	run timeout 10 unshare -n srt proxy --decider-fd 3 --listen 0.0.0.0:3130
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--listen 0.0.0.0:3130: not a loopback address (127.0.0.0/8, [::1] or localhost), so other hosts could use the proxy; pass --listen-any-interface"* ]]
+	# Given the flag, it listens there and warns.
+	run timeout 20 unshare -n sh -c '
+	    ip link set lo up
+	    srt-httpd -s "$1" -l 0.0.0.0:0 --listen-any-interface 2>"$2" & p=$!
+	    for i in $(seq 100); do grep -q listening "$2" && break; sleep 0.05; done
+	    kill $p
+	    srt-socksd -s "$1" -l 0.0.0.0:0 --listen-any-interface --auth u:p 2>"$2.s" & p=$!
+	    for i in $(seq 100); do grep -q listening "$2.s" && break; sleep 0.05; done
+	    kill $p
+	    cat "$2" "$2.s"' sh "$T/s.json" "$T/any.err"
+	printf '%s\n' "$output"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" =~ ^srt-httpd:\ warning:\ 0\.0\.0\.0:[0-9]+\ can\ be\ reached\ from\ other\ hosts,\ and\ asks\ for\ no\ password\ \(--auth\ USER:PASS\)$ ]]
+	[[ "${lines[1]}" =~ ^srt-httpd:\ listening\ on\ 0\.0\.0\.0:[0-9]+$ ]]
+	[[ "${lines[2]}" =~ ^srt-socksd:\ warning:\ 0\.0\.0\.0:[0-9]+\ can\ be\ reached\ from\ other\ hosts$ ]]
+	[[ "${lines[3]}" =~ ^srt-socksd:\ listening\ on\ 0\.0\.0\.0:[0-9]+$ ]]
 }
 
 @test "allowed GET is forwarded, logged as JSON" {

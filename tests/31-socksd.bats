@@ -205,6 +205,27 @@ PY
 	grep -q '"reason":"malformed host"' "$T/log"
 }
 
+# Issue 31 item 7: a name with an empty label was matched as a name under the wildcard
+# ("secret..corp.test" under "*.corp.test") though "secret.corp.test" is denied; only the
+# failed lookup stopped it, and a resolver that collapsed the empty label would reach the
+# denied name. reference 0.0.83: allows them by name (its matcher is the same suffix test).
+@test "socksd: a name with an empty label is a malformed host (02), not a name under a wildcard" {
+	write_settings "$T/s.json" '["*.corp.test"]' '["secret.corp.test"]'
+	start_socksd
+	for h in secret..corp.test .secret.corp.test secret.corp.test..; do
+		run python3 "$T/sc.py" "$PORT" "$(connect_domain_hex "$h" 443)"
+		[ "$output" = "050005020001000000000000 EOF" ]
+	done
+	wait_log 3
+	[ "$(grep -c '"verdict":"deny","rule":null,"reason":"malformed host"' "$T/log")" -eq 3 ]
+	# srt-policy match says the same
+	run srt-policy match -s "$T/s.json" secret..corp.test 443
+	[ "$status" -eq 1 ]
+	[ "$output" = "deny: malformed host" ]
+	run srt-policy match -s "$T/s.json" other.corp.test. 443
+	[ "$status" -eq 0 ]
+}
+
 @test "socksd: a client sending byte by byte is served, early data included" {
 	start_upstream
 	write_settings "$T/s.json" '["localhost"]'

@@ -35,6 +35,7 @@ setup() {
 
 teardown() {
 	cd /
+	[ -f "$T/lo.pid" ] && kill "$(cat "$T/lo.pid")" 2>/dev/null
 	srt_teardown
 }
 
@@ -112,6 +113,39 @@ for fam, addr in ((socket.AF_INET, ('127.0.0.1', $UPORT)), (socket.AF_INET, ('1.
 "
 	[[ "$output" != *CONNECTED* ]]
 	[ "$(echo "$output" | grep -c failed)" -eq 3 ]
+}
+
+# Issue 31 item 6: curl honours NO_PROXY, which named localhost and so sent the request to
+# the sandbox's own loopback, where nothing listens.
+# reference 0.0.83: FAILS the same way (curl: (7) Failed to connect to localhost), no report.
+@test "an allowedDomains loopback entry with a port reaches that port of the host's loopback" {
+	local port
+	mkdir "$T/lo"
+	echo hello-host-loopback >"$T/lo/index.html"
+	port=$(free_port)
+	python3 -m http.server "$port" --bind 127.0.0.1 --directory "$T/lo" >"$T/lo.log" 2>&1 &
+	echo $! >"$T/lo.pid"
+	wait_listening "$port"
+	write_settings "$T/lo.json" "[\"localhost:$port\"]"
+	run srt -s "$T/lo.json" -c "curl -sS -m 10 http://localhost:$port/"
+	[ "$status" -eq 0 ]
+	[ "$output" = hello-host-loopback ]
+	# only that port: another one of localhost is refused by the proxy, and reported
+	run srt -s "$T/lo.json" -c "curl -sS -m 10 -o /dev/null -w '%{http_code}\n' http://localhost:$((port == 65535 ? 1 : port + 1))/"
+	[[ "${lines[0]}" == 403 ]]
+	[[ "$output" == *"deny network-outbound localhost:"*"(host is not on the allow list)"* ]]
+	# only that name: 127.0.0.1 is not listed, so it stays in NO_PROXY (the sandbox's own)
+	run srt -s "$T/lo.json" -c 'printf "%s\n" "$NO_PROXY" "$no_proxy"'
+	[ "${lines[0]}" = "127.0.0.1,::1,169.254.0.0/16,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16" ]
+	[ "${lines[1]}" = "${lines[0]}" ]
+	run srt -s "$T/lo.json" -c "curl -sS -m 10 http://127.0.0.1:$port/"
+	[ "$status" -ne 0 ]
+	# without a port, or denied, a loopback entry leaves NO_PROXY as it was
+	write_settings "$T/lo2.json" '["localhost", "[::1]:8080", "127.0.0.1:8080"]' \
+	    '["127.0.0.1"]'
+	run srt -s "$T/lo2.json" -c 'printf "%s\n" "$NO_PROXY" "$JAVA_TOOL_OPTIONS"'
+	[ "${lines[0]}" = "localhost,127.0.0.1,169.254.0.0/16,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16" ]
+	[[ "${lines[1]}" == *"-Dhttp.nonProxyHosts=localhost|127.0.0.1" ]]
 }
 
 @test "git clones over http through the proxy from a local git http-backend" {

@@ -318,6 +318,37 @@ EOF
 	grep -q '"protocol":"socks5".*"host":"a.test","port":8080,"verdict":"deny","rule":"refuseOpaqueTunnels"' "$T/decisions.log"
 }
 
+# Issue 31 item 7: srt-socksd answered "succeeded" and handed the tunnel over; srt-httpd's
+# dial then met the resolved-address guard and could only close it, which curl reported
+# as "Connection reset by peer" (56), like a network failure. Now srt-socksd judges the
+# addresses before it answers, and refuses in SOCKS (02, not allowed by ruleset).
+# reference 0.0.83: terminates no SOCKS tunnel (not comparable).
+@test "SOCKS under tlsTerminate: a name the address guard refuses is refused in SOCKS, not reset after the handoff" {
+	cat >"$T/case" <<EOF
+. "$TLSH"
+HP="$HP"
+$PAIR
+tls_certs
+cat >"\$T/s.json" <<JSON
+{ "network": { "allowedDomains": ["a.test"], "deniedDomains": [],
+    "tlsTerminate": {"caCertPath": "\$T/pki/mitm-ca.pem", "caKeyPath": "\$T/pki/mitm-ca.key"} },
+  "filesystem": { "denyRead": [], "allowWrite": [], "denyWrite": [] } }
+JSON
+pair "\$T/s.json" 1081 3129
+S="--socks5-hostname 127.0.0.1:1081"
+$CURL \$S --cacert "\$T/pki/mitm-ca.pem" https://a.test:8443/; echo "tls rc=\$?"
+$CURL \$S http://a.test:8080/; echo "plain rc=\$?"
+EOF
+	in_ns "$T/case"
+	[ "$status" -eq 0 ]
+	# curl 97: the proxy refused the CONNECT (SOCKS reply 2), not 56 (reset)
+	[[ "$output" == *"tls rc=97"* ]]
+	[[ "$output" == *"plain rc=97"* ]]
+	[[ "$output" == *"Can't complete SOCKS5 connection to a.test. (2)"* ]]
+	[ "$(grep -c '"protocol":"socks5","client":"[^"]*","host":"a.test","port":\(8443\|8080\),"verdict":"deny","rule":"a.test","reason":"Connection to a.test blocked: resolved to a loopback address","route":null,"status":2' "$T/decisions.log")" -eq 2 ]
+	! grep -q '"route":"tls-terminated"' "$T/decisions.log"
+}
+
 @test "srt-httpd --handoff-fd: malformed handoff messages are dropped and it goes on serving; a good one is terminated" {
 	tls_settings "$T/s.json"
 	cat >"$T/case" <<EOF

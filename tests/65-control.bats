@@ -464,7 +464,7 @@ JSON
 	[[ "$output" == *"a decider is required"* ]]
 	run srt proxy --decider-fd 3 --listen 10.1.2.3:8080
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"is not a loopback address"* ]]
+	[[ "$output" == *"--listen 10.1.2.3:8080: not a loopback address"* ]]
 	run srt proxy --decider-fd 3
 	[ "$status" -eq 2 ]
 	run srt proxy --version --listen nonsense

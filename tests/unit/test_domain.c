@@ -93,7 +93,11 @@ test_entries(void)
 	check_accept("a..b", 0, "exact a..b 0");
 	check_accept("-x.com", 0, "exact -x.com 0");
 	check_accept("x_y.example.com:65535", 0, "exact x_y.example.com 65535");
-	check_accept("*.*.example.com:22", 0, "wild *.example.com 22");
+	/* The reference accepts "*.*.example.com" but it can match only a host holding a
+	 * "*": never (issue 31). srt refuses it, as srt-settings(5) says. */
+	check_reject("*.*.example.com:22", 0);
+	check_reject("*.*.example.com", 1);
+	check_reject("*.a.*.example.com", 1);
 	/* unbracketed "127.1" is a name to the reference: it is never canonicalised */
 	check_accept("127.1", 0, "exact 127.1 0");
 	check_accept("256.1.1.1", 0, "exact 256.1.1.1 0");
@@ -135,10 +139,16 @@ test_canonicalise(void)
 
 	check_canon("EXAMPLE.COM", HOST_NAME, "example.com");
 	check_canon("example.com.", HOST_NAME, "example.com");
-	check_canon("example.com..", HOST_NAME, "example.com.");
+	/* An empty label is malformed, not a name under a wildcard (issue 31): a resolver
+	 * that collapsed it would reach another name. The reference keeps them. */
+	check_canon("example.com..", HOST_MALFORMED, "");
+	check_canon("secret..corp.test", HOST_MALFORMED, "");
+	check_canon(".secret.corp.test", HOST_MALFORMED, "");
+	check_canon("[.secret.corp.test]", HOST_MALFORMED, "");
+	check_canon("..", HOST_MALFORMED, "");
 	check_canon("x_y.Example.com", HOST_NAME, "x_y.example.com");
-	check_canon("a..b", HOST_NAME, "a..b");
-	check_canon(".", HOST_NAME, "");
+	check_canon("a..b", HOST_MALFORMED, "");
+	check_canon(".", HOST_MALFORMED, "");
 	check_canon("127.1", HOST_IPV4, "127.0.0.1");
 	check_canon("2130706433", HOST_IPV4, "127.0.0.1");
 	check_canon("0x7f.0.0.1", HOST_IPV4, "127.0.0.1");
@@ -160,7 +170,7 @@ test_canonicalise(void)
 	check_canon("0x100000000", HOST_NAME, "0x100000000");
 	check_canon("1.16777216", HOST_NAME, "1.16777216");
 	check_canon("08.1.1.1", HOST_NAME, "08.1.1.1");
-	check_canon("1..2", HOST_NAME, "1..2");
+	check_canon("1..2", HOST_MALFORMED, "");
 	check_canon("A.0x", HOST_NAME, "a.0x");
 	check_canon("foo.09.", HOST_NAME, "foo.09.");
 	check_canon("[256.1.1.1]", HOST_NAME, "[256.1.1.1]");
@@ -168,7 +178,7 @@ test_canonicalise(void)
 	check_canon("xn--.com.", HOST_NAME, "xn--.com.");
 	/* not a number: an ordinary name */
 	check_canon("foo.0x1g", HOST_NAME, "foo.0x1g");
-	check_canon("1.2.3.4..", HOST_NAME, "1.2.3.4.");
+	check_canon("1.2.3.4..", HOST_MALFORMED, "");
 	check_canon("XN--BCHER-KVA.EXAMPLE.", HOST_NAME, "xn--bcher-kva.example");
 	check_canon("xn--ls8h.", HOST_NAME, "xn--ls8h");
 	/* IPv6 */
@@ -276,6 +286,11 @@ test_decide(void)
 		{ "example.com", NULL, "EXAMPLE.COM", 443, 1 },
 		{ "example.com", NULL, "example.com.", 443, 1 },
 		{ "example.com", NULL, "example.com..", 443, 0 },
+		/* issue 31: an empty label is not under the wildcard */
+		{ "*.corp.test", "secret.corp.test", "secret..corp.test", 443, 0 },
+		{ "*.corp.test", "secret.corp.test", ".secret.corp.test", 443, 0 },
+		{ "*.corp.test", "secret.corp.test", "secret.corp.test..", 443, 0 },
+		{ "*.corp.test", "secret.corp.test", "other.corp.test.", 443, 1 },
 		{ "example.com", NULL, "www.example.com", 443, 0 },
 		{ "*.example.com", NULL, "a.b.example.com", 443, 1 },
 		{ "*.example.com", NULL, "example.com", 443, 0 },
@@ -442,11 +457,13 @@ vector_decisions_line(const char *line, size_t lineno)
 	cJSON_Delete(doc);
 }
 
-/* Non-ASCII or a space: such an entry can never match a valid host, so srt may refuse
- * it where the reference accepts it (vectors README). */
+/* Non-ASCII, a space, or a "*" past a leading "*.": such an entry can never match a
+ * valid host, so srt may refuse it where the reference accepts it (vectors README). */
 static int
 never_matches(const char *e)
 {
+	if (strchr(strncmp(e, "*.", 2) == 0 ? e + 2 : e, '*') != NULL)
+		return 1;
 	for (; *e != '\0'; e++)
 		if ((unsigned char)*e >= 0x80 || *e == ' ')
 			return 1;

@@ -292,10 +292,13 @@ test_ref_docs(const char *file, size_t min)
 }
 
 /* srt may refuse an entry the reference accepts only if it can never match a valid
- * host: a character outside what a host name or a bracketed address can hold. */
+ * host: a character outside what a host name or a bracketed address can hold, or a "*"
+ * past a leading "*." (a host holds no "*"). */
 static int
 never_matches(const char *e)
 {
+	if (strchr(strncmp(e, "*.", 2) == 0 ? e + 2 : e, '*') != NULL)
+		return 1;
 	for (const unsigned char *p = (const unsigned char *)e; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		    (*p >= '0' && *p <= '9') || strchr(".-_*:[]%", *p) != NULL))
@@ -674,6 +677,32 @@ test_messages(void)
 		    "\"/\", so as a pattern it can match no path; write \"/tmp/*\"",
 		    "F: filesystem.denyWrite[0]: deny glob \"~/a/[x]//\" ends in \"/\"" };
 		expect_errs("deny globs ending in /", t, w, 2);
+	}
+	free(t);
+	/* Entries taken as written that would protect another path than meant (issue 31):
+	 * each refused by entry, with why and the literal form for a real name. */
+	t = doc_bodies(NULL, "\"denyRead\": [\"$HOME/.ssh\", \"~user/.aws\", "
+	    "\"/etc/shadow \", \" /etc/passwd\", \"/a/$(id)\", \"~\", \"~/x\", \"a$\", "
+	    "\"/p$1\", {\"path\": \"$HOME\", \"literal\": true}], "
+	    "\"allowWrite\": [\"${PWD}\"], \"denyWrite\": [\"\\t.env\"], "
+	    "\"allowRead\": [\"~root\"]");
+	{
+		const char *w[] = {
+			"F: filesystem.denyRead[0]: \"$HOME/.ssh\": srt expands no shell "
+			    "variables, so \"$\" would be taken as part of the name; write the "
+			    "path out (\"~/\" for the home directory); if a name really is spelt "
+			    "so, write {\"path\": \"$HOME/.ssh\", \"literal\": true}",
+			"F: filesystem.denyRead[1]: \"~user/.aws\": only \"~\" and \"~/\" name "
+			    "the home directory, so \"~user\" would be taken as a name under the "
+			    "working directory; write the full path",
+			"F: filesystem.denyRead[2]: \"/etc/shadow \": it ends with white space",
+			"F: filesystem.denyRead[3]: \" /etc/passwd\": it starts with white space",
+			"F: filesystem.denyRead[4]: \"/a/$(id)\": srt expands no shell variables",
+			"F: filesystem.allowWrite[0]: \"${PWD}\": srt expands no shell variables",
+			"F: filesystem.denyWrite[0]: \"\\t.env\": it starts with white space",
+			"F: filesystem.allowRead[0]: \"~root\": only \"~\" and \"~/\"",
+		};
+		expect_errs("$-expansions, ~user and white space at either end", t, w, 8);
 	}
 	free(t);
 	t = doc_bodies(NULL, FS_WITH("\"disabled\": true, \"denyRead\": [\"/tmp/*/\"], "
