@@ -422,8 +422,8 @@ plan_user_write(struct pb *b, const struct path_entry *e, size_t idx)
 		free(abs);
 		free(spelled);
 	} else if (user.n > 0) {
-		n = normalize(b, user.v[0]);
-		if (!exists(b, n)) {
+		n = plan_linux_normalize(b, user.v[0]);
+		if (!plan_linux_exists(b, n)) {
 			log_warnx("warning: filesystem.allowWrite[%zu]: \"%s\" does not exist: "
 			    "it stays read-only for this run (create it before the run)", idx,
 			    e->path);
