@@ -149,7 +149,8 @@ step install-g "install -m 2755 /bin/true i2"'
 # What must keep working: ordinary modes, and directories with S_ISGID. (git init
 # --shared makes such directories too, but its core.sharedRepository lets the group
 # write the repository, hooks included: the git configuration judge refuses it, which
-# 48-git-model's keys cover.) reference 0.0.83: all work.
+# 48-git-model's keys cover.) Group write stays: only others' is removed.
+# reference 0.0.83: all work.
 @test "control: modes: tar x, cp -a, chmod 755, chmod g+s of a directory, mkdir -m 2775, group write" {
 	need_tool
 	mkdir -p "$T/src/d"
@@ -194,6 +195,7 @@ no_world_write() {
 # As root, with the work tree writable: every way to give a file or a directory write
 # permission for others, under umask 0 where the mode is made: each call succeeds
 # without it, and the run says so.
+# reference 0.0.83: ESCAPED (every mode keeps its S_IWOTH, the work tree's 777 too)
 @test "world-writable: chmod 777 ., chmod 666, fchmod, fchmodat, open, O_TMPFILE, mkdir, mknod under umask 0, chmod 1777, as root" {
 	need_tool
 	[ "$(id -u)" -eq 0 ] || skip "the dangerous case is root's"
@@ -231,6 +233,8 @@ step mkfifo "umask 0 && mkfifo ff.fifo"'
 # A clone made under umask 0 (its .git, hooks and config would be 777 and 666) and tar x
 # of an archive of 0777 directories and 0666 files: both work, and leave nothing others
 # may write; the run lists the first 20 of these removals only.
+# reference 0.0.83: ESCAPED (the clone's .git, hooks and config are 777 and 666, as are
+# the archive's directories and files)
 @test "world-writable: git clone under umask 0, tar x of 0777 directories and 0666 files, as root" {
 	need_tool
 	[ "$(id -u)" -eq 0 ] || skip "the dangerous case is root's"
