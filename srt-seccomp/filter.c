@@ -126,8 +126,8 @@ static const struct rule rules_always[] = {
  * supervisor decided; but a descriptor opened read-only (never asked about) reaches
  * protected files as well (fchmod setting an execute bit makes a disabled hook
  * runnable again; S_ISUID or S_ISGID, which the supervisor removes from a file that
- * is not a directory, as from every mode it makes or sets: supervise.c
- * sup_setid_strip), and a descriptor the command was given from outside the sandbox
+ * is not a directory, and S_IWOTH, as from every mode it makes or sets: supervise.c
+ * sup_mode_strip), and a descriptor the command was given from outside the sandbox
  * (srt's standard input, a directory) lies on the host's writable mount, with every
  * file opened through it: fchmod, fchown and fsetxattr/fremovexattr go to the
  * supervisor too, which decides by the sandbox's view (resolve.c res_view). futimens
@@ -211,7 +211,9 @@ static const struct rule2 rules2_guard[] = {
  * keeps its mode in memory: ENOSYS, as with the guard. fchmodat2 (452), unknown to
  * libseccomp 2.5, is decided by argument before the program (guard_build).
  * File capabilities (the security.capability attribute) need CAP_SETFCAP, which the
- * command does not hold.
+ * command does not hold. S_IWOTH is not refused: mkdir and open take a mode the umask
+ * narrows after us (0777 and 0666 are what every program asks for), and refusing it
+ * in chmod alone would leave those; the guard's supervisor removes it.
  */
 static const struct rule rules_setid[] = {
 	{ "chmod", EPERM, 1, ARG_HAS, S_ISUID },

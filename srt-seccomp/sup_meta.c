@@ -173,7 +173,8 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 	case M_CHMOD:
 		if (S_ISLNK(st.st_mode))
 			e = -EOPNOTSUPP;
-		else if (chmod(p, sup_setid_strip(s, r.path, m->mode, S_ISDIR(st.st_mode))) == -1)
+		else if (chmod(p, sup_mode_strip(s, r.path, m->mode, S_ISDIR(st.st_mode),
+		    false)) == -1)
 			e = -errno;
 		break;
 	case M_CHOWN:

@@ -114,10 +114,10 @@ sup_mkdir(struct sup *s, uint64_t id, int dirfd, uint64_t addr, mode_t mode)
 
 	if ((e = sup_resolve_arg(s, id, dirfd, addr, false, &r)) < 0)
 		return e;
-	/* The kernel takes neither S_ISUID nor S_ISGID from mkdir's mode. */
+	/* The kernel takes neither S_ISUID nor S_ISGID from mkdir's mode; S_IWOTH it
+	 * takes, past the umask. */
 	if ((e = sup_check_new(s, &r, true, "mkdir")) == 0) {
-		sup_caller_umask(s);
-		if (mkdirat(r.dirfd, r.name, mode) == -1)
+		if (mkdirat(r.dirfd, r.name, sup_mode_strip(s, r.path, mode, true, true)) == -1)
 			e = -errno;
 		else
 			sup_made_add(s, r.dirfd, r.name);
@@ -138,8 +138,8 @@ sup_mknod(struct sup *s, uint64_t id, int dirfd, uint64_t addr, mode_t mode, dev
 	if (r.must_be_dir)
 		e = -ENOENT;
 	else if ((e = sup_check_new(s, &r, false, "mknod")) == 0) {
-		sup_caller_umask(s);
-		if (mknodat(r.dirfd, r.name, sup_setid_strip(s, r.path, mode, false), dev) == -1)
+		if (mknodat(r.dirfd, r.name, sup_mode_strip(s, r.path, mode, false, true),
+		    dev) == -1)
 			e = -errno;
 	}
 	sup_readonly(s, r.path, e);

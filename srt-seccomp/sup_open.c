@@ -220,9 +220,8 @@ sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t
 	}
 	if (r.objfd != -1) {
 		if ((flags & __O_TMPFILE) == __O_TMPFILE) {
-			sup_caller_umask(s);
 			*fd = openat(r.objfd, ".", flags | O_CLOEXEC,
-			    sup_setid_strip(s, r.path, mode, false));
+			    sup_mode_strip(s, r.path, mode, false, true));
 			e = *fd == -1 ? -errno : 0;
 		} else
 			e = sup_open_object(s, id, &r, flags, fd);
@@ -241,9 +240,8 @@ sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t
 	    (flags & __O_TMPFILE) != __O_TMPFILE && !r.must_be_dir) {
 		if ((e = sup_create_ok(s, &r, false, "create", true)) < 0)
 			goto out;
-		sup_caller_umask(s);
 		*fd = openat(r.dirfd, r.name, flags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
-		    sup_setid_strip(s, r.path, mode, false));
+		    sup_mode_strip(s, r.path, mode, false, true));
 		e = *fd == -1 ? -errno : 0;
 		goto out;
 	}
@@ -258,8 +256,7 @@ sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t
 		}
 		if ((e = sup_create_ok(s, &r, false, "create", true)) < 0)
 			goto out;
-		sup_caller_umask(s);
-		mode = sup_setid_strip(s, r.path, mode, false);
+		mode = sup_mode_strip(s, r.path, mode, false, true);
 	} else {
 		if ((flags & O_CREAT) && (flags & O_EXCL)) {
 			e = -EEXIST;
@@ -291,14 +288,13 @@ sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t
 		}
 	}
 	if ((flags & __O_TMPFILE) == __O_TMPFILE) {
-		sup_caller_umask(s);
-		*fd = openat(r.dirfd, r.name, flags | O_CLOEXEC, sup_setid_strip(s, r.path, mode,
-		    false));
+		*fd = openat(r.dirfd, r.name, flags | O_CLOEXEC, sup_mode_strip(s, r.path, mode,
+		    false, true));
 	} else {
 		/* Stripped above for a file that was missing; one that was there and is
 		 * gone by now (another thread) is made here too. */
 		*fd = openat(r.dirfd, r.name, flags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
-		    mode & ~(mode_t)(S_ISUID | S_ISGID));
+		    mode & ~(mode_t)(S_ISUID | S_ISGID | S_IWOTH));
 	}
 	e = *fd == -1 ? -errno : 0;
  out:

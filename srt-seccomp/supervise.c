@@ -226,20 +226,58 @@ sup_view_refused(void *arg, const char *path)
 }
 
 /*
+ * Two bits no mode we make or set keeps; they are removed and the call goes on without
+ * them (reported, as a refusal is), so that tar, cp -a, install and a clone made under
+ * umask 0 work:
+ *
  * S_ISUID and S_ISGID on a file that is not a directory make a program that runs with
  * its owner's rights (root's, when root runs srt) for whoever runs it after the sandbox.
- * No mode we make or set has them: they are removed and the call goes on without them
- * (reported, as a refusal is), so that tar, cp -a and install of a tree that holds
- * such a file work and say nothing. A directory keeps them: its S_ISGID only makes
- * what is made in it take its group, and S_ISUID means nothing there.
+ * A directory keeps them: its S_ISGID only makes what is made in it take its group,
+ * and S_ISUID means nothing there.
+ *
+ * S_IWOTH, on anything: a directory or file others may write lets another local user
+ * plant a hook or a config that runs as the user (a repository chmod'ed 777, a
+ * .git/config made 666). A sticky directory is no exception: others may still make
+ * new names in it (a hook that is not there yet). A FIFO loses it too; a socket's
+ * mode (bind) is the kernel's, with the caller's umask: connecting reaches only the
+ * command, as a TCP port would.
+ *
+ * made: a mode we make a name with, which the caller's umask narrows first (a bit the
+ * umask removes anyway is not reported). Otherwise a mode chmod sets as it is.
+ * Only the first WOTHERS_SHOWN removals of S_IWOTH alone are reported (the last says
+ * so), the others only logged: S_ISUID and S_ISGID are rare enough to list them all.
  */
+#define WOTHERS_SHOWN	20
+
 mode_t
-sup_setid_strip(struct sup *s, const char *path, mode_t mode, bool is_dir)
+sup_mode_strip(struct sup *s, const char *path, mode_t mode, bool is_dir, bool made)
 {
-	if (is_dir || (mode & (S_ISUID | S_ISGID)) == 0)
-		return mode;
-	sup_refused(s, s->op, path, "set-user-ID and set-group-ID bits removed");
-	return mode & ~(mode_t)(S_ISUID | S_ISGID);
+	mode_t eff = mode, drop = S_IWOTH;
+	const char *why;
+
+	if (made) {
+		sup_caller_umask(s);
+		eff &= ~s->umask;
+	}
+	if (!is_dir)
+		drop |= S_ISUID | S_ISGID;
+	if ((eff & drop) == 0)
+		return mode & ~drop;
+	if ((eff & drop) == S_IWOTH) {
+		/* A clone made under umask 0 or an archive of 0777 directories would
+		 * list every name it makes: the first few say what happens. */
+		if (++s->wothers > WOTHERS_SHOWN) {
+			log_debug("%s %s: write permission for others removed", s->op, path);
+			return mode & ~drop;
+		}
+		why = s->wothers < WOTHERS_SHOWN ? "write permission for others removed" :
+		    "write permission for others removed; from later modes too, not listed";
+	} else if ((eff & S_IWOTH) == 0)
+		why = "set-user-ID and set-group-ID bits removed";
+	else
+		why = "set-user-ID, set-group-ID and others' write permission removed";
+	sup_refused(s, s->op, path, why);
+	return mode & ~drop;
 }
 
 /* A write to a /proc file, which we refuse (EACCES): we would write it as ourselves. */

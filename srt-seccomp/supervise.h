@@ -51,6 +51,7 @@ struct sup {
 	struct res_ctx rc;	/* of the call being served */
 	struct task *task;	/* its thread, or NULL */
 	unsigned long refused;
+	unsigned long wothers;	/* modes S_IWOTH was removed from (sup_mode_strip) */
 	struct monitor *mon;	/* --violations-fd, or NULL */
 	const char *op;		/* the call being served, as a violation names it */
 	/* While a rename's subtree is looked at: a name under map_to is asked about as
@@ -93,7 +94,7 @@ void sup_answer_fd(int listener, uint64_t id, int fd, bool cloexec,
 void sup_refused(struct sup *s, const char *op, const char *path, const char *why);
 void sup_readonly(struct sup *s, const char *path, int e);
 void sup_proc_refused(struct sup *s, const char *path);
-mode_t sup_setid_strip(struct sup *s, const char *path, mode_t mode, bool is_dir);
+mode_t sup_mode_strip(struct sup *s, const char *path, mode_t mode, bool is_dir, bool made);
 const struct wguard_fs *sup_fs(struct sup *s);
 bool sup_in_proc(int fd);
 bool sup_path_in_proc(const char *path);

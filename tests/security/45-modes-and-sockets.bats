@@ -8,6 +8,13 @@
 #     security.capability attribute). With the write guard the supervisor removes the
 #     bits and the call succeeds without them (tar, cp -a and install of such a file
 #     work); without it (--unguarded) the filter refuses them by argument.
+#   - S_IWOTH: a work tree, a .git, its hooks or its config that every local user may
+#     write (chmod 777 ., a clone made under umask 0) lets another user plant a hook or
+#     a config that runs as this one (as root, when root runs srt). No mode the guard's
+#     supervisor sets or makes carries it, on files and directories alike, sticky ones
+#     included; the call succeeds without it. --unguarded is left alone: the filter
+#     cannot tell a mode mkdir or open would make (before the umask) from one that
+#     stays, and refusing chmod alone would close none of them.
 #   - bind(2) makes a name like open(O_CREAT) does: a socketpair(AF_UNIX) socket (always
 #     allowed) bound at .git/commondir breaks every later git command of the user's in
 #     that repository, at .bashrc or .envrc it is a file the next shell or direnv reads.
@@ -142,8 +149,9 @@ step install-g "install -m 2755 /bin/true i2"'
 # What must keep working: ordinary modes, and directories with S_ISGID. (git init
 # --shared makes such directories too, but its core.sharedRepository lets the group
 # write the repository, hooks included: the git configuration judge refuses it, which
-# 48-git-model's keys cover.) reference 0.0.83: all work.
-@test "control: modes: tar x, cp -a, chmod 755, chmod g+s of a directory, mkdir -m 2775" {
+# 48-git-model's keys cover.) Group write stays: only others' is removed.
+# reference 0.0.83: all work.
+@test "control: modes: tar x, cp -a, chmod 755, chmod g+s of a directory, mkdir -m 2775, group write" {
 	need_tool
 	mkdir -p "$T/src/d"
 	printf '#!/bin/sh\n' >"$T/src/run" && chmod 755 "$T/src/run"
@@ -155,8 +163,10 @@ step tar "mkdir t && tar xf \"$T/b.tar\" -C t"
 step cp "cp -a \"$T/src\" c"
 step chmod "printf x >f && chmod 755 f"
 step chmod-dir "mkdir g && chmod g+s g"
-step mkdir-m "mkdir -m 2775 m"'
-	allowed tar cp chmod chmod-dir mkdir-m
+step mkdir-m "mkdir -m 2775 m"
+step chmod-gw "printf x >h && chmod 664 h && mkdir k && chmod 775 k"
+step umask-gw "umask 002 && mkdir u && printf x >u/v"'
+	allowed tar cp chmod chmod-dir mkdir-m chmod-gw umask-gw
 	mode_is "$T/work/t/run" 755
 	mode_is "$T/work/t/d/data" 640
 	mode_is "$T/work/c/run" 755
@@ -164,6 +174,99 @@ step mkdir-m "mkdir -m 2775 m"'
 	mode_is "$T/work/f" 755
 	mode_is "$T/work/g" 2755
 	mode_is "$T/work/m" 2775
+	mode_is "$T/work/h" 664
+	mode_is "$T/work/k" 775
+	mode_is "$T/work/u" 775
+	mode_is "$T/work/u/v" 664
+	verdict
+}
+
+# --- S_IWOTH --------------------------------------------------------------------
+
+# no_world_write DIR: nothing below DIR (DIR included) is writable by others, but a
+# symbolic link (whose mode means nothing).
+no_world_write() {
+	local f
+	while IFS= read -r f; do
+		finding ESCAPED "writable by every local user: $f ($(stat -c %A "$f"))"
+	done < <(find "$1" ! -type l -perm -0002)
+}
+
+# As root, with the work tree writable: every way to give a file or a directory write
+# permission for others, under umask 0 where the mode is made: each call succeeds
+# without it, and the run says so.
+# reference 0.0.83: ESCAPED (every mode keeps its S_IWOTH, the work tree's 777 too)
+@test "world-writable: chmod 777 ., chmod 666, fchmod, fchmodat, open, O_TMPFILE, mkdir, mknod under umask 0, chmod 1777, as root" {
+	need_tool
+	[ "$(id -u)" -eq 0 ] || skip "the dangerous case is root's"
+	gsettings '["."]'
+	attempt '
+step chmod-top "chmod 777 ."
+step chmod-file "printf x >f && chmod 666 f"
+step chmod-plus "printf x >fp && chmod o+w fp"
+step chmod-sticky "mkdir st && chmod 1777 st"
+step fchmod "printf x >ff && \"$PY\" \"$MODEOP\" fchmod ff 666"
+step fchmodat "mkdir fd && \"$PY\" \"$MODEOP\" fchmodat fd 777"
+step create "umask 0 && \"$PY\" \"$MODEOP\" create c 666"
+step create-any "umask 0 && \"$PY\" \"$MODEOP\" create-any ca 666"
+step tmpfile "umask 0 && \"$PY\" \"$MODEOP\" tmpfile . tf 666"
+step mkdir "umask 0 && mkdir md && mkdir -p md/a/b"
+step mkdir-m "mkdir -m 777 mm"
+step mknod "umask 0 && \"$PY\" \"$MODEOP\" mknod mn 666"
+step mkfifo "umask 0 && mkfifo ff.fifo"'
+	allowed chmod-top chmod-file chmod-plus chmod-sticky fchmod fchmodat create create-any \
+		tmpfile mkdir mkdir-m mknod mkfifo
+	no_world_write "$T/work"
+	mode_is "$T/work" 775
+	mode_is "$T/work/f" 664
+	mode_is "$T/work/st" 1775
+	mode_is "$T/work/c" 664
+	mode_is "$T/work/md" 775
+	mode_is "$T/work/md/a/b" 775
+	if [ "$GUARD_TOOL" = srt ]; then
+		grep -q "write permission for others removed" "$T/err" ||
+			finding BROKEN "no line says the write permission was removed"
+	fi
+	verdict
+}
+
+# A clone made under umask 0 (its .git, hooks and config would be 777 and 666) and tar x
+# of an archive of 0777 directories and 0666 files: both work, and leave nothing others
+# may write; the run lists the first 20 of these removals only.
+# reference 0.0.83: ESCAPED (the clone's .git, hooks and config are 777 and 666, as are
+# the archive's directories and files)
+@test "world-writable: git clone under umask 0, tar x of 0777 directories and 0666 files, as root" {
+	need_tool
+	[ "$(id -u)" -eq 0 ] || skip "the dangerous case is root's"
+	repo_init "$T/src"
+	mkdir -p "$T/tsrc/d/e"
+	echo data >"$T/tsrc/d/e/f"
+	echo data >"$T/tsrc/g"
+	chmod 777 "$T/tsrc/d" "$T/tsrc/d/e"
+	chmod 666 "$T/tsrc/d/e/f" "$T/tsrc/g"
+	tar cf "$T/w.tar" -C "$T/tsrc" .
+	gsettings '["."]'
+	attempt '
+step clone "umask 0 && git clone -q \"$T/src\" cl"
+step tar "umask 0 && mkdir t && tar xf \"$T/w.tar\" -C t"
+step tar-p "mkdir tp && tar xpf \"$T/w.tar\" -C tp"'
+	allowed clone tar tar-p
+	no_world_write "$T/work"
+	mode_is "$T/work/cl/.git" 775
+	mode_is "$T/work/cl/.git/hooks" 775
+	mode_is "$T/work/cl/.git/config" 664
+	mode_is "$T/work/t/d" 775
+	mode_is "$T/work/t/d/e/f" 664
+	mode_is "$T/work/tp/g" 664
+	# The clone alone makes dozens of names: the first 20 are listed, the last of
+	# them saying the rest are not.
+	if [ "$GUARD_TOOL" = srt ]; then
+		local n
+		n=$(grep -c "write permission for others removed" "$T/err") || true
+		[ "$n" -eq 20 ] || finding BROKEN "$n lines say others' write was removed, not 20"
+		grep -q "from later modes too, not listed" "$T/err" ||
+			finding BROKEN "no line says later removals are not listed"
+	fi
 	verdict
 }
 
