@@ -27,8 +27,21 @@
 # removed, an untar of 20,000 takes 3 to 6 s instead of 0.25 s here, in both runs, and
 # the ratio then shows that search, not the guard (the earlier 1.07x to 1.5x did).
 #
+# Without --monitor, three workloads (untar of 20,000 files, `cp -a` of them, a local
+# `git clone` of 5,000 files; issue #29), and for each, beside the ratio:
+#   calls/file  the calls the supervisor decided, per file of the tree (the clone
+#               writes an object for each besides);
+#   sys/call    the supervisor's own system calls per decision (poll and receive
+#               included), both from one more guarded run with strace(1) -c attached
+#               to the supervisor (PID 1 of the sandbox), outside the timing;
+#   floor       what the run would cost if the supervisor answered each of those
+#               calls at once, as bench/notify-wake.sh measures a round trip in this
+#               same run: the unguarded time plus calls x the round trip, with SEND
+#               (a refusal, a mkdir, a chmod) and with ADDFD (an open); the kernel's
+#               limit lies between the two.
+#
 # Usage: bench/write.sh [--monitor] [PAIRS]   (SRT_BUILD: the build directory, default
-# ./build)
+# ./build; SRT_BENCH_PROFILE=0: no traced run)
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${SRT_BUILD:-$here/build}/bin
@@ -65,7 +78,6 @@ for n, count in (("tree", 20000), ("repo", 5000)):
             f.write(("%d " % i).ljust(99, "x") + "\n")
 PY
 tar -C "$work/data" -cf "$work/data/tree.tar" tree
-rm -rf "$work/data/tree"
 git -C "$work/data/repo" init -q
 git -C "$work/data/repo" add -A
 git -C "$work/data/repo" -c user.name=b -c user.email=b@b commit -qm data
@@ -74,7 +86,7 @@ launch() {      # launch MEASURED(0|1) COMMAND: 0 is the baseline
 	local g=$1
 	shift
 	if [ "$g" = 1 ]; then
-		"$bin/srt-launch" -s "$work/s.json" -c "$*"
+		"$bin/srt-launch" -s "$work/s.json" -c "${SRT_BENCH_WAIT:-}$*"
 	elif [ "$monitor" = 1 ]; then
 		"$bin/srt-launch" --no-fs-violations -s "$work/s.json" -c "$*"
 	else
@@ -83,6 +95,7 @@ launch() {      # launch MEASURED(0|1) COMMAND: 0 is the baseline
 }
 
 untar() { launch "$1" "tar -C $work/cwd/out -xf $work/data/tree.tar"; }
+copy() { launch "$1" "cp -a $work/data/tree $work/cwd/out/"; }
 clone() { launch "$1" "git clone -q --no-hardlinks $work/data/repo $work/cwd/out/c"; }
 true_cmd() { launch "$1" true; }
 loopback() { launch "$1" "python3 $work/loopback.py"; }
@@ -159,6 +172,55 @@ measure() {
 		printf "\n"
 	    }' "$work/times"
 	rm -rf "$work/cwd/done"
+	[ "$monitor" = 1 ] || [ "$files" = 0 ] || profile "$fn" "$files"
+}
+
+# One more guarded run, the supervisor traced (strace -c): what it decided and what
+# that took it, per file; with the floor of the same calls (bench/notify-wake.sh).
+profile() {
+	local fn=$1 files=$2 sup="" lp i
+	[ "${SRT_BENCH_PROFILE:-1}" = 1 ] || return 0
+	if ! command -v strace >/dev/null; then
+		echo "write:              (no strace: calls per file not measured)"
+		return
+	fi
+	mkdir -p "$work/cwd/out"
+	rm -f "$work/cwd/go"
+	SRT_BENCH_WAIT="while [ ! -e $work/cwd/go ]; do sleep 0.05; done;" $fn 1 >/dev/null &
+	lp=$!
+	for i in $(seq 200); do
+		sup=$(pstree -p "$lp" 2>/dev/null | grep -o 'srt-seccomp([0-9]*)' | grep -o '[0-9][0-9]*' | head -1)
+		[ -n "$sup" ] && break
+		sleep 0.05
+	done
+	if [ -z "$sup" ]; then
+		touch "$work/cwd/go"
+		wait "$lp" || true
+		echo "write:              (supervisor not found: calls per file not measured)"
+		rm -rf "$work/cwd/out" "$work/cwd/go"
+		return
+	fi
+	strace -f -c -qq -o "$work/strace" -p "$sup" &
+	local st=$!
+	sleep 1                 # strace attached (it says nothing when it is)
+	touch "$work/cwd/go"
+	wait "$lp" || true
+	kill -INT "$st" 2>/dev/null || true
+	wait "$st" || true
+	rm -rf "$work/cwd/out" "$work/cwd/go"
+	# Decisions: one receive each, after one poll each (the supervisor's loop).
+	awk -v files="$files" -v base="$(awk '{ a += $1 } END { print a / NR }' "$work/times")" \
+	    -v send="$floor_send" -v addfd="$floor_addfd" '
+	    $NF == "poll" { polls = $4 }
+	    $NF == "total" { total = $4 }
+	    END {
+		if (polls == 0) { print "write:              (no decisions seen)"; exit }
+		printf "write:              %.2f calls/file, %.1f sys/call", polls / files, total / polls
+		if (send != "")
+			printf "; floor %.2fx (SEND) to %.2fx (ADDFD)",
+			    (base + polls * send) / base, (base + polls * addfd) / base
+		printf "\n"
+	    }' "$work/strace"
 }
 
 if [ "$monitor" = 1 ]; then
@@ -175,9 +237,21 @@ if [ "$monitor" = 1 ]; then
 	    "(load average $(cut -d' ' -f1-3 /proc/loadavg))"
 	exit 0
 fi
+# The floor: one round trip, answered at once (bench/notify-wake.sh, free to run on any
+# CPU), in us.
+floor_send="" floor_addfd=""
+if command -v cc >/dev/null; then
+	"$here/bench/notify-wake.sh" 3 > "$work/wake" 2>/dev/null || true
+	floor_send=$(awk '/send, free/ { print $4 }' "$work/wake")
+	floor_addfd=$(awk '/addfd, free/ { print $4 }' "$work/wake")
+	echo "write: floor: a round trip answered at once takes ${floor_send:-?} us (SEND)," \
+	    "${floor_addfd:-?} us (ADDFD)"
+fi
 base_name=unguarded measured_name=guarded
 measure "untar 20000" untar 20000
+measure "cp -a 20000" copy 20000
 measure "clone 5000" clone 5000
 measure "srt -c true" true_cmd 0
-echo "write: targets: untar and clone <= 1.2x, srt -c true <= 1.1x" \
+echo "write: targets (issue #29): untar and cp -a <= 2.0x, clone <= 1.6x, one call per" \
+    "file, six system calls per decision; srt -c true <= 1.1x" \
     "(load average $(cut -d' ' -f1-3 /proc/loadavg))"

@@ -365,22 +365,29 @@ res_open_view(const char *name)
  * the sandbox's view of the same name when that is the same object (the sandbox's
  * mounts then decide, as for the name spelled directly, and name becomes the
  * sandbox's); -EROFS, reported, when the sandbox shows another object there or none.
+ * sx, when not NULL, gets what statx(2) says of the hold kept (its stx_mask 0 when it
+ * was not asked), which spares the caller a stat of its own.
  */
 int
-res_view(const struct res_ctx *c, int *fd, char *name, size_t len)
+res_view(const struct res_ctx *c, int *fd, char *name, size_t len, struct statx *sx)
 {
 	char view[PATH_MAX];
 	struct statx a, b;
 	int nfd;
 
+	if (sx != NULL)
+		sx->stx_mask = 0;
 	if (name[0] == '\0')
 		return 0;               /* no name (a pipe, a removed file): nothing to make */
-	if (statx(*fd, "", AT_EMPTY_PATH, STATX_INO | STATX_MNT_ID, &a) == -1)
+	if (statx(*fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_MNT_ID, &a) == -1)
 		return -errno;
-	if ((a.stx_mask & STATX_MNT_ID) && res_mounts_has(c->mounts, a.stx_mnt_id))
+	if ((a.stx_mask & STATX_MNT_ID) && res_mounts_has(c->mounts, a.stx_mnt_id)) {
+		if (sx != NULL)
+			*sx = a;
 		return 0;
+	}
 	if ((nfd = res_open_view(name)) >= 0 &&
-	    statx(nfd, "", AT_EMPTY_PATH, STATX_INO | STATX_MNT_ID, &b) == 0 &&
+	    statx(nfd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_MNT_ID, &b) == 0 &&
 	    a.stx_dev_major == b.stx_dev_major && a.stx_dev_minor == b.stx_dev_minor &&
 	    a.stx_ino == b.stx_ino && res_fd_path(nfd, view, sizeof(view)) == 0 &&
 	    strlen(view) < len) {
@@ -389,6 +396,8 @@ res_view(const struct res_ctx *c, int *fd, char *name, size_t len)
 		memcpy(name, view, strlen(view) + 1);
 		close(*fd);
 		*fd = nfd;
+		if (sx != NULL)
+			*sx = b;
 		return 0;
 	}
 	if (nfd >= 0)
@@ -524,14 +533,14 @@ res_name(const struct res_ctx *c, struct res *r)
 		 * user gave it for writing (>> out) is the user's choice (sup_open_object
 		 * checks the descriptor's flags; sup_meta the view). */
 		return r->fd_flags != -1 ? 0 : res_view(c, &r->objfd, r->path,
-		    sizeof(r->path));
+		    sizeof(r->path), NULL);
 	}
 	if (r->path[0] == '/')
 		memcpy(dir, r->path, strlen(r->path) + 1);     /* known already */
 	else if ((e = res_fd_path(r->dirfd, dir, sizeof(dir))) < 0)
 		return e;
 	if ((e = res_same(c, r->dirfd, dir)) < 0 ||
-	    (e = res_view(c, &r->dirfd, dir, sizeof(dir))) < 0)
+	    (e = res_view(c, &r->dirfd, dir, sizeof(dir), NULL)) < 0)
 		return e;
 	if (snprintf(r->path, sizeof(r->path), "%s/%s", strcmp(dir, "/") == 0 ? "" : dir,
 	    r->name) >= (int)sizeof(r->path))

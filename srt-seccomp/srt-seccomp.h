@@ -48,12 +48,13 @@ struct res {
 				   flags (O_PATH when unknown); else -1 */
 };
 
+struct statx;
 int	 res_read_string(pid_t, unsigned long long, char *, size_t);
 int	 res_read_mem(pid_t, unsigned long long, void *, size_t);
 int	 res_fd_path(int, char *, size_t);
 int	 res_fd_open(pid_t, int, int *, int *);
 int	 res_same(const struct res_ctx *, int, const char *);
-int	 res_view(const struct res_ctx *, int *, char *, size_t);
+int	 res_view(const struct res_ctx *, int *, char *, size_t, struct statx *);
 struct res_mounts *res_mounts_new(void);
 void	 res_mounts_free(struct res_mounts *);
 int	 res_resolve(const struct res_ctx *, int, const char *, bool, struct res *);

@@ -98,6 +98,37 @@ static const char *const meta_op[] = {
 	"chmod", "chown", "utimes", "truncate", "setxattr", "removexattr",
 };
 
+/*
+ * The command's descriptor fd, the calling thread's (its table may be its own): the
+ * open file itself, taken with pidfd_getfd(2) through the thread's pidfd, and the
+ * flags it was opened with, which are the file's (F_GETFL). Two calls, where reading
+ * them from /proc takes nine (res_fd_open, which is left for a thread we hold no
+ * pidfd of). 1 when taken through the pidfd, 0 through /proc, -errno when there is
+ * no such descriptor.
+ */
+static int
+sup_meta_fd(struct sup *s, int fd, int *obj, int *flags)
+{
+	int got;
+
+	*obj = -1;
+	if (fd < 0)
+		return -EBADF;
+	if (s->task == NULL || s->task->pidfd == -1)
+		return res_fd_open(s->rc.tid, fd, obj, flags);
+	if ((got = (int)syscall(SYS_pidfd_getfd, s->task->pidfd, fd, 0)) == -1) {
+		if (errno == EBADF)
+			return -EBADF;
+		return res_fd_open(s->rc.tid, fd, obj, flags);
+	}
+	if ((*flags = fcntl(got, F_GETFL)) == -1) {
+		close(got);
+		return -EBADF;
+	}
+	*obj = got;
+	return 1;
+}
+
 /* The object at path (or the command's descriptor dirfd, with AT_EMPTY_PATH), held. */
 int
 sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool empty_ok,
@@ -107,6 +138,8 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 	const char *why;
 	struct res r;
 	struct stat st;
+	struct statx sx;
+	bool by_pidfd = false;
 	int obj, e;
 
 	if (m->by_fd)
@@ -117,8 +150,9 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 		memset(&r, 0, sizeof(r));
 		r.dirfd = -1;
 		/* The object and its flags from one table, the caller's. */
-		if ((e = res_fd_open(s->rc.tid, dirfd, &r.objfd, &r.fd_flags)) < 0)
+		if ((e = sup_meta_fd(s, dirfd, &r.objfd, &r.fd_flags)) < 0)
 			return e;
+		by_pidfd = e == 1;
 		/* As the kernel: a descriptor opened with O_PATH is for paths alone. */
 		if (m->by_fd && (r.fd_flags & O_PATH)) {
 			res_free(&r);
@@ -132,7 +166,10 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 		}
 	} else if ((e = res_resolve(&s->rc, dirfd, path, follow, &r)) < 0)
 		return e;
-	if (!sup_valid(s, id)) {
+	/* What we read and opened was the asking thread's, not a later one's: the id
+	 * check says so, or the thread's own pidfd, which task_get found alive when the
+	 * call was received (nothing was read from the command's memory). */
+	if (!by_pidfd && !sup_valid(s, id)) {
 		res_free(&r);
 		return -ENOENT;
 	}
@@ -146,11 +183,21 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 	/* A file the command holds from outside the sandbox changes as the sandbox's view
 	 * of it would (res_view): fchmod of an inherited descriptor, chmod through
 	 * /proc/self/fd/N. */
-	if ((e = res_view(&s->rc, &obj, r.path, sizeof(r.path))) < 0)
+	if ((e = res_view(&s->rc, &obj, r.path, sizeof(r.path), &sx)) < 0)
 		goto out_obj;
-	if (fstat(obj, &st) == -1 || sup_in_proc(obj)) {
-		if (sup_in_proc(obj))
-			sup_proc_refused(s, r.path);
+	if ((sx.stx_mask & (STATX_TYPE | STATX_MODE | STATX_NLINK)) ==
+	    (STATX_TYPE | STATX_MODE | STATX_NLINK)) {
+		memset(&st, 0, sizeof(st));
+		st.st_mode = sx.stx_mode;
+		st.st_nlink = sx.stx_nlink;
+	} else if (fstat(obj, &st) == -1) {
+		e = -EACCES;
+		goto out_obj;
+	}
+	/* procfs lives on an anonymous device (major 0), as does every file system
+	 * without a disk: one on a disk is not /proc, and needs no fstatfs(2). */
+	if ((!(sx.stx_mask & STATX_MNT_ID) || sx.stx_dev_major == 0) && sup_in_proc(obj)) {
+		sup_proc_refused(s, r.path);
 		e = -EACCES;
 		goto out_obj;
 	}
