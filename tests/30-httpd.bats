@@ -158,10 +158,10 @@ logfield() {
 	run timeout 20 unshare -n sh -c '
 	    ip link set lo up
 	    srt-httpd -s "$1" -l 0.0.0.0:0 --listen-any-interface 2>"$2" & p=$!
-	    for i in $(seq 100); do grep -q listening "$2" && break; sleep 0.05; done
+	    for i in $(seq 100); do grep -qs listening "$2" && break; sleep 0.05; done
 	    kill $p
 	    srt-socksd -s "$1" -l 0.0.0.0:0 --listen-any-interface --auth u:p 2>"$2.s" & p=$!
-	    for i in $(seq 100); do grep -q listening "$2.s" && break; sleep 0.05; done
+	    for i in $(seq 100); do grep -qs listening "$2.s" && break; sleep 0.05; done
 	    kill $p
 	    cat "$2" "$2.s"' sh "$T/s.json" "$T/any.err"
 	printf '%s\n' "$output"

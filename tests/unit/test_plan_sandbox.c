@@ -103,7 +103,7 @@ test_root(void)
 	ok(same(words(&p.args, p.fs_end + 3, p.args.n), tail_root),
 	    "root: /dev, the namespaces, two capabilities for srt-seccomp, a fresh /proc");
 	ok(same(words(&p.exec, 0, p.exec.n),
-	    "-- " SECCOMP " --lifeline-fd 5 --guard-fd 6 --violations-fd 7 --pid1 --"),
+	    "-- " SECCOMP " --lifeline-fd 5 --guard-fd 6 --violations-fd 7 --pid1 --as srt --"),
 	    "root: srt-seccomp is told it is PID 1");
 	ok(p.fd[PLAN_FD_STATUS] == 3 && p.fd[PLAN_FD_ARGS] == 4 &&
 	    p.fd[PLAN_FD_LIFELINE] == 5 && p.fd[PLAN_FD_GUARD] == 6 &&
@@ -130,7 +130,7 @@ test_user(void)
 	    "--dev /dev --unshare-pid --unshare-ipc --as-pid-1 --unshare-user --cap-drop ALL "
 	    "--proc /proc"), "user: no capability is added");
 	ok(same(words(&p.exec, 0, p.exec.n),
-	    "-- " SECCOMP " --lifeline-fd 5 --guard-fd 6 --violations-fd 7 --"),
+	    "-- " SECCOMP " --lifeline-fd 5 --guard-fd 6 --violations-fd 7 --as srt --"),
 	    "user: srt-seccomp nests (no --pid1)");
 	plan_linux_free(&p);
 }
@@ -148,7 +148,7 @@ test_settings(void)
 	ok(build(&s, &c, &p) == 0 &&
 	    same(words(&p.args, p.args.n - 4, p.args.n), "CAP_SETPCAP --bind /proc /proc") &&
 	    same(words(&p.exec, 0, p.exec.n), "-- " SECCOMP " --lifeline-fd 5 --guard-fd 6 "
-	    "--violations-fd 7 --"),
+	    "--violations-fd 7 --as srt --"),
 	    "enableWeakerNestedSandbox: the host's /proc, writable; srt-seccomp nests, even "
 	    "for root");
 	plan_linux_free(&p);
@@ -159,7 +159,7 @@ test_settings(void)
 	c.debug = true;
 	ok(build(&s, &c, &p) == 0 && same(words(&p.exec, 0, p.exec.n), "-- " SECCOMP
 	    " --lifeline-fd 5 --guard-fd 6 --violations-fd 7 --pid1 --allow-unix-sockets"
-	    " --allow-nested-userns -d --"), "allowAllUnixSockets, allowNestedUserNamespaces and -d: srt-seccomp's "
+	    " --allow-nested-userns -d --as srt --"), "allowAllUnixSockets, allowNestedUserNamespaces and -d: srt-seccomp's "
 	    "options, in order");
 	ok(same(words(&p.args, p.fs_end + 3, p.args.n), tail_root),
 	    "they leave bwrap's options as they are");
@@ -192,7 +192,7 @@ test_unguarded(void)
 	    p.fd[PLAN_FD_SECCOMP] == 6 && p.fd[PLAN_FD_LIFELINE] == 5,
 	    "unguarded: no guard descriptor nor the monitor's, the next one moves up");
 	ok(same(words(&p.args, p.fs_end, p.fs_end + 3), "--ro-bind-fd 6 " SECCOMP) &&
-	    same(words(&p.exec, 0, p.exec.n), "-- " SECCOMP " --lifeline-fd 5 --pid1 --"),
+	    same(words(&p.exec, 0, p.exec.n), "-- " SECCOMP " --lifeline-fd 5 --pid1 --as srt --"),
 	    "unguarded: no --guard-fd, and the arguments name the moved descriptor");
 	plan_linux_free(&p);
 }
@@ -217,7 +217,7 @@ test_no_fs_violations(void)
 		    p.fd[PLAN_FD_VIOL] == -1 && p.fd[PLAN_FD_SECCOMP] == 7 &&
 		    same(words(&p.args, p.fs_end, p.fs_end + 3), "--ro-bind-fd 7 " SECCOMP) &&
 		    same(words(&p.exec, 0, p.exec.n),
-		    "-- " SECCOMP " --lifeline-fd 5 --guard-fd 6 --pid1 --"),
+		    "-- " SECCOMP " --lifeline-fd 5 --guard-fd 6 --pid1 --as srt --"),
 		    "%s: no --violations-fd, srt-seccomp's descriptor moves up",
 		    i == 0 ? "--no-fs-violations" : "noFsViolations");
 		plan_linux_free(&p);
@@ -238,7 +238,7 @@ test_halves(void)
 	ok(build(&s, &c, &whole) == 0, "the whole plan builds");
 	ok(plan_linux_begin(&s, &c, &p, &errs) == 0 && p.args.n == 0 &&
 	    same(words(&p.exec, 0, p.exec.n), "-- " SECCOMP " --lifeline-fd 5 --guard-fd 6 "
-	    "--violations-fd 7 --pid1 --") && p.fd[PLAN_FD_ARGS] == 4,
+	    "--violations-fd 7 --pid1 --as srt --") && p.fd[PLAN_FD_ARGS] == 4,
 	    "begin: the descriptors and the words after the options, no options yet");
 	ok(plan_linux_finish(&s, &c, &p, &errs) == 0, "finish: the options");
 	a = words(&whole.args, 0, whole.args.n);
