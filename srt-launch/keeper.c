@@ -1,9 +1,10 @@
 /*
  * The keeper: the janitor of a run. When the launcher ends without having cleaned up after
  * its sandbox (killed, SIGKILL included, or failing while the sandbox may still run), the
- * keeper kills what is left of the sandbox (keeper_sweep) and removes the run's temp
- * directory. (Nothing else of a run is on the host: missing protected paths are kept
- * from being made by the write guard, not by placeholders.)
+ * keeper gives the sandbox's PID 1 a few seconds to end the run itself, its last checks
+ * included (keeper_await_finish), kills what is left of the sandbox (keeper_sweep) and
+ * removes the run's temp directory. (Nothing else of a run is on the host: missing
+ * protected paths are kept from being made by the write guard, not by placeholders.)
  *
  * It is a process of its own (a SIGKILL of the launcher does not reach it) that shares the
  * launcher's memory (clone(2) with CLONE_VM, without CLONE_THREAD). A forked janitor
@@ -32,6 +33,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -119,9 +121,12 @@ keeper_link_is(const char *path, const char *want)
 	return strcmp(link, want) == 0;
 }
 
-/* Is descriptor fd of process pid open for writing only (the launcher's end)? */
-static bool
-keeper_fd_write_only(long pid, const char *fd)
+/*
+ * The open flags of descriptor fd of process pid, or -1 when they cannot be read; *ino
+ * (when not NULL) gets the inode of what it is open on, 0 if the kernel does not say.
+ */
+static long
+keeper_fd_info(long pid, const char *fd, unsigned long *ino)
 {
 	char path[64], buf[256];
 	unsigned long flags;
@@ -131,23 +136,26 @@ keeper_fd_write_only(long pid, const char *fd)
 
 	snprintf(path, sizeof(path), "/proc/%ld/fdinfo/%.16s", pid, fd);
 	if ((in = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return false;
+		return -1;
 	n = read(in, buf, sizeof(buf) - 1);
 	close(in);
 	if (n <= 0)
-		return false;
+		return -1;
 	buf[n] = '\0';
 	if ((f = strstr(buf, "flags:")) == NULL || sscanf(f + 6, "%lo", &flags) != 1)
-		return false;
-	return (flags & O_ACCMODE) == O_WRONLY;
+		return -1;
+	if (ino != NULL && ((f = strstr(buf, "\nino:")) == NULL ||
+	    sscanf(f + 5, "%lu", ino) != 1))
+		*ino = 0;
+	return (long)flags;
 }
 
-/* Does process pid hold the read end of the pipe want_pipe? */
+/* Does process pid hold the read end of the pipe want_pipe (not only its write end)? */
 static bool
 keeper_holds_pipe(long pid, const char *want_pipe)
 {
 	char path[64], buf[4096];
-	long n, off;
+	long n, off, flags;
 	int dfd;
 	bool hit = false;
 
@@ -163,7 +171,8 @@ keeper_holds_pipe(long pid, const char *want_pipe)
 				continue;
 			snprintf(path, sizeof(path), "/proc/%ld/fd/%.16s", pid, d->name);
 			hit = keeper_link_is(path, want_pipe) &&
-			    !keeper_fd_write_only(pid, d->name);
+			    ((flags = keeper_fd_info(pid, d->name, NULL)) == -1 ||
+			    (flags & O_ACCMODE) != O_WRONLY);
 		}
 	close(dfd);
 	return hit;
@@ -247,6 +256,115 @@ keeper_sweep(unsigned long net_ino, unsigned long pipe_ino)
 	}
 }
 
+#define KEEPER_FINISH_SEC	5	/* for the sandbox's PID 1 to end the run itself */
+#define KEEPER_FINISH_MAX	8	/* processes waited for: PID 1 and its parent */
+
+/*
+ * Has process pid armed the pipe want_pipe (inode pipe_ino) as its lifeline, O_ASYNC
+ * set as srt-seccomp does (reaper_arm_lifeline)? Its fdinfo says, which the sandbox's
+ * owner may read even where /proc/PID/fd is closed to it (srt-seccomp is not dumpable
+ * and, as a user, its /proc files then belong to root); its fd links are looked at only
+ * on a kernel that shows no inode there.
+ */
+static bool
+keeper_armed(long pid, const char *want_pipe, unsigned long pipe_ino)
+{
+	char path[64], buf[4096];
+	unsigned long ino;
+	long n, off, flags;
+	int dfd;
+	bool hit = false;
+
+	snprintf(path, sizeof(path), "/proc/%ld/fdinfo", pid);
+	if ((dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return false;
+	while (!hit && (n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0)
+		for (off = 0; !hit && off < n;) {
+			struct kernel_dirent64 *d = (struct kernel_dirent64 *)(buf + off);
+
+			off += d->reclen;
+			if (d->name[0] == '.' ||
+			    (flags = keeper_fd_info(pid, d->name, &ino)) == -1 ||
+			    (flags & O_ASYNC) == 0)
+				continue;
+			snprintf(path, sizeof(path), "/proc/%ld/fd/%.16s", pid, d->name);
+			hit = ino != 0 ? ino == pipe_ino : keeper_link_is(path, want_pipe);
+		}
+	close(dfd);
+	return hit;
+}
+
+/*
+ * Before the sweep: srt-seccomp, the sandbox's PID 1, saw the lifeline's end as well
+ * and is ending the run itself (reaper.c): it kills the command, then runs the write
+ * guard's last checks (sup_git_finish takes away a git pointer the command planted)
+ * and exits. The sweep's SIGKILL would skip those checks, so it waits until every
+ * process of the run that armed the lifeline (when srt-seccomp nests its namespaces,
+ * PID 1 and the process above it) has exited, each found by its pidfd becoming
+ * readable, KEEPER_FINISH_SEC at most: then the sweep kills what is left, done or not.
+ * A bwrap child that never started srt-seccomp holds the lifeline unarmed and is not
+ * waited for.
+ */
+static void
+keeper_await_finish(unsigned long net_ino, unsigned long pipe_ino)
+{
+	struct pollfd p[KEEPER_FINISH_MAX];
+	struct timespec now, end;
+	char path[64], want_net[64], want_pipe[64], buf[8192];
+	pid_t self = getpid();
+	long n, off, left;
+	nfds_t np = 0, i, j;
+	int proc, pidfd;
+
+	if (net_ino == 0)
+		return;
+	snprintf(want_net, sizeof(want_net), "net:[%lu]", net_ino);
+	snprintf(want_pipe, sizeof(want_pipe), "pipe:[%lu]", pipe_ino);
+	if ((proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return;
+	while (np < KEEPER_FINISH_MAX && (n = syscall(SYS_getdents64, proc, buf,
+	    sizeof(buf))) > 0)
+		for (off = 0; np < KEEPER_FINISH_MAX && off < n;) {
+			struct kernel_dirent64 *d = (struct kernel_dirent64 *)(buf + off);
+			char *e;
+			long pid;
+
+			off += d->reclen;
+			pid = strtol(d->name, &e, 10);
+			if (*e != '\0' || pid <= 0 || pid == self)
+				continue;
+			/* srt-seccomp stays in the run's network namespace. */
+			snprintf(path, sizeof(path), "/proc/%ld/ns/net", pid);
+			if (!keeper_link_is(path, want_net) ||
+			    !keeper_armed(pid, want_pipe, pipe_ino) ||
+			    (pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0)) == -1)
+				continue;
+			/* Still the same process (the pidfd pins it)? */
+			if (keeper_armed(pid, want_pipe, pipe_ino))
+				p[np++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+			else
+				close(pidfd);
+		}
+	close(proc);
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += KEEPER_FINISH_SEC;
+	while (np > 0) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = (end.tv_sec - now.tv_sec) * 1000 +
+		    (end.tv_nsec - now.tv_nsec) / 1000000;
+		if (left <= 0 || (poll(p, np, (int)left) == -1 && errno != EINTR))
+			break;
+		for (i = j = 0; i < np; i++)
+			if (p[i].revents != 0)
+				close(p[i].fd);
+			else
+				p[j++] = p[i];
+		np = j;
+	}
+	for (i = 0; i < np; i++)
+		close(p[i].fd);
+}
+
 /* --- the keeper ------------------------------------------------------------------------ */
 
 static int
@@ -306,6 +424,7 @@ keeper_main(void *arg)
 		(void)raw1(SYS_exit_group, 1);  /* the launcher lingers: leave it all to it */
 
 	/* Phase two: the C library, without allocating. */
+	keeper_await_finish(ks.net_ino, ks.pipe_ino);
 	keeper_sweep(ks.net_ino, ks.pipe_ino);
 	/* A dying sandbox may still write for a moment: retry a few times. */
 	for (tries = 0; tries < 5; tries++) {

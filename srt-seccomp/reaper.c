@@ -10,7 +10,11 @@
  * launcher. Armed with O_ASYNC, the kernel sends this process SIGIO when the last
  * writer goes, which sigwaitinfo() takes like the rest: the launcher is gone, however
  * it ended, or closed its end to end the run (srt-launch does on a signal that comes
- * before the lifeline is armed), and the child is killed.
+ * before the lifeline is armed), and the child is killed. PID 1 then ends the run as it
+ * would have anyway: it reaps the command and runs the supervisor's last checks
+ * (sup_finish) before it exits. So nothing else may kill it first: an armed lifeline
+ * replaces the death signal bwrap gave its child, and the process above a nested PID 1
+ * passes the SIGIO on (reaper_relay_lifeline) rather than killing it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +22,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -26,6 +31,7 @@
 #include "srt-seccomp.h"
 
 static int reaper_lifeline = -1;        /* --lifeline-fd, once armed */
+static bool reaper_relay;               /* the child is a nested PID 1: pass SIGIO on */
 
 static const int reaper_forwarded[] = {
 	SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
@@ -80,7 +86,11 @@ reaper_lifeline_cut(void)
  * not a pipe's read end, or when the lifeline is closed already: nothing should start
  * then. The descriptor is close-on-exec: the command never holds it. O_ASYNC comes last,
  * after the signals are blocked: srt-launch reads it in our fdinfo as the sign that we
- * take the signals it forwards (bwrap_sandbox_ready).
+ * take the signals it forwards (bwrap_sandbox_ready), and its keeper as the sign that we
+ * end the run ourselves once the launcher is gone (keeper.c, keeper_await_finish).
+ * From then on the lifeline alone says the launcher is gone: the death signal bwrap
+ * set for its child (--die-with-parent, SIGKILL as bwrap dies with the launcher) would
+ * kill us before the supervisor's last checks, and is cleared.
  */
 int
 reaper_arm_lifeline(int fd)
@@ -105,7 +115,23 @@ reaper_arm_lifeline(int fd)
 		    "not starting");
 		return -1;
 	}
+	if (prctl(PR_SET_PDEATHSIG, 0) == -1) {
+		log_warn("prctl PR_SET_PDEATHSIG");
+		return -1;
+	}
 	return 0;
+}
+
+/*
+ * This process waits for a nested PID 1 (reaper_wait's child), which holds the same
+ * lifeline but does not get its SIGIO (the owner is this process): on the lifeline's
+ * end, pass the SIGIO on, and PID 1 ends the run as reaper_signal says; killing it would
+ * skip its last checks.
+ */
+void
+reaper_relay_lifeline(void)
+{
+	reaper_relay = true;
 }
 
 static int
@@ -120,13 +146,13 @@ reaper_status(int status)
 
 /*
  * One signal taken: SIGCHLD reaps (done: *status is the child's exit code), the
- * lifeline's SIGIO kills the child once the lifeline is closed, the rest are forwarded to
- * `child`, except SIGINT and SIGQUIT sent by the kernel: those come from the terminal,
- * which signals the whole foreground process group, the command included, and
- * forwarding would deliver them twice. When `group` (> 0) is the command's own process
- * group, SIGINT and SIGQUIT go to all of it, as a terminal's do: a shell waiting for a
- * child gives up only once the child died of the same signal, and a child that never
- * got it would keep the shell waiting.
+ * lifeline's SIGIO kills the child once the lifeline is closed (or, relayed, is passed
+ * on to it), the rest are forwarded to `child`, except SIGINT and SIGQUIT sent by the
+ * kernel: those come from the terminal, which signals the whole foreground process
+ * group, the command included, and forwarding would deliver them twice. When `group`
+ * (> 0) is the command's own process group, SIGINT and SIGQUIT go to all of it, as a
+ * terminal's do: a shell waiting for a child gives up only once the child died of the
+ * same signal, and a child that never got it would keep the shell waiting.
  */
 static bool
 reaper_signal(pid_t child, pid_t group, int signo, int code, int *status)
@@ -148,8 +174,10 @@ reaper_signal(pid_t child, pid_t group, int signo, int code, int *status)
 	}
 	if (signo == SIGIO) {
 		if (reaper_lifeline != -1 && reaper_lifeline_cut()) {
-			log_debug("the lifeline is closed: killing %ld", (long)child);
-			if (kill(child, SIGKILL) == -1 && errno != ESRCH)
+			log_debug("the lifeline is closed: %s %ld",
+			    reaper_relay ? "telling" : "killing", (long)child);
+			if (kill(child, reaper_relay ? SIGIO : SIGKILL) == -1 &&
+			    errno != ESRCH)
 				fatal("kill %ld", (long)child);
 		}
 		return false;

@@ -251,7 +251,8 @@ pid1_run_worker(const struct sock_fprog *prog, const sigset_t *saved, char **arg
 
 /*
  * PID 1. It dies with the parent (PDEATHSIG, and the lifeline pipe for a parent
- * that died before the prctl). Non-dumpable and without capabilities, the command
+ * that died before the prctl); the parent outlives the launcher until PID 1 is done
+ * (reaper_relay_lifeline). Non-dumpable and without capabilities, the command
  * can neither ptrace it nor borrow its privileges; when it exits, the kernel kills
  * whatever the command left behind in the namespace.
  */
@@ -381,6 +382,7 @@ run(const struct sock_fprog *prog, const struct seccomp_opts *o, char **argv,
 	/* The supervisor is PID 1's: this process has no listener to serve. */
 	close(STDIN_FILENO);
 	close(STDOUT_FILENO);
+	reaper_relay_lifeline();
 	return reaper_wait(pid1, 0, NULL);
 }
 

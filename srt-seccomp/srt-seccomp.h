@@ -119,5 +119,6 @@ int	 caps_clear(void);
 int	 reaper_block(sigset_t *saved);
 int	 reaper_wait(pid_t child, pid_t group, struct sup *);
 int	 reaper_arm_lifeline(int fd);
+void	 reaper_relay_lifeline(void);
 
 #endif
