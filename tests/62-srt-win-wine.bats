@@ -2,7 +2,9 @@
 # srt-win.exe itself, under Wine, for what Wine implements: usage and the JSON errors,
 # the dry run, the runner (exit status, environment, and its kill-on-close job ending
 # what the command started) and the acl calls reaching SetNamedSecurityInfoW with the
-# plan's entries. Wine keeps no file security descriptor across opens and cannot create
+# plan's entries, each seen in the DACL Wine's server was given for its object (a
+# server of the test's own traces its requests). Wine keeps no file security
+# descriptor across opens and cannot create
 # or log on as another account, so install, exec and the filters are not run here
 # (tests/61-srt-win.bats runs their logic against the fake).
 #
