@@ -249,14 +249,7 @@ JSON
 		elif [[ "$output" != *"$sid"* ]]; then
 			none=$((none + 1))
 		fi
-	done < <(python3 -c '
-import json, sys
-m = {("allow", "modify"): 0x1301BF, ("deny", "read"): 0x29, ("deny", "write"): 0xD0156,
-     ("deny", "delete"): 0x10000, ("deny", "delete_child"): 0x40}
-for line in open(sys.argv[1]):
-    e = json.loads(line)
-    print(e["ace"], e["path"], "0x%08x" % sum(m[e["ace"], r] for r in e["rights"]),
-          "OICI" if e.get("inherit") == "OICI" else "-")' "$T/plan.linux")
+	done < <(python3 "$BATS_TEST_DIRNAME/helpers-win/sdtrace.py" expect "$T/plan.linux")
 	n=$(grep -c . "$T/plan.linux")
 	echo "read back: $held held, $none with no entry for the SID, of $n"
 	[ "$held" -eq "$n" ] || [ "$none" -eq "$n" ]

@@ -9,6 +9,9 @@ so its server's record of set_security_object is where every written entry can b
   sdtrace.py revoke TRACE PLAN SID    each object was read, and no DACL written to it
                                       still holds an entry for SID
 
+  sdtrace.py expect PLAN              each plan entry as winprobe dacl prints it:
+                                      `ace PATH 0xMASK OICI|-`
+
 TRACE may start at a given line: TRACE:N. PLAN is `srt-policy plan --target windows`
 output with Linux paths. Prints one line per check, exits 1 if any failed.
 """
@@ -33,7 +36,21 @@ ACE = re.compile(r'\{type=ACCESS_(ALLOWED|DENIED),flags=([0-9a-f]+),mask=([0-9a-
                  r'sid=([^}]+)\}')
 
 
+def plan_read(plan):
+    with open(plan) as f:
+        return [json.loads(x) for x in f if x.strip()]
+
+
+def plan_mask(e):
+    return sum(RIGHTS[e["ace"], r] for r in e["rights"])
+
+
 def main():
+    if sys.argv[1] == "expect":
+        for e in plan_read(sys.argv[2]):
+            print(e["ace"], e["path"], "0x%08x" % plan_mask(e),
+                  "OICI" if e.get("inherit") == "OICI" else "-")
+        return 0
     mode, trace, plan, sid = sys.argv[1:5]
     trace, _, start = trace.partition(":")
     pending, handles, writes, reads = {}, {}, {}, set()
@@ -52,13 +69,12 @@ def main():
             elif (m := GET.match(line)) and (m[1], m[2]) in handles:
                 reads.add(handles[m[1], m[2]])
     bad = 0
-    with open(plan) as f:
-        entries = [json.loads(x) for x in f if x.strip()]
+    entries = plan_read(plan)
     for e in entries:
         path = e["path"]
         want = ("DENIED" if e["ace"] == "deny" else "ALLOWED",
                 3 if e.get("inherit") == "OICI" else 0,
-                sum(RIGHTS[e["ace"], r] for r in e["rights"]), sid)
+                plan_mask(e), sid)
         if mode == "grant":
             ok = want in writes.get(path, [])
             print(f"{'ok' if ok else 'MISSING'} {path}: {want[0]} {want[1]} 0x{want[2]:x}"
