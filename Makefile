@@ -345,7 +345,7 @@ build/win/srt-win.exe: $(WIN_OBJ)
 # A console program the Wine tests run under srt-win (tests/62-srt-win-wine.bats).
 build/win/tests/%.exe: tests/helpers-win/%.c
 	@mkdir -p $(dir $@)
-	$(WIN_CC) -std=c11 -O2 $(WARN) -o $@ $< -lws2_32
+	$(WIN_CC) -std=c11 -O2 $(WARN) -o $@ $< -lws2_32 -ladvapi32
 
 # srt's Windows launch path (srt-launch/winlaunch.h): its system layer winsys_win32.c is
 # also run under Wine by a driver of its own, which links the Windows part of libsrt

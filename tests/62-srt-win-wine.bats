@@ -2,7 +2,9 @@
 # srt-win.exe itself, under Wine, for what Wine implements: usage and the JSON errors,
 # the dry run, the runner (exit status, environment, and its kill-on-close job ending
 # what the command started) and the acl calls reaching SetNamedSecurityInfoW with the
-# plan's entries. Wine keeps no file security descriptor across opens and cannot create
+# plan's entries, each seen in the DACL Wine's server was given for its object (a
+# server of the test's own traces its requests). Wine keeps no file security
+# descriptor across opens and cannot create
 # or log on as another account, so install, exec and the filters are not run here
 # (tests/61-srt-win.bats runs their logic against the fake).
 #
@@ -196,6 +198,74 @@ JSON
 	[ "$(grep -o '"status":"gone"' <<<"$output" | wc -l)" -eq 6 ]
 	run "$WINE" "$EXE" acl list
 	[ -z "$(tr -d '\r\n' <<<"$output")" ]
+}
+
+# Issue 31 item 11: every plan entry, a file's deny included, reaches the object it
+# names. srt-win sets each with SetNamedSecurityInfoW or SetFileSecurityW, which open the
+# object by name and write the DACL through that handle; this Wine (8.0, its server built
+# without xattr support: no user.wine.sd) keeps a descriptor only with the handle it was
+# set through, so a later open (winprobe dacl, srt-win's own revoke) reads one made from
+# the Unix mode, for the directories as for the file. What Wine can show is its server's
+# record of each write: a server of the test's own, started with -d1, traces every
+# set_security_object with the handle's object and the DACL it carried.
+@test "wine: every plan entry, a file's deny included, is written to its object, and revoke takes it back" {
+	[ -n "$WINESERVER_BIN" ] || skip "wineserver is not installed"
+	mkdir -p "$T/proj/w" "$T/home/.ssh"
+	echo secret >"$T/proj/w/secret.txt"
+	cat >"$T/s.json" <<JSON
+{"network": {"allowedDomains": [], "deniedDomains": []},
+ "filesystem": {"denyRead": ["w/secret.txt", "~/.ssh"], "allowWrite": ["w"],
+  "denyWrite": ["w/.env"]}}
+JSON
+	: >"$T/proj/w/.env"
+	HOME="$T/home" srt-policy plan --target windows -s "$T/s.json" --cwd "$T/proj" >"$T/plan.linux"
+	grep -qF "{\"ace\":\"deny\",\"path\":\"$T/proj/w/secret.txt\",\"rights\":[\"read\"]" "$T/plan.linux"
+	sed 's#"path":"/\([^"]*\)"#"path":"Z:/\1"#; s#/#\\\\#g' "$T/plan.linux" >"$T/plan"
+	sid=S-1-5-21-1000-2000-3000-1001
+	# This test's own server, tracing requests; the next test starts a plain one.
+	"$WINESERVER_BIN" -k 2>/dev/null || true
+	"$WINESERVER_BIN" -w 2>/dev/null || true
+	"$WINESERVER_BIN" -f -d1 2>"$T/trace" &
+	sp=$!
+	"$WINE" "$(winpath "$PROBE")" hold "$(winpath "$T/holder")" 3>&- &
+	hp=$!
+	for i in $(seq 1 100); do [ -s "$T/holder" ] && break; sleep 0.1; done
+	h=$(tr -d '\r\n' <"$T/holder")
+	run --separate-stderr "$WINE" "$EXE" acl grant --holder-pid "$h" --sandbox-user-sid "$sid" --json <"$T/plan"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *'"status":"failed"'* ]]
+	at=$(wc -l <"$T/trace")
+	run python3 "$BATS_TEST_DIRNAME/helpers-win/sdtrace.py" grant "$T/trace" "$T/plan.linux" "$sid"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^ok ' <<<"$output")" -eq "$(grep -c . "$T/plan.linux")" ]
+	# Read back by a new open: all of the plan's entries, or (this Wine) none of them.
+	held=0 none=0
+	while read -r ace path mask inh; do
+		run "$WINE" "$PROBE" dacl "$(winpath "$path")"
+		[ "$status" -eq 0 ]
+		if grep -qxF "$ace $sid $mask $inh" <<<"$(tr -d '\r' <<<"$output")"; then
+			held=$((held + 1))
+		elif [[ "$output" != *"$sid"* ]]; then
+			none=$((none + 1))
+		fi
+	done < <(python3 "$BATS_TEST_DIRNAME/helpers-win/sdtrace.py" expect "$T/plan.linux")
+	n=$(grep -c . "$T/plan.linux")
+	echo "read back: $held held, $none with no entry for the SID, of $n"
+	[ "$held" -eq "$n" ] || [ "$none" -eq "$n" ]
+	# Revoke (while the holder still runs) reads every object again, and what it writes
+	# holds no entry for the SID.
+	run --separate-stderr "$WINE" "$EXE" acl revoke --holder-pid "$h" --sandbox-user-sid "$sid" --json
+	[ "$status" -eq 0 ]
+	[[ "$output" != *'"status":"failed"'* ]]
+	run python3 "$BATS_TEST_DIRNAME/helpers-win/sdtrace.py" revoke "$T/trace:$at" "$T/plan.linux" "$sid"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run "$WINE" "$EXE" acl list
+	[ -z "$(tr -d '\r\n' <<<"$output")" ]
+	kill "$hp"; wait "$hp" 2>/dev/null || true
+	"$WINESERVER_BIN" -k 2>/dev/null || true
+	wait "$sp" 2>/dev/null || true
 }
 
 @test "wine: srt's winsys_win32 passes exactly the listed handles, relays status, ends its job" {

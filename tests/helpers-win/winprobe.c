@@ -22,9 +22,14 @@
  *                            socket, and whether X is open at all
  *   winprobe launch --plan F ...  as srt-win for srt.exe: print the plan file F, then
  *                            exit 15 as srt-win does where no sandbox account is made
+ *   winprobe dacl PATH       read PATH's DACL back as a new open of it: one line per
+ *                            explicit allow or deny entry, `deny|allow SID 0xMASK OICI|-`
  */
 #include <winsock2.h>
 #include <windows.h>
+
+#include <aclapi.h>
+#include <sddl.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,9 +152,51 @@ handles(char **v)
 	return 0;
 }
 
+/* What srt-win left on PATH, read through a handle of its own. */
+static int
+dacl(const char *path)
+{
+	PSECURITY_DESCRIPTOR sd = NULL;
+	PACL acl = NULL;
+	ACL_SIZE_INFORMATION si;
+	DWORD rc;
+
+	rc = GetNamedSecurityInfoA(path, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL, NULL,
+	    &acl, NULL, &sd);
+	if (rc != ERROR_SUCCESS) {
+		fprintf(stderr, "winprobe: GetNamedSecurityInfoA %s: %lu\n", path,
+		    (unsigned long)rc);
+		return 3;
+	}
+	if (acl == NULL || !GetAclInformation(acl, &si, sizeof(si), AclSizeInformation))
+		si.AceCount = 0;
+	for (DWORD i = 0; i < si.AceCount; i++) {
+		ACE_HEADER *h;
+		ACCESS_ALLOWED_ACE *x;
+		char *sid = NULL;
+
+		if (!GetAce(acl, i, (LPVOID *)&h) || (h->AceFlags & INHERITED_ACE) ||
+		    (h->AceType != ACCESS_ALLOWED_ACE_TYPE &&
+		    h->AceType != ACCESS_DENIED_ACE_TYPE))
+			continue;
+		x = (ACCESS_ALLOWED_ACE *)h;
+		if (!ConvertSidToStringSidA((PSID)&x->SidStart, &sid))
+			continue;
+		printf("%s %s 0x%08lx %s\n", h->AceType == ACCESS_DENIED_ACE_TYPE ? "deny" :
+		    "allow", sid, (unsigned long)x->Mask,
+		    (h->AceFlags & (OBJECT_INHERIT_ACE | CONTAINER_INHERIT_ACE)) ==
+		    (OBJECT_INHERIT_ACE | CONTAINER_INHERIT_ACE) ? "OICI" : "-");
+		LocalFree(sid);
+	}
+	LocalFree(sd);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
+	if (argc == 3 && strcmp(argv[1], "dacl") == 0)
+		return dacl(argv[2]);
 	if (argc == 6 && strcmp(argv[1], "handles") == 0)
 		return handles(argv + 2);
 	if (argc == 3 && strcmp(argv[1], "kill") == 0) {
@@ -223,6 +270,6 @@ main(int argc, char **argv)
 	}
 	fprintf(stderr, "usage: winprobe exit N | args A... | env | beat FILE | tree FILE | "
 	    "hold FILE | alive PID | kill PID | trapint FILE | ctrlc FILE OUT CMD... | "
-	    "handles P W S X | launch --plan FILE ...\n");
+	    "handles P W S X | launch --plan FILE ... | dacl PATH\n");
 	return 2;
 }
