@@ -1059,6 +1059,29 @@ wg_todo_check(const char *text, size_t len)
 	return NULL;
 }
 
+/*
+ * Is dir a git directory by its files (HEAD with objects and refs, or commondir), under
+ * no git directory? What git clone or git init --separate-git-dir makes may be called
+ * anything; one inside another git directory is that repository's state, which only the
+ * places wg_gitctx_named knows hold.
+ */
+static bool
+wg_lone_git_dir(const struct wguard_fs *fs, const char *dir)
+{
+	char *up, *next;
+	bool r;
+
+	if (fs->is_git_dir(fs->arg, dir) != 1)
+		return false;
+	for (up = path_dirname(dir), r = true; r && strcmp(up, "/") != 0; up = next) {
+		r = fs->is_git_dir(fs->arg, up) == 0;
+		next = path_dirname(up);
+		free(up);
+	}
+	free(up);
+	return r;
+}
+
 const char *
 wguard_pointer_check(const struct wguard *g, const struct wguard_fs *fs, const char *path,
     const char *text, size_t len)
@@ -1128,8 +1151,9 @@ wguard_pointer_check(const struct wguard *g, const struct wguard_fs *fs, const c
 				why = WHY_NESTED;
 			free(m);
 			free(w);
-		} else if (!wg_gitctx_named(fs, t) && strcasecmp(path_basename(t), ".git") != 0)
-			why = "mandatory deny: a .git file naming no .git directory";
+		} else if (!wg_gitctx_named(fs, t) && strcasecmp(path_basename(t), ".git") != 0 &&
+		    !wg_lone_git_dir(fs, t))
+			why = "mandatory deny: a .git file naming no git directory";
 		/* Not one of the user's: the host's git would run that repository's hooks
 		 * and configuration (a core.hooksPath relative to the work tree included)
 		 * on this directory, which is the command's. */

@@ -235,7 +235,8 @@ extern const char wguard_why_complete[];
  * A git directory pointer the command made (path: a .git file, a commondir, a linked
  * worktree's gitdir), holding text: NULL when it points within its own repository (a
  * .git file in the user's work tree: into that repository's .git/modules or
- * .git/worktrees; elsewhere: into a .git made during the run; a commondir: to a git
+ * .git/worktrees; elsewhere: into a .git, or a git directory of any name under no other
+ * git directory, made during the run; a commondir: to a git
  * directory holding it; a gitdir: to a .git), else the reason to take it away. Where
  * it points is where fs->resolve says git's resolution of it leads. path may also be
  * a git config the supervisor installed with a core.worktree: that must lead, through

@@ -130,3 +130,26 @@ step commit "git commit -q -m lib"'
 	victim "git submodule update" "$T/work" git -c protocol.file.allow=always submodule update
 	verdict
 }
+
+# A separate git directory may be called anything: the .git file the command leaves
+# names it, and the host's git finds the repository through it.
+@test "workflow: git clone and git init --separate-git-dir into new directories" {
+	need_tool
+	repo_init "$T/src"
+	gsettings '["."]'
+	attempt '
+step clone "git clone -q --separate-git-dir=\"\$PWD/sep.git\" \"$T/src\" sepwt"
+step init "git init -q --separate-git-dir=\"\$PWD/isep\" iwt"'
+	allowed clone init
+	[ "$ST" = 0 ] || finding REFUSED "the run ended with status $ST"
+	local d
+	for d in sepwt:sep.git iwt:isep; do
+		[ "$(cat "$T/work/${d%%:*}/.git" 2>/dev/null)" = "gitdir: $T/work/${d#*:}" ] ||
+			finding REFUSED "${d%%:*}/.git does not name ${d#*:} on the host"
+		unshare -m -n -- git -C "$T/work/${d%%:*}" status >/dev/null 2>&1 ||
+			finding REFUSED "git status in ${d%%:*} fails on the host"
+	done
+	victim "git status in the clone" "$T/work/sepwt" git status
+	victim "git commit in the clone" "$T/work/sepwt" git commit -q --allow-empty -m victim
+	verdict
+}

@@ -16,11 +16,12 @@
 
 /* The file system as the tests describe it. */
 static const char *const git_dirs[] = {
-	"/w/p/.git", "/w/p/.git/modules/sub", "/w/bare.git", "/w/fresh/.git", NULL,
+	"/w/p/.git", "/w/p/.git/modules/sub", "/w/bare.git", "/w/fresh/.git", "/w/sep",
+	"/w/bare.git/x", NULL,
 };
 static const char *const fresh_dirs[] = {       /* made during the run */
 	"/w/fresh", "/w/fresh/.git", "/w/p/new", "/w/home/proj", "/w/fresh/sub",
-	"/w/p/.git/worktrees/wt", NULL,
+	"/w/p/.git/worktrees/wt", "/w/sep", "/w/bare.git/x", "/w/plain", NULL,
 };
 static const char *const existing[] = {
 	"/w/p/.git", "/w/p/.git/HEAD", "/w/p/.git/objects", "/w/p/.git/refs",
@@ -267,6 +268,16 @@ test_model(void)
 	    wguard_pointer_check(&g, &fs, "/w/home/wt/.git", "gitdir: /w/evil\n", 16) != NULL &&
 	    wguard_pointer_check(&g, &fs, "/w/home/wt/.git", "gitdir: /w/p/.git\n", 18) != NULL,
 	    "elsewhere a .git directory made during the run, not the user's");
+	ok(wguard_pointer_check(&g, &fs, "/w/home/wt/.git", "gitdir: /w/sep\n", 15) == NULL &&
+	    wguard_pointer_check(&g, &fs, "/w/home/wt/.git", "gitdir: ../../sep\n", 18) ==
+	    NULL, "or a git directory of any name made during the run (--separate-git-dir)");
+	ok(wguard_pointer_check(&g, &fs, "/w/home/wt/.git", "gitdir: /w/plain\n", 17) !=
+	    NULL && wguard_pointer_check(&g, &fs, "/w/home/wt/.git", "gitdir: /w/bare.git\n",
+	    20) != NULL && wguard_pointer_check(&g, &fs, "/w/home/wt/.git",
+	    "gitdir: /w/bare.git/x\n", 22) != NULL && wguard_pointer_check(&g, &linkfs,
+	    "/w/home/wt/.git", "gitdir: up/../..\n", 17) != NULL,
+	    "but not a directory that is none, the user's, one below the user's, or through a "
+	    "link");
 	ok(wguard_pointer_check(&g, &fs, "/w/p/.git/worktrees/a/commondir", "../..\n", 6) ==
 	    NULL && wguard_pointer_check(&g, &fs, "/w/p/.git/worktrees/a/commondir",
 	    "../../../../evil\n", 17) != NULL, "a commondir names a git directory above it");
