@@ -388,6 +388,9 @@ static const struct merge_option merge_options[] = {
 	OPTION(MERGE_WEAKER, "network.allowPlaintextHeaderSet", net.allow_plaintext_header_set),
 	OPTION(MERGE_WEAKER, "filesystem.disabled", fs.disabled),
 	OPTION(MERGE_WEAKER, "filesystem.allowGitConfig", fs.allow_git_config),
+	/* false (the watch, with its reader race) is the weaker: a user's false needs
+	 * allowUserWeakerOptions, and the managed file's value wins. */
+	OPTION(MERGE_WEAKER, "filesystem.denyReadHold", fs.deny_read_hold),
 	OPTION(MERGE_WEAKER, "enableWeakerNestedSandbox", weaker_nested_sandbox),
 	OPTION(MERGE_WEAKER, "allowNestedUserNamespaces", allow_nested_userns),
 	OPTION(MERGE_WEAKER, "enableWeakerNetworkIsolation", weaker_network_isolation),

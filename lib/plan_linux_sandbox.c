@@ -89,6 +89,9 @@ seccomp_argv(const struct settings *s, const struct plan_ctx *ctx, struct plan_l
 		strlist_push(e, "--allow-unix-sockets");
 	if (s->allow_nested_userns)
 		strlist_push(e, "--allow-nested-userns");
+	/* Only when turned off: the default plan has no word for the hold. */
+	if (!s->fs.deny_read_hold)
+		strlist_push(e, "--no-read-hold");
 	for (k = 0; k < ctx->debug && k < 2; k++)
 		strlist_push(e, "-d");
 	/* Its errors about the command, and its refusals, speak as the suite the user ran

@@ -9,10 +9,11 @@
  *   header (104 bytes)
  *     0  magic       8 bytes  89 'S' 'R' 'T' 'P' 'O' 'L' 0a  (high bit and newline catch
  *                             7-bit and text-mode transfers, as PNG's magic does)
- *     8  version     u32      6 (1 had no windows block, 2 neither routes nor layers,
+ *     8  version     u32      7 (1 had no windows block, 2 neither routes nor layers,
  *                             3 and 4 only some of routes, layers and credentials,
- *                             5 no tlsTerminate: images of every earlier kind are
- *                             refused)
+ *                             5 no tlsTerminate, 6 no denyReadHold, so its read
+ *                             denies were held or not by when it was compiled:
+ *                             images of every earlier kind are refused)
  *    12  nsections   u32      9
  *    16  length      u64      total image length in bytes
  *    24  checksum    u64      FNV-1a 64 over the whole image, these 8 bytes read as zero
@@ -105,7 +106,7 @@
 
 #define POLICY_MAGIC            "\x89SRTPOL\n"
 #define POLICY_MAGIC_LEN        8
-#define POLICY_VERSION          6
+#define POLICY_VERSION          7
 #define POLICY_HDR_FIXED        32
 #define STR_NONE                UINT32_MAX
 #define RULE_REC                16

@@ -181,7 +181,8 @@ struct settings_layers {
  * root's at the end. Those are, by member: net.strict_allowlist, allow_all_unix_sockets,
  * allow_local_binding (macOS/Windows; ignored on Linux), http_proxy_port and
  * socks_proxy_port (0: not set), require_host_match, refuse_opaque_tunnels;
- * fs.disabled, allow_git_config; weaker_nested_sandbox (enableWeakerNestedSandbox),
+ * fs.disabled, allow_git_config, deny_read_hold (denyReadHold, true by default);
+ * weaker_nested_sandbox (enableWeakerNestedSandbox),
  * allow_nested_userns (allowNestedUserNamespaces), weaker_network_isolation
  * (enableWeakerNetworkIsolation), allow_apple_events, allow_pty, deny_search_depth
  * (mandatoryDenySearchDepth, default 3).

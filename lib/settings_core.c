@@ -21,6 +21,8 @@ settings_init_default(struct settings *s)
 			if (obj->keys[i].kind == SETTINGS_INT)
 				settings_set_int(s, &obj->keys[i], obj->keys[i].dflt);
 	}
+	/* The one boolean true by default: the read denies held by Landlock (readlock.c). */
+	s->fs.deny_read_hold = true;
 }
 
 const char *

@@ -10,7 +10,8 @@
  *   KEY(name, flags, note)           a value that code of its own reads and writes (a list,
  *                                    an object, a path); flags and note as in
  *                                    struct settings_key
- *   BOOL(name, member, bit)          true or false, false by default
+ *   BOOL(name, member, bit)          true or false, false by default (but denyReadHold:
+ *                                    true, settings_init_default)
  *   INT(name, member, lo, hi, dflt)  an integer from lo to hi; dflt is the default, and a
  *                                    default outside lo..hi means "not set" (dump then
  *                                    leaves the key out)
@@ -88,7 +89,8 @@
 	    "add \"allowWrite\": [] to allow no writes beyond the defaults") \
 	KEY(denyWrite, SETTINGS_REQUIRED, \
 	    "add \"denyWrite\": [] to deny nothing beyond the mandatory denies") \
-	BOOL(allowGitConfig, allow_git_config, 5)
+	BOOL(allowGitConfig, allow_git_config, 5) \
+	BOOL(denyReadHold, deny_read_hold, 14)
 
 /* Row flags. */
 #define SETTINGS_REQUIRED       0x1     /* the reference requires the key */

@@ -19,7 +19,8 @@
  *
  * The price: an entry made during the run directly in a directory on such a way (the
  * home directory for ~/.ssh; the new ~/.aws itself) cannot be read inside, until the
- * next run. So a deny whose way passes through a directory the command may write (a
+ * next run (the command sees "Permission denied"; filesystem.denyReadHold false
+ * turns the hold off, every deny then watched). So a deny whose way passes through a directory the command may write (a
  * write root) is not held here (the command's own new files there must stay readable):
  * watch.c keeps watching it, and ends the run when the host changes it. Landlock also
  * forbids mounting, so with nested user namespaces allowed nothing is held here either.
@@ -284,6 +285,10 @@ readlock_try(const struct wguard_watch *list, bool *held, int *ruleset)
 	rc = again.strange ? 1 : 0;
 	log_debug("read denies held by Landlock: %zu directories on their ways, %zu rules",
 	    all.dirs.n, nrules + 1);
+	/* What the host makes directly in these during the run cannot be read inside. */
+	for (i = 0; rc == 0 && i < all.dirs.n; i++)
+		log_debug("read deny hold: a file made in %s during the run is unreadable "
+		    "inside (denyReadHold)", all.dirs.v[i]);
  out:
 	if (rc != 0 && *ruleset != -1) {
 		close(*ruleset);
@@ -297,13 +302,17 @@ readlock_try(const struct wguard_watch *list, bool *held, int *ruleset)
 }
 
 int
-readlock_new(const struct wguard_watch *list, bool allow_userns, bool *held)
+readlock_new(const struct wguard_watch *list, bool allow_userns, bool hold, bool *held)
 {
 	int abi, rc, ruleset = -1, tries;
 
 	memset(held, 0, list->n * sizeof(*held));
 	if (list->n == 0)
 		return -1;
+	if (!hold) {
+		log_debug("read denies: not held by Landlock (denyReadHold is false): watched");
+		return -1;
+	}
 	if (allow_userns) {
 		log_debug("read denies: not held by Landlock (it forbids the mounts nested user "
 		    "namespaces are allowed for): watched");

@@ -60,6 +60,7 @@ __lsan_default_options(void)
 static const struct option longopts[] = {
 	{ "allow-unix-sockets",	no_argument,		NULL, 'U' },
 	{ "allow-nested-userns", no_argument,		NULL, 'N' },
+	{ "no-read-hold",	no_argument,		NULL, 'H' },
 	{ "emit-bpf",		required_argument,	NULL, 'E' },
 	{ "pid1",		no_argument,		NULL, 'P' },
 	{ "lifeline-fd",	required_argument,	NULL, 'L' },
@@ -78,8 +79,8 @@ static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: srt-seccomp [-dhV] [--allow-unix-sockets] "
-	    "[--allow-nested-userns] [--pid1]\n"
-	    "                   [--lifeline-fd FD] [--guard-fd FD] [--violations-fd FD]\n"
+	    "[--allow-nested-userns] [--no-read-hold]\n"
+	    "                   [--pid1] [--lifeline-fd FD] [--guard-fd FD] [--violations-fd FD]\n"
 	    "                   [--as NAME] [--emit-bpf FILE [--with-guard] [--with-monitor]]\n"
 	    "                   [--] CMD [ARGS...]\n");
 }
@@ -407,6 +408,9 @@ main(int argc, char *argv[])
 		case 'N':
 			o.allow_userns = 1;
 			break;
+		case 'H':
+			o.no_read_hold = 1;
+			break;
 		case 'E':
 			emit = optarg;
 			break;
@@ -481,7 +485,8 @@ main(int argc, char *argv[])
 	if (o.guard_fd != -1 || o.viol_fd != -1) {
 		/* Decoded first: a guard that cannot be read stops everything. Without one,
 		 * the monitor alone: the supervisor runs under a guard that refuses nothing. */
-		if ((sup = sup_new(o.guard_fd, o.viol_fd, o.allow_userns != 0)) == NULL)
+		if ((sup = sup_new(o.guard_fd, o.viol_fd, o.allow_userns != 0,
+		    o.no_read_hold == 0)) == NULL)
 			return EXIT_SELF;
 		o.guard = 1;
 		o.monitor = o.viol_fd != -1;

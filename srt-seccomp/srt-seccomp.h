@@ -17,6 +17,7 @@ struct seccomp_opts {
 	int	 allow_unix;	/* --allow-unix-sockets: socket(AF_UNIX) allowed */
 	int	 lifeline_fd;	/* --lifeline-fd, or -1 */
 	int	 allow_userns;	/* --allow-nested-userns: namespaces and mount API allowed */
+	int	 no_read_hold;	/* --no-read-hold: every read deny watched (denyReadHold) */
 	int	 guard_fd;	/* --guard-fd: the write guard (supervise.c), or -1 */
 	int	 guard;		/* the filter sends writes to the supervisor */
 	int	 viol_fd;	/* --violations-fd: the monitor's records (monitor.c), or -1 */
@@ -61,7 +62,7 @@ int	 res_resolve(const struct res_ctx *, int, const char *, bool, struct res *);
 void	 res_free(struct res *);
 
 /* supervise.c: the write guard's supervisor, run by PID 1. */
-struct sup *sup_new(int guard_fd, int viol_fd, bool nested_userns);
+struct sup *sup_new(int guard_fd, int viol_fd, bool nested_userns, bool read_hold);
 int	 sup_start(struct sup *);
 int	 sup_ruleset(const struct sup *);
 void	 sup_finish(struct sup *);
@@ -100,7 +101,8 @@ void	 watch_free(struct watch *);
 
 /* readlock.c: the read denies held by Landlock (held[i] for each of the list); the
  * ruleset the worker restricts itself with, or -1 (none). */
-int	 readlock_new(const struct wguard_watch *, bool allow_userns, bool *held);
+int	 readlock_new(const struct wguard_watch *, bool allow_userns, bool hold,
+	    bool *held);
 int	 readlock_restrict(int ruleset);
 
 /* filter.c: one compiled program, shared by --emit-bpf and the install path. */

@@ -814,7 +814,7 @@ sup_read_guard(int fd, char **buf, size_t *len)
  * refuses nothing.
  */
 struct sup *
-sup_new(int guard_fd, int viol_fd, bool nested_userns)
+sup_new(int guard_fd, int viol_fd, bool nested_userns, bool read_hold)
 {
 	struct sup *s = xcalloc(1, sizeof(*s));
 	char *buf = NULL, err[256];
@@ -822,6 +822,7 @@ sup_new(int guard_fd, int viol_fd, bool nested_userns)
 
 	s->listener = s->ruleset = -1;
 	s->nested_userns = nested_userns;
+	s->read_hold = read_hold;
 	s->held_fd = -1;
 	s->umask = umask(022);
 	umask(s->umask);
@@ -884,7 +885,8 @@ sup_start(struct sup *s)
 
 	if (s->g.watch.n > 0) {
 		held = xcalloc(s->g.watch.n, sizeof(*held));
-		s->ruleset = readlock_new(&s->g.watch, s->nested_userns, held);
+		s->ruleset = readlock_new(&s->g.watch, s->nested_userns, s->read_hold,
+		    held);
 		rest.v = xcalloc(s->g.watch.n, sizeof(*rest.v));
 		for (i = 0; i < s->g.watch.n; i++)
 			if (!held[i])

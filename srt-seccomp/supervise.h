@@ -37,6 +37,7 @@ struct sup {
 	struct watch *watch;	/* the read denies Landlock does not hold */
 	int	 ruleset;	/* Landlock's, for the worker, or -1 */
 	bool	 nested_userns;
+	bool	 read_hold;	/* read denies held by Landlock (readlock.c) */
 	struct seccomp_notif_sizes sizes;
 	struct seccomp_notif *req;
 	struct seccomp_notif_resp *resp;

@@ -196,6 +196,33 @@ JSON
 	cmp "$T/a.bin" "$T/c.bin"
 }
 
+@test "filesystem.denyReadHold: a boolean, true by default, kept by compile, and false tells srt-seccomp" {
+	hold() {
+		cat >"$T/s.json" <<JSON
+{
+  "network": { "allowedDomains": [], "deniedDomains": [] },
+  "filesystem": { "denyRead": ["~/.ssh"], "allowWrite": [], "denyWrite": []$1 }
+}
+JSON
+	}
+	hold ', "denyReadHold": "no"'
+	run srt-policy check -s "$T/s.json"
+	[ "$status" -eq 2 ]
+	[ "$output" = "srt-policy: $T/s.json: filesystem.denyReadHold: expected true or false, got the string \"no\"" ]
+	hold ''
+	srt-policy dump -s "$T/s.json" | grep -q '"denyReadHold": true'
+	srt-policy plan --target linux -s "$T/s.json" --cwd "$T" | tr '\0' '\n' >"$T/plan"
+	! grep -qx -- --no-read-hold "$T/plan"
+	hold ', "denyReadHold": false'
+	run srt-policy check -s "$T/s.json"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	srt-policy compile -s "$T/s.json" -o "$T/p.bin"
+	srt-policy dump -p "$T/p.bin" | grep -q '"denyReadHold": false'
+	srt-policy plan --target linux -p "$T/p.bin" --cwd "$T" | tr '\0' '\n' >"$T/plan"
+	grep -qx -- --no-read-hold "$T/plan"
+}
+
 @test "compile: invalid settings write nothing" {
 	write_settings "$T/s.json" '["*"]'
 	run srt-policy compile -s "$T/s.json" -o "$T/p.bin"

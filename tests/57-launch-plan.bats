@@ -111,6 +111,12 @@ same_as_plan() {
 	tr '\0' '\n' <"$T/rec" | grep -qx -- --allow-unix-sockets
 }
 
+@test "plan = what srt passes to bwrap: filesystem.denyReadHold false" {
+	settings "$T/s.json" "" '{ "denyRead": ["~/.ssh"], "allowWrite": ["."], "denyWrite": [], "denyReadHold": false }'
+	same_as_plan srt -s "$T/s.json" -- plan --target linux -s "$T/s.json"
+	tr '\0' '\n' <"$T/rec" | grep -qx -- --no-read-hold
+}
+
 @test "plan = what srt passes to bwrap: enableWeakerNestedSandbox" {
 	settings "$T/s.json" '"enableWeakerNestedSandbox": true,' \
 	    '{ "denyRead": ["~/.ssh"], "allowWrite": ["."], "denyWrite": [] }'

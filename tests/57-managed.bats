@@ -192,6 +192,27 @@ JSON
 	[ "$status" -eq 0 ]
 }
 
+@test "filesystem.denyReadHold false is a weaker option: refused under a managed file unless it allows weaker ones" {
+	managed
+	cat > "$T/u.json" <<JSON
+{"network":{"allowedDomains":[],"deniedDomains":[]},
+ "filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[],"denyReadHold":false}}
+JSON
+	run in_managed "srt-policy check -s $T/u.json"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"$T/u.json: filesystem.denyReadHold: not allowed by the managed policy"* ]]
+	managed '"allowedDomains": [], "deniedDomains": []' '"allowUserWeakerOptions": true,'
+	run in_managed "srt -s $T/u.json -c 'echo ran'"
+	[ "$status" -eq 0 ]
+	[ "$output" = ran ]
+	# the managed file's false is the one used
+	managed '"allowedDomains": [], "deniedDomains": []' '' ', "denyReadHold": false'
+	write_settings "$T/d.json"
+	run in_managed "srt-policy dump -s $T/d.json"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"denyReadHold": false'* ]]
+}
+
 @test "mitmProxy in one file and tlsTerminate in the other: refused like the pair in one file" {
 	local mitm='"mitmProxy": {"socketPath": "/run/inspect.sock", "domains": ["*.corp.example"]}'
 	cat > "$T/tls.json" <<JSON

@@ -22,8 +22,7 @@ static char dir[] = "/tmp/test_plan_sandbox.XXXXXX";
 static void
 st_init(struct settings *s)
 {
-	memset(s, 0, sizeof(*s));
-	s->deny_search_depth = 3;
+	settings_init_default(s);
 }
 
 static void
@@ -163,6 +162,14 @@ test_settings(void)
 	    "options, in order");
 	ok(same(words(&p.args, p.fs_end + 3, p.args.n), tail_root),
 	    "they leave bwrap's options as they are");
+	plan_linux_free(&p);
+
+	st_init(&s);
+	c.debug = false;
+	s.fs.deny_read_hold = false;
+	ok(build(&s, &c, &p) == 0 && same(words(&p.exec, 0, p.exec.n), "-- " SECCOMP
+	    " --lifeline-fd 5 --guard-fd 6 --violations-fd 7 --pid1 --no-read-hold --as srt --"),
+	    "denyReadHold false: srt-seccomp is told to hold no read deny");
 	plan_linux_free(&p);
 
 	st_init(&s);

@@ -22,7 +22,7 @@
 #include "tap.h"
 #include "util.h"
 
-#define HDR_LEN         104             /* the header of format version 6 */
+#define HDR_LEN         104             /* the header of format version 7 */
 #define LAYERS_LEN      (4 + 4 * SL_COUNT + 4)  /* the layers section of a plain policy */
 
 
@@ -403,10 +403,10 @@ test_damage(void)
 	ok(policy_open_mem(copy, len, err, sizeof(err)) == NULL &&
 	    strstr(err, "bad magic") != NULL, "wrong magic: %s", err);
 	memcpy(copy, img, len);
-	copy[8] = 7;
+	copy[8] = 8;
 	reseal(copy, len);
 	ok(policy_open_mem(copy, len, err, sizeof(err)) == NULL &&
-	    strstr(err, "unsupported format version 7 (this srt reads 6)") != NULL,
+	    strstr(err, "unsupported format version 8 (this srt reads 7)") != NULL,
 	    "wrong version: %s", err);
 	memcpy(copy, img, len);
 	copy[16] = 0;
