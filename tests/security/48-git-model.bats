@@ -65,6 +65,29 @@ step fsmon "git -C c1 config core.fsmonitor \"$PWD/fsm.sh\""'
 	verdict
 }
 
+# A tarball of a repository whose .git/config names a payload as core.fsmonitor, unpacked
+# into a new directory: tar makes the config by an open that creates it, which the guard
+# lets through in a git directory the command made and judges when the run ends. The
+# judge refuses core.fsmonitor: the config is removed, and the user's git status there
+# runs nothing. The build before this refused creating the config at all (tar failed),
+# so this test passes there too; the workflow test in 49 is the one that shows the change.
+@test "a tarball of a repository with core.fsmonitor in .git/config, unpacked into a new directory" {
+	need_tool
+	repo_init "$T/evil"
+	printf '#!/bin/sh\n%s\n' "$PAYLOAD" >"$T/fsm.sh"
+	chmod +x "$T/fsm.sh"
+	printf '[core]\n\tfsmonitor = %s\n' "$T/fsm.sh" >>"$T/evil/.git/config"
+	tar -C "$T" -czf "$T/evil.tgz" evil
+	gsettings '["."]'
+	attempt '
+step untar "tar xzf \"$T/evil.tgz\""'
+	if grep -qi fsmonitor "$T/work/evil/.git/config" 2>/dev/null; then
+		finding ESCAPED "the unpacked .git/config keeps core.fsmonitor on the host"
+	fi
+	victim "git status in the unpacked repository" "$T/work/evil" git status
+	verdict
+}
+
 # A hook in a fresh clone's own git directory: written, renamed from a sample, linked.
 # reference 0.0.83: ESCAPED (hooks written; git commit in the clone ran the payload)
 @test "a fresh clone's own git directory: hooks refused, samples kept" {
