@@ -47,6 +47,8 @@ const char wguard_why_cfg_write[] = "git configuration written in place (only gi
 	"lock file renamed onto it is checked; allowGitConfig allows it)";
 const char wguard_why_gitcfg[] = "git configuration made other than by a rename of " \
 	"git's lock file (allowGitConfig allows it)";
+const char wguard_why_cfg_new[] = "git configuration made other than by a rename of " \
+	"git's lock file or an open that creates it (allowGitConfig allows it)";
 const char wguard_why_pointer[] = "mandatory deny: a .git file inside a repository " \
 	"that predates the run, made other than by writing it";
 const char wguard_why_complete[] = "mandatory deny: a directory becomes a git " \
@@ -706,6 +708,28 @@ wg_gitctx(const struct wguard_fs *fs, const char *dir)
 	return wg_gitctx_named(fs, dir) || fs->is_git_dir(fs->arg, dir) != 0;
 }
 
+/* Does a git directory of the user's (one that predates the run) hold dir? */
+static bool
+wg_below_users_git(const struct wguard_fs *fs, const char *dir)
+{
+	char a[4096];
+	size_t len = strlen(dir);
+
+	if (len >= sizeof(a))
+		return true;
+	memcpy(a, dir, len + 1);
+	while (len > 1) {
+		while (len > 1 && a[len - 1] != '/')
+			len--;
+		if (len > 1)
+			len--;
+		a[len] = '\0';
+		if (fs->predates(fs->arg, a) && wg_gitctx(fs, a))
+			return true;
+	}
+	return false;
+}
+
 /*
  * git's own files, in every git directory (the user's, and the ones the command makes:
  * a git directory is never just the command's, the host's git executes what it says):
@@ -714,7 +738,9 @@ wg_gitctx(const struct wguard_fs *fs, const char *dir)
  *                directory and all in it stay as they are;
  *   config, config.worktree   never written in place; made only by the rename of a
  *                file the supervisor judges by content (wguard_why_gitcfg), unless
- *                allowGitConfig;
+ *                allowGitConfig; in a git directory the command made, below none of
+ *                the user's, also by an open that creates it (cp, tar: the supervisor
+ *                judges it as new once the command is gone, wguard_why_cfg_new);
  *   commondir, gitdir   made new only where the directory is not the user's (the
  *                supervisor checks what they point to), never rewritten.
  * What the command made in its own git directories it may remove; nothing of the
@@ -768,7 +794,8 @@ wg_git(const struct wguard *g, const struct wguard_fs *fs, const char *path, enu
 			if (g->allow_git_config)
 				return NULL;
 			if (op == WG_CREATE)
-				return wguard_why_gitcfg;
+				return users || wg_below_users_git(fs, dir) ?
+				    wguard_why_gitcfg : wguard_why_cfg_new;
 			return op == WG_WRITE || users ? wguard_why_cfg_write : NULL;
 		}
 		return op == WG_WRITE || users ? WHY_POINTER : NULL;

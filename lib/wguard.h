@@ -218,6 +218,9 @@ void wguard_add_absent(struct wguard *g, const char *path, const char *entry, bo
  * the marker's text as the reason.
  *   wguard_why_gitcfg    a git config or config.worktree: by the rename of a file the
  *                        supervisor judges (gitcfg_check) and installs itself;
+ *   wguard_why_cfg_new   the same, in a git directory the command made, below none of
+ *                        the user's: also by an open that creates it, judged as new
+ *                        (gitcfg_check) once the command is gone, removed if refused;
  *   wguard_why_pointer   a .git file in the work tree of the user's repository: made by
  *                        an open that creates it; what it says is checked before the
  *                        run ends (wguard_pointer_check);
@@ -228,6 +231,7 @@ extern const char wguard_why_gitcfg[];
 /* wguard_protected's answer for a git config written in place (its mode and times may
  * change: nothing git runs depends on them). */
 extern const char wguard_why_cfg_write[];
+extern const char wguard_why_cfg_new[];
 extern const char wguard_why_pointer[];
 extern const char wguard_why_complete[];
 

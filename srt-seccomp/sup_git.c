@@ -9,7 +9,9 @@
  * git directory pointer (a .git file, commondir, gitdir) is written by the command
  * through its own descriptor: it is noted, and what it says is checked once the command
  * is gone, before the run ends (sup_git_finish); one pointing outside its repository is
- * taken away.
+ * taken away. A config the command created by an open in a git directory of its own
+ * (cp -a, tar x of a repository) is noted the same way and judged then as new
+ * (gitcfg_check against nothing); one refused, or that is no regular file, is removed.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -231,6 +233,41 @@ sup_git_pointer(struct sup *s, const char *path)
 		strlist_push(&s->pointers, path);
 }
 
+/* Note a config the command creates at path, to be judged as new before the run ends. */
+void
+sup_git_config_new(struct sup *s, const char *path)
+{
+	if (!strlist_contains(&s->new_configs, path))
+		strlist_push(&s->new_configs, path);
+	sup_git_pointer(s, path);
+}
+
+/*
+ * The judge of a config the command created, read after it is gone: why it is refused
+ * (into why), or NULL. A link or anything else that is no regular file is refused.
+ */
+static const char *
+git_config_verdict(const char *p, char *why, size_t whylen)
+{
+	struct gitcfg_ctx ctx;
+	struct stat st;
+	char *text, *dir;
+	size_t len;
+	int e;
+
+	if ((e = git_read(AT_FDCWD, p, GITCONFIG_MAX, &text, &len, &st)) == 1)
+		return NULL;    /* gone, or no longer reached by its name */
+	if (e < 0)
+		return "git configuration that is no regular file or too large, or cannot be "
+		    "read (allowGitConfig allows it)";
+	dir = path_dirname(p);
+	ctx.gitdir = dir;
+	e = gitcfg_check(NULL, 0, text, len, &ctx, why, whylen);
+	free(dir);
+	free(text);
+	return e == -1 ? why : NULL;
+}
+
 int
 sup_git_complete(struct sup *s, int dfd, const char *dir)
 {
@@ -342,7 +379,7 @@ sup_git_finish(struct sup *s)
 	size_t len, max, i;
 	int e;
 
-	if (s->pointers.n == 0)
+	if (s->pointers.n == 0 && s->new_configs.n == 0)
 		return;
 	if (getpid() == 1) {
 		(void)kill(-1, SIGKILL);
@@ -350,6 +387,17 @@ sup_git_finish(struct sup *s)
 			;
 	}
 	s->op = "write";
+	/* Configs created by an open first: one removed is no pointer left to check. */
+	for (i = 0; i < s->new_configs.n; i++) {
+		const char *p = s->new_configs.v[i];
+		char buf[512];
+
+		if ((why = git_config_verdict(p, buf, sizeof(buf))) == NULL)
+			continue;
+		if (git_remove(p) == -1)
+			log_warnx("%s: %s; could not remove it: %s", p, why, strerror(errno));
+		sup_refused(s, s->op, p, why);
+	}
 	for (i = 0; i < s->pointers.n; i++) {
 		const char *p = s->pointers.v[i];
 

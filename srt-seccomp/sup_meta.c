@@ -207,9 +207,12 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 		goto out_obj;
 	}
 	/* A git config's mode and times say nothing git runs (git init tries whether
-	 * the file system keeps the execute bit on it); its content is another matter. */
+	 * the file system keeps the execute bit on it); its content is another matter.
+	 * One the command created by an open (cp -a, tar x) also takes its owner and
+	 * extended attributes: its content is judged when the run ends. */
 	if (r.path[0] != '\0' && (why = wguard_protected(&s->g, sup_fs(s), r.path)) != NULL &&
-	    !(why == wguard_why_cfg_write && (m->what == M_CHMOD || m->what == M_UTIMES))) {
+	    !(why == wguard_why_cfg_write && (m->what == M_CHMOD || m->what == M_UTIMES ||
+	    (m->what != M_TRUNCATE && strlist_contains(&s->new_configs, r.path))))) {
 		sup_refused(s, meta_op[m->what], r.path, why);
 		e = -EPERM;
 		goto out_obj;

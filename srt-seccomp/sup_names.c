@@ -62,7 +62,8 @@ sup_resolve_path(struct sup *s, uint64_t id, int dirfd, const char *path, bool f
  * May the name r be made (is_dir: as a directory; by_open: as a regular file the
  * command writes through an open)? The guard's answer acted on: a directory that
  * becomes a git directory is looked at first (sup_git_complete), a .git file in the
- * user's work tree is made only by an open (what it says is checked later), a git
+ * user's work tree is made only by an open (what it says is checked later), so is a
+ * config in a git directory the command made (judged as new when the run ends), a git
  * directory pointer is never made as a link or a device. 0 or -errno.
  */
 int
@@ -79,6 +80,10 @@ sup_create_ok(struct sup *s, const struct res *r, bool is_dir, const char *op, b
 	else {
 		if (why == wguard_why_pointer && by_open)
 			why = NULL;
+		else if (why == wguard_why_cfg_new && by_open) {
+			why = NULL;
+			sup_git_config_new(s, r->path);
+		}
 		else if (why == NULL && !is_dir && !by_open &&
 		    wguard_pointer_name(&s->g, sup_fs(s), r->path))
 			why = "mandatory deny: a git directory pointer made as a link "
@@ -263,7 +268,8 @@ sup_subtree(struct sup *s, int dfd, const char *from, const char *to, const char
 			 * where it was. One that was not git state is refused, as a hook
 			 * is: a directory prepared elsewhere does not become git state by
 			 * a rename. */
-			if (why == wguard_why_gitcfg && type != DT_DIR &&
+			if ((why == wguard_why_gitcfg || why == wguard_why_cfg_new) &&
+			    type != DT_DIR &&
 			    wguard_git_state(&s->g, sup_fs(s), f))
 				why = NULL;
 			/* A pointer moves with its directory: what it says is read
@@ -276,6 +282,9 @@ sup_subtree(struct sup *s, int dfd, const char *from, const char *to, const char
 				if (wguard_pointer_name(&s->g, sup_fs(s), t) ||
 				    strlist_contains(&s->pointers, f))
 					sup_git_pointer(s, t);
+				/* A config created by an open: judged where it went. */
+				if (strlist_contains(&s->new_configs, f))
+					sup_git_config_new(s, t);
 				s->map_from = s->map_to = NULL;
 			}
 		}
@@ -365,7 +374,8 @@ sup_rename(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint6
 	if (why == NULL)
 		why = wguard_may_create(&s->g, sup_fs(s), n.path, S_ISDIR(ost.st_mode));
 	/* What the guard lets be made only as it checks it by content. */
-	if (why == wguard_why_gitcfg && S_ISREG(ost.st_mode) && !(flags & RENAME_EXCHANGE))
+	if ((why == wguard_why_gitcfg || why == wguard_why_cfg_new) && S_ISREG(ost.st_mode) &&
+	    !(flags & RENAME_EXCHANGE))
 		why = NULL, judge = true;
 	else if (why == wguard_why_pointer && S_ISREG(ost.st_mode) &&
 	    !(flags & RENAME_EXCHANGE))

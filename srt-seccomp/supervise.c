@@ -1000,6 +1000,7 @@ sup_free(struct sup *s)
 	wguard_free(&s->g);
 	strlist_free(&s->vacated);
 	strlist_free(&s->pointers);
+	strlist_free(&s->new_configs);
 	free(s->made);
 	free(s->req);
 	free(s->resp);

@@ -65,6 +65,8 @@ struct sup {
 	const char *held_path;
 	/* git directory pointers the command made, checked before the run ends */
 	struct strlist pointers;
+	/* git configs the command created by an open, judged as new then too */
+	struct strlist new_configs;
 };
 
 /* The change sup_meta makes (sup_meta.c), as the dispatch read it from the call. */
@@ -124,6 +126,7 @@ int sup_git_config_rename(struct sup *s, int odfd, const char *oname, int ndfd,
 int sup_git_complete(struct sup *s, int dfd, const char *dir);
 void sup_git_pointer(struct sup *s, const char *path);
 void sup_git_finish(struct sup *s);
+void sup_git_config_new(struct sup *s, const char *path);
 
 /* sup_open.c */
 int sup_later(struct sup *s, uint64_t id, int obj, int flags, bool truncate, off_t length);

@@ -65,6 +65,41 @@ step fsmon "git -C c1 config core.fsmonitor \"$PWD/fsm.sh\""'
 	verdict
 }
 
+# A tarball of a repository whose .git/config names a payload as core.fsmonitor, unpacked
+# into a new directory: tar makes the config by an open that creates it, which the guard
+# lets through in a git directory the command made and judges when the run ends. The
+# judge refuses core.fsmonitor: the config is removed, and the user's git status there
+# runs nothing. The build before this refused creating the config at all (tar failed),
+# so the config checks pass there too; only the step that unpacks a tarball whose git
+# directory is complete before its config (allowed now) fails there.
+@test "a tarball of a repository with core.fsmonitor in .git/config, unpacked into a new directory" {
+	need_tool
+	repo_init "$T/evil"
+	printf '#!/bin/sh\n%s\n' "$PAYLOAD" >"$T/fsm.sh"
+	chmod +x "$T/fsm.sh"
+	printf '[core]\n\tfsmonitor = %s\n' "$T/fsm.sh" >>"$T/evil/.git/config"
+	tar -C "$T" -czf "$T/evil.tgz" evil
+	# The same with the git directory complete before its config is unpacked (HEAD,
+	# objects and refs first): nothing but the end-of-run judge looks at it then.
+	mkdir "$T/late"
+	tar -C "$T/evil" -cf - .git README | tar -C "$T/late" -xf -
+	tar -C "$T" -czf "$T/late.tgz" late/.git/HEAD late/.git/objects late/.git/refs \
+		late/.git/config late/README
+	gsettings '["."]'
+	attempt '
+step untar "tar xzf \"$T/evil.tgz\""
+step untar-late "tar xzf \"$T/late.tgz\""'
+	allowed untar-late
+	local d
+	for d in evil late; do
+		if grep -qi fsmonitor "$T/work/$d/.git/config" 2>/dev/null; then
+			finding ESCAPED "the unpacked $d/.git/config keeps core.fsmonitor on the host"
+		fi
+		victim "git status in the unpacked $d" "$T/work/$d" git status
+	done
+	verdict
+}
+
 # A hook in a fresh clone's own git directory: written, renamed from a sample, linked.
 # reference 0.0.83: ESCAPED (hooks written; git commit in the clone ran the payload)
 @test "a fresh clone's own git directory: hooks refused, samples kept" {

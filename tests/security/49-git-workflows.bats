@@ -74,6 +74,30 @@ step untar "mkdir p1 && tar -C p1 -xf \"$T/proj.tar\""'
 	verdict
 }
 
+# A local repository copied whole into a new directory (cp -a), and a tarball of one
+# unpacked: both make .git/config by an open that creates it, judged when the run ends.
+# The build before this refused the config (EPERM: cp and tar failed).
+@test "workflow: cp -a and tar x of a local repository into a new directory" {
+	need_tool
+	repo_init "$T/plain"
+	tar -C "$T" -czf "$T/plain.tgz" plain
+	gsettings '["."]'
+	attempt '
+step cpa "cp -a \"$T/plain\" cpa"
+step untar "tar xzf \"$T/plain.tgz\""
+step status "git -C cpa status >/dev/null && git -C plain status >/dev/null"'
+	allowed cpa untar status
+	local d
+	for d in cpa plain; do
+		[ -f "$T/work/$d/.git/config" ] ||
+			finding REFUSED "$d/.git/config is missing on the host"
+		[ -z "$(git -C "$T/work/$d" status --porcelain 2>&1)" ] ||
+			finding REFUSED "git status in $d is not clean on the host"
+		victim "git status in $d" "$T/work/$d" git status
+	done
+	verdict
+}
+
 @test "workflow: git init, add and commit in the project directory (no repository yet)" {
 	need_tool
 	echo code >"$T/work/main.c"
