@@ -777,14 +777,16 @@ wg_git(const struct wguard *g, const struct wguard_fs *fs, const char *path, enu
 			continue;
 		users = fs->predates(fs->arg, dir);
 		if (wg_ceq(c, len, "hooks", 5)) {
-			const char *name = e + 1;
-			size_t nlen = strlen(name);
+			const char *name;
+			size_t nlen;
 
 			/* The user's hooks directory stays as it is, samples too. */
 			if (users)
 				return WHY_HOOK;
 			if (*e == '\0' || op == WG_REMOVE)
 				return NULL;
+			name = e + 1;   /* past the '/' only now: *e may end the string */
+			nlen = strlen(name);
 			if (strchr(name, '/') == NULL && nlen > 7 &&
 			    strcmp(name + nlen - 7, ".sample") == 0)
 				return NULL;
