@@ -172,6 +172,37 @@ buf_add_jstr(struct buf *b, const char *s, size_t len)
 }
 
 void
+buf_add_base64(struct buf *b, const void *d, size_t n, bool url, bool pad)
+{
+	static const char std[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	static const char safe[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+	const unsigned char *p = d;
+	const char *t = url ? safe : std;
+	size_t i;
+
+	for (i = 0; i + 2 < n; i += 3) {
+		buf_addc(b, t[p[i] >> 2]);
+		buf_addc(b, t[(p[i] & 3) << 4 | p[i + 1] >> 4]);
+		buf_addc(b, t[(p[i + 1] & 15) << 2 | p[i + 2] >> 6]);
+		buf_addc(b, t[p[i + 2] & 63]);
+	}
+	if (n - i == 1) {
+		buf_addc(b, t[p[i] >> 2]);
+		buf_addc(b, t[(p[i] & 3) << 4]);
+		if (pad)
+			buf_adds(b, "==");
+	} else if (n - i == 2) {
+		buf_addc(b, t[p[i] >> 2]);
+		buf_addc(b, t[(p[i] & 3) << 4 | p[i + 1] >> 4]);
+		buf_addc(b, t[(p[i + 1] & 15) << 2]);
+		if (pad)
+			buf_addc(b, '=');
+	}
+}
+
+void
 buf_consume(struct buf *b, size_t n)
 {
 	if (n >= b->len) {

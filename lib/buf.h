@@ -11,6 +11,7 @@
 #define SRT_BUF_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +38,11 @@ void buf_u64le(struct buf *b, uint64_t v);
  * byte that is not part of well-formed UTF-8 as \ufffd, so the text always parses. s
  * NULL: null. */
 void buf_add_jstr(struct buf *b, const char *s, size_t len);
+
+/* Base64 of n bytes at d: the standard alphabet, or with url the URL-safe one ("-_");
+ * pad: '=' to a multiple of four. (One encoder for the tree: Basic credentials, the
+ * masked credentials' scrubbing.) */
+void buf_add_base64(struct buf *b, const void *d, size_t n, bool url, bool pad);
 
 /* Room for n more bytes at the end, for a read straight into the buffer: the pointer
  * stays good until the next call on b; buf_grow then counts the bytes put there. */

@@ -489,29 +489,6 @@ cred_body_subst(const struct cred_secret *const *set, size_t n, const char *p, s
 
 /* ---- what comes back --------------------------------------------------------------- */
 
-/* Base64 of p with the alphabet t, no padding. (One of the small encoders of the tree:
- * cred.c builds alone for Windows.) */
-static void
-cred_b64(const uint8_t *d, size_t n, const char *t, struct buf *b)
-{
-	size_t i;
-
-	for (i = 0; i + 2 < n; i += 3) {
-		buf_addc(b, t[d[i] >> 2]);
-		buf_addc(b, t[(d[i] & 3) << 4 | d[i + 1] >> 4]);
-		buf_addc(b, t[(d[i + 1] & 15) << 2 | d[i + 2] >> 6]);
-		buf_addc(b, t[d[i + 2] & 63]);
-	}
-	if (n - i == 1) {
-		buf_addc(b, t[d[i] >> 2]);
-		buf_addc(b, t[(d[i] & 3) << 4]);
-	} else if (n - i == 2) {
-		buf_addc(b, t[d[i] >> 2]);
-		buf_addc(b, t[(d[i] & 3) << 4 | d[i + 1] >> 4]);
-		buf_addc(b, t[(d[i + 1] & 15) << 2]);
-	}
-}
-
 /* A value that is wholly standard base64 (padded or not), decoded; -1 when it is not. */
 static int
 cred_unb64(const char *p, size_t n, struct buf *out)
@@ -568,10 +545,6 @@ cred_needle_add(struct cred_store *st, const char *p, size_t n, const char *repl
 static void
 cred_needles_b64(struct cred_store *st, const struct cred_secret *c)
 {
-	static const char std[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	static const char url[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 	struct buf in = { 0 }, enc = { 0 };
 	size_t k, from, to;
 
@@ -584,7 +557,7 @@ cred_needles_b64(struct cred_store *st, const struct cred_secret *c)
 		to = 8 * (k + c->rlen) / 6;
 		for (int a = 0; a < 2; a++) {
 			buf_reset(&enc);
-			cred_b64((const uint8_t *)in.p + in.off, in.len, a ? url : std, &enc);
+			buf_add_base64(&enc, in.p + in.off, in.len, a == 1, false);
 			if (to > from && to <= enc.len)
 				cred_needle_add(st, enc.p + enc.off + from, to - from, NULL, 'A');
 			explicit_bzero(enc.p, enc.cap);

@@ -80,35 +80,6 @@ pct_decode(const char *s, size_t n, char *out)
 	return (long)o;
 }
 
-static void
-base64_add(struct buf *b, const unsigned char *p, size_t n)
-{
-	static const char tab[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t i;
-	uint32_t v;
-
-	for (i = 0; i + 2 < n; i += 3) {
-		v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
-		buf_addc(b, tab[v >> 18]);
-		buf_addc(b, tab[(v >> 12) & 63]);
-		buf_addc(b, tab[(v >> 6) & 63]);
-		buf_addc(b, tab[v & 63]);
-	}
-	if (n - i == 1) {
-		v = (uint32_t)p[i] << 16;
-		buf_addc(b, tab[v >> 18]);
-		buf_addc(b, tab[(v >> 12) & 63]);
-		buf_adds(b, "==");
-	} else if (n - i == 2) {
-		v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8;
-		buf_addc(b, tab[v >> 18]);
-		buf_addc(b, tab[(v >> 12) & 63]);
-		buf_addc(b, tab[(v >> 6) & 63]);
-		buf_addc(b, '=');
-	}
-}
-
 /* ---- proxy URLs ------------------------------------------------------------------ */
 
 /*
@@ -140,7 +111,7 @@ basic_auth(const char *s, size_t n)
 		buf_addc(&up, ':');
 		buf_add(&up, p, (size_t)pl);
 		buf_adds(&b, "Basic ");
-		base64_add(&b, (const unsigned char *)up.p + up.off, up.len);
+		buf_add_base64(&b, up.p + up.off, up.len, false, true);
 		explicit_bzero(up.p, up.off + up.len);
 		buf_free(&up);
 	}

@@ -313,32 +313,6 @@ forward_name_in(const char *f, const struct strlist *names)
 	return false;
 }
 
-static void
-forward_b64(struct buf *b, const char *s, size_t n)
-{
-	static const char t[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	const unsigned char *d = (const unsigned char *)s;
-	size_t i;
-
-	for (i = 0; i + 2 < n; i += 3) {
-		buf_addc(b, t[d[i] >> 2]);
-		buf_addc(b, t[(d[i] & 3) << 4 | d[i + 1] >> 4]);
-		buf_addc(b, t[(d[i + 1] & 15) << 2 | d[i + 2] >> 6]);
-		buf_addc(b, t[d[i + 2] & 63]);
-	}
-	if (n - i == 1) {
-		buf_addc(b, t[d[i] >> 2]);
-		buf_addc(b, t[(d[i] & 3) << 4]);
-		buf_adds(b, "==");
-	} else if (n - i == 2) {
-		buf_addc(b, t[d[i] >> 2]);
-		buf_addc(b, t[(d[i] & 3) << 4 | d[i + 1] >> 4]);
-		buf_addc(b, t[(d[i + 1] & 15) << 2]);
-		buf_addc(b, '=');
-	}
-}
-
 /*
  * An allow's header edits on the head going upstream: removeHeaders and the names of
  * setHeaders go (matched folded), then setHeaders' values are added; a credential first
@@ -398,7 +372,7 @@ forward_edit_head(struct conn *c, const struct decider_verdict *v)
 			char *up = xasprintf("x-access-token:%s", v->credential);
 
 			buf_adds(&q, "authorization: Basic ");
-			forward_b64(&q, up, strlen(up));
+			buf_add_base64(&q, up, strlen(up), false, true);
 			buf_adds(&q, "\r\n");
 			explicit_bzero(up, strlen(up));
 			free(up);
