@@ -48,9 +48,6 @@
 #include "srt-seccomp.h"
 #include "wguard.h"
 
-#ifndef STATX_MNT_ID
-#define STATX_MNT_ID	0x00001000U
-#endif
 #define READLOCK_TRIES	16	/* builds again when a way changes while it is built */
 
 /* The ways of the denies held: the directories on them, and each name looked up there. */
@@ -102,23 +99,6 @@ ways_free(struct ways *w)
 	memset(w, 0, sizeof(*w));
 }
 
-/* The mount a path (or a descriptor, path NULL) is on. */
-static int
-readlock_mnt(int fd, const char *path, unsigned long long *id)
-{
-	struct statx sx;
-
-	if (statx(path != NULL ? AT_FDCWD : fd, path != NULL ? path : "",
-	    path != NULL ? AT_SYMLINK_NOFOLLOW : AT_EMPTY_PATH, STATX_MNT_ID, &sx) == -1)
-		return -1;
-	if (!(sx.stx_mask & STATX_MNT_ID)) {
-		errno = ENOSYS;
-		return -1;
-	}
-	*id = sx.stx_mnt_id;
-	return 0;
-}
-
 /* The mask at mount, opened: the root of a mount of its own there, or -1. */
 static int
 readlock_open_mask(const char *mount)
@@ -128,8 +108,8 @@ readlock_open_mask(const char *mount)
 	int fd;
 
 	fd = open(mount, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd != -1 && (readlock_mnt(fd, NULL, &mine) == -1 ||
-	    readlock_mnt(-1, dir, &above) == -1 || mine == above)) {
+	if (fd != -1 && (watch_mnt(fd, "", AT_EMPTY_PATH, &mine) == -1 ||
+	    watch_mnt(AT_FDCWD, dir, AT_SYMLINK_NOFOLLOW, &above) == -1 || mine == above)) {
 		close(fd);
 		fd = -1;
 	}

@@ -93,6 +93,7 @@ void	 monitor_free(struct monitor *);
  * sandbox ends); the walk of a deny's way, which readlock.c shares. */
 struct watch;
 struct watch *watch_new(const struct wguard_watch *);
+int	 watch_mnt(int, const char *, int, unsigned long long *);
 int	 watch_way(const char *, int (*)(void *, const char *, const char *, size_t),
 	    void *, char **);
 int	 watch_fds(struct watch *, struct pollfd *, int);

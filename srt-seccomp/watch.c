@@ -95,12 +95,14 @@ struct watch {
 	int	 mountinfo;
 };
 
-static int
-watch_mnt(const char *path, int flags, unsigned long long *id)
+/* The mount dfd/path is on (flags as statx(2)'s: AT_EMPTY_PATH for dfd itself); also
+ * readlock.c's. */
+int
+watch_mnt(int dfd, const char *path, int flags, unsigned long long *id)
 {
 	struct statx sx;
 
-	if (statx(AT_FDCWD, path, flags, STATX_MNT_ID, &sx) == -1)
+	if (statx(dfd, path, flags, STATX_MNT_ID, &sx) == -1)
 		return -1;
 	if (!(sx.stx_mask & STATX_MNT_ID)) {
 		errno = ENOSYS;
@@ -420,8 +422,8 @@ watch_verify(struct watch *w)
 			}
 			continue;
 		}
-		if (watch_mnt(e->name, 0, &id) == -1 || id != e->mnt ||
-		    watch_mnt(e->mount, AT_SYMLINK_NOFOLLOW, &id) == -1 || id != e->mnt) {
+		if (watch_mnt(AT_FDCWD, e->name, 0, &id) == -1 || id != e->mnt ||
+		    watch_mnt(AT_FDCWD, e->mount, AT_SYMLINK_NOFOLLOW, &id) == -1 || id != e->mnt) {
 			log_warnx("%s: its read protection was lost: the host "
 			    "replaced, moved or deleted it%s while the command ran; ending the "
 			    "sandbox", e->name, strcmp(e->name, e->mount) != 0 ?
@@ -450,7 +452,7 @@ watch_new(const struct wguard_watch *list)
 	for (i = 0; i < w->n; i++) {
 		e = &w->e[i];
 		if (e->mount != NULL &&
-		    watch_mnt(e->mount, AT_SYMLINK_NOFOLLOW, &e->mnt) == -1) {
+		    watch_mnt(AT_FDCWD, e->mount, AT_SYMLINK_NOFOLLOW, &e->mnt) == -1) {
 			log_warn("read deny %s: statx %s", e->name, e->mount);
 			goto fail;
 		}
