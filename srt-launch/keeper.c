@@ -150,16 +150,24 @@ keeper_fd_info(long pid, const char *fd, unsigned long *ino)
 	return (long)flags;
 }
 
-/* Does process pid hold the read end of the pipe want_pipe (not only its write end)? */
+/*
+ * Does process pid hold the pipe want_pipe (inode pipe_ino)? armed: as its lifeline,
+ * O_ASYNC set as srt-seccomp does (reaper_arm_lifeline); otherwise its read end (the
+ * write end alone is the launcher's), or an end whose flags cannot be read. Its fdinfo
+ * says, which the sandbox's owner may read even where /proc/PID/fd is closed to it
+ * (srt-seccomp is not dumpable and, as a user, its /proc files then belong to root);
+ * its fd links are looked at only where fdinfo shows no inode.
+ */
 static bool
-keeper_holds_pipe(long pid, const char *want_pipe)
+keeper_has_pipe(long pid, const char *want_pipe, unsigned long pipe_ino, bool armed)
 {
 	char path[64], buf[4096];
+	unsigned long ino;
 	long n, off, flags;
 	int dfd;
 	bool hit = false;
 
-	snprintf(path, sizeof(path), "/proc/%ld/fd", pid);
+	snprintf(path, sizeof(path), "/proc/%ld/fdinfo", pid);
 	if ((dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
 		return false;
 	while (!hit && (n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0)
@@ -169,10 +177,13 @@ keeper_holds_pipe(long pid, const char *want_pipe)
 			off += d->reclen;
 			if (d->name[0] == '.')
 				continue;
+			if ((flags = keeper_fd_info(pid, d->name, &ino)) == -1)
+				ino = 0;
+			if (armed ? flags == -1 || (flags & O_ASYNC) == 0 :
+			    flags != -1 && (flags & O_ACCMODE) == O_WRONLY)
+				continue;
 			snprintf(path, sizeof(path), "/proc/%ld/fd/%.16s", pid, d->name);
-			hit = keeper_link_is(path, want_pipe) &&
-			    ((flags = keeper_fd_info(pid, d->name, NULL)) == -1 ||
-			    (flags & O_ACCMODE) != O_WRONLY);
+			hit = ino != 0 ? ino == pipe_ino : keeper_link_is(path, want_pipe);
 		}
 	close(dfd);
 	return hit;
@@ -197,7 +208,7 @@ keeper_holds_pipe(long pid, const char *want_pipe)
  * hit.
  */
 static unsigned
-keeper_sweep_pass(const char *want_net, const char *want_pipe)
+keeper_sweep_pass(const char *want_net, const char *want_pipe, unsigned long pipe_ino)
 {
 	char path[64], buf[8192];
 	pid_t self = getpid();
@@ -222,14 +233,14 @@ keeper_sweep_pass(const char *want_net, const char *want_pipe)
 			snprintf(path, sizeof(path), "/proc/%ld/ns/net", pid);
 			if (want_net != NULL && keeper_link_is(path, want_net))
 				mark = want_net;
-			else if (keeper_holds_pipe(pid, want_pipe))
+			else if (keeper_has_pipe(pid, want_pipe, pipe_ino, false))
 				mark = want_pipe;
 			if (mark == NULL ||
 			    (pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0)) == -1)
 				continue;
 			/* Still the same process (the pidfd pins it): does it still carry it? */
 			if ((mark == want_net ? keeper_link_is(path, want_net) :
-			    keeper_holds_pipe(pid, want_pipe)) &&
+			    keeper_has_pipe(pid, want_pipe, pipe_ino, false)) &&
 			    syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) == 0)
 				killed++;
 			close(pidfd);
@@ -250,7 +261,7 @@ keeper_sweep(unsigned long net_ino, unsigned long pipe_ino)
 	/* A killed process keeps its marks until it has exited: give it a moment before
 	 * the next pass rather than signalling it again at once. */
 	for (pass = 0; pass < 50; pass++) {
-		if (keeper_sweep_pass(net_ino != 0 ? want_net : NULL, want_pipe) == 0)
+		if (keeper_sweep_pass(net_ino != 0 ? want_net : NULL, want_pipe, pipe_ino) == 0)
 			break;
 		usleep(2000);
 	}
@@ -259,40 +270,6 @@ keeper_sweep(unsigned long net_ino, unsigned long pipe_ino)
 #define KEEPER_FINISH_SEC	5	/* for the sandbox's PID 1 to end the run itself */
 #define KEEPER_FINISH_MAX	8	/* processes waited for: PID 1 and its parent */
 
-/*
- * Has process pid armed the pipe want_pipe (inode pipe_ino) as its lifeline, O_ASYNC
- * set as srt-seccomp does (reaper_arm_lifeline)? Its fdinfo says, which the sandbox's
- * owner may read even where /proc/PID/fd is closed to it (srt-seccomp is not dumpable
- * and, as a user, its /proc files then belong to root); its fd links are looked at only
- * on a kernel that shows no inode there.
- */
-static bool
-keeper_armed(long pid, const char *want_pipe, unsigned long pipe_ino)
-{
-	char path[64], buf[4096];
-	unsigned long ino;
-	long n, off, flags;
-	int dfd;
-	bool hit = false;
-
-	snprintf(path, sizeof(path), "/proc/%ld/fdinfo", pid);
-	if ((dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
-		return false;
-	while (!hit && (n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0)
-		for (off = 0; !hit && off < n;) {
-			struct kernel_dirent64 *d = (struct kernel_dirent64 *)(buf + off);
-
-			off += d->reclen;
-			if (d->name[0] == '.' ||
-			    (flags = keeper_fd_info(pid, d->name, &ino)) == -1 ||
-			    (flags & O_ASYNC) == 0)
-				continue;
-			snprintf(path, sizeof(path), "/proc/%ld/fd/%.16s", pid, d->name);
-			hit = ino != 0 ? ino == pipe_ino : keeper_link_is(path, want_pipe);
-		}
-	close(dfd);
-	return hit;
-}
 
 /*
  * Before the sweep: srt-seccomp, the sandbox's PID 1, saw the lifeline's end as well
@@ -336,11 +313,11 @@ keeper_await_finish(unsigned long net_ino, unsigned long pipe_ino)
 			/* srt-seccomp stays in the run's network namespace. */
 			snprintf(path, sizeof(path), "/proc/%ld/ns/net", pid);
 			if (!keeper_link_is(path, want_net) ||
-			    !keeper_armed(pid, want_pipe, pipe_ino) ||
+			    !keeper_has_pipe(pid, want_pipe, pipe_ino, true) ||
 			    (pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0)) == -1)
 				continue;
 			/* Still the same process (the pidfd pins it)? */
-			if (keeper_armed(pid, want_pipe, pipe_ino))
+			if (keeper_has_pipe(pid, want_pipe, pipe_ino, true))
 				p[np++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
 			else
 				close(pidfd);

@@ -20,8 +20,9 @@
  * The price: an entry made during the run directly in a directory on such a way (the
  * home directory for ~/.ssh; the new ~/.aws itself) cannot be read inside, until the
  * next run (the command sees "Permission denied"; filesystem.denyReadHold false
- * turns the hold off, every deny then watched). So a deny whose way passes through a directory the command may write (a
- * write root) is not held here (the command's own new files there must stay readable):
+ * turns the hold off, every deny then watched). So a deny whose way passes through a
+ * directory the command may write (a write root) is not held here (the command's own
+ * new files there must stay readable):
  * watch.c keeps watching it, and ends the run when the host changes it. Landlock also
  * forbids mounting, so with nested user namespaces allowed nothing is held here either.
  * Only LANDLOCK_ACCESS_FS_READ_FILE (and REFER, granted everywhere) is handled: listing a
