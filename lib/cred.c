@@ -352,6 +352,7 @@ cred_stream_init_body(struct cred_stream *s, const struct cred_secret *const *se
 {
 	cred_stream_init(s, set, n);
 	s->body = true;
+	s->syntax = CRED_BODY_FORM | CRED_BODY_JSON;
 }
 
 static bool
@@ -367,18 +368,20 @@ cred_blank(char ch)
  * (not escaped). Anything else, or more blanks than the bytes kept, is no.
  */
 static bool
-cred_field_before(const struct cred_secret *c, const char *h, size_t at, bool start)
+cred_field_before(const struct cred_secret *c, const char *h, size_t at, bool start,
+    unsigned syntax)
 {
 	size_t k, fl, i;
 
 	for (k = 0; k < c->nfields; k++) {
 		fl = strlen(c->fields[k]);
-		if (at >= fl + 1 && h[at - 1] == '=' &&
+		if ((syntax & CRED_BODY_FORM) && at >= fl + 1 && h[at - 1] == '=' &&
 		    memcmp(h + at - 1 - fl, c->fields[k], fl) == 0 &&
 		    ((at - 1 - fl == 0 && start) ||
 		    (at - 1 - fl > 0 && h[at - 2 - fl] == '&')))
 			return true;
-		if (at < 2 || h[at - 1] != '"' || h[at - 2] == '\\')
+		if (!(syntax & CRED_BODY_JSON) || at < 2 || h[at - 1] != '"' ||
+		    h[at - 2] == '\\')
 			continue;
 		for (i = at - 1; i > 0 && cred_blank(h[i - 1]); i--)
 			;
@@ -386,7 +389,10 @@ cred_field_before(const struct cred_secret *c, const char *h, size_t at, bool st
 			continue;
 		for (i--; i > 0 && cred_blank(h[i - 1]); i--)
 			;
-		if (i >= fl + 2 && h[i - 1] == '"' && h[i - 2 - fl] == '"' &&
+		/* The name's opening quote is not escaped (a key x\"t ends in "t but is
+		 * another name), and a byte before it is seen to tell. */
+		if (i >= fl + 3 && h[i - 1] == '"' && h[i - 2 - fl] == '"' &&
+		    h[i - 3 - fl] != '\\' &&
 		    memcmp(h + i - 1 - fl, c->fields[k], fl) == 0)
 			return true;
 	}
@@ -419,7 +425,7 @@ cred_stream_scan(struct cred_stream *s, size_t keep, struct buf *out)
 		/* The same CRED_CTX bytes before it however the stream was cut. */
 		lo = at > CRED_CTX ? at - CRED_CTX : 0;
 		if (s->body && !cred_field_before(s->set[which], h + lo, at - lo,
-		    s->start && lo == 0)) {
+		    s->start && lo == 0, s->syntax)) {
 			done = at + 1;
 			continue;
 		}

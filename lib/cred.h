@@ -129,10 +129,13 @@ size_t cred_subst(const struct cred_secret *const *set, size_t n, const char *p,
  * colon). It keeps the last CRED_CTX bytes it passed on to see what came before.
  */
 #define CRED_CTX        (CRED_FIELD_MAX + 64)
+#define CRED_BODY_FORM  1u
+#define CRED_BODY_JSON  2u
 struct cred_stream {
 	const struct cred_secret *const *set;
 	size_t n, maxlen;
 	bool body;
+	unsigned syntax;                /* a body's: CRED_BODY_FORM, CRED_BODY_JSON or both */
 	struct buf hold;                /* past bytes passed on, then those held back */
 	size_t past;
 	bool start;                     /* hold starts at the first byte of the stream */

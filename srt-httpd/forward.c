@@ -149,11 +149,46 @@ forward_host_mismatch(const struct http_head *h, const struct proxy_request *rq,
  * re-signed with SigV4 keeps its Range, which it may sign). Then the body's treatment is
  * settled.
  */
+/*
+ * The syntax a body's fields are found in, by its one Content-Type: a form
+ * (application/x-www-form-urlencoded) or JSON (application/json, or a type ending in
+ * +json); 0 for anything else (multipart, none, several). A field is looked for only in
+ * the syntax the body is read in by the upstream: "&t=" inside a JSON string, or
+ * "t":" inside a form value, is another field's value.
+ */
+static unsigned
+forward_body_syntax(const struct http_head *h)
+{
+	size_t idx, n;
+	const char *p, *semi;
+
+	if (http_field_count(h, "content-type", &idx) != 1)
+		return 0;
+	p = h->fields[idx].value.p;
+	n = h->fields[idx].value.n;
+	if ((semi = memchr(p, ';', n)) != NULL)
+		n = (size_t)(semi - p);
+	while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+		n--;
+	while (n > 0 && (*p == ' ' || *p == '\t')) {
+		p++;
+		n--;
+	}
+	if (n == 33 && strncasecmp(p, "application/x-www-form-urlencoded", 33) == 0)
+		return CRED_BODY_FORM;
+	if ((n == 16 && strncasecmp(p, "application/json", 16) == 0) ||
+	    (n > 17 && strncasecmp(p, "application/", 12) == 0 &&
+	    strncasecmp(p + n - 5, "+json", 5) == 0))
+		return CRED_BODY_JSON;
+	return 0;
+}
+
 void
 forward_head_fields(struct conn *c, const struct http_head *h, struct buf *q)
 {
 	size_t i, at;
 	bool ae = false;
+	unsigned syntax;
 
 	for (i = 0; i < h->nfields; i++) {
 		const struct http_field *f = &h->fields[i];
@@ -197,12 +232,15 @@ forward_head_fields(struct conn *c, const struct http_head *h, struct buf *q)
 	 * stand-ins go as they are, which fails safe. A length that may change is re-framed
 	 * as chunked, unless the body is collected for a signature (then its length is known
 	 * before the head goes). */
+	syntax = forward_body_syntax(h);
 	c->csubst = cred_body_any(c->cset, c->ncset) && h->framing != HTTP_BODY_NONE &&
-	    http_field_count(h, "content-encoding", NULL) == 0;
+	    http_field_count(h, "content-encoding", NULL) == 0 && syntax != 0;
 	c->crechunk = c->csubst && h->framing == HTTP_BODY_LENGTH &&
 	    cred_body_length_changes(c->cset, c->ncset) && (c->rs == NULL || !c->rs->hold);
-	if (c->csubst)
+	if (c->csubst) {
 		cred_stream_init_body(&c->cstream, c->cset, c->ncset);
+		c->cstream.syntax = syntax;
+	}
 }
 
 /*

@@ -225,3 +225,26 @@ JSON
 	[[ "$output" == *"value=fake_value_"* ]]
 	[[ "$output" == *"plain length 0"* ]]
 }
+
+@test "injectBodyFields: a field's pattern inside another field, or in the other syntax, takes no value" {
+	settings ',"injectHosts":["127.0.0.1"],"injectBodyFields":["t"]'
+	cat >"$T/inside.sh" <<'SH'
+unset NO_PROXY no_proxy
+c() { curl -sS -m 10 "$@"; echo; }
+# A JSON string holding a form field: the value of "note", not a field t.
+c -H 'Content-Type: application/json' --data-binary "{\"note\": \"a&t=$GH_TOKEN\"}" \
+    http://127.0.0.1:$P1/echo
+# A JSON key that ends in "t but is not t.
+c -H 'Content-Type: application/json' --data-binary "{\"x\\\"t\": \"$GH_TOKEN\"}" \
+    http://127.0.0.1:$P1/echo
+# A form value that looks like a JSON member.
+c --data-binary "note=\"t\":\"$GH_TOKEN" http://127.0.0.1:$P1/echo
+# Multipart: a part named note holding "&t=".
+c -F "note=&t=$GH_TOKEN" http://127.0.0.1:$P1/echo
+SH
+	in_ns "$SRT_BIN/srt" -s "$T/s.json" bash "$T/inside.sh"
+	[ "$status" -eq 0 ]
+	no_real
+	[ "$(grep -c 'fake_value_' "$T/up1.log")" -ge 4 ]
+	! grep -q "$SECRET" "$T/up1.log" || return 1
+}

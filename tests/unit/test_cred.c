@@ -232,6 +232,32 @@ test_body(void)
 	buf_reset(&out);
 	cnt = cred_body_subst(set, n, "a=1&t=fake_value_AAAA", 21, &out);
 	ok(cnt == 1, "a form field after others");
+	buf_reset(&out);
+	t = "{\"x\\\"t\": \"fake_value_AAAA\"}";
+	cnt = cred_body_subst(set, n, t, strlen(t), &out);
+	ok(cnt == 0, "JSON: a key ending in an escaped quote and the name is another name: %s",
+	    buf_str(&out));
+	buf_reset(&out);
+	{
+		struct cred_stream fs;
+
+		t = "{\"n\": \"a&t=fake_value_AAAA\"}";
+		cred_stream_init_body(&fs, set, n);
+		fs.syntax = CRED_BODY_JSON;
+		cred_stream_feed(&fs, t, strlen(t), &out);
+		cred_stream_end(&fs, &out);
+		ok(fs.count == 0, "a JSON body: a form field inside a string takes nothing");
+		cred_stream_free(&fs);
+		buf_reset(&out);
+		t = "n=\"t\":\"fake_value_AAAA";
+		cred_stream_init_body(&fs, set, n);
+		fs.syntax = CRED_BODY_FORM;
+		cred_stream_feed(&fs, t, strlen(t), &out);
+		cred_stream_end(&fs, &out);
+		ok(fs.count == 0, "a form body: a JSON member inside a value takes nothing");
+		cred_stream_free(&fs);
+		buf_reset(&out);
+	}
 	for (int round = 0; round < 300; round++) {
 		buf_reset(&in), buf_reset(&whole), buf_reset(&streamed);
 		for (i = 0; i < 40; i++) {
