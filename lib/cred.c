@@ -540,8 +540,12 @@ cred_needle_add(struct cred_store *st, const char *p, size_t n, const char *repl
 	memcpy(nd->p, p, n);
 	nd->n = n;
 	nd->repl = xmalloc(n);
-	for (i = 0; i < n; i++)
-		nd->repl[i] = repl != NULL && repl[i] != '\0' ? repl[i] : fill;
+	/* repl (a sentinel) may be shorter than the form: never read past its end. */
+	for (i = 0; i < n; i++) {
+		if (repl != NULL && repl[i] == '\0')
+			repl = NULL;
+		nd->repl[i] = repl != NULL ? repl[i] : fill;
+	}
 	if (n > st->scrubmax)
 		st->scrubmax = n;
 }

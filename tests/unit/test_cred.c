@@ -296,6 +296,32 @@ test_body(void)
 }
 
 /* Responses: every form of every value becomes a stand-in of its length. */
+/* A stand-in for a value longer than its sentinel (a minted JWT for a long real token):
+ * the sentinel, then the fill; nothing read past the sentinel's end. */
+static void
+test_scrub_short_sentinel(void)
+{
+	static const char *const h[] = { "x.example" };
+	struct cred_store st = { 0 };
+	struct buf out = { 0 }, real = { 0 };
+	const char *why;
+	size_t i;
+	int sc;
+
+	for (i = 0; i < 300; i++)
+		buf_addc(&real, (char)('a' + i % 26));
+	cred_store_add(&st, "env:J", "fake_value_SHORT", 16, real.p + real.off, real.len, h, 1,
+	    &why);
+	cred_scrub_prepare(&st);
+	sc = cred_scrub(&st, real.p + real.off, real.len, &out);
+	ok(sc == 1 && out.len == real.len && memcmp(out.p + out.off, "fake_value_SHORT", 16) ==
+	    0 && strspn(buf_str(&out) + 16, "*") == real.len - 16,
+	    "a value longer than its sentinel: the sentinel, then '*': %.40s...", buf_str(&out));
+	buf_free(&out);
+	buf_free(&real);
+	cred_store_free(&st);
+}
+
 static void
 test_scrub(void)
 {
@@ -680,6 +706,7 @@ main(void)
 	test_stream();
 	test_body();
 	test_scrub();
+	test_scrub_short_sentinel();
 	test_wire();
 	test_rx();
 	test_extract();
