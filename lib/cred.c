@@ -581,7 +581,7 @@ cred_needles_b64(struct cred_store *st, const struct cred_secret *c)
 void
 cred_scrub_prepare(struct cred_store *st)
 {
-	static const char hx[] = "0123456789ABCDEF";
+	static const char hx[] = "0123456789ABCDEF", hxl[] = "0123456789abcdef";
 	struct buf b = { 0 };
 	const char *colon;
 	size_t i, k;
@@ -591,21 +591,30 @@ cred_scrub_prepare(struct cred_store *st)
 
 		cred_needle_add(st, c->real, c->rlen, c->sentinel, '*');
 		cred_needles_b64(st, c);
-		buf_reset(&b);
-		for (k = 0; k < c->rlen; k++) {
-			unsigned char ch = (unsigned char)c->real[k];
+		/* Percent-encodings as common encoders give them: upper- or lowercase hex,
+		 * with "/" (Python's quote), "!'()*" (encodeURIComponent) or both left
+		 * as they are. */
+		for (int form = 0; form < 8; form++) {
+			const char *hex = form & 1 ? hxl : hx;
 
-			if (strchr("-._~", ch) != NULL || (ch >= '0' && ch <= '9') ||
-			    ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'z'))
-				buf_addc(&b, (char)ch);
-			else {
-				buf_addc(&b, '%');
-				buf_addc(&b, hx[ch >> 4]);
-				buf_addc(&b, hx[ch & 15]);
+			buf_reset(&b);
+			for (k = 0; k < c->rlen; k++) {
+				unsigned char ch = (unsigned char)c->real[k];
+
+				if (strchr("-._~", ch) != NULL || (ch >= '0' && ch <= '9') ||
+				    ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'z') ||
+				    ((form & 2) && ch == '/') ||
+				    ((form & 4) && ch != '\0' && strchr("!'()*", ch) != NULL))
+					buf_addc(&b, (char)ch);
+				else {
+					buf_addc(&b, '%');
+					buf_addc(&b, hex[ch >> 4]);
+					buf_addc(&b, hex[ch & 15]);
+				}
 			}
+			if (b.len != c->rlen)
+				cred_needle_add(st, b.p + b.off, b.len, NULL, '*');
 		}
-		if (b.len != c->rlen)
-			cred_needle_add(st, b.p + b.off, b.len, NULL, '*');
 		buf_reset(&b);
 		if (cred_unb64(c->real, c->rlen, &b) == 0) {
 			cred_needle_add(st, b.p + b.off, b.len, NULL, '*');

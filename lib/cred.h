@@ -154,7 +154,8 @@ void cred_stream_free(struct cred_stream *s);
 /*
  * What comes back: prepare lists, for every value of the store, the forms an echo may
  * give back (the value; its base64 at each of the three alignments, standard and URL
- * alphabets; its percent-encoding; when the value is itself base64, as a Basic
+ * alphabets; its percent-encodings (upper- or lowercase hex, "/" and "!'()*" kept or
+ * not); when the value is itself base64, as a Basic
  * authorization is, what it decodes to and the part after its first colon), each at
  * least CRED_SCRUB_MIN bytes, with a stand-in of the same length: the value's sentinel
  * (cut to the value's length), else a run of one character that keeps the form's syntax.

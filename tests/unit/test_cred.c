@@ -354,6 +354,20 @@ test_scrub(void)
 	sc = cred_scrub(&st, t, strlen(t), &out);
 	ok(sc == 1 && strspn(buf_str(&out), "*") ==
 	    strlen(t), "percent-encoded");
+	/* As common encoders give it: lowercase hex; "/" left as it is (Python's quote);
+	 * both. */
+	for (k = 0; k < 3; k++) {
+		static const char *const v[] = { "ghp_REAL%2fsecret%2bvalue%3d0123456789",
+			"ghp_REAL/secret%2Bvalue%3D0123456789",
+			"ghp_REAL/secret%2bvalue%3d0123456789" };
+
+		buf_reset(&out);
+		sc = cred_scrub(&st, v[k], strlen(v[k]), &out);
+		ok(sc == 1 && strlen(buf_str(&out)) == strlen(v[k]) &&
+		    strstr(buf_str(&out), "secret") == NULL,
+		    "percent-encoded, lowercase or with / kept: %s", buf_str(&out));
+	}
+	buf_reset(&out);
 	buf_reset(&out);
 	/* base64 of "!" + value + "?", of "!!" + value, of value + "!" */
 	t = "IWdocF9SRUFML3NlY3JldCt2YWx1ZT0wMTIzNDU2Nzg5Pw== "
