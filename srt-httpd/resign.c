@@ -155,25 +155,18 @@ resign_loose_akid(const struct http_str *a)
 	return i > 0 && c + i < end && c[i] == '/' ? xstrndup(c, i) : NULL;
 }
 
-int
-resign_plan(struct conn *c, const struct http_head *h, const char *target, size_t tlen,
-    const char *url, size_t ulen, bool inject_ok)
+/*
+ * Which masked key pair a request signed with SigV4 uses, if it is to be re-signed here:
+ * NULL with *why NULL to pass the request on as it is, NULL with *why set to refuse it.
+ */
+static const struct cred_aws *
+resign_pair_for(struct conn *c, const struct cred_store *cs, const struct http_str *auth,
+    enum sigv4_kind kind, char *akid, char **why)
 {
-	const struct cred_store *cs = proxy_creds(c->px);
-	const struct http_str *auth, *sha, *date, *e;
 	const struct cred_aws *pair;
-	struct resign *rs;
-	enum sigv4_kind kind;
 	enum cred_sigv4_policy pol;
-	char *akid = NULL, *method, *why = NULL;
-	size_t i;
 
-	if (cs->naws == 0 || !inject_ok)
-		return 0;
-	auth = resign_field(h, "authorization");
-	sha = resign_field(h, "x-amz-content-sha256");
-	kind = sigv4_detect(auth ? auth->p : NULL, auth ? auth->n : 0, sha ? sha->p : NULL,
-	    sha ? sha->n : 0, target, tlen, &akid);
+	*why = NULL;
 	if ((kind == SIGV4_NONE || kind == SIGV4_PRESIGNED) && auth != NULL) {
 		/* An Authorization field that names a masked key id but does not parse
 		 * cannot be re-signed: refused rather than sent with a bad signature. */
@@ -184,48 +177,49 @@ resign_plan(struct conn *c, const struct http_head *h, const char *target, size_
 		    c->rq->port)) {
 			free(loose);
 			free(akid);
-			why = xstrdup("AWS SigV4 request uses a masked credential but its "
+			*why = xstrdup("AWS SigV4 request uses a masked credential but its "
 			    "Authorization header is malformed; the proxy cannot re-sign it.");
-			goto refuse;
+			return NULL;
 		}
 		free(loose);
 	}
-	if (kind == SIGV4_NONE)
-		return 0;
+	if (kind == SIGV4_NONE) {
+		free(akid);
+		return NULL;
+	}
 	pair = resign_pair(cs, akid);
 	free(akid);
 	if (pair == NULL || !cred_injectable(&cs->v[pair->key_id], c->rq->host, c->rq->kind,
 	    c->rq->port))
-		return 0;       /* another key (maybe a real one), or not to be sent here */
-	if (kind != SIGV4_HEADER) {
-		pol = kind == SIGV4_STREAMING ? cs->streaming : kind == SIGV4_PRESIGNED ?
-		    cs->presigned : cs->sigv4a;
-		if (pol == CRED_SIGV4_PASSTHROUGH) {
-			log_debug("%s: %s request with a masked credential passed on "
-			    "unsigned again (credentials.sigv4.%s)", c->client, kind_names[kind],
-			    kind_names[kind]);
-			return 0;
-		}
-		why = xasprintf("AWS SigV4 %s request uses a masked credential but cannot be "
-		    "re-signed by the sandbox proxy; denied by policy. Set "
-		    "credentials.sigv4.%s to \"passthrough\" to forward it unmodified (it "
-		    "will fail upstream: the signature covers the masked placeholder).",
-		    kind_names[kind], kind_names[kind]);
-		goto refuse;
+		return NULL;    /* another key (maybe a real one), or not to be sent here */
+	if (kind == SIGV4_HEADER)
+		return pair;
+	pol = kind == SIGV4_STREAMING ? cs->streaming : kind == SIGV4_PRESIGNED ?
+	    cs->presigned : cs->sigv4a;
+	if (pol == CRED_SIGV4_PASSTHROUGH) {
+		log_debug("%s: %s request with a masked credential passed on "
+		    "unsigned again (credentials.sigv4.%s)", c->client, kind_names[kind],
+		    kind_names[kind]);
+		return NULL;
 	}
-	rs = xcalloc(1, sizeof(*rs));
-	if (sigv4_parse_auth(auth->p, auth->n, &rs->auth) == -1) {
-		resign_free(rs);
-		why = xstrdup("AWS SigV4 request uses a masked credential but its "
-		    "Authorization header is malformed; the proxy cannot re-sign it.");
-		goto refuse;
-	}
-	if ((date = resign_field(h, "x-amz-date")) == NULL) {
-		resign_free(rs);
-		why = xstrdup("AWS SigV4 request uses a masked credential but carries no "
-		    "x-amz-date header; the proxy cannot re-sign it.");
-		goto refuse;
-	}
+	*why = xasprintf("AWS SigV4 %s request uses a masked credential but cannot be "
+	    "re-signed by the sandbox proxy; denied by policy. Set "
+	    "credentials.sigv4.%s to \"passthrough\" to forward it unmodified (it "
+	    "will fail upstream: the signature covers the masked placeholder).",
+	    kind_names[kind], kind_names[kind]);
+	return NULL;
+}
+
+/*
+ * Checks the header fields the client signed (each present, none the proxy rewrites)
+ * and adds the pair's session token to them: NULL, or why the request is refused.
+ */
+static char *
+resign_check_signed(struct resign *rs, const struct http_head *h,
+    const struct cred_aws *pair)
+{
+	size_t i;
+
 	for (i = 0; i < rs->auth.nsigned; i++) {
 		const char *n = rs->auth.signed_names[i];
 
@@ -234,28 +228,57 @@ resign_plan(struct conn *c, const struct http_head *h, const char *target, size_
 			continue;
 		if (http_field_count(h, n, NULL) == 0 || http_field_is_hop(h,
 		    (struct http_str){ n, strlen(n) }) || strcmp(n, "content-length") == 0 ||
-		    strcmp(n, "transfer-encoding") == 0) {
-			why = xasprintf("AWS SigV4 request uses a masked credential but signed "
+		    strcmp(n, "transfer-encoding") == 0)
+			return xasprintf("AWS SigV4 request uses a masked credential but signed "
 			    "header \"%s\" is missing; the proxy cannot re-sign it.", n);
-			resign_free(rs);
-			goto refuse;
-		}
 	}
 	/* A session token the pair carries is signed whether or not the client did. */
-	if (pair->token >= 0) {
-		for (i = 0; i < rs->auth.nsigned; i++)
-			if (strcmp(rs->auth.signed_names[i], "x-amz-security-token") == 0)
-				break;
-		if (i == rs->auth.nsigned) {
-			if (rs->auth.nsigned == SIGV4_FIELD_MAX) {
-				resign_free(rs);
-				why = xstrdup("AWS SigV4 request uses a masked credential but "
-				    "signs too many header fields; the proxy cannot re-sign it.");
-				goto refuse;
-			}
-			rs->auth.signed_names[rs->auth.nsigned++] =
-			    xstrdup("x-amz-security-token");
-		}
+	if (pair->token < 0)
+		return NULL;
+	for (i = 0; i < rs->auth.nsigned; i++)
+		if (strcmp(rs->auth.signed_names[i], "x-amz-security-token") == 0)
+			return NULL;
+	if (rs->auth.nsigned == SIGV4_FIELD_MAX)
+		return xstrdup("AWS SigV4 request uses a masked credential but "
+		    "signs too many header fields; the proxy cannot re-sign it.");
+	rs->auth.signed_names[rs->auth.nsigned++] = xstrdup("x-amz-security-token");
+	return NULL;
+}
+
+int
+resign_plan(struct conn *c, const struct http_head *h, const char *target, size_t tlen,
+    const char *url, size_t ulen, bool inject_ok)
+{
+	const struct cred_store *cs = proxy_creds(c->px);
+	const struct http_str *auth, *sha, *date = NULL, *e;
+	const struct cred_aws *pair;
+	struct resign *rs;
+	enum sigv4_kind kind;
+	char *akid = NULL, *method, *why = NULL;
+
+	if (cs->naws == 0 || !inject_ok)
+		return 0;
+	auth = resign_field(h, "authorization");
+	sha = resign_field(h, "x-amz-content-sha256");
+	kind = sigv4_detect(auth ? auth->p : NULL, auth ? auth->n : 0, sha ? sha->p : NULL,
+	    sha ? sha->n : 0, target, tlen, &akid);
+	if ((pair = resign_pair_for(c, cs, auth, kind, akid, &why)) == NULL) {
+		if (why == NULL)
+			return 0;
+		goto refuse;
+	}
+	rs = xcalloc(1, sizeof(*rs));
+	if (sigv4_parse_auth(auth->p, auth->n, &rs->auth) == -1)
+		why = xstrdup("AWS SigV4 request uses a masked credential but its "
+		    "Authorization header is malformed; the proxy cannot re-sign it.");
+	else if ((date = resign_field(h, "x-amz-date")) == NULL)
+		why = xstrdup("AWS SigV4 request uses a masked credential but carries no "
+		    "x-amz-date header; the proxy cannot re-sign it.");
+	else
+		why = resign_check_signed(rs, h, pair);
+	if (why != NULL) {
+		resign_free(rs);
+		goto refuse;
 	}
 	rs->pair = pair;
 	rs->amz_date = xstrndup(date->p, date->n);
@@ -269,7 +292,8 @@ resign_plan(struct conn *c, const struct http_head *h, const char *target, size_
 	if (rs->hold && h->framing == HTTP_BODY_LENGTH && h->content_length >
 	    RESIGN_BODY_MAX) {
 		resign_free(rs);
-		goto too_large;
+		why = resign_large_why();
+		goto refuse;
 	}
 	c->rs = rs;
 	/* The head waits for the body: a client waiting for "100 Continue" gets it here. */
@@ -279,8 +303,6 @@ resign_plan(struct conn *c, const struct http_head *h, const char *target, size_
 	log_debug("%s: SigV4 request with a masked key pair: re-signed for %s port %u%s",
 	    c->client, c->rq->host, c->rq->port, rs->hold ? " (the body is collected)" : "");
 	return 0;
- too_large:
-	why = resign_large_why();
  refuse:
 	method = xstrndup(h->method.p, h->method.n);
 	resign_refuse(c, method, url, ulen, why);
