@@ -440,122 +440,155 @@ conn_write(int fd, struct tls_conn *tls, struct buf *q, uint64_t *count)
 	return -1;
 }
 
+/*
+ * The steps of conn_run, one per state: each returns 1 if it made progress, 0 if not,
+ * and -1 if the connection has ended (c is freed).
+ */
+static int
+conn_step_head(struct conn *c)
+{
+	int r;
+
+	if (c->in.len > 0 && c->head_start == 0) {
+		/* A head has begun (or was waiting when the previous exchange ended): from
+		 * now on it has --head-timeout to complete. */
+		c->head_start = evloop_now(c->loop);
+		evtimer_add(c->loop, &c->timer, conn_head_ms(c));
+	}
+	if (c->cout.len >= HTTPD_OUT_MAX)
+		return 0;
+	if (c->in.len > 0) {
+		size_t before = c->in.len;
+		enum conn_state was = c->st;
+
+		conn_dispatch(c);
+		if (c->st == CONN_HANDED) {
+			conn_free(c, false);
+			return -1;
+		}
+		if (c->st != was || c->in.len != before)
+			return 1;
+	}
+	if (proxy_draining(c->px) && c->in.len == 0 && c->cout.len == 0) {
+		conn_free(c, true);
+		return -1;
+	}
+	r = conn_read(c, &c->in, HTTPD_IN_MAX - c->in.len);
+	if (r == -1) {
+		/* EOF between requests is the normal end of keep-alive. */
+		conn_free(c, true);
+		return -1;
+	}
+	if (r == 0 && c->in.len >= HTTPD_IN_MAX) {
+		conn_bad_head(c, HTTP_TOO_LARGE);
+		return 1;
+	}
+	return r;
+}
+
+static int
+conn_step_closing(struct conn *c)
+{
+	if (c->cout.len == 0 && c->clean_end) {
+		/* Nothing unread (forward_finish): a plain close sends our FIN after the
+		 * reply, with no lingering read. */
+		conn_free(c, true);
+		return -1;
+	}
+	if (c->cout.len != 0)
+		return 0;
+	/* A TLS client gets close_notify before the FIN; one that does not fit now waits
+	 * for the socket (within this state's limit). */
+	if (c->ctls != NULL && tls_shutdown_write(c->ctls) == TLS_IO_WANT_WRITE)
+		return 0;
+	(void)sys_shutdown_wr(c->cfd);
+	c->st = CONN_LINGER;
+	c->last = c->linger_start = evloop_now(c->loop);
+	evtimer_add(c->loop, &c->timer, HTTPD_LINGER_MS);
+	return 1;
+}
+
+static int
+conn_step_linger(struct conn *c)
+{
+	struct buf sink = { 0 };
+	int r;
+
+	/* Read and drop what the client still sends, so that closing with unread input
+	 * does not reset the connection before it has read our reply. */
+	r = conn_read(c, &sink, 65536);
+	buf_free(&sink);
+	if (r == -1)
+		conn_free(c, true);
+	return r;
+}
+
+static int
+conn_step_asking(struct conn *c)
+{
+	int r;
+
+	/* need_body: the body is read for the decider (ask.c). */
+	if (!ask_reading(c->ask))
+		return 0;
+	ask_body_more(c);
+	if (c->st != CONN_ASKING || !ask_reading(c->ask))
+		return 1;
+	r = conn_read(c, &c->in, HTTPD_IN_MAX - c->in.len);
+	if (r == -1) {
+		proxy_request_set_reason(c->rq, "client closed during the request", 32);
+		conn_free(c, true);
+	}
+	return r;
+}
+
+static int
+conn_step_forward(struct conn *c)
+{
+	int r;
+
+	if ((r = forward_pump(c)) == -1)
+		return -1;
+	if (c->st == CONN_FORWARD && c->resp_done && c->cout.len == 0)
+		return 1;
+	return r;
+}
+
 void
 conn_run(struct conn *c)
 {
 	int r, progress;
 
 	do {
-		progress = 0;
-		if ((r = conn_write(c->cfd, c->ctls, &c->cout, NULL)) == -1) {
+		if ((progress = conn_write(c->cfd, c->ctls, &c->cout, NULL)) == -1) {
 			conn_free(c, true);
 			return;
 		}
-		progress |= r;
 		switch (c->st) {
 		case CONN_READ_HEAD:
-			if (c->in.len > 0 && c->head_start == 0) {
-				/* A head has begun (or was waiting when the previous exchange
-				 * ended): from now on it has --head-timeout to complete. */
-				c->head_start = evloop_now(c->loop);
-				evtimer_add(c->loop, &c->timer, conn_head_ms(c));
-			}
-			if (c->cout.len >= HTTPD_OUT_MAX)
-				break;
-			if (c->in.len > 0) {
-				size_t before = c->in.len;
-				enum conn_state was = c->st;
-
-				conn_dispatch(c);
-				if (c->st == CONN_HANDED) {
-					conn_free(c, false);
-					return;
-				}
-				if (c->st != was || c->in.len != before) {
-					progress = 1;
-					break;
-				}
-			}
-			if (proxy_draining(c->px) && c->in.len == 0 && c->cout.len == 0) {
-				conn_free(c, true);
-				return;
-			}
-			r = conn_read(c, &c->in, HTTPD_IN_MAX - c->in.len);
-			if (r == -1) {
-				/* EOF between requests is the normal end of keep-alive. */
-				conn_free(c, true);
-				return;
-			}
-			if (r == 0 && c->in.len >= HTTPD_IN_MAX) {
-				conn_bad_head(c, HTTP_TOO_LARGE);
-				progress = 1;
-			}
-			progress |= r;
+			r = conn_step_head(c);
 			break;
 		case CONN_FORWARD:
-			if ((r = forward_pump(c)) == -1)
-				return;
-			progress |= r;
-			if (c->st == CONN_FORWARD && c->resp_done && c->cout.len == 0)
-				progress = 1;
+			r = conn_step_forward(c);
 			break;
 		case CONN_CLOSING:
-			if (c->cout.len == 0 && c->clean_end) {
-				/* Nothing unread (forward_finish): a plain close sends our FIN
-				 * after the reply, with no lingering read. */
-				conn_free(c, true);
-				return;
-			}
-			if (c->cout.len == 0) {
-				/* A TLS client gets close_notify before the FIN; one that does
-				 * not fit now waits for the socket (within this state's limit). */
-				if (c->ctls != NULL &&
-				    tls_shutdown_write(c->ctls) == TLS_IO_WANT_WRITE)
-					break;
-				(void)sys_shutdown_wr(c->cfd);
-				c->st = CONN_LINGER;
-				c->last = c->linger_start = evloop_now(c->loop);
-				evtimer_add(c->loop, &c->timer, HTTPD_LINGER_MS);
-				progress = 1;
-			}
+			r = conn_step_closing(c);
 			break;
-		case CONN_LINGER: {
-			struct buf sink = { 0 };
-
-			/* Read and drop what the client still sends, so that closing with
-			 * unread input does not reset the connection before it has read our
-			 * reply. */
-			r = conn_read(c, &sink, 65536);
-			buf_free(&sink);
-			if (r == -1) {
-				conn_free(c, true);
-				return;
-			}
-			progress |= r;
+		case CONN_LINGER:
+			r = conn_step_linger(c);
 			break;
-		}
 		case CONN_ASKING:
-			/* need_body: the body is read for the decider (ask.c). */
-			if (!ask_reading(c->ask))
-				break;
-			ask_body_more(c);
-			if (c->st != CONN_ASKING || !ask_reading(c->ask)) {
-				progress = 1;
-				break;
-			}
-			r = conn_read(c, &c->in, HTTPD_IN_MAX - c->in.len);
-			if (r == -1) {
-				proxy_request_set_reason(c->rq, "client closed during the request",
-				    32);
-				conn_free(c, true);
-				return;
-			}
-			progress |= r;
+			r = conn_step_asking(c);
 			break;
 		case CONN_DIALING:
 		case CONN_HANDED:
+		default:
+			r = 0;
 			break;
 		}
+		if (r == -1)
+			return;
+		progress |= r;
 		if (progress)
 			c->last = evloop_now(c->loop);
 	} while (progress);
