@@ -830,14 +830,107 @@ rd_str(struct rd *r, const char **s, size_t *n)
 	return 0;
 }
 
+static void
+strs_free(char **v, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		free(v[k]);
+	free(v);
+}
+
+/* A counted list of at most max strings of at most maxlen bytes each; *why names the
+ * list when it is too long. */
+static int
+rd_strs(struct rd *r, uint32_t max, size_t maxlen, const char *toomany, char ***vp,
+    size_t *np, const char **why)
+{
+	const char *s;
+	char **v;
+	size_t n, l;
+	uint32_t c;
+
+	*vp = NULL;
+	*np = 0;
+	if (rd_u32(r, &c) == -1)
+		return -1;
+	if (c > max) {
+		*why = toomany;
+		return -1;
+	}
+	v = xcalloc(c + 1, sizeof(*v));
+	for (n = 0; n < c; n++) {
+		if (rd_str(r, &s, &l) == -1 || l > maxlen) {
+			strs_free(v, n);
+			return -1;
+		}
+		v[n] = xstrndup(s, l);
+	}
+	*vp = v;
+	*np = n;
+	return 0;
+}
+
+/* One masked value: name, sentinel, real value, injectHosts, injectBodyFields. */
+static int
+rd_value(struct rd *r, struct cred_store *st, const char **why)
+{
+	const char *name, *sen, *real;
+	char **list, *nm;
+	size_t nl, sl, rl, n;
+	long rc;
+
+	if (rd_str(r, &name, &nl) == -1 || rd_str(r, &sen, &sl) == -1 ||
+	    rd_str(r, &real, &rl) == -1 ||
+	    rd_strs(r, CRED_INJECT_MAX, DOM_HOST_MAX + 8, "too many injectHosts", &list, &n,
+	    why) == -1)
+		return -1;
+	nm = xstrndup(name, nl);
+	rc = cred_store_add(st, nm, sen, sl, real, rl, (const char *const *)list, n, why);
+	free(nm);
+	strs_free(list, n);
+	if (rc == -1 || rd_strs(r, CRED_FIELDS_MAX, CRED_FIELD_MAX,
+	    "too many injectBodyFields", &list, &n, why) == -1)
+		return -1;
+	rc = cred_store_fields(st, st->n - 1, (const char *const *)list, n, why);
+	strs_free(list, n);
+	return rc == -1 ? -1 : 0;
+}
+
+/* The AWS key pairs: three value numbers each (the token's may be none). */
+static int
+rd_aws(struct rd *r, struct cred_store *st, const char **why)
+{
+	uint32_t n, i, a, b, t;
+
+	if (rd_u32(r, &n) == -1)
+		return -1;
+	if (n > st->n) {
+		*why = "more AWS pairs than values";
+		return -1;
+	}
+	st->aws = n > 0 ? xcalloc(n, sizeof(*st->aws)) : NULL;
+	for (i = 0; i < n; i++) {
+		if (rd_u32(r, &a) == -1 || rd_u32(r, &b) == -1 || rd_u32(r, &t) == -1)
+			return -1;
+		if (a >= st->n || b >= st->n || (t != UINT32_MAX && t >= st->n)) {
+			*why = "an AWS pair names no value";
+			return -1;
+		}
+		st->aws[i].key_id = a;
+		st->aws[i].secret = b;
+		st->aws[i].token = t == UINT32_MAX ? -1 : (long)t;
+		st->naws = i + 1;
+	}
+	return 0;
+}
+
 int
 cred_store_decode(const char *p, size_t len, struct cred_store *st, const char **why)
 {
 	struct rd r = { (const uint8_t *)p, len, 0 };
-	const char *name, *sen, *real, *s;
-	char **inject = NULL;
-	size_t nl, sl, rl, l, k, ni = 0;
-	uint32_t n, i, v, a, b, t;
+	uint32_t n, i;
 	uint8_t pol[4];
 
 	memset(st, 0, sizeof(*st));
@@ -862,84 +955,17 @@ cred_store_decode(const char *p, size_t len, struct cred_store *st, const char *
 		*why = "too many masked values";
 		goto fail;
 	}
-	for (i = 0; i < n; i++) {
-		if (rd_str(&r, &name, &nl) == -1 || rd_str(&r, &sen, &sl) == -1 ||
-		    rd_str(&r, &real, &rl) == -1 || rd_u32(&r, &v) == -1)
+	for (i = 0; i < n; i++)
+		if (rd_value(&r, st, why) == -1)
 			goto fail;
-		if (v > CRED_INJECT_MAX) {
-			*why = "too many injectHosts";
-			goto fail;
-		}
-		inject = xcalloc(v + 1, sizeof(*inject));
-		for (ni = 0; ni < v; ni++) {
-			if (rd_str(&r, &s, &l) == -1 || l > DOM_HOST_MAX + 8)
-				goto fail;
-			inject[ni] = xstrndup(s, l);
-		}
-		{
-			char *nm = xstrndup(name, nl);
-			long rc = cred_store_add(st, nm, sen, sl, real, rl,
-			    (const char *const *)inject, ni, why);
-
-			free(nm);
-			if (rc == -1)
-				goto fail;
-		}
-		for (k = 0; k < ni; k++)
-			free(inject[k]);
-		free(inject);
-		inject = NULL;
-		if (rd_u32(&r, &v) == -1)
-			goto fail;
-		if (v > CRED_FIELDS_MAX) {
-			*why = "too many injectBodyFields";
-			goto fail;
-		}
-		inject = xcalloc(v + 1, sizeof(*inject));
-		for (ni = 0; ni < v; ni++) {
-			if (rd_str(&r, &s, &l) == -1 || l > CRED_FIELD_MAX)
-				goto fail;
-			inject[ni] = xstrndup(s, l);
-		}
-		if (cred_store_fields(st, st->n - 1, (const char *const *)inject, ni,
-		    why) == -1)
-			goto fail;
-		for (k = 0; k < ni; k++)
-			free(inject[k]);
-		free(inject);
-		inject = NULL;
-		ni = 0;
-	}
-	if (rd_u32(&r, &n) == -1)
+	if (rd_aws(&r, st, why) == -1)
 		goto fail;
-	if (n > st->n) {
-		*why = "more AWS pairs than values";
-		goto fail;
-	}
-	st->aws = n > 0 ? xcalloc(n, sizeof(*st->aws)) : NULL;
-	for (i = 0; i < n; i++) {
-		if (rd_u32(&r, &a) == -1 || rd_u32(&r, &b) == -1 || rd_u32(&r, &t) == -1)
-			goto fail;
-		if (a >= st->n || b >= st->n || (t != UINT32_MAX && t >= st->n)) {
-			*why = "an AWS pair names no value";
-			goto fail;
-		}
-		st->aws[i].key_id = a;
-		st->aws[i].secret = b;
-		st->aws[i].token = t == UINT32_MAX ? -1 : (long)t;
-		st->naws = i + 1;
-	}
 	if (r.off != r.len) {
 		*why = "trailing bytes";
 		goto fail;
 	}
 	return 0;
  fail:
-	if (inject != NULL) {
-		for (k = 0; k < ni; k++)
-			free(inject[k]);
-		free(inject);
-	}
 	cred_store_free(st);
 	return -1;
 }

@@ -269,6 +269,51 @@ struct capture {
 	size_t slen;
 };
 
+/*
+ * Adds a span for every other copy of each capture in the value (duplicates: true),
+ * longest capture first: a shorter capture inside a longer one must not claim part of
+ * the longer one's copies.
+ */
+static void
+mask_add_copies(const struct capture *cap, size_t ncap, const char *real, size_t len,
+    struct span **spp, size_t *nspp)
+{
+	struct span *sp = *spp;
+	size_t nsp = *nspp, *order, i, k, pos;
+
+	order = xcalloc(ncap, sizeof(*order));
+	for (i = 0; i < ncap; i++)
+		order[i] = i;
+	for (i = 1; i < ncap; i++)
+		for (k = i; k > 0 && cap[order[k]].len > cap[order[k - 1]].len; k--) {
+			size_t t = order[k];
+
+			order[k] = order[k - 1];
+			order[k - 1] = t;
+		}
+	for (i = 0; i < ncap; i++) {
+		const struct capture *c = &cap[order[i]];
+		const char *h;
+
+		if (c->sen == NULL)
+			continue;
+		for (pos = 0; pos + c->len <= len; pos = (size_t)(h - real) + 1) {
+			h = memmem(real + pos, len - pos, real + c->off, c->len);
+			if (h == NULL)
+				break;
+			if (span_overlaps(sp, nsp, (size_t)(h - real), (size_t)(h - real) + c->len))
+				continue;
+			sp = xreallocarray(sp, nsp + 1, sizeof(*sp));
+			sp[nsp++] = (struct span){ (size_t)(h - real), (size_t)(h - real) + c->len,
+			    c->sen, c->slen };
+			h += c->len - 1;
+		}
+	}
+	free(order);
+	*spp = sp;
+	*nspp = nsp;
+}
+
 static enum cred_mask_rc
 mask_extract(struct cred_store *st, const struct cred_mask_entry *e, const char *real,
     size_t len, struct buf *out, const char **why)
@@ -277,7 +322,7 @@ mask_extract(struct cred_store *st, const struct cred_mask_entry *e, const char 
 	struct cred_rx *rx = NULL;
 	struct capture *cap = NULL;
 	struct span *sp = NULL;
-	size_t ncap = 0, nsp = 0, from = 0, i, k, masked = 0, *order = NULL, pos;
+	size_t ncap = 0, nsp = 0, from = 0, i, masked = 0, pos;
 	enum cred_mask_rc rc = CRED_MASK_FAIL;
 	long m[4];
 	char *name, *z = NULL;
@@ -336,39 +381,8 @@ mask_extract(struct cred_store *st, const struct cred_mask_entry *e, const char 
 		    "the extract pattern matched nothing";
 		goto out;
 	}
-	if (e->dups) {
-		/* Longest first: a shorter capture inside a longer one must not claim part
-		 * of the longer one's copies. */
-		order = xcalloc(ncap, sizeof(*order));
-		for (i = 0; i < ncap; i++)
-			order[i] = i;
-		for (i = 1; i < ncap; i++)
-			for (k = i; k > 0 && cap[order[k]].len > cap[order[k - 1]].len; k--) {
-				size_t t = order[k];
-
-				order[k] = order[k - 1];
-				order[k - 1] = t;
-			}
-		for (i = 0; i < ncap; i++) {
-			const struct capture *c = &cap[order[i]];
-			const char *h;
-
-			if (c->sen == NULL)
-				continue;
-			for (pos = 0; pos + c->len <= len; pos = (size_t)(h - real) + 1) {
-				h = memmem(real + pos, len - pos, real + c->off, c->len);
-				if (h == NULL)
-					break;
-				if (span_overlaps(sp, nsp, (size_t)(h - real),
-				    (size_t)(h - real) + c->len))
-					continue;
-				sp = xreallocarray(sp, nsp + 1, sizeof(*sp));
-				sp[nsp++] = (struct span){ (size_t)(h - real),
-				    (size_t)(h - real) + c->len, c->sen, c->slen };
-				h += c->len - 1;
-			}
-		}
-	}
+	if (e->dups)
+		mask_add_copies(cap, ncap, real, len, &sp, &nsp);
 	qsort(sp, nsp, sizeof(*sp), span_cmp);
 	for (pos = 0, i = 0; i < nsp; i++) {
 		buf_add(out, real + pos, sp[i].start - pos);
@@ -381,7 +395,6 @@ mask_extract(struct cred_store *st, const struct cred_mask_entry *e, const char 
 	if (z != NULL)
 		explicit_bzero(z, len);
 	free(z);
-	free(order);
 	free(sp);
 	free(cap);
 	cred_rx_free(rx);
