@@ -264,11 +264,36 @@ tok_words(enum tok t)
 	return "something else";
 }
 
+enum json_state {
+	S_VALUE, S_ARR_FIRST, S_OBJ_FIRST, S_KEY, S_COLON, S_ARR_NEXT, S_OBJ_NEXT, S_END
+};
+
+/* Where a value may begin: 1 if t opens a container (now *st), 0 if t is a whole value,
+ * -1 with the lexer's error if it is neither. */
+static int
+json_value(struct lexer *lx, enum tok t, char *stack, size_t *depth, enum json_state *st)
+{
+	if (t == TOK_LBRACE || t == TOK_LBRACKET) {
+		if (*depth == JSON_MAX_DEPTH) {
+			lex_error(lx, lx->tokpos, "nested more than %d levels deep",
+			    JSON_MAX_DEPTH);
+			return -1;
+		}
+		stack[(*depth)++] = t == TOK_LBRACE ? '{' : '[';
+		*st = t == TOK_LBRACE ? S_OBJ_FIRST : S_ARR_FIRST;
+		return 1;
+	}
+	if (t != TOK_STRING && t != TOK_NUMBER && t != TOK_LITERAL) {
+		lex_error(lx, lx->tokpos, "expected a value, found %s", tok_words(t));
+		return -1;
+	}
+	return 0;
+}
+
 int
 json_check(const char *text, size_t len, size_t *errpos, char *err, size_t errlen)
 {
-	enum { S_VALUE, S_ARR_FIRST, S_OBJ_FIRST, S_KEY, S_COLON, S_ARR_NEXT, S_OBJ_NEXT,
-	    S_END } st = S_VALUE;
+	enum json_state st = S_VALUE;
 	struct lexer lx = { .p = (const unsigned char *)text, .len = len };
 	char stack[JSON_MAX_DEPTH];
 	size_t depth = 0;
@@ -312,20 +337,11 @@ json_check(const char *text, size_t len, size_t *errpos, char *err, size_t errle
 			}
 			/* FALLTHROUGH */
 		case S_VALUE:
-			if (t == TOK_LBRACE || t == TOK_LBRACKET) {
-				if (depth == JSON_MAX_DEPTH) {
-					lex_error(&lx, lx.tokpos, "nested more than %d levels "
-					    "deep", JSON_MAX_DEPTH);
-					goto fail;
-				}
-				stack[depth++] = t == TOK_LBRACE ? '{' : '[';
-				st = t == TOK_LBRACE ? S_OBJ_FIRST : S_ARR_FIRST;
-				continue;
-			}
-			if (t != TOK_STRING && t != TOK_NUMBER && t != TOK_LITERAL) {
-				lex_error(&lx, lx.tokpos, "expected a value, found %s",
-				    tok_words(t));
+			switch (json_value(&lx, t, stack, &depth, &st)) {
+			case -1:
 				goto fail;
+			case 1:
+				continue;
 			}
 			break;
 		case S_ARR_NEXT:

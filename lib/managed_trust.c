@@ -128,6 +128,40 @@ walk_name(const struct walk *w, const char *name)
 	return xasprintf("%s%s%s", dir, strcmp(dir, "/") == 0 ? "" : "/", name);
 }
 
+/* Ends the name at name at its first slash: the rest after the slashes, or NULL. */
+static char *
+walk_split(char *name)
+{
+	char *next = strchr(name, '/');
+
+	if (next != NULL)
+		*next++ = '\0';
+	while (next != NULL && *next == '/')
+		next++;
+	return next != NULL && *next == '\0' ? NULL : next;
+}
+
+/* The file at the end of the walk, open as fd: 1 with *fdp if it is a regular file
+ * that can be trusted, -1 with the reason (fd closed) if not. */
+static int
+walk_last(int fd, const struct stat *st, const char *shown, int *fdp, struct diags *errs)
+{
+	char why[96];
+
+	if (!S_ISREG(st->st_mode)) {
+		diags_add(errs, "%s: %s is not a regular file", managed_path, shown);
+	} else if (untrusted(st, why, sizeof(why)) != NULL) {
+		diags_add(errs, "%s: the managed policy cannot be trusted: the file %s is "
+		    "%s; it must be owned by root and writable by nobody else (as every "
+		    "directory above it)", managed_path, shown, why);
+	} else {
+		*fdp = fd;
+		return 1;
+	}
+	close(fd);
+	return -1;
+}
+
 /*
  * Open path for reading if it exists, looking up each name from the directory before it,
  * never by the whole path, so that what is checked is what is read. A symbolic link is
@@ -138,7 +172,7 @@ static int
 managed_open(const char *path, int *fdp, struct diags *errs)
 {
 	struct walk w = { .n = 0 };
-	char *rest, *name, *next, *shown, target[PATH_MAX], why[96];
+	char *rest, *name, *next, *shown, target[PATH_MAX];
 	struct stat st;
 	int fd, links = 0, rc = -1;
 	ssize_t n;
@@ -159,13 +193,7 @@ managed_open(const char *path, int *fdp, struct diags *errs)
 			diags_add(errs, "%s: names a directory, not a file", managed_path);
 			goto out;
 		}
-		next = strchr(name, '/');
-		if (next != NULL)
-			*next++ = '\0';
-		while (next != NULL && *next == '/')
-			next++;
-		if (next != NULL && *next == '\0')
-			next = NULL;
+		next = walk_split(name);
 		if (strcmp(name, ".") == 0 && next != NULL) {
 			name = next;
 			continue;
@@ -227,19 +255,7 @@ managed_open(const char *path, int *fdp, struct diags *errs)
 			name = next;
 			continue;
 		}
-		if (!S_ISREG(st.st_mode)) {
-			diags_add(errs, "%s: %s is not a regular file", managed_path, shown);
-		} else if (untrusted(&st, why, sizeof(why)) != NULL) {
-			diags_add(errs, "%s: the managed policy cannot be trusted: the file %s is "
-			    "%s; it must be owned by root and writable by nobody else (as every "
-			    "directory above it)", managed_path, shown, why);
-		} else {
-			*fdp = fd;
-			fd = -1;
-			rc = 1;
-		}
-		if (fd != -1)
-			close(fd);
+		rc = walk_last(fd, &st, shown, fdp, errs);
 		free(shown);
 		goto out;
 	}
