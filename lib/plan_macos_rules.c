@@ -537,18 +537,16 @@ same_list(const struct strlist *a, const struct strlist *b)
 	return true;
 }
 
-static void
-group_literal_denies(const struct ments *entries, struct group **gout, size_t *ngout,
-    struct strlist *grouped)
+/* The literal denies DIR/NAME/LEAF by DIR, each with its NAMEs and each NAME's LEAFs. */
+static struct dir_names *
+collect_dir_names(const struct ments *entries, size_t *ndnp)
 {
 	struct dir_names *dn = NULL;
-	struct group *groups = NULL;
-	size_t ndn = 0, ng = 0, kept_groups = 0, i, j, k;
+	size_t ndn = 0, i, j, at;
 
 	for (i = 0; i < entries->n; i++) {
 		const struct ment *e = &entries->v[i];
-		char *parent, *dir, *name, *leaf;
-		size_t at;
+		char *parent, *dir, *name;
 
 		if (e->glob)
 			continue;
@@ -576,12 +574,62 @@ group_literal_denies(const struct ments *entries, struct group **gout, size_t *n
 			    sizeof(*dn[j].leaves));
 			memset(&dn[j].leaves[at], 0, sizeof(dn[j].leaves[at]));
 		}
-		leaf = plan_macos_js_basename(e->path);
-		plan_macos_set_add_owned(&dn[j].leaves[at], leaf);
+		plan_macos_set_add_owned(&dn[j].leaves[at], plan_macos_js_basename(e->path));
 		free(name);
 		free(parent);
 		free(dir);
 	}
+	*ndnp = ndn;
+	return dn;
+}
+
+/*
+ * Keeps of a group the names short enough for one regex; a group left too small is
+ * freed (false), one kept adds every path it covers to grouped (true).
+ */
+static bool
+group_trim(struct group *g, struct strlist *grouped)
+{
+	char *pre = group_prefix(g), *tail = group_tail(g);
+	size_t fixed = quoted_len(pre) + quoted_len(tail), j, m;
+	struct strlist kept = { 0 };
+
+	for (j = 0; j < g->names.n; j++) {
+		char *esc = glob_regex_escape_literal(g->names.v[j]);
+
+		if (fixed + quoted_len(esc) <= STRING_MAX)
+			strlist_push(&kept, g->names.v[j]);
+		free(esc);
+	}
+	free(pre);
+	free(tail);
+	strlist_free(&g->names);
+	g->names = kept;
+	if (g->names.n < MIN_GROUP) {
+		free(g->dir);
+		strlist_free(&g->names);
+		strlist_free(&g->leaves);
+		return false;
+	}
+	for (j = 0; j < g->names.n; j++)
+		for (m = 0; m < g->leaves.n; m++) {
+			char *a = plan_macos_js_join(g->dir, g->names.v[j]);
+
+			plan_macos_set_add_owned(grouped, plan_macos_js_join(a, g->leaves.v[m]));
+			free(a);
+		}
+	return true;
+}
+
+static void
+group_literal_denies(const struct ments *entries, struct group **gout, size_t *ngout,
+    struct strlist *grouped)
+{
+	struct dir_names *dn;
+	struct group *groups = NULL;
+	size_t ndn, ng = 0, kept_groups = 0, i, j, k;
+
+	dn = collect_dir_names(entries, &ndn);
 	for (i = 0; i < ndn; i++) {
 		size_t first = ng;
 
@@ -603,39 +651,9 @@ group_literal_denies(const struct ments *entries, struct group **gout, size_t *n
 		}
 	}
 	/* Names too long for one regex stay filters of their own; so do groups too small. */
-	for (i = 0; i < ng; i++) {
-		struct group *g = &groups[i];
-		char *pre = group_prefix(g), *tail = group_tail(g);
-		size_t fixed = quoted_len(pre) + quoted_len(tail);
-		struct strlist kept = { 0 };
-
-		for (j = 0; j < g->names.n; j++) {
-			char *esc = glob_regex_escape_literal(g->names.v[j]);
-
-			if (fixed + quoted_len(esc) <= STRING_MAX)
-				strlist_push(&kept, g->names.v[j]);
-			free(esc);
-		}
-		free(pre);
-		free(tail);
-		strlist_free(&g->names);
-		g->names = kept;
-		if (g->names.n < MIN_GROUP) {
-			free(g->dir);
-			strlist_free(&g->names);
-			strlist_free(&g->leaves);
-			continue;
-		}
-		for (j = 0; j < g->names.n; j++)
-			for (size_t m = 0; m < g->leaves.n; m++) {
-				char *a = plan_macos_js_join(g->dir, g->names.v[j]);
-
-				plan_macos_set_add_owned(grouped, plan_macos_js_join(a,
-				    g->leaves.v[m]));
-				free(a);
-			}
-		groups[kept_groups++] = *g;
-	}
+	for (i = 0; i < ng; i++)
+		if (group_trim(&groups[i], grouped))
+			groups[kept_groups++] = groups[i];
 	for (i = 0; i < ndn; i++) {
 		for (k = 0; k < dn[i].names.n; k++)
 			strlist_free(&dn[i].leaves[k]);
