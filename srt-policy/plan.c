@@ -28,6 +28,32 @@ put_shell_word(const char *w, FILE *f)
 	free(q);
 }
 
+/* Prints the words of the plan's parts: NUL-terminated, or as one shell line. */
+static int
+plan_print(const struct strlist *const *part, size_t nparts, bool shell)
+{
+	size_t i, k, n = 0;
+
+	for (k = 0; k < nparts; k++)
+		for (i = 0; i < part[k]->n; i++, n++) {
+			if (shell) {
+				if (n > 0)
+					putchar(' ');
+				put_shell_word(part[k]->v[i], stdout);
+			} else {
+				fputs(part[k]->v[i], stdout);
+				putchar('\0');
+			}
+		}
+	if (shell)
+		putchar('\n');
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		log_warn("plan: writing stdout");
+		return EXIT_ERROR;
+	}
+	return 0;
+}
+
 /*
  * The Linux plan: every argument srt passes to bwrap for these settings, cwd, home and
  * TMPDIR but the command, as the srt beside this program would pass them (its helpers
@@ -46,7 +72,7 @@ plan_linux(const struct opts *o)
 	char *self = NULL, *helpers = NULL, *seccomp = NULL;
 	const struct strlist *part[2] = { &plan.args, &plan.exec };
 	int rc = EXIT_ERROR, loaded = 0;
-	size_t i, k, n = 0;
+	size_t i;
 
 	memset(&plan, 0, sizeof(plan));
 	if ((here = getcwd(NULL, 0)) == NULL) {
@@ -105,24 +131,7 @@ plan_linux(const struct opts *o)
 			log_warnx("plan: cannot build the Linux plan");
 		goto out;
 	}
-	for (k = 0; k < 2; k++)
-		for (i = 0; i < part[k]->n; i++, n++) {
-			if (o->shell) {
-				if (n > 0)
-					putchar(' ');
-				put_shell_word(part[k]->v[i], stdout);
-			} else {
-				fputs(part[k]->v[i], stdout);
-				putchar('\0');
-			}
-		}
-	if (o->shell)
-		putchar('\n');
-	if (fflush(stdout) == EOF || ferror(stdout)) {
-		log_warn("plan: writing stdout");
-		goto out;
-	}
-	rc = 0;
+	rc = plan_print(part, 2, o->shell);
  out:
 	plan_linux_free(&plan);
 	diags_free(&errs);

@@ -161,6 +161,60 @@ opt_bit(int c)
 	}
 }
 
+/* Records one option of the subcommand's (already checked to apply to it). */
+static void
+opts_set(struct opts *o, int c, char *arg)
+{
+	switch (c) {
+	case 's':
+		o->settings = arg;
+		break;
+	case 'p':
+		o->policy = arg;
+		break;
+	case 'o':
+		o->output = arg;
+		break;
+	case OPT_TARGET:
+		o->target = arg;
+		break;
+	case OPT_CWD:
+		o->cwd = arg;
+		break;
+	case OPT_SHELL:
+		o->shell = 1;
+		break;
+	case OPT_LAYERS:
+		o->layers = 1;
+		break;
+	case OPT_TMPDIR:
+		o->tmpdir = arg;
+		break;
+	case OPT_UNGUARDED:
+		o->unguarded = 1;
+		break;
+	}
+}
+
+/* What the subcommand needs of its options and arguments together. */
+static void
+opts_check(const struct command *cmd, const struct opts *o)
+{
+	if (o->settings != NULL && o->policy != NULL)
+		usage_error(cmd->name, "%s", "-p and -s cannot be used together");
+	if (o->argc < cmd->minargs || o->argc > cmd->maxargs)
+		usage_error(cmd->name, "%s", o->argc < cmd->minargs ? "missing arguments" :
+		    "too many arguments");
+	if (strcmp(cmd->name, "match") == 0 && o->argc == 1 && strcmp(o->argv[0], "-") != 0)
+		usage_error(cmd->name, "%s", "give HOST PORT, or - to read queries from stdin");
+	if ((cmd->allowed & O_OUTPUT) && o->output == NULL)
+		usage_error(cmd->name, "%s", "-o is required");
+	if (strcmp(cmd->name, "dump") == 0 && o->policy == NULL && o->settings == NULL)
+		usage_error(cmd->name, "%s", "-p or -s is required");
+	if ((cmd->allowed & O_TARGET) && o->target == NULL)
+		usage_error(cmd->name, "%s", "--target is required");
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -220,52 +274,12 @@ main(int argc, char *argv[])
 		}
 		if ((cmd->allowed & opt_bit(c)) == 0)
 			usage_error(cmd->name, "option %s does not apply here", opt_name(c));
-		switch (c) {
-		case 's':
-			o.settings = optarg;
-			break;
-		case 'p':
-			o.policy = optarg;
-			break;
-		case 'o':
-			o.output = optarg;
-			break;
-		case OPT_TARGET:
-			o.target = optarg;
-			break;
-		case OPT_CWD:
-			o.cwd = optarg;
-			break;
-		case OPT_SHELL:
-			o.shell = 1;
-			break;
-		case OPT_LAYERS:
-			o.layers = 1;
-			break;
-		case OPT_TMPDIR:
-			o.tmpdir = optarg;
-			break;
-		case OPT_UNGUARDED:
-			o.unguarded = 1;
-			break;
-		}
+		opts_set(&o, c, optarg);
 	}
 	o.argc = argc - optind;
 	o.argv = argv + optind;
 	log_init("srt-policy", o.debug, EXIT_ERROR);
 
-	if (o.settings != NULL && o.policy != NULL)
-		usage_error(cmd->name, "%s", "-p and -s cannot be used together");
-	if (o.argc < cmd->minargs || o.argc > cmd->maxargs)
-		usage_error(cmd->name, "%s", o.argc < cmd->minargs ? "missing arguments" :
-		    "too many arguments");
-	if (strcmp(cmd->name, "match") == 0 && o.argc == 1 && strcmp(o.argv[0], "-") != 0)
-		usage_error(cmd->name, "%s", "give HOST PORT, or - to read queries from stdin");
-	if ((cmd->allowed & O_OUTPUT) && o.output == NULL)
-		usage_error(cmd->name, "%s", "-o is required");
-	if (strcmp(cmd->name, "dump") == 0 && o.policy == NULL && o.settings == NULL)
-		usage_error(cmd->name, "%s", "-p or -s is required");
-	if ((cmd->allowed & O_TARGET) && o.target == NULL)
-		usage_error(cmd->name, "%s", "--target is required");
+	opts_check(cmd, &o);
 	return cmd->run(&o);
 }
