@@ -187,150 +187,158 @@ proxy_check_fds(const struct proxy_opts *o, const struct proxy_proto *proto)
 		proxy_badusage(proto, why);
 }
 
-static void
-proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy_proto *proto)
+/* An option that names a descriptor: false if c is none. */
+static bool
+proxy_opt_fd(struct proxy_opts *o, int c, const struct proxy_proto *proto, int *nsrc,
+    int *ndecider)
 {
-	int c, nsrc = 0, ndecider = 0;
+	switch (c) {
+	case OPT_POLICY_FD:
+		o->policy_fd = proxy_fd_number(proto, PFD_POLICY, optarg);
+		(*nsrc)++;
+		break;
+	case OPT_LISTEN_FD:
+		o->listen_fds = xreallocarray(o->listen_fds, o->nlisten_fds + 1, sizeof(int));
+		o->listen_fds[o->nlisten_fds++] =
+		    proxy_fd_number(proto, PFD_LISTEN, optarg);
+		break;
+	case OPT_LOG_FD:
+		o->log_fd = proxy_fd_number(proto, PFD_LOG, optarg);
+		break;
+	case OPT_CRED_FD:
+		o->cred_fd = proxy_fd_number(proto, PFD_CRED, optarg);
+		break;
+	case OPT_LIFELINE_FD:
+		o->lifeline_fd = proxy_fd_number(proto, PFD_LIFELINE, optarg);
+		break;
+	case OPT_READY_FD:
+		o->ready_fd = proxy_fd_number(proto, PFD_READY, optarg);
+		break;
+	case OPT_CA_FD:
+		o->ca_fd = proxy_fd_number(proto, PFD_CA, optarg);
+		break;
+	case OPT_CONTROL_FD:
+		o->control_fd = proxy_fd_number(proto, PFD_CONTROL, optarg);
+		break;
+	case OPT_DECIDER_FD:
+		o->decider_in = o->decider_out =
+		    proxy_fd_number(proto, PFD_DECIDER, optarg);
+		*ndecider += 2;
+		break;
+	case OPT_DECIDER_IN:
+		o->decider_in = proxy_fd_number(proto, PFD_DECIDER_IN, optarg);
+		(*ndecider)++;
+		break;
+	case OPT_DECIDER_OUT:
+		o->decider_out = proxy_fd_number(proto, PFD_DECIDER_OUT, optarg);
+		(*ndecider)++;
+		break;
+	case OPT_DECIDER_READY:
+		o->decider_ready_fd = proxy_fd_number(proto, PFD_DECIDER_READY, optarg);
+		break;
+	case OPT_HANDOFF_FD:
+		o->handoff_fd = proxy_fd_number(proto, PFD_HANDOFF, optarg);
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/* Any other option. */
+static void
+proxy_opt_other(struct proxy_opts *o, int c, const struct proxy_proto *proto, int *nsrc)
+{
 	const char *why;
 	struct sockaddr_storage ss;
 	socklen_t sslen;
 
-	memset(o, 0, sizeof(*o));
-	o->policy_fd = o->log_fd = o->lifeline_fd = o->cred_fd = o->ca_fd = -1;
-	o->ready_fd = -1;
-	o->control_fd = o->decider_in = o->decider_out = -1;
-	o->decider_timeout_ms = DECIDER_TIMEOUT_MS;
-	o->decider_ready_fd = -1;
-	o->handoff_fd = -1;
-	o->max_conns = 0;
-	o->head_timeout_s = PROXY_HEAD_TIMEOUT_S;
-	while ((c = getopt_long(argc, argv, "p:s:l:dhV", proxy_longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			o->policy_path = optarg;
-			nsrc++;
-			break;
-		case 's':
-			o->settings_path = optarg;
-			nsrc++;
-			break;
-		case OPT_POLICY_FD:
-			o->policy_fd = proxy_fd_number(proto, PFD_POLICY, optarg);
-			nsrc++;
-			break;
-		case 'l':
-			if (proxy_parse_listen(optarg, &ss, &sslen, &why) == -1)
-				proxy_badusage(proto, xasprintf("-l %s: %s", optarg, why));
-			strlist_push(&o->listen, optarg);
-			break;
-		case OPT_LISTEN_ANY:
-			o->listen_any = true;
-			break;
-		case OPT_LISTEN_FD:
-			o->listen_fds = xreallocarray(o->listen_fds, o->nlisten_fds + 1, sizeof(int));
-			o->listen_fds[o->nlisten_fds++] =
-			    proxy_fd_number(proto, PFD_LISTEN, optarg);
-			break;
-		case OPT_LOG:
-			o->log_path = optarg;
-			break;
-		case OPT_LOG_FD:
-			o->log_fd = proxy_fd_number(proto, PFD_LOG, optarg);
-			break;
-		case OPT_AUDIT:
-			o->audit = true;
-			break;
-		case OPT_AUTH:
-			if (strchr(optarg, ':') == NULL || optarg[0] == ':')
-				proxy_badusage(proto, "--auth: expected USER:PASS");
-			o->auth = xstrdup(optarg);
-			/* Keep the password out of /proc/PID/cmdline. */
-			memset(optarg, 'x', strlen(optarg));
-			break;
-		case OPT_CRED_FD:
-			o->cred_fd = proxy_fd_number(proto, PFD_CRED, optarg);
-			break;
-		case OPT_LIFELINE_FD:
-			o->lifeline_fd = proxy_fd_number(proto, PFD_LIFELINE, optarg);
-			break;
-		case OPT_READY_FD:
-			o->ready_fd = proxy_fd_number(proto, PFD_READY, optarg);
-			break;
-		case OPT_MAX_CONNS:
-			o->max_conns = (unsigned)proxy_number(proto, "--max-conns", optarg, 1, 1000000);
-			break;
-		case OPT_IDLE_TIMEOUT:
-			o->idle_timeout_s = (unsigned)proxy_number(proto, "--idle-timeout", optarg, 0,
-			    86400 * 365);
-			break;
-		case OPT_HEAD_TIMEOUT:
-			o->head_timeout_s = (unsigned)proxy_number(proto, "--head-timeout", optarg,
-			    1, 3600);
-			break;
-		case OPT_NO_SANDBOX:
-			o->no_sandbox = true;
-			break;
-		case OPT_CA_FD:
-			o->ca_fd = proxy_fd_number(proto, PFD_CA, optarg);
-			break;
-		case OPT_RELAY_TO:
-			o->relay_port = (unsigned)proxy_number(proto, "--relay-to", optarg, 1,
-			    65535);
-			break;
-		case OPT_CONTROL_FD:
-			o->control_fd = proxy_fd_number(proto, PFD_CONTROL, optarg);
-			break;
-		case OPT_DECIDER_FD:
-			o->decider_in = o->decider_out =
-			    proxy_fd_number(proto, PFD_DECIDER, optarg);
-			ndecider += 2;
-			break;
-		case OPT_DECIDER_IN:
-			o->decider_in = proxy_fd_number(proto, PFD_DECIDER_IN, optarg);
-			ndecider++;
-			break;
-		case OPT_DECIDER_OUT:
-			o->decider_out = proxy_fd_number(proto, PFD_DECIDER_OUT, optarg);
-			ndecider++;
-			break;
-		case OPT_ASK:
-			o->ask = true;
-			break;
-		case OPT_DECIDER_READY:
-			o->decider_ready_fd = proxy_fd_number(proto, PFD_DECIDER_READY, optarg);
-			break;
-		case OPT_HANDOFF_FD:
-			o->handoff_fd = proxy_fd_number(proto, PFD_HANDOFF, optarg);
-			break;
-		case OPT_DECIDER_TIMEOUT:
-			o->decider_timeout_ms = (unsigned)proxy_number(proto, "--decider-timeout",
-			    optarg, 1, 600000);
-			break;
-		case OPT_PLAINTEXT_HEADER_SET:
-			o->plaintext_header_set = true;
-			break;
-		case OPT_STRIP_RESPONSE_HEADER:
-			/* The settings key's rule: a name of at least one character. */
-			if (optarg[0] == '\0')
-				proxy_badusage(proto, "--strip-response-header needs a header name");
-			strlist_push(&o->strip_headers, optarg);
-			break;
-		case 'd':
-			o->debug = true;
-			break;
-		case 'h':
-			proxy_usage(proto, stdout);
-			exit(0);
-		case 'V':
-			printf("%s %s\n", proto->prog, SRT_VERSION);
-			exit(0);
-		default:
-			proxy_usage(proto, stderr);
-			exit(2);
-		}
+	switch (c) {
+	case 'p':
+		o->policy_path = optarg;
+		(*nsrc)++;
+		break;
+	case 's':
+		o->settings_path = optarg;
+		(*nsrc)++;
+		break;
+	case 'l':
+		if (proxy_parse_listen(optarg, &ss, &sslen, &why) == -1)
+			proxy_badusage(proto, xasprintf("-l %s: %s", optarg, why));
+		strlist_push(&o->listen, optarg);
+		break;
+	case OPT_LISTEN_ANY:
+		o->listen_any = true;
+		break;
+	case OPT_LOG:
+		o->log_path = optarg;
+		break;
+	case OPT_AUDIT:
+		o->audit = true;
+		break;
+	case OPT_AUTH:
+		if (strchr(optarg, ':') == NULL || optarg[0] == ':')
+			proxy_badusage(proto, "--auth: expected USER:PASS");
+		o->auth = xstrdup(optarg);
+		/* Keep the password out of /proc/PID/cmdline. */
+		memset(optarg, 'x', strlen(optarg));
+		break;
+	case OPT_MAX_CONNS:
+		o->max_conns = (unsigned)proxy_number(proto, "--max-conns", optarg, 1, 1000000);
+		break;
+	case OPT_IDLE_TIMEOUT:
+		o->idle_timeout_s = (unsigned)proxy_number(proto, "--idle-timeout", optarg, 0,
+		    86400 * 365);
+		break;
+	case OPT_HEAD_TIMEOUT:
+		o->head_timeout_s = (unsigned)proxy_number(proto, "--head-timeout", optarg,
+		    1, 3600);
+		break;
+	case OPT_NO_SANDBOX:
+		o->no_sandbox = true;
+		break;
+	case OPT_RELAY_TO:
+		o->relay_port = (unsigned)proxy_number(proto, "--relay-to", optarg, 1,
+		    65535);
+		break;
+	case OPT_ASK:
+		o->ask = true;
+		break;
+	case OPT_DECIDER_TIMEOUT:
+		o->decider_timeout_ms = (unsigned)proxy_number(proto, "--decider-timeout",
+		    optarg, 1, 600000);
+		break;
+	case OPT_PLAINTEXT_HEADER_SET:
+		o->plaintext_header_set = true;
+		break;
+	case OPT_STRIP_RESPONSE_HEADER:
+		/* The settings key's rule: a name of at least one character. */
+		if (optarg[0] == '\0')
+			proxy_badusage(proto, "--strip-response-header needs a header name");
+		strlist_push(&o->strip_headers, optarg);
+		break;
+	case 'd':
+		o->debug = true;
+		break;
+	case 'h':
+		proxy_usage(proto, stdout);
+		exit(0);
+	case 'V':
+		printf("%s %s\n", proto->prog, SRT_VERSION);
+		exit(0);
+	default:
+		proxy_usage(proto, stderr);
+		exit(2);
 	}
-	if (optind < argc)
-		proxy_badusage(proto, xasprintf("unexpected argument: %s", argv[optind]));
+}
+
+/* What the options need of each other. */
+static void
+proxy_opts_check(struct proxy_opts *o, const struct proxy_proto *proto, int nsrc,
+    int ndecider)
+{
+	const char *why;
+
 	for (size_t i = 0; i < o->listen.n; i++)
 		if ((why = proxy_listen_refusal(o->listen.v[i], o->listen_any)) != NULL)
 			proxy_badusage(proto, xasprintf("-l %s: %s", o->listen.v[i], why));
@@ -366,6 +374,28 @@ proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy
 		    "srt-httpd's");
 	/* Proxy mode (the policy is the decider's hello): a CA means termination. */
 	o->lists_terminate = o->ca_fd != -1 && ndecider != 0 && nsrc == 0;
+}
+
+static void
+proxy_parse_opts(struct proxy_opts *o, int argc, char **argv, const struct proxy_proto *proto)
+{
+	int c, nsrc = 0, ndecider = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->policy_fd = o->log_fd = o->lifeline_fd = o->cred_fd = o->ca_fd = -1;
+	o->ready_fd = -1;
+	o->control_fd = o->decider_in = o->decider_out = -1;
+	o->decider_timeout_ms = DECIDER_TIMEOUT_MS;
+	o->decider_ready_fd = -1;
+	o->handoff_fd = -1;
+	o->max_conns = 0;
+	o->head_timeout_s = PROXY_HEAD_TIMEOUT_S;
+	while ((c = getopt_long(argc, argv, "p:s:l:dhV", proxy_longopts, NULL)) != -1)
+		if (!proxy_opt_fd(o, c, proto, &nsrc, &ndecider))
+			proxy_opt_other(o, c, proto, &nsrc);
+	if (optind < argc)
+		proxy_badusage(proto, xasprintf("unexpected argument: %s", argv[optind]));
+	proxy_opts_check(o, proto, nsrc, ndecider);
 }
 
 /*
@@ -1799,6 +1829,67 @@ proxy_ready(struct proxy *px)
 	px->opts.ready_fd = -1;
 }
 
+/* Where the log lines go: --log, --log-fd, or standard output (none for a relay). */
+static void
+proxy_log_open(struct proxy *px)
+{
+	if (px->opts.log_path != NULL) {
+		px->log_fd = open(px->opts.log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
+		    O_NOCTTY | O_BINARY, 0600);
+		if (px->log_fd == -1)
+			fatal("--log %s", px->opts.log_path);
+	} else if (px->opts.log_fd != -1) {
+		px->log_fd = px->opts.log_fd;
+#ifndef _WIN32
+		if (fcntl(px->log_fd, F_SETFD, FD_CLOEXEC) == -1)
+			fatal("--log-fd %d", px->log_fd);
+#endif
+	} else if (px->opts.relay_port == 0)
+		px->log_fd = STDOUT_FILENO;
+}
+
+/* The listeners, the lifeline, control and handoff descriptors and the signals, each
+ * in the event loop. */
+static void
+proxy_watch_fds(struct proxy *px, const struct proxy_proto *proto)
+{
+	size_t i;
+
+	for (i = 0; i < px->opts.nlisten_fds; i++)
+		proxy_adopt_listener(px, px->opts.listen_fds[i]);
+	for (i = 0; i < px->opts.listen.n; i++)
+		proxy_open_listener(px, px->opts.listen.v[i]);
+	if (px->nlisteners == 0)
+		proxy_open_listener(px, proto->default_listen);
+	proxy_listeners_say(px, proto, px->opts.nlisten_fds);
+	for (i = 0; i < px->nlisteners; i++)
+		if (evloop_add(px->loop, px->listeners[i].fd, EV_READ, proxy_accept_cb, px) == -1)
+			fatal("listener");
+	if (px->opts.lifeline_fd != -1) {
+		if (proxy_set_nonblock(px->opts.lifeline_fd) == -1 ||
+		    evloop_add(px->loop, px->opts.lifeline_fd, EV_READ, proxy_lifeline_cb, px) == -1)
+			fatal("--lifeline-fd %d", px->opts.lifeline_fd);
+	}
+	if (px->opts.control_fd != -1 && (proxy_set_nonblock(px->opts.control_fd) == -1 ||
+	    evloop_add(px->loop, px->opts.control_fd, EV_READ, proxy_control_cb, px) == -1))
+		fatal("--control-fd %d", px->opts.control_fd);
+	if (px->opts.handoff_fd != -1 && (proxy_set_nonblock(px->opts.handoff_fd) == -1 ||
+	    (proto->handoff != NULL && evloop_add(px->loop, px->opts.handoff_fd, EV_READ,
+	    proxy_handoff_cb, px) == -1)))
+		fatal("--handoff-fd %d", px->opts.handoff_fd);
+	if (proto->start != NULL)
+		proto->start(px);
+#ifdef _WIN32
+	/* The console's Ctrl-C, Ctrl-Break and close drain and exit; nothing reloads. */
+	if (evloop_signal(px->loop, SIGBREAK, proxy_signal_cb, px) == -1 ||
+#else
+	if (evloop_signal(px->loop, SIGHUP, proxy_signal_cb, px) == -1 ||
+#endif
+	    evloop_signal(px->loop, SIGTERM, proxy_signal_cb, px) == -1 ||
+	    evloop_signal(px->loop, SIGINT, proxy_signal_cb, px) == -1)
+		fatal("signalfd");
+}
+
 int
 proxy_main(int argc, char **argv, const struct proxy_proto *proto)
 {
@@ -1874,53 +1965,8 @@ proxy_main(int argc, char **argv, const struct proxy_proto *proto)
 	if (px->opts.relay_port == 0)
 		proxy_routes_start(px);
 
-	if (px->opts.log_path != NULL) {
-		px->log_fd = open(px->opts.log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
-		    O_NOCTTY | O_BINARY, 0600);
-		if (px->log_fd == -1)
-			fatal("--log %s", px->opts.log_path);
-	} else if (px->opts.log_fd != -1) {
-		px->log_fd = px->opts.log_fd;
-#ifndef _WIN32
-		if (fcntl(px->log_fd, F_SETFD, FD_CLOEXEC) == -1)
-			fatal("--log-fd %d", px->log_fd);
-#endif
-	} else if (px->opts.relay_port == 0)
-		px->log_fd = STDOUT_FILENO;
-
-	for (i = 0; i < px->opts.nlisten_fds; i++)
-		proxy_adopt_listener(px, px->opts.listen_fds[i]);
-	for (i = 0; i < px->opts.listen.n; i++)
-		proxy_open_listener(px, px->opts.listen.v[i]);
-	if (px->nlisteners == 0)
-		proxy_open_listener(px, proto->default_listen);
-	proxy_listeners_say(px, proto, px->opts.nlisten_fds);
-	for (i = 0; i < px->nlisteners; i++)
-		if (evloop_add(px->loop, px->listeners[i].fd, EV_READ, proxy_accept_cb, px) == -1)
-			fatal("listener");
-	if (px->opts.lifeline_fd != -1) {
-		if (proxy_set_nonblock(px->opts.lifeline_fd) == -1 ||
-		    evloop_add(px->loop, px->opts.lifeline_fd, EV_READ, proxy_lifeline_cb, px) == -1)
-			fatal("--lifeline-fd %d", px->opts.lifeline_fd);
-	}
-	if (px->opts.control_fd != -1 && (proxy_set_nonblock(px->opts.control_fd) == -1 ||
-	    evloop_add(px->loop, px->opts.control_fd, EV_READ, proxy_control_cb, px) == -1))
-		fatal("--control-fd %d", px->opts.control_fd);
-	if (px->opts.handoff_fd != -1 && (proxy_set_nonblock(px->opts.handoff_fd) == -1 ||
-	    (proto->handoff != NULL && evloop_add(px->loop, px->opts.handoff_fd, EV_READ,
-	    proxy_handoff_cb, px) == -1)))
-		fatal("--handoff-fd %d", px->opts.handoff_fd);
-	if (proto->start != NULL)
-		proto->start(px);
-#ifdef _WIN32
-	/* The console's Ctrl-C, Ctrl-Break and close drain and exit; nothing reloads. */
-	if (evloop_signal(px->loop, SIGBREAK, proxy_signal_cb, px) == -1 ||
-#else
-	if (evloop_signal(px->loop, SIGHUP, proxy_signal_cb, px) == -1 ||
-#endif
-	    evloop_signal(px->loop, SIGTERM, proxy_signal_cb, px) == -1 ||
-	    evloop_signal(px->loop, SIGINT, proxy_signal_cb, px) == -1)
-		fatal("signalfd");
+	proxy_log_open(px);
+	proxy_watch_fds(px, proto);
 
 	if (proxy_sandbox_enter(px->opts.no_sandbox) == -1)
 		fatalx("cannot narrow the process");
