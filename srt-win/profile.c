@@ -189,6 +189,123 @@ is_protected(const struct strv *prot, const char *p)
 	return 0;
 }
 
+/* The exclusions and inclusions of the command line added to the record's: an
+ * exclusion joins the protected paths; an inclusion must be inside the profile and
+ * clear of every protected path (a usage error otherwise). */
+static int
+grant_lists(const char *profile, const struct strv *inc, const struct strv *exc,
+    struct profile_rec *now, struct strv *prot)
+{
+	for (size_t i = 0; i < exc->n; i++) {
+		char *c = profile_arg(profile, exc->v[i]);
+
+		if (c == NULL) {
+			sw_err("usage", "srt-win: profile grant: --exclude %s is not inside %s",
+			    exc->v[i], profile);
+			return -1;
+		}
+		if (!strv_contains(&now->excluded, c))
+			strv_push(&now->excluded, c);
+		free(c);
+	}
+	for (size_t i = 0; i < now->excluded.n; i++)
+		strv_push(prot, now->excluded.v[i]);
+	for (size_t i = 0; i < inc->n; i++) {
+		char *c = profile_arg(profile, inc->v[i]);
+
+		if (c == NULL || is_protected(prot, c)) {
+			sw_err("usage", "srt-win: profile grant: --include %s: %s", inc->v[i],
+			    c == NULL ? "not inside the profile" : "a protected path, inside "
+			    "one or above one");
+			free(c);
+			return -1;
+		}
+		if (!strv_contains(&now->included, c))
+			strv_push(&now->included, c);
+		free(c);
+	}
+	return 0;
+}
+
+/* What to grant: the built-in list and the inclusions that exist, but nothing at or
+ * beneath an exclusion; the protected paths beneath a grant get a deny. */
+static void
+grant_plan(const char *profile, struct profile_rec *now, const struct strv *prot,
+    struct sw_plan *plan)
+{
+	struct strv cand = { 0 };
+
+	for (size_t i = 0; granted_dirs[i] != NULL; i++)
+		strv_push_owned(&cand, under_profile(profile, granted_dirs[i]));
+	for (size_t i = 0; i < now->included.n; i++)
+		strv_push(&cand, now->included.v[i]);
+	for (size_t i = 0; i < cand.n; i++) {
+		enum wa_kind k;
+		int skip = 0;
+
+		if (wa_path_kind(cand.v[i], &k) != 0 || k == WA_MISSING)
+			continue;
+		for (size_t j = 0; j < prot->n && !skip; j++)
+			skip = sw_path_is_under(cand.v[i], prot->v[j]);
+		if (skip || strv_contains(&now->granted, cand.v[i]))
+			continue;
+		strv_push(&now->granted, cand.v[i]);
+		plan_add(plan, 0, cand.v[i], SR_READ | SR_EXECUTE, k == WA_DIR);
+		for (size_t j = 0; j < prot->n; j++) {
+			enum wa_kind pk;
+
+			if (!sw_path_is_under(prot->v[j], cand.v[i]) ||
+			    wa_path_kind(prot->v[j], &pk) != 0 || pk == WA_MISSING ||
+			    strv_contains(&now->denied, prot->v[j]))
+				continue;
+			strv_push(&now->denied, prot->v[j]);
+			plan_add(plan, 1, prot->v[j], SR_READ, pk == WA_DIR);
+		}
+	}
+	strv_free(&cand);
+}
+
+/* Applies what the plan adds to what the state already holds for the profile. */
+static int
+grant_apply_new(struct state *st, const struct sw_plan *plan, const char *group,
+    struct acl_results *res)
+{
+	struct sw_plan add = { 0 };
+	int r;
+
+	for (size_t i = 0; i < plan->n; i++) {
+		int held = 0;
+
+		for (size_t k = 0; k < st->n && !held; k++)
+			held = st->v[k].kind == RK_PROFILE &&
+			    strcmp(st->v[k].path, plan->v[i].path) == 0 &&
+			    st->v[k].ace.deny == plan->v[i].deny;
+		if (!held)
+			plan_add(&add, plan->v[i].deny, plan->v[i].path, plan->v[i].rights,
+			    plan->v[i].inherit);
+	}
+	r = acl_apply(st, &add, group, RK_PROFILE, 0, 0, NULL, NULL, res);
+	plan_free(&add);
+	return r;
+}
+
+/* The --json line of profile grant. */
+static void
+grant_print_json(const char *profile, const struct profile_rec *now, int complete)
+{
+	struct sbuf b = { 0 };
+
+	sb_puts(&b, "{\"profile\":");
+	sb_json_str(&b, profile);
+	sb_puts(&b, ",");
+	json_list(&b, "granted", &now->granted);
+	sb_puts(&b, ",");
+	json_list(&b, "denied", &now->denied);
+	sb_printf(&b, ",\"complete\":%s}\n", complete ? "true" : "false");
+	fputs(b.p, stdout);
+	free(b.p);
+}
+
 static int
 profile_grant(int argc, char **argv)
 {
@@ -241,94 +358,18 @@ profile_grant(int argc, char **argv)
 			strv_push(&now.excluded, old.excluded.v[i]);
 	for (size_t i = 0; protected_paths[i] != NULL; i++)
 		strv_push_owned(&prot, under_profile(profile, protected_paths[i]));
-	for (size_t i = 0; i < exc.n; i++) {
-		char *c = profile_arg(profile, exc.v[i]);
-
-		if (c == NULL) {
-			sw_err("usage", "srt-win: profile grant: --exclude %s is not inside %s",
-			    exc.v[i], profile);
-			goto out;
-		}
-		if (!strv_contains(&now.excluded, c))
-			strv_push(&now.excluded, c);
-		free(c);
-	}
-	for (size_t i = 0; i < now.excluded.n; i++)
-		strv_push(&prot, now.excluded.v[i]);
-	for (size_t i = 0; i < inc.n; i++) {
-		char *c = profile_arg(profile, inc.v[i]);
-
-		if (c == NULL || is_protected(&prot, c)) {
-			sw_err("usage", "srt-win: profile grant: --include %s: %s", inc.v[i],
-			    c == NULL ? "not inside the profile" : "a protected path, inside "
-			    "one or above one");
-			free(c);
-			goto out;
-		}
-		if (!strv_contains(&now.included, c))
-			strv_push(&now.included, c);
-		free(c);
-	}
-	/* What to grant: the built-in list and the inclusions that exist, but nothing at or
-	 * beneath an exclusion; the protected paths beneath a grant get a deny. */
-	{
-		struct strv cand = { 0 };
-
-		for (size_t i = 0; granted_dirs[i] != NULL; i++)
-			strv_push_owned(&cand, under_profile(profile, granted_dirs[i]));
-		for (size_t i = 0; i < now.included.n; i++)
-			strv_push(&cand, now.included.v[i]);
-		for (size_t i = 0; i < cand.n; i++) {
-			enum wa_kind k;
-			int skip = 0;
-
-			if (wa_path_kind(cand.v[i], &k) != 0 || k == WA_MISSING)
-				continue;
-			for (size_t j = 0; j < prot.n && !skip; j++)
-				skip = sw_path_is_under(cand.v[i], prot.v[j]);
-			if (skip || strv_contains(&now.granted, cand.v[i]))
-				continue;
-			strv_push(&now.granted, cand.v[i]);
-			plan_add(&plan, 0, cand.v[i], SR_READ | SR_EXECUTE, k == WA_DIR);
-			for (size_t j = 0; j < prot.n; j++) {
-				enum wa_kind pk;
-
-				if (!sw_path_is_under(prot.v[j], cand.v[i]) ||
-				    wa_path_kind(prot.v[j], &pk) != 0 || pk == WA_MISSING ||
-				    strv_contains(&now.denied, prot.v[j]))
-					continue;
-				strv_push(&now.denied, prot.v[j]);
-				plan_add(&plan, 1, prot.v[j], SR_READ, pk == WA_DIR);
-			}
-		}
-		strv_free(&cand);
-	}
+	if (grant_lists(profile, &inc, &exc, &now, &prot) != 0)
+		goto out;
+	grant_plan(profile, &now, &prot, &plan);
 	/* Replace: release what the new grant does not hold, add what it adds. */
 	for (size_t i = 0; i < now.granted.n; i++)
 		strv_push(&keep, now.granted.v[i]);
 	for (size_t i = 0; i < now.denied.n; i++)
 		strv_push(&keep, now.denied.v[i]);
-	{
-		struct sw_plan add = { 0 };
-
-		for (size_t i = 0; i < plan.n; i++) {
-			int held = 0;
-
-			for (size_t k = 0; k < st.n && !held; k++)
-				held = st.v[k].kind == RK_PROFILE &&
-				    strcmp(st.v[k].path, plan.v[i].path) == 0 &&
-				    st.v[k].ace.deny == plan.v[i].deny;
-			if (!held)
-				plan_add(&add, plan.v[i].deny, plan.v[i].path, plan.v[i].rights,
-				    plan.v[i].inherit);
-		}
-		/* New denies and grants first: never less protected than before. */
-		r = acl_apply(&st, &add, group, RK_PROFILE, 0, 0, NULL, NULL, &res);
-		plan_free(&add);
-		if (r < 0) {
-			rc = SW_ESYSTEM;
-			goto save;
-		}
+	/* New denies and grants first: never less protected than before. */
+	if ((r = grant_apply_new(&st, &plan, group, &res)) < 0) {
+		rc = SW_ESYSTEM;
+		goto save;
 	}
 	if (acl_release(&st, match_profile, &keep, &res) != 0)
 		sw_warn("profile grant: some paths of the old grant could not be released; "
@@ -338,19 +379,8 @@ profile_grant(int argc, char **argv)
 		goto save;
 	}
 	rc = r == 1 ? SW_EUSAGE : SW_OK;
-	if (json) {
-		struct sbuf b = { 0 };
-
-		sb_puts(&b, "{\"profile\":");
-		sb_json_str(&b, profile);
-		sb_puts(&b, ",");
-		json_list(&b, "granted", &now.granted);
-		sb_puts(&b, ",");
-		json_list(&b, "denied", &now.denied);
-		sb_printf(&b, ",\"complete\":%s}\n", rc == SW_OK ? "true" : "false");
-		fputs(b.p, stdout);
-		free(b.p);
-	}
+	if (json)
+		grant_print_json(profile, &now, rc == SW_OK);
 save:
 	if (state_save(&st) != 0)
 		rc = SW_ESYSTEM;
