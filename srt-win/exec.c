@@ -112,6 +112,100 @@ release_own(unsigned long pid)
 	state_close(&st);
 }
 
+/* What the install record and the moment must allow before anything is applied: 0,
+ * or the exit code (the reason printed). */
+static int
+exec_check(const struct exec_opts *o, const struct install_record *rec, unsigned long held,
+    uint64_t *held_start)
+{
+	if (rec->version != SW_SETUP_VERSION) {
+		sw_err("not_provisioned", "srt-win: exec: the install is setup version %d, this "
+		    "srt-win needs %d; run srt-win install --force", rec->version,
+		    SW_SETUP_VERSION);
+		return SW_ENOTPROVISIONED;
+	}
+	if (rec->allow_loopback != o->allow_loopback) {
+		sw_err("wfp_loopback_mismatch", "srt-win: exec: the filters were installed %s "
+		    "--allow-loopback and this command was started %s it; nothing was "
+		    "launched", rec->allow_loopback ? "with" : "without", o->allow_loopback ?
+		    "with" : "without");
+		return SW_ELOOPBACK;
+	}
+	if (wa_path_remote(o->cwd) == 1) {
+		sw_err("mapped_drive_cwd", "srt-win: exec: the working directory is on a network "
+		    "drive, which the sandbox account does not see; start from a local "
+		    "directory");
+		return SW_EMAPPED;
+	}
+	if (held != 0 && wa_process_alive(held, 0, held_start) != 1) {
+		sw_err("session_ended", "srt-win: exec: the session %lu has ended; nothing was "
+		    "launched", held);
+		return SW_ESESSION;
+	}
+	return 0;
+}
+
+/* The command's denies and grants, applied and recorded for this process. */
+static int
+exec_apply(struct exec_opts *o, const struct sw_plan *denies,
+    const struct install_record *rec, unsigned long self, uint64_t self_start)
+{
+	struct state st;
+	size_t aces;
+	int r = 0;
+
+	if (state_open(&st) != 0)
+		return -1;
+	acl_recover(&st, &aces);
+	if (denies->n > 0)
+		r = acl_apply(&st, denies, rec->sid, RK_EXEC, self, self_start, NULL,
+		    &o->deny_read_except, NULL);
+	if (r == 0 && o->plan != NULL)
+		r = acl_apply(&st, o->plan, rec->sid, RK_GRANT, self, self_start, NULL, NULL,
+		    NULL);
+	if (state_save(&st) != 0)
+		r = -1;
+	state_close(&st);
+	return r;
+}
+
+/* The runner's command line: srt-win runner, its options, -- and the command. */
+static void
+exec_runner_argv(const struct exec_opts *o, const char *selfp, struct strv *argv)
+{
+	strv_push(argv, selfp);
+	strv_push(argv, "runner");
+	/* Always: what BUILTIN\Users may write (ProgramData, Public, ...) must not be
+	 * writable by a sandboxed command, and kept roots are written only with their
+	 * capability SID. --write-restricted-token is taken for the reference's callers. */
+	strv_push(argv, "--write-restricted-token");
+	for (size_t i = 0; i < o->write_roots.n; i++) {
+		strv_push(argv, "--write-root");
+		strv_push(argv, o->write_roots.v[i]);
+	}
+	/* PATH and PATHEXT are the broker's unless given. */
+	{
+		char **env = wa_environ();
+		const char *names[] = { "PATH", "PATHEXT" };
+
+		for (int i = 0; i < 2; i++) {
+			const char *v = env_get(env, names[i]);
+
+			if (v != NULL && env_get(o->env.v, names[i]) == NULL) {
+				strv_push(argv, "--env");
+				strv_push_owned(argv, xasprintf("%s=%s", names[i], v));
+			}
+		}
+	}
+	for (size_t i = 0; i < o->env.n; i++) {
+		strv_push(argv, "--env");
+		strv_push(argv, o->env.v[i]);
+	}
+	strv_push(argv, "--");
+	for (size_t i = 0; i < o->cmd.n; i++)
+		strv_push(argv, o->cmd.v[i]);
+}
+
 static int
 exec_run(struct exec_opts *o)
 {
@@ -119,7 +213,6 @@ exec_run(struct exec_opts *o)
 	struct sw_plan denies = { 0 };
 	struct strv argv = { 0 };
 	struct wa_spawn sp = { 0 };
-	struct state st;
 	enum wa_logon why;
 	unsigned long held = 0, self = wa_pid();
 	uint64_t held_start = 0, self_start = 0;
@@ -144,96 +237,23 @@ exec_run(struct exec_opts *o)
 			    "installed; run srt-win install");
 		return r == 1 ? SW_ENOTPROVISIONED : SW_ESYSTEM;
 	}
+	if ((rc = exec_check(o, &rec, held, &held_start)) != 0)
+		goto out;
 	rc = SW_ESYSTEM;
-	if (rec.version != SW_SETUP_VERSION) {
-		sw_err("not_provisioned", "srt-win: exec: the install is setup version %d, this "
-		    "srt-win needs %d; run srt-win install --force", rec.version,
-		    SW_SETUP_VERSION);
-		rc = SW_ENOTPROVISIONED;
-		goto out;
-	}
-	if (rec.allow_loopback != o->allow_loopback) {
-		sw_err("wfp_loopback_mismatch", "srt-win: exec: the filters were installed %s "
-		    "--allow-loopback and this command was started %s it; nothing was "
-		    "launched", rec.allow_loopback ? "with" : "without", o->allow_loopback ?
-		    "with" : "without");
-		rc = SW_ELOOPBACK;
-		goto out;
-	}
-	if (wa_path_remote(o->cwd) == 1) {
-		sw_err("mapped_drive_cwd", "srt-win: exec: the working directory is on a network "
-		    "drive, which the sandbox account does not see; start from a local "
-		    "directory");
-		rc = SW_EMAPPED;
-		goto out;
-	}
-	if (held != 0 && wa_process_alive(held, 0, &held_start) != 1) {
-		sw_err("session_ended", "srt-win: exec: the session %lu has ended; nothing was "
-		    "launched", held);
-		rc = SW_ESESSION;
-		goto out;
-	}
 	if (exec_denies(o, &denies) != 0) {
 		rc = SW_EUSAGE;
 		goto out;
 	}
 	wa_process_alive(self, 0, &self_start);
-	if (state_open(&st) != 0)
-		goto out;
-	{
-		size_t aces;
-
-		acl_recover(&st, &aces);
-	}
 	applied = 1;
-	r = 0;
-	if (denies.n > 0)
-		r = acl_apply(&st, &denies, rec.sid, RK_EXEC, self, self_start, NULL,
-		    &o->deny_read_except, NULL);
-	if (r == 0 && o->plan != NULL)
-		r = acl_apply(&st, o->plan, rec.sid, RK_GRANT, self, self_start, NULL, NULL,
-		    NULL);
-	if (state_save(&st) != 0)
-		r = -1;
-	state_close(&st);
-	if (r < 0)
+	if (exec_apply(o, &denies, &rec, self, self_start) < 0)
 		goto out;
 
 	if (wa_self_path(&selfp) != 0) {
 		sw_err("system", "srt-win: exec: own path: %s", wa_error());
 		goto out;
 	}
-	strv_push(&argv, selfp);
-	strv_push(&argv, "runner");
-	/* Always: what BUILTIN\Users may write (ProgramData, Public, ...) must not be
-	 * writable by a sandboxed command, and kept roots are written only with their
-	 * capability SID. --write-restricted-token is taken for the reference's callers. */
-	strv_push(&argv, "--write-restricted-token");
-	for (size_t i = 0; i < o->write_roots.n; i++) {
-		strv_push(&argv, "--write-root");
-		strv_push(&argv, o->write_roots.v[i]);
-	}
-	/* PATH and PATHEXT are the broker's unless given. */
-	{
-		char **env = wa_environ();
-		const char *names[] = { "PATH", "PATHEXT" };
-
-		for (int i = 0; i < 2; i++) {
-			const char *v = env_get(env, names[i]);
-
-			if (v != NULL && env_get(o->env.v, names[i]) == NULL) {
-				strv_push(&argv, "--env");
-				strv_push_owned(&argv, xasprintf("%s=%s", names[i], v));
-			}
-		}
-	}
-	for (size_t i = 0; i < o->env.n; i++) {
-		strv_push(&argv, "--env");
-		strv_push(&argv, o->env.v[i]);
-	}
-	strv_push(&argv, "--");
-	for (size_t i = 0; i < o->cmd.n; i++)
-		strv_push(&argv, o->cmd.v[i]);
+	exec_runner_argv(o, selfp, &argv);
 	sp.argv = argv.v;
 	sp.cwd = o->cwd;
 	sp.watch_pid = held;
