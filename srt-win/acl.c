@@ -179,6 +179,47 @@ adopt(struct strv *to, const struct strv *from, size_t n)
 		qsort(to->v, to->n, sizeof(char *), by_length);
 }
 
+/* Drops the released records (sel 2 or 3); then the placeholders no record needs any
+ * more. */
+static void
+drop_released(struct state *st, char *sel)
+{
+	struct strv *mades = NULL;
+	size_t nm = 0;
+
+	for (size_t i = st->n; i-- > 0; ) {
+		if (sel[i] != 2 && sel[i] != 3)
+			continue;
+		if (st->v[i].made.n > 0) {
+			mades = xrealloc(mades, nm + 1, sizeof(*mades));
+			mades[nm++] = st->v[i].made;
+			memset(&st->v[i].made, 0, sizeof(st->v[i].made));
+		}
+		memmove(sel + i, sel + i + 1, st->n - i - 1);
+		state_del(st, i);
+	}
+	for (size_t m = 0; m < nm; m++) {
+		/* Innermost first, and not what a record still names (or holds
+		 * something beneath): that record takes the rest over, so that
+		 * they go with it. */
+		for (size_t k = mades[m].n; k-- > 0; ) {
+			long keeper = -1;
+
+			for (size_t i = 0; i < st->n && keeper < 0; i++)
+				if (sw_path_is_under(st->v[i].path, mades[m].v[k]))
+					keeper = (long)i;
+			if (keeper >= 0) {
+				adopt(&st->v[keeper].made, &mades[m], k + 1);
+				break;
+			}
+			if (wa_remove_empty(mades[m].v[k]) != 0)
+				break;
+		}
+		strv_free(&mades[m]);
+	}
+	free(mades);
+}
+
 /*
  * Release the selected records. Per object, one DACL read and write; grants first, then
  * denies. Returns 0, or 1 when some could not be released (they stay recorded).
@@ -253,43 +294,7 @@ release_selected(struct state *st, char *sel, struct acl_results *res)
 				rc = 1;
 		}
 	}
-	/* Drop what was released; then placeholders no record needs any more. */
-	{
-		struct strv *mades = NULL;
-		size_t nm = 0;
-
-		for (size_t i = st->n; i-- > 0; ) {
-			if (sel[i] != 2 && sel[i] != 3)
-				continue;
-			if (st->v[i].made.n > 0) {
-				mades = xrealloc(mades, nm + 1, sizeof(*mades));
-				mades[nm++] = st->v[i].made;
-				memset(&st->v[i].made, 0, sizeof(st->v[i].made));
-			}
-			memmove(sel + i, sel + i + 1, st->n - i - 1);
-			state_del(st, i);
-		}
-		for (size_t m = 0; m < nm; m++) {
-			/* Innermost first, and not what a record still names (or holds
-			 * something beneath): that record takes the rest over, so that
-			 * they go with it. */
-			for (size_t k = mades[m].n; k-- > 0; ) {
-				long keeper = -1;
-
-				for (size_t i = 0; i < st->n && keeper < 0; i++)
-					if (sw_path_is_under(st->v[i].path, mades[m].v[k]))
-						keeper = (long)i;
-				if (keeper >= 0) {
-					adopt(&st->v[keeper].made, &mades[m], k + 1);
-					break;
-				}
-				if (wa_remove_empty(mades[m].v[k]) != 0)
-					break;
-			}
-			strv_free(&mades[m]);
-		}
-		free(mades);
-	}
+	drop_released(st, sel);
 	return rc;
 }
 

@@ -367,6 +367,48 @@ guid_equal(const char *a, const char *b)
 	return *a == *b;
 }
 
+/* The plan file of --plan, read and parsed (srt-policy plan --target windows). */
+static int
+launch_read_plan(const char *path, struct sw_plan *plan)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *f;
+	int r;
+
+	if ((f = wa_fopen(path, "rb")) == NULL) {
+		sw_err("bad_input", "srt-win: launch: cannot open the plan %s", path);
+		return -1;
+	}
+	r = read_all(f, 16u << 20, &text, &len);
+	fclose(f);
+	if (r != 0 || plan_parse(text, len, plan) != 0) {
+		sw_err("bad_input", "srt-win: launch: the plan %s cannot be used", path);
+		free(text);
+		return -1;
+	}
+	free(text);
+	return 0;
+}
+
+/* The proxies' variables for the ports, where the command's environment sets none. */
+static void
+launch_proxy_env(struct strv *env, int http, int socks)
+{
+	struct strv proxies = { 0 };
+
+	env_proxies(&proxies, http, socks);
+	for (size_t i = 0; i < proxies.n; i++) {
+		const char *eq = strchr(proxies.v[i], '=');
+		char *name = xstrndup(proxies.v[i], (size_t)(eq - proxies.v[i]));
+
+		if (env_get(env->v, name) == NULL)
+			strv_push(env, proxies.v[i]);
+		free(name);
+	}
+	strv_free(&proxies);
+}
+
 int
 cmd_launch(int argc, char **argv)
 {
@@ -376,9 +418,6 @@ cmd_launch(int argc, char **argv)
 	const char *plan_path = NULL, *http_s = NULL, *socks_s = NULL, *range = NULL;
 	const char *user = NULL, *backend = NULL, *sublayer = NULL;
 	int http, socks, rc = SW_EUSAGE, r, lo, hi;
-	char *text = NULL;
-	size_t len;
-	FILE *f;
 	const struct opt extra[] = {
 		{ "--plan", OT_STR, &plan_path },
 		{ "--http-port", OT_STR, &http_s },
@@ -410,16 +449,8 @@ cmd_launch(int argc, char **argv)
 		sw_err("usage", "srt-win: launch: invalid --proxy-port-range \"%s\"", range);
 		goto out;
 	}
-	if ((f = wa_fopen(plan_path, "rb")) == NULL) {
-		sw_err("bad_input", "srt-win: launch: cannot open the plan %s", plan_path);
+	if (launch_read_plan(plan_path, &plan) != 0)
 		goto out;
-	}
-	r = read_all(f, 16u << 20, &text, &len);
-	fclose(f);
-	if (r != 0 || plan_parse(text, len, &plan) != 0) {
-		sw_err("bad_input", "srt-win: launch: the plan %s cannot be used", plan_path);
-		goto out;
-	}
 	if ((r = install_record_read(&rec)) != 0) {
 		if (r == 1)
 			sw_err("not_provisioned", "srt-win: launch: the sandbox account is not "
@@ -449,26 +480,12 @@ cmd_launch(int argc, char **argv)
 		    rec.port_lo, rec.port_hi);
 		goto out;
 	}
-	{
-		struct strv proxies = { 0 };
-
-		env_proxies(&proxies, http, socks);
-		for (size_t i = 0; i < proxies.n; i++) {
-			const char *eq = strchr(proxies.v[i], '=');
-			char *name = xstrndup(proxies.v[i], (size_t)(eq - proxies.v[i]));
-
-			if (env_get(o.env.v, name) == NULL)
-				strv_push(&o.env, proxies.v[i]);
-			free(name);
-		}
-		strv_free(&proxies);
-	}
+	launch_proxy_env(&o.env, http, socks);
 	o.plan = &plan;
 	rc = exec_run(&o);
 out:
 	install_record_free(&rec);
 	plan_free(&plan);
-	free(text);
 	exec_opts_free(&o);
 	return rc;
 }

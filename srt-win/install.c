@@ -320,6 +320,32 @@ same_install(const struct install_record *r, const struct install_opts *o)
 	    r->allow_loopback == o->allow_loopback;
 }
 
+/* The sandbox account: made, or (only if srt-win made it) given the new password, in
+ * srt-win's group; *sidp its SID. SW_OK, or the exit code (the reason printed). */
+static int
+install_account(const struct install_opts *o, const struct install_record *old, int had,
+    const struct install_record *rec, char **sidp)
+{
+	int exists;
+
+	exists = wa_account_sid(o->user, sidp) == 0;
+	free(*sidp);
+	*sidp = NULL;
+	/* Only an account srt-win made gets a new password. */
+	if (exists && !(had == 0 && strcmp(old->user, o->user) == 0)) {
+		sw_err("user_failed", "srt-win: install: an account named %s exists and was not "
+		    "created by srt-win; pick another name with --sandbox-user", o->user);
+		return SW_EUSER;
+	}
+	if ((exists ? wa_user_set_password(o->user, rec->password) :
+	    wa_user_create(o->user, rec->password, ACCOUNT_COMMENT)) != 0 ||
+	    wa_group_add(SW_GROUP, o->user) != 0 || wa_account_sid(o->user, sidp) != 0) {
+		sw_err("user_failed", "srt-win: install: account %s: %s", o->user, wa_error());
+		return SW_EUSER;
+	}
+	return SW_OK;
+}
+
 int
 cmd_install(int argc, char **argv)
 {
@@ -328,7 +354,7 @@ cmd_install(int argc, char **argv)
 	struct wa_filter f[8];
 	char *sid = NULL, *json, *mdir = NULL;
 	size_t n;
-	int had, exists, mexists, mmade, rc = SW_ESYSTEM;
+	int had, mexists, mmade, rc = SW_ESYSTEM;
 
 	if (install_parse("install", argc, argv, &o, 1) != 0)
 		return SW_EUSAGE;
@@ -371,23 +397,9 @@ cmd_install(int argc, char **argv)
 		sw_err("system", "srt-win: install: no random password: %s", wa_error());
 		goto out;
 	}
-	exists = wa_account_sid(o.user, &sid) == 0;
-	free(sid);
-	sid = NULL;
-	/* Only an account srt-win made gets a new password. */
-	if (exists && !(had == 0 && strcmp(old.user, o.user) == 0)) {
-		sw_err("user_failed", "srt-win: install: an account named %s exists and was not "
-		    "created by srt-win; pick another name with --sandbox-user", o.user);
-		rc = SW_EUSER;
+	if ((rc = install_account(&o, &old, had, &rec, &sid)) != SW_OK)
 		goto out;
-	}
-	if ((exists ? wa_user_set_password(o.user, rec.password) :
-	    wa_user_create(o.user, rec.password, ACCOUNT_COMMENT)) != 0 ||
-	    wa_group_add(SW_GROUP, o.user) != 0 || wa_account_sid(o.user, &sid) != 0) {
-		sw_err("user_failed", "srt-win: install: account %s: %s", o.user, wa_error());
-		rc = SW_EUSER;
-		goto out;
-	}
+	rc = SW_ESYSTEM;
 	rec.sid = xstrdup(sid);
 	/* Replaced with another name: the old account was srt-win's, and its password is
 	 * about to be forgotten with the old record. */
