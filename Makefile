@@ -23,7 +23,7 @@ BINDIR  ?= $(PREFIX)/bin
 LIBEXECDIR ?= $(PREFIX)/libexec/srt
 MANDIR  ?= $(PREFIX)/share/man
 # The managed policy is SYSCONFDIR/srt/managed-settings.json, a path fixed at build time
-# (lib/managed_trust.c): an organisation's file, not the installation's, so not under PREFIX.
+# (lib/managed_path.c): an organisation's file, not the installation's, so not under PREFIX.
 SYSCONFDIR ?= /etc
 CC      ?= cc
 PKG_CONFIG ?= pkg-config
@@ -200,7 +200,7 @@ $(BUILD)/bin/srt: $(BUILD)/bin/srt-launch
 	ln -sf srt-launch $@
 
 # Where the installed launcher finds its helpers is compiled in (lib/layout.c), and where
-# the managed policy is (managed_trust.c). The header is rewritten only when BINDIR,
+# the managed policy is (managed_path.c). The header is rewritten only when BINDIR,
 # LIBEXECDIR or SYSCONFDIR change, so that a `make install` with another PREFIX than the
 # build's rebuilds the objects that use them.
 PATHS_H := $(BUILD)/gen/paths.h
@@ -215,7 +215,7 @@ $(PATHS_H): FORCE
 	    '#define SRT_SYSCONFDIR "$(SYSCONFDIR)"' > $@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
-$(BUILD)/obj/lib/layout.o $(BUILD)/obj/lib/managed_trust.o: $(PATHS_H)
+$(BUILD)/obj/lib/layout.o $(BUILD)/obj/lib/managed_path.o: $(PATHS_H)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIBSRT)
 	@mkdir -p $(dir $@)
@@ -368,7 +368,7 @@ build/win/tests/winsys-drive.exe: tests/helpers-win/winsys-drive.c $(WINSYS_OBJ)
 CJSON_DIR   := build/cjson-src
 CJSON_SRC   := $(CJSON_DIR)/cjson/cJSON.c
 WINSRT_LIB_SRC := lib/settings.c lib/settings_json.c lib/managed.c lib/managed_win.c \
-               lib/managed_acl.c \
+               lib/managed_path.c lib/managed_acl.c \
                lib/policy_source.c lib/json_strict.c lib/jsregex.c lib/cred_rx_win.c \
                lib/path.c lib/path_win.c lib/path_home_win.c lib/glob.c lib/plan_windows.c lib/wguard_names.c lib/violation.c \
                lib/violation_read.c lib/decision_read.c lib/lines.c

@@ -25,9 +25,6 @@
 #include "managed.h"
 #include "managed_acl.h"
 
-/* How messages name it: where it is depends on the machine. */
-const char managed_path[] = MANAGED_WIN_PATH;
-
 #define HELD_MAX        64
 
 struct held {

@@ -233,7 +233,6 @@ cmd_plan(const struct opts *o)
 		return plan_macos(o);
 	if (strcmp(o->target, "windows") == 0)
 		return plan_windows(o);
-	log_warnx("plan: unknown target \"%s\" (linux, macos or windows)", o->target);
-	usage_cmd("plan");
+	log_warnx("plan: unknown target \"%s\"", o->target);     /* (checked in main) */
 	return EXIT_ERROR;
 }

@@ -80,7 +80,7 @@ usage_all(FILE *f)
 	fprintf(f, "       srt-policy -h | -V\n");
 }
 
-void
+static void
 usage_cmd(const char *cmd)
 {
 	for (size_t i = 0; i < NCOMMANDS; i++)
@@ -213,6 +213,10 @@ opts_check(const struct command *cmd, const struct opts *o)
 		usage_error(cmd->name, "%s", "-p or -s is required");
 	if ((cmd->allowed & O_TARGET) && o->target == NULL)
 		usage_error(cmd->name, "%s", "--target is required");
+	if (o->target != NULL && strcmp(o->target, "linux") != 0 &&
+	    strcmp(o->target, "macos") != 0 && strcmp(o->target, "windows") != 0)
+		usage_error(cmd->name, "unknown target \"%s\" (linux, macos or windows)",
+		    o->target);
 }
 
 int

@@ -28,7 +28,6 @@ struct opts {
 };
 
 /* srt-policy.c */
-void usage_cmd(const char *cmd);
 
 /* load.c: the policy of -p, or of -s (default ~/.srt-settings.json), verified; with s
  * the settings too, with pathp the file read. Prints its messages; 0 or -1. */
