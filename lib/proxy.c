@@ -342,6 +342,8 @@ proxy_opts_check(struct proxy_opts *o, const struct proxy_proto *proto, int nsrc
 	for (size_t i = 0; i < o->listen.n; i++)
 		if ((why = proxy_listen_refusal(o->listen.v[i], o->listen_any)) != NULL)
 			proxy_badusage(proto, xasprintf("-l %s: %s", o->listen.v[i], why));
+	if (o->relay_port != 0 && proto->relay_accept == NULL)
+		proxy_badusage(proto, "--relay-to is not available here");
 	if (o->relay_port != 0) {
 		if (nsrc != 0 || o->log_path != NULL || o->log_fd != -1 || o->audit ||
 		    o->auth != NULL)
@@ -1349,7 +1351,7 @@ proxy_accept_cb(struct evloop *loop, int lfd, unsigned events, void *arg)
 		px->nconns++;
 		proxy_client_text(&ss, client, sizeof(client));
 		if (px->opts.relay_port != 0)
-			proxy_relay_accept(px, fd, client);
+			px->proto->relay_accept(px, fd, client);
 		else
 			px->proto->accept(px, fd, client);
 	}

@@ -125,6 +125,10 @@ struct proxy_proto {
 	 * socket (CLOEXEC), which it owns from then on. The sending end (srt-socksd) is
 	 * only kept in proxy_options()->handoff_fd, non-blocking and CLOEXEC. */
 	void (*handoff)(struct proxy *px, int fd, const struct handoff_msg *m);
+	/* A new connection in --relay-to mode: proxy_relay_accept (proxy_relay.c), given
+	 * by the program so that the core does not call back into the relay that calls
+	 * it. */
+	void (*relay_accept)(struct proxy *px, int fd, const char *client);
 };
 
 /* Parse options, load the policy, open listeners and log, narrow the process, run the loop

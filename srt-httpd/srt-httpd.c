@@ -33,6 +33,7 @@ static const struct proxy_proto httpd_proto = {
 	.takes_decider = true,
 	.start = ask_start,
 	.handoff = term_handoff,
+	.relay_accept = proxy_relay_accept,
 };
 
 int

@@ -685,6 +685,7 @@ static const struct proxy_proto socksd_proto = {
 	    "                  [--max-conns N] [--idle-timeout SEC] [--no-sandbox] [-d]",
 	.accept = socksd_accept,
 	.refuse = socksd_refuse_cap,
+	.relay_accept = proxy_relay_accept,
 };
 
 int
