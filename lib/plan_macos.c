@@ -82,55 +82,6 @@ static const char *const ioctl_devices[] = {
 	"/dev/tty",
 };
 
-/* --- entries --------------------------------------------------------------------- */
-
-void
-plan_macos_ments_add(struct ments *l, char *path, char *anchor, bool glob)
-{
-	if (l->n == l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 16;
-		l->v = xreallocarray(l->v, l->cap, sizeof(*l->v));
-	}
-	l->v[l->n++] = (struct ment){ .path = path, .anchor = anchor, .glob = glob };
-}
-
-void
-plan_macos_ments_add_copy(struct ments *l, const struct ment *e)
-{
-	plan_macos_ments_add(l, xstrdup(e->path), e->anchor ? xstrdup(e->anchor) : NULL,
-	    e->glob);
-}
-
-void
-plan_macos_ments_free(struct ments *l)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++) {
-		free(l->v[i].path);
-		free(l->v[i].anchor);
-	}
-	free(l->v);
-	memset(l, 0, sizeof(*l));
-}
-
-/* An ordered set of strings (filters, paths): kept once, in first-seen order. */
-void
-plan_macos_set_add(struct strlist *s, const char *v)
-{
-	if (!strlist_contains(s, v))
-		strlist_push(s, v);
-}
-
-void
-plan_macos_set_add_owned(struct strlist *s, char *v)
-{
-	if (strlist_contains(s, v))
-		free(v);
-	else
-		strlist_push_owned(s, v);
-}
-
 /* --- the settings' lists ------------------------------------------------------------ */
 
 /* A list's spellings (a trailing "**" component dropped, once each when dedup) and its

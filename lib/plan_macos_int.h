@@ -45,14 +45,14 @@ struct readcfg {
 	size_t cred_from;
 };
 
-/* plan_macos.c */
+/* plan_macos_paths.c: the containers */
 void plan_macos_ments_add(struct ments *l, char *path, char *anchor, bool glob);
 void plan_macos_ments_add_copy(struct ments *l, const struct ment *e);
 void plan_macos_ments_free(struct ments *l);
 void plan_macos_set_add(struct strlist *s, const char *v);
 void plan_macos_set_add_owned(struct strlist *s, char *v);
 
-/* plan_macos_paths.c */
+/* plan_macos_paths.c: path text and the disk */
 char *plan_macos_js_resolve(const char *cwd, const char *p);
 char *plan_macos_js_join(const char *a, const char *b);
 char *plan_macos_js_dirname(const char *p);

@@ -3,6 +3,8 @@
  * text as node's path module spells it ("~" and relative spellings made absolute, links
  * resolved only where the result stays within what was named), and what the disk says
  * of an entry: the names a glob spells where they exist, both spellings of a read rule.
+ * With the containers of entries and ordered sets the other parts fill, it is the
+ * bottom of the three: plan_macos.c calls it and plan_macos_rules.c, which calls it.
  */
 #include <sys/stat.h>
 
@@ -16,6 +18,55 @@
 #include "plan.h"
 #include "plan_macos_int.h"
 #include "util.h"
+
+/* --- entries and ordered sets: the containers every part of the plan fills ------- */
+
+void
+plan_macos_ments_add(struct ments *l, char *path, char *anchor, bool glob)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 16;
+		l->v = xreallocarray(l->v, l->cap, sizeof(*l->v));
+	}
+	l->v[l->n++] = (struct ment){ .path = path, .anchor = anchor, .glob = glob };
+}
+
+void
+plan_macos_ments_add_copy(struct ments *l, const struct ment *e)
+{
+	plan_macos_ments_add(l, xstrdup(e->path), e->anchor ? xstrdup(e->anchor) : NULL,
+	    e->glob);
+}
+
+void
+plan_macos_ments_free(struct ments *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		free(l->v[i].path);
+		free(l->v[i].anchor);
+	}
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* An ordered set of strings (filters, paths): kept once, in first-seen order. */
+void
+plan_macos_set_add(struct strlist *s, const char *v)
+{
+	if (!strlist_contains(s, v))
+		strlist_push(s, v);
+}
+
+void
+plan_macos_set_add_owned(struct strlist *s, char *v)
+{
+	if (strlist_contains(s, v))
+		free(v);
+	else
+		strlist_push_owned(s, v);
+}
 
 /* --- path text, as node's path module spells it ------------------------------------ */
 
