@@ -46,7 +46,7 @@ evloop_slot(struct evloop *loop, int fd)
 }
 
 /* Registers fd without counting it as something that keeps the loop running. */
-int
+static int
 evloop_add_internal(struct evloop *loop, int fd, unsigned events, ev_io_cb cb, void *arg)
 {
 	struct ev_slot *s;
@@ -272,21 +272,32 @@ evloop_run_timers(struct evloop *loop)
 
 /* --- signals ------------------------------------------------------------------------ */
 
-void
-evloop_deliver(struct evloop *loop, int signo)
+/* The backend's signal descriptor is readable: each signal it holds to its callback. */
+static void
+evloop_signal_cb(struct evloop *loop, int fd, unsigned events, void *arg)
 {
-	if (signo > 0 && signo < EVLOOP_NSIG && loop->sigcb[signo] != NULL)
-		loop->sigcb[signo](loop, signo, loop->sigarg[signo]);
+	int signo;
+
+	(void)events;
+	(void)arg;
+	while ((signo = evbe_signal_next(loop, fd)) > 0)
+		if (signo < EVLOOP_NSIG && loop->sigcb[signo] != NULL)
+			loop->sigcb[signo](loop, signo, loop->sigarg[signo]);
 }
 
 int
 evloop_signal(struct evloop *loop, int signo, ev_signal_cb cb, void *arg)
 {
+	int fd = -1;
+
 	if (signo <= 0 || signo >= EVLOOP_NSIG) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (evbe_signal(loop, signo) == -1)
+	if (evbe_signal(loop, signo, &fd) == -1)
+		return -1;
+	/* The first signal's descriptor: it alone does not keep the loop running. */
+	if (fd != -1 && evloop_add_internal(loop, fd, EV_READ, evloop_signal_cb, NULL) == -1)
 		return -1;
 	loop->sigcb[signo] = cb;
 	loop->sigarg[signo] = arg;

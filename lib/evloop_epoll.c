@@ -155,35 +155,32 @@ evbe_wait(struct evloop *loop, int timeout, struct ev_fired *out, int max)
 
 /* --- signals: one signalfd for all of them ------------------------------------------ */
 
-static void
-evbe_sigfd_cb(struct evloop *loop, int fd, unsigned events, void *arg)
+int
+evbe_signal_next(struct evloop *loop, int fd)
 {
 	struct signalfd_siginfo si;
 
-	(void)events;
-	(void)arg;
-	while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-		evloop_deliver(loop, (int)si.ssi_signo);
+	(void)loop;
+	if (read(fd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+		return 0;
+	return (int)si.ssi_signo;
 }
 
 int
-evbe_signal(struct evloop *loop, int signo)
+evbe_signal(struct evloop *loop, int signo, int *newfd)
 {
 	struct evbe *be = loop->be;
 	int fd;
 
+	*newfd = -1;
 	sigaddset(&be->sigmask, signo);
 	if (sigprocmask(SIG_BLOCK, &be->sigmask, NULL) == -1)
 		return -1;
 	fd = signalfd(be->sigfd, &be->sigmask, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (fd == -1)
 		return -1;
-	if (be->sigfd == -1) {
-		be->sigfd = fd;
-		/* The signalfd alone does not keep the loop running. */
-		if (evloop_add_internal(loop, fd, EV_READ, evbe_sigfd_cb, NULL) == -1)
-			return -1;
-	}
+	if (be->sigfd == -1)
+		be->sigfd = *newfd = fd;
 	return 0;
 }
 #endif

@@ -62,8 +62,11 @@ void evbe_detach(struct evloop *loop, int fd, struct ev_slot *s);
 /* Wait at most timeout ms (-1: no limit); fills out with at most max events; returns
  * their number, 0 when interrupted, -1 with errno on failure. */
 int evbe_wait(struct evloop *loop, int timeout, struct ev_fired *out, int max);
-/* Start delivering signo to the loop (evloop_deliver). */
-int evbe_signal(struct evloop *loop, int signo);
+/* Start delivering signo to the loop: *fd is set, the first time, to the descriptor the
+ * loop is to watch for reading (registered without keeping the loop running), -1 after. */
+int evbe_signal(struct evloop *loop, int signo, int *fd);
+/* The next signal the descriptor holds; 0 when none is left. */
+int evbe_signal_next(struct evloop *loop, int fd);
 
 #ifdef _WIN32
 /* The console control handler's work, on the thread Windows calls it on: TRUE when the
@@ -71,10 +74,5 @@ int evbe_signal(struct evloop *loop, int signo);
  * own (Wine delivers no control event to a process without a console). */
 int evbe_ctrl_event(unsigned long type);
 #endif
-
-/* For the backends. */
-int evloop_add_internal(struct evloop *loop, int fd, unsigned events, ev_io_cb cb,
-    void *arg);
-void evloop_deliver(struct evloop *loop, int signo);
 
 #endif

@@ -292,24 +292,21 @@ evbe_ctrl(DWORD type)
 	return evbe_ctrl_event(type);
 }
 
-static void
-evbe_wake_cb(struct evloop *loop, int fd, unsigned events, void *arg)
+int
+evbe_signal_next(struct evloop *loop, int fd)
 {
-	unsigned char b[64];
-	ssize_t i, n;
+	unsigned char b;
 
-	(void)events;
-	(void)arg;
-	while ((n = sys_recv(fd, b, sizeof(b))) > 0)
-		for (i = 0; i < n; i++)
-			evloop_deliver(loop, b[i]);
+	(void)loop;
+	return sys_recv(fd, &b, 1) == 1 ? b : 0;
 }
 
 int
-evbe_signal(struct evloop *loop, int signo)
+evbe_signal(struct evloop *loop, int signo, int *newfd)
 {
 	struct evbe *be = loop->be;
 
+	*newfd = -1;
 	if (signo != SIGINT && signo != SIGBREAK && signo != SIGTERM) {
 		errno = EINVAL;
 		return -1;
@@ -322,8 +319,7 @@ evbe_signal(struct evloop *loop, int signo)
 		}
 		if (sys_socketpair(be->wake) == -1)
 			return -1;
-		if (sys_set_nonblock(be->wake[0]) == -1 ||
-		    evloop_add_internal(loop, be->wake[0], EV_READ, evbe_wake_cb, NULL) == -1) {
+		if (sys_set_nonblock(be->wake[0]) == -1) {
 			sys_sockclose(be->wake[0]);
 			sys_sockclose(be->wake[1]);
 			be->wake[0] = be->wake[1] = -1;
@@ -335,6 +331,7 @@ evbe_signal(struct evloop *loop, int signo)
 			errno = EINVAL;
 			return -1;
 		}
+		*newfd = be->wake[0];
 	}
 	evbe_wanted[signo] = 1;
 	return 0;
