@@ -49,17 +49,6 @@
 
 /* --- write roots --------------------------------------------------------------------- */
 
-int
-plan_linux_within_write(struct pb *b, const char *p)
-{
-	size_t i;
-
-	for (i = 0; i < b->writes.n; i++)
-		if (path_is_under(p, b->writes.v[i]))
-			return 1;
-	return 0;
-}
-
 /* p lies in a write root, or holds one (whose --bind a read-only bind of p then covers). */
 static int
 meets_write(struct pb *b, const char *p)
@@ -710,28 +699,6 @@ plan_read_entries(struct pb *b)
 				strlist_push(&b->tmpfs_pred, c);
 		}
 	}
-}
-
-/* Is location beneath a read-deny tmpfs and not bound back since (bwrap: last mount wins)? */
-int
-plan_linux_hidden_by_tmpfs(struct pb *b, const char *loc, int with_reads)
-{
-	int hidden = 0;
-	size_t i, j;
-
-	for (i = 0; i < b->nunits; i++) {
-		struct unit *u = &b->units[i];
-
-		if (path_is_under(loc, u->landing))
-			hidden = 1;
-		for (j = 0; j < u->writes.n; j++)
-			if (path_is_under(loc, u->writes.v[j].dest))
-				hidden = 0;
-		for (j = 0; with_reads && j < u->reads.n; j++)
-			if (path_is_under(loc, u->reads.v[j].dest))
-				hidden = 0;
-	}
-	return hidden;
 }
 
 static void

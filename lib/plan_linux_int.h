@@ -1,7 +1,8 @@
 /*
  * The bubblewrap plan's own declarations, shared by its files: plan_linux.c (the order
  * of the filesystem arguments and their assembly), plan_linux_fs.c (the file system,
- * asked once per path), plan_linux_mandatory.c (the mandatory denies),
+ * asked once per path), plan_linux_where.c (where a path lands in the plan),
+ * plan_linux_mandatory.c (the mandatory denies),
  * plan_linux_guard.c (the write guard) and plan_linux_sandbox.c (the command line
  * around the filesystem arguments). Nothing outside them includes it: plan.h is the
  * interface.
@@ -99,8 +100,11 @@ struct pb {
 /* plan_linux.c */
 int plan_linux_fs(const struct settings *s, const struct plan_ctx *ctx,
     struct plan_linux *out, struct diags *errs);
+
+/* plan_linux_where.c */
 int plan_linux_within_write(struct pb *b, const char *p);
 int plan_linux_hidden_by_tmpfs(struct pb *b, const char *loc, int with_reads);
+int plan_linux_is_kernel_dir(const char *p);
 
 /* plan_linux_fs.c */
 void plan_linux_fs_free(struct pb *b);
@@ -126,8 +130,5 @@ void plan_linux_protected_links(struct pb *b);
 void plan_linux_guard_chain(struct pb *b, const char *p, const char *why, bool pin, int depth);
 const char *plan_linux_mandatory_why(const char *p);
 void plan_guard(struct pb *b);
-
-/* plan_linux_sandbox.c */
-int plan_linux_is_kernel_dir(const char *p);
 
 #endif /* SRT_PLAN_LINUX_INT_H */

@@ -21,21 +21,6 @@
 #include "util.h"
 #include "wguard.h"
 
-/* Mounted by bwrap itself (--proc, --dev, below) or the kernel's own: the filesystem
- * plan never pins or walks them. */
-static const char *const kernel_dirs[] = { "/proc", "/dev", "/sys" };
-
-int
-plan_linux_is_kernel_dir(const char *p)
-{
-	size_t i;
-
-	for (i = 0; i < nitems(kernel_dirs); i++)
-		if (path_is_under(p, kernel_dirs[i]))
-			return 1;
-	return 0;
-}
-
 /*
  * Run by root with a fresh /proc, bwrap makes srt-seccomp (--as-pid-1) PID 1 of a new
  * PID namespace and mounts that namespace's /proc with its system files read-only:
