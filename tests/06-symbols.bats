@@ -78,3 +78,21 @@ globals() {
 	[ "$total" -gt 100 ]
 	[ "$bad" -eq 0 ]
 }
+
+# A directory's *_int.h declares what its files share and no other directory may call:
+# every directory's headers are on the include path, so nothing but this keeps it private.
+# The unit tests may look inside.
+@test "a directory's *_int.h is included by that directory's files only" {
+	cd "$BATS_TEST_DIRNAME/.."
+	bad=0
+	for h in lib/*/*_int.h; do
+		d=${h%/*}
+		for f in $(grep -rlF --include='*.[ch]' "#include \"${h##*/}\"" lib srt-* tests); do
+			case $f in
+			"$d"/* | tests/unit/*) ;;
+			*) echo "$f includes $h"; bad=1 ;;
+			esac
+		done
+	done
+	[ "$bad" -eq 0 ]
+}
