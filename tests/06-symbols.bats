@@ -96,3 +96,29 @@ globals() {
 	done
 	[ "$bad" -eq 0 ]
 }
+
+# The layering: an archive calls only itself and those after it in the Makefile's
+# LIB_DIRS (the link order), so core calls neither sandbox nor proxyd and the launcher,
+# which links no proxyd, cannot come to need it through another archive.
+@test "each archive of lib/ calls only those after it in the link order" {
+	order=$(sed -n 's/^LIB_DIRS := //p' "$BATS_TEST_DIRNAME/../Makefile")
+	[ -n "$order" ]
+	defs=$(for d in $order; do
+		globals "$SRT_BUILD/libsrt-$d.a" | sed "s/^/$d /"
+	done)
+	bad=0 before=""
+	for d in $order; do
+		before="$before $d"
+		used=$(nm -u "$SRT_BUILD/libsrt-$d.a" | awk 'NF == 2 { print $2 }' | sort -u)
+		for o in $before; do
+			[ "$o" != "$d" ] || continue
+			out=$(grep -Fx -f <(awk -v o="$o" '$1 == o { print $2 }' <<<"$defs") <<<"$used" ||
+			    true)
+			if [ -n "$out" ]; then
+				echo "libsrt-$d.a calls libsrt-$o.a:" $out
+				bad=1
+			fi
+		done
+	done
+	[ "$bad" -eq 0 ]
+}
