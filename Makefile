@@ -19,11 +19,11 @@ VERSION := 0.1.0
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 # srt-seccomp, srt-httpd and srt-socksd: the installed launcher runs them from here, a
-# path fixed at build time (lib/layout.c layout_helpers_dir), never found through PATH.
+# path fixed at build time (lib/core/layout.c layout_helpers_dir), never found through PATH.
 LIBEXECDIR ?= $(PREFIX)/libexec/srt
 MANDIR  ?= $(PREFIX)/share/man
 # The managed policy is SYSCONFDIR/srt/managed-settings.json, a path fixed at build time
-# (lib/managed_path.c): an organisation's file, not the installation's, so not under PREFIX.
+# (lib/core/managed_path.c): an organisation's file, not the installation's, so not under PREFIX.
 SYSCONFDIR ?= /etc
 CC      ?= cc
 PKG_CONFIG ?= pkg-config
@@ -44,15 +44,25 @@ override BUILD := $(patsubst $(CURDIR)/%,%,$(abspath $(BUILD)))
 # never from a path written here.
 PKGS    := libcjson libcares libseccomp libcap libnl-3.0
 # OpenSSL's headers only: the proxies load libssl with dlopen when a policy needs TLS
-# (lib/tls.h says why), so nothing links it.
+# (lib/tls/tls.h says why), so nothing links it.
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) openssl 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+
+# lib/ is one directory per role, each its own archive, $(BUILD)/libsrt-DIR.a, of every
+# lib/DIR/*.c (ARCHITECTURE.md, "The source in one table"). Listed in link order: each
+# uses only those after it, so a call against the layering is an undefined reference
+# (compat, last, holds what another system lacks or spells differently).
+LIB_DIRS := proxyd tls sandbox core compat
+ifneq ($(sort $(LIB_DIRS)),$(sort $(patsubst lib/%/,%,$(wildcard lib/*/))))
+$(error LIB_DIRS does not name every directory of lib/)
+endif
+LIB_INC := $(LIB_DIRS:%=-Ilib/%)
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wcast-qual \
            -Wstrict-prototypes -Wmissing-prototypes -Wformat=2
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -DSRT_VERSION='"$(VERSION)"' $(WARN) -fstack-protector-strong \
-           -Ilib -I$(BUILD)/gen $(PKG_CFLAGS) -MMD -MP
+           $(LIB_INC) -I$(BUILD)/gen $(PKG_CFLAGS) -MMD -MP
 ifeq ($(SAN),1)
 CFLAGS  += -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
@@ -66,9 +76,19 @@ LDLIBS  += -Wl,--as-needed $(PKG_LIBS)
 
 # Programs are discovered: every srt-*/ directory with a main in srt-X/srt-X.c.
 PROGS   := $(patsubst %/,%,$(filter-out srt-win/,$(wildcard srt-*/)))
-LIB_SRC := $(wildcard lib/*.c)
+LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard lib/$(d)/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
-LIBSRT  := $(BUILD)/libsrt.a
+LIBSRT  := $(LIB_DIRS:%=$(BUILD)/libsrt-%.a)
+# The archives each program links, in LIB_DIRS's order (a program not named here links
+# them all): the launcher and srt-policy make sandboxes and run no proxy, the proxies
+# make none. tls is the OpenSSL loader and the CA: the launcher makes the CA that
+# srt-httpd terminates TLS with.
+LIBS_srt-launch  := sandbox tls core compat
+LIBS_srt-policy  := sandbox core compat
+LIBS_srt-seccomp := sandbox core compat
+LIBS_srt-httpd   := proxyd tls core compat
+LIBS_srt-socksd  := proxyd tls core compat
+prog_libs = $(patsubst %,$(BUILD)/libsrt-%.a,$(or $(LIBS_$(1)),$(LIB_DIRS)))
 BINS    := $(PROGS:%=$(BUILD)/bin/%)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -84,6 +104,7 @@ all: $(BINS) $(if $(filter srt-launch,$(PROGS)),$(BUILD)/bin/srt)
 
 # Objects are built again when VERSION changes (they may print it): the file changes
 # only then.
+.SECONDEXPANSION:
 VERSION_STAMP := $(BUILD)/version
 $(VERSION_STAMP): FORCE
 	@mkdir -p $(dir $@)
@@ -93,10 +114,13 @@ $(BUILD)/obj/%.o: %.c $(VERSION_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(LIBSRT): $(LIB_OBJ)
+# (No % in the prerequisites but the stem's: see the programs' rule below.) The directory
+# is one: a file moved out of it changes its time, and the archive is made again without
+# that file's object.
+$(BUILD)/libsrt-%.a: $$(addprefix $(BUILD)/obj/,$$(subst .c,.o,$$(wildcard lib/$$*/*.c))) lib/$$*
 	@mkdir -p $(dir $@)
 	rm -f $@
-	ar rcs $@ $^
+	ar rcs $@ $(filter %.o,$^)
 
 # The macOS launch path (srt-launch/macos*.c, with winsys_posix.c and localproxy.c) is
 # linked into srt-launch on macOS only, and the Windows path (winlaunch.c, winsys_win32.c,
@@ -116,12 +140,11 @@ LOCAL_LAUNCH_OBJ := $(addprefix $(BUILD)/obj/srt-launch/,winsys_posix.o localpro
 MACOS_LAUNCH_OBJ := $(BUILD)/obj/srt-launch/macos.o $(LOCAL_LAUNCH_OBJ)
 WIN_LAUNCH_OBJ := $(BUILD)/obj/srt-launch/winlaunch.o $(LOCAL_LAUNCH_OBJ)
 
-.SECONDEXPANSION:
 # In a pattern rule every % is replaced by the stem before secondary expansion, so the
 # objects are derived from $$* with subst/addprefix, which use no %.
-$(BUILD)/bin/%: $$(filter-out $(NOT_HERE_OBJ),$$(addprefix $(BUILD)/obj/,$$(subst .c,.o,$$(wildcard $$*/*.c)))) $(LIBSRT)
+$(BUILD)/bin/%: $$(filter-out $(NOT_HERE_OBJ),$$(addprefix $(BUILD)/obj/,$$(subst .c,.o,$$(wildcard $$*/*.c)))) $$(call prog_libs,$$*)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIBSRT) $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
 
 # srt-seccomp runs at every launch, inside the sandbox, just before the command. Linked
 # statically it starts without the dynamic loader, with fewer page faults at every launch
@@ -141,9 +164,9 @@ $(BUILD)/obj-gen/%.o: %.c $(VERSION_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(SECCOMP_GEN): $(SECCOMP_SRC:%.c=$(BUILD)/obj-gen/%.o) $(LIBSRT)
+$(SECCOMP_GEN): $(SECCOMP_SRC:%.c=$(BUILD)/obj-gen/%.o) $(call prog_libs,srt-seccomp)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIBSRT) \
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) \
 	    -Wl,--as-needed $(shell $(PKG_CONFIG) --libs libseccomp libcap 2>/dev/null) -lpthread
 
 $(SECCOMP_HDR): $(SECCOMP_GEN)
@@ -199,7 +222,7 @@ endif
 $(BUILD)/bin/srt: $(BUILD)/bin/srt-launch
 	ln -sf srt-launch $@
 
-# Where the installed launcher finds its helpers is compiled in (lib/layout.c), and where
+# Where the installed launcher finds its helpers is compiled in (lib/core/layout.c), and where
 # the managed policy is (managed_path.c). The header is rewritten only when BINDIR,
 # LIBEXECDIR or SYSCONFDIR change, so that a `make install` with another PREFIX than the
 # build's rebuilds the objects that use them.
@@ -215,7 +238,7 @@ $(PATHS_H): FORCE
 	    '#define SRT_SYSCONFDIR "$(SYSCONFDIR)"' > $@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
-$(BUILD)/obj/lib/layout.o $(BUILD)/obj/lib/managed_path.o: $(PATHS_H)
+$(BUILD)/obj/lib/core/layout.o $(BUILD)/obj/lib/core/managed_path.o: $(PATHS_H)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIBSRT)
 	@mkdir -p $(dir $@)
@@ -254,10 +277,10 @@ $(BUILD)/tests/test_macos_launch: tests/unit/test_macos_launch.c $(MACOS_LAUNCH_
 # Linux launcher and proxies epoll, splice and namespaces: see macos.h.)
 MACOS_SRC := srt-launch/macos.c srt-launch/macos_apple.c srt-launch/winsys_posix.c \
 	srt-launch/localproxy.c srt-launch/env.c srt-launch/ca.c srt-launch/violations.c \
-	lib/plan_macos.c lib/plan_macos_paths.c lib/plan_macos_rules.c lib/sbpl.c lib/globre.c
+	$(addprefix lib/sandbox/,plan_macos.c plan_macos_paths.c plan_macos_rules.c sbpl.c globre.c)
 macos-compile:
 	$(CC) -std=c11 -U_GNU_SOURCE -D_POSIX_C_SOURCE=200809L -D_XOPEN_SOURCE=700 \
-	    -D__APPLE__ $(WARN) -Ilib -Itests/shim/apple $(PKG_CFLAGS) -fsyntax-only $(MACOS_SRC)
+	    -D__APPLE__ $(WARN) $(LIB_INC) -Itests/shim/apple $(PKG_CFLAGS) -fsyntax-only $(MACOS_SRC)
 
 # --- srt-win: the Windows helper --------------------------------------------------------
 # `make win` cross-compiles it with mingw-w64: every source but the fake, warnings as
@@ -266,30 +289,30 @@ macos-compile:
 # the logic linked into the unit test.
 WIN_CC      ?= x86_64-w64-mingw32-gcc
 WIN_AR      ?= x86_64-w64-mingw32-ar
-# lib/wincmdline.c, the Windows command line of an argv, is srt-win's as well as libsrt's.
-WIN_SRC     := $(filter-out srt-win/winapi_fake.c,$(wildcard srt-win/*.c)) lib/wincmdline.c
+# lib/compat/wincmdline.c, the Windows command line of an argv, is srt-win's as well as
+# libsrt-compat's.
+WIN_SRC     := $(filter-out srt-win/winapi_fake.c,$(wildcard srt-win/*.c)) lib/compat/wincmdline.c
 WIN_OBJ     := $(WIN_SRC:%.c=build/win/obj/%.o)
 WIN_CFLAGS  := -std=c11 -O2 $(WARN) -DSRT_VERSION='"$(VERSION)"' \
                -D__USE_MINGW_ANSI_STDIO=1 -D_WIN32_WINNT=0x0A00 \
-               -DUNICODE -D_UNICODE -municode -Ilib -MMD -MP
+               -DUNICODE -D_UNICODE -municode $(LIB_INC) -MMD -MP
 WIN_LDLIBS  := -municode -static -ladvapi32 -lnetapi32 -lfwpuclnt -lshell32 -lole32 \
                -lcrypt32 -lws2_32 -lbcrypt
-SWN_SRC     := $(filter-out srt-win/winapi_win32%.c,$(wildcard srt-win/*.c)) lib/wincmdline.c
+SWN_SRC     := $(filter-out srt-win/winapi_win32%.c,$(wildcard srt-win/*.c)) lib/compat/wincmdline.c
 SWN_OBJ     := $(SWN_SRC:%.c=$(BUILD)/obj/%.o)
 
-# The parts of libsrt that build for Windows (lib/sys.h, the WSAPoll event loop, the
+# The parts of libsrt that build for Windows (lib/core/sys.h, the WSAPoll event loop, the
 # getaddrinfo resolver), and
 # unit tests of them as Windows programs, which tests/63-proxies-wine.bats runs under Wine.
 WINLIB_CFLAGS := $(filter-out -municode -DUNICODE -D_UNICODE,$(WIN_CFLAGS)) -D_GNU_SOURCE \
-               -D_POSIX_THREAD_SAFE_FUNCTIONS -Ilib
-WINLIB_SRC  := lib/evloop.c lib/evloop_wsapoll.c lib/sys_win.c lib/util.c lib/log.c lib/addr.c \
-               lib/resolver_win.c lib/policy.c lib/settings_core.c lib/settings_schema.c \
-               lib/domain.c lib/upstream.c lib/http_parse.c lib/buf.c lib/utf8.c lib/socks5.c \
-               lib/ssh_refusal.c lib/guard.c lib/guard_local_win.c lib/relay_win.c \
-               lib/decision.c lib/proxy.c lib/proxy_dial.c lib/proxy_fd.c lib/proxy_relay.c \
-               lib/proxy_listen.c \
-               lib/proxy_win.c lib/cred.c lib/decider_names.c lib/sigv4.c lib/sha256.c \
-               lib/wincmdline.c
+               -D_POSIX_THREAD_SAFE_FUNCTIONS
+WINLIB_SRC  := $(addprefix lib/core/,util.c log.c addr.c policy.c settings_core.c \
+                   settings_schema.c domain.c upstream.c http_parse.c buf.c utf8.c \
+                   decision.c proxy_fd.c proxy_listen.c cred.c sha256.c) \
+               $(addprefix lib/proxyd/,evloop.c evloop_wsapoll.c socks5.c ssh_refusal.c \
+                   guard.c proxy.c proxy_dial.c proxy_relay.c decider_names.c sigv4.c) \
+               $(addprefix lib/compat/,sys_win.c resolver_win.c guard_local_win.c \
+                   relay_win.c proxy_win.c wincmdline.c)
 WINLIB_OBJ  := $(WINLIB_SRC:%.c=build/win/obj/%.o)
 WINLIB      := build/win/libsrt.a
 # (clock_gettime is winpthreads'.)
@@ -316,7 +339,7 @@ build/win/tests/unit/%.exe: tests/unit/%.c $(WINLIB)
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WINLIB_CFLAGS) -Itests/unit -o $@ $< $(WINLIB) $(WINLIB_LIBS)
 
-# The proxies for Windows (lib/proxy_win.c: what they refuse there).
+# The proxies for Windows (lib/compat/proxy_win.c: what they refuse there).
 build/win/srt-socksd.exe: $(addprefix build/win/obj/,$(patsubst %.c,%.o,$(wildcard srt-socksd/*.c))) $(WINLIB)
 	$(WIN_CC) -o $@ $(filter %.o,$^) $(WINLIB) $(WINLIB_LIBS)
 
@@ -367,11 +390,11 @@ build/win/tests/winsys-drive.exe: tests/helpers-win/winsys-drive.c $(WINSYS_OBJ)
 # fetches and checks into CJSON_DIR, compiled here.
 CJSON_DIR   := build/cjson-src
 CJSON_SRC   := $(CJSON_DIR)/cjson/cJSON.c
-WINSRT_LIB_SRC := lib/settings.c lib/settings_json.c lib/managed.c lib/managed_win.c \
-               lib/managed_path.c lib/managed_acl.c \
-               lib/policy_source.c lib/json_strict.c lib/jsregex.c lib/cred_rx_win.c \
-               lib/path.c lib/path_win.c lib/path_home_win.c lib/glob.c lib/plan_windows.c lib/wguard_names.c lib/violation.c \
-               lib/violation_read.c lib/decision_read.c lib/lines.c
+WINSRT_LIB_SRC := $(addprefix lib/core/,settings.c settings_json.c managed.c managed_path.c managed_acl.c \
+                   policy_source.c json_strict.c jsregex.c path.c path_win.c glob.c violation.c \
+                   violation_read.c decision_read.c lines.c) \
+               $(addprefix lib/sandbox/,plan_windows.c wguard_names.c) \
+               $(addprefix lib/compat/,managed_win.c cred_rx_win.c path_home_win.c)
 WINSRT_LIB  := build/win/libsrt-settings.a
 WINSRT_SRC  := srt-launch/winmain.c srt-launch/cli.c srt-launch/winlaunch.c \
                srt-launch/localproxy.c srt-launch/env.c srt-launch/violations.c
@@ -392,7 +415,7 @@ $(WINSRT_LIB): $(WINSRT_LIB_SRC:%.c=build/win/obj/%.o) build/win/obj/cjson/cJSON
 	rm -f $@
 	$(WIN_AR) rcs $@ $^
 
-# srt.exe's names are UTF-8 (lib/sys_file.h): open and stat take them so.
+# srt.exe's names are UTF-8 (lib/core/sys_file.h): open and stat take them so.
 $(WINSRT_LIB_SRC:%.c=build/win/obj/%.o): WINLIB_CFLAGS += -I$(CJSON_DIR) -DSRT_UTF8_NAMES
 
 $(WINSRT_SRC:%.c=build/win/obj/%.o): build/win/obj/%.o: %.c $(VERSION_STAMP)
@@ -444,10 +467,10 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 10
 FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
-FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -DSRT_VERSION='"$(VERSION)"' -g -O1 -Ilib -I$(BUILD)/gen $(PKG_CFLAGS) \
+FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -DSRT_VERSION='"$(VERSION)"' -g -O1 $(LIB_INC) -I$(BUILD)/gen $(PKG_CFLAGS) \
                 -fsanitize=fuzzer,address,undefined
 # libsrt instrumented for the fuzzers, compiled once for all of them (each target used to
-# compile every lib/*.c again: most of CI's fuzz-smoke time).
+# compile every lib/*/*.c again: most of CI's fuzz-smoke time).
 FUZZ_LIB_CFLAGS := $(filter-out -fsanitize=%,$(FUZZ_CFLAGS)) -fsanitize=fuzzer-no-link,address,undefined
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=build/fuzz/obj/%.o)
 FUZZ_LIB     := build/fuzz/libsrt.a
@@ -568,4 +591,4 @@ FORCE:
 .PHONY: all check check-run check-load fuzz fuzz-smoke bench install uninstall clean \
 	lint-man version macos-compile win install-win install-srt-win uninstall-win deb FORCE
 -include $(LIB_OBJ:.o=.d) $(wildcard $(BUILD)/obj/srt-*/*.d) $(wildcard $(BUILD)/obj-gen/srt-*/*.d) \
-    $(wildcard build/win/obj/*/*.d)
+    $(wildcard build/win/obj/*/*.d build/win/obj/lib/*/*.d)

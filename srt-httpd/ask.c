@@ -1,6 +1,6 @@
 /*
  * The link to the external decider (--decider-fd, or --decider-in and --decider-out):
- * srt-httpd(8), THE DECIDER PROTOCOL; the frames are lib/decider.c's.
+ * srt-httpd(8), THE DECIDER PROTOCOL; the frames are lib/proxyd/decider.c's.
  *
  * One link per process, made at start. It fails closed: a request is forwarded only on a
  * well-formed allow for its id that came in time. A verdict that does not come within
@@ -457,7 +457,7 @@ static int
 ask_nonblock(int fd)
 {
 #ifdef _WIN32
-	/* The decider is refused at start on Windows (lib/proxy_win.c). */
+	/* The decider is refused at start on Windows (lib/compat/proxy_win.c). */
 	(void)fd;
 	errno = ENOSYS;
 	return -1;

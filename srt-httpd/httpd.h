@@ -128,7 +128,7 @@ struct conn {
 	bool u_reused;                  /* ufd came from the pool */
 	bool u_rx;                      /* a byte came from ufd in this exchange */
 	bool u_keep;                    /* ufd may serve another request after this one */
-	/* masked credentials for this request's destination (lib/cred.h) */
+	/* masked credentials for this request's destination (lib/core/cred.h) */
 	const struct cred_secret **cset;
 	size_t ncset;
 	bool csubst;                    /* the body goes through cstream */

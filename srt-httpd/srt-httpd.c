@@ -1,6 +1,6 @@
 /*
  * srt-httpd: the filtering HTTP proxy (SPEC §2, §4; BEHAVIOR §3.2-3.3). The shared core
- * (lib/proxy.c) runs the daemon; this program brings the HTTP side: conn.c reads request
+ * (lib/proxyd/proxy.c) runs the daemon; this program brings the HTTP side: conn.c reads request
  * heads and writes replies, forward.c forwards absolute-form requests over connections
  * that pool.c keeps for reuse, connect.c opens CONNECT tunnels.
  */

@@ -1,6 +1,6 @@
 /*
  * Starting bwrap (SPEC §5.4). Its whole command line but the command is the plan's
- * (lib/plan_linux_sandbox.c: plan.args, the options, and plan.exec, srt-seccomp and its
+ * (lib/sandbox/plan_linux_sandbox.c: plan.args, the options, and plan.exec, srt-seccomp and its
  * options), and so are the numbers of the descriptors it gets (plan.fd); this file only
  * puts our descriptors at those numbers, executes bwrap and sends it the words. The
  * options travel through --args (a large plan would not fit the kernel's argument

@@ -10,7 +10,7 @@
  * SSL_CERT_FILE, else OpenSSL's default file), the launcher's NODE_EXTRA_CA_CERTS, and
  * the CERTIFICATE blocks of extraCaCertPaths (nothing else from those files; a file that
  * is missing or unreadable is skipped). It is written into the run's TMPDIR and bound
- * read-only over itself (lib/plan_linux_sandbox.c), so the command can read it but
+ * read-only over itself (lib/sandbox/plan_linux_sandbox.c), so the command can read it but
  * neither change nor remove it, and it goes away with the TMPDIR. The variables of ca_env
  * name it. Java reads no PEM file: the same certificates go into a PKCS#12 trust store
  * beside it (tls_mitm_trust_store), bound the same way, which JAVA_TOOL_OPTIONS names

@@ -421,7 +421,7 @@ launch_load_policy(struct launch *l)
 		log_warnx("%s", errs.msgs.v[i]);
 	/* As named (made absolute against the working directory, not resolved): the plan
 	 * protects the name, and what it leads to. A name that cannot be made absolute
-	 * would leave the file unprotected: on Windows, one lib/path_win.c refuses (a UNC
+	 * would leave the file unprotected: on Windows, one lib/core/path_win.c refuses (a UNC
 	 * share, "C:name"), which the plan could not name either. */
 	if (rc == 0 && path != NULL &&
 	    (l->config_path = path_absolute(path, NULL, l->cwd)) == NULL) {

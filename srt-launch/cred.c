@@ -1,5 +1,5 @@
 /*
- * Masked credentials (settings "credentials", mode "mask"; lib/cred.h): the command gets
+ * Masked credentials (settings "credentials", mode "mask"; lib/core/cred.h): the command gets
  * sentinels, srt-httpd the real values.
  *
  * Variables: the command's environment carries the sentinel text (env.c asks

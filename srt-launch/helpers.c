@@ -8,7 +8,7 @@
  * too: srt's directories are protected inside, plan_ctx self_dirs.)
  *
  * srt-seccomp, srt-httpd and srt-socksd are never found through PATH, but in one
- * directory (lib/layout.c, layout_helpers_dir); bwrap is bwrapPath or found through PATH,
+ * directory (lib/core/layout.c, layout_helpers_dir); bwrap is bwrapPath or found through PATH,
  * as the reference finds it. bwrapPath may name a script (a wrapper): helpers_exec.
  */
 #include <sys/stat.h>

@@ -262,7 +262,7 @@ void tty_restore(void);
 struct violations *violations_new(const struct settings *s, const char *command,
     const char *file);
 void violations_feed(struct violations *v, const char *buf, size_t len);
-/* The sandbox's own records (srt-seccomp --violations-fd, lib/violation.h). */
+/* The sandbox's own records (srt-seccomp --violations-fd, lib/core/violation.h). */
 void violations_feed_sandbox(struct violations *v, const char *buf, size_t len);
 /* A violation that did not come from the proxies (macOS: the sandbox's log). */
 void violations_add(struct violations *v, const char *line);

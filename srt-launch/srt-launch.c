@@ -8,7 +8,7 @@
  *
  * The sequence: policy; the network namespace (netns.c); the keeper, our janitor, which
  * holds it (keeper.c); bwrap, inside the namespace, waiting for its options (bwrap.c);
- * temp dir and the plan's options (lib/plan.h), sent to bwrap; the proxies start on
+ * temp dir and the plan's options (lib/sandbox/plan.h), sent to bwrap; the proxies start on
  * first use (proxies.c); then wait, forwarding signals and reading the proxies'
  * decisions, and clean everything up.
  */

@@ -4,7 +4,7 @@
  * by ignoreViolations, appended to --violations FILE as JSON ("-": standard error), and
  * shown in a <sandbox_violations> block after the command (by srt-launch only without
  * --violations). srt-seccomp's monitor writes what the
- * sandbox itself refused (lib/violation.h: files, direct connections) on a pipe of its
+ * sandbox itself refused (lib/core/violation.h: files, direct connections) on a pipe of its
  * own; those records join the same lines. Every record carries a "kind". A run reports
  * at most VIOL_LINES_MAX lines, then one that says how many were left out.
  */

@@ -10,7 +10,7 @@
  *                         grants the ACE plan for the command's lifetime and runs it as
  *                         the sandbox account (srt-win(1)); it sets the proxy variables
  *
- * The plan is lib/plan_windows.c's, the same lines `srt-policy plan --target windows`
+ * The plan is lib/sandbox/plan_windows.c's, the same lines `srt-policy plan --target windows`
  * prints, in a private temp file removed at the end. The settings' windows block takes
  * effect here: backend (srt-win only), proxyPortRange (the ports), sandboxUser and the
  * range passed on for srt-win to check against its install, srtWin.path (the program;

@@ -1,4 +1,4 @@
-/* plan --target windows: the ACE plan as JSON lines (lib/plan_windows.c). */
+/* plan --target windows: the ACE plan as JSON lines (lib/sandbox/plan_windows.c). */
 #include <sys/types.h>
 
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /*
  * The violation monitor (--violations-fd): what the sandbox refused, told to whoever
- * holds the other end of the descriptor, one record per line (lib/violation.h).
+ * holds the other end of the descriptor, one record per line (lib/core/violation.h).
  *
  * It is PID 1's, and PID 1 must never wait on the command: the descriptor is made
  * non-blocking, and a record that does not fit in the pipe is dropped and counted, never

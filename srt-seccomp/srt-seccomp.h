@@ -71,7 +71,7 @@ int	 sup_pollfds(struct sup *, struct pollfd *, int);
 int	 sup_events(struct sup *, const struct pollfd *, int);
 void	 sup_free(struct sup *);
 
-/* monitor.c: the violations the supervisor saw, as lib/violation.h records on a
+/* monitor.c: the violations the supervisor saw, as lib/core/violation.h records on a
  * descriptor. Every function takes a NULL monitor (none) and does nothing. */
 struct monitor;
 struct wguard_watch;

@@ -1,6 +1,6 @@
 /*
  * The write guard's supervisor (supervise.c): what the guard asks of the file system
- * (lib/wguard.h struct wguard_fs), answered here: which directories predate the run,
+ * (lib/sandbox/wguard.h struct wguard_fs), answered here: which directories predate the run,
  * which exist, which are git directories.
  */
 #include <errno.h>

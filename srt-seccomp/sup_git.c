@@ -1,5 +1,5 @@
 /*
- * The write guard's supervisor (supervise.c): git files decided by content (lib/wguard.h,
+ * The write guard's supervisor (supervise.c): git files decided by content (wguard.h,
  * srt-launch(1) The write guard). A git config is installed only by the rename of git's
  * lock file onto it: the supervisor reads what the command wrote, asks gitcfg_check, and
  * writes the checked bytes itself into a file of its own that it renames into place, so

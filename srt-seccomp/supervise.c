@@ -1,5 +1,5 @@
 /*
- * The write guard's supervisor (srt-launch(1) DESIGN; lib/wguard.h): run by the
+ * The write guard's supervisor (srt-launch(1) DESIGN; lib/sandbox/wguard.h): run by the
  * sandbox's PID 1, it receives every write-intent system call of the command through a
  * seccomp user-notification listener, and for each:
  *   1. reads the path(s) from the command's memory, once: our copy is what counts;

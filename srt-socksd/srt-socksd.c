@@ -1,7 +1,7 @@
 /*
  * srt-socksd: the SOCKS5 filtering proxy (SPEC §2, §4; BEHAVIOR §3.4). The shared core
- * (lib/proxy.c) owns the command line, listeners, policy, log, dial and relay; this file
- * is the SOCKS5 conversation: handshake through lib/socks5.c, the decision, the reply,
+ * (lib/proxyd/proxy.c) owns the command line, listeners, policy, log, dial and relay; this file
+ * is the SOCKS5 conversation: handshake through lib/proxyd/socks5.c, the decision, the reply,
  * and the in-band SSH refusal for denied CONNECTs to port 22. The dial goes by its route:
  * a parent proxy or the inspection proxy is asked for a CONNECT to the destination.
  */

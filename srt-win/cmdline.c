@@ -1,6 +1,6 @@
 /*
  * A Windows program gets one command line, which its C runtime splits back into argv:
- * cmdline_join makes it (lib/wincmdline.c, shared with srt's Windows launch path) and
+ * cmdline_join makes it (lib/compat/wincmdline.c, shared with srt's Windows launch path) and
  * cmdline_split reads one the way the Microsoft C runtime does.
  */
 #include <stdlib.h>

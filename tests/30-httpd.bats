@@ -123,7 +123,7 @@ logfield() {
 # Issue 31 item 7: -l 0.0.0.0:PORT listened on every interface with no word and no
 # password, -l localhost:PORT was "not an IPv4 address" while srt proxy --listen took it,
 # and nothing said where the proxy listened. Both proxies and srt proxy now read a listen
-# address one way (lib/proxy_listen.c). reference 0.0.83: srt proxy only (same rule).
+# address one way (lib/core/proxy_listen.c). reference 0.0.83: srt proxy only (same rule).
 @test "-l: localhost is taken, an address other hosts reach needs --listen-any-interface, and one line says where each proxy listens" {
 	local prog port pid
 	settings '["example.com"]'

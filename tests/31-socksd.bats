@@ -439,7 +439,7 @@ PY
 }
 
 @test "proxies: every descriptor option is refused at 0, 1, 2 (the log at 0) or on another option's descriptor" {
-	# One rule for all of them (lib/proxy_fd.c), not for --ready-fd alone: a lifeline on
+	# One rule for all of them (lib/core/proxy_fd.c), not for --ready-fd alone: a lifeline on
 	# standard input is held open by the policy opener too, and two options on one
 	# descriptor read each other's bytes. (The reference passes no descriptors.)
 	write_settings "$T/s.json" '["localhost"]'

@@ -121,7 +121,7 @@ PROBE='curl -s -m 5 -o /dev/null -w "code %{http_code}\n" -x http://localhost:31
 	[[ "$output" == *'#define SRT_SYSCONFDIR "/etc"'* ]]
 	# The Makefile spells a build directory inside the tree relative to it.
 	local b=${SRT_BUILD#"$ROOT"/}
-	[[ "$output" == *" -c -o $b/obj/lib/layout.o lib/layout.c"* ]]
+	[[ "$output" == *" -c -o $b/obj/lib/core/layout.o lib/core/layout.c"* ]]
 	[[ "$output" == *"install -m 755 $b/bin/srt-seccomp $b/bin/srt-httpd $b/bin/srt-socksd $T/p/opt/srt/lib/srt"* ]]
 	run mk install DESTDIR="$T/r" LIBEXECDIR=relative/dir
 	[ "$status" -ne 0 ]
@@ -130,7 +130,7 @@ PROBE='curl -s -m 5 -o /dev/null -w "code %{http_code}\n" -x http://localhost:31
 	run mk -n install DESTDIR="$T/p" SYSCONFDIR=/opt/etc
 	[ "$status" -eq 0 ]
 	[[ "$output" == *'#define SRT_SYSCONFDIR "/opt/etc"'* ]]
-	[[ "$output" == *" -c -o $b/obj/lib/managed.o lib/managed.c"* ]]
+	[[ "$output" == *" -c -o $b/obj/lib/core/managed.o lib/core/managed.c"* ]]
 	run mk install DESTDIR="$T/r" SYSCONFDIR=etc
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"SYSCONFDIR must be an absolute path"* ]]

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # `srt-policy plan --target linux` prints the arguments srt passes to bwrap, for the same
 # settings, cwd, home and TMPDIR: the launcher only sends what lib's plan made
-# (lib/plan_linux_sandbox.c). bwrap-record, named as bwrapPath, stands in for bwrap: it
+# (lib/sandbox/plan_linux_sandbox.c). bwrap-record, named as bwrapPath, stands in for bwrap: it
 # records the words it was given (the --args contents in their place) and checks the
 # descriptors they name, and runs nothing.
 load helpers
@@ -98,7 +98,7 @@ same_as_plan() {
 
 @test "plan = what srt passes to bwrap: srt's own directory in a write root" {
 	# The plan keeps the directory of the srt beside srt-policy read-only, as srt keeps
-	# its own (lib/layout.c finds both).
+	# its own (lib/core/layout.c finds both).
 	settings "$T/s.json" "" '{ "denyRead": [], "allowWrite": ["'"$SRT_BIN"'"], "denyWrite": [] }'
 	same_as_plan srt -s "$T/s.json" -- plan --target linux -s "$T/s.json"
 	tr '\0' '\n' <"$T/rec" | grep -A2 -x -- --ro-bind-try | grep -qx "$SRT_BIN"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# srt.exe's Windows paths under Wine (lib/path_win.c behind lib/path.c, srt-settings(5)
+# srt.exe's Windows paths under Wine (lib/core/path_win.c behind path.c, srt-settings(5)
 # "Windows paths"): the plan srt.exe writes for C:\ and ~\ entries, by their normalised
 # names and ranked without regard to ASCII case; a settings file and a directory with
 # non-ASCII names; a relative settings name against a Z:\ working directory; and the

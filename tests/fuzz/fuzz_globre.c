@@ -1,10 +1,10 @@
 /*
- * libFuzzer target for lib/globre.c (globs from settings files become regular expressions
- * in the macOS profile, and are matched against paths when the profile is built). Input:
- * PATTERN, a newline, STRING. Properties: the regex is anchored, "^...$", and the deny
- * regex is the same with "(/.*)?" before the "$"; a deny matches whatever the exact form
- * matches, and STRING + "/x" when STRING matches; a pattern without * ? [ ] matches
- * itself and nothing longer.
+ * libFuzzer target for lib/sandbox/globre.c (globs from settings files become regular
+ * expressions in the macOS profile, and are matched against paths when the profile is
+ * built). Input: PATTERN, a newline, STRING. Properties: the regex is anchored, "^...$",
+ * and the deny regex is the same with "(/.*)?" before the "$"; a deny matches whatever the
+ * exact form matches, and STRING + "/x" when STRING matches; a pattern without * ? [ ]
+ * matches itself and nothing longer.
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for the TLS-termination handoff message (lib/handoff.c), which
+ * libFuzzer target for the TLS-termination handoff message (lib/proxyd/handoff.c), which
  * srt-httpd reads from srt-socksd: any bytes either decode to a message that encodes
  * back to the same bytes, or are refused with a reason.
  */

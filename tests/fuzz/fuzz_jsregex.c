@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for lib/jsregex.c (the extract patterns of a settings file's
+ * libFuzzer target for lib/core/jsregex.c (the extract patterns of a settings file's
  * credentials). Properties: no crash on any bytes; a valid pattern has a group count from
  * 0 to its number of "(", and an invalid one says why; wrapping a valid pattern in a
  * capturing group keeps it valid with one group more.

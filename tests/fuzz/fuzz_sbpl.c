@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for lib/sbpl.c: the strict profile reader and the `log stream` deny
+ * libFuzzer target for lib/sandbox/sbpl.c: the strict profile reader and the `log stream` deny
  * parser (its lines carry paths a sandboxed command chose). Properties: a profile that
  * parses prints rule lines that, read again as a profile of one-filter rules, print the
  * same; every line of the input given to the log parser gives nothing or one

@@ -1,5 +1,5 @@
 /*
- * The reader of the sandbox's violation records (lib/violation.h) on arbitrary bytes:
+ * The reader of the sandbox's violation records (lib/core/violation.h) on arbitrary bytes:
  * srt-launch reads them from inside the sandbox, so they are untrusted. Whatever the
  * bytes, the reader must not crash; every record it accepts must give a line, and
  * written again by the writer, must fit one pipe write and read back as the same.

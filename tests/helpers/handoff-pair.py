@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The TLS-termination handoff channel (lib/handoff.h) for tests, as srt-launch makes it.
+"""The TLS-termination handoff channel (lib/proxyd/handoff.h) for tests, as srt-launch makes it.
 
   handoff-pair.py pair SOCKSD-CMD... -- HTTPD-CMD...
       A SOCK_SEQPACKET socketpair; each command gets one end (the word HANDOFF_FD in

@@ -1,5 +1,5 @@
 /*
- * sbpl-rules FILE: read a Seatbelt profile with the strict reader of lib/sbpl.c. A
+ * sbpl-rules FILE: read a Seatbelt profile with the strict reader of lib/sandbox/sbpl.c. A
  * well-formed one is printed one filter a line ("ACTION OPS<TAB>FILTER", log messages
  * left out), so that two profiles compare rule by rule with diff; otherwise each problem
  * is printed on stderr and the exit status is 1 (2 for a file that cannot be read).

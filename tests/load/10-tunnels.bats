@@ -4,8 +4,8 @@
 # none fails, and the proxy's peak RSS (VmHWM) stays within 64 MiB (SPEC §8).
 #
 # Each tunnel holds two sockets in the proxy, and the proxy sizes its connection cap from its
-# descriptor limit (lib/proxy.c: two per connection, after a reserve and its pipe pool), so
-# 10,000 tunnels need a hard limit a little above 20,000. Raising a hard limit needs
+# descriptor limit (lib/proxyd/proxy.c: two per connection, after a reserve and its pipe
+# pool), so 10,000 tunnels need a hard limit a little above 20,000. Raising a hard limit needs
 # CAP_SYS_RESOURCE; where it cannot be raised the 10,000 test is skipped with the reason and
 # the "descriptor limit" tests run as many as the proxy's own cap allows instead. That cap is
 # read from the proxy itself (its -d "ready: ... up to N connections" line), not recomputed

@@ -1,5 +1,5 @@
 /*
- * The decision record's writer alone (lib/decision.c), byte for byte: the reader is
+ * The decision record's writer alone (lib/core/decision.c), byte for byte: the reader is
  * cJSON's (test_decision.c round-trips both), the writer also builds for Windows (make
  * win; run under Wine by tests/63-proxies-wine.bats), where the proxies log with it.
  */

@@ -1,7 +1,7 @@
 /*
- * Glob -> regex translation for the macOS profile (lib/globre.c): hand-written cases for
- * sets, "**" with and without "/", escaping and brackets that spell no set; then every
- * case of tests/data/macos/globre.tsv, which the reference printed (gen-globre.mjs):
+ * Glob -> regex translation for the macOS profile (lib/sandbox/globre.c): hand-written
+ * cases for sets, "**" with and without "/", escaping and brackets that spell no set; then
+ * every case of tests/data/macos/globre.tsv, which the reference printed (gen-globre.mjs):
  * the same regex and deny regex, and the matcher's answer the same as the reference's
  * regular expression's.
  */

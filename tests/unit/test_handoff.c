@@ -1,4 +1,4 @@
-/* The TLS-termination handoff message (lib/handoff.c): encode, decode, and over a real
+/* The TLS-termination handoff message (lib/proxyd/handoff.c): encode, decode, and over a real
  * SOCK_SEQPACKET socketpair with a descriptor. */
 #include <sys/socket.h>
 

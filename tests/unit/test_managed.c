@@ -547,7 +547,7 @@ test_every_key(void)
 			path = *obj->path ? xasprintf("%s.%s", obj->path, k->name) :
 			    xstrdup(k->name);
 			if (!managed_merges(path)) {
-				ok(0, "%s: the merge has no rule for it (lib/managed.c)", path);
+				ok(0, "%s: the merge has no rule for it (lib/core/managed.c)", path);
 				missing++;
 			}
 			free(path);

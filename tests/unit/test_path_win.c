@@ -1,5 +1,5 @@
 /*
- * Windows path spellings (lib/path_win.c), natively: the one form they produce, what they
+ * Windows path spellings (lib/core/path_win.c), natively: the one form they produce, what they
  * refuse and why, and the case-insensitive comparisons the Windows plan ranks by.
  */
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * bubblewrap's command line around the filesystem plan (lib/plan_linux_sandbox.c): the
+ * bubblewrap's command line around the filesystem plan (lib/sandbox/plan_linux_sandbox.c): the
  * session, namespace and capability options, /proc and /dev, srt-seccomp and its
  * options, and the descriptor numbers, for each setting and launch flag that changes
  * them. (test_plan.c checks the filesystem arguments between them.)

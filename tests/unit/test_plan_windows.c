@@ -1,5 +1,5 @@
 /*
- * The Windows ACE plan: every rule and ranking case of lib/plan_windows.c, as the exact
+ * The Windows ACE plan: every rule and ranking case of lib/sandbox/plan_windows.c, as the exact
  * JSON lines `srt-policy plan --target windows` prints, for temp trees built here.
  */
 #include <sys/stat.h>

@@ -1,5 +1,5 @@
 /*
- * The proxies' listen addresses (lib/proxy_listen.c): what srt-httpd's and srt-socksd's
+ * The proxies' listen addresses (lib/core/proxy_listen.c): what srt-httpd's and srt-socksd's
  * -l and srt proxy's --listen take, and which of them other hosts could reach (issue 31
  * item 7: "localhost:PORT" was refused by the proxies, "0.0.0.0:PORT" taken silently).
  */

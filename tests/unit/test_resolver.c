@@ -1,6 +1,6 @@
 /*
- * Unit tests for lib/resolver.h on the event loop: c-ares here, getaddrinfo on the
- * system's thread pool on Windows (lib/resolver_win.c, run under Wine by
+ * Unit tests for lib/proxyd/resolver.h on the event loop: c-ares here, getaddrinfo on the
+ * system's thread pool on Windows (lib/compat/resolver_win.c, run under Wine by
  * tests/63-proxies-wine.bats). Names answered without a network: "localhost" (the hosts
  * file on Linux, Windows' own answer there).
  */
@@ -115,7 +115,7 @@ main(void)
 	    "the cancelled one is not called, the other is (b=%d c=%d)", b.calls, c.calls);
 
 	/* Freed with a lookup outstanding: its callback is never called. (Windows only for
-	 * now: lib/resolver.c leaves a hosts-file answer's zero-delay timer armed in the loop
+	 * now: lib/proxyd/resolver.c leaves a hosts-file answer's zero-delay timer armed in the loop
 	 * after resolver_free, so that callback still runs there.) */
 #ifdef _WIN32
 	memset(&b, 0, sizeof(b));

@@ -1,5 +1,5 @@
 /*
- * lib/sbpl.c: the strict reader of Seatbelt profiles (what it accepts, what it refuses,
+ * lib/sandbox/sbpl.c: the strict reader of Seatbelt profiles (what it accepts, what it refuses,
  * the rule lines it prints) and the parser of `log stream` deny lines.
  */
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* The SOCKS5 parser (lib/socks5.c) and the SSH refusal packet (lib/ssh_refusal.c). */
+/* The SOCKS5 parser (lib/proxyd/socks5.c) and the SSH refusal packet (ssh_refusal.c). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>

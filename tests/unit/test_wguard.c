@@ -1,5 +1,5 @@
 /*
- * The write guard's rules (lib/wguard.c): the questions against a file system described
+ * The write guard's rules (lib/sandbox/wguard.c): the questions against a file system described
  * here in tables, the depth rule, git directories, and the encoding round trip with its
  * refusals of malformed bytes.
  */

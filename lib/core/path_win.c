@@ -1,6 +1,6 @@
 /*
  * Windows path spellings (path.h, "pathw_"): pure text, built and unit-tested on every
- * system; lib/path.c's Windows side is these. The one form they produce and compare is
+ * system; lib/core/path.c's Windows side is these. The one form they produce and compare is
  * the drive-absolute path "X:\a\b": upper-case drive letter, "\" separators, no empty,
  * "." or ".." component, no trailing separator except the root's "X:\".
  *

@@ -5,7 +5,7 @@
  * The poll array is dense; each registration's slot holds its index. WSAPoll reports
  * levels only, so EV_EDGE is emulated: a direction that was reported is no longer polled
  * until the consumer's I/O in that direction would block or comes up short
- * (evloop_blocked, called by lib/sys_win.c) or it registers or changes its interest
+ * (evloop_blocked, called by lib/compat/sys_win.c) or it registers or changes its interest
  * again. A hang-up of an edge registration is reported once; an edge registration
  * polling for nothing leaves the poll set (its entry's socket is INVALID_SOCKET, which
  * WSAPoll skips).

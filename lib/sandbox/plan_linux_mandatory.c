@@ -385,7 +385,7 @@ static int git_protect(struct mwalk *, int, const char *, const char *, const ch
 /*
  * Is a git config bound read-only? Only without the write guard: with it, the guard
  * owns config and config.worktree by name and lets them change by content (git's lock
- * file renamed onto them, judged and installed by the supervisor; lib/wguard.h), which
+ * file renamed onto them, judged and installed by the supervisor; lib/sandbox/wguard.h), which
  * a read-only mount would make fail. Never with allowGitConfig.
  */
 static int

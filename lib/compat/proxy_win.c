@@ -28,7 +28,7 @@
  *
  * The functions at the end stand in for the Linux-only modules the shared core links
  * to; the refusals above keep every path to them closed, and each ends the process
- * loudly if one is ever reached. (The credentials' code, lib/cred.c, is built: with no
+ * loudly if one is ever reached. (The credentials' code, lib/core/cred.c, is built: with no
  * --cred-fd its store is empty.)
  */
 #ifdef _WIN32

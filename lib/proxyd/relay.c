@@ -10,7 +10,7 @@
  * size its connection cap at two descriptors per tunnel; a direction that finds no pipe
  * (budget reached, or the descriptor limit) copies through a small user-space buffer
  * instead, for as long as it has bytes to move, and goes back to splice afterwards.
- * (Windows has no splice: lib/relay_win.c copies.)
+ * (Windows has no splice: lib/compat/relay_win.c copies.)
  *
  * A pipe can refuse more data while holding fewer bytes than its size (each spliced
  * socket fragment occupies a pipe slot), and with SPLICE_F_NONBLOCK that looks like the

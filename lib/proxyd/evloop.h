@@ -91,7 +91,7 @@ void evloop_break(struct evloop *loop);
  * EV_WRITE): it would block (EAGAIN), or moved fewer bytes than asked, which callers
  * take for a drained socket as they may with epoll. WSAPoll only reports levels, so the
  * Windows backend emulates EV_EDGE by polling a direction again only after its last
- * report was answered so: lib/sys_win.c's sys_recv and sys_send call this (as mio's
+ * report was answered so: lib/compat/sys_win.c's sys_recv and sys_send call this (as mio's
  * Windows backend re-arms interest on WouldBlock). Nothing to do for epoll.
  */
 #ifdef _WIN32

@@ -1,5 +1,5 @@
 /*
- * lib/sys.h on Windows: Winsock behind POSIX-shaped calls, its errors mapped to errno.
+ * lib/core/sys.h on Windows: Winsock behind POSIX-shaped calls, its errors mapped to errno.
  */
 #ifdef _WIN32
 #include <winsock2.h>

@@ -2,7 +2,7 @@
  * Path spellings for the filesystem lists: "~" and relative entries made absolute, lexical
  * normalisation, containment by path component. Pure text except path_resolve.
  *
- * On Windows the path_ functions are the pathw_ ones below (lib/path.c): drive-absolute
+ * On Windows the path_ functions are the pathw_ ones below (lib/core/path.c): drive-absolute
  * "C:\a\b" spellings, compared without regard to ASCII case. Elsewhere they are POSIX.
  */
 #ifndef SRT_PATH_H
@@ -69,7 +69,7 @@ char *path_home(void);
 char *path_resolve(const char *p);
 
 /*
- * Windows spellings (lib/path_win.c), pure text on every system. The one form produced
+ * Windows spellings (lib/core/path_win.c), pure text on every system. The one form produced
  * and compared is "X:\a\b": an upper-case drive letter, "\" separators, no empty, "."
  * or ".." component, no trailing separator but the root's "X:\".
  */

@@ -1,7 +1,7 @@
 /*
  * path_home (path.h) on Windows: %HOME% when it is a drive-absolute path, else
  * %USERPROFILE% (Windows has no passwd entry), read as UTF-16 and normalised as
- * lib/path_win.c spells paths. A HOME that is not drive-absolute ("/home/me" that
+ * lib/core/path_win.c spells paths. A HOME that is not drive-absolute ("/home/me" that
  * Wine or an MSYS shell passes on) is passed over: Win32 would take it on the working
  * directory's drive, which is not where that shell meant it.
  */

@@ -1,7 +1,7 @@
 /*
  * SHA-256 and HMAC-SHA256 (FIPS 180-4, RFC 2104): what AWS Signature Version 4 needs
- * (lib/sigv4.h). Written here rather than taken from libcrypto, which the proxies only
- * load with dlopen when a policy needs TLS (lib/tls.h says why); re-signing a request
+ * (lib/proxyd/sigv4.h). Written here rather than taken from libcrypto, which the proxies only
+ * load with dlopen when a policy needs TLS (lib/tls/tls.h says why); re-signing a request
  * must not depend on that.
  */
 #ifndef SRT_SHA256_H

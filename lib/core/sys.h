@@ -1,7 +1,7 @@
 /*
  * The few socket calls whose spelling differs between POSIX and Windows, behind one
  * header: inline on POSIX (the very calls the code made before, at no cost), in
- * lib/sys_win.c on Windows, where a socket is a SOCKET (a kernel handle, which Windows
+ * lib/compat/sys_win.c on Windows, where a socket is a SOCKET (a kernel handle, which Windows
  * keeps below 2^32 and a multiple of 4, so it travels as an int here) and errors come
  * from WSAGetLastError(), mapped to errno values by sys_win.c.
  */

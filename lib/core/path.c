@@ -1,4 +1,4 @@
-/* Path spellings: see path.h. POSIX ones here; on Windows, lib/path_win.c's. */
+/* Path spellings: see path.h. POSIX ones here; on Windows, lib/core/path_win.c's. */
 #include <sys/types.h>
 
 #include <errno.h>
@@ -194,7 +194,7 @@ path_resolve(const char *p)
 
 #else
 /*
- * Windows: the drive-absolute spellings of lib/path_win.c. ".." is folded in text for
+ * Windows: the drive-absolute spellings of lib/core/path_win.c. ".." is folded in text for
  * every entry, since Win32 itself folds it so before the file system sees the name.
  */
 char *
@@ -281,7 +281,7 @@ path_depth(const char *p)
 	return pathw_depth(p);
 }
 
-/* realpath (lib/sys_win.c: the final object's name, links and junctions followed) in the
+/* realpath (lib/compat/sys_win.c: the final object's name, links and junctions followed) in the
  * one form of path_win.c; a name that has none (a UNC share, say) is not resolved. */
 char *
 path_resolve(const char *p)

@@ -1,5 +1,5 @@
 /*
- * lib/resolver.h on Windows, without c-ares (Debian has no mingw-w64 build of it): each
+ * lib/proxyd/resolver.h on Windows, without c-ares (Debian has no mingw-w64 build): each
  * lookup is one getaddrinfo() on a thread of the system's pool, which consults the hosts
  * file (%SystemRoot%\System32\drivers\etc\hosts) and then DNS as Windows is configured.
  * The thread posts the finished query, as a pointer, to a socket pair whose reading end

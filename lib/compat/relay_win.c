@@ -1,5 +1,5 @@
 /*
- * lib/relay.h on Windows: no splice(2), so each direction copies through a buffer in
+ * lib/proxyd/relay.h on Windows: no splice(2), so each direction copies through a buffer in
  * user space, allocated while it has bytes to move (an idle tunnel holds none). The
  * sockets are registered edge-triggered once, readiness is kept in flags that a
  * would-block clears (the loop's emulation then polls that way again: evloop.h), as the

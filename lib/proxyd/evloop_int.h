@@ -1,7 +1,7 @@
 /*
- * The event loop's inside, shared by its portable part (lib/evloop.c: registrations,
+ * The event loop's inside, shared by its portable part (evloop.c: registrations,
  * timers, signals' callbacks, dispatch and the generation rule) and its backend, one per
- * platform: lib/evloop_epoll.c (Linux: epoll and a signalfd) and lib/evloop_wsapoll.c
+ * platform: evloop_epoll.c (Linux: epoll and a signalfd) and evloop_wsapoll.c
  * (Windows: WSAPoll over sockets, the console control handler for signals). Nothing else
  * includes this header.
  */

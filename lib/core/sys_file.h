@@ -2,7 +2,7 @@
  * The few file calls whose spelling differs between POSIX and Windows, for the code that
  * builds for both without sockets (the settings reader, the plan, the launcher's shared
  * parts): on POSIX only the usual headers; on Windows the open flags the C runtime lacks,
- * lstat, realpath, and open and stat taking UTF-8 names (lib/sys_win.c) where the C
+ * lstat, realpath, and open and stat taking UTF-8 names (lib/compat/sys_win.c) where the C
  * runtime's take the ANSI code page's. sys.h, the socket calls, includes this.
  */
 #ifndef SRT_SYS_FILE_H
