@@ -33,7 +33,7 @@
 #include "managed.h"
 #include "path.h"
 #ifdef __APPLE__
-#include "macos.h"
+#include "macos/macos.h"
 #endif
 
 #define PROXY_STOP_MS   3000

@@ -500,7 +500,7 @@ assert d["managed"]=={"dir":"C:\\ProgramData\\srt","dir_exists":True,"file_exist
 	srtexe_built
 	# With an object to make again (-W: as if its source had changed; nothing is
 	# written): a build that is up to date needs no cJSON.
-	run -2 --separate-stderr make -s -C "$BATS_TEST_DIRNAME/.." -W srt-launch/winmain.c \
+	run -2 --separate-stderr make -s -C "$BATS_TEST_DIRNAME/.." -W srt-launch/windows/winmain.c \
 	    build/win/srt.exe CJSON_DIR="$T/none"
 	[[ "$stderr" == *"make win: no cJSON source in $T/none (srt.exe compiles Debian's): run scripts/deps"* ]]
 }

@@ -33,7 +33,7 @@
 #include <string.h>
 
 #include "util.h"
-#include "winsys.h"
+#include "common/winsys.h"
 
 static int
 run(char *const *argv, const ws_handle *inherit, size_t n, bool with_srt, ws_handle rd,

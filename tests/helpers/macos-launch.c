@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "macos.h"
+#include "macos/macos.h"
 #include "launch-driver.h"
 
 static void

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "launch-driver.h"
-#include "winlaunch.h"
+#include "windows/winlaunch.h"
 
 static void
 usage(void)

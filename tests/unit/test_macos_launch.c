@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "macos.h"
+#include "macos/macos.h"
 #include "tap.h"
 
 static size_t

@@ -18,12 +18,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "localproxy.h"
+#include "common/localproxy.h"
 #include "macos.h"
 #include "managed.h"
 #include "plan.h"
 #include "sbpl.h"
-#include "winsys.h"
+#include "common/winsys.h"
 
 extern char **environ;
 
