@@ -117,7 +117,7 @@ LAUNCH_OS := linux
 NOT_HERE_OBJ := $(addprefix $(BUILD)/obj/srt-launch/common/,winsys_posix.o localproxy.o)
 endif
 LOCAL_LAUNCH_OBJ := $(addprefix $(BUILD)/obj/srt-launch/,common/winsys_posix.o \
-	common/localproxy.o common/env.o common/ca.o linux/cred.o common/violations.o)
+	common/localproxy.o common/env.o common/ca.o common/violations.o)
 MACOS_LAUNCH_OBJ := $(BUILD)/obj/srt-launch/macos/macos.o $(LOCAL_LAUNCH_OBJ)
 WIN_LAUNCH_OBJ := $(BUILD)/obj/srt-launch/windows/winlaunch.o $(LOCAL_LAUNCH_OBJ)
 $(BUILD)/obj/srt-launch/%.o: CFLAGS += -Isrt-launch

@@ -184,8 +184,9 @@ void launch_parse_args(struct launch *l, int argc, char **argv);
 int launch_load_policy(struct launch *l);
 char *launch_command_text(const struct launch *l);
 
-/* srt-launch.c */
-void launch_userns_hint(int err);
+/* The system's launcher, after the command line: the run, to the end; its exit status
+ * (linux/run.c, macos/macos_apple.c). */
+int launch_run(struct launch *l);
 
 /* netns.c */
 int netns_create(struct launch *l);
@@ -205,7 +206,7 @@ int control_open(struct launch *l);
 void control_read(struct launch *l);
 
 /* proxycli.c: srt proxy ARGS (argv[0] is "proxy") */
-int proxycli_main(int argc, char **argv, const char *self_dir);
+int proxycli_main(int argc, char **argv);
 
 /* helpers.c */
 int helpers_open(struct launch *l);
@@ -233,6 +234,8 @@ int env_is_owned(const char *kv, bool git_count);
 int env_is_denied(const struct settings *s, const char *kv);
 const char *env_inherited(const struct settings *s, const char *name);
 void env_add_git(struct strlist *e, const struct settings *s, const char *inherited_count);
+/* NAME=... is a variable masked credentials took over (l->cred_hidden). */
+bool env_cred_owned(const struct launch *l, const char *entry);
 
 /* spawn.c: helpers shared by every child we start */
 void spawn_signals_init(void);
@@ -254,7 +257,9 @@ void tmp_remove(const char *dir, bool quiet);
 const char *lookup_path(const char *prog, char *buf, size_t len);
 char *lookup_bash(void);
 
-/* tty.c: the caller's terminal modes and the flags of 0, 1, 2, restored at exit */
+/* tty.c: the caller's terminal modes and the flags of 0, 1, 2, restored at exit; 0, 1
+ * and 2 open (on /dev/null if they were closed) */
+void tty_std_open(void);
 void tty_save(void);
 void tty_restore(void);
 
@@ -274,7 +279,6 @@ char *violations_sanitise(const char *s);
 /* cred.c */
 int cred_prepare(struct launch *l);
 void cred_files_settle(struct launch *l);
-bool cred_env_owned(const struct launch *l, const char *entry);
 char **cred_proxy_environ(const struct launch *l);
 int cred_send(struct launch *l, int fd);
 void cred_free(struct launch *l);

@@ -401,20 +401,6 @@ cred_files_settle(struct launch *l)
 	free(at);
 }
 
-/* Is NAME=... (entry) one of the variables credentials took over? */
-bool
-cred_env_owned(const struct launch *l, const char *entry)
-{
-	const char *eq = strchr(entry, '=');
-	size_t i, n = eq != NULL ? (size_t)(eq - entry) : strlen(entry);
-
-	for (i = 0; i < l->cred_hidden.n; i++)
-		if (strlen(l->cred_hidden.v[i]) == n &&
-		    strncmp(l->cred_hidden.v[i], entry, n) == 0)
-			return true;
-	return false;
-}
-
 /* The proxies' environment: the launcher's, without the masked variables. */
 char **
 cred_proxy_environ(const struct launch *l)
@@ -425,7 +411,7 @@ cred_proxy_environ(const struct launch *l)
 	if (l->cred_hidden.n == 0)
 		return NULL;
 	for (p = environ; *p != NULL; p++)
-		if (!cred_env_owned(l, *p))
+		if (!env_cred_owned(l, *p))
 			strlist_push(&e, *p);
 	return e.v != NULL ? e.v : xcalloc(1, sizeof(char *));
 }
