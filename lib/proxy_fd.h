@@ -1,6 +1,6 @@
 /*
  * The proxies' descriptor options: one table for the launchers that pass descriptors
- * (srt-launch/proxies.c, localproxy.c, proxycli.c) and the proxies that take them
+ * (srt-launch/linux/proxies.c, localproxy.c, proxycli.c) and the proxies that take them
  * (lib/proxy.c proxy_parse_opts), and one rule for which numbers they may be.
  */
 #ifndef SRT_PROXY_FD_H

@@ -16,6 +16,10 @@
  *
  * A short-lived child made the sandbox's network namespace (user+net namespaces when
  * unprivileged) and handed its listening sockets over before bwrap started (netns.c).
+ *
+ * The files, by the system they serve: linux/ (the above), macos/ (macos.h) and windows/
+ * (winlaunch.h), and common/, what more than one of them compiles. A module's name below
+ * is its file in one of them; srt-launch.c holds main alone.
  */
 #ifndef SRT_LAUNCH_H
 #define SRT_LAUNCH_H

@@ -1,6 +1,6 @@
 /*
- * srt's command line and policy, for every build of the launcher (srt-launch.c on Linux,
- * macOS's path through it, winmain.c on Windows): the reference CLI's flags and
+ * srt's command line and policy, for every build of the launcher (srt-launch.c's main on
+ * Linux and macOS, windows/winmain.c on Windows): the reference CLI's flags and
  * srt-launch's, the policy and settings as policy_source_load gives them (the managed
  * policy merged), and the command as one string.
  */

@@ -20,7 +20,7 @@
  *
  * srt-seccomp's violation monitor (--violations-fd, plan.fd[PLAN_FD_VIOL]) writes its
  * records on a non-blocking pipe whose read end we keep and read as the command runs
- * (srt-launch.c); srt-seccomp drops what does not fit, never waits.
+ * (run.c); srt-seccomp drops what does not fit, never waits.
  */
 #include <sys/mman.h>
 #include <sys/prctl.h>

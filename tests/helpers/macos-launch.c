@@ -1,8 +1,9 @@
 /*
- * macos-launch: srt's macOS launch path (srt-launch/macos.c) run on this host, with the
- * programs it would start on a Mac replaced by whatever the caller names: the tests give
- * it stubs that record what they were given. What macos_launch() does on a Mac before
- * macos_run() (find its own directory, cwd, home, the violations) is done here by hand.
+ * macos-launch: srt's macOS launch path (srt-launch/macos/macos.c) run on this host, with
+ * the programs it would start on a Mac replaced by whatever the caller names: the tests
+ * give it stubs that record what they were given. What launch_run() does on a Mac before
+ * macos_run() (the policy, its own directory, cwd, home, the violations) is done here by
+ * hand.
  *
  *   macos-launch --sandbox-exec PROG [--log PROG] [--shell SH] [--start-ms N]
  *                [--drain-ms N] [--quiet-ms N] [--violations FILE] [-d] -s SETTINGS
