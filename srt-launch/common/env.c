@@ -221,16 +221,16 @@ env_add_ssh(struct strlist *e)
 }
 
 /* Is NAME=... (entry) one of the variables masked credentials took over
- * (l->cred_hidden, linux/cred.c)? None elsewhere: macOS refuses masked credentials. */
+ * (l->cred.hidden, linux/cred.c)? None elsewhere: macOS refuses masked credentials. */
 bool
 env_cred_owned(const struct launch *l, const char *entry)
 {
 	const char *eq = strchr(entry, '=');
 	size_t i, n = eq != NULL ? (size_t)(eq - entry) : strlen(entry);
 
-	for (i = 0; i < l->cred_hidden.n; i++)
-		if (strlen(l->cred_hidden.v[i]) == n &&
-		    strncmp(l->cred_hidden.v[i], entry, n) == 0)
+	for (i = 0; i < l->cred.hidden.n; i++)
+		if (strlen(l->cred.hidden.v[i]) == n &&
+		    strncmp(l->cred.hidden.v[i], entry, n) == 0)
 			return true;
 	return false;
 }
@@ -253,9 +253,9 @@ env_build(const struct launch *l)
 			strlist_push(&e, *p);
 	/* Masked credentials: the sentinel text instead (cred.c), unless either file
 	 * denies the variable, which keeps even the stand-in out. */
-	for (size_t i = 0; i < l->cred_env.n; i++)
-		if (!env_is_denied(&l->set, l->cred_env.v[i]))
-			strlist_push(&e, l->cred_env.v[i]);
+	for (size_t i = 0; i < l->cred.env.n; i++)
+		if (!env_is_denied(&l->set, l->cred.env.v[i]))
+			strlist_push(&e, l->cred.env.v[i]);
 
 	strlist_push(&e, "SANDBOX_RUNTIME=1");
 	strlist_pushf(&e, "TMPDIR=%s", l->tmpdir);

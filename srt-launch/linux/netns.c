@@ -364,17 +364,17 @@ netns_create(struct launch *l)
 		goto out;
 	}
 	for (i = 0; i < LS_MAX; i++)
-		l->listen_fd[i] = (m.slots & (1u << i)) && k < nfds ? fds[k++] : -1;
+		l->proxy.listen_fd[i] = (m.slots & (1u << i)) && k < nfds ? fds[k++] : -1;
 	if (k >= nfds || nfds - k != (size_t)(m.have_userns ? 2 : 1)) {
 		log_warnx("network namespace: malformed report from the child");
 		while (nfds > 0)
 			close(fds[--nfds]);
 		for (i = 0; i < LS_MAX; i++)
-			l->listen_fd[i] = -1;
+			l->proxy.listen_fd[i] = -1;
 		goto out;
 	}
-	l->netns_fd = fds[k++];
-	l->userns_fd = m.have_userns ? fds[k++] : -1;
+	l->sandbox.netns_fd = fds[k++];
+	l->sandbox.userns_fd = m.have_userns ? fds[k++] : -1;
 	log_debug("network namespace ready: loopback up, listening on 3128 and 1080%s",
 	    m.slots == 0xf ? " (IPv4 and IPv6)" : " (IPv4 only)");
 	rc = 0;

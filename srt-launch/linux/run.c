@@ -37,7 +37,7 @@ static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 static int
 decider_open(struct launch *l)
 {
-	int fds[2] = { l->decider_in, l->decider_out };
+	int fds[2] = { l->proxy.decider_in, l->proxy.decider_out };
 
 	for (int i = 0; i < 2 && fds[0] != -1; i++)
 		if (fcntl(fds[i], F_SETFD, FD_CLOEXEC) == -1) {
@@ -63,9 +63,9 @@ decider_start(struct launch *l, int sigfd)
 	size_t len = 0;
 	ssize_t n;
 
-	if (l->decider_in == -1 || l->set.net.http_proxy_port != 0)
+	if (l->proxy.decider_in == -1 || l->set.net.http_proxy_port != 0)
 		return 0;
-	if (pipe2(l->decider_ready, O_CLOEXEC) == -1) {
+	if (pipe2(l->proxy.decider_ready, O_CLOEXEC) == -1) {
 		log_warn("pipe");
 		return -1;
 	}
@@ -73,7 +73,8 @@ decider_start(struct launch *l, int sigfd)
 		return -1;
 	log_debug("waiting for the decider's hello");
 	while (len < sizeof(line) - 1) {
-		struct pollfd p[2] = { { l->decider_ready[0], POLLIN, 0 }, { sigfd, POLLIN, 0 } };
+		struct pollfd p[2] = { { l->proxy.decider_ready[0], POLLIN, 0 },
+		    { sigfd, POLLIN, 0 } };
 
 		if (poll(p, 2, -1) == -1) {
 			if (errno == EINTR)
@@ -93,7 +94,7 @@ decider_start(struct launch *l, int sigfd)
 		}
 		if (!(p[0].revents & (POLLIN | POLLHUP)))
 			continue;
-		n = read(l->decider_ready[0], line + len, sizeof(line) - 1 - len);
+		n = read(l->proxy.decider_ready[0], line + len, sizeof(line) - 1 - len);
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -103,7 +104,7 @@ decider_start(struct launch *l, int sigfd)
 			break;
 	}
 	line[len] = '\0';
-	fd_close(&l->decider_ready[0]);
+	fd_close(&l->proxy.decider_ready[0]);
 	if (strcmp(line, "ok\n") == 0) {
 		log_debug("the decider said hello");
 		return 0;
@@ -137,22 +138,22 @@ reap(struct launch *l, int *bwrap_status, bool *bwrap_done)
 	int status, k;
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		if (pid == l->bwrap_pid) {
+		if (pid == l->sandbox.bwrap_pid) {
 			*bwrap_status = status;
 			*bwrap_done = true;
-			l->bwrap_reaped = true;
+			l->sandbox.bwrap_reaped = true;
 			continue;
 		}
 		for (k = 0; k < PK_MAX; k++)
-			if (pid == l->proxy_pid[k]) {
-				l->proxy_pid[k] = 0;
+			if (pid == l->proxy.pid[k]) {
+				l->proxy.pid[k] = 0;
 				log_warnx("%s ended while the command runs (status %d)",
 				    k == PK_HTTP ? "srt-httpd" : "srt-socksd",
 				    WIFEXITED(status) ? WEXITSTATUS(status) :
 				    EXIT_SIGNALED(WTERMSIG(status)));
 			}
-		if (pid == l->keeper_pid)
-			l->keeper_pid = 0;
+		if (pid == l->sandbox.keeper_pid)
+			l->sandbox.keeper_pid = 0;
 	}
 }
 
@@ -169,9 +170,9 @@ static void
 run_stop(struct launch *l, int sig)
 {
 	log_debug("signal %d before the sandbox takes signals: ending the run", sig);
-	l->stop_signal = sig;
-	fd_close(&l->sandbox_lifeline_w);
-	(void)kill(l->bwrap_pid, SIGKILL);
+	l->sandbox.stop_signal = sig;
+	fd_close(&l->sandbox.lifeline_w);
+	(void)kill(l->sandbox.bwrap_pid, SIGKILL);
 }
 
 static void
@@ -179,13 +180,13 @@ forward_signal(struct launch *l, int sig)
 {
 	pid_t target;
 
-	if (l->stop_signal != 0)
+	if (l->sandbox.stop_signal != 0)
 		return;
 	/* bwrap may have said where the sandbox is, or that it ended, in a line not read
 	 * yet. Once it ended there is nobody to signal, and the run's status is the
 	 * command's. */
 	bwrap_status_read(l);
-	if (l->command_ran)
+	if (l->sandbox.command_ran)
 		return;
 	/* A terminal's signals go to the command's whole process group, as ^C does in a
 	 * shell: srt-seccomp, the sandbox's pid 1, does that itself. */
@@ -209,7 +210,7 @@ forward_signal(struct launch *l, int sig)
 static void
 tmp_remove_early(struct launch *l)
 {
-	if (!l->command_ran || !l->tmp_made)
+	if (!l->sandbox.command_ran || !l->tmp_made)
 		return;
 	tmp_remove(l->tmpdir, false);
 	l->tmp_made = false;
@@ -222,12 +223,12 @@ sandbox_violations_read(struct launch *l)
 	char buf[8192];
 	ssize_t r;
 
-	while ((r = read(l->viol_r, buf, sizeof(buf))) == -1 && errno == EINTR)
+	while ((r = read(l->sandbox.viol_r, buf, sizeof(buf))) == -1 && errno == EINTR)
 		;
 	if (r > 0)
 		violations_feed_sandbox(l->viol, buf, (size_t)r);
 	else if (r == 0 || errno != EAGAIN)
-		fd_close(&l->viol_r);
+		fd_close(&l->sandbox.viol_r);
 }
 
 /* Everything the violation pipe holds now, then it is closed: read until EOF, or until
@@ -238,14 +239,14 @@ sandbox_violations_drain(struct launch *l)
 	char buf[8192];
 	ssize_t r;
 
-	while (l->viol_r != -1) {
-		if ((r = read(l->viol_r, buf, sizeof(buf))) == -1 && errno == EINTR)
+	while (l->sandbox.viol_r != -1) {
+		if ((r = read(l->sandbox.viol_r, buf, sizeof(buf))) == -1 && errno == EINTR)
 			continue;
 		if (r <= 0)
 			break;
 		violations_feed_sandbox(l->viol, buf, (size_t)r);
 	}
-	fd_close(&l->viol_r);
+	fd_close(&l->sandbox.viol_r);
 }
 
 static int
@@ -261,32 +262,35 @@ wait_loop(struct launch *l, int sigfd)
 
 		pfd[n] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
 		slot[n++] = -1;
-		if (l->log_r != -1) {
-			pfd[n] = (struct pollfd){ .fd = l->log_r, .events = POLLIN };
+		if (l->proxy.log_r != -1) {
+			pfd[n] = (struct pollfd){ .fd = l->proxy.log_r, .events = POLLIN };
 			slot[n++] = -2;
 		}
-		if (l->viol_r != -1) {
-			pfd[n] = (struct pollfd){ .fd = l->viol_r, .events = POLLIN };
+		if (l->sandbox.viol_r != -1) {
+			pfd[n] = (struct pollfd){ .fd = l->sandbox.viol_r,
+			    .events = POLLIN };
 			slot[n++] = -4;
 		}
-		if (l->status_r != -1) {
-			pfd[n] = (struct pollfd){ .fd = l->status_r, .events = POLLIN };
+		if (l->sandbox.status_r != -1) {
+			pfd[n] = (struct pollfd){ .fd = l->sandbox.status_r,
+			    .events = POLLIN };
 			slot[n++] = -3;
 		}
-		if (l->control_fd != -1) {
-			pfd[n] = (struct pollfd){ .fd = l->control_fd, .events = POLLIN };
+		if (l->control.fd != -1) {
+			pfd[n] = (struct pollfd){ .fd = l->control.fd, .events = POLLIN };
 			slot[n++] = -5;
 		}
 		for (i = 0; i < LS_MAX; i++)
-			if (l->listen_fd[i] != -1) {
-				pfd[n] = (struct pollfd){ .fd = l->listen_fd[i], .events = POLLIN };
+			if (l->proxy.listen_fd[i] != -1) {
+				pfd[n] = (struct pollfd){ .fd = l->proxy.listen_fd[i],
+				    .events = POLLIN };
 				slot[n++] = (int)i;
 			}
 		if (poll(pfd, n, -1) == -1) {
 			if (errno == EINTR)
 				continue;
 			log_warn("poll");
-			(void)kill(l->bwrap_pid, SIGKILL);
+			(void)kill(l->sandbox.bwrap_pid, SIGKILL);
 		}
 		for (i = 0; i < n; i++) {
 			if (pfd[i].revents == 0)
@@ -302,19 +306,19 @@ wait_loop(struct launch *l, int sigfd)
 				}
 			} else if (slot[i] == -2) {
 				char buf[8192];
-				ssize_t r = read(l->log_r, buf, sizeof(buf));
+				ssize_t r = read(l->proxy.log_r, buf, sizeof(buf));
 
 				if (r > 0)
 					violations_feed(l->viol, buf, (size_t)r);
 			} else if (slot[i] == -4) {
 				sandbox_violations_read(l);
 			} else if (slot[i] == -5) {
-				if (l->control_fd != -1)
+				if (l->control.fd != -1)
 					control_read(l);
 			} else if (slot[i] == -3) {
 				bwrap_status_read(l);
 				tmp_remove_early(l);
-			} else if (l->listen_fd[slot[i]] != -1) {
+			} else if (l->proxy.listen_fd[slot[i]] != -1) {
 				enum proxy_kind k = slot[i] <= LS_HTTP6 ? PK_HTTP : PK_SOCKS;
 
 				(void)proxies_start(l, k);
@@ -328,12 +332,12 @@ wait_loop(struct launch *l, int sigfd)
 	sandbox_violations_drain(l);
 	/* The command was stopped over a dead control channel: its status is not the
 	 * run's. */
-	if (l->control_failed)
+	if (l->control.failed)
 		return LAUNCH_FAIL;
-	if (l->stop_signal != 0)
-		return EXIT_SIGNALED(l->stop_signal);
-	if (l->command_ran)
-		return l->command_exit;
+	if (l->sandbox.stop_signal != 0)
+		return EXIT_SIGNALED(l->sandbox.stop_signal);
+	if (l->sandbox.command_ran)
+		return l->sandbox.command_exit;
 	if (WIFSIGNALED(status))
 		return EXIT_SIGNALED(WTERMSIG(status));
 	/* bwrap failed before the command ran, and has said why. */
@@ -350,7 +354,8 @@ wait_loop(struct launch *l, int sigfd)
 static void
 cleanup(struct launch *l)
 {
-	bool sandbox_gone = l->bwrap_pid == 0 || (l->bwrap_reaped && l->command_ran);
+	bool sandbox_gone = l->sandbox.bwrap_pid == 0 ||
+	    (l->sandbox.bwrap_reaped && l->sandbox.command_ran);
 	int status;
 
 	if (l->tmp_made)
@@ -365,38 +370,40 @@ cleanup(struct launch *l)
 	 * leave its child behind, waiting for it in its set-up: the keeper looks once we
 	 * are gone, as it does when we are killed.
 	 */
-	fd_close(&l->sandbox_lifeline_w);
-	fd_close(&l->sandbox_lifeline_r);
+	fd_close(&l->sandbox.lifeline_w);
+	fd_close(&l->sandbox.lifeline_r);
 	keeper_release(l, sandbox_gone);
-	if (l->keeper_pid > 0)
-		while (waitpid(l->keeper_pid, &status, WNOHANG) == -1 && errno == EINTR)
+	if (l->sandbox.keeper_pid > 0)
+		while (waitpid(l->sandbox.keeper_pid, &status, WNOHANG) == -1 &&
+		    errno == EINTR)
 			;
-	l->keeper_pid = 0;
+	l->sandbox.keeper_pid = 0;
 }
 
 /* What the plan holds (-d), and srt's own directory when the command can write there. */
 static void
 debug_plan(const struct launch *l)
 {
-	const struct wguard *g = &l->plan.guard;
+	const struct wguard *g = &l->sandbox.plan.guard;
 	const char *own[2] = { l->self_dir, l->helper_dir };
 	size_t i, k;
 
 	for (k = 0; k < 2; k++) {
 		if (k == 1 && strcmp(own[1], own[0]) == 0)
 			break;
-		for (i = 0; i < l->plan.writes.n; i++)
-			if (path_is_under(own[k], l->plan.writes.v[i]))
+		for (i = 0; i < l->sandbox.plan.writes.n; i++)
+			if (path_is_under(own[k], l->sandbox.plan.writes.v[i]))
 				log_debug("warning: srt's own directory %s is writable inside "
 				    "the sandbox (it lies in %s): its files are kept read-only "
-				    "by the write guard%s", own[k], l->plan.writes.v[i],
+				    "by the write guard%s", own[k],
+				    l->sandbox.plan.writes.v[i],
 				    l->unguarded ? ", which --unguarded turned off: the "
 				    "command can replace them" : "");
 	}
 	if (!log_debugging())
 		return;
 	log_debug("plan: %zu bwrap filesystem arguments, TMPDIR %s",
-	    l->plan.fs_end - l->plan.fs_first, l->tmpdir);
+	    l->sandbox.plan.fs_end - l->sandbox.plan.fs_first, l->tmpdir);
 	if (l->unguarded) {
 		log_debug("write guard: off (--unguarded)");
 		return;
@@ -448,14 +455,14 @@ launch_plan_ctx(const struct launch *l, struct plan_ctx *ctx)
 static void
 launch_free(struct launch *l)
 {
-	if (l->plan_built)
-		plan_linux_free(&l->plan);
-	l->plan_built = false;
+	if (l->sandbox.plan_built)
+		plan_linux_free(&l->sandbox.plan);
+	l->sandbox.plan_built = false;
 	if (l->pol != NULL)
 		policy_free(l->pol);
 	l->pol = NULL;
 	cred_free(l);
-	fd_close(&l->cred_w);
+	fd_close(&l->cred.w);
 	settings_free(&l->set);
 	violations_free(l->viol);
 	l->viol = NULL;
@@ -465,12 +472,12 @@ launch_free(struct launch *l)
 	free(l->home);
 	free(l->tmpdir);
 	helpers_close(l);
-	fd_close(&l->guard_fd);
-	fd_close(&l->control_fd);
-	buf_free(&l->control_buf);
+	fd_close(&l->sandbox.guard_fd);
+	fd_close(&l->control.fd);
+	buf_free(&l->control.buf);
 	for (int k = 0; k < PK_MAX; k++) {
-		fd_close(&l->proxy_ctl[k]);
-		fd_close(&l->handoff[k]);
+		fd_close(&l->control.proxy[k]);
+		fd_close(&l->proxy.handoff[k]);
 	}
 	free(l->shell);
 	ca_free(l);
@@ -499,9 +506,9 @@ sandbox_lifeline_create(struct launch *l)
 		close(lf[1]);
 		return -1;
 	}
-	l->sandbox_lifeline_r = lf[0];
-	l->sandbox_lifeline_w = lf[1];
-	l->sandbox_lifeline_ino = (unsigned long)st.st_ino;
+	l->sandbox.lifeline_r = lf[0];
+	l->sandbox.lifeline_w = lf[1];
+	l->sandbox.lifeline_ino = (unsigned long)st.st_ino;
 	return 0;
 }
 
@@ -577,23 +584,23 @@ run_sandbox(struct launch *l, int sigfd, char ***envp, struct diags *errs)
 	/* bwrap starts now, with the plan's first half, and waits for its options while
 	 * we build them (bwrap.c). */
 	launch_plan_ctx(l, &ctx);
-	if (plan_linux_begin(&l->set, &ctx, &l->plan, errs) == -1)
+	if (plan_linux_begin(&l->set, &ctx, &l->sandbox.plan, errs) == -1)
 		return plan_failed(errs);
-	l->plan_built = true;
+	l->sandbox.plan_built = true;
 	if (bwrap_start(l, *envp) == -1)
 		return LAUNCH_FAIL;
 	/* The temp directory exists before the plan looks at it. */
 	if (keeper_tmp_make(l) == -1 || ca_write_bundle(l) == -1)
 		return LAUNCH_FAIL;
-	if (plan_linux_finish(&l->set, &ctx, &l->plan, errs) == -1)
+	if (plan_linux_finish(&l->set, &ctx, &l->sandbox.plan, errs) == -1)
 		return plan_failed(errs);
 	cred_files_settle(l);
 	debug_plan(l);
 	/* The guard is sealed before the options go: srt-seccomp starts only after them. */
 	if (bwrap_send_guard(l) == -1 || bwrap_send_args(l) == -1)
 		return LAUNCH_FAIL;
-	fd_close(&l->netns_fd);
-	fd_close(&l->userns_fd);
+	fd_close(&l->sandbox.netns_fd);
+	fd_close(&l->sandbox.userns_fd);
 	rc = wait_loop(l, sigfd);
 	log_debug("command ended: status %d", rc);
 	return rc;
@@ -631,13 +638,13 @@ launch_run(struct launch *l)
 		violations_finish(l->viol, l->srt_mode || l->violations_arg == NULL);
 	env_free(envp);
 	for (i = 0; i < LS_MAX; i++)
-		fd_close(&l->listen_fd[i]);
-	fd_close(&l->netns_fd);
-	fd_close(&l->userns_fd);
-	fd_close(&l->lifeline_r);
-	fd_close(&l->status_r);
-	fd_close(&l->viol_r);
-	fd_close(&l->viol_w);
+		fd_close(&l->proxy.listen_fd[i]);
+	fd_close(&l->sandbox.netns_fd);
+	fd_close(&l->sandbox.userns_fd);
+	fd_close(&l->proxy.lifeline_r);
+	fd_close(&l->sandbox.status_r);
+	fd_close(&l->sandbox.viol_r);
+	fd_close(&l->sandbox.viol_w);
 	fd_close(&sigfd);
 	diags_free(&errs);
 	launch_free(l);

@@ -51,7 +51,7 @@ main(int argc, char **argv)
 
 	memset(&l, 0, sizeof(l));
 	for (i = 0; i < LS_MAX; i++)
-		l.listen_fd[i] = -1;
+		l.proxy.listen_fd[i] = -1;
 	log_init("macos-launch", 0, LAUNCH_FAIL);
 	while ((ch = getopt_long(argc, argv, "+s:c:d", lopts, NULL)) != -1) {
 		switch (ch) {
