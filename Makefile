@@ -122,27 +122,34 @@ $(BUILD)/libsrt-%.a: $$(addprefix $(BUILD)/obj/,$$(subst .c,.o,$$(wildcard lib/$
 	rm -f $@
 	ar rcs $@ $(filter %.o,$^)
 
-# The macOS launch path (srt-launch/macos*.c, with winsys_posix.c and localproxy.c) is
-# linked into srt-launch on macOS only, and the Windows path (winlaunch.c, winsys_win32.c,
-# with its entry winmain.c) into build/win/srt.exe only (make win). Elsewhere both are
-# built for their tests (build/tests/macos-launch, test_macos_launch,
-# build/tests/win-launch) and checked once more as the other system would see them
-# (macos-compile; make win). cli.c, the command line and the policy, is every build's.
-WINDOWS_OBJ := $(addprefix $(BUILD)/obj/srt-launch/,winlaunch.o winsys_win32.o winmain.o)
+# srt-launch's sources, by the system they serve: linux/ (namespaces, bwrap, seccomp),
+# macos/ (Seatbelt) and windows/ (srt-win), with common/ for what more than one of them
+# compiles (the command line and the policy, the environment, the violations) and main
+# in srt-launch.c. A program is its directory's *.c with common/*.c and LAUNCH_OS/*.c
+# where it has them: srt-launch is linux/'s here and macos/'s on a Mac; windows/ goes
+# into build/win/srt.exe only (make win). common/'s localproxy.c and winsys_posix.c, the
+# proxies on the host's loopback and the POSIX side of winsys.h, serve the macOS and
+# Windows paths: Linux leaves them out. Elsewhere the macOS and Windows paths are built
+# for their tests (build/tests/macos-launch, test_macos_launch, build/tests/win-launch)
+# and checked once more as the other system would see them (macos-compile; make win).
+# The launcher's files include each other's headers by their path under srt-launch/.
 ifeq ($(shell uname -s),Darwin)
-NOT_HERE_OBJ := $(WINDOWS_OBJ)
+LAUNCH_OS := macos
+NOT_HERE_OBJ :=
 else
-NOT_HERE_OBJ := $(addprefix $(BUILD)/obj/srt-launch/,macos.o macos_apple.o winsys_posix.o \
-	localproxy.o) $(WINDOWS_OBJ)
+LAUNCH_OS := linux
+NOT_HERE_OBJ := $(addprefix $(BUILD)/obj/srt-launch/common/,winsys_posix.o localproxy.o)
 endif
-LOCAL_LAUNCH_OBJ := $(addprefix $(BUILD)/obj/srt-launch/,winsys_posix.o localproxy.o env.o \
-	ca.o cred.o violations.o)
-MACOS_LAUNCH_OBJ := $(BUILD)/obj/srt-launch/macos.o $(LOCAL_LAUNCH_OBJ)
-WIN_LAUNCH_OBJ := $(BUILD)/obj/srt-launch/winlaunch.o $(LOCAL_LAUNCH_OBJ)
+LOCAL_LAUNCH_OBJ := $(addprefix $(BUILD)/obj/srt-launch/,common/winsys_posix.o \
+	common/localproxy.o common/env.o common/ca.o common/violations.o)
+MACOS_LAUNCH_OBJ := $(BUILD)/obj/srt-launch/macos/macos.o $(LOCAL_LAUNCH_OBJ)
+WIN_LAUNCH_OBJ := $(BUILD)/obj/srt-launch/windows/winlaunch.o $(LOCAL_LAUNCH_OBJ)
+$(BUILD)/obj/srt-launch/%.o: CFLAGS += -Isrt-launch
+-include $(wildcard $(BUILD)/obj/srt-launch/*/*.d)
 
 # In a pattern rule every % is replaced by the stem before secondary expansion, so the
 # objects are derived from $$* with subst/addprefix, which use no %.
-$(BUILD)/bin/%: $$(filter-out $(NOT_HERE_OBJ),$$(addprefix $(BUILD)/obj/,$$(subst .c,.o,$$(wildcard $$*/*.c)))) $$(call prog_libs,$$*)
+$(BUILD)/bin/%: $$(filter-out $(NOT_HERE_OBJ),$$(addprefix $(BUILD)/obj/,$$(subst .c,.o,$$(wildcard $$*/*.c $$*/common/*.c $$*/$(LAUNCH_OS)/*.c)))) $$(call prog_libs,$$*)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
 
@@ -275,12 +282,13 @@ $(BUILD)/tests/test_macos_launch: tests/unit/test_macos_launch.c $(MACOS_LAUNCH_
 # Apple declaration it needs from tests/shim/apple. A syntax check: the objects for a Mac
 # are made on a Mac. (lib/ as a whole still uses a few calls beyond POSIX, and the
 # Linux launcher and proxies epoll, splice and namespaces: see macos.h.)
-MACOS_SRC := srt-launch/macos.c srt-launch/macos_apple.c srt-launch/winsys_posix.c \
-	srt-launch/localproxy.c srt-launch/env.c srt-launch/ca.c srt-launch/violations.c \
+MACOS_SRC := $(addprefix srt-launch/,macos/macos.c macos/macos_apple.c common/winsys_posix.c \
+	common/localproxy.c common/env.c common/ca.c common/violations.c) \
 	$(addprefix lib/sandbox/,plan_macos.c plan_macos_paths.c plan_macos_rules.c sbpl.c globre.c)
 macos-compile:
 	$(CC) -std=c11 -U_GNU_SOURCE -D_POSIX_C_SOURCE=200809L -D_XOPEN_SOURCE=700 \
-	    -D__APPLE__ $(WARN) $(LIB_INC) -Itests/shim/apple $(PKG_CFLAGS) -fsyntax-only $(MACOS_SRC)
+	    -D__APPLE__ $(WARN) $(LIB_INC) -Isrt-launch -Itests/shim/apple $(PKG_CFLAGS) \
+	    -fsyntax-only $(MACOS_SRC)
 
 # --- srt-win: the Windows helper --------------------------------------------------------
 # `make win` cross-compiles it with mingw-w64: every source but the fake, warnings as
@@ -375,7 +383,9 @@ build/win/tests/%.exe: tests/helpers-win/%.c
 # (WINLIB) for the log and util code: tests/62-srt-win-wine.bats with a probe as its
 # child, tests/63-proxies-wine.bats starting the real srt-socksd.exe and srt-httpd.exe
 # as winlaunch.c does.
-WINSYS_OBJ := build/win/obj/srt-launch/winsys_win32.o
+WINSYS_OBJ := build/win/obj/srt-launch/windows/winsys_win32.o
+$(WINSYS_OBJ): WIN_CFLAGS += -Isrt-launch
+-include $(wildcard build/win/obj/srt-launch/*/*.d)
 build/win/tests/winsys-drive.exe: tests/helpers-win/winsys-drive.c $(WINSYS_OBJ) $(WINLIB)
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(filter-out -municode -MMD -MP,$(WIN_CFLAGS)) -Isrt-launch -o $@ $< \
@@ -396,8 +406,8 @@ WINSRT_LIB_SRC := $(addprefix lib/core/,settings.c settings_json.c managed.c man
                $(addprefix lib/sandbox/,plan_windows.c wguard_names.c) \
                $(addprefix lib/compat/,managed_win.c cred_rx_win.c path_home_win.c)
 WINSRT_LIB  := build/win/libsrt-settings.a
-WINSRT_SRC  := srt-launch/winmain.c srt-launch/cli.c srt-launch/winlaunch.c \
-               srt-launch/localproxy.c srt-launch/env.c srt-launch/violations.c
+WINSRT_SRC  := $(addprefix srt-launch/,windows/winmain.c common/cli.c windows/winlaunch.c \
+               common/localproxy.c common/env.c common/violations.c)
 WINSRT_OBJ  := $(WINSRT_SRC:%.c=build/win/obj/%.o) $(WINSYS_OBJ)
 
 $(CJSON_SRC) $(CJSON_DIR)/cjson/cJSON.h:

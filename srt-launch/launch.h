@@ -16,6 +16,10 @@
  *
  * A short-lived child made the sandbox's network namespace (user+net namespaces when
  * unprivileged) and handed its listening sockets over before bwrap started (netns.c).
+ *
+ * The files, by the system they serve: linux/ (the above), macos/ (macos.h) and windows/
+ * (winlaunch.h), and common/, what more than one of them compiles. A module's name below
+ * is its file in one of them; srt-launch.c holds main alone.
  */
 #ifndef SRT_LAUNCH_H
 #define SRT_LAUNCH_H
@@ -47,6 +51,89 @@ enum helper { H_BWRAP, H_SECCOMP, H_HTTPD, H_SOCKSD, H_MAX };
 
 struct violations;
 
+/* Masked credentials (linux/cred.c). */
+struct launch_cred {
+	struct cred_store store;        /* what srt-httpd gets */
+	struct strlist hidden;          /* variables credentials took over */
+	struct strlist env;             /* NAME=value the command gets for them */
+	struct strlist unset;           /* ... or none (onExtractNoMatch "deny") */
+	int *file_fd;                   /* masked copies (sealed memfds) */
+	struct strlist file_path;       /* bound over these */
+	size_t nfiles;
+	int w;                          /* the pipe to srt-httpd's --cred-fd */
+	int fd_base;                    /* bwrap's number for file_fd[0] */
+};
+
+/* tlsTerminate's CA (common/ca.c). */
+struct launch_ca {
+	char *pem;                      /* the CA's certificate, or NULL: no termination */
+	char *secret;                   /* certificate and key, for srt-httpd's --ca-fd */
+	char *bundle;                   /* the sandbox's trust bundle, in the TMPDIR */
+	char *store;                    /* the same as Java's PKCS#12 trust store */
+	char *java;                     /* JAVA_TOOL_OPTIONS' properties naming it */
+};
+
+/* Live updates of the policy (linux/control.c). */
+struct launch_control {
+	int fd;                         /* --control-fd N, or -1 (closed at its end) */
+	struct buf buf;                 /* a line not complete yet */
+	size_t lines;
+	bool skip;                      /* the rest of an over-long line is dropped */
+	bool failed;                    /* it failed before its first line: run ends */
+	int proxy[PK_MAX];              /* our end of each proxy's --control-fd, or -1 */
+};
+
+/* The proxies (linux/proxies.c; macos/macos.c), and the external decider srt-httpd is
+ * given (srt-httpd(8)). */
+struct launch_proxies {
+	int listen_fd[LS_MAX];          /* their listening sockets (linux/netns.c) */
+	int lifeline_r, lifeline_w;     /* proxies exit when lifeline_w is closed */
+	int log_r, log_w;               /* the proxies' JSON decision lines */
+	pid_t pid[PK_MAX];
+	bool started[PK_MAX];
+	/* tlsTerminate: the handoff channel (handoff.h), a SOCK_SEQPACKET socketpair over
+	 * which srt-socksd gives srt-httpd the SOCKS CONNECTs to terminate; [PK_HTTP] is
+	 * srt-httpd's end, [PK_SOCKS] srt-socksd's, each closed here once its proxy has
+	 * it (or could not start); -1 */
+	int handoff[PK_MAX];
+	bool handoff_made;
+	int decider_in, decider_out;    /* -1 without one */
+	bool ask;                       /* --ask */
+	int decider_ready[2];           /* srt-httpd's --decider-ready-fd pipe, or -1 */
+};
+
+/* The Linux sandbox: its namespaces (linux/netns.c), the keeper (linux/keeper.c), bwrap
+ * and what goes to srt-seccomp through it (linux/bwrap.c). */
+struct launch_sandbox {
+	int netns_fd;
+	int userns_fd;                  /* -1 as root */
+	pid_t keeper_pid;
+	int keeper_lifeline;            /* write end; the keeper cleans up at its EOF */
+	struct plan_linux plan;         /* bwrap's command line but the command, and the
+	                                   numbers of its descriptors */
+	bool plan_built;
+	int guard_fd;                   /* the write guard: a memfd sealed once written */
+	int viol_r;                     /* srt-seccomp's violation records, or -1 */
+	int viol_w;                     /* its end, for bwrap (--violations-fd) */
+	int bwrap_args_w;               /* bwrap waits for its options on this pipe */
+	pid_t bwrap_pid;
+	int status_r;                   /* bwrap --json-status-fd */
+	int lifeline_w;                 /* held until this process ends: srt-seccomp
+	                                   sees EOF on the other end however we end */
+	int lifeline_r;                 /* for bwrap (srt-seccomp --lifeline-fd) */
+	unsigned long lifeline_ino;     /* the pipe's inode: the keeper kills what
+	                                   still holds it once we are gone */
+	pid_t init;                     /* host pid of the sandbox's pid 1, 0 until known */
+	bool command_ran;               /* bwrap reported an exit code: setup had finished,
+	                                   and the sandbox's PID namespace is gone */
+	int stop_signal;                /* a signal came before the sandbox took signals:
+	                                   it ended the run, which exits 128 + it */
+	bool bwrap_reaped;              /* bwrap's exit was collected: with its PID
+	                                   namespace, nothing of the sandbox is left */
+	int command_exit;
+};
+
+/* One run: the command line, the policy, srt's paths and the typed parts above. */
 struct launch {
 	/* command line */
 	bool srt_mode;                  /* invoked as "srt" */
@@ -57,6 +144,8 @@ struct launch {
 	const char *cstring;            /* -c */
 	char **cmd;                     /* CMD ARGS, NULL-terminated (NULL with -c) */
 	char *shell;                    /* what runs -c: bash, or /bin/sh without one */
+	bool unguarded;                 /* --unguarded: no write guard (benchmarks) */
+	bool no_fs_violations;          /* --no-fs-violations, noFsViolations: no monitor */
 
 	/* policy */
 	struct settings set;
@@ -70,89 +159,18 @@ struct launch {
 	int helper_fd[H_MAX];           /* O_PATH, opened once (helpers.c) */
 	char *helper_path[H_MAX];       /* for messages, and srt-seccomp's place inside */
 	bool helper_script[H_MAX];      /* starts with "#!": run by name (helpers_exec) */
-	bool unguarded;                 /* --unguarded: no write guard (benchmarks) */
-	bool no_fs_violations;          /* --no-fs-violations or noFsViolations: no monitor */
-	int viol_r;                     /* srt-seccomp's violation records, or -1 */
-	int viol_w;                     /* its end, for bwrap (srt-seccomp --violations-fd) */
-	/* live updates (control.c) */
-	int control_fd;                 /* --control-fd N, or -1 (closed at its end) */
-	struct buf control_buf;         /* a line not complete yet */
-	size_t control_lines;
-	bool control_skip;              /* the rest of an over-long line is dropped */
-	bool control_failed;            /* it failed before its first line: run ends */
-	int proxy_ctl[PK_MAX];          /* our end of each proxy's --control-fd, or -1 */
-	/* the external decider, for srt-httpd (srt-httpd(8)) */
-	int decider_in, decider_out;    /* -1 without one */
-	bool ask;                       /* --ask */
-	int decider_ready[2];           /* srt-httpd's --decider-ready-fd pipe, or -1 */
-	int guard_fd;                   /* the write guard: a memfd sealed once written */
 	char *cwd;
 	char *home;
 	char *tmpdir;                   /* the run's private TMPDIR (its name is chosen
 	                                   before the keeper starts) */
 	bool tmp_made;                  /* we made it (keeper_tmp_make) */
-	struct plan_linux plan;         /* bwrap's command line but the command, and the
-	                                   numbers of its descriptors */
-	bool plan_built;
-
-	/* network namespace (netns.c) */
-	int listen_fd[LS_MAX];
-	int netns_fd;
-	int userns_fd;                  /* -1 as root */
-
-	/* the keeper (keeper.c) */
-	pid_t keeper_pid;
-	int keeper_lifeline;            /* write end; the keeper cleans up at its EOF */
-
-	/* proxies (proxies.c) */
-	int lifeline_r, lifeline_w;     /* proxies exit when lifeline_w is closed */
-	int log_r, log_w;               /* the proxies' JSON decision lines */
-	pid_t proxy_pid[PK_MAX];
-	bool proxy_started[PK_MAX];
-	/* tlsTerminate: the handoff channel (handoff.h), a SOCK_SEQPACKET socketpair over
-	 * which srt-socksd gives srt-httpd the SOCKS CONNECTs to terminate; [PK_HTTP] is
-	 * srt-httpd's end, [PK_SOCKS] srt-socksd's, each closed here once its proxy has
-	 * it (or could not start); -1 */
-	int handoff[PK_MAX];
-	bool handoff_made;
-
-	/* the sandbox (bwrap.c) */
-	int bwrap_args_w;               /* bwrap waits for its options on this pipe */
-	pid_t bwrap_pid;
-	int status_r;                   /* bwrap --json-status-fd */
-	int sandbox_lifeline_w;         /* held until this process ends: srt-seccomp
-	                                   sees EOF on the other end however we end */
-	int sandbox_lifeline_r;         /* for bwrap (srt-seccomp --lifeline-fd) */
-	unsigned long sandbox_lifeline_ino; /* the pipe's inode: the keeper kills what
-	                                   still holds it once we are gone */
-	pid_t sandbox_init;             /* host pid of the sandbox's pid 1, 0 until known */
-	bool command_ran;               /* bwrap reported an exit code: setup had finished,
-	                                   and the sandbox's PID namespace is gone */
-	int stop_signal;                /* a signal came before the sandbox took signals:
-	                                   it ended the run, which exits 128 + it */
-	bool bwrap_reaped;              /* bwrap's exit was collected: with its PID namespace,
-	                                   nothing of the sandbox is left */
-	int command_exit;
 
 	struct violations *viol;
-
-	/* masked credentials (cred.c) */
-	struct cred_store cred;         /* what srt-httpd gets */
-	struct strlist cred_hidden;     /* variables credentials took over */
-	struct strlist cred_env;        /* NAME=value the command gets for them */
-	struct strlist cred_unset;      /* ... or none (onExtractNoMatch "deny") */
-	int *cred_file_fd;              /* masked copies (sealed memfds) */
-	struct strlist cred_file_path;  /* bound over these */
-	size_t ncred_files;
-	int cred_w;                     /* the pipe to srt-httpd's --cred-fd */
-	int cred_fd_base;               /* bwrap's number for cred_file_fd[0] */
-
-	/* tlsTerminate (ca.c) */
-	char *ca_pem;                   /* the CA's certificate, or NULL: no termination */
-	char *ca_secret;                /* certificate and key, for srt-httpd's --ca-fd */
-	char *ca_bundle;                /* the sandbox's trust bundle, in the TMPDIR */
-	char *ca_store;                 /* the same as Java's PKCS#12 trust store */
-	char *ca_java;                  /* JAVA_TOOL_OPTIONS' properties naming it */
+	struct launch_control control;
+	struct launch_proxies proxy;
+	struct launch_sandbox sandbox;
+	struct launch_cred cred;
+	struct launch_ca ca;
 };
 
 /*
@@ -184,8 +202,9 @@ void launch_parse_args(struct launch *l, int argc, char **argv);
 int launch_load_policy(struct launch *l);
 char *launch_command_text(const struct launch *l);
 
-/* srt-launch.c */
-void launch_userns_hint(int err);
+/* The system's launcher, after the command line: the run, to the end; its exit status
+ * (linux/run.c, macos/macos_apple.c). */
+int launch_run(struct launch *l);
 
 /* netns.c */
 int netns_create(struct launch *l);
@@ -205,7 +224,7 @@ int control_open(struct launch *l);
 void control_read(struct launch *l);
 
 /* proxycli.c: srt proxy ARGS (argv[0] is "proxy") */
-int proxycli_main(int argc, char **argv, const char *self_dir);
+int proxycli_main(int argc, char **argv);
 
 /* helpers.c */
 int helpers_open(struct launch *l);
@@ -233,6 +252,8 @@ int env_is_owned(const char *kv, bool git_count);
 int env_is_denied(const struct settings *s, const char *kv);
 const char *env_inherited(const struct settings *s, const char *name);
 void env_add_git(struct strlist *e, const struct settings *s, const char *inherited_count);
+/* NAME=... is a variable masked credentials took over (l->cred.hidden). */
+bool env_cred_owned(const struct launch *l, const char *entry);
 
 /* spawn.c: helpers shared by every child we start */
 void spawn_signals_init(void);
@@ -254,7 +275,9 @@ void tmp_remove(const char *dir, bool quiet);
 const char *lookup_path(const char *prog, char *buf, size_t len);
 char *lookup_bash(void);
 
-/* tty.c: the caller's terminal modes and the flags of 0, 1, 2, restored at exit */
+/* tty.c: the caller's terminal modes and the flags of 0, 1, 2, restored at exit; 0, 1
+ * and 2 open (on /dev/null if they were closed) */
+void tty_std_open(void);
 void tty_save(void);
 void tty_restore(void);
 
@@ -274,7 +297,6 @@ char *violations_sanitise(const char *s);
 /* cred.c */
 int cred_prepare(struct launch *l);
 void cred_files_settle(struct launch *l);
-bool cred_env_owned(const struct launch *l, const char *entry);
 char **cred_proxy_environ(const struct launch *l);
 int cred_send(struct launch *l, int fd);
 void cred_free(struct launch *l);

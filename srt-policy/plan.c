@@ -58,7 +58,8 @@ plan_print(const struct strlist *const *part, size_t nparts, bool shell)
  * The Linux plan: every argument srt passes to bwrap for these settings, cwd, home and
  * TMPDIR but the command, as the srt beside this program would pass them (its helpers
  * found by the same rule, lib/core/layout.c) when run by this user with this PATH: the
- * launcher fills the plan's context the same way (srt-launch.c, launch_plan_ctx).
+ * launcher fills the plan's context the same way (srt-launch/linux/run.c,
+ * launch_plan_ctx).
  */
 static int
 plan_linux(const struct opts *o)

@@ -94,7 +94,7 @@ PROBE='curl -s -m 5 -o /dev/null -w "code %{http_code}\n" -x http://localhost:31
 	# Without cJSON's source srt.exe cannot be made again (-W: as if its source had
 	# changed): make says so and installs nothing, srt-win.exe included.
 	run -2 --separate-stderr mk install-win DESTDIR="$T/x" CJSON_DIR="$T/none" \
-	    -W srt-launch/winmain.c
+	    -W srt-launch/windows/winmain.c
 	[[ "$stderr" == *"no cJSON source in $T/none"*"run scripts/deps"* ]]
 	[ ! -e "$T/x" ]
 	# What the Debian package srt-win installs: srt-win.exe alone.

@@ -139,7 +139,8 @@ same_as_plan() {
 	settings "$T/s.json" "" '{ "denyRead": [], "allowWrite": ["."], "denyWrite": [] }' \
 	    '"tlsTerminate": {},'
 	same_as_plan srt -s "$T/s.json" -- plan --target linux -s "$T/s.json"
-	# bound read-only over themselves, in the run's TMPDIR (srt-launch/ca.c writes them)
+	# bound read-only over themselves, in the run's TMPDIR (srt-launch/common/ca.c writes
+	# them)
 	tr '\0' '\n' <"$T/rec" | grep -A1 -x -- --ro-bind |
 	    grep -qx "$(realpath "$T/tmp")/srt\.[A-Za-z0-9]*/srt-ca-bundle\.pem"
 	tr '\0' '\n' <"$T/rec" | grep -A1 -x -- --ro-bind |

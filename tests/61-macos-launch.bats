@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
-# The macOS launch path (srt-launch/macos.c), run on this host by build/tests/macos-launch
-# with stubs in place of /usr/bin/sandbox-exec and /usr/bin/log: the sandbox-exec stub
-# records its argv (the profile among it) and environment, then runs the command without
-# a sandbox; the log stub records its argv and prints the lines a test gives it, the log
-# tag put in, until it is stopped. The proxies are the real srt-httpd and srt-socksd.
+# The macOS launch path (srt-launch/macos/macos.c), run on this host by
+# build/tests/macos-launch with stubs in place of /usr/bin/sandbox-exec and /usr/bin/log:
+# the sandbox-exec stub records its argv (the profile among it) and environment, then runs
+# the command without a sandbox; the log stub records its argv and prints the lines a test
+# gives it, the log tag put in, until it is stopped. The proxies are the real srt-httpd
+# and srt-socksd.
 load helpers
 bats_require_minimum_version 1.5.0
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
-# The Windows launch path (srt-launch/winlaunch.c), run on this host by build/tests/win-launch
-# through the POSIX side of its system interface (winsys_posix.c): the real srt-httpd and
-# srt-socksd on loopback ports of windows.proxyPortRange, and srt-win-fake (srt-win built
-# against its recording fake, which runs commands for real) as srt-win, behind a wrapper
-# that records its command line and the plan it was given. Nothing here runs on Windows.
+# The Windows launch path (srt-launch/windows/winlaunch.c), run on this host by
+# build/tests/win-launch through the POSIX side of its system interface (winsys_posix.c):
+# the real srt-httpd and srt-socksd on loopback ports of windows.proxyPortRange, and
+# srt-win-fake (srt-win built against its recording fake, which runs commands for real) as
+# srt-win, behind a wrapper that records its command line and the plan it was given.
+# Nothing here runs on Windows.
 load helpers
 bats_require_minimum_version 1.5.0
 

@@ -8,10 +8,10 @@
 # or log on as another account, so install, exec and the filters are not run here
 # (tests/61-srt-win.bats runs their logic against the fake).
 #
-# Last, srt's own Windows system layer (srt-launch/winsys_win32.c, under the launch path
-# of srt-launch/winlaunch.c) through build/win/tests/winsys-drive.exe, with winprobe.exe as
-# its child: loopback listeners, the explicit handle list, a listener handed over by
-# its carrier (WSADuplicateSocketW; the real proxies on one are in
+# Last, srt's own Windows system layer (srt-launch/windows/winsys_win32.c, under the
+# launch path of srt-launch/windows/winlaunch.c) through build/win/tests/winsys-drive.exe,
+# with winprobe.exe as its child: loopback listeners, the explicit handle list, a listener
+# handed over by its carrier (WSADuplicateSocketW; the real proxies on one are in
 # tests/63-proxies-wine.bats), the anonymous and private files, exit status, ending a
 # child, the proxies' kill-on-close job, STATUS_CONTROL_C_EXIT told as 130. The runner's
 # Ctrl-C runs on a console script(1) lends Wine.
@@ -311,8 +311,9 @@ JSON
 	[ "$(tr -d '\r' <<<"$output")" = gone ]
 }
 
-# srt.exe (srt-launch/winmain.c): its command line, its settings errors, and a run as far
-# as it goes here. The messages are the Linux build's, word for word ($SRT_BIN/srt).
+# srt.exe (srt-launch/windows/winmain.c): its command line, its settings errors, and a run
+# as far as it goes here. The messages are the Linux build's, word for word
+# ($SRT_BIN/srt).
 srtexe() {
 	"$WINE" "$SRTEXE" "$@"
 }
@@ -500,7 +501,7 @@ assert d["managed"]=={"dir":"C:\\ProgramData\\srt","dir_exists":True,"file_exist
 	srtexe_built
 	# With an object to make again (-W: as if its source had changed; nothing is
 	# written): a build that is up to date needs no cJSON.
-	run -2 --separate-stderr make -s -C "$BATS_TEST_DIRNAME/.." -W srt-launch/winmain.c \
+	run -2 --separate-stderr make -s -C "$BATS_TEST_DIRNAME/.." -W srt-launch/windows/winmain.c \
 	    build/win/srt.exe CJSON_DIR="$T/none"
 	[[ "$stderr" == *"make win: no cJSON source in $T/none (srt.exe compiles Debian's): run scripts/deps"* ]]
 }

@@ -368,7 +368,7 @@ JSON
 	[[ "$stderr" == *"--cred-fd is not available on Windows"* ]]
 }
 
-# srt's part: the Windows system layer (srt-launch/winsys_win32.c, driven by
+# srt's part: the Windows system layer (srt-launch/windows/winsys_win32.c, driven by
 # build/win/tests/winsys-drive.exe as winlaunch.c drives it) starts the proxy in its job
 # with everything by handle: the listeners by their carriers (WSADuplicateSocketW), the
 # compiled policy as an anonymous file, the decision log's pipe and the lifeline. Then

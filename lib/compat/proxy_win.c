@@ -2,8 +2,8 @@
  * The proxies on Windows: what they refuse at start, and the Linux-only parts they are
  * built without.
  *
- * Taken from srt's Windows launcher (srt-launch/winlaunch.c; the contract is in
- * srt-launch/winsys.h): --listen-fd, --policy-fd, --log-fd, --lifeline-fd and
+ * Taken from srt's Windows launcher (srt-launch/windows/winlaunch.c; the contract is in
+ * srt-launch/common/winsys.h): --listen-fd, --policy-fd, --log-fd, --lifeline-fd and
  * --ready-fd, each the value of a HANDLE the launcher let the proxy inherit.
  * proxy_win_start turns them into what the shared core uses: the listener from the
  * WSAPROTOCOL_INFOW its carrier pipe holds (WSASocketW), the log and the ready pipe C
@@ -94,7 +94,7 @@ proxy_win_handle(const char *prog, const char *opt, int v)
 }
 
 /* --listen-fd: the socket from its carrier, a pipe holding its WSAPROTOCOL_INFOW
- * (srt-launch/winsys.h). Written before the proxy ran: nothing to wait for. */
+ * (srt-launch/common/winsys.h). Written before the proxy ran: nothing to wait for. */
 static int
 proxy_win_listener(const char *prog, int v)
 {
@@ -259,7 +259,7 @@ proxy_win_start(struct proxy_opts *o, const char *prog)
 	o->no_sandbox = true;
 	if (sys_init() == -1)
 		fatal("WSAStartup");
-	/* The launcher's handles (srt-launch/winsys.h). */
+	/* The launcher's handles (srt-launch/common/winsys.h). */
 	if (o->policy_fd != -1)
 		(void)proxy_win_handle(prog, "--policy-fd", o->policy_fd);
 	for (i = 0; i < o->nlisten_fds; i++)

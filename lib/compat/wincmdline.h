@@ -2,8 +2,8 @@
  * The one command line a Windows program gets, made from an argv so that its C runtime
  * (CommandLineToArgvW, the Microsoft C runtime) splits it back into exactly that argv.
  * Used wherever srt starts a Windows program: srt-win (srt-win/cmdline.c) and srt's
- * Windows launch path (srt-launch/winsys_win32.c). Only the C library: srt-win, which
- * does not link libsrt, compiles this file on its own.
+ * Windows launch path (srt-launch/windows/winsys_win32.c). Only the C library: srt-win,
+ * which does not link libsrt, compiles this file on its own.
  */
 #ifndef SRT_WINCMDLINE_H
 #define SRT_WINCMDLINE_H

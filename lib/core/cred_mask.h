@@ -3,7 +3,7 @@
  * cred_store: the whole value, the spans an extract pattern's group 1 captures, or the
  * JSON Web Tokens in it (decode "jwt"), with maskClaims and maskDuplicates. What the
  * sandbox gets instead is written to a buffer. Pure logic: the launcher reads the values
- * (srt-launch/cred.c) and applies the no-match policy.
+ * (srt-launch/linux/cred.c) and applies the no-match policy.
  */
 #ifndef SRT_CRED_MASK_H
 #define SRT_CRED_MASK_H

@@ -1,7 +1,8 @@
 /*
  * The proxies' descriptor options: one table for the launchers that pass descriptors
- * (srt-launch/proxies.c, localproxy.c, proxycli.c) and the proxies that take them
- * (lib/proxyd/proxy.c proxy_parse_opts), and one rule for which numbers they may be.
+ * (srt-launch/linux/proxies.c, common/localproxy.c, common/proxycli.c) and the proxies
+ * that take them (lib/proxyd/proxy.c proxy_parse_opts), and one rule for which numbers
+ * they may be.
  */
 #ifndef SRT_PROXY_FD_H
 #define SRT_PROXY_FD_H

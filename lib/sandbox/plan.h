@@ -19,7 +19,7 @@
 
 #define PLAN_SELF_DIRS  2
 #define PLAN_REF_TMPDIR "/tmp/claude"   /* the reference's TMPDIR */
-/* tlsTerminate's trust bundle, in the run's TMPDIR (srt-launch/ca.c) */
+/* tlsTerminate's trust bundle, in the run's TMPDIR (srt-launch/common/ca.c) */
 #define PLAN_CA_BUNDLE_NAME "srt-ca-bundle.pem"
 /* The same certificates as a PKCS#12 trust store, for Java (javax.net.ssl.trustStore). */
 #define PLAN_CA_STORE_NAME "srt-ca-bundle.p12"

@@ -4,7 +4,7 @@
  * bound in and run as the first program, and the numbers of the descriptors the launcher
  * hands bwrap. With plan_linux.c's arguments this is the whole command line but the
  * command, so `srt-policy plan --target linux` prints what srt runs; the launcher
- * (srt-launch/bwrap.c) only arranges the descriptors and sends the words.
+ * (srt-launch/linux/bwrap.c) only arranges the descriptors and sends the words.
  *
  *   --new-session --die-with-parent --json-status-fd STATUS
  *   the filesystem arguments (plan_linux.c)
@@ -119,7 +119,7 @@ sandbox_tail(const struct settings *s, const struct plan_ctx *ctx, struct plan_l
 	struct strlist *o = &out->args;
 
 	/* tlsTerminate's trust bundle and Java's trust store, which the launcher writes
-	 * in the run's TMPDIR (srt-launch/ca.c): readable, never writable. */
+	 * in the run's TMPDIR (srt-launch/common/ca.c): readable, never writable. */
 	if (s->net.tls.present && ctx->tmpdir != NULL) {
 		strlist_push(o, "--ro-bind");
 		strlist_pushf(o, "%s/%s", ctx->tmpdir, PLAN_CA_BUNDLE_NAME);

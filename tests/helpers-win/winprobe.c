@@ -18,8 +18,8 @@
  *                            it only with a console: run under script(1))
  *   winprobe handles P W S X what it inherited at these handle values: prints the file P
  *                            from its start, writes "pipe" to W, tells whether S is a
- *                            listener's carrier (srt-launch/winsys.h) holding a listening
- *                            socket, and whether X is open at all
+ *                            listener's carrier (srt-launch/common/winsys.h) holding a
+ *                            listening socket, and whether X is open at all
  *   winprobe launch --plan F ...  as srt-win for srt.exe: print the plan file F, then
  *                            exit 15 as srt-win does where no sandbox account is made
  *   winprobe dacl PATH       read PATH's DACL back as a new open of it: one line per

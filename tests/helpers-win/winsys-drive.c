@@ -1,8 +1,8 @@
 /*
- * winsys-drive: srt's Windows system layer (srt-launch/winsys_win32.c) run under Wine by
- * tests/62-srt-win-wine.bats. Built by `make win` into build/win/tests/winsys-drive.exe
- * from winsys_win32.c itself and the three files of libsrt it uses (wincmdline.c, log.c,
- * util.c).
+ * winsys-drive: srt's Windows system layer (srt-launch/windows/winsys_win32.c) run under
+ * Wine by tests/62-srt-win-wine.bats. Built by `make win` into
+ * build/win/tests/winsys-drive.exe from winsys_win32.c itself and the three files of
+ * libsrt it uses (wincmdline.c, log.c, util.c).
  *
  *   winsys-drive PROBE HOLDFILE OUTSIDEFILE
  *
@@ -33,7 +33,7 @@
 #include <string.h>
 
 #include "util.h"
-#include "winsys.h"
+#include "common/winsys.h"
 
 static int
 run(char *const *argv, const ws_handle *inherit, size_t n, bool with_srt, ws_handle rd,

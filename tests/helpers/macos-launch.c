@@ -1,8 +1,9 @@
 /*
- * macos-launch: srt's macOS launch path (srt-launch/macos.c) run on this host, with the
- * programs it would start on a Mac replaced by whatever the caller names: the tests give
- * it stubs that record what they were given. What macos_launch() does on a Mac before
- * macos_run() (find its own directory, cwd, home, the violations) is done here by hand.
+ * macos-launch: srt's macOS launch path (srt-launch/macos/macos.c) run on this host, with
+ * the programs it would start on a Mac replaced by whatever the caller names: the tests
+ * give it stubs that record what they were given. What launch_run() does on a Mac before
+ * macos_run() (the policy, its own directory, cwd, home, the violations) is done here by
+ * hand.
  *
  *   macos-launch --sandbox-exec PROG [--log PROG] [--shell SH] [--start-ms N]
  *                [--drain-ms N] [--quiet-ms N] [--violations FILE] [-d] -s SETTINGS
@@ -18,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "macos.h"
+#include "macos/macos.h"
 #include "launch-driver.h"
 
 static void
@@ -50,7 +51,7 @@ main(int argc, char **argv)
 
 	memset(&l, 0, sizeof(l));
 	for (i = 0; i < LS_MAX; i++)
-		l.listen_fd[i] = -1;
+		l.proxy.listen_fd[i] = -1;
 	log_init("macos-launch", 0, LAUNCH_FAIL);
 	while ((ch = getopt_long(argc, argv, "+s:c:d", lopts, NULL)) != -1) {
 		switch (ch) {

@@ -1,6 +1,6 @@
 /*
- * win-launch: srt's Windows launch path (srt-launch/winlaunch.c) run on this host through
- * winsys_posix.c, with the real srt-httpd and srt-socksd and whatever srt-win the
+ * win-launch: srt's Windows launch path (srt-launch/windows/winlaunch.c) run on this host
+ * through winsys_posix.c, with the real srt-httpd and srt-socksd and whatever srt-win the
  * settings' windows.srtWin.path names (the tests: build/tests/srt-win-fake). What
  * windows_launch() does on Windows before windows_run() (its own directory, home, the
  * violations) is done here by hand; -c runs through the shell given with --shell.
@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "launch-driver.h"
-#include "winlaunch.h"
+#include "windows/winlaunch.h"
 
 static void
 usage(void)

@@ -1,14 +1,14 @@
 /*
- * The pieces of the macOS launch path (srt-launch/macos.c) that are pure: the log tag,
- * the command's environment, the argv of sandbox-exec and of log stream. The run itself
- * is tests/61-macos-launch.bats.
+ * The pieces of the macOS launch path (srt-launch/macos/macos.c) that are pure: the log
+ * tag, the command's environment, the argv of sandbox-exec and of log stream. The run
+ * itself is tests/61-macos-launch.bats.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "macos.h"
+#include "macos/macos.h"
 #include "tap.h"
 
 static size_t

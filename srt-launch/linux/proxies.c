@@ -46,11 +46,11 @@ proxies_init(struct launch *l)
 		close(lf[1]);
 		goto fail;
 	}
-	l->lifeline_r = lf[0];
-	l->lifeline_w = lf[1];
-	l->log_r = lg[0];
-	l->log_w = lg[1];
-	(void)fcntl(l->log_r, F_SETFL, O_NONBLOCK);
+	l->proxy.lifeline_r = lf[0];
+	l->proxy.lifeline_w = lf[1];
+	l->proxy.log_r = lg[0];
+	l->proxy.log_w = lg[1];
+	(void)fcntl(l->proxy.log_r, F_SETFL, O_NONBLOCK);
 	return 0;
  fail:
 	log_warn("pipe");
@@ -85,30 +85,30 @@ proxy_policy_memfd(const struct launch *l)
 static int
 proxies_handoff(struct launch *l, enum proxy_kind k)
 {
-	if (l->ca_secret == NULL || proxy_external_port(l, PK_HTTP) != 0 ||
+	if (l->ca.secret == NULL || proxy_external_port(l, PK_HTTP) != 0 ||
 	    proxy_external_port(l, PK_SOCKS) != 0)
 		return -1;
-	if (!l->handoff_made) {
+	if (!l->proxy.handoff_made) {
 		int sv[2];
 
-		l->handoff_made = true;
+		l->proxy.handoff_made = true;
 		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1) {
 			log_warn("socketpair: SOCKS tunnels will not be terminated");
 			return -1;
 		}
-		l->handoff[PK_SOCKS] = sv[0];
-		l->handoff[PK_HTTP] = sv[1];
+		l->proxy.handoff[PK_SOCKS] = sv[0];
+		l->proxy.handoff[PK_HTTP] = sv[1];
 	}
-	if (k == PK_SOCKS && l->handoff[PK_SOCKS] != -1)
+	if (k == PK_SOCKS && l->proxy.handoff[PK_SOCKS] != -1)
 		(void)proxies_start(l, PK_HTTP);
-	return l->handoff[k];
+	return l->proxy.handoff[k];
 }
 
 int
 proxies_start(struct launch *l, enum proxy_kind k)
 {
-	int l4 = l->listen_fd[k == PK_HTTP ? LS_HTTP4 : LS_SOCKS4];
-	int l6 = l->listen_fd[k == PK_HTTP ? LS_HTTP6 : LS_SOCKS6];
+	int l4 = l->proxy.listen_fd[k == PK_HTTP ? LS_HTTP4 : LS_SOCKS4];
+	int l6 = l->proxy.listen_fd[k == PK_HTTP ? LS_HTTP6 : LS_SOCKS6];
 	int port = proxy_external_port(l, k);
 	int ep[2] = { -1, -1 }, cp[2] = { -1, -1 }, ctl[2] = { -1, -1 }, polfd = -1, cafd = -1;
 	int hfd = -1;
@@ -118,20 +118,20 @@ proxies_start(struct launch *l, enum proxy_kind k)
 	const char *prog = l->helper_path[h];
 	pid_t pid, launcher = getpid();
 
-	if (l->proxy_started[k])
+	if (l->proxy.started[k])
 		return 0;
-	l->proxy_started[k] = true;
+	l->proxy.started[k] = true;
 	if (port == 0) {
 		if ((polfd = proxy_policy_memfd(l)) == -1)
 			goto out;
 		/* tlsTerminate's CA, key included, for srt-httpd alone (ca.c). */
-		if (k == PK_HTTP && l->ca_secret != NULL && (cafd = memfd_sealed("srt-ca",
-		    l->ca_secret, strlen(l->ca_secret))) == -1)
+		if (k == PK_HTTP && l->ca.secret != NULL && (cafd = memfd_sealed("srt-ca",
+		    l->ca.secret, strlen(l->ca.secret))) == -1)
 			goto out;
 		log_debug("starting %s for the sandbox's port %d", prog,
 		    k == PK_HTTP ? LAUNCH_HTTP_PORT : LAUNCH_SOCKS_PORT);
-		if (l->control_fd != -1 && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
-		    ctl) == -1) {
+		if (l->control.fd != -1 &&
+		    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) == -1) {
 			log_warn("socketpair");
 			goto out;
 		}
@@ -145,7 +145,8 @@ proxies_start(struct launch *l, enum proxy_kind k)
 		goto out;
 	}
 	/* Masked credentials: srt-httpd reads their store from a pipe (cred.c). */
-	if (k == PK_HTTP && port == 0 && l->cred.n > 0 && pipe2(cp, O_CLOEXEC) == -1) {
+	if (k == PK_HTTP && port == 0 && l->cred.store.n > 0 &&
+	    pipe2(cp, O_CLOEXEC) == -1) {
 		log_warn("pipe");
 		goto out;
 	}
@@ -167,7 +168,7 @@ proxies_start(struct launch *l, enum proxy_kind k)
 		strlist_push(&argv, proxy_prog[k]);
 		if (port == 0) {
 			fds[n++] = polfd;
-			fds[n++] = l->log_w;
+			fds[n++] = l->proxy.log_w;
 			strlist_push(&argv, proxy_fd_opt[PFD_POLICY]);
 			strlist_push(&argv, "3");
 			strlist_push(&argv, proxy_fd_opt[PFD_LOG]);
@@ -187,22 +188,22 @@ proxies_start(struct launch *l, enum proxy_kind k)
 				strlist_pushf(&argv, "%zu", 3 + n);
 				fds[n++] = hfd;
 			}
-			if (k == PK_HTTP && l->decider_in != -1) {
+			if (k == PK_HTTP && l->proxy.decider_in != -1) {
 				strlist_push(&argv, proxy_fd_opt[PFD_DECIDER_IN]);
 				strlist_pushf(&argv, "%zu", 3 + n);
-				fds[n++] = l->decider_in;
+				fds[n++] = l->proxy.decider_in;
 				strlist_push(&argv, proxy_fd_opt[PFD_DECIDER_OUT]);
 				strlist_pushf(&argv, "%zu", 3 + n);
-				fds[n++] = l->decider_out;
-				if (l->ask)
+				fds[n++] = l->proxy.decider_out;
+				if (l->proxy.ask)
 					strlist_push(&argv, "--ask");
 				/* The reference reads it when its proxy starts, as here. */
 				if (l->set.net.allow_plaintext_header_set)
 					strlist_push(&argv, "--plaintext-header-set");
-				if (l->decider_ready[1] != -1) {
+				if (l->proxy.decider_ready[1] != -1) {
 					strlist_push(&argv, proxy_fd_opt[PFD_DECIDER_READY]);
 					strlist_pushf(&argv, "%zu", 3 + n);
-					fds[n++] = l->decider_ready[1];
+					fds[n++] = l->proxy.decider_ready[1];
 				}
 			}
 		} else {
@@ -216,7 +217,7 @@ proxies_start(struct launch *l, enum proxy_kind k)
 		}
 		strlist_push(&argv, proxy_fd_opt[PFD_LIFELINE]);
 		strlist_pushf(&argv, "%zu", 3 + n);
-		fds[n++] = l->lifeline_r;
+		fds[n++] = l->proxy.lifeline_r;
 		i = n;
 		fds[n++] = l4;
 		if (l6 != -1)
@@ -242,9 +243,9 @@ proxies_start(struct launch *l, enum proxy_kind k)
 			;
 		goto out;
 	}
-	l->proxy_pid[k] = pid;
+	l->proxy.pid[k] = pid;
 	if (ctl[0] != -1) {
-		l->proxy_ctl[k] = ctl[0];
+		l->control.proxy[k] = ctl[0];
 		ctl[0] = -1;
 	}
 	if (cp[1] != -1) {
@@ -254,7 +255,7 @@ proxies_start(struct launch *l, enum proxy_kind k)
 			goto out;
 		fd_close(&cp[1]);
 		/* srt-httpd has them now. */
-		cred_store_wipe(&l->cred);
+		cred_store_wipe(&l->cred.store);
 	}
 	rc = 0;
  out:
@@ -264,8 +265,8 @@ proxies_start(struct launch *l, enum proxy_kind k)
 		close(l4);
 	if (l6 != -1)
 		close(l6);
-	l->listen_fd[k == PK_HTTP ? LS_HTTP4 : LS_SOCKS4] = -1;
-	l->listen_fd[k == PK_HTTP ? LS_HTTP6 : LS_SOCKS6] = -1;
+	l->proxy.listen_fd[k == PK_HTTP ? LS_HTTP4 : LS_SOCKS4] = -1;
+	l->proxy.listen_fd[k == PK_HTTP ? LS_HTTP6 : LS_SOCKS6] = -1;
 	if (polfd != -1)
 		close(polfd);
 	fd_close(&cp[0]);
@@ -281,10 +282,10 @@ proxies_start(struct launch *l, enum proxy_kind k)
 	fd_close(&ctl[1]);
 	/* The proxy has its end of the handoff channel, or never will. */
 	if (hfd != -1)
-		fd_close(&l->handoff[k]);
+		fd_close(&l->proxy.handoff[k]);
 	/* Only srt-httpd writes the readiness line: its EOF says it is gone. */
 	if (k == PK_HTTP)
-		fd_close(&l->decider_ready[1]);
+		fd_close(&l->proxy.decider_ready[1]);
 	if (ep[0] != -1)
 		close(ep[0]);
 	if (ep[1] != -1)
@@ -307,8 +308,8 @@ proxies_drain_log(struct launch *l)
 	char buf[8192];
 	ssize_t n;
 
-	while (l->log_r != -1) {
-		n = read(l->log_r, buf, sizeof(buf));
+	while (l->proxy.log_r != -1) {
+		n = read(l->proxy.log_r, buf, sizeof(buf));
 		if (n > 0) {
 			violations_feed(l->viol, buf, (size_t)n);
 			continue;
@@ -316,7 +317,7 @@ proxies_drain_log(struct launch *l)
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == 0) {
-			fd_close(&l->log_r);
+			fd_close(&l->proxy.log_r);
 		}
 		return;
 	}
@@ -333,12 +334,12 @@ proxies_stop(struct launch *l, int timeout_ms)
 	long deadline = proxies_now_ms() + timeout_ms;
 	int k, i;
 
-	fd_close(&l->lifeline_w);
-	fd_close(&l->log_w);
+	fd_close(&l->proxy.lifeline_w);
+	fd_close(&l->proxy.log_w);
 	for (i = 0; i < LS_MAX; i++)
-		fd_close(&l->listen_fd[i]);
-	while (l->log_r != -1) {
-		struct pollfd pfd = { .fd = l->log_r, .events = POLLIN };
+		fd_close(&l->proxy.listen_fd[i]);
+	while (l->proxy.log_r != -1) {
+		struct pollfd pfd = { .fd = l->proxy.log_r, .events = POLLIN };
 		long left = deadline - proxies_now_ms();
 
 		if (left <= 0)
@@ -350,20 +351,20 @@ proxies_stop(struct launch *l, int timeout_ms)
 	for (k = 0; k < PK_MAX; k++) {
 		int status;
 
-		if (l->proxy_pid[k] <= 0)
+		if (l->proxy.pid[k] <= 0)
 			continue;
-		while (waitpid(l->proxy_pid[k], &status, WNOHANG) == 0) {
+		while (waitpid(l->proxy.pid[k], &status, WNOHANG) == 0) {
 			if (proxies_now_ms() >= deadline) {
 				log_warnx("%s did not exit: killing it", proxy_prog[k]);
-				(void)kill(l->proxy_pid[k], SIGKILL);
-				while (waitpid(l->proxy_pid[k], &status, 0) == -1 &&
+				(void)kill(l->proxy.pid[k], SIGKILL);
+				while (waitpid(l->proxy.pid[k], &status, 0) == -1 &&
 				    errno == EINTR)
 					;
 				break;
 			}
 			usleep(2000);
 		}
-		l->proxy_pid[k] = 0;
+		l->proxy.pid[k] = 0;
 	}
 	proxies_drain_log(l);
 }

@@ -28,6 +28,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sched.h>
@@ -296,6 +297,27 @@ netns_child(void *arg)
 	return 0;
 }
 
+/* After a step of a new user namespace failed with err: name AppArmor's restriction and
+ * its fix when that is the cause (userns.h). */
+static void
+netns_userns_hint(int err)
+{
+	char exe[PATH_MAX], *cause, *fix;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		(void)snprintf(exe, sizeof(exe), "srt-launch");
+	else
+		exe[n] = '\0';
+	if (!userns_apparmor_hint(err, userns_apparmor_restricted(USERNS_APPARMOR_SYSCTL),
+	    exe, &cause, &fix))
+		return;
+	log_warnx("%s", cause);
+	log_warnx("%s", fix);
+	free(cause);
+	free(fix);
+}
+
 /*
  * Have the child make the namespace and read its report: the listening sockets and the
  * namespaces, or why it failed.
@@ -338,21 +360,21 @@ netns_create(struct launch *l)
 	if (!m.ok) {
 		log_warnx("network namespace: %s", m.why);
 		if (m.userns_err != 0)
-			launch_userns_hint(m.userns_err);
+			netns_userns_hint(m.userns_err);
 		goto out;
 	}
 	for (i = 0; i < LS_MAX; i++)
-		l->listen_fd[i] = (m.slots & (1u << i)) && k < nfds ? fds[k++] : -1;
+		l->proxy.listen_fd[i] = (m.slots & (1u << i)) && k < nfds ? fds[k++] : -1;
 	if (k >= nfds || nfds - k != (size_t)(m.have_userns ? 2 : 1)) {
 		log_warnx("network namespace: malformed report from the child");
 		while (nfds > 0)
 			close(fds[--nfds]);
 		for (i = 0; i < LS_MAX; i++)
-			l->listen_fd[i] = -1;
+			l->proxy.listen_fd[i] = -1;
 		goto out;
 	}
-	l->netns_fd = fds[k++];
-	l->userns_fd = m.have_userns ? fds[k++] : -1;
+	l->sandbox.netns_fd = fds[k++];
+	l->sandbox.userns_fd = m.have_userns ? fds[k++] : -1;
 	log_debug("network namespace ready: loopback up, listening on 3128 and 1080%s",
 	    m.slots == 0xf ? " (IPv4 and IPv6)" : " (IPv4 only)");
 	rc = 0;

@@ -1,7 +1,7 @@
 /*
  * srt.exe's entry (Windows): the command line and the policy as on Linux and macOS
  * (cli.c: the reference CLI's flags, the settings reader, the managed merge, the policy
- * compiled), then the Windows path (winlaunch.h). What srt-launch.c does with namespaces,
+ * compiled), then the Windows path (winlaunch.h). What linux/run.c does with namespaces,
  * bwrap, seccomp, signalfd and /proc has no part here; the options that hand srt a
  * descriptor are refused (cli.c), and so is the proxy mode.
  *

@@ -25,7 +25,7 @@
 #include "sys_file.h"
 #include "util.h"
 #include "wincmdline.h"
-#include "winsys.h"
+#include "common/winsys.h"
 
 #define SOCKETS_MAX     8       /* listeners open at once: two per proxy */
 #define CTRL_GRACE_MS   4500    /* close/logoff/shutdown: time srt gets to clean up */

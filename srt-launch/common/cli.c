@@ -1,6 +1,6 @@
 /*
- * srt's command line and policy, for every build of the launcher (srt-launch.c on Linux,
- * macOS's path through it, winmain.c on Windows): the reference CLI's flags and
+ * srt's command line and policy, for every build of the launcher (srt-launch.c's main on
+ * Linux and macOS, windows/winmain.c on Windows): the reference CLI's flags and
  * srt-launch's, the policy and settings as policy_source_load gives them (the managed
  * policy merged), and the command as one string.
  */
@@ -39,22 +39,22 @@ launch_init(struct launch *l, const char *argv0)
 	l->srt_mode = true;     /* there is only srt.exe, whatever its file is called */
 #endif
 	for (i = 0; i < LS_MAX; i++)
-		l->listen_fd[i] = -1;
-	l->netns_fd = l->userns_fd = -1;
-	l->keeper_lifeline = -1;
-	l->bwrap_args_w = -1;
-	l->lifeline_r = l->lifeline_w = l->log_r = l->log_w = -1;
-	l->status_r = -1;
-	l->sandbox_lifeline_w = l->sandbox_lifeline_r = -1;
-	l->guard_fd = -1;
-	l->viol_r = l->viol_w = -1;
-	l->cred_w = -1;
+		l->proxy.listen_fd[i] = -1;
+	l->sandbox.netns_fd = l->sandbox.userns_fd = -1;
+	l->sandbox.keeper_lifeline = -1;
+	l->sandbox.bwrap_args_w = -1;
+	l->proxy.lifeline_r = l->proxy.lifeline_w = l->proxy.log_r = l->proxy.log_w = -1;
+	l->sandbox.status_r = -1;
+	l->sandbox.lifeline_w = l->sandbox.lifeline_r = -1;
+	l->sandbox.guard_fd = -1;
+	l->sandbox.viol_r = l->sandbox.viol_w = -1;
+	l->cred.w = -1;
 	for (i = 0; i < H_MAX; i++)
 		l->helper_fd[i] = -1;
-	l->control_fd = l->decider_in = l->decider_out = -1;
-	l->decider_ready[0] = l->decider_ready[1] = -1;
+	l->control.fd = l->proxy.decider_in = l->proxy.decider_out = -1;
+	l->proxy.decider_ready[0] = l->proxy.decider_ready[1] = -1;
 	for (i = 0; i < PK_MAX; i++)
-		l->proxy_ctl[i] = l->handoff[i] = -1;
+		l->control.proxy[i] = l->proxy.handoff[i] = -1;
 }
 
 static noreturn void
@@ -221,19 +221,20 @@ launch_parse_args(struct launch *l, int argc, char **argv)
 			l->no_fs_violations = true;
 			break;
 		case 'C':
-			l->control_fd = fd_number(l, "--control-fd", optarg, 3);
+			l->control.fd = fd_number(l, "--control-fd", optarg, 3);
 			break;
 		case 'D':
-			l->decider_in = l->decider_out = fd_number(l, "--decider-fd", optarg, 3);
+			l->proxy.decider_in = l->proxy.decider_out =
+			    fd_number(l, "--decider-fd", optarg, 3);
 			break;
 		case 'I':
-			l->decider_in = fd_number(l, "--decider-in", optarg, 3);
+			l->proxy.decider_in = fd_number(l, "--decider-in", optarg, 3);
 			break;
 		case 'O':
-			l->decider_out = fd_number(l, "--decider-out", optarg, 3);
+			l->proxy.decider_out = fd_number(l, "--decider-out", optarg, 3);
 			break;
 		case 'A':
-			l->ask = true;
+			l->proxy.ask = true;
 			break;
 		case 'h':
 			if (l->srt_mode)
@@ -267,11 +268,11 @@ launch_parse_args(struct launch *l, int argc, char **argv)
 		log_warnx("no command given: use -c STRING or CMD [ARGS...]");
 		usage(l, LAUNCH_FAIL);
 	}
-	if ((l->decider_in == -1) != (l->decider_out == -1)) {
+	if ((l->proxy.decider_in == -1) != (l->proxy.decider_out == -1)) {
 		log_warnx("a decider is --decider-fd N, or --decider-in N with --decider-out N");
 		usage(l, LAUNCH_FAIL);
 	}
-	if (l->ask && l->decider_in == -1) {
+	if (l->proxy.ask && l->proxy.decider_in == -1) {
 		log_warnx("--ask needs a decider (--decider-fd N)");
 		usage(l, LAUNCH_FAIL);
 	}

@@ -10,7 +10,7 @@
  * network; its environment points at them. Everything in macos.c is POSIX and is run on
  * Linux by the tests, with recording stubs in place of sandbox-exec and log
  * (tests/61-macos-launch.bats). The only macOS-only code is macos_apple.c, behind one
- * function, macos_launch().
+ * function, launch_run() (launch.h).
  */
 #ifndef SRT_MACOS_H
 #define SRT_MACOS_H
@@ -53,10 +53,5 @@ char **macos_log_argv(const struct macos_run *r, const char *tag);
  * SPEC §2: the command's, 128+N, 126, 127, or LAUNCH_FAIL.
  */
 int macos_run(struct launch *l, const struct macos_run *r);
-
-#ifdef __APPLE__
-/* srt-launch's entry on macOS (macos_apple.c): l holds the loaded policy. */
-int macos_launch(struct launch *l);
-#endif
 
 #endif

@@ -18,12 +18,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "localproxy.h"
+#include "common/localproxy.h"
 #include "macos.h"
 #include "managed.h"
 #include "plan.h"
 #include "sbpl.h"
-#include "winsys.h"
+#include "common/winsys.h"
 
 extern char **environ;
 
@@ -333,10 +333,12 @@ proxies_start_all(struct mac *m)
 	if ((polfd = policy_file(l)) == -1)
 		return -1;
 	for (k = 0; k < PK_MAX; k++) {
-		int l4 = l->listen_fd[k == PK_HTTP ? LS_HTTP4 : LS_SOCKS4];
-		int l6 = l->listen_fd[k == PK_HTTP ? LS_HTTP6 : LS_SOCKS6];
-		int fds[LPF_MAX] = { polfd, l->log_w, l->lifeline_r, l4, l6, -1 };
-		long num[LPF_MAX] = { polfd, l->log_w, l->lifeline_r, l4, l6, -1 };
+		int l4 = l->proxy.listen_fd[k == PK_HTTP ? LS_HTTP4 : LS_SOCKS4];
+		int l6 = l->proxy.listen_fd[k == PK_HTTP ? LS_HTTP6 : LS_SOCKS6];
+		int fds[LPF_MAX] = { polfd, l->proxy.log_w, l->proxy.lifeline_r, l4, l6,
+		    -1 };
+		long num[LPF_MAX] = { polfd, l->proxy.log_w, l->proxy.lifeline_r, l4, l6,
+		    -1 };
 		size_t n = l6 != -1 ? LPF_LISTEN6 + 1 : LPF_LISTEN6;
 		char **argv;
 		pid_t pid;
@@ -348,14 +350,14 @@ proxies_start_all(struct mac *m)
 		pid = spawn(argv, NULL, fds, n, -1, true);
 		localproxy_argv_free(argv);
 		/* The proxy holds the sockets now (or nobody will: clients fail at once). */
-		fd_close(&l->listen_fd[k == PK_HTTP ? LS_HTTP4 : LS_SOCKS4]);
-		fd_close(&l->listen_fd[k == PK_HTTP ? LS_HTTP6 : LS_SOCKS6]);
+		fd_close(&l->proxy.listen_fd[k == PK_HTTP ? LS_HTTP4 : LS_SOCKS4]);
+		fd_close(&l->proxy.listen_fd[k == PK_HTTP ? LS_HTTP6 : LS_SOCKS6]);
 		if (pid == -1) {
 			close(polfd);
 			return -1;
 		}
-		l->proxy_pid[k] = pid;
-		l->proxy_started[k] = true;
+		l->proxy.pid[k] = pid;
+		l->proxy.started[k] = true;
 	}
 	close(polfd);
 	return 0;
@@ -369,35 +371,35 @@ proxies_end(struct launch *l)
 	char buf[8192];
 	int k;
 
-	fd_close(&l->lifeline_w);
-	fd_close(&l->log_w);
-	while (l->log_r != -1) {
-		struct pollfd pfd = { .fd = l->log_r, .events = POLLIN };
+	fd_close(&l->proxy.lifeline_w);
+	fd_close(&l->proxy.log_w);
+	while (l->proxy.log_r != -1) {
+		struct pollfd pfd = { .fd = l->proxy.log_r, .events = POLLIN };
 		long left = deadline - now_ms();
 		ssize_t n;
 
 		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0)
 			break;
-		if ((n = read(l->log_r, buf, sizeof(buf))) > 0)
+		if ((n = read(l->proxy.log_r, buf, sizeof(buf))) > 0)
 			violations_feed(l->viol, buf, (size_t)n);
 		else if (n == 0 || errno != EINTR)
-			fd_close(&l->log_r);
+			fd_close(&l->proxy.log_r);
 	}
 	for (k = 0; k < PK_MAX; k++) {
 		int st;
 
-		if (l->proxy_pid[k] <= 0)
+		if (l->proxy.pid[k] <= 0)
 			continue;
-		while (waitpid(l->proxy_pid[k], &st, WNOHANG) == 0) {
+		while (waitpid(l->proxy.pid[k], &st, WNOHANG) == 0) {
 			if (now_ms() >= deadline) {
 				log_warnx("%s did not exit: killing it", localproxy_prog[k]);
-				(void)kill(l->proxy_pid[k], SIGKILL);
-				wait_pid(l->proxy_pid[k], NULL);
+				(void)kill(l->proxy.pid[k], SIGKILL);
+				wait_pid(l->proxy.pid[k], NULL);
 				break;
 			}
 			(void)nanosleep(&(struct timespec){ 0, 2000000 }, NULL);
 		}
-		l->proxy_pid[k] = 0;
+		l->proxy.pid[k] = 0;
 	}
 }
 
@@ -595,8 +597,8 @@ reap(struct mac *m)
 			log_debug("log stream ended while the command runs");
 		}
 		for (k = 0; k < PK_MAX; k++)
-			if (pid == l->proxy_pid[k]) {
-				l->proxy_pid[k] = 0;
+			if (pid == l->proxy.pid[k]) {
+				l->proxy.pid[k] = 0;
 				log_warnx("%s ended while the command runs (status %d)",
 				    localproxy_prog[k], WIFEXITED(st) ? WEXITSTATUS(st) :
 				    EXIT_SIGNALED(WTERMSIG(st)));
@@ -615,8 +617,9 @@ wait_loop(struct mac *m)
 		nfds_t n = 0, i;
 
 		pfd[n++] = (struct pollfd){ .fd = m->sig_r, .events = POLLIN };
-		if (l->log_r != -1)
-			pfd[n++] = (struct pollfd){ .fd = l->log_r, .events = POLLIN };
+		if (l->proxy.log_r != -1)
+			pfd[n++] = (struct pollfd){ .fd = l->proxy.log_r,
+			    .events = POLLIN };
 		if (m->logger_r != -1)
 			pfd[n++] = (struct pollfd){ .fd = m->logger_r, .events = POLLIN };
 		if (poll(pfd, n, -1) == -1) {
@@ -642,14 +645,14 @@ wait_loop(struct mac *m)
 						(void)kill(m->child, c);
 					}
 				}
-			} else if (pfd[i].fd == l->log_r) {
+			} else if (pfd[i].fd == l->proxy.log_r) {
 				char buf[8192];
-				ssize_t r = read(l->log_r, buf, sizeof(buf));
+				ssize_t r = read(l->proxy.log_r, buf, sizeof(buf));
 
 				if (r > 0)
 					violations_feed(l->viol, buf, (size_t)r);
 				else if (r == 0)
-					fd_close(&l->log_r);
+					fd_close(&l->proxy.log_r);
 			} else if (pfd[i].fd == m->logger_r)
 				(void)logger_read(m);
 		}
@@ -678,8 +681,8 @@ setup_network(struct mac *m)
 	int lf[2], lg[2], k;
 
 	for (k = 0; k < PK_MAX; k++) {
-		int *fd4 = &l->listen_fd[k == PK_HTTP ? LS_HTTP4 : LS_SOCKS4];
-		int *fd6 = &l->listen_fd[k == PK_HTTP ? LS_HTTP6 : LS_SOCKS6];
+		int *fd4 = &l->proxy.listen_fd[k == PK_HTTP ? LS_HTTP4 : LS_SOCKS4];
+		int *fd6 = &l->proxy.listen_fd[k == PK_HTTP ? LS_HTTP6 : LS_SOCKS6];
 
 		if (ext[k] != 0) {
 			m->port[k] = ext[k];    /* the user's own proxy, straight */
@@ -698,11 +701,11 @@ setup_network(struct mac *m)
 		close(lf[1]);
 		return -1;
 	}
-	l->lifeline_r = lf[0];
-	l->lifeline_w = lf[1];
-	l->log_r = lg[0];
-	l->log_w = lg[1];
-	(void)fcntl(l->log_r, F_SETFL, O_NONBLOCK);
+	l->proxy.lifeline_r = lf[0];
+	l->proxy.lifeline_w = lf[1];
+	l->proxy.log_r = lg[0];
+	l->proxy.log_w = lg[1];
+	(void)fcntl(l->proxy.log_r, F_SETFL, O_NONBLOCK);
 	return 0;
 }
 
@@ -753,8 +756,8 @@ macos_run(struct launch *l, const struct macos_run *r)
 	m.r = r;
 	m.sig_r = m.logger_r = -1;
 	for (i = 0; i < LS_MAX; i++)
-		l->listen_fd[i] = -1;
-	l->lifeline_r = l->lifeline_w = l->log_r = l->log_w = -1;
+		l->proxy.listen_fd[i] = -1;
+	l->proxy.lifeline_r = l->proxy.lifeline_w = l->proxy.log_r = l->proxy.log_w = -1;
 
 	if ((rc = command_check(l)) != 0)
 		return rc;
@@ -778,7 +781,7 @@ macos_run(struct launch *l, const struct macos_run *r)
 	    strlen(profile), m.port[PK_HTTP], m.port[PK_SOCKS], m.tag);
 	if (proxies_start_all(&m) == -1)
 		goto out;
-	fd_close(&l->lifeline_r);
+	fd_close(&l->proxy.lifeline_r);
 	logger_start(&m);
 	if (run_command(&m, profile) == -1)
 		goto out;
@@ -793,11 +796,11 @@ macos_run(struct launch *l, const struct macos_run *r)
 	logger_end(&m);
 	proxies_end(l);
 	for (i = 0; i < LS_MAX; i++)
-		fd_close(&l->listen_fd[i]);
-	fd_close(&l->lifeline_r);
-	fd_close(&l->lifeline_w);
-	fd_close(&l->log_r);
-	fd_close(&l->log_w);
+		fd_close(&l->proxy.listen_fd[i]);
+	fd_close(&l->proxy.lifeline_r);
+	fd_close(&l->proxy.lifeline_w);
+	fd_close(&l->proxy.log_r);
+	fd_close(&l->proxy.log_w);
 	tmp_rm(l);
 	ws_fini();
 	free(profile);

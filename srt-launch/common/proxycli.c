@@ -64,8 +64,8 @@ proxycli_listen(const char *s, bool any)
 		proxycli_fail("--listen %s: %s", s, why);
 }
 
-int
-proxycli_main(int argc, char **argv, const char *self_dir)
+static int
+proxycli_run(int argc, char **argv, const char *self_dir)
 {
 	static const struct option lopts[] = {
 		{ "listen-fd", required_argument, NULL, 'F' },
@@ -195,4 +195,20 @@ proxycli_main(int argc, char **argv, const char *self_dir)
 	execv(path, av.v);
 	fprintf(stderr, "srt proxy: %s: %s\n", path, strerror(errno));
 	return 1;
+}
+
+/* srt's own directory first, as the helpers are found from it. */
+int
+proxycli_main(int argc, char **argv)
+{
+	char *dir = layout_self_dir();
+	int rc;
+
+	if (dir == NULL) {
+		log_warnx("cannot find my own directory through /proc/self/exe");
+		return LAUNCH_FAIL;
+	}
+	rc = proxycli_run(argc, argv, dir);
+	free(dir);
+	return rc;
 }

@@ -45,19 +45,19 @@ control_open(struct launch *l)
 {
 	int fl;
 
-	if (l->control_fd == -1)
+	if (l->control.fd == -1)
 		return 0;
 	/* A descriptor srt cannot read from would take updates nowhere, the tightening
 	 * ones included: refused before anything runs. */
-	if ((fl = fcntl(l->control_fd, F_GETFL)) == -1 || (fl & O_ACCMODE) == O_WRONLY) {
+	if ((fl = fcntl(l->control.fd, F_GETFL)) == -1 || (fl & O_ACCMODE) == O_WRONLY) {
 		log_warnx("--control-fd %d is not usable: %s; refusing to run the command "
-		    "without the control channel it asks for", l->control_fd,
+		    "without the control channel it asks for", l->control.fd,
 		    fl == -1 ? strerror(errno) : "it is not open for reading");
 		return -1;
 	}
 	/* Ours alone: no helper and never the command. */
-	if (fcntl(l->control_fd, F_SETFD, FD_CLOEXEC) == -1) {
-		log_warn("--control-fd %d", l->control_fd);
+	if (fcntl(l->control.fd, F_SETFD, FD_CLOEXEC) == -1) {
+		log_warn("--control-fd %d", l->control.fd);
 		return -1;
 	}
 	return 0;
@@ -119,19 +119,19 @@ control_send(struct launch *l, enum proxy_kind k, int memfd)
 	size_t got = 0;
 	ssize_t n;
 
-	if (fdpass_send(l->proxy_ctl[k], "P", 1, &memfd, 1) == -1) {
+	if (fdpass_send(l->control.proxy[k], "P", 1, &memfd, 1) == -1) {
 		log_warn("control: %s", prog);
 		return -1;
 	}
 	while (got < sizeof(reply) - 1 && (got == 0 || reply[got - 1] != '\n')) {
-		struct pollfd p = { .fd = l->proxy_ctl[k], .events = POLLIN };
+		struct pollfd p = { .fd = l->control.proxy[k], .events = POLLIN };
 		long left = deadline - control_now_ms();
 
 		if (left <= 0 || poll(&p, 1, (int)left) == 0) {
 			log_warnx("control: %s did not answer the update", prog);
 			return -1;
 		}
-		n = read(l->proxy_ctl[k], reply + got, sizeof(reply) - 1 - got);
+		n = read(l->control.proxy[k], reply + got, sizeof(reply) - 1 - got);
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -163,11 +163,11 @@ control_apply(struct launch *l, const char *line, size_t len)
 	size_t i, blen;
 	int k, memfd;
 
-	snprintf(name, sizeof(name), "control fd %d", l->control_fd);
+	snprintf(name, sizeof(name), "control fd %d", l->control.fd);
 	src.settings_name = name;
 	if (policy_source_load(&src, &pol, &set, NULL, &errs, &warns) != 0) {
 		log_warnx("invalid settings on control fd %d: ignored, the policy in force is "
-		    "unchanged", l->control_fd);
+		    "unchanged", l->control.fd);
 		for (i = 0; i < errs.msgs.n; i++)
 			log_warnx("%s", errs.msgs.v[i]);
 		goto out;
@@ -176,13 +176,13 @@ control_apply(struct launch *l, const char *line, size_t len)
 		log_warnx("warning: %s", warns.msgs.v[i]);
 	if ((ignored = control_not_live(&l->set, &set)) != NULL) {
 		log_warnx("control fd %d: not applied while the command runs (only the network "
-		    "rules are live): %s", l->control_fd, ignored);
+		    "rules are live): %s", l->control.fd, ignored);
 		free(ignored);
 	}
 	settings_free(&set);
 	bytes = policy_bytes(pol, &blen);
 	for (k = 0; k < PK_MAX; k++) {
-		if (l->proxy_pid[k] <= 0 || l->proxy_ctl[k] == -1)
+		if (l->proxy.pid[k] <= 0 || l->control.proxy[k] == -1)
 			continue;
 		if ((memfd = memfd_sealed("srt-policy", bytes, blen)) == -1)
 			continue;
@@ -192,7 +192,7 @@ control_apply(struct launch *l, const char *line, size_t len)
 	/* A proxy that starts later starts with it. */
 	policy_free(l->pol);
 	l->pol = pol;
-	log_debug("control fd %d: policy updated", l->control_fd);
+	log_debug("control fd %d: policy updated", l->control.fd);
  out:
 	diags_free(&errs);
 	diags_free(&warns);
@@ -215,52 +215,52 @@ control_read(struct launch *l)
 	ssize_t n;
 	size_t len;
 
-	n = read(l->control_fd, tmp, sizeof(tmp));
+	n = read(l->control.fd, tmp, sizeof(tmp));
 	if (n == -1 && (errno == EINTR || errno == EAGAIN))
 		return;
 	if (n <= 0) {
 		if (n == 0)
 			log_debug("control fd %d: end of input; the policy last applied stays",
-			    l->control_fd);
-		else if (l->control_lines > 0)
+			    l->control.fd);
+		else if (l->control.lines > 0)
 			log_warnx("error reading control fd %d: %s; the control channel is "
-			    "closed, no further updates will be applied", l->control_fd,
+			    "closed, no further updates will be applied", l->control.fd,
 			    strerror(errno));
 		else {
 			log_warnx("control fd %d failed before delivering an update: %s; "
 			    "refusing to run the command without the control channel it asks "
-			    "for", l->control_fd, strerror(errno));
-			l->control_failed = true;
-			(void)kill(l->bwrap_pid, SIGTERM);
+			    "for", l->control.fd, strerror(errno));
+			l->control.failed = true;
+			(void)kill(l->sandbox.bwrap_pid, SIGTERM);
 		}
 		/* A partial last line is still an update. */
-		if (n == 0 && l->control_buf.len > 0 && !l->control_skip) {
-			l->control_lines++;
-			if (!control_blank(l->control_buf.p + l->control_buf.off,
-			    l->control_buf.len))
-				control_apply(l, l->control_buf.p + l->control_buf.off,
-				    l->control_buf.len);
+		if (n == 0 && l->control.buf.len > 0 && !l->control.skip) {
+			l->control.lines++;
+			if (!control_blank(l->control.buf.p + l->control.buf.off,
+			    l->control.buf.len))
+				control_apply(l, l->control.buf.p + l->control.buf.off,
+				    l->control.buf.len);
 		}
-		buf_free(&l->control_buf);
-		fd_close(&l->control_fd);
+		buf_free(&l->control.buf);
+		fd_close(&l->control.fd);
 		return;
 	}
-	buf_add(&l->control_buf, tmp, (size_t)n);
-	while ((nl = memchr(l->control_buf.p + l->control_buf.off, '\n',
-	    l->control_buf.len)) != NULL) {
-		len = (size_t)(nl - (l->control_buf.p + l->control_buf.off));
-		l->control_lines++;
-		if (!l->control_skip && !control_blank(l->control_buf.p + l->control_buf.off,
-		    len))
-			control_apply(l, l->control_buf.p + l->control_buf.off, len);
-		l->control_skip = false;
-		buf_consume(&l->control_buf, len + 1);
+	buf_add(&l->control.buf, tmp, (size_t)n);
+	while ((nl = memchr(l->control.buf.p + l->control.buf.off, '\n',
+	    l->control.buf.len)) != NULL) {
+		len = (size_t)(nl - (l->control.buf.p + l->control.buf.off));
+		l->control.lines++;
+		if (!l->control.skip &&
+		    !control_blank(l->control.buf.p + l->control.buf.off, len))
+			control_apply(l, l->control.buf.p + l->control.buf.off, len);
+		l->control.skip = false;
+		buf_consume(&l->control.buf, len + 1);
 	}
-	if (l->control_buf.len > CONTROL_LINE_MAX) {
+	if (l->control.buf.len > CONTROL_LINE_MAX) {
 		log_warnx("invalid settings on control fd %d: a line longer than %u bytes: "
-		    "ignored, the policy in force is unchanged", l->control_fd,
+		    "ignored, the policy in force is unchanged", l->control.fd,
 		    CONTROL_LINE_MAX);
-		buf_free(&l->control_buf);
-		l->control_skip = true;
+		buf_free(&l->control.buf);
+		l->control.skip = true;
 	}
 }

@@ -33,6 +33,19 @@ static struct {
 	struct termios tio[3];
 } tty_saved;
 
+/* A closed 0, 1 or 2 would be taken by the first pipe we open and handed to the command
+ * as its stdin or stdout. */
+void
+tty_std_open(void)
+{
+	int fd;
+
+	while ((fd = open("/dev/null", O_RDWR)) != -1 && fd <= STDERR_FILENO)
+		;
+	if (fd > STDERR_FILENO)
+		close(fd);
+}
+
 void
 tty_save(void)
 {

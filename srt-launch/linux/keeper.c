@@ -437,7 +437,7 @@ keeper_start(struct launch *l)
 	char *stack;
 	pid_t pid;
 
-	if (fstat(l->netns_fd, &st) == -1) {
+	if (fstat(l->sandbox.netns_fd, &st) == -1) {
 		log_warn("network namespace");
 		return -1;
 	}
@@ -460,11 +460,11 @@ keeper_start(struct launch *l)
 	}
 	(void)mprotect(stack, (size_t)sysconf(_SC_PAGESIZE), PROT_NONE);
 	memcpy(ks.tmpdir, l->tmpdir, strlen(l->tmpdir) + 1);
-	ks.pipe_ino = l->sandbox_lifeline_ino;
+	ks.pipe_ino = l->sandbox.lifeline_ino;
 	ks.launcher = getpid();
 	ks.lifeline = kl[0];
-	ks.sandbox_r = l->sandbox_lifeline_r;
-	ks.netns = l->netns_fd;
+	ks.sandbox_r = l->sandbox.lifeline_r;
+	ks.netns = l->sandbox.netns_fd;
 	ks.net_ino = (unsigned long)st.st_ino;
 	atomic_store(&ks.tmp_state, TMP_NONE);
 	atomic_store(&ks.released, 0);
@@ -481,8 +481,8 @@ keeper_start(struct launch *l)
 	 * other changes nothing. A child that has not executed anything may be moved by
 	 * its parent, as root or not. */
 	(void)setpgid(pid, pid);
-	l->keeper_pid = pid;
-	l->keeper_lifeline = kl[1];
+	l->sandbox.keeper_pid = pid;
+	l->sandbox.keeper_lifeline = kl[1];
 	return 0;
 }
 
@@ -517,9 +517,9 @@ keeper_tmp_make(struct launch *l)
 void
 keeper_release(struct launch *l, bool done)
 {
-	if (l->keeper_lifeline == -1)
+	if (l->sandbox.keeper_lifeline == -1)
 		return;
 	if (done)
 		atomic_store(&ks.released, 1);
-	fd_close(&l->keeper_lifeline);
+	fd_close(&l->sandbox.keeper_lifeline);
 }

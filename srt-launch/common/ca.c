@@ -144,29 +144,29 @@ ca_setup(struct launch *l)
 		log_warnx("tlsTerminate: %s", err);
 		goto fail;
 	}
-	l->ca_pem = xstrdup(tls_mitm_ca_pem(m));
+	l->ca.pem = xstrdup(tls_mitm_ca_pem(m));
 	tls_mitm_free(m);
 	/* What srt-httpd reads from --ca-fd: the certificate, then the key. */
-	l->ca_secret = xasprintf("%s%s", l->ca_pem, key);
-	l->ca_bundle = xasprintf("%s/%s", l->tmpdir, PLAN_CA_BUNDLE_NAME);
-	l->ca_store = xasprintf("%s/%s", l->tmpdir, PLAN_CA_STORE_NAME);
+	l->ca.secret = xasprintf("%s%s", l->ca.pem, key);
+	l->ca.bundle = xasprintf("%s/%s", l->tmpdir, PLAN_CA_BUNDLE_NAME);
+	l->ca.store = xasprintf("%s/%s", l->tmpdir, PLAN_CA_STORE_NAME);
 	/* The JVM splits JAVA_TOOL_OPTIONS at white space, except inside quotes (JDK 9 and
 	 * later): a run directory under a TMPDIR with spaces is quoted. */
-	if (strpbrk(l->ca_store, " \t\n\r\v\f\"'") == NULL)
+	if (strpbrk(l->ca.store, " \t\n\r\v\f\"'") == NULL)
 		q = "";
-	else if (strchr(l->ca_store, '"') == NULL)
+	else if (strchr(l->ca.store, '"') == NULL)
 		q = "\"";
-	else if (strchr(l->ca_store, '\'') == NULL)
+	else if (strchr(l->ca.store, '\'') == NULL)
 		q = "'";
 	else {
 		log_warnx("tlsTerminate: %s: a path with both kinds of quote cannot be named "
-		    "in JAVA_TOOL_OPTIONS", l->ca_store);
+		    "in JAVA_TOOL_OPTIONS", l->ca.store);
 		goto fail;
 	}
-	l->ca_java = xasprintf(" -Djavax.net.ssl.trustStore=%s%s%s "
-	    "-Djavax.net.ssl.trustStoreType=PKCS12", q, l->ca_store, q);
+	l->ca.java = xasprintf(" -Djavax.net.ssl.trustStore=%s%s%s "
+	    "-Djavax.net.ssl.trustStoreType=PKCS12", q, l->ca.store, q);
 	log_debug("tlsTerminate: %s CA; the sandbox trusts %s", t->ca_cert_path != NULL ?
-	    "the user's" : "an ephemeral", l->ca_bundle);
+	    "the user's" : "an ephemeral", l->ca.bundle);
 	free(cert);
 	tls_mitm_pem_free(key);
 	return 0;
@@ -223,9 +223,9 @@ ca_write_bundle(const struct launch *l)
 	char *p, err[TLS_ERR_MAX + 64];
 	int rc = -1;
 
-	if (l->ca_bundle == NULL)
+	if (l->ca.bundle == NULL)
 		return 0;
-	buf_adds(&b, l->ca_pem);
+	buf_adds(&b, l->ca.pem);
 	if (roots == NULL || roots[0] == '\0')
 		roots = "/etc/ssl/certs/ca-certificates.crt";
 	ca_add_file(&b, "host roots", roots);
@@ -236,13 +236,13 @@ ca_write_bundle(const struct launch *l)
 		ca_add_file(&b, "extraCaCertPaths", p);
 		free(p);
 	}
-	if (ca_write_file(l->ca_bundle, b.p + b.off, b.len) == -1)
+	if (ca_write_file(l->ca.bundle, b.p + b.off, b.len) == -1)
 		goto out;
 	if (tls_mitm_trust_store(b.p + b.off, b.len, &st, err, sizeof(err)) == -1) {
 		log_warnx("Java's trust store: %s", err);
 		goto out;
 	}
-	if (ca_write_file(l->ca_store, st.p + st.off, st.len) == -1)
+	if (ca_write_file(l->ca.store, st.p + st.off, st.len) == -1)
 		goto out;
 	rc = 0;
 out:
@@ -254,16 +254,16 @@ out:
 void
 ca_env(const struct launch *l, struct strlist *e)
 {
-	if (l->ca_bundle == NULL)
+	if (l->ca.bundle == NULL)
 		return;
 	for (size_t i = 0; ca_vars[i] != NULL; i++)
-		strlist_pushf(e, "%s=%s", ca_vars[i], l->ca_bundle);
+		strlist_pushf(e, "%s=%s", ca_vars[i], l->ca.bundle);
 }
 
 const char *
 ca_java_options(const struct launch *l)
 {
-	return l->ca_java != NULL ? l->ca_java : "";
+	return l->ca.java != NULL ? l->ca.java : "";
 }
 
 int
@@ -271,7 +271,7 @@ ca_env_owned(const struct launch *l, const char *kv)
 {
 	size_t n = strcspn(kv, "=");
 
-	if (l->ca_bundle == NULL)
+	if (l->ca.bundle == NULL)
 		return 0;
 	for (size_t i = 0; ca_vars[i] != NULL; i++)
 		if (strlen(ca_vars[i]) == n && strncmp(kv, ca_vars[i], n) == 0)
@@ -282,10 +282,10 @@ ca_env_owned(const struct launch *l, const char *kv)
 void
 ca_free(struct launch *l)
 {
-	free(l->ca_pem);
-	tls_mitm_pem_free(l->ca_secret);
-	free(l->ca_bundle);
-	free(l->ca_store);
-	free(l->ca_java);
-	l->ca_pem = l->ca_secret = l->ca_bundle = l->ca_store = l->ca_java = NULL;
+	free(l->ca.pem);
+	tls_mitm_pem_free(l->ca.secret);
+	free(l->ca.bundle);
+	free(l->ca.store);
+	free(l->ca.java);
+	l->ca.pem = l->ca.secret = l->ca.bundle = l->ca.store = l->ca.java = NULL;
 }

@@ -220,18 +220,19 @@ env_add_ssh(struct strlist *e)
 		    "-x localhost:%d %%h %%p'", tool, LAUNCH_SOCKS_PORT);
 }
 
-/* A variable masked credentials took over (cred.c). macOS masks nothing: macos_launch
- * refuses masked credentials, and cred.c is the Linux launcher's. */
-static bool
-env_cred_owned(const struct launch *l, const char *kv)
+/* Is NAME=... (entry) one of the variables masked credentials took over
+ * (l->cred.hidden, linux/cred.c)? None elsewhere: macOS refuses masked credentials. */
+bool
+env_cred_owned(const struct launch *l, const char *entry)
 {
-#ifdef __APPLE__
-	(void)l;
-	(void)kv;
+	const char *eq = strchr(entry, '=');
+	size_t i, n = eq != NULL ? (size_t)(eq - entry) : strlen(entry);
+
+	for (i = 0; i < l->cred.hidden.n; i++)
+		if (strlen(l->cred.hidden.v[i]) == n &&
+		    strncmp(l->cred.hidden.v[i], entry, n) == 0)
+			return true;
 	return false;
-#else
-	return cred_env_owned(l, kv);
-#endif
 }
 
 char **
@@ -252,9 +253,9 @@ env_build(const struct launch *l)
 			strlist_push(&e, *p);
 	/* Masked credentials: the sentinel text instead (cred.c), unless either file
 	 * denies the variable, which keeps even the stand-in out. */
-	for (size_t i = 0; i < l->cred_env.n; i++)
-		if (!env_is_denied(&l->set, l->cred_env.v[i]))
-			strlist_push(&e, l->cred_env.v[i]);
+	for (size_t i = 0; i < l->cred.env.n; i++)
+		if (!env_is_denied(&l->set, l->cred.env.v[i]))
+			strlist_push(&e, l->cred.env.v[i]);
 
 	strlist_push(&e, "SANDBOX_RUNTIME=1");
 	strlist_pushf(&e, "TMPDIR=%s", l->tmpdir);

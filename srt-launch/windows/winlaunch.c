@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "localproxy.h"
+#include "common/localproxy.h"
 #include "path.h"
 #include "winlaunch.h"
-#include "winsys.h"
+#include "common/winsys.h"
 
 #define WAIT_SLICE_MS   1000    /* the proxies' log is read at least this often */
 #define READY_MS        60000   /* a proxy says it serves within this (Wine is slow) */

@@ -20,7 +20,7 @@
  *
  * srt-seccomp's violation monitor (--violations-fd, plan.fd[PLAN_FD_VIOL]) writes its
  * records on a non-blocking pipe whose read end we keep and read as the command runs
- * (srt-launch.c); srt-seccomp drops what does not fit, never waits.
+ * (run.c); srt-seccomp drops what does not fit, never waits.
  */
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -73,8 +73,8 @@ bwrap_debug_argv(const struct launch *l, char *const *argv)
 
 	if (!log_debugging())
 		return;
-	for (i = 0; i < l->plan.args.n; i++) {
-		bwrap_quote(&b, l->plan.args.v[i]);
+	for (i = 0; i < l->sandbox.plan.args.n; i++) {
+		bwrap_quote(&b, l->sandbox.plan.args.v[i]);
 		buf_addc(&b, ' ');
 	}
 	for (i = BWRAP_ARGV_EXEC; argv[i] != NULL; i++) {
@@ -94,9 +94,9 @@ bwrap_argv(const struct launch *l, struct strlist *a)
 
 	strlist_push(a, l->helper_path[H_BWRAP]);
 	strlist_push(a, "--args");
-	strlist_pushf(a, "%d", l->plan.fd[PLAN_FD_ARGS]);
-	for (i = 0; i < l->plan.exec.n; i++)
-		strlist_push(a, l->plan.exec.v[i]);
+	strlist_pushf(a, "%d", l->sandbox.plan.fd[PLAN_FD_ARGS]);
+	for (i = 0; i < l->sandbox.plan.exec.n; i++)
+		strlist_push(a, l->sandbox.plan.exec.v[i]);
 	if (l->cstring != NULL) {
 		strlist_push(a, l->shell);
 		strlist_push(a, "-c");
@@ -119,9 +119,9 @@ bwrap_fds(const struct launch *l, const int mine[PLAN_FD_MAX], int keep[PLAN_FD_
 	for (k = 0; k < PLAN_FD_MAX; k++)
 		keep[k] = -1;
 	for (k = 0; k < PLAN_FD_MAX; k++) {
-		if (l->plan.fd[k] == -1)
+		if (l->sandbox.plan.fd[k] == -1)
 			continue;
-		at = l->plan.fd[k] - PLAN_FD_FIRST;
+		at = l->sandbox.plan.fd[k] - PLAN_FD_FIRST;
 		if (at < 0 || at >= PLAN_FD_MAX || keep[at] != -1 || mine[k] == -1)
 			return -1;
 		keep[at] = mine[k];
@@ -153,8 +153,9 @@ bwrap_child(const struct launch *l, char **argv, char **envp, const int *keep, i
 		_exit(LAUNCH_FAIL);
 	/* Into the sandbox's namespaces: the user namespace first, which gives the
 	 * capability that entering its network namespace needs. */
-	if ((l->userns_fd != -1 && setns(l->userns_fd, CLONE_NEWUSER) == -1) ||
-	    setns(l->netns_fd, CLONE_NEWNET) == -1) {
+	if ((l->sandbox.userns_fd != -1 &&
+	    setns(l->sandbox.userns_fd, CLONE_NEWUSER) == -1) ||
+	    setns(l->sandbox.netns_fd, CLONE_NEWNET) == -1) {
 		errno = -errno;
 		spawn_report_errno(ep_w);
 		_exit(LAUNCH_FAIL);
@@ -189,7 +190,7 @@ bwrap_fork(const struct launch *l, char **argv, char **envp, const int *keep, in
 {
 	pid_t launcher = getpid(), pid;
 
-	pid = l->userns_fd == -1 ? vfork() : fork();
+	pid = l->sandbox.userns_fd == -1 ? vfork() : fork();
 	if (pid == 0)
 		bwrap_child(l, argv, envp, keep, nkeep, ep_w, launcher);
 	return pid;
@@ -245,8 +246,8 @@ bwrap_start(struct launch *l, char **envp)
 	pid_t pid;
 
 	bwrap_argv(l, &argv);
-	if (l->plan.fd[PLAN_FD_GUARD] != -1 && (l->guard_fd = memfd_create("srt-wguard",
-	    MFD_CLOEXEC | MFD_ALLOW_SEALING)) == -1) {
+	if (l->sandbox.plan.fd[PLAN_FD_GUARD] != -1 && (l->sandbox.guard_fd =
+	    memfd_create("srt-wguard", MFD_CLOEXEC | MFD_ALLOW_SEALING)) == -1) {
 		log_warn("memfd_create");
 		goto out;
 	}
@@ -255,25 +256,25 @@ bwrap_start(struct launch *l, char **envp)
 		log_warn("pipe");
 		goto out;
 	}
-	if (l->plan.fd[PLAN_FD_VIOL] != -1) {
+	if (l->sandbox.plan.fd[PLAN_FD_VIOL] != -1) {
 		int vp[2];
 
 		if (pipe2(vp, O_CLOEXEC | O_NONBLOCK) == -1) {
 			log_warn("pipe");
 			goto out;
 		}
-		l->viol_r = vp[0];
-		l->viol_w = vp[1];
+		l->sandbox.viol_r = vp[0];
+		l->sandbox.viol_w = vp[1];
 		/* Room for a whole run's lines (1,000 of a few hundred bytes) while we are
 		 * slow to read: srt-seccomp drops what does not fit. The kernel takes the
 		 * pages as they are written; at most pipe-max-size, else the default. */
-		(void)fcntl(l->viol_w, F_SETPIPE_SZ, VIOL_PIPE_SIZE);
+		(void)fcntl(l->sandbox.viol_w, F_SETPIPE_SZ, VIOL_PIPE_SIZE);
 	}
 	mine[PLAN_FD_STATUS] = st[1];
 	mine[PLAN_FD_ARGS] = ap[0];
-	mine[PLAN_FD_LIFELINE] = l->sandbox_lifeline_r;
-	mine[PLAN_FD_GUARD] = l->guard_fd;
-	mine[PLAN_FD_VIOL] = l->viol_w;
+	mine[PLAN_FD_LIFELINE] = l->sandbox.lifeline_r;
+	mine[PLAN_FD_GUARD] = l->sandbox.guard_fd;
+	mine[PLAN_FD_VIOL] = l->sandbox.viol_w;
 	mine[PLAN_FD_SECCOMP] = l->helper_fd[H_SECCOMP];
 	if ((nkeep = bwrap_fds(l, mine, keep)) == -1) {
 		log_warnx("the plan's descriptors for bwrap do not add up");
@@ -281,9 +282,9 @@ bwrap_start(struct launch *l, char **envp)
 	}
 	/* The masked copies of credential files (cred.c) follow the plan's descriptors;
 	 * cred_files_settle writes the options that consume them. */
-	l->cred_fd_base = PLAN_FD_FIRST + nkeep;
-	for (i = 0; i < l->ncred_files && i < CRED_FILES_MAX; i++)
-		keep[nkeep++] = l->cred_file_fd[i];
+	l->cred.fd_base = PLAN_FD_FIRST + nkeep;
+	for (i = 0; i < l->cred.nfiles && i < CRED_FILES_MAX; i++)
+		keep[nkeep++] = l->cred.file_fd[i];
 	if ((pid = bwrap_fork(l, argv.v, envp, keep, nkeep, ep[1])) == -1) {
 		log_warn("fork");
 		goto out;
@@ -291,8 +292,8 @@ bwrap_start(struct launch *l, char **envp)
 	close(st[1]);
 	st[1] = -1;
 	/* Only the sandbox holds the read end from now on, and the monitor's write end. */
-	fd_close(&l->sandbox_lifeline_r);
-	fd_close(&l->viol_w);
+	fd_close(&l->sandbox.lifeline_r);
+	fd_close(&l->sandbox.viol_w);
 	close(ep[1]);
 	ep[1] = -1;
 	if (spawn_wait_exec(ep[0], &err) == -1) {
@@ -307,11 +308,11 @@ bwrap_start(struct launch *l, char **envp)
 			;
 		goto out;
 	}
-	l->bwrap_pid = pid;
-	l->status_r = st[0];
+	l->sandbox.bwrap_pid = pid;
+	l->sandbox.status_r = st[0];
 	st[0] = -1;
-	(void)fcntl(l->status_r, F_SETFL, O_NONBLOCK);
-	l->bwrap_args_w = ap[1];
+	(void)fcntl(l->sandbox.status_r, F_SETFL, O_NONBLOCK);
+	l->sandbox.bwrap_args_w = ap[1];
 	ap[1] = -1;
 	rc = 0;
  out:
@@ -333,19 +334,19 @@ bwrap_send_guard(struct launch *l)
 	char *buf;
 	int rc = 0;
 
-	if (l->plan.fd[PLAN_FD_GUARD] == -1) {
-		fd_close(&l->guard_fd);
+	if (l->sandbox.plan.fd[PLAN_FD_GUARD] == -1) {
+		fd_close(&l->sandbox.guard_fd);
 		return 0;
 	}
-	buf = wguard_encode(&l->plan.guard, &len);
-	if (bwrap_write_all(l->guard_fd, buf, len) == -1 ||
-	    fcntl(l->guard_fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW |
-	    F_SEAL_SEAL) == -1) {
+	buf = wguard_encode(&l->sandbox.plan.guard, &len);
+	if (bwrap_write_all(l->sandbox.guard_fd, buf, len) == -1 ||
+	    fcntl(l->sandbox.guard_fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK |
+	    F_SEAL_GROW | F_SEAL_SEAL) == -1) {
 		log_warn("write guard");
 		rc = -1;
 	}
 	free(buf);
-	fd_close(&l->guard_fd);
+	fd_close(&l->sandbox.guard_fd);
 	if (rc == -1)
 		bwrap_abort(l);
 	return rc;
@@ -360,15 +361,15 @@ bwrap_send_args(struct launch *l)
 	char *buf;
 	int rc = 0;
 
-	if (l->bwrap_args_w == -1)
+	if (l->sandbox.bwrap_args_w == -1)
 		return 0;
 	if (log_debugging()) {
 		bwrap_argv(l, &argv);
 		bwrap_debug_argv(l, argv.v);
 		strlist_free(&argv);
 	}
-	buf = bwrap_options_buf(&l->plan.args, &len);
-	if (bwrap_write_all(l->bwrap_args_w, buf, len) == -1) {
+	buf = bwrap_options_buf(&l->sandbox.plan.args, &len);
+	if (bwrap_write_all(l->sandbox.bwrap_args_w, buf, len) == -1) {
 		log_warn("cannot hand bwrap its options");
 		rc = -1;
 	}
@@ -376,7 +377,7 @@ bwrap_send_args(struct launch *l)
 	if (rc == -1)
 		bwrap_abort(l);
 	else
-		fd_close(&l->bwrap_args_w);
+		fd_close(&l->sandbox.bwrap_args_w);
 	return rc;
 }
 
@@ -387,15 +388,15 @@ bwrap_send_args(struct launch *l)
 void
 bwrap_abort(struct launch *l)
 {
-	if (l->bwrap_args_w == -1)
+	if (l->sandbox.bwrap_args_w == -1)
 		return;
-	if (l->bwrap_pid > 0) {
-		(void)kill(l->bwrap_pid, SIGKILL);
-		while (waitpid(l->bwrap_pid, NULL, 0) == -1 && errno == EINTR)
+	if (l->sandbox.bwrap_pid > 0) {
+		(void)kill(l->sandbox.bwrap_pid, SIGKILL);
+		while (waitpid(l->sandbox.bwrap_pid, NULL, 0) == -1 && errno == EINTR)
 			;
-		l->bwrap_pid = 0;
+		l->sandbox.bwrap_pid = 0;
 	}
-	fd_close(&l->bwrap_args_w);
+	fd_close(&l->sandbox.bwrap_args_w);
 }
 
 /* bwrap's --json-status-fd: {"child-pid": N} when the sandbox starts, {"exit-code": N}
@@ -409,10 +410,10 @@ bwrap_status_line(struct launch *l, const char *s, size_t n)
 		return;
 	if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "child-pid")) &&
 	    v->valuedouble > 0)
-		l->sandbox_init = (pid_t)v->valuedouble;
+		l->sandbox.init = (pid_t)v->valuedouble;
 	if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(o, "exit-code"))) {
-		l->command_ran = true;
-		l->command_exit = v->valueint;
+		l->sandbox.command_ran = true;
+		l->sandbox.command_exit = v->valueint;
 	}
 	cJSON_Delete(o);
 }
@@ -424,12 +425,12 @@ bwrap_status_read(struct launch *l)
 	static size_t len;
 	ssize_t n;
 
-	while (l->status_r != -1) {
+	while (l->sandbox.status_r != -1) {
 		char *nl;
 
 		if (len == sizeof(buf))
 			len = 0;        /* not bwrap's: drop it */
-		n = read(l->status_r, buf + len, sizeof(buf) - len);
+		n = read(l->sandbox.status_r, buf + len, sizeof(buf) - len);
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -437,7 +438,7 @@ bwrap_status_read(struct launch *l)
 				if (len > 0)
 					bwrap_status_line(l, buf, len);
 				len = 0;
-				fd_close(&l->status_r);
+				fd_close(&l->sandbox.status_r);
 			}
 			return;
 		}
@@ -457,7 +458,7 @@ bwrap_status_read(struct launch *l)
 pid_t
 bwrap_initial_pid(const struct launch *l)
 {
-	return l->sandbox_init > 0 ? l->sandbox_init : 0;
+	return l->sandbox.init > 0 ? l->sandbox.init : 0;
 }
 
 /*
@@ -481,10 +482,10 @@ bwrap_sandbox_ready(const struct launch *l)
 	ssize_t n;
 	int fd;
 
-	if (pid == 0 || l->plan.fd[PLAN_FD_LIFELINE] == -1)
+	if (pid == 0 || l->sandbox.plan.fd[PLAN_FD_LIFELINE] == -1)
 		return false;
 	(void)snprintf(path, sizeof(path), "/proc/%ld/fdinfo/%d", (long)pid,
-	    l->plan.fd[PLAN_FD_LIFELINE]);
+	    l->sandbox.plan.fd[PLAN_FD_LIFELINE]);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		return false;
 	while (len < sizeof(buf) - 1) {
@@ -501,7 +502,7 @@ bwrap_sandbox_ready(const struct launch *l)
 		return false;
 	/* The same pipe, on kernels that show the inode. */
 	if ((p = strstr(buf, "\nino:")) != NULL && sscanf(p + 5, "%lu", &ino) == 1 &&
-	    ino != l->sandbox_lifeline_ino)
+	    ino != l->sandbox.lifeline_ino)
 		return false;
 	return true;
 }

@@ -66,7 +66,7 @@ cred_one(struct launch *l, const struct settings_cred_mask *m, const char *key,
 		log_warnx("%s \"%s\": no host may receive it (no injectHosts, and "
 		    "network.allowedDomains is empty): the command sees only its masked value",
 		    what, m->id);
-	rc = cred_mask_value(&l->cred, &e, real, len, fake, &why);
+	rc = cred_mask_value(&l->cred.store, &e, real, len, fake, &why);
 	free(hosts);
 	switch (rc) {
 	case CRED_MASK_DONE:
@@ -111,17 +111,17 @@ cred_env(struct launch *l, const struct settings_cred_mask *m)
 	/* Not set on the host: nothing to protect. */
 	if (real == NULL)
 		return 0;
-	strlist_push(&l->cred_hidden, m->id);
+	strlist_push(&l->cred.hidden, m->id);
 	key = xasprintf("env:%s", m->id);
 	rc = cred_one(l, m, key, real, strlen(real), &fake, &masked, &unset);
 	free(key);
 	if (rc == 0 && masked)
-		strlist_pushf(&l->cred_env, "%s=%s", m->id, buf_str(&fake));
+		strlist_pushf(&l->cred.env, "%s=%s", m->id, buf_str(&fake));
 	else if (rc == 0 && unset)
-		strlist_push(&l->cred_unset, m->id);
+		strlist_push(&l->cred.unset, m->id);
 	else if (rc == 0)
 		/* Left unprotected: the command gets it as it is, the proxies need not. */
-		strlist_pushf(&l->cred_env, "%s=%s", m->id, real);
+		strlist_pushf(&l->cred.env, "%s=%s", m->id, real);
 	buf_free(&fake);
 	return rc;
 }
@@ -153,7 +153,7 @@ cred_file_at(struct launch *l, const struct settings_cred_mask *m, const char *r
 	}
 	if (!masked)
 		goto out;
-	if (l->ncred_files == CRED_FILES_MAX) {
+	if (l->cred.nfiles == CRED_FILES_MAX) {
 		log_warnx("credentials.files: more than %d masked files", CRED_FILES_MAX);
 		rc = -1;
 		goto out;
@@ -163,10 +163,10 @@ cred_file_at(struct launch *l, const struct settings_cred_mask *m, const char *r
 		rc = -1;
 		goto out;
 	}
-	l->cred_file_fd = xreallocarray(l->cred_file_fd, l->ncred_files + 1,
-	    sizeof(*l->cred_file_fd));
-	l->cred_file_fd[l->ncred_files++] = fd;
-	strlist_push(&l->cred_file_path, real);
+	l->cred.file_fd = xreallocarray(l->cred.file_fd, l->cred.nfiles + 1,
+	    sizeof(*l->cred.file_fd));
+	l->cred.file_fd[l->cred.nfiles++] = fd;
+	strlist_push(&l->cred.file_path, real);
  out:
 	if (data != NULL)
 		explicit_bzero(data, len);
@@ -258,8 +258,8 @@ cred_aws(struct launch *l)
 			size_t s;
 
 			idx[k] = -1;
-			for (s = 0; name != NULL && s < l->cred.n; s++)
-				if (strcmp(l->cred.v[s].name, name) == 0)
+			for (s = 0; name != NULL && s < l->cred.store.n; s++)
+				if (strcmp(l->cred.store.v[s].name, name) == 0)
 					idx[k] = (long)s;
 			free(name);
 		}
@@ -270,9 +270,9 @@ cred_aws(struct launch *l)
 				    "and will fail; mask both", p->secret, p->key_id);
 			continue;
 		}
-		l->cred.aws = xreallocarray(l->cred.aws, l->cred.naws + 1,
-		    sizeof(*l->cred.aws));
-		l->cred.aws[l->cred.naws++] = (struct cred_aws){ (size_t)idx[0],
+		l->cred.store.aws = xreallocarray(l->cred.store.aws, l->cred.store.naws + 1,
+		    sizeof(*l->cred.store.aws));
+		l->cred.store.aws[l->cred.store.naws++] = (struct cred_aws){ (size_t)idx[0],
 		    (size_t)idx[1], idx[2] };
 	}
 }
@@ -285,17 +285,17 @@ cred_prepare(struct launch *l)
 
 	if (sc->nmask == 0)
 		return 0;
-	l->cred.plaintext = sc->plaintext_inject;
-	l->cred.streaming = sc->sigv4[0] ? CRED_SIGV4_PASSTHROUGH : CRED_SIGV4_DENY;
-	l->cred.presigned = sc->sigv4[1] ? CRED_SIGV4_PASSTHROUGH : CRED_SIGV4_DENY;
-	l->cred.sigv4a = sc->sigv4[2] ? CRED_SIGV4_PASSTHROUGH : CRED_SIGV4_DENY;
+	l->cred.store.plaintext = sc->plaintext_inject;
+	l->cred.store.streaming = sc->sigv4[0] ? CRED_SIGV4_PASSTHROUGH : CRED_SIGV4_DENY;
+	l->cred.store.presigned = sc->sigv4[1] ? CRED_SIGV4_PASSTHROUGH : CRED_SIGV4_DENY;
+	l->cred.store.sigv4a = sc->sigv4[2] ? CRED_SIGV4_PASSTHROUGH : CRED_SIGV4_DENY;
 	for (i = 0; i < sc->nmask; i++)
 		if ((sc->mask[i].file ? cred_file(l, &sc->mask[i]) :
 		    cred_env(l, &sc->mask[i])) == -1)
 			return -1;
 	cred_aws(l);
 	log_debug("credentials: %zu value(s) masked, %zu file(s) bound, %zu AWS pair(s)",
-	    l->cred.n, l->ncred_files, l->cred.naws);
+	    l->cred.store.n, l->cred.nfiles, l->cred.store.naws);
 	return 0;
 }
 
@@ -349,26 +349,26 @@ cred_plan_hides(const struct strlist *args, size_t first, size_t end, const char
 void
 cred_files_settle(struct launch *l)
 {
-	struct strlist *a = &l->plan.args, out = { 0 }, sink = { 0 };
+	struct strlist *a = &l->sandbox.plan.args, out = { 0 }, sink = { 0 };
 	long *at;
-	size_t i, k, added = 0, n = l->ncred_files < CRED_FILES_MAX ? l->ncred_files :
+	size_t i, k, added = 0, n = l->cred.nfiles < CRED_FILES_MAX ? l->cred.nfiles :
 	    CRED_FILES_MAX;
 
 	if (n == 0)
 		return;
 	at = xcalloc(n, sizeof(*at));
 	for (k = 0; k < n; k++) {
-		at[k] = cred_plan_hides(a, l->plan.fs_first, l->plan.fs_end,
-		    l->cred_file_path.v[k]);
+		at[k] = cred_plan_hides(a, l->sandbox.plan.fs_first, l->sandbox.plan.fs_end,
+		    l->cred.file_path.v[k]);
 		if (at[k] == -1) {
-			at[k] = (long)l->plan.fs_end;
+			at[k] = (long)l->sandbox.plan.fs_end;
 			continue;
 		}
 		log_debug("credentials.files: %s is read-denied: it stays hidden, not masked",
-		    l->cred_file_path.v[k]);
+		    l->cred.file_path.v[k]);
 		if (strcmp(a->v[at[k]], "--tmpfs") != 0) {
 			strlist_push(&sink, "--ro-bind-data");
-			strlist_pushf(&sink, "%d", l->cred_fd_base + (int)k);
+			strlist_pushf(&sink, "%d", l->cred.fd_base + (int)k);
 			strlist_pushf(&sink, "%s/%zu", CRED_SINK, k);
 			at[k] = -1;
 		}
@@ -378,8 +378,8 @@ cred_files_settle(struct launch *l)
 			if (at[k] != (long)i)
 				continue;
 			strlist_push(&out, "--ro-bind-data");
-			strlist_pushf(&out, "%d", l->cred_fd_base + (int)k);
-			strlist_push(&out, l->cred_file_path.v[k]);
+			strlist_pushf(&out, "%d", l->cred.fd_base + (int)k);
+			strlist_push(&out, l->cred.file_path.v[k]);
 			added += 3;     /* at[k] <= fs_end: in the filesystem part */
 		}
 		if (i < a->n)
@@ -397,22 +397,8 @@ cred_files_settle(struct launch *l)
 	strlist_free(a);
 	strlist_free(&sink);
 	*a = out;
-	l->plan.fs_end += added;        /* those went in the filesystem part */
+	l->sandbox.plan.fs_end += added;        /* those went in the filesystem part */
 	free(at);
-}
-
-/* Is NAME=... (entry) one of the variables credentials took over? */
-bool
-cred_env_owned(const struct launch *l, const char *entry)
-{
-	const char *eq = strchr(entry, '=');
-	size_t i, n = eq != NULL ? (size_t)(eq - entry) : strlen(entry);
-
-	for (i = 0; i < l->cred_hidden.n; i++)
-		if (strlen(l->cred_hidden.v[i]) == n &&
-		    strncmp(l->cred_hidden.v[i], entry, n) == 0)
-			return true;
-	return false;
 }
 
 /* The proxies' environment: the launcher's, without the masked variables. */
@@ -422,10 +408,10 @@ cred_proxy_environ(const struct launch *l)
 	struct strlist e = { 0 };
 	char **p;
 
-	if (l->cred_hidden.n == 0)
+	if (l->cred.hidden.n == 0)
 		return NULL;
 	for (p = environ; *p != NULL; p++)
-		if (!cred_env_owned(l, *p))
+		if (!env_cred_owned(l, *p))
 			strlist_push(&e, *p);
 	return e.v != NULL ? e.v : xcalloc(1, sizeof(char *));
 }
@@ -440,7 +426,7 @@ cred_send(struct launch *l, int fd)
 	ssize_t w;
 	int rc = 0;
 
-	cred_store_encode(&l->cred, &b);
+	cred_store_encode(&l->cred.store, &b);
 	while (off < b.len) {
 		w = write(fd, b.p + b.off + off, b.len - off);
 		if (w == -1 && errno == EINTR)
@@ -462,15 +448,15 @@ cred_free(struct launch *l)
 {
 	size_t i;
 
-	cred_store_free(&l->cred);
-	for (i = 0; i < l->ncred_files; i++)
-		close(l->cred_file_fd[i]);
-	free(l->cred_file_fd);
-	strlist_free(&l->cred_file_path);
+	cred_store_free(&l->cred.store);
+	for (i = 0; i < l->cred.nfiles; i++)
+		close(l->cred.file_fd[i]);
+	free(l->cred.file_fd);
+	strlist_free(&l->cred.file_path);
 	/* The entries with sentinels only; the unprotected ones hold real values. */
-	for (i = 0; i < l->cred_env.n; i++)
-		explicit_bzero(l->cred_env.v[i], strlen(l->cred_env.v[i]));
-	strlist_free(&l->cred_env);
-	strlist_free(&l->cred_unset);
-	strlist_free(&l->cred_hidden);
+	for (i = 0; i < l->cred.env.n; i++)
+		explicit_bzero(l->cred.env.v[i], strlen(l->cred.env.v[i]));
+	strlist_free(&l->cred.env);
+	strlist_free(&l->cred.unset);
+	strlist_free(&l->cred.hidden);
 }
