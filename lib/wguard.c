@@ -859,6 +859,27 @@ wguard_readonly_why(const struct wguard *g, const char *path)
 	return "not in allowWrite";
 }
 
+#define WAY_GITCFG      "allowGitConfig allows it"
+#define WAY_NONE        "no setting lifts it: change it outside srt"
+
+const char *
+wguard_way(const char *path, const char *why)
+{
+	const char *base = path_basename(path);
+
+	if (strstr(why, "allowGitConfig") != NULL || (strncmp(why, "mandatory deny", 14) != 0 &&
+	    strcmp(why, "settings file") != 0))
+		return NULL;
+	/* A git directory's config (not ~/.gitconfig, .gitmodules, ~/.config/git):
+	 * what allowGitConfig opens. */
+	if ((strstr(why, "git configuration") != NULL || strstr(why, "core.worktree") != NULL) &&
+	    (strcasecmp(base, "config") == 0 || strcasecmp(base, "config.lock") == 0 ||
+	    strcasecmp(base, "config.worktree") == 0 ||
+	    strcasecmp(base, "config.worktree.lock") == 0))
+		return WAY_GITCFG;
+	return WAY_NONE;
+}
+
 bool
 wguard_git_marker(const char *name)
 {

@@ -208,6 +208,15 @@ const char *wguard_may_remove(const struct wguard *g, const struct wguard_fs *fs
  */
 const char *wguard_readonly_why(const struct wguard *g, const char *path);
 
+/*
+ * The way forward a violation line names after why, the reason path was refused, in
+ * the user's words: "allowGitConfig allows it" for git's own configuration, the
+ * sentence that no setting lifts it for the other mandatory denies (and the settings
+ * file), NULL when why names its way already (allowGitConfig, an allowWrite entry) or
+ * is no mandatory deny (a denyWrite entry is the user's own).
+ */
+const char *wguard_way(const char *path, const char *why);
+
 /* Record an allowWrite entry (as the settings spell it) that named nothing when the run
  * started: path absolute (a glob pattern when glob). */
 void wguard_add_absent(struct wguard *g, const char *path, const char *entry, bool glob);

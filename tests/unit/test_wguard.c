@@ -482,6 +482,21 @@ test_monitor_reasons(void)
 	struct wguard g;
 
 	build(&g, 3, false);
+	ok(wguard_way("/w/.bashrc", "denyWrite /w/.bashrc") == NULL &&
+	    wguard_way("/w/x", "not in allowWrite") == NULL,
+	    "way: none for what is no mandatory deny");
+	ok(strcmp(wguard_way("/w/.bashrc", "mandatory deny: shell start-up file"),
+	    "no setting lifts it: change it outside srt") == 0 &&
+	    strcmp(wguard_way("/w/.gitconfig", "mandatory deny: git configuration"),
+	    "no setting lifts it: change it outside srt") == 0 &&
+	    strcmp(wguard_way("/w/s.json", "settings file"),
+	    "no setting lifts it: change it outside srt") == 0,
+	    "way: a mandatory deny no setting lifts says so");
+	ok(strcmp(wguard_way("/w/.git/CONFIG", "mandatory deny: git configuration"),
+	    "allowGitConfig allows it") == 0 &&
+	    wguard_way("/w/.git/config", "git configuration written in place (...; "
+	    "allowGitConfig allows it)") == NULL,
+	    "way: a git directory's config names allowGitConfig, once");
 	ok(strcmp(wguard_readonly_why(&g, "/usr/x"), "read-only file system") == 0,
 	    "no write roots known: a plain reason");
 	strlist_push(&g.writable, "/w/p");
