@@ -56,3 +56,25 @@ step commondir "echo .. >.git/commondir"'
 	victim "git status" "$T/work" git status
 	verdict
 }
+
+@test "violations: each refused git key gets a line, in one config and across commands" {
+	need_tool
+	srt_only
+	repo_init "$T/work"
+	gsettings '["."]'
+	# shellcheck disable=SC2016
+	attempt '
+step pager "git config core.pager \"$PAYLOAD\""
+step editor "git config core.editor \"$PAYLOAD\""
+step two "cp .git/config .git/config.lock && printf \"[alias]\\n\\tx = !sh\\n[core]\\n\\tsshCommand = sh\\n\" >>.git/config.lock && mv .git/config.lock .git/config || { rm -f .git/config.lock; false; }"
+step email "git config user.email a@example.com"'
+	refused pager editor two
+	allowed email
+	local k
+	for k in core.pager core.editor alias.x core.sshCommand; do
+		has_line "$T/work/.git/config (git configuration $k in $T/work/.git: "
+	done
+	victim "git status" "$T/work" git status
+	victim "git log" "$T/work" git log -1
+	verdict
+}
