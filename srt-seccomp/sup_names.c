@@ -171,6 +171,37 @@ sup_symlink(struct sup *s, uint64_t id, uint64_t taddr, int dirfd, uint64_t addr
 	return e;
 }
 
+/*
+ * The error the kernel gives a removal that could never succeed, before any rule: an
+ * unlink of a directory, an rmdir of what is none or of a directory that holds
+ * entries. 0 when the removal could succeed. (git stash, git init and git gc try to
+ * remove each directory a file left, .git and .git/worktrees among them, and expect
+ * ENOTEMPTY: a refusal there refuses nothing and is no violation.)
+ */
+static int
+unlink_futile(int dfd, const char *name, const struct stat *st, int flags)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd, e = 0;
+
+	if (!(flags & AT_REMOVEDIR))
+		return S_ISDIR(st->st_mode) ? -EISDIR : 0;
+	if (!S_ISDIR(st->st_mode))
+		return -ENOTDIR;
+	if ((fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return 0;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return 0;
+	}
+	while (e == 0 && (de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			e = -ENOTEMPTY;
+	closedir(d);
+	return e;
+}
+
 int
 sup_unlink(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags)
 {
@@ -191,6 +222,8 @@ sup_unlink(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags)
 		goto out;
 	}
 	if ((why = wguard_may_remove(&s->g, sup_fs(s), r.path)) != NULL) {
+		if ((e = unlink_futile(r.dirfd, r.name, &st, flags)) != 0)
+			goto out;
 		sup_refused(s, (flags & AT_REMOVEDIR) ? "rmdir" : "unlink", r.path, why);
 		e = -EPERM;
 		goto out;

@@ -78,3 +78,24 @@ step email "git config user.email a@example.com"'
 	victim "git log" "$T/work" git log -1
 	verdict
 }
+
+@test "workflow: git stash, git init again and git gc in an existing repository print no violation" {
+	need_tool
+	srt_only
+	repo_init "$T/work"
+	git -C "$T/work" worktree add -q wt1 -b b1
+	echo change >>"$T/work/README"
+	gsettings '["."]'
+	attempt '
+step stash "git stash -q"
+step pop "git stash pop -q"
+step init "git init -q"
+step gc "git gc -q"
+step gc-prune "git gc -q --prune=now"'
+	allowed stash pop init gc gc-prune
+	no_violations
+	grep -q change "$T/work/README" || finding REFUSED "the stash did not come back on the host"
+	victim "git status" "$T/work" git status
+	victim "git status in the worktree" "$T/work/wt1" git status
+	verdict
+}
