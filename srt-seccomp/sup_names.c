@@ -19,6 +19,9 @@
 #include "srt-seccomp.h"
 #include "supervise.h"
 
+#define WHY_GONE        "mandatory deny: a git directory pointer of the user's removed " \
+	"in this run (it may go, but is not made again)"
+
 #define SUBTREE_MAX	20000	/* entries a directory rename may look at */
 
 /* --- names made, removed, renamed ------------------------------------------------------------ */
@@ -75,6 +78,8 @@ sup_create_ok(struct sup *s, const struct res *r, bool is_dir, const char *op, b
 
 	sup_hold(s, r->dirfd, dir);
 	why = wguard_may_create(&s->g, sup_fs(s), r->path, is_dir);
+	if ((why == NULL || why == wguard_why_pointer) && strlist_contains(&s->gone, r->path))
+		why = WHY_GONE;
 	if (why == wguard_why_complete)
 		e = sup_git_complete(s, r->dirfd, dir);
 	else {
@@ -222,11 +227,17 @@ sup_unlink(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags)
 		goto out;
 	}
 	if ((why = wguard_may_remove(&s->g, sup_fs(s), r.path)) != NULL) {
-		if ((e = unlink_futile(r.dirfd, r.name, &st, flags)) != 0)
+		if (!wguard_removable(&s->g, sup_fs(s), r.path, S_ISDIR(st.st_mode))) {
+			if ((e = unlink_futile(r.dirfd, r.name, &st, flags)) != 0)
+				goto out;
+			sup_refused(s, (flags & AT_REMOVEDIR) ? "rmdir" : "unlink", r.path,
+			    why);
+			e = -EPERM;
 			goto out;
-		sup_refused(s, (flags & AT_REMOVEDIR) ? "rmdir" : "unlink", r.path, why);
-		e = -EPERM;
-		goto out;
+		}
+		/* A pointer of the user's goes, but is never replaced (sup_create_ok). */
+		if (!S_ISDIR(st.st_mode) && !strlist_contains(&s->gone, r.path))
+			strlist_push(&s->gone, r.path);
 	}
 	made = S_ISDIR(st.st_mode) && sup_made(s, st.st_dev, st.st_ino);
 	if (unlinkat(r.dirfd, r.name, flags & AT_REMOVEDIR) == -1) {
@@ -412,7 +423,7 @@ sup_rename(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint6
 		why = NULL, judge = true;
 	else if (why == wguard_why_pointer && S_ISREG(ost.st_mode) &&
 	    !(flags & RENAME_EXCHANGE))
-		why = NULL;
+		why = strlist_contains(&s->gone, n.path) ? WHY_GONE : NULL;
 	else if (why == wguard_why_complete && !(flags & RENAME_EXCHANGE)) {
 		sup_unhold(s);
 		if ((e = sup_git_complete(s, n.dirfd, npar)) < 0)

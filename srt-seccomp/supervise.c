@@ -1015,6 +1015,7 @@ sup_free(struct sup *s)
 	res_mounts_free(s->rc.mounts);
 	wguard_free(&s->g);
 	strlist_free(&s->vacated);
+	strlist_free(&s->gone);
 	strlist_free(&s->pointers);
 	strlist_free(&s->new_configs);
 	free(s->made);

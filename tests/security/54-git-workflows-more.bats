@@ -99,3 +99,75 @@ step gc-prune "git gc -q --prune=now"'
 	victim "git status in the worktree" "$T/work/wt1" git status
 	verdict
 }
+
+# A worktree and a submodule made on the host before the run: their .git files and the
+# worktree's commondir were bound read-only and refused to go.
+@test "workflow: git worktree remove, git worktree prune and git submodule deinit -f" {
+	need_tool
+	srt_only
+	super_init
+	# (From the commit before the submodule's: a worktree holding the user's
+	# .gitmodules, a dangerous name, cannot be removed.)
+	git -C "$T/work" worktree add -q wt1 -b b1 HEAD~1
+	git -C "$T/work" worktree add -q "$T/wt2" -b b2
+	rm -rf "$T/wt2"
+	gsettings '["."]'
+	attempt '
+step wt-remove "git worktree remove wt1"
+step wt-prune "git worktree prune"
+step deinit "git submodule deinit -q -f lib"
+step list "test \"\$(git worktree list | wc -l)\" = 1"'
+	allowed wt-remove wt-prune deinit list
+	no_violations
+	[ ! -e "$T/work/wt1" ] || finding REFUSED "wt1 is still there on the host"
+	[ ! -e "$T/work/.git/worktrees" ] || finding REFUSED ".git/worktrees is still there"
+	[ ! -e "$T/work/lib/.git" ] || finding REFUSED "lib/.git is still there on the host"
+	[ -d "$T/work/lib" ] || finding REFUSED "lib is not an empty directory on the host"
+	[ -z "$(git -C "$T/work" config --get-regexp '^submodule\.' 2>&1)" ] ||
+		finding REFUSED "the submodule is still in .git/config"
+	victim "git status" "$T/work" git status
+	victim "git submodule update --init" "$T/work" git -c protocol.file.allow=always \
+		submodule -q update --init
+	victim "git status in the submodule" "$T/work/lib" git status
+	victim "git worktree add" "$T/work" git worktree add -q "$T/wt3" -b b3
+	victim "git status in the new worktree" "$T/wt3" git status
+	verdict
+}
+
+# What may go may not come back otherwise: the pointers removed are not made again, and
+# what a worktree's admin directory or a submodule's directory would run stays refused.
+@test "attack: a worktree's or submodule's pointer removed, then made again to the command's repository" {
+	need_tool
+	srt_only
+	super_init
+	git -C "$T/work" worktree add -q wt1 -b b1
+	gsettings '["."]'
+	attempt '
+git init -q evil && plant evil/.git/hooks/pre-commit && fsmon_config evil/.git/config && plant fsm.sh
+step mv-pointer "mv wt1/.git wt1/moved"
+step rm-pointer "rm wt1/.git"
+step new-pointer "echo \"gitdir: $PWD/evil/.git\" >wt1/.git"
+step rm-sub "rm lib/.git"
+step new-sub "echo \"gitdir: $PWD/evil/.git\" >lib/.git"
+step sub-dir "mkdir lib/.git"
+step rm-common "rm .git/worktrees/wt1/commondir"
+step new-common "echo \"$PWD/evil/.git\" >.git/worktrees/wt1/commondir"
+step admin-objects "mkdir .git/worktrees/wt1/objects .git/worktrees/wt1/refs"
+step admin-hook "mkdir -p .git/worktrees/wt1/hooks && plant .git/worktrees/wt1/hooks/pre-commit"
+step admin-config "fsmon_config .git/worktrees/wt1/config"
+step rm-hooks "rm -r .git/hooks"
+step rm-modules "rm .gitmodules"
+step new-modules "printf \"[submodule \\\"lib\\\"]\\n\\tpath = lib\\n\\turl = ../x\\n\\tupdate = !sh\\n\" >.gitmodules"'
+	allowed rm-pointer rm-sub rm-common
+	refused mv-pointer new-pointer new-sub sub-dir new-common admin-hook admin-config rm-hooks \
+		rm-modules new-modules
+	[ ! -e "$T/work/.git/worktrees/wt1/hooks/pre-commit" ] ||
+		finding ESCAPED "a hook in the worktree's admin directory"
+	victim "git status" "$T/work" git status
+	victim "git commit in the worktree" "$T/work/wt1" git commit -q --allow-empty -m victim
+	victim "git status in the submodule" "$T/work/lib" git status
+	victim "git submodule update" "$T/work" git -c protocol.file.allow=always submodule -q \
+		update --init
+	victim "git commit in the submodule" "$T/work/lib" git commit -q --allow-empty -m victim
+	verdict
+}
