@@ -247,7 +247,8 @@ sup_unlink(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags)
 	if (S_ISDIR(st.st_mode)) {
 		sup_made_del(s, st.st_dev, st.st_ino);
 		sup_vacate(s, r.path, made);
-	}
+	} else if (st.st_nlink <= 1)
+		sup_made_del(s, st.st_dev, st.st_ino);  /* a .git file made (sup_open) */
  out:
 	sup_readonly(s, r.path, e);
 	res_free(&r);

@@ -171,3 +171,42 @@ step new-modules "printf \"[submodule \\\"lib\\\"]\\n\\tpath = lib\\n\\turl = ..
 	victim "git commit in the submodule" "$T/work/lib" git commit -q --allow-empty -m victim
 	verdict
 }
+
+# git writes the .git file first, then the git directory it names: the guard took the
+# project directory, with its new .git file, for a repository of the user's, and
+# refused the git directory in it as a nested one.
+@test "workflow: git init --separate-git-dir in the project directory (no repository yet)" {
+	need_tool
+	srt_only
+	echo code >"$T/work/main.c"
+	gsettings '["."]'
+	attempt '
+step init "git init -q --separate-git-dir=\"\$PWD/sep.git\""
+step add "git add main.c"
+step commit "git commit -q -m first"
+step hook "plant sep.git/hooks/pre-commit"
+step fsmonitor "plant fsm.sh && git config core.fsmonitor \"\$PWD/fsm.sh\""'
+	allowed init add commit
+	refused hook fsmonitor
+	[ "$(cat "$T/work/.git" 2>/dev/null)" = "gitdir: $T/work/sep.git" ] ||
+		finding REFUSED ".git does not name sep.git on the host"
+	[ "$(git -C "$T/work" log -1 --format=%s 2>&1)" = first ] ||
+		finding REFUSED "the commit is missing on the host"
+	victim "git status" "$T/work" git status
+	victim "git commit" "$T/work" git commit -q --allow-empty -m victim
+	verdict
+}
+
+@test "attack: a .git file made in the project directory names the user's repository elsewhere" {
+	need_tool
+	srt_only
+	repo_init "$T/other"
+	gsettings "[\".\", \"$T/other\"]"
+	attempt '
+step pointer "echo \"gitdir: $T/other/.git\" >.git"
+step hook "plant \"$T/other/.git/hooks/pre-commit\""'
+	refused hook
+	[ ! -e "$T/work/.git" ] || finding ESCAPED "the pointer to the user's repository stayed"
+	victim "git status" "$T/work" git status
+	verdict
+}
