@@ -723,7 +723,7 @@ test_workflows(void)
 	char line[512], name[256], gitdir[256], *path, *old, *new_;
 	size_t oldlen, newlen, cases = 0, bad = 0;
 	struct buf evil = { 0 };
-	struct gitcfg_ctx ctx;
+	struct gitcfg_ctx ctx = { NULL, NULL };
 	FILE *f;
 
 	path = xasprintf("%s/gitconfig/cases", dir);
