@@ -309,6 +309,9 @@ sup_subtree(struct sup *s, int dfd, const char *from, const char *to, const char
 			s->map_to = top_to;
 			why = wguard_may_create(&s->g, sup_fs(s), t, type == DT_DIR);
 			s->map_from = s->map_to = NULL;
+			if ((why == NULL || why == wguard_why_pointer) &&
+			    strlist_contains(&s->gone, t))
+				why = WHY_GONE;
 			/* A git config moves along with its git directory: it was judged
 			 * where it was. One that was not git state is refused, as a hook
 			 * is: a directory prepared elsewhere does not become git state by
