@@ -146,15 +146,16 @@ monitor_write(struct monitor *m, const struct violation *v)
 
 /* FNV-1a of the parts, with a byte between them; never 0 (a free slot). */
 static uint64_t
-monitor_hash(enum viol_kind k, const char *op, const char *what, unsigned port)
+monitor_hash(enum viol_kind k, const char *op, const char *what, const char *why,
+    unsigned port)
 {
-	const char *parts[2] = { op, what };
+	const char *parts[3] = { op, what, why };
 	uint64_t h = 0xcbf29ce484222325ULL;
 	unsigned char c;
 	size_t i;
 
 	h = (h ^ (unsigned char)k) * 0x100000001b3ULL;
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 3; i++) {
 		for (const char *p = parts[i]; *p != '\0'; p++) {
 			c = (unsigned char)*p;
 			h = (h ^ c) * 0x100000001b3ULL;
@@ -197,9 +198,11 @@ monitor_file(struct monitor *m, bool read, const char *op, const char *path,
 	struct violation v;
 	enum viol_kind k = read ? VK_FILE_READ : VK_FILE_WRITE;
 
-	/* Only what has a name: the paths decided on are absolute, or "" without one. */
+	/* Only what has a name: the paths decided on are absolute, or "" without one.
+	 * Once per call, path and reason: each git key refused in one config is a line
+	 * of its own. */
 	if (m == NULL || path == NULL || path[0] != '/' ||
-	    monitor_seen(m, monitor_hash(k, op, path, 0)))
+	    monitor_seen(m, monitor_hash(k, op, path, why, 0)))
 		return;
 	memset(&v, 0, sizeof(v));
 	violation_time_now(v.time);
@@ -254,7 +257,7 @@ monitor_connect_wanted(struct monitor *m, const void *sa, size_t len, const char
 		return false;
 	if (monitor_local(&ss, addr, port))
 		return false;
-	return !monitor_seen(m, monitor_hash(VK_CONNECT, op, addr, *port));
+	return !monitor_seen(m, monitor_hash(VK_CONNECT, op, addr, "", *port));
 }
 
 void

@@ -169,10 +169,11 @@ static int
 git_judge(struct sup *s, int dfd, const char *name, const char *path, const char *gitdir,
     const char *new_, size_t newlen, const struct stat *like, bool fresh)
 {
-	struct gitcfg_ctx ctx = { gitdir };
+	struct strlist all = { 0 };
+	struct gitcfg_ctx ctx = { gitdir, &all };
 	struct stat ost;
 	char why[512], *old = NULL;
-	size_t oldlen = 0;
+	size_t oldlen = 0, i;
 	int r = 1;
 
 	if (!fresh && (r = git_read(dfd, name, GITCONFIG_MAX, &old, &oldlen, &ost)) < 0) {
@@ -185,9 +186,15 @@ git_judge(struct sup *s, int dfd, const char *name, const char *path, const char
 	}
 	if (gitcfg_check(old, oldlen, new_, newlen, &ctx, why, sizeof(why)) == -1) {
 		free(old);
-		sup_refused(s, s->op, path, why);
+		/* A line for each refused key, not only the first. */
+		for (i = 0; i < all.n; i++)
+			sup_refused(s, s->op, path, all.v[i]);
+		if (all.n == 0)
+			sup_refused(s, s->op, path, why);
+		strlist_free(&all);
 		return -EPERM;
 	}
+	strlist_free(&all);
 	free(old);
 	if ((r = git_install(dfd, name, new_, newlen, like)) == 0 && git_has_worktree(new_,
 	    newlen))
@@ -247,9 +254,9 @@ sup_git_config_new(struct sup *s, const char *path)
  * (into why), or NULL. A link or anything else that is no regular file is refused.
  */
 static const char *
-git_config_verdict(const char *p, char *why, size_t whylen)
+git_config_verdict(const char *p, char *why, size_t whylen, struct strlist *all)
 {
-	struct gitcfg_ctx ctx;
+	struct gitcfg_ctx ctx = { NULL, all };
 	struct stat st;
 	char *text, *dir;
 	size_t len;
@@ -392,11 +399,20 @@ sup_git_finish(struct sup *s)
 		const char *p = s->new_configs.v[i];
 		char buf[512];
 
-		if ((why = git_config_verdict(p, buf, sizeof(buf))) == NULL)
+		struct strlist all = { 0 };
+		size_t k;
+
+		if ((why = git_config_verdict(p, buf, sizeof(buf), &all)) == NULL) {
+			strlist_free(&all);
 			continue;
+		}
 		if (git_remove(p) == -1)
 			log_warnx("%s: %s; could not remove it: %s", p, why, strerror(errno));
-		sup_refused(s, s->op, p, why);
+		for (k = 0; k < all.n; k++)
+			sup_refused(s, s->op, p, all.v[k]);
+		if (all.n == 0)
+			sup_refused(s, s->op, p, why);
+		strlist_free(&all);
 	}
 	for (i = 0; i < s->pointers.n; i++) {
 		const char *p = s->pointers.v[i];

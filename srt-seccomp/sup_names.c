@@ -19,6 +19,9 @@
 #include "srt-seccomp.h"
 #include "supervise.h"
 
+#define WHY_GONE        "mandatory deny: a git directory pointer of the user's removed " \
+	"in this run (it may go, but is not made again)"
+
 #define SUBTREE_MAX	20000	/* entries a directory rename may look at */
 
 /* --- names made, removed, renamed ------------------------------------------------------------ */
@@ -75,6 +78,8 @@ sup_create_ok(struct sup *s, const struct res *r, bool is_dir, const char *op, b
 
 	sup_hold(s, r->dirfd, dir);
 	why = wguard_may_create(&s->g, sup_fs(s), r->path, is_dir);
+	if ((why == NULL || why == wguard_why_pointer) && strlist_contains(&s->gone, r->path))
+		why = WHY_GONE;
 	if (why == wguard_why_complete)
 		e = sup_git_complete(s, r->dirfd, dir);
 	else {
@@ -171,6 +176,37 @@ sup_symlink(struct sup *s, uint64_t id, uint64_t taddr, int dirfd, uint64_t addr
 	return e;
 }
 
+/*
+ * The error the kernel gives a removal that could never succeed, before any rule: an
+ * unlink of a directory, an rmdir of what is none or of a directory that holds
+ * entries. 0 when the removal could succeed. (git stash, git init and git gc try to
+ * remove each directory a file left, .git and .git/worktrees among them, and expect
+ * ENOTEMPTY: a refusal there refuses nothing and is no violation.)
+ */
+static int
+unlink_futile(int dfd, const char *name, const struct stat *st, int flags)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd, e = 0;
+
+	if (!(flags & AT_REMOVEDIR))
+		return S_ISDIR(st->st_mode) ? -EISDIR : 0;
+	if (!S_ISDIR(st->st_mode))
+		return -ENOTDIR;
+	if ((fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return 0;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return 0;
+	}
+	while (e == 0 && (de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			e = -ENOTEMPTY;
+	closedir(d);
+	return e;
+}
+
 int
 sup_unlink(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags)
 {
@@ -191,9 +227,17 @@ sup_unlink(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags)
 		goto out;
 	}
 	if ((why = wguard_may_remove(&s->g, sup_fs(s), r.path)) != NULL) {
-		sup_refused(s, (flags & AT_REMOVEDIR) ? "rmdir" : "unlink", r.path, why);
-		e = -EPERM;
-		goto out;
+		if (!wguard_removable(&s->g, sup_fs(s), r.path, S_ISDIR(st.st_mode))) {
+			if ((e = unlink_futile(r.dirfd, r.name, &st, flags)) != 0)
+				goto out;
+			sup_refused(s, (flags & AT_REMOVEDIR) ? "rmdir" : "unlink", r.path,
+			    why);
+			e = -EPERM;
+			goto out;
+		}
+		/* A pointer of the user's goes, but is never replaced (sup_create_ok). */
+		if (!S_ISDIR(st.st_mode) && !strlist_contains(&s->gone, r.path))
+			strlist_push(&s->gone, r.path);
 	}
 	made = S_ISDIR(st.st_mode) && sup_made(s, st.st_dev, st.st_ino);
 	if (unlinkat(r.dirfd, r.name, flags & AT_REMOVEDIR) == -1) {
@@ -203,7 +247,8 @@ sup_unlink(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags)
 	if (S_ISDIR(st.st_mode)) {
 		sup_made_del(s, st.st_dev, st.st_ino);
 		sup_vacate(s, r.path, made);
-	}
+	} else if (st.st_nlink <= 1)
+		sup_made_del(s, st.st_dev, st.st_ino);  /* a .git file made (sup_open) */
  out:
 	sup_readonly(s, r.path, e);
 	res_free(&r);
@@ -264,6 +309,9 @@ sup_subtree(struct sup *s, int dfd, const char *from, const char *to, const char
 			s->map_to = top_to;
 			why = wguard_may_create(&s->g, sup_fs(s), t, type == DT_DIR);
 			s->map_from = s->map_to = NULL;
+			if ((why == NULL || why == wguard_why_pointer) &&
+			    strlist_contains(&s->gone, t))
+				why = WHY_GONE;
 			/* A git config moves along with its git directory: it was judged
 			 * where it was. One that was not git state is refused, as a hook
 			 * is: a directory prepared elsewhere does not become git state by
@@ -379,7 +427,7 @@ sup_rename(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint6
 		why = NULL, judge = true;
 	else if (why == wguard_why_pointer && S_ISREG(ost.st_mode) &&
 	    !(flags & RENAME_EXCHANGE))
-		why = NULL;
+		why = strlist_contains(&s->gone, n.path) ? WHY_GONE : NULL;
 	else if (why == wguard_why_complete && !(flags & RENAME_EXCHANGE)) {
 		sup_unhold(s);
 		if ((e = sup_git_complete(s, n.dirfd, npar)) < 0)

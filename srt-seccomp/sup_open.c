@@ -202,7 +202,7 @@ sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t
 	const char *why;
 	struct res r;
 	struct stat st;
-	bool follow;
+	bool follow, created = false;
 	int e;
 
 	*fd = -1;
@@ -243,6 +243,7 @@ sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t
 		*fd = openat(r.dirfd, r.name, flags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
 		    sup_mode_strip(s, r.path, mode, false, true));
 		e = *fd == -1 ? -errno : 0;
+		created = true;
 		goto out;
 	}
 	if (fstatat(r.dirfd, r.name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
@@ -257,6 +258,7 @@ sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t
 		if ((e = sup_create_ok(s, &r, false, "create", true)) < 0)
 			goto out;
 		mode = sup_mode_strip(s, r.path, mode, false, true);
+		created = true;
 	} else {
 		if ((flags & O_CREAT) && (flags & O_EXCL)) {
 			e = -EEXIST;
@@ -301,6 +303,11 @@ sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t
 	/* A git directory pointer written: what it says is checked before the run ends. */
 	if (e >= 0 && r.path[0] != '\0' && wguard_pointer_name(&s->g, sup_fs(s), r.path))
 		sup_git_pointer(s, r.path);
+	/* A .git file the command made is no user's repository (fs_predates): what it
+	 * names is the command's, as a .git directory it made would be (git init
+	 * --separate-git-dir in the project directory), and is checked with the pointers. */
+	if (e >= 0 && created && strcmp(path_basename(r.path), ".git") == 0)
+		sup_made_add(s, r.dirfd, r.name);
 	sup_readonly(s, r.path, e);
 	res_free(&r);
 	return e;

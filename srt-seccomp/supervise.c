@@ -193,12 +193,28 @@ sup_answer_fd(int listener, uint64_t id, int fd, bool cloexec,
 	close(fd);
 }
 
+/* A refusal's line: its reason and the way forward (wguard_way), if any. */
+static void
+sup_report(struct sup *s, const char *path, const char *why)
+{
+	const char *way;
+	char *full;
+
+	if (path == NULL || (way = wguard_way(path, why)) == NULL) {
+		monitor_file(s->mon, false, s->op, path, why);
+		return;
+	}
+	full = xasprintf("%s; %s", why, way);
+	monitor_file(s->mon, false, s->op, path, full);
+	free(full);
+}
+
 void
 sup_refused(struct sup *s, const char *op, const char *path, const char *why)
 {
 	s->refused++;
 	log_debug("refused: %s %s (%s)", op, path, why);
-	monitor_file(s->mon, false, s->op, path, why);
+	sup_report(s, path, why);
 }
 
 /* A call we did on the command's behalf came back with -e: a read-only mount refused
@@ -208,7 +224,7 @@ void
 sup_readonly(struct sup *s, const char *path, int e)
 {
 	if (e == -EROFS)
-		monitor_file(s->mon, false, s->op, path, wguard_readonly_why(&s->g, path));
+		sup_report(s, path, wguard_readonly_why(&s->g, path));
 }
 
 /* A name reached through a descriptor from outside the sandbox, which the sandbox
@@ -999,6 +1015,7 @@ sup_free(struct sup *s)
 	res_mounts_free(s->rc.mounts);
 	wguard_free(&s->g);
 	strlist_free(&s->vacated);
+	strlist_free(&s->gone);
 	strlist_free(&s->pointers);
 	strlist_free(&s->new_configs);
 	free(s->made);

@@ -45,6 +45,8 @@ struct sup {
 	struct dirid *made;
 	size_t	 nmade, capmade;
 	struct strlist vacated;
+	/* the user's git directory pointers removed (wguard_removable): not made again */
+	struct strlist gone;
 	/* threads seen, for their process and umask */
 	struct task tasks[TASKS_MAX];
 	size_t	 ntasks;

@@ -579,7 +579,7 @@ JSON
 	run --separate-stderr srt -s "$T/p.json" -c 'mkdir not 2>/dev/null || echo refused'
 	[ "$output" = refused ]
 	# the refusal is explained after the command (the violation monitor)
-	[[ "$stderr" == *"deny file-write $T/ws/not (mandatory deny: on the way to a protected path)"* ]]
+	[[ "$stderr" == *"deny file-write $T/ws/not (mandatory deny: on the way to a protected path; no setting lifts it: change it outside srt)"* ]]
 	[ ! -e "$T/ws/not" ]
 	[ -z "$(ls -A "$T/tmp")" ]
 }
@@ -606,7 +606,7 @@ JSON
 	srt-policy compile -s "$T/s.json" -o "$T/p.bin"
 	run -0 --separate-stderr srt-launch -p "$T/p.bin" -c 'touch .bashrc 2>/dev/null; curl -s -m 5 -x http://localhost:3128 http://denied.example/ >/dev/null; echo done'
 	[ "$output" = done ]
-	[[ "$stderr" == *"<sandbox_violations>"*"deny file-write $T/ws/.bashrc (mandatory deny: shell start-up file)"*"</sandbox_violations>"* ]]
+	[[ "$stderr" == *"<sandbox_violations>"*"deny file-write $T/ws/.bashrc (mandatory deny: shell start-up file; no setting lifts it: change it outside srt)"*"</sandbox_violations>"* ]]
 	[[ "$stderr" == *"<sandbox_violations>"*"deny network-outbound denied.example:80 (host is not on the allow list)"*"</sandbox_violations>"* ]]
 	# "-" is standard error: JSON lines there, no block, and no file named "-"
 	run -0 --separate-stderr srt-launch -p "$T/p.bin" --violations - -c 'touch .bashrc 2>/dev/null; echo done'

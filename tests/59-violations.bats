@@ -46,9 +46,9 @@ PY
 	# RULE, an existing protected path, a missing one, the reason
 	cat >"$T/cases" <<EOF
 $T/ws/deny/f	$T/ws/deny/new	denyWrite $T/ws/deny
-$T/ws/.bashrc	$T/ws/.zshrc	mandatory deny: shell start-up file
-$T/ws/repo/.git/hooks/pre-commit.sample	$T/ws/repo/.git/hooks/pre-commit	mandatory deny: git hooks
-$T/ws/s.json	$T/home/.srt-settings.json	settings file
+$T/ws/.bashrc	$T/ws/.zshrc	mandatory deny: shell start-up file; no setting lifts it: change it outside srt
+$T/ws/repo/.git/hooks/pre-commit.sample	$T/ws/repo/.git/hooks/pre-commit	mandatory deny: git hooks; no setting lifts it: change it outside srt
+$T/ws/s.json	$T/home/.srt-settings.json	settings file; no setting lifts it: change it outside srt
 $T/out/f	$T/out/new	not in allowWrite
 EOF
 	cat >"$T/ws/ops.py" <<'PY'
@@ -149,11 +149,11 @@ PY
 	: >"$T/out/x"
 	run -0 srt-launch -s "$T/ws/s.json" --violations "$T/v.jsonl" -- python3 ops.py
 	run -0 records "$T/v.jsonl" file-write
-	[ "$output" = "open $T/ws/.bashrc (mandatory deny: shell start-up file)
+	[ "$output" = "open $T/ws/.bashrc (mandatory deny: shell start-up file; no setting lifts it: change it outside srt)
 mkdir $T/ws/deny (denyWrite $T/ws/deny)
-open $T/ws/.profile (mandatory deny: shell start-up file)
+open $T/ws/.profile (mandatory deny: shell start-up file; no setting lifts it: change it outside srt)
 unlink $T/out/x (not in allowWrite)
-truncate $T/ws/.bashrc (mandatory deny: shell start-up file)" ]
+truncate $T/ws/.bashrc (mandatory deny: shell start-up file; no setting lifts it: change it outside srt)" ]
 }
 
 @test "srt's block holds the sandbox's lines with the proxies', sanitised; ignoreViolations filters them" {
@@ -161,7 +161,7 @@ truncate $T/ws/.bashrc (mandatory deny: shell start-up file)" ]
 	: >.bashrc
 	run -0 --separate-stderr srt -s "$T/ws/s.json" -c "touch .bashrc; touch \$(printf '$T/out/a\\033[31mb\\342\\200\\256c'); curl -s -m 5 -x http://localhost:3128 http://denied.example/ >/dev/null; true"
 	[[ "$stderr" == *"<sandbox_violations>
-deny file-write $T/ws/.bashrc (mandatory deny: shell start-up file)
+deny file-write $T/ws/.bashrc (mandatory deny: shell start-up file; no setting lifts it: change it outside srt)
 deny file-write $T/out/a [31mb c (not in allowWrite)
 deny network-outbound denied.example:80 (host is not on the allow list)
 </sandbox_violations>"* ]]
@@ -374,7 +374,7 @@ SH
 	}
 	settings "$T/ws/s.json" '"ignoreViolations":{"*":["/out/u"]}'
 	run -0 --separate-stderr in_managed '"ignoreViolations": {"*": ["/out/m"]},'
-	[[ "$stderr" == *"deny file-write $T/ws/.bashrc (mandatory deny: shell start-up file)"* ]]
+	[[ "$stderr" == *"deny file-write $T/ws/.bashrc (mandatory deny: shell start-up file; no setting lifts it: change it outside srt)"* ]]
 	[[ "$stderr" != *"$T/out/m"* ]]
 	[[ "$stderr" != *"$T/out/u"* ]]
 	run -0 --separate-stderr in_managed '"noFsViolations": true,'

@@ -8,8 +8,10 @@
  * decision.h.
  *
  *   {"time":"2025-01-31T12:00:00.123Z","kind":"file-write","operation":"unlink",
- *    "path":"/home/u/p/.bashrc","reason":"mandatory deny: shell start-up file",
- *    "violation":"deny file-write /home/u/p/.bashrc (mandatory deny: shell start-up file)"}
+ *    "path":"/home/u/p/.bashrc","reason":"mandatory deny: shell start-up file; no
+ *    setting lifts it: change it outside srt","violation":"deny file-write
+ *    /home/u/p/.bashrc (mandatory deny: shell start-up file; no setting lifts it: change
+ *    it outside srt)"}
  *   {"time":"...","kind":"direct-connect","operation":"connect","protocol":"tcp",
  *    "address":"192.0.2.1","port":80,"violation":"deny network-outbound 192.0.2.1:80
  *    (direct connection; only the proxies at localhost:3128 and :1080 are reachable)"}

@@ -186,6 +186,8 @@ struct entry_set {
 	struct span *v;         /* then, sorted */
 };
 
+#define ALL_MAX 32       /* refusals gitcfg_ctx.all collects */
+
 struct judge {
 	struct entry_set old;
 	const struct gitcfg_ctx *ctx;
@@ -193,6 +195,7 @@ struct judge {
 	char *why;
 	size_t whylen;
 	int refused;            /* why is set: an entry was refused (not a parse error) */
+	int said;               /* why is set */
 };
 
 /*
@@ -555,6 +558,16 @@ say(struct judge *j, const char *name, const char *fmt, ...)
 	va_end(ap);
 	buf_adds(&b, "; allowGitConfig in the settings allows every key");
 	s = buf_str(&b);
+	/* At most ALL_MAX: a file of many refused keys costs no more than one of many
+	 * keys, and makes no more lines than a person reads. */
+	if (j->ctx != NULL && j->ctx->all != NULL && j->ctx->all->n < ALL_MAX &&
+	    !strlist_contains(j->ctx->all, s))
+		strlist_push(j->ctx->all, s);
+	if (j->said) {
+		buf_free(&b);
+		return;         /* why keeps the first */
+	}
+	j->said = 1;
 	if (j->whylen > 0) {
 		n = b.len < j->whylen ? b.len : j->whylen - 1;
 		while (n > 0 && n < b.len && ((unsigned char)s[n] & 0xc0) == 0x80)
@@ -606,7 +619,8 @@ judge_entry(const struct gitconfig_entry *e, void *arg)
 	buf_free(&name);
 	buf_free(&shown);
 	j->refused = 1;
-	return -1;
+	/* Every refusal is wanted: the others are judged too (the verdict stays no). */
+	return j->ctx != NULL && j->ctx->all != NULL ? 0 : -1;
 }
 
 int
@@ -632,11 +646,12 @@ gitcfg_check(const char *old, size_t oldlen, const char *new_, size_t newlen,
 		set_free(&j.old);
 	set_sort(&j.old);
 	if (gitconfig_foreach(new_ != NULL ? new_ : "", newlen, judge_entry, &j, &line) == -1) {
-		if (!j.refused)
+		/* (With ctx->all, judge_entry never stops the walk: this is a parse error.) */
+		if (!j.refused || (ctx != NULL && ctx->all != NULL))
 			say(&j, NULL, "line %d is not git configuration as every git reads it", line);
 		goto out;
 	}
-	ret = 0;
+	ret = j.refused ? -1 : 0;
  out:
 	set_free(&j.old);
 	buf_free(&j.scratch);

@@ -90,6 +90,9 @@ struct gitcfg_ctx {
 	                           from it, and the refusal names it. NULL: unknown
 	                           (core.worktree is refused). Resolved by name: the
 	                           caller sees to it that no link is on the way */
+	struct strlist *all;    /* not NULL: the judge goes on past the first refusal and
+	                           pushes each one here (every refused key, then a part
+	                           that does not parse), so that each is reported */
 };
 
 /*

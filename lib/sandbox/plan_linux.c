@@ -984,6 +984,37 @@ deny_prepass(struct pb *b)
 	}
 }
 
+/*
+ * A mandatory deny the write guard owns by name and lets go, which a mount would keep:
+ * a git directory pointer that is a file (a submodule's or linked worktree's .git) and
+ * a linked worktree's commondir. With the guard they are not bound, as config is not:
+ * git worktree remove and git submodule deinit remove them (a mount cannot be
+ * removed), and the guard refuses every write and creation of them
+ * (wguard_removable).
+ */
+static bool
+deny_guard_owned(struct pb *b, size_t i, const char *res)
+{
+	struct stat st;
+	const char *base = path_basename(res);
+	char *dir, *up;
+	bool r;
+
+	if (b->ctx->unguarded || i < b->npinned || plan_linux_fs_lstat(b, res, &st) != 0 ||
+	    !S_ISREG(st.st_mode))
+		return false;
+	if (strcmp(base, ".git") == 0)
+		return true;
+	if (strcmp(base, "commondir") != 0)
+		return false;
+	dir = path_dirname(res);
+	up = path_dirname(dir);
+	r = strcmp(path_basename(up), "worktrees") == 0;
+	free(up);
+	free(dir);
+	return r;
+}
+
 static void
 plan_denies(struct pb *b)
 {
@@ -1027,7 +1058,8 @@ plan_denies(struct pb *b)
 			continue;
 		}
 		/* Outside every write root the path is read-only from --ro-bind / / already. */
-		if (meets_write(b, res) && (strlist_contains(&b->symlinked, res) ||
+		if (meets_write(b, res) && !deny_guard_owned(b, i, res) &&
+		    (strlist_contains(&b->symlinked, res) ||
 		    !covered_by_rodir(b, res))) {
 			for (j = 0; j < b->writes.n; j++)
 				if (path_is_strictly_under(b->writes.v[j], res))

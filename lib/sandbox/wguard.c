@@ -859,6 +859,27 @@ wguard_readonly_why(const struct wguard *g, const char *path)
 	return "not in allowWrite";
 }
 
+#define WAY_GITCFG      "allowGitConfig allows it"
+#define WAY_NONE        "no setting lifts it: change it outside srt"
+
+const char *
+wguard_way(const char *path, const char *why)
+{
+	const char *base = path_basename(path);
+
+	if (strstr(why, "allowGitConfig") != NULL || (strncmp(why, "mandatory deny", 14) != 0 &&
+	    strcmp(why, "settings file") != 0))
+		return NULL;
+	/* A git directory's config (not ~/.gitconfig, .gitmodules, ~/.config/git):
+	 * what allowGitConfig opens. */
+	if ((strstr(why, "git configuration") != NULL || strstr(why, "core.worktree") != NULL) &&
+	    (strcasecmp(base, "config") == 0 || strcasecmp(base, "config.lock") == 0 ||
+	    strcasecmp(base, "config.worktree") == 0 ||
+	    strcasecmp(base, "config.worktree.lock") == 0))
+		return WAY_GITCFG;
+	return WAY_NONE;
+}
+
 bool
 wguard_git_marker(const char *name)
 {
@@ -996,6 +1017,68 @@ wguard_may_remove(const struct wguard *g, const struct wguard_fs *fs, const char
 	if (wg_set_get(g->anc_set, path, strlen(path)) != (size_t)-1)
 		return WHY_ANCESTOR;
 	return NULL;
+}
+
+/* Is a linked worktree's admin file: DIR/worktrees/NAME/commondir or gitdir, DIR a git
+ * directory? */
+static bool
+wg_admin_file(const struct wguard_fs *fs, const char *path)
+{
+	const char *base = path_basename(path);
+	char *admin, *wts, *gitdir;
+	bool r;
+
+	if (strcmp(base, "commondir") != 0 && strcmp(base, "gitdir") != 0)
+		return false;
+	admin = path_dirname(path);
+	wts = path_dirname(admin);
+	gitdir = path_dirname(wts);
+	r = strcmp(path_basename(wts), "worktrees") == 0 && fs->is_git_dir(fs->arg, gitdir) == 1;
+	free(gitdir);
+	free(wts);
+	free(admin);
+	return r;
+}
+
+bool
+wguard_removable(const struct wguard *g, const struct wguard_fs *fs, const char *path,
+    bool is_dir)
+{
+	const char *why;
+	char *dir;
+	size_t v;
+	bool under;
+
+	/* Nothing a user's rule protects, or a protected directory holds. */
+	if (g->inert || wg_glob(g, path) != NULL)
+		return false;
+	dir = path_dirname(path);
+	under = wg_exact(g, dir) != NULL;
+	free(dir);
+	if (under)
+		return false;
+	v = wg_set_get(g->exact_set, path, strlen(path));
+	why = v != (size_t)-1 ? g->exact_why.v[v] : NULL;
+	if ((why != NULL && strncmp(why, "mandatory deny", 14) != 0) ||
+	    wg_names(g, fs, path, false) != NULL)
+		return false;
+	/* An empty directory on the way to protected paths, whose names stay protected:
+	 * the kernel removes no other. Not the way a denyWrite keeps (pinned). */
+	if (is_dir)
+		return why == NULL && wg_git(g, fs, path, WG_REMOVE) == NULL &&
+		    wg_set_get(g->pin_set, path, strlen(path)) == (size_t)-1;
+	/* A git directory pointer, which makes no code run by going (the supervisor sees
+	 * that it is not made again): a submodule's or linked worktree's .git below a
+	 * root (a root's own stays: the working directory is no worktree to remove), a
+	 * linked worktree's commondir and gitdir. */
+	if (why != NULL && strncmp(why, "mandatory deny: git", 19) != 0)
+		return false;
+	if (strcmp(path_basename(path), ".git") != 0)
+		return wg_admin_file(fs, path);
+	dir = path_dirname(path);
+	under = strlist_contains(&g->roots, dir);
+	free(dir);
+	return !under;
 }
 
 /* The text of a pointer without its line end, into buf; NULL when it is not one line. */

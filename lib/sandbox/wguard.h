@@ -197,6 +197,17 @@ const char *wguard_may_create(const struct wguard *g, const struct wguard_fs *fs
     const char *path, bool is_dir);
 const char *wguard_may_remove(const struct wguard *g, const struct wguard_fs *fs,
     const char *path);
+/*
+ * May the entry at path go by unlink or rmdir (is_dir) although wguard_may_remove
+ * refuses it, as its going plants nothing: an empty directory on the way to protected
+ * paths (not one a denyWrite keeps), a git directory pointer that is no directory (a
+ * .git file below a root, a linked worktree's commondir and gitdir), each held by no
+ * user's rule and no protected directory. What git worktree remove, git worktree prune
+ * and git submodule deinit remove. Never for a rename's source; the caller sees that
+ * a pointer is not made again where it went.
+ */
+bool wguard_removable(const struct wguard *g, const struct wguard_fs *fs, const char *path,
+    bool is_dir);
 
 /*
  * Why a write to path failed with EROFS, for the violation monitor: "not in allowWrite"
@@ -207,6 +218,15 @@ const char *wguard_may_remove(const struct wguard *g, const struct wguard_fs *fs
  * (g->writable empty).
  */
 const char *wguard_readonly_why(const struct wguard *g, const char *path);
+
+/*
+ * The way forward a violation line names after why, the reason path was refused, in
+ * the user's words: "allowGitConfig allows it" for git's own configuration, the
+ * sentence that no setting lifts it for the other mandatory denies (and the settings
+ * file), NULL when why names its way already (allowGitConfig, an allowWrite entry) or
+ * is no mandatory deny (a denyWrite entry is the user's own).
+ */
+const char *wguard_way(const char *path, const char *why);
 
 /* Record an allowWrite entry (as the settings spell it) that named nothing when the run
  * started: path absolute (a glob pattern when glob). */

@@ -43,6 +43,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const char *const dirs[] = {
 		"/w/p/.git", "/w/p/.git/modules/sub", "/w/p/.git/modules/a/modules/b", NULL,
 	};
+	struct strlist all = { 0 };
 	struct gitcfg_ctx ctx;
 	const char *old, *new_;
 	size_t split, oldlen, newlen, n = 0;
@@ -52,6 +53,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 3)
 		return 0;
 	ctx.gitdir = dirs[data[0] % 4];
+	/* Every refusal collected, or the first only: the verdict is the same. */
+	ctx.all = (data[0] & 4) != 0 ? &all : NULL;
 	split = (size_t)data[1] << 8 | data[2];
 	data += 3;
 	size -= 3;
@@ -70,6 +73,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	r = gitcfg_check(old, oldlen, new_, newlen, &ctx, why, sizeof(why));
 	check_why(r, why);
+	if (ctx.all != NULL && (r == 0) != (all.n == 0))
+		abort();
+	strlist_free(&all);
+	ctx.all = NULL;
 
 	/* What parses is accepted over itself, and so is it written twice over. */
 	if (gitconfig_foreach(new_, newlen, count, &n, NULL) != 0)

@@ -289,7 +289,7 @@ static char why[512];
 static int
 judge(const char *old, const char *new_, const char *gitdir)
 {
-	struct gitcfg_ctx ctx = { gitdir };
+	struct gitcfg_ctx ctx = { gitdir, NULL };
 
 	return gitcfg_check(old, old != NULL ? strlen(old) : 0, new_, strlen(new_), &ctx,
 	    why, sizeof(why));
@@ -647,7 +647,7 @@ test_malformed(void)
 		    "malformed: refused (%zu)", i);
 	ok(refused(NULL, "[user]\nname = a\n[core\n", GITDIR, "line 3", (char *)NULL),
 	    "malformed: the line is named");
-	ok(gitcfg_check(NULL, 0, nul, sizeof(nul) - 1, &(struct gitcfg_ctx){ GITDIR }, why,
+	ok(gitcfg_check(NULL, 0, nul, sizeof(nul) - 1, &(struct gitcfg_ctx){ GITDIR, NULL }, why,
 	    sizeof(why)) == -1 && strstr(why, "line 2") != NULL, "malformed: a NUL byte");
 	big = xmalloc(GITCONFIG_MAX + 2);
 	memset(big, '#', GITCONFIG_MAX + 1);
@@ -670,11 +670,34 @@ test_why(void)
 			clean = 0;
 	ok(clean && strstr(why, "\xe2\x80\xae") == NULL,
 	    "why: ... shown without them or an invisible override: %s", why);
-	ok(gitcfg_check(NULL, 0, "[core]fsmonitor=x\n", 18, &(struct gitcfg_ctx){ GITDIR },
+	ok(gitcfg_check(NULL, 0, "[core]fsmonitor=x\n", 18, &(struct gitcfg_ctx){ GITDIR, NULL },
 	    small, sizeof(small)) == -1 && strlen(small) == sizeof(small) - 1 &&
 	    strncmp(small, "git configuration core", 22) == 0, "why: cut to its size");
-	ok(gitcfg_check(NULL, 0, "[core]fsmonitor=x\n", 18, &(struct gitcfg_ctx){ GITDIR },
+	ok(gitcfg_check(NULL, 0, "[core]fsmonitor=x\n", 18, &(struct gitcfg_ctx){ GITDIR, NULL },
 	    NULL, 0) == -1, "why: none asked for");
+}
+
+/* With ctx.all, every refused key is said, and why keeps the first. */
+static void
+test_all(void)
+{
+	static const char text[] = "[core]\n\tpager = a\n\teditor = b\n[user]\n\tname = x\n"
+	    "[alias]\n\tx = !sh\n[core]\n\tpager = a\n";
+	struct strlist all = { 0 };
+	struct gitcfg_ctx ctx = { GITDIR, &all };
+
+	ok(gitcfg_check(NULL, 0, text, sizeof(text) - 1, &ctx, why, sizeof(why)) == -1 &&
+	    strstr(why, "core.pager") != NULL, "all: refused, why the first: %s", why);
+	ok(all.n == 3 && strstr(all.v[0], "core.pager") != NULL &&
+	    strstr(all.v[1], "core.editor") != NULL && strstr(all.v[2], "alias.x") != NULL,
+	    "all: each refused key once, in order (%zu)", all.n);
+	strlist_free(&all);
+	ok(gitcfg_check(text, sizeof(text) - 1, text, sizeof(text) - 1, &ctx, why,
+	    sizeof(why)) == 0 && all.n == 0, "all: nothing refused, nothing said");
+	ok(gitcfg_check(NULL, 0, "[core]\n\tpager = a\n[bad\n", 22, &ctx, why,
+	    sizeof(why)) == -1 && all.n == 2 && strstr(all.v[1], "line 3") != NULL,
+	    "all: a part that does not parse after a refused key is said too");
+	strlist_free(&all);
 }
 
 /* --- what git writes --------------------------------------------------------------- */
@@ -700,7 +723,7 @@ test_workflows(void)
 	char line[512], name[256], gitdir[256], *path, *old, *new_;
 	size_t oldlen, newlen, cases = 0, bad = 0;
 	struct buf evil = { 0 };
-	struct gitcfg_ctx ctx;
+	struct gitcfg_ctx ctx = { NULL, NULL };
 	FILE *f;
 
 	path = xasprintf("%s/gitconfig/cases", dir);
@@ -758,6 +781,7 @@ main(void)
 	test_worktree();
 	test_malformed();
 	test_why();
+	test_all();
 	test_workflows();
 	return tap_done();
 }

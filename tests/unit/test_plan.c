@@ -586,8 +586,13 @@ test_git(void)
 
 	fresh();
 	mkf("proj/.git", "gitdir: /elsewhere\n");
-	ok(build(&s) == 0 && has("--ro-bind-try $R/proj/.git $R/proj/.git") &&
-	    lacks(".git/hooks"), "a .git file (worktree) is itself protected");
+	ok(build(&s) == 0 && guarded("proj/.git") && lacks("$R/proj/.git ") &&
+	    lacks(".git/hooks"), "a .git file (worktree) is itself protected, by the write "
+	    "guard (a mount could not be removed by git worktree remove)");
+	ctx.unguarded = true;
+	ok(build(&s) == 0 && has("--ro-bind-try $R/proj/.git $R/proj/.git"),
+	    "without the write guard it is bound read-only");
+	ctx.unguarded = false;
 
 	fresh();
 	mkf("proj/sub/.git/HEAD", "x");
@@ -595,11 +600,12 @@ test_git(void)
 	mkf("proj/wt/.git", "gitdir: x");
 	mkf("proj/a/b/.git", "gitdir: y");
 	ok(build(&s) == 0 && guarded("proj/sub/.git/hooks") && lacks("sub/.git/config") &&
-	    has("--ro-bind-try $R/proj/wt/.git $R/proj/wt/.git") && lacks("$R/proj/a/b/.git"),
-	    "nested repository: hooks guarded, config left to the guard; a nested .git file "
-	    "within the directory rule's depth is protected too");
-	ok(has("--ro-bind / / --ro-bind-try $R/proj/wt $R/proj/wt --bind"),
-	    "a pin on wt (sub's config is no longer a bound path to pin the way to)");
+	    guarded("proj/wt/.git") && lacks("$R/proj/wt/.git") && lacks("$R/proj/a/b/.git"),
+	    "nested repository: hooks guarded, config and a nested .git file within the "
+	    "directory rule's depth left to the guard");
+	ok(has("--ro-bind / / --bind $R/proj $R/proj") && lacks("$R/proj/wt "),
+	    "no pin on wt: neither sub's config nor wt's .git file is a bound path to pin the "
+	    "way to");
 	ctx.unguarded = true;
 	ok(build(&s) == 0 &&
 	    has("--ro-bind-try $R/proj/sub/.git/config $R/proj/sub/.git/config") &&
@@ -1094,6 +1100,12 @@ test_git_submodules(void)
 	    lacks_arg("proj/.git/worktrees/v/config.worktree") &&
 	    lacks_arg("proj/.git/config.worktree"),
 	    "worktrees: commondir and an existing config.worktree are read-only");
+	ctx.unguarded = false;
+	ok(build(&s) == 0 && guarded("proj/.git/worktrees/w/commondir") &&
+	    lacks("--ro-bind-try $R/proj/.git/worktrees/w/commondir"),
+	    "worktrees: with the guard, commondir by the guard alone (git worktree remove "
+	    "removes it)");
+	ctx.unguarded = true;
 	mkf("proj/.git/config", "[core]\n[extensions]\n\tworktreeConfig = true\n");
 	ok(build(&s) == 0 && guarded("proj/.git/config.worktree") &&
 	    guarded("proj/.git/worktrees/v/config.worktree") &&

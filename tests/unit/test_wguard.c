@@ -482,6 +482,21 @@ test_monitor_reasons(void)
 	struct wguard g;
 
 	build(&g, 3, false);
+	ok(wguard_way("/w/.bashrc", "denyWrite /w/.bashrc") == NULL &&
+	    wguard_way("/w/x", "not in allowWrite") == NULL,
+	    "way: none for what is no mandatory deny");
+	ok(strcmp(wguard_way("/w/.bashrc", "mandatory deny: shell start-up file"),
+	    "no setting lifts it: change it outside srt") == 0 &&
+	    strcmp(wguard_way("/w/.gitconfig", "mandatory deny: git configuration"),
+	    "no setting lifts it: change it outside srt") == 0 &&
+	    strcmp(wguard_way("/w/s.json", "settings file"),
+	    "no setting lifts it: change it outside srt") == 0,
+	    "way: a mandatory deny no setting lifts says so");
+	ok(strcmp(wguard_way("/w/.git/CONFIG", "mandatory deny: git configuration"),
+	    "allowGitConfig allows it") == 0 &&
+	    wguard_way("/w/.git/config", "git configuration written in place (...; "
+	    "allowGitConfig allows it)") == NULL,
+	    "way: a git directory's config names allowGitConfig, once");
 	ok(strcmp(wguard_readonly_why(&g, "/usr/x"), "read-only file system") == 0,
 	    "no write roots known: a plain reason");
 	strlist_push(&g.writable, "/w/p");
@@ -528,6 +543,50 @@ test_monitor_reasons(void)
 	wguard_free(&g);
 }
 
+/* What may go although the rules protect its name: it plants nothing by going. */
+static void
+test_removable(void)
+{
+	struct wguard g;
+
+	build(&g, 3, false);
+	wguard_add_exact(&g, "/w/p/sub/.git", "mandatory deny: git directory pointer", false);
+	wguard_add_exact(&g, "/w/p/.git/worktrees/w1/commondir", "mandatory deny: git commondir",
+	    false);
+	wguard_add_exact(&g, "/w/p/dw/.git", "denyWrite /w/p/dw/.git", false);
+	wguard_index(&g);
+	ok(R("/w/p/sub/.git") != NULL && wguard_removable(&g, &fs, "/w/p/sub/.git", false),
+	    "removable: a submodule's .git file");
+	ok(R("/w/p/.git/worktrees/w1/commondir") != NULL &&
+	    wguard_removable(&g, &fs, "/w/p/.git/worktrees/w1/commondir", false) &&
+	    wguard_removable(&g, &fs, "/w/p/.git/worktrees/w1/gitdir", false),
+	    "removable: a linked worktree's commondir and gitdir");
+	ok(wguard_removable(&g, &fs, "/w/p/.git/worktrees/w1", true) &&
+	    wguard_removable(&g, &fs, "/w/p/.git/worktrees", true) &&
+	    wguard_removable(&g, &fs, "/w/p/sub", true),
+	    "removable: an empty directory on the way to them");
+	ok(!wguard_removable(&g, &fs, "/w/p/.git", false) &&
+	    !wguard_removable(&g, &fs, "/w/home/.git", false),
+	    "not: a root's own .git (the working directory is no worktree to remove)");
+	ok(!wguard_removable(&g, &fs, "/w/p/.gitmodules", false) &&
+	    !wguard_removable(&g, &fs, "/w/p/sub/.gitmodules", false),
+	    "not: .gitmodules, a dangerous name");
+	ok(!wguard_removable(&g, &fs, "/w/p/dw/.git", false) &&
+	    !wguard_removable(&g, &fs, "/w/p/deny", true) &&
+	    !wguard_removable(&g, &fs, "/w/p/deny/me", false) &&
+	    !wguard_removable(&g, &fs, "/w/p/settings.json", false),
+	    "not: what a user's rule protects, nor a pinned way");
+	ok(!wguard_removable(&g, &fs, "/w/p/.git/hooks", true) &&
+	    !wguard_removable(&g, &fs, "/w/p/.git/hooks/pre-commit", false) &&
+	    !wguard_removable(&g, &fs, "/w/p/.git/config", false) &&
+	    !wguard_removable(&g, &fs, "/w/p/.git/commondir", false) &&
+	    !wguard_removable(&g, &fs, "/w/p/.bashrc", false) &&
+	    !wguard_removable(&g, &fs, "/w/p/.vscode", true) &&
+	    !wguard_removable(&g, &fs, "/w/p/.vscode/tasks.json", false),
+	    "not: hooks, config, a commondir of no worktree, the dangerous names");
+	wguard_free(&g);
+}
+
 int
 main(void)
 {
@@ -538,5 +597,6 @@ main(void)
 	test_encoding();
 	test_globs();
 	test_monitor_reasons();
+	test_removable();
 	return tap_done();
 }
