@@ -104,6 +104,109 @@ proxies_handoff(struct launch *l, enum proxy_kind k)
 	return l->proxy.handoff[k];
 }
 
+/* What a proxy's child is given: its descriptors (-1: none) and its environment. */
+struct proxy_child {
+	enum proxy_kind k;
+	int port;               /* --relay-to, or 0 */
+	int polfd, cafd, ctl, hfd, credr, l4, l6, exec_report;
+	pid_t launcher;
+	char **env;
+};
+
+/* One descriptor option: the next number after 3, the descriptor in the table. */
+static void
+proxies_fd_arg(struct strlist *argv, int *fds, size_t *n, enum proxy_fd o, int fd)
+{
+	strlist_push(argv, proxy_fd_opt[o]);
+	strlist_pushf(argv, "%zu", 3 + *n);
+	fds[(*n)++] = fd;
+}
+
+/* The forked child: its descriptors arranged and its options, then the proxy. */
+static noreturn void
+proxies_child(struct launch *l, const struct proxy_child *c)
+{
+	/* At most: policy, log, CA, control, handoff, decider in and out, decider ready,
+	 * credentials, lifeline, two listening sockets. */
+	int fds[12], exe = l->helper_fd[c->k == PK_HTTP ? H_HTTPD : H_SOCKSD];
+	size_t n = 0, i;
+	struct strlist argv = { 0 };
+
+	spawn_child_reset();
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != c->launcher)
+		_exit(LAUNCH_FAIL);
+	strlist_push(&argv, proxy_prog[c->k]);
+	if (c->port == 0) {
+		fds[n++] = c->polfd;
+		fds[n++] = l->proxy.log_w;
+		strlist_push(&argv, proxy_fd_opt[PFD_POLICY]);
+		strlist_push(&argv, "3");
+		strlist_push(&argv, proxy_fd_opt[PFD_LOG]);
+		strlist_push(&argv, "4");
+		if (c->cafd != -1)
+			proxies_fd_arg(&argv, fds, &n, PFD_CA, c->cafd);
+		if (c->ctl != -1)
+			proxies_fd_arg(&argv, fds, &n, PFD_CONTROL, c->ctl);
+		if (c->hfd != -1)
+			proxies_fd_arg(&argv, fds, &n, PFD_HANDOFF, c->hfd);
+		if (c->k == PK_HTTP && l->proxy.decider_in != -1) {
+			proxies_fd_arg(&argv, fds, &n, PFD_DECIDER_IN, l->proxy.decider_in);
+			proxies_fd_arg(&argv, fds, &n, PFD_DECIDER_OUT, l->proxy.decider_out);
+			if (l->proxy.ask)
+				strlist_push(&argv, "--ask");
+			/* The reference reads it when its proxy starts, as here. */
+			if (l->set.net.allow_plaintext_header_set)
+				strlist_push(&argv, "--plaintext-header-set");
+			if (l->proxy.decider_ready[1] != -1)
+				proxies_fd_arg(&argv, fds, &n, PFD_DECIDER_READY,
+				    l->proxy.decider_ready[1]);
+		}
+	} else {
+		strlist_push(&argv, "--relay-to");
+		strlist_pushf(&argv, "%d", c->port);
+	}
+	if (c->credr != -1)
+		proxies_fd_arg(&argv, fds, &n, PFD_CRED, c->credr);
+	proxies_fd_arg(&argv, fds, &n, PFD_LIFELINE, l->proxy.lifeline_r);
+	i = n;
+	fds[n++] = c->l4;
+	if (c->l6 != -1)
+		fds[n++] = c->l6;
+	spawn_arrange_fds(fds, n, c->exec_report, &exe);
+	for (; i < n; i++) {
+		strlist_push(&argv, proxy_fd_opt[PFD_LISTEN]);
+		strlist_pushf(&argv, "%zu", 3 + i);
+	}
+	if (l->debug)
+		strlist_push(&argv, "-d");
+	/* By the descriptor opened at start (helpers.c), never by name again. */
+	/* Without the masked variables: the real values go by the pipe only. */
+	execveat(exe, "", argv.v, c->env != NULL ? c->env : environ, AT_EMPTY_PATH);
+	spawn_report_errno(3 + (int)n);
+	_exit(LAUNCH_FAIL);
+}
+
+/* A filtering proxy's inputs: its policy, tlsTerminate's CA (key included, for
+ * srt-httpd alone: ca.c), its control socket, its end of the handoff channel. */
+static int
+proxies_inputs(struct launch *l, enum proxy_kind k, int *polfd, int *cafd, int ctl[2],
+    int *hfd)
+{
+	if ((*polfd = proxy_policy_memfd(l)) == -1)
+		return -1;
+	if (k == PK_HTTP && l->ca.secret != NULL && (*cafd = memfd_sealed("srt-ca",
+	    l->ca.secret, strlen(l->ca.secret))) == -1)
+		return -1;
+	if (l->control.fd != -1 &&
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) == -1) {
+		log_warn("socketpair");
+		return -1;
+	}
+	*hfd = proxies_handoff(l, k);
+	return 0;
+}
+
 int
 proxies_start(struct launch *l, enum proxy_kind k)
 {
@@ -122,20 +225,10 @@ proxies_start(struct launch *l, enum proxy_kind k)
 		return 0;
 	l->proxy.started[k] = true;
 	if (port == 0) {
-		if ((polfd = proxy_policy_memfd(l)) == -1)
-			goto out;
-		/* tlsTerminate's CA, key included, for srt-httpd alone (ca.c). */
-		if (k == PK_HTTP && l->ca.secret != NULL && (cafd = memfd_sealed("srt-ca",
-		    l->ca.secret, strlen(l->ca.secret))) == -1)
-			goto out;
 		log_debug("starting %s for the sandbox's port %d", prog,
 		    k == PK_HTTP ? LAUNCH_HTTP_PORT : LAUNCH_SOCKS_PORT);
-		if (l->control.fd != -1 &&
-		    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) == -1) {
-			log_warn("socketpair");
+		if (proxies_inputs(l, k, &polfd, &cafd, ctl, &hfd) == -1)
 			goto out;
-		}
-		hfd = proxies_handoff(l, k);
 	} else
 		log_debug("relaying the sandbox's port %d to the host's 127.0.0.1:%d (%s "
 		    "--relay-to)", k == PK_HTTP ? LAUNCH_HTTP_PORT : LAUNCH_SOCKS_PORT, port,
@@ -155,85 +248,10 @@ proxies_start(struct launch *l, enum proxy_kind k)
 		goto out;
 	}
 	if (pid == 0) {
-		/* At most: policy, log, CA, control, handoff, decider in and out, decider
-		 * ready, credentials, lifeline, two listening sockets. */
-		int fds[12], exe = l->helper_fd[h];
-		size_t n = 0, i;
-		struct strlist argv = { 0 };
+		struct proxy_child c = { k, port, polfd, cafd, ctl[1], hfd, cp[0], l4, l6,
+		    ep[1], launcher, penv };
 
-		spawn_child_reset();
-		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != launcher)
-			_exit(LAUNCH_FAIL);
-		strlist_push(&argv, proxy_prog[k]);
-		if (port == 0) {
-			fds[n++] = polfd;
-			fds[n++] = l->proxy.log_w;
-			strlist_push(&argv, proxy_fd_opt[PFD_POLICY]);
-			strlist_push(&argv, "3");
-			strlist_push(&argv, proxy_fd_opt[PFD_LOG]);
-			strlist_push(&argv, "4");
-			if (cafd != -1) {
-				strlist_push(&argv, proxy_fd_opt[PFD_CA]);
-				strlist_pushf(&argv, "%zu", 3 + n);
-				fds[n++] = cafd;
-			}
-			if (ctl[1] != -1) {
-				strlist_push(&argv, proxy_fd_opt[PFD_CONTROL]);
-				strlist_pushf(&argv, "%zu", 3 + n);
-				fds[n++] = ctl[1];
-			}
-			if (hfd != -1) {
-				strlist_push(&argv, proxy_fd_opt[PFD_HANDOFF]);
-				strlist_pushf(&argv, "%zu", 3 + n);
-				fds[n++] = hfd;
-			}
-			if (k == PK_HTTP && l->proxy.decider_in != -1) {
-				strlist_push(&argv, proxy_fd_opt[PFD_DECIDER_IN]);
-				strlist_pushf(&argv, "%zu", 3 + n);
-				fds[n++] = l->proxy.decider_in;
-				strlist_push(&argv, proxy_fd_opt[PFD_DECIDER_OUT]);
-				strlist_pushf(&argv, "%zu", 3 + n);
-				fds[n++] = l->proxy.decider_out;
-				if (l->proxy.ask)
-					strlist_push(&argv, "--ask");
-				/* The reference reads it when its proxy starts, as here. */
-				if (l->set.net.allow_plaintext_header_set)
-					strlist_push(&argv, "--plaintext-header-set");
-				if (l->proxy.decider_ready[1] != -1) {
-					strlist_push(&argv, proxy_fd_opt[PFD_DECIDER_READY]);
-					strlist_pushf(&argv, "%zu", 3 + n);
-					fds[n++] = l->proxy.decider_ready[1];
-				}
-			}
-		} else {
-			strlist_push(&argv, "--relay-to");
-			strlist_pushf(&argv, "%d", port);
-		}
-		if (cp[0] != -1) {
-			strlist_push(&argv, proxy_fd_opt[PFD_CRED]);
-			strlist_pushf(&argv, "%zu", 3 + n);
-			fds[n++] = cp[0];
-		}
-		strlist_push(&argv, proxy_fd_opt[PFD_LIFELINE]);
-		strlist_pushf(&argv, "%zu", 3 + n);
-		fds[n++] = l->proxy.lifeline_r;
-		i = n;
-		fds[n++] = l4;
-		if (l6 != -1)
-			fds[n++] = l6;
-		spawn_arrange_fds(fds, n, ep[1], &exe);
-		for (; i < n; i++) {
-			strlist_push(&argv, proxy_fd_opt[PFD_LISTEN]);
-			strlist_pushf(&argv, "%zu", 3 + i);
-		}
-		if (l->debug)
-			strlist_push(&argv, "-d");
-		/* By the descriptor opened at start (helpers.c), never by name again. */
-		/* Without the masked variables: the real values go by the pipe only. */
-		execveat(exe, "", argv.v, penv != NULL ? penv : environ, AT_EMPTY_PATH);
-		spawn_report_errno(3 + (int)n);
-		_exit(LAUNCH_FAIL);
+		proxies_child(l, &c);
 	}
 	close(ep[1]);
 	ep[1] = -1;
