@@ -64,25 +64,69 @@ proxycli_listen(const char *s, bool any)
 		proxycli_fail("--listen %s: %s", s, why);
 }
 
+/* srt-httpd's listener: an inherited one, or an address (development only). */
+static void
+proxycli_listen_args(struct strlist *av, const char *listen_fd, const char *listen,
+    bool any)
+{
+	if (listen_fd != NULL) {
+		strlist_push(av, proxy_fd_opt[PFD_LISTEN]);
+		strlist_push(av, listen_fd);
+	} else if (listen != NULL) {
+		proxycli_listen(listen, any);
+		strlist_push(av, "-l");
+		strlist_push(av, listen);
+		if (any)
+			strlist_push(av, "--listen-any-interface");
+	} else
+		proxycli_fail("--listen-fd (or --listen for development) is required");
+}
+
+/* The decider: one descriptor both ways, or one each. */
+static void
+proxycli_decider_args(struct strlist *av, const char *din, const char *dout)
+{
+	if (din == dout) {
+		strlist_push(av, proxy_fd_opt[PFD_DECIDER]);
+		strlist_push(av, din);
+	} else {
+		strlist_push(av, proxy_fd_opt[PFD_DECIDER_IN]);
+		strlist_push(av, din);
+		strlist_push(av, proxy_fd_opt[PFD_DECIDER_OUT]);
+		strlist_push(av, dout);
+	}
+}
+
+static void
+proxycli_usage(void)
+{
+	printf("usage: srt proxy --decider-fd N | --decider-in N --decider-out N\n"
+	    "           (--listen-fd N | --listen HOST:PORT [--listen-any-interface])\n"
+	    "           [--lifeline-fd N] [--ca-fd N] [--strip-response-header NAME...]\n"
+	    "           [--plaintext-header-set] [-d] [--version]\n");
+}
+
+/* srt proxy's options, each put to srt-httpd as its own. */
+static const struct option proxycli_opts[] = {
+	{ "listen-fd", required_argument, NULL, 'F' },
+	{ "listen", required_argument, NULL, 'L' },
+	{ "listen-any-interface", no_argument, NULL, 'Y' },
+	{ "decider-fd", required_argument, NULL, 'D' },
+	{ "decider-in", required_argument, NULL, 'I' },
+	{ "decider-out", required_argument, NULL, 'O' },
+	{ "lifeline-fd", required_argument, NULL, 'E' },
+	{ "ca-fd", required_argument, NULL, 'C' },
+	{ "strip-response-header", required_argument, NULL, 'S' },
+	{ "plaintext-header-set", no_argument, NULL, 'P' },
+	{ "debug", no_argument, NULL, 'd' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 static int
 proxycli_run(int argc, char **argv, const char *self_dir)
 {
-	static const struct option lopts[] = {
-		{ "listen-fd", required_argument, NULL, 'F' },
-		{ "listen", required_argument, NULL, 'L' },
-		{ "listen-any-interface", no_argument, NULL, 'Y' },
-		{ "decider-fd", required_argument, NULL, 'D' },
-		{ "decider-in", required_argument, NULL, 'I' },
-		{ "decider-out", required_argument, NULL, 'O' },
-		{ "lifeline-fd", required_argument, NULL, 'E' },
-		{ "ca-fd", required_argument, NULL, 'C' },
-		{ "strip-response-header", required_argument, NULL, 'S' },
-		{ "plaintext-header-set", no_argument, NULL, 'P' },
-		{ "debug", no_argument, NULL, 'd' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct strlist av = { 0 };
 	const char *listen = NULL, *listen_fd = NULL, *din = NULL, *dout = NULL;
 	char *dir, *path, *why;
@@ -100,7 +144,7 @@ proxycli_run(int argc, char **argv, const char *self_dir)
 	strlist_push(&av, "srt-httpd");
 	/* "+": no reordering, so that the names after --strip-response-header can be
 	 * taken from argv as they come (a word that is no option is refused anyway). */
-	while ((ch = getopt_long(argc, argv, "+dh", lopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+dh", proxycli_opts, NULL)) != -1) {
 		switch (ch) {
 		case 'F':
 			listen_fd = proxycli_fd(fd, PFD_LISTEN, optarg);
@@ -147,12 +191,7 @@ proxycli_run(int argc, char **argv, const char *self_dir)
 			strlist_push(&av, "-d");
 			break;
 		case 'h':
-			printf("usage: srt proxy --decider-fd N | --decider-in N --decider-out N\n"
-			    "           (--listen-fd N | --listen HOST:PORT "
-			    "[--listen-any-interface])\n"
-			    "           [--lifeline-fd N] [--ca-fd N] "
-			    "[--strip-response-header NAME...]\n"
-			    "           [--plaintext-header-set] [-d] [--version]\n");
+			proxycli_usage();
 			return 0;
 		default:
 			return 2;
@@ -166,26 +205,8 @@ proxycli_run(int argc, char **argv, const char *self_dir)
 	/* srt-httpd's own log goes to standard error (below), which the rule allows. */
 	if ((why = proxy_fd_check(fd, NULL, 0)) != NULL)
 		proxycli_fail("%s", why);
-	if (listen_fd != NULL) {
-		strlist_push(&av, proxy_fd_opt[PFD_LISTEN]);
-		strlist_push(&av, listen_fd);
-	} else if (listen != NULL) {
-		proxycli_listen(listen, any);
-		strlist_push(&av, "-l");
-		strlist_push(&av, listen);
-		if (any)
-			strlist_push(&av, "--listen-any-interface");
-	} else
-		proxycli_fail("--listen-fd (or --listen for development) is required");
-	if (din == dout) {
-		strlist_push(&av, proxy_fd_opt[PFD_DECIDER]);
-		strlist_push(&av, din);
-	} else {
-		strlist_push(&av, proxy_fd_opt[PFD_DECIDER_IN]);
-		strlist_push(&av, din);
-		strlist_push(&av, proxy_fd_opt[PFD_DECIDER_OUT]);
-		strlist_push(&av, dout);
-	}
+	proxycli_listen_args(&av, listen_fd, listen, any);
+	proxycli_decider_args(&av, din, dout);
 	/* The reference's proxy logs no decisions; srt-httpd's go to stderr here, not into
 	 * the stream a caller may read. */
 	strlist_push(&av, proxy_fd_opt[PFD_LOG]);
