@@ -7,6 +7,7 @@
  *   --bind W W               each allowed write root
  *   read denies              shallowest first: --tmpfs with the allowRead, then the write
  *                            paths inside it bound back, or --ro-bind /dev/null FILE
+ *                            (only without the guard: srt-seccomp masks files itself)
  *   write denies             configured, the settings file, then the mandatory denies
  *   re-applied read denies   those a write deny's read-only bind brought back
  *
@@ -818,7 +819,12 @@ plan_read_section(struct pb *b)
 			if (r->lifted || strlist_contains(&b->masks, r->landing))
 				continue;
 			strlist_push(&b->masks, r->landing);
-			push3(&b->rsec, "--ro-bind", "/dev/null", r->landing);
+			/* With the guard srt-seccomp mounts it, last, by descriptor: a file
+			 * the host deletes before bwrap's mounts would stop bwrap. */
+			if (!b->ctx->unguarded && !r->internal)
+				strlist_push(&b->placed, r->landing);
+			else
+				push3(&b->rsec, "--ro-bind", "/dev/null", r->landing);
 			continue;
 		}
 		u = &b->units[b->nunits++];
@@ -1140,7 +1146,7 @@ emit_denies(struct pb *b)
 
 		for (j = 0; j < emitted.n && !again; j++)
 			again = path_is_under(b->masks.v[i], emitted.v[j]);
-		if (again)
+		if (again && !strlist_contains(&b->placed, b->masks.v[i]))
 			push3(&b->dsec, "--ro-bind", "/dev/null", b->masks.v[i]);
 	}
 	strlist_free(&emitted);
@@ -1263,6 +1269,7 @@ pb_free(struct pb *b)
 	}
 	free(b->db);
 	strlist_free(&b->masks);
+	strlist_free(&b->placed);
 	strlist_free(&b->denied);
 	strlist_free(&b->tmpfs_pred);
 	strlist_free(&b->denies);

@@ -215,9 +215,11 @@ guard_read_denies(struct pb *b)
 		loc = plan_linux_name_location(b, r->given);
 		if (r->standin || (strcmp(loc, r->landing) != 0
 		    && plan_linux_hidden_by_tmpfs(b, loc, 1)))
-			wguard_add_watch(g, r->landing, r->landing);
+			(strlist_contains(&b->placed, r->landing) ? wguard_add_mask :
+			    wguard_add_watch)(g, r->landing, r->landing);
 		else
-			wguard_add_watch(g, r->given, r->landing);
+			(strlist_contains(&b->placed, r->landing) ? wguard_add_mask :
+			    wguard_add_watch)(g, r->given, r->landing);
 		free(loc);
 	}
 }

@@ -80,6 +80,7 @@ struct pb {
 	struct unit *units;
 	size_t nunits;
 	struct strlist masks;           /* landings of read-deny file masks */
+	struct strlist placed;          /* those srt-seccomp mounts, not bwrap (readlock.c) */
 	struct strlist denied;          /* every location the read section hides */
 	struct strlist tmpfs_pred;      /* every spelling of a read-deny tmpfs */
 	struct strlist denies;          /* write-deny paths, normalised, in order */

@@ -42,6 +42,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/landlock.h>
+#include <linux/mount.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -312,6 +314,106 @@ readlock_new(const struct wguard_watch *list, bool allow_userns, bool hold, bool
 			break;
 		}
 	return ruleset;
+}
+
+/*
+ * Mounts the /dev/null mask of a file, by descriptor: on the file opened here, so that a
+ * name the host moves meanwhile is never masked in the wrong place. 0: masked; 1: the file
+ * is gone (ENOENT from the open, or from the mount: unlinked in between); -1: error.
+ */
+static int
+readlock_mask_file(const char *path)
+{
+	/* nodev as bwrap's --ro-bind has it: the mask cannot be opened (EACCES), as the
+	 * reference's cannot. */
+	struct mount_attr ma = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+	    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC };
+	struct stat st;
+	int fd, tree = -1, rc = -1;
+
+	if ((fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return errno == ENOENT || errno == ENOTDIR ? 1 : -1;
+	if (fstat(fd, &st) == -1)
+		goto out;
+	/* What the host put there since the plan: a directory gets an empty tmpfs (its
+	 * mask, had it been one at the start), a link is no file to mask. */
+	if (S_ISDIR(st.st_mode)) {
+		if (mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		    "mode=0755") == 0)
+			rc = 0;
+		goto out;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		errno = ELOOP;
+		goto out;
+	}
+	if ((tree = (int)syscall(SYS_open_tree, AT_FDCWD, "/dev/null",
+	    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) == -1 ||
+	    syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &ma, sizeof(ma)) == -1)
+		goto out;
+	if (syscall(SYS_move_mount, tree, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH |
+	    MOVE_MOUNT_T_EMPTY_PATH) == -1) {
+		rc = errno == ENOENT ? 1 : -1;
+		goto out;
+	}
+	rc = 0;
+ out:
+	if (tree != -1)
+		close(tree);
+	close(fd);
+	return rc;
+}
+
+/*
+ * The file masks bwrap left to srt-seccomp (wguard 'F'), mounted by PID 1 while it may
+ * still mount, after bwrap's mounts: a file the host deleted between the plan and now is
+ * not masked and becomes a deny missing at the start (mount NULL), held or watched as
+ * those are; one it made again is masked as it is now. -1: a mask could not be mounted
+ * (the run must not start).
+ */
+int
+readlock_place(struct wguard_watch *list)
+{
+	struct strlist done = { 0 };
+	struct wguard_watched *e;
+	size_t i;
+	int r = 0, tries;
+
+	for (i = 0; i < list->n; i++) {
+		e = &list->v[i];
+		if (!e->place)
+			continue;
+		if (strlist_contains(&done, e->mount))
+			continue;
+		/* Gone between our open and our mount: look again. */
+		for (tries = 0; (r = readlock_mask_file(e->mount)) == 1 && tries < 3; tries++)
+			if (access(e->mount, F_OK) == -1)
+				break;
+		if (r == -1) {
+			log_warn("read deny %s: cannot mask %s", e->name, e->mount);
+			break;
+		}
+		if (r == 1) {
+			log_info("read deny %s: %s is gone since the plan (the host removed "
+			    "it): held as a denied path missing at the start", e->name, e->mount);
+			free(e->mount);
+			e->mount = NULL;
+			e->place = false;
+			continue;
+		}
+		strlist_push(&done, e->mount);
+	}
+	/* Every entry of a file that went: another name of it (one mask, several names). */
+	for (i = 0; r != -1 && i < list->n; i++) {
+		e = &list->v[i];
+		if (e->place && !strlist_contains(&done, e->mount)) {
+			free(e->mount);
+			e->mount = NULL;
+			e->place = false;
+		}
+	}
+	strlist_free(&done);
+	return r == -1 ? -1 : 0;
 }
 
 int

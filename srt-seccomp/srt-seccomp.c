@@ -274,6 +274,8 @@ pid1_main(const struct sock_fprog *prog, const sigset_t *saved, char **argv,
 		fatal("prctl PR_SET_DUMPABLE");
 	if (ns_setup_proc(own_userns, allow_userns) == -1)
 		exit(EXIT_SELF);
+	if (sup != NULL && sup_place(sup) == -1)
+		exit(EXIT_SELF);
 	if (caps_clear() == -1)
 		exit(EXIT_SELF);
 	/* Tell the parent that setup worked: only then does it drop its own capabilities. */
@@ -315,6 +317,8 @@ run_already_pid1(const struct sock_fprog *prog, const struct seccomp_opts *o, ch
 		return EXIT_SELF;
 	}
 	if (ns_cover_proc() == -1)
+		return EXIT_SELF;
+	if (sup != NULL && sup_place(sup) == -1)
 		return EXIT_SELF;
 	if (reaper_block(&saved) == -1)
 		return EXIT_SELF;

@@ -869,6 +869,14 @@ sup_new(int guard_fd, int viol_fd, bool nested_userns, bool read_hold)
 	return NULL;
 }
 
+/* PID 1, in the command's mount namespace, while it may still mount: the file masks
+ * the plan left to us (readlock_place). -1: the run must not start. */
+int
+sup_place(struct sup *s)
+{
+	return readlock_place(&s->g.watch);
+}
+
 /*
  * PID 1, in the namespaces the command runs in, before it runs: the read denies held by
  * Landlock from here on (readlock.c), the others watched, their mounts as they are here

@@ -211,3 +211,52 @@ step notes "grep -q notes-2 \"$HOME/notes\""'
 	refused notes -- "Permission denied"
 	verdict
 }
+
+# Issue #28 item 9, for the read denies: a denied file the host deletes between srt's
+# plan and bubblewrap's mounts (the preload tests/preload/vanish-bwrap.c deletes it at
+# bwrap's first mount: the race made deterministic), then makes again during the run,
+# twice. The run must start, and the name must stay unreadable (the mask, or the hold of
+# a path missing at the start). On the build before this change bwrap refused to start
+# ("Can't create file at ...: Read-only file system", 125).
+# reference 0.0.83: REFUSED TO RUN (the same bwrap message).
+vanish_start() {
+	local so asan=${ASAN_OPTIONS-}
+	so=$(vanish_so)
+	export SRT_TEST_VANISH=$1
+	# (srt under ASan would refuse a preload ahead of its runtime; the preload is for
+	# bwrap, as in 47-links-globs-startup.bats.)
+	export LD_PRELOAD=$so ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
+	reader_start "$2"
+	unset LD_PRELOAD SRT_TEST_VANISH
+	ASAN_OPTIONS=$asan
+	[ ! -e "$1" ] || finding BROKEN "the preload did not remove $1"
+}
+
+@test "start-up race: a denyRead file the host deletes before bwrap mounts it, then makes again" {
+	need_tool
+	mkdir -p "$T/sec"
+	echo "old-$SECRET" >"$T/sec/token"
+	gsettings '["."]' '[]' "[\"$T/sec/token\"]"
+	vanish_start "$T/sec/token" "$T/sec/token"
+	echo "new-$SECRET-made" >"$T/sec/tmp"
+	mv "$T/sec/tmp" "$T/sec/token"
+	host_tick made
+	rm "$T/sec/token"
+	echo "new-$SECRET-again" >"$T/sec/token"
+	host_tick again
+	reader_end
+	verdict
+}
+
+# The same for a denied file in the write root: bwrap, missing its mount point, made an
+# empty one on the host (a stray read-only .env in the user's directory) before this
+# change. Nothing may be made, the command runs, and reads nothing.
+@test "start-up race: a denyRead file in a write root deleted before bwrap mounts it: nothing is made in its place" {
+	need_tool
+	echo "old-$SECRET" >"$CWD/.env"
+	gsettings '["."]' '[]' '[".env"]'
+	vanish_start "$CWD/.env" "$CWD/.env"
+	[ ! -e "$CWD/.env" ] || finding ESCAPED "a file was made at the vanished denied path: $(ls -l "$CWD/.env")"
+	reader_end
+	verdict
+}
