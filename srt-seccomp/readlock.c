@@ -22,9 +22,10 @@
  * next run (the command sees "Permission denied"; filesystem.denyReadHold false
  * turns the hold off, every deny then watched). So a deny whose way passes through a
  * directory the command may write (a write root) is not held here (the command's own
- * new files there must stay readable):
- * watch.c keeps watching it, and ends the run when the host changes it. Landlock also
- * forbids mounting, so with nested user namespaces allowed nothing is held here either.
+ * new files there must stay readable): the supervisor holds it (sup_read.c), every
+ * open then going through it. Landlock also forbids mounting, so with nested user
+ * namespaces allowed nothing is held here either: watch.c watches, and ends the run
+ * when the host changes a deny.
  * Only LANDLOCK_ACCESS_FS_READ_FILE (and REFER, granted everywhere) is handled: listing a
  * directory is not refused, only reading what is in it.
  *

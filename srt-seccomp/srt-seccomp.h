@@ -65,6 +65,7 @@ void	 res_free(struct res *);
 struct sup *sup_new(int guard_fd, int viol_fd, bool nested_userns, bool read_hold);
 int	 sup_start(struct sup *);
 int	 sup_place(struct sup *);
+bool	 sup_supervises_reads(const struct sup *);
 int	 sup_ruleset(const struct sup *);
 void	 sup_finish(struct sup *);
 void	 sup_set_listener(struct sup *, int);
@@ -114,6 +115,7 @@ int	 readlock_place(struct wguard_watch *);
 int	 filter_build(const struct seccomp_opts *, struct sock_fprog *);
 int	 filter_write(const struct sock_fprog *, const char *);
 int	 filter_install(const struct sock_fprog *, int *listener);
+int	 filter_read_prefix(const struct sock_fprog *, struct sock_fprog *);
 void	 filter_free(struct sock_fprog *);
 
 /* ns.c: namespaces, the fresh /proc, capabilities. */

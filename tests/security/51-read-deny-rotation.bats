@@ -260,3 +260,90 @@ vanish_start() {
 	reader_end
 	verdict
 }
+
+# Issue #28 item 7, the denies Landlock cannot hold: a deny whose way passes through a
+# write root (the command's own new files there must stay readable, so Landlock cannot
+# withhold that directory). The supervisor then does every open of the command and
+# refuses what a denied path leads to once the host changed it. On the build before
+# this change each of these ended the run with 125 at the host's first change (the
+# watch), after the fact. reference 0.0.83: ESCAPED.
+@test "write root: a denyRead .env rotated 200 times with mv while the command reads it in a loop" {
+	need_tool
+	echo "old-$SECRET" >"$CWD/.env"
+	gsettings '["."]' '[]' '[".env"]'
+	reader_start "$CWD/.env"
+	for i in $(seq 200); do
+		echo "new-$SECRET-$i" >"$CWD/.env.tmp"
+		mv "$CWD/.env.tmp" "$CWD/.env"
+		host_tick "$i"
+	done
+	reader_end
+	verdict
+}
+
+@test "write root: a missing denied .env, and a denied directory removed and made again, by the host" {
+	need_tool
+	mkdir -p "$CWD/keys"
+	echo "old-$SECRET" >"$CWD/keys/id"
+	gsettings '["."]' '[]' '[".env", "keys"]'
+	reader_start "$CWD/keys/id"
+	rm -rf "$CWD/keys"
+	mkdir "$CWD/keys"
+	echo "new-$SECRET-key" >"$CWD/keys/id"
+	host_tick remade
+	reader_end
+	verdict
+	gsettings '["."]' '[]' '[".env"]'
+	reader_start "$CWD/.env"
+	echo "new-$SECRET-made" >"$CWD/.env"
+	host_tick made
+	reader_end
+	verdict
+}
+
+# What the command may still do in that write root (every open now goes through the
+# supervisor): its own files and the others read, /proc answers for the command itself,
+# and the host's new .env can be neither read, nor renamed or linked to be read by
+# another name.
+@test "write root: the host's new .env cannot be read, moved or linked; everything else reads" {
+	need_tool
+	echo "old-$SECRET" >"$CWD/.env"
+	echo "other-file" >"$CWD/other"
+	gsettings '["."]' '[]' '[".env"]'
+	attempt_start r '
+echo r >.ready-r
+await r
+step other "grep -q other-file other"
+step own "echo mine >own && mkdir -p d/e && echo deep >d/e/f && mv own d/own2 && grep -q mine d/own2 && grep -q deep d/e/f && ls -a | grep -q other"
+step proc "grep -q \"^Pid:[[:space:]]*\$\$\" /proc/self/status || grep -q \"^Name:\" /proc/self/status"
+step read "cat .env"
+step move "mv .env moved && cat moved"
+step link "ln .env linked && cat linked"'
+	ready r
+	echo "new-$SECRET-host" >"$CWD/.env.tmp"
+	mv "$CWD/.env.tmp" "$CWD/.env"
+	touch "$T/go-r"
+	attempt_wait r
+	[ "$ST" -eq 0 ] || finding REFUSED "the host's change ended the run (status $ST)"
+	allowed other own proc
+	refused read -- "Permission denied"
+	refused move link
+	grep -q "new-$SECRET" "$T/out" && finding ESCAPED "the new secret was read"
+	verdict
+}
+
+# With nested user namespaces allowed, Landlock cannot hold (it forbids the command's
+# mounts) and neither can the supervisor (the command's mount namespaces are other trees
+# than its own): the deny is watched, and the run says so at the start, without -d.
+# On the build before this change it said so only with -d.
+@test "nested user namespaces: a read deny that is only watched is said so at the start" {
+	need_tool
+	srt_only
+	mkdir -p "$T/sec"
+	echo "old-$SECRET" >"$T/sec/token"
+	gsettings '["."]' '[]' "[\"$T/sec/token\"]" '' '"allowNestedUserNamespaces": true'
+	attempt 'step read "cat \"$T/sec/token\""'
+	grep -q "read deny $T/sec/token: not held for the whole run with nested user namespaces" "$T/err" ||
+		finding NO-WARNING "no warning that the deny is only watched: $(cat "$T/err")"
+	verdict
+}
