@@ -217,9 +217,11 @@ readlock_try(const struct wguard_watch *list, bool *held, int *ruleset)
 			if (!strlist_contains(&all.names, one.names.v[j]))
 				strlist_push(&all.names, one.names.v[j]);
 		if (!held[i])
-			log_debug("read deny %s: not held by Landlock (%s): watched", list->v[i].name,
-			    one.writable ? "writable on its way" : one.unlisted ?
-			    "a directory on its way cannot be listed" : "changed since the plan");
+			log_debug("read deny %s: not held by Landlock (%s): by the "
+			    "supervisor", list->v[i].name, one.writable ?
+			    "writable on its way" : one.unlisted ?
+			    "a directory on its way cannot be listed" :
+			    "changed since the plan");
 		ways_free(&one);
 	}
 	if (all.dirs.n == 0) {
@@ -306,7 +308,7 @@ readlock_new(const struct wguard_watch *list, bool allow_userns, bool hold, bool
 	    LANDLOCK_CREATE_RULESET_VERSION);
 	if (abi < 2) {
 		log_debug("read denies: no Landlock with LANDLOCK_ACCESS_FS_REFER here (%s): "
-		    "watched", abi == -1 ? strerror(errno) : "ABI 1");
+		    "held by the supervisor", abi == -1 ? strerror(errno) : "ABI 1");
 		return -1;
 	}
 	for (tries = 0; (rc = readlock_try(list, held, &ruleset)) == 1; tries++)
