@@ -388,17 +388,22 @@ readlock_place(struct wguard_watch *list)
 			continue;
 		if (strlist_contains(&done, e->mount))
 			continue;
-		/* Gone between our open and our mount: look again. */
+		/* Gone between our open and our mount: look again. Still there after
+		 * that, it is not a file a mask can be mounted on: no run. */
 		for (tries = 0; (r = readlock_mask_file(e->mount)) == 1 && tries < 3; tries++)
 			if (access(e->mount, F_OK) == -1)
 				break;
+		if (r == 1 && access(e->mount, F_OK) == 0) {
+			errno = ENOENT;
+			r = -1;
+		}
 		if (r == -1) {
 			log_warn("read deny %s: cannot mask %s", e->name, e->mount);
 			break;
 		}
 		if (r == 1) {
 			log_info("read deny %s: %s is gone since the plan (the host removed "
-			    "it): held as a denied path missing at the start", e->name, e->mount);
+			    "it): denied as a path missing at the start", e->name, e->mount);
 			free(e->mount);
 			e->mount = NULL;
 			e->place = false;
