@@ -329,14 +329,15 @@ cred_plan_hides(const struct strlist *args, size_t first, size_t end, const char
 	return hidden;
 }
 
-/* Is path a read-denied file whose /dev/null mask srt-seccomp mounts (wguard 'F')? */
+/* Is path hidden by a mask srt-seccomp mounts (wguard 'F': /dev/null over a read-denied
+ * file, a tmpfs over a directory)? */
 static bool
 cred_guard_masks(const struct wguard *g, const char *path)
 {
 	size_t i;
 
 	for (i = 0; i < g->watch.n; i++)
-		if (g->watch.v[i].place && strcmp(g->watch.v[i].mount, path) == 0)
+		if (g->watch.v[i].place && path_is_under(path, g->watch.v[i].mount))
 			return true;
 	return false;
 }

@@ -319,18 +319,44 @@ readlock_new(const struct wguard_watch *list, bool allow_userns, bool hold, bool
 	return ruleset;
 }
 
+/* A detached mount to put over a denied path: a read-only /dev/null for a file (nodev,
+ * as bwrap's --ro-bind has it: opening it fails, as the reference's does), an empty
+ * tmpfs for a directory (writable, as bwrap's --tmpfs: what is written there is lost). */
+static int
+readlock_mask_tree(bool dir)
+{
+	struct mount_attr ma = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+	    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC };
+	int fs, tree;
+
+	if (!dir) {
+		if ((tree = (int)syscall(SYS_open_tree, AT_FDCWD, "/dev/null",
+		    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) != -1 &&
+		    syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &ma, sizeof(ma)) == -1) {
+			close(tree);
+			tree = -1;
+		}
+		return tree;
+	}
+	if ((fs = (int)syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC)) == -1)
+		return -1;
+	tree = -1;
+	if (syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", "0755", 0) == 0 &&
+	    syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0)
+		tree = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC,
+		    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+	close(fs);
+	return tree;
+}
+
 /*
- * Mounts the /dev/null mask of a file, by descriptor: on the file opened here, so that a
- * name the host moves meanwhile is never masked in the wrong place. 0: masked; 1: the file
- * is gone (ENOENT from the open, or from the mount: unlinked in between); -1: error.
+ * Mounts the mask of a denied path, by descriptor: on what was opened here, so that a
+ * name the host moves meanwhile is never masked in the wrong place. 0: masked; 1: the
+ * path is gone (ENOENT from the open, or from the mount: unlinked in between); -1: error.
  */
 static int
 readlock_mask_file(const char *path)
 {
-	/* nodev as bwrap's --ro-bind has it: the mask cannot be opened (EACCES), as the
-	 * reference's cannot. */
-	struct mount_attr ma = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
-	    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC };
 	struct stat st;
 	int fd, tree = -1, rc = -1;
 
@@ -338,21 +364,12 @@ readlock_mask_file(const char *path)
 		return errno == ENOENT || errno == ENOTDIR ? 1 : -1;
 	if (fstat(fd, &st) == -1)
 		goto out;
-	/* What the host put there since the plan: a directory gets an empty tmpfs (its
-	 * mask, had it been one at the start), a link is no file to mask. */
-	if (S_ISDIR(st.st_mode)) {
-		if (mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
-		    "mode=0755") == 0)
-			rc = 0;
-		goto out;
-	}
+	/* A link (the host's, since the plan) is no file or directory to mask. */
 	if (S_ISLNK(st.st_mode)) {
 		errno = ELOOP;
 		goto out;
 	}
-	if ((tree = (int)syscall(SYS_open_tree, AT_FDCWD, "/dev/null",
-	    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) == -1 ||
-	    syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &ma, sizeof(ma)) == -1)
+	if ((tree = readlock_mask_tree(S_ISDIR(st.st_mode))) == -1)
 		goto out;
 	if (syscall(SYS_move_mount, tree, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH |
 	    MOVE_MOUNT_T_EMPTY_PATH) == -1) {
@@ -368,11 +385,12 @@ readlock_mask_file(const char *path)
 }
 
 /*
- * The file masks bwrap left to srt-seccomp (wguard 'F'), mounted by PID 1 while it may
- * still mount, after bwrap's mounts: a file the host deleted between the plan and now is
- * not masked and becomes a deny missing at the start (mount NULL), held or watched as
- * those are; one it made again is masked as it is now. -1: a mask could not be mounted
- * (the run must not start).
+ * The masks bwrap left to srt-seccomp (wguard 'F': denied files, and directories with
+ * nothing brought back inside), mounted by PID 1 while it may still mount, after bwrap's
+ * mounts: a path the host deleted between the plan and now is not masked and becomes a
+ * deny missing at the start (mount NULL), held or watched as those are; one it made
+ * again is masked as it is now (a directory by a tmpfs, a file by /dev/null). -1: a
+ * mask could not be mounted (the run must not start).
  */
 int
 readlock_place(struct wguard_watch *list)

@@ -229,7 +229,7 @@ vanish_start() {
 	reader_start "$2"
 	unset LD_PRELOAD SRT_TEST_VANISH
 	ASAN_OPTIONS=$asan
-	[ ! -e "$1" ] || finding BROKEN "the preload did not remove $1"
+	[ ! -e "${1##*:}" ] || finding BROKEN "the preload did not remove ${1##*:}"
 }
 
 @test "start-up race: a denyRead file the host deletes before bwrap mounts it, then makes again" {
@@ -244,6 +244,20 @@ vanish_start() {
 	rm "$T/sec/token"
 	echo "new-$SECRET-again" >"$T/sec/token"
 	host_tick again
+	reader_end
+	verdict
+}
+
+# The same for a denied directory (its tmpfs): bwrap stopped with "Can't mkdir" before.
+@test "start-up race: a denied directory the host removes before bwrap mounts it, then makes again" {
+	need_tool
+	mkdir -p "$HOME/.ssh"
+	echo "old-$SECRET" >"$HOME/.ssh/id_ed25519"
+	gsettings '["."]' '[]' '["~/.ssh"]'
+	vanish_start "$HOME/.ssh/id_ed25519:$HOME/.ssh" "$HOME/.ssh/id_ed25519"
+	mkdir "$HOME/.ssh"
+	echo "new-$SECRET-key" >"$HOME/.ssh/id_ed25519"
+	host_tick made
 	reader_end
 	verdict
 }
