@@ -560,6 +560,53 @@ filter_write(const struct sock_fprog *prog, const char *path)
 }
 
 /*
+ * prog with every open(2) and openat(2) of the native ABI sent to the supervisor, the
+ * read-only ones too: while it holds read denies Landlock cannot (sup_read.c). Put in
+ * front of the program, which starts with the architecture guard (guard_build): its
+ * second instruction names the native architecture, and anything else goes on to it
+ * unchanged (BPF jumps are relative). Built at run time: one more program per
+ * combination would double the embedded ones for a case few runs have.
+ */
+int
+filter_read_prefix(const struct sock_fprog *in, struct sock_fprog *out)
+{
+	struct sock_filter pre[8];
+	size_t n = 0, ret, i;
+
+	if (in->len < 2 || in->filter[0].code != (BPF_LD | BPF_W | BPF_ABS) ||
+	    in->filter[0].k != offsetof(struct seccomp_data, arch) ||
+	    in->filter[1].code != (BPF_JMP | BPF_JEQ | BPF_K)) {
+		log_warnx("seccomp program: no architecture guard to put the opens before");
+		return -1;
+	}
+	pre[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	    offsetof(struct seccomp_data, arch));
+	pre[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, in->filter[1].k,
+	    0, 0);	/* jf: to the program, below */
+	pre[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	    offsetof(struct seccomp_data, nr));
+#ifdef __NR_open
+	pre[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_open, 0, 0);
+#endif
+	pre[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat, 0, 0);
+	pre[n++] = (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, 1);
+	ret = n;
+	pre[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
+	pre[1].jf = (unsigned char)(n - 2);
+	for (i = 3; i < ret - 1; i++)
+		pre[i].jt = (unsigned char)(ret - i - 1);
+	if (n + in->len > BPF_MAXINSNS) {
+		log_warnx("seccomp program of %zu instructions", n + in->len);
+		return -1;
+	}
+	out->filter = xcalloc(n + in->len, sizeof(struct sock_filter));
+	memcpy(out->filter, pre, n * sizeof(struct sock_filter));
+	memcpy(out->filter + n, in->filter, in->len * sizeof(struct sock_filter));
+	out->len = (unsigned short)(n + in->len);
+	return 0;
+}
+
+/*
  * The caller has set NO_NEW_PRIVS, which lets an unprivileged process do this. With
  * listener non-NULL the filter's notifications go to a new listener, *listener: once
  * the supervisor has taken a call, only a fatal signal interrupts the caller's wait

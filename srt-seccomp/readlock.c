@@ -22,9 +22,10 @@
  * next run (the command sees "Permission denied"; filesystem.denyReadHold false
  * turns the hold off, every deny then watched). So a deny whose way passes through a
  * directory the command may write (a write root) is not held here (the command's own
- * new files there must stay readable):
- * watch.c keeps watching it, and ends the run when the host changes it. Landlock also
- * forbids mounting, so with nested user namespaces allowed nothing is held here either.
+ * new files there must stay readable): the supervisor holds it (sup_read.c), every
+ * open then going through it. Landlock also forbids mounting, so with nested user
+ * namespaces allowed nothing is held here either: watch.c watches, and ends the run
+ * when the host changes a deny.
  * Only LANDLOCK_ACCESS_FS_READ_FILE (and REFER, granted everywhere) is handled: listing a
  * directory is not refused, only reading what is in it.
  *
@@ -42,6 +43,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/landlock.h>
+#include <linux/mount.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -214,9 +217,11 @@ readlock_try(const struct wguard_watch *list, bool *held, int *ruleset)
 			if (!strlist_contains(&all.names, one.names.v[j]))
 				strlist_push(&all.names, one.names.v[j]);
 		if (!held[i])
-			log_debug("read deny %s: not held by Landlock (%s): watched", list->v[i].name,
-			    one.writable ? "writable on its way" : one.unlisted ?
-			    "a directory on its way cannot be listed" : "changed since the plan");
+			log_debug("read deny %s: not held by Landlock (%s): by the "
+			    "supervisor", list->v[i].name, one.writable ?
+			    "writable on its way" : one.unlisted ?
+			    "a directory on its way cannot be listed" :
+			    "changed since the plan");
 		ways_free(&one);
 	}
 	if (all.dirs.n == 0) {
@@ -303,7 +308,7 @@ readlock_new(const struct wguard_watch *list, bool allow_userns, bool hold, bool
 	    LANDLOCK_CREATE_RULESET_VERSION);
 	if (abi < 2) {
 		log_debug("read denies: no Landlock with LANDLOCK_ACCESS_FS_REFER here (%s): "
-		    "watched", abi == -1 ? strerror(errno) : "ABI 1");
+		    "held by the supervisor", abi == -1 ? strerror(errno) : "ABI 1");
 		return -1;
 	}
 	for (tries = 0; (rc = readlock_try(list, held, &ruleset)) == 1; tries++)
@@ -312,6 +317,129 @@ readlock_new(const struct wguard_watch *list, bool allow_userns, bool hold, bool
 			break;
 		}
 	return ruleset;
+}
+
+/* A detached mount to put over a denied path: a read-only /dev/null for a file (nodev,
+ * as bwrap's --ro-bind has it: opening it fails, as the reference's does), an empty
+ * tmpfs for a directory (writable, as bwrap's --tmpfs: what is written there is lost). */
+static int
+readlock_mask_tree(bool dir)
+{
+	struct mount_attr ma = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+	    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC };
+	int fs, tree;
+
+	if (!dir) {
+		if ((tree = (int)syscall(SYS_open_tree, AT_FDCWD, "/dev/null",
+		    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) != -1 &&
+		    syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &ma, sizeof(ma)) == -1) {
+			close(tree);
+			tree = -1;
+		}
+		return tree;
+	}
+	if ((fs = (int)syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC)) == -1)
+		return -1;
+	tree = -1;
+	if (syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", "0755", 0) == 0 &&
+	    syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0)
+		tree = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC,
+		    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+	close(fs);
+	return tree;
+}
+
+/*
+ * Mounts the mask of a denied path, by descriptor: on what was opened here, so that a
+ * name the host moves meanwhile is never masked in the wrong place. 0: masked; 1: the
+ * path is gone (ENOENT from the open, or from the mount: unlinked in between); -1: error.
+ */
+static int
+readlock_mask_file(const char *path)
+{
+	struct stat st;
+	int fd, tree = -1, rc = -1;
+
+	if ((fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return errno == ENOENT || errno == ENOTDIR ? 1 : -1;
+	if (fstat(fd, &st) == -1)
+		goto out;
+	/* A link (the host's, since the plan) is no file or directory to mask. */
+	if (S_ISLNK(st.st_mode)) {
+		errno = ELOOP;
+		goto out;
+	}
+	if ((tree = readlock_mask_tree(S_ISDIR(st.st_mode))) == -1)
+		goto out;
+	if (syscall(SYS_move_mount, tree, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH |
+	    MOVE_MOUNT_T_EMPTY_PATH) == -1) {
+		rc = errno == ENOENT ? 1 : -1;
+		goto out;
+	}
+	rc = 0;
+ out:
+	if (tree != -1)
+		close(tree);
+	close(fd);
+	return rc;
+}
+
+/*
+ * The masks bwrap left to srt-seccomp (wguard 'F': denied files, and directories with
+ * nothing brought back inside), mounted by PID 1 while it may still mount, after bwrap's
+ * mounts: a path the host deleted between the plan and now is not masked and becomes a
+ * deny missing at the start (mount NULL), held or watched as those are; one it made
+ * again is masked as it is now (a directory by a tmpfs, a file by /dev/null). -1: a
+ * mask could not be mounted (the run must not start).
+ */
+int
+readlock_place(struct wguard_watch *list)
+{
+	struct strlist done = { 0 };
+	struct wguard_watched *e;
+	size_t i;
+	int r = 0, tries;
+
+	for (i = 0; i < list->n; i++) {
+		e = &list->v[i];
+		if (!e->place)
+			continue;
+		if (strlist_contains(&done, e->mount))
+			continue;
+		/* Gone between our open and our mount: look again. Still there after
+		 * that, it is not a file a mask can be mounted on: no run. */
+		for (tries = 0; (r = readlock_mask_file(e->mount)) == 1 && tries < 3; tries++)
+			if (access(e->mount, F_OK) == -1)
+				break;
+		if (r == 1 && access(e->mount, F_OK) == 0) {
+			errno = ENOENT;
+			r = -1;
+		}
+		if (r == -1) {
+			log_warn("read deny %s: cannot mask %s", e->name, e->mount);
+			break;
+		}
+		if (r == 1) {
+			log_info("read deny %s: %s is gone since the plan (the host removed "
+			    "it): denied as a path missing at the start", e->name, e->mount);
+			free(e->mount);
+			e->mount = NULL;
+			e->place = false;
+			continue;
+		}
+		strlist_push(&done, e->mount);
+	}
+	/* Every entry of a file that went: another name of it (one mask, several names). */
+	for (i = 0; r != -1 && i < list->n; i++) {
+		e = &list->v[i];
+		if (e->place && !strlist_contains(&done, e->mount)) {
+			free(e->mount);
+			e->mount = NULL;
+			e->place = false;
+		}
+	}
+	strlist_free(&done);
+	return r == -1 ? -1 : 0;
 }
 
 int

@@ -225,17 +225,24 @@ pid1_run_worker(const struct sock_fprog *prog, const sigset_t *saved, char **arg
     struct sup *sup)
 {
 	struct worker w = { prog, saved, argv, sup != NULL, -1, !pid1_has_ctty(), -1 };
+	struct sock_fprog reads = { 0 };
 	pid_t worker;
 	int status;
 
 	if (sup != NULL && sup_start(sup) == -1)
 		return EXIT_SELF;
 	w.ruleset = sup_ruleset(sup);
+	if (sup_supervises_reads(sup)) {
+		if (filter_read_prefix(prog, &reads) == -1)
+			return EXIT_SELF;
+		w.prog = &reads;
+	}
 
 	worker = clone(worker_main, worker_stack + sizeof(worker_stack),
 	    CLONE_VM | CLONE_VFORK | CLONE_FILES | SIGCHLD, &w);
 	if (worker == -1)
 		fatal("clone");
+	filter_free(&reads);	/* the worker has installed it, or failed: CLONE_VFORK */
 	if (sup != NULL) {
 		if (w.listener == -1)
 			/* The worker failed before its filter: it said why and exits. */
@@ -273,6 +280,8 @@ pid1_main(const struct sock_fprog *prog, const sigset_t *saved, char **argv,
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1)
 		fatal("prctl PR_SET_DUMPABLE");
 	if (ns_setup_proc(own_userns, allow_userns) == -1)
+		exit(EXIT_SELF);
+	if (sup != NULL && sup_place(sup) == -1)
 		exit(EXIT_SELF);
 	if (caps_clear() == -1)
 		exit(EXIT_SELF);
@@ -315,6 +324,8 @@ run_already_pid1(const struct sock_fprog *prog, const struct seccomp_opts *o, ch
 		return EXIT_SELF;
 	}
 	if (ns_cover_proc() == -1)
+		return EXIT_SELF;
+	if (sup != NULL && sup_place(sup) == -1)
 		return EXIT_SELF;
 	if (reaper_block(&saved) == -1)
 		return EXIT_SELF;

@@ -64,6 +64,8 @@ void	 res_free(struct res *);
 /* supervise.c: the write guard's supervisor, run by PID 1. */
 struct sup *sup_new(int guard_fd, int viol_fd, bool nested_userns, bool read_hold);
 int	 sup_start(struct sup *);
+int	 sup_place(struct sup *);
+bool	 sup_supervises_reads(const struct sup *);
 int	 sup_ruleset(const struct sup *);
 void	 sup_finish(struct sup *);
 void	 sup_set_listener(struct sup *, int);
@@ -105,11 +107,15 @@ void	 watch_free(struct watch *);
 int	 readlock_new(const struct wguard_watch *, bool allow_userns, bool hold,
 	    bool *held);
 int	 readlock_restrict(int ruleset);
+/* readlock.c: the file masks srt-seccomp mounts itself (wguard 'F'), before it drops
+ * its capabilities; a file gone by then becomes a deny missing at the start. */
+int	 readlock_place(struct wguard_watch *);
 
 /* filter.c: one compiled program, shared by --emit-bpf and the install path. */
 int	 filter_build(const struct seccomp_opts *, struct sock_fprog *);
 int	 filter_write(const struct sock_fprog *, const char *);
 int	 filter_install(const struct sock_fprog *, int *listener);
+int	 filter_read_prefix(const struct sock_fprog *, struct sock_fprog *);
 void	 filter_free(struct sock_fprog *);
 
 /* ns.c: namespaces, the fresh /proc, capabilities. */

@@ -440,6 +440,9 @@ sup_rename(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint6
 	if (why == NULL && (flags & RENAME_EXCHANGE))
 		why = wguard_may_create(&s->g, sup_fs(s), o.path, S_ISDIR(nst.st_mode));
 	sup_unhold(s);
+	/* A denied path's object the host put there: not to be read under another name. */
+	if (why == NULL && rguard_refuses_name(s->rg, o.dirfd, o.name, o.path) != NULL)
+		why = "denyRead: a denied path the host changed during the run";
 	if (why != NULL) {
 		sup_refused(s, "rename", o.path, why);
 		e = -EPERM;
@@ -512,8 +515,14 @@ sup_link(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint64_
 		res_free(&o);
 		return -ENOENT;
 	}
-	/* No new name for something protected: writes through it would change it. */
-	if (o.path[0] != '\0' && (why = wguard_protected(&s->g, sup_fs(s), o.path)) != NULL) {
+	/* No new name for something protected: writes through it would change it; nor
+	 * for a denied path's object the host put there: it could be read by that name. */
+	why = o.path[0] != '\0' ? wguard_protected(&s->g, sup_fs(s), o.path) : NULL;
+	if (why == NULL && s->rg != NULL && (o.objfd != -1 ?
+	    rguard_refuses(s->rg, o.objfd, o.path) :
+	    rguard_refuses_name(s->rg, o.dirfd, o.name, o.path)) != NULL)
+		why = "denyRead: a denied path the host changed during the run";
+	if (why != NULL) {
 		sup_refused(s, "link", o.path, why);
 		res_free(&o);
 		return -EPERM;

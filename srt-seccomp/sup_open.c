@@ -206,6 +206,9 @@ sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t
 	int e;
 
 	*fd = -1;
+	/* Read-only opens come here only while the supervisor holds read denies. */
+	if (s->rg != NULL && (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_CREAT | O_TRUNC)))
+		return sup_open_read(s, id, dirfd, addr, flags, fd);
 	if ((e = sup_path(s, addr, path)) < 0)
 		return e;
 	/* O_TMPFILE names a directory and makes no name: linkat(2) would, and is asked. */
@@ -309,6 +312,77 @@ sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t
 	if (e >= 0 && created && strcmp(path_basename(r.path), ".git") == 0)
 		sup_made_add(s, r.dirfd, r.name);
 	sup_readonly(s, r.path, e);
+	res_free(&r);
+	return e;
+}
+
+/* An O_PATH open, the object held as obj (O_PATH, not following): it is the answer. */
+static int
+sup_open_path(int *obj, const struct stat *st, int flags, int *fd)
+{
+	if ((flags & O_DIRECTORY) && !S_ISDIR(st->st_mode))
+		return -ENOTDIR;
+	*fd = *obj;
+	*obj = -1;
+	return 0;
+}
+
+/*
+ * A read-only open, while read denies are held here (sup_read.c): the object is held
+ * first, judged, then opened as it is held. 0: *fd is the result; 1: answered later;
+ * <0: -errno (EACCES for a denied path the host changed, as Landlock answers).
+ */
+int
+sup_open_read(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, int *fd)
+{
+	char path[PATH_MAX], p[32];
+	const char *deny;
+	struct stat st;
+	struct res r;
+	int e, obj = -1;
+
+	*fd = -1;
+	if ((e = sup_path(s, addr, path)) < 0)
+		return e;
+	if ((e = res_resolve(&s->rc, dirfd, path, !(flags & O_NOFOLLOW), &r)) < 0)
+		return e;
+	if (!sup_valid(s, id)) {
+		e = -ENOENT;
+		goto out;
+	}
+	obj = r.objfd != -1 ? fcntl(r.objfd, F_DUPFD_CLOEXEC, 0) :
+	    openat(r.dirfd, r.name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (obj == -1 || fstat(obj, &st) == -1) {
+		e = -errno;
+		goto out;
+	}
+	if ((deny = rguard_refuses(s->rg, obj, r.path)) != NULL) {
+		/* A read refused: reported as one (sup_refused's are writes). */
+		s->refused++;
+		log_debug("refused: open for reading %s (a denied path the host changed "
+		    "during the run: %s)", r.path, deny);
+		monitor_file(s->mon, true, "open", r.path[0] != '\0' ? r.path : deny,
+		    "denyRead: a denied path the host changed during the run");
+		e = -EACCES;
+		goto out;
+	}
+	if (S_ISLNK(st.st_mode))	/* O_NOFOLLOW: the link itself, for O_PATH only */
+		e = (flags & O_PATH) ? sup_open_path(&obj, &st, flags, fd) : -ELOOP;
+	else if (flags & O_PATH)
+		e = sup_open_path(&obj, &st, flags, fd);
+	else if (S_ISFIFO(st.st_mode) && !(flags & O_NONBLOCK)) {
+		e = sup_open_later(s, id, obj, flags);
+		obj = -1;
+	} else if (S_ISREG(st.st_mode))
+		e = sup_open_file(s, id, obj, NULL, flags & ~O_NOFOLLOW, fd);
+	else {
+		snprintf(p, sizeof(p), "/proc/self/fd/%d", obj);
+		*fd = open(p, (flags & ~O_NOFOLLOW) | O_NOCTTY | O_CLOEXEC);
+		e = *fd == -1 ? -errno : 0;
+	}
+ out:
+	if (obj != -1)
+		close(obj);
 	res_free(&r);
 	return e;
 }

@@ -885,6 +885,60 @@ sup_new(int guard_fd, int viol_fd, bool nested_userns, bool read_hold)
 	return NULL;
 }
 
+/* PID 1, in the command's mount namespace, while it may still mount: the file masks
+ * the plan left to us (readlock_place). -1: the run must not start. */
+int
+sup_place(struct sup *s)
+{
+	return readlock_place(&s->g.watch);
+}
+
+/*
+ * Read denies Landlock cannot hold, held here instead (sup_read.c): every open of the
+ * command comes to the supervisor from now on, and every deny is judged there, the ones
+ * Landlock holds too (the supervisor's own opens do not meet the command's Landlock).
+ */
+static int
+sup_start_reads(struct sup *s, const struct wguard_watch *rest)
+{
+	size_t i;
+
+	if ((s->rg = rguard_new(&s->g.watch)) == NULL)
+		return -1;
+	for (i = 0; i < rest->n; i++)
+		log_debug("read deny %s: not held by Landlock: every open is supervised, "
+		    "for the whole run", rest->v[i].name);
+	return 0;
+}
+
+/*
+ * Read denies neither Landlock nor the supervisor can hold: with nested user
+ * namespaces allowed (a nested mount namespace is another tree than the supervisor's),
+ * or denyReadHold false (the user's choice, watched as before). The first is said at
+ * the start, not only with -d: the deny is weaker there.
+ */
+static int
+sup_start_watch(struct sup *s, const struct wguard_watch *rest)
+{
+	size_t i;
+
+	for (i = 0; i < rest->n && s->read_hold; i++)
+		log_warnx("read deny %s: not held for the whole run with nested user namespaces "
+		    "allowed (allowNestedUserNamespaces): if the host replaces or creates it "
+		    "during the run the sandbox ends (125), and a command reading it in a "
+		    "loop may read the new file first", rest->v[i].name);
+	if ((s->watch = watch_new(rest)) == NULL)
+		return -1;
+	return 0;
+}
+
+/* Does every open of the command come to the supervisor (filter_read_prefix)? */
+bool
+sup_supervises_reads(const struct sup *s)
+{
+	return s != NULL && s->rg != NULL;
+}
+
 /*
  * PID 1, in the namespaces the command runs in, before it runs: the read denies held by
  * Landlock from here on (readlock.c), the others watched, their mounts as they are here
@@ -907,8 +961,10 @@ sup_start(struct sup *s)
 		for (i = 0; i < s->g.watch.n; i++)
 			if (!held[i])
 				rest.v[rest.n++] = s->g.watch.v[i];
-		if (rest.n > 0 && (s->watch = watch_new(&rest)) == NULL)
-			rc = -1;
+		if (rest.n > 0 && s->read_hold && !s->nested_userns)
+			rc = sup_start_reads(s, &rest);
+		else if (rest.n > 0)
+			rc = sup_start_watch(s, &rest);
 		free(rest.v);
 		free(held);
 	}
@@ -1012,6 +1068,7 @@ sup_free(struct sup *s)
 	for (i = 0; i < s->ntasks; i++)
 		fd_close(&s->tasks[i].pidfd);
 	watch_free(s->watch);
+	rguard_free(s->rg);
 	res_mounts_free(s->rc.mounts);
 	wguard_free(&s->g);
 	strlist_free(&s->vacated);

@@ -1,8 +1,9 @@
 /*
  * The write guard's supervisor, shared by its files: supervise.c (the state, the calling
  * thread, answers, dispatch and the supervisor's life), sup_fs.c (what the guard asks of
- * the file system), sup_open.c (opens), sup_names.c (names made, removed, renamed) and
- * sup_meta.c (bind, and changes to what is there). srt-seccomp.h declares what the rest
+ * the file system), sup_open.c (opens), sup_names.c (names made, removed, renamed),
+ * sup_meta.c (bind, and changes to what is there) and sup_read.c (the read denies held
+ * here). srt-seccomp.h declares what the rest
  * of the program uses (sup_new ... sup_free).
  */
 #ifndef SRT_SECCOMP_SUPERVISE_H
@@ -34,7 +35,8 @@ struct task {
 struct sup {
 	int	 listener;
 	struct wguard g;
-	struct watch *watch;	/* the read denies Landlock does not hold */
+	struct watch *watch;	/* the read denies Landlock does not hold, watched */
+	struct rguard *rg;	/* or held here, every open supervised (sup_read.c) */
 	int	 ruleset;	/* Landlock's, for the worker, or -1 */
 	bool	 nested_userns;
 	bool	 read_hold;	/* read denies held by Landlock (readlock.c) */
@@ -135,6 +137,14 @@ int sup_later(struct sup *s, uint64_t id, int obj, int flags, bool truncate, off
 int sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t mode,
     int *fd);
 
+int sup_open_read(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, int *fd);
+/* sup_read.c */
+struct rguard;
+struct rguard *rguard_new(const struct wguard_watch *list);
+void rguard_free(struct rguard *g);
+const char *rguard_refuses(const struct rguard *g, int fd, const char *path);
+const char *rguard_refuses_name(const struct rguard *g, int dirfd, const char *name,
+    const char *path);
 /* sup_names.c */
 int sup_resolve_path(struct sup *s, uint64_t id, int dirfd, const char *path, bool follow,
     struct res *r);

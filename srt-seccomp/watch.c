@@ -1,9 +1,9 @@
 /*
- * The read denies Landlock does not hold (readlock.c), watched for what the host does to
- * them while the command runs: those whose way passes through a directory the command
- * may write (its own new files there must stay readable, so no grant can be withheld
- * there), and every one when nested user namespaces are allowed (Landlock forbids the
- * mounts they are for) or the kernel has no Landlock.
+ * The read denies neither Landlock (readlock.c) nor the supervisor (sup_read.c) holds,
+ * watched for what the host does to them while the command runs: every one when nested
+ * user namespaces are allowed (Landlock forbids the mounts they are for, and the
+ * command's own mount namespaces are other trees than the supervisor's), or with
+ * denyReadHold false.
  *
  * A denied file is masked with /dev/null bound over it, a denied directory with a tmpfs.
  * Linux detaches such a mount when the host unlinks or renames over its mount point (a
@@ -32,7 +32,7 @@
  *
  * This reacts after the fact: a reader that opens the path in the moment between the
  * host's rename and the look reads the new file (srt-launch(1), the write guard). That
- * is why Landlock holds every deny it can.
+ * is why Landlock, or else the supervisor, holds every deny it can.
  */
 #include <errno.h>
 #include <fcntl.h>

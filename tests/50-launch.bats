@@ -182,19 +182,36 @@ SH
 @test "srt-seccomp's own refusals speak as srt: a denyRead path the host makes during the run" {
 	cat > "$T/d.json" <<JSON
 {"network":{"allowedDomains":[],"deniedDomains":[]},
- "filesystem":{"denyRead":["$T/ws/.aws"],"allowWrite":["$T/ws"],"denyWrite":[]}}
+ "filesystem":{"denyRead":["$T/ws/.aws"],"allowWrite":["$T/ws"],"denyWrite":[]},
+ "allowNestedUserNamespaces":true}
 JSON
 	timeout 60 srt -s "$T/d.json" -c "touch $T/ws/started; while :; do sleep 0.05; done" 2>"$T/err" 3>&- &
 	pid=$!
 	for i in $(seq 200); do [ -e "$T/ws/started" ] && break; sleep 0.05; done
 	[ -e "$T/ws/started" ]
-	# a deny inside a writable directory is watched (srt-seccomp(1)), not held by Landlock
+	# with nested user namespaces allowed a deny is watched (srt-seccomp(1)), not held
+	# by Landlock nor by the supervisor: the run ends, and says so at the start
+	grep -q "^srt: read deny $T/ws/.aws: not held for the whole run" "$T/err"
 	mkdir "$T/ws/.aws"
 	st=0
 	wait "$pid" || st=$?
 	[ "$st" -eq 125 ]
 	grep -q "^srt: $T/ws/.aws: a denyRead path that did not exist when the run started" "$T/err"
 	not grep -q "srt-seccomp:" "$T/err"
+}
+
+# Without the write guard no supervisor holds or watches a read deny: said at the start.
+# Before this change nothing was said.
+@test "srt-launch --unguarded says that the read denies are not held during the run" {
+	printf 'x\n' >"$T/ws/secret"
+	cat > "$T/u.json" <<JSON
+{"network":{"allowedDomains":[],"deniedDomains":[]},
+ "filesystem":{"denyRead":["$T/ws/secret"],"allowWrite":["$T/ws"],"denyWrite":[]}}
+JSON
+	run -0 --separate-stderr srt-launch --unguarded -s "$T/u.json" -- true
+	[[ "$stderr" == *"--unguarded: the read denies are masked as the run starts, and not held after"*"$T/ws/secret"* ]]
+	run -0 --separate-stderr srt-launch -s "$T/u.json" -- true
+	[[ "$stderr" != *"not held after"* ]]
 }
 
 @test "srt refuses srt-launch's options with a reason, not a bare usage" {

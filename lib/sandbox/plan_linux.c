@@ -7,6 +7,8 @@
  *   --bind W W               each allowed write root
  *   read denies              shallowest first: --tmpfs with the allowRead, then the write
  *                            paths inside it bound back, or --ro-bind /dev/null FILE
+ *                            (with the guard srt-seccomp mounts both, when nothing is
+ *                            brought back inside: readlock_place)
  *   write denies             configured, the settings file, then the mandatory denies
  *   re-applied read denies   those a write deny's read-only bind brought back
  *
@@ -765,9 +767,32 @@ push3(struct strlist *l, const char *a, const char *x, const char *y)
 	strlist_push(l, y);
 }
 
+/*
+ * A denied directory's tmpfs, then binds (what allowRead and allowWrite bring back inside
+ * it; emptied). With the guard and nothing brought back, srt-seccomp mounts the tmpfs
+ * instead, after bwrap's mounts (readlock_place): bwrap would stop at a directory the
+ * host removed since the plan, or make one in its place in a write root.
+ */
+static void
+plan_dir_mask(struct pb *b, const struct rdeny *r, struct strlist *binds)
+{
+	size_t i;
+
+	if (binds->n == 0 && !b->ctx->unguarded && !r->internal) {
+		strlist_push(&b->placed, r->landing);
+		return;
+	}
+	strlist_push(&b->rsec, "--tmpfs");
+	strlist_push(&b->rsec, r->landing);
+	for (i = 0; i < binds->n; i++)
+		strlist_push(&b->rsec, binds->v[i]);
+	strlist_free(binds);
+}
+
 static void
 plan_read_section(struct pb *b)
 {
+	struct strlist binds = { 0 };
 	size_t i, j, k;
 
 	b->units = xcalloc(b->nrd, sizeof(*b->units));
@@ -785,16 +810,21 @@ plan_read_section(struct pb *b)
 			if (r->lifted || strlist_contains(&b->masks, r->landing))
 				continue;
 			strlist_push(&b->masks, r->landing);
-			push3(&b->rsec, "--ro-bind", "/dev/null", r->landing);
+			/* With the guard srt-seccomp mounts it, last, by descriptor: a file
+			 * the host deletes before bwrap's mounts would stop bwrap. */
+			if (!b->ctx->unguarded && !r->internal)
+				strlist_push(&b->placed, r->landing);
+			else
+				push3(&b->rsec, "--ro-bind", "/dev/null", r->landing);
 			continue;
 		}
 		u = &b->units[b->nunits++];
 		u->landing = xstrdup(r->landing);
-		strlist_push(&b->rsec, "--tmpfs");
-		strlist_push(&b->rsec, r->landing);
 		/* A stand-in hides what could not be vouched for: nothing comes back. */
-		if (r->standin)
+		if (r->standin) {
+			plan_dir_mask(b, r, &binds);
 			continue;
+		}
 		/* The writes are found first (a read inside one is covered by it) and bound
 		 * last: a writable path inside an allowRead one (allowRead B/project,
 		 * allowWrite B/project/state) stays writable over the read-only bind. */
@@ -815,15 +845,17 @@ plan_read_section(struct pb *b)
 				if (path_is_under(dest, u->writes.v[k].dest))
 					covered = 1;
 			if (!covered) {
-				push3(&b->rsec, "--ro-bind", src, dest);
+				push3(&binds, "--ro-bind", src, dest);
 				mounts_add(&u->reads, src, dest);
 			}
 			free(src);
 			free(dest);
 		}
 		for (j = 0; j < u->writes.n; j++)
-			push3(&b->rsec, "--bind", u->writes.v[j].src, u->writes.v[j].dest);
+			push3(&binds, "--bind", u->writes.v[j].src, u->writes.v[j].dest);
+		plan_dir_mask(b, r, &binds);
 	}
+	strlist_free(&binds);
 }
 
 /* --- the host's network interfaces ------------------------------------------------------ */
@@ -1123,6 +1155,9 @@ emit_denies(struct pb *b)
 		struct unit *u = &b->units[i];
 		int again = 0;
 
+		/* srt-seccomp's tmpfs comes after every bwrap mount anyway. */
+		if (strlist_contains(&b->placed, u->landing))
+			continue;
 		for (j = 0; j < emitted.n && !again; j++)
 			again = path_is_strictly_under(u->landing, emitted.v[j]);
 		if (!again)
@@ -1139,7 +1174,7 @@ emit_denies(struct pb *b)
 
 		for (j = 0; j < emitted.n && !again; j++)
 			again = path_is_under(b->masks.v[i], emitted.v[j]);
-		if (again)
+		if (again && !strlist_contains(&b->placed, b->masks.v[i]))
 			push3(&b->dsec, "--ro-bind", "/dev/null", b->masks.v[i]);
 	}
 	strlist_free(&emitted);
@@ -1262,6 +1297,7 @@ pb_free(struct pb *b)
 	}
 	free(b->db);
 	strlist_free(&b->masks);
+	strlist_free(&b->placed);
 	strlist_free(&b->denied);
 	strlist_free(&b->tmpfs_pred);
 	strlist_free(&b->denies);

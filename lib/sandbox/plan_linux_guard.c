@@ -190,6 +190,7 @@ guard_read_denies(struct pb *b)
 {
 	struct wguard *g = &b->out->guard;
 	const struct rdeny *r;
+	const char *name;
 	char *loc;
 	size_t i;
 
@@ -213,11 +214,13 @@ guard_read_denies(struct pb *b)
 			continue;
 		/* A stand-in's name is not in the sandbox, nor one inside another's tmpfs. */
 		loc = plan_linux_name_location(b, r->given);
-		if (r->standin || (strcmp(loc, r->landing) != 0
-		    && plan_linux_hidden_by_tmpfs(b, loc, 1)))
-			wguard_add_watch(g, r->landing, r->landing);
+		name = r->standin || (strcmp(loc, r->landing) != 0 &&
+		    plan_linux_hidden_by_tmpfs(b, loc, 1)) ? r->landing : r->given;
+		/* A file's mask srt-seccomp mounts (plan_read_section). */
+		if (strlist_contains(&b->placed, r->landing))
+			wguard_add_mask(g, name, r->landing);
 		else
-			wguard_add_watch(g, r->given, r->landing);
+			wguard_add_watch(g, name, r->landing);
 		free(loc);
 	}
 }

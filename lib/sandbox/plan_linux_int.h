@@ -81,6 +81,9 @@ struct pb {
 	struct unit *units;
 	size_t nunits;
 	struct strlist masks;           /* landings of read-deny file masks */
+	struct strlist placed;          /* read-deny masks srt-seccomp mounts, not bwrap:
+	                                   files, and directories with nothing brought
+	                                   back inside (readlock.c) */
 	struct strlist denied;          /* every location the read section hides */
 	struct strlist tmpfs_pred;      /* every spelling of a read-deny tmpfs */
 	struct strlist denies;          /* write-deny paths, normalised, in order */

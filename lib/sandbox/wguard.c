@@ -11,6 +11,7 @@
  *                       absolute path and its spelling in the settings
  *     'C' PATTERN ENTRY the same for an allowWrite glob: new matches stay read-only
  *     'W' NAME MOUNT    a read deny to watch: its name as given, and the mask it leads to
+ *     'F' NAME MOUNT    the same, a file whose mask srt-seccomp mounts (bwrap does not)
  *     'M' NAME          a read deny missing at the start: the sandbox ends if it appears
  *     'D' N             mandatoryDenySearchDepth, 1..10
  *     'G' 0|1           allowGitConfig
@@ -230,7 +231,7 @@ wguard_add_glob(struct wguard *g, const char *pattern, const char *why)
 
 /* Add without normalising (a pair twice costs the watch one more look, nothing else). */
 static void
-wg_push_watch(struct wguard *g, const char *name, const char *mount)
+wg_push_watch(struct wguard *g, const char *name, const char *mount, bool place)
 {
 	struct wguard_watched *w;
 
@@ -238,17 +239,30 @@ wg_push_watch(struct wguard *g, const char *name, const char *mount)
 	w = &g->watch.v[g->watch.n++];
 	w->name = xstrdup(name);
 	w->mount = mount != NULL ? xstrdup(mount) : NULL;
+	w->place = place && mount != NULL;
+}
+
+static void
+wg_add_watch(struct wguard *g, const char *name, const char *mount, bool place)
+{
+	char *n = path_normalize(name), *m = mount != NULL ? path_normalize(mount) : NULL;
+
+	if (n != NULL && (mount == NULL || m != NULL))
+		wg_push_watch(g, n, m, place);
+	free(n);
+	free(m);
 }
 
 void
 wguard_add_watch(struct wguard *g, const char *name, const char *mount)
 {
-	char *n = path_normalize(name), *m = mount != NULL ? path_normalize(mount) : NULL;
+	wg_add_watch(g, name, mount, false);
+}
 
-	if (n != NULL && (mount == NULL || m != NULL))
-		wg_push_watch(g, n, m);
-	free(n);
-	free(m);
+void
+wguard_add_mask(struct wguard *g, const char *name, const char *mount)
+{
+	wg_add_watch(g, name, mount, true);
 }
 
 static void
@@ -373,7 +387,8 @@ wguard_encode(const struct wguard *g, size_t *len)
 		wg_record(&b, g->absent_glob.v[i][0] == '1' ? 'C' : 'B', g->absent.v[i],
 		    g->absent_entry.v[i]);
 	for (i = 0; i < g->watch.n; i++)
-		wg_record(&b, g->watch.v[i].mount != NULL ? 'W' : 'M', g->watch.v[i].name,
+		wg_record(&b, g->watch.v[i].mount == NULL ? 'M' : g->watch.v[i].place ? 'F' :
+		    'W', g->watch.v[i].name,
 		    g->watch.v[i].mount);
 	snprintf(num, sizeof(num), "%d", g->depth);
 	wg_record(&b, 'D', num, NULL);
@@ -474,12 +489,13 @@ wguard_decode(const char *buf, size_t len, struct wguard *g, char *err, size_t e
 			wguard_add_absent(g, f1, f2, tag == 'C');
 			break;
 		case 'W':
+		case 'F':
 			if ((f2 = wg_field(buf, len, &off)) == NULL || !wg_path_ok(f1) ||
 			    !wg_path_ok(f2)) {
 				snprintf(err, errlen, "record %zu: malformed read deny", records);
 				goto bad;
 			}
-			wg_push_watch(g, f1, f2);
+			wg_push_watch(g, f1, f2, tag == 'F');
 			break;
 		case 'M':
 			if (!wg_path_ok(f1)) {
@@ -487,7 +503,7 @@ wguard_decode(const char *buf, size_t len, struct wguard *g, char *err, size_t e
 				    records);
 				goto bad;
 			}
-			wg_push_watch(g, f1, NULL);
+			wg_push_watch(g, f1, NULL, false);
 			break;
 		case 'D':
 			errno = 0;

@@ -90,6 +90,9 @@ struct wguard_watched {
 	char *mount;                    /* the mask that name leads to (a /dev/null bind
 	                                   or a tmpfs), or NULL: the path did not exist at
 	                                   the start, and nothing is mounted for it */
+	bool place;                     /* a file's /dev/null mask srt-seccomp mounts
+	                                   itself (readlock_place), or nothing when the
+	                                   file is gone by then: bwrap would not start */
 };
 
 struct wguard_watch {
@@ -169,6 +172,8 @@ void wguard_add_glob(struct wguard *g, const char *pattern, const char *why);
  * or mount NULL for a name missing at the start.
  */
 void wguard_add_watch(struct wguard *g, const char *name, const char *mount);
+/* The same for a file whose /dev/null mask srt-seccomp mounts itself, not bwrap. */
+void wguard_add_mask(struct wguard *g, const char *name, const char *mount);
 /* Build the lookups; call after the last add and before any question. */
 void wguard_index(struct wguard *g);
 

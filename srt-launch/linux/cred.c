@@ -329,6 +329,19 @@ cred_plan_hides(const struct strlist *args, size_t first, size_t end, const char
 	return hidden;
 }
 
+/* Is path hidden by a mask srt-seccomp mounts (wguard 'F': /dev/null over a read-denied
+ * file, a tmpfs over a directory)? */
+static bool
+cred_guard_masks(const struct wguard *g, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < g->watch.n; i++)
+		if (g->watch.v[i].place && path_is_under(path, g->watch.v[i].mount))
+			return true;
+	return false;
+}
+
 /*
  * The options that bind the masked copies (--ro-bind-data, from the descriptors
  * bwrap_start handed over), put into the plan once it is finished. A copy stands in for a
@@ -337,8 +350,9 @@ cred_plan_hides(const struct strlist *args, size_t first, size_t end, const char
  * were not masked; its descriptor must still be consumed by bwrap, or the command would
  * inherit it and could read the copy.
  * - Under a read-denied directory the copy is bound just before the tmpfs that hides it.
- * - A read-denied file is hidden by /dev/null bound over it, and nothing can be mounted
- *   over a --ro-bind-data mount (its source is unlinked: the kernel refuses with ENOENT),
+ * - A read-denied file is hidden by /dev/null bound over it (by bwrap, or by srt-seccomp
+ *   after every bwrap mount: wguard 'F'), and nothing can be mounted over a
+ *   --ro-bind-data mount (its source is unlinked: the kernel refuses with ENOENT),
  *   so the copy goes to CRED_SINK in bwrap's own /dev, which an empty read-only tmpfs
  *   then covers.
  * (The reference binds the copy regardless, so that a file appears where the user
@@ -360,13 +374,15 @@ cred_files_settle(struct launch *l)
 	for (k = 0; k < n; k++) {
 		at[k] = cred_plan_hides(a, l->sandbox.plan.fs_first, l->sandbox.plan.fs_end,
 		    l->cred.file_path.v[k]);
-		if (at[k] == -1) {
+		/* Or hidden by the /dev/null mask srt-seccomp mounts after bwrap's mounts. */
+		if (at[k] == -1 &&
+		    !cred_guard_masks(&l->sandbox.plan.guard, l->cred.file_path.v[k])) {
 			at[k] = (long)l->sandbox.plan.fs_end;
 			continue;
 		}
 		log_debug("credentials.files: %s is read-denied: it stays hidden, not masked",
 		    l->cred.file_path.v[k]);
-		if (strcmp(a->v[at[k]], "--tmpfs") != 0) {
+		if (at[k] == -1 || strcmp(a->v[at[k]], "--tmpfs") != 0) {
 			strlist_push(&sink, "--ro-bind-data");
 			strlist_pushf(&sink, "%d", l->cred.fd_base + (int)k);
 			strlist_pushf(&sink, "%s/%zu", CRED_SINK, k);

@@ -400,6 +400,11 @@ debug_plan(const struct launch *l)
 				    l->unguarded ? ", which --unguarded turned off: the "
 				    "command can replace them" : "");
 	}
+	/* Without the supervisor nothing holds a read deny once the run has started. */
+	if (l->unguarded && g->watch.n > 0)
+		log_warnx("--unguarded: the read denies are masked as the run starts, and not "
+		    "held after: a denied path the host replaces or creates during the run "
+		    "(%s%s) can be read", g->watch.v[0].name, g->watch.n > 1 ? ", ..." : "");
 	if (!log_debugging())
 		return;
 	log_debug("plan: %zu bwrap filesystem arguments, TMPDIR %s",

@@ -384,11 +384,12 @@ step mkdir-under "mkdir -p gone/x"'
 	verdict
 }
 
-# Every directory on the way to a watched denyRead path takes an inotify watch (one
-# inside a write root: Landlock holds the others, readlock.c). When they cannot all be
-# had (the user's limit; here lowered in a user namespace of the test's own, the limit
-# being per namespace), the command must not start: 125, with a message naming the
-# limit. The same run without the lower limit starts (the control).
+# Every directory on the way to a watched denyRead path takes an inotify watch (the
+# denies are watched with denyReadHold false, or nested user namespaces allowed:
+# Landlock or the supervisor holds the others, readlock.c, sup_read.c). When they cannot
+# all be had (the user's limit; here lowered in a user namespace of the test's own, the
+# limit being per namespace), the command must not start: 125, with a message naming
+# the limit. The same run without the lower limit starts (the control).
 @test "review: the read-deny watch past the inotify limit: the command never starts" {
 	need_tool
 	srt_only
@@ -396,7 +397,7 @@ step mkdir-under "mkdir -p gone/x"'
 		skip "no inotify limit of a user namespace's own"
 	mkdir -p "$T/work/a/b/c/d"
 	echo "$SECRET" >"$T/work/a/b/c/d/token"
-	gsettings '["."]' '[]' "[\"$T/work/a/b/c/d/token\"]"
+	gsettings '["."]' '[]' "[\"$T/work/a/b/c/d/token\"]" '"denyReadHold": false'
 	for limit in '' 4; do
 		ST=0
 		(cd "$CWD" && exec unshare -Ur sh -c '

@@ -8,15 +8,6 @@
 load helpers
 load guard
 
-# The preload that deletes files at bwrap's first mount (tests/preload/vanish-bwrap.c):
-# from the build under test, or from this tree's build when that one has none.
-vanish_so() {
-	local so=$SRT_TESTBIN/vanish-bwrap.so
-	[ -e "$so" ] || so=$SECDIR/../../build/tests/vanish-bwrap.so
-	[ -e "$so" ] || { echo "vanish-bwrap.so not built: make $so" >&2; return 1; }
-	echo "$so"
-}
-
 # reference 0.0.83: ESCAPED (every step but the control's is allowed: each target is
 # written, the chain re-pointed, the directory written and moved away)
 @test "links in .vscode: the targets (relative, absolute, chained, a directory) stay read-only" {

@@ -105,6 +105,15 @@ need_tool() {
 	command -v git >/dev/null || { echo "git not installed" >&2; return 1; }
 }
 
+# The preload that deletes files at bwrap's first mount (tests/preload/vanish-bwrap.c):
+# from the build under test, or from this tree's build when that one has none.
+vanish_so() {
+	local so=$SRT_TESTBIN/vanish-bwrap.so
+	[ -e "$so" ] || so=$SECDIR/../../build/tests/vanish-bwrap.so
+	[ -e "$so" ] || { echo "vanish-bwrap.so not built: make $so" >&2; return 1; }
+	echo "$so"
+}
+
 # For what only srt has (exit 125, its install directory, -d).
 srt_only() {
 	[ "$GUARD_TOOL" = srt ] || skip "about srt itself, nothing to compare"

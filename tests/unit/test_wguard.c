@@ -318,7 +318,7 @@ test_encoding(void)
 	build(&g, 4, true);
 	strlist_push(&g.writable, "/w/p");
 	strlist_push(&g.writable, "/tmp/run");
-	wguard_add_watch(&g, "/w/p/secret", "/w/p/secret");
+	wguard_add_mask(&g, "/w/p/secret", "/w/p/secret");
 	wguard_add_watch(&g, "/w/p/sec//token/", "/w/p/sec/v1/./token");
 	wguard_add_watch(&g, "/w/p/later/token", NULL);
 	ok(g.watch.n == 3 && strcmp(g.watch.v[1].name, "/w/p/sec/token") == 0 &&
@@ -337,6 +337,8 @@ test_encoding(void)
 	    strcmp(h.watch.v[1].mount, "/w/p/sec/v1/token") == 0 &&
 	    strcmp(h.watch.v[2].name, "/w/p/later/token") == 0 && h.watch.v[2].mount == NULL,
 	    "a read deny keeps its name and mask, a missing one stays missing");
+	ok(h.watch.v[0].place && !h.watch.v[1].place && !h.watch.v[2].place,
+	    "a mask srt-seccomp mounts stays one (F), bwrap's stay bwrap's (W)");
 	ok(wguard_may_create(&h, &fs, "/w/home/.cargo", true) == NULL &&
 	    wguard_may_create(&h, &fs, "/w/p/deny", true) != NULL, "pins survive the trip");
 	ok(wguard_protected(&h, &fs, "/w/p/deny/me/x") != NULL &&
