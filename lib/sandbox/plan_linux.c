@@ -578,6 +578,54 @@ read_deny_list(struct pb *b, const struct path_list *l, const char *what, int cr
 	strlist_free(&raw);
 }
 
+/* Where a read deny lands: the object its name leads to, or the nearest directory above
+ * it that can be inspected. */
+static void
+rdeny_land(struct pb *b, struct rdeny *r)
+{
+	char *cand = xstrdup(r->named), *up;
+	struct stat st;
+	const char *landing;
+
+	/*
+	 * What cannot be inspected is stood in for by the nearest directory above it
+	 * that can: a parent made unsearchable must not switch the deny off.
+	 */
+	for (;;) {
+		if (strcmp(cand, "/") == 0 && strcmp(cand, r->named) != 0)
+			break;
+		if (plan_linux_fs_stat(b, cand, &st) == 0) {
+			r->isdir = S_ISDIR(st.st_mode);
+			r->standin = strcmp(cand, r->named) != 0;
+			landing = plan_linux_canon_or(b, cand);
+			if (strcmp(landing, "/") != 0)
+				r->landing = xstrdup(landing);
+			else {
+				/* A link to "/": what holds the link stands in. */
+				char *dir = path_dirname(cand);
+
+				landing = plan_linux_canon_or(b, dir);
+				free(dir);
+				if (strcmp(landing, "/") != 0) {
+					r->landing = xstrdup(landing);
+					r->isdir = r->standin = 1;
+				}
+			}
+			break;
+		}
+		if (plan_linux_absence_errno(errno)) {
+			r->missing = strcmp(cand, r->named) == 0;
+			break;
+		}
+		if (strcmp(cand, "/") == 0)
+			break;
+		up = path_dirname(cand);
+		free(cand);
+		cand = up;
+	}
+	free(cand);
+}
+
 /*
  * The read denies: denyRead, then the files of credentials with mode "deny", which take
  * the same way (globs expanded, a directory hidden under a tmpfs, a file masked) but
@@ -623,9 +671,6 @@ plan_read_entries(struct pb *b)
 	b->rd = xcalloc(entries.n, sizeof(*b->rd));
 	for (i = 0; i < entries.n; i++) {
 		struct rdeny *r = &b->rd[b->nrd];
-		char *cand = xstrdup(entries.v[i]), *up;
-		struct stat st;
-		const char *landing;
 
 		r->named = xstrdup(entries.v[i]);
 		r->given = xstrdup(given.v[i]);
@@ -634,43 +679,7 @@ plan_read_entries(struct pb *b)
 		r->order = i;
 		r->depth = path_depth(plan_linux_canon_or(b, r->named));
 		b->nrd++;
-		/*
-		 * What cannot be inspected is stood in for by the nearest directory above it
-		 * that can: a parent made unsearchable must not switch the deny off.
-		 */
-		for (;;) {
-			if (strcmp(cand, "/") == 0 && strcmp(cand, r->named) != 0)
-				break;
-			if (plan_linux_fs_stat(b, cand, &st) == 0) {
-				r->isdir = S_ISDIR(st.st_mode);
-				r->standin = strcmp(cand, r->named) != 0;
-				landing = plan_linux_canon_or(b, cand);
-				if (strcmp(landing, "/") != 0)
-					r->landing = xstrdup(landing);
-				else {
-					/* A link to "/": what holds the link stands in. */
-					char *dir = path_dirname(cand);
-
-					landing = plan_linux_canon_or(b, dir);
-					free(dir);
-					if (strcmp(landing, "/") != 0) {
-						r->landing = xstrdup(landing);
-						r->isdir = r->standin = 1;
-					}
-				}
-				break;
-			}
-			if (plan_linux_absence_errno(errno)) {
-				r->missing = strcmp(cand, r->named) == 0;
-				break;
-			}
-			if (strcmp(cand, "/") == 0)
-				break;
-			up = path_dirname(cand);
-			free(cand);
-			cand = up;
-		}
-		free(cand);
+		rdeny_land(b, r);
 		if (r->landing != NULL && !r->isdir && !r->cred) {
 			for (j = 0; j < b->reads.n && !r->lifted; j++) {
 				char *loc = plan_linux_name_location(b, b->reads.v[j]);
@@ -1349,6 +1358,48 @@ plan_disabled(struct pb *b)
 	free(sp);
 }
 
+/* srt's own files among the write denies: the settings file, the managed policy and
+ * srt's programs, each once. */
+static void
+deny_srt_files(struct pb *b)
+{
+	char *sp;
+	size_t i;
+
+	/* The settings file: a command must not rewrite the policy of the next run. */
+	if ((sp = settings_abs(b)) != NULL) {
+		strlist_push_owned(&b->denies, plan_linux_normalize(b, sp));
+		strlist_push(&b->deny_why, "settings file");
+		free(sp);
+	}
+	/* The managed policy, as the settings file: it bounds every next run. */
+	if (b->ctx->managed_path != NULL && *b->ctx->managed_path == '/') {
+		char *n = plan_linux_normalize(b, b->ctx->managed_path);
+
+		if (strlist_contains(&b->denies, n))
+			free(n);
+		else {
+			strlist_push_owned(&b->denies, n);
+			strlist_push(&b->deny_why, "managed policy");
+		}
+	}
+	/* srt's own programs: the proxies start on first use, outside the sandbox, and the
+	 * launcher itself runs again next time. */
+	for (i = 0; i < PLAN_SELF_DIRS; i++) {
+		char *n;
+
+		if (b->ctx->self_dirs[i] == NULL || *b->ctx->self_dirs[i] != '/')
+			continue;
+		n = plan_linux_normalize(b, b->ctx->self_dirs[i]);
+		if (strlist_contains(&b->denies, n)) {
+			free(n);
+			continue;
+		}
+		strlist_push_owned(&b->denies, n);
+		strlist_push(&b->deny_why, "srt's own programs");
+	}
+}
+
 /* The filesystem arguments, appended to out->args, the write roots and the write guard
  * (plan_linux_finish frees out on failure). */
 int
@@ -1357,7 +1408,7 @@ plan_linux_fs(const struct settings *s, const struct plan_ctx *ctx,
 {
 	struct strlist cfg = { 0 }, mand = { 0 }, pins = { 0 }, covers = { 0 };
 	struct plan_ctx lctx;
-	char *cwd = NULL, *sp;
+	char *cwd = NULL;
 	struct pb b;
 	size_t i;
 	int ret = -1;
@@ -1395,38 +1446,7 @@ plan_linux_fs(const struct settings *s, const struct plan_ctx *ctx,
 		strlist_pushf(&b.deny_why, "denyWrite %s", cfg.v[i]);
 	}
 	b.nconfigured = b.denies.n;
-	/* The settings file: a command must not rewrite the policy of the next run. */
-	if ((sp = settings_abs(&b)) != NULL) {
-		strlist_push_owned(&b.denies, plan_linux_normalize(&b, sp));
-		strlist_push(&b.deny_why, "settings file");
-		free(sp);
-	}
-	/* The managed policy, as the settings file: it bounds every next run. */
-	if (ctx->managed_path != NULL && *ctx->managed_path == '/') {
-		char *n = plan_linux_normalize(&b, ctx->managed_path);
-
-		if (strlist_contains(&b.denies, n))
-			free(n);
-		else {
-			strlist_push_owned(&b.denies, n);
-			strlist_push(&b.deny_why, "managed policy");
-		}
-	}
-	/* srt's own programs: the proxies start on first use, outside the sandbox, and the
-	 * launcher itself runs again next time. */
-	for (i = 0; i < PLAN_SELF_DIRS; i++) {
-		char *n;
-
-		if (ctx->self_dirs[i] == NULL || *ctx->self_dirs[i] != '/')
-			continue;
-		n = plan_linux_normalize(&b, ctx->self_dirs[i]);
-		if (strlist_contains(&b.denies, n)) {
-			free(n);
-			continue;
-		}
-		strlist_push_owned(&b.denies, n);
-		strlist_push(&b.deny_why, "srt's own programs");
-	}
+	deny_srt_files(&b);
 	/* What the user named, and srt's own: the way to those is kept (pinned) as the
 	 * reference keeps it with placeholders. The mandatory names below are the name
 	 * rules' business, which leave the way open (a .claude directory may be made). */
