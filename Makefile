@@ -285,7 +285,7 @@ WINLIB_CFLAGS := $(filter-out -municode -DUNICODE -D_UNICODE,$(WIN_CFLAGS)) -D_G
 WINLIB_SRC  := lib/evloop.c lib/evloop_wsapoll.c lib/sys_win.c lib/util.c lib/log.c lib/addr.c \
                lib/resolver_win.c lib/policy.c lib/settings_core.c lib/settings_schema.c \
                lib/domain.c lib/upstream.c lib/http_parse.c lib/buf.c lib/utf8.c lib/socks5.c \
-               lib/ssh_refusal.c lib/guard.c lib/guard_local_win.c lib/relay_win.c \
+               lib/ssh_refusal.c lib/guard.c lib/guard_local_win.c lib/relay.c lib/relay_copy.c \
                lib/decision.c lib/proxy.c lib/proxy_dial.c lib/proxy_fd.c lib/proxy_relay.c \
                lib/proxy_listen.c \
                lib/proxy_win.c lib/cred.c lib/decider_names.c lib/sigv4.c lib/sha256.c \
