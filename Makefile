@@ -283,7 +283,7 @@ SWN_OBJ     := $(SWN_SRC:%.c=$(BUILD)/obj/%.o)
 WINLIB_CFLAGS := $(filter-out -municode -DUNICODE -D_UNICODE,$(WIN_CFLAGS)) -D_GNU_SOURCE \
                -D_POSIX_THREAD_SAFE_FUNCTIONS -Ilib
 WINLIB_SRC  := lib/evloop.c lib/evloop_wsapoll.c lib/sys_win.c lib/util.c lib/log.c lib/addr.c \
-               lib/resolver_win.c lib/policy.c lib/settings_core.c lib/settings_schema.c \
+               lib/resolver.c lib/resolver_win.c lib/policy.c lib/settings_core.c lib/settings_schema.c \
                lib/domain.c lib/upstream.c lib/http_parse.c lib/buf.c lib/utf8.c lib/socks5.c \
                lib/ssh_refusal.c lib/guard.c lib/guard_local_win.c lib/relay.c lib/relay_copy.c \
                lib/decision.c lib/proxy.c lib/proxy_dial.c lib/proxy_fd.c lib/proxy_relay.c \
