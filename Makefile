@@ -263,7 +263,8 @@ macos-compile:
 # `make win` cross-compiles it with mingw-w64: every source but the fake, warnings as
 # errors. Natively, every source but the Win32 layer builds against the recording fake
 # (srt-win/winapi_fake.c): the program as build/tests/srt-win-fake for the bats suite, and
-# the logic linked into the unit test.
+# the logic linked into the unit test. Both link the core (libsrt) for its allocator, string
+# list and fatal errors.
 WIN_CC      ?= x86_64-w64-mingw32-gcc
 WIN_AR      ?= x86_64-w64-mingw32-ar
 # lib/wincmdline.c, the Windows command line of an argv, is srt-win's as well as libsrt's.
@@ -339,8 +340,8 @@ build/win/obj/%.o: %.c $(VERSION_STAMP)
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WIN_CFLAGS) -c -o $@ $<
 
-build/win/srt-win.exe: $(WIN_OBJ)
-	$(WIN_CC) -o $@ $^ $(WIN_LDLIBS)
+build/win/srt-win.exe: $(WIN_OBJ) $(WINLIB)
+	$(WIN_CC) -o $@ $(WIN_OBJ) $(WINLIB) $(WIN_LDLIBS)
 
 # A console program the Wine tests run under srt-win (tests/62-srt-win-wine.bats).
 build/win/tests/%.exe: tests/helpers-win/%.c
@@ -417,11 +418,11 @@ build/win/srt-nomanaged.exe: build/win/obj/tests/helpers-win/managed_none.o \
 	$(WIN_CC) -municode -o $@ $< $(WINSRT_OBJ) $(WINSRT_LIB) $(WINLIB) -ladvapi32 \
 	    -lshell32 -lole32 $(WINLIB_LIBS)
 
-$(BUILD)/tests/srt-win-fake: $(SWN_OBJ)
+$(BUILD)/tests/srt-win-fake: $(SWN_OBJ) $(LIBSRT)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^
 
-$(BUILD)/tests/test_srtwin: tests/unit/test_srtwin.c $(filter-out %/srt-win.o,$(SWN_OBJ))
+$(BUILD)/tests/test_srtwin: tests/unit/test_srtwin.c $(filter-out %/srt-win.o,$(SWN_OBJ)) $(LIBSRT)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/unit -Isrt-win $(LDFLAGS) -o $@ $^
 
@@ -466,9 +467,9 @@ build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB) $(PATHS_H)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIB) $(PKG_LIBS)
 
-# srt-win's plan reader: its own sources (with the fake), not libsrt.
+# srt-win's plan reader: its own sources (with the fake) and the core's allocator, not libsrt.
 FUZZ_WIN_SRC := srt-win/ace.c srt-win/json.c srt-win/path.c srt-win/util.c \
-                srt-win/state.c srt-win/winapi_fake.c
+                srt-win/state.c srt-win/winapi_fake.c lib/util.c lib/log.c
 build/fuzz/fuzz_winplan: tests/fuzz/fuzz_winplan.c $(FUZZ_WIN_SRC)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Isrt-win -o $@ $< $(FUZZ_WIN_SRC)

@@ -93,7 +93,7 @@ plan_add(struct sw_plan *p, int deny, const char *path, unsigned r, int inherit)
 			return;
 	if (p->n == p->cap) {
 		p->cap = p->cap ? p->cap * 2 : 16;
-		p->v = xrealloc(p->v, p->cap, sizeof(*p->v));
+		p->v = xreallocarray(p->v, p->cap, sizeof(*p->v));
 	}
 	p->v[p->n].deny = deny;
 	p->v[p->n].path = xstrdup(path);

@@ -15,12 +15,12 @@ cmdline_join(char *const *argv)
 	char *line = wincmdline_join(argv);
 
 	if (line == NULL)
-		sw_fatal("srt-win: out of memory");
+		fatalx("srt-win: out of memory");
 	return line;
 }
 
 int
-cmdline_split(const char *s, struct strv *out)
+cmdline_split(const char *s, struct strlist *out)
 {
 	struct sbuf cur = { 0 };
 	int inq, have;
@@ -34,12 +34,12 @@ cmdline_split(const char *s, struct strv *out)
 
 		if (e == NULL)
 			e = s + strlen(s);
-		strv_push_owned(out, xstrndup(s + 1, (size_t)(e - s - 1)));
+		strlist_push_owned(out, xstrndup(s + 1, (size_t)(e - s - 1)));
 		s = *e ? e + 1 : e;
 	} else if (*s) {
 		size_t n = strcspn(s, " \t");
 
-		strv_push_owned(out, xstrndup(s, n));
+		strlist_push_owned(out, xstrndup(s, n));
 		s += n;
 	}
 	for (;;) {
@@ -81,7 +81,7 @@ cmdline_split(const char *s, struct strv *out)
 			have = 1;
 		}
 		if (have)
-			strv_push(out, cur.p);
+			strlist_push(out, cur.p);
 	}
 	free(cur.p);
 	return 0;

@@ -208,7 +208,7 @@ static int
 install_parse(const char *cmd, int argc, char **argv, struct install_opts *o, int install)
 {
 	const char *range = NULL;
-	struct strv rest = { 0 };
+	struct strlist rest = { 0 };
 	const struct opt iopts[] = {
 		{ "--sandbox-user", OT_STR, &o->user },
 		{ "--sublayer-guid", OT_STR, &o->sublayer },
@@ -227,7 +227,7 @@ install_parse(const char *cmd, int argc, char **argv, struct install_opts *o, in
 	};
 	int rc = opts_parse(cmd, argc, argv, install ? iopts : uopts, &rest, 0);
 
-	strv_free(&rest);
+	strlist_free(&rest);
 	if (rc != 0)
 		return -1;
 	o->port_lo = SW_PORT_LO;
@@ -260,7 +260,7 @@ install_parse(const char *cmd, int argc, char **argv, struct install_opts *o, in
 static int
 elevate(const char *cmd, int argc, char **argv)
 {
-	struct strv a = { 0 };
+	struct strlist a = { 0 };
 	char *self = NULL;
 	int status, r;
 
@@ -268,13 +268,13 @@ elevate(const char *cmd, int argc, char **argv)
 		sw_err("system", "srt-win: %s: own path: %s", cmd, wa_error());
 		return SW_ESYSTEM;
 	}
-	strv_push_owned(&a, self);
-	strv_push(&a, cmd);
+	strlist_push_owned(&a, self);
+	strlist_push(&a, cmd);
 	for (int i = 0; i < argc; i++)
-		strv_push(&a, argv[i]);
-	strv_push(&a, "--elevated-step");
+		strlist_push(&a, argv[i]);
+	strlist_push(&a, "--elevated-step");
 	r = wa_run_elevated(a.v, &status);
-	strv_free(&a);
+	strlist_free(&a);
 	if (r == 1) {
 		sw_err("cancelled", "srt-win: %s: the elevation prompt was declined; nothing "
 		    "was changed", cmd);
@@ -588,7 +588,7 @@ int
 cmd_status(int argc, char **argv)
 {
 	const char *sublayer = NULL;
-	struct strv rest = { 0 };
+	struct strlist rest = { 0 };
 	struct sbuf b = { 0 };
 	const struct opt o[] = {
 		{ "--sublayer-guid", OT_STR, &sublayer },
@@ -700,7 +700,7 @@ trust_ca(const char *path)
 {
 	struct install_record rec = { 0 };
 	struct wa_spawn sp = { 0 };
-	struct strv a = { 0 };
+	struct strlist a = { 0 };
 	enum wa_logon why;
 	uint8_t *der = NULL;
 	char *self = NULL, *hex;
@@ -726,11 +726,11 @@ trust_ca(const char *path)
 	hex = xmalloc(2 * n + 1);
 	for (size_t i = 0; i < n; i++)
 		snprintf(hex + 2 * i, 3, "%02x", der[i]);
-	strv_push(&a, self);
-	strv_push(&a, "user");
-	strv_push(&a, "trust-ca");
-	strv_push(&a, "--der-hex");
-	strv_push_owned(&a, hex);
+	strlist_push(&a, self);
+	strlist_push(&a, "user");
+	strlist_push(&a, "trust-ca");
+	strlist_push(&a, "--der-hex");
+	strlist_push_owned(&a, hex);
 	sp.argv = a.v;
 	if (wa_run_as_user(rec.user, rec.password, &sp, &status, &why) < 0) {
 		sw_err(why == WA_LOGON_SECLOGON_DISABLED || why == WA_LOGON_SECLOGON_MISSING ?
@@ -742,7 +742,7 @@ trust_ca(const char *path)
 	}
 	rc = status;
 out:
-	strv_free(&a);
+	strlist_free(&a);
 	free(self);
 	free(der);
 	install_record_free(&rec);
@@ -788,7 +788,7 @@ wfp_verify(int argc, char **argv)
 {
 	struct install_record rec = { 0 };
 	struct wa_spawn sp = { 0 };
-	struct strv rest = { 0 }, a = { 0 };
+	struct strlist rest = { 0 }, a = { 0 };
 	const char *target = NULL, *outcome;
 	enum wa_logon why;
 	char *host = NULL, *self = NULL;
@@ -824,11 +824,11 @@ wfp_verify(int argc, char **argv)
 		rc = SW_ESYSTEM;
 		goto out;
 	}
-	strv_push(&a, self);
-	strv_push(&a, "probe");
-	strv_push(&a, "connect");
-	strv_push(&a, "--target");
-	strv_push_owned(&a, xasprintf("%s:%d", host, port));
+	strlist_push(&a, self);
+	strlist_push(&a, "probe");
+	strlist_push(&a, "connect");
+	strlist_push(&a, "--target");
+	strlist_push_owned(&a, xasprintf("%s:%d", host, port));
 	sp.argv = a.v;
 	if (wa_run_as_user(rec.user, rec.password, &sp, &status, &why) < 0) {
 		sw_err(why == WA_LOGON_OK || why == WA_LOGON_FAILED ? "spawn_failed" :
@@ -847,8 +847,8 @@ wfp_verify(int argc, char **argv)
 		    "%s was %s, not refused by the filters; run srt-win install again", host,
 		    port, rec.user, outcome);
 out:
-	strv_free(&rest);
-	strv_free(&a);
+	strlist_free(&rest);
+	strlist_free(&a);
 	free(self);
 	free(host);
 	install_record_free(&rec);
@@ -860,7 +860,7 @@ cmd_wfp(int argc, char **argv)
 {
 	if (argc >= 1 && strcmp(argv[0], "status") == 0) {
 		const char *sublayer = NULL;
-		struct strv rest = { 0 };
+		struct strlist rest = { 0 };
 		struct sbuf b = { 0 };
 		const struct opt o[] = {
 			{ "--sublayer-guid", OT_STR, &sublayer },
@@ -887,7 +887,7 @@ int
 cmd_probe(int argc, char **argv)
 {
 	const char *target = NULL;
-	struct strv rest = { 0 };
+	struct strlist rest = { 0 };
 	char *host = NULL;
 	int port, outcome;
 	const struct opt o[] = {

@@ -31,7 +31,7 @@ rec_free(struct rec *r)
 	free(r->path);
 	free(r->ace.sid);
 	free(r->root);
-	strv_free(&r->made);
+	strlist_free(&r->made);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -42,7 +42,7 @@ state_add(struct state *st, const struct rec *r)
 
 	if (st->n == st->cap) {
 		st->cap = st->cap ? st->cap * 2 : 32;
-		st->v = xrealloc(st->v, st->cap, sizeof(*st->v));
+		st->v = xreallocarray(st->v, st->cap, sizeof(*st->v));
 	}
 	c = &st->v[st->n++];
 	*c = *r;
@@ -51,7 +51,7 @@ state_add(struct state *st, const struct rec *r)
 	c->root = r->root != NULL ? xstrdup(r->root) : NULL;
 	memset(&c->made, 0, sizeof(c->made));
 	for (size_t i = 0; i < r->made.n; i++)
-		strv_push(&c->made, r->made.v[i]);
+		strlist_push(&c->made, r->made.v[i]);
 }
 
 void
@@ -148,7 +148,7 @@ parse_rec(const struct jval *o, struct rec *r)
 			rec_free(r);
 			return -1;
 		}
-		strv_push(&r->made, e->str);
+		strlist_push(&r->made, e->str);
 	}
 	return 0;
 }

@@ -72,7 +72,7 @@ fake_dir(void)
 	const char *d = getenv("SRT_WIN_FAKE_DIR");
 
 	if (d == NULL || *d != '/')
-		sw_fatal("srt-win (fake): SRT_WIN_FAKE_DIR must name the fake's directory");
+		fatalx("srt-win (fake): SRT_WIN_FAKE_DIR must name the fake's directory");
 	return d;
 }
 
@@ -351,7 +351,7 @@ dacl_line(const char *p, const struct wa_dacl *d)
 
 /* The fake's DACL store, read whole: every path's line. */
 struct store {
-	struct strv paths, lines;
+	struct strlist paths, lines;
 };
 
 static int
@@ -381,8 +381,8 @@ store_read(struct store *s)
 			free(text);
 			return fail(0, "fake: dacl.jsonl damaged: %s", err);
 		}
-		strv_push(&s->paths, path->str);
-		strv_push(&s->lines, line);
+		strlist_push(&s->paths, path->str);
+		strlist_push(&s->lines, line);
 		json_free(v);
 	}
 	free(text);
@@ -392,8 +392,8 @@ store_read(struct store *s)
 static void
 store_free(struct store *s)
 {
-	strv_free(&s->paths);
-	strv_free(&s->lines);
+	strlist_free(&s->paths);
+	strlist_free(&s->lines);
 }
 
 int
@@ -439,7 +439,7 @@ wa_dacl_get(const char *p, struct wa_dacl *d)
 			wa_dacl_free(d);
 			return fail(0, "fake: damaged entry for %s", p);
 		}
-		d->v = xrealloc(d->v, d->n + 1, sizeof(*d->v));
+		d->v = xreallocarray(d->v, d->n + 1, sizeof(*d->v));
 		memset(&d->v[d->n], 0, sizeof(d->v[d->n]));
 		d->v[d->n].deny = strcmp(a->str, "deny") == 0;
 		d->v[d->n].sid = xstrdup(sid->str);
@@ -777,7 +777,7 @@ wa_elevated(void)
 /* --- accounts: "user NAME SID PASSWORD", "group NAME SID", "member GROUP USER" ------- */
 
 static int
-accounts_read(struct strv *lines)
+accounts_read(struct strlist *lines)
 {
 	char *p = fake_path("accounts"), buf[1024];
 	FILE *f = fopen(p, "r");
@@ -788,14 +788,14 @@ accounts_read(struct strv *lines)
 		return 0;
 	while (fgets(buf, sizeof(buf), f) != NULL) {
 		buf[strcspn(buf, "\n")] = '\0';
-		strv_push(lines, buf);
+		strlist_push(lines, buf);
 	}
 	fclose(f);
 	return 0;
 }
 
 static int
-accounts_write(const struct strv *lines)
+accounts_write(const struct strlist *lines)
 {
 	char *p = fake_path("accounts"), *tmp = fake_path("accounts.tmp");
 	FILE *f = fopen(tmp, "w");
@@ -818,7 +818,7 @@ accounts_write(const struct strv *lines)
 static int
 accounts_find(const char *kind, const char *name, char **sid, char **pw)
 {
-	struct strv l;
+	struct strlist l;
 	int rc = 1;
 
 	accounts_read(&l);
@@ -834,21 +834,21 @@ accounts_find(const char *kind, const char *name, char **sid, char **pw)
 			rc = 0;
 		}
 	}
-	strv_free(&l);
+	strlist_free(&l);
 	return rc;
 }
 
 static unsigned
 next_rid(void)
 {
-	struct strv l;
+	struct strlist l;
 	unsigned rid = 1000;
 
 	accounts_read(&l);
 	for (size_t i = 0; i < l.n; i++)
 		if (strncmp(l.v[i], "user ", 5) == 0 || strncmp(l.v[i], "group ", 6) == 0)
 			rid++;
-	strv_free(&l);
+	strlist_free(&l);
 	return rid + 1;
 }
 
@@ -864,13 +864,13 @@ wa_account_sid(const char *name, char **sid)
 static int
 accounts_add(const char *line)
 {
-	struct strv l;
+	struct strlist l;
 	int rc;
 
 	accounts_read(&l);
-	strv_push(&l, line);
+	strlist_push(&l, line);
 	rc = accounts_write(&l);
-	strv_free(&l);
+	strlist_free(&l);
 	return rc;
 }
 
@@ -878,7 +878,7 @@ accounts_add(const char *line)
 static int
 accounts_drop(const char *kind, const char *name)
 {
-	struct strv l, keep = { 0 };
+	struct strlist l, keep = { 0 };
 	int rc;
 
 	accounts_read(&l);
@@ -891,11 +891,11 @@ accounts_drop(const char *kind, const char *name)
 		if (f == 3 && strcmp(k, "member") == 0 &&
 		    (strcmp(a, name) == 0 || strcmp(b, name) == 0))
 			continue;
-		strv_push(&keep, l.v[i]);
+		strlist_push(&keep, l.v[i]);
 	}
 	rc = accounts_write(&keep);
-	strv_free(&l);
-	strv_free(&keep);
+	strlist_free(&l);
+	strlist_free(&keep);
 	return rc;
 }
 
@@ -983,13 +983,13 @@ wa_group_add(const char *group, const char *user)
 int
 wa_group_has(const char *group, const char *user)
 {
-	struct strv l;
+	struct strlist l;
 	char *want = xasprintf("member %s %s", group, user);
 	int has;
 
 	accounts_read(&l);
-	has = strv_contains(&l, want);
-	strv_free(&l);
+	has = strlist_contains(&l, want);
+	strlist_free(&l);
 	free(want);
 	return has;
 }
