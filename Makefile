@@ -263,8 +263,8 @@ macos-compile:
 # `make win` cross-compiles it with mingw-w64: every source but the fake, warnings as
 # errors. Natively, every source but the Win32 layer builds against the recording fake
 # (srt-win/winapi_fake.c): the program as build/tests/srt-win-fake for the bats suite, and
-# the logic linked into the unit test. Both link the core (libsrt) for its allocator, string
-# list and fatal errors.
+# the logic linked into the unit test. Both link the core (libsrt) for its allocator,
+# buffer, string list and fatal errors.
 WIN_CC      ?= x86_64-w64-mingw32-gcc
 WIN_AR      ?= x86_64-w64-mingw32-ar
 # lib/wincmdline.c, the Windows command line of an argv, is srt-win's as well as libsrt's.
@@ -469,7 +469,7 @@ build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB) $(PATHS_H)
 
 # srt-win's plan reader: its own sources (with the fake) and the core's allocator, not libsrt.
 FUZZ_WIN_SRC := srt-win/ace.c srt-win/json.c srt-win/path.c srt-win/util.c \
-                srt-win/state.c srt-win/winapi_fake.c lib/util.c lib/log.c
+                srt-win/state.c srt-win/winapi_fake.c lib/util.c lib/log.c lib/buf.c lib/utf8.c
 build/fuzz/fuzz_winplan: tests/fuzz/fuzz_winplan.c $(FUZZ_WIN_SRC)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Isrt-win -o $@ $< $(FUZZ_WIN_SRC)

@@ -33,17 +33,17 @@ results_add(struct acl_results *r, const char *path, const char *status)
 void
 results_print(const struct acl_results *r, FILE *f)
 {
-	struct sbuf b = { 0 };
+	struct buf b = { 0 };
 
-	sb_puts(&b, "[");
+	buf_adds(&b, "[");
 	for (size_t i = 0; i < r->n; i++) {
-		sb_puts(&b, i ? ",{\"path\":" : "{\"path\":");
-		sb_json_str(&b, r->v[i].path);
-		sb_printf(&b, ",\"status\":\"%s\"}", r->v[i].status);
+		buf_adds(&b, i ? ",{\"path\":" : "{\"path\":");
+		buf_add_jstrs(&b, r->v[i].path);
+		buf_addf(&b, ",\"status\":\"%s\"}", r->v[i].status);
 	}
-	sb_puts(&b, "]\n");
-	fputs(b.p, f);
-	free(b.p);
+	buf_adds(&b, "]\n");
+	fputs(buf_str(&b), f);
+	buf_free(&b);
 }
 
 void

@@ -344,11 +344,11 @@ acl_forget(int argc, char **argv)
 	}
 	recover_quietly(&st);
 	if (all && !force) {
-		struct sbuf b = { 0 };
+		struct buf b = { 0 };
 		struct strlist seen = { 0 };
 		int held = 0;
 
-		sb_puts(&b, "{\"held_by\":[");
+		buf_adds(&b, "{\"held_by\":[");
 		for (size_t i = 0; i < st.n; i++) {
 			const struct rec *r = &st.v[i];
 			char *key;
@@ -363,23 +363,23 @@ acl_forget(int argc, char **argv)
 				continue;
 			}
 			strlist_push_owned(&seen, key);
-			sb_printf(&b, "%s{\"pid\":%lu,\"kind\":\"kept_root\",\"path\":",
+			buf_addf(&b, "%s{\"pid\":%lu,\"kind\":\"kept_root\",\"path\":",
 			    held++ ? "," : "", r->pid);
-			sb_json_str(&b, r->root != NULL ? r->root : r->path);
-			sb_puts(&b, "}");
+			buf_add_jstrs(&b, r->root != NULL ? r->root : r->path);
+			buf_adds(&b, "}");
 		}
-		sb_puts(&b, "]}\n");
+		buf_adds(&b, "]}\n");
 		strlist_free(&seen);
 		if (held) {
-			fputs(b.p, stdout);
-			free(b.p);
+			fputs(buf_str(&b), stdout);
+			buf_free(&b);
 			sw_err("held_by_others", "srt-win: acl forget --all: sessions run on the "
 			    "kept roots; nothing was removed (--force removes them anyway)");
 			state_close(&st);
 			strlist_free(&roots);
 			return SW_EHELD;
 		}
-		free(b.p);
+		buf_free(&b);
 	}
 	if (all) {
 		if (acl_release(&st, match_root, NULL, &res) != 0)

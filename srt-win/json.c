@@ -84,7 +84,7 @@ hex4(struct jp *j)
 }
 
 static void
-put_utf8(struct sbuf *b, unsigned long cp)
+put_utf8(struct buf *b, unsigned long cp)
 {
 	char u[4];
 	size_t n;
@@ -108,19 +108,19 @@ put_utf8(struct sbuf *b, unsigned long cp)
 		u[3] = (char)(0x80 | (cp & 0x3f));
 		n = 4;
 	}
-	sb_add(b, u, n);
+	buf_add(b, u, n);
 }
 
 /* At the opening quote; returns the string, or NULL. */
 static char *
 parse_string(struct jp *j)
 {
-	struct sbuf b = { 0 };
+	struct buf b = { 0 };
 	long v, lo;
 	size_t n;
 
 	j->pos++;
-	sb_add(&b, "", 0);
+	buf_add(&b, "", 0);
 	for (;;) {
 		if (j->pos >= j->len) {
 			jp_fail(j, "unterminated string");
@@ -130,7 +130,7 @@ parse_string(struct jp *j)
 
 		if (c == '"') {
 			j->pos++;
-			return b.p;
+			return buf_steal(&b);
 		}
 		if (c < 0x20) {
 			jp_fail(j, "control character in a string");
@@ -141,7 +141,7 @@ parse_string(struct jp *j)
 				jp_fail(j, "invalid UTF-8");
 				goto fail;
 			}
-			sb_add(&b, (const char *)j->p + j->pos, n);
+			buf_add(&b, (const char *)j->p + j->pos, n);
 			j->pos += n;
 			continue;
 		}
@@ -151,14 +151,14 @@ parse_string(struct jp *j)
 		}
 		c = j->p[j->pos++];
 		switch (c) {
-		case '"': sb_add(&b, "\"", 1); break;
-		case '\\': sb_add(&b, "\\", 1); break;
-		case '/': sb_add(&b, "/", 1); break;
-		case 'b': sb_add(&b, "\b", 1); break;
-		case 'f': sb_add(&b, "\f", 1); break;
-		case 'n': sb_add(&b, "\n", 1); break;
-		case 'r': sb_add(&b, "\r", 1); break;
-		case 't': sb_add(&b, "\t", 1); break;
+		case '"': buf_add(&b, "\"", 1); break;
+		case '\\': buf_add(&b, "\\", 1); break;
+		case '/': buf_add(&b, "/", 1); break;
+		case 'b': buf_add(&b, "\b", 1); break;
+		case 'f': buf_add(&b, "\f", 1); break;
+		case 'n': buf_add(&b, "\n", 1); break;
+		case 'r': buf_add(&b, "\r", 1); break;
+		case 't': buf_add(&b, "\t", 1); break;
 		case 'u':
 			if ((v = hex4(j)) < 0) {
 				jp_fail(j, "bad \\u escape");
@@ -189,7 +189,7 @@ parse_string(struct jp *j)
 		}
 	}
 fail:
-	free(b.p);
+	buf_free(&b);
 	return NULL;
 }
 

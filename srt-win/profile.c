@@ -72,15 +72,15 @@ rec_path(const struct state *st)
 }
 
 static void
-json_list(struct sbuf *b, const char *key, const struct strlist *l)
+json_list(struct buf *b, const char *key, const struct strlist *l)
 {
-	sb_printf(b, "\"%s\":[", key);
+	buf_addf(b, "\"%s\":[", key);
 	for (size_t i = 0; i < l->n; i++) {
 		if (i > 0)
-			sb_puts(b, ",");
-		sb_json_str(b, l->v[i]);
+			buf_adds(b, ",");
+		buf_add_jstrs(b, l->v[i]);
 	}
-	sb_puts(b, "]");
+	buf_adds(b, "]");
 }
 
 static int
@@ -134,25 +134,25 @@ static int
 profile_rec_write(const struct state *st, const struct profile_rec *p)
 {
 	char *path = rec_path(st), *tmp = xasprintf("%s.tmp", path);
-	struct sbuf b = { 0 };
+	struct buf b = { 0 };
 	FILE *f;
 	int rc = -1;
 
-	sb_puts(&b, "{\"version\":1,");
+	buf_adds(&b, "{\"version\":1,");
 	json_list(&b, "granted", &p->granted);
-	sb_puts(&b, ",");
+	buf_adds(&b, ",");
 	json_list(&b, "denied", &p->denied);
-	sb_puts(&b, ",");
+	buf_adds(&b, ",");
 	json_list(&b, "included", &p->included);
-	sb_puts(&b, ",");
+	buf_adds(&b, ",");
 	json_list(&b, "excluded", &p->excluded);
-	sb_puts(&b, "}\n");
-	if ((f = wa_fopen(tmp, "wb")) != NULL && fputs(b.p, f) != EOF && fclose(f) == 0 &&
+	buf_adds(&b, "}\n");
+	if ((f = wa_fopen(tmp, "wb")) != NULL && fputs(buf_str(&b), f) != EOF && fclose(f) == 0 &&
 	    wa_replace(tmp, path) == 0)
 		rc = 0;
 	else
 		sw_err("system", "srt-win: writing %s failed", path);
-	free(b.p);
+	buf_free(&b);
 	free(tmp);
 	free(path);
 	return rc;
@@ -339,17 +339,17 @@ profile_grant(int argc, char **argv)
 	}
 	rc = r == 1 ? SW_EUSAGE : SW_OK;
 	if (json) {
-		struct sbuf b = { 0 };
+		struct buf b = { 0 };
 
-		sb_puts(&b, "{\"profile\":");
-		sb_json_str(&b, profile);
-		sb_puts(&b, ",");
+		buf_adds(&b, "{\"profile\":");
+		buf_add_jstrs(&b, profile);
+		buf_adds(&b, ",");
 		json_list(&b, "granted", &now.granted);
-		sb_puts(&b, ",");
+		buf_adds(&b, ",");
 		json_list(&b, "denied", &now.denied);
-		sb_printf(&b, ",\"complete\":%s}\n", rc == SW_OK ? "true" : "false");
-		fputs(b.p, stdout);
-		free(b.p);
+		buf_addf(&b, ",\"complete\":%s}\n", rc == SW_OK ? "true" : "false");
+		fputs(buf_str(&b), stdout);
+		buf_free(&b);
 	}
 save:
 	if (state_save(&st) != 0)
@@ -427,7 +427,7 @@ profile_status(void)
 {
 	struct profile_rec pr = { 0 };
 	struct state st;
-	struct sbuf b = { 0 };
+	struct buf b = { 0 };
 	char *profile = NULL;
 	const char *state;
 	int r, complete = 1;
@@ -454,19 +454,19 @@ profile_status(void)
 		complete &= held;
 	}
 	state = r == 1 ? "none" : complete ? "current" : "incomplete";
-	sb_printf(&b, "{\"state\":\"%s\",\"profile\":", state);
-	sb_json_str(&b, profile);
-	sb_puts(&b, ",");
+	buf_addf(&b, "{\"state\":\"%s\",\"profile\":", state);
+	buf_add_jstrs(&b, profile);
+	buf_adds(&b, ",");
 	json_list(&b, "granted", &pr.granted);
-	sb_puts(&b, ",");
+	buf_adds(&b, ",");
 	json_list(&b, "denied", &pr.denied);
-	sb_puts(&b, ",");
+	buf_adds(&b, ",");
 	json_list(&b, "included", &pr.included);
-	sb_puts(&b, ",");
+	buf_adds(&b, ",");
 	json_list(&b, "excluded", &pr.excluded);
-	sb_puts(&b, ",\"capabilities\":[\"profile-deny-expansion\",\"read-deny-except\"]}\n");
-	fputs(b.p, stdout);
-	free(b.p);
+	buf_adds(&b, ",\"capabilities\":[\"profile-deny-expansion\",\"read-deny-except\"]}\n");
+	fputs(buf_str(&b), stdout);
+	buf_free(&b);
 	state_close(&st);
 	profile_rec_free(&pr);
 	free(profile);

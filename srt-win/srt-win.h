@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "buf.h"
 #include "util.h"
 #include "winapi.h"
 
@@ -59,17 +60,8 @@ enum {
 
 /* --- util.c -------------------------------------------------------------------------- */
 
-/* The allocator (xmalloc ... xasprintf, fatal on exhaustion) and the string list
- * (struct strlist) are the core's: lib/util.h. */
-
-struct sbuf {
-	char *p;
-	size_t len, cap;
-};
-void sb_add(struct sbuf *b, const char *s, size_t n);
-void sb_puts(struct sbuf *b, const char *s);
-void sb_printf(struct sbuf *b, const char *fmt, ...) SW_PRINTF(2, 3);
-void sb_json_str(struct sbuf *b, const char *s);        /* a JSON string literal */
+/* The allocator (xmalloc ... xasprintf, fatal on exhaustion), the string list (struct
+ * strlist) and the buffer (struct buf) are the core's: lib/util.h, lib/buf.h. */
 
 /* Errors: one JSON line on stderr, {"code": ..., "message": "srt-win: ..."}. */
 void sw_err(const char *code, const char *fmt, ...) SW_PRINTF(2, 3);
@@ -135,7 +127,7 @@ struct sw_plan {
  * DENY takes the data rights away but never SYNCHRONIZE or READ_CONTROL (a deny must not
  * stop a process from waiting on, or reading the security of, what it may still see). */
 uint32_t ace_mask(int deny, unsigned rights);
-const char *ace_rights_json(unsigned rights, struct sbuf *b);
+const char *ace_rights_json(unsigned rights, struct buf *b);
 void plan_add(struct sw_plan *p, int deny, const char *path, unsigned rights, int inherit);
 void plan_free(struct sw_plan *p);
 /*

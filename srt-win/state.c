@@ -184,33 +184,33 @@ state_parse(const char *text, size_t len, struct state *st)
 char *
 state_format(const struct state *st)
 {
-	struct sbuf b = { 0 };
+	struct buf b = { 0 };
 
-	sb_add(&b, "", 0);
+	buf_add(&b, "", 0);
 	for (size_t i = 0; i < st->n; i++) {
 		const struct rec *r = &st->v[i];
 
-		sb_printf(&b, "{\"kind\":\"%s\",\"pid\":%lu,\"start\":\"%llu\",\"path\":",
+		buf_addf(&b, "{\"kind\":\"%s\",\"pid\":%lu,\"start\":\"%llu\",\"path\":",
 		    kind_names[r->kind], r->pid, (unsigned long long)r->start);
-		sb_json_str(&b, r->path);
-		sb_printf(&b, ",\"ace\":\"%s\",\"sid\":", r->ace.deny ? "deny" : "allow");
-		sb_json_str(&b, r->ace.sid);
-		sb_printf(&b, ",\"mask\":%lu,\"flags\":%u,\"owned\":%s,\"made\":[",
+		buf_add_jstrs(&b, r->path);
+		buf_addf(&b, ",\"ace\":\"%s\",\"sid\":", r->ace.deny ? "deny" : "allow");
+		buf_add_jstrs(&b, r->ace.sid);
+		buf_addf(&b, ",\"mask\":%lu,\"flags\":%u,\"owned\":%s,\"made\":[",
 		    (unsigned long)r->ace.mask, (unsigned)r->ace.flags,
 		    r->owned ? "true" : "false");
 		for (size_t k = 0; k < r->made.n; k++) {
 			if (k > 0)
-				sb_puts(&b, ",");
-			sb_json_str(&b, r->made.v[k]);
+				buf_adds(&b, ",");
+			buf_add_jstrs(&b, r->made.v[k]);
 		}
-		sb_puts(&b, "]");
+		buf_adds(&b, "]");
 		if (r->root != NULL) {
-			sb_puts(&b, ",\"root\":");
-			sb_json_str(&b, r->root);
+			buf_adds(&b, ",\"root\":");
+			buf_add_jstrs(&b, r->root);
 		}
-		sb_puts(&b, "}\n");
+		buf_adds(&b, "}\n");
 	}
-	return b.p;
+	return buf_steal(&b);
 }
 
 int

@@ -1,5 +1,5 @@
-/* Small helpers: buffers, error lines, numbers (allocation and string lists are the
- * core's, lib/util.c). */
+/* Small helpers: error lines, numbers (allocation, string lists and buffers are the core's:
+ * lib/util.c, lib/buf.c). */
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -12,97 +12,23 @@
 int sw_debug;
 int sw_quiet;
 
-void
-sb_add(struct sbuf *b, const char *s, size_t n)
-{
-	if (b->cap - b->len < n + 1) {
-		size_t cap = b->cap ? b->cap : 128;
-
-		while (cap - b->len < n + 1)
-			cap *= 2;
-		b->p = xreallocarray(b->p, cap, 1);
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-void
-sb_puts(struct sbuf *b, const char *s)
-{
-	sb_add(b, s, strlen(s));
-}
-
-void
-sb_printf(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		fatalx("bad format");
-	s = xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	sb_add(b, s, (size_t)n);
-	free(s);
-}
-
-/* Control characters escaped, everything else (UTF-8 included) as it is. */
-void
-sb_json_str(struct sbuf *b, const char *s)
-{
-	char esc[8];
-
-	sb_add(b, "\"", 1);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"': sb_add(b, "\\\"", 2); break;
-		case '\\': sb_add(b, "\\\\", 2); break;
-		case '\n': sb_add(b, "\\n", 2); break;
-		case '\r': sb_add(b, "\\r", 2); break;
-		case '\t': sb_add(b, "\\t", 2); break;
-		default:
-			if (*p < 0x20 || *p == 0x7f) {
-				snprintf(esc, sizeof(esc), "\\u%04x", *p);
-				sb_add(b, esc, 6);
-			} else
-				sb_add(b, (const char *)p, 1);
-		}
-	}
-	sb_add(b, "\"", 1);
-}
-
 static void
 err_line(const char *code, const char *fmt, va_list ap)
 {
-	struct sbuf b = { 0 };
-	char *msg;
-	int n;
-	va_list aq;
+	struct buf b = { 0 }, msg = { 0 };
 
 	if (sw_quiet)
 		return;
-	va_copy(aq, ap);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	msg = xmalloc(n > 0 ? (size_t)n + 1 : 1);
-	vsnprintf(msg, n > 0 ? (size_t)n + 1 : 1, fmt, aq);
-	va_end(aq);
-	sb_puts(&b, "{\"code\":");
-	sb_json_str(&b, code);
-	sb_puts(&b, ",\"message\":");
-	sb_json_str(&b, msg);
-	sb_puts(&b, "}\n");
-	fputs(b.p, stderr);
+	buf_vaddf(&msg, fmt, ap);
+	buf_adds(&b, "{\"code\":");
+	buf_add_jstrs(&b, code);
+	buf_adds(&b, ",\"message\":");
+	buf_add_jstrs(&b, buf_str(&msg));
+	buf_adds(&b, "}\n");
+	fputs(buf_str(&b), stderr);
 	fflush(stderr);
-	free(b.p);
-	free(msg);
+	buf_free(&b);
+	buf_free(&msg);
 }
 
 void

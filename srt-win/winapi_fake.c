@@ -333,20 +333,20 @@ wa_environ(void)
 static char *
 dacl_line(const char *p, const struct wa_dacl *d)
 {
-	struct sbuf b = { 0 };
+	struct buf b = { 0 };
 
-	sb_puts(&b, "{\"path\":");
-	sb_json_str(&b, p);
-	sb_printf(&b, ",\"protect\":%s,\"aces\":[", d->protect ? "true" : "false");
+	buf_adds(&b, "{\"path\":");
+	buf_add_jstrs(&b, p);
+	buf_addf(&b, ",\"protect\":%s,\"aces\":[", d->protect ? "true" : "false");
 	for (size_t i = 0; i < d->n; i++) {
-		sb_printf(&b, "%s{\"ace\":\"%s\",\"sid\":", i ? "," : "",
+		buf_addf(&b, "%s{\"ace\":\"%s\",\"sid\":", i ? "," : "",
 		    d->v[i].deny ? "deny" : "allow");
-		sb_json_str(&b, d->v[i].sid);
-		sb_printf(&b, ",\"mask\":%lu,\"flags\":%u}", (unsigned long)d->v[i].mask,
+		buf_add_jstrs(&b, d->v[i].sid);
+		buf_addf(&b, ",\"mask\":%lu,\"flags\":%u}", (unsigned long)d->v[i].mask,
 		    (unsigned)d->v[i].flags);
 	}
-	sb_puts(&b, "]}");
-	return b.p;
+	buf_adds(&b, "]}");
+	return buf_steal(&b);
 }
 
 /* The fake's DACL store, read whole: every path's line. */
@@ -454,17 +454,17 @@ int
 wa_dacl_set(const char *p, const struct wa_dacl *d)
 {
 	struct store s;
-	struct sbuf calls = { 0 };
+	struct buf calls = { 0 };
 	char *path = fake_path("dacl.jsonl"), *tmp = fake_path("dacl.jsonl.tmp"), *line;
 	FILE *f;
 	int found = 0, rc = -1;
 
-	sb_printf(&calls, "dacl_set %s", p);
+	buf_addf(&calls, "dacl_set %s", p);
 	for (size_t i = 0; i < d->n; i++)
-		sb_printf(&calls, " %s:%s:0x%08lx:%s", d->v[i].deny ? "deny" : "allow",
+		buf_addf(&calls, " %s:%s:0x%08lx:%s", d->v[i].deny ? "deny" : "allow",
 		    d->v[i].sid, (unsigned long)d->v[i].mask, d->v[i].flags ? "OICI" : "-");
-	logcall("%s", calls.p);
-	free(calls.p);
+	logcall("%s", buf_str(&calls));
+	buf_free(&calls);
 	if (should_fail("dacl_set", p)) {
 		rc = fail(1, "SetNamedSecurityInfoW %s: access denied (fake)", p);
 		goto out;
@@ -539,10 +539,10 @@ wa_sid_valid(const char *sid)
 int
 wa_capability_sid(const char *name, char **sid)
 {
-	struct sbuf b = { 0 };
+	struct buf b = { 0 };
 	uint32_t h = 2166136261u;
 
-	sb_puts(&b, "S-1-15-3-1024");
+	buf_adds(&b, "S-1-15-3-1024");
 	for (int part = 0; part < 8; part++) {
 		for (const char *p = name; *p; p++) {
 			h ^= (unsigned char)*p;
@@ -550,9 +550,9 @@ wa_capability_sid(const char *name, char **sid)
 		}
 		h ^= (uint32_t)part;
 		h *= 16777619u;
-		sb_printf(&b, "-%lu", (unsigned long)h);
+		buf_addf(&b, "-%lu", (unsigned long)h);
 	}
-	*sid = b.p;
+	*sid = buf_steal(&b);
 	return 0;
 }
 

@@ -113,16 +113,16 @@ static char *
 dacl_of(const char *path)
 {
 	struct wa_dacl d;
-	struct sbuf b = { 0 };
+	struct buf b = { 0 };
 
-	sb_add(&b, "", 0);
+	buf_add(&b, "", 0);
 	if (wa_dacl_get(path, &d) != 0)
 		return xstrdup("(error)");
 	for (size_t i = 0; i < d.n; i++)
-		sb_printf(&b, "%s%s:%s:0x%lx:%u", i ? " " : "", d.v[i].deny ? "deny" : "allow",
+		buf_addf(&b, "%s%s:%s:0x%lx:%u", i ? " " : "", d.v[i].deny ? "deny" : "allow",
 		    d.v[i].sid, (unsigned long)d.v[i].mask, (unsigned)d.v[i].flags);
 	wa_dacl_free(&d);
-	return b.p;
+	return buf_steal(&b);
 }
 
 static int
