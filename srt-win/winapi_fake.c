@@ -500,17 +500,6 @@ out:
 	return rc;
 }
 
-void
-wa_dacl_free(struct wa_dacl *d)
-{
-	for (size_t i = 0; i < d->n; i++) {
-		free(d->v[i].sid);
-		free(d->v[i].raw);
-	}
-	free(d->v);
-	memset(d, 0, sizeof(*d));
-}
-
 int
 wa_sid_valid(const char *sid)
 {

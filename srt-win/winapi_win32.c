@@ -728,17 +728,6 @@ out:
 	return ret;
 }
 
-void
-wa_dacl_free(struct wa_dacl *d)
-{
-	for (size_t i = 0; i < d->n; i++) {
-		free(d->v[i].sid);
-		free(d->v[i].raw);
-	}
-	free(d->v);
-	memset(d, 0, sizeof(*d));
-}
-
 typedef BOOL (WINAPI *derive_fn)(LPCWSTR, PSID **, DWORD *, PSID **, DWORD *);
 
 int
