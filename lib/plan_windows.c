@@ -255,14 +255,8 @@ expand(struct wb *b, const struct path_list *l, const char *what, int deny,
 			diags_add(b->errs, "%s[%zu]: \"%s\" cannot be expanded as a glob",
 			    what, i, e->path);
 			b->bad = 1;
-		} else if (r == 1 && deny) {
-			diags_add(b->errs, "%s[%zu]: \"%s\" matches too many paths to "
-			    "expand (limit %d entries, %d matches); deny a directory instead",
-			    what, i, e->path, GLOB_MAX_ENTRIES, GLOB_MAX_MATCHES);
+		} else if (glob_report_limit(r, deny, b->errs, what, i, e->path))
 			b->bad = 1;
-		} else if (r == 1)
-			log_warnx("%s[%zu]: \"%s\": expansion stopped at its limit",
-			    what, i, e->path);
 		for (size_t k = 0; k < found.n; k++)
 			if (take(found.v[k], deny, 0, out) == -1)
 				unplaced(b, what, i, e->path);
