@@ -139,6 +139,38 @@ plan_linux(const struct opts *o)
 	return rc;
 }
 
+int
+plan_where(const struct opts *o, char **cwd, char **home)
+{
+	*home = NULL;
+	if ((*cwd = o->cwd != NULL ? realpath(o->cwd, NULL) : getcwd(NULL, 0)) == NULL) {
+		log_warn("plan: %s", o->cwd != NULL ? o->cwd : "getcwd");
+		return -1;
+	}
+	if ((*home = path_home()) == NULL) {
+		log_warnx("plan: cannot tell the home directory (set HOME to an absolute path)");
+		free(*cwd);
+		*cwd = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int
+plan_print(int built, const char *text, const struct diags *errs)
+{
+	if (built != 0) {
+		for (size_t i = 0; i < errs->msgs.n; i++)
+			log_warnx("plan: %s", errs->msgs.v[i]);
+		return EXIT_ERROR;
+	}
+	if (fputs(text, stdout) == EOF || fflush(stdout) == EOF || ferror(stdout)) {
+		log_warn("plan: writing stdout");
+		return EXIT_ERROR;
+	}
+	return 0;
+}
+
 /*
  * The macOS profile, printed as sandbox-exec takes it. The proxies' ports are chosen when
  * srt starts on the Mac; shown here are 3128 and 1080 (the ports inside the Linux sandbox),
@@ -156,23 +188,15 @@ plan_macos(const struct opts *o)
 	    PLAN_MACOS_TAG };
 	struct diags errs = { 0 };
 	char *spath = NULL, *home = NULL, *cwd = NULL, *profile = NULL;
-	int rc = EXIT_ERROR;
+	int rc = EXIT_ERROR, built;
 
 	if (o->shell || o->unguarded) {
 		log_warnx("plan --target macos: %s applies to the linux target only",
 		    o->shell ? "--shell" : "--unguarded");
 		return EXIT_ERROR;
 	}
-	cwd = o->cwd != NULL ? realpath(o->cwd, NULL) : getcwd(NULL, 0);
-	if (cwd == NULL) {
-		log_warn("plan: %s", o->cwd != NULL ? o->cwd : "getcwd");
+	if (plan_where(o, &cwd, &home) != 0)
 		return EXIT_ERROR;
-	}
-	if ((home = path_home()) == NULL) {
-		log_warnx("plan: cannot tell the home directory (set HOME to an absolute path)");
-		free(cwd);
-		return EXIT_ERROR;
-	}
 	if (load_policy(o, &p, &s, &spath) != 0) {
 		free(cwd);
 		free(home);
@@ -195,16 +219,8 @@ plan_macos(const struct opts *o)
 	ctx.tmpdir = o->tmpdir;
 	ctx.settings_path = spath;
 	ctx.managed_path = managed_path;
-	if (plan_macos_build(&s, &ctx, &mo, &profile, &errs) != 0) {
-		for (size_t i = 0; i < errs.msgs.n; i++)
-			log_warnx("plan: %s", errs.msgs.v[i]);
-		goto out;
-	}
-	if (fputs(profile, stdout) == EOF || fflush(stdout) == EOF || ferror(stdout)) {
-		log_warn("plan: writing stdout");
-		goto out;
-	}
-	rc = 0;
+	built = plan_macos_build(&s, &ctx, &mo, &profile, &errs);
+	rc = plan_print(built, profile, &errs);
  out:
 	free(profile);
 	diags_free(&errs);
