@@ -294,7 +294,8 @@ macos-compile:
 # `make win` cross-compiles it with mingw-w64: every source but the fake, warnings as
 # errors. Natively, every source but the Win32 layer builds against the recording fake
 # (srt-win/winapi_fake.c): the program as build/tests/srt-win-fake for the bats suite, and
-# the logic linked into the unit test.
+# the logic linked into the unit test. Both link the core (libsrt) for its allocator,
+# buffer, string list and fatal errors.
 WIN_CC      ?= x86_64-w64-mingw32-gcc
 WIN_AR      ?= x86_64-w64-mingw32-ar
 # lib/compat/wincmdline.c, the Windows command line of an argv, is srt-win's as well as
@@ -318,9 +319,9 @@ WINLIB_SRC  := $(addprefix lib/core/,util.c log.c addr.c policy.c settings_core.
                    settings_schema.c domain.c upstream.c http_parse.c buf.c utf8.c \
                    decision.c proxy_fd.c proxy_listen.c cred.c sha256.c) \
                $(addprefix lib/proxyd/,evloop.c evloop_wsapoll.c socks5.c ssh_refusal.c \
-                   guard.c proxy.c proxy_dial.c proxy_relay.c decider_names.c sigv4.c) \
-               $(addprefix lib/compat/,sys_win.c resolver_win.c guard_local_win.c \
-                   relay_win.c proxy_win.c wincmdline.c)
+                   guard.c proxy.c proxy_dial.c proxy_relay.c decider_names.c sigv4.c \
+                   resolver.c resolver_query.c resolver_win.c relay.c relay_copy.c) \
+               $(addprefix lib/compat/,sys_win.c guard_local_win.c proxy_win.c wincmdline.c)
 WINLIB_OBJ  := $(WINLIB_SRC:%.c=build/win/obj/%.o)
 WINLIB      := build/win/libsrt.a
 # (clock_gettime is winpthreads'.)
@@ -370,8 +371,8 @@ build/win/obj/%.o: %.c $(VERSION_STAMP)
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WIN_CFLAGS) -c -o $@ $<
 
-build/win/srt-win.exe: $(WIN_OBJ)
-	$(WIN_CC) -o $@ $^ $(WIN_LDLIBS)
+build/win/srt-win.exe: $(WIN_OBJ) $(WINLIB)
+	$(WIN_CC) -o $@ $(WIN_OBJ) $(WINLIB) $(WIN_LDLIBS)
 
 # A console program the Wine tests run under srt-win (tests/62-srt-win-wine.bats).
 build/win/tests/%.exe: tests/helpers-win/%.c
@@ -450,11 +451,11 @@ build/win/srt-nomanaged.exe: build/win/obj/tests/helpers-win/managed_none.o \
 	$(WIN_CC) -municode -o $@ $< $(WINSRT_OBJ) $(WINSRT_LIB) $(WINLIB) -ladvapi32 \
 	    -lshell32 -lole32 $(WINLIB_LIBS)
 
-$(BUILD)/tests/srt-win-fake: $(SWN_OBJ)
+$(BUILD)/tests/srt-win-fake: $(SWN_OBJ) $(LIBSRT)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^
 
-$(BUILD)/tests/test_srtwin: tests/unit/test_srtwin.c $(filter-out %/srt-win.o,$(SWN_OBJ))
+$(BUILD)/tests/test_srtwin: tests/unit/test_srtwin.c $(filter-out %/srt-win.o,$(SWN_OBJ)) $(LIBSRT)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/unit -Isrt-win $(LDFLAGS) -o $@ $^
 
@@ -499,9 +500,9 @@ build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB) $(PATHS_H)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIB) $(PKG_LIBS)
 
-# srt-win's plan reader: its own sources (with the fake), not libsrt.
+# srt-win's plan reader: its own sources (with the fake) and the core's allocator, not libsrt.
 FUZZ_WIN_SRC := srt-win/ace.c srt-win/json.c srt-win/path.c srt-win/util.c \
-                srt-win/state.c srt-win/winapi_fake.c
+                srt-win/state.c srt-win/winapi_fake.c lib/core/util.c lib/core/log.c lib/core/buf.c lib/core/utf8.c
 build/fuzz/fuzz_winplan: tests/fuzz/fuzz_winplan.c $(FUZZ_WIN_SRC)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Isrt-win -o $@ $< $(FUZZ_WIN_SRC)

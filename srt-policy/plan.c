@@ -30,7 +30,7 @@ put_shell_word(const char *w, FILE *f)
 
 /* Prints the words of the plan's parts: NUL-terminated, or as one shell line. */
 static int
-plan_print(const struct strlist *const *part, size_t nparts, bool shell)
+plan_print_words(const struct strlist *const *part, size_t nparts, bool shell)
 {
 	size_t i, k, n = 0;
 
@@ -132,7 +132,7 @@ plan_linux(const struct opts *o)
 			log_warnx("plan: cannot build the Linux plan");
 		goto out;
 	}
-	rc = plan_print(part, 2, o->shell);
+	rc = plan_print_words(part, 2, o->shell);
  out:
 	plan_linux_free(&plan);
 	diags_free(&errs);
@@ -166,23 +166,15 @@ plan_macos(const struct opts *o)
 	    PLAN_MACOS_TAG };
 	struct diags errs = { 0 };
 	char *spath = NULL, *home = NULL, *cwd = NULL, *profile = NULL;
-	int rc = EXIT_ERROR;
+	int rc = EXIT_ERROR, built;
 
 	if (o->shell || o->unguarded) {
 		log_warnx("plan --target macos: %s applies to the linux target only",
 		    o->shell ? "--shell" : "--unguarded");
 		return EXIT_ERROR;
 	}
-	cwd = o->cwd != NULL ? realpath(o->cwd, NULL) : getcwd(NULL, 0);
-	if (cwd == NULL) {
-		log_warn("plan: %s", o->cwd != NULL ? o->cwd : "getcwd");
+	if (plan_where(o, &cwd, &home) != 0)
 		return EXIT_ERROR;
-	}
-	if ((home = path_home()) == NULL) {
-		log_warnx("plan: cannot tell the home directory (set HOME to an absolute path)");
-		free(cwd);
-		return EXIT_ERROR;
-	}
 	if (load_policy(o, &p, &s, &spath) != 0) {
 		free(cwd);
 		free(home);
@@ -205,16 +197,8 @@ plan_macos(const struct opts *o)
 	ctx.tmpdir = o->tmpdir;
 	ctx.settings_path = spath;
 	ctx.managed_path = managed_path;
-	if (plan_macos_build(&s, &ctx, &mo, &profile, &errs) != 0) {
-		for (size_t i = 0; i < errs.msgs.n; i++)
-			log_warnx("plan: %s", errs.msgs.v[i]);
-		goto out;
-	}
-	if (fputs(profile, stdout) == EOF || fflush(stdout) == EOF || ferror(stdout)) {
-		log_warn("plan: writing stdout");
-		goto out;
-	}
-	rc = 0;
+	built = plan_macos_build(&s, &ctx, &mo, &profile, &errs);
+	rc = plan_print(built, profile, &errs);
  out:
 	free(profile);
 	diags_free(&errs);

@@ -20,21 +20,15 @@ plan_windows(const struct opts *o)
 	struct settings s;
 	struct policy *p;
 	char *spath = NULL, *home = NULL, *cwd = NULL, *text = NULL;
-	int rc = EXIT_ERROR, loaded = 0;
+	int rc = EXIT_ERROR, loaded = 0, built;
 
 	if (o->tmpdir != NULL || o->unguarded) {
 		log_warnx("plan --target windows: %s applies to other targets only",
 		    o->tmpdir != NULL ? "--tmpdir" : "--unguarded");
 		return EXIT_ERROR;
 	}
-	if ((cwd = o->cwd != NULL ? realpath(o->cwd, NULL) : getcwd(NULL, 0)) == NULL) {
-		log_warn("plan: %s", o->cwd != NULL ? o->cwd : "getcwd");
+	if (plan_where(o, &cwd, &home) != 0)
 		goto out;
-	}
-	if ((home = path_home()) == NULL) {
-		log_warnx("plan: cannot tell the home directory (set HOME to an absolute path)");
-		goto out;
-	}
 	if (load_policy(o, &p, &s, &spath) != 0)
 		goto out;
 	policy_free(p);
@@ -48,16 +42,8 @@ plan_windows(const struct opts *o)
 	ctx.cwd = cwd;
 	ctx.home = home;
 	ctx.settings_path = spath;
-	if (plan_windows_text(&s, &ctx, &text, &errs) != 0) {
-		for (size_t i = 0; i < errs.msgs.n; i++)
-			log_warnx("plan: %s", errs.msgs.v[i]);
-		goto out;
-	}
-	if (fputs(text, stdout) == EOF || fflush(stdout) == EOF || ferror(stdout)) {
-		log_warn("plan: writing stdout");
-		goto out;
-	}
-	rc = 0;
+	built = plan_windows_text(&s, &ctx, &text, &errs);
+	rc = plan_print(built, text, &errs);
 out:
 	free(text);
 	diags_free(&errs);

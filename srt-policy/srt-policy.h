@@ -43,6 +43,13 @@ int cmd_match(const struct opts *o);
 
 /* plan.c */
 int cmd_plan(const struct opts *o);
+/* The working directory (--cwd, resolved) and the home directory a plan is made for: 0,
+ * or -1 with a message and nothing to free. */
+int plan_where(const struct opts *o, char **cwd, char **home);
+/* The plan's text on stdout when it was built (built 0), else errs: 0, or EXIT_ERROR
+ * with a message. */
+struct diags;
+int plan_print(int built, const char *text, const struct diags *errs);
 
 /* plan_windows.c */
 int plan_windows(const struct opts *o);

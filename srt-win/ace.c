@@ -69,19 +69,19 @@ ace_mask(int deny, unsigned r)
 }
 
 const char *
-ace_rights_json(unsigned r, struct sbuf *b)
+ace_rights_json(unsigned r, struct buf *b)
 {
 	const char *sep = "";
 
-	sb_puts(b, "[");
+	buf_adds(b, "[");
 	for (size_t i = 0; i < NRIGHTS; i++) {
 		if (!(r & rights[i].bit))
 			continue;
-		sb_printf(b, "%s\"%s\"", sep, rights[i].name);
+		buf_addf(b, "%s\"%s\"", sep, rights[i].name);
 		sep = ",";
 	}
-	sb_puts(b, "]");
-	return b->p;
+	buf_adds(b, "]");
+	return buf_str(b);
 }
 
 void
@@ -93,7 +93,7 @@ plan_add(struct sw_plan *p, int deny, const char *path, unsigned r, int inherit)
 			return;
 	if (p->n == p->cap) {
 		p->cap = p->cap ? p->cap * 2 : 16;
-		p->v = xrealloc(p->v, p->cap, sizeof(*p->v));
+		p->v = xreallocarray(p->v, p->cap, sizeof(*p->v));
 	}
 	p->v[p->n].deny = deny;
 	p->v[p->n].path = xstrdup(path);

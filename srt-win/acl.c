@@ -24,7 +24,7 @@ results_add(struct acl_results *r, const char *path, const char *status)
 		return;
 	if (r->n == r->cap) {
 		r->cap = r->cap ? r->cap * 2 : 16;
-		r->v = xrealloc(r->v, r->cap, sizeof(*r->v));
+		r->v = xreallocarray(r->v, r->cap, sizeof(*r->v));
 	}
 	r->v[r->n].path = xstrdup(path);
 	r->v[r->n++].status = status;
@@ -33,17 +33,17 @@ results_add(struct acl_results *r, const char *path, const char *status)
 void
 results_print(const struct acl_results *r, FILE *f)
 {
-	struct sbuf b = { 0 };
+	struct buf b = { 0 };
 
-	sb_puts(&b, "[");
+	buf_adds(&b, "[");
 	for (size_t i = 0; i < r->n; i++) {
-		sb_puts(&b, i ? ",{\"path\":" : "{\"path\":");
-		sb_json_str(&b, r->v[i].path);
-		sb_printf(&b, ",\"status\":\"%s\"}", r->v[i].status);
+		buf_adds(&b, i ? ",{\"path\":" : "{\"path\":");
+		buf_add_jstrs(&b, r->v[i].path);
+		buf_addf(&b, ",\"status\":\"%s\"}", r->v[i].status);
 	}
-	sb_puts(&b, "]\n");
-	fputs(b.p, f);
-	free(b.p);
+	buf_adds(&b, "]\n");
+	fputs(buf_str(&b), f);
+	buf_free(&b);
 }
 
 void
@@ -53,6 +53,18 @@ results_free(struct acl_results *r)
 		free(r->v[i].path);
 	free(r->v);
 	memset(r, 0, sizeof(*r));
+}
+
+/* The same on both systems (the fake's DACLs and Windows' are read into one shape). */
+void
+wa_dacl_free(struct wa_dacl *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		free(d->v[i].sid);
+		free(d->v[i].raw);
+	}
+	free(d->v);
+	memset(d, 0, sizeof(*d));
 }
 
 static int
@@ -81,7 +93,7 @@ dacl_insert(struct wa_dacl *d, const struct wa_ace *a)
 	if (a->deny)
 		for (at = 0; at < d->n && d->v[at].deny == 1; at++)
 			;
-	d->v = xrealloc(d->v, d->n + 1, sizeof(*d->v));
+	d->v = xreallocarray(d->v, d->n + 1, sizeof(*d->v));
 	memmove(&d->v[at + 1], &d->v[at], (d->n - at) * sizeof(*d->v));
 	d->v[at].deny = a->deny;
 	d->v[at].sid = xstrdup(a->sid);
@@ -116,9 +128,9 @@ held_elsewhere(const struct state *st, const char *path, const struct wa_ace *a,
 /* Create a missing deny target and the directories above it that are missing; made gets
  * what was created, outermost first. */
 static int
-placeholder(const char *p, int dir, struct strv *made)
+placeholder(const char *p, int dir, struct strlist *made)
 {
-	struct strv up = { 0 };
+	struct strlist up = { 0 };
 	enum wa_kind k;
 	char *cur = xstrdup(p), *par;
 	int rc = -1;
@@ -134,26 +146,26 @@ placeholder(const char *p, int dir, struct strv *made)
 		}
 		free(cur);
 		cur = xstrdup(par);
-		strv_push_owned(&up, par);
+		strlist_push_owned(&up, par);
 	}
 	for (size_t i = up.n; i-- > 0; ) {
 		if (wa_mkdir(up.v[i]) != 0)
 			goto out;
-		strv_push(made, up.v[i]);
+		strlist_push(made, up.v[i]);
 	}
 	if ((dir ? wa_mkdir(p) : wa_mkfile(p)) != 0)
 		goto out;
-	strv_push(made, p);
+	strlist_push(made, p);
 	rc = 0;
 out:
 	free(cur);
-	strv_free(&up);
+	strlist_free(&up);
 	return rc;
 }
 
 /* Remove what placeholder() made, innermost first, while each is empty. */
 static void
-placeholder_remove(const struct strv *made)
+placeholder_remove(const struct strlist *made)
 {
 	for (size_t i = made->n; i-- > 0; )
 		if (wa_remove_empty(made->v[i]) != 0)
@@ -170,11 +182,11 @@ by_length(const void *a, const void *b)
 
 /* to gets the first n placeholders of from, kept outermost first. */
 static void
-adopt(struct strv *to, const struct strv *from, size_t n)
+adopt(struct strlist *to, const struct strlist *from, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!strv_contains(to, from->v[i]))
-			strv_push(to, from->v[i]);
+		if (!strlist_contains(to, from->v[i]))
+			strlist_push(to, from->v[i]);
 	if (to->n > 1)
 		qsort(to->v, to->n, sizeof(char *), by_length);
 }
@@ -184,14 +196,14 @@ adopt(struct strv *to, const struct strv *from, size_t n)
 static void
 drop_released(struct state *st, char *sel)
 {
-	struct strv *mades = NULL;
+	struct strlist *mades = NULL;
 	size_t nm = 0;
 
 	for (size_t i = st->n; i-- > 0; ) {
 		if (sel[i] != 2 && sel[i] != 3)
 			continue;
 		if (st->v[i].made.n > 0) {
-			mades = xrealloc(mades, nm + 1, sizeof(*mades));
+			mades = xreallocarray(mades, nm + 1, sizeof(*mades));
 			mades[nm++] = st->v[i].made;
 			memset(&st->v[i].made, 0, sizeof(st->v[i].made));
 		}
@@ -215,7 +227,7 @@ drop_released(struct state *st, char *sel)
 			if (wa_remove_empty(mades[m].v[k]) != 0)
 				break;
 		}
-		strv_free(&mades[m]);
+		strlist_free(&mades[m]);
 	}
 	free(mades);
 }
@@ -317,7 +329,7 @@ acl_release(struct state *st, rec_match_fn match, const void *arg,
  * they rank above the deny as well. */
 static void
 expand_profile_denies(const struct state *st, const struct sw_plan *in,
-    const struct strv *spare, struct sw_plan *out)
+    const struct strlist *spare, struct sw_plan *out)
 {
 	size_t i, k, j;
 
@@ -352,7 +364,7 @@ apply_path(struct state *st, const struct sw_plan *plan, size_t first, const cha
     struct acl_results *res, int *skipped)
 {
 	const char *p = plan->v[first].path;
-	struct strv made = { 0 };
+	struct strlist made = { 0 };
 	struct wa_dacl d = { 0 };
 	enum wa_kind kd;
 	int has_deny = 0, want_dir = 0, changed = 0, rc = -1, made_given = 0;
@@ -381,7 +393,7 @@ apply_path(struct state *st, const struct sw_plan *plan, size_t first, const cha
 			sw_err("system", "srt-win: cannot make a placeholder for the deny on %s: "
 			    "%s", p, wa_error());
 			placeholder_remove(&made);
-			strv_free(&made);
+			strlist_free(&made);
 			return -1;
 		}
 		kd = want_dir ? WA_DIR : WA_FILE;
@@ -441,14 +453,14 @@ out:
 	if (rc != 0)
 		placeholder_remove(&made);
 	wa_dacl_free(&d);
-	strv_free(&made);
+	strlist_free(&made);
 	free(final);
 	return rc;
 }
 
 int
 acl_apply(struct state *st, const struct sw_plan *in, const char *sid, enum rec_kind kind,
-    unsigned long pid, uint64_t start, const char *root, const struct strv *spare,
+    unsigned long pid, uint64_t start, const char *root, const struct strlist *spare,
     struct acl_results *res)
 {
 	struct sw_plan plan = { 0 };
@@ -494,7 +506,7 @@ acl_apply(struct state *st, const struct sw_plan *in, const char *sid, enum rec_
 static int
 match_dead(const struct rec *r, const void *arg)
 {
-	const struct strv *dead = arg;
+	const struct strlist *dead = arg;
 	char pid[32];
 
 	snprintf(pid, sizeof(pid), "%lu", r->pid);
@@ -509,7 +521,7 @@ match_dead(const struct rec *r, const void *arg)
 int
 acl_recover(struct state *st, size_t *aces)
 {
-	struct strv dead = { 0 };
+	struct strlist dead = { 0 };
 	struct acl_results res = { 0 };
 	char pid[32];
 	int n;
@@ -520,11 +532,11 @@ acl_recover(struct state *st, size_t *aces)
 		if (r->kind != RK_GRANT && r->kind != RK_STAMP && r->kind != RK_EXEC)
 			continue;
 		snprintf(pid, sizeof(pid), "%lu", r->pid);
-		if (strv_contains(&dead, pid))
+		if (strlist_contains(&dead, pid))
 			continue;
 		/* Alive, or cannot tell: keep. Only a holder known gone is released. */
 		if (wa_process_alive(r->pid, r->start, NULL) == 0)
-			strv_push(&dead, pid);
+			strlist_push(&dead, pid);
 	}
 	n = (int)dead.n;
 	if (n > 0) {
@@ -535,6 +547,6 @@ acl_recover(struct state *st, size_t *aces)
 	for (size_t i = 0; i < res.n; i++)
 		*aces += strcmp(res.v[i].status, "revoked") == 0;
 	results_free(&res);
-	strv_free(&dead);
+	strlist_free(&dead);
 	return n;
 }

@@ -206,7 +206,7 @@ acl_grant_or_stamp(int argc, char **argv, int stamp)
 {
 	const char *cmd = stamp ? "stamp" : "grant", *pid_s = NULL, *sid = NULL;
 	int json = 0, persistent = 0, rc, r;
-	struct strv rest = { 0 }, excl = { 0 };
+	struct strlist rest = { 0 }, excl = { 0 };
 	struct acl_results res = { 0 };
 	struct sw_plan plan = { 0 };
 	struct state st;
@@ -229,8 +229,8 @@ acl_grant_or_stamp(int argc, char **argv, int stamp)
 
 	rc = opts_parse(stamp ? "acl stamp" : "acl grant", argc, argv, stamp ? stamp_opts :
 	    grant_opts, &rest, 0);
-	strv_free(&rest);
-	strv_free(&excl);       /* exclusions are the profile grant's; none is recorded */
+	strlist_free(&rest);
+	strlist_free(&excl);       /* exclusions are the profile grant's; none is recorded */
 	if (rc != 0 || holder_args(cmd, pid_s, sid, &pid) != 0)
 		return SW_EUSAGE;
 	if (read_plan(cmd, &plan) != 0)
@@ -271,7 +271,7 @@ acl_revoke_or_restore(int argc, char **argv, int restore)
 {
 	const char *cmd = restore ? "restore" : "revoke", *pid_s = NULL, *sid = NULL;
 	int json = 0, rc;
-	struct strv rest = { 0 };
+	struct strlist rest = { 0 };
 	struct acl_results res = { 0 };
 	struct holder_match m;
 	struct state st;
@@ -284,7 +284,7 @@ acl_revoke_or_restore(int argc, char **argv, int restore)
 	};
 
 	rc = opts_parse(restore ? "acl restore" : "acl revoke", argc, argv, o, &rest, 0);
-	strv_free(&rest);
+	strlist_free(&rest);
 	if (rc != 0 || holder_args(cmd, pid_s, sid, &pid) != 0)
 		return SW_EUSAGE;
 	if (state_open(&st) != 0)
@@ -321,7 +321,7 @@ static int
 acl_forget(int argc, char **argv)
 {
 	int all = 0, force = 0, json = 0, rc = SW_OK;
-	struct strv roots = { 0 };
+	struct strlist roots = { 0 };
 	struct acl_results res = { 0 };
 	struct state st;
 	const struct opt o[] = {
@@ -335,20 +335,20 @@ acl_forget(int argc, char **argv)
 		return SW_EUSAGE;
 	if (all == (roots.n > 0)) {
 		sw_err("usage", "srt-win: acl forget: name the roots to forget, or pass --all");
-		strv_free(&roots);
+		strlist_free(&roots);
 		return SW_EUSAGE;
 	}
 	if (state_open(&st) != 0) {
-		strv_free(&roots);
+		strlist_free(&roots);
 		return SW_ESYSTEM;
 	}
 	recover_quietly(&st);
 	if (all && !force) {
-		struct sbuf b = { 0 };
-		struct strv seen = { 0 };
+		struct buf b = { 0 };
+		struct strlist seen = { 0 };
 		int held = 0;
 
-		sb_puts(&b, "{\"held_by\":[");
+		buf_adds(&b, "{\"held_by\":[");
 		for (size_t i = 0; i < st.n; i++) {
 			const struct rec *r = &st.v[i];
 			char *key;
@@ -358,28 +358,28 @@ acl_forget(int argc, char **argv)
 				continue;
 			/* One line per session and root, whatever it holds there. */
 			key = xasprintf("%lu %s", r->pid, r->root != NULL ? r->root : r->path);
-			if (strv_contains(&seen, key)) {
+			if (strlist_contains(&seen, key)) {
 				free(key);
 				continue;
 			}
-			strv_push_owned(&seen, key);
-			sb_printf(&b, "%s{\"pid\":%lu,\"kind\":\"kept_root\",\"path\":",
+			strlist_push_owned(&seen, key);
+			buf_addf(&b, "%s{\"pid\":%lu,\"kind\":\"kept_root\",\"path\":",
 			    held++ ? "," : "", r->pid);
-			sb_json_str(&b, r->root != NULL ? r->root : r->path);
-			sb_puts(&b, "}");
+			buf_add_jstrs(&b, r->root != NULL ? r->root : r->path);
+			buf_adds(&b, "}");
 		}
-		sb_puts(&b, "]}\n");
-		strv_free(&seen);
+		buf_adds(&b, "]}\n");
+		strlist_free(&seen);
 		if (held) {
-			fputs(b.p, stdout);
-			free(b.p);
+			fputs(buf_str(&b), stdout);
+			buf_free(&b);
 			sw_err("held_by_others", "srt-win: acl forget --all: sessions run on the "
 			    "kept roots; nothing was removed (--force removes them anyway)");
 			state_close(&st);
-			strv_free(&roots);
+			strlist_free(&roots);
 			return SW_EHELD;
 		}
-		free(b.p);
+		buf_free(&b);
 	}
 	if (all) {
 		if (acl_release(&st, match_root, NULL, &res) != 0)
@@ -404,7 +404,7 @@ acl_forget(int argc, char **argv)
 		free(final);
 		free(c);
 	}
-	strv_free(&roots);
+	strlist_free(&roots);
 	return finish(&st, &res, json, rc);
 }
 
@@ -412,7 +412,7 @@ static int
 acl_recover_cmd(int argc, char **argv)
 {
 	int json = 0, dead;
-	struct strv rest = { 0 };
+	struct strlist rest = { 0 };
 	struct state st;
 	size_t aces;
 	const struct opt o[] = {
@@ -441,7 +441,7 @@ acl_recover_cmd(int argc, char **argv)
 static int
 acl_list(int argc, char **argv)
 {
-	struct strv rest = { 0 };
+	struct strlist rest = { 0 };
 	struct state st;
 	char *text;
 	const struct opt o[] = { { NULL, OT_FLAG, NULL } };

@@ -15,14 +15,14 @@ cmdline_join(char *const *argv)
 	char *line = wincmdline_join(argv);
 
 	if (line == NULL)
-		sw_fatal("srt-win: out of memory");
+		fatalx("srt-win: out of memory");
 	return line;
 }
 
 int
-cmdline_split(const char *s, struct strv *out)
+cmdline_split(const char *s, struct strlist *out)
 {
-	struct sbuf cur = { 0 };
+	struct buf cur = { 0 };
 	int inq, have;
 
 	memset(out, 0, sizeof(*out));
@@ -34,12 +34,12 @@ cmdline_split(const char *s, struct strv *out)
 
 		if (e == NULL)
 			e = s + strlen(s);
-		strv_push_owned(out, xstrndup(s + 1, (size_t)(e - s - 1)));
+		strlist_push_owned(out, xstrndup(s + 1, (size_t)(e - s - 1)));
 		s = *e ? e + 1 : e;
 	} else if (*s) {
 		size_t n = strcspn(s, " \t");
 
-		strv_push_owned(out, xstrndup(s, n));
+		strlist_push_owned(out, xstrndup(s, n));
 		s += n;
 	}
 	for (;;) {
@@ -49,9 +49,8 @@ cmdline_split(const char *s, struct strv *out)
 			break;
 		inq = 0;
 		have = 0;
-		sb_add(&cur, "", 0);
-		cur.len = 0;
-		cur.p[0] = '\0';
+		buf_add(&cur, "", 0);
+		buf_reset(&cur);
 		while (*s && (inq || (*s != ' ' && *s != '\t'))) {
 			size_t bs = 0;
 
@@ -61,12 +60,12 @@ cmdline_split(const char *s, struct strv *out)
 			}
 			if (*s == '"') {
 				for (size_t i = 0; i < bs / 2; i++)
-					sb_add(&cur, "\\", 1);
+					buf_add(&cur, "\\", 1);
 				if (bs % 2) {
-					sb_add(&cur, "\"", 1);
+					buf_add(&cur, "\"", 1);
 					s++;
 				} else if (inq && s[1] == '"') {
-					sb_add(&cur, "\"", 1);      /* "" inside quotes */
+					buf_add(&cur, "\"", 1);      /* "" inside quotes */
 					s += 2;
 				} else {
 					inq = !inq;
@@ -74,15 +73,15 @@ cmdline_split(const char *s, struct strv *out)
 				}
 			} else {
 				for (size_t i = 0; i < bs; i++)
-					sb_add(&cur, "\\", 1);
+					buf_add(&cur, "\\", 1);
 				if (*s && (inq || (*s != ' ' && *s != '\t')))
-					sb_add(&cur, s++, 1);
+					buf_add(&cur, s++, 1);
 			}
 			have = 1;
 		}
 		if (have)
-			strv_push(out, cur.p);
+			strlist_push(out, buf_str(&cur));
 	}
-	free(cur.p);
+	buf_free(&cur);
 	return 0;
 }

@@ -103,7 +103,7 @@ env_get(char *const *env, const char *name)
 }
 
 void
-env_set(struct strv *env, const char *name, const char *value)
+env_set(struct strlist *env, const char *name, const char *value)
 {
 	size_t n = strlen(name);
 	const char *sp = spelling(name, n);
@@ -119,7 +119,7 @@ env_set(struct strv *env, const char *name, const char *value)
 		} else
 			i++;
 	}
-	strv_push_owned(env, xasprintf("%s=%s", sp != NULL ? sp : name, value));
+	strlist_push_owned(env, xasprintf("%s=%s", sp != NULL ? sp : name, value));
 }
 
 static int
@@ -140,7 +140,7 @@ name_cmp(const void *a, const void *b)
 }
 
 void
-env_build(char *const *base, char *const *overlay, struct strv *out)
+env_build(char *const *base, char *const *overlay, struct strlist *out)
 {
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; essentials[i] != NULL; i++) {
@@ -165,7 +165,7 @@ env_build(char *const *base, char *const *overlay, struct strv *out)
 }
 
 void
-env_proxies(struct strv *overlay, int http_port, int socks_port)
+env_proxies(struct strlist *overlay, int http_port, int socks_port)
 {
 	char *http = xasprintf("http://127.0.0.1:%d", http_port);
 	char *socks = xasprintf("socks5h://127.0.0.1:%d", socks_port);

@@ -18,19 +18,19 @@
 struct exec_opts {
 	int quiet, write_restricted, allow_loopback;
 	const char *held_by, *cwd;
-	struct strv write_roots, deny_read, deny_read_except, deny_write, env, cmd;
+	struct strlist write_roots, deny_read, deny_read_except, deny_write, env, cmd;
 	const struct sw_plan *plan;             /* launch: granted for the command */
 };
 
 static void
 exec_opts_free(struct exec_opts *o)
 {
-	strv_free(&o->write_roots);
-	strv_free(&o->deny_read);
-	strv_free(&o->deny_read_except);
-	strv_free(&o->deny_write);
-	strv_free(&o->env);
-	strv_free(&o->cmd);
+	strlist_free(&o->write_roots);
+	strlist_free(&o->deny_read);
+	strlist_free(&o->deny_read_except);
+	strlist_free(&o->deny_write);
+	strlist_free(&o->env);
+	strlist_free(&o->cmd);
 }
 
 struct self_match {
@@ -46,7 +46,7 @@ match_self(const struct rec *r, const void *arg)
 }
 
 static int
-check_env(const struct strv *env)
+check_env(const struct strlist *env)
 {
 	for (size_t i = 0; i < env->n; i++) {
 		const char *eq = strchr(env->v[i], '=');
@@ -74,7 +74,7 @@ check_env(const struct strv *env)
 static int
 exec_denies(const struct exec_opts *o, struct sw_plan *plan)
 {
-	const struct strv *lists[2] = { &o->deny_read, &o->deny_write };
+	const struct strlist *lists[2] = { &o->deny_read, &o->deny_write };
 
 	for (int l = 0; l < 2; l++) {
 		for (size_t i = 0; i < lists[l]->n; i++) {
@@ -171,17 +171,17 @@ exec_apply(struct exec_opts *o, const struct sw_plan *denies,
 
 /* The runner's command line: srt-win runner, its options, -- and the command. */
 static void
-exec_runner_argv(const struct exec_opts *o, const char *selfp, struct strv *argv)
+exec_runner_argv(const struct exec_opts *o, const char *selfp, struct strlist *argv)
 {
-	strv_push(argv, selfp);
-	strv_push(argv, "runner");
+	strlist_push(argv, selfp);
+	strlist_push(argv, "runner");
 	/* Always: what BUILTIN\Users may write (ProgramData, Public, ...) must not be
 	 * writable by a sandboxed command, and kept roots are written only with their
 	 * capability SID. --write-restricted-token is taken for the reference's callers. */
-	strv_push(argv, "--write-restricted-token");
+	strlist_push(argv, "--write-restricted-token");
 	for (size_t i = 0; i < o->write_roots.n; i++) {
-		strv_push(argv, "--write-root");
-		strv_push(argv, o->write_roots.v[i]);
+		strlist_push(argv, "--write-root");
+		strlist_push(argv, o->write_roots.v[i]);
 	}
 	/* PATH and PATHEXT are the broker's unless given. */
 	{
@@ -192,18 +192,18 @@ exec_runner_argv(const struct exec_opts *o, const char *selfp, struct strv *argv
 			const char *v = env_get(env, names[i]);
 
 			if (v != NULL && env_get(o->env.v, names[i]) == NULL) {
-				strv_push(argv, "--env");
-				strv_push_owned(argv, xasprintf("%s=%s", names[i], v));
+				strlist_push(argv, "--env");
+				strlist_push_owned(argv, xasprintf("%s=%s", names[i], v));
 			}
 		}
 	}
 	for (size_t i = 0; i < o->env.n; i++) {
-		strv_push(argv, "--env");
-		strv_push(argv, o->env.v[i]);
+		strlist_push(argv, "--env");
+		strlist_push(argv, o->env.v[i]);
 	}
-	strv_push(argv, "--");
+	strlist_push(argv, "--");
 	for (size_t i = 0; i < o->cmd.n; i++)
-		strv_push(argv, o->cmd.v[i]);
+		strlist_push(argv, o->cmd.v[i]);
 }
 
 static int
@@ -211,7 +211,7 @@ exec_run(struct exec_opts *o)
 {
 	struct install_record rec = { 0 };
 	struct sw_plan denies = { 0 };
-	struct strv argv = { 0 };
+	struct strlist argv = { 0 };
 	struct wa_spawn sp = { 0 };
 	enum wa_logon why;
 	unsigned long held = 0, self = wa_pid();
@@ -287,7 +287,7 @@ out:
 	if (applied)
 		release_own(self);
 	plan_free(&denies);
-	strv_free(&argv);
+	strlist_free(&argv);
 	free(selfp);
 	install_record_free(&rec);
 	return rc;
@@ -393,9 +393,9 @@ launch_read_plan(const char *path, struct sw_plan *plan)
 
 /* The proxies' variables for the ports, where the command's environment sets none. */
 static void
-launch_proxy_env(struct strv *env, int http, int socks)
+launch_proxy_env(struct strlist *env, int http, int socks)
 {
-	struct strv proxies = { 0 };
+	struct strlist proxies = { 0 };
 
 	env_proxies(&proxies, http, socks);
 	for (size_t i = 0; i < proxies.n; i++) {
@@ -403,10 +403,10 @@ launch_proxy_env(struct strv *env, int http, int socks)
 		char *name = xstrndup(proxies.v[i], (size_t)(eq - proxies.v[i]));
 
 		if (env_get(env->v, name) == NULL)
-			strv_push(env, proxies.v[i]);
+			strlist_push(env, proxies.v[i]);
 		free(name);
 	}
-	strv_free(&proxies);
+	strlist_free(&proxies);
 }
 
 int

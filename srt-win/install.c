@@ -87,19 +87,19 @@ bad:
 static char *
 install_record_json(const struct install_record *r)
 {
-	struct sbuf b = { 0 };
+	struct buf b = { 0 };
 
-	sb_printf(&b, "{\"version\":%d,\"user\":", r->version);
-	sb_json_str(&b, r->user);
-	sb_puts(&b, ",\"sid\":");
-	sb_json_str(&b, r->sid);
-	sb_puts(&b, ",\"password\":");
-	sb_json_str(&b, r->password);
-	sb_puts(&b, ",\"sublayer\":");
-	sb_json_str(&b, r->sublayer);
-	sb_printf(&b, ",\"port_range\":[%d,%d],\"allow_loopback\":%s}", r->port_lo,
+	buf_addf(&b, "{\"version\":%d,\"user\":", r->version);
+	buf_add_jstrs(&b, r->user);
+	buf_adds(&b, ",\"sid\":");
+	buf_add_jstrs(&b, r->sid);
+	buf_adds(&b, ",\"password\":");
+	buf_add_jstrs(&b, r->password);
+	buf_adds(&b, ",\"sublayer\":");
+	buf_add_jstrs(&b, r->sublayer);
+	buf_addf(&b, ",\"port_range\":[%d,%d],\"allow_loopback\":%s}", r->port_lo,
 	    r->port_hi, r->allow_loopback ? "true" : "false");
-	return b.p;
+	return buf_steal(&b);
 }
 
 static int
@@ -170,45 +170,45 @@ install_dry_run_json(const struct install_opts *o)
 {
 	struct wa_filter f[8];
 	size_t n = install_filters(o, o->user, f, 8);
-	struct sbuf b = { 0 };
+	struct buf b = { 0 };
 
-	sb_puts(&b, "{\"account\":{\"name\":");
-	sb_json_str(&b, o->user);
-	sb_puts(&b, ",\"comment\":");
-	sb_json_str(&b, ACCOUNT_COMMENT);
-	sb_puts(&b, ",\"member_of\":[");
-	sb_json_str(&b, SW_GROUP);
-	sb_puts(&b, "],\"password\":\"random, 32 characters, kept in the machine record\"},"
+	buf_adds(&b, "{\"account\":{\"name\":");
+	buf_add_jstrs(&b, o->user);
+	buf_adds(&b, ",\"comment\":");
+	buf_add_jstrs(&b, ACCOUNT_COMMENT);
+	buf_adds(&b, ",\"member_of\":[");
+	buf_add_jstrs(&b, SW_GROUP);
+	buf_adds(&b, "],\"password\":\"random, 32 characters, kept in the machine record\"},"
 	    "\"group\":{\"name\":");
-	sb_json_str(&b, SW_GROUP);
-	sb_puts(&b, ",\"comment\":");
-	sb_json_str(&b, GROUP_COMMENT);
-	sb_puts(&b, "},\"sublayer\":");
-	sb_json_str(&b, o->sublayer);
-	sb_printf(&b, ",\"port_range\":[%d,%d],\"allow_loopback\":%s,\"filters\":[",
+	buf_add_jstrs(&b, SW_GROUP);
+	buf_adds(&b, ",\"comment\":");
+	buf_add_jstrs(&b, GROUP_COMMENT);
+	buf_adds(&b, "},\"sublayer\":");
+	buf_add_jstrs(&b, o->sublayer);
+	buf_addf(&b, ",\"port_range\":[%d,%d],\"allow_loopback\":%s,\"filters\":[",
 	    o->port_lo, o->port_hi, o->allow_loopback ? "true" : "false");
 	for (size_t i = 0; i < n; i++) {
-		sb_puts(&b, i ? ",{\"name\":" : "{\"name\":");
-		sb_json_str(&b, f[i].name);
-		sb_printf(&b, ",\"layer\":\"FWPM_LAYER_ALE_AUTH_CONNECT_V%d\",\"action\":\"%s\","
+		buf_adds(&b, i ? ",{\"name\":" : "{\"name\":");
+		buf_add_jstrs(&b, f[i].name);
+		buf_addf(&b, ",\"layer\":\"FWPM_LAYER_ALE_AUTH_CONNECT_V%d\",\"action\":\"%s\","
 		    "\"user\":", f[i].v6 ? 6 : 4, f[i].permit ? "permit" : "block");
-		sb_json_str(&b, f[i].user_sid);
+		buf_add_jstrs(&b, f[i].user_sid);
 		if (f[i].loopback)
-			sb_printf(&b, ",\"remote_address\":\"%s\"", f[i].v6 ? "::1/128" :
+			buf_addf(&b, ",\"remote_address\":\"%s\"", f[i].v6 ? "::1/128" :
 			    "127.0.0.0/8");
 		if (f[i].port_lo != 0)
-			sb_printf(&b, ",\"remote_ports\":[%d,%d]", f[i].port_lo, f[i].port_hi);
-		sb_printf(&b, ",\"weight\":%u,\"persistent\":true}", (unsigned)f[i].weight);
+			buf_addf(&b, ",\"remote_ports\":[%d,%d]", f[i].port_lo, f[i].port_hi);
+		buf_addf(&b, ",\"weight\":%u,\"persistent\":true}", (unsigned)f[i].weight);
 	}
-	sb_puts(&b, "]}\n");
-	return b.p;
+	buf_adds(&b, "]}\n");
+	return buf_steal(&b);
 }
 
 static int
 install_parse(const char *cmd, int argc, char **argv, struct install_opts *o, int install)
 {
 	const char *range = NULL;
-	struct strv rest = { 0 };
+	struct strlist rest = { 0 };
 	const struct opt iopts[] = {
 		{ "--sandbox-user", OT_STR, &o->user },
 		{ "--sublayer-guid", OT_STR, &o->sublayer },
@@ -227,7 +227,7 @@ install_parse(const char *cmd, int argc, char **argv, struct install_opts *o, in
 	};
 	int rc = opts_parse(cmd, argc, argv, install ? iopts : uopts, &rest, 0);
 
-	strv_free(&rest);
+	strlist_free(&rest);
 	if (rc != 0)
 		return -1;
 	o->port_lo = SW_PORT_LO;
@@ -260,7 +260,7 @@ install_parse(const char *cmd, int argc, char **argv, struct install_opts *o, in
 static int
 elevate(const char *cmd, int argc, char **argv)
 {
-	struct strv a = { 0 };
+	struct strlist a = { 0 };
 	char *self = NULL;
 	int status, r;
 
@@ -268,13 +268,13 @@ elevate(const char *cmd, int argc, char **argv)
 		sw_err("system", "srt-win: %s: own path: %s", cmd, wa_error());
 		return SW_ESYSTEM;
 	}
-	strv_push_owned(&a, self);
-	strv_push(&a, cmd);
+	strlist_push_owned(&a, self);
+	strlist_push(&a, cmd);
 	for (int i = 0; i < argc; i++)
-		strv_push(&a, argv[i]);
-	strv_push(&a, "--elevated-step");
+		strlist_push(&a, argv[i]);
+	strlist_push(&a, "--elevated-step");
 	r = wa_run_elevated(a.v, &status);
-	strv_free(&a);
+	strlist_free(&a);
 	if (r == 1) {
 		sw_err("cancelled", "srt-win: %s: the elevation prompt was declined; nothing "
 		    "was changed", cmd);
@@ -501,7 +501,7 @@ cmd_uninstall(int argc, char **argv)
 
 /* The user object of status and user status. */
 static void
-user_json(struct sbuf *b)
+user_json(struct buf *b)
 {
 	struct install_record rec = { 0 };
 	char *sid = NULL, *gsid = NULL, *me = NULL;
@@ -511,30 +511,30 @@ user_json(struct sbuf *b)
 	name = had == 0 ? rec.user : SW_DEFAULT_USER;
 	exists = wa_account_sid(name, &sid) == 0;
 	gexists = wa_account_sid(SW_GROUP, &gsid) == 0;
-	sb_puts(b, "{\"user\":{\"name\":");
-	sb_json_str(b, name);
-	sb_printf(b, ",\"exists\":%s", exists ? "true" : "false");
+	buf_adds(b, "{\"user\":{\"name\":");
+	buf_add_jstrs(b, name);
+	buf_addf(b, ",\"exists\":%s", exists ? "true" : "false");
 	if (exists) {
-		sb_puts(b, ",\"sid\":");
-		sb_json_str(b, sid);
+		buf_adds(b, ",\"sid\":");
+		buf_add_jstrs(b, sid);
 	}
-	sb_printf(b, ",\"group_exists\":%s", gexists ? "true" : "false");
+	buf_addf(b, ",\"group_exists\":%s", gexists ? "true" : "false");
 	if (gexists) {
-		sb_puts(b, ",\"group_sid\":");
-		sb_json_str(b, gsid);
+		buf_adds(b, ",\"group_sid\":");
+		buf_add_jstrs(b, gsid);
 	}
-	sb_printf(b, ",\"in_sandbox_group\":%s}", exists && gexists &&
+	buf_addf(b, ",\"in_sandbox_group\":%s}", exists && gexists &&
 	    wa_group_has(SW_GROUP, name) == 1 ? "true" : "false");
-	sb_printf(b, ",\"cred_present\":%s", had == 0 ? "true" : "false");
+	buf_addf(b, ",\"cred_present\":%s", had == 0 ? "true" : "false");
 	if (had == 0)
-		sb_printf(b, ",\"marker_version\":%d", rec.version);
-	sb_printf(b, ",\"setup_version\":%d", SW_SETUP_VERSION);
+		buf_addf(b, ",\"marker_version\":%d", rec.version);
+	buf_addf(b, ",\"setup_version\":%d", SW_SETUP_VERSION);
 	if (wa_current_sid(&me) == 0) {
-		sb_puts(b, ",\"real_user_sid\":");
-		sb_json_str(b, me);
+		buf_adds(b, ",\"real_user_sid\":");
+		buf_add_jstrs(b, me);
 	}
 	/* Only what this srt-win does, by the reference's names. */
-	sb_puts(b, ",\"capabilities\":[\"profile-deny-expansion\",\"read-deny-except\"]}");
+	buf_adds(b, ",\"capabilities\":[\"profile-deny-expansion\",\"read-deny-except\"]}");
 	free(sid);
 	free(gsid);
 	free(me);
@@ -542,7 +542,7 @@ user_json(struct sbuf *b)
 }
 
 static void
-wfp_json(struct sbuf *b, const char *sublayer_opt)
+wfp_json(struct buf *b, const char *sublayer_opt)
 {
 	struct install_record rec = { 0 };
 	int had = install_record_read(&rec), n;
@@ -550,47 +550,47 @@ wfp_json(struct sbuf *b, const char *sublayer_opt)
 	    SW_DEFAULT_SUBLAYER;
 
 	if (wa_wfp_count(sublayer, &n) != 0) {
-		sb_puts(b, "{\"state\":\"cannot-read\",\"filters\":0");
-		sb_puts(b, ",\"hint\":");
-		sb_json_str(b, wa_error_denied() ? "enumerating WFP filters needs an "
+		buf_adds(b, "{\"state\":\"cannot-read\",\"filters\":0");
+		buf_adds(b, ",\"hint\":");
+		buf_add_jstrs(b, wa_error_denied() ? "enumerating WFP filters needs an "
 		    "administrator; srt-win wfp verify checks the fence without one" :
 		    wa_error());
 	} else
-		sb_printf(b, "{\"state\":\"%s\",\"filters\":%d", n > 0 ? "installed" :
+		buf_addf(b, "{\"state\":\"%s\",\"filters\":%d", n > 0 ? "installed" :
 		    "absent", n);
-	sb_puts(b, ",\"sublayer\":");
-	sb_json_str(b, sublayer);
+	buf_adds(b, ",\"sublayer\":");
+	buf_add_jstrs(b, sublayer);
 	if (had == 0) {
-		sb_printf(b, ",\"port_range\":[%d,%d],\"allow_loopback\":%s,\"user_sid\":",
+		buf_addf(b, ",\"port_range\":[%d,%d],\"allow_loopback\":%s,\"user_sid\":",
 		    rec.port_lo, rec.port_hi, rec.allow_loopback ? "true" : "false");
-		sb_json_str(b, rec.sid);
+		buf_add_jstrs(b, rec.sid);
 	} else
-		sb_puts(b, ",\"allow_loopback\":false");
-	sb_puts(b, "}");
+		buf_adds(b, ",\"allow_loopback\":false");
+	buf_adds(b, "}");
 	install_record_free(&rec);
 }
 
 /* The managed policy's directory (srt-settings(5), MANAGED POLICY): where it is, and
  * whether it and the file exist; srt.exe judges whether they are trusted. */
 static void
-managed_json(struct sbuf *b)
+managed_json(struct buf *b)
 {
 	char *dir = NULL, *file;
 	enum wa_kind kind = WA_MISSING;
 	int exists, made;
 
 	if (wa_managed_dir(0, &dir, &exists, &made) != 0) {
-		sb_puts(b, "{\"state\":\"cannot-read\",\"hint\":");
-		sb_json_str(b, wa_error());
-		sb_puts(b, "}");
+		buf_adds(b, "{\"state\":\"cannot-read\",\"hint\":");
+		buf_add_jstrs(b, wa_error());
+		buf_adds(b, "}");
 		return;
 	}
 	file = xasprintf("%s%cmanaged-settings.json", dir, wa_path_sep());
 	if (exists && wa_path_kind(file, &kind) != 0)
 		kind = WA_MISSING;
-	sb_puts(b, "{\"dir\":");
-	sb_json_str(b, dir);
-	sb_printf(b, ",\"dir_exists\":%s,\"file_exists\":%s}", exists ? "true" : "false",
+	buf_adds(b, "{\"dir\":");
+	buf_add_jstrs(b, dir);
+	buf_addf(b, ",\"dir_exists\":%s,\"file_exists\":%s}", exists ? "true" : "false",
 	    kind == WA_FILE ? "true" : "false");
 	free(file);
 	free(dir);
@@ -600,8 +600,8 @@ int
 cmd_status(int argc, char **argv)
 {
 	const char *sublayer = NULL;
-	struct strv rest = { 0 };
-	struct sbuf b = { 0 };
+	struct strlist rest = { 0 };
+	struct buf b = { 0 };
 	const struct opt o[] = {
 		{ "--sublayer-guid", OT_STR, &sublayer },
 		{ NULL, OT_FLAG, NULL },
@@ -609,15 +609,15 @@ cmd_status(int argc, char **argv)
 
 	if (opts_parse("status", argc, argv, o, &rest, 0) != 0)
 		return SW_EUSAGE;
-	sb_puts(&b, "{\"user\":");
+	buf_adds(&b, "{\"user\":");
 	user_json(&b);
-	sb_puts(&b, ",\"wfp\":");
+	buf_adds(&b, ",\"wfp\":");
 	wfp_json(&b, sublayer);
-	sb_puts(&b, ",\"managed\":");
+	buf_adds(&b, ",\"managed\":");
 	managed_json(&b);
-	sb_puts(&b, "}\n");
-	fputs(b.p, stdout);
-	free(b.p);
+	buf_adds(&b, "}\n");
+	fputs(buf_str(&b), stdout);
+	buf_free(&b);
 	return SW_OK;
 }
 
@@ -712,7 +712,7 @@ trust_ca(const char *path)
 {
 	struct install_record rec = { 0 };
 	struct wa_spawn sp = { 0 };
-	struct strv a = { 0 };
+	struct strlist a = { 0 };
 	enum wa_logon why;
 	uint8_t *der = NULL;
 	char *self = NULL, *hex;
@@ -738,11 +738,11 @@ trust_ca(const char *path)
 	hex = xmalloc(2 * n + 1);
 	for (size_t i = 0; i < n; i++)
 		snprintf(hex + 2 * i, 3, "%02x", der[i]);
-	strv_push(&a, self);
-	strv_push(&a, "user");
-	strv_push(&a, "trust-ca");
-	strv_push(&a, "--der-hex");
-	strv_push_owned(&a, hex);
+	strlist_push(&a, self);
+	strlist_push(&a, "user");
+	strlist_push(&a, "trust-ca");
+	strlist_push(&a, "--der-hex");
+	strlist_push_owned(&a, hex);
 	sp.argv = a.v;
 	if (wa_run_as_user(rec.user, rec.password, &sp, &status, &why) < 0) {
 		sw_err(why == WA_LOGON_SECLOGON_DISABLED || why == WA_LOGON_SECLOGON_MISSING ?
@@ -754,7 +754,7 @@ trust_ca(const char *path)
 	}
 	rc = status;
 out:
-	strv_free(&a);
+	strlist_free(&a);
 	free(self);
 	free(der);
 	install_record_free(&rec);
@@ -764,13 +764,13 @@ out:
 int
 cmd_user(int argc, char **argv)
 {
-	struct sbuf b = { 0 };
+	struct buf b = { 0 };
 
 	if (argc == 1 && strcmp(argv[0], "status") == 0) {
 		user_json(&b);
-		sb_puts(&b, "\n");
-		fputs(b.p, stdout);
-		free(b.p);
+		buf_adds(&b, "\n");
+		fputs(buf_str(&b), stdout);
+		buf_free(&b);
 		return SW_OK;
 	}
 	if (argc == 2 && strcmp(argv[0], "trust-ca") == 0)
@@ -800,7 +800,7 @@ wfp_verify(int argc, char **argv)
 {
 	struct install_record rec = { 0 };
 	struct wa_spawn sp = { 0 };
-	struct strv rest = { 0 }, a = { 0 };
+	struct strlist rest = { 0 }, a = { 0 };
 	const char *target = NULL, *outcome;
 	enum wa_logon why;
 	char *host = NULL, *self = NULL;
@@ -836,11 +836,11 @@ wfp_verify(int argc, char **argv)
 		rc = SW_ESYSTEM;
 		goto out;
 	}
-	strv_push(&a, self);
-	strv_push(&a, "probe");
-	strv_push(&a, "connect");
-	strv_push(&a, "--target");
-	strv_push_owned(&a, xasprintf("%s:%d", host, port));
+	strlist_push(&a, self);
+	strlist_push(&a, "probe");
+	strlist_push(&a, "connect");
+	strlist_push(&a, "--target");
+	strlist_push_owned(&a, xasprintf("%s:%d", host, port));
 	sp.argv = a.v;
 	if (wa_run_as_user(rec.user, rec.password, &sp, &status, &why) < 0) {
 		sw_err(why == WA_LOGON_OK || why == WA_LOGON_FAILED ? "spawn_failed" :
@@ -859,8 +859,8 @@ wfp_verify(int argc, char **argv)
 		    "%s was %s, not refused by the filters; run srt-win install again", host,
 		    port, rec.user, outcome);
 out:
-	strv_free(&rest);
-	strv_free(&a);
+	strlist_free(&rest);
+	strlist_free(&a);
 	free(self);
 	free(host);
 	install_record_free(&rec);
@@ -872,8 +872,8 @@ cmd_wfp(int argc, char **argv)
 {
 	if (argc >= 1 && strcmp(argv[0], "status") == 0) {
 		const char *sublayer = NULL;
-		struct strv rest = { 0 };
-		struct sbuf b = { 0 };
+		struct strlist rest = { 0 };
+		struct buf b = { 0 };
 		const struct opt o[] = {
 			{ "--sublayer-guid", OT_STR, &sublayer },
 			{ NULL, OT_FLAG, NULL },
@@ -882,9 +882,9 @@ cmd_wfp(int argc, char **argv)
 		if (opts_parse("wfp status", argc - 1, argv + 1, o, &rest, 0) != 0)
 			return SW_EUSAGE;
 		wfp_json(&b, sublayer);
-		sb_puts(&b, "\n");
-		fputs(b.p, stdout);
-		free(b.p);
+		buf_adds(&b, "\n");
+		fputs(buf_str(&b), stdout);
+		buf_free(&b);
 		return SW_OK;
 	}
 	if (argc >= 1 && strcmp(argv[0], "verify") == 0)
@@ -899,7 +899,7 @@ int
 cmd_probe(int argc, char **argv)
 {
 	const char *target = NULL;
-	struct strv rest = { 0 };
+	struct strlist rest = { 0 };
 	char *host = NULL;
 	int port, outcome;
 	const struct opt o[] = {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "srt-win.h"
+#include "utf8.h"
 
 struct jp {
 	const unsigned char *p;
@@ -36,31 +37,6 @@ skip_ws(struct jp *j)
 		j->pos++;
 }
 
-static size_t
-utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0];
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		return n >= 2 && (s[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (c >= 0xe0 && c <= 0xef) {
-		if (n < 3 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 ||
-		    (c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f))
-			return 0;
-		return 3;
-	}
-	if (c >= 0xf0 && c <= 0xf4) {
-		if (n < 4 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 ||
-		    (s[3] & 0xc0) != 0x80 || (c == 0xf0 && s[1] < 0x90) ||
-		    (c == 0xf4 && s[1] > 0x8f))
-			return 0;
-		return 4;
-	}
-	return 0;
-}
-
 static long
 hex4(struct jp *j)
 {
@@ -83,44 +59,17 @@ hex4(struct jp *j)
 	return v;
 }
 
-static void
-put_utf8(struct sbuf *b, unsigned long cp)
-{
-	char u[4];
-	size_t n;
-
-	if (cp < 0x80) {
-		u[0] = (char)cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		u[0] = (char)(0xc0 | cp >> 6);
-		u[1] = (char)(0x80 | (cp & 0x3f));
-		n = 2;
-	} else if (cp < 0x10000) {
-		u[0] = (char)(0xe0 | cp >> 12);
-		u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		u[2] = (char)(0x80 | (cp & 0x3f));
-		n = 3;
-	} else {
-		u[0] = (char)(0xf0 | cp >> 18);
-		u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-		u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		u[3] = (char)(0x80 | (cp & 0x3f));
-		n = 4;
-	}
-	sb_add(b, u, n);
-}
-
 /* At the opening quote; returns the string, or NULL. */
 static char *
 parse_string(struct jp *j)
 {
-	struct sbuf b = { 0 };
+	struct buf b = { 0 };
 	long v, lo;
 	size_t n;
+	char u[4];
 
 	j->pos++;
-	sb_add(&b, "", 0);
+	buf_add(&b, "", 0);
 	for (;;) {
 		if (j->pos >= j->len) {
 			jp_fail(j, "unterminated string");
@@ -130,18 +79,19 @@ parse_string(struct jp *j)
 
 		if (c == '"') {
 			j->pos++;
-			return b.p;
+			return buf_steal(&b);
 		}
 		if (c < 0x20) {
 			jp_fail(j, "control character in a string");
 			goto fail;
 		}
 		if (c != '\\') {
-			if ((n = utf8_len(j->p + j->pos, j->len - j->pos)) == 0) {
+			n = utf8_decode(j->p + j->pos, j->len - j->pos, &v);
+			if (v == UTF8_BAD) {
 				jp_fail(j, "invalid UTF-8");
 				goto fail;
 			}
-			sb_add(&b, (const char *)j->p + j->pos, n);
+			buf_add(&b, (const char *)j->p + j->pos, n);
 			j->pos += n;
 			continue;
 		}
@@ -151,14 +101,14 @@ parse_string(struct jp *j)
 		}
 		c = j->p[j->pos++];
 		switch (c) {
-		case '"': sb_add(&b, "\"", 1); break;
-		case '\\': sb_add(&b, "\\", 1); break;
-		case '/': sb_add(&b, "/", 1); break;
-		case 'b': sb_add(&b, "\b", 1); break;
-		case 'f': sb_add(&b, "\f", 1); break;
-		case 'n': sb_add(&b, "\n", 1); break;
-		case 'r': sb_add(&b, "\r", 1); break;
-		case 't': sb_add(&b, "\t", 1); break;
+		case '"': buf_add(&b, "\"", 1); break;
+		case '\\': buf_add(&b, "\\", 1); break;
+		case '/': buf_add(&b, "/", 1); break;
+		case 'b': buf_add(&b, "\b", 1); break;
+		case 'f': buf_add(&b, "\f", 1); break;
+		case 'n': buf_add(&b, "\n", 1); break;
+		case 'r': buf_add(&b, "\r", 1); break;
+		case 't': buf_add(&b, "\t", 1); break;
 		case 'u':
 			if ((v = hex4(j)) < 0) {
 				jp_fail(j, "bad \\u escape");
@@ -181,7 +131,7 @@ parse_string(struct jp *j)
 				}
 				v = 0x10000 + ((v - 0xd800) << 10) + (lo - 0xdc00);
 			}
-			put_utf8(&b, (unsigned long)v);
+			buf_add(&b, u, utf8_encode(v, u));
 			break;
 		default:
 			jp_fail(j, "bad escape");
@@ -189,7 +139,7 @@ parse_string(struct jp *j)
 		}
 	}
 fail:
-	free(b.p);
+	buf_free(&b);
 	return NULL;
 }
 

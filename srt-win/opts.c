@@ -5,7 +5,7 @@
 
 int
 opts_parse(const char *cmd, int argc, char **argv, const struct opt *opts,
-    struct strv *rest, int allow_operands)
+    struct strlist *rest, int allow_operands)
 {
 	int i;
 
@@ -23,7 +23,7 @@ opts_parse(const char *cmd, int argc, char **argv, const struct opt *opts,
 				sw_err("usage", "srt-win: %s: unexpected argument \"%s\"", cmd, a);
 				return -1;
 			}
-			strv_push(rest, a);
+			strlist_push(rest, a);
 			continue;
 		}
 		eq = strchr(a, '=');
@@ -58,9 +58,9 @@ opts_parse(const char *cmd, int argc, char **argv, const struct opt *opts,
 			}
 			*(const char **)o->dst = val;
 		} else
-			strv_push((struct strv *)o->dst, val);
+			strlist_push((struct strlist *)o->dst, val);
 	}
 	for (; i < argc; i++)
-		strv_push(rest, argv[i]);
+		strlist_push(rest, argv[i]);
 	return 0;
 }

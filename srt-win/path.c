@@ -48,7 +48,7 @@ char *
 sw_path_clean(const char *p)
 {
 	size_t rl = root_len(p), i, start;
-	struct sbuf b = { 0 };
+	struct buf b = { 0 };
 	char sep = wa_path_sep();
 
 	if (rl == 0 || !wa_path_absolute(p))
@@ -56,10 +56,10 @@ sw_path_clean(const char *p)
 	for (i = 0; i < rl; i++) {
 		char c = is_sep(p[i]) ? sep : p[i];
 
-		sb_add(&b, &c, 1);
+		buf_add(&b, &c, 1);
 	}
-	if (!is_sep(b.p[b.len - 1]))
-		sb_add(&b, &sep, 1);            /* "\\server\share" gets its separator */
+	if (!is_sep(buf_str(&b)[b.len - 1]))
+		buf_add(&b, &sep, 1);            /* "\\server\share" gets its separator */
 	for (i = rl; p[i] != '\0'; ) {
 		while (is_sep(p[i]))
 			i++;
@@ -70,14 +70,14 @@ sw_path_clean(const char *p)
 			i++;
 		if ((i - start == 1 && p[start] == '.') ||
 		    (i - start == 2 && p[start] == '.' && p[start + 1] == '.')) {
-			free(b.p);
+			buf_free(&b);
 			return NULL;
 		}
-		if (!is_sep(b.p[b.len - 1]))
-			sb_add(&b, &sep, 1);
-		sb_add(&b, p + start, i - start);
+		if (!is_sep(buf_str(&b)[b.len - 1]))
+			buf_add(&b, &sep, 1);
+		buf_add(&b, p + start, i - start);
 	}
-	return b.p;
+	return buf_steal(&b);
 }
 
 char *

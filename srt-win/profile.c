@@ -40,16 +40,16 @@ static const char *const protected_paths[] = {
 };
 
 struct profile_rec {
-	struct strv granted, denied, included, excluded;
+	struct strlist granted, denied, included, excluded;
 };
 
 static void
 profile_rec_free(struct profile_rec *p)
 {
-	strv_free(&p->granted);
-	strv_free(&p->denied);
-	strv_free(&p->included);
-	strv_free(&p->excluded);
+	strlist_free(&p->granted);
+	strlist_free(&p->denied);
+	strlist_free(&p->included);
+	strlist_free(&p->excluded);
 }
 
 static char *
@@ -72,19 +72,19 @@ rec_path(const struct state *st)
 }
 
 static void
-json_list(struct sbuf *b, const char *key, const struct strv *l)
+json_list(struct buf *b, const char *key, const struct strlist *l)
 {
-	sb_printf(b, "\"%s\":[", key);
+	buf_addf(b, "\"%s\":[", key);
 	for (size_t i = 0; i < l->n; i++) {
 		if (i > 0)
-			sb_puts(b, ",");
-		sb_json_str(b, l->v[i]);
+			buf_adds(b, ",");
+		buf_add_jstrs(b, l->v[i]);
 	}
-	sb_puts(b, "]");
+	buf_adds(b, "]");
 }
 
 static int
-read_list(const struct jval *o, const char *key, struct strv *out)
+read_list(const struct jval *o, const char *key, struct strlist *out)
 {
 	const struct jval *l = json_get(o, key);
 
@@ -93,7 +93,7 @@ read_list(const struct jval *o, const char *key, struct strv *out)
 	for (const struct jval *e = l->child; e != NULL; e = e->next) {
 		if (e->type != J_STRING)
 			return -1;
-		strv_push(out, e->str);
+		strlist_push(out, e->str);
 	}
 	return 0;
 }
@@ -134,25 +134,25 @@ static int
 profile_rec_write(const struct state *st, const struct profile_rec *p)
 {
 	char *path = rec_path(st), *tmp = xasprintf("%s.tmp", path);
-	struct sbuf b = { 0 };
+	struct buf b = { 0 };
 	FILE *f;
 	int rc = -1;
 
-	sb_puts(&b, "{\"version\":1,");
+	buf_adds(&b, "{\"version\":1,");
 	json_list(&b, "granted", &p->granted);
-	sb_puts(&b, ",");
+	buf_adds(&b, ",");
 	json_list(&b, "denied", &p->denied);
-	sb_puts(&b, ",");
+	buf_adds(&b, ",");
 	json_list(&b, "included", &p->included);
-	sb_puts(&b, ",");
+	buf_adds(&b, ",");
 	json_list(&b, "excluded", &p->excluded);
-	sb_puts(&b, "}\n");
-	if ((f = wa_fopen(tmp, "wb")) != NULL && fputs(b.p, f) != EOF && fclose(f) == 0 &&
+	buf_adds(&b, "}\n");
+	if ((f = wa_fopen(tmp, "wb")) != NULL && fputs(buf_str(&b), f) != EOF && fclose(f) == 0 &&
 	    wa_replace(tmp, path) == 0)
 		rc = 0;
 	else
 		sw_err("system", "srt-win: writing %s failed", path);
-	free(b.p);
+	buf_free(&b);
 	free(tmp);
 	free(path);
 	return rc;
@@ -161,11 +161,11 @@ profile_rec_write(const struct state *st, const struct profile_rec *p)
 static int
 match_profile(const struct rec *r, const void *arg)
 {
-	const struct strv *keep = arg;
+	const struct strlist *keep = arg;
 
 	if (r->kind != RK_PROFILE)
 		return 0;
-	return keep == NULL || !strv_contains(keep, r->path);
+	return keep == NULL || !strlist_contains(keep, r->path);
 }
 
 /* A path given to --include or --exclude: absolute inside the profile, or relative. */
@@ -181,7 +181,7 @@ profile_arg(const char *profile, const char *a)
 }
 
 static int
-is_protected(const struct strv *prot, const char *p)
+is_protected(const struct strlist *prot, const char *p)
 {
 	for (size_t i = 0; i < prot->n; i++)
 		if (sw_path_is_under(p, prot->v[i]) || sw_path_is_under(prot->v[i], p))
@@ -193,8 +193,8 @@ is_protected(const struct strv *prot, const char *p)
  * exclusion joins the protected paths; an inclusion must be inside the profile and
  * clear of every protected path (a usage error otherwise). */
 static int
-grant_lists(const char *profile, const struct strv *inc, const struct strv *exc,
-    struct profile_rec *now, struct strv *prot)
+grant_lists(const char *profile, const struct strlist *inc, const struct strlist *exc,
+    struct profile_rec *now, struct strlist *prot)
 {
 	for (size_t i = 0; i < exc->n; i++) {
 		char *c = profile_arg(profile, exc->v[i]);
@@ -204,12 +204,12 @@ grant_lists(const char *profile, const struct strv *inc, const struct strv *exc,
 			    exc->v[i], profile);
 			return -1;
 		}
-		if (!strv_contains(&now->excluded, c))
-			strv_push(&now->excluded, c);
+		if (!strlist_contains(&now->excluded, c))
+			strlist_push(&now->excluded, c);
 		free(c);
 	}
 	for (size_t i = 0; i < now->excluded.n; i++)
-		strv_push(prot, now->excluded.v[i]);
+		strlist_push(prot, now->excluded.v[i]);
 	for (size_t i = 0; i < inc->n; i++) {
 		char *c = profile_arg(profile, inc->v[i]);
 
@@ -220,8 +220,8 @@ grant_lists(const char *profile, const struct strv *inc, const struct strv *exc,
 			free(c);
 			return -1;
 		}
-		if (!strv_contains(&now->included, c))
-			strv_push(&now->included, c);
+		if (!strlist_contains(&now->included, c))
+			strlist_push(&now->included, c);
 		free(c);
 	}
 	return 0;
@@ -230,15 +230,15 @@ grant_lists(const char *profile, const struct strv *inc, const struct strv *exc,
 /* What to grant: the built-in list and the inclusions that exist, but nothing at or
  * beneath an exclusion; the protected paths beneath a grant get a deny. */
 static void
-grant_plan(const char *profile, struct profile_rec *now, const struct strv *prot,
+grant_plan(const char *profile, struct profile_rec *now, const struct strlist *prot,
     struct sw_plan *plan)
 {
-	struct strv cand = { 0 };
+	struct strlist cand = { 0 };
 
 	for (size_t i = 0; granted_dirs[i] != NULL; i++)
-		strv_push_owned(&cand, under_profile(profile, granted_dirs[i]));
+		strlist_push_owned(&cand, under_profile(profile, granted_dirs[i]));
 	for (size_t i = 0; i < now->included.n; i++)
-		strv_push(&cand, now->included.v[i]);
+		strlist_push(&cand, now->included.v[i]);
 	for (size_t i = 0; i < cand.n; i++) {
 		enum wa_kind k;
 		int skip = 0;
@@ -247,22 +247,22 @@ grant_plan(const char *profile, struct profile_rec *now, const struct strv *prot
 			continue;
 		for (size_t j = 0; j < prot->n && !skip; j++)
 			skip = sw_path_is_under(cand.v[i], prot->v[j]);
-		if (skip || strv_contains(&now->granted, cand.v[i]))
+		if (skip || strlist_contains(&now->granted, cand.v[i]))
 			continue;
-		strv_push(&now->granted, cand.v[i]);
+		strlist_push(&now->granted, cand.v[i]);
 		plan_add(plan, 0, cand.v[i], SR_READ | SR_EXECUTE, k == WA_DIR);
 		for (size_t j = 0; j < prot->n; j++) {
 			enum wa_kind pk;
 
 			if (!sw_path_is_under(prot->v[j], cand.v[i]) ||
 			    wa_path_kind(prot->v[j], &pk) != 0 || pk == WA_MISSING ||
-			    strv_contains(&now->denied, prot->v[j]))
+			    strlist_contains(&now->denied, prot->v[j]))
 				continue;
-			strv_push(&now->denied, prot->v[j]);
+			strlist_push(&now->denied, prot->v[j]);
 			plan_add(plan, 1, prot->v[j], SR_READ, pk == WA_DIR);
 		}
 	}
-	strv_free(&cand);
+	strlist_free(&cand);
 }
 
 /* Applies what the plan adds to what the state already holds for the profile. */
@@ -293,24 +293,24 @@ grant_apply_new(struct state *st, const struct sw_plan *plan, const char *group,
 static void
 grant_print_json(const char *profile, const struct profile_rec *now, int complete)
 {
-	struct sbuf b = { 0 };
+	struct buf b = { 0 };
 
-	sb_puts(&b, "{\"profile\":");
-	sb_json_str(&b, profile);
-	sb_puts(&b, ",");
+	buf_adds(&b, "{\"profile\":");
+	buf_add_jstrs(&b, profile);
+	buf_adds(&b, ",");
 	json_list(&b, "granted", &now->granted);
-	sb_puts(&b, ",");
+	buf_adds(&b, ",");
 	json_list(&b, "denied", &now->denied);
-	sb_printf(&b, ",\"complete\":%s}\n", complete ? "true" : "false");
-	fputs(b.p, stdout);
-	free(b.p);
+	buf_addf(&b, ",\"complete\":%s}\n", complete ? "true" : "false");
+	fputs(buf_str(&b), stdout);
+	buf_free(&b);
 }
 
 static int
 profile_grant(int argc, char **argv)
 {
 	int json = 0, repl_inc = 0, repl_exc = 0, rc = SW_EUSAGE, r;
-	struct strv inc = { 0 }, exc = { 0 }, rest = { 0 }, prot = { 0 }, keep = { 0 };
+	struct strlist inc = { 0 }, exc = { 0 }, rest = { 0 }, prot = { 0 }, keep = { 0 };
 	struct profile_rec old = { 0 }, now = { 0 };
 	struct acl_results res = { 0 };
 	struct sw_plan plan = { 0 };
@@ -352,20 +352,20 @@ profile_grant(int argc, char **argv)
 	/* Earlier runs' inclusions and exclusions stay unless replaced. */
 	if (!repl_inc)
 		for (size_t i = 0; i < old.included.n; i++)
-			strv_push(&now.included, old.included.v[i]);
+			strlist_push(&now.included, old.included.v[i]);
 	if (!repl_exc)
 		for (size_t i = 0; i < old.excluded.n; i++)
-			strv_push(&now.excluded, old.excluded.v[i]);
+			strlist_push(&now.excluded, old.excluded.v[i]);
 	for (size_t i = 0; protected_paths[i] != NULL; i++)
-		strv_push_owned(&prot, under_profile(profile, protected_paths[i]));
+		strlist_push_owned(&prot, under_profile(profile, protected_paths[i]));
 	if (grant_lists(profile, &inc, &exc, &now, &prot) != 0)
 		goto out;
 	grant_plan(profile, &now, &prot, &plan);
 	/* Replace: release what the new grant does not hold, add what it adds. */
 	for (size_t i = 0; i < now.granted.n; i++)
-		strv_push(&keep, now.granted.v[i]);
+		strlist_push(&keep, now.granted.v[i]);
 	for (size_t i = 0; i < now.denied.n; i++)
-		strv_push(&keep, now.denied.v[i]);
+		strlist_push(&keep, now.denied.v[i]);
 	/* New denies and grants first: never less protected than before. */
 	if ((r = grant_apply_new(&st, &plan, group, &res)) < 0) {
 		rc = SW_ESYSTEM;
@@ -391,11 +391,11 @@ out:
 	results_free(&res);
 	profile_rec_free(&old);
 	profile_rec_free(&now);
-	strv_free(&inc);
-	strv_free(&exc);
-	strv_free(&rest);
-	strv_free(&prot);
-	strv_free(&keep);
+	strlist_free(&inc);
+	strlist_free(&exc);
+	strlist_free(&rest);
+	strlist_free(&prot);
+	strlist_free(&keep);
 	free(profile);
 	free(group);
 	return rc;
@@ -406,7 +406,7 @@ profile_forget(int argc, char **argv, int stale_only)
 {
 	int json = 0, rc = SW_OK, r;
 	const char *budget = NULL;
-	struct strv rest = { 0 }, keep = { 0 };
+	struct strlist rest = { 0 }, keep = { 0 };
 	struct acl_results res = { 0 };
 	struct profile_rec pr = { 0 };
 	struct state st;
@@ -429,9 +429,9 @@ profile_forget(int argc, char **argv, int stale_only)
 	}
 	if (stale_only) {
 		for (size_t i = 0; i < pr.granted.n; i++)
-			strv_push(&keep, pr.granted.v[i]);
+			strlist_push(&keep, pr.granted.v[i]);
 		for (size_t i = 0; i < pr.denied.n; i++)
-			strv_push(&keep, pr.denied.v[i]);
+			strlist_push(&keep, pr.denied.v[i]);
 	}
 	if (acl_release(&st, match_profile, stale_only ? &keep : NULL, &res) != 0)
 		rc = SW_ESYSTEM;
@@ -447,8 +447,8 @@ profile_forget(int argc, char **argv, int stale_only)
 		results_print(&res, stdout);
 	results_free(&res);
 	profile_rec_free(&pr);
-	strv_free(&keep);
-	strv_free(&rest);
+	strlist_free(&keep);
+	strlist_free(&rest);
 	return rc;
 }
 
@@ -457,7 +457,7 @@ profile_status(void)
 {
 	struct profile_rec pr = { 0 };
 	struct state st;
-	struct sbuf b = { 0 };
+	struct buf b = { 0 };
 	char *profile = NULL;
 	const char *state;
 	int r, complete = 1;
@@ -484,19 +484,19 @@ profile_status(void)
 		complete &= held;
 	}
 	state = r == 1 ? "none" : complete ? "current" : "incomplete";
-	sb_printf(&b, "{\"state\":\"%s\",\"profile\":", state);
-	sb_json_str(&b, profile);
-	sb_puts(&b, ",");
+	buf_addf(&b, "{\"state\":\"%s\",\"profile\":", state);
+	buf_add_jstrs(&b, profile);
+	buf_adds(&b, ",");
 	json_list(&b, "granted", &pr.granted);
-	sb_puts(&b, ",");
+	buf_adds(&b, ",");
 	json_list(&b, "denied", &pr.denied);
-	sb_puts(&b, ",");
+	buf_adds(&b, ",");
 	json_list(&b, "included", &pr.included);
-	sb_puts(&b, ",");
+	buf_adds(&b, ",");
 	json_list(&b, "excluded", &pr.excluded);
-	sb_puts(&b, ",\"capabilities\":[\"profile-deny-expansion\",\"read-deny-except\"]}\n");
-	fputs(b.p, stdout);
-	free(b.p);
+	buf_adds(&b, ",\"capabilities\":[\"profile-deny-expansion\",\"read-deny-except\"]}\n");
+	fputs(buf_str(&b), stdout);
+	buf_free(&b);
 	state_close(&st);
 	profile_rec_free(&pr);
 	free(profile);

@@ -18,7 +18,7 @@ cmd_runner(int argc, char **argv)
 {
 	int restricted = 0, rc = SW_EUSAGE, status, r;
 	const char *cwd = NULL;
-	struct strv roots = { 0 }, env = { 0 }, cmd = { 0 }, childenv = { 0 }, sids = { 0 };
+	struct strlist roots = { 0 }, env = { 0 }, cmd = { 0 }, childenv = { 0 }, sids = { 0 };
 	struct wa_spawn sp = { 0 };
 	const struct opt o[] = {
 		{ "--write-restricted-token", OT_FLAG, &restricted },
@@ -64,7 +64,7 @@ cmd_runner(int argc, char **argv)
 			rc = SW_EUSAGE;
 			goto out;
 		}
-		strv_push_owned(&sids, sid);
+		strlist_push_owned(&sids, sid);
 		free(c);
 	}
 	env_build(wa_environ(), env.v, &childenv);
@@ -100,10 +100,10 @@ cmd_runner(int argc, char **argv)
 	}
 	rc = status;
 out:
-	strv_free(&roots);
-	strv_free(&env);
-	strv_free(&cmd);
-	strv_free(&childenv);
-	strv_free(&sids);
+	strlist_free(&roots);
+	strlist_free(&env);
+	strlist_free(&cmd);
+	strlist_free(&childenv);
+	strlist_free(&sids);
 	return rc;
 }

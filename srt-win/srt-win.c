@@ -59,6 +59,9 @@ srtwin_main(int argc, char **argv)
 {
 	int i = 1;
 
+	/* The core's fatal errors (out of memory in its allocator) as srt-win's JSON line. */
+	log_init("srt-win", 0, SW_ESYSTEM);
+	log_fatal_emit(sw_fatal_line);
 	/* A program that embeds srt-win routes to it on this first argument. */
 	if (i < argc && strcmp(argv[i], SW_DISPATCH_ARG1) == 0)
 		i++;

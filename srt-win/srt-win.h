@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "buf.h"
+#include "util.h"
 #include "winapi.h"
 
 #ifndef SRT_VERSION
@@ -19,13 +21,10 @@
 #if defined(__MINGW32__)
 /* With __USE_MINGW_ANSI_STDIO the C99 printf family is used (%zu and all). */
 #define SW_PRINTF(a, b) __attribute__((format(gnu_printf, a, b)))
-#define SW_NORETURN __attribute__((noreturn))
 #elif defined(__GNUC__)
 #define SW_PRINTF(a, b) __attribute__((format(printf, a, b)))
-#define SW_NORETURN __attribute__((noreturn))
 #else
 #define SW_PRINTF(a, b)
-#define SW_NORETURN
 #endif
 
 /* Exit statuses (srt-win(1), EXIT STATUS). runner, exec and launch otherwise exit with the
@@ -61,35 +60,13 @@ enum {
 
 /* --- util.c -------------------------------------------------------------------------- */
 
-void *xmalloc(size_t n);
-void *xcalloc(size_t n, size_t size);
-void *xrealloc(void *p, size_t n, size_t size);
-char *xstrdup(const char *s);
-char *xstrndup(const char *s, size_t n);
-char *xasprintf(const char *fmt, ...) SW_PRINTF(1, 2);
-
-struct strv {                   /* a growable NULL-terminated list of owned strings */
-	char **v;
-	size_t n, cap;
-};
-void strv_push(struct strv *l, const char *s);
-void strv_push_owned(struct strv *l, char *s);
-int strv_contains(const struct strv *l, const char *s);
-void strv_free(struct strv *l);
-
-struct sbuf {
-	char *p;
-	size_t len, cap;
-};
-void sb_add(struct sbuf *b, const char *s, size_t n);
-void sb_puts(struct sbuf *b, const char *s);
-void sb_printf(struct sbuf *b, const char *fmt, ...) SW_PRINTF(2, 3);
-void sb_json_str(struct sbuf *b, const char *s);        /* a JSON string literal */
+/* The allocator (xmalloc ... xasprintf, fatal on exhaustion), the string list (struct
+ * strlist) and the buffer (struct buf) are the core's: lib/core/util.h, lib/core/buf.h. */
 
 /* Errors: one JSON line on stderr, {"code": ..., "message": "srt-win: ..."}. */
 void sw_err(const char *code, const char *fmt, ...) SW_PRINTF(2, 3);
 void sw_warn(const char *fmt, ...) SW_PRINTF(1, 2);    /* "srt-win: warning: ..." */
-SW_NORETURN void sw_fatal(const char *fmt, ...) SW_PRINTF(1, 2);
+void sw_fatal_line(const char *msg);     /* for log_fatal_emit: a "system" error */
 extern int sw_debug;
 extern int sw_quiet;                                    /* no error lines (fuzzing) */
 void sw_trace(const char *fmt, ...) SW_PRINTF(1, 2);   /* with -d: "srt-win: ..." */
@@ -150,7 +127,7 @@ struct sw_plan {
  * DENY takes the data rights away but never SYNCHRONIZE or READ_CONTROL (a deny must not
  * stop a process from waiting on, or reading the security of, what it may still see). */
 uint32_t ace_mask(int deny, unsigned rights);
-const char *ace_rights_json(unsigned rights, struct sbuf *b);
+const char *ace_rights_json(unsigned rights, struct buf *b);
 void plan_add(struct sw_plan *p, int deny, const char *path, unsigned rights, int inherit);
 void plan_free(struct sw_plan *p);
 /*
@@ -178,7 +155,7 @@ struct rec {
 	char *path;
 	struct wa_ace ace;
 	int owned;                      /* srt-win added the entry (else it was there) */
-	struct strv made;               /* placeholders created for it, outermost first */
+	struct strlist made;               /* placeholders created for it, outermost first */
 	char *root;                     /* RK_KEPT: the root it was granted for */
 };
 
@@ -223,7 +200,7 @@ void results_free(struct acl_results *r);
  * were skipped (grants on missing paths). */
 int acl_apply(struct state *st, const struct sw_plan *plan, const char *sid,
     enum rec_kind kind, unsigned long pid, uint64_t start, const char *root,
-    const struct strv *spare, struct acl_results *res);
+    const struct strlist *spare, struct acl_results *res);
 /* Release every record that match() selects; an entry leaves the DACL with its last
  * holder, a placeholder with its last entry (if still empty). 1 if some could not be
  * released (they stay recorded). */
@@ -245,13 +222,13 @@ char *root_capability(const char *root);
 int env_name_allowed(const char *name);
 /* Set name=value in env, replacing a variable of the same name in any case; the proxy
  * variables take their one canonical spelling. */
-void env_set(struct strv *env, const char *name, const char *value);
+void env_set(struct strlist *env, const char *name, const char *value);
 const char *env_get(char *const *env, const char *name);
 /* The environment of a sandboxed command: from base (the account's own), only the
  * variables Windows programs need to start, then the overlay ("NAME=value" each). */
-void env_build(char *const *base, char *const *overlay, struct strv *out);
+void env_build(char *const *base, char *const *overlay, struct strlist *out);
 /* The proxy variables for proxies on 127.0.0.1 at these ports (0: none). */
-void env_proxies(struct strv *overlay, int http_port, int socks_port);
+void env_proxies(struct strlist *overlay, int http_port, int socks_port);
 
 /* --- cmdline.c ------------------------------------------------------------------------ */
 
@@ -259,7 +236,7 @@ void env_proxies(struct strv *overlay, int http_port, int socks_port);
  * give argv back. */
 char *cmdline_join(char *const *argv);
 /* The reverse (the C runtime's rules), for tests and the fake. */
-int cmdline_split(const char *cmdline, struct strv *out);
+int cmdline_split(const char *cmdline, struct strlist *out);
 
 /* --- install.c ------------------------------------------------------------------------ */
 
@@ -306,13 +283,13 @@ enum opt_type { OT_FLAG, OT_STR, OT_LIST };
 struct opt {
 	const char *name;               /* "--holder-pid" */
 	enum opt_type type;
-	void *dst;                      /* int *, const char **, struct strv * */
+	void *dst;                      /* int *, const char **, struct strlist * */
 };
 
 /* Parse argv[0..argc) against opts; "--" ends the options and the rest (and any operand)
  * go to rest. -1 with a usage error printed. */
 int opts_parse(const char *cmd, int argc, char **argv, const struct opt *opts,
-    struct strv *rest, int allow_operands);
+    struct strlist *rest, int allow_operands);
 
 int srtwin_main(int argc, char **argv);
 

@@ -31,7 +31,7 @@ rec_free(struct rec *r)
 	free(r->path);
 	free(r->ace.sid);
 	free(r->root);
-	strv_free(&r->made);
+	strlist_free(&r->made);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -42,7 +42,7 @@ state_add(struct state *st, const struct rec *r)
 
 	if (st->n == st->cap) {
 		st->cap = st->cap ? st->cap * 2 : 32;
-		st->v = xrealloc(st->v, st->cap, sizeof(*st->v));
+		st->v = xreallocarray(st->v, st->cap, sizeof(*st->v));
 	}
 	c = &st->v[st->n++];
 	*c = *r;
@@ -51,7 +51,7 @@ state_add(struct state *st, const struct rec *r)
 	c->root = r->root != NULL ? xstrdup(r->root) : NULL;
 	memset(&c->made, 0, sizeof(c->made));
 	for (size_t i = 0; i < r->made.n; i++)
-		strv_push(&c->made, r->made.v[i]);
+		strlist_push(&c->made, r->made.v[i]);
 }
 
 void
@@ -148,7 +148,7 @@ parse_rec(const struct jval *o, struct rec *r)
 			rec_free(r);
 			return -1;
 		}
-		strv_push(&r->made, e->str);
+		strlist_push(&r->made, e->str);
 	}
 	return 0;
 }
@@ -184,33 +184,33 @@ state_parse(const char *text, size_t len, struct state *st)
 char *
 state_format(const struct state *st)
 {
-	struct sbuf b = { 0 };
+	struct buf b = { 0 };
 
-	sb_add(&b, "", 0);
+	buf_add(&b, "", 0);
 	for (size_t i = 0; i < st->n; i++) {
 		const struct rec *r = &st->v[i];
 
-		sb_printf(&b, "{\"kind\":\"%s\",\"pid\":%lu,\"start\":\"%llu\",\"path\":",
+		buf_addf(&b, "{\"kind\":\"%s\",\"pid\":%lu,\"start\":\"%llu\",\"path\":",
 		    kind_names[r->kind], r->pid, (unsigned long long)r->start);
-		sb_json_str(&b, r->path);
-		sb_printf(&b, ",\"ace\":\"%s\",\"sid\":", r->ace.deny ? "deny" : "allow");
-		sb_json_str(&b, r->ace.sid);
-		sb_printf(&b, ",\"mask\":%lu,\"flags\":%u,\"owned\":%s,\"made\":[",
+		buf_add_jstrs(&b, r->path);
+		buf_addf(&b, ",\"ace\":\"%s\",\"sid\":", r->ace.deny ? "deny" : "allow");
+		buf_add_jstrs(&b, r->ace.sid);
+		buf_addf(&b, ",\"mask\":%lu,\"flags\":%u,\"owned\":%s,\"made\":[",
 		    (unsigned long)r->ace.mask, (unsigned)r->ace.flags,
 		    r->owned ? "true" : "false");
 		for (size_t k = 0; k < r->made.n; k++) {
 			if (k > 0)
-				sb_puts(&b, ",");
-			sb_json_str(&b, r->made.v[k]);
+				buf_adds(&b, ",");
+			buf_add_jstrs(&b, r->made.v[k]);
 		}
-		sb_puts(&b, "]");
+		buf_adds(&b, "]");
 		if (r->root != NULL) {
-			sb_puts(&b, ",\"root\":");
-			sb_json_str(&b, r->root);
+			buf_adds(&b, ",\"root\":");
+			buf_add_jstrs(&b, r->root);
 		}
-		sb_puts(&b, "}\n");
+		buf_adds(&b, "}\n");
 	}
-	return b.p;
+	return buf_steal(&b);
 }
 
 int

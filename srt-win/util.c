@@ -1,4 +1,5 @@
-/* Small helpers: checked allocation, string lists and buffers, error lines, numbers. */
+/* Small helpers: error lines, numbers (allocation, string lists and buffers are the core's:
+ * lib/core/util.c, lib/core/buf.c). */
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -11,197 +12,23 @@
 int sw_debug;
 int sw_quiet;
 
-void *
-xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-
-	if (p == NULL)
-		sw_fatal("out of memory");
-	return p;
-}
-
-void *
-xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size ? size : 1);
-
-	if (p == NULL)
-		sw_fatal("out of memory");
-	return p;
-}
-
-void *
-xrealloc(void *p, size_t n, size_t size)
-{
-	if (size != 0 && n > SIZE_MAX / size)
-		sw_fatal("out of memory");
-	if ((p = realloc(p, n != 0 && size != 0 ? n * size : 1)) == NULL)
-		sw_fatal("out of memory");
-	return p;
-}
-
-char *
-xstrdup(const char *s)
-{
-	return xstrndup(s, strlen(s));
-}
-
-char *
-xstrndup(const char *s, size_t n)
-{
-	char *p = xmalloc(n + 1);
-
-	memcpy(p, s, n);
-	p[n] = '\0';
-	return p;
-}
-
-char *
-xasprintf(const char *fmt, ...)
-{
-	va_list ap, aq;
-	int n;
-	char *p;
-
-	va_start(ap, fmt);
-	va_copy(aq, ap);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		sw_fatal("bad format");
-	p = xmalloc((size_t)n + 1);
-	vsnprintf(p, (size_t)n + 1, fmt, aq);
-	va_end(aq);
-	return p;
-}
-
-void
-strv_push_owned(struct strv *l, char *s)
-{
-	if (l->n + 1 >= l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 8;
-		l->v = xrealloc(l->v, l->cap, sizeof(*l->v));
-	}
-	l->v[l->n++] = s;
-	l->v[l->n] = NULL;
-}
-
-void
-strv_push(struct strv *l, const char *s)
-{
-	strv_push_owned(l, xstrdup(s));
-}
-
-int
-strv_contains(const struct strv *l, const char *s)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (strcmp(l->v[i], s) == 0)
-			return 1;
-	return 0;
-}
-
-void
-strv_free(struct strv *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-	memset(l, 0, sizeof(*l));
-}
-
-void
-sb_add(struct sbuf *b, const char *s, size_t n)
-{
-	if (b->cap - b->len < n + 1) {
-		size_t cap = b->cap ? b->cap : 128;
-
-		while (cap - b->len < n + 1)
-			cap *= 2;
-		b->p = xrealloc(b->p, cap, 1);
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-void
-sb_puts(struct sbuf *b, const char *s)
-{
-	sb_add(b, s, strlen(s));
-}
-
-void
-sb_printf(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		sw_fatal("bad format");
-	s = xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	sb_add(b, s, (size_t)n);
-	free(s);
-}
-
-/* Control characters escaped, everything else (UTF-8 included) as it is. */
-void
-sb_json_str(struct sbuf *b, const char *s)
-{
-	char esc[8];
-
-	sb_add(b, "\"", 1);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"': sb_add(b, "\\\"", 2); break;
-		case '\\': sb_add(b, "\\\\", 2); break;
-		case '\n': sb_add(b, "\\n", 2); break;
-		case '\r': sb_add(b, "\\r", 2); break;
-		case '\t': sb_add(b, "\\t", 2); break;
-		default:
-			if (*p < 0x20 || *p == 0x7f) {
-				snprintf(esc, sizeof(esc), "\\u%04x", *p);
-				sb_add(b, esc, 6);
-			} else
-				sb_add(b, (const char *)p, 1);
-		}
-	}
-	sb_add(b, "\"", 1);
-}
-
 static void
 err_line(const char *code, const char *fmt, va_list ap)
 {
-	struct sbuf b = { 0 };
-	char *msg;
-	int n;
-	va_list aq;
+	struct buf b = { 0 }, msg = { 0 };
 
 	if (sw_quiet)
 		return;
-	va_copy(aq, ap);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	msg = xmalloc(n > 0 ? (size_t)n + 1 : 1);
-	vsnprintf(msg, n > 0 ? (size_t)n + 1 : 1, fmt, aq);
-	va_end(aq);
-	sb_puts(&b, "{\"code\":");
-	sb_json_str(&b, code);
-	sb_puts(&b, ",\"message\":");
-	sb_json_str(&b, msg);
-	sb_puts(&b, "}\n");
-	fputs(b.p, stderr);
+	buf_vaddf(&msg, fmt, ap);
+	buf_adds(&b, "{\"code\":");
+	buf_add_jstrs(&b, code);
+	buf_adds(&b, ",\"message\":");
+	buf_add_jstrs(&b, buf_str(&msg));
+	buf_adds(&b, "}\n");
+	fputs(buf_str(&b), stderr);
 	fflush(stderr);
-	free(b.p);
-	free(msg);
+	buf_free(&b);
+	buf_free(&msg);
 }
 
 void
@@ -228,15 +55,11 @@ sw_warn(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* fatal() and fatalx() of the core (lib/core/log.h) speak as srt-win's other errors do. */
 void
-sw_fatal(const char *fmt, ...)
+sw_fatal_line(const char *msg)
 {
-	va_list ap;
-
-	va_start(ap, fmt);
-	err_line("system", fmt, ap);
-	va_end(ap);
-	exit(SW_ESYSTEM);
+	sw_err("system", "%s", msg);
 }
 
 void
@@ -267,7 +90,7 @@ read_all(FILE *f, size_t max, char **out, size_t *len)
 				return -1;
 			}
 			cap *= 2;
-			p = xrealloc(p, cap + 1, 1);
+			p = xreallocarray(p, cap + 1, 1);
 		}
 		r = fread(p + n, 1, cap - n, f);
 		n += r;

@@ -72,7 +72,7 @@ fake_dir(void)
 	const char *d = getenv("SRT_WIN_FAKE_DIR");
 
 	if (d == NULL || *d != '/')
-		sw_fatal("srt-win (fake): SRT_WIN_FAKE_DIR must name the fake's directory");
+		fatalx("srt-win (fake): SRT_WIN_FAKE_DIR must name the fake's directory");
 	return d;
 }
 
@@ -333,25 +333,25 @@ wa_environ(void)
 static char *
 dacl_line(const char *p, const struct wa_dacl *d)
 {
-	struct sbuf b = { 0 };
+	struct buf b = { 0 };
 
-	sb_puts(&b, "{\"path\":");
-	sb_json_str(&b, p);
-	sb_printf(&b, ",\"protect\":%s,\"aces\":[", d->protect ? "true" : "false");
+	buf_adds(&b, "{\"path\":");
+	buf_add_jstrs(&b, p);
+	buf_addf(&b, ",\"protect\":%s,\"aces\":[", d->protect ? "true" : "false");
 	for (size_t i = 0; i < d->n; i++) {
-		sb_printf(&b, "%s{\"ace\":\"%s\",\"sid\":", i ? "," : "",
+		buf_addf(&b, "%s{\"ace\":\"%s\",\"sid\":", i ? "," : "",
 		    d->v[i].deny ? "deny" : "allow");
-		sb_json_str(&b, d->v[i].sid);
-		sb_printf(&b, ",\"mask\":%lu,\"flags\":%u}", (unsigned long)d->v[i].mask,
+		buf_add_jstrs(&b, d->v[i].sid);
+		buf_addf(&b, ",\"mask\":%lu,\"flags\":%u}", (unsigned long)d->v[i].mask,
 		    (unsigned)d->v[i].flags);
 	}
-	sb_puts(&b, "]}");
-	return b.p;
+	buf_adds(&b, "]}");
+	return buf_steal(&b);
 }
 
 /* The fake's DACL store, read whole: every path's line. */
 struct store {
-	struct strv paths, lines;
+	struct strlist paths, lines;
 };
 
 static int
@@ -381,8 +381,8 @@ store_read(struct store *s)
 			free(text);
 			return fail(0, "fake: dacl.jsonl damaged: %s", err);
 		}
-		strv_push(&s->paths, path->str);
-		strv_push(&s->lines, line);
+		strlist_push(&s->paths, path->str);
+		strlist_push(&s->lines, line);
 		json_free(v);
 	}
 	free(text);
@@ -392,8 +392,8 @@ store_read(struct store *s)
 static void
 store_free(struct store *s)
 {
-	strv_free(&s->paths);
-	strv_free(&s->lines);
+	strlist_free(&s->paths);
+	strlist_free(&s->lines);
 }
 
 int
@@ -439,7 +439,7 @@ wa_dacl_get(const char *p, struct wa_dacl *d)
 			wa_dacl_free(d);
 			return fail(0, "fake: damaged entry for %s", p);
 		}
-		d->v = xrealloc(d->v, d->n + 1, sizeof(*d->v));
+		d->v = xreallocarray(d->v, d->n + 1, sizeof(*d->v));
 		memset(&d->v[d->n], 0, sizeof(d->v[d->n]));
 		d->v[d->n].deny = strcmp(a->str, "deny") == 0;
 		d->v[d->n].sid = xstrdup(sid->str);
@@ -454,17 +454,17 @@ int
 wa_dacl_set(const char *p, const struct wa_dacl *d)
 {
 	struct store s;
-	struct sbuf calls = { 0 };
+	struct buf calls = { 0 };
 	char *path = fake_path("dacl.jsonl"), *tmp = fake_path("dacl.jsonl.tmp"), *line;
 	FILE *f;
 	int found = 0, rc = -1;
 
-	sb_printf(&calls, "dacl_set %s", p);
+	buf_addf(&calls, "dacl_set %s", p);
 	for (size_t i = 0; i < d->n; i++)
-		sb_printf(&calls, " %s:%s:0x%08lx:%s", d->v[i].deny ? "deny" : "allow",
+		buf_addf(&calls, " %s:%s:0x%08lx:%s", d->v[i].deny ? "deny" : "allow",
 		    d->v[i].sid, (unsigned long)d->v[i].mask, d->v[i].flags ? "OICI" : "-");
-	logcall("%s", calls.p);
-	free(calls.p);
+	logcall("%s", buf_str(&calls));
+	buf_free(&calls);
 	if (should_fail("dacl_set", p)) {
 		rc = fail(1, "SetNamedSecurityInfoW %s: access denied (fake)", p);
 		goto out;
@@ -500,17 +500,6 @@ out:
 	return rc;
 }
 
-void
-wa_dacl_free(struct wa_dacl *d)
-{
-	for (size_t i = 0; i < d->n; i++) {
-		free(d->v[i].sid);
-		free(d->v[i].raw);
-	}
-	free(d->v);
-	memset(d, 0, sizeof(*d));
-}
-
 int
 wa_sid_valid(const char *sid)
 {
@@ -539,10 +528,10 @@ wa_sid_valid(const char *sid)
 int
 wa_capability_sid(const char *name, char **sid)
 {
-	struct sbuf b = { 0 };
+	struct buf b = { 0 };
 	uint32_t h = 2166136261u;
 
-	sb_puts(&b, "S-1-15-3-1024");
+	buf_adds(&b, "S-1-15-3-1024");
 	for (int part = 0; part < 8; part++) {
 		for (const char *p = name; *p; p++) {
 			h ^= (unsigned char)*p;
@@ -550,9 +539,9 @@ wa_capability_sid(const char *name, char **sid)
 		}
 		h ^= (uint32_t)part;
 		h *= 16777619u;
-		sb_printf(&b, "-%lu", (unsigned long)h);
+		buf_addf(&b, "-%lu", (unsigned long)h);
 	}
-	*sid = b.p;
+	*sid = buf_steal(&b);
 	return 0;
 }
 
@@ -777,7 +766,7 @@ wa_elevated(void)
 /* --- accounts: "user NAME SID PASSWORD", "group NAME SID", "member GROUP USER" ------- */
 
 static int
-accounts_read(struct strv *lines)
+accounts_read(struct strlist *lines)
 {
 	char *p = fake_path("accounts"), buf[1024];
 	FILE *f = fopen(p, "r");
@@ -788,14 +777,14 @@ accounts_read(struct strv *lines)
 		return 0;
 	while (fgets(buf, sizeof(buf), f) != NULL) {
 		buf[strcspn(buf, "\n")] = '\0';
-		strv_push(lines, buf);
+		strlist_push(lines, buf);
 	}
 	fclose(f);
 	return 0;
 }
 
 static int
-accounts_write(const struct strv *lines)
+accounts_write(const struct strlist *lines)
 {
 	char *p = fake_path("accounts"), *tmp = fake_path("accounts.tmp");
 	FILE *f = fopen(tmp, "w");
@@ -818,7 +807,7 @@ accounts_write(const struct strv *lines)
 static int
 accounts_find(const char *kind, const char *name, char **sid, char **pw)
 {
-	struct strv l;
+	struct strlist l;
 	int rc = 1;
 
 	accounts_read(&l);
@@ -834,21 +823,21 @@ accounts_find(const char *kind, const char *name, char **sid, char **pw)
 			rc = 0;
 		}
 	}
-	strv_free(&l);
+	strlist_free(&l);
 	return rc;
 }
 
 static unsigned
 next_rid(void)
 {
-	struct strv l;
+	struct strlist l;
 	unsigned rid = 1000;
 
 	accounts_read(&l);
 	for (size_t i = 0; i < l.n; i++)
 		if (strncmp(l.v[i], "user ", 5) == 0 || strncmp(l.v[i], "group ", 6) == 0)
 			rid++;
-	strv_free(&l);
+	strlist_free(&l);
 	return rid + 1;
 }
 
@@ -864,13 +853,13 @@ wa_account_sid(const char *name, char **sid)
 static int
 accounts_add(const char *line)
 {
-	struct strv l;
+	struct strlist l;
 	int rc;
 
 	accounts_read(&l);
-	strv_push(&l, line);
+	strlist_push(&l, line);
 	rc = accounts_write(&l);
-	strv_free(&l);
+	strlist_free(&l);
 	return rc;
 }
 
@@ -878,7 +867,7 @@ accounts_add(const char *line)
 static int
 accounts_drop(const char *kind, const char *name)
 {
-	struct strv l, keep = { 0 };
+	struct strlist l, keep = { 0 };
 	int rc;
 
 	accounts_read(&l);
@@ -891,11 +880,11 @@ accounts_drop(const char *kind, const char *name)
 		if (f == 3 && strcmp(k, "member") == 0 &&
 		    (strcmp(a, name) == 0 || strcmp(b, name) == 0))
 			continue;
-		strv_push(&keep, l.v[i]);
+		strlist_push(&keep, l.v[i]);
 	}
 	rc = accounts_write(&keep);
-	strv_free(&l);
-	strv_free(&keep);
+	strlist_free(&l);
+	strlist_free(&keep);
 	return rc;
 }
 
@@ -983,13 +972,13 @@ wa_group_add(const char *group, const char *user)
 int
 wa_group_has(const char *group, const char *user)
 {
-	struct strv l;
+	struct strlist l;
 	char *want = xasprintf("member %s %s", group, user);
 	int has;
 
 	accounts_read(&l);
-	has = strv_contains(&l, want);
-	strv_free(&l);
+	has = strlist_contains(&l, want);
+	strlist_free(&l);
 	free(want);
 	return has;
 }

@@ -49,7 +49,7 @@ W(const char *s)
 	wchar_t *w;
 
 	if (n <= 0)
-		sw_fatal("srt-win: \"%s\" is not UTF-8", s);
+		fatalx("srt-win: \"%s\" is not UTF-8", s);
 	w = xcalloc((size_t)n, sizeof(wchar_t));
 	MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, w, n);
 	return w;
@@ -398,16 +398,16 @@ wa_profile_dir(char **out)
 char **
 wa_environ(void)
 {
-	static struct strv env;
+	static struct strlist env;
 	wchar_t *block = GetEnvironmentStringsW();
 
-	strv_free(&env);
+	strlist_free(&env);
 	for (wchar_t *p = block; p != NULL && *p; p += wcslen(p) + 1)
 		if (*p != L'=')         /* "=C:=C:\dir": the per-drive directories */
-			strv_push_owned(&env, U(p));
+			strlist_push_owned(&env, U(p));
 	FreeEnvironmentStringsW(block);
 	if (env.v == NULL)
-		strv_push_owned(&env, xstrdup("SystemRoot=C:\\Windows"));
+		strlist_push_owned(&env, xstrdup("SystemRoot=C:\\Windows"));
 	return env.v;
 }
 
@@ -528,7 +528,7 @@ wa_dacl_get(const char *p, struct wa_dacl *d)
 			memcpy(a.raw, h, h->AceSize);
 			a.rawlen = h->AceSize;
 		}
-		d->v = xrealloc(d->v, d->n + 1, sizeof(*d->v));
+		d->v = xreallocarray(d->v, d->n + 1, sizeof(*d->v));
 		d->v[d->n++] = a;
 	}
 	LocalFree(sd);
@@ -726,17 +726,6 @@ out:
 	free(acl);
 	free(w);
 	return ret;
-}
-
-void
-wa_dacl_free(struct wa_dacl *d)
-{
-	for (size_t i = 0; i < d->n; i++) {
-		free(d->v[i].sid);
-		free(d->v[i].raw);
-	}
-	free(d->v);
-	memset(d, 0, sizeof(*d));
 }
 
 typedef BOOL (WINAPI *derive_fn)(LPCWSTR, PSID **, DWORD *, PSID **, DWORD *);

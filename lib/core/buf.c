@@ -172,6 +172,12 @@ buf_add_jstr(struct buf *b, const char *s, size_t len)
 }
 
 void
+buf_add_jstrs(struct buf *b, const char *s)
+{
+	buf_add_jstr(b, s, s != NULL ? strlen(s) : 0);
+}
+
+void
 buf_add_base64(struct buf *b, const void *d, size_t n, bool url, bool pad)
 {
 	static const char std[] =

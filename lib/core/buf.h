@@ -38,6 +38,8 @@ void buf_u64le(struct buf *b, uint64_t v);
  * byte that is not part of well-formed UTF-8 as \ufffd, so the text always parses. s
  * NULL: null. */
 void buf_add_jstr(struct buf *b, const char *s, size_t len);
+/* The same for the string s (NULL: null). */
+void buf_add_jstrs(struct buf *b, const char *s);
 
 /* Base64 of n bytes at d: the standard alphabet, or with url the URL-safe one ("-_");
  * pad: '=' to a multiple of four. (One encoder for the tree: Basic credentials, the

@@ -305,3 +305,19 @@ glob_expand(const char *pattern, struct strlist *out)
 	strlist_free(&comps);
 	return w.truncated ? 1 : 0;
 }
+
+int
+glob_report_limit(int r, int deny, struct diags *errs, const char *what, size_t i,
+    const char *path)
+{
+	if (r != 1)
+		return 0;
+	if (!deny) {
+		log_warnx("%s[%zu]: \"%s\": expansion stopped at its limit", what, i, path);
+		return 0;
+	}
+	diags_add(errs, "%s[%zu]: \"%s\" matches too many paths to expand (limit %d "
+	    "entries, %d matches); deny a directory instead", what, i, path,
+	    GLOB_MAX_ENTRIES, GLOB_MAX_MATCHES);
+	return 1;
+}

@@ -36,5 +36,11 @@ int glob_match_under(const char *pattern, const char *path);
  * out), -1 for a pattern that is not absolute.
  */
 int glob_expand(const char *pattern, struct strlist *out);
+/* What a cut-short expansion (glob_expand's 1) of the setting entry what[i], path, means:
+ * for a deny an error in errs, and 1 (the plan is bad: a deny must not be applied in
+ * part); for an allow a warning, and 0. Any other r: 0. */
+struct diags;
+int glob_report_limit(int r, int deny, struct diags *errs, const char *what, size_t i,
+    const char *path);
 
 #endif

@@ -11,6 +11,7 @@ static const char *log_name = "srt";
 static const char *log_user_name;      /* log_speak_as, or NULL: log_name */
 static int log_dbg;
 static int log_fatal_status = 1;
+static void (*log_fatal_fn)(const char *msg);      /* log_fatal_emit */
 
 void
 log_init(const char *prog, int debug, int fatal_status)
@@ -91,15 +92,47 @@ log_debug2(const char *fmt, ...)
 }
 
 void
+log_fatal_emit(void (*emit)(const char *msg))
+{
+	log_fatal_fn = emit;
+}
+
+/* fatal()'s line through the program's own emitter. */
+static void
+log_fatal_own(int with_errno, int saved, const char *fmt, va_list ap)
+{
+	char msg[4096];
+	size_t n;
+	int m;
+
+	m = vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = m < 0 ? 0 : (size_t)m < sizeof(msg) ? (size_t)m : sizeof(msg) - 1;
+	if (with_errno)
+		snprintf(msg + n, sizeof(msg) - n, ": %s", strerror(saved));
+	log_fatal_fn(msg);
+}
+
+#define FATAL_BODY(with_errno)                                     \
+	do {                                                       \
+		int saved = errno;                                 \
+		va_list ap;                                        \
+		va_start(ap, fmt);                                 \
+		if (log_fatal_fn != NULL)                          \
+			log_fatal_own(with_errno, saved, fmt, ap); \
+		else                                               \
+			log_vemit("", with_errno, saved, fmt, ap); \
+		va_end(ap);                                        \
+		exit(log_fatal_status);                            \
+	} while (0)
+
+void
 fatal(const char *fmt, ...)
 {
-	LOG_BODY("", 1);
-	exit(log_fatal_status);
+	FATAL_BODY(1);
 }
 
 void
 fatalx(const char *fmt, ...)
 {
-	LOG_BODY("", 0);
-	exit(log_fatal_status);
+	FATAL_BODY(0);
 }

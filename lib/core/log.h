@@ -25,6 +25,10 @@ void log_warnx(const char *fmt, ...) SRT_PRINTF(1, 2);
 void log_info(const char *fmt, ...) SRT_PRINTF(1, 2);
 void log_debug(const char *fmt, ...) SRT_PRINTF(1, 2);  /* only with -d */
 void log_debug2(const char *fmt, ...) SRT_PRINTF(1, 2); /* only with -d -d: detail */
+/* A program whose error lines are not "prog: message" (srt-win's are JSON) says them
+ * itself: emit gets fatal()'s and fatalx()'s message (without the program's name), and
+ * the exit follows. */
+void log_fatal_emit(void (*emit)(const char *msg));
 noreturn void fatal(const char *fmt, ...) SRT_PRINTF(1, 2);
 noreturn void fatalx(const char *fmt, ...) SRT_PRINTF(1, 2);
 

@@ -1,7 +1,7 @@
 /*
  * A two-way relay between two connected stream sockets (client and server) on the event
- * loop. Bytes move with splice(2) through one pipe per direction, so they never enter user
- * space. Half-close is honoured: when one side reaches EOF and everything it sent has been
+ * loop. On Linux bytes move with splice(2) through one pipe per direction, so they never
+ * enter user space; elsewhere (Windows) through a user-space buffer. Half-close is honoured: when one side reaches EOF and everything it sent has been
  * delivered, the other side gets shutdown(SHUT_WR), and the opposite direction keeps
  * flowing until it ends too.
  */

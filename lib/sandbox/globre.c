@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "globre.h"
+#include "buf.h"
 #include "util.h"
 
 enum gtok {
@@ -277,38 +278,14 @@ globre_free(struct globre *g)
 	free(g);
 }
 
-/* A growable string. */
-struct sbuf {
-	char *s;
-	size_t n, cap;
-};
-
-static void
-sb_putn(struct sbuf *b, const char *s, size_t n)
-{
-	if (b->n + n + 1 > b->cap) {
-		b->cap = (b->n + n + 1) * 2;
-		b->s = xreallocarray(b->s, b->cap, 1);
-	}
-	memcpy(b->s + b->n, s, n);
-	b->n += n;
-	b->s[b->n] = '\0';
-}
-
-static void
-sb_puts(struct sbuf *b, const char *s)
-{
-	sb_putn(b, s, strlen(s));
-}
-
 /* Each character of s found in special gets a backslash before it. */
 static void
-sb_escaped(struct sbuf *b, const char *s, const char *special)
+re_escaped(struct buf *b, const char *s, const char *special)
 {
 	for (; *s != '\0'; s++) {
 		if (strchr(special, *s) != NULL)
-			sb_putn(b, "\\", 1);
-		sb_putn(b, s, 1);
+			buf_add(b, "\\", 1);
+		buf_add(b, s, 1);
 	}
 }
 
@@ -318,51 +295,51 @@ sb_escaped(struct sbuf *b, const char *s, const char *special)
 char *
 glob_regex_escape_literal(const char *text)
 {
-	struct sbuf b = { 0 };
+	struct buf b = { 0 };
 
-	sb_putn(&b, "", 0);
-	sb_escaped(&b, text, RE_SPECIAL);
-	return b.s;
+	buf_add(&b, "", 0);
+	re_escaped(&b, text, RE_SPECIAL);
+	return buf_steal(&b);
 }
 
 char *
 globre_regex(const struct globre *g, bool subtree)
 {
-	struct sbuf b = { 0 };
+	struct buf b = { 0 };
 	size_t i;
 
-	sb_puts(&b, "^");
+	buf_adds(&b, "^");
 	for (i = 0; i < g->n; i++) {
 		const struct gtoken *t = &g->t[i];
 
 		switch (t->kind) {
 		case G_TEXT:
-			sb_escaped(&b, t->text, RE_SPECIAL);
+			re_escaped(&b, t->text, RE_SPECIAL);
 			break;
 		case G_SEP:
-			sb_puts(&b, "/");
+			buf_adds(&b, "/");
 			break;
 		case G_ANY:
-			sb_puts(&b, "[^/]");
+			buf_adds(&b, "[^/]");
 			break;
 		case G_STAR:
-			sb_puts(&b, "[^/]*");
+			buf_adds(&b, "[^/]*");
 			break;
 		case G_GSTAR:
-			sb_puts(&b, ".*");
+			buf_adds(&b, ".*");
 			break;
 		case G_GSLASH:
-			sb_puts(&b, "(.*/)?");
+			buf_adds(&b, "(.*/)?");
 			break;
 		case G_SET:
-			sb_puts(&b, "[");
-			sb_escaped(&b, t->text, CLASS_SPECIAL);
-			sb_puts(&b, "]");
+			buf_adds(&b, "[");
+			re_escaped(&b, t->text, CLASS_SPECIAL);
+			buf_adds(&b, "]");
 			break;
 		}
 	}
-	sb_puts(&b, subtree ? "(/.*)?$" : "$");
-	return b.s;
+	buf_adds(&b, subtree ? "(/.*)?$" : "$");
+	return buf_steal(&b);
 }
 
 /* --- the matcher ------------------------------------------------------------------ */

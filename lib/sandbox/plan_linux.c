@@ -219,14 +219,8 @@ expand_list(struct pb *b, const struct path_list *l, const char *what, int deny,
 		if (plan_linux_fs_lstat(b, abs, &st) == 0)
 			strlist_push(out, abs);
 		r = glob_expand(abs, out);
-		if (r == 1 && deny) {
-			diags_add(b->errs, "%s[%zu]: \"%s\" matches too many paths to "
-			    "expand (limit %d entries, %d matches); deny a directory instead",
-			    what, i, e->path, GLOB_MAX_ENTRIES, GLOB_MAX_MATCHES);
+		if (glob_report_limit(r, deny, b->errs, what, i, e->path))
 			b->bad = 1;
-		} else if (r == 1)
-			log_warnx("%s[%zu]: \"%s\": expansion stopped at its limit",
-			    what, i, e->path);
 		free(abs);
 		free(spelled);
 	}

@@ -58,6 +58,7 @@
 #include "path.h"
 #include "plan.h"
 #include "sys_file.h"
+#include "utf8.h"
 #include "util.h"
 #include "wguard.h"
 
@@ -255,14 +256,8 @@ expand(struct wb *b, const struct path_list *l, const char *what, int deny,
 			diags_add(b->errs, "%s[%zu]: \"%s\" cannot be expanded as a glob",
 			    what, i, e->path);
 			b->bad = 1;
-		} else if (r == 1 && deny) {
-			diags_add(b->errs, "%s[%zu]: \"%s\" matches too many paths to "
-			    "expand (limit %d entries, %d matches); deny a directory instead",
-			    what, i, e->path, GLOB_MAX_ENTRIES, GLOB_MAX_MATCHES);
+		} else if (glob_report_limit(r, deny, b->errs, what, i, e->path))
 			b->bad = 1;
-		} else if (r == 1)
-			log_warnx("%s[%zu]: \"%s\": expansion stopped at its limit",
-			    what, i, e->path);
 		for (size_t k = 0; k < found.n; k++)
 			if (take(found.v[k], deny, 0, out) == -1)
 				unplaced(b, what, i, e->path);
@@ -754,31 +749,6 @@ plan_windows_free(struct plan_windows *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* Length of the well-formed UTF-8 sequence at s, or 0. */
-static size_t
-utf8_seq(const unsigned char *s)
-{
-	unsigned char c = s[0];
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (c >= 0xe0 && c <= 0xef) {
-		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 ||
-		    (c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f))
-			return 0;
-		return 3;
-	}
-	if (c >= 0xf0 && c <= 0xf4) {
-		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80 ||
-		    (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] > 0x8f))
-			return 0;
-		return 4;
-	}
-	return 0;
-}
-
 static const char *const right_names[] = {
 	"read", "execute", "write", "modify", "delete_child", "delete",
 };
@@ -787,14 +757,16 @@ char *
 plan_ace_json(const struct plan_ace *a)
 {
 	const unsigned char *p = (const unsigned char *)a->path;
-	size_t cap = strlen(a->path) * 6 + 160, n = 0, k;
+	size_t left = strlen(a->path), cap = left * 6 + 160, n = 0, k;
 	char *buf = xmalloc(cap);
 	const char *sep = "";
+	long cp;
 
 	n += (size_t)snprintf(buf + n, cap - n, "{\"ace\":\"%s\",\"path\":\"",
 	    a->deny ? "deny" : "allow");
-	while (*p) {
-		if ((k = utf8_seq(p)) == 0) {
+	for (; left > 0; left -= k) {
+		k = utf8_decode(p, left, &cp);
+		if (cp == UTF8_BAD) {
 			/* Windows names are Unicode: a path that is not cannot be planned. */
 			free(buf);
 			errno = EILSEQ;

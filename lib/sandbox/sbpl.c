@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sbpl.h"
+#include "buf.h"
 #include "util.h"
 
 enum sx_kind { SX_LIST, SX_SYM, SX_STR, SX_RE };
@@ -293,35 +294,12 @@ read_sx(struct reader *r, int depth)
 
 /* --- canonical text ------------------------------------------------------------------ */
 
-struct sbuf {
-	char *s;
-	size_t n, cap;
-};
-
 static void
-sb_putn(struct sbuf *b, const char *s, size_t n)
-{
-	if (b->n + n + 1 > b->cap) {
-		b->cap = (b->n + n + 1) * 2;
-		b->s = xreallocarray(b->s, b->cap, 1);
-	}
-	memcpy(b->s + b->n, s, n);
-	b->n += n;
-	b->s[b->n] = '\0';
-}
-
-static void
-sb_puts(struct sbuf *b, const char *s)
-{
-	sb_putn(b, s, strlen(s));
-}
-
-static void
-sb_quoted(struct sbuf *b, const char *s)
+sx_quoted(struct buf *b, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 
-	sb_puts(b, "\"");
+	buf_adds(b, "\"");
 	for (; *s != '\0'; s++) {
 		unsigned char c = (unsigned char)*s;
 		char u[7];
@@ -329,43 +307,43 @@ sb_quoted(struct sbuf *b, const char *s)
 		if (c == '"' || c == '\\') {
 			u[0] = '\\';
 			u[1] = (char)c;
-			sb_putn(b, u, 2);
+			buf_add(b, u, 2);
 		} else if (c < 0x20) {
 			memcpy(u, "\\u00", 4);
 			u[4] = hex[c >> 4];
 			u[5] = hex[c & 15];
-			sb_putn(b, u, 6);
+			buf_add(b, u, 6);
 		} else
-			sb_putn(b, s, 1);
+			buf_add(b, s, 1);
 	}
-	sb_puts(b, "\"");
+	buf_adds(b, "\"");
 }
 
 static void
-sx_print(struct sbuf *b, const struct sx *x)
+sx_print(struct buf *b, const struct sx *x)
 {
 	size_t i;
 
 	switch (x->kind) {
 	case SX_SYM:
-		sb_puts(b, x->s);
+		buf_adds(b, x->s);
 		break;
 	case SX_STR:
-		sb_quoted(b, x->s);
+		sx_quoted(b, x->s);
 		break;
 	case SX_RE:
-		sb_puts(b, "#\"");
-		sb_puts(b, x->s);
-		sb_puts(b, "\"");
+		buf_adds(b, "#\"");
+		buf_adds(b, x->s);
+		buf_adds(b, "\"");
 		break;
 	case SX_LIST:
-		sb_puts(b, "(");
+		buf_adds(b, "(");
 		for (i = 0; i < x->n; i++) {
 			if (i > 0)
-				sb_puts(b, " ");
+				buf_adds(b, " ");
 			sx_print(b, x->kids[i]);
 		}
-		sb_puts(b, ")");
+		buf_adds(b, ")");
 		break;
 	}
 }
@@ -515,7 +493,7 @@ take_rule(struct reader *r, const struct sx *x, struct sbpl_rule *ru)
 	for (; i < x->n; i++) {
 		const struct sx *f = x->kids[i];
 		const char *h = head(f);
-		struct sbuf b = { 0 };
+		struct buf b = { 0 };
 
 		if (h != NULL && strcmp(h, "with") == 0) {
 			if (f->n != 3 || f->kids[1]->kind != SX_SYM ||
@@ -535,7 +513,7 @@ take_rule(struct reader *r, const struct sx *x, struct sbpl_rule *ru)
 		if (!check_filter(r, f, 0))
 			goto fail;
 		sx_print(&b, f);
-		strlist_push_owned(&ru->filters, b.s);
+		strlist_push_owned(&ru->filters, buf_steal(&b));
 	}
 	return true;
  fail:
@@ -614,27 +592,27 @@ sbpl_free(struct sbpl_profile *p)
 char *
 sbpl_rules_text(const struct sbpl_profile *p)
 {
-	struct sbuf b = { 0 };
+	struct buf b = { 0 };
 	size_t i, j, k;
 
-	sb_putn(&b, "", 0);
+	buf_add(&b, "", 0);
 	for (i = 0; i < p->n; i++) {
 		const struct sbpl_rule *ru = &p->rules[i];
 		size_t nf = ru->filters.n > 0 ? ru->filters.n : 1;
 
 		for (k = 0; k < nf; k++) {
-			sb_puts(&b, ru->action);
+			buf_adds(&b, ru->action);
 			for (j = 0; j < ru->ops.n; j++) {
-				sb_puts(&b, " ");
-				sb_puts(&b, ru->ops.v[j]);
+				buf_adds(&b, " ");
+				buf_adds(&b, ru->ops.v[j]);
 			}
-			sb_puts(&b, "\t");
+			buf_adds(&b, "\t");
 			if (ru->filters.n > 0)
-				sb_puts(&b, ru->filters.v[k]);
-			sb_puts(&b, "\n");
+				buf_adds(&b, ru->filters.v[k]);
+			buf_adds(&b, "\n");
 		}
 	}
-	return b.s;
+	return buf_steal(&b);
 }
 
 /* --- log stream ------------------------------------------------------------------------- */

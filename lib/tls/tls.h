@@ -43,10 +43,8 @@ const char *tls_ctx_ca_file(const struct tls_ctx *ctx);
  * 0, or -1 with a message. */
 int tls_ctx_add_ca_file(struct tls_ctx *ctx, const char *path, char *err, size_t errlen);
 
-/* The loaded libssl (dlopen handle, loaded now if it was not), for the other users of
- * the library in srt (tls_mitm.c); NULL with a message. */
-void *tls_library(char *err, size_t errlen);
-/* A connection around an SSL object made by such a user (an SSL *; owned from now on). */
+/* A connection around an SSL object made by another user of libssl in srt (tls_mitm.c,
+ * through ossl.h): an SSL *, owned from now on. */
 struct tls_conn *tls_conn_adopt(void *ssl);
 
 /* A client connection over the connected, non-blocking socket fd (not owned), for host

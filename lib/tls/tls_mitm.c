@@ -1,112 +1,18 @@
 /*
  * TLS termination's server side (tls_mitm.h): the CA, leaves, server connections.
  *
- * Like tls.c, every OpenSSL function used is resolved by name from the library tls.c
- * loaded (libcrypto's through libssl's handle, which searches its dependencies), with
- * types from OpenSSL's own prototypes. Macros of OpenSSL's that expand to a ctrl call
- * are spelled as that call.
+ * OpenSSL is called through the one table of ossl.h, termination's functions resolved on
+ * first use (ossl_load_mitm).
  */
-#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/bio.h>
-#include <openssl/bn.h>
-#include <openssl/err.h>
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <openssl/pkcs12.h>
-#include <openssl/rand.h>
-#include <openssl/ssl.h>
-#include <openssl/x509.h>
-#include <openssl/x509v3.h>
-
 #include "buf.h"
+#include "ossl.h"
 #include "tls_mitm.h"
 #include "util.h"
-
-#define MITM_FUNCS(F) \
-	F(OPENSSL_init_ssl) \
-	F(TLS_server_method) \
-	F(SSL_CTX_new) \
-	F(SSL_CTX_free) \
-	F(SSL_CTX_ctrl) \
-	F(SSL_CTX_set_options) \
-	F(SSL_CTX_set_ciphersuites) \
-	F(SSL_CTX_set_default_read_buffer_len) \
-	F(SSL_new) \
-	F(SSL_free) \
-	F(SSL_set_fd) \
-	F(SSL_set_accept_state) \
-	F(SSL_set_cert_cb) \
-	F(SSL_get_servername) \
-	F(SSL_use_certificate) \
-	F(SSL_use_PrivateKey) \
-	F(EVP_PKEY_Q_keygen) \
-	F(EVP_PKEY_free) \
-	F(EVP_sha256) \
-	F(X509_new) \
-	F(X509_free) \
-	F(X509_set_version) \
-	F(X509_get_serialNumber) \
-	F(X509_gmtime_adj) \
-	F(X509_getm_notBefore) \
-	F(X509_getm_notAfter) \
-	F(X509_get0_notAfter) \
-	F(X509_get0_notBefore) \
-	F(X509_set_pubkey) \
-	F(X509_get_subject_name) \
-	F(X509_set_issuer_name) \
-	F(X509_NAME_add_entry_by_txt) \
-	F(X509V3_set_ctx) \
-	F(X509V3_EXT_conf_nid) \
-	F(X509_add_ext) \
-	F(X509_EXTENSION_free) \
-	F(X509_sign) \
-	F(X509_check_private_key) \
-	F(X509_check_ca) \
-	F(X509_cmp_current_time) \
-	F(BN_new) \
-	F(BN_free) \
-	F(BN_bin2bn) \
-	F(BN_to_ASN1_INTEGER) \
-	F(RAND_bytes) \
-	F(BIO_new_mem_buf) \
-	F(BIO_new) \
-	F(BIO_s_mem) \
-	F(BIO_ctrl) \
-	F(BIO_free) \
-	F(PEM_read_bio_X509) \
-	F(PEM_read_bio_PrivateKey) \
-	F(PEM_write_bio_X509) \
-	F(PEM_write_bio_PrivateKey) \
-	F(OBJ_txt2obj) \
-	F(ASN1_OBJECT_free) \
-	F(OPENSSL_sk_new_null) \
-	F(OPENSSL_sk_push) \
-	F(OPENSSL_sk_pop_free) \
-	F(PKCS12_SAFEBAG_create_cert) \
-	F(PKCS12_SAFEBAG_free) \
-	F(PKCS12_add1_attr_by_txt) \
-	F(PKCS12_add_friendlyname_asc) \
-	F(PKCS12_add_safe) \
-	F(PKCS12_add_safes) \
-	F(PKCS12_free) \
-	F(PKCS7_free) \
-	F(i2d_PKCS12) \
-	F(CRYPTO_free) \
-	F(ERR_get_error) \
-	F(ERR_error_string_n) \
-	F(ERR_clear_error)
-
-#define MITM_MEMBER(name) __typeof__(&name) p_##name;
-static struct {
-	bool loaded;
-	MITM_FUNCS(MITM_MEMBER)
-} mo;
-#define M(name) (mo.p_##name)
 
 struct leaf {
 	char host[DOM_HOST_MAX + 1];
@@ -125,50 +31,13 @@ struct tls_mitm {
 	uint64_t tick;
 };
 
-static int
-mitm_load(char *err, size_t errlen)
-{
-	void *h;
-
-	if (mo.loaded)
-		return 0;
-	if ((h = tls_library(err, errlen)) == NULL)
-		return -1;
-#define MITM_RESOLVE(name) \
-	if ((mo.p_##name = (__typeof__(&name))dlsym(h, #name)) == NULL) { \
-		snprintf(err, errlen, "OpenSSL has no %s (OpenSSL 3 is needed)", #name); \
-		memset(&mo, 0, sizeof(mo)); \
-		return -1; \
-	}
-	MITM_FUNCS(MITM_RESOLVE)
-#undef MITM_RESOLVE
-	mo.loaded = true;
-	return 0;
-}
-
-static void
-mitm_errtext(char *out, size_t outlen, const char *what)
-{
-	unsigned long e = M(ERR_get_error)();
-	char buf[TLS_ERR_MAX];
-
-	while (M(ERR_get_error)() != 0)
-		;
-	if (e == 0) {
-		snprintf(out, outlen, "%s failed", what);
-		return;
-	}
-	M(ERR_error_string_n)(e, buf, sizeof(buf));
-	snprintf(out, outlen, "%s: %s", what, buf);
-}
-
 /* ---- certificates ------------------------------------------------------------------ */
 
 static EVP_PKEY *
 mitm_keygen(void)
 {
 	/* EVP_EC_gen("P-256") is this call behind a macro. */
-	return M(EVP_PKEY_Q_keygen)(NULL, NULL, "EC", "P-256");
+	return O(EVP_PKEY_Q_keygen)(NULL, NULL, "EC", "P-256");
 }
 
 /* A random positive 128-bit serial number. */
@@ -179,14 +48,14 @@ mitm_serial(X509 *x)
 	BIGNUM *bn;
 	int ok;
 
-	if (M(RAND_bytes)(r, sizeof(r)) != 1)
+	if (O(RAND_bytes)(r, sizeof(r)) != 1)
 		return -1;
 	r[0] &= 0x7f;
 	r[0] |= 0x01;           /* never zero, never negative */
-	if ((bn = M(BN_bin2bn)(r, sizeof(r), NULL)) == NULL)
+	if ((bn = O(BN_bin2bn)(r, sizeof(r), NULL)) == NULL)
 		return -1;
-	ok = M(BN_to_ASN1_INTEGER)(bn, M(X509_get_serialNumber)(x)) != NULL;
-	M(BN_free)(bn);
+	ok = O(BN_to_ASN1_INTEGER)(bn, O(X509_get_serialNumber)(x)) != NULL;
+	O(BN_free)(bn);
 	return ok ? 0 : -1;
 }
 
@@ -199,11 +68,11 @@ mitm_ext(X509 *x, X509 *issuer, int nid, const char *value)
 	int ok;
 
 	memset(&v3, 0, sizeof(v3));     /* X509V3_set_ctx_nodb */
-	M(X509V3_set_ctx)(&v3, issuer, x, NULL, NULL, 0);
-	if ((e = M(X509V3_EXT_conf_nid)(NULL, &v3, nid, value)) == NULL)
+	O(X509V3_set_ctx)(&v3, issuer, x, NULL, NULL, 0);
+	if ((e = O(X509V3_EXT_conf_nid)(NULL, &v3, nid, value)) == NULL)
 		return -1;
-	ok = M(X509_add_ext)(x, e, -1) == 1;
-	M(X509_EXTENSION_free)(e);
+	ok = O(X509_add_ext)(x, e, -1) == 1;
+	O(X509_EXTENSION_free)(e);
 	return ok ? 0 : -1;
 }
 
@@ -214,17 +83,17 @@ mitm_cert_begin(EVP_PKEY *pub, const char *cn, X509 *issuer, long days)
 {
 	X509 *x;
 
-	if ((x = M(X509_new)()) == NULL)
+	if ((x = O(X509_new)()) == NULL)
 		return NULL;
-	if (M(X509_set_version)(x, 2) != 1 || mitm_serial(x) == -1 ||
-	    M(X509_gmtime_adj)(M(X509_getm_notBefore)(x), -3600) == NULL ||
-	    M(X509_gmtime_adj)(M(X509_getm_notAfter)(x), days * 86400) == NULL ||
-	    M(X509_set_pubkey)(x, pub) != 1 ||
-	    M(X509_NAME_add_entry_by_txt)(M(X509_get_subject_name)(x), "CN", MBSTRING_ASC,
+	if (O(X509_set_version)(x, 2) != 1 || mitm_serial(x) == -1 ||
+	    O(X509_gmtime_adj)(O(X509_getm_notBefore)(x), -3600) == NULL ||
+	    O(X509_gmtime_adj)(O(X509_getm_notAfter)(x), days * 86400) == NULL ||
+	    O(X509_set_pubkey)(x, pub) != 1 ||
+	    O(X509_NAME_add_entry_by_txt)(O(X509_get_subject_name)(x), "CN", MBSTRING_ASC,
 	    (const unsigned char *)cn, -1, -1, 0) != 1 ||
-	    M(X509_set_issuer_name)(x, M(X509_get_subject_name)(issuer != NULL ? issuer :
+	    O(X509_set_issuer_name)(x, O(X509_get_subject_name)(issuer != NULL ? issuer :
 	    x)) != 1) {
-		M(X509_free)(x);
+		O(X509_free)(x);
 		return NULL;
 	}
 	return x;
@@ -237,7 +106,7 @@ mitm_bio_text(BIO *b)
 	long n;
 
 	/* BIO_get_mem_data */
-	n = M(BIO_ctrl)(b, BIO_CTRL_INFO, 0, (void *)&p);
+	n = O(BIO_ctrl)(b, BIO_CTRL_INFO, 0, (void *)&p);
 	if (n < 0 || p == NULL)
 		return NULL;
 	out = xmalloc((size_t)n + 1);
@@ -257,15 +126,15 @@ tls_mitm_ca_generate(char **cert_pem, char **key_pem, char *err, size_t errlen)
 	int rc = -1;
 
 	*cert_pem = *key_pem = NULL;
-	if (mitm_load(err, errlen) == -1)
+	if (ossl_load_mitm(err, errlen) == -1)
 		return -1;
-	M(ERR_clear_error)();
+	O(ERR_clear_error)();
 	if ((key = mitm_keygen()) == NULL) {
-		mitm_errtext(err, errlen, "CA key");
+		ossl_errtext(err, errlen, "CA key");
 		goto out;
 	}
-	if (M(RAND_bytes)(r, sizeof(r)) != 1) {
-		mitm_errtext(err, errlen, "randomness");
+	if (O(RAND_bytes)(r, sizeof(r)) != 1) {
+		ossl_errtext(err, errlen, "randomness");
 		goto out;
 	}
 	/* A name of its own per run: a client that caches what it saw of one run's CA
@@ -277,16 +146,16 @@ tls_mitm_ca_generate(char **cert_pem, char **key_pem, char *err, size_t errlen)
 	    mitm_ext(x, x, NID_key_usage, "critical,keyCertSign,cRLSign") == -1 ||
 	    mitm_ext(x, x, NID_subject_key_identifier, "hash") == -1 ||
 	    mitm_ext(x, x, NID_authority_key_identifier, "keyid:always") == -1 ||
-	    M(X509_sign)(x, key, M(EVP_sha256)()) <= 0) {
-		mitm_errtext(err, errlen, "CA certificate");
+	    O(X509_sign)(x, key, O(EVP_sha256)()) <= 0) {
+		ossl_errtext(err, errlen, "CA certificate");
 		goto out;
 	}
-	if ((bc = M(BIO_new)(M(BIO_s_mem)())) == NULL ||
-	    (bk = M(BIO_new)(M(BIO_s_mem)())) == NULL ||
-	    M(PEM_write_bio_X509)(bc, x) != 1 ||
-	    M(PEM_write_bio_PrivateKey)(bk, key, NULL, NULL, 0, NULL, NULL) != 1 ||
+	if ((bc = O(BIO_new)(O(BIO_s_mem)())) == NULL ||
+	    (bk = O(BIO_new)(O(BIO_s_mem)())) == NULL ||
+	    O(PEM_write_bio_X509)(bc, x) != 1 ||
+	    O(PEM_write_bio_PrivateKey)(bk, key, NULL, NULL, 0, NULL, NULL) != 1 ||
 	    (*cert_pem = mitm_bio_text(bc)) == NULL || (*key_pem = mitm_bio_text(bk)) == NULL) {
-		mitm_errtext(err, errlen, "CA as PEM");
+		ossl_errtext(err, errlen, "CA as PEM");
 		free(*cert_pem);
 		tls_mitm_pem_free(*key_pem);
 		*cert_pem = *key_pem = NULL;
@@ -295,13 +164,13 @@ tls_mitm_ca_generate(char **cert_pem, char **key_pem, char *err, size_t errlen)
 	rc = 0;
 out:
 	if (bc != NULL)
-		M(BIO_free)(bc);
+		O(BIO_free)(bc);
 	if (bk != NULL)
-		M(BIO_free)(bk);      /* the key's text in it: freed, as OpenSSL frees it */
+		O(BIO_free)(bk);      /* the key's text in it: freed, as OpenSSL frees it */
 	if (x != NULL)
-		M(X509_free)(x);
+		O(X509_free)(x);
 	if (key != NULL)
-		M(EVP_PKEY_free)(key);
+		O(EVP_PKEY_free)(key);
 	return rc;
 }
 
@@ -324,77 +193,62 @@ tls_mitm_new(const char *cert_pem, size_t cert_len, const char *key_pem, size_t 
 	BIO *b = NULL;
 	char why[TLS_ERR_MAX];
 
-	if (mitm_load(err, errlen) == -1)
+	if (ossl_load_mitm(err, errlen) == -1)
 		return NULL;
-	M(ERR_clear_error)();
+	O(ERR_clear_error)();
 	m = xcalloc(1, sizeof(*m));
-	if ((b = M(BIO_new_mem_buf)(cert_pem, (int)cert_len)) == NULL ||
-	    (m->ca = M(PEM_read_bio_X509)(b, NULL, NULL, NULL)) == NULL) {
-		mitm_errtext(why, sizeof(why), "reading");
+	if ((b = O(BIO_new_mem_buf)(cert_pem, (int)cert_len)) == NULL ||
+	    (m->ca = O(PEM_read_bio_X509)(b, NULL, NULL, NULL)) == NULL) {
+		ossl_errtext(why, sizeof(why), "reading");
 		snprintf(err, errlen, "the CA certificate is not a PEM certificate (%s)", why);
 		goto fail;
 	}
-	M(BIO_free)(b);
+	O(BIO_free)(b);
 	/* No passphrase callback: an encrypted key is refused rather than prompted for. */
-	if ((b = M(BIO_new_mem_buf)(key_pem, (int)key_len)) == NULL ||
-	    (m->ca_key = M(PEM_read_bio_PrivateKey)(b, NULL, NULL, (void *)"")) == NULL) {
-		mitm_errtext(why, sizeof(why), "reading");
+	if ((b = O(BIO_new_mem_buf)(key_pem, (int)key_len)) == NULL ||
+	    (m->ca_key = O(PEM_read_bio_PrivateKey)(b, NULL, NULL, (void *)"")) == NULL) {
+		ossl_errtext(why, sizeof(why), "reading");
 		snprintf(err, errlen, "the CA key is not an unencrypted PEM private key (%s)",
 		    why);
 		goto fail;
 	}
-	M(BIO_free)(b);
+	O(BIO_free)(b);
 	b = NULL;
-	if (M(X509_check_private_key)(m->ca, m->ca_key) != 1) {
-		M(ERR_clear_error)();
+	if (O(X509_check_private_key)(m->ca, m->ca_key) != 1) {
+		O(ERR_clear_error)();
 		snprintf(err, errlen, "the CA key does not belong to the CA certificate");
 		goto fail;
 	}
-	if (M(X509_check_ca)(m->ca) < 1) {
+	if (O(X509_check_ca)(m->ca) < 1) {
 		snprintf(err, errlen, "the CA certificate is not a CA's (it has no "
 		    "basicConstraints CA:TRUE, or its keyUsage forbids signing certificates)");
 		goto fail;
 	}
-	if (M(X509_cmp_current_time)(M(X509_get0_notAfter)(m->ca)) <= 0) {
+	if (O(X509_cmp_current_time)(O(X509_get0_notAfter)(m->ca)) <= 0) {
 		snprintf(err, errlen, "the CA certificate has expired");
 		goto fail;
 	}
-	if (M(X509_cmp_current_time)(M(X509_get0_notBefore)(m->ca)) >= 0) {
+	if (O(X509_cmp_current_time)(O(X509_get0_notBefore)(m->ca)) >= 0) {
 		snprintf(err, errlen, "the CA certificate is not valid yet");
 		goto fail;
 	}
-	if ((b = M(BIO_new)(M(BIO_s_mem)())) == NULL || M(PEM_write_bio_X509)(b, m->ca) != 1 ||
+	if ((b = O(BIO_new)(O(BIO_s_mem)())) == NULL || O(PEM_write_bio_X509)(b, m->ca) != 1 ||
 	    (m->ca_pem = mitm_bio_text(b)) == NULL) {
-		mitm_errtext(err, errlen, "CA certificate as PEM");
+		ossl_errtext(err, errlen, "CA certificate as PEM");
 		goto fail;
 	}
-	M(BIO_free)(b);
+	O(BIO_free)(b);
 	b = NULL;
 	if ((m->leaf_key = mitm_keygen()) == NULL) {
-		mitm_errtext(err, errlen, "leaf key");
+		ossl_errtext(err, errlen, "leaf key");
 		goto fail;
 	}
-	if ((m->ctx = M(SSL_CTX_new)(M(TLS_server_method)())) == NULL) {
-		mitm_errtext(err, errlen, "SSL_CTX_new");
+	if ((m->ctx = ossl_ctx_new(O(TLS_server_method)(), err, errlen)) == NULL)
 		goto fail;
-	}
-	/* SSL_CTX_set_min_proto_version, SSL_CTX_set_mode. Renegotiation is off: the leaf
-	 * is chosen once, from the first ClientHello. */
-	if (M(SSL_CTX_ctrl)(m->ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, TLS1_2_VERSION,
-	    NULL) != 1) {
-		mitm_errtext(err, errlen, "TLS 1.2 as the minimum");
-		goto fail;
-	}
-	/* The buffers are kept between records (SSL_MODE_RELEASE_BUFFERS would free and
-	 * allocate them again around every one of a download's), and read ahead and the
-	 * suites are the client's (tls.c says why). CHACHA20 is put first for a client
-	 * that prefers it, one without AES in hardware. */
-	(void)M(SSL_CTX_ctrl)(m->ctx, SSL_CTRL_MODE, SSL_MODE_ENABLE_PARTIAL_WRITE |
-	    SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER, NULL);
-	(void)M(SSL_CTX_ctrl)(m->ctx, SSL_CTRL_SET_READ_AHEAD, 1, NULL);
-	M(SSL_CTX_set_default_read_buffer_len)(m->ctx, TLS_READ_BUF);
-	(void)M(SSL_CTX_set_ciphersuites)(m->ctx, TLS_SUITES);
-	(void)M(SSL_CTX_set_options)(m->ctx, SSL_OP_NO_RENEGOTIATION |
+	/* Renegotiation is off: the leaf is chosen once, from the first ClientHello.
+	 * CHACHA20 is put first for a client that prefers it, one without AES in
+	 * hardware. */
+	(void)O(SSL_CTX_set_options)(m->ctx, SSL_OP_NO_RENEGOTIATION |
 	    SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_PRIORITIZE_CHACHA | SSL_OP_NO_TICKET
 #ifdef SSL_OP_IGNORE_UNEXPECTED_EOF
 	    | SSL_OP_IGNORE_UNEXPECTED_EOF
@@ -403,7 +257,7 @@ tls_mitm_new(const char *cert_pem, size_t cert_len, const char *key_pem, size_t 
 	return m;
 fail:
 	if (b != NULL)
-		M(BIO_free)(b);
+		O(BIO_free)(b);
 	tls_mitm_free(m);
 	return NULL;
 }
@@ -414,15 +268,15 @@ tls_mitm_free(struct tls_mitm *m)
 	if (m == NULL)
 		return;
 	for (size_t i = 0; i < m->ncache; i++)
-		M(X509_free)(m->cache[i].cert);
+		O(X509_free)(m->cache[i].cert);
 	if (m->ctx != NULL)
-		M(SSL_CTX_free)(m->ctx);
+		O(SSL_CTX_free)(m->ctx);
 	if (m->leaf_key != NULL)
-		M(EVP_PKEY_free)(m->leaf_key);
+		O(EVP_PKEY_free)(m->leaf_key);
 	if (m->ca_key != NULL)
-		M(EVP_PKEY_free)(m->ca_key);
+		O(EVP_PKEY_free)(m->ca_key);
 	if (m->ca != NULL)
-		M(X509_free)(m->ca);
+		O(X509_free)(m->ca);
 	free(m->ca_pem);
 	free(m);
 }
@@ -444,7 +298,7 @@ mitm_leaf_make(struct tls_mitm *m, const char *host, enum host_kind kind)
 	/* host is canonical: a name of [a-z0-9._-] or an address, nothing that the
 	 * configuration syntax of the extension would read as a separator. */
 	snprintf(san, sizeof(san), "%s:%s", kind == HOST_NAME ? "DNS" : "IP", host);
-	M(ERR_clear_error)();
+	O(ERR_clear_error)();
 	if ((x = mitm_cert_begin(m->leaf_key, host, m->ca, 90)) == NULL)
 		return NULL;
 	if (mitm_ext(x, m->ca, NID_basic_constraints, "critical,CA:FALSE") == -1 ||
@@ -453,9 +307,9 @@ mitm_leaf_make(struct tls_mitm *m, const char *host, enum host_kind kind)
 	    mitm_ext(x, m->ca, NID_subject_alt_name, san) == -1 ||
 	    mitm_ext(x, m->ca, NID_subject_key_identifier, "hash") == -1 ||
 	    mitm_ext(x, m->ca, NID_authority_key_identifier, "keyid:always") == -1 ||
-	    M(X509_sign)(x, m->ca_key, M(EVP_sha256)()) <= 0) {
-		M(X509_free)(x);
-		M(ERR_clear_error)();
+	    O(X509_sign)(x, m->ca_key, O(EVP_sha256)()) <= 0) {
+		O(X509_free)(x);
+		O(ERR_clear_error)();
 		return NULL;
 	}
 	return x;
@@ -486,7 +340,7 @@ mitm_leaf(struct tls_mitm *m, const char *host, enum host_kind kind)
 			if (m->cache[i].used < slot->used)
 				slot = &m->cache[i];
 		/* A connection using it holds its own reference (SSL_use_certificate). */
-		M(X509_free)(slot->cert);
+		O(X509_free)(slot->cert);
 	}
 	snprintf(slot->host, sizeof(slot->host), "%s", host);
 	slot->cert = x;
@@ -499,7 +353,7 @@ static int
 mitm_cert_cb(SSL *ssl, void *arg)
 {
 	struct tls_mitm_hello *h = arg;
-	const char *sn = M(SSL_get_servername)(ssl, TLSEXT_NAMETYPE_host_name);
+	const char *sn = O(SSL_get_servername)(ssl, TLSEXT_NAMETYPE_host_name);
 	char canon[DOM_HOST_MAX + 1];
 	const char *name = h->target;
 	enum host_kind kind = h->target_kind, k;
@@ -519,8 +373,8 @@ mitm_cert_cb(SSL *ssl, void *arg)
 	}
 	snprintf(h->leaf, sizeof(h->leaf), "%s", name);
 	if ((x = mitm_leaf(h->m, name, kind)) == NULL ||
-	    M(SSL_use_certificate)(ssl, x) != 1 ||
-	    M(SSL_use_PrivateKey)(ssl, h->m->leaf_key) != 1) {
+	    O(SSL_use_certificate)(ssl, x) != 1 ||
+	    O(SSL_use_PrivateKey)(ssl, h->m->leaf_key) != 1) {
 		h->failed = true;
 		return 0;
 	}
@@ -532,15 +386,15 @@ tls_mitm_accept(struct tls_mitm_hello *hello, int fd, char *err, size_t errlen)
 {
 	SSL *ssl;
 
-	M(ERR_clear_error)();
-	if ((ssl = M(SSL_new)(hello->m->ctx)) == NULL || M(SSL_set_fd)(ssl, fd) != 1) {
-		mitm_errtext(err, errlen, "SSL_new");
+	O(ERR_clear_error)();
+	if ((ssl = O(SSL_new)(hello->m->ctx)) == NULL || O(SSL_set_fd)(ssl, fd) != 1) {
+		ossl_errtext(err, errlen, "SSL_new");
 		if (ssl != NULL)
-			M(SSL_free)(ssl);
+			O(SSL_free)(ssl);
 		return NULL;
 	}
-	M(SSL_set_accept_state)(ssl);
-	M(SSL_set_cert_cb)(ssl, mitm_cert_cb, hello);
+	O(SSL_set_accept_state)(ssl);
+	O(SSL_set_cert_cb)(ssl, mitm_cert_cb, hello);
 	return tls_conn_adopt(ssl);
 }
 
@@ -602,13 +456,13 @@ tls_mitm_pem_certs(const char *text, size_t len, struct buf *out)
 static void
 mitm_bag_free(void *bag)
 {
-	M(PKCS12_SAFEBAG_free)(bag);
+	O(PKCS12_SAFEBAG_free)(bag);
 }
 
 static void
 mitm_p7_free(void *p7)
 {
-	M(PKCS7_free)(p7);
+	O(PKCS7_free)(p7);
 }
 
 int
@@ -625,59 +479,59 @@ tls_mitm_trust_store(const char *pem, size_t len, struct buf *out, char *err,
 	char alias[32];
 	int n = 0, dlen, rc = -1;
 
-	if (mitm_load(err, errlen) == -1)
+	if (ossl_load_mitm(err, errlen) == -1)
 		return -1;
-	M(ERR_clear_error)();
-	if ((bags = M(OPENSSL_sk_new_null)()) == NULL ||
-	    (any = M(OBJ_txt2obj)(MITM_ANY_EKU_OID, 1)) == NULL ||
-	    (b = M(BIO_new_mem_buf)(pem, (int)len)) == NULL) {
-		mitm_errtext(err, errlen, "trust store");
+	O(ERR_clear_error)();
+	if ((bags = O(OPENSSL_sk_new_null)()) == NULL ||
+	    (any = O(OBJ_txt2obj)(MITM_ANY_EKU_OID, 1)) == NULL ||
+	    (b = O(BIO_new_mem_buf)(pem, (int)len)) == NULL) {
+		ossl_errtext(err, errlen, "trust store");
 		goto out;
 	}
-	while ((x = M(PEM_read_bio_X509)(b, NULL, NULL, NULL)) != NULL) {
-		bag = M(PKCS12_SAFEBAG_create_cert)(x);
-		M(X509_free)(x);
+	while ((x = O(PEM_read_bio_X509)(b, NULL, NULL, NULL)) != NULL) {
+		bag = O(PKCS12_SAFEBAG_create_cert)(x);
+		O(X509_free)(x);
 		snprintf(alias, sizeof(alias), "srt-trust-%d", ++n);
 		/* len -1: the value is the ASN1_OBJECT itself, copied. */
-		if (bag == NULL || M(PKCS12_add1_attr_by_txt)(bag, MITM_JDK_TRUST_OID,
+		if (bag == NULL || O(PKCS12_add1_attr_by_txt)(bag, MITM_JDK_TRUST_OID,
 		    V_ASN1_OBJECT, (const unsigned char *)any, -1) != 1 ||
-		    M(PKCS12_add_friendlyname_asc)(bag, alias, -1) != 1 ||
-		    M(OPENSSL_sk_push)(bags, bag) <= 0) {
+		    O(PKCS12_add_friendlyname_asc)(bag, alias, -1) != 1 ||
+		    O(OPENSSL_sk_push)(bags, bag) <= 0) {
 			if (bag != NULL)
-				M(PKCS12_SAFEBAG_free)(bag);
-			mitm_errtext(err, errlen, "trust store: a certificate bag");
+				O(PKCS12_SAFEBAG_free)(bag);
+			ossl_errtext(err, errlen, "trust store: a certificate bag");
 			goto out;
 		}
 	}
 	/* The loop ends at the end of the text (no more PEM): not an error. */
-	M(ERR_clear_error)();
+	O(ERR_clear_error)();
 	if (n == 0) {
 		snprintf(err, errlen, "trust store: no certificate");
 		goto out;
 	}
 	/* One safe, not encrypted (nid -1), and no MAC: certificates are public, and a
 	 * store without a password is what the JDK loads when none is given. */
-	if (M(PKCS12_add_safe)((STACK_OF(PKCS7) **)&safes, (STACK_OF(PKCS12_SAFEBAG) *)bags,
+	if (O(PKCS12_add_safe)((STACK_OF(PKCS7) **)&safes, (STACK_OF(PKCS12_SAFEBAG) *)bags,
 	    -1, 0, NULL) != 1 ||
-	    (p12 = M(PKCS12_add_safes)((STACK_OF(PKCS7) *)safes, 0)) == NULL ||
-	    (dlen = M(i2d_PKCS12)(p12, &der)) <= 0) {
-		mitm_errtext(err, errlen, "trust store");
+	    (p12 = O(PKCS12_add_safes)((STACK_OF(PKCS7) *)safes, 0)) == NULL ||
+	    (dlen = O(i2d_PKCS12)(p12, &der)) <= 0) {
+		ossl_errtext(err, errlen, "trust store");
 		goto out;
 	}
 	buf_add(out, der, (size_t)dlen);
 	rc = 0;
 out:
 	if (der != NULL)
-		M(CRYPTO_free)(der, __FILE__, __LINE__);
+		O(CRYPTO_free)(der, __FILE__, __LINE__);
 	if (p12 != NULL)
-		M(PKCS12_free)(p12);
+		O(PKCS12_free)(p12);
 	if (safes != NULL)
-		M(OPENSSL_sk_pop_free)(safes, mitm_p7_free);
+		O(OPENSSL_sk_pop_free)(safes, mitm_p7_free);
 	if (bags != NULL)
-		M(OPENSSL_sk_pop_free)(bags, mitm_bag_free);
+		O(OPENSSL_sk_pop_free)(bags, mitm_bag_free);
 	if (any != NULL)
-		M(ASN1_OBJECT_free)(any);
+		O(ASN1_OBJECT_free)(any);
 	if (b != NULL)
-		M(BIO_free)(b);
+		O(BIO_free)(b);
 	return rc;
 }

@@ -3,7 +3,7 @@
  * both directions at once, half-close is passed on, the end is reported with the byte
  * counts, and the same holds when no pipe may be had (pipe budget 0: every byte goes
  * through the user-space fallback) and when the budget is tiny and shared. Built with
- * mingw-w64 too (make win), where lib/compat/relay_win.c copies without pipes, and run under
+ * mingw-w64 too (make win), where lib/proxyd/relay_copy.c copies without pipes, and run under
  * Wine by tests/63-proxies-wine.bats: the pipe checks are Linux's only.
  */
 #include <errno.h>

@@ -113,16 +113,16 @@ static char *
 dacl_of(const char *path)
 {
 	struct wa_dacl d;
-	struct sbuf b = { 0 };
+	struct buf b = { 0 };
 
-	sb_add(&b, "", 0);
+	buf_add(&b, "", 0);
 	if (wa_dacl_get(path, &d) != 0)
 		return xstrdup("(error)");
 	for (size_t i = 0; i < d.n; i++)
-		sb_printf(&b, "%s%s:%s:0x%lx:%u", i ? " " : "", d.v[i].deny ? "deny" : "allow",
+		buf_addf(&b, "%s%s:%s:0x%lx:%u", i ? " " : "", d.v[i].deny ? "deny" : "allow",
 		    d.v[i].sid, (unsigned long)d.v[i].mask, (unsigned)d.v[i].flags);
 	wa_dacl_free(&d);
-	return b.p;
+	return buf_steal(&b);
 }
 
 static int
@@ -665,9 +665,9 @@ test_state_format(void)
 	r.ace.flags = 3;
 	r.owned = 1;
 	r.root = (char *)"C:\\a";
-	strv_push(&r.made, "C:\\a\\x");
+	strlist_push(&r.made, "C:\\a\\x");
 	state_add(&a, &r);
-	strv_free(&r.made);
+	strlist_free(&r.made);
 	t1 = state_format(&a);
 	ok(state_parse(t1, strlen(t1), &b) == 0 && b.n == 1, "records: format -> parse");
 	t2 = state_format(&b);
@@ -700,7 +700,7 @@ test_env(void)
 	    "HTTP_PROXY=http://evil", NULL };
 	char *overlay[] = { "Path=C:\\Windows\\system32", "HTTPS_PROXY=http://127.0.0.1:60080",
 	    NULL };
-	struct strv e, o = { 0 };
+	struct strlist e, o = { 0 };
 
 	ok(env_name_allowed("PATH") && env_name_allowed("https_proxy") &&
 	    env_name_allowed("HTTPS_PROXY") && env_name_allowed("GIT_CONFIG_KEY_3") &&
@@ -713,9 +713,9 @@ test_env(void)
 	ok(env_get(e.v, "SystemRoot") != NULL && env_get(e.v, "TEMP") != NULL,
 	    "what Windows programs need to start is kept");
 	ok(env_get(e.v, "PATH") != NULL && strcmp(env_get(e.v, "PATH"),
-	    "C:\\Windows\\system32") == 0 && strv_contains(&e, "PATH=C:\\Windows\\system32"),
+	    "C:\\Windows\\system32") == 0 && strlist_contains(&e, "PATH=C:\\Windows\\system32"),
 	    "the overlay's PATH replaces the account's, in one spelling");
-	ok(strv_contains(&e, "https_proxy=http://127.0.0.1:60080"),
+	ok(strlist_contains(&e, "https_proxy=http://127.0.0.1:60080"),
 	    "proxy variables get their one spelling");
 	{
 		int sorted = 1;
@@ -724,12 +724,12 @@ test_env(void)
 			sorted &= strcasecmp(e.v[i - 1], e.v[i]) <= 0;
 		ok(sorted, "sorted by name, ignoring case");
 	}
-	strv_free(&e);
+	strlist_free(&e);
 	env_proxies(&o, 60081, 60082);
-	ok(strv_contains(&o, "http_proxy=http://127.0.0.1:60081") &&
-	    strv_contains(&o, "ftp_proxy=socks5h://127.0.0.1:60082") &&
-	    strv_contains(&o, "RSYNC_PROXY=127.0.0.1:60082") &&
-	    env_get(o.v, "NO_PROXY") == NULL && strv_contains(&o, "SANDBOX_RUNTIME=1"),
+	ok(strlist_contains(&o, "http_proxy=http://127.0.0.1:60081") &&
+	    strlist_contains(&o, "ftp_proxy=socks5h://127.0.0.1:60082") &&
+	    strlist_contains(&o, "RSYNC_PROXY=127.0.0.1:60082") &&
+	    env_get(o.v, "NO_PROXY") == NULL && strlist_contains(&o, "SANDBOX_RUNTIME=1"),
 	    "proxy variables for the ports, and no NO_PROXY (loopback is fenced too)");
 	for (size_t i = 0; i < o.n; i++) {
 		char *name = xstrndup(o.v[i], strcspn(o.v[i], "="));
@@ -738,7 +738,7 @@ test_env(void)
 			ok(0, "%s is set by env_proxies but not allowed", name);
 		free(name);
 	}
-	strv_free(&o);
+	strlist_free(&o);
 }
 
 static void
@@ -750,7 +750,7 @@ test_cmdline(void)
 		{ "C:\\p\\x.exe", "no-quotes", "-x=1", NULL, NULL, NULL },
 	};
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
-		struct strv back;
+		struct strlist back;
 		char *line = cmdline_join(cases[c]);
 		int same = 1;
 		size_t n = 0;
@@ -759,7 +759,7 @@ test_cmdline(void)
 		for (; cases[c][n] != NULL; n++)
 			same &= n < back.n && strcmp(back.v[n], cases[c][n]) == 0;
 		ok(same && back.n == n, "command line %zu round-trips: %s", c, line);
-		strv_free(&back);
+		strlist_free(&back);
 		free(line);
 	}
 	{
@@ -810,7 +810,7 @@ test_paths_and_opts(void)
 	char *c;
 	const char *pid = NULL;
 	int flag = 0, lo, hi;
-	struct strv list = { 0 }, rest = { 0 };
+	struct strlist list = { 0 }, rest = { 0 };
 	char *argv[] = { "--holder-pid", "7", "--json", "--env=A=1", "--env", "B=2", "--",
 	    "cmd", "--json", NULL };
 	const struct opt o[] = {
@@ -838,8 +838,8 @@ test_paths_and_opts(void)
 	ok(opts_parse("t", 9, argv, o, &rest, 0) == 0 && pid != NULL && strcmp(pid, "7") == 0 &&
 	    flag && list.n == 2 && strcmp(list.v[0], "A=1") == 0 && rest.n == 2 &&
 	    strcmp(rest.v[1], "--json") == 0, "options: values, flags, lists, -- ends them");
-	strv_free(&list);
-	strv_free(&rest);
+	strlist_free(&list);
+	strlist_free(&rest);
 	{
 		char *bad[] = { "--nope", NULL };
 		int r;

@@ -1,6 +1,6 @@
 /*
- * lib/proxyd/resolver.h on Windows, without c-ares (Debian has no mingw-w64 build): each
- * lookup is one getaddrinfo() on a thread of the system's pool, which consults the hosts
+ * The resolver's lookup back end on Windows (lib/proxyd/resolver_int.h), without c-ares (Debian
+ * has no mingw-w64 build of it): each lookup is one getaddrinfo() on a thread of the system's pool, which consults the hosts
  * file (%SystemRoot%\System32\drivers\etc\hosts) and then DNS as Windows is configured.
  * The thread posts the finished query, as a pointer, to a socket pair whose reading end
  * the loop watches while lookups are outstanding; every callback runs on the loop.
@@ -19,11 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "resolver.h"
+#include "resolver_int.h"
 #include "sys.h"
 #include "util.h"
 
-#define RESOLVER_MAX_ANSWERS 64
 #define RESOLVER_ENODATA (-1)   /* answered, but with no IPv4 or IPv6 address */
 
 struct resolver_post {
@@ -33,24 +32,12 @@ struct resolver_post {
 	LONG refs;              /* the resolver's and each running lookup's */
 };
 
-struct resolver {
-	struct evloop *loop;
+struct resolver_be {
 	int rd;                 /* the pair's reading end */
 	struct resolver_post *post;
 	size_t outstanding;     /* posted to a thread, not yet read back */
 	unsigned char part[sizeof(void *)];
 	size_t npart;           /* bytes of a pointer read so far */
-};
-
-struct resolver_query {
-	struct resolver_post *post;
-	char *name;
-	resolver_cb cb;
-	void *arg;
-	int cancelled;
-	int status;
-	struct ip_addr addrs[RESOLVER_MAX_ANSWERS];
-	size_t naddrs;
 };
 
 static void
@@ -63,46 +50,19 @@ resolver_post_release(struct resolver_post *p)
 	free(p);
 }
 
-static void
-resolver_query_free(struct resolver_query *q)
-{
-	free(q->name);
-	free(q);
-}
-
 /* On the pool's thread: the lookup, then the query back to the loop. */
 static void
 resolver_answer(struct resolver_query *q)
 {
 	struct addrinfo hints, *res = NULL, *ai;
-	size_t i;
 	int st;
 
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
 	st = getaddrinfo(q->name, NULL, &hints, &res);
-	for (ai = st == 0 ? res : NULL; ai != NULL && q->naddrs < RESOLVER_MAX_ANSWERS;
-	    ai = ai->ai_next) {
-		struct ip_addr a;
-
-		memset(&a, 0, sizeof(a));
-		if (ai->ai_family == AF_INET && ai->ai_addrlen >= sizeof(struct sockaddr_in)) {
-			a.family = 4;
-			memcpy(a.bytes, &((struct sockaddr_in *)(void *)ai->ai_addr)->sin_addr, 4);
-		} else if (ai->ai_family == AF_INET6 &&
-		    ai->ai_addrlen >= sizeof(struct sockaddr_in6)) {
-			a.family = 6;
-			memcpy(a.bytes, &((struct sockaddr_in6 *)(void *)ai->ai_addr)->sin6_addr,
-			    16);
-		} else
-			continue;
-		for (i = 0; i < q->naddrs; i++)
-			if (ip_addr_equal(&q->addrs[i], &a))
-				break;
-		if (i == q->naddrs)
-			q->addrs[q->naddrs++] = a;
-	}
+	for (ai = st == 0 ? res : NULL; ai != NULL; ai = ai->ai_next)
+		resolver_answer_add(q, ai->ai_addr, ai->ai_addrlen, ai->ai_family);
 	if (res != NULL)
 		freeaddrinfo(res);
 	q->status = st != 0 ? st : q->naddrs == 0 ? RESOLVER_ENODATA : 0;
@@ -129,7 +89,7 @@ resolver_work(PTP_CALLBACK_INSTANCE inst, PVOID arg)
 
 /* Queries back from their threads, whole pointers only. */
 static size_t
-resolver_take(struct resolver *r, struct resolver_query **out, size_t max)
+resolver_take(struct resolver_be *r, struct resolver_query **out, size_t max)
 {
 	size_t n = 0;
 	ssize_t got;
@@ -150,7 +110,7 @@ resolver_take(struct resolver *r, struct resolver_query **out, size_t max)
 static void
 resolver_io_cb(struct evloop *loop, int fd, unsigned events, void *arg)
 {
-	struct resolver *r = arg;
+	struct resolver_be *r = arg;
 	struct resolver_query *qs[32];
 	size_t i, n;
 
@@ -159,9 +119,7 @@ resolver_io_cb(struct evloop *loop, int fd, unsigned events, void *arg)
 	while ((n = resolver_take(r, qs, 32)) > 0) {
 		for (i = 0; i < n; i++) {
 			r->outstanding--;
-			if (!qs[i]->cancelled)
-				qs[i]->cb(qs[i]->arg, qs[i]->status, qs[i]->addrs, qs[i]->naddrs);
-			resolver_query_free(qs[i]);
+			resolver_deliver(qs[i]);
 		}
 	}
 	/* Watched only while a lookup is outstanding: an idle resolver does not keep the
@@ -170,18 +128,18 @@ resolver_io_cb(struct evloop *loop, int fd, unsigned events, void *arg)
 		evloop_del(loop, r->rd);
 }
 
-struct resolver *
-resolver_new(struct evloop *loop, char *err, size_t errlen)
+struct resolver_be *
+resolver_be_new(struct resolver *res, char *err, size_t errlen)
 {
-	struct resolver *r;
+	struct resolver_be *r;
 	int sv[2];
 
+	(void)res;
 	if (sys_socketpair(sv) == -1 || sys_set_nonblock(sv[0]) == -1) {
 		snprintf(err, errlen, "resolver: socket pair: %s", strerror(errno));
 		return NULL;
 	}
 	r = xcalloc(1, sizeof(*r));
-	r->loop = loop;
 	r->rd = sv[0];
 	r->post = xcalloc(1, sizeof(*r->post));
 	InitializeCriticalSection(&r->post->lock);
@@ -191,13 +149,12 @@ resolver_new(struct evloop *loop, char *err, size_t errlen)
 }
 
 void
-resolver_free(struct resolver *r)
+resolver_be_free(struct resolver *res)
 {
+	struct resolver_be *r = res->be;
 	struct resolver_query *qs[32];
 	size_t i, n;
 
-	if (r == NULL)
-		return;
 	EnterCriticalSection(&r->post->lock);
 	r->post->closed = 1;
 	LeaveCriticalSection(&r->post->lock);
@@ -205,52 +162,37 @@ resolver_free(struct resolver *r)
 	while ((n = resolver_take(r, qs, 32)) > 0)
 		for (i = 0; i < n; i++)
 			resolver_query_free(qs[i]);
-	evloop_del(r->loop, r->rd);
+	evloop_del(res->loop, r->rd);
 	sys_sockclose(r->rd);
 	resolver_post_release(r->post);
 	free(r);
 }
 
-struct resolver_query *
-resolver_lookup(struct resolver *r, const char *name, resolver_cb cb, void *arg)
+int
+resolver_be_lookup(struct resolver *res, struct resolver_query *q, const char *name)
 {
-	struct resolver_query *q;
+	struct resolver_be *r = res->be;
 
-	q = xcalloc(1, sizeof(*q));
 	q->post = r->post;
 	q->name = xstrdup(name);
-	q->cb = cb;
-	q->arg = arg;
 	if (r->outstanding == 0 &&
-	    evloop_add(r->loop, r->rd, EV_READ, resolver_io_cb, r) == -1) {
-		resolver_query_free(q);
-		return NULL;
-	}
+	    evloop_add(res->loop, r->rd, EV_READ, resolver_io_cb, r) == -1)
+		return -1;
 	InterlockedIncrement(&r->post->refs);
 	if (!TrySubmitThreadpoolCallback(resolver_work, q, NULL)) {
 		InterlockedDecrement(&r->post->refs);
 		if (r->outstanding == 0)
-			evloop_del(r->loop, r->rd);
-		resolver_query_free(q);
-		return NULL;
+			evloop_del(res->loop, r->rd);
+		return -1;
 	}
 	r->outstanding++;
-	return q;
-}
-
-/* The callback will not be called; the query is freed when its thread is done. */
-void
-resolver_cancel(struct resolver_query *q)
-{
-	q->cancelled = 1;
+	return 0;
 }
 
 const char *
-resolver_strerror(int status)
+resolver_be_strerror(int status)
 {
 	switch (status) {
-	case 0:
-		return "success";
 	case RESOLVER_ENODATA:
 	case EAI_NONAME:
 	case WSANO_DATA:
