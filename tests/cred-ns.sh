@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One scenario of tests/64-credentials.bats in the network namespace `unshare -n` gave
+# One scenario of tests/proxies/credentials.bats in the network namespace `unshare -n` gave
 # it: only loopback, so nothing started here can reach another network whatever goes
 # wrong. Starts two logging upstreams (127.0.0.1:$P1, 127.0.0.2:$P2: another host, since
 # injectHosts name hosts, not ports), runs "$@", stops them.

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# One scenario of the terminated-TLS tests of tests/65-sigv4.bats, in the network
+# One scenario of the terminated-TLS tests of tests/proxies/sigv4.bats, in the network
 # namespace `unshare -n` gave it (only loopback): a test PKI made with openssl(1) in
 # $T/pki (an upstream CA and its server certificate for 127.0.0.1 and 127.0.0.2), two
 # verifying upstreams over HTTPS (127.0.0.1:$P1, 127.0.0.2:$P2: another host, since
 # injectHosts name hosts, not ports) and one over plain HTTP (127.0.0.1:$P3), all knowing the real AWS
 # pair and logging what arrives; then "$@". $UP names another upstream program taking the
-# same arguments (tests/67-credential-reflection.bats: helpers/echo-upstream.py).
+# same arguments (tests/proxies/credential-reflection.bats: helpers/echo-upstream.py).
 set -u
 ip link set lo up || exit 99
 d="$T/pki"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs one scenario of tests/33-routes.bats inside the network and mount namespaces that
+# Runs one scenario of tests/proxies/routes.bats inside the network and mount namespaces that
 # `unshare -m -n` gave it: only loopback is up, so nothing started here (the proxies, the
 # parent proxies, the reference tool) can reach any other network, whatever goes wrong;
 # names resolve through $T/hosts, bound over /etc/hosts in this mount namespace only.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One scenario of tests/65-sigv4.bats in the network namespace `unshare -n` gave it: only
+# One scenario of tests/proxies/sigv4.bats in the network namespace `unshare -n` gave it: only
 # loopback. Starts two verifying upstreams (helpers/sigv4-upstream.py) that know the real
 # key pair ($AKID, $SECRET, $TOKEN) on 127.0.0.1:$P1 and 127.0.0.2:$P2 (another host,
 # since injectHosts name hosts, not ports), runs "$@", stops them.

@@ -4,11 +4,11 @@
 # checks that srt(1) EXAMPLES holds the same text, so the docs and this test cannot drift.
 # Network recipes run in a network namespace of their own (`unshare -n`: loopback only),
 # where a hosts file names stub servers on loopback; nothing reaches the internet.
-load helpers
+load ../helpers
 bats_require_minimum_version 1.5.0
 
-README=$BATS_TEST_DIRNAME/../README.md
-MAN=$BATS_TEST_DIRNAME/../man/srt.1
+README=$BATS_TEST_DIRNAME/../../README.md
+MAN=$BATS_TEST_DIRNAME/../../man/srt.1
 
 setup() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root for namespaces of its own"

@@ -1,11 +1,11 @@
 #!/usr/bin/env bats
 # srt and srt-launch: running commands, exit statuses, signals, environment, descriptors,
 # settings handling, violations and cleanup (SPEC §2, §5).
-load helpers
+load ../helpers
 bats_require_minimum_version 1.5.0
 
 # scripts/deps installs the reference tool in build/ref; SRT_REF_CLI names another.
-REF_CLI=${SRT_REF_CLI:-$BATS_TEST_DIRNAME/../build/ref/node_modules/@anthropic-ai/sandbox-runtime/dist/cli.js}
+REF_CLI=${SRT_REF_CLI:-$BATS_TEST_DIRNAME/../../build/ref/node_modules/@anthropic-ai/sandbox-runtime/dist/cli.js}
 
 # Succeeds when the command fails ("! cmd" does not fail a bats test by itself).
 not() {

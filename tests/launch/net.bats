@@ -2,7 +2,7 @@
 # srt: the network from inside the sandbox. The upstreams listen on the host's loopback;
 # the sandbox has a network namespace of its own, so it reaches them only through
 # srt-httpd (HTTP, CONNECT) and srt-socksd (SOCKS5), and only where the policy allows.
-load helpers
+load ../helpers
 bats_require_minimum_version 1.5.0
 
 setup_file() {

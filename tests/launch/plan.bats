@@ -4,7 +4,7 @@
 # (lib/plan_linux_sandbox.c). bwrap-record, named as bwrapPath, stands in for bwrap: it
 # records the words it was given (the --args contents in their place) and checks the
 # descriptors they name, and runs nothing.
-load helpers
+load ../helpers
 bats_require_minimum_version 1.5.0
 
 # Succeeds when the command fails ("! cmd" does not fail a bats test by itself).

@@ -2,7 +2,7 @@
 # srt-seccomp: the filter (through the try-syscall probe and an evaluation of the emitted
 # program), namespaces and /proc, capabilities, PID 1 (status relay, signals, reaping),
 # unprivileged and bwrap runs, failures.
-load helpers
+load ../helpers
 bats_require_minimum_version 1.5.0
 
 SECCOMP="$SRT_BIN/srt-seccomp"
@@ -10,7 +10,7 @@ PROBE="$SRT_TESTBIN/try-syscall"
 
 # Every probe of a blocked call, with what srt-seccomp's default filter must answer
 # (shared with the escape battery, tests/security/10-syscalls.bats).
-BLOCKED_DEFAULT=$(cat "$BATS_TEST_DIRNAME/data/seccomp-blocked.txt")
+BLOCKED_DEFAULT=$(cat "$BATS_TEST_DIRNAME/../data/seccomp-blocked.txt")
 
 # Calls that must keep working under every variant of the filter.
 ALLOWED='socket-inet: ok
@@ -385,7 +385,7 @@ pivot_root:" env
 	# Fields 5 and 6 of stat are 0 when the group and session leaders live outside
 	# the PID namespace, i.e. the command was not moved to a group or session of its own.
 	# On a controlling terminal it stays in the caller's (foreground) group.
-	run -0 python3 "$BATS_TEST_DIRNAME/helpers/pty-run.py" -- \
+	run -0 python3 "$BATS_TEST_DIRNAME/../helpers/pty-run.py" -- \
 	    "$SECCOMP" -- sh -c 'cut -d" " -f5,6 /proc/self/stat'
 	echo "$output"
 	[ "${lines[0]}" = "0 0" ]

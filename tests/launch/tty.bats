@@ -3,10 +3,10 @@
 # terminal modes and descriptor flags are as they were once srt ends, whatever the
 # command did to them. Each case runs on a pseudo-terminal of its own
 # (tests/helpers/pty-run.py), with srt in its foreground process group unless said.
-load helpers
+load ../helpers
 bats_require_minimum_version 1.5.0
 
-PTY="python3 $BATS_TEST_DIRNAME/helpers/pty-run.py"
+PTY="python3 $BATS_TEST_DIRNAME/../helpers/pty-run.py"
 
 setup() {
 	srt_setup

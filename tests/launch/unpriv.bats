@@ -2,7 +2,7 @@
 # srt as an unprivileged user (a user created for this suite and removed after it): the
 # keeper then creates a user namespace together with the network namespace, and bwrap
 # nests its own in it (SPEC §5.2).
-load helpers
+load ../helpers
 bats_require_minimum_version 1.5.0
 
 # Succeeds when the command fails ("! cmd" does not fail a bats test by itself).
@@ -85,7 +85,7 @@ bgrun() {
 }
 
 @test "unprivileged: srt-policy plan --target linux is what srt passes to bwrap" {
-	# bwrap-record stands in for bwrap (tests/57-launch-plan.bats): no capabilities
+	# bwrap-record stands in for bwrap (tests/launch/plan.bats): no capabilities
 	# added, and srt-seccomp is not told it is PID 1.
 	cat > "$T/r.json" <<JSON
 {"bwrapPath":"$SRT_TESTBIN/bwrap-record","network":{"allowedDomains":[],"deniedDomains":[]},

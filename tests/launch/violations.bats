@@ -5,7 +5,7 @@
 # into --violations FILE and srt's <sandbox_violations> block, with the proxies' denials.
 
 bats_require_minimum_version 1.5.0
-load helpers
+load ../helpers
 
 setup() {
 	srt_setup

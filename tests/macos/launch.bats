@@ -4,7 +4,7 @@
 # records its argv (the profile among it) and environment, then runs the command without
 # a sandbox; the log stub records its argv and prints the lines a test gives it, the log
 # tag put in, until it is stopped. The proxies are the real srt-httpd and srt-socksd.
-load helpers
+load ../helpers
 bats_require_minimum_version 1.5.0
 
 setup() {

@@ -7,10 +7,10 @@
 # (the goldens name /tmp as an ancestor of the tree), srt prints its profile, and both are
 # read with the strict reader (sbpl-rules): each must be well-formed, and their rules
 # (action, operations, filter; log messages aside) must be the same, in the same order.
-load helpers
+load ../helpers
 bats_require_minimum_version 1.5.0
 
-MAC="$BATS_TEST_DIRNAME/data/macos"
+MAC="$BATS_TEST_DIRNAME/../data/macos"
 
 setup() {
 	srt_setup
@@ -161,7 +161,7 @@ rules_of_case() {
 
 @test "the reference still prints the goldens (needs node and build/ref)" {
 	local ref
-	ref="$BATS_TEST_DIRNAME/../build/ref/node_modules/@anthropic-ai/sandbox-runtime"
+	ref="$BATS_TEST_DIRNAME/../../build/ref/node_modules/@anthropic-ai/sandbox-runtime"
 	command -v node >/dev/null || skip "node is not installed"
 	[ -d "$ref/dist" ] || skip "the reference is not installed in build/ref"
 	"$MAC/regen.sh" --check "$ref"

@@ -6,10 +6,10 @@
 # (read-only overlays), so the compiled-in /usr/libexec/srt is the package's. The
 # libraries come from the system, which is checked to satisfy the package's dependencies
 # first. Nothing is installed into the system itself, and no maintainer script runs.
-load helpers
+load ../helpers
 bats_require_minimum_version 1.5.0
 
-ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 
 # Why the whole suite skips, or empty. (A skip in setup_file is a failure to this bats:
 # each test skips in setup instead.)

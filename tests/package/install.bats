@@ -2,11 +2,11 @@
 # make install and uninstall (PREFIX, DESTDIR, BINDIR, LIBEXECDIR, SBINDIR, MANDIR), and
 # where srt takes its helpers from: LIBEXECDIR when it is the installed srt (its directory
 # is the BINDIR it was built for), beside itself otherwise; never through PATH
-# (srt-launch(1) FILES). The Debian package's layout is tests/56-package.bats'.
-load helpers
+# (srt-launch(1) FILES). The Debian package's layout is tests/package/deb.bats'.
+load ../helpers
 bats_require_minimum_version 1.5.0
 
-ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 
 # make in the source tree, on the build being tested (build/ or build/san), without the
 # jobserver of a `make check` that may be running this.
@@ -113,7 +113,7 @@ PROBE='curl -s -m 5 -o /dev/null -w "code %{http_code}\n" -x http://localhost:31
 	[ ! -e "$T/m/usr/local/share/man" ]
 	[ -x "$T/m/usr/local/libexec/srt/srt-httpd" ]
 	# (-n: what it would do; building for another path here would change the build
-	# under test. tests/56-package.bats builds one for /usr and runs it.)
+	# under test. tests/package/deb.bats builds one for /usr and runs it.)
 	run mk -n install DESTDIR="$T/p" PREFIX=/opt/srt LIBEXECDIR=/opt/srt/lib/srt
 	[ "$status" -eq 0 ]
 	[[ "$output" == *'#define SRT_BINDIR "/opt/srt/bin"'* ]]

@@ -4,7 +4,7 @@
 # neither collides with a program's own name nor reads as a public interface. A helper
 # shared by the files of one module takes the module's prefix (plan_linux_canon), one used
 # by one file is static.
-load helpers
+load ../helpers
 
 # Prefixes older than this check that are not a file's name: the base runtime (util.c,
 # log.c) and a few modules whose names are shorter than their files'.
@@ -40,7 +40,7 @@ globals() {
 
 @test "every global name of libsrt.a has a known module prefix" {
 	[ -f "$SRT_BUILD/libsrt.a" ]
-	prefixes=$(cd "$BATS_TEST_DIRNAME/../lib" && ls -- *.c *.h | sed 's/\.[ch]$//' | sort -u)
+	prefixes=$(cd "$BATS_TEST_DIRNAME/../../lib" && ls -- *.c *.h | sed 's/\.[ch]$//' | sort -u)
 	re="^($(echo $prefixes $EXTRA_PREFIXES | tr ' ' '|'))(_|\$)"
 	names="^($(echo $EXTRA_NAMES | tr ' ' '|'))\$"
 	n=$(globals | wc -l)

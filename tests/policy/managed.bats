@@ -3,7 +3,7 @@
 # settings can narrow and never widen. Each test runs the real programs in a private mount
 # namespace where an overlay over /etc (its writes land in the test's directory) holds a
 # directory of the test's own bound at /etc/srt: the host's /etc is never written.
-load helpers
+load ../helpers
 bats_require_minimum_version 1.5.0
 
 setup_file() {
@@ -388,7 +388,7 @@ SH
 }
 
 @test "parentProxy and srt's own HTTP_PROXY: a user's way out, counted only where the managed file allows weaker options" {
-	local rs="$BATS_TEST_DIRNAME/helpers/route-servers.py"
+	local rs="$BATS_TEST_DIRNAME/../helpers/route-servers.py"
 	write_settings "$T/u.json" '["a.test"]'
 	cat > "$T/up.json" <<JSON
 {"network":{"allowedDomains":["a.test"],"deniedDomains":[],

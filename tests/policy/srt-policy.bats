@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # srt-policy: check, compile, dump, match (single and batch), plan, usage.
-load helpers
+load ../helpers
 bats_require_minimum_version 1.5.0
 
 # A settings file with allow and deny rules, ports, a reason and an IP literal.
@@ -436,7 +436,7 @@ JSON
 }
 
 @test "every program prints the one version the Makefile defines" {
-	v=$(make -s -C "$BATS_TEST_DIRNAME/.." version)
+	v=$(make -s -C "$BATS_TEST_DIRNAME/../.." version)
 	[[ "$v" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]
 	for p in srt-policy srt-httpd srt-socksd srt-launch srt srt-seccomp; do
 		run "$p" -V

@@ -3,7 +3,7 @@
 # --ask, srt proxy), with real programs: curl inside srt, srt-httpd on loopback, a
 # decider in Python (tests/helpers/decider.py), an upstream on 127.0.0.1.
 
-load helpers
+load ../helpers
 bats_require_minimum_version 1.5.0
 
 setup() {
@@ -52,7 +52,7 @@ PY
 	DPID=
 	write_settings "$T/none.json"
 	write_settings "$T/allow.json" "[\"127.0.0.1:$UP\"]"
-	DECIDER="$BATS_TEST_DIRNAME/helpers/decider.py"
+	DECIDER="$BATS_TEST_DIRNAME/../helpers/decider.py"
 }
 
 teardown() {

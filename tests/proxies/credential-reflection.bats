@@ -11,9 +11,9 @@
 # 127.0.0.1) against this upstream's /echo and /split: the command read the real value in
 # the echoed Authorization field and form body (it substitutes in every body), and in
 # /split's Location, Set-Cookie, X-Echo and chunked body (responses pass untouched).
-load helpers
+load ../helpers
 
-UP="$BATS_TEST_DIRNAME/helpers/echo-upstream.py"
+UP="$BATS_TEST_DIRNAME/../helpers/echo-upstream.py"
 P1=18951
 P2=18952
 P3=18953
@@ -44,7 +44,7 @@ JSON
 in_ns() {
 	run timeout 60 unshare -n -- env T="$T" UP="$UP" P1=$P1 P2=$P2 GH_TOKEN="$SECRET" \
 	    BASIC_AUTH="$BASIC" UP_SECRET="$SECRET" UP_BASIC="$BASIC" SRT_BIN="$SRT_BIN" \
-	    bash "$BATS_TEST_DIRNAME/cred-ns.sh" "$@"
+	    bash "$BATS_TEST_DIRNAME/../cred-ns.sh" "$@"
 	echo "status $status, output:" >&2
 	printf '%s\n' "$output" >&2
 	local f
@@ -204,7 +204,7 @@ for line in sys.stdin:
 JSON
 	run timeout 120 unshare -n -- env T="$T" P1=$P1 P2=$P2 P3=$P3 UP="$UP" \
 	    UP_SECRET="$SECRET" GH_TOKEN="$SECRET" AKID=x SECRET=x TOKEN= \
-	    bash "$BATS_TEST_DIRNAME/cred-tls-ns.sh" "$SRT_BIN/srt" -s "$T/s.json" -c \
+	    bash "$BATS_TEST_DIRNAME/../cred-tls-ns.sh" "$SRT_BIN/srt" -s "$T/s.json" -c \
 	    "unset NO_PROXY no_proxy; curl -sS -m 20 -H \"Authorization: token \$GH_TOKEN\" \
 	    -d \"t=\$GH_TOKEN\" https://127.0.0.1:$P1/echo; echo; \
 	    curl -sS -m 20 -i https://127.0.0.1:$P1/split; echo \"tls split \$?\"; \

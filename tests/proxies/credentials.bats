@@ -1,9 +1,9 @@
 # credentials with mode "mask" (issue #14 item 2) on srt-httpd's plain-HTTP path
 # (allowPlaintextInject): the command sees sentinels, the upstreams' logs show where the
 # real values went. Every scenario runs in a network namespace of its own (cred-ns.sh).
-load helpers
+load ../helpers
 
-UP="$BATS_TEST_DIRNAME/helpers/cred-upstream.py"
+UP="$BATS_TEST_DIRNAME/../helpers/cred-upstream.py"
 P1=18931
 P2=18932
 SECRET=ghp_REALSECRET_0123456789abcdefXYZ
@@ -28,7 +28,7 @@ JSON
 
 in_ns() {
 	run timeout 60 unshare -n -- env T="$T" UP="$UP" P1=$P1 P2=$P2 GH_TOKEN="$SECRET" \
-	    SRT_BIN="$SRT_BIN" bash "$BATS_TEST_DIRNAME/cred-ns.sh" "$@"
+	    SRT_BIN="$SRT_BIN" bash "$BATS_TEST_DIRNAME/../cred-ns.sh" "$@"
 	echo "status $status, output:" >&2
 	printf '%s\n' "$output" >&2
 	local f
@@ -42,7 +42,7 @@ CURL="curl -sS -m 10 --noproxy ''"
 
 @test "a masked variable: the sandbox sees a sentinel, the inject host the real value" {
 	# The body's field t is named (injectBodyFields): a body takes the value nowhere else
-	# (tests/67-credential-reflection.bats).
+	# (tests/proxies/credential-reflection.bats).
 	settings '"allowPlaintextInject":true,"envVars":[{"name":"GH_TOKEN","mode":"mask",
 	    "injectHosts":["127.0.0.1"],"injectBodyFields":["t"]}]'
 	in_ns "$SRT_BIN/srt" -s "$T/s.json" -c "echo \"[\$GH_TOKEN]\"; \
@@ -245,7 +245,7 @@ PY
 	cat >"$T/rules.json" <<JSON
 {"hosts":{"127.0.0.1":{"need_body":1000,"action":"allow"}}}
 JSON
-	in_ns python3 "$BATS_TEST_DIRNAME/helpers/decider.py" "$T/rules.json" "$T/frames" -- \
+	in_ns python3 "$BATS_TEST_DIRNAME/../helpers/decider.py" "$T/rules.json" "$T/frames" -- \
 	    "$SRT_BIN/srt" -s "$T/s.json" --decider-fd 3 -c "$CURL \
 	    --data-binary \"t=\$GH_TOKEN&x=0\$(printf '\r\n\r\n')GET /smuggled HTTP/1.1\" \
 	    http://127.0.0.1:$P1/a; echo"

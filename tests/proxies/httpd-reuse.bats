@@ -3,7 +3,7 @@
 # numbers its connections and logs "CONN METHOD TARGET" per request, so each test can
 # see which requests shared a connection.
 
-load helpers
+load ../helpers
 bats_require_minimum_version 1.5.0
 
 setup() {

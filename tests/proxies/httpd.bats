@@ -2,7 +2,7 @@
 # srt-httpd: the filtering HTTP proxy, driven by curl and raw sockets against a local
 # upstream that echoes what it received.
 
-load helpers
+load ../helpers
 
 setup() {
 	srt_setup

@@ -9,10 +9,10 @@
 # Every test runs in network and mount namespaces of its own (tests/routes-ns.sh), where
 # only loopback is up: a proxy that dialled where it should not finds nothing there, and
 # the servers that stand for the outside log every request, so a wrong route shows.
-load helpers
+load ../helpers
 
-RS="$BATS_TEST_DIRNAME/helpers/route-servers.py"
-REF_CLI=${SRT_REF_CLI:-$BATS_TEST_DIRNAME/../build/ref/node_modules/@anthropic-ai/sandbox-runtime/dist/cli.js}
+RS="$BATS_TEST_DIRNAME/../helpers/route-servers.py"
+REF_CLI=${SRT_REF_CLI:-$BATS_TEST_DIRNAME/../../build/ref/node_modules/@anthropic-ai/sandbox-runtime/dist/cli.js}
 
 setup() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root for network namespaces"
@@ -44,7 +44,7 @@ JSON
 # the servers' logs when the test fails.
 in_ns() {
 	run timeout 120 unshare -m -n -- env T="$T" SRT_BIN="$SRT_BIN" RS="$RS" \
-	    REF_CLI="$REF_CLI" bash "$BATS_TEST_DIRNAME/routes-ns.sh" "$1"
+	    REF_CLI="$REF_CLI" bash "$BATS_TEST_DIRNAME/../routes-ns.sh" "$1"
 	echo "scenario status $status, output:" >&2
 	printf '%s\n' "$output" >&2
 	local f
@@ -253,7 +253,7 @@ EOF
 	) >/dev/null 2>&1
 	settings "$T/s.json" '["a.test"]' '"parentProxy": {"https": "https://localhost:3443"}'
 	python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); from importlib.machinery import SourceFileLoader as L; m = L("rs", sys.argv[2]).load_module(); sys.stdout.buffer.write(m.big_body(25165824))' \
-	    "$BATS_TEST_DIRNAME/helpers" "$RS" >"$T/want"
+	    "$BATS_TEST_DIRNAME/../helpers" "$RS" >"$T/want"
 	cat >"$T/case" <<EOF
 origin 8080 O
 parent 3443 PT --tls "\$T/srv.pem" "\$T/srv.key"

@@ -4,9 +4,9 @@
 # with the real pair by a signer of their own (helpers/sigv4-upstream.py) and log "OK" or
 # "BAD why". 127.0.0.1:$P1 is the pair's inject host, 127.0.0.2:$P2 is allowed but not
 # an inject host. Every scenario runs in a network namespace of its own (sigv4-ns.sh).
-load helpers
+load ../helpers
 
-CLIENT="$BATS_TEST_DIRNAME/helpers/sigv4-client.py"
+CLIENT="$BATS_TEST_DIRNAME/../helpers/sigv4-client.py"
 P1=18941
 P2=18942
 P3=18943
@@ -42,7 +42,7 @@ in_ns() {
 	run timeout 90 unshare -n -- env T="$T" P1=$P1 P2=$P2 AKID=$AKID SECRET=$SECRET \
 	    TOKEN=$TOKEN AWS_ACCESS_KEY_ID=$AKID AWS_SECRET_ACCESS_KEY=$SECRET \
 	    AWS_SESSION_TOKEN=$TOKEN SRT_BIN="$SRT_BIN" \
-	    bash "$BATS_TEST_DIRNAME/sigv4-ns.sh" "$SRT_BIN/srt" -s "$T/s.json" -c \
+	    bash "$BATS_TEST_DIRNAME/../sigv4-ns.sh" "$SRT_BIN/srt" -s "$T/s.json" -c \
 	    "unset NO_PROXY no_proxy; $1"
 	echo "status $status, output:" >&2
 	printf '%s\n' "$output" >&2
@@ -171,7 +171,7 @@ JSON
 	run timeout 120 unshare -n -- env T="$T" P1=$P1 P2=$P2 P3=$P3 AKID=$AKID \
 	    SECRET=$SECRET TOKEN=$TOKEN AWS_ACCESS_KEY_ID=$AKID AWS_SECRET_ACCESS_KEY=$SECRET \
 	    AWS_SESSION_TOKEN=$TOKEN GH_TOKEN=$GH \
-	    bash "$BATS_TEST_DIRNAME/cred-tls-ns.sh" "$SRT_BIN/srt" -s "$T/s.json" -c \
+	    bash "$BATS_TEST_DIRNAME/../cred-tls-ns.sh" "$SRT_BIN/srt" -s "$T/s.json" -c \
 	    "unset NO_PROXY no_proxy; for u in https://127.0.0.1:$P1 https://127.0.0.2:$P2 \
 	    http://127.0.0.1:$P3; do curl -sS -m 20 -H \"Authorization: token \$GH_TOKEN\" \
 	    -d \"t=\$GH_TOKEN\" \$u/gh -o /dev/null -w '%{http_code}\n'; done; \

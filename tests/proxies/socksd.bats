@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # srt-socksd: the SOCKS5 filtering proxy, on loopback, with curl, ssh and raw clients.
-load helpers
+load ../helpers
 
 # A SOCKS5 client for the cases curl cannot produce. Usage:
 #   sc.py PORT HEXBYTES [--pieces] [--read N]

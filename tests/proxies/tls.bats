@@ -8,10 +8,10 @@
 # Every test runs in network and mount namespaces of its own (tests/routes-ns.sh, with
 # the functions of tests/helpers/tls-ns.bash): only loopback is up, so a proxy that
 # dialled where it should not finds nothing; a.test and b.test are 127.0.0.1.
-load helpers
+load ../helpers
 
-RS="$BATS_TEST_DIRNAME/helpers/route-servers.py"
-TLSH="$BATS_TEST_DIRNAME/helpers/tls-ns.bash"
+RS="$BATS_TEST_DIRNAME/../helpers/route-servers.py"
+TLSH="$BATS_TEST_DIRNAME/../helpers/tls-ns.bash"
 
 setup() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root for network namespaces"
@@ -60,7 +60,7 @@ git_repo() {
 
 in_ns() {
 	run timeout 120 unshare -m -n -- env T="$T" SRT_BIN="$SRT_BIN" RS="$RS" \
-	    REF_CLI=/nonexistent bash "$BATS_TEST_DIRNAME/routes-ns.sh" "$1"
+	    REF_CLI=/nonexistent bash "$BATS_TEST_DIRNAME/../routes-ns.sh" "$1"
 	echo "scenario status $status, output:" >&2
 	printf '%s\n' "$output" >&2
 	local f
@@ -268,7 +268,7 @@ PAIR='pair() {
 	wait_port "$2"
 	wait_port "$3"
 }'
-HP="$BATS_TEST_DIRNAME/helpers/handoff-pair.py"
+HP="$BATS_TEST_DIRNAME/../helpers/handoff-pair.py"
 
 @test "SOCKS CONNECTs carrying TLS are handed to srt-httpd and terminated; excluded hosts opaque; refuseOpaqueTunnels refuses the rest" {
 	tls_settings "$T/s.json" '"excludeDomains": ["b.test"]' '"stripResponseHeaders": ["set-cookie"]'
@@ -398,7 +398,7 @@ spid=\$(ss -ltnpH 'sport = :1081' | sed -n 's/.*pid=\([0-9]*\).*/\1/p')
 hpid=\$(ss -ltnpH 'sport = :3129' | sed -n 's/.*pid=\([0-9]*\).*/\1/p')
 [ -n "\$spid" ] && [ -n "\$hpid" ] || die "no pids"
 nfd() { ls /proc/\$1/fd | wc -l; }
-AB="python3 $BATS_TEST_DIRNAME/helpers/socks-abuse.py 1081 \$T/pki/mitm-ca.pem"
+AB="python3 $BATS_TEST_DIRNAME/../helpers/socks-abuse.py 1081 \$T/pki/mitm-ca.pem"
 \$AB good
 s0=\$(nfd \$spid) h0=\$(nfd \$hpid)
 \$AB errors
@@ -475,8 +475,8 @@ pair "\$T/s.json" 1081 3129
 "\$SRT_BIN/srt-socksd" -s "\$T/s.json" -l 127.0.0.1:1082 --log "\$T/decisions.log" &
 pids+=(\$!)
 wait_port 1082
-python3 "\$T/banner.py" 1082 plain "$BATS_TEST_DIRNAME/helpers"
-python3 "\$T/banner.py" 1081 handed "$BATS_TEST_DIRNAME/helpers"
+python3 "\$T/banner.py" 1082 plain "$BATS_TEST_DIRNAME/../helpers"
+python3 "\$T/banner.py" 1081 handed "$BATS_TEST_DIRNAME/../helpers"
 EOF
 	in_ns "$T/case"
 	[[ "$output" == *"plain 0 220 banner ready"* ]]
@@ -614,10 +614,10 @@ SH
 . "$TLSH"
 tls_certs
 nginx_tls
-python3 "$BATS_TEST_DIRNAME/helpers/decider.py" "\$T/rules.json" "\$T/frames" -- \
+python3 "$BATS_TEST_DIRNAME/../helpers/decider.py" "\$T/rules.json" "\$T/frames" -- \
     "\$SRT_BIN/srt" -s "\$T/s.json" --decider-fd 3 bash "\$T/inside.sh"
 echo "srt exit \$?"
-python3 "$BATS_TEST_DIRNAME/helpers/decider.py" "\$T/rules.json" "\$T/frames-ask" -- \
+python3 "$BATS_TEST_DIRNAME/../helpers/decider.py" "\$T/rules.json" "\$T/frames-ask" -- \
     "\$SRT_BIN/srt" -s "\$T/ask.json" --decider-fd 3 --ask bash "\$T/inside-ask.sh"
 echo "srt ask exit \$?"
 EOF
@@ -663,7 +663,7 @@ tls_certs
 nginx_tls
 # The CA as the reference takes it: key and certificate in one stream.
 cat "\$T/pki/mitm-ca.key" "\$T/pki/mitm-ca.pem" >"\$T/pki/mitm-both.pem"
-python3 "$BATS_TEST_DIRNAME/helpers/decider.py" "\$T/rules.json" "\$T/frames" -- \
+python3 "$BATS_TEST_DIRNAME/../helpers/decider.py" "\$T/rules.json" "\$T/frames" -- \
     env SSL_CERT_FILE="\$T/pki/up-ca.pem" sh -c 'exec "\$SRT_BIN/srt" proxy --decider-fd 3 \
     --listen 127.0.0.1:3199 --ca-fd 5 --strip-response-header set-cookie x-none 5<"\$T/pki/mitm-both.pem"' \
     2>"\$T/httpd.err" &

@@ -1,13 +1,13 @@
 #!/usr/bin/env bats
 # srt: every settings file the reference runs on Linux runs under srt (issue 12 item 6).
 # Each case runs under srt and, when it is installed, under the reference tool, and the
-# two must give the same answers (as in tests/51-launch-fs.bats), except where SPEC §3
+# two must give the same answers (as in tests/launch/fs.bats), except where SPEC §3
 # says srt differs on purpose: unknown keys are errors, and a masked credential's extract
 # pattern that srt cannot run as a POSIX expression is refused.
-load helpers
+load ../helpers
 bats_require_minimum_version 1.5.0
 
-REF_PKG=${SRT_REF_PKG:-$BATS_TEST_DIRNAME/../build/ref/node_modules/@anthropic-ai/sandbox-runtime}
+REF_PKG=${SRT_REF_PKG:-$BATS_TEST_DIRNAME/../../build/ref/node_modules/@anthropic-ai/sandbox-runtime}
 REF_CLI=${SRT_REF_CLI:-$REF_PKG/dist/cli.js}
 
 setup() {

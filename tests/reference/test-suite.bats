@@ -5,8 +5,8 @@
 # Not ported (not visible from the command line, or another platform's): the macOS
 # Seatbelt, PTY and Windows files, the library-level unit files (quoting, glob expansion,
 # bwrap argv records, mux/transparent proxy internals, update-config, control-fd protocol
-# details covered by tests/65-control.bats), and the network cases that need the internet.
-load helpers
+# details covered by tests/proxies/control.bats), and the network cases that need the internet.
+load ../helpers
 bats_require_minimum_version 1.5.0
 
 setup() {

@@ -4,7 +4,7 @@
 # srt-socksd on loopback ports of windows.proxyPortRange, and srt-win-fake (srt-win built
 # against its recording fake, which runs commands for real) as srt-win, behind a wrapper
 # that records its command line and the plan it was given. Nothing here runs on Windows.
-load helpers
+load ../helpers
 bats_require_minimum_version 1.5.0
 
 setup() {

@@ -9,19 +9,20 @@
 # winprobe.exe, which prints the plan and exits 15 as srt-win does where no sandbox
 # account exists, so the plan is read exactly as srt-win would get it.
 #
-# As in tests/63-proxies-wine.bats, Wine's server runs in a network namespace with
+# As in tests/windows/proxies-wine.bats, Wine's server runs in a network namespace with
 # loopback only (srt.exe starts the proxies), where the host allows one. One Wine prefix
 # for the file, in its temp dir; its server is stopped at the end.
 bats_require_minimum_version 1.5.0
-load helpers
+load ../helpers
 
 setup_file() {
 	export WINE WINESERVER_BIN SRTEXE PROBE NS= NSPID= PROFILE=
 	WINE=$(wine_bin) || WINE=
 	WINESERVER_BIN=$(wineserver_bin) || WINESERVER_BIN=
 	# srt.exe without the managed layer (srt-nomanaged.exe, beside it): Wine owns every
-	# file by the Wine user, so srt.exe itself refuses to run here (tests/62).
-	SRTEXE="$(cd "$BATS_TEST_DIRNAME/.." && pwd)/build/win/srt-nomanaged.exe"
+	# file by the Wine user, so srt.exe itself refuses to run here
+	# (tests/windows/srt-win-wine.bats).
+	SRTEXE="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)/build/win/srt-nomanaged.exe"
 	PROBE="$(dirname "$SRTEXE")/tests/winprobe.exe"
 	[ -n "$WINE" ] && [ -f "$SRTEXE" ] && [ -f "$PROBE" ] || return 0
 	wine_prefix

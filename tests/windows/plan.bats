@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # Windows: srt-policy's ACE plan (plan --target windows).
 bats_require_minimum_version 1.5.0
-load helpers
+load ../helpers
 
 @test "plan --target windows: one ACE per line, from -s and from -p alike" {
 	mkdir -p "$T/proj/.git/hooks" "$T/home/.ssh"

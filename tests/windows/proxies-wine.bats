@@ -15,13 +15,13 @@
 # only loopback is there to reach. One Wine prefix for the file, in its temp dir; its
 # server is stopped at the end, so nothing is left running.
 bats_require_minimum_version 1.5.0
-load helpers
+load ../helpers
 
 setup_file() {
 	export WINE WINESERVER_BIN WINBUILD NS= NSPID=
 	WINE=$(wine_bin) || WINE=
 	WINESERVER_BIN=$(wineserver_bin) || WINESERVER_BIN=
-	WINBUILD="$(cd "$BATS_TEST_DIRNAME/.." && pwd)/build/win"
+	WINBUILD="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)/build/win"
 	[ -n "$WINE" ] || return 0
 	wine_prefix
 	# Its own hosts file too (a mount namespace of its own): names for the

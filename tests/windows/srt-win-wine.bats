@@ -6,13 +6,13 @@
 # server of the test's own traces its requests). Wine keeps no file security
 # descriptor across opens and cannot create
 # or log on as another account, so install, exec and the filters are not run here
-# (tests/61-srt-win.bats runs their logic against the fake).
+# (tests/windows/srt-win.bats runs their logic against the fake).
 #
 # Last, srt's own Windows system layer (srt-launch/winsys_win32.c, under the launch path
 # of srt-launch/winlaunch.c) through build/win/tests/winsys-drive.exe, with winprobe.exe as
 # its child: loopback listeners, the explicit handle list, a listener handed over by
 # its carrier (WSADuplicateSocketW; the real proxies on one are in
-# tests/63-proxies-wine.bats), the anonymous and private files, exit status, ending a
+# tests/windows/proxies-wine.bats), the anonymous and private files, exit status, ending a
 # child, the proxies' kill-on-close job, STATUS_CONTROL_C_EXIT told as 130. The runner's
 # Ctrl-C runs on a console script(1) lends Wine.
 #
@@ -24,13 +24,13 @@
 # One Wine prefix for the file, in its temp dir; Wine starts headless and its server is
 # stopped at the end, so nothing is left running.
 bats_require_minimum_version 1.5.0
-load helpers
+load ../helpers
 
 setup_file() {
 	export WINE WINESERVER_BIN EXE PROBE DRIVE SRTEXE SRTEXE_NM
 	WINE=$(wine_bin) || WINE=
 	WINESERVER_BIN=$(wineserver_bin) || WINESERVER_BIN=
-	EXE="$(cd "$BATS_TEST_DIRNAME/.." && pwd)/build/win/srt-win.exe"
+	EXE="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)/build/win/srt-win.exe"
 	PROBE="$(dirname "$EXE")/tests/winprobe.exe"
 	DRIVE="$(dirname "$EXE")/tests/winsys-drive.exe"
 	SRTEXE="$(dirname "$EXE")/srt.exe"
@@ -235,7 +235,7 @@ JSON
 	[ "$status" -eq 0 ]
 	[[ "$output" != *'"status":"failed"'* ]]
 	at=$(wc -l <"$T/trace")
-	run python3 "$BATS_TEST_DIRNAME/helpers-win/sdtrace.py" grant "$T/trace" "$T/plan.linux" "$sid"
+	run python3 "$BATS_TEST_DIRNAME/../helpers-win/sdtrace.py" grant "$T/trace" "$T/plan.linux" "$sid"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(grep -c '^ok ' <<<"$output")" -eq "$(grep -c . "$T/plan.linux")" ]
@@ -249,7 +249,7 @@ JSON
 		elif [[ "$output" != *"$sid"* ]]; then
 			none=$((none + 1))
 		fi
-	done < <(python3 "$BATS_TEST_DIRNAME/helpers-win/sdtrace.py" expect "$T/plan.linux")
+	done < <(python3 "$BATS_TEST_DIRNAME/../helpers-win/sdtrace.py" expect "$T/plan.linux")
 	n=$(grep -c . "$T/plan.linux")
 	echo "read back: $held held, $none with no entry for the SID, of $n"
 	[ "$held" -eq "$n" ] || [ "$none" -eq "$n" ]
@@ -258,7 +258,7 @@ JSON
 	run --separate-stderr "$WINE" "$EXE" acl revoke --holder-pid "$h" --sandbox-user-sid "$sid" --json
 	[ "$status" -eq 0 ]
 	[[ "$output" != *'"status":"failed"'* ]]
-	run python3 "$BATS_TEST_DIRNAME/helpers-win/sdtrace.py" revoke "$T/trace:$at" "$T/plan.linux" "$sid"
+	run python3 "$BATS_TEST_DIRNAME/../helpers-win/sdtrace.py" revoke "$T/trace:$at" "$T/plan.linux" "$sid"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	run "$WINE" "$EXE" acl list
@@ -334,7 +334,7 @@ srtexe_built() {
 @test "wine: srt.exe --version, --help and its usage errors" {
 	srtexe_built
 	run -0 srtexe --version
-	[ "$(tr -d '\r' <<<"$output")" = "srt $(make -s -C "$BATS_TEST_DIRNAME/.." version)" ]
+	[ "$(tr -d '\r' <<<"$output")" = "srt $(make -s -C "$BATS_TEST_DIRNAME/../.." version)" ]
 	run -0 srtexe --help
 	[[ "$(tr -d '\r' <<<"${lines[0]}")" == 'usage: srt [options] (-c STRING | CMD [ARGS...])' ]]
 	[[ "$output" != *--control-fd* ]]
@@ -369,7 +369,7 @@ JSON
 	linux=$stderr
 	run -125 --separate-stderr srtexe_nm -s missing.json -c true
 	[ "$(tr -d '\r' <<<"$stderr")" = "$linux" ]
-	# A valid block that srt refuses at the run: the message of tests/61-win-launch.bats.
+	# A valid block that srt refuses at the run: the message of tests/windows/launch.bats.
 	cat >"$T/mxc.json" <<'JSON'
 { "network": { "allowedDomains": [], "deniedDomains": [] },
   "filesystem": { "denyRead": [], "allowWrite": [], "denyWrite": [] },
@@ -379,7 +379,7 @@ JSON
 	[ "$(tr -d '\r' <<<"$stderr")" = 'srt: windows.backend "mxc": srt has only the srt-win backend' ]
 	[ "$output" = "" ]
 	# A name the plan cannot make absolute would leave the settings file unprotected
-	# (the Windows spellings srt takes: tests/66-win-paths-wine.bats).
+	# (the Windows spellings srt takes: tests/windows/paths-wine.bats).
 	cp mxc.json rel.json
 	sed -i 's/"mxc"/"srt-win"/' rel.json
 	dev="\\\\?\\$(winpath "$T/rel.json")"
@@ -418,7 +418,7 @@ JSON
 	[ "${plan%\\*}" = "$tmp" ]
 	run "$WINE" cmd.exe /c "if exist $plan (echo left) else (echo gone)"
 	[ "$(tr -d '\r' <<<"$output")" = gone ]
-	# srt-win missing: the same message as tests/61-win-launch.bats's.
+	# srt-win missing: the same message as tests/windows/launch.bats's.
 	sed -i "s|$(dirname "$EXE")/srt-win.exe|$T/none/srt-win|" "$T/s.json"
 	run -125 --separate-stderr srtexe_nm -s "$T/s.json" -c 'echo ran'
 	[ "$(tr -d '\r' <<<"$stderr")" = "srt: $T/none/srt-win: no such program (windows.srtWin.path)" ]
@@ -500,7 +500,7 @@ assert d["managed"]=={"dir":"C:\\ProgramData\\srt","dir_exists":True,"file_exist
 	srtexe_built
 	# With an object to make again (-W: as if its source had changed; nothing is
 	# written): a build that is up to date needs no cJSON.
-	run -2 --separate-stderr make -s -C "$BATS_TEST_DIRNAME/.." -W srt-launch/winmain.c \
+	run -2 --separate-stderr make -s -C "$BATS_TEST_DIRNAME/../.." -W srt-launch/winmain.c \
 	    build/win/srt.exe CJSON_DIR="$T/none"
 	[[ "$stderr" == *"make win: no cJSON source in $T/none (srt.exe compiles Debian's): run scripts/deps"* ]]
 }

@@ -3,7 +3,7 @@
 # recording fake of the Windows API (build/tests/srt-win-fake), which keeps DACLs,
 # accounts, filters and the machine record in $SRT_WIN_FAKE_DIR. Paths are POSIX here.
 bats_require_minimum_version 1.5.0
-load helpers
+load ../helpers
 
 SID=S-1-5-21-1-2-3-1001
 
