@@ -5,7 +5,7 @@
 # it reads in clear text of the value, in the forms an echo gives it back. Upstreams:
 # helpers/echo-upstream.py, which knows the real value ($UP_SECRET) and hands it back in
 # the ways such a service would; each scenario runs in a network namespace of its own
-# (cred-ns.sh for plain HTTP, cred-tls-ns.sh over terminated TLS).
+# (netns.sh cred for plain HTTP, netns.sh tls over terminated TLS).
 #
 # reference 0.0.83: LEAKED. Run with the same settings (allowPlaintextInject, injectHosts
 # 127.0.0.1) against this upstream's /echo and /split: the command read the real value in
@@ -44,7 +44,7 @@ JSON
 in_ns() {
 	run timeout 60 unshare -n -- env T="$T" UP="$UP" P1=$P1 P2=$P2 GH_TOKEN="$SECRET" \
 	    BASIC_AUTH="$BASIC" UP_SECRET="$SECRET" UP_BASIC="$BASIC" SRT_BIN="$SRT_BIN" \
-	    bash "$BATS_TEST_DIRNAME/../cred-ns.sh" "$@"
+	    bash "$BATS_TEST_DIRNAME/../helpers/netns.sh" cred "$@"
 	echo "status $status, output:" >&2
 	printf '%s\n' "$output" >&2
 	local f
@@ -204,7 +204,7 @@ for line in sys.stdin:
 JSON
 	run timeout 120 unshare -n -- env T="$T" P1=$P1 P2=$P2 P3=$P3 UP="$UP" \
 	    UP_SECRET="$SECRET" GH_TOKEN="$SECRET" AKID=x SECRET=x TOKEN= \
-	    bash "$BATS_TEST_DIRNAME/../cred-tls-ns.sh" "$SRT_BIN/srt" -s "$T/s.json" -c \
+	    bash "$BATS_TEST_DIRNAME/../helpers/netns.sh" tls "$SRT_BIN/srt" -s "$T/s.json" -c \
 	    "unset NO_PROXY no_proxy; curl -sS -m 20 -H \"Authorization: token \$GH_TOKEN\" \
 	    -d \"t=\$GH_TOKEN\" https://127.0.0.1:$P1/echo; echo; \
 	    curl -sS -m 20 -i https://127.0.0.1:$P1/split; echo \"tls split \$?\"; \

@@ -1,6 +1,6 @@
 # credentials with mode "mask" (issue #14 item 2) on srt-httpd's plain-HTTP path
 # (allowPlaintextInject): the command sees sentinels, the upstreams' logs show where the
-# real values went. Every scenario runs in a network namespace of its own (cred-ns.sh).
+# real values went. Every scenario runs in a network namespace of its own (netns.sh cred).
 load ../helpers
 
 UP="$BATS_TEST_DIRNAME/../helpers/cred-upstream.py"
@@ -28,7 +28,7 @@ JSON
 
 in_ns() {
 	run timeout 60 unshare -n -- env T="$T" UP="$UP" P1=$P1 P2=$P2 GH_TOKEN="$SECRET" \
-	    SRT_BIN="$SRT_BIN" bash "$BATS_TEST_DIRNAME/../cred-ns.sh" "$@"
+	    SRT_BIN="$SRT_BIN" bash "$BATS_TEST_DIRNAME/../helpers/netns.sh" cred "$@"
 	echo "status $status, output:" >&2
 	printf '%s\n' "$output" >&2
 	local f

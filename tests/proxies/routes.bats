@@ -6,9 +6,10 @@
 # CA, and on a Unix socket as the inspection proxy) and Debian's tinyproxy. The last
 # tests compare the environment fallback with the reference tool's.
 #
-# Every test runs in network and mount namespaces of its own (tests/routes-ns.sh), where
-# only loopback is up: a proxy that dialled where it should not finds nothing there, and
-# the servers that stand for the outside log every request, so a wrong route shows.
+# Every test runs in network and mount namespaces of its own (tests/helpers/netns.sh
+# scenario), where only loopback is up: a proxy that dialled where it should not finds
+# nothing there, and the servers that stand for the outside log every request, so a
+# wrong route shows.
 load ../helpers
 
 RS="$BATS_TEST_DIRNAME/../helpers/route-servers.py"
@@ -44,7 +45,7 @@ JSON
 # the servers' logs when the test fails.
 in_ns() {
 	run timeout 120 unshare -m -n -- env T="$T" SRT_BIN="$SRT_BIN" RS="$RS" \
-	    REF_CLI="$REF_CLI" bash "$BATS_TEST_DIRNAME/../routes-ns.sh" "$1"
+	    REF_CLI="$REF_CLI" bash "$BATS_TEST_DIRNAME/../helpers/netns.sh" scenario "$1"
 	echo "scenario status $status, output:" >&2
 	printf '%s\n' "$output" >&2
 	local f

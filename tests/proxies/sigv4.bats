@@ -3,7 +3,7 @@
 # with them (botocore's signers, and the AWS CLI); the upstreams verify each signature
 # with the real pair by a signer of their own (helpers/sigv4-upstream.py) and log "OK" or
 # "BAD why". 127.0.0.1:$P1 is the pair's inject host, 127.0.0.2:$P2 is allowed but not
-# an inject host. Every scenario runs in a network namespace of its own (sigv4-ns.sh).
+# an inject host. Every scenario runs in a network namespace of its own (netns.sh sigv4).
 load ../helpers
 
 CLIENT="$BATS_TEST_DIRNAME/../helpers/sigv4-client.py"
@@ -42,7 +42,7 @@ in_ns() {
 	run timeout 90 unshare -n -- env T="$T" P1=$P1 P2=$P2 AKID=$AKID SECRET=$SECRET \
 	    TOKEN=$TOKEN AWS_ACCESS_KEY_ID=$AKID AWS_SECRET_ACCESS_KEY=$SECRET \
 	    AWS_SESSION_TOKEN=$TOKEN SRT_BIN="$SRT_BIN" \
-	    bash "$BATS_TEST_DIRNAME/../sigv4-ns.sh" "$SRT_BIN/srt" -s "$T/s.json" -c \
+	    bash "$BATS_TEST_DIRNAME/../helpers/netns.sh" sigv4 "$SRT_BIN/srt" -s "$T/s.json" -c \
 	    "unset NO_PROXY no_proxy; $1"
 	echo "status $status, output:" >&2
 	printf '%s\n' "$output" >&2
@@ -150,7 +150,7 @@ C="python3 $CLIENT"
 
 # Over terminated TLS (network.tlsTerminate): no allowPlaintextInject needed there, and
 # without it plain HTTP keeps the sentinels. $P1 and $P2 speak HTTPS with a certificate
-# of a test CA srt-httpd is told to trust; $P3 is plain HTTP (cred-tls-ns.sh).
+# of a test CA srt-httpd is told to trust; $P3 is plain HTTP (netns.sh tls).
 tls_settings() {
 	local inj='"injectHosts":["127.0.0.1"]'
 	cat >"$T/s.json" <<JSON
@@ -171,7 +171,7 @@ JSON
 	run timeout 120 unshare -n -- env T="$T" P1=$P1 P2=$P2 P3=$P3 AKID=$AKID \
 	    SECRET=$SECRET TOKEN=$TOKEN AWS_ACCESS_KEY_ID=$AKID AWS_SECRET_ACCESS_KEY=$SECRET \
 	    AWS_SESSION_TOKEN=$TOKEN GH_TOKEN=$GH \
-	    bash "$BATS_TEST_DIRNAME/../cred-tls-ns.sh" "$SRT_BIN/srt" -s "$T/s.json" -c \
+	    bash "$BATS_TEST_DIRNAME/../helpers/netns.sh" tls "$SRT_BIN/srt" -s "$T/s.json" -c \
 	    "unset NO_PROXY no_proxy; for u in https://127.0.0.1:$P1 https://127.0.0.2:$P2 \
 	    http://127.0.0.1:$P3; do curl -sS -m 20 -H \"Authorization: token \$GH_TOKEN\" \
 	    -d \"t=\$GH_TOKEN\" \$u/gh -o /dev/null -w '%{http_code}\n'; done; \

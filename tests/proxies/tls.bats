@@ -5,7 +5,7 @@
 # server (nginx, with test CAs made here by openssl), through srt-httpd alone and under
 # srt.
 #
-# Every test runs in network and mount namespaces of its own (tests/routes-ns.sh, with
+# Every test runs in network and mount namespaces of its own (tests/helpers/netns.sh, with
 # the functions of tests/helpers/tls-ns.bash): only loopback is up, so a proxy that
 # dialled where it should not finds nothing; a.test and b.test are 127.0.0.1.
 load ../helpers
@@ -60,7 +60,7 @@ git_repo() {
 
 in_ns() {
 	run timeout 120 unshare -m -n -- env T="$T" SRT_BIN="$SRT_BIN" RS="$RS" \
-	    REF_CLI=/nonexistent bash "$BATS_TEST_DIRNAME/../routes-ns.sh" "$1"
+	    REF_CLI=/nonexistent bash "$BATS_TEST_DIRNAME/../helpers/netns.sh" scenario "$1"
 	echo "scenario status $status, output:" >&2
 	printf '%s\n' "$output" >&2
 	local f
