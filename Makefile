@@ -1,7 +1,9 @@
 # srt: one GNU Makefile for the whole suite.
 #   make                 every program in $(BUILD)/bin
-#   make check           unit tests, then the bats suites; last line "N passed, N failed[, N skipped]"
+#   make check           unit tests, then the bats suites of tests/LIST in its order; last
+#                        line "N passed, N failed[, N skipped]"
 #   make check SAN=1     the same under ASan and UBSan (built in build/san)
+#   make check-list      fails when a suite under tests/ is not in tests/LIST
 #   make fuzz            libFuzzer targets, each run for FUZZ_SECONDS
 #   make bench           benchmarks (ratios against a baseline measured in the same run)
 #   make win             build/win/srt-win.exe, the Windows helper, build/win/srt.exe and
