@@ -8,8 +8,9 @@ SRT_TESTDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRT_BIN="$SRT_BUILD/bin"
 SRT_TESTBIN="$SRT_BUILD/tests"
 SRT_DATA="$SRT_TESTDIR/data"
+NETPROBE="$SRT_TESTDIR/helpers/netprobe.py"   # open, v6, hold, send: see its usage
 PATH="$SRT_BIN:$PATH"
-export SRT_TESTDIR SRT_BUILD SRT_BIN SRT_TESTBIN SRT_DATA
+export SRT_TESTDIR SRT_BUILD SRT_BIN SRT_TESTBIN SRT_DATA NETPROBE
 
 # A fresh temp tree per test, removed afterwards. Suites that define their own setup call
 # srt_setup / srt_teardown from it.

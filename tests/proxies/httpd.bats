@@ -105,7 +105,7 @@ start_proxy() {
 	srt-httpd -s "$T/s.json" -l "127.0.0.1:$PP" --log "$T/log" "$@" 2>"$T/err" &
 	HPID=$!
 	for _ in $(seq 50); do
-		python3 -c "import socket; socket.create_connection(('127.0.0.1', $PP))" 2>/dev/null && return 0
+		python3 "$NETPROBE" open 127.0.0.1 "$PP" 2>/dev/null && return 0
 		kill -0 "$HPID" 2>/dev/null || break
 		sleep 0.1
 	done
@@ -864,10 +864,10 @@ ip link set lo up
 ip addr add 192.0.2.10/32 dev lo
 mount --bind "$T/hosts" /etc/hosts
 python3 "$T/upstream.py" "$UP" "$T/up.log" & up=$!
-for _ in $(seq 50); do python3 -c "import socket; socket.create_connection(('127.0.0.1', $UP))" 2>/dev/null && break; sleep 0.1; done
+for _ in $(seq 50); do python3 "$NETPROBE" open 127.0.0.1 "$UP" 2>/dev/null && break; sleep 0.1; done
 run_proxy() {
 	srt-httpd -s "$T/s.json" -l "127.0.0.1:$PP" --log "$T/log" 2>>"$T/err" & hp=$!
-	for _ in $(seq 50); do python3 -c "import socket; socket.create_connection(('127.0.0.1', $PP))" 2>/dev/null && break; sleep 0.1; done
+	for _ in $(seq 50); do python3 "$NETPROBE" open 127.0.0.1 "$PP" 2>/dev/null && break; sleep 0.1; done
 }
 c() { curl -sS -m 10 -x "http://127.0.0.1:$PP" -D - "$@" 2>&1; echo; }
 cat >"$T/s.json" <<JSON
@@ -927,10 +927,10 @@ set -u
 ip link set lo up
 mount --bind "$T/hosts" /etc/hosts
 python3 "$T/upstream.py" "$UP" "$T/up.log" & up=$!
-for _ in $(seq 50); do python3 -c "import socket; socket.create_connection(('127.0.0.1', $UP))" 2>/dev/null && break; sleep 0.1; done
+for _ in $(seq 50); do python3 "$NETPROBE" open 127.0.0.1 "$UP" 2>/dev/null && break; sleep 0.1; done
 run_proxy() {
 	srt-httpd -s "$T/s.json" -l "127.0.0.1:$PP" --log "$T/log" 2>>"$T/err" & hp=$!
-	for _ in $(seq 50); do python3 -c "import socket; socket.create_connection(('127.0.0.1', $PP))" 2>/dev/null && break; sleep 0.1; done
+	for _ in $(seq 50); do python3 "$NETPROBE" open 127.0.0.1 "$PP" 2>/dev/null && break; sleep 0.1; done
 }
 c() { curl -sS -m 10 -x "http://127.0.0.1:$PP" -o /dev/null -w '%{http_code}\n' "$@" 2>&1; }
 run_proxy

@@ -2,37 +2,9 @@
 # srt-socksd: the SOCKS5 filtering proxy, on loopback, with curl, ssh and raw clients.
 load ../helpers
 
-# A SOCKS5 client for the cases curl cannot produce. Usage:
-#   sc.py PORT HEXBYTES [--pieces] [--read N]
-# sends the bytes (one at a time with small sleeps with --pieces), then prints what the
-# proxy answered in hex ("EOF" appended when the proxy closed), reading at most N bytes.
-write_client() {
-	cat >"$T/sc.py" <<'PY'
-import socket, sys, time
-port, data = int(sys.argv[1]), bytes.fromhex(sys.argv[2])
-pieces = "--pieces" in sys.argv
-want = int(sys.argv[sys.argv.index("--read") + 1]) if "--read" in sys.argv else 4096
-s = socket.create_connection(("127.0.0.1", port), timeout=10)
-if pieces:
-    for b in data:
-        s.sendall(bytes([b])); time.sleep(0.02)
-else:
-    s.sendall(data)
-got = b""
-eof = False
-while len(got) < want:
-    try:
-        chunk = s.recv(want - len(got))
-    except ConnectionResetError:
-        eof = True; break
-    except socket.timeout:
-        break
-    if not chunk:
-        eof = True; break
-    got += chunk
-print(got.hex() + (" EOF" if eof else ""))
-PY
-}
+# A SOCKS5 client for the cases curl cannot produce: socks-raw.py PORT HEXBYTES
+# [--pieces] [--read N] prints the proxy's answer in hex.
+SC="$BATS_TEST_DIRNAME/../helpers/socks-raw.py"
 
 # Start srt-socksd on a free port with the settings file $T/s.json; extra args follow.
 start_socksd() {
@@ -45,7 +17,7 @@ start_socksd() {
 wait_port() {
 	local i
 	for i in $(seq 1 100); do
-		python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1).close()' "$1" 2>/dev/null && return 0
+		python3 "$NETPROBE" open 127.0.0.1 "$1" 2>/dev/null && return 0
 		sleep 0.05
 	done
 	echo "nothing listens on $1"; cat "$T/err" 2>/dev/null; return 1
@@ -79,7 +51,6 @@ connect_domain_hex() {
 setup() {
 	srt_setup
 	SOCKSD_PID= UP_PID=
-	write_client
 }
 
 teardown() {
@@ -129,7 +100,7 @@ JSON
 	    grep -q '"reason":"host is not on the allow list"'
 	grep '"host":"bad.example.com"' "$T/log" | grep -q '"reason":"bad is not for you"'
 	# The reply code is 02 (connection not allowed).
-	run python3 "$T/sc.py" "$PORT" "$(connect_domain_hex other.example.org 80)"
+	run python3 "$SC" "$PORT" "$(connect_domain_hex other.example.org 80)"
 	[ "$output" = "050005020001000000000000 EOF" ]
 }
 
@@ -173,25 +144,25 @@ PY
 	    "http://localhost:$UP/"
 	[ "$status" -ne 0 ]
 	# Wrong password: RFC 1929 status 1, then closed.
-	run python3 "$T/sc.py" "$PORT" 0501020101750177
+	run python3 "$SC" "$PORT" 0501020101750177
 	[ "$output" = "05020101 EOF" ]
 	# No-auth only: "no acceptable methods".
-	run python3 "$T/sc.py" "$PORT" 050100
+	run python3 "$SC" "$PORT" 050100
 	[ "$output" = "05ff EOF" ]
 }
 
 @test "socksd: BIND and UDP ASSOCIATE get 07, unknown ATYP 08, SOCKS4 is closed" {
 	write_settings "$T/s.json" '["localhost"]'
 	start_socksd
-	run python3 "$T/sc.py" "$PORT" 05010005020001010203040050
+	run python3 "$SC" "$PORT" 05010005020001010203040050
 	[ "$output" = "050005070001000000000000 EOF" ]
-	run python3 "$T/sc.py" "$PORT" 05010005030001000000000000
+	run python3 "$SC" "$PORT" 05010005030001000000000000
 	[ "$output" = "050005070001000000000000 EOF" ]
-	run python3 "$T/sc.py" "$PORT" 05010005010002010203040050
+	run python3 "$SC" "$PORT" 05010005010002010203040050
 	[ "$output" = "050005080001000000000000 EOF" ]
-	run python3 "$T/sc.py" "$PORT" 0401005001020304757365720000
+	run python3 "$SC" "$PORT" 0401005001020304757365720000
 	[ "$output" = " EOF" ]
-	run python3 "$T/sc.py" "$PORT" "$(printf 'GET / HTTP/1.0\r\n\r\n' | od -An -tx1 | tr -d ' \n')"
+	run python3 "$SC" "$PORT" "$(printf 'GET / HTTP/1.0\r\n\r\n' | od -An -tx1 | tr -d ' \n')"
 	[ "$output" = " EOF" ]
 }
 
@@ -199,7 +170,7 @@ PY
 	write_settings "$T/s.json" '["example.com"]'
 	start_socksd
 	# "example.com\0.evil" would match a naive suffix or C-string comparison.
-	run python3 "$T/sc.py" "$PORT" 05010005010003116578616d706c652e636f6d002e6576696c0050
+	run python3 "$SC" "$PORT" 05010005010003116578616d706c652e636f6d002e6576696c0050
 	[ "$output" = "050005020001000000000000 EOF" ]
 	wait_log 1
 	grep -q '"reason":"malformed host"' "$T/log"
@@ -213,7 +184,7 @@ PY
 	write_settings "$T/s.json" '["*.corp.test"]' '["secret.corp.test"]'
 	start_socksd
 	for h in secret..corp.test .secret.corp.test secret.corp.test..; do
-		run python3 "$T/sc.py" "$PORT" "$(connect_domain_hex "$h" 443)"
+		run python3 "$SC" "$PORT" "$(connect_domain_hex "$h" 443)"
 		[ "$output" = "050005020001000000000000 EOF" ]
 	done
 	wait_log 3
@@ -232,14 +203,14 @@ PY
 	start_socksd
 	req=$(connect_domain_hex localhost "$UP")
 	get=$(printf 'GET / HTTP/1.0\r\nHost: x\r\n\r\n' | od -An -tx1 | tr -d ' \n')
-	run python3 "$T/sc.py" "$PORT" "$req$get" --pieces
+	run python3 "$SC" "$PORT" "$req$get" --pieces
 	[ "$status" -eq 0 ]
 	# method reply, granted reply, then the HTTP response (ends with the body).
 	[[ "$output" == 0500050000010000000000004854545* ]]
 	body=$(printf 'hello from upstream\n' | od -An -tx1 | tr -d ' \n')
 	[[ "$output" == *"$body EOF" ]]
 	# All at once (greeting, request and data in one segment) works the same.
-	run python3 "$T/sc.py" "$PORT" "$req$get"
+	run python3 "$SC" "$PORT" "$req$get"
 	[[ "$output" == 0500050000010000000000004854545* ]]
 	[[ "$output" == *"$body EOF" ]]
 }
@@ -248,7 +219,7 @@ PY
 	DEAD=$(free_port)
 	write_settings "$T/s.json" "[\"127.0.0.1:$DEAD\"]"
 	start_socksd
-	run python3 "$T/sc.py" "$PORT" "05010005010001 7f000001 $(printf '%04x' "$DEAD")"
+	run python3 "$SC" "$PORT" "05010005010001 7f000001 $(printf '%04x' "$DEAD")"
 	[ "$output" = "050005040001000000000000 EOF" ]
 	wait_log 1
 	grep -q '"verdict":"error"' "$T/log"
@@ -312,9 +283,9 @@ PY
 	write_settings "$T/s.json" '["localhost"]'
 	start_socksd
 	# One client sends half a greeting and waits; another sends garbage.
-	python3 -c 'import socket,sys,time; s=socket.create_connection(("127.0.0.1",int(sys.argv[1]))); s.sendall(b"\x05"); open(sys.argv[2], "w").close(); time.sleep(5)' "$PORT" "$T/stuck" >/dev/null 2>&1 3>&- &
+	python3 "$NETPROBE" send "$PORT" 05 "$T/stuck" 5 >/dev/null 2>&1 3>&- &
 	stuck=$!
-	python3 "$T/sc.py" "$PORT" ffffffffffffffff >/dev/null 2>&1 3>&- &
+	python3 "$SC" "$PORT" ffffffffffffffff >/dev/null 2>&1 3>&- &
 	bad=$!
 	for _ in $(seq 100); do [ -e "$T/stuck" ] && break; sleep 0.1; done
 	[ -e "$T/stuck" ]
@@ -380,7 +351,7 @@ PY
 	# 0, not 159 (SIGSYS): the exit path stays within the seccomp filter, sanitizer
 	# builds included.
 	[ "$rc" -eq 0 ]
-	run python3 "$T/sc.py" "$PORT" 050100
+	run python3 "$SC" "$PORT" 050100
 	[ "$status" -ne 0 ]
 }
 
@@ -485,26 +456,26 @@ PY
 }
 
 @test "socksd: ATYP 4 (IPv6) to an allowed [::1] literal" {
-	python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null ||
+	python3 "$NETPROBE" v6 2>/dev/null ||
 	    skip "no IPv6 loopback"
 	UP=$(free_port)
 	mkdir -p "$T/www"; echo v6 >"$T/www/index.html"
 	python3 -m http.server "$UP" --bind ::1 --directory "$T/www" >/dev/null 2>&1 3>&- &
 	UP_PID=$!
 	for i in $(seq 1 100); do
-		python3 -c 'import socket,sys; socket.create_connection(("::1", int(sys.argv[1])), timeout=1).close()' "$UP" 2>/dev/null && break
+		python3 "$NETPROBE" open ::1 "$UP" 2>/dev/null && break
 		sleep 0.05
 	done
 	write_settings "$T/s.json" "[\"[::1]:$UP\"]"
 	start_socksd
 	get=$(printf 'GET / HTTP/1.0\r\n\r\n' | od -An -tx1 | tr -d ' \n')
-	run python3 "$T/sc.py" "$PORT" "050100 05010004 00000000000000000000000000000001 $(printf '%04x' "$UP") $get"
+	run python3 "$SC" "$PORT" "050100 05010004 00000000000000000000000000000001 $(printf '%04x' "$UP") $get"
 	[[ "$output" == 050005000001000000000000* ]]
 	[[ "$output" == *"$(printf 'v6\n' | od -An -tx1 | tr -d ' \n') EOF" ]]
 	wait_log 1
 	grep -q '"host":"::1"' "$T/log"
 	# Another port on ::1 is refused by name.
-	run python3 "$T/sc.py" "$PORT" "050100 05010004 00000000000000000000000000000001 0001"
+	run python3 "$SC" "$PORT" "050100 05010004 00000000000000000000000000000001 0001"
 	[ "$output" = "050005020001000000000000 EOF" ]
 }
 
@@ -516,7 +487,7 @@ PY
 	[ "$status" -eq 0 ]
 	[ "$output" = "hello from upstream" ]
 	# A malformed host is still refused.
-	run python3 "$T/sc.py" "$PORT" 05010005010003036100620050
+	run python3 "$SC" "$PORT" 05010005010003036100620050
 	[ "$output" = "050005020001000000000000 EOF" ]
 	wait_log 2
 	grep '"host":"localhost"' "$T/log" | grep '"verdict":"audit-deny"' |
@@ -527,11 +498,11 @@ PY
 @test "socksd: past the connection cap a client is refused cleanly" {
 	write_settings "$T/s.json" '["localhost"]'
 	start_socksd --max-conns 1
-	python3 -c 'import socket,sys,time; s=socket.create_connection(("127.0.0.1",int(sys.argv[1]))); s.sendall(b"\x05"); open(sys.argv[2], "w").close(); time.sleep(5)' "$PORT" "$T/held" >/dev/null 2>&1 3>&- &
+	python3 "$NETPROBE" send "$PORT" 05 "$T/held" 5 >/dev/null 2>&1 3>&- &
 	holder=$!
 	for _ in $(seq 100); do [ -e "$T/held" ] && break; sleep 0.1; done
 	[ -e "$T/held" ]
-	run python3 "$T/sc.py" "$PORT" 050100
+	run python3 "$SC" "$PORT" 050100
 	kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null || true
 	[ "$output" = "05ff EOF" ]
 }
@@ -552,15 +523,16 @@ for s in s.json s2.json; do
 	srt-socksd -s "$T/$s" -l 127.0.0.1:1080 --log "$T/log.$s" 2>>"$T/err" &
 	pid=$!
 	for i in $(seq 1 100); do
-		python3 -c 'import socket; socket.create_connection(("127.0.0.1",1080),timeout=1).close(); socket.create_connection(("127.0.0.1",8000),timeout=1).close()' 2>/dev/null && break
+		python3 "$NETPROBE" open 127.0.0.1 1080 8000 2>/dev/null && break
 		sleep 0.05
 	done
-	echo "$s $(python3 "$T/sc.py" 1080 "$REQ" --read 12)"
-	echo "$s missing $(python3 "$T/sc.py" 1080 "$REQ_MISSING")"
+	echo "$s $(python3 "$SC" 1080 "$REQ" --read 12)"
+	echo "$s missing $(python3 "$SC" 1080 "$REQ_MISSING")"
 	kill $pid; wait $pid || true
 done
 kill $up; wait $up || true
 SH
+	export SC
 	export REQ=$(connect_domain_hex guarded.test 8000)
 	export REQ_MISSING=$(connect_domain_hex missing.test 8000)
 	run timeout 60 unshare -m -n sh "$T/inner.sh"
@@ -615,7 +587,7 @@ PY
 	[ "${lines[${#lines[@]}-1]}" = "good 30" ]
 	# The held connection still works, and after it closes a new client is served.
 	kill -0 "$SOCKSD_PID"
-	run python3 "$T/sc.py" "$PORT" 050100 --read 2
+	run python3 "$SC" "$PORT" 050100 --read 2
 	[ "$output" = "0500" ]
 }
 

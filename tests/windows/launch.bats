@@ -80,12 +80,12 @@ JSON
 
 # A listener on 127.0.0.1 (or ::1 with 6) port $1 until the test ends.
 hold_port() {
-	local host=127.0.0.1 fam=AF_INET
-	[ "${2:-}" = 6 ] && host=::1 fam=AF_INET6
-	python3 -c 'import socket,sys,time; s=socket.socket(getattr(socket, sys.argv[3])); s.bind((sys.argv[2], int(sys.argv[1]))); s.listen(5); time.sleep(120)' "$1" "$host" "$fam" &
+	local host=127.0.0.1
+	[ "${2:-}" = 6 ] && host=::1
+	python3 "$NETPROBE" hold "$host" "$1" 120 &
 	HOLDERS+=("$!")
 	for i in $(seq 50); do
-		python3 -c 'import socket,sys; s=socket.socket(getattr(socket, sys.argv[3])); s.connect((sys.argv[2], int(sys.argv[1])))' "$1" "$host" "$fam" 2>/dev/null && return 0
+		python3 "$NETPROBE" open "$host" "$1" 2>/dev/null && return 0
 		sleep 0.1
 	done
 	return 1
@@ -141,7 +141,7 @@ port_closed() {
 
 @test "a port taken on 127.0.0.1 or ::1 is skipped; an exhausted range fails, nothing left" {
 	hold_port "$LO"
-	python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null &&
+	python3 "$NETPROBE" v6 2>/dev/null &&
 	    hold_port "$((LO + 1))" 6 || hold_port "$((LO + 1))"
 	run -0 --separate-stderr wlaunch -c 'echo "$http_proxy $ftp_proxy"'
 	[ "$output" = "http://127.0.0.1:$((LO + 2)) socks5h://127.0.0.1:$((LO + 3))" ]

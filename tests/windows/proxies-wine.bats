@@ -115,7 +115,7 @@ start_socksd_exe() {
 	    --log "$(winpath "$T/log")" "$@" >"$T/out" 2>"$T/err" 3>&- &
 	SOCKSD_PID=$!
 	for _ in $(seq 1 100); do
-		$NS python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1).close()' "$PORT" 2>/dev/null && return 0
+		$NS python3 "$NETPROBE" open 127.0.0.1 "$PORT" 2>/dev/null && return 0
 		sleep 0.1
 	done
 	cat "$T/err"
@@ -286,7 +286,7 @@ start_httpd_exe() {
 	    --log "$(winpath "$T/log")" "$@" >"$T/out" 2>"$T/err" 3>&- &
 	SOCKSD_PID=$!
 	for _ in $(seq 1 100); do
-		$NS python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1).close()' "$PORT" 2>/dev/null && return 0
+		$NS python3 "$NETPROBE" open 127.0.0.1 "$PORT" 2>/dev/null && return 0
 		sleep 0.1
 	done
 	cat "$T/err"
@@ -414,7 +414,7 @@ JSON
 	"$SRT_BUILD/bin/srt-policy" compile -s "$T/s.json" -o "$T/p.bin"
 	# The server up before anything is asked of it.
 	for _ in $(seq 1 100); do
-		$NS python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1).close()' "$UP" 2>/dev/null && return 0
+		$NS python3 "$NETPROBE" open 127.0.0.1 "$UP" 2>/dev/null && return 0
 		sleep 0.1
 	done
 	return 1
@@ -453,7 +453,7 @@ PY
 	[ "$output" = "hello through the handed-over listener" ]
 	local n=2
 	# The second listener, where the namespace has IPv6 loopback.
-	if $NS python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null; then
+	if $NS python3 "$NETPROBE" v6 2>/dev/null; then
 		run $NS curl -sS --max-time 20 -x "http://[::1]:$PORT" "http://localhost:$UP/"
 		[ "$status" -eq 0 ]
 		[ "$output" = "hello through the handed-over listener" ]

@@ -399,7 +399,7 @@ import json,sys; d=json.loads(sys.argv[1]); assert d["managed"]["file_exists"]' 
 @test "srt-win wfp verify: a connect that gets through fails the check" {
 	install_fake
 	port=$(free_port)
-	python3 -c 'import socket,sys,time; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(5); time.sleep(30)' "$port" &
+	python3 "$NETPROBE" hold 127.0.0.1 "$port" 30 reuse &
 	HOLDERS+=("$!")
 	wait_listening "$port"
 	run --separate-stderr "$SW" wfp verify --target "127.0.0.1:$port"
