@@ -1,12 +1,14 @@
 # srt: one GNU Makefile for the whole suite.
 #   make                 every program in $(BUILD)/bin
-#   make check           unit tests, then the bats suites; last line "N passed, N failed[, N skipped]"
+#   make check           unit tests, then the bats suites of tests/LIST in its order; last
+#                        line "N passed, N failed[, N skipped]"
 #   make check SAN=1     the same under ASan and UBSan (built in build/san)
+#   make check-list      fails when a suite under tests/ is not in tests/LIST
 #   make fuzz            libFuzzer targets, each run for FUZZ_SECONDS
 #   make bench           benchmarks (ratios against a baseline measured in the same run)
 #   make win             build/win/srt-win.exe, the Windows helper, build/win/srt.exe and
 #                        build/win/srt-socksd.exe and srt-httpd.exe (mingw-w64), with the
-#                        Windows unit tests (tests/63-proxies-wine.bats); srt.exe needs
+#                        Windows unit tests (tests/windows/proxies-wine.bats); srt.exe needs
 #                        cJSON's source, which scripts/deps fetches
 #   make install         PREFIX (default /usr/local), DESTDIR, BINDIR, LIBEXECDIR, MANDIR
 #                        (SYSCONFDIR, default /etc: where the managed policy is read from)
@@ -35,7 +37,7 @@ BUILD   ?= build
 endif
 # One spelling of the build directory: relative when it is inside the tree. Objects are
 # targets by name, and the dependency files name them as they were built; a make given
-# BUILD=$PWD/build (as tests/55-install's is) would otherwise not see the header
+# BUILD=$PWD/build (as tests/package/install.bats's is) would otherwise not see the header
 # dependencies a plain make wrote, nor a plain make those it wrote, and one of them
 # would rebuild what the other had left out of date.
 override BUILD := $(patsubst $(CURDIR)/%,%,$(abspath $(BUILD)))
@@ -312,7 +314,7 @@ SWN_OBJ     := $(SWN_SRC:%.c=$(BUILD)/obj/%.o)
 
 # The parts of libsrt that build for Windows (lib/core/sys.h, the WSAPoll event loop, the
 # getaddrinfo resolver), and
-# unit tests of them as Windows programs, which tests/63-proxies-wine.bats runs under Wine.
+# unit tests of them as Windows programs, which tests/windows/proxies-wine.bats runs under Wine.
 WINLIB_CFLAGS := $(filter-out -municode -DUNICODE -D_UNICODE,$(WIN_CFLAGS)) -D_GNU_SOURCE \
                -D_POSIX_THREAD_SAFE_FUNCTIONS
 WINLIB_SRC  := $(addprefix lib/core/,util.c log.c addr.c policy.c settings_core.c \
@@ -374,15 +376,15 @@ build/win/obj/%.o: %.c $(VERSION_STAMP)
 build/win/srt-win.exe: $(WIN_OBJ) $(WINLIB)
 	$(WIN_CC) -o $@ $(WIN_OBJ) $(WINLIB) $(WIN_LDLIBS)
 
-# A console program the Wine tests run under srt-win (tests/62-srt-win-wine.bats).
+# A console program the Wine tests run under srt-win (tests/windows/srt-win-wine.bats).
 build/win/tests/%.exe: tests/helpers-win/%.c
 	@mkdir -p $(dir $@)
 	$(WIN_CC) -std=c11 -O2 $(WARN) -o $@ $< -lws2_32 -ladvapi32
 
 # srt's Windows launch path (srt-launch/winlaunch.h): its system layer winsys_win32.c is
 # also run under Wine by a driver of its own, which links the Windows part of libsrt
-# (WINLIB) for the log and util code: tests/62-srt-win-wine.bats with a probe as its
-# child, tests/63-proxies-wine.bats starting the real srt-socksd.exe and srt-httpd.exe
+# (WINLIB) for the log and util code: tests/windows/srt-win-wine.bats with a probe as its
+# child, tests/windows/proxies-wine.bats starting the real srt-socksd.exe and srt-httpd.exe
 # as winlaunch.c does.
 WINSYS_OBJ := build/win/obj/srt-launch/windows/winsys_win32.o
 $(WINSYS_OBJ): WIN_CFLAGS += -Isrt-launch
@@ -465,9 +467,27 @@ check:
 	@scripts/deps
 	@$(MAKE) --no-print-directory check-run
 
-check-run: all $(UNIT_BIN) $(HELPER_BIN) $(PRELOAD_SO) macos-compile $(BUILD)/tests/srt-win-fake $(CHECK_WIN)
-	SRT_BUILD=$(abspath $(BUILD)) tests/run $(UNIT_BIN) $(sort $(wildcard tests/*.bats)) \
-	    $(sort $(wildcard tests/security/*.bats))
+# The bats suites, in the order tests/LIST gives (comments and blank lines left out).
+SUITES := $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' tests/LIST)
+
+check-run: check-list all $(UNIT_BIN) $(HELPER_BIN) $(PRELOAD_SO) macos-compile \
+    $(BUILD)/tests/srt-win-fake $(CHECK_WIN)
+	SRT_BUILD=$(abspath $(BUILD)) tests/run $(UNIT_BIN) $(SUITES)
+
+# Every suite under tests/ (but the load suites, which check-load runs by their
+# directory) is in tests/LIST once, and every line of it names a suite: a suite left out
+# of the list would never run.
+check-list:
+	@mkdir -p $(BUILD)
+	@find tests -name '*.bats' ! -path 'tests/load/*' | sort >$(BUILD)/suites.found
+	@printf '%s\n' $(SUITES) | sort >$(BUILD)/suites.listed
+	@dup=$$(uniq -d $(BUILD)/suites.listed); \
+	 out=$$(comm -23 $(BUILD)/suites.found $(BUILD)/suites.listed); \
+	 gone=$$(uniq $(BUILD)/suites.listed | comm -13 $(BUILD)/suites.found -); \
+	 for f in $$out; do echo "tests/LIST: $$f is not listed (make check would not run it)"; done; \
+	 for f in $$gone; do echo "tests/LIST: $$f names no suite"; done; \
+	 for f in $$dup; do echo "tests/LIST: $$f is listed twice"; done; \
+	 [ -z "$$out$$gone$$dup" ]
 
 # Load and fault tests (about 10 minutes on 2 cores; not part of check).
 check-load: all $(HELPER_BIN)
@@ -599,7 +619,7 @@ clean:
 
 FORCE:
 .SECONDARY:
-.PHONY: all check check-run check-load fuzz fuzz-smoke bench install uninstall clean \
+.PHONY: all check check-run check-list check-load fuzz fuzz-smoke bench install uninstall clean \
 	lint-man version macos-compile win install-win install-srt-win uninstall-win deb FORCE
 -include $(LIB_OBJ:.o=.d) $(wildcard $(BUILD)/obj/srt-*/*.d) $(wildcard $(BUILD)/obj-gen/srt-*/*.d) \
     $(wildcard build/win/obj/*/*.d build/win/obj/lib/*/*.d)

@@ -1,12 +1,16 @@
-# Shared by every bats suite: load "helpers" at the top of a .bats file.
-# SRT_BUILD is set by `make check` (build/ or build/san/); programs are in $SRT_BUILD/bin.
+# Shared by every bats suite: load "../helpers" at the top of a .bats file (the suites
+# are in tests/TOPIC/). SRT_BUILD is set by `make check` (build/ or build/san/); programs
+# are in $SRT_BUILD/bin. SRT_TESTDIR is tests/ itself, found from this file, not from the
+# suite's directory.
 
-: "${SRT_BUILD:=$(cd "$BATS_TEST_DIRNAME/.." && pwd)/build}"
+SRT_TESTDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+: "${SRT_BUILD:=$(cd "$SRT_TESTDIR/.." && pwd)/build}"
 SRT_BIN="$SRT_BUILD/bin"
 SRT_TESTBIN="$SRT_BUILD/tests"
-SRT_DATA="$BATS_TEST_DIRNAME/data"
+SRT_DATA="$SRT_TESTDIR/data"
+NETPROBE="$SRT_TESTDIR/helpers/netprobe.py"   # open, v6, hold, send: see its usage
 PATH="$SRT_BIN:$PATH"
-export SRT_BUILD SRT_BIN SRT_TESTBIN SRT_DATA
+export SRT_TESTDIR SRT_BUILD SRT_BIN SRT_TESTBIN SRT_DATA NETPROBE
 
 # A fresh temp tree per test, removed afterwards. Suites that define their own setup call
 # srt_setup / srt_teardown from it.
@@ -123,7 +127,7 @@ signal_before_sandbox() {
 	awk '{ exit !($1 + $2 < 1) }' "$d/cpu"
 }
 
-# --- Wine (tests/62, 63, 66) -------------------------------------------------------------
+# --- Wine (tests/windows/*-wine.bats) ----------------------------------------------------
 # Debian's wine64 and its server, where they are.
 wine_bin() {
 	command -v wine64 2>/dev/null || { [ -x /usr/lib/wine/wine64 ] && echo /usr/lib/wine/wine64; }
@@ -136,7 +140,8 @@ wineserver_bin() {
 
 # A Wine prefix of the test file's own, in its temp dir, never the host's.
 # Wine turns a Unix argument into UTF-16 by the locale's character set: a UTF-8 one, or
-# a non-ASCII name (tests/66) reaches the program mangled (CI runs under env -i, no LANG).
+# a non-ASCII name (tests/windows/paths-wine.bats) reaches the program mangled (CI runs
+# under env -i, no LANG).
 wine_prefix() {
 	export WINEPREFIX="$BATS_FILE_TMPDIR/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 	export LC_ALL=C.UTF-8

@@ -9,7 +9,7 @@
  * The profile allows the command the two proxy ports on loopback and nothing else on the
  * network; its environment points at them. Everything in macos.c is POSIX and is run on
  * Linux by the tests, with recording stubs in place of sandbox-exec and log
- * (tests/61-macos-launch.bats). The only macOS-only code is macos_apple.c, behind one
+ * (tests/macos/launch.bats). The only macOS-only code is macos_apple.c, behind one
  * function, launch_run() (launch.h).
  */
 #ifndef SRT_MACOS_H

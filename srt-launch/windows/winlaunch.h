@@ -18,7 +18,7 @@
  * default shell on Windows.
  *
  * Every system call is behind winsys.h: with winsys_posix.c the tests run all of this on
- * Linux (tests/61-win-launch.bats, build/tests/win-launch); winsys_win32.c is the Windows
+ * Linux (tests/windows/launch.bats, build/tests/win-launch); winsys_win32.c is the Windows
  * side.
  */
 #ifndef SRT_WINLAUNCH_H

@@ -1,6 +1,6 @@
 /*
  * winsys.h on Windows (mingw-w64): built by `make win` with warnings as errors, and run
- * under Wine by tests/62-srt-win-wine.bats through tests/helpers-win/winsys-drive.c. It is
+ * under Wine by tests/windows/srt-win-wine.bats through tests/helpers-win/winsys-drive.c. It is
  * not linked into an srt.exe yet: srt-launch does not build for Windows (winlaunch.h).
  *
  * Strings are UTF-8 at the interface and UTF-16 at the calls. Only the handles named in

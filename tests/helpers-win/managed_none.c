@@ -2,7 +2,7 @@
  * For build/win/srt-nomanaged.exe only: srt.exe with a managed layer that reads
  * nothing. Wine derives every file's security descriptor from its Unix owner, so every
  * directory there is owned by the Wine user and the real srt.exe refuses to run
- * (tests/62-srt-win-wine.bats checks that); the tests of what comes after the managed
+ * (tests/windows/srt-win-wine.bats checks that); the tests of what comes after the managed
  * layer run this one. Linked before libsrt-settings.a, these stand in for
  * lib/compat/managed_win.c. Never installed.
  */

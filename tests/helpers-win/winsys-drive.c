@@ -1,6 +1,6 @@
 /*
  * winsys-drive: srt's Windows system layer (srt-launch/windows/winsys_win32.c) run under
- * Wine by tests/62-srt-win-wine.bats. Built by `make win` into
+ * Wine by tests/windows/srt-win-wine.bats. Built by `make win` into
  * build/win/tests/winsys-drive.exe from winsys_win32.c itself and the three files of
  * libsrt it uses (wincmdline.c, log.c, util.c).
  *
@@ -16,7 +16,7 @@
  *
  *   winsys-drive proxy PROXY POLICY LOG STOPFILE [raw]
  *
- * srt's part in starting a proxy on Windows (tests/63-proxies-wine.bats): listens on a
+ * srt's part in starting a proxy on Windows (tests/windows/proxies-wine.bats): listens on a
  * loopback port, starts PROXY (srt-socksd.exe or srt-httpd.exe) in the proxies' job as
  * winlaunch.c does, with the policy file POLICY as an anonymous file (--policy-fd), the
  * listeners by their carriers (--listen-fd), a pipe for the decisions (--log-fd, copied

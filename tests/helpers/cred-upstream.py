@@ -1,4 +1,4 @@
-# A plain-HTTP upstream for tests/64-credentials.bats: logs each request (line, fields,
+# A plain-HTTP upstream for tests/proxies/credentials.bats: logs each request (line, fields,
 # de-chunked body) to the file named by argv[2] and answers "ok". It listens on port
 # argv[1] of $UP_HOST (127.0.0.1 by default).
 import http.server, os, sys

@@ -1,8 +1,8 @@
-# A plain-HTTP upstream for tests/67-credential-reflection.bats that hands back what it
+# A plain-HTTP upstream for tests/proxies/credential-reflection.bats that hands back what it
 # is sent, or the real value it knows ($UP_SECRET), in the ways a service that echoes or
 # stores content would: it logs each request (line, fields, de-chunked body) to the file
 # named by argv[2] and answers by path, on port argv[1] of $UP_HOST (127.0.0.1), over
-# HTTPS with UP_TLS=CERT:KEY (further arguments are ignored: cred-tls-ns.sh passes some):
+# HTTPS with UP_TLS=CERT:KEY (further arguments are ignored: netns.sh tls passes some):
 #   /echo    the request line, fields and body, framed by Content-Length
 #   /split   the value in a chunked body, cut across chunks one byte apart, and in the
 #            Location, Set-Cookie and a custom field

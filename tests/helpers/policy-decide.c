@@ -1,7 +1,7 @@
 /*
  * policy-decide POLICY HOST PORT [HOST PORT]...: the compiled policy's name-based
  * decision for each, one line each: "HOST PORT allow|deny RULE|- REASON|-". Built
- * natively and for Windows (make win), so that tests/63-proxies-wine.bats can check that
+ * natively and for Windows (make win), so that tests/windows/proxies-wine.bats can check that
  * the Windows build reads policy.bin (without mmap) and decides as Linux does.
  */
 #include <stdio.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An origin for real clients (tests/33-routes.bats): files from a directory, and git's
+"""An origin for real clients (tests/proxies/routes.bats): files from a directory, and git's
 smart HTTP protocol under /git/ by running git http-backend (a CGI program) per request.
 
   real-origin.py --listen ADDR:PORT --root DIR --name N --log FILE

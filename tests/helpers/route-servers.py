@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Test servers for the route tests (tests/33-routes.bats): a parent HTTP proxy and an
+"""Test servers for the route tests (tests/proxies/routes.bats): a parent HTTP proxy and an
 origin server. Both only ever reach the loopback interface: the parent sends every
 destination, whatever its name, to 127.0.0.1 at the destination's port.
 

@@ -1,4 +1,4 @@
-# The client side of tests/65-sigv4.bats, run inside the sandbox: signs one request with
+# The client side of tests/proxies/sigv4.bats, run inside the sandbox: signs one request with
 # the credentials in its environment (the sentinels srt gave it) by botocore's signers,
 # sends it through $HTTP_PROXY with urllib, prints the status and the body.
 #   sigv4-client.py SHAPE METHOD URL [BODY]

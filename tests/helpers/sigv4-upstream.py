@@ -1,4 +1,4 @@
-# A plain-HTTP upstream for tests/65-sigv4.bats that checks AWS Signature Version 4 the
+# A plain-HTTP upstream for tests/proxies/sigv4.bats that checks AWS Signature Version 4 the
 # way a service does, with its own signer (hmac, hashlib; nothing of srt's or botocore's):
 #   sigv4-upstream.py PORT LOG ACCESS_KEY_ID SECRET [SESSION_TOKEN]
 # With UP_TLS=CERT:KEY in the environment it speaks HTTPS with that pair; it listens on

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Adversarial SOCKS5 clients against srt-socksd handing CONNECTs to srt-httpd (tests/63-tls).
+"""Adversarial SOCKS5 clients against srt-socksd handing CONNECTs to srt-httpd
+(tests/proxies/tls.bats).
 
   socks-abuse.py PORT CAFILE errors      12 rounds of: a.test granted then closed by srt-httpd
       (c.test, which only srt-socksd allows), a ClientHello start then garbage, a client gone

@@ -1,4 +1,4 @@
-# Functions for the scenarios of tests/63-tls.bats, sourced inside tests/routes-ns.sh
+# Functions for the scenarios of tests/proxies/tls.bats, sourced inside tests/helpers/netns.sh
 # (network and mount namespaces of the test's own, loopback only).
 
 # tls_certs: in $T/pki, an upstream CA (up-ca) with a server certificate for a.test,

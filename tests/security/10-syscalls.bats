@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # Escape battery, system calls: what the seccomp stage must refuse, tried from inside a
-# real srt sandbox (not the filter alone, which tests/40-seccomp.bats covers): Unix and
+# real srt sandbox (not the filter alone, which tests/launch/seccomp.bats covers): Unix and
 # vsock sockets, io_uring, x32/ia32 entry, high bits in arguments, nested user
 # namespaces, clone3, mount and the new mount API, TIOCSTI/TIOCLINUX.
 load helpers

@@ -123,7 +123,7 @@ step layout "mkdir -p sub/objects sub/refs/heads &&
 
 # A .git file (gitdir: ...) or a .git symlink in an existing directory sends git to a
 # repository the command made in a new directory of another write root (its own to
-# configure; inside the work tree it could not make one: 41-guard-review).
+# configure; inside the work tree it could not make one: 41-guard-indirect-routes).
 @test "planted repository: .git as a file and as a symlink in an existing directory" {
 	need_tool
 	repo_init "$T/work"

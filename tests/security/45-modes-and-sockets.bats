@@ -29,7 +29,7 @@ load guard
 MODEOP="$SECDIR/mode-op.py"
 export MODEOP
 
-# An unprivileged user for the test that runs srt as one (tests/53-launch-unpriv.bats
+# An unprivileged user for the test that runs srt as one (tests/launch/unpriv.bats
 # does the same), removed after the file.
 setup_file() {
 	MODES_USER=""

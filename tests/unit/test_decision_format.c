@@ -1,7 +1,7 @@
 /*
  * The decision record's writer alone (lib/core/decision.c), byte for byte: the reader is
  * cJSON's (test_decision.c round-trips both), the writer also builds for Windows (make
- * win; run under Wine by tests/63-proxies-wine.bats), where the proxies log with it.
+ * win; run under Wine by tests/windows/proxies-wine.bats), where the proxies log with it.
  */
 #include <stdio.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * Unit tests for lib/proxyd/evloop.c and its backend: handing a registered fd to another owner
  * (evloop_rebind), the generation rule, timers, edge-triggered interest and signals.
  * Built natively (epoll) and with mingw-w64 (WSAPoll; run under Wine by
- * tests/63-proxies-wine.bats), so it speaks through lib/core/sys.h: pipes here, socket pairs
+ * tests/windows/proxies-wine.bats), so it speaks through lib/core/sys.h: pipes here, socket pairs
  * there, where only sockets can be polled.
  */
 #include <errno.h>

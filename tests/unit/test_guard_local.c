@@ -1,7 +1,7 @@
 /*
  * guard_local_refresh, this host's addresses for the resolved-address guard: getifaddrs
  * here, GetAdaptersAddresses on Windows (built by make win and run under Wine by
- * tests/63-proxies-wine.bats). Both list the loopback interface's 127.0.0.1.
+ * tests/windows/proxies-wine.bats). Both list the loopback interface's 127.0.0.1.
  */
 #include <stdio.h>
 #include <string.h>

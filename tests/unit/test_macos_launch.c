@@ -1,7 +1,7 @@
 /*
  * The pieces of the macOS launch path (srt-launch/macos/macos.c) that are pure: the log
  * tag, the command's environment, the argv of sandbox-exec and of log stream. The run
- * itself is tests/61-macos-launch.bats.
+ * itself is tests/macos/launch.bats.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * The macOS profile (lib/sandbox/plan_macos.c): every profile built here is read back with the
  * strict reader (lib/sandbox/sbpl.c), for each combination of the switches; srt's own additions
  * (its TMPDIR, the settings file); quoting of odd paths; refusals. Rule-for-rule parity
- * with the reference is tests/60-macos-profile.bats.
+ * with the reference is tests/macos/profile.bats.
  */
 #include <sys/stat.h>
 

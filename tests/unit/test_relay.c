@@ -4,7 +4,7 @@
  * counts, and the same holds when no pipe may be had (pipe budget 0: every byte goes
  * through the user-space fallback) and when the budget is tiny and shared. Built with
  * mingw-w64 too (make win), where lib/proxyd/relay_copy.c copies without pipes, and run under
- * Wine by tests/63-proxies-wine.bats: the pipe checks are Linux's only.
+ * Wine by tests/windows/proxies-wine.bats: the pipe checks are Linux's only.
  */
 #include <errno.h>
 #include <fcntl.h>

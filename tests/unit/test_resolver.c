@@ -1,7 +1,7 @@
 /*
  * Unit tests for lib/proxyd/resolver.h on the event loop: c-ares here, getaddrinfo on the
  * system's thread pool on Windows (lib/compat/resolver_win.c, run under Wine by
- * tests/63-proxies-wine.bats). Names answered without a network: "localhost" (the hosts
+ * tests/windows/proxies-wine.bats). Names answered without a network: "localhost" (the hosts
  * file on Linux, Windows' own answer there).
  */
 #include <stdio.h>

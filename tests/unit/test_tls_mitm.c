@@ -78,7 +78,7 @@ test_target(void)
 
 /* Java's trust store: the certificates of the text, each with Oracle's trusted-key-usage
  * attribute (OID 2.16.840.1.113894.746875.1.1) saying anyExtendedKeyUsage (2.5.29.37.0)
- * and a friendly name; a key in the text is left out. tests/63-tls.bats has Java load it. */
+ * and a friendly name; a key in the text is left out. tests/proxies/tls.bats has Java load it. */
 static void
 test_store(const char *cert, const char *cert2, const char *key)
 {

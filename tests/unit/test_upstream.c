@@ -1,6 +1,6 @@
 /*
  * Routes out of the proxies (upstream.h): parent proxy URLs as the reference reads them
- * (its resolveParentProxy, checked side by side in tests/33-parent.bats), the noProxy
+ * (its resolveParentProxy, checked side by side in tests/proxies/routes.bats), the noProxy
  * list, mitmProxy patterns, the route chosen, and the CONNECT exchange with a parent.
  */
 #include <stdio.h>
@@ -50,7 +50,7 @@ test_urls(void)
 	url_ok("HTTP://p.example.com", 0, "p.example.com", 80, NULL, "http://p.example.com:80");
 	url_ok("127.0.0.1:3128", 0, "127.0.0.1", 3128, NULL, "http://127.0.0.1:3128");
 	url_ok("proxy:3128", 0, "proxy", 3128, NULL, "http://proxy:3128");
-	/* The reference's own case: "u@x:p:w" (tests/33-parent.bats sees the same bytes). */
+	/* The reference's own case: "u@x:p:w" (tests/proxies/routes.bats sees the same bytes). */
 	url_ok("u%40x:p%3Aw@127.0.0.1:39121", 0, "127.0.0.1", 39121, "Basic dUB4OnA6dw==",
 	    "http://127.0.0.1:39121");
 	url_ok("http://user@p.example.com:1", 0, "p.example.com", 1, "Basic dXNlcjo=",
