@@ -78,8 +78,11 @@ def main():
                 break
             if not data:
                 break
+            out += data
             sys.stdout.write(data.replace(b'\r', b'').decode('latin-1'))
-        if not out.endswith(b'\n'):
+        # what follows starts a line of its own, after the drained bytes too (an
+        # echoed ^C read only here would otherwise run into "intr-to-end")
+        if not out.replace(b'\r', b'').endswith(b'\n'):
             print()
         if typed is not None:
             print('intr-to-end %d' % ((time.monotonic() - typed) * 1000))
