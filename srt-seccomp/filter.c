@@ -120,25 +120,30 @@ static const struct rule rules_always[] = {
 /*
  * With the write guard: every call that makes, changes, removes or renames a name by
  * path goes to the supervisor. open and openat only when they may write (an access
- * mode other than O_RDONLY, or O_CREAT, or O_TRUNC); utimensat only with a path
- * (without one it is futimens). Calls on a descriptor alone act on a file the
- * command opened already: write and ftruncate need it open for writing, which the
- * supervisor decided; but a descriptor opened read-only (never asked about) reaches
- * protected files as well (fchmod setting an execute bit makes a disabled hook
- * runnable again; S_ISUID or S_ISGID, which the supervisor removes from a file that
- * is not a directory, and S_IWOTH, as from every mode it makes or sets: supervise.c
- * sup_mode_strip), and a descriptor the command was given from outside the sandbox
- * (srt's standard input, a directory) lies on the host's writable mount, with every
- * file opened through it: fchmod, fchown and fsetxattr/fremovexattr go to the
- * supervisor too, which decides by the sandbox's view (resolve.c res_view). futimens
- * (times) is left to the kernel: it makes nothing run, and extracting an archive
- * calls it for every file. bind makes a socket's name in the file system (a unix
- * socket from socketpair(2), which is always allowed): the supervisor binds, for
- * every family (it reads the address once, and the kernel never reads it again).
- * umask is noted by the supervisor (who makes files with the caller's umask), not
- * decided. openat2 passes its flags in memory: ENOSYS, and libcs and tools fall back
- * to openat. fchmodat2 (452) and the *xattrat calls (463...) are newer than the
- * libseccomp that builds this: the guard before the program refuses them by number.
+ * mode other than O_RDONLY, or O_CREAT, or O_TRUNC). Calls on a descriptor alone act
+ * on a file the command opened already: write and ftruncate need it open for writing,
+ * which the supervisor decided; but a descriptor opened read-only (never asked about)
+ * reaches protected files as well (fchmod setting an execute bit makes a disabled
+ * hook runnable again; S_ISUID or S_ISGID, which the supervisor removes from a file
+ * that is not a directory, and S_IWOTH, as from every mode it makes or sets:
+ * supervise.c sup_mode_strip), and a descriptor the command was given from outside
+ * the sandbox (srt's standard input, a directory) lies on the host's writable mount,
+ * with every file opened through it: fchmod, fchown and fsetxattr/fremovexattr go to
+ * the supervisor too, which decides by the sandbox's view (resolve.c res_view).
+ * Times (utime, utimes, futimesat, utimensat, by path or on a descriptor) are left to
+ * the kernel and the mounts: a time makes no name and nothing runs for it, no answer
+ * of the guard's depends on one (whose a directory is goes by device and inode,
+ * sup_fs.c), and a read-only mount refuses it as before (EROFS, now unreported). On a
+ * file reached through a descriptor from outside the sandbox a time changes as it
+ * always could with futimens. tar x, cp -a and git clone set times for every file
+ * they make (issue #29; the clone by name, for each object it copies).
+ * bind makes a socket's name in the file system (a unix socket from socketpair(2),
+ * which is always allowed): the supervisor binds, for every family (it reads the
+ * address once, and the kernel never reads it again). umask is noted by the
+ * supervisor (who makes files with the caller's umask), not decided. openat2 passes
+ * its flags in memory: ENOSYS, and libcs and tools fall back to openat. fchmodat2
+ * (452) and the *xattrat calls (463...) are newer than the libseccomp that builds
+ * this: the guard before the program refuses them by number.
  */
 static const struct rule rules_guard[] = {
 	{ "open", NOTIFY, 1, ARG_ACCMODE, O_WRONLY },
@@ -172,10 +177,6 @@ static const struct rule rules_guard[] = {
 	{ "chown", NOTIFY, 0, ARG_ANY, 0 },
 	{ "lchown", NOTIFY, 0, ARG_ANY, 0 },
 	{ "fchownat", NOTIFY, 0, ARG_ANY, 0 },
-	{ "utime", NOTIFY, 0, ARG_ANY, 0 },
-	{ "utimes", NOTIFY, 0, ARG_ANY, 0 },
-	{ "futimesat", NOTIFY, 0, ARG_ANY, 0 },
-	{ "utimensat", NOTIFY, 1, ARG_NONZERO, 0 },
 	{ "setxattr", NOTIFY, 0, ARG_ANY, 0 },
 	{ "lsetxattr", NOTIFY, 0, ARG_ANY, 0 },
 	{ "removexattr", NOTIFY, 0, ARG_ANY, 0 },

@@ -1,7 +1,7 @@
 /*
  * The write guard's supervisor (supervise.c): bind(2) of a unix socket, and the calls
- * that change what is there (chmod, chown, utimes, truncate, setxattr, removexattr),
- * done by the supervisor on the command's behalf.
+ * that change what is there (chmod, chown, truncate, setxattr, removexattr), done by
+ * the supervisor on the command's behalf.
  */
 #include <stddef.h>
 #include <errno.h>
@@ -95,7 +95,7 @@ sup_bind(struct sup *s, uint64_t id, int sockfd, uint64_t addr, uint64_t alen)
 /* --- changes to what is there --------------------------------------------------------------- */
 
 static const char *const meta_op[] = {
-	"chmod", "chown", "utimes", "truncate", "setxattr", "removexattr",
+	"chmod", "chown", "truncate", "setxattr", "removexattr",
 };
 
 /*
@@ -206,12 +206,12 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 		e = -EACCES;
 		goto out_obj;
 	}
-	/* A git config's mode and times say nothing git runs (git init tries whether
-	 * the file system keeps the execute bit on it); its content is another matter.
+	/* A git config's mode says nothing git runs (git init tries whether the file
+	 * system keeps the execute bit on it); its content is another matter.
 	 * One the command created by an open (cp -a, tar x) also takes its owner and
 	 * extended attributes: its content is judged when the run ends. */
 	if (r.path[0] != '\0' && (why = wguard_protected(&s->g, sup_fs(s), r.path)) != NULL &&
-	    !(why == wguard_why_cfg_write && (m->what == M_CHMOD || m->what == M_UTIMES ||
+	    !(why == wguard_why_cfg_write && (m->what == M_CHMOD ||
 	    (m->what != M_TRUNCATE && strlist_contains(&s->new_configs, r.path))))) {
 		sup_refused(s, meta_op[m->what], r.path, why);
 		e = -EPERM;
@@ -229,14 +229,6 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 		break;
 	case M_CHOWN:
 		if (fchownat(obj, "", m->uid, m->gid, AT_EMPTY_PATH) == -1)
-			e = -errno;
-		break;
-	case M_UTIMES:
-		if (S_ISLNK(st.st_mode)) {
-			if (r.dirfd == -1 || utimensat(r.dirfd, r.name, m->ts_now ? NULL : m->ts,
-			    AT_SYMLINK_NOFOLLOW) == -1)
-				e = r.dirfd == -1 ? -EINVAL : -errno;
-		} else if (utimensat(AT_FDCWD, p, m->ts_now ? NULL : m->ts, 0) == -1)
 			e = -errno;
 		break;
 	case M_TRUNCATE:

@@ -348,39 +348,6 @@ sup_valid(struct sup *s, uint64_t id)
 /* --- dispatch --------------------------------------------------------------------------------- */
 
 static int
-sup_times(struct sup *s, int nr, uint64_t addr, struct meta_args *m)
-{
-	struct timeval tv[2];
-	struct { time_t a, m; } ub;
-	int e;
-
-	m->ts_now = addr == 0;
-	if (addr == 0)
-		return 0;
-	if (nr == SYS_utimensat)
-		return res_read_mem(s->rc.tid, addr, m->ts, sizeof(m->ts));
-#ifdef SYS_utime
-	if (nr == SYS_utime) {
-		if ((e = res_read_mem(s->rc.tid, addr, &ub, sizeof(ub))) < 0)
-			return e;
-		m->ts[0].tv_sec = ub.a;
-		m->ts[1].tv_sec = ub.m;
-		m->ts[0].tv_nsec = m->ts[1].tv_nsec = 0;
-		return 0;
-	}
-#endif
-	if ((e = res_read_mem(s->rc.tid, addr, tv, sizeof(tv))) < 0)
-		return e;
-	for (int i = 0; i < 2; i++) {
-		if (tv[i].tv_usec < 0 || tv[i].tv_usec >= 1000000)
-			return -EINVAL;
-		m->ts[i].tv_sec = tv[i].tv_sec;
-		m->ts[i].tv_nsec = tv[i].tv_usec * 1000;
-	}
-	return 0;
-}
-
-static int
 sup_xattr(struct sup *s, uint64_t id, uint64_t paddr, bool follow, const __u64 *a,
     bool set, bool by_fd)
 {
@@ -549,13 +516,6 @@ sup_op_name(int nr, const __u64 *a)
 	case SYS_fchownat:
 	case SYS_fchown:
 		return "chown";
-#ifdef SYS_utime
-	case SYS_utime:
-	case SYS_utimes:
-	case SYS_futimesat:
-#endif
-	case SYS_utimensat:
-		return "utimes";
 	case SYS_setxattr:
 	case SYS_lsetxattr:
 	case SYS_fsetxattr:
@@ -705,27 +665,6 @@ sup_serve(struct sup *s)
 		else
 			e = sup_meta(s, id, (int)a[0], a[1], !(a[4] & AT_SYMLINK_NOFOLLOW),
 			    (a[4] & AT_EMPTY_PATH) != 0, &m);
-		break;
-#ifdef SYS_utime
-	case SYS_utime:
-	case SYS_utimes:
-		m.what = M_UTIMES;
-		if ((e = sup_times(s, nr, a[1], &m)) == 0)
-			e = sup_meta(s, id, AT_FDCWD, a[0], true, false, &m);
-		break;
-	case SYS_futimesat:
-		m.what = M_UTIMES;
-		if ((e = sup_times(s, nr, a[2], &m)) == 0)
-			e = sup_meta(s, id, (int)a[0], a[1], true, false, &m);
-		break;
-#endif
-	case SYS_utimensat:
-		m.what = M_UTIMES;
-		if (a[3] & ~(uint64_t)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
-			e = -EINVAL;
-		else if ((e = sup_times(s, nr, a[2], &m)) == 0)
-			e = sup_meta(s, id, (int)a[0], a[1], !(a[3] & AT_SYMLINK_NOFOLLOW),
-			    (a[3] & AT_EMPTY_PATH) != 0, &m);
 		break;
 	case SYS_setxattr:
 	case SYS_lsetxattr:

@@ -74,15 +74,13 @@ struct sup {
 };
 
 /* The change sup_meta makes (sup_meta.c), as the dispatch read it from the call. */
-enum meta { M_CHMOD, M_CHOWN, M_UTIMES, M_TRUNCATE, M_SETXATTR, M_REMOVEXATTR };
+enum meta { M_CHMOD, M_CHOWN, M_TRUNCATE, M_SETXATTR, M_REMOVEXATTR };
 
 struct meta_args {
 	enum meta what;
 	mode_t	 mode;
 	uid_t	 uid;
 	gid_t	 gid;
-	struct timespec ts[2];
-	bool	 ts_now;
 	off_t	 length;
 	char	 xname[XATTR_NAME_MAX + 1];
 	char	*xvalue;

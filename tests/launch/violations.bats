@@ -87,7 +87,9 @@ PY
 		link=$p
 		# A read-only mount refuses the new name of a link; the guard, the old one.
 		[ "$why" = "not in allowWrite" ] && link=$d/linked
-		for op in open truncate rename unlink chmod chown utimes; do
+		# utimes fails there too (ALLOWED above), but the kernel refuses a time
+		# (EROFS): times never reach the supervisor, which reports (filter.c).
+		for op in open truncate rename unlink chmod chown; do
 			echo "$op $p ($why)"
 		done
 		echo "link $link ($why)"
