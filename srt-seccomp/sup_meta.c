@@ -4,6 +4,7 @@
  * the supervisor on the command's behalf.
  */
 #include <stddef.h>
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -127,6 +128,39 @@ sup_meta_fd(struct sup *s, int fd, int *obj, int *flags)
 	}
 	*obj = got;
 	return 1;
+}
+
+/*
+ * An access or default ACL (system.posix_acl_access, system.posix_acl_default; the
+ * kernel's format: a version, then little-endian entries of tag, permissions and id):
+ * write for others (ACL_OTHER) or for a named user (ACL_USER) is what S_IWOTH is in a
+ * mode, and a default ACL passes it to every file made in the directory, past
+ * sup_mode_strip. Its write bit is removed, as S_IWOTH from a mode, and reported so;
+ * the call succeeds without it. value is our copy, read once.
+ */
+static void
+sup_acl_strip(struct sup *s, const char *path, const char *name, char *value, size_t n)
+{
+	uint16_t tag, perm;
+	size_t off;
+	bool dropped = false;
+
+	if (strcmp(name, "system.posix_acl_access") != 0 &&
+	    strcmp(name, "system.posix_acl_default") != 0)
+		return;
+	for (off = 4; off + 8 <= n; off += 8) {
+		memcpy(&tag, value + off, sizeof(tag));
+		memcpy(&perm, value + off + 2, sizeof(perm));
+		tag = le16toh(tag);
+		perm = le16toh(perm);
+		if ((tag == 0x20 || tag == 0x02) && (perm & 0x02)) {   /* OTHER, USER; write */
+			perm = htole16((uint16_t)(perm & ~0x02));
+			memcpy(value + off + 2, &perm, sizeof(perm));
+			dropped = true;
+		}
+	}
+	if (dropped)
+		(void)sup_mode_strip(s, path, S_IWOTH, true, false);
 }
 
 /* The object at path (or the command's descriptor dirfd, with AT_EMPTY_PATH), held. */
@@ -260,10 +294,14 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 			/* File capabilities: a program that runs with them, for anyone. */
 			sup_refused(s, meta_op[m->what], r.path, "file capabilities");
 			e = -EPERM;
-		} else if (m->what == M_SETXATTR ?
-		    setxattr(p, m->xname, m->xvalue, m->xsize, m->xflags) == -1 :
-		    removexattr(p, m->xname) == -1)
-			e = -errno;
+		} else {
+			if (m->what == M_SETXATTR)
+				sup_acl_strip(s, r.path, m->xname, m->xvalue, m->xsize);
+			if (m->what == M_SETXATTR ?
+			    setxattr(p, m->xname, m->xvalue, m->xsize, m->xflags) == -1 :
+			    removexattr(p, m->xname) == -1)
+				e = -errno;
+		}
 		break;
 	}
  out_obj:

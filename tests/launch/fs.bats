@@ -231,3 +231,30 @@ expect() {
 	    { echo "writable roots: $a / $b"; bad=1; }
 	[ "$bad" -eq 0 ]
 }
+
+# An access ACL sets a mode (cp -a copies one onto every file it makes); a default ACL
+# gives its entries to every file made in the directory. Write for others, or for a
+# named user, through either is what S_IWOTH is in a mode: removed, the call succeeds.
+@test "ACLs: write for others or a named user removed from access and default ACLs" {
+	mkdir -p "$T/w"
+	printf '%s\n' "$(fs '[]' "[\"$T/w\"]")" >"$T/s.json"
+	cd "$T/w"
+	run -0 bash -c "srt-launch -s '$T/s.json' -c 'python3 -c \"
+import os, struct
+def acl(*e):
+    return struct.pack(\\\"<I\\\", 2) + b\\\"\\\".join(struct.pack(\\\"<HHI\\\", t, p, i) for t, p, i in e)
+n = 0xffffffff
+open(\\\"f\\\", \\\"w\\\").close()
+os.mkdir(\\\"d\\\")
+os.setxattr(\\\"f\\\", \\\"system.posix_acl_access\\\", acl((1, 6, n), (4, 6, n), (0x20, 6, n)))
+os.setxattr(\\\"d\\\", \\\"system.posix_acl_access\\\", acl((1, 7, n), (4, 7, n), (0x20, 7, n)))
+os.setxattr(\\\"d\\\", \\\"system.posix_acl_default\\\", acl((1, 7, n), (4, 7, n), (0x20, 7, n)))
+os.umask(0)
+os.close(os.open(\\\"d/new\\\", os.O_WRONLY | os.O_CREAT, 0o666))
+\"' </dev/null 2>&1 | cat"
+	echo "$output"
+	[ "$(stat -c %a f)" = 664 ]
+	[ "$(stat -c %a d)" = 775 ]
+	[ "$(stat -c %a d/new)" = 664 ]
+	[[ "$output" == *"write permission for others removed"* ]]
+}
