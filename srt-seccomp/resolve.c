@@ -599,6 +599,9 @@ res_proc(const struct res_ctx *c, int cur, const char *comp, struct walk *w, int
 
 	*next = -1;
 	*spliced = false;
+	/* The caller's own entries are its process's and thread's: known to be its. */
+	if (c->task_fresh != NULL && !c->task_fresh(c->arg))
+		return -ESRCH;
 	if (res_fd_path(cur, dirpath, sizeof(dirpath)) < 0)
 		return -EACCES;
 	if (strcmp(dirpath, "/proc") == 0 && (strcmp(comp, "self") == 0 ||

@@ -37,6 +37,9 @@ struct res_ctx {
 	 * name, reported as a write the mounts refuse (EROFS). */
 	void	(*view_refused)(void *, const char *);
 	struct res_mounts *mounts; /* the sandbox's mounts (res_mounts_new) */
+	/* Before tid and tgid are trusted for a /proc name: false, the thread is gone
+	 * (tgid may be updated). NULL: trusted as they are. */
+	bool	(*task_fresh)(void *);
 };
 
 struct res {

@@ -33,6 +33,7 @@ struct task {
 
 struct sup {
 	int	 listener;
+	int	 epfd;		/* the pidfds of tasks[], for their ends, or -1 */
 	struct wguard g;
 	struct watch *watch;	/* the read denies Landlock does not hold */
 	int	 ruleset;	/* Landlock's, for the worker, or -1 */
