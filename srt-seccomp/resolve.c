@@ -82,6 +82,37 @@ res_read_string(pid_t tid, unsigned long long addr, char *buf, size_t max)
 	return -ENAMETOOLONG;
 }
 
+/*
+ * A string (as res_read_string) and len bytes at vaddr, in one process_vm_readv(2) when
+ * the string ends in its first page and both are there; otherwise one read each, which
+ * say what was wrong.
+ */
+int
+res_read_string_mem(pid_t tid, unsigned long long addr, char *buf, size_t max,
+    unsigned long long vaddr, void *vbuf, size_t len)
+{
+	struct iovec l[2], r[2];
+	size_t first = 4096 - (addr & 4095);
+	int e;
+
+	if (first > max)
+		first = max;
+	l[0].iov_base = buf;
+	l[0].iov_len = first;
+	r[0].iov_base = (void *)(uintptr_t)addr;
+	r[0].iov_len = first;
+	l[1].iov_base = vbuf;
+	l[1].iov_len = len;
+	r[1].iov_base = (void *)(uintptr_t)vaddr;
+	r[1].iov_len = len;
+	if (addr != 0 && len > 0 && process_vm_readv(tid, l, 2, r, 2, 0) ==
+	    (ssize_t)(first + len) && memchr(buf, '\0', first) != NULL)
+		return 0;
+	if ((e = res_read_string(tid, addr, buf, max)) < 0)
+		return e;
+	return res_read_mem(tid, vaddr, vbuf, len);
+}
+
 /* Read exactly len bytes of the command's memory. */
 int
 res_read_mem(pid_t tid, unsigned long long addr, void *buf, size_t len)

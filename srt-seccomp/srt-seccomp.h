@@ -55,6 +55,8 @@ struct res {
 struct statx;
 int	 res_read_string(pid_t, unsigned long long, char *, size_t);
 int	 res_read_mem(pid_t, unsigned long long, void *, size_t);
+int	 res_read_string_mem(pid_t, unsigned long long, char *, size_t, unsigned long long,
+	    void *, size_t);
 int	 res_fd_path(int, char *, size_t);
 int	 res_fd_open(pid_t, int, int *, int *);
 int	 res_same(const struct res_ctx *, int, const char *);

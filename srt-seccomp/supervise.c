@@ -429,19 +429,22 @@ sup_xattr(struct sup *s, uint64_t id, uint64_t paddr, bool follow, const __u64 *
 
 	memset(&m, 0, sizeof(m));
 	m.what = set ? M_SETXATTR : M_REMOVEXATTR;
-	if ((e = res_read_string(s->rc.tid, a[1], m.xname, sizeof(m.xname))) < 0)
-		return e == -ENAMETOOLONG ? -ERANGE : e;
 	if (set) {
+		/* As the kernel: the name is read (and refused) before the size. */
 		if (a[3] > XATTR_VALUE_MAX)
-			return -E2BIG;
+			return (e = res_read_string(s->rc.tid, a[1], m.xname,
+			    sizeof(m.xname))) < 0 ? (e == -ENAMETOOLONG ? -ERANGE : e) : -E2BIG;
 		m.xsize = (size_t)a[3];
 		m.xflags = (int)a[4];
 		m.xvalue = xmalloc(m.xsize + 1);
-		if ((e = res_read_mem(s->rc.tid, a[2], m.xvalue, m.xsize)) < 0) {
+		/* The name and the value in one read, as a rule. */
+		if ((e = res_read_string_mem(s->rc.tid, a[1], m.xname, sizeof(m.xname), a[2],
+		    m.xvalue, m.xsize)) < 0) {
 			free(m.xvalue);
-			return e;
+			return e == -ENAMETOOLONG ? -ERANGE : e;
 		}
-	}
+	} else if ((e = res_read_string(s->rc.tid, a[1], m.xname, sizeof(m.xname))) < 0)
+		return e == -ENAMETOOLONG ? -ERANGE : e;
 	m.by_fd = by_fd;
 	e = sup_meta(s, id, by_fd ? (int)a[0] : AT_FDCWD, paddr, follow, false, &m);
 	free(m.xvalue);
@@ -878,6 +881,7 @@ sup_new(int guard_fd, int viol_fd, bool nested_userns, bool read_hold)
 
 	s->listener = s->ruleset = -1;
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	s->bwatch = -1;
 	s->nested_userns = nested_userns;
 	s->read_hold = read_hold;
 	s->held_fd = -1;
@@ -993,6 +997,13 @@ sup_pollfds(struct sup *s, struct pollfd *p, int max)
 	/* The watch first: a lost read deny ends everything at once. */
 	if (s->watch != NULL)
 		n = watch_fds(s->watch, p, max);
+	/* Held directories moved from outside, let go before a call is received. */
+	if (n < max && s->listener != -1 && s->bwatch != -1) {
+		p[n].fd = s->bwatch;
+		p[n].events = POLLIN;
+		p[n].revents = 0;
+		n++;
+	}
 	/* Ended threads next, forgotten before a call is received (task_reap). */
 	if (n < max && s->listener != -1 && s->epfd != -1 && s->ntasks > 0) {
 		p[n].fd = s->epfd;
@@ -1022,6 +1033,10 @@ sup_events(struct sup *s, const struct pollfd *p, int n)
 			continue;
 		if (p[i].fd == s->epfd) {
 			task_reap(s);
+			continue;
+		}
+		if (p[i].fd == s->bwatch) {
+			sup_bases_moved(s);
 			continue;
 		}
 		if (monitor_owns(s->mon, p[i].fd)) {
@@ -1065,6 +1080,8 @@ sup_free(struct sup *s)
 	for (i = 0; i < s->ntasks; i++)
 		fd_close(&s->tasks[i].pidfd);
 	fd_close(&s->epfd);
+	sup_bases_flush(s);
+	sup_files_flush(s);
 	watch_free(s->watch);
 	res_mounts_free(s->rc.mounts);
 	wguard_free(&s->g);

@@ -231,3 +231,105 @@ expect() {
 	    { echo "writable roots: $a / $b"; bad=1; }
 	[ "$bad" -eq 0 ]
 }
+
+# The supervisor's fast way for O_CREAT|O_EXCL (srt-seccomp sup_open_fast): a directory
+# held from an earlier call, found again by the cwd or descriptor the call names, must
+# still be where the guard thinks it is. sub/a/n predates the run (a directory the
+# command made is its own, and takes any name).
+EXCL_PROBE='import errno, os
+def c(p, d=None):
+    try:
+        os.close(os.open(p, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644, dir_fd=d))
+        return "ok"
+    except OSError as e:
+        return errno.errorcode[e.errno]
+ws = os.getcwd()
+print("cwd f", c("fnew"), "cwd .profile", c(".profile"), "cwd hook", c(".git/hooks/x"))
+print("abs .profile", c(ws + "/.profile"), "abs f", c(ws + "/sub/fabs"))
+d = os.open("sub", os.O_RDONLY | os.O_DIRECTORY)
+print("fd f", c("ffd", d), "fd a/.profile", c("a/.profile", d), "fd deep", c("a/b/.profile", d))
+n = os.open("sub/a/n", os.O_RDONLY | os.O_DIRECTORY)
+print("held", c(".profile", n))
+os.unlink("sub/a/n/.profile")
+os.rename("sub/a/n", "n2")
+print("moved", c(".profile", n), "moved f", c("g", n))
+os.chdir("n2")
+print("cwd moved", c(".bashrc"))
+os.chdir(ws + "/sub/a/b")
+print("cwd deep", c(".zshrc"))
+m = os.open(ws + "/sub/a/m", os.O_RDONLY | os.O_DIRECTORY)
+print("outside", c("x", m), c("ready", m))
+while not os.path.exists(ws + "/m2/moved"):
+    os.sched_yield()
+print("moved outside", c(".profile", m))'
+
+@test "O_CREAT|O_EXCL opens decide by where the directory is now: cwd, descriptor, after a rename" {
+	mk_tree
+	mkdir "$T/t/ws/sub/a/n" "$T/t/ws/sub/a/m"
+	printf '%s\n' "$(fs '[]' "[\"$T/t/ws\"]")" > "$T/s.json"
+	# A rename from outside the sandbox, when the command has made sub/a/m/ready.
+	(while [ ! -e "$T/t/ws/sub/a/m/ready" ]; do sleep 0.05; done
+	 mv "$T/t/ws/sub/a/m" "$T/t/ws/m2" && touch "$T/t/ws/m2/moved") &
+	local out
+	out=$(srt -s "$T/s.json" -c "python3 -c '$EXCL_PROBE'" 2>/dev/null)
+	echo "$out"
+	mapfile -t lines <<< "$out"
+	[ "${lines[0]}" = "cwd f ok cwd .profile EPERM cwd hook EPERM" ]
+	[ "${lines[1]}" = "abs .profile EPERM abs f ok" ]
+	[ "${lines[2]}" = "fd f ok fd a/.profile EPERM fd deep ok" ]
+	[ "${lines[3]}" = "held ok" ]
+	[ "${lines[4]}" = "moved EPERM moved f ok" ]
+	[ "${lines[5]}" = "cwd moved EPERM" ]
+	[ "${lines[6]}" = "cwd deep ok" ]
+	[ "${lines[7]}" = "outside ok ok" ]
+	[ "${lines[8]}" = "moved outside EPERM" ]
+	[ ! -e "$T/t/ws/m2/.profile" ]
+	[ -f "$T/t/ws/n2/g" ] && [ ! -e "$T/t/ws/n2/.profile" ] && [ ! -e "$T/t/ws/.profile" ]
+}
+
+# sup_pid SRT-PID: srt-seccomp's PID among the descendants of the srt run.
+sup_pid() {
+	local want=$1 i p c
+	for i in $(seq 100); do
+		for p in /proc/[0-9]*; do
+			c=$(cat "$p/comm" 2>/dev/null) || continue
+			[ "$c" = srt-seccomp ] || continue
+			# one of ours: an ancestor is the srt run
+			local a=${p#/proc/}
+			while [ -n "$a" ] && [ "$a" -gt 1 ]; do
+				[ "$a" = "$want" ] && { echo "${p#/proc/}"; return 0; }
+				a=$(awk '{ print $4 }' "/proc/$a/stat" 2>/dev/null)
+			done
+		done
+		sleep 0.05
+	done
+	return 1
+}
+
+@test "the supervisor's own system calls: at most 8.5 per decision for new files and their modes" {
+	command -v strace >/dev/null || skip "strace not installed"
+	mk_tree
+	printf '%s\n' "$(fs '[]' "[\"$T/t/ws\"]")" > "$T/s.json"
+	mkdir -p "$T/t/ws/many"
+	srt -s "$T/s.json" -c "while [ ! -e '$T/t/ws/go' ]; do sleep 0.05; done; python3 -c '
+import os
+for i in range(300):
+    fd = os.open(\"many/f%d\" % i, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    os.fchmod(fd, 0o644)
+    os.close(fd)'" &
+	local run=$! sup st
+	sup=$(sup_pid "$run")
+	strace -f -c -qq -o "$T/strace" -p "$sup" &
+	st=$!
+	sleep 1         # strace attached: it says nothing when it is
+	touch "$T/t/ws/go"
+	wait "$run"
+	kill -INT "$st" 2>/dev/null || true
+	wait "$st" || true
+	[ "$(ls "$T/t/ws/many" | wc -l)" -eq 300 ]
+	# Decisions: one poll each (the supervisor's loop); 600 and a few of the shell's.
+	run awk '$NF == "poll" { p = $4 } $NF == "total" { t = $4 }
+	    END { printf "%d %.2f\n", p, t / p; exit !(p >= 600 && t / p <= 8.5) }' "$T/strace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
