@@ -40,6 +40,7 @@ struct res_ctx {
 	/* Before tid and tgid are trusted for a /proc name: false, the thread is gone
 	 * (tgid may be updated). NULL: trusted as they are. */
 	bool	(*task_fresh)(void *);
+	int	 root;		/* "/", held for every absolute path, or -1 */
 };
 
 struct res {

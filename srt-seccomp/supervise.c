@@ -921,6 +921,7 @@ sup_new(int guard_fd, int viol_fd, bool nested_userns, bool read_hold)
 	s->rc.check_names = nested_userns;
 	s->rc.view_refused = sup_view_refused;
 	s->rc.task_fresh = task_fresh;
+	s->rc.root = -1;
 	s->rc.mounts = res_mounts_new();
 	log_debug("write guard: %zu protected paths, %zu roots, %zu read denies",
 	    s->g.exact.n, s->g.roots.n, s->g.watch.n);
@@ -985,6 +986,9 @@ sup_set_listener(struct sup *s, int fd)
 	uint64_t fl = SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP;
 
 	s->listener = fd;
+	/* The root every absolute path starts from, held once (the sandbox's, ours). */
+	if (s->rc.root == -1)
+		s->rc.root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	/* The command and we take turns on one CPU (Linux 6.6); older kernels say no. */
 	(void)ioctl(fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, fl, 0);
 }
@@ -1080,6 +1084,7 @@ sup_free(struct sup *s)
 	for (i = 0; i < s->ntasks; i++)
 		fd_close(&s->tasks[i].pidfd);
 	fd_close(&s->epfd);
+	fd_close(&s->rc.root);
 	sup_bases_flush(s);
 	sup_files_flush(s);
 	watch_free(s->watch);
