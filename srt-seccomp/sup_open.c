@@ -474,7 +474,8 @@ fast_allowed(struct sup *s, const char *abs)
 
 /*
  * open(O_CREAT | O_EXCL) of a plain path the guard allows by its text alone (tar, cp,
- * git): one openat2(2) from the directory the path starts from, held already, never
+ * git), with a mode sup_mode_strip would take nothing from that the umask leaves:
+ * one openat2(2) from the directory the path starts from, held already, never
  * through a link, a magic link or "..": what it makes is at the held directory's name
  * and the path, which is what the guard was asked about. The supervisor's calls: the
  * statx of base_get (none for an absolute path), the id check, the open. 1: not for
@@ -492,9 +493,15 @@ sup_open_fast(struct sup *s, uint64_t id, int dirfd, const char *path, int flags
 
 	if ((flags & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL) ||
 	    (flags & __O_TMPFILE) == __O_TMPFILE || s->rc.check_names ||
-	    (mode & ~(mode_t)07777) != 0 || (mode & (S_ISUID | S_ISGID | S_IWOTH)) != 0 ||
-	    !fast_plain(path) || (b = base_get(s, dirfd, path)) == NULL)
+	    (mode & ~(mode_t)07777) != 0 || !fast_plain(path))
 		return 1;
+	/* A bit sup_mode_strip would report, past the caller's umask: the slow way. The
+	 * others go silently, as there (git asks for 0666 under umask 022). */
+	sup_caller_umask(s);
+	if ((mode & ~s->umask & (S_ISUID | S_ISGID | S_IWOTH)) != 0 ||
+	    (b = base_get(s, dirfd, path)) == NULL)
+		return 1;
+	mode &= ~(mode_t)(S_ISUID | S_ISGID | S_IWOTH);
 	while (*rel == '/')
 		rel++;
 	if (snprintf(abs, sizeof(abs), "%s/%s", strcmp(b->path, "/") == 0 ? "" : b->path,
@@ -503,7 +510,6 @@ sup_open_fast(struct sup *s, uint64_t id, int dirfd, const char *path, int flags
 	/* What we read was the asking thread's, not a later one's. */
 	if (!sup_valid(s, id))
 		return -ENOENT;
-	sup_caller_umask(s);
 	memset(&how, 0, sizeof(how));
 	how.flags = (uint64_t)(unsigned)(flags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
 	how.mode = mode;

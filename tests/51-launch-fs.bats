@@ -261,7 +261,14 @@ m = os.open(ws + "/sub/a/m", os.O_RDONLY | os.O_DIRECTORY)
 print("outside", c("x", m), c("ready", m))
 while not os.path.exists(ws + "/m2/moved"):
     os.sched_yield()
-print("moved outside", c(".profile", m))'
+print("moved outside", c(".profile", m))
+def mode(p, m):
+    os.close(os.open(p, os.O_CREAT | os.O_EXCL | os.O_WRONLY, m))
+    return "%o" % (os.stat(p).st_mode & 0o7777)
+os.umask(0o022)
+a = mode(ws + "/m022", 0o666)
+os.umask(0)
+print("modes", a, mode(ws + "/m000", 0o666), mode(ws + "/mset", 0o4755))'
 
 @test "O_CREAT|O_EXCL opens decide by where the directory is now: cwd, descriptor, after a rename" {
 	mk_tree
@@ -284,6 +291,8 @@ print("moved outside", c(".profile", m))'
 	[ "${lines[7]}" = "outside ok ok" ]
 	[ "${lines[8]}" = "moved outside EPERM" ]
 	[ ! -e "$T/t/ws/m2/.profile" ]
+	# others' write and set-user-ID removed whatever way the open takes
+	[ "${lines[9]}" = "modes 644 664 755" ]
 	[ -f "$T/t/ws/n2/g" ] && [ ! -e "$T/t/ws/n2/.profile" ] && [ ! -e "$T/t/ws/.profile" ]
 }
 
