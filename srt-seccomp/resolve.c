@@ -82,6 +82,37 @@ res_read_string(pid_t tid, unsigned long long addr, char *buf, size_t max)
 	return -ENAMETOOLONG;
 }
 
+/*
+ * A string (as res_read_string) and len bytes at vaddr, in one process_vm_readv(2) when
+ * the string ends in its first page and both are there; otherwise one read each, which
+ * say what was wrong.
+ */
+int
+res_read_string_mem(pid_t tid, unsigned long long addr, char *buf, size_t max,
+    unsigned long long vaddr, void *vbuf, size_t len)
+{
+	struct iovec l[2], r[2];
+	size_t first = 4096 - (addr & 4095);
+	int e;
+
+	if (first > max)
+		first = max;
+	l[0].iov_base = buf;
+	l[0].iov_len = first;
+	r[0].iov_base = (void *)(uintptr_t)addr;
+	r[0].iov_len = first;
+	l[1].iov_base = vbuf;
+	l[1].iov_len = len;
+	r[1].iov_base = (void *)(uintptr_t)vaddr;
+	r[1].iov_len = len;
+	if (addr != 0 && len > 0 && process_vm_readv(tid, l, 2, r, 2, 0) ==
+	    (ssize_t)(first + len) && memchr(buf, '\0', first) != NULL)
+		return 0;
+	if ((e = res_read_string(tid, addr, buf, max)) < 0)
+		return e;
+	return res_read_mem(tid, vaddr, vbuf, len);
+}
+
 /* Read exactly len bytes of the command's memory. */
 int
 res_read_mem(pid_t tid, unsigned long long addr, void *buf, size_t len)
@@ -407,14 +438,16 @@ res_view(const struct res_ctx *c, int *fd, char *name, size_t len, struct statx 
 	return -EROFS;
 }
 
-/* Where the command's path starts: the root, its cwd, or its descriptor dirfd. */
+/* Where the command's path starts: the root (c->root, ours, lent: res_let and res_own
+ * know it), its cwd, or its descriptor dirfd. */
 static int
-res_base(pid_t tid, int dirfd, const char *path)
+res_base(const struct res_ctx *c, int dirfd, const char *path)
 {
 	char p[64];
+	pid_t tid = c->tid;
 
 	if (path[0] == '/')
-		return res_open(AT_FDCWD, "/", O_PATH | O_DIRECTORY);
+		return c->root >= 0 ? c->root : res_open(AT_FDCWD, "/", O_PATH | O_DIRECTORY);
 	if (dirfd == AT_FDCWD)
 		snprintf(p, sizeof(p), "/proc/%ld/cwd", (long)tid);
 	else if (dirfd >= 0)
@@ -422,6 +455,27 @@ res_base(pid_t tid, int dirfd, const char *path)
 	else
 		return -EBADF;
 	return res_open(AT_FDCWD, p, O_PATH);
+}
+
+/* A directory of the walk is done with: closed, unless it is the root lent to us. */
+static void
+res_let(const struct res_ctx *c, int fd)
+{
+	if (fd >= 0 && fd != c->root)
+		close(fd);
+}
+
+/* A directory of the walk becomes the result's: ours to close (the root, copied). */
+static int
+res_own(const struct res_ctx *c, int fd)
+{
+	int own;
+
+	if (fd != c->root)
+		return fd;
+	if ((own = fcntl(fd, F_DUPFD_CLOEXEC, 0)) == -1)
+		return -errno;
+	return own;
 }
 
 static bool
@@ -599,6 +653,9 @@ res_proc(const struct res_ctx *c, int cur, const char *comp, struct walk *w, int
 
 	*next = -1;
 	*spliced = false;
+	/* The caller's own entries are its process's and thread's: known to be its. */
+	if (c->task_fresh != NULL && !c->task_fresh(c->arg))
+		return -ESRCH;
 	if (res_fd_path(cur, dirpath, sizeof(dirpath)) < 0)
 		return -EACCES;
 	if (strcmp(dirpath, "/proc") == 0 && (strcmp(comp, "self") == 0 ||
@@ -639,6 +696,27 @@ res_proc(const struct res_ctx *c, int cur, const char *comp, struct walk *w, int
  * The fast path: the directory part has no link at all. 1 done (the base is taken
  * over when the path is a single name: *base becomes -1), 0 take the walk.
  */
+static bool
+res_plain_dir(const char *dir)
+{
+	const char *c = dir + 1, *e;
+	size_t n;
+
+	if (dir[0] != '/')
+		return false;
+	if (*c == '\0')
+		return true;            /* "/" */
+	for (;;) {
+		e = strchr(c, '/');
+		n = e != NULL ? (size_t)(e - c) : strlen(c);
+		if (n == 0 || (c[0] == '.' && (n == 1 || (n == 2 && c[1] == '.'))))
+			return false;
+		if (e == NULL)
+			return true;
+		c = e + 1;
+	}
+}
+
 static int
 res_fast(int *base, const char *path, bool follow, struct res *r)
 {
@@ -668,8 +746,17 @@ res_fast(int *base, const char *path, bool follow, struct res *r)
 			return errno == ELOOP || errno == EXDEV || errno == EAGAIN ||
 			    errno == ENOSYS || errno == E2BIG ? 0 : -errno;
 	}
-	/* In /proc, names mean the caller (self) or lead elsewhere: the walk knows. */
-	if (res_name_dir(fd, r) < 0 || path_is_under(r->path, "/proc") ||
+	/*
+	 * Its name: from the root, with no link (RESOLVE_NO_SYMLINKS) and nothing but
+	 * names on the way, the directory part as written is the kernel's name for what
+	 * openat2 reached, as readlink(2) would say (no call); otherwise asked.
+	 * In /proc, names mean the caller (self) or lead elsewhere: the walk knows.
+	 */
+	if (path[0] == '/' && slash != NULL && res_plain_dir(dir))
+		memcpy(r->path, dir, strlen(dir) + 1);
+	else if (res_name_dir(fd, r) < 0)
+		r->path[0] = '\0';
+	if (r->path[0] == '\0' || path_is_under(r->path, "/proc") ||
 	    (follow && fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))) {
 		if (fd != *base)
 			close(fd);
@@ -709,11 +796,10 @@ res_resolve(const struct res_ctx *c, int dirfd, const char *path, bool follow,
 	if (plen >= PATH_MAX)
 		return -ENAMETOOLONG;
 	r->must_be_dir = path[plen - 1] == '/';
-	if ((cur = res_base(c->tid, dirfd, path)) < 0)
+	if ((cur = res_base(c, dirfd, path)) < 0)
 		return cur;
 	if ((e = res_fast(&cur, path, follow, r)) != 0) {
-		if (cur != -1)
-			close(cur);
+		res_let(c, cur);
 		return e < 0 ? e : res_done(c, r);
 	}
 	memcpy(w.rest, path, plen + 1);
@@ -723,7 +809,8 @@ res_resolve(const struct res_ctx *c, int dirfd, const char *path, bool follow,
 			goto fail;
 		if (e == 0) {
 			/* The path named a directory as a whole ("/", ".", "a/..", "dir/"). */
-			r->objfd = cur;
+			if ((r->objfd = res_own(c, cur)) < 0)
+				return r->objfd;
 			return res_done(c, r);
 		}
 		last = walk_done(&w);
@@ -734,7 +821,7 @@ res_resolve(const struct res_ctx *c, int dirfd, const char *path, bool follow,
 				e = nfd;
 				goto fail;
 			}
-			close(cur);
+			res_let(c, cur);
 			cur = nfd;
 			continue;
 		}
@@ -746,7 +833,7 @@ res_resolve(const struct res_ctx *c, int dirfd, const char *path, bool follow,
 			if (nfd != -1 && (!last || follow || r->must_be_dir)) {
 				if (last)
 					res_link_flags(cur, comp, nfd, r);
-				close(cur);
+				res_let(c, cur);
 				if (fstat(nfd, &st) == 0 && S_ISDIR(st.st_mode)) {
 					r->fd_flags = -1;
 					cur = nfd;
@@ -798,8 +885,8 @@ res_resolve(const struct res_ctx *c, int dirfd, const char *path, bool follow,
 			if ((e = walk_splice(&w, link)) < 0)
 				goto fail;
 			if (link[0] == '/') {
-				close(cur);
-				if ((cur = res_open(AT_FDCWD, "/", O_PATH | O_DIRECTORY)) < 0)
+				res_let(c, cur);
+				if ((cur = res_base(c, AT_FDCWD, "/")) < 0)
 					return cur;
 			}
 			continue;
@@ -814,13 +901,14 @@ res_resolve(const struct res_ctx *c, int dirfd, const char *path, bool follow,
 			e = nfd;
 			goto fail;
 		}
-		close(cur);
+		res_let(c, cur);
 		cur = nfd;
 	}
-	r->dirfd = cur;
+	if ((r->dirfd = res_own(c, cur)) < 0)
+		return r->dirfd;
 	snprintf(r->name, sizeof(r->name), "%s", comp);
 	return res_done(c, r);
  fail:
-	close(cur);
+	res_let(c, cur);
 	return e;
 }

@@ -37,6 +37,10 @@ struct res_ctx {
 	 * name, reported as a write the mounts refuse (EROFS). */
 	void	(*view_refused)(void *, const char *);
 	struct res_mounts *mounts; /* the sandbox's mounts (res_mounts_new) */
+	/* Before tid and tgid are trusted for a /proc name: false, the thread is gone
+	 * (tgid may be updated). NULL: trusted as they are. */
+	bool	(*task_fresh)(void *);
+	int	 root;		/* "/", held for every absolute path, or -1 */
 };
 
 struct res {
@@ -52,6 +56,8 @@ struct res {
 struct statx;
 int	 res_read_string(pid_t, unsigned long long, char *, size_t);
 int	 res_read_mem(pid_t, unsigned long long, void *, size_t);
+int	 res_read_string_mem(pid_t, unsigned long long, char *, size_t, unsigned long long,
+	    void *, size_t);
 int	 res_fd_path(int, char *, size_t);
 int	 res_fd_open(pid_t, int, int *, int *);
 int	 res_same(const struct res_ctx *, int, const char *);

@@ -22,6 +22,12 @@
 #include "srt-seccomp.h"
 #include "supervise.h"
 
+#ifndef STATX_MNT_ID
+#define STATX_MNT_ID		0x00001000U
+#endif
+#ifndef STATX_MNT_ID_UNIQUE
+#define STATX_MNT_ID_UNIQUE	0x00004000U
+#endif
 #ifndef XATTR_NAME_CAPS
 #define XATTR_NAME_CAPS	"security.capability"
 #endif
@@ -101,11 +107,12 @@ static const char *const meta_op[] = {
 
 /*
  * The command's descriptor fd, the calling thread's (its table may be its own): the
- * open file itself, taken with pidfd_getfd(2) through the thread's pidfd, and the
- * flags it was opened with, which are the file's (F_GETFL). Two calls, where reading
- * them from /proc takes nine (res_fd_open, which is left for a thread we hold no
- * pidfd of). 1 when taken through the pidfd, 0 through /proc, -errno when there is
- * no such descriptor.
+ * open file itself, taken with pidfd_getfd(2) through the thread's pidfd, one call
+ * where reading it from /proc takes nine (res_fd_open, which is left for a thread we
+ * hold no pidfd of). Its open flags are not read then (*flags -1): a change by
+ * descriptor is made through the very file, and the kernel refuses it as it would the
+ * command (EBADF for O_PATH). 1 when taken through the pidfd, 0 through /proc (with
+ * the flags), -errno when there is no such descriptor.
  */
 static int
 sup_meta_fd(struct sup *s, int fd, int *obj, int *flags)
@@ -113,6 +120,7 @@ sup_meta_fd(struct sup *s, int fd, int *obj, int *flags)
 	int got;
 
 	*obj = -1;
+	*flags = -1;
 	if (fd < 0)
 		return -EBADF;
 	if (s->task == NULL || s->task->pidfd == -1)
@@ -121,10 +129,6 @@ sup_meta_fd(struct sup *s, int fd, int *obj, int *flags)
 		if (errno == EBADF)
 			return -EBADF;
 		return res_fd_open(s->rc.tid, fd, obj, flags);
-	}
-	if ((*flags = fcntl(got, F_GETFL)) == -1) {
-		close(got);
-		return -EBADF;
 	}
 	*obj = got;
 	return 1;
@@ -163,6 +167,52 @@ sup_acl_strip(struct sup *s, const char *path, const char *name, char *value, si
 		(void)sup_mode_strip(s, path, S_IWOTH, true, false);
 }
 
+/*
+ * A file sup_open_fast made (sup_file_name), taken from the command: its name is
+ * known, it is on one of the sandbox's mounts and not in /proc (it was made so), and
+ * *sx says the rest. false: to be looked up (readlink, res_view).
+ */
+static bool
+sup_meta_known(struct sup *s, int obj, char *path, struct statx *sx)
+{
+	const char *name;
+
+	if (s->rc.check_names || statx(obj, "", AT_EMPTY_PATH, STATX_BASIC_STATS |
+	    STATX_MNT_ID | STATX_MNT_ID_UNIQUE, sx) == -1 ||
+	    (name = sup_file_name(s, sx)) == NULL || strlen(name) >= PATH_MAX)
+		return false;
+	memcpy(path, name, strlen(name) + 1);
+	return true;
+}
+
+/* fchmod, fchown, fsetxattr, fremovexattr through the command's own file: 0, -errno. */
+static int
+sup_meta_by_file(struct sup *s, int f, const char *path, const struct stat *st,
+    const struct meta_args *m)
+{
+	int r = 0;
+
+	switch (m->what) {
+	case M_CHMOD:
+		r = fchmod(f, sup_mode_strip(s, path, m->mode, S_ISDIR(st->st_mode), false));
+		break;
+	case M_CHOWN:
+		r = fchown(f, m->uid, m->gid);
+		break;
+	case M_SETXATTR:
+		/* An ACL loses write for others and named users here too. */
+		sup_acl_strip(s, path, m->xname, m->xvalue, m->xsize);
+		r = fsetxattr(f, m->xname, m->xvalue, m->xsize, m->xflags);
+		break;
+	case M_REMOVEXATTR:
+		r = fremovexattr(f, m->xname);
+		break;
+	default:
+		return -EINVAL;
+	}
+	return r == -1 ? -errno : 0;
+}
+
 /* The object at path (or the command's descriptor dirfd, with AT_EMPTY_PATH), held. */
 int
 sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool empty_ok,
@@ -173,8 +223,8 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 	struct res r;
 	struct stat st;
 	struct statx sx;
-	bool by_pidfd = false;
-	int obj, e;
+	bool by_pidfd = false, known = false;
+	int obj, cmd_file = -1, e;
 
 	if (m->by_fd)
 		path[0] = '\0';
@@ -188,21 +238,24 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 			return e;
 		by_pidfd = e == 1;
 		/* As the kernel: a descriptor opened with O_PATH is for paths alone. */
-		if (m->by_fd && (r.fd_flags & O_PATH)) {
+		if (m->by_fd && r.fd_flags != -1 && (r.fd_flags & O_PATH)) {
 			res_free(&r);
 			return -EBADF;
 		}
-		if (res_fd_path(r.objfd, r.path, sizeof(r.path)) < 0)
+		if (by_pidfd && (known = sup_meta_known(s, r.objfd, r.path, &sx)))
+			;
+		else if (res_fd_path(r.objfd, r.path, sizeof(r.path)) < 0)
 			r.path[0] = '\0';
-		if ((e = res_same(&s->rc, r.objfd, r.path)) < 0) {
+		if (!known && (e = res_same(&s->rc, r.objfd, r.path)) < 0) {
 			res_free(&r);
 			return e;
 		}
 	} else if ((e = res_resolve(&s->rc, dirfd, path, follow, &r)) < 0)
 		return e;
 	/* What we read and opened was the asking thread's, not a later one's: the id
-	 * check says so, or the thread's own pidfd, which task_get found alive when the
-	 * call was received (nothing was read from the command's memory). */
+	 * check says so, or pidfd_getfd(2) through the thread's own pidfd, which fails
+	 * (ESRCH) once that thread is gone, whatever thread has its number since
+	 * (nothing was read from the command's memory). */
 	if (!by_pidfd && !sup_valid(s, id)) {
 		res_free(&r);
 		return -ENOENT;
@@ -210,6 +263,8 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 	if (r.objfd != -1) {
 		obj = r.objfd;
 		r.objfd = -1;
+		if (m->by_fd && by_pidfd)
+			cmd_file = obj;         /* the command's own open file */
 	} else if ((obj = openat(r.dirfd, r.name, O_PATH | O_NOFOLLOW | O_CLOEXEC)) == -1) {
 		e = -errno;
 		goto out;
@@ -217,7 +272,7 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 	/* A file the command holds from outside the sandbox changes as the sandbox's view
 	 * of it would (res_view): fchmod of an inherited descriptor, chmod through
 	 * /proc/self/fd/N. */
-	if ((e = res_view(&s->rc, &obj, r.path, sizeof(r.path), &sx)) < 0)
+	if (!known && (e = res_view(&s->rc, &obj, r.path, sizeof(r.path), &sx)) < 0)
 		goto out_obj;
 	if ((sx.stx_mask & (STATX_TYPE | STATX_MODE | STATX_NLINK)) ==
 	    (STATX_TYPE | STATX_MODE | STATX_NLINK)) {
@@ -230,7 +285,8 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 	}
 	/* procfs lives on an anonymous device (major 0), as does every file system
 	 * without a disk: one on a disk is not /proc, and needs no fstatfs(2). */
-	if ((!(sx.stx_mask & STATX_MNT_ID) || sx.stx_dev_major == 0) && sup_in_proc(obj)) {
+	if (!known && (!(sx.stx_mask & STATX_MNT_ID) || sx.stx_dev_major == 0) &&
+	    sup_in_proc(obj)) {
 		sup_proc_refused(s, r.path);
 		e = -EACCES;
 		goto out_obj;
@@ -249,6 +305,13 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 	    (m->what != M_TRUNCATE && strlist_contains(&s->new_configs, r.path))))) {
 		sup_refused(s, meta_op[m->what], r.path, why);
 		e = -EPERM;
+		goto out_obj;
+	}
+	/* Unless res_view traded it for the sandbox's view, which is O_PATH. */
+	if (cmd_file != -1 && obj == cmd_file &&
+	    m->what != M_TRUNCATE && !S_ISLNK(st.st_mode) && !(m->what == M_SETXATTR &&
+	    strcmp(m->xname, XATTR_NAME_CAPS) == 0)) {
+		e = sup_meta_by_file(s, obj, r.path, &st, m);
 		goto out_obj;
 	}
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", obj);

@@ -240,6 +240,9 @@ sup_unlink(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags)
 			strlist_push(&s->gone, r.path);
 	}
 	made = S_ISDIR(st.st_mode) && sup_made(s, st.st_dev, st.st_ino);
+	if (S_ISDIR(st.st_mode))
+		sup_bases_flush(s);     /* it may be one held */
+	sup_files_flush(s);
 	if (unlinkat(r.dirfd, r.name, flags & AT_REMOVEDIR) == -1) {
 		e = -errno;
 		goto out;
@@ -460,6 +463,8 @@ sup_rename(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint6
 		goto out;
 	omade = S_ISDIR(ost.st_mode) && sup_made(s, ost.st_dev, ost.st_ino);
 	nmade = nexists && S_ISDIR(nst.st_mode) && sup_made(s, nst.st_dev, nst.st_ino);
+	sup_bases_flush(s);     /* a directory held may move with it */
+	sup_files_flush(s);
 	if (syscall(SYS_renameat2, o.dirfd, o.name, n.dirfd, n.name, flags) == -1) {
 		e = -errno;
 		goto out;

@@ -11,7 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <linux/openat2.h>
 #include <linux/seccomp.h>
 
 #include "path.h"
@@ -193,6 +197,337 @@ sup_open_object(struct sup *s, uint64_t id, struct res *r, int flags, int *fd)
 	return 0;
 }
 
+/* --- the fast way: a new file in a directory held already ------------------------------------ */
+
+#ifndef STATX_MNT_ID
+#define STATX_MNT_ID		0x00001000U
+#endif
+#ifndef STATX_MNT_ID_UNIQUE
+#define STATX_MNT_ID_UNIQUE	0x00004000U
+#endif
+#define BASE_STATX	(STATX_TYPE | STATX_INO | STATX_MNT_ID | STATX_MNT_ID_UNIQUE)
+
+/* A directory may have moved or gone: every held one is let go, and its watches. */
+void
+sup_bases_flush(struct sup *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nbases; i++) {
+		fd_close(&s->bases[i].fd);
+		free(s->bases[i].path);
+	}
+	s->nbases = s->nextbase = 0;
+	fd_close(&s->bwatch);
+}
+
+/*
+ * What we hold, fd named name, and each directory above it, up to the root, watched
+ * for a move or removal (IN_MOVE_SELF, IN_DELETE_SELF): a rename we do not do
+ * ourselves (another process outside the sandbox, another sandbox) changes what held
+ * directories are called, and the first event lets them all go (sup_bases_moved)
+ * before the next call is received. Each by what we hold ("..", never a name), so that
+ * the inodes watched are the ones above it. -1: not to be held.
+ */
+static int
+base_watch(struct sup *s, int fd, const char *name)
+{
+	const uint32_t ev = IN_MOVE_SELF | IN_DELETE_SELF | IN_ONLYDIR;
+	size_t up = path_depth(name);
+	char p[32];
+	int cur = fd, nfd, rc = 0;
+
+	if (s->bwatch == -1 && (s->bwatch = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) == -1)
+		return -1;
+	for (;;) {
+		snprintf(p, sizeof(p), "/proc/self/fd/%d", cur);
+		if (inotify_add_watch(s->bwatch, p, ev) == -1) {
+			rc = -1;
+			break;
+		}
+		if (up-- == 0)
+			break;
+		nfd = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (cur != fd)
+			close(cur);
+		if ((cur = nfd) == -1)
+			return -1;
+	}
+	if (cur != fd)
+		close(cur);
+	return rc;
+}
+
+/* The watch of base_watch reported: every held directory is let go. */
+void
+sup_bases_moved(struct sup *s)
+{
+	log_debug("a directory the supervisor held was moved or removed from outside");
+	sup_bases_flush(s);
+	sup_files_flush(s);
+}
+
+/* A name may have moved or gone: the files made are found by readlink(2) again. */
+void
+sup_files_flush(struct sup *s)
+{
+	size_t i;
+
+	for (i = 0; i < MADE_FILES; i++) {
+		free(s->files[i].path);
+		s->files[i].path = NULL;
+	}
+}
+
+/* The mount (its unique id where the kernel gives one) and inode statx found. */
+static bool
+stx_key(const struct statx *sx, uint64_t *mnt)
+{
+	if (!(sx->stx_mask & STATX_INO))
+		return false;
+	if (sx->stx_mask & STATX_MNT_ID_UNIQUE)
+		*mnt = sx->stx_mnt_id | (1ULL << 63);
+	else if (sx->stx_mask & STATX_MNT_ID)
+		*mnt = sx->stx_mnt_id;
+	else
+		return false;
+	return true;
+}
+
+static bool
+base_key(const struct statx *sx, uint64_t *mnt)
+{
+	return S_ISDIR(sx->stx_mode) && stx_key(sx, mnt);
+}
+
+/* The name of the file statx describes, when sup_open_fast made it: NULL, not known. */
+const char *
+sup_file_name(struct sup *s, const struct statx *sx)
+{
+	uint64_t mnt;
+	size_t i;
+
+	if (!S_ISREG(sx->stx_mode) || !(sx->stx_mask & STATX_NLINK) || sx->stx_nlink != 1 ||
+	    !stx_key(sx, &mnt))
+		return NULL;
+	for (i = 0; i < MADE_FILES; i++)
+		if (s->files[i].path != NULL && s->files[i].mnt == mnt &&
+		    s->files[i].ino == sx->stx_ino &&
+		    s->files[i].dev == makedev(sx->stx_dev_major, sx->stx_dev_minor))
+			return s->files[i].path;
+	return NULL;
+}
+
+/* fd, made at abs by sup_open_fast, remembered for sup_file_name. */
+static void
+file_made(struct sup *s, int fd, const char *abs)
+{
+	struct made_file *f = &s->files[s->nextfile++ % MADE_FILES];
+	struct statx sx;
+
+	free(f->path);
+	f->path = NULL;
+	if (statx(fd, "", AT_EMPTY_PATH, BASE_STATX, &sx) == -1 || !stx_key(&sx, &f->mnt))
+		return;
+	f->dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+	f->ino = sx.stx_ino;
+	f->path = xstrdup(abs);
+}
+
+/*
+ * What we hold of p (the command's /proc/TID/cwd or fd/N) on a miss: opened, named
+ * (the name is the kernel's), on one of the sandbox's own mounts and not in /proc, else
+ * NULL (the slow way then decides, and reports).
+ */
+static const struct base *
+base_add(struct sup *s, const char *p)
+{
+	char name[PATH_MAX];
+	struct statx sx;
+	struct base *b;
+	uint64_t mnt;
+	int fd, kept;
+
+	if ((fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return NULL;
+	kept = fd;
+	if (statx(fd, "", AT_EMPTY_PATH, BASE_STATX, &sx) == -1 || !base_key(&sx, &mnt) ||
+	    res_fd_path(fd, name, sizeof(name)) < 0 || sup_path_in_proc(name) ||
+	    res_view(&s->rc, &fd, name, sizeof(name), NULL) < 0 || fd != kept ||
+	    base_watch(s, fd, name) == -1) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if (s->nbases == BASES_MAX) {
+		b = &s->bases[1 + s->nextbase++ % (BASES_MAX - 1)];   /* the root stays */
+		close(b->fd);
+		free(b->path);
+	} else
+		b = &s->bases[s->nbases++];
+	b->mnt = mnt;
+	b->dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+	b->ino = sx.stx_ino;
+	b->fd = fd;
+	b->path = xstrdup(name);
+	return b;
+}
+
+/*
+ * Where the command's path starts, held: the root (kept from the first time), or its
+ * cwd or descriptor dirfd as the thread sees them now, one statx(2) of its /proc entry
+ * to find the one held. NULL: the slow way.
+ */
+static const struct base *
+base_get(struct sup *s, int dirfd, const char *path)
+{
+	char p[64];
+	struct statx sx;
+	uint64_t mnt;
+	size_t i;
+
+	if (path[0] == '/') {
+		if (s->nbases > 0 && strcmp(s->bases[0].path, "/") == 0)
+			return &s->bases[0];
+		sup_bases_flush(s);
+		if ((s->bases[0].fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+			return NULL;
+		s->bases[0].path = xstrdup("/");
+		s->nbases = 1;
+		return &s->bases[0];
+	}
+	if (dirfd == AT_FDCWD)
+		snprintf(p, sizeof(p), "/proc/%ld/cwd", (long)s->rc.tid);
+	else if (dirfd >= 0)
+		snprintf(p, sizeof(p), "/proc/%ld/fd/%d", (long)s->rc.tid, dirfd);
+	else
+		return NULL;
+	if (statx(AT_FDCWD, p, 0, BASE_STATX, &sx) == -1 || !base_key(&sx, &mnt))
+		return NULL;
+	for (i = 0; i < s->nbases; i++)
+		if (s->bases[i].mnt == mnt && s->bases[i].ino == sx.stx_ino &&
+		    s->bases[i].dev == makedev(sx.stx_dev_major, sx.stx_dev_minor))
+			return &s->bases[i];
+	if (s->nbases == 0)
+		base_get(s, AT_FDCWD, "/");     /* bases[0] is the root */
+	return base_add(s, p);
+}
+
+/* A path of plain names: no ".", "..", empty component or trailing "/". */
+static bool
+fast_plain(const char *path)
+{
+	const char *c = path[0] == '/' ? path + 1 : path, *e;
+	size_t n;
+
+	for (;;) {
+		e = strchr(c, '/');
+		n = e != NULL ? (size_t)(e - c) : strlen(c);
+		if (n == 0 || n > NAME_MAX || (c[0] == '.' && (n == 1 || (n == 2 &&
+		    c[1] == '.'))))
+			return false;
+		if (e == NULL)
+			return true;
+		c = e + 1;
+	}
+}
+
+/* The guard's questions to the file system, while sup_open_fast asks: noted, and
+ * answered as protects (the slow way then asks again, with the directory held). */
+static int
+fast_git_dir(void *arg, const char *dir)
+{
+	(void)dir;
+	((struct sup *)arg)->fs_asked = true;
+	return -1;
+}
+
+static bool
+fast_yes(void *arg, const char *dir)
+{
+	(void)dir;
+	((struct sup *)arg)->fs_asked = true;
+	return true;
+}
+
+static char *
+fast_resolve(void *arg, const char *path)
+{
+	(void)path;
+	((struct sup *)arg)->fs_asked = true;
+	errno = EACCES;
+	return NULL;
+}
+
+/* May abs be made as a file by an open, with nothing but its text to go on? */
+static bool
+fast_allowed(struct sup *s, const char *abs)
+{
+	const struct wguard_fs fs = { s, fast_git_dir, fast_yes, fast_yes, fast_resolve };
+	bool ok;
+
+	s->fs_asked = false;
+	ok = wguard_may_create(&s->g, &fs, abs, false) == NULL &&
+	    !wguard_pointer_name(&s->g, &fs, abs);
+	return ok && !s->fs_asked;
+}
+
+/*
+ * open(O_CREAT | O_EXCL) of a plain path the guard allows by its text alone (tar, cp,
+ * git), with a mode sup_mode_strip would take nothing from that the umask leaves:
+ * one openat2(2) from the directory the path starts from, held already, never
+ * through a link, a magic link or "..": what it makes is at the held directory's name
+ * and the path, which is what the guard was asked about. The supervisor's calls: the
+ * statx of base_get (none for an absolute path), the id check, the open. 1: not for
+ * the fast way (nothing was done), else as sup_open.
+ */
+int
+sup_open_fast(struct sup *s, uint64_t id, int dirfd, const char *path, int flags,
+    mode_t mode, int *fd)
+{
+	char abs[PATH_MAX];
+	const struct base *b;
+	struct open_how how;
+	const char *rel = path;
+	int e;
+
+	if ((flags & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL) ||
+	    (flags & __O_TMPFILE) == __O_TMPFILE || s->rc.check_names ||
+	    (mode & ~(mode_t)07777) != 0 || !fast_plain(path))
+		return 1;
+	/* A bit sup_mode_strip would report, past the caller's umask: the slow way. The
+	 * others go silently, as there (git asks for 0666 under umask 022). */
+	sup_caller_umask(s);
+	if ((mode & ~s->umask & (S_ISUID | S_ISGID | S_IWOTH)) != 0 ||
+	    (b = base_get(s, dirfd, path)) == NULL)
+		return 1;
+	mode &= ~(mode_t)(S_ISUID | S_ISGID | S_IWOTH);
+	while (*rel == '/')
+		rel++;
+	if (snprintf(abs, sizeof(abs), "%s/%s", strcmp(b->path, "/") == 0 ? "" : b->path,
+	    rel) >= (int)sizeof(abs) || sup_path_in_proc(abs) || !fast_allowed(s, abs))
+		return 1;
+	/* What we read was the asking thread's, not a later one's. */
+	if (!sup_valid(s, id))
+		return -ENOENT;
+	memset(&how, 0, sizeof(how));
+	how.flags = (uint64_t)(unsigned)(flags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	how.mode = mode;
+	how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH;
+	*fd = (int)syscall(SYS_openat2, b->fd, rel, &how, sizeof(how));
+	if (*fd != -1) {
+		file_made(s, *fd, abs);
+		return 0;
+	}
+	/* A link or mount on the way, a flag openat2 knows no more: the slow way. */
+	if (errno == ELOOP || errno == EXDEV || errno == EAGAIN || errno == EINVAL ||
+	    errno == ENOSYS || errno == E2BIG)
+		return 1;
+	e = -errno;
+	sup_readonly(s, abs, e);
+	return e;
+}
+
 /* open, openat, creat. 0: *fd is the result; 1: answered later; <0: -errno. */
 int
 sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t mode,
@@ -210,6 +545,8 @@ sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t
 	if (s->rg != NULL && (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_CREAT | O_TRUNC)))
 		return sup_open_read(s, id, dirfd, addr, flags, fd);
 	if ((e = sup_path(s, addr, path)) < 0)
+		return e;
+	if ((e = sup_open_fast(s, id, dirfd, path, flags, mode, fd)) != 1)
 		return e;
 	/* O_TMPFILE names a directory and makes no name: linkat(2) would, and is asked. */
 	follow = (flags & __O_TMPFILE) == __O_TMPFILE ||

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/socket.h>
@@ -66,8 +67,29 @@
 static void
 task_forget(struct sup *s, size_t i)
 {
-	fd_close(&s->tasks[i].pidfd);
+	fd_close(&s->tasks[i].pidfd);  /* out of the epoll set with it */
 	s->tasks[i] = s->tasks[--s->ntasks];
+}
+
+/*
+ * Threads that have ended, as their pidfds say through the epoll set (sup_pollfds puts
+ * it before the listener): forgotten before the next call is received, so that a number
+ * given again is not taken for the thread that had it. No call of ours per decision.
+ */
+static void
+task_reap(struct sup *s)
+{
+	struct epoll_event ev[64];
+	size_t i;
+	int n, k;
+
+	while ((n = epoll_wait(s->epfd, ev, 64, 0)) > 0)
+		for (k = 0; k < n; k++)
+			for (i = 0; i < s->ntasks; i++)
+				if (s->tasks[i].pidfd == ev[k].data.fd) {
+					task_forget(s, i);
+					break;
+				}
 }
 
 /* Its process and umask, from /proc/TID/status the first time. */
@@ -75,20 +97,23 @@ static struct task *
 task_get(struct sup *s, pid_t tid)
 {
 	char p[64], buf[2048], *l;
+	struct epoll_event ev;
 	struct task *t;
 	ssize_t n;
 	size_t i;
 	int fd;
 
-	for (i = 0; i < s->ntasks; i++) {
-		t = &s->tasks[i];
-		if (t->tid != tid)
-			continue;
-		if (t->pidfd != -1 && syscall(SYS_pidfd_send_signal, t->pidfd, 0, NULL, 0) == 0)
-			return t;
-		task_forget(s, i);      /* gone: the number was given again */
-		break;
-	}
+	/*
+	 * A thread seen before: its pidfd is in the epoll set, and task_reap forgot it
+	 * when it ended, before this call was received. A thread that ended since, its
+	 * number given to a new one between our poll and our receive, is still taken for
+	 * the old one here: what we keep of it is harmless then (a umask the command
+	 * could set itself; a pidfd that fails, ESRCH, and is looked up again), except its
+	 * process in /proc, which task_fresh checks before a /proc name is followed.
+	 */
+	for (i = 0; i < s->ntasks; i++)
+		if (s->tasks[i].tid == tid)
+			return &s->tasks[i];
 	snprintf(p, sizeof(p), "/proc/%ld/status", (long)tid);
 	if ((fd = open(p, O_RDONLY | O_CLOEXEC)) == -1)
 		return NULL;
@@ -108,11 +133,18 @@ task_get(struct sup *s, pid_t tid)
 		t->tgid = (pid_t)strtol(l + 6, NULL, 10);
 	if ((l = strstr(buf, "\nUmask:")) != NULL)
 		t->umask = (mode_t)strtol(l + 7, NULL, 8) & 0777;
-	/* A pidfd of the thread itself tells us when the number is reused. Where the
-	 * kernel cannot give one, the entry is read again next time. */
+	/* A pidfd of the thread itself tells us when it ends (Linux 6.9); of the process
+	 * where the kernel cannot give that, for its leader alone. Otherwise, or when it
+	 * cannot be watched, the entry is read again next time. */
 	t->pidfd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
 	if (t->pidfd == -1 && tid == t->tgid)
 		t->pidfd = (int)syscall(SYS_pidfd_open, tid, 0);
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.fd = t->pidfd;
+	if (t->pidfd != -1 && (s->epfd == -1 ||
+	    epoll_ctl(s->epfd, EPOLL_CTL_ADD, t->pidfd, &ev) == -1))
+		fd_close(&t->pidfd);
 	if (t->pidfd == -1) {
 		static struct task once;
 
@@ -121,6 +153,30 @@ task_get(struct sup *s, pid_t tid)
 	}
 	s->ntasks++;
 	return t;
+}
+
+/*
+ * Before a /proc name is followed as the caller's own (resolve.c res_proc): the thread
+ * we took it for is alive (its pidfd), else it is looked up again. false: it is gone.
+ */
+static bool
+task_fresh(void *arg)
+{
+	struct sup *s = arg;
+	size_t i;
+
+	if (s->task != NULL && s->task->pidfd != -1 &&
+	    syscall(SYS_pidfd_send_signal, s->task->pidfd, 0, NULL, 0) == 0)
+		return true;
+	for (i = 0; i < s->ntasks; i++)
+		if (&s->tasks[i] == s->task) {
+			task_forget(s, i);
+			break;
+		}
+	if ((s->task = task_get(s, s->rc.tid)) == NULL)
+		return false;
+	s->rc.tgid = s->task->tgid;
+	return true;
 }
 
 /* umask(2): noted for every thread of the process, then done by the kernel. */
@@ -356,19 +412,22 @@ sup_xattr(struct sup *s, uint64_t id, uint64_t paddr, bool follow, const __u64 *
 
 	memset(&m, 0, sizeof(m));
 	m.what = set ? M_SETXATTR : M_REMOVEXATTR;
-	if ((e = res_read_string(s->rc.tid, a[1], m.xname, sizeof(m.xname))) < 0)
-		return e == -ENAMETOOLONG ? -ERANGE : e;
 	if (set) {
+		/* As the kernel: the name is read (and refused) before the size. */
 		if (a[3] > XATTR_VALUE_MAX)
-			return -E2BIG;
+			return (e = res_read_string(s->rc.tid, a[1], m.xname,
+			    sizeof(m.xname))) < 0 ? (e == -ENAMETOOLONG ? -ERANGE : e) : -E2BIG;
 		m.xsize = (size_t)a[3];
 		m.xflags = (int)a[4];
 		m.xvalue = xmalloc(m.xsize + 1);
-		if ((e = res_read_mem(s->rc.tid, a[2], m.xvalue, m.xsize)) < 0) {
+		/* The name and the value in one read, as a rule. */
+		if ((e = res_read_string_mem(s->rc.tid, a[1], m.xname, sizeof(m.xname), a[2],
+		    m.xvalue, m.xsize)) < 0) {
 			free(m.xvalue);
-			return e;
+			return e == -ENAMETOOLONG ? -ERANGE : e;
 		}
-	}
+	} else if ((e = res_read_string(s->rc.tid, a[1], m.xname, sizeof(m.xname))) < 0)
+		return e == -ENAMETOOLONG ? -ERANGE : e;
 	m.by_fd = by_fd;
 	e = sup_meta(s, id, by_fd ? (int)a[0] : AT_FDCWD, paddr, follow, false, &m);
 	free(m.xvalue);
@@ -776,6 +835,8 @@ sup_new(int guard_fd, int viol_fd, bool nested_userns, bool read_hold)
 	size_t len;
 
 	s->listener = s->ruleset = -1;
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	s->bwatch = -1;
 	s->nested_userns = nested_userns;
 	s->read_hold = read_hold;
 	s->held_fd = -1;
@@ -814,6 +875,8 @@ sup_new(int guard_fd, int viol_fd, bool nested_userns, bool read_hold)
 	s->rc.arg = s;
 	s->rc.check_names = nested_userns;
 	s->rc.view_refused = sup_view_refused;
+	s->rc.task_fresh = task_fresh;
+	s->rc.root = -1;
 	s->rc.mounts = res_mounts_new();
 	log_debug("write guard: %zu protected paths, %zu roots, %zu read denies",
 	    s->g.exact.n, s->g.roots.n, s->g.watch.n);
@@ -934,6 +997,9 @@ sup_set_listener(struct sup *s, int fd)
 	uint64_t fl = SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP;
 
 	s->listener = fd;
+	/* The root every absolute path starts from, held once (the sandbox's, ours). */
+	if (s->rc.root == -1)
+		s->rc.root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	/* The command and we take turns on one CPU (Linux 6.6); older kernels say no. */
 	(void)ioctl(fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, fl, 0);
 }
@@ -946,6 +1012,20 @@ sup_pollfds(struct sup *s, struct pollfd *p, int max)
 	/* The watch first: a lost read deny ends everything at once. */
 	if (s->watch != NULL)
 		n = watch_fds(s->watch, p, max);
+	/* Held directories moved from outside, let go before a call is received. */
+	if (n < max && s->listener != -1 && s->bwatch != -1) {
+		p[n].fd = s->bwatch;
+		p[n].events = POLLIN;
+		p[n].revents = 0;
+		n++;
+	}
+	/* Ended threads next, forgotten before a call is received (task_reap). */
+	if (n < max && s->listener != -1 && s->epfd != -1 && s->ntasks > 0) {
+		p[n].fd = s->epfd;
+		p[n].events = POLLIN;
+		p[n].revents = 0;
+		n++;
+	}
 	if (n < max && s->listener != -1) {
 		p[n].fd = s->listener;
 		p[n].events = POLLIN;
@@ -966,6 +1046,14 @@ sup_events(struct sup *s, const struct pollfd *p, int n)
 	for (i = 0; i < n; i++) {
 		if (p[i].revents == 0)
 			continue;
+		if (p[i].fd == s->epfd) {
+			task_reap(s);
+			continue;
+		}
+		if (p[i].fd == s->bwatch) {
+			sup_bases_moved(s);
+			continue;
+		}
 		if (monitor_owns(s->mon, p[i].fd)) {
 			monitor_reads(s->mon, true);
 			continue;
@@ -1006,6 +1094,10 @@ sup_free(struct sup *s)
 	monitor_free(s->mon);
 	for (i = 0; i < s->ntasks; i++)
 		fd_close(&s->tasks[i].pidfd);
+	fd_close(&s->epfd);
+	fd_close(&s->rc.root);
+	sup_bases_flush(s);
+	sup_files_flush(s);
 	watch_free(s->watch);
 	rguard_free(s->rg);
 	res_mounts_free(s->rc.mounts);

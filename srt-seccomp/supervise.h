@@ -16,6 +16,8 @@
 #include <linux/limits.h>
 #include <linux/seccomp.h>
 
+struct statx;
+
 #include "wguard.h"
 #include "srt-seccomp.h"
 
@@ -26,6 +28,38 @@ struct dirid {
 	ino_t	 ino;
 };
 
+/*
+ * A directory a command's path starts from (its cwd, a descriptor of its, the root),
+ * held by us with the kernel's name for it, for the fast way of sup_open_fast: found
+ * again by what statx(2) says of the command's /proc/TID/cwd or fd/N, the mount (its
+ * unique id) and the inode. Dropped whenever a directory may have moved or gone
+ * (sup_bases_flush: a rename, an rmdir the supervisor did).
+ */
+#define BASES_MAX	16
+
+struct base {
+	uint64_t mnt;
+	dev_t	 dev;
+	ino_t	 ino;
+	int	 fd;		/* O_PATH | O_DIRECTORY */
+	char	*path;
+};
+
+/*
+ * A file sup_open_fast made and gave the command, by mount and inode, with the name it
+ * made it at: a later change through the command's descriptor (fchown, fchmod,
+ * fsetxattr) finds the name here, not by readlink(2), while the file has that one name
+ * (st_nlink 1) and nothing was renamed or removed since (sup_made_forget).
+ */
+#define MADE_FILES	8
+
+struct made_file {
+	uint64_t mnt;
+	dev_t	 dev;
+	ino_t	 ino;
+	char	*path;
+};
+
 struct task {
 	pid_t	 tid, tgid;
 	int	 pidfd;		/* this very thread: -1 when it cannot be told apart */
@@ -34,6 +68,7 @@ struct task {
 
 struct sup {
 	int	 listener;
+	int	 epfd;		/* the pidfds of tasks[], for their ends, or -1 */
 	struct wguard g;
 	struct watch *watch;	/* the read denies Landlock does not hold, watched */
 	struct rguard *rg;	/* or held here, every open supervised (sup_read.c) */
@@ -67,6 +102,13 @@ struct sup {
 	 * from what we hold (fs_predates), not from names the command can move. */
 	int	 held_fd;
 	const char *held_path;
+	/* directories paths start from (sup_open_fast); the root is bases[0] once held */
+	struct base bases[BASES_MAX];
+	size_t	 nbases, nextbase;
+	int	 bwatch;	/* inotify: the held directories and those above, or -1 */
+	bool	 fs_asked;	/* the guard asked the file system (sup_open_fast) */
+	struct made_file files[MADE_FILES];
+	size_t	 nextfile;
 	/* git directory pointers the command made, checked before the run ends */
 	struct strlist pointers;
 	/* git configs the command created by an open, judged as new then too */
@@ -131,6 +173,12 @@ void sup_git_finish(struct sup *s);
 void sup_git_config_new(struct sup *s, const char *path);
 
 /* sup_open.c */
+void sup_bases_flush(struct sup *s);
+void sup_bases_moved(struct sup *s);
+void sup_files_flush(struct sup *s);
+const char *sup_file_name(struct sup *s, const struct statx *sx);
+int sup_open_fast(struct sup *s, uint64_t id, int dirfd, const char *path, int flags,
+    mode_t mode, int *fd);
 int sup_later(struct sup *s, uint64_t id, int obj, int flags, bool truncate, off_t length);
 int sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t mode,
     int *fd);
