@@ -438,8 +438,12 @@ wait_ready() {
 }
 
 # Starts srt-seccomp in the background on a command that prints "ready" once its traps
-# are set; waits for that line. Sets $pid.
+# are set; waits for that line. Sets $pid. The last run's $T/out goes first: the
+# background shell truncates it only when it gets to the redirection, and until then
+# wait_ready would read that run's "ready": the signal would then reach that shell, or
+# srt-seccomp before it blocks signals, which dies of it (128+N, no trap output).
 start_bg() {
+	rm -f "$T/out"
 	"$SECCOMP" -- "$@" >"$T/out" 2>&1 &
 	pid=$!
 	wait_ready
@@ -486,6 +490,7 @@ wait_bg() {
 	# the child's sleep outlasts wait_bg, which kills the run (137).
 	local sig t0 t1
 	for sig in INT QUIT; do
+		rm -f "$T/out"	# not the INT run's "ready" (see start_bg)
 		setsid env --default-signal=INT,QUIT "$SECCOMP" -- \
 		    bash -c 'sh -c "echo ready; exec sleep 60"; echo "after $?"' >"$T/out" 2>&1 &
 		pid=$!
