@@ -449,9 +449,12 @@ start_bg() {
 	wait_ready
 }
 
-# Waits (bounded) for $pid and sets $rc.
+# Waits (bounded) for $pid and sets $rc. The watchdog's sleep ends with it: bats would
+# otherwise wait for that sleep (it holds the test's output) after every test here.
 wait_bg() {
-	(sleep 10 && kill -KILL "$pid" 2>/dev/null) &
+	(trap 'kill "$nap" 2>/dev/null; exit 0' TERM
+	 sleep 10 & nap=$!
+	 wait "$nap" && kill -KILL "$pid" 2>/dev/null) &
 	local dog=$!
 	rc=0
 	wait "$pid" || rc=$?
