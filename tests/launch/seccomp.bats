@@ -438,16 +438,23 @@ wait_ready() {
 }
 
 # Starts srt-seccomp in the background on a command that prints "ready" once its traps
-# are set; waits for that line. Sets $pid.
+# are set; waits for that line. Sets $pid. The last run's $T/out goes first: the
+# background shell truncates it only when it gets to the redirection, and until then
+# wait_ready would read that run's "ready": the signal would then reach that shell, or
+# srt-seccomp before it blocks signals, which dies of it (128+N, no trap output).
 start_bg() {
+	rm -f "$T/out"
 	"$SECCOMP" -- "$@" >"$T/out" 2>&1 &
 	pid=$!
 	wait_ready
 }
 
-# Waits (bounded) for $pid and sets $rc.
+# Waits (bounded) for $pid and sets $rc. The watchdog's sleep ends with it: bats would
+# otherwise wait for that sleep (it holds the test's output) after every test here.
 wait_bg() {
-	(sleep 10 && kill -KILL "$pid" 2>/dev/null) &
+	(trap 'kill "$nap" 2>/dev/null; exit 0' TERM
+	 sleep 10 & nap=$!
+	 wait "$nap" && kill -KILL "$pid" 2>/dev/null) &
 	local dog=$!
 	rc=0
 	wait "$pid" || rc=$?
@@ -486,6 +493,7 @@ wait_bg() {
 	# the child's sleep outlasts wait_bg, which kills the run (137).
 	local sig t0 t1
 	for sig in INT QUIT; do
+		rm -f "$T/out"	# not the INT run's "ready" (see start_bg)
 		setsid env --default-signal=INT,QUIT "$SECCOMP" -- \
 		    bash -c 'sh -c "echo ready; exec sleep 60"; echo "after $?"' >"$T/out" 2>&1 &
 		pid=$!
