@@ -521,7 +521,7 @@ build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB) $(PATHS_H)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIB) $(PKG_LIBS)
 
 # srt-win's plan reader: its own sources (with the fake) and the core's allocator, not libsrt.
-FUZZ_WIN_SRC := srt-win/ace.c srt-win/json.c srt-win/path.c srt-win/util.c \
+FUZZ_WIN_SRC := srt-win/ace.c srt-win/dacl.c srt-win/json.c srt-win/path.c srt-win/util.c \
                 srt-win/state.c srt-win/winapi_fake.c lib/core/util.c lib/core/log.c lib/core/buf.c lib/core/utf8.c
 build/fuzz/fuzz_winplan: tests/fuzz/fuzz_winplan.c $(FUZZ_WIN_SRC)
 	@mkdir -p $(dir $@)

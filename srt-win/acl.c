@@ -55,18 +55,6 @@ results_free(struct acl_results *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* The same on both systems (the fake's DACLs and Windows' are read into one shape). */
-void
-wa_dacl_free(struct wa_dacl *d)
-{
-	for (size_t i = 0; i < d->n; i++) {
-		free(d->v[i].sid);
-		free(d->v[i].raw);
-	}
-	free(d->v);
-	memset(d, 0, sizeof(*d));
-}
-
 static int
 ace_same(const struct wa_ace *a, const struct wa_ace *b)
 {

@@ -83,7 +83,7 @@ struct wa_dacl {
 int wa_dacl_get(const char *p, struct wa_dacl *d);
 /* Replace p's explicit entries, keeping its inheritance setting. */
 int wa_dacl_set(const char *p, const struct wa_dacl *d);
-void wa_dacl_free(struct wa_dacl *d);   /* acl.c: one for both systems */
+void wa_dacl_free(struct wa_dacl *d);   /* dacl.c: one for both systems */
 /* A well-formed SID string. */
 int wa_sid_valid(const char *sid);
 /* The capability SID Windows derives from a name (DeriveCapabilitySidsFromName). */
