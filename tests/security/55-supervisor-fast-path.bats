@@ -88,8 +88,9 @@ step rc "exec 3<\"$HOME/.bashrc\" && \"$PY\" -c \"import os; os.fchmod(3, 0o777)
 }
 
 # Read denies the supervisor holds (a denied .env in a write root, where Landlock cannot
-# hold): after the host replaces .env, an open for reading and writing, or a read-only
-# open with O_CREAT, reads it unless it is judged as the plain read-only open is.
+# hold): after the host replaces .env, an open for reading and writing, a read-only
+# open with O_CREAT, or a descriptor opened for appending reopened for reading and
+# writing through /proc, reads it unless it is judged as the plain read-only open is.
 @test "read hold: the host's new .env opened O_RDWR or O_RDONLY|O_CREAT" {
 	need_tool
 	echo "old-$SECRET" >"$CWD/.env"
@@ -99,13 +100,14 @@ echo r >.ready-r
 await r
 step rdwr "\"$PY\" -c \"import os; print(os.read(os.open(\\\".env\\\", os.O_RDWR), 200))\""
 step creat "\"$PY\" -c \"import os; print(os.read(os.open(\\\".env\\\", os.O_RDONLY | os.O_CREAT), 200))\""
+step reopen "exec 3>>.env && \"$PY\" -c \"import os; print(os.read(os.open(\\\"/proc/self/fd/3\\\", os.O_RDWR), 200))\""
 step read "cat .env"'
 	ready r
 	echo "new-$SECRET-host" >"$CWD/.env.tmp"
 	mv "$CWD/.env.tmp" "$CWD/.env"
 	touch "$T/go-r"
 	attempt_wait r
-	refused rdwr creat read -- "Permission denied"
+	refused rdwr creat reopen read -- "Permission denied"
 	grep -q "new-$SECRET" "$T/out" && finding ESCAPED "the new secret was read: $(grep -m1 -o "new-$SECRET[^ ']*" "$T/out")"
 	verdict
 }
