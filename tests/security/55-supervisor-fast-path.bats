@@ -90,8 +90,10 @@ step rc "exec 3<\"$HOME/.bashrc\" && \"$PY\" -c \"import os; os.fchmod(3, 0o777)
 # Read denies the supervisor holds (a denied .env in a write root, where Landlock cannot
 # hold): after the host replaces .env, an open for reading and writing, a read-only
 # open with O_CREAT, or a descriptor opened for appending reopened for reading and
-# writing through /proc, reads it unless it is judged as the plain read-only open is.
-@test "read hold: the host's new .env opened O_RDWR or O_RDONLY|O_CREAT" {
+# writing through /proc, reads it unless it is judged as the plain read-only open is;
+# and a file of the command's exchanged with it (RENAME_EXCHANGE) carries it off under
+# the command's name, unless the new name's side of an exchange is judged as the old's.
+@test "read hold: the host's new .env opened O_RDWR, O_RDONLY|O_CREAT, reopened, or exchanged" {
 	need_tool
 	echo "old-$SECRET" >"$CWD/.env"
 	gsettings '["."]' '[]' '[".env"]'
@@ -101,6 +103,7 @@ await r
 step rdwr "\"$PY\" -c \"import os; print(os.read(os.open(\\\".env\\\", os.O_RDWR), 200))\""
 step creat "\"$PY\" -c \"import os; print(os.read(os.open(\\\".env\\\", os.O_RDONLY | os.O_CREAT), 200))\""
 step reopen "exec 3>>.env && \"$PY\" -c \"import os; print(os.read(os.open(\\\"/proc/self/fd/3\\\", os.O_RDWR), 200))\""
+step exchange "echo mine >x && \"$FSOP\" exchange x .env && ! grep -q mine x && cat x"
 step read "cat .env"'
 	ready r
 	echo "new-$SECRET-host" >"$CWD/.env.tmp"
@@ -108,6 +111,7 @@ step read "cat .env"'
 	touch "$T/go-r"
 	attempt_wait r
 	refused rdwr creat reopen read -- "Permission denied"
+	refused exchange
 	grep -q "new-$SECRET" "$T/out" && finding ESCAPED "the new secret was read: $(grep -m1 -o "new-$SECRET[^ ']*" "$T/out")"
 	verdict
 }
