@@ -115,3 +115,27 @@ step read "cat .env"'
 	grep -q "new-$SECRET" "$T/out" && finding ESCAPED "the new secret was read: $(grep -m1 -o "new-$SECRET[^ ']*" "$T/out")"
 	verdict
 }
+
+# The directory that holds a held deny, renamed by the command after the host replaced
+# the denied file in it: the host's file must not read under the directory's new name.
+# (It passed before this branch's changes: the rename fails, EBUSY.)
+@test "read hold: the directory of a replaced denied file renamed, then read" {
+	need_tool
+	mkdir -p "$CWD/sub"
+	echo "old-$SECRET" >"$CWD/sub/.env"
+	gsettings '["."]' '[]' '["sub/.env"]'
+	attempt_start r '
+echo r >.ready-r
+await r
+step parent "mv sub sub2 && cat sub2/.env"
+step parent-exchange "mkdir -p z && \"$FSOP\" exchange z sub && cat z/.env"'
+	ready r
+	echo "new-$SECRET-host" >"$CWD/sub/.env.tmp"
+	mv "$CWD/sub/.env.tmp" "$CWD/sub/.env"
+	touch "$T/go-r"
+	attempt_wait r
+	# Refused either way: EBUSY (the mask's mount point) or EPERM.
+	grep -E "^STEP parent(-exchange)? ok" "$T/out" && finding ALLOWED "the directory moved"
+	grep -q "new-$SECRET" "$T/out" && finding ESCAPED "the new secret was read: $(grep -m1 -o "new-$SECRET[^ ']*" "$T/out")"
+	verdict
+}
