@@ -443,8 +443,11 @@ sup_rename(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint6
 	if (why == NULL && (flags & RENAME_EXCHANGE))
 		why = wguard_may_create(&s->g, sup_fs(s), o.path, S_ISDIR(nst.st_mode));
 	sup_unhold(s);
-	/* A denied path's object the host put there: not to be read under another name. */
-	if (why == NULL && rguard_refuses_name(s->rg, o.dirfd, o.name, o.path) != NULL)
+	/* A denied path's object the host put there: not to be read under another name,
+	 * the old one's, nor the new one's, which an exchange moves to the old name. */
+	if (why == NULL && (rguard_refuses_name(s->rg, o.dirfd, o.name, o.path) != NULL ||
+	    ((flags & RENAME_EXCHANGE) &&
+	    rguard_refuses_name(s->rg, n.dirfd, n.name, n.path) != NULL)))
 		why = "denyRead: a denied path the host changed during the run";
 	if (why != NULL) {
 		sup_refused(s, "rename", o.path, why);

@@ -197,6 +197,39 @@ sup_open_object(struct sup *s, uint64_t id, struct res *r, int flags, int *fd)
 	return 0;
 }
 
+/* A read refused by a deny held here: reported as one (sup_refused's are writes). */
+static void
+open_read_refused(struct sup *s, const char *path, const char *deny)
+{
+	s->refused++;
+	log_debug("refused: open for reading %s (a denied path the host changed during the "
+	    "run: %s)", path, deny);
+	monitor_file(s->mon, true, "open", path[0] != '\0' ? path : deny,
+	    "denyRead: a denied path the host changed during the run");
+}
+
+/*
+ * An open that can read (O_RDWR, O_RDONLY with O_CREAT or O_TRUNC) of what is there
+ * already, obj or dirfd/name, while read denies are held here: judged as sup_open_read
+ * judges a plain read-only one, or the host's new file behind a denied name is read
+ * through it. 0, or -EACCES.
+ */
+static int
+open_read_held(struct sup *s, int obj, int dirfd, const char *name, const char *path,
+    int flags)
+{
+	const char *deny;
+
+	if (s->rg == NULL || (flags & O_ACCMODE) == O_WRONLY || (flags & O_PATH))
+		return 0;
+	deny = obj != -1 ? rguard_refuses(s->rg, obj, path) :
+	    rguard_refuses_name(s->rg, dirfd, name, path);
+	if (deny == NULL)
+		return 0;
+	open_read_refused(s, path, deny);
+	return -EACCES;
+}
+
 /* --- the fast way: a new file in a directory held already ------------------------------------ */
 
 #ifndef STATX_MNT_ID
@@ -563,7 +596,7 @@ sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t
 			*fd = openat(r.objfd, ".", flags | O_CLOEXEC,
 			    sup_mode_strip(s, r.path, mode, false, true));
 			e = *fd == -1 ? -errno : 0;
-		} else
+		} else if ((e = open_read_held(s, r.objfd, -1, NULL, r.path, flags)) == 0)
 			e = sup_open_object(s, id, &r, flags, fd);
 		sup_readonly(s, r.path, e);
 		res_free(&r);
@@ -613,6 +646,8 @@ sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t
 			e = -EPERM;
 			goto out;
 		}
+		if ((e = open_read_held(s, -1, r.dirfd, r.name, r.path, flags)) < 0)
+			goto out;
 		if (S_ISFIFO(st.st_mode) && !(flags & O_NONBLOCK) && (flags & O_ACCMODE) !=
 		    O_RDWR) {
 			int obj = openat(r.dirfd, r.name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
@@ -694,12 +729,7 @@ sup_open_read(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, i
 		goto out;
 	}
 	if ((deny = rguard_refuses(s->rg, obj, r.path)) != NULL) {
-		/* A read refused: reported as one (sup_refused's are writes). */
-		s->refused++;
-		log_debug("refused: open for reading %s (a denied path the host changed "
-		    "during the run: %s)", r.path, deny);
-		monitor_file(s->mon, true, "open", r.path[0] != '\0' ? r.path : deny,
-		    "denyRead: a denied path the host changed during the run");
+		open_read_refused(s, r.path, deny);
 		e = -EACCES;
 		goto out;
 	}

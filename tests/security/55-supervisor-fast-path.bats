@@ -1,0 +1,141 @@
+#!/usr/bin/env bats
+# Escape battery: the supervisor's fast ways (srt-seccomp/sup_open.c, sup_meta.c,
+# sup_read.c) attacked from inside. The fast way for O_CREAT|O_EXCL opens decides on a
+# held directory's name and makes the file in that directory; a thread that changes the
+# shared working directory meanwhile, a rename of the held directory and a hard link to
+# a made file must not make a protected name, or pass a protected file off as the
+# command's own. And where the supervisor holds a read deny itself, every open that can
+# read (O_RDWR, O_RDONLY|O_CREAT too) is judged, not only the plain read-only ones.
+load helpers
+load guard
+
+# A thread flips the process's working directory between a plain directory and the
+# repository's .git/hooks while another makes new files there by a relative name
+# (O_CREAT|O_EXCL, the fast way): whatever the order, nothing is made in .git/hooks.
+@test "fast way: a thread's chdir to .git/hooks while another creates by a relative name" {
+	need_tool
+	repo_init "$T/work"
+	mkdir -p "$T/work/a"
+	gsettings '["."]'
+	cat >"$T/work/race.py" <<'PY'
+import os, threading
+a, hooks = os.path.abspath("a"), os.path.abspath(".git/hooks")
+stop = False
+def flip():
+    while not stop:
+        try:
+            os.chdir(hooks)
+            os.chdir(a)
+        except OSError:
+            pass
+t = threading.Thread(target=flip)
+t.start()
+made = 0
+for i in range(1000):
+    try:
+        os.close(os.open("pwn-%d" % i, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o755))
+        made += 1
+    except OSError:
+        pass
+stop = True
+t.join()
+print("MADE", made)
+PY
+	attempt '
+step race "\"$PY\" race.py"'
+	allowed race
+	ls "$T/work/.git/hooks" | grep -q '^pwn-' &&
+		finding ESCAPED "made in .git/hooks: $(ls "$T/work/.git/hooks" | grep -c '^pwn-') files"
+	ls "$T/work/a" | grep -q '^pwn-' || finding BROKEN "nothing was made in a"
+	verdict
+}
+
+# The held working directory renamed by the command (a plain rename, then an exchange
+# with a directory of the user's repository's parent), then a new file by a relative
+# name: it is made where the directory is now, and judged there.
+@test "fast way: the held working directory renamed and exchanged, then a new file" {
+	need_tool
+	repo_init "$T/work/repo"
+	gsettings '["."]'
+	keep "$T/work/repo/.git/hooks"
+	attempt '
+mkdir -p d/e && cd d/e
+step first "echo x >f1"
+step rename "mv ../../d ../../d2 && echo y >f2 && test -f \"$CWD/d2/e/f2\""
+step exchange "mkdir -p \"$CWD/z\" && \"$FSOP\" exchange \"$CWD/d2\" \"$CWD/z\" && echo w >f3 && test -f \"$CWD/z/e/f3\""
+step into-git "mv \"$CWD/z\" \"$CWD/repo/.git/hooks/z\""'
+	allowed first rename exchange
+	refused into-git
+	verdict
+}
+
+# A file the fast way made, given a second name and its first one removed (one link
+# again): a chmod on the descriptor is judged by the name it has now. The second name
+# is ordinary here (the guard refuses a link at a protected name), so it must pass, and
+# a file of the user's with a protected name, opened read-only, must still be refused.
+@test "fast way: fchmod of a made file after a link and unlink, and of a protected file" {
+	need_tool
+	repo_init "$T/work"
+	echo '# rc' >"$T/home/.bashrc"
+	gsettings '[".", "~"]'
+	keep "$T/home/.bashrc"
+	attempt '
+step own "exec 3>new && ln new other && rm new && chmod 600 /proc/self/fd/3 && \"$PY\" -c \"import os; os.fchmod(3, 0o640)\""
+step rc "exec 3<\"$HOME/.bashrc\" && \"$PY\" -c \"import os; os.fchmod(3, 0o777)\""'
+	allowed own
+	refused rc
+	verdict
+}
+
+# Read denies the supervisor holds (a denied .env in a write root, where Landlock cannot
+# hold): after the host replaces .env, an open for reading and writing, a read-only
+# open with O_CREAT, or a descriptor opened for appending reopened for reading and
+# writing through /proc, reads it unless it is judged as the plain read-only open is;
+# and a file of the command's exchanged with it (RENAME_EXCHANGE) carries it off under
+# the command's name, unless the new name's side of an exchange is judged as the old's.
+@test "read hold: the host's new .env opened O_RDWR, O_RDONLY|O_CREAT, reopened, or exchanged" {
+	need_tool
+	echo "old-$SECRET" >"$CWD/.env"
+	gsettings '["."]' '[]' '[".env"]'
+	attempt_start r '
+echo r >.ready-r
+await r
+step rdwr "\"$PY\" -c \"import os; print(os.read(os.open(\\\".env\\\", os.O_RDWR), 200))\""
+step creat "\"$PY\" -c \"import os; print(os.read(os.open(\\\".env\\\", os.O_RDONLY | os.O_CREAT), 200))\""
+step reopen "exec 3>>.env && \"$PY\" -c \"import os; print(os.read(os.open(\\\"/proc/self/fd/3\\\", os.O_RDWR), 200))\""
+step exchange "echo mine >x && \"$FSOP\" exchange x .env && ! grep -q mine x && cat x"
+step read "cat .env"'
+	ready r
+	echo "new-$SECRET-host" >"$CWD/.env.tmp"
+	mv "$CWD/.env.tmp" "$CWD/.env"
+	touch "$T/go-r"
+	attempt_wait r
+	refused rdwr creat reopen read -- "Permission denied"
+	refused exchange
+	grep -q "new-$SECRET" "$T/out" && finding ESCAPED "the new secret was read: $(grep -m1 -o "new-$SECRET[^ ']*" "$T/out")"
+	verdict
+}
+
+# The directory that holds a held deny, renamed by the command after the host replaced
+# the denied file in it: the host's file must not read under the directory's new name.
+# (It passed before this branch's changes: the rename fails, EBUSY.)
+@test "read hold: the directory of a replaced denied file renamed, then read" {
+	need_tool
+	mkdir -p "$CWD/sub"
+	echo "old-$SECRET" >"$CWD/sub/.env"
+	gsettings '["."]' '[]' '["sub/.env"]'
+	attempt_start r '
+echo r >.ready-r
+await r
+step parent "mv sub sub2 && cat sub2/.env"
+step parent-exchange "mkdir -p z && \"$FSOP\" exchange z sub && cat z/.env"'
+	ready r
+	echo "new-$SECRET-host" >"$CWD/sub/.env.tmp"
+	mv "$CWD/sub/.env.tmp" "$CWD/sub/.env"
+	touch "$T/go-r"
+	attempt_wait r
+	# Refused either way: EBUSY (the mask's mount point) or EPERM.
+	grep -E "^STEP parent(-exchange)? ok" "$T/out" && finding ALLOWED "the directory moved"
+	grep -q "new-$SECRET" "$T/out" && finding ESCAPED "the new secret was read: $(grep -m1 -o "new-$SECRET[^ ']*" "$T/out")"
+	verdict
+}
