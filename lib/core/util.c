@@ -40,6 +40,15 @@ xreallocarray(void *p, size_t n, size_t size)
 	return p;
 }
 
+void *
+util_grow(void *v, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return v;
+	*cap = *cap ? *cap * 2 : 16;
+	return xreallocarray(v, *cap, size);
+}
+
 char *
 xstrdup(const char *s)
 {

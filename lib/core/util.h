@@ -13,6 +13,9 @@ void *xreallocarray(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) SRT_PRINTF(1, 2);
+/* An array v of n elements of size bytes, *cap allocated, with room for one more: twice
+ * as large (16 at first) when full. Returns v, perhaps moved. */
+void *util_grow(void *v, size_t n, size_t *cap, size_t size);
 
 /* A growable, NULL-terminated list of owned strings (also an argv). */
 struct strlist {
