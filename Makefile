@@ -405,7 +405,7 @@ build/win/tests/winsys-drive.exe: tests/helpers-win/winsys-drive.c $(WINSYS_OBJ)
 CJSON_DIR   := build/cjson-src
 CJSON_SRC   := $(CJSON_DIR)/cjson/cJSON.c
 WINSRT_LIB_SRC := $(addprefix lib/core/,settings.c settings_json.c managed.c managed_path.c managed_acl.c \
-                   policy_source.c json_strict.c jsregex.c path.c path_win.c glob.c violation.c \
+                   policy_source.c json_strict.c jsregex.c path.c path_win.c path_sep.c glob.c violation.c \
                    violation_read.c decision_read.c lines.c) \
                $(addprefix lib/sandbox/,plan_windows.c wguard_names.c) \
                $(addprefix lib/compat/,managed_win.c cred_rx_win.c path_home_win.c)

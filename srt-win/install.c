@@ -102,22 +102,6 @@ install_record_json(const struct install_record *r)
 	return buf_steal(&b);
 }
 
-static int
-valid_guid(const char *s)
-{
-	static const int groups[] = { 8, 4, 4, 4, 12 };
-
-	for (int g = 0; g < 5; g++) {
-		for (int i = 0; i < groups[g]; i++, s++)
-			if (!((*s >= '0' && *s <= '9') || ((*s | 0x20) >= 'a' &&
-			    (*s | 0x20) <= 'f')))
-				return 0;
-		if (*s++ != (g < 4 ? '-' : '\0'))
-			return 0;
-	}
-	return 1;
-}
-
 /* A Windows local account name: 1 to 20 characters, none of " / \ [ ] : ; | = , + * ? < >
  * @ or a control character, not only dots and spaces. */
 static int
@@ -248,7 +232,7 @@ install_parse(const char *cmd, int argc, char **argv, struct install_opts *o, in
 	}
 	if (o->sublayer == NULL)
 		o->sublayer = SW_DEFAULT_SUBLAYER;
-	else if (!valid_guid(o->sublayer)) {
+	else if (!util_is_uuid(o->sublayer)) {
 		sw_err("usage", "srt-win: %s: --sublayer-guid \"%s\" is not a GUID "
 		    "(8-4-4-4-12 hex digits)", cmd, o->sublayer);
 		return -1;

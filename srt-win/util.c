@@ -12,14 +12,17 @@
 int sw_debug;
 int sw_quiet;
 
-static void
-err_line(const char *code, const char *fmt, va_list ap)
+void
+sw_err(const char *code, const char *fmt, ...)
 {
 	struct buf b = { 0 }, msg = { 0 };
+	va_list ap;
 
 	if (sw_quiet)
 		return;
+	va_start(ap, fmt);
 	buf_vaddf(&msg, fmt, ap);
+	va_end(ap);
 	buf_adds(&b, "{\"code\":");
 	buf_add_jstrs(&b, code);
 	buf_adds(&b, ",\"message\":");
@@ -29,16 +32,6 @@ err_line(const char *code, const char *fmt, va_list ap)
 	fflush(stderr);
 	buf_free(&b);
 	buf_free(&msg);
-}
-
-void
-sw_err(const char *code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	err_line(code, fmt, ap);
-	va_end(ap);
 }
 
 void

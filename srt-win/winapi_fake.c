@@ -820,14 +820,23 @@ wa_account_sid(const char *name, char **sid)
 	return 1;
 }
 
+/* One line more, printf-style. */
 static int
-accounts_add(const char *line)
+accounts_addf(const char *fmt, ...) SW_PRINTF(1, 2);
+
+static int
+accounts_addf(const char *fmt, ...)
 {
 	struct strlist l;
+	struct buf b = { 0 };
+	va_list ap;
 	int rc;
 
+	va_start(ap, fmt);
+	buf_vaddf(&b, fmt, ap);
+	va_end(ap);
 	accounts_read(&l);
-	strlist_push(&l, line);
+	strlist_push_owned(&l, buf_steal(&b));
 	rc = accounts_write(&l);
 	strlist_free(&l);
 	return rc;
@@ -861,19 +870,13 @@ accounts_drop(const char *kind, const char *name)
 int
 wa_group_create(const char *name, const char *comment)
 {
-	char *line;
-	int rc;
-
 	(void)comment;
 	logcall("group_create %s", name);
 	if (should_fail("group_create", NULL))
 		return wa_fail(1, "NetLocalGroupAdd: access denied (fake)");
 	if (accounts_find("group", name, NULL, NULL) == 0)
 		return 0;
-	line = xasprintf("group %s S-1-5-21-1000-2000-3000-%u", name, next_rid());
-	rc = accounts_add(line);
-	free(line);
-	return rc;
+	return accounts_addf("group %s S-1-5-21-1000-2000-3000-%u", name, next_rid());
 }
 
 int
@@ -886,33 +889,25 @@ wa_group_delete(const char *name)
 int
 wa_user_create(const char *name, const char *password, const char *comment)
 {
-	char *line;
-	int rc;
-
 	(void)comment;
 	logcall("user_create %s", name);
 	if (should_fail("user_create", NULL))
 		return wa_fail(1, "NetUserAdd: access denied (fake)");
-	line = xasprintf("user %s S-1-5-21-1000-2000-3000-%u %s", name, next_rid(),
+	return accounts_addf("user %s S-1-5-21-1000-2000-3000-%u %s", name, next_rid(),
 	    password);
-	rc = accounts_add(line);
-	free(line);
-	return rc;
 }
 
 int
 wa_user_set_password(const char *name, const char *password)
 {
-	char *sid = NULL, *line;
+	char *sid = NULL;
 	int rc;
 
 	logcall("user_set_password %s", name);
 	if (accounts_find("user", name, &sid, NULL) != 0)
 		return wa_fail(0, "NetUserSetInfo %s: no such user", name);
 	accounts_drop("user", name);
-	line = xasprintf("user %s %s %s", name, sid, password);
-	rc = accounts_add(line);
-	free(line);
+	rc = accounts_addf("user %s %s %s", name, sid, password);
 	free(sid);
 	return rc;
 }
@@ -927,16 +922,10 @@ wa_user_delete(const char *name)
 int
 wa_group_add(const char *group, const char *user)
 {
-	char *line;
-	int rc;
-
 	logcall("group_add %s %s", group, user);
 	if (wa_group_has(group, user) == 1)
 		return 0;
-	line = xasprintf("member %s %s", group, user);
-	rc = accounts_add(line);
-	free(line);
-	return rc;
+	return accounts_addf("member %s %s", group, user);
 }
 
 int

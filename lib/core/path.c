@@ -155,31 +155,12 @@ path_dirname(const char *p)
 	return xstrndup(p, (size_t)(slash - p));
 }
 
-const char *
-path_basename(const char *p)
-{
-	const char *slash = strrchr(p, '/');
-
-	return slash == NULL ? p : slash + 1;
-}
-
 char *
 path_join(const char *dir, const char *name)
 {
 	if (strcmp(dir, "/") == 0)
 		return xasprintf("/%s", name);
 	return xasprintf("%s/%s", dir, name);
-}
-
-size_t
-path_depth(const char *p)
-{
-	size_t n = 0;
-
-	for (; *p != '\0'; p++)
-		if (*p == '/' && p[1] != '\0' && p[1] != '/')
-			n++;
-	return n;
 }
 
 char *
@@ -263,22 +244,10 @@ path_dirname(const char *p)
 	return pathw_dirname(p);
 }
 
-const char *
-path_basename(const char *p)
-{
-	return pathw_basename(p);
-}
-
 char *
 path_join(const char *dir, const char *name)
 {
 	return pathw_join(dir, name);
-}
-
-size_t
-path_depth(const char *p)
-{
-	return pathw_depth(p);
 }
 
 /* realpath (lib/compat/sys_win.c: the final object's name, links and junctions followed) in the
@@ -299,6 +268,25 @@ path_resolve(const char *p)
 	return n;
 }
 #endif
+
+/* The separator of the one spelling the path_ functions make. */
+#ifdef _WIN32
+#define PATH_SEP '\\'
+#else
+#define PATH_SEP '/'
+#endif
+
+const char *
+path_basename(const char *p)
+{
+	return path_sep_basename(p, PATH_SEP);
+}
+
+size_t
+path_depth(const char *p)
+{
+	return path_sep_depth(p, PATH_SEP);
+}
 
 const char *
 path_slip(const char *entry)

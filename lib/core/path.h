@@ -60,6 +60,9 @@ char *path_dirname(const char *p);              /* "/" for "/x" and for "/" */
 const char *path_basename(const char *p);       /* points into p */
 char *path_join(const char *dir, const char *name);
 size_t path_depth(const char *p);               /* components: "/" 0, "/a/b" 2 */
+/* Both, the one separator given: "/" (path_), "\" (pathw_). (lib/core/path_sep.c) */
+const char *path_sep_basename(const char *p, char sep);
+size_t path_sep_depth(const char *p, char sep);
 
 /* The home directory, by one rule for every program: $HOME when it is an absolute path,
  * else the passwd entry's directory when that is; NULL when neither is. Caller frees. */

@@ -250,9 +250,7 @@ pathw_dirname(const char *p)
 const char *
 pathw_basename(const char *p)
 {
-	const char *s = strrchr(p, '\\');
-
-	return s == NULL ? p : s + 1;
+	return path_sep_basename(p, '\\');
 }
 
 char *
@@ -266,10 +264,5 @@ pathw_join(const char *dir, const char *name)
 size_t
 pathw_depth(const char *p)
 {
-	size_t n = 0;
-
-	for (; *p != '\0'; p++)
-		if (*p == '\\' && p[1] != '\0' && p[1] != '\\')
-			n++;
-	return n;
+	return path_sep_depth(p, '\\');
 }

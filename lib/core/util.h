@@ -17,6 +17,9 @@ char *xasprintf(const char *fmt, ...) SRT_PRINTF(1, 2);
  * as large (16 at first) when full. Returns v, perhaps moved. */
 void *util_grow(void *v, size_t n, size_t *cap, size_t size);
 
+/* s is 8-4-4-4-12 hex digits, any case, with nothing around them: a UUID (a GUID). */
+int util_is_uuid(const char *s);
+
 /* A growable, NULL-terminated list of owned strings (also an argv). */
 struct strlist {
 	char **v;
