@@ -34,8 +34,7 @@ results_print(const struct acl_results *r, FILE *f)
 
 	buf_adds(&b, "[");
 	for (size_t i = 0; i < r->path.n; i++) {
-		buf_adds(&b, i ? ",{\"path\":" : "{\"path\":");
-		buf_add_jstrs(&b, r->path.v[i]);
+		buf_add_jmember(&b, i ? ",{\"path\":" : "{\"path\":", r->path.v[i]);
 		buf_addf(&b, ",\"status\":\"%s\"}", r->status[i]);
 	}
 	buf_adds(&b, "]\n");

@@ -295,8 +295,7 @@ grant_print_json(const char *profile, const struct profile_rec *now, int complet
 {
 	struct buf b = { 0 };
 
-	buf_adds(&b, "{\"profile\":");
-	buf_add_jstrs(&b, profile);
+	buf_add_jmember(&b, "{\"profile\":", profile);
 	buf_adds(&b, ",");
 	json_list(&b, "granted", &now->granted);
 	buf_adds(&b, ",");

@@ -23,10 +23,8 @@ sw_err(const char *code, const char *fmt, ...)
 	va_start(ap, fmt);
 	buf_vaddf(&msg, fmt, ap);
 	va_end(ap);
-	buf_adds(&b, "{\"code\":");
-	buf_add_jstrs(&b, code);
-	buf_adds(&b, ",\"message\":");
-	buf_add_jstrs(&b, buf_str(&msg));
+	buf_add_jmember(&b, "{\"code\":", code);
+	buf_add_jmember(&b, ",\"message\":", buf_str(&msg));
 	buf_adds(&b, "}\n");
 	fputs(buf_str(&b), stderr);
 	fflush(stderr);

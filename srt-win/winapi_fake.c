@@ -305,8 +305,7 @@ dacl_line(const char *p, const struct wa_dacl *d)
 {
 	struct buf b = { 0 };
 
-	buf_adds(&b, "{\"path\":");
-	buf_add_jstrs(&b, p);
+	buf_add_jmember(&b, "{\"path\":", p);
 	buf_addf(&b, ",\"protect\":%s,\"aces\":[", d->protect ? "true" : "false");
 	for (size_t i = 0; i < d->n; i++) {
 		buf_addf(&b, "%s{\"ace\":\"%s\",\"sid\":", i ? "," : "",

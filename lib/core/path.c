@@ -19,38 +19,9 @@
 static char *
 path_rebuild(const char *abs, int fold)
 {
-	size_t len = strlen(abs), o = 0, i = 0;
-	char *out = xmalloc(len + 2);
+	char *out = xmalloc(strlen(abs) + 2);
 
-	while (i < len) {
-		size_t j, n;
-
-		while (i < len && abs[i] == '/')
-			i++;
-		for (j = i; j < len && abs[j] != '/'; j++)
-			;
-		n = j - i;
-		if (n == 0 || (n == 1 && abs[i] == '.')) {
-			i = j;
-			continue;
-		}
-		if (fold && n == 2 && abs[i] == '.' && abs[i + 1] == '.') {
-			/* Back to the previous "/"; the root's parent is the root. */
-			while (o > 0 && out[o - 1] != '/')
-				o--;
-			if (o > 0)
-				o--;
-			i = j;
-			continue;
-		}
-		out[o++] = '/';
-		memcpy(out + o, abs + i, n);
-		o += n;
-		i = j;
-	}
-	if (o == 0)
-		out[o++] = '/';
-	out[o] = '\0';
+	path_sep_rebuild(abs, out, 0, '/', '/', fold);
 	return out;
 }
 

@@ -204,9 +204,7 @@ proxy_connector_start(struct evloop *loop, const char *path)
 	if (fcntl(pc->sock, F_SETFL, O_NONBLOCK) == -1 ||
 	    evloop_add(loop, pc->sock, EV_READ, connector_io, pc) == -1) {
 		log_warn("connector");
-		close(pc->sock);
-		free(pc->path);
-		free(pc);
+		proxy_connector_free(pc);       /* (not in the loop: evloop_del passes it by) */
 		return NULL;
 	}
 	return pc;
