@@ -89,8 +89,6 @@ struct decision_reader {
 	decision_cb cb;
 	void *arg;
 	struct lines lines;              /* the stream cut into records */
-	size_t malformed, oversized;
-	char first_fault[80];           /* why the first bad line was refused */
 };
 void decision_reader_init(struct decision_reader *r, decision_cb cb, void *arg);
 void decision_reader_feed(struct decision_reader *r, const char *bytes, size_t len);

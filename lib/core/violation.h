@@ -93,8 +93,6 @@ struct violation_reader {
 	violation_cb cb;
 	void *arg;
 	struct lines lines;              /* the stream cut into records */
-	size_t malformed, oversized;
-	char first_fault[80];
 };
 void violation_reader_init(struct violation_reader *r, violation_cb cb, void *arg);
 void violation_reader_feed(struct violation_reader *r, const char *bytes, size_t len);

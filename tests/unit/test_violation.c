@@ -196,10 +196,10 @@ test_bad_lines(void)
 	ok(g.n == 1 && strcmp(g.path, "/etc/x") == 0, "a good line is read between bad ones");
 	ok(strcmp(g.line, "deny file-write /etc/x (not in allowWrite)") == 0,
 	    "its line is built from its fields, not taken: %s", g.line);
-	ok(r.malformed == sizeof(bad) / sizeof(bad[0]) && r.oversized == 1,
-	    "bad lines counted: %zu malformed, %zu over-long", r.malformed, r.oversized);
+	ok(r.lines.malformed == sizeof(bad) / sizeof(bad[0]) && r.lines.oversized == 1,
+	    "bad lines counted: %zu malformed, %zu over-long", r.lines.malformed, r.lines.oversized);
 	violation_reader_finish(&r);
-	ok(r.malformed == 0 && r.oversized == 0, "finish warns once and forgets");
+	ok(r.lines.malformed == 0 && r.lines.oversized == 0, "finish warns once and forgets");
 	violation_reader_free(&r);
 	free(big);
 }
