@@ -319,7 +319,7 @@ WINLIB_CFLAGS := $(filter-out -municode -DUNICODE -D_UNICODE,$(WIN_CFLAGS)) -D_G
                -D_POSIX_THREAD_SAFE_FUNCTIONS
 WINLIB_SRC  := $(addprefix lib/core/,util.c log.c addr.c policy.c settings_core.c \
                    settings_schema.c domain.c upstream.c http_parse.c buf.c utf8.c \
-                   decision.c proxy_fd.c proxy_listen.c cred.c sha256.c) \
+                   decision.c proxy_fd.c proxy_listen.c cred.c sha256.c util_time.c) \
                $(addprefix lib/proxyd/,evloop.c evloop_wsapoll.c socks5.c ssh_refusal.c \
                    guard.c proxy.c proxy_dial.c proxy_relay.c decider_names.c sigv4.c \
                    resolver.c resolver_query.c resolver_win.c relay.c relay_copy.c) \

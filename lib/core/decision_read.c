@@ -60,7 +60,7 @@ get_num(const cJSON *o, const char *key, double max, bool nullable, uint64_t *ou
 	return NULL;
 }
 
-/* "2025-01-31T12:00:00.123Z", as decision_time_now() writes it. */
+/* "2025-01-31T12:00:00.123Z", as util_time_now() writes it. */
 static int
 time_ok(const char *t)
 {

@@ -17,6 +17,11 @@ char *xasprintf(const char *fmt, ...) SRT_PRINTF(1, 2);
  * as large (16 at first) when full. Returns v, perhaps moved. */
 void *util_grow(void *v, size_t n, size_t *cap, size_t size);
 
+/* Now, UTC to the millisecond, as the decision log and the violation records write it:
+ * "2026-01-02T03:04:05.678Z". */
+#define UTIL_TIME_MAX 32
+void util_time_now(char out[UTIL_TIME_MAX]);
+
 /* s is 8-4-4-4-12 hex digits, any case, with nothing around them: a UUID (a GUID). */
 int util_is_uuid(const char *s);
 

@@ -62,7 +62,7 @@ get_num(const cJSON *o, const char *key, double max, uint64_t *out)
 	return NULL;
 }
 
-/* "2025-01-31T12:00:00.123Z", as violation_time_now() writes it. */
+/* "2025-01-31T12:00:00.123Z", as util_time_now() writes it. */
 static bool
 time_ok(const char *t)
 {

@@ -862,7 +862,7 @@ proxy_log(struct proxy *px, const struct proxy_request *rq)
 
 	if (px->log_fd == -1)
 		return;
-	decision_time_now(d.time);
+	util_time_now(d.time);
 	d.protocol = rq->protocol;
 	d.client = rq->client;
 	d.host = rq->host;

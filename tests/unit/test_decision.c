@@ -44,7 +44,7 @@ test_round_trip(void)
 	int i;
 
 	memset(&d, 0, sizeof(d));
-	decision_time_now(d.time);
+	util_time_now(d.time);
 	d.protocol = "connect";
 	d.client = "127.0.0.1:40000";
 	d.host = "example.com";

@@ -66,7 +66,7 @@ test_round_trip(void)
 	char *longpath;
 
 	memset(&v, 0, sizeof(v));
-	violation_time_now(v.time);
+	util_time_now(v.time);
 	v.kind = VK_FILE_WRITE;
 	v.op = "unlink";
 	v.path = "/home/u/p/.bashrc";
@@ -109,7 +109,7 @@ test_round_trip(void)
 	free(longpath);
 
 	memset(&v, 0, sizeof(v));
-	violation_time_now(v.time);
+	util_time_now(v.time);
 	v.kind = VK_CONNECT;
 	v.op = "connect";
 	v.proto = "tcp";
@@ -129,7 +129,7 @@ test_round_trip(void)
 	    "IPv6 in brackets: %s", g.line);
 
 	memset(&v, 0, sizeof(v));
-	violation_time_now(v.time);
+	util_time_now(v.time);
 	v.kind = VK_LEFT_OUT;
 	v.count = 99000;
 	round_trip(&v, &g, &b);
