@@ -136,9 +136,15 @@ conn_close_upstream(struct conn *c)
 	if (c->ufd != -1) {
 		evloop_forget(c->loop, c->ufd);
 		conn_close_fd(c->ufd, c->utls);
-		c->ufd = -1;
-		c->utls = NULL;
 	}
+	conn_upstream_reset(c);
+}
+
+void
+conn_upstream_reset(struct conn *c)
+{
+	c->ufd = -1;
+	c->utls = NULL;
 	c->uev = 0;
 	buf_free(&c->uout);
 	buf_free(&c->uin);
