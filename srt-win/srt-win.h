@@ -72,11 +72,14 @@ enum {
 
 /* Errors: one JSON line on stderr, {"code": ..., "message": "srt-win: ..."}. */
 void sw_err(const char *code, const char *fmt, ...) SW_PRINTF(2, 3);
-void sw_warn(const char *fmt, ...) SW_PRINTF(1, 2);    /* "srt-win: warning: ..." */
 void sw_fatal_line(const char *msg);     /* for log_fatal_emit: a "system" error */
 extern int sw_debug;
 extern int sw_quiet;                                    /* no error lines (fuzzing) */
-void sw_trace(const char *fmt, ...) SW_PRINTF(1, 2);   /* with -d: "srt-win: ..." */
+/* A line on stderr, prefix first, if on; sw_warn's ("srt-win: warning: ...", unless
+ * quiet) and sw_trace's (with -d: "srt-win: ..."). */
+void sw_note(int on, const char *prefix, const char *fmt, ...) SW_PRINTF(3, 4);
+#define sw_warn(...)    sw_note(!sw_quiet, "srt-win: warning: ", __VA_ARGS__)
+#define sw_trace(...)   sw_note(sw_debug, "srt-win: ", __VA_ARGS__)
 
 /* Read all of a stream (at most max bytes); -1 on error or when larger. */
 int read_all(FILE *f, size_t max, char **out, size_t *len);

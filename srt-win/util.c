@@ -33,13 +33,13 @@ sw_err(const char *code, const char *fmt, ...)
 }
 
 void
-sw_warn(const char *fmt, ...)
+sw_note(int on, const char *prefix, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (sw_quiet)
+	if (!on)
 		return;
-	fputs("srt-win: warning: ", stderr);
+	fputs(prefix, stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -51,20 +51,6 @@ void
 sw_fatal_line(const char *msg)
 {
 	sw_err("system", "%s", msg);
-}
-
-void
-sw_trace(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!sw_debug)
-		return;
-	fputs("srt-win: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
 }
 
 int
