@@ -560,9 +560,20 @@ conn_step_forward(struct conn *c)
 	return r;
 }
 
+/* What each state does when the sockets may have moved (nothing in CONN_DIALING and
+ * CONN_HANDED). */
+static int (*const conn_steps[])(struct conn *) = {
+	[CONN_READ_HEAD] = conn_step_head,
+	[CONN_ASKING] = conn_step_asking,
+	[CONN_FORWARD] = conn_step_forward,
+	[CONN_CLOSING] = conn_step_closing,
+	[CONN_LINGER] = conn_step_linger,
+};
+
 void
 conn_run(struct conn *c)
 {
+	int (*step)(struct conn *);
 	int r, progress;
 
 	do {
@@ -570,28 +581,9 @@ conn_run(struct conn *c)
 			conn_free(c, true);
 			return;
 		}
-		switch (c->st) {
-		case CONN_READ_HEAD:
-			r = conn_step_head(c);
-			break;
-		case CONN_FORWARD:
-			r = conn_step_forward(c);
-			break;
-		case CONN_CLOSING:
-			r = conn_step_closing(c);
-			break;
-		case CONN_LINGER:
-			r = conn_step_linger(c);
-			break;
-		case CONN_ASKING:
-			r = conn_step_asking(c);
-			break;
-		case CONN_DIALING:
-		case CONN_HANDED:
-		default:
-			r = 0;
-			break;
-		}
+		step = (size_t)c->st < sizeof(conn_steps) / sizeof(conn_steps[0]) ?
+		    conn_steps[c->st] : NULL;
+		r = step != NULL ? step(c) : 0;
 		if (r == -1)
 			return;
 		progress |= r;
