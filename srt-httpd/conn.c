@@ -156,16 +156,9 @@ conn_request_done(struct conn *c)
 {
 	/* Real values (a collected body, a signature's inputs) go with the exchange. */
 	forward_creds_clear(c);
-	if (c->rq != NULL) {
+	if (c->rq != NULL)
 		proxy_log(c->px, c->rq);
-		proxy_request_clear(c->rq);
-		free(c->rq);
-		c->rq = NULL;
-	}
-	if (c->pp != NULL) {
-		proxy_policy_put(c->pp);
-		c->pp = NULL;
-	}
+	proxy_request_release(&c->rq, &c->pp);
 	/* It may hold real values (a credential, a substituted sentinel). */
 	if (c->up_head != NULL)
 		explicit_bzero(c->up_head, c->up_head_len);
