@@ -136,9 +136,15 @@ conn_close_upstream(struct conn *c)
 	if (c->ufd != -1) {
 		evloop_forget(c->loop, c->ufd);
 		conn_close_fd(c->ufd, c->utls);
-		c->ufd = -1;
-		c->utls = NULL;
 	}
+	conn_upstream_reset(c);
+}
+
+void
+conn_upstream_reset(struct conn *c)
+{
+	c->ufd = -1;
+	c->utls = NULL;
 	c->uev = 0;
 	buf_free(&c->uout);
 	buf_free(&c->uin);
@@ -150,16 +156,9 @@ conn_request_done(struct conn *c)
 {
 	/* Real values (a collected body, a signature's inputs) go with the exchange. */
 	forward_creds_clear(c);
-	if (c->rq != NULL) {
+	if (c->rq != NULL)
 		proxy_log(c->px, c->rq);
-		proxy_request_clear(c->rq);
-		free(c->rq);
-		c->rq = NULL;
-	}
-	if (c->pp != NULL) {
-		proxy_policy_put(c->pp);
-		c->pp = NULL;
-	}
+	proxy_request_release(&c->rq, &c->pp);
 	/* It may hold real values (a credential, a substituted sentinel). */
 	if (c->up_head != NULL)
 		explicit_bzero(c->up_head, c->up_head_len);
@@ -554,9 +553,20 @@ conn_step_forward(struct conn *c)
 	return r;
 }
 
+/* What each state does when the sockets may have moved (nothing in CONN_DIALING and
+ * CONN_HANDED). */
+static int (*const conn_steps[])(struct conn *) = {
+	[CONN_READ_HEAD] = conn_step_head,
+	[CONN_ASKING] = conn_step_asking,
+	[CONN_FORWARD] = conn_step_forward,
+	[CONN_CLOSING] = conn_step_closing,
+	[CONN_LINGER] = conn_step_linger,
+};
+
 void
 conn_run(struct conn *c)
 {
+	int (*step)(struct conn *);
 	int r, progress;
 
 	do {
@@ -564,28 +574,9 @@ conn_run(struct conn *c)
 			conn_free(c, true);
 			return;
 		}
-		switch (c->st) {
-		case CONN_READ_HEAD:
-			r = conn_step_head(c);
-			break;
-		case CONN_FORWARD:
-			r = conn_step_forward(c);
-			break;
-		case CONN_CLOSING:
-			r = conn_step_closing(c);
-			break;
-		case CONN_LINGER:
-			r = conn_step_linger(c);
-			break;
-		case CONN_ASKING:
-			r = conn_step_asking(c);
-			break;
-		case CONN_DIALING:
-		case CONN_HANDED:
-		default:
-			r = 0;
-			break;
-		}
+		step = (size_t)c->st < sizeof(conn_steps) / sizeof(conn_steps[0]) ?
+		    conn_steps[c->st] : NULL;
+		r = step != NULL ? step(c) : 0;
 		if (r == -1)
 			return;
 		progress |= r;

@@ -719,12 +719,8 @@ forward_retry(struct conn *c)
 	    c->client, c->rq->host, c->rq->port);
 	evloop_forget(c->loop, c->ufd);
 	conn_close_fd(c->ufd, c->utls);
-	c->ufd = -1;
-	c->utls = NULL;
-	c->uev = 0;
+	conn_upstream_reset(c);
 	c->u_reused = false;
-	buf_free(&c->uout);
-	buf_free(&c->uin);
 	httpd_dial(c);
 	return true;
 }
@@ -965,11 +961,7 @@ forward_finish(struct conn *c)
 		evloop_forget(c->loop, c->ufd);
 		conn_close_fd(c->ufd, c->utls);
 	}
-	c->ufd = -1;
-	c->utls = NULL;
-	c->uev = 0;
-	buf_free(&c->uout);
-	buf_free(&c->uin);
+	conn_upstream_reset(c);
 	forward_creds_clear(c);
 	conn_request_done(c);
 	/* The client's request was read to its end and nothing followed it: closing now

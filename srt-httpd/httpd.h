@@ -195,6 +195,9 @@ void conn_free(struct conn *c, bool close_client);
 void conn_reply(struct conn *c, int status, const char *phrase, const char *headers,
     const char *body, bool keep);
 void conn_request_done(struct conn *c);
+/* The upstream connection is no longer c's (closed, or handed to the pool): no
+ * descriptor, no TLS, no events, nothing buffered either way. */
+void conn_upstream_reset(struct conn *c);
 
 /* Read from fd (through tls when not NULL) into q (at most room bytes) if *ready (see
  * struct conn). 1 progress, 0 nothing now, -1 EOF, -2 error. */

@@ -94,19 +94,6 @@ list_of(const char *path)
 	return -1;
 }
 
-static const cJSON *
-json_at(const cJSON *root, const char *path)
-{
-	char *copy = xstrdup(path), *name, *save = NULL;
-	const cJSON *j = root;
-
-	for (name = strtok_r(copy, ".", &save); name != NULL && j != NULL;
-	    name = strtok_r(NULL, ".", &save))
-		j = cJSON_GetObjectItemCaseSensitive(j, name);
-	free(copy);
-	return j;
-}
-
 /* Each member of obj, at prefix: a list entry by entry, an option when it is not its
  * default, an object member by member. */
 static void
@@ -137,7 +124,7 @@ layers_walk(struct layers_out *lo, const cJSON *obj, const char *prefix)
 			}
 		} else if (cJSON_IsObject(m) && strcmp(path, "windows") != 0)
 			layers_walk(lo, m, path);
-		else if (!cJSON_Compare(m, json_at(lo->defaults, path), 1))
+		else if (!cJSON_Compare(m, managed_json_at(lo->defaults, path), 1))
 			layer_line(lo, strlist_contains(&lo->s->layers.options, path), path, m);
 		free(path);
 	}

@@ -205,7 +205,7 @@ monitor_file(struct monitor *m, bool read, const char *op, const char *path,
 	    monitor_seen(m, monitor_hash(k, op, path, why, 0)))
 		return;
 	memset(&v, 0, sizeof(v));
-	violation_time_now(v.time);
+	util_time_now(v.time);
 	v.kind = k;
 	v.op = op;
 	v.path = path;
@@ -267,7 +267,7 @@ monitor_connect(struct monitor *m, const char *op, const char *proto, const char
 	struct violation v;
 
 	memset(&v, 0, sizeof(v));
-	violation_time_now(v.time);
+	util_time_now(v.time);
 	v.kind = VK_CONNECT;
 	v.op = op;
 	v.proto = proto;
@@ -383,7 +383,7 @@ monitor_finish(struct monitor *m)
 	if (m->left_out == 0)
 		return;
 	memset(&v, 0, sizeof(v));
-	violation_time_now(v.time);
+	util_time_now(v.time);
 	v.kind = VK_LEFT_OUT;
 	v.count = m->left_out;
 	m->left_out = 0;

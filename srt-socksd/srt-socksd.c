@@ -161,20 +161,6 @@ socksd_flush(struct socksd_conn *c)
 }
 
 static void
-socksd_request_done(struct socksd_conn *c)
-{
-	if (c->rq != NULL) {
-		proxy_request_clear(c->rq);
-		free(c->rq);
-		c->rq = NULL;
-	}
-	if (c->pp != NULL) {
-		proxy_policy_put(c->pp);
-		c->pp = NULL;
-	}
-}
-
-static void
 socksd_close(struct socksd_conn *c)
 {
 	struct proxy *px = c->px;
@@ -187,7 +173,7 @@ socksd_close(struct socksd_conn *c)
 	if (c->registered)
 		evloop_forget(proxy_loop(px), c->fd);
 	sys_sockclose(c->fd);
-	socksd_request_done(c);
+	proxy_request_release(&c->rq, &c->pp);
 	explicit_bzero(&c->parser, sizeof(c->parser));
 	free(c);
 	proxy_conn_closed(px);
@@ -222,7 +208,7 @@ socksd_refuse(struct socksd_conn *c, enum socks5_rep rep)
 
 	c->rq->status = (int)rep;
 	proxy_log(c->px, c->rq);
-	socksd_request_done(c);
+	proxy_request_release(&c->rq, &c->pp);
 	socksd_queue(c, reply, socks5_reply_build(reply, rep));
 	socksd_finish(c);
 }
@@ -239,7 +225,7 @@ socksd_ssh_refuse(struct socksd_conn *c)
 	n = ssh_refusal_build(reason, strlen(reason), refusal, sizeof(refusal));
 	c->rq->status = SOCKS5_REP_SUCCEEDED;
 	proxy_log(c->px, c->rq);
-	socksd_request_done(c);
+	proxy_request_release(&c->rq, &c->pp);
 	socksd_queue(c, reply, socks5_reply_build(reply, SOCKS5_REP_SUCCEEDED));
 	socksd_queue(c, refusal, n);
 	socksd_finish(c);
@@ -485,7 +471,7 @@ socksd_protocol_fail(struct socksd_conn *c)
 		    strlen(socks5_error_str(s->error)));
 		c->rq->status = SOCKS5_REP_CMD_UNSUPPORTED;
 		proxy_log(c->px, c->rq);
-		socksd_request_done(c);
+		proxy_request_release(&c->rq, &c->pp);
 	}
 	if (s->replylen == 0) {
 		socksd_close(c);

@@ -84,30 +84,17 @@ ace_rights_json(unsigned r, struct buf *b)
 	return buf_str(b);
 }
 
-void
-plan_add(struct sw_plan *p, int deny, const char *path, unsigned r, int inherit)
+/* Paths as srt-win got them (sw_path_clean's): the same only to the letter. */
+static int
+same_path(const char *a, const char *b)
 {
-	for (size_t i = 0; i < p->n; i++)
-		if (p->v[i].deny == deny && p->v[i].rights == r && p->v[i].inherit == inherit &&
-		    strcmp(p->v[i].path, path) == 0)
-			return;
-	if (p->n == p->cap) {
-		p->cap = p->cap ? p->cap * 2 : 16;
-		p->v = xreallocarray(p->v, p->cap, sizeof(*p->v));
-	}
-	p->v[p->n].deny = deny;
-	p->v[p->n].path = xstrdup(path);
-	p->v[p->n].rights = r;
-	p->v[p->n++].inherit = inherit;
+	return strcmp(a, b) == 0;
 }
 
 void
-plan_free(struct sw_plan *p)
+plan_add(struct plan_windows *p, int deny, const char *path, unsigned r, int inherit)
 {
-	for (size_t i = 0; i < p->n; i++)
-		free(p->v[i].path);
-	free(p->v);
-	memset(p, 0, sizeof(*p));
+	plan_ace_add(p, deny, path, r, inherit, same_path);
 }
 
 /* A path srt-win will put an entry on: absolute, normalised, with no character that no
@@ -128,7 +115,7 @@ plan_path(const char *s, char *why, size_t whylen)
 }
 
 static int
-parse_ace(const struct jval *o, struct sw_plan *out, char *why, size_t whylen)
+parse_ace(const struct jval *o, struct plan_windows *out, char *why, size_t whylen)
 {
 	const struct jval *ace = json_get(o, "ace"), *path = json_get(o, "path");
 	const struct jval *rs = json_get(o, "rights"), *inh = json_get(o, "inherit"), *e;
@@ -188,7 +175,7 @@ parse_ace(const struct jval *o, struct sw_plan *out, char *why, size_t whylen)
 
 /* One path of the reference's object form, ranked as srt-policy ranks it. */
 static int
-object_path(const char *key, const struct jval *e, struct sw_plan *out, char *why,
+object_path(const char *key, const struct jval *e, struct plan_windows *out, char *why,
     size_t whylen)
 {
 	int deny = key[0] == 'd';
@@ -238,7 +225,7 @@ path_same(const char *a, const char *b)
  * Otherwise the account moves an ancestor of the deny away and makes the path again.
  */
 static void
-object_ancestors(struct sw_plan *out)
+object_ancestors(struct plan_windows *out)
 {
 	size_t n = out->n;
 
@@ -270,7 +257,7 @@ object_ancestors(struct sw_plan *out)
 }
 
 static int
-parse_object_form(const struct jval *o, struct sw_plan *out, char *why, size_t whylen)
+parse_object_form(const struct jval *o, struct plan_windows *out, char *why, size_t whylen)
 {
 	static const char *const keys[] = { "denyRead", "denyWrite", "read", "write" };
 	const struct jval *e, *l;
@@ -303,7 +290,7 @@ parse_object_form(const struct jval *o, struct sw_plan *out, char *why, size_t w
 }
 
 int
-plan_parse(const char *text, size_t len, struct sw_plan *out)
+plan_parse(const char *text, size_t len, struct plan_windows *out)
 {
 	struct jval *v;
 	char err[160], why[200];
@@ -352,7 +339,7 @@ plan_parse(const char *text, size_t len, struct sw_plan *out)
 	}
 out:
 	if (bad) {
-		plan_free(out);
+		plan_windows_free(out);
 		return -1;
 	}
 	return 0;

@@ -22,12 +22,9 @@ results_add(struct acl_results *r, const char *path, const char *status)
 {
 	if (r == NULL)
 		return;
-	if (r->n == r->cap) {
-		r->cap = r->cap ? r->cap * 2 : 16;
-		r->v = xreallocarray(r->v, r->cap, sizeof(*r->v));
-	}
-	r->v[r->n].path = xstrdup(path);
-	r->v[r->n++].status = status;
+	r->status = util_grow(r->status, r->path.n, &r->cap, sizeof(*r->status));
+	r->status[r->path.n] = status;
+	strlist_push(&r->path, path);
 }
 
 void
@@ -36,10 +33,9 @@ results_print(const struct acl_results *r, FILE *f)
 	struct buf b = { 0 };
 
 	buf_adds(&b, "[");
-	for (size_t i = 0; i < r->n; i++) {
-		buf_adds(&b, i ? ",{\"path\":" : "{\"path\":");
-		buf_add_jstrs(&b, r->v[i].path);
-		buf_addf(&b, ",\"status\":\"%s\"}", r->v[i].status);
+	for (size_t i = 0; i < r->path.n; i++) {
+		buf_add_jmember(&b, i ? ",{\"path\":" : "{\"path\":", r->path.v[i]);
+		buf_addf(&b, ",\"status\":\"%s\"}", r->status[i]);
 	}
 	buf_adds(&b, "]\n");
 	fputs(buf_str(&b), f);
@@ -49,10 +45,10 @@ results_print(const struct acl_results *r, FILE *f)
 void
 results_free(struct acl_results *r)
 {
-	for (size_t i = 0; i < r->n; i++)
-		free(r->v[i].path);
-	free(r->v);
-	memset(r, 0, sizeof(*r));
+	strlist_free(&r->path);
+	free(r->status);
+	r->status = NULL;
+	r->cap = 0;
 }
 
 static int
@@ -316,15 +312,15 @@ acl_release(struct state *st, rec_match_fn match, const void *arg,
  * entry set lower ranks above an inherited deny. Grants of the same plan are left out:
  * they rank above the deny as well. */
 static void
-expand_profile_denies(const struct state *st, const struct sw_plan *in,
-    const struct strlist *spare, struct sw_plan *out)
+expand_profile_denies(const struct state *st, const struct plan_windows *in,
+    const struct strlist *spare, struct plan_windows *out)
 {
 	size_t i, k, j;
 
 	for (i = 0; i < in->n; i++)
 		plan_add(out, in->v[i].deny, in->v[i].path, in->v[i].rights, in->v[i].inherit);
 	for (i = 0; i < in->n; i++) {
-		const struct sw_ace *d = &in->v[i];
+		const struct plan_ace *d = &in->v[i];
 
 		if (!d->deny || !(d->rights & SR_READ))
 			continue;
@@ -347,7 +343,7 @@ expand_profile_denies(const struct state *st, const struct sw_plan *in,
 
 /* The entries of plan on one path, applied in one DACL write. */
 static int
-apply_path(struct state *st, const struct sw_plan *plan, size_t first, const char *sid,
+apply_path(struct state *st, const struct plan_windows *plan, size_t first, const char *sid,
     enum rec_kind kind, unsigned long pid, uint64_t start, const char *root,
     struct acl_results *res, int *skipped)
 {
@@ -391,7 +387,7 @@ apply_path(struct state *st, const struct sw_plan *plan, size_t first, const cha
 		goto out;
 	}
 	for (k = first; k < plan->n; k++) {
-		const struct sw_ace *e = &plan->v[k];
+		const struct plan_ace *e = &plan->v[k];
 		struct rec r = { 0 };
 		long other;
 
@@ -447,11 +443,11 @@ out:
 }
 
 int
-acl_apply(struct state *st, const struct sw_plan *in, const char *sid, enum rec_kind kind,
+acl_apply(struct state *st, const struct plan_windows *in, const char *sid, enum rec_kind kind,
     unsigned long pid, uint64_t start, const char *root, const struct strlist *spare,
     struct acl_results *res)
 {
-	struct sw_plan plan = { 0 };
+	struct plan_windows plan = { 0 };
 	size_t before = st->n, i, k;
 	char *done, *sel;
 	int skipped = 0, rc = 0;
@@ -487,7 +483,7 @@ acl_apply(struct state *st, const struct sw_plan *in, const char *sid, enum rec_
 		free(sel);
 	}
 	free(done);
-	plan_free(&plan);
+	plan_windows_free(&plan);
 	return rc != 0 ? -1 : skipped;
 }
 
@@ -532,8 +528,8 @@ acl_recover(struct state *st, size_t *aces)
 		acl_release(st, match_dead, &dead, &res);
 	}
 	*aces = 0;
-	for (size_t i = 0; i < res.n; i++)
-		*aces += strcmp(res.v[i].status, "revoked") == 0;
+	for (size_t i = 0; i < res.path.n; i++)
+		*aces += strcmp(res.status[i], "revoked") == 0;
 	results_free(&res);
 	strlist_free(&dead);
 	return n;

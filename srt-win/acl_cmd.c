@@ -41,7 +41,7 @@ match_root(const struct rec *r, const void *arg)
 }
 
 static int
-read_plan(const char *cmd, struct sw_plan *plan)
+read_plan(const char *cmd, struct plan_windows *plan)
 {
 	char *text;
 	size_t len;
@@ -142,10 +142,10 @@ root_capability(const char *root)
  * --write-root. The rest of the plan is the session's.
  */
 static int
-grant_persistent(struct state *st, const struct sw_plan *plan, const char *sid,
+grant_persistent(struct state *st, const struct plan_windows *plan, const char *sid,
     unsigned long pid, uint64_t start, struct acl_results *res)
 {
-	struct sw_plan session = { 0 };
+	struct plan_windows session = { 0 };
 	char *group = NULL;
 	size_t i, k;
 	int rc = 0, r;
@@ -156,8 +156,8 @@ grant_persistent(struct state *st, const struct sw_plan *plan, const char *sid,
 		return -2;
 	}
 	for (i = 0; i < plan->n && rc >= 0; i++) {
-		const struct sw_ace *w = &plan->v[i];
-		struct sw_plan kept = { 0 }, denies = { 0 };
+		const struct plan_ace *w = &plan->v[i];
+		struct plan_windows kept = { 0 }, denies = { 0 };
 		char *cap;
 
 		if (w->deny || !(w->rights & SR_MODIFY))
@@ -179,13 +179,13 @@ grant_persistent(struct state *st, const struct sw_plan *plan, const char *sid,
 		    (r = acl_apply(st, &kept, cap, RK_KEPT, pid, start, w->path, NULL,
 		    res)) != 0)
 			rc = r;
-		plan_free(&kept);
-		plan_free(&denies);
+		plan_windows_free(&kept);
+		plan_windows_free(&denies);
 		free(cap);
 	}
 	free(group);
 	for (i = 0; i < plan->n; i++) {
-		const struct sw_ace *a = &plan->v[i];
+		const struct plan_ace *a = &plan->v[i];
 		int in_kept = 0;
 
 		for (k = 0; k < plan->n && !in_kept; k++)
@@ -197,7 +197,7 @@ grant_persistent(struct state *st, const struct sw_plan *plan, const char *sid,
 	if (rc >= 0 && session.n > 0 &&
 	    (r = acl_apply(st, &session, sid, RK_GRANT, pid, start, NULL, NULL, res)) != 0)
 		rc = r;
-	plan_free(&session);
+	plan_windows_free(&session);
 	return rc;
 }
 
@@ -208,7 +208,7 @@ acl_grant_or_stamp(int argc, char **argv, int stamp)
 	int json = 0, persistent = 0, rc, r;
 	struct strlist rest = { 0 }, excl = { 0 };
 	struct acl_results res = { 0 };
-	struct sw_plan plan = { 0 };
+	struct plan_windows plan = { 0 };
 	struct state st;
 	unsigned long pid;
 	uint64_t start = 0;
@@ -240,16 +240,16 @@ acl_grant_or_stamp(int argc, char **argv, int stamp)
 			if (!plan.v[i].deny) {
 				sw_err("bad_input", "srt-win: acl stamp adds denies only; %s is "
 				    "granted with acl grant", plan.v[i].path);
-				plan_free(&plan);
+				plan_windows_free(&plan);
 				return SW_EUSAGE;
 			}
 	}
 	if (holder_alive(cmd, pid, &start) != 0) {
-		plan_free(&plan);
+		plan_windows_free(&plan);
 		return SW_EUSAGE;
 	}
 	if (state_open(&st) != 0) {
-		plan_free(&plan);
+		plan_windows_free(&plan);
 		return SW_ESYSTEM;
 	}
 	recover_quietly(&st);
@@ -258,7 +258,7 @@ acl_grant_or_stamp(int argc, char **argv, int stamp)
 	else
 		r = acl_apply(&st, &plan, sid, stamp ? RK_STAMP : RK_GRANT, pid, start, NULL,
 		    NULL, &res);
-	plan_free(&plan);
+	plan_windows_free(&plan);
 	if (r == 1)
 		sw_err("partial", "srt-win: acl %s: some paths were skipped (see above); the "
 		    "others are in place", cmd);
@@ -299,7 +299,7 @@ acl_revoke_or_restore(int argc, char **argv, int restore)
 		for (size_t i = 0; i < st.n; i++)
 			if (match_holder(&st.v[i], &m))
 				results_add(&res, st.v[i].path, "grantPending");
-		if (res.n > 0) {
+		if (res.path.n > 0) {
 			sw_err("grant_pending", "srt-win: acl restore: holder %lu still has "
 			    "grants recorded; run acl revoke first (the denies are kept)", pid);
 			state_close(&st);
@@ -387,7 +387,7 @@ acl_forget(int argc, char **argv)
 	}
 	for (size_t i = 0; i < roots.n; i++) {
 		char *c = sw_path_clean(roots.v[i]), *final = NULL;
-		size_t before = res.n;
+		size_t before = res.path.n;
 
 		if (c == NULL) {
 			sw_err("usage", "srt-win: acl forget: \"%s\" is not an absolute path",
@@ -399,7 +399,7 @@ acl_forget(int argc, char **argv)
 			final = xstrdup(c);
 		if (acl_release(&st, match_root, final, &res) != 0)
 			rc = SW_ESYSTEM;
-		if (res.n == before)
+		if (res.path.n == before)
 			results_add(&res, c, "absent");
 		free(final);
 		free(c);

@@ -19,7 +19,7 @@ struct exec_opts {
 	int quiet, write_restricted, allow_loopback;
 	const char *held_by, *cwd;
 	struct strlist write_roots, deny_read, deny_read_except, deny_write, env, cmd;
-	const struct sw_plan *plan;             /* launch: granted for the command */
+	const struct plan_windows *plan;             /* launch: granted for the command */
 };
 
 static void
@@ -72,7 +72,7 @@ check_env(const struct strlist *env)
 /* The command's own denies: each path must exist (a deny for one command on nothing is
  * a mistake of the caller's, not a placeholder to make). */
 static int
-exec_denies(const struct exec_opts *o, struct sw_plan *plan)
+exec_denies(const struct exec_opts *o, struct plan_windows *plan)
 {
 	const struct strlist *lists[2] = { &o->deny_read, &o->deny_write };
 
@@ -147,7 +147,7 @@ exec_check(const struct exec_opts *o, const struct install_record *rec, unsigned
 
 /* The command's denies and grants, applied and recorded for this process. */
 static int
-exec_apply(struct exec_opts *o, const struct sw_plan *denies,
+exec_apply(struct exec_opts *o, const struct plan_windows *denies,
     const struct install_record *rec, unsigned long self, uint64_t self_start)
 {
 	struct state st;
@@ -210,7 +210,7 @@ static int
 exec_run(struct exec_opts *o)
 {
 	struct install_record rec = { 0 };
-	struct sw_plan denies = { 0 };
+	struct plan_windows denies = { 0 };
 	struct strlist argv = { 0 };
 	struct wa_spawn sp = { 0 };
 	enum wa_logon why;
@@ -286,7 +286,7 @@ exec_run(struct exec_opts *o)
 out:
 	if (applied)
 		release_own(self);
-	plan_free(&denies);
+	plan_windows_free(&denies);
 	strlist_free(&argv);
 	free(selfp);
 	install_record_free(&rec);
@@ -369,7 +369,7 @@ guid_equal(const char *a, const char *b)
 
 /* The plan file of --plan, read and parsed (srt-policy plan --target windows). */
 static int
-launch_read_plan(const char *path, struct sw_plan *plan)
+launch_read_plan(const char *path, struct plan_windows *plan)
 {
 	char *text = NULL;
 	size_t len;
@@ -414,7 +414,7 @@ cmd_launch(int argc, char **argv)
 {
 	struct exec_opts o;
 	struct install_record rec = { 0 };
-	struct sw_plan plan = { 0 };
+	struct plan_windows plan = { 0 };
 	const char *plan_path = NULL, *http_s = NULL, *socks_s = NULL, *range = NULL;
 	const char *user = NULL, *backend = NULL, *sublayer = NULL;
 	int http, socks, rc = SW_EUSAGE, r, lo, hi;
@@ -485,7 +485,7 @@ cmd_launch(int argc, char **argv)
 	rc = exec_run(&o);
 out:
 	install_record_free(&rec);
-	plan_free(&plan);
+	plan_windows_free(&plan);
 	exec_opts_free(&o);
 	return rc;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "srt-win.h"
+#include "sys.h"
 
 #define REC_INSTALL     "install"
 #define ACCOUNT_COMMENT "srt sandbox account: runs sandboxed commands (srt-win)"
@@ -25,9 +26,12 @@
 void
 install_record_free(struct install_record *r)
 {
+	/* The sandbox account's password: gone from memory with the record. */
+	if (r->password != NULL)
+		explicit_bzero(r->password, strlen(r->password));
+	free(r->password);
 	free(r->user);
 	free(r->sid);
-	free(r->password);
 	free(r->sublayer);
 	memset(r, 0, sizeof(*r));
 }
@@ -91,31 +95,12 @@ install_record_json(const struct install_record *r)
 
 	buf_addf(&b, "{\"version\":%d,\"user\":", r->version);
 	buf_add_jstrs(&b, r->user);
-	buf_adds(&b, ",\"sid\":");
-	buf_add_jstrs(&b, r->sid);
-	buf_adds(&b, ",\"password\":");
-	buf_add_jstrs(&b, r->password);
-	buf_adds(&b, ",\"sublayer\":");
-	buf_add_jstrs(&b, r->sublayer);
+	buf_add_jmember(&b, ",\"sid\":", r->sid);
+	buf_add_jmember(&b, ",\"password\":", r->password);
+	buf_add_jmember(&b, ",\"sublayer\":", r->sublayer);
 	buf_addf(&b, ",\"port_range\":[%d,%d],\"allow_loopback\":%s}", r->port_lo,
 	    r->port_hi, r->allow_loopback ? "true" : "false");
 	return buf_steal(&b);
-}
-
-static int
-valid_guid(const char *s)
-{
-	static const int groups[] = { 8, 4, 4, 4, 12 };
-
-	for (int g = 0; g < 5; g++) {
-		for (int i = 0; i < groups[g]; i++, s++)
-			if (!((*s >= '0' && *s <= '9') || ((*s | 0x20) >= 'a' &&
-			    (*s | 0x20) <= 'f')))
-				return 0;
-		if (*s++ != (g < 4 ? '-' : '\0'))
-			return 0;
-	}
-	return 1;
 }
 
 /* A Windows local account name: 1 to 20 characters, none of " / \ [ ] : ; | = , + * ? < >
@@ -172,24 +157,18 @@ install_dry_run_json(const struct install_opts *o)
 	size_t n = install_filters(o, o->user, f, 8);
 	struct buf b = { 0 };
 
-	buf_adds(&b, "{\"account\":{\"name\":");
-	buf_add_jstrs(&b, o->user);
-	buf_adds(&b, ",\"comment\":");
-	buf_add_jstrs(&b, ACCOUNT_COMMENT);
-	buf_adds(&b, ",\"member_of\":[");
-	buf_add_jstrs(&b, SW_GROUP);
+	buf_add_jmember(&b, "{\"account\":{\"name\":", o->user);
+	buf_add_jmember(&b, ",\"comment\":", ACCOUNT_COMMENT);
+	buf_add_jmember(&b, ",\"member_of\":[", SW_GROUP);
 	buf_adds(&b, "],\"password\":\"random, 32 characters, kept in the machine record\"},"
 	    "\"group\":{\"name\":");
 	buf_add_jstrs(&b, SW_GROUP);
-	buf_adds(&b, ",\"comment\":");
-	buf_add_jstrs(&b, GROUP_COMMENT);
-	buf_adds(&b, "},\"sublayer\":");
-	buf_add_jstrs(&b, o->sublayer);
+	buf_add_jmember(&b, ",\"comment\":", GROUP_COMMENT);
+	buf_add_jmember(&b, "},\"sublayer\":", o->sublayer);
 	buf_addf(&b, ",\"port_range\":[%d,%d],\"allow_loopback\":%s,\"filters\":[",
 	    o->port_lo, o->port_hi, o->allow_loopback ? "true" : "false");
 	for (size_t i = 0; i < n; i++) {
-		buf_adds(&b, i ? ",{\"name\":" : "{\"name\":");
-		buf_add_jstrs(&b, f[i].name);
+		buf_add_jmember(&b, i ? ",{\"name\":" : "{\"name\":", f[i].name);
 		buf_addf(&b, ",\"layer\":\"FWPM_LAYER_ALE_AUTH_CONNECT_V%d\",\"action\":\"%s\","
 		    "\"user\":", f[i].v6 ? 6 : 4, f[i].permit ? "permit" : "block");
 		buf_add_jstrs(&b, f[i].user_sid);
@@ -248,7 +227,7 @@ install_parse(const char *cmd, int argc, char **argv, struct install_opts *o, in
 	}
 	if (o->sublayer == NULL)
 		o->sublayer = SW_DEFAULT_SUBLAYER;
-	else if (!valid_guid(o->sublayer)) {
+	else if (!util_is_uuid(o->sublayer)) {
 		sw_err("usage", "srt-win: %s: --sublayer-guid \"%s\" is not a GUID "
 		    "(8-4-4-4-12 hex digits)", cmd, o->sublayer);
 		return -1;
@@ -511,17 +490,14 @@ user_json(struct buf *b)
 	name = had == 0 ? rec.user : SW_DEFAULT_USER;
 	exists = wa_account_sid(name, &sid) == 0;
 	gexists = wa_account_sid(SW_GROUP, &gsid) == 0;
-	buf_adds(b, "{\"user\":{\"name\":");
-	buf_add_jstrs(b, name);
+	buf_add_jmember(b, "{\"user\":{\"name\":", name);
 	buf_addf(b, ",\"exists\":%s", exists ? "true" : "false");
 	if (exists) {
-		buf_adds(b, ",\"sid\":");
-		buf_add_jstrs(b, sid);
+		buf_add_jmember(b, ",\"sid\":", sid);
 	}
 	buf_addf(b, ",\"group_exists\":%s", gexists ? "true" : "false");
 	if (gexists) {
-		buf_adds(b, ",\"group_sid\":");
-		buf_add_jstrs(b, gsid);
+		buf_add_jmember(b, ",\"group_sid\":", gsid);
 	}
 	buf_addf(b, ",\"in_sandbox_group\":%s}", exists && gexists &&
 	    wa_group_has(SW_GROUP, name) == 1 ? "true" : "false");
@@ -530,8 +506,7 @@ user_json(struct buf *b)
 		buf_addf(b, ",\"marker_version\":%d", rec.version);
 	buf_addf(b, ",\"setup_version\":%d", SW_SETUP_VERSION);
 	if (wa_current_sid(&me) == 0) {
-		buf_adds(b, ",\"real_user_sid\":");
-		buf_add_jstrs(b, me);
+		buf_add_jmember(b, ",\"real_user_sid\":", me);
 	}
 	/* Only what this srt-win does, by the reference's names. */
 	buf_adds(b, ",\"capabilities\":[\"profile-deny-expansion\",\"read-deny-except\"]}");
@@ -558,8 +533,7 @@ wfp_json(struct buf *b, const char *sublayer_opt)
 	} else
 		buf_addf(b, "{\"state\":\"%s\",\"filters\":%d", n > 0 ? "installed" :
 		    "absent", n);
-	buf_adds(b, ",\"sublayer\":");
-	buf_add_jstrs(b, sublayer);
+	buf_add_jmember(b, ",\"sublayer\":", sublayer);
 	if (had == 0) {
 		buf_addf(b, ",\"port_range\":[%d,%d],\"allow_loopback\":%s,\"user_sid\":",
 		    rec.port_lo, rec.port_hi, rec.allow_loopback ? "true" : "false");
@@ -580,16 +554,14 @@ managed_json(struct buf *b)
 	int exists, made;
 
 	if (wa_managed_dir(0, &dir, &exists, &made) != 0) {
-		buf_adds(b, "{\"state\":\"cannot-read\",\"hint\":");
-		buf_add_jstrs(b, wa_error());
+		buf_add_jmember(b, "{\"state\":\"cannot-read\",\"hint\":", wa_error());
 		buf_adds(b, "}");
 		return;
 	}
 	file = xasprintf("%s%cmanaged-settings.json", dir, wa_path_sep());
 	if (exists && wa_path_kind(file, &kind) != 0)
 		kind = WA_MISSING;
-	buf_adds(b, "{\"dir\":");
-	buf_add_jstrs(b, dir);
+	buf_add_jmember(b, "{\"dir\":", dir);
 	buf_addf(b, ",\"dir_exists\":%s,\"file_exists\":%s}", exists ? "true" : "false",
 	    kind == WA_FILE ? "true" : "false");
 	free(file);

@@ -231,7 +231,7 @@ grant_lists(const char *profile, const struct strlist *inc, const struct strlist
  * beneath an exclusion; the protected paths beneath a grant get a deny. */
 static void
 grant_plan(const char *profile, struct profile_rec *now, const struct strlist *prot,
-    struct sw_plan *plan)
+    struct plan_windows *plan)
 {
 	struct strlist cand = { 0 };
 
@@ -267,10 +267,10 @@ grant_plan(const char *profile, struct profile_rec *now, const struct strlist *p
 
 /* Applies what the plan adds to what the state already holds for the profile. */
 static int
-grant_apply_new(struct state *st, const struct sw_plan *plan, const char *group,
+grant_apply_new(struct state *st, const struct plan_windows *plan, const char *group,
     struct acl_results *res)
 {
-	struct sw_plan add = { 0 };
+	struct plan_windows add = { 0 };
 	int r;
 
 	for (size_t i = 0; i < plan->n; i++) {
@@ -285,7 +285,7 @@ grant_apply_new(struct state *st, const struct sw_plan *plan, const char *group,
 			    plan->v[i].inherit);
 	}
 	r = acl_apply(st, &add, group, RK_PROFILE, 0, 0, NULL, NULL, res);
-	plan_free(&add);
+	plan_windows_free(&add);
 	return r;
 }
 
@@ -295,8 +295,7 @@ grant_print_json(const char *profile, const struct profile_rec *now, int complet
 {
 	struct buf b = { 0 };
 
-	buf_adds(&b, "{\"profile\":");
-	buf_add_jstrs(&b, profile);
+	buf_add_jmember(&b, "{\"profile\":", profile);
 	buf_adds(&b, ",");
 	json_list(&b, "granted", &now->granted);
 	buf_adds(&b, ",");
@@ -313,7 +312,7 @@ profile_grant(int argc, char **argv)
 	struct strlist inc = { 0 }, exc = { 0 }, rest = { 0 }, prot = { 0 }, keep = { 0 };
 	struct profile_rec old = { 0 }, now = { 0 };
 	struct acl_results res = { 0 };
-	struct sw_plan plan = { 0 };
+	struct plan_windows plan = { 0 };
 	struct state st;
 	char *profile = NULL, *group = NULL;
 	int opened = 0;
@@ -387,7 +386,7 @@ save:
 out:
 	if (opened)
 		state_close(&st);
-	plan_free(&plan);
+	plan_windows_free(&plan);
 	results_free(&res);
 	profile_rec_free(&old);
 	profile_rec_free(&now);

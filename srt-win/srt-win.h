@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "buf.h"
+#include "plan_ace.h"
 #include "util.h"
 #include "winapi.h"
 
@@ -26,6 +27,12 @@
 #else
 #define SW_PRINTF(a, b)
 #endif
+
+/* For the winapi.h layers (winapi_error.c): record a failure, whether it was "access
+ * denied" and fmt's message, and return -1; add s to the message recorded. */
+int wa_fail_v(int denied, const char *fmt, va_list ap);
+int wa_fail(int denied, const char *fmt, ...) SW_PRINTF(2, 3);
+void wa_error_append(const char *s);
 
 /* Exit statuses (srt-win(1), EXIT STATUS). runner, exec and launch otherwise exit with the
  * command's own status. */
@@ -65,11 +72,14 @@ enum {
 
 /* Errors: one JSON line on stderr, {"code": ..., "message": "srt-win: ..."}. */
 void sw_err(const char *code, const char *fmt, ...) SW_PRINTF(2, 3);
-void sw_warn(const char *fmt, ...) SW_PRINTF(1, 2);    /* "srt-win: warning: ..." */
 void sw_fatal_line(const char *msg);     /* for log_fatal_emit: a "system" error */
 extern int sw_debug;
 extern int sw_quiet;                                    /* no error lines (fuzzing) */
-void sw_trace(const char *fmt, ...) SW_PRINTF(1, 2);   /* with -d: "srt-win: ..." */
+/* A line on stderr, prefix first, if on; sw_warn's ("srt-win: warning: ...", unless
+ * quiet) and sw_trace's (with -d: "srt-win: ..."). */
+void sw_note(int on, const char *prefix, const char *fmt, ...) SW_PRINTF(3, 4);
+#define sw_warn(...)    sw_note(!sw_quiet, "srt-win: warning: ", __VA_ARGS__)
+#define sw_trace(...)   sw_note(sw_debug, "srt-win: ", __VA_ARGS__)
 
 /* Read all of a stream (at most max bytes); -1 on error or when larger. */
 int read_all(FILE *f, size_t max, char **out, size_t *len);
@@ -106,21 +116,10 @@ int sw_path_is_under(const char *p, const char *dir);
 
 /* --- ace.c: the ACEs of a plan --------------------------------------------------------- */
 
+/* The rights of an entry: lib's (plan_ace.h), which srt-policy's plan lines name. */
 enum sw_right {
-	SR_READ = 1u << 0, SR_EXECUTE = 1u << 1, SR_WRITE = 1u << 2, SR_MODIFY = 1u << 3,
-	SR_DELETE_CHILD = 1u << 4, SR_DELETE = 1u << 5,
-};
-
-struct sw_ace {
-	int deny;
-	char *path;                     /* clean, absolute */
-	unsigned rights;                /* enum sw_right */
-	int inherit;                    /* (OI)(CI) */
-};
-
-struct sw_plan {
-	struct sw_ace *v;
-	size_t n, cap;
+	SR_READ = PLAN_R_READ, SR_EXECUTE = PLAN_R_EXECUTE, SR_WRITE = PLAN_R_WRITE,
+	SR_MODIFY = PLAN_R_MODIFY, SR_DELETE_CHILD = PLAN_R_DELETE_CHILD, SR_DELETE = PLAN_R_DELETE,
 };
 
 /* The access mask Windows gets for rights: an ALLOW grants the generic rights named, a
@@ -128,15 +127,14 @@ struct sw_plan {
  * stop a process from waiting on, or reading the security of, what it may still see). */
 uint32_t ace_mask(int deny, unsigned rights);
 const char *ace_rights_json(unsigned rights, struct buf *b);
-void plan_add(struct sw_plan *p, int deny, const char *path, unsigned rights, int inherit);
-void plan_free(struct sw_plan *p);
+void plan_add(struct plan_windows *p, int deny, const char *path, unsigned rights, int inherit);
 /*
  * The ACEs on stdin. Either the JSON lines of `srt-policy plan --target windows`, or the
  * reference's objects: {"read": [...], "write": [...]} (grant) and {"denyRead": [...],
  * "denyWrite": [...]} (stamp, and grant --persistent), which follow the same rules. A
  * message per bad line is printed; -1 if any line was bad (nothing is applied then).
  */
-int plan_parse(const char *text, size_t len, struct sw_plan *out);
+int plan_parse(const char *text, size_t len, struct plan_windows *out);
 
 /* --- state.c: who holds which entry ---------------------------------------------------- */
 
@@ -180,14 +178,11 @@ char *state_format(const struct state *st);
 
 /* --- acl.c ---------------------------------------------------------------------------- */
 
-struct acl_result {             /* one {path, status} of a --json answer */
-	char *path;
-	const char *status;
-};
-
+/* The {path, status} pairs of a --json answer: status[i] is path.v[i]'s (a literal). */
 struct acl_results {
-	struct acl_result *v;
-	size_t n, cap;
+	struct strlist path;
+	const char **status;
+	size_t cap;
 };
 
 void results_add(struct acl_results *r, const char *path, const char *status);
@@ -198,7 +193,7 @@ void results_free(struct acl_results *r);
  * from another holder are shared; denies on missing paths get placeholders. On a failed
  * Windows call what this call added is taken back and -1 returned; 1 when some inputs
  * were skipped (grants on missing paths). */
-int acl_apply(struct state *st, const struct sw_plan *plan, const char *sid,
+int acl_apply(struct state *st, const struct plan_windows *plan, const char *sid,
     enum rec_kind kind, unsigned long pid, uint64_t start, const char *root,
     const struct strlist *spare, struct acl_results *res);
 /* Release every record that match() selects; an entry leaves the DACL with its last

@@ -205,8 +205,7 @@ state_format(const struct state *st)
 		}
 		buf_adds(&b, "]");
 		if (r->root != NULL) {
-			buf_adds(&b, ",\"root\":");
-			buf_add_jstrs(&b, r->root);
+			buf_add_jmember(&b, ",\"root\":", r->root);
 		}
 		buf_adds(&b, "}\n");
 	}

@@ -12,18 +12,19 @@
 int sw_debug;
 int sw_quiet;
 
-static void
-err_line(const char *code, const char *fmt, va_list ap)
+void
+sw_err(const char *code, const char *fmt, ...)
 {
 	struct buf b = { 0 }, msg = { 0 };
+	va_list ap;
 
 	if (sw_quiet)
 		return;
+	va_start(ap, fmt);
 	buf_vaddf(&msg, fmt, ap);
-	buf_adds(&b, "{\"code\":");
-	buf_add_jstrs(&b, code);
-	buf_adds(&b, ",\"message\":");
-	buf_add_jstrs(&b, buf_str(&msg));
+	va_end(ap);
+	buf_add_jmember(&b, "{\"code\":", code);
+	buf_add_jmember(&b, ",\"message\":", buf_str(&msg));
 	buf_adds(&b, "}\n");
 	fputs(buf_str(&b), stderr);
 	fflush(stderr);
@@ -32,23 +33,13 @@ err_line(const char *code, const char *fmt, va_list ap)
 }
 
 void
-sw_err(const char *code, const char *fmt, ...)
+sw_note(int on, const char *prefix, const char *fmt, ...)
 {
 	va_list ap;
 
-	va_start(ap, fmt);
-	err_line(code, fmt, ap);
-	va_end(ap);
-}
-
-void
-sw_warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (sw_quiet)
+	if (!on)
 		return;
-	fputs("srt-win: warning: ", stderr);
+	fputs(prefix, stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -60,20 +51,6 @@ void
 sw_fatal_line(const char *msg)
 {
 	sw_err("system", "%s", msg);
-}
-
-void
-sw_trace(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!sw_debug)
-		return;
-	fputs("srt-win: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
 }
 
 int

@@ -36,36 +36,6 @@
 
 extern char **environ;
 
-static char errbuf[512];
-static int err_denied;
-
-static int
-fail(int denied, const char *fmt, ...) SW_PRINTF(2, 3);
-
-static int
-fail(int denied, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(errbuf, sizeof(errbuf), fmt, ap);
-	va_end(ap);
-	err_denied = denied;
-	return -1;
-}
-
-const char *
-wa_error(void)
-{
-	return errbuf;
-}
-
-int
-wa_error_denied(void)
-{
-	return err_denied;
-}
-
 static const char *
 fake_dir(void)
 {
@@ -148,7 +118,7 @@ wa_path_kind(const char *p, enum wa_kind *kind)
 			*kind = WA_MISSING;
 			return 0;
 		}
-		return fail(errno == EACCES, "%s: %s", p, strerror(errno));
+		return wa_fail(errno == EACCES, "%s: %s", p, strerror(errno));
 	}
 	*kind = S_ISDIR(st.st_mode) ? WA_DIR : WA_FILE;
 	return 0;
@@ -160,7 +130,7 @@ wa_path_final(const char *p, char **out)
 	char *r = realpath(p, NULL);
 
 	if (r == NULL)
-		return fail(0, "%s: %s", p, strerror(errno));
+		return wa_fail(0, "%s: %s", p, strerror(errno));
 	*out = xstrdup(r);
 	free(r);
 	return 0;
@@ -171,7 +141,7 @@ wa_mkdir(const char *p)
 {
 	logcall("mkdir %s", p);
 	if (mkdir(p, 0755) == -1)
-		return fail(errno == EACCES, "mkdir %s: %s", p, strerror(errno));
+		return wa_fail(errno == EACCES, "mkdir %s: %s", p, strerror(errno));
 	return 0;
 }
 
@@ -182,7 +152,7 @@ wa_mkfile(const char *p)
 
 	logcall("mkfile %s", p);
 	if ((fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) == -1)
-		return fail(errno == EACCES, "create %s: %s", p, strerror(errno));
+		return wa_fail(errno == EACCES, "create %s: %s", p, strerror(errno));
 	close(fd);
 	return 0;
 }
@@ -193,16 +163,16 @@ wa_remove_empty(const char *p)
 	struct stat st;
 
 	if (lstat(p, &st) == -1)
-		return errno == ENOENT ? 0 : fail(0, "%s: %s", p, strerror(errno));
+		return errno == ENOENT ? 0 : wa_fail(0, "%s: %s", p, strerror(errno));
 	if (S_ISDIR(st.st_mode)) {
 		if (rmdir(p) == -1)
 			return errno == ENOTEMPTY || errno == EEXIST ? 1 :
-			    fail(0, "rmdir %s: %s", p, strerror(errno));
+			    wa_fail(0, "rmdir %s: %s", p, strerror(errno));
 	} else {
 		if (st.st_size != 0)
 			return 1;
 		if (unlink(p) == -1)
-			return fail(0, "unlink %s: %s", p, strerror(errno));
+			return wa_fail(0, "unlink %s: %s", p, strerror(errno));
 	}
 	logcall("remove %s", p);
 	return 0;
@@ -214,10 +184,10 @@ wa_lock(const char *p, void **lock)
 	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 
 	if (fd == -1)
-		return fail(0, "%s: %s", p, strerror(errno));
+		return wa_fail(0, "%s: %s", p, strerror(errno));
 	if (flock(fd, LOCK_EX) == -1) {
 		close(fd);
-		return fail(0, "flock %s: %s", p, strerror(errno));
+		return wa_fail(0, "flock %s: %s", p, strerror(errno));
 	}
 	*lock = (void *)(intptr_t)(fd + 1);
 	return 0;
@@ -233,7 +203,7 @@ int
 wa_replace(const char *src, const char *dst)
 {
 	if (rename(src, dst) == -1)
-		return fail(0, "rename %s: %s", dst, strerror(errno));
+		return wa_fail(0, "rename %s: %s", dst, strerror(errno));
 	return 0;
 }
 
@@ -255,7 +225,7 @@ wa_state_dir(char **out)
 	char *d = fake_path("state");
 
 	if (mkdir(d, 0700) == -1 && errno != EEXIST) {
-		fail(0, "%s: %s", d, strerror(errno));
+		wa_fail(0, "%s: %s", d, strerror(errno));
 		free(d);
 		return -1;
 	}
@@ -271,7 +241,7 @@ wa_managed_dir(int make, char **path, int *exists, int *made)
 
 	*made = 0;
 	if (mkdir(d, 0755) == -1 && errno != EEXIST) {
-		fail(0, "%s: %s", d, strerror(errno));
+		wa_fail(0, "%s: %s", d, strerror(errno));
 		free(d);
 		return -1;
 	}
@@ -281,7 +251,7 @@ wa_managed_dir(int make, char **path, int *exists, int *made)
 	if (make && !*exists) {
 		logcall("managed_dir_make %s O:BA D:P(SY:FA)(BA:FA)(BU:RX)", d);
 		if (mkdir(d, 0755) == -1) {
-			fail(errno == EACCES, "mkdir %s: %s", d, strerror(errno));
+			wa_fail(errno == EACCES, "mkdir %s: %s", d, strerror(errno));
 			free(d);
 			return -1;
 		}
@@ -298,7 +268,7 @@ wa_self_path(char **out)
 	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
 
 	if (n <= 0)
-		return fail(0, "/proc/self/exe: %s", strerror(errno));
+		return wa_fail(0, "/proc/self/exe: %s", strerror(errno));
 	buf[n] = '\0';
 	*out = xstrdup(buf);
 	return 0;
@@ -317,9 +287,9 @@ wa_profile_dir(char **out)
 	const char *h = getenv("HOME");
 
 	if (h == NULL || *h != '/')
-		return fail(0, "no HOME");
+		return wa_fail(0, "no HOME");
 	*out = sw_path_clean(h);
-	return *out != NULL ? 0 : fail(0, "HOME is not a clean absolute path");
+	return *out != NULL ? 0 : wa_fail(0, "HOME is not a clean absolute path");
 }
 
 char **
@@ -335,8 +305,7 @@ dacl_line(const char *p, const struct wa_dacl *d)
 {
 	struct buf b = { 0 };
 
-	buf_adds(&b, "{\"path\":");
-	buf_add_jstrs(&b, p);
+	buf_add_jmember(&b, "{\"path\":", p);
 	buf_addf(&b, ",\"protect\":%s,\"aces\":[", d->protect ? "true" : "false");
 	for (size_t i = 0; i < d->n; i++) {
 		buf_addf(&b, "%s{\"ace\":\"%s\",\"sid\":", i ? "," : "",
@@ -368,7 +337,7 @@ store_read(struct store *s)
 		return 0;
 	if (read_all(f, 64u << 20, &text, &len) != 0) {
 		fclose(f);
-		return fail(0, "fake: dacl.jsonl unreadable");
+		return wa_fail(0, "fake: dacl.jsonl unreadable");
 	}
 	fclose(f);
 	for (line = strtok_r(text, "\n", &save); line != NULL;
@@ -379,7 +348,7 @@ store_read(struct store *s)
 		    (path = json_get(v, "path")) == NULL || path->type != J_STRING) {
 			json_free(v);
 			free(text);
-			return fail(0, "fake: dacl.jsonl damaged: %s", err);
+			return wa_fail(0, "fake: dacl.jsonl damaged: %s", err);
 		}
 		strlist_push(&s->paths, path->str);
 		strlist_push(&s->lines, line);
@@ -408,11 +377,11 @@ wa_dacl_get(const char *p, struct wa_dacl *d)
 
 	memset(d, 0, sizeof(*d));
 	if (should_fail("dacl_get", p))
-		return fail(1, "GetNamedSecurityInfoW %s: access denied (fake)", p);
+		return wa_fail(1, "GetNamedSecurityInfoW %s: access denied (fake)", p);
 	if (wa_path_kind(p, &k) != 0)
 		return -1;
 	if (k == WA_MISSING)
-		return fail(0, "GetNamedSecurityInfoW %s: the file does not exist", p);
+		return wa_fail(0, "GetNamedSecurityInfoW %s: the file does not exist", p);
 	if (store_read(&s) != 0)
 		return -1;
 	for (i = 0; i < s.paths.n; i++)
@@ -426,7 +395,7 @@ wa_dacl_get(const char *p, struct wa_dacl *d)
 	store_free(&s);
 	if (v == NULL || (aces = json_get(v, "aces")) == NULL || aces->type != J_ARRAY) {
 		json_free(v);
-		return fail(0, "fake: damaged entry for %s", p);
+		return wa_fail(0, "fake: damaged entry for %s", p);
 	}
 	pr = json_get(v, "protect");
 	d->protect = pr != NULL && pr->type == J_TRUE;
@@ -437,7 +406,7 @@ wa_dacl_get(const char *p, struct wa_dacl *d)
 		if (a == NULL || sid == NULL || m == NULL || fl == NULL) {
 			json_free(v);
 			wa_dacl_free(d);
-			return fail(0, "fake: damaged entry for %s", p);
+			return wa_fail(0, "fake: damaged entry for %s", p);
 		}
 		d->v = xreallocarray(d->v, d->n + 1, sizeof(*d->v));
 		memset(&d->v[d->n], 0, sizeof(d->v[d->n]));
@@ -466,14 +435,14 @@ wa_dacl_set(const char *p, const struct wa_dacl *d)
 	logcall("%s", buf_str(&calls));
 	buf_free(&calls);
 	if (should_fail("dacl_set", p)) {
-		rc = fail(1, "SetNamedSecurityInfoW %s: access denied (fake)", p);
+		rc = wa_fail(1, "SetNamedSecurityInfoW %s: access denied (fake)", p);
 		goto out;
 	}
 	if (store_read(&s) != 0)
 		goto out;
 	if ((f = fopen(tmp, "w")) == NULL) {
 		store_free(&s);
-		rc = fail(0, "fake: %s: %s", tmp, strerror(errno));
+		rc = wa_fail(0, "fake: %s: %s", tmp, strerror(errno));
 		goto out;
 	}
 	line = dacl_line(p, d);
@@ -490,7 +459,7 @@ wa_dacl_set(const char *p, const struct wa_dacl *d)
 	free(line);
 	store_free(&s);
 	if (fclose(f) != 0 || rename(tmp, path) == -1) {
-		rc = fail(0, "fake: writing dacl.jsonl: %s", strerror(errno));
+		rc = wa_fail(0, "fake: writing dacl.jsonl: %s", strerror(errno));
 		goto out;
 	}
 	rc = 0;
@@ -650,7 +619,7 @@ spawn_wait(const struct wa_spawn *sp, int *status, int *watched_ended)
 	if (sp->cwd != NULL) {
 		saved = getcwd(NULL, 0);
 		if (chdir(sp->cwd) == -1)
-			return fail(0, "chdir %s: %s", sp->cwd, strerror(errno));
+			return wa_fail(0, "chdir %s: %s", sp->cwd, strerror(errno));
 	}
 	posix_spawn_file_actions_init(&fa);
 	r = posix_spawnp(&pid, sp->argv[0], &fa, NULL, sp->argv, sp->env ? sp->env :
@@ -666,7 +635,7 @@ spawn_wait(const struct wa_spawn *sp, int *status, int *watched_ended)
 		start_error = r == ENOENT || r == ENOTDIR ? WA_START_NOTFOUND :
 		    r == EACCES || r == ENOEXEC || r == EPERM ? WA_START_NOEXEC :
 		    WA_START_OTHER;
-		return fail(0, "CreateProcess %s: %s", sp->argv[0], strerror(r));
+		return wa_fail(0, "CreateProcess %s: %s", sp->argv[0], strerror(r));
 	}
 	for (;;) {
 		pid_t w = waitpid(pid, &ws, sp->watch_pid ? WNOHANG : 0);
@@ -674,7 +643,7 @@ spawn_wait(const struct wa_spawn *sp, int *status, int *watched_ended)
 		if (w == pid)
 			break;
 		if (w == -1 && errno != EINTR)
-			return fail(0, "waitpid: %s", strerror(errno));
+			return wa_fail(0, "waitpid: %s", strerror(errno));
 		/* What the console does on Windows: the command gets the Ctrl-C too. */
 		if (ctrl_sig != 0) {
 			kill(pid, ctrl_sig);
@@ -708,7 +677,7 @@ wa_run_contained(const struct wa_spawn *sp, int *status)
 	logcall("run_contained write_restricted=%d roots=%zu %s", sp->write_restricted, roots,
 	    sp->argv[0]);
 	if (should_fail("run_contained", NULL))
-		return fail(0, "CreateRestrictedToken: not supported (fake)");
+		return wa_fail(0, "CreateRestrictedToken: not supported (fake)");
 	if (spawn_wait(sp, status, &ended) != 0)
 		return -1;
 	return ended;
@@ -727,12 +696,12 @@ wa_run_as_user(const char *user, const char *password, const struct wa_spawn *sp
 	logcall("run_as_user %s %s", user, sp->argv[0]);
 	if (should_fail("seclogon", NULL)) {
 		*why = WA_LOGON_SECLOGON_DISABLED;
-		return fail(0, "CreateProcessWithLogonW: the service is disabled (fake)");
+		return wa_fail(0, "CreateProcessWithLogonW: the service is disabled (fake)");
 	}
 	if (accounts_find("user", user, NULL, &pw) != 0 || strcmp(pw, password) != 0) {
 		free(pw);
 		*why = WA_LOGON_FAILED;
-		return fail(0, "CreateProcessWithLogonW %s: wrong user name or password", user);
+		return wa_fail(0, "CreateProcessWithLogonW %s: wrong user name or password", user);
 	}
 	free(pw);
 	if (spawn_wait(sp, status, &ended) != 0)
@@ -791,12 +760,12 @@ accounts_write(const struct strlist *lines)
 	int rc = 0;
 
 	if (f == NULL)
-		rc = fail(0, "fake: accounts: %s", strerror(errno));
+		rc = wa_fail(0, "fake: accounts: %s", strerror(errno));
 	else {
 		for (size_t i = 0; i < lines->n; i++)
 			fprintf(f, "%s\n", lines->v[i]);
 		if (fclose(f) != 0 || rename(tmp, p) == -1)
-			rc = fail(0, "fake: accounts: %s", strerror(errno));
+			rc = wa_fail(0, "fake: accounts: %s", strerror(errno));
 	}
 	free(p);
 	free(tmp);
@@ -850,14 +819,23 @@ wa_account_sid(const char *name, char **sid)
 	return 1;
 }
 
+/* One line more, printf-style. */
 static int
-accounts_add(const char *line)
+accounts_addf(const char *fmt, ...) SW_PRINTF(1, 2);
+
+static int
+accounts_addf(const char *fmt, ...)
 {
 	struct strlist l;
+	struct buf b = { 0 };
+	va_list ap;
 	int rc;
 
+	va_start(ap, fmt);
+	buf_vaddf(&b, fmt, ap);
+	va_end(ap);
 	accounts_read(&l);
-	strlist_push(&l, line);
+	strlist_push_owned(&l, buf_steal(&b));
 	rc = accounts_write(&l);
 	strlist_free(&l);
 	return rc;
@@ -891,19 +869,13 @@ accounts_drop(const char *kind, const char *name)
 int
 wa_group_create(const char *name, const char *comment)
 {
-	char *line;
-	int rc;
-
 	(void)comment;
 	logcall("group_create %s", name);
 	if (should_fail("group_create", NULL))
-		return fail(1, "NetLocalGroupAdd: access denied (fake)");
+		return wa_fail(1, "NetLocalGroupAdd: access denied (fake)");
 	if (accounts_find("group", name, NULL, NULL) == 0)
 		return 0;
-	line = xasprintf("group %s S-1-5-21-1000-2000-3000-%u", name, next_rid());
-	rc = accounts_add(line);
-	free(line);
-	return rc;
+	return accounts_addf("group %s S-1-5-21-1000-2000-3000-%u", name, next_rid());
 }
 
 int
@@ -916,33 +888,25 @@ wa_group_delete(const char *name)
 int
 wa_user_create(const char *name, const char *password, const char *comment)
 {
-	char *line;
-	int rc;
-
 	(void)comment;
 	logcall("user_create %s", name);
 	if (should_fail("user_create", NULL))
-		return fail(1, "NetUserAdd: access denied (fake)");
-	line = xasprintf("user %s S-1-5-21-1000-2000-3000-%u %s", name, next_rid(),
+		return wa_fail(1, "NetUserAdd: access denied (fake)");
+	return accounts_addf("user %s S-1-5-21-1000-2000-3000-%u %s", name, next_rid(),
 	    password);
-	rc = accounts_add(line);
-	free(line);
-	return rc;
 }
 
 int
 wa_user_set_password(const char *name, const char *password)
 {
-	char *sid = NULL, *line;
+	char *sid = NULL;
 	int rc;
 
 	logcall("user_set_password %s", name);
 	if (accounts_find("user", name, &sid, NULL) != 0)
-		return fail(0, "NetUserSetInfo %s: no such user", name);
+		return wa_fail(0, "NetUserSetInfo %s: no such user", name);
 	accounts_drop("user", name);
-	line = xasprintf("user %s %s %s", name, sid, password);
-	rc = accounts_add(line);
-	free(line);
+	rc = accounts_addf("user %s %s %s", name, sid, password);
 	free(sid);
 	return rc;
 }
@@ -957,16 +921,10 @@ wa_user_delete(const char *name)
 int
 wa_group_add(const char *group, const char *user)
 {
-	char *line;
-	int rc;
-
 	logcall("group_add %s %s", group, user);
 	if (wa_group_has(group, user) == 1)
 		return 0;
-	line = xasprintf("member %s %s", group, user);
-	rc = accounts_add(line);
-	free(line);
-	return rc;
+	return accounts_addf("member %s %s", group, user);
 }
 
 int
@@ -997,10 +955,10 @@ wa_random(void *buf, size_t n)
 	ssize_t r;
 
 	if (fd == -1)
-		return fail(0, "/dev/urandom: %s", strerror(errno));
+		return wa_fail(0, "/dev/urandom: %s", strerror(errno));
 	r = read(fd, buf, n);
 	close(fd);
-	return r == (ssize_t)n ? 0 : fail(0, "/dev/urandom: short read");
+	return r == (ssize_t)n ? 0 : wa_fail(0, "/dev/urandom: short read");
 }
 
 /* --- the machine record -------------------------------------------------------------- */
@@ -1014,10 +972,10 @@ wa_record_get(const char *name, char **value)
 
 	free(p);
 	if (f == NULL)
-		return errno == ENOENT ? 1 : fail(0, "record %s: %s", name, strerror(errno));
+		return errno == ENOENT ? 1 : wa_fail(0, "record %s: %s", name, strerror(errno));
 	if (read_all(f, 1u << 20, &text, &len) != 0) {
 		fclose(f);
-		return fail(0, "record %s unreadable", name);
+		return wa_fail(0, "record %s unreadable", name);
 	}
 	fclose(f);
 	*value = text;
@@ -1034,9 +992,9 @@ wa_record_set(const char *name, const char *value)
 	logcall("record_set %s", name);
 	mkdir(d, 0700);
 	if ((f = fopen(p, "w")) == NULL || fputs(value, f) == EOF)
-		rc = fail(0, "record %s: %s", name, strerror(errno));
+		rc = wa_fail(0, "record %s: %s", name, strerror(errno));
 	if (f != NULL && fclose(f) != 0)
-		rc = fail(0, "record %s: %s", name, strerror(errno));
+		rc = wa_fail(0, "record %s: %s", name, strerror(errno));
 	free(d);
 	free(p);
 	return rc;
@@ -1064,11 +1022,11 @@ wa_wfp_install(const char *sublayer, const struct wa_filter *f, size_t n)
 	logcall("wfp_install %s %zu", sublayer, n);
 	if (should_fail("wfp_install", NULL)) {
 		free(p);
-		return fail(1, "FwpmFilterAdd0: access denied (fake)");
+		return wa_fail(1, "FwpmFilterAdd0: access denied (fake)");
 	}
 	if ((out = fopen(p, "a")) == NULL) {
 		free(p);
-		return fail(0, "fake: wfp: %s", strerror(errno));
+		return wa_fail(0, "fake: wfp: %s", strerror(errno));
 	}
 	for (size_t i = 0; i < n; i++)
 		fprintf(out, "%s %s|v%d|%s|%s|loopback=%d|ports=%d-%d|weight=%u\n", sublayer,
@@ -1090,7 +1048,7 @@ wa_wfp_count(const char *sublayer, int *n)
 	free(p);
 	*n = 0;
 	if (!wa_elevated())
-		return fail(1, "FwpmFilterCreateEnumHandle0: access denied (fake)");
+		return wa_fail(1, "FwpmFilterCreateEnumHandle0: access denied (fake)");
 	if (f == NULL)
 		return 0;
 	while (fgets(buf, sizeof(buf), f) != NULL)
@@ -1131,9 +1089,9 @@ wa_connect_probe(const char *host, int port, int *outcome)
 	sa.sin_family = AF_INET;
 	sa.sin_port = htons((uint16_t)port);
 	if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
-		return fail(0, "probe: %s is not an IPv4 address", host);
+		return wa_fail(0, "probe: %s is not an IPv4 address", host);
 	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
-		return fail(0, "socket: %s", strerror(errno));
+		return wa_fail(0, "socket: %s", strerror(errno));
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
 		*outcome = 0;
 	else

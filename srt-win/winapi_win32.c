@@ -25,21 +25,6 @@
 #include "srt-win.h"
 #include "winapi_win32.h"
 
-static char errbuf[768];
-static int err_denied;
-
-const char *
-wa_error(void)
-{
-	return errbuf;
-}
-
-int
-wa_error_denied(void)
-{
-	return err_denied;
-}
-
 /* --- strings ------------------------------------------------------------------------ */
 
 wchar_t *
@@ -73,12 +58,12 @@ int
 fail_code(DWORD code, const char *fmt, ...)
 {
 	wchar_t *msg = NULL;
-	char *m = NULL;
+	char *m = NULL, *tail;
 	va_list ap;
 	size_t n;
 
 	va_start(ap, fmt);
-	vsnprintf(errbuf, sizeof(errbuf), fmt, ap);
+	wa_fail_v(code == ERROR_ACCESS_DENIED, fmt, ap);
 	va_end(ap);
 	if (FormatMessageW(FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM |
 	    FORMAT_MESSAGE_IGNORE_INSERTS, NULL, code, 0, (LPWSTR)&msg, 0, NULL) != 0 &&
@@ -89,11 +74,10 @@ fail_code(DWORD code, const char *fmt, ...)
 		    m[n - 1] == '.' || m[n - 1] == ' '))
 			m[n - 1] = '\0';
 	}
-	n = strlen(errbuf);
-	snprintf(errbuf + n, sizeof(errbuf) - n, ": %s (%lu)", m ? m : "error",
-	    (unsigned long)code);
+	tail = xasprintf(": %s (%lu)", m ? m : "error", (unsigned long)code);
+	wa_error_append(tail);
+	free(tail);
 	free(m);
-	err_denied = code == ERROR_ACCESS_DENIED;
 	return -1;
 }
 
@@ -490,10 +474,8 @@ wa_dacl_get(const char *p, struct wa_dacl *d)
 		LocalFree(sd);
 		/* A NULL DACL grants everyone everything; an entry added to it would take
 		 * that away from everyone else. */
-		snprintf(errbuf, sizeof(errbuf), "%s has no DACL (everyone has full access); "
+		return wa_fail(0, "%s has no DACL (everyone has full access); "
 		    "srt-win does not change it", p);
-		err_denied = 0;
-		return -1;
 	}
 	GetSecurityDescriptorControl(sd, &ctl, &rev);
 	d->protect = (ctl & SE_DACL_PROTECTED) != 0;

@@ -178,6 +178,13 @@ buf_add_jstrs(struct buf *b, const char *s)
 }
 
 void
+buf_add_jmember(struct buf *b, const char *before, const char *s)
+{
+	buf_adds(b, before);
+	buf_add_jstrs(b, s);
+}
+
+void
 buf_add_base64(struct buf *b, const void *d, size_t n, bool url, bool pad)
 {
 	static const char std[] =

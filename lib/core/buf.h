@@ -40,6 +40,9 @@ void buf_u64le(struct buf *b, uint64_t v);
 void buf_add_jstr(struct buf *b, const char *s, size_t len);
 /* The same for the string s (NULL: null). */
 void buf_add_jstrs(struct buf *b, const char *s);
+/* A member of a JSON object: before as it is (the separator and the key, such as
+ * ",\"sid\":"), then s as buf_add_jstrs writes it. */
+void buf_add_jmember(struct buf *b, const char *before, const char *s);
 
 /* Base64 of n bytes at d: the standard alphabet, or with url the URL-safe one ("-_");
  * pad: '=' to a multiple of four. (One encoder for the tree: Basic credentials, the

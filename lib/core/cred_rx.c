@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "addr.h"
 #include "buf.h"
 #include "cred_rx.h"
 #include "util.h"
@@ -108,15 +109,6 @@ tr_emit_set(struct tr *t, const uint8_t *c)
 	return 0;
 }
 
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = (char)(c | 0x20);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /*
  * One escaped character after a "\" at t->i (already past it): its code point in *cp,
  * or a class into set (returns 1), or -1. In a class, \b is a backspace.
@@ -158,7 +150,7 @@ tr_escape(struct tr *t, bool in_class, unsigned *cp, uint8_t *set)
 		if (t->n - t->i < (size_t)k)
 			break;
 		for (int j = 0; j < k; j++) {
-			if ((v = hexval(t->s[t->i + (size_t)j])) < 0)
+			if ((v = hex_digit_value((unsigned char)t->s[t->i + (size_t)j])) < 0)
 				goto ident;
 			u = u << 4 | (unsigned)v;
 		}

@@ -22,19 +22,6 @@ verdict_name(enum verdict v)
 	    verdict_names[v] : "deny";
 }
 
-void
-decision_time_now(char out[DECISION_TIME_MAX])
-{
-	struct timespec ts;
-	struct tm tm;
-	char t[24];
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	strftime(t, sizeof(t), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(out, DECISION_TIME_MAX, "%.19s.%03dZ", t, (int)(ts.tv_nsec / 1000000) % 1000);
-}
-
 static void
 put_str(struct buf *b, const char *key, const char *v)
 {

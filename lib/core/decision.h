@@ -34,6 +34,7 @@
 
 #include "buf.h"
 #include "lines.h"
+#include "util.h"
 
 enum verdict {
 	VERDICT_NONE,           /* not decided yet: recorded as "deny" */
@@ -46,10 +47,10 @@ enum verdict {
 /* "allow", "deny", "audit-deny", "error" (VERDICT_NONE: "deny"). */
 const char *verdict_name(enum verdict v);
 
-#define DECISION_TIME_MAX       32
+#define DECISION_TIME_MAX       UTIL_TIME_MAX
 
 struct decision {
-	char time[DECISION_TIME_MAX];   /* UTC, milliseconds: decision_time_now() */
+	char time[DECISION_TIME_MAX];   /* UTC, milliseconds: util_time_now() */
 	const char *protocol;
 	const char *client;
 	const char *host;
@@ -63,9 +64,6 @@ struct decision {
 	uint64_t bytes_up, bytes_down;
 	uint64_t duration_ms;
 };
-
-/* The time now, as the record writes it. */
-void decision_time_now(char out[DECISION_TIME_MAX]);
 
 /* The rule of a refusal under network.refuseOpaqueTunnels. */
 #define DECISION_RULE_OPAQUE    "refuseOpaqueTunnels"
@@ -89,8 +87,6 @@ struct decision_reader {
 	decision_cb cb;
 	void *arg;
 	struct lines lines;              /* the stream cut into records */
-	size_t malformed, oversized;
-	char first_fault[80];           /* why the first bad line was refused */
 };
 void decision_reader_init(struct decision_reader *r, decision_cb cb, void *arg);
 void decision_reader_feed(struct decision_reader *r, const char *bytes, size_t len);

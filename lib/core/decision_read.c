@@ -60,7 +60,7 @@ get_num(const cJSON *o, const char *key, double max, bool nullable, uint64_t *ou
 	return NULL;
 }
 
-/* "2025-01-31T12:00:00.123Z", as decision_time_now() writes it. */
+/* "2025-01-31T12:00:00.123Z", as util_time_now() writes it. */
 static int
 time_ok(const char *t)
 {
@@ -122,15 +122,6 @@ decision_reader_init(struct decision_reader *r, decision_cb cb, void *arg)
 }
 
 static void
-decision_reader_fault(struct decision_reader *r, size_t *count, const char *what,
-    const char *more)
-{
-	if (r->malformed + r->oversized == 0)
-		snprintf(r->first_fault, sizeof(r->first_fault), "%s%s", what, more);
-	(*count)++;
-}
-
-static void
 decision_reader_line(void *arg, const char *p, size_t n)
 {
 	struct decision_reader *r = arg;
@@ -142,28 +133,19 @@ decision_reader_line(void *arg, const char *p, size_t n)
 		return;
 	o = cJSON_ParseWithLength(p, n);
 	if (o == NULL)
-		decision_reader_fault(r, &r->malformed, "not JSON", "");
+		lines_malformed(&r->lines, "not JSON", "");
 	else if ((bad = decision_read(o, &d)) != NULL)
-		decision_reader_fault(r, &r->malformed, bad,
+		lines_malformed(&r->lines, bad,
 		    " missing or of the wrong type");
 	else
 		r->cb(r->arg, &d);
 	cJSON_Delete(o);
 }
 
-/* An over-long line, as lines.c reports it. */
-static void
-decision_reader_long(void *arg)
-{
-	struct decision_reader *r = arg;
-
-	decision_reader_fault(r, &r->oversized, "a line longer than 64 KiB", "");
-}
-
 void
 decision_reader_feed(struct decision_reader *r, const char *bytes, size_t len)
 {
-	const struct lines_cbs cb = { decision_reader_line, decision_reader_long, r };
+	const struct lines_cbs cb = { decision_reader_line, r };
 
 	lines_feed(&r->lines, DECISION_LINE_MAX, bytes, len, &cb);
 }
@@ -171,15 +153,9 @@ decision_reader_feed(struct decision_reader *r, const char *bytes, size_t len)
 void
 decision_reader_finish(struct decision_reader *r)
 {
-	const struct lines_cbs cb = { decision_reader_line, decision_reader_long, r };
+	const struct lines_cbs cb = { decision_reader_line, r };
 
-	lines_finish(&r->lines, &cb);
-	if (r->malformed + r->oversized == 0)
-		return;
-	log_warnx("the proxies' decision log had %zu malformed and %zu over-long line%s, "
-	    "ignored (the first: %s)", r->malformed, r->oversized,
-	    r->malformed + r->oversized == 1 ? "" : "s", r->first_fault);
-	r->malformed = r->oversized = 0;
+	lines_finish(&r->lines, "the proxies' decision log", &cb);
 }
 
 void

@@ -11,13 +11,16 @@
 #include "fdpass.h"
 #include "log.h"
 
+/* Room for FDPASS_MAX descriptors in one control message, aligned as a cmsghdr. */
+union cmsg_room {
+	struct cmsghdr hdr;
+	char buf[CMSG_SPACE(sizeof(int) * FDPASS_MAX)];
+};
+
 int
 fdpass_send(int sock, const void *data, size_t len, const int *fds, size_t nfds)
 {
-	union {
-		struct cmsghdr hdr;
-		char buf[CMSG_SPACE(sizeof(int) * FDPASS_MAX)];
-	} cm;
+	union cmsg_room cm;
 	struct msghdr msg;
 	struct iovec iov;
 	ssize_t n;
@@ -59,10 +62,7 @@ int
 fdpass_recv(int sock, void *data, size_t len, size_t *got, int *fds, size_t maxfds,
     size_t *nfds)
 {
-	union {
-		struct cmsghdr hdr;
-		char buf[CMSG_SPACE(sizeof(int) * FDPASS_MAX)];
-	} cm;
+	union cmsg_room cm;
 	struct msghdr msg;
 	struct iovec iov;
 	struct cmsghdr *c;

@@ -1,6 +1,22 @@
+#include <stdio.h>
 #include <string.h>
 
 #include "lines.h"
+#include "log.h"
+
+static void
+lines_fault(struct lines *l, size_t *count, const char *what, const char *more)
+{
+	if (l->malformed + l->oversized == 0)
+		snprintf(l->first_fault, sizeof(l->first_fault), "%s%s", what, more);
+	(*count)++;
+}
+
+void
+lines_malformed(struct lines *l, const char *what, const char *more)
+{
+	lines_fault(l, &l->malformed, what, more);
+}
 
 static void
 lines_emit(struct lines *l, const struct lines_cbs *cb)
@@ -22,7 +38,10 @@ lines_feed(struct lines *l, size_t max, const char *bytes, size_t len,
 		nl = memchr(bytes, '\n', len);
 		n = nl != NULL ? (size_t)(nl - bytes) : len;
 		if (!l->skipping && l->line.len + n > max) {
-			cb->on_long(cb->arg);
+			char why[48];
+
+			snprintf(why, sizeof(why), "a line longer than %zu KiB", max >> 10);
+			lines_fault(l, &l->oversized, why, "");
 			l->skipping = true;
 			buf_reset(&l->line);
 		}
@@ -37,9 +56,15 @@ lines_feed(struct lines *l, size_t max, const char *bytes, size_t len,
 }
 
 void
-lines_finish(struct lines *l, const struct lines_cbs *cb)
+lines_finish(struct lines *l, const char *stream, const struct lines_cbs *cb)
 {
 	lines_emit(l, cb);
+	if (l->malformed + l->oversized == 0)
+		return;
+	log_warnx("%s had %zu malformed and %zu over-long line%s, ignored (the first: %s)",
+	    stream, l->malformed, l->oversized, l->malformed + l->oversized == 1 ? "" : "s",
+	    l->first_fault);
+	l->malformed = l->oversized = 0;
 }
 
 void

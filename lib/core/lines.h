@@ -15,20 +15,25 @@
 struct lines {
 	struct buf line;                /* the line being read */
 	bool skipping;                  /* inside an over-long line */
+	size_t malformed, oversized;    /* lines refused: lines_malformed's, too long */
+	char first_fault[80];           /* why the first refused line was */
 };
 
-/* on_line: a complete line is in l->line (without its newline; emptied afterwards);
- * on_long: a line went past max and is being skipped. */
+/* on_line: a complete line is in l->line (without its newline; emptied afterwards). A line
+ * past max is counted in oversized and skipped. */
 struct lines_cbs {
 	void (*on_line)(void *arg, const char *p, size_t n);
-	void (*on_long)(void *arg);
 	void *arg;
 };
 
 void lines_feed(struct lines *l, size_t max, const char *bytes, size_t len,
     const struct lines_cbs *cb);
-/* The end of the stream: a last line without its newline counts too. */
-void lines_finish(struct lines *l, const struct lines_cbs *cb);
+/* The reader refused a line: what (then more) it lacked, kept if it is the first. */
+void lines_malformed(struct lines *l, const char *what, const char *more);
+/* The end of the stream: a last line without its newline counts too. Then the one warning
+ * about refused lines, if any ("<stream> had N malformed and M over-long lines, ignored
+ * (the first: why)"), and the counts start again. */
+void lines_finish(struct lines *l, const char *stream, const struct lines_cbs *cb);
 void lines_free(struct lines *l);
 
 #endif

@@ -455,9 +455,8 @@ opt_set(const struct settings *s, const struct merge_option *o)
 	return memcmp(member(s, o), member(settings_defaults(), o), o->size) != 0;
 }
 
-/* The value at a dotted path of a canonical JSON document. */
-static const cJSON *
-json_at(const cJSON *root, const char *path)
+const cJSON *
+managed_json_at(const cJSON *root, const char *path)
 {
 	char *copy = xstrdup(path), *name, *save = NULL;
 	const cJSON *j = root;
@@ -486,7 +485,8 @@ opt_equal(struct mctx *c, const struct merge_option *o)
 	uj = cJSON_Parse(ut);
 	if (mj == NULL || uj == NULL)
 		fatalx("out of memory");
-	same = cJSON_Compare(json_at(mj, o->path), json_at(uj, o->path), 1);
+	same = cJSON_Compare(managed_json_at(mj, o->path), managed_json_at(uj, o->path),
+	    1);
 	cJSON_Delete(mj);
 	cJSON_Delete(uj);
 	free(mt);
@@ -579,6 +579,7 @@ merge_unknown(struct mctx *c)
 	struct merge_option o;
 	char *path, *dt = NULL, *mt = NULL, *ut = NULL;
 	cJSON *dj = NULL, *mj = NULL, *uj = NULL;
+	const cJSON *dv;
 
 	for (size_t i = 0; i < 3; i++) {
 		obj = settings_objects[i];
@@ -610,8 +611,9 @@ merge_unknown(struct mctx *c)
 				if (dj == NULL || mj == NULL || uj == NULL)
 					fatalx("out of memory");
 			}
-			if (!cJSON_Compare(json_at(mj, path), json_at(dj, path), 1) ||
-			    !cJSON_Compare(json_at(uj, path), json_at(dj, path), 1))
+			dv = managed_json_at(dj, path);
+			if (!cJSON_Compare(managed_json_at(mj, path), dv, 1) ||
+			    !cJSON_Compare(managed_json_at(uj, path), dv, 1))
 				mc_err(c, "%s: %s: srt cannot merge this setting with the managed "
 				    "policy %s yet; remove it from both files", c->uname, path,
 				    c->mname);

@@ -70,4 +70,9 @@ int managed_apply(const struct managed *m, struct settings *user, const char *us
  * a key it does not know would pass unmerged (tests/unit/test_managed.c asks for each). */
 bool managed_merges(const char *path);
 
+/* The value at a dotted path ("network.parentProxy") of a canonical JSON document, or
+ * NULL: the merge's and srt-policy layers' way into a settings tree. */
+struct cJSON;
+const struct cJSON *managed_json_at(const struct cJSON *root, const char *path);
+
 #endif

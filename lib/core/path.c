@@ -19,38 +19,9 @@
 static char *
 path_rebuild(const char *abs, int fold)
 {
-	size_t len = strlen(abs), o = 0, i = 0;
-	char *out = xmalloc(len + 2);
+	char *out = xmalloc(strlen(abs) + 2);
 
-	while (i < len) {
-		size_t j, n;
-
-		while (i < len && abs[i] == '/')
-			i++;
-		for (j = i; j < len && abs[j] != '/'; j++)
-			;
-		n = j - i;
-		if (n == 0 || (n == 1 && abs[i] == '.')) {
-			i = j;
-			continue;
-		}
-		if (fold && n == 2 && abs[i] == '.' && abs[i + 1] == '.') {
-			/* Back to the previous "/"; the root's parent is the root. */
-			while (o > 0 && out[o - 1] != '/')
-				o--;
-			if (o > 0)
-				o--;
-			i = j;
-			continue;
-		}
-		out[o++] = '/';
-		memcpy(out + o, abs + i, n);
-		o += n;
-		i = j;
-	}
-	if (o == 0)
-		out[o++] = '/';
-	out[o] = '\0';
+	path_sep_rebuild(abs, out, 0, '/', '/', fold);
 	return out;
 }
 
@@ -155,31 +126,12 @@ path_dirname(const char *p)
 	return xstrndup(p, (size_t)(slash - p));
 }
 
-const char *
-path_basename(const char *p)
-{
-	const char *slash = strrchr(p, '/');
-
-	return slash == NULL ? p : slash + 1;
-}
-
 char *
 path_join(const char *dir, const char *name)
 {
 	if (strcmp(dir, "/") == 0)
 		return xasprintf("/%s", name);
 	return xasprintf("%s/%s", dir, name);
-}
-
-size_t
-path_depth(const char *p)
-{
-	size_t n = 0;
-
-	for (; *p != '\0'; p++)
-		if (*p == '/' && p[1] != '\0' && p[1] != '/')
-			n++;
-	return n;
 }
 
 char *
@@ -263,22 +215,10 @@ path_dirname(const char *p)
 	return pathw_dirname(p);
 }
 
-const char *
-path_basename(const char *p)
-{
-	return pathw_basename(p);
-}
-
 char *
 path_join(const char *dir, const char *name)
 {
 	return pathw_join(dir, name);
-}
-
-size_t
-path_depth(const char *p)
-{
-	return pathw_depth(p);
 }
 
 /* realpath (lib/compat/sys_win.c: the final object's name, links and junctions followed) in the
@@ -299,6 +239,25 @@ path_resolve(const char *p)
 	return n;
 }
 #endif
+
+/* The separator of the one spelling the path_ functions make. */
+#ifdef _WIN32
+#define PATH_SEP '\\'
+#else
+#define PATH_SEP '/'
+#endif
+
+const char *
+path_basename(const char *p)
+{
+	return path_sep_basename(p, PATH_SEP);
+}
+
+size_t
+path_depth(const char *p)
+{
+	return path_sep_depth(p, PATH_SEP);
+}
 
 const char *
 path_slip(const char *entry)

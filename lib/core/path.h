@@ -60,6 +60,14 @@ char *path_dirname(const char *p);              /* "/" for "/x" and for "/" */
 const char *path_basename(const char *p);       /* points into p */
 char *path_join(const char *dir, const char *name);
 size_t path_depth(const char *p);               /* components: "/" 0, "/a/b" 2 */
+/* Both, the one separator given: "/" (path_), "\" (pathw_). (lib/core/path_sep.c) */
+const char *path_sep_basename(const char *p, char sep);
+size_t path_sep_depth(const char *p, char sep);
+/* The components of abs, split at sep or alt, into out after its first root bytes (the
+ * root, kept; none on POSIX, "X:\" on Windows), each written after a sep: empty and "."
+ * components go, ".." pops the previous one (never the root) when fold is set and is kept
+ * otherwise. "/" for nothing at all. out holds strlen(abs) + 2 bytes past the root. */
+void path_sep_rebuild(const char *abs, char *out, size_t root, char sep, char alt, int fold);
 
 /* The home directory, by one rule for every program: $HOME when it is an absolute path,
  * else the passwd entry's directory when that is; NULL when neither is. Caller frees. */

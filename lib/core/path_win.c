@@ -145,44 +145,15 @@ pathw_refusal(const char *entry)
 char *
 pathw_normalize(const char *abs)
 {
-	size_t len, o = 3, i = 2;
 	char *out;
 
 	if (!pathw_is_drive_absolute(abs))
 		return NULL;
-	len = strlen(abs);
-	out = xmalloc(len + 2);
+	out = xmalloc(strlen(abs) + 2);
 	out[0] = pathw_fold(abs[0]);
 	out[1] = ':';
 	out[2] = '\\';
-	while (i < len) {
-		size_t j, n;
-
-		while (i < len && is_sep(abs[i]))
-			i++;
-		for (j = i; j < len && !is_sep(abs[j]); j++)
-			;
-		n = j - i;
-		if (n == 0 || (n == 1 && abs[i] == '.')) {
-			i = j;
-			continue;
-		}
-		if (n == 2 && abs[i] == '.' && abs[i + 1] == '.') {
-			/* As Win32 does, in text: the root's parent is the root. */
-			while (o > 3 && out[o - 1] != '\\')
-				o--;
-			if (o > 3)
-				o--;
-			i = j;
-			continue;
-		}
-		if (o > 3)
-			out[o++] = '\\';
-		memcpy(out + o, abs + i, n);
-		o += n;
-		i = j;
-	}
-	out[o] = '\0';
+	path_sep_rebuild(abs + 2, out, 3, '\\', '/', 1);
 	return out;
 }
 
@@ -250,9 +221,7 @@ pathw_dirname(const char *p)
 const char *
 pathw_basename(const char *p)
 {
-	const char *s = strrchr(p, '\\');
-
-	return s == NULL ? p : s + 1;
+	return path_sep_basename(p, '\\');
 }
 
 char *
@@ -266,10 +235,5 @@ pathw_join(const char *dir, const char *name)
 size_t
 pathw_depth(const char *p)
 {
-	size_t n = 0;
-
-	for (; *p != '\0'; p++)
-		if (*p == '\\' && p[1] != '\0' && p[1] != '\\')
-			n++;
-	return n;
+	return path_sep_depth(p, '\\');
 }

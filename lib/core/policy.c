@@ -232,8 +232,8 @@ image_checksum(const uint8_t *img, size_t len)
 	return fnv1a64_update(h, img + 32, len - 32);
 }
 
-static void SRT_PRINTF(3, 4)
-seterr(char *err, size_t errlen, const char *fmt, ...)
+void
+policy_seterr(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -829,7 +829,7 @@ verify_header(struct policy *p, char *err, size_t errlen)
 	if (len < POLICY_MAGIC_LEN + 4) {
 		if (len >= POLICY_MAGIC_LEN && memcmp(img, POLICY_MAGIC, POLICY_MAGIC_LEN) != 0)
 			goto badmagic;
-		seterr(err, errlen, "truncated: %zu bytes, shorter than the %d-byte header",
+		policy_seterr(err, errlen, "truncated: %zu bytes, shorter than the %d-byte header",
 		    len, POLICY_HDR_LEN);
 		return -1;
 	}
@@ -837,36 +837,36 @@ verify_header(struct policy *p, char *err, size_t errlen)
 		goto badmagic;
 	version = get32(img + 8);
 	if (version != POLICY_VERSION) {
-		seterr(err, errlen, "unsupported format version %u (this srt reads %d)",
+		policy_seterr(err, errlen, "unsupported format version %u (this srt reads %d)",
 		    version, POLICY_VERSION);
 		return -1;
 	}
 	if (len < POLICY_HDR_LEN) {
-		seterr(err, errlen, "truncated: %zu bytes, shorter than the %d-byte header",
+		policy_seterr(err, errlen, "truncated: %zu bytes, shorter than the %d-byte header",
 		    len, POLICY_HDR_LEN);
 		return -1;
 	}
 	total = get64(img + 16);
 	if (total > len) {
-		seterr(err, errlen, "truncated: header says %llu bytes, file has %zu",
+		policy_seterr(err, errlen, "truncated: header says %llu bytes, file has %zu",
 		    (unsigned long long)total, len);
 		return -1;
 	}
 	if (total < len) {
-		seterr(err, errlen, "trailing data: header says %llu bytes, file has %zu",
+		policy_seterr(err, errlen, "trailing data: header says %llu bytes, file has %zu",
 		    (unsigned long long)total, len);
 		return -1;
 	}
 	want = get64(img + 24);
 	sum = image_checksum(img, len);
 	if (sum != want) {
-		seterr(err, errlen, "bad checksum: stored %016llx, computed %016llx",
+		policy_seterr(err, errlen, "bad checksum: stored %016llx, computed %016llx",
 		    (unsigned long long)want, (unsigned long long)sum);
 		return -1;
 	}
 	nsec = get32(img + 12);
 	if (nsec != SEC_COUNT) {
-		seterr(err, errlen, "bad section count %u (format version %d has %d)", nsec,
+		policy_seterr(err, errlen, "bad section count %u (format version %d has %d)", nsec,
 		    POLICY_VERSION, SEC_COUNT);
 		return -1;
 	}
@@ -877,7 +877,7 @@ verify_header(struct policy *p, char *err, size_t errlen)
 		uint32_t slen = get32(img + POLICY_HDR_FIXED + 8 * i + 4);
 
 		if (off != expect || slen > len - off) {
-			seterr(err, errlen, "section %s: offset %u length %u outside the image "
+			policy_seterr(err, errlen, "section %s: offset %u length %u outside the image "
 			    "or out of place (expected offset %u, image %zu bytes)", sec_names[i],
 			    off, slen, expect, len);
 			return -1;
@@ -887,13 +887,13 @@ verify_header(struct policy *p, char *err, size_t errlen)
 		expect = off + slen;
 	}
 	if (expect != len) {
-		seterr(err, errlen, "sections end at %u but the image has %zu bytes", expect,
+		policy_seterr(err, errlen, "sections end at %u but the image has %zu bytes", expect,
 		    len);
 		return -1;
 	}
 	return 0;
 badmagic:
-	seterr(err, errlen, "bad magic: not a compiled srt policy");
+	policy_seterr(err, errlen, "bad magic: not a compiled srt policy");
 	return -1;
 }
 
@@ -903,7 +903,7 @@ verify_strings(struct policy *p, char *err, size_t errlen)
 	uint32_t n = p->seclen[SEC_STRINGS];
 
 	if (n == 0 || p->sec[SEC_STRINGS][0] != 0 || p->sec[SEC_STRINGS][n - 1] != 0) {
-		seterr(err, errlen, "section strings: must start and end with a NUL byte");
+		policy_seterr(err, errlen, "section strings: must start and end with a NUL byte");
 		return -1;
 	}
 	p->str = (const char *)p->sec[SEC_STRINGS];
@@ -918,14 +918,14 @@ verify_rules(struct policy *p, char *err, size_t errlen)
 	uint64_t nrules;
 
 	if (n < 8) {
-		seterr(err, errlen, "section rules: %u bytes, too short for its counts", n);
+		policy_seterr(err, errlen, "section rules: %u bytes, too short for its counts", n);
 		return -1;
 	}
 	p->nallowed = get32(q);
 	p->ndenied = get32(q + 4);
 	nrules = (uint64_t)p->nallowed + p->ndenied;
 	if (8 + nrules * RULE_REC != n) {
-		seterr(err, errlen, "section rules: %u bytes, but %u allowed + %u denied rules "
+		policy_seterr(err, errlen, "section rules: %u bytes, but %u allowed + %u denied rules "
 		    "need %llu", n, p->nallowed, p->ndenied,
 		    (unsigned long long)(8 + nrules * RULE_REC));
 		return -1;
@@ -946,12 +946,12 @@ verify_rules(struct policy *p, char *err, size_t errlen)
 		    !str_ok(p, v.host, v.code == RC_ANY) ||
 		    (v.code == RC_ANY) != (v.host == STR_NONE) ||
 		    !str_ok(p, v.reason, 1) || (!deny && v.reason != STR_NONE)) {
-			seterr(err, errlen, "section rules: %s[%u]: bad record", list, li);
+			policy_seterr(err, errlen, "section rules: %s[%u]: bad record", list, li);
 			return -1;
 		}
 		/* The text dump prints must be the rule decide enforces. */
 		if (dom_entry_parse(pstr(p, v.spelled), deny, &r, &why) != 0) {
-			seterr(err, errlen, "section rules: %s[%u]: \"%s\" is not a valid entry: %s",
+			policy_seterr(err, errlen, "section rules: %s[%u]: \"%s\" is not a valid entry: %s",
 			    list, li, pstr(p, v.spelled), why ? why : "rejected");
 			return -1;
 		}
@@ -961,7 +961,7 @@ verify_rules(struct policy *p, char *err, size_t errlen)
 		    (r.host != NULL && host != NULL && strcmp(r.host, host) == 0));
 		dom_rule_clear(&r);
 		if (!same) {
-			seterr(err, errlen, "section rules: %s[%u]: stored rule differs from its "
+			policy_seterr(err, errlen, "section rules: %s[%u]: stored rule differs from its "
 			    "entry \"%s\"", list, li, pstr(p, v.spelled));
 			return -1;
 		}
@@ -989,14 +989,14 @@ verify_index(struct policy *p, char *err, size_t errlen)
 	int rc = -1;
 
 	if (n < 8) {
-		seterr(err, errlen, "section index: %u bytes, too short for its counts", n);
+		policy_seterr(err, errlen, "section index: %u bytes, too short for its counts", n);
 		return -1;
 	}
 	nb = get32(q);
 	ne = get32(q + 4);
 	if (nb == 0 || (nb & (nb - 1)) != 0 || ne != nrules ||
 	    8 + 4 * ((uint64_t)nb + 1) + 4 * (uint64_t)ne != n) {
-		seterr(err, errlen, "section index: %u buckets, %u entries for %u rules in "
+		policy_seterr(err, errlen, "section index: %u buckets, %u entries for %u rules in "
 		    "%u bytes: inconsistent", nb, ne, nrules, n);
 		return -1;
 	}
@@ -1004,7 +1004,7 @@ verify_index(struct policy *p, char *err, size_t errlen)
 	p->buckets = q + 8;
 	p->entries = q + 8 + 4 * ((size_t)nb + 1);
 	if (get32(p->buckets) != 0 || get32(p->buckets + 4 * (size_t)nb) != ne) {
-		seterr(err, errlen, "section index: bucket table does not span the entries");
+		policy_seterr(err, errlen, "section index: bucket table does not span the entries");
 		return -1;
 	}
 	seen = xcalloc(nrules ? nrules : 1, 1);
@@ -1013,7 +1013,7 @@ verify_index(struct policy *p, char *err, size_t errlen)
 		uint32_t e = get32(p->buckets + 4 * ((size_t)b + 1));
 
 		if (s > e || e > ne) {
-			seterr(err, errlen, "section index: bucket %u: range %u..%u out of order",
+			policy_seterr(err, errlen, "section index: bucket %u: range %u..%u out of order",
 			    b, s, e);
 			goto out;
 		}
@@ -1023,7 +1023,7 @@ verify_index(struct policy *p, char *err, size_t errlen)
 			if (g >= nrules || seen[g] ||
 			    (i > s && g <= get32(p->entries + 4 * ((size_t)i - 1))) ||
 			    rule_bucket(p, g) != b) {
-				seterr(err, errlen, "section index: bucket %u entry %u: rule %u "
+				policy_seterr(err, errlen, "section index: bucket %u entry %u: rule %u "
 				    "missing, repeated, out of order or in the wrong bucket", b, i,
 				    g);
 				goto out;
@@ -1045,7 +1045,7 @@ verify_iprules(struct policy *p, char *err, size_t errlen)
 	uint32_t n = p->seclen[SEC_IPRULES], nrules = p->nallowed + p->ndenied, k = 0;
 
 	if (n < 4 || 4 + (uint64_t)get32(q) * IPRULE_REC != n) {
-		seterr(err, errlen, "section iprules: %u bytes do not hold its count", n);
+		policy_seterr(err, errlen, "section iprules: %u bytes do not hold its count", n);
 		return -1;
 	}
 	p->nip = get32(q);
@@ -1076,7 +1076,7 @@ verify_iprules(struct policy *p, char *err, size_t errlen)
 		goto bad;
 	return 0;
 bad:
-	seterr(err, errlen, "section iprules: record %u does not match the IP-literal rules",
+	policy_seterr(err, errlen, "section iprules: record %u does not match the IP-literal rules",
 	    k);
 	return -1;
 }
@@ -1088,7 +1088,7 @@ verify_ranges(struct policy *p, char *err, size_t errlen)
 	uint32_t n = p->seclen[SEC_RANGES];
 
 	if (n < 4 || 4 + (uint64_t)get32(q) * RANGE_REC != n) {
-		seterr(err, errlen, "section ranges: %u bytes do not hold its count", n);
+		policy_seterr(err, errlen, "section ranges: %u bytes do not hold its count", n);
 		return -1;
 	}
 	p->nranges = get32(q);
@@ -1103,7 +1103,7 @@ verify_ranges(struct policy *p, char *err, size_t errlen)
 			if (rec[4 + bit / 8] & (0x80 >> (bit % 8)))
 				ok = 0;
 		if (!ok) {
-			seterr(err, errlen, "section ranges: record %u: bad address range", i);
+			policy_seterr(err, errlen, "section ranges: record %u: bad address range", i);
 			return -1;
 		}
 	}
@@ -1417,7 +1417,7 @@ verify_credentials(struct policy *p, char *err, size_t errlen)
 {
 	if (read_credentials(p, NULL) == 0)
 		return 0;
-	seterr(err, errlen, "section credentials: malformed");
+	policy_seterr(err, errlen, "section credentials: malformed");
 	return -1;
 }
 
@@ -1452,7 +1452,7 @@ verify_fs(struct policy *p, char *err, size_t errlen)
 {
 	if (read_fs(p, NULL) == 0)
 		return 0;
-	seterr(err, errlen, "section fs: malformed path list");
+	policy_seterr(err, errlen, "section fs: malformed path list");
 	return -1;
 }
 
@@ -1461,7 +1461,7 @@ verify_options(struct policy *p, char *err, size_t errlen)
 {
 	if (read_options(p, NULL, &p->option_flags, &p->routes_off) == 0)
 		return 0;
-	seterr(err, errlen, "section options: malformed");
+	policy_seterr(err, errlen, "section options: malformed");
 	return -1;
 }
 
@@ -1478,7 +1478,7 @@ verify_layers(struct policy *p, char *err, size_t errlen)
 	    (read_fs(p, &lens) != 0 || read_options(p, &lens, NULL, NULL) != 0 ||
 	    read_credentials(p, &lens.cred) != 0)) {
 		settings_free(&lens);
-		seterr(err, errlen, "section layers: the lists cannot be read");
+		policy_seterr(err, errlen, "section layers: the lists cannot be read");
 		return -1;
 	}
 	/* Only the lengths of the rules and ranges are looked at: no rule is decoded. */
@@ -1489,7 +1489,7 @@ verify_layers(struct policy *p, char *err, size_t errlen)
 	lens.net.nallowed = lens.net.ndenied = lens.net.ndenied_addrs = 0;
 	settings_free(&lens);
 	if (rc != 0) {
-		seterr(err, errlen, "section layers: malformed, or a count beyond its list");
+		policy_seterr(err, errlen, "section layers: malformed, or a count beyond its list");
 		return -1;
 	}
 	p->layer_flags = get32(p->sec[SEC_LAYERS]);
@@ -1524,7 +1524,7 @@ policy_finish(struct policy *p, const char *what, char *err, size_t errlen)
 
 	msg[0] = '\0';
 	if (policy_verify(p, msg, sizeof(msg)) != 0) {
-		seterr(err, errlen, "%s: %s", what, msg);
+		policy_seterr(err, errlen, "%s: %s", what, msg);
 		policy_free(p);
 		return NULL;
 	}
@@ -1554,7 +1554,7 @@ policy_open_copy(int fd, const char *what, char *err, size_t errlen)
 	size_t len = 0;
 
 	if (lseek(fd, 0, SEEK_SET) < 0 || read_fd_all(fd, MAX_IMAGE, &data, &len) != 0) {
-		seterr(err, errlen, "%s: read: %s", what, strerror(errno));
+		policy_seterr(err, errlen, "%s: read: %s", what, strerror(errno));
 		return NULL;
 	}
 	p = xcalloc(1, sizeof(*p));
@@ -1574,19 +1574,19 @@ policy_open_fd_as(int fd, const char *what, char *err, size_t errlen)
 #endif
 
 	if (fstat(fd, &st) != 0) {
-		seterr(err, errlen, "%s: %s", what, strerror(errno));
+		policy_seterr(err, errlen, "%s: %s", what, strerror(errno));
 		return NULL;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		seterr(err, errlen, "%s: not a regular file", what);
+		policy_seterr(err, errlen, "%s: not a regular file", what);
 		return NULL;
 	}
 	if (st.st_size == 0) {
-		seterr(err, errlen, "%s: truncated: file is empty", what);
+		policy_seterr(err, errlen, "%s: truncated: file is empty", what);
 		return NULL;
 	}
 	if ((uint64_t)st.st_size > MAX_IMAGE) {
-		seterr(err, errlen, "%s: %lld bytes, larger than any policy image", what,
+		policy_seterr(err, errlen, "%s: %lld bytes, larger than any policy image", what,
 		    (long long)st.st_size);
 		return NULL;
 	}
@@ -1604,7 +1604,7 @@ policy_open_fd_as(int fd, const char *what, char *err, size_t errlen)
 	p = xcalloc(1, sizeof(*p));
 	p->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (p->map == MAP_FAILED) {
-		seterr(err, errlen, "%s: mmap: %s", what, strerror(errno));
+		policy_seterr(err, errlen, "%s: mmap: %s", what, strerror(errno));
 		free(p);
 		return NULL;
 	}
@@ -1628,7 +1628,7 @@ policy_open_file(const char *path, char *err, size_t errlen)
 	int fd;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_BINARY)) < 0) {
-		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		policy_seterr(err, errlen, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
 	p = policy_open_fd_as(fd, path, err, errlen);
@@ -1644,7 +1644,7 @@ policy_from_settings(const struct settings *s, char *err, size_t errlen)
 	size_t len;
 
 	if (policy_compile(s, &buf, &len) != 0) {
-		seterr(err, errlen, "cannot compile the settings into a policy (a value is out "
+		policy_seterr(err, errlen, "cannot compile the settings into a policy (a value is out "
 		    "of range or a rule is inconsistent)");
 		return NULL;
 	}

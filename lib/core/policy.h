@@ -19,6 +19,9 @@ struct policy;  /* opaque */
 int policy_compile(const struct settings *s, uint8_t **out, size_t *outlen);
 /* Atomic write: temp file beside path, fsync, rename; the temp file is removed on error. */
 int policy_write_file(const char *path, const uint8_t *buf, size_t len, char *err, size_t errlen);
+/* For policy.c and policy_write.c: fmt's message into err (errlen bytes), if err is
+ * given. */
+void policy_seterr(char *err, size_t errlen, const char *fmt, ...) SRT_PRINTF(3, 4);
 
 /* Open and verify an image; NULL with a message in err (truncated, bad magic, wrong
  * version, bad checksum, out-of-bounds offset ...). */

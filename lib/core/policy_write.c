@@ -16,18 +16,6 @@
 #include "policy.h"
 #include "util.h"
 
-static void SRT_PRINTF(3, 4)
-seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 int
 policy_write_file(const char *path, const uint8_t *buf, size_t len, char *err, size_t errlen)
 {
@@ -42,14 +30,14 @@ policy_write_file(const char *path, const uint8_t *buf, size_t len, char *err, s
 	/* Same directory, so rename(2) is atomic: readers see the old image or the new. */
 	tmp = xasprintf("%s/.%s.XXXXXX", dir, basename(bcopy));
 	if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
-		seterr(err, errlen, "%s: cannot create a temporary file in %s: %s", path, dir,
+		policy_seterr(err, errlen, "%s: cannot create a temporary file in %s: %s", path, dir,
 		    strerror(errno));
 		free(tmp);
 		tmp = NULL;
 		goto out;
 	}
 	if (fchmod(fd, 0644) != 0) {
-		seterr(err, errlen, "%s: chmod: %s", tmp, strerror(errno));
+		policy_seterr(err, errlen, "%s: chmod: %s", tmp, strerror(errno));
 		goto out;
 	}
 	while (off < len) {
@@ -58,23 +46,23 @@ policy_write_file(const char *path, const uint8_t *buf, size_t len, char *err, s
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0) {
-			seterr(err, errlen, "%s: write: %s", tmp, strerror(errno));
+			policy_seterr(err, errlen, "%s: write: %s", tmp, strerror(errno));
 			goto out;
 		}
 		off += (size_t)w;
 	}
 	if (fsync(fd) != 0) {
-		seterr(err, errlen, "%s: fsync: %s", tmp, strerror(errno));
+		policy_seterr(err, errlen, "%s: fsync: %s", tmp, strerror(errno));
 		goto out;
 	}
 	if (close(fd) != 0) {
 		fd = -1;
-		seterr(err, errlen, "%s: close: %s", tmp, strerror(errno));
+		policy_seterr(err, errlen, "%s: close: %s", tmp, strerror(errno));
 		goto out;
 	}
 	fd = -1;
 	if (rename(tmp, path) != 0) {
-		seterr(err, errlen, "%s: rename: %s", path, strerror(errno));
+		policy_seterr(err, errlen, "%s: rename: %s", path, strerror(errno));
 		goto out;
 	}
 	free(tmp);

@@ -94,6 +94,25 @@ proxy_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *sslen,
 	return 0;
 }
 
+socklen_t
+proxy_listen_loopback(int family, uint16_t port, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (family == AF_INET) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		return (socklen_t)sizeof(*sin);
+	}
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_port = htons(port);
+	sin6->sin6_addr = in6addr_loopback;
+	return (socklen_t)sizeof(*sin6);
+}
+
 /* Reachable from this host only: loopback (127.0.0.0/8, ::1, ::ffff:127.x) or a unix
  * socket. */
 bool

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sys.h"
 
@@ -16,6 +17,9 @@
  * "unix:/path". 0 or -1 with *why set. */
 int proxy_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *sslen,
     const char **why);
+
+/* 127.0.0.1:port (family AF_INET) or [::1]:port (AF_INET6) in *ss; its length. */
+socklen_t proxy_listen_loopback(int family, uint16_t port, struct sockaddr_storage *ss);
 
 /* Reachable from this host only: loopback (127.0.0.0/8, ::1, ::ffff:127.x) or a unix
  * socket. */

@@ -1241,24 +1241,6 @@ utf16_units(const char *s)
 	return n;
 }
 
-/* 8-4-4-4-12 hex digits, any case, nothing around them (the reference's uuid rule). */
-static bool
-is_uuid(const char *s)
-{
-	static const int groups[] = { 8, 4, 4, 4, 12 };
-
-	for (size_t g = 0; g < 5; g++) {
-		for (int i = 0; i < groups[g]; i++, s++)
-			if (!((*s >= '0' && *s <= '9') || ((*s | 0x20) >= 'a' &&
-			    (*s | 0x20) <= 'f')))
-				return false;
-		if (*s != (g < 4 ? '-' : '\0'))
-			return false;
-		s++;
-	}
-	return true;
-}
-
 static void
 get_guid(struct pctx *c, const cJSON *j, const char *path, char **dst)
 {
@@ -1268,7 +1250,7 @@ get_guid(struct pctx *c, const cJSON *j, const char *path, char **dst)
 		perr_type(c, path, "a GUID such as \"8d4c6d3e-1f2a-4b5c-9d6e-7f8091a2b3c4\"", j);
 		return;
 	}
-	if (!is_uuid(j->valuestring)) {
+	if (!util_is_uuid(j->valuestring)) {
 		q = quote(j->valuestring);
 		perr(c, path, "%s is not a GUID; write 32 hex digits grouped 8-4-4-4-12, "
 		    "without braces, e.g. \"8d4c6d3e-1f2a-4b5c-9d6e-7f8091a2b3c4\"", q);

@@ -40,6 +40,33 @@ xreallocarray(void *p, size_t n, size_t size)
 	return p;
 }
 
+void *
+util_grow(void *v, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return v;
+	*cap = *cap ? *cap * 2 : 16;
+	return xreallocarray(v, *cap, size);
+}
+
+/* The reference's uuid rule. */
+int
+util_is_uuid(const char *s)
+{
+	static const int groups[] = { 8, 4, 4, 4, 12 };
+
+	for (size_t g = 0; g < 5; g++) {
+		for (int i = 0; i < groups[g]; i++, s++)
+			if (!((*s >= '0' && *s <= '9') || ((*s | 0x20) >= 'a' &&
+			    (*s | 0x20) <= 'f')))
+				return 0;
+		if (*s != (g < 4 ? '-' : '\0'))
+			return 0;
+		s++;
+	}
+	return 1;
+}
+
 char *
 xstrdup(const char *s)
 {

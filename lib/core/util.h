@@ -13,6 +13,17 @@ void *xreallocarray(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) SRT_PRINTF(1, 2);
+/* An array v of n elements of size bytes, *cap allocated, with room for one more: twice
+ * as large (16 at first) when full. Returns v, perhaps moved. */
+void *util_grow(void *v, size_t n, size_t *cap, size_t size);
+
+/* Now, UTC to the millisecond, as the decision log and the violation records write it:
+ * "2026-01-02T03:04:05.678Z". */
+#define UTIL_TIME_MAX 32
+void util_time_now(char out[UTIL_TIME_MAX]);
+
+/* s is 8-4-4-4-12 hex digits, any case, with nothing around them: a UUID (a GUID). */
+int util_is_uuid(const char *s);
 
 /* A growable, NULL-terminated list of owned strings (also an argv). */
 struct strlist {

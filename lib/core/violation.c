@@ -24,20 +24,6 @@ viol_kind_name(enum viol_kind k)
 	return (unsigned)k < VK_MAX ? kind_names[k] : "left-out";
 }
 
-/* As decision_time_now(), whose file would bring its JSON reader along. */
-void
-violation_time_now(char out[VIOL_TIME_MAX])
-{
-	struct timespec ts;
-	struct tm tm;
-	char t[24];
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	strftime(t, sizeof(t), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(out, VIOL_TIME_MAX, "%.19s.%03dZ", t, (int)(ts.tv_nsec / 1000000) % 1000);
-}
-
 /* How much of the path and the reason a record shows: all of them, unless the record
  * would not fit in one atomic write (violation_format cuts them further). */
 struct cut {

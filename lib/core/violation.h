@@ -33,6 +33,7 @@
 
 #include "buf.h"
 #include "lines.h"
+#include "util.h"
 
 enum viol_kind {
 	VK_FILE_WRITE,          /* "file-write": a write-intent call refused */
@@ -44,7 +45,7 @@ enum viol_kind {
 
 const char *viol_kind_name(enum viol_kind k);
 
-#define VIOL_TIME_MAX           32
+#define VIOL_TIME_MAX           UTIL_TIME_MAX
 #define VIOL_LINES_MAX          1000    /* lines a run reports, then one "left-out" */
 #define VIOL_RECORD_MAX         4096    /* PIPE_BUF: one write, never torn */
 #define VIOL_PATH_SHOWN         1024    /* a longer path is cut (and said to be) */
@@ -66,9 +67,6 @@ struct violation {
 	unsigned port;
 	uint64_t count;                 /* left-out */
 };
-
-/* The time now, as the record writes it. */
-void violation_time_now(char out[VIOL_TIME_MAX]);
 
 /* The whole record, newline included: at most VIOL_RECORD_MAX bytes (a longer path is
  * cut to VIOL_PATH_SHOWN bytes, with "path_cut": true). */
@@ -93,8 +91,6 @@ struct violation_reader {
 	violation_cb cb;
 	void *arg;
 	struct lines lines;              /* the stream cut into records */
-	size_t malformed, oversized;
-	char first_fault[80];
 };
 void violation_reader_init(struct violation_reader *r, violation_cb cb, void *arg);
 void violation_reader_feed(struct violation_reader *r, const char *bytes, size_t len);

@@ -62,7 +62,7 @@ get_num(const cJSON *o, const char *key, double max, uint64_t *out)
 	return NULL;
 }
 
-/* "2025-01-31T12:00:00.123Z", as violation_time_now() writes it. */
+/* "2025-01-31T12:00:00.123Z", as util_time_now() writes it. */
 static bool
 time_ok(const char *t)
 {
@@ -162,14 +162,6 @@ violation_reader_init(struct violation_reader *r, violation_cb cb, void *arg)
 }
 
 static void
-reader_fault(struct violation_reader *r, size_t *count, const char *what, const char *more)
-{
-	if (r->malformed + r->oversized == 0)
-		snprintf(r->first_fault, sizeof(r->first_fault), "%s%s", what, more);
-	(*count)++;
-}
-
-static void
 reader_line(void *arg, const char *p, size_t n)
 {
 	struct violation_reader *r = arg;
@@ -180,7 +172,7 @@ reader_line(void *arg, const char *p, size_t n)
 	if (n == 0)
 		return;
 	if (violation_parse(p, n, &v, &tree, &bad) == -1)
-		reader_fault(r, &r->malformed, bad, strcmp(bad, "not JSON") == 0 ? "" :
+		lines_malformed(&r->lines, bad, strcmp(bad, "not JSON") == 0 ? "" :
 		    " missing or wrong");
 	else {
 		r->cb(r->arg, &v);
@@ -188,19 +180,10 @@ reader_line(void *arg, const char *p, size_t n)
 	}
 }
 
-/* An over-long line, as lines.c reports it. */
-static void
-violation_reader_long(void *arg)
-{
-	struct violation_reader *r = arg;
-
-	reader_fault(r, &r->oversized, "a line longer than 4 KiB", "");
-}
-
 void
 violation_reader_feed(struct violation_reader *r, const char *bytes, size_t len)
 {
-	const struct lines_cbs cb = { reader_line, violation_reader_long, r };
+	const struct lines_cbs cb = { reader_line, r };
 
 	lines_feed(&r->lines, VIOL_RECORD_MAX, bytes, len, &cb);
 }
@@ -208,15 +191,9 @@ violation_reader_feed(struct violation_reader *r, const char *bytes, size_t len)
 void
 violation_reader_finish(struct violation_reader *r)
 {
-	const struct lines_cbs cb = { reader_line, violation_reader_long, r };
+	const struct lines_cbs cb = { reader_line, r };
 
-	lines_finish(&r->lines, &cb);
-	if (r->malformed + r->oversized == 0)
-		return;
-	log_warnx("the sandbox's violation records had %zu malformed and %zu over-long "
-	    "line%s, ignored (the first: %s)", r->malformed, r->oversized,
-	    r->malformed + r->oversized == 1 ? "" : "s", r->first_fault);
-	r->malformed = r->oversized = 0;
+	lines_finish(&r->lines, "the sandbox's violation records", &cb);
 }
 
 void

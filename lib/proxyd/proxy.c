@@ -847,6 +847,20 @@ proxy_request_clear(struct proxy_request *rq)
 }
 
 void
+proxy_request_release(struct proxy_request **rq, struct proxy_policy **pp)
+{
+	if (*rq != NULL) {
+		proxy_request_clear(*rq);
+		free(*rq);
+		*rq = NULL;
+	}
+	if (*pp != NULL) {
+		proxy_policy_put(*pp);
+		*pp = NULL;
+	}
+}
+
+void
 proxy_request_set_reason(struct proxy_request *rq, const char *reason, size_t len)
 {
 	free(rq->reason);
@@ -862,7 +876,7 @@ proxy_log(struct proxy *px, const struct proxy_request *rq)
 
 	if (px->log_fd == -1)
 		return;
-	decision_time_now(d.time);
+	util_time_now(d.time);
 	d.protocol = rq->protocol;
 	d.client = rq->client;
 	d.host = rq->host;

@@ -203,6 +203,9 @@ struct proxy_request {
 void proxy_request_init(struct proxy *px, struct proxy_request *rq, const char *protocol,
     const char *client);
 void proxy_request_clear(struct proxy_request *rq);
+/* A connection's request is over: *rq (allocated) cleared and freed, its hold on the
+ * policy (*pp) given back; both NULL after, either may be before. */
+void proxy_request_release(struct proxy_request **rq, struct proxy_policy **pp);
 /* Set rq->reason to a copy of reason (any bytes; NULL clears). */
 void proxy_request_set_reason(struct proxy_request *rq, const char *reason, size_t len);
 

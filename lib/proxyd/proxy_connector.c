@@ -16,6 +16,7 @@
 #include "fdpass.h"
 #include "log.h"
 #include "proxy_connector.h"
+#include "proxy_sandbox.h"
 #include "util.h"
 
 struct proxy_connector_req {
@@ -173,30 +174,16 @@ proxy_connector_start(struct evloop *loop, const char *path)
 {
 	struct proxy_connector *pc;
 	int sp[2];
-	pid_t pid, parent = getpid();
+	pid_t pid;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) == -1) {
 		log_warn("connector: socketpair");
 		return NULL;
 	}
-	if ((pid = fork()) == -1) {
-		log_warn("connector: fork");
-		close(sp[0]);
-		close(sp[1]);
+	if ((pid = proxy_sandbox_fork(sp, "connector")) == -1)
 		return NULL;
-	}
-	if (pid == 0) {
-		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(0);
-		/* Nothing of the proxy's: no listener, no log, no policy. */
-		if (sp[1] != 3 && dup2(sp[1], 3) == -1)
-			_exit(1);
-		if (close_range(4, ~0U, 0) == -1)
-			_exit(1);
+	if (pid == 0)
 		connector_child(3, path);
-	}
-	close(sp[1]);
 	pc = xcalloc(1, sizeof(*pc));
 	pc->loop = loop;
 	pc->sock = sp[0];
@@ -204,9 +191,7 @@ proxy_connector_start(struct evloop *loop, const char *path)
 	if (fcntl(pc->sock, F_SETFL, O_NONBLOCK) == -1 ||
 	    evloop_add(loop, pc->sock, EV_READ, connector_io, pc) == -1) {
 		log_warn("connector");
-		close(pc->sock);
-		free(pc->path);
-		free(pc);
+		proxy_connector_free(pc);       /* (not in the loop: evloop_del passes it by) */
 		return NULL;
 	}
 	return pc;

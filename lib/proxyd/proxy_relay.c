@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "proxy.h"
+#include "proxy_listen.h"
 #include "relay.h"
 #include "sys.h"
 
@@ -92,22 +93,7 @@ proxy_relay_dial_next(struct proxy_relay_dial *d)
 	int fd;
 
 	for (; d->attempt < 2; d->attempt++) {
-		memset(&ss, 0, sizeof(ss));
-		if (d->attempt == 0) {
-			struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
-
-			sin->sin_family = AF_INET;
-			sin->sin_port = htons(port);
-			sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-			sl = sizeof(*sin);
-		} else {
-			struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
-
-			sin6->sin6_family = AF_INET6;
-			sin6->sin6_port = htons(port);
-			sin6->sin6_addr = in6addr_loopback;
-			sl = sizeof(*sin6);
-		}
+		sl = proxy_listen_loopback(d->attempt == 0 ? AF_INET : AF_INET6, port, &ss);
 		fd = sys_socket(ss.ss_family);
 		if (fd == -1)
 			continue;

@@ -215,21 +215,34 @@ proxy_opener_start(const char *path)
 {
 	struct proxy_opener *o;
 	int sp[2];
-	pid_t parent = getpid();
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) == -1) {
 		log_warn("opener: socketpair");
 		return NULL;
 	}
 	o = xcalloc(1, sizeof(*o));
-	if ((o->pid = fork()) == -1) {
-		log_warn("opener: fork");
-		close(sp[0]);
-		close(sp[1]);
+	if ((o->pid = proxy_sandbox_fork(sp, "opener")) == -1) {
 		free(o);
 		return NULL;
 	}
-	if (o->pid == 0) {
+	if (o->pid == 0)
+		proxy_opener_main(3, path);
+	o->sock = sp[0];
+	return o;
+}
+
+pid_t
+proxy_sandbox_fork(int sp[2], const char *what)
+{
+	pid_t pid, parent = getpid();
+
+	if ((pid = fork()) == -1) {
+		log_warn("%s: fork", what);
+		close(sp[0]);
+		close(sp[1]);
+		return -1;
+	}
+	if (pid == 0) {
 		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(0);
@@ -238,11 +251,10 @@ proxy_opener_start(const char *path)
 			_exit(1);
 		if (close_range(4, ~0U, 0) == -1)
 			_exit(1);
-		proxy_opener_main(3, path);
+		return 0;
 	}
 	close(sp[1]);
-	o->sock = sp[0];
-	return o;
+	return pid;
 }
 
 int

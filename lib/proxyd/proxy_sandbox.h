@@ -21,6 +21,7 @@
 #define SRT_PROXY_SANDBOX_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 /* skip_seccomp: drop capabilities and set NO_NEW_PRIVS only (--no-sandbox, debugging).
  * Returns 0, or -1 after printing why. */
@@ -45,6 +46,11 @@ void proxy_sandbox_exit(int status);
 struct proxy_opener;
 /* NULL with a warning on failure. */
 struct proxy_opener *proxy_opener_start(const char *path);
+/* A helper child of the proxy (the opener, the connector) that talks over sp[1] alone:
+ * in the child (0 returned) sp[1] is descriptor 3, nothing of the proxy's but 0-2 is
+ * open, and it dies with the proxy. In the proxy the child's pid, sp[1] closed; -1 with
+ * both closed (logged as what) when fork fails. */
+pid_t proxy_sandbox_fork(int sp[2], const char *what);
 /* A descriptor on the path (the file as it is now), or -1 with errno: the opener's own
  * errno from open(2), or EIO when it is gone. For policy_source's open_file. */
 int proxy_opener_open(void *opener, const char *path);

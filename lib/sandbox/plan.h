@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 
+#include "plan_ace.h"
 #include "settings.h"
 #include "util.h"
 #include "wguard.h"
@@ -125,30 +126,8 @@ int plan_macos_build(const struct settings *s, const struct plan_ctx *ctx,
  * Windows: the access control entries of BEHAVIOR §7 for the sandbox account, which
  * `srt-policy plan --target windows` prints one per line and srt-win applies.
  */
-enum plan_right {
-	PLAN_R_READ             = 1u << 0,
-	PLAN_R_EXECUTE          = 1u << 1,
-	PLAN_R_WRITE            = 1u << 2,
-	PLAN_R_MODIFY           = 1u << 3,      /* read, write, execute, delete itself */
-	PLAN_R_DELETE_CHILD     = 1u << 4,
-	PLAN_R_DELETE           = 1u << 5,      /* the object's own DELETE (deny only) */
-};
-
-struct plan_ace {
-	int deny;               /* 0: ALLOW, 1: DENY */
-	char *path;             /* absolute */
-	unsigned rights;        /* enum plan_right */
-	int inherit;            /* 1: (OI)(CI), also every file and directory beneath */
-};
-
-struct plan_windows {
-	struct plan_ace *v;
-	size_t n, cap;
-};
-
 int plan_windows_build(const struct settings *s, const struct plan_ctx *ctx,
     struct plan_windows *out, struct diags *errs);
-void plan_windows_free(struct plan_windows *p);
 /* One entry as its JSON line, without the newline:
  * {"ace":"allow","path":"/p","rights":["read","execute"],"inherit":"OICI"}.
  * NULL (errno EILSEQ) when the path is not UTF-8. Caller frees. */

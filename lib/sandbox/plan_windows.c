@@ -270,21 +270,7 @@ expand(struct wb *b, const struct path_list *l, const char *what, int deny,
 static void
 ace_add(struct plan_windows *p, int deny, const char *path, unsigned rights, int inherit)
 {
-	for (size_t i = 0; i < p->n; i++) {
-		const struct plan_ace *a = &p->v[i];
-
-		if (a->deny == deny && a->rights == rights && a->inherit == inherit &&
-		    path_equal(a->path, path))
-			return;
-	}
-	if (p->n == p->cap) {
-		p->cap = p->cap ? p->cap * 2 : 16;
-		p->v = xreallocarray(p->v, p->cap, sizeof(*p->v));
-	}
-	p->v[p->n].deny = deny;
-	p->v[p->n].path = xstrdup(path);
-	p->v[p->n].rights = rights;
-	p->v[p->n++].inherit = inherit;
+	plan_ace_add(p, deny, path, rights, inherit, path_equal);
 }
 
 /* DENY on the target, and DENY delete-child on the directory holding it. */
@@ -738,15 +724,6 @@ fail:
 	wlist_free(&cd);
 	plan_windows_free(out);
 	return -1;
-}
-
-void
-plan_windows_free(struct plan_windows *p)
-{
-	for (size_t i = 0; i < p->n; i++)
-		free(p->v[i].path);
-	free(p->v);
-	memset(p, 0, sizeof(*p));
 }
 
 static const char *const right_names[] = {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sbpl.h"
+#include "addr.h"
 #include "buf.h"
 #include "util.h"
 
@@ -90,18 +91,6 @@ skip_space(struct reader *r)
 	}
 }
 
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static size_t
 put_utf8(char *o, uint32_t c)
 {
@@ -168,7 +157,8 @@ read_string(struct reader *r)
 			int k, h;
 
 			for (k = 1; k <= 4; k++) {
-				if (r->p + k >= r->end || (h = hexval(r->p[k])) < 0) {
+				if (r->p + k >= r->end ||
+				    (h = hex_digit_value((unsigned char)r->p[k])) < 0) {
 					rd_err(r, r->line, "a bad \\u escape in a string");
 					goto fail;
 				}

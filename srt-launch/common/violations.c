@@ -273,7 +273,7 @@ viol_left_out(struct violations *v)
 	char *line;
 
 	memset(&s, 0, sizeof(s));
-	violation_time_now(s.time);
+	util_time_now(s.time);
 	s.kind = VK_LEFT_OUT;
 	s.count = v->left_out;
 	line = violation_line(&s);

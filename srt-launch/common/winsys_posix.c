@@ -26,6 +26,7 @@
 
 #include "exit.h"
 #include "log.h"
+#include "proxy_listen.h"
 #include "util.h"
 #include "winsys.h"
 
@@ -136,9 +137,7 @@ ws_fini(void)
 static int
 listen_on(int family, int port, int *fd_out)
 {
-	struct sockaddr_in s4;
-	struct sockaddr_in6 s6;
-	struct sockaddr *sa;
+	struct sockaddr_storage ss;
 	socklen_t len;
 	int fd, one = 1, e;
 
@@ -146,23 +145,10 @@ listen_on(int family, int port, int *fd_out)
 		return -1;
 	if (set_cloexec(fd) == -1)
 		goto fail;
-	if (family == AF_INET) {
-		memset(&s4, 0, sizeof(s4));
-		s4.sin_family = AF_INET;
-		s4.sin_port = htons((uint16_t)port);
-		s4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		sa = (struct sockaddr *)&s4;
-		len = sizeof(s4);
-	} else {
+	if (family == AF_INET6)
 		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-		memset(&s6, 0, sizeof(s6));
-		s6.sin6_family = AF_INET6;
-		s6.sin6_port = htons((uint16_t)port);
-		s6.sin6_addr = in6addr_loopback;
-		sa = (struct sockaddr *)&s6;
-		len = sizeof(s6);
-	}
-	if (bind(fd, sa, len) == -1 || listen(fd, 128) == -1)
+	len = proxy_listen_loopback(family, (uint16_t)port, &ss);
+	if (bind(fd, (struct sockaddr *)&ss, len) == -1 || listen(fd, 128) == -1)
 		goto fail;
 	*fd_out = fd;
 	return 0;
@@ -316,7 +302,7 @@ int
 ws_anon_file(const void *data, size_t len, ws_handle *h)
 {
 	char *path;
-	int fd;
+	int fd, rc = -1;
 
 	if ((fd = tmp_create("srt-anon.", &path)) == -1)
 		return -1;
@@ -324,13 +310,14 @@ ws_anon_file(const void *data, size_t len, ws_handle *h)
 	if (write_all(fd, data, len) == -1 || lseek(fd, 0, SEEK_SET) == -1 ||
 	    set_cloexec(fd) == -1) {
 		log_warn("write %s", path);
-		free(path);
 		close(fd);
-		return -1;
+		goto out;
 	}
-	free(path);
 	*h = fd;
-	return 0;
+	rc = 0;
+out:
+	free(path);
+	return rc;
 }
 
 int

@@ -48,6 +48,7 @@
 
 #include "fdpass.h"
 #include "launch.h"
+#include "proxy_listen.h"
 
 #define NETNS_STACK     (256 * 1024)
 
@@ -185,22 +186,7 @@ netns_listen_one(int family, int port, char *why, size_t whylen)
 	socklen_t sl;
 	int fd, one = 1;
 
-	memset(&ss, 0, sizeof(ss));
-	if (family == AF_INET) {
-		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
-
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons((uint16_t)port);
-		sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		sl = sizeof(*sin);
-	} else {
-		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
-
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons((uint16_t)port);
-		sin6->sin6_addr = in6addr_loopback;
-		sl = sizeof(*sin6);
-	}
+	sl = proxy_listen_loopback(family, (uint16_t)port, &ss);
 	if ((fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
 		goto fail;
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) == -1)

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "proxy_listen.h"
 #include "sys_file.h"
 #include "util.h"
 #include "wincmdline.h"
@@ -181,9 +182,7 @@ socket_close(SOCKET s)
 static int
 listen_on(int family, int port, SOCKET *out)
 {
-	struct sockaddr_in s4;
-	struct sockaddr_in6 s6;
-	struct sockaddr *sa;
+	struct sockaddr_storage ss;
 	int len, one = 1, e;
 	SOCKET s;
 
@@ -202,23 +201,10 @@ listen_on(int family, int port, SOCKET *out)
 	}
 	/* Nobody else may bind the port beside us (Windows would let them otherwise). */
 	(void)setsockopt(s, SOL_SOCKET, SO_EXCLUSIVEADDRUSE, (const char *)&one, sizeof(one));
-	if (family == AF_INET) {
-		memset(&s4, 0, sizeof(s4));
-		s4.sin_family = AF_INET;
-		s4.sin_port = htons((u_short)port);
-		s4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		sa = (struct sockaddr *)&s4;
-		len = (int)sizeof(s4);
-	} else {
+	if (family == AF_INET6)
 		(void)setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, (const char *)&one, sizeof(one));
-		memset(&s6, 0, sizeof(s6));
-		s6.sin6_family = AF_INET6;
-		s6.sin6_port = htons((u_short)port);
-		s6.sin6_addr = in6addr_loopback;
-		sa = (struct sockaddr *)&s6;
-		len = (int)sizeof(s6);
-	}
-	if (bind(s, sa, len) == SOCKET_ERROR || listen(s, SOMAXCONN) == SOCKET_ERROR) {
+	len = (int)proxy_listen_loopback(family, (uint16_t)port, &ss);
+	if (bind(s, (struct sockaddr *)&ss, len) == SOCKET_ERROR || listen(s, SOMAXCONN) == SOCKET_ERROR) {
 		e = WSAGetLastError();
 		closesocket(s);
 		if (e == WSAEADDRINUSE || e == WSAEACCES)

@@ -40,7 +40,7 @@ record(void *arg, const struct decision *d)
 	decision_format(&b, d);
 	decision_reader_init(&r, check, &a);
 	decision_reader_feed(&r, b.p, b.len);
-	if (a.n != 1 || r.malformed != 0 || r.oversized != 0)
+	if (a.n != 1 || r.lines.malformed != 0 || r.lines.oversized != 0)
 		abort();
 	decision_reader_free(&r);
 	buf_free(&b);
@@ -61,7 +61,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		decision_reader_feed(&r, (const char *)data + off, piece);
 		off += piece;
 	}
-	r.malformed = r.oversized = 0;  /* no warning on every input */
+	r.lines.malformed = r.lines.oversized = 0;  /* no warning on every input */
 	decision_reader_finish(&r);
 	decision_reader_free(&r);
 	return 0;

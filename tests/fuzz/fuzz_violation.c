@@ -47,7 +47,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	violation_reader_feed(&r, (const char *)data, size / 2);
 	violation_reader_feed(&r, (const char *)data + size / 2, size - size / 2);
 	violation_reader_feed(&r, "\n", 1);  /* the last line, unfinished */
-	r.malformed = r.oversized = 0;  /* finish would warn on stderr */
+	r.lines.malformed = r.lines.oversized = 0;  /* finish would warn on stderr */
 	violation_reader_finish(&r);
 	violation_reader_free(&r);
 	return 0;

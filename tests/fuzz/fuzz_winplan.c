@@ -25,7 +25,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct sw_plan p;
+	struct plan_windows p;
 	struct state st = { 0 }, st2 = { 0 };
 	char *text = malloc(size + 1), *f1, *f2, err[128];
 	struct jval *v;
@@ -43,7 +43,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 			free(c);
 		}
-		plan_free(&p);
+		plan_windows_free(&p);
 	} else if (p.n != 0)
 		abort();
 	if ((v = json_parse(text, size, err, sizeof(err))) != NULL)

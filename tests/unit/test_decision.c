@@ -44,7 +44,7 @@ test_round_trip(void)
 	int i;
 
 	memset(&d, 0, sizeof(d));
-	decision_time_now(d.time);
+	util_time_now(d.time);
 	d.protocol = "connect";
 	d.client = "127.0.0.1:40000";
 	d.host = "example.com";
@@ -101,8 +101,8 @@ test_round_trip(void)
 	    "\"bytes_down\":0,\"duration_ms\":0}\n");
 	i = g.n;
 	decision_reader_feed(&r, b.p, b.len);
-	ok(g.n == i && r.malformed == 1, "a request that is not a string: malformed");
-	r.malformed = 0;
+	ok(g.n == i && r.lines.malformed == 1, "a request that is not a string: malformed");
+	r.lines.malformed = 0;
 	d.request = NULL;
 	buf_reset(&b);
 	d.verdict = VERDICT_NONE;
@@ -178,8 +178,8 @@ test_bad_lines(void)
 	decision_reader_feed(&r, good, sizeof(good) - 1);
 	ok(g.n == 1 && strcmp(g.host, "good.example") == 0,
 	    "good lines are read between bad ones");
-	ok(r.malformed == sizeof(bad) / sizeof(bad[0]) && r.oversized == 1,
-	    "bad lines counted: %zu malformed, %zu over-long", r.malformed, r.oversized);
+	ok(r.lines.malformed == sizeof(bad) / sizeof(bad[0]) && r.lines.oversized == 1,
+	    "bad lines counted: %zu malformed, %zu over-long", r.lines.malformed, r.lines.oversized);
 	out = finish_output(&r);
 	ok(strstr(out, "7 malformed and 1 over-long lines") != NULL &&
 	    strstr(out, "not JSON") != NULL && strchr(out, '\n') == out + strlen(out) - 1,

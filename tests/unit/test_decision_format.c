@@ -55,7 +55,7 @@ main(void)
 	    (int)(b.len > 0 ? b.len - 1 : 0), buf_str(&b));
 	ok(strcmp(verdict_name(VERDICT_AUDIT_DENY), "audit-deny") == 0 &&
 	    strcmp(verdict_name(VERDICT_NONE), "deny") == 0, "verdict names");
-	decision_time_now(now);
+	util_time_now(now);
 	ok(time_shape(now) && strncmp(now, "20", 2) == 0, "the time now, UTC to the "
 	    "millisecond: %s", now);
 	buf_free(&b);

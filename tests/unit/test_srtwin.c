@@ -138,7 +138,7 @@ dacl_is(const char *path, const char *want)
 }
 
 static int
-parse(const char *text, struct sw_plan *p)
+parse(const char *text, struct plan_windows *p)
 {
 	return plan_parse(text, strlen(text), p);
 }
@@ -173,21 +173,21 @@ match_pid(const struct rec *r, const void *arg)
 static int
 apply_as(const char *text, pid_t pid, const char *sid, struct acl_results *res)
 {
-	struct sw_plan plan;
+	struct plan_windows plan;
 	struct state st;
 	int r;
 
 	if (parse(text, &plan) != 0)
 		return -9;
 	if (state_open(&st) != 0) {
-		plan_free(&plan);
+		plan_windows_free(&plan);
 		return -8;
 	}
 	r = acl_apply(&st, &plan, sid, RK_GRANT, (unsigned long)pid, start_of(pid), NULL,
 	    NULL, res);
 	state_save(&st);
 	state_close(&st);
-	plan_free(&plan);
+	plan_windows_free(&plan);
 	return r;
 }
 
@@ -222,9 +222,9 @@ records(void)
 static const char *
 status_of(const struct acl_results *r, const char *path)
 {
-	for (size_t i = 0; i < r->n; i++)
-		if (strcmp(r->v[i].path, path) == 0)
-			return r->v[i].status;
+	for (size_t i = 0; i < r->path.n; i++)
+		if (strcmp(r->path.v[i], path) == 0)
+			return r->status[i];
 	return "(none)";
 }
 
@@ -246,7 +246,7 @@ test_rights(void)
 static void
 test_plan_parse(void)
 {
-	struct sw_plan p;
+	struct plan_windows p;
 	char *t;
 	int r;
 
@@ -256,17 +256,17 @@ test_plan_parse(void)
 	    p.v[0].inherit && p.v[1].deny && p.v[1].rights == SR_WRITE && !p.v[1].inherit &&
 	    strcmp(p.v[1].path, at("proj/.env")) == 0, "JSON lines: entries in order, blank "
 	    "lines and CRLF taken");
-	plan_free(&p);
+	plan_windows_free(&p);
 	free(t);
 	t = xasprintf("%s%s", line("allow", "proj", "\"read\",\"execute\"", "OICI"),
 	    line("allow", "proj", "\"read\",\"execute\"", "OICI"));
 	ok(parse(t, &p) == 0 && p.n == 1, "a repeated entry counts once");
-	plan_free(&p);
+	plan_windows_free(&p);
 	free(t);
 	t = xasprintf("%s", line("deny", "proj", "\"delete\"", ""));
 	ok(parse(t, &p) == 0 && p.n == 1 && p.v[0].deny && p.v[0].rights == SR_DELETE &&
 	    !p.v[0].inherit, "DENY delete is parsed");
-	plan_free(&p);
+	plan_windows_free(&p);
 	free(t);
 
 	static const struct {
@@ -343,7 +343,7 @@ test_plan_parse(void)
 		    strcmp(p.v[7].path, at("proj")) == 0,
 		    "object form: a directory write root's own DELETE is denied");
 	}
-	plan_free(&p);
+	plan_windows_free(&p);
 	free(t);
 	t = xasprintf("{\"write\":[\"%s\"],\"denyWrite\":[\"%s\"]}", at("proj"),
 	    at("proj/.git/hooks"));
@@ -354,7 +354,7 @@ test_plan_parse(void)
 	    strcmp(p.v[4].path, at("proj/.git")) == 0 && p.v[5].deny &&
 	    p.v[5].rights == SR_DELETE_CHILD && strcmp(p.v[5].path, at("proj")) == 0,
 	    "object form: a deny's ancestors in a write root cannot be renamed (%zu)", p.n);
-	plan_free(&p);
+	plan_windows_free(&p);
 	free(t);
 }
 
@@ -381,7 +381,7 @@ test_grant_revoke(void)
 	r = release_as(h, &res);
 	ok(r == 0 && dacl_is(at("proj"), "") && dacl_is(at("proj/.env"), "") &&
 	    records() == 0, "revoke: every entry gone, no records left");
-	ok(res.n == 3 && strcmp(res.v[0].status, "revoked") == 0, "revoke: statuses");
+	ok(res.path.n == 3 && strcmp(res.status[0], "revoked") == 0, "revoke: statuses");
 	results_free(&res);
 	end(h);
 	free(t);
@@ -628,7 +628,7 @@ static void
 test_profile_expansion(void)
 {
 	struct state st;
-	struct sw_plan plan = { 0 }, deny = { 0 };
+	struct plan_windows plan = { 0 }, deny = { 0 };
 	pid_t h = holder();
 
 	fresh();
@@ -644,8 +644,8 @@ test_profile_expansion(void)
 	    "a read deny above a profile grant is also set on the granted path");
 	release_as(h, NULL);
 	ok(dacl_is(at("home/tools"), "allow:" SID2 ":0x1200a9:3"), "and leaves with it");
-	plan_free(&deny);
-	plan_free(&plan);
+	plan_windows_free(&deny);
+	plan_windows_free(&plan);
 	end(h);
 }
 

@@ -66,7 +66,7 @@ test_round_trip(void)
 	char *longpath;
 
 	memset(&v, 0, sizeof(v));
-	violation_time_now(v.time);
+	util_time_now(v.time);
 	v.kind = VK_FILE_WRITE;
 	v.op = "unlink";
 	v.path = "/home/u/p/.bashrc";
@@ -109,7 +109,7 @@ test_round_trip(void)
 	free(longpath);
 
 	memset(&v, 0, sizeof(v));
-	violation_time_now(v.time);
+	util_time_now(v.time);
 	v.kind = VK_CONNECT;
 	v.op = "connect";
 	v.proto = "tcp";
@@ -129,7 +129,7 @@ test_round_trip(void)
 	    "IPv6 in brackets: %s", g.line);
 
 	memset(&v, 0, sizeof(v));
-	violation_time_now(v.time);
+	util_time_now(v.time);
 	v.kind = VK_LEFT_OUT;
 	v.count = 99000;
 	round_trip(&v, &g, &b);
@@ -196,10 +196,10 @@ test_bad_lines(void)
 	ok(g.n == 1 && strcmp(g.path, "/etc/x") == 0, "a good line is read between bad ones");
 	ok(strcmp(g.line, "deny file-write /etc/x (not in allowWrite)") == 0,
 	    "its line is built from its fields, not taken: %s", g.line);
-	ok(r.malformed == sizeof(bad) / sizeof(bad[0]) && r.oversized == 1,
-	    "bad lines counted: %zu malformed, %zu over-long", r.malformed, r.oversized);
+	ok(r.lines.malformed == sizeof(bad) / sizeof(bad[0]) && r.lines.oversized == 1,
+	    "bad lines counted: %zu malformed, %zu over-long", r.lines.malformed, r.lines.oversized);
 	violation_reader_finish(&r);
-	ok(r.malformed == 0 && r.oversized == 0, "finish warns once and forgets");
+	ok(r.lines.malformed == 0 && r.lines.oversized == 0, "finish warns once and forgets");
 	violation_reader_free(&r);
 	free(big);
 }
