@@ -78,10 +78,58 @@ sys_init(void)
 	return 0;
 }
 
+#if defined(__APPLE__) || !defined(SOCK_NONBLOCK)
+/*
+ * A POSIX system without Linux's socket flags (macOS: the launcher's local proxies): the
+ * flags set after the call, which no other thread of those programs can race with an
+ * exec. Without MSG_NOSIGNAL a send to a closed peer raises SIGPIPE, which the programs
+ * that send ignore.
+ */
+#define SYS_SOCK_FLAGS_AFTER 1
+#ifndef SOCK_NONBLOCK
+#define SOCK_NONBLOCK   0
+#define SOCK_CLOEXEC    0
+#endif
+#ifndef MSG_NOSIGNAL
+#define MSG_NOSIGNAL    0
+#endif
+#endif
+
+/* fd non-blocking (if nonblock) and close-on-exec where the call could not say so. */
+static inline int
+sys_sock_flags(int fd, int nonblock)
+{
+#ifdef SYS_SOCK_FLAGS_AFTER
+	if (fd != -1 && ((nonblock && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) ==
+	    -1) || fcntl(fd, F_SETFD, FD_CLOEXEC) == -1)) {
+		close(fd);
+		return -1;
+	}
+#else
+	(void)nonblock;
+#endif
+	return fd;
+}
+
 static inline int
 sys_socketpair(int sv[2])
 {
-	return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv);
+#ifdef SYS_SOCK_FLAGS_AFTER
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == -1)
+		return -1;
+#else
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1)
+		return -1;
+#endif
+	if (sys_sock_flags(sv[0], 0) == -1) {
+		close(sv[1]);
+		return -1;
+	}
+	if (sys_sock_flags(sv[1], 0) == -1) {
+		close(sv[0]);
+		return -1;
+	}
+	return 0;
 }
 
 static inline int
@@ -116,14 +164,22 @@ sys_send(int fd, const void *buf, size_t len)
 static inline int
 sys_socket(int family)
 {
+#ifdef SYS_SOCK_FLAGS_AFTER
+	return sys_sock_flags(socket(family, SOCK_STREAM, 0), 1);
+#else
 	return socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+#endif
 }
 
 /* The accepted socket non-blocking and close-on-exec. */
 static inline int
 sys_accept(int lfd, struct sockaddr *sa, socklen_t *salen)
 {
+#ifdef SYS_SOCK_FLAGS_AFTER
+	return sys_sock_flags(accept(lfd, sa, salen), 1);
+#else
 	return accept4(lfd, sa, salen, SOCK_NONBLOCK | SOCK_CLOEXEC);
+#endif
 }
 
 /* -1 with EINPROGRESS for a connection under way (Windows says WSAEWOULDBLOCK). */
