@@ -126,8 +126,8 @@ match_comps(char **pc, size_t np, char **sc, size_t ns)
 	if (np == 0)
 		return ns == 0;
 	if (is_globstar(pc[0])) {
-		for (k = 0; k <= ns; k++)
-			if (match_comps(pc + 1, np - 1, sc + k, ns - k))
+		for (k = 0; k <= ns; k++)    /* (no names: sc may be NULL) */
+			if (match_comps(pc + 1, np - 1, ns > 0 ? sc + k : sc, ns - k))
 				return 1;
 		return 0;
 	}

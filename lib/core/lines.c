@@ -22,7 +22,8 @@ static void
 lines_emit(struct lines *l, const struct lines_cbs *cb)
 {
 	if (!l->skipping)
-		cb->on_line(cb->arg, l->line.p + l->line.off, l->line.len);
+		cb->on_line(cb->arg, l->line.len > 0 ? l->line.p + l->line.off : "",
+		    l->line.len);     /* an empty line may have no buffer at all */
 	buf_reset(&l->line);
 	l->skipping = false;
 }
