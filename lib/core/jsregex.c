@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "jsregex.h"
+#include "utf8.h"
 #include "util.h"
 
 #define QUANT_MAX       0x7fffffffu     /* a bound saturates, as V8's does */
@@ -34,32 +35,21 @@ struct rx {
 	const char *why;
 };
 
-/* UTF-8 to UTF-16 code units; an invalid byte becomes U+FFFD. */
+/* UTF-8 to UTF-16 code units; an invalid byte (an overlong form too: "\xc0\xa8" is no
+ * "(") becomes U+FFFD, as utf8_decode says. */
 static uint16_t *
 to_utf16(const char *s, size_t len, size_t *n)
 {
 	uint16_t *u = xcalloc(len + 1, sizeof(*u));
 	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, o = 0, k, need;
-	uint32_t cp;
+	size_t i = 0, o = 0;
+	long cp;
 
 	while (i < len) {
-		need = p[i] < 0x80 ? 0 : (p[i] & 0xe0) == 0xc0 ? 1 : (p[i] & 0xf0) == 0xe0 ?
-		    2 : (p[i] & 0xf8) == 0xf0 ? 3 : 4;
-		cp = need == 0 ? p[i] : need == 1 ? p[i] & 0x1fu : need == 2 ? p[i] & 0x0fu :
-		    p[i] & 0x07u;
-		for (k = 1; need < 4 && k <= need; k++) {
-			if (i + k >= len || (p[i + k] & 0xc0) != 0x80)
-				break;
-			cp = cp << 6 | (p[i + k] & 0x3fu);
-		}
-		if (need == 4 || k <= need) {
+		i += utf8_decode(p + i, len - i, &cp);
+		if (cp == UTF8_BAD)
 			u[o++] = 0xfffd;
-			i++;
-			continue;
-		}
-		i += need + 1;
-		if (cp >= 0x10000) {
+		else if (cp >= 0x10000) {
 			cp -= 0x10000;
 			u[o++] = (uint16_t)(0xd800 + (cp >> 10));
 			u[o++] = (uint16_t)(0xdc00 + (cp & 0x3ff));
