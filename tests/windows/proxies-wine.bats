@@ -272,6 +272,7 @@ JSON
 	"$SRT_BUILD/bin/srt-policy" compile -s "$T/s.json" -o "$T/p.bin"
 	start_socksd_exe
 	run $NS curl -sS --max-time 20 --socks5-hostname "127.0.0.1:$PORT" "http://localhost:$DEAD/"
+	echo "curl: $output"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"(4)"* ]]
 	for _ in $(seq 1 50); do [ -s "$T/log" ] && break; sleep 0.1; done
