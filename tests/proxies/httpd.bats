@@ -491,7 +491,8 @@ PY
 	srt-httpd --policy-fd 3 -l "127.0.0.1:$PP" --log "$T/log" 2>"$T/err" 3<"$T/p.bin" &
 	HPID=$!
 	wait_listening "$PP"
-	grep -q "Seccomp:.2" "/proc/$HPID/status"
+	# The listener is open before the proxy narrows itself: wait for the narrowing.
+	wait_grep "Seccomp:.2" "/proc/$HPID/status"
 	run curl -sS -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$PP" "http://127.0.0.1:$UP/"
 	[ "$output" = 200 ]
 	# The same file, new contents: what the descriptor reads now.
@@ -512,7 +513,7 @@ PY
 	wait_listening "$PP"
 	opener=$(pgrep -P "$HPID")
 	[ -n "$opener" ]
-	grep -q "Seccomp:.2" "/proc/$opener/status"
+	wait_grep "Seccomp:.2" "/proc/$opener/status"
 	grep -q "NoNewPrivs:.1" "/proc/$opener/status"
 	# It holds nothing of the proxy's: no listener, no log.
 	[ "$(ls "/proc/$opener/fd" | sort -n | tr '\n' ' ')" = "0 1 2 3 " ]
