@@ -64,13 +64,20 @@ in_lab() {
 	exec python3 -m http.server 80 --bind 0.0.0.0 --directory "$T/www" 2>"$T/www.log"
 	SH
 	cat > "$T/lab.sh" <<-SH
-	ip link set lo up || exit 99
-	mount --bind "$T/hosts" /etc/hosts || exit 99
+	fail() { echo "lab: \$1 failed" >&2; exit 99; }
+	ip link set lo up || fail "lo up"
+	mount --bind "$T/hosts" /etc/hosts || fail "the hosts file"
 	unshare -n bash "$T/web.sh" &
 	web=\$!
-	ip link add v0 type veth peer name v1 || exit 99
-	ip link set v1 netns \$web || exit 99
-	ip addr add 198.18.0.1/24 dev v0 && ip link set v0 up || exit 99
+	# The server's namespace exists once unshare has made it: v1 moved before that
+	# would stay here, and the server would wait for it for ever.
+	while [ "\$(readlink /proc/\$web/ns/net)" = "\$(readlink /proc/self/ns/net)" ]; do
+		kill -0 \$web 2>/dev/null || fail "the server's namespace"
+		sleep 0.05
+	done
+	ip link add v0 type veth peer name v1 || fail "the veth pair"
+	ip link set v1 netns \$web || fail "moving v1"
+	ip addr add 198.18.0.1/24 dev v0 && ip link set v0 up || fail "v0"
 	for i in \$(seq 100); do (exec 9<>/dev/tcp/198.18.0.2/80) 2>/dev/null && break; sleep 0.1; done
 	$1
 	rc=\$?
