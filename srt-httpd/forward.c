@@ -156,24 +156,67 @@ forward_host_mismatch(const struct http_head *h, const struct proxy_request *rq,
  * the syntax the body is read in by the upstream: "&t=" inside a JSON string, or
  * "t":" inside a form value, is another field's value.
  */
+/*
+ * The parameters after a Content-Type's ";": false when one is a charset other than
+ * UTF-8 or US-ASCII, or a "," joins another type. The body is matched as bytes: in
+ * another charset they read otherwise (UTF-7's +AFw- is a backslash before a key's
+ * quote), so such a body gets no value.
+ */
+static bool
+forward_charset_plain(const char *p, size_t n)
+{
+	const char *end = p + n, *v;
+	size_t vn;
+
+	if (memchr(p, ',', n) != NULL)
+		return false;
+	while (p < end) {
+		while (p < end && (*p == ' ' || *p == '\t' || *p == ';'))
+			p++;
+		if ((size_t)(end - p) >= 7 && strncasecmp(p, "charset", 7) == 0) {
+			for (v = p + 7; v < end && (*v == ' ' || *v == '\t' || *v == '='); v++)
+				;
+			if (v < end && *v == '"')
+				v++;
+			for (vn = 0; v + vn < end && v[vn] != ';' && v[vn] != '"' &&
+			    v[vn] != ' ' && v[vn] != '\t'; vn++)
+				;
+			if (!((vn == 5 && strncasecmp(v, "utf-8", 5) == 0) ||
+			    (vn == 8 && strncasecmp(v, "us-ascii", 8) == 0)))
+				return false;
+		}
+		while (p < end && *p != ';')
+			p++;
+	}
+	return true;
+}
+
 static unsigned
 forward_body_syntax(const struct http_head *h)
 {
-	size_t idx, n;
+	size_t idx, n, i;
 	const char *p, *semi;
 
 	if (http_field_count(h, "content-type", &idx) != 1)
 		return 0;
 	p = h->fields[idx].value.p;
 	n = h->fields[idx].value.n;
-	if ((semi = memchr(p, ';', n)) != NULL)
+	if ((semi = memchr(p, ';', n)) != NULL) {
+		if (!forward_charset_plain(semi + 1, (size_t)(p + n - (semi + 1))))
+			return 0;
 		n = (size_t)(semi - p);
+	}
 	while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
 		n--;
 	while (n > 0 && (*p == ' ' || *p == '\t')) {
 		p++;
 		n--;
 	}
+	/* One media type: "a, b+json" or "a b+json" is two, which readers cut apart
+	 * differently (one may read a form where this would read JSON). */
+	for (i = 0; i < n; i++)
+		if (p[i] == ',' || p[i] == ' ' || p[i] == '\t')
+			return 0;
 	if (n == 33 && strncasecmp(p, "application/x-www-form-urlencoded", 33) == 0)
 		return CRED_BODY_FORM;
 	if ((n == 16 && strncasecmp(p, "application/json", 16) == 0) ||

@@ -248,3 +248,37 @@ SH
 	[ "$(grep -c 'fake_value_' "$T/up1.log")" -ge 4 ]
 	! grep -q "$SECRET" "$T/up1.log" || return 1
 }
+
+# From an attacker's read (the body is matched as bytes, in the one media type named):
+@test "injectBodyFields: a JSON body in a charset where +AFw- is a backslash: the key k\\\"t is not t" {
+	settings ',"injectHosts":["127.0.0.1"],"injectBodyFields":["t"]'
+	cat >"$T/inside.sh" <<'SH'
+unset NO_PROXY no_proxy
+# UTF-7: +AFw- decodes to "\", so an upstream that honours the charset reads the key k\"t.
+curl -sS -m 10 -H 'Content-Type: application/json; charset=utf-7' \
+    --data-binary "{\"k+AFw-\"t\": \"$GH_TOKEN\"}" http://127.0.0.1:$P1/echo
+SH
+	in_ns "$SRT_BIN/srt" -s "$T/s.json" bash "$T/inside.sh"
+	[ "$status" -eq 0 ]
+	no_real
+	grep -q 'fake_value_' "$T/up1.log"
+	! grep -q "$SECRET" "$T/up1.log" || return 1
+}
+
+@test "injectBodyFields: a Content-Type listing a form type first and a +json type last is no JSON body" {
+	settings ',"injectHosts":["127.0.0.1"],"injectBodyFields":["t"]'
+	cat >"$T/inside.sh" <<'SH'
+unset NO_PROXY no_proxy
+c() { curl -sS -m 10 "$@"; echo; }
+# PHP cuts the type at ";", "," or " ": it reads a form whose field a is {"t":"..."}.
+c -H 'Content-Type: application/x-www-form-urlencoded, application/a+json' \
+    --data-binary "a={\"t\":\"$GH_TOKEN\"}" http://127.0.0.1:$P1/echo
+c -H 'Content-Type: application/x-www-form-urlencoded application/a+json' \
+    --data-binary "a={\"t\":\"$GH_TOKEN\"}" http://127.0.0.1:$P1/echo
+SH
+	in_ns "$SRT_BIN/srt" -s "$T/s.json" bash "$T/inside.sh"
+	[ "$status" -eq 0 ]
+	no_real
+	[ "$(grep -c 'fake_value_' "$T/up1.log")" -ge 2 ]
+	! grep -q "$SECRET" "$T/up1.log" || return 1
+}
