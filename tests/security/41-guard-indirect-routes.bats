@@ -39,7 +39,7 @@ load guard
 # git add of that directory records a gitlink in the user's index (.git/index is not
 # protected; git commit would do the same). The user's next git status in the superproject
 # runs git status in every populated gitlink, with that repository's core.fsmonitor.
-@test "review: a repository made in a new directory and added as a gitlink runs at the superproject's git status" {
+@test "a repository made in a new directory and added as a gitlink runs at the superproject's git status" {
 	need_tool
 	repo_init "$T/work"
 	gsettings '["."]'
@@ -56,7 +56,7 @@ step gitlink "git add newsub 2>/dev/null && git ls-files -s newsub | grep -q ^16
 # path, and the guard's name rules refuse making a .git but not rewriting one. Pointed at
 # a git directory the command made (a copy of the module's, with core.fsmonitor), the
 # superproject's git status enters deps/lib with it.
-@test "review: the .git file of a submodule at deps/lib rewritten in place" {
+@test "the .git file of a submodule at deps/lib rewritten in place" {
 	need_tool
 	repo_init "$T/lib-src"
 	repo_init "$T/super"
@@ -84,7 +84,7 @@ step rewrite "echo \"gitdir: $PWD/evilgit\" >deps/lib/.git"'
 # descriptor the command opened on .git before it made its cwd unsearchable: PID 1 asks
 # "is /…/work/.git a git directory" and "does /…/work/.git/HEAD exist" by path, gets
 # EACCES, and takes both for "no"; the file is then made through the held descriptor.
-@test "review: .git/commondir through a held descriptor while the cwd is mode 0" {
+@test ".git/commondir through a held descriptor while the cwd is mode 0" {
 	need_tool
 	repo_init "$T/work"
 	gsettings '["."]'
@@ -102,7 +102,7 @@ step held "\"$FSOP\" held-write .git . commondir ../evil"'
 # A repository below the walk's depth (a/b/.git: its hooks are protected by name only,
 # with no read-only mount): a hook made through a descriptor held on hooks/ while a/ is
 # mode 0. The user's next git commit there runs it.
-@test "review: a hook in a nested repository through a held descriptor while its parent is mode 0" {
+@test "a hook in a nested repository through a held descriptor while its parent is mode 0" {
 	need_tool
 	repo_init "$T/work"
 	mkdir -p "$T/work/a"
@@ -120,7 +120,7 @@ step held "\"$FSOP\" held-write a/b/.git/hooks a pre-commit \"$PAYLOAD\""'
 # The bare layout of 35 (objects/, refs/, config, then HEAD in an existing directory),
 # with HEAD made through a descriptor held on the directory while its parent is mode 0:
 # "do objects and refs exist" is answered "no", so HEAD completes nothing.
-@test "review: a bare layout whose HEAD is made through a held descriptor while the parent is mode 0" {
+@test "a bare layout whose HEAD is made through a held descriptor while the parent is mode 0" {
 	need_tool
 	repo_init "$T/work"
 	mkdir -p "$T/work/d/sub"
@@ -145,7 +145,7 @@ step held "\"$FSOP\" held-write d/sub d HEAD \"ref: refs/heads/main\""'
 # open (is this a git directory?) fails with EMFILE, which the guard takes for "no".
 # The hook of a nested repository is moved in (a rename needs no descriptor after the
 # checks). The command raises the limit again each time; nothing else is needed.
-@test "review: PID 1's RLIMIT_NOFILE lowered with prlimit, then a hook renamed into a nested repository" {
+@test "PID 1's RLIMIT_NOFILE lowered with prlimit, then a hook renamed into a nested repository" {
 	need_tool
 	srt_only
 	repo_init "$T/work"
@@ -193,7 +193,7 @@ step emfile "\"$PY\" emfile.py"'
 # command made) replaces deps/, the parent of an uninitialised submodule (deps/lib):
 # the .git at the second level is never looked at, and the superproject's git status
 # enters deps/lib and runs its core.fsmonitor.
-@test "review: a rename whose subtree walk skips what it cannot open plants a submodule's repository" {
+@test "a rename whose subtree walk skips what it cannot open plants a submodule's repository" {
 	need_tool
 	srt_only
 	repo_init "$T/lib-src"
@@ -247,7 +247,7 @@ step emfile "\"$PY\" subtree.py"'
 # moved or copied into the work tree and recorded: the move is a rename across mounts
 # (EXDEV), so mv copies, and the copy's .git is refused like git init's; a rename within
 # one write root is refused by the rename's look at what it moves.
-@test "review: a repository made in another write root, moved into the work tree and added as a gitlink" {
+@test "a repository made in another write root, moved into the work tree and added as a gitlink" {
 	need_tool
 	repo_init "$T/work"
 	mkdir -p "$T/other"
@@ -274,7 +274,7 @@ step gitlink "git add newsub newsub2 d 2>/dev/null && git ls-files -s | grep -q 
 # on alias/ makes the kernel's name for the directory the supervisor holds
 # ".../work/alias", which is no git directory in PID 1's namespace: commondir is written
 # into the real .git.
-@test "review: allowNestedUserNamespaces, .git bound on another name in the command's mount namespace" {
+@test "allowNestedUserNamespaces, .git bound on another name in the command's mount namespace" {
 	need_tool
 	srt_only
 	repo_init "$T/work"
@@ -318,7 +318,7 @@ echo READ AGAIN'
 # The host moves a directory two levels above the denied file and makes the path again
 # (a secrets directory rotated as a whole: mv secrets secrets.old; mkdir; write). The
 # watch looks at the file's own directory only, which moved along with its mask.
-@test "review: denyRead file, the host renames a grandparent directory and makes the path again" {
+@test "denyRead file, the host renames a grandparent directory and makes the path again" {
 	need_tool
 	mkdir -p "$T/sec/prod"
 	echo "old-$SECRET" >"$T/sec/prod/token"
@@ -333,7 +333,7 @@ echo READ AGAIN'
 # Kubernetes' secret volumes (and tools built like them) rotate by swapping a symlink on
 # the way: token -> ..data/token, ..data -> a new directory. The mask stays on the old
 # target.
-@test "review: denyRead file reached through a symlink the host swaps (..data, as Kubernetes does)" {
+@test "denyRead file reached through a symlink the host swaps (..data, as Kubernetes does)" {
 	need_tool
 	mkdir -p "$T/sec/v1"
 	echo "old-$SECRET" >"$T/sec/v1/token"
@@ -350,7 +350,7 @@ echo READ AGAIN'
 # A denyRead path that does not exist when the run starts gets no mask and no watch
 # (BEHAVIOR: missing path, nothing); the host makes it during the run (aws configure,
 # a login that writes a token) and the command reads it.
-@test "review: denyRead file missing at the start, made by the host during the run" {
+@test "denyRead file missing at the start, made by the host during the run" {
 	need_tool
 	mkdir -p "$T/sec"
 	DENIED=$T/sec/token
@@ -364,7 +364,7 @@ echo READ AGAIN'
 # does nothing for it), so the guard keeps the command from making it, by any call, while
 # the way to it may be made; and the watch, which ends the run when the host makes it,
 # leaves the command's own directories alone: the run goes on to its end.
-@test "review: denyRead path missing at the start, the command tries to make it" {
+@test "denyRead path missing at the start, the command tries to make it" {
 	need_tool
 	gsettings '["."]' '[]' "[\"$T/work/later/token\", \"$T/work/gone\"]"
 	keep "$T/work/later/token" "$T/work/gone"
@@ -390,7 +390,7 @@ step mkdir-under "mkdir -p gone/x"'
 # all be had (the user's limit; here lowered in a user namespace of the test's own, the
 # limit being per namespace), the command must not start: 125, with a message naming
 # the limit. The same run without the lower limit starts (the control).
-@test "review: the read-deny watch past the inotify limit: the command never starts" {
+@test "the read-deny watch past the inotify limit: the command never starts" {
 	need_tool
 	srt_only
 	unshare -Ur sh -c 'echo 4 >/proc/sys/user/max_inotify_watches' 2>/dev/null ||
@@ -434,7 +434,7 @@ exec "$@"' _ "$limit" timeout 60 "$SRT" -s "$SETTINGS" -c 'echo STARTED') \
 # the command's own makes PID 1's open of it for writing wait until the lease is broken
 # (lease-break-time, 45 s by default): meanwhile no other write is served and no lost
 # read deny is noticed.
-@test "review: a lease on the command's own file stalls every other write of the sandbox" {
+@test "a lease on the command's own file stalls every other write of the sandbox" {
 	need_tool
 	srt_only
 	gsettings '["."]'
@@ -459,7 +459,7 @@ step other-write "\"$FSOP\" lease-stall leased other"'
 # (srt -c 'tool' <data). The command opens /proc/self/fd/0 for writing: the supervisor
 # reopens the object for it, although the descriptor was read-only and the file lies in
 # no write root.
-@test "review: standard input redirected from a file outside the write roots, reopened for writing" {
+@test "standard input redirected from a file outside the write roots, reopened for writing" {
 	need_tool
 	srt_only
 	mkdir -p "$T/outside"
@@ -484,7 +484,7 @@ step reopen "echo overwritten >/proc/self/fd/0"'
 # Claude Code runs the commands .claude/settings.json names as hooks outside any sandbox
 # (its documentation keeps them in .claude/hooks/ and names them through
 # $CLAUDE_PROJECT_DIR); the settings file is protected, the scripts it runs are not.
-@test "review: the script a protected .claude/settings.json runs as a hook" {
+@test "the script a protected .claude/settings.json runs as a hook" {
 	need_tool
 	repo_init "$T/work"
 	mkdir -p "$T/work/.claude/hooks"
@@ -511,7 +511,7 @@ step replace "printf \"#!/bin/sh\n%s\n\" \"$PAYLOAD\" >f && chmod +x f && mv f .
 # directory. The command raises its own RLIMIT_CORE, works in a protected directory
 # without a read-only mount (the hooks of a repository below the walk's depth), and
 # crashes: a 0600 file appears there, past the guard (and, large enough, fills the disk).
-@test "review: a core dump made by the kernel in a protected directory" {
+@test "a core dump made by the kernel in a protected directory" {
 	need_tool
 	case $(cat /proc/sys/kernel/core_pattern) in
 	/* | "|"*) skip "core dumps do not go to the working directory here" ;;
@@ -535,7 +535,7 @@ echo crashed'
 # sends to the supervisor. With allowAllUnixSockets (which the guard is to hold under as
 # well), the command makes a socket at .git/commondir (the user's next git command dies:
 # "failed to read .git/commondir") and at .bashrc.
-@test "review: allowAllUnixSockets, a socket bound at .git/commondir and .bashrc" {
+@test "allowAllUnixSockets, a socket bound at .git/commondir and .bashrc" {
 	need_tool
 	srt_only
 	repo_init "$T/work"
@@ -561,7 +561,7 @@ step bashrc "\"$PY\" bind.py .bashrc"'
 # a write root and a PATH directory in it before /usr/bin (~/.cargo/bin, ~/go/bin, ~/bin,
 # pyenv's shims: every Rust user's PATH), the command plants bwrap there; the next srt
 # runs it, outside any sandbox. Only ~/.local/bin is in the guard's list.
-@test "review: a bwrap planted in a PATH directory of a writable home runs at srt's next start" {
+@test "a bwrap planted in a PATH directory of a writable home runs at srt's next start" {
 	need_tool
 	srt_only
 	command -v cc >/dev/null || skip "no C compiler for the planted bwrap"
@@ -590,7 +590,7 @@ step bwrap "cp fakebw \"$HOME/.cargo/bin/bwrap\""'
 # descriptor opened read-only (not supervised either) is enough. Where a protected file has
 # no read-only mount (a repository below the walk's depth: a/b/.git), its mode changes:
 # here a hook the user disabled with chmod -x is enabled again for the next git commit.
-@test "review: fchmod through a read-only descriptor enables a disabled hook of a nested repository" {
+@test "fchmod through a read-only descriptor enables a disabled hook of a nested repository" {
 	need_tool
 	repo_init "$T/work"
 	mkdir -p "$T/work/a"
