@@ -115,10 +115,10 @@ plan_path(const char *s, char *why, size_t whylen)
 }
 
 static int
-parse_ace(const struct jval *o, struct plan_windows *out, char *why, size_t whylen)
+parse_ace(const struct json_value *o, struct plan_windows *out, char *why, size_t whylen)
 {
-	const struct jval *ace = json_get(o, "ace"), *path = json_get(o, "path");
-	const struct jval *rs = json_get(o, "rights"), *inh = json_get(o, "inherit"), *e;
+	const struct json_value *ace = json_tree_get(o, "ace"), *path = json_tree_get(o, "path");
+	const struct json_value *rs = json_tree_get(o, "rights"), *inh = json_tree_get(o, "inherit"), *e;
 	unsigned r = 0;
 	int deny;
 	char *p;
@@ -130,19 +130,19 @@ parse_ace(const struct jval *o, struct plan_windows *out, char *why, size_t whyl
 			snprintf(why, whylen, "unknown key \"%.40s\"", e->key);
 			return -1;
 		}
-	if (ace == NULL || ace->type != J_STRING || (strcmp(ace->str, "allow") != 0 &&
+	if (ace == NULL || ace->type != JSON_STRING || (strcmp(ace->str, "allow") != 0 &&
 	    strcmp(ace->str, "deny") != 0)) {
 		snprintf(why, whylen, "\"ace\" must be \"allow\" or \"deny\"");
 		return -1;
 	}
 	deny = strcmp(ace->str, "deny") == 0;
-	if (rs == NULL || rs->type != J_ARRAY || rs->child == NULL) {
+	if (rs == NULL || rs->type != JSON_ARRAY || rs->child == NULL) {
 		snprintf(why, whylen, "\"rights\" must be a non-empty array");
 		return -1;
 	}
 	for (e = rs->child; e != NULL; e = e->next) {
 		for (i = 0; i < NRIGHTS; i++)
-			if (e->type == J_STRING && strcmp(e->str, rights[i].name) == 0)
+			if (e->type == JSON_STRING && strcmp(e->str, rights[i].name) == 0)
 				break;
 		if (i == NRIGHTS || (r & rights[i].bit)) {
 			snprintf(why, whylen, "\"rights\" holds an unknown or repeated right "
@@ -157,12 +157,12 @@ parse_ace(const struct jval *o, struct plan_windows *out, char *why, size_t whyl
 		    r & SR_DELETE_CHILD ? "delete_child" : "delete");
 		return -1;
 	}
-	if (inh == NULL || inh->type != J_STRING || (strcmp(inh->str, "OICI") != 0 &&
+	if (inh == NULL || inh->type != JSON_STRING || (strcmp(inh->str, "OICI") != 0 &&
 	    inh->str[0] != '\0')) {
 		snprintf(why, whylen, "\"inherit\" must be \"OICI\" or \"\"");
 		return -1;
 	}
-	if (path == NULL || path->type != J_STRING) {
+	if (path == NULL || path->type != JSON_STRING) {
 		snprintf(why, whylen, "\"path\" must be a string");
 		return -1;
 	}
@@ -175,7 +175,7 @@ parse_ace(const struct jval *o, struct plan_windows *out, char *why, size_t whyl
 
 /* One path of the reference's object form, ranked as srt-policy ranks it. */
 static int
-object_path(const char *key, const struct jval *e, struct plan_windows *out, char *why,
+object_path(const char *key, const struct json_value *e, struct plan_windows *out, char *why,
     size_t whylen)
 {
 	int deny = key[0] == 'd';
@@ -187,7 +187,7 @@ object_path(const char *key, const struct jval *e, struct plan_windows *out, cha
 	size_t n;
 	int dir;
 
-	if (e->type != J_STRING || e->str[0] == '\0') {
+	if (e->type != JSON_STRING || e->str[0] == '\0') {
 		snprintf(why, whylen, "\"%s\" must hold non-empty path strings", key);
 		return -1;
 	}
@@ -257,10 +257,10 @@ object_ancestors(struct plan_windows *out)
 }
 
 static int
-parse_object_form(const struct jval *o, struct plan_windows *out, char *why, size_t whylen)
+parse_object_form(const struct json_value *o, struct plan_windows *out, char *why, size_t whylen)
 {
 	static const char *const keys[] = { "denyRead", "denyWrite", "read", "write" };
-	const struct jval *e, *l;
+	const struct json_value *e, *l;
 	size_t i;
 
 	for (e = o->child; e != NULL; e = e->next) {
@@ -275,9 +275,9 @@ parse_object_form(const struct jval *o, struct plan_windows *out, char *why, siz
 	}
 	/* Denies first: nothing is granted that its deny does not already cover. */
 	for (i = 0; i < 4; i++) {
-		if ((l = json_get(o, keys[i])) == NULL || l->type == J_NULL)
+		if ((l = json_tree_get(o, keys[i])) == NULL || l->type == JSON_NULL)
 			continue;
-		if (l->type != J_ARRAY) {
+		if (l->type != JSON_ARRAY) {
 			snprintf(why, whylen, "\"%s\" must be an array of paths", keys[i]);
 			return -1;
 		}
@@ -292,23 +292,23 @@ parse_object_form(const struct jval *o, struct plan_windows *out, char *why, siz
 int
 plan_parse(const char *text, size_t len, struct plan_windows *out)
 {
-	struct jval *v;
+	struct json_value *v;
 	char err[160], why[200];
 	size_t line = 0, start, end;
 	int bad = 0;
 
 	memset(out, 0, sizeof(*out));
 	/* The reference's form is one object without an "ace" key. */
-	if ((v = json_parse(text, len, err, sizeof(err))) != NULL && v->type == J_OBJECT &&
-	    json_get(v, "ace") == NULL) {
+	if ((v = json_tree_parse(text, len, err, sizeof(err))) != NULL && v->type == JSON_OBJECT &&
+	    json_tree_get(v, "ace") == NULL) {
 		if (parse_object_form(v, out, why, sizeof(why)) != 0) {
 			sw_err("bad_input", "srt-win: stdin: %s", why);
 			bad = 1;
 		}
-		json_free(v);
+		json_tree_free(v);
 		goto out;
 	}
-	json_free(v);
+	json_tree_free(v);
 	for (start = 0; start < len; start = end + 1) {
 		for (end = start; end < len && text[end] != '\n'; end++)
 			;
@@ -323,19 +323,19 @@ plan_parse(const char *text, size_t len, struct plan_windows *out)
 			s++;
 		if (s == e)
 			continue;
-		if ((v = json_parse(text + s, e - s, err, sizeof(err))) == NULL) {
+		if ((v = json_tree_parse(text + s, e - s, err, sizeof(err))) == NULL) {
 			sw_err("bad_input", "srt-win: stdin line %zu: not JSON: %s", line, err);
 			bad = 1;
 			continue;
 		}
-		if (v->type != J_OBJECT) {
+		if (v->type != JSON_OBJECT) {
 			sw_err("bad_input", "srt-win: stdin line %zu: not an object", line);
 			bad = 1;
 		} else if (parse_ace(v, out, why, sizeof(why)) != 0) {
 			sw_err("bad_input", "srt-win: stdin line %zu: %s", line, why);
 			bad = 1;
 		}
-		json_free(v);
+		json_tree_free(v);
 	}
 out:
 	if (bad) {

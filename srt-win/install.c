@@ -37,18 +37,18 @@ install_record_free(struct install_record *r)
 }
 
 static char *
-str_field(const struct jval *o, const char *k)
+str_field(const struct json_value *o, const char *k)
 {
-	const struct jval *v = json_get(o, k);
+	const struct json_value *v = json_tree_get(o, k);
 
-	return v != NULL && v->type == J_STRING ? xstrdup(v->str) : NULL;
+	return v != NULL && v->type == JSON_STRING ? xstrdup(v->str) : NULL;
 }
 
 int
 install_record_read(struct install_record *r)
 {
-	const struct jval *pr, *lb, *ver;
-	struct jval *v;
+	const struct json_value *pr, *lb, *ver;
+	struct json_value *v;
 	char *text = NULL, err[128];
 	int rc;
 
@@ -58,31 +58,31 @@ install_record_read(struct install_record *r)
 			sw_err("system", "srt-win: reading the install record: %s", wa_error());
 		return rc;
 	}
-	v = json_parse(text, strlen(text), err, sizeof(err));
+	v = json_tree_parse(text, strlen(text), err, sizeof(err));
 	free(text);
-	if (v == NULL || v->type != J_OBJECT)
+	if (v == NULL || v->type != JSON_OBJECT)
 		goto bad;
 	r->user = str_field(v, "user");
 	r->sid = str_field(v, "sid");
 	r->password = str_field(v, "password");
 	r->sublayer = str_field(v, "sublayer");
-	pr = json_get(v, "port_range");
-	lb = json_get(v, "allow_loopback");
-	ver = json_get(v, "version");
+	pr = json_tree_get(v, "port_range");
+	lb = json_tree_get(v, "allow_loopback");
+	ver = json_tree_get(v, "version");
 	if (r->user == NULL || r->sid == NULL || r->password == NULL || r->sublayer == NULL ||
-	    pr == NULL || pr->type != J_ARRAY || pr->child == NULL ||
-	    pr->child->type != J_NUMBER || pr->child->next == NULL ||
-	    pr->child->next->type != J_NUMBER || lb == NULL || ver == NULL ||
-	    ver->type != J_NUMBER)
+	    pr == NULL || pr->type != JSON_ARRAY || pr->child == NULL ||
+	    pr->child->type != JSON_NUMBER || pr->child->next == NULL ||
+	    pr->child->next->type != JSON_NUMBER || lb == NULL || ver == NULL ||
+	    ver->type != JSON_NUMBER)
 		goto bad;
 	r->port_lo = (int)pr->child->num;
 	r->port_hi = (int)pr->child->next->num;
-	r->allow_loopback = lb->type == J_TRUE;
+	r->allow_loopback = lb->type == JSON_TRUE;
 	r->version = (int)ver->num;
-	json_free(v);
+	json_tree_free(v);
 	return 0;
 bad:
-	json_free(v);
+	json_tree_free(v);
 	install_record_free(r);
 	sw_err("system", "srt-win: the install record is damaged; run srt-win install --force");
 	return -1;

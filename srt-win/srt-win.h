@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "buf.h"
+#include "json_tree.h"
 #include "plan_ace.h"
 #include "util.h"
 #include "winapi.h"
@@ -68,7 +69,8 @@ enum {
 /* --- util.c -------------------------------------------------------------------------- */
 
 /* The allocator (xmalloc ... xasprintf, fatal on exhaustion), the string list (struct
- * strlist) and the buffer (struct buf) are the core's: lib/core/util.h, lib/core/buf.h. */
+ * strlist), the buffer (struct buf) and the JSON reader (struct json_value) are the
+ * core's: lib/core/util.h, lib/core/buf.h, lib/core/json_tree.h. */
 
 /* Errors: one JSON line on stderr, {"code": ..., "message": "srt-win: ..."}. */
 void sw_err(const char *code, const char *fmt, ...) SW_PRINTF(2, 3);
@@ -86,24 +88,6 @@ int read_all(FILE *f, size_t max, char **out, size_t *len);
 int parse_uint(const char *s, unsigned long max, unsigned long *out);
 /* "LO-HI" with 1 <= LO <= HI <= 65535 and HI - LO <= 64. */
 int parse_port_range(const char *s, int *lo, int *hi);
-
-/* --- json.c: a strict reader for the JSON srt-win is handed ------------------------- */
-
-enum jtype { J_NULL, J_FALSE, J_TRUE, J_NUMBER, J_STRING, J_ARRAY, J_OBJECT };
-
-struct jval {
-	enum jtype type;
-	double num;
-	char *str;                      /* J_STRING; also the key of an object member */
-	char *key;
-	struct jval *child, *next;      /* J_ARRAY, J_OBJECT */
-};
-
-#define JSON_MAX_DEPTH 32
-/* Parse one JSON text (RFC 8259, UTF-8, no NUL in strings); NULL with a message in err. */
-struct jval *json_parse(const char *text, size_t len, char *err, size_t errlen);
-void json_free(struct jval *v);
-const struct jval *json_get(const struct jval *obj, const char *key);
 
 /* --- path.c ---------------------------------------------------------------------------- */
 
