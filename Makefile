@@ -313,8 +313,8 @@ SWN_SRC     := $(filter-out srt-win/winapi_win32%.c,$(wildcard srt-win/*.c)) lib
 SWN_OBJ     := $(SWN_SRC:%.c=$(BUILD)/obj/%.o)
 
 # The parts of libsrt that build for Windows (lib/core/sys.h, the WSAPoll event loop, the
-# getaddrinfo resolver, the JSON reader and the plan entries srt-win applies:
-# lib/core/json_tree.c, lib/sandbox/plan_ace.c), and
+# getaddrinfo resolver, the JSON reader and the plan srt-win reads and applies:
+# lib/core/json_tree.c, lib/sandbox/plan_ace.c, plan_windows_read.c), and
 # unit tests of them as Windows programs, which tests/windows/proxies-wine.bats runs under Wine.
 WINLIB_CFLAGS := $(filter-out -municode -DUNICODE -D_UNICODE,$(WIN_CFLAGS)) -D_GNU_SOURCE \
                -D_POSIX_THREAD_SAFE_FUNCTIONS
@@ -325,7 +325,7 @@ WINLIB_SRC  := $(addprefix lib/core/,util.c log.c addr.c policy.c settings_core.
                $(addprefix lib/proxyd/,evloop.c evloop_wsapoll.c socks5.c ssh_refusal.c \
                    guard.c proxy.c proxy_dial.c proxy_relay.c decider_names.c sigv4.c \
                    resolver.c resolver_query.c resolver_win.c relay.c relay_copy.c) \
-               lib/sandbox/plan_ace.c \
+               lib/sandbox/plan_ace.c lib/sandbox/plan_windows_read.c \
                $(addprefix lib/compat/,sys_win.c guard_local_win.c proxy_win.c wincmdline.c)
 WINLIB_OBJ  := $(WINLIB_SRC:%.c=build/win/obj/%.o)
 WINLIB      := build/win/libsrt.a
@@ -523,9 +523,11 @@ build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB) $(PATHS_H)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIB) $(PKG_LIBS)
 
-# srt-win's plan reader: its own sources (with the fake) and the core's allocator, not libsrt.
-FUZZ_WIN_SRC := srt-win/ace.c srt-win/dacl.c srt-win/path.c srt-win/util.c \
-                lib/sandbox/plan_ace.c srt-win/state.c srt-win/winapi_fake.c srt-win/winapi_error.c \
+# srt-win's plan reader: its own sources (with the fake) and the core's allocator, JSON
+# reader and plan reader, not libsrt.
+FUZZ_WIN_SRC := srt-win/ace.c srt-win/dacl.c srt-win/path.c srt-win/util.c srt-win/state.c \
+                srt-win/winapi_fake.c srt-win/winapi_error.c \
+                lib/sandbox/plan_ace.c lib/sandbox/plan_windows_read.c \
                 lib/core/util.c lib/core/log.c lib/core/buf.c lib/core/utf8.c lib/core/addr.c \
                 lib/core/json_strict.c lib/core/json_tree.c
 build/fuzz/fuzz_winplan: tests/fuzz/fuzz_winplan.c $(FUZZ_WIN_SRC)
