@@ -300,16 +300,16 @@ macos-compile:
 # buffer, string list, fatal errors and the plan entries (lib/sandbox/plan_ace.c).
 WIN_CC      ?= x86_64-w64-mingw32-gcc
 WIN_AR      ?= x86_64-w64-mingw32-ar
-# lib/compat/wincmdline.c, the Windows command line of an argv, is srt-win's as well as
-# libsrt-compat's.
-WIN_SRC     := $(filter-out srt-win/winapi_fake.c,$(wildcard srt-win/*.c)) lib/compat/wincmdline.c
+# The Win32 layer (winapi_win32*.c) sees winapi.h and the core, never srt-win.h: srt-win's
+# logic calls it, never the other way round.
+WIN_SRC     := $(filter-out srt-win/winapi_fake.c,$(wildcard srt-win/*.c))
 WIN_OBJ     := $(WIN_SRC:%.c=build/win/obj/%.o)
 WIN_CFLAGS  := -std=c11 -O2 $(WARN) -DSRT_VERSION='"$(VERSION)"' \
                -D__USE_MINGW_ANSI_STDIO=1 -D_WIN32_WINNT=0x0A00 \
                -DUNICODE -D_UNICODE -municode $(LIB_INC) -MMD -MP
 WIN_LDLIBS  := -municode -static -ladvapi32 -lnetapi32 -lfwpuclnt -lshell32 -lole32 \
                -lcrypt32 -lws2_32 -lbcrypt
-SWN_SRC     := $(filter-out srt-win/winapi_win32%.c,$(wildcard srt-win/*.c)) lib/compat/wincmdline.c
+SWN_SRC     := $(filter-out srt-win/winapi_win32%.c,$(wildcard srt-win/*.c))
 SWN_OBJ     := $(SWN_SRC:%.c=$(BUILD)/obj/%.o)
 
 # The parts of libsrt that build for Windows (lib/core/sys.h, the WSAPoll event loop, the
@@ -525,7 +525,7 @@ build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB) $(PATHS_H)
 
 # srt-win's plan reader: its own sources (with the fake) and the core's allocator, JSON
 # reader and plan reader, not libsrt.
-FUZZ_WIN_SRC := srt-win/ace.c srt-win/dacl.c srt-win/path.c srt-win/util.c srt-win/state.c \
+FUZZ_WIN_SRC := srt-win/ace.c srt-win/winapi_dacl.c srt-win/path.c srt-win/util.c srt-win/state.c \
                 srt-win/winapi_fake.c srt-win/winapi_error.c \
                 lib/sandbox/plan_ace.c lib/sandbox/plan_windows_read.c \
                 lib/core/util.c lib/core/log.c lib/core/buf.c lib/core/utf8.c lib/core/addr.c \

@@ -29,12 +29,6 @@
 #define SW_PRINTF(a, b)
 #endif
 
-/* For the winapi.h layers (winapi_error.c): record a failure, whether it was "access
- * denied" and fmt's message, and return -1; add s to the message recorded. */
-int wa_fail_v(int denied, const char *fmt, va_list ap);
-int wa_fail(int denied, const char *fmt, ...) SW_PRINTF(2, 3);
-void wa_error_append(const char *s);
-
 /* Exit statuses (srt-win(1), EXIT STATUS). runner, exec and launch otherwise exit with the
  * command's own status. */
 enum {
@@ -57,7 +51,7 @@ enum {
 };
 
 #define SW_DEFAULT_USER         "srt-sandbox"
-#define SW_GROUP                "sandbox-runtime-users"
+#define SW_GROUP                WA_SANDBOX_GROUP
 #define SW_DEFAULT_SUBLAYER     "6d1a5f0e-9c1b-4b43-8d77-53a7e0d1b001"
 #define SW_PORT_LO              60080
 #define SW_PORT_HI              60089
@@ -211,10 +205,8 @@ void env_proxies(struct strlist *overlay, int http_port, int socks_port);
 
 /* --- cmdline.c ------------------------------------------------------------------------ */
 
-/* argv as one Windows command line, quoted so that CommandLineToArgvW and the C runtime
- * give argv back. */
-char *cmdline_join(char *const *argv);
-/* The reverse (the C runtime's rules), for tests and the fake. */
+/* A Windows command line split as the C runtime splits it (the reverse of
+ * lib/compat/wincmdline.c's wincmdline_join), for tests and the fake. */
 int cmdline_split(const char *cmdline, struct strlist *out);
 
 /* --- install.c ------------------------------------------------------------------------ */

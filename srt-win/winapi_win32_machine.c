@@ -20,7 +20,6 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "srt-win.h"
 #include "winapi_win32.h"
 
 #ifndef FWPM_FILTER_FLAG_PERSISTENT
@@ -269,7 +268,7 @@ record_key(HKEY *k)
 	wchar_t *w;
 	DWORD rc;
 
-	if (wa_account_sid(SW_GROUP, &gsid) != 0)
+	if (wa_account_sid(WA_SANDBOX_GROUP, &gsid) != 0)
 		gsid = NULL;
 	sddl = xasprintf("D:P(A;OICI;KA;;;SY)(A;OICI;KA;;;BA)(A;OICI;KR;;;BU)%s%s%s",
 	    gsid ? "(D;OICI;KA;;;" : "", gsid ? gsid : "", gsid ? ")" : "");

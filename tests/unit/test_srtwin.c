@@ -19,6 +19,7 @@
 
 #include "srt-win.h"
 #include "tap.h"
+#include "wincmdline.h"
 
 #define SID     "S-1-5-21-1-2-3-1001"
 #define SID2    "S-1-5-21-1-2-3-1002"
@@ -751,7 +752,7 @@ test_cmdline(void)
 	};
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		struct strlist back;
-		char *line = cmdline_join(cases[c]);
+		char *line = wincmdline_join(cases[c]);
 		int same = 1;
 		size_t n = 0;
 
@@ -764,7 +765,7 @@ test_cmdline(void)
 	}
 	{
 		char *argv[] = { "p", "a b", "c\"d", NULL };
-		char *line = cmdline_join(argv);
+		char *line = wincmdline_join(argv);
 
 		ok(strcmp(line, "p \"a b\" \"c\\\"d\"") == 0, "quoting: %s", line);
 		free(line);
