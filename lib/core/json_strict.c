@@ -365,6 +365,23 @@ walk_close(struct walk *w)
 	return walk_emit(w, JSON_EV_END, TOK_EOF);
 }
 
+/* After an element of an array or a member of an object: a comma, or its end. */
+static int
+walk_next(struct walk *w, enum tok t, enum json_state *st)
+{
+	int obj = *st == S_OBJ_NEXT;
+
+	if (t == TOK_COMMA) {
+		*st = obj ? S_KEY : S_VALUE;
+		return 0;
+	}
+	if (t != (obj ? TOK_RBRACE : TOK_RBRACKET))
+		return lex_error(&w->lx, w->lx.tokpos, "expected ',' or '%c' after %s, found %s",
+		    obj ? '}' : ']', obj ? "an object member" : "an array element",
+		    tok_words(t));
+	return walk_close(w) == 0 ? 1 : -1;
+}
+
 /* One token in state *st: 1 when it completes a value, 0 when the walk goes on, 2 at the
  * end of the document, -1 on a fault. */
 static int
@@ -402,23 +419,8 @@ walk_token(struct walk *w, enum tok t, enum json_state *st)
 		}
 		return 1;
 	case S_ARR_NEXT:
-		if (t == TOK_COMMA) {
-			*st = S_VALUE;
-			return 0;
-		}
-		if (t != TOK_RBRACKET)
-			return lex_error(lx, lx->tokpos, "expected ',' or ']' after an array "
-			    "element, found %s", tok_words(t));
-		return walk_close(w) == 0 ? 1 : -1;
 	case S_OBJ_NEXT:
-		if (t == TOK_COMMA) {
-			*st = S_KEY;
-			return 0;
-		}
-		if (t != TOK_RBRACE)
-			return lex_error(lx, lx->tokpos, "expected ',' or '}' after an object "
-			    "member, found %s", tok_words(t));
-		return walk_close(w) == 0 ? 1 : -1;
+		return walk_next(w, t, st);
 	case S_END:
 		if (t == TOK_EOF)
 			return 2;
