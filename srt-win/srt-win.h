@@ -238,6 +238,9 @@ struct install_record {
 	int port_lo, port_hi, allow_loopback, version;
 };
 int install_record_read(struct install_record *r);     /* 1: not installed */
+/* The record for cmd (in messages), which cannot run without one: SW_OK, or the exit
+ * status with the error said (SW_ENOTPROVISIONED when srt-win is not installed). */
+int install_record_need(const char *cmd, struct install_record *r);
 void install_record_free(struct install_record *r);
 
 /* --- exec.c, runner.c, profile.c, launch.c -------------------------------------------- */

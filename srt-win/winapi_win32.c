@@ -39,6 +39,15 @@ W(const char *s)
 	return w;
 }
 
+void
+free_secret(wchar_t *w)
+{
+	if (w == NULL)
+		return;
+	SecureZeroMemory(w, wcslen(w) * sizeof(wchar_t));
+	free(w);
+}
+
 char *
 U(const wchar_t *w)
 {

@@ -15,6 +15,8 @@
 /* winapi_win32.c */
 wchar_t *W(const char *s);
 char *U(const wchar_t *w);
+/* Free a converted secret (a password), wiped first. */
+void free_secret(wchar_t *w);
 int fail_code(DWORD code, const char *fmt, ...) SRT_PRINTF(2, 3);
 PSID sid_from(const char *s);
 char *sid_str(PSID sid);

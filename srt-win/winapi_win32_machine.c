@@ -126,9 +126,8 @@ wa_user_create(const char *name, const char *password, const char *comment)
 	st = NetUserAdd(NULL, 1, (LPBYTE)&ui, NULL);
 	if (st == NERR_Success)
 		hide_from_logon(wn);
-	SecureZeroMemory(wp, wcslen(wp) * sizeof(wchar_t));
+	free_secret(wp);
 	free(wn);
-	free(wp);
 	free(wc);
 	return st == NERR_Success ? 0 : net_fail(st, "NetUserAdd", name);
 }
@@ -142,9 +141,8 @@ wa_user_set_password(const char *name, const char *password)
 
 	ui.usri1003_password = wp;
 	st = NetUserSetInfo(NULL, wn, 1003, (LPBYTE)&ui, NULL);
-	SecureZeroMemory(wp, wcslen(wp) * sizeof(wchar_t));
+	free_secret(wp);
 	free(wn);
-	free(wp);
 	return st == NERR_Success ? 0 : net_fail(st, "NetUserSetInfo", name);
 }
 
@@ -302,9 +300,8 @@ wa_record_set(const char *name, const char *value)
 	wv = W(value);
 	rc = RegSetValueExW(k, wn, 0, REG_SZ, (const BYTE *)wv,
 	    (DWORD)((wcslen(wv) + 1) * sizeof(wchar_t)));
-	SecureZeroMemory(wv, wcslen(wv) * sizeof(wchar_t));
+	free_secret(wv);
 	free(wn);
-	free(wv);
 	RegCloseKey(k);
 	return rc == ERROR_SUCCESS ? 0 : fail_code(rc, "writing the record %s", name);
 }

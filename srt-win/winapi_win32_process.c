@@ -435,13 +435,12 @@ wa_run_as_user(const char *user, const char *password, const struct wa_spawn *sp
 	*status = (int)code;
 	rc = ended;
 out:
-	SecureZeroMemory(wpw, wcslen(wpw) * sizeof(wchar_t));
 	if (pi.hProcess)
 		CloseHandle(pi.hProcess);
 	if (pi.hThread)
 		CloseHandle(pi.hThread);
 	free(wu);
-	free(wpw);
+	free_secret(wpw);
 	free(app);
 	free(cmd);
 	free(cwd);
