@@ -523,16 +523,13 @@ build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB) $(PATHS_H)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIB) $(PKG_LIBS)
 
-# srt-win's plan reader: its own sources (with the fake) and the core's allocator, JSON
-# reader and plan reader, not libsrt.
-FUZZ_WIN_SRC := srt-win/ace.c srt-win/winapi_dacl.c srt-win/path.c srt-win/util.c srt-win/state.c \
-                srt-win/winapi_fake.c srt-win/winapi_error.c \
-                lib/sandbox/plan_ace.c lib/sandbox/plan_windows_read.c \
-                lib/core/util.c lib/core/log.c lib/core/buf.c lib/core/utf8.c lib/core/addr.c \
-                lib/core/json_strict.c lib/core/json_tree.c
-build/fuzz/fuzz_winplan: tests/fuzz/fuzz_winplan.c $(FUZZ_WIN_SRC)
+# srt-win's plan reader: its own sources (with the fake) on the instrumented libsrt, whose
+# JSON and plan readers it calls.
+FUZZ_WIN_SRC := $(addprefix srt-win/,ace.c path.c util.c state.c winapi_fake.c winapi_error.c \
+                winapi_dacl.c)
+build/fuzz/fuzz_winplan: tests/fuzz/fuzz_winplan.c $(FUZZ_WIN_SRC) $(FUZZ_LIB)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -Isrt-win -o $@ $< $(FUZZ_WIN_SRC)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Isrt-win -o $@ $< $(FUZZ_WIN_SRC) $(FUZZ_LIB) $(PKG_LIBS)
 
 fuzz: $(FUZZ_BIN)
 	@set -e; for f in $(FUZZ_BIN); do \
