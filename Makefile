@@ -525,8 +525,8 @@ build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB) $(PATHS_H)
 
 # srt-win's plan reader: its own sources (with the fake) on the instrumented libsrt, whose
 # JSON and plan readers it calls.
-FUZZ_WIN_SRC := $(addprefix srt-win/,ace.c path.c util.c state.c winapi_fake.c winapi_error.c \
-                winapi_dacl.c)
+FUZZ_WIN_SRC := $(addprefix srt-win/,ace.c path.c util.c state.c winapi_fake.c \
+                winapi_error.c winapi_dacl.c)
 build/fuzz/fuzz_winplan: tests/fuzz/fuzz_winplan.c $(FUZZ_WIN_SRC) $(FUZZ_LIB)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Isrt-win -o $@ $< $(FUZZ_WIN_SRC) $(FUZZ_LIB) $(PKG_LIBS)

@@ -346,8 +346,9 @@ walk_value(struct walk *w, enum tok t, enum json_state *st)
 		}
 		w->stack[w->depth++] = t == TOK_LBRACE ? '{' : '[';
 		*st = t == TOK_LBRACE ? S_OBJ_FIRST : S_ARR_FIRST;
-		return walk_emit(w, t == TOK_LBRACE ? JSON_EV_OBJECT : JSON_EV_ARRAY, t) == 0 ?
-		    1 : -1;
+		if (walk_emit(w, t == TOK_LBRACE ? JSON_EV_OBJECT : JSON_EV_ARRAY, t) != 0)
+			return -1;
+		return 1;
 	}
 	if (t != TOK_STRING && t != TOK_NUMBER && t != TOK_LITERAL) {
 		lex_error(&w->lx, w->lx.tokpos, "expected a value, found %s", tok_words(t));
@@ -376,8 +377,8 @@ walk_next(struct walk *w, enum tok t, enum json_state *st)
 		return 0;
 	}
 	if (t != (obj ? TOK_RBRACE : TOK_RBRACKET))
-		return lex_error(&w->lx, w->lx.tokpos, "expected ',' or '%c' after %s, found %s",
-		    obj ? '}' : ']', obj ? "an object member" : "an array element",
+		return lex_error(&w->lx, w->lx.tokpos, "expected ',' or '%c' after %s, "
+		    "found %s", obj ? '}' : ']', obj ? "an object member" : "an array element",
 		    tok_words(t));
 	return walk_close(w) == 0 ? 1 : -1;
 }
@@ -402,8 +403,8 @@ walk_token(struct walk *w, enum tok t, enum json_state *st)
 		return walk_emit(w, JSON_EV_KEY, t);
 	case S_COLON:
 		if (t != TOK_COLON)
-			return lex_error(lx, lx->tokpos, "expected ':' after the key, found %s",
-			    tok_words(t));
+			return lex_error(lx, lx->tokpos, "expected ':' after the key, "
+			    "found %s", tok_words(t));
 		*st = S_VALUE;
 		return 0;
 	case S_ARR_FIRST:
