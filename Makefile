@@ -300,30 +300,32 @@ macos-compile:
 # buffer, string list, fatal errors and the plan entries (lib/sandbox/plan_ace.c).
 WIN_CC      ?= x86_64-w64-mingw32-gcc
 WIN_AR      ?= x86_64-w64-mingw32-ar
-# lib/compat/wincmdline.c, the Windows command line of an argv, is srt-win's as well as
-# libsrt-compat's.
-WIN_SRC     := $(filter-out srt-win/winapi_fake.c,$(wildcard srt-win/*.c)) lib/compat/wincmdline.c
+# The Win32 layer (winapi_win32*.c) sees winapi.h and the core, never srt-win.h: srt-win's
+# logic calls it, never the other way round.
+WIN_SRC     := $(filter-out srt-win/winapi_fake.c,$(wildcard srt-win/*.c))
 WIN_OBJ     := $(WIN_SRC:%.c=build/win/obj/%.o)
 WIN_CFLAGS  := -std=c11 -O2 $(WARN) -DSRT_VERSION='"$(VERSION)"' \
                -D__USE_MINGW_ANSI_STDIO=1 -D_WIN32_WINNT=0x0A00 \
                -DUNICODE -D_UNICODE -municode $(LIB_INC) -MMD -MP
 WIN_LDLIBS  := -municode -static -ladvapi32 -lnetapi32 -lfwpuclnt -lshell32 -lole32 \
                -lcrypt32 -lws2_32 -lbcrypt
-SWN_SRC     := $(filter-out srt-win/winapi_win32%.c,$(wildcard srt-win/*.c)) lib/compat/wincmdline.c
+SWN_SRC     := $(filter-out srt-win/winapi_win32%.c,$(wildcard srt-win/*.c))
 SWN_OBJ     := $(SWN_SRC:%.c=$(BUILD)/obj/%.o)
 
 # The parts of libsrt that build for Windows (lib/core/sys.h, the WSAPoll event loop, the
-# getaddrinfo resolver, the plan entries srt-win applies: lib/sandbox/plan_ace.c), and
+# getaddrinfo resolver, the JSON reader and the plan srt-win reads and applies:
+# lib/core/json_tree.c, lib/sandbox/plan_ace.c, plan_windows_read.c), and
 # unit tests of them as Windows programs, which tests/windows/proxies-wine.bats runs under Wine.
 WINLIB_CFLAGS := $(filter-out -municode -DUNICODE -D_UNICODE,$(WIN_CFLAGS)) -D_GNU_SOURCE \
                -D_POSIX_THREAD_SAFE_FUNCTIONS
 WINLIB_SRC  := $(addprefix lib/core/,util.c log.c addr.c policy.c settings_core.c \
                    settings_schema.c domain.c upstream.c http_parse.c buf.c utf8.c \
-                   decision.c proxy_fd.c proxy_listen.c cred.c sha256.c util_time.c) \
+                   decision.c proxy_fd.c proxy_listen.c cred.c sha256.c util_time.c \
+                   json_strict.c json_tree.c) \
                $(addprefix lib/proxyd/,evloop.c evloop_wsapoll.c socks5.c ssh_refusal.c \
                    guard.c proxy.c proxy_dial.c proxy_relay.c decider_names.c sigv4.c \
                    resolver.c resolver_query.c resolver_win.c relay.c relay_copy.c) \
-               lib/sandbox/plan_ace.c \
+               lib/sandbox/plan_ace.c lib/sandbox/plan_windows_read.c \
                $(addprefix lib/compat/,sys_win.c guard_local_win.c proxy_win.c wincmdline.c)
 WINLIB_OBJ  := $(WINLIB_SRC:%.c=build/win/obj/%.o)
 WINLIB      := build/win/libsrt.a
@@ -405,7 +407,7 @@ build/win/tests/winsys-drive.exe: tests/helpers-win/winsys-drive.c $(WINSYS_OBJ)
 CJSON_DIR   := build/cjson-src
 CJSON_SRC   := $(CJSON_DIR)/cjson/cJSON.c
 WINSRT_LIB_SRC := $(addprefix lib/core/,settings.c settings_json.c managed.c managed_path.c managed_acl.c \
-                   policy_source.c json_strict.c jsregex.c path.c path_win.c path_sep.c glob.c violation.c \
+                   policy_source.c jsregex.c path.c path_win.c path_sep.c glob.c violation.c \
                    violation_read.c decision_read.c lines.c) \
                $(addprefix lib/sandbox/,plan_windows.c wguard_names.c) \
                $(addprefix lib/compat/,managed_win.c cred_rx_win.c path_home_win.c)
@@ -521,13 +523,13 @@ build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB) $(PATHS_H)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIB) $(PKG_LIBS)
 
-# srt-win's plan reader: its own sources (with the fake) and the core's allocator, not libsrt.
-FUZZ_WIN_SRC := srt-win/ace.c srt-win/dacl.c srt-win/json.c srt-win/path.c srt-win/util.c \
-                lib/sandbox/plan_ace.c srt-win/state.c srt-win/winapi_fake.c srt-win/winapi_error.c \
-                lib/core/util.c lib/core/log.c lib/core/buf.c lib/core/utf8.c
-build/fuzz/fuzz_winplan: tests/fuzz/fuzz_winplan.c $(FUZZ_WIN_SRC)
+# srt-win's plan reader: its own sources (with the fake) on the instrumented libsrt, whose
+# JSON and plan readers it calls.
+FUZZ_WIN_SRC := $(addprefix srt-win/,ace.c path.c util.c state.c winapi_fake.c \
+                winapi_error.c winapi_dacl.c)
+build/fuzz/fuzz_winplan: tests/fuzz/fuzz_winplan.c $(FUZZ_WIN_SRC) $(FUZZ_LIB)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -Isrt-win -o $@ $< $(FUZZ_WIN_SRC)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Isrt-win -o $@ $< $(FUZZ_WIN_SRC) $(FUZZ_LIB) $(PKG_LIBS)
 
 fuzz: $(FUZZ_BIN)
 	@set -e; for f in $(FUZZ_BIN); do \

@@ -41,21 +41,21 @@
 #define D_WRITE         (M_WRITE_DATA | M_APPEND_DATA | M_WRITE_EA | M_WRITE_ATTRIBUTES | \
 	M_DELETE | M_DELETE_CHILD | M_WRITE_DAC | M_WRITE_OWNER)
 
+/* By the right's bit (plan_ace.h: plan_ace_right_names[i] is 1u << i's name). */
 static const struct {
-	const char *name;
 	unsigned bit;
 	uint32_t allow, deny;
-} rights[] = {
-	{ "read", SR_READ, M_GENERIC_READ, D_READ },
-	{ "execute", SR_EXECUTE, M_GENERIC_EXEC, D_EXECUTE },
-	{ "write", SR_WRITE, M_GENERIC_WRITE, D_WRITE },
-	{ "modify", SR_MODIFY, M_MODIFY, D_WRITE | D_READ },
-	{ "delete_child", SR_DELETE_CHILD, M_DELETE_CHILD, M_DELETE_CHILD },
+} rights[PLAN_NRIGHTS] = {
+	{ SR_READ, M_GENERIC_READ, D_READ },
+	{ SR_EXECUTE, M_GENERIC_EXEC, D_EXECUTE },
+	{ SR_WRITE, M_GENERIC_WRITE, D_WRITE },
+	{ SR_MODIFY, M_MODIFY, D_WRITE | D_READ },
+	{ SR_DELETE_CHILD, M_DELETE_CHILD, M_DELETE_CHILD },
 	/* The object's own DELETE, which also renames it: denied on the directories above
 	 * a deny, so that they cannot be moved away and rebuilt without it. */
-	{ "delete", SR_DELETE, M_DELETE, M_DELETE },
+	{ SR_DELETE, M_DELETE, M_DELETE },
 };
-#define NRIGHTS (sizeof(rights) / sizeof(rights[0]))
+#define NRIGHTS PLAN_NRIGHTS
 
 uint32_t
 ace_mask(int deny, unsigned r)
@@ -77,7 +77,7 @@ ace_rights_json(unsigned r, struct buf *b)
 	for (size_t i = 0; i < NRIGHTS; i++) {
 		if (!(r & rights[i].bit))
 			continue;
-		buf_addf(b, "%s\"%s\"", sep, rights[i].name);
+		buf_addf(b, "%s\"%s\"", sep, plan_ace_right_names[i]);
 		sep = ",";
 	}
 	buf_adds(b, "]");
@@ -97,85 +97,13 @@ plan_add(struct plan_windows *p, int deny, const char *path, unsigned r, int inh
 	plan_ace_add(p, deny, path, r, inherit, same_path);
 }
 
-/* A path srt-win will put an entry on: absolute, normalised, with no character that no
- * Windows name holds (so no glob slips through as a name). */
-static char *
-plan_path(const char *s, char *why, size_t whylen)
-{
-	char *c;
-
-	if (strpbrk(s, "*?<>|\"") != NULL) {
-		snprintf(why, whylen, "a path cannot hold * ? < > | or \" (globs are "
-		    "expanded by srt-policy)");
-		return NULL;
-	}
-	if ((c = sw_path_clean(s)) == NULL)
-		snprintf(why, whylen, "not an absolute, normalised path (no \".\" or \"..\")");
-	return c;
-}
-
-static int
-parse_ace(const struct jval *o, struct plan_windows *out, char *why, size_t whylen)
-{
-	const struct jval *ace = json_get(o, "ace"), *path = json_get(o, "path");
-	const struct jval *rs = json_get(o, "rights"), *inh = json_get(o, "inherit"), *e;
-	unsigned r = 0;
-	int deny;
-	char *p;
-	size_t i;
-
-	for (e = o->child; e != NULL; e = e->next)
-		if (strcmp(e->key, "ace") != 0 && strcmp(e->key, "path") != 0 &&
-		    strcmp(e->key, "rights") != 0 && strcmp(e->key, "inherit") != 0) {
-			snprintf(why, whylen, "unknown key \"%.40s\"", e->key);
-			return -1;
-		}
-	if (ace == NULL || ace->type != J_STRING || (strcmp(ace->str, "allow") != 0 &&
-	    strcmp(ace->str, "deny") != 0)) {
-		snprintf(why, whylen, "\"ace\" must be \"allow\" or \"deny\"");
-		return -1;
-	}
-	deny = strcmp(ace->str, "deny") == 0;
-	if (rs == NULL || rs->type != J_ARRAY || rs->child == NULL) {
-		snprintf(why, whylen, "\"rights\" must be a non-empty array");
-		return -1;
-	}
-	for (e = rs->child; e != NULL; e = e->next) {
-		for (i = 0; i < NRIGHTS; i++)
-			if (e->type == J_STRING && strcmp(e->str, rights[i].name) == 0)
-				break;
-		if (i == NRIGHTS || (r & rights[i].bit)) {
-			snprintf(why, whylen, "\"rights\" holds an unknown or repeated right "
-			    "(read, execute, write, modify, delete_child, delete)");
-			return -1;
-		}
-		r |= rights[i].bit;
-	}
-	if (!deny && (r & (SR_DELETE_CHILD | SR_DELETE))) {
-		snprintf(why, whylen, "an ALLOW of %s would let the account delete "
-		    "what a deny protects; srt-win does not grant it",
-		    r & SR_DELETE_CHILD ? "delete_child" : "delete");
-		return -1;
-	}
-	if (inh == NULL || inh->type != J_STRING || (strcmp(inh->str, "OICI") != 0 &&
-	    inh->str[0] != '\0')) {
-		snprintf(why, whylen, "\"inherit\" must be \"OICI\" or \"\"");
-		return -1;
-	}
-	if (path == NULL || path->type != J_STRING) {
-		snprintf(why, whylen, "\"path\" must be a string");
-		return -1;
-	}
-	if ((p = plan_path(path->str, why, whylen)) == NULL)
-		return -1;
-	plan_add(out, deny, p, r, inh->str[0] != '\0');
-	free(p);
-	return 0;
-}
+/* The plan's paths as srt-win takes them: absolute and normalised for this system, the
+ * same only to the letter. */
+static const struct plan_read_paths sw_paths = { sw_path_clean, same_path };
 
 /* One path of the reference's object form, ranked as srt-policy ranks it. */
 static int
-object_path(const char *key, const struct jval *e, struct plan_windows *out, char *why,
+object_path(const char *key, const struct json_value *e, struct plan_windows *out, char *why,
     size_t whylen)
 {
 	int deny = key[0] == 'd';
@@ -187,11 +115,11 @@ object_path(const char *key, const struct jval *e, struct plan_windows *out, cha
 	size_t n;
 	int dir;
 
-	if (e->type != J_STRING || e->str[0] == '\0') {
+	if (e->type != JSON_STRING || e->str[0] == '\0') {
 		snprintf(why, whylen, "\"%s\" must hold non-empty path strings", key);
 		return -1;
 	}
-	if ((p = plan_path(e->str, why, whylen)) == NULL)
+	if ((p = plan_windows_read_path(e->str, &sw_paths, why, whylen)) == NULL)
 		return -1;
 	if (wa_path_kind(p, &kind) != 0) {
 		snprintf(why, whylen, "%s: %s", p, wa_error());
@@ -257,10 +185,10 @@ object_ancestors(struct plan_windows *out)
 }
 
 static int
-parse_object_form(const struct jval *o, struct plan_windows *out, char *why, size_t whylen)
+parse_object_form(const struct json_value *o, struct plan_windows *out, char *why, size_t whylen)
 {
 	static const char *const keys[] = { "denyRead", "denyWrite", "read", "write" };
-	const struct jval *e, *l;
+	const struct json_value *e, *l;
 	size_t i;
 
 	for (e = o->child; e != NULL; e = e->next) {
@@ -275,9 +203,9 @@ parse_object_form(const struct jval *o, struct plan_windows *out, char *why, siz
 	}
 	/* Denies first: nothing is granted that its deny does not already cover. */
 	for (i = 0; i < 4; i++) {
-		if ((l = json_get(o, keys[i])) == NULL || l->type == J_NULL)
+		if ((l = json_tree_get(o, keys[i])) == NULL || l->type == JSON_NULL)
 			continue;
-		if (l->type != J_ARRAY) {
+		if (l->type != JSON_ARRAY) {
 			snprintf(why, whylen, "\"%s\" must be an array of paths", keys[i]);
 			return -1;
 		}
@@ -292,55 +220,30 @@ parse_object_form(const struct jval *o, struct plan_windows *out, char *why, siz
 int
 plan_parse(const char *text, size_t len, struct plan_windows *out)
 {
-	struct jval *v;
-	char err[160], why[200];
-	size_t line = 0, start, end;
-	int bad = 0;
+	struct json_value *v;
+	struct diags errs = { 0 };
+	char err[200], why[200];
+	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
-	/* The reference's form is one object without an "ace" key. */
-	if ((v = json_parse(text, len, err, sizeof(err))) != NULL && v->type == J_OBJECT &&
-	    json_get(v, "ace") == NULL) {
+	/* The reference's form is one object without an "ace" key; anything else is the
+	 * plan's lines (lib/sandbox/plan_windows_read.c). */
+	if ((v = json_tree_parse(text, len, err, sizeof(err))) != NULL &&
+	    v->type == JSON_OBJECT && json_tree_get(v, PLAN_KEY_ACE) == NULL) {
 		if (parse_object_form(v, out, why, sizeof(why)) != 0) {
 			sw_err("bad_input", "srt-win: stdin: %s", why);
-			bad = 1;
+			plan_windows_free(out);
+			rc = -1;
 		}
-		json_free(v);
-		goto out;
+		json_tree_free(v);
+		return rc;
 	}
-	json_free(v);
-	for (start = 0; start < len; start = end + 1) {
-		for (end = start; end < len && text[end] != '\n'; end++)
-			;
-		line++;
-		size_t e = end;
-
-		if (e > start && text[e - 1] == '\r')
-			e--;
-		size_t s = start;
-
-		while (s < e && (text[s] == ' ' || text[s] == '\t'))
-			s++;
-		if (s == e)
-			continue;
-		if ((v = json_parse(text + s, e - s, err, sizeof(err))) == NULL) {
-			sw_err("bad_input", "srt-win: stdin line %zu: not JSON: %s", line, err);
-			bad = 1;
-			continue;
-		}
-		if (v->type != J_OBJECT) {
-			sw_err("bad_input", "srt-win: stdin line %zu: not an object", line);
-			bad = 1;
-		} else if (parse_ace(v, out, why, sizeof(why)) != 0) {
-			sw_err("bad_input", "srt-win: stdin line %zu: %s", line, why);
-			bad = 1;
-		}
-		json_free(v);
+	json_tree_free(v);
+	if (plan_windows_read(text, len, &sw_paths, out, &errs) != 0) {
+		for (size_t i = 0; i < errs.msgs.n; i++)
+			sw_err("bad_input", "srt-win: stdin %s", errs.msgs.v[i]);
+		rc = -1;
 	}
-out:
-	if (bad) {
-		plan_windows_free(out);
-		return -1;
-	}
-	return 0;
+	diags_free(&errs);
+	return rc;
 }

@@ -1,23 +1,13 @@
 /*
  * A Windows program gets one command line, which its C runtime splits back into argv:
- * cmdline_join makes it (lib/compat/wincmdline.c, shared with srt's Windows launch path) and
- * cmdline_split reads one the way the Microsoft C runtime does.
+ * wincmdline_join makes it (lib/compat/wincmdline.c, shared with srt's Windows launch
+ * path; the Win32 layer calls it) and cmdline_split reads one the way the Microsoft C
+ * runtime does, for the tests and the fake.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "srt-win.h"
-#include "wincmdline.h"
-
-char *
-cmdline_join(char *const *argv)
-{
-	char *line = wincmdline_join(argv);
-
-	if (line == NULL)
-		fatalx("srt-win: out of memory");
-	return line;
-}
 
 int
 cmdline_split(const char *s, struct strlist *out)

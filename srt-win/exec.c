@@ -231,12 +231,8 @@ exec_run(struct exec_opts *o)
 		    o->held_by);
 		return SW_EUSAGE;
 	}
-	if ((r = install_record_read(&rec)) != 0) {
-		if (r == 1)
-			sw_err("not_provisioned", "srt-win: exec: the sandbox account is not "
-			    "installed; run srt-win install");
-		return r == 1 ? SW_ENOTPROVISIONED : SW_ESYSTEM;
-	}
+	if ((rc = install_record_need("exec", &rec)) != SW_OK)
+		return rc;
 	if ((rc = exec_check(o, &rec, held, &held_start)) != 0)
 		goto out;
 	rc = SW_ESYSTEM;
@@ -451,11 +447,8 @@ cmd_launch(int argc, char **argv)
 	}
 	if (launch_read_plan(plan_path, &plan) != 0)
 		goto out;
-	if ((r = install_record_read(&rec)) != 0) {
-		if (r == 1)
-			sw_err("not_provisioned", "srt-win: launch: the sandbox account is not "
-			    "installed; run srt-win install");
-		rc = r == 1 ? SW_ENOTPROVISIONED : SW_ESYSTEM;
+	if ((r = install_record_need("launch", &rec)) != SW_OK) {
+		rc = r;
 		goto out;
 	}
 	/* The settings must describe the install they run on: the filters were made for

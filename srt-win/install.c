@@ -37,18 +37,18 @@ install_record_free(struct install_record *r)
 }
 
 static char *
-str_field(const struct jval *o, const char *k)
+str_field(const struct json_value *o, const char *k)
 {
-	const struct jval *v = json_get(o, k);
+	const struct json_value *v = json_tree_get(o, k);
 
-	return v != NULL && v->type == J_STRING ? xstrdup(v->str) : NULL;
+	return v != NULL && v->type == JSON_STRING ? xstrdup(v->str) : NULL;
 }
 
 int
 install_record_read(struct install_record *r)
 {
-	const struct jval *pr, *lb, *ver;
-	struct jval *v;
+	const struct json_value *pr, *lb, *ver;
+	struct json_value *v;
 	char *text = NULL, err[128];
 	int rc;
 
@@ -58,34 +58,45 @@ install_record_read(struct install_record *r)
 			sw_err("system", "srt-win: reading the install record: %s", wa_error());
 		return rc;
 	}
-	v = json_parse(text, strlen(text), err, sizeof(err));
+	v = json_tree_parse(text, strlen(text), err, sizeof(err));
 	free(text);
-	if (v == NULL || v->type != J_OBJECT)
+	if (v == NULL || v->type != JSON_OBJECT)
 		goto bad;
 	r->user = str_field(v, "user");
 	r->sid = str_field(v, "sid");
 	r->password = str_field(v, "password");
 	r->sublayer = str_field(v, "sublayer");
-	pr = json_get(v, "port_range");
-	lb = json_get(v, "allow_loopback");
-	ver = json_get(v, "version");
+	pr = json_tree_get(v, "port_range");
+	lb = json_tree_get(v, "allow_loopback");
+	ver = json_tree_get(v, "version");
 	if (r->user == NULL || r->sid == NULL || r->password == NULL || r->sublayer == NULL ||
-	    pr == NULL || pr->type != J_ARRAY || pr->child == NULL ||
-	    pr->child->type != J_NUMBER || pr->child->next == NULL ||
-	    pr->child->next->type != J_NUMBER || lb == NULL || ver == NULL ||
-	    ver->type != J_NUMBER)
+	    pr == NULL || pr->type != JSON_ARRAY || pr->child == NULL ||
+	    pr->child->type != JSON_NUMBER || pr->child->next == NULL ||
+	    pr->child->next->type != JSON_NUMBER || lb == NULL || ver == NULL ||
+	    ver->type != JSON_NUMBER)
 		goto bad;
 	r->port_lo = (int)pr->child->num;
 	r->port_hi = (int)pr->child->next->num;
-	r->allow_loopback = lb->type == J_TRUE;
+	r->allow_loopback = lb->type == JSON_TRUE;
 	r->version = (int)ver->num;
-	json_free(v);
+	json_tree_free(v);
 	return 0;
 bad:
-	json_free(v);
+	json_tree_free(v);
 	install_record_free(r);
 	sw_err("system", "srt-win: the install record is damaged; run srt-win install --force");
 	return -1;
+}
+
+int
+install_record_need(const char *cmd, struct install_record *r)
+{
+	int rc = install_record_read(r);
+
+	if (rc == 1)
+		sw_err("not_provisioned", "srt-win: %s: the sandbox account is not installed; "
+		    "run srt-win install", cmd);
+	return rc == 0 ? SW_OK : rc == 1 ? SW_ENOTPROVISIONED : SW_ESYSTEM;
 }
 
 static char *
@@ -679,55 +690,70 @@ trust_ca_here(const char *hex)
 
 /* The broker: read and check the certificate, then add it as the sandbox account (its
  * Root store is its own, in its own profile). */
+/*
+ * Run this program again as the sandbox account with args (NULL-terminated, after its
+ * own path), for cmd, and wait: 0 with *status its exit status, or srt-win's exit status
+ * with the error said: code, or seclogon_disabled when the Secondary Logon service is
+ * off, "starting WHAT as USER".
+ */
+static int
+run_self_as_account(const char *cmd, const char *what, const char *code,
+    const struct install_record *rec, const char *const *args, int *status)
+{
+	struct wa_spawn sp = { 0 };
+	struct strlist a = { 0 };
+	enum wa_logon why;
+	char *self;
+	int seclogon, rc = SW_OK;
+
+	if (wa_self_path(&self) != 0) {
+		sw_err("system", "srt-win: %s: own path: %s", cmd, wa_error());
+		return SW_ESYSTEM;
+	}
+	strlist_push_owned(&a, self);
+	for (; *args != NULL; args++)
+		strlist_push(&a, *args);
+	sp.argv = a.v;
+	if (wa_run_as_user(rec->user, rec->password, &sp, status, &why) < 0) {
+		seclogon = why == WA_LOGON_SECLOGON_DISABLED || why == WA_LOGON_SECLOGON_MISSING;
+		sw_err(seclogon ? "seclogon_disabled" : code, "srt-win: %s: starting %sas %s: "
+		    "%s", cmd, what, rec->user, wa_error());
+		rc = seclogon ? SW_ESECLOGON : SW_ESYSTEM;
+	}
+	strlist_free(&a);
+	return rc;
+}
+
 static int
 trust_ca(const char *path)
 {
 	struct install_record rec = { 0 };
-	struct wa_spawn sp = { 0 };
-	struct strlist a = { 0 };
-	enum wa_logon why;
 	uint8_t *der = NULL;
-	char *self = NULL, *hex;
+	char *hex = NULL;
 	size_t n;
-	int rc = SW_ESYSTEM, r, status;
+	int rc, status;
 
-	if ((r = install_record_read(&rec)) != 0) {
-		if (r == 1)
-			sw_err("not_provisioned", "srt-win: user trust-ca: the sandbox account "
-			    "is not installed");
-		return r == 1 ? SW_ENOTPROVISIONED : SW_ESYSTEM;
-	}
+	if ((rc = install_record_need("user trust-ca", &rec)) != SW_OK)
+		return rc;
 	if (read_cert(path, &der, &n) != 0) {
 		sw_err("bad_input", "srt-win: user trust-ca: %s is not a certificate (PEM or "
 		    "DER)", path);
 		rc = SW_EUSAGE;
 		goto out;
 	}
-	if (wa_self_path(&self) != 0) {
-		sw_err("system", "srt-win: user trust-ca: own path: %s", wa_error());
-		goto out;
-	}
 	hex = xmalloc(2 * n + 1);
 	for (size_t i = 0; i < n; i++)
 		snprintf(hex + 2 * i, 3, "%02x", der[i]);
-	strlist_push(&a, self);
-	strlist_push(&a, "user");
-	strlist_push(&a, "trust-ca");
-	strlist_push(&a, "--der-hex");
-	strlist_push_owned(&a, hex);
-	sp.argv = a.v;
-	if (wa_run_as_user(rec.user, rec.password, &sp, &status, &why) < 0) {
-		sw_err(why == WA_LOGON_SECLOGON_DISABLED || why == WA_LOGON_SECLOGON_MISSING ?
-		    "seclogon_disabled" : "trust_ca_failed", "srt-win: user trust-ca: "
-		    "starting as %s: %s", rec.user, wa_error());
-		rc = why == WA_LOGON_SECLOGON_DISABLED || why == WA_LOGON_SECLOGON_MISSING ?
-		    SW_ESECLOGON : SW_ESYSTEM;
-		goto out;
+	{
+		const char *args[] = { "user", "trust-ca", "--der-hex", hex, NULL };
+
+		rc = run_self_as_account("user trust-ca", "", "trust_ca_failed", &rec, args,
+		    &status);
 	}
-	rc = status;
+	if (rc == SW_OK)
+		rc = status;
 out:
-	strlist_free(&a);
-	free(self);
+	free(hex);
 	free(der);
 	install_record_free(&rec);
 	return rc;
@@ -771,12 +797,10 @@ static int
 wfp_verify(int argc, char **argv)
 {
 	struct install_record rec = { 0 };
-	struct wa_spawn sp = { 0 };
-	struct strlist rest = { 0 }, a = { 0 };
+	struct strlist rest = { 0 };
 	const char *target = NULL, *outcome;
-	enum wa_logon why;
-	char *host = NULL, *self = NULL;
-	int loopback = 0, port, status = 0, r, rc = SW_EUSAGE;
+	char *host = NULL, *hostport = NULL;
+	int loopback = 0, port, status = 0, rc = SW_EUSAGE;
 	const struct opt o[] = {
 		{ "--target", OT_STR, &target },
 		{ "--allow-loopback", OT_FLAG, &loopback },
@@ -789,13 +813,8 @@ wfp_verify(int argc, char **argv)
 		sw_err("usage", "srt-win: wfp verify: --target HOST:PORT is required");
 		return SW_EUSAGE;
 	}
-	if ((r = install_record_read(&rec)) != 0) {
-		if (r == 1)
-			sw_err("not_provisioned", "srt-win: wfp verify: the sandbox account is "
-			    "not installed");
-		rc = r == 1 ? SW_ENOTPROVISIONED : SW_ESYSTEM;
+	if ((rc = install_record_need("wfp verify", &rec)) != SW_OK)
 		goto out;
-	}
 	if (rec.allow_loopback != loopback) {
 		printf("{\"target\":\"%s:%d\",\"allow_loopback_mismatch\":true}\n", host, port);
 		sw_err("wfp_loopback_mismatch", "srt-win: wfp verify: the filters were installed "
@@ -803,23 +822,13 @@ wfp_verify(int argc, char **argv)
 		rc = SW_ELOOPBACK;
 		goto out;
 	}
-	if (wa_self_path(&self) != 0) {
-		sw_err("system", "srt-win: wfp verify: own path: %s", wa_error());
-		rc = SW_ESYSTEM;
-		goto out;
-	}
-	strlist_push(&a, self);
-	strlist_push(&a, "probe");
-	strlist_push(&a, "connect");
-	strlist_push(&a, "--target");
-	strlist_push_owned(&a, xasprintf("%s:%d", host, port));
-	sp.argv = a.v;
-	if (wa_run_as_user(rec.user, rec.password, &sp, &status, &why) < 0) {
-		sw_err(why == WA_LOGON_OK || why == WA_LOGON_FAILED ? "spawn_failed" :
-		    "seclogon_disabled", "srt-win: wfp verify: starting the probe as %s: %s",
-		    rec.user, wa_error());
-		rc = why == WA_LOGON_OK || why == WA_LOGON_FAILED ? SW_ESYSTEM : SW_ESECLOGON;
-		goto out;
+	hostport = xasprintf("%s:%d", host, port);
+	{
+		const char *args[] = { "probe", "connect", "--target", hostport, NULL };
+
+		if ((rc = run_self_as_account("wfp verify", "the probe ", "spawn_failed",
+		    &rec, args, &status)) != SW_OK)
+			goto out;
 	}
 	outcome = status == 0 ? "blocked" : status == 3 ? "connected" : status == 2 ?
 	    "refused" : "error";
@@ -832,8 +841,7 @@ wfp_verify(int argc, char **argv)
 		    port, rec.user, outcome);
 out:
 	strlist_free(&rest);
-	strlist_free(&a);
-	free(self);
+	free(hostport);
 	free(host);
 	install_record_free(&rec);
 	return rc;

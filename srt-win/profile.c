@@ -84,14 +84,14 @@ json_list(struct buf *b, const char *key, const struct strlist *l)
 }
 
 static int
-read_list(const struct jval *o, const char *key, struct strlist *out)
+read_list(const struct json_value *o, const char *key, struct strlist *out)
 {
-	const struct jval *l = json_get(o, key);
+	const struct json_value *l = json_tree_get(o, key);
 
-	if (l == NULL || l->type != J_ARRAY)
+	if (l == NULL || l->type != JSON_ARRAY)
 		return -1;
-	for (const struct jval *e = l->child; e != NULL; e = e->next) {
-		if (e->type != J_STRING)
+	for (const struct json_value *e = l->child; e != NULL; e = e->next) {
+		if (e->type != JSON_STRING)
 			return -1;
 		strlist_push(out, e->str);
 	}
@@ -103,7 +103,7 @@ static int
 profile_rec_read(const struct state *st, struct profile_rec *p)
 {
 	char *path = rec_path(st), *text = NULL, err[128];
-	struct jval *v = NULL;
+	struct json_value *v = NULL;
 	size_t len;
 	FILE *f;
 	int rc = -1;
@@ -114,7 +114,7 @@ profile_rec_read(const struct state *st, struct profile_rec *p)
 		return 1;
 	}
 	if (read_all(f, 16u << 20, &text, &len) == 0 &&
-	    (v = json_parse(text, len, err, sizeof(err))) != NULL &&
+	    (v = json_tree_parse(text, len, err, sizeof(err))) != NULL &&
 	    read_list(v, "granted", &p->granted) == 0 &&
 	    read_list(v, "denied", &p->denied) == 0 &&
 	    read_list(v, "included", &p->included) == 0 &&
@@ -124,7 +124,7 @@ profile_rec_read(const struct state *st, struct profile_rec *p)
 	if (rc != 0)
 		sw_err("bad_state", "srt-win: %s is damaged; srt-win profile forget removes the "
 		    "grant", path);
-	json_free(v);
+	json_tree_free(v);
 	free(text);
 	free(path);
 	return rc;

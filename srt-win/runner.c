@@ -70,6 +70,7 @@ cmd_runner(int argc, char **argv)
 	env_build(wa_environ(), env.v, &childenv);
 	sp.argv = cmd.v;
 	sp.env = childenv.v;
+	sp.path = env_get(childenv.v, "PATH");
 	sp.cwd = cwd;
 	sp.write_restricted = restricted;
 	sp.restrict_sids = sids.v;

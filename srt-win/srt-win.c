@@ -67,7 +67,7 @@ srtwin_main(int argc, char **argv)
 		i++;
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (strcmp(argv[i], "-d") == 0 || strcmp(argv[i], "--debug") == 0)
-			sw_debug = 1;
+			sw_debug = wa_debug = 1;
 		else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			usage(stdout);
 			return SW_OK;
@@ -93,8 +93,16 @@ srtwin_main(int argc, char **argv)
 	return SW_EUSAGE;
 }
 
-#ifndef _WIN32
-/* On Windows, wmain (winapi_win32.c) converts the UTF-16 arguments and calls srtwin_main. */
+#ifdef _WIN32
+int wmain(int argc, wchar_t **wargv);
+
+/* The arguments come as UTF-16: the layer gives them as UTF-8. */
+int
+wmain(int argc, wchar_t **wargv)
+{
+	return srtwin_main(argc, wa_main_args(argc, wargv));
+}
+#else
 int
 main(int argc, char **argv)
 {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "buf.h"
+#include "json_tree.h"
 #include "plan_ace.h"
 #include "util.h"
 #include "winapi.h"
@@ -27,12 +28,6 @@
 #else
 #define SW_PRINTF(a, b)
 #endif
-
-/* For the winapi.h layers (winapi_error.c): record a failure, whether it was "access
- * denied" and fmt's message, and return -1; add s to the message recorded. */
-int wa_fail_v(int denied, const char *fmt, va_list ap);
-int wa_fail(int denied, const char *fmt, ...) SW_PRINTF(2, 3);
-void wa_error_append(const char *s);
 
 /* Exit statuses (srt-win(1), EXIT STATUS). runner, exec and launch otherwise exit with the
  * command's own status. */
@@ -56,7 +51,7 @@ enum {
 };
 
 #define SW_DEFAULT_USER         "srt-sandbox"
-#define SW_GROUP                "sandbox-runtime-users"
+#define SW_GROUP                WA_SANDBOX_GROUP
 #define SW_DEFAULT_SUBLAYER     "6d1a5f0e-9c1b-4b43-8d77-53a7e0d1b001"
 #define SW_PORT_LO              60080
 #define SW_PORT_HI              60089
@@ -68,7 +63,8 @@ enum {
 /* --- util.c -------------------------------------------------------------------------- */
 
 /* The allocator (xmalloc ... xasprintf, fatal on exhaustion), the string list (struct
- * strlist) and the buffer (struct buf) are the core's: lib/core/util.h, lib/core/buf.h. */
+ * strlist), the buffer (struct buf) and the JSON reader (struct json_value) are the
+ * core's: lib/core/util.h, lib/core/buf.h, lib/core/json_tree.h. */
 
 /* Errors: one JSON line on stderr, {"code": ..., "message": "srt-win: ..."}. */
 void sw_err(const char *code, const char *fmt, ...) SW_PRINTF(2, 3);
@@ -86,24 +82,6 @@ int read_all(FILE *f, size_t max, char **out, size_t *len);
 int parse_uint(const char *s, unsigned long max, unsigned long *out);
 /* "LO-HI" with 1 <= LO <= HI <= 65535 and HI - LO <= 64. */
 int parse_port_range(const char *s, int *lo, int *hi);
-
-/* --- json.c: a strict reader for the JSON srt-win is handed ------------------------- */
-
-enum jtype { J_NULL, J_FALSE, J_TRUE, J_NUMBER, J_STRING, J_ARRAY, J_OBJECT };
-
-struct jval {
-	enum jtype type;
-	double num;
-	char *str;                      /* J_STRING; also the key of an object member */
-	char *key;
-	struct jval *child, *next;      /* J_ARRAY, J_OBJECT */
-};
-
-#define JSON_MAX_DEPTH 32
-/* Parse one JSON text (RFC 8259, UTF-8, no NUL in strings); NULL with a message in err. */
-struct jval *json_parse(const char *text, size_t len, char *err, size_t errlen);
-void json_free(struct jval *v);
-const struct jval *json_get(const struct jval *obj, const char *key);
 
 /* --- path.c ---------------------------------------------------------------------------- */
 
@@ -227,10 +205,8 @@ void env_proxies(struct strlist *overlay, int http_port, int socks_port);
 
 /* --- cmdline.c ------------------------------------------------------------------------ */
 
-/* argv as one Windows command line, quoted so that CommandLineToArgvW and the C runtime
- * give argv back. */
-char *cmdline_join(char *const *argv);
-/* The reverse (the C runtime's rules), for tests and the fake. */
+/* A Windows command line split as the C runtime splits it (the reverse of
+ * lib/compat/wincmdline.c's wincmdline_join), for tests and the fake. */
 int cmdline_split(const char *cmdline, struct strlist *out);
 
 /* --- install.c ------------------------------------------------------------------------ */
@@ -262,6 +238,9 @@ struct install_record {
 	int port_lo, port_hi, allow_loopback, version;
 };
 int install_record_read(struct install_record *r);     /* 1: not installed */
+/* The record for cmd (in messages), which cannot run without one: SW_OK, or the exit
+ * status with the error said (SW_ENOTPROVISIONED when srt-win is not installed). */
+int install_record_need(const char *cmd, struct install_record *r);
 void install_record_free(struct install_record *r);
 
 /* --- exec.c, runner.c, profile.c, launch.c -------------------------------------------- */

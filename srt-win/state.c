@@ -63,11 +63,11 @@ state_del(struct state *st, size_t i)
 }
 
 static int
-num_field(const struct jval *o, const char *k, double max, double *out)
+num_field(const struct json_value *o, const char *k, double max, double *out)
 {
-	const struct jval *v = json_get(o, k);
+	const struct json_value *v = json_tree_get(o, k);
 
-	if (v == NULL || v->type != J_NUMBER || v->num < 0 || v->num > max ||
+	if (v == NULL || v->type != JSON_NUMBER || v->num < 0 || v->num > max ||
 	    v->num != (double)(uint64_t)v->num)
 		return -1;
 	*out = v->num;
@@ -91,14 +91,14 @@ parse_u64(const char *s, uint64_t *out)
 }
 
 static int
-parse_rec(const struct jval *o, struct rec *r)
+parse_rec(const struct json_value *o, struct rec *r)
 {
 	static const char *const keys[] = { "kind", "pid", "start", "path", "ace", "sid",
 	    "mask", "flags", "owned", "made", "root" };
-	const struct jval *kind = json_get(o, "kind"), *path = json_get(o, "path");
-	const struct jval *ace = json_get(o, "ace"), *sid = json_get(o, "sid");
-	const struct jval *owned = json_get(o, "owned"), *made = json_get(o, "made");
-	const struct jval *root = json_get(o, "root"), *e, *st;
+	const struct json_value *kind = json_tree_get(o, "kind"), *path = json_tree_get(o, "path");
+	const struct json_value *ace = json_tree_get(o, "ace"), *sid = json_tree_get(o, "sid");
+	const struct json_value *owned = json_tree_get(o, "owned"), *made = json_tree_get(o, "made");
+	const struct json_value *root = json_tree_get(o, "root"), *e, *st;
 	double pid, mask, flags;
 	uint64_t start;
 	size_t i;
@@ -111,7 +111,7 @@ parse_rec(const struct jval *o, struct rec *r)
 		if (i == sizeof(keys) / sizeof(keys[0]))
 			return -1;
 	}
-	if (kind == NULL || kind->type != J_STRING)
+	if (kind == NULL || kind->type != JSON_STRING)
 		return -1;
 	for (i = 0; i < sizeof(kind_names) / sizeof(kind_names[0]); i++)
 		if (strcmp(kind->str, kind_names[i]) == 0)
@@ -124,15 +124,15 @@ parse_rec(const struct jval *o, struct rec *r)
 	if (num_field(o, "pid", 4294967295.0, &pid) != 0 ||
 	    num_field(o, "mask", 4294967295.0, &mask) != 0 ||
 	    num_field(o, "flags", 255, &flags) != 0 ||
-	    (st = json_get(o, "start")) == NULL || st->type != J_STRING ||
+	    (st = json_tree_get(o, "start")) == NULL || st->type != JSON_STRING ||
 	    parse_u64(st->str, &start) != 0)
 		return -1;
-	if (path == NULL || path->type != J_STRING || ace == NULL || ace->type != J_STRING ||
+	if (path == NULL || path->type != JSON_STRING || ace == NULL || ace->type != JSON_STRING ||
 	    (strcmp(ace->str, "allow") != 0 && strcmp(ace->str, "deny") != 0) ||
-	    sid == NULL || sid->type != J_STRING || !wa_sid_valid(sid->str) ||
-	    owned == NULL || (owned->type != J_TRUE && owned->type != J_FALSE) ||
-	    made == NULL || made->type != J_ARRAY ||
-	    (root != NULL && root->type != J_STRING))
+	    sid == NULL || sid->type != JSON_STRING || !wa_sid_valid(sid->str) ||
+	    owned == NULL || (owned->type != JSON_TRUE && owned->type != JSON_FALSE) ||
+	    made == NULL || made->type != JSON_ARRAY ||
+	    (root != NULL && root->type != JSON_STRING))
 		return -1;
 	r->pid = (unsigned long)pid;
 	r->start = start;
@@ -141,10 +141,10 @@ parse_rec(const struct jval *o, struct rec *r)
 	r->ace.sid = xstrdup(sid->str);
 	r->ace.mask = (uint32_t)mask;
 	r->ace.flags = (uint8_t)flags;
-	r->owned = owned->type == J_TRUE;
+	r->owned = owned->type == JSON_TRUE;
 	r->root = root != NULL ? xstrdup(root->str) : NULL;
 	for (e = made->child; e != NULL; e = e->next) {
-		if (e->type != J_STRING) {
+		if (e->type != JSON_STRING) {
 			rec_free(r);
 			return -1;
 		}
@@ -157,7 +157,7 @@ int
 state_parse(const char *text, size_t len, struct state *st)
 {
 	size_t start, end, line = 0;
-	struct jval *v;
+	struct json_value *v;
 	struct rec r;
 	char err[160];
 
@@ -167,14 +167,14 @@ state_parse(const char *text, size_t len, struct state *st)
 		line++;
 		if (end == start)
 			continue;
-		if ((v = json_parse(text + start, end - start, err, sizeof(err))) == NULL ||
-		    v->type != J_OBJECT || parse_rec(v, &r) != 0) {
-			json_free(v);
+		if ((v = json_tree_parse(text + start, end - start, err, sizeof(err))) == NULL ||
+		    v->type != JSON_OBJECT || parse_rec(v, &r) != 0) {
+			json_tree_free(v);
 			sw_err("bad_state", "srt-win: %s line %zu: not a record srt-win wrote; "
 			    "nothing was changed", st->file ? st->file : "records", line);
 			return -1;
 		}
-		json_free(v);
+		json_tree_free(v);
 		state_add(st, &r);
 		rec_free(&r);
 	}

@@ -12,13 +12,31 @@
 #ifndef SRT_WIN_WINAPI_H
 #define SRT_WIN_WINAPI_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "log.h"
+
+/* The group of the sandbox accounts, from which the machine record is hidden. */
+#define WA_SANDBOX_GROUP        "sandbox-runtime-users"
+
 const char *wa_error(void);
 /* The last failure was "access denied" (so the caller may need elevation). */
 int wa_error_denied(void);
+
+/* For the layers (winapi_error.c): record a failure, whether it was "access denied" and
+ * fmt's message, and return -1; add s to the message recorded. */
+int wa_fail_v(int denied, const char *fmt, va_list ap) SRT_PRINTF(2, 0);
+int wa_fail(int denied, const char *fmt, ...) SRT_PRINTF(2, 3);
+void wa_error_append(const char *s);
+/* Say on stderr what each call changes (srt-win -d). */
+extern int wa_debug;
+
+/* Windows: the program's arguments as UTF-8, with the standard streams made binary
+ * (plans and JSON are read and written byte for byte); for wmain. */
+char **wa_main_args(int argc, wchar_t **wargv);
 
 /* --- paths and files ----------------------------------------------------------------- */
 
@@ -83,7 +101,7 @@ struct wa_dacl {
 int wa_dacl_get(const char *p, struct wa_dacl *d);
 /* Replace p's explicit entries, keeping its inheritance setting. */
 int wa_dacl_set(const char *p, const struct wa_dacl *d);
-void wa_dacl_free(struct wa_dacl *d);   /* dacl.c: one for both systems */
+void wa_dacl_free(struct wa_dacl *d);   /* winapi_dacl.c: one for both systems */
 /* A well-formed SID string. */
 int wa_sid_valid(const char *sid);
 /* The capability SID Windows derives from a name (DeriveCapabilitySidsFromName). */
@@ -101,6 +119,7 @@ int wa_process_alive(unsigned long pid, uint64_t start, uint64_t *startp);
 struct wa_spawn {
 	char **argv;
 	char **env;
+	const char *path;                       /* PATH to find argv[0] in (NULL: as named) */
 	const char *cwd;                        /* NULL: ours */
 	int write_restricted;                   /* runner: the write-restricted token */
 	char **restrict_sids;                   /* more restricting SIDs (write roots) */

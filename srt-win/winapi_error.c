@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "srt-win.h"
+#include "winapi.h"
+
+int wa_debug;
 
 static char errbuf[768];
 static int err_denied;

@@ -329,7 +329,7 @@ store_read(struct store *s)
 	char *p = fake_path("dacl.jsonl"), *text = NULL, *line, *save = NULL, err[128];
 	size_t len;
 	FILE *f = fopen(p, "r");
-	struct jval *v;
+	struct json_value *v;
 
 	memset(s, 0, sizeof(*s));
 	free(p);
@@ -342,17 +342,17 @@ store_read(struct store *s)
 	fclose(f);
 	for (line = strtok_r(text, "\n", &save); line != NULL;
 	    line = strtok_r(NULL, "\n", &save)) {
-		const struct jval *path;
+		const struct json_value *path;
 
-		if ((v = json_parse(line, strlen(line), err, sizeof(err))) == NULL ||
-		    (path = json_get(v, "path")) == NULL || path->type != J_STRING) {
-			json_free(v);
+		if ((v = json_tree_parse(line, strlen(line), err, sizeof(err))) == NULL ||
+		    (path = json_tree_get(v, "path")) == NULL || path->type != JSON_STRING) {
+			json_tree_free(v);
 			free(text);
 			return wa_fail(0, "fake: dacl.jsonl damaged: %s", err);
 		}
 		strlist_push(&s->paths, path->str);
 		strlist_push(&s->lines, line);
-		json_free(v);
+		json_tree_free(v);
 	}
 	free(text);
 	return 0;
@@ -369,8 +369,8 @@ int
 wa_dacl_get(const char *p, struct wa_dacl *d)
 {
 	struct store s;
-	struct jval *v = NULL;
-	const struct jval *aces, *e, *pr;
+	struct json_value *v = NULL;
+	const struct json_value *aces, *e, *pr;
 	char err[128];
 	size_t i;
 	enum wa_kind k;
@@ -391,20 +391,20 @@ wa_dacl_get(const char *p, struct wa_dacl *d)
 		store_free(&s);
 		return 0;
 	}
-	v = json_parse(s.lines.v[i], strlen(s.lines.v[i]), err, sizeof(err));
+	v = json_tree_parse(s.lines.v[i], strlen(s.lines.v[i]), err, sizeof(err));
 	store_free(&s);
-	if (v == NULL || (aces = json_get(v, "aces")) == NULL || aces->type != J_ARRAY) {
-		json_free(v);
+	if (v == NULL || (aces = json_tree_get(v, "aces")) == NULL || aces->type != JSON_ARRAY) {
+		json_tree_free(v);
 		return wa_fail(0, "fake: damaged entry for %s", p);
 	}
-	pr = json_get(v, "protect");
-	d->protect = pr != NULL && pr->type == J_TRUE;
+	pr = json_tree_get(v, "protect");
+	d->protect = pr != NULL && pr->type == JSON_TRUE;
 	for (e = aces->child; e != NULL; e = e->next) {
-		const struct jval *a = json_get(e, "ace"), *sid = json_get(e, "sid");
-		const struct jval *m = json_get(e, "mask"), *fl = json_get(e, "flags");
+		const struct json_value *a = json_tree_get(e, "ace"), *sid = json_tree_get(e, "sid");
+		const struct json_value *m = json_tree_get(e, "mask"), *fl = json_tree_get(e, "flags");
 
 		if (a == NULL || sid == NULL || m == NULL || fl == NULL) {
-			json_free(v);
+			json_tree_free(v);
 			wa_dacl_free(d);
 			return wa_fail(0, "fake: damaged entry for %s", p);
 		}
@@ -415,7 +415,7 @@ wa_dacl_get(const char *p, struct wa_dacl *d)
 		d->v[d->n].mask = (uint32_t)m->num;
 		d->v[d->n++].flags = (uint8_t)fl->num;
 	}
-	json_free(v);
+	json_tree_free(v);
 	return 0;
 }
 

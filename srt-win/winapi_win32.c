@@ -22,7 +22,6 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "srt-win.h"
 #include "winapi_win32.h"
 
 /* --- strings ------------------------------------------------------------------------ */
@@ -38,6 +37,15 @@ W(const char *s)
 	w = xcalloc((size_t)n, sizeof(wchar_t));
 	MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, w, n);
 	return w;
+}
+
+void
+free_secret(wchar_t *w)
+{
+	if (w == NULL)
+		return;
+	SecureZeroMemory(w, wcslen(w) * sizeof(wchar_t));
+	free(w);
 }
 
 char *
@@ -83,20 +91,17 @@ fail_code(DWORD code, const char *fmt, ...)
 
 /* --- the program's entry: UTF-16 arguments, binary standard streams -------------- */
 
-int wmain(int argc, wchar_t **wargv);
-
-int
-wmain(int argc, wchar_t **wargv)
+char **
+wa_main_args(int argc, wchar_t **wargv)
 {
 	char **argv = xcalloc((size_t)argc + 1, sizeof(char *));
 
 	for (int i = 0; i < argc; i++)
 		argv[i] = U(wargv[i]);
-	/* Plans and JSON are read and written byte for byte. */
 	_setmode(_fileno(stdin), _O_BINARY);
 	_setmode(_fileno(stdout), _O_BINARY);
 	_setmode(_fileno(stderr), _O_BINARY);
-	return srtwin_main(argc, argv);
+	return argv;
 }
 
 /* --- paths and files ---------------------------------------------------------------- */
@@ -692,7 +697,7 @@ wa_dacl_set(const char *p, const struct wa_dacl *d)
 			goto out;
 		}
 	}
-	if (sw_debug) {
+	if (wa_debug) {
 		fprintf(stderr, "srt-win: %s %s:", how, p);
 		for (size_t i = 0; i < d->n; i++)
 			if (d->v[i].raw == NULL)

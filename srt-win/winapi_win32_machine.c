@@ -20,7 +20,6 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "srt-win.h"
 #include "winapi_win32.h"
 
 #ifndef FWPM_FILTER_FLAG_PERSISTENT
@@ -127,9 +126,8 @@ wa_user_create(const char *name, const char *password, const char *comment)
 	st = NetUserAdd(NULL, 1, (LPBYTE)&ui, NULL);
 	if (st == NERR_Success)
 		hide_from_logon(wn);
-	SecureZeroMemory(wp, wcslen(wp) * sizeof(wchar_t));
+	free_secret(wp);
 	free(wn);
-	free(wp);
 	free(wc);
 	return st == NERR_Success ? 0 : net_fail(st, "NetUserAdd", name);
 }
@@ -143,9 +141,8 @@ wa_user_set_password(const char *name, const char *password)
 
 	ui.usri1003_password = wp;
 	st = NetUserSetInfo(NULL, wn, 1003, (LPBYTE)&ui, NULL);
-	SecureZeroMemory(wp, wcslen(wp) * sizeof(wchar_t));
+	free_secret(wp);
 	free(wn);
-	free(wp);
 	return st == NERR_Success ? 0 : net_fail(st, "NetUserSetInfo", name);
 }
 
@@ -269,7 +266,7 @@ record_key(HKEY *k)
 	wchar_t *w;
 	DWORD rc;
 
-	if (wa_account_sid(SW_GROUP, &gsid) != 0)
+	if (wa_account_sid(WA_SANDBOX_GROUP, &gsid) != 0)
 		gsid = NULL;
 	sddl = xasprintf("D:P(A;OICI;KA;;;SY)(A;OICI;KA;;;BA)(A;OICI;KR;;;BU)%s%s%s",
 	    gsid ? "(D;OICI;KA;;;" : "", gsid ? gsid : "", gsid ? ")" : "");
@@ -303,9 +300,8 @@ wa_record_set(const char *name, const char *value)
 	wv = W(value);
 	rc = RegSetValueExW(k, wn, 0, REG_SZ, (const BYTE *)wv,
 	    (DWORD)((wcslen(wv) + 1) * sizeof(wchar_t)));
-	SecureZeroMemory(wv, wcslen(wv) * sizeof(wchar_t));
+	free_secret(wv);
 	free(wn);
-	free(wv);
 	RegCloseKey(k);
 	return rc == ERROR_SUCCESS ? 0 : fail_code(rc, "writing the record %s", name);
 }

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "srt-win.h"
+#include "wincmdline.h"
 #include "winapi_win32.h"
 
 /* --- processes -------------------------------------------------------------------------- */
@@ -74,11 +74,21 @@ env_block(char *const *env)
 	return b;
 }
 
+/* The one command line a Windows program gets (lib/compat/wincmdline.c). */
+static char *
+command_line(char *const *argv)
+{
+	char *line = wincmdline_join(argv);
+
+	if (line == NULL)
+		fatalx("out of memory");
+	return line;
+}
+
 /* argv[0] found through the command's own PATH, as its shell would find it. */
 static wchar_t *
-find_program(const char *prog, char *const *env)
+find_program(const char *prog, const char *path)
 {
-	const char *path = env != NULL ? env_get(env, "PATH") : NULL;
 	wchar_t *wp = W(prog), *wpath, buf[32768];
 	DWORD n;
 
@@ -322,9 +332,9 @@ wa_run_contained(const struct wa_spawn *sp, int *status)
 		fail_last("the handle list");
 		goto out;
 	}
-	line = cmdline_join(sp->argv);
+	line = command_line(sp->argv);
 	cmd = W(line);
-	app = find_program(sp->argv[0], sp->env);
+	app = find_program(sp->argv[0], sp->path);
 	env = sp->env != NULL ? env_block(sp->env) : NULL;
 	cwd = sp->cwd != NULL ? W(sp->cwd) : NULL;
 	/* Suspended until it is in the job: nothing it starts can escape the job. */
@@ -388,7 +398,7 @@ wa_run_as_user(const char *user, const char *password, const struct wa_spawn *sp
 	HANDLE list[3];
 	DWORD nlist, code = 1, e;
 	wchar_t *wu = W(user), *wpw = W(password), *app = W(sp->argv[0]), *cmd, *cwd;
-	char *line = cmdline_join(sp->argv);
+	char *line = command_line(sp->argv);
 	int rc = -1, ended, w;
 
 	*why = WA_LOGON_OK;
@@ -425,13 +435,12 @@ wa_run_as_user(const char *user, const char *password, const struct wa_spawn *sp
 	*status = (int)code;
 	rc = ended;
 out:
-	SecureZeroMemory(wpw, wcslen(wpw) * sizeof(wchar_t));
 	if (pi.hProcess)
 		CloseHandle(pi.hProcess);
 	if (pi.hThread)
 		CloseHandle(pi.hThread);
 	free(wu);
-	free(wpw);
+	free_secret(wpw);
 	free(app);
 	free(cmd);
 	free(cwd);
@@ -443,7 +452,7 @@ int
 wa_run_elevated(char **argv, int *status)
 {
 	SHELLEXECUTEINFOW ei = { 0 };
-	char *params = cmdline_join(argv + 1);
+	char *params = command_line(argv + 1);
 	wchar_t *file = W(argv[0]), *wparams = W(params);
 	DWORD code = 1;
 	int rc = -1;

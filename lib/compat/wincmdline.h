@@ -1,9 +1,9 @@
 /*
  * The one command line a Windows program gets, made from an argv so that its C runtime
  * (CommandLineToArgvW, the Microsoft C runtime) splits it back into exactly that argv.
- * Used wherever srt starts a Windows program: srt-win (srt-win/cmdline.c) and srt's
- * Windows launch path (srt-launch/windows/winsys_win32.c). Only the C library: srt-win,
- * which does not link libsrt, compiles this file on its own.
+ * Used wherever srt starts a Windows program: srt-win's Win32 layer
+ * (srt-win/winapi_win32_process.c) and srt's Windows launch path
+ * (srt-launch/windows/winsys_win32.c). Only the C library.
  */
 #ifndef SRT_WINCMDLINE_H
 #define SRT_WINCMDLINE_H

@@ -1,6 +1,8 @@
 /*
- * A strict RFC 8259 syntax check (json_strict.h): a lexer and a pushdown check of the
- * grammar, with a message for every way a document can be wrong.
+ * A strict RFC 8259 reader (json_strict.h): a lexer and a pushdown check of the grammar,
+ * with a message for every way a document can be wrong. The check alone is json_check;
+ * json_tree.c builds its trees from the same walk's events, so that one tokenizer and one
+ * grammar judge every JSON text srt reads itself.
  */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -8,11 +10,12 @@
 #include <string.h>
 
 #include "addr.h"
+#include "buf.h"
 #include "json_strict.h"
 #include "log.h"
 #include "utf8.h"
 
-#define JSON_MAX_DEPTH  256     /* far below cJSON's own limit (1000) */
+#define JSON_MAX_DEPTH  JSON_STRICT_MAX_DEPTH
 #define JSON_MAX_NUMBER 63      /* cJSON reads at most 63 characters of a number */
 
 enum tok {
@@ -264,127 +267,214 @@ tok_words(enum tok t)
 	return "something else";
 }
 
+/* The value of the string token just read, which lex_string has checked: its escapes
+ * decoded, a surrogate pair as the one character it stands for. */
+static void
+string_value(const struct lexer *lx, struct buf *b)
+{
+	static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+	const unsigned char *p = lx->p;
+	size_t i = lx->tokpos + 1, end = lx->pos - 1, start;
+	long v;
+	char u[4];
+
+	while (i < end) {
+		for (start = i; i < end && p[i] != '\\'; i++)
+			;
+		buf_add(b, p + start, i - start);
+		if (i == end)
+			break;
+		if (p[i + 1] != 'u') {
+			buf_addc(b, to[strchr(from, p[i + 1]) - from]);
+			i += 2;
+			continue;
+		}
+		v = hex4(p + i + 2, 4);
+		i += 6;
+		if (v >= 0xd800 && v <= 0xdbff) {
+			v = 0x10000 + ((v - 0xd800) << 10) + (hex4(p + i + 2, 4) - 0xdc00);
+			i += 6;
+		}
+		buf_add(b, u, utf8_encode(v, u));
+	}
+}
+
 enum json_state {
 	S_VALUE, S_ARR_FIRST, S_OBJ_FIRST, S_KEY, S_COLON, S_ARR_NEXT, S_OBJ_NEXT, S_END
 };
 
+struct walk {
+	struct lexer lx;
+	size_t max_depth;
+	json_strict_event_fn fn;        /* NULL: a check alone */
+	void *arg;
+	struct buf text;                /* the token handed to fn */
+	char stack[JSON_MAX_DEPTH];     /* '{' or '[' for each open container */
+	size_t depth;
+};
+
+/* Hand ev to the walk's consumer, with the current token's text; its refusal becomes
+ * the walk's error, at the token. */
+static int
+walk_emit(struct walk *w, enum json_strict_event ev, enum tok t)
+{
+	char why[160];
+
+	if (w->fn == NULL)
+		return 0;
+	buf_reset(&w->text);
+	if (t == TOK_STRING)
+		string_value(&w->lx, &w->text);
+	else if (t == TOK_NUMBER || t == TOK_LITERAL)
+		buf_add(&w->text, w->lx.p + w->lx.tokpos, w->lx.pos - w->lx.tokpos);
+	why[0] = '\0';
+	if (w->fn(w->arg, ev, buf_str(&w->text), w->text.len, why, sizeof(why)) == 0)
+		return 0;
+	return lex_error(&w->lx, w->lx.tokpos, "%s", why[0] != '\0' ? why : "refused");
+}
+
 /* Where a value may begin: 1 if t opens a container (now *st), 0 if t is a whole value,
  * -1 with the lexer's error if it is neither. */
 static int
-json_value(struct lexer *lx, enum tok t, char *stack, size_t *depth, enum json_state *st)
+walk_value(struct walk *w, enum tok t, enum json_state *st)
 {
 	if (t == TOK_LBRACE || t == TOK_LBRACKET) {
-		if (*depth == JSON_MAX_DEPTH) {
-			lex_error(lx, lx->tokpos, "nested more than %d levels deep",
-			    JSON_MAX_DEPTH);
+		if (w->depth == w->max_depth) {
+			lex_error(&w->lx, w->lx.tokpos, "nested more than %zu levels deep",
+			    w->max_depth);
 			return -1;
 		}
-		stack[(*depth)++] = t == TOK_LBRACE ? '{' : '[';
+		w->stack[w->depth++] = t == TOK_LBRACE ? '{' : '[';
 		*st = t == TOK_LBRACE ? S_OBJ_FIRST : S_ARR_FIRST;
+		if (walk_emit(w, t == TOK_LBRACE ? JSON_EV_OBJECT : JSON_EV_ARRAY, t) != 0)
+			return -1;
 		return 1;
 	}
 	if (t != TOK_STRING && t != TOK_NUMBER && t != TOK_LITERAL) {
-		lex_error(lx, lx->tokpos, "expected a value, found %s", tok_words(t));
+		lex_error(&w->lx, w->lx.tokpos, "expected a value, found %s", tok_words(t));
 		return -1;
 	}
+	return walk_emit(w, t == TOK_STRING ? JSON_EV_STRING : t == TOK_NUMBER ?
+	    JSON_EV_NUMBER : JSON_EV_LITERAL, t);
+}
+
+/* The container open at the top ends. */
+static int
+walk_close(struct walk *w)
+{
+	w->depth--;
+	return walk_emit(w, JSON_EV_END, TOK_EOF);
+}
+
+/* After an element of an array or a member of an object: a comma, or its end. */
+static int
+walk_next(struct walk *w, enum tok t, enum json_state *st)
+{
+	int obj = *st == S_OBJ_NEXT;
+
+	if (t == TOK_COMMA) {
+		*st = obj ? S_KEY : S_VALUE;
+		return 0;
+	}
+	if (t != (obj ? TOK_RBRACE : TOK_RBRACKET))
+		return lex_error(&w->lx, w->lx.tokpos, "expected ',' or '%c' after %s, "
+		    "found %s", obj ? '}' : ']', obj ? "an object member" : "an array element",
+		    tok_words(t));
+	return walk_close(w) == 0 ? 1 : -1;
+}
+
+/* One token in state *st: 1 when it completes a value, 0 when the walk goes on, 2 at the
+ * end of the document, -1 on a fault. */
+static int
+walk_token(struct walk *w, enum tok t, enum json_state *st)
+{
+	struct lexer *lx = &w->lx;
+
+	switch (*st) {
+	case S_OBJ_FIRST:
+		if (t == TOK_RBRACE)
+			return walk_close(w) == 0 ? 1 : -1;
+		/* FALLTHROUGH */
+	case S_KEY:
+		if (t != TOK_STRING)
+			return lex_error(lx, lx->tokpos, "expected a key in double quotes, "
+			    "found %s", tok_words(t));
+		*st = S_COLON;
+		return walk_emit(w, JSON_EV_KEY, t);
+	case S_COLON:
+		if (t != TOK_COLON)
+			return lex_error(lx, lx->tokpos, "expected ':' after the key, "
+			    "found %s", tok_words(t));
+		*st = S_VALUE;
+		return 0;
+	case S_ARR_FIRST:
+		if (t == TOK_RBRACKET)
+			return walk_close(w) == 0 ? 1 : -1;
+		/* FALLTHROUGH */
+	case S_VALUE:
+		switch (walk_value(w, t, st)) {
+		case -1:
+			return -1;
+		case 1:
+			return 0;
+		}
+		return 1;
+	case S_ARR_NEXT:
+	case S_OBJ_NEXT:
+		return walk_next(w, t, st);
+	case S_END:
+		if (t == TOK_EOF)
+			return 2;
+		return lex_error(lx, lx->tokpos, "unexpected %s after the end of the "
+		    "document", tok_words(t));
+	}
+	return -1;
+}
+
+int
+json_strict_walk(const char *text, size_t len, size_t max_depth, json_strict_event_fn fn,
+    void *arg, size_t *errpos, char *err, size_t errlen)
+{
+	struct walk w = { .lx = { .p = (const unsigned char *)text, .len = len },
+	    .max_depth = max_depth > JSON_MAX_DEPTH ? JSON_MAX_DEPTH : max_depth,
+	    .fn = fn, .arg = arg };
+	enum json_state st = S_VALUE;
+	enum tok t = TOK_EOF, prev = TOK_EOF;
+	int r;
+
+	for (;; prev = t) {
+		if (lex_next(&w.lx, &t) == -1)
+			goto fail;
+		if (prev == TOK_COMMA && (t == TOK_RBRACE || t == TOK_RBRACKET)) {
+			lex_error(&w.lx, w.lx.tokpos, "a comma before %s is not allowed in "
+			    "JSON", tok_words(t));
+			goto fail;
+		}
+		if ((r = walk_token(&w, t, &st)) == -1)
+			goto fail;
+		if (r == 2)
+			break;
+		if (r == 0)
+			continue;
+		/* A value is complete: what may follow depends on the enclosing container. */
+		if (w.depth == 0)
+			st = S_END;
+		else
+			st = w.stack[w.depth - 1] == '{' ? S_OBJ_NEXT : S_ARR_NEXT;
+	}
+	buf_free(&w.text);
 	return 0;
+fail:
+	buf_free(&w.text);
+	*errpos = w.lx.errpos;
+	snprintf(err, errlen, "%s", w.lx.err);
+	return -1;
 }
 
 int
 json_check(const char *text, size_t len, size_t *errpos, char *err, size_t errlen)
 {
-	enum json_state st = S_VALUE;
-	struct lexer lx = { .p = (const unsigned char *)text, .len = len };
-	char stack[JSON_MAX_DEPTH];
-	size_t depth = 0;
-	enum tok t = TOK_EOF, prev = TOK_EOF;
-
-	for (;; prev = t) {
-		if (lex_next(&lx, &t) == -1)
-			goto fail;
-		if (prev == TOK_COMMA && (t == TOK_RBRACE || t == TOK_RBRACKET)) {
-			lex_error(&lx, lx.tokpos, "a comma before %s is not allowed in JSON",
-			    tok_words(t));
-			goto fail;
-		}
-		switch (st) {
-		case S_OBJ_FIRST:
-			if (t == TOK_RBRACE) {
-				depth--;
-				break;
-			}
-			/* FALLTHROUGH */
-		case S_KEY:
-			if (t != TOK_STRING) {
-				lex_error(&lx, lx.tokpos, "expected a key in double quotes, "
-				    "found %s", tok_words(t));
-				goto fail;
-			}
-			st = S_COLON;
-			continue;
-		case S_COLON:
-			if (t != TOK_COLON) {
-				lex_error(&lx, lx.tokpos, "expected ':' after the key, found %s",
-				    tok_words(t));
-				goto fail;
-			}
-			st = S_VALUE;
-			continue;
-		case S_ARR_FIRST:
-			if (t == TOK_RBRACKET) {
-				depth--;
-				break;
-			}
-			/* FALLTHROUGH */
-		case S_VALUE:
-			switch (json_value(&lx, t, stack, &depth, &st)) {
-			case -1:
-				goto fail;
-			case 1:
-				continue;
-			}
-			break;
-		case S_ARR_NEXT:
-			if (t == TOK_COMMA) {
-				st = S_VALUE;
-				continue;
-			}
-			if (t != TOK_RBRACKET) {
-				lex_error(&lx, lx.tokpos, "expected ',' or ']' after an array "
-				    "element, found %s", tok_words(t));
-				goto fail;
-			}
-			depth--;
-			break;
-		case S_OBJ_NEXT:
-			if (t == TOK_COMMA) {
-				st = S_KEY;
-				continue;
-			}
-			if (t != TOK_RBRACE) {
-				lex_error(&lx, lx.tokpos, "expected ',' or '}' after an object "
-				    "member, found %s", tok_words(t));
-				goto fail;
-			}
-			depth--;
-			break;
-		case S_END:
-			if (t == TOK_EOF)
-				return 0;
-			lex_error(&lx, lx.tokpos, "unexpected %s after the end of the "
-			    "document", tok_words(t));
-			goto fail;
-		}
-		/* A value is complete: what may follow depends on the enclosing container. */
-		if (depth == 0)
-			st = S_END;
-		else
-			st = stack[depth - 1] == '{' ? S_OBJ_NEXT : S_ARR_NEXT;
-	}
-fail:
-	*errpos = lx.errpos;
-	snprintf(err, errlen, "%s", lx.err);
-	return -1;
+	return json_strict_walk(text, len, JSON_MAX_DEPTH, NULL, NULL, errpos, err, errlen);
 }
 
 void

@@ -128,7 +128,8 @@ int plan_macos_build(const struct settings *s, const struct plan_ctx *ctx,
  */
 int plan_windows_build(const struct settings *s, const struct plan_ctx *ctx,
     struct plan_windows *out, struct diags *errs);
-/* One entry as its JSON line, without the newline:
+/* One entry as its JSON line, without the newline (plan_ace.h's format, which
+ * plan_windows_read reads back):
  * {"ace":"allow","path":"/p","rights":["read","execute"],"inherit":"OICI"}.
  * NULL (errno EILSEQ) when the path is not UTF-8. Caller frees. */
 char *plan_ace_json(const struct plan_ace *a);

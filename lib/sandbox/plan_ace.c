@@ -5,6 +5,10 @@
 #include "plan_ace.h"
 #include "util.h"
 
+const char *const plan_ace_right_names[PLAN_NRIGHTS] = {
+	"read", "execute", "write", "modify", "delete_child", "delete",
+};
+
 void
 plan_ace_add(struct plan_windows *p, int deny, const char *path, unsigned rights, int inherit,
     int (*same)(const char *, const char *))

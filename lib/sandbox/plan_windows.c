@@ -726,10 +726,7 @@ fail:
 	return -1;
 }
 
-static const char *const right_names[] = {
-	"read", "execute", "write", "modify", "delete_child", "delete",
-};
-
+/* The format's names are plan_ace.h's, which plan_windows_read.c reads back. */
 char *
 plan_ace_json(const struct plan_ace *a)
 {
@@ -739,8 +736,8 @@ plan_ace_json(const struct plan_ace *a)
 	const char *sep = "";
 	long cp;
 
-	n += (size_t)snprintf(buf + n, cap - n, "{\"ace\":\"%s\",\"path\":\"",
-	    a->deny ? "deny" : "allow");
+	n += (size_t)snprintf(buf + n, cap - n, "{\"%s\":\"%s\",\"%s\":\"", PLAN_KEY_ACE,
+	    a->deny ? PLAN_ACE_DENY : PLAN_ACE_ALLOW, PLAN_KEY_PATH);
 	for (; left > 0; left -= k) {
 		k = utf8_decode(p, left, &cp);
 		if (cp == UTF8_BAD) {
@@ -760,14 +757,16 @@ plan_ace_json(const struct plan_ace *a)
 		}
 		p += k;
 	}
-	n += (size_t)snprintf(buf + n, cap - n, "\",\"rights\":[");
-	for (size_t i = 0; i < sizeof(right_names) / sizeof(right_names[0]); i++) {
+	n += (size_t)snprintf(buf + n, cap - n, "\",\"%s\":[", PLAN_KEY_RIGHTS);
+	for (size_t i = 0; i < PLAN_NRIGHTS; i++) {
 		if (!(a->rights & (1u << i)))
 			continue;
-		n += (size_t)snprintf(buf + n, cap - n, "%s\"%s\"", sep, right_names[i]);
+		n += (size_t)snprintf(buf + n, cap - n, "%s\"%s\"", sep,
+		    plan_ace_right_names[i]);
 		sep = ",";
 	}
-	snprintf(buf + n, cap - n, "],\"inherit\":\"%s\"}", a->inherit ? "OICI" : "");
+	snprintf(buf + n, cap - n, "],\"%s\":\"%s\"}", PLAN_KEY_INHERIT,
+	    a->inherit ? PLAN_INHERIT_ALL : "");
 	return buf;
 }
 

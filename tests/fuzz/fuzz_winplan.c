@@ -1,6 +1,6 @@
 /*
  * libFuzzer target for what srt-win reads from other programs: the plan on stdin (JSON
- * lines or the reference's object, through srt-win's own JSON reader) and its records.
+ * lines or the reference's object, through the core's JSON tree reader) and its records.
  * A plan either fails with nothing kept, or gives entries that are absolute, clean and
  * never ALLOW delete_child; records that parse format and parse back to the same text.
  */
@@ -28,7 +28,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct plan_windows p;
 	struct state st = { 0 }, st2 = { 0 };
 	char *text = malloc(size + 1), *f1, *f2, err[128];
-	struct jval *v;
+	struct json_value *v;
 
 	if (text == NULL)
 		return 0;
@@ -46,8 +46,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		plan_windows_free(&p);
 	} else if (p.n != 0)
 		abort();
-	if ((v = json_parse(text, size, err, sizeof(err))) != NULL)
-		json_free(v);
+	if ((v = json_tree_parse(text, size, err, sizeof(err))) != NULL)
+		json_tree_free(v);
 	else if (err[0] == '\0')
 		abort();
 	if (state_parse(text, size, &st) == 0) {

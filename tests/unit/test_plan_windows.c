@@ -1,6 +1,7 @@
 /*
  * The Windows ACE plan: every rule and ranking case of lib/sandbox/plan_windows.c, as the exact
- * JSON lines `srt-policy plan --target windows` prints, for temp trees built here.
+ * JSON lines `srt-policy plan --target windows` prints, for temp trees built here, and
+ * those lines read back by lib/sandbox/plan_windows_read.c.
  */
 #include <sys/stat.h>
 
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "path.h"
 #include "plan.h"
 #include "settings.h"
@@ -418,6 +420,62 @@ test_json(void)
 	ok(plan_ace_json(&a) == NULL, "a cut UTF-8 sequence has no line");
 }
 
+static char *
+clean_absolute(const char *p)
+{
+	return p[0] == '/' ? xstrdup(p) : NULL;
+}
+
+static int
+same_letters(const char *a, const char *b)
+{
+	return strcmp(a, b) == 0;
+}
+
+/* What the writer writes, the reader (plan_windows_read.c, srt-win's) reads back. */
+static void
+test_read_back(void)
+{
+	static const struct plan_read_paths paths = { clean_absolute, same_letters };
+	struct plan_ace in[] = {
+		{ 0, (char *)"/p/a b\\c\t\xc3\xa9", PLAN_R_READ | PLAN_R_EXECUTE, 1 },
+		{ 0, (char *)"/p/w", PLAN_R_MODIFY, 1 },
+		{ 1, (char *)"/p/w", PLAN_R_DELETE, 0 },
+		{ 1, (char *)"/p/w/.env", PLAN_R_READ | PLAN_R_WRITE, 0 },
+		{ 1, (char *)"/p", PLAN_R_DELETE_CHILD, 0 },
+	};
+	size_t n = sizeof(in) / sizeof(in[0]), i;
+	struct plan_windows out;
+	struct diags errs = { 0 };
+	struct buf b = { 0 };
+	char *line;
+	int r;
+
+	for (i = 0; i < n; i++) {
+		line = plan_ace_json(&in[i]);
+		buf_adds(&b, line);
+		buf_adds(&b, i % 2 ? "\r\n" : "\n\n");
+		free(line);
+	}
+	r = plan_windows_read(b.p, b.len, &paths, &out, &errs);
+	for (i = 0; r == 0 && i < n && out.n == n; i++)
+		if (out.v[i].deny != in[i].deny || out.v[i].rights != in[i].rights ||
+		    out.v[i].inherit != in[i].inherit || strcmp(out.v[i].path, in[i].path) != 0)
+			break;
+	ok(r == 0 && out.n == n && i == n && errs.msgs.n == 0, "the plan's lines read back "
+	    "as written (%zu of %zu)", i, n);
+	plan_windows_free(&out);
+	buf_adds(&b, "{\"ace\":\"deny\",\"path\":\"rel\",\"rights\":[\"read\"],"
+	    "\"inherit\":\"\"}\n");
+	r = plan_windows_read(b.p, b.len, &paths, &out, &errs);
+	ok(r == -1 && out.n == 0 && errs.msgs.n == 1 &&
+	    strcmp(errs.msgs.v[0], "line 9: not an absolute, normalised path (no \".\" or "
+	    "\"..\")") == 0, "a bad line is named by its number, and nothing is kept (%s)",
+	    errs.msgs.n ? errs.msgs.v[0] : "");
+	diags_free(&errs);
+	buf_free(&b);
+}
+
 int
 main(void)
 {
@@ -471,6 +529,7 @@ main(void)
 	test_globs_and_links();
 	test_mandatory();
 	test_json();
+	test_read_back();
 	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return tap_done();
 }

@@ -19,6 +19,7 @@
 
 #include "srt-win.h"
 #include "tap.h"
+#include "wincmdline.h"
 
 #define SID     "S-1-5-21-1-2-3-1001"
 #define SID2    "S-1-5-21-1-2-3-1002"
@@ -751,7 +752,7 @@ test_cmdline(void)
 	};
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		struct strlist back;
-		char *line = cmdline_join(cases[c]);
+		char *line = wincmdline_join(cases[c]);
 		int same = 1;
 		size_t n = 0;
 
@@ -764,7 +765,7 @@ test_cmdline(void)
 	}
 	{
 		char *argv[] = { "p", "a b", "c\"d", NULL };
-		char *line = cmdline_join(argv);
+		char *line = wincmdline_join(argv);
 
 		ok(strcmp(line, "p \"a b\" \"c\\\"d\"") == 0, "quoting: %s", line);
 		free(line);
@@ -779,7 +780,7 @@ test_install(void)
 	struct wa_filter f[8];
 	size_t n = install_filters(&o, "S-1-5-21-9", f, 8);
 	char *j;
-	struct jval *v;
+	struct json_value *v;
 	char err[100];
 
 	ok(n == 4 && f[0].permit && f[0].loopback && f[0].port_lo == 61000 &&
@@ -795,12 +796,12 @@ test_install(void)
 	    f[1].port_hi == 65535, "--allow-loopback: every loopback port but the probe port");
 	o.allow_loopback = 0;
 	j = install_dry_run_json(&o);
-	v = json_parse(j, strlen(j), err, sizeof(err));
-	ok(v != NULL && json_get(v, "filters") != NULL && json_get(v, "account") != NULL &&
-	    json_get(v, "group") != NULL, "the dry run is one JSON object");
+	v = json_tree_parse(j, strlen(j), err, sizeof(err));
+	ok(v != NULL && json_tree_get(v, "filters") != NULL && json_tree_get(v, "account") != NULL &&
+	    json_tree_get(v, "group") != NULL, "the dry run is one JSON object");
 	ok(strstr(j, "\"remote_ports\":[61000,61009]") != NULL &&
 	    strstr(j, "\"name\":\"sandbox-runtime-users\"") != NULL, "with ports and group");
-	json_free(v);
+	json_tree_free(v);
 	free(j);
 }
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "srt-win.h"
+#include "winapi.h"
 
 void
 wa_dacl_free(struct wa_dacl *d)
