@@ -126,52 +126,22 @@ macos_env(const struct launch *l, int http_port, int socks_port)
 	const char *java = env_inherited(&l->set, "JAVA_TOOL_OPTIONS");
 	bool git = l->set.git_safe_dirs.n > 0 &&
 	    !(git_count != NULL && strcmp(git_count, "0") == 0);
-	char *http = xasprintf("http://localhost:%d", http_port);
-	char *socks = xasprintf("socks5h://localhost:%d", socks_port);
 	char **p;
 
 	for (p = environ; *p != NULL; p++)
 		if (strchr(*p, '=') != NULL && !env_is_owned(*p, git) &&
 		    !env_is_denied(&l->set, *p))
 			strlist_push(&e, *p);
-	strlist_push(&e, "SANDBOX_RUNTIME=1");
-	strlist_pushf(&e, "TMPDIR=%s", l->tmpdir);
-	strlist_push(&e, "NO_PROXY=" NO_PROXY_LIST);
-	strlist_push(&e, "no_proxy=" NO_PROXY_LIST);
-	strlist_pushf(&e, "HTTP_PROXY=%s", http);
-	strlist_pushf(&e, "HTTPS_PROXY=%s", http);
-	strlist_pushf(&e, "http_proxy=%s", http);
-	strlist_pushf(&e, "https_proxy=%s", http);
-	strlist_pushf(&e, "ALL_PROXY=%s", http);
-	strlist_pushf(&e, "all_proxy=%s", http);
-	strlist_pushf(&e, "GRPC_PROXY=%s", http);
-	strlist_pushf(&e, "grpc_proxy=%s", http);
-	strlist_pushf(&e, "FTP_PROXY=%s", socks);
-	strlist_pushf(&e, "ftp_proxy=%s", socks);
-	strlist_pushf(&e, "RSYNC_PROXY=localhost:%d", socks_port);
-	strlist_pushf(&e, "DOCKER_HTTP_PROXY=%s", http);
-	strlist_pushf(&e, "DOCKER_HTTPS_PROXY=%s", http);
-	strlist_push(&e, "CLOUDSDK_PROXY_TYPE=http");
-	strlist_push(&e, "CLOUDSDK_PROXY_ADDRESS=localhost");
-	strlist_pushf(&e, "CLOUDSDK_PROXY_PORT=%d", http_port);
+	env_add_sandbox(&e, l->tmpdir, NO_PROXY_LIST, http_port, socks_port);
 	/* The nc macOS ships speaks SOCKS5 (-X 5). */
 	strlist_pushf(&e, "GIT_SSH_COMMAND=ssh " SSH_NO_MUX " -o ProxyCommand='/usr/bin/nc "
 	    "-X 5 -x localhost:%d %%h %%p'", socks_port);
-	/*
-	 * JVMs ignore the variables above; system properties do the same job. The profile
-	 * admits 127.0.0.1 and ::1 but not ::ffff:127.0.0.1, which a dual-stack Java socket
-	 * dials: IPv4 sockets only. The caller's own options come first so that ours win.
-	 */
-	strlist_pushf(&e, "JAVA_TOOL_OPTIONS=%s%s-Dhttp.proxyHost=localhost "
-	    "-Dhttp.proxyPort=%d -Dhttps.proxyHost=localhost -Dhttps.proxyPort=%d "
-	    "-DsocksProxyHost=localhost -DsocksProxyPort=%d "
-	    "-Dhttp.nonProxyHosts=localhost|127.0.0.1|[::1] -Djava.net.preferIPv4Stack=true",
-	    java != NULL ? java : "", java != NULL && *java != '\0' ? " " : "",
-	    http_port, http_port, socks_port);
+	/* The profile admits 127.0.0.1 and ::1 but not ::ffff:127.0.0.1, which a
+	 * dual-stack Java socket dials: IPv4 sockets only. */
+	env_add_java(&e, java, http_port, socks_port, "localhost|127.0.0.1|[::1]",
+	    " -Djava.net.preferIPv4Stack=true");
 	if (git)
 		env_add_git(&e, &l->set, git_count);
-	free(http);
-	free(socks);
 	p = e.v;
 	return p != NULL ? p : xcalloc(1, sizeof(char *));
 }
