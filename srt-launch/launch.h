@@ -219,6 +219,10 @@ int proxies_init(struct launch *l);
 int proxies_start(struct launch *l, enum proxy_kind k);
 void proxies_stop(struct launch *l, int timeout_ms);
 
+/* proxyend.c (Linux and macOS): the proxies' end, and the launcher's monotonic clock */
+void proxyend_finish(struct launch *l, const char *const prog[PK_MAX], long deadline);
+long launch_now_ms(void);
+
 /* control.c */
 int control_open(struct launch *l);
 void control_read(struct launch *l);

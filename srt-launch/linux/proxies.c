@@ -311,78 +311,15 @@ proxies_start(struct launch *l, enum proxy_kind k)
 	return rc;
 }
 
-static long
-proxies_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
-static void
-proxies_drain_log(struct launch *l)
-{
-	char buf[8192];
-	ssize_t n;
-
-	while (l->proxy.log_r != -1) {
-		n = read(l->proxy.log_r, buf, sizeof(buf));
-		if (n > 0) {
-			violations_feed(l->viol, buf, (size_t)n);
-			continue;
-		}
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == 0) {
-			fd_close(&l->proxy.log_r);
-		}
-		return;
-	}
-}
-
-/*
- * The command is over: cut the lifeline, read the decision log to its end (every proxy
- * has exited once nobody holds its write end), and reap. A proxy still there after
- * timeout_ms is killed.
- */
+/* The command is over: the proxies end (common/proxyend.c), a proxy still there after
+ * timeout_ms killed. */
 void
 proxies_stop(struct launch *l, int timeout_ms)
 {
-	long deadline = proxies_now_ms() + timeout_ms;
-	int k, i;
+	long deadline = launch_now_ms() + timeout_ms;
+	int i;
 
-	fd_close(&l->proxy.lifeline_w);
-	fd_close(&l->proxy.log_w);
 	for (i = 0; i < LS_MAX; i++)
 		fd_close(&l->proxy.listen_fd[i]);
-	while (l->proxy.log_r != -1) {
-		struct pollfd pfd = { .fd = l->proxy.log_r, .events = POLLIN };
-		long left = deadline - proxies_now_ms();
-
-		if (left <= 0)
-			break;
-		if (poll(&pfd, 1, (int)left) == -1 && errno != EINTR)
-			break;
-		proxies_drain_log(l);
-	}
-	for (k = 0; k < PK_MAX; k++) {
-		int status;
-
-		if (l->proxy.pid[k] <= 0)
-			continue;
-		while (waitpid(l->proxy.pid[k], &status, WNOHANG) == 0) {
-			if (proxies_now_ms() >= deadline) {
-				log_warnx("%s did not exit: killing it", proxy_prog[k]);
-				(void)kill(l->proxy.pid[k], SIGKILL);
-				while (waitpid(l->proxy.pid[k], &status, 0) == -1 &&
-				    errno == EINTR)
-					;
-				break;
-			}
-			usleep(2000);
-		}
-		l->proxy.pid[k] = 0;
-	}
-	proxies_drain_log(l);
+	proxyend_finish(l, proxy_prog, deadline);
 }

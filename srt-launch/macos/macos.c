@@ -53,15 +53,6 @@ struct mac {
 
 /* --- small helpers ------------------------------------------------------------------- */
 
-static long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
 static int
 set_cloexec(int fd)
 {
@@ -333,46 +324,6 @@ proxies_start_all(struct mac *m)
 	return 0;
 }
 
-/* The command is over: cut the lifeline, read the decisions to their end, reap. */
-static void
-proxies_end(struct launch *l)
-{
-	long deadline = now_ms() + PROXY_STOP_MS;
-	char buf[8192];
-	int k;
-
-	fd_close(&l->proxy.lifeline_w);
-	fd_close(&l->proxy.log_w);
-	while (l->proxy.log_r != -1) {
-		struct pollfd pfd = { .fd = l->proxy.log_r, .events = POLLIN };
-		long left = deadline - now_ms();
-		ssize_t n;
-
-		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0)
-			break;
-		if ((n = read(l->proxy.log_r, buf, sizeof(buf))) > 0)
-			violations_feed(l->viol, buf, (size_t)n);
-		else if (n == 0 || errno != EINTR)
-			fd_close(&l->proxy.log_r);
-	}
-	for (k = 0; k < PK_MAX; k++) {
-		int st;
-
-		if (l->proxy.pid[k] <= 0)
-			continue;
-		while (waitpid(l->proxy.pid[k], &st, WNOHANG) == 0) {
-			if (now_ms() >= deadline) {
-				log_warnx("%s did not exit: killing it", localproxy_prog[k]);
-				(void)kill(l->proxy.pid[k], SIGKILL);
-				wait_pid(l->proxy.pid[k], NULL);
-				break;
-			}
-			(void)nanosleep(&(struct timespec){ 0, 2000000 }, NULL);
-		}
-		l->proxy.pid[k] = 0;
-	}
-}
-
 /* --- the violation monitor ----------------------------------------------------------- */
 
 static void
@@ -446,10 +397,10 @@ logger_start(struct mac *m)
 	}
 	m->logger_r = p[0];
 	m->logbuf = xmalloc(LOG_LINE_MAX);
-	deadline = now_ms() + m->r->log_start_ms;
+	deadline = launch_now_ms() + m->r->log_start_ms;
 	while (m->logger_r != -1) {
 		struct pollfd pfd = { .fd = m->logger_r, .events = POLLIN };
-		long left = deadline - now_ms();
+		long left = deadline - launch_now_ms();
 		char c;
 		ssize_t n;
 
@@ -479,24 +430,24 @@ logger_start(struct mac *m)
 static void
 logger_end(struct mac *m)
 {
-	long end = now_ms() + m->r->log_drain_ms, quiet = now_ms() + m->r->log_quiet_ms;
+	long end = launch_now_ms() + m->r->log_drain_ms, quiet = launch_now_ms() + m->r->log_quiet_ms;
 
 	while (m->logger_r != -1) {
 		struct pollfd pfd = { .fd = m->logger_r, .events = POLLIN };
-		long t = now_ms(), left = (quiet < end ? quiet : end) - t;
+		long t = launch_now_ms(), left = (quiet < end ? quiet : end) - t;
 
 		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0)
 			break;
 		if (logger_read(m))
-			quiet = now_ms() + m->r->log_quiet_ms;
+			quiet = launch_now_ms() + m->r->log_quiet_ms;
 	}
 	if (m->logger > 0) {
-		long deadline = now_ms() + PROXY_STOP_MS;
+		long deadline = launch_now_ms() + PROXY_STOP_MS;
 		int st;
 
 		(void)kill(m->logger, SIGTERM);
 		while (waitpid(m->logger, &st, WNOHANG) == 0) {
-			if (now_ms() >= deadline) {
+			if (launch_now_ms() >= deadline) {
 				log_warnx("%s did not stop: killing it", m->r->log_prog);
 				(void)kill(m->logger, SIGKILL);
 				wait_pid(m->logger, NULL);
@@ -764,7 +715,7 @@ macos_run(struct launch *l, const struct macos_run *r)
 		wait_pid(m.child, NULL);
 	}
 	logger_end(&m);
-	proxies_end(l);
+	proxyend_finish(l, localproxy_prog, launch_now_ms() + PROXY_STOP_MS);
 	for (i = 0; i < LS_MAX; i++)
 		fd_close(&l->proxy.listen_fd[i]);
 	fd_close(&l->proxy.lifeline_r);
