@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -31,22 +32,37 @@ load_policy(const struct opts *o, struct policy **p, struct settings *s, char **
 	return rc;
 }
 
-/* The working directory (--cwd, resolved) and home a plan is made for. */
+/* What a plan is made for: the working directory (--cwd, resolved), home, and the
+ * settings. */
 int
-plan_where(const struct opts *o, char **cwd, char **home)
+plan_input_load(const struct opts *o, struct plan_input *in)
 {
-	*home = NULL;
-	if ((*cwd = o->cwd != NULL ? realpath(o->cwd, NULL) : getcwd(NULL, 0)) == NULL) {
+	struct policy *p;
+
+	memset(in, 0, sizeof(*in));
+	if ((in->cwd = o->cwd != NULL ? realpath(o->cwd, NULL) : getcwd(NULL, 0)) == NULL) {
 		log_warn("plan: %s", o->cwd != NULL ? o->cwd : "getcwd");
 		return -1;
 	}
-	if ((*home = path_home()) == NULL) {
+	if ((in->home = path_home()) == NULL) {
 		log_warnx("plan: cannot tell the home directory (set HOME to an absolute path)");
-		free(*cwd);
-		*cwd = NULL;
 		return -1;
 	}
+	if (load_policy(o, &p, &in->s, &in->spath) != 0)
+		return -1;
+	policy_free(p);
+	in->loaded = true;
 	return 0;
+}
+
+void
+plan_input_free(struct plan_input *in)
+{
+	if (in->loaded)
+		settings_free(&in->s);
+	free(in->spath);
+	free(in->home);
+	free(in->cwd);
 }
 
 int

@@ -43,9 +43,17 @@ int cmd_match(const struct opts *o);
 
 /* plan.c */
 int cmd_plan(const struct opts *o);
-/* The working directory (--cwd, resolved) and the home directory a plan is made for: 0,
- * or -1 with a message and nothing to free. */
-int plan_where(const struct opts *o, char **cwd, char **home);
+/* What a plan is made for: the working directory (--cwd, resolved), the home
+ * directory, and the settings (s, loaded) with the file they came from (spath, as
+ * load_policy names it; NULL for the defaults). */
+struct plan_input {
+	struct settings s;
+	bool loaded;
+	char *cwd, *home, *spath;
+};
+/* 0, or -1 with a message; plan_input_free either way. */
+int plan_input_load(const struct opts *o, struct plan_input *in);
+void plan_input_free(struct plan_input *in);
 /* The plan's text on stdout when it was built (built 0), else errs: 0, or EXIT_ERROR
  * with a message. */
 struct diags;
