@@ -215,12 +215,13 @@ int keeper_tmp_make(struct launch *l);
 void keeper_release(struct launch *l, bool done);
 
 /* proxies.c */
-int proxies_init(struct launch *l);
 int proxies_start(struct launch *l, enum proxy_kind k);
 void proxies_stop(struct launch *l, int timeout_ms);
 
-/* proxyend.c (Linux and macOS): the proxies' end, and the launcher's monotonic clock */
-void proxyend_finish(struct launch *l, const char *const prog[PK_MAX], long deadline);
+/* proxypipes.c (Linux and macOS): the proxies' lifeline and decision log, made and at
+ * the end read out; the launcher's monotonic clock */
+int proxypipes_open(struct launch *l);
+void proxypipes_finish(struct launch *l, const char *const prog[PK_MAX], long deadline);
 long launch_now_ms(void);
 
 /* control.c */

@@ -34,29 +34,6 @@
 
 static const char *const proxy_prog[PK_MAX] = { "srt-httpd", "srt-socksd" };
 
-int
-proxies_init(struct launch *l)
-{
-	int lf[2], lg[2];
-
-	if (pipe2(lf, O_CLOEXEC) == -1)
-		goto fail;
-	if (pipe2(lg, O_CLOEXEC) == -1) {
-		close(lf[0]);
-		close(lf[1]);
-		goto fail;
-	}
-	l->proxy.lifeline_r = lf[0];
-	l->proxy.lifeline_w = lf[1];
-	l->proxy.log_r = lg[0];
-	l->proxy.log_w = lg[1];
-	(void)fcntl(l->proxy.log_r, F_SETFL, O_NONBLOCK);
-	return 0;
- fail:
-	log_warn("pipe");
-	return -1;
-}
-
 static int
 proxy_external_port(const struct launch *l, enum proxy_kind k)
 {
@@ -311,7 +288,7 @@ proxies_start(struct launch *l, enum proxy_kind k)
 	return rc;
 }
 
-/* The command is over: the proxies end (common/proxyend.c), a proxy still there after
+/* The command is over: the proxies end (common/proxypipes.c), a proxy still there after
  * timeout_ms killed. */
 void
 proxies_stop(struct launch *l, int timeout_ms)
@@ -321,5 +298,5 @@ proxies_stop(struct launch *l, int timeout_ms)
 
 	for (i = 0; i < LS_MAX; i++)
 		fd_close(&l->proxy.listen_fd[i]);
-	proxyend_finish(l, proxy_prog, deadline);
+	proxypipes_finish(l, proxy_prog, deadline);
 }

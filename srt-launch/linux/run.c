@@ -581,7 +581,7 @@ run_sandbox(struct launch *l, int sigfd, char ***envp, struct diags *errs)
 	 * The keeper (keeper.c) once the namespace exists, which it holds: from here on,
 	 * however we end, nothing of the run is left behind.
 	 */
-	if (netns_create(l) == -1 || keeper_start(l) == -1 || proxies_init(l) == -1)
+	if (netns_create(l) == -1 || keeper_start(l) == -1 || proxypipes_open(l) == -1)
 		return LAUNCH_FAIL;
 	if (decider_start(l, sigfd) == -1)
 		return LAUNCH_FAIL;

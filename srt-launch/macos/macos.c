@@ -599,7 +599,7 @@ setup_network(struct mac *m)
 {
 	struct launch *l = m->l;
 	int ext[PK_MAX] = { l->set.net.http_proxy_port, l->set.net.socks_proxy_port };
-	int lf[2], lg[2], k;
+	int k;
 
 	for (k = 0; k < PK_MAX; k++) {
 		int *fd4 = &l->proxy.listen_fd[k == PK_HTTP ? LS_HTTP4 : LS_SOCKS4];
@@ -612,22 +612,7 @@ setup_network(struct mac *m)
 		if (listen_pair(fd4, fd6, &m->port[k]) == -1)
 			return -1;
 	}
-	if (pipe_cloexec(lf) == -1) {
-		log_warn("pipe");
-		return -1;
-	}
-	if (pipe_cloexec(lg) == -1) {
-		log_warn("pipe");
-		close(lf[0]);
-		close(lf[1]);
-		return -1;
-	}
-	l->proxy.lifeline_r = lf[0];
-	l->proxy.lifeline_w = lf[1];
-	l->proxy.log_r = lg[0];
-	l->proxy.log_w = lg[1];
-	(void)fcntl(l->proxy.log_r, F_SETFL, O_NONBLOCK);
-	return 0;
+	return proxypipes_open(l);
 }
 
 static char *
@@ -715,7 +700,7 @@ macos_run(struct launch *l, const struct macos_run *r)
 		wait_pid(m.child, NULL);
 	}
 	logger_end(&m);
-	proxyend_finish(l, localproxy_prog, launch_now_ms() + PROXY_STOP_MS);
+	proxypipes_finish(l, localproxy_prog, launch_now_ms() + PROXY_STOP_MS);
 	for (i = 0; i < LS_MAX; i++)
 		fd_close(&l->proxy.listen_fd[i]);
 	fd_close(&l->proxy.lifeline_r);

@@ -1,13 +1,16 @@
 /*
- * The proxies' end on the POSIX hosts, Linux (linux/proxies.c) and macOS (macos/macos.c):
- * both start srt-httpd and srt-socksd as children that write their decision lines to one
- * pipe (l->proxy.log_r, which does not block) and exit once the lifeline's write end is
- * closed. Also the monotonic clock the launcher keeps its deadlines by.
+ * The proxies' two pipes on the POSIX hosts, Linux (linux/proxies.c) and macOS
+ * (macos/macos.c): both start srt-httpd and srt-socksd as children that write their
+ * decision lines to one pipe (l->proxy.log_r, which does not block) and exit once the
+ * other, their lifeline, has no writer. Made before the first proxy starts; at the end,
+ * the lifeline cut and the log read to its end. Also the monotonic clock the launcher
+ * keeps its deadlines by.
  */
 #include <sys/types.h>
 #include <sys/wait.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <time.h>
@@ -24,9 +27,49 @@ launch_now_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
+/* A pipe, both ends closed on exec (the launcher is one thread: no exec comes between
+ * the two calls); -1 with nothing open. */
+static int
+proxypipes_pipe(int p[2])
+{
+	if (pipe(p) == -1)
+		return -1;
+	if (fcntl(p[0], F_SETFD, FD_CLOEXEC) == -1 || fcntl(p[1], F_SETFD, FD_CLOEXEC) == -1) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	return 0;
+}
+
+/* The lifeline and the decision log, its read end not blocking. 0, or -1 with a
+ * warning. */
+int
+proxypipes_open(struct launch *l)
+{
+	int lf[2], lg[2];
+
+	if (proxypipes_pipe(lf) == -1)
+		goto fail;
+	if (proxypipes_pipe(lg) == -1) {
+		close(lf[0]);
+		close(lf[1]);
+		goto fail;
+	}
+	l->proxy.lifeline_r = lf[0];
+	l->proxy.lifeline_w = lf[1];
+	l->proxy.log_r = lg[0];
+	l->proxy.log_w = lg[1];
+	(void)fcntl(l->proxy.log_r, F_SETFL, O_NONBLOCK);
+	return 0;
+ fail:
+	log_warn("pipe");
+	return -1;
+}
+
 /* What the decision log has now, to the violations; at its end, closed. */
 static void
-proxyend_drain(struct launch *l)
+proxypipes_drain(struct launch *l)
 {
 	char buf[8192];
 	ssize_t n;
@@ -47,7 +90,7 @@ proxyend_drain(struct launch *l)
 
 /* Proxy k, once it has exited; killed (SIGKILL) when it is still there at deadline. */
 static void
-proxyend_reap(struct launch *l, enum proxy_kind k, const char *prog, long deadline)
+proxypipes_reap(struct launch *l, enum proxy_kind k, const char *prog, long deadline)
 {
 	int status;
 
@@ -72,7 +115,7 @@ proxyend_reap(struct launch *l, enum proxy_kind k, const char *prog, long deadli
  * deadline (launch_now_ms) is killed. prog: the proxies' names, by kind.
  */
 void
-proxyend_finish(struct launch *l, const char *const prog[PK_MAX], long deadline)
+proxypipes_finish(struct launch *l, const char *const prog[PK_MAX], long deadline)
 {
 	int k;
 
@@ -86,9 +129,9 @@ proxyend_finish(struct launch *l, const char *const prog[PK_MAX], long deadline)
 			break;
 		if (poll(&pfd, 1, (int)left) == -1 && errno != EINTR)
 			break;
-		proxyend_drain(l);
+		proxypipes_drain(l);
 	}
 	for (k = 0; k < PK_MAX; k++)
-		proxyend_reap(l, k, prog[k], deadline);
-	proxyend_drain(l);
+		proxypipes_reap(l, k, prog[k], deadline);
+	proxypipes_drain(l);
 }
