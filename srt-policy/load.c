@@ -55,6 +55,24 @@ plan_input_load(const struct opts *o, struct plan_input *in)
 	return 0;
 }
 
+/* The macOS and Windows plans protect the settings file itself: its name resolved. A file
+ * that is gone has nothing to protect (spath NULL), unless it must be there. */
+int
+plan_input_resolve(struct plan_input *in, bool must_exist)
+{
+	char *abs;
+
+	if (in->spath == NULL || in->spath[0] == '/')
+		return 0;
+	if ((abs = realpath(in->spath, NULL)) == NULL && must_exist) {
+		log_warn("plan: %s", in->spath);
+		return -1;
+	}
+	free(in->spath);
+	in->spath = abs;
+	return 0;
+}
+
 void
 plan_input_free(struct plan_input *in)
 {

@@ -156,18 +156,8 @@ plan_macos(const struct opts *o)
 		    o->shell ? "--shell" : "--unguarded");
 		return EXIT_ERROR;
 	}
-	if (plan_input_load(o, &in) != 0)
+	if (plan_input_load(o, &in) != 0 || plan_input_resolve(&in, true) != 0)
 		goto out;
-	if (in.spath != NULL && in.spath[0] != '/') {
-		char *abs = realpath(in.spath, NULL);
-
-		if (abs == NULL) {
-			log_warn("plan: %s", in.spath);
-			goto out;
-		}
-		free(in.spath);
-		in.spath = abs;
-	}
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.cwd = in.cwd;
 	ctx.home = in.home;

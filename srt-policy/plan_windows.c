@@ -28,12 +28,7 @@ plan_windows(const struct opts *o)
 	}
 	if (plan_input_load(o, &in) != 0)
 		goto out;
-	if (in.spath != NULL && in.spath[0] != '/') {
-		char *abs = realpath(in.spath, NULL);
-
-		free(in.spath);
-		in.spath = abs;         /* NULL: the file is gone; nothing to protect */
-	}
+	(void)plan_input_resolve(&in, false);
 	ctx.cwd = in.cwd;
 	ctx.home = in.home;
 	ctx.settings_path = in.spath;

@@ -53,6 +53,9 @@ struct plan_input {
 };
 /* 0, or -1 with a message; plan_input_free either way. */
 int plan_input_load(const struct opts *o, struct plan_input *in);
+/* spath resolved by realpath (macOS, Windows): 0; -1 with a message when it is gone and
+ * must_exist, else spath NULL. */
+int plan_input_resolve(struct plan_input *in, bool must_exist);
 void plan_input_free(struct plan_input *in);
 /* The plan's text on stdout when it was built (built 0), else errs: 0, or EXIT_ERROR
  * with a message. */
