@@ -112,13 +112,16 @@ proxypipes_reap(struct launch *l, enum proxy_kind k, const char *prog, long dead
 /*
  * The command is over: cut the lifeline, read the decision log to its end (every proxy
  * has exited once nobody holds its write end), and reap. A proxy still there at
- * deadline (launch_now_ms) is killed. prog: the proxies' names, by kind.
+ * deadline (launch_now_ms) is killed. prog: the proxies' names, by kind. Then nothing of
+ * the proxies' is open here: listeners, pipes.
  */
 void
 proxypipes_finish(struct launch *l, const char *const prog[PK_MAX], long deadline)
 {
 	int k;
 
+	for (k = 0; k < LS_MAX; k++)
+		fd_close(&l->proxy.listen_fd[k]);
 	fd_close(&l->proxy.lifeline_w);
 	fd_close(&l->proxy.log_w);
 	while (l->proxy.log_r != -1) {
@@ -134,4 +137,6 @@ proxypipes_finish(struct launch *l, const char *const prog[PK_MAX], long deadlin
 	for (k = 0; k < PK_MAX; k++)
 		proxypipes_reap(l, k, prog[k], deadline);
 	proxypipes_drain(l);
+	fd_close(&l->proxy.log_r);
+	fd_close(&l->proxy.lifeline_r);
 }

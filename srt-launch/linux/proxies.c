@@ -293,10 +293,5 @@ proxies_start(struct launch *l, enum proxy_kind k)
 void
 proxies_stop(struct launch *l, int timeout_ms)
 {
-	long deadline = launch_now_ms() + timeout_ms;
-	int i;
-
-	for (i = 0; i < LS_MAX; i++)
-		fd_close(&l->proxy.listen_fd[i]);
-	proxypipes_finish(l, proxy_prog, deadline);
+	proxypipes_finish(l, proxy_prog, launch_now_ms() + timeout_ms);
 }

@@ -618,7 +618,6 @@ launch_run(struct launch *l)
 	sigset_t blocked;
 	char **envp = NULL;
 	int sigfd = -1, rc = LAUNCH_FAIL;
-	size_t i;
 
 	if (control_open(l) == -1 || decider_open(l) == -1)
 		return LAUNCH_FAIL;
@@ -642,11 +641,8 @@ launch_run(struct launch *l)
 	if (l->viol != NULL)
 		violations_finish(l->viol, l->srt_mode || l->violations_arg == NULL);
 	env_free(envp);
-	for (i = 0; i < LS_MAX; i++)
-		fd_close(&l->proxy.listen_fd[i]);
 	fd_close(&l->sandbox.netns_fd);
 	fd_close(&l->sandbox.userns_fd);
-	fd_close(&l->proxy.lifeline_r);
 	fd_close(&l->sandbox.status_r);
 	fd_close(&l->sandbox.viol_r);
 	fd_close(&l->sandbox.viol_w);

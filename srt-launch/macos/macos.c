@@ -701,12 +701,6 @@ macos_run(struct launch *l, const struct macos_run *r)
 	}
 	logger_end(&m);
 	proxypipes_finish(l, localproxy_prog, launch_now_ms() + PROXY_STOP_MS);
-	for (i = 0; i < LS_MAX; i++)
-		fd_close(&l->proxy.listen_fd[i]);
-	fd_close(&l->proxy.lifeline_r);
-	fd_close(&l->proxy.lifeline_w);
-	fd_close(&l->proxy.log_r);
-	fd_close(&l->proxy.log_w);
 	tmp_rm(l);
 	ws_fini();
 	free(profile);
