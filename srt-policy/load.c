@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "managed.h"
 #include "path.h"
+#include "plan.h"
 #include "policy_source.h"
 #include "srt-policy.h"
 #include "util.h"
@@ -57,7 +59,7 @@ plan_input_load(const struct opts *o, struct plan_input *in)
 
 /* The macOS and Windows plans protect the settings file itself: its name resolved. A file
  * that is gone has nothing to protect (spath NULL), unless it must be there. */
-int
+static int
 plan_input_resolve(struct plan_input *in, bool must_exist)
 {
 	char *abs;
@@ -83,7 +85,9 @@ plan_input_free(struct plan_input *in)
 	free(in->cwd);
 }
 
-int
+/* The plan's text on stdout when it was built (built 0), else errs: 0, or EXIT_ERROR
+ * with a message. */
+static int
 plan_print(int built, const char *text, const struct diags *errs)
 {
 	if (built != 0) {
@@ -96,4 +100,31 @@ plan_print(int built, const char *text, const struct diags *errs)
 		return EXIT_ERROR;
 	}
 	return 0;
+}
+
+/* A plan printed as text, macOS's profile or Windows's entries, from what every target
+ * starts with (the context's cwd, home, temp directory and the settings' files). */
+int
+plan_text(const struct opts *o, bool must_exist, plan_text_fn *build)
+{
+	struct plan_ctx ctx = { 0 };
+	struct diags errs = { 0 };
+	struct plan_input in;
+	char *text = NULL;
+	int rc = EXIT_ERROR, built;
+
+	if (plan_input_load(o, &in) != 0 || plan_input_resolve(&in, must_exist) != 0)
+		goto out;
+	ctx.cwd = in.cwd;
+	ctx.home = in.home;
+	ctx.tmpdir = o->tmpdir;
+	ctx.settings_path = in.spath;
+	ctx.managed_path = managed_path;
+	built = build(&in.s, &ctx, &text, &errs);
+	rc = plan_print(built, text, &errs);
+ out:
+	free(text);
+	diags_free(&errs);
+	plan_input_free(&in);
+	return rc;
 }

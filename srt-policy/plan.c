@@ -141,36 +141,24 @@ plan_linux(const struct opts *o)
 #define PLAN_MACOS_TAG          "srt_plan"
 
 static int
-plan_macos(const struct opts *o)
+plan_macos_text(const struct settings *s, const struct plan_ctx *ctx, char **profile,
+    struct diags *errs)
 {
-	struct plan_ctx ctx;
 	struct plan_macos_opts mo = { PLAN_MACOS_HTTP_PORT, PLAN_MACOS_SOCKS_PORT,
 	    PLAN_MACOS_TAG };
-	struct diags errs = { 0 };
-	struct plan_input in;
-	char *profile = NULL;
-	int rc = EXIT_ERROR, built;
 
+	return plan_macos_build(s, ctx, &mo, profile, errs);
+}
+
+static int
+plan_macos(const struct opts *o)
+{
 	if (o->shell || o->unguarded) {
 		log_warnx("plan --target macos: %s applies to the linux target only",
 		    o->shell ? "--shell" : "--unguarded");
 		return EXIT_ERROR;
 	}
-	if (plan_input_load(o, &in) != 0 || plan_input_resolve(&in, true) != 0)
-		goto out;
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.cwd = in.cwd;
-	ctx.home = in.home;
-	ctx.tmpdir = o->tmpdir;
-	ctx.settings_path = in.spath;
-	ctx.managed_path = managed_path;
-	built = plan_macos_build(&in.s, &ctx, &mo, &profile, &errs);
-	rc = plan_print(built, profile, &errs);
- out:
-	free(profile);
-	diags_free(&errs);
-	plan_input_free(&in);
-	return rc;
+	return plan_text(o, true, plan_macos_text);
 }
 
 int

@@ -53,14 +53,15 @@ struct plan_input {
 };
 /* 0, or -1 with a message; plan_input_free either way. */
 int plan_input_load(const struct opts *o, struct plan_input *in);
-/* spath resolved by realpath (macOS, Windows): 0; -1 with a message when it is gone and
- * must_exist, else spath NULL. */
-int plan_input_resolve(struct plan_input *in, bool must_exist);
 void plan_input_free(struct plan_input *in);
-/* The plan's text on stdout when it was built (built 0), else errs: 0, or EXIT_ERROR
- * with a message. */
+/* A text plan (macOS, Windows): build's, for the plan input (the settings file
+ * resolved; must_exist: an error when it is gone) and the context every target starts
+ * with, printed. 0, or EXIT_ERROR with a message. */
 struct diags;
-int plan_print(int built, const char *text, const struct diags *errs);
+struct plan_ctx;
+typedef int plan_text_fn(const struct settings *s, const struct plan_ctx *ctx, char **text,
+    struct diags *errs);
+int plan_text(const struct opts *o, bool must_exist, plan_text_fn *build);
 
 /* plan_windows.c */
 int plan_windows(const struct opts *o);
