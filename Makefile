@@ -143,7 +143,7 @@ LAUNCH_OS := linux
 NOT_HERE_OBJ := $(addprefix $(BUILD)/obj/srt-launch/common/,winsys_posix.o localproxy.o)
 endif
 LOCAL_LAUNCH_OBJ := $(addprefix $(BUILD)/obj/srt-launch/,common/winsys_posix.o \
-	common/localproxy.o common/env.o common/ca.o common/violations.o)
+	common/localproxy.o common/env.o common/ca.o common/violations.o common/proxypipes.o)
 MACOS_LAUNCH_OBJ := $(BUILD)/obj/srt-launch/macos/macos.o $(LOCAL_LAUNCH_OBJ)
 WIN_LAUNCH_OBJ := $(BUILD)/obj/srt-launch/windows/winlaunch.o $(LOCAL_LAUNCH_OBJ)
 $(BUILD)/obj/srt-launch/%.o: CFLAGS += -Isrt-launch
@@ -285,7 +285,7 @@ $(BUILD)/tests/test_macos_launch: tests/unit/test_macos_launch.c $(MACOS_LAUNCH_
 # are made on a Mac. (lib/ as a whole still uses a few calls beyond POSIX, and the
 # Linux launcher and proxies epoll, splice and namespaces: see macos.h.)
 MACOS_SRC := $(addprefix srt-launch/,macos/macos.c macos/macos_apple.c common/winsys_posix.c \
-	common/localproxy.c common/env.c common/ca.c common/violations.c) \
+	common/localproxy.c common/env.c common/ca.c common/violations.c common/proxypipes.c) \
 	$(addprefix lib/sandbox/,plan_macos.c plan_macos_paths.c plan_macos_rules.c sbpl.c globre.c)
 macos-compile:
 	$(CC) -std=c11 -U_GNU_SOURCE -D_POSIX_C_SOURCE=200809L -D_XOPEN_SOURCE=700 \

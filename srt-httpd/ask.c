@@ -124,6 +124,19 @@ ask_late_take(struct ask_link *k, uint64_t id, bool keep)
 	return false;
 }
 
+/* A read or write of the decider's stream that moved nothing (n <= 0): true to try
+ * again at once (EINTR); false to stop, the link dead unless it is for the descriptor to
+ * be ready (EAGAIN). */
+static bool
+ask_io_retry(struct ask_link *k, ssize_t n)
+{
+	if (n == -1 && errno == EINTR)
+		return true;
+	if (n != -1 || errno != EAGAIN)
+		ask_die(k, n == 0 ? "decider closed the stream" : strerror(errno));
+	return false;
+}
+
 static void
 ask_flush(struct ask_link *k)
 {
@@ -131,16 +144,10 @@ ask_flush(struct ask_link *k)
 
 	while (k->wbuf.len > 0 && k->dead == NULL) {
 		n = write(k->out, k->wbuf.p + k->wbuf.off, k->wbuf.len);
-		if (n > 0) {
+		if (n > 0)
 			buf_consume(&k->wbuf, (size_t)n);
-			continue;
-		}
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1 && errno == EAGAIN)
+		else if (!ask_io_retry(k, n))
 			break;
-		ask_die(k, n == 0 ? "decider closed the stream" : strerror(errno));
-		return;
 	}
 	if (k->wbuf.len > ASK_OUT_MAX)
 		ask_die(k, "not reading: too many bytes queued");
@@ -442,14 +449,8 @@ ask_io_cb(struct evloop *loop, int fd, unsigned events, void *arg)
 			}
 			if (k->dead != NULL)
 				return;
-			continue;
-		}
-		if (r == -1 && errno == EINTR)
-			continue;
-		if (r == -1 && errno == EAGAIN)
+		} else if (!ask_io_retry(k, r))
 			return;
-		ask_die(k, r == 0 ? "decider closed the stream" : strerror(errno));
-		return;
 	}
 }
 

@@ -623,7 +623,7 @@ b64_val(unsigned char c)
 }
 
 /* --auth: Proxy-Authorization: Basic base64(user:pass). */
-bool
+static bool
 httpd_auth_ok(struct conn *c, const struct http_head *h)
 {
 	char dec[1024];
@@ -661,6 +661,30 @@ httpd_auth_ok(struct conn *c, const struct http_head *h)
 	ok = proxy_auth_check(c->px, dec, n);
 	explicit_bzero(dec, sizeof(dec));
 	return ok != 0;
+}
+
+static const char *httpd_status_phrase(int status);
+
+/* c's request refused: the verdict, the reason logged, and the reply (body may be NULL;
+ * keep as conn_reply's). */
+void
+httpd_deny(struct conn *c, int status, const char *headers, const char *reason,
+    const char *body, bool keep)
+{
+	c->rq->verdict = VERDICT_DENY;
+	proxy_request_set_reason(c->rq, reason, strlen(reason));
+	conn_reply(c, status, httpd_status_phrase(status), headers, body, keep);
+}
+
+/* Whether the request carries the credentials --auth names; if not, refused (407). */
+bool
+httpd_authorized(struct conn *c, const struct http_head *h, bool keep)
+{
+	if (httpd_auth_ok(c, h))
+		return true;
+	httpd_deny(c, 407, "Proxy-Authenticate: Basic realm=\"srt\"\r\n",
+	    "proxy authentication required", NULL, keep);
+	return false;
 }
 
 /* The reply to a CONNECT that went through: "200", then what the parent sent after its

@@ -94,17 +94,10 @@ connect_start(struct conn *c, const struct http_head *h)
 	/* Whatever follows the head is tunnel payload, whatever the head says. */
 	c->req_framing = HTTP_BODY_NONE;
 	c->req_done = true;
-	if (!httpd_auth_ok(c, h)) {
-		c->rq->verdict = VERDICT_DENY;
-		proxy_request_set_reason(c->rq, "proxy authentication required", 29);
-		conn_reply(c, 407, "Proxy Authentication Required",
-		    "Proxy-Authenticate: Basic realm=\"srt\"\r\n", NULL, false);
+	if (!httpd_authorized(c, h, false))
 		return;
-	}
 	if (connect_parse_target(h->target, &host, &hostlen, &port) == -1) {
-		c->rq->verdict = VERDICT_DENY;
-		proxy_request_set_reason(c->rq, "bad CONNECT target", 18);
-		conn_reply(c, 400, "Bad Request", NULL, NULL, false);
+		httpd_deny(c, 400, NULL, "bad CONNECT target", NULL, false);
 		return;
 	}
 	allowed = proxy_decide(c->px, c->pp, c->rq, host, hostlen, port) != 0;

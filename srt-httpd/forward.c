@@ -649,19 +649,11 @@ forward_start(struct conn *c, const struct http_head *h)
 	char *body;
 	bool allowed;
 
-	if (!httpd_auth_ok(c, h)) {
-		c->rq->verdict = VERDICT_DENY;
-		proxy_request_set_reason(c->rq, "proxy authentication required", 29);
-		conn_reply(c, 407, "Proxy Authentication Required",
-		    "Proxy-Authenticate: Basic realm=\"srt\"\r\n", NULL, true);
+	if (!httpd_authorized(c, h, true))
 		return;
-	}
 	if (forward_parse_target(h->target, &t) == -1) {
-		c->rq->verdict = VERDICT_DENY;
-		proxy_request_set_reason(c->rq, h->target.p[0] == '/' ?
-		    "origin-form request to a proxy" : "bad request target",
-		    h->target.p[0] == '/' ? 30 : 18);
-		conn_reply(c, 400, "Bad Request", NULL, NULL, false);
+		httpd_deny(c, 400, NULL, h->target.p[0] == '/' ?
+		    "origin-form request to a proxy" : "bad request target", NULL, false);
 		return;
 	}
 	allowed = proxy_decide(c->px, c->pp, c->rq, t.host, t.hostlen, t.port) != 0;
@@ -672,9 +664,7 @@ forward_start(struct conn *c, const struct http_head *h)
 	}
 	if (c->pp->require_host_match) {
 		if (http_field_count(h, "host", NULL) == 0 && h->minor == 1) {
-			proxy_request_set_reason(c->rq, "HTTP/1.1 request without a Host header", 38);
-			c->rq->verdict = VERDICT_DENY;
-			conn_reply(c, 400, "Bad Request", guard_headers,
+			httpd_deny(c, 400, guard_headers, "HTTP/1.1 request without a Host header",
 			    "HTTP/1.1 request without a Host header\n", false);
 			return;
 		}

@@ -290,7 +290,12 @@ void term_request(struct conn *c, const struct http_head *h);
 void term_free(struct term *t);
 
 /* shared: the checks before a decision, the decision, then the dial */
-bool httpd_auth_ok(struct conn *c, const struct http_head *h);
+/* Whether the request carries the credentials --auth names; if not, refused (407, keep
+ * as conn_reply's) and false. */
+bool httpd_authorized(struct conn *c, const struct http_head *h, bool keep);
+/* c's request refused: the verdict deny, reason logged, the reply (body may be NULL). */
+void httpd_deny(struct conn *c, int status, const char *headers, const char *reason,
+    const char *body, bool keep);
 void httpd_dial(struct conn *c);
 
 #endif

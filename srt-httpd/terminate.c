@@ -477,9 +477,7 @@ term_connect(struct conn *c, const struct http_head *h, bool ask_opaque)
 		/* Bytes sent before the 200: the TLS library could not read them first. */
 		static const char r[] = "bytes sent before the tunnel was established";
 
-		c->rq->verdict = VERDICT_DENY;
-		proxy_request_set_reason(c->rq, r, sizeof(r) - 1);
-		conn_reply(c, 400, "Bad Request", guard_headers, r, false);
+		httpd_deny(c, 400, guard_headers, r, r, false);
 		return;
 	}
 	c->rq->status = 200;

@@ -215,9 +215,14 @@ int keeper_tmp_make(struct launch *l);
 void keeper_release(struct launch *l, bool done);
 
 /* proxies.c */
-int proxies_init(struct launch *l);
 int proxies_start(struct launch *l, enum proxy_kind k);
 void proxies_stop(struct launch *l, int timeout_ms);
+
+/* proxypipes.c (Linux and macOS): the proxies' lifeline and decision log, made and at
+ * the end read out; the launcher's monotonic clock */
+int proxypipes_open(struct launch *l);
+void proxypipes_finish(struct launch *l, const char *const prog[PK_MAX], long deadline);
+long launch_now_ms(void);
 
 /* control.c */
 int control_open(struct launch *l);
@@ -252,6 +257,12 @@ int env_is_owned(const char *kv, bool git_count);
 int env_is_denied(const struct settings *s, const char *kv);
 const char *env_inherited(const struct settings *s, const char *name);
 void env_add_git(struct strlist *e, const struct settings *s, const char *inherited_count);
+/* Linux and macOS: SANDBOX_RUNTIME, TMPDIR, NO_PROXY and the proxy variables for the
+ * listeners on localhost; JAVA_TOOL_OPTIONS (direct: Java's nonProxyHosts). */
+void env_add_sandbox(struct strlist *e, const char *tmpdir, const char *no_proxy,
+    int http_port, int socks_port);
+void env_add_java(struct strlist *e, const char *java, int http_port, int socks_port,
+    const char *direct, const char *extra);
 /* NAME=... is a variable masked credentials took over (l->cred.hidden). */
 bool env_cred_owned(const struct launch *l, const char *entry);
 

@@ -64,28 +64,20 @@ plan_print_words(const struct strlist *const *part, size_t nparts, bool shell)
 static int
 plan_linux(const struct opts *o)
 {
-	struct settings s;
-	struct policy *p;
+	struct plan_input in;
 	struct plan_linux plan;
 	struct plan_ctx ctx;
 	struct diags errs = { 0 };
-	char *spath = NULL, *home = NULL, *cwd = NULL, *here = NULL, *tmpdir = NULL;
-	char *self = NULL, *helpers = NULL, *seccomp = NULL;
+	char *here = NULL, *tmpdir = NULL, *self = NULL, *helpers = NULL, *seccomp = NULL;
 	const struct strlist *part[2] = { &plan.args, &plan.exec };
-	int rc = EXIT_ERROR, loaded = 0;
+	int rc = EXIT_ERROR;
 	size_t i;
 
 	memset(&plan, 0, sizeof(plan));
+	if (plan_input_load(o, &in) != 0)
+		goto out;
 	if ((here = getcwd(NULL, 0)) == NULL) {
 		log_warn("plan: getcwd");
-		goto out;
-	}
-	if ((cwd = o->cwd != NULL ? realpath(o->cwd, NULL) : xstrdup(here)) == NULL) {
-		log_warn("plan: %s", o->cwd);
-		goto out;
-	}
-	if ((home = path_home()) == NULL) {
-		log_warnx("plan: cannot tell the home directory (set HOME to an absolute path)");
 		goto out;
 	}
 	if ((self = layout_self_dir()) == NULL) {
@@ -98,24 +90,20 @@ plan_linux(const struct opts *o)
 		log_warnx("plan: --tmpdir: an empty path");
 		goto out;
 	}
-	if (load_policy(o, &p, &s, &spath) != 0)
-		goto out;
-	policy_free(p);
-	loaded = 1;
 	/* The plan protects the file the policy came from by its name, made absolute
 	 * against the directory we run in (not resolved), as srt does. */
-	if (spath != NULL) {
-		char *abs = path_absolute(spath, NULL, here);
+	if (in.spath != NULL) {
+		char *abs = path_absolute(in.spath, NULL, here);
 
-		free(spath);
-		spath = abs;
+		free(in.spath);
+		in.spath = abs;
 	}
 	memset(&ctx, 0, sizeof(ctx));
-	ctx.cwd = cwd;
-	ctx.home = home;
+	ctx.cwd = in.cwd;
+	ctx.home = in.home;
 	ctx.tmpdir = tmpdir;
 	ctx.ref_tmpdir = PLAN_REF_TMPDIR;
-	ctx.settings_path = spath;
+	ctx.settings_path = in.spath;
 	ctx.managed_path = managed_path;
 	ctx.self_dirs[0] = self;
 	if (strcmp(helpers, self) != 0)
@@ -125,7 +113,7 @@ plan_linux(const struct opts *o)
 	ctx.as_root = geteuid() == 0;
 	ctx.unguarded = o->unguarded;
 	ctx.debug = o->debug;
-	if (plan_linux_build(&s, &ctx, &plan, &errs) != 0) {
+	if (plan_linux_build(&in.s, &ctx, &plan, &errs) != 0) {
 		for (i = 0; i < errs.msgs.n; i++)
 			log_warnx("plan: %s", errs.msgs.v[i]);
 		if (errs.msgs.n == 0)
@@ -136,11 +124,7 @@ plan_linux(const struct opts *o)
  out:
 	plan_linux_free(&plan);
 	diags_free(&errs);
-	if (loaded)
-		settings_free(&s);
-	free(spath);
-	free(home);
-	free(cwd);
+	plan_input_free(&in);
 	free(here);
 	free(tmpdir);
 	free(self);
@@ -157,56 +141,24 @@ plan_linux(const struct opts *o)
 #define PLAN_MACOS_TAG          "srt_plan"
 
 static int
-plan_macos(const struct opts *o)
+plan_macos_text(const struct settings *s, const struct plan_ctx *ctx, char **profile,
+    struct diags *errs)
 {
-	struct settings s;
-	struct policy *p;
-	struct plan_ctx ctx;
 	struct plan_macos_opts mo = { PLAN_MACOS_HTTP_PORT, PLAN_MACOS_SOCKS_PORT,
 	    PLAN_MACOS_TAG };
-	struct diags errs = { 0 };
-	char *spath = NULL, *home = NULL, *cwd = NULL, *profile = NULL;
-	int rc = EXIT_ERROR, built;
 
+	return plan_macos_build(s, ctx, &mo, profile, errs);
+}
+
+static int
+plan_macos(const struct opts *o)
+{
 	if (o->shell || o->unguarded) {
 		log_warnx("plan --target macos: %s applies to the linux target only",
 		    o->shell ? "--shell" : "--unguarded");
 		return EXIT_ERROR;
 	}
-	if (plan_where(o, &cwd, &home) != 0)
-		return EXIT_ERROR;
-	if (load_policy(o, &p, &s, &spath) != 0) {
-		free(cwd);
-		free(home);
-		return EXIT_ERROR;
-	}
-	policy_free(p);
-	if (spath != NULL && spath[0] != '/') {
-		char *abs = realpath(spath, NULL);
-
-		if (abs == NULL) {
-			log_warn("plan: %s", spath);
-			goto out;
-		}
-		free(spath);
-		spath = abs;
-	}
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.cwd = cwd;
-	ctx.home = home;
-	ctx.tmpdir = o->tmpdir;
-	ctx.settings_path = spath;
-	ctx.managed_path = managed_path;
-	built = plan_macos_build(&s, &ctx, &mo, &profile, &errs);
-	rc = plan_print(built, profile, &errs);
- out:
-	free(profile);
-	diags_free(&errs);
-	settings_free(&s);
-	free(spath);
-	free(home);
-	free(cwd);
-	return rc;
+	return plan_text(o, true, plan_macos_text);
 }
 
 int

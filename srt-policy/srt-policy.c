@@ -111,54 +111,31 @@ usage_error(const char *cmd, const char *fmt, ...)
 	exit(EXIT_ERROR);
 }
 
-static const char *
-opt_name(int c)
-{
-	switch (c) {
-	case 's':
-		return "-s";
-	case 'p':
-		return "-p";
-	case 'o':
-		return "-o";
-	case OPT_TARGET:
-		return "--target";
-	case OPT_CWD:
-		return "--cwd";
-	case OPT_LAYERS:
-		return "--layers";
-	case OPT_TMPDIR:
-		return "--tmpdir";
-	case OPT_UNGUARDED:
-		return "--unguarded";
-	default:
-		return "--shell";
-	}
-}
+/* The subcommands' own options: the name a message gives each, and its bit in struct
+ * command's allowed. */
+static const struct subopt {
+	int c;
+	const char *name;
+	unsigned bit;
+} subopts[] = {
+	{ 's', "-s", O_SETTINGS },
+	{ 'p', "-p", O_POLICY },
+	{ 'o', "-o", O_OUTPUT },
+	{ OPT_TARGET, "--target", O_TARGET },
+	{ OPT_CWD, "--cwd", O_CWD },
+	{ OPT_SHELL, "--shell", O_SHELL },
+	{ OPT_LAYERS, "--layers", O_LAYERS },
+	{ OPT_TMPDIR, "--tmpdir", O_TMPDIR },
+	{ OPT_UNGUARDED, "--unguarded", O_UNGUARDED },
+};
 
-static unsigned
-opt_bit(int c)
+static const struct subopt *
+subopt(int c)
 {
-	switch (c) {
-	case 's':
-		return O_SETTINGS;
-	case 'p':
-		return O_POLICY;
-	case 'o':
-		return O_OUTPUT;
-	case OPT_TARGET:
-		return O_TARGET;
-	case OPT_CWD:
-		return O_CWD;
-	case OPT_LAYERS:
-		return O_LAYERS;
-	case OPT_TMPDIR:
-		return O_TMPDIR;
-	case OPT_UNGUARDED:
-		return O_UNGUARDED;
-	default:
-		return O_SHELL;
-	}
+	for (size_t i = 0; i < sizeof(subopts) / sizeof(subopts[0]); i++)
+		if (subopts[i].c == c)
+			return &subopts[i];
+	return NULL;
 }
 
 /* Records one option of the subcommand's (already checked to apply to it). */
@@ -223,6 +200,7 @@ int
 main(int argc, char *argv[])
 {
 	const struct command *cmd = NULL;
+	const struct subopt *so;
 	struct opts o;
 	int c, first = 1;
 
@@ -276,8 +254,10 @@ main(int argc, char *argv[])
 		default:
 			break;
 		}
-		if ((cmd->allowed & opt_bit(c)) == 0)
-			usage_error(cmd->name, "option %s does not apply here", opt_name(c));
+		if ((so = subopt(c)) == NULL)
+			usage_error(cmd->name, "unknown option %s", argv[optind - 1]);
+		if ((cmd->allowed & so->bit) == 0)
+			usage_error(cmd->name, "option %s does not apply here", so->name);
 		opts_set(&o, c, optarg);
 	}
 	o.argc = argc - optind;

@@ -43,13 +43,25 @@ int cmd_match(const struct opts *o);
 
 /* plan.c */
 int cmd_plan(const struct opts *o);
-/* The working directory (--cwd, resolved) and the home directory a plan is made for: 0,
- * or -1 with a message and nothing to free. */
-int plan_where(const struct opts *o, char **cwd, char **home);
-/* The plan's text on stdout when it was built (built 0), else errs: 0, or EXIT_ERROR
- * with a message. */
+/* What a plan is made for: the working directory (--cwd, resolved), the home
+ * directory, and the settings (s, loaded) with the file they came from (spath, as
+ * load_policy names it; NULL for the defaults). */
+struct plan_input {
+	struct settings s;
+	bool loaded;
+	char *cwd, *home, *spath;
+};
+/* 0, or -1 with a message; plan_input_free either way. */
+int plan_input_load(const struct opts *o, struct plan_input *in);
+void plan_input_free(struct plan_input *in);
+/* A text plan (macOS, Windows): build's, for the plan input (the settings file
+ * resolved; must_exist: an error when it is gone) and the context every target starts
+ * with, printed. 0, or EXIT_ERROR with a message. */
 struct diags;
-int plan_print(int built, const char *text, const struct diags *errs);
+struct plan_ctx;
+typedef int plan_text_fn(const struct settings *s, const struct plan_ctx *ctx, char **text,
+    struct diags *errs);
+int plan_text(const struct opts *o, bool must_exist, plan_text_fn *build);
 
 /* plan_windows.c */
 int plan_windows(const struct opts *o);

@@ -191,6 +191,16 @@ monitor_seen(struct monitor *m, uint64_t h)
 	return false;
 }
 
+/* A record of kind k, now, for op: the rest zero. */
+static void
+monitor_record(struct violation *v, enum viol_kind k, const char *op)
+{
+	memset(v, 0, sizeof(*v));
+	util_time_now(v->time);
+	v->kind = k;
+	v->op = op;
+}
+
 void
 monitor_file(struct monitor *m, bool read, const char *op, const char *path,
     const char *why)
@@ -204,10 +214,7 @@ monitor_file(struct monitor *m, bool read, const char *op, const char *path,
 	if (m == NULL || path == NULL || path[0] != '/' ||
 	    monitor_seen(m, monitor_hash(k, op, path, why, 0)))
 		return;
-	memset(&v, 0, sizeof(v));
-	util_time_now(v.time);
-	v.kind = k;
-	v.op = op;
+	monitor_record(&v, k, op);
 	v.path = path;
 	v.reason = why;
 	monitor_write(m, &v);
@@ -266,10 +273,7 @@ monitor_connect(struct monitor *m, const char *op, const char *proto, const char
 {
 	struct violation v;
 
-	memset(&v, 0, sizeof(v));
-	util_time_now(v.time);
-	v.kind = VK_CONNECT;
-	v.op = op;
+	monitor_record(&v, VK_CONNECT, op);
 	v.proto = proto;
 	v.addr = addr;
 	v.port = port;
@@ -382,9 +386,7 @@ monitor_finish(struct monitor *m)
 	}
 	if (m->left_out == 0)
 		return;
-	memset(&v, 0, sizeof(v));
-	util_time_now(v.time);
-	v.kind = VK_LEFT_OUT;
+	monitor_record(&v, VK_LEFT_OUT, NULL);
 	v.count = m->left_out;
 	m->left_out = 0;
 	for (tries = 0; tries < 10; tries++) {

@@ -141,6 +141,25 @@ srt_only_launch(const struct launch *l, const char *opt)
 	usage(l, LAUNCH_FAIL);
 }
 
+/* srt_only_launch for the options srt does not take, by their getopt value. */
+static void
+srt_refuse_launch_only(const struct launch *l, int ch)
+{
+	static const struct {
+		int ch;
+		const char *opt;        /* as the message names it */
+	} launch_only[] = {
+		{ 'p', "-p POLICY" },
+		{ 'v', "--violations FILE" },
+		{ 'U', "--unguarded" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(launch_only) / sizeof(launch_only[0]); i++)
+		if (launch_only[i].ch == ch)
+			srt_only_launch(l, launch_only[i].opt);
+}
+
 /* A descriptor number on the command line: an integer >= lo (0-2 are the command's). */
 static int
 fd_number(const struct launch *l, const char *opt, const char *s, int lo)
@@ -191,13 +210,13 @@ launch_parse_args(struct launch *l, int argc, char **argv)
 		if (strchr("CDIOA", ch) != NULL)
 			cli_linux_only(l, ch, lopts);
 #endif
+		if (l->srt_mode)
+			srt_refuse_launch_only(l, ch);
 		switch (ch) {
 		case 's':
 			l->settings_arg = optarg;
 			break;
 		case 'p':
-			if (l->srt_mode)
-				srt_only_launch(l, "-p POLICY");
 			l->policy_arg = optarg;
 			break;
 		case 'c':
@@ -208,13 +227,9 @@ launch_parse_args(struct launch *l, int argc, char **argv)
 			l->debug++;
 			break;
 		case 'v':
-			if (l->srt_mode)
-				srt_only_launch(l, "--violations FILE");
 			l->violations_arg = optarg;
 			break;
 		case 'U':
-			if (l->srt_mode)
-				srt_only_launch(l, "--unguarded");
 			l->unguarded = true;
 			break;
 		case 'F':

@@ -16,8 +16,6 @@
 
 extern char **environ;
 
-#define HTTP_URL        "http://localhost:3128"
-#define SOCKS_URL       "socks5h://localhost:1080"
 /* After the loopback names of env_loopback, those not routed through the proxy. */
 #define NO_PROXY_RANGES "169.254.0.0/16,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16"
 #define SSH_NO_MUX      "-o ControlMaster=no -o ControlPath=none"
@@ -152,6 +150,64 @@ env_add_git(struct strlist *e, const struct settings *s, const char *inherited_c
 
 #ifndef _WIN32
 /*
+ * What srt sets in every sandbox of this host's (Linux and macOS) after what the command
+ * inherits, in this order: SANDBOX_RUNTIME, TMPDIR, NO_PROXY (no_proxy, the hosts not
+ * proxied) and the proxy variables of BEHAVIOR §4.5 for the listeners on localhost's
+ * http_port and socks_port. ALL_PROXY is the HTTP URL, as the reference does: clients
+ * that only speak CONNECT get one they understand, and some choke on socks5h:// in
+ * ALL_PROXY.
+ */
+void
+env_add_sandbox(struct strlist *e, const char *tmpdir, const char *no_proxy, int http_port,
+    int socks_port)
+{
+	char *http = xasprintf("http://localhost:%d", http_port);
+	char *socks = xasprintf("socks5h://localhost:%d", socks_port);
+	char *rsync = xasprintf("localhost:%d", socks_port);
+	char *port = xasprintf("%d", http_port);
+	const struct {
+		const char *name, *value;
+	} var[] = {
+		{ "SANDBOX_RUNTIME", "1" }, { "TMPDIR", tmpdir },
+		{ "NO_PROXY", no_proxy }, { "no_proxy", no_proxy },
+		{ "HTTP_PROXY", http }, { "HTTPS_PROXY", http },
+		{ "http_proxy", http }, { "https_proxy", http },
+		{ "ALL_PROXY", http }, { "all_proxy", http },
+		{ "GRPC_PROXY", http }, { "grpc_proxy", http },
+		{ "FTP_PROXY", socks }, { "ftp_proxy", socks },
+		{ "RSYNC_PROXY", rsync },
+		{ "DOCKER_HTTP_PROXY", http }, { "DOCKER_HTTPS_PROXY", http },
+		{ "CLOUDSDK_PROXY_TYPE", "http" }, { "CLOUDSDK_PROXY_ADDRESS", "localhost" },
+		{ "CLOUDSDK_PROXY_PORT", port },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(var) / sizeof(var[0]); i++)
+		strlist_pushf(e, "%s=%s", var[i].name, var[i].value);
+	free(http);
+	free(socks);
+	free(rsync);
+	free(port);
+}
+
+/*
+ * JAVA_TOOL_OPTIONS: JVMs ignore the variables of env_add_sandbox; system properties do
+ * the same job. The caller's own options (java, NULL when there are none or they are
+ * denied) come first so that ours, later, win; then the proxies, the hosts not proxied
+ * in Java's spelling (direct) and extra (" -D...", or "").
+ */
+void
+env_add_java(struct strlist *e, const char *java, int http_port, int socks_port,
+    const char *direct, const char *extra)
+{
+	strlist_pushf(e, "JAVA_TOOL_OPTIONS=%s%s-Dhttp.proxyHost=localhost "
+	    "-Dhttp.proxyPort=%d -Dhttps.proxyHost=localhost -Dhttps.proxyPort=%d "
+	    "-DsocksProxyHost=localhost -DsocksProxyPort=%d -Dhttp.nonProxyHosts=%s%s",
+	    java != NULL ? java : "", java != NULL && *java != '\0' ? " " : "",
+	    http_port, http_port, socks_port, direct, extra);
+}
+
+/*
  * The loopback names NO_PROXY sends to the sandbox's own loopback, as the reference
  * does, and their spelling in Java's nonProxyHosts. An allowedDomains entry naming one
  * with a port (and not denied) takes it out of both: its requests then go through the
@@ -257,38 +313,10 @@ env_build(const struct launch *l)
 		if (!env_is_denied(&l->set, l->cred.env.v[i]))
 			strlist_push(&e, l->cred.env.v[i]);
 
-	strlist_push(&e, "SANDBOX_RUNTIME=1");
-	strlist_pushf(&e, "TMPDIR=%s", l->tmpdir);
-	strlist_pushf(&e, "NO_PROXY=%s", no_proxy);
-	strlist_pushf(&e, "no_proxy=%s", no_proxy);
-	strlist_push(&e, "HTTP_PROXY=" HTTP_URL);
-	strlist_push(&e, "HTTPS_PROXY=" HTTP_URL);
-	strlist_push(&e, "http_proxy=" HTTP_URL);
-	strlist_push(&e, "https_proxy=" HTTP_URL);
-	/* The HTTP URL, as the reference does: clients that only speak CONNECT get one
-	 * they understand, and some choke on socks5h:// in ALL_PROXY. */
-	strlist_push(&e, "ALL_PROXY=" HTTP_URL);
-	strlist_push(&e, "all_proxy=" HTTP_URL);
-	strlist_push(&e, "GRPC_PROXY=" HTTP_URL);
-	strlist_push(&e, "grpc_proxy=" HTTP_URL);
-	strlist_push(&e, "FTP_PROXY=" SOCKS_URL);
-	strlist_push(&e, "ftp_proxy=" SOCKS_URL);
-	strlist_pushf(&e, "RSYNC_PROXY=localhost:%d", LAUNCH_SOCKS_PORT);
-	strlist_push(&e, "DOCKER_HTTP_PROXY=" HTTP_URL);
-	strlist_push(&e, "DOCKER_HTTPS_PROXY=" HTTP_URL);
-	strlist_push(&e, "CLOUDSDK_PROXY_TYPE=http");
-	strlist_push(&e, "CLOUDSDK_PROXY_ADDRESS=localhost");
-	strlist_pushf(&e, "CLOUDSDK_PROXY_PORT=%d", LAUNCH_HTTP_PORT);
+	env_add_sandbox(&e, l->tmpdir, no_proxy, LAUNCH_HTTP_PORT, LAUNCH_SOCKS_PORT);
 	env_add_ssh(&e);
-	/* JVMs ignore the variables above; system properties do the same job (with
-	 * tlsTerminate, the trust store too). The caller's own options come first so
-	 * that ours, later, win; a denied JAVA_TOOL_OPTIONS is not among them. */
-	strlist_pushf(&e, "JAVA_TOOL_OPTIONS=%s%s-Dhttp.proxyHost=localhost "
-	    "-Dhttp.proxyPort=%d -Dhttps.proxyHost=localhost -Dhttps.proxyPort=%d "
-	    "-DsocksProxyHost=localhost -DsocksProxyPort=%d "
-	    "-Dhttp.nonProxyHosts=%s%s",
-	    java != NULL ? java : "", java != NULL && *java != '\0' ? " " : "",
-	    LAUNCH_HTTP_PORT, LAUNCH_HTTP_PORT, LAUNCH_SOCKS_PORT, java_direct,
+	/* With tlsTerminate, Java's trust store too. */
+	env_add_java(&e, java, LAUNCH_HTTP_PORT, LAUNCH_SOCKS_PORT, java_direct,
 	    ca_java_options(l));
 	free(no_proxy);
 	free(java_direct);

@@ -100,21 +100,12 @@ control_not_live(const struct settings *was, const struct settings *now)
 	return out.len ? buf_steal(&out) : (buf_free(&out), NULL);
 }
 
-static long
-control_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
 /* One update to one proxy: the memfd, then its answer line. 0, or -1 with a warning. */
 static int
 control_send(struct launch *l, enum proxy_kind k, int memfd)
 {
 	const char *prog = k == PK_HTTP ? "srt-httpd" : "srt-socksd";
-	long deadline = control_now_ms() + CONTROL_REPLY_MS;
+	long deadline = launch_now_ms() + CONTROL_REPLY_MS;
 	char reply[1024];
 	size_t got = 0;
 	ssize_t n;
@@ -125,7 +116,7 @@ control_send(struct launch *l, enum proxy_kind k, int memfd)
 	}
 	while (got < sizeof(reply) - 1 && (got == 0 || reply[got - 1] != '\n')) {
 		struct pollfd p = { .fd = l->control.proxy[k], .events = POLLIN };
-		long left = deadline - control_now_ms();
+		long left = deadline - launch_now_ms();
 
 		if (left <= 0 || poll(&p, 1, (int)left) == 0) {
 			log_warnx("control: %s did not answer the update", prog);

@@ -189,6 +189,45 @@ keeper_has_pipe(long pid, const char *want_pipe, unsigned long pipe_ino, bool ar
 	return hit;
 }
 
+/* The processes in /proc but the keeper, one pid at a time: read with getdents64, as
+ * opendir() would allocate. */
+struct keeper_procs {
+	int fd;
+	pid_t self;
+	long n, off;
+	char buf[8192];
+};
+
+static bool
+keeper_procs_open(struct keeper_procs *w)
+{
+	w->self = getpid();
+	w->n = w->off = 0;
+	return (w->fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) != -1;
+}
+
+/* The next pid, or 0 at the end. */
+static long
+keeper_procs_next(struct keeper_procs *w)
+{
+	struct kernel_dirent64 *d;
+	char *end;
+	long pid;
+
+	for (;;) {
+		if (w->off >= w->n) {
+			w->off = 0;
+			if ((w->n = syscall(SYS_getdents64, w->fd, w->buf, sizeof(w->buf))) <= 0)
+				return 0;
+		}
+		d = (struct kernel_dirent64 *)(w->buf + w->off);
+		w->off += d->reclen;
+		pid = strtol(d->name, &end, 10);
+		if (*end == '\0' && pid > 0 && pid != w->self)
+			return pid;
+	}
+}
+
 /*
  * One pass over /proc: SIGKILL every process of the run that may still be running; the
  * number signalled. Two marks find them:
@@ -210,42 +249,33 @@ keeper_has_pipe(long pid, const char *want_pipe, unsigned long pipe_ino, bool ar
 static unsigned
 keeper_sweep_pass(const char *want_net, const char *want_pipe, unsigned long pipe_ino)
 {
-	char path[64], buf[8192];
-	pid_t self = getpid();
+	struct keeper_procs w;
+	char path[64];
 	unsigned killed = 0;
-	long n, off;
-	int proc;
+	long pid;
 
-	if ((proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+	if (!keeper_procs_open(&w))
 		return 0;
-	while ((n = syscall(SYS_getdents64, proc, buf, sizeof(buf))) > 0)
-		for (off = 0; off < n;) {
-			struct kernel_dirent64 *d = (struct kernel_dirent64 *)(buf + off);
-			const char *mark = NULL;
-			char *end;
-			long pid;
-			int pidfd;
+	while ((pid = keeper_procs_next(&w)) != 0) {
+		const char *mark = NULL;
+		int pidfd;
 
-			off += d->reclen;
-			pid = strtol(d->name, &end, 10);
-			if (*end != '\0' || pid <= 0 || pid == self)
-				continue;
-			snprintf(path, sizeof(path), "/proc/%ld/ns/net", pid);
-			if (want_net != NULL && keeper_link_is(path, want_net))
-				mark = want_net;
-			else if (keeper_has_pipe(pid, want_pipe, pipe_ino, false))
-				mark = want_pipe;
-			if (mark == NULL ||
-			    (pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0)) == -1)
-				continue;
-			/* Still the same process (the pidfd pins it): does it still carry it? */
-			if ((mark == want_net ? keeper_link_is(path, want_net) :
-			    keeper_has_pipe(pid, want_pipe, pipe_ino, false)) &&
-			    syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) == 0)
-				killed++;
-			close(pidfd);
-		}
-	close(proc);
+		snprintf(path, sizeof(path), "/proc/%ld/ns/net", pid);
+		if (want_net != NULL && keeper_link_is(path, want_net))
+			mark = want_net;
+		else if (keeper_has_pipe(pid, want_pipe, pipe_ino, false))
+			mark = want_pipe;
+		if (mark == NULL ||
+		    (pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0)) == -1)
+			continue;
+		/* Still the same process (the pidfd pins it): does it still carry it? */
+		if ((mark == want_net ? keeper_link_is(path, want_net) :
+		    keeper_has_pipe(pid, want_pipe, pipe_ino, false)) &&
+		    syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) == 0)
+			killed++;
+		close(pidfd);
+	}
+	close(w.fd);
 	return killed;
 }
 
@@ -286,43 +316,33 @@ static void
 keeper_await_finish(unsigned long net_ino, unsigned long pipe_ino)
 {
 	struct pollfd p[KEEPER_FINISH_MAX];
+	struct keeper_procs w;
 	struct timespec now, end;
-	char path[64], want_net[64], want_pipe[64], buf[8192];
-	pid_t self = getpid();
-	long n, off, left;
+	char path[64], want_net[64], want_pipe[64];
+	long pid, left;
 	nfds_t np = 0, i, j;
-	int proc, pidfd;
+	int pidfd;
 
 	if (net_ino == 0)
 		return;
 	snprintf(want_net, sizeof(want_net), "net:[%lu]", net_ino);
 	snprintf(want_pipe, sizeof(want_pipe), "pipe:[%lu]", pipe_ino);
-	if ((proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+	if (!keeper_procs_open(&w))
 		return;
-	while (np < KEEPER_FINISH_MAX && (n = syscall(SYS_getdents64, proc, buf,
-	    sizeof(buf))) > 0)
-		for (off = 0; np < KEEPER_FINISH_MAX && off < n;) {
-			struct kernel_dirent64 *d = (struct kernel_dirent64 *)(buf + off);
-			char *e;
-			long pid;
-
-			off += d->reclen;
-			pid = strtol(d->name, &e, 10);
-			if (*e != '\0' || pid <= 0 || pid == self)
-				continue;
-			/* srt-seccomp stays in the run's network namespace. */
-			snprintf(path, sizeof(path), "/proc/%ld/ns/net", pid);
-			if (!keeper_link_is(path, want_net) ||
-			    !keeper_has_pipe(pid, want_pipe, pipe_ino, true) ||
-			    (pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0)) == -1)
-				continue;
-			/* Still the same process (the pidfd pins it)? */
-			if (keeper_has_pipe(pid, want_pipe, pipe_ino, true))
-				p[np++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
-			else
-				close(pidfd);
-		}
-	close(proc);
+	while (np < KEEPER_FINISH_MAX && (pid = keeper_procs_next(&w)) != 0) {
+		/* srt-seccomp stays in the run's network namespace. */
+		snprintf(path, sizeof(path), "/proc/%ld/ns/net", pid);
+		if (!keeper_link_is(path, want_net) ||
+		    !keeper_has_pipe(pid, want_pipe, pipe_ino, true) ||
+		    (pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0)) == -1)
+			continue;
+		/* Still the same process (the pidfd pins it)? */
+		if (keeper_has_pipe(pid, want_pipe, pipe_ino, true))
+			p[np++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+		else
+			close(pidfd);
+	}
+	close(w.fd);
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	end.tv_sec += KEEPER_FINISH_SEC;
 	while (np > 0) {

@@ -34,29 +34,6 @@
 
 static const char *const proxy_prog[PK_MAX] = { "srt-httpd", "srt-socksd" };
 
-int
-proxies_init(struct launch *l)
-{
-	int lf[2], lg[2];
-
-	if (pipe2(lf, O_CLOEXEC) == -1)
-		goto fail;
-	if (pipe2(lg, O_CLOEXEC) == -1) {
-		close(lf[0]);
-		close(lf[1]);
-		goto fail;
-	}
-	l->proxy.lifeline_r = lf[0];
-	l->proxy.lifeline_w = lf[1];
-	l->proxy.log_r = lg[0];
-	l->proxy.log_w = lg[1];
-	(void)fcntl(l->proxy.log_r, F_SETFL, O_NONBLOCK);
-	return 0;
- fail:
-	log_warn("pipe");
-	return -1;
-}
-
 static int
 proxy_external_port(const struct launch *l, enum proxy_kind k)
 {
@@ -311,78 +288,10 @@ proxies_start(struct launch *l, enum proxy_kind k)
 	return rc;
 }
 
-static long
-proxies_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
-static void
-proxies_drain_log(struct launch *l)
-{
-	char buf[8192];
-	ssize_t n;
-
-	while (l->proxy.log_r != -1) {
-		n = read(l->proxy.log_r, buf, sizeof(buf));
-		if (n > 0) {
-			violations_feed(l->viol, buf, (size_t)n);
-			continue;
-		}
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == 0) {
-			fd_close(&l->proxy.log_r);
-		}
-		return;
-	}
-}
-
-/*
- * The command is over: cut the lifeline, read the decision log to its end (every proxy
- * has exited once nobody holds its write end), and reap. A proxy still there after
- * timeout_ms is killed.
- */
+/* The command is over: the proxies end (common/proxypipes.c), a proxy still there after
+ * timeout_ms killed. */
 void
 proxies_stop(struct launch *l, int timeout_ms)
 {
-	long deadline = proxies_now_ms() + timeout_ms;
-	int k, i;
-
-	fd_close(&l->proxy.lifeline_w);
-	fd_close(&l->proxy.log_w);
-	for (i = 0; i < LS_MAX; i++)
-		fd_close(&l->proxy.listen_fd[i]);
-	while (l->proxy.log_r != -1) {
-		struct pollfd pfd = { .fd = l->proxy.log_r, .events = POLLIN };
-		long left = deadline - proxies_now_ms();
-
-		if (left <= 0)
-			break;
-		if (poll(&pfd, 1, (int)left) == -1 && errno != EINTR)
-			break;
-		proxies_drain_log(l);
-	}
-	for (k = 0; k < PK_MAX; k++) {
-		int status;
-
-		if (l->proxy.pid[k] <= 0)
-			continue;
-		while (waitpid(l->proxy.pid[k], &status, WNOHANG) == 0) {
-			if (proxies_now_ms() >= deadline) {
-				log_warnx("%s did not exit: killing it", proxy_prog[k]);
-				(void)kill(l->proxy.pid[k], SIGKILL);
-				while (waitpid(l->proxy.pid[k], &status, 0) == -1 &&
-				    errno == EINTR)
-					;
-				break;
-			}
-			usleep(2000);
-		}
-		l->proxy.pid[k] = 0;
-	}
-	proxies_drain_log(l);
+	proxypipes_finish(l, proxy_prog, launch_now_ms() + timeout_ms);
 }

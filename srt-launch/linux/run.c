@@ -581,7 +581,7 @@ run_sandbox(struct launch *l, int sigfd, char ***envp, struct diags *errs)
 	 * The keeper (keeper.c) once the namespace exists, which it holds: from here on,
 	 * however we end, nothing of the run is left behind.
 	 */
-	if (netns_create(l) == -1 || keeper_start(l) == -1 || proxies_init(l) == -1)
+	if (netns_create(l) == -1 || keeper_start(l) == -1 || proxypipes_open(l) == -1)
 		return LAUNCH_FAIL;
 	if (decider_start(l, sigfd) == -1)
 		return LAUNCH_FAIL;
@@ -618,7 +618,6 @@ launch_run(struct launch *l)
 	sigset_t blocked;
 	char **envp = NULL;
 	int sigfd = -1, rc = LAUNCH_FAIL;
-	size_t i;
 
 	if (control_open(l) == -1 || decider_open(l) == -1)
 		return LAUNCH_FAIL;
@@ -642,11 +641,8 @@ launch_run(struct launch *l)
 	if (l->viol != NULL)
 		violations_finish(l->viol, l->srt_mode || l->violations_arg == NULL);
 	env_free(envp);
-	for (i = 0; i < LS_MAX; i++)
-		fd_close(&l->proxy.listen_fd[i]);
 	fd_close(&l->sandbox.netns_fd);
 	fd_close(&l->sandbox.userns_fd);
-	fd_close(&l->proxy.lifeline_r);
 	fd_close(&l->sandbox.status_r);
 	fd_close(&l->sandbox.viol_r);
 	fd_close(&l->sandbox.viol_w);

@@ -53,15 +53,6 @@ struct mac {
 
 /* --- small helpers ------------------------------------------------------------------- */
 
-static long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
 static int
 set_cloexec(int fd)
 {
@@ -126,52 +117,22 @@ macos_env(const struct launch *l, int http_port, int socks_port)
 	const char *java = env_inherited(&l->set, "JAVA_TOOL_OPTIONS");
 	bool git = l->set.git_safe_dirs.n > 0 &&
 	    !(git_count != NULL && strcmp(git_count, "0") == 0);
-	char *http = xasprintf("http://localhost:%d", http_port);
-	char *socks = xasprintf("socks5h://localhost:%d", socks_port);
 	char **p;
 
 	for (p = environ; *p != NULL; p++)
 		if (strchr(*p, '=') != NULL && !env_is_owned(*p, git) &&
 		    !env_is_denied(&l->set, *p))
 			strlist_push(&e, *p);
-	strlist_push(&e, "SANDBOX_RUNTIME=1");
-	strlist_pushf(&e, "TMPDIR=%s", l->tmpdir);
-	strlist_push(&e, "NO_PROXY=" NO_PROXY_LIST);
-	strlist_push(&e, "no_proxy=" NO_PROXY_LIST);
-	strlist_pushf(&e, "HTTP_PROXY=%s", http);
-	strlist_pushf(&e, "HTTPS_PROXY=%s", http);
-	strlist_pushf(&e, "http_proxy=%s", http);
-	strlist_pushf(&e, "https_proxy=%s", http);
-	strlist_pushf(&e, "ALL_PROXY=%s", http);
-	strlist_pushf(&e, "all_proxy=%s", http);
-	strlist_pushf(&e, "GRPC_PROXY=%s", http);
-	strlist_pushf(&e, "grpc_proxy=%s", http);
-	strlist_pushf(&e, "FTP_PROXY=%s", socks);
-	strlist_pushf(&e, "ftp_proxy=%s", socks);
-	strlist_pushf(&e, "RSYNC_PROXY=localhost:%d", socks_port);
-	strlist_pushf(&e, "DOCKER_HTTP_PROXY=%s", http);
-	strlist_pushf(&e, "DOCKER_HTTPS_PROXY=%s", http);
-	strlist_push(&e, "CLOUDSDK_PROXY_TYPE=http");
-	strlist_push(&e, "CLOUDSDK_PROXY_ADDRESS=localhost");
-	strlist_pushf(&e, "CLOUDSDK_PROXY_PORT=%d", http_port);
+	env_add_sandbox(&e, l->tmpdir, NO_PROXY_LIST, http_port, socks_port);
 	/* The nc macOS ships speaks SOCKS5 (-X 5). */
 	strlist_pushf(&e, "GIT_SSH_COMMAND=ssh " SSH_NO_MUX " -o ProxyCommand='/usr/bin/nc "
 	    "-X 5 -x localhost:%d %%h %%p'", socks_port);
-	/*
-	 * JVMs ignore the variables above; system properties do the same job. The profile
-	 * admits 127.0.0.1 and ::1 but not ::ffff:127.0.0.1, which a dual-stack Java socket
-	 * dials: IPv4 sockets only. The caller's own options come first so that ours win.
-	 */
-	strlist_pushf(&e, "JAVA_TOOL_OPTIONS=%s%s-Dhttp.proxyHost=localhost "
-	    "-Dhttp.proxyPort=%d -Dhttps.proxyHost=localhost -Dhttps.proxyPort=%d "
-	    "-DsocksProxyHost=localhost -DsocksProxyPort=%d "
-	    "-Dhttp.nonProxyHosts=localhost|127.0.0.1|[::1] -Djava.net.preferIPv4Stack=true",
-	    java != NULL ? java : "", java != NULL && *java != '\0' ? " " : "",
-	    http_port, http_port, socks_port);
+	/* The profile admits 127.0.0.1 and ::1 but not ::ffff:127.0.0.1, which a
+	 * dual-stack Java socket dials: IPv4 sockets only. */
+	env_add_java(&e, java, http_port, socks_port, "localhost|127.0.0.1|[::1]",
+	    " -Djava.net.preferIPv4Stack=true");
 	if (git)
 		env_add_git(&e, &l->set, git_count);
-	free(http);
-	free(socks);
 	p = e.v;
 	return p != NULL ? p : xcalloc(1, sizeof(char *));
 }
@@ -363,46 +324,6 @@ proxies_start_all(struct mac *m)
 	return 0;
 }
 
-/* The command is over: cut the lifeline, read the decisions to their end, reap. */
-static void
-proxies_end(struct launch *l)
-{
-	long deadline = now_ms() + PROXY_STOP_MS;
-	char buf[8192];
-	int k;
-
-	fd_close(&l->proxy.lifeline_w);
-	fd_close(&l->proxy.log_w);
-	while (l->proxy.log_r != -1) {
-		struct pollfd pfd = { .fd = l->proxy.log_r, .events = POLLIN };
-		long left = deadline - now_ms();
-		ssize_t n;
-
-		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0)
-			break;
-		if ((n = read(l->proxy.log_r, buf, sizeof(buf))) > 0)
-			violations_feed(l->viol, buf, (size_t)n);
-		else if (n == 0 || errno != EINTR)
-			fd_close(&l->proxy.log_r);
-	}
-	for (k = 0; k < PK_MAX; k++) {
-		int st;
-
-		if (l->proxy.pid[k] <= 0)
-			continue;
-		while (waitpid(l->proxy.pid[k], &st, WNOHANG) == 0) {
-			if (now_ms() >= deadline) {
-				log_warnx("%s did not exit: killing it", localproxy_prog[k]);
-				(void)kill(l->proxy.pid[k], SIGKILL);
-				wait_pid(l->proxy.pid[k], NULL);
-				break;
-			}
-			(void)nanosleep(&(struct timespec){ 0, 2000000 }, NULL);
-		}
-		l->proxy.pid[k] = 0;
-	}
-}
-
 /* --- the violation monitor ----------------------------------------------------------- */
 
 static void
@@ -476,10 +397,10 @@ logger_start(struct mac *m)
 	}
 	m->logger_r = p[0];
 	m->logbuf = xmalloc(LOG_LINE_MAX);
-	deadline = now_ms() + m->r->log_start_ms;
+	deadline = launch_now_ms() + m->r->log_start_ms;
 	while (m->logger_r != -1) {
 		struct pollfd pfd = { .fd = m->logger_r, .events = POLLIN };
-		long left = deadline - now_ms();
+		long left = deadline - launch_now_ms();
 		char c;
 		ssize_t n;
 
@@ -509,24 +430,24 @@ logger_start(struct mac *m)
 static void
 logger_end(struct mac *m)
 {
-	long end = now_ms() + m->r->log_drain_ms, quiet = now_ms() + m->r->log_quiet_ms;
+	long end = launch_now_ms() + m->r->log_drain_ms, quiet = launch_now_ms() + m->r->log_quiet_ms;
 
 	while (m->logger_r != -1) {
 		struct pollfd pfd = { .fd = m->logger_r, .events = POLLIN };
-		long t = now_ms(), left = (quiet < end ? quiet : end) - t;
+		long t = launch_now_ms(), left = (quiet < end ? quiet : end) - t;
 
 		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0)
 			break;
 		if (logger_read(m))
-			quiet = now_ms() + m->r->log_quiet_ms;
+			quiet = launch_now_ms() + m->r->log_quiet_ms;
 	}
 	if (m->logger > 0) {
-		long deadline = now_ms() + PROXY_STOP_MS;
+		long deadline = launch_now_ms() + PROXY_STOP_MS;
 		int st;
 
 		(void)kill(m->logger, SIGTERM);
 		while (waitpid(m->logger, &st, WNOHANG) == 0) {
-			if (now_ms() >= deadline) {
+			if (launch_now_ms() >= deadline) {
 				log_warnx("%s did not stop: killing it", m->r->log_prog);
 				(void)kill(m->logger, SIGKILL);
 				wait_pid(m->logger, NULL);
@@ -678,7 +599,7 @@ setup_network(struct mac *m)
 {
 	struct launch *l = m->l;
 	int ext[PK_MAX] = { l->set.net.http_proxy_port, l->set.net.socks_proxy_port };
-	int lf[2], lg[2], k;
+	int k;
 
 	for (k = 0; k < PK_MAX; k++) {
 		int *fd4 = &l->proxy.listen_fd[k == PK_HTTP ? LS_HTTP4 : LS_SOCKS4];
@@ -691,22 +612,7 @@ setup_network(struct mac *m)
 		if (listen_pair(fd4, fd6, &m->port[k]) == -1)
 			return -1;
 	}
-	if (pipe_cloexec(lf) == -1) {
-		log_warn("pipe");
-		return -1;
-	}
-	if (pipe_cloexec(lg) == -1) {
-		log_warn("pipe");
-		close(lf[0]);
-		close(lf[1]);
-		return -1;
-	}
-	l->proxy.lifeline_r = lf[0];
-	l->proxy.lifeline_w = lf[1];
-	l->proxy.log_r = lg[0];
-	l->proxy.log_w = lg[1];
-	(void)fcntl(l->proxy.log_r, F_SETFL, O_NONBLOCK);
-	return 0;
+	return proxypipes_open(l);
 }
 
 static char *
@@ -794,13 +700,7 @@ macos_run(struct launch *l, const struct macos_run *r)
 		wait_pid(m.child, NULL);
 	}
 	logger_end(&m);
-	proxies_end(l);
-	for (i = 0; i < LS_MAX; i++)
-		fd_close(&l->proxy.listen_fd[i]);
-	fd_close(&l->proxy.lifeline_r);
-	fd_close(&l->proxy.lifeline_w);
-	fd_close(&l->proxy.log_r);
-	fd_close(&l->proxy.log_w);
+	proxypipes_finish(l, localproxy_prog, launch_now_ms() + PROXY_STOP_MS);
 	tmp_rm(l);
 	ws_fini();
 	free(profile);
