@@ -481,7 +481,7 @@ proxy_policy_routes(struct proxy *px, struct proxy_policy *pp)
 		    px->opts.strip_headers.v[i - s.net.strip_headers.n];
 
 		f = xmalloc(strlen(h) + 1);
-		proxy_fold_name(h, strlen(h), f);
+		decider_fold(h, strlen(h), f);
 		strlist_push_owned(&pp->strip_headers, f);
 	}
 	pp->tls = s.net.tls;
@@ -1065,18 +1065,6 @@ proxy_route(const struct proxy_policy *pp, const struct proxy_request *rq, bool 
     struct route *out)
 {
 	upstream_route(&pp->up, rq->host, rq->kind, tunnel, out);
-}
-
-void
-proxy_fold_name(const char *name, size_t n, char *out)
-{
-	for (size_t i = 0; i < n; i++) {
-		char c = name[i];
-
-		out[i] = c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c == '_' || c == '.' ?
-		    '-' : c;
-	}
-	out[n] = '\0';
 }
 
 
