@@ -136,6 +136,16 @@ match_comps(char **pc, size_t np, char **sc, size_t ns)
 	return match_comps(pc + 1, np - 1, sc + 1, ns - 1);
 }
 
+char *
+glob_strip_globstar(const char *p)
+{
+	size_t len = strlen(p);
+
+	if (len >= 3 && strcmp(p + len - 3, "/**") == 0)
+		return len == 3 ? xstrdup("/") : xstrndup(p, len - 3);
+	return xstrdup(p);
+}
+
 int
 glob_match_path(const char *pattern, const char *path)
 {

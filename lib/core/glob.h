@@ -22,6 +22,10 @@
 /* s holds one of GLOB_MAGIC. */
 int glob_has_magic(const char *s);
 
+/* p without a trailing "**" component (a directory and all beneath it is the directory);
+ * an empty rest is "/". Allocated. */
+char *glob_strip_globstar(const char *p);
+
 /* Whether the absolute path matches the absolute pattern as a whole. */
 int glob_match_path(const char *pattern, const char *path);
 
