@@ -113,53 +113,27 @@ decision_read(const cJSON *o, struct decision *d)
 	return NULL;
 }
 
-void
-decision_reader_init(struct decision_reader *r, decision_cb cb, void *arg)
-{
-	memset(r, 0, sizeof(*r));
-	r->cb = cb;
-	r->arg = arg;
-}
-
+/* A line of the log: its record to the caller, or why it is none. */
 static void
-decision_reader_line(void *arg, const char *p, size_t n)
+decision_line(struct lines *l, const char *p, size_t n)
 {
-	struct decision_reader *r = arg;
 	struct decision d;
 	const char *bad;
 	cJSON *o;
 
-	if (n == 0)
-		return;
 	o = cJSON_ParseWithLength(p, n);
 	if (o == NULL)
-		lines_malformed(&r->lines, "not JSON", "");
+		lines_malformed(l, "not JSON", "");
 	else if ((bad = decision_read(o, &d)) != NULL)
-		lines_malformed(&r->lines, bad,
-		    " missing or of the wrong type");
+		lines_malformed(l, bad, " missing or of the wrong type");
 	else
-		r->cb(r->arg, &d);
+		((decision_cb)l->cb)(l->arg, &d);
 	cJSON_Delete(o);
 }
 
 void
-decision_reader_feed(struct decision_reader *r, const char *bytes, size_t len)
+decision_reader_init(struct lines *r, decision_cb cb, void *arg)
 {
-	const struct lines_cbs cb = { decision_reader_line, r };
-
-	lines_feed(&r->lines, DECISION_LINE_MAX, bytes, len, &cb);
-}
-
-void
-decision_reader_finish(struct decision_reader *r)
-{
-	const struct lines_cbs cb = { decision_reader_line, r };
-
-	lines_finish(&r->lines, "the proxies' decision log", &cb);
-}
-
-void
-decision_reader_free(struct decision_reader *r)
-{
-	lines_free(&r->lines);
+	lines_init(r, DECISION_LINE_MAX, "the proxies' decision log", decision_line,
+	    (void (*)(void))cb, arg);
 }

@@ -153,51 +153,25 @@ violation_parse(const char *line, size_t len, struct violation *v, void **tree,
 	return 0;
 }
 
-void
-violation_reader_init(struct violation_reader *r, violation_cb cb, void *arg)
-{
-	memset(r, 0, sizeof(*r));
-	r->cb = cb;
-	r->arg = arg;
-}
-
+/* A line of the records: its record to the caller, or why it is none. */
 static void
-reader_line(void *arg, const char *p, size_t n)
+violation_record_line(struct lines *l, const char *p, size_t n)
 {
-	struct violation_reader *r = arg;
 	struct violation v;
 	const char *bad;
 	void *tree;
 
-	if (n == 0)
-		return;
 	if (violation_parse(p, n, &v, &tree, &bad) == -1)
-		lines_malformed(&r->lines, bad, strcmp(bad, "not JSON") == 0 ? "" :
-		    " missing or wrong");
+		lines_malformed(l, bad, strcmp(bad, "not JSON") == 0 ? "" : " missing or wrong");
 	else {
-		r->cb(r->arg, &v);
+		((violation_cb)l->cb)(l->arg, &v);
 		cJSON_Delete(tree);
 	}
 }
 
 void
-violation_reader_feed(struct violation_reader *r, const char *bytes, size_t len)
+violation_reader_init(struct lines *r, violation_cb cb, void *arg)
 {
-	const struct lines_cbs cb = { reader_line, r };
-
-	lines_feed(&r->lines, VIOL_RECORD_MAX, bytes, len, &cb);
-}
-
-void
-violation_reader_finish(struct violation_reader *r)
-{
-	const struct lines_cbs cb = { reader_line, r };
-
-	lines_finish(&r->lines, "the sandbox's violation records", &cb);
-}
-
-void
-violation_reader_free(struct violation_reader *r)
-{
-	lines_free(&r->lines);
+	lines_init(r, VIOL_RECORD_MAX, "the sandbox's violation records", violation_record_line,
+	    (void (*)(void))cb, arg);
 }
