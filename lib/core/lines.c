@@ -1,5 +1,8 @@
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+#include <cjson/cJSON.h>
 
 #include "lines.h"
 #include "log.h"
@@ -82,4 +85,19 @@ void
 lines_free(struct lines *l)
 {
 	buf_free(&l->line);
+}
+
+const char *
+lines_get_uint(const cJSON *o, const char *key, double max, uint64_t *out)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, key);
+	double v;
+
+	if (!cJSON_IsNumber(j))
+		return key;
+	v = j->valuedouble;
+	if (!isfinite(v) || v < 0 || v > max || v != floor(v))
+		return key;
+	*out = (uint64_t)v;
+	return NULL;
 }

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "buf.h"
 
@@ -43,5 +44,11 @@ void lines_malformed(struct lines *l, const char *what, const char *more);
  * ignored (the first: why)" on stderr), and the counts start again. */
 void lines_finish(struct lines *l);
 void lines_free(struct lines *l);
+
+/* The records are JSON objects (cJSON's): o's member key is a whole number from 0 to max
+ * (JSON numbers are doubles: exact up to 2^53). NULL, or key when it is missing or not one. */
+struct cJSON;
+const char *lines_get_uint(const struct cJSON *o, const char *key, double max,
+    uint64_t *out);
 
 #endif

@@ -2,6 +2,7 @@
 #ifndef SRT_UTIL_H
 #define SRT_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -21,6 +22,8 @@ void *util_grow(void *v, size_t n, size_t *cap, size_t size);
  * "2026-01-02T03:04:05.678Z". */
 #define UTIL_TIME_MAX 32
 void util_time_now(char out[UTIL_TIME_MAX]);
+/* t starts with a time stamp of that form (a reader checks a record's before it copies it). */
+bool util_time_ok(const char *t);
 
 /* s is 8-4-4-4-12 hex digits, any case, with nothing around them: a UUID (a GUID). */
 int util_is_uuid(const char *s);
