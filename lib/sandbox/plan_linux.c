@@ -915,17 +915,6 @@ dbind_add(struct pb *b, enum dkind kind, const char *dest, const char *raw)
 	b->ndb++;
 }
 
-static int
-tmpfs_contains(struct pb *b, const char *p)
-{
-	size_t i;
-
-	for (i = 0; i < b->tmpfs_pred.n; i++)
-		if (path_is_under(p, b->tmpfs_pred.v[i]))
-			return 1;
-	return 0;
-}
-
 /*
  * Whether a read-only denied directory's bind may not be the last word on its subtree: a
  * read-deny tmpfs holds it (its bind is dropped, restores happen around it), or a write path
@@ -938,11 +927,12 @@ rodir_unsafe(struct pb *b, const char *dir)
 
 	for (i = 0; i < b->writes.n; i++)
 		if (path_is_strictly_under(b->writes.v[i], dir) &&
-		    tmpfs_contains(b, b->writes.v[i]))
+		    path_under_any(b->writes.v[i], &b->tmpfs_pred))
 			return 1;
 	for (i = 0; i < b->rodirs.n; i++)
 		if (strcmp(b->rodirs.v[i], dir) == 0 &&
-		    (tmpfs_contains(b, dir) || tmpfs_contains(b, b->rodir_raw.v[i])))
+		    (path_under_any(dir, &b->tmpfs_pred) ||
+		    path_under_any(b->rodir_raw.v[i], &b->tmpfs_pred)))
 			return 1;
 	return 0;
 }
@@ -961,7 +951,7 @@ covered_by_rodir(struct pb *b, const char *p)
 			continue;
 		if (rodir_unsafe(b, dir)) {
 			if (strcmp(dir, "/") == 0) {
-				if (!tmpfs_contains(b, p))
+				if (!path_under_any(p, &b->tmpfs_pred))
 					covered = 1;
 				continue;
 			}

@@ -869,10 +869,8 @@ wguard_readonly_why(const struct wguard *g, const char *path)
 			return g->absent_why.v[i];
 	if (g->writable.n == 0)
 		return "read-only file system";
-	for (i = 0; i < g->writable.n; i++)
-		if (path_is_under(path, g->writable.v[i]))
-			return "a read-only mount inside allowWrite";
-	return "not in allowWrite";
+	return path_under_any(path, &g->writable) ? "a read-only mount inside allowWrite" :
+	    "not in allowWrite";
 }
 
 #define WAY_GITCFG      "allowGitConfig allows it"
