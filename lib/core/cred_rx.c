@@ -127,18 +127,13 @@ tr_escape(struct tr *t, bool in_class, unsigned *cp, uint8_t *set)
 	e = t->s[t->i++];
 	if (cset_escape(set, e))
 		return 1;
+	if ((v = util_escape_value(e, in_class ? "bfnrtv" : "fnrtv")) != -1) {
+		*cp = (unsigned)v;
+		return 0;
+	}
 	switch (e) {
-	case 'n': *cp = '\n'; return 0;
-	case 'r': *cp = '\r'; return 0;
-	case 't': *cp = '\t'; return 0;
-	case 'f': *cp = '\f'; return 0;
-	case 'v': *cp = '\v'; return 0;
 	case 'b':
-		if (in_class) {
-			*cp = '\b';
-			return 0;
-		}
-		break;
+		break;          /* a word boundary */
 	case '0':
 		if (t->i < t->n && t->s[t->i] >= '0' && t->s[t->i] <= '9')
 			break;

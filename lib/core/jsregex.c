@@ -249,11 +249,9 @@ escape(struct rx *r, bool in_class, int *value, bool *assertion)
 	case 'd': case 'D': case 's': case 'S': case 'w': case 'W':
 		*value = -1;
 		return 0;
-	case 'f': *value = '\f'; return 0;
-	case 'n': *value = '\n'; return 0;
-	case 'r': *value = '\r'; return 0;
-	case 't': *value = '\t'; return 0;
-	case 'v': *value = '\v'; return 0;
+	case 'f': case 'n': case 'r': case 't': case 'v':
+		*value = util_escape_value(c, "fnrtv");
+		return 0;
 	case 'c':
 		v = at(r, 0);
 		if ((v | 0x20) >= 'a' && (v | 0x20) <= 'z') {

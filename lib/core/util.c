@@ -49,6 +49,18 @@ util_grow(void *v, size_t n, size_t *cap, size_t size)
 	return xreallocarray(v, *cap, size);
 }
 
+int
+util_escape_value(int letter, const char *allowed)
+{
+	static const char letters[] = "bfnrtv", values[] = "\b\f\n\r\t\v";
+	const char *p;
+
+	if (letter == '\0' || strchr(allowed, letter) == NULL ||
+	    (p = strchr(letters, letter)) == NULL)
+		return -1;
+	return values[p - letters];
+}
+
 /* The reference's uuid rule. */
 int
 util_is_uuid(const char *s)

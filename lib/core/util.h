@@ -28,6 +28,11 @@ bool util_time_ok(const char *t);
 /* s is 8-4-4-4-12 hex digits, any case, with nothing around them: a UUID (a GUID). */
 int util_is_uuid(const char *s);
 
+/* The control character the escape \letter stands for (\b \f \n \r \t \v, as in C),
+ * when allowed names letter (a format's own few: JSON has no \v, and in a regex \b
+ * outside a class is a word boundary); -1 otherwise. */
+int util_escape_value(int letter, const char *allowed);
+
 /* A growable, NULL-terminated list of owned strings (also an argv). */
 struct strlist {
 	char **v;
