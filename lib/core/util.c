@@ -49,16 +49,28 @@ util_grow(void *v, size_t n, size_t *cap, size_t size)
 	return xreallocarray(v, *cap, size);
 }
 
+static const char esc_letters[] = "bfnrtv", esc_values[] = "\b\f\n\r\t\v";
+
 int
 util_escape_value(int letter, const char *allowed)
 {
-	static const char letters[] = "bfnrtv", values[] = "\b\f\n\r\t\v";
 	const char *p;
 
 	if (letter == '\0' || strchr(allowed, letter) == NULL ||
-	    (p = strchr(letters, letter)) == NULL)
+	    (p = strchr(esc_letters, letter)) == NULL)
 		return -1;
-	return values[p - letters];
+	return esc_values[p - esc_letters];
+}
+
+int
+util_escape_letter(int c, const char *allowed)
+{
+	const char *p;
+
+	if (c == '\0' || (p = strchr(esc_values, c)) == NULL ||
+	    strchr(allowed, esc_letters[p - esc_values]) == NULL)
+		return -1;
+	return esc_letters[p - esc_values];
 }
 
 /* The reference's uuid rule. */

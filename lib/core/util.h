@@ -32,6 +32,8 @@ int util_is_uuid(const char *s);
  * when allowed names letter (a format's own few: JSON has no \v, and in a regex \b
  * outside a class is a word boundary); -1 otherwise. */
 int util_escape_value(int letter, const char *allowed);
+/* And back: the letter whose escape stands for c, when allowed names it; -1 otherwise. */
+int util_escape_letter(int c, const char *allowed);
 
 /* A growable, NULL-terminated list of owned strings (also an argv). */
 struct strlist {
