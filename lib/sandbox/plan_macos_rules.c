@@ -203,18 +203,19 @@ plan_macos_line(struct mb *b, const char *s)
 }
 
 /* One rule for every filter, with the log tag; nothing for no filter (a rule without one
- * would match everything). */
+ * would match everything). The filters are spent: emptied for the next rule. */
 static void
-rule(struct mb *b, const char *action, const char *ops, const struct strlist *filters)
+rule(struct mb *b, const char *action, const char *ops, struct strlist *filters)
 {
 	size_t i;
 
-	if (filters->n == 0)
-		return;
-	strlist_pushf(&b->lines, "(%s %s", action, ops);
-	for (i = 0; i < filters->n; i++)
-		strlist_pushf(&b->lines, "  %s", filters->v[i]);
-	strlist_pushf(&b->lines, "  (with message %s))", b->tag);
+	if (filters->n > 0) {
+		strlist_pushf(&b->lines, "(%s %s", action, ops);
+		for (i = 0; i < filters->n; i++)
+			strlist_pushf(&b->lines, "  %s", filters->v[i]);
+		strlist_pushf(&b->lines, "  (with message %s))", b->tag);
+	}
+	strlist_free(filters);
 }
 
 static void
@@ -305,16 +306,13 @@ plan_macos_read_rules(struct mb *b, const struct readcfg *rc)
 		plan_macos_set_add_owned(&set, entry_filter(&rc->denies.v[i], true));
 	}
 	rule(b, "deny", "file-read*", &set);
-	strlist_free(&set);
 
 	for (i = 0; i < rc->allows.n; i++)
 		plan_macos_set_add_owned(&set, entry_filter(&rc->allows.v[i], false));
 	rule(b, "allow", "file-read*", &set);
-	strlist_free(&set);
 
 	late_read_denies(rc, &set, &covers_root);
 	rule(b, "deny", "file-read*", &set);
-	strlist_free(&set);
 
 	/* A deny of "/" itself would stop the loader before the command runs: the root's
 	 * own entry (its names, not what is beneath them) stays readable. */
@@ -327,7 +325,6 @@ plan_macos_read_rules(struct mb *b, const struct readcfg *rc)
 	}
 	move_blocking_filters(&rc->denies, &set);
 	rule(b, "deny", "file-write-unlink file-write-create", &set);
-	strlist_free(&set);
 
 	/* The moves denied above would also stop rm inside the write roots, since a
 	 * specific deny beats a later file-write*: they are allowed there again (and the
@@ -335,7 +332,6 @@ plan_macos_read_rules(struct mb *b, const struct readcfg *rc)
 	for (i = 0; i < rc->write_roots.n; i++)
 		plan_macos_set_add_owned(&set, entry_filter(&rc->write_roots.v[i], false));
 	rule(b, "allow", "file-write-unlink file-write-create", &set);
-	strlist_free(&set);
 }
 
 /* Read-denied paths inside write roots, and their directories there, kept in place; a
@@ -721,7 +717,6 @@ plan_macos_write_rules(struct mb *b, const struct readcfg *rc,
 	for (i = 0; i < rc->write_roots.n; i++)
 		plan_macos_set_add_owned(&set, entry_filter(&rc->write_roots.v[i], false));
 	rule(b, "allow", "file-write*", &set);
-	strlist_free(&set);
 
 	for (i = 0; i < deny_spelled->n; i++)
 		plan_macos_add_spelled(b, &denies, deny_spelled->v[i]);
@@ -749,7 +744,6 @@ plan_macos_write_rules(struct mb *b, const struct readcfg *rc,
 	for (i = 0; i < rest.n; i++)
 		plan_macos_set_add_owned(&set, entry_filter(&rest.v[i], true));
 	rule(b, "deny", "file-write*", &set);
-	strlist_free(&set);
 
 	move_blocking_filters(&rest, &set);
 	for (i = 0; i < ng; i++) {
@@ -769,7 +763,6 @@ plan_macos_write_rules(struct mb *b, const struct readcfg *rc,
 		strlist_free(&p);
 	}
 	rule(b, "deny", "file-write-unlink file-write-create", &set);
-	strlist_free(&set);
 
 	for (i = 0; i < ng; i++) {
 		free(groups[i].dir);
