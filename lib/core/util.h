@@ -57,6 +57,12 @@ void diags_free(struct diags *d);
 /* Read a whole file (at most max bytes); -1 with errno set on failure, EFBIG if larger. */
 int read_file(const char *path, size_t max, char **out, size_t *outlen);
 int read_fd_all(int fd, size_t max, char **out, size_t *outlen);
+/* The same for a secret (a CA's key): read to its end, NUL-terminated, *len its length;
+ * NULL with errno (EFBIG past max). Every copy on the way is wiped (util_wipe). */
+char *util_read_secret(int fd, size_t max, size_t *len);
+char *util_read_secret_file(const char *path, size_t max, size_t *len);
+/* memset to 0 that the compiler keeps (explicit_bzero is not on every system). */
+void util_wipe(void *p, size_t n);
 
 /*
  * w as one word for sh(1): as it is when made only of the characters A-Z a-z 0-9 and

@@ -1608,55 +1608,7 @@ proxy_routes_start(struct proxy *px)
 		    px->pol->up.mitm_socket);
 }
 
-/* Read fd to its end (at most 1 MiB): the CA handed over by --ca-fd. */
-static char *
-proxy_read_all(int fd, size_t *len)
-{
-	struct buf b = { 0 };
-	char chunk[4096], *out;
-	ssize_t n;
-
-	for (;;) {
-		n = read(fd, chunk, sizeof(chunk));
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0 || b.len + (size_t)n > (1u << 20))
-			break;
-		buf_add(&b, chunk, (size_t)n);
-	}
-	explicit_bzero(chunk, sizeof(chunk));
-	if (n != 0) {
-		if (b.p != NULL)
-			explicit_bzero(b.p, b.cap);
-		buf_free(&b);
-		return NULL;
-	}
-	out = xmalloc(b.len + 1);
-	memcpy(out, b.p + b.off, b.len);
-	out[b.len] = '\0';
-	*len = b.len;
-	if (b.p != NULL)
-		explicit_bzero(b.p, b.cap);
-	buf_free(&b);
-	return out;
-}
-
-/* A whole file (a CA certificate or key of the settings), or NULL with errno. */
-static char *
-proxy_read_file(const char *path, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY), e;
-	char *t;
-
-	if (fd == -1)
-		return NULL;
-	t = proxy_read_all(fd, len);
-	e = errno;
-	close(fd);
-	if (t == NULL)
-		errno = e ? e : EFBIG;
-	return t;
-}
+#define PROXY_CA_MAX    (1u << 20)      /* a CA file, or what --ca-fd hands over */
 
 /*
  * tlsTerminate: the CA from --ca-fd (the launcher's, which never goes through a file),
@@ -1673,7 +1625,7 @@ proxy_tls_start(struct proxy *px)
 	size_t clen = 0, klen = 0;
 
 	if (px->opts.ca_fd != -1) {
-		cert = proxy_read_all(px->opts.ca_fd, &clen);
+		cert = util_read_secret(px->opts.ca_fd, PROXY_CA_MAX, &clen);
 		close(px->opts.ca_fd);
 		px->opts.ca_fd = -1;
 		if (cert == NULL) {
@@ -1683,12 +1635,12 @@ proxy_tls_start(struct proxy *px)
 		key = cert;
 		klen = clen;
 	} else if (t->ca_cert_path != NULL) {
-		if ((cert = proxy_read_file(t->ca_cert_path, &clen)) == NULL) {
+		if ((cert = util_read_secret_file(t->ca_cert_path, PROXY_CA_MAX, &clen)) == NULL) {
 			snprintf(err, sizeof(err), "tlsTerminate.caCertPath %s: %s",
 			    t->ca_cert_path, strerror(errno));
 			goto fail;
 		}
-		if ((key = proxy_read_file(t->ca_key_path, &klen)) == NULL) {
+		if ((key = util_read_secret_file(t->ca_key_path, PROXY_CA_MAX, &klen)) == NULL) {
 			snprintf(err, sizeof(err), "tlsTerminate.caKeyPath %s: %s",
 			    t->ca_key_path, strerror(errno));
 			goto fail;
