@@ -285,20 +285,12 @@ deny_add(struct plan_windows *p, const struct wpath *w, unsigned rights)
 	free(parent);
 }
 
+/* Whether p is in relation rel (path_is_under, path_equal) to an entry of l. */
 static int
-under_any(const char *p, const struct wlist *l)
+any_entry(const char *p, const struct wlist *l, int (*rel)(const char *, const char *))
 {
 	for (size_t i = 0; i < l->n; i++)
-		if (path_is_under(p, l->v[i].path))
-			return 1;
-	return 0;
-}
-
-static int
-equal_any(const char *p, const struct wlist *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (path_equal(p, l->v[i].path))
+		if (rel(p, l->v[i].path))
 			return 1;
 	return 0;
 }
@@ -320,7 +312,7 @@ missing_denies(struct wlist *dr, struct wlist *dw, const struct wlist *write)
 				i++;
 				continue;
 			}
-			if (!under_any(e->path, write)) {
+			if (!any_entry(e->path, write, path_is_under)) {
 				log_debug("plan: %s is missing and not writable: no entry",
 				    e->path);
 				free(e->path);
@@ -608,7 +600,7 @@ mandatory_denies(struct wb *b, const struct wlist *write, struct wlist *dw)
 	if (found.n > 1)
 		qsort(found.v, found.n, sizeof(*found.v), wpath_cmp);
 	for (i = 0; i < found.n; i++)
-		if (under_any(found.v[i].path, write))
+		if (any_entry(found.v[i].path, write, path_is_under))
 			wlist_push(dw, xstrdup(found.v[i].path), found.v[i].dir,
 			    found.v[i].exists);
 	wlist_free(&found);
@@ -623,7 +615,7 @@ settings_file_deny(struct wb *b, const struct wlist *write, struct wlist *dw)
 
 	if (sp == NULL || (r = path_resolve(sp)) == NULL)
 		return;
-	if (under_any(r, write))
+	if (any_entry(r, write, path_is_under))
 		wlist_push(dw, r, 0, 1);
 	else
 		free(r);
@@ -653,7 +645,7 @@ plan_windows_build(const struct settings *s, const struct plan_ctx *ctx,
 	/* A credentials file is read-denied like denyRead, and ranks above every grant: one
 	 * at or beneath it is not made at all, as the reference has it. */
 	for (i = 0; i < ar.n; i++)
-		if (under_any(ar.v[i].path, &cd))
+		if (any_entry(ar.v[i].path, &cd, path_is_under))
 			log_debug("plan: allowRead %s is at or beneath a credentials file: no "
 			    "grant", ar.v[i].path);
 		else
@@ -661,13 +653,13 @@ plan_windows_build(const struct settings *s, const struct plan_ctx *ctx,
 	for (i = 0; i < cd.n; i++)
 		wlist_push(&dr, xstrdup(cd.v[i].path), cd.v[i].dir, cd.v[i].exists);
 	for (i = 0; i < aw.n; i++) {
-		if (under_any(aw.v[i].path, &cd)) {
+		if (any_entry(aw.v[i].path, &cd, path_is_under)) {
 			log_debug("plan: allowWrite %s is at or beneath a credentials file: no "
 			    "grant", aw.v[i].path);
 			continue;
 		}
 		/* denyWrite ranks above allowWrite: at or beneath one, a write grant reads. */
-		if (under_any(aw.v[i].path, &dw)) {
+		if (any_entry(aw.v[i].path, &dw, path_is_under)) {
 			log_debug("plan: allowWrite %s is at or beneath a denyWrite: read only",
 			    aw.v[i].path);
 			wlist_push(&read, xstrdup(aw.v[i].path), aw.v[i].dir, 1);
@@ -692,7 +684,8 @@ plan_windows_build(const struct settings *s, const struct plan_ctx *ctx,
 	for (i = 0; i < dr.n; i++) {
 		/* An allow at the denied path itself ranks above the deny (and beneath it,
 		 * Windows' own order does it). */
-		if (equal_any(dr.v[i].path, &read) || equal_any(dr.v[i].path, &write)) {
+		if (any_entry(dr.v[i].path, &read, path_equal) ||
+		    any_entry(dr.v[i].path, &write, path_equal)) {
 			log_debug("plan: denyRead %s is also allowed: no read deny",
 			    dr.v[i].path);
 			continue;
