@@ -44,6 +44,18 @@ cred_jwt_verify(const char *tok, size_t len)
 	return ok;
 }
 
+/* A token's end, after its header segment and '.' in b: the payload (JSON text, freed
+ * here) and the filler signature. */
+static char *
+jwt_finish(struct buf *b, char *payload)
+{
+	buf_add_base64(b, payload, strlen(payload), true, false);
+	buf_addc(b, '.');
+	buf_adds(b, CRED_JWT_FILLER_SIG);
+	free(payload);
+	return buf_steal(b);
+}
+
 char *
 cred_jwt_fake(const char *uuid)
 {
@@ -61,11 +73,7 @@ cred_jwt_fake(const char *uuid)
 	free(sen);
 	buf_add_base64(&b, hdr, sizeof(hdr) - 1, true, false);
 	buf_addc(&b, '.');
-	buf_add_base64(&b, payload, strlen(payload), true, false);
-	buf_addc(&b, '.');
-	buf_adds(&b, CRED_JWT_FILLER_SIG);
-	free(payload);
-	return buf_steal(&b);
+	return jwt_finish(&b, payload);
 }
 
 /* Register a sentinel of our own making for real; its text in *sen (owned by st). */
@@ -141,11 +149,7 @@ mask_claims(struct cred_store *st, const struct cred_mask_entry *e, const char *
 	if (text == NULL)
 		fatalx("out of memory");
 	buf_add(&b, tok, (size_t)(d1 - tok) + 1);
-	buf_add_base64(&b, text, strlen(text), true, false);
-	buf_addc(&b, '.');
-	buf_adds(&b, CRED_JWT_FILLER_SIG);
-	free(text);
-	return buf_steal(&b);
+	return jwt_finish(&b, text);
 }
 
 /* The fake for one JWT: a minted one, or the claim-masked rebuild. NULL with *declined
