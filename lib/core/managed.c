@@ -159,67 +159,84 @@ merge_rules(struct mctx *c, struct dom_rule **mv, size_t *mn, struct dom_rule **
 	strlist_free(&keys);
 }
 
-/* deniedDomainReasons: the managed file's, then the user's for entries it gives none. */
-static void
-merge_reasons(struct mctx *c, size_t *nmanaged)
+/*
+ * A list of entries of size bytes that key (allocated) tells apart: the managed file's mn
+ * at mv, then the user's *un at uv whose key is not among them (drop, when there is
+ * one, frees what one left out holds). Both arrays are freed (their entries moved); the merged one is returned.
+ */
+static void *
+merge_keyed(void *mv, size_t mn, void *uv, size_t *un, size_t size,
+    char *(*key)(const void *), void (*drop)(void *), size_t *nmanaged)
 {
-	struct settings *m = c->m, *o = c->out;
-	struct reason_entry *v = xcalloc(m->net.nreasons + o->net.nreasons + 1, sizeof(*v));
+	char *v = xcalloc(mn + *un + 1, size), *k;
 	struct strlist keys = { 0 };
 	size_t n = 0, i;
 
-	for (i = 0; i < m->net.nreasons; i++) {
-		strlist_push(&keys, m->net.reasons[i].entry);
-		v[n++] = m->net.reasons[i];
+	for (i = 0; i < mn; i++, n++) {
+		memcpy(v + n * size, (char *)mv + i * size, size);
+		strlist_push_owned(&keys, key(v + n * size));
 	}
 	keys_sort(&keys);
 	*nmanaged = n;
-	for (i = 0; i < o->net.nreasons; i++) {
-		if (keys_has(&keys, o->net.reasons[i].entry)) {
-			free(o->net.reasons[i].entry);
-			free(o->net.reasons[i].reason);
+	for (i = 0; i < *un; i++) {
+		void *e = (char *)uv + i * size;
+
+		k = key(e);
+		if (keys_has(&keys, k)) {
+			if (drop != NULL)
+				drop(e);
 		} else
-			v[n++] = o->net.reasons[i];
+			memcpy(v + n++ * size, e, size);
+		free(k);
 	}
-	free(m->net.reasons);
-	m->net.reasons = NULL;
-	m->net.nreasons = 0;
-	free(o->net.reasons);
-	o->net.reasons = v;
-	o->net.nreasons = n;
+	free(mv);
+	free(uv);
+	*un = n;
 	strlist_free(&keys);
+	return v;
+}
+
+static char *
+reason_key(const void *e)
+{
+	return xstrdup(((const struct reason_entry *)e)->entry);
+}
+
+static void
+reason_drop(void *e)
+{
+	struct reason_entry *r = e;
+
+	free(r->entry);
+	free(r->reason);
 }
 
 /* deniedResolvedAddresses, by canonical text. */
+static char *
+addr_key(const void *e)
+{
+	char buf[64];
+
+	addr_range_format(e, buf, sizeof(buf));
+	return xstrdup(buf);
+}
+
+/* deniedDomainReasons: the managed file's, then the user's for entries it gives none;
+ * deniedResolvedAddresses likewise. */
 static void
-merge_addrs(struct mctx *c, size_t *nmanaged)
+merge_reasons_addrs(struct mctx *c, size_t *nreasons, size_t *naddrs)
 {
 	struct settings *m = c->m, *o = c->out;
-	struct addr_range *v = xcalloc(m->net.ndenied_addrs + o->net.ndenied_addrs + 1,
-	    sizeof(*v));
-	struct strlist keys = { 0 };
-	char buf[64];
-	size_t n = 0, i;
 
-	for (i = 0; i < m->net.ndenied_addrs; i++) {
-		addr_range_format(&m->net.denied_addrs[i], buf, sizeof(buf));
-		strlist_push(&keys, buf);
-		v[n++] = m->net.denied_addrs[i];
-	}
-	keys_sort(&keys);
-	*nmanaged = n;
-	for (i = 0; i < o->net.ndenied_addrs; i++) {
-		addr_range_format(&o->net.denied_addrs[i], buf, sizeof(buf));
-		if (!keys_has(&keys, buf))
-			v[n++] = o->net.denied_addrs[i];
-	}
-	free(m->net.denied_addrs);
+	o->net.reasons = merge_keyed(m->net.reasons, m->net.nreasons, o->net.reasons,
+	    &o->net.nreasons, sizeof(*o->net.reasons), reason_key, reason_drop, nreasons);
+	m->net.reasons = NULL;
+	m->net.nreasons = 0;
+	o->net.denied_addrs = merge_keyed(m->net.denied_addrs, m->net.ndenied_addrs,
+	    o->net.denied_addrs, &o->net.ndenied_addrs, sizeof(*o->net.denied_addrs),
+	    addr_key, NULL, naddrs);
 	m->net.denied_addrs = NULL;
 	m->net.ndenied_addrs = 0;
-	free(o->net.denied_addrs);
-	o->net.denied_addrs = v;
-	o->net.ndenied_addrs = n;
-	strlist_free(&keys);
 }
 
 /* A filesystem list; under only (allowManagedReadPathsOnly), none of the user's. */
@@ -727,8 +744,7 @@ merge_lists(struct mctx *c)
 	    "allowManagedDomainsOnly" : NULL, &n[SL_ALLOWED_DOMAINS]);
 	merge_rules(c, &m->net.denied, &m->net.ndenied, &o->net.denied, &o->net.ndenied,
 	    "network.deniedDomains", NULL, &n[SL_DENIED_DOMAINS]);
-	merge_reasons(c, &n[SL_DENIED_REASONS]);
-	merge_addrs(c, &n[SL_DENIED_ADDRS]);
+	merge_reasons_addrs(c, &n[SL_DENIED_REASONS], &n[SL_DENIED_ADDRS]);
 	merge_paths(c, &m->fs.deny_read, &o->fs.deny_read, "filesystem.denyRead", NULL,
 	    &n[SL_DENY_READ]);
 	merge_paths(c, &m->fs.allow_read, &o->fs.allow_read, "filesystem.allowRead",
