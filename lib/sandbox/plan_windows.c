@@ -363,8 +363,7 @@ struct mwalk {
 	struct wb *b;
 	struct wlist *out;
 	int depth;
-	size_t entries;
-	int truncated;
+	struct glob_budget budget;
 };
 
 /* Through links, as the C runtime's stat on Windows goes through a junction: a linked
@@ -398,16 +397,10 @@ git_subdirs(struct mwalk *w, const char *dir, int worktrees, int level)
 
 	if (level > GIT_NEST_MAX || (d = opendir(dir)) == NULL)
 		return;
-	while ((de = readdir(d)) != NULL && !w->truncated) {
+	while ((de = glob_readdir(d, &w->budget)) != NULL) {
 		char *child, *head, *cfg;
 		int exists, hx, cx;
 
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (++w->entries > WGUARD_WALK_MAX) {
-			w->truncated = 1;
-			break;
-		}
 		child = path_join(dir, de->d_name);
 		if (is_dir_path(child, &exists)) {
 			head = path_join(child, "HEAD");
@@ -472,17 +465,11 @@ mwalk_dir(struct mwalk *w, const char *dir, int level)
 
 	if ((d = opendir(dir)) == NULL)
 		return;
-	while ((de = readdir(d)) != NULL && !w->truncated) {
+	while ((de = glob_readdir(d, &w->budget)) != NULL) {
 		const char *name = de->d_name;
 		char *child;
 		int isdir, exists;
 
-		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-			continue;
-		if (++w->entries > WGUARD_WALK_MAX) {
-			w->truncated = 1;
-			break;
-		}
 		child = path_join(dir, name);
 		isdir = is_dir_path(child, &exists);
 		for (size_t i = 0; exists && i < wguard_nnames; i++) {
@@ -573,6 +560,7 @@ mandatory_denies(struct wb *b, const struct wlist *write, struct wlist *dw)
 	memset(&w, 0, sizeof(w));
 	w.b = b;
 	w.out = &found;
+	w.budget.max = WGUARD_WALK_MAX;
 	w.depth = b->s->deny_search_depth > 0 ? b->s->deny_search_depth :
 	    WGUARD_DEPTH_DEFAULT;
 	for (i = 0; i < write->n; i++)
@@ -583,13 +571,13 @@ mandatory_denies(struct wb *b, const struct wlist *write, struct wlist *dw)
 	if (write->n > 0 && b->ctx->cwd != NULL &&
 	    (cwd = path_resolve(b->ctx->cwd)) != NULL)
 		wlist_push(&roots, cwd, 1, 1);
-	for (i = 0; i < roots.n && !w.truncated; i++)
+	for (i = 0; i < roots.n && !w.budget.truncated; i++)
 		mwalk_dir(&w, roots.v[i].path, 0);
 	/* A write root in a git directory (.git\hooks, .git itself): that directory's
 	 * files, which no walk beneath a root meets. */
-	for (i = 0; i < write->n && !w.truncated; i++)
+	for (i = 0; i < write->n && !w.budget.truncated; i++)
 		git_above(&w, write->v[i].path);
-	if (w.truncated) {
+	if (w.budget.truncated) {
 		diags_add(b->errs, "the search for protected files under the write roots "
 		    "stopped after %d entries: lower mandatoryDenySearchDepth (now %d), or "
 		    "narrow allowWrite to the directories the command needs",
