@@ -298,6 +298,7 @@ json_check(const char *text, size_t len, size_t *errpos, char *err, size_t errle
 	char stack[JSON_MAX_DEPTH];
 	size_t depth = 0;
 	enum tok t = TOK_EOF, prev = TOK_EOF;
+	bool arr;
 
 	for (;; prev = t) {
 		if (lex_next(&lx, &t) == -1)
@@ -345,25 +346,16 @@ json_check(const char *text, size_t len, size_t *errpos, char *err, size_t errle
 			}
 			break;
 		case S_ARR_NEXT:
-			if (t == TOK_COMMA) {
-				st = S_VALUE;
-				continue;
-			}
-			if (t != TOK_RBRACKET) {
-				lex_error(&lx, lx.tokpos, "expected ',' or ']' after an array "
-				    "element, found %s", tok_words(t));
-				goto fail;
-			}
-			depth--;
-			break;
 		case S_OBJ_NEXT:
+			arr = st == S_ARR_NEXT;
 			if (t == TOK_COMMA) {
-				st = S_KEY;
+				st = arr ? S_VALUE : S_KEY;
 				continue;
 			}
-			if (t != TOK_RBRACE) {
-				lex_error(&lx, lx.tokpos, "expected ',' or '}' after an object "
-				    "member, found %s", tok_words(t));
+			if (t != (arr ? TOK_RBRACKET : TOK_RBRACE)) {
+				lex_error(&lx, lx.tokpos, "expected ',' or '%c' after an "
+				    "%s, found %s", arr ? ']' : '}',
+				    arr ? "array element" : "object member", tok_words(t));
 				goto fail;
 			}
 			depth--;
