@@ -1037,7 +1037,7 @@ forward_stripped(const struct conn *c, struct http_str name)
 		return false;
 	if (name.n >= sizeof(buf))
 		folded = xmalloc(name.n + 1);
-	proxy_fold_name(name.p, name.n, folded);
+	decider_fold(name.p, name.n, folded);
 	hit = strlist_contains(&c->pp->strip_headers, folded) != 0;
 	if (folded != buf)
 		free(folded);

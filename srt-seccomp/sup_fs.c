@@ -137,18 +137,12 @@ fs_predates(void *arg, const char *dir)
 	char buf[PATH_MAX];
 	struct sup *s = arg;
 	struct stat st;
-	size_t i;
 	int r;
 
 	if ((r = fs_held_stat(s, dir, &st)) == -2 || (r == -1 &&
 	    lstat(fs_name(s, dir, buf, sizeof(buf)), &st) == -1))
 		return true;
-	if (!sup_made(s, st.st_dev, st.st_ino))
-		return true;
-	for (i = 0; i < s->vacated.n; i++)
-		if (path_is_under(dir, s->vacated.v[i]))
-			return true;
-	return false;
+	return !sup_made(s, st.st_dev, st.st_ino) || path_under_any(dir, &s->vacated);
 }
 
 bool

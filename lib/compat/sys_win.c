@@ -351,37 +351,37 @@ sys_sockclose(int fd)
 	return closesocket((SOCKET)fd) == 0 ? 0 : sys_fail();
 }
 
-ssize_t
-sys_recv(int fd, void *buf, size_t len)
+/*
+ * The end of a recv or send of len bytes that returned n: one that would block, or a short
+ * one, leaves fd waiting for ev (callers take a short read for a drained socket, as
+ * epoll's do, and wait).
+ */
+static ssize_t
+sys_io_done(int fd, int n, size_t len, unsigned ev)
 {
-	int n = recv((SOCKET)fd, buf, len > INT_MAX ? INT_MAX : (int)len, 0);
-
 	if (n == SOCKET_ERROR) {
 		sys_fail();
 		if (errno == EAGAIN)
-			evloop_blocked(fd, EV_READ);
+			evloop_blocked(fd, ev);
 		return -1;
 	}
-	/* A short read: callers take it for a drained socket (as epoll's do) and wait. */
 	if ((size_t)n < len)
-		evloop_blocked(fd, EV_READ);
+		evloop_blocked(fd, ev);
 	return n;
+}
+
+ssize_t
+sys_recv(int fd, void *buf, size_t len)
+{
+	return sys_io_done(fd, recv((SOCKET)fd, buf, len > INT_MAX ? INT_MAX : (int)len, 0),
+	    len, EV_READ);
 }
 
 ssize_t
 sys_send(int fd, const void *buf, size_t len)
 {
-	int n = send((SOCKET)fd, buf, len > INT_MAX ? INT_MAX : (int)len, 0);
-
-	if (n == SOCKET_ERROR) {
-		sys_fail();
-		if (errno == EAGAIN)
-			evloop_blocked(fd, EV_WRITE);
-		return -1;
-	}
-	if ((size_t)n < len)
-		evloop_blocked(fd, EV_WRITE);
-	return n;
+	return sys_io_done(fd, send((SOCKET)fd, buf, len > INT_MAX ? INT_MAX : (int)len, 0),
+	    len, EV_WRITE);
 }
 
 /* The socket is non-blocking already (every one the proxies hold is). */
@@ -391,6 +391,20 @@ sys_sock_peek(int fd, void *buf, size_t len)
 	int n = recv((SOCKET)fd, buf, len > INT_MAX ? INT_MAX : (int)len, MSG_PEEK);
 
 	return n == SOCKET_ERROR ? sys_fail() : n;
+}
+
+/* s, made non-blocking; or closed, -1 and errno. */
+static int
+sys_nonblocking(SOCKET s)
+{
+	int e;
+
+	if (sys_set_nonblock((int)s) == 0)
+		return (int)s;
+	e = errno;
+	closesocket(s);
+	errno = e;
+	return -1;
 }
 
 int
@@ -403,14 +417,7 @@ sys_socket(int family)
 	s = WSASocketW(family, SOCK_STREAM, IPPROTO_TCP, NULL, 0, WSA_FLAG_NO_HANDLE_INHERIT);
 	if (s == INVALID_SOCKET)
 		return sys_fail();
-	if (sys_set_nonblock((int)s) == -1) {
-		int e = errno;
-
-		closesocket(s);
-		errno = e;
-		return -1;
-	}
-	return (int)s;
+	return sys_nonblocking(s);
 }
 
 int
@@ -421,14 +428,7 @@ sys_accept(int lfd, struct sockaddr *sa, socklen_t *salen)
 	if (s == INVALID_SOCKET)
 		return sys_fail();
 	/* Accepted sockets inherit the listener's non-blocking mode: set it anyway. */
-	if (sys_set_nonblock((int)s) == -1) {
-		int e = errno;
-
-		closesocket(s);
-		errno = e;
-		return -1;
-	}
-	return (int)s;
+	return sys_nonblocking(s);
 }
 
 int

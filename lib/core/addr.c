@@ -263,20 +263,9 @@ ip_addr_equal(const struct ip_addr *a, const struct ip_addr *b)
 	    memcmp(a->bytes, b->bytes, a->family == 4 ? 4 : 16) == 0;
 }
 
+/* ::ffff:a.b.c.d (addr_mapped_v4), the only IPv6 form that stands for an IPv4 address in
+ * range matching too (as net.BlockList treats it). */
 static const uint8_t v4mapped_prefix[12] = { 0,0,0,0, 0,0,0,0, 0,0,0xff,0xff };
-
-/* ::ffff:a.b.c.d, the only IPv6 form that stands for an IPv4 address in range matching
- * (as net.BlockList treats it). */
-static int
-ip_addr_v4mapped(const struct ip_addr *a, struct ip_addr *v4)
-{
-	if (a->family != 6 || memcmp(a->bytes, v4mapped_prefix, 12) != 0)
-		return 0;
-	memset(v4, 0, sizeof(*v4));
-	v4->family = 4;
-	memcpy(v4->bytes, a->bytes + 12, 4);
-	return 1;
-}
 
 static void
 mask_bits(uint8_t *bytes, size_t len, unsigned prefix)
@@ -352,7 +341,7 @@ addr_range_parse(const char *s, struct addr_range *out, const char **why)
 		}
 	}
 	/* An IPv4-mapped range is the IPv4 range it stands for. */
-	if (ip_addr_v4mapped(&out->base, &v4)) {
+	if (addr_mapped_v4(&out->base, &v4)) {
 		if (prefix < 96) {
 			*why = "an IPv4-mapped range needs a prefix length of at least 96";
 			memset(out, 0, sizeof(*out));
@@ -374,7 +363,7 @@ addr_range_contains(const struct addr_range *r, const struct ip_addr *a)
 	if (r->base.family == a->family)
 		return prefix_equal(r->base.bytes, a->bytes, r->prefix);
 	if (r->base.family == 4)
-		return ip_addr_v4mapped(a, &m) && prefix_equal(r->base.bytes, m.bytes, r->prefix);
+		return addr_mapped_v4(a, &m) && prefix_equal(r->base.bytes, m.bytes, r->prefix);
 	/* An IPv6 range holds an IPv4 address when it holds its mapped form. */
 	memset(&m, 0, sizeof(m));
 	m.family = 6;
@@ -510,9 +499,7 @@ addr_class_words(unsigned one_class)
 int
 addr_mapped_v4(const struct ip_addr *a, struct ip_addr *v4)
 {
-	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-
-	if (a->family != 6 || memcmp(a->bytes, pfx, 12) != 0)
+	if (a->family != 6 || memcmp(a->bytes, v4mapped_prefix, 12) != 0)
 		return 0;
 	memset(v4, 0, sizeof(*v4));
 	v4->family = 4;

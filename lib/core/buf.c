@@ -184,15 +184,16 @@ buf_add_jmember(struct buf *b, const char *before, const char *s)
 	buf_add_jstrs(b, s);
 }
 
+static const char b64_std[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+static const char b64_url[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
 void
 buf_add_base64(struct buf *b, const void *d, size_t n, bool url, bool pad)
 {
-	static const char std[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	static const char safe[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 	const unsigned char *p = d;
-	const char *t = url ? safe : std;
+	const char *t = url ? b64_url : b64_std;
 	size_t i;
 
 	for (i = 0; i + 2 < n; i += 3) {
@@ -213,6 +214,31 @@ buf_add_base64(struct buf *b, const void *d, size_t n, bool url, bool pad)
 		if (pad)
 			buf_addc(b, '=');
 	}
+}
+
+int
+buf_add_unbase64(struct buf *b, const char *s, size_t n, bool url)
+{
+	const char *t = url ? b64_url : b64_std, *q;
+	uint32_t v = 0;
+	size_t i, bits = 0;
+
+	while (n > 0 && s[n - 1] == '=')
+		n--;
+	if (n % 4 == 1)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (s[i] == '\0' || (q = strchr(t, s[i])) == NULL)
+			return -1;
+		v = v << 6 | (uint32_t)(q - t);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			buf_addc(b, (char)(v >> bits));
+			v &= (1u << bits) - 1;
+		}
+	}
+	return 0;
 }
 
 void

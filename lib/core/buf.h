@@ -45,9 +45,13 @@ void buf_add_jstrs(struct buf *b, const char *s);
 void buf_add_jmember(struct buf *b, const char *before, const char *s);
 
 /* Base64 of n bytes at d: the standard alphabet, or with url the URL-safe one ("-_");
- * pad: '=' to a multiple of four. (One encoder for the tree: Basic credentials, the
- * masked credentials' scrubbing.) */
+ * pad: '=' to a multiple of four. (One codec for the tree: Basic credentials, the
+ * masked credentials' scrubbing and JWTs, the decider's bodies.) */
 void buf_add_base64(struct buf *b, const void *d, size_t n, bool url, bool pad);
+/* And back: the n characters at s, in the alphabet url says, decoded; padding at the end is
+ * tolerated, as Node's decoder does. -1 on a bad character or length (what came before
+ * it stays in b). */
+int buf_add_unbase64(struct buf *b, const char *s, size_t n, bool url);
 
 /* Room for n more bytes at the end, for a read straight into the buffer: the pointer
  * stays good until the next call on b; buf_grow then counts the bytes put there. */

@@ -495,33 +495,6 @@ cred_body_subst(const struct cred_secret *const *set, size_t n, const char *p, s
 
 /* ---- what comes back --------------------------------------------------------------- */
 
-/* A value that is wholly standard base64 (padded or not), decoded; -1 when it is not. */
-static int
-cred_unb64(const char *p, size_t n, struct buf *out)
-{
-	static const char t[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	uint32_t v = 0;
-	size_t i, bits = 0;
-	const char *q;
-
-	while (n > 0 && p[n - 1] == '=')
-		n--;
-	if (n % 4 == 1)
-		return -1;
-	for (i = 0; i < n; i++) {
-		if (p[i] == '\0' || (q = strchr(t, p[i])) == NULL)
-			return -1;
-		v = v << 6 | (uint32_t)(q - t);
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			buf_addc(out, (char)(v >> bits & 0xff));
-		}
-	}
-	return 0;
-}
-
 static void
 cred_needle_add(struct cred_store *st, const char *p, size_t n, const char *repl,
     char fill)
@@ -616,7 +589,8 @@ cred_scrub_prepare(struct cred_store *st)
 				cred_needle_add(st, b.p + b.off, b.len, NULL, '*');
 		}
 		buf_reset(&b);
-		if (cred_unb64(c->real, c->rlen, &b) == 0) {
+		/* A value that is wholly standard base64 (padded or not), decoded. */
+		if (buf_add_unbase64(&b, c->real, c->rlen, false) == 0) {
 			cred_needle_add(st, b.p + b.off, b.len, NULL, '*');
 			colon = memchr(b.p + b.off, ':', b.len);
 			if (colon != NULL)

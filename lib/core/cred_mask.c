@@ -7,61 +7,6 @@
 #include "cred_rx.h"
 #include "util.h"
 
-static const char b64u[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-void
-cred_b64url_encode(const void *p, size_t n, struct buf *out)
-{
-	const uint8_t *b = p;
-	uint32_t v;
-	size_t i;
-
-	for (i = 0; i + 2 < n; i += 3) {
-		v = (uint32_t)b[i] << 16 | (uint32_t)b[i + 1] << 8 | b[i + 2];
-		buf_addc(out, b64u[v >> 18]);
-		buf_addc(out, b64u[(v >> 12) & 63]);
-		buf_addc(out, b64u[(v >> 6) & 63]);
-		buf_addc(out, b64u[v & 63]);
-	}
-	if (n - i == 1) {
-		v = (uint32_t)b[i] << 16;
-		buf_addc(out, b64u[v >> 18]);
-		buf_addc(out, b64u[(v >> 12) & 63]);
-	} else if (n - i == 2) {
-		v = (uint32_t)b[i] << 16 | (uint32_t)b[i + 1] << 8;
-		buf_addc(out, b64u[v >> 18]);
-		buf_addc(out, b64u[(v >> 12) & 63]);
-		buf_addc(out, b64u[(v >> 6) & 63]);
-	}
-}
-
-int
-cred_b64url_decode(const char *s, size_t n, struct buf *out)
-{
-	uint32_t v = 0;
-	size_t i, bits = 0;
-	const char *q;
-
-	/* Padding is tolerated at the end, as Node's decoder does. */
-	while (n > 0 && s[n - 1] == '=')
-		n--;
-	if (n % 4 == 1)
-		return -1;
-	for (i = 0; i < n; i++) {
-		if (s[i] == '\0' || (q = strchr(b64u, s[i])) == NULL)
-			return -1;
-		v = v << 6 | (uint32_t)(q - b64u);
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			buf_addc(out, (char)(v >> bits));
-			v &= (1u << bits) - 1;
-		}
-	}
-	return 0;
-}
-
 /* The JSON object in a token's segment, or NULL. */
 static cJSON *
 jwt_segment_json(const char *s, size_t n)
@@ -69,7 +14,7 @@ jwt_segment_json(const char *s, size_t n)
 	struct buf b = { 0 };
 	cJSON *j = NULL;
 
-	if (cred_b64url_decode(s, n, &b) == 0 && b.len > 0)
+	if (buf_add_unbase64(&b, s, n, true) == 0 && b.len > 0)
 		j = cJSON_ParseWithLength(b.p + b.off, b.len);
 	buf_free(&b);
 	if (j != NULL && !cJSON_IsObject(j)) {
@@ -99,6 +44,18 @@ cred_jwt_verify(const char *tok, size_t len)
 	return ok;
 }
 
+/* A token's end, after its header segment and '.' in b: the payload (JSON text, freed
+ * here) and the filler signature. */
+static char *
+jwt_finish(struct buf *b, char *payload)
+{
+	buf_add_base64(b, payload, strlen(payload), true, false);
+	buf_addc(b, '.');
+	buf_adds(b, CRED_JWT_FILLER_SIG);
+	free(payload);
+	return buf_steal(b);
+}
+
 char *
 cred_jwt_fake(const char *uuid)
 {
@@ -114,13 +71,9 @@ cred_jwt_fake(const char *uuid)
 		payload = xasprintf("{\"sub\":\"" CRED_SENTINEL_PREFIX "%s\",\"exp\":"
 		    CRED_JWT_EXP "}", uuid);
 	free(sen);
-	cred_b64url_encode(hdr, sizeof(hdr) - 1, &b);
+	buf_add_base64(&b, hdr, sizeof(hdr) - 1, true, false);
 	buf_addc(&b, '.');
-	cred_b64url_encode(payload, strlen(payload), &b);
-	buf_addc(&b, '.');
-	buf_adds(&b, CRED_JWT_FILLER_SIG);
-	free(payload);
-	return buf_steal(&b);
+	return jwt_finish(&b, payload);
 }
 
 /* Register a sentinel of our own making for real; its text in *sen (owned by st). */
@@ -196,11 +149,7 @@ mask_claims(struct cred_store *st, const struct cred_mask_entry *e, const char *
 	if (text == NULL)
 		fatalx("out of memory");
 	buf_add(&b, tok, (size_t)(d1 - tok) + 1);
-	cred_b64url_encode(text, strlen(text), &b);
-	buf_addc(&b, '.');
-	buf_adds(&b, CRED_JWT_FILLER_SIG);
-	free(text);
-	return buf_steal(&b);
+	return jwt_finish(&b, text);
 }
 
 /* The fake for one JWT: a minted one, or the claim-masked rebuild. NULL with *declined

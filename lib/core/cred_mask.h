@@ -48,8 +48,5 @@ bool cred_jwt_verify(const char *tok, size_t len);
 /* A fake token: HS256 header, {"sub": "fake_value_<uuid>", "exp": 9999999999}, filler
  * signature. uuid NULL: a random one. */
 char *cred_jwt_fake(const char *uuid);
-/* base64url without padding, and back (-1 on a bad character or length). */
-void cred_b64url_encode(const void *p, size_t n, struct buf *out);
-int cred_b64url_decode(const char *s, size_t n, struct buf *out);
 
 #endif

@@ -127,18 +127,13 @@ tr_escape(struct tr *t, bool in_class, unsigned *cp, uint8_t *set)
 	e = t->s[t->i++];
 	if (cset_escape(set, e))
 		return 1;
+	if ((v = util_escape_value(e, in_class ? "bfnrtv" : "fnrtv")) != -1) {
+		*cp = (unsigned)v;
+		return 0;
+	}
 	switch (e) {
-	case 'n': *cp = '\n'; return 0;
-	case 'r': *cp = '\r'; return 0;
-	case 't': *cp = '\t'; return 0;
-	case 'f': *cp = '\f'; return 0;
-	case 'v': *cp = '\v'; return 0;
 	case 'b':
-		if (in_class) {
-			*cp = '\b';
-			return 0;
-		}
-		break;
+		break;          /* a word boundary */
 	case '0':
 		if (t->i < t->n && t->s[t->i] >= '0' && t->s[t->i] <= '9')
 			break;
@@ -203,6 +198,27 @@ tr_literal(struct tr *t, unsigned cp)
 	}
 }
 
+/* One end of a class range at t->i (past it afterwards): its character in *cp, or 1 and
+ * a class escape's set in sub, or -1. */
+static int
+tr_class_atom(struct tr *t, unsigned *cp, uint8_t *sub)
+{
+	int r;
+
+	if (t->s[t->i] == '\\') {
+		t->i++;
+		if ((r = tr_escape(t, true, cp, sub)) != 0)
+			return r;
+	} else
+		*cp = (unsigned char)t->s[t->i++];
+	/* Multi-byte characters in a class cannot be matched byte-wise. */
+	if (*cp > 0x7f) {
+		t->why = "a non-ASCII character in a class is not supported by srt";
+		return -1;
+	}
+	return 0;
+}
+
 static int
 tr_class(struct tr *t)
 {
@@ -224,44 +240,27 @@ tr_class(struct tr *t)
 			t->i++;
 			break;
 		}
-		if (t->s[t->i] == '\\') {
-			t->i++;
-			if ((r = tr_escape(t, true, &cp, sub)) < 0)
-				return -1;
-			if (r == 1) {
-				for (i = 0; i < 32; i++)
-					c[i] |= sub[i];
-				continue;
-			}
-		} else
-			cp = (unsigned char)t->s[t->i++];
-		/* Multi-byte characters in a class cannot be matched byte-wise. */
-		if (cp > 0x7f) {
-			t->why = "a non-ASCII character in a class is not supported by srt";
+		if ((r = tr_class_atom(t, &cp, sub)) < 0)
 			return -1;
+		if (r == 1) {
+			for (i = 0; i < 32; i++)
+				c[i] |= sub[i];
+			continue;
 		}
 		if (t->i + 1 < t->n && t->s[t->i] == '-' && t->s[t->i + 1] != ']') {
 			unsigned hi;
 			uint8_t sub2[32] = { 0 };
 
 			t->i++;
-			if (t->s[t->i] == '\\') {
-				t->i++;
-				if ((r = tr_escape(t, true, &hi, sub2)) < 0)
-					return -1;
-				if (r == 1) {
-					/* Annex B: [a-\d] is a, -, and the digits. */
-					cset_add(c, cp, cp);
-					cset_add(c, '-', '-');
-					for (i = 0; i < 32; i++)
-						c[i] |= sub2[i];
-					continue;
-				}
-			} else
-				hi = (unsigned char)t->s[t->i++];
-			if (hi > 0x7f) {
-				t->why = "a non-ASCII character in a class is not supported by srt";
+			if ((r = tr_class_atom(t, &hi, sub2)) < 0)
 				return -1;
+			if (r == 1) {
+				/* Annex B: [a-\d] is a, -, and the digits. */
+				cset_add(c, cp, cp);
+				cset_add(c, '-', '-');
+				for (i = 0; i < 32; i++)
+					c[i] |= sub2[i];
+				continue;
 			}
 			if (hi < cp) {
 				t->why = "range out of order in character class";

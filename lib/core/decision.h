@@ -77,22 +77,12 @@ void decision_format(struct buf *b, const struct decision *d);
 #define DECISION_LINE_MAX       (64u << 10)     /* a longer line is not one of ours */
 
 /*
- * The reader of a decision log: bytes in as they arrive, one callback per well-formed
- * record (its strings valid during the call). A malformed line, or one longer than
- * DECISION_LINE_MAX, is counted and skipped; decision_reader_finish warns once about
- * them, with the first one's fault, instead of dropping them silently.
+ * The reader of a decision log (lines.h: lines_feed, lines_finish, lines_free): one
+ * callback per well-formed record; a malformed line, or one longer than
+ * DECISION_LINE_MAX, is counted, and lines_finish warns once about them ("PROG: the
+ * proxies' decision log had N malformed ... lines").
  */
 typedef void (*decision_cb)(void *arg, const struct decision *d);
-struct decision_reader {
-	decision_cb cb;
-	void *arg;
-	struct lines lines;              /* the stream cut into records */
-};
-void decision_reader_init(struct decision_reader *r, decision_cb cb, void *arg);
-void decision_reader_feed(struct decision_reader *r, const char *bytes, size_t len);
-/* The last line, if it lacks its newline, then the one warning about bad lines (if any):
- * "PROG: the decision log had N malformed lines ..." on stderr. */
-void decision_reader_finish(struct decision_reader *r);
-void decision_reader_free(struct decision_reader *r);
+void decision_reader_init(struct lines *r, decision_cb cb, void *arg);
 
 #endif

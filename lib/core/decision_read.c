@@ -1,5 +1,4 @@
 /* The decision record (decision.h): its reader, on cJSON (srt reads the proxies' log). */
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,39 +36,18 @@ get_str(const cJSON *o, const char *key, bool nullable, const char **out)
 	return key;
 }
 
-/* A whole number from 0 to max (JSON numbers are doubles: exact up to 2^53). */
+/* lines_get_uint's number, or with nullable null (*null set). */
 static const char *
 get_num(const cJSON *o, const char *key, double max, bool nullable, uint64_t *out,
     bool *null)
 {
-	const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, key);
-	double v;
-
 	if (null != NULL)
 		*null = false;
-	if (nullable && cJSON_IsNull(j)) {
+	if (nullable && cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, key))) {
 		*null = true;
 		return NULL;
 	}
-	if (!cJSON_IsNumber(j))
-		return key;
-	v = j->valuedouble;
-	if (!isfinite(v) || v < 0 || v > max || v != floor(v))
-		return key;
-	*out = (uint64_t)v;
-	return NULL;
-}
-
-/* "2025-01-31T12:00:00.123Z", as util_time_now() writes it. */
-static int
-time_ok(const char *t)
-{
-	static const char form[] = "dddd-dd-ddTdd:dd:dd.dddZ";
-
-	for (size_t i = 0; i < sizeof(form); i++)
-		if (form[i] == 'd' ? t[i] < '0' || t[i] > '9' : t[i] != form[i])
-			return 0;
-	return 1;
+	return lines_get_uint(o, key, max, out);
 }
 
 /* The fields of one record; NULL, or the name of the first field that is missing or of
@@ -105,7 +83,7 @@ decision_read(const cJSON *o, struct decision *d)
 		return bad;
 	if (verdict_parse(v, &d->verdict) != 0)
 		return "verdict";
-	if (!time_ok(t))
+	if (!util_time_ok(t))
 		return "time";
 	snprintf(d->time, sizeof(d->time), "%s", t);
 	d->port = (unsigned)port;
@@ -113,53 +91,27 @@ decision_read(const cJSON *o, struct decision *d)
 	return NULL;
 }
 
-void
-decision_reader_init(struct decision_reader *r, decision_cb cb, void *arg)
-{
-	memset(r, 0, sizeof(*r));
-	r->cb = cb;
-	r->arg = arg;
-}
-
+/* A line of the log: its record to the caller, or why it is none. */
 static void
-decision_reader_line(void *arg, const char *p, size_t n)
+decision_line(struct lines *l, const char *p, size_t n)
 {
-	struct decision_reader *r = arg;
 	struct decision d;
 	const char *bad;
 	cJSON *o;
 
-	if (n == 0)
-		return;
 	o = cJSON_ParseWithLength(p, n);
 	if (o == NULL)
-		lines_malformed(&r->lines, "not JSON", "");
+		lines_malformed(l, "not JSON", "");
 	else if ((bad = decision_read(o, &d)) != NULL)
-		lines_malformed(&r->lines, bad,
-		    " missing or of the wrong type");
+		lines_malformed(l, bad, " missing or of the wrong type");
 	else
-		r->cb(r->arg, &d);
+		((decision_cb)l->cb)(l->arg, &d);
 	cJSON_Delete(o);
 }
 
 void
-decision_reader_feed(struct decision_reader *r, const char *bytes, size_t len)
+decision_reader_init(struct lines *r, decision_cb cb, void *arg)
 {
-	const struct lines_cbs cb = { decision_reader_line, r };
-
-	lines_feed(&r->lines, DECISION_LINE_MAX, bytes, len, &cb);
-}
-
-void
-decision_reader_finish(struct decision_reader *r)
-{
-	const struct lines_cbs cb = { decision_reader_line, r };
-
-	lines_finish(&r->lines, "the proxies' decision log", &cb);
-}
-
-void
-decision_reader_free(struct decision_reader *r)
-{
-	lines_free(&r->lines);
+	lines_init(r, DECISION_LINE_MAX, "the proxies' decision log", decision_line,
+	    (void (*)(void))cb, arg);
 }

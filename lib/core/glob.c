@@ -136,6 +136,16 @@ match_comps(char **pc, size_t np, char **sc, size_t ns)
 	return match_comps(pc + 1, np - 1, sc + 1, ns - 1);
 }
 
+char *
+glob_strip_globstar(const char *p)
+{
+	size_t len = strlen(p);
+
+	if (len >= 3 && strcmp(p + len - 3, "/**") == 0)
+		return len == 3 ? xstrdup("/") : xstrndup(p, len - 3);
+	return xstrdup(p);
+}
+
 int
 glob_match_path(const char *pattern, const char *path)
 {
@@ -170,8 +180,7 @@ struct walk {
 	char **comps;
 	size_t ncomps;
 	struct strlist *out;
-	size_t entries;
-	int truncated;
+	struct glob_budget budget;
 };
 
 static void walk_at(struct walk *w, const char *dir, size_t idx, int depth);
@@ -180,7 +189,7 @@ static void
 found(struct walk *w, const char *path)
 {
 	if (w->out->n >= GLOB_MAX_MATCHES) {
-		w->truncated = 1;
+		w->budget.truncated = 1;
 		return;
 	}
 	strlist_push(w->out, path);
@@ -208,15 +217,9 @@ walk_list(struct walk *w, const char *dir, size_t idx, int depth)
 
 	if ((d = opendir(dir)) == NULL)
 		return;
-	while ((de = readdir(d)) != NULL) {
+	while ((de = glob_readdir(d, &w->budget)) != NULL) {
 		char *child;
 
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (++w->entries > GLOB_MAX_ENTRIES) {
-			w->truncated = 1;
-			break;
-		}
 		child = path_join(dir, de->d_name);
 		if (globstar) {
 			/* "**" goes down real directories only: a link could loop. */
@@ -229,8 +232,6 @@ walk_list(struct walk *w, const char *dir, size_t idx, int depth)
 				walk_at(w, child, idx + 1, depth + 1);
 		}
 		free(child);
-		if (w->truncated)
-			break;
 	}
 	closedir(d);
 }
@@ -241,14 +242,14 @@ walk_at(struct walk *w, const char *dir, size_t idx, int depth)
 	const char *pat;
 	char *child;
 
-	if (w->truncated)
+	if (w->budget.truncated)
 		return;
 	if (idx == w->ncomps) {
 		found(w, dir);
 		return;
 	}
 	if (depth > GLOB_MAX_DEPTH) {
-		w->truncated = 1;
+		w->budget.truncated = 1;
 		return;
 	}
 	pat = w->comps[idx];
@@ -272,6 +273,23 @@ walk_at(struct walk *w, const char *dir, size_t idx, int depth)
 	walk_list(w, dir, idx, depth);
 }
 
+struct dirent *
+glob_readdir(DIR *d, struct glob_budget *b)
+{
+	struct dirent *de;
+
+	while (!b->truncated && (de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (++b->entries > b->max) {
+			b->truncated = 1;
+			break;
+		}
+		return de;
+	}
+	return NULL;
+}
+
 static int
 cmp_str(const void *a, const void *b)
 {
@@ -293,6 +311,7 @@ glob_expand(const char *pattern, struct strlist *out)
 	w.comps = comps.v;
 	w.ncomps = comps.n;
 	w.out = &got;
+	w.budget.max = GLOB_MAX_ENTRIES;
 	top = xstrndup(pattern, root);          /* "/", or "C:\" on Windows */
 	walk_at(&w, top, 0, 0);
 	free(top);
@@ -303,7 +322,7 @@ glob_expand(const char *pattern, struct strlist *out)
 			strlist_push(out, got.v[i]);
 	strlist_free(&got);
 	strlist_free(&comps);
-	return w.truncated ? 1 : 0;
+	return w.budget.truncated ? 1 : 0;
 }
 
 int

@@ -7,6 +7,7 @@
 #ifndef SRT_GLOB_H
 #define SRT_GLOB_H
 
+#include <dirent.h>
 #include <stddef.h>
 
 #include "util.h"
@@ -21,6 +22,20 @@
 
 /* s holds one of GLOB_MAGIC. */
 int glob_has_magic(const char *s);
+
+/* p without a trailing "**" component (a directory and all beneath it is the directory);
+ * an empty rest is "/". Allocated. */
+char *glob_strip_globstar(const char *p);
+
+/* A walk's budget of directory entries: a tree made to be large costs no more than max of
+ * them, and the walk knows it stopped short. */
+struct glob_budget {
+	size_t entries, max;
+	int truncated;          /* the budget ran out, or the walk stopped for another bound */
+};
+/* The next entry of d but "." and "..", counted against b; NULL at the end of d, or once
+ * the budget has run out. */
+struct dirent *glob_readdir(DIR *d, struct glob_budget *b);
 
 /* Whether the absolute path matches the absolute pattern as a whole. */
 int glob_match_path(const char *pattern, const char *path);

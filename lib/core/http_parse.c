@@ -306,6 +306,16 @@ http_parse_response(const char *buf, size_t len, int head_request, struct http_h
 
 #define HTTP_CHUNK_LINE_MAX 4096
 
+/* Where a line's text (at its CR) or one byte of a line end takes the chunk parser. */
+static const enum http_chunk_state chunk_after[] = {
+	[HTTP_CH_EXT] = HTTP_CH_SIZE_LF,
+	[HTTP_CH_DATA_CR] = HTTP_CH_DATA_LF,
+	[HTTP_CH_DATA_LF] = HTTP_CH_SIZE,
+	[HTTP_CH_TRAILER_LF] = HTTP_CH_DONE,
+	[HTTP_CH_TRAILER_LINE] = HTTP_CH_TRAILER_LINE_LF,
+	[HTTP_CH_TRAILER_LINE_LF] = HTTP_CH_TRAILER,
+};
+
 long
 http_chunked_feed(struct http_chunked *c, const char *p, size_t n, http_chunk_data_cb cb,
     void *arg)
@@ -333,8 +343,10 @@ http_chunked_feed(struct http_chunked *c, const char *p, size_t n, http_chunk_da
 			i++;
 			break;
 		case HTTP_CH_EXT:
+		case HTTP_CH_TRAILER_LINE:
+			/* A chunk extension or a trailer field: text to its CR. */
 			if (ch == '\r')
-				c->st = HTTP_CH_SIZE_LF;
+				c->st = chunk_after[c->st];
 			else if ((ch < 0x20 && ch != '\t') || ch == 0x7f ||
 			    ++c->line > HTTP_CHUNK_LINE_MAX)
 				return -1;
@@ -358,15 +370,12 @@ http_chunked_feed(struct http_chunked *c, const char *p, size_t n, http_chunk_da
 			break;
 		}
 		case HTTP_CH_DATA_CR:
-			if (ch != '\r')
-				return -1;
-			c->st = HTTP_CH_DATA_LF;
-			i++;
-			break;
 		case HTTP_CH_DATA_LF:
-			if (ch != '\n')
+		case HTTP_CH_TRAILER_LF:
+		case HTTP_CH_TRAILER_LINE_LF:
+			if (ch != (c->st == HTTP_CH_DATA_CR ? '\r' : '\n'))
 				return -1;
-			c->st = HTTP_CH_SIZE;
+			c->st = chunk_after[c->st];
 			i++;
 			break;
 		case HTTP_CH_TRAILER:
@@ -379,26 +388,6 @@ http_chunked_feed(struct http_chunked *c, const char *p, size_t n, http_chunk_da
 				c->st = HTTP_CH_TRAILER_LINE;
 				c->line = 1;
 			}
-			i++;
-			break;
-		case HTTP_CH_TRAILER_LF:
-			if (ch != '\n')
-				return -1;
-			c->st = HTTP_CH_DONE;
-			i++;
-			break;
-		case HTTP_CH_TRAILER_LINE:
-			if (ch == '\r')
-				c->st = HTTP_CH_TRAILER_LINE_LF;
-			else if ((ch < 0x20 && ch != '\t') || ch == 0x7f ||
-			    ++c->line > HTTP_CHUNK_LINE_MAX)
-				return -1;
-			i++;
-			break;
-		case HTTP_CH_TRAILER_LINE_LF:
-			if (ch != '\n')
-				return -1;
-			c->st = HTTP_CH_TRAILER;
 			i++;
 			break;
 		case HTTP_CH_DONE:

@@ -249,11 +249,9 @@ escape(struct rx *r, bool in_class, int *value, bool *assertion)
 	case 'd': case 'D': case 's': case 'S': case 'w': case 'W':
 		*value = -1;
 		return 0;
-	case 'f': *value = '\f'; return 0;
-	case 'n': *value = '\n'; return 0;
-	case 'r': *value = '\r'; return 0;
-	case 't': *value = '\t'; return 0;
-	case 'v': *value = '\v'; return 0;
+	case 'f': case 'n': case 'r': case 't': case 'v':
+		*value = util_escape_value(c, "fnrtv");
+		return 0;
 	case 'c':
 		v = at(r, 0);
 		if ((v | 0x20) >= 'a' && (v | 0x20) <= 'z') {
@@ -328,12 +326,27 @@ escape(struct rx *r, bool in_class, int *value, bool *assertion)
 	}
 }
 
+/* One end of a class range, at r->i (past it afterwards): its character in *value, -1
+ * for a class escape such as \d. */
+static int
+class_atom(struct rx *r, int *value)
+{
+	int c = at(r, 0);
+	bool assertion;
+
+	r->i++;
+	if (c == '\\')
+		return escape(r, true, value, &assertion);
+	*value = c;
+	return 0;
+}
+
 /* "[...]" with r->i just past the "[". */
 static int
 char_class(struct rx *r)
 {
 	int lo, hi, c;
-	bool assertion, range;
+	bool range;
 
 	if (at(r, 0) == '^')
 		r->i++;
@@ -345,22 +358,13 @@ char_class(struct rx *r)
 			r->i++;
 			return 0;
 		}
-		r->i++;
-		if (c == '\\') {
-			if (escape(r, true, &lo, &assertion) != 0)
-				return -1;
-		} else
-			lo = c;
+		if (class_atom(r, &lo) != 0)
+			return -1;
 		if (at(r, 0) != '-' || at(r, 1) == ']' || at(r, 1) == -1)
 			continue;
 		r->i++;
-		c = at(r, 0);
-		r->i++;
-		if (c == '\\') {
-			if (escape(r, true, &hi, &assertion) != 0)
-				return -1;
-		} else
-			hi = c;
+		if (class_atom(r, &hi) != 0)
+			return -1;
 		/* A class escape at either end makes the "-" a character (Annex B). */
 		range = lo != -1 && hi != -1;
 		if (range && lo > hi)

@@ -99,8 +99,10 @@ keys_has(const struct strlist *k, const char *s)
 /* How one list is told apart from another of its kind: a path entry by its spelling and
  * whether it is literal. */
 static char *
-path_key(const struct path_entry *e)
+path_key(const void *p)
 {
+	const struct path_entry *e = p;
+
 	return xasprintf("%c%s", e->literal ? 'L' : 'P', e->path);
 }
 
@@ -159,67 +161,118 @@ merge_rules(struct mctx *c, struct dom_rule **mv, size_t *mn, struct dom_rule **
 	strlist_free(&keys);
 }
 
-/* deniedDomainReasons: the managed file's, then the user's for entries it gives none. */
-static void
-merge_reasons(struct mctx *c, size_t *nmanaged)
-{
-	struct settings *m = c->m, *o = c->out;
-	struct reason_entry *v = xcalloc(m->net.nreasons + o->net.nreasons + 1, sizeof(*v));
-	struct strlist keys = { 0 };
-	size_t n = 0, i;
+/* One kind of entry merge_keyed merges. */
+struct merge_kind {
+	size_t size;
+	char *(*key)(const void *e);            /* what tells two apart (allocated) */
+	void (*drop)(void *e);                  /* frees what a left-out one holds; or NULL */
+	const char *(*shown)(const void *e);    /* how a warning names one */
+};
 
-	for (i = 0; i < m->net.nreasons; i++) {
-		strlist_push(&keys, m->net.reasons[i].entry);
-		v[n++] = m->net.reasons[i];
+/*
+ * A list: the managed file's mn entries at mv, then the user's *un at uv whose key is not
+ * among them; under only, none of the user's (each one warned about). Both arrays are
+ * freed (their entries moved or dropped); the merged one is returned.
+ */
+static void *
+merge_keyed(struct mctx *c, const struct merge_kind *kind, void *mv, size_t mn, void *uv,
+    size_t *un, const char *list, const char *only, size_t *nmanaged)
+{
+	size_t size = kind->size, n = 0, i;
+	char *v = xcalloc(mn + *un + 1, size), *k;
+	struct strlist keys = { 0 };
+
+	for (i = 0; i < mn; i++, n++) {
+		memcpy(v + n * size, (char *)mv + i * size, size);
+		strlist_push_owned(&keys, kind->key(v + n * size));
 	}
 	keys_sort(&keys);
 	*nmanaged = n;
-	for (i = 0; i < o->net.nreasons; i++) {
-		if (keys_has(&keys, o->net.reasons[i].entry)) {
-			free(o->net.reasons[i].entry);
-			free(o->net.reasons[i].reason);
-		} else
-			v[n++] = o->net.reasons[i];
+	for (i = 0; i < *un; i++) {
+		void *e = (char *)uv + i * size;
+		bool keep;
+
+		k = kind->key(e);
+		keep = !keys_has(&keys, k);
+		if (keep && only != NULL) {
+			mc_ignored(c, list, i, kind->shown(e), only);
+			keep = false;
+		}
+		if (keep)
+			memcpy(v + n++ * size, e, size);
+		else if (kind->drop != NULL)
+			kind->drop(e);
+		free(k);
 	}
-	free(m->net.reasons);
-	m->net.reasons = NULL;
-	m->net.nreasons = 0;
-	free(o->net.reasons);
-	o->net.reasons = v;
-	o->net.nreasons = n;
+	free(mv);
+	free(uv);
+	*un = n;
 	strlist_free(&keys);
+	return v;
 }
 
-/* deniedResolvedAddresses, by canonical text. */
+static char *
+reason_key(const void *e)
+{
+	return xstrdup(((const struct reason_entry *)e)->entry);
+}
+
 static void
-merge_addrs(struct mctx *c, size_t *nmanaged)
+reason_drop(void *e)
+{
+	struct reason_entry *r = e;
+
+	free(r->entry);
+	free(r->reason);
+}
+
+static const struct merge_kind reason_kind = {
+	sizeof(struct reason_entry), reason_key, reason_drop, NULL
+};
+
+/* deniedResolvedAddresses, by canonical text. */
+static char *
+addr_key(const void *e)
+{
+	char buf[64];
+
+	addr_range_format(e, buf, sizeof(buf));
+	return xstrdup(buf);
+}
+
+static const struct merge_kind addr_kind = { sizeof(struct addr_range), addr_key, NULL, NULL };
+
+static void
+path_drop(void *e)
+{
+	free(((struct path_entry *)e)->path);
+}
+
+static const char *
+path_shown(const void *e)
+{
+	return ((const struct path_entry *)e)->path;
+}
+
+static const struct merge_kind path_kind = {
+	sizeof(struct path_entry), path_key, path_drop, path_shown
+};
+
+/* deniedDomainReasons: the managed file's, then the user's for entries it gives none;
+ * deniedResolvedAddresses likewise. */
+static void
+merge_reasons_addrs(struct mctx *c, size_t *nreasons, size_t *naddrs)
 {
 	struct settings *m = c->m, *o = c->out;
-	struct addr_range *v = xcalloc(m->net.ndenied_addrs + o->net.ndenied_addrs + 1,
-	    sizeof(*v));
-	struct strlist keys = { 0 };
-	char buf[64];
-	size_t n = 0, i;
 
-	for (i = 0; i < m->net.ndenied_addrs; i++) {
-		addr_range_format(&m->net.denied_addrs[i], buf, sizeof(buf));
-		strlist_push(&keys, buf);
-		v[n++] = m->net.denied_addrs[i];
-	}
-	keys_sort(&keys);
-	*nmanaged = n;
-	for (i = 0; i < o->net.ndenied_addrs; i++) {
-		addr_range_format(&o->net.denied_addrs[i], buf, sizeof(buf));
-		if (!keys_has(&keys, buf))
-			v[n++] = o->net.denied_addrs[i];
-	}
-	free(m->net.denied_addrs);
+	o->net.reasons = merge_keyed(c, &reason_kind, m->net.reasons, m->net.nreasons,
+	    o->net.reasons, &o->net.nreasons, NULL, NULL, nreasons);
+	m->net.reasons = NULL;
+	m->net.nreasons = 0;
+	o->net.denied_addrs = merge_keyed(c, &addr_kind, m->net.denied_addrs,
+	    m->net.ndenied_addrs, o->net.denied_addrs, &o->net.ndenied_addrs, NULL, NULL, naddrs);
 	m->net.denied_addrs = NULL;
 	m->net.ndenied_addrs = 0;
-	free(o->net.denied_addrs);
-	o->net.denied_addrs = v;
-	o->net.ndenied_addrs = n;
-	strlist_free(&keys);
 }
 
 /* A filesystem list; under only (allowManagedReadPathsOnly), none of the user's. */
@@ -227,35 +280,9 @@ static void
 merge_paths(struct mctx *c, struct path_list *ml, struct path_list *ul, const char *list,
     const char *only, size_t *nmanaged)
 {
-	struct path_entry *v = xcalloc(ml->n + ul->n + 1, sizeof(*v));
-	struct strlist keys = { 0 };
-	size_t n = 0, i;
-	char *k;
-
-	for (i = 0; i < ml->n; i++) {
-		strlist_push_owned(&keys, path_key(&ml->v[i]));
-		v[n++] = ml->v[i];
-	}
-	keys_sort(&keys);
-	*nmanaged = n;
-	for (i = 0; i < ul->n; i++) {
-		k = path_key(&ul->v[i]);
-		if (keys_has(&keys, k))
-			free(ul->v[i].path);
-		else if (only != NULL) {
-			mc_ignored(c, list, i, ul->v[i].path, only);
-			free(ul->v[i].path);
-		} else
-			v[n++] = ul->v[i];
-		free(k);
-	}
-	free(ml->v);
+	ul->v = merge_keyed(c, &path_kind, ml->v, ml->n, ul->v, &ul->n, list, only, nmanaged);
 	ml->v = NULL;
 	ml->n = 0;
-	free(ul->v);
-	ul->v = v;
-	ul->n = n;
-	strlist_free(&keys);
 }
 
 /*
@@ -727,8 +754,7 @@ merge_lists(struct mctx *c)
 	    "allowManagedDomainsOnly" : NULL, &n[SL_ALLOWED_DOMAINS]);
 	merge_rules(c, &m->net.denied, &m->net.ndenied, &o->net.denied, &o->net.ndenied,
 	    "network.deniedDomains", NULL, &n[SL_DENIED_DOMAINS]);
-	merge_reasons(c, &n[SL_DENIED_REASONS]);
-	merge_addrs(c, &n[SL_DENIED_ADDRS]);
+	merge_reasons_addrs(c, &n[SL_DENIED_REASONS], &n[SL_DENIED_ADDRS]);
 	merge_paths(c, &m->fs.deny_read, &o->fs.deny_read, "filesystem.denyRead", NULL,
 	    &n[SL_DENY_READ]);
 	merge_paths(c, &m->fs.allow_read, &o->fs.allow_read, "filesystem.allowRead",

@@ -259,6 +259,15 @@ path_depth(const char *p)
 	return path_sep_depth(p, PATH_SEP);
 }
 
+int
+path_under_any(const char *p, const struct strlist *dirs)
+{
+	for (size_t i = 0; i < dirs->n; i++)
+		if (path_is_under(p, dirs->v[i]))
+			return 1;
+	return 0;
+}
+
 const char *
 path_slip(const char *entry)
 {

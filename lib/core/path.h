@@ -55,6 +55,9 @@ size_t path_root_len(const char *p);
 /* p is dir or lies beneath it, by component ("/xy" is not under "/x"); "/" holds all. */
 int path_is_under(const char *p, const char *dir);
 int path_is_strictly_under(const char *p, const char *dir);
+/* p is under one of dirs (path_is_under). */
+struct strlist;
+int path_under_any(const char *p, const struct strlist *dirs);
 
 char *path_dirname(const char *p);              /* "/" for "/x" and for "/" */
 const char *path_basename(const char *p);       /* points into p */

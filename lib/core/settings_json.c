@@ -27,6 +27,14 @@ jadd(cJSON *obj, const char *key, cJSON *item)
 		fatalx("out of memory");
 }
 
+/* key: v, when v is set (a field the file left out stays out). */
+static void
+jadd_set(cJSON *obj, const char *key, const char *v)
+{
+	if (v != NULL)
+		jadd(obj, key, cJSON_CreateString(v));
+}
+
 static void
 jpush(cJSON *arr, cJSON *item)
 {
@@ -118,8 +126,7 @@ jnetwork(const struct settings *s, int key)
 		if (!s->net.mitm.present)
 			return NULL;
 		o = jcheck(cJSON_CreateObject());
-		if (s->net.mitm.socket_path != NULL)
-			jadd(o, "socketPath", cJSON_CreateString(s->net.mitm.socket_path));
+		jadd_set(o, "socketPath", s->net.mitm.socket_path);
 		jadd(o, "domains", jstrlist(&s->net.mitm.domains));
 		return o;
 	case SN_parentProxy:
@@ -128,12 +135,9 @@ jnetwork(const struct settings *s, int key)
 		if (!s->net.parent.present)
 			return NULL;
 		o = jcheck(cJSON_CreateObject());
-		if (s->net.parent.http != NULL)
-			jadd(o, "http", cJSON_CreateString(s->net.parent.http));
-		if (s->net.parent.https != NULL)
-			jadd(o, "https", cJSON_CreateString(s->net.parent.https));
-		if (s->net.parent.no_proxy != NULL)
-			jadd(o, "noProxy", cJSON_CreateString(s->net.parent.no_proxy));
+		jadd_set(o, "http", s->net.parent.http);
+		jadd_set(o, "https", s->net.parent.https);
+		jadd_set(o, "noProxy", s->net.parent.no_proxy);
 		return o;
 	case SN_stripResponseHeaders:
 		return jstrlist(&s->net.strip_headers);
@@ -142,10 +146,8 @@ jnetwork(const struct settings *s, int key)
 		if (!s->net.tls.present)
 			return NULL;
 		o = jcheck(cJSON_CreateObject());
-		if (s->net.tls.ca_cert_path != NULL)
-			jadd(o, "caCertPath", cJSON_CreateString(s->net.tls.ca_cert_path));
-		if (s->net.tls.ca_key_path != NULL)
-			jadd(o, "caKeyPath", cJSON_CreateString(s->net.tls.ca_key_path));
+		jadd_set(o, "caCertPath", s->net.tls.ca_cert_path);
+		jadd_set(o, "caKeyPath", s->net.tls.ca_key_path);
 		if (s->net.tls.exclude_domains.n > 0)
 			jadd(o, "excludeDomains", jstrlist(&s->net.tls.exclude_domains));
 		if (s->net.tls.extra_ca_paths.n > 0)

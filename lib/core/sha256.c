@@ -110,33 +110,38 @@ sha256(const void *p, size_t n, uint8_t out[SHA256_LEN])
 	sha256_final(&s, out);
 }
 
+/* One hash of HMAC (RFC 2104): the key xor'ed with ipad or opad, then msg. */
+static void
+hmac_pass(const uint8_t k[64], uint8_t pad_byte, const void *msg, size_t mlen,
+    uint8_t out[SHA256_LEN])
+{
+	uint8_t pad[64];
+	struct sha256 s;
+	int i;
+
+	for (i = 0; i < 64; i++)
+		pad[i] = k[i] ^ pad_byte;
+	sha256_init(&s);
+	sha256_update(&s, pad, 64);
+	sha256_update(&s, msg, mlen);
+	sha256_final(&s, out);
+	explicit_bzero(pad, sizeof(pad));
+}
+
 void
 hmac_sha256(const void *key, size_t klen, const void *msg, size_t mlen,
     uint8_t out[SHA256_LEN])
 {
-	uint8_t k[64] = { 0 }, pad[64], inner[SHA256_LEN];
-	struct sha256 s;
-	int i;
+	uint8_t k[64] = { 0 }, inner[SHA256_LEN];
 
 	if (klen > 64)
 		sha256(key, klen, k);
 	else
 		memcpy(k, key, klen);
-	for (i = 0; i < 64; i++)
-		pad[i] = k[i] ^ 0x36;
-	sha256_init(&s);
-	sha256_update(&s, pad, 64);
-	sha256_update(&s, msg, mlen);
-	sha256_final(&s, inner);
-	for (i = 0; i < 64; i++)
-		pad[i] = k[i] ^ 0x5c;
-	sha256_init(&s);
-	sha256_update(&s, pad, 64);
-	sha256_update(&s, inner, SHA256_LEN);
-	sha256_final(&s, out);
+	hmac_pass(k, 0x36, msg, mlen, inner);
+	hmac_pass(k, 0x5c, inner, SHA256_LEN, out);
 	/* The key (a derived signing key) does not stay on the stack. */
 	explicit_bzero(k, sizeof(k));
-	explicit_bzero(pad, sizeof(pad));
 }
 
 void

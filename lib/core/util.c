@@ -49,6 +49,30 @@ util_grow(void *v, size_t n, size_t *cap, size_t size)
 	return xreallocarray(v, *cap, size);
 }
 
+static const char esc_letters[] = "bfnrtv", esc_values[] = "\b\f\n\r\t\v";
+
+int
+util_escape_value(int letter, const char *allowed)
+{
+	const char *p;
+
+	if (letter == '\0' || strchr(allowed, letter) == NULL ||
+	    (p = strchr(esc_letters, letter)) == NULL)
+		return -1;
+	return esc_values[p - esc_letters];
+}
+
+int
+util_escape_letter(int c, const char *allowed)
+{
+	const char *p;
+
+	if (c == '\0' || (p = strchr(esc_values, c)) == NULL ||
+	    strchr(allowed, esc_letters[p - esc_values]) == NULL)
+		return -1;
+	return esc_letters[p - esc_values];
+}
+
 /* The reference's uuid rule. */
 int
 util_is_uuid(const char *s)
@@ -228,6 +252,70 @@ read_file(const char *path, size_t max, char **out, size_t *outlen)
 	close(fd);
 	errno = saved;
 	return rc;
+}
+
+void
+util_wipe(void *p, size_t n)
+{
+	volatile unsigned char *v = p;
+
+	while (n-- > 0)
+		*v++ = 0;
+}
+
+char *
+util_read_secret(int fd, size_t max, size_t *len)
+{
+	size_t n = 0, cap = 4096;
+	char *p = xmalloc(cap + 1), *q;
+	ssize_t r;
+	int e = 0;
+
+	for (;;) {
+		if (n == cap) {
+			q = xmalloc(2 * cap + 1);
+			memcpy(q, p, n);
+			util_wipe(p, cap + 1);
+			free(p);
+			p = q;
+			cap *= 2;
+		}
+		r = read(fd, p + n, cap - n);
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			e = r == 0 ? 0 : errno;
+			break;
+		}
+		if ((n += (size_t)r) > max) {
+			e = EFBIG;
+			break;
+		}
+	}
+	if (e != 0) {
+		util_wipe(p, cap + 1);
+		free(p);
+		errno = e;
+		return NULL;
+	}
+	p[n] = '\0';
+	*len = n;
+	return p;
+}
+
+char *
+util_read_secret_file(const char *path, size_t max, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY), e;
+	char *t;
+
+	if (fd == -1)
+		return NULL;
+	t = util_read_secret(fd, max, len);
+	e = errno;
+	close(fd);
+	errno = e;
+	return t;
 }
 
 char *

@@ -2,6 +2,7 @@
 #ifndef SRT_UTIL_H
 #define SRT_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -21,9 +22,18 @@ void *util_grow(void *v, size_t n, size_t *cap, size_t size);
  * "2026-01-02T03:04:05.678Z". */
 #define UTIL_TIME_MAX 32
 void util_time_now(char out[UTIL_TIME_MAX]);
+/* t starts with a time stamp of that form (a reader checks a record's before it copies it). */
+bool util_time_ok(const char *t);
 
 /* s is 8-4-4-4-12 hex digits, any case, with nothing around them: a UUID (a GUID). */
 int util_is_uuid(const char *s);
+
+/* The control character the escape \letter stands for (\b \f \n \r \t \v, as in C),
+ * when allowed names letter (a format's own few: JSON has no \v, and in a regex \b
+ * outside a class is a word boundary); -1 otherwise. */
+int util_escape_value(int letter, const char *allowed);
+/* And back: the letter whose escape stands for c, when allowed names it; -1 otherwise. */
+int util_escape_letter(int c, const char *allowed);
 
 /* A growable, NULL-terminated list of owned strings (also an argv). */
 struct strlist {
@@ -47,6 +57,12 @@ void diags_free(struct diags *d);
 /* Read a whole file (at most max bytes); -1 with errno set on failure, EFBIG if larger. */
 int read_file(const char *path, size_t max, char **out, size_t *outlen);
 int read_fd_all(int fd, size_t max, char **out, size_t *outlen);
+/* The same for a secret (a CA's key): read to its end, NUL-terminated, *len its length;
+ * NULL with errno (EFBIG past max). Every copy on the way is wiped (util_wipe). */
+char *util_read_secret(int fd, size_t max, size_t *len);
+char *util_read_secret_file(const char *path, size_t max, size_t *len);
+/* memset to 0 that the compiler keeps (explicit_bzero is not on every system). */
+void util_wipe(void *p, size_t n);
 
 /*
  * w as one word for sh(1): as it is when made only of the characters A-Z a-z 0-9 and

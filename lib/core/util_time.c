@@ -17,3 +17,14 @@ util_time_now(char out[UTIL_TIME_MAX])
 	strftime(t, sizeof(t), "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(out, UTIL_TIME_MAX, "%.19s.%03dZ", t, (int)(ts.tv_nsec / 1000000) % 1000);
 }
+
+bool
+util_time_ok(const char *t)
+{
+	static const char form[] = "dddd-dd-ddTdd:dd:dd.dddZ";
+
+	for (size_t i = 0; i < sizeof(form); i++)
+		if (form[i] == 'd' ? t[i] < '0' || t[i] > '9' : t[i] != form[i])
+			return false;
+	return true;
+}

@@ -3,7 +3,7 @@
  * (a write the write guard or a read-only mount refused, a listing of a denied
  * directory, a connection to an address outside the sandbox's loopback), one JSON object
  * per line on the descriptor srt-launch gives it (--violations-fd). srt-seccomp writes
- * it (violation_format), srt-launch reads it (violation_reader) and shows the line
+ * it (violation_format), srt-launch reads it (violation_reader_init) and shows the line
  * (violation_line); both go through this codec, as the proxies' records go through
  * decision.h.
  *
@@ -82,20 +82,12 @@ char *violation_line(const struct violation *v);
 void violation_format_members(struct buf *b, const struct violation *v, const char *line);
 
 /*
- * The reader of the monitor's descriptor: bytes in as they arrive, one callback per
- * well-formed record (its strings valid during the call). A malformed line, or one longer
- * than VIOL_RECORD_MAX, is counted and skipped; violation_reader_finish warns once.
+ * The reader of the monitor's descriptor (lines.h: lines_feed, lines_finish, lines_free):
+ * one callback per well-formed record; a malformed line, or one longer than
+ * VIOL_RECORD_MAX, is counted, and lines_finish warns once.
  */
 typedef void (*violation_cb)(void *arg, const struct violation *v);
-struct violation_reader {
-	violation_cb cb;
-	void *arg;
-	struct lines lines;              /* the stream cut into records */
-};
-void violation_reader_init(struct violation_reader *r, violation_cb cb, void *arg);
-void violation_reader_feed(struct violation_reader *r, const char *bytes, size_t len);
-void violation_reader_finish(struct violation_reader *r);
-void violation_reader_free(struct violation_reader *r);
+void violation_reader_init(struct lines *r, violation_cb cb, void *arg);
 
 /* One line (without its newline) as the reader judges it: 0 and the callback's record
  * in *v (strings borrowed from *tree, which the caller frees with cJSON_Delete), or -1

@@ -2,7 +2,6 @@
  * The reader of the sandbox's violation records (violation.h). The writer runs inside the
  * sandbox: every field is checked here, and the line shown is built from the fields.
  */
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -48,33 +47,6 @@ get_word(const cJSON *o, const char *key, const char **out)
 }
 
 static const char *
-get_num(const cJSON *o, const char *key, double max, uint64_t *out)
-{
-	const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, key);
-	double v;
-
-	if (!cJSON_IsNumber(j))
-		return key;
-	v = j->valuedouble;
-	if (!isfinite(v) || v < 0 || v > max || v != floor(v))
-		return key;
-	*out = (uint64_t)v;
-	return NULL;
-}
-
-/* "2025-01-31T12:00:00.123Z", as util_time_now() writes it. */
-static bool
-time_ok(const char *t)
-{
-	static const char form[] = "dddd-dd-ddTdd:dd:dd.dddZ";
-
-	for (size_t i = 0; i < sizeof(form); i++)
-		if (form[i] == 'd' ? t[i] < '0' || t[i] > '9' : t[i] != form[i])
-			return false;
-	return true;
-}
-
-static const char *
 violation_read(const cJSON *o, struct violation *v)
 {
 	const char *bad, *t = NULL, *k = NULL, *line = NULL;
@@ -88,7 +60,7 @@ violation_read(const cJSON *o, struct violation *v)
 		return "the object";
 	if ((bad = get_str(o, "time", VIOL_TIME_MAX - 1, &t)) != NULL)
 		return bad;
-	if (!time_ok(t))
+	if (!util_time_ok(t))
 		return "time";
 	snprintf(v->time, sizeof(v->time), "%s", t);
 	if ((bad = get_str(o, "kind", OP_MAX, &k)) != NULL)
@@ -120,14 +92,14 @@ violation_read(const cJSON *o, struct violation *v)
 		if ((bad = get_word(o, "operation", &v->op)) != NULL ||
 		    (bad = get_word(o, "protocol", &v->proto)) != NULL ||
 		    (bad = get_str(o, "address", INET6_ADDRSTRLEN, &v->addr)) != NULL ||
-		    (bad = get_num(o, "port", 65535, &n)) != NULL)
+		    (bad = lines_get_uint(o, "port", 65535, &n)) != NULL)
 			return bad;
 		if (inet_pton(strchr(v->addr, ':') != NULL ? AF_INET6 : AF_INET, v->addr, a) != 1)
 			return "address";
 		v->port = (unsigned)n;
 		break;
 	default:
-		if ((bad = get_num(o, "count", 9007199254740992.0, &v->count)) != NULL)
+		if ((bad = lines_get_uint(o, "count", 9007199254740992.0, &v->count)) != NULL)
 			return bad;
 		break;
 	}
@@ -153,51 +125,25 @@ violation_parse(const char *line, size_t len, struct violation *v, void **tree,
 	return 0;
 }
 
-void
-violation_reader_init(struct violation_reader *r, violation_cb cb, void *arg)
-{
-	memset(r, 0, sizeof(*r));
-	r->cb = cb;
-	r->arg = arg;
-}
-
+/* A line of the records: its record to the caller, or why it is none. */
 static void
-reader_line(void *arg, const char *p, size_t n)
+violation_record_line(struct lines *l, const char *p, size_t n)
 {
-	struct violation_reader *r = arg;
 	struct violation v;
 	const char *bad;
 	void *tree;
 
-	if (n == 0)
-		return;
 	if (violation_parse(p, n, &v, &tree, &bad) == -1)
-		lines_malformed(&r->lines, bad, strcmp(bad, "not JSON") == 0 ? "" :
-		    " missing or wrong");
+		lines_malformed(l, bad, strcmp(bad, "not JSON") == 0 ? "" : " missing or wrong");
 	else {
-		r->cb(r->arg, &v);
+		((violation_cb)l->cb)(l->arg, &v);
 		cJSON_Delete(tree);
 	}
 }
 
 void
-violation_reader_feed(struct violation_reader *r, const char *bytes, size_t len)
+violation_reader_init(struct lines *r, violation_cb cb, void *arg)
 {
-	const struct lines_cbs cb = { reader_line, r };
-
-	lines_feed(&r->lines, VIOL_RECORD_MAX, bytes, len, &cb);
-}
-
-void
-violation_reader_finish(struct violation_reader *r)
-{
-	const struct lines_cbs cb = { reader_line, r };
-
-	lines_finish(&r->lines, "the sandbox's violation records", &cb);
-}
-
-void
-violation_reader_free(struct violation_reader *r)
-{
-	lines_free(&r->lines);
+	lines_init(r, VIOL_RECORD_MAX, "the sandbox's violation records", violation_record_line,
+	    (void (*)(void))cb, arg);
 }

@@ -660,32 +660,10 @@ decider_encode_req(const struct decider_req *r, struct buf *out, const char **wh
 void
 decider_encode_body(struct buf *out, uint64_t id, const void *data, size_t len, bool cut)
 {
-	static const char b64[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	const unsigned char *d = data;
-	size_t at = frame_open(out), i;
-	char q[4];
+	size_t at = frame_open(out);
 
 	buf_addf(out, "{\"t\":\"body\",\"id\":%llu,\"data\":\"", (unsigned long long)id);
-	for (i = 0; i + 2 < len; i += 3) {
-		q[0] = b64[d[i] >> 2];
-		q[1] = b64[(d[i] & 3) << 4 | d[i + 1] >> 4];
-		q[2] = b64[(d[i + 1] & 15) << 2 | d[i + 2] >> 6];
-		q[3] = b64[d[i + 2] & 63];
-		buf_add(out, q, 4);
-	}
-	if (len - i == 1) {
-		q[0] = b64[d[i] >> 2];
-		q[1] = b64[(d[i] & 3) << 4];
-		q[2] = q[3] = '=';
-		buf_add(out, q, 4);
-	} else if (len - i == 2) {
-		q[0] = b64[d[i] >> 2];
-		q[1] = b64[(d[i] & 3) << 4 | d[i + 1] >> 4];
-		q[2] = b64[(d[i + 1] & 15) << 2];
-		q[3] = '=';
-		buf_add(out, q, 4);
-	}
+	buf_add_base64(out, data, len, false, true);
 	buf_adds(out, cut ? "\",\"cut\":true}" : "\"}");
 	frame_close(out, at);
 }

@@ -74,7 +74,8 @@ void decider_verdict_free(struct decider_verdict *v);
  * IPv6). */
 bool decider_egress_entry(const char *s);
 
-/* A header name as the protocol compares it: lower case, '_' and '.' as '-'. */
+/* A header name as the protocol and stripResponseHeaders compare it: lower case, '_'
+ * and '.' as '-'. out holds n + 1 bytes. */
 void decider_fold(const char *name, size_t n, char *out);
 /* Whether an allow may set (remove) the header folded as f: never framing or hop-by-hop
  * headers, and never set a credential header (only "cred" places one). */

@@ -70,33 +70,36 @@ evbe_bits(unsigned events)
 	return e;
 }
 
-int
-evbe_add(struct evloop *loop, int fd, struct ev_slot *s, unsigned events)
+/* epoll_ctl's op for fd, its data the fd and its slot's generation (a stale event is
+ * told from one of the fd's next use). */
+static int
+evbe_ctl(struct evloop *loop, int op, int fd, const struct ev_slot *s, unsigned events)
 {
 	struct epoll_event ev;
 
 	memset(&ev, 0, sizeof(ev));
 	ev.events = evbe_bits(events);
 	ev.data.u64 = (uint64_t)(uint32_t)fd | (uint64_t)s->gen << 32;
+	return epoll_ctl(loop->be->epfd, op, fd, &ev);
+}
+
+int
+evbe_add(struct evloop *loop, int fd, struct ev_slot *s, unsigned events)
+{
 	/* A detached fd is still in the kernel's set: change it in place. ENOENT means it was
 	 * closed (and the number reused) since: add it as new. */
 	if (s->kreg) {
 		s->kreg = 0;
-		if (epoll_ctl(loop->be->epfd, EPOLL_CTL_MOD, fd, &ev) == 0)
+		if (evbe_ctl(loop, EPOLL_CTL_MOD, fd, s, events) == 0)
 			return 0;
 	}
-	return epoll_ctl(loop->be->epfd, EPOLL_CTL_ADD, fd, &ev);
+	return evbe_ctl(loop, EPOLL_CTL_ADD, fd, s, events);
 }
 
 int
 evbe_mod(struct evloop *loop, int fd, struct ev_slot *s, unsigned events)
 {
-	struct epoll_event ev;
-
-	memset(&ev, 0, sizeof(ev));
-	ev.events = evbe_bits(events);
-	ev.data.u64 = (uint64_t)(uint32_t)fd | (uint64_t)s->gen << 32;
-	return epoll_ctl(loop->be->epfd, EPOLL_CTL_MOD, fd, &ev);
+	return evbe_ctl(loop, EPOLL_CTL_MOD, fd, s, events);
 }
 
 void

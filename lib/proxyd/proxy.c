@@ -481,7 +481,7 @@ proxy_policy_routes(struct proxy *px, struct proxy_policy *pp)
 		    px->opts.strip_headers.v[i - s.net.strip_headers.n];
 
 		f = xmalloc(strlen(h) + 1);
-		proxy_fold_name(h, strlen(h), f);
+		decider_fold(h, strlen(h), f);
 		strlist_push_owned(&pp->strip_headers, f);
 	}
 	pp->tls = s.net.tls;
@@ -1067,18 +1067,6 @@ proxy_route(const struct proxy_policy *pp, const struct proxy_request *rq, bool 
 	upstream_route(&pp->up, rq->host, rq->kind, tunnel, out);
 }
 
-void
-proxy_fold_name(const char *name, size_t n, char *out)
-{
-	for (size_t i = 0; i < n; i++) {
-		char c = name[i];
-
-		out[i] = c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c == '_' || c == '.' ?
-		    '-' : c;
-	}
-	out[n] = '\0';
-}
-
 
 /* ---- tunnels --------------------------------------------------------------------- */
 
@@ -1620,55 +1608,7 @@ proxy_routes_start(struct proxy *px)
 		    px->pol->up.mitm_socket);
 }
 
-/* Read fd to its end (at most 1 MiB): the CA handed over by --ca-fd. */
-static char *
-proxy_read_all(int fd, size_t *len)
-{
-	struct buf b = { 0 };
-	char chunk[4096], *out;
-	ssize_t n;
-
-	for (;;) {
-		n = read(fd, chunk, sizeof(chunk));
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0 || b.len + (size_t)n > (1u << 20))
-			break;
-		buf_add(&b, chunk, (size_t)n);
-	}
-	explicit_bzero(chunk, sizeof(chunk));
-	if (n != 0) {
-		if (b.p != NULL)
-			explicit_bzero(b.p, b.cap);
-		buf_free(&b);
-		return NULL;
-	}
-	out = xmalloc(b.len + 1);
-	memcpy(out, b.p + b.off, b.len);
-	out[b.len] = '\0';
-	*len = b.len;
-	if (b.p != NULL)
-		explicit_bzero(b.p, b.cap);
-	buf_free(&b);
-	return out;
-}
-
-/* A whole file (a CA certificate or key of the settings), or NULL with errno. */
-static char *
-proxy_read_file(const char *path, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY), e;
-	char *t;
-
-	if (fd == -1)
-		return NULL;
-	t = proxy_read_all(fd, len);
-	e = errno;
-	close(fd);
-	if (t == NULL)
-		errno = e ? e : EFBIG;
-	return t;
-}
+#define PROXY_CA_MAX    (1u << 20)      /* a CA file, or what --ca-fd hands over */
 
 /*
  * tlsTerminate: the CA from --ca-fd (the launcher's, which never goes through a file),
@@ -1685,7 +1625,7 @@ proxy_tls_start(struct proxy *px)
 	size_t clen = 0, klen = 0;
 
 	if (px->opts.ca_fd != -1) {
-		cert = proxy_read_all(px->opts.ca_fd, &clen);
+		cert = util_read_secret(px->opts.ca_fd, PROXY_CA_MAX, &clen);
 		close(px->opts.ca_fd);
 		px->opts.ca_fd = -1;
 		if (cert == NULL) {
@@ -1695,12 +1635,12 @@ proxy_tls_start(struct proxy *px)
 		key = cert;
 		klen = clen;
 	} else if (t->ca_cert_path != NULL) {
-		if ((cert = proxy_read_file(t->ca_cert_path, &clen)) == NULL) {
+		if ((cert = util_read_secret_file(t->ca_cert_path, PROXY_CA_MAX, &clen)) == NULL) {
 			snprintf(err, sizeof(err), "tlsTerminate.caCertPath %s: %s",
 			    t->ca_cert_path, strerror(errno));
 			goto fail;
 		}
-		if ((key = proxy_read_file(t->ca_key_path, &klen)) == NULL) {
+		if ((key = util_read_secret_file(t->ca_key_path, PROXY_CA_MAX, &klen)) == NULL) {
 			snprintf(err, sizeof(err), "tlsTerminate.caKeyPath %s: %s",
 			    t->ca_key_path, strerror(errno));
 			goto fail;

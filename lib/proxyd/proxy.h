@@ -159,7 +159,7 @@ struct proxy_policy {
 	bool require_host_match;        /* network.requireHostMatch */
 	bool refuse_opaque_tunnels;     /* network.refuseOpaqueTunnels */
 	struct upstream up;             /* parentProxy (with the environment), mitmProxy */
-	struct strlist strip_headers;   /* stripResponseHeaders, folded (proxy_fold_name) */
+	struct strlist strip_headers;   /* stripResponseHeaders, folded (decider_fold) */
 	struct settings_tls tls;        /* tlsTerminate (tls.present: on) */
 	unsigned refs;
 };
@@ -304,10 +304,6 @@ bool proxy_term_wanted(const struct proxy_policy *pp, const struct proxy_request
  * when it was started for another path, or not at all. */
 struct proxy_connector *proxy_mitm_connector(struct proxy *px, const char *path,
     const char **why);
-
-/* A header name as stripResponseHeaders compares it: lower case, '_' and '.' as '-'.
- * out holds n + 1 bytes. */
-void proxy_fold_name(const char *name, size_t n, char *out);
 
 /* --relay-to (proxy_relay.c): the accept callback of the plain relay to
  * 127.0.0.1:relay_port (or [::1]), in place of the protocol's. */

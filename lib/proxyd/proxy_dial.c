@@ -237,6 +237,27 @@ proxy_dial_via_ready(struct proxy_dial *d)
 	proxy_dial_tunnel_io(d);
 }
 
+/*
+ * The dial goes on over fd, a socket in place of its own (a TLS bridge's end, or the
+ * connector's): on the loop, then past the via step. No fd (err), or a loop that refuses
+ * it, fails the dial with what and the error.
+ */
+static void
+proxy_dial_resume(struct proxy_dial *d, int fd, int err, const char *what)
+{
+	if (fd != -1) {
+		d->fd = fd;
+		if (evloop_add(proxy_loop(d->px), fd, EV_READ | EV_WRITE | EV_EDGE,
+		    proxy_dial_io, d) == 0) {
+			proxy_dial_via_ready(d);
+			return;
+		}
+		err = errno;
+	}
+	d->last_err = err;
+	proxy_dial_failf(d, "%s%s", what, strerror(err));
+}
+
 /* ---- TLS to an https:// parent --------------------------------------------------- */
 
 static void
@@ -256,19 +277,7 @@ proxy_dial_tls_step(struct proxy_dial *d)
 	fd = tls_bridge_start(proxy_loop(d->px), d->fd, d->tc);
 	d->fd = -1;
 	d->tc = NULL;
-	if (fd == -1) {
-		d->last_err = errno;
-		proxy_dial_failf(d, "TLS bridge: %s", strerror(errno));
-		return;
-	}
-	d->fd = fd;
-	if (evloop_add(proxy_loop(d->px), d->fd, EV_READ | EV_WRITE | EV_EDGE,
-	    proxy_dial_io, d) == -1) {
-		d->last_err = errno;
-		proxy_dial_failf(d, "TLS bridge: %s", strerror(errno));
-		return;
-	}
-	proxy_dial_via_ready(d);
+	proxy_dial_resume(d, fd, errno, "TLS bridge: ");
 }
 
 static void
@@ -481,19 +490,7 @@ proxy_dial_unix_cb(void *arg, int fd, int err)
 	struct proxy_dial *d = arg;
 
 	d->creq = NULL;
-	if (fd == -1) {
-		d->last_err = err;
-		proxy_dial_failf(d, "connect failed: %s", strerror(err));
-		return;
-	}
-	d->fd = fd;
-	if (evloop_add(proxy_loop(d->px), fd, EV_READ | EV_WRITE | EV_EDGE, proxy_dial_io,
-	    d) == -1) {
-		d->last_err = errno;
-		proxy_dial_failf(d, "%s", strerror(errno));
-		return;
-	}
-	proxy_dial_via_ready(d);
+	proxy_dial_resume(d, fd, err, fd == -1 ? "connect failed: " : "");
 }
 
 static void

@@ -4,6 +4,7 @@
  * a count, an address type); the checkpoint is validated as soon as it is reached, so a
  * SOCKS4 client or a bad length is refused without waiting for bytes that may never come.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -52,12 +53,6 @@ socks5_fail(struct socks5 *s, enum socks5_error e)
 static size_t
 socks5_need_greeting(struct socks5 *s)
 {
-	if (s->len < 1)
-		return 1;
-	if (s->buf[0] != SOCKS5_VERSION) {
-		s->error = SOCKS5_ERR_VERSION;
-		return 0;
-	}
 	if (s->len < 2)
 		return 2;
 	if (s->buf[1] == 0) {
@@ -72,12 +67,6 @@ socks5_need_auth(struct socks5 *s)
 {
 	size_t ulen;
 
-	if (s->len < 1)
-		return 1;
-	if (s->buf[0] != SOCKS5_AUTH_VERSION) {
-		s->error = SOCKS5_ERR_AUTH_VERSION;
-		return 0;
-	}
 	if (s->len < 2)
 		return 2;
 	ulen = s->buf[1];
@@ -89,12 +78,6 @@ socks5_need_auth(struct socks5 *s)
 static size_t
 socks5_need_request(struct socks5 *s)
 {
-	if (s->len < 1)
-		return 1;
-	if (s->buf[0] != SOCKS5_VERSION) {
-		s->error = SOCKS5_ERR_VERSION;
-		return 0;
-	}
 	if (s->len < 4)
 		return 4;
 	switch (s->buf[3]) {
@@ -114,9 +97,23 @@ socks5_need_request(struct socks5 *s)
 	}
 }
 
+/* Bytes the message of this state takes, once its first ones are in; 0 with s->error
+ * when it cannot be read. Each starts with its version, checked here. */
 static size_t
 socks5_need(struct socks5 *s)
 {
+	bool auth = s->state == SOCKS5_ST_AUTH;
+
+	if (s->state != SOCKS5_ST_GREETING && !auth && s->state != SOCKS5_ST_REQUEST) {
+		s->error = SOCKS5_ERR_STATE;
+		return 0;
+	}
+	if (s->len < 1)
+		return 1;
+	if (s->buf[0] != (auth ? SOCKS5_AUTH_VERSION : SOCKS5_VERSION)) {
+		s->error = auth ? SOCKS5_ERR_AUTH_VERSION : SOCKS5_ERR_VERSION;
+		return 0;
+	}
 	switch (s->state) {
 	case SOCKS5_ST_GREETING:
 		return socks5_need_greeting(s);
@@ -125,8 +122,7 @@ socks5_need(struct socks5 *s)
 	case SOCKS5_ST_REQUEST:
 		return socks5_need_request(s);
 	default:
-		s->error = SOCKS5_ERR_STATE;
-		return 0;
+		return 0;       /* not reached */
 	}
 }
 

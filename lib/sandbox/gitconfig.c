@@ -188,14 +188,8 @@ parse_value(struct reader *r)
 			case CH_EOF:    /* git reads the end as a line end: nothing follows */
 			case '\n':
 				continue;
-			case 't':
-				ch = '\t';
-				break;
-			case 'b':
-				ch = '\b';
-				break;
-			case 'n':
-				ch = '\n';
+			case 't': case 'b': case 'n':
+				ch = util_escape_value(ch, "tbn");
 				break;
 			case '\\':
 			case '"':

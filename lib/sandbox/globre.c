@@ -302,6 +302,12 @@ glob_regex_escape_literal(const char *text)
 	return buf_steal(&b);
 }
 
+/* The regex of each token without text of its own. */
+static const char *const tok_regex[] = {
+	[G_SEP] = "/", [G_ANY] = "[^/]", [G_STAR] = "[^/]*", [G_GSTAR] = ".*",
+	[G_GSLASH] = "(.*/)?",
+};
+
 char *
 globre_regex(const struct globre *g, bool subtree)
 {
@@ -316,25 +322,13 @@ globre_regex(const struct globre *g, bool subtree)
 		case G_TEXT:
 			re_escaped(&b, t->text, RE_SPECIAL);
 			break;
-		case G_SEP:
-			buf_adds(&b, "/");
-			break;
-		case G_ANY:
-			buf_adds(&b, "[^/]");
-			break;
-		case G_STAR:
-			buf_adds(&b, "[^/]*");
-			break;
-		case G_GSTAR:
-			buf_adds(&b, ".*");
-			break;
-		case G_GSLASH:
-			buf_adds(&b, "(.*/)?");
-			break;
 		case G_SET:
 			buf_adds(&b, "[");
 			re_escaped(&b, t->text, CLASS_SPECIAL);
 			buf_adds(&b, "]");
+			break;
+		default:
+			buf_adds(&b, tok_regex[t->kind]);
 			break;
 		}
 	}
@@ -350,6 +344,11 @@ globre_regex(const struct globre *g, bool subtree)
  * na + 1 + i, "inside the group, no '/' seen yet since it last could have ended".
  */
 enum atom_kind { A_CHAR, A_ANY, A_STAR, A_GSTAR, A_GSLASH, A_SET };
+
+/* The atom of each wildcard token. */
+static const enum atom_kind tok_atom[] = {
+	[G_ANY] = A_ANY, [G_STAR] = A_STAR, [G_GSTAR] = A_GSTAR, [G_GSLASH] = A_GSLASH,
+};
 
 struct atom {
 	enum atom_kind kind;
@@ -400,20 +399,11 @@ atoms_build(const struct globre *g, struct atom **out)
 		case G_SEP:
 			a[n++] = (struct atom){ .kind = A_CHAR, .cp = '/' };
 			break;
-		case G_ANY:
-			a[n++] = (struct atom){ .kind = A_ANY };
-			break;
-		case G_STAR:
-			a[n++] = (struct atom){ .kind = A_STAR };
-			break;
-		case G_GSTAR:
-			a[n++] = (struct atom){ .kind = A_GSTAR };
-			break;
-		case G_GSLASH:
-			a[n++] = (struct atom){ .kind = A_GSLASH };
-			break;
 		case G_SET:
 			a[n++] = (struct atom){ .kind = A_SET, .set = t };
+			break;
+		default:
+			a[n++] = (struct atom){ .kind = tok_atom[t->kind] };
 			break;
 		}
 		free(cp);

@@ -97,16 +97,6 @@ symlink_in_path(struct pb *b, const char *target)
 
 /* --- entries ------------------------------------------------------------------------- */
 
-static char *
-strip_globstar_suffix(const char *p)
-{
-	size_t n = strlen(p);
-
-	if (n >= 3 && strcmp(p + n - 3, "/**") == 0)
-		return n == 3 ? xstrdup("/") : xstrndup(p, n - 3);
-	return xstrdup(p);
-}
-
 /* Does the spelling hold a ".." component? */
 static int
 has_dotdot(const char *p)
@@ -192,7 +182,7 @@ expand_list(struct pb *b, const struct path_list *l, const char *what, int deny,
 		char *spelled, *abs;
 		int r;
 
-		spelled = e->literal ? xstrdup(e->path) : strip_globstar_suffix(e->path);
+		spelled = e->literal ? xstrdup(e->path) : glob_strip_globstar(e->path);
 		if ((abs = path_absolute(spelled, home, cwd)) == NULL) {
 			/* An allow that names nothing grants nothing; a deny must not vanish. */
 			if (deny) {
@@ -242,7 +232,7 @@ deny_globs(struct pb *b)
 	for (i = 0; i < l->n; i++) {
 		if (l->v[i].literal)
 			continue;
-		spelled = strip_globstar_suffix(l->v[i].path);
+		spelled = glob_strip_globstar(l->v[i].path);
 		abs = glob_has_magic(spelled) ?
 		    path_absolute(spelled, b->ctx->home, b->ctx->cwd) : NULL;
 		if (abs != NULL) {
@@ -265,7 +255,7 @@ read_rule_covers(struct pb *b, const struct path_entry *e, const char *p)
 	char *spelled, *abs, *n;
 	int hit = 0;
 
-	spelled = e->literal ? xstrdup(e->path) : strip_globstar_suffix(e->path);
+	spelled = e->literal ? xstrdup(e->path) : glob_strip_globstar(e->path);
 	abs = path_absolute(spelled, b->ctx->home, b->ctx->cwd);
 	if (abs == NULL)
 		goto out;
@@ -317,7 +307,7 @@ home_dir_read_denied(struct pb *b, const char *p)
 		for (j = 0; j < allow->n && !reopened; j++) {
 			const struct path_entry *a = &allow->v[j];
 			char *spelled = a->literal ? xstrdup(a->path) :
-			    strip_globstar_suffix(a->path);
+			    glob_strip_globstar(a->path);
 			char *abs, *n;
 
 			if (!a->literal && glob_has_magic(spelled)) {
@@ -393,7 +383,7 @@ plan_user_write(struct pb *b, const struct path_entry *e, size_t idx)
 	for (i = 0; i < user.n; i++)
 		add_write(b, user.v[i], 1);
 	if (glob) {
-		spelled = strip_globstar_suffix(e->path);
+		spelled = glob_strip_globstar(e->path);
 		if ((abs = path_absolute(spelled, b->ctx->home, b->ctx->cwd)) != NULL) {
 			n = path_normalize(abs);
 			strlist_push_owned(&b->absent_writes, n);
@@ -925,17 +915,6 @@ dbind_add(struct pb *b, enum dkind kind, const char *dest, const char *raw)
 	b->ndb++;
 }
 
-static int
-tmpfs_contains(struct pb *b, const char *p)
-{
-	size_t i;
-
-	for (i = 0; i < b->tmpfs_pred.n; i++)
-		if (path_is_under(p, b->tmpfs_pred.v[i]))
-			return 1;
-	return 0;
-}
-
 /*
  * Whether a read-only denied directory's bind may not be the last word on its subtree: a
  * read-deny tmpfs holds it (its bind is dropped, restores happen around it), or a write path
@@ -948,11 +927,12 @@ rodir_unsafe(struct pb *b, const char *dir)
 
 	for (i = 0; i < b->writes.n; i++)
 		if (path_is_strictly_under(b->writes.v[i], dir) &&
-		    tmpfs_contains(b, b->writes.v[i]))
+		    path_under_any(b->writes.v[i], &b->tmpfs_pred))
 			return 1;
 	for (i = 0; i < b->rodirs.n; i++)
 		if (strcmp(b->rodirs.v[i], dir) == 0 &&
-		    (tmpfs_contains(b, dir) || tmpfs_contains(b, b->rodir_raw.v[i])))
+		    (path_under_any(dir, &b->tmpfs_pred) ||
+		    path_under_any(b->rodir_raw.v[i], &b->tmpfs_pred)))
 			return 1;
 	return 0;
 }
@@ -971,7 +951,7 @@ covered_by_rodir(struct pb *b, const char *p)
 			continue;
 		if (rodir_unsafe(b, dir)) {
 			if (strcmp(dir, "/") == 0) {
-				if (!tmpfs_contains(b, p))
+				if (!path_under_any(p, &b->tmpfs_pred))
 					covered = 1;
 				continue;
 			}

@@ -450,6 +450,24 @@ way_to(struct pb *b, const char *path, char **realp, struct strlist *rest, int *
 	return rc;
 }
 
+/* dir (taken) with names->v[from..to) after it, "/" between; "/" for nothing at all. */
+static char *
+names_joined(char *dir, const struct strlist *names, size_t from, size_t to)
+{
+	char *t;
+
+	for (; from < to; from++) {
+		t = xasprintf("%s/%s", dir, names->v[from]);
+		free(dir);
+		dir = t;
+	}
+	if (*dir == '\0') {
+		free(dir);
+		dir = xstrdup("/");
+	}
+	return dir;
+}
+
 /*
  * Where a write to the deny path really lands (resolve before masking): its real path when
  * it exists, else its deepest resolvable ancestor with the missing names re-joined. A
@@ -517,17 +535,7 @@ plan_linux_resolve_deny(struct pb *b, const char *raw, struct strlist *also)
 			if (*rest.v[j] != '\0' && strcmp(rest.v[j], ".") != 0)
 				strlist_push(&names, rest.v[j]);
 		if (names.n < 2 || strcmp(names.v[1], "..") != 0) {
-			answer = real;
-			for (j = 0; j < names.n && j < 2; j++) {
-				char *t = xasprintf("%s/%s", answer, names.v[j]);
-
-				free(answer);
-				answer = t;
-			}
-			if (*answer == '\0') {
-				free(answer);
-				answer = xstrdup("/");
-			}
+			answer = names_joined(real, &names, 0, names.n < 2 ? names.n : 2);
 			goto out;
 		}
 		if (also != NULL) {
@@ -539,17 +547,7 @@ plan_linux_resolve_deny(struct pb *b, const char *raw, struct strlist *also)
 				strlist_push_owned(also, more);
 		}
 		free(onward);
-		onward = real;
-		for (j = 2; j < names.n; j++) {
-			char *t = xasprintf("%s/%s", onward, names.v[j]);
-
-			free(onward);
-			onward = t;
-		}
-		if (*onward == '\0') {
-			free(onward);
-			onward = xstrdup("/");
-		}
+		onward = names_joined(real, &names, 2, names.n);
 	}
 	if (also == NULL)
 		log_debug("where a write to %s would land cannot be settled; masking the "

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "gitconfig.h"
+#include "glob.h"
 #include "log.h"
 #include "path.h"
 #include "plan.h"
@@ -86,45 +87,48 @@ find_ci(int dfd, const char *name, const char *want)
 struct mwalk {
 	struct pb *b;
 	int depth;
-	size_t entries;
-	int truncated;
+	struct glob_budget budget;      /* WGUARD_WALK_MAX entries */
 	struct strlist *out;
 };
+
+/* The type (S_IFDIR, S_IFREG, ...) of the entry de of directory d, links not followed; 0
+ * when it cannot be had. */
+static mode_t
+entry_type(DIR *d, const struct dirent *de)
+{
+	struct stat st;
+
+	if (de->d_type != DT_UNKNOWN)
+		return DTTOIF(de->d_type);
+	return fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 ?
+	    st.st_mode & S_IFMT : 0;
+}
 
 /* One more directory entry read; 0 once the walk's budget is spent. */
 static int
 mwalk_count(struct mwalk *w)
 {
-	if (w->truncated)
+	if (w->budget.truncated)
 		return 0;
-	if (++w->entries > WGUARD_WALK_MAX) {
-		w->truncated = 1;
+	if (++w->budget.entries > w->budget.max) {
+		w->budget.truncated = 1;
 		return 0;
 	}
 	return 1;
 }
 
-/* The entry name of directory d is a directory (links are not: none is followed). */
-static int
-entry_is_dir(DIR *d, const struct dirent *de)
+/* The next entry of d that is a directory (not "." or ".."); every entry read, those two
+ * too, is counted (mwalk_count). NULL at the end, or once the budget is spent. */
+static struct dirent *
+mwalk_next_dir(struct mwalk *w, DIR *d)
 {
-	struct stat st;
+	struct dirent *de;
 
-	if (de->d_type != DT_UNKNOWN)
-		return de->d_type == DT_DIR;
-	return fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    S_ISDIR(st.st_mode);
-}
-
-static int
-entry_is_regular(DIR *d, const struct dirent *de)
-{
-	struct stat st;
-
-	if (de->d_type != DT_UNKNOWN)
-		return de->d_type == DT_REG;
-	return fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    S_ISREG(st.st_mode);
+	while ((de = readdir(d)) != NULL && mwalk_count(w))
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 &&
+		    entry_type(d, de) == S_IFDIR)
+			return de;
+	return NULL;
 }
 
 /* --- git directories ------------------------------------------------------------------ */
@@ -409,10 +413,7 @@ git_modules(struct mwalk *w, int pfd, const char *name, const char *dir, int lev
 	}
 	if ((d = opendir_at(pfd, name)) == NULL)
 		return;
-	while ((de = readdir(d)) != NULL && mwalk_count(w)) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
-		    !entry_is_dir(d, de))
-			continue;
+	while ((de = mwalk_next_dir(w, d)) != NULL) {
 		child = path_join(dir, de->d_name);
 		if (!git_protect(w, dirfd(d), de->d_name, child, NULL, GIT_MODULE, level))
 			git_modules(w, dirfd(d), de->d_name, child, level + 1);
@@ -434,10 +435,7 @@ git_worktrees(struct mwalk *w, int pfd, const char *name, const char *dir, int w
 
 	if ((d = opendir_at(pfd, name)) == NULL)
 		return;
-	while ((de = readdir(d)) != NULL && mwalk_count(w)) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
-		    !entry_is_dir(d, de))
-			continue;
+	while ((de = mwalk_next_dir(w, d)) != NULL) {
 		afd = openat(dirfd(d), de->d_name,
 		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (afd == -1)
@@ -629,32 +627,27 @@ git_globals(struct pb *b, struct strlist *out)
 
 /* --- the walk ------------------------------------------------------------------------- */
 
+/* The directory name in dfd, whose path is path, links not followed. */
 static void
-mwalk_dir(struct mwalk *w, int fd, const char *path, int level)
+mwalk_dir(struct mwalk *w, int dfd, const char *dname, const char *path, int level)
 {
 	struct dirent *de;
 	DIR *d;
 	size_t i;
 
-	if ((d = fdopendir(fd)) == NULL) {
-		close(fd);
+	if ((d = opendir_at(dfd, dname)) == NULL)
 		return;
-	}
-	while ((de = readdir(d)) != NULL) {
+	while ((de = glob_readdir(d, &w->budget)) != NULL) {
 		const char *name = de->d_name;
-		int isdir, cfd;
+		int isdir;
 		char *child, *sub = NULL;
 
-		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-			continue;
-		if (!mwalk_count(w))
-			break;
 		child = path_join(path, name);
 		if (level == 0 && plan_linux_is_kernel_dir(child)) {
 			free(child);
 			continue;
 		}
-		isdir = entry_is_dir(d, de);
+		isdir = entry_type(d, de) == S_IFDIR;
 		/* A dangerous name by the depth rule (wguard.c has the table). */
 		if (dangerous_at(w->depth, name, isdir, level, !w->b->ctx->unguarded) != NULL)
 			strlist_push(w->out, child);
@@ -679,19 +672,13 @@ mwalk_dir(struct mwalk *w, int fd, const char *path, int level)
 		 * with its hooks and core.fsmonitor.
 		 */
 		if (level <= w->depth - 2 && !isdir && strcmp(name, ".git") == 0 &&
-		    entry_is_regular(d, de))
+		    entry_type(d, de) == S_IFREG)
 			strlist_push(w->out, child);
 		/* No links followed, node_modules skipped, .git handled above. */
 		if (isdir && level + 1 <= w->depth - 1 && strcmp(name, "node_modules") != 0 &&
-		    strcasecmp(name, ".git") != 0) {
-			cfd = openat(dirfd(d), name,
-			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (cfd != -1)
-				mwalk_dir(w, cfd, child, level + 1);
-		}
+		    strcasecmp(name, ".git") != 0)
+			mwalk_dir(w, dirfd(d), name, child, level + 1);
 		free(child);
-		if (w->truncated)
-			break;
 	}
 	closedir(d);
 }
@@ -709,7 +696,7 @@ mwalk_merge(struct mwalk *w, const char *root, struct strlist *found, struct str
 	size_t i;
 
 	/* Never run with what a padded directory let it find (fail closed). */
-	if (w->truncated) {
+	if (w->budget.truncated) {
 		diags_add(w->b->errs, "the search for protected files under %s stopped after "
 		    "%d entries: lower mandatoryDenySearchDepth (now %d), or narrow allowWrite "
 		    "to the directories the command needs", root, WGUARD_WALK_MAX, w->depth);
@@ -730,6 +717,7 @@ mwalk_init(struct mwalk *w, struct pb *b, struct strlist *found)
 	w->b = b;
 	w->depth = b->s->deny_search_depth > 0 ? b->s->deny_search_depth : WGUARD_DEPTH_DEFAULT;
 	w->out = found;
+	w->budget.max = WGUARD_WALK_MAX;
 }
 
 static void
@@ -737,13 +725,9 @@ mandatory_walk(struct pb *b, const char *root, struct strlist *out)
 {
 	struct strlist found = { 0 };
 	struct mwalk w;
-	int fd;
 
 	mwalk_init(&w, b, &found);
-	fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd == -1)
-		return;
-	mwalk_dir(&w, fd, root, 0);
+	mwalk_dir(&w, AT_FDCWD, root, root, 0);
 	mwalk_merge(&w, root, &found, out);
 }
 
@@ -805,8 +789,7 @@ plan_linux_mandatory_denies(struct pb *b, const struct strlist *roots, struct st
 struct lwalk {
 	struct pb *b;
 	const char *why;                /* the protected directory's reason */
-	size_t entries;
-	int truncated;
+	struct glob_budget budget;      /* WGUARD_WALK_MAX entries */
 	struct strlist links;           /* the links found, by their real path */
 };
 
@@ -828,26 +811,18 @@ hardlink_check(struct pb *b, const char *p, const struct stat *st, const char *w
 	b->bad = 1;
 }
 
+/* The directory name in dfd, whose path is path, links not followed. */
 static void
-lwalk_dir(struct lwalk *w, int fd, const char *path, int level)
+lwalk_dir(struct lwalk *w, int dfd, const char *name, const char *path, int level)
 {
 	struct dirent *de;
 	struct stat st;
 	char *child;
 	DIR *d;
-	int cfd;
 
-	if ((d = fdopendir(fd)) == NULL) {
-		close(fd);
+	if ((d = opendir_at(dfd, name)) == NULL)
 		return;
-	}
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (++w->entries > WGUARD_WALK_MAX) {
-			w->truncated = 1;
-			break;
-		}
+	while ((de = glob_readdir(d, &w->budget)) != NULL) {
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
 			continue;
 		child = path_join(path, de->d_name);
@@ -855,15 +830,9 @@ lwalk_dir(struct lwalk *w, int fd, const char *path, int level)
 			strlist_push(&w->links, child);
 		else if (S_ISREG(st.st_mode))
 			hardlink_check(w->b, child, &st, w->why);
-		else if (S_ISDIR(st.st_mode) && level < LINK_WALK_DEPTH) {
-			cfd = openat(dirfd(d), de->d_name,
-			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (cfd != -1)
-				lwalk_dir(w, cfd, child, level + 1);
-		}
+		else if (S_ISDIR(st.st_mode) && level < LINK_WALK_DEPTH)
+			lwalk_dir(w, dirfd(d), de->d_name, child, level + 1);
 		free(child);
-		if (w->truncated)
-			break;
 	}
 	closedir(d);
 }
@@ -926,7 +895,6 @@ plan_linux_protected_links(struct pb *b)
 	const char *real;
 	size_t i, k;
 	char *why;
-	int fd;
 
 	for (i = 0; i < b->denies.n; i++) {
 		if (strncmp(b->denies.v[i], "/dev/", 5) == 0 ||
@@ -948,14 +916,14 @@ plan_linux_protected_links(struct pb *b)
 		memset(&w, 0, sizeof(w));
 		w.b = b;
 		w.why = why;
-		if ((fd = open(real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) != -1)
-			lwalk_dir(&w, fd, real, 0);
-		if (w.truncated &&
+		w.budget.max = WGUARD_WALK_MAX;
+		lwalk_dir(&w, AT_FDCWD, real, real, 0);
+		if (w.budget.truncated &&
 		    (plan_linux_within_write(b, real) || holds_write(b, real) != NULL)) {
 			diags_add(b->errs, "the search for links in %s (%s) stopped after %d "
 			    "entries: deny a smaller directory", real, why, WGUARD_WALK_MAX);
 			b->bad = 1;
-		} else if (w.truncated)
+		} else if (w.budget.truncated)
 			log_warnx("the search for links in %s (%s) stopped after %d entries: "
 			    "what links beyond lead to is not protected", real, why,
 			    WGUARD_WALK_MAX);

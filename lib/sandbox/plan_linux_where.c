@@ -31,12 +31,7 @@ plan_linux_is_kernel_dir(const char *p)
 int
 plan_linux_within_write(struct pb *b, const char *p)
 {
-	size_t i;
-
-	for (i = 0; i < b->writes.n; i++)
-		if (path_is_under(p, b->writes.v[i]))
-			return 1;
-	return 0;
+	return path_under_any(p, &b->writes);
 }
 
 /* Is location beneath a read-deny tmpfs and not bound back since (bwrap: last mount wins)? */

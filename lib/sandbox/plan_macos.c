@@ -99,9 +99,9 @@ split_list(const struct path_list *l, bool dedup, struct strlist *spelled,
 		}
 		if (dedup)
 			plan_macos_set_add_owned(spelled,
-			    plan_macos_strip_globstar(l->v[i].path));
+			    glob_strip_globstar(l->v[i].path));
 		else
-			strlist_push_owned(spelled, plan_macos_strip_globstar(l->v[i].path));
+			strlist_push_owned(spelled, glob_strip_globstar(l->v[i].path));
 	}
 }
 
@@ -120,7 +120,7 @@ cover_of(const struct mb *b, const char *p, bool literal)
 
 	if (literal)
 		return (struct cover){ plan_macos_normalize_for_sandbox(b, p, true), false };
-	stripped = plan_macos_strip_globstar(p);
+	stripped = glob_strip_globstar(p);
 	if (glob_has_magic(stripped)) {
 		c.rule = plan_macos_normalize_for_sandbox(b, stripped, false);
 		c.glob = true;
@@ -185,7 +185,7 @@ home_write_paths(const struct mb *b, struct strlist *out)
 			    plan_macos_normalize_for_sandbox(b, ar->v[i].path, true));
 			continue;
 		}
-		stripped = plan_macos_strip_globstar(ar->v[i].path);
+		stripped = glob_strip_globstar(ar->v[i].path);
 		if (!glob_has_magic(stripped))
 			strlist_push_owned(&reopened, plan_macos_normalize_for_sandbox(b,
 			    stripped, true));

@@ -58,7 +58,6 @@ char *plan_macos_js_join(const char *a, const char *b);
 char *plan_macos_js_dirname(const char *p);
 char *plan_macos_js_basename(const char *p);
 void plan_macos_ancestors(const char *p, struct strlist *out);
-char *plan_macos_strip_globstar(const char *p);
 bool plan_macos_starts_with(const char *s, const char *prefix);
 char *plan_macos_normalize_for_sandbox(const struct mb *b, const char *spelling, bool literal);
 void plan_macos_add_spelled(const struct mb *b, struct ments *l, const char *spelling);

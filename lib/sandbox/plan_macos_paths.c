@@ -235,18 +235,6 @@ collapse_interior(const char *p)
 	return b;
 }
 
-/* A trailing "**" component dropped (a directory and all beneath it is the directory);
- * an empty rest is "/". */
-char *
-plan_macos_strip_globstar(const char *p)
-{
-	size_t len = strlen(p);
-
-	if (len >= 3 && strcmp(p + len - 3, "/**") == 0)
-		return len == 3 ? xstrdup("/") : xstrndup(p, len - 3);
-	return xstrdup(p);
-}
-
 static bool
 is_absence(int err)
 {
@@ -493,7 +481,7 @@ void
 plan_macos_literal_readings(const struct mb *b, const char *spelling, enum kind k,
     struct ments *out)
 {
-	char *stripped = plan_macos_strip_globstar(spelling), *expanded, *abs, *spelled,
+	char *stripped = glob_strip_globstar(spelling), *expanded, *abs, *spelled,
 	    *copy, *tok;
 	struct parts pp = { 0 };
 	size_t *glob_at, nglob = 0, i, first, last;

@@ -32,53 +32,26 @@ static const char *const dangerous_dirs[] = {
 char *
 plan_macos_json_quote(const char *s)
 {
+	static const char hex[] = "0123456789abcdef";
 	size_t len = strlen(s), o = 0;
 	char *out = xmalloc(len * 6 + 3);
+	int e;
 
 	out[o++] = '"';
 	for (; *s != '\0'; s++) {
 		unsigned char c = (unsigned char)*s;
 
-		switch (c) {
-		case '"':
+		e = c == '"' || c == '\\' ? c : util_escape_letter(c, "bfnrt");
+		if (e != -1) {
 			out[o++] = '\\';
-			out[o++] = '"';
-			break;
-		case '\\':
-			out[o++] = '\\';
-			out[o++] = '\\';
-			break;
-		case '\b':
-			out[o++] = '\\';
-			out[o++] = 'b';
-			break;
-		case '\f':
-			out[o++] = '\\';
-			out[o++] = 'f';
-			break;
-		case '\n':
-			out[o++] = '\\';
-			out[o++] = 'n';
-			break;
-		case '\r':
-			out[o++] = '\\';
-			out[o++] = 'r';
-			break;
-		case '\t':
-			out[o++] = '\\';
-			out[o++] = 't';
-			break;
-		default:
-			if (c < 0x20) {
-				static const char hex[] = "0123456789abcdef";
-
-				memcpy(out + o, "\\u00", 4);
-				o += 4;
-				out[o++] = hex[c >> 4];
-				out[o++] = hex[c & 15];
-			} else
-				out[o++] = (char)c;
-		}
+			out[o++] = (char)e;
+		} else if (c < 0x20) {
+			memcpy(out + o, "\\u00", 4);
+			o += 4;
+			out[o++] = hex[c >> 4];
+			out[o++] = hex[c & 15];
+		} else
+			out[o++] = (char)c;
 	}
 	out[o++] = '"';
 	out[o] = '\0';
@@ -132,29 +105,16 @@ filter_of(const char *what, const char *value)
 	return f;
 }
 
-/* An allow: the regex of a glob, the subpath of a name. */
+/* An allow: the regex of a glob, the subpath of a name. A deny: a glob's regex takes
+ * everything beneath its matches too, as subpath does. */
 static char *
-path_filter(const struct ment *e)
+entry_filter(const struct ment *e, bool deny)
 {
 	char *re, *f;
 
 	if (!e->glob)
 		return filter_of("subpath", e->path);
-	re = entry_regex(e, false);
-	f = filter_of("regex", re);
-	free(re);
-	return f;
-}
-
-/* A deny: a glob's regex takes everything beneath its matches too, as subpath does. */
-static char *
-deny_filter(const struct ment *e)
-{
-	char *re, *f;
-
-	if (!e->glob)
-		return filter_of("subpath", e->path);
-	re = entry_regex(e, true);
+	re = entry_regex(e, deny);
 	f = filter_of("regex", re);
 	free(re);
 	return f;
@@ -243,18 +203,19 @@ plan_macos_line(struct mb *b, const char *s)
 }
 
 /* One rule for every filter, with the log tag; nothing for no filter (a rule without one
- * would match everything). */
+ * would match everything). The filters are spent: emptied for the next rule. */
 static void
-rule(struct mb *b, const char *action, const char *ops, const struct strlist *filters)
+rule(struct mb *b, const char *action, const char *ops, struct strlist *filters)
 {
 	size_t i;
 
-	if (filters->n == 0)
-		return;
-	strlist_pushf(&b->lines, "(%s %s", action, ops);
-	for (i = 0; i < filters->n; i++)
-		strlist_pushf(&b->lines, "  %s", filters->v[i]);
-	strlist_pushf(&b->lines, "  (with message %s))", b->tag);
+	if (filters->n > 0) {
+		strlist_pushf(&b->lines, "(%s %s", action, ops);
+		for (i = 0; i < filters->n; i++)
+			strlist_pushf(&b->lines, "  %s", filters->v[i]);
+		strlist_pushf(&b->lines, "  (with message %s))", b->tag);
+	}
+	strlist_free(filters);
 }
 
 static void
@@ -275,7 +236,7 @@ move_blocking_filters(const struct ments *entries, struct strlist *set)
 		struct strlist anc = { 0 };
 		char *base = plan_macos_entry_base_dir(e);
 
-		plan_macos_set_add_owned(set, deny_filter(e));
+		plan_macos_set_add_owned(set, entry_filter(e, true));
 		if (e->glob) {
 			if (strcmp(base, "/") == 0) {
 				free(base);
@@ -309,7 +270,7 @@ late_read_denies(const struct readcfg *rc, struct strlist *set, bool *covers_roo
 		struct strlist outs = { 0 };
 
 		if (!d->glob && cred) {
-			plan_macos_set_add_owned(set, deny_filter(d));
+			plan_macos_set_add_owned(set, entry_filter(d, true));
 			continue;
 		}
 		if (!d->glob) {
@@ -318,15 +279,15 @@ late_read_denies(const struct readcfg *rc, struct strlist *set, bool *covers_roo
 				    path_is_strictly_under(d->path, rc->allows.v[j].path))
 					break;
 			if (j < rc->allows.n)
-				plan_macos_set_add_owned(set, deny_filter(d));
+				plan_macos_set_add_owned(set, entry_filter(d, true));
 			continue;
 		}
 		if (plan_macos_entry_matches(d, "/", true))
 			*covers_root = true;
 		for (j = 0; j < rc->allows.n && !cred; j++)
 			if (deny_covers(d, &rc->allows.v[j]))
-				plan_macos_set_add_owned(&outs, path_filter(&rc->allows.v[j]));
-		plan_macos_set_add_owned(set, carve(deny_filter(d), &outs));
+				plan_macos_set_add_owned(&outs, entry_filter(&rc->allows.v[j], false));
+		plan_macos_set_add_owned(set, carve(entry_filter(d, true), &outs));
 		strlist_free(&outs);
 	}
 }
@@ -342,19 +303,16 @@ plan_macos_read_rules(struct mb *b, const struct readcfg *rc)
 	for (i = 0; i < rc->denies.n; i++) {
 		if (strcmp(rc->denies.v[i].path, "/") == 0)
 			denies_root = true;
-		plan_macos_set_add_owned(&set, deny_filter(&rc->denies.v[i]));
+		plan_macos_set_add_owned(&set, entry_filter(&rc->denies.v[i], true));
 	}
 	rule(b, "deny", "file-read*", &set);
-	strlist_free(&set);
 
 	for (i = 0; i < rc->allows.n; i++)
-		plan_macos_set_add_owned(&set, path_filter(&rc->allows.v[i]));
+		plan_macos_set_add_owned(&set, entry_filter(&rc->allows.v[i], false));
 	rule(b, "allow", "file-read*", &set);
-	strlist_free(&set);
 
 	late_read_denies(rc, &set, &covers_root);
 	rule(b, "deny", "file-read*", &set);
-	strlist_free(&set);
 
 	/* A deny of "/" itself would stop the loader before the command runs: the root's
 	 * own entry (its names, not what is beneath them) stays readable. */
@@ -367,15 +325,13 @@ plan_macos_read_rules(struct mb *b, const struct readcfg *rc)
 	}
 	move_blocking_filters(&rc->denies, &set);
 	rule(b, "deny", "file-write-unlink file-write-create", &set);
-	strlist_free(&set);
 
 	/* The moves denied above would also stop rm inside the write roots, since a
 	 * specific deny beats a later file-write*: they are allowed there again (and the
 	 * read-denied paths in write roots denied once more at the end). */
 	for (i = 0; i < rc->write_roots.n; i++)
-		plan_macos_set_add_owned(&set, path_filter(&rc->write_roots.v[i]));
+		plan_macos_set_add_owned(&set, entry_filter(&rc->write_roots.v[i], false));
 	rule(b, "allow", "file-write-unlink file-write-create", &set);
-	strlist_free(&set);
 }
 
 /* Read-denied paths inside write roots, and their directories there, kept in place; a
@@ -418,11 +374,11 @@ plan_macos_read_deny_unlink_rules(struct mb *b, const struct readcfg *rc)
 			for (j = 0; j < rc->allows.n && !cred; j++)
 				if (deny_covers(d, &rc->allows.v[j]))
 					plan_macos_set_add_owned(&outs,
-					    path_filter(&rc->allows.v[j]));
+					    entry_filter(&rc->allows.v[j], false));
 			for (j = 0; j < w->n && !cred; j++)
 				if (deny_covers(d, &w->v[j]))
-					plan_macos_set_add_owned(&outs, path_filter(&w->v[j]));
-			plan_macos_set_add_owned(&set, carve(deny_filter(d), &outs));
+					plan_macos_set_add_owned(&outs, entry_filter(&w->v[j], false));
+			plan_macos_set_add_owned(&set, carve(entry_filter(d, true), &outs));
 			if (strcmp(base, "/") != 0) {
 				strlist_push(&dirs, base);
 				plan_macos_ancestors(base, &dirs);
@@ -440,11 +396,11 @@ plan_macos_read_deny_unlink_rules(struct mb *b, const struct readcfg *rc)
 			for (j = 0; j < rc->allows.n && !cred; j++)
 				if (sample_strictly_under(&rc->allows.v[j], d->path))
 					plan_macos_set_add_owned(&outs,
-					    path_filter(&rc->allows.v[j]));
+					    entry_filter(&rc->allows.v[j], false));
 			for (j = 0; j < w->n && !cred; j++)
 				if (sample_strictly_under(&w->v[j], d->path))
-					plan_macos_set_add_owned(&outs, path_filter(&w->v[j]));
-			plan_macos_set_add_owned(&set, carve(deny_filter(d), &outs));
+					plan_macos_set_add_owned(&outs, entry_filter(&w->v[j], false));
+			plan_macos_set_add_owned(&set, carve(entry_filter(d, true), &outs));
 			plan_macos_ancestors(d->path, &dirs);
 		}
 		for (k = 0; k < dirs.n; k++) {
@@ -759,9 +715,8 @@ plan_macos_write_rules(struct mb *b, const struct readcfg *rc,
 	size_t ng, i, k;
 
 	for (i = 0; i < rc->write_roots.n; i++)
-		plan_macos_set_add_owned(&set, path_filter(&rc->write_roots.v[i]));
+		plan_macos_set_add_owned(&set, entry_filter(&rc->write_roots.v[i], false));
 	rule(b, "allow", "file-write*", &set);
-	strlist_free(&set);
 
 	for (i = 0; i < deny_spelled->n; i++)
 		plan_macos_add_spelled(b, &denies, deny_spelled->v[i]);
@@ -787,9 +742,8 @@ plan_macos_write_rules(struct mb *b, const struct readcfg *rc,
 		strlist_free(&p);
 	}
 	for (i = 0; i < rest.n; i++)
-		plan_macos_set_add_owned(&set, deny_filter(&rest.v[i]));
+		plan_macos_set_add_owned(&set, entry_filter(&rest.v[i], true));
 	rule(b, "deny", "file-write*", &set);
-	strlist_free(&set);
 
 	move_blocking_filters(&rest, &set);
 	for (i = 0; i < ng; i++) {
@@ -809,7 +763,6 @@ plan_macos_write_rules(struct mb *b, const struct readcfg *rc,
 		strlist_free(&p);
 	}
 	rule(b, "deny", "file-write-unlink file-write-create", &set);
-	strlist_free(&set);
 
 	for (i = 0; i < ng; i++) {
 		free(groups[i].dir);

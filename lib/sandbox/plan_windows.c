@@ -285,20 +285,12 @@ deny_add(struct plan_windows *p, const struct wpath *w, unsigned rights)
 	free(parent);
 }
 
+/* Whether p is in relation rel (path_is_under, path_equal) to an entry of l. */
 static int
-under_any(const char *p, const struct wlist *l)
+any_entry(const char *p, const struct wlist *l, int (*rel)(const char *, const char *))
 {
 	for (size_t i = 0; i < l->n; i++)
-		if (path_is_under(p, l->v[i].path))
-			return 1;
-	return 0;
-}
-
-static int
-equal_any(const char *p, const struct wlist *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (path_equal(p, l->v[i].path))
+		if (rel(p, l->v[i].path))
 			return 1;
 	return 0;
 }
@@ -320,7 +312,7 @@ missing_denies(struct wlist *dr, struct wlist *dw, const struct wlist *write)
 				i++;
 				continue;
 			}
-			if (!under_any(e->path, write)) {
+			if (!any_entry(e->path, write, path_is_under)) {
 				log_debug("plan: %s is missing and not writable: no entry",
 				    e->path);
 				free(e->path);
@@ -371,8 +363,7 @@ struct mwalk {
 	struct wb *b;
 	struct wlist *out;
 	int depth;
-	size_t entries;
-	int truncated;
+	struct glob_budget budget;
 };
 
 /* Through links, as the C runtime's stat on Windows goes through a junction: a linked
@@ -406,16 +397,10 @@ git_subdirs(struct mwalk *w, const char *dir, int worktrees, int level)
 
 	if (level > GIT_NEST_MAX || (d = opendir(dir)) == NULL)
 		return;
-	while ((de = readdir(d)) != NULL && !w->truncated) {
+	while ((de = glob_readdir(d, &w->budget)) != NULL) {
 		char *child, *head, *cfg;
 		int exists, hx, cx;
 
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (++w->entries > WGUARD_WALK_MAX) {
-			w->truncated = 1;
-			break;
-		}
 		child = path_join(dir, de->d_name);
 		if (is_dir_path(child, &exists)) {
 			head = path_join(child, "HEAD");
@@ -480,17 +465,11 @@ mwalk_dir(struct mwalk *w, const char *dir, int level)
 
 	if ((d = opendir(dir)) == NULL)
 		return;
-	while ((de = readdir(d)) != NULL && !w->truncated) {
+	while ((de = glob_readdir(d, &w->budget)) != NULL) {
 		const char *name = de->d_name;
 		char *child;
 		int isdir, exists;
 
-		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-			continue;
-		if (++w->entries > WGUARD_WALK_MAX) {
-			w->truncated = 1;
-			break;
-		}
 		child = path_join(dir, name);
 		isdir = is_dir_path(child, &exists);
 		for (size_t i = 0; exists && i < wguard_nnames; i++) {
@@ -581,6 +560,7 @@ mandatory_denies(struct wb *b, const struct wlist *write, struct wlist *dw)
 	memset(&w, 0, sizeof(w));
 	w.b = b;
 	w.out = &found;
+	w.budget.max = WGUARD_WALK_MAX;
 	w.depth = b->s->deny_search_depth > 0 ? b->s->deny_search_depth :
 	    WGUARD_DEPTH_DEFAULT;
 	for (i = 0; i < write->n; i++)
@@ -591,13 +571,13 @@ mandatory_denies(struct wb *b, const struct wlist *write, struct wlist *dw)
 	if (write->n > 0 && b->ctx->cwd != NULL &&
 	    (cwd = path_resolve(b->ctx->cwd)) != NULL)
 		wlist_push(&roots, cwd, 1, 1);
-	for (i = 0; i < roots.n && !w.truncated; i++)
+	for (i = 0; i < roots.n && !w.budget.truncated; i++)
 		mwalk_dir(&w, roots.v[i].path, 0);
 	/* A write root in a git directory (.git\hooks, .git itself): that directory's
 	 * files, which no walk beneath a root meets. */
-	for (i = 0; i < write->n && !w.truncated; i++)
+	for (i = 0; i < write->n && !w.budget.truncated; i++)
 		git_above(&w, write->v[i].path);
-	if (w.truncated) {
+	if (w.budget.truncated) {
 		diags_add(b->errs, "the search for protected files under the write roots "
 		    "stopped after %d entries: lower mandatoryDenySearchDepth (now %d), or "
 		    "narrow allowWrite to the directories the command needs",
@@ -608,7 +588,7 @@ mandatory_denies(struct wb *b, const struct wlist *write, struct wlist *dw)
 	if (found.n > 1)
 		qsort(found.v, found.n, sizeof(*found.v), wpath_cmp);
 	for (i = 0; i < found.n; i++)
-		if (under_any(found.v[i].path, write))
+		if (any_entry(found.v[i].path, write, path_is_under))
 			wlist_push(dw, xstrdup(found.v[i].path), found.v[i].dir,
 			    found.v[i].exists);
 	wlist_free(&found);
@@ -623,7 +603,7 @@ settings_file_deny(struct wb *b, const struct wlist *write, struct wlist *dw)
 
 	if (sp == NULL || (r = path_resolve(sp)) == NULL)
 		return;
-	if (under_any(r, write))
+	if (any_entry(r, write, path_is_under))
 		wlist_push(dw, r, 0, 1);
 	else
 		free(r);
@@ -653,7 +633,7 @@ plan_windows_build(const struct settings *s, const struct plan_ctx *ctx,
 	/* A credentials file is read-denied like denyRead, and ranks above every grant: one
 	 * at or beneath it is not made at all, as the reference has it. */
 	for (i = 0; i < ar.n; i++)
-		if (under_any(ar.v[i].path, &cd))
+		if (any_entry(ar.v[i].path, &cd, path_is_under))
 			log_debug("plan: allowRead %s is at or beneath a credentials file: no "
 			    "grant", ar.v[i].path);
 		else
@@ -661,13 +641,13 @@ plan_windows_build(const struct settings *s, const struct plan_ctx *ctx,
 	for (i = 0; i < cd.n; i++)
 		wlist_push(&dr, xstrdup(cd.v[i].path), cd.v[i].dir, cd.v[i].exists);
 	for (i = 0; i < aw.n; i++) {
-		if (under_any(aw.v[i].path, &cd)) {
+		if (any_entry(aw.v[i].path, &cd, path_is_under)) {
 			log_debug("plan: allowWrite %s is at or beneath a credentials file: no "
 			    "grant", aw.v[i].path);
 			continue;
 		}
 		/* denyWrite ranks above allowWrite: at or beneath one, a write grant reads. */
-		if (under_any(aw.v[i].path, &dw)) {
+		if (any_entry(aw.v[i].path, &dw, path_is_under)) {
 			log_debug("plan: allowWrite %s is at or beneath a denyWrite: read only",
 			    aw.v[i].path);
 			wlist_push(&read, xstrdup(aw.v[i].path), aw.v[i].dir, 1);
@@ -692,7 +672,8 @@ plan_windows_build(const struct settings *s, const struct plan_ctx *ctx,
 	for (i = 0; i < dr.n; i++) {
 		/* An allow at the denied path itself ranks above the deny (and beneath it,
 		 * Windows' own order does it). */
-		if (equal_any(dr.v[i].path, &read) || equal_any(dr.v[i].path, &write)) {
+		if (any_entry(dr.v[i].path, &read, path_equal) ||
+		    any_entry(dr.v[i].path, &write, path_equal)) {
 			log_debug("plan: denyRead %s is also allowed: no read deny",
 			    dr.v[i].path);
 			continue;

@@ -137,20 +137,8 @@ read_string(struct reader *r)
 		case '"': case '\\': case '/':
 			out[o++] = *r->p;
 			break;
-		case 'b':
-			out[o++] = '\b';
-			break;
-		case 'f':
-			out[o++] = '\f';
-			break;
-		case 'n':
-			out[o++] = '\n';
-			break;
-		case 'r':
-			out[o++] = '\r';
-			break;
-		case 't':
-			out[o++] = '\t';
+		case 'b': case 'f': case 'n': case 'r': case 't':
+			out[o++] = (char)util_escape_value(*r->p, "bfnrt");
 			break;
 		case 'u': {
 			uint32_t v = 0;

@@ -465,18 +465,13 @@ wguard_decode(const char *buf, size_t len, struct wguard *g, char *err, size_t e
 			strlist_push(&g->globs_why, f2);
 			break;
 		case 'R':
-			if (!wg_path_ok(f1)) {
-				snprintf(err, errlen, "record %zu: malformed path", records);
-				goto bad;
-			}
-			strlist_push(&g->roots, f1);
-			break;
 		case 'A':
 			if (!wg_path_ok(f1)) {
-				snprintf(err, errlen, "record %zu: malformed write root", records);
+				snprintf(err, errlen, "record %zu: malformed %s", records,
+				    tag == 'R' ? "path" : "write root");
 				goto bad;
 			}
-			strlist_push(&g->writable, f1);
+			strlist_push(tag == 'R' ? &g->roots : &g->writable, f1);
 			break;
 		case 'B':
 		case 'C':
@@ -687,6 +682,18 @@ wg_dir_of(const char *path, const char *comp, char *buf, size_t size)
 	return buf;
 }
 
+/* The component of a path at c or after its slashes, *len its length; NULL at the end. */
+static const char *
+wg_component(const char *c, size_t *len)
+{
+	while (*c == '/')
+		c++;
+	if (*c == '\0')
+		return NULL;
+	*len = strcspn(c, "/");
+	return c;
+}
+
 /*
  * Is dir inside a git directory by its place: below a component ".git", or below a
  * "modules" or "worktrees" of a git directory (a submodule's or a linked worktree's git
@@ -696,25 +703,18 @@ static bool
 wg_gitctx_named(const struct wguard_fs *fs, const char *dir)
 {
 	char parent[4096];
-	const char *c = dir, *e;
+	const char *c = dir;
 	size_t len;
 
-	for (;;) {
-		while (*c == '/')
-			c++;
-		if (*c == '\0')
-			return false;
-		for (e = c; *e != '\0' && *e != '/'; e++)
-			;
-		len = (size_t)(e - c);
+	for (; (c = wg_component(c, &len)) != NULL; c += len) {
 		if (wg_ceq(c, len, ".git", 4))
 			return true;
 		if ((wg_ceq(c, len, "modules", 7) || wg_ceq(c, len, "worktrees", 9)) &&
 		    wg_dir_of(dir, c, parent, sizeof(parent)) != NULL &&
 		    fs->is_git_dir(fs->arg, parent) != 0)
 			return true;
-		c = e;
 	}
+	return false;
 }
 
 /* Does git state live in dir: a git directory, or inside one? */
@@ -775,14 +775,8 @@ wg_git(const struct wguard *g, const struct wguard_fs *fs, const char *path, enu
 	if (op != WG_CREATE && strcasecmp(last, ".git") == 0 &&
 	    wg_dir_of(path, last, dir, sizeof(dir)) != NULL && fs->predates(fs->arg, dir))
 		return WHY_DOTGIT;
-	for (;; c = e) {
-		while (*c == '/')
-			c++;
-		if (*c == '\0')
-			return NULL;
-		for (e = c; *e != '\0' && *e != '/'; e++)
-			;
-		len = (size_t)(e - c);
+	for (; (c = wg_component(c, &len)) != NULL; c = e) {
+		e = c + len;
 		if (!wg_ceq(c, len, "hooks", 5) && (*e != '\0' ||
 		    (!wg_ceq(c, len, "config", 6) && !wg_ceq(c, len, "config.worktree", 15) &&
 		    !wg_ceq(c, len, "commondir", 9) && !wg_ceq(c, len, "gitdir", 6))))
@@ -818,6 +812,7 @@ wg_git(const struct wguard *g, const struct wguard_fs *fs, const char *path, enu
 		}
 		return op == WG_WRITE || users ? WHY_POINTER : NULL;
 	}
+	return NULL;
 }
 
 /* The denyWrite glob path matches, or lies under a match of. */
@@ -869,10 +864,8 @@ wguard_readonly_why(const struct wguard *g, const char *path)
 			return g->absent_why.v[i];
 	if (g->writable.n == 0)
 		return "read-only file system";
-	for (i = 0; i < g->writable.n; i++)
-		if (path_is_under(path, g->writable.v[i]))
-			return "a read-only mount inside allowWrite";
-	return "not in allowWrite";
+	return path_under_any(path, &g->writable) ? "a read-only mount inside allowWrite" :
+	    "not in allowWrite";
 }
 
 #define WAY_GITCFG      "allowGitConfig allows it"

@@ -36,55 +36,6 @@ static const char *const ca_vars[] = {
 	"CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE", "NIX_SSL_CERT_FILE", NULL
 };
 
-/* memset that the compiler keeps (explicit_bzero is not on every system ca.c builds on). */
-static void
-ca_wipe(void *p, size_t n)
-{
-	volatile unsigned char *v = p;
-
-	while (n-- > 0)
-		*v++ = 0;
-}
-
-/* A whole file, NULL with errno. */
-static char *
-ca_read(const char *path, size_t *len)
-{
-	struct buf b = { 0 };
-	char chunk[8192], *out;
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY), e;
-
-	if (fd == -1)
-		return NULL;
-	for (;;) {
-		n = read(fd, chunk, sizeof(chunk));
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0 || b.len + (size_t)n > CA_FILE_MAX)
-			break;
-		buf_add(&b, chunk, (size_t)n);
-	}
-	e = n == 0 ? 0 : n == -1 ? errno : EFBIG;
-	close(fd);
-	ca_wipe(chunk, sizeof(chunk));
-	if (e != 0) {
-		if (b.p != NULL)
-			ca_wipe(b.p, b.cap);
-		buf_free(&b);
-		errno = e;
-		return NULL;
-	}
-	out = xmalloc(b.len + 1);
-	memcpy(out, b.p + b.off, b.len);
-	out[b.len] = '\0';
-	*len = b.len;
-	if (b.p != NULL)
-		ca_wipe(b.p, b.cap);
-	buf_free(&b);
-	return out;
-}
-
 /* A path of the settings: relative ones are relative to the launching directory. */
 static char *
 ca_path(const struct launch *l, const char *p)
@@ -116,10 +67,10 @@ ca_setup(struct launch *l)
 	if (t->ca_cert_path != NULL) {
 		cp = ca_path(l, t->ca_cert_path);
 		kp = ca_path(l, t->ca_key_path);
-		if ((cert = ca_read(cp, &clen)) == NULL)
+		if ((cert = util_read_secret_file(cp, CA_FILE_MAX, &clen)) == NULL)
 			log_warnx("%s: network.tlsTerminate.caCertPath %s: %s", ca_source(l), cp,
 			    strerror(errno));
-		else if ((key = ca_read(kp, &klen)) == NULL)
+		else if ((key = util_read_secret_file(kp, CA_FILE_MAX, &klen)) == NULL)
 			log_warnx("%s: network.tlsTerminate.caKeyPath %s: %s", ca_source(l), kp,
 			    strerror(errno));
 		/* A pair that does not make a CA is the user's file too: both are named. */
@@ -183,7 +134,7 @@ ca_add_file(struct buf *b, const char *what, const char *path)
 	size_t len, n;
 	char *text;
 
-	if ((text = ca_read(path, &len)) == NULL) {
+	if ((text = util_read_secret_file(path, CA_FILE_MAX, &len)) == NULL) {
 		log_debug("trust bundle: %s %s: %s: skipped", what, path, strerror(errno));
 		return;
 	}

@@ -28,8 +28,8 @@ struct violations {
 	const struct settings *set;
 	char *command;
 	int fd;                         /* --violations FILE, or -1 */
-	struct decision_reader reader;  /* the proxies' decision log */
-	struct violation_reader sreader; /* the sandbox's own (srt-seccomp --violations-fd) */
+	struct lines reader;  /* the proxies' decision log */
+	struct lines sreader; /* the sandbox's own (srt-seccomp --violations-fd) */
 	char *keep[VIOL_KEEP];
 	size_t nkeep, total;
 	size_t lines;                   /* reported, of VIOL_LINES_MAX */
@@ -256,13 +256,13 @@ violations_add(struct violations *v, const char *line)
 void
 violations_feed(struct violations *v, const char *buf, size_t len)
 {
-	decision_reader_feed(&v->reader, buf, len);
+	lines_feed(&v->reader, buf, len);
 }
 
 void
 violations_feed_sandbox(struct violations *v, const char *buf, size_t len)
 {
-	violation_reader_feed(&v->sreader, buf, len);
+	lines_feed(&v->sreader, buf, len);
 }
 
 /* The last line of a run past the cap: how many were left out. */
@@ -288,8 +288,8 @@ violations_finish(struct violations *v, bool print_block)
 	size_t i, total = 0;
 	char *text, *left = NULL;
 
-	decision_reader_finish(&v->reader);
-	violation_reader_finish(&v->sreader);
+	lines_finish(&v->reader);
+	lines_finish(&v->sreader);
 	if (v->left_out > 0)
 		left = viol_left_out(v);
 	if (!print_block || (v->nkeep == 0 && left == NULL)) {
@@ -331,8 +331,8 @@ violations_free(struct violations *v)
 		free(v->keep[i]);
 	if (v->fd != -1)
 		close(v->fd);
-	decision_reader_free(&v->reader);
-	violation_reader_free(&v->sreader);
+	lines_free(&v->reader);
+	lines_free(&v->sreader);
 	free(v->command);
 	free(v);
 }

@@ -32,24 +32,24 @@ check(void *arg, const struct decision *d)
 static void
 record(void *arg, const struct decision *d)
 {
-	struct decision_reader r;
+	struct lines r;
 	struct again a = { 0, *d };
 	struct buf b = { 0 };
 
 	(void)arg;
 	decision_format(&b, d);
 	decision_reader_init(&r, check, &a);
-	decision_reader_feed(&r, b.p, b.len);
-	if (a.n != 1 || r.lines.malformed != 0 || r.lines.oversized != 0)
+	lines_feed(&r, b.p, b.len);
+	if (a.n != 1 || r.malformed != 0 || r.oversized != 0)
 		abort();
-	decision_reader_free(&r);
+	lines_free(&r);
 	buf_free(&b);
 }
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct decision_reader r;
+	struct lines r;
 	size_t off = 0, piece;
 
 	log_init("fuzz_decision", 0, 1);
@@ -58,11 +58,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		piece = 1 + (off * 2654435761u >> 7) % 64;
 		if (piece > size - off)
 			piece = size - off;
-		decision_reader_feed(&r, (const char *)data + off, piece);
+		lines_feed(&r, (const char *)data + off, piece);
 		off += piece;
 	}
-	r.lines.malformed = r.lines.oversized = 0;  /* no warning on every input */
-	decision_reader_finish(&r);
-	decision_reader_free(&r);
+	r.malformed = r.oversized = 0;  /* no warning on every input */
+	lines_finish(&r);
+	lines_free(&r);
 	return 0;
 }

@@ -40,15 +40,15 @@ check(void *arg, const struct violation *v)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct violation_reader r;
+	struct lines r;
 
 	violation_reader_init(&r, check, NULL);
 	/* In two pieces, as a pipe may deliver them. */
-	violation_reader_feed(&r, (const char *)data, size / 2);
-	violation_reader_feed(&r, (const char *)data + size / 2, size - size / 2);
-	violation_reader_feed(&r, "\n", 1);  /* the last line, unfinished */
-	r.lines.malformed = r.lines.oversized = 0;  /* finish would warn on stderr */
-	violation_reader_finish(&r);
-	violation_reader_free(&r);
+	lines_feed(&r, (const char *)data, size / 2);
+	lines_feed(&r, (const char *)data + size / 2, size - size / 2);
+	lines_feed(&r, "\n", 1);  /* the last line, unfinished */
+	r.malformed = r.oversized = 0;  /* finish would warn on stderr */
+	lines_finish(&r);
+	lines_free(&r);
 	return 0;
 }

@@ -577,7 +577,7 @@ test_jwt(void)
 	    st.n == 2 && strcmp(st.v[0].real, "alice") == 0 && strcmp(st.v[1].real, tok) == 0,
 	    "maskClaims: the string claim sub, then the whole token, are registered");
 	d = strchr(buf_str(&out), '.');
-	cred_b64url_decode(d + 1, (size_t)(strrchr(d, '.') - d - 1), &dec);
+	buf_add_unbase64(&dec, d + 1, (size_t)(strrchr(d, '.') - d - 1), true);
 	want = xasprintf("{\"sub\":\"%s\",\"aud\":\"x\",\"n\":5,\"exp\":1}", st.v[0].sentinel);
 	ok(strcmp(buf_str(&dec), want) == 0 && strncmp(buf_str(&out), tok, 37) == 0 &&
 	    strcmp(strrchr(buf_str(&out), '.'), ".c3J0LWZha2U") == 0,

@@ -38,7 +38,7 @@ static void
 test_round_trip(void)
 {
 	struct decision d;
-	struct decision_reader r;
+	struct lines r;
 	struct got g = { 0 };
 	struct buf b = { 0 };
 	int i;
@@ -62,8 +62,8 @@ test_round_trip(void)
 	    "one line: %.*s", (int)b.len - 1, b.p);
 	decision_reader_init(&r, collect, &g);
 	/* In pieces, as a pipe delivers it. */
-	decision_reader_feed(&r, b.p, 10);
-	decision_reader_feed(&r, b.p + 10, b.len - 10);
+	lines_feed(&r, b.p, 10);
+	lines_feed(&r, b.p + 10, b.len - 10);
 	ok(g.n == 1 && strcmp(g.host, "example.com") == 0 && g.last.port == 443 &&
 	    g.last.verdict == VERDICT_DENY && g.rule_null && g.last.status == 403 &&
 	    g.last.bytes_up == 1ull << 40 && g.last.bytes_down == 7 &&
@@ -77,7 +77,7 @@ test_round_trip(void)
 		d.status = -1;
 		d.rule = "*.example.com";
 		decision_format(&b, &d);
-		decision_reader_feed(&r, b.p, b.len);
+		lines_feed(&r, b.p, b.len);
 		ok(g.last.verdict == (enum verdict)v && g.last.status == -1 &&
 		    strcmp(g.rule, "*.example.com") == 0, "verdict %s read back",
 		    verdict_name((enum verdict)v));
@@ -86,13 +86,13 @@ test_round_trip(void)
 	buf_reset(&b);
 	d.verdict = VERDICT_DENY;
 	decision_format(&b, &d);
-	decision_reader_feed(&r, b.p, b.len);
+	lines_feed(&r, b.p, b.len);
 	ok(strstr(buf_str(&b), "\"request\"") == NULL && strcmp(g.request, "(null)") == 0,
 	    "no request member unless there is one");
 	buf_reset(&b);
 	d.request = "PUT http://127.0.0.1:9/b/p?\xe2\x80\xa6";
 	decision_format(&b, &d);
-	decision_reader_feed(&r, b.p, b.len);
+	lines_feed(&r, b.p, b.len);
 	ok(strcmp(g.request, d.request) == 0, "request read back: %s", g.request);
 	buf_reset(&b);
 	buf_adds(&b, "{\"time\":\"2025-01-31T12:00:00.123Z\",\"protocol\":\"http\","
@@ -100,23 +100,23 @@ test_round_trip(void)
 	    "\"reason\":null,\"route\":null,\"request\":5,\"status\":null,\"bytes_up\":0,"
 	    "\"bytes_down\":0,\"duration_ms\":0}\n");
 	i = g.n;
-	decision_reader_feed(&r, b.p, b.len);
-	ok(g.n == i && r.lines.malformed == 1, "a request that is not a string: malformed");
-	r.lines.malformed = 0;
+	lines_feed(&r, b.p, b.len);
+	ok(g.n == i && r.malformed == 1, "a request that is not a string: malformed");
+	r.malformed = 0;
 	d.request = NULL;
 	buf_reset(&b);
 	d.verdict = VERDICT_NONE;
 	decision_format(&b, &d);
 	ok(strstr(buf_str(&b), "\"verdict\":\"deny\"") != NULL, "an undecided record is "
 	    "written as deny");
-	decision_reader_finish(&r);
-	decision_reader_free(&r);
+	lines_finish(&r);
+	lines_free(&r);
 	buf_free(&b);
 }
 
 /* Run finish with stderr in a file; returns what it wrote. */
 static char *
-finish_output(struct decision_reader *r)
+finish_output(struct lines *r)
 {
 	char path[] = "/tmp/test_decision.XXXXXX", *text = NULL;
 	int fd = mkstemp(path), saved = dup(2);
@@ -124,7 +124,7 @@ finish_output(struct decision_reader *r)
 
 	fflush(stderr);
 	dup2(fd, 2);
-	decision_reader_finish(r);
+	lines_finish(r);
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
@@ -159,27 +159,27 @@ test_bad_lines(void)
 	    "\"host\":\"good.example\",\"port\":80,\"verdict\":\"deny\",\"rule\":null,"
 	    "\"reason\":null,\"route\":null,\"status\":403,\"bytes_up\":0,\"bytes_down\":0,"
 	    "\"duration_ms\":0}\n";
-	struct decision_reader r;
+	struct lines r;
 	struct got g = { 0 };
 	char *big, *out;
 	size_t i;
 
 	decision_reader_init(&r, collect, &g);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		decision_reader_feed(&r, bad[i], strlen(bad[i]));
-		decision_reader_feed(&r, "\n", 1);
+		lines_feed(&r, bad[i], strlen(bad[i]));
+		lines_feed(&r, "\n", 1);
 	}
 	/* A line longer than any record, in pieces, then a good one. */
 	big = xmalloc(DECISION_LINE_MAX / 4);
 	memset(big, 'x', DECISION_LINE_MAX / 4);
 	for (i = 0; i < 5; i++)
-		decision_reader_feed(&r, big, DECISION_LINE_MAX / 4);
-	decision_reader_feed(&r, "\n", 1);
-	decision_reader_feed(&r, good, sizeof(good) - 1);
+		lines_feed(&r, big, DECISION_LINE_MAX / 4);
+	lines_feed(&r, "\n", 1);
+	lines_feed(&r, good, sizeof(good) - 1);
 	ok(g.n == 1 && strcmp(g.host, "good.example") == 0,
 	    "good lines are read between bad ones");
-	ok(r.lines.malformed == sizeof(bad) / sizeof(bad[0]) && r.lines.oversized == 1,
-	    "bad lines counted: %zu malformed, %zu over-long", r.lines.malformed, r.lines.oversized);
+	ok(r.malformed == sizeof(bad) / sizeof(bad[0]) && r.oversized == 1,
+	    "bad lines counted: %zu malformed, %zu over-long", r.malformed, r.oversized);
 	out = finish_output(&r);
 	ok(strstr(out, "7 malformed and 1 over-long lines") != NULL &&
 	    strstr(out, "not JSON") != NULL && strchr(out, '\n') == out + strlen(out) - 1,
@@ -189,7 +189,7 @@ test_bad_lines(void)
 	ok(*out == '\0', "and only once");
 	free(out);
 	free(big);
-	decision_reader_free(&r);
+	lines_free(&r);
 }
 
 int

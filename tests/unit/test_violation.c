@@ -44,17 +44,17 @@ collect(void *arg, const struct violation *v)
 static void
 round_trip(const struct violation *v, struct got *g, struct buf *b)
 {
-	struct violation_reader r;
+	struct lines r;
 
 	buf_reset(b);
 	violation_format(b, v);
 	memset(g, 0, sizeof(*g));
 	violation_reader_init(&r, collect, g);
 	/* In pieces, as a pipe delivers it. */
-	violation_reader_feed(&r, b->p + b->off, 7);
-	violation_reader_feed(&r, b->p + b->off + 7, b->len - 7);
-	violation_reader_finish(&r);
-	violation_reader_free(&r);
+	lines_feed(&r, b->p + b->off, 7);
+	lines_feed(&r, b->p + b->off + 7, b->len - 7);
+	lines_finish(&r);
+	lines_free(&r);
 }
 
 static void
@@ -177,30 +177,30 @@ test_bad_lines(void)
 	static const char good[] = "{\"time\":\"2025-01-31T12:00:00.123Z\",\"kind\":"
 	    "\"file-write\",\"operation\":\"mkdir\",\"path\":\"/etc/x\",\"reason\":"
 	    "\"not in allowWrite\",\"violation\":\"a line the reader does not take\"}\n";
-	struct violation_reader r;
+	struct lines r;
 	struct got g = { 0 };
 	char *big;
 	size_t i;
 
 	violation_reader_init(&r, collect, &g);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		violation_reader_feed(&r, bad[i], strlen(bad[i]));
-		violation_reader_feed(&r, "\n", 1);
+		lines_feed(&r, bad[i], strlen(bad[i]));
+		lines_feed(&r, "\n", 1);
 	}
 	big = xmalloc(VIOL_RECORD_MAX);
 	memset(big, 'x', VIOL_RECORD_MAX);
-	violation_reader_feed(&r, big, VIOL_RECORD_MAX);
-	violation_reader_feed(&r, big, VIOL_RECORD_MAX);
-	violation_reader_feed(&r, "\n", 1);
-	violation_reader_feed(&r, good, sizeof(good) - 1);
+	lines_feed(&r, big, VIOL_RECORD_MAX);
+	lines_feed(&r, big, VIOL_RECORD_MAX);
+	lines_feed(&r, "\n", 1);
+	lines_feed(&r, good, sizeof(good) - 1);
 	ok(g.n == 1 && strcmp(g.path, "/etc/x") == 0, "a good line is read between bad ones");
 	ok(strcmp(g.line, "deny file-write /etc/x (not in allowWrite)") == 0,
 	    "its line is built from its fields, not taken: %s", g.line);
-	ok(r.lines.malformed == sizeof(bad) / sizeof(bad[0]) && r.lines.oversized == 1,
-	    "bad lines counted: %zu malformed, %zu over-long", r.lines.malformed, r.lines.oversized);
-	violation_reader_finish(&r);
-	ok(r.lines.malformed == 0 && r.lines.oversized == 0, "finish warns once and forgets");
-	violation_reader_free(&r);
+	ok(r.malformed == sizeof(bad) / sizeof(bad[0]) && r.oversized == 1,
+	    "bad lines counted: %zu malformed, %zu over-long", r.malformed, r.oversized);
+	lines_finish(&r);
+	ok(r.malformed == 0 && r.oversized == 0, "finish warns once and forgets");
+	lines_free(&r);
 	free(big);
 }
 
