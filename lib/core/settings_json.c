@@ -27,6 +27,13 @@ jadd(cJSON *obj, const char *key, cJSON *item)
 		fatalx("out of memory");
 }
 
+/* A setting's object when the file has the setting (its fields to come), else NULL. */
+static cJSON *
+jobject_if(bool present)
+{
+	return present ? jcheck(cJSON_CreateObject()) : NULL;
+}
+
 /* key: v, when v is set (a field the file left out stays out). */
 static void
 jadd_set(cJSON *obj, const char *key, const char *v)
@@ -123,29 +130,26 @@ jnetwork(const struct settings *s, int key)
 	case SN_allowMachLookup:
 		return jstrlist(&s->net.allow_mach_lookup);
 	case SN_mitmProxy:
-		if (!s->net.mitm.present)
-			return NULL;
-		o = jcheck(cJSON_CreateObject());
-		jadd_set(o, "socketPath", s->net.mitm.socket_path);
-		jadd(o, "domains", jstrlist(&s->net.mitm.domains));
+		if ((o = jobject_if(s->net.mitm.present)) != NULL) {
+			jadd_set(o, "socketPath", s->net.mitm.socket_path);
+			jadd(o, "domains", jstrlist(&s->net.mitm.domains));
+		}
 		return o;
 	case SN_parentProxy:
 		/* Only the fields the file set: each one absent falls back to the
 		 * environment. */
-		if (!s->net.parent.present)
-			return NULL;
-		o = jcheck(cJSON_CreateObject());
-		jadd_set(o, "http", s->net.parent.http);
-		jadd_set(o, "https", s->net.parent.https);
-		jadd_set(o, "noProxy", s->net.parent.no_proxy);
+		if ((o = jobject_if(s->net.parent.present)) != NULL) {
+			jadd_set(o, "http", s->net.parent.http);
+			jadd_set(o, "https", s->net.parent.https);
+			jadd_set(o, "noProxy", s->net.parent.no_proxy);
+		}
 		return o;
 	case SN_stripResponseHeaders:
 		return jstrlist(&s->net.strip_headers);
 	case SN_tlsTerminate:
 		/* Only the fields the file set. */
-		if (!s->net.tls.present)
+		if ((o = jobject_if(s->net.tls.present)) == NULL)
 			return NULL;
-		o = jcheck(cJSON_CreateObject());
 		jadd_set(o, "caCertPath", s->net.tls.ca_cert_path);
 		jadd_set(o, "caKeyPath", s->net.tls.ca_key_path);
 		if (s->net.tls.exclude_domains.n > 0)
