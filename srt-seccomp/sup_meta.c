@@ -22,12 +22,6 @@
 #include "srt-seccomp.h"
 #include "supervise.h"
 
-#ifndef STATX_MNT_ID
-#define STATX_MNT_ID		0x00001000U
-#endif
-#ifndef STATX_MNT_ID_UNIQUE
-#define STATX_MNT_ID_UNIQUE	0x00004000U
-#endif
 #ifndef XATTR_NAME_CAPS
 #define XATTR_NAME_CAPS	"security.capability"
 #endif

@@ -232,12 +232,6 @@ open_read_held(struct sup *s, int obj, int dirfd, const char *name, const char *
 
 /* --- the fast way: a new file in a directory held already ------------------------------------ */
 
-#ifndef STATX_MNT_ID
-#define STATX_MNT_ID		0x00001000U
-#endif
-#ifndef STATX_MNT_ID_UNIQUE
-#define STATX_MNT_ID_UNIQUE	0x00004000U
-#endif
 #define BASE_STATX	(STATX_TYPE | STATX_INO | STATX_MNT_ID | STATX_MNT_ID_UNIQUE)
 
 /* A directory may have moved or gone: every held one is let go, and its watches. */

@@ -16,7 +16,15 @@
 #include <linux/limits.h>
 #include <linux/seccomp.h>
 
-struct statx;
+#include <sys/stat.h>
+
+/* The mount ids statx(2) gives (Linux 5.8 and 6.8), for headers older than that. */
+#ifndef STATX_MNT_ID
+#define STATX_MNT_ID		0x00001000U
+#endif
+#ifndef STATX_MNT_ID_UNIQUE
+#define STATX_MNT_ID_UNIQUE	0x00004000U
+#endif
 
 #include "wguard.h"
 #include "srt-seccomp.h"
