@@ -28,7 +28,8 @@
 # the ratio then shows that search, not the guard (the earlier 1.07x to 1.5x did).
 #
 # Without --monitor, three workloads (untar of 20,000 files, `cp -a` of them, a local
-# `git clone` of 5,000 files; issue #29), and for each, beside the ratio:
+# `git clone` of 5,000 files; issue #29), then `make -j2` and `npm install` (below), and
+# for each, beside the ratio:
 #   calls/file  the calls the supervisor decided, per file of the tree (the clone
 #               writes an object for each besides);
 #   sys/call    the supervisor's own system calls per decision (poll and receive
@@ -41,7 +42,7 @@
 #               limit lies between the two.
 #
 # Usage: bench/write.sh [--monitor] [PAIRS]   (SRT_BUILD: the build directory, default
-# ./build; SRT_BENCH_PROFILE=0: no traced run)
+# ./build; SRT_BENCH_PROFILE=0: no traced run; SRT_BENCH_BUILD_PAIRS: pairs of make -j2)
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${SRT_BUILD:-$here/build}/bin
@@ -223,6 +224,138 @@ profile() {
 	    }' "$work/strace"
 }
 
+# Two workloads that build and install rather than copy (issue #29; target: 1.1x each),
+# the build in SRT_BENCH_BUILD_PAIRS pairs (default 5: a run takes tens of seconds here):
+#   make -j2      srt itself, every program (the default target), from a copy of this
+#                 tree (git archive HEAD) in the data, outside the write root, built into
+#                 a build directory in the cwd (make BUILD=...), as a build in the
+#                 sandbox's cwd writes it; gcc's temporary files go to the sandbox's
+#                 TMPDIR, as they would;
+#   npm install   offline, of local tarballs: npm pack of the reference's dependencies
+#                 (build/ref/node_modules) and of the packages npm carries that depend on
+#                 no other and run no install script, into the data; a package.json
+#                 naming each by a file: path, copied into the fresh output directory by
+#                 the run; npm install --offline --ignore-scripts --no-audit --no-fund,
+#                 its cache in the output directory (fresh each run, as on a first
+#                 install).
+# Files, for calls/file: those one unguarded run leaves, counted before the pairs (the
+# build's objects, archives, programs and dependency files; the packages' files, the
+# lock files and the cache's entries).
+build_pairs=${SRT_BENCH_BUILD_PAIRS:-5}
+build_files=0
+npm_files=0
+npm_packages=0
+
+build() { launch "$1" "make -s -j2 -C $work/data/src BUILD=$work/cwd/out/build"; }
+npm_install() {
+	launch "$1" "cd $work/cwd/out && cp $work/data/npm/package.json . &&" \
+	    "npm install --offline --ignore-scripts --no-audit --no-fund --loglevel=error" \
+	    "--cache $work/cwd/out/cache"
+}
+
+# Files one unguarded run of FN leaves: it also warms the caches. Its output is set
+# aside (ext4, above) until both workloads are done. 0: the run failed.
+count_files() {
+	local fn=$1 n=0
+	rm -rf "$work/cwd/out"
+	mkdir -p "$work/cwd/out"
+	if $fn 0 >/dev/null 2>&1; then
+		n=$(find "$work/cwd/out" -type f | wc -l)
+	fi
+	mv "$work/cwd/out" "$work/cwd/counted.$fn"
+	echo "$n"
+}
+
+build_prepare() {
+	mkdir -p "$work/data/src"
+	git -C "$here" archive HEAD 2>/dev/null | tar -C "$work/data/src" -x 2>/dev/null &&
+	    [ -f "$work/data/src/Makefile" ] || return 1
+	command -v make >/dev/null && command -v cc >/dev/null || return 1
+	build_files=$(count_files build)
+	[ "$build_files" -gt 0 ]
+}
+
+npm_prepare() {
+	local d npmdir
+	command -v npm >/dev/null && command -v node >/dev/null || return 1
+	mkdir -p "$work/data/npm/tgz"
+	export npm_config_update_notifier=false
+	# npm's own packages: in node_modules beside npm's directory (bin/npm-cli.js's).
+	npmdir=$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")
+	{
+		for d in "$here"/build/ref/node_modules/*/ "$here"/build/ref/node_modules/@*/*/; do
+			[ -f "$d/package.json" ] && echo "$d"
+		done
+		node "$work/npm-leaves.js" "$npmdir/node_modules"
+	} > "$work/data/npm/dirs"
+	[ -s "$work/data/npm/dirs" ] || return 1
+	(cd "$work/data/npm/tgz" && xargs -d '\n' npm pack --ignore-scripts --silent \
+	    --cache "$work/data/npm/pack-cache" < "$work/data/npm/dirs") >/dev/null 2>&1 ||
+	    return 1
+	rm -rf "$work/data/npm/pack-cache"
+	npm_packages=$(node "$work/npm-package.js" "$work/data/npm") || return 1
+	npm_files=$(count_files npm_install)
+	[ "$npm_files" -gt 0 ]
+}
+
+cat > "$work/npm-leaves.js" <<'JS'
+// The packages in a node_modules that depend on no other and run no install script.
+const fs = require("fs"), path = require("path"), root = process.argv[2];
+let dirs = [];
+try {
+	for (const e of fs.readdirSync(root))
+		if (e.startsWith("@"))
+			for (const f of fs.readdirSync(path.join(root, e)))
+				dirs.push(path.join(root, e, f));
+		else
+			dirs.push(path.join(root, e));
+} catch (err) {
+}
+for (const d of dirs.sort()) {
+	let p;
+	try {
+		p = JSON.parse(fs.readFileSync(path.join(d, "package.json")));
+	} catch (err) {
+		continue;
+	}
+	const s = p.scripts || {};
+	if (p.name && Object.keys(p.dependencies || {}).length == 0 && !s.preinstall &&
+	    !s.install && !s.postinstall)
+		console.log(d);
+}
+JS
+cat > "$work/npm-package.js" <<'JS'
+// DIR/package.json naming every tarball of DIR/tgz by a file: path; prints their number.
+const fs = require("fs"), cp = require("child_process"), path = require("path");
+const d = process.argv[2], deps = {};
+for (const f of fs.readdirSync(path.join(d, "tgz")).sort()) {
+	const t = path.join(d, "tgz", f);
+	const p = JSON.parse(cp.execFileSync("tar", ["-xOzf", t, "package/package.json"]));
+	if (!(p.name in deps))
+		deps[p.name] = "file:" + t;
+}
+fs.writeFileSync(path.join(d, "package.json"), JSON.stringify({ name: "bench",
+    version: "1.0.0", private: true, dependencies: deps }));
+console.log(Object.keys(deps).length);
+JS
+
+# make -j2 and npm install, each measured when its tools and data are here.
+build_workloads() {
+	if build_prepare; then
+		echo "write: make -j2      $build_files files"
+		pairs=$build_pairs measure "make -j2" build "$build_files"
+	else
+		echo "write: make -j2      (no git checkout, make or cc: not measured)"
+	fi
+	if npm_prepare; then
+		echo "write: npm install   $npm_packages packages, $npm_files files"
+		measure "npm install" npm_install "$npm_files"
+	else
+		echo "write: npm install   (no npm, or no packages to pack: not measured)"
+	fi
+	rm -rf "$work/cwd"/counted.* "$work/data/src" "$work/data/npm"
+}
+
 if [ "$monitor" = 1 ]; then
 	base_name="without the monitor" measured_name="with it"
 	measure "untar 20000" untar 20000
@@ -252,6 +385,7 @@ measure "untar 20000" untar 20000
 measure "cp -a 20000" copy 20000
 measure "clone 5000" clone 5000
 measure "srt -c true" true_cmd 0
+build_workloads
 echo "write: targets (issue #29): untar and cp -a <= 2.0x, clone <= 1.6x, one call per" \
-    "file, six system calls per decision; srt -c true <= 1.1x" \
+    "file, six system calls per decision; srt -c true, make -j2 and npm install <= 1.1x" \
     "(load average $(cut -d' ' -f1-3 /proc/loadavg))"

@@ -25,7 +25,8 @@
 #     sandbox, and the watch) for the kernel's lease-break-time;
 #   - a file the user redirects into srt can be reopened for writing through
 #     /proc/self/fd; scripts that .claude/settings.json runs as hooks are writable;
-#     calls on a descriptor (fchmod) change protected files the walk did not reach;
+#     calls on a descriptor (fchmod, an access ACL by fsetxattr) change protected files
+#     the walk did not reach;
 #   - srt's own bwrap is found through PATH, whose directories in a writable home are
 #     not protected;
 #   - a core dump is written by the kernel into a protected directory, and bind(2)
@@ -604,6 +605,28 @@ printf "import os\nos.fchmod(os.open(\"a/b/.git/hooks/pre-commit\", os.O_RDONLY)
 step chmod "chmod 755 a/b/.git/hooks/pre-commit"
 step fchmod "\"$PY\" fch.py"'
 	refused chmod fchmod
+	victim "git commit in a/b" "$T/work/a/b" git commit -q --allow-empty -m victim
+	verdict
+}
+
+# The same through fsetxattr: an access ACL is a mode (the kernel sets the mode bits from
+# its owner, group and other entries), and cp -a sets one on every file it copies, which
+# makes fsetxattr one of its two supervised calls per file (issue #29 asked whether it
+# could go to the kernel: the filter cannot read the attribute's name, so no). An ACL of
+# rwxr-xr-x set through a read-only descriptor would enable the disabled hook.
+@test "review: an access ACL set through a read-only descriptor enables a disabled hook of a nested repository" {
+	need_tool
+	repo_init "$T/work"
+	mkdir -p "$T/work/a"
+	repo_init "$T/work/a/b"
+	printf '#!/bin/sh\n%s\n' "$PAYLOAD" >"$T/work/a/b/.git/hooks/pre-commit"
+	chmod 644 "$T/work/a/b/.git/hooks/pre-commit"
+	gsettings '["."]'
+	keep "$T/work/a/b/.git/hooks/pre-commit"
+	attempt '
+printf "import os, struct\nacl = struct.pack(\"<I\", 2) + b\"\".join(struct.pack(\"<HHI\", t, p, 0xffffffff) for t, p in ((1, 7), (4, 5), (0x20, 5)))\nos.setxattr(os.open(\"a/b/.git/hooks/pre-commit\", os.O_RDONLY), \"system.posix_acl_access\", acl)\n" >acl.py
+step acl "\"$PY\" acl.py"'
+	refused acl
 	victim "git commit in a/b" "$T/work/a/b" git commit -q --allow-empty -m victim
 	verdict
 }
