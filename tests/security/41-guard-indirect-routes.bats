@@ -614,7 +614,7 @@ step fchmod "\"$PY\" fch.py"'
 # makes fsetxattr one of its two supervised calls per file (issue #29 asked whether it
 # could go to the kernel: the filter cannot read the attribute's name, so no). An ACL of
 # rwxr-xr-x set through a read-only descriptor would enable the disabled hook.
-@test "review: an access ACL set through a read-only descriptor enables a disabled hook of a nested repository" {
+@test "an access ACL set through a read-only descriptor enables a disabled hook of a nested repository" {
 	need_tool
 	repo_init "$T/work"
 	mkdir -p "$T/work/a"
