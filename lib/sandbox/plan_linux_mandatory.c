@@ -598,6 +598,8 @@ git_globals(struct pb *b, struct strlist *out)
 	memset(&w, 0, sizeof(w));
 	w.b = b;
 	w.out = out;
+	/* git_hook_links counts what it reads: a budget of 0 would read nothing. */
+	w.budget.max = WGUARD_WALK_MAX;
 	strlist_push(&files, "/etc/gitconfig");
 	if ((e = getenv("XDG_CONFIG_HOME")) != NULL && *e == '/')
 		strlist_push_owned(&files, path_join(e, "git/config"));

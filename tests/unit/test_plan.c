@@ -261,6 +261,23 @@ guarded(const char *rel)
 	return 0;
 }
 
+/* The reason the write guard gives for rel, which it protects by name. */
+static int
+guard_why_is(const char *rel, const char *why)
+{
+	const char *p = at(rel);
+
+	for (size_t i = 0; i < plan.guard.exact.n; i++)
+		if (strcmp(plan.guard.exact.v[i], p) == 0) {
+			if (strcmp(plan.guard.exact_why.v[i], why) == 0)
+				return 1;
+			printf("#  %s: %s\n", p, plan.guard.exact_why.v[i]);
+			return 0;
+		}
+	printf("#  %s is not in the write guard\n", p);
+	return 0;
+}
+
 /* Does the guard watch the read deny rel (as a reader spells it) at mask (NULL: missing)? */
 static int
 watched(const char *rel, const char *mask)
@@ -1426,6 +1443,26 @@ test_guard(void)
 	ok(guarded("proj/.git/hooks/pre-commit") && guarded("proj/scripts/pre-commit.sh"),
 	    "a hook that is a link, and the script it leads to");
 	ok(guarded("home/tmpl"), "init.templateDir of the global configuration");
+	st_free(&s);
+
+	/* The global configuration's hooksPath: its hooks that are links are read as a
+	 * repository's are, by git_globals' own walk (with the budget of every other walk:
+	 * one of none read nothing, and left the links to the protected-links search). */
+	fresh();
+	st_init(&s);
+	pl_add(&s.fs.allow_write, ".", 0);
+	pl_add(&s.fs.allow_write, "~", 0);
+	mkf("proj/scripts/pre-push.sh", "x");
+	mkf("home/ghooks/post-merge", "x");
+	mkl("home/ghooks/pre-push", "../../proj/scripts/pre-push.sh");
+	mkf("home/.gitconfig", "[core]\n\thooksPath = ~/ghooks\n");
+	ok(build(&s) == 0 && guarded("home/ghooks/pre-push") &&
+	    guarded("proj/scripts/pre-push.sh") &&
+	    guard_why_is("home/ghooks/pre-push", "mandatory deny: named by git configuration") &&
+	    guard_why_is("proj/scripts/pre-push.sh",
+	    "mandatory deny: named by git configuration"),
+	    "a hook of the global hooksPath that is a link, and the script it leads to: "
+	    "named by git configuration");
 	st_free(&s);
 }
 
