@@ -24,8 +24,8 @@
 #include "httpd.h"
 #include "settings.h"
 
-#define ASK_OUT_MAX     (64u << 20)     /* queued for the decider: past it, it is gone */
-#define ASK_REMEMBER    4096u           /* host:port answers kept by --ask */
+#define ASK_OUT_MAX (64u << 20) /* queued for the decider: past it, it is gone */
+#define ASK_REMEMBER 4096u      /* host:port answers kept by --ask */
 /* Request-body bytes held for the decider at once, across all requests (the reference's
  * budget): a need_body past it is refused, not queued. */
 #define ASK_BODY_HELD_MAX (2 * (size_t)DECIDER_BODY_MAX)
@@ -34,19 +34,19 @@ struct ask_wait {
 	uint64_t id;
 	ask_cb cb;
 	void *arg;
-	struct ask_wait **slot;         /* the asker's pointer to this wait */
-	struct conn *body;              /* whose request body a need_body shows, or NULL */
+	struct ask_wait **slot; /* the asker's pointer to this wait */
+	struct conn *body;      /* whose request body a need_body shows, or NULL */
 	struct ev_timer timer;
-	bool body_sent;                 /* need_body was answered */
-	uint32_t body_max;              /* need_body's max while the body is read, else 0 */
-	size_t held;                    /* of ASK_BODY_HELD_MAX, while the body is read */
+	bool body_sent;    /* need_body was answered */
+	uint32_t body_max; /* need_body's max while the body is read, else 0 */
+	size_t held;       /* of ASK_BODY_HELD_MAX, while the body is read */
 	struct ask_wait *next;
 	/* --ask: remember the answer under this key */
 	char *key;
 };
 
 struct ask_memo {
-	char *key;                      /* "host:port" */
+	char *key; /* "host:port" */
 	bool allow;
 	int status;
 	char *reason;
@@ -57,19 +57,19 @@ struct ask_link {
 	struct evloop *loop;
 	int in, out;
 	struct buf rbuf, wbuf;
-	struct buf early;               /* requests asked before the decider's hello: sent
+	struct buf early; /* requests asked before the decider's hello: sent
 	                                   once it comes (their timers run already) */
-	bool hello;                     /* the decider's hello came */
-	char *dead;                     /* why the link ended, or NULL */
+	bool hello;       /* the decider's hello came */
+	char *dead;       /* why the link ended, or NULL */
 	uint64_t last_id;
 	struct ask_wait *waits;
-	uint64_t *late;                 /* ids given up on: their verdicts are dropped */
+	uint64_t *late; /* ids given up on: their verdicts are dropped */
 	size_t nlate;
 	struct ask_memo *memo;
 	size_t nmemo;
 	unsigned timeout_ms;
-	struct ev_timer fail_timer;     /* fails the waits of a dead link, from the loop */
-	int ready_fd;                   /* --decider-ready-fd, until the hello or the end */
+	struct ev_timer fail_timer; /* fails the waits of a dead link, from the loop */
+	int ready_fd;               /* --decider-ready-fd, until the hello or the end */
 };
 
 /* The process's one link (NULL without a decider): it is configuration, like the
@@ -89,10 +89,11 @@ ask_ready(struct ask_link *k, const char *why)
 
 	if (k->ready_fd == -1)
 		return;
-	n = why == NULL ? snprintf(line, sizeof(line), "ok\n") :
-	    snprintf(line, sizeof(line), "error: %s\n", why);
+	n = why == NULL ? snprintf(line, sizeof(line), "ok\n")
+			: snprintf(line, sizeof(line), "error: %s\n", why);
 	/* A pipe srt reads at once: one short line never blocks. */
-	(void)!write(k->ready_fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+	(void)!write(
+	    k->ready_fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 	close(k->ready_fd);
 	k->ready_fd = -1;
 }
@@ -202,8 +203,9 @@ ask_finish(struct ask_link *k, struct ask_wait *w, const struct ask_answer *a)
 static void
 ask_fail(struct ask_link *k, struct ask_wait *w, const char *why, bool sync)
 {
-	struct ask_answer a = { .allow = false, .status = 503, .unavailable = true,
-		.sync = sync };
+	struct ask_answer a = {
+		.allow = false, .status = 503, .unavailable = true, .sync = sync
+	};
 	char reason[256];
 
 	snprintf(reason, sizeof(reason), "request decider: %s", why);
@@ -251,14 +253,17 @@ ask_timeout(struct evloop *loop, void *arg)
 	/* The body a need_body asked for did not come in time: the client's doing, but
 	 * the request is refused the same way (the decider still waits for the body and
 	 * drops its id's later verdicts). */
-	ask_fail(link_, w, w->body_max != 0 ? "the request body did not come within the "
-	    "verdict timeout" : "decider timed out", false);
+	ask_fail(link_, w,
+	    w->body_max != 0 ? "the request body did not come within the "
+			       "verdict timeout"
+			     : "decider timed out",
+	    false);
 }
 
 /* The body frame: what was read ahead, at most max bytes; the verdict is awaited anew. */
 static void
-ask_body_send(struct ask_link *k, struct ask_wait *w, const struct buf *b, uint32_t max,
-    bool cut)
+ask_body_send(
+    struct ask_link *k, struct ask_wait *w, const struct buf *b, uint32_t max, bool cut)
 {
 	size_t have = b != NULL ? b->len : 0;
 
@@ -284,7 +289,9 @@ void
 ask_body_more(struct conn *c)
 {
 	struct ask_wait *w = c->ask;
-	struct ask_answer a = { .status = 400, .bad_request = true, .sync = true,
+	struct ask_answer a = { .status = 400,
+		.bad_request = true,
+		.sync = true,
 		.reason = "malformed chunked request body" };
 	bool cut = false;
 	int r;
@@ -312,17 +319,19 @@ static void
 ask_need_body(struct ask_link *k, struct ask_wait *w, uint32_t max)
 {
 	struct conn *c = w->body;
-	struct ask_answer a = { .status = 503, .unavailable = true,
+	struct ask_answer a = { .status = 503,
+		.unavailable = true,
 		.reason = "request decider: too many request bodies held for inspection" };
 	size_t want;
 
-	if (c == NULL || c->is_connect || (c->req_framing == HTTP_BODY_NONE &&
-	    c->body.len == 0)) {
+	if (c == NULL || c->is_connect ||
+	    (c->req_framing == HTTP_BODY_NONE && c->body.len == 0)) {
 		ask_body_send(k, w, NULL, max, false);
 		return;
 	}
-	want = c->req_framing == HTTP_BODY_LENGTH && c->req_left + c->body.len < max ?
-	    (size_t)c->req_left + c->body.len : max;
+	want = c->req_framing == HTTP_BODY_LENGTH && c->req_left + c->body.len < max
+	    ? (size_t)c->req_left + c->body.len
+	    : max;
 	if (body_held + want > ASK_BODY_HELD_MAX) {
 		/* Refused, not queued: a queue of held bodies is the same memory. */
 		ask_late_add(k, w->id);
@@ -397,11 +406,13 @@ ask_on_frame(struct ask_link *k, const char *f, size_t n)
 				decider_hello_free(&h);
 				return;
 			}
-			log_info("decider: hello: %zu allowed and %zu denied entries", h.allowed.n,
-			    h.denied.n);
+			log_info("decider: hello: %zu allowed and %zu denied entries",
+			    h.allowed.n, h.denied.n);
 		} else
-			log_debug("decider: hello (its %zu + %zu entries are not used: the policy "
-			    "decides which requests are asked)", h.allowed.n, h.denied.n);
+			log_debug(
+			    "decider: hello (its %zu + %zu entries are not used: the policy "
+			    "decides which requests are asked)",
+			    h.allowed.n, h.denied.n);
 		decider_hello_free(&h);
 		ask_ready(k, NULL);
 		if (k->early.len > 0) {
@@ -439,7 +450,8 @@ ask_io_cb(struct evloop *loop, int fd, unsigned events, void *arg)
 		r = read(k->in, tmp, sizeof(tmp));
 		if (r > 0) {
 			buf_add(&k->rbuf, tmp, (size_t)r);
-			while (k->dead == NULL && (rc = decider_frame_next(&k->rbuf, &f, &n)) != 0) {
+			while (k->dead == NULL &&
+			    (rc = decider_frame_next(&k->rbuf, &f, &n)) != 0) {
 				if (rc == -1) {
 					ask_die(k, "oversized frame");
 					return;
@@ -466,7 +478,9 @@ ask_nonblock(int fd)
 	int fl = fcntl(fd, F_GETFL);
 
 	return fl == -1 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) == -1 ||
-	    fcntl(fd, F_SETFD, FD_CLOEXEC) == -1 ? -1 : 0;
+		fcntl(fd, F_SETFD, FD_CLOEXEC) == -1
+	    ? -1
+	    : 0;
 #endif
 }
 
@@ -493,7 +507,8 @@ ask_start(struct proxy *px)
 	if (ask_nonblock(k->in) == -1 || (k->out != k->in && ask_nonblock(k->out) == -1))
 		fatal("decider descriptors");
 	if (k->in == k->out) {
-		if (evloop_add(k->loop, k->in, EV_READ | EV_WRITE | EV_EDGE, ask_io_cb, k) == -1)
+		if (evloop_add(k->loop, k->in, EV_READ | EV_WRITE | EV_EDGE, ask_io_cb, k) ==
+		    -1)
 			fatal("decider");
 	} else if (evloop_add(k->loop, k->in, EV_READ | EV_EDGE, ask_io_cb, k) == -1 ||
 	    evloop_add(k->loop, k->out, EV_WRITE | EV_EDGE, ask_io_cb, k) == -1)

@@ -48,8 +48,8 @@ conn_timer_cb(struct evloop *loop, void *arg)
 			if (idle < HTTPD_KEEPALIVE_MS) {
 				uint64_t left = HTTPD_KEEPALIVE_MS - idle;
 
-				evtimer_add(loop, &c->timer, head_ms - age < left ?
-				    head_ms - age : left);
+				evtimer_add(loop, &c->timer,
+				    head_ms - age < left ? head_ms - age : left);
 				return;
 			}
 		}
@@ -115,13 +115,14 @@ conn_new(struct proxy *px, int fd, const char *client)
 void
 conn_refuse(struct proxy *px, int fd)
 {
-	static const char msg[] = "HTTP/1.1 503 Service Unavailable\r\n"
+	static const char msg[] =
+	    "HTTP/1.1 503 Service Unavailable\r\n"
 	    "Content-Type: text/plain\r\nX-Proxy-Error: too-many-connections\r\n"
 	    "Connection: close\r\nContent-Length: 21\r\n\r\ntoo many connections\n";
 
 	(void)px;
 	/* Best effort, never blocking: a full socket buffer just loses the courtesy. */
-	(void)!sys_sock_send(fd, msg, sizeof(msg) - 1);  /* non-blocking (accepted so) */
+	(void)!sys_sock_send(fd, msg, sizeof(msg) - 1); /* non-blocking (accepted so) */
 	(void)sys_shutdown_wr(fd);
 }
 
@@ -238,8 +239,9 @@ conn_bad_head(struct conn *c, enum http_status st)
 	proxy_request_init(c->px, &rq, "http", c->client);
 	rq.verdict = VERDICT_DENY;
 	rq.status = st == HTTP_TOO_LARGE ? 431 : 400;
-	proxy_request_set_reason(&rq, st == HTTP_TOO_LARGE ? "request head too large" :
-	    "malformed request", st == HTTP_TOO_LARGE ? 22 : 17);
+	proxy_request_set_reason(&rq,
+	    st == HTTP_TOO_LARGE ? "request head too large" : "malformed request",
+	    st == HTTP_TOO_LARGE ? 22 : 17);
 	proxy_log(c->px, &rq);
 	proxy_request_clear(&rq);
 	c->client_keep_alive = false;
@@ -308,8 +310,11 @@ conn_dispatch(struct conn *c)
 	c->is_connect = c->term == NULL && http_str_eq(h->method, "CONNECT");
 	c->head_method = http_str_eq(h->method, "HEAD");
 	c->rq = xmalloc(sizeof(*c->rq));
-	proxy_request_init(c->px, c->rq, c->term != NULL ? "https" : c->is_connect ?
-	    "connect" : "http", c->client);
+	proxy_request_init(c->px, c->rq,
+	    c->term != NULL     ? "https"
+		: c->is_connect ? "connect"
+				: "http",
+	    c->client);
 	c->pp = proxy_policy_get(c->px);
 	if (c->term != NULL)
 		term_request(c, h);
@@ -372,7 +377,7 @@ conn_recv_tls(struct tls_conn *tls, bool *ready, struct buf *q, size_t want)
 		*ready = false;
 		return 0;
 	case TLS_IO_WANT_WRITE:
-		return 0;       /* *ready kept: the next event of either direction retries */
+		return 0; /* *ready kept: the next event of either direction retries */
 	case TLS_IO_EOF:
 		return -1;
 	default:
@@ -574,8 +579,9 @@ conn_run(struct conn *c)
 			conn_free(c, true);
 			return;
 		}
-		step = (size_t)c->st < sizeof(conn_steps) / sizeof(conn_steps[0]) ?
-		    conn_steps[c->st] : NULL;
+		step = (size_t)c->st < sizeof(conn_steps) / sizeof(conn_steps[0])
+		    ? conn_steps[c->st]
+		    : NULL;
 		r = step != NULL ? step(c) : 0;
 		if (r == -1)
 			return;
@@ -724,7 +730,7 @@ httpd_dial_cb(void *arg, const struct proxy_dial_result *res)
 			evloop_detach(c->loop, cfd);
 			conn_request_done(c);
 			if (proxy_tunnel(px, cfd, res->fd, rq, okb, oklen,
-			    c->in.p ? c->in.p + c->in.off : NULL, c->in.len) == -1)
+				c->in.p ? c->in.p + c->in.off : NULL, c->in.len) == -1)
 				log_debug("tunnel could not start");
 			free(okb);
 			conn_free(c, false);
@@ -736,25 +742,31 @@ httpd_dial_cb(void *arg, const struct proxy_dial_result *res)
 	}
 	if (res->status == PROXY_DIAL_BLOCKED) {
 		if (c->is_connect) {
-			proxy_sanitize_reason(res->short_reason, strlen(res->short_reason), line,
-			    sizeof(line));
-			proxy_sanitize_reason(res->message, strlen(res->message), body,
-			    sizeof(body));
-			conn_reply(c, 403, line, "Content-Type: text/plain\r\n"
-			    "X-Proxy-Error: blocked-by-sandbox-runtime\r\n", body, false);
+			proxy_sanitize_reason(
+			    res->short_reason, strlen(res->short_reason), line, sizeof(line));
+			proxy_sanitize_reason(
+			    res->message, strlen(res->message), body, sizeof(body));
+			conn_reply(c, 403, line,
+			    "Content-Type: text/plain\r\n"
+			    "X-Proxy-Error: blocked-by-sandbox-runtime\r\n",
+			    body, false);
 		} else {
 			snprintf(body, sizeof(body), "%s\n", res->message);
-			conn_reply(c, 403, "Forbidden", "Content-Type: text/plain\r\n"
-			    "X-Proxy-Error: blocked-by-sandbox-runtime\r\n", body, true);
+			conn_reply(c, 403, "Forbidden",
+			    "Content-Type: text/plain\r\n"
+			    "X-Proxy-Error: blocked-by-sandbox-runtime\r\n",
+			    body, true);
 		}
 	} else if (res->route != ROUTE_DIRECT) {
 		/* Say which parent failed and how: the client cannot see it otherwise. */
 		log_debug("%s: %s", c->client, res->message);
-		proxy_sanitize_reason(res->message, strlen(res->message), body,
-		    sizeof(body) - 1);
+		proxy_sanitize_reason(
+		    res->message, strlen(res->message), body, sizeof(body) - 1);
 		strcat(body, "\n");
-		conn_reply(c, 502, "Bad Gateway", "Content-Type: text/plain\r\n"
-		    "X-Proxy-Error: parent-proxy-failed\r\n", body, !c->is_connect);
+		conn_reply(c, 502, "Bad Gateway",
+		    "Content-Type: text/plain\r\n"
+		    "X-Proxy-Error: parent-proxy-failed\r\n",
+		    body, !c->is_connect);
 	} else {
 		log_debug("%s: %s", c->client, res->message);
 		conn_reply(c, 502, "Bad Gateway", "Content-Type: text/plain\r\n",
@@ -771,8 +783,8 @@ httpd_dial(struct conn *c)
 	if (c->term != NULL)
 		c->dial = proxy_dial_https(c->px, c->pp, c->rq, &c->route, httpd_dial_cb, c);
 	else
-		c->dial = proxy_dial(c->px, c->pp, c->rq, &c->route, c->is_connect,
-		    httpd_dial_cb, c);
+		c->dial = proxy_dial(
+		    c->px, c->pp, c->rq, &c->route, c->is_connect, httpd_dial_cb, c);
 }
 
 /* ---- the decider's answers ------------------------------------------------------- */
@@ -781,18 +793,30 @@ static const char *
 httpd_status_phrase(int status)
 {
 	switch (status) {
-	case 400: return "Bad Request";
-	case 401: return "Unauthorized";
-	case 403: return "Forbidden";
-	case 404: return "Not Found";
-	case 407: return "Proxy Authentication Required";
-	case 429: return "Too Many Requests";
-	case 451: return "Unavailable For Legal Reasons";
-	case 500: return "Internal Server Error";
-	case 502: return "Bad Gateway";
-	case 503: return "Service Unavailable";
-	case 504: return "Gateway Timeout";
-	default: return status < 500 ? "Request Denied" : "Proxy Error";
+	case 400:
+		return "Bad Request";
+	case 401:
+		return "Unauthorized";
+	case 403:
+		return "Forbidden";
+	case 404:
+		return "Not Found";
+	case 407:
+		return "Proxy Authentication Required";
+	case 429:
+		return "Too Many Requests";
+	case 451:
+		return "Unavailable For Legal Reasons";
+	case 500:
+		return "Internal Server Error";
+	case 502:
+		return "Bad Gateway";
+	case 503:
+		return "Service Unavailable";
+	case 504:
+		return "Gateway Timeout";
+	default:
+		return status < 500 ? "Request Denied" : "Proxy Error";
 	}
 }
 
@@ -802,10 +826,11 @@ httpd_ask_refuse(struct conn *c, const struct ask_answer *a, bool keep)
 	const char *reason = a->reason != NULL ? a->reason : "denied by the request decider";
 	char body[600];
 	const char *hdr = a->unavailable ? "Content-Type: text/plain\r\n"
-	    "X-Proxy-Error: decider-unavailable\r\n" : a->bad_request ?
-	    "Content-Type: text/plain\r\nX-Proxy-Error: bad-request\r\n" : a->plaintext_set ?
-	    "Content-Type: text/plain\r\nX-Proxy-Error: plaintext-header-set\r\n" :
-	    "Content-Type: text/plain\r\nX-Proxy-Error: blocked-by-decider\r\n";
+					   "X-Proxy-Error: decider-unavailable\r\n"
+	    : a->bad_request ? "Content-Type: text/plain\r\nX-Proxy-Error: bad-request\r\n"
+	    : a->plaintext_set
+	    ? "Content-Type: text/plain\r\nX-Proxy-Error: plaintext-header-set\r\n"
+	    : "Content-Type: text/plain\r\nX-Proxy-Error: blocked-by-decider\r\n";
 
 	c->rq->verdict = VERDICT_DENY;
 	free(c->rq->rule);

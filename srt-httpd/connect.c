@@ -29,7 +29,8 @@ connect_parse_target(struct http_str t, const char **host, size_t *hostlen, uint
 		colon = rb + 1;
 	} else {
 		colon = memchr(t.p, ':', t.n);
-		if (colon == NULL || colon == t.p || memchr(colon + 1, ':', (size_t)(end - colon - 1)))
+		if (colon == NULL || colon == t.p ||
+		    memchr(colon + 1, ':', (size_t)(end - colon - 1)))
 			return -1;
 		*host = t.p;
 		*hostlen = (size_t)(colon - t.p);
@@ -106,7 +107,8 @@ connect_start(struct conn *c, const struct http_head *h)
 
 		/* The reason goes in the status line, where a client shows it. */
 		proxy_sanitize_reason(r, strlen(r), line, sizeof(line));
-		conn_reply(c, 403, line[0] ? line : "Forbidden", "Content-Type: text/plain\r\n"
+		conn_reply(c, 403, line[0] ? line : "Forbidden",
+		    "Content-Type: text/plain\r\n"
 		    "X-Proxy-Error: blocked-by-allowlist\r\n",
 		    "Connection blocked by network allowlist", false);
 		return;
@@ -138,8 +140,10 @@ connect_start(struct conn *c, const struct http_head *h)
 		proxy_request_set_reason(c->rq, OPAQUE_REASON, strlen(OPAQUE_REASON));
 		if (!proxy_options(c->px)->audit) {
 			c->rq->verdict = VERDICT_DENY;
-			conn_reply(c, 403, "Forbidden", "Content-Type: text/plain\r\n"
-			    "X-Proxy-Error: blocked-by-sandbox-runtime\r\n", OPAQUE_REASON, false);
+			conn_reply(c, 403, "Forbidden",
+			    "Content-Type: text/plain\r\n"
+			    "X-Proxy-Error: blocked-by-sandbox-runtime\r\n",
+			    OPAQUE_REASON, false);
 			return;
 		}
 		c->rq->verdict = VERDICT_AUDIT_DENY;

@@ -19,17 +19,17 @@
 #include "util.h"
 
 static const char deny_headers[] = "Content-Type: text/plain\r\n"
-    "X-Proxy-Error: blocked-by-allowlist\r\n";
+				   "X-Proxy-Error: blocked-by-allowlist\r\n";
 static const char guard_headers[] = "Content-Type: text/plain\r\n"
-    "X-Proxy-Error: blocked-by-sandbox-runtime\r\n";
+				    "X-Proxy-Error: blocked-by-sandbox-runtime\r\n";
 
 struct target {
 	const char *host;
 	size_t hostlen;
 	uint16_t port;
-	const char *path;       /* origin-form: path and query */
+	const char *path; /* origin-form: path and query */
 	size_t pathlen;
-	bool path_needs_slash;  /* "http://h?q": the path is empty */
+	bool path_needs_slash; /* "http://h?q": the path is empty */
 };
 
 /* "http://host[:port][/path][?query]": 0 or -1 (400). */
@@ -46,7 +46,7 @@ forward_parse_target(struct http_str t, struct target *out)
 	a = p + 7;
 	for (ae = a; ae < end && *ae != '/' && *ae != '?'; ae++)
 		if (*ae == '@' || *ae == '\\')
-			return -1;      /* userinfo or a backslash: two readings of the host */
+			return -1; /* userinfo or a backslash: two readings of the host */
 	if (ae == a)
 		return -1;
 	if (*a == '[') {
@@ -80,8 +80,8 @@ forward_parse_target(struct http_str t, struct target *out)
 static void
 forward_authority(const struct proxy_request *rq, char *out, size_t outlen)
 {
-	int n = rq->kind == HOST_IPV6 ? snprintf(out, outlen, "[%s]", rq->host) :
-	    snprintf(out, outlen, "%s", rq->host);
+	int n = rq->kind == HOST_IPV6 ? snprintf(out, outlen, "[%s]", rq->host)
+				      : snprintf(out, outlen, "%s", rq->host);
 
 	if (rq->port != 80 && n > 0 && (size_t)n < outlen)
 		snprintf(out + n, outlen - (size_t)n, ":%u", rq->port);
@@ -90,8 +90,8 @@ forward_authority(const struct proxy_request *rq, char *out, size_t outlen)
 /* Why the Host field names another authority than the target (requireHostMatch), or
  * NULL when it agrees. An empty value, a trailing colon, brackets around a name: no. */
 const char *
-forward_host_mismatch(const struct http_head *h, const struct proxy_request *rq,
-    uint16_t default_port)
+forward_host_mismatch(
+    const struct http_head *h, const struct proxy_request *rq, uint16_t default_port)
 {
 	size_t idx, hl;
 	struct http_str v, host, port = { NULL, 0 };
@@ -133,8 +133,9 @@ forward_host_mismatch(const struct http_head *h, const struct proxy_request *rq,
 	if (!http_str_eq(host, rq->host))
 		return "Host header does not match the request target";
 	if (port.p == NULL)
-		return rq->port == default_port ? NULL :
-		    "Host header does not match the request target";
+		return rq->port == default_port
+		    ? NULL
+		    : "Host header does not match the request target";
 	snprintf(pbuf, sizeof(pbuf), "%u", rq->port);
 	return http_str_eq(port, pbuf) ? NULL : "Host header does not match the request target";
 }
@@ -179,10 +180,11 @@ forward_charset_plain(const char *p, size_t n)
 			if (v < end && *v == '"')
 				v++;
 			for (vn = 0; v + vn < end && v[vn] != ';' && v[vn] != '"' &&
-			    v[vn] != ' ' && v[vn] != '\t'; vn++)
+			     v[vn] != ' ' && v[vn] != '\t';
+			     vn++)
 				;
 			if (!((vn == 5 && strncasecmp(v, "utf-8", 5) == 0) ||
-			    (vn == 8 && strncasecmp(v, "us-ascii", 8) == 0)))
+				(vn == 8 && strncasecmp(v, "us-ascii", 8) == 0)))
 				return false;
 		}
 		while (p < end && *p != ';')
@@ -221,7 +223,7 @@ forward_body_syntax(const struct http_head *h)
 		return CRED_BODY_FORM;
 	if ((n == 16 && strncasecmp(p, "application/json", 16) == 0) ||
 	    (n > 17 && strncasecmp(p, "application/", 12) == 0 &&
-	    strncasecmp(p + n - 5, "+json", 5) == 0))
+		strncasecmp(p + n - 5, "+json", 5) == 0))
 		return CRED_BODY_JSON;
 	return 0;
 }
@@ -241,8 +243,8 @@ forward_head_fields(struct conn *c, const struct http_head *h, struct buf *q)
 			continue;
 		if (c->rs != NULL && resign_replaces(c->rs, f->name))
 			continue;
-		if (c->cguard && c->rs == NULL && (http_str_eq(f->name, "range") ||
-		    http_str_eq(f->name, "if-range")))
+		if (c->cguard && c->rs == NULL &&
+		    (http_str_eq(f->name, "range") || http_str_eq(f->name, "if-range")))
 			continue;
 		if (c->cguard && http_str_eq(f->name, "accept-encoding")) {
 			if (ae)
@@ -427,7 +429,7 @@ forward_edit_head(struct conn *c, const struct decider_verdict *v)
 	eol = memchr(p, '\n', (size_t)(end - p));
 	buf_add(&q, p, (size_t)(eol + 1 - p));
 	for (p = eol + 1; p < end && !(p[0] == '\r' && p + 1 < end && p[1] == '\n');
-	    p = eol + 1) {
+	     p = eol + 1) {
 		eol = memchr(p, '\n', (size_t)(end - p));
 		colon = memchr(p, ':', (size_t)(eol - p));
 		drop = false;
@@ -487,8 +489,9 @@ forward_go(struct conn *c)
 	struct tls_conn *tls = NULL;
 	int fd;
 
-	if (c->u_retryable && (fd = pool_take(c->pp, c->rq->host, c->rq->port,
-	    c->term != NULL, conn_io_cb, c, &tls)) != -1) {
+	if (c->u_retryable &&
+	    (fd = pool_take(c->pp, c->rq->host, c->rq->port, c->term != NULL, conn_io_cb, c,
+		 &tls)) != -1) {
 		log_debug("%s: %s port %u over an idle connection", c->client, c->rq->host,
 		    c->rq->port);
 		forward_attach(c, fd, tls, true);
@@ -513,7 +516,8 @@ forward_answered(void *arg, const struct ask_answer *a)
 		no.plaintext_set = true;
 		no.sync = a->sync;
 		no.status = 403;
-		no.reason = "the decider's allow sets headers, which srt-httpd does not set on "
+		no.reason =
+		    "the decider's allow sets headers, which srt-httpd does not set on "
 		    "a request that came in clear text without --plaintext-header-set; the "
 		    "request was not forwarded";
 		a = &no;
@@ -543,8 +547,8 @@ forward_ask(struct conn *c, const struct http_head *h, const char *tpath, size_t
 	if (http_field_count(h, "host", &first) > 0)
 		hosthdr = xstrndup(h->fields[first].value.p, h->fields[first].value.n);
 	/* "" and "?q" are "/" and "/?q", as they go upstream. */
-	path = tpathlen == 0 || tpath[0] == '?' ? xasprintf("/%.*s", (int)tpathlen, tpath) :
-	    xstrndup(tpath, tpathlen);
+	path = tpathlen == 0 || tpath[0] == '?' ? xasprintf("/%.*s", (int)tpathlen, tpath)
+						: xstrndup(tpath, tpathlen);
 	if ((q = strchr(path, '?')) != NULL)
 		*q++ = '\0';
 	r.method = method;
@@ -568,8 +572,9 @@ forward_ask(struct conn *c, const struct http_head *h, const char *tpath, size_t
 static bool
 forward_retryable(const struct http_head *h)
 {
-	return h->framing == HTTP_BODY_NONE && (http_str_eq(h->method, "GET") ||
-	    http_str_eq(h->method, "HEAD") || http_str_eq(h->method, "OPTIONS"));
+	return h->framing == HTTP_BODY_NONE &&
+	    (http_str_eq(h->method, "GET") || http_str_eq(h->method, "HEAD") ||
+		http_str_eq(h->method, "OPTIONS"));
 }
 
 /* Forget the last request's credential set. */
@@ -652,8 +657,10 @@ forward_start(struct conn *c, const struct http_head *h)
 	if (!httpd_authorized(c, h, true))
 		return;
 	if (forward_parse_target(h->target, &t) == -1) {
-		httpd_deny(c, 400, NULL, h->target.p[0] == '/' ?
-		    "origin-form request to a proxy" : "bad request target", NULL, false);
+		httpd_deny(c, 400, NULL,
+		    h->target.p[0] == '/' ? "origin-form request to a proxy"
+					  : "bad request target",
+		    NULL, false);
 		return;
 	}
 	allowed = proxy_decide(c->px, c->pp, c->rq, t.host, t.hostlen, t.port) != 0;
@@ -664,7 +671,8 @@ forward_start(struct conn *c, const struct http_head *h)
 	}
 	if (c->pp->require_host_match) {
 		if (http_field_count(h, "host", NULL) == 0 && h->minor == 1) {
-			httpd_deny(c, 400, guard_headers, "HTTP/1.1 request without a Host header",
+			httpd_deny(c, 400, guard_headers,
+			    "HTTP/1.1 request without a Host header",
 			    "HTTP/1.1 request without a Host header\n", false);
 			return;
 		}
@@ -719,8 +727,8 @@ forward_attach(struct conn *c, int fd, struct tls_conn *tls, bool reused)
 		conn_close_fd(fd, tls);
 		c->ufd = -1;
 		c->utls = NULL;
-		conn_reply(c, 502, "Bad Gateway", "Content-Type: text/plain\r\n", "Bad Gateway",
-		    true);
+		conn_reply(
+		    c, 502, "Bad Gateway", "Content-Type: text/plain\r\n", "Bad Gateway", true);
 		return;
 	}
 	if (c->up_head != NULL)
@@ -728,7 +736,7 @@ forward_attach(struct conn *c, int fd, struct tls_conn *tls, bool reused)
 	/* A body read ahead for the decider (need_body) goes out first, through the same
 	 * substitution, framing and re-signing as the rest (forward_request_body). */
 	if (forward_body_ahead_out(c) == 2)
-		return;                 /* refused: the reply is queued */
+		return; /* refused: the reply is queued */
 	c->st = CONN_FORWARD;
 }
 
@@ -748,8 +756,8 @@ forward_retry(struct conn *c)
 {
 	if (!c->u_reused || c->u_rx || !c->u_retryable || c->resp_started)
 		return false;
-	log_debug("%s: the idle connection to %s port %u was closed: dialling anew",
-	    c->client, c->rq->host, c->rq->port);
+	log_debug("%s: the idle connection to %s port %u was closed: dialling anew", c->client,
+	    c->rq->host, c->rq->port);
 	evloop_forget(c->loop, c->ufd);
 	conn_close_fd(c->ufd, c->utls);
 	conn_upstream_reset(c);
@@ -762,10 +770,10 @@ forward_retry(struct conn *c)
 
 struct chunk_sink {
 	struct buf *q;
-	bool frame;             /* write as chunks, else raw */
+	bool frame; /* write as chunks, else raw */
 	uint64_t *count;
-	struct cred_stream *cs; /* sentinels replaced on the way, or NULL */
-	struct cred_scrub_stream *ss;   /* real values scrubbed on the way, or NULL */
+	struct cred_stream *cs;       /* sentinels replaced on the way, or NULL */
+	struct cred_scrub_stream *ss; /* real values scrubbed on the way, or NULL */
 };
 
 static void forward_chunk_raw(struct chunk_sink *s, const char *p, size_t n);
@@ -836,7 +844,7 @@ static int
 forward_held(struct conn *c)
 {
 	if (c->rs->body.len > RESIGN_BODY_MAX) {
-		c->req_done = false;    /* the rest is not read: the connection closes */
+		c->req_done = false; /* the rest is not read: the connection closes */
 		resign_refuse_large(c);
 		return 2;
 	}
@@ -850,7 +858,7 @@ forward_body_ahead_out(struct conn *c)
 {
 	bool hold = c->rs != NULL && c->rs->hold;
 	struct chunk_sink sink = { hold ? &c->rs->body : &c->uout, !hold, &c->rq->up,
-	    c->csubst ? &c->cstream : NULL, NULL };
+		c->csubst ? &c->cstream : NULL, NULL };
 
 	if (!c->body_ahead)
 		return 0;
@@ -873,7 +881,7 @@ forward_request_body(struct conn *c)
 {
 	bool hold = c->rs != NULL && c->rs->hold;
 	struct chunk_sink sink = { hold ? &c->rs->body : &c->uout, !hold, &c->rq->up,
-	    c->csubst ? &c->cstream : NULL, NULL };
+		c->csubst ? &c->cstream : NULL, NULL };
 	size_t take;
 	long used;
 
@@ -921,8 +929,8 @@ forward_request_body(struct conn *c)
 		c->req_done = c->req_left == 0;
 		return 1;
 	}
-	used = http_chunked_feed(&c->req_ch, c->in.p + c->in.off, c->in.len, forward_chunk_out,
-	    &sink);
+	used = http_chunked_feed(
+	    &c->req_ch, c->in.p + c->in.off, c->in.len, forward_chunk_out, &sink);
 	if (used < 0)
 		return -1;
 	buf_consume(&c->in, (size_t)used);
@@ -966,8 +974,8 @@ forward_body_ahead(struct conn *c, size_t max, bool *cut)
 	}
 	/* Chunked: decoded until it is over or goes past max (which says it is cut). */
 	while (!http_chunked_done(&c->req_ch) && c->body.len <= max && c->in.len > 0) {
-		used = http_chunked_feed(&c->req_ch, c->in.p + c->in.off, c->in.len,
-		    forward_ahead_out, &c->body);
+		used = http_chunked_feed(
+		    &c->req_ch, c->in.p + c->in.off, c->in.len, forward_ahead_out, &c->body);
 		if (used < 0)
 			return -1;
 		buf_consume(&c->in, (size_t)used);
@@ -1013,8 +1021,8 @@ forward_upstream_failed(struct conn *c, const char *why)
 	proxy_request_set_reason(c->rq, why, strlen(why));
 	if (!c->resp_started) {
 		c->rq->verdict = VERDICT_ERROR;
-		conn_reply(c, 502, "Bad Gateway", "Content-Type: text/plain\r\n", "Bad Gateway",
-		    true);
+		conn_reply(
+		    c, 502, "Bad Gateway", "Content-Type: text/plain\r\n", "Bad Gateway", true);
 		return 1;
 	}
 	c->close_after = true;
@@ -1032,8 +1040,7 @@ forward_stripped(const struct conn *c, struct http_str name)
 	char buf[256], *folded = buf;
 	bool hit;
 
-	if (c->pp == NULL || c->pp->strip_headers.n == 0 ||
-	    http_str_eq(name, "content-length"))
+	if (c->pp == NULL || c->pp->strip_headers.n == 0 || http_str_eq(name, "content-length"))
 		return false;
 	if (name.n >= sizeof(buf))
 		folded = xmalloc(name.n + 1);
@@ -1099,8 +1106,8 @@ forward_response_head(struct conn *c)
 	if (h->status < 200) {
 		/* Interim (100 Continue ...): pass the status line on and wait for more. */
 		buf_add(&c->cout, "HTTP/1.1", 8);
-		forward_out_scrubbed(c, c->uin.p + c->uin.off + 8, (size_t)(line_end -
-		    (c->uin.p + c->uin.off)) - 8);
+		forward_out_scrubbed(c, c->uin.p + c->uin.off + 8,
+		    (size_t)(line_end - (c->uin.p + c->uin.off)) - 8);
 		buf_add(&c->cout, "\r\n\r\n", 4);
 		buf_consume(&c->uin, h->head_len);
 		free(h);
@@ -1111,7 +1118,8 @@ forward_response_head(struct conn *c)
 		if (c->cguard) {
 			free(h);
 			c->u_keep = false;
-			return forward_upstream_failed(c, "the response is encoded although "
+			return forward_upstream_failed(c,
+			    "the response is encoded although "
 			    "identity was asked for, and may hold a masked credential");
 		}
 		scrub = false;
@@ -1131,15 +1139,15 @@ forward_response_head(struct conn *c)
 		if (c->client_minor == 1)
 			c->resp_chunk_out = true;
 		else
-			c->close_after = true;  /* HTTP/1.0: the close ends the body */
+			c->close_after = true; /* HTTP/1.0: the close ends the body */
 	}
 	close_client = c->close_after || !c->client_keep_alive || !c->req_done ||
 	    proxy_draining(c->px);
 	if (close_client)
 		c->close_after = true;
 	buf_add(&c->cout, "HTTP/1.1", 8);
-	forward_out_scrubbed(c, c->uin.p + c->uin.off + 8, (size_t)(line_end -
-	    (c->uin.p + c->uin.off)) - 8);
+	forward_out_scrubbed(
+	    c, c->uin.p + c->uin.off + 8, (size_t)(line_end - (c->uin.p + c->uin.off)) - 8);
 	buf_add(&c->cout, "\r\n", 2);
 	for (i = 0; i < h->nfields; i++) {
 		const struct http_field *f = &h->fields[i];
@@ -1174,7 +1182,7 @@ static int
 forward_response_body(struct conn *c)
 {
 	struct chunk_sink sink = { &c->cout, c->resp_chunk_out, &c->rq->down, NULL,
-	    c->rscrub ? &c->rstream : NULL };
+		c->rscrub ? &c->rstream : NULL };
 	size_t take;
 	long used;
 
@@ -1202,7 +1210,8 @@ forward_response_body(struct conn *c)
 			c->cout = c->uin;
 			c->uin = t;
 			buf_reset(&c->uin);
-		} else if (c->cout.len == 0 || c->cout.off + c->cout.len + take <= c->cout.cap) {
+		} else if (c->cout.len == 0 ||
+		    c->cout.off + c->cout.len + take <= c->cout.cap) {
 			buf_add(&c->cout, c->uin.p + c->uin.off, take);
 			buf_consume(&c->uin, take);
 		} else {
@@ -1218,8 +1227,8 @@ forward_response_body(struct conn *c)
 		c->resp_done = c->resp_left == 0;
 		break;
 	case HTTP_BODY_CHUNKED:
-		used = http_chunked_feed(&c->resp_ch, c->uin.p + c->uin.off, c->uin.len,
-		    forward_chunk_out, &sink);
+		used = http_chunked_feed(
+		    &c->resp_ch, c->uin.p + c->uin.off, c->uin.len, forward_chunk_out, &sink);
 		if (used < 0)
 			return forward_upstream_failed(c, "malformed chunked response body");
 		buf_consume(&c->uin, (size_t)used);
@@ -1267,7 +1276,8 @@ forward_pump(struct conn *c)
 		if (c->in.len == 0) {
 			r = conn_recv(c->cfd, c->ctls, &c->c_ready, c->c_eof, &c->in, 65536);
 			if (r < 0) {
-				proxy_request_set_reason(c->rq, "client closed during the request", 32);
+				proxy_request_set_reason(
+				    c->rq, "client closed during the request", 32);
 				conn_free(c, true);
 				return -1;
 			}
@@ -1275,7 +1285,7 @@ forward_pump(struct conn *c)
 		}
 		r = forward_request_body(c);
 		if (r == 2)
-			return 1;       /* refused: the reply is queued */
+			return 1; /* refused: the reply is queued */
 		if (r == -1) {
 			c->rq->verdict = VERDICT_DENY;
 			proxy_request_set_reason(c->rq, "malformed chunked request body", 30);
@@ -1290,7 +1300,8 @@ forward_pump(struct conn *c)
 	/* response: upstream -> client */
 	while (c->ufd != -1 && !c->resp_done && c->cout.len < HTTPD_OUT_MAX) {
 		if (c->uin.len > 0) {
-			r = c->resp_head_done ? forward_response_body(c) : forward_response_head(c);
+			r = c->resp_head_done ? forward_response_body(c)
+					      : forward_response_head(c);
 			if (c->st != CONN_FORWARD)
 				return 1;
 			if (r > 0) {
@@ -1315,11 +1326,12 @@ forward_pump(struct conn *c)
 			continue;
 		}
 		if (!c->resp_head_done)
-			return forward_upstream_failed(c, r == -1 ?
-			    "upstream closed before answering" : "upstream connection failed");
+			return forward_upstream_failed(c,
+			    r == -1 ? "upstream closed before answering"
+				    : "upstream connection failed");
 		if (c->resp_framing == HTTP_BODY_CLOSE && r == -1) {
 			struct chunk_sink sink = { &c->cout, c->resp_chunk_out, &c->rq->down,
-			    NULL, c->rscrub ? &c->rstream : NULL };
+				NULL, c->rscrub ? &c->rstream : NULL };
 
 			forward_chunk_flush(&sink);
 			if (c->resp_chunk_out)

@@ -17,48 +17,49 @@
 #include "sigv4.h"
 #include "tls.h"
 
-#define HTTPD_IN_MAX      (HTTP_HEAD_MAX + 65536)  /* client bytes held at once */
-#define HTTPD_OUT_MAX     (256 * 1024)             /* queued bytes before reading pauses */
-#define HTTPD_KEEPALIVE_MS 60000u                  /* idle client between requests */
-#define HTTPD_STALL_MS    300000u                  /* no byte moved mid-exchange */
-#define HTTPD_LINGER_MS   2000u                    /* drain input after a final reply,
+#define HTTPD_IN_MAX (HTTP_HEAD_MAX + 65536) /* client bytes held at once */
+#define HTTPD_OUT_MAX (256 * 1024)           /* queued bytes before reading pauses */
+#define HTTPD_KEEPALIVE_MS 60000u            /* idle client between requests */
+#define HTTPD_STALL_MS 300000u               /* no byte moved mid-exchange */
+#define HTTPD_LINGER_MS \
+	2000u              /* drain input after a final reply,
                                                       counted from the shutdown */
-#define POOL_MAX          64u                      /* idle upstream connections kept */
-#define POOL_IDLE_MS      4000u                    /* for at most this long each */
+#define POOL_MAX 64u       /* idle upstream connections kept */
+#define POOL_IDLE_MS 4000u /* for at most this long each */
 
 enum conn_state {
-	CONN_READ_HEAD,         /* waiting for (the rest of) a request head */
-	CONN_ASKING,            /* waiting for the decider's verdict (ask.c) */
-	CONN_DIALING,           /* decided; guarded dial in progress */
-	CONN_FORWARD,           /* request body up, response down */
-	CONN_CLOSING,           /* flushing a final reply, then linger */
-	CONN_LINGER,            /* write side shut; discarding input until EOF or timeout */
-	CONN_HANDED,            /* the client socket went to another owner (terminate.c):
+	CONN_READ_HEAD, /* waiting for (the rest of) a request head */
+	CONN_ASKING,    /* waiting for the decider's verdict (ask.c) */
+	CONN_DIALING,   /* decided; guarded dial in progress */
+	CONN_FORWARD,   /* request body up, response down */
+	CONN_CLOSING,   /* flushing a final reply, then linger */
+	CONN_LINGER,    /* write side shut; discarding input until EOF or timeout */
+	CONN_HANDED,    /* the client socket went to another owner (terminate.c):
 	                           conn_run frees the connection without closing it */
 };
 
 /* The clear side of a TLS-terminated tunnel (terminate.c): whom its requests go to. */
 struct term {
-	char host[DOM_HOST_MAX + 1];    /* the CONNECT target, canonical */
+	char host[DOM_HOST_MAX + 1]; /* the CONNECT target, canonical */
 	enum host_kind kind;
 	uint16_t port;
-	char sni[DOM_HOST_MAX + 1];     /* the server name the client sent, "" none */
-	bool sni_bad;                   /* it sent one that is no host name */
+	char sni[DOM_HOST_MAX + 1]; /* the server name the client sent, "" none */
+	bool sni_bad;               /* it sent one that is no host name */
 };
 
 /* A request to be signed again with a masked AWS key pair's real secret (resign.c). */
-#define RESIGN_BODY_MAX   (64u << 20)              /* a body collected for its hash */
+#define RESIGN_BODY_MAX (64u << 20) /* a body collected for its hash */
 struct resign {
 	const struct cred_aws *pair;
-	struct sigv4_auth auth;         /* the client's; x-amz-security-token added */
+	struct sigv4_auth auth; /* the client's; x-amz-security-token added */
 	char *amz_date, *method, *target, *host, *url;
-	bool unsigned_payload;          /* x-amz-content-sha256: UNSIGNED-PAYLOAD */
-	bool had_sha;                   /* the client sent x-amz-content-sha256 */
-	bool hold;                      /* the body is collected, then the head goes */
-	char **fname, **fval;           /* the signed fields as they go upstream */
+	bool unsigned_payload; /* x-amz-content-sha256: UNSIGNED-PAYLOAD */
+	bool had_sha;          /* the client sent x-amz-content-sha256 */
+	bool hold;             /* the body is collected, then the head goes */
+	char **fname, **fval;  /* the signed fields as they go upstream */
 	size_t *fvlen, nf;
-	struct buf head;                /* hold: the head up to the fields written last */
-	struct buf body;                /* hold: the body, substituted, unframed */
+	struct buf head; /* hold: the head up to the fields written last */
+	struct buf body; /* hold: the body, substituted, unframed */
 };
 
 /* One client connection (and, while forwarding, its upstream connection). */
@@ -70,14 +71,14 @@ struct conn {
 	 * its real server, proxy_dial_https), or NULL: conn_recv and conn_send read and
 	 * write through them. */
 	struct tls_conn *ctls, *utls;
-	struct term *term;              /* a terminated tunnel's requests, or NULL */
+	struct term *term; /* a terminated tunnel's requests, or NULL */
 	char client[PROXY_CLIENT_MAX];
 	enum conn_state st;
-	struct buf in;                   /* from the client, not yet used */
-	struct buf cout;                 /* to the client */
-	struct buf uout;                 /* to the upstream */
-	struct buf uin;                  /* from the upstream, not yet used */
-	unsigned cev, uev;              /* registered interest (edge-triggered, fixed) */
+	struct buf in;     /* from the client, not yet used */
+	struct buf cout;   /* to the client */
+	struct buf uout;   /* to the upstream */
+	struct buf uin;    /* from the upstream, not yet used */
+	unsigned cev, uev; /* registered interest (edge-triggered, fixed) */
 	/* Input may be waiting: an event reported the socket readable since a read last
 	 * found it empty (EAGAIN, or a short read that drained it). Reads are skipped
 	 * while false, which saves a failing recv per exchange; the edge-triggered loop
@@ -86,30 +87,30 @@ struct conn {
 	bool c_ready, u_ready;
 	bool c_eof, u_eof;
 	struct ev_timer timer;
-	uint64_t last;                  /* loop time of the last byte moved */
-	uint64_t head_start;            /* loop time the head being read began (its first
+	uint64_t last;         /* loop time of the last byte moved */
+	uint64_t head_start;   /* loop time the head being read began (its first
 	                                   byte, or the end of the previous exchange when the
 	                                   next request was already waiting); 0: none yet */
-	uint64_t linger_start;          /* loop time the write side was shut (CONN_LINGER) */
-	bool close_after;               /* close once the current reply is out */
-	bool clean_end;                 /* the exchange ended with the whole request read and
+	uint64_t linger_start; /* loop time the write side was shut (CONN_LINGER) */
+	bool close_after;      /* close once the current reply is out */
+	bool clean_end;        /* the exchange ended with the whole request read and
 	                                   nothing more from the client: no linger needed */
 
 	/* the request in progress */
 	struct proxy_request *rq;
 	struct proxy_policy *pp;
 	struct proxy_dial *dial;
-	struct ask_wait *ask;           /* the decider's verdict awaited (ask.c) */
-	struct buf body;                /* need_body: the request body read ahead (decoded),
+	struct ask_wait *ask; /* the decider's verdict awaited (ask.c) */
+	struct buf body;      /* need_body: the request body read ahead (decoded),
 	                                   sent upstream before the rest */
-	bool body_ahead;                /* c->body is a read-ahead not sent yet
+	bool body_ahead;      /* c->body is a read-ahead not sent yet
 	                                   (forward_body_ahead_out) */
-	struct route route;             /* how the request leaves (proxy_route) */
+	struct route route;   /* how the request leaves (proxy_route) */
 	bool is_connect;
 	bool head_method;
 	int client_minor;
 	bool client_keep_alive;
-	char *up_head;                  /* upstream request head, built before dialing */
+	char *up_head; /* upstream request head, built before dialing */
 	size_t up_head_len;
 	enum http_framing req_framing;
 	uint64_t req_left;
@@ -119,46 +120,49 @@ struct conn {
 	enum http_framing resp_framing;
 	uint64_t resp_left;
 	struct http_chunked resp_ch;
-	bool resp_chunk_out;            /* re-frame the response body as chunked */
+	bool resp_chunk_out; /* re-frame the response body as chunked */
 	bool resp_done;
-	bool resp_started;              /* response bytes reached the client */
+	bool resp_started; /* response bytes reached the client */
 	/* the upstream connection (pool.c) */
-	bool u_retryable;               /* the request may go out twice (GET, HEAD, OPTIONS
+	bool u_retryable; /* the request may go out twice (GET, HEAD, OPTIONS
 	                                   without a body) */
-	bool u_reused;                  /* ufd came from the pool */
-	bool u_rx;                      /* a byte came from ufd in this exchange */
-	bool u_keep;                    /* ufd may serve another request after this one */
+	bool u_reused;    /* ufd came from the pool */
+	bool u_rx;        /* a byte came from ufd in this exchange */
+	bool u_keep;      /* ufd may serve another request after this one */
 	/* masked credentials for this request's destination (lib/core/cred.h) */
 	const struct cred_secret **cset;
 	size_t ncset;
-	bool csubst;                    /* the body goes through cstream */
-	bool crechunk;                  /* ... and is re-framed as chunked */
+	bool csubst;   /* the body goes through cstream */
+	bool crechunk; /* ... and is re-framed as chunked */
 	struct cred_stream cstream;
-	bool cguard;                    /* the destination may receive a masked value (over
+	bool cguard; /* the destination may receive a masked value (over
 	                                   any transport): Accept-Encoding identity, no Range,
 	                                   an encoded response refused */
-	bool rscrub;                    /* the response body goes through rstream */
+	bool rscrub; /* the response body goes through rstream */
 	struct cred_scrub_stream rstream;
-	struct resign *rs;              /* SigV4 re-signing of this request, or NULL */
+	struct resign *rs; /* SigV4 re-signing of this request, or NULL */
 };
 
 /* ask.c: the external decider. An answer: allow (v the verdict, for its header edits,
  * when the decider gave one now) or a refusal with status and reason. */
 struct ask_answer {
 	bool allow;
-	bool decided;                   /* the decider's own verdict (or remembered) */
-	bool remembered;                /* --ask: given before for this host:port */
-	bool unavailable;               /* no verdict: timeout, link gone, not ready */
-	bool bad_request;               /* the request cannot be asked about */
-	bool plaintext_set;             /* an allow whose header sets would travel in clear
+	bool decided;       /* the decider's own verdict (or remembered) */
+	bool remembered;    /* --ask: given before for this host:port */
+	bool unavailable;   /* no verdict: timeout, link gone, not ready */
+	bool bad_request;   /* the request cannot be asked about */
+	bool plaintext_set; /* an allow whose header sets would travel in clear
 	                                   text, refused (no --plaintext-header-set) */
-	bool sync;                      /* called from within ask_send */
+	bool sync;          /* called from within ask_send */
 	int status;
-	const char *reason;             /* NULL: none given */
+	const char *reason; /* NULL: none given */
 	const struct decider_verdict *v;
 };
 typedef void (*ask_cb)(void *arg, const struct ask_answer *a);
-enum ask_need { ASK_NO, ASK_YES };
+enum ask_need {
+	ASK_NO,
+	ASK_YES
+};
 struct ask_wait;
 void ask_start(struct proxy *px);
 bool ask_active(void);
@@ -179,8 +183,8 @@ void httpd_ask_refuse(struct conn *c, const struct ask_answer *a, bool keep);
 /* Record an allow by the decider in c->rq when the policy had not allowed it. */
 void httpd_ask_allowed(struct conn *c, const struct ask_answer *a);
 /* The request's headers for a req frame: all but Host and Proxy-Authorization. */
-void httpd_req_headers(const struct http_head *h, struct decider_req *r,
-    const char **names, size_t *namelen, const char **values, size_t *valuelen);
+void httpd_req_headers(const struct http_head *h, struct decider_req *r, const char **names,
+    size_t *namelen, const char **values, size_t *valuelen);
 
 /* conn.c */
 void conn_accept(struct proxy *px, int fd, const char *client);
@@ -201,8 +205,7 @@ void conn_upstream_reset(struct conn *c);
 
 /* Read from fd (through tls when not NULL) into q (at most room bytes) if *ready (see
  * struct conn). 1 progress, 0 nothing now, -1 EOF, -2 error. */
-int conn_recv(int fd, struct tls_conn *tls, bool *ready, bool eof, struct buf *q,
-    size_t room);
+int conn_recv(int fd, struct tls_conn *tls, bool *ready, bool eof, struct buf *q, size_t room);
 /* send(2) on fd, or tls_write on tls: bytes sent, or -1 with errno (EAGAIN: not now). */
 ssize_t conn_send(int fd, struct tls_conn *tls, const void *p, size_t len);
 /* Best effort, never blocking: close_notify on tls (if any), then close(fd); tls freed. */
@@ -215,14 +218,14 @@ void forward_start(struct conn *c, const struct http_head *h);
 void forward_send(struct conn *c, const struct http_head *h);
 /* Why the Host field names another authority than host:port (the port left out of Host
  * when it is default_port), or NULL. */
-const char *forward_host_mismatch(const struct http_head *h, const struct proxy_request *rq,
-    uint16_t default_port);
+const char *forward_host_mismatch(
+    const struct http_head *h, const struct proxy_request *rq, uint16_t default_port);
 void forward_dialed(struct conn *c, int fd, struct tls_conn *tls);
 /* Ask the decider about the request of h to c->rq's host and port (path: its target in
  * origin form, query included; sni: the TLS server name or NULL); its answer sends it on
  * (with an allow's header edits on c->up_head) or refuses it. */
-void forward_ask(struct conn *c, const struct http_head *h, const char *path,
-    size_t pathlen, const char *sni);
+void forward_ask(struct conn *c, const struct http_head *h, const char *path, size_t pathlen,
+    const char *sni);
 /* need_body: move up to max bytes of the request body from c->in to c->body (decoded).
  * 1 when the decider can be shown it (*cut: it goes on past max), 0 when more must be
  * read, -1 on a malformed chunked body. */
@@ -235,8 +238,8 @@ void forward_creds(struct conn *c, bool tls);
 /* The client's fields onto q as they go upstream (substituted, re-signing noted); then
  * the end of the head into c->up_head (host: the Host value sent). -1: refused. */
 void forward_head_fields(struct conn *c, const struct http_head *h, struct buf *q);
-int forward_head_end(struct conn *c, const struct http_head *h, const char *host,
-    struct buf *q);
+int forward_head_end(
+    struct conn *c, const struct http_head *h, const char *host, struct buf *q);
 
 /* resign.c: SigV4 re-signing. plan: after the decision, before the head is built;
  * target is the path and query as they go, url the request's for a violation line;
@@ -252,8 +255,8 @@ void resign_note(struct resign *rs, struct http_str name, const char *v, size_t 
 int resign_head_end(struct conn *c, const char *host, const char *payload, struct buf *q);
 void resign_hash(const char *p, size_t n, char out[SHA256_HEX_LEN + 1]);
 /* 403 and a "deny http-request" record for this one request. */
-void resign_refuse(struct conn *c, const char *method, const char *url, size_t ulen,
-    const char *why);
+void resign_refuse(
+    struct conn *c, const char *method, const char *url, size_t ulen, const char *why);
 void resign_refuse_large(struct conn *c);
 void resign_free(struct resign *rs);
 
@@ -273,7 +276,7 @@ void pool_flush(struct proxy *px);
 void connect_ask_send(struct proxy *px, const struct http_head *h,
     const struct proxy_request *rq, ask_cb cb, void *arg, struct ask_wait **slot);
 void connect_start(struct conn *c, const struct http_head *h);
-#define OPAQUE_REASON   "this proxy does not tunnel CONNECTs it cannot inspect"
+#define OPAQUE_REASON "this proxy does not tunnel CONNECTs it cannot inspect"
 
 /* terminate.c: tlsTerminate. */
 /* Take over an allowed CONNECT of head h (c->st becomes CONN_HANDED, or a refusal is

@@ -35,13 +35,13 @@
 #include "util.h"
 
 struct pooled {
-	struct pooled *prev, *next;     /* most recently put first */
+	struct pooled *prev, *next; /* most recently put first */
 	struct evloop *loop;
-	struct proxy_policy *pp;        /* the policy its dial was judged under (+1) */
+	struct proxy_policy *pp; /* the policy its dial was judged under (+1) */
 	char host[DOM_HOST_MAX + 1];
 	uint16_t port;
 	int fd;
-	struct tls_conn *tls;           /* TLS to host (a terminated tunnel's, terminate.c),
+	struct tls_conn *tls; /* TLS to host (a terminated tunnel's, terminate.c),
 	                                   or NULL */
 	struct ev_timer timer;
 };
@@ -105,12 +105,12 @@ pool_io_cb(struct evloop *loop, int fd, unsigned events, void *arg)
 	if ((events & (EV_READ | EV_HUP | EV_RDHUP)) == 0)
 		return;
 	if (!pool_quiet(fd, e->tls))
-		pool_drop(arg);         /* else a report left over from the exchange */
+		pool_drop(arg); /* else a report left over from the exchange */
 }
 
 void
-pool_put(struct proxy *px, struct proxy_policy *pp, const char *host, uint16_t port,
-    int fd, struct tls_conn *tls)
+pool_put(struct proxy *px, struct proxy_policy *pp, const char *host, uint16_t port, int fd,
+    struct tls_conn *tls)
 {
 	struct evloop *loop = proxy_loop(px);
 	unsigned max = proxy_spare_fds(px);
@@ -150,8 +150,8 @@ pool_put(struct proxy *px, struct proxy_policy *pp, const char *host, uint16_t p
 }
 
 int
-pool_take(const struct proxy_policy *pp, const char *host, uint16_t port, bool tls,
-    ev_io_cb cb, void *arg, struct tls_conn **tlsp)
+pool_take(const struct proxy_policy *pp, const char *host, uint16_t port, bool tls, ev_io_cb cb,
+    void *arg, struct tls_conn **tlsp)
 {
 	struct pooled *e, *next;
 	int fd;

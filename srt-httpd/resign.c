@@ -24,7 +24,7 @@
 #include "util.h"
 
 static const char resign_deny_headers[] = "Content-Type: text/plain\r\n"
-    "X-Proxy-Error: blocked-by-sandbox-runtime\r\n";
+					  "X-Proxy-Error: blocked-by-sandbox-runtime\r\n";
 
 static const char *const kind_names[] = {
 	[SIGV4_STREAMING] = "streaming",
@@ -85,8 +85,7 @@ resign_field(const struct http_head *h, const char *name)
  * URL's signature stays out of the log), as the reference does.
  */
 void
-resign_refuse(struct conn *c, const char *method, const char *url, size_t ulen,
-    const char *why)
+resign_refuse(struct conn *c, const char *method, const char *url, size_t ulen, const char *why)
 {
 	const char *q = memchr(url, '?', ulen);
 	char *body;
@@ -106,18 +105,20 @@ resign_refuse(struct conn *c, const char *method, const char *url, size_t ulen,
 static char *
 resign_large_why(void)
 {
-	return xasprintf("AWS SigV4 request uses a masked credential and signs a literal "
+	return xasprintf(
+	    "AWS SigV4 request uses a masked credential and signs a literal "
 	    "body hash, so the proxy must buffer the body to re-sign it, but the body "
 	    "exceeds the %u-byte buffering limit; denied. Sign the payload as "
 	    "UNSIGNED-PAYLOAD to stream it without buffering, or use an unmasked credential "
-	    "to have the request forwarded untouched.", (unsigned)RESIGN_BODY_MAX);
+	    "to have the request forwarded untouched.",
+	    (unsigned)RESIGN_BODY_MAX);
 }
 
 void
 resign_refuse_large(struct conn *c)
 {
 	char *why = resign_large_why(), *method = xstrdup(c->rs->method),
-	    *url = xstrdup(c->rs->url);
+	     *url = xstrdup(c->rs->url);
 
 	resign_refuse(c, method, url, strlen(url), why);
 	free(method);
@@ -144,13 +145,13 @@ resign_loose_akid(const struct http_str *a)
 	const char *c, *end = a->p + a->n;
 	size_t i;
 
-	if (a->n < sizeof(SIGV4_ALGORITHM) - 1 || memcmp(a->p, SIGV4_ALGORITHM,
-	    sizeof(SIGV4_ALGORITHM) - 1) != 0 || (c = memmem(a->p, a->n, "Credential=",
-	    11)) == NULL)
+	if (a->n < sizeof(SIGV4_ALGORITHM) - 1 ||
+	    memcmp(a->p, SIGV4_ALGORITHM, sizeof(SIGV4_ALGORITHM) - 1) != 0 ||
+	    (c = memmem(a->p, a->n, "Credential=", 11)) == NULL)
 		return NULL;
 	c += 11;
 	for (i = 0; c + i < end && c[i] != '/' && c[i] != ',' && c[i] != ' ' && c[i] != '\t';
-	    i++)
+	     i++)
 		;
 	return i > 0 && c + i < end && c[i] == '/' ? xstrndup(c, i) : NULL;
 }
@@ -173,11 +174,12 @@ resign_pair_for(struct conn *c, const struct cred_store *cs, const struct http_s
 		char *loose = resign_loose_akid(auth);
 
 		if (loose != NULL && (pair = resign_pair(cs, loose)) != NULL &&
-		    cred_injectable(&cs->v[pair->key_id], c->rq->host, c->rq->kind,
-		    c->rq->port)) {
+		    cred_injectable(
+			&cs->v[pair->key_id], c->rq->host, c->rq->kind, c->rq->port)) {
 			free(loose);
 			free(akid);
-			*why = xstrdup("AWS SigV4 request uses a masked credential but its "
+			*why = xstrdup(
+			    "AWS SigV4 request uses a masked credential but its "
 			    "Authorization header is malformed; the proxy cannot re-sign it.");
 			return NULL;
 		}
@@ -189,23 +191,24 @@ resign_pair_for(struct conn *c, const struct cred_store *cs, const struct http_s
 	}
 	pair = resign_pair(cs, akid);
 	free(akid);
-	if (pair == NULL || !cred_injectable(&cs->v[pair->key_id], c->rq->host, c->rq->kind,
-	    c->rq->port))
-		return NULL;    /* another key (maybe a real one), or not to be sent here */
+	if (pair == NULL ||
+	    !cred_injectable(&cs->v[pair->key_id], c->rq->host, c->rq->kind, c->rq->port))
+		return NULL; /* another key (maybe a real one), or not to be sent here */
 	if (kind == SIGV4_HEADER)
 		return pair;
-	pol = kind == SIGV4_STREAMING ? cs->streaming : kind == SIGV4_PRESIGNED ?
-	    cs->presigned : cs->sigv4a;
+	pol = kind == SIGV4_STREAMING ? cs->streaming
+	    : kind == SIGV4_PRESIGNED ? cs->presigned
+				      : cs->sigv4a;
 	if (pol == CRED_SIGV4_PASSTHROUGH) {
 		log_debug("%s: %s request with a masked credential passed on "
-		    "unsigned again (credentials.sigv4.%s)", c->client, kind_names[kind],
-		    kind_names[kind]);
+			  "unsigned again (credentials.sigv4.%s)",
+		    c->client, kind_names[kind], kind_names[kind]);
 		return NULL;
 	}
 	*why = xasprintf("AWS SigV4 %s request uses a masked credential but cannot be "
-	    "re-signed by the sandbox proxy; denied by policy. Set "
-	    "credentials.sigv4.%s to \"passthrough\" to forward it unmodified (it "
-	    "will fail upstream: the signature covers the masked placeholder).",
+			 "re-signed by the sandbox proxy; denied by policy. Set "
+			 "credentials.sigv4.%s to \"passthrough\" to forward it unmodified (it "
+			 "will fail upstream: the signature covers the masked placeholder).",
 	    kind_names[kind], kind_names[kind]);
 	return NULL;
 }
@@ -215,22 +218,23 @@ resign_pair_for(struct conn *c, const struct cred_store *cs, const struct http_s
  * and adds the pair's session token to them: NULL, or why the request is refused.
  */
 static char *
-resign_check_signed(struct resign *rs, const struct http_head *h,
-    const struct cred_aws *pair)
+resign_check_signed(struct resign *rs, const struct http_head *h, const struct cred_aws *pair)
 {
 	size_t i;
 
 	for (i = 0; i < rs->auth.nsigned; i++) {
 		const char *n = rs->auth.signed_names[i];
 
-		if (strcmp(n, "host") == 0 || (strcmp(n, "x-amz-security-token") == 0 &&
-		    pair->token >= 0))
+		if (strcmp(n, "host") == 0 ||
+		    (strcmp(n, "x-amz-security-token") == 0 && pair->token >= 0))
 			continue;
-		if (http_field_count(h, n, NULL) == 0 || http_field_is_hop(h,
-		    (struct http_str){ n, strlen(n) }) || strcmp(n, "content-length") == 0 ||
-		    strcmp(n, "transfer-encoding") == 0)
-			return xasprintf("AWS SigV4 request uses a masked credential but signed "
-			    "header \"%s\" is missing; the proxy cannot re-sign it.", n);
+		if (http_field_count(h, n, NULL) == 0 ||
+		    http_field_is_hop(h, (struct http_str){ n, strlen(n) }) ||
+		    strcmp(n, "content-length") == 0 || strcmp(n, "transfer-encoding") == 0)
+			return xasprintf(
+			    "AWS SigV4 request uses a masked credential but signed "
+			    "header \"%s\" is missing; the proxy cannot re-sign it.",
+			    n);
 	}
 	/* A session token the pair carries is signed whether or not the client did. */
 	if (pair->token < 0)
@@ -240,7 +244,7 @@ resign_check_signed(struct resign *rs, const struct http_head *h,
 			return NULL;
 	if (rs->auth.nsigned == SIGV4_FIELD_MAX)
 		return xstrdup("AWS SigV4 request uses a masked credential but "
-		    "signs too many header fields; the proxy cannot re-sign it.");
+			       "signs too many header fields; the proxy cannot re-sign it.");
 	rs->auth.signed_names[rs->auth.nsigned++] = xstrdup("x-amz-security-token");
 	return NULL;
 }
@@ -269,11 +273,12 @@ resign_plan(struct conn *c, const struct http_head *h, const char *target, size_
 	}
 	rs = xcalloc(1, sizeof(*rs));
 	if (sigv4_parse_auth(auth->p, auth->n, &rs->auth) == -1)
-		why = xstrdup("AWS SigV4 request uses a masked credential but its "
+		why = xstrdup(
+		    "AWS SigV4 request uses a masked credential but its "
 		    "Authorization header is malformed; the proxy cannot re-sign it.");
 	else if ((date = resign_field(h, "x-amz-date")) == NULL)
 		why = xstrdup("AWS SigV4 request uses a masked credential but carries no "
-		    "x-amz-date header; the proxy cannot re-sign it.");
+			      "x-amz-date header; the proxy cannot re-sign it.");
 	else
 		why = resign_check_signed(rs, h, pair);
 	if (why != NULL) {
@@ -289,8 +294,7 @@ resign_plan(struct conn *c, const struct http_head *h, const char *target, size_
 	rs->method = xstrndup(h->method.p, h->method.n);
 	rs->target = xstrndup(target, tlen);
 	rs->url = xstrndup(url, ulen);
-	if (rs->hold && h->framing == HTTP_BODY_LENGTH && h->content_length >
-	    RESIGN_BODY_MAX) {
+	if (rs->hold && h->framing == HTTP_BODY_LENGTH && h->content_length > RESIGN_BODY_MAX) {
 		resign_free(rs);
 		why = resign_large_why();
 		goto refuse;
@@ -303,7 +307,7 @@ resign_plan(struct conn *c, const struct http_head *h, const char *target, size_
 	log_debug("%s: SigV4 request with a masked key pair: re-signed for %s port %u%s",
 	    c->client, c->rq->host, c->rq->port, rs->hold ? " (the body is collected)" : "");
 	return 0;
- refuse:
+refuse:
 	method = xstrndup(h->method.p, h->method.n);
 	resign_refuse(c, method, url, ulen, why);
 	free(method);
@@ -373,10 +377,10 @@ resign_head_end(struct conn *c, const char *host, const char *payload, struct bu
 	f = xcalloc(n + 2, sizeof(*f));
 	for (i = 0; i < rs->nf; i++)
 		f[i] = (struct sigv4_field){ rs->fname[i], rs->fval[i], strlen(rs->fname[i]),
-		    rs->fvlen[i] };
+			rs->fvlen[i] };
 	if (rs->had_sha && !rs->unsigned_payload) {
 		f[n++] = (struct sigv4_field){ "x-amz-content-sha256", payload, 20,
-		    strlen(payload) };
+			strlen(payload) };
 		buf_addf(q, "x-amz-content-sha256: %s\r\n", payload);
 	}
 	if (pair->token >= 0) {

@@ -9,7 +9,8 @@
 static const struct proxy_proto httpd_proto = {
 	.prog = "srt-httpd",
 	.default_listen = "127.0.0.1:3128",
-	.usage = "srt-httpd (-p POLICY | -s SETTINGS | --policy-fd N) [-l ADDR]... "
+	.usage =
+	    "srt-httpd (-p POLICY | -s SETTINGS | --policy-fd N) [-l ADDR]... "
 	    "[--listen-fd N]...\n"
 	    "                 [--listen-any-interface]\n"
 	    "                 [--log FILE | --log-fd N] [--audit] [--auth USER:PASS] "

@@ -38,20 +38,20 @@
 #include "tls_mitm.h"
 #include "util.h"
 
-#define TERM_ROUTE      "tls-terminated"
+#define TERM_ROUTE "tls-terminated"
 /* A SOCKS tunnel whose client says nothing for this long is a service that speaks first
  * (SMTP, FTP, MySQL...): it goes on opaque, as every SOCKS tunnel did before termination.
  * A TLS client sends its ClientHello as soon as the tunnel is up. */
-#define TERM_SOCKS_QUIET_MS     1000
+#define TERM_SOCKS_QUIET_MS 1000
 
 static const char guard_headers[] = "Content-Type: text/plain\r\n"
-    "X-Proxy-Error: blocked-by-sandbox-runtime\r\n";
+				    "X-Proxy-Error: blocked-by-sandbox-runtime\r\n";
 
 enum term_state {
-	TS_REPLY,               /* sending "200 Connection Established" */
-	TS_PEEK,                /* waiting for the first three bytes */
-	TS_HANDSHAKE,           /* TLS handshake as the server */
-	TS_DIAL,                /* not TLS: the opaque tunnel's dial */
+	TS_REPLY,     /* sending "200 Connection Established" */
+	TS_PEEK,      /* waiting for the first three bytes */
+	TS_HANDSHAKE, /* TLS handshake as the server */
+	TS_DIAL,      /* not TLS: the opaque tunnel's dial */
 };
 
 /* A CONNECT between its 200 and the end of its handshake (or its dial). */
@@ -60,23 +60,23 @@ struct term_setup {
 	struct evloop *loop;
 	int cfd;
 	char client[PROXY_CLIENT_MAX];
-	struct proxy_request *rq;       /* the CONNECT's record */
+	struct proxy_request *rq; /* the CONNECT's record */
 	struct proxy_policy *pp;
 	enum term_state st;
 	char out[64];
 	size_t outlen, outoff;
-	bool eof;                       /* the client's EOF was reported */
+	bool eof; /* the client's EOF was reported */
 	struct tls_mitm_hello hello;
 	struct tls_conn *tc;
 	struct proxy_dial *dial;
 	struct route route;
 	struct ev_timer deadline;
-	struct ev_timer quiet;          /* a SOCKS tunnel's silence (TERM_SOCKS_QUIET_MS) */
-	bool socks;                     /* handed over by srt-socksd */
-	bool slot;                      /* holds a tunnel slot */
-	bool ask_opaque;                /* a decider is asked if the tunnel is not TLS */
-	struct ask_wait *ask;           /* its verdict awaited */
-	char *connect_req;              /* the CONNECT's head, kept for that question */
+	struct ev_timer quiet; /* a SOCKS tunnel's silence (TERM_SOCKS_QUIET_MS) */
+	bool socks;            /* handed over by srt-socksd */
+	bool slot;             /* holds a tunnel slot */
+	bool ask_opaque;       /* a decider is asked if the tunnel is not TLS */
+	struct ask_wait *ask;  /* its verdict awaited */
+	char *connect_req;     /* the CONNECT's head, kept for that question */
 	size_t connect_req_len;
 };
 
@@ -139,9 +139,9 @@ term_deadline_cb(struct evloop *loop, void *arg)
 	struct term_setup *ts = arg;
 
 	(void)loop;
-	term_fail(ts, VERDICT_ERROR, ts->st == TS_HANDSHAKE ?
-	    "TLS handshake not done within handshakeTimeoutMs" :
-	    "no byte within handshakeTimeoutMs of the CONNECT");
+	term_fail(ts, VERDICT_ERROR,
+	    ts->st == TS_HANDSHAKE ? "TLS handshake not done within handshakeTimeoutMs"
+				   : "no byte within handshakeTimeoutMs of the CONNECT");
 }
 
 /* The handshake is over: the socket and its session become a connection whose requests
@@ -197,8 +197,8 @@ term_handshake(struct term_setup *ts)
 		return;
 	default:
 		snprintf(why, sizeof(why), "TLS handshake with the client failed: %s",
-		    ts->hello.failed ? "no certificate could be made for it" :
-		    tls_conn_error(ts->tc));
+		    ts->hello.failed ? "no certificate could be made for it"
+				     : tls_conn_error(ts->tc));
 		term_fail(ts, VERDICT_ERROR, why);
 		return;
 	}
@@ -219,8 +219,8 @@ term_dial_cb(void *arg, const struct proxy_dial_result *res)
 	/* The tunnel takes the socket and the record from here (and logs it). */
 	ts->rq = NULL;
 	evloop_detach(ts->loop, ts->cfd);
-	if (proxy_tunnel(ts->px, ts->cfd, res->fd, rq, res->early, res->early_len, NULL,
-	    0) == -1)
+	if (proxy_tunnel(ts->px, ts->cfd, res->fd, rq, res->early, res->early_len, NULL, 0) ==
+	    -1)
 		log_debug("tunnel could not start");
 	term_setup_free(ts, false);
 }
@@ -317,8 +317,8 @@ term_quiet_cb(struct evloop *loop, void *arg)
 	n = sys_sock_peek(ts->cfd, &b, 1);
 	if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
 		log_debug("%s: SOCKS CONNECT %s port %u: nothing from the client within %d ms: "
-		    "a service that speaks first", ts->client, ts->rq->host, ts->rq->port,
-		    TERM_SOCKS_QUIET_MS);
+			  "a service that speaks first",
+		    ts->client, ts->rq->host, ts->rq->port, TERM_SOCKS_QUIET_MS);
 		term_opaque(ts);
 	}
 	/* Else bytes came (the peek goes on) or the end did (term_step sees it). */
@@ -333,8 +333,8 @@ term_step(struct term_setup *ts)
 
 	if (ts->st == TS_REPLY) {
 		while (ts->outoff < ts->outlen) {
-			n = sys_sock_send(ts->cfd, ts->out + ts->outoff,
-			    ts->outlen - ts->outoff);
+			n = sys_sock_send(
+			    ts->cfd, ts->out + ts->outoff, ts->outlen - ts->outoff);
 			if (n > 0) {
 				ts->outoff += (size_t)n;
 				continue;
@@ -357,7 +357,7 @@ term_step(struct term_setup *ts)
 			return;
 		}
 		if ((size_t)n < sizeof(b) && !ts->eof)
-			return;         /* the next bytes are a new edge */
+			return; /* the next bytes are a new edge */
 		if (!tls_mitm_looks_like_hello(b, (size_t)n)) {
 			term_opaque(ts);
 			return;
@@ -392,8 +392,8 @@ term_unavailable(struct proxy *px, const struct proxy_policy *pp, struct tls_mit
     int *status, const char **error)
 {
 	const char *why = NULL;
-	unsigned max = pp->tls.max_tunnels > 0 ? (unsigned)pp->tls.max_tunnels :
-	    TLS_MAX_TUNNELS_DEFAULT;
+	unsigned max = pp->tls.max_tunnels > 0 ? (unsigned)pp->tls.max_tunnels
+					       : TLS_MAX_TUNNELS_DEFAULT;
 
 	if ((*mp = proxy_tls_mitm(px, &why)) == NULL) {
 		/* Never a tunnel srt was told to look into and cannot. */
@@ -445,8 +445,9 @@ term_setup_new(struct proxy *px, int cfd, const char *client, struct proxy_reque
 static void
 term_setup_go(struct term_setup *ts)
 {
-	unsigned ms = ts->pp->tls.handshake_timeout_ms > 0 ?
-	    (unsigned)ts->pp->tls.handshake_timeout_ms : TLS_HANDSHAKE_MS_DEFAULT;
+	unsigned ms = ts->pp->tls.handshake_timeout_ms > 0
+	    ? (unsigned)ts->pp->tls.handshake_timeout_ms
+	    : TLS_HANDSHAKE_MS_DEFAULT;
 
 	evtimer_add(ts->loop, &ts->deadline, ms);
 	if (ts->socks && (unsigned)TERM_SOCKS_QUIET_MS < ms)
@@ -494,7 +495,7 @@ term_connect(struct conn *c, const struct http_head *h, bool ask_opaque)
 	/* The socket changes hands with its registration (edge-triggered, both ways). */
 	(void)evloop_rebind(ts->loop, ts->cfd, term_io, ts);
 	ts->eof = c->c_eof;
-	c->st = CONN_HANDED;    /* conn_run frees c */
+	c->st = CONN_HANDED; /* conn_run frees c */
 	term_setup_go(ts);
 }
 
@@ -543,13 +544,13 @@ term_handoff(struct proxy *px, int fd, const struct handoff_msg *msg)
 		proxy_request_set_reason(rq, why, strlen(why));
 		goto close;
 	}
-	rq->status = 0;         /* srt-socksd's "succeeded" went out */
+	rq->status = 0; /* srt-socksd's "succeeded" went out */
 	ts = term_setup_new(px, fd, msg->client, rq, pp, m, NULL);
 	ts->socks = true;
 	/* The interest a connection has (conn_new), so that the socket goes on to one
 	 * with its registration. */
 #ifdef _WIN32
-	(void)fl;       /* no handoff on Windows (lib/compat/proxy_win.c refuses --handoff-fd) */
+	(void)fl; /* no handoff on Windows (lib/compat/proxy_win.c refuses --handoff-fd) */
 	if (sys_set_nonblock(fd) == -1 ||
 #else
 	if ((fl = fcntl(fd, F_GETFL)) == -1 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) == -1 ||
@@ -562,11 +563,11 @@ term_handoff(struct proxy *px, int fd, const struct handoff_msg *msg)
 	    rq->host, rq->port);
 	term_setup_go(ts);
 	return;
- close:
+close:
 	/* The descriptor came by SCM_RIGHTS: nothing else of ours refers to it. */
 	sys_sockclose(fd);
 	proxy_conn_closed(px);
- refused:
+refused:
 	log_debug("%s: SOCKS CONNECT %s port %u handed over, closed: %s", msg->client,
 	    msg->host, msg->port, why != NULL ? why : "denied");
 	proxy_log(px, rq);
@@ -594,8 +595,8 @@ term_build_head(struct conn *c, const struct http_head *h, struct http_str path)
 	else
 		snprintf(host, sizeof(host), "%s", c->term->host);
 	if (c->term->port != 443)
-		snprintf(host + strlen(host), sizeof(host) - strlen(host), ":%u",
-		    c->term->port);
+		snprintf(
+		    host + strlen(host), sizeof(host) - strlen(host), ":%u", c->term->port);
 	buf_add(&q, h->method.p, h->method.n);
 	buf_add(&q, " ", 1);
 	if (path.n == 0 || path.p[0] == '?')
@@ -623,8 +624,8 @@ term_creds(struct conn *c, const struct http_head *h, struct http_str path)
 	if (path.n == 0 || path.p[0] == '?')
 		buf_addc(&tg, '/');
 	buf_add(&tg, path.p, path.n);
-	buf_addf(&url, c->term->kind == HOST_IPV6 ? "https://[%s]" : "https://%s",
-	    c->term->host);
+	buf_addf(
+	    &url, c->term->kind == HOST_IPV6 ? "https://[%s]" : "https://%s", c->term->host);
 	if (c->term->port != 443)
 		buf_addf(&url, ":%u", c->term->port);
 	buf_add(&url, tg.p + tg.off, tg.len);
@@ -655,8 +656,8 @@ term_request(struct conn *c, const struct http_head *h)
 	bool allowed;
 
 	if (http_str_eq(h->method, "CONNECT")) {
-		term_refuse(c, 400, "Bad Request", "CONNECT inside a TLS-terminated tunnel",
-		    false);
+		term_refuse(
+		    c, 400, "Bad Request", "CONNECT inside a TLS-terminated tunnel", false);
 		return;
 	}
 	if (http_tunnel_target(h->target, &path, &auth) == -1) {
@@ -667,17 +668,18 @@ term_request(struct conn *c, const struct http_head *h)
 	 * have changed it since the tunnel opened); --ask sends a host no rule decides to
 	 * the decider. */
 	allowed = proxy_decide(c->px, c->pp, c->rq, c->term->host, strlen(c->term->host),
-	    c->term->port) != 0;
+		      c->term->port) != 0;
 	if (!allowed && ask_needed(c, false) == ASK_NO) {
-		conn_reply(c, 403, "Forbidden", "Content-Type: text/plain\r\n"
+		conn_reply(c, 403, "Forbidden",
+		    "Content-Type: text/plain\r\n"
 		    "X-Proxy-Error: blocked-by-allowlist\r\n",
 		    "Connection blocked by network allowlist\n", true);
 		return;
 	}
 	/* RFC 9112 §3.2, whatever requireHostMatch says. */
 	if (h->minor == 1 && http_field_count(h, "host", NULL) == 0) {
-		term_refuse(c, 400, "Bad Request", "HTTP/1.1 request without a Host header",
-		    false);
+		term_refuse(
+		    c, 400, "Bad Request", "HTTP/1.1 request without a Host header", false);
 		return;
 	}
 	if (c->pp->require_host_match) {
@@ -721,8 +723,8 @@ term_request(struct conn *c, const struct http_head *h)
 	 * server name the client's TLS named; an allow's header edits apply to the head
 	 * just built, a refusal is answered inside the TLS session. */
 	if (ask_needed(c, allowed) == ASK_YES) {
-		forward_ask(c, h, path.p, path.n, c->term->sni[0] != '\0' ? c->term->sni :
-		    NULL);
+		forward_ask(
+		    c, h, path.p, path.n, c->term->sni[0] != '\0' ? c->term->sni : NULL);
 		return;
 	}
 	forward_send(c, h);

@@ -37,58 +37,74 @@
 #include "userns.h"
 #include "util.h"
 
-#define LAUNCH_FAIL             EXIT_SELF       /* srt itself failed (exit.h) */
-#define LAUNCH_HTTP_PORT        3128    /* inside the sandbox */
-#define LAUNCH_SOCKS_PORT       1080
-#define CRED_FILES_MAX          64      /* masked credential files in one run */
+#define LAUNCH_FAIL EXIT_SELF /* srt itself failed (exit.h) */
+#define LAUNCH_HTTP_PORT 3128 /* inside the sandbox */
+#define LAUNCH_SOCKS_PORT 1080
+#define CRED_FILES_MAX 64 /* masked credential files in one run */
 
-enum listen_slot { LS_HTTP4, LS_HTTP6, LS_SOCKS4, LS_SOCKS6, LS_MAX };
+enum listen_slot {
+	LS_HTTP4,
+	LS_HTTP6,
+	LS_SOCKS4,
+	LS_SOCKS6,
+	LS_MAX
+};
 
-enum proxy_kind { PK_HTTP, PK_SOCKS, PK_MAX };
+enum proxy_kind {
+	PK_HTTP,
+	PK_SOCKS,
+	PK_MAX
+};
 
 /* The programs srt runs, opened at start and executed by descriptor (helpers.c). */
-enum helper { H_BWRAP, H_SECCOMP, H_HTTPD, H_SOCKSD, H_MAX };
+enum helper {
+	H_BWRAP,
+	H_SECCOMP,
+	H_HTTPD,
+	H_SOCKSD,
+	H_MAX
+};
 
 struct violations;
 
 /* Masked credentials (linux/cred.c). */
 struct launch_cred {
-	struct cred_store store;        /* what srt-httpd gets */
-	struct strlist hidden;          /* variables credentials took over */
-	struct strlist env;             /* NAME=value the command gets for them */
-	struct strlist unset;           /* ... or none (onExtractNoMatch "deny") */
-	int *file_fd;                   /* masked copies (sealed memfds) */
-	struct strlist file_path;       /* bound over these */
+	struct cred_store store;  /* what srt-httpd gets */
+	struct strlist hidden;    /* variables credentials took over */
+	struct strlist env;       /* NAME=value the command gets for them */
+	struct strlist unset;     /* ... or none (onExtractNoMatch "deny") */
+	int *file_fd;             /* masked copies (sealed memfds) */
+	struct strlist file_path; /* bound over these */
 	size_t nfiles;
-	int w;                          /* the pipe to srt-httpd's --cred-fd */
-	int fd_base;                    /* bwrap's number for file_fd[0] */
+	int w;       /* the pipe to srt-httpd's --cred-fd */
+	int fd_base; /* bwrap's number for file_fd[0] */
 };
 
 /* tlsTerminate's CA (common/ca.c). */
 struct launch_ca {
-	char *pem;                      /* the CA's certificate, or NULL: no termination */
-	char *secret;                   /* certificate and key, for srt-httpd's --ca-fd */
-	char *bundle;                   /* the sandbox's trust bundle, in the TMPDIR */
-	char *store;                    /* the same as Java's PKCS#12 trust store */
-	char *java;                     /* JAVA_TOOL_OPTIONS' properties naming it */
+	char *pem;    /* the CA's certificate, or NULL: no termination */
+	char *secret; /* certificate and key, for srt-httpd's --ca-fd */
+	char *bundle; /* the sandbox's trust bundle, in the TMPDIR */
+	char *store;  /* the same as Java's PKCS#12 trust store */
+	char *java;   /* JAVA_TOOL_OPTIONS' properties naming it */
 };
 
 /* Live updates of the policy (linux/control.c). */
 struct launch_control {
-	int fd;                         /* --control-fd N, or -1 (closed at its end) */
-	struct buf buf;                 /* a line not complete yet */
+	int fd;         /* --control-fd N, or -1 (closed at its end) */
+	struct buf buf; /* a line not complete yet */
 	size_t lines;
-	bool skip;                      /* the rest of an over-long line is dropped */
-	bool failed;                    /* it failed before its first line: run ends */
-	int proxy[PK_MAX];              /* our end of each proxy's --control-fd, or -1 */
+	bool skip;         /* the rest of an over-long line is dropped */
+	bool failed;       /* it failed before its first line: run ends */
+	int proxy[PK_MAX]; /* our end of each proxy's --control-fd, or -1 */
 };
 
 /* The proxies (linux/proxies.c; macos/macos.c), and the external decider srt-httpd is
  * given (srt-httpd(8)). */
 struct launch_proxies {
-	int listen_fd[LS_MAX];          /* their listening sockets (linux/netns.c) */
-	int lifeline_r, lifeline_w;     /* proxies exit when lifeline_w is closed */
-	int log_r, log_w;               /* the proxies' JSON decision lines */
+	int listen_fd[LS_MAX];      /* their listening sockets (linux/netns.c) */
+	int lifeline_r, lifeline_w; /* proxies exit when lifeline_w is closed */
+	int log_r, log_w;           /* the proxies' JSON decision lines */
 	pid_t pid[PK_MAX];
 	bool started[PK_MAX];
 	/* tlsTerminate: the handoff channel (handoff.h), a SOCK_SEQPACKET socketpair over
@@ -97,38 +113,38 @@ struct launch_proxies {
 	 * it (or could not start); -1 */
 	int handoff[PK_MAX];
 	bool handoff_made;
-	int decider_in, decider_out;    /* -1 without one */
-	bool ask;                       /* --ask */
-	int decider_ready[2];           /* srt-httpd's --decider-ready-fd pipe, or -1 */
+	int decider_in, decider_out; /* -1 without one */
+	bool ask;                    /* --ask */
+	int decider_ready[2];        /* srt-httpd's --decider-ready-fd pipe, or -1 */
 };
 
 /* The Linux sandbox: its namespaces (linux/netns.c), the keeper (linux/keeper.c), bwrap
  * and what goes to srt-seccomp through it (linux/bwrap.c). */
 struct launch_sandbox {
 	int netns_fd;
-	int userns_fd;                  /* -1 as root */
+	int userns_fd; /* -1 as root */
 	pid_t keeper_pid;
-	int keeper_lifeline;            /* write end; the keeper cleans up at its EOF */
-	struct plan_linux plan;         /* bwrap's command line but the command, and the
+	int keeper_lifeline;    /* write end; the keeper cleans up at its EOF */
+	struct plan_linux plan; /* bwrap's command line but the command, and the
 	                                   numbers of its descriptors */
 	bool plan_built;
-	int guard_fd;                   /* the write guard: a memfd sealed once written */
-	int viol_r;                     /* srt-seccomp's violation records, or -1 */
-	int viol_w;                     /* its end, for bwrap (--violations-fd) */
-	int bwrap_args_w;               /* bwrap waits for its options on this pipe */
+	int guard_fd;     /* the write guard: a memfd sealed once written */
+	int viol_r;       /* srt-seccomp's violation records, or -1 */
+	int viol_w;       /* its end, for bwrap (--violations-fd) */
+	int bwrap_args_w; /* bwrap waits for its options on this pipe */
 	pid_t bwrap_pid;
-	int status_r;                   /* bwrap --json-status-fd */
-	int lifeline_w;                 /* held until this process ends: srt-seccomp
+	int status_r;               /* bwrap --json-status-fd */
+	int lifeline_w;             /* held until this process ends: srt-seccomp
 	                                   sees EOF on the other end however we end */
-	int lifeline_r;                 /* for bwrap (srt-seccomp --lifeline-fd) */
-	unsigned long lifeline_ino;     /* the pipe's inode: the keeper kills what
+	int lifeline_r;             /* for bwrap (srt-seccomp --lifeline-fd) */
+	unsigned long lifeline_ino; /* the pipe's inode: the keeper kills what
 	                                   still holds it once we are gone */
-	pid_t init;                     /* host pid of the sandbox's pid 1, 0 until known */
-	bool command_ran;               /* bwrap reported an exit code: setup had finished,
+	pid_t init;                 /* host pid of the sandbox's pid 1, 0 until known */
+	bool command_ran;           /* bwrap reported an exit code: setup had finished,
 	                                   and the sandbox's PID namespace is gone */
-	int stop_signal;                /* a signal came before the sandbox took signals:
+	int stop_signal;            /* a signal came before the sandbox took signals:
 	                                   it ended the run, which exits 128 + it */
-	bool bwrap_reaped;              /* bwrap's exit was collected: with its PID
+	bool bwrap_reaped;          /* bwrap's exit was collected: with its PID
 	                                   namespace, nothing of the sandbox is left */
 	int command_exit;
 };
@@ -136,34 +152,34 @@ struct launch_sandbox {
 /* One run: the command line, the policy, srt's paths and the typed parts above. */
 struct launch {
 	/* command line */
-	bool srt_mode;                  /* invoked as "srt" */
-	int debug;              /* -d given this many times: 2 adds the detail */
-	const char *settings_arg;       /* -s */
-	const char *policy_arg;         /* -p */
-	const char *violations_arg;     /* --violations */
-	const char *cstring;            /* -c */
-	char **cmd;                     /* CMD ARGS, NULL-terminated (NULL with -c) */
-	char *shell;                    /* what runs -c: bash, or /bin/sh without one */
-	bool unguarded;                 /* --unguarded: no write guard (benchmarks) */
-	bool no_fs_violations;          /* --no-fs-violations, noFsViolations: no monitor */
+	bool srt_mode;              /* invoked as "srt" */
+	int debug;                  /* -d given this many times: 2 adds the detail */
+	const char *settings_arg;   /* -s */
+	const char *policy_arg;     /* -p */
+	const char *violations_arg; /* --violations */
+	const char *cstring;        /* -c */
+	char **cmd;                 /* CMD ARGS, NULL-terminated (NULL with -c) */
+	char *shell;                /* what runs -c: bash, or /bin/sh without one */
+	bool unguarded;             /* --unguarded: no write guard (benchmarks) */
+	bool no_fs_violations;      /* --no-fs-violations, noFsViolations: no monitor */
 
 	/* policy */
 	struct settings set;
 	struct policy *pol;
-	char *config_path;              /* the file the policy came from, or NULL (defaults) */
+	char *config_path; /* the file the policy came from, or NULL (defaults) */
 
 	/* paths */
-	char *self_dir;                 /* this executable's directory */
-	char *helper_dir;               /* where srt-httpd, srt-socksd, srt-seccomp live
+	char *self_dir;            /* this executable's directory */
+	char *helper_dir;          /* where srt-httpd, srt-socksd, srt-seccomp live
 	                                   (layout_helpers_dir) */
-	int helper_fd[H_MAX];           /* O_PATH, opened once (helpers.c) */
-	char *helper_path[H_MAX];       /* for messages, and srt-seccomp's place inside */
-	bool helper_script[H_MAX];      /* starts with "#!": run by name (helpers_exec) */
+	int helper_fd[H_MAX];      /* O_PATH, opened once (helpers.c) */
+	char *helper_path[H_MAX];  /* for messages, and srt-seccomp's place inside */
+	bool helper_script[H_MAX]; /* starts with "#!": run by name (helpers_exec) */
 	char *cwd;
 	char *home;
-	char *tmpdir;                   /* the run's private TMPDIR (its name is chosen
+	char *tmpdir;  /* the run's private TMPDIR (its name is chosen
 	                                   before the keeper starts) */
-	bool tmp_made;                  /* we made it (keeper_tmp_make) */
+	bool tmp_made; /* we made it (keeper_tmp_make) */
 
 	struct violations *viol;
 	struct launch_control control;
@@ -178,7 +194,7 @@ struct launch {
  * which may not touch errno while we run (keeper.c), and tmp_remove, which allocates
  * nothing (spawn.c); glibc's sigaction() also refuses two signals (spawn_child_reset).
  */
-struct kernel_dirent64 {                /* a getdents64(2) record */
+struct kernel_dirent64 { /* a getdents64(2) record */
 	unsigned long long ino;
 	long long off;
 	unsigned short reclen;
@@ -186,7 +202,7 @@ struct kernel_dirent64 {                /* a getdents64(2) record */
 	char name[];
 };
 
-struct kernel_sigaction {               /* rt_sigaction(2)'s; the mask is 64 bits */
+struct kernel_sigaction { /* rt_sigaction(2)'s; the mask is 64 bits */
 	void (*handler)(int);
 	unsigned long flags;
 	void (*restorer)(void);
@@ -234,8 +250,8 @@ int proxycli_main(int argc, char **argv);
 /* helpers.c */
 int helpers_open(struct launch *l);
 void helpers_close(struct launch *l);
-int helpers_exec(const struct launch *l, enum helper h, int fd, char *const argv[],
-    char *const envp[]);
+int helpers_exec(
+    const struct launch *l, enum helper h, int fd, char *const argv[], char *const envp[]);
 
 /* bwrap.c: bwrap_start once the plan is begun, bwrap_send_* once it is finished */
 int bwrap_start(struct launch *l, char **envp);
@@ -259,8 +275,8 @@ const char *env_inherited(const struct settings *s, const char *name);
 void env_add_git(struct strlist *e, const struct settings *s, const char *inherited_count);
 /* Linux and macOS: SANDBOX_RUNTIME, TMPDIR, NO_PROXY and the proxy variables for the
  * listeners on localhost; JAVA_TOOL_OPTIONS (direct: Java's nonProxyHosts). */
-void env_add_sandbox(struct strlist *e, const char *tmpdir, const char *no_proxy,
-    int http_port, int socks_port);
+void env_add_sandbox(
+    struct strlist *e, const char *tmpdir, const char *no_proxy, int http_port, int socks_port);
 void env_add_java(struct strlist *e, const char *java, int http_port, int socks_port,
     const char *direct, const char *extra);
 /* NAME=... is a variable masked credentials took over (l->cred.hidden). */
@@ -293,8 +309,8 @@ void tty_save(void);
 void tty_restore(void);
 
 /* violations.c */
-struct violations *violations_new(const struct settings *s, const char *command,
-    const char *file);
+struct violations *violations_new(
+    const struct settings *s, const char *command, const char *file);
 void violations_feed(struct violations *v, const char *buf, size_t len);
 /* The sandbox's own records (srt-seccomp --violations-fd, lib/core/violation.h). */
 void violations_feed_sandbox(struct violations *v, const char *buf, size_t len);

@@ -41,7 +41,8 @@ cmd_compile(const struct opts *o)
 	 * hand the command the real values. */
 	if (s.cred.nmask > 0) {
 		log_warnx("%s: credentials with mode \"mask\" cannot be compiled into a "
-		    "policy yet; run the command with -s %s instead", o->settings, o->settings);
+			  "policy yet; run the command with -s %s instead",
+		    o->settings, o->settings);
 		goto out;
 	}
 	buf = policy_bytes(p, &len);
@@ -61,8 +62,8 @@ out:
 
 struct layers_out {
 	const struct settings *s;
-	const char *user;               /* the file of -p or -s */
-	cJSON *defaults;                /* the canonical JSON of the built-in defaults */
+	const char *user; /* the file of -p or -s */
+	cJSON *defaults;  /* the canonical JSON of the built-in defaults */
 };
 
 /* A file name as one field of a line: no tab, newline or other control reaches it. */
@@ -114,8 +115,8 @@ layers_walk(struct layers_out *lo, const cJSON *obj, const char *prefix)
 				if (cJSON_IsObject(m)) {
 					/* One member of a map: written as the object it would be. */
 					if ((one = cJSON_CreateObject()) == NULL ||
-					    !cJSON_AddItemToObject(one, e->string,
-					    cJSON_Duplicate(e, 1)))
+					    !cJSON_AddItemToObject(
+						one, e->string, cJSON_Duplicate(e, 1)))
 						fatalx("out of memory");
 				}
 				layer_line(lo, i < lo->s->layers.managed[l], path,

@@ -18,8 +18,10 @@
 int
 load_policy(const struct opts *o, struct policy **p, struct settings *s, char **pathp)
 {
-	struct policy_source src = { .policy_path = o->policy, .settings_path = o->settings,
-	    .policy_fd = -1, .fallback = POLICY_SOURCE_DEFAULT_FILE };
+	struct policy_source src = { .policy_path = o->policy,
+		.settings_path = o->settings,
+		.policy_fd = -1,
+		.fallback = POLICY_SOURCE_DEFAULT_FILE };
 	struct diags errs = { 0 }, warns = { 0 };
 	size_t i;
 	int rc;
@@ -47,7 +49,8 @@ plan_input_load(const struct opts *o, struct plan_input *in)
 		return -1;
 	}
 	if ((in->home = path_home()) == NULL) {
-		log_warnx("plan: cannot tell the home directory (set HOME to an absolute path)");
+		log_warnx(
+		    "plan: cannot tell the home directory (set HOME to an absolute path)");
 		return -1;
 	}
 	if (load_policy(o, &p, &in->s, &in->spath) != 0)
@@ -122,7 +125,7 @@ plan_text(const struct opts *o, bool must_exist, plan_text_fn *build)
 	ctx.managed_path = managed_path;
 	built = build(&in.s, &ctx, &text, &errs);
 	rc = plan_print(built, text, &errs);
- out:
+out:
 	free(text);
 	diags_free(&errs);
 	plan_input_free(&in);

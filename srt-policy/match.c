@@ -51,8 +51,8 @@ put_verdict_rule(const struct policy_verdict *v, FILE *f)
 		fputs_unlocked(v->managed ? "deny: managed: " : "deny: ", f);
 		put_sanitised(v->reason, v->reason_len, f);
 	}
-	fprintf(f, " (%s%s \"", v->managed ? "managed " : "", v->allow ? "allowedDomains" :
-	    "deniedDomains");
+	fprintf(f, " (%s%s \"", v->managed ? "managed " : "",
+	    v->allow ? "allowedDomains" : "deniedDomains");
 	put_sanitised(v->rule, v->rule_len, f);
 	fputs_unlocked("\")\n", f);
 }
@@ -85,8 +85,10 @@ match_batch(const struct policy *p)
 			continue;
 		}
 		if (port_parse(tab + 1, len - (size_t)(tab + 1 - line), &port) != 0) {
-			fprintf(stdout, "error: line %lu: bad port: expected a number from 1 to "
-			    "65535\n", lineno);
+			fprintf(stdout,
+			    "error: line %lu: bad port: expected a number from 1 to "
+			    "65535\n",
+			    lineno);
 			bad = 1;
 			continue;
 		}
@@ -118,8 +120,8 @@ cmd_match(const struct opts *o)
 	int rc;
 
 	if (o->argc == 2 && port_parse(o->argv[1], strlen(o->argv[1]), &port) != 0) {
-		log_warnx("match: bad port \"%s\": expected a number from 1 to 65535",
-		    o->argv[1]);
+		log_warnx(
+		    "match: bad port \"%s\": expected a number from 1 to 65535", o->argv[1]);
 		return EXIT_ERROR;
 	}
 	if (load_policy(o, &p, NULL, NULL) != 0)

@@ -121,7 +121,7 @@ plan_linux(const struct opts *o)
 		goto out;
 	}
 	rc = plan_print_words(part, 2, o->shell);
- out:
+out:
 	plan_linux_free(&plan);
 	diags_free(&errs);
 	plan_input_free(&in);
@@ -138,14 +138,14 @@ plan_linux(const struct opts *o)
  * srt starts on the Mac; shown here are 3128 and 1080 (the ports inside the Linux sandbox),
  * or httpProxyPort / socksProxyPort when the settings name the user's own proxies.
  */
-#define PLAN_MACOS_TAG          "srt_plan"
+#define PLAN_MACOS_TAG "srt_plan"
 
 static int
-plan_macos_text(const struct settings *s, const struct plan_ctx *ctx, char **profile,
-    struct diags *errs)
+plan_macos_text(
+    const struct settings *s, const struct plan_ctx *ctx, char **profile, struct diags *errs)
 {
 	struct plan_macos_opts mo = { PLAN_MACOS_HTTP_PORT, PLAN_MACOS_SOCKS_PORT,
-	    PLAN_MACOS_TAG };
+		PLAN_MACOS_TAG };
 
 	return plan_macos_build(s, ctx, &mo, profile, errs);
 }
@@ -170,6 +170,6 @@ cmd_plan(const struct opts *o)
 		return plan_macos(o);
 	if (strcmp(o->target, "windows") == 0)
 		return plan_windows(o);
-	log_warnx("plan: unknown target \"%s\"", o->target);     /* (checked in main) */
+	log_warnx("plan: unknown target \"%s\"", o->target); /* (checked in main) */
 	return EXIT_ERROR;
 }

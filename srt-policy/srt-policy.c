@@ -13,20 +13,20 @@
 
 enum opt_bit {
 	O_SETTINGS = 1 << 0,
-	O_POLICY   = 1 << 1,
-	O_OUTPUT   = 1 << 2,
-	O_TARGET   = 1 << 3,
-	O_CWD      = 1 << 4,
-	O_SHELL    = 1 << 5,
-	O_LAYERS   = 1 << 6,
-	O_TMPDIR   = 1 << 7,
+	O_POLICY = 1 << 1,
+	O_OUTPUT = 1 << 2,
+	O_TARGET = 1 << 3,
+	O_CWD = 1 << 4,
+	O_SHELL = 1 << 5,
+	O_LAYERS = 1 << 6,
+	O_TMPDIR = 1 << 7,
 	O_UNGUARDED = 1 << 8,
 };
 
 struct command {
 	const char *name;
 	int (*run)(const struct opts *);
-	unsigned allowed;       /* enum opt_bit */
+	unsigned allowed; /* enum opt_bit */
 	int minargs, maxargs;
 	const char *usage;
 };
@@ -39,8 +39,8 @@ static const struct command commands[] = {
 	    "dump [-d] [--layers] (-p policy | -s settings)" },
 	{ "match", cmd_match, O_SETTINGS | O_POLICY, 1, 2,
 	    "match [-d] [-p policy | -s settings] host port | -" },
-	{ "plan", cmd_plan, O_SETTINGS | O_POLICY | O_TARGET | O_CWD | O_SHELL | O_TMPDIR |
-	    O_UNGUARDED, 0, 0,
+	{ "plan", cmd_plan,
+	    O_SETTINGS | O_POLICY | O_TARGET | O_CWD | O_SHELL | O_TMPDIR | O_UNGUARDED, 0, 0,
 	    "plan [-d] --target linux|macos|windows [-p policy | -s settings] [--cwd dir] "
 	    "[--tmpdir dir] [--unguarded] [--shell]" },
 };
@@ -75,8 +75,8 @@ static void
 usage_all(FILE *f)
 {
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(f, "%s srt-policy %s\n", i == 0 ? "usage:" : "      ",
-		    commands[i].usage);
+		fprintf(
+		    f, "%s srt-policy %s\n", i == 0 ? "usage:" : "      ", commands[i].usage);
 	fprintf(f, "       srt-policy -h | -V\n");
 }
 
@@ -91,8 +91,7 @@ usage_cmd(const char *cmd)
 	usage_all(stderr);
 }
 
-static noreturn void SRT_PRINTF(2, 3)
-usage_error(const char *cmd, const char *fmt, ...)
+static noreturn void SRT_PRINTF(2, 3) usage_error(const char *cmd, const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
@@ -180,8 +179,8 @@ opts_check(const struct command *cmd, const struct opts *o)
 	if (o->settings != NULL && o->policy != NULL)
 		usage_error(cmd->name, "%s", "-p and -s cannot be used together");
 	if (o->argc < cmd->minargs || o->argc > cmd->maxargs)
-		usage_error(cmd->name, "%s", o->argc < cmd->minargs ? "missing arguments" :
-		    "too many arguments");
+		usage_error(cmd->name, "%s",
+		    o->argc < cmd->minargs ? "missing arguments" : "too many arguments");
 	if (strcmp(cmd->name, "match") == 0 && o->argc == 1 && strcmp(o->argv[0], "-") != 0)
 		usage_error(cmd->name, "%s", "give HOST PORT, or - to read queries from stdin");
 	if ((cmd->allowed & O_OUTPUT) && o->output == NULL)
@@ -192,8 +191,8 @@ opts_check(const struct command *cmd, const struct opts *o)
 		usage_error(cmd->name, "%s", "--target is required");
 	if (o->target != NULL && strcmp(o->target, "linux") != 0 &&
 	    strcmp(o->target, "macos") != 0 && strcmp(o->target, "windows") != 0)
-		usage_error(cmd->name, "unknown target \"%s\" (linux, macos or windows)",
-		    o->target);
+		usage_error(
+		    cmd->name, "unknown target \"%s\" (linux, macos or windows)", o->target);
 }
 
 int

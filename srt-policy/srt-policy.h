@@ -6,24 +6,24 @@
 #include "settings.h"
 
 /* Exit statuses (the man page's EXIT STATUS). */
-#define EXIT_ALLOW      0
-#define EXIT_DENY       1
-#define EXIT_ERROR      2
+#define EXIT_ALLOW 0
+#define EXIT_DENY 1
+#define EXIT_ERROR 2
 
 /* The command line of one subcommand, after option parsing. */
 struct opts {
 	const char *cmd;
-	const char *settings;   /* -s, or NULL */
-	const char *policy;     /* -p, or NULL */
-	const char *output;     /* -o */
-	const char *target;     /* --target */
-	const char *cwd;        /* --cwd */
-	const char *tmpdir;     /* --tmpdir */
-	int unguarded;          /* --unguarded */
-	int shell;              /* --shell */
-	int layers;             /* --layers */
-	int debug;              /* -d */
-	int argc;               /* positional arguments */
+	const char *settings; /* -s, or NULL */
+	const char *policy;   /* -p, or NULL */
+	const char *output;   /* -o */
+	const char *target;   /* --target */
+	const char *cwd;      /* --cwd */
+	const char *tmpdir;   /* --tmpdir */
+	int unguarded;        /* --unguarded */
+	int shell;            /* --shell */
+	int layers;           /* --layers */
+	int debug;            /* -d */
+	int argc;             /* positional arguments */
 	char **argv;
 };
 
@@ -59,8 +59,8 @@ void plan_input_free(struct plan_input *in);
  * with, printed. 0, or EXIT_ERROR with a message. */
 struct diags;
 struct plan_ctx;
-typedef int plan_text_fn(const struct settings *s, const struct plan_ctx *ctx, char **text,
-    struct diags *errs);
+typedef int plan_text_fn(
+    const struct settings *s, const struct plan_ctx *ctx, char **text, struct diags *errs);
 int plan_text(const struct opts *o, bool must_exist, plan_text_fn *build);
 
 /* plan_windows.c */

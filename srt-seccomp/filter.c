@@ -39,17 +39,17 @@
 #include "srt-seccomp.h"
 
 #ifndef AF_VSOCK
-#define AF_VSOCK	40
+#define AF_VSOCK 40
 #endif
 #ifndef __X32_SYSCALL_BIT
-#define __X32_SYSCALL_BIT	0x40000000
+#define __X32_SYSCALL_BIT 0x40000000
 #endif
 
 /* clone(2) takes its flags first everywhere but on s390, where the stack comes first. */
 #if defined(__s390__) || defined(__s390x__)
-#define CLONE_FLAGS_ARG	1
+#define CLONE_FLAGS_ARG 1
 #else
-#define CLONE_FLAGS_ARG	0
+#define CLONE_FLAGS_ARG 0
 #endif
 
 #ifdef SRT_SECCOMP_PRECOMPILED
@@ -73,29 +73,29 @@ filter_build(const struct seccomp_opts *o, struct sock_fprog *out)
 }
 #else
 enum arg_test {
-	ARG_ANY,	/* every call */
-	ARG_EQ32,	/* the argument's low 32 bits equal value (the kernel reads an int) */
-	ARG_HAS,	/* every bit of value is set in the argument */
-	ARG_ACCMODE,	/* the argument's O_ACCMODE bits equal value */
-	ARG_NONZERO,	/* the argument is not 0 (a pointer given) */
+	ARG_ANY,     /* every call */
+	ARG_EQ32,    /* the argument's low 32 bits equal value (the kernel reads an int) */
+	ARG_HAS,     /* every bit of value is set in the argument */
+	ARG_ACCMODE, /* the argument's O_ACCMODE bits equal value */
+	ARG_NONZERO, /* the argument is not 0 (a pointer given) */
 };
 
-#define NOTIFY	(-1)	/* the rule's err: ask the supervisor (supervise.c) */
+#define NOTIFY (-1) /* the rule's err: ask the supervisor (supervise.c) */
 
 struct rule {
-	const char	*name;
-	int		 err;
-	unsigned int	 arg;
-	enum arg_test	 test;
-	uint64_t	 value;
+	const char *name;
+	int err;
+	unsigned int arg;
+	enum arg_test test;
+	uint64_t value;
 };
 
 /* A rule with two conditions, both of which must hold. */
 struct rule2 {
-	struct rule	 r;
-	unsigned int	 arg2;
-	enum arg_test	 test2;
-	uint64_t	 value2;
+	struct rule r;
+	unsigned int arg2;
+	enum arg_test test2;
+	uint64_t value2;
 };
 
 /*
@@ -284,16 +284,16 @@ static const struct rule rules_userns[] = {
 	{ "mount_setattr", EPERM, 0, ARG_ANY, 0 },
 };
 
-#define nitems(a)	(sizeof(a) / sizeof((a)[0]))
+#define nitems(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Guard instructions placed before libseccomp's program (see guard_build). */
-#define GUARD_MAX	16
+#define GUARD_MAX 16
 
 /* System calls libseccomp 2.5 does not know, refused by number with the write guard:
  * fchmodat2 (a chmod by path), and everything from setxattrat on (xattrs by path);
  * without it, fchmodat2 by its mode argument. */
-#define NR_FCHMODAT2	452
-#define NR_FIRST_UNKNOWN	463
+#define NR_FCHMODAT2 452
+#define NR_FIRST_UNKNOWN 463
 
 /* One condition of a rule as libseccomp's comparison; 0, or -EINVAL. */
 static int
@@ -341,8 +341,8 @@ rules_add_n(scmp_filter_ctx ctx, const void *rules, size_t n, size_t size)
 		nr = seccomp_syscall_resolve_name(ru->name);
 		if (nr == __NR_SCMP_ERROR) {
 			/* A libseccomp too old to know the call cannot block it: refuse. */
-			log_warnx("seccomp_syscall_resolve_name %s: unknown system call",
-			    ru->name);
+			log_warnx(
+			    "seccomp_syscall_resolve_name %s: unknown system call", ru->name);
 			return -1;
 		}
 		act = ru->err == NOTIFY ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(ru->err);
@@ -363,7 +363,7 @@ rules_add_n(scmp_filter_ctx ctx, const void *rules, size_t n, size_t size)
 	return 0;
 }
 
-#define rules_add(ctx, rules, n)	rules_add_n(ctx, rules, n, sizeof((rules)[0]))
+#define rules_add(ctx, rules, n) rules_add_n(ctx, rules, n, sizeof((rules)[0]))
 
 /* libseccomp 2.5 can only export to a file descriptor: use an anonymous file. */
 static int
@@ -404,9 +404,9 @@ out:
 
 /* The low 32 bits of argument i, where the kernel reads an int or a mode_t. */
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#define ARG_LO(i)	(offsetof(struct seccomp_data, args) + 8 * (i) + 4)
+#define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i) + 4)
 #else
-#define ARG_LO(i)	(offsetof(struct seccomp_data, args) + 8 * (i))
+#define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
 #endif
 
 /*
@@ -425,41 +425,40 @@ guard_build(struct sock_filter *g, int write_guard)
 {
 	size_t n = 0;
 
-	g[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-	    offsetof(struct seccomp_data, arch));
-	g[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-	    seccomp_arch_native(), 1, 0);
+	g[n++] = (struct sock_filter)BPF_STMT(
+	    BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+	g[n++] = (struct sock_filter)BPF_JUMP(
+	    BPF_JMP | BPF_JEQ | BPF_K, seccomp_arch_native(), 1, 0);
 	g[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
 #if defined(__x86_64__) && !defined(__ILP32__)
-	g[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-	    offsetof(struct seccomp_data, nr));
-	g[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K,
-	    __X32_SYSCALL_BIT, 0, 2);
-	g[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-	    0xffffffffU, 1, 0);
+	g[n++] = (struct sock_filter)BPF_STMT(
+	    BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+	g[n++] = (struct sock_filter)BPF_JUMP(
+	    BPF_JMP | BPF_JGE | BPF_K, __X32_SYSCALL_BIT, 0, 2);
+	g[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffU, 1, 0);
 	g[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
 #endif
-	g[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-	    offsetof(struct seccomp_data, nr));
+	g[n++] = (struct sock_filter)BPF_STMT(
+	    BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
 	if (write_guard) {
 		/* nr == 452, or 463 <= nr < 0xffffffff: ENOSYS; the rest to the program. */
-		g[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-		    NR_FCHMODAT2, 2, 0);
-		g[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-		    0xffffffffU, 2, 0);
-		g[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K,
-		    NR_FIRST_UNKNOWN, 0, 1);
-		g[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO |
-		    (ENOSYS & SECCOMP_RET_DATA));
+		g[n++] = (struct sock_filter)BPF_JUMP(
+		    BPF_JMP | BPF_JEQ | BPF_K, NR_FCHMODAT2, 2, 0);
+		g[n++] = (struct sock_filter)BPF_JUMP(
+		    BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffU, 2, 0);
+		g[n++] = (struct sock_filter)BPF_JUMP(
+		    BPF_JMP | BPF_JGE | BPF_K, NR_FIRST_UNKNOWN, 0, 1);
+		g[n++] = (struct sock_filter)BPF_STMT(
+		    BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA));
 	} else {
 		/* fchmodat2(dirfd, path, mode, flags) with mode & 06000: EPERM. */
-		g[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-		    NR_FCHMODAT2, 0, 3);
+		g[n++] = (struct sock_filter)BPF_JUMP(
+		    BPF_JMP | BPF_JEQ | BPF_K, NR_FCHMODAT2, 0, 3);
 		g[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(2));
-		g[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
-		    S_ISUID | S_ISGID, 0, 1);
-		g[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO |
-		    (EPERM & SECCOMP_RET_DATA));
+		g[n++] = (struct sock_filter)BPF_JUMP(
+		    BPF_JMP | BPF_JSET | BPF_K, S_ISUID | S_ISGID, 0, 1);
+		g[n++] = (struct sock_filter)BPF_STMT(
+		    BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA));
 	}
 	return n;
 }
@@ -480,8 +479,7 @@ filter_build(const struct seccomp_opts *o, struct sock_fprog *out)
 		log_warn("seccomp_init");
 		goto out;
 	}
-	if ((r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
-	    SCMP_ACT_KILL_PROCESS)) != 0) {
+	if ((r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS)) != 0) {
 		errno = -r;
 		log_warn("seccomp_attr_set SCMP_FLTATR_ACT_BADARCH");
 		goto out;
@@ -492,11 +490,13 @@ filter_build(const struct seccomp_opts *o, struct sock_fprog *out)
 		goto out;
 	if (!o->allow_userns && rules_add(ctx, rules_userns, nitems(rules_userns)) == -1)
 		goto out;
-	if (o->guard && (rules_add(ctx, rules_guard, nitems(rules_guard)) == -1 ||
-	    rules_add(ctx, rules2_guard, nitems(rules2_guard)) == -1))
+	if (o->guard &&
+	    (rules_add(ctx, rules_guard, nitems(rules_guard)) == -1 ||
+		rules_add(ctx, rules2_guard, nitems(rules2_guard)) == -1))
 		goto out;
-	if (!o->guard && (rules_add(ctx, rules_setid, nitems(rules_setid)) == -1 ||
-	    rules_add(ctx, rules2_setid, nitems(rules2_setid)) == -1))
+	if (!o->guard &&
+	    (rules_add(ctx, rules_setid, nitems(rules_setid)) == -1 ||
+		rules_add(ctx, rules2_setid, nitems(rules2_setid)) == -1))
 		goto out;
 	if (o->guard && o->monitor &&
 	    rules_add(ctx, rules_monitor, nitems(rules_monitor)) == -1)
@@ -580,12 +580,12 @@ filter_read_prefix(const struct sock_fprog *in, struct sock_fprog *out)
 		log_warnx("seccomp program: no architecture guard to put the opens before");
 		return -1;
 	}
-	pre[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-	    offsetof(struct seccomp_data, arch));
-	pre[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, in->filter[1].k,
-	    0, 0);	/* jf: to the program, below */
-	pre[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-	    offsetof(struct seccomp_data, nr));
+	pre[n++] = (struct sock_filter)BPF_STMT(
+	    BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+	pre[n++] = (struct sock_filter)BPF_JUMP(
+	    BPF_JMP | BPF_JEQ | BPF_K, in->filter[1].k, 0, 0); /* jf: to the program, below */
+	pre[n++] = (struct sock_filter)BPF_STMT(
+	    BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
 #ifdef __NR_open
 	pre[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_open, 0, 0);
 #endif
@@ -633,7 +633,7 @@ filter_install(const struct sock_fprog *prog, int *listener)
 		r = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, fl, prog);
 	if (r == -1) {
 		log_warn("seccomp SECCOMP_SET_MODE_FILTER with a listener (Linux 5.14 or "
-		    "later is needed for the write guard)");
+			 "later is needed for the write guard)");
 		return -1;
 	}
 	*listener = r;

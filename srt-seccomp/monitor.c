@@ -38,22 +38,22 @@
 #include "wguard.h"
 #include "srt-seccomp.h"
 
-#define SEEN_CAP	2048	/* a power of two, above twice VIOL_LINES_MAX */
+#define SEEN_CAP 2048 /* a power of two, above twice VIOL_LINES_MAX */
 
 struct mdir {
-	int	 wd;
-	char	*name;		/* the denied path, as a reader spells it */
+	int wd;
+	char *name; /* the denied path, as a reader spells it */
 };
 
 struct monitor {
-	int	 fd;
-	uint64_t seen[SEEN_CAP];	/* hashes of what was reported; 0 is free */
+	int fd;
+	uint64_t seen[SEEN_CAP]; /* hashes of what was reported; 0 is free */
 	unsigned lines;
 	uint64_t left_out;
-	struct buf pend;		/* the rest of a record a stream took part of */
-	int	 ifd;			/* inotify: the denied directories' masks */
+	struct buf pend; /* the rest of a record a stream took part of */
+	int ifd;         /* inotify: the denied directories' masks */
 	struct mdir *dirs;
-	size_t	 ndirs;
+	size_t ndirs;
 };
 
 struct monitor *
@@ -88,7 +88,7 @@ monitor_flush(struct monitor *m)
 			continue;
 		if (n <= 0) {
 			if (n == -1 && errno != EAGAIN)
-				buf_reset(&m->pend);    /* the reader is gone */
+				buf_reset(&m->pend); /* the reader is gone */
 			return m->pend.len == 0;
 		}
 		buf_consume(&m->pend, (size_t)n);
@@ -138,7 +138,7 @@ monitor_write(struct monitor *m, const struct violation *v)
 	while ((n = write(m->fd, b.p, b.len)) == -1 && errno == EINTR)
 		;
 	if (n == -1)
-		m->left_out++;          /* full (EAGAIN), or nobody reads */
+		m->left_out++; /* full (EAGAIN), or nobody reads */
 	else if ((size_t)n < b.len)
 		buf_add(&m->pend, b.p + n, b.len - (size_t)n);
 	buf_free(&b);
@@ -146,8 +146,7 @@ monitor_write(struct monitor *m, const struct violation *v)
 
 /* FNV-1a of the parts, with a byte between them; never 0 (a free slot). */
 static uint64_t
-monitor_hash(enum viol_kind k, const char *op, const char *what, const char *why,
-    unsigned port)
+monitor_hash(enum viol_kind k, const char *op, const char *what, const char *why, unsigned port)
 {
 	const char *parts[3] = { op, what, why };
 	uint64_t h = 0xcbf29ce484222325ULL;
@@ -202,8 +201,7 @@ monitor_record(struct violation *v, enum viol_kind k, const char *op)
 }
 
 void
-monitor_file(struct monitor *m, bool read, const char *op, const char *path,
-    const char *why)
+monitor_file(struct monitor *m, bool read, const char *op, const char *path, const char *why)
 {
 	struct violation v;
 	enum viol_kind k = read ? VK_FILE_READ : VK_FILE_WRITE;
@@ -249,8 +247,8 @@ monitor_local(const struct sockaddr_storage *ss, char *addr, unsigned *port)
 
 /* Is this address one to report? Fills addr and port. */
 bool
-monitor_connect_wanted(struct monitor *m, const void *sa, size_t len, const char *op,
-    char *addr, unsigned *port)
+monitor_connect_wanted(
+    struct monitor *m, const void *sa, size_t len, const char *op, char *addr, unsigned *port)
 {
 	struct sockaddr_storage ss;
 
@@ -268,8 +266,8 @@ monitor_connect_wanted(struct monitor *m, const void *sa, size_t len, const char
 }
 
 void
-monitor_connect(struct monitor *m, const char *op, const char *proto, const char *addr,
-    unsigned port)
+monitor_connect(
+    struct monitor *m, const char *op, const char *proto, const char *addr, unsigned port)
 {
 	struct violation v;
 
@@ -299,15 +297,16 @@ monitor_watch_reads(struct monitor *m, const struct wguard_watch *w)
 	for (i = 0; i < w->n; i++) {
 		if (w->v[i].mount == NULL)
 			continue;
-		if (m->ifd == -1 &&
-		    (m->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) == -1) {
-			log_debug("inotify_init1: %s: denied reads not reported",
-			    strerror(errno));
+		if (m->ifd == -1 && (m->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) == -1) {
+			log_debug(
+			    "inotify_init1: %s: denied reads not reported", strerror(errno));
 			return;
 		}
-		if ((wd = inotify_add_watch(m->ifd, w->v[i].mount, IN_OPEN | IN_ONLYDIR)) == -1) {
+		if ((wd = inotify_add_watch(m->ifd, w->v[i].mount, IN_OPEN | IN_ONLYDIR)) ==
+		    -1) {
 			if (errno != ENOTDIR)
-				log_debug("denied reads of %s not reported: inotify_add_watch: %s",
+				log_debug(
+				    "denied reads of %s not reported: inotify_add_watch: %s",
 				    w->v[i].name, strerror(errno));
 			continue;
 		}

@@ -13,11 +13,15 @@
 
 /* Parts of /proc that must stay read-only, as bubblewrap leaves them in its own /proc. */
 /* What to do when a nested user namespace cannot provide what is needed. */
-#define HINT_CAPS	"give srt-seccomp CAP_SYS_ADMIN and CAP_SETPCAP instead " \
-			"(bwrap --cap-add CAP_SYS_ADMIN --cap-add CAP_SETPCAP)"
+#define HINT_CAPS \
+	"give srt-seccomp CAP_SYS_ADMIN and CAP_SETPCAP instead " \
+	"(bwrap --cap-add CAP_SYS_ADMIN --cap-add CAP_SETPCAP)"
 
 static const char *const proc_ro[] = {
-	"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus",
+	"/proc/sys",
+	"/proc/sysrq-trigger",
+	"/proc/irq",
+	"/proc/bus",
 };
 
 static int
@@ -50,18 +54,17 @@ ns_map_ids(uid_t uid, gid_t gid)
 		log_warn("write /proc/self/setgroups");
 		return -1;
 	}
-	(void)snprintf(map, sizeof(map), "%lu %lu 1\n", (unsigned long)uid,
-	    (unsigned long)uid);
+	(void)snprintf(map, sizeof(map), "%lu %lu 1\n", (unsigned long)uid, (unsigned long)uid);
 	if (write_string("/proc/self/uid_map", map) == -1) {
 		log_warn("write /proc/self/uid_map");
 		/* The kernel lets only a creator that held CAP_SETFCAP map uid 0. */
 		if (errno == EPERM && uid == 0)
 			log_warnx("uid 0 cannot map itself into a new user namespace: "
-			    "%s", HINT_CAPS);
+				  "%s",
+			    HINT_CAPS);
 		return -1;
 	}
-	(void)snprintf(map, sizeof(map), "%lu %lu 1\n", (unsigned long)gid,
-	    (unsigned long)gid);
+	(void)snprintf(map, sizeof(map), "%lu %lu 1\n", (unsigned long)gid, (unsigned long)gid);
 	if (write_string("/proc/self/gid_map", map) == -1) {
 		log_warn("write /proc/self/gid_map");
 		return -1;
@@ -88,13 +91,13 @@ ns_enter(int *own_userns)
 			return -1;
 		}
 		/* The expected way for a user: detail, not something gone wrong. */
-		log_debug2("unshare refused (%s): creating a user namespace",
-		    strerror(errno));
+		log_debug2("unshare refused (%s): creating a user namespace", strerror(errno));
 		if (unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS) == -1) {
 			log_warn("unshare CLONE_NEWUSER");
 			if (errno == ENOSPC)
 				log_warnx("user namespaces are disabled here "
-				    "(bwrap --disable-userns?): %s", HINT_CAPS);
+					  "(bwrap --disable-userns?): %s",
+				    HINT_CAPS);
 			return -1;
 		}
 		*own_userns = 1;
@@ -117,8 +120,9 @@ ns_bind_ro(const char *path)
 		log_warn("bind %s", path);
 		return -1;
 	}
-	if (mount(NULL, path, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID |
-	    MS_NODEV | MS_NOEXEC, NULL) == -1) {
+	if (mount(NULL, path, NULL,
+		MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		NULL) == -1) {
 		log_warn("remount %s read-only", path);
 		return -1;
 	}
@@ -148,11 +152,12 @@ ns_setup_proc(int own_userns, int allow_userns)
 		 */
 		if (errno == EPERM && own_userns)
 			log_warnx("proc cannot be mounted from a nested user namespace "
-			    "over a partly covered /proc: %s", HINT_CAPS);
+				  "over a partly covered /proc: %s",
+			    HINT_CAPS);
 		else if (errno == EPERM)
 			log_warnx("proc cannot be mounted from this user namespace over "
-			    "a partly covered /proc (bwrap run by root with "
-			    "--disable-userns nests one)");
+				  "a partly covered /proc (bwrap run by root with "
+				  "--disable-userns nests one)");
 		return -1;
 	}
 	if (own_userns && !allow_userns) {

@@ -52,15 +52,15 @@
 #include "srt-seccomp.h"
 #include "wguard.h"
 
-#define READLOCK_TRIES	16	/* builds again when a way changes while it is built */
+#define READLOCK_TRIES 16 /* builds again when a way changes while it is built */
 
 /* The ways of the denies held: the directories on them, and each name looked up there. */
 struct ways {
 	struct strlist dirs;
-	struct strlist names;	/* as dir/name */
-	bool	 writable;	/* a directory on the way can be written here */
-	bool	 unlisted;	/* one cannot be listed */
-	bool	 strange;	/* one was not on an earlier walk */
+	struct strlist names;     /* as dir/name */
+	bool writable;            /* a directory on the way can be written here */
+	bool unlisted;            /* one cannot be listed */
+	bool strange;             /* one was not on an earlier walk */
 	const struct ways *known; /* that earlier walk, or NULL */
 };
 
@@ -77,8 +77,8 @@ readlock_visit(void *arg, const char *dir, const char *name, size_t len)
 	char *p = readlock_join(dir, name, len);
 	DIR *d;
 
-	if (w->known != NULL && (!strlist_contains(&w->known->dirs, dir) ||
-	    !strlist_contains(&w->known->names, p)))
+	if (w->known != NULL &&
+	    (!strlist_contains(&w->known->dirs, dir) || !strlist_contains(&w->known->names, p)))
 		w->strange = true;
 	if (!strlist_contains(&w->dirs, dir)) {
 		strlist_push(&w->dirs, dir);
@@ -112,8 +112,9 @@ readlock_open_mask(const char *mount)
 	int fd;
 
 	fd = open(mount, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd != -1 && (watch_mnt(fd, "", AT_EMPTY_PATH, &mine) == -1 ||
-	    watch_mnt(AT_FDCWD, dir, AT_SYMLINK_NOFOLLOW, &above) == -1 || mine == above)) {
+	if (fd != -1 &&
+	    (watch_mnt(fd, "", AT_EMPTY_PATH, &mine) == -1 ||
+		watch_mnt(AT_FDCWD, dir, AT_SYMLINK_NOFOLLOW, &above) == -1 || mine == above)) {
 		close(fd);
 		fd = -1;
 	}
@@ -218,10 +219,11 @@ readlock_try(const struct wguard_watch *list, bool *held, int *ruleset)
 				strlist_push(&all.names, one.names.v[j]);
 		if (!held[i])
 			log_debug("read deny %s: not held by Landlock (%s): by the "
-			    "supervisor", list->v[i].name, one.writable ?
-			    "writable on its way" : one.unlisted ?
-			    "a directory on its way cannot be listed" :
-			    "changed since the plan");
+				  "supervisor",
+			    list->v[i].name,
+			    one.writable       ? "writable on its way"
+				: one.unlisted ? "a directory on its way cannot be listed"
+					       : "changed since the plan");
 		ways_free(&one);
 	}
 	if (all.dirs.n == 0) {
@@ -274,8 +276,9 @@ readlock_try(const struct wguard_watch *list, bool *held, int *ruleset)
 	/* What the host makes directly in these during the run cannot be read inside. */
 	for (i = 0; rc == 0 && i < all.dirs.n; i++)
 		log_debug("read deny hold: a file made in %s during the run is unreadable "
-		    "inside (denyReadHold)", all.dirs.v[i]);
- out:
+			  "inside (denyReadHold)",
+		    all.dirs.v[i]);
+out:
 	if (rc != 0 && *ruleset != -1) {
 		close(*ruleset);
 		*ruleset = -1;
@@ -300,15 +303,17 @@ readlock_new(const struct wguard_watch *list, bool allow_userns, bool hold, bool
 		return -1;
 	}
 	if (allow_userns) {
-		log_debug("read denies: not held by Landlock (it forbids the mounts nested user "
+		log_debug(
+		    "read denies: not held by Landlock (it forbids the mounts nested user "
 		    "namespaces are allowed for): watched");
 		return -1;
 	}
-	abi = (int)syscall(SYS_landlock_create_ruleset, NULL, 0,
-	    LANDLOCK_CREATE_RULESET_VERSION);
+	abi = (int)syscall(
+	    SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
 	if (abi < 2) {
 		log_debug("read denies: no Landlock with LANDLOCK_ACCESS_FS_REFER here (%s): "
-		    "held by the supervisor", abi == -1 ? strerror(errno) : "ABI 1");
+			  "held by the supervisor",
+		    abi == -1 ? strerror(errno) : "ABI 1");
 		return -1;
 	}
 	for (tries = 0; (rc = readlock_try(list, held, &ruleset)) == 1; tries++)
@@ -326,13 +331,14 @@ static int
 readlock_mask_tree(bool dir)
 {
 	struct mount_attr ma = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
-	    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC };
+		    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC };
 	int fs, tree;
 
 	if (!dir) {
 		if ((tree = (int)syscall(SYS_open_tree, AT_FDCWD, "/dev/null",
-		    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) != -1 &&
-		    syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &ma, sizeof(ma)) == -1) {
+			 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) != -1 &&
+		    syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &ma, sizeof(ma)) ==
+			-1) {
 			close(tree);
 			tree = -1;
 		}
@@ -343,8 +349,8 @@ readlock_mask_tree(bool dir)
 	tree = -1;
 	if (syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", "0755", 0) == 0 &&
 	    syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0)
-		tree = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC,
-		    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+		tree = (int)syscall(
+		    SYS_fsmount, fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
 	close(fs);
 	return tree;
 }
@@ -371,13 +377,13 @@ readlock_mask_file(const char *path)
 	}
 	if ((tree = readlock_mask_tree(S_ISDIR(st.st_mode))) == -1)
 		goto out;
-	if (syscall(SYS_move_mount, tree, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH |
-	    MOVE_MOUNT_T_EMPTY_PATH) == -1) {
+	if (syscall(SYS_move_mount, tree, "", fd, "",
+		MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) == -1) {
 		rc = errno == ENOENT ? 1 : -1;
 		goto out;
 	}
 	rc = 0;
- out:
+out:
 	if (tree != -1)
 		close(tree);
 	close(fd);
@@ -421,7 +427,8 @@ readlock_place(struct wguard_watch *list)
 		}
 		if (r == 1) {
 			log_info("read deny %s: %s is gone since the plan (the host removed "
-			    "it): denied as a path missing at the start", e->name, e->mount);
+				 "it): denied as a path missing at the start",
+			    e->name, e->mount);
 			free(e->mount);
 			e->mount = NULL;
 			e->place = false;

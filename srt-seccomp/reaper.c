@@ -30,11 +30,16 @@
 #include "util.h"
 #include "srt-seccomp.h"
 
-static int reaper_lifeline = -1;        /* --lifeline-fd, once armed */
-static bool reaper_relay;               /* the child is a nested PID 1: pass SIGIO on */
+static int reaper_lifeline = -1; /* --lifeline-fd, once armed */
+static bool reaper_relay;        /* the child is a nested PID 1: pass SIGIO on */
 
 static const int reaper_forwarded[] = {
-	SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
+	SIGTERM,
+	SIGINT,
+	SIGHUP,
+	SIGQUIT,
+	SIGUSR1,
+	SIGUSR2,
 };
 
 static void
@@ -98,8 +103,8 @@ reaper_arm_lifeline(int fd)
 	struct stat st;
 	int fl;
 
-	if (fstat(fd, &st) == -1 || !S_ISFIFO(st.st_mode) ||
-	    (fl = fcntl(fd, F_GETFL)) == -1 || (fl & O_ACCMODE) != O_RDONLY) {
+	if (fstat(fd, &st) == -1 || !S_ISFIFO(st.st_mode) || (fl = fcntl(fd, F_GETFL)) == -1 ||
+	    (fl & O_ACCMODE) != O_RDONLY) {
 		log_warnx("--lifeline-fd %d: not the read end of a pipe", fd);
 		return -1;
 	}
@@ -112,7 +117,7 @@ reaper_arm_lifeline(int fd)
 	reaper_lifeline = fd;
 	if (reaper_lifeline_cut()) {
 		log_warnx("the lifeline is closed (the launcher is gone, or ends the run): "
-		    "not starting");
+			  "not starting");
 		return -1;
 	}
 	if (prctl(PR_SET_PDEATHSIG, 0) == -1) {
@@ -176,8 +181,7 @@ reaper_signal(pid_t child, pid_t group, int signo, int code, int *status)
 		if (reaper_lifeline != -1 && reaper_lifeline_cut()) {
 			log_debug("the lifeline is closed: %s %ld",
 			    reaper_relay ? "telling" : "killing", (long)child);
-			if (kill(child, reaper_relay ? SIGIO : SIGKILL) == -1 &&
-			    errno != ESRCH)
+			if (kill(child, reaper_relay ? SIGIO : SIGKILL) == -1 && errno != ESRCH)
 				fatal("kill %ld", (long)child);
 		}
 		return false;
@@ -191,7 +195,7 @@ reaper_signal(pid_t child, pid_t group, int signo, int code, int *status)
 	return false;
 }
 
-#define REAPER_POLL_MAX	8
+#define REAPER_POLL_MAX 8
 
 /*
  * Reaps every child until `child` ends and returns its status as an exit code (its own
@@ -236,8 +240,8 @@ reaper_wait(pid_t child, pid_t group, struct sup *sup)
 		if (p[0].revents == 0)
 			continue;
 		while (read(sfd, &ssi, sizeof(ssi)) == (ssize_t)sizeof(ssi))
-			if (reaper_signal(child, group, (int)ssi.ssi_signo, ssi.ssi_code,
-			    &status)) {
+			if (reaper_signal(
+				child, group, (int)ssi.ssi_signo, ssi.ssi_code, &status)) {
 				close(sfd);
 				return status;
 			}

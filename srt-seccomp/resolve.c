@@ -40,10 +40,10 @@
 #include "util.h"
 #include "srt-seccomp.h"
 
-#define MAX_LINKS	40
+#define MAX_LINKS 40
 
 #ifndef STATX_MNT_ID
-#define STATX_MNT_ID	0x00001000U
+#define STATX_MNT_ID 0x00001000U
 #endif
 
 static int
@@ -105,8 +105,9 @@ res_read_string_mem(pid_t tid, unsigned long long addr, char *buf, size_t max,
 	l[1].iov_len = len;
 	r[1].iov_base = (void *)(uintptr_t)vaddr;
 	r[1].iov_len = len;
-	if (addr != 0 && len > 0 && process_vm_readv(tid, l, 2, r, 2, 0) ==
-	    (ssize_t)(first + len) && memchr(buf, '\0', first) != NULL)
+	if (addr != 0 && len > 0 &&
+	    process_vm_readv(tid, l, 2, r, 2, 0) == (ssize_t)(first + len) &&
+	    memchr(buf, '\0', first) != NULL)
 		return 0;
 	if ((e = res_read_string(tid, addr, buf, max)) < 0)
 		return e;
@@ -271,7 +272,8 @@ res_same(const struct res_ctx *c, int fd, const char *path)
 	if (fstat(fd, &a) == -1 || lstat(path, &b) == -1 || a.st_dev != b.st_dev ||
 	    a.st_ino != b.st_ino) {
 		log_debug("refused: %s is not the name of what the command's call reaches "
-		    "(a mount of its own namespace?)", path);
+			  "(a mount of its own namespace?)",
+		    path);
 		return -EPERM;
 	}
 	return 0;
@@ -287,8 +289,8 @@ res_same(const struct res_ctx *c, int fd, const char *path)
  */
 struct res_mounts {
 	unsigned long long *id;
-	size_t	 n, cap;
-	int	 fd;		/* /proc/self/mountinfo, or -1 before the first read */
+	size_t n, cap;
+	int fd; /* /proc/self/mountinfo, or -1 before the first read */
 };
 
 struct res_mounts *
@@ -336,7 +338,7 @@ res_mounts_load(struct res_mounts *m)
 			m->id[m->n++] = id;
 		}
 		if (l == buf)
-			return;         /* a line longer than the buffer: not mountinfo's */
+			return; /* a line longer than the buffer: not mountinfo's */
 		off += l - buf;
 	}
 }
@@ -409,7 +411,7 @@ res_view(const struct res_ctx *c, int *fd, char *name, size_t len, struct statx 
 	if (sx != NULL)
 		sx->stx_mask = 0;
 	if (name[0] == '\0')
-		return 0;               /* no name (a pipe, a removed file): nothing to make */
+		return 0; /* no name (a pipe, a removed file): nothing to make */
 	if (statx(*fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_MNT_ID, &a) == -1)
 		return -errno;
 	if ((a.stx_mask & STATX_MNT_ID) && res_mounts_has(c->mounts, a.stx_mnt_id)) {
@@ -423,7 +425,8 @@ res_view(const struct res_ctx *c, int *fd, char *name, size_t len, struct statx 
 	    a.stx_ino == b.stx_ino && res_fd_path(nfd, view, sizeof(view)) == 0 &&
 	    strlen(view) < len) {
 		log_debug("%s: held through a mount from outside the sandbox; the "
-		    "sandbox's own is used", name);
+			  "sandbox's own is used",
+		    name);
 		memcpy(name, view, strlen(view) + 1);
 		close(*fd);
 		*fd = nfd;
@@ -495,8 +498,8 @@ res_own_proc(const struct res_ctx *c, const char *dirpath)
 	int i;
 
 	for (i = 0; i < 2; i++) {
-		n = (size_t)snprintf(own, sizeof(own), "/proc/%ld",
-		    (long)(i == 0 ? c->tgid : c->tid));
+		n = (size_t)snprintf(
+		    own, sizeof(own), "/proc/%ld", (long)(i == 0 ? c->tgid : c->tid));
 		if (strncmp(dirpath, own, n) == 0 && (dirpath[n] == '\0' || dirpath[n] == '/'))
 			return true;
 	}
@@ -578,7 +581,7 @@ res_name(const struct res_ctx *c, struct res *r)
 	if (r->objfd != -1) {
 		e = res_fd_path(r->objfd, r->path, sizeof(r->path));
 		if (e == -EXDEV || e == -ENOENT) {
-			r->path[0] = '\0';      /* a pipe, a removed file: no name to protect */
+			r->path[0] = '\0'; /* a pipe, a removed file: no name to protect */
 			return 0;
 		}
 		if (e < 0 || (e = res_same(c, r->objfd, r->path)) < 0)
@@ -586,18 +589,19 @@ res_name(const struct res_ctx *c, struct res *r)
 		/* What a descriptor of the command's holds keeps its mount: a file the
 		 * user gave it for writing (>> out) is the user's choice (sup_open_object
 		 * checks the descriptor's flags; sup_meta the view). */
-		return r->fd_flags != -1 ? 0 : res_view(c, &r->objfd, r->path,
-		    sizeof(r->path), NULL);
+		return r->fd_flags != -1
+		    ? 0
+		    : res_view(c, &r->objfd, r->path, sizeof(r->path), NULL);
 	}
 	if (r->path[0] == '/')
-		memcpy(dir, r->path, strlen(r->path) + 1);     /* known already */
+		memcpy(dir, r->path, strlen(r->path) + 1); /* known already */
 	else if ((e = res_fd_path(r->dirfd, dir, sizeof(dir))) < 0)
 		return e;
 	if ((e = res_same(c, r->dirfd, dir)) < 0 ||
 	    (e = res_view(c, &r->dirfd, dir, sizeof(dir), NULL)) < 0)
 		return e;
 	if (snprintf(r->path, sizeof(r->path), "%s/%s", strcmp(dir, "/") == 0 ? "" : dir,
-	    r->name) >= (int)sizeof(r->path))
+		r->name) >= (int)sizeof(r->path))
 		return -ENAMETOOLONG;
 	return 0;
 }
@@ -631,7 +635,7 @@ res_link_flags(int dir, const char *comp, int obj, struct res *r)
 	errno = 0;
 	v = strtol(comp, &end, 10);
 	if (errno != 0 || end == comp || *end != '\0' || v < 0 || v > INT_MAX) {
-		r->fd_flags = O_PATH;   /* unknown: take it for the least */
+		r->fd_flags = O_PATH; /* unknown: take it for the least */
 		return;
 	}
 	/* The table of the directory the command's path went through, not its own. */
@@ -658,8 +662,8 @@ res_proc(const struct res_ctx *c, int cur, const char *comp, struct walk *w, int
 		return -ESRCH;
 	if (res_fd_path(cur, dirpath, sizeof(dirpath)) < 0)
 		return -EACCES;
-	if (strcmp(dirpath, "/proc") == 0 && (strcmp(comp, "self") == 0 ||
-	    strcmp(comp, "thread-self") == 0)) {
+	if (strcmp(dirpath, "/proc") == 0 &&
+	    (strcmp(comp, "self") == 0 || strcmp(comp, "thread-self") == 0)) {
 		if (comp[0] == 's')
 			snprintf(txt, sizeof(txt), "%ld", (long)c->tgid);
 		else
@@ -705,7 +709,7 @@ res_plain_dir(const char *dir)
 	if (dir[0] != '/')
 		return false;
 	if (*c == '\0')
-		return true;            /* "/" */
+		return true; /* "/" */
 	for (;;) {
 		e = strchr(c, '/');
 		n = e != NULL ? (size_t)(e - c) : strlen(c);
@@ -728,7 +732,7 @@ res_fast(int *base, const char *path, bool follow, struct res *r)
 	int fd;
 
 	if (path[len - 1] == '/')
-		return 0;               /* "dir/": the walk knows what that asks */
+		return 0; /* "dir/": the walk knows what that asks */
 	slash = strrchr(path, '/');
 	name = slash != NULL ? slash + 1 : path;
 	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strlen(name) > NAME_MAX)
@@ -744,7 +748,9 @@ res_fast(int *base, const char *path, bool follow, struct res *r)
 		how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
 		if ((fd = (int)syscall(SYS_openat2, *base, dir, &how, sizeof(how))) == -1)
 			return errno == ELOOP || errno == EXDEV || errno == EAGAIN ||
-			    errno == ENOSYS || errno == E2BIG ? 0 : -errno;
+				errno == ENOSYS || errno == E2BIG
+			    ? 0
+			    : -errno;
 	}
 	/*
 	 * Its name: from the root, with no link (RESOLVE_NO_SYMLINKS) and nothing but
@@ -757,7 +763,8 @@ res_fast(int *base, const char *path, bool follow, struct res *r)
 	else if (res_name_dir(fd, r) < 0)
 		r->path[0] = '\0';
 	if (r->path[0] == '\0' || path_is_under(r->path, "/proc") ||
-	    (follow && fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))) {
+	    (follow && fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		S_ISLNK(st.st_mode))) {
 		if (fd != *base)
 			close(fd);
 		r->path[0] = '\0';
@@ -778,8 +785,7 @@ res_fast(int *base, const char *path, bool follow, struct res *r)
  * object without one).
  */
 int
-res_resolve(const struct res_ctx *c, int dirfd, const char *path, bool follow,
-    struct res *r)
+res_resolve(const struct res_ctx *c, int dirfd, const char *path, bool follow, struct res *r)
 {
 	char comp[NAME_MAX + 1], link[PATH_MAX], lp[PATH_MAX];
 	struct walk w;
@@ -851,7 +857,7 @@ res_resolve(const struct res_ctx *c, int dirfd, const char *path, bool follow,
 		}
 		if (fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) == -1) {
 			if (errno == ENOENT && last)
-				break;          /* to be made, perhaps */
+				break; /* to be made, perhaps */
 			e = -errno;
 			goto fail;
 		}
@@ -908,7 +914,7 @@ res_resolve(const struct res_ctx *c, int dirfd, const char *path, bool follow,
 		return r->dirfd;
 	snprintf(r->name, sizeof(r->name), "%s", comp);
 	return res_done(c, r);
- fail:
+fail:
 	res_let(c, cur);
 	return e;
 }

@@ -40,7 +40,7 @@
 #include "srt-seccomp.h"
 
 #ifndef SRT_VERSION
-#define SRT_VERSION	"0.1.0"
+#define SRT_VERSION "0.1.0"
 #endif
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -58,27 +58,28 @@ __lsan_default_options(void)
 #endif
 
 static const struct option longopts[] = {
-	{ "allow-unix-sockets",	no_argument,		NULL, 'U' },
-	{ "allow-nested-userns", no_argument,		NULL, 'N' },
-	{ "no-read-hold",	no_argument,		NULL, 'H' },
-	{ "emit-bpf",		required_argument,	NULL, 'E' },
-	{ "pid1",		no_argument,		NULL, 'P' },
-	{ "lifeline-fd",	required_argument,	NULL, 'L' },
-	{ "guard-fd",		required_argument,	NULL, 'G' },
-	{ "with-guard",		no_argument,		NULL, 'W' },
-	{ "violations-fd",	required_argument,	NULL, 'v' },
-	{ "with-monitor",	no_argument,		NULL, 'M' },
-	{ "as",			required_argument,	NULL, 'A' },
-	{ "debug",		no_argument,		NULL, 'd' },
-	{ "help",		no_argument,		NULL, 'h' },
-	{ "version",		no_argument,		NULL, 'V' },
-	{ NULL,			0,			NULL, 0 },
+	{ "allow-unix-sockets", no_argument, NULL, 'U' },
+	{ "allow-nested-userns", no_argument, NULL, 'N' },
+	{ "no-read-hold", no_argument, NULL, 'H' },
+	{ "emit-bpf", required_argument, NULL, 'E' },
+	{ "pid1", no_argument, NULL, 'P' },
+	{ "lifeline-fd", required_argument, NULL, 'L' },
+	{ "guard-fd", required_argument, NULL, 'G' },
+	{ "with-guard", no_argument, NULL, 'W' },
+	{ "violations-fd", required_argument, NULL, 'v' },
+	{ "with-monitor", no_argument, NULL, 'M' },
+	{ "as", required_argument, NULL, 'A' },
+	{ "debug", no_argument, NULL, 'd' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
 };
 
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: srt-seccomp [-dhV] [--allow-unix-sockets] "
+	fprintf(f,
+	    "usage: srt-seccomp [-dhV] [--allow-unix-sockets] "
 	    "[--allow-nested-userns] [--no-read-hold]\n"
 	    "                   [--pid1] [--lifeline-fd FD] [--guard-fd FD] [--violations-fd FD]\n"
 	    "                   [--as NAME] [--emit-bpf FILE [--with-guard] [--with-monitor]]\n"
@@ -115,11 +116,12 @@ worker_exec_failed(char **argv, int err)
 	}
 	if (err == ENOENT)
 		n = snprintf(buf, sizeof(buf), "%s: %s: command not found%s\n", as_name,
-		    argv[0], argv[1] == NULL && looks_like_shell(argv[0]) ?
-		    " (a shell command line is run with -c STRING)" : "");
+		    argv[0],
+		    argv[1] == NULL && looks_like_shell(argv[0])
+			? " (a shell command line is run with -c STRING)"
+			: "");
 	else
-		n = snprintf(buf, sizeof(buf), "%s: %s: %s\n", as_name, argv[0],
-		    strerror(err));
+		n = snprintf(buf, sizeof(buf), "%s: %s: %s\n", as_name, argv[0], strerror(err));
 	if (n < 0)
 		return;
 	if ((size_t)n >= sizeof(buf)) {
@@ -133,11 +135,11 @@ worker_exec_failed(char **argv, int err)
 struct worker {
 	const struct sock_fprog *prog;
 	const sigset_t *saved;
-	char	**argv;
-	bool	 guard;		/* install the filter with a listener */
-	int	 listener;	/* set by the worker: its number in the shared table */
-	int	 own_group;	/* no terminal: the command leads a process group of its own */
-	int	 ruleset;	/* the read denies' Landlock ruleset, or -1 */
+	char **argv;
+	bool guard;    /* install the filter with a listener */
+	int listener;  /* set by the worker: its number in the shared table */
+	int own_group; /* no terminal: the command leads a process group of its own */
+	int ruleset;   /* the read denies' Landlock ruleset, or -1 */
 };
 
 /*
@@ -221,8 +223,8 @@ pid1_has_ctty(void)
  * PID 1 resumes once the worker has executed the command (or died trying).
  */
 static int
-pid1_run_worker(const struct sock_fprog *prog, const sigset_t *saved, char **argv,
-    struct sup *sup)
+pid1_run_worker(
+    const struct sock_fprog *prog, const sigset_t *saved, char **argv, struct sup *sup)
 {
 	struct worker w = { prog, saved, argv, sup != NULL, -1, !pid1_has_ctty(), -1 };
 	struct sock_fprog reads = { 0 };
@@ -242,7 +244,7 @@ pid1_run_worker(const struct sock_fprog *prog, const sigset_t *saved, char **arg
 	    CLONE_VM | CLONE_VFORK | CLONE_FILES | SIGCHLD, &w);
 	if (worker == -1)
 		fatal("clone");
-	filter_free(&reads);	/* the worker has installed it, or failed: CLONE_VFORK */
+	filter_free(&reads); /* the worker has installed it, or failed: CLONE_VFORK */
 	if (sup != NULL) {
 		if (w.listener == -1)
 			/* The worker failed before its filter: it said why and exits. */
@@ -265,8 +267,8 @@ pid1_run_worker(const struct sock_fprog *prog, const sigset_t *saved, char **arg
  * whatever the command left behind in the namespace.
  */
 static noreturn void
-pid1_main(const struct sock_fprog *prog, const sigset_t *saved, char **argv,
-    int lifeline, int ready, int own_userns, int allow_userns, struct sup *sup)
+pid1_main(const struct sock_fprog *prog, const sigset_t *saved, char **argv, int lifeline,
+    int ready, int own_userns, int allow_userns, struct sup *sup)
 {
 	struct pollfd pfd;
 
@@ -301,8 +303,8 @@ pid1_main(const struct sock_fprog *prog, const sigset_t *saved, char **argv,
  * everything. /proc's system files are then made read-only as in the nested case.
  */
 static int
-run_already_pid1(const struct sock_fprog *prog, const struct seccomp_opts *o, char **argv,
-    struct sup *sup)
+run_already_pid1(
+    const struct sock_fprog *prog, const struct seccomp_opts *o, char **argv, struct sup *sup)
 {
 	sigset_t saved;
 	char self[16];
@@ -319,8 +321,8 @@ run_already_pid1(const struct sock_fprog *prog, const struct seccomp_opts *o, ch
 	}
 	self[n] = '\0';
 	if (strcmp(self, "1") != 0) {
-		log_warnx("--pid1: /proc belongs to another PID namespace (/proc/self is %s)",
-		    self);
+		log_warnx(
+		    "--pid1: /proc belongs to another PID namespace (/proc/self is %s)", self);
 		return EXIT_SELF;
 	}
 	if (ns_cover_proc() == -1)
@@ -342,8 +344,7 @@ run_already_pid1(const struct sock_fprog *prog, const struct seccomp_opts *o, ch
 }
 
 static int
-run(const struct sock_fprog *prog, const struct seccomp_opts *o, char **argv,
-    struct sup *sup)
+run(const struct sock_fprog *prog, const struct seccomp_opts *o, char **argv, struct sup *sup)
 {
 	sigset_t saved;
 	int lifeline[2], ready[2], own_userns;
@@ -436,10 +437,13 @@ main(int argc, char *argv[])
 
 			errno = 0;
 			v = strtol(optarg, &end, 10);
-			if (errno != 0 || end == optarg || *end != '\0' || v < 3 || v > INT_MAX) {
+			if (errno != 0 || end == optarg || *end != '\0' || v < 3 ||
+			    v > INT_MAX) {
 				log_warnx("--%s: not a descriptor number above 2: %s",
-				    ch == 'L' ? "lifeline-fd" : ch == 'G' ? "guard-fd" :
-				    "violations-fd", optarg);
+				    ch == 'L'       ? "lifeline-fd"
+					: ch == 'G' ? "guard-fd"
+						    : "violations-fd",
+				    optarg);
 				return EXIT_SELF;
 			}
 			if (ch == 'L')
@@ -486,7 +490,7 @@ main(int argc, char *argv[])
 
 	if ((o.guard || o.monitor) && emit == NULL) {
 		log_warnx("--with-guard and --with-monitor are for --emit-bpf; a command needs "
-		    "--guard-fd or --violations-fd");
+			  "--guard-fd or --violations-fd");
 		return EXIT_SELF;
 	}
 	if (o.monitor && !o.guard) {
@@ -497,7 +501,7 @@ main(int argc, char *argv[])
 		/* Decoded first: a guard that cannot be read stops everything. Without one,
 		 * the monitor alone: the supervisor runs under a guard that refuses nothing. */
 		if ((sup = sup_new(o.guard_fd, o.viol_fd, o.allow_userns != 0,
-		    o.no_read_hold == 0)) == NULL)
+			 o.no_read_hold == 0)) == NULL)
 			return EXIT_SELF;
 		o.guard = 1;
 		o.monitor = o.viol_fd != -1;

@@ -35,8 +35,8 @@ sup_made_add(struct sup *s, int dirfd, const char *name)
 {
 	struct stat st;
 
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1 || sup_made(s, st.st_dev,
-	    st.st_ino))
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+	    sup_made(s, st.st_dev, st.st_ino))
 		return;
 	if (s->nmade == s->capmade) {
 		s->capmade = s->capmade ? s->capmade * 2 : 64;
@@ -81,7 +81,7 @@ fs_name(const struct sup *s, const char *path, char *buf, size_t len)
 		return path;
 	n = strlen(s->map_to);
 	if (snprintf(buf, len, "%s%s", s->map_from, path + n) >= (int)len)
-		return path;    /* then asked as the name it will have: it does not exist */
+		return path; /* then asked as the name it will have: it does not exist */
 	return buf;
 }
 
@@ -139,8 +139,8 @@ fs_predates(void *arg, const char *dir)
 	struct stat st;
 	int r;
 
-	if ((r = fs_held_stat(s, dir, &st)) == -2 || (r == -1 &&
-	    lstat(fs_name(s, dir, buf, sizeof(buf)), &st) == -1))
+	if ((r = fs_held_stat(s, dir, &st)) == -2 ||
+	    (r == -1 && lstat(fs_name(s, dir, buf, sizeof(buf)), &st) == -1))
 		return true;
 	return !sup_made(s, st.st_dev, st.st_ino) || path_under_any(dir, &s->vacated);
 }
@@ -178,8 +178,8 @@ fs_is_git_dir(void *arg, const char *dir)
 	char buf[PATH_MAX];
 	int fd, head, common, objects, refs, r;
 
-	if ((fd = open(fs_name(arg, dir, buf, sizeof(buf)), O_PATH | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1)
+	if ((fd = open(fs_name(arg, dir, buf, sizeof(buf)),
+		 O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
 		return fs_absent(errno) || errno == ELOOP ? 0 : -1;
 	/* As few looks as the answer needs (the common answer: no HEAD, no). */
 	if ((head = fs_has(fd, "HEAD")) == 0)
@@ -204,8 +204,7 @@ bool
 res_link_protected(void *arg, const char *link)
 {
 	struct sup *s = arg;
-	const struct wguard_fs fs = { s, fs_is_git_dir, fs_predates, fs_exists,
-	    fs_resolve };
+	const struct wguard_fs fs = { s, fs_is_git_dir, fs_predates, fs_exists, fs_resolve };
 	const char *why;
 
 	/* A write through a protected link: refused (EPERM) as a write to the link. */

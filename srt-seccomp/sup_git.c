@@ -31,7 +31,7 @@
 #include "srt-seccomp.h"
 #include "supervise.h"
 
-#define POINTER_MAX	4096	/* bytes of a pointer read; a longer one is refused */
+#define POINTER_MAX 4096 /* bytes of a pointer read; a longer one is refused */
 
 /*
  * Read a regular file (what dfd/name is, not following a link) into a new buffer: 0
@@ -50,11 +50,11 @@ git_read(int dfd, const char *name, size_t max, char **buf, size_t *len, struct 
 
 	*buf = NULL;
 	*len = 0;
-	if ((fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
-	    O_CLOEXEC)) == -1)
+	if ((fd = openat(
+		 dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) == -1)
 		return errno == ENOENT || errno == ENOTDIR ? 1 : -errno;
-	if (dfd == AT_FDCWD && (res_fd_path(fd, real, sizeof(real)) < 0 ||
-	    strcmp(real, name) != 0)) {
+	if (dfd == AT_FDCWD &&
+	    (res_fd_path(fd, real, sizeof(real)) < 0 || strcmp(real, name) != 0)) {
 		close(fd);
 		return 1;
 	}
@@ -113,8 +113,8 @@ git_install(int dfd, const char *name, const char *text, size_t len, const struc
 
 	for (i = 0; i < 100 && fd == -1; i++) {
 		snprintf(tmp, sizeof(tmp), ".srt-config-%ld-%d", (long)getpid(), rand());
-		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		    0600);
+		fd = openat(
+		    dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd == -1 && errno != EEXIST)
 			return -errno;
 	}
@@ -178,7 +178,8 @@ git_judge(struct sup *s, int dfd, const char *name, const char *path, const char
 
 	if (!fresh && (r = git_read(dfd, name, GITCONFIG_MAX, &old, &oldlen, &ost)) < 0) {
 		if (r == -EINVAL || r == -EFBIG) {
-			sup_refused(s, s->op, path, "git configuration that is no regular file "
+			sup_refused(s, s->op, path,
+			    "git configuration that is no regular file "
 			    "or too large (allowGitConfig allows it)");
 			return -EPERM;
 		}
@@ -196,15 +197,15 @@ git_judge(struct sup *s, int dfd, const char *name, const char *path, const char
 	}
 	strlist_free(&all);
 	free(old);
-	if ((r = git_install(dfd, name, new_, newlen, like)) == 0 && git_has_worktree(new_,
-	    newlen))
+	if ((r = git_install(dfd, name, new_, newlen, like)) == 0 &&
+	    git_has_worktree(new_, newlen))
 		sup_git_pointer(s, path);
 	return r;
 }
 
 int
-sup_git_config_rename(struct sup *s, int odfd, const char *oname, int ndfd,
-    const char *nname, const char *npath)
+sup_git_config_rename(
+    struct sup *s, int odfd, const char *oname, int ndfd, const char *nname, const char *npath)
 {
 	struct stat st;
 	char *text, *gitdir;
@@ -217,7 +218,8 @@ sup_git_config_rename(struct sup *s, int odfd, const char *oname, int ndfd,
 		if (e == 1)
 			return -ENOENT;
 		if (e == -EINVAL || e == -EFBIG) {
-			sup_refused(s, s->op, npath, "git configuration renamed from what is no "
+			sup_refused(s, s->op, npath,
+			    "git configuration renamed from what is no "
 			    "regular file or too large (allowGitConfig allows it)");
 			return -EPERM;
 		}
@@ -263,10 +265,10 @@ git_config_verdict(const char *p, char *why, size_t whylen, struct strlist *all)
 	int e;
 
 	if ((e = git_read(AT_FDCWD, p, GITCONFIG_MAX, &text, &len, &st)) == 1)
-		return NULL;    /* gone, or no longer reached by its name */
+		return NULL; /* gone, or no longer reached by its name */
 	if (e < 0)
 		return "git configuration that is no regular file or too large, or cannot be "
-		    "read (allowGitConfig allows it)";
+		       "read (allowGitConfig allows it)";
 	dir = path_dirname(p);
 	ctx.gitdir = dir;
 	e = gitcfg_check(NULL, 0, text, len, &ctx, why, whylen);
@@ -287,10 +289,12 @@ sup_git_complete(struct sup *s, int dfd, const char *dir)
 	int fd, e;
 
 	/* No hook git would run: a hooks directory of samples only, or none. */
-	if ((fd = openat(dfd, "hooks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+	if ((fd = openat(dfd, "hooks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) ==
+	    -1) {
 		if (errno != ENOENT) {
 			p = path_join(dir, "hooks");
-			sup_refused(s, s->op, p, "mandatory deny: git hooks that cannot be looked "
+			sup_refused(s, s->op, p,
+			    "mandatory deny: git hooks that cannot be looked "
 			    "at in a directory that becomes a git directory");
 			free(p);
 			return -EPERM;
@@ -306,7 +310,8 @@ sup_git_complete(struct sup *s, int dfd, const char *dir)
 			    (nl > 7 && strcmp(de->d_name + nl - 7, ".sample") == 0))
 				continue;
 			p = path_join(dir, "hooks");
-			sup_refused(s, s->op, p, "mandatory deny: a git hook in a directory that "
+			sup_refused(s, s->op, p,
+			    "mandatory deny: a git hook in a directory that "
 			    "becomes a git directory (srt never lets a command make one)");
 			free(p);
 			closedir(d);
@@ -323,7 +328,8 @@ sup_git_complete(struct sup *s, int dfd, const char *dir)
 		if (e == 0)
 			e = git_judge(s, dfd, configs[i], p, dir, text, len, &st, true);
 		else if (e == -EINVAL || e == -EFBIG || e == -ELOOP) {
-			sup_refused(s, s->op, p, "git configuration that is no regular file in a "
+			sup_refused(s, s->op, p,
+			    "git configuration that is no regular file in a "
 			    "directory that becomes a git directory");
 			e = -EPERM;
 		}
@@ -420,13 +426,14 @@ sup_git_finish(struct sup *s)
 		/* Gone, or no file (a .git directory is judged by its files). */
 		/* A config, a rebase's steps: longer than a pointer. */
 		max = strcmp(path_basename(p), ".git") == 0 ||
-		    strcmp(path_basename(p), "commondir") == 0 ||
-		    strcmp(path_basename(p), "gitdir") == 0 ? POINTER_MAX : GITCONFIG_MAX;
-		if ((e = git_read(AT_FDCWD, p, max, &text, &len, &st)) == 1 ||
-		    e == -EINVAL)
+			strcmp(path_basename(p), "commondir") == 0 ||
+			strcmp(path_basename(p), "gitdir") == 0
+		    ? POINTER_MAX
+		    : GITCONFIG_MAX;
+		if ((e = git_read(AT_FDCWD, p, max, &text, &len, &st)) == 1 || e == -EINVAL)
 			continue;
-		why = e == 0 ? wguard_pointer_check(&s->g, sup_fs(s), p, text, len) :
-		    "mandatory deny: a git directory pointer that cannot be read";
+		why = e == 0 ? wguard_pointer_check(&s->g, sup_fs(s), p, text, len)
+			     : "mandatory deny: a git directory pointer that cannot be read";
 		free(text);
 		if (why == NULL)
 			continue;

@@ -23,7 +23,7 @@
 #include "supervise.h"
 
 #ifndef XATTR_NAME_CAPS
-#define XATTR_NAME_CAPS	"security.capability"
+#define XATTR_NAME_CAPS "security.capability"
 #endif
 
 /* --- sockets ----------------------------------------------------------------------------------- */
@@ -96,7 +96,11 @@ sup_bind(struct sup *s, uint64_t id, int sockfd, uint64_t addr, uint64_t alen)
 /* --- changes to what is there --------------------------------------------------------------- */
 
 static const char *const meta_op[] = {
-	"chmod", "chown", "truncate", "setxattr", "removexattr",
+	"chmod",
+	"chown",
+	"truncate",
+	"setxattr",
+	"removexattr",
 };
 
 /*
@@ -151,7 +155,7 @@ sup_acl_strip(struct sup *s, const char *path, const char *name, char *value, si
 		memcpy(&perm, value + off + 2, sizeof(perm));
 		tag = le16toh(tag);
 		perm = le16toh(perm);
-		if ((tag == 0x20 || tag == 0x02) && (perm & 0x02)) {   /* OTHER, USER; write */
+		if ((tag == 0x20 || tag == 0x02) && (perm & 0x02)) { /* OTHER, USER; write */
 			perm = htole16((uint16_t)(perm & ~0x02));
 			memcpy(value + off + 2, &perm, sizeof(perm));
 			dropped = true;
@@ -171,8 +175,9 @@ sup_meta_known(struct sup *s, int obj, char *path, struct statx *sx)
 {
 	const char *name;
 
-	if (s->rc.check_names || statx(obj, "", AT_EMPTY_PATH, STATX_BASIC_STATS |
-	    STATX_MNT_ID | STATX_MNT_ID_UNIQUE, sx) == -1 ||
+	if (s->rc.check_names ||
+	    statx(obj, "", AT_EMPTY_PATH,
+		STATX_BASIC_STATS | STATX_MNT_ID | STATX_MNT_ID_UNIQUE, sx) == -1 ||
 	    (name = sup_file_name(s, sx)) == NULL || strlen(name) >= PATH_MAX)
 		return false;
 	memcpy(path, name, strlen(name) + 1);
@@ -181,8 +186,8 @@ sup_meta_known(struct sup *s, int obj, char *path, struct statx *sx)
 
 /* fchmod, fchown, fsetxattr, fremovexattr through the command's own file: 0, -errno. */
 static int
-sup_meta_by_file(struct sup *s, int f, const char *path, const struct stat *st,
-    const struct meta_args *m)
+sup_meta_by_file(
+    struct sup *s, int f, const char *path, const struct stat *st, const struct meta_args *m)
 {
 	int r = 0;
 
@@ -258,7 +263,7 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 		obj = r.objfd;
 		r.objfd = -1;
 		if (m->by_fd && by_pidfd)
-			cmd_file = obj;         /* the command's own open file */
+			cmd_file = obj; /* the command's own open file */
 	} else if ((obj = openat(r.dirfd, r.name, O_PATH | O_NOFOLLOW | O_CLOEXEC)) == -1) {
 		e = -errno;
 		goto out;
@@ -295,16 +300,17 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 	 * One the command created by an open (cp -a, tar x) also takes its owner and
 	 * extended attributes: its content is judged when the run ends. */
 	if (r.path[0] != '\0' && (why = wguard_protected(&s->g, sup_fs(s), r.path)) != NULL &&
-	    !(why == wguard_why_cfg_write && (m->what == M_CHMOD ||
-	    (m->what != M_TRUNCATE && strlist_contains(&s->new_configs, r.path))))) {
+	    !(why == wguard_why_cfg_write &&
+		(m->what == M_CHMOD ||
+		    (m->what != M_TRUNCATE && strlist_contains(&s->new_configs, r.path))))) {
 		sup_refused(s, meta_op[m->what], r.path, why);
 		e = -EPERM;
 		goto out_obj;
 	}
 	/* Unless res_view traded it for the sandbox's view, which is O_PATH. */
-	if (cmd_file != -1 && obj == cmd_file &&
-	    m->what != M_TRUNCATE && !S_ISLNK(st.st_mode) && !(m->what == M_SETXATTR &&
-	    strcmp(m->xname, XATTR_NAME_CAPS) == 0)) {
+	if (cmd_file != -1 && obj == cmd_file && m->what != M_TRUNCATE &&
+	    !S_ISLNK(st.st_mode) &&
+	    !(m->what == M_SETXATTR && strcmp(m->xname, XATTR_NAME_CAPS) == 0)) {
 		e = sup_meta_by_file(s, obj, r.path, &st, m);
 		goto out_obj;
 	}
@@ -314,8 +320,9 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 	case M_CHMOD:
 		if (S_ISLNK(st.st_mode))
 			e = -EOPNOTSUPP;
-		else if (chmod(p, sup_mode_strip(s, r.path, m->mode, S_ISDIR(st.st_mode),
-		    false)) == -1)
+		else if (chmod(p,
+			     sup_mode_strip(s, r.path, m->mode, S_ISDIR(st.st_mode), false)) ==
+		    -1)
 			e = -errno;
 		break;
 	case M_CHOWN:
@@ -338,7 +345,7 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 				close(wfd);
 			} else if (errno == EWOULDBLOCK) {
 				e = sup_later(s, id, obj, O_WRONLY, true, m->length);
-				obj = -1;       /* the thread's now */
+				obj = -1; /* the thread's now */
 			} else
 				e = -errno;
 		}
@@ -346,7 +353,7 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 	case M_SETXATTR:
 	case M_REMOVEXATTR:
 		if (S_ISLNK(st.st_mode))
-			e = -EPERM;     /* no user.* attributes on links */
+			e = -EPERM; /* no user.* attributes on links */
 		else if (m->what == M_SETXATTR && strcmp(m->xname, XATTR_NAME_CAPS) == 0) {
 			/* File capabilities: a program that runs with them, for anyone. */
 			sup_refused(s, meta_op[m->what], r.path, "file capabilities");
@@ -354,17 +361,17 @@ sup_meta(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, bool
 		} else {
 			if (m->what == M_SETXATTR)
 				sup_acl_strip(s, r.path, m->xname, m->xvalue, m->xsize);
-			if (m->what == M_SETXATTR ?
-			    setxattr(p, m->xname, m->xvalue, m->xsize, m->xflags) == -1 :
-			    removexattr(p, m->xname) == -1)
+			if (m->what == M_SETXATTR
+				? setxattr(p, m->xname, m->xvalue, m->xsize, m->xflags) == -1
+				: removexattr(p, m->xname) == -1)
 				e = -errno;
 		}
 		break;
 	}
- out_obj:
+out_obj:
 	if (obj != -1)
 		close(obj);
- out:
+out:
 	sup_readonly(s, r.path, e);
 	res_free(&r);
 	return e;

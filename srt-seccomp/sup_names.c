@@ -19,18 +19,19 @@
 #include "srt-seccomp.h"
 #include "supervise.h"
 
-#define WHY_GONE        "mandatory deny: a git directory pointer of the user's removed " \
+#define WHY_GONE \
+	"mandatory deny: a git directory pointer of the user's removed " \
 	"in this run (it may go, but is not made again)"
 
-#define SUBTREE_MAX	20000	/* entries a directory rename may look at */
+#define SUBTREE_MAX 20000 /* entries a directory rename may look at */
 
 /* --- names made, removed, renamed ------------------------------------------------------------ */
 
 
 /* Resolve a path argument (never following the last link) and check the call may go on. */
 static int
-sup_resolve_arg(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow,
-    struct res *r)
+sup_resolve_arg(
+    struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follow, struct res *r)
 {
 	char path[PATH_MAX];
 	int e;
@@ -42,8 +43,8 @@ sup_resolve_arg(struct sup *s, uint64_t id, int dirfd, uint64_t addr, bool follo
 
 /* The same, for a path read already. */
 int
-sup_resolve_path(struct sup *s, uint64_t id, int dirfd, const char *path, bool follow,
-    struct res *r)
+sup_resolve_path(
+    struct sup *s, uint64_t id, int dirfd, const char *path, bool follow, struct res *r)
 {
 	int e;
 
@@ -88,11 +89,10 @@ sup_create_ok(struct sup *s, const struct res *r, bool is_dir, const char *op, b
 		else if (why == wguard_why_cfg_new && by_open) {
 			why = NULL;
 			sup_git_config_new(s, r->path);
-		}
-		else if (why == NULL && !is_dir && !by_open &&
+		} else if (why == NULL && !is_dir && !by_open &&
 		    wguard_pointer_name(&s->g, sup_fs(s), r->path))
 			why = "mandatory deny: a git directory pointer made as a link "
-			    "(git writes it as a file)";
+			      "(git writes it as a file)";
 		if (why != NULL) {
 			sup_refused(s, op, r->path, why);
 			e = -EPERM;
@@ -149,7 +149,7 @@ sup_mknod(struct sup *s, uint64_t id, int dirfd, uint64_t addr, mode_t mode, dev
 		e = -ENOENT;
 	else if ((e = sup_check_new(s, &r, false, "mknod")) == 0) {
 		if (mknodat(r.dirfd, r.name, sup_mode_strip(s, r.path, mode, false, true),
-		    dev) == -1)
+			dev) == -1)
 			e = -errno;
 	}
 	sup_readonly(s, r.path, e);
@@ -230,8 +230,8 @@ sup_unlink(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags)
 		if (!wguard_removable(&s->g, sup_fs(s), r.path, S_ISDIR(st.st_mode))) {
 			if ((e = unlink_futile(r.dirfd, r.name, &st, flags)) != 0)
 				goto out;
-			sup_refused(s, (flags & AT_REMOVEDIR) ? "rmdir" : "unlink", r.path,
-			    why);
+			sup_refused(
+			    s, (flags & AT_REMOVEDIR) ? "rmdir" : "unlink", r.path, why);
 			e = -EPERM;
 			goto out;
 		}
@@ -241,7 +241,7 @@ sup_unlink(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags)
 	}
 	made = S_ISDIR(st.st_mode) && sup_made(s, st.st_dev, st.st_ino);
 	if (S_ISDIR(st.st_mode))
-		sup_bases_flush(s);     /* it may be one held */
+		sup_bases_flush(s); /* it may be one held */
 	sup_files_flush(s);
 	if (unlinkat(r.dirfd, r.name, flags & AT_REMOVEDIR) == -1) {
 		e = -errno;
@@ -251,8 +251,8 @@ sup_unlink(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags)
 		sup_made_del(s, st.st_dev, st.st_ino);
 		sup_vacate(s, r.path, made);
 	} else if (st.st_nlink <= 1)
-		sup_made_del(s, st.st_dev, st.st_ino);  /* a .git file made (sup_open) */
- out:
+		sup_made_del(s, st.st_dev, st.st_ino); /* a .git file made (sup_open) */
+out:
 	sup_readonly(s, r.path, e);
 	res_free(&r);
 	return e;
@@ -320,8 +320,7 @@ sup_subtree(struct sup *s, int dfd, const char *from, const char *to, const char
 			 * is: a directory prepared elsewhere does not become git state by
 			 * a rename. */
 			if ((why == wguard_why_gitcfg || why == wguard_why_cfg_new) &&
-			    type != DT_DIR &&
-			    wguard_git_state(&s->g, sup_fs(s), f))
+			    type != DT_DIR && wguard_git_state(&s->g, sup_fs(s), f))
 				why = NULL;
 			/* A pointer moves with its directory: what it says is read
 			 * from its new place, where it may mean another thing. */
@@ -345,8 +344,8 @@ sup_subtree(struct sup *s, int dfd, const char *from, const char *to, const char
 			break;
 		}
 		if (type == DT_DIR) {
-			int cfd = openat(dirfd(d), de->d_name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
-			    O_CLOEXEC);
+			int cfd = openat(dirfd(d), de->d_name,
+			    O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 			/* What we cannot look at, we cannot let move (fail closed). */
 			if (cfd == -1) {
@@ -365,8 +364,7 @@ sup_subtree(struct sup *s, int dfd, const char *from, const char *to, const char
 
 /* The directory at (dirfd, name) moves from `from` to `to`. */
 static int
-sup_subtree_check(struct sup *s, int dirfd, const char *name, const char *from,
-    const char *to)
+sup_subtree_check(struct sup *s, int dirfd, const char *name, const char *from, const char *to)
 {
 	size_t budget = SUBTREE_MAX;
 	int fd, e;
@@ -445,9 +443,10 @@ sup_rename(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint6
 	sup_unhold(s);
 	/* A denied path's object the host put there: not to be read under another name,
 	 * the old one's, nor the new one's, which an exchange moves to the old name. */
-	if (why == NULL && (rguard_refuses_name(s->rg, o.dirfd, o.name, o.path) != NULL ||
-	    ((flags & RENAME_EXCHANGE) &&
-	    rguard_refuses_name(s->rg, n.dirfd, n.name, n.path) != NULL)))
+	if (why == NULL &&
+	    (rguard_refuses_name(s->rg, o.dirfd, o.name, o.path) != NULL ||
+		((flags & RENAME_EXCHANGE) &&
+		    rguard_refuses_name(s->rg, n.dirfd, n.name, n.path) != NULL)))
 		why = "denyRead: a denied path the host changed during the run";
 	if (why != NULL) {
 		sup_refused(s, "rename", o.path, why);
@@ -466,7 +465,7 @@ sup_rename(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint6
 		goto out;
 	omade = S_ISDIR(ost.st_mode) && sup_made(s, ost.st_dev, ost.st_ino);
 	nmade = nexists && S_ISDIR(nst.st_mode) && sup_made(s, nst.st_dev, nst.st_ino);
-	sup_bases_flush(s);     /* a directory held may move with it */
+	sup_bases_flush(s); /* a directory held may move with it */
 	sup_files_flush(s);
 	if (syscall(SYS_renameat2, o.dirfd, o.name, n.dirfd, n.name, flags) == -1) {
 		e = -errno;
@@ -482,7 +481,7 @@ sup_rename(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint6
 	}
 	if (S_ISREG(ost.st_mode) && wguard_pointer_name(&s->g, sup_fs(s), n.path))
 		sup_git_pointer(s, n.path);
- out:
+out:
 	sup_unhold(s);
 	sup_readonly(s, o.path, e);
 	free(opar);
@@ -493,8 +492,8 @@ sup_rename(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint6
 }
 
 int
-sup_link(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint64_t naddr,
-    int flags)
+sup_link(
+    struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint64_t naddr, int flags)
 {
 	char opath[PATH_MAX], p[64];
 	const char *why;
@@ -516,8 +515,8 @@ sup_link(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint64_
 			res_free(&o);
 			return e;
 		}
-	} else if ((e = res_resolve(&s->rc, odir, opath, (flags & AT_SYMLINK_FOLLOW) != 0,
-	    &o)) < 0)
+	} else if ((e = res_resolve(
+			&s->rc, odir, opath, (flags & AT_SYMLINK_FOLLOW) != 0, &o)) < 0)
 		return e;
 	if (!sup_valid(s, id)) {
 		res_free(&o);
@@ -526,9 +525,9 @@ sup_link(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint64_
 	/* No new name for something protected: writes through it would change it; nor
 	 * for a denied path's object the host put there: it could be read by that name. */
 	why = o.path[0] != '\0' ? wguard_protected(&s->g, sup_fs(s), o.path) : NULL;
-	if (why == NULL && s->rg != NULL && (o.objfd != -1 ?
-	    rguard_refuses(s->rg, o.objfd, o.path) :
-	    rguard_refuses_name(s->rg, o.dirfd, o.name, o.path)) != NULL)
+	if (why == NULL && s->rg != NULL &&
+	    (o.objfd != -1 ? rguard_refuses(s->rg, o.objfd, o.path)
+			   : rguard_refuses_name(s->rg, o.dirfd, o.name, o.path)) != NULL)
 		why = "denyRead: a denied path the host changed during the run";
 	if (why != NULL) {
 		sup_refused(s, "link", o.path, why);

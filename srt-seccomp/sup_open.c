@@ -24,19 +24,19 @@
 #include "supervise.h"
 
 #ifndef __O_TMPFILE
-#define __O_TMPFILE	020000000
+#define __O_TMPFILE 020000000
 #endif
 
 /* --- open ---------------------------------------------------------------------------------- */
 
 struct blocking_open {
-	int	 listener;
+	int listener;
 	uint64_t id;
-	int	 obj;           /* O_PATH of the object decided on */
-	int	 flags;         /* the open's flags; O_TRUNC is done on the object here */
-	bool	 truncate;      /* truncate(2) to length, not an open */
-	off_t	 length;
-	size_t	 resp_size;
+	int obj;       /* O_PATH of the object decided on */
+	int flags;     /* the open's flags; O_TRUNC is done on the object here */
+	bool truncate; /* truncate(2) to length, not an open */
+	off_t length;
+	size_t resp_size;
 	struct seccomp_notif_resp *resp;
 };
 
@@ -66,8 +66,8 @@ sup_open_thread(void *arg)
 	if (fd == -1)
 		sup_answer_err(b->listener, b->id, e, b->resp, b->resp_size);
 	else
-		sup_answer_fd(b->listener, b->id, fd, (b->flags & O_CLOEXEC) != 0, b->resp,
-		    b->resp_size);
+		sup_answer_fd(
+		    b->listener, b->id, fd, (b->flags & O_CLOEXEC) != 0, b->resp, b->resp_size);
 	close(b->obj);
 	free(b->resp);
 	free(b);
@@ -123,15 +123,17 @@ sup_open_file(struct sup *s, uint64_t id, int dirfd, const char *name, int flags
 	char p[32];
 	int obj, fl;
 
-	flags &= ~(O_CREAT | O_EXCL);   /* it is there: we looked */
+	flags &= ~(O_CREAT | O_EXCL); /* it is there: we looked */
 	if (name == NULL) {
 		snprintf(p, sizeof(p), "/proc/self/fd/%d", dirfd);
 		*fd = open(p, flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	} else
-		*fd = openat(dirfd, name, flags | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+		*fd = openat(
+		    dirfd, name, flags | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
 	if (*fd != -1) {
-		if (!(flags & O_NONBLOCK) && ((fl = fcntl(*fd, F_GETFL)) == -1 ||
-		    fcntl(*fd, F_SETFL, fl & ~O_NONBLOCK) == -1)) {
+		if (!(flags & O_NONBLOCK) &&
+		    ((fl = fcntl(*fd, F_GETFL)) == -1 ||
+			fcntl(*fd, F_SETFL, fl & ~O_NONBLOCK) == -1)) {
 			fd_close(fd);
 			return -errno;
 		}
@@ -139,8 +141,8 @@ sup_open_file(struct sup *s, uint64_t id, int dirfd, const char *name, int flags
 	}
 	if (errno != EWOULDBLOCK)
 		return -errno;
-	obj = name == NULL ? fcntl(dirfd, F_DUPFD_CLOEXEC, 0) :
-	    openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	obj = name == NULL ? fcntl(dirfd, F_DUPFD_CLOEXEC, 0)
+			   : openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (obj == -1)
 		return -errno;
 	return sup_open_later(s, id, obj, flags);
@@ -176,8 +178,8 @@ sup_open_object(struct sup *s, uint64_t id, struct res *r, int flags, int *fd)
 	 */
 	if (r->fd_flags != -1 && ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC)) &&
 	    ((r->fd_flags & O_PATH) || (r->fd_flags & O_ACCMODE) == O_RDONLY)) {
-		sup_refused(s, "reopen for writing", r->path[0] != '\0' ? r->path :
-		    "a descriptor", "opened read-only");
+		sup_refused(s, "reopen for writing",
+		    r->path[0] != '\0' ? r->path : "a descriptor", "opened read-only");
 		return -EACCES;
 	}
 	if (S_ISFIFO(st.st_mode) && !(flags & O_NONBLOCK)) {
@@ -188,11 +190,11 @@ sup_open_object(struct sup *s, uint64_t id, struct res *r, int flags, int *fd)
 		return sup_open_later(s, id, obj, flags);
 	}
 	if (S_ISREG(st.st_mode))
-		return sup_open_file(s, id, r->objfd, NULL, flags & ~(O_CREAT | O_EXCL |
-		    O_NOFOLLOW), fd);
+		return sup_open_file(
+		    s, id, r->objfd, NULL, flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW), fd);
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", r->objfd);
-	if ((*fd = open(p, (flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW)) | O_NOCTTY |
-	    O_CLOEXEC)) == -1)
+	if ((*fd = open(
+		 p, (flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW)) | O_NOCTTY | O_CLOEXEC)) == -1)
 		return -errno;
 	return 0;
 }
@@ -203,7 +205,8 @@ open_read_refused(struct sup *s, const char *path, const char *deny)
 {
 	s->refused++;
 	log_debug("refused: open for reading %s (a denied path the host changed during the "
-	    "run: %s)", path, deny);
+		  "run: %s)",
+	    path, deny);
 	monitor_file(s->mon, true, "open", path[0] != '\0' ? path : deny,
 	    "denyRead: a denied path the host changed during the run");
 }
@@ -215,15 +218,14 @@ open_read_refused(struct sup *s, const char *path, const char *deny)
  * through it. 0, or -EACCES.
  */
 static int
-open_read_held(struct sup *s, int obj, int dirfd, const char *name, const char *path,
-    int flags)
+open_read_held(struct sup *s, int obj, int dirfd, const char *name, const char *path, int flags)
 {
 	const char *deny;
 
 	if (s->rg == NULL || (flags & O_ACCMODE) == O_WRONLY || (flags & O_PATH))
 		return 0;
-	deny = obj != -1 ? rguard_refuses(s->rg, obj, path) :
-	    rguard_refuses_name(s->rg, dirfd, name, path);
+	deny = obj != -1 ? rguard_refuses(s->rg, obj, path)
+			 : rguard_refuses_name(s->rg, dirfd, name, path);
 	if (deny == NULL)
 		return 0;
 	open_read_refused(s, path, deny);
@@ -232,7 +234,7 @@ open_read_held(struct sup *s, int obj, int dirfd, const char *name, const char *
 
 /* --- the fast way: a new file in a directory held already ------------------------------------ */
 
-#define BASE_STATX	(STATX_TYPE | STATX_INO | STATX_MNT_ID | STATX_MNT_ID_UNIQUE)
+#define BASE_STATX (STATX_TYPE | STATX_INO | STATX_MNT_ID | STATX_MNT_ID_UNIQUE)
 
 /* A directory may have moved or gone: every held one is let go, and its watches. */
 void
@@ -387,7 +389,7 @@ base_add(struct sup *s, const char *p)
 		return NULL;
 	}
 	if (s->nbases == BASES_MAX) {
-		b = &s->bases[1 + s->nextbase++ % (BASES_MAX - 1)];   /* the root stays */
+		b = &s->bases[1 + s->nextbase++ % (BASES_MAX - 1)]; /* the root stays */
 		close(b->fd);
 		free(b->path);
 	} else
@@ -436,7 +438,7 @@ base_get(struct sup *s, int dirfd, const char *path)
 		    s->bases[i].dev == makedev(sx.stx_dev_major, sx.stx_dev_minor))
 			return &s->bases[i];
 	if (s->nbases == 0)
-		base_get(s, AT_FDCWD, "/");     /* bases[0] is the root */
+		base_get(s, AT_FDCWD, "/"); /* bases[0] is the root */
 	return base_add(s, p);
 }
 
@@ -450,8 +452,8 @@ fast_plain(const char *path)
 	for (;;) {
 		e = strchr(c, '/');
 		n = e != NULL ? (size_t)(e - c) : strlen(c);
-		if (n == 0 || n > NAME_MAX || (c[0] == '.' && (n == 1 || (n == 2 &&
-		    c[1] == '.'))))
+		if (n == 0 || n > NAME_MAX ||
+		    (c[0] == '.' && (n == 1 || (n == 2 && c[1] == '.'))))
 			return false;
 		if (e == NULL)
 			return true;
@@ -509,8 +511,8 @@ fast_allowed(struct sup *s, const char *abs)
  * the fast way (nothing was done), else as sup_open.
  */
 int
-sup_open_fast(struct sup *s, uint64_t id, int dirfd, const char *path, int flags,
-    mode_t mode, int *fd)
+sup_open_fast(
+    struct sup *s, uint64_t id, int dirfd, const char *path, int flags, mode_t mode, int *fd)
 {
 	char abs[PATH_MAX];
 	const struct base *b;
@@ -532,7 +534,8 @@ sup_open_fast(struct sup *s, uint64_t id, int dirfd, const char *path, int flags
 	while (*rel == '/')
 		rel++;
 	if (snprintf(abs, sizeof(abs), "%s/%s", strcmp(b->path, "/") == 0 ? "" : b->path,
-	    rel) >= (int)sizeof(abs) || sup_path_in_proc(abs) || !fast_allowed(s, abs))
+		rel) >= (int)sizeof(abs) ||
+	    sup_path_in_proc(abs) || !fast_allowed(s, abs))
 		return 1;
 	/* What we read was the asking thread's, not a later one's. */
 	if (!sup_valid(s, id))
@@ -557,8 +560,7 @@ sup_open_fast(struct sup *s, uint64_t id, int dirfd, const char *path, int flags
 
 /* open, openat, creat. 0: *fd is the result; 1: answered later; <0: -errno. */
 int
-sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t mode,
-    int *fd)
+sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t mode, int *fd)
 {
 	char path[PATH_MAX];
 	const char *why;
@@ -614,7 +616,8 @@ sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t
 		goto out;
 	}
 	if (fstatat(r.dirfd, r.name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
-		if (errno != ENOENT || !(flags & O_CREAT) || (flags & __O_TMPFILE) == __O_TMPFILE) {
+		if (errno != ENOENT || !(flags & O_CREAT) ||
+		    (flags & __O_TMPFILE) == __O_TMPFILE) {
 			e = -errno;
 			goto out;
 		}
@@ -632,7 +635,7 @@ sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t
 			goto out;
 		}
 		if (S_ISLNK(st.st_mode)) {
-			e = -ELOOP;     /* O_NOFOLLOW on a link */
+			e = -ELOOP; /* O_NOFOLLOW on a link */
 			goto out;
 		}
 		if ((why = wguard_protected(&s->g, sup_fs(s), r.path)) != NULL) {
@@ -642,8 +645,8 @@ sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t
 		}
 		if ((e = open_read_held(s, -1, r.dirfd, r.name, r.path, flags)) < 0)
 			goto out;
-		if (S_ISFIFO(st.st_mode) && !(flags & O_NONBLOCK) && (flags & O_ACCMODE) !=
-		    O_RDWR) {
+		if (S_ISFIFO(st.st_mode) && !(flags & O_NONBLOCK) &&
+		    (flags & O_ACCMODE) != O_RDWR) {
 			int obj = openat(r.dirfd, r.name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 
 			if (obj == -1) {
@@ -659,8 +662,8 @@ sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t
 		}
 	}
 	if ((flags & __O_TMPFILE) == __O_TMPFILE) {
-		*fd = openat(r.dirfd, r.name, flags | O_CLOEXEC, sup_mode_strip(s, r.path, mode,
-		    false, true));
+		*fd = openat(r.dirfd, r.name, flags | O_CLOEXEC,
+		    sup_mode_strip(s, r.path, mode, false, true));
 	} else {
 		/* Stripped above for a file that was missing; one that was there and is
 		 * gone by now (another thread) is made here too. */
@@ -668,7 +671,7 @@ sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t
 		    mode & ~(mode_t)(S_ISUID | S_ISGID | S_IWOTH));
 	}
 	e = *fd == -1 ? -errno : 0;
- out:
+out:
 	/* A git directory pointer written: what it says is checked before the run ends. */
 	if (e >= 0 && r.path[0] != '\0' && wguard_pointer_name(&s->g, sup_fs(s), r.path))
 		sup_git_pointer(s, r.path);
@@ -716,8 +719,8 @@ sup_open_read(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, i
 		e = -ENOENT;
 		goto out;
 	}
-	obj = r.objfd != -1 ? fcntl(r.objfd, F_DUPFD_CLOEXEC, 0) :
-	    openat(r.dirfd, r.name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	obj = r.objfd != -1 ? fcntl(r.objfd, F_DUPFD_CLOEXEC, 0)
+			    : openat(r.dirfd, r.name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (obj == -1 || fstat(obj, &st) == -1) {
 		e = -errno;
 		goto out;
@@ -727,7 +730,7 @@ sup_open_read(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, i
 		e = -EACCES;
 		goto out;
 	}
-	if (S_ISLNK(st.st_mode))	/* O_NOFOLLOW: the link itself, for O_PATH only */
+	if (S_ISLNK(st.st_mode)) /* O_NOFOLLOW: the link itself, for O_PATH only */
 		e = (flags & O_PATH) ? sup_open_path(&obj, &st, flags, fd) : -ELOOP;
 	else if (flags & O_PATH)
 		e = sup_open_path(&obj, &st, flags, fd);
@@ -741,7 +744,7 @@ sup_open_read(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, i
 		*fd = open(p, (flags & ~O_NOFOLLOW) | O_NOCTTY | O_CLOEXEC);
 		e = *fd == -1 ? -errno : 0;
 	}
- out:
+out:
 	if (obj != -1)
 		close(obj);
 	res_free(&r);

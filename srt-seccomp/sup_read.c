@@ -40,17 +40,17 @@
 #include "supervise.h"
 
 #ifndef STATX_MNT_ID
-#define STATX_MNT_ID	0x00001000U
+#define STATX_MNT_ID 0x00001000U
 #endif
 
 struct rentry {
-	char	*path;		/* a name of the deny (as given, or its mask's mount point) */
-	unsigned long long mnt;	/* the mask's mount, or 0: missing at the start */
+	char *path;             /* a name of the deny (as given, or its mask's mount point) */
+	unsigned long long mnt; /* the mask's mount, or 0: missing at the start */
 };
 
 struct rguard {
 	struct rentry *e;
-	size_t	 n;
+	size_t n;
 };
 
 static void
@@ -143,14 +143,15 @@ rguard_entry_holds(const struct rentry *e, const struct stat *st, const char *pa
 	int fd;
 
 	if ((fd = open(e->path, O_PATH | O_CLOEXEC)) != -1) {
-		if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID | STATX_TYPE | STATX_INO,
-		    &sx) == -1 || !(sx.stx_mask & STATX_MNT_ID)) {
+		if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID | STATX_TYPE | STATX_INO, &sx) ==
+			-1 ||
+		    !(sx.stx_mask & STATX_MNT_ID)) {
 			close(fd);
-			return true;	/* cannot tell: refused */
+			return true; /* cannot tell: refused */
 		}
 		if (e->mnt != 0 && sx.stx_mnt_id == e->mnt) {
 			close(fd);
-			return false;	/* its mask, still in place */
+			return false; /* its mask, still in place */
 		}
 		there = true;
 	}

@@ -52,22 +52,22 @@
 #include "supervise.h"
 
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
-#define SECCOMP_IOCTL_NOTIF_SET_FLAGS	SECCOMP_IOW(4, __u64)
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
 #endif
 #ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
-#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP	(1UL << 0)
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
 #endif
 #ifndef PIDFD_THREAD
-#define PIDFD_THREAD	O_EXCL
+#define PIDFD_THREAD O_EXCL
 #endif
-#define XATTR_VALUE_MAX	65536
+#define XATTR_VALUE_MAX 65536
 
 /* --- the calling thread -------------------------------------------------------------------- */
 
 static void
 task_forget(struct sup *s, size_t i)
 {
-	fd_close(&s->tasks[i].pidfd);  /* out of the epoll set with it */
+	fd_close(&s->tasks[i].pidfd); /* out of the epoll set with it */
 	s->tasks[i] = s->tasks[--s->ntasks];
 }
 
@@ -142,8 +142,8 @@ task_get(struct sup *s, pid_t tid)
 	memset(&ev, 0, sizeof(ev));
 	ev.events = EPOLLIN;
 	ev.data.fd = t->pidfd;
-	if (t->pidfd != -1 && (s->epfd == -1 ||
-	    epoll_ctl(s->epfd, EPOLL_CTL_ADD, t->pidfd, &ev) == -1))
+	if (t->pidfd != -1 &&
+	    (s->epfd == -1 || epoll_ctl(s->epfd, EPOLL_CTL_ADD, t->pidfd, &ev) == -1))
 		fd_close(&t->pidfd);
 	if (t->pidfd == -1) {
 		static struct task once;
@@ -221,8 +221,7 @@ sup_answer(struct sup *s, uint64_t id, int64_t val, int err, uint32_t flags)
 
 /* An error answer, from any thread: resp is a buffer of the kernel's size. */
 void
-sup_answer_err(int listener, uint64_t id, int err, struct seccomp_notif_resp *resp,
-    size_t size)
+sup_answer_err(int listener, uint64_t id, int err, struct seccomp_notif_resp *resp, size_t size)
 {
 	memset(resp, 0, size);
 	resp->id = id;
@@ -234,8 +233,8 @@ sup_answer_err(int listener, uint64_t id, int err, struct seccomp_notif_resp *re
 /* Give fd to the command as the call's result, in the same step as the answer; fd is
  * closed here. Should that fail (EMFILE, say), the command hears the error. */
 void
-sup_answer_fd(int listener, uint64_t id, int fd, bool cloexec,
-    struct seccomp_notif_resp *resp, size_t size)
+sup_answer_fd(int listener, uint64_t id, int fd, bool cloexec, struct seccomp_notif_resp *resp,
+    size_t size)
 {
 	struct seccomp_notif_addfd a;
 
@@ -293,7 +292,8 @@ sup_view_refused(void *arg, const char *path)
 
 	s->refused++;
 	log_debug("refused: %s %s (reached through a descriptor from outside the sandbox, "
-	    "which shows it read-only or not at all)", s->op, path);
+		  "which shows it read-only or not at all)",
+	    s->op, path);
 	sup_readonly(s, path, -EROFS);
 }
 
@@ -319,7 +319,7 @@ sup_view_refused(void *arg, const char *path)
  * Only the first WOTHERS_SHOWN removals of S_IWOTH alone are reported (the last says
  * so), the others only logged: S_ISUID and S_ISGID are rare enough to list them all.
  */
-#define WOTHERS_SHOWN	20
+#define WOTHERS_SHOWN 20
 
 mode_t
 sup_mode_strip(struct sup *s, const char *path, mode_t mode, bool is_dir, bool made)
@@ -342,8 +342,9 @@ sup_mode_strip(struct sup *s, const char *path, mode_t mode, bool is_dir, bool m
 			log_debug("%s %s: write permission for others removed", s->op, path);
 			return mode & ~drop;
 		}
-		why = s->wothers < WOTHERS_SHOWN ? "write permission for others removed" :
-		    "write permission for others removed; from later modes too, not listed";
+		why = s->wothers < WOTHERS_SHOWN
+		    ? "write permission for others removed"
+		    : "write permission for others removed; from later modes too, not listed";
 	} else if ((eff & S_IWOTH) == 0)
 		why = "set-user-ID and set-group-ID bits removed";
 	else
@@ -363,7 +364,7 @@ const struct wguard_fs *
 sup_fs(struct sup *s)
 {
 	static struct wguard_fs fs = { NULL, fs_is_git_dir, fs_predates, fs_exists,
-	    fs_resolve };
+		fs_resolve };
 
 	fs.arg = s;
 	return &fs;
@@ -404,8 +405,8 @@ sup_valid(struct sup *s, uint64_t id)
 /* --- dispatch --------------------------------------------------------------------------------- */
 
 static int
-sup_xattr(struct sup *s, uint64_t id, uint64_t paddr, bool follow, const __u64 *a,
-    bool set, bool by_fd)
+sup_xattr(struct sup *s, uint64_t id, uint64_t paddr, bool follow, const __u64 *a, bool set,
+    bool by_fd)
 {
 	struct meta_args m;
 	int e;
@@ -415,14 +416,16 @@ sup_xattr(struct sup *s, uint64_t id, uint64_t paddr, bool follow, const __u64 *
 	if (set) {
 		/* As the kernel: the name is read (and refused) before the size. */
 		if (a[3] > XATTR_VALUE_MAX)
-			return (e = res_read_string(s->rc.tid, a[1], m.xname,
-			    sizeof(m.xname))) < 0 ? (e == -ENAMETOOLONG ? -ERANGE : e) : -E2BIG;
+			return (e = res_read_string(
+				    s->rc.tid, a[1], m.xname, sizeof(m.xname))) < 0
+			    ? (e == -ENAMETOOLONG ? -ERANGE : e)
+			    : -E2BIG;
 		m.xsize = (size_t)a[3];
 		m.xflags = (int)a[4];
 		m.xvalue = xmalloc(m.xsize + 1);
 		/* The name and the value in one read, as a rule. */
 		if ((e = res_read_string_mem(s->rc.tid, a[1], m.xname, sizeof(m.xname), a[2],
-		    m.xvalue, m.xsize)) < 0) {
+			 m.xvalue, m.xsize)) < 0) {
 			free(m.xvalue);
 			return e == -ENAMETOOLONG ? -ERANGE : e;
 		}
@@ -450,8 +453,8 @@ sup_getfd(struct sup *s, int fd)
 
 	if (s->task != NULL && s->task->pidfd != -1)
 		pidfd = s->task->pidfd;
-	else if (s->rc.tid != s->rc.tgid && syscall(SYS_kcmp, s->rc.tgid, s->rc.tid,
-	    KCMP_FILES, 0, 0) != 0)
+	else if (s->rc.tid != s->rc.tgid &&
+	    syscall(SYS_kcmp, s->rc.tgid, s->rc.tid, KCMP_FILES, 0, 0) != 0)
 		return -EBADF;
 	else if ((pidfd = (int)syscall(SYS_pidfd_open, s->rc.tgid, 0)) == -1)
 		return -ESRCH;
@@ -477,9 +480,11 @@ sup_sock_proto(struct sup *s, int sockfd)
 	if ((sock = sup_getfd(s, sockfd)) < 0)
 		return name;
 	if (getsockopt(sock, SOL_SOCKET, SO_PROTOCOL, &v, &len) == 0)
-		name = v == IPPROTO_TCP ? "tcp" : v == IPPROTO_UDP ? "udp" :
-		    v == IPPROTO_ICMP || v == IPPROTO_ICMPV6 ? "icmp" :
-		    v == IPPROTO_SCTP ? "sctp" : "ip";
+		name = v == IPPROTO_TCP                        ? "tcp"
+		    : v == IPPROTO_UDP                         ? "udp"
+		    : v == IPPROTO_ICMP || v == IPPROTO_ICMPV6 ? "icmp"
+		    : v == IPPROTO_SCTP                        ? "sctp"
+							       : "ip";
 	close(sock);
 	return name;
 }
@@ -626,8 +631,8 @@ sup_serve(struct sup *s)
 		e = sup_open(s, id, AT_FDCWD, a[0], (int)a[1], (mode_t)a[2], &fd);
 		break;
 	case SYS_creat:
-		e = sup_open(s, id, AT_FDCWD, a[0], O_CREAT | O_WRONLY | O_TRUNC, (mode_t)a[1],
-		    &fd);
+		e = sup_open(
+		    s, id, AT_FDCWD, a[0], O_CREAT | O_WRONLY | O_TRUNC, (mode_t)a[1], &fd);
 		break;
 #endif
 	case SYS_openat:
@@ -693,8 +698,8 @@ sup_serve(struct sup *s)
 	case SYS_truncate:
 		m.what = M_TRUNCATE;
 		m.length = (off_t)a[1];
-		e = (int64_t)a[1] < 0 ? -EINVAL :
-		    sup_meta(s, id, AT_FDCWD, a[0], true, false, &m);
+		e = (int64_t)a[1] < 0 ? -EINVAL
+				      : sup_meta(s, id, AT_FDCWD, a[0], true, false, &m);
 		break;
 #ifdef SYS_chmod
 	case SYS_chmod:
@@ -761,13 +766,17 @@ sup_serve(struct sup *s)
 		break;
 	}
 	if (e == 1)
-		return;                 /* a thread answers */
+		return; /* a thread answers */
 	if (e == 0 && fd != -1) {
-		sup_answer_fd(s->listener, id, fd, (nr == SYS_openat ? (int)a[2] :
+		sup_answer_fd(s->listener, id, fd,
+		    (nr == SYS_openat ? (int)a[2] :
 #ifdef SYS_open
-		    nr == SYS_open ? (int)a[1] :
+			    nr == SYS_open ? (int)a[1]
+					   :
 #endif
-		    0) & O_CLOEXEC, s->resp, s->sizes.seccomp_notif_resp);
+					   0) &
+			O_CLOEXEC,
+		    s->resp, s->sizes.seccomp_notif_resp);
 		return;
 	}
 	sup_answer(s, id, 0, e, 0);
@@ -775,8 +784,8 @@ sup_serve(struct sup *s)
 
 /* --- the supervisor's life ------------------------------------------------------------------- */
 
-#define GUARD_SEALS	(F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW)
-#define GUARD_MAX	(64 << 20)
+#define GUARD_SEALS (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW)
+#define GUARD_MAX (64 << 20)
 
 /*
  * The guard, from a memfd srt-launch wrote and sealed: sealed, it is whole and cannot
@@ -794,7 +803,8 @@ sup_read_guard(int fd, char **buf, size_t *len)
 	*buf = NULL;
 	*len = 0;
 	if ((seals = fcntl(fd, F_GET_SEALS)) == -1 || (seals & GUARD_SEALS) != GUARD_SEALS) {
-		log_warnx("--guard-fd %d: not a sealed memfd: the write guard is incomplete", fd);
+		log_warnx(
+		    "--guard-fd %d: not a sealed memfd: the write guard is incomplete", fd);
 		goto fail;
 	}
 	if (fstat(fd, &st) == -1 || st.st_size <= 0 || st.st_size > GUARD_MAX) {
@@ -815,7 +825,7 @@ sup_read_guard(int fd, char **buf, size_t *len)
 	*len = got;
 	close(fd);
 	return 0;
- fail:
+fail:
 	free(*buf);
 	*buf = NULL;
 	close(fd);
@@ -863,14 +873,18 @@ sup_new(int guard_fd, int viol_fd, bool nested_userns, bool read_hold)
 		log_warn("seccomp SECCOMP_GET_NOTIF_SIZES");
 		goto fail;
 	}
-	s->req = xcalloc(1, s->sizes.seccomp_notif > sizeof(*s->req) ?
-	    s->sizes.seccomp_notif : sizeof(*s->req));
-	s->resp = xcalloc(1, s->sizes.seccomp_notif_resp > sizeof(*s->resp) ?
-	    s->sizes.seccomp_notif_resp : sizeof(*s->resp));
-	s->sizes.seccomp_notif = s->sizes.seccomp_notif > sizeof(*s->req) ?
-	    s->sizes.seccomp_notif : sizeof(*s->req);
-	s->sizes.seccomp_notif_resp = s->sizes.seccomp_notif_resp > sizeof(*s->resp) ?
-	    s->sizes.seccomp_notif_resp : sizeof(*s->resp);
+	s->req = xcalloc(1,
+	    s->sizes.seccomp_notif > sizeof(*s->req) ? s->sizes.seccomp_notif
+						     : sizeof(*s->req));
+	s->resp = xcalloc(1,
+	    s->sizes.seccomp_notif_resp > sizeof(*s->resp) ? s->sizes.seccomp_notif_resp
+							   : sizeof(*s->resp));
+	s->sizes.seccomp_notif = s->sizes.seccomp_notif > sizeof(*s->req)
+	    ? s->sizes.seccomp_notif
+	    : sizeof(*s->req);
+	s->sizes.seccomp_notif_resp = s->sizes.seccomp_notif_resp > sizeof(*s->resp)
+	    ? s->sizes.seccomp_notif_resp
+	    : sizeof(*s->resp);
 	s->rc.link_protected = res_link_protected;
 	s->rc.arg = s;
 	s->rc.check_names = nested_userns;
@@ -878,10 +892,10 @@ sup_new(int guard_fd, int viol_fd, bool nested_userns, bool read_hold)
 	s->rc.task_fresh = task_fresh;
 	s->rc.root = -1;
 	s->rc.mounts = res_mounts_new();
-	log_debug("write guard: %zu protected paths, %zu roots, %zu read denies",
-	    s->g.exact.n, s->g.roots.n, s->g.watch.n);
+	log_debug("write guard: %zu protected paths, %zu roots, %zu read denies", s->g.exact.n,
+	    s->g.roots.n, s->g.watch.n);
 	return s;
- fail:
+fail:
 	free(buf);
 	sup_free(s);
 	return NULL;
@@ -909,7 +923,8 @@ sup_start_reads(struct sup *s, const struct wguard_watch *rest)
 		return -1;
 	for (i = 0; i < rest->n; i++)
 		log_debug("read deny %s: not held by Landlock: every open is supervised, "
-		    "for the whole run", rest->v[i].name);
+			  "for the whole run",
+		    rest->v[i].name);
 	return 0;
 }
 
@@ -925,10 +940,12 @@ sup_start_watch(struct sup *s, const struct wguard_watch *rest)
 	size_t i;
 
 	for (i = 0; i < rest->n && s->read_hold; i++)
-		log_warnx("read deny %s: not held for the whole run with nested user namespaces "
+		log_warnx(
+		    "read deny %s: not held for the whole run with nested user namespaces "
 		    "allowed (allowNestedUserNamespaces): if the host replaces or creates it "
 		    "during the run the sandbox ends (125), and a command reading it in a "
-		    "loop may read the new file first", rest->v[i].name);
+		    "loop may read the new file first",
+		    rest->v[i].name);
 	if ((s->watch = watch_new(rest)) == NULL)
 		return -1;
 	return 0;
@@ -957,8 +974,7 @@ sup_start(struct sup *s)
 
 	if (s->g.watch.n > 0) {
 		held = xcalloc(s->g.watch.n, sizeof(*held));
-		s->ruleset = readlock_new(&s->g.watch, s->nested_userns, s->read_hold,
-		    held);
+		s->ruleset = readlock_new(&s->g.watch, s->nested_userns, s->read_hold, held);
 		rest.v = xcalloc(s->g.watch.n, sizeof(*rest.v));
 		for (i = 0; i < s->g.watch.n; i++)
 			if (!held[i])

@@ -50,49 +50,50 @@
 #include "wguard.h"
 
 #ifndef STATX_MNT_ID
-#define STATX_MNT_ID	0x00001000U
+#define STATX_MNT_ID 0x00001000U
 #endif
 
-#define WATCH_EVENTS	(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | \
-			 IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW)
-#define WATCH_LINKS	40	/* the kernel's MAXSYMLINKS */
-#define WATCH_TRIES	16	/* looks again when a directory goes while it is watched */
+#define WATCH_EVENTS \
+	(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | \
+	    IN_ONLYDIR | IN_DONT_FOLLOW)
+#define WATCH_LINKS 40 /* the kernel's MAXSYMLINKS */
+#define WATCH_TRIES 16 /* looks again when a directory goes while it is watched */
 
 struct wentry {
-	char	*name;		/* as a reader spells it */
-	char	*mount;		/* its mask's mount point, or NULL: missing at the start */
-	unsigned long long mnt;	/* the mask's mount, as the mount point showed it first */
-	char	*gone;		/* missing: the first name of its way not there at the last
+	char *name;             /* as a reader spells it */
+	char *mount;            /* its mask's mount point, or NULL: missing at the start */
+	unsigned long long mnt; /* the mask's mount, as the mount point showed it first */
+	char *gone;             /* missing: the first name of its way not there at the last
 				   look (NULL before the first) */
-	char	*made;		/* missing: what appeared on its way, or NULL */
-	int	 found;		/* missing: the whole way is there */
+	char *made;             /* missing: what appeared on its way, or NULL */
+	int found;              /* missing: the whole way is there */
 };
 
 /* An entry of a watched directory that lies on some way: its events matter. */
 struct wname {
-	int	 wd;
-	char	*name;
+	int wd;
+	char *name;
 };
 
 /* One look: the directories watched and the names that matter, as found this time. */
 struct look {
 	struct strlist dirs;
-	int	*wds;		/* of each of dirs */
+	int *wds; /* of each of dirs */
 	struct wname *names;
-	size_t	 nnames, cap;
-	char	**gone;		/* per entry: as the field of struct wentry */
-	int	*found;
-	char	*failed;	/* the directory that could not be watched */
-	int	 err;		/* and why */
+	size_t nnames, cap;
+	char **gone; /* per entry: as the field of struct wentry */
+	int *found;
+	char *failed; /* the directory that could not be watched */
+	int err;      /* and why */
 };
 
 struct watch {
 	struct wentry *e;
-	size_t	 n;
-	struct look cur;	/* the last look's */
-	int	 started;
-	int	 inotify;
-	int	 mountinfo;
+	size_t n;
+	struct look cur; /* the last look's */
+	int started;
+	int inotify;
+	int mountinfo;
 };
 
 /* The mount dfd/path is on (flags as statx(2)'s: AT_EMPTY_PATH for dfd itself); also
@@ -195,8 +196,8 @@ look_name(struct look *l, int wd, const char *name, size_t len)
  * that is not (or cannot be looked at); -1: visit said no (its errno).
  */
 int
-watch_way(const char *path, int (*visit)(void *, const char *, const char *, size_t),
-    void *arg, char **gone)
+watch_way(const char *path, int (*visit)(void *, const char *, const char *, size_t), void *arg,
+    char **gone)
 {
 	char cur[PATH_MAX] = "", next[PATH_MAX] = "", target[PATH_MAX], *rest, *p, *end;
 	struct stat st;
@@ -224,7 +225,8 @@ watch_way(const char *path, int (*visit)(void *, const char *, const char *, siz
 		}
 		/* Nothing lies below what is not a directory (ENOTDIR): the way ends. */
 		if ((size_t)snprintf(next, sizeof(next), "%s/%.*s", cur, (int)len, p) >=
-		    sizeof(next) || !isdir) {
+			sizeof(next) ||
+		    !isdir) {
 			rc = 1;
 			break;
 		}
@@ -352,11 +354,13 @@ watch_refresh(struct watch *w)
 		errno = l.err;
 		if (errno == ENOSPC)
 			log_warnx("read deny: cannot watch %s: the limit of inotify watches "
-			    "(fs.inotify.max_user_watches) is reached; %s", l.failed,
+				  "(fs.inotify.max_user_watches) is reached; %s",
+			    l.failed,
 			    w->started ? "ending the sandbox" : "not starting the command");
 		else
 			log_warn("read deny: cannot watch %s (every directory on the way to a "
-			    "denyRead path is watched; %s)", l.failed,
+				 "denyRead path is watched; %s)",
+			    l.failed,
 			    w->started ? "ending the sandbox" : "not starting the command");
 		look_free(&l, w->n);
 		return -1;
@@ -409,25 +413,32 @@ watch_verify(struct watch *w)
 		e = &w->e[i];
 		if (e->mount == NULL) {
 			if (e->found) {
-				log_warnx("%s: a denyRead path that did not exist when the run "
+				log_warnx(
+				    "%s: a denyRead path that did not exist when the run "
 				    "started, and so is not masked, was created by the host "
-				    "during the run; ending the sandbox", e->name);
+				    "during the run; ending the sandbox",
+				    e->name);
 				return -1;
 			}
 			if (e->made != NULL) {
-				log_warnx("%s: a denyRead path that did not exist when the run "
+				log_warnx(
+				    "%s: a denyRead path that did not exist when the run "
 				    "started: the host created %s on its way during the run; "
-				    "ending the sandbox", e->name, e->made);
+				    "ending the sandbox",
+				    e->name, e->made);
 				return -1;
 			}
 			continue;
 		}
 		if (watch_mnt(AT_FDCWD, e->name, 0, &id) == -1 || id != e->mnt ||
-		    watch_mnt(AT_FDCWD, e->mount, AT_SYMLINK_NOFOLLOW, &id) == -1 || id != e->mnt) {
-			log_warnx("%s: its read protection was lost: the host "
+		    watch_mnt(AT_FDCWD, e->mount, AT_SYMLINK_NOFOLLOW, &id) == -1 ||
+		    id != e->mnt) {
+			log_warnx(
+			    "%s: its read protection was lost: the host "
 			    "replaced, moved or deleted it%s while the command ran; ending the "
-			    "sandbox", e->name, strcmp(e->name, e->mount) != 0 ?
-			    ", or a link on its way," : "");
+			    "sandbox",
+			    e->name,
+			    strcmp(e->name, e->mount) != 0 ? ", or a link on its way," : "");
 			return -1;
 		}
 	}
@@ -462,8 +473,10 @@ watch_new(const struct wguard_watch *list)
 		goto fail;
 	}
 	if ((w->inotify = inotify_init1(IN_CLOEXEC | IN_NONBLOCK)) == -1) {
-		log_warn("read deny: inotify_init1%s", errno == EMFILE ? " (the limit of "
-		    "inotify instances, fs.inotify.max_user_instances)" : "");
+		log_warn("read deny: inotify_init1%s",
+		    errno == EMFILE ? " (the limit of "
+				      "inotify instances, fs.inotify.max_user_instances)"
+				    : "");
 		goto fail;
 	}
 	/* Watched before the first check: nothing between the two goes unseen. */
@@ -472,7 +485,7 @@ watch_new(const struct wguard_watch *list)
 	w->started = 1;
 	log_debug("read deny watch: %zu paths, %zu directories", w->n, w->cur.dirs.n);
 	return w;
- fail:
+fail:
 	watch_free(w);
 	return NULL;
 }
@@ -495,7 +508,7 @@ watch_matters(const struct watch *w, const struct inotify_event *ev)
 	size_t i;
 
 	if (ev->mask & IN_Q_OVERFLOW)
-		return 1;               /* events were lost: look */
+		return 1; /* events were lost: look */
 	if (ev->len == 0 || ev->name[0] == '\0') {
 		/* Moved, removed, or no longer watched (IN_IGNORED) itself. */
 		i = look_lower(l, ev->wd, "");
@@ -517,8 +530,7 @@ watch_drain(struct watch *w)
 	int seen = 0;
 
 	while ((n = read(w->inotify, buf, sizeof(buf))) > 0)
-		for (off = 0; off + sizeof(*ev) <= (size_t)n;
-		    off += sizeof(*ev) + ev->len) {
+		for (off = 0; off + sizeof(*ev) <= (size_t)n; off += sizeof(*ev) + ev->len) {
 			ev = (const struct inotify_event *)(const void *)(buf + off);
 			if (!seen)
 				seen = watch_matters(w, ev);
@@ -537,7 +549,7 @@ watch_check(struct watch *w, const struct pollfd *p, int n)
 		if (p[i].fd == w->inotify)
 			seen |= watch_drain(w);
 		else if (p[i].fd == w->mountinfo)
-			seen = 1;       /* poll(2) itself took note of the change */
+			seen = 1; /* poll(2) itself took note of the change */
 	}
 	if (!seen)
 		return 0;

@@ -23,29 +23,29 @@
 /* After the last reply: how long, and how many bytes, we read and discard before closing.
  * Closing a socket with unread input makes the kernel send RST, which can destroy the
  * reply (or the SSH refusal) before the client has read it. */
-#define SOCKSD_LINGER_MS        5000u
-#define SOCKSD_LINGER_BYTES     (64u * 1024)
+#define SOCKSD_LINGER_MS 5000u
+#define SOCKSD_LINGER_BYTES (64u * 1024)
 /* Bytes the client sent after its request, kept for upstream while we dial. */
-#define SOCKSD_EARLY_MAX        16384u
-#define SOCKSD_SSH_PORT         22
+#define SOCKSD_EARLY_MAX 16384u
+#define SOCKSD_SSH_PORT 22
 /* The reason of a refusal under refuseOpaqueTunnels. */
-#define SOCKSD_OPAQUE_REASON    "SOCKS tunnels cannot be inspected (refuseOpaqueTunnels)"
+#define SOCKSD_OPAQUE_REASON "SOCKS tunnels cannot be inspected (refuseOpaqueTunnels)"
 /* The route of a CONNECT handed to srt-httpd for TLS termination (as srt-httpd names a
  * terminated CONNECT's). */
-#define SOCKSD_TERM_ROUTE       "tls-terminated"
+#define SOCKSD_TERM_ROUTE "tls-terminated"
 
 enum socksd_phase {
-	SOCKSD_HANDSHAKE,       /* greeting, auth, request */
-	SOCKSD_DIALING,         /* allowed: proxy_dial() in progress */
-	SOCKSD_FINISHING,       /* writing the last reply */
-	SOCKSD_LINGER,          /* reply sent and write side shut: draining the client */
+	SOCKSD_HANDSHAKE, /* greeting, auth, request */
+	SOCKSD_DIALING,   /* allowed: proxy_dial() in progress */
+	SOCKSD_FINISHING, /* writing the last reply */
+	SOCKSD_LINGER,    /* reply sent and write side shut: draining the client */
 };
 
 struct socksd_conn {
 	struct proxy *px;
 	int fd;
-	bool registered;        /* fd is on the loop */
-	bool client_eof;        /* the client half-closed while we were dialing */
+	bool registered; /* fd is on the loop */
+	bool client_eof; /* the client half-closed while we were dialing */
 	enum socksd_phase phase;
 	char client[PROXY_CLIENT_MAX];
 	struct socks5 parser;
@@ -53,9 +53,9 @@ struct socksd_conn {
 	struct proxy_policy *pp;
 	struct proxy_request *rq;
 	struct proxy_dial *dial;
-	struct resolver_query *check;   /* socksd_handoff_check's lookup, or NULL */
+	struct resolver_query *check; /* socksd_handoff_check's lookup, or NULL */
 	size_t discarded;
-	uint8_t in[SOCKSD_EARLY_MAX];   /* unparsed input, then the early data */
+	uint8_t in[SOCKSD_EARLY_MAX]; /* unparsed input, then the early data */
 	size_t inlen;
 	uint8_t out[2 + 2 + SOCKS5_REPLY_MAX + SSH_REFUSAL_MAX];
 	size_t outoff, outlen;
@@ -91,7 +91,7 @@ socksd_auth_load(struct proxy *px)
 	socksd_auth.pass = colon + 1;
 	if (strlen(socksd_auth.user) > 255 || strlen(socksd_auth.pass) > 255)
 		log_warnx("--auth: RFC 1929 allows at most 255 bytes each for user and "
-		    "password; no client will authenticate");
+			  "password; no client will authenticate");
 }
 
 /* Register, re-arm or drop fd on the loop according to what the phase waits for. */
@@ -363,7 +363,8 @@ socksd_checked(void *arg, int status, const struct ip_addr *addrs, size_t naddrs
 		return;
 	}
 	if (guard_check(c->pp->pol, c->rq->host, c->rq->port, addrs, naddrs,
-	    proxy_local_addrs(c->px), NULL, &gr) == -1 && !proxy_options(c->px)->audit) {
+		proxy_local_addrs(c->px), NULL, &gr) == -1 &&
+	    !proxy_options(c->px)->audit) {
 		c->rq->verdict = VERDICT_DENY;
 		proxy_request_set_reason(c->rq, gr.message, strlen(gr.message));
 		socksd_refuse(c, SOCKS5_REP_NOT_ALLOWED);
@@ -421,8 +422,8 @@ socksd_request(struct socksd_conn *c)
 	if (c->pp->refuse_opaque_tunnels && !handoff) {
 		free(c->rq->rule);
 		c->rq->rule = xstrdup(DECISION_RULE_OPAQUE);
-		proxy_request_set_reason(c->rq, SOCKSD_OPAQUE_REASON,
-		    strlen(SOCKSD_OPAQUE_REASON));
+		proxy_request_set_reason(
+		    c->rq, SOCKSD_OPAQUE_REASON, strlen(SOCKSD_OPAQUE_REASON));
 		if (!proxy_options(c->px)->audit) {
 			c->rq->verdict = VERDICT_DENY;
 			socksd_refuse(c, SOCKS5_REP_GENERAL_FAILURE);
@@ -467,8 +468,8 @@ socksd_protocol_fail(struct socksd_conn *c)
 		c->rq->port = s->req.port;
 		c->rq->kind = HOST_MALFORMED;
 		c->rq->verdict = VERDICT_DENY;
-		proxy_request_set_reason(c->rq, socks5_error_str(s->error),
-		    strlen(socks5_error_str(s->error)));
+		proxy_request_set_reason(
+		    c->rq, socks5_error_str(s->error), strlen(socks5_error_str(s->error)));
 		c->rq->status = SOCKS5_REP_CMD_UNSUPPORTED;
 		proxy_log(c->px, c->rq);
 		proxy_request_release(&c->rq, &c->pp);
@@ -585,12 +586,12 @@ socksd_io(struct evloop *loop, int fd, unsigned events, void *arg)
 		case SOCKSD_DIALING:
 			r = socksd_read(c);
 			if (r == 0)
-				c->client_eof = true;   /* half-close: the relay will see it too */
+				c->client_eof = true; /* half-close: the relay will see it too */
 			else if (r == -1 && errno != EAGAIN) {
 				/* The client is gone: abandon the dial, log what happened. */
 				c->rq->verdict = VERDICT_ERROR;
-				proxy_request_set_reason(c->rq, "client went away during the dial",
-				    32);
+				proxy_request_set_reason(
+				    c->rq, "client went away during the dial", 32);
 				proxy_log(c->px, c->rq);
 				socksd_close(c);
 				return;
@@ -633,8 +634,8 @@ socksd_accept(struct proxy *px, int fd, const char *client)
 	evtimer_init(&c->timer, socksd_timeout, c);
 	/* Greeting, auth and request must be complete within --head-timeout of the accept,
 	 * however slowly the bytes come. */
-	evtimer_add(proxy_loop(px), &c->timer,
-	    (uint64_t)proxy_options(px)->head_timeout_s * 1000);
+	evtimer_add(
+	    proxy_loop(px), &c->timer, (uint64_t)proxy_options(px)->head_timeout_s * 1000);
 	if (socksd_watch(c) == -1) {
 		log_warn("%s: event loop", client);
 		socksd_close(c);
@@ -652,7 +653,7 @@ socksd_refuse_cap(struct proxy *px, int fd)
 
 	(void)px;
 	/* Best effort, never blocking: a full socket buffer just loses the courtesy. */
-	(void)!sys_sock_send(fd, busy, sizeof(busy));  /* non-blocking (accepted so) */
+	(void)!sys_sock_send(fd, busy, sizeof(busy)); /* non-blocking (accepted so) */
 	(void)sys_shutdown_wr(fd);
 }
 
@@ -660,15 +661,15 @@ static const struct proxy_proto socksd_proto = {
 	.prog = "srt-socksd",
 	.default_listen = "127.0.0.1:1080",
 	.usage = "srt-socksd (-p POLICY | -s SETTINGS | --policy-fd N) [-l ADDR]... "
-	    "[--listen-fd N]...\n"
-	    "                  [--listen-any-interface]\n"
-	    "                  [--log FILE | --log-fd N] [--audit] [--auth USER:PASS] "
-	    "[--lifeline-fd N]\n"
-	    "                  [--max-conns N] [--idle-timeout SEC] [--head-timeout SEC]\n"
-	    "                  [--handoff-fd N] [--ready-fd N] [--no-sandbox] [-d]\n"
-	    "       srt-socksd --relay-to PORT [-l ADDR]... [--listen-fd N]... "
-	    "[--lifeline-fd N]\n"
-	    "                  [--max-conns N] [--idle-timeout SEC] [--no-sandbox] [-d]",
+		 "[--listen-fd N]...\n"
+		 "                  [--listen-any-interface]\n"
+		 "                  [--log FILE | --log-fd N] [--audit] [--auth USER:PASS] "
+		 "[--lifeline-fd N]\n"
+		 "                  [--max-conns N] [--idle-timeout SEC] [--head-timeout SEC]\n"
+		 "                  [--handoff-fd N] [--ready-fd N] [--no-sandbox] [-d]\n"
+		 "       srt-socksd --relay-to PORT [-l ADDR]... [--listen-fd N]... "
+		 "[--lifeline-fd N]\n"
+		 "                  [--max-conns N] [--idle-timeout SEC] [--no-sandbox] [-d]",
 	.accept = socksd_accept,
 	.refuse = socksd_refuse_cap,
 	.relay_accept = proxy_relay_accept,

@@ -9,37 +9,41 @@
 #include "srt-win.h"
 
 /* File access rights (winnt.h), spelled here so that this file needs no Windows header. */
-#define M_READ_DATA             0x00000001u
-#define M_WRITE_DATA            0x00000002u
-#define M_APPEND_DATA           0x00000004u
-#define M_READ_EA               0x00000008u
-#define M_WRITE_EA              0x00000010u
-#define M_EXECUTE               0x00000020u
-#define M_DELETE_CHILD          0x00000040u
-#define M_READ_ATTRIBUTES       0x00000080u
-#define M_WRITE_ATTRIBUTES      0x00000100u
-#define M_DELETE                0x00010000u
-#define M_READ_CONTROL          0x00020000u
-#define M_WRITE_DAC             0x00040000u
-#define M_WRITE_OWNER           0x00080000u
-#define M_SYNCHRONIZE           0x00100000u
+#define M_READ_DATA 0x00000001u
+#define M_WRITE_DATA 0x00000002u
+#define M_APPEND_DATA 0x00000004u
+#define M_READ_EA 0x00000008u
+#define M_WRITE_EA 0x00000010u
+#define M_EXECUTE 0x00000020u
+#define M_DELETE_CHILD 0x00000040u
+#define M_READ_ATTRIBUTES 0x00000080u
+#define M_WRITE_ATTRIBUTES 0x00000100u
+#define M_DELETE 0x00010000u
+#define M_READ_CONTROL 0x00020000u
+#define M_WRITE_DAC 0x00040000u
+#define M_WRITE_OWNER 0x00080000u
+#define M_SYNCHRONIZE 0x00100000u
 
-#define M_GENERIC_READ  (M_READ_CONTROL | M_SYNCHRONIZE | M_READ_DATA | M_READ_EA | \
-	M_READ_ATTRIBUTES)                                      /* FILE_GENERIC_READ */
-#define M_GENERIC_EXEC  (M_READ_CONTROL | M_SYNCHRONIZE | M_EXECUTE | \
-	M_READ_ATTRIBUTES)                                      /* FILE_GENERIC_EXECUTE */
-#define M_GENERIC_WRITE (M_READ_CONTROL | M_SYNCHRONIZE | M_WRITE_DATA | M_APPEND_DATA | \
-	M_WRITE_EA | M_WRITE_ATTRIBUTES)                        /* FILE_GENERIC_WRITE */
+#define M_GENERIC_READ \
+	(M_READ_CONTROL | M_SYNCHRONIZE | M_READ_DATA | M_READ_EA | \
+	    M_READ_ATTRIBUTES) /* FILE_GENERIC_READ */
+#define M_GENERIC_EXEC \
+	(M_READ_CONTROL | M_SYNCHRONIZE | M_EXECUTE | \
+	    M_READ_ATTRIBUTES) /* FILE_GENERIC_EXECUTE */
+#define M_GENERIC_WRITE \
+	(M_READ_CONTROL | M_SYNCHRONIZE | M_WRITE_DATA | M_APPEND_DATA | M_WRITE_EA | \
+	    M_WRITE_ATTRIBUTES) /* FILE_GENERIC_WRITE */
 /* icacls' M: read, write, execute and delete itself, but not its children */
-#define M_MODIFY        (M_GENERIC_READ | M_GENERIC_WRITE | M_GENERIC_EXEC | M_DELETE)
+#define M_MODIFY (M_GENERIC_READ | M_GENERIC_WRITE | M_GENERIC_EXEC | M_DELETE)
 
 /* What a DENY takes away: the content, never SYNCHRONIZE or READ_CONTROL. Denying write
  * also denies what would get around it: deleting the object, its children, or changing
  * its DACL or owner. */
-#define D_READ          (M_READ_DATA | M_READ_EA | M_EXECUTE)
-#define D_EXECUTE       M_EXECUTE
-#define D_WRITE         (M_WRITE_DATA | M_APPEND_DATA | M_WRITE_EA | M_WRITE_ATTRIBUTES | \
-	M_DELETE | M_DELETE_CHILD | M_WRITE_DAC | M_WRITE_OWNER)
+#define D_READ (M_READ_DATA | M_READ_EA | M_EXECUTE)
+#define D_EXECUTE M_EXECUTE
+#define D_WRITE \
+	(M_WRITE_DATA | M_APPEND_DATA | M_WRITE_EA | M_WRITE_ATTRIBUTES | M_DELETE | \
+	    M_DELETE_CHILD | M_WRITE_DAC | M_WRITE_OWNER)
 
 /* By the right's bit (plan_ace.h: plan_ace_right_names[i] is 1u << i's name). */
 static const struct {
@@ -107,9 +111,10 @@ object_path(const char *key, const struct json_value *e, struct plan_windows *ou
     size_t whylen)
 {
 	int deny = key[0] == 'd';
-	unsigned r = strcmp(key, "read") == 0 ? SR_READ | SR_EXECUTE :
-	    strcmp(key, "write") == 0 ? SR_MODIFY :
-	    strcmp(key, "denyRead") == 0 ? SR_READ : SR_WRITE;
+	unsigned r = strcmp(key, "read") == 0 ? SR_READ | SR_EXECUTE
+	    : strcmp(key, "write") == 0       ? SR_MODIFY
+	    : strcmp(key, "denyRead") == 0    ? SR_READ
+					      : SR_WRITE;
 	enum wa_kind kind;
 	char *p, *parent;
 	size_t n;
@@ -128,8 +133,9 @@ object_path(const char *key, const struct json_value *e, struct plan_windows *ou
 	}
 	/* A missing deny target ending in a separator is meant as a directory. */
 	n = strlen(e->str);
-	dir = kind == WA_DIR || (kind == WA_MISSING && n > 0 &&
-	    (e->str[n - 1] == '/' || e->str[n - 1] == wa_path_sep()));
+	dir = kind == WA_DIR ||
+	    (kind == WA_MISSING && n > 0 &&
+		(e->str[n - 1] == '/' || e->str[n - 1] == wa_path_sep()));
 	plan_add(out, deny, p, r, dir);
 	if (deny && (parent = sw_path_parent(p)) != NULL) {
 		plan_add(out, 1, parent, SR_DELETE_CHILD, 0);
@@ -185,7 +191,8 @@ object_ancestors(struct plan_windows *out)
 }
 
 static int
-parse_object_form(const struct json_value *o, struct plan_windows *out, char *why, size_t whylen)
+parse_object_form(
+    const struct json_value *o, struct plan_windows *out, char *why, size_t whylen)
 {
 	static const char *const keys[] = { "denyRead", "denyWrite", "read", "write" };
 	const struct json_value *e, *l;
@@ -196,8 +203,10 @@ parse_object_form(const struct json_value *o, struct plan_windows *out, char *wh
 			if (strcmp(e->key, keys[i]) == 0)
 				break;
 		if (i == 4) {
-			snprintf(why, whylen, "unknown key \"%.40s\" (read, write, denyRead, "
-			    "denyWrite)", e->key);
+			snprintf(why, whylen,
+			    "unknown key \"%.40s\" (read, write, denyRead, "
+			    "denyWrite)",
+			    e->key);
 			return -1;
 		}
 	}

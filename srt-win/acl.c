@@ -99,8 +99,8 @@ dacl_remove_at(struct wa_dacl *d, size_t i)
 
 /* A record of the same entry on the same object that sel does not select; -1 if none. */
 static long
-held_elsewhere(const struct state *st, const char *path, const struct wa_ace *a,
-    const char *sel)
+held_elsewhere(
+    const struct state *st, const char *path, const struct wa_ace *a, const char *sel)
 {
 	for (size_t i = 0; i < st->n; i++)
 		if ((sel == NULL || !sel[i]) && strcmp(st->v[i].path, path) == 0 &&
@@ -122,7 +122,7 @@ placeholder(const char *p, int dir, struct strlist *made)
 	while ((par = sw_path_parent(cur)) != NULL) {
 		if (wa_path_kind(par, &k) != 0 || k == WA_FILE) {
 			free(par);
-			goto out;       /* a file on the way: nothing can be made there */
+			goto out; /* a file on the way: nothing can be made there */
 		}
 		if (k == WA_DIR) {
 			free(par);
@@ -132,7 +132,7 @@ placeholder(const char *p, int dir, struct strlist *made)
 		cur = xstrdup(par);
 		strlist_push_owned(&up, par);
 	}
-	for (size_t i = up.n; i-- > 0; ) {
+	for (size_t i = up.n; i-- > 0;) {
 		if (wa_mkdir(up.v[i]) != 0)
 			goto out;
 		strlist_push(made, up.v[i]);
@@ -151,7 +151,7 @@ out:
 static void
 placeholder_remove(const struct strlist *made)
 {
-	for (size_t i = made->n; i-- > 0; )
+	for (size_t i = made->n; i-- > 0;)
 		if (wa_remove_empty(made->v[i]) != 0)
 			return;
 }
@@ -183,7 +183,7 @@ drop_released(struct state *st, char *sel)
 	struct strlist *mades = NULL;
 	size_t nm = 0;
 
-	for (size_t i = st->n; i-- > 0; ) {
+	for (size_t i = st->n; i-- > 0;) {
 		if (sel[i] != 2 && sel[i] != 3)
 			continue;
 		if (st->v[i].made.n > 0) {
@@ -198,7 +198,7 @@ drop_released(struct state *st, char *sel)
 		/* Innermost first, and not what a record still names (or holds
 		 * something beneath): that record takes the rest over, so that
 		 * they go with it. */
-		for (size_t k = mades[m].n; k-- > 0; ) {
+		for (size_t k = mades[m].n; k-- > 0;) {
 			long keeper = -1;
 
 			for (size_t i = 0; i < st->n && keeper < 0; i++)
@@ -257,11 +257,11 @@ release_selected(struct state *st, char *sel, struct acl_results *res)
 				} else if (held_elsewhere(st, p, &r->ace, sel) >= 0) {
 					status = "stillHeld";
 				} else if (!r->owned) {
-					status = "kept";        /* it was there before srt-win */
+					status = "kept"; /* it was there before srt-win */
 				} else if (kd == WA_MISSING) {
 					status = "gone";
 				} else if ((at = dacl_find(&d, &r->ace)) < 0) {
-					status = "gone";        /* someone else took it out */
+					status = "gone"; /* someone else took it out */
 				} else {
 					dacl_remove_at(&d, (size_t)at);
 					changed = 1;
@@ -271,9 +271,9 @@ release_selected(struct state *st, char *sel, struct acl_results *res)
 				for (size_t j = k + 1; j < st->n && !failed; j++)
 					if (sel[j] == 1 && strcmp(st->v[j].path, p) == 0 &&
 					    ace_same(&st->v[j].ace, &r->ace))
-						sel[j] = 2;     /* released with k */
+						sel[j] = 2; /* released with k */
 				results_add(res, p, status);
-				sel[k] = failed ? 0 : 3;        /* 3: to drop */
+				sel[k] = failed ? 0 : 3; /* 3: to drop */
 			}
 			if (changed && wa_dacl_set(p, &d) != 0) {
 				sw_err("system", "srt-win: setting the DACL of %s: %s", p,
@@ -281,7 +281,7 @@ release_selected(struct state *st, char *sel, struct acl_results *res)
 				for (size_t k = i; k < st->n; k++)
 					if ((sel[k] == 2 || sel[k] == 3) &&
 					    strcmp(st->v[k].path, p) == 0)
-						sel[k] = 0;     /* still on disk: keep it */
+						sel[k] = 0; /* still on disk: keep it */
 				failed = 1;
 			}
 			if (have_dacl)
@@ -295,8 +295,7 @@ release_selected(struct state *st, char *sel, struct acl_results *res)
 }
 
 int
-acl_release(struct state *st, rec_match_fn match, const void *arg,
-    struct acl_results *res)
+acl_release(struct state *st, rec_match_fn match, const void *arg, struct acl_results *res)
 {
 	char *sel = xcalloc(st->n ? st->n : 1, 1);
 	int rc;
@@ -329,10 +328,12 @@ expand_profile_denies(const struct state *st, const struct plan_windows *in,
 			int spared = 0;
 
 			if (r->kind != RK_PROFILE || r->ace.deny ||
-			    strcmp(r->path, d->path) == 0 || !sw_path_is_under(r->path, d->path))
+			    strcmp(r->path, d->path) == 0 ||
+			    !sw_path_is_under(r->path, d->path))
 				continue;
 			for (j = 0; j < in->n && !spared; j++)
-				spared = !in->v[j].deny && sw_path_is_under(r->path, in->v[j].path);
+				spared = !in->v[j].deny &&
+				    sw_path_is_under(r->path, in->v[j].path);
 			for (j = 0; spare != NULL && j < spare->n && !spared; j++)
 				spared = sw_path_is_under(r->path, spare->v[j]);
 			if (!spared)
@@ -374,8 +375,10 @@ apply_path(struct state *st, const struct plan_windows *plan, size_t first, cons
 		if (!has_deny)
 			return 0;
 		if (placeholder(p, want_dir, &made) != 0) {
-			sw_err("system", "srt-win: cannot make a placeholder for the deny on %s: "
-			    "%s", p, wa_error());
+			sw_err("system",
+			    "srt-win: cannot make a placeholder for the deny on %s: "
+			    "%s",
+			    p, wa_error());
 			placeholder_remove(&made);
 			strlist_free(&made);
 			return -1;
@@ -413,8 +416,10 @@ apply_path(struct state *st, const struct plan_windows *plan, size_t first, cons
 			dacl_insert(&d, &r.ace);
 			r.owned = 1;
 			changed = 1;
-			results_add(res, final, made.n > 0 ? "created" : e->deny ? "denied" :
-			    "granted");
+			results_add(res, final,
+			    made.n > 0    ? "created"
+				: e->deny ? "denied"
+					  : "granted");
 		}
 		/* The placeholders go with the first record on the path. */
 		if (!made_given)
@@ -426,12 +431,11 @@ apply_path(struct state *st, const struct plan_windows *plan, size_t first, cons
 	}
 	if (changed && wa_dacl_set(final, &d) != 0) {
 		sw_err("system", "srt-win: setting the DACL of %s: %s", final, wa_error());
-		while (st->n > before)          /* nothing of this path was applied */
+		while (st->n > before) /* nothing of this path was applied */
 			state_del(st, st->n - 1);
 		goto out;
 	}
-	sw_trace("%s: %zu explicit entries, %s", final, d.n, changed ? "changed" :
-	    "unchanged");
+	sw_trace("%s: %zu explicit entries, %s", final, d.n, changed ? "changed" : "unchanged");
 	rc = 0;
 out:
 	if (rc != 0)
@@ -469,8 +473,8 @@ acl_apply(struct state *st, const struct plan_windows *in, const char *sid, enum
 			for (k = i; k < plan.n; k++)
 				if (strcmp(plan.v[k].path, plan.v[i].path) == 0)
 					done[k] = 1;
-			if (apply_path(st, &plan, i, sid, kind, pid, start, root, res,
-			    &skipped) != 0)
+			if (apply_path(
+				st, &plan, i, sid, kind, pid, start, root, res, &skipped) != 0)
 				rc = -1;
 		}
 	}

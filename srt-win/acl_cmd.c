@@ -36,8 +36,8 @@ match_root(const struct rec *r, const void *arg)
 {
 	const char *root = arg;
 
-	return r->kind == RK_KEPT && (root == NULL || (r->root != NULL &&
-	    strcmp(r->root, root) == 0));
+	return r->kind == RK_KEPT &&
+	    (root == NULL || (r->root != NULL && strcmp(r->root, root) == 0));
 }
 
 static int
@@ -47,8 +47,10 @@ read_plan(const char *cmd, struct plan_windows *plan)
 	size_t len;
 
 	if (read_all(stdin, PLAN_MAX, &text, &len) != 0) {
-		sw_err("bad_input", "srt-win: acl %s: cannot read the plan on stdin (at most "
-		    "%u MiB)", cmd, PLAN_MAX >> 20);
+		sw_err("bad_input",
+		    "srt-win: acl %s: cannot read the plan on stdin (at most "
+		    "%u MiB)",
+		    cmd, PLAN_MAX >> 20);
 		return -1;
 	}
 	if (plan_parse(text, len, plan) != 0) {
@@ -63,18 +65,22 @@ static int
 holder_args(const char *cmd, const char *pid_s, const char *sid, unsigned long *pid)
 {
 	if (pid_s == NULL || sid == NULL) {
-		sw_err("usage", "srt-win: acl %s: --holder-pid and --sandbox-user-sid are "
-		    "required", cmd);
+		sw_err("usage",
+		    "srt-win: acl %s: --holder-pid and --sandbox-user-sid are "
+		    "required",
+		    cmd);
 		return -1;
 	}
 	if (parse_uint(pid_s, 4294967295ul, pid) != 0 || *pid == 0) {
-		sw_err("usage", "srt-win: acl %s: --holder-pid \"%s\" is not a process id",
-		    cmd, pid_s);
+		sw_err("usage", "srt-win: acl %s: --holder-pid \"%s\" is not a process id", cmd,
+		    pid_s);
 		return -1;
 	}
 	if (!wa_sid_valid(sid)) {
-		sw_err("usage", "srt-win: acl %s: --sandbox-user-sid \"%s\" is not a SID "
-		    "(S-1-...)", cmd, sid);
+		sw_err("usage",
+		    "srt-win: acl %s: --sandbox-user-sid \"%s\" is not a SID "
+		    "(S-1-...)",
+		    cmd, sid);
 		return -1;
 	}
 	return 0;
@@ -89,8 +95,8 @@ holder_alive(const char *cmd, unsigned long pid, uint64_t *start)
 
 	if (a == 1)
 		return 0;
-	sw_err("holder_gone", "srt-win: acl %s: holder %lu is %s", cmd, pid, a == 0 ?
-	    "not running" : "not a process srt-win can watch");
+	sw_err("holder_gone", "srt-win: acl %s: holder %lu is %s", cmd, pid,
+	    a == 0 ? "not running" : "not a process srt-win can watch");
 	return -1;
 }
 
@@ -151,8 +157,10 @@ grant_persistent(struct state *st, const struct plan_windows *plan, const char *
 	int rc = 0, r;
 
 	if (wa_account_sid(SW_GROUP, &group) != 0) {
-		sw_err("not_provisioned", "srt-win: acl grant --persistent: the group %s does "
-		    "not exist; run srt-win install", SW_GROUP);
+		sw_err("not_provisioned",
+		    "srt-win: acl grant --persistent: the group %s does "
+		    "not exist; run srt-win install",
+		    SW_GROUP);
 		return -2;
 	}
 	for (i = 0; i < plan->n && rc >= 0; i++) {
@@ -163,7 +171,8 @@ grant_persistent(struct state *st, const struct plan_windows *plan, const char *
 		if (w->deny || !(w->rights & SR_MODIFY))
 			continue;
 		if ((cap = root_capability(w->path)) == NULL) {
-			sw_err("system", "srt-win: %s: no capability SID: %s", w->path, wa_error());
+			sw_err("system", "srt-win: %s: no capability SID: %s", w->path,
+			    wa_error());
 			rc = -1;
 			break;
 		}
@@ -172,12 +181,12 @@ grant_persistent(struct state *st, const struct plan_windows *plan, const char *
 			if (plan->v[k].deny && sw_path_is_under(plan->v[k].path, w->path))
 				plan_add(&denies, 1, plan->v[k].path, plan->v[k].rights,
 				    plan->v[k].inherit);
-		if ((r = acl_apply(st, &denies, sid, RK_KEPT, pid, start, w->path, NULL,
-		    res)) != 0 ||
-		    (r = acl_apply(st, &kept, group, RK_KEPT, pid, start, w->path, NULL,
-		    res)) != 0 ||
-		    (r = acl_apply(st, &kept, cap, RK_KEPT, pid, start, w->path, NULL,
-		    res)) != 0)
+		if ((r = acl_apply(
+			 st, &denies, sid, RK_KEPT, pid, start, w->path, NULL, res)) != 0 ||
+		    (r = acl_apply(
+			 st, &kept, group, RK_KEPT, pid, start, w->path, NULL, res)) != 0 ||
+		    (r = acl_apply(st, &kept, cap, RK_KEPT, pid, start, w->path, NULL, res)) !=
+			0)
 			rc = r;
 		plan_windows_free(&kept);
 		plan_windows_free(&denies);
@@ -227,10 +236,10 @@ acl_grant_or_stamp(int argc, char **argv, int stamp)
 		{ NULL, OT_FLAG, NULL },
 	};
 
-	rc = opts_parse(stamp ? "acl stamp" : "acl grant", argc, argv, stamp ? stamp_opts :
-	    grant_opts, &rest, 0);
+	rc = opts_parse(stamp ? "acl stamp" : "acl grant", argc, argv,
+	    stamp ? stamp_opts : grant_opts, &rest, 0);
 	strlist_free(&rest);
-	strlist_free(&excl);       /* exclusions are the profile grant's; none is recorded */
+	strlist_free(&excl); /* exclusions are the profile grant's; none is recorded */
 	if (rc != 0 || holder_args(cmd, pid_s, sid, &pid) != 0)
 		return SW_EUSAGE;
 	if (read_plan(cmd, &plan) != 0)
@@ -238,8 +247,10 @@ acl_grant_or_stamp(int argc, char **argv, int stamp)
 	if (stamp) {
 		for (size_t i = 0; i < plan.n; i++)
 			if (!plan.v[i].deny) {
-				sw_err("bad_input", "srt-win: acl stamp adds denies only; %s is "
-				    "granted with acl grant", plan.v[i].path);
+				sw_err("bad_input",
+				    "srt-win: acl stamp adds denies only; %s is "
+				    "granted with acl grant",
+				    plan.v[i].path);
 				plan_windows_free(&plan);
 				return SW_EUSAGE;
 			}
@@ -256,14 +267,19 @@ acl_grant_or_stamp(int argc, char **argv, int stamp)
 	if (persistent)
 		r = grant_persistent(&st, &plan, sid, pid, start, &res);
 	else
-		r = acl_apply(&st, &plan, sid, stamp ? RK_STAMP : RK_GRANT, pid, start, NULL,
-		    NULL, &res);
+		r = acl_apply(
+		    &st, &plan, sid, stamp ? RK_STAMP : RK_GRANT, pid, start, NULL, NULL, &res);
 	plan_windows_free(&plan);
 	if (r == 1)
-		sw_err("partial", "srt-win: acl %s: some paths were skipped (see above); the "
-		    "others are in place", cmd);
-	return finish(&st, &res, json, r == -2 ? SW_ENOTPROVISIONED : r < 0 ? SW_ESYSTEM :
-	    r == 1 ? SW_EUSAGE : SW_OK);
+		sw_err("partial",
+		    "srt-win: acl %s: some paths were skipped (see above); the "
+		    "others are in place",
+		    cmd);
+	return finish(&st, &res, json,
+	    r == -2      ? SW_ENOTPROVISIONED
+		: r < 0  ? SW_ESYSTEM
+		: r == 1 ? SW_EUSAGE
+			 : SW_OK);
 }
 
 static int
@@ -300,8 +316,10 @@ acl_revoke_or_restore(int argc, char **argv, int restore)
 			if (match_holder(&st.v[i], &m))
 				results_add(&res, st.v[i].path, "grantPending");
 		if (res.path.n > 0) {
-			sw_err("grant_pending", "srt-win: acl restore: holder %lu still has "
-			    "grants recorded; run acl revoke first (the denies are kept)", pid);
+			sw_err("grant_pending",
+			    "srt-win: acl restore: holder %lu still has "
+			    "grants recorded; run acl revoke first (the denies are kept)",
+			    pid);
 			state_close(&st);
 			if (json)
 				results_print(&res, stdout);
@@ -312,8 +330,10 @@ acl_revoke_or_restore(int argc, char **argv, int restore)
 	m.kind = restore ? RK_STAMP : RK_GRANT;
 	rc = acl_release(&st, match_holder, &m, &res);
 	if (rc != 0)
-		sw_err("system", "srt-win: acl %s: some entries could not be removed; they "
-		    "stay recorded for another try", cmd);
+		sw_err("system",
+		    "srt-win: acl %s: some entries could not be removed; they "
+		    "stay recorded for another try",
+		    cmd);
 	return finish(&st, &res, json, rc ? SW_ESYSTEM : SW_OK);
 }
 
@@ -373,7 +393,8 @@ acl_forget(int argc, char **argv)
 		if (held) {
 			fputs(buf_str(&b), stdout);
 			buf_free(&b);
-			sw_err("held_by_others", "srt-win: acl forget --all: sessions run on the "
+			sw_err("held_by_others",
+			    "srt-win: acl forget --all: sessions run on the "
 			    "kept roots; nothing was removed (--force removes them anyway)");
 			state_close(&st);
 			strlist_free(&roots);
@@ -433,8 +454,10 @@ acl_recover_cmd(int argc, char **argv)
 	if (json)
 		printf("{\"deadBrokers\":%d,\"acesRevoked\":%zu}\n", dead, aces);
 	else
-		fprintf(stderr, "srt-win: acl recover: %d ended holder(s), %zu entries "
-		    "removed\n", dead, aces);
+		fprintf(stderr,
+		    "srt-win: acl recover: %d ended holder(s), %zu entries "
+		    "removed\n",
+		    dead, aces);
 	return SW_OK;
 }
 
@@ -461,7 +484,8 @@ int
 cmd_acl(int argc, char **argv)
 {
 	if (argc < 1) {
-		sw_err("usage", "srt-win: acl: grant, revoke, stamp, restore, forget, recover "
+		sw_err("usage",
+		    "srt-win: acl: grant, revoke, stamp, restore, forget, recover "
 		    "or list");
 		return SW_EUSAGE;
 	}
@@ -479,7 +503,9 @@ cmd_acl(int argc, char **argv)
 		return acl_recover_cmd(argc - 1, argv + 1);
 	if (strcmp(argv[0], "list") == 0)
 		return acl_list(argc - 1, argv + 1);
-	sw_err("usage", "srt-win: acl: unknown subcommand \"%s\" (grant, revoke, stamp, "
-	    "restore, forget, recover, list)", argv[0]);
+	sw_err("usage",
+	    "srt-win: acl: unknown subcommand \"%s\" (grant, revoke, stamp, "
+	    "restore, forget, recover, list)",
+	    argv[0]);
 	return SW_EUSAGE;
 }

@@ -55,7 +55,7 @@ cmdline_split(const char *s, struct strlist *out)
 					buf_add(&cur, "\"", 1);
 					s++;
 				} else if (inq && s[1] == '"') {
-					buf_add(&cur, "\"", 1);      /* "" inside quotes */
+					buf_add(&cur, "\"", 1); /* "" inside quotes */
 					s += 2;
 				} else {
 					inq = !inq;

@@ -12,24 +12,19 @@
 #include "srt-win.h"
 
 /* Kept from the account's own environment. */
-static const char *const essentials[] = {
-	"ALLUSERSPROFILE", "APPDATA", "CommonProgramFiles", "CommonProgramFiles(x86)",
-	"CommonProgramW6432", "COMPUTERNAME", "ComSpec", "HOMEDRIVE", "HOMEPATH",
-	"LOCALAPPDATA", "NUMBER_OF_PROCESSORS", "OS", "PROCESSOR_ARCHITECTURE",
+static const char *const essentials[] = { "ALLUSERSPROFILE", "APPDATA", "CommonProgramFiles",
+	"CommonProgramFiles(x86)", "CommonProgramW6432", "COMPUTERNAME", "ComSpec", "HOMEDRIVE",
+	"HOMEPATH", "LOCALAPPDATA", "NUMBER_OF_PROCESSORS", "OS", "PROCESSOR_ARCHITECTURE",
 	"PROCESSOR_IDENTIFIER", "PROCESSOR_LEVEL", "PROCESSOR_REVISION", "ProgramData",
 	"ProgramFiles", "ProgramFiles(x86)", "ProgramW6432", "PUBLIC", "SystemDrive",
-	"SystemRoot", "TEMP", "TMP", "USERDOMAIN", "USERNAME", "USERPROFILE", "windir",
-	NULL
-};
+	"SystemRoot", "TEMP", "TMP", "USERDOMAIN", "USERNAME", "USERPROFILE", "windir", NULL };
 
 /* May be passed with --env, in the spelling they get. */
-static const char *const allowed[] = {
-	"PATH", "PATHEXT", "SANDBOX_RUNTIME", "http_proxy", "https_proxy", "ftp_proxy",
-	"all_proxy", "no_proxy", "grpc_proxy", "RSYNC_PROXY", "DOCKER_HTTP_PROXY",
-	"DOCKER_HTTPS_PROXY", "CLOUDSDK_PROXY_TYPE", "CLOUDSDK_PROXY_ADDRESS",
-	"CLOUDSDK_PROXY_PORT", "NODE_USE_ENV_PROXY", "JAVA_TOOL_OPTIONS", "GIT_SSH_COMMAND",
-	"GIT_CONFIG_COUNT", NULL
-};
+static const char *const allowed[] = { "PATH", "PATHEXT", "SANDBOX_RUNTIME", "http_proxy",
+	"https_proxy", "ftp_proxy", "all_proxy", "no_proxy", "grpc_proxy", "RSYNC_PROXY",
+	"DOCKER_HTTP_PROXY", "DOCKER_HTTPS_PROXY", "CLOUDSDK_PROXY_TYPE",
+	"CLOUDSDK_PROXY_ADDRESS", "CLOUDSDK_PROXY_PORT", "NODE_USE_ENV_PROXY",
+	"JAVA_TOOL_OPTIONS", "GIT_SSH_COMMAND", "GIT_CONFIG_COUNT", NULL };
 
 static int
 name_eq(const char *a, size_t an, const char *b)
@@ -108,7 +103,7 @@ env_set(struct strlist *env, const char *name, const char *value)
 	size_t n = strlen(name);
 	const char *sp = spelling(name, n);
 
-	for (size_t i = 0; i < env->n; ) {
+	for (size_t i = 0; i < env->n;) {
 		const char *eq = strchr(env->v[i], '=');
 
 		if (eq != NULL && name_eq(env->v[i], (size_t)(eq - env->v[i]), name) &&
@@ -194,9 +189,11 @@ env_proxies(struct strlist *overlay, int http_port, int socks_port)
 		env_set(overlay, "RSYNC_PROXY", socks);
 	}
 	if (http_port > 0 && socks_port > 0) {
-		char *java = xasprintf("-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=%d "
+		char *java = xasprintf(
+		    "-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=%d "
 		    "-Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=%d -DsocksProxyHost=127.0.0.1 "
-		    "-DsocksProxyPort=%d", http_port, http_port, socks_port);
+		    "-DsocksProxyPort=%d",
+		    http_port, http_port, socks_port);
 
 		env_set(overlay, "JAVA_TOOL_OPTIONS", java);
 		free(java);

@@ -19,7 +19,7 @@ struct exec_opts {
 	int quiet, write_restricted, allow_loopback;
 	const char *held_by, *cwd;
 	struct strlist write_roots, deny_read, deny_read_except, deny_write, env, cmd;
-	const struct plan_windows *plan;             /* launch: granted for the command */
+	const struct plan_windows *plan; /* launch: granted for the command */
 };
 
 static void
@@ -60,8 +60,10 @@ check_env(const struct strlist *env)
 		name = xstrndup(env->v[i], (size_t)(eq - env->v[i]));
 		ok = env_name_allowed(name);
 		if (!ok)
-			sw_err("usage", "srt-win: --env %s: a sandboxed command gets PATH and the "
-			    "proxy variables only", name);
+			sw_err("usage",
+			    "srt-win: --env %s: a sandboxed command gets PATH and the "
+			    "proxy variables only",
+			    name);
 		free(name);
 		if (!ok)
 			return -1;
@@ -82,8 +84,10 @@ exec_denies(const struct exec_opts *o, struct plan_windows *plan)
 			enum wa_kind k;
 
 			if (c == NULL || wa_path_kind(c, &k) != 0 || k == WA_MISSING) {
-				sw_err("bad_input", "srt-win: exec: --deny-%s %s: not an existing "
-				    "absolute path", l ? "write" : "read", lists[l]->v[i]);
+				sw_err("bad_input",
+				    "srt-win: exec: --deny-%s %s: not an existing "
+				    "absolute path",
+				    l ? "write" : "read", lists[l]->v[i]);
 				free(c);
 				return -1;
 			}
@@ -107,7 +111,7 @@ release_own(unsigned long pid)
 		return;
 	if (acl_release(&st, match_self, &m, NULL) != 0)
 		sw_warn("some entries of this command stay recorded; the next srt-win acl "
-		    "command removes them");
+			"command removes them");
 	state_save(&st);
 	state_close(&st);
 }
@@ -119,27 +123,33 @@ exec_check(const struct exec_opts *o, const struct install_record *rec, unsigned
     uint64_t *held_start)
 {
 	if (rec->version != SW_SETUP_VERSION) {
-		sw_err("not_provisioned", "srt-win: exec: the install is setup version %d, this "
-		    "srt-win needs %d; run srt-win install --force", rec->version,
-		    SW_SETUP_VERSION);
+		sw_err("not_provisioned",
+		    "srt-win: exec: the install is setup version %d, this "
+		    "srt-win needs %d; run srt-win install --force",
+		    rec->version, SW_SETUP_VERSION);
 		return SW_ENOTPROVISIONED;
 	}
 	if (rec->allow_loopback != o->allow_loopback) {
-		sw_err("wfp_loopback_mismatch", "srt-win: exec: the filters were installed %s "
+		sw_err("wfp_loopback_mismatch",
+		    "srt-win: exec: the filters were installed %s "
 		    "--allow-loopback and this command was started %s it; nothing was "
-		    "launched", rec->allow_loopback ? "with" : "without", o->allow_loopback ?
-		    "with" : "without");
+		    "launched",
+		    rec->allow_loopback ? "with" : "without",
+		    o->allow_loopback ? "with" : "without");
 		return SW_ELOOPBACK;
 	}
 	if (wa_path_remote(o->cwd) == 1) {
-		sw_err("mapped_drive_cwd", "srt-win: exec: the working directory is on a network "
+		sw_err("mapped_drive_cwd",
+		    "srt-win: exec: the working directory is on a network "
 		    "drive, which the sandbox account does not see; start from a local "
 		    "directory");
 		return SW_EMAPPED;
 	}
 	if (held != 0 && wa_process_alive(held, 0, held_start) != 1) {
-		sw_err("session_ended", "srt-win: exec: the session %lu has ended; nothing was "
-		    "launched", held);
+		sw_err("session_ended",
+		    "srt-win: exec: the session %lu has ended; nothing was "
+		    "launched",
+		    held);
 		return SW_ESESSION;
 	}
 	return 0;
@@ -161,8 +171,8 @@ exec_apply(struct exec_opts *o, const struct plan_windows *denies,
 		r = acl_apply(&st, denies, rec->sid, RK_EXEC, self, self_start, NULL,
 		    &o->deny_read_except, NULL);
 	if (r == 0 && o->plan != NULL)
-		r = acl_apply(&st, o->plan, rec->sid, RK_GRANT, self, self_start, NULL, NULL,
-		    NULL);
+		r = acl_apply(
+		    &st, o->plan, rec->sid, RK_GRANT, self, self_start, NULL, NULL, NULL);
 	if (state_save(&st) != 0)
 		r = -1;
 	state_close(&st);
@@ -225,10 +235,10 @@ exec_run(struct exec_opts *o)
 	}
 	if (check_env(&o->env) != 0)
 		return SW_EUSAGE;
-	if (o->held_by != NULL && (parse_uint(o->held_by, 4294967295ul, &held) != 0 ||
-	    held == 0)) {
-		sw_err("usage", "srt-win: exec: --held-by \"%s\" is not a process id",
-		    o->held_by);
+	if (o->held_by != NULL &&
+	    (parse_uint(o->held_by, 4294967295ul, &held) != 0 || held == 0)) {
+		sw_err(
+		    "usage", "srt-win: exec: --held-by \"%s\" is not a process id", o->held_by);
 		return SW_EUSAGE;
 	}
 	if ((rc = install_record_need("exec", &rec)) != SW_OK)
@@ -261,7 +271,8 @@ exec_run(struct exec_opts *o)
 	r = wa_run_as_user(rec.user, rec.password, &sp, &status, &why);
 	if (r < 0) {
 		if (why == WA_LOGON_SECLOGON_DISABLED || why == WA_LOGON_SECLOGON_MISSING) {
-			fprintf(stderr, "{\"code\":\"seclogon_disabled\",\"state\":\"%s\","
+			fprintf(stderr,
+			    "{\"code\":\"seclogon_disabled\",\"state\":\"%s\","
 			    "\"message\":\"srt-win: exec: the Secondary Logon service (seclogon) "
 			    "is %s; the sandbox cannot start without it\"}\n",
 			    why == WA_LOGON_SECLOGON_MISSING ? "missing" : "disabled",
@@ -273,8 +284,10 @@ exec_run(struct exec_opts *o)
 		goto out;
 	}
 	if (r == 1) {
-		sw_err("session_ended", "srt-win: exec: the session %lu ended while the command "
-		    "ran; the command and everything it started were terminated", held);
+		sw_err("session_ended",
+		    "srt-win: exec: the session %lu ended while the command "
+		    "ran; the command and everything it started were terminated",
+		    held);
 		rc = SW_ESESSION;
 		goto out;
 	}
@@ -290,8 +303,7 @@ out:
 }
 
 static int
-exec_parse(const char *cmd, int argc, char **argv, struct exec_opts *o, const struct opt
-    *extra)
+exec_parse(const char *cmd, int argc, char **argv, struct exec_opts *o, const struct opt *extra)
 {
 	struct opt all[32];
 	size_t n = 0;
@@ -431,14 +443,17 @@ cmd_launch(int argc, char **argv)
 	    port_arg("--socks-port", socks_s, &socks) != 0)
 		goto out;
 	if (plan_path == NULL) {
-		sw_err("usage", "srt-win: launch: --plan is required (srt-policy plan --target "
+		sw_err("usage",
+		    "srt-win: launch: --plan is required (srt-policy plan --target "
 		    "windows)");
 		goto out;
 	}
 	/* The settings' windows block, as the caller read it. */
 	if (backend != NULL && strcmp(backend, "srt-win") != 0) {
-		sw_err("usage", "srt-win: launch: windows.backend \"%s\": srt has only the "
-		    "srt-win backend", backend);
+		sw_err("usage",
+		    "srt-win: launch: windows.backend \"%s\": srt has only the "
+		    "srt-win backend",
+		    backend);
 		goto out;
 	}
 	if (range != NULL && parse_port_range(range, &lo, &hi) != 0) {
@@ -456,19 +471,21 @@ cmd_launch(int argc, char **argv)
 	if ((range != NULL && (lo != rec.port_lo || hi != rec.port_hi)) ||
 	    (user != NULL && strcmp(user, rec.user) != 0) ||
 	    (sublayer != NULL && !guid_equal(sublayer, rec.sublayer))) {
-		sw_err("install_mismatch", "srt-win: launch: the settings name%s%s%s%s%s%s but "
+		sw_err("install_mismatch",
+		    "srt-win: launch: the settings name%s%s%s%s%s%s but "
 		    "srt-win was installed for %s, ports %d-%d, sublayer %s; run srt-win "
-		    "install with the settings' values and --force", user ? " the account " :
-		    "", user ? user : "", range ? " the ports " : "", range ? range : "",
-		    sublayer ? " the sublayer " : "", sublayer ? sublayer : "", rec.user,
-		    rec.port_lo, rec.port_hi, rec.sublayer);
+		    "install with the settings' values and --force",
+		    user ? " the account " : "", user ? user : "", range ? " the ports " : "",
+		    range ? range : "", sublayer ? " the sublayer " : "",
+		    sublayer ? sublayer : "", rec.user, rec.port_lo, rec.port_hi, rec.sublayer);
 		rc = SW_ENOTPROVISIONED;
 		goto out;
 	}
 	/* The filters let the account reach loopback only on the install's ports. */
 	if (http < rec.port_lo || http > rec.port_hi || socks < rec.port_lo ||
 	    socks > rec.port_hi) {
-		sw_err("usage", "srt-win: launch: the proxies must listen inside the installed "
+		sw_err("usage",
+		    "srt-win: launch: the proxies must listen inside the installed "
 		    "port range %d-%d (windows.proxyPortRange), which the filters open",
 		    rec.port_lo, rec.port_hi);
 		goto out;

@@ -15,13 +15,13 @@
 #include "srt-win.h"
 #include "sys.h"
 
-#define REC_INSTALL     "install"
+#define REC_INSTALL "install"
 #define ACCOUNT_COMMENT "srt sandbox account: runs sandboxed commands (srt-win)"
-#define GROUP_COMMENT   "srt sandbox accounts (srt-win)"
+#define GROUP_COMMENT "srt sandbox accounts (srt-win)"
 
 /* Filter weights: the permits above the blocks. */
-#define W_PERMIT        15
-#define W_BLOCK         1
+#define W_PERMIT 15
+#define W_BLOCK 1
 
 void
 install_record_free(struct install_record *r)
@@ -94,8 +94,10 @@ install_record_need(const char *cmd, struct install_record *r)
 	int rc = install_record_read(r);
 
 	if (rc == 1)
-		sw_err("not_provisioned", "srt-win: %s: the sandbox account is not installed; "
-		    "run srt-win install", cmd);
+		sw_err("not_provisioned",
+		    "srt-win: %s: the sandbox account is not installed; "
+		    "run srt-win install",
+		    cmd);
 	return rc == 0 ? SW_OK : rc == 1 ? SW_ENOTPROVISIONED : SW_ESYSTEM;
 }
 
@@ -109,8 +111,8 @@ install_record_json(const struct install_record *r)
 	buf_add_jmember(&b, ",\"sid\":", r->sid);
 	buf_add_jmember(&b, ",\"password\":", r->password);
 	buf_add_jmember(&b, ",\"sublayer\":", r->sublayer);
-	buf_addf(&b, ",\"port_range\":[%d,%d],\"allow_loopback\":%s}", r->port_lo,
-	    r->port_hi, r->allow_loopback ? "true" : "false");
+	buf_addf(&b, ",\"port_range\":[%d,%d],\"allow_loopback\":%s}", r->port_lo, r->port_hi,
+	    r->allow_loopback ? "true" : "false");
 	return buf_steal(&b);
 }
 
@@ -134,28 +136,27 @@ valid_user(const char *s)
 }
 
 size_t
-install_filters(const struct install_opts *o, const char *sid, struct wa_filter *f,
-    size_t max)
+install_filters(const struct install_opts *o, const char *sid, struct wa_filter *f, size_t max)
 {
 	size_t n = 0;
 
 	if (max < 6)
 		return 0;
 	for (int v6 = 0; v6 < 2; v6++) {
-		f[n] = (struct wa_filter){ v6 ? "srt-win permit loopback proxy ports v6" :
-		    "srt-win permit loopback proxy ports v4", v6, 1, sid, 1, o->port_lo,
-		    o->port_hi, W_PERMIT };
+		f[n] = (struct wa_filter){ v6 ? "srt-win permit loopback proxy ports v6"
+					      : "srt-win permit loopback proxy ports v4",
+			v6, 1, sid, 1, o->port_lo, o->port_hi, W_PERMIT };
 		n++;
 		if (o->allow_loopback) {
 			/* Every loopback port but one, which stays blocked so that the fence
 			 * can still be seen to work (wfp verify --allow-loopback). */
-			f[n] = (struct wa_filter){ v6 ? "srt-win permit loopback v6" :
-			    "srt-win permit loopback v4", v6, 1, sid, 1, SW_PROBE_PORT + 1,
-			    65535, W_PERMIT };
+			f[n] = (struct wa_filter){ v6 ? "srt-win permit loopback v6"
+						      : "srt-win permit loopback v4",
+				v6, 1, sid, 1, SW_PROBE_PORT + 1, 65535, W_PERMIT };
 			n++;
 		}
 		f[n] = (struct wa_filter){ v6 ? "srt-win block v6" : "srt-win block v4", v6, 0,
-		    sid, 0, 0, 0, W_BLOCK };
+			sid, 0, 0, 0, W_BLOCK };
 		n++;
 	}
 	return n;
@@ -171,21 +172,24 @@ install_dry_run_json(const struct install_opts *o)
 	buf_add_jmember(&b, "{\"account\":{\"name\":", o->user);
 	buf_add_jmember(&b, ",\"comment\":", ACCOUNT_COMMENT);
 	buf_add_jmember(&b, ",\"member_of\":[", SW_GROUP);
-	buf_adds(&b, "],\"password\":\"random, 32 characters, kept in the machine record\"},"
+	buf_adds(&b,
+	    "],\"password\":\"random, 32 characters, kept in the machine record\"},"
 	    "\"group\":{\"name\":");
 	buf_add_jstrs(&b, SW_GROUP);
 	buf_add_jmember(&b, ",\"comment\":", GROUP_COMMENT);
 	buf_add_jmember(&b, "},\"sublayer\":", o->sublayer);
-	buf_addf(&b, ",\"port_range\":[%d,%d],\"allow_loopback\":%s,\"filters\":[",
-	    o->port_lo, o->port_hi, o->allow_loopback ? "true" : "false");
+	buf_addf(&b, ",\"port_range\":[%d,%d],\"allow_loopback\":%s,\"filters\":[", o->port_lo,
+	    o->port_hi, o->allow_loopback ? "true" : "false");
 	for (size_t i = 0; i < n; i++) {
 		buf_add_jmember(&b, i ? ",{\"name\":" : "{\"name\":", f[i].name);
-		buf_addf(&b, ",\"layer\":\"FWPM_LAYER_ALE_AUTH_CONNECT_V%d\",\"action\":\"%s\","
-		    "\"user\":", f[i].v6 ? 6 : 4, f[i].permit ? "permit" : "block");
+		buf_addf(&b,
+		    ",\"layer\":\"FWPM_LAYER_ALE_AUTH_CONNECT_V%d\",\"action\":\"%s\","
+		    "\"user\":",
+		    f[i].v6 ? 6 : 4, f[i].permit ? "permit" : "block");
 		buf_add_jstrs(&b, f[i].user_sid);
 		if (f[i].loopback)
-			buf_addf(&b, ",\"remote_address\":\"%s\"", f[i].v6 ? "::1/128" :
-			    "127.0.0.0/8");
+			buf_addf(&b, ",\"remote_address\":\"%s\"",
+			    f[i].v6 ? "::1/128" : "127.0.0.0/8");
 		if (f[i].port_lo != 0)
 			buf_addf(&b, ",\"remote_ports\":[%d,%d]", f[i].port_lo, f[i].port_hi);
 		buf_addf(&b, ",\"weight\":%u,\"persistent\":true}", (unsigned)f[i].weight);
@@ -223,24 +227,28 @@ install_parse(const char *cmd, int argc, char **argv, struct install_opts *o, in
 	o->port_lo = SW_PORT_LO;
 	o->port_hi = SW_PORT_HI;
 	if (range != NULL && parse_port_range(range, &o->port_lo, &o->port_hi) != 0) {
-		sw_err("usage", "srt-win: %s: invalid --proxy-port-range \"%s\" (LO-HI, "
-		    "1 <= LO <= HI <= 65535, at most %d ports wider)", cmd, range,
-		    SW_PORT_RANGE_MAX);
+		sw_err("usage",
+		    "srt-win: %s: invalid --proxy-port-range \"%s\" (LO-HI, "
+		    "1 <= LO <= HI <= 65535, at most %d ports wider)",
+		    cmd, range, SW_PORT_RANGE_MAX);
 		return -1;
 	}
 	if (o->user == NULL)
 		o->user = SW_DEFAULT_USER;
 	else if (!valid_user(o->user)) {
-		sw_err("usage", "srt-win: %s: --sandbox-user \"%s\" is not a Windows account "
-		    "name (1 to 20 characters, none of \" / \\ [ ] : ; | = , + * ? < > @)", cmd,
-		    o->user);
+		sw_err("usage",
+		    "srt-win: %s: --sandbox-user \"%s\" is not a Windows account "
+		    "name (1 to 20 characters, none of \" / \\ [ ] : ; | = , + * ? < > @)",
+		    cmd, o->user);
 		return -1;
 	}
 	if (o->sublayer == NULL)
 		o->sublayer = SW_DEFAULT_SUBLAYER;
 	else if (!util_is_uuid(o->sublayer)) {
-		sw_err("usage", "srt-win: %s: --sublayer-guid \"%s\" is not a GUID "
-		    "(8-4-4-4-12 hex digits)", cmd, o->sublayer);
+		sw_err("usage",
+		    "srt-win: %s: --sublayer-guid \"%s\" is not a GUID "
+		    "(8-4-4-4-12 hex digits)",
+		    cmd, o->sublayer);
 		return -1;
 	}
 	return 0;
@@ -266,8 +274,10 @@ elevate(const char *cmd, int argc, char **argv)
 	r = wa_run_elevated(a.v, &status);
 	strlist_free(&a);
 	if (r == 1) {
-		sw_err("cancelled", "srt-win: %s: the elevation prompt was declined; nothing "
-		    "was changed", cmd);
+		sw_err("cancelled",
+		    "srt-win: %s: the elevation prompt was declined; nothing "
+		    "was changed",
+		    cmd);
 		return SW_ECANCELLED;
 	}
 	if (r < 0) {
@@ -276,9 +286,11 @@ elevate(const char *cmd, int argc, char **argv)
 	}
 	/* The elevated copy's own messages went to its hidden console. */
 	if (status != SW_OK)
-		sw_err("elevated_step_failed", "srt-win: %s: the elevated step failed with exit "
+		sw_err("elevated_step_failed",
+		    "srt-win: %s: the elevated step failed with exit "
 		    "status %d (see srt-win(1)); run `srt-win -d %s` from an elevated prompt to "
-		    "see its messages", cmd, status, cmd);
+		    "see its messages",
+		    cmd, status, cmd);
 	return status;
 }
 
@@ -286,7 +298,7 @@ static char *
 random_password(void)
 {
 	static const char alpha[] = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
-	    "23456789-_!#";
+				    "23456789-_!#";
 	unsigned char raw[32];
 	char *p = xmalloc(37);
 
@@ -323,12 +335,14 @@ install_account(const struct install_opts *o, const struct install_record *old, 
 	*sidp = NULL;
 	/* Only an account srt-win made gets a new password. */
 	if (exists && !(had == 0 && strcmp(old->user, o->user) == 0)) {
-		sw_err("user_failed", "srt-win: install: an account named %s exists and was not "
-		    "created by srt-win; pick another name with --sandbox-user", o->user);
+		sw_err("user_failed",
+		    "srt-win: install: an account named %s exists and was not "
+		    "created by srt-win; pick another name with --sandbox-user",
+		    o->user);
 		return SW_EUSER;
 	}
-	if ((exists ? wa_user_set_password(o->user, rec->password) :
-	    wa_user_create(o->user, rec->password, ACCOUNT_COMMENT)) != 0 ||
+	if ((exists ? wa_user_set_password(o->user, rec->password)
+		    : wa_user_create(o->user, rec->password, ACCOUNT_COMMENT)) != 0 ||
 	    wa_group_add(SW_GROUP, o->user) != 0 || wa_account_sid(o->user, sidp) != 0) {
 		sw_err("user_failed", "srt-win: install: account %s: %s", o->user, wa_error());
 		return SW_EUSER;
@@ -356,7 +370,8 @@ cmd_install(int argc, char **argv)
 	}
 	if (!wa_elevated()) {
 		if (o.elevated_step) {
-			sw_err("not_elevated", "srt-win: install: the elevated step is not "
+			sw_err("not_elevated",
+			    "srt-win: install: the elevated step is not "
 			    "elevated");
 			return SW_ESYSTEM;
 		}
@@ -365,10 +380,11 @@ cmd_install(int argc, char **argv)
 	if ((had = install_record_read(&old)) < 0 && !o.force)
 		return SW_ESYSTEM;
 	if (had == 0 && !same_install(&old, &o) && !o.force) {
-		sw_err("config_conflict", "srt-win: install: already installed with account %s, "
-		    "sublayer %s, ports %d-%d%s; pass --force to replace it", old.user,
-		    old.sublayer, old.port_lo, old.port_hi, old.allow_loopback ?
-		    ", loopback open" : "");
+		sw_err("config_conflict",
+		    "srt-win: install: already installed with account %s, "
+		    "sublayer %s, ports %d-%d%s; pass --force to replace it",
+		    old.user, old.sublayer, old.port_lo, old.port_hi,
+		    old.allow_loopback ? ", loopback open" : "");
 		rc = SW_ECONFLICT;
 		goto out;
 	}
@@ -400,8 +416,8 @@ cmd_install(int argc, char **argv)
 	json = install_record_json(&rec);
 	if (wa_record_set(REC_INSTALL, json) != 0) {
 		free(json);
-		sw_err("system", "srt-win: install: writing the install record: %s",
-		    wa_error());
+		sw_err(
+		    "system", "srt-win: install: writing the install record: %s", wa_error());
 		goto out;
 	}
 	free(json);
@@ -421,9 +437,11 @@ cmd_install(int argc, char **argv)
 		goto out;
 	}
 	if (!o.elevated_step)
-		fprintf(stderr, "srt-win: install: account %s (%s), %zu filters under %s, "
-		    "proxy ports %d-%d; the managed policy's directory %s %s\n", o.user, sid, n,
-		    o.sublayer, o.port_lo, o.port_hi, mdir, mmade ? "made" : "left as it is");
+		fprintf(stderr,
+		    "srt-win: install: account %s (%s), %zu filters under %s, "
+		    "proxy ports %d-%d; the managed policy's directory %s %s\n",
+		    o.user, sid, n, o.sublayer, o.port_lo, o.port_hi, mdir,
+		    mmade ? "made" : "left as it is");
 	rc = SW_OK;
 out:
 	free(mdir);
@@ -453,14 +471,16 @@ cmd_uninstall(int argc, char **argv)
 		struct state st;
 
 		if (o.elevated_step) {
-			sw_err("not_elevated", "srt-win: uninstall: the elevated step is not "
+			sw_err("not_elevated",
+			    "srt-win: uninstall: the elevated step is not "
 			    "elevated");
 			return SW_ESYSTEM;
 		}
 		/* The grants kept for this user are this user's to remove, here. */
 		if (!o.keep_user && state_open(&st) == 0) {
 			if (acl_release(&st, match_user_kept, NULL, NULL) != 0)
-				sw_warn("some kept grants could not be removed; srt-win acl forget "
+				sw_warn(
+				    "some kept grants could not be removed; srt-win acl forget "
 				    "--all and srt-win profile forget remove them later");
 			state_save(&st);
 			state_close(&st);
@@ -510,8 +530,8 @@ user_json(struct buf *b)
 	if (gexists) {
 		buf_add_jmember(b, ",\"group_sid\":", gsid);
 	}
-	buf_addf(b, ",\"in_sandbox_group\":%s}", exists && gexists &&
-	    wa_group_has(SW_GROUP, name) == 1 ? "true" : "false");
+	buf_addf(b, ",\"in_sandbox_group\":%s}",
+	    exists && gexists && wa_group_has(SW_GROUP, name) == 1 ? "true" : "false");
 	buf_addf(b, ",\"cred_present\":%s", had == 0 ? "true" : "false");
 	if (had == 0)
 		buf_addf(b, ",\"marker_version\":%d", rec.version);
@@ -532,22 +552,26 @@ wfp_json(struct buf *b, const char *sublayer_opt)
 {
 	struct install_record rec = { 0 };
 	int had = install_record_read(&rec), n;
-	const char *sublayer = sublayer_opt ? sublayer_opt : had == 0 ? rec.sublayer :
-	    SW_DEFAULT_SUBLAYER;
+	const char *sublayer = sublayer_opt ? sublayer_opt
+	    : had == 0                      ? rec.sublayer
+					    : SW_DEFAULT_SUBLAYER;
 
 	if (wa_wfp_count(sublayer, &n) != 0) {
 		buf_adds(b, "{\"state\":\"cannot-read\",\"filters\":0");
 		buf_adds(b, ",\"hint\":");
-		buf_add_jstrs(b, wa_error_denied() ? "enumerating WFP filters needs an "
-		    "administrator; srt-win wfp verify checks the fence without one" :
-		    wa_error());
+		buf_add_jstrs(b,
+		    wa_error_denied()
+			? "enumerating WFP filters needs an "
+			  "administrator; srt-win wfp verify checks the fence without one"
+			: wa_error());
 	} else
-		buf_addf(b, "{\"state\":\"%s\",\"filters\":%d", n > 0 ? "installed" :
-		    "absent", n);
+		buf_addf(
+		    b, "{\"state\":\"%s\",\"filters\":%d", n > 0 ? "installed" : "absent", n);
 	buf_add_jmember(b, ",\"sublayer\":", sublayer);
 	if (had == 0) {
-		buf_addf(b, ",\"port_range\":[%d,%d],\"allow_loopback\":%s,\"user_sid\":",
-		    rec.port_lo, rec.port_hi, rec.allow_loopback ? "true" : "false");
+		buf_addf(b,
+		    ",\"port_range\":[%d,%d],\"allow_loopback\":%s,\"user_sid\":", rec.port_lo,
+		    rec.port_hi, rec.allow_loopback ? "true" : "false");
 		buf_add_jstrs(b, rec.sid);
 	} else
 		buf_adds(b, ",\"allow_loopback\":false");
@@ -609,7 +633,7 @@ static int
 read_cert(const char *path, uint8_t **out, size_t *outlen)
 {
 	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	    "0123456789+/";
+				  "0123456789+/";
 	const char *b, *e;
 	char *text = NULL;
 	uint8_t *der;
@@ -715,9 +739,12 @@ run_self_as_account(const char *cmd, const char *what, const char *code,
 		strlist_push(&a, *args);
 	sp.argv = a.v;
 	if (wa_run_as_user(rec->user, rec->password, &sp, status, &why) < 0) {
-		seclogon = why == WA_LOGON_SECLOGON_DISABLED || why == WA_LOGON_SECLOGON_MISSING;
-		sw_err(seclogon ? "seclogon_disabled" : code, "srt-win: %s: starting %sas %s: "
-		    "%s", cmd, what, rec->user, wa_error());
+		seclogon = why == WA_LOGON_SECLOGON_DISABLED ||
+		    why == WA_LOGON_SECLOGON_MISSING;
+		sw_err(seclogon ? "seclogon_disabled" : code,
+		    "srt-win: %s: starting %sas %s: "
+		    "%s",
+		    cmd, what, rec->user, wa_error());
 		rc = seclogon ? SW_ESECLOGON : SW_ESYSTEM;
 	}
 	strlist_free(&a);
@@ -736,8 +763,10 @@ trust_ca(const char *path)
 	if ((rc = install_record_need("user trust-ca", &rec)) != SW_OK)
 		return rc;
 	if (read_cert(path, &der, &n) != 0) {
-		sw_err("bad_input", "srt-win: user trust-ca: %s is not a certificate (PEM or "
-		    "DER)", path);
+		sw_err("bad_input",
+		    "srt-win: user trust-ca: %s is not a certificate (PEM or "
+		    "DER)",
+		    path);
 		rc = SW_EUSAGE;
 		goto out;
 	}
@@ -747,8 +776,8 @@ trust_ca(const char *path)
 	{
 		const char *args[] = { "user", "trust-ca", "--der-hex", hex, NULL };
 
-		rc = run_self_as_account("user trust-ca", "", "trust_ca_failed", &rec, args,
-		    &status);
+		rc = run_self_as_account(
+		    "user trust-ca", "", "trust_ca_failed", &rec, args, &status);
 	}
 	if (rc == SW_OK)
 		rc = status;
@@ -817,8 +846,10 @@ wfp_verify(int argc, char **argv)
 		goto out;
 	if (rec.allow_loopback != loopback) {
 		printf("{\"target\":\"%s:%d\",\"allow_loopback_mismatch\":true}\n", host, port);
-		sw_err("wfp_loopback_mismatch", "srt-win: wfp verify: the filters were installed "
-		    "%s --allow-loopback", rec.allow_loopback ? "with" : "without");
+		sw_err("wfp_loopback_mismatch",
+		    "srt-win: wfp verify: the filters were installed "
+		    "%s --allow-loopback",
+		    rec.allow_loopback ? "with" : "without");
 		rc = SW_ELOOPBACK;
 		goto out;
 	}
@@ -826,19 +857,22 @@ wfp_verify(int argc, char **argv)
 	{
 		const char *args[] = { "probe", "connect", "--target", hostport, NULL };
 
-		if ((rc = run_self_as_account("wfp verify", "the probe ", "spawn_failed",
-		    &rec, args, &status)) != SW_OK)
+		if ((rc = run_self_as_account("wfp verify", "the probe ", "spawn_failed", &rec,
+			 args, &status)) != SW_OK)
 			goto out;
 	}
-	outcome = status == 0 ? "blocked" : status == 3 ? "connected" : status == 2 ?
-	    "refused" : "error";
+	outcome = status == 0 ? "blocked"
+	    : status == 3     ? "connected"
+	    : status == 2     ? "refused"
+			      : "error";
 	printf("{\"target\":\"%s:%d\",\"egress_probe\":\"%s\",\"allow_loopback\":%s}\n", host,
 	    port, outcome, loopback ? "true" : "false");
 	rc = status == 0 ? SW_OK : status == 3 ? SW_EFENCE : SW_EUSAGE;
 	if (rc != SW_OK)
-		sw_err("wfp_fence_inactive", "srt-win: wfp verify: a direct connect to %s:%d as "
-		    "%s was %s, not refused by the filters; run srt-win install again", host,
-		    port, rec.user, outcome);
+		sw_err("wfp_fence_inactive",
+		    "srt-win: wfp verify: a direct connect to %s:%d as "
+		    "%s was %s, not refused by the filters; run srt-win install again",
+		    host, port, rec.user, outcome);
 out:
 	strlist_free(&rest);
 	free(hostport);

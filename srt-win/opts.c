@@ -4,8 +4,8 @@
 #include "srt-win.h"
 
 int
-opts_parse(const char *cmd, int argc, char **argv, const struct opt *opts,
-    struct strlist *rest, int allow_operands)
+opts_parse(const char *cmd, int argc, char **argv, const struct opt *opts, struct strlist *rest,
+    int allow_operands)
 {
 	int i;
 
@@ -20,7 +20,8 @@ opts_parse(const char *cmd, int argc, char **argv, const struct opt *opts,
 		}
 		if (strncmp(a, "--", 2) != 0 || a[2] == '\0') {
 			if (!allow_operands) {
-				sw_err("usage", "srt-win: %s: unexpected argument \"%s\"", cmd, a);
+				sw_err(
+				    "usage", "srt-win: %s: unexpected argument \"%s\"", cmd, a);
 				return -1;
 			}
 			strlist_push(rest, a);

@@ -28,7 +28,8 @@ root_len(const char *p)
 		return 0;
 	if ((p[2] == '?' || p[2] == '.') && is_sep(p[3])) {
 		/* \\?\C:\ only: the device namespace and \\?\UNC are not plain files. */
-		if (((p[4] | 0x20) >= 'a' && (p[4] | 0x20) <= 'z') && p[5] == ':' && is_sep(p[6]))
+		if (((p[4] | 0x20) >= 'a' && (p[4] | 0x20) <= 'z') && p[5] == ':' &&
+		    is_sep(p[6]))
 			return 7;
 		return 0;
 	}
@@ -59,8 +60,8 @@ sw_path_clean(const char *p)
 		buf_add(&b, &c, 1);
 	}
 	if (!is_sep(buf_str(&b)[b.len - 1]))
-		buf_add(&b, &sep, 1);            /* "\\server\share" gets its separator */
-	for (i = rl; p[i] != '\0'; ) {
+		buf_add(&b, &sep, 1); /* "\\server\share" gets its separator */
+	for (i = rl; p[i] != '\0';) {
 		while (is_sep(p[i]))
 			i++;
 		if (p[i] == '\0')
@@ -90,7 +91,7 @@ sw_path_parent(const char *p)
 	while (n > rl && !is_sep(p[n - 1]))
 		n--;
 	if (n > rl)
-		n--;                            /* the separator, unless it is the root's */
+		n--; /* the separator, unless it is the root's */
 	return xstrndup(p, n);
 }
 

@@ -19,25 +19,21 @@
 #include "srt-win.h"
 
 /* Relative to the profile, with '/' for the separator. */
-static const char *const granted_dirs[] = {
-	"AppData/Local/Programs", "AppData/Local/Microsoft/WindowsApps",
-	"AppData/Roaming/npm", "AppData/Local/pnpm", "go", ".cargo", ".rustup",
-	".nuget/packages", "scoop", ".bun", ".deno", ".volta", ".npmrc", ".gitconfig",
-	"AppData/Roaming/pip/pip.ini", ".m2/settings.xml", ".gradle/gradle.properties",
-	"AppData/Roaming/NuGet/NuGet.Config", NULL
-};
+static const char *const granted_dirs[] = { "AppData/Local/Programs",
+	"AppData/Local/Microsoft/WindowsApps", "AppData/Roaming/npm", "AppData/Local/pnpm",
+	"go", ".cargo", ".rustup", ".nuget/packages", "scoop", ".bun", ".deno", ".volta",
+	".npmrc", ".gitconfig", "AppData/Roaming/pip/pip.ini", ".m2/settings.xml",
+	".gradle/gradle.properties", "AppData/Roaming/NuGet/NuGet.Config", NULL };
 
-static const char *const protected_paths[] = {
-	".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".config/gcloud",
-	".git-credentials", ".netrc", "_netrc", ".cargo/credentials", ".cargo/credentials.toml",
-	".m2/settings-security.xml", "AppData/Roaming/gnupg",
-	"AppData/Roaming/Microsoft/Credentials", "AppData/Local/Microsoft/Credentials",
-	"AppData/Roaming/Microsoft/Protect", "AppData/Roaming/Microsoft/Crypto",
-	"AppData/Local/Microsoft/Vault", "AppData/Local/Google/Chrome/User Data",
-	"AppData/Local/Microsoft/Edge/User Data", "AppData/Roaming/Mozilla/Firefox/Profiles",
-	"AppData/Roaming/1Password", "AppData/Local/1Password", "AppData/Roaming/Bitwarden",
-	"NTUSER.DAT", NULL
-};
+static const char *const protected_paths[] = { ".ssh", ".gnupg", ".aws", ".azure", ".kube",
+	".docker", ".config/gcloud", ".git-credentials", ".netrc", "_netrc",
+	".cargo/credentials", ".cargo/credentials.toml", ".m2/settings-security.xml",
+	"AppData/Roaming/gnupg", "AppData/Roaming/Microsoft/Credentials",
+	"AppData/Local/Microsoft/Credentials", "AppData/Roaming/Microsoft/Protect",
+	"AppData/Roaming/Microsoft/Crypto", "AppData/Local/Microsoft/Vault",
+	"AppData/Local/Google/Chrome/User Data", "AppData/Local/Microsoft/Edge/User Data",
+	"AppData/Roaming/Mozilla/Firefox/Profiles", "AppData/Roaming/1Password",
+	"AppData/Local/1Password", "AppData/Roaming/Bitwarden", "NTUSER.DAT", NULL };
 
 struct profile_rec {
 	struct strlist granted, denied, included, excluded;
@@ -122,8 +118,10 @@ profile_rec_read(const struct state *st, struct profile_rec *p)
 		rc = 0;
 	fclose(f);
 	if (rc != 0)
-		sw_err("bad_state", "srt-win: %s is damaged; srt-win profile forget removes the "
-		    "grant", path);
+		sw_err("bad_state",
+		    "srt-win: %s is damaged; srt-win profile forget removes the "
+		    "grant",
+		    path);
 	json_tree_free(v);
 	free(text);
 	free(path);
@@ -147,8 +145,8 @@ profile_rec_write(const struct state *st, const struct profile_rec *p)
 	buf_adds(&b, ",");
 	json_list(&b, "excluded", &p->excluded);
 	buf_adds(&b, "}\n");
-	if ((f = wa_fopen(tmp, "wb")) != NULL && fputs(buf_str(&b), f) != EOF && fclose(f) == 0 &&
-	    wa_replace(tmp, path) == 0)
+	if ((f = wa_fopen(tmp, "wb")) != NULL && fputs(buf_str(&b), f) != EOF &&
+	    fclose(f) == 0 && wa_replace(tmp, path) == 0)
 		rc = 0;
 	else
 		sw_err("system", "srt-win: writing %s failed", path);
@@ -215,8 +213,9 @@ grant_lists(const char *profile, const struct strlist *inc, const struct strlist
 
 		if (c == NULL || is_protected(prot, c)) {
 			sw_err("usage", "srt-win: profile grant: --include %s: %s", inc->v[i],
-			    c == NULL ? "not inside the profile" : "a protected path, inside "
-			    "one or above one");
+			    c == NULL ? "not inside the profile"
+				      : "a protected path, inside "
+					"one or above one");
 			free(c);
 			return -1;
 		}
@@ -328,14 +327,16 @@ profile_grant(int argc, char **argv)
 	if (opts_parse("profile grant", argc, argv, o, &rest, 0) != 0)
 		goto out;
 	if (wa_profile_dir(&profile) != 0) {
-		sw_err("system", "srt-win: profile grant: the profile directory: %s",
-		    wa_error());
+		sw_err(
+		    "system", "srt-win: profile grant: the profile directory: %s", wa_error());
 		rc = SW_ESYSTEM;
 		goto out;
 	}
 	if (wa_account_sid(SW_GROUP, &group) != 0) {
-		sw_err("not_provisioned", "srt-win: profile grant: the group %s does not exist; "
-		    "run srt-win install", SW_GROUP);
+		sw_err("not_provisioned",
+		    "srt-win: profile grant: the group %s does not exist; "
+		    "run srt-win install",
+		    SW_GROUP);
 		rc = SW_ENOTPROVISIONED;
 		goto out;
 	}
@@ -372,7 +373,7 @@ profile_grant(int argc, char **argv)
 	}
 	if (acl_release(&st, match_profile, &keep, &res) != 0)
 		sw_warn("profile grant: some paths of the old grant could not be released; "
-		    "srt-win profile retry-stale tries again");
+			"srt-win profile retry-stale tries again");
 	if (profile_rec_write(&st, &now) != 0) {
 		rc = SW_ESYSTEM;
 		goto save;
@@ -418,7 +419,7 @@ profile_forget(int argc, char **argv, int stale_only)
 
 	/* --budget-ms is taken for the reference's callers: releasing is quick here. */
 	if (opts_parse(stale_only ? "profile retry-stale" : "profile forget", argc, argv, o,
-	    &rest, 0) != 0)
+		&rest, 0) != 0)
 		return SW_EUSAGE;
 	if (state_open(&st) != 0)
 		return SW_ESYSTEM;
@@ -478,8 +479,8 @@ profile_status(void)
 		int held = 0;
 
 		for (size_t k = 0; k < st.n && !held; k++)
-			held = st.v[k].kind == RK_PROFILE && strcmp(st.v[k].path,
-			    pr.granted.v[i]) == 0;
+			held = st.v[k].kind == RK_PROFILE &&
+			    strcmp(st.v[k].path, pr.granted.v[i]) == 0;
 		complete &= held;
 	}
 	state = r == 1 ? "none" : complete ? "current" : "incomplete";

@@ -48,8 +48,10 @@ cmd_runner(int argc, char **argv)
 		int ok = name != NULL && env_name_allowed(name);
 
 		if (!ok)
-			sw_err("usage", "srt-win: runner: --env \"%s\": only PATH and the proxy "
-			    "variables, as NAME=VALUE", env.v[i]);
+			sw_err("usage",
+			    "srt-win: runner: --env \"%s\": only PATH and the proxy "
+			    "variables, as NAME=VALUE",
+			    env.v[i]);
 		free(name);
 		if (!ok)
 			goto out;
@@ -58,7 +60,8 @@ cmd_runner(int argc, char **argv)
 		char *c = sw_path_clean(roots.v[i]), *sid;
 
 		if (c == NULL || (sid = root_capability(c)) == NULL) {
-			sw_err("usage", "srt-win: runner: --write-root %s: not an absolute path",
+			sw_err("usage",
+			    "srt-win: runner: --write-root %s: not an absolute path",
 			    roots.v[i]);
 			free(c);
 			rc = SW_EUSAGE;
@@ -83,13 +86,13 @@ cmd_runner(int argc, char **argv)
 		 * callers' scripts test for 127 and 126. */
 		switch (wa_start_error()) {
 		case WA_START_NOTFOUND:
-			sw_err("command_not_found", "srt-win: runner: %s: command not found: %s",
-			    cmd.v[0], wa_error());
+			sw_err("command_not_found",
+			    "srt-win: runner: %s: command not found: %s", cmd.v[0], wa_error());
 			rc = SW_ENOTFOUND;
 			break;
 		case WA_START_NOEXEC:
-			sw_err("command_not_executable", "srt-win: runner: %s: cannot be run: %s",
-			    cmd.v[0], wa_error());
+			sw_err("command_not_executable",
+			    "srt-win: runner: %s: cannot be run: %s", cmd.v[0], wa_error());
 			rc = SW_ENOEXEC;
 			break;
 		default:

@@ -31,7 +31,8 @@ static const struct {
 static void
 usage(FILE *f)
 {
-	fputs("usage: srt-win [-d] install [--sandbox-user NAME] [--sublayer-guid GUID]\n"
+	fputs(
+	    "usage: srt-win [-d] install [--sandbox-user NAME] [--sublayer-guid GUID]\n"
 	    "                 [--proxy-port-range LO-HI] [--allow-loopback] [--force] [--dry-run]\n"
 	    "       srt-win [-d] uninstall [--sublayer-guid GUID] [--keep-user]\n"
 	    "       srt-win [-d] status [--sublayer-guid GUID]\n"
@@ -51,7 +52,8 @@ usage(FILE *f)
 	    "       srt-win [-d] launch --plan FILE --http-port N --socks-port N\n"
 	    "                 [--proxy-port-range LO-HI] [--sandbox-user NAME] [--backend B]\n"
 	    "                 [--sublayer-guid GUID] [exec options] -- COMMAND [ARG...]\n"
-	    "       srt-win -h | -V\n", f);
+	    "       srt-win -h | -V\n",
+	    f);
 }
 
 int

@@ -32,33 +32,33 @@
 /* Exit statuses (srt-win(1), EXIT STATUS). runner, exec and launch otherwise exit with the
  * command's own status. */
 enum {
-	SW_OK                   = 0,
-	SW_ESYSTEM              = 1,    /* a Windows call failed */
-	SW_EUSAGE               = 2,    /* usage, bad input, or some inputs skipped */
-	SW_EFENCE               = 3,    /* wfp verify: a direct connect got through */
-	SW_ECANCELLED           = 10,   /* the elevation prompt was declined */
-	SW_EWFP                 = 12,   /* install: the filters could not be added */
-	SW_ECONFLICT            = 13,   /* install: installed with other settings */
-	SW_EUSER                = 14,   /* install: the account could not be provisioned */
-	SW_ENOTPROVISIONED      = 15,   /* no sandbox account (or another release's) */
-	SW_EMAPPED              = 16,   /* exec: the directory is on a network drive */
-	SW_ESECLOGON            = 18,   /* exec: Secondary Logon is disabled or missing */
-	SW_ELOOPBACK            = 19,   /* the loopback mode differs from the install's */
-	SW_EHELD                = 22,   /* acl forget --all: sessions run on the roots */
-	SW_ESESSION             = 26,   /* exec --held-by: the session ended first */
-	SW_ENOEXEC              = 126,  /* runner: the program cannot be run (as shells) */
-	SW_ENOTFOUND            = 127,  /* runner: the program is not there (as shells) */
+	SW_OK = 0,
+	SW_ESYSTEM = 1,          /* a Windows call failed */
+	SW_EUSAGE = 2,           /* usage, bad input, or some inputs skipped */
+	SW_EFENCE = 3,           /* wfp verify: a direct connect got through */
+	SW_ECANCELLED = 10,      /* the elevation prompt was declined */
+	SW_EWFP = 12,            /* install: the filters could not be added */
+	SW_ECONFLICT = 13,       /* install: installed with other settings */
+	SW_EUSER = 14,           /* install: the account could not be provisioned */
+	SW_ENOTPROVISIONED = 15, /* no sandbox account (or another release's) */
+	SW_EMAPPED = 16,         /* exec: the directory is on a network drive */
+	SW_ESECLOGON = 18,       /* exec: Secondary Logon is disabled or missing */
+	SW_ELOOPBACK = 19,       /* the loopback mode differs from the install's */
+	SW_EHELD = 22,           /* acl forget --all: sessions run on the roots */
+	SW_ESESSION = 26,        /* exec --held-by: the session ended first */
+	SW_ENOEXEC = 126,        /* runner: the program cannot be run (as shells) */
+	SW_ENOTFOUND = 127,      /* runner: the program is not there (as shells) */
 };
 
-#define SW_DEFAULT_USER         "srt-sandbox"
-#define SW_GROUP                WA_SANDBOX_GROUP
-#define SW_DEFAULT_SUBLAYER     "6d1a5f0e-9c1b-4b43-8d77-53a7e0d1b001"
-#define SW_PORT_LO              60080
-#define SW_PORT_HI              60089
-#define SW_PORT_RANGE_MAX       64
-#define SW_PROBE_PORT           1       /* stays blocked with --allow-loopback */
-#define SW_SETUP_VERSION        1
-#define SW_DISPATCH_ARG1        "--srt-win"
+#define SW_DEFAULT_USER "srt-sandbox"
+#define SW_GROUP WA_SANDBOX_GROUP
+#define SW_DEFAULT_SUBLAYER "6d1a5f0e-9c1b-4b43-8d77-53a7e0d1b001"
+#define SW_PORT_LO 60080
+#define SW_PORT_HI 60089
+#define SW_PORT_RANGE_MAX 64
+#define SW_PROBE_PORT 1 /* stays blocked with --allow-loopback */
+#define SW_SETUP_VERSION 1
+#define SW_DISPATCH_ARG1 "--srt-win"
 
 /* --- util.c -------------------------------------------------------------------------- */
 
@@ -68,14 +68,14 @@ enum {
 
 /* Errors: one JSON line on stderr, {"code": ..., "message": "srt-win: ..."}. */
 void sw_err(const char *code, const char *fmt, ...) SW_PRINTF(2, 3);
-void sw_fatal_line(const char *msg);     /* for log_fatal_emit: a "system" error */
+void sw_fatal_line(const char *msg); /* for log_fatal_emit: a "system" error */
 extern int sw_debug;
-extern int sw_quiet;                                    /* no error lines (fuzzing) */
+extern int sw_quiet; /* no error lines (fuzzing) */
 /* A line on stderr, prefix first, if on; sw_warn's ("srt-win: warning: ...", unless
  * quiet) and sw_trace's (with -d: "srt-win: ..."). */
 void sw_note(int on, const char *prefix, const char *fmt, ...) SW_PRINTF(3, 4);
-#define sw_warn(...)    sw_note(!sw_quiet, "srt-win: warning: ", __VA_ARGS__)
-#define sw_trace(...)   sw_note(sw_debug, "srt-win: ", __VA_ARGS__)
+#define sw_warn(...) sw_note(!sw_quiet, "srt-win: warning: ", __VA_ARGS__)
+#define sw_trace(...) sw_note(sw_debug, "srt-win: ", __VA_ARGS__)
 
 /* Read all of a stream (at most max bytes); -1 on error or when larger. */
 int read_all(FILE *f, size_t max, char **out, size_t *len);
@@ -96,8 +96,12 @@ int sw_path_is_under(const char *p, const char *dir);
 
 /* The rights of an entry: lib's (plan_ace.h), which srt-policy's plan lines name. */
 enum sw_right {
-	SR_READ = PLAN_R_READ, SR_EXECUTE = PLAN_R_EXECUTE, SR_WRITE = PLAN_R_WRITE,
-	SR_MODIFY = PLAN_R_MODIFY, SR_DELETE_CHILD = PLAN_R_DELETE_CHILD, SR_DELETE = PLAN_R_DELETE,
+	SR_READ = PLAN_R_READ,
+	SR_EXECUTE = PLAN_R_EXECUTE,
+	SR_WRITE = PLAN_R_WRITE,
+	SR_MODIFY = PLAN_R_MODIFY,
+	SR_DELETE_CHILD = PLAN_R_DELETE_CHILD,
+	SR_DELETE = PLAN_R_DELETE,
 };
 
 /* The access mask Windows gets for rights: an ALLOW grants the generic rights named, a
@@ -117,22 +121,22 @@ int plan_parse(const char *text, size_t len, struct plan_windows *out);
 /* --- state.c: who holds which entry ---------------------------------------------------- */
 
 enum rec_kind {
-	RK_GRANT,                       /* acl grant, released by acl revoke */
-	RK_STAMP,                       /* acl stamp, released by acl restore */
-	RK_KEPT,                        /* acl grant --persistent: until acl forget */
-	RK_PROFILE,                     /* profile grant: until profile forget */
-	RK_EXEC,                        /* exec --deny-*: for one command */
+	RK_GRANT,   /* acl grant, released by acl revoke */
+	RK_STAMP,   /* acl stamp, released by acl restore */
+	RK_KEPT,    /* acl grant --persistent: until acl forget */
+	RK_PROFILE, /* profile grant: until profile forget */
+	RK_EXEC,    /* exec --deny-*: for one command */
 };
 
 struct rec {
 	enum rec_kind kind;
-	unsigned long pid;              /* holder (0 for RK_KEPT without one, RK_PROFILE) */
-	uint64_t start;                 /* the holder's start time, against pid reuse */
+	unsigned long pid; /* holder (0 for RK_KEPT without one, RK_PROFILE) */
+	uint64_t start;    /* the holder's start time, against pid reuse */
 	char *path;
 	struct wa_ace ace;
-	int owned;                      /* srt-win added the entry (else it was there) */
-	struct strlist made;               /* placeholders created for it, outermost first */
-	char *root;                     /* RK_KEPT: the root it was granted for */
+	int owned;           /* srt-win added the entry (else it was there) */
+	struct strlist made; /* placeholders created for it, outermost first */
+	char *root;          /* RK_KEPT: the root it was granted for */
 };
 
 struct state {
@@ -147,7 +151,7 @@ int state_open(struct state *st);
 /* Write back and unlock; state_close without saving just unlocks. */
 int state_save(struct state *st);
 void state_close(struct state *st);
-void state_add(struct state *st, const struct rec *r);  /* copies */
+void state_add(struct state *st, const struct rec *r); /* copies */
 void state_del(struct state *st, size_t i);
 void rec_free(struct rec *r);
 const char *rec_kind_name(enum rec_kind k);
@@ -178,8 +182,7 @@ int acl_apply(struct state *st, const struct plan_windows *plan, const char *sid
  * holder, a placeholder with its last entry (if still empty). 1 if some could not be
  * released (they stay recorded). */
 typedef int (*rec_match_fn)(const struct rec *, const void *);
-int acl_release(struct state *st, rec_match_fn match, const void *arg,
-    struct acl_results *res);
+int acl_release(struct state *st, rec_match_fn match, const void *arg, struct acl_results *res);
 /* Release what dead holders left (RK_GRANT, RK_STAMP, RK_EXEC). Returns how many
  * holders were dead, *aces the entries removed. */
 int acl_recover(struct state *st, size_t *aces);
@@ -223,8 +226,8 @@ struct install_opts {
 };
 
 /* The filters for a sandbox account (its SID, or its name when it has none yet). */
-size_t install_filters(const struct install_opts *o, const char *user_sid,
-    struct wa_filter *f, size_t max);
+size_t install_filters(
+    const struct install_opts *o, const char *user_sid, struct wa_filter *f, size_t max);
 char *install_dry_run_json(const struct install_opts *o);
 int cmd_install(int argc, char **argv);
 int cmd_uninstall(int argc, char **argv);
@@ -237,7 +240,7 @@ struct install_record {
 	char *user, *sid, *password, *sublayer;
 	int port_lo, port_hi, allow_loopback, version;
 };
-int install_record_read(struct install_record *r);     /* 1: not installed */
+int install_record_read(struct install_record *r); /* 1: not installed */
 /* The record for cmd (in messages), which cannot run without one: SW_OK, or the exit
  * status with the error said (SW_ENOTPROVISIONED when srt-win is not installed). */
 int install_record_need(const char *cmd, struct install_record *r);
@@ -252,12 +255,16 @@ int cmd_launch(int argc, char **argv);
 
 /* --- opts.c: a small option parser shared by the subcommands ------------------------ */
 
-enum opt_type { OT_FLAG, OT_STR, OT_LIST };
+enum opt_type {
+	OT_FLAG,
+	OT_STR,
+	OT_LIST
+};
 
 struct opt {
-	const char *name;               /* "--holder-pid" */
+	const char *name; /* "--holder-pid" */
 	enum opt_type type;
-	void *dst;                      /* int *, const char **, struct strlist * */
+	void *dst; /* int *, const char **, struct strlist * */
 };
 
 /* Parse argv[0..argc) against opts; "--" ends the options and the rest (and any operand)

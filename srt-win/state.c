@@ -15,8 +15,11 @@
 #define STATE_MAX (64u << 20)
 
 static const char *const kind_names[] = {
-	[RK_GRANT] = "grant", [RK_STAMP] = "stamp", [RK_KEPT] = "kept",
-	[RK_PROFILE] = "profile", [RK_EXEC] = "exec",
+	[RK_GRANT] = "grant",
+	[RK_STAMP] = "stamp",
+	[RK_KEPT] = "kept",
+	[RK_PROFILE] = "profile",
+	[RK_EXEC] = "exec",
 };
 
 const char *
@@ -94,10 +97,12 @@ static int
 parse_rec(const struct json_value *o, struct rec *r)
 {
 	static const char *const keys[] = { "kind", "pid", "start", "path", "ace", "sid",
-	    "mask", "flags", "owned", "made", "root" };
-	const struct json_value *kind = json_tree_get(o, "kind"), *path = json_tree_get(o, "path");
+		"mask", "flags", "owned", "made", "root" };
+	const struct json_value *kind = json_tree_get(o, "kind"),
+				*path = json_tree_get(o, "path");
 	const struct json_value *ace = json_tree_get(o, "ace"), *sid = json_tree_get(o, "sid");
-	const struct json_value *owned = json_tree_get(o, "owned"), *made = json_tree_get(o, "made");
+	const struct json_value *owned = json_tree_get(o, "owned"),
+				*made = json_tree_get(o, "made");
 	const struct json_value *root = json_tree_get(o, "root"), *e, *st;
 	double pid, mask, flags;
 	uint64_t start;
@@ -127,12 +132,12 @@ parse_rec(const struct json_value *o, struct rec *r)
 	    (st = json_tree_get(o, "start")) == NULL || st->type != JSON_STRING ||
 	    parse_u64(st->str, &start) != 0)
 		return -1;
-	if (path == NULL || path->type != JSON_STRING || ace == NULL || ace->type != JSON_STRING ||
-	    (strcmp(ace->str, "allow") != 0 && strcmp(ace->str, "deny") != 0) ||
-	    sid == NULL || sid->type != JSON_STRING || !wa_sid_valid(sid->str) ||
-	    owned == NULL || (owned->type != JSON_TRUE && owned->type != JSON_FALSE) ||
-	    made == NULL || made->type != JSON_ARRAY ||
-	    (root != NULL && root->type != JSON_STRING))
+	if (path == NULL || path->type != JSON_STRING || ace == NULL ||
+	    ace->type != JSON_STRING ||
+	    (strcmp(ace->str, "allow") != 0 && strcmp(ace->str, "deny") != 0) || sid == NULL ||
+	    sid->type != JSON_STRING || !wa_sid_valid(sid->str) || owned == NULL ||
+	    (owned->type != JSON_TRUE && owned->type != JSON_FALSE) || made == NULL ||
+	    made->type != JSON_ARRAY || (root != NULL && root->type != JSON_STRING))
 		return -1;
 	r->pid = (unsigned long)pid;
 	r->start = start;
@@ -167,11 +172,14 @@ state_parse(const char *text, size_t len, struct state *st)
 		line++;
 		if (end == start)
 			continue;
-		if ((v = json_tree_parse(text + start, end - start, err, sizeof(err))) == NULL ||
+		if ((v = json_tree_parse(text + start, end - start, err, sizeof(err))) ==
+			NULL ||
 		    v->type != JSON_OBJECT || parse_rec(v, &r) != 0) {
 			json_tree_free(v);
-			sw_err("bad_state", "srt-win: %s line %zu: not a record srt-win wrote; "
-			    "nothing was changed", st->file ? st->file : "records", line);
+			sw_err("bad_state",
+			    "srt-win: %s line %zu: not a record srt-win wrote; "
+			    "nothing was changed",
+			    st->file ? st->file : "records", line);
 			return -1;
 		}
 		json_tree_free(v);

@@ -20,7 +20,7 @@
 #include "log.h"
 
 /* The group of the sandbox accounts, from which the machine record is hidden. */
-#define WA_SANDBOX_GROUP        "sandbox-runtime-users"
+#define WA_SANDBOX_GROUP "sandbox-runtime-users"
 
 const char *wa_error(void);
 /* The last failure was "access denied" (so the caller may need elevation). */
@@ -40,7 +40,11 @@ char **wa_main_args(int argc, wchar_t **wargv);
 
 /* --- paths and files ----------------------------------------------------------------- */
 
-enum wa_kind { WA_MISSING, WA_FILE, WA_DIR };
+enum wa_kind {
+	WA_MISSING,
+	WA_FILE,
+	WA_DIR
+};
 
 /* Whether p is an absolute path this system takes (Windows: "C:\...", "\\server\share\...";
  * the fake: "/..."), and the separator it uses. */
@@ -51,7 +55,7 @@ int wa_path_kind(const char *p, enum wa_kind *kind);
 /* The name the file system knows p by (links, short names and case resolved). */
 int wa_path_final(const char *p, char **out);
 int wa_mkdir(const char *p);
-int wa_mkfile(const char *p);                   /* an empty file; fails if p exists */
+int wa_mkfile(const char *p); /* an empty file; fails if p exists */
 /* Remove p if it is an empty directory or an empty file; 1 if it was not empty. */
 int wa_remove_empty(const char *p);
 /* Exclusive lock of a file (created if missing), held until wa_unlock. */
@@ -78,22 +82,22 @@ char **wa_environ(void);
 
 /* --- security descriptors ------------------------------------------------------------ */
 
-#define WA_OI 0x1u                              /* OBJECT_INHERIT_ACE */
-#define WA_CI 0x2u                              /* CONTAINER_INHERIT_ACE */
+#define WA_OI 0x1u /* OBJECT_INHERIT_ACE */
+#define WA_CI 0x2u /* CONTAINER_INHERIT_ACE */
 
 struct wa_ace {
-	int deny;                               /* 1 DENY, 0 ALLOW, -1 another kind */
-	char *sid;                              /* "S-1-5-21-..." ("" for another kind) */
+	int deny;  /* 1 DENY, 0 ALLOW, -1 another kind */
+	char *sid; /* "S-1-5-21-..." ("" for another kind) */
 	uint32_t mask;
-	uint8_t flags;                          /* the ACE flags, WA_OI | WA_CI for ours */
-	void *raw;                              /* another kind: its bytes, kept as they are */
+	uint8_t flags; /* the ACE flags, WA_OI | WA_CI for ours */
+	void *raw;     /* another kind: its bytes, kept as they are */
 	size_t rawlen;
 };
 
 struct wa_dacl {
-	struct wa_ace *v;                       /* the explicit entries, in order */
+	struct wa_ace *v; /* the explicit entries, in order */
 	size_t n;
-	int protect;                            /* inheritance from the parent is off */
+	int protect; /* inheritance from the parent is off */
 };
 
 /* The explicit entries of p's DACL (inherited ones are the system's business; a path
@@ -101,7 +105,7 @@ struct wa_dacl {
 int wa_dacl_get(const char *p, struct wa_dacl *d);
 /* Replace p's explicit entries, keeping its inheritance setting. */
 int wa_dacl_set(const char *p, const struct wa_dacl *d);
-void wa_dacl_free(struct wa_dacl *d);   /* winapi_dacl.c: one for both systems */
+void wa_dacl_free(struct wa_dacl *d); /* winapi_dacl.c: one for both systems */
 /* A well-formed SID string. */
 int wa_sid_valid(const char *sid);
 /* The capability SID Windows derives from a name (DeriveCapabilitySidsFromName). */
@@ -119,11 +123,11 @@ int wa_process_alive(unsigned long pid, uint64_t start, uint64_t *startp);
 struct wa_spawn {
 	char **argv;
 	char **env;
-	const char *path;                       /* PATH to find argv[0] in (NULL: as named) */
-	const char *cwd;                        /* NULL: ours */
-	int write_restricted;                   /* runner: the write-restricted token */
-	char **restrict_sids;                   /* more restricting SIDs (write roots) */
-	unsigned long watch_pid;                /* kill the command when this one ends (0: no) */
+	const char *path;        /* PATH to find argv[0] in (NULL: as named) */
+	const char *cwd;         /* NULL: ours */
+	int write_restricted;    /* runner: the write-restricted token */
+	char **restrict_sids;    /* more restricting SIDs (write roots) */
+	unsigned long watch_pid; /* kill the command when this one ends (0: no) */
 	uint64_t watch_start;
 };
 
@@ -144,12 +148,20 @@ int wa_run_contained(const struct wa_spawn *sp, int *status);
  * program is not there (ERROR_FILE_NOT_FOUND, ERROR_PATH_NOT_FOUND), or it is there and
  * cannot be run (ERROR_ACCESS_DENIED, ERROR_BAD_EXE_FORMAT, ...); anything else is
  * WA_START_OTHER, the failure of a Windows call. */
-enum wa_start { WA_START_OTHER, WA_START_NOTFOUND, WA_START_NOEXEC };
+enum wa_start {
+	WA_START_OTHER,
+	WA_START_NOTFOUND,
+	WA_START_NOEXEC
+};
 enum wa_start wa_start_error(void);
 /* Broker: start argv (srt-win runner ...) as the sandbox account with its profile, wait,
  * *status is its exit status. Fails with wa_logon_error() set when Windows cannot log on. */
-enum wa_logon { WA_LOGON_OK, WA_LOGON_SECLOGON_DISABLED, WA_LOGON_SECLOGON_MISSING,
-    WA_LOGON_FAILED };
+enum wa_logon {
+	WA_LOGON_OK,
+	WA_LOGON_SECLOGON_DISABLED,
+	WA_LOGON_SECLOGON_MISSING,
+	WA_LOGON_FAILED
+};
 int wa_run_as_user(const char *user, const char *password, const struct wa_spawn *sp,
     int *status, enum wa_logon *why);
 /* Start this program elevated (UAC) with argv, wait, *status its exit status; 1 when the
@@ -186,11 +198,11 @@ int wa_record_delete(const char *name);
 
 struct wa_filter {
 	const char *name;
-	int v6;                                 /* ALE_AUTH_CONNECT_V6, else V4 */
-	int permit;                             /* else block */
-	const char *user_sid;                   /* matched on the connecting user */
-	int loopback;                           /* remote address 127.0.0.0/8 or ::1 */
-	int port_lo, port_hi;                   /* remote port range; 0: any */
+	int v6;               /* ALE_AUTH_CONNECT_V6, else V4 */
+	int permit;           /* else block */
+	const char *user_sid; /* matched on the connecting user */
+	int loopback;         /* remote address 127.0.0.0/8 or ::1 */
+	int port_lo, port_hi; /* remote port range; 0: any */
 	uint8_t weight;
 };
 

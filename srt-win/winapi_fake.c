@@ -52,8 +52,7 @@ fake_path(const char *name)
 	return xasprintf("%s/%s", fake_dir(), name);
 }
 
-static void
-logcall(const char *fmt, ...) SW_PRINTF(1, 2);
+static void logcall(const char *fmt, ...) SW_PRINTF(1, 2);
 
 static void
 logcall(const char *fmt, ...)
@@ -87,7 +86,7 @@ should_fail(const char *call, const char *path)
 	}
 	list = xstrdup(f);
 	for (tok = strtok_r(list, ",", &save); tok != NULL && !hit;
-	    tok = strtok_r(NULL, ",", &save))
+	     tok = strtok_r(NULL, ",", &save))
 		hit = strcmp(tok, call) == 0 || (want != NULL && strcmp(tok, want) == 0);
 	free(list);
 	free(want);
@@ -166,8 +165,9 @@ wa_remove_empty(const char *p)
 		return errno == ENOENT ? 0 : wa_fail(0, "%s: %s", p, strerror(errno));
 	if (S_ISDIR(st.st_mode)) {
 		if (rmdir(p) == -1)
-			return errno == ENOTEMPTY || errno == EEXIST ? 1 :
-			    wa_fail(0, "rmdir %s: %s", p, strerror(errno));
+			return errno == ENOTEMPTY || errno == EEXIST
+			    ? 1
+			    : wa_fail(0, "rmdir %s: %s", p, strerror(errno));
 	} else {
 		if (st.st_size != 0)
 			return 1;
@@ -341,7 +341,7 @@ store_read(struct store *s)
 	}
 	fclose(f);
 	for (line = strtok_r(text, "\n", &save); line != NULL;
-	    line = strtok_r(NULL, "\n", &save)) {
+	     line = strtok_r(NULL, "\n", &save)) {
 		const struct json_value *path;
 
 		if ((v = json_tree_parse(line, strlen(line), err, sizeof(err))) == NULL ||
@@ -393,15 +393,18 @@ wa_dacl_get(const char *p, struct wa_dacl *d)
 	}
 	v = json_tree_parse(s.lines.v[i], strlen(s.lines.v[i]), err, sizeof(err));
 	store_free(&s);
-	if (v == NULL || (aces = json_tree_get(v, "aces")) == NULL || aces->type != JSON_ARRAY) {
+	if (v == NULL || (aces = json_tree_get(v, "aces")) == NULL ||
+	    aces->type != JSON_ARRAY) {
 		json_tree_free(v);
 		return wa_fail(0, "fake: damaged entry for %s", p);
 	}
 	pr = json_tree_get(v, "protect");
 	d->protect = pr != NULL && pr->type == JSON_TRUE;
 	for (e = aces->child; e != NULL; e = e->next) {
-		const struct json_value *a = json_tree_get(e, "ace"), *sid = json_tree_get(e, "sid");
-		const struct json_value *m = json_tree_get(e, "mask"), *fl = json_tree_get(e, "flags");
+		const struct json_value *a = json_tree_get(e, "ace"),
+					*sid = json_tree_get(e, "sid");
+		const struct json_value *m = json_tree_get(e, "mask"),
+					*fl = json_tree_get(e, "flags");
 
 		if (a == NULL || sid == NULL || m == NULL || fl == NULL) {
 			json_tree_free(v);
@@ -477,7 +480,7 @@ wa_sid_valid(const char *sid)
 
 	if (strncmp(p, "S-1-", 4) != 0)
 		return 0;
-	for (p += 4; ; p++) {
+	for (p += 4;; p++) {
 		const char *s = p;
 
 		while (*p >= '0' && *p <= '9')
@@ -579,7 +582,7 @@ wa_process_alive(unsigned long pid, uint64_t start, uint64_t *startp)
 }
 
 static enum wa_start start_error;
-static volatile sig_atomic_t ctrl_sig;  /* a SIGINT or SIGQUIT came (wa_console_keep) */
+static volatile sig_atomic_t ctrl_sig; /* a SIGINT or SIGQUIT came (wa_console_keep) */
 
 static void
 on_ctrl(int sig)
@@ -594,7 +597,7 @@ wa_console_keep(void)
 
 	logcall("console_keep");
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_ctrl;        /* not SIG_IGN: the child gets the default back */
+	sa.sa_handler = on_ctrl; /* not SIG_IGN: the child gets the default back */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGQUIT, &sa, NULL);
@@ -622,8 +625,7 @@ spawn_wait(const struct wa_spawn *sp, int *status, int *watched_ended)
 			return wa_fail(0, "chdir %s: %s", sp->cwd, strerror(errno));
 	}
 	posix_spawn_file_actions_init(&fa);
-	r = posix_spawnp(&pid, sp->argv[0], &fa, NULL, sp->argv, sp->env ? sp->env :
-	    environ);
+	r = posix_spawnp(&pid, sp->argv[0], &fa, NULL, sp->argv, sp->env ? sp->env : environ);
 	posix_spawn_file_actions_destroy(&fa);
 	if (saved != NULL) {
 		if (chdir(saved) == -1)
@@ -632,9 +634,9 @@ spawn_wait(const struct wa_spawn *sp, int *status, int *watched_ended)
 	}
 	if (r != 0) {
 		/* posix_spawnp's errors as CreateProcess's would be told apart. */
-		start_error = r == ENOENT || r == ENOTDIR ? WA_START_NOTFOUND :
-		    r == EACCES || r == ENOEXEC || r == EPERM ? WA_START_NOEXEC :
-		    WA_START_OTHER;
+		start_error = r == ENOENT || r == ENOTDIR       ? WA_START_NOTFOUND
+		    : r == EACCES || r == ENOEXEC || r == EPERM ? WA_START_NOEXEC
+								: WA_START_OTHER;
 		return wa_fail(0, "CreateProcess %s: %s", sp->argv[0], strerror(r));
 	}
 	for (;;) {
@@ -649,8 +651,8 @@ spawn_wait(const struct wa_spawn *sp, int *status, int *watched_ended)
 			kill(pid, ctrl_sig);
 			ctrl_sig = 0;
 		}
-		if (sp->watch_pid && wa_process_alive(sp->watch_pid, sp->watch_start,
-		    NULL) == 0) {
+		if (sp->watch_pid &&
+		    wa_process_alive(sp->watch_pid, sp->watch_start, NULL) == 0) {
 			kill(pid, SIGKILL);
 			waitpid(pid, &ws, 0);
 			*watched_ended = 1;
@@ -686,8 +688,8 @@ wa_run_contained(const struct wa_spawn *sp, int *status)
 static int accounts_find(const char *kind, const char *name, char **sid, char **pw);
 
 int
-wa_run_as_user(const char *user, const char *password, const struct wa_spawn *sp,
-    int *status, enum wa_logon *why)
+wa_run_as_user(const char *user, const char *password, const struct wa_spawn *sp, int *status,
+    enum wa_logon *why)
 {
 	char *pw = NULL;
 	int ended;
@@ -701,7 +703,8 @@ wa_run_as_user(const char *user, const char *password, const struct wa_spawn *sp
 	if (accounts_find("user", user, NULL, &pw) != 0 || strcmp(pw, password) != 0) {
 		free(pw);
 		*why = WA_LOGON_FAILED;
-		return wa_fail(0, "CreateProcessWithLogonW %s: wrong user name or password", user);
+		return wa_fail(
+		    0, "CreateProcessWithLogonW %s: wrong user name or password", user);
 	}
 	free(pw);
 	if (spawn_wait(sp, status, &ended) != 0)
@@ -820,8 +823,7 @@ wa_account_sid(const char *name, char **sid)
 }
 
 /* One line more, printf-style. */
-static int
-accounts_addf(const char *fmt, ...) SW_PRINTF(1, 2);
+static int accounts_addf(const char *fmt, ...) SW_PRINTF(1, 2);
 
 static int
 accounts_addf(const char *fmt, ...)
@@ -892,8 +894,8 @@ wa_user_create(const char *name, const char *password, const char *comment)
 	logcall("user_create %s", name);
 	if (should_fail("user_create", NULL))
 		return wa_fail(1, "NetUserAdd: access denied (fake)");
-	return accounts_addf("user %s S-1-5-21-1000-2000-3000-%u %s", name, next_rid(),
-	    password);
+	return accounts_addf(
+	    "user %s S-1-5-21-1000-2000-3000-%u %s", name, next_rid(), password);
 }
 
 int
@@ -1030,9 +1032,8 @@ wa_wfp_install(const char *sublayer, const struct wa_filter *f, size_t n)
 	}
 	for (size_t i = 0; i < n; i++)
 		fprintf(out, "%s %s|v%d|%s|%s|loopback=%d|ports=%d-%d|weight=%u\n", sublayer,
-		    f[i].name, f[i].v6 ? 6 : 4, f[i].permit ? "permit" : "block",
-		    f[i].user_sid, f[i].loopback, f[i].port_lo, f[i].port_hi,
-		    (unsigned)f[i].weight);
+		    f[i].name, f[i].v6 ? 6 : 4, f[i].permit ? "permit" : "block", f[i].user_sid,
+		    f[i].loopback, f[i].port_lo, f[i].port_hi, (unsigned)f[i].weight);
 	fclose(out);
 	free(p);
 	return 0;

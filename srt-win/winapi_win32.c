@@ -74,12 +74,14 @@ fail_code(DWORD code, const char *fmt, ...)
 	wa_fail_v(code == ERROR_ACCESS_DENIED, fmt, ap);
 	va_end(ap);
 	if (FormatMessageW(FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM |
-	    FORMAT_MESSAGE_IGNORE_INSERTS, NULL, code, 0, (LPWSTR)&msg, 0, NULL) != 0 &&
+		    FORMAT_MESSAGE_IGNORE_INSERTS,
+		NULL, code, 0, (LPWSTR)&msg, 0, NULL) != 0 &&
 	    msg != NULL) {
 		m = U(msg);
 		LocalFree(msg);
-		while ((n = strlen(m)) > 0 && (m[n - 1] == '\n' || m[n - 1] == '\r' ||
-		    m[n - 1] == '.' || m[n - 1] == ' '))
+		while ((n = strlen(m)) > 0 &&
+		    (m[n - 1] == '\n' || m[n - 1] == '\r' || m[n - 1] == '.' ||
+			m[n - 1] == ' '))
 			m[n - 1] = '\0';
 	}
 	tail = xasprintf(": %s (%lu)", m ? m : "error", (unsigned long)code);
@@ -126,8 +128,9 @@ static HANDLE
 open_meta(const wchar_t *w)
 {
 	/* BACKUP_SEMANTICS opens directories too; links are followed. */
-	return CreateFileW(w, FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE |
-	    FILE_SHARE_DELETE, NULL, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+	return CreateFileW(w, FILE_READ_ATTRIBUTES,
+	    FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+	    FILE_FLAG_BACKUP_SEMANTICS, NULL);
 }
 
 int
@@ -194,8 +197,8 @@ int
 wa_mkfile(const char *p)
 {
 	wchar_t *w = W(p);
-	HANDLE h = CreateFileW(w, GENERIC_WRITE, 0, NULL, CREATE_NEW, FILE_ATTRIBUTE_NORMAL,
-	    NULL);
+	HANDLE h = CreateFileW(
+	    w, GENERIC_WRITE, 0, NULL, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, NULL);
 
 	free(w);
 	if (h == INVALID_HANDLE_VALUE)
@@ -214,12 +217,14 @@ wa_remove_empty(const char *p)
 	if (!GetFileAttributesExW(w, GetFileExInfoStandard, &a)) {
 		DWORD e = GetLastError();
 
-		rc = e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND ? 0 :
-		    fail_code(e, "%s", p);
+		rc = e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND
+		    ? 0
+		    : fail_code(e, "%s", p);
 	} else if (a.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) {
 		if (!RemoveDirectoryW(w))
-			rc = GetLastError() == ERROR_DIR_NOT_EMPTY ? 1 :
-			    fail_last("RemoveDirectoryW %s", p);
+			rc = GetLastError() == ERROR_DIR_NOT_EMPTY
+			    ? 1
+			    : fail_last("RemoveDirectoryW %s", p);
 	} else if (a.nFileSizeLow != 0 || a.nFileSizeHigh != 0)
 		rc = 1;
 	else if (!DeleteFileW(w))
@@ -232,8 +237,8 @@ int
 wa_lock(const char *p, void **lock)
 {
 	wchar_t *w = W(p);
-	HANDLE h = CreateFileW(w, GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ |
-	    FILE_SHARE_WRITE, NULL, OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
+	HANDLE h = CreateFileW(w, GENERIC_READ | GENERIC_WRITE,
+	    FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
 	OVERLAPPED ov = { 0 };
 
 	free(w);
@@ -329,7 +334,7 @@ wa_managed_dir(int make, char **path, int *exists, int *made)
 	/* Owned by Administrators (an elevated token may give its objects that owner), and
 	 * not inheriting ProgramData's entries, which let Users add files and folders. */
 	static const wchar_t sddl[] = L"O:BAD:P(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)"
-	    L"(A;OICI;0x1200a9;;;BU)";
+				      L"(A;OICI;0x1200a9;;;BU)";
 	SECURITY_ATTRIBUTES sa = { sizeof(sa), NULL, FALSE };
 	char *base, *d;
 	wchar_t *w;
@@ -344,8 +349,8 @@ wa_managed_dir(int make, char **path, int *exists, int *made)
 	attr = GetFileAttributesW(w);
 	*exists = attr != INVALID_FILE_ATTRIBUTES;
 	if (make && !*exists) {
-		if (!ConvertStringSecurityDescriptorToSecurityDescriptorW(sddl, SDDL_REVISION_1,
-		    &sa.lpSecurityDescriptor, NULL)) {
+		if (!ConvertStringSecurityDescriptorToSecurityDescriptorW(
+			sddl, SDDL_REVISION_1, &sa.lpSecurityDescriptor, NULL)) {
 			free(w);
 			fail_last("ConvertStringSecurityDescriptorToSecurityDescriptorW");
 			free(d);
@@ -392,7 +397,7 @@ wa_environ(void)
 
 	strlist_free(&env);
 	for (wchar_t *p = block; p != NULL && *p; p += wcslen(p) + 1)
-		if (*p != L'=')         /* "=C:=C:\dir": the per-drive directories */
+		if (*p != L'=') /* "=C:=C:\dir": the per-drive directories */
 			strlist_push_owned(&env, U(p));
 	FreeEnvironmentStringsW(block);
 	if (env.v == NULL)
@@ -470,8 +475,8 @@ wa_dacl_get(const char *p, struct wa_dacl *d)
 	DWORD rc, rev;
 
 	memset(d, 0, sizeof(*d));
-	rc = GetNamedSecurityInfoW(w, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL, NULL,
-	    &acl, NULL, &sd);
+	rc = GetNamedSecurityInfoW(
+	    w, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL, NULL, &acl, NULL, &sd);
 	free(w);
 	if (rc != ERROR_SUCCESS)
 		return fail_code(rc, "GetNamedSecurityInfoW %s", p);
@@ -479,8 +484,10 @@ wa_dacl_get(const char *p, struct wa_dacl *d)
 		LocalFree(sd);
 		/* A NULL DACL grants everyone everything; an entry added to it would take
 		 * that away from everyone else. */
-		return wa_fail(0, "%s has no DACL (everyone has full access); "
-		    "srt-win does not change it", p);
+		return wa_fail(0,
+		    "%s has no DACL (everyone has full access); "
+		    "srt-win does not change it",
+		    p);
 	}
 	GetSecurityDescriptorControl(sd, &ctl, &rev);
 	d->protect = (ctl & SE_DACL_PROTECTED) != 0;
@@ -499,7 +506,8 @@ wa_dacl_get(const char *p, struct wa_dacl *d)
 		}
 		if (h->AceFlags & INHERITED_ACE)
 			continue;
-		if (h->AceType == ACCESS_ALLOWED_ACE_TYPE || h->AceType == ACCESS_DENIED_ACE_TYPE) {
+		if (h->AceType == ACCESS_ALLOWED_ACE_TYPE ||
+		    h->AceType == ACCESS_DENIED_ACE_TYPE) {
 			ACCESS_ALLOWED_ACE *x = (ACCESS_ALLOWED_ACE *)h;
 
 			a.deny = h->AceType == ACCESS_DENIED_ACE_TYPE;
@@ -569,9 +577,11 @@ build_acl(const struct wa_dacl *d, PACL from, const char *p)
 		if (d->v[i].raw != NULL)
 			r = AddAce(acl, rev, MAXDWORD, d->v[i].raw, (DWORD)d->v[i].rawlen);
 		else if (d->v[i].deny)
-			r = AddAccessDeniedAceEx(acl, rev, d->v[i].flags, d->v[i].mask, sids[i]);
+			r = AddAccessDeniedAceEx(
+			    acl, rev, d->v[i].flags, d->v[i].mask, sids[i]);
 		else
-			r = AddAccessAllowedAceEx(acl, rev, d->v[i].flags, d->v[i].mask, sids[i]);
+			r = AddAccessAllowedAceEx(
+			    acl, rev, d->v[i].flags, d->v[i].mask, sids[i]);
 		if (!r) {
 			fail_last("adding an entry for %s", p);
 			goto out;
@@ -610,15 +620,17 @@ inheritable_same(PACL old, const struct wa_dacl *d)
 	for (DWORD k = 0; k < si.AceCount; k++) {
 		if (!GetAce(old, k, (LPVOID *)&h))
 			return 0;
-		if ((h->AceFlags & INHERITED_ACE) || !(h->AceFlags & (OBJECT_INHERIT_ACE |
-		    CONTAINER_INHERIT_ACE)))
+		if ((h->AceFlags & INHERITED_ACE) ||
+		    !(h->AceFlags & (OBJECT_INHERIT_ACE | CONTAINER_INHERIT_ACE)))
 			continue;
-		while (i < d->n && !(d->v[i].flags & (OBJECT_INHERIT_ACE | CONTAINER_INHERIT_ACE)))
+		while (
+		    i < d->n && !(d->v[i].flags & (OBJECT_INHERIT_ACE | CONTAINER_INHERIT_ACE)))
 			i++;
 		if (i == d->n)
 			return 0;
 		if (d->v[i].raw != NULL) {
-			if (d->v[i].rawlen != h->AceSize || memcmp(d->v[i].raw, h, h->AceSize) != 0)
+			if (d->v[i].rawlen != h->AceSize ||
+			    memcmp(d->v[i].raw, h, h->AceSize) != 0)
 				return 0;
 		} else {
 			ACCESS_ALLOWED_ACE *x = (ACCESS_ALLOWED_ACE *)h;
@@ -626,7 +638,7 @@ inheritable_same(PACL old, const struct wa_dacl *d)
 			int same;
 
 			if ((h->AceType != ACCESS_ALLOWED_ACE_TYPE &&
-			    h->AceType != ACCESS_DENIED_ACE_TYPE) ||
+				h->AceType != ACCESS_DENIED_ACE_TYPE) ||
 			    (h->AceType == ACCESS_DENIED_ACE_TYPE) != (d->v[i].deny == 1) ||
 			    x->Mask != d->v[i].mask || h->AceFlags != d->v[i].flags)
 				return 0;
@@ -663,8 +675,8 @@ wa_dacl_set(const char *p, const struct wa_dacl *d)
 	const char *how;
 	int ret = -1;
 
-	rc = GetNamedSecurityInfoW(w, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL, NULL,
-	    &old, NULL, &cur);
+	rc = GetNamedSecurityInfoW(
+	    w, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL, NULL, &old, NULL, &cur);
 	if (rc != ERROR_SUCCESS) {
 		fail_code(rc, "GetNamedSecurityInfoW %s", p);
 		goto out;
@@ -689,9 +701,11 @@ wa_dacl_set(const char *p, const struct wa_dacl *d)
 		how = "SetNamedSecurityInfoW";
 		if ((acl = build_acl(d, NULL, p)) == NULL)
 			goto out;
-		rc = SetNamedSecurityInfoW(w, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION |
-		    (d->protect ? PROTECTED_DACL_SECURITY_INFORMATION :
-		    UNPROTECTED_DACL_SECURITY_INFORMATION), NULL, NULL, acl, NULL);
+		rc = SetNamedSecurityInfoW(w, SE_FILE_OBJECT,
+		    DACL_SECURITY_INFORMATION |
+			(d->protect ? PROTECTED_DACL_SECURITY_INFORMATION
+				    : UNPROTECTED_DACL_SECURITY_INFORMATION),
+		    NULL, NULL, acl, NULL);
 		if (rc != ERROR_SUCCESS) {
 			fail_code(rc, "SetNamedSecurityInfoW %s", p);
 			goto out;
@@ -701,8 +715,9 @@ wa_dacl_set(const char *p, const struct wa_dacl *d)
 		fprintf(stderr, "srt-win: %s %s:", how, p);
 		for (size_t i = 0; i < d->n; i++)
 			if (d->v[i].raw == NULL)
-				fprintf(stderr, " %s:%s:0x%08lx:%s", d->v[i].deny ? "deny" :
-				    "allow", d->v[i].sid, (unsigned long)d->v[i].mask,
+				fprintf(stderr, " %s:%s:0x%08lx:%s",
+				    d->v[i].deny ? "deny" : "allow", d->v[i].sid,
+				    (unsigned long)d->v[i].mask,
 				    (d->v[i].flags & 3) == 3 ? "OICI" : "-");
 		fputc('\n', stderr);
 	}
@@ -715,14 +730,15 @@ out:
 	return ret;
 }
 
-typedef BOOL (WINAPI *derive_fn)(LPCWSTR, PSID **, DWORD *, PSID **, DWORD *);
+typedef BOOL(WINAPI *derive_fn)(LPCWSTR, PSID **, DWORD *, PSID **, DWORD *);
 
 int
 wa_capability_sid(const char *name, char **sid)
 {
 	HMODULE k = GetModuleHandleW(L"kernelbase.dll");
-	derive_fn derive = k ? (derive_fn)(void (*)(void))GetProcAddress(k,
-	    "DeriveCapabilitySidsFromName") : NULL;
+	derive_fn derive = k
+	    ? (derive_fn)(void (*)(void))GetProcAddress(k, "DeriveCapabilitySidsFromName")
+	    : NULL;
 	PSID *groups = NULL, *caps = NULL;
 	DWORD ng = 0, nc = 0;
 	wchar_t *w;

@@ -23,23 +23,23 @@
 #include "winapi_win32.h"
 
 #ifndef FWPM_FILTER_FLAG_PERSISTENT
-#define FWPM_FILTER_FLAG_PERSISTENT     0x00000001
+#define FWPM_FILTER_FLAG_PERSISTENT 0x00000001
 #endif
 #ifndef FWPM_SUBLAYER_FLAG_PERSISTENT
-#define FWPM_SUBLAYER_FLAG_PERSISTENT   0x0001
+#define FWPM_SUBLAYER_FLAG_PERSISTENT 0x0001
 #endif
 
 /* Not in mingw-w64's headers; Microsoft's documented values. */
 static const GUID LAYER_CONNECT_V4 = { 0xc38d57d1, 0x05a7, 0x4c33,
-    { 0x90, 0x4f, 0x7f, 0xbc, 0xee, 0xe6, 0x0e, 0x82 } };
+	{ 0x90, 0x4f, 0x7f, 0xbc, 0xee, 0xe6, 0x0e, 0x82 } };
 static const GUID LAYER_CONNECT_V6 = { 0x4a72393b, 0x319f, 0x44bc,
-    { 0x84, 0xc3, 0xba, 0x54, 0xdc, 0xb3, 0xb6, 0xb4 } };
+	{ 0x84, 0xc3, 0xba, 0x54, 0xdc, 0xb3, 0xb6, 0xb4 } };
 static const GUID COND_USER_ID = { 0xaf043a0a, 0xb34d, 0x4f86,
-    { 0x97, 0x9c, 0xc9, 0x03, 0x71, 0xaf, 0x6e, 0x66 } };
+	{ 0x97, 0x9c, 0xc9, 0x03, 0x71, 0xaf, 0x6e, 0x66 } };
 static const GUID COND_REMOTE_ADDRESS = { 0xb235ae9a, 0x1d64, 0x49b8,
-    { 0xa4, 0x4c, 0x5f, 0xf3, 0xd9, 0x09, 0x50, 0x45 } };
+	{ 0xa4, 0x4c, 0x5f, 0xf3, 0xd9, 0x09, 0x50, 0x45 } };
 static const GUID COND_REMOTE_PORT = { 0xc35a604d, 0xd22b, 0x4e1a,
-    { 0x91, 0xb4, 0x68, 0xf6, 0x74, 0xee, 0x67, 0x4b } };
+	{ 0x91, 0xb4, 0x68, 0xf6, 0x74, 0xee, 0x67, 0x4b } };
 
 #define REG_KEY L"SOFTWARE\\srt-win"
 
@@ -92,8 +92,9 @@ wa_group_delete(const char *name)
 	NET_API_STATUS st = NetLocalGroupDel(NULL, w);
 
 	free(w);
-	return st == NERR_Success || st == NERR_GroupNotFound ||
-	    st == ERROR_NO_SUCH_ALIAS ? 0 : net_fail(st, "NetLocalGroupDel", name);
+	return st == NERR_Success || st == NERR_GroupNotFound || st == ERROR_NO_SUCH_ALIAS
+	    ? 0
+	    : net_fail(st, "NetLocalGroupDel", name);
 }
 
 /* Keep the account off the sign-in screen. */
@@ -103,9 +104,10 @@ hide_from_logon(const wchar_t *name)
 	HKEY k;
 	DWORD zero = 0;
 
-	if (RegCreateKeyExW(HKEY_LOCAL_MACHINE, L"SOFTWARE\\Microsoft\\Windows NT\\"
-	    L"CurrentVersion\\Winlogon\\SpecialAccounts\\UserList", 0, NULL, 0, KEY_SET_VALUE,
-	    NULL, &k, NULL) != ERROR_SUCCESS)
+	if (RegCreateKeyExW(HKEY_LOCAL_MACHINE,
+		L"SOFTWARE\\Microsoft\\Windows NT\\"
+		L"CurrentVersion\\Winlogon\\SpecialAccounts\\UserList",
+		0, NULL, 0, KEY_SET_VALUE, NULL, &k, NULL) != ERROR_SUCCESS)
 		return;
 	RegSetValueExW(k, name, 0, REG_DWORD, (const BYTE *)&zero, sizeof(zero));
 	RegCloseKey(k);
@@ -153,8 +155,8 @@ wa_user_delete(const char *name)
 	NET_API_STATUS st = NetUserDel(NULL, w);
 
 	free(w);
-	return st == NERR_Success || st == NERR_UserNotFound ? 0 :
-	    net_fail(st, "NetUserDel", name);
+	return st == NERR_Success || st == NERR_UserNotFound ? 0
+							     : net_fail(st, "NetUserDel", name);
 }
 
 int
@@ -168,8 +170,9 @@ wa_group_add(const char *group, const char *user)
 	st = NetLocalGroupAddMembers(NULL, wg, 3, (LPBYTE)&mi, 1);
 	free(wg);
 	free(wu);
-	return st == NERR_Success || st == ERROR_MEMBER_IN_ALIAS ? 0 :
-	    net_fail(st, "NetLocalGroupAddMembers", group);
+	return st == NERR_Success || st == ERROR_MEMBER_IN_ALIAS
+	    ? 0
+	    : net_fail(st, "NetLocalGroupAddMembers", group);
 }
 
 int
@@ -178,8 +181,8 @@ wa_group_has(const char *group, const char *user)
 	LOCALGROUP_MEMBERS_INFO_3 *mi = NULL;
 	DWORD read = 0, total = 0;
 	wchar_t *wg = W(group), *wu = W(user);
-	NET_API_STATUS st = NetLocalGroupGetMembers(NULL, wg, 3, (LPBYTE *)&mi,
-	    MAX_PREFERRED_LENGTH, &read, &total, NULL);
+	NET_API_STATUS st = NetLocalGroupGetMembers(
+	    NULL, wg, 3, (LPBYTE *)&mi, MAX_PREFERRED_LENGTH, &read, &total, NULL);
 	int has = 0;
 
 	if (st == NERR_Success) {
@@ -273,14 +276,14 @@ record_key(HKEY *k)
 	w = W(sddl);
 	free(sddl);
 	free(gsid);
-	if (!ConvertStringSecurityDescriptorToSecurityDescriptorW(w, SDDL_REVISION_1, &sd,
-	    NULL)) {
+	if (!ConvertStringSecurityDescriptorToSecurityDescriptorW(
+		w, SDDL_REVISION_1, &sd, NULL)) {
 		free(w);
 		return fail_last("the record's security descriptor");
 	}
 	free(w);
-	rc = RegCreateKeyExW(HKEY_LOCAL_MACHINE, REG_KEY, 0, NULL, 0, KEY_ALL_ACCESS, NULL, k,
-	    NULL);
+	rc = RegCreateKeyExW(
+	    HKEY_LOCAL_MACHINE, REG_KEY, 0, NULL, 0, KEY_ALL_ACCESS, NULL, k, NULL);
 	if (rc == ERROR_SUCCESS)
 		rc = RegSetKeySecurity(*k, DACL_SECURITY_INFORMATION, sd);
 	LocalFree(sd);
@@ -298,8 +301,8 @@ wa_record_set(const char *name, const char *value)
 		return -1;
 	wn = W(name);
 	wv = W(value);
-	rc = RegSetValueExW(k, wn, 0, REG_SZ, (const BYTE *)wv,
-	    (DWORD)((wcslen(wv) + 1) * sizeof(wchar_t)));
+	rc = RegSetValueExW(
+	    k, wn, 0, REG_SZ, (const BYTE *)wv, (DWORD)((wcslen(wv) + 1) * sizeof(wchar_t)));
 	free_secret(wv);
 	free(wn);
 	RegCloseKey(k);
@@ -313,9 +316,10 @@ wa_record_delete(const char *name)
 	DWORD rc = RegDeleteKeyValueW(HKEY_LOCAL_MACHINE, REG_KEY, w);
 
 	free(w);
-	RegDeleteKeyW(HKEY_LOCAL_MACHINE, REG_KEY);     /* if it is empty now */
-	return rc == ERROR_SUCCESS || rc == ERROR_FILE_NOT_FOUND ? 0 :
-	    fail_code(rc, "deleting the record %s", name);
+	RegDeleteKeyW(HKEY_LOCAL_MACHINE, REG_KEY); /* if it is empty now */
+	return rc == ERROR_SUCCESS || rc == ERROR_FILE_NOT_FOUND
+	    ? 0
+	    : fail_code(rc, "deleting the record %s", name);
 }
 
 /* --- WFP -------------------------------------------------------------------------------- */
@@ -352,8 +356,8 @@ match_sd(const char *sid, ULONG *len)
 	PSECURITY_DESCRIPTOR sd = NULL;
 
 	free(sddl);
-	if (!ConvertStringSecurityDescriptorToSecurityDescriptorW(w, SDDL_REVISION_1, &sd,
-	    len)) {
+	if (!ConvertStringSecurityDescriptorToSecurityDescriptorW(
+		w, SDDL_REVISION_1, &sd, len)) {
 		fail_last("the filter's user condition");
 		sd = NULL;
 	}
@@ -501,8 +505,10 @@ wfp_each(const char *sublayer, int del, int *count)
 				if (!IsEqualGUID(&v[i]->subLayerKey, &key))
 					continue;
 				(*count)++;
-				if (del && (rc = FwpmFilterDeleteById0(e, v[i]->filterId)) !=
-				    ERROR_SUCCESS && rc != (DWORD)FWP_E_FILTER_NOT_FOUND) {
+				if (del &&
+				    (rc = FwpmFilterDeleteById0(e, v[i]->filterId)) !=
+					ERROR_SUCCESS &&
+				    rc != (DWORD)FWP_E_FILTER_NOT_FOUND) {
 					FwpmFreeMemory0((void **)&v);
 					FwpmFilterDestroyEnumHandle0(e, en);
 					fail_code(rc, "FwpmFilterDeleteById0");
@@ -571,7 +577,7 @@ wa_connect_probe(const char *host, int port, int *outcome)
 	if (r == 0)
 		*outcome = 0;
 	else if (WSAGetLastError() == WSAEACCES)
-		*outcome = 1;           /* refused by a filter before any packet left */
+		*outcome = 1; /* refused by a filter before any packet left */
 	else if (WSAGetLastError() != WSAEWOULDBLOCK)
 		*outcome = 2;
 	else {
@@ -596,8 +602,8 @@ wa_connect_probe(const char *host, int port, int *outcome)
 int
 wa_trust_cert(const uint8_t *der, size_t len, char **thumb)
 {
-	HCERTSTORE st = CertOpenStore(CERT_STORE_PROV_SYSTEM_W, 0, 0,
-	    CERT_SYSTEM_STORE_CURRENT_USER, L"Root");
+	HCERTSTORE st = CertOpenStore(
+	    CERT_STORE_PROV_SYSTEM_W, 0, 0, CERT_SYSTEM_STORE_CURRENT_USER, L"Root");
 	PCCERT_CONTEXT ctx = NULL;
 	BYTE hash[20];
 	DWORD n = sizeof(hash);
@@ -606,7 +612,7 @@ wa_trust_cert(const uint8_t *der, size_t len, char **thumb)
 	if (st == NULL)
 		return fail_last("CertOpenStore Root");
 	if (!CertAddEncodedCertificateToStore(st, X509_ASN_ENCODING, der, (DWORD)len,
-	    CERT_STORE_ADD_REPLACE_EXISTING, &ctx)) {
+		CERT_STORE_ADD_REPLACE_EXISTING, &ctx)) {
 		CertCloseStore(st, 0);
 		return fail_last("CertAddEncodedCertificateToStore");
 	}

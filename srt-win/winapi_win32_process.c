@@ -27,8 +27,8 @@ wa_pid(void)
 int
 wa_process_alive(unsigned long pid, uint64_t start, uint64_t *startp)
 {
-	HANDLE h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION | SYNCHRONIZE, FALSE,
-	    (DWORD)pid);
+	HANDLE h = OpenProcess(
+	    PROCESS_QUERY_LIMITED_INFORMATION | SYNCHRONIZE, FALSE, (DWORD)pid);
 	FILETIME c, e, k, u;
 	uint64_t s;
 	int alive;
@@ -107,7 +107,7 @@ static void
 std_handles(STARTUPINFOW *si, HANDLE *list, DWORD *nlist)
 {
 	HANDLE h[3] = { GetStdHandle(STD_INPUT_HANDLE), GetStdHandle(STD_OUTPUT_HANDLE),
-	    GetStdHandle(STD_ERROR_HANDLE) };
+		GetStdHandle(STD_ERROR_HANDLE) };
 
 	si->dwFlags |= STARTF_USESTDHANDLES;
 	si->hStdInput = h[0];
@@ -158,13 +158,13 @@ start_kind(DWORD e)
 	}
 }
 
-static HANDLE ctrl_event;       /* set by a Ctrl-C or Ctrl-Break (wa_console_keep) */
+static HANDLE ctrl_event; /* set by a Ctrl-C or Ctrl-Break (wa_console_keep) */
 
 static BOOL WINAPI
 on_ctrl(DWORD type)
 {
 	if (type != CTRL_C_EVENT && type != CTRL_BREAK_EVENT)
-		return FALSE;   /* closing, logoff, shutdown: the default, which ends us */
+		return FALSE; /* closing, logoff, shutdown: the default, which ends us */
 	if (ctrl_event != NULL)
 		SetEvent(ctrl_event);
 	return TRUE;
@@ -186,17 +186,18 @@ restricted_token(const struct wa_spawn *sp)
 	PSID admins = NULL, everyone = NULL, restricted = NULL, user = NULL;
 	TOKEN_USER *tu = NULL;
 	DWORD n = 0, nr = 0, nd = 0;
-	SID_IDENTIFIER_AUTHORITY nt = SECURITY_NT_AUTHORITY, world =
-	    SECURITY_WORLD_SID_AUTHORITY;
+	SID_IDENTIFIER_AUTHORITY nt = SECURITY_NT_AUTHORITY,
+				 world = SECURITY_WORLD_SID_AUTHORITY;
 	size_t nroots = 0;
 
-	if (!OpenProcessToken(GetCurrentProcess(), TOKEN_DUPLICATE | TOKEN_ASSIGN_PRIMARY |
-	    TOKEN_QUERY | TOKEN_ADJUST_DEFAULT, &self)) {
+	if (!OpenProcessToken(GetCurrentProcess(),
+		TOKEN_DUPLICATE | TOKEN_ASSIGN_PRIMARY | TOKEN_QUERY | TOKEN_ADJUST_DEFAULT,
+		&self)) {
 		fail_last("OpenProcessToken");
 		return NULL;
 	}
-	AllocateAndInitializeSid(&nt, 2, SECURITY_BUILTIN_DOMAIN_RID,
-	    DOMAIN_ALIAS_RID_ADMINS, 0, 0, 0, 0, 0, 0, &admins);
+	AllocateAndInitializeSid(&nt, 2, SECURITY_BUILTIN_DOMAIN_RID, DOMAIN_ALIAS_RID_ADMINS,
+	    0, 0, 0, 0, 0, 0, &admins);
 	disable[nd].Sid = admins;
 	disable[nd++].Attributes = 0;
 	if (sp->write_restricted) {
@@ -207,10 +208,10 @@ restricted_token(const struct wa_spawn *sp)
 			goto out;
 		}
 		user = tu->User.Sid;
-		AllocateAndInitializeSid(&world, 1, SECURITY_WORLD_RID, 0, 0, 0, 0, 0, 0, 0,
-		    &everyone);
-		AllocateAndInitializeSid(&nt, 1, SECURITY_RESTRICTED_CODE_RID, 0, 0, 0, 0, 0,
-		    0, 0, &restricted);
+		AllocateAndInitializeSid(
+		    &world, 1, SECURITY_WORLD_RID, 0, 0, 0, 0, 0, 0, 0, &everyone);
+		AllocateAndInitializeSid(
+		    &nt, 1, SECURITY_RESTRICTED_CODE_RID, 0, 0, 0, 0, 0, 0, 0, &restricted);
 		for (char **r = sp->restrict_sids; r != NULL && *r != NULL; r++)
 			nroots++;
 		restrict_to = xcalloc(3 + nroots, sizeof(*restrict_to));
@@ -227,9 +228,10 @@ restricted_token(const struct wa_spawn *sp)
 	}
 	/* Every privilege goes but SeChangeNotify (traversal); Administrators, if the
 	 * account were one, only denies. */
-	if (!CreateRestrictedToken(self, DISABLE_MAX_PRIVILEGE | LUA_TOKEN |
-	    (sp->write_restricted ? WRITE_RESTRICTED : 0), nd, disable, 0, NULL, nr,
-	    restrict_to, &rt)) {
+	if (!CreateRestrictedToken(self,
+		DISABLE_MAX_PRIVILEGE | LUA_TOKEN |
+		    (sp->write_restricted ? WRITE_RESTRICTED : 0),
+		nd, disable, 0, NULL, nr, restrict_to, &rt)) {
 		fail_last("CreateRestrictedToken");
 		rt = NULL;
 	}
@@ -261,16 +263,16 @@ kill_on_close_job(void)
 	}
 	li.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE |
 	    JOB_OBJECT_LIMIT_DIE_ON_UNHANDLED_EXCEPTION;
-	if (!SetInformationJobObject(job, JobObjectExtendedLimitInformation, &li,
-	    sizeof(li))) {
+	if (!SetInformationJobObject(job, JobObjectExtendedLimitInformation, &li, sizeof(li))) {
 		fail_last("SetInformationJobObject (kill on close)");
 		CloseHandle(job);
 		return NULL;
 	}
-	ui.UIRestrictionsClass = JOB_OBJECT_UILIMIT_DESKTOP | JOB_OBJECT_UILIMIT_DISPLAYSETTINGS |
-	    JOB_OBJECT_UILIMIT_EXITWINDOWS | JOB_OBJECT_UILIMIT_GLOBALATOMS |
-	    JOB_OBJECT_UILIMIT_HANDLES | JOB_OBJECT_UILIMIT_READCLIPBOARD |
-	    JOB_OBJECT_UILIMIT_SYSTEMPARAMETERS | JOB_OBJECT_UILIMIT_WRITECLIPBOARD;
+	ui.UIRestrictionsClass = JOB_OBJECT_UILIMIT_DESKTOP |
+	    JOB_OBJECT_UILIMIT_DISPLAYSETTINGS | JOB_OBJECT_UILIMIT_EXITWINDOWS |
+	    JOB_OBJECT_UILIMIT_GLOBALATOMS | JOB_OBJECT_UILIMIT_HANDLES |
+	    JOB_OBJECT_UILIMIT_READCLIPBOARD | JOB_OBJECT_UILIMIT_SYSTEMPARAMETERS |
+	    JOB_OBJECT_UILIMIT_WRITECLIPBOARD;
 	if (!SetInformationJobObject(job, JobObjectBasicUIRestrictions, &ui, sizeof(ui))) {
 		fail_last("SetInformationJobObject (UI limits)");
 		CloseHandle(job);
@@ -279,7 +281,11 @@ kill_on_close_job(void)
 	return job;
 }
 
-enum { WAIT_ENDED, WAIT_WATCH_ENDED, WAIT_CTRL };
+enum {
+	WAIT_ENDED,
+	WAIT_WATCH_ENDED,
+	WAIT_CTRL
+};
 
 /* Wait for h to end, or for the watched process to end first, or (ctrl) for a Ctrl-C. */
 static int
@@ -327,8 +333,10 @@ wa_run_contained(const struct wa_spawn *sp, int *status)
 	InitializeProcThreadAttributeList(NULL, 1, 0, &asize);
 	si.lpAttributeList = xcalloc(1, asize);
 	if (!InitializeProcThreadAttributeList(si.lpAttributeList, 1, 0, &asize) ||
-	    (nlist > 0 && !UpdateProcThreadAttribute(si.lpAttributeList, 0,
-	    PROC_THREAD_ATTRIBUTE_HANDLE_LIST, list, nlist * sizeof(HANDLE), NULL, NULL))) {
+	    (nlist > 0 &&
+		!UpdateProcThreadAttribute(si.lpAttributeList, 0,
+		    PROC_THREAD_ATTRIBUTE_HANDLE_LIST, list, nlist * sizeof(HANDLE), NULL,
+		    NULL))) {
 		fail_last("the handle list");
 		goto out;
 	}
@@ -338,9 +346,9 @@ wa_run_contained(const struct wa_spawn *sp, int *status)
 	env = sp->env != NULL ? env_block(sp->env) : NULL;
 	cwd = sp->cwd != NULL ? W(sp->cwd) : NULL;
 	/* Suspended until it is in the job: nothing it starts can escape the job. */
-	if (!CreateProcessAsUserW(token, app, cmd, NULL, NULL, nlist > 0, CREATE_SUSPENDED |
-	    CREATE_UNICODE_ENVIRONMENT | EXTENDED_STARTUPINFO_PRESENT, env, cwd,
-	    &si.StartupInfo, &pi)) {
+	if (!CreateProcessAsUserW(token, app, cmd, NULL, NULL, nlist > 0,
+		CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT | EXTENDED_STARTUPINFO_PRESENT,
+		env, cwd, &si.StartupInfo, &pi)) {
 		DWORD e = GetLastError();
 
 		start_error = start_kind(e);
@@ -357,8 +365,7 @@ wa_run_contained(const struct wa_spawn *sp, int *status)
 		TerminateProcess(pi.hProcess, 1);
 		goto out;
 	}
-	ended = wait_watch(pi.hProcess, sp->watch_pid, sp->watch_start, 0) ==
-	    WAIT_WATCH_ENDED;
+	ended = wait_watch(pi.hProcess, sp->watch_pid, sp->watch_start, 0) == WAIT_WATCH_ENDED;
 	if (ended)
 		TerminateJobObject(job, 1);
 	else if (!GetExitCodeProcess(pi.hProcess, &code)) {
@@ -390,8 +397,8 @@ out:
 }
 
 int
-wa_run_as_user(const char *user, const char *password, const struct wa_spawn *sp,
-    int *status, enum wa_logon *why)
+wa_run_as_user(const char *user, const char *password, const struct wa_spawn *sp, int *status,
+    enum wa_logon *why)
 {
 	STARTUPINFOW si = { 0 };
 	PROCESS_INFORMATION pi = { 0 };
@@ -408,11 +415,11 @@ wa_run_as_user(const char *user, const char *password, const struct wa_spawn *sp
 	cwd = sp->cwd != NULL ? W(sp->cwd) : NULL;
 	/* The account's own profile environment (lpEnvironment NULL): none of ours. */
 	if (!CreateProcessWithLogonW(wu, L".", wpw, LOGON_WITH_PROFILE, app, cmd,
-	    CREATE_UNICODE_ENVIRONMENT | CREATE_NO_WINDOW, NULL, cwd, &si, &pi)) {
+		CREATE_UNICODE_ENVIRONMENT | CREATE_NO_WINDOW, NULL, cwd, &si, &pi)) {
 		e = GetLastError();
-		*why = e == ERROR_SERVICE_DISABLED ? WA_LOGON_SECLOGON_DISABLED :
-		    e == ERROR_SERVICE_DOES_NOT_EXIST ? WA_LOGON_SECLOGON_MISSING :
-		    WA_LOGON_FAILED;
+		*why = e == ERROR_SERVICE_DISABLED      ? WA_LOGON_SECLOGON_DISABLED
+		    : e == ERROR_SERVICE_DOES_NOT_EXIST ? WA_LOGON_SECLOGON_MISSING
+							: WA_LOGON_FAILED;
 		fail_code(e, "CreateProcessWithLogonW %s", user);
 		goto out;
 	}

@@ -28,8 +28,9 @@ guard_local_refresh(struct guard_local *l)
 	/* The list may grow between the size query and the call: try again, a few times. */
 	for (tries = 0; tries < 4; tries++) {
 		all = xmalloc(len);
-		rc = GetAdaptersAddresses(AF_UNSPEC, GAA_FLAG_SKIP_ANYCAST |
-		    GAA_FLAG_SKIP_MULTICAST | GAA_FLAG_SKIP_DNS_SERVER, NULL, all, &len);
+		rc = GetAdaptersAddresses(AF_UNSPEC,
+		    GAA_FLAG_SKIP_ANYCAST | GAA_FLAG_SKIP_MULTICAST | GAA_FLAG_SKIP_DNS_SERVER,
+		    NULL, all, &len);
 		if (rc != ERROR_BUFFER_OVERFLOW)
 			break;
 		free(all);
@@ -59,12 +60,14 @@ guard_local_refresh(struct guard_local *l)
 				a = &l->v[l->n++];
 				a->family = 4;
 				memcpy(a->bytes,
-				    &((const struct sockaddr_in *)(const void *)sa)->sin_addr, 4);
+				    &((const struct sockaddr_in *)(const void *)sa)->sin_addr,
+				    4);
 			} else if (sa->sa_family == AF_INET6) {
 				a = &l->v[l->n++];
 				a->family = 6;
 				memcpy(a->bytes,
-				    &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, 16);
+				    &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr,
+				    16);
 			}
 		}
 	}

@@ -25,7 +25,7 @@
 #include "managed.h"
 #include "managed_acl.h"
 
-#define HELD_MAX        64
+#define HELD_MAX 64
 
 struct held {
 	HANDLE h[HELD_MAX];
@@ -40,11 +40,13 @@ win_error(DWORD err)
 	size_t n;
 
 	if (FormatMessageA(FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM |
-	    FORMAT_MESSAGE_IGNORE_INSERTS, NULL, err, 0, (LPSTR)&msg, 0, NULL) == 0 ||
+		    FORMAT_MESSAGE_IGNORE_INSERTS,
+		NULL, err, 0, (LPSTR)&msg, 0, NULL) == 0 ||
 	    msg == NULL)
 		return xasprintf("error %lu", (unsigned long)err);
-	while ((n = strlen(msg)) > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '\r' ||
-	    msg[n - 1] == '.' || msg[n - 1] == ' '))
+	while ((n = strlen(msg)) > 0 &&
+	    (msg[n - 1] == '\n' || msg[n - 1] == '\r' || msg[n - 1] == '.' ||
+		msg[n - 1] == ' '))
 		msg[n - 1] = '\0';
 	s = xasprintf("%s (%lu)", msg, (unsigned long)err);
 	LocalFree(msg);
@@ -125,7 +127,7 @@ ace_sid(ACE_HEADER *h)
 	case ACCESS_DENIED_ACE_TYPE:
 	case ACCESS_ALLOWED_CALLBACK_ACE_TYPE:
 	case ACCESS_DENIED_CALLBACK_ACE_TYPE:
-		return sid_string((PSID)&((ACCESS_ALLOWED_ACE *)h)->SidStart);
+		return sid_string((PSID) & ((ACCESS_ALLOWED_ACE *)h)->SidStart);
 	default:
 		return xstrdup("");
 	}
@@ -140,8 +142,9 @@ read_security(HANDLE h, struct macl_object *o, char **why)
 	ACL_SIZE_INFORMATION si;
 	DWORD rc;
 
-	rc = GetSecurityInfo(h, SE_FILE_OBJECT, OWNER_SECURITY_INFORMATION |
-	    DACL_SECURITY_INFORMATION, &owner, NULL, &dacl, NULL, &sd);
+	rc = GetSecurityInfo(h, SE_FILE_OBJECT,
+	    OWNER_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION, &owner, NULL, &dacl, NULL,
+	    &sd);
 	if (rc != ERROR_SUCCESS) {
 		char *e = win_error(rc);
 
@@ -267,21 +270,23 @@ managed_load(struct managed *m, struct diags *errs, struct diags *warns)
 {
 	struct held held = { .n = 0 };
 	struct managed_winsys sys = {
-		.program_data = ms_program_data, .look = ms_look, .read = ms_read,
-		.done = ms_done, .ctx = &held,
+		.program_data = ms_program_data,
+		.look = ms_look,
+		.read = ms_read,
+		.done = ms_done,
+		.ctx = &held,
 	};
 
 	return managed_acl_load(&sys, m, errs, warns);
 }
 
 int
-managed_load_path(const char *path, struct managed *m, struct diags *errs,
-    struct diags *warns)
+managed_load_path(const char *path, struct managed *m, struct diags *errs, struct diags *warns)
 {
 	(void)warns;
 	memset(m, 0, sizeof(*m));
-	diags_add(errs, "%s: on Windows the managed policy is read only from %s", path,
-	    managed_path);
+	diags_add(
+	    errs, "%s: on Windows the managed policy is read only from %s", path, managed_path);
 	return -1;
 }
 #endif

@@ -88,8 +88,10 @@ proxy_win_handle(const char *prog, const char *opt, int v)
 	DWORD fl;
 
 	if (!GetHandleInformation(h, &fl))
-		proxy_win_fail(prog, "%s %d: not a handle of this process (on Windows the value "
-		    "of a handle srt's launcher lets it inherit)", opt, v);
+		proxy_win_fail(prog,
+		    "%s %d: not a handle of this process (on Windows the value "
+		    "of a handle srt's launcher lets it inherit)",
+		    opt, v);
 	return h;
 }
 
@@ -105,13 +107,17 @@ proxy_win_listener(const char *prog, int v)
 	int type = 0, len = (int)sizeof(type);
 
 	if (getsockopt((SOCKET)h, SOL_SOCKET, SO_TYPE, (char *)&type, &len) == 0)
-		proxy_win_fail(prog, "--listen-fd %d: a socket; on Windows it names the pipe "
+		proxy_win_fail(prog,
+		    "--listen-fd %d: a socket; on Windows it names the pipe "
 		    "that carries the listener (WSADuplicateSocketW), as srt's launcher "
-		    "passes it", v);
+		    "passes it",
+		    v);
 	if (!PeekNamedPipe(h, NULL, 0, NULL, &avail, NULL) || avail < sizeof(info) ||
 	    !ReadFile(h, &info, sizeof(info), &got, NULL) || got != sizeof(info))
-		proxy_win_fail(prog, "--listen-fd %d: not a pipe holding a listener's "
-		    "WSAPROTOCOL_INFOW (%zu bytes)", v, sizeof(info));
+		proxy_win_fail(prog,
+		    "--listen-fd %d: not a pipe holding a listener's "
+		    "WSAPROTOCOL_INFOW (%zu bytes)",
+		    v, sizeof(info));
 	CloseHandle(h);
 	s = WSASocketW(FROM_PROTOCOL_INFO, FROM_PROTOCOL_INFO, FROM_PROTOCOL_INFO, &info, 0,
 	    WSA_FLAG_OVERLAPPED | WSA_FLAG_NO_HANDLE_INHERIT);
@@ -141,7 +147,7 @@ proxy_win_lifeline_wait(LPVOID arg)
 	/* Until srt's write end closes (ERROR_BROKEN_PIPE) or the read fails. */
 	while (ReadFile(ll->pipe, buf, sizeof(buf), &n, NULL))
 		;
-	sys_sockclose(ll->sock);        /* the loop's end reads end-of-file */
+	sys_sockclose(ll->sock); /* the loop's end reads end-of-file */
 	return 0;
 }
 
@@ -194,8 +200,9 @@ proxy_win_policy_open(int v, char *err, size_t errlen)
 		return NULL;
 	}
 	if (size.QuadPart <= 0 || (uint64_t)size.QuadPart > UINT32_MAX - 1u) {
-		snprintf(err, errlen, "policy.bin: %s", size.QuadPart <= 0 ?
-		    "truncated: file is empty" : "larger than any policy image");
+		snprintf(err, errlen, "policy.bin: %s",
+		    size.QuadPart <= 0 ? "truncated: file is empty"
+				       : "larger than any policy image");
 		return NULL;
 	}
 	len = (size_t)size.QuadPart;
@@ -228,31 +235,38 @@ proxy_win_start(struct proxy_opts *o, const char *prog)
 	size_t i;
 
 	if (o->settings_path != NULL)
-		proxy_win_refuse(prog, "-s", "settings files are read with cJSON, which this "
+		proxy_win_refuse(prog, "-s",
+		    "settings files are read with cJSON, which this "
 		    "build lacks; compile them with srt-policy compile -s FILE -o policy.bin "
 		    "and pass -p policy.bin");
 	if (o->cred_fd != -1)
-		proxy_win_refuse(prog, "--cred-fd", "masked credentials need OpenSSL and the "
+		proxy_win_refuse(prog, "--cred-fd",
+		    "masked credentials need OpenSSL and the "
 		    "Linux launcher");
 	if (o->ca_fd != -1)
-		proxy_win_refuse(prog, "--ca-fd", "TLS termination needs OpenSSL, which this "
+		proxy_win_refuse(prog, "--ca-fd",
+		    "TLS termination needs OpenSSL, which this "
 		    "build lacks");
 	if (o->control_fd != -1)
-		proxy_win_refuse(prog, "--control-fd", "srt's Linux launcher sends policy "
+		proxy_win_refuse(prog, "--control-fd",
+		    "srt's Linux launcher sends policy "
 		    "updates over it with SCM_RIGHTS");
-	if (o->decider_in != -1 || o->decider_out != -1 || o->decider_ready_fd != -1 ||
-	    o->ask)
-		proxy_win_refuse(prog, "a decider", "its frames are read with cJSON, which this "
+	if (o->decider_in != -1 || o->decider_out != -1 || o->decider_ready_fd != -1 || o->ask)
+		proxy_win_refuse(prog, "a decider",
+		    "its frames are read with cJSON, which this "
 		    "build lacks");
 	if (o->handoff_fd != -1)
-		proxy_win_refuse(prog, "--handoff-fd", "it passes sockets between processes "
+		proxy_win_refuse(prog, "--handoff-fd",
+		    "it passes sockets between processes "
 		    "with SCM_RIGHTS");
 	if (o->relay_port != 0)
-		proxy_win_refuse(prog, "--relay-to", "the launcher's plain relay is not part of "
+		proxy_win_refuse(prog, "--relay-to",
+		    "the launcher's plain relay is not part of "
 		    "the Windows build");
 	for (i = 0; i < o->listen.n; i++)
 		if (strncmp(o->listen.v[i], "unix:", 5) == 0)
-			proxy_win_refuse(prog, o->listen.v[i], "listen on a loopback address "
+			proxy_win_refuse(prog, o->listen.v[i],
+			    "listen on a loopback address "
 			    "and port");
 	/* Nothing confines the process here (no seccomp): say it is not narrowed, so that
 	 * no opener is started for reloads and nothing is entered. */
@@ -280,10 +294,10 @@ proxy_win_refused_routes(const struct upstream *up, bool terminate)
 {
 	if (upstream_needs_tls(up))
 		return "network.parentProxy: an https:// parent proxy needs OpenSSL, which the "
-		    "Windows build lacks";
+		       "Windows build lacks";
 	if (up->mitm_socket != NULL)
 		return "network.mitmProxy: the inspection proxy is reached through a Unix "
-		    "socket by a forked, confined connector, which the Windows build lacks";
+		       "socket by a forked, confined connector, which the Windows build lacks";
 	if (terminate)
 		return "network.tlsTerminate needs OpenSSL, which the Windows build lacks";
 	return NULL;
@@ -295,7 +309,8 @@ static noreturn void
 proxy_win_absent(const char *what)
 {
 	fatalx("%s: not in the Windows build (an option or setting that needs it should have "
-	    "been refused at start)", what);
+	       "been refused at start)",
+	    what);
 }
 
 /* Reached by proxy_free whatever was set up: releasing nothing is right. */
@@ -360,16 +375,16 @@ proxy_sandbox_exit(int status)
 }
 
 int
-fdpass_recv(int sock, void *data, size_t len, size_t *got, int *fds, size_t maxfds,
-    size_t *nfds)
+fdpass_recv(
+    int sock, void *data, size_t len, size_t *got, int *fds, size_t maxfds, size_t *nfds)
 {
 	(void)sock, (void)data, (void)len, (void)got, (void)fds, (void)maxfds, (void)nfds;
 	proxy_win_absent("--control-fd");
 }
 
 int
-handoff_encode(const char *host, uint16_t port, const char *client,
-    uint8_t out[HANDOFF_MSG_LEN])
+handoff_encode(
+    const char *host, uint16_t port, const char *client, uint8_t out[HANDOFF_MSG_LEN])
 {
 	(void)host, (void)port, (void)client, (void)out;
 	proxy_win_absent("--handoff-fd");
@@ -397,8 +412,8 @@ managed_load(struct managed *m, struct diags *errs, struct diags *warns)
 }
 
 int
-policy_source_load(const struct policy_source *src, struct policy **polp,
-    struct settings *set, char **pathp, struct diags *errs, struct diags *warns)
+policy_source_load(const struct policy_source *src, struct policy **polp, struct settings *set,
+    char **pathp, struct diags *errs, struct diags *warns)
 {
 	(void)src, (void)polp, (void)set, (void)pathp, (void)errs, (void)warns;
 	proxy_win_absent("-s and --policy-fd");

@@ -22,33 +22,61 @@ int
 sys_errno_from_wsa(int e)
 {
 	switch (e) {
-	case WSAEWOULDBLOCK: return EAGAIN;
-	case WSAEINPROGRESS: return EINPROGRESS;
-	case WSAEALREADY: return EALREADY;
-	case WSAEINTR: return EINTR;
-	case WSAEBADF: case WSAENOTSOCK: return EBADF;
-	case WSAEACCES: return EACCES;
-	case WSAEFAULT: return EFAULT;
-	case WSAEINVAL: return EINVAL;
-	case WSAEMFILE: return EMFILE;
-	case WSAENOBUFS: return ENOBUFS;
-	case WSAEMSGSIZE: return EMSGSIZE;
-	case WSAEAFNOSUPPORT: return EAFNOSUPPORT;
-	case WSAEADDRINUSE: return EADDRINUSE;
-	case WSAEADDRNOTAVAIL: return EADDRNOTAVAIL;
-	case WSAENETDOWN: return ENETDOWN;
-	case WSAENETUNREACH: return ENETUNREACH;
-	case WSAENETRESET: return ENETRESET;
-	case WSAECONNABORTED: return ECONNABORTED;
-	case WSAECONNRESET: return ECONNRESET;
-	case WSAEISCONN: return EISCONN;
-	case WSAENOTCONN: return ENOTCONN;
-	case WSAESHUTDOWN: return EPIPE;
-	case WSAETIMEDOUT: return ETIMEDOUT;
-	case WSAECONNREFUSED: return ECONNREFUSED;
-	case WSAEHOSTUNREACH: return EHOSTUNREACH;
-	case WSAEHOSTDOWN: return EHOSTUNREACH;
-	default: return EIO;
+	case WSAEWOULDBLOCK:
+		return EAGAIN;
+	case WSAEINPROGRESS:
+		return EINPROGRESS;
+	case WSAEALREADY:
+		return EALREADY;
+	case WSAEINTR:
+		return EINTR;
+	case WSAEBADF:
+	case WSAENOTSOCK:
+		return EBADF;
+	case WSAEACCES:
+		return EACCES;
+	case WSAEFAULT:
+		return EFAULT;
+	case WSAEINVAL:
+		return EINVAL;
+	case WSAEMFILE:
+		return EMFILE;
+	case WSAENOBUFS:
+		return ENOBUFS;
+	case WSAEMSGSIZE:
+		return EMSGSIZE;
+	case WSAEAFNOSUPPORT:
+		return EAFNOSUPPORT;
+	case WSAEADDRINUSE:
+		return EADDRINUSE;
+	case WSAEADDRNOTAVAIL:
+		return EADDRNOTAVAIL;
+	case WSAENETDOWN:
+		return ENETDOWN;
+	case WSAENETUNREACH:
+		return ENETUNREACH;
+	case WSAENETRESET:
+		return ENETRESET;
+	case WSAECONNABORTED:
+		return ECONNABORTED;
+	case WSAECONNRESET:
+		return ECONNRESET;
+	case WSAEISCONN:
+		return EISCONN;
+	case WSAENOTCONN:
+		return ENOTCONN;
+	case WSAESHUTDOWN:
+		return EPIPE;
+	case WSAETIMEDOUT:
+		return ETIMEDOUT;
+	case WSAECONNREFUSED:
+		return ECONNREFUSED;
+	case WSAEHOSTUNREACH:
+		return EHOSTUNREACH;
+	case WSAEHOSTDOWN:
+		return EHOSTUNREACH;
+	default:
+		return EIO;
 	}
 }
 
@@ -83,8 +111,8 @@ getrandom(void *buf, size_t n, unsigned flags)
 	(void)flags;
 	if (n > ULONG_MAX)
 		n = ULONG_MAX;
-	if (!BCRYPT_SUCCESS(BCryptGenRandom(NULL, buf, (ULONG)n,
-	    BCRYPT_USE_SYSTEM_PREFERRED_RNG))) {
+	if (!BCRYPT_SUCCESS(
+		BCryptGenRandom(NULL, buf, (ULONG)n, BCRYPT_USE_SYSTEM_PREFERRED_RNG))) {
 		errno = EIO;
 		return -1;
 	}
@@ -185,7 +213,7 @@ sys_stat_utf8(const char *path, struct stat *st)
 	st->st_uid = s.st_uid;
 	st->st_gid = s.st_gid;
 	st->st_rdev = s.st_rdev;
-	st->st_size = (_off_t)s.st_size;        /* a settings file is small; fstat for more */
+	st->st_size = (_off_t)s.st_size; /* a settings file is small; fstat for more */
 	st->st_atime = s.st_atime;
 	st->st_mtime = s.st_mtime;
 	st->st_ctime = s.st_ctime;
@@ -196,12 +224,17 @@ static int
 errno_from_win(DWORD e)
 {
 	switch (e) {
-	case ERROR_FILE_NOT_FOUND: case ERROR_PATH_NOT_FOUND: case ERROR_INVALID_NAME:
-	case ERROR_BAD_NETPATH: case ERROR_INVALID_DRIVE:
+	case ERROR_FILE_NOT_FOUND:
+	case ERROR_PATH_NOT_FOUND:
+	case ERROR_INVALID_NAME:
+	case ERROR_BAD_NETPATH:
+	case ERROR_INVALID_DRIVE:
 		return ENOENT;
-	case ERROR_ACCESS_DENIED: case ERROR_SHARING_VIOLATION:
+	case ERROR_ACCESS_DENIED:
+	case ERROR_SHARING_VIOLATION:
 		return EACCES;
-	case ERROR_NOT_ENOUGH_MEMORY: case ERROR_OUTOFMEMORY:
+	case ERROR_NOT_ENOUGH_MEMORY:
+	case ERROR_OUTOFMEMORY:
 		return ENOMEM;
 	case ERROR_FILENAME_EXCED_RANGE:
 		return ENAMETOOLONG;
@@ -237,7 +270,7 @@ final_name(HANDLE h)
 	if (wcsncmp(p, L"\\\\?\\", 4) == 0)
 		p += 4;
 	if (!(((p[0] >= L'A' && p[0] <= L'Z') || (p[0] >= L'a' && p[0] <= L'z')) &&
-	    p[1] == L':' && p[2] == L'\\')) {
+		p[1] == L':' && p[2] == L'\\')) {
 		free(f);
 		errno = EXDEV;
 		return NULL;
@@ -265,8 +298,9 @@ realpath(const char *path, char *resolved)
 	if ((w = sys_wide(path)) == NULL)
 		return NULL;
 	/* Backup semantics: a directory opens too. */
-	h = CreateFileW(w, FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE |
-	    FILE_SHARE_DELETE, NULL, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+	h = CreateFileW(w, FILE_READ_ATTRIBUTES,
+	    FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+	    FILE_FLAG_BACKUP_SEMANTICS, NULL);
 	free(w);
 	if (h == INVALID_HANDLE_VALUE) {
 		errno = errno_from_win(GetLastError());
@@ -291,25 +325,44 @@ const char *
 sys_strerror(int e)
 {
 	switch (e) {
-	case EAGAIN: return "Resource temporarily unavailable";
-	case EINPROGRESS: return "Operation now in progress";
-	case EALREADY: return "Operation already in progress";
-	case EMSGSIZE: return "Message too long";
-	case EAFNOSUPPORT: return "Address family not supported by protocol";
-	case EADDRINUSE: return "Address already in use";
-	case EADDRNOTAVAIL: return "Cannot assign requested address";
-	case ENETDOWN: return "Network is down";
-	case ENETUNREACH: return "Network is unreachable";
-	case ENETRESET: return "Network dropped connection on reset";
-	case ECONNABORTED: return "Software caused connection abort";
-	case ECONNRESET: return "Connection reset by peer";
-	case ENOBUFS: return "No buffer space available";
-	case EISCONN: return "Transport endpoint is already connected";
-	case ENOTCONN: return "Transport endpoint is not connected";
-	case ETIMEDOUT: return "Connection timed out";
-	case ECONNREFUSED: return "Connection refused";
-	case EHOSTUNREACH: return "No route to host";
-	default: return strerror(e);
+	case EAGAIN:
+		return "Resource temporarily unavailable";
+	case EINPROGRESS:
+		return "Operation now in progress";
+	case EALREADY:
+		return "Operation already in progress";
+	case EMSGSIZE:
+		return "Message too long";
+	case EAFNOSUPPORT:
+		return "Address family not supported by protocol";
+	case EADDRINUSE:
+		return "Address already in use";
+	case EADDRNOTAVAIL:
+		return "Cannot assign requested address";
+	case ENETDOWN:
+		return "Network is down";
+	case ENETUNREACH:
+		return "Network is unreachable";
+	case ENETRESET:
+		return "Network dropped connection on reset";
+	case ECONNABORTED:
+		return "Software caused connection abort";
+	case ECONNRESET:
+		return "Connection reset by peer";
+	case ENOBUFS:
+		return "No buffer space available";
+	case EISCONN:
+		return "Transport endpoint is already connected";
+	case ENOTCONN:
+		return "Transport endpoint is not connected";
+	case ETIMEDOUT:
+		return "Connection timed out";
+	case ECONNREFUSED:
+		return "Connection refused";
+	case EHOSTUNREACH:
+		return "No route to host";
+	default:
+		return strerror(e);
 	}
 }
 
@@ -373,15 +426,15 @@ sys_io_done(int fd, int n, size_t len, unsigned ev)
 ssize_t
 sys_recv(int fd, void *buf, size_t len)
 {
-	return sys_io_done(fd, recv((SOCKET)fd, buf, len > INT_MAX ? INT_MAX : (int)len, 0),
-	    len, EV_READ);
+	return sys_io_done(
+	    fd, recv((SOCKET)fd, buf, len > INT_MAX ? INT_MAX : (int)len, 0), len, EV_READ);
 }
 
 ssize_t
 sys_send(int fd, const void *buf, size_t len)
 {
-	return sys_io_done(fd, send((SOCKET)fd, buf, len > INT_MAX ? INT_MAX : (int)len, 0),
-	    len, EV_WRITE);
+	return sys_io_done(
+	    fd, send((SOCKET)fd, buf, len > INT_MAX ? INT_MAX : (int)len, 0), len, EV_WRITE);
 }
 
 /* The socket is non-blocking already (every one the proxies hold is). */
@@ -462,8 +515,9 @@ sys_sock_error(int fd, int *err)
 int
 sys_setsockopt_int(int fd, int level, int name, int value)
 {
-	return setsockopt((SOCKET)fd, level, name, (const char *)&value, sizeof(value)) == 0 ?
-	    0 : sys_fail();
+	return setsockopt((SOCKET)fd, level, name, (const char *)&value, sizeof(value)) == 0
+	    ? 0
+	    : sys_fail();
 }
 
 /* Listen on a loopback port of the system's choosing, connect to it, accept; the accepted
@@ -483,12 +537,12 @@ sys_socketpair(int sv[2])
 	a.sin_family = AF_INET;
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if ((l = WSASocketW(AF_INET, SOCK_STREAM, IPPROTO_TCP, NULL, 0,
-	    WSA_FLAG_NO_HANDLE_INHERIT)) == INVALID_SOCKET ||
+		 WSA_FLAG_NO_HANDLE_INHERIT)) == INVALID_SOCKET ||
 	    bind(l, (struct sockaddr *)&a, sizeof(a)) != 0 ||
 	    getsockname(l, (struct sockaddr *)&a, &alen) != 0 || listen(l, 1) != 0)
 		goto fail;
 	if ((c = WSASocketW(AF_INET, SOCK_STREAM, IPPROTO_TCP, NULL, 0,
-	    WSA_FLAG_NO_HANDLE_INHERIT)) == INVALID_SOCKET ||
+		 WSA_FLAG_NO_HANDLE_INHERIT)) == INVALID_SOCKET ||
 	    connect(c, (struct sockaddr *)&a, sizeof(a)) != 0 ||
 	    getsockname(c, (struct sockaddr *)&local, &llen) != 0 ||
 	    (s = accept(l, (struct sockaddr *)&peer, &plen)) == INVALID_SOCKET)

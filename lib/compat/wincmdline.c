@@ -45,7 +45,7 @@ quote_arg(struct cl *b, const char *a, int first)
 		return;
 	}
 	cl_add(b, '"', 1);
-	for (const char *p = a; ; p++) {
+	for (const char *p = a;; p++) {
 		if (*p == '\\' && !first) {
 			bs++;
 			continue;
@@ -68,7 +68,7 @@ wincmdline_join(char *const *argv)
 
 	if ((b.p = malloc(b.cap)) == NULL)
 		return NULL;
-	b.p[0] = '\0';                 /* an empty argv is an empty line */
+	b.p[0] = '\0'; /* an empty argv is an empty line */
 	for (size_t i = 0; !b.oom && argv[i] != NULL; i++) {
 		if (i > 0)
 			cl_add(&b, ' ', 1);

@@ -77,7 +77,7 @@ ip6_parse(const char *s, size_t n, uint8_t out[16])
 {
 	uint16_t g[8];
 	size_t i = 0, ngroups = 0;
-	int gap = -1;   /* index of the group "::" stands before */
+	int gap = -1; /* index of the group "::" stands before */
 
 	if (n < 2)
 		return -1;
@@ -122,9 +122,9 @@ ip6_parse(const char *s, size_t n, uint8_t out[16])
 			if (i == n)
 				break;
 		} else if (i == n)
-			return -1;      /* a single trailing colon */
+			return -1; /* a single trailing colon */
 	}
- fill:
+fill:
 	if (gap == -1) {
 		if (ngroups != 8)
 			return -1;
@@ -132,7 +132,7 @@ ip6_parse(const char *s, size_t n, uint8_t out[16])
 		size_t zeros, k;
 
 		if (ngroups >= 8)
-			return -1;      /* "::" must stand for at least one group */
+			return -1; /* "::" must stand for at least one group */
 		zeros = 8 - ngroups;
 		memmove(g + gap + zeros, g + gap, (ngroups - (size_t)gap) * sizeof(g[0]));
 		for (k = 0; k < zeros; k++)
@@ -265,7 +265,7 @@ ip_addr_equal(const struct ip_addr *a, const struct ip_addr *b)
 
 /* ::ffff:a.b.c.d (addr_mapped_v4), the only IPv6 form that stands for an IPv4 address in
  * range matching too (as net.BlockList treats it). */
-static const uint8_t v4mapped_prefix[12] = { 0,0,0,0, 0,0,0,0, 0,0,0xff,0xff };
+static const uint8_t v4mapped_prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 
 static void
 mask_bits(uint8_t *bytes, size_t len, unsigned prefix)
@@ -334,9 +334,9 @@ addr_range_parse(const char *s, struct addr_range *out, const char **why)
 		}
 		prefix = (unsigned)strtoul(p, NULL, 10);
 		if (prefix > max) {
-			*why = out->base.family == 4 ?
-			    "the prefix length of an IPv4 range is at most 32" :
-			    "the prefix length of an IPv6 range is at most 128";
+			*why = out->base.family == 4
+			    ? "the prefix length of an IPv4 range is at most 32"
+			    : "the prefix length of an IPv6 range is at most 128";
 			return -1;
 		}
 	}
@@ -403,11 +403,11 @@ addr_embedded_v4(const struct ip_addr *a, struct ip_addr *v4)
 		return 1;
 	}
 	if (g[0] == 0x64 && g[1] == 0xff9b && !g[2] && !g[3] && !g[4] && !g[5])
-		low = 1;        /* NAT64 well-known prefix; not 64:ff9b:1::/48 */
+		low = 1; /* NAT64 well-known prefix; not 64:ff9b:1::/48 */
 	else if (!g[0] && !g[1] && !g[2] && !g[3] && !g[4] && (g[5] == 0 || g[5] == 0xffff))
-		low = 1;        /* IPv4-compatible and IPv4-mapped */
+		low = 1; /* IPv4-compatible and IPv4-mapped */
 	else if (!g[0] && !g[1] && !g[2] && !g[3] && g[4] == 0xffff && g[5] == 0)
-		low = 1;        /* IPv4-translated */
+		low = 1; /* IPv4-translated */
 	if (!low) {
 		memset(v4, 0, sizeof(*v4));
 		return 0;
@@ -419,40 +419,47 @@ addr_embedded_v4(const struct ip_addr *a, struct ip_addr *v4)
 /* The built-in classes (BEHAVIOR §2.4), in the order the reference reports them. The
  * ranges are spelled as bytes so that no table needs building at run time; the unit
  * tests check each one against its text form. */
-#define V4(a, b, c, d, len)     { { 4, { a, b, c, d } }, len }
-#define V6(len, ...)            { { 6, { __VA_ARGS__ } }, len }
+#define V4(a, b, c, d, len) \
+	{ \
+		{ 4, { a, b, c, d } }, len \
+	}
+#define V6(len, ...) \
+	{ \
+		{ 6, { __VA_ARGS__ } }, len \
+	}
 static const struct {
 	unsigned class;
 	const char *words;
 	struct addr_range ranges[9];
 	size_t nranges;
 } addr_classes[] = {
-	{ ADDR_CLASS_LOOPBACK, "a loopback address",
-	    { V4(127, 0, 0, 0, 8), V6(128, [15] = 1) }, 2 },
-	{ ADDR_CLASS_UNSPECIFIED, "an unspecified address",
-	    { V4(0, 0, 0, 0, 8), V6(128, 0) }, 2 },
+	{ ADDR_CLASS_LOOPBACK, "a loopback address", { V4(127, 0, 0, 0, 8), V6(128, [15] = 1) },
+	    2 },
+	{ ADDR_CLASS_UNSPECIFIED, "an unspecified address", { V4(0, 0, 0, 0, 8), V6(128, 0) },
+	    2 },
 	{ ADDR_CLASS_LINK_LOCAL, "a link-local address",
 	    { V4(169, 254, 0, 0, 16), V6(10, 0xfe, 0x80) }, 2 },
-	{ ADDR_CLASS_MULTICAST, "a multicast address",
-	    { V4(224, 0, 0, 0, 4), V6(8, 0xff) }, 2 },
-	{ ADDR_CLASS_BROADCAST, "the broadcast address",
-	    { V4(255, 255, 255, 255, 32) }, 1 },
-	{ ADDR_CLASS_METADATA, "a cloud metadata address", {
-	    V4(100, 100, 100, 200, 32),         /* Alibaba Cloud */
-	    V4(168, 63, 129, 16, 32),           /* Azure WireServer */
-	    V4(192, 0, 0, 192, 32),             /* Oracle Cloud Classic */
-	    V6(32, 0xfd, 0x00, 0x0e, 0xc2),     /* fd00:ec2::/32, AWS IPv6 services */
-	    V6(128, 0xfd, 0x20, 0x00, 0xce, [14] = 0x02, [15] = 0x54),
-	                                        /* fd20:ce::254, Google Cloud */
-	    V6(128, 0xfd, 0x00, 0x00, 0xc1, [12] = 0xa9, 0xfe, 0xa9, 0xfe),
-	                                        /* fd00:c1::a9fe:a9fe, Oracle Cloud */
-	    V6(128, 0xfd, 0x00, 0x00, 0x42, [15] = 0x42),
-	                                        /* fd00:42::42, Scaleway */
-	    V6(128, 0xfd, 0x00, 0xa9, 0xfe, 0xa9, 0xfe, [15] = 0x01),
-	                                        /* fd00:a9fe:a9fe::1, Akamai / Linode */
-	    V6(128, 0xfd, 0x00, 0x01, 0x00, [12] = 0x01, 0x00, 0x02, 0x00),
-	                                        /* fd00:100::100:200, Alibaba Cloud */
-	}, 9 },
+	{ ADDR_CLASS_MULTICAST, "a multicast address", { V4(224, 0, 0, 0, 4), V6(8, 0xff) },
+	    2 },
+	{ ADDR_CLASS_BROADCAST, "the broadcast address", { V4(255, 255, 255, 255, 32) }, 1 },
+	{ ADDR_CLASS_METADATA, "a cloud metadata address",
+	    {
+		V4(100, 100, 100, 200, 32),     /* Alibaba Cloud */
+		V4(168, 63, 129, 16, 32),       /* Azure WireServer */
+		V4(192, 0, 0, 192, 32),         /* Oracle Cloud Classic */
+		V6(32, 0xfd, 0x00, 0x0e, 0xc2), /* fd00:ec2::/32, AWS IPv6 services */
+		V6(128, 0xfd, 0x20, 0x00, 0xce, [14] = 0x02, [15] = 0x54),
+		/* fd20:ce::254, Google Cloud */
+		V6(128, 0xfd, 0x00, 0x00, 0xc1, [12] = 0xa9, 0xfe, 0xa9, 0xfe),
+		/* fd00:c1::a9fe:a9fe, Oracle Cloud */
+		V6(128, 0xfd, 0x00, 0x00, 0x42, [15] = 0x42),
+		/* fd00:42::42, Scaleway */
+		V6(128, 0xfd, 0x00, 0xa9, 0xfe, 0xa9, 0xfe, [15] = 0x01),
+		/* fd00:a9fe:a9fe::1, Akamai / Linode */
+		V6(128, 0xfd, 0x00, 0x01, 0x00, [12] = 0x01, 0x00, 0x02, 0x00),
+		/* fd00:100::100:200, Alibaba Cloud */
+	    },
+	    9 },
 };
 #undef V4
 #undef V6

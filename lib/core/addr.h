@@ -15,8 +15,8 @@ struct ip_addr {
 };
 
 struct addr_range {
-	struct ip_addr base;    /* host bits cleared */
-	uint8_t prefix;         /* 0..32 or 0..128 */
+	struct ip_addr base; /* host bits cleared */
+	uint8_t prefix;      /* 0..32 or 0..128 */
 };
 
 /* A deniedResolvedAddresses entry: IP or CIDR, IPv6 unbracketed, prefix 1-3 digits and not
@@ -30,7 +30,7 @@ void addr_range_format(const struct addr_range *r, char *out, size_t outlen);
 
 /* Parse a literal address (no brackets, no zone); 0 or -1. */
 int ip_addr_parse(const char *s, struct ip_addr *out);
-void ip_addr_format(const struct ip_addr *a, char *out, size_t outlen);   /* >= 46 bytes */
+void ip_addr_format(const struct ip_addr *a, char *out, size_t outlen); /* >= 46 bytes */
 int ip_addr_equal(const struct ip_addr *a, const struct ip_addr *b);
 
 /* The IPv4 address an IPv6 address embeds (::ffff:a.b.c.d, ::a.b.c.d, ::ffff:0:a.b.c.d,
@@ -51,12 +51,12 @@ int port_parse(const char *s, size_t n, uint16_t *port);
 
 /* Built-in classes, a bit each. */
 enum addr_class {
-	ADDR_CLASS_LOOPBACK    = 1 << 0,
+	ADDR_CLASS_LOOPBACK = 1 << 0,
 	ADDR_CLASS_UNSPECIFIED = 1 << 1,
-	ADDR_CLASS_LINK_LOCAL  = 1 << 2,
-	ADDR_CLASS_MULTICAST   = 1 << 3,
-	ADDR_CLASS_BROADCAST   = 1 << 4,
-	ADDR_CLASS_METADATA    = 1 << 5,
+	ADDR_CLASS_LINK_LOCAL = 1 << 2,
+	ADDR_CLASS_MULTICAST = 1 << 3,
+	ADDR_CLASS_BROADCAST = 1 << 4,
+	ADDR_CLASS_METADATA = 1 << 5,
 };
 /* Classes of the address itself and of the IPv4 it embeds. */
 unsigned addr_builtin_classes(const struct ip_addr *a);

@@ -113,7 +113,7 @@ void
 buf_u32le(struct buf *b, uint32_t v)
 {
 	uint8_t x[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16),
-	    (uint8_t)(v >> 24) };
+		(uint8_t)(v >> 24) };
 
 	buf_add(b, x, 4);
 }
@@ -139,20 +139,34 @@ buf_add_jstr(struct buf *b, const char *s, size_t len)
 	buf_addc(b, '"');
 	while (i < len) {
 		/* The run of bytes that need nothing, copied at once. */
-		for (start = i; i < len && u[i] >= 0x20 && u[i] < 0x7f && u[i] != '"' &&
-		    u[i] != '\\'; i++)
+		for (start = i;
+		     i < len && u[i] >= 0x20 && u[i] < 0x7f && u[i] != '"' && u[i] != '\\'; i++)
 			;
 		buf_add(b, s + start, i - start);
 		if (i == len)
 			break;
 		switch (u[i]) {
-		case '"': buf_add(b, "\\\"", 2); break;
-		case '\\': buf_add(b, "\\\\", 2); break;
-		case '\b': buf_add(b, "\\b", 2); break;
-		case '\f': buf_add(b, "\\f", 2); break;
-		case '\n': buf_add(b, "\\n", 2); break;
-		case '\r': buf_add(b, "\\r", 2); break;
-		case '\t': buf_add(b, "\\t", 2); break;
+		case '"':
+			buf_add(b, "\\\"", 2);
+			break;
+		case '\\':
+			buf_add(b, "\\\\", 2);
+			break;
+		case '\b':
+			buf_add(b, "\\b", 2);
+			break;
+		case '\f':
+			buf_add(b, "\\f", 2);
+			break;
+		case '\n':
+			buf_add(b, "\\n", 2);
+			break;
+		case '\r':
+			buf_add(b, "\\r", 2);
+			break;
+		case '\t':
+			buf_add(b, "\\t", 2);
+			break;
 		default:
 			if (u[i] < 0x80) {
 				buf_addf(b, "\\u%04x", u[i]);
@@ -184,10 +198,8 @@ buf_add_jmember(struct buf *b, const char *before, const char *s)
 	buf_add_jstrs(b, s);
 }
 
-static const char b64_std[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-static const char b64_url[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+static const char b64_std[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+static const char b64_url[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 void
 buf_add_base64(struct buf *b, const void *d, size_t n, bool url, bool pad)

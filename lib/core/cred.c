@@ -10,7 +10,7 @@
 #include "sys.h"
 #include "util.h"
 
-#define CRED_MAGIC      "SRTCRED2"
+#define CRED_MAGIC "SRTCRED2"
 #define CRED_INJECT_MAX 4096
 
 static int
@@ -42,8 +42,8 @@ cred_sentinel_make(size_t real_len, char **out)
 	*out = NULL;
 	if (cred_random(u, sizeof(u)) == -1)
 		return -1;
-	u[6] = (uint8_t)((u[6] & 0x0f) | 0x40);         /* version 4 */
-	u[8] = (uint8_t)((u[8] & 0x3f) | 0x80);         /* RFC 4122 variant */
+	u[6] = (uint8_t)((u[6] & 0x0f) | 0x40); /* version 4 */
+	u[8] = (uint8_t)((u[8] & 0x3f) | 0x80); /* RFC 4122 variant */
 	s = xmalloc(len + 1);
 	memcpy(s, CRED_SENTINEL_PREFIX, sizeof(CRED_SENTINEL_PREFIX) - 1);
 	o = sizeof(CRED_SENTINEL_PREFIX) - 1;
@@ -72,8 +72,7 @@ cred_sentinel_make(size_t real_len, char **out)
 
 long
 cred_store_add(struct cred_store *st, const char *name, const char *sentinel, size_t slen,
-    const char *real, size_t rlen, const char *const *inject, size_t ninject,
-    const char **why)
+    const char *real, size_t rlen, const char *const *inject, size_t ninject, const char **why)
 {
 	struct cred_secret *c;
 	size_t i;
@@ -125,13 +124,15 @@ cred_field_ok(const char *f)
 {
 	size_t n = strlen(f);
 
-	return n > 0 && n <= CRED_FIELD_MAX && strspn(f, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	    "abcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
+	return n > 0 && n <= CRED_FIELD_MAX &&
+	    strspn(f,
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		"abcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
 }
 
 int
-cred_store_fields(struct cred_store *st, size_t i, const char *const *fields, size_t n,
-    const char **why)
+cred_store_fields(
+    struct cred_store *st, size_t i, const char *const *fields, size_t n, const char **why)
 {
 	struct cred_secret *c = &st->v[i];
 	size_t k;
@@ -143,7 +144,7 @@ cred_store_fields(struct cred_store *st, size_t i, const char *const *fields, si
 	for (k = 0; k < n; k++)
 		if (!cred_field_ok(fields[k])) {
 			*why = "an injectBodyFields name is empty, too long or holds a byte "
-			    "outside [A-Za-z0-9_.-]";
+			       "outside [A-Za-z0-9_.-]";
 			return -1;
 		}
 	c->fields = n > 0 ? xcalloc(n, sizeof(*c->fields)) : NULL;
@@ -204,8 +205,8 @@ cred_store_free(struct cred_store *st)
 }
 
 bool
-cred_injectable(const struct cred_secret *c, const char *host, enum host_kind kind,
-    uint16_t port)
+cred_injectable(
+    const struct cred_secret *c, const char *host, enum host_kind kind, uint16_t port)
 {
 	size_t i;
 
@@ -278,8 +279,8 @@ cred_body_any(const struct cred_secret *const *set, size_t n)
  * it finds each candidate position once.
  */
 static size_t
-cred_find(const struct cred_secret *const *set, size_t n, const char *p, size_t len,
-    size_t *which)
+cred_find(
+    const struct cred_secret *const *set, size_t n, const char *p, size_t len, size_t *which)
 {
 	const size_t plen = sizeof(CRED_SENTINEL_PREFIX) - 1;
 	const char *q = p, *hit;
@@ -312,8 +313,8 @@ cred_find(const struct cred_secret *const *set, size_t n, const char *p, size_t 
 }
 
 size_t
-cred_subst(const struct cred_secret *const *set, size_t n, const char *p, size_t len,
-    struct buf *out)
+cred_subst(
+    const struct cred_secret *const *set, size_t n, const char *p, size_t len, struct buf *out)
 {
 	size_t at, which = 0, count = 0;
 
@@ -347,8 +348,7 @@ cred_stream_init(struct cred_stream *s, const struct cred_secret *const *set, si
 }
 
 void
-cred_stream_init_body(struct cred_stream *s, const struct cred_secret *const *set,
-    size_t n)
+cred_stream_init_body(struct cred_stream *s, const struct cred_secret *const *set, size_t n)
 {
 	cred_stream_init(s, set, n);
 	s->body = true;
@@ -368,8 +368,8 @@ cred_blank(char ch)
  * (not escaped). Anything else, or more blanks than the bytes kept, is no.
  */
 static bool
-cred_field_before(const struct cred_secret *c, const char *h, size_t at, bool start,
-    unsigned syntax)
+cred_field_before(
+    const struct cred_secret *c, const char *h, size_t at, bool start, unsigned syntax)
 {
 	size_t k, fl, i;
 
@@ -377,8 +377,7 @@ cred_field_before(const struct cred_secret *c, const char *h, size_t at, bool st
 		fl = strlen(c->fields[k]);
 		if ((syntax & CRED_BODY_FORM) && at >= fl + 1 && h[at - 1] == '=' &&
 		    memcmp(h + at - 1 - fl, c->fields[k], fl) == 0 &&
-		    ((at - 1 - fl == 0 && start) ||
-		    (at - 1 - fl > 0 && h[at - 2 - fl] == '&')))
+		    ((at - 1 - fl == 0 && start) || (at - 1 - fl > 0 && h[at - 2 - fl] == '&')))
 			return true;
 		if (!(syntax & CRED_BODY_JSON) || at < 2 || h[at - 1] != '"' ||
 		    h[at - 2] == '\\')
@@ -392,8 +391,7 @@ cred_field_before(const struct cred_secret *c, const char *h, size_t at, bool st
 		/* The name's opening quote is not escaped (a key x\"t ends in "t but is
 		 * another name), and a byte before it is seen to tell. */
 		if (i >= fl + 3 && h[i - 1] == '"' && h[i - 2 - fl] == '"' &&
-		    h[i - 3 - fl] != '\\' &&
-		    memcmp(h + i - 1 - fl, c->fields[k], fl) == 0)
+		    h[i - 3 - fl] != '\\' && memcmp(h + i - 1 - fl, c->fields[k], fl) == 0)
 			return true;
 	}
 	return false;
@@ -424,8 +422,9 @@ cred_stream_scan(struct cred_stream *s, size_t keep, struct buf *out)
 		at += done;
 		/* The same CRED_CTX bytes before it however the stream was cut. */
 		lo = at > CRED_CTX ? at - CRED_CTX : 0;
-		if (s->body && !cred_field_before(s->set[which], h + lo, at - lo,
-		    s->start && lo == 0, s->syntax)) {
+		if (s->body &&
+		    !cred_field_before(
+			s->set[which], h + lo, at - lo, s->start && lo == 0, s->syntax)) {
 			done = at + 1;
 			continue;
 		}
@@ -479,8 +478,8 @@ cred_stream_free(struct cred_stream *s)
 }
 
 size_t
-cred_body_subst(const struct cred_secret *const *set, size_t n, const char *p, size_t len,
-    struct buf *out)
+cred_body_subst(
+    const struct cred_secret *const *set, size_t n, const char *p, size_t len, struct buf *out)
 {
 	struct cred_stream s;
 	size_t count;
@@ -496,8 +495,7 @@ cred_body_subst(const struct cred_secret *const *set, size_t n, const char *p, s
 /* ---- what comes back --------------------------------------------------------------- */
 
 static void
-cred_needle_add(struct cred_store *st, const char *p, size_t n, const char *repl,
-    char fill)
+cred_needle_add(struct cred_store *st, const char *p, size_t n, const char *repl, char fill)
 {
 	struct cred_needle *nd;
 	size_t i;
@@ -542,7 +540,8 @@ cred_needles_b64(struct cred_store *st, const struct cred_secret *c)
 			buf_reset(&enc);
 			buf_add_base64(&enc, in.p + in.off, in.len, a == 1, false);
 			if (to > from && to <= enc.len)
-				cred_needle_add(st, enc.p + enc.off + from, to - from, NULL, 'A');
+				cred_needle_add(
+				    st, enc.p + enc.off + from, to - from, NULL, 'A');
 			explicit_bzero(enc.p, enc.cap);
 		}
 		explicit_bzero(in.p, in.cap);
@@ -817,8 +816,8 @@ strs_free(char **v, size_t n)
 /* A counted list of at most max strings of at most maxlen bytes each; *why names the
  * list when it is too long. */
 static int
-rd_strs(struct rd *r, uint32_t max, size_t maxlen, const char *toomany, char ***vp,
-    size_t *np, const char **why)
+rd_strs(struct rd *r, uint32_t max, size_t maxlen, const char *toomany, char ***vp, size_t *np,
+    const char **why)
 {
 	const char *s;
 	char **v;
@@ -858,14 +857,15 @@ rd_value(struct rd *r, struct cred_store *st, const char **why)
 	if (rd_str(r, &name, &nl) == -1 || rd_str(r, &sen, &sl) == -1 ||
 	    rd_str(r, &real, &rl) == -1 ||
 	    rd_strs(r, CRED_INJECT_MAX, DOM_HOST_MAX + 8, "too many injectHosts", &list, &n,
-	    why) == -1)
+		why) == -1)
 		return -1;
 	nm = xstrndup(name, nl);
 	rc = cred_store_add(st, nm, sen, sl, real, rl, (const char *const *)list, n, why);
 	free(nm);
 	strs_free(list, n);
-	if (rc == -1 || rd_strs(r, CRED_FIELDS_MAX, CRED_FIELD_MAX,
-	    "too many injectBodyFields", &list, &n, why) == -1)
+	if (rc == -1 ||
+	    rd_strs(r, CRED_FIELDS_MAX, CRED_FIELD_MAX, "too many injectBodyFields", &list, &n,
+		why) == -1)
 		return -1;
 	rc = cred_store_fields(st, st->n - 1, (const char *const *)list, n, why);
 	strs_free(list, n);
@@ -939,7 +939,7 @@ cred_store_decode(const char *p, size_t len, struct cred_store *st, const char *
 		goto fail;
 	}
 	return 0;
- fail:
+fail:
 	cred_store_free(st);
 	return -1;
 }

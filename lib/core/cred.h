@@ -28,26 +28,30 @@
 #include "buf.h"
 #include "domain.h"
 
-#define CRED_SENTINEL_PREFIX    "fake_value_"
-#define CRED_SENTINEL_BASE      47      /* prefix + a UUID: the shortest sentinel */
-#define CRED_VALUE_MAX          (1u << 20)      /* one masked value, bytes */
-#define CRED_MAX                4096    /* masked values in one store */
-#define CRED_FIELD_MAX          64      /* bytes of one injectBodyFields name */
-#define CRED_FIELDS_MAX         32      /* injectBodyFields of one credential */
-#define CRED_SCRUB_MIN          6       /* shorter forms of a value are not scrubbed: they
+#define CRED_SENTINEL_PREFIX "fake_value_"
+#define CRED_SENTINEL_BASE 47     /* prefix + a UUID: the shortest sentinel */
+#define CRED_VALUE_MAX (1u << 20) /* one masked value, bytes */
+#define CRED_MAX 4096             /* masked values in one store */
+#define CRED_FIELD_MAX 64         /* bytes of one injectBodyFields name */
+#define CRED_FIELDS_MAX 32        /* injectBodyFields of one credential */
+#define CRED_SCRUB_MIN \
+	6 /* shorter forms of a value are not scrubbed: they
                                            would mangle every response */
 
-enum cred_sigv4_policy { CRED_SIGV4_DENY, CRED_SIGV4_PASSTHROUGH };
+enum cred_sigv4_policy {
+	CRED_SIGV4_DENY,
+	CRED_SIGV4_PASSTHROUGH
+};
 
 struct cred_secret {
-	char *name;                     /* "env:GH_TOKEN", "file:/h/.netrc#0": for logs */
-	char *sentinel;                 /* NUL-terminated; slen bytes */
+	char *name;     /* "env:GH_TOKEN", "file:/h/.netrc#0": for logs */
+	char *sentinel; /* NUL-terminated; slen bytes */
 	size_t slen;
-	char *real;                     /* rlen bytes (and a NUL, not counted) */
+	char *real; /* rlen bytes (and a NUL, not counted) */
 	size_t rlen;
-	struct dom_rule *inject;        /* where real may be sent */
+	struct dom_rule *inject; /* where real may be sent */
 	size_t ninject;
-	char **fields;                  /* injectBodyFields: the body fields it goes in */
+	char **fields; /* injectBodyFields: the body fields it goes in */
 	size_t nfields;
 };
 
@@ -70,10 +74,10 @@ struct cred_store {
 	size_t n;
 	struct cred_aws *aws;
 	size_t naws;
-	bool plaintext;                 /* allowPlaintextInject */
+	bool plaintext; /* allowPlaintextInject */
 	enum cred_sigv4_policy streaming, presigned, sigv4a;
-	size_t maxlen;                  /* longest sentinel */
-	struct cred_needle *scrub;      /* cred_scrub_prepare: what responses lose */
+	size_t maxlen;             /* longest sentinel */
+	struct cred_needle *scrub; /* cred_scrub_prepare: what responses lose */
 	size_t nscrub, scrubmax;
 };
 
@@ -87,24 +91,23 @@ int cred_sentinel_make(size_t real_len, char **out);
 
 /* Add a credential (copies everything; inject entries are parsed as allowedDomains
  * entries and must be valid). Returns its index, or -1 with *why. */
-long cred_store_add(struct cred_store *st, const char *name, const char *sentinel,
-    size_t slen, const char *real, size_t rlen, const char *const *inject, size_t ninject,
-    const char **why);
+long cred_store_add(struct cred_store *st, const char *name, const char *sentinel, size_t slen,
+    const char *real, size_t rlen, const char *const *inject, size_t ninject, const char **why);
 void cred_store_free(struct cred_store *st);
 
 /* The body fields credential i goes in (names of CRED_FIELD_MAX bytes at most, each of
  * [A-Za-z0-9_.-]): 0, or -1 with *why. */
-int cred_store_fields(struct cred_store *st, size_t i, const char *const *fields, size_t n,
-    const char **why);
+int cred_store_fields(
+    struct cred_store *st, size_t i, const char *const *fields, size_t n, const char **why);
 
 /* May credential i be sent to host (canonical, of kind) on port? */
-bool cred_injectable(const struct cred_secret *c, const char *host, enum host_kind kind,
-    uint16_t port);
+bool cred_injectable(
+    const struct cred_secret *c, const char *host, enum host_kind kind, uint16_t port);
 
 /* The credentials injectable at a destination, in store order: an array of n pointers the
  * caller frees (NULL and 0 when none). */
-const struct cred_secret **cred_for_host(const struct cred_store *st, const char *host,
-    uint16_t port, size_t *n);
+const struct cred_secret **cred_for_host(
+    const struct cred_store *st, const char *host, uint16_t port, size_t *n);
 
 /* Does some credential of the set change length when substituted? body: only those
  * that go into bodies. */
@@ -116,8 +119,8 @@ bool cred_body_any(const struct cred_secret *const *set, size_t n);
 /* len bytes of p to out with every sentinel of the set replaced by its real value
  * (earliest first; at one position, the first in set order). Returns the number of
  * replacements. */
-size_t cred_subst(const struct cred_secret *const *set, size_t n, const char *p, size_t len,
-    struct buf *out);
+size_t cred_subst(
+    const struct cred_secret *const *set, size_t n, const char *p, size_t len, struct buf *out);
 
 /*
  * The same over a stream split anywhere: feed passes on everything that cannot be the
@@ -128,25 +131,25 @@ size_t cred_subst(const struct cred_secret *const *set, size_t n, const char *p,
  * or after "&") or a JSON member ("NAME": "SENTINEL..., blanks allowed around the
  * colon). It keeps the last CRED_CTX bytes it passed on to see what came before.
  */
-#define CRED_CTX        (CRED_FIELD_MAX + 64)
-#define CRED_BODY_FORM  1u
-#define CRED_BODY_JSON  2u
+#define CRED_CTX (CRED_FIELD_MAX + 64)
+#define CRED_BODY_FORM 1u
+#define CRED_BODY_JSON 2u
 struct cred_stream {
 	const struct cred_secret *const *set;
 	size_t n, maxlen;
 	bool body;
-	unsigned syntax;                /* a body's: CRED_BODY_FORM, CRED_BODY_JSON or both */
-	struct buf hold;                /* past bytes passed on, then those held back */
+	unsigned syntax; /* a body's: CRED_BODY_FORM, CRED_BODY_JSON or both */
+	struct buf hold; /* past bytes passed on, then those held back */
 	size_t past;
-	bool start;                     /* hold starts at the first byte of the stream */
-	size_t count;                   /* replacements so far */
+	bool start;   /* hold starts at the first byte of the stream */
+	size_t count; /* replacements so far */
 };
 void cred_stream_init(struct cred_stream *s, const struct cred_secret *const *set, size_t n);
-void cred_stream_init_body(struct cred_stream *s, const struct cred_secret *const *set,
-    size_t n);
+void cred_stream_init_body(
+    struct cred_stream *s, const struct cred_secret *const *set, size_t n);
 /* A whole body at once, as a body stream would give it. */
-size_t cred_body_subst(const struct cred_secret *const *set, size_t n, const char *p,
-    size_t len, struct buf *out);
+size_t cred_body_subst(
+    const struct cred_secret *const *set, size_t n, const char *p, size_t len, struct buf *out);
 void cred_stream_feed(struct cred_stream *s, const char *p, size_t len, struct buf *out);
 void cred_stream_end(struct cred_stream *s, struct buf *out);
 void cred_stream_free(struct cred_stream *s);

@@ -68,8 +68,8 @@ cred_jwt_fake(const char *uuid)
 			return NULL;
 		payload = xasprintf("{\"sub\":\"%s\",\"exp\":" CRED_JWT_EXP "}", sen);
 	} else
-		payload = xasprintf("{\"sub\":\"" CRED_SENTINEL_PREFIX "%s\",\"exp\":"
-		    CRED_JWT_EXP "}", uuid);
+		payload = xasprintf(
+		    "{\"sub\":\"" CRED_SENTINEL_PREFIX "%s\",\"exp\":" CRED_JWT_EXP "}", uuid);
 	free(sen);
 	buf_add_base64(&b, hdr, sizeof(hdr) - 1, true, false);
 	buf_addc(&b, '.');
@@ -92,8 +92,8 @@ mask_register(struct cred_store *st, const struct cred_mask_entry *e, const char
 		}
 		fake = made;
 	}
-	i = cred_store_add(st, name, fake, strlen(fake), real, rlen, e->inject, e->ninject,
-	    why);
+	i = cred_store_add(
+	    st, name, fake, strlen(fake), real, rlen, e->inject, e->ninject, why);
 	free(made);
 	if (i == -1)
 		return -1;
@@ -130,7 +130,7 @@ mask_claims(struct cred_store *st, const struct cred_mask_entry *e, const char *
 			continue;
 		cname = xasprintf("%s.%s", name, e->claims[i]);
 		if (mask_register(st, e, cname, c->valuestring, strlen(c->valuestring), NULL,
-		    &sen, &slen, why) == -1) {
+			&sen, &slen, why) == -1) {
 			free(cname);
 			cJSON_Delete(p);
 			*fail = true;
@@ -213,8 +213,8 @@ span_overlaps(const struct span *v, size_t n, size_t s, size_t e)
 }
 
 struct capture {
-	size_t off, len;                /* first occurrence, in the value */
-	const char *sen;                /* NULL: declined (kept as it is) */
+	size_t off, len; /* first occurrence, in the value */
+	const char *sen; /* NULL: declined (kept as it is) */
 	size_t slen;
 };
 
@@ -250,11 +250,12 @@ mask_add_copies(const struct capture *cap, size_t ncap, const char *real, size_t
 			h = memmem(real + pos, len - pos, real + c->off, c->len);
 			if (h == NULL)
 				break;
-			if (span_overlaps(sp, nsp, (size_t)(h - real), (size_t)(h - real) + c->len))
+			if (span_overlaps(
+				sp, nsp, (size_t)(h - real), (size_t)(h - real) + c->len))
 				continue;
 			sp = xreallocarray(sp, nsp + 1, sizeof(*sp));
-			sp[nsp++] = (struct span){ (size_t)(h - real), (size_t)(h - real) + c->len,
-			    c->sen, c->slen };
+			sp[nsp++] = (struct span){ (size_t)(h - real),
+				(size_t)(h - real) + c->len, c->sen, c->slen };
 			h += c->len - 1;
 		}
 	}
@@ -288,7 +289,7 @@ mask_extract(struct cred_store *st, const struct cred_mask_entry *e, const char 
 		from = m[1] > m[0] ? (size_t)m[1] : (size_t)m[1] + 1;
 		if (m[2] < 0) {
 			*why = "the pattern matched, but its group 1 took no part in the match: "
-			    "group 1 must capture the credential on every match";
+			       "group 1 must capture the credential on every match";
 			goto out;
 		}
 		if (m[3] == m[2])
@@ -305,12 +306,13 @@ mask_extract(struct cred_store *st, const struct cred_mask_entry *e, const char 
 			name = xasprintf("%s#%zu", e->key, ncap);
 			if (e->jwt) {
 				if (mask_jwt(st, e, name, real + m[2], cap[ncap].len,
-				    &cap[ncap].sen, &cap[ncap].slen, &declined, why) == -1) {
+					&cap[ncap].sen, &cap[ncap].slen, &declined,
+					why) == -1) {
 					free(name);
 					goto out;
 				}
-			} else if (mask_register(st, e, name, real + m[2], cap[ncap].len,
-			    NULL, &cap[ncap].sen, &cap[ncap].slen, why) == -1) {
+			} else if (mask_register(st, e, name, real + m[2], cap[ncap].len, NULL,
+				       &cap[ncap].sen, &cap[ncap].slen, why) == -1) {
 				free(name);
 				goto out;
 			}
@@ -322,12 +324,12 @@ mask_extract(struct cred_store *st, const struct cred_mask_entry *e, const char 
 			continue;
 		sp = xreallocarray(sp, nsp + 1, sizeof(*sp));
 		sp[nsp++] = (struct span){ (size_t)m[2], (size_t)m[3], cap[i].sen,
-		    cap[i].slen };
+			cap[i].slen };
 	}
 	if (masked == 0) {
 		rc = CRED_MASK_NOMATCH;
-		*why = e->jwt ? "no verified JSON Web Token (with the claims to mask) was found" :
-		    "the extract pattern matched nothing";
+		*why = e->jwt ? "no verified JSON Web Token (with the claims to mask) was found"
+			      : "the extract pattern matched nothing";
 		goto out;
 	}
 	if (e->dups)
@@ -340,7 +342,7 @@ mask_extract(struct cred_store *st, const struct cred_mask_entry *e, const char 
 	}
 	buf_add(out, real + pos, len - pos);
 	rc = CRED_MASK_DONE;
- out:
+out:
 	if (z != NULL)
 		explicit_bzero(z, len);
 	free(z);
@@ -365,9 +367,10 @@ cred_mask_value(struct cred_store *st, const struct cred_mask_entry *e, const ch
 		if (mask_jwt(st, e, e->key, real, len, &sen, &slen, &declined, why) == -1)
 			return CRED_MASK_FAIL;
 		if (declined) {
-			*why = e->nclaims > 0 ? "none of maskClaims is a string claim of its "
-			    "JSON Web Token, or the value is no JSON Web Token" :
-			    "its value is no JSON Web Token";
+			*why = e->nclaims > 0
+			    ? "none of maskClaims is a string claim of its "
+			      "JSON Web Token, or the value is no JSON Web Token"
+			    : "its value is no JSON Web Token";
 			return CRED_MASK_NOT_JWT;
 		}
 		buf_add(out, sen, slen);

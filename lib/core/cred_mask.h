@@ -14,30 +14,30 @@
 #include "buf.h"
 #include "cred.h"
 
-#define CRED_JWT_PATTERN        "(eyJ[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+)"
-#define CRED_JWT_FILLER_SIG     "c3J0LWZha2U"
-#define CRED_JWT_EXP            "9999999999"
+#define CRED_JWT_PATTERN "(eyJ[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+)"
+#define CRED_JWT_FILLER_SIG "c3J0LWZha2U"
+#define CRED_JWT_EXP "9999999999"
 
 struct cred_mask_entry {
-	const char *key;                /* "env:NAME", "file:/path": names in the store */
-	bool file;                      /* a file: decode applies to extract's captures */
-	const char *extract;            /* NULL: none */
-	bool jwt;                       /* decode "jwt" */
-	const char *const *claims;      /* maskClaims */
+	const char *key;           /* "env:NAME", "file:/path": names in the store */
+	bool file;                 /* a file: decode applies to extract's captures */
+	const char *extract;       /* NULL: none */
+	bool jwt;                  /* decode "jwt" */
+	const char *const *claims; /* maskClaims */
 	size_t nclaims;
-	bool dups;                      /* maskDuplicates */
-	const char *const *inject;      /* injectHosts, resolved (never empty) */
+	bool dups;                 /* maskDuplicates */
+	const char *const *inject; /* injectHosts, resolved (never empty) */
 	size_t ninject;
-	const char *const *fields;      /* injectBodyFields */
+	const char *const *fields; /* injectBodyFields */
 	size_t nfields;
 };
 
 enum cred_mask_rc {
-	CRED_MASK_DONE,                 /* out holds what the sandbox sees */
-	CRED_MASK_NOMATCH,              /* nothing to mask: onExtractNoMatch decides */
-	CRED_MASK_NOT_JWT,              /* a variable's value is no JWT (or has none of
+	CRED_MASK_DONE,    /* out holds what the sandbox sees */
+	CRED_MASK_NOMATCH, /* nothing to mask: onExtractNoMatch decides */
+	CRED_MASK_NOT_JWT, /* a variable's value is no JWT (or has none of
 	                                   maskClaims): left as it is, with a warning */
-	CRED_MASK_FAIL,                 /* *why */
+	CRED_MASK_FAIL,    /* *why */
 };
 
 enum cred_mask_rc cred_mask_value(struct cred_store *st, const struct cred_mask_entry *e,

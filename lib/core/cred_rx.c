@@ -9,12 +9,12 @@
 #include "cred_rx.h"
 #include "util.h"
 
-#define RX_PATTERN_MAX  4096
+#define RX_PATTERN_MAX 4096
 
 struct cred_rx {
 	regex_t re;
-	size_t ngroups;                 /* POSIX groups */
-	size_t g1;                      /* the POSIX group that is JavaScript's group 1 */
+	size_t ngroups; /* POSIX groups */
+	size_t g1;      /* the POSIX group that is JavaScript's group 1 */
 };
 
 struct tr {
@@ -68,7 +68,7 @@ cset_escape(uint8_t *c, char e)
 	}
 	for (i = 0; i < 32; i++)
 		c[i] |= (e >= 'a') ? t[i] : (uint8_t)~t[i];
-	c[0] &= (uint8_t)~1u;   /* NUL never goes into a pattern */
+	c[0] &= (uint8_t)~1u; /* NUL never goes into a pattern */
 	return true;
 }
 
@@ -86,7 +86,7 @@ tr_emit_set(struct tr *t, const uint8_t *c)
 		return -1;
 	}
 	if (count == 255) {
-		buf_addc(&t->out, '.');         /* no REG_NEWLINE: "." is any byte */
+		buf_addc(&t->out, '.'); /* no REG_NEWLINE: "." is any byte */
 		return 0;
 	}
 	if (count == 1 && cset_has(c, '^')) {
@@ -133,7 +133,7 @@ tr_escape(struct tr *t, bool in_class, unsigned *cp, uint8_t *set)
 	}
 	switch (e) {
 	case 'b':
-		break;          /* a word boundary */
+		break; /* a word boundary */
 	case '0':
 		if (t->i < t->n && t->s[t->i] >= '0' && t->s[t->i] <= '9')
 			break;
@@ -156,8 +156,8 @@ tr_escape(struct tr *t, bool in_class, unsigned *cp, uint8_t *set)
 		}
 		*cp = u;
 		return 0;
-	 ident:
-		*cp = (unsigned char)e;         /* Annex B: \x and \u alone are letters */
+	ident:
+		*cp = (unsigned char)e; /* Annex B: \x and \u alone are letters */
 		return 0;
 	case 'c':
 	case 'p':
@@ -190,7 +190,7 @@ tr_literal(struct tr *t, unsigned cp)
 		u[0] = (char)(0xc0 | cp >> 6), u[1] = (char)(0x80 | (cp & 0x3f)), n = 2;
 	else
 		u[0] = (char)(0xe0 | cp >> 12), u[1] = (char)(0x80 | ((cp >> 6) & 0x3f)),
-		    u[2] = (char)(0x80 | (cp & 0x3f)), n = 3;
+		u[2] = (char)(0x80 | (cp & 0x3f)), n = 3;
 	for (k = 0; k < n; k++) {
 		if (strchr(".[]()*+?{}|^$\\", u[k]) != NULL)
 			buf_addc(&t->out, '\\');
@@ -303,7 +303,7 @@ tr_quant(struct tr *t)
 				j++;
 		}
 		if (j >= t->n || t->s[j] != '}')
-			return 0;               /* Annex B: a literal "{" */
+			return 0; /* Annex B: a literal "{" */
 		if (j - t->i > 12) {
 			t->why = "a repeat count too large for srt";
 			return -1;
@@ -374,7 +374,8 @@ tr_run(struct tr *t)
 					if (++t->js_groups == 1)
 						t->g1 = t->posix_groups + 1;
 				} else {
-					t->why = "lookahead and lookbehind are not supported by srt";
+					t->why =
+					    "lookahead and lookbehind are not supported by srt";
 					return -1;
 				}
 			} else if (++t->js_groups == 1)

@@ -22,13 +22,11 @@
 struct cred_rx;
 
 /* 0, or -1 with a static message in *why. groups: the pattern's capture groups. */
-int cred_rx_compile(const char *pattern, struct cred_rx **out, int *groups,
-    const char **why);
+int cred_rx_compile(const char *pattern, struct cred_rx **out, int *groups, const char **why);
 void cred_rx_free(struct cred_rx *rx);
 
 /* The first match in p[from..len): 1 with the whole match in m[0..1] and group 1 in
  * m[2..3] (-1, -1 when group 1 took no part), 0 when there is none. */
-int cred_rx_exec(const struct cred_rx *rx, const char *p, size_t len, size_t from,
-    long m[4]);
+int cred_rx_exec(const struct cred_rx *rx, const char *p, size_t len, size_t from, long m[4]);
 
 #endif

@@ -18,8 +18,8 @@ static const char *const verdict_names[] = {
 const char *
 verdict_name(enum verdict v)
 {
-	return (unsigned)v < sizeof(verdict_names) / sizeof(verdict_names[0]) ?
-	    verdict_names[v] : "deny";
+	return (unsigned)v < sizeof(verdict_names) / sizeof(verdict_names[0]) ? verdict_names[v]
+									      : "deny";
 }
 
 static void

@@ -37,7 +37,7 @@
 #include "util.h"
 
 enum verdict {
-	VERDICT_NONE,           /* not decided yet: recorded as "deny" */
+	VERDICT_NONE, /* not decided yet: recorded as "deny" */
 	VERDICT_ALLOW,
 	VERDICT_DENY,
 	VERDICT_AUDIT_DENY,
@@ -47,26 +47,26 @@ enum verdict {
 /* "allow", "deny", "audit-deny", "error" (VERDICT_NONE: "deny"). */
 const char *verdict_name(enum verdict v);
 
-#define DECISION_TIME_MAX       UTIL_TIME_MAX
+#define DECISION_TIME_MAX UTIL_TIME_MAX
 
 struct decision {
-	char time[DECISION_TIME_MAX];   /* UTC, milliseconds: util_time_now() */
+	char time[DECISION_TIME_MAX]; /* UTC, milliseconds: util_time_now() */
 	const char *protocol;
 	const char *client;
 	const char *host;
 	unsigned port;
 	enum verdict verdict;
-	const char *rule;               /* or NULL */
-	const char *reason;             /* or NULL */
-	const char *route;              /* or NULL */
-	const char *request;            /* or NULL: absent from the line */
-	int status;                     /* -1: none */
+	const char *rule;    /* or NULL */
+	const char *reason;  /* or NULL */
+	const char *route;   /* or NULL */
+	const char *request; /* or NULL: absent from the line */
+	int status;          /* -1: none */
 	uint64_t bytes_up, bytes_down;
 	uint64_t duration_ms;
 };
 
 /* The rule of a refusal under network.refuseOpaqueTunnels. */
-#define DECISION_RULE_OPAQUE    "refuseOpaqueTunnels"
+#define DECISION_RULE_OPAQUE "refuseOpaqueTunnels"
 
 /* The members of d's object, without the braces: a record is "{", these, "}\n". A reader
  * that keeps the record may append members of its own before the "}". */
@@ -74,7 +74,7 @@ void decision_format_members(struct buf *b, const struct decision *d);
 /* The whole line, newline included. */
 void decision_format(struct buf *b, const struct decision *d);
 
-#define DECISION_LINE_MAX       (64u << 10)     /* a longer line is not one of ours */
+#define DECISION_LINE_MAX (64u << 10) /* a longer line is not one of ours */
 
 /*
  * The reader of a decision log (lines.h: lines_feed, lines_finish, lines_free): one

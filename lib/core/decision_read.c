@@ -38,8 +38,7 @@ get_str(const cJSON *o, const char *key, bool nullable, const char **out)
 
 /* lines_get_uint's number, or with nullable null (*null set). */
 static const char *
-get_num(const cJSON *o, const char *key, double max, bool nullable, uint64_t *out,
-    bool *null)
+get_num(const cJSON *o, const char *key, double max, bool nullable, uint64_t *out, bool *null)
 {
 	if (null != NULL)
 		*null = false;
@@ -72,14 +71,14 @@ decision_read(const cJSON *o, struct decision *d)
 	    (bad = get_str(o, "reason", true, &d->reason)) != NULL ||
 	    (bad = get_str(o, "route", true, &d->route)) != NULL ||
 	    (cJSON_GetObjectItemCaseSensitive(o, "request") != NULL &&
-	    (bad = get_str(o, "request", true, &d->request)) != NULL) ||
+		(bad = get_str(o, "request", true, &d->request)) != NULL) ||
 	    (bad = get_num(o, "status", 65535, true, &status, &null)) != NULL ||
-	    (bad = get_num(o, "bytes_up", 9007199254740992.0, false, &d->bytes_up,
-	    NULL)) != NULL ||
-	    (bad = get_num(o, "bytes_down", 9007199254740992.0, false, &d->bytes_down,
-	    NULL)) != NULL ||
-	    (bad = get_num(o, "duration_ms", 9007199254740992.0, false, &d->duration_ms,
-	    NULL)) != NULL)
+	    (bad = get_num(o, "bytes_up", 9007199254740992.0, false, &d->bytes_up, NULL)) !=
+		NULL ||
+	    (bad = get_num(o, "bytes_down", 9007199254740992.0, false, &d->bytes_down, NULL)) !=
+		NULL ||
+	    (bad = get_num(
+		 o, "duration_ms", 9007199254740992.0, false, &d->duration_ms, NULL)) != NULL)
 		return bad;
 	if (verdict_parse(v, &d->verdict) != 0)
 		return "verdict";

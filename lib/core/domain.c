@@ -15,14 +15,14 @@
 #include "sys.h"
 #include "util.h"
 
-#define URL_FAIL        (-1)    /* the URL parser rejects the input */
-#define URL_NONASCII    (-2)    /* the host needs IDNA mapping, which we do not do */
+#define URL_FAIL (-1)     /* the URL parser rejects the input */
+#define URL_NONASCII (-2) /* the host needs IDNA mapping, which we do not do */
 
 static int
 is_name_char(unsigned char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	    c == '.' || c == '_' || c == '-';
 }
 
 static unsigned char
@@ -49,7 +49,7 @@ literal_parse(const char *s, size_t n, struct ip_addr *a)
 static enum host_kind
 literal_canonical(const struct ip_addr *a, char *out, size_t outlen)
 {
-	static const uint8_t mapped[12] = { 0,0,0,0, 0,0,0,0, 0,0,0xff,0xff };
+	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 	struct ip_addr v4;
 
 	if (a->family == 6 && memcmp(a->bytes, mapped, sizeof(mapped)) == 0) {
@@ -115,7 +115,7 @@ url_ends_in_number(const char *s, size_t n)
 	size_t i;
 
 	if (n > 0 && s[n - 1] == '.')
-		n--;            /* one trailing dot does not count */
+		n--; /* one trailing dot does not count */
 	dot = memrchr(s, '.', n);
 	if (dot != NULL) {
 		n -= (size_t)(dot + 1 - s);
@@ -137,7 +137,7 @@ url_ipv4(const char *s, size_t n, char *out, size_t outlen)
 	struct ip_addr a;
 
 	if (n > 0 && s[n - 1] == '.')
-		n--;            /* one trailing dot is allowed */
+		n--; /* one trailing dot is allowed */
 	for (i = 0; i <= n; i++) {
 		if (i < n && s[i] != '.')
 			continue;
@@ -236,7 +236,7 @@ punycode_label_ok(const char *s, size_t n)
 		out++;
 		i++;
 	}
-	return out > 0;         /* an empty decoded label is refused */
+	return out > 0; /* an empty decoded label is refused */
 }
 
 /* A forbidden domain code point of the URL standard (ASCII range). */
@@ -244,8 +244,20 @@ static int
 url_forbidden_domain(unsigned char c)
 {
 	switch (c) {
-	case '#': case '%': case '/': case ':': case '<': case '>': case '?': case '@':
-	case '[': case '\\': case ']': case '^': case '|': case 0x7f:
+	case '#':
+	case '%':
+	case '/':
+	case ':':
+	case '<':
+	case '>':
+	case '?':
+	case '@':
+	case '[':
+	case '\\':
+	case ']':
+	case '^':
+	case '|':
+	case 0x7f:
 		return 1;
 	default:
 		return c <= 0x20;
@@ -267,13 +279,14 @@ url_host(const char *in, size_t n, char *scratch, char *out, size_t outlen)
 	unsigned long port = 0;
 	int nonascii = 0;
 
-	for (i = 0; i < n; i++)         /* tab and newlines vanish from URLs */
+	for (i = 0; i < n; i++) /* tab and newlines vanish from URLs */
 		if (in[i] != '\t' && in[i] != '\n' && in[i] != '\r')
 			scratch[m++] = in[i];
 	for (p = 0; p < m && (scratch[p] == '/' || scratch[p] == '\\'); p++)
 		;
 	for (aend = p; aend < m && scratch[aend] != '/' && scratch[aend] != '\\' &&
-	    scratch[aend] != '?' && scratch[aend] != '#'; aend++)
+	     scratch[aend] != '?' && scratch[aend] != '#';
+	     aend++)
 		;
 	hs = p;
 	at = memrchr(scratch + p, '@', aend - p);
@@ -300,9 +313,11 @@ url_host(const char *in, size_t n, char *scratch, char *out, size_t outlen)
 	for (i = hs; i < he; i++) {
 		unsigned char c = (unsigned char)scratch[i];
 
-		if (c == '%' && i + 2 < he && hex_digit_value((unsigned char)scratch[i + 1]) >= 0 &&
+		if (c == '%' && i + 2 < he &&
+		    hex_digit_value((unsigned char)scratch[i + 1]) >= 0 &&
 		    hex_digit_value((unsigned char)scratch[i + 2]) >= 0) {
-			c = (unsigned char)(hex_digit_value((unsigned char)scratch[i + 1]) << 4 |
+			c = (unsigned char)(hex_digit_value((unsigned char)scratch[i + 1])
+				<< 4 |
 			    hex_digit_value((unsigned char)scratch[i + 2]));
 			i += 2;
 		}
@@ -564,14 +579,14 @@ pattern_check(const char *h, int denylist, const char **why)
 		return DOM_WILDCARD;
 	}
 	if (strchr(h, '*') != NULL) {
- star:
-		*why = denylist ? "\"*\" is allowed only as \"*.\" before a domain, or alone" :
-		    "\"*\" is allowed only as \"*.\" before a domain";
+	star:
+		*why = denylist ? "\"*\" is allowed only as \"*.\" before a domain, or alone"
+				: "\"*\" is allowed only as \"*.\" before a domain";
 		return -1;
 	}
 	if (strchr(h, '.') == NULL || h[0] == '.' || h[n - 1] == '.') {
 		*why = "a domain needs a dot and cannot start or end with one "
-		    "(\"localhost\" is the exception)";
+		       "(\"localhost\" is the exception)";
 		return -1;
 	}
 	if (ip_addr_parse(h, &a) == 0 && a.family == 4)
@@ -593,7 +608,8 @@ dom_entry_parse(const char *entry, int denylist, struct dom_rule *out, const cha
 	 * "2001:db8::1:443" is itself an address and cannot say where a port starts. */
 	c1 = strchr(entry, ':');
 	if (c1 != NULL && strchr(c1 + 1, ':') != NULL && entry[0] != '[') {
-		*why = "an IPv6 address must be written in brackets, e.g. \"[::1]\" or \"[::1]:443\"";
+		*why =
+		    "an IPv6 address must be written in brackets, e.g. \"[::1]\" or \"[::1]:443\"";
 		goto out;
 	}
 	if (entry_split(entry, &host, &port, why) == -1)
@@ -615,7 +631,7 @@ dom_entry_parse(const char *entry, int denylist, struct dom_rule *out, const cha
 		break;
 	}
 	ret = 0;
- out:
+out:
 	free(host);
 	return ret;
 }
@@ -644,9 +660,10 @@ dom_pattern_covered(const char *pattern, const struct dom_rule *allowed, size_t 
 		if (wild) {
 			/* Only a wildcard at or above the pattern's base admits all it names. */
 			hn = strlen(h + 2);
-			hit = r->kind == DOM_WILDCARD && (strcmp(h + 2, r->host) == 0 ||
-			    (hn > bn && h[2 + hn - bn - 1] == '.' &&
-			    strcmp(h + 2 + hn - bn, r->host) == 0));
+			hit = r->kind == DOM_WILDCARD &&
+			    (strcmp(h + 2, r->host) == 0 ||
+				(hn > bn && h[2 + hn - bn - 1] == '.' &&
+				    strcmp(h + 2 + hn - bn, r->host) == 0));
 		} else if (r->kind == DOM_WILDCARD) {
 			hn = strlen(h);
 			hit = !ip && hn > bn && h[hn - bn - 1] == '.' &&
@@ -670,8 +687,8 @@ dom_rule_clear(struct dom_rule *r)
 }
 
 int
-dom_rule_matches(const struct dom_rule *r, const char *canon, enum host_kind kind,
-    uint16_t port)
+dom_rule_matches(
+    const struct dom_rule *r, const char *canon, enum host_kind kind, uint16_t port)
 {
 	size_t cn, hn;
 
@@ -696,9 +713,8 @@ dom_rule_matches(const struct dom_rule *r, const char *canon, enum host_kind kin
 }
 
 void
-dom_decide(const struct dom_rule *allowed, size_t nallowed,
-    const struct dom_rule *denied, size_t ndenied,
-    const char *host, uint16_t port, struct dom_verdict *v)
+dom_decide(const struct dom_rule *allowed, size_t nallowed, const struct dom_rule *denied,
+    size_t ndenied, const char *host, uint16_t port, struct dom_verdict *v)
 {
 	char canon[DOM_HOST_MAX + 1];
 	enum host_kind kind;
@@ -713,8 +729,8 @@ dom_decide(const struct dom_rule *allowed, size_t nallowed,
 	for (i = 0; i < ndenied; i++)
 		if (dom_rule_matches(&denied[i], canon, kind, port)) {
 			v->rule = &denied[i];
-			v->reason = denied[i].reason != NULL ? denied[i].reason :
-			    DOM_REASON_DENY_LIST;
+			v->reason = denied[i].reason != NULL ? denied[i].reason
+							     : DOM_REASON_DENY_LIST;
 			return;
 		}
 	for (i = 0; i < nallowed; i++)

@@ -11,11 +11,11 @@
 #define DOM_HOST_MAX 255
 
 enum dom_kind {
-	DOM_EXACT,      /* "example.com", "localhost": exact, case-insensitive */
-	DOM_WILDCARD,   /* "*.example.com": strict subdomains of base only */
-	DOM_ANY,        /* "*" (deniedDomains only): everything */
-	DOM_IPV4,       /* "1.2.3.4": canonical dotted quad */
-	DOM_IPV6,       /* "[::1]": canonical compressed text, no brackets, no zone */
+	DOM_EXACT,    /* "example.com", "localhost": exact, case-insensitive */
+	DOM_WILDCARD, /* "*.example.com": strict subdomains of base only */
+	DOM_ANY,      /* "*" (deniedDomains only): everything */
+	DOM_IPV4,     /* "1.2.3.4": canonical dotted quad */
+	DOM_IPV6,     /* "[::1]": canonical compressed text, no brackets, no zone */
 };
 
 /* One parsed list entry. host is lower-case: the name, the wildcard's base
@@ -23,9 +23,9 @@ enum dom_kind {
 struct dom_rule {
 	enum dom_kind kind;
 	char *host;
-	uint16_t port;          /* 0: any port */
-	char *spelled;          /* the entry exactly as written in the settings */
-	char *reason;           /* deniedDomainReasons text, or NULL (deny list only) */
+	uint16_t port; /* 0: any port */
+	char *spelled; /* the entry exactly as written in the settings */
+	char *reason;  /* deniedDomainReasons text, or NULL (deny list only) */
 };
 
 /* Parse one entry. denylist: also accept bare "*" and "*:port".
@@ -54,24 +54,23 @@ enum host_kind {
 enum host_kind host_canonicalise(const char *host, size_t len, char *out);
 
 /* Does rule match an already canonical host of the given kind on port? */
-int dom_rule_matches(const struct dom_rule *r, const char *canon, enum host_kind kind,
-    uint16_t port);
+int dom_rule_matches(
+    const struct dom_rule *r, const char *canon, enum host_kind kind, uint16_t port);
 
 /* The reference decision, linear in the number of rules (the compiled policy answers the
  * same question in O(labels); this one is the oracle the tests compare it with). */
 struct dom_verdict {
 	int allow;
-	const struct dom_rule *rule;    /* matching rule, or NULL */
-	const char *reason;             /* for a deny: "malformed host", the rule's reason,
+	const struct dom_rule *rule; /* matching rule, or NULL */
+	const char *reason;          /* for a deny: "malformed host", the rule's reason,
 	                                   "host is on the deny list" or
 	                                   "host is not on the allow list" */
 };
-void dom_decide(const struct dom_rule *allowed, size_t nallowed,
-    const struct dom_rule *denied, size_t ndenied,
-    const char *host, uint16_t port, struct dom_verdict *v);
+void dom_decide(const struct dom_rule *allowed, size_t nallowed, const struct dom_rule *denied,
+    size_t ndenied, const char *host, uint16_t port, struct dom_verdict *v);
 
-#define DOM_REASON_MALFORMED   "malformed host"
-#define DOM_REASON_DENY_LIST   "host is on the deny list"
+#define DOM_REASON_MALFORMED "malformed host"
+#define DOM_REASON_DENY_LIST "host is on the deny list"
 #define DOM_REASON_NOT_ALLOWED "host is not on the allow list"
 
 #endif

@@ -59,8 +59,8 @@ fdpass_send(int sock, const void *data, size_t len, const int *fds, size_t nfds)
 }
 
 int
-fdpass_recv(int sock, void *data, size_t len, size_t *got, int *fds, size_t maxfds,
-    size_t *nfds)
+fdpass_recv(
+    int sock, void *data, size_t len, size_t *got, int *fds, size_t maxfds, size_t *nfds)
 {
 	union cmsg_room cm;
 	struct msghdr msg;
@@ -145,8 +145,9 @@ memfd_sealed(const char *name, const void *buf, size_t len)
 		p += n;
 		len -= (size_t)n;
 	}
-	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE |
-	    F_SEAL_SEAL) == -1 || lseek(fd, 0, SEEK_SET) == -1) {
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) ==
+		-1 ||
+	    lseek(fd, 0, SEEK_SET) == -1) {
 		log_warn("seal %s", name);
 		close(fd);
 		return -1;

@@ -18,8 +18,8 @@ int fdpass_send(int sock, const void *data, size_t len, const int *fds, size_t n
  * descriptors into fds (*nfds set), each made close-on-exec. A truncated message or one
  * carrying more descriptors than asked for is an error (EMSGSIZE) and whatever arrived
  * is closed. 0 at success, -1 with errno (0 bytes: ECONNRESET). */
-int fdpass_recv(int sock, void *data, size_t len, size_t *got, int *fds, size_t maxfds,
-    size_t *nfds);
+int fdpass_recv(
+    int sock, void *data, size_t len, size_t *got, int *fds, size_t maxfds, size_t *nfds);
 
 /* A sealed memfd (no write, grow, shrink or further seals) holding buf, positioned at
  * its start, close-on-exec: what a helper reads its input from. -1 with a warning. */

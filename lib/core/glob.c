@@ -71,8 +71,8 @@ name_match(const char *p, const char *pend, const char *s)
 				s++;
 				continue;
 			}
-			if (*p == '[' && (r = set_match(p, pend, (unsigned char)*s,
-			    &end)) >= 0) {
+			if (*p == '[' &&
+			    (r = set_match(p, pend, (unsigned char)*s, &end)) >= 0) {
 				if (r == 1) {
 					p = end;
 					s++;
@@ -126,7 +126,7 @@ match_comps(char **pc, size_t np, char **sc, size_t ns)
 	if (np == 0)
 		return ns == 0;
 	if (is_globstar(pc[0])) {
-		for (k = 0; k <= ns; k++)    /* (no names: sc may be NULL) */
+		for (k = 0; k <= ns; k++) /* (no names: sc may be NULL) */
 			if (match_comps(pc + 1, np - 1, ns > 0 ? sc + k : sc, ns - k))
 				return 1;
 		return 0;
@@ -254,7 +254,7 @@ walk_at(struct walk *w, const char *dir, size_t idx, int depth)
 	}
 	pat = w->comps[idx];
 	if (is_globstar(pat)) {
-		walk_at(w, dir, idx + 1, depth);        /* no directory at all */
+		walk_at(w, dir, idx + 1, depth); /* no directory at all */
 		walk_list(w, dir, idx, depth);
 		return;
 	}
@@ -312,7 +312,7 @@ glob_expand(const char *pattern, struct strlist *out)
 	w.ncomps = comps.n;
 	w.out = &got;
 	w.budget.max = GLOB_MAX_ENTRIES;
-	top = xstrndup(pattern, root);          /* "/", or "C:\" on Windows */
+	top = xstrndup(pattern, root); /* "/", or "C:\" on Windows */
 	walk_at(&w, top, 0, 0);
 	free(top);
 	if (got.n > 1)
@@ -326,8 +326,8 @@ glob_expand(const char *pattern, struct strlist *out)
 }
 
 int
-glob_report_limit(int r, int deny, struct diags *errs, const char *what, size_t i,
-    const char *path)
+glob_report_limit(
+    int r, int deny, struct diags *errs, const char *what, size_t i, const char *path)
 {
 	if (r != 1)
 		return 0;
@@ -335,8 +335,9 @@ glob_report_limit(int r, int deny, struct diags *errs, const char *what, size_t 
 		log_warnx("%s[%zu]: \"%s\": expansion stopped at its limit", what, i, path);
 		return 0;
 	}
-	diags_add(errs, "%s[%zu]: \"%s\" matches too many paths to expand (limit %d "
-	    "entries, %d matches); deny a directory instead", what, i, path,
-	    GLOB_MAX_ENTRIES, GLOB_MAX_MATCHES);
+	diags_add(errs,
+	    "%s[%zu]: \"%s\" matches too many paths to expand (limit %d "
+	    "entries, %d matches); deny a directory instead",
+	    what, i, path, GLOB_MAX_ENTRIES, GLOB_MAX_MATCHES);
 	return 1;
 }

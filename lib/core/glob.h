@@ -13,12 +13,12 @@
 #include "util.h"
 
 /* Bounds of one expansion: directory entries looked at, matches kept. */
-#define GLOB_MAX_ENTRIES        200000
-#define GLOB_MAX_MATCHES        20000
-#define GLOB_MAX_DEPTH          64
+#define GLOB_MAX_ENTRIES 200000
+#define GLOB_MAX_MATCHES 20000
+#define GLOB_MAX_DEPTH 64
 
 /* The characters that make a path a glob (the reference's test); the one list of them. */
-#define GLOB_MAGIC              "*?[]"
+#define GLOB_MAGIC "*?[]"
 
 /* s holds one of GLOB_MAGIC. */
 int glob_has_magic(const char *s);
@@ -31,7 +31,7 @@ char *glob_strip_globstar(const char *p);
  * them, and the walk knows it stopped short. */
 struct glob_budget {
 	size_t entries, max;
-	int truncated;          /* the budget ran out, or the walk stopped for another bound */
+	int truncated; /* the budget ran out, or the walk stopped for another bound */
 };
 /* The next entry of d but "." and "..", counted against b; NULL at the end of d, or once
  * the budget has run out. */
@@ -55,7 +55,7 @@ int glob_expand(const char *pattern, struct strlist *out);
  * for a deny an error in errs, and 1 (the plan is bad: a deny must not be applied in
  * part); for an allow a warning, and 0. Any other r: 0. */
 struct diags;
-int glob_report_limit(int r, int deny, struct diags *errs, const char *what, size_t i,
-    const char *path);
+int glob_report_limit(
+    int r, int deny, struct diags *errs, const char *what, size_t i, const char *path);
 
 #endif

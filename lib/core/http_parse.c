@@ -78,7 +78,7 @@ http_parse_fields(const char *buf, size_t pos, size_t end, struct http_head *h)
 		size_t i = 0, vs, ve;
 
 		if (line.n == 0)
-			return HTTP_OK;         /* the empty line closing the head */
+			return HTTP_OK; /* the empty line closing the head */
 		/* obs-fold: a continuation line is refused, not unfolded. */
 		if (line.p[0] == ' ' || line.p[0] == '\t')
 			return HTTP_BAD;
@@ -150,8 +150,8 @@ int
 http_field_is_hop(const struct http_head *h, struct http_str name)
 {
 	static const char *const fixed[] = { "connection", "keep-alive", "proxy-authenticate",
-	    "proxy-authorization", "proxy-connection", "te", "trailer", "transfer-encoding",
-	    "upgrade" };
+		"proxy-authorization", "proxy-connection", "te", "trailer", "transfer-encoding",
+		"upgrade" };
 	size_t i;
 
 	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
@@ -261,8 +261,8 @@ http_parse_request(const char *buf, size_t len, struct http_head *h)
 		return HTTP_BAD;
 	if ((st = http_parse_framing(h, 0)) != HTTP_OK)
 		return st;
-	h->keep_alive = h->minor == 1 ? !http_connection_has(h, "close") :
-	    http_connection_has(h, "keep-alive");
+	h->keep_alive = h->minor == 1 ? !http_connection_has(h, "close")
+				      : http_connection_has(h, "keep-alive");
 	return HTTP_OK;
 }
 
@@ -277,8 +277,9 @@ http_parse_response(const char *buf, size_t len, int head_request, struct http_h
 	if ((st = http_head_end(buf, len, HTTP_HEAD_MAX, &h->head_len)) != HTTP_OK)
 		return st;
 	line = http_next_line(buf, h->head_len, &pos);
-	if (line.n < 12 || http_parse_version((struct http_str){ line.p, 8 }, &h->minor) !=
-	    HTTP_OK || line.p[8] != ' ')
+	if (line.n < 12 ||
+	    http_parse_version((struct http_str){ line.p, 8 }, &h->minor) != HTTP_OK ||
+	    line.p[8] != ' ')
 		return HTTP_BAD;
 	for (i = 9; i < 12; i++)
 		if (line.p[i] < '0' || line.p[i] > '9')
@@ -299,8 +300,8 @@ http_parse_response(const char *buf, size_t len, int head_request, struct http_h
 	if (head_request || (h->status >= 100 && h->status < 200) || h->status == 204 ||
 	    h->status == 304)
 		h->framing = HTTP_BODY_NONE;
-	h->keep_alive = h->minor == 1 ? !http_connection_has(h, "close") :
-	    http_connection_has(h, "keep-alive");
+	h->keep_alive = h->minor == 1 ? !http_connection_has(h, "close")
+				      : http_connection_has(h, "keep-alive");
 	return HTTP_OK;
 }
 
@@ -317,8 +318,8 @@ static const enum http_chunk_state chunk_after[] = {
 };
 
 long
-http_chunked_feed(struct http_chunked *c, const char *p, size_t n, http_chunk_data_cb cb,
-    void *arg)
+http_chunked_feed(
+    struct http_chunked *c, const char *p, size_t n, http_chunk_data_cb cb, void *arg)
 {
 	size_t i = 0;
 

@@ -13,14 +13,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HTTP_HEAD_MAX     32768   /* bytes in a request or response head */
-#define HTTP_HEADERS_MAX  128     /* header fields in one head */
+#define HTTP_HEAD_MAX 32768  /* bytes in a request or response head */
+#define HTTP_HEADERS_MAX 128 /* header fields in one head */
 
 enum http_status {
 	HTTP_OK = 0,
-	HTTP_INCOMPLETE = 1,    /* no end of head yet: read more */
-	HTTP_BAD = -1,          /* malformed or ambiguous: 400 (502 for a response) */
-	HTTP_TOO_LARGE = -2,    /* head longer than HTTP_HEAD_MAX or too many fields: 431 */
+	HTTP_INCOMPLETE = 1, /* no end of head yet: read more */
+	HTTP_BAD = -1,       /* malformed or ambiguous: 400 (502 for a response) */
+	HTTP_TOO_LARGE = -2, /* head longer than HTTP_HEAD_MAX or too many fields: 431 */
 };
 
 /* A slice of the parsed buffer (not NUL-terminated). */
@@ -30,19 +30,19 @@ struct http_str {
 };
 
 struct http_field {
-	struct http_str name, value;    /* value without surrounding blanks */
+	struct http_str name, value; /* value without surrounding blanks */
 };
 
 enum http_framing {
-	HTTP_BODY_NONE,         /* no body */
-	HTTP_BODY_LENGTH,       /* content_length bytes */
-	HTTP_BODY_CHUNKED,      /* chunked transfer coding */
-	HTTP_BODY_CLOSE,        /* (responses) until the connection closes */
+	HTTP_BODY_NONE,    /* no body */
+	HTTP_BODY_LENGTH,  /* content_length bytes */
+	HTTP_BODY_CHUNKED, /* chunked transfer coding */
+	HTTP_BODY_CLOSE,   /* (responses) until the connection closes */
 };
 
 struct http_head {
-	size_t head_len;                /* bytes of the head, including the final CRLFCRLF */
-	int minor;                      /* HTTP/1.<minor>: 0 or 1 */
+	size_t head_len; /* bytes of the head, including the final CRLFCRLF */
+	int minor;       /* HTTP/1.<minor>: 0 or 1 */
 	/* request */
 	struct http_str method, target;
 	/* response */
@@ -51,7 +51,7 @@ struct http_head {
 	size_t nfields;
 	enum http_framing framing;
 	uint64_t content_length;
-	int keep_alive;                 /* the sender's view: 1.1 without "close", or
+	int keep_alive; /* the sender's view: 1.1 without "close", or
 	                                   1.0 with "keep-alive" */
 };
 
@@ -62,8 +62,8 @@ enum http_status http_head_end(const char *buf, size_t len, size_t max, size_t *
 /* Parse a complete request head (buf holds at least the head). */
 enum http_status http_parse_request(const char *buf, size_t len, struct http_head *h);
 /* Parse a complete response head. head_request: the request was HEAD (no body). */
-enum http_status http_parse_response(const char *buf, size_t len, int head_request,
-    struct http_head *h);
+enum http_status http_parse_response(
+    const char *buf, size_t len, int head_request, struct http_head *h);
 
 /* Case-insensitive comparison of a slice with a string. */
 int http_str_eq(struct http_str s, const char *lit);
@@ -79,20 +79,28 @@ int http_field_is_hop(const struct http_head *h, struct http_str name);
  * end of the message or of the input, and reports data bytes as (offset, length) pairs
  * through the callback. Extensions are skipped, trailers dropped. */
 enum http_chunk_state {
-	HTTP_CH_SIZE, HTTP_CH_EXT, HTTP_CH_SIZE_LF, HTTP_CH_DATA, HTTP_CH_DATA_CR,
-	HTTP_CH_DATA_LF, HTTP_CH_TRAILER, HTTP_CH_TRAILER_LF, HTTP_CH_TRAILER_LINE,
-	HTTP_CH_TRAILER_LINE_LF, HTTP_CH_DONE,
+	HTTP_CH_SIZE,
+	HTTP_CH_EXT,
+	HTTP_CH_SIZE_LF,
+	HTTP_CH_DATA,
+	HTTP_CH_DATA_CR,
+	HTTP_CH_DATA_LF,
+	HTTP_CH_TRAILER,
+	HTTP_CH_TRAILER_LF,
+	HTTP_CH_TRAILER_LINE,
+	HTTP_CH_TRAILER_LINE_LF,
+	HTTP_CH_DONE,
 };
 struct http_chunked {
 	enum http_chunk_state st;
-	uint64_t left;          /* data bytes left in the current chunk */
+	uint64_t left; /* data bytes left in the current chunk */
 	unsigned ndigits;
-	size_t line;            /* bytes in the current extension or trailer line */
+	size_t line; /* bytes in the current extension or trailer line */
 };
 typedef void (*http_chunk_data_cb)(void *arg, const char *p, size_t n);
 /* Returns bytes consumed (stops at the end of the message), or -1 on malformed input. */
-long http_chunked_feed(struct http_chunked *c, const char *p, size_t n,
-    http_chunk_data_cb cb, void *arg);
+long http_chunked_feed(
+    struct http_chunked *c, const char *p, size_t n, http_chunk_data_cb cb, void *arg);
 int http_chunked_done(const struct http_chunked *c);
 
 /* The request target of a request inside a TLS-terminated tunnel (srt-httpd/terminate.c):

@@ -15,19 +15,27 @@
 #include "log.h"
 #include "utf8.h"
 
-#define JSON_MAX_DEPTH  JSON_STRICT_MAX_DEPTH
-#define JSON_MAX_NUMBER 63      /* cJSON reads at most 63 characters of a number */
+#define JSON_MAX_DEPTH JSON_STRICT_MAX_DEPTH
+#define JSON_MAX_NUMBER 63 /* cJSON reads at most 63 characters of a number */
 
 enum tok {
-	TOK_EOF, TOK_LBRACE, TOK_RBRACE, TOK_LBRACKET, TOK_RBRACKET, TOK_COMMA, TOK_COLON,
-	TOK_STRING, TOK_NUMBER, TOK_LITERAL,
+	TOK_EOF,
+	TOK_LBRACE,
+	TOK_RBRACE,
+	TOK_LBRACKET,
+	TOK_RBRACKET,
+	TOK_COMMA,
+	TOK_COLON,
+	TOK_STRING,
+	TOK_NUMBER,
+	TOK_LITERAL,
 };
 
 struct lexer {
 	const unsigned char *p;
 	size_t len;
-	size_t pos;             /* next byte to read */
-	size_t tokpos;          /* first byte of the current token */
+	size_t pos;    /* next byte to read */
+	size_t tokpos; /* first byte of the current token */
 	size_t errpos;
 	char err[200];
 };
@@ -84,15 +92,17 @@ lex_string(struct lexer *lx)
 
 	for (;;) {
 		if (i >= lx->len)
-			return lex_error(lx, lx->tokpos,
-			    "string is not terminated (missing closing '\"')");
+			return lex_error(
+			    lx, lx->tokpos, "string is not terminated (missing closing '\"')");
 		if (p[i] == '"') {
 			lx->pos = i + 1;
 			return 0;
 		}
 		if (p[i] < 0x20)
-			return lex_error(lx, i, "control character U+%04X inside a string; "
-			    "write it as an escape such as \\n, \\t or \\u%04X", p[i], p[i]);
+			return lex_error(lx, i,
+			    "control character U+%04X inside a string; "
+			    "write it as an escape such as \\n, \\t or \\u%04X",
+			    p[i], p[i]);
 		if (p[i] >= 0x80) {
 			n = utf8_decode(p + i, lx->len - i, &cp);
 			if (cp == UTF8_BAD)
@@ -106,14 +116,15 @@ lex_string(struct lexer *lx)
 			continue;
 		}
 		if (i + 1 >= lx->len)
-			return lex_error(lx, lx->tokpos,
-			    "string is not terminated (missing closing '\"')");
+			return lex_error(
+			    lx, lx->tokpos, "string is not terminated (missing closing '\"')");
 		if (p[i + 1] != 'u') {
 			if (p[i + 1] != 0 && strchr("\"\\/bfnrt", p[i + 1]) != NULL) {
 				i += 2;
 				continue;
 			}
-			return lex_error(lx, i, "invalid escape sequence; JSON knows \\\" \\\\ "
+			return lex_error(lx, i,
+			    "invalid escape sequence; JSON knows \\\" \\\\ "
 			    "\\/ \\b \\f \\n \\r \\t and \\uXXXX");
 		}
 		if ((v = hex4(p + i + 2, lx->len - i - 2)) < 0)
@@ -122,13 +133,17 @@ lex_string(struct lexer *lx)
 			return lex_error(lx, i,
 			    "\\u0000 (a NUL character) cannot appear in a settings string");
 		if (v >= 0xdc00 && v <= 0xdfff)
-			return lex_error(lx, i, "\\u%04lX is half of a UTF-16 surrogate pair "
-			    "without its first half", v);
+			return lex_error(lx, i,
+			    "\\u%04lX is half of a UTF-16 surrogate pair "
+			    "without its first half",
+			    v);
 		if (v >= 0xd800 && v <= 0xdbff) {
 			if (i + 7 >= lx->len || p[i + 6] != '\\' || p[i + 7] != 'u' ||
 			    (lo = hex4(p + i + 8, lx->len - i - 8)) < 0xdc00 || lo > 0xdfff)
-				return lex_error(lx, i, "\\u%04lX is half of a UTF-16 surrogate "
-				    "pair without its second half", v);
+				return lex_error(lx, i,
+				    "\\u%04lX is half of a UTF-16 surrogate "
+				    "pair without its second half",
+				    v);
 			i += 12;
 			continue;
 		}
@@ -168,17 +183,21 @@ lex_number(struct lexer *lx)
 			i++;
 	}
 	/* Whatever still looks like part of the number makes it malformed ("01", "1.", "2x"). */
-	for (end = i; end < lx->len && (is_digit(p[end]) || is_alpha(p[end]) ||
-	    p[end] == '.' || p[end] == '+' || p[end] == '-'); end++)
+	for (end = i; end < lx->len &&
+	     (is_digit(p[end]) || is_alpha(p[end]) || p[end] == '.' || p[end] == '+' ||
+		 p[end] == '-');
+	     end++)
 		bad = true;
 	if (bad)
-		return lex_error(lx, lx->tokpos, "invalid number \"%.*s\"; JSON numbers look "
+		return lex_error(lx, lx->tokpos,
+		    "invalid number \"%.*s\"; JSON numbers look "
 		    "like 3, -1, 2.5 or 1e3 (no leading zeros, no \"+\", digits on both "
-		    "sides of \".\")", (int)(end - lx->tokpos > 40 ? 40 : end - lx->tokpos),
+		    "sides of \".\")",
+		    (int)(end - lx->tokpos > 40 ? 40 : end - lx->tokpos),
 		    (const char *)p + lx->tokpos);
 	if (i - lx->tokpos > JSON_MAX_NUMBER)
-		return lex_error(lx, lx->tokpos, "number longer than %d characters",
-		    JSON_MAX_NUMBER);
+		return lex_error(
+		    lx, lx->tokpos, "number longer than %d characters", JSON_MAX_NUMBER);
 	lx->pos = i;
 	return 0;
 }
@@ -198,7 +217,8 @@ lex_word(struct lexer *lx)
 		lx->pos = i;
 		return 0;
 	}
-	return lex_error(lx, lx->tokpos, "unexpected word \"%.*s\"; strings need double "
+	return lex_error(lx, lx->tokpos,
+	    "unexpected word \"%.*s\"; strings need double "
 	    "quotes and the only bare words are true, false and null",
 	    (int)(n > 40 ? 40 : n), (const char *)p + lx->tokpos);
 }
@@ -209,8 +229,9 @@ lex_next(struct lexer *lx, enum tok *t)
 	const unsigned char *p = lx->p;
 	unsigned char c;
 
-	while (lx->pos < lx->len && (p[lx->pos] == ' ' || p[lx->pos] == '\t' ||
-	    p[lx->pos] == '\n' || p[lx->pos] == '\r'))
+	while (lx->pos < lx->len &&
+	    (p[lx->pos] == ' ' || p[lx->pos] == '\t' || p[lx->pos] == '\n' ||
+		p[lx->pos] == '\r'))
 		lx->pos++;
 	lx->tokpos = lx->pos;
 	if (lx->pos >= lx->len) {
@@ -219,13 +240,33 @@ lex_next(struct lexer *lx, enum tok *t)
 	}
 	c = p[lx->pos];
 	switch (c) {
-	case '{': *t = TOK_LBRACE; lx->pos++; return 0;
-	case '}': *t = TOK_RBRACE; lx->pos++; return 0;
-	case '[': *t = TOK_LBRACKET; lx->pos++; return 0;
-	case ']': *t = TOK_RBRACKET; lx->pos++; return 0;
-	case ',': *t = TOK_COMMA; lx->pos++; return 0;
-	case ':': *t = TOK_COLON; lx->pos++; return 0;
-	case '"': *t = TOK_STRING; return lex_string(lx);
+	case '{':
+		*t = TOK_LBRACE;
+		lx->pos++;
+		return 0;
+	case '}':
+		*t = TOK_RBRACE;
+		lx->pos++;
+		return 0;
+	case '[':
+		*t = TOK_LBRACKET;
+		lx->pos++;
+		return 0;
+	case ']':
+		*t = TOK_RBRACKET;
+		lx->pos++;
+		return 0;
+	case ',':
+		*t = TOK_COMMA;
+		lx->pos++;
+		return 0;
+	case ':':
+		*t = TOK_COLON;
+		lx->pos++;
+		return 0;
+	case '"':
+		*t = TOK_STRING;
+		return lex_string(lx);
 	default:
 		break;
 	}
@@ -238,7 +279,8 @@ lex_next(struct lexer *lx, enum tok *t)
 		return lex_word(lx);
 	}
 	if (lx->pos == 0 && lx->len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
-		return lex_error(lx, 0, "the file starts with a UTF-8 byte order mark; "
+		return lex_error(lx, 0,
+		    "the file starts with a UTF-8 byte order mark; "
 		    "remove it");
 	if (c == '\'')
 		return lex_error(lx, lx->pos, "single quotes are not JSON; use double quotes");
@@ -253,16 +295,26 @@ static const char *
 tok_words(enum tok t)
 {
 	switch (t) {
-	case TOK_EOF: return "the end of the file";
-	case TOK_LBRACE: return "'{'";
-	case TOK_RBRACE: return "'}'";
-	case TOK_LBRACKET: return "'['";
-	case TOK_RBRACKET: return "']'";
-	case TOK_COMMA: return "','";
-	case TOK_COLON: return "':'";
-	case TOK_STRING: return "a string";
-	case TOK_NUMBER: return "a number";
-	case TOK_LITERAL: return "true, false or null";
+	case TOK_EOF:
+		return "the end of the file";
+	case TOK_LBRACE:
+		return "'{'";
+	case TOK_RBRACE:
+		return "'}'";
+	case TOK_LBRACKET:
+		return "'['";
+	case TOK_RBRACKET:
+		return "']'";
+	case TOK_COMMA:
+		return "','";
+	case TOK_COLON:
+		return "':'";
+	case TOK_STRING:
+		return "a string";
+	case TOK_NUMBER:
+		return "a number";
+	case TOK_LITERAL:
+		return "true, false or null";
 	}
 	return "something else";
 }
@@ -300,16 +352,23 @@ string_value(const struct lexer *lx, struct buf *b)
 }
 
 enum json_state {
-	S_VALUE, S_ARR_FIRST, S_OBJ_FIRST, S_KEY, S_COLON, S_ARR_NEXT, S_OBJ_NEXT, S_END
+	S_VALUE,
+	S_ARR_FIRST,
+	S_OBJ_FIRST,
+	S_KEY,
+	S_COLON,
+	S_ARR_NEXT,
+	S_OBJ_NEXT,
+	S_END
 };
 
 struct walk {
 	struct lexer lx;
 	size_t max_depth;
-	json_strict_event_fn fn;        /* NULL: a check alone */
+	json_strict_event_fn fn; /* NULL: a check alone */
 	void *arg;
-	struct buf text;                /* the token handed to fn */
-	char stack[JSON_MAX_DEPTH];     /* '{' or '[' for each open container */
+	struct buf text;            /* the token handed to fn */
+	char stack[JSON_MAX_DEPTH]; /* '{' or '[' for each open container */
 	size_t depth;
 };
 
@@ -354,8 +413,11 @@ walk_value(struct walk *w, enum tok t, enum json_state *st)
 		lex_error(&w->lx, w->lx.tokpos, "expected a value, found %s", tok_words(t));
 		return -1;
 	}
-	return walk_emit(w, t == TOK_STRING ? JSON_EV_STRING : t == TOK_NUMBER ?
-	    JSON_EV_NUMBER : JSON_EV_LITERAL, t);
+	return walk_emit(w,
+	    t == TOK_STRING       ? JSON_EV_STRING
+		: t == TOK_NUMBER ? JSON_EV_NUMBER
+				  : JSON_EV_LITERAL,
+	    t);
 }
 
 /* The container open at the top ends. */
@@ -377,8 +439,10 @@ walk_next(struct walk *w, enum tok t, enum json_state *st)
 		return 0;
 	}
 	if (t != (obj ? TOK_RBRACE : TOK_RBRACKET))
-		return lex_error(&w->lx, w->lx.tokpos, "expected ',' or '%c' after %s, "
-		    "found %s", obj ? '}' : ']', obj ? "an object member" : "an array element",
+		return lex_error(&w->lx, w->lx.tokpos,
+		    "expected ',' or '%c' after %s, "
+		    "found %s",
+		    obj ? '}' : ']', obj ? "an object member" : "an array element",
 		    tok_words(t));
 	return walk_close(w) == 0 ? 1 : -1;
 }
@@ -397,14 +461,18 @@ walk_token(struct walk *w, enum tok t, enum json_state *st)
 		/* FALLTHROUGH */
 	case S_KEY:
 		if (t != TOK_STRING)
-			return lex_error(lx, lx->tokpos, "expected a key in double quotes, "
-			    "found %s", tok_words(t));
+			return lex_error(lx, lx->tokpos,
+			    "expected a key in double quotes, "
+			    "found %s",
+			    tok_words(t));
 		*st = S_COLON;
 		return walk_emit(w, JSON_EV_KEY, t);
 	case S_COLON:
 		if (t != TOK_COLON)
-			return lex_error(lx, lx->tokpos, "expected ':' after the key, "
-			    "found %s", tok_words(t));
+			return lex_error(lx, lx->tokpos,
+			    "expected ':' after the key, "
+			    "found %s",
+			    tok_words(t));
 		*st = S_VALUE;
 		return 0;
 	case S_ARR_FIRST:
@@ -425,8 +493,10 @@ walk_token(struct walk *w, enum tok t, enum json_state *st)
 	case S_END:
 		if (t == TOK_EOF)
 			return 2;
-		return lex_error(lx, lx->tokpos, "unexpected %s after the end of the "
-		    "document", tok_words(t));
+		return lex_error(lx, lx->tokpos,
+		    "unexpected %s after the end of the "
+		    "document",
+		    tok_words(t));
 	}
 	return -1;
 }
@@ -436,8 +506,9 @@ json_strict_walk(const char *text, size_t len, size_t max_depth, json_strict_eve
     void *arg, size_t *errpos, char *err, size_t errlen)
 {
 	struct walk w = { .lx = { .p = (const unsigned char *)text, .len = len },
-	    .max_depth = max_depth > JSON_MAX_DEPTH ? JSON_MAX_DEPTH : max_depth,
-	    .fn = fn, .arg = arg };
+		.max_depth = max_depth > JSON_MAX_DEPTH ? JSON_MAX_DEPTH : max_depth,
+		.fn = fn,
+		.arg = arg };
 	enum json_state st = S_VALUE;
 	enum tok t = TOK_EOF, prev = TOK_EOF;
 	int r;
@@ -446,8 +517,10 @@ json_strict_walk(const char *text, size_t len, size_t max_depth, json_strict_eve
 		if (lex_next(&w.lx, &t) == -1)
 			goto fail;
 		if (prev == TOK_COMMA && (t == TOK_RBRACE || t == TOK_RBRACKET)) {
-			lex_error(&w.lx, w.lx.tokpos, "a comma before %s is not allowed in "
-			    "JSON", tok_words(t));
+			lex_error(&w.lx, w.lx.tokpos,
+			    "a comma before %s is not allowed in "
+			    "JSON",
+			    tok_words(t));
 			goto fail;
 		}
 		if ((r = walk_token(&w, t, &st)) == -1)
@@ -487,6 +560,6 @@ json_linecol(const char *text, size_t pos, size_t *line, size_t *col)
 			(*line)++;
 			*col = 1;
 		} else if (((unsigned char)text[i] & 0xc0) != 0x80)
-			(*col)++;       /* columns count characters, not bytes */
+			(*col)++; /* columns count characters, not bytes */
 	}
 }

@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 
-#define JSON_STRICT_MAX_DEPTH   256     /* far below cJSON's own limit (1000) */
+#define JSON_STRICT_MAX_DEPTH 256 /* far below cJSON's own limit (1000) */
 
 /* 0 for a well-formed document, or -1 with *errpos the byte offset of the fault and err
  * its message. */
@@ -24,16 +24,21 @@ int json_check(const char *text, size_t len, size_t *errpos, char *err, size_t e
 /* What the walk meets, in document order: a container's start, its end, an object's key
  * (before its value), a scalar. */
 enum json_strict_event {
-	JSON_EV_OBJECT, JSON_EV_ARRAY, JSON_EV_END, JSON_EV_KEY, JSON_EV_STRING,
-	JSON_EV_NUMBER, JSON_EV_LITERAL,
+	JSON_EV_OBJECT,
+	JSON_EV_ARRAY,
+	JSON_EV_END,
+	JSON_EV_KEY,
+	JSON_EV_STRING,
+	JSON_EV_NUMBER,
+	JSON_EV_LITERAL,
 };
 
 /* A consumer of the walk's events. s (n bytes, NUL-terminated) is a key's or a string's
  * value with its escapes decoded (never holding a NUL: \u0000 is refused), a number's or
  * a literal's text as written, "" for the others. 0 goes on; -1 stops the walk with the
  * message put in why (whylen bytes), at the token's offset. */
-typedef int (*json_strict_event_fn)(void *arg, enum json_strict_event ev, const char *s,
-    size_t n, char *why, size_t whylen);
+typedef int (*json_strict_event_fn)(
+    void *arg, enum json_strict_event ev, const char *s, size_t n, char *why, size_t whylen);
 
 /* json_check's reading of text, nested at most max_depth levels (at most
  * JSON_STRICT_MAX_DEPTH), handing each event to fn (NULL: none) with arg. */

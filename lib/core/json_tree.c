@@ -16,13 +16,13 @@ struct build {
 	struct json_value *open[JSON_TREE_MAX_DEPTH];  /* the containers being read */
 	struct json_value **tail[JSON_TREE_MAX_DEPTH]; /* where each one's next member goes */
 	size_t depth;
-	char *key;                                      /* the key of the next member */
+	char *key; /* the key of the next member */
 };
 
 /* A scalar's node from the walk's text. */
 static int
-node_fill(struct json_value *v, enum json_strict_event ev, const char *s, char *why,
-    size_t whylen)
+node_fill(
+    struct json_value *v, enum json_strict_event ev, const char *s, char *why, size_t whylen)
 {
 	switch (ev) {
 	case JSON_EV_STRING:
@@ -50,8 +50,8 @@ node_fill(struct json_value *v, enum json_strict_event ev, const char *s, char *
 }
 
 static int
-build_event(void *arg, enum json_strict_event ev, const char *s, size_t n, char *why,
-    size_t whylen)
+build_event(
+    void *arg, enum json_strict_event ev, const char *s, size_t n, char *why, size_t whylen)
 {
 	struct build *b = arg;
 	struct json_value *v;
@@ -98,8 +98,8 @@ json_tree_parse(const char *text, size_t len, char *err, size_t errlen)
 	memset(&b, 0, sizeof(b));
 	if (errlen > 0)
 		err[0] = '\0';
-	if (json_strict_walk(text, len, JSON_TREE_MAX_DEPTH, build_event, &b, &pos, why,
-	    sizeof(why)) == 0)
+	if (json_strict_walk(
+		text, len, JSON_TREE_MAX_DEPTH, build_event, &b, &pos, why, sizeof(why)) == 0)
 		return b.root;
 	snprintf(err, errlen, "%s at byte %zu", why, pos);
 	free(b.key);

@@ -11,18 +11,24 @@
 
 #include <stddef.h>
 
-#define JSON_TREE_MAX_DEPTH     32
+#define JSON_TREE_MAX_DEPTH 32
 
 enum json_type {
-	JSON_NULL, JSON_FALSE, JSON_TRUE, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT,
+	JSON_NULL,
+	JSON_FALSE,
+	JSON_TRUE,
+	JSON_NUMBER,
+	JSON_STRING,
+	JSON_ARRAY,
+	JSON_OBJECT,
 };
 
 struct json_value {
 	enum json_type type;
-	double num;                             /* JSON_NUMBER */
-	char *str;                              /* JSON_STRING */
-	char *key;                              /* an object's member: its key */
-	struct json_value *child, *next;        /* JSON_ARRAY, JSON_OBJECT: in order */
+	double num;                      /* JSON_NUMBER */
+	char *str;                       /* JSON_STRING */
+	char *key;                       /* an object's member: its key */
+	struct json_value *child, *next; /* JSON_ARRAY, JSON_OBJECT: in order */
 };
 
 /* One JSON text (RFC 8259); NULL with a message ending in " at byte N" in err. */

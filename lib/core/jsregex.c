@@ -22,16 +22,16 @@
 #include "utf8.h"
 #include "util.h"
 
-#define QUANT_MAX       0x7fffffffu     /* a bound saturates, as V8's does */
-#define DEPTH_MAX       1000            /* V8 gives up on deeper nesting too */
+#define QUANT_MAX 0x7fffffffu /* a bound saturates, as V8's does */
+#define DEPTH_MAX 1000        /* V8 gives up on deeper nesting too */
 
 struct rx {
 	uint16_t *u;
 	size_t n, i;
-	bool named;                     /* the pattern has a named group */
+	bool named; /* the pattern has a named group */
 	int groups;
-	struct strlist names;           /* group names, UTF-8 */
-	struct strlist refs;            /* \k<name> references */
+	struct strlist names; /* group names, UTF-8 */
+	struct strlist refs;  /* \k<name> references */
 	const char *why;
 };
 
@@ -138,7 +138,7 @@ brace_quantifier(struct rx *r)
 	if (hi < lo)
 		return fail(r, "numbers out of order in {} quantifier");
 	return 1;
- no:
+no:
 	r->i = start;
 	return 0;
 }
@@ -210,13 +210,13 @@ group_name(struct rx *r, struct strlist *out)
 		if (c < 0x80)
 			buf[o++] = (char)c;
 		else
-			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "\\%04x",
-			    (unsigned)r->u[r->i - 1]);
+			o += (size_t)snprintf(
+			    buf + o, sizeof(buf) - o, "\\%04x", (unsigned)r->u[r->i - 1]);
 		buf[o] = '\0';
 	}
 	if (o == 0)
 		return fail(r, "Invalid capture group name");
-	r->i++;         /* ">" */
+	r->i++; /* ">" */
 	strlist_push(out, buf);
 	return 0;
 }
@@ -246,10 +246,19 @@ escape(struct rx *r, bool in_class, int *value, bool *assertion)
 		*assertion = true;
 		*value = -1;
 		return 0;
-	case 'd': case 'D': case 's': case 'S': case 'w': case 'W':
+	case 'd':
+	case 'D':
+	case 's':
+	case 'S':
+	case 'w':
+	case 'W':
 		*value = -1;
 		return 0;
-	case 'f': case 'n': case 'r': case 't': case 'v':
+	case 'f':
+	case 'n':
+	case 'r':
+	case 't':
+	case 'v':
 		*value = util_escape_value(c, "fnrtv");
 		return 0;
 	case 'c':
@@ -300,7 +309,14 @@ escape(struct rx *r, bool in_class, int *value, bool *assertion)
 		}
 		*value = -1;
 		return 0;
-	case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7':
+	case '0':
+	case '1':
+	case '2':
+	case '3':
+	case '4':
+	case '5':
+	case '6':
+	case '7':
 		/* An octal escape (in a class always; outside, when it is no back
 		 * reference, which does not change whether the pattern is valid). */
 		v = c - '0';
@@ -526,7 +542,7 @@ jsregex_check(const char *text, size_t len, int *groups, const char **why)
 		}
 	*groups = r.groups;
 	ret = 0;
- out:
+out:
 	*why = r.why;
 	free(r.u);
 	strlist_free(&r.names);

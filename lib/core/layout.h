@@ -7,9 +7,9 @@
 #define SRT_LAYOUT_H
 
 /* The helpers' names in their directory (layout_helpers_dir). */
-#define LAYOUT_SECCOMP  "srt-seccomp"
-#define LAYOUT_HTTPD    "srt-httpd"
-#define LAYOUT_SOCKSD   "srt-socksd"
+#define LAYOUT_SECCOMP "srt-seccomp"
+#define LAYOUT_HTTPD "srt-httpd"
+#define LAYOUT_SOCKSD "srt-socksd"
 
 /* The running program's directory, from /proc/self/exe; NULL when it cannot be told.
  * Caller frees. */

@@ -22,16 +22,16 @@
  * the first one's fault, instead of dropping them silently.
  */
 struct lines {
-	struct buf line;                /* the line being read */
-	bool skipping;                  /* inside an over-long line */
-	size_t malformed, oversized;    /* lines refused: lines_malformed's, too long */
-	char first_fault[80];           /* why the first refused line was */
-	size_t max;                     /* the longest line that may be a record */
-	const char *stream;             /* what the warning calls the stream */
+	struct buf line;             /* the line being read */
+	bool skipping;               /* inside an over-long line */
+	size_t malformed, oversized; /* lines refused: lines_malformed's, too long */
+	char first_fault[80];        /* why the first refused line was */
+	size_t max;                  /* the longest line that may be a record */
+	const char *stream;          /* what the warning calls the stream */
 	/* a complete line (without its newline), not empty */
 	void (*on_line)(struct lines *l, const char *p, size_t n);
-	void (*cb)(void);               /* the caller's callback, of the record type's type */
-	void *arg;                      /* its argument */
+	void (*cb)(void); /* the caller's callback, of the record type's type */
+	void *arg;        /* its argument */
 };
 
 void lines_init(struct lines *l, size_t max, const char *stream,
@@ -48,7 +48,6 @@ void lines_free(struct lines *l);
 /* The records are JSON objects (cJSON's): o's member key is a whole number from 0 to max
  * (JSON numbers are doubles: exact up to 2^53). NULL, or key when it is missing or not one. */
 struct cJSON;
-const char *lines_get_uint(const struct cJSON *o, const char *key, double max,
-    uint64_t *out);
+const char *lines_get_uint(const struct cJSON *o, const char *key, double max, uint64_t *out);
 
 #endif

@@ -8,10 +8,10 @@
 #include "sys.h"
 
 static const char *log_name = "srt";
-static const char *log_user_name;      /* log_speak_as, or NULL: log_name */
+static const char *log_user_name; /* log_speak_as, or NULL: log_name */
 static int log_dbg;
 static int log_fatal_status = 1;
-static void (*log_fatal_fn)(const char *msg);      /* log_fatal_emit */
+static void (*log_fatal_fn)(const char *msg); /* log_fatal_emit */
 
 void
 log_init(const char *prog, int debug, int fatal_status)
@@ -48,32 +48,46 @@ log_vemit(const char *tag, int with_errno, int saved, const char *fmt, va_list a
 	int m;
 
 	/* Each piece is clamped, so a long message is cut, never overflows. */
-	m = snprintf(buf, sizeof(buf) - 1, "%s: %s", log_user_name != NULL && *tag == '\0' ?
-	    log_user_name : log_name, tag);
+	m = snprintf(buf, sizeof(buf) - 1, "%s: %s",
+	    log_user_name != NULL && *tag == '\0' ? log_user_name : log_name, tag);
 	n = m < 0 ? 0 : (size_t)m < sizeof(buf) - 1 ? (size_t)m : sizeof(buf) - 2;
 	m = vsnprintf(buf + n, sizeof(buf) - 1 - n, fmt, ap);
 	n += m < 0 ? 0 : (size_t)m < sizeof(buf) - 1 - n ? (size_t)m : sizeof(buf) - 2 - n;
 	if (with_errno) {
 		m = snprintf(buf + n, sizeof(buf) - 1 - n, ": %s", strerror(saved));
-		n += m < 0 ? 0 : (size_t)m < sizeof(buf) - 1 - n ? (size_t)m : sizeof(buf) - 2 - n;
+		n += m < 0                            ? 0
+		    : (size_t)m < sizeof(buf) - 1 - n ? (size_t)m
+						      : sizeof(buf) - 2 - n;
 	}
 	buf[n++] = '\n';
 	(void)!write(STDERR_FILENO, buf, n);
 }
 
-#define LOG_BODY(tag, with_errno)                          \
-	do {                                               \
-		int saved = errno;                         \
-		va_list ap;                                \
-		va_start(ap, fmt);                         \
+#define LOG_BODY(tag, with_errno) \
+	do { \
+		int saved = errno; \
+		va_list ap; \
+		va_start(ap, fmt); \
 		log_vemit(tag, with_errno, saved, fmt, ap); \
-		va_end(ap);                                \
-		errno = saved;                             \
+		va_end(ap); \
+		errno = saved; \
 	} while (0)
 
-void log_warn(const char *fmt, ...) { LOG_BODY("", 1); }
-void log_warnx(const char *fmt, ...) { LOG_BODY("", 0); }
-void log_info(const char *fmt, ...) { LOG_BODY("", 0); }
+void
+log_warn(const char *fmt, ...)
+{
+	LOG_BODY("", 1);
+}
+void
+log_warnx(const char *fmt, ...)
+{
+	LOG_BODY("", 0);
+}
+void
+log_info(const char *fmt, ...)
+{
+	LOG_BODY("", 0);
+}
 
 void
 log_debug(const char *fmt, ...)
@@ -112,17 +126,17 @@ log_fatal_own(int with_errno, int saved, const char *fmt, va_list ap)
 	log_fatal_fn(msg);
 }
 
-#define FATAL_BODY(with_errno)                                     \
-	do {                                                       \
-		int saved = errno;                                 \
-		va_list ap;                                        \
-		va_start(ap, fmt);                                 \
-		if (log_fatal_fn != NULL)                          \
+#define FATAL_BODY(with_errno) \
+	do { \
+		int saved = errno; \
+		va_list ap; \
+		va_start(ap, fmt); \
+		if (log_fatal_fn != NULL) \
 			log_fatal_own(with_errno, saved, fmt, ap); \
-		else                                               \
+		else \
 			log_vemit("", with_errno, saved, fmt, ap); \
-		va_end(ap);                                        \
-		exit(log_fatal_status);                            \
+		va_end(ap); \
+		exit(log_fatal_status); \
 	} while (0)
 
 void

@@ -20,7 +20,7 @@ void log_speak_as(const char *name);
 const char *log_prog(void);
 int log_debugging(void);
 
-void log_warn(const char *fmt, ...) SRT_PRINTF(1, 2);   /* appends ": strerror(errno)" */
+void log_warn(const char *fmt, ...) SRT_PRINTF(1, 2); /* appends ": strerror(errno)" */
 void log_warnx(const char *fmt, ...) SRT_PRINTF(1, 2);
 void log_info(const char *fmt, ...) SRT_PRINTF(1, 2);
 void log_debug(const char *fmt, ...) SRT_PRINTF(1, 2);  /* only with -d */

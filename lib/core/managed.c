@@ -27,11 +27,11 @@ managed_free(struct managed *m)
 /* The merge */
 
 struct mctx {
-	const char *mname;              /* the managed file */
-	const char *uname;              /* the user's settings */
-	unsigned mflags;                /* its SETTINGS_LAYER_* */
-	struct settings *m;             /* the managed settings, parsed for this merge */
-	struct settings *out;           /* the user's, becoming the result */
+	const char *mname;    /* the managed file */
+	const char *uname;    /* the user's settings */
+	unsigned mflags;      /* its SETTINGS_LAYER_* */
+	struct settings *m;   /* the managed settings, parsed for this merge */
+	struct settings *out; /* the user's, becoming the result */
 	struct diags *errs, *warns;
 	size_t nerr;
 };
@@ -64,15 +64,15 @@ mc_quote(const char *s)
 }
 
 static void
-mc_ignored(struct mctx *c, const char *list, size_t i, const char *value,
-    const char *field)
+mc_ignored(struct mctx *c, const char *list, size_t i, const char *value, const char *field)
 {
 	char *q = mc_quote(value);
 
 	if (c->warns != NULL)
-		diags_add(c->warns, "%s: %s[%zu]: %s is ignored: the managed policy %s sets %s, "
-		    "so only its own %s count", c->uname, list, i, q, c->mname, field,
-		    strrchr(list, '.') + 1);
+		diags_add(c->warns,
+		    "%s: %s[%zu]: %s is ignored: the managed policy %s sets %s, "
+		    "so only its own %s count",
+		    c->uname, list, i, q, c->mname, field, strrchr(list, '.') + 1);
 	free(q);
 }
 
@@ -123,8 +123,8 @@ rule_find(struct dom_rule *v, size_t n, const char *spelled)
  * deny rule both files have is kept when the managed file gives none.
  */
 static void
-merge_rules(struct mctx *c, struct dom_rule **mv, size_t *mn, struct dom_rule **uv,
-    size_t *un, const char *list, const char *only, size_t *nmanaged)
+merge_rules(struct mctx *c, struct dom_rule **mv, size_t *mn, struct dom_rule **uv, size_t *un,
+    const char *list, const char *only, size_t *nmanaged)
 {
 	struct strlist keys = { 0 };
 	struct dom_rule *v = xcalloc(*mn + *un + 1, sizeof(*v)), *hit;
@@ -164,9 +164,9 @@ merge_rules(struct mctx *c, struct dom_rule **mv, size_t *mn, struct dom_rule **
 /* One kind of entry merge_keyed merges. */
 struct merge_kind {
 	size_t size;
-	char *(*key)(const void *e);            /* what tells two apart (allocated) */
-	void (*drop)(void *e);                  /* frees what a left-out one holds; or NULL */
-	const char *(*shown)(const void *e);    /* how a warning names one */
+	char *(*key)(const void *e);         /* what tells two apart (allocated) */
+	void (*drop)(void *e);               /* frees what a left-out one holds; or NULL */
+	const char *(*shown)(const void *e); /* how a warning names one */
 };
 
 /*
@@ -226,9 +226,8 @@ reason_drop(void *e)
 	free(r->reason);
 }
 
-static const struct merge_kind reason_kind = {
-	sizeof(struct reason_entry), reason_key, reason_drop, NULL
-};
+static const struct merge_kind reason_kind = { sizeof(struct reason_entry), reason_key,
+	reason_drop, NULL };
 
 /* deniedResolvedAddresses, by canonical text. */
 static char *
@@ -254,9 +253,8 @@ path_shown(const void *e)
 	return ((const struct path_entry *)e)->path;
 }
 
-static const struct merge_kind path_kind = {
-	sizeof(struct path_entry), path_key, path_drop, path_shown
-};
+static const struct merge_kind path_kind = { sizeof(struct path_entry), path_key, path_drop,
+	path_shown };
 
 /* deniedDomainReasons: the managed file's, then the user's for entries it gives none;
  * deniedResolvedAddresses likewise. */
@@ -270,7 +268,8 @@ merge_reasons_addrs(struct mctx *c, size_t *nreasons, size_t *naddrs)
 	m->net.reasons = NULL;
 	m->net.nreasons = 0;
 	o->net.denied_addrs = merge_keyed(c, &addr_kind, m->net.denied_addrs,
-	    m->net.ndenied_addrs, o->net.denied_addrs, &o->net.ndenied_addrs, NULL, NULL, naddrs);
+	    m->net.ndenied_addrs, o->net.denied_addrs, &o->net.ndenied_addrs, NULL, NULL,
+	    naddrs);
 	m->net.denied_addrs = NULL;
 	m->net.ndenied_addrs = 0;
 }
@@ -308,10 +307,11 @@ merge_strings(struct mctx *c, struct strlist *ml, struct strlist *ul, const char
 			continue;
 		if (weaker && !(c->mflags & SETTINGS_LAYER_USER_WEAKER)) {
 			q = mc_quote(ul->v[i]);
-			mc_err(c, "%s: %s[%zu]: %s is not allowed by the managed policy %s: "
+			mc_err(c,
+			    "%s: %s[%zu]: %s is not allowed by the managed policy %s: "
 			    "this list weakens the sandbox, and the managed policy neither lists "
-			    "the entry nor sets allowUserWeakerOptions; remove it", c->uname,
-			    list, i, q, c->mname);
+			    "the entry nor sets allowUserWeakerOptions; remove it",
+			    c->uname, list, i, q, c->mname);
 			free(q);
 			continue;
 		}
@@ -361,11 +361,11 @@ merge_ignore(struct mctx *c, size_t *nmanaged)
 /* --- options ---------------------------------------------------------------------------- */
 
 enum merge_rule {
-	MERGE_WEAKER,           /* weakens the sandbox: a user's value the managed file does
+	MERGE_WEAKER, /* weakens the sandbox: a user's value the managed file does
 	                           not give needs allowUserWeakerOptions */
-	MERGE_EITHER,           /* a boolean that strengthens: true if either file says so */
-	MERGE_MAX,              /* an integer that strengthens as it grows */
-	MERGE_VALUE,            /* one value, the managed file's when it gives one */
+	MERGE_EITHER, /* a boolean that strengthens: true if either file says so */
+	MERGE_MAX,    /* an integer that strengthens as it grows */
+	MERGE_VALUE,  /* one value, the managed file's when it gives one */
 };
 
 /*
@@ -383,16 +383,20 @@ enum merge_rule {
 struct merge_option {
 	const char *path;
 	enum merge_rule rule;
-	bool strings;           /* a struct strlist, merged entry by entry */
+	bool strings; /* a struct strlist, merged entry by entry */
 	size_t off, size;
-	enum settings_list list;        /* strings: which list it is (SL_COUNT: not counted) */
+	enum settings_list list; /* strings: which list it is (SL_COUNT: not counted) */
 };
 
 #define MEMBER_SIZE(m) sizeof(((struct settings *)0)->m)
 #define OPTION(rule, path, m) \
-	{ path, rule, false, offsetof(struct settings, m), MEMBER_SIZE(m), SL_COUNT }
+	{ \
+		path, rule, false, offsetof(struct settings, m), MEMBER_SIZE(m), SL_COUNT \
+	}
 #define STRINGS(rule, path, m, l) \
-	{ path, rule, true, offsetof(struct settings, m), MEMBER_SIZE(m), l }
+	{ \
+		path, rule, true, offsetof(struct settings, m), MEMBER_SIZE(m), l \
+	}
 
 static const struct merge_option merge_options[] = {
 	OPTION(MERGE_EITHER, "network.strictAllowlist", net.strict_allowlist),
@@ -435,11 +439,22 @@ static const struct merge_option merge_options[] = {
 /* The keys merged by code of their own (merge_lists), and those that hold others or are
  * never stored. */
 static const char *const merge_own[] = {
-	"network", "filesystem", "network.allowedDomains", "network.deniedDomains",
-	"network.deniedDomainReasons", "network.deniedResolvedAddresses",
-	"network.filterRequest", "filesystem.denyRead", "filesystem.allowRead",
-	"filesystem.allowWrite", "filesystem.denyWrite", "ignoreViolations", "git",
-	"allowManagedDomainsOnly", "allowManagedReadPathsOnly", "allowUserWeakerOptions",
+	"network",
+	"filesystem",
+	"network.allowedDomains",
+	"network.deniedDomains",
+	"network.deniedDomainReasons",
+	"network.deniedResolvedAddresses",
+	"network.filterRequest",
+	"filesystem.denyRead",
+	"filesystem.allowRead",
+	"filesystem.allowWrite",
+	"filesystem.denyWrite",
+	"ignoreViolations",
+	"git",
+	"allowManagedDomainsOnly",
+	"allowManagedReadPathsOnly",
+	"allowUserWeakerOptions",
 	"credentials",
 };
 
@@ -489,7 +504,7 @@ managed_json_at(const cJSON *root, const char *path)
 	const cJSON *j = root;
 
 	for (name = strtok_r(copy, ".", &save); name != NULL && j != NULL;
-	    name = strtok_r(NULL, ".", &save))
+	     name = strtok_r(NULL, ".", &save))
 		j = cJSON_GetObjectItemCaseSensitive(j, name);
 	free(copy);
 	return j;
@@ -512,8 +527,7 @@ opt_equal(struct mctx *c, const struct merge_option *o)
 	uj = cJSON_Parse(ut);
 	if (mj == NULL || uj == NULL)
 		fatalx("out of memory");
-	same = cJSON_Compare(managed_json_at(mj, o->path), managed_json_at(uj, o->path),
-	    1);
+	same = cJSON_Compare(managed_json_at(mj, o->path), managed_json_at(uj, o->path), 1);
 	cJSON_Delete(mj);
 	cJSON_Delete(uj);
 	free(mt);
@@ -543,8 +557,8 @@ merge_option(struct mctx *c, const struct merge_option *o)
 
 		merge_strings(c, (struct strlist *)(void *)((char *)c->m + o->off),
 		    (struct strlist *)(void *)((char *)c->out + o->off), o->path,
-		    o->rule == MERGE_WEAKER, o->list < SL_COUNT ?
-		    &c->out->layers.managed[o->list] : &uncounted);
+		    o->rule == MERGE_WEAKER,
+		    o->list < SL_COUNT ? &c->out->layers.managed[o->list] : &uncounted);
 		return;
 	}
 	switch (o->rule) {
@@ -567,13 +581,16 @@ merge_option(struct mctx *c, const struct merge_option *o)
 			opt_take(c, o);
 	} else if (mset) {
 		if (!opt_equal(c, o))
-			mc_err(c, "%s: %s: the managed policy %s sets this to another value, "
-			    "which is the one used; remove it, or give the same value", c->uname,
-			    o->path, c->mname);
+			mc_err(c,
+			    "%s: %s: the managed policy %s sets this to another value, "
+			    "which is the one used; remove it, or give the same value",
+			    c->uname, o->path, c->mname);
 	} else if (o->rule == MERGE_WEAKER && !(c->mflags & SETTINGS_LAYER_USER_WEAKER))
-		mc_err(c, "%s: %s: not allowed by the managed policy %s: this option weakens "
+		mc_err(c,
+		    "%s: %s: not allowed by the managed policy %s: this option weakens "
 		    "the sandbox, and the managed policy neither sets it nor sets "
-		    "allowUserWeakerOptions; remove it", c->uname, o->path, c->mname);
+		    "allowUserWeakerOptions; remove it",
+		    c->uname, o->path, c->mname);
 }
 
 /*
@@ -586,10 +603,11 @@ merge_exclusive(struct mctx *c, bool managed_mitm)
 {
 	if (!c->out->net.mitm.present || !c->out->net.tls.present)
 		return;
-	mc_err(c, "%s: network.%s: the managed policy %s sets network.%s: mitmProxy and "
+	mc_err(c,
+	    "%s: network.%s: the managed policy %s sets network.%s: mitmProxy and "
 	    "tlsTerminate cannot be used together: a host goes either through the "
-	    "inspection proxy or through srt's own TLS termination; remove it", c->uname,
-	    managed_mitm ? "tlsTerminate" : "mitmProxy", c->mname,
+	    "inspection proxy or through srt's own TLS termination; remove it",
+	    c->uname, managed_mitm ? "tlsTerminate" : "mitmProxy", c->mname,
 	    managed_mitm ? "mitmProxy" : "tlsTerminate");
 }
 
@@ -611,19 +629,20 @@ merge_unknown(struct mctx *c)
 	for (size_t i = 0; i < 3; i++) {
 		obj = settings_objects[i];
 		for (k = obj->keys; k < obj->keys + obj->nkeys; k++) {
-			if (k->flags & (SETTINGS_UNSUPPORTED | SETTINGS_HELPER |
-			    SETTINGS_MANAGED | SETTINGS_CALLBACK))
+			if (k->flags &
+			    (SETTINGS_UNSUPPORTED | SETTINGS_HELPER | SETTINGS_MANAGED |
+				SETTINGS_CALLBACK))
 				continue;
-			path = *obj->path ? xasprintf("%s.%s", obj->path, k->name) :
-			    xstrdup(k->name);
+			path = *obj->path ? xasprintf("%s.%s", obj->path, k->name)
+					  : xstrdup(k->name);
 			if (managed_merges(path)) {
 				free(path);
 				continue;
 			}
 			if (k->kind != SETTINGS_VALUE) {
 				o = (struct merge_option){ path, MERGE_WEAKER, false, k->off,
-				    k->kind == SETTINGS_BOOL ? sizeof(bool) : sizeof(int),
-				    SL_COUNT };
+					k->kind == SETTINGS_BOOL ? sizeof(bool) : sizeof(int),
+					SL_COUNT };
 				merge_option(c, &o);
 				free(path);
 				continue;
@@ -641,9 +660,10 @@ merge_unknown(struct mctx *c)
 			dv = managed_json_at(dj, path);
 			if (!cJSON_Compare(managed_json_at(mj, path), dv, 1) ||
 			    !cJSON_Compare(managed_json_at(uj, path), dv, 1))
-				mc_err(c, "%s: %s: srt cannot merge this setting with the managed "
-				    "policy %s yet; remove it from both files", c->uname, path,
-				    c->mname);
+				mc_err(c,
+				    "%s: %s: srt cannot merge this setting with the managed "
+				    "policy %s yet; remove it from both files",
+				    c->uname, path, c->mname);
 			free(path);
 		}
 	}
@@ -671,21 +691,24 @@ merge_cred(struct mctx *c)
 	size_t i, k;
 	char *mt, *ut;
 
-	if (m->nmask > 0 || m->naws > 0 || m->plaintext_inject || m->sigv4[0] ||
-	    m->sigv4[1] || m->sigv4[2])
+	if (m->nmask > 0 || m->naws > 0 || m->plaintext_inject || m->sigv4[0] || m->sigv4[1] ||
+	    m->sigv4[2])
 		strlist_push(&c->out->layers.options, "credentials");
 	if (o->plaintext_inject && !m->plaintext_inject &&
 	    !(c->mflags & SETTINGS_LAYER_USER_WEAKER))
-		mc_err(c, "%s: credentials.allowPlaintextInject: not allowed by the managed "
+		mc_err(c,
+		    "%s: credentials.allowPlaintextInject: not allowed by the managed "
 		    "policy %s: this option weakens the sandbox, and the managed policy neither "
-		    "sets it nor sets allowUserWeakerOptions; remove it", c->uname, c->mname);
+		    "sets it nor sets allowUserWeakerOptions; remove it",
+		    c->uname, c->mname);
 	r.plaintext_inject = m->plaintext_inject || o->plaintext_inject;
 	for (i = 0; i < 3; i++) {
 		if (o->sigv4[i] && !m->sigv4[i] && !(c->mflags & SETTINGS_LAYER_USER_WEAKER))
-			mc_err(c, "%s: credentials.sigv4.%s: not allowed by the managed policy "
+			mc_err(c,
+			    "%s: credentials.sigv4.%s: not allowed by the managed policy "
 			    "%s: \"passthrough\" weakens the sandbox, and the managed policy "
-			    "neither sets it nor sets allowUserWeakerOptions; remove it", c->uname,
-			    sv[i], c->mname);
+			    "neither sets it nor sets allowUserWeakerOptions; remove it",
+			    c->uname, sv[i], c->mname);
 		r.sigv4[i] = m->sigv4[i] || o->sigv4[i];
 	}
 	r.mask = xcalloc(m->nmask + o->nmask + 1, sizeof(*r.mask));
@@ -704,9 +727,11 @@ merge_cred(struct mctx *c)
 		mt = settings_cred_mask_json(&m->mask[k]);
 		ut = settings_cred_mask_json(&o->mask[i]);
 		if (strcmp(mt, ut) != 0 && c->warns != NULL)
-			diags_add(c->warns, "%s: credentials.%s \"%s\": the managed policy %s "
-			    "masks it too, and its entry is the one used", c->uname,
-			    o->mask[i].file ? "files" : "envVars", o->mask[i].id, c->mname);
+			diags_add(c->warns,
+			    "%s: credentials.%s \"%s\": the managed policy %s "
+			    "masks it too, and its entry is the one used",
+			    c->uname, o->mask[i].file ? "files" : "envVars", o->mask[i].id,
+			    c->mname);
 		free(mt);
 		free(ut);
 		settings_cred_mask_clear(&o->mask[i]);
@@ -750,16 +775,17 @@ merge_lists(struct mctx *c)
 	size_t *n = o->layers.managed;
 
 	merge_rules(c, &m->net.allowed, &m->net.nallowed, &o->net.allowed, &o->net.nallowed,
-	    "network.allowedDomains", (c->mflags & SETTINGS_LAYER_DOMAINS_ONLY) ?
-	    "allowManagedDomainsOnly" : NULL, &n[SL_ALLOWED_DOMAINS]);
+	    "network.allowedDomains",
+	    (c->mflags & SETTINGS_LAYER_DOMAINS_ONLY) ? "allowManagedDomainsOnly" : NULL,
+	    &n[SL_ALLOWED_DOMAINS]);
 	merge_rules(c, &m->net.denied, &m->net.ndenied, &o->net.denied, &o->net.ndenied,
 	    "network.deniedDomains", NULL, &n[SL_DENIED_DOMAINS]);
 	merge_reasons_addrs(c, &n[SL_DENIED_REASONS], &n[SL_DENIED_ADDRS]);
 	merge_paths(c, &m->fs.deny_read, &o->fs.deny_read, "filesystem.denyRead", NULL,
 	    &n[SL_DENY_READ]);
 	merge_paths(c, &m->fs.allow_read, &o->fs.allow_read, "filesystem.allowRead",
-	    (c->mflags & SETTINGS_LAYER_READ_PATHS_ONLY) ? "allowManagedReadPathsOnly" :
-	    NULL, &n[SL_ALLOW_READ]);
+	    (c->mflags & SETTINGS_LAYER_READ_PATHS_ONLY) ? "allowManagedReadPathsOnly" : NULL,
+	    &n[SL_ALLOW_READ]);
 	merge_paths(c, &m->fs.allow_write, &o->fs.allow_write, "filesystem.allowWrite", NULL,
 	    &n[SL_ALLOW_WRITE]);
 	merge_paths(c, &m->fs.deny_write, &o->fs.deny_write, "filesystem.denyWrite", NULL,

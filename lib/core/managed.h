@@ -29,9 +29,9 @@ extern const char managed_path[];
 
 /* The managed layer as read at start: its bytes, parsed anew by each merge. */
 struct managed {
-	bool present;                   /* the file exists, is trusted and is valid */
-	char *path;                     /* where it was read from */
-	char *text;                     /* its contents */
+	bool present; /* the file exists, is trusted and is valid */
+	char *path;   /* where it was read from */
+	char *text;   /* its contents */
 	size_t len;
 };
 
@@ -42,8 +42,8 @@ struct managed {
  */
 int managed_load(struct managed *m, struct diags *errs, struct diags *warns);
 /* The same for another path (the unit tests: no program takes one). */
-int managed_load_path(const char *path, struct managed *m, struct diags *errs,
-    struct diags *warns);
+int managed_load_path(
+    const char *path, struct managed *m, struct diags *errs, struct diags *warns);
 void managed_free(struct managed *m);
 
 /*

@@ -34,10 +34,9 @@
 #include "managed_acl.h"
 #include "settings.h"
 
-#define SID_SYSTEM              "S-1-5-18"
-#define SID_ADMINISTRATORS      "S-1-5-32-544"
-#define SID_TRUSTEDINSTALLER    \
-	"S-1-5-80-956008885-3418522649-1831038044-1853292631-2271478464"
+#define SID_SYSTEM "S-1-5-18"
+#define SID_ADMINISTRATORS "S-1-5-32-544"
+#define SID_TRUSTEDINSTALLER "S-1-5-80-956008885-3418522649-1831038044-1853292631-2271478464"
 
 static const struct {
 	const char *sid, *name;
@@ -82,8 +81,9 @@ macl_object_free(struct macl_object *o)
 static bool
 trusted_sid(const char *sid)
 {
-	return sid != NULL && (strcmp(sid, SID_SYSTEM) == 0 ||
-	    strcmp(sid, SID_ADMINISTRATORS) == 0 || strcmp(sid, SID_TRUSTEDINSTALLER) == 0);
+	return sid != NULL &&
+	    (strcmp(sid, SID_SYSTEM) == 0 || strcmp(sid, SID_ADMINISTRATORS) == 0 ||
+		strcmp(sid, SID_TRUSTEDINSTALLER) == 0);
 }
 
 /* "Users (S-1-5-32-545)", or the SID alone. */
@@ -118,13 +118,16 @@ managed_acl_untrusted(const struct macl_object *o, bool file, char *buf, size_t 
 	size_t n;
 
 	if (o->reparse) {
-		snprintf(buf, len, "a reparse point (a junction, symbolic link or mount point)");
+		snprintf(
+		    buf, len, "a reparse point (a junction, symbolic link or mount point)");
 		return buf;
 	}
 	if (!trusted_sid(o->owner)) {
 		sid_show(o->owner, who, sizeof(who));
-		snprintf(buf, len, "owned by %s, not by SYSTEM, Administrators or "
-		    "TrustedInstaller", who);
+		snprintf(buf, len,
+		    "owned by %s, not by SYSTEM, Administrators or "
+		    "TrustedInstaller",
+		    who);
 		return buf;
 	}
 	if (o->dacl_null) {
@@ -134,15 +137,15 @@ managed_acl_untrusted(const struct macl_object *o, bool file, char *buf, size_t 
 	for (size_t i = 0; i < o->nace; i++) {
 		const struct macl_ace *a = &o->ace[i];
 
-		if (!allows(a->type) || (a->flags & MACL_INHERIT_ONLY) ||
-		    trusted_sid(a->sid) || (bad = a->mask & refused) == 0)
+		if (!allows(a->type) || (a->flags & MACL_INHERIT_ONLY) || trusted_sid(a->sid) ||
+		    (bad = a->mask & refused) == 0)
 			continue;
 		sid_show(a->sid, who, sizeof(who));
 		n = (size_t)snprintf(buf, len, "changeable by %s (its DACL allows it", who);
 		for (size_t k = 0; k < sizeof(right_names) / sizeof(right_names[0]); k++)
 			if ((bad & right_names[k].bit) && n < len)
-				n += (size_t)snprintf(buf + n, len - n, " %s", file ?
-				    right_names[k].file : right_names[k].dir);
+				n += (size_t)snprintf(buf + n, len - n, " %s",
+				    file ? right_names[k].file : right_names[k].dir);
 		if (n < len)
 			snprintf(buf + n, len - n, ")");
 		return buf;
@@ -158,8 +161,10 @@ walk_split(const char *path, struct strlist *out, struct diags *errs)
 
 	if (!((path[0] >= 'A' && path[0] <= 'Z') || (path[0] >= 'a' && path[0] <= 'z')) ||
 	    path[1] != ':' || path[2] != '\\') {
-		diags_add(errs, "%s: not on a local drive (X:\\...); srt reads the managed "
-		    "policy from nowhere else", path);
+		diags_add(errs,
+		    "%s: not on a local drive (X:\\...); srt reads the managed "
+		    "policy from nowhere else",
+		    path);
 		return -1;
 	}
 	strlist_push_owned(out, xstrndup(path, 3));
@@ -169,8 +174,10 @@ walk_split(const char *path, struct strlist *out, struct diags *errs)
 			e = p + strlen(p);
 		if (e == p || (e - p == 1 && p[0] == '.') ||
 		    (e - p == 2 && p[0] == '.' && p[1] == '.')) {
-			diags_add(errs, "%s: an empty, . or .. name; the managed policy's path "
-			    "must be plain", path);
+			diags_add(errs,
+			    "%s: an empty, . or .. name; the managed policy's path "
+			    "must be plain",
+			    path);
 			return -1;
 		}
 		strlist_push_owned(out, xstrndup(path, (size_t)(e - path)));
@@ -199,20 +206,23 @@ walk(const struct managed_winsys *sys, const char *path, struct diags *errs)
 			goto out;
 		}
 		if (o.kind == MACL_MISSING) {
-			log_debug("managed policy: %s does not exist: no managed layer",
-			    way.v[i]);
+			log_debug(
+			    "managed policy: %s does not exist: no managed layer", way.v[i]);
 			macl_object_free(&o);
 			rc = 0;
 			goto out;
 		}
 		if (managed_acl_untrusted(&o, file, reason, sizeof(reason)) != NULL)
-			diags_add(errs, "%s: the managed policy cannot be trusted: the %s %s is "
+			diags_add(errs,
+			    "%s: the managed policy cannot be trusted: the %s %s is "
 			    "%s; it and every directory above it must be owned by SYSTEM, "
 			    "Administrators or TrustedInstaller and changeable by nobody else",
 			    path, file ? "file" : "directory", way.v[i], reason);
 		else if (!file && o.kind != MACL_DIR)
-			diags_add(errs, "%s: %s is not a directory; the managed policy cannot be "
-			    "trusted", path, way.v[i]);
+			diags_add(errs,
+			    "%s: %s is not a directory; the managed policy cannot be "
+			    "trusted",
+			    path, way.v[i]);
 		else if (file && o.kind != MACL_FILE)
 			diags_add(errs, "%s: %s is not a regular file", path, way.v[i]);
 		else {
@@ -239,9 +249,10 @@ managed_acl_load(const struct managed_winsys *sys, struct managed *m, struct dia
 
 	memset(m, 0, sizeof(*m));
 	if (sys->program_data(sys->ctx, &dir, &why) == -1) {
-		diags_add(errs, "%s: where ProgramData is cannot be told (%s); srt does not "
-		    "guess where the managed policy is", MANAGED_WIN_PATH,
-		    why != NULL ? why : "no reason given");
+		diags_add(errs,
+		    "%s: where ProgramData is cannot be told (%s); srt does not "
+		    "guess where the managed policy is",
+		    MANAGED_WIN_PATH, why != NULL ? why : "no reason given");
 		goto out;
 	}
 	path = xasprintf("%s%ssrt\\managed-settings.json", dir,

@@ -16,11 +16,11 @@
 #include "managed.h"
 
 #ifndef O_PATH
-#define O_PATH  O_RDONLY        /* macOS: the walk needs search and read permission */
+#define O_PATH O_RDONLY /* macOS: the walk needs search and read permission */
 #endif
 
-#define MANAGED_MAX_LINKS       40      /* as the kernel's own limit on a lookup */
-#define MANAGED_MAX_DEPTH       256     /* directories on the way */
+#define MANAGED_MAX_LINKS 40  /* as the kernel's own limit on a lookup */
+#define MANAGED_MAX_DEPTH 256 /* directories on the way */
 
 /* ------------------------------------------------------------------------------------ */
 /* Trust */
@@ -80,14 +80,18 @@ walk_push(struct walk *w, int fd, char *shown, struct diags *errs)
 		goto bad;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		diags_add(errs, "%s: %s is not a directory; the managed policy cannot be "
-		    "trusted", managed_path, shown);
+		diags_add(errs,
+		    "%s: %s is not a directory; the managed policy cannot be "
+		    "trusted",
+		    managed_path, shown);
 		goto bad;
 	}
 	if (untrusted(&st, why, sizeof(why)) != NULL) {
-		diags_add(errs, "%s: the managed policy cannot be trusted: the directory %s is "
+		diags_add(errs,
+		    "%s: the managed policy cannot be trusted: the directory %s is "
 		    "%s; it and every directory above it must be owned by root and writable "
-		    "by nobody else", managed_path, shown, why);
+		    "by nobody else",
+		    managed_path, shown, why);
 		goto bad;
 	}
 	if (w->n == MANAGED_MAX_DEPTH) {
@@ -148,9 +152,11 @@ walk_last(int fd, const struct stat *st, const char *shown, int *fdp, struct dia
 	if (!S_ISREG(st->st_mode)) {
 		diags_add(errs, "%s: %s is not a regular file", managed_path, shown);
 	} else if (untrusted(st, why, sizeof(why)) != NULL) {
-		diags_add(errs, "%s: the managed policy cannot be trusted: the file %s is "
+		diags_add(errs,
+		    "%s: the managed policy cannot be trusted: the file %s is "
 		    "%s; it must be owned by root and writable by nobody else (as every "
-		    "directory above it)", managed_path, shown, why);
+		    "directory above it)",
+		    managed_path, shown, why);
 	} else {
 		*fdp = fd;
 		return 1;
@@ -203,8 +209,8 @@ managed_open(const char *path, int *fdp, struct diags *errs)
 		}
 		shown = walk_name(&w, name);
 		if (next == NULL)
-			fd = openat(w.fd[w.n - 1], name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-			    O_CLOEXEC | O_NOCTTY);
+			fd = openat(w.fd[w.n - 1], name,
+			    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 		else
 			fd = openat(w.fd[w.n - 1], name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (fd == -1 && errno == ENOENT) {
@@ -230,8 +236,8 @@ managed_open(const char *path, int *fdp, struct diags *errs)
 				close(fd);
 			n = readlinkat(w.fd[w.n - 1], name, target, sizeof(target) - 1);
 			if (n <= 0 || ++links > MANAGED_MAX_LINKS) {
-				diags_add(errs, "%s: %s: %s", managed_path, shown, n <= 0 ?
-				    strerror(errno) : "too many symbolic links");
+				diags_add(errs, "%s: %s: %s", managed_path, shown,
+				    n <= 0 ? strerror(errno) : "too many symbolic links");
 				free(shown);
 				goto out;
 			}
@@ -263,8 +269,7 @@ out:
 }
 
 int
-managed_load_path(const char *path, struct managed *m, struct diags *errs,
-    struct diags *warns)
+managed_load_path(const char *path, struct managed *m, struct diags *errs, struct diags *warns)
 {
 	struct settings s;
 	int fd, rc;

@@ -279,12 +279,12 @@ path_slip(const char *entry)
 	if (n > 0 && strchr(" \t\n\r\v\f", entry[n - 1]) != NULL)
 		return "it ends with white space, which is taken as part of the name";
 	for (d = strchr(entry, '$'); d != NULL; d = strchr(d + 1, '$'))
-		if (d[1] == '{' || d[1] == '(' || d[1] == '_' ||
-		    (d[1] >= 'A' && d[1] <= 'Z') || (d[1] >= 'a' && d[1] <= 'z'))
+		if (d[1] == '{' || d[1] == '(' || d[1] == '_' || (d[1] >= 'A' && d[1] <= 'Z') ||
+		    (d[1] >= 'a' && d[1] <= 'z'))
 			return "srt expands no shell variables, so \"$\" would be taken as part "
-			    "of the name; write the path out (\"~/\" for the home directory)";
+			       "of the name; write the path out (\"~/\" for the home directory)";
 	if (entry[0] == '~' && entry[1] != '\0' && entry[1] != '/' && entry[1] != '\\')
 		return "only \"~\" and \"~/\" name the home directory, so \"~user\" would "
-		    "be taken as a name under the working directory; write the full path";
+		       "be taken as a name under the working directory; write the full path";
 	return NULL;
 }

@@ -59,10 +59,10 @@ int path_is_strictly_under(const char *p, const char *dir);
 struct strlist;
 int path_under_any(const char *p, const struct strlist *dirs);
 
-char *path_dirname(const char *p);              /* "/" for "/x" and for "/" */
-const char *path_basename(const char *p);       /* points into p */
+char *path_dirname(const char *p);        /* "/" for "/x" and for "/" */
+const char *path_basename(const char *p); /* points into p */
 char *path_join(const char *dir, const char *name);
-size_t path_depth(const char *p);               /* components: "/" 0, "/a/b" 2 */
+size_t path_depth(const char *p); /* components: "/" 0, "/a/b" 2 */
 /* Both, the one separator given: "/" (path_), "\" (pathw_). (lib/core/path_sep.c) */
 const char *path_sep_basename(const char *p, char sep);
 size_t path_sep_depth(const char *p, char sep);
@@ -84,7 +84,7 @@ char *path_resolve(const char *p);
  * and compared is "X:\a\b": an upper-case drive letter, "\" separators, no empty, "."
  * or ".." component, no trailing separator but the root's "X:\".
  */
-int pathw_is_drive_absolute(const char *p);     /* "X:\" or "X:/" starts it */
+int pathw_is_drive_absolute(const char *p); /* "X:\" or "X:/" starts it */
 
 /* ASCII only: NTFS folds with its volume's Unicode upcase table, which srt does not
  * carry, so "É" and "é" compare unequal here (see pathw_equal). */
@@ -112,9 +112,9 @@ int pathw_equal(const char *a, const char *b);
 int pathw_is_under(const char *p, const char *dir);
 int pathw_is_strictly_under(const char *p, const char *dir);
 
-char *pathw_dirname(const char *p);             /* "X:\" for "X:\a" and for "X:\" */
+char *pathw_dirname(const char *p); /* "X:\" for "X:\a" and for "X:\" */
 const char *pathw_basename(const char *p);
 char *pathw_join(const char *dir, const char *name);
-size_t pathw_depth(const char *p);              /* "X:\" 0, "X:\a\b" 2 */
+size_t pathw_depth(const char *p); /* "X:\" 0, "X:\a\b" 2 */
 
 #endif

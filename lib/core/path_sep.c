@@ -49,7 +49,7 @@ path_sep_rebuild(const char *abs, char *out, size_t root, char sep, char alt, in
 			i = j;
 			continue;
 		}
-		if (o == 0 || out[o - 1] != sep)        /* a root such as "X:\" ends in one */
+		if (o == 0 || out[o - 1] != sep) /* a root such as "X:\" ends in one */
 			out[o++] = sep;
 		memcpy(out + o, abs + i, n);
 		o += n;

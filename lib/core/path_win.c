@@ -96,20 +96,20 @@ component_refusal(const char *c, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (c[i] == ':')
 			return "a \":\" past the drive names an alternate data stream "
-			    "(name:stream), which srt does not handle";
+			       "(name:stream), which srt does not handle";
 		if ((unsigned char)c[i] < 0x20 || strchr("<>\"|", c[i]) != NULL)
 			return "a name holds a character Windows does not allow in one "
-			    "(< > \" | or a control character)";
+			       "(< > \" | or a control character)";
 	}
 	if (c[n - 1] == '.' || c[n - 1] == ' ')
 		return "a name ends in a dot or a space, which Windows strips (\".git.\" "
-		    "is \".git\"): write the name without them";
+		       "is \".git\"): write the name without them";
 	if (is_device_name(c, n))
 		return "a name is a DOS device (CON, PRN, AUX, NUL, COM1-9, LPT1-9), "
-		    "which Windows opens in any directory";
+		       "which Windows opens in any directory";
 	if (is_short_name(c, n))
 		return "a name has the shape of an 8.3 short name (GIT~1), another "
-		    "spelling of a long one: write the long name";
+		       "spelling of a long one: write the long name";
 	return NULL;
 }
 
@@ -122,11 +122,11 @@ pathw_refusal(const char *entry)
 		return NULL;
 	if (is_sep(entry[0]) && is_sep(entry[1]))
 		return "a UNC or device path (\\\\server\\share, \\\\?\\, \\\\.\\), which "
-		    "srt does not handle: write a drive path such as C:\\dir";
+		       "srt does not handle: write a drive path such as C:\\dir";
 	if (is_alpha(entry[0]) && entry[1] == ':') {
 		if (!is_sep(entry[2]))
 			return "a drive-relative path (C:dir is relative to that drive's own "
-			    "working directory): write C:\\dir";
+			       "working directory): write C:\\dir";
 		p = entry + 2;
 	} else if (entry[0] == '~' && (entry[1] == '\0' || is_sep(entry[1])))
 		p = entry + 1;
@@ -174,7 +174,7 @@ pathw_absolute(const char *entry, const char *home, const char *cwd)
 	else if (!pathw_is_drive_absolute(cwd))
 		return NULL;
 	else if (is_sep(entry[0]))
-		joined = xasprintf("%c:%s", cwd[0], entry);     /* the cwd's drive */
+		joined = xasprintf("%c:%s", cwd[0], entry); /* the cwd's drive */
 	else
 		joined = xasprintf("%s\\%s", cwd, entry);
 	out = pathw_normalize(joined);
@@ -195,7 +195,7 @@ pathw_is_under(const char *p, const char *dir)
 {
 	size_t n = strlen(dir);
 
-	if (n == 3 && pathw_is_drive_absolute(dir))    /* "X:\" holds its drive */
+	if (n == 3 && pathw_is_drive_absolute(dir)) /* "X:\" holds its drive */
 		return pathw_is_drive_absolute(p) && pathw_fold(p[0]) == pathw_fold(dir[0]);
 	return fold_ncmp(p, dir, n) == 0 && (p[n] == '\0' || p[n] == '\\');
 }

@@ -104,15 +104,15 @@
 #include "upstream.h"
 #include "util.h"
 
-#define POLICY_MAGIC            "\x89SRTPOL\n"
-#define POLICY_MAGIC_LEN        8
-#define POLICY_VERSION          7
-#define POLICY_HDR_FIXED        32
-#define STR_NONE                UINT32_MAX
-#define RULE_REC                16
-#define IPRULE_REC              24
-#define RANGE_REC               20
-#define MAX_IMAGE               (UINT32_MAX - 1u)  /* offsets are u32 */
+#define POLICY_MAGIC "\x89SRTPOL\n"
+#define POLICY_MAGIC_LEN 8
+#define POLICY_VERSION 7
+#define POLICY_HDR_FIXED 32
+#define STR_NONE UINT32_MAX
+#define RULE_REC 16
+#define IPRULE_REC 24
+#define RANGE_REC 20
+#define MAX_IMAGE (UINT32_MAX - 1u) /* offsets are u32 */
 
 enum policy_section {
 	SEC_STRINGS,
@@ -127,12 +127,10 @@ enum policy_section {
 	SEC_COUNT
 };
 
-#define POLICY_HDR_LEN  (POLICY_HDR_FIXED + 8 * SEC_COUNT)
+#define POLICY_HDR_LEN (POLICY_HDR_FIXED + 8 * SEC_COUNT)
 
-static const char *const sec_names[SEC_COUNT] = {
-	"strings", "rules", "index", "iprules", "ranges", "fs", "options", "layers",
-	"credentials"
-};
+static const char *const sec_names[SEC_COUNT] = { "strings", "rules", "index", "iprules",
+	"ranges", "fs", "options", "layers", "credentials" };
 
 /* Rule kinds as stored: fixed numbers, independent of enum dom_kind's order. */
 enum rule_code {
@@ -143,37 +141,37 @@ enum rule_code {
 	RC_IPV6 = 4,
 };
 
-#define PATH_LITERAL    1u
+#define PATH_LITERAL 1u
 
-#define WIN_PRESENT     1u              /* windows block flags */
+#define WIN_PRESENT 1u /* windows block flags */
 #define WIN_BACKEND_SHIFT 1
-#define WIN_FLAGS_ALL   7u
+#define WIN_FLAGS_ALL 7u
 
-#define ROUTE_PRESENT   1u              /* parentProxy / mitmProxy flags */
+#define ROUTE_PRESENT 1u /* parentProxy / mitmProxy flags */
 
 struct policy {
-	uint8_t *copy;                  /* owned copy of the image, or NULL */
-	void *map;                      /* or the mapping */
+	uint8_t *copy; /* owned copy of the image, or NULL */
+	void *map;     /* or the mapping */
 	size_t maplen;
 	const uint8_t *img;
 	size_t len;
 	const uint8_t *sec[SEC_COUNT];
 	uint32_t seclen[SEC_COUNT];
-	const char *str;                /* strings section */
+	const char *str; /* strings section */
 	uint32_t nallowed, ndenied;
-	const uint8_t *rules;           /* first record */
+	const uint8_t *rules; /* first record */
 	uint32_t nbuckets;
-	const uint8_t *buckets;         /* start[] */
+	const uint8_t *buckets; /* start[] */
 	const uint8_t *entries;
 	uint32_t nip;
 	const uint8_t *iprules;
 	uint32_t nranges;
 	const uint8_t *ranges;
-	uint32_t option_flags;          /* the options section's flags, read at open */
-	size_t routes_off;              /* where the routes begin in the options section */
-	uint32_t layer_flags;           /* the layers section's, read at open */
+	uint32_t option_flags; /* the options section's flags, read at open */
+	size_t routes_off;     /* where the routes begin in the options section */
+	uint32_t layer_flags;  /* the layers section's, read at open */
 	uint32_t managed_allowed, managed_denied, managed_ranges;
-	                                /* leading rules and ranges of the managed file's */
+	/* leading rules and ranges of the managed file's */
 };
 
 /* ---- bytes -------------------------------------------------------------------- */
@@ -258,7 +256,7 @@ put32_at(uint8_t *p, uint32_t v)
 /* Interned strings: equal strings share one offset, in first-use order (deterministic). */
 struct strtab {
 	struct buf data;
-	uint32_t *slot;         /* offset + 1, 0 empty */
+	uint32_t *slot; /* offset + 1, 0 empty */
 	size_t nslot, nused;
 	int overflow;
 };
@@ -267,7 +265,7 @@ static void
 strtab_init(struct strtab *t)
 {
 	memset(t, 0, sizeof(*t));
-	buf_u8(&t->data, 0);   /* offset 0 is "" */
+	buf_u8(&t->data, 0); /* offset 0 is "" */
 	t->nslot = 64;
 	t->slot = xcalloc(t->nslot, sizeof(*t->slot));
 }
@@ -383,8 +381,8 @@ put_pathlist(struct buf *b, struct strtab *st, const struct path_list *l)
 }
 
 static int
-compile_rules(const struct settings *s, struct strtab *st, struct buf *rules,
-    struct buf *index, struct buf *iprules)
+compile_rules(const struct settings *s, struct strtab *st, struct buf *rules, struct buf *index,
+    struct buf *iprules)
 {
 	size_t nrules = s->net.nallowed + s->net.ndenied;
 	uint32_t nb = bucket_count(nrules), *bucket, *start, *fill;
@@ -399,8 +397,8 @@ compile_rules(const struct settings *s, struct strtab *st, struct buf *rules,
 	buf_u32le(rules, (uint32_t)s->net.ndenied);
 	for (size_t g = 0; g < nrules; g++) {
 		int deny = g >= s->net.nallowed;
-		const struct dom_rule *r = deny ? &s->net.denied[g - s->net.nallowed] :
-		    &s->net.allowed[g];
+		const struct dom_rule *r = deny ? &s->net.denied[g - s->net.nallowed]
+						: &s->net.allowed[g];
 		int code = rule_code(r->kind);
 		struct ip_addr a;
 
@@ -444,7 +442,9 @@ compile_rules(const struct settings *s, struct strtab *st, struct buf *rules,
 		for (size_t g = 0; g < nrules; g++) {
 			uint32_t b = bucket[g];
 
-			put32_at((uint8_t *)index->p + base + 4 * ((size_t)start[b] + fill[b]++), (uint32_t)g);
+			put32_at(
+			    (uint8_t *)index->p + base + 4 * ((size_t)start[b] + fill[b]++),
+			    (uint32_t)g);
 		}
 	}
 	buf_u32le(iprules, nip);
@@ -478,7 +478,7 @@ compile_ranges(const struct settings *s, struct buf *b)
 #define FOR_EACH_OPTION(k) \
 	for (size_t o_ = 0; o_ < 3; o_++) \
 		for (const struct settings_key *k = settings_objects[o_]->keys; \
-		    k < settings_objects[o_]->keys + settings_objects[o_]->nkeys; k++) \
+		     k < settings_objects[o_]->keys + settings_objects[o_]->nkeys; k++) \
 			if (k->kind != SETTINGS_VALUE)
 
 static void
@@ -487,12 +487,12 @@ compile_options(const struct settings *s, struct strtab *st, struct buf *b)
 	uint32_t flags = 0;
 
 	FOR_EACH_OPTION(k)
-		if (k->kind == SETTINGS_BOOL && settings_bool(s, k))
-			flags |= 1u << k->bit;
+	if (k->kind == SETTINGS_BOOL && settings_bool(s, k))
+		flags |= 1u << k->bit;
 	buf_u32le(b, flags);
 	FOR_EACH_OPTION(k)
-		if (k->kind == SETTINGS_INT)
-			buf_u32le(b, (uint32_t)settings_int(s, k));
+	if (k->kind == SETTINGS_INT)
+		buf_u32le(b, (uint32_t)settings_int(s, k));
 	buf_u32le(b, strtab_add(st, s->bwrap_path));
 	put_strlist(b, st, &s->net.allow_unix_sockets);
 	put_strlist(b, st, &s->net.allow_mach_lookup);
@@ -507,8 +507,8 @@ compile_options(const struct settings *s, struct strtab *st, struct buf *b)
 		buf_u32le(b, strtab_add(st, s->ignore[i].pattern));
 		put_strlist(b, st, &s->ignore[i].subs);
 	}
-	buf_u32le(b, s->win.present ? WIN_PRESENT |
-	    (uint32_t)s->win.backend << WIN_BACKEND_SHIFT : 0);
+	buf_u32le(b,
+	    s->win.present ? WIN_PRESENT | (uint32_t)s->win.backend << WIN_BACKEND_SHIFT : 0);
 	buf_u32le(b, (uint32_t)s->win.port_lo);
 	buf_u32le(b, (uint32_t)s->win.port_hi);
 	buf_u32le(b, strtab_add(st, s->win.sandbox_user));
@@ -608,8 +608,8 @@ settings_compilable(const struct settings *s)
 	if (s->net.nallowed + s->net.ndenied > UINT32_MAX / RULE_REC)
 		return 0;
 	FOR_EACH_OPTION(k)
-		if (k->kind == SETTINGS_INT && !settings_int_ok(k, settings_int(s, k)))
-			return 0;
+	if (k->kind == SETTINGS_INT && !settings_int_ok(k, settings_int(s, k)))
+		return 0;
 	for (size_t i = 0; i < s->net.ndenied_addrs; i++) {
 		const struct addr_range *r = &s->net.denied_addrs[i];
 
@@ -636,31 +636,34 @@ settings_compilable(const struct settings *s)
 		if (!cred_env_name_ok(s->cred.deny_env.v[i]))
 			return 0;
 	/* An absent block has nothing set: one spelling for "no windows block". */
-	if (!s->win.present && (s->win.backend != WIN_BACKEND_UNSET || s->win.port_lo != 0 ||
-	    s->win.sandbox_user != NULL || s->win.sublayer_guid != NULL ||
-	    s->win.wfp_sublayer_guid != NULL || s->win.srt_win_path != NULL))
+	if (!s->win.present &&
+	    (s->win.backend != WIN_BACKEND_UNSET || s->win.port_lo != 0 ||
+		s->win.sandbox_user != NULL || s->win.sublayer_guid != NULL ||
+		s->win.wfp_sublayer_guid != NULL || s->win.srt_win_path != NULL))
 		return 0;
 	/* The routes as read_routes accepts them. */
-	if (!s->net.parent.present && (s->net.parent.http != NULL ||
-	    s->net.parent.https != NULL || s->net.parent.no_proxy != NULL))
+	if (!s->net.parent.present &&
+	    (s->net.parent.http != NULL || s->net.parent.https != NULL ||
+		s->net.parent.no_proxy != NULL))
 		return 0;
-	if (s->net.mitm.present ? s->net.mitm.socket_path == NULL ||
-	    s->net.mitm.domains.n == 0 : s->net.mitm.socket_path != NULL ||
-	    s->net.mitm.domains.n != 0)
+	if (s->net.mitm.present ? s->net.mitm.socket_path == NULL || s->net.mitm.domains.n == 0
+				: s->net.mitm.socket_path != NULL || s->net.mitm.domains.n != 0)
 		return 0;
 	/* tlsTerminate as read_tls accepts it. */
-	if (!s->net.tls.present && (s->net.tls.ca_cert_path != NULL ||
-	    s->net.tls.ca_key_path != NULL || s->net.tls.exclude_domains.n != 0 ||
-	    s->net.tls.extra_ca_paths.n != 0 || s->net.tls.max_tunnels != 0 ||
-	    s->net.tls.handshake_timeout_ms != 0))
+	if (!s->net.tls.present &&
+	    (s->net.tls.ca_cert_path != NULL || s->net.tls.ca_key_path != NULL ||
+		s->net.tls.exclude_domains.n != 0 || s->net.tls.extra_ca_paths.n != 0 ||
+		s->net.tls.max_tunnels != 0 || s->net.tls.handshake_timeout_ms != 0))
 		return 0;
 	if ((s->net.tls.ca_cert_path == NULL) != (s->net.tls.ca_key_path == NULL))
 		return 0;
-	if (s->net.tls.max_tunnels != 0 && (s->net.tls.max_tunnels < TLS_MAX_TUNNELS_LO ||
-	    s->net.tls.max_tunnels > TLS_MAX_TUNNELS_HI))
+	if (s->net.tls.max_tunnels != 0 &&
+	    (s->net.tls.max_tunnels < TLS_MAX_TUNNELS_LO ||
+		s->net.tls.max_tunnels > TLS_MAX_TUNNELS_HI))
 		return 0;
-	if (s->net.tls.handshake_timeout_ms != 0 && (s->net.tls.handshake_timeout_ms <
-	    TLS_HANDSHAKE_MS_LO || s->net.tls.handshake_timeout_ms > TLS_HANDSHAKE_MS_HI))
+	if (s->net.tls.handshake_timeout_ms != 0 &&
+	    (s->net.tls.handshake_timeout_ms < TLS_HANDSHAKE_MS_LO ||
+		s->net.tls.handshake_timeout_ms > TLS_HANDSHAKE_MS_HI))
 		return 0;
 	if (!layers_ok(s, &s->layers))
 		return 0;
@@ -800,7 +803,7 @@ static enum dom_kind
 code_kind(int code)
 {
 	static const enum dom_kind k[] = { DOM_EXACT, DOM_WILDCARD, DOM_ANY, DOM_IPV4,
-	    DOM_IPV6 };
+		DOM_IPV6 };
 
 	return k[code];
 }
@@ -829,8 +832,9 @@ verify_header(struct policy *p, char *err, size_t errlen)
 	if (len < POLICY_MAGIC_LEN + 4) {
 		if (len >= POLICY_MAGIC_LEN && memcmp(img, POLICY_MAGIC, POLICY_MAGIC_LEN) != 0)
 			goto badmagic;
-		policy_seterr(err, errlen, "truncated: %zu bytes, shorter than the %d-byte header",
-		    len, POLICY_HDR_LEN);
+		policy_seterr(err, errlen,
+		    "truncated: %zu bytes, shorter than the %d-byte header", len,
+		    POLICY_HDR_LEN);
 		return -1;
 	}
 	if (memcmp(img, POLICY_MAGIC, POLICY_MAGIC_LEN) != 0)
@@ -842,8 +846,9 @@ verify_header(struct policy *p, char *err, size_t errlen)
 		return -1;
 	}
 	if (len < POLICY_HDR_LEN) {
-		policy_seterr(err, errlen, "truncated: %zu bytes, shorter than the %d-byte header",
-		    len, POLICY_HDR_LEN);
+		policy_seterr(err, errlen,
+		    "truncated: %zu bytes, shorter than the %d-byte header", len,
+		    POLICY_HDR_LEN);
 		return -1;
 	}
 	total = get64(img + 16);
@@ -853,7 +858,8 @@ verify_header(struct policy *p, char *err, size_t errlen)
 		return -1;
 	}
 	if (total < len) {
-		policy_seterr(err, errlen, "trailing data: header says %llu bytes, file has %zu",
+		policy_seterr(err, errlen,
+		    "trailing data: header says %llu bytes, file has %zu",
 		    (unsigned long long)total, len);
 		return -1;
 	}
@@ -866,8 +872,8 @@ verify_header(struct policy *p, char *err, size_t errlen)
 	}
 	nsec = get32(img + 12);
 	if (nsec != SEC_COUNT) {
-		policy_seterr(err, errlen, "bad section count %u (format version %d has %d)", nsec,
-		    POLICY_VERSION, SEC_COUNT);
+		policy_seterr(err, errlen, "bad section count %u (format version %d has %d)",
+		    nsec, POLICY_VERSION, SEC_COUNT);
 		return -1;
 	}
 	/* Sections are contiguous and in order: no gap, no overlap, nothing after. */
@@ -877,9 +883,10 @@ verify_header(struct policy *p, char *err, size_t errlen)
 		uint32_t slen = get32(img + POLICY_HDR_FIXED + 8 * i + 4);
 
 		if (off != expect || slen > len - off) {
-			policy_seterr(err, errlen, "section %s: offset %u length %u outside the image "
-			    "or out of place (expected offset %u, image %zu bytes)", sec_names[i],
-			    off, slen, expect, len);
+			policy_seterr(err, errlen,
+			    "section %s: offset %u length %u outside the image "
+			    "or out of place (expected offset %u, image %zu bytes)",
+			    sec_names[i], off, slen, expect, len);
 			return -1;
 		}
 		p->sec[i] = img + off;
@@ -887,8 +894,8 @@ verify_header(struct policy *p, char *err, size_t errlen)
 		expect = off + slen;
 	}
 	if (expect != len) {
-		policy_seterr(err, errlen, "sections end at %u but the image has %zu bytes", expect,
-		    len);
+		policy_seterr(
+		    err, errlen, "sections end at %u but the image has %zu bytes", expect, len);
 		return -1;
 	}
 	return 0;
@@ -903,7 +910,8 @@ verify_strings(struct policy *p, char *err, size_t errlen)
 	uint32_t n = p->seclen[SEC_STRINGS];
 
 	if (n == 0 || p->sec[SEC_STRINGS][0] != 0 || p->sec[SEC_STRINGS][n - 1] != 0) {
-		policy_seterr(err, errlen, "section strings: must start and end with a NUL byte");
+		policy_seterr(
+		    err, errlen, "section strings: must start and end with a NUL byte");
 		return -1;
 	}
 	p->str = (const char *)p->sec[SEC_STRINGS];
@@ -918,16 +926,18 @@ verify_rules(struct policy *p, char *err, size_t errlen)
 	uint64_t nrules;
 
 	if (n < 8) {
-		policy_seterr(err, errlen, "section rules: %u bytes, too short for its counts", n);
+		policy_seterr(
+		    err, errlen, "section rules: %u bytes, too short for its counts", n);
 		return -1;
 	}
 	p->nallowed = get32(q);
 	p->ndenied = get32(q + 4);
 	nrules = (uint64_t)p->nallowed + p->ndenied;
 	if (8 + nrules * RULE_REC != n) {
-		policy_seterr(err, errlen, "section rules: %u bytes, but %u allowed + %u denied rules "
-		    "need %llu", n, p->nallowed, p->ndenied,
-		    (unsigned long long)(8 + nrules * RULE_REC));
+		policy_seterr(err, errlen,
+		    "section rules: %u bytes, but %u allowed + %u denied rules "
+		    "need %llu",
+		    n, p->nallowed, p->ndenied, (unsigned long long)(8 + nrules * RULE_REC));
 		return -1;
 	}
 	p->rules = q + 8;
@@ -944,25 +954,29 @@ verify_rules(struct policy *p, char *err, size_t errlen)
 		rule_get(p, g, &v);
 		if (v.code > RC_IPV6 || rec[1] != 0 || !str_ok(p, v.spelled, 0) ||
 		    !str_ok(p, v.host, v.code == RC_ANY) ||
-		    (v.code == RC_ANY) != (v.host == STR_NONE) ||
-		    !str_ok(p, v.reason, 1) || (!deny && v.reason != STR_NONE)) {
-			policy_seterr(err, errlen, "section rules: %s[%u]: bad record", list, li);
+		    (v.code == RC_ANY) != (v.host == STR_NONE) || !str_ok(p, v.reason, 1) ||
+		    (!deny && v.reason != STR_NONE)) {
+			policy_seterr(
+			    err, errlen, "section rules: %s[%u]: bad record", list, li);
 			return -1;
 		}
 		/* The text dump prints must be the rule decide enforces. */
 		if (dom_entry_parse(pstr(p, v.spelled), deny, &r, &why) != 0) {
-			policy_seterr(err, errlen, "section rules: %s[%u]: \"%s\" is not a valid entry: %s",
-			    list, li, pstr(p, v.spelled), why ? why : "rejected");
+			policy_seterr(err, errlen,
+			    "section rules: %s[%u]: \"%s\" is not a valid entry: %s", list, li,
+			    pstr(p, v.spelled), why ? why : "rejected");
 			return -1;
 		}
 		host = pstr(p, v.host);
 		same = r.kind == code_kind(v.code) && r.port == v.port &&
 		    ((r.host == NULL && host == NULL) ||
-		    (r.host != NULL && host != NULL && strcmp(r.host, host) == 0));
+			(r.host != NULL && host != NULL && strcmp(r.host, host) == 0));
 		dom_rule_clear(&r);
 		if (!same) {
-			policy_seterr(err, errlen, "section rules: %s[%u]: stored rule differs from its "
-			    "entry \"%s\"", list, li, pstr(p, v.spelled));
+			policy_seterr(err, errlen,
+			    "section rules: %s[%u]: stored rule differs from its "
+			    "entry \"%s\"",
+			    list, li, pstr(p, v.spelled));
 			return -1;
 		}
 	}
@@ -989,22 +1003,26 @@ verify_index(struct policy *p, char *err, size_t errlen)
 	int rc = -1;
 
 	if (n < 8) {
-		policy_seterr(err, errlen, "section index: %u bytes, too short for its counts", n);
+		policy_seterr(
+		    err, errlen, "section index: %u bytes, too short for its counts", n);
 		return -1;
 	}
 	nb = get32(q);
 	ne = get32(q + 4);
 	if (nb == 0 || (nb & (nb - 1)) != 0 || ne != nrules ||
 	    8 + 4 * ((uint64_t)nb + 1) + 4 * (uint64_t)ne != n) {
-		policy_seterr(err, errlen, "section index: %u buckets, %u entries for %u rules in "
-		    "%u bytes: inconsistent", nb, ne, nrules, n);
+		policy_seterr(err, errlen,
+		    "section index: %u buckets, %u entries for %u rules in "
+		    "%u bytes: inconsistent",
+		    nb, ne, nrules, n);
 		return -1;
 	}
 	p->nbuckets = nb;
 	p->buckets = q + 8;
 	p->entries = q + 8 + 4 * ((size_t)nb + 1);
 	if (get32(p->buckets) != 0 || get32(p->buckets + 4 * (size_t)nb) != ne) {
-		policy_seterr(err, errlen, "section index: bucket table does not span the entries");
+		policy_seterr(
+		    err, errlen, "section index: bucket table does not span the entries");
 		return -1;
 	}
 	seen = xcalloc(nrules ? nrules : 1, 1);
@@ -1013,8 +1031,8 @@ verify_index(struct policy *p, char *err, size_t errlen)
 		uint32_t e = get32(p->buckets + 4 * ((size_t)b + 1));
 
 		if (s > e || e > ne) {
-			policy_seterr(err, errlen, "section index: bucket %u: range %u..%u out of order",
-			    b, s, e);
+			policy_seterr(err, errlen,
+			    "section index: bucket %u: range %u..%u out of order", b, s, e);
 			goto out;
 		}
 		for (uint32_t i = s; i < e; i++) {
@@ -1023,9 +1041,10 @@ verify_index(struct policy *p, char *err, size_t errlen)
 			if (g >= nrules || seen[g] ||
 			    (i > s && g <= get32(p->entries + 4 * ((size_t)i - 1))) ||
 			    rule_bucket(p, g) != b) {
-				policy_seterr(err, errlen, "section index: bucket %u entry %u: rule %u "
-				    "missing, repeated, out of order or in the wrong bucket", b, i,
-				    g);
+				policy_seterr(err, errlen,
+				    "section index: bucket %u entry %u: rule %u "
+				    "missing, repeated, out of order or in the wrong bucket",
+				    b, i, g);
 				goto out;
 			}
 			seen[g] = 1;
@@ -1045,7 +1064,8 @@ verify_iprules(struct policy *p, char *err, size_t errlen)
 	uint32_t n = p->seclen[SEC_IPRULES], nrules = p->nallowed + p->ndenied, k = 0;
 
 	if (n < 4 || 4 + (uint64_t)get32(q) * IPRULE_REC != n) {
-		policy_seterr(err, errlen, "section iprules: %u bytes do not hold its count", n);
+		policy_seterr(
+		    err, errlen, "section iprules: %u bytes do not hold its count", n);
 		return -1;
 	}
 	p->nip = get32(q);
@@ -1076,8 +1096,8 @@ verify_iprules(struct policy *p, char *err, size_t errlen)
 		goto bad;
 	return 0;
 bad:
-	policy_seterr(err, errlen, "section iprules: record %u does not match the IP-literal rules",
-	    k);
+	policy_seterr(
+	    err, errlen, "section iprules: record %u does not match the IP-literal rules", k);
 	return -1;
 }
 
@@ -1103,7 +1123,8 @@ verify_ranges(struct policy *p, char *err, size_t errlen)
 			if (rec[4 + bit / 8] & (0x80 >> (bit % 8)))
 				ok = 0;
 		if (!ok) {
-			policy_seterr(err, errlen, "section ranges: record %u: bad address range", i);
+			policy_seterr(
+			    err, errlen, "section ranges: record %u: bad address range", i);
 			return -1;
 		}
 	}
@@ -1221,15 +1242,17 @@ read_routes(const struct policy *p, struct cur *c, struct settings *out)
 		return -1;
 	if (read_strlist(p, c, &domains) != 0 || read_strlist(p, c, &strip) != 0)
 		goto out;
-	if (!(pflags & ROUTE_PRESENT) && (http != STR_NONE || https != STR_NONE ||
-	    np != STR_NONE))
+	if (!(pflags & ROUTE_PRESENT) &&
+	    (http != STR_NONE || https != STR_NONE || np != STR_NONE))
 		goto out;
-	if ((http != STR_NONE && proxy_url_check_setting(pstr(p, http), &why) ==
-	    PROXY_URL_BAD) || (https != STR_NONE && proxy_url_check_setting(pstr(p, https),
-	    &why) == PROXY_URL_BAD))
+	if ((http != STR_NONE &&
+		proxy_url_check_setting(pstr(p, http), &why) == PROXY_URL_BAD) ||
+	    (https != STR_NONE &&
+		proxy_url_check_setting(pstr(p, https), &why) == PROXY_URL_BAD))
 		goto out;
-	if ((mflags & ROUTE_PRESENT) ? sock == STR_NONE || pstr(p, sock)[0] == '\0' ||
-	    domains.n == 0 : sock != STR_NONE || domains.n != 0)
+	if ((mflags & ROUTE_PRESENT)
+		? sock == STR_NONE || pstr(p, sock)[0] == '\0' || domains.n == 0
+		: sock != STR_NONE || domains.n != 0)
 		goto out;
 	for (size_t i = 0; i < domains.n; i++)
 		if (mitm_pattern_check(domains.v[i], &why) != 0)
@@ -1276,8 +1299,8 @@ read_tls(const struct policy *p, struct cur *c, struct settings *out)
 	if (c->bad || (cert == STR_NONE) != (key == STR_NONE) ||
 	    (cert != STR_NONE && (pstr(p, cert)[0] == '\0' || pstr(p, key)[0] == '\0')))
 		goto out;
-	if (!(flags & ROUTE_PRESENT) && (cert != STR_NONE || excl.n != 0 || extra.n != 0 ||
-	    maxt != 0 || hs != 0))
+	if (!(flags & ROUTE_PRESENT) &&
+	    (cert != STR_NONE || excl.n != 0 || extra.n != 0 || maxt != 0 || hs != 0))
 		goto out;
 	if ((maxt != 0 && (maxt < TLS_MAX_TUNNELS_LO || maxt > TLS_MAX_TUNNELS_HI)) ||
 	    (hs != 0 && (hs < TLS_HANDSHAKE_MS_LO || hs > TLS_HANDSHAKE_MS_HI)))
@@ -1307,8 +1330,7 @@ out:
 }
 
 static int
-read_options(const struct policy *p, struct settings *out, uint32_t *flagsp,
-    size_t *routes_off)
+read_options(const struct policy *p, struct settings *out, uint32_t *flagsp, size_t *routes_off)
 {
 	struct cur c = { p->sec[SEC_OPTIONS], p->seclen[SEC_OPTIONS], 0, 0 };
 	uint32_t flags, v, n, a, b;
@@ -1316,7 +1338,8 @@ read_options(const struct policy *p, struct settings *out, uint32_t *flagsp,
 	flags = cur_u32(&c);
 	if (c.bad || (flags & ~settings_all_flags) != 0)
 		return -1;
-	FOR_EACH_OPTION(k) {
+	FOR_EACH_OPTION(k)
+	{
 		if (k->kind == SETTINGS_BOOL) {
 			if (out != NULL)
 				settings_set_bool(out, k, (flags & 1u << k->bit) != 0);
@@ -1398,15 +1421,15 @@ read_credentials(const struct policy *p, struct settings_cred *out)
 			goto out;
 	if (out != NULL) {
 		out->deny_files.n = files.n;
-		out->deny_files.v = files.n ? xcalloc(files.n, sizeof(*out->deny_files.v)) :
-		    NULL;
+		out->deny_files.v = files.n ? xcalloc(files.n, sizeof(*out->deny_files.v))
+					    : NULL;
 		for (i = 0; i < files.n; i++)
 			out->deny_files.v[i].path = xstrdup(files.v[i]);
 		out->deny_env = env;
 		memset(&env, 0, sizeof(env));
 	}
 	ret = 0;
- out:
+out:
 	strlist_free(&files);
 	strlist_free(&env);
 	return ret;
@@ -1423,8 +1446,7 @@ verify_credentials(struct policy *p, char *err, size_t errlen)
 
 /* The layers section, checked against the lists of lens (the image's own settings). */
 static int
-read_layers(const struct policy *p, const struct settings *lens,
-    struct settings_layers *out)
+read_layers(const struct policy *p, const struct settings *lens, struct settings_layers *out)
 {
 	struct cur c = { p->sec[SEC_LAYERS], p->seclen[SEC_LAYERS], 0, 0 };
 	struct settings_layers l;
@@ -1476,7 +1498,7 @@ verify_layers(struct policy *p, char *err, size_t errlen)
 	settings_init_default(&lens);
 	if (p->seclen[SEC_LAYERS] >= 4 && get32(p->sec[SEC_LAYERS]) != 0 &&
 	    (read_fs(p, &lens) != 0 || read_options(p, &lens, NULL, NULL) != 0 ||
-	    read_credentials(p, &lens.cred) != 0)) {
+		read_credentials(p, &lens.cred) != 0)) {
 		settings_free(&lens);
 		policy_seterr(err, errlen, "section layers: the lists cannot be read");
 		return -1;
@@ -1489,7 +1511,8 @@ verify_layers(struct policy *p, char *err, size_t errlen)
 	lens.net.nallowed = lens.net.ndenied = lens.net.ndenied_addrs = 0;
 	settings_free(&lens);
 	if (rc != 0) {
-		policy_seterr(err, errlen, "section layers: malformed, or a count beyond its list");
+		policy_seterr(
+		    err, errlen, "section layers: malformed, or a count beyond its list");
 		return -1;
 	}
 	p->layer_flags = get32(p->sec[SEC_LAYERS]);
@@ -1502,16 +1525,11 @@ verify_layers(struct policy *p, char *err, size_t errlen)
 static int
 policy_verify(struct policy *p, char *err, size_t errlen)
 {
-	if (verify_header(p, err, errlen) != 0 ||
-	    verify_strings(p, err, errlen) != 0 ||
-	    verify_rules(p, err, errlen) != 0 ||
-	    verify_index(p, err, errlen) != 0 ||
-	    verify_iprules(p, err, errlen) != 0 ||
-	    verify_ranges(p, err, errlen) != 0 ||
-	    verify_fs(p, err, errlen) != 0 ||
-	    verify_options(p, err, errlen) != 0 ||
-	    verify_credentials(p, err, errlen) != 0 ||
-	    verify_layers(p, err, errlen) != 0)
+	if (verify_header(p, err, errlen) != 0 || verify_strings(p, err, errlen) != 0 ||
+	    verify_rules(p, err, errlen) != 0 || verify_index(p, err, errlen) != 0 ||
+	    verify_iprules(p, err, errlen) != 0 || verify_ranges(p, err, errlen) != 0 ||
+	    verify_fs(p, err, errlen) != 0 || verify_options(p, err, errlen) != 0 ||
+	    verify_credentials(p, err, errlen) != 0 || verify_layers(p, err, errlen) != 0)
 		return -1;
 	return 0;
 }
@@ -1598,8 +1616,8 @@ policy_open_fd_as(int fd, const char *what, char *err, size_t errlen)
 	/* A memfd someone may still write to is copied, not mapped: the checks must hold
 	 * for the bytes that are used. Files are replaced by rename, never rewritten. */
 	seals = fcntl(fd, F_GET_SEALS);
-	if (seals >= 0 && (seals & (F_SEAL_WRITE | F_SEAL_SHRINK)) !=
-	    (F_SEAL_WRITE | F_SEAL_SHRINK))
+	if (seals >= 0 &&
+	    (seals & (F_SEAL_WRITE | F_SEAL_SHRINK)) != (F_SEAL_WRITE | F_SEAL_SHRINK))
 		return policy_open_copy(fd, what, err, errlen);
 	p = xcalloc(1, sizeof(*p));
 	p->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -1644,7 +1662,8 @@ policy_from_settings(const struct settings *s, char *err, size_t errlen)
 	size_t len;
 
 	if (policy_compile(s, &buf, &len) != 0) {
-		policy_seterr(err, errlen, "cannot compile the settings into a policy (a value is out "
+		policy_seterr(err, errlen,
+		    "cannot compile the settings into a policy (a value is out "
 		    "of range or a rule is inconsistent)");
 		return NULL;
 	}
@@ -1765,8 +1784,7 @@ ip_same(const struct ip_addr *a, unsigned fam, const uint8_t *bytes)
 }
 
 int
-policy_addr_listed(const struct policy *p, int denied, const struct ip_addr *a,
-    uint16_t port)
+policy_addr_listed(const struct policy *p, int denied, const struct ip_addr *a, uint16_t port)
 {
 	struct ip_addr alt;
 	int has_alt;
@@ -1787,8 +1805,10 @@ policy_addr_listed(const struct policy *p, int denied, const struct ip_addr *a,
 			continue;
 		/* Records are in rule order, the managed file's rules first in each list. */
 		if (ip_same(a, rec[6], rec + 8) || (has_alt && ip_same(&alt, rec[6], rec + 8)))
-			return (denied ? g - p->nallowed < p->managed_denied :
-			    g < p->managed_allowed) ? POLICY_LISTED_MANAGED : POLICY_LISTED_USER;
+			return (denied ? g - p->nallowed < p->managed_denied
+				       : g < p->managed_allowed)
+			    ? POLICY_LISTED_MANAGED
+			    : POLICY_LISTED_USER;
 	}
 	return 0;
 }
@@ -1815,8 +1835,8 @@ policy_addr_in_denied_ranges(const struct policy *p, const struct ip_addr *a)
 
 		range_get(p, i, &r);
 		if (addr_range_contains(&r, a) || (has_v4 && addr_range_contains(&r, &v4)))
-			return i < p->managed_ranges ? POLICY_LISTED_MANAGED :
-			    POLICY_LISTED_USER;
+			return i < p->managed_ranges ? POLICY_LISTED_MANAGED
+						     : POLICY_LISTED_USER;
 	}
 	return 0;
 }
@@ -1893,15 +1913,14 @@ policy_to_settings(const struct policy *p, struct settings *out)
 	settings_init_default(out);
 	/* The fs and options sections were checked at open by the same walkers. */
 	if (get_rules(p, 0, &out->net.allowed, &out->net.nallowed) != 0 ||
-	    get_rules(p, 1, &out->net.denied, &out->net.ndenied) != 0 ||
-	    read_fs(p, out) != 0 || read_options(p, out, NULL, NULL) != 0 ||
-	    read_credentials(p, &out->cred) != 0) {
+	    get_rules(p, 1, &out->net.denied, &out->net.ndenied) != 0 || read_fs(p, out) != 0 ||
+	    read_options(p, out, NULL, NULL) != 0 || read_credentials(p, &out->cred) != 0) {
 		settings_free(out);
 		return -1;
 	}
 	out->net.ndenied_addrs = p->nranges;
-	out->net.denied_addrs = p->nranges ? xcalloc(p->nranges,
-	    sizeof(*out->net.denied_addrs)) : NULL;
+	out->net.denied_addrs = p->nranges ? xcalloc(p->nranges, sizeof(*out->net.denied_addrs))
+					   : NULL;
 	for (uint32_t i = 0; i < p->nranges; i++)
 		range_get(p, i, &out->net.denied_addrs[i]);
 	if (read_layers(p, out, &out->layers) != 0) {

@@ -13,12 +13,13 @@
 #include "domain.h"
 #include "settings.h"
 
-struct policy;  /* opaque */
+struct policy; /* opaque */
 
 /* Serialise settings into a policy image (deterministic: equal settings, equal bytes). */
 int policy_compile(const struct settings *s, uint8_t **out, size_t *outlen);
 /* Atomic write: temp file beside path, fsync, rename; the temp file is removed on error. */
-int policy_write_file(const char *path, const uint8_t *buf, size_t len, char *err, size_t errlen);
+int policy_write_file(
+    const char *path, const uint8_t *buf, size_t len, char *err, size_t errlen);
 /* For policy.c and policy_write.c: fmt's message into err (errlen bytes), if err is
  * given. */
 void policy_seterr(char *err, size_t errlen, const char *fmt, ...) SRT_PRINTF(3, 4);
@@ -57,10 +58,10 @@ int policy_layer_sets(const struct policy *p, const char *path);
 /* The name-based decision of BEHAVIOR §2.2, same answers as dom_decide(). */
 struct policy_verdict {
 	int allow;
-	int managed;            /* a deny of the managed policy: its deny rule, or the allow
+	int managed;        /* a deny of the managed policy: its deny rule, or the allow
 	                           list it alone makes (allowManagedDomainsOnly) */
-	const char *reason;     /* deny reason (static or inside the image); NULL on allow */
-	const char *rule;       /* the matching entry as written, NULL if none */
+	const char *reason; /* deny reason (static or inside the image); NULL on allow */
+	const char *rule;   /* the matching entry as written, NULL if none */
 	size_t rule_len;
 	size_t reason_len;
 	enum host_kind kind;
@@ -71,9 +72,10 @@ void policy_decide(const struct policy *p, const char *host, size_t hostlen, uin
 
 /* Resolved-address guard helpers (BEHAVIOR §2.4 steps 1, 2, 4): 0 when not listed, else
  * which file the first entry that lists it came from. */
-#define POLICY_LISTED_USER      1
-#define POLICY_LISTED_MANAGED   2
-int policy_addr_listed(const struct policy *p, int denied, const struct ip_addr *a, uint16_t port);
+#define POLICY_LISTED_USER 1
+#define POLICY_LISTED_MANAGED 2
+int policy_addr_listed(
+    const struct policy *p, int denied, const struct ip_addr *a, uint16_t port);
 int policy_addr_in_denied_ranges(const struct policy *p, const struct ip_addr *a);
 
 #endif

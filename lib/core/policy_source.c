@@ -49,8 +49,8 @@ merge_compile(const struct managed *m, struct settings *user, const char *name,
 
 /* A compiled policy, from a file or a descriptor. */
 static struct policy *
-load_compiled(const struct policy_source *src, const struct managed *m,
-    struct settings *set, struct diags *errs, struct diags *warns)
+load_compiled(const struct policy_source *src, const struct managed *m, struct settings *set,
+    struct diags *errs, struct diags *warns)
 {
 	const char *name = src->policy_path != NULL ? src->policy_path : "policy.bin";
 	struct settings user;
@@ -84,8 +84,8 @@ load_compiled(const struct policy_source *src, const struct managed *m,
 		return p;
 	}
 	policy_free(p);
-	return merge_compile(m, &user, name, set, errs, src->managed_warns != NULL ?
-	    src->managed_warns : warns);
+	return merge_compile(
+	    m, &user, name, set, errs, src->managed_warns != NULL ? src->managed_warns : warns);
 }
 
 /* Settings from a file, or the built-in defaults (path NULL), compiled in memory. */
@@ -99,7 +99,7 @@ load_settings(const struct policy_source *src, const struct managed *m, const ch
 	if (path == NULL && src->settings_text != NULL) {
 		/* A line of --control-fd: merged with the managed layer like the file was. */
 		if (settings_parse(src->settings_text, src->settings_len, src->settings_name,
-		    &user, errs, warns) != 0)
+			&user, errs, warns) != 0)
 			return NULL;
 		path = src->settings_name;
 	} else if (path == NULL)
@@ -117,8 +117,8 @@ load_settings(const struct policy_source *src, const struct managed *m, const ch
 }
 
 int
-policy_source_load(const struct policy_source *src, struct policy **polp,
-    struct settings *set, char **pathp, struct diags *errs, struct diags *warns)
+policy_source_load(const struct policy_source *src, struct policy **polp, struct settings *set,
+    char **pathp, struct diags *errs, struct diags *warns)
 {
 	struct managed own = { .present = false };
 	const struct managed *m = src->managed;
@@ -156,16 +156,19 @@ policy_source_load(const struct policy_source *src, struct policy **polp,
 		diags_add(errs, "exactly one of -p, -s or --policy-fd is required");
 	} else if ((path = settings_default_path()) == NULL) {
 		if (src->fallback == POLICY_SOURCE_DEFAULT_OR_BUILTIN) {
-			log_debug("policy: no home directory for ~/.srt-settings.json: built-in "
+			log_debug(
+			    "policy: no home directory for ~/.srt-settings.json: built-in "
 			    "defaults");
 			*polp = load_settings(src, m, NULL, set, errs, warns);
 		} else
-			diags_add(errs, "cannot tell the home directory for "
+			diags_add(errs,
+			    "cannot tell the home directory for "
 			    "~/.srt-settings.json (set HOME to an absolute path); use -s");
-	} else if (src->fallback == POLICY_SOURCE_DEFAULT_OR_BUILTIN &&
-	    lstat(path, &st) != 0 && errno == ENOENT) {
+	} else if (src->fallback == POLICY_SOURCE_DEFAULT_OR_BUILTIN && lstat(path, &st) != 0 &&
+	    errno == ENOENT) {
 		log_debug("policy: %s does not exist: built-in defaults (no network, no writes "
-		    "but the defaults)", path);
+			  "but the defaults)",
+		    path);
 		free(path);
 		path = NULL;
 		*polp = load_settings(src, m, NULL, set, errs, warns);

@@ -20,16 +20,16 @@
 #include "util.h"
 
 enum policy_fallback {
-	POLICY_SOURCE_REQUIRED,         /* one of the three must be given */
-	POLICY_SOURCE_DEFAULT_FILE,     /* else ~/.srt-settings.json */
+	POLICY_SOURCE_REQUIRED,           /* one of the three must be given */
+	POLICY_SOURCE_DEFAULT_FILE,       /* else ~/.srt-settings.json */
 	POLICY_SOURCE_DEFAULT_OR_BUILTIN, /* else that file, or the built-in default policy
 	                                   when it does not exist */
 };
 
 struct policy_source {
-	const char *policy_path;        /* -p */
-	const char *settings_path;      /* -s */
-	int policy_fd;                  /* --policy-fd, or -1 */
+	const char *policy_path;   /* -p */
+	const char *settings_path; /* -s */
+	int policy_fd;             /* --policy-fd, or -1 */
 	/* A settings document in memory (a line of srt's --control-fd), named settings_name
 	 * in messages; used when none of the three above is given. */
 	const char *settings_text;

@@ -30,8 +30,8 @@ policy_write_file(const char *path, const uint8_t *buf, size_t len, char *err, s
 	/* Same directory, so rename(2) is atomic: readers see the old image or the new. */
 	tmp = xasprintf("%s/.%s.XXXXXX", dir, basename(bcopy));
 	if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
-		policy_seterr(err, errlen, "%s: cannot create a temporary file in %s: %s", path, dir,
-		    strerror(errno));
+		policy_seterr(err, errlen, "%s: cannot create a temporary file in %s: %s", path,
+		    dir, strerror(errno));
 		free(tmp);
 		tmp = NULL;
 		goto out;

@@ -48,12 +48,16 @@ proxy_fd_check(const int fd[PFD_MAX], const int *lfd, size_t nlfd)
 	}
 	for (i = 0; i < n; i++) {
 		if (all[i] == 0 || ((all[i] == 1 || all[i] == 2) && opt[i] != PFD_LOG))
-			return xasprintf("%s %d: the proxy keeps standard input, output and error "
-			    "for itself; pass another descriptor", proxy_fd_opt[opt[i]], all[i]);
+			return xasprintf(
+			    "%s %d: the proxy keeps standard input, output and error "
+			    "for itself; pass another descriptor",
+			    proxy_fd_opt[opt[i]], all[i]);
 		for (j = 0; j < i; j++)
 			if (all[j] == all[i] && !proxy_fd_may_share(opt[j], opt[i]))
-				return xasprintf("%s %d is %s's descriptor too: each option needs "
-				    "its own", proxy_fd_opt[opt[i]], all[i], proxy_fd_opt[opt[j]]);
+				return xasprintf(
+				    "%s %d is %s's descriptor too: each option needs "
+				    "its own",
+				    proxy_fd_opt[opt[i]], all[i], proxy_fd_opt[opt[j]]);
 	}
 	return NULL;
 }

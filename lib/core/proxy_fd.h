@@ -10,19 +10,19 @@
 #include <stddef.h>
 
 enum proxy_fd {
-	PFD_POLICY,             /* policy.bin, read from its start */
-	PFD_LOG,                /* the decision lines */
-	PFD_LIFELINE,           /* end of file once the launcher is gone */
-	PFD_READY,              /* "ready" once serving, then closed */
-	PFD_CRED,               /* the masked credentials' store (srt-httpd) */
-	PFD_CA,                 /* tlsTerminate's CA, key included (srt-httpd) */
-	PFD_CONTROL,            /* live policies from the launcher */
-	PFD_HANDOFF,            /* the TLS-termination handoff channel */
-	PFD_DECIDER,            /* the external decider, both ways (srt-httpd) */
-	PFD_DECIDER_IN,         /* the decider's answers */
-	PFD_DECIDER_OUT,        /* the questions to the decider */
-	PFD_DECIDER_READY,      /* "ok" once the decider's hello is read */
-	PFD_LISTEN,             /* a listening socket; may be given more than once */
+	PFD_POLICY,        /* policy.bin, read from its start */
+	PFD_LOG,           /* the decision lines */
+	PFD_LIFELINE,      /* end of file once the launcher is gone */
+	PFD_READY,         /* "ready" once serving, then closed */
+	PFD_CRED,          /* the masked credentials' store (srt-httpd) */
+	PFD_CA,            /* tlsTerminate's CA, key included (srt-httpd) */
+	PFD_CONTROL,       /* live policies from the launcher */
+	PFD_HANDOFF,       /* the TLS-termination handoff channel */
+	PFD_DECIDER,       /* the external decider, both ways (srt-httpd) */
+	PFD_DECIDER_IN,    /* the decider's answers */
+	PFD_DECIDER_OUT,   /* the questions to the decider */
+	PFD_DECIDER_READY, /* "ok" once the decider's hello is read */
+	PFD_LISTEN,        /* a listening socket; may be given more than once */
 	PFD_MAX
 };
 

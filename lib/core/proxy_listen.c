@@ -13,8 +13,8 @@
 #include "proxy_listen.h"
 
 int
-proxy_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *sslen,
-    const char **why)
+proxy_parse_listen(
+    const char *s, struct sockaddr_storage *ss, socklen_t *sslen, const char **why)
 {
 	char host[64];
 	const char *colon, *h;
@@ -144,8 +144,8 @@ proxy_listen_refusal(const char *s, bool any)
 		return why;
 	if (!any && !proxy_listen_local(&ss))
 		return "not a loopback address (127.0.0.0/8, [::1] or localhost), so other "
-		    "hosts could use the proxy; pass --listen-any-interface to listen there "
-		    "anyway";
+		       "hosts could use the proxy; pass --listen-any-interface to listen there "
+		       "anyway";
 	return NULL;
 }
 
@@ -166,12 +166,12 @@ proxy_listener_name(int fd, const char *unix_path, char *out, size_t outlen)
 		snprintf(out, outlen, "?");
 		return;
 	}
-	if (ss.ss_family == AF_INET6 && inet_ntop(AF_INET6,
-	    &((struct sockaddr_in6 *)&ss)->sin6_addr, a, sizeof(a)) != NULL)
-		snprintf(out, outlen, "[%s]:%u", a,
-		    ntohs(((struct sockaddr_in6 *)&ss)->sin6_port));
-	else if (ss.ss_family == AF_INET && inet_ntop(AF_INET,
-	    &((struct sockaddr_in *)&ss)->sin_addr, a, sizeof(a)) != NULL)
+	if (ss.ss_family == AF_INET6 &&
+	    inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, a, sizeof(a)) != NULL)
+		snprintf(
+		    out, outlen, "[%s]:%u", a, ntohs(((struct sockaddr_in6 *)&ss)->sin6_port));
+	else if (ss.ss_family == AF_INET &&
+	    inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, a, sizeof(a)) != NULL)
 		snprintf(out, outlen, "%s:%u", a, ntohs(((struct sockaddr_in *)&ss)->sin_port));
 	else
 		snprintf(out, outlen, "?");

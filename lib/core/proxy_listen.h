@@ -15,8 +15,8 @@
 
 /* Parse a listen address: "127.0.0.1:3128", "[::1]:3128", "localhost:3128" (127.0.0.1),
  * "unix:/path". 0 or -1 with *why set. */
-int proxy_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *sslen,
-    const char **why);
+int proxy_parse_listen(
+    const char *s, struct sockaddr_storage *ss, socklen_t *sslen, const char **why);
 
 /* 127.0.0.1:port (family AF_INET) or [::1]:port (AF_INET6) in *ss; its length. */
 socklen_t proxy_listen_loopback(int family, uint16_t port, struct sockaddr_storage *ss);

@@ -36,9 +36,9 @@
 #include "sys_file.h"
 #include "upstream.h"
 
-#define QUOTE_MAX       80      /* bytes of a value shown in a message */
-#define SUGGEST_MAX     64      /* longest key we look for a close spelling of */
-#define MAX_ERRORS      500     /* problems reported one by one; the rest are counted */
+#define QUOTE_MAX 80   /* bytes of a value shown in a message */
+#define SUGGEST_MAX 64 /* longest key we look for a close spelling of */
+#define MAX_ERRORS 500 /* problems reported one by one; the rest are counted */
 
 static bool
 text_blank(const char *text, size_t len)
@@ -145,14 +145,14 @@ jdescribe(const cJSON *j)
 
 struct pctx {
 	const char *fname;
-	struct settings *s;     /* where BOOL and INT rows go */
+	struct settings *s; /* where BOOL and INT rows go */
 	struct diags *errs;
 	struct diags *warns;
 	size_t nerr;
 	size_t nwarn;
-	const cJSON *cred;      /* the credentials object, for the checks across keys */
-	bool allowed_bad;       /* network.allowedDomains had a problem */
-	bool managed;           /* the managed file: its own root fields are allowed */
+	const cJSON *cred; /* the credentials object, for the checks across keys */
+	bool allowed_bad;  /* network.allowedDomains had a problem */
+	bool managed;      /* the managed file: its own root fields are allowed */
 };
 
 static void perr(struct pctx *, const char *, const char *, ...) SRT_PRINTF(3, 4);
@@ -205,7 +205,7 @@ perr_type(struct pctx *c, const char *path, const char *what, const cJSON *j)
 	free(d);
 }
 
-#define MAX_FIELDS      32
+#define MAX_FIELDS 32
 
 typedef void (*field_fn)(struct pctx *, int, const cJSON *, const char *, void *);
 
@@ -241,8 +241,8 @@ key_distance(const char *a, const char *b)
 }
 
 static void
-perr_unknown(struct pctx *c, const char *path, const char *key,
-    const struct settings_key *f, size_t nf)
+perr_unknown(
+    struct pctx *c, const char *path, const char *key, const struct settings_key *f, size_t nf)
 {
 	const char *best = NULL;
 	size_t bestd = SIZE_MAX, dist, limit, i;
@@ -322,7 +322,8 @@ obj_walk(struct pctx *c, const cJSON *obj, const char *path, const char *what,
 		if (i == nf)
 			perr_unknown(c, p, m->string, f, nf);
 		else if (seen[i])
-			perr(c, p, "the key appears more than once; a security policy must "
+			perr(c, p,
+			    "the key appears more than once; a security policy must "
 			    "not be ambiguous, keep only one");
 		else if ((f[i].flags & SETTINGS_MANAGED) && !c->managed) {
 			seen[i] = true;
@@ -330,9 +331,10 @@ obj_walk(struct pctx *c, const cJSON *obj, const char *path, const char *what,
 			    managed_path);
 		} else if (f[i].flags & SETTINGS_UNSUPPORTED) {
 			seen[i] = true;
-			perr(c, p, "%s is not supported yet (%s); remove it: srt does not "
-			    "silently ignore a setting that changes what is enforced", p,
-			    f[i].note);
+			perr(c, p,
+			    "%s is not supported yet (%s); remove it: srt does not "
+			    "silently ignore a setting that changes what is enforced",
+			    p, f[i].note);
 		} else if (f[i].kind != SETTINGS_VALUE) {
 			seen[i] = true;
 			get_option(c, &f[i], m, p);
@@ -397,9 +399,10 @@ obj_dups(struct pctx *c, const cJSON *obj, const char *path)
 		if (strcmp(v[i - 1]->string, v[i]->string) != 0)
 			continue;
 		if (i >= 2 && strcmp(v[i - 2]->string, v[i]->string) == 0)
-			continue;       /* reported once per key */
+			continue; /* reported once per key */
 		p = path_key(path, v[i]->string);
-		perr(c, p, "the key appears more than once; a security policy must not be "
+		perr(c, p,
+		    "the key appears more than once; a security policy must not be "
 		    "ambiguous, keep only one");
 		free(p);
 	}
@@ -499,8 +502,7 @@ get_string(struct pctx *c, const cJSON *j, const char *path, bool nonempty)
  * The message lists them: "expected \"a\", \"b\" or \"c\", got ...".
  */
 static int
-get_enum(struct pctx *c, const cJSON *j, const char *path, const char *const *names,
-    int *dst)
+get_enum(struct pctx *c, const cJSON *j, const char *path, const char *const *names, int *dst)
 {
 	struct buf what = { 0 };
 	size_t i, n;
@@ -512,8 +514,7 @@ get_enum(struct pctx *c, const cJSON *j, const char *path, const char *const *na
 			return 0;
 		}
 	for (n = i, i = 0; i < n; i++)
-		buf_addf(&what, "%s\"%s\"", i == 0 ? "" : i + 1 == n ? " or " : ", ",
-		    names[i]);
+		buf_addf(&what, "%s\"%s\"", i == 0 ? "" : i + 1 == n ? " or " : ", ", names[i]);
 	perr_type(c, path, buf_str(&what), j);
 	buf_free(&what);
 	return -1;
@@ -533,15 +534,18 @@ get_binary_path(struct pctx *c, const cJSON *j, const char *path)
 		return -1;
 	}
 	if (j->valuestring[0] == '\0') {
-		perr(c, path, "the path is empty; write an absolute path such as "
+		perr(c, path,
+		    "the path is empty; write an absolute path such as "
 		    "\"/usr/bin/bwrap\", or leave the key out");
 		return -1;
 	}
 	if (j->valuestring[0] != '/') {
 		q = quote(j->valuestring);
-		perr(c, path, "%s is not an absolute path; write one that starts with \"/\" "
+		perr(c, path,
+		    "%s is not an absolute path; write one that starts with \"/\" "
 		    "(a relative name would be looked up through PATH or the working "
-		    "directory)", q);
+		    "directory)",
+		    q);
 		free(q);
 		return -1;
 	}
@@ -549,8 +553,8 @@ get_binary_path(struct pctx *c, const cJSON *j, const char *path)
 }
 
 static void
-get_domains(struct pctx *c, const cJSON *j, const char *path, int deny,
-    struct dom_rule **out, size_t *nout)
+get_domains(struct pctx *c, const cJSON *j, const char *path, int deny, struct dom_rule **out,
+    size_t *nout)
 {
 	struct dom_rule *v, r;
 	const cJSON *e;
@@ -559,9 +563,12 @@ get_domains(struct pctx *c, const cJSON *j, const char *path, int deny,
 	char *p, *q;
 
 	if (!cJSON_IsArray(j)) {
-		perr_type(c, path, deny ? "an array of domain entries such as "
-		    "[\"evil.example.com\", \"*:22\"]" : "an array of domain entries such as "
-		    "[\"github.com\", \"*.npmjs.org:443\"]", j);
+		perr_type(c, path,
+		    deny ? "an array of domain entries such as "
+			   "[\"evil.example.com\", \"*:22\"]"
+			 : "an array of domain entries such as "
+			   "[\"github.com\", \"*.npmjs.org:443\"]",
+		    j);
 		return;
 	}
 	v = xcalloc(arr_size(j), sizeof(*v));
@@ -590,8 +597,10 @@ get_addrs(struct pctx *c, const cJSON *j, const char *path, struct settings *s)
 	char *p, *q;
 
 	if (!cJSON_IsArray(j)) {
-		perr_type(c, path, "an array of addresses or CIDR ranges such as "
-		    "[\"10.0.0.0/8\", \"fc00::/7\"]", j);
+		perr_type(c, path,
+		    "an array of addresses or CIDR ranges such as "
+		    "[\"10.0.0.0/8\", \"fc00::/7\"]",
+		    j);
 		return;
 	}
 	s->net.denied_addrs = xcalloc(arr_size(j), sizeof(*s->net.denied_addrs));
@@ -600,7 +609,7 @@ get_addrs(struct pctx *c, const cJSON *j, const char *path, struct settings *s)
 		if (!cJSON_IsString(e))
 			perr_type(c, p, "an address or CIDR range string", e);
 		else if (addr_range_parse(e->valuestring,
-		    &s->net.denied_addrs[s->net.ndenied_addrs], &why) == -1) {
+			     &s->net.denied_addrs[s->net.ndenied_addrs], &why) == -1) {
 			q = quote(e->valuestring);
 			perr(c, p, "%s: %s", q, why);
 			free(q);
@@ -618,8 +627,10 @@ get_reasons(struct pctx *c, const cJSON *j, const char *path, struct settings *s
 	char *p;
 
 	if (!cJSON_IsObject(j)) {
-		perr_type(c, path, "an object mapping a deniedDomains entry to a reason, "
-		    "e.g. {\"github.com:22\": \"SSH is blocked; use https\"}", j);
+		perr_type(c, path,
+		    "an object mapping a deniedDomains entry to a reason, "
+		    "e.g. {\"github.com:22\": \"SSH is blocked; use https\"}",
+		    j);
 		return;
 	}
 	obj_dups(c, j, path);
@@ -629,7 +640,8 @@ get_reasons(struct pctx *c, const cJSON *j, const char *path, struct settings *s
 		if (!cJSON_IsString(m))
 			perr_type(c, p, "a reason string", m);
 		else if (m->valuestring[0] == '\0')
-			perr(c, p, "the reason is empty; say why the entry is denied, or "
+			perr(c, p,
+			    "the reason is empty; say why the entry is denied, or "
 			    "remove the key to use the default reason");
 		else {
 			r = &s->net.reasons[s->net.nreasons++];
@@ -656,8 +668,10 @@ get_mach(struct pctx *c, const cJSON *j, const char *path, struct settings *s)
 			continue;
 		p = path_index(path, i);
 		q = quote(e->valuestring);
-		perr(c, p, "%s: \"*\" is only allowed once, as the last character "
-		    "(e.g. \"com.example.*\", or \"*\" for every service)", q);
+		perr(c, p,
+		    "%s: \"*\" is only allowed once, as the last character "
+		    "(e.g. \"com.example.*\", or \"*\" for every service)",
+		    q);
 		free(q);
 		free(p);
 	}
@@ -666,7 +680,12 @@ get_mach(struct pctx *c, const cJSON *j, const char *path, struct settings *s)
 /* ------------------------------------------------------------------------------------ */
 /* parentProxy, mitmProxy, stripResponseHeaders (upstream.h) */
 
-enum { PP_HTTP, PP_HTTPS, PP_NO_PROXY, PP_COUNT };
+enum {
+	PP_HTTP,
+	PP_HTTPS,
+	PP_NO_PROXY,
+	PP_COUNT
+};
 static const struct settings_key parent_fields[PP_COUNT] = {
 	[PP_HTTP] = { "http", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
 	[PP_HTTPS] = { "https", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
@@ -743,8 +762,10 @@ parent_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *ar
 		for (size_t i = 0; i < ignored.n; i++) {
 			char *q = quote(ignored.v[i]);
 
-			pwarn(c, path, "%s is not an address range such as \"10.0.0.0/8\"; it "
-			    "is ignored", q);
+			pwarn(c, path,
+			    "%s is not an address range such as \"10.0.0.0/8\"; it "
+			    "is ignored",
+			    q);
 			free(q);
 		}
 		strlist_free(&ignored);
@@ -754,13 +775,20 @@ parent_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *ar
 	}
 }
 
-enum { MP_SOCKET, MP_DOMAINS, MP_COUNT };
+enum {
+	MP_SOCKET,
+	MP_DOMAINS,
+	MP_COUNT
+};
 static const struct settings_key mitm_fields[MP_COUNT] = {
-	[MP_SOCKET] = { "socketPath", SETTINGS_REQUIRED, "add \"socketPath\": \"/path/to/"
-	    "proxy.sock\", the Unix socket the inspection proxy listens on", SETTINGS_VALUE,
-	    0, 0, 0, 0, 0 },
-	[MP_DOMAINS] = { "domains", SETTINGS_REQUIRED, "add \"domains\": [\"api.example."
-	    "com\"], the hosts to send through it", SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[MP_SOCKET] = { "socketPath", SETTINGS_REQUIRED,
+	    "add \"socketPath\": \"/path/to/"
+	    "proxy.sock\", the Unix socket the inspection proxy listens on",
+	    SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[MP_DOMAINS] = { "domains", SETTINGS_REQUIRED,
+	    "add \"domains\": [\"api.example."
+	    "com\"], the hosts to send through it",
+	    SETTINGS_VALUE, 0, 0, 0, 0, 0 },
 };
 
 static void
@@ -781,7 +809,8 @@ mitm_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 		if (get_strlist(c, j, path, &m->domains) != 0)
 			break;
 		if (m->domains.n == 0)
-			perr(c, path, "the list is empty; name at least one host to send through "
+			perr(c, path,
+			    "the list is empty; name at least one host to send through "
 			    "the inspection proxy, or remove mitmProxy");
 		for (e = j->child; e != NULL; e = e->next, i++) {
 			if (mitm_pattern_check(e->valuestring, &why) == 0)
@@ -817,8 +846,15 @@ get_strip_headers(struct pctx *c, const cJSON *j, const char *path, struct setti
 /* ------------------------------------------------------------------------------------ */
 /* tlsTerminate (issue #14) */
 
-enum { TT_CA_CERT, TT_CA_KEY, TT_EXCLUDE, TT_EXTRA_CA, TT_MAX_TUNNELS, TT_HANDSHAKE,
-    TT_COUNT };
+enum {
+	TT_CA_CERT,
+	TT_CA_KEY,
+	TT_EXCLUDE,
+	TT_EXTRA_CA,
+	TT_MAX_TUNNELS,
+	TT_HANDSHAKE,
+	TT_COUNT
+};
 static const struct settings_key tls_fields[TT_COUNT] = {
 	[TT_CA_CERT] = { "caCertPath", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
 	[TT_CA_KEY] = { "caKeyPath", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
@@ -885,27 +921,34 @@ get_tls(struct pctx *c, const cJSON *j, const char *path, struct settings *s)
 {
 	struct settings_tls *t = &s->net.tls;
 
-	if (obj_walk(c, j, path, "an object such as {} (an ephemeral CA) or {\"caCertPath\": "
-	    "\"/etc/srt/ca.pem\", \"caKeyPath\": \"/etc/srt/ca.key\"}", tls_fields, TT_COUNT,
-	    tls_field, t) != 0)
+	if (obj_walk(c, j, path,
+		"an object such as {} (an ephemeral CA) or {\"caCertPath\": "
+		"\"/etc/srt/ca.pem\", \"caKeyPath\": \"/etc/srt/ca.key\"}",
+		tls_fields, TT_COUNT, tls_field, t) != 0)
 		return;
 	t->present = true;
 	if ((cJSON_GetObjectItemCaseSensitive(j, "caCertPath") != NULL) !=
 	    (cJSON_GetObjectItemCaseSensitive(j, "caKeyPath") != NULL))
-		perr(c, path, "caCertPath and caKeyPath must be provided together: give both "
+		perr(c, path,
+		    "caCertPath and caKeyPath must be provided together: give both "
 		    "(your own CA), or neither (an ephemeral CA made for each run)");
 }
 
 /* ------------------------------------------------------------------------------------ */
 /* Filesystem entries */
 
-enum { PE_PATH, PE_LITERAL, PE_COUNT };
+enum {
+	PE_PATH,
+	PE_LITERAL,
+	PE_COUNT
+};
 static const struct settings_key pe_fields[PE_COUNT] = {
-	[PE_PATH] = { "path", SETTINGS_REQUIRED, "add \"path\": \"/some/path\"",
+	[PE_PATH] = { "path", SETTINGS_REQUIRED, "add \"path\": \"/some/path\"", SETTINGS_VALUE,
+	    0, 0, 0, 0, 0 },
+	[PE_LITERAL] = { "literal", SETTINGS_REQUIRED,
+	    "add \"literal\": true, or write the "
+	    "path as a plain string to have it read as a pattern",
 	    SETTINGS_VALUE, 0, 0, 0, 0, 0 },
-	[PE_LITERAL] = { "literal", SETTINGS_REQUIRED, "add \"literal\": true, or write the "
-	    "path as a plain string to have it read as a pattern", SETTINGS_VALUE, 0, 0, 0, 0,
-	    0 },
 };
 
 static void
@@ -924,7 +967,8 @@ pe_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 		break;
 	case PE_LITERAL:
 		if (cJSON_IsFalse(j))
-			perr(c, path, "\"literal\" can only be true; write the path as a plain "
+			perr(c, path,
+			    "\"literal\" can only be true; write the path as a plain "
 			    "string to have it read as a pattern");
 		else if (!cJSON_IsTrue(j))
 			perr_type(c, path, "true", j);
@@ -947,9 +991,11 @@ check_deny_glob(struct pctx *c, const char *v, const char *path)
 	fixed = xstrndup(v, n);
 	q = quote(v);
 	qf = quote(fixed);
-	perr(c, path, "deny glob %s ends in \"/\", so as a pattern it can match no path; "
+	perr(c, path,
+	    "deny glob %s ends in \"/\", so as a pattern it can match no path; "
 	    "write %s (also read as the path of that name where it exists), or add a "
-	    "\"**\" segment to match at any depth", q, qf);
+	    "\"**\" segment to match at any depth",
+	    q, qf);
 	free(qf);
 	free(q);
 	free(fixed);
@@ -966,8 +1012,10 @@ check_path_slip(struct pctx *c, const char *path, const char *v)
 	if (why == NULL)
 		return 0;
 	q = quote(v);
-	perr(c, path, "%s: %s; if a name really is spelt so, write {\"path\": %s, "
-	    "\"literal\": true}", q, why, q);
+	perr(c, path,
+	    "%s: %s; if a name really is spelt so, write {\"path\": %s, "
+	    "\"literal\": true}",
+	    q, why, q);
 	free(q);
 	return -1;
 }
@@ -989,8 +1037,8 @@ check_path_syntax(struct pctx *c, const char *path, const char *v)
 }
 
 static void
-get_paths(struct pctx *c, const cJSON *j, const char *path, bool deny_check,
-    struct path_list *out)
+get_paths(
+    struct pctx *c, const cJSON *j, const char *path, bool deny_check, struct path_list *out)
 {
 	const char *lit;
 	const cJSON *e;
@@ -1031,7 +1079,7 @@ get_paths(struct pctx *c, const cJSON *j, const char *path, bool deny_check,
 
 struct fs_arg {
 	struct settings *s;
-	bool enforced;          /* deny globs are checked only when enforced */
+	bool enforced; /* deny globs are checked only when enforced */
 };
 
 static void
@@ -1099,15 +1147,17 @@ net_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 		get_mach(c, j, path, s);
 		break;
 	case SN_parentProxy:
-		if (obj_walk(c, j, path, "an object such as {\"https\": \"http://proxy.example."
-		    "com:3128\", \"noProxy\": \"localhost,.internal\"}", parent_fields,
-		    PP_COUNT, parent_field, &s->net.parent) == 0)
+		if (obj_walk(c, j, path,
+			"an object such as {\"https\": \"http://proxy.example."
+			"com:3128\", \"noProxy\": \"localhost,.internal\"}",
+			parent_fields, PP_COUNT, parent_field, &s->net.parent) == 0)
 			s->net.parent.present = true;
 		break;
 	case SN_mitmProxy:
-		if (obj_walk(c, j, path, "an object such as {\"socketPath\": \"/run/inspect."
-		    "sock\", \"domains\": [\"api.example.com\"]}", mitm_fields, MP_COUNT,
-		    mitm_field, &s->net.mitm) == 0)
+		if (obj_walk(c, j, path,
+			"an object such as {\"socketPath\": \"/run/inspect."
+			"sock\", \"domains\": [\"api.example.com\"]}",
+			mitm_fields, MP_COUNT, mitm_field, &s->net.mitm) == 0)
 			s->net.mitm.present = true;
 		break;
 	case SN_stripResponseHeaders:
@@ -1118,7 +1168,8 @@ net_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 		break;
 	case SN_filterRequest:
 		/* The reference wants a JavaScript function here, which JSON cannot hold. */
-		perr(c, path, "filterRequest must be a function: only a program embedding "
+		perr(c, path,
+		    "filterRequest must be a function: only a program embedding "
 		    "the reference library can set it, a settings file cannot; remove it");
 		break;
 	case SN_ambiguousRequestTarget:
@@ -1130,7 +1181,12 @@ net_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 /* ------------------------------------------------------------------------------------ */
 /* The reference's helper keys: validated as it does, then ignored. */
 
-enum { RG_COMMAND, RG_ARGS, RG_ARGV0, RG_COUNT };
+enum {
+	RG_COMMAND,
+	RG_ARGS,
+	RG_ARGV0,
+	RG_COUNT
+};
 static const struct settings_key rg_fields[RG_COUNT] = {
 	[RG_COMMAND] = { "command", SETTINGS_REQUIRED, "add \"command\": \"rg\"",
 	    SETTINGS_VALUE, 0, 0, 0, 0, 0 },
@@ -1138,7 +1194,11 @@ static const struct settings_key rg_fields[RG_COUNT] = {
 	[RG_ARGV0] = { "argv0", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
 };
 
-enum { SC_APPLY, SC_ARGV0, SC_COUNT };
+enum {
+	SC_APPLY,
+	SC_ARGV0,
+	SC_COUNT
+};
 static const struct settings_key sc_fields[SC_COUNT] = {
 	[SC_APPLY] = { "applyPath", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
 	[SC_ARGV0] = { "argv0", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
@@ -1165,7 +1225,10 @@ sc_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 	get_string(c, j, path, false);
 }
 
-enum { G_SAFE, G_COUNT };
+enum {
+	G_SAFE,
+	G_COUNT
+};
 static const struct settings_key git_fields[G_COUNT] = {
 	[G_SAFE] = { "safeDirectories", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
 };
@@ -1190,8 +1253,10 @@ get_ignore(struct pctx *c, const cJSON *j, const char *path, struct settings *s)
 	char *p;
 
 	if (!cJSON_IsObject(j)) {
-		perr_type(c, path, "an object mapping a command pattern to paths, e.g. "
-		    "{\"npm\": [\"/tmp\"], \"*\": [\"/usr/bin\"]}", j);
+		perr_type(c, path,
+		    "an object mapping a command pattern to paths, e.g. "
+		    "{\"npm\": [\"/tmp\"], \"*\": [\"/usr/bin\"]}",
+		    j);
 		return;
 	}
 	obj_dups(c, j, path);
@@ -1210,7 +1275,15 @@ get_ignore(struct pctx *c, const cJSON *j, const char *path, struct settings *s)
 /* ------------------------------------------------------------------------------------ */
 /* windows (BEHAVIOR §1.3): validated with the reference's rules, kept as written */
 
-enum { W_BACKEND, W_USER, W_SUBLAYER, W_WFP_SUBLAYER, W_PORTS, W_SRT_WIN, W_COUNT };
+enum {
+	W_BACKEND,
+	W_USER,
+	W_SUBLAYER,
+	W_WFP_SUBLAYER,
+	W_PORTS,
+	W_SRT_WIN,
+	W_COUNT
+};
 static const struct settings_key win_fields[W_COUNT] = {
 	[W_BACKEND] = { "backend", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
 	[W_USER] = { "sandboxUser", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
@@ -1220,7 +1293,10 @@ static const struct settings_key win_fields[W_COUNT] = {
 	[W_SRT_WIN] = { "srtWin", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
 };
 
-enum { SW_PATH, SW_COUNT };
+enum {
+	SW_PATH,
+	SW_COUNT
+};
 static const struct settings_key srtwin_fields[SW_COUNT] = {
 	[SW_PATH] = { "path", SETTINGS_REQUIRED, "add \"path\": \"C:\\\\Tools\\\\srt-win.exe\"",
 	    SETTINGS_VALUE, 0, 0, 0, 0, 0 },
@@ -1247,13 +1323,16 @@ get_guid(struct pctx *c, const cJSON *j, const char *path, char **dst)
 	char *q;
 
 	if (!cJSON_IsString(j)) {
-		perr_type(c, path, "a GUID such as \"8d4c6d3e-1f2a-4b5c-9d6e-7f8091a2b3c4\"", j);
+		perr_type(
+		    c, path, "a GUID such as \"8d4c6d3e-1f2a-4b5c-9d6e-7f8091a2b3c4\"", j);
 		return;
 	}
 	if (!util_is_uuid(j->valuestring)) {
 		q = quote(j->valuestring);
-		perr(c, path, "%s is not a GUID; write 32 hex digits grouped 8-4-4-4-12, "
-		    "without braces, e.g. \"8d4c6d3e-1f2a-4b5c-9d6e-7f8091a2b3c4\"", q);
+		perr(c, path,
+		    "%s is not a GUID; write 32 hex digits grouped 8-4-4-4-12, "
+		    "without braces, e.g. \"8d4c6d3e-1f2a-4b5c-9d6e-7f8091a2b3c4\"",
+		    q);
 		free(q);
 		return;
 	}
@@ -1299,8 +1378,10 @@ get_port_range(struct pctx *c, const cJSON *j, const char *path, struct settings
 		return;
 	if (lo->valuedouble > hi->valuedouble ||
 	    hi->valuedouble - lo->valuedouble > WIN_PORT_RANGE_MAX) {
-		perr(c, path, "[%.0f, %.0f]: low must be at most high, and high at most "
-		    "low + %d", lo->valuedouble, hi->valuedouble, WIN_PORT_RANGE_MAX);
+		perr(c, path,
+		    "[%.0f, %.0f]: low must be at most high, and high at most "
+		    "low + %d",
+		    lo->valuedouble, hi->valuedouble, WIN_PORT_RANGE_MAX);
 		return;
 	}
 	s->win.port_lo = (int)lo->valuedouble;
@@ -1336,8 +1417,10 @@ win_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 			break;
 		if (utf16_units(j->valuestring) > WIN_USER_MAX) {
 			q = quote(j->valuestring);
-			perr(c, path, "%s is longer than %d characters, the limit of a Windows "
-			    "local user name", q, WIN_USER_MAX);
+			perr(c, path,
+			    "%s is longer than %d characters, the limit of a Windows "
+			    "local user name",
+			    q, WIN_USER_MAX);
 			free(q);
 			break;
 		}
@@ -1353,8 +1436,10 @@ win_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 		get_port_range(c, j, path, s);
 		break;
 	case W_SRT_WIN:
-		obj_walk(c, j, path, "an object such as {\"path\": \"C:\\\\Tools\\\\"
-		    "srt-win.exe\"}", srtwin_fields, SW_COUNT, srtwin_field, s);
+		obj_walk(c, j, path,
+		    "an object such as {\"path\": \"C:\\\\Tools\\\\"
+		    "srt-win.exe\"}",
+		    srtwin_fields, SW_COUNT, srtwin_field, s);
 		break;
 	}
 }
@@ -1363,7 +1448,7 @@ static void
 get_windows(struct pctx *c, const cJSON *j, const char *path, struct settings *s)
 {
 	if (obj_walk(c, j, path, "an object such as {\"proxyPortRange\": [60080, 60089]}",
-	    win_fields, W_COUNT, win_field, s) == 0)
+		win_fields, W_COUNT, win_field, s) == 0)
 		s->win.present = true;
 }
 
@@ -1371,7 +1456,14 @@ get_windows(struct pctx *c, const cJSON *j, const char *path, struct settings *s
 /* credentials (BEHAVIOR §1.3, issue #14): the reference's whole schema is checked; the
  * "deny" entries and the "mask" ones are kept (settings.h). */
 
-enum { CR_FILES, CR_ENV, CR_PLAINTEXT, CR_AWS, CR_SIGV4, CR_COUNT };
+enum {
+	CR_FILES,
+	CR_ENV,
+	CR_PLAINTEXT,
+	CR_AWS,
+	CR_SIGV4,
+	CR_COUNT
+};
 static const struct settings_key cred_fields[CR_COUNT] = {
 	[CR_FILES] = { "files", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
 	[CR_ENV] = { "envVars", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
@@ -1381,12 +1473,22 @@ static const struct settings_key cred_fields[CR_COUNT] = {
 };
 
 /* One entry of files[] or envVars[]; maskDuplicates, last, is for files only. */
-enum { CF_ID, CF_MODE, CF_EXTRACT, CF_NOMATCH, CF_DECODE, CF_CLAIMS, CF_INJECT, CF_BODY,
-	CF_DUPS, CF_COUNT };
+enum {
+	CF_ID,
+	CF_MODE,
+	CF_EXTRACT,
+	CF_NOMATCH,
+	CF_DECODE,
+	CF_CLAIMS,
+	CF_INJECT,
+	CF_BODY,
+	CF_DUPS,
+	CF_COUNT
+};
 #define CRED_ENTRY_FIELDS(id, how) \
 	[CF_ID] = { id, SETTINGS_REQUIRED, how, SETTINGS_VALUE, 0, 0, 0, 0, 0 }, \
-	[CF_MODE] = { "mode", SETTINGS_REQUIRED, "add \"mode\": \"deny\"", SETTINGS_VALUE, \
-	    0, 0, 0, 0, 0 }, \
+	[CF_MODE] = { "mode", SETTINGS_REQUIRED, "add \"mode\": \"deny\"", SETTINGS_VALUE, 0, \
+		0, 0, 0, 0 }, \
 	[CF_EXTRACT] = { "extract", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 }, \
 	[CF_NOMATCH] = { "onExtractNoMatch", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 }, \
 	[CF_DECODE] = { "decode", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 }, \
@@ -1401,13 +1503,21 @@ static const struct settings_key cred_env_fields[CF_DUPS] = {
 	CRED_ENTRY_FIELDS("name", "add \"name\": \"GH_TOKEN\""),
 };
 
-enum { AP_KEY, AP_SECRET, AP_TOKEN, AP_COUNT };
+enum {
+	AP_KEY,
+	AP_SECRET,
+	AP_TOKEN,
+	AP_COUNT
+};
 static const struct settings_key aws_pair_fields[AP_COUNT] = {
-	[AP_KEY] = { "accessKeyIdVar", SETTINGS_REQUIRED, "add \"accessKeyIdVar\": "
-	    "\"AWS_ACCESS_KEY_ID\"", SETTINGS_VALUE, 0, 0, 0, 0, 0 },
-	[AP_SECRET] = { "secretAccessKeyVar", SETTINGS_REQUIRED, "add "
-	    "\"secretAccessKeyVar\": \"AWS_SECRET_ACCESS_KEY\"", SETTINGS_VALUE, 0, 0, 0, 0,
-	    0 },
+	[AP_KEY] = { "accessKeyIdVar", SETTINGS_REQUIRED,
+	    "add \"accessKeyIdVar\": "
+	    "\"AWS_ACCESS_KEY_ID\"",
+	    SETTINGS_VALUE, 0, 0, 0, 0, 0 },
+	[AP_SECRET] = { "secretAccessKeyVar", SETTINGS_REQUIRED,
+	    "add "
+	    "\"secretAccessKeyVar\": \"AWS_SECRET_ACCESS_KEY\"",
+	    SETTINGS_VALUE, 0, 0, 0, 0, 0 },
 	[AP_TOKEN] = { "sessionTokenVar", 0, NULL, SETTINGS_VALUE, 0, 0, 0, 0, 0 },
 };
 
@@ -1419,7 +1529,10 @@ static const struct settings_key sigv4_fields[3] = {
 };
 
 static const char *const cred_modes[] = { "deny", "mask", NULL };
-enum { MODE_DENY, MODE_MASK };
+enum {
+	MODE_DENY,
+	MODE_MASK
+};
 static const char *const no_match_policies[] = { "warn", "deny", "error", NULL };
 static const char *const decodings[] = { "jwt", NULL };
 static const char *const sigv4_policies[] = { "deny", "passthrough", NULL };
@@ -1427,9 +1540,9 @@ static const char *const sigv4_policies[] = { "deny", "passthrough", NULL };
 /* What one entry says, for the checks across its fields; m is kept for a "mask". */
 struct cred_entry {
 	bool file;
-	int mode;                       /* MODE_*, -1 when missing or invalid */
+	int mode; /* MODE_*, -1 when missing or invalid */
 	bool claims, claims_empty, inject_empty, body_set, mask_only;
-	struct settings_cred_mask m;    /* m.id: the path or name, when valid */
+	struct settings_cred_mask m; /* m.id: the path or name, when valid */
 };
 
 /* A POSIX name: bwrap --unsetenv and env -u can never read it as an option. */
@@ -1454,8 +1567,10 @@ get_env_name(struct pctx *c, const cJSON *j, const char *path)
 	}
 	if (!env_name_ok(j->valuestring)) {
 		q = quote(j->valuestring);
-		perr(c, path, "%s is not an environment variable name: a letter or \"_\", "
-		    "then letters, digits and \"_\"", q);
+		perr(c, path,
+		    "%s is not an environment variable name: a letter or \"_\", "
+		    "then letters, digits and \"_\"",
+		    q);
 		free(q);
 		return -1;
 	}
@@ -1480,8 +1595,10 @@ get_extract(struct pctx *c, const cJSON *j, const char *path)
 	}
 	if (groups < 1) {
 		q = quote(j->valuestring);
-		perr(c, path, "%s has no capturing group; group 1 is the credential value to "
-		    "mask, e.g. \"token:\\\\s*(\\\\S+)\"", q);
+		perr(c, path,
+		    "%s has no capturing group; group 1 is the credential value to "
+		    "mask, e.g. \"token:\\\\s*(\\\\S+)\"",
+		    q);
 		free(q);
 		return -1;
 	}
@@ -1525,13 +1642,14 @@ get_body_fields(struct pctx *c, const cJSON *j, const char *path, struct cred_en
 	char *p, *q;
 
 	if (!cJSON_IsArray(j)) {
-		perr_type(c, path, "an array of body field names such as [\"client_secret\"]",
-		    j);
+		perr_type(
+		    c, path, "an array of body field names such as [\"client_secret\"]", j);
 		return;
 	}
 	e->body_set = true;
 	if (j->child == NULL)
-		perr(c, path, "injectBodyFields is empty, so it names no field; list the "
+		perr(c, path,
+		    "injectBodyFields is empty, so it names no field; list the "
 		    "fields of a request body the real value goes in, or remove it");
 	if (cJSON_GetArraySize(j) > CRED_FIELDS_MAX)
 		perr(c, path, "more than %d fields", CRED_FIELDS_MAX);
@@ -1540,11 +1658,14 @@ get_body_fields(struct pctx *c, const cJSON *j, const char *path, struct cred_en
 		if (!cJSON_IsString(m))
 			perr_type(c, p, "a field name such as \"client_secret\"", m);
 		else if ((n = strlen(m->valuestring)) == 0 || n > CRED_FIELD_MAX ||
-		    strspn(m->valuestring, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-		    "0123456789_.-") != n) {
+		    strspn(m->valuestring,
+			"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			"0123456789_.-") != n) {
 			q = quote(m->valuestring);
-			perr(c, p, "%s is not a body field name: 1 to %d letters, digits, "
-			    "\"_\", \".\" or \"-\"", q, CRED_FIELD_MAX);
+			perr(c, p,
+			    "%s is not a body field name: 1 to %d letters, digits, "
+			    "\"_\", \".\" or \"-\"",
+			    q, CRED_FIELD_MAX);
 			free(q);
 		} else if (strlist_contains(&e->m.body, m->valuestring)) {
 			q = quote(m->valuestring);
@@ -1608,8 +1729,10 @@ cred_entry_field(struct pctx *c, int idx, const cJSON *j, const char *path, void
 		break;
 	case CF_INJECT:
 		if (!cJSON_IsArray(j)) {
-			perr_type(c, path, "an array of host patterns such as "
-			    "[\"api.github.com\", \"*.example.com\"]", j);
+			perr_type(c, path,
+			    "an array of host patterns such as "
+			    "[\"api.github.com\", \"*.example.com\"]",
+			    j);
 			break;
 		}
 		e->m.inject_set = true;
@@ -1684,8 +1807,8 @@ cred_keep_deny(struct settings *s, bool file, const char *id)
 
 /* files[] or envVars[]: each entry checked, the "deny" and "mask" ones kept. */
 static void
-get_cred_entries(struct pctx *c, const cJSON *j, const char *path, bool file,
-    struct settings *s)
+get_cred_entries(
+    struct pctx *c, const cJSON *j, const char *path, bool file, struct settings *s)
 {
 	const cJSON *m;
 	size_t i = 0, before;
@@ -1693,9 +1816,12 @@ get_cred_entries(struct pctx *c, const cJSON *j, const char *path, bool file,
 	int bad;
 
 	if (!cJSON_IsArray(j)) {
-		perr_type(c, path, file ? "an array such as [{\"path\": \"~/.netrc\", "
-		    "\"mode\": \"deny\"}]" : "an array such as [{\"name\": \"GH_TOKEN\", "
-		    "\"mode\": \"deny\"}]", j);
+		perr_type(c, path,
+		    file ? "an array such as [{\"path\": \"~/.netrc\", "
+			   "\"mode\": \"deny\"}]"
+			 : "an array such as [{\"name\": \"GH_TOKEN\", "
+			   "\"mode\": \"deny\"}]",
+		    j);
 		return;
 	}
 	for (m = j->child; m != NULL; m = m->next, i++) {
@@ -1704,27 +1830,33 @@ get_cred_entries(struct pctx *c, const cJSON *j, const char *path, bool file,
 		e.m.file = file;
 		p = path_index(path, i);
 		before = c->nerr;
-		if (obj_walk(c, m, p, file ? "an object such as {\"path\": \"~/.netrc\", "
-		    "\"mode\": \"deny\"}" : "an object such as {\"name\": \"GH_TOKEN\", "
-		    "\"mode\": \"deny\"}", file ? cred_file_fields : cred_env_fields,
-		    file ? CF_COUNT : CF_DUPS, cred_entry_field, &e) != 0)
+		if (obj_walk(c, m, p,
+			file ? "an object such as {\"path\": \"~/.netrc\", "
+			       "\"mode\": \"deny\"}"
+			     : "an object such as {\"name\": \"GH_TOKEN\", "
+			       "\"mode\": \"deny\"}",
+			file ? cred_file_fields : cred_env_fields, file ? CF_COUNT : CF_DUPS,
+			cred_entry_field, &e) != 0)
 			goto next;
 		if (e.claims && !e.m.jwt) {
 			q = xasprintf("%s.maskClaims", p);
-			perr(c, q, "maskClaims requires decode, since it names claims inside "
+			perr(c, q,
+			    "maskClaims requires decode, since it names claims inside "
 			    "the decoded payload; add \"decode\": \"jwt\", or remove maskClaims");
 			free(q);
 		}
 		if (e.claims_empty) {
 			q = xasprintf("%s.maskClaims", p);
-			perr(c, q, "maskClaims is empty, so no claim would ever be masked; list "
+			perr(c, q,
+			    "maskClaims is empty, so no claim would ever be masked; list "
 			    "the claims to protect, or remove it");
 			free(q);
 		}
 		if (e.mode == MODE_MASK && file && e.m.id != NULL &&
 		    e.m.id[strlen(e.m.id) - 1] == '/') {
 			q = xasprintf("%s.path", p);
-			perr(c, q, "\"mask\" applies to a single file, not a directory; use "
+			perr(c, q,
+			    "\"mask\" applies to a single file, not a directory; use "
 			    "\"deny\" for it, or name the credential file inside it");
 			free(q);
 		}
@@ -1732,7 +1864,8 @@ get_cred_entries(struct pctx *c, const cJSON *j, const char *path, bool file,
 			check_mask_extract(c, e.m.extract, p);
 		if (e.mode == MODE_MASK && e.inject_empty) {
 			q = xasprintf("%s.injectHosts", p);
-			perr(c, q, "injectHosts is empty, so the credential would be "
+			perr(c, q,
+			    "injectHosts is empty, so the credential would be "
 			    "masked but never put back; leave it out to default to "
 			    "network.allowedDomains, or list the hosts");
 			free(q);
@@ -1741,7 +1874,8 @@ get_cred_entries(struct pctx *c, const cJSON *j, const char *path, bool file,
 		 * credential, never to every allowed domain. */
 		if (e.mode == MODE_MASK && e.body_set && !e.m.inject_set) {
 			q = xasprintf("%s.injectBodyFields", p);
-			perr(c, q, "injectBodyFields needs injectHosts: a real value goes into "
+			perr(c, q,
+			    "injectBodyFields needs injectHosts: a real value goes into "
 			    "a request body only for the hosts named for it; list them in "
 			    "injectHosts");
 			free(q);
@@ -1757,17 +1891,18 @@ get_cred_entries(struct pctx *c, const cJSON *j, const char *path, bool file,
 		}
 		if (e.mode == MODE_DENY) {
 			if (e.mask_only)
-				pwarn(c, p, "accepted and ignored: extract, onExtractNoMatch, "
+				pwarn(c, p,
+				    "accepted and ignored: extract, onExtractNoMatch, "
 				    "decode, maskClaims, maskDuplicates, injectHosts and "
 				    "injectBodyFields only act on a \"mask\" entry");
 			cred_keep_deny(s, file, e.m.id);
 		} else if (e.mode == MODE_MASK) {
-			s->cred.mask = xreallocarray(s->cred.mask, s->cred.nmask + 1,
-			    sizeof(*s->cred.mask));
+			s->cred.mask = xreallocarray(
+			    s->cred.mask, s->cred.nmask + 1, sizeof(*s->cred.mask));
 			s->cred.mask[s->cred.nmask++] = e.m;
 			memset(&e.m, 0, sizeof(e.m));
 		}
- next:
+	next:
 		settings_cred_mask_clear(&e.m);
 		free(p);
 	}
@@ -1780,8 +1915,9 @@ aws_pair_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *
 
 	if (get_env_name(c, j, path) != 0)
 		return;
-	*(idx == AP_KEY ? &a->key_id : idx == AP_SECRET ? &a->secret : &a->token) =
-	    xstrdup(j->valuestring);
+	*(idx == AP_KEY            ? &a->key_id
+		: idx == AP_SECRET ? &a->secret
+				   : &a->token) = xstrdup(j->valuestring);
 }
 
 static void
@@ -1810,19 +1946,22 @@ cred_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 		break;
 	case CR_AWS:
 		if (!cJSON_IsArray(j)) {
-			perr_type(c, path, "an array such as [{\"accessKeyIdVar\": \"KEY_ID\", "
-			    "\"secretAccessKeyVar\": \"SECRET\"}]", j);
+			perr_type(c, path,
+			    "an array such as [{\"accessKeyIdVar\": \"KEY_ID\", "
+			    "\"secretAccessKeyVar\": \"SECRET\"}]",
+			    j);
 			break;
 		}
 		for (m = j->child; m != NULL; m = m->next, i++) {
 			struct settings_aws_pair a = { 0 };
 
 			p = path_index(path, i);
-			obj_walk(c, m, p, "an object such as {\"accessKeyIdVar\": \"KEY_ID\", "
-			    "\"secretAccessKeyVar\": \"SECRET\"}", aws_pair_fields, AP_COUNT,
-			    aws_pair_field, &a);
-			s->cred.aws = xreallocarray(s->cred.aws, s->cred.naws + 1,
-			    sizeof(*s->cred.aws));
+			obj_walk(c, m, p,
+			    "an object such as {\"accessKeyIdVar\": \"KEY_ID\", "
+			    "\"secretAccessKeyVar\": \"SECRET\"}",
+			    aws_pair_fields, AP_COUNT, aws_pair_field, &a);
+			s->cred.aws = xreallocarray(
+			    s->cred.aws, s->cred.naws + 1, sizeof(*s->cred.aws));
 			s->cred.aws[s->cred.naws++] = a;
 			free(p);
 		}
@@ -1837,8 +1976,10 @@ cred_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 static void
 get_credentials(struct pctx *c, const cJSON *j, const char *path, struct settings *s)
 {
-	if (obj_walk(c, j, path, "an object such as {\"envVars\": [{\"name\": \"GH_TOKEN\", "
-	    "\"mode\": \"deny\"}]}", cred_fields, CR_COUNT, cred_field, s) == 0)
+	if (obj_walk(c, j, path,
+		"an object such as {\"envVars\": [{\"name\": \"GH_TOKEN\", "
+		"\"mode\": \"deny\"}]}",
+		cred_fields, CR_COUNT, cred_field, s) == 0)
 		c->cred = j;
 }
 
@@ -1871,8 +2012,7 @@ cred_env_entry(const cJSON *cred, const char *name)
  * is fine: the excluded hosts get the sentinel. The reference refuses the same two cases.
  */
 static void
-cred_exclude_check(struct pctx *c, const struct settings *s, const cJSON *e,
-    const char *entry)
+cred_exclude_check(struct pctx *c, const struct settings *s, const cJSON *e, const char *entry)
 {
 	const struct strlist *ex = &s->net.tls.exclude_domains;
 	struct dom_rule *rules;
@@ -1892,14 +2032,17 @@ cred_exclude_check(struct pctx *c, const struct settings *s, const cJSON *e,
 			n++;
 	if (cJSON_IsArray(hosts)) {
 		for (m = hosts->child, i = 0; m != NULL; m = m->next, i++) {
-			if (!cJSON_IsString(m) || !dom_pattern_covered(m->valuestring, rules, n))
+			if (!cJSON_IsString(m) ||
+			    !dom_pattern_covered(m->valuestring, rules, n))
 				continue;
 			p = xasprintf("%s.injectHosts[%zu]", entry, i);
 			q = quote(m->valuestring);
-			perr(c, p, "%s is wholly covered by network.tlsTerminate.excludeDomains, "
+			perr(c, p,
+			    "%s is wholly covered by network.tlsTerminate.excludeDomains, "
 			    "and the credential is put back only on terminated connections: that "
 			    "host would get the sentinel, never the value; remove it from one of "
-			    "the two lists", q);
+			    "the two lists",
+			    q);
 			free(q);
 			free(p);
 		}
@@ -1907,13 +2050,14 @@ cred_exclude_check(struct pctx *c, const struct settings *s, const cJSON *e,
 		for (i = 0; i < s->net.nallowed && all; i++) {
 			const struct dom_rule *r = &s->net.allowed[i];
 
-			q = r->kind == DOM_WILDCARD ? xasprintf("*.%s", r->host) :
-			    xstrdup(r->host != NULL ? r->host : "*");
+			q = r->kind == DOM_WILDCARD ? xasprintf("*.%s", r->host)
+						    : xstrdup(r->host != NULL ? r->host : "*");
 			all = dom_pattern_covered(q, rules, n);
 			free(q);
 		}
 		if (all)
-			perr(c, entry, "this masked credential has no injectHosts, so it would be "
+			perr(c, entry,
+			    "this masked credential has no injectHosts, so it would be "
 			    "put back for every network.allowedDomains host, but "
 			    "network.tlsTerminate.excludeDomains covers them all, and the value "
 			    "goes back only on terminated connections: it could never be "
@@ -1935,7 +2079,8 @@ cred_cross_check(struct pctx *c, const struct settings *s)
 	if (c->cred == NULL)
 		return;
 	if (s->cred.nmask > 0 && !s->cred.plaintext_inject && !s->net.tls.present)
-		perr(c, "credentials", "masked credentials need a way back into requests: "
+		perr(c, "credentials",
+		    "masked credentials need a way back into requests: "
 		    "network.tlsTerminate, or \"allowPlaintextInject\": true (the real value "
 		    "then crosses the host's loopback and any plain-HTTP hop in the clear)");
 	for (int f = 0; f < 2; f++) {
@@ -1944,20 +2089,25 @@ cred_cross_check(struct pctx *c, const struct settings *s)
 		list = cJSON_GetObjectItemCaseSensitive(c->cred, key);
 		if (!cJSON_IsArray(list))
 			list = NULL;
-		for (e = list != NULL ? list->child : NULL, i = 0; e != NULL; e = e->next, i++) {
+		for (e = list != NULL ? list->child : NULL, i = 0; e != NULL;
+		     e = e->next, i++) {
 			p = xasprintf("credentials.%s[%zu]", key, i);
 			cred_exclude_check(c, s, e, p);
 			free(p);
 			v = cJSON_GetObjectItemCaseSensitive(e, "injectHosts");
 			if (!cJSON_IsArray(v) || c->allowed_bad)
 				v = NULL;
-			for (m = v != NULL ? v->child : NULL, k = 0; m != NULL; m = m->next, k++) {
-				if (!cJSON_IsString(m) || dom_pattern_covered(m->valuestring,
-				    s->net.allowed, s->net.nallowed))
+			for (m = v != NULL ? v->child : NULL, k = 0; m != NULL;
+			     m = m->next, k++) {
+				if (!cJSON_IsString(m) ||
+				    dom_pattern_covered(
+					m->valuestring, s->net.allowed, s->net.nallowed))
 					continue;
-				p = xasprintf("credentials.%s[%zu].injectHosts[%zu]", key, i, k);
+				p = xasprintf(
+				    "credentials.%s[%zu].injectHosts[%zu]", key, i, k);
 				q = quote(m->valuestring);
-				perr(c, p, "%s is not reachable through network.allowedDomains; "
+				perr(c, p,
+				    "%s is not reachable through network.allowedDomains; "
 				    "add it (or a wildcard covering it) there, or remove it here",
 				    q);
 				free(q);
@@ -1981,20 +2131,28 @@ cred_cross_check(struct pctx *c, const struct settings *s)
 			v = cJSON_GetObjectItemCaseSensitive(e, aws_pair_fields[k].name);
 			if (!cJSON_IsString(v))
 				continue;
-			p = xasprintf("credentials.awsPairs[%zu].%s", i, aws_pair_fields[k].name);
+			p = xasprintf(
+			    "credentials.awsPairs[%zu].%s", i, aws_pair_fields[k].name);
 			q = quote(v->valuestring);
 			ent = cred_env_entry(c->cred, v->valuestring);
 			mode = cJSON_GetObjectItemCaseSensitive(ent, "mode");
 			if (strlist_contains(&seen, v->valuestring))
-				perr(c, p, "%s fills more than one awsPairs slot; each variable "
-				    "fills exactly one", q);
-			else if (!cJSON_IsString(mode) || strcmp(mode->valuestring, "mask") != 0)
-				perr(c, p, "%s does not name a credentials.envVars entry with mode "
-				    "\"mask\": an AWS pair links masked variables", q);
+				perr(c, p,
+				    "%s fills more than one awsPairs slot; each variable "
+				    "fills exactly one",
+				    q);
+			else if (!cJSON_IsString(mode) ||
+			    strcmp(mode->valuestring, "mask") != 0)
+				perr(c, p,
+				    "%s does not name a credentials.envVars entry with mode "
+				    "\"mask\": an AWS pair links masked variables",
+				    q);
 			else if (cJSON_GetObjectItemCaseSensitive(ent, "extract") != NULL ||
 			    cJSON_GetObjectItemCaseSensitive(ent, "decode") != NULL)
-				perr(c, p, "%s uses extract or decode, but an AWS pair needs the "
-				    "whole value masked", q);
+				perr(c, p,
+				    "%s uses extract or decode, but an AWS pair needs the "
+				    "whole value masked",
+				    q);
 			strlist_push(&seen, v->valuestring);
 			free(q);
 			free(p);
@@ -2008,8 +2166,8 @@ cred_cross_check(struct pctx *c, const struct settings *s)
 
 /* One of the managed file's own fields: its bit in s->layers.flags. */
 static void
-get_managed_flag(struct pctx *c, const cJSON *j, const char *path, struct settings *s,
-    unsigned bit)
+get_managed_flag(
+    struct pctx *c, const cJSON *j, const char *path, struct settings *s, unsigned bit)
 {
 	bool b = false;
 
@@ -2039,7 +2197,8 @@ root_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 		/* The reference refuses the pair when it starts (sandbox-manager.js). */
 		if (cJSON_IsObject(j) && cJSON_GetObjectItemCaseSensitive(j, "mitmProxy") &&
 		    cJSON_GetObjectItemCaseSensitive(j, "tlsTerminate"))
-			perr(c, "network.mitmProxy", "mitmProxy and tlsTerminate cannot be used "
+			perr(c, "network.mitmProxy",
+			    "mitmProxy and tlsTerminate cannot be used "
 			    "together: a host goes either through the inspection proxy or through "
 			    "srt's own TLS termination; remove one of them");
 		break;
@@ -2054,16 +2213,16 @@ root_field(struct pctx *c, int idx, const cJSON *j, const char *path, void *arg)
 			s->bwrap_path = xstrdup(j->valuestring);
 		break;
 	case SR_git:
-		obj_walk(c, j, path, "an object such as {\"safeDirectories\": []}",
-		    git_fields, G_COUNT, git_field, s);
+		obj_walk(c, j, path, "an object such as {\"safeDirectories\": []}", git_fields,
+		    G_COUNT, git_field, s);
 		break;
 	case SR_ripgrep:
 		obj_walk(c, j, path, "an object such as {\"command\": \"rg\"}", rg_fields,
 		    RG_COUNT, rg_field, NULL);
 		break;
 	case SR_seccomp:
-		obj_walk(c, j, path, "an object such as {\"applyPath\": \"/path\"}",
-		    sc_fields, SC_COUNT, sc_field, NULL);
+		obj_walk(c, j, path, "an object such as {\"applyPath\": \"/path\"}", sc_fields,
+		    SC_COUNT, sc_field, NULL);
 		break;
 	case SR_socatPath:
 	case SR_javaAgentJarPath:
@@ -2109,8 +2268,10 @@ settings_link_reasons(struct pctx *c, struct settings *s)
 		if (hit == NULL) {
 			p = path_key("network.deniedDomainReasons", s->net.reasons[i].entry);
 			q = quote(s->net.reasons[i].entry);
-			pwarn(c, p, "no deniedDomains entry is written exactly %s, so this "
-			    "reason is never used", q);
+			pwarn(c, p,
+			    "no deniedDomains entry is written exactly %s, so this "
+			    "reason is never used",
+			    q);
 			free(q);
 			free(p);
 			continue;
@@ -2137,8 +2298,11 @@ settings_parse_as(const char *text, size_t len, const char *fname, bool managed,
 {
 	struct diags scratch = { 0 };
 	struct settings s;
-	struct pctx c = { .fname = fname ? fname : "settings", .s = &s, .errs = errs,
-	    .warns = warns, .managed = managed };
+	struct pctx c = { .fname = fname ? fname : "settings",
+		.s = &s,
+		.errs = errs,
+		.warns = warns,
+		.managed = managed };
 	cJSON *root = NULL;
 	const char *end = NULL;
 	size_t pos, line, col;
@@ -2150,15 +2314,19 @@ settings_parse_as(const char *text, size_t len, const char *fname, bool managed,
 	if (errs == NULL)
 		errs = c.errs = &scratch;
 	if (len > SETTINGS_MAX_BYTES) {
-		diags_add(errs, "%s: the file is larger than %u MiB; it is not a settings "
-		    "file", c.fname, SETTINGS_MAX_BYTES >> 20);
+		diags_add(errs,
+		    "%s: the file is larger than %u MiB; it is not a settings "
+		    "file",
+		    c.fname, SETTINGS_MAX_BYTES >> 20);
 		goto out;
 	}
 	if (text_blank(text, len)) {
-		diags_add(errs, "%s: the file is empty; a settings file holds a JSON object "
+		diags_add(errs,
+		    "%s: the file is empty; a settings file holds a JSON object "
 		    "such as {\"network\": {\"allowedDomains\": [], \"deniedDomains\": []}, "
 		    "\"filesystem\": {\"denyRead\": [], \"allowWrite\": [], "
-		    "\"denyWrite\": []}}", c.fname);
+		    "\"denyWrite\": []}}",
+		    c.fname);
 		goto out;
 	}
 	if (json_check(text, len, &pos, err, sizeof(err)) == -1) {
@@ -2170,10 +2338,13 @@ settings_parse_as(const char *text, size_t len, const char *fname, bool managed,
 	if ((root = cJSON_ParseWithLengthOpts(text, len, &end, 0)) == NULL) {
 		/* The strict check accepts nothing cJSON refuses: this is an allocation
 		 * failure, reported where cJSON stopped. */
-		pos = end != NULL && end >= text && end <= text + len ? (size_t)(end - text) : 0;
+		pos = end != NULL && end >= text && end <= text + len ? (size_t)(end - text)
+								      : 0;
 		json_linecol(text, pos, &line, &col);
-		diags_add(errs, "%s: line %zu, column %zu: the JSON parser failed (out of "
-		    "memory?)", c.fname, line, col);
+		diags_add(errs,
+		    "%s: line %zu, column %zu: the JSON parser failed (out of "
+		    "memory?)",
+		    c.fname, line, col);
 		goto out;
 	}
 	if (!cJSON_IsObject(root)) {
@@ -2182,14 +2353,14 @@ settings_parse_as(const char *text, size_t len, const char *fname, bool managed,
 	}
 	obj_walk_schema(&c, root, "", "an object", &settings_root, root_field, &s);
 	if (c.nerr > MAX_ERRORS)
-		diags_add(errs, "%s: %zu more problems not shown", c.fname,
-		    c.nerr - MAX_ERRORS);
+		diags_add(
+		    errs, "%s: %zu more problems not shown", c.fname, c.nerr - MAX_ERRORS);
 	cred_cross_check(&c, &s);
 	if (c.nerr == 0)
 		settings_link_reasons(&c, &s);
 	if (c.nwarn > MAX_ERRORS && warns != NULL)
-		diags_add(warns, "%s: %zu more warnings not shown", c.fname,
-		    c.nwarn - MAX_ERRORS);
+		diags_add(
+		    warns, "%s: %zu more warnings not shown", c.fname, c.nwarn - MAX_ERRORS);
 	if (c.nerr == 0) {
 		*out = s;
 		rc = 0;
@@ -2210,8 +2381,8 @@ settings_parse(const char *text, size_t len, const char *fname, struct settings 
 }
 
 int
-settings_parse_managed(const char *text, size_t len, const char *fname,
-    struct settings *out, struct diags *errs, struct diags *warns)
+settings_parse_managed(const char *text, size_t len, const char *fname, struct settings *out,
+    struct diags *errs, struct diags *warns)
 {
 	return settings_parse_as(text, len, fname, true, out, errs, warns);
 }
@@ -2230,8 +2401,8 @@ settings_read_failed(const char *path, int err, struct diags *errs)
 }
 
 int
-settings_load_fd(int fd, const char *path, struct settings *out, struct diags *errs,
-    struct diags *warns)
+settings_load_fd(
+    int fd, const char *path, struct settings *out, struct diags *errs, struct diags *warns)
 {
 	char *text = NULL;
 	size_t len;
@@ -2248,8 +2419,7 @@ settings_load_fd(int fd, const char *path, struct settings *out, struct diags *e
 }
 
 int
-settings_load(const char *path, struct settings *out, struct diags *errs,
-    struct diags *warns)
+settings_load(const char *path, struct settings *out, struct diags *errs, struct diags *warns)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY), rc;
 
@@ -2266,8 +2436,7 @@ settings_default_path(void)
 
 	if (home == NULL)
 		return NULL;
-	p = xasprintf("%s%s.srt-settings.json", home,
-	    home[strlen(home) - 1] == '/' ? "" : "/");
+	p = xasprintf("%s%s.srt-settings.json", home, home[strlen(home) - 1] == '/' ? "" : "/");
 	free(home);
 	return p;
 }

@@ -189,8 +189,8 @@ jwindows(const struct settings_windows *w)
 	cJSON *o = jcheck(cJSON_CreateObject()), *a, *sw;
 
 	if (w->backend != WIN_BACKEND_UNSET)
-		jadd(o, "backend", cJSON_CreateString(w->backend == WIN_BACKEND_MXC ? "mxc" :
-		    "srt-win"));
+		jadd(o, "backend",
+		    cJSON_CreateString(w->backend == WIN_BACKEND_MXC ? "mxc" : "srt-win"));
 	if (w->sandbox_user != NULL)
 		jadd(o, "sandboxUser", cJSON_CreateString(w->sandbox_user));
 	if (w->sublayer_guid != NULL)

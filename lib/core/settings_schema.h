@@ -30,9 +30,11 @@
 #include <stddef.h>
 
 #define SETTINGS_ROOT_KEYS(KEY, BOOL, INT) \
-	KEY(network, SETTINGS_REQUIRED, "add \"network\": {\"allowedDomains\": [], " \
+	KEY(network, SETTINGS_REQUIRED, \
+	    "add \"network\": {\"allowedDomains\": [], " \
 	    "\"deniedDomains\": []}") \
-	KEY(filesystem, SETTINGS_REQUIRED, "add \"filesystem\": {\"denyRead\": [], " \
+	KEY(filesystem, SETTINGS_REQUIRED, \
+	    "add \"filesystem\": {\"denyRead\": [], " \
 	    "\"allowWrite\": [], \"denyWrite\": []}") \
 	KEY(credentials, 0, NULL) \
 	KEY(ignoreViolations, 0, NULL) \
@@ -45,11 +47,13 @@
 	INT(mandatoryDenySearchDepth, deny_search_depth, 1, 10, 3) \
 	KEY(bwrapPath, 0, NULL) \
 	KEY(git, 0, NULL) \
-	KEY(ripgrep, SETTINGS_HELPER, "srt finds the mandatory denies itself and never " \
+	KEY(ripgrep, SETTINGS_HELPER, \
+	    "srt finds the mandatory denies itself and never " \
 	    "runs ripgrep") \
 	KEY(seccomp, SETTINGS_HELPER, "srt applies its own seccomp stage (srt-seccomp)") \
 	KEY(socatPath, SETTINGS_HELPER, "srt does not use socat") \
-	KEY(javaAgentJarPath, SETTINGS_HELPER, "srt points Java at the proxies through " \
+	KEY(javaAgentJarPath, SETTINGS_HELPER, \
+	    "srt points Java at the proxies through " \
 	    "JAVA_TOOL_OPTIONS, without an agent") \
 	KEY(windows, 0, NULL) \
 	KEY(allowManagedDomainsOnly, SETTINGS_MANAGED, NULL) \
@@ -78,7 +82,8 @@
 	BOOL(refuseOpaqueTunnels, refuse_opaque_tunnels, 11) \
 	BOOL(allowPlaintextHeaderSet, allow_plaintext_header_set, 13) \
 	KEY(stripResponseHeaders, 0, NULL) \
-	KEY(ambiguousRequestTarget, SETTINGS_CALLBACK, "it only changes what a filterRequest " \
+	KEY(ambiguousRequestTarget, SETTINGS_CALLBACK, \
+	    "it only changes what a filterRequest " \
 	    "callback is shown, and a settings file cannot hold one")
 
 #define SETTINGS_FILESYSTEM_KEYS(KEY, BOOL, INT) \
@@ -93,13 +98,16 @@
 	BOOL(denyReadHold, deny_read_hold, 14)
 
 /* Row flags. */
-#define SETTINGS_REQUIRED       0x1     /* the reference requires the key */
-#define SETTINGS_UNSUPPORTED    0x2     /* the reference has it; srt refuses it for now */
-#define SETTINGS_HELPER         0x4     /* configures a helper of the reference's; accepted
+#define SETTINGS_REQUIRED 0x1    /* the reference requires the key */
+#define SETTINGS_UNSUPPORTED 0x2 /* the reference has it; srt refuses it for now */
+#define SETTINGS_HELPER \
+	0x4 /* configures a helper of the reference's; accepted
                                            with a warning, then ignored */
-#define SETTINGS_MANAGED        0x8     /* only in the managed file (managed.h); an error in
+#define SETTINGS_MANAGED \
+	0x8 /* only in the managed file (managed.h); an error in
                                            any other, and never stored in a policy's options */
-#define SETTINGS_CALLBACK       0x10    /* acts only on the reference library's request
+#define SETTINGS_CALLBACK \
+	0x10 /* acts only on the reference library's request
                                            filter callback: accepted with a warning, then
                                            ignored */
 
@@ -114,16 +122,15 @@
 #define SETTINGS_NO_INT(name, member, lo, hi, dflt)
 
 enum settings_root_key {
-	SETTINGS_ROOT_KEYS(SETTINGS_ROOT_ID, SETTINGS_ROOT_ID, SETTINGS_ROOT_ID)
-	SR_COUNT
+	SETTINGS_ROOT_KEYS(SETTINGS_ROOT_ID, SETTINGS_ROOT_ID, SETTINGS_ROOT_ID) SR_COUNT
 };
 enum settings_network_key {
 	SETTINGS_NETWORK_KEYS(SETTINGS_NETWORK_ID, SETTINGS_NETWORK_ID, SETTINGS_NETWORK_ID)
 	SN_COUNT
 };
 enum settings_filesystem_key {
-	SETTINGS_FILESYSTEM_KEYS(SETTINGS_FILESYSTEM_ID, SETTINGS_FILESYSTEM_ID,
-	    SETTINGS_FILESYSTEM_ID)
+	SETTINGS_FILESYSTEM_KEYS(
+	    SETTINGS_FILESYSTEM_ID, SETTINGS_FILESYSTEM_ID, SETTINGS_FILESYSTEM_ID)
 	SF_COUNT
 };
 
@@ -131,12 +138,12 @@ enum settings_filesystem_key {
 enum settings_bit {
 	SETTINGS_NETWORK_KEYS(SETTINGS_NO_KEY, SETTINGS_BIT_ID, SETTINGS_NO_INT)
 	SETTINGS_FILESYSTEM_KEYS(SETTINGS_NO_KEY, SETTINGS_BIT_ID, SETTINGS_NO_INT)
-	SETTINGS_ROOT_KEYS(SETTINGS_NO_KEY, SETTINGS_BIT_ID, SETTINGS_NO_INT)
+	    SETTINGS_ROOT_KEYS(SETTINGS_NO_KEY, SETTINGS_BIT_ID, SETTINGS_NO_INT)
 };
 #define SETTINGS_FLAG(member) (1u << SETTINGS_BIT_##member)
 
 enum settings_kind {
-	SETTINGS_VALUE,         /* read and written by code of its own */
+	SETTINGS_VALUE, /* read and written by code of its own */
 	SETTINGS_BOOL,
 	SETTINGS_INT,
 };
@@ -144,18 +151,18 @@ enum settings_kind {
 /* One row as data. */
 struct settings_key {
 	const char *name;
-	int flags;              /* SETTINGS_REQUIRED, _UNSUPPORTED, _HELPER, _MANAGED,
+	int flags;        /* SETTINGS_REQUIRED, _UNSUPPORTED, _HELPER, _MANAGED,
 	                           _CALLBACK */
-	const char *note;       /* REQUIRED: how to add it; UNSUPPORTED, HELPER, CALLBACK:
+	const char *note; /* REQUIRED: how to add it; UNSUPPORTED, HELPER, CALLBACK:
 	                           why */
 	enum settings_kind kind;
-	size_t off;             /* BOOL, INT: offsetof(struct settings, member) */
-	unsigned bit;           /* BOOL */
-	int lo, hi, dflt;       /* INT */
+	size_t off;       /* BOOL, INT: offsetof(struct settings, member) */
+	unsigned bit;     /* BOOL */
+	int lo, hi, dflt; /* INT */
 };
 
 struct settings_object {
-	const char *path;               /* "" for the root, "network", "filesystem" */
+	const char *path; /* "" for the root, "network", "filesystem" */
 	const struct settings_key *keys;
 	size_t nkeys;
 };

@@ -17,9 +17,9 @@
  * <arpa/inet.h> (inet_pton, inet_ntop, htons). */
 #include <winsock2.h>
 #include <ws2tcpip.h>
-#include <afunix.h>        /* struct sockaddr_un, for unix: listeners to be refused */
+#include <afunix.h> /* struct sockaddr_un, for unix: listeners to be refused */
 
-#include "sys_file.h"    /* O_CLOEXEC, O_NOCTTY */
+#include "sys_file.h" /* O_CLOEXEC, O_NOCTTY */
 
 /* glibc's, which the C runtime lacks (sys_win.c). */
 void *memrchr(const void *s, int c, size_t n);
@@ -69,7 +69,7 @@ const char *sys_strerror(int e);
 #include <unistd.h>
 
 #ifndef O_BINARY
-#define O_BINARY 0      /* Windows' C runtime: no text-mode translation */
+#define O_BINARY 0 /* Windows' C runtime: no text-mode translation */
 #endif
 
 static inline int
@@ -87,11 +87,11 @@ sys_init(void)
  */
 #define SYS_SOCK_FLAGS_AFTER 1
 #ifndef SOCK_NONBLOCK
-#define SOCK_NONBLOCK   0
-#define SOCK_CLOEXEC    0
+#define SOCK_NONBLOCK 0
+#define SOCK_CLOEXEC 0
 #endif
 #ifndef MSG_NOSIGNAL
-#define MSG_NOSIGNAL    0
+#define MSG_NOSIGNAL 0
 #endif
 #endif
 
@@ -100,8 +100,9 @@ static inline int
 sys_sock_flags(int fd, int nonblock)
 {
 #ifdef SYS_SOCK_FLAGS_AFTER
-	if (fd != -1 && ((nonblock && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) ==
-	    -1) || fcntl(fd, F_SETFD, FD_CLOEXEC) == -1)) {
+	if (fd != -1 &&
+	    ((nonblock && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == -1) ||
+		fcntl(fd, F_SETFD, FD_CLOEXEC) == -1)) {
 		close(fd);
 		return -1;
 	}

@@ -16,10 +16,10 @@
 #include <wchar.h>
 
 #ifndef O_CLOEXEC
-#define O_CLOEXEC       _O_NOINHERIT
+#define O_CLOEXEC _O_NOINHERIT
 #endif
 #ifndef O_NOCTTY
-#define O_NOCTTY        0
+#define O_NOCTTY 0
 #endif
 
 /* open(2) and stat(2) of a UTF-8 name, through the C runtime's wide calls. srt.exe's
@@ -29,15 +29,15 @@
 int sys_open_utf8(const char *path, int flags, ...);
 int sys_stat_utf8(const char *path, struct stat *st);
 #ifdef SRT_UTF8_NAMES
-#define open(...)       sys_open_utf8(__VA_ARGS__)
-#define stat(p, st)     sys_stat_utf8(p, st)
+#define open(...) sys_open_utf8(__VA_ARGS__)
+#define stat(p, st) sys_stat_utf8(p, st)
 #endif
 
 /* The C runtime's stat does not tell a link from what it leads to: lstat is stat
  * there, and nothing is a link. */
-#define lstat(p, st)    stat(p, st)
+#define lstat(p, st) stat(p, st)
 #ifndef S_ISLNK
-#define S_ISLNK(m)      ((void)(m), 0)
+#define S_ISLNK(m) ((void)(m), 0)
 #endif
 
 /* realpath(3) of a UTF-8 name: the final object's full name, with the links and

@@ -42,7 +42,7 @@ scheme_len(const char *s, size_t n)
 		if (c == ':')
 			return i;
 		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.'))
+			(c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.'))
 			return 0;
 	}
 	return 0;
@@ -152,8 +152,7 @@ ends_in_number(const char *h, size_t n)
  * host[:port], up to the first '/', '\', '?' or '#'. out may be NULL (a check only).
  */
 static enum proxy_url_status
-parse_authority(const char *s, size_t n, bool tls, struct proxy_url *out,
-    const char **why)
+parse_authority(const char *s, size_t n, bool tls, struct proxy_url *out, const char **why)
 {
 	const char *end = s, *at = NULL, *hp, *colon = NULL, *p;
 	char host[DOM_HOST_MAX + 3], canon[DOM_HOST_MAX + 1];
@@ -165,7 +164,7 @@ parse_authority(const char *s, size_t n, bool tls, struct proxy_url *out,
 		end++;
 	for (p = s; p < end; p++)
 		if (*p == '@')
-			at = p;         /* the URL standard's userinfo ends at the last '@' */
+			at = p; /* the URL standard's userinfo ends at the last '@' */
 	hp = at != NULL ? at + 1 : s;
 	if (hp < end && *hp == '[') {
 		const char *rb = memchr(hp, ']', (size_t)(end - hp));
@@ -210,16 +209,17 @@ parse_authority(const char *s, size_t n, bool tls, struct proxy_url *out,
 			unsigned char c = (unsigned char)host[i];
 
 			if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			    (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_')) {
-				*why = "the host may hold only letters, digits, '.', '-' and '_' "
+				(c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_')) {
+				*why =
+				    "the host may hold only letters, digits, '.', '-' and '_' "
 				    "(write an IPv6 address in brackets)";
 				return PROXY_URL_BAD;
 			}
 		}
 	}
 	kind = host_canonicalise(host, hl, canon);
-	if (kind == HOST_MALFORMED || canon[0] == '\0' || (host[0] != '[' &&
-	    ends_in_number(host, hl) && kind != HOST_IPV4)) {
+	if (kind == HOST_MALFORMED || canon[0] == '\0' ||
+	    (host[0] != '[' && ends_in_number(host, hl) && kind != HOST_IPV4)) {
 		*why = "the host is not a valid name or IPv4 address";
 		return PROXY_URL_BAD;
 	}
@@ -281,7 +281,7 @@ proxy_url_parse(const char *text, struct proxy_url *out, const char **why)
 		}
 		rest = s + sl + 1;
 	} else
-		rest = s;       /* curl's rule: a URL without "scheme://" is http:// */
+		rest = s; /* curl's rule: a URL without "scheme://" is http:// */
 	rn = (size_t)(s + n - rest);
 	/* A special URL's authority comes after any number of slashes (either kind). */
 	while (rn > 0 && (*rest == '/' || *rest == '\\')) {
@@ -335,8 +335,8 @@ check_opaque_authority(const char *s, size_t n, const char **why)
 			return -1;
 		}
 		for (p = he + 1; p < end; p++) {
-			if (*p < '0' || *p > '9' || (port = port * 10 +
-			    (unsigned long)(*p - '0')) > 65535) {
+			if (*p < '0' || *p > '9' ||
+			    (port = port * 10 + (unsigned long)(*p - '0')) > 65535) {
 				*why = "the port is not a number up to 65535";
 				return -1;
 			}
@@ -383,12 +383,12 @@ proxy_url_check_setting(const char *text, const char **why)
 	proxy_url_free(&u);
 	if (st == PROXY_URL_BAD) {
 		*why = "the reference accepts this URL but cannot use it as a proxy, and "
-		    "neither can srt: the connections will not go through a parent";
+		       "neither can srt: the connections will not go through a parent";
 		return PROXY_URL_IGNORED;
 	}
 	if (st == PROXY_URL_IGNORED)
 		*why = "only http:// and https:// proxies are supported; the reference ignores "
-		    "this one and so does srt: the connections will not go through a parent";
+		       "this one and so does srt: the connections will not go through a parent";
 	return st;
 }
 
@@ -427,8 +427,9 @@ no_proxy_parse(const char *text, struct no_proxy *out, struct strlist *ignored)
 	while (p != NULL && *p != '\0') {
 		comma = strchr(p, ',');
 		n = comma != NULL ? (size_t)(comma - p) : strlen(p);
-		while (n > 0 && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' ||
-		    *p == '\v' || *p == '\f')) {
+		while (n > 0 &&
+		    (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\v' ||
+			*p == '\f')) {
 			p++;
 			n--;
 		}
@@ -448,8 +449,8 @@ no_proxy_parse(const char *text, struct no_proxy *out, struct strlist *ignored)
 		if (strchr(e, '/') != NULL) {
 			/* A malformed range is not a name either: it is dropped. */
 			if (addr_range_parse(e, &r, &why) == 0) {
-				out->ranges = xreallocarray(out->ranges, out->nranges + 1,
-				    sizeof(*out->ranges));
+				out->ranges = xreallocarray(
+				    out->ranges, out->nranges + 1, sizeof(*out->ranges));
 				out->ranges[out->nranges++] = r;
 			} else if (ignored != NULL)
 				strlist_push(ignored, e);
@@ -464,8 +465,10 @@ no_proxy_parse(const char *text, struct no_proxy *out, struct strlist *ignored)
 		if (v[0] == '[') {
 			char *rb = strchr(v, ']');
 
-			if (rb != NULL && (rb[1] == '\0' || (rb[1] == ':' && rb[2] != '\0' &&
-			    strspn(rb + 2, "0123456789") == strlen(rb + 2)))) {
+			if (rb != NULL &&
+			    (rb[1] == '\0' ||
+				(rb[1] == ':' && rb[2] != '\0' &&
+				    strspn(rb + 2, "0123456789") == strlen(rb + 2)))) {
 				*rb = '\0';
 				v++;
 			}
@@ -482,8 +485,8 @@ no_proxy_parse(const char *text, struct no_proxy *out, struct strlist *ignored)
 			/* A bare address is a range of one. */
 			memset(&r, 0, sizeof(r));
 			if (addr_range_parse(v, &r, &why) == 0) {
-				out->ranges = xreallocarray(out->ranges, out->nranges + 1,
-				    sizeof(*out->ranges));
+				out->ranges = xreallocarray(
+				    out->ranges, out->nranges + 1, sizeof(*out->ranges));
 				out->ranges[out->nranges++] = r;
 				free(e);
 				continue;
@@ -562,8 +565,8 @@ mitm_pattern_check(const char *pattern, const char **why)
 			return 0;
 	}
 	*why = "not a domain pattern: write a name such as \"api.example.com\", a wildcard "
-	    "such as \"*.example.com\" (not \"*.com\" or \"*\"), or an address, without a "
-	    "port or a path";
+	       "such as \"*.example.com\" (not \"*.com\" or \"*\"), or an address, without a "
+	       "port or a path";
 	if (strstr(pattern, "://") != NULL || strchr(pattern, '/') != NULL ||
 	    strchr(pattern, ':') != NULL)
 		return -1;
@@ -714,8 +717,8 @@ upstream_needs_tls(const struct upstream *u)
 }
 
 void
-upstream_route(const struct upstream *u, const char *canon, enum host_kind kind,
-    bool tunnel, struct route *out)
+upstream_route(const struct upstream *u, const char *canon, enum host_kind kind, bool tunnel,
+    struct route *out)
 {
 	const struct proxy_url *p;
 
@@ -756,15 +759,15 @@ route_describe(const struct route *r)
 /* ---- CONNECT through a parent ---------------------------------------------------- */
 
 void
-upstream_authority(const char *canon, enum host_kind kind, uint16_t port, char *out,
-    size_t outlen)
+upstream_authority(
+    const char *canon, enum host_kind kind, uint16_t port, char *out, size_t outlen)
 {
 	snprintf(out, outlen, kind == HOST_IPV6 ? "[%s]:%u" : "%s:%u", canon, port);
 }
 
 void
-upstream_connect_request(struct buf *b, const char *canon, enum host_kind kind,
-    uint16_t port, const char *auth)
+upstream_connect_request(
+    struct buf *b, const char *canon, enum host_kind kind, uint16_t port, const char *auth)
 {
 	char a[DOM_HOST_MAX + 16];
 
@@ -776,8 +779,8 @@ upstream_connect_request(struct buf *b, const char *canon, enum host_kind kind,
 }
 
 enum upstream_reply
-upstream_connect_reply(const char *buf, size_t len, size_t *head_len, char *line,
-    size_t linelen)
+upstream_connect_reply(
+    const char *buf, size_t len, size_t *head_len, char *line, size_t linelen)
 {
 	enum http_status st;
 	size_t i, o = 0, end;

@@ -22,24 +22,24 @@
 #include "settings.h"
 #include "util.h"
 
-#define PROXY_URL_MAX           4096    /* bytes of a proxy URL */
-#define UPSTREAM_REPLY_MAX      16384   /* bytes of a parent's reply head to CONNECT */
-#define UPSTREAM_LINE_MAX       160     /* bytes of its status line kept for a message */
+#define PROXY_URL_MAX 4096       /* bytes of a proxy URL */
+#define UPSTREAM_REPLY_MAX 16384 /* bytes of a parent's reply head to CONNECT */
+#define UPSTREAM_LINE_MAX 160    /* bytes of its status line kept for a message */
 
 /* A parent proxy, parsed. */
 struct proxy_url {
-	bool tls;                       /* https://: reached over TLS, certificate verified */
-	char host[DOM_HOST_MAX + 1];    /* canonical (host_canonicalise); IPv6 unbracketed */
-	enum host_kind kind;            /* HOST_NAME (looked up by the proxy), _IPV4, _IPV6 */
+	bool tls;                    /* https://: reached over TLS, certificate verified */
+	char host[DOM_HOST_MAX + 1]; /* canonical (host_canonicalise); IPv6 unbracketed */
+	enum host_kind kind;         /* HOST_NAME (looked up by the proxy), _IPV4, _IPV6 */
 	uint16_t port;
-	char *auth;                     /* "Basic base64(user:pass)" from the URL, or NULL */
-	char *display;                  /* "http://host:port": for messages, no credentials */
+	char *auth;    /* "Basic base64(user:pass)" from the URL, or NULL */
+	char *display; /* "http://host:port": for messages, no credentials */
 };
 
 enum proxy_url_status {
 	PROXY_URL_OK = 0,
-	PROXY_URL_BAD = -1,             /* not a usable proxy URL: *why says what is wrong */
-	PROXY_URL_IGNORED = 1,          /* a URL of another scheme: the reference ignores it */
+	PROXY_URL_BAD = -1,    /* not a usable proxy URL: *why says what is wrong */
+	PROXY_URL_IGNORED = 1, /* a URL of another scheme: the reference ignores it */
 };
 
 /*
@@ -49,8 +49,8 @@ enum proxy_url_status {
  * fragment is ignored; no port means 80 for http, 443 for https. out is zeroed first and
  * set only on PROXY_URL_OK; *why is a static message otherwise.
  */
-enum proxy_url_status proxy_url_parse(const char *text, struct proxy_url *out,
-    const char **why);
+enum proxy_url_status proxy_url_parse(
+    const char *text, struct proxy_url *out, const char **why);
 void proxy_url_free(struct proxy_url *u);
 
 /*
@@ -63,10 +63,10 @@ enum proxy_url_status proxy_url_check_setting(const char *text, const char **why
 
 /* The noProxy list (Go's httpproxy rules, as the reference applies them). */
 struct no_proxy {
-	bool all;                       /* "*" */
-	struct addr_range *ranges;      /* CIDR entries and bare IP literals */
+	bool all;                  /* "*" */
+	struct addr_range *ranges; /* CIDR entries and bare IP literals */
 	size_t nranges;
-	struct strlist suffixes;        /* "example.com" (it and its subdomains), ".example.com"
+	struct strlist suffixes; /* "example.com" (it and its subdomains), ".example.com"
 	                                   (the same), lower-case, ports dropped */
 };
 /* Comma-separated entries; blanks around them are dropped. An entry with a '/' that is
@@ -90,18 +90,18 @@ bool mitm_pattern_match(const char *pattern, const char *canon, enum host_kind k
  * variable set to "" counts as set. Pointers into the environment (NULL: unset). */
 struct upstream_env {
 	const char *http, *https, *no_proxy;
-	const char *http_name, *https_name, *no_proxy_name;     /* which variable */
+	const char *http_name, *https_name, *no_proxy_name; /* which variable */
 };
 void upstream_env_read(struct upstream_env *e);
 
 /* The routes of one policy: the parent (after the environment fallback) and mitmProxy. */
 struct upstream {
-	struct proxy_url *http;         /* for plain HTTP; NULL: none */
-	struct proxy_url *https;        /* for CONNECT and SOCKS; falls back to http */
+	struct proxy_url *http;  /* for plain HTTP; NULL: none */
+	struct proxy_url *https; /* for CONNECT and SOCKS; falls back to http */
 	struct no_proxy np;
-	const char *http_from;          /* where each came from, for -d and messages */
+	const char *http_from; /* where each came from, for -d and messages */
 	const char *https_from;
-	char *mitm_socket;              /* NULL: no mitmProxy */
+	char *mitm_socket; /* NULL: no mitmProxy */
 	struct strlist mitm_domains;
 };
 
@@ -117,9 +117,9 @@ void upstream_free(struct upstream *u);
 bool upstream_needs_tls(const struct upstream *u);
 
 enum route_kind {
-	ROUTE_DIRECT,                   /* the guarded dial of the destination */
-	ROUTE_PARENT,                   /* through route.parent */
-	ROUTE_MITM,                     /* through the Unix socket route.mitm_socket */
+	ROUTE_DIRECT, /* the guarded dial of the destination */
+	ROUTE_PARENT, /* through route.parent */
+	ROUTE_MITM,   /* through the Unix socket route.mitm_socket */
 };
 struct route {
 	enum route_kind kind;
@@ -139,22 +139,22 @@ void upstream_route(const struct upstream *u, const char *canon, enum host_kind 
 char *route_describe(const struct route *r);
 
 /* "host:port" as a request target (IPv6 in brackets). out holds DOM_HOST_MAX + 9 bytes. */
-void upstream_authority(const char *canon, enum host_kind kind, uint16_t port, char *out,
-    size_t outlen);
+void upstream_authority(
+    const char *canon, enum host_kind kind, uint16_t port, char *out, size_t outlen);
 
 /* The CONNECT request for canon:port, with Proxy-Authorization when auth is set. */
-void upstream_connect_request(struct buf *b, const char *canon, enum host_kind kind,
-    uint16_t port, const char *auth);
+void upstream_connect_request(
+    struct buf *b, const char *canon, enum host_kind kind, uint16_t port, const char *auth);
 
 enum upstream_reply {
-	UPSTREAM_REPLY_MORE,            /* no end of head yet */
-	UPSTREAM_REPLY_OK,              /* 2xx: the tunnel is open after *head_len bytes */
-	UPSTREAM_REPLY_REFUSED,         /* another status: line holds the status line */
-	UPSTREAM_REPLY_BAD,             /* not an HTTP/1.x reply, or a head over the limit */
+	UPSTREAM_REPLY_MORE,    /* no end of head yet */
+	UPSTREAM_REPLY_OK,      /* 2xx: the tunnel is open after *head_len bytes */
+	UPSTREAM_REPLY_REFUSED, /* another status: line holds the status line */
+	UPSTREAM_REPLY_BAD,     /* not an HTTP/1.x reply, or a head over the limit */
 };
 /* The parent's reply to CONNECT, len bytes of it so far. line (linelen bytes) gets the
  * status line, printable ASCII only, for a refusal's message. */
-enum upstream_reply upstream_connect_reply(const char *buf, size_t len, size_t *head_len,
-    char *line, size_t linelen);
+enum upstream_reply upstream_connect_reply(
+    const char *buf, size_t len, size_t *head_len, char *line, size_t linelen);
 
 #endif

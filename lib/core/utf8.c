@@ -88,7 +88,8 @@ utf8_sanitise(const char *in, size_t len, unsigned flags, size_t max_units, char
 		if (c == UTF8_BAD)
 			run = (flags & UTF8_BAD_RUN) != 0;
 		else
-			run = utf8_control(c) || ((flags & UTF8_INVISIBLE) && utf8_invisible(c));
+			run = utf8_control(c) ||
+			    ((flags & UTF8_INVISIBLE) && utf8_invisible(c));
 		if (run) {
 			if (!in_run) {
 				out[o++] = ' ';

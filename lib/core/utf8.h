@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#define UTF8_BAD        (-1L)
+#define UTF8_BAD (-1L)
 
 /* The sequence at s (n > 0 bytes): its length, with *cp its code point. A byte that does
  * not start a well-formed sequence (a stray continuation byte, an overlong form, a UTF-16
@@ -18,14 +18,16 @@ size_t utf8_encode(long c, char *out);
 
 /* What utf8_sanitise does besides collapsing each run of control characters (C0, DEL,
  * C1) into one space. */
-#define UTF8_INVISIBLE  0x1     /* runs include the characters that make text render as
+#define UTF8_INVISIBLE \
+	0x1 /* runs include the characters that make text render as
                                    something other than what it says: soft hyphen, bidi
                                    marks and overrides, zero-width and invisible
                                    operators, line and paragraph separators, BOM, tags */
-#define UTF8_BAD_RUN    0x2     /* a byte that is not UTF-8 belongs to a run too (by
+#define UTF8_BAD_RUN \
+	0x2               /* a byte that is not UTF-8 belongs to a run too (by
                                    default it becomes U+FFFD) */
-#define UTF8_NO_ANGLE   0x4     /* '<' and '>' are dropped */
-#define UTF8_TRIM       0x8     /* no space at either end */
+#define UTF8_NO_ANGLE 0x4 /* '<' and '>' are dropped */
+#define UTF8_TRIM 0x8     /* no space at either end */
 
 /*
  * Sanitise len bytes of in into out: as the flags say, and cut once max_units UTF-16 code
@@ -34,7 +36,6 @@ size_t utf8_encode(long c, char *out);
  * 3 * len bytes (a byte may become U+FFFD), or 3 * max_units when that is smaller.
  * Returns the length written; out is not NUL-terminated.
  */
-size_t utf8_sanitise(const char *in, size_t len, unsigned flags, size_t max_units,
-    char *out);
+size_t utf8_sanitise(const char *in, size_t len, unsigned flags, size_t max_units, char *out);
 
 #endif

@@ -81,8 +81,8 @@ util_is_uuid(const char *s)
 
 	for (size_t g = 0; g < 5; g++) {
 		for (int i = 0; i < groups[g]; i++, s++)
-			if (!((*s >= '0' && *s <= '9') || ((*s | 0x20) >= 'a' &&
-			    (*s | 0x20) <= 'f')))
+			if (!((*s >= '0' && *s <= '9') ||
+				((*s | 0x20) >= 'a' && (*s | 0x20) <= 'f')))
 				return 0;
 		if (*s != (g < 4 ? '-' : '\0'))
 			return 0;
@@ -322,7 +322,7 @@ char *
 shell_quote(const char *w)
 {
 	static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	    "0123456789_./:@+,-";
+				   "0123456789_./:@+,-";
 	size_t n = 3;
 	char *q, *o;
 

@@ -8,7 +8,7 @@
 
 #include "log.h"
 
-void *xmalloc(size_t n);                 /* fatalx on exhaustion */
+void *xmalloc(size_t n); /* fatalx on exhaustion */
 void *xcalloc(size_t n, size_t size);
 void *xreallocarray(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
@@ -40,8 +40,8 @@ struct strlist {
 	char **v;
 	size_t n, cap;
 };
-void strlist_push(struct strlist *l, const char *s);         /* copies s */
-void strlist_push_owned(struct strlist *l, char *s);          /* takes s */
+void strlist_push(struct strlist *l, const char *s); /* copies s */
+void strlist_push_owned(struct strlist *l, char *s); /* takes s */
 void strlist_pushf(struct strlist *l, const char *fmt, ...) SRT_PRINTF(2, 3);
 int strlist_contains(const struct strlist *l, const char *s);
 void strlist_free(struct strlist *l);

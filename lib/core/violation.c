@@ -56,16 +56,17 @@ line_cut(const struct violation *v, struct cut c)
 	case VK_FILE_READ:
 		pcut = v->path_cut || c.path < strlen(v->path);
 		rcut = c.reason < strlen(v->reason);
-		return xasprintf("deny %s %.*s%s (%.*s%s)", v->kind == VK_FILE_WRITE ?
-		    "file-write" : "file-read", (int)c.path, v->path, pcut ? "..." : "",
-		    (int)c.reason, v->reason, rcut ? "..." : "");
+		return xasprintf("deny %s %.*s%s (%.*s%s)",
+		    v->kind == VK_FILE_WRITE ? "file-write" : "file-read", (int)c.path, v->path,
+		    pcut ? "..." : "", (int)c.reason, v->reason, rcut ? "..." : "");
 	case VK_CONNECT:
 		return xasprintf("deny network-outbound %s%s%s:%u (%s)",
 		    strchr(v->addr, ':') != NULL ? "[" : "", v->addr,
 		    strchr(v->addr, ':') != NULL ? "]" : "", v->port, VIOL_WHY_DIRECT);
 	default:
 		return xasprintf("(%llu more violations left out: at most %d are reported a "
-		    "run)", (unsigned long long)v->count, VIOL_LINES_MAX);
+				 "run)",
+		    (unsigned long long)v->count, VIOL_LINES_MAX);
 	}
 }
 

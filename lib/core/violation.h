@@ -36,36 +36,37 @@
 #include "util.h"
 
 enum viol_kind {
-	VK_FILE_WRITE,          /* "file-write": a write-intent call refused */
-	VK_FILE_READ,           /* "file-read": a denied directory listed */
-	VK_CONNECT,             /* "direct-connect": a connection past the proxies */
-	VK_LEFT_OUT,            /* "left-out": how many refusals were not reported */
+	VK_FILE_WRITE, /* "file-write": a write-intent call refused */
+	VK_FILE_READ,  /* "file-read": a denied directory listed */
+	VK_CONNECT,    /* "direct-connect": a connection past the proxies */
+	VK_LEFT_OUT,   /* "left-out": how many refusals were not reported */
 	VK_MAX
 };
 
 const char *viol_kind_name(enum viol_kind k);
 
-#define VIOL_TIME_MAX           UTIL_TIME_MAX
-#define VIOL_LINES_MAX          1000    /* lines a run reports, then one "left-out" */
-#define VIOL_RECORD_MAX         4096    /* PIPE_BUF: one write, never torn */
-#define VIOL_PATH_SHOWN         1024    /* a longer path is cut (and said to be) */
-#define VIOL_REASON_SHOWN       512     /* a longer reason is cut */
+#define VIOL_TIME_MAX UTIL_TIME_MAX
+#define VIOL_LINES_MAX 1000   /* lines a run reports, then one "left-out" */
+#define VIOL_RECORD_MAX 4096  /* PIPE_BUF: one write, never torn */
+#define VIOL_PATH_SHOWN 1024  /* a longer path is cut (and said to be) */
+#define VIOL_REASON_SHOWN 512 /* a longer reason is cut */
 
 /* The reason of a direct connection, and of a write a read-only mount refused. */
-#define VIOL_WHY_DIRECT         "direct connection; only the proxies at localhost:3128 " \
+#define VIOL_WHY_DIRECT \
+	"direct connection; only the proxies at localhost:3128 " \
 	"and :1080 are reachable"
 
 struct violation {
-	char time[VIOL_TIME_MAX];       /* UTC, milliseconds, as decision.h writes it */
+	char time[VIOL_TIME_MAX]; /* UTC, milliseconds, as decision.h writes it */
 	enum viol_kind kind;
-	const char *op;                 /* the call: "open", "unlink", "connect", ... */
-	const char *path;               /* file-*: absolute */
-	bool path_cut;                  /* file-*: path is the first VIOL_PATH_SHOWN bytes */
-	const char *reason;             /* file-*: the rule */
-	const char *proto;              /* direct-connect: "tcp", "udp", or another type */
-	const char *addr;               /* direct-connect: numeric, IPv6 without brackets */
+	const char *op;     /* the call: "open", "unlink", "connect", ... */
+	const char *path;   /* file-*: absolute */
+	bool path_cut;      /* file-*: path is the first VIOL_PATH_SHOWN bytes */
+	const char *reason; /* file-*: the rule */
+	const char *proto;  /* direct-connect: "tcp", "udp", or another type */
+	const char *addr;   /* direct-connect: numeric, IPv6 without brackets */
 	unsigned port;
-	uint64_t count;                 /* left-out */
+	uint64_t count; /* left-out */
 };
 
 /* The whole record, newline included: at most VIOL_RECORD_MAX bytes (a longer path is
@@ -92,7 +93,7 @@ void violation_reader_init(struct lines *r, violation_cb cb, void *arg);
 /* One line (without its newline) as the reader judges it: 0 and the callback's record
  * in *v (strings borrowed from *tree, which the caller frees with cJSON_Delete), or -1
  * with the name of what is wrong in *bad. For the reader, the fuzz target and tests. */
-int violation_parse(const char *line, size_t len, struct violation *v, void **tree,
-    const char **bad);
+int violation_parse(
+    const char *line, size_t len, struct violation *v, void **tree, const char **bad);
 
 #endif

@@ -8,22 +8,21 @@
 #include <cjson/cJSON.h>
 
 #include "log.h"
-#include "sys.h"          /* inet_pton */
+#include "sys.h" /* inet_pton */
 #include "util.h"
 #include "violation.h"
 
-#define OP_MAX          32
+#define OP_MAX 32
 /* What the writer shows, decoded: \ufffd, for a byte that is not UTF-8, is three. */
-#define REASON_MAX      (3 * VIOL_REASON_SHOWN)
-#define PATH_READ_MAX   (3 * VIOL_PATH_SHOWN)
+#define REASON_MAX (3 * VIOL_REASON_SHOWN)
+#define PATH_READ_MAX (3 * VIOL_PATH_SHOWN)
 
 static const char *
 get_str(const cJSON *o, const char *key, size_t max, const char **out)
 {
 	const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, key);
 
-	if (!cJSON_IsString(j) || j->valuestring == NULL ||
-	    strlen(j->valuestring) > max)
+	if (!cJSON_IsString(j) || j->valuestring == NULL || strlen(j->valuestring) > max)
 		return key;
 	*out = j->valuestring;
 	return NULL;
@@ -94,7 +93,8 @@ violation_read(const cJSON *o, struct violation *v)
 		    (bad = get_str(o, "address", INET6_ADDRSTRLEN, &v->addr)) != NULL ||
 		    (bad = lines_get_uint(o, "port", 65535, &n)) != NULL)
 			return bad;
-		if (inet_pton(strchr(v->addr, ':') != NULL ? AF_INET6 : AF_INET, v->addr, a) != 1)
+		if (inet_pton(strchr(v->addr, ':') != NULL ? AF_INET6 : AF_INET, v->addr, a) !=
+		    1)
 			return "address";
 		v->port = (unsigned)n;
 		break;
@@ -107,8 +107,8 @@ violation_read(const cJSON *o, struct violation *v)
 }
 
 int
-violation_parse(const char *line, size_t len, struct violation *v, void **tree,
-    const char **bad)
+violation_parse(
+    const char *line, size_t len, struct violation *v, void **tree, const char **bad)
 {
 	cJSON *o = cJSON_ParseWithLength(line, len);
 
@@ -134,7 +134,8 @@ violation_record_line(struct lines *l, const char *p, size_t n)
 	void *tree;
 
 	if (violation_parse(p, n, &v, &tree, &bad) == -1)
-		lines_malformed(l, bad, strcmp(bad, "not JSON") == 0 ? "" : " missing or wrong");
+		lines_malformed(
+		    l, bad, strcmp(bad, "not JSON") == 0 ? "" : " missing or wrong");
 	else {
 		((violation_cb)l->cb)(l->arg, &v);
 		cJSON_Delete(tree);

@@ -93,7 +93,7 @@ frame_object(const char *f, size_t n, char *why)
 		goto bad;
 	}
 	return o;
- bad:
+bad:
 	cJSON_Delete(o);
 	return NULL;
 }
@@ -163,18 +163,18 @@ decider_parse_hello(const char *f, size_t n, struct decider_hello *h, char *why)
 	if ((o = frame_object(f, n, why)) == NULL)
 		return -1;
 	if (!str_is(o, "t", "hello") || !keys_only(o, keys) ||
-	    !int_in(cJSON_GetObjectItemCaseSensitive(o, "proto"), DECIDER_PROTO,
-	    DECIDER_PROTO, &proto) ||
+	    !int_in(cJSON_GetObjectItemCaseSensitive(o, "proto"), DECIDER_PROTO, DECIDER_PROTO,
+		&proto) ||
 	    !unique_strings(cJSON_GetObjectItemCaseSensitive(o, "allowedDomains"),
-	    decider_egress_entry, &h->allowed) ||
+		decider_egress_entry, &h->allowed) ||
 	    !unique_strings(cJSON_GetObjectItemCaseSensitive(o, "deniedDomains"),
-	    decider_egress_entry, &h->denied)) {
+		decider_egress_entry, &h->denied)) {
 		snprintf(why, DECIDER_WHY_MAX, "bad hello");
 		decider_hello_free(h);
 		goto out;
 	}
 	rc = 0;
- out:
+out:
 	cJSON_Delete(o);
 	return rc;
 }
@@ -255,8 +255,8 @@ credential_ok(const char *s)
 static int
 parse_allow(const cJSON *o, struct decider_verdict *v)
 {
-	static const char *const keys[] = { "t", "id", "action", "setHeaders",
-		"removeHeaders", "cred", "credential", NULL };
+	static const char *const keys[] = { "t", "id", "action", "setHeaders", "removeHeaders",
+		"cred", "credential", NULL };
 	const cJSON *j;
 	size_t bytes = 0;
 
@@ -327,8 +327,7 @@ decider_parse_verdict(const char *f, size_t n, struct decider_verdict *v, char *
 		return -1;
 	a = cJSON_GetObjectItemCaseSensitive(o, "action");
 	if (!str_is(o, "t", "verdict") || !cJSON_IsString(a) ||
-	    !int_in(cJSON_GetObjectItemCaseSensitive(o, "id"), 1, (double)DECIDER_ID_MAX,
-	    &id))
+	    !int_in(cJSON_GetObjectItemCaseSensitive(o, "id"), 1, (double)DECIDER_ID_MAX, &id))
 		goto bad;
 	v->id = (uint64_t)id;
 	if (strcmp(a->valuestring, "allow") == 0) {
@@ -341,18 +340,19 @@ decider_parse_verdict(const char *f, size_t n, struct decider_verdict *v, char *
 			goto bad;
 	} else if (strcmp(a->valuestring, "need_body") == 0) {
 		v->action = DECIDER_NEED_BODY;
-		if (!keys_only(o, nb_keys) || !int_in(cJSON_GetObjectItemCaseSensitive(o,
-		    "max"), 1, DECIDER_BODY_MAX, &max))
+		if (!keys_only(o, nb_keys) ||
+		    !int_in(
+			cJSON_GetObjectItemCaseSensitive(o, "max"), 1, DECIDER_BODY_MAX, &max))
 			goto bad;
 		v->max = (uint32_t)max;
 	} else
 		goto bad;
 	rc = 0;
 	goto out;
- bad:
+bad:
 	snprintf(why, DECIDER_WHY_MAX, "bad verdict frame");
 	decider_verdict_free(v);
- out:
+out:
 	cJSON_Delete(o);
 	return rc;
 }
@@ -410,7 +410,7 @@ label_ok(const char *s, size_t n)
 		return false;
 	for (size_t i = 0; i < n; i++)
 		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
-		    s[i] == '-'))
+			s[i] == '-'))
 			return false;
 	return true;
 }
@@ -570,8 +570,8 @@ decider_encode_req(const struct decider_req *r, struct buf *out, const char **wh
 		}
 		/* A name counts once, its values each. */
 		for (j = 0; j < i; j++)
-			if (same_lower(r->hnames[i], r->hnamelen[i], r->hnames[j],
-			    r->hnamelen[j]))
+			if (same_lower(
+				r->hnames[i], r->hnamelen[i], r->hnames[j], r->hnamelen[j]))
 				break;
 		if (j == i)
 			bytes += r->hnamelen[i];
@@ -626,8 +626,8 @@ decider_encode_req(const struct decider_req *r, struct buf *out, const char **wh
 	first = true;
 	for (i = 0; i < r->nheaders; i++) {
 		for (j = 0; j < i; j++)
-			if (same_lower(r->hnames[i], r->hnamelen[i], r->hnames[j],
-			    r->hnamelen[j]))
+			if (same_lower(
+				r->hnames[i], r->hnamelen[i], r->hnames[j], r->hnamelen[j]))
 				break;
 		if (j < i)
 			continue;
@@ -636,8 +636,8 @@ decider_encode_req(const struct decider_req *r, struct buf *out, const char **wh
 		add_lower_jstr(out, r->hnames[i], r->hnamelen[i]);
 		buf_adds(out, ":[");
 		for (j = i; j < r->nheaders; j++) {
-			if (!same_lower(r->hnames[i], r->hnamelen[i], r->hnames[j],
-			    r->hnamelen[j]))
+			if (!same_lower(
+				r->hnames[i], r->hnamelen[i], r->hnames[j], r->hnamelen[j]))
 				continue;
 			if (j > i)
 				buf_addc(out, ',');

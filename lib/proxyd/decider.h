@@ -21,18 +21,18 @@
 #include "buf.h"
 #include "util.h"
 
-#define DECIDER_PROTO           1
-#define DECIDER_FRAME_MAX       (1u << 20)      /* a frame read or a req sent */
-#define DECIDER_TIMEOUT_MS      5000u           /* for each verdict */
-#define DECIDER_HEADERS_MAX     190u            /* header values in a req or an allow */
-#define DECIDER_HEADER_BYTES    (64u << 10)     /* their names and values */
-#define DECIDER_HOSTPATH_MAX    (8u << 10)      /* host, Host header, SNI, path */
-#define DECIDER_REASON_MAX      1024u
-#define DECIDER_BODY_MAX        (32u << 20)     /* need_body's max */
-#define DECIDER_CREDENTIAL_MAX  8192u
-#define DECIDER_ID_MAX          9007199254740991ull     /* 2^53 - 1 */
-#define DECIDER_ID_WINDOW       4096u           /* late verdicts this far back are dropped */
-#define DECIDER_WHY_MAX         160
+#define DECIDER_PROTO 1
+#define DECIDER_FRAME_MAX (1u << 20)     /* a frame read or a req sent */
+#define DECIDER_TIMEOUT_MS 5000u         /* for each verdict */
+#define DECIDER_HEADERS_MAX 190u         /* header values in a req or an allow */
+#define DECIDER_HEADER_BYTES (64u << 10) /* their names and values */
+#define DECIDER_HOSTPATH_MAX (8u << 10)  /* host, Host header, SNI, path */
+#define DECIDER_REASON_MAX 1024u
+#define DECIDER_BODY_MAX (32u << 20) /* need_body's max */
+#define DECIDER_CREDENTIAL_MAX 8192u
+#define DECIDER_ID_MAX 9007199254740991ull /* 2^53 - 1 */
+#define DECIDER_ID_WINDOW 4096u            /* late verdicts this far back are dropped */
+#define DECIDER_WHY_MAX 160
 
 /*
  * The next whole frame at the front of in: 1 with *frame and *len set (the bytes stay in
@@ -47,19 +47,23 @@ struct decider_hello {
 	struct strlist denied;
 };
 
-enum decider_action { DECIDER_ALLOW, DECIDER_DENY, DECIDER_NEED_BODY };
+enum decider_action {
+	DECIDER_ALLOW,
+	DECIDER_DENY,
+	DECIDER_NEED_BODY
+};
 
 /* A verdict. Header edits keep the decider's order; set_values[i] belongs to
  * set_names[i] (a name with several values appears once per value). */
 struct decider_verdict {
 	uint64_t id;
 	enum decider_action action;
-	int status;                     /* deny: 400..599 */
-	char *reason;                   /* deny: NULL when not given */
-	uint32_t max;                   /* need_body: 1..DECIDER_BODY_MAX */
+	int status;   /* deny: 400..599 */
+	char *reason; /* deny: NULL when not given */
+	uint32_t max; /* need_body: 1..DECIDER_BODY_MAX */
 	struct strlist set_names, set_values;
 	struct strlist remove;
-	char *cred, *credential;        /* allow: both or neither */
+	char *cred, *credential; /* allow: both or neither */
 };
 
 /* 0, or -1 with why (DECIDER_WHY_MAX bytes) saying what is wrong. The out-parameters are
@@ -88,10 +92,10 @@ struct decider_req {
 	const char *method;
 	const char *host;
 	uint16_t port;
-	const char *host_header;        /* NULL: the request had none */
-	const char *sni;                /* NULL: not known */
-	const char *path;               /* the request target before '?' */
-	const char *query;              /* after '?', NULL or "" when none */
+	const char *host_header; /* NULL: the request had none */
+	const char *sni;         /* NULL: not known */
+	const char *path;        /* the request target before '?' */
+	const char *query;       /* after '?', NULL or "" when none */
 	/* the other headers in their order, names in any case (sent in lower case) */
 	const char *const *hnames;
 	const size_t *hnamelen;
@@ -105,7 +109,6 @@ void decider_encode_hello(struct buf *out);
 /* -1 with *why when the request cannot be asked about (past a limit, a value the protocol
  * refuses): the proxy answers it 400 itself and sends nothing. */
 int decider_encode_req(const struct decider_req *r, struct buf *out, const char **why);
-void decider_encode_body(struct buf *out, uint64_t id, const void *data, size_t len,
-    bool cut);
+void decider_encode_body(struct buf *out, uint64_t id, const void *data, size_t len, bool cut);
 
 #endif

@@ -11,12 +11,22 @@
 
 /* Headers an allow may not remove: framing and hop-by-hop. */
 static const char *const never_removed[] = {
-	"host", "content-length", "transfer-encoding", "connection", "upgrade", "te",
-	"trailer", "keep-alive", "proxy-connection",
+	"host",
+	"content-length",
+	"transfer-encoding",
+	"connection",
+	"upgrade",
+	"te",
+	"trailer",
+	"keep-alive",
+	"proxy-connection",
 };
 /* ... nor set, with the credential headers, which only "cred" places. */
 static const char *const credential_headers[] = {
-	"authorization", "proxy-authorization", "cookie", "x-api-key",
+	"authorization",
+	"proxy-authorization",
+	"cookie",
+	"x-api-key",
 };
 
 int
@@ -43,8 +53,9 @@ decider_fold(const char *name, size_t n, char *out)
 	for (size_t i = 0; i < n; i++) {
 		char c = name[i];
 
-		out[i] = c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c == '_' || c == '.' ?
-		    '-' : c;
+		out[i] = c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a')
+		    : c == '_' || c == '.'    ? '-'
+					      : c;
 	}
 	out[n] = '\0';
 }
@@ -67,6 +78,7 @@ decider_may_remove(const char *f)
 bool
 decider_may_set(const char *f)
 {
-	return decider_may_remove(f) && !folded_in(f, credential_headers,
-	    sizeof(credential_headers) / sizeof(credential_headers[0]));
+	return decider_may_remove(f) &&
+	    !folded_in(f, credential_headers,
+		sizeof(credential_headers) / sizeof(credential_headers[0]));
 }

@@ -61,7 +61,8 @@ evloop_add_internal(struct evloop *loop, int fd, unsigned events, ev_io_cb cb, v
 		while (n <= (size_t)fd)
 			n *= 2;
 		loop->slots = xreallocarray(loop->slots, n, sizeof(*loop->slots));
-		memset(loop->slots + loop->nslots, 0, (n - loop->nslots) * sizeof(*loop->slots));
+		memset(
+		    loop->slots + loop->nslots, 0, (n - loop->nslots) * sizeof(*loop->slots));
 		loop->nslots = n;
 	}
 	s = &loop->slots[fd];
@@ -217,7 +218,8 @@ heap_down(struct evloop *loop, size_t i)
 
 		if (c >= loop->nheap)
 			break;
-		if (c + 1 < loop->nheap && loop->heap[c + 1]->deadline < loop->heap[c]->deadline)
+		if (c + 1 < loop->nheap &&
+		    loop->heap[c + 1]->deadline < loop->heap[c]->deadline)
 			c++;
 		if (t->deadline <= loop->heap[c]->deadline)
 			break;
@@ -326,8 +328,9 @@ evloop_run(struct evloop *loop)
 		if (loop->nheap > 0) {
 			uint64_t d = loop->heap[0]->deadline;
 
-			timeout = d <= loop->now ? 0 : d - loop->now > 60000 ? 60000 :
-			    (int)(d - loop->now);
+			timeout = d <= loop->now    ? 0
+			    : d - loop->now > 60000 ? 60000
+						    : (int)(d - loop->now);
 		}
 		n = evbe_wait(loop, timeout, evs, EVLOOP_BATCH);
 		loop->now = evbe_clock();

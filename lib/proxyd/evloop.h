@@ -18,11 +18,12 @@
 struct evloop;
 
 /* Interest and readiness bits. */
-#define EV_READ   0x01u
-#define EV_WRITE  0x02u
-#define EV_EDGE   0x04u  /* edge-triggered (interest only): report each transition once */
-#define EV_HUP    0x08u  /* readiness only: peer hung up or error; read/write to learn which */
-#define EV_RDHUP  0x10u  /* readiness only: the peer shut down its writing (EOF is queued
+#define EV_READ 0x01u
+#define EV_WRITE 0x02u
+#define EV_EDGE 0x04u /* edge-triggered (interest only): report each transition once */
+#define EV_HUP 0x08u  /* readiness only: peer hung up or error; read/write to learn which */
+#define EV_RDHUP \
+	0x10u /* readiness only: the peer shut down its writing (EOF is queued
                             behind any data); comes with EV_READ */
 
 typedef void (*ev_io_cb)(struct evloop *loop, int fd, unsigned events, void *arg);
@@ -31,8 +32,8 @@ typedef void (*ev_signal_cb)(struct evloop *loop, int signo, void *arg);
 
 /* A timer; embed it in the owning object and initialise it with evtimer_init. */
 struct ev_timer {
-	uint64_t deadline;      /* loop clock, milliseconds */
-	size_t slot;            /* heap index + 1; 0 when not armed */
+	uint64_t deadline; /* loop clock, milliseconds */
+	size_t slot;       /* heap index + 1; 0 when not armed */
 	ev_timer_cb cb;
 	void *arg;
 };

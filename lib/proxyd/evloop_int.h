@@ -17,17 +17,17 @@ struct ev_slot {
 	uint32_t gen;
 	unsigned events;
 	int used;
-	int kreg;               /* epoll: the kernel still has it registered (evloop_detach) */
-	size_t bidx;            /* WSAPoll: index + 1 in the backend's poll array; 0: none */
-	unsigned armed;         /* WSAPoll: the EV_READ/EV_WRITE bits polled for (edge) */
-	int hupped;             /* WSAPoll: its hang-up was reported (edge) */
+	int kreg;       /* epoll: the kernel still has it registered (evloop_detach) */
+	size_t bidx;    /* WSAPoll: index + 1 in the backend's poll array; 0: none */
+	unsigned armed; /* WSAPoll: the EV_READ/EV_WRITE bits polled for (edge) */
+	int hupped;     /* WSAPoll: its hang-up was reported (edge) */
 };
 
 /* What the backend's wait found for one fd. */
 struct ev_fired {
 	int fd;
 	uint32_t gen;
-	unsigned ready;         /* EV_READ, EV_WRITE, EV_HUP, EV_RDHUP */
+	unsigned ready; /* EV_READ, EV_WRITE, EV_HUP, EV_RDHUP */
 };
 
 #define EVLOOP_BATCH 256
@@ -51,7 +51,7 @@ struct evloop {
 /* The backend. -1 with errno on failure where an int is returned. */
 int evbe_init(struct evloop *loop);
 void evbe_free(struct evloop *loop);
-uint64_t evbe_clock(void);                      /* monotonic milliseconds */
+uint64_t evbe_clock(void); /* monotonic milliseconds */
 int evbe_add(struct evloop *loop, int fd, struct ev_slot *s, unsigned events);
 int evbe_mod(struct evloop *loop, int fd, struct ev_slot *s, unsigned events);
 /* Stop watching fd: del while it stays open, forget when it is closed right away,

@@ -28,10 +28,10 @@
 
 struct evbe {
 	WSAPOLLFD *pfd;
-	int *pfdfd;             /* the fd of each entry, also while it is skipped */
+	int *pfdfd; /* the fd of each entry, also while it is skipped */
 	size_t n, cap;
-	size_t start;           /* where the next report starts: no entry starves */
-	int wake[2];            /* [0] the loop reads, [1] the control handler writes */
+	size_t start; /* where the next report starts: no entry starves */
+	int wake[2];  /* [0] the loop reads, [1] the control handler writes */
 };
 
 /* The loop created last: the one evloop_blocked and the control handler serve (one loop
@@ -71,7 +71,7 @@ evbe_free(struct evloop *loop)
 		for (i = 0; i < EVLOOP_NSIG; i++)
 			evbe_wanted[i] = 0;
 		evbe_wake_w = INVALID_SOCKET;
-		SetEvent(evbe_done);    /* a closing console's handler may return now */
+		SetEvent(evbe_done); /* a closing console's handler may return now */
 		sys_sockclose(be->wake[0]);
 		sys_sockclose(be->wake[1]);
 	}
@@ -105,7 +105,7 @@ evbe_interest(struct evbe *be, int fd, struct ev_slot *s, unsigned events)
 {
 	s->armed = events & (EV_READ | EV_WRITE);
 	s->hupped = 0;
-	s->events = events;     /* evbe_arm reads it; evloop.c sets the same */
+	s->events = events; /* evbe_arm reads it; evloop.c sets the same */
 	evbe_arm(be, fd, s);
 }
 
@@ -269,15 +269,22 @@ evbe_ctrl_event(unsigned long type)
 	char b;
 
 	switch (type) {
-	case CTRL_C_EVENT: signo = SIGINT; break;
-	case CTRL_BREAK_EVENT: signo = SIGBREAK; break;
-	case CTRL_CLOSE_EVENT: case CTRL_LOGOFF_EVENT: case CTRL_SHUTDOWN_EVENT:
+	case CTRL_C_EVENT:
+		signo = SIGINT;
+		break;
+	case CTRL_BREAK_EVENT:
+		signo = SIGBREAK;
+		break;
+	case CTRL_CLOSE_EVENT:
+	case CTRL_LOGOFF_EVENT:
+	case CTRL_SHUTDOWN_EVENT:
 		signo = SIGTERM;
 		break;
-	default: return FALSE;
+	default:
+		return FALSE;
 	}
 	if (!evbe_wanted[signo] || w == INVALID_SOCKET)
-		return FALSE;   /* the default: the process ends */
+		return FALSE; /* the default: the process ends */
 	b = (char)signo;
 	(void)send(w, &b, 1, 0);
 	/* For these three Windows ends the process when the handler returns. */

@@ -123,8 +123,8 @@ guard_address_denial(const struct policy *p, const char *host, uint16_t port,
 
 int
 guard_check(const struct policy *p, const char *host, uint16_t port,
-    const struct ip_addr *addrs, size_t naddrs, const struct guard_local *local,
-    size_t *pass, struct guard_result *r)
+    const struct ip_addr *addrs, size_t naddrs, const struct guard_local *local, size_t *pass,
+    struct guard_result *r)
 {
 	size_t i, off;
 	int first = 1;
@@ -159,7 +159,8 @@ guard_check(const struct policy *p, const char *host, uint16_t port,
 		if (off >= sizeof(r->reason))
 			off = sizeof(r->reason) - 1;
 	}
-	snprintf(r->message, sizeof(r->message), "Connection to %s blocked: %s", host, r->reason);
+	snprintf(
+	    r->message, sizeof(r->message), "Connection to %s blocked: %s", host, r->reason);
 	return -1;
 }
 

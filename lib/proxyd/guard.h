@@ -20,17 +20,17 @@
 /* Refusal classes; the bits also give the order in which a reason names them, so the text
  * is the same whatever order the resolver returned its answers in. */
 enum guard_why {
-	GUARD_DENY_LISTED   = 1 << 0,   /* "a deny-listed address" (IP literal in deniedDomains) */
-	GUARD_LOOPBACK      = 1 << 1,   /* "a loopback address" */
-	GUARD_UNSPECIFIED   = 1 << 2,   /* "an unspecified address" */
-	GUARD_LINK_LOCAL    = 1 << 3,   /* "a link-local address" */
-	GUARD_MULTICAST     = 1 << 4,   /* "a multicast address" */
-	GUARD_BROADCAST     = 1 << 5,   /* "the broadcast address" */
-	GUARD_METADATA      = 1 << 6,   /* "a cloud metadata address" */
-	GUARD_LISTED        = 1 << 7,   /* "a listed address" (deniedResolvedAddresses) */
-	GUARD_OWN_ADDRESS   = 1 << 8,   /* "one of this host's addresses" */
-	GUARD_NON_LOOPBACK  = 1 << 9,   /* "a non-loopback address" (localhost names) */
-	GUARD_MANAGED       = 1 << 10,  /* added to GUARD_DENY_LISTED or GUARD_LISTED when the
+	GUARD_DENY_LISTED = 1 << 0,  /* "a deny-listed address" (IP literal in deniedDomains) */
+	GUARD_LOOPBACK = 1 << 1,     /* "a loopback address" */
+	GUARD_UNSPECIFIED = 1 << 2,  /* "an unspecified address" */
+	GUARD_LINK_LOCAL = 1 << 3,   /* "a link-local address" */
+	GUARD_MULTICAST = 1 << 4,    /* "a multicast address" */
+	GUARD_BROADCAST = 1 << 5,    /* "the broadcast address" */
+	GUARD_METADATA = 1 << 6,     /* "a cloud metadata address" */
+	GUARD_LISTED = 1 << 7,       /* "a listed address" (deniedResolvedAddresses) */
+	GUARD_OWN_ADDRESS = 1 << 8,  /* "one of this host's addresses" */
+	GUARD_NON_LOOPBACK = 1 << 9, /* "a non-loopback address" (localhost names) */
+	GUARD_MANAGED = 1 << 10,     /* added to GUARD_DENY_LISTED or GUARD_LISTED when the
 	                                   entry is the managed policy's (managed.h): the
 	                                   reason then starts "managed: " */
 };
@@ -47,14 +47,14 @@ void guard_local_free(struct guard_local *l);
 
 #define GUARD_REASON_MAX 512
 struct guard_result {
-	int index;              /* first address that passes, or -1 */
-	size_t npass;           /* how many pass (their indexes in guard_check's pass) */
-	unsigned whys;          /* union of the classes of the refused addresses */
+	int index;     /* first address that passes, or -1 */
+	size_t npass;  /* how many pass (their indexes in guard_check's pass) */
+	unsigned whys; /* union of the classes of the refused addresses */
 	size_t nrefused;
 	/* When index is -1 and something was refused: */
-	char reason[GUARD_REASON_MAX];   /* "resolved to a loopback address[ / ...]" */
+	char reason[GUARD_REASON_MAX]; /* "resolved to a loopback address[ / ...]" */
 	char message[GUARD_REASON_MAX + DOM_HOST_MAX + 32];
-	                        /* "Connection to <host> blocked: <reason>" */
+	/* "Connection to <host> blocked: <reason>" */
 };
 
 /* Why host:port may not use address a (one enum guard_why bit, with GUARD_MANAGED), or 0
@@ -68,8 +68,8 @@ unsigned guard_address_denial(const struct policy *p, const char *host, uint16_t
  * addresses were refused, or r->whys is 0 when naddrs was 0 (nothing to dial: a lookup
  * failure for the caller). */
 int guard_check(const struct policy *p, const char *host, uint16_t port,
-    const struct ip_addr *addrs, size_t naddrs, const struct guard_local *local,
-    size_t *pass, struct guard_result *r);
+    const struct ip_addr *addrs, size_t naddrs, const struct guard_local *local, size_t *pass,
+    struct guard_result *r);
 
 /* Words of one class bit ("a loopback address"). */
 const char *guard_why_words(unsigned one_why);

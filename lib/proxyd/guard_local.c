@@ -32,11 +32,13 @@ guard_local_refresh(struct guard_local *l)
 		if (i->ifa_addr->sa_family == AF_INET) {
 			a = &l->v[l->n++];
 			a->family = 4;
-			memcpy(a->bytes, &((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr, 4);
+			memcpy(a->bytes, &((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr,
+			    4);
 		} else if (i->ifa_addr->sa_family == AF_INET6) {
 			a = &l->v[l->n++];
 			a->family = 6;
-			memcpy(a->bytes, &((struct sockaddr_in6 *)(void *)i->ifa_addr)->sin6_addr, 16);
+			memcpy(a->bytes,
+			    &((struct sockaddr_in6 *)(void *)i->ifa_addr)->sin6_addr, 16);
 		}
 	}
 	freeifaddrs(ifa);

@@ -8,15 +8,15 @@
 #include "fdpass.h"
 #include "handoff.h"
 
-#define OFF_PORT        4
-#define OFF_HOSTLEN     (OFF_PORT + 2)
-#define OFF_HOST        (OFF_HOSTLEN + 1)
-#define OFF_CLIENTLEN   (OFF_HOST + DOM_HOST_MAX)
-#define OFF_CLIENT      (OFF_CLIENTLEN + 1)
+#define OFF_PORT 4
+#define OFF_HOSTLEN (OFF_PORT + 2)
+#define OFF_HOST (OFF_HOSTLEN + 1)
+#define OFF_CLIENTLEN (OFF_HOST + DOM_HOST_MAX)
+#define OFF_CLIENT (OFF_CLIENTLEN + 1)
 
 int
-handoff_encode(const char *host, uint16_t port, const char *client,
-    uint8_t out[HANDOFF_MSG_LEN])
+handoff_encode(
+    const char *host, uint16_t port, const char *client, uint8_t out[HANDOFF_MSG_LEN])
 {
 	char canon[DOM_HOST_MAX + 1];
 	size_t hl = strlen(host), cl = strlen(client);
@@ -82,8 +82,8 @@ handoff_decode(const uint8_t *p, size_t len, struct handoff_msg *m, const char *
 	memcpy(m->client, p + OFF_CLIENT, cl);
 	if (memchr(p + OFF_HOST, '\0', hl) != NULL ||
 	    (m->kind = host_canonicalise((const char *)p + OFF_HOST, hl, m->host)) ==
-	    HOST_MALFORMED || strlen(m->host) != hl ||
-	    memcmp(m->host, p + OFF_HOST, hl) != 0) {
+		HOST_MALFORMED ||
+	    strlen(m->host) != hl || memcmp(m->host, p + OFF_HOST, hl) != 0) {
 		*why = "host not canonical";
 		return -1;
 	}
@@ -128,8 +128,7 @@ handoff_recv(int sock, struct handoff_msg *m, int *fd, const char **why)
 		return -2;
 	}
 	/* What terminate.c takes over is a connected stream socket, nothing else. */
-	if (getsockopt(fds[0], SOL_SOCKET, SO_TYPE, &type, &tl) == -1 ||
-	    type != SOCK_STREAM) {
+	if (getsockopt(fds[0], SOL_SOCKET, SO_TYPE, &type, &tl) == -1 || type != SOCK_STREAM) {
 		close(fds[0]);
 		*why = "the descriptor is not a stream socket";
 		return -2;

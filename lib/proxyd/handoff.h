@@ -21,12 +21,12 @@
 
 #include "domain.h"
 
-#define HANDOFF_MAGIC           "SRh1"
-#define HANDOFF_CLIENT_MAX      63      /* PROXY_CLIENT_MAX - 1 */
-#define HANDOFF_MSG_LEN         (4 + 2 + 1 + DOM_HOST_MAX + 1 + HANDOFF_CLIENT_MAX)
+#define HANDOFF_MAGIC "SRh1"
+#define HANDOFF_CLIENT_MAX 63 /* PROXY_CLIENT_MAX - 1 */
+#define HANDOFF_MSG_LEN (4 + 2 + 1 + DOM_HOST_MAX + 1 + HANDOFF_CLIENT_MAX)
 
 struct handoff_msg {
-	char host[DOM_HOST_MAX + 1];    /* canonical */
+	char host[DOM_HOST_MAX + 1]; /* canonical */
 	enum host_kind kind;
 	uint16_t port;
 	char client[HANDOFF_CLIENT_MAX + 1];
@@ -34,8 +34,8 @@ struct handoff_msg {
 
 /* The message for host (canonical) and port from client (cut to HANDOFF_CLIENT_MAX)
  * into out. -1 if host is not canonical or port is 0. */
-int handoff_encode(const char *host, uint16_t port, const char *client,
-    uint8_t out[HANDOFF_MSG_LEN]);
+int handoff_encode(
+    const char *host, uint16_t port, const char *client, uint8_t out[HANDOFF_MSG_LEN]);
 /* Check and read len bytes of a message. 0, or -1 with *why. */
 int handoff_decode(const uint8_t *p, size_t len, struct handoff_msg *m, const char **why);
 

@@ -76,7 +76,7 @@ hosts_line(struct hosts *h, const char *p, const char *end)
 		buf_addc(&names, '\0');
 	}
 	if (names.len == 0)
-		return;         /* an address without a name names nothing */
+		return; /* an address without a name names nothing */
 	buf_addc(&names, '\0');
 	h->v = xreallocarray(h->v, h->n + 1, sizeof(*h->v));
 	h->v[h->n].addr = a;

@@ -16,18 +16,18 @@
 
 #include "addr.h"
 
-#define HOSTS_PATH      "/etc/hosts"
+#define HOSTS_PATH "/etc/hosts"
 #define HOSTS_MAX_BYTES (16u << 20)
 
 struct hosts_entry {
 	struct ip_addr addr;
-	char *names;            /* the line's names, each followed by a NUL; "" ends them */
+	char *names; /* the line's names, each followed by a NUL; "" ends them */
 };
 
 struct hosts {
 	struct hosts_entry *v;
 	size_t n;
-	bool read;              /* the file existed and was read */
+	bool read; /* the file existed and was read */
 };
 
 /* Parse text (the file's contents) into h. */
@@ -36,8 +36,7 @@ void hosts_parse(struct hosts *h, const char *text, size_t len);
  * errno for anything but a missing file). */
 int hosts_read(struct hosts *h, const char *path);
 /* The addresses for name, at most max, duplicates left in as the file has them. */
-size_t hosts_lookup(const struct hosts *h, const char *name, struct ip_addr *out,
-    size_t max);
+size_t hosts_lookup(const struct hosts *h, const char *name, struct ip_addr *out, size_t max);
 void hosts_free(struct hosts *h);
 
 #endif

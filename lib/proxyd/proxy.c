@@ -38,7 +38,7 @@
 
 struct proxy_listener {
 	int fd;
-	char *unix_path;        /* a socket file we created, removed at exit */
+	char *unix_path; /* a socket file we created, removed at exit */
 };
 
 struct proxy {
@@ -47,41 +47,62 @@ struct proxy {
 	struct evloop *loop;
 	struct resolver *resolver;
 	struct proxy_policy *pol;
-	struct proxy_opener *opener;    /* -p or -s while narrowed: reopens that file */
-	struct cred_store creds;        /* --cred-fd */
-	struct managed managed;         /* the managed layer, read with the first policy */
+	struct proxy_opener *opener; /* -p or -s while narrowed: reopens that file */
+	struct cred_store creds;     /* --cred-fd */
+	struct managed managed;      /* the managed layer, read with the first policy */
 	bool managed_read;
 	struct guard_local local;
-	bool local_valid;       /* local was read at local_at (loop time) */
+	bool local_valid; /* local was read at local_at (loop time) */
 	uint64_t local_at;
 	struct proxy_listener *listeners;
 	size_t nlisteners;
 	int log_fd;
 	unsigned nconns;
-	unsigned spare_fds;              /* proto->spare_fds as the descriptor limit allows */
-	unsigned nrefused;      /* refused sockets lingering (proxy_refused_linger) */
+	unsigned spare_fds; /* proto->spare_fds as the descriptor limit allows */
+	unsigned nrefused;  /* refused sockets lingering (proxy_refused_linger) */
 	bool draining;
 	bool accept_paused;
 	struct ev_timer drain_timer;
 	struct ev_timer accept_timer;
 	uint64_t log_dropped;
-	struct upstream_env env;        /* srt's own HTTP_PROXY ..., read at start */
-	struct tls_ctx *tls;            /* for https:// parents, made at start or never */
-	char tls_why[TLS_ERR_MAX + 128];        /* why there is none */
-	struct proxy_connector *connector;      /* mitmProxy's, started at start or never */
-	struct tls_mitm *mitm_ca;       /* tlsTerminate's CA, loaded at start or never */
-	struct tls_ctx *term_tls;       /* ... and its client side to the real servers */
-	char term_why[TLS_ERR_MAX + 128];       /* why there is none */
+	struct upstream_env env;           /* srt's own HTTP_PROXY ..., read at start */
+	struct tls_ctx *tls;               /* for https:// parents, made at start or never */
+	char tls_why[TLS_ERR_MAX + 128];   /* why there is none */
+	struct proxy_connector *connector; /* mitmProxy's, started at start or never */
+	struct tls_mitm *mitm_ca;          /* tlsTerminate's CA, loaded at start or never */
+	struct tls_ctx *term_tls;          /* ... and its client side to the real servers */
+	char term_why[TLS_ERR_MAX + 128];  /* why there is none */
 };
 
 /* ---- options --------------------------------------------------------------------- */
 
 enum {
-	OPT_POLICY_FD = 256, OPT_LISTEN_FD, OPT_LOG, OPT_LOG_FD, OPT_AUDIT, OPT_AUTH,
-	OPT_LIFELINE_FD, OPT_MAX_CONNS, OPT_IDLE_TIMEOUT, OPT_HEAD_TIMEOUT, OPT_NO_SANDBOX,
-	OPT_RELAY_TO, OPT_CRED_FD, OPT_CA_FD, OPT_CONTROL_FD, OPT_DECIDER_FD, OPT_DECIDER_IN,
-	OPT_DECIDER_OUT, OPT_ASK, OPT_DECIDER_TIMEOUT, OPT_DECIDER_READY, OPT_HANDOFF_FD,
-	OPT_PLAINTEXT_HEADER_SET, OPT_STRIP_RESPONSE_HEADER, OPT_READY_FD, OPT_LISTEN_ANY,
+	OPT_POLICY_FD = 256,
+	OPT_LISTEN_FD,
+	OPT_LOG,
+	OPT_LOG_FD,
+	OPT_AUDIT,
+	OPT_AUTH,
+	OPT_LIFELINE_FD,
+	OPT_MAX_CONNS,
+	OPT_IDLE_TIMEOUT,
+	OPT_HEAD_TIMEOUT,
+	OPT_NO_SANDBOX,
+	OPT_RELAY_TO,
+	OPT_CRED_FD,
+	OPT_CA_FD,
+	OPT_CONTROL_FD,
+	OPT_DECIDER_FD,
+	OPT_DECIDER_IN,
+	OPT_DECIDER_OUT,
+	OPT_ASK,
+	OPT_DECIDER_TIMEOUT,
+	OPT_DECIDER_READY,
+	OPT_HANDOFF_FD,
+	OPT_PLAINTEXT_HEADER_SET,
+	OPT_STRIP_RESPONSE_HEADER,
+	OPT_READY_FD,
+	OPT_LISTEN_ANY,
 };
 
 static const struct option proxy_longopts[] = {
@@ -143,8 +164,8 @@ proxy_number(const struct proxy_proto *proto, const char *opt, const char *s, lo
 	errno = 0;
 	v = strtol(s, &end, 10);
 	if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi) {
-		fprintf(stderr, "%s: %s: %s is not a number from %ld to %ld\n", proto->prog, opt,
-		    s, lo, hi);
+		fprintf(stderr, "%s: %s: %s is not a number from %ld to %ld\n", proto->prog,
+		    opt, s, lo, hi);
 		exit(2);
 	}
 	return v;
@@ -189,8 +210,8 @@ proxy_check_fds(const struct proxy_opts *o, const struct proxy_proto *proto)
 
 /* An option that names a descriptor: false if c is none. */
 static bool
-proxy_opt_fd(struct proxy_opts *o, int c, const struct proxy_proto *proto, int *nsrc,
-    int *ndecider)
+proxy_opt_fd(
+    struct proxy_opts *o, int c, const struct proxy_proto *proto, int *nsrc, int *ndecider)
 {
 	switch (c) {
 	case OPT_POLICY_FD:
@@ -199,8 +220,7 @@ proxy_opt_fd(struct proxy_opts *o, int c, const struct proxy_proto *proto, int *
 		break;
 	case OPT_LISTEN_FD:
 		o->listen_fds = xreallocarray(o->listen_fds, o->nlisten_fds + 1, sizeof(int));
-		o->listen_fds[o->nlisten_fds++] =
-		    proxy_fd_number(proto, PFD_LISTEN, optarg);
+		o->listen_fds[o->nlisten_fds++] = proxy_fd_number(proto, PFD_LISTEN, optarg);
 		break;
 	case OPT_LOG_FD:
 		o->log_fd = proxy_fd_number(proto, PFD_LOG, optarg);
@@ -221,8 +241,7 @@ proxy_opt_fd(struct proxy_opts *o, int c, const struct proxy_proto *proto, int *
 		o->control_fd = proxy_fd_number(proto, PFD_CONTROL, optarg);
 		break;
 	case OPT_DECIDER_FD:
-		o->decider_in = o->decider_out =
-		    proxy_fd_number(proto, PFD_DECIDER, optarg);
+		o->decider_in = o->decider_out = proxy_fd_number(proto, PFD_DECIDER, optarg);
 		*ndecider += 2;
 		break;
 	case OPT_DECIDER_IN:
@@ -287,26 +306,25 @@ proxy_opt_other(struct proxy_opts *o, int c, const struct proxy_proto *proto, in
 		o->max_conns = (unsigned)proxy_number(proto, "--max-conns", optarg, 1, 1000000);
 		break;
 	case OPT_IDLE_TIMEOUT:
-		o->idle_timeout_s = (unsigned)proxy_number(proto, "--idle-timeout", optarg, 0,
-		    86400 * 365);
+		o->idle_timeout_s = (unsigned)proxy_number(
+		    proto, "--idle-timeout", optarg, 0, 86400 * 365);
 		break;
 	case OPT_HEAD_TIMEOUT:
-		o->head_timeout_s = (unsigned)proxy_number(proto, "--head-timeout", optarg,
-		    1, 3600);
+		o->head_timeout_s = (unsigned)proxy_number(
+		    proto, "--head-timeout", optarg, 1, 3600);
 		break;
 	case OPT_NO_SANDBOX:
 		o->no_sandbox = true;
 		break;
 	case OPT_RELAY_TO:
-		o->relay_port = (unsigned)proxy_number(proto, "--relay-to", optarg, 1,
-		    65535);
+		o->relay_port = (unsigned)proxy_number(proto, "--relay-to", optarg, 1, 65535);
 		break;
 	case OPT_ASK:
 		o->ask = true;
 		break;
 	case OPT_DECIDER_TIMEOUT:
-		o->decider_timeout_ms = (unsigned)proxy_number(proto, "--decider-timeout",
-		    optarg, 1, 600000);
+		o->decider_timeout_ms = (unsigned)proxy_number(
+		    proto, "--decider-timeout", optarg, 1, 600000);
 		break;
 	case OPT_PLAINTEXT_HEADER_SET:
 		o->plaintext_header_set = true;
@@ -334,8 +352,7 @@ proxy_opt_other(struct proxy_opts *o, int c, const struct proxy_proto *proto, in
 
 /* What the options need of each other. */
 static void
-proxy_opts_check(struct proxy_opts *o, const struct proxy_proto *proto, int nsrc,
-    int ndecider)
+proxy_opts_check(struct proxy_opts *o, const struct proxy_proto *proto, int nsrc, int ndecider)
 {
 	const char *why;
 
@@ -347,19 +364,23 @@ proxy_opts_check(struct proxy_opts *o, const struct proxy_proto *proto, int nsrc
 	if (o->relay_port != 0) {
 		if (nsrc != 0 || o->log_path != NULL || o->log_fd != -1 || o->audit ||
 		    o->auth != NULL)
-			proxy_badusage(proto, "--relay-to relays without a policy: -p, -s, "
+			proxy_badusage(proto,
+			    "--relay-to relays without a policy: -p, -s, "
 			    "--policy-fd, --log, --log-fd, --audit and --auth do not apply");
 	} else if (nsrc > 1 || (nsrc == 0 && ndecider == 0))
 		proxy_badusage(proto, "exactly one of -p, -s or --policy-fd is required");
 	if (ndecider != 0 && !proto->takes_decider)
-		proxy_badusage(proto, "--decider-fd, --decider-in and --decider-out are srt-httpd's");
+		proxy_badusage(
+		    proto, "--decider-fd, --decider-in and --decider-out are srt-httpd's");
 	if (ndecider != 0 && (ndecider != 2 || o->decider_in == -1 || o->decider_out == -1))
-		proxy_badusage(proto, "a decider is --decider-fd N, or --decider-in N with "
+		proxy_badusage(proto,
+		    "a decider is --decider-fd N, or --decider-in N with "
 		    "--decider-out N");
 	if (o->decider_ready_fd != -1 && ndecider == 0)
 		proxy_badusage(proto, "--decider-ready-fd needs a decider");
 	if (o->ask && (ndecider == 0 || nsrc == 0))
-		proxy_badusage(proto, "--ask needs a decider and a policy of its own (-p, -s or "
+		proxy_badusage(proto,
+		    "--ask needs a decider and a policy of its own (-p, -s or "
 		    "--policy-fd): it asks about the hosts that policy does not decide");
 	if (o->relay_port != 0 && (ndecider != 0 || o->control_fd != -1))
 		proxy_badusage(proto, "--relay-to has no policy to decide or update");
@@ -369,10 +390,12 @@ proxy_opts_check(struct proxy_opts *o, const struct proxy_proto *proto, int nsrc
 		proxy_badusage(proto, "--log and --log-fd are exclusive");
 	proxy_check_fds(o, proto);
 	if (o->relay_port != 0 && (o->plaintext_header_set || o->strip_headers.n > 0))
-		proxy_badusage(proto, "--relay-to forwards bytes: --plaintext-header-set and "
+		proxy_badusage(proto,
+		    "--relay-to forwards bytes: --plaintext-header-set and "
 		    "--strip-response-header do not apply");
 	if ((o->plaintext_header_set || o->strip_headers.n > 0) && !proto->takes_decider)
-		proxy_badusage(proto, "--plaintext-header-set and --strip-response-header are "
+		proxy_badusage(proto,
+		    "--plaintext-header-set and --strip-response-header are "
 		    "srt-httpd's");
 	/* Proxy mode (the policy is the decider's hello): a CA means termination. */
 	o->lists_terminate = o->ca_fd != -1 && ndecider != 0 && nsrc == 0;
@@ -418,8 +441,8 @@ proxy_listeners_say(struct proxy *px, const struct proxy_proto *proto, size_t fi
 	if (first >= px->nlisteners)
 		return;
 	for (i = first; i < px->nlisteners; i++) {
-		proxy_listener_name(px->listeners[i].fd, px->listeners[i].unix_path, name,
-		    sizeof(name));
+		proxy_listener_name(
+		    px->listeners[i].fd, px->listeners[i].unix_path, name, sizeof(name));
 		buf_addf(&b, "%s%s", i > first ? ", " : "", name);
 		sl = sizeof(ss);
 		memset(&ss, 0, sizeof(ss));
@@ -427,8 +450,10 @@ proxy_listeners_say(struct proxy *px, const struct proxy_proto *proto, size_t fi
 		    getsockname(px->listeners[i].fd, (struct sockaddr *)&ss, &sl) == 0 &&
 		    !proxy_listen_local(&ss))
 			fprintf(stderr, "%s: warning: %s can be reached from other hosts%s\n",
-			    proto->prog, name, px->opts.auth != NULL ? "" :
-			    ", and asks for no password (--auth USER:PASS)");
+			    proto->prog, name,
+			    px->opts.auth != NULL
+				? ""
+				: ", and asks for no password (--auth USER:PASS)");
 	}
 	fprintf(stderr, "%s: listening on %s\n", proto->prog, buf_str(&b));
 	buf_free(&b);
@@ -457,17 +482,19 @@ proxy_policy_routes(struct proxy *px, struct proxy_policy *pp)
 	 * user's file: under a managed policy they count only where it allows weaker user
 	 * options, and never beside a parentProxy of its own. They are ambient, so they are
 	 * ignored with a warning rather than refused as the file's would be. */
-	if ((lf & SETTINGS_LAYER_MERGED) && (!(lf & SETTINGS_LAYER_USER_WEAKER) ||
-	    policy_layer_sets(pp->pol, "network.parentProxy"))) {
+	if ((lf & SETTINGS_LAYER_MERGED) &&
+	    (!(lf & SETTINGS_LAYER_USER_WEAKER) ||
+		policy_layer_sets(pp->pol, "network.parentProxy"))) {
 		const char *name[] = { px->env.http_name, px->env.https_name,
-		    px->env.no_proxy_name };
+			px->env.no_proxy_name };
 
 		for (size_t i = 0; i < sizeof(name) / sizeof(name[0]); i++)
 			if (name[i] != NULL)
 				log_warnx("warning: %s is ignored: the managed policy %s %s",
-				    name[i], managed_path, (lf & SETTINGS_LAYER_USER_WEAKER) ?
-				    "sets network.parentProxy" :
-				    "does not set allowUserWeakerOptions");
+				    name[i], managed_path,
+				    (lf & SETTINGS_LAYER_USER_WEAKER)
+					? "sets network.parentProxy"
+					: "does not set allowUserWeakerOptions");
 		env = &none;
 	}
 	upstream_build(&s.net.parent, &s.net.mitm, env, &pp->up, &warns);
@@ -477,8 +504,9 @@ proxy_policy_routes(struct proxy *px, struct proxy_policy *pp)
 	/* The policy's stripResponseHeaders, then --strip-response-header's, added to what
 	 * every policy strips; folded once here. */
 	for (size_t i = 0; i < s.net.strip_headers.n + px->opts.strip_headers.n; i++) {
-		const char *h = i < s.net.strip_headers.n ? s.net.strip_headers.v[i] :
-		    px->opts.strip_headers.v[i - s.net.strip_headers.n];
+		const char *h = i < s.net.strip_headers.n
+		    ? s.net.strip_headers.v[i]
+		    : px->opts.strip_headers.v[i - s.net.strip_headers.n];
 
 		f = xmalloc(strlen(h) + 1);
 		decider_fold(h, strlen(h), f);
@@ -507,18 +535,22 @@ proxy_routes_check(struct proxy *px, const struct proxy_policy *pp)
 {
 	if (upstream_needs_tls(&pp->up) && px->tls == NULL)
 		log_warnx("warning: an https:// parent proxy needs TLS, which was not set up "
-		    "when %s started; requests through it fail until it is restarted",
+			  "when %s started; requests through it fail until it is restarted",
 		    px->proto->prog);
 	if (pp->tls.present && px->proto->tls_terminate && px->mitm_ca == NULL)
-		log_warnx("warning: tlsTerminate needs a CA, which was not set up when %s "
+		log_warnx(
+		    "warning: tlsTerminate needs a CA, which was not set up when %s "
 		    "started; tunnels it would terminate are refused until it is restarted",
 		    px->proto->prog);
-	if (pp->up.mitm_socket != NULL && (px->connector == NULL ||
-	    strcmp(proxy_connector_path(px->connector), pp->up.mitm_socket) != 0))
-		log_warnx("warning: mitmProxy.socketPath is %s, but %s connects only to the "
+	if (pp->up.mitm_socket != NULL &&
+	    (px->connector == NULL ||
+		strcmp(proxy_connector_path(px->connector), pp->up.mitm_socket) != 0))
+		log_warnx(
+		    "warning: mitmProxy.socketPath is %s, but %s connects only to the "
 		    "socket it started with (%s); requests for its domains fail until it is "
-		    "restarted", pp->up.mitm_socket, px->proto->prog, px->connector != NULL ?
-		    proxy_connector_path(px->connector) : "none");
+		    "restarted",
+		    pp->up.mitm_socket, px->proto->prog,
+		    px->connector != NULL ? proxy_connector_path(px->connector) : "none");
 }
 
 static struct proxy_policy *proxy_policy_wrap(struct proxy *px, struct policy *pol);
@@ -550,8 +582,9 @@ static struct proxy_policy *
 proxy_policy_lists(struct proxy *px, const struct strlist *allowed,
     const struct strlist *denied, struct diags *errs)
 {
-	struct policy_source src = { .policy_fd = -1, .settings_name = "decider hello",
-	    .fallback = POLICY_SOURCE_REQUIRED };
+	struct policy_source src = { .policy_fd = -1,
+		.settings_name = "decider hello",
+		.fallback = POLICY_SOURCE_REQUIRED };
 	struct diags warns = { 0 };
 	struct policy *pol;
 	struct buf b = { 0 };
@@ -561,7 +594,8 @@ proxy_policy_lists(struct proxy *px, const struct strlist *allowed,
 	proxy_json_list(&b, allowed);
 	buf_adds(&b, ",\"deniedDomains\":");
 	proxy_json_list(&b, denied);
-	buf_adds(&b, ",\"deniedResolvedAddresses\":[\"10.0.0.0/8\",\"172.16.0.0/12\","
+	buf_adds(&b,
+	    ",\"deniedResolvedAddresses\":[\"10.0.0.0/8\",\"172.16.0.0/12\","
 	    "\"192.168.0.0/16\",\"100.64.0.0/10\",\"fc00::/7\"],\"requireHostMatch\":true");
 	/* --ca-fd: CONNECT tunnels carrying TLS are terminated with that CA, and each
 	 * request inside is asked; the defaults of tlsTerminate's limits apply. */
@@ -606,10 +640,11 @@ static struct proxy_policy *
 proxy_policy_load(struct proxy *px, struct diags *errs)
 {
 	struct policy_source src = { .policy_path = px->opts.policy_path,
-	    .settings_path = px->opts.settings_path, .policy_fd = px->opts.policy_fd,
-	    .fallback = POLICY_SOURCE_REQUIRED,
-	    .open_file = px->opener != NULL ? proxy_opener_open : NULL,
-	    .open_arg = px->opener };
+		.settings_path = px->opts.settings_path,
+		.policy_fd = px->opts.policy_fd,
+		.fallback = POLICY_SOURCE_REQUIRED,
+		.open_file = px->opener != NULL ? proxy_opener_open : NULL,
+		.open_arg = px->opener };
 	struct diags warns = { 0 };
 	struct policy *pol;
 	int rc = 0;
@@ -624,8 +659,9 @@ proxy_policy_load(struct proxy *px, struct diags *errs)
 		(void)src;
 		(void)warns;
 		(void)rc;
-		pol = px->opts.policy_fd != -1 ? proxy_win_policy_open(px->opts.policy_fd, err,
-		    sizeof(err)) : policy_open_file(px->opts.policy_path, err, sizeof(err));
+		pol = px->opts.policy_fd != -1
+		    ? proxy_win_policy_open(px->opts.policy_fd, err, sizeof(err))
+		    : policy_open_file(px->opts.policy_path, err, sizeof(err));
 		if (pol == NULL) {
 			diags_add(errs, "%s", err);
 			return NULL;
@@ -656,10 +692,10 @@ proxy_policy_wrap(struct proxy *px, struct policy *pol)
 
 	pp = xcalloc(1, sizeof(*pp));
 	pp->pol = pol;
-	pp->require_host_match =
-	    (policy_option_flags(pol) & SETTINGS_FLAG(require_host_match)) != 0;
-	pp->refuse_opaque_tunnels =
-	    (policy_option_flags(pol) & SETTINGS_FLAG(refuse_opaque_tunnels)) != 0;
+	pp->require_host_match = (policy_option_flags(pol) &
+				     SETTINGS_FLAG(require_host_match)) != 0;
+	pp->refuse_opaque_tunnels = (policy_option_flags(pol) &
+					SETTINGS_FLAG(refuse_opaque_tunnels)) != 0;
 	pp->refs = 1;
 	proxy_policy_routes(px, pp);
 	return pp;
@@ -695,13 +731,14 @@ proxy_reload(struct proxy *px)
 	struct diags errs = { 0 };
 
 	if (proxy_policy_from_decider(px)) {
-		log_info("SIGHUP: the policy comes from the decider's hello; nothing to reload");
+		log_info(
+		    "SIGHUP: the policy comes from the decider's hello; nothing to reload");
 		return;
 	}
 	if ((pp = proxy_policy_load(px, &errs)) == NULL) {
 		for (size_t i = 0; i < errs.msgs.n; i++)
-			log_warnx("reload failed, keeping the current policy: %s",
-			    errs.msgs.v[i]);
+			log_warnx(
+			    "reload failed, keeping the current policy: %s", errs.msgs.v[i]);
 		diags_free(&errs);
 		return;
 	}
@@ -736,8 +773,9 @@ static void
 proxy_control_cb(struct evloop *loop, int fd, unsigned events, void *arg)
 {
 	struct proxy *px = arg;
-	struct policy_source src = { .policy_path = NULL, .settings_path = NULL,
-	    .fallback = POLICY_SOURCE_REQUIRED };
+	struct policy_source src = {
+		.policy_path = NULL, .settings_path = NULL, .fallback = POLICY_SOURCE_REQUIRED
+	};
 	struct diags errs = { 0 }, warns = { 0 };
 	struct proxy_policy *pp;
 	struct policy *pol;
@@ -765,8 +803,8 @@ proxy_control_cb(struct evloop *loop, int fd, unsigned events, void *arg)
 	/* The managed layer read at start: an update narrows under it like the file did. */
 	src.managed = &px->managed;
 	if (policy_source_load(&src, &pol, NULL, NULL, &errs, &warns) != 0) {
-		line = xasprintf("error: %s\n", errs.msgs.n > 0 ? errs.msgs.v[0] :
-		    "cannot be loaded");
+		line = xasprintf(
+		    "error: %s\n", errs.msgs.n > 0 ? errs.msgs.v[0] : "cannot be loaded");
 		proxy_control_reply(fd, line);
 		free(line);
 		close(nfd);
@@ -783,7 +821,7 @@ proxy_control_cb(struct evloop *loop, int fd, unsigned events, void *arg)
 	px->opts.policy_fd = nfd;
 	log_debug("policy updated by the launcher");
 	proxy_control_reply(fd, "ok\n");
- out:
+out:
 	diags_free(&errs);
 	diags_free(&warns);
 }
@@ -825,8 +863,8 @@ proxy_handoff_cb(struct evloop *loop, int fd, unsigned events, void *arg)
 /* ---- decision log ---------------------------------------------------------------- */
 
 void
-proxy_request_init(struct proxy *px, struct proxy_request *rq, const char *protocol,
-    const char *client)
+proxy_request_init(
+    struct proxy *px, struct proxy_request *rq, const char *protocol, const char *client)
 {
 	memset(rq, 0, sizeof(*rq));
 	rq->protocol = protocol;
@@ -1023,8 +1061,10 @@ struct tls_mitm *
 proxy_tls_mitm(struct proxy *px, const char **why)
 {
 	if (px->mitm_ca == NULL)
-		*why = px->term_why[0] ? px->term_why : "TLS termination is not available: "
-		    "tlsTerminate was not in the policy when the proxy started";
+		*why = px->term_why[0]
+		    ? px->term_why
+		    : "TLS termination is not available: "
+		      "tlsTerminate was not in the policy when the proxy started";
 	return px->mitm_ca;
 }
 
@@ -1038,9 +1078,11 @@ struct tls_ctx *
 proxy_tls_ctx(struct proxy *px, const char **why)
 {
 	if (px->tls == NULL)
-		*why = px->tls_why[0] ? px->tls_why : "TLS is not available: no https:// parent "
-		    "proxy was configured when the proxy started, and TLS is set up only then: "
-		    "restart it";
+		*why = px->tls_why[0]
+		    ? px->tls_why
+		    : "TLS is not available: no https:// parent "
+		      "proxy was configured when the proxy started, and TLS is set up only then: "
+		      "restart it";
 	return px->tls;
 }
 
@@ -1049,12 +1091,12 @@ proxy_mitm_connector(struct proxy *px, const char *path, const char **why)
 {
 	if (px->connector == NULL) {
 		*why = "mitmProxy was not configured when the proxy started (its connector "
-		    "starts only then): restart it";
+		       "starts only then): restart it";
 		return NULL;
 	}
 	if (strcmp(proxy_connector_path(px->connector), path) != 0) {
 		*why = "mitmProxy.socketPath changed since the proxy started (it connects only "
-		    "to the socket it started with): restart it";
+		       "to the socket it started with): restart it";
 		return NULL;
 	}
 	return px->connector;
@@ -1076,8 +1118,8 @@ struct proxy_tun {
 };
 
 static void
-proxy_tunnel_done(struct relay *r, enum relay_end how, int err, const struct relay_stats *st,
-    void *arg)
+proxy_tunnel_done(
+    struct relay *r, enum relay_end how, int err, const struct relay_stats *st, void *arg)
 {
 	struct proxy_tun *t = arg;
 
@@ -1425,7 +1467,7 @@ proxy_lifeline_cb(struct evloop *loop, int fd, unsigned events, void *arg)
 
 	(void)events;
 	(void)arg;
-	n = sys_recv(fd, buf, sizeof(buf));     /* read(2), a socket on Windows */
+	n = sys_recv(fd, buf, sizeof(buf)); /* read(2), a socket on Windows */
 	if (n > 0 || (n == -1 && (errno == EAGAIN || errno == EINTR)))
 		return;
 	/* The launcher is gone: nobody is left to serve. */
@@ -1452,8 +1494,8 @@ proxy_set_nonblock(int fd)
 static void
 proxy_add_listener(struct proxy *px, int fd, char *unix_path)
 {
-	px->listeners = xreallocarray(px->listeners, px->nlisteners + 1,
-	    sizeof(*px->listeners));
+	px->listeners = xreallocarray(
+	    px->listeners, px->nlisteners + 1, sizeof(*px->listeners));
 	px->listeners[px->nlisteners].fd = fd;
 	px->listeners[px->nlisteners].unix_path = unix_path;
 	px->nlisteners++;
@@ -1523,9 +1565,9 @@ proxy_adopt_listener(struct proxy *px, int fd)
  * flight; the daemon's spare descriptors (srt-httpd's idle upstream connections) come
  * on top. So: cap = (limit - reserve - refused - spare - 2 * pipes) / 2.
  */
-#define PROXY_FD_RESERVE        64u
-#define PROXY_PIPES_MIN         16u
-#define PROXY_PIPES_MAX         1024u
+#define PROXY_FD_RESERVE 64u
+#define PROXY_PIPES_MIN 16u
+#define PROXY_PIPES_MAX 1024u
 
 #ifdef _WIN32
 /* Windows has no descriptor limit to size the cap from (sockets are handles) and no
@@ -1552,16 +1594,17 @@ proxy_limits(struct proxy *px)
 	}
 	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
 		rl.rlim_cur = 1024;
-	lim = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (1u << 24) ? (1u << 24) :
-	    rl.rlim_cur;
+	lim = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (1u << 24) ? (1u << 24)
+								       : rl.rlim_cur;
 	/* About one pipe per 32 descriptors: plenty for the connections that move bytes at
 	 * the same moment; the others are idle or fall back to copying. */
 	pipes = lim / 32;
-	pipes = pipes < PROXY_PIPES_MIN ? PROXY_PIPES_MIN : pipes > PROXY_PIPES_MAX ?
-	    PROXY_PIPES_MAX : pipes;
+	pipes = pipes < PROXY_PIPES_MIN ? PROXY_PIPES_MIN
+	    : pipes > PROXY_PIPES_MAX ? PROXY_PIPES_MAX
+				      : pipes;
 	/* Spare descriptors: at most one per 32 as well. */
-	px->spare_fds = px->proto->spare_fds < lim / 32 ? px->proto->spare_fds :
-	    (unsigned)(lim / 32);
+	px->spare_fds = px->proto->spare_fds < lim / 32 ? px->proto->spare_fds
+							: (unsigned)(lim / 32);
 	fixed = PROXY_FD_RESERVE + PROXY_REFUSED_MAX + px->spare_fds + 2 * pipes;
 	if (lim >= fixed + 2 * 16)
 		fit = (unsigned)((lim - fixed) / 2);
@@ -1569,12 +1612,14 @@ proxy_limits(struct proxy *px)
 		/* A tiny limit: fewer pipes, no spares, still a few connections. */
 		pipes = 4;
 		px->spare_fds = 0;
-		fit = lim > PROXY_FD_RESERVE / 2 + 2 * pipes + 2 ?
-		    (unsigned)((lim - PROXY_FD_RESERVE / 2 - 2 * pipes) / 2) : 1;
+		fit = lim > PROXY_FD_RESERVE / 2 + 2 * pipes + 2
+		    ? (unsigned)((lim - PROXY_FD_RESERVE / 2 - 2 * pipes) / 2)
+		    : 1;
 	}
 	relay_set_pipe_budget((size_t)pipes);
 	if (px->opts.max_conns == 0)
-		px->opts.max_conns = fit < PROXY_DEFAULT_MAX_CONNS ? fit : PROXY_DEFAULT_MAX_CONNS;
+		px->opts.max_conns = fit < PROXY_DEFAULT_MAX_CONNS ? fit
+								   : PROXY_DEFAULT_MAX_CONNS;
 	else if (px->opts.max_conns > fit)
 		log_warnx("--max-conns %u is more than the descriptor limit (%llu) allows (%u)",
 		    px->opts.max_conns, (unsigned long long)lim, fit);
@@ -1594,7 +1639,8 @@ proxy_routes_start(struct proxy *px)
 
 	if (upstream_needs_tls(&px->pol->up)) {
 		if ((px->tls = tls_ctx_new(err, sizeof(err))) == NULL) {
-			snprintf(px->tls_why, sizeof(px->tls_why), "TLS is not available: %s", err);
+			snprintf(
+			    px->tls_why, sizeof(px->tls_why), "TLS is not available: %s", err);
 			log_warnx("warning: TLS for the https:// parent proxy: %s", err);
 		} else
 			log_debug("TLS for parent proxies: CA certificates from %s",
@@ -1608,7 +1654,7 @@ proxy_routes_start(struct proxy *px)
 		    px->pol->up.mitm_socket);
 }
 
-#define PROXY_CA_MAX    (1u << 20)      /* a CA file, or what --ca-fd hands over */
+#define PROXY_CA_MAX (1u << 20) /* a CA file, or what --ca-fd hands over */
 
 /*
  * tlsTerminate: the CA from --ca-fd (the launcher's, which never goes through a file),
@@ -1635,18 +1681,21 @@ proxy_tls_start(struct proxy *px)
 		key = cert;
 		klen = clen;
 	} else if (t->ca_cert_path != NULL) {
-		if ((cert = util_read_secret_file(t->ca_cert_path, PROXY_CA_MAX, &clen)) == NULL) {
+		if ((cert = util_read_secret_file(t->ca_cert_path, PROXY_CA_MAX, &clen)) ==
+		    NULL) {
 			snprintf(err, sizeof(err), "tlsTerminate.caCertPath %s: %s",
 			    t->ca_cert_path, strerror(errno));
 			goto fail;
 		}
-		if ((key = util_read_secret_file(t->ca_key_path, PROXY_CA_MAX, &klen)) == NULL) {
+		if ((key = util_read_secret_file(t->ca_key_path, PROXY_CA_MAX, &klen)) ==
+		    NULL) {
 			snprintf(err, sizeof(err), "tlsTerminate.caKeyPath %s: %s",
 			    t->ca_key_path, strerror(errno));
 			goto fail;
 		}
 	} else {
-		snprintf(err, sizeof(err), "tlsTerminate has no CA: name caCertPath and "
+		snprintf(err, sizeof(err),
+		    "tlsTerminate has no CA: name caCertPath and "
 		    "caKeyPath, or let srt make one for the run (srt-httpd --ca-fd)");
 		goto fail;
 	}
@@ -1663,16 +1712,16 @@ proxy_tls_start(struct proxy *px)
 			    t->extra_ca_paths.v[i], strerror(errno));
 			continue;
 		}
-		if (tls_ctx_add_ca_file(px->term_tls, t->extra_ca_paths.v[i], err,
-		    sizeof(err)) == -1)
+		if (tls_ctx_add_ca_file(
+			px->term_tls, t->extra_ca_paths.v[i], err, sizeof(err)) == -1)
 			log_debug("tlsTerminate.extraCaCertPaths: %s: skipped", err);
 	}
 	log_debug("TLS termination: real servers verified with %s%s",
 	    tls_ctx_ca_file(px->term_tls), t->extra_ca_paths.n ? " and extraCaCertPaths" : "");
 	goto out;
 fail:
-	snprintf(px->term_why, sizeof(px->term_why), "TLS termination is not available: %s",
-	    err);
+	snprintf(
+	    px->term_why, sizeof(px->term_why), "TLS termination is not available: %s", err);
 	log_warnx("warning: %s", px->term_why + strlen("TLS termination is not available: "));
 out:
 	if (key != NULL && key != cert)
@@ -1759,7 +1808,8 @@ proxy_creds_read(struct proxy *px)
 		/* The forms of each value a response is scrubbed of (forward.c). */
 		cred_scrub_prepare(&px->creds);
 		log_debug("%zu masked credential(s), %zu AWS pair(s), %zu form(s) scrubbed "
-		    "from responses", px->creds.n, px->creds.naws, px->creds.nscrub);
+			  "from responses",
+		    px->creds.n, px->creds.naws, px->creds.nscrub);
 	}
 	return rc;
 }
@@ -1790,8 +1840,8 @@ static void
 proxy_log_open(struct proxy *px)
 {
 	if (px->opts.log_path != NULL) {
-		px->log_fd = open(px->opts.log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
-		    O_NOCTTY | O_BINARY, 0600);
+		px->log_fd = open(px->opts.log_path,
+		    O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_BINARY, 0600);
 		if (px->log_fd == -1)
 			fatal("--log %s", px->opts.log_path);
 	} else if (px->opts.log_fd != -1) {
@@ -1819,19 +1869,24 @@ proxy_watch_fds(struct proxy *px, const struct proxy_proto *proto)
 		proxy_open_listener(px, proto->default_listen);
 	proxy_listeners_say(px, proto, px->opts.nlisten_fds);
 	for (i = 0; i < px->nlisteners; i++)
-		if (evloop_add(px->loop, px->listeners[i].fd, EV_READ, proxy_accept_cb, px) == -1)
+		if (evloop_add(px->loop, px->listeners[i].fd, EV_READ, proxy_accept_cb, px) ==
+		    -1)
 			fatal("listener");
 	if (px->opts.lifeline_fd != -1) {
 		if (proxy_set_nonblock(px->opts.lifeline_fd) == -1 ||
-		    evloop_add(px->loop, px->opts.lifeline_fd, EV_READ, proxy_lifeline_cb, px) == -1)
+		    evloop_add(
+			px->loop, px->opts.lifeline_fd, EV_READ, proxy_lifeline_cb, px) == -1)
 			fatal("--lifeline-fd %d", px->opts.lifeline_fd);
 	}
-	if (px->opts.control_fd != -1 && (proxy_set_nonblock(px->opts.control_fd) == -1 ||
-	    evloop_add(px->loop, px->opts.control_fd, EV_READ, proxy_control_cb, px) == -1))
+	if (px->opts.control_fd != -1 &&
+	    (proxy_set_nonblock(px->opts.control_fd) == -1 ||
+		evloop_add(px->loop, px->opts.control_fd, EV_READ, proxy_control_cb, px) == -1))
 		fatal("--control-fd %d", px->opts.control_fd);
-	if (px->opts.handoff_fd != -1 && (proxy_set_nonblock(px->opts.handoff_fd) == -1 ||
-	    (proto->handoff != NULL && evloop_add(px->loop, px->opts.handoff_fd, EV_READ,
-	    proxy_handoff_cb, px) == -1)))
+	if (px->opts.handoff_fd != -1 &&
+	    (proxy_set_nonblock(px->opts.handoff_fd) == -1 ||
+		(proto->handoff != NULL &&
+		    evloop_add(px->loop, px->opts.handoff_fd, EV_READ, proxy_handoff_cb, px) ==
+			-1)))
 		fatal("--handoff-fd %d", px->opts.handoff_fd);
 	if (proto->start != NULL)
 		proto->start(px);
@@ -1892,22 +1947,25 @@ proxy_main(int argc, char **argv, const struct proxy_proto *proto)
 		goto out;
 	}
 	/* Windows: what the policy routes through OpenSSL or the connector (proxy_win.h). */
-	if (px->pol != NULL && (why = proxy_win_refused_routes(&px->pol->up,
-	    px->pol->tls.present && proto->tls_terminate)) != NULL) {
+	if (px->pol != NULL &&
+	    (why = proxy_win_refused_routes(
+		 &px->pol->up, px->pol->tls.present && proto->tls_terminate)) != NULL) {
 		log_warnx("%s", why);
 		rc = 2;
 		goto out;
 	}
 	/* allowPlaintextHeaderSet is read once, from the policy the proxy starts with (as
 	 * the reference reads it when its proxy starts): a reload does not change it. */
-	if (px->pol != NULL && (policy_option_flags(px->pol->pol) &
-	    SETTINGS_FLAG(allow_plaintext_header_set)) != 0)
+	if (px->pol != NULL &&
+	    (policy_option_flags(px->pol->pol) & SETTINGS_FLAG(allow_plaintext_header_set)) !=
+		0)
 		px->opts.plaintext_header_set = true;
 	/* Narrowed, the proxy cannot open the file of -p or -s again for a reload. */
-	if (!px->opts.no_sandbox && (px->opts.policy_path != NULL ||
-	    px->opts.settings_path != NULL) && (px->opener = proxy_opener_start(
-	    px->opts.policy_path != NULL ? px->opts.policy_path : px->opts.settings_path)) ==
-	    NULL) {
+	if (!px->opts.no_sandbox &&
+	    (px->opts.policy_path != NULL || px->opts.settings_path != NULL) &&
+	    (px->opener = proxy_opener_start(px->opts.policy_path != NULL
+		     ? px->opts.policy_path
+		     : px->opts.settings_path)) == NULL) {
 		rc = 1;
 		goto out;
 	}
@@ -1926,8 +1984,8 @@ proxy_main(int argc, char **argv, const struct proxy_proto *proto)
 
 	if (proxy_sandbox_enter(px->opts.no_sandbox) == -1)
 		fatalx("cannot narrow the process");
-	log_debug("ready: %zu listener(s), up to %u connections", px->nlisteners,
-	    px->opts.max_conns);
+	log_debug(
+	    "ready: %zu listener(s), up to %u connections", px->nlisteners, px->opts.max_conns);
 	proxy_ready(px);
 
 	if (evloop_run(px->loop) == -1) {

@@ -35,62 +35,63 @@
 #include "upstream.h"
 #include "util.h"
 
-#define PROXY_CONNECT_TIMEOUT_MS   30000u
-#define PROXY_DEFAULT_MAX_CONNS    16384u
-#define PROXY_DRAIN_MS             10000u  /* SIGTERM: open connections get this long */
-#define PROXY_REFUSED_MAX          64u     /* refused past the cap: lingering at once, */
-#define PROXY_REFUSED_MS           1000u   /* each at most this long */
-#define PROXY_REFUSED_BYTES        16384u  /* or this many bytes read and dropped */
-#define PROXY_CLIENT_MAX           64      /* "[v6addr]:port" or "unix" */
-#define PROXY_HEAD_TIMEOUT_S       30u     /* a request head / SOCKS handshake, from its
+#define PROXY_CONNECT_TIMEOUT_MS 30000u
+#define PROXY_DEFAULT_MAX_CONNS 16384u
+#define PROXY_DRAIN_MS 10000u      /* SIGTERM: open connections get this long */
+#define PROXY_REFUSED_MAX 64u      /* refused past the cap: lingering at once, */
+#define PROXY_REFUSED_MS 1000u     /* each at most this long */
+#define PROXY_REFUSED_BYTES 16384u /* or this many bytes read and dropped */
+#define PROXY_CLIENT_MAX 64        /* "[v6addr]:port" or "unix" */
+#define PROXY_HEAD_TIMEOUT_S \
+	30u /* a request head / SOCKS handshake, from its
                                               first byte */
 
 /* Command line (SPEC §2). */
 struct proxy_opts {
-	const char *policy_path;        /* -p FILE */
-	const char *settings_path;      /* -s FILE */
-	int policy_fd;                  /* --policy-fd N, or -1 */
-	struct strlist listen;          /* -l ADDR, in order */
-	bool listen_any;                /* --listen-any-interface: -l may name an address
+	const char *policy_path;   /* -p FILE */
+	const char *settings_path; /* -s FILE */
+	int policy_fd;             /* --policy-fd N, or -1 */
+	struct strlist listen;     /* -l ADDR, in order */
+	bool listen_any;           /* --listen-any-interface: -l may name an address
 	                                   other hosts reach */
-	int *listen_fds;                /* --listen-fd N, in order */
+	int *listen_fds;           /* --listen-fd N, in order */
 	size_t nlisten_fds;
-	const char *log_path;           /* --log FILE */
-	int log_fd;                     /* --log-fd N, or -1 */
-	bool audit;                     /* --audit */
-	char *auth;                     /* --auth USER:PASS, or NULL */
-	int lifeline_fd;                /* --lifeline-fd N, or -1 */
-	int ready_fd;                   /* --ready-fd N: "ready" once serving, or -1 */
-	bool debug;                     /* -d */
-	unsigned max_conns;             /* --max-conns N (default PROXY_DEFAULT_MAX_CONNS) */
-	unsigned idle_timeout_s;        /* --idle-timeout SEC for tunnels, 0 = none (default) */
-	unsigned head_timeout_s;        /* --head-timeout SEC: the whole request head (srt-httpd)
+	const char *log_path;         /* --log FILE */
+	int log_fd;                   /* --log-fd N, or -1 */
+	bool audit;                   /* --audit */
+	char *auth;                   /* --auth USER:PASS, or NULL */
+	int lifeline_fd;              /* --lifeline-fd N, or -1 */
+	int ready_fd;                 /* --ready-fd N: "ready" once serving, or -1 */
+	bool debug;                   /* -d */
+	unsigned max_conns;           /* --max-conns N (default PROXY_DEFAULT_MAX_CONNS) */
+	unsigned idle_timeout_s;      /* --idle-timeout SEC for tunnels, 0 = none (default) */
+	unsigned head_timeout_s;      /* --head-timeout SEC: the whole request head (srt-httpd)
 	                                   or SOCKS handshake (srt-socksd) must arrive within
 	                                   this (default PROXY_HEAD_TIMEOUT_S) */
-	bool no_sandbox;                /* --no-sandbox: skip seccomp (debugging only) */
-	unsigned relay_port;            /* --relay-to PORT: a plain relay, no policy; 0 */
-	int cred_fd;                    /* --cred-fd N: masked credentials (cred.h), or -1 */
-	int ca_fd;                      /* --ca-fd N: tlsTerminate's CA (certificate and key
+	bool no_sandbox;              /* --no-sandbox: skip seccomp (debugging only) */
+	unsigned relay_port;          /* --relay-to PORT: a plain relay, no policy; 0 */
+	int cred_fd;                  /* --cred-fd N: masked credentials (cred.h), or -1 */
+	int ca_fd;                    /* --ca-fd N: tlsTerminate's CA (certificate and key
 	                                   as PEM, read to its end at start), or -1 */
-	int control_fd;                 /* --control-fd N: live policies from the launcher
+	int control_fd;               /* --control-fd N: live policies from the launcher
 	                                   (a Unix socket: one byte and a policy memfd per
 	                                   update, answered by one line), or -1 */
-	int decider_in, decider_out;    /* --decider-fd N (both), or --decider-in N and
+	int decider_in, decider_out;  /* --decider-fd N (both), or --decider-in N and
 	                                   --decider-out N; -1 without a decider */
-	bool ask;                       /* --ask: only hosts no rule decides go to it */
-	unsigned decider_timeout_ms;    /* --decider-timeout MS (DECIDER_TIMEOUT_MS) */
-	int decider_ready_fd;           /* --decider-ready-fd N: "ok\n" once the decider's
+	bool ask;                     /* --ask: only hosts no rule decides go to it */
+	unsigned decider_timeout_ms;  /* --decider-timeout MS (DECIDER_TIMEOUT_MS) */
+	int decider_ready_fd;         /* --decider-ready-fd N: "ok\n" once the decider's
 	                                   hello came, "error: WHY\n" if the link ended
 	                                   first (srt waits for it); -1 none */
-	int handoff_fd;                 /* --handoff-fd N: the TLS-termination handoff
+	int handoff_fd;               /* --handoff-fd N: the TLS-termination handoff
 	                                   channel between srt-socksd and srt-httpd
 	                                   (handoff.h), made by the launcher; -1 none */
-	bool plaintext_header_set;      /* --plaintext-header-set, or the starting policy's
+	bool plaintext_header_set;    /* --plaintext-header-set, or the starting policy's
 	                                   allowPlaintextHeaderSet: a decider's allow may set
 	                                   headers on a request that came in clear text */
-	struct strlist strip_headers;   /* --strip-response-header NAME, added to every
+	struct strlist strip_headers; /* --strip-response-header NAME, added to every
 	                                   policy's stripResponseHeaders */
-	bool lists_terminate;           /* proxy mode with --ca-fd: the policy made from the
+	bool lists_terminate;         /* proxy mode with --ca-fd: the policy made from the
 	                                   decider's hello has tlsTerminate */
 };
 
@@ -99,9 +100,9 @@ struct proxy_connector;
 
 /* What one daemon plugs into the shared core. */
 struct proxy_proto {
-	const char *prog;               /* "srt-httpd" */
-	const char *default_listen;     /* "127.0.0.1:3128" */
-	const char *usage;              /* the synopsis line(s) printed by -h and on bad usage */
+	const char *prog;           /* "srt-httpd" */
+	const char *default_listen; /* "127.0.0.1:3128" */
+	const char *usage;          /* the synopsis line(s) printed by -h and on bad usage */
 	/* A new connection, non-blocking and CLOEXEC; client is its peer in text. */
 	void (*accept)(struct proxy *px, int fd, const char *client);
 	/* Past the connection cap: write a refusal without blocking and shut the write side;
@@ -156,15 +157,15 @@ bool proxy_draining(struct proxy *px);
  * pending decision or lookup still uses. */
 struct proxy_policy {
 	struct policy *pol;
-	bool require_host_match;        /* network.requireHostMatch */
-	bool refuse_opaque_tunnels;     /* network.refuseOpaqueTunnels */
-	struct upstream up;             /* parentProxy (with the environment), mitmProxy */
-	struct strlist strip_headers;   /* stripResponseHeaders, folded (decider_fold) */
-	struct settings_tls tls;        /* tlsTerminate (tls.present: on) */
+	bool require_host_match;      /* network.requireHostMatch */
+	bool refuse_opaque_tunnels;   /* network.refuseOpaqueTunnels */
+	struct upstream up;           /* parentProxy (with the environment), mitmProxy */
+	struct strlist strip_headers; /* stripResponseHeaders, folded (decider_fold) */
+	struct settings_tls tls;      /* tlsTerminate (tls.present: on) */
 	unsigned refs;
 };
-struct proxy_policy *proxy_policy_get(struct proxy *px);       /* +1 reference */
-void proxy_policy_put(struct proxy_policy *pp);                 /* -1, freed at 0 */
+struct proxy_policy *proxy_policy_get(struct proxy *px); /* +1 reference */
+void proxy_policy_put(struct proxy_policy *pp);          /* -1, freed at 0 */
 
 /* Without -p, -s or --policy-fd the policy comes from a decider's hello (srt proxy):
  * until then every host is denied. */
@@ -182,26 +183,26 @@ int proxy_auth_check(struct proxy *px, const char *userpass, size_t len);
 
 /* One decision from the request to the log line. */
 struct proxy_request {
-	const char *protocol;           /* "http", "connect", "socks5" */
+	const char *protocol; /* "http", "connect", "socks5" */
 	char client[PROXY_CLIENT_MAX];
-	char host[DOM_HOST_MAX + 1];    /* canonical, or the sanitised request host */
+	char host[DOM_HOST_MAX + 1]; /* canonical, or the sanitised request host */
 	uint16_t port;
 	enum host_kind kind;
 	enum verdict verdict;
-	char *rule;                     /* owned, or NULL */
-	char *reason;                   /* owned, or NULL */
-	char *route;                    /* owned: how it left (route_describe), or NULL */
-	char *request;                  /* owned: "METHOD URL" of one refused request inside
+	char *rule;        /* owned, or NULL */
+	char *reason;      /* owned, or NULL */
+	char *route;       /* owned: how it left (route_describe), or NULL */
+	char *request;     /* owned: "METHOD URL" of one refused request inside
 	                                   an allowed exchange (decision.h), or NULL */
-	int status;                     /* HTTP status / SOCKS reply sent, -1 none */
-	uint64_t up, down;              /* bytes client->server, server->client */
-	uint64_t start_ms;              /* evloop_now() when the request arrived */
-	bool would_deny;                /* --audit: the policy would have refused it */
+	int status;        /* HTTP status / SOCKS reply sent, -1 none */
+	uint64_t up, down; /* bytes client->server, server->client */
+	uint64_t start_ms; /* evloop_now() when the request arrived */
+	bool would_deny;   /* --audit: the policy would have refused it */
 };
 
 /* Start a record: protocol and client set, counters 0, status -1, VERDICT_NONE. */
-void proxy_request_init(struct proxy *px, struct proxy_request *rq, const char *protocol,
-    const char *client);
+void proxy_request_init(
+    struct proxy *px, struct proxy_request *rq, const char *protocol, const char *client);
 void proxy_request_clear(struct proxy_request *rq);
 /* A connection's request is over: *rq (allocated) cleared and freed, its hold on the
  * policy (*pp) given back; both NULL after, either may be before. */
@@ -230,23 +231,23 @@ void proxy_route(const struct proxy_policy *pp, const struct proxy_request *rq, 
  * for a tunnel its CONNECT to the destination; without tunnel, a connection to it for an
  * absolute-form request. All within PROXY_CONNECT_TIMEOUT_MS. rq->route says which. */
 enum proxy_dial_status {
-	PROXY_DIAL_OK,          /* fd is a connected, non-blocking, CLOEXEC socket */
-	PROXY_DIAL_BLOCKED,     /* the guard refused every address: short = "resolved to
+	PROXY_DIAL_OK,      /* fd is a connected, non-blocking, CLOEXEC socket */
+	PROXY_DIAL_BLOCKED, /* the guard refused every address: short = "resolved to
 	                           ...", message = "Connection to H blocked: resolved to ..." */
-	PROXY_DIAL_FAILED,      /* lookup or connect failed: message says why */
+	PROXY_DIAL_FAILED,  /* lookup or connect failed: message says why */
 };
 struct proxy_dial_result {
 	enum proxy_dial_status status;
-	int fd;                 /* PROXY_DIAL_OK: the caller owns it; else -1 */
-	struct tls_conn *tls;   /* proxy_dial_https: the session over fd (the caller owns
+	int fd;                /* PROXY_DIAL_OK: the caller owns it; else -1 */
+	struct tls_conn *tls;  /* proxy_dial_https: the session over fd (the caller owns
 	                           it too); else NULL */
-	int err;                /* errno of a failed connect, 0 otherwise */
-	enum route_kind route;  /* which way it went */
-	const char *early;      /* PROXY_DIAL_OK, tunnel: bytes the parent sent after its
+	int err;               /* errno of a failed connect, 0 otherwise */
+	enum route_kind route; /* which way it went */
+	const char *early;     /* PROXY_DIAL_OK, tunnel: bytes the parent sent after its
 	                           reply, to give the client first (valid in the callback) */
 	size_t early_len;
 	const char *short_reason;
-	const char *message;    /* through a parent: "parent proxy URL: what happened" */
+	const char *message; /* through a parent: "parent proxy URL: what happened" */
 };
 struct proxy_dial;
 /* The callback runs once, later, from the loop (never inside proxy_dial). In --audit a
@@ -302,8 +303,8 @@ bool proxy_term_wanted(const struct proxy_policy *pp, const struct proxy_request
 
 /* The connector to the inspection proxy at path, started with the proxy; NULL with *why
  * when it was started for another path, or not at all. */
-struct proxy_connector *proxy_mitm_connector(struct proxy *px, const char *path,
-    const char **why);
+struct proxy_connector *proxy_mitm_connector(
+    struct proxy *px, const char *path, const char **why);
 
 /* --relay-to (proxy_relay.c): the accept callback of the plain relay to
  * 127.0.0.1:relay_port (or [::1]), in place of the protocol's. */

@@ -21,15 +21,15 @@
 
 struct proxy_connector_req {
 	struct proxy_connector_req *next;
-	proxy_connector_cb cb;          /* NULL: cancelled */
+	proxy_connector_cb cb; /* NULL: cancelled */
 	void *arg;
 };
 
 struct proxy_connector {
 	struct evloop *loop;
-	int sock;                       /* -1 once the child is gone */
+	int sock; /* -1 once the child is gone */
 	char *path;
-	struct proxy_connector_req *first, *last;      /* waiting for their answer */
+	struct proxy_connector_req *first, *last; /* waiting for their answer */
 };
 
 /* ---- the child ------------------------------------------------------------------- */
@@ -38,8 +38,16 @@ static int
 connector_child_filter(void)
 {
 	static const char *const allow[] = {
-		"read", "recvfrom", "sendmsg", "connect", "setsockopt", "close", "exit",
-		"exit_group", "rt_sigreturn", "restart_syscall",
+		"read",
+		"recvfrom",
+		"sendmsg",
+		"connect",
+		"setsockopt",
+		"close",
+		"exit",
+		"exit_group",
+		"rt_sigreturn",
+		"restart_syscall",
 	};
 	scmp_filter_ctx ctx;
 	int nr, rc = -1;
@@ -51,8 +59,9 @@ connector_child_filter(void)
 		    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0) < 0)
 			goto out;
 	/* Unix sockets only: the child reaches the network in no other way. */
-	if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
-	    SCMP_A0(SCMP_CMP_EQ, AF_UNIX)) < 0 || seccomp_load(ctx) < 0)
+	if (seccomp_rule_add(
+		ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_EQ, AF_UNIX)) < 0 ||
+	    seccomp_load(ctx) < 0)
 		goto out;
 	rc = 0;
 out:
@@ -191,7 +200,7 @@ proxy_connector_start(struct evloop *loop, const char *path)
 	if (fcntl(pc->sock, F_SETFL, O_NONBLOCK) == -1 ||
 	    evloop_add(loop, pc->sock, EV_READ, connector_io, pc) == -1) {
 		log_warn("connector");
-		proxy_connector_free(pc);       /* (not in the loop: evloop_del passes it by) */
+		proxy_connector_free(pc); /* (not in the loop: evloop_del passes it by) */
 		return NULL;
 	}
 	return pc;

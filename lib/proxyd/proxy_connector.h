@@ -19,7 +19,7 @@
 
 #include "evloop.h"
 
-#define PROXY_CONNECTOR_TIMEOUT_S 10   /* a connect to a full backlog waits this long */
+#define PROXY_CONNECTOR_TIMEOUT_S 10 /* a connect to a full backlog waits this long */
 
 struct proxy_connector;
 struct proxy_connector_req;
@@ -34,8 +34,8 @@ const char *proxy_connector_path(const struct proxy_connector *pc);
 typedef void (*proxy_connector_cb)(void *arg, int fd, int err);
 /* Ask for a connection; cb runs once, later, from the loop. NULL with errno when the
  * request cannot be sent (the connector is gone). */
-struct proxy_connector_req *proxy_connector_ask(struct proxy_connector *pc,
-    proxy_connector_cb cb, void *arg);
+struct proxy_connector_req *proxy_connector_ask(
+    struct proxy_connector *pc, proxy_connector_cb cb, void *arg);
 /* The callback will not run; a socket that still arrives is closed. */
 void proxy_connector_cancel(struct proxy_connector_req *r);
 

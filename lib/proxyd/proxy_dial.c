@@ -34,40 +34,40 @@
 #define PROXY_DIAL_MAX 64
 
 enum dial_phase {
-	DIAL_RESOLVE,           /* looking up the destination or the parent */
-	DIAL_CONNECT,           /* TCP connect to one of the addresses */
-	DIAL_UNIX,              /* waiting for the connector's socket */
-	DIAL_TLS,               /* TLS handshake with an https:// parent */
-	DIAL_TUNNEL,            /* CONNECT sent to the parent, reading its reply */
-	DIAL_DEST_TLS,          /* TLS handshake with the destination (proxy_dial_https) */
+	DIAL_RESOLVE,  /* looking up the destination or the parent */
+	DIAL_CONNECT,  /* TCP connect to one of the addresses */
+	DIAL_UNIX,     /* waiting for the connector's socket */
+	DIAL_TLS,      /* TLS handshake with an https:// parent */
+	DIAL_TUNNEL,   /* CONNECT sent to the parent, reading its reply */
+	DIAL_DEST_TLS, /* TLS handshake with the destination (proxy_dial_https) */
 };
 
 struct proxy_dial {
 	struct proxy *px;
 	struct proxy_policy *pp;
 	struct proxy_request *rq;
-	struct route route;             /* pointers into pp->up, which pp keeps alive */
-	bool tunnel;                    /* the caller wants a byte stream to the destination */
-	bool dest_tls;                  /* ... with TLS to it on top (proxy_dial_https) */
-	struct tls_conn *dtc;           /* that TLS session while its handshake runs */
+	struct route route;   /* pointers into pp->up, which pp keeps alive */
+	bool tunnel;          /* the caller wants a byte stream to the destination */
+	bool dest_tls;        /* ... with TLS to it on top (proxy_dial_https) */
+	struct tls_conn *dtc; /* that TLS session while its handshake runs */
 	proxy_dial_cb cb;
 	void *arg;
 	enum dial_phase phase;
 	struct resolver_query *query;
 	struct proxy_connector_req *creq;
 	struct tls_conn *tc;
-	const char *host;               /* what the transport dials: rq->host or the parent */
+	const char *host; /* what the transport dials: rq->host or the parent */
 	uint16_t port;
 	struct ip_addr addrs[PROXY_DIAL_MAX];
 	size_t naddrs, next;
 	int fd;
 	int last_err;
-	struct buf out;                 /* the CONNECT request not yet sent */
-	struct buf in;                  /* the parent's reply so far */
+	struct buf out; /* the CONNECT request not yet sent */
+	struct buf in;  /* the parent's reply so far */
 	struct ev_timer timeout;
 	struct ev_timer start;
-	const char *fail_early;         /* fail at the start, with this reason */
-	char via[DOM_HOST_MAX + 64];    /* "parent proxy http://h:p", "inspection proxy
+	const char *fail_early;      /* fail at the start, with this reason */
+	char via[DOM_HOST_MAX + 64]; /* "parent proxy http://h:p", "inspection proxy
 	                                   unix:PATH", or "" for direct */
 	char message[GUARD_REASON_MAX + 2 * DOM_HOST_MAX + 128];
 	char short_reason[GUARD_REASON_MAX];
@@ -139,8 +139,7 @@ proxy_dial_finish(struct proxy_dial *d, enum proxy_dial_status st)
 }
 
 /* Fail with "VIA: what" (or just what, direct). */
-static void SRT_PRINTF(2, 3)
-proxy_dial_failf(struct proxy_dial *d, const char *fmt, ...)
+static void SRT_PRINTF(2, 3) proxy_dial_failf(struct proxy_dial *d, const char *fmt, ...)
 {
 	char what[sizeof(d->message) - sizeof(d->via) - 2];
 	va_list ap;
@@ -166,8 +165,8 @@ proxy_dial_fail(struct proxy_dial *d, int err)
 		proxy_dial_failf(d, "connect to %s port %u (%s) failed: %s", d->host, d->port,
 		    a, strerror(err));
 	} else
-		proxy_dial_failf(d, "connect to %s port %u failed: %s", d->host, d->port,
-		    strerror(err));
+		proxy_dial_failf(
+		    d, "connect to %s port %u failed: %s", d->host, d->port, strerror(err));
 }
 
 /* ---- the tunnel through a parent ------------------------------------------------- */
@@ -198,13 +197,15 @@ proxy_dial_tunnel_io(struct proxy_dial *d)
 			return;
 		if (n <= 0) {
 			d->last_err = n == 0 ? ECONNRESET : errno;
-			proxy_dial_failf(d, "the connection ended before the reply to CONNECT %s "
-			    "(%s)", a, n == 0 ? "closed" : strerror(errno));
+			proxy_dial_failf(d,
+			    "the connection ended before the reply to CONNECT %s "
+			    "(%s)",
+			    a, n == 0 ? "closed" : strerror(errno));
 			return;
 		}
 		buf_add(&d->in, buf, (size_t)n);
-		switch (upstream_connect_reply(d->in.p + d->in.off, d->in.len, &hl, line,
-		    sizeof(line))) {
+		switch (upstream_connect_reply(
+		    d->in.p + d->in.off, d->in.len, &hl, line, sizeof(line))) {
 		case UPSTREAM_REPLY_MORE:
 			continue;
 		case UPSTREAM_REPLY_OK:
@@ -248,7 +249,7 @@ proxy_dial_resume(struct proxy_dial *d, int fd, int err, const char *what)
 	if (fd != -1) {
 		d->fd = fd;
 		if (evloop_add(proxy_loop(d->px), fd, EV_READ | EV_WRITE | EV_EDGE,
-		    proxy_dial_io, d) == 0) {
+			proxy_dial_io, d) == 0) {
 			proxy_dial_via_ready(d);
 			return;
 		}
@@ -287,12 +288,12 @@ proxy_dial_tls_start(struct proxy_dial *d)
 	struct tls_ctx *ctx = proxy_tls_ctx(d->px, &why);
 	char err[TLS_ERR_MAX];
 
-	if (ctx == NULL) {      /* checked in proxy_dial already */
+	if (ctx == NULL) { /* checked in proxy_dial already */
 		proxy_dial_failf(d, "%s", why);
 		return;
 	}
-	d->tc = tls_conn_new(ctx, d->fd, d->route.parent->host, d->route.parent->kind, err,
-	    sizeof(err));
+	d->tc = tls_conn_new(
+	    ctx, d->fd, d->route.parent->host, d->route.parent->kind, err, sizeof(err));
 	if (d->tc == NULL) {
 		proxy_dial_failf(d, "TLS: %s", err);
 		return;
@@ -326,14 +327,14 @@ proxy_dial_dest_tls_start(struct proxy_dial *d)
 
 	d->phase = DIAL_DEST_TLS;
 	if (ctx == NULL) {
-		proxy_dial_failf(d, "TLS to %s: no TLS client (tlsTerminate was not set up)",
-		    d->rq->host);
+		proxy_dial_failf(
+		    d, "TLS to %s: no TLS client (tlsTerminate was not set up)", d->rq->host);
 		return;
 	}
 	/* A server speaks TLS only once asked: bytes before that are not TLS. */
 	if (d->in.len > 0) {
-		proxy_dial_failf(d, "TLS to %s: the tunnel sent bytes before the handshake",
-		    d->rq->host);
+		proxy_dial_failf(
+		    d, "TLS to %s: the tunnel sent bytes before the handshake", d->rq->host);
 		return;
 	}
 	if (evloop_mod(proxy_loop(d->px), d->fd, EV_READ | EV_WRITE | EV_EDGE) == -1) {
@@ -341,8 +342,8 @@ proxy_dial_dest_tls_start(struct proxy_dial *d)
 		proxy_dial_failf(d, "%s", strerror(errno));
 		return;
 	}
-	if ((d->dtc = tls_conn_new(ctx, d->fd, d->rq->host, d->rq->kind, err,
-	    sizeof(err))) == NULL) {
+	if ((d->dtc = tls_conn_new(ctx, d->fd, d->rq->host, d->rq->kind, err, sizeof(err))) ==
+	    NULL) {
 		proxy_dial_failf(d, "TLS to %s: %s", d->rq->host, err);
 		return;
 	}
@@ -372,7 +373,7 @@ proxy_dial_io(struct evloop *loop, int fd, unsigned events, void *arg)
 		break;
 	case DIAL_RESOLVE:
 	case DIAL_UNIX:
-		return;         /* no socket yet */
+		return; /* no socket yet */
 	}
 	/* Writable without an error or hang-up condition: the connection is up. A failed
 	 * connect always raises EPOLLERR, so only then is the error asked for. */
@@ -448,12 +449,14 @@ proxy_dial_next(struct proxy_dial *d)
 		 * request or a TLS record until the previous segment is acknowledged. */
 		(void)sys_setsockopt_int(d->fd, IPPROTO_TCP, TCP_NODELAY, 1);
 		if (sys_connect(d->fd, (struct sockaddr *)&ss, sl) == 0) {
-			if (evloop_add(proxy_loop(d->px), d->fd, EV_WRITE, proxy_dial_io, d) == 0) {
+			if (evloop_add(proxy_loop(d->px), d->fd, EV_WRITE, proxy_dial_io, d) ==
+			    0) {
 				/* Report from the loop like every other outcome. */
 				return;
 			}
 		} else if (errno == EINPROGRESS) {
-			if (evloop_add(proxy_loop(d->px), d->fd, EV_WRITE, proxy_dial_io, d) == 0)
+			if (evloop_add(proxy_loop(d->px), d->fd, EV_WRITE, proxy_dial_io, d) ==
+			    0)
 				return;
 		}
 		d->last_err = errno;
@@ -530,8 +533,8 @@ proxy_dial_resolved(void *arg, int status, const struct ip_addr *addrs, size_t n
 	d->query = NULL;
 	if (status != 0) {
 		d->last_err = 0;
-		proxy_dial_failf(d, "lookup of %s failed: %s", d->host,
-		    resolver_strerror(status));
+		proxy_dial_failf(
+		    d, "lookup of %s failed: %s", d->host, resolver_strerror(status));
 		return;
 	}
 	/* The resolver gives at most RESOLVER_MAX_ANSWERS (= PROXY_DIAL_MAX) addresses. */
@@ -611,18 +614,18 @@ proxy_dial(struct proxy *px, struct proxy_policy *pp, struct proxy_request *rq,
 		break;
 	case ROUTE_MITM:
 	default:
-		snprintf(d->via, sizeof(d->via), "inspection proxy unix:%s",
-		    route->mitm_socket);
-		log_debug("%s: %s port %u through the %s", rq->client, rq->host, rq->port,
-		    d->via);
+		snprintf(
+		    d->via, sizeof(d->via), "inspection proxy unix:%s", route->mitm_socket);
+		log_debug(
+		    "%s: %s port %u through the %s", rq->client, rq->host, rq->port, d->via);
 		d->host = route->mitm_socket;
 		kind = HOST_MALFORMED;
 		evtimer_add(proxy_loop(px), &d->start, 0);
 		return d;
 	}
 	if (route->kind == ROUTE_PARENT)
-		log_debug("%s: %s port %u through the %s", rq->client, rq->host, rq->port,
-		    d->via);
+		log_debug(
+		    "%s: %s port %u through the %s", rq->client, rq->host, rq->port, d->via);
 	if (kind == HOST_IPV4 || kind == HOST_IPV6) {
 		/* A literal is dialled as it is: for a destination, the name decision was the
 		 * whole check. */

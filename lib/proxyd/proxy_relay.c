@@ -17,16 +17,16 @@
 struct proxy_relay_dial {
 	struct proxy *px;
 	int client;
-	int server;             /* the socket being connected, or -1 */
-	int attempt;            /* 0: 127.0.0.1, 1: [::1], 2: none left */
+	int server;  /* the socket being connected, or -1 */
+	int attempt; /* 0: 127.0.0.1, 1: [::1], 2: none left */
 	struct ev_timer timeout;
 };
 
 static void proxy_relay_dial_next(struct proxy_relay_dial *d);
 
 static void
-proxy_relay_done(struct relay *r, enum relay_end how, int err, const struct relay_stats *st,
-    void *arg)
+proxy_relay_done(
+    struct relay *r, enum relay_end how, int err, const struct relay_stats *st, void *arg)
 {
 	(void)r;
 	(void)how;
@@ -98,7 +98,8 @@ proxy_relay_dial_next(struct proxy_relay_dial *d)
 		if (fd == -1)
 			continue;
 		(void)sys_setsockopt_int(fd, IPPROTO_TCP, TCP_NODELAY, 1);
-		if ((sys_connect(fd, (struct sockaddr *)&ss, sl) == 0 || errno == EINPROGRESS) &&
+		if ((sys_connect(fd, (struct sockaddr *)&ss, sl) == 0 ||
+			errno == EINPROGRESS) &&
 		    evloop_add(loop, fd, EV_WRITE, proxy_relay_connected, d) == 0) {
 			d->server = fd;
 			d->attempt++;

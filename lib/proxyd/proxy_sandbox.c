@@ -58,21 +58,79 @@ proxy_sandbox_caps(void)
 /* Syscalls allowed without conditions. */
 static const char *const proxy_sandbox_allow[] = {
 	/* the loop and the sockets */
-	"epoll_wait", "epoll_pwait", "epoll_pwait2", "epoll_ctl",
-	"read", "readv", "write", "writev", "close", "accept4", "accept", "connect",
-	"getsockopt", "setsockopt", "getsockname", "getpeername", "shutdown", "bind",
-	"sendto", "recvfrom", "sendmsg", "recvmsg", "sendmmsg", "recvmmsg",
-	"splice", "pipe2", "fcntl", "poll", "ppoll", "select", "pselect6",
+	"epoll_wait",
+	"epoll_pwait",
+	"epoll_pwait2",
+	"epoll_ctl",
+	"read",
+	"readv",
+	"write",
+	"writev",
+	"close",
+	"accept4",
+	"accept",
+	"connect",
+	"getsockopt",
+	"setsockopt",
+	"getsockname",
+	"getpeername",
+	"shutdown",
+	"bind",
+	"sendto",
+	"recvfrom",
+	"sendmsg",
+	"recvmsg",
+	"sendmmsg",
+	"recvmmsg",
+	"splice",
+	"pipe2",
+	"fcntl",
+	"poll",
+	"ppoll",
+	"select",
+	"pselect6",
 	/* memory (executable mappings are handled below) */
-	"brk", "munmap", "mremap", "madvise",
+	"brk",
+	"munmap",
+	"mremap",
+	"madvise",
 	/* files already open (policy reloads through --policy-fd or the opener); no open */
-	"fstat", "newfstatat", "statx", "stat", "lstat", "lseek", "pread64", "access",
-	"faccessat", "faccessat2", "readlink",
+	"fstat",
+	"newfstatat",
+	"statx",
+	"stat",
+	"lstat",
+	"lseek",
+	"pread64",
+	"access",
+	"faccessat",
+	"faccessat2",
+	"readlink",
 	/* time, signals, process bookkeeping */
-	"clock_gettime", "clock_nanosleep", "nanosleep", "gettimeofday", "time",
-	"rt_sigprocmask", "rt_sigreturn", "rt_sigaction", "sigaltstack", "restart_syscall",
-	"getpid", "gettid", "getuid", "geteuid", "getgid", "getegid", "getrandom",
-	"futex", "sched_yield", "uname", "getrlimit", "prlimit64", "exit", "exit_group",
+	"clock_gettime",
+	"clock_nanosleep",
+	"nanosleep",
+	"gettimeofday",
+	"time",
+	"rt_sigprocmask",
+	"rt_sigreturn",
+	"rt_sigaction",
+	"sigaltstack",
+	"restart_syscall",
+	"getpid",
+	"gettid",
+	"getuid",
+	"geteuid",
+	"getgid",
+	"getegid",
+	"getrandom",
+	"futex",
+	"sched_yield",
+	"uname",
+	"getrlimit",
+	"prlimit64",
+	"exit",
+	"exit_group",
 	"tgkill",
 };
 
@@ -88,24 +146,24 @@ proxy_sandbox_seccomp(void)
 	for (i = 0; i < sizeof(proxy_sandbox_allow) / sizeof(proxy_sandbox_allow[0]); i++) {
 		nr = seccomp_syscall_resolve_name(proxy_sandbox_allow[i]);
 		if (nr == __NR_SCMP_ERROR)
-			continue;       /* not on this architecture */
+			continue; /* not on this architecture */
 		if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0) < 0)
 			goto out;
 	}
 	/* Outbound sockets: IPv4 and IPv6 for dials and DNS; rtnetlink for getifaddrs. */
-	if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
-	    SCMP_A0(SCMP_CMP_EQ, AF_INET)) < 0 ||
-	    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
-	    SCMP_A0(SCMP_CMP_EQ, AF_INET6)) < 0 ||
+	if (seccomp_rule_add(
+		ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_EQ, AF_INET)) < 0 ||
+	    seccomp_rule_add(
+		ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_EQ, AF_INET6)) < 0 ||
 	    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 2,
-	    SCMP_A0(SCMP_CMP_EQ, AF_NETLINK), SCMP_A2(SCMP_CMP_EQ, NETLINK_ROUTE)) < 0)
+		SCMP_A0(SCMP_CMP_EQ, AF_NETLINK), SCMP_A2(SCMP_CMP_EQ, NETLINK_ROUTE)) < 0)
 		goto out;
 	/* The TLS bridge of an https:// parent proxy (tls_bridge.h): a connected pair of
 	 * anonymous Unix sockets, which reach nothing outside the process. A Unix socket of
 	 * any other kind, which could connect to a path, stays refused (the inspection
 	 * proxy's comes from the connector, proxy_connector.h). */
 	if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socketpair), 1,
-	    SCMP_A0(SCMP_CMP_EQ, AF_UNIX)) < 0)
+		SCMP_A0(SCMP_CMP_EQ, AF_UNIX)) < 0)
 		goto out;
 	/* No file opens at all (see proxy_sandbox.h). */
 	if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(openat), 0) < 0 ||
@@ -114,15 +172,15 @@ proxy_sandbox_seccomp(void)
 		goto out;
 	/* No executable memory. */
 	if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1,
-	    SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0)) < 0 ||
+		SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0)) < 0 ||
 	    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mprotect), 1,
-	    SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0)) < 0)
+		SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0)) < 0)
 		goto out;
 	/* c-ares and glibc ask a socket's pending bytes or set it non-blocking. */
 	if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
-	    SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, FIONREAD)) < 0 ||
+		SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, FIONREAD)) < 0 ||
 	    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
-	    SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, FIONBIO)) < 0)
+		SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, FIONBIO)) < 0)
 		goto out;
 	if (seccomp_load(ctx) < 0)
 		goto out;
@@ -179,7 +237,12 @@ static noreturn void
 proxy_opener_main(int sock, const char *path)
 {
 	static const char *const allow[] = {
-		"read", "sendmsg", "close", "exit", "exit_group", "rt_sigreturn",
+		"read",
+		"sendmsg",
+		"close",
+		"exit",
+		"exit_group",
+		"rt_sigreturn",
 		"restart_syscall",
 	};
 	scmp_filter_ctx ctx;
@@ -194,9 +257,9 @@ proxy_opener_main(int sock, const char *path)
 		    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0) < 0)
 			_exit(1);
 	if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(openat), 1,
-	    SCMP_A2(SCMP_CMP_EQ, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0 ||
+		SCMP_A2(SCMP_CMP_EQ, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0 ||
 	    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(open), 1,
-	    SCMP_A1(SCMP_CMP_EQ, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0 ||
+		SCMP_A1(SCMP_CMP_EQ, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0 ||
 	    seccomp_load(ctx) < 0)
 		_exit(1);
 	while (read(sock, &c, 1) == 1) {
@@ -265,7 +328,7 @@ proxy_opener_open(void *arg, const char *path)
 	size_t got = 0, nfds = 0;
 	ssize_t n;
 
-	(void)path;     /* the opener knows its path; it opens no other */
+	(void)path; /* the opener knows its path; it opens no other */
 	do
 		n = write(o->sock, "o", 1);
 	while (n == -1 && errno == EINTR);

@@ -21,8 +21,8 @@ struct relay {
 	struct evloop *loop;
 	int cfd, sfd;
 	int c_readable, c_writable, s_readable, s_writable;
-	struct relay_dir up;    /* client -> server */
-	struct relay_dir down;  /* server -> client */
+	struct relay_dir up;   /* client -> server */
+	struct relay_dir down; /* server -> client */
 	struct relay_stats st;
 	struct ev_timer idle;
 	uint64_t idle_ms;
@@ -166,8 +166,8 @@ relay_idle_cb(struct evloop *loop, void *arg)
 }
 
 static void
-relay_dir_init(struct relay_dir *d, int src, int dst, uint64_t *count, const void *pre,
-    size_t pre_len)
+relay_dir_init(
+    struct relay_dir *d, int src, int dst, uint64_t *count, const void *pre, size_t pre_len)
 {
 	d->src = src;
 	d->dst = dst;
@@ -193,10 +193,9 @@ relay_start(struct evloop *loop, int client_fd, int server_fd, const struct rela
 	r->loop = loop;
 	r->cfd = client_fd;
 	r->sfd = server_fd;
-	relay_dir_init(&r->up, client_fd, server_fd, &r->st.up, p->to_server,
-	    p->to_server_len);
-	relay_dir_init(&r->down, server_fd, client_fd, &r->st.down, p->to_client,
-	    p->to_client_len);
+	relay_dir_init(&r->up, client_fd, server_fd, &r->st.up, p->to_server, p->to_server_len);
+	relay_dir_init(
+	    &r->down, server_fd, client_fd, &r->st.down, p->to_client, p->to_client_len);
 	r->done = p->done;
 	r->arg = p->arg;
 	r->idle_ms = p->idle_ms;

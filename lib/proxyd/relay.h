@@ -16,31 +16,31 @@
 struct relay;
 
 struct relay_stats {
-	uint64_t up;            /* bytes client -> server (initial bytes included) */
-	uint64_t down;          /* bytes server -> client (initial bytes included) */
+	uint64_t up;   /* bytes client -> server (initial bytes included) */
+	uint64_t down; /* bytes server -> client (initial bytes included) */
 };
 
 enum relay_end {
-	RELAY_END_CLOSED,       /* both directions reached EOF and were delivered */
-	RELAY_END_ERROR,        /* a read or write failed (reset, EPIPE ...); err says which */
-	RELAY_END_IDLE,         /* no byte moved for idle_ms */
-	RELAY_END_ABORTED,      /* relay_abort() */
+	RELAY_END_CLOSED,  /* both directions reached EOF and were delivered */
+	RELAY_END_ERROR,   /* a read or write failed (reset, EPIPE ...); err says which */
+	RELAY_END_IDLE,    /* no byte moved for idle_ms */
+	RELAY_END_ABORTED, /* relay_abort() */
 };
 
 /* Called once, after both sockets and the pipes are closed; the relay is freed after the
  * callback returns, so do not touch it afterwards. err is an errno value for
  * RELAY_END_ERROR, else 0. */
-typedef void (*relay_done_cb)(struct relay *r, enum relay_end how, int err,
-    const struct relay_stats *st, void *arg);
+typedef void (*relay_done_cb)(
+    struct relay *r, enum relay_end how, int err, const struct relay_stats *st, void *arg);
 
 struct relay_params {
-	const void *to_server;  /* bytes already read from the client (sent with the CONNECT
+	const void *to_server; /* bytes already read from the client (sent with the CONNECT
 	                           head, or after the SOCKS request): sent upstream first */
 	size_t to_server_len;
-	const void *to_client;  /* bytes to write to the client first (e.g. "200 Connection
+	const void *to_client; /* bytes to write to the client first (e.g. "200 Connection
 	                           Established"), before anything from the server */
 	size_t to_client_len;
-	uint64_t idle_ms;       /* 0: no idle timeout */
+	uint64_t idle_ms; /* 0: no idle timeout */
 	relay_done_cb done;
 	void *arg;
 };
@@ -48,8 +48,8 @@ struct relay_params {
 /* Start relaying. The relay owns client_fd and server_fd from this call on, even when it
  * fails: on failure (-1 with errno, e.g. EMFILE for the pipes) both are closed and done is
  * not called. The buffers in p are copied. */
-int relay_start(struct evloop *loop, int client_fd, int server_fd,
-    const struct relay_params *p, struct relay **out);
+int relay_start(struct evloop *loop, int client_fd, int server_fd, const struct relay_params *p,
+    struct relay **out);
 
 /* Stop now: close everything and call done with RELAY_END_ABORTED (used on shutdown). */
 void relay_abort(struct relay *r);

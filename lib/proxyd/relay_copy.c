@@ -61,7 +61,7 @@ relay_copy_in(struct relay_dir *d, struct relay_buf *b, size_t size, int *src_rd
 	ssize_t n;
 
 	if (b->len > 0)
-		return 0;       /* written first */
+		return 0; /* written first */
 	if (b->p == NULL)
 		b->p = xmalloc(size);
 	n = sys_sock_recv(d->src, b->p, size);

@@ -23,19 +23,19 @@ struct relay_buf {
 
 struct relay_mover {
 #ifdef __linux__
-	int pipe_r, pipe_w;     /* -1: none (pipes come from a pool, relay_splice.c) */
-	size_t in_pipe;         /* bytes sitting in the pipe */
+	int pipe_r, pipe_w; /* -1: none (pipes come from a pool, relay_splice.c) */
+	size_t in_pipe;     /* bytes sitting in the pipe */
 	size_t pipe_cap;
 #endif
 	struct relay_buf copy;
 };
 
 struct relay_dir {
-	int src, dst;           /* borrowed from the relay */
-	char *pre;              /* bytes to write to dst before anything from src */
+	int src, dst; /* borrowed from the relay */
+	char *pre;    /* bytes to write to dst before anything from src */
 	size_t pre_len, pre_off;
-	int eof;                /* src reached EOF */
-	int done;               /* dst was shut down for writing */
+	int eof;  /* src reached EOF */
+	int done; /* dst was shut down for writing */
 	uint64_t *count;
 	struct relay_mover mv;
 };

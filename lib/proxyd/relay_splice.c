@@ -33,7 +33,7 @@
 #define RELAY_PIPE_MID (256u << 10)
 #define RELAY_PIPES_BIG 8
 #define RELAY_PIPES_MID 64
-#define RELAY_COPY_SIZE (16u << 10)     /* the fallback buffer of a direction without pipe */
+#define RELAY_COPY_SIZE (16u << 10) /* the fallback buffer of a direction without pipe */
 #define RELAY_DEFAULT_BUDGET 1024
 
 /* Empty pipes ready for reuse: a cache, not state (any pipe in it is interchangeable). */
@@ -43,7 +43,7 @@ static struct {
 	size_t cap;
 } relay_pool[RELAY_POOL_MAX];
 static size_t relay_npool;
-static size_t relay_npipes;             /* pipes open: pooled and in use */
+static size_t relay_npipes; /* pipes open: pooled and in use */
 static size_t relay_budget = RELAY_DEFAULT_BUDGET;
 
 void

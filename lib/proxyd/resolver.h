@@ -17,8 +17,7 @@ struct resolver_query;
 
 /* status is 0 on success (naddrs >= 1), otherwise a nonzero code for resolver_strerror().
  * addrs are valid during the callback only. The query is freed after the callback. */
-typedef void (*resolver_cb)(void *arg, int status, const struct ip_addr *addrs,
-    size_t naddrs);
+typedef void (*resolver_cb)(void *arg, int status, const struct ip_addr *addrs, size_t naddrs);
 
 /* Reads the system resolver configuration and the hosts file now (call before narrowing
  * the process: it cannot open files afterwards).
@@ -30,8 +29,8 @@ void resolver_free(struct resolver *r);
 /* Start a lookup of name (a host name, not an IP literal). cb is called exactly once, from
  * the loop, never from inside this call, unless the query is cancelled first.
  * NULL (and no callback) only on allocation failure. */
-struct resolver_query *resolver_lookup(struct resolver *r, const char *name,
-    resolver_cb cb, void *arg);
+struct resolver_query *resolver_lookup(
+    struct resolver *r, const char *name, resolver_cb cb, void *arg);
 /* The callback will not be called; the query's memory is released when c-ares is done. */
 void resolver_cancel(struct resolver_query *q);
 

@@ -38,8 +38,8 @@ resolver_rearm(struct resolver_be *b)
 		evtimer_del(b->loop, &b->timer);
 		return;
 	}
-	evtimer_add(b->loop, &b->timer, (uint64_t)tvp->tv_sec * 1000 +
-	    (uint64_t)tvp->tv_usec / 1000 + 1);
+	evtimer_add(b->loop, &b->timer,
+	    (uint64_t)tvp->tv_sec * 1000 + (uint64_t)tvp->tv_usec / 1000 + 1);
 }
 
 static void
@@ -48,8 +48,7 @@ resolver_io_cb(struct evloop *loop, int fd, unsigned events, void *arg)
 	struct resolver_be *b = arg;
 
 	(void)loop;
-	ares_process_fd(b->channel,
-	    (events & (EV_READ | EV_HUP)) ? fd : ARES_SOCKET_BAD,
+	ares_process_fd(b->channel, (events & (EV_READ | EV_HUP)) ? fd : ARES_SOCKET_BAD,
 	    (events & EV_WRITE) ? fd : ARES_SOCKET_BAD);
 	resolver_rearm(b);
 }
@@ -100,7 +99,7 @@ resolver_be_new(struct resolver *r, char *err, size_t errlen)
 	o.sock_state_cb = resolver_sock_state_cb;
 	o.sock_state_cb_data = b;
 	/* c-ares asks DNS only; the names of the hosts file are answered before it. */
-	o.lookups = (char *)(uintptr_t)"b";
+	o.lookups = (char *)(uintptr_t) "b";
 	st = ares_init_options(&b->channel, &o, ARES_OPT_SOCK_STATE_CB | ARES_OPT_LOOKUPS);
 	if (st != ARES_SUCCESS) {
 		snprintf(err, errlen, "c-ares: %s", ares_strerror(st));

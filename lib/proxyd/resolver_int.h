@@ -25,7 +25,7 @@ struct resolver {
 	struct evloop *loop;
 	struct resolver_be *be;
 #ifndef _WIN32
-	struct hosts hosts;     /* read once, in resolver_new (Windows: getaddrinfo reads it) */
+	struct hosts hosts; /* read once, in resolver_new (Windows: getaddrinfo reads it) */
 #endif
 };
 
@@ -34,13 +34,13 @@ struct resolver_query {
 	resolver_cb cb;
 	void *arg;
 	int cancelled;
-	int status;             /* the answer: 0 or the back end's code */
+	int status; /* the answer: 0 or the back end's code */
 	struct ip_addr addrs[RESOLVER_MAX_ANSWERS];
 	size_t naddrs;
-	struct ev_timer defer;  /* an answer known at once goes out from the loop */
-	int in_call;            /* c-ares: inside ares_getaddrinfo(), defer the answer */
-	char *name;             /* getaddrinfo: the name, for the thread */
-	struct resolver_post *post;     /* getaddrinfo: where the thread hands q back */
+	struct ev_timer defer;      /* an answer known at once goes out from the loop */
+	int in_call;                /* c-ares: inside ares_getaddrinfo(), defer the answer */
+	char *name;                 /* getaddrinfo: the name, for the thread */
+	struct resolver_post *post; /* getaddrinfo: where the thread hands q back */
 };
 
 /* The back end. resolver_be_new fills r->be (NULL with a message in err on failure);

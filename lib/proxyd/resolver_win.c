@@ -23,21 +23,21 @@
 #include "sys.h"
 #include "util.h"
 
-#define RESOLVER_ENODATA (-1)   /* answered, but with no IPv4 or IPv6 address */
+#define RESOLVER_ENODATA (-1) /* answered, but with no IPv4 or IPv6 address */
 
 struct resolver_post {
 	CRITICAL_SECTION lock;
 	int closed;
 	SOCKET w;
-	LONG refs;              /* the resolver's and each running lookup's */
+	LONG refs; /* the resolver's and each running lookup's */
 };
 
 struct resolver_be {
-	int rd;                 /* the pair's reading end */
+	int rd; /* the pair's reading end */
 	struct resolver_post *post;
-	size_t outstanding;     /* posted to a thread, not yet read back */
+	size_t outstanding; /* posted to a thread, not yet read back */
 	unsigned char part[sizeof(void *)];
-	size_t npart;           /* bytes of a pointer read so far */
+	size_t npart; /* bytes of a pointer read so far */
 };
 
 static void

@@ -66,7 +66,7 @@ pct_decode(const char *s, size_t n, struct buf *out)
 	buf_add(out, b.p + b.off, b.len);
 	buf_free(&b);
 	return;
- raw:
+raw:
 	buf_free(&b);
 	buf_add(out, s, n);
 }
@@ -80,8 +80,9 @@ uri_encode(const char *s, size_t n, bool keep_slash, struct buf *out)
 
 	for (i = 0; i < n; i++) {
 		c = (unsigned char)s[i];
-		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-		    c == '-' || c == '_' || c == '.' || c == '~' || (keep_slash && c == '/'))
+		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+		    (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' || c == '~' ||
+		    (keep_slash && c == '/'))
 			buf_addc(out, (char)c);
 		else {
 			buf_addc(out, '%');
@@ -106,8 +107,9 @@ sigv4_detect(const char *auth, size_t alen, const char *content_sha, size_t clen
 
 		if (c != NULL) {
 			c += 11;
-			for (i = 0; c + i < auth + alen && c[i] != '/' && c[i] != ',' &&
-			    c[i] != ' '; i++)
+			for (i = 0;
+			     c + i < auth + alen && c[i] != '/' && c[i] != ',' && c[i] != ' ';
+			     i++)
 				;
 			if (i > 0 && c + i < auth + alen && c[i] == '/') {
 				*akid = xstrndup(c, i);
@@ -119,8 +121,9 @@ sigv4_detect(const char *auth, size_t alen, const char *content_sha, size_t clen
 		*akid = a.akid;
 		a.akid = NULL;
 		sigv4_auth_free(&a);
-		return content_sha != NULL && prefix(content_sha, clen, "STREAMING-") ?
-		    SIGV4_STREAMING : SIGV4_HEADER;
+		return content_sha != NULL && prefix(content_sha, clen, "STREAMING-")
+		    ? SIGV4_STREAMING
+		    : SIGV4_HEADER;
 	}
 	if ((q = memchr(target, '?', tlen)) == NULL)
 		return SIGV4_NONE;
@@ -219,7 +222,7 @@ sigv4_parse_auth(const char *auth, size_t alen, struct sigv4_auth *out)
 	free(cred);
 	free(names);
 	return 0;
- fail:
+fail:
 	free(cred);
 	free(names);
 	sigv4_auth_free(out);
@@ -410,8 +413,9 @@ sigv4_sign(const struct sigv4_sign_in *in, struct buf *creq)
 	hmac_sha256(k, SHA256_LEN, sts.p + sts.off, sts.len, h);
 	explicit_bzero(k, sizeof(k));
 	hex_lower(h, SHA256_LEN, hex);
-	buf_addf(&out, SIGV4_ALGORITHM " Credential=%s/%s/%s/%s/aws4_request, SignedHeaders=",
-	    in->akid, in->date, in->region, in->service);
+	buf_addf(&out,
+	    SIGV4_ALGORITHM " Credential=%s/%s/%s/%s/aws4_request, SignedHeaders=", in->akid,
+	    in->date, in->region, in->service);
 	for (i = 0; i < in->nsigned; i++)
 		buf_addf(&out, "%s%s", i ? ";" : "", names[i]);
 	buf_addf(&out, ", Signature=%s", hex);
@@ -421,7 +425,7 @@ sigv4_sign(const struct sigv4_sign_in *in, struct buf *creq)
 	buf_free(&sts);
 	free(names);
 	return buf_steal(&out);
- fail:
+fail:
 	buf_free(&cr);
 	free(names);
 	return NULL;

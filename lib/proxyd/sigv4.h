@@ -14,16 +14,16 @@
 #include "buf.h"
 #include "sha256.h"
 
-#define SIGV4_ALGORITHM         "AWS4-HMAC-SHA256"
-#define SIGV4A_ALGORITHM        "AWS4-ECDSA-P256-SHA256"
-#define SIGV4_UNSIGNED          "UNSIGNED-PAYLOAD"
-#define SIGV4_FIELD_MAX         128     /* signed header names */
+#define SIGV4_ALGORITHM "AWS4-HMAC-SHA256"
+#define SIGV4A_ALGORITHM "AWS4-ECDSA-P256-SHA256"
+#define SIGV4_UNSIGNED "UNSIGNED-PAYLOAD"
+#define SIGV4_FIELD_MAX 128 /* signed header names */
 
 enum sigv4_kind {
 	SIGV4_NONE,
-	SIGV4_HEADER,                   /* re-signable */
-	SIGV4_STREAMING,                /* x-amz-content-sha256: STREAMING-... */
-	SIGV4_PRESIGNED,                /* X-Amz-Signature in the query */
+	SIGV4_HEADER,    /* re-signable */
+	SIGV4_STREAMING, /* x-amz-content-sha256: STREAMING-... */
+	SIGV4_PRESIGNED, /* X-Amz-Signature in the query */
 	SIGV4_SIGV4A,
 };
 
@@ -35,7 +35,7 @@ struct sigv4_field {
 
 struct sigv4_auth {
 	char *akid, *date, *region, *service;
-	char *signed_names[SIGV4_FIELD_MAX];   /* lower case, as listed */
+	char *signed_names[SIGV4_FIELD_MAX]; /* lower case, as listed */
 	size_t nsigned;
 };
 
@@ -50,14 +50,14 @@ void sigv4_auth_free(struct sigv4_auth *a);
 
 struct sigv4_sign_in {
 	const char *method;
-	const char *target;             /* path and query, as sent */
+	const char *target; /* path and query, as sent */
 	size_t tlen;
 	const struct sigv4_field *fields;
 	size_t nfields;
-	const char *host;               /* the Host field's value */
-	char *const *signed_names;      /* lower case; sorted here */
+	const char *host;          /* the Host field's value */
+	char *const *signed_names; /* lower case; sorted here */
 	size_t nsigned;
-	const char *payload_hash;       /* hex, or UNSIGNED-PAYLOAD */
+	const char *payload_hash; /* hex, or UNSIGNED-PAYLOAD */
 	const char *amz_date;
 	const char *date, *region, *service;
 	const char *akid;

@@ -122,7 +122,7 @@ socks5_need(struct socks5 *s)
 	case SOCKS5_ST_REQUEST:
 		return socks5_need_request(s);
 	default:
-		return 0;       /* not reached */
+		return 0; /* not reached */
 	}
 }
 
@@ -199,7 +199,7 @@ socks5_complete_request(struct socks5 *s)
 		inet_ntop(AF_INET6, r->addr, r->host, sizeof(r->host));
 		p += 16;
 		break;
-	default:        /* SOCKS5_ATYP_DOMAIN: socks5_need let nothing else through */
+	default: /* SOCKS5_ATYP_DOMAIN: socks5_need let nothing else through */
 		n = *p++;
 		memcpy(r->host, p, n);
 		r->host[n] = '\0';

@@ -53,7 +53,7 @@ ssh_disconnect_packet(const char *desc, size_t desclen, uint8_t *out, size_t out
 	p += 4;
 	memcpy(p, desc, desclen);
 	p += desclen;
-	put_u32(p, 0);          /* language tag: empty */
+	put_u32(p, 0); /* language tag: empty */
 	p += 4;
 	/* Zero padding: before key exchange nobody checks it, and zeros leak nothing. */
 	memset(p, 0, padding);

@@ -11,15 +11,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SSH_REFUSAL_IDENT       "SSH-2.0-policy_refusal\r\n"
-#define SSH_MSG_DISCONNECT      1
+#define SSH_REFUSAL_IDENT "SSH-2.0-policy_refusal\r\n"
+#define SSH_MSG_DISCONNECT 1
 #define SSH_DISCONNECT_HOST_NOT_ALLOWED_TO_CONNECT 1
 /* The description is cut at this many characters (UTF-16 units, as the reference counts). */
-#define SSH_REFUSAL_DESC_CHARS  1000
+#define SSH_REFUSAL_DESC_CHARS 1000
 /* A cut description is at most 1000 units of at most 3 UTF-8 bytes each. */
-#define SSH_REFUSAL_DESC_MAX    (3 * SSH_REFUSAL_DESC_CHARS)
+#define SSH_REFUSAL_DESC_MAX (3 * SSH_REFUSAL_DESC_CHARS)
 /* Identification line + the largest packet (4 + 1 + 13 + desc + 11 padding). */
-#define SSH_REFUSAL_MAX         (sizeof(SSH_REFUSAL_IDENT) - 1 + 29 + SSH_REFUSAL_DESC_MAX)
+#define SSH_REFUSAL_MAX (sizeof(SSH_REFUSAL_IDENT) - 1 + 29 + SSH_REFUSAL_DESC_MAX)
 
 /*
  * The description as sent: UTF-8, each run of control characters (C0, DEL, C1) becomes

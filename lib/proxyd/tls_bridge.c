@@ -18,22 +18,22 @@
 
 struct tls_bridge {
 	struct evloop *loop;
-	int fd;                         /* the TLS connection's socket */
-	int clear;                      /* our end of the socketpair */
+	int fd;    /* the TLS connection's socket */
+	int clear; /* our end of the socketpair */
 	struct tls_conn *tc;
 	/* Each buffer holds [off, off + len); it is refilled from the start once empty,
 	 * never moved. */
-	char up[TLS_BRIDGE_BUF];        /* clear -> TLS */
+	char up[TLS_BRIDGE_BUF]; /* clear -> TLS */
 	size_t upoff, uplen;
-	char down[TLS_BRIDGE_BUF];      /* TLS -> clear */
+	char down[TLS_BRIDGE_BUF]; /* TLS -> clear */
 	size_t downoff, downlen;
-	bool clear_eof;                 /* the clear side sent EOF */
-	bool up_shut;                   /* ... and close_notify went out */
-	bool tls_eof;                   /* the peer ended the TLS stream */
-	bool down_shut;                 /* ... and the clear side's write side is shut */
-	bool clear_gone;                /* the clear end was closed whole: what it wrote is
+	bool clear_eof;          /* the clear side sent EOF */
+	bool up_shut;            /* ... and close_notify went out */
+	bool tls_eof;            /* the peer ended the TLS stream */
+	bool down_shut;          /* ... and the clear side's write side is shut */
+	bool clear_gone;         /* the clear end was closed whole: what it wrote is
 	                                   still sent on, what comes back is dropped */
-	struct ev_timer closing;        /* ... within TLS_BRIDGE_CLOSE_MS */
+	struct ev_timer closing; /* ... within TLS_BRIDGE_CLOSE_MS */
 };
 
 static void
@@ -63,8 +63,8 @@ bridge_pump(struct tls_bridge *b)
 		if (b->uplen == 0)
 			b->upoff = 0;
 		if (!b->clear_eof && b->upoff + b->uplen < sizeof(b->up)) {
-			n = recv(b->clear, b->up + b->upoff + b->uplen, sizeof(b->up) - b->upoff -
-			    b->uplen, 0);
+			n = recv(b->clear, b->up + b->upoff + b->uplen,
+			    sizeof(b->up) - b->upoff - b->uplen, 0);
 			if (n > 0) {
 				b->uplen += (size_t)n;
 				progress = true;
@@ -96,8 +96,8 @@ bridge_pump(struct tls_bridge *b)
 		if (b->downlen == 0)
 			b->downoff = 0;
 		if (!b->tls_eof && b->downoff + b->downlen < sizeof(b->down)) {
-			r = tls_read(b->tc, b->down + b->downoff + b->downlen, sizeof(b->down) -
-			    b->downoff - b->downlen, &got);
+			r = tls_read(b->tc, b->down + b->downoff + b->downlen,
+			    sizeof(b->down) - b->downoff - b->downlen, &got);
 			if (r == TLS_IO_OK) {
 				b->downlen += got;
 				progress = true;
@@ -157,7 +157,8 @@ bridge_closing_cb(struct evloop *loop, void *arg)
 
 	(void)loop;
 	log_debug("TLS bridge: the peer did not take the rest within %u ms of the "
-	    "close: dropped", TLS_BRIDGE_CLOSE_MS);
+		  "close: dropped",
+	    TLS_BRIDGE_CLOSE_MS);
 	bridge_free(b);
 }
 

@@ -22,7 +22,7 @@
 #include "evloop.h"
 #include "tls.h"
 
-#define TLS_BRIDGE_BUF  16384   /* bytes buffered each way */
+#define TLS_BRIDGE_BUF 16384      /* bytes buffered each way */
 #define TLS_BRIDGE_CLOSE_MS 5000u /* to flush once the clear end is closed */
 
 /* Bridge fd (owned from now on, in every case) and its session tc (likewise). The clear

@@ -20,32 +20,32 @@
 #include "util.h"
 
 enum rule {
-	RULE_REFUSE,            /* never: it runs a program or reaches beyond the repository */
-	RULE_PLAIN,             /* any value without control characters (but tabs), or none */
-	RULE_TEXT,              /* text: line ends too (a branch description) */
-	RULE_URL,               /* a URL of a plain transport, or a local path */
-	RULE_REMOTE,            /* a remote's name, or a URL as RULE_URL */
-	RULE_TAGOPT,            /* --tags or --no-tags */
-	RULE_UPDATE,            /* checkout, rebase, merge or none */
-	RULE_PATH,              /* a relative path inside the work tree */
-	RULE_WORKTREE,          /* a submodule's work tree, inside its superproject */
+	RULE_REFUSE,   /* never: it runs a program or reaches beyond the repository */
+	RULE_PLAIN,    /* any value without control characters (but tabs), or none */
+	RULE_TEXT,     /* text: line ends too (a branch description) */
+	RULE_URL,      /* a URL of a plain transport, or a local path */
+	RULE_REMOTE,   /* a remote's name, or a URL as RULE_URL */
+	RULE_TAGOPT,   /* --tags or --no-tags */
+	RULE_UPDATE,   /* checkout, rebase, merge or none */
+	RULE_PATH,     /* a relative path inside the work tree */
+	RULE_WORKTREE, /* a submodule's work tree, inside its superproject */
 };
 
 enum sub {
-	SUB_NONE,               /* [section] */
-	SUB_ANY,                /* [section "anything"] */
+	SUB_NONE, /* [section] */
+	SUB_ANY,  /* [section "anything"] */
 	SUB_EITHER,
 };
 
 struct key_rule {
-	const char *section;    /* lowercase */
+	const char *section; /* lowercase */
 	enum sub sub;
-	const char *key;        /* as git's documentation spells it; "*": every key */
+	const char *key; /* as git's documentation spells it; "*": every key */
 	enum rule rule;
-	const char *why;        /* RULE_REFUSE: what the key does */
+	const char *why; /* RULE_REFUSE: what the key does */
 };
 
-#define RUNS    "it runs a program"
+#define RUNS "it runs a program"
 
 /* The first row that matches decides: specific keys before a section's "*". */
 static const struct key_rule rules[] = {
@@ -62,7 +62,8 @@ static const struct key_rule rules[] = {
 	{ "core", SUB_NONE, "sparseCheckoutCone", RULE_PLAIN, NULL },
 	{ "core", SUB_NONE, "worktree", RULE_WORKTREE, NULL },
 	{ "core", SUB_NONE, "fsmonitor", RULE_REFUSE, RUNS },
-	{ "core", SUB_NONE, "hooksPath", RULE_REFUSE, "git runs the hooks in the directory it names" },
+	{ "core", SUB_NONE, "hooksPath", RULE_REFUSE,
+	    "git runs the hooks in the directory it names" },
 	{ "core", SUB_NONE, "sshCommand", RULE_REFUSE, RUNS },
 	{ "core", SUB_NONE, "pager", RULE_REFUSE, RUNS },
 	{ "core", SUB_NONE, "editor", RULE_REFUSE, RUNS },
@@ -151,7 +152,8 @@ static const struct key_rule rules[] = {
 
 	/* Refused like every key not above; named for the reason a refusal gives. */
 	{ "include", SUB_EITHER, "*", RULE_REFUSE, "git reads another file as configuration" },
-	{ "includeif", SUB_EITHER, "*", RULE_REFUSE, "git reads another file as configuration" },
+	{ "includeif", SUB_EITHER, "*", RULE_REFUSE,
+	    "git reads another file as configuration" },
 	{ "filter", SUB_EITHER, "*", RULE_REFUSE, "a filter runs a program" },
 	{ "credential", SUB_EITHER, "*", RULE_REFUSE, "it hands credentials to a program" },
 	{ "alias", SUB_EITHER, "*", RULE_REFUSE, "an alias runs a command" },
@@ -181,12 +183,12 @@ struct span {
 };
 
 struct entry_set {
-	struct buf data;        /* the encoded entries, one after the other */
-	size_t *end, n, cap;    /* where each ends in data */
-	struct span *v;         /* then, sorted */
+	struct buf data;     /* the encoded entries, one after the other */
+	size_t *end, n, cap; /* where each ends in data */
+	struct span *v;      /* then, sorted */
 };
 
-#define ALL_MAX 32       /* refusals gitcfg_ctx.all collects */
+#define ALL_MAX 32 /* refusals gitcfg_ctx.all collects */
 
 struct judge {
 	struct entry_set old;
@@ -194,8 +196,8 @@ struct judge {
 	struct buf scratch;
 	char *why;
 	size_t whylen;
-	int refused;            /* why is set: an entry was refused (not a parse error) */
-	int said;               /* why is set */
+	int refused; /* why is set: an entry was refused (not a parse error) */
+	int said;    /* why is set */
 };
 
 /*
@@ -293,8 +295,8 @@ rule_find(const struct gitconfig_entry *e)
 	return NULL;
 }
 
-#define CTL_TAB 0x1     /* has_control: a tab is fine */
-#define CTL_NL  0x2     /* a line end is fine */
+#define CTL_TAB 0x1 /* has_control: a tab is fine */
+#define CTL_NL 0x2  /* a line end is fine */
 
 /* A control character (C0 or DEL), but those allow says. */
 static int
@@ -340,7 +342,13 @@ static const char *
 url_refusal(const char *v)
 {
 	static const char *const schemes[] = {
-		"https", "http", "git", "ssh", "git+ssh", "ssh+git", "file",
+		"https",
+		"http",
+		"git",
+		"ssh",
+		"git+ssh",
+		"ssh+git",
+		"file",
 	};
 	const char *p, *colon, *slash, *end;
 	size_t i, n;
@@ -354,9 +362,10 @@ url_refusal(const char *v)
 	/* git's is_urlschemechar: a letter, then letters, digits, '+', '-', '.'. */
 	p = v;
 	if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))
-		for (p++; *p != '\0' && (strchr("+-.", *p) != NULL ||
-		    (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		    (*p >= '0' && *p <= '9')); p++)
+		for (p++; *p != '\0' &&
+		     (strchr("+-.", *p) != NULL || (*p >= 'a' && *p <= 'z') ||
+			 (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'));
+		     p++)
 			;
 	if (p > v && p[0] == ':' && p[1] == ':')
 		return "a transport helper (<name>::) runs the program git-remote-<name>";
@@ -367,13 +376,15 @@ url_refusal(const char *v)
 				break;
 		if (i == sizeof(schemes) / sizeof(schemes[0]))
 			return "only https, http, git, ssh and file URLs and paths are accepted "
-			    "(another scheme runs the program git-remote-<scheme>)";
+			       "(another scheme runs the program git-remote-<scheme>)";
 		p += 3;
 		end = p + strcspn(p, "/");
 		/* git decodes an ssh URL's host: "%2d" would be a '-' */
-		if (strstr(schemes[i], "ssh") != NULL && memchr(p, '%', (size_t)(end - p)) != NULL)
+		if (strstr(schemes[i], "ssh") != NULL &&
+		    memchr(p, '%', (size_t)(end - p)) != NULL)
 			return "a percent sign in an ssh host";
-		return strcmp(schemes[i], "file") == 0 ? NULL : host_refusal(p, (size_t)(end - p));
+		return strcmp(schemes[i], "file") == 0 ? NULL
+						       : host_refusal(p, (size_t)(end - p));
 	}
 	/* git's url_is_local_not_ssh: no ':' before the first '/' is a local path. */
 	colon = strchr(v, ':');
@@ -432,7 +443,7 @@ worktree_refusal(const char *v, const char *gitdir)
 {
 	static const char mod[] = "/.git/modules/";
 	const char *ret = "it moves the work tree elsewhere (only a submodule's, inside its "
-	    "superproject, as git submodule writes it, is accepted)";
+			  "superproject, as git submodule writes it, is accepted)";
 	const char *m = NULL, *p, *q;
 	char *path = NULL;
 	size_t toplen, len = 0, n;
@@ -478,39 +489,44 @@ worktree_refusal(const char *v, const char *gitdir)
 	if (len > toplen && memcmp(path, gitdir, toplen) == 0 && path[toplen] == '/' &&
 	    !has_dotgit(path + toplen + 1))
 		ret = NULL;
- out:
+out:
 	free(path);
 	return ret;
 }
 
 /* Why the value of e, which rule r lists, is refused; NULL: it is not. */
 static const char *
-value_refusal(const struct key_rule *r, const struct gitconfig_entry *e,
-    const struct gitcfg_ctx *ctx)
+value_refusal(
+    const struct key_rule *r, const struct gitconfig_entry *e, const struct gitcfg_ctx *ctx)
 {
 	const char *v = e->value;
 
 	if (v != NULL && strcmp(v, e->verbatim) != 0)
 		return "git versions read it differently: an unquoted tab or carriage return "
-		    "inside it (git config writes \\t)";
+		       "inside it (git config writes \\t)";
 	switch (r->rule) {
 	case RULE_REFUSE:
 		return r->why;
 	case RULE_PLAIN:
-		return v != NULL && has_control(v, CTL_TAB) ? "a control character in it" : NULL;
+		return v != NULL && has_control(v, CTL_TAB) ? "a control character in it"
+							    : NULL;
 	case RULE_TEXT:
-		return v != NULL && has_control(v, CTL_TAB | CTL_NL) ?
-		    "a control character in it" : NULL;
+		return v != NULL && has_control(v, CTL_TAB | CTL_NL)
+		    ? "a control character in it"
+		    : NULL;
 	case RULE_URL:
 	case RULE_REMOTE:
 		return url_refusal(v);
 	case RULE_TAGOPT:
-		return v != NULL && (strcmp(v, "--tags") == 0 || strcmp(v, "--no-tags") == 0) ?
-		    NULL : "only --tags or --no-tags";
+		return v != NULL && (strcmp(v, "--tags") == 0 || strcmp(v, "--no-tags") == 0)
+		    ? NULL
+		    : "only --tags or --no-tags";
 	case RULE_UPDATE:
-		return v != NULL && (strcmp(v, "checkout") == 0 || strcmp(v, "rebase") == 0 ||
-		    strcmp(v, "merge") == 0 || strcmp(v, "none") == 0) ? NULL :
-		    "only checkout, rebase, merge or none (\"!command\" runs a program)";
+		return v != NULL &&
+			(strcmp(v, "checkout") == 0 || strcmp(v, "rebase") == 0 ||
+			    strcmp(v, "merge") == 0 || strcmp(v, "none") == 0)
+		    ? NULL
+		    : "only checkout, rebase, merge or none (\"!command\" runs a program)";
 	case RULE_PATH:
 		return path_refusal(v);
 	case RULE_WORKTREE:
@@ -565,7 +581,7 @@ say(struct judge *j, const char *name, const char *fmt, ...)
 		strlist_push(j->ctx->all, s);
 	if (j->said) {
 		buf_free(&b);
-		return;         /* why keeps the first */
+		return; /* why keeps the first */
 	}
 	j->said = 1;
 	if (j->whylen > 0) {
@@ -607,7 +623,8 @@ judge_entry(const struct gitconfig_entry *e, void *arg)
 	}
 	buf_adds(&name, r != NULL && strcmp(r->key, "*") != 0 ? r->key : e->key);
 	if (r == NULL || r->rule == RULE_REFUSE)
-		say(j, buf_str(&name), "not on srt's list of settings a command may change%s%s%s",
+		say(j, buf_str(&name),
+		    "not on srt's list of settings a command may change%s%s%s",
 		    why != NULL ? " (" : "", why != NULL ? why : "", why != NULL ? ")" : "");
 	else {
 		if (e->value != NULL)
@@ -641,18 +658,20 @@ gitcfg_check(const char *old, size_t oldlen, const char *new_, size_t newlen,
 		goto out;
 	}
 	/* Old content git refuses ran nothing: none of it counts as already there. */
-	if (old != NULL && (oldlen > GITCONFIG_MAX ||
-	    gitconfig_foreach(old, oldlen, remember, &j.old, NULL) == -1))
+	if (old != NULL &&
+	    (oldlen > GITCONFIG_MAX ||
+		gitconfig_foreach(old, oldlen, remember, &j.old, NULL) == -1))
 		set_free(&j.old);
 	set_sort(&j.old);
 	if (gitconfig_foreach(new_ != NULL ? new_ : "", newlen, judge_entry, &j, &line) == -1) {
 		/* (With ctx->all, judge_entry never stops the walk: this is a parse error.) */
 		if (!j.refused || (ctx != NULL && ctx->all != NULL))
-			say(&j, NULL, "line %d is not git configuration as every git reads it", line);
+			say(&j, NULL, "line %d is not git configuration as every git reads it",
+			    line);
 		goto out;
 	}
 	ret = j.refused ? -1 : 0;
- out:
+out:
 	set_free(&j.old);
 	buf_free(&j.scratch);
 	return ret;

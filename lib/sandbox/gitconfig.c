@@ -22,8 +22,8 @@
 #include "gitconfig.h"
 #include "util.h"
 
-#define CH_EOF  (-1)
-#define CH_NUL  (-2)
+#define CH_EOF (-1)
+#define CH_NUL (-2)
 
 struct cursor {
 	const unsigned char *p, *end;
@@ -124,7 +124,7 @@ parse_header(struct reader *r)
 		buf_addc(&r->section, git_tolower(ch));
 	}
 	if (r->section.len == 0 && !ext)
-		goto out;               /* "[]" */
+		goto out; /* "[]" */
 	nm = buf_str(&r->section);
 	/* The deprecated [section.subsection], or both spellings at once. */
 	r->has_sub = ext;
@@ -137,7 +137,7 @@ parse_header(struct reader *r)
 	}
 	buf_add(&r->subsection, quoted.p != NULL ? quoted.p + quoted.off : "", quoted.len);
 	ret = 0;
- out:
+out:
 	buf_free(&quoted);
 	return ret;
 }
@@ -185,10 +185,12 @@ parse_value(struct reader *r)
 			buf_addc(v, ' ');
 		if (ch == '\\') {
 			switch ((ch = cursor_get(&r->c))) {
-			case CH_EOF:    /* git reads the end as a line end: nothing follows */
+			case CH_EOF: /* git reads the end as a line end: nothing follows */
 			case '\n':
 				continue;
-			case 't': case 'b': case 'n':
+			case 't':
+			case 'b':
+			case 'n':
 				ch = util_escape_value(ch, "tbn");
 				break;
 			case '\\':
@@ -405,7 +407,7 @@ gitconfig_read(int dfd, const char *name, struct gitconfig *gc)
 		goto out;
 	}
 	ret = 0;
- out:
+out:
 	saved = errno;
 	close(fd);
 	free(text);

@@ -16,8 +16,9 @@
 
 #include "util.h"
 
-#define GITCONFIG_MAX   (1024 * 1024)   /* bytes of one file read; larger ones are refused */
-#define GITCONFIG_NAME_MAX 256          /* section and key names; git has no limit, sane
+#define GITCONFIG_MAX (1024 * 1024) /* bytes of one file read; larger ones are refused */
+#define GITCONFIG_NAME_MAX \
+	256 /* section and key names; git has no limit, sane
                                            files do */
 
 /* One setting, as git reads it. */
@@ -47,13 +48,13 @@ int gitconfig_foreach(const char *text, size_t len,
     int (*fn)(const struct gitconfig_entry *, void *), void *arg, int *line);
 
 struct gitconfig {
-	char *hooks_path;       /* core.hooksPath, the last assignment; NULL when unset */
-	char *worktree;         /* core.worktree, the last assignment; NULL when unset */
-	char *fsmonitor;        /* core.fsmonitor, the last assignment; NULL when unset */
-	char *template_dir;     /* init.templateDir, the last assignment; NULL when unset */
-	int worktree_config;    /* extensions.worktreeConfig: -1 unset, 0 false, 1 true */
+	char *hooks_path;        /* core.hooksPath, the last assignment; NULL when unset */
+	char *worktree;          /* core.worktree, the last assignment; NULL when unset */
+	char *fsmonitor;         /* core.fsmonitor, the last assignment; NULL when unset */
+	char *template_dir;      /* init.templateDir, the last assignment; NULL when unset */
+	int worktree_config;     /* extensions.worktreeConfig: -1 unset, 0 false, 1 true */
 	struct strlist includes; /* include.path and includeIf.*.path values, in order */
-	int error_line;         /* first line not understood (parsing stopped there), or 0 */
+	int error_line;          /* first line not understood (parsing stopped there), or 0 */
 };
 
 void gitconfig_init(struct gitconfig *c);
@@ -85,12 +86,12 @@ int gitconfig_read(int dfd, const char *name, struct gitconfig *c);
  * acceptance writes what it checked itself, so the command cannot change it afterwards.
  */
 struct gitcfg_ctx {
-	const char *gitdir;     /* absolute, normalised path of the git directory holding
+	const char *gitdir;  /* absolute, normalised path of the git directory holding
 	                           the file: relative values (core.worktree) are taken
 	                           from it, and the refusal names it. NULL: unknown
 	                           (core.worktree is refused). Resolved by name: the
 	                           caller sees to it that no link is on the way */
-	struct strlist *all;    /* not NULL: the judge goes on past the first refusal and
+	struct strlist *all; /* not NULL: the judge goes on past the first refusal and
 	                           pushes each one here (every refused key, then a part
 	                           that does not parse), so that each is reported */
 };

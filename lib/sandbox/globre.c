@@ -8,19 +8,19 @@
 #include "util.h"
 
 enum gtok {
-	G_TEXT,         /* characters that stand for themselves, no "/" among them */
-	G_SEP,          /* "/" */
-	G_ANY,          /* "?" */
-	G_STAR,         /* "*" */
-	G_GSTAR,        /* "**" */
-	G_GSLASH,       /* "**" with the "/" after it */
-	G_SET,          /* "[...]" */
+	G_TEXT,   /* characters that stand for themselves, no "/" among them */
+	G_SEP,    /* "/" */
+	G_ANY,    /* "?" */
+	G_STAR,   /* "*" */
+	G_GSTAR,  /* "**" */
+	G_GSLASH, /* "**" with the "/" after it */
+	G_SET,    /* "[...]" */
 };
 
 struct gtoken {
 	enum gtok kind;
-	char *text;             /* G_TEXT: the text; G_SET: the members */
-	uint32_t (*ranges)[2];  /* G_SET: inclusive ranges of code points */
+	char *text;            /* G_TEXT: the text; G_SET: the members */
+	uint32_t (*ranges)[2]; /* G_SET: inclusive ranges of code points */
 	size_t nranges;
 };
 
@@ -31,7 +31,7 @@ struct globre {
 
 /* A byte that starts no UTF-8 sequence is a character of its own, above every code
  * point. */
-#define BAD_BYTE(b)     (0x110000u + (uint32_t)(b))
+#define BAD_BYTE(b) (0x110000u + (uint32_t)(b))
 
 /* One character at s (n bytes left, n > 0): its code point in *cp; returns its length. */
 static size_t
@@ -67,7 +67,7 @@ utf8_next(const unsigned char *s, size_t n, uint32_t *cp)
 		goto bad;
 	*cp = c;
 	return need;
- bad:
+bad:
 	*cp = BAD_BYTE(s[0]);
 	return 1;
 }
@@ -135,8 +135,9 @@ add_wildcard(struct globre *g, enum gtok kind)
 	if (kind_at(g, 1) == G_GSTAR || kind_at(g, 1) == (int)kind)
 		return;
 	/* ... and whatever comes before it; "*" "** /" "*" is one "**" too. */
-	is_globstar = kind == G_GSTAR || (kind_at(g, 2) == (int)kind &&
-	    (kind_at(g, 1) == G_STAR || kind_at(g, 1) == G_GSLASH));
+	is_globstar = kind == G_GSTAR ||
+	    (kind_at(g, 2) == (int)kind &&
+		(kind_at(g, 1) == G_STAR || kind_at(g, 1) == G_GSLASH));
 	if (!is_globstar) {
 		tok_push(g, kind);
 		return;
@@ -231,7 +232,7 @@ globre_parse(const char *p)
 		}
 		case '[': {
 			const char *close;
-			uint32_t (*r)[2];
+			uint32_t(*r)[2];
 			size_t nr;
 			struct gtoken *t;
 
@@ -289,8 +290,8 @@ re_escaped(struct buf *b, const char *s, const char *special)
 	}
 }
 
-#define RE_SPECIAL      ".*+?^${}()|[]\\"
-#define CLASS_SPECIAL   ".^$+{}()|\\"   /* what gets a backslash inside a set */
+#define RE_SPECIAL ".*+?^${}()|[]\\"
+#define CLASS_SPECIAL ".^$+{}()|\\" /* what gets a backslash inside a set */
 
 char *
 glob_regex_escape_literal(const char *text)
@@ -304,7 +305,10 @@ glob_regex_escape_literal(const char *text)
 
 /* The regex of each token without text of its own. */
 static const char *const tok_regex[] = {
-	[G_SEP] = "/", [G_ANY] = "[^/]", [G_STAR] = "[^/]*", [G_GSTAR] = ".*",
+	[G_SEP] = "/",
+	[G_ANY] = "[^/]",
+	[G_STAR] = "[^/]*",
+	[G_GSTAR] = ".*",
 	[G_GSLASH] = "(.*/)?",
 };
 
@@ -343,17 +347,27 @@ globre_regex(const struct globre *g, bool subtree)
  * State i is "before atom i", na is "after the last"; a "** /" atom i has a second state,
  * na + 1 + i, "inside the group, no '/' seen yet since it last could have ended".
  */
-enum atom_kind { A_CHAR, A_ANY, A_STAR, A_GSTAR, A_GSLASH, A_SET };
+enum atom_kind {
+	A_CHAR,
+	A_ANY,
+	A_STAR,
+	A_GSTAR,
+	A_GSLASH,
+	A_SET
+};
 
 /* The atom of each wildcard token. */
 static const enum atom_kind tok_atom[] = {
-	[G_ANY] = A_ANY, [G_STAR] = A_STAR, [G_GSTAR] = A_GSTAR, [G_GSLASH] = A_GSLASH,
+	[G_ANY] = A_ANY,
+	[G_STAR] = A_STAR,
+	[G_GSTAR] = A_GSTAR,
+	[G_GSLASH] = A_GSLASH,
 };
 
 struct atom {
 	enum atom_kind kind;
-	uint32_t cp;                    /* A_CHAR */
-	const struct gtoken *set;       /* A_SET */
+	uint32_t cp;              /* A_CHAR */
+	const struct gtoken *set; /* A_SET */
 };
 
 /* "." in an ECMAScript expression: anything but a line terminator. */
@@ -419,8 +433,8 @@ closure(const struct atom *a, size_t na, unsigned char *s)
 	size_t i;
 
 	for (i = 0; i < na; i++)
-		if (s[i] && (a[i].kind == A_STAR || a[i].kind == A_GSTAR ||
-		    a[i].kind == A_GSLASH))
+		if (s[i] &&
+		    (a[i].kind == A_STAR || a[i].kind == A_GSTAR || a[i].kind == A_GSLASH))
 			s[i + 1] = 1;
 }
 
@@ -431,7 +445,7 @@ step(const struct atom *a, size_t na, const unsigned char *s, uint32_t c, unsign
 
 	memset(t, 0, nst);
 	for (i = 0; i < na; i++) {
-		if (s[na + 1 + i]) {            /* inside a "** /" group */
+		if (s[na + 1 + i]) { /* inside a "** /" group */
 			if (re_dot(c))
 				t[na + 1 + i] = 1;
 			if (c == '/')
@@ -501,7 +515,7 @@ globre_match(const struct globre *g, const char *str, bool subtree)
 		t = tmp;
 	}
 	hit = s[na] != 0;
- out:
+out:
 	free(s);
 	free(t);
 	free(tail_ok);

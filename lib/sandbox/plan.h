@@ -18,8 +18,8 @@
 #include "util.h"
 #include "wguard.h"
 
-#define PLAN_SELF_DIRS  2
-#define PLAN_REF_TMPDIR "/tmp/claude"   /* the reference's TMPDIR */
+#define PLAN_SELF_DIRS 2
+#define PLAN_REF_TMPDIR "/tmp/claude" /* the reference's TMPDIR */
 /* tlsTerminate's trust bundle, in the run's TMPDIR (srt-launch/common/ca.c) */
 #define PLAN_CA_BUNDLE_NAME "srt-ca-bundle.pem"
 /* The same certificates as a PKCS#12 trust store, for Java (javax.net.ssl.trustStore). */
@@ -31,22 +31,23 @@ struct plan_ctx {
 	const char *tmpdir;     /* the sandbox's private TMPDIR (writable), or NULL */
 	const char *ref_tmpdir; /* the reference's TMPDIR (PLAN_REF_TMPDIR), writable when it
 	                           exists (Linux plan), or NULL */
-	const char *settings_path; /* made read-only inside when it lies in a writable root, or NULL */
+	const char
+	    *settings_path; /* made read-only inside when it lies in a writable root, or NULL */
 	const char *managed_path; /* the managed policy file (managed.h): protected as
 	                           settings_path is, whether it exists or not, or NULL */
 	/* srt's own programs, read-only inside: the launcher's directory and, when they
 	 * differ (an installed srt: BINDIR and LIBEXECDIR), its helpers'. NULL when unused. */
 	const char *self_dirs[PLAN_SELF_DIRS];
-	const char *exec_path;  /* PATH as the user's next commands (and srt) search it: its
+	const char *exec_path; /* PATH as the user's next commands (and srt) search it: its
 	                           directories are protected, or NULL */
 	/* Linux only: what the launcher decides at run time beside the paths above. */
 	const char *seccomp_path; /* srt-seccomp, absolute: bound read-only at this path
 	                           inside, and the first program bwrap runs */
-	bool as_root;           /* the launch runs as root (effective uid 0) */
-	bool unguarded;         /* no write guard for srt-seccomp (srt-launch --unguarded) */
-	bool no_fs_violations;  /* no violation monitor (srt-launch --no-fs-violations; the
+	bool as_root;             /* the launch runs as root (effective uid 0) */
+	bool unguarded;           /* no write guard for srt-seccomp (srt-launch --unguarded) */
+	bool no_fs_violations;    /* no violation monitor (srt-launch --no-fs-violations; the
 	                           setting noFsViolations and unguarded imply it) */
-	int debug;              /* srt-seccomp -d, given this many times (at most 2) */
+	int debug;                /* srt-seccomp -d, given this many times (at most 2) */
 };
 
 /*
@@ -56,18 +57,18 @@ struct plan_ctx {
  * it executes bwrap, and gives bwrap the options through --args fd[PLAN_FD_ARGS].
  */
 enum plan_fd {
-	PLAN_FD_STATUS,         /* bwrap --json-status-fd: JSON lines, bwrap to the launcher */
-	PLAN_FD_ARGS,           /* bwrap --args: the options, NUL-separated, from the launcher */
-	PLAN_FD_LIFELINE,       /* srt-seccomp --lifeline-fd: EOF once the launcher is gone */
-	PLAN_FD_GUARD,          /* srt-seccomp --guard-fd: the sealed write guard (wguard.h);
+	PLAN_FD_STATUS,   /* bwrap --json-status-fd: JSON lines, bwrap to the launcher */
+	PLAN_FD_ARGS,     /* bwrap --args: the options, NUL-separated, from the launcher */
+	PLAN_FD_LIFELINE, /* srt-seccomp --lifeline-fd: EOF once the launcher is gone */
+	PLAN_FD_GUARD,    /* srt-seccomp --guard-fd: the sealed write guard (wguard.h);
 	                           not with unguarded */
-	PLAN_FD_VIOL,           /* srt-seccomp --violations-fd: the violation monitor's
+	PLAN_FD_VIOL,     /* srt-seccomp --violations-fd: the violation monitor's
 	                           records (violation.h), srt-seccomp to the launcher; not
 	                           with no_fs_violations */
-	PLAN_FD_SECCOMP,        /* bwrap --ro-bind-fd: srt-seccomp's executable */
+	PLAN_FD_SECCOMP,  /* bwrap --ro-bind-fd: srt-seccomp's executable */
 	PLAN_FD_MAX
 };
-#define PLAN_FD_FIRST   3       /* after standard input, output and error */
+#define PLAN_FD_FIRST 3 /* after standard input, output and error */
 
 /*
  * The mounts protect what exists when the run starts; the write guard (wguard.h),
@@ -75,13 +76,13 @@ enum plan_fd {
  * missing paths included: nothing is created on the host for them.
  */
 struct plan_linux {
-	struct strlist args;            /* bwrap's options, in order (through --args) */
-	size_t fs_first, fs_end;        /* args.v[fs_first..fs_end): the filesystem part */
-	struct strlist exec;            /* the words after the options: "--", srt-seccomp
+	struct strlist args;     /* bwrap's options, in order (through --args) */
+	size_t fs_first, fs_end; /* args.v[fs_first..fs_end): the filesystem part */
+	struct strlist exec;     /* the words after the options: "--", srt-seccomp
 	                                   and its options, "--"; the command follows */
-	int fd[PLAN_FD_MAX];            /* each descriptor's number in bwrap, or -1 */
-	struct strlist writes;          /* the write roots bound writable */
-	struct wguard guard;            /* the write guard, indexed */
+	int fd[PLAN_FD_MAX];     /* each descriptor's number in bwrap, or -1 */
+	struct strlist writes;   /* the write roots bound writable */
+	struct wguard guard;     /* the write guard, indexed */
 };
 
 /*
@@ -101,15 +102,15 @@ void plan_linux_free(struct plan_linux *p);
 
 /* The ports a profile shows when no proxy has been bound yet (srt-policy plan): those of
  * the proxies inside the Linux sandbox. */
-#define PLAN_MACOS_HTTP_PORT    3128
-#define PLAN_MACOS_SOCKS_PORT   1080
+#define PLAN_MACOS_HTTP_PORT 3128
+#define PLAN_MACOS_SOCKS_PORT 1080
 
 /* What the macOS profile needs beside the settings. */
 struct plan_macos_opts {
-	int http_port;          /* the loopback port of srt-httpd (network.httpProxyPort,
+	int http_port;       /* the loopback port of srt-httpd (network.httpProxyPort,
 	                           when set, wins) */
-	int socks_port;         /* the same for srt-socksd */
-	const char *log_tag;    /* the message of every deny, which `log stream` looks for:
+	int socks_port;      /* the same for srt-socksd */
+	const char *log_tag; /* the message of every deny, which `log stream` looks for:
 	                           letters, digits, '_', '-', '.' */
 };
 
@@ -136,8 +137,8 @@ char *plan_ace_json(const struct plan_ace *a);
 /* The whole plan as `srt-policy plan --target windows` prints it and srt's Windows launch
  * hands srt-win: built, then one such line per entry, each ending in a newline, in *text
  * (caller frees). -1 with the reasons in errs (a path that is not UTF-8 among them). */
-int plan_windows_text(const struct settings *s, const struct plan_ctx *ctx, char **text,
-    struct diags *errs);
+int plan_windows_text(
+    const struct settings *s, const struct plan_ctx *ctx, char **text, struct diags *errs);
 
 
 #endif

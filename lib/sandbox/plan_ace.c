@@ -6,7 +6,12 @@
 #include "util.h"
 
 const char *const plan_ace_right_names[PLAN_NRIGHTS] = {
-	"read", "execute", "write", "modify", "delete_child", "delete",
+	"read",
+	"execute",
+	"write",
+	"modify",
+	"delete_child",
+	"delete",
 };
 
 void

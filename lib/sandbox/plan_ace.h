@@ -13,32 +13,32 @@
 #include "util.h"
 
 enum plan_right {
-	PLAN_R_READ             = 1u << 0,
-	PLAN_R_EXECUTE          = 1u << 1,
-	PLAN_R_WRITE            = 1u << 2,
-	PLAN_R_MODIFY           = 1u << 3,      /* read, write, execute, delete itself */
-	PLAN_R_DELETE_CHILD     = 1u << 4,
-	PLAN_R_DELETE           = 1u << 5,      /* the object's own DELETE (deny only) */
+	PLAN_R_READ = 1u << 0,
+	PLAN_R_EXECUTE = 1u << 1,
+	PLAN_R_WRITE = 1u << 2,
+	PLAN_R_MODIFY = 1u << 3, /* read, write, execute, delete itself */
+	PLAN_R_DELETE_CHILD = 1u << 4,
+	PLAN_R_DELETE = 1u << 5, /* the object's own DELETE (deny only) */
 };
 
 /* The text of an entry:
  * {"ace":"allow","path":"/p","rights":["read","execute"],"inherit":"OICI"} */
-#define PLAN_KEY_ACE            "ace"
-#define PLAN_KEY_PATH           "path"
-#define PLAN_KEY_RIGHTS         "rights"
-#define PLAN_KEY_INHERIT        "inherit"
-#define PLAN_ACE_ALLOW          "allow"
-#define PLAN_ACE_DENY           "deny"
-#define PLAN_INHERIT_ALL        "OICI"          /* else "" */
-#define PLAN_NRIGHTS            6
+#define PLAN_KEY_ACE "ace"
+#define PLAN_KEY_PATH "path"
+#define PLAN_KEY_RIGHTS "rights"
+#define PLAN_KEY_INHERIT "inherit"
+#define PLAN_ACE_ALLOW "allow"
+#define PLAN_ACE_DENY "deny"
+#define PLAN_INHERIT_ALL "OICI" /* else "" */
+#define PLAN_NRIGHTS 6
 /* The name of each right by its bit: plan_ace_right_names[i] is 1u << i's. */
 extern const char *const plan_ace_right_names[PLAN_NRIGHTS];
 
 struct plan_ace {
-	int deny;               /* 0: ALLOW, 1: DENY */
-	char *path;             /* absolute */
-	unsigned rights;        /* enum plan_right */
-	int inherit;            /* 1: (OI)(CI), also every file and directory beneath */
+	int deny;        /* 0: ALLOW, 1: DENY */
+	char *path;      /* absolute */
+	unsigned rights; /* enum plan_right */
+	int inherit;     /* 1: (OI)(CI), also every file and directory beneath */
 };
 
 struct plan_windows {
@@ -70,7 +70,7 @@ struct plan_read_paths {
 int plan_windows_read(const char *text, size_t len, const struct plan_read_paths *paths,
     struct plan_windows *out, struct diags *errs);
 /* A path an entry may name (as plan_windows_read takes it), or NULL with why. */
-char *plan_windows_read_path(const char *s, const struct plan_read_paths *paths, char *why,
-    size_t whylen);
+char *plan_windows_read_path(
+    const char *s, const struct plan_read_paths *paths, char *why, size_t whylen);
 
 #endif

@@ -47,7 +47,7 @@
  * gone loses nothing: every deny is also in the write guard by name, which refuses the
  * command to make it again, and what the host puts there later is the host's.
  */
-#define RO_BIND_DENY    "--ro-bind-try"
+#define RO_BIND_DENY "--ro-bind-try"
 
 /* --- write roots --------------------------------------------------------------------- */
 
@@ -103,8 +103,8 @@ has_dotdot(const char *p)
 {
 	size_t n = strlen(p);
 
-	return strcmp(p, "..") == 0 || strncmp(p, "../", 3) == 0 ||
-	    strstr(p, "/../") != NULL || (n >= 3 && strcmp(p + n - 3, "/..") == 0);
+	return strcmp(p, "..") == 0 || strncmp(p, "../", 3) == 0 || strstr(p, "/../") != NULL ||
+	    (n >= 3 && strcmp(p + n - 3, "/..") == 0);
 }
 
 /*
@@ -147,8 +147,8 @@ kernel_spelling(struct pb *b, const char *spelled)
 	}
 	folded = path_normalize(raw);
 	if (out != NULL && folded != NULL) {
-		loc = last_dots ? xstrdup(plan_linux_canon_or(b, folded)) :
-		    plan_linux_name_location(b, folded);
+		loc = last_dots ? xstrdup(plan_linux_canon_or(b, folded))
+				: plan_linux_name_location(b, folded);
 		if (strcmp(loc, out) == 0) {
 			free(out);
 			out = NULL;
@@ -170,8 +170,8 @@ kernel_spelling(struct pb *b, const char *spelled)
  * spelling opens.
  */
 static void
-expand_list(struct pb *b, const struct path_list *l, const char *what, int deny,
-    struct strlist *out)
+expand_list(
+    struct pb *b, const struct path_list *l, const char *what, int deny, struct strlist *out)
 {
 	const char *home = b->ctx->home, *cwd = b->ctx->cwd;
 	struct stat st;
@@ -186,7 +186,8 @@ expand_list(struct pb *b, const struct path_list *l, const char *what, int deny,
 		if ((abs = path_absolute(spelled, home, cwd)) == NULL) {
 			/* An allow that names nothing grants nothing; a deny must not vanish. */
 			if (deny) {
-				diags_add(b->errs, "%s[%zu]: \"%s\" cannot be made "
+				diags_add(b->errs,
+				    "%s[%zu]: \"%s\" cannot be made "
 				    "absolute (no home directory or working directory)",
 				    what, i, e->path);
 				b->bad = 1;
@@ -199,8 +200,10 @@ expand_list(struct pb *b, const struct path_list *l, const char *what, int deny,
 
 			strlist_push_owned(out, abs);
 			if (k != NULL) {
-				log_debug("%s[%zu]: \"%s\": denied where the kernel takes it too, "
-				    "%s", what, i, e->path, k);
+				log_debug(
+				    "%s[%zu]: \"%s\": denied where the kernel takes it too, "
+				    "%s",
+				    what, i, e->path, k);
 				strlist_push_owned(out, k);
 			}
 			free(spelled);
@@ -233,8 +236,9 @@ deny_globs(struct pb *b)
 		if (l->v[i].literal)
 			continue;
 		spelled = glob_strip_globstar(l->v[i].path);
-		abs = glob_has_magic(spelled) ?
-		    path_absolute(spelled, b->ctx->home, b->ctx->cwd) : NULL;
+		abs = glob_has_magic(spelled)
+		    ? path_absolute(spelled, b->ctx->home, b->ctx->cwd)
+		    : NULL;
 		if (abs != NULL) {
 			why = xasprintf("denyWrite %s", l->v[i].path);
 			wguard_add_glob(&b->out->guard, abs, why);
@@ -283,7 +287,7 @@ read_rule_covers(struct pb *b, const struct path_entry *e, const char *p)
 		free(n);
 	}
 	free(abs);
- out:
+out:
 	free(spelled);
 	return hit;
 }
@@ -306,8 +310,8 @@ home_dir_read_denied(struct pb *b, const char *p)
 			continue;
 		for (j = 0; j < allow->n && !reopened; j++) {
 			const struct path_entry *a = &allow->v[j];
-			char *spelled = a->literal ? xstrdup(a->path) :
-			    glob_strip_globstar(a->path);
+			char *spelled = a->literal ? xstrdup(a->path)
+						   : glob_strip_globstar(a->path);
 			char *abs, *n;
 
 			if (!a->literal && glob_has_magic(spelled)) {
@@ -356,7 +360,7 @@ add_write(struct pb *b, const char *abs, int user)
 	strlist_push(&b->binds, n);
 	free(n);
 	return;
- skip:
+skip:
 	log_debug2("write path %s: skipped (missing, under /dev, or a link out)", abs);
 	free(n);
 }
@@ -390,9 +394,11 @@ plan_user_write(struct pb *b, const struct path_entry *e, size_t idx)
 			strlist_push(&b->absent_entries, e->path);
 			strlist_push(&b->absent_globs, "1");
 			if (user.n == 0)
-				log_warnx("warning: filesystem.allowWrite[%zu]: \"%s\" matches "
+				log_warnx(
+				    "warning: filesystem.allowWrite[%zu]: \"%s\" matches "
 				    "nothing: it grants nothing in this run (a file made later "
-				    "that matches it stays read-only)", idx, e->path);
+				    "that matches it stays read-only)",
+				    idx, e->path);
 		}
 		free(abs);
 		free(spelled);
@@ -400,8 +406,8 @@ plan_user_write(struct pb *b, const struct path_entry *e, size_t idx)
 		n = plan_linux_normalize(b, user.v[0]);
 		if (!plan_linux_exists(b, n)) {
 			log_warnx("warning: filesystem.allowWrite[%zu]: \"%s\" does not exist: "
-			    "it stays read-only for this run (create it before the run)", idx,
-			    e->path);
+				  "it stays read-only for this run (create it before the run)",
+			    idx, e->path);
 			strlist_push_owned(&b->absent_writes, n);
 			strlist_push(&b->absent_entries, e->path);
 			strlist_push(&b->absent_globs, "0");
@@ -431,16 +437,16 @@ plan_writes(struct pb *b)
 		/* /tmp is everyone's: another user can make /tmp/claude first, keep it
 		 * writable to himself and swap what the command leaves there. Only a
 		 * directory (not a link) of the user srt runs as is granted. */
-		if (plan_linux_fs_lstat(b, b->ctx->ref_tmpdir, &st) == 0
-		    && S_ISDIR(st.st_mode) &&
-		    st.st_uid == geteuid())
+		if (plan_linux_fs_lstat(b, b->ctx->ref_tmpdir, &st) == 0 &&
+		    S_ISDIR(st.st_mode) && st.st_uid == geteuid())
 			add_write(b, b->ctx->ref_tmpdir, 0);
 		else
 			log_debug2("write path %s: skipped (missing, or not a directory "
-			    "of uid %u)", b->ctx->ref_tmpdir, (unsigned)geteuid());
+				   "of uid %u)",
+			    b->ctx->ref_tmpdir, (unsigned)geteuid());
 	}
-	for (i = 0; i < nitems(home_write_dirs) && b->ctx->home != NULL &&
-	    *b->ctx->home == '/'; i++) {
+	for (i = 0; i < nitems(home_write_dirs) && b->ctx->home != NULL && *b->ctx->home == '/';
+	     i++) {
 		p = path_join(b->ctx->home, home_write_dirs[i]);
 		if (!home_dir_read_denied(b, p))
 			add_write(b, p, 0);
@@ -450,12 +456,12 @@ plan_writes(struct pb *b)
 		plan_user_write(b, &b->s->fs.allow_write.v[i], i);
 	if (b->s->layers.flags & SETTINGS_LAYER_READ_PATHS_ONLY) {
 		struct path_list m = { b->s->fs.allow_write.v,
-		    b->s->layers.managed[SL_ALLOW_WRITE] };
+			b->s->layers.managed[SL_ALLOW_WRITE] };
 
 		expand_list(b, &m, "allowWrite", 0, &user);
 		for (i = 0; i < user.n; i++)
-			strlist_push_owned(&b->managed_writes, plan_linux_normalize(b,
-			    user.v[i]));
+			strlist_push_owned(
+			    &b->managed_writes, plan_linux_normalize(b, user.v[i]));
 		strlist_free(&user);
 	}
 }
@@ -634,15 +640,16 @@ plan_read_entries(struct pb *b)
 	 * credentials file, with no exception (srt-httpd reads it outside). */
 	if (b->s->net.tls.present && b->s->net.tls.ca_key_path != NULL) {
 		const char *k = b->s->net.tls.ca_key_path;
-		char *abs = *k == '/' || b->ctx->cwd == NULL ? xstrdup(k) :
-		    path_join(b->ctx->cwd, k), *g;
+		char *abs = *k == '/' || b->ctx->cwd == NULL ? xstrdup(k)
+							     : path_join(b->ctx->cwd, k),
+		     *g;
 
 		/* The entry as srt-launch read it (the kernel's resolution, ".." after
 		 * links); the watch's name absolute, or the resolved file when a ".."
 		 * leaves no spelling of a reader's (a relative one would be taken from /). */
 		g = given_spelling(abs);
-		strlist_push_owned(&given, g != NULL ? g :
-		    xstrdup(plan_linux_canon_or(b, abs)));
+		strlist_push_owned(
+		    &given, g != NULL ? g : xstrdup(plan_linux_canon_or(b, abs)));
 		strlist_push_owned(&entries, abs);
 	}
 	nuser = entries.n;
@@ -725,8 +732,7 @@ under_credential_deny(struct pb *b, const char *loc)
  * read section denies elsewhere restores nothing.
  */
 static int
-restore_placement(struct pb *b, const char *p, const char *landing, char **src,
-    char **dest)
+restore_placement(struct pb *b, const char *p, const char *landing, char **src, char **dest)
 {
 	const char *source;
 	size_t i;
@@ -739,14 +745,14 @@ restore_placement(struct pb *b, const char *p, const char *landing, char **src,
 		for (i = 0; i < b->denied.n; i++) {
 			const char *d = b->denied.v[i];
 
-			if (!path_is_under(landing, d) && (path_is_under(d, source) ||
-			    path_is_under(source, d)))
+			if (!path_is_under(landing, d) &&
+			    (path_is_under(d, source) || path_is_under(source, d)))
 				goto no;
 		}
 	}
 	*src = xstrdup(source);
 	return 1;
- no:
+no:
 	free(*dest);
 	*dest = NULL;
 	return 0;
@@ -883,13 +889,14 @@ plan_hide_host_net(struct pb *b)
 		if (n <= 0)
 			continue;
 		link[n] = '\0';
-		abs = link[0] == '/' ? path_normalize(link) :
-		    path_expand(link, NULL, "/sys/class/net");
+		abs = link[0] == '/' ? path_normalize(link)
+				     : path_expand(link, NULL, "/sys/class/net");
 		if (abs == NULL)
 			continue;
 		dir = path_dirname(abs);
 		free(abs);
-		if (path_is_strictly_under(dir, "/sys/devices") && !strlist_contains(&dirs, dir))
+		if (path_is_strictly_under(dir, "/sys/devices") &&
+		    !strlist_contains(&dirs, dir))
 			strlist_push(&dirs, dir);
 		free(dir);
 	}
@@ -932,7 +939,7 @@ rodir_unsafe(struct pb *b, const char *dir)
 	for (i = 0; i < b->rodirs.n; i++)
 		if (strcmp(b->rodirs.v[i], dir) == 0 &&
 		    (path_under_any(dir, &b->tmpfs_pred) ||
-		    path_under_any(b->rodir_raw.v[i], &b->tmpfs_pred)))
+			path_under_any(b->rodir_raw.v[i], &b->tmpfs_pred)))
 			return 1;
 	return 0;
 }
@@ -988,12 +995,12 @@ deny_prepass(struct pb *b)
 		}
 		if (strcmp(res, raw) != 0 && !strlist_contains(&b->symlinked, res))
 			strlist_push(&b->symlinked, res);
-		if (plan_linux_fs_stat(b, res, &st) == 0 && S_ISDIR(st.st_mode)
-		    && meets_write(b, res)) {
+		if (plan_linux_fs_stat(b, res, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    meets_write(b, res)) {
 			strlist_push(&b->rodirs, res);
 			strlist_push(&b->rodir_raw, raw);
 		}
- next:
+	next:
 		free(res);
 		free(raw);
 	}
@@ -1074,12 +1081,12 @@ plan_denies(struct pb *b)
 		}
 		/* Outside every write root the path is read-only from --ro-bind / / already. */
 		if (meets_write(b, res) && !deny_guard_owned(b, i, res) &&
-		    (strlist_contains(&b->symlinked, res) ||
-		    !covered_by_rodir(b, res))) {
+		    (strlist_contains(&b->symlinked, res) || !covered_by_rodir(b, res))) {
 			for (j = 0; j < b->writes.n; j++)
 				if (path_is_strictly_under(b->writes.v[j], res))
 					log_warnx("write deny %s covers allowed write path %s, "
-					    "which will be read-only", res, b->writes.v[j]);
+						  "which will be read-only",
+					    res, b->writes.v[j]);
 			dbind_add(b, DK_SELF, res, raw);
 		}
 		free(res);
@@ -1111,7 +1118,7 @@ emit_denies(struct pb *b)
 					const char *wp = u->writes.v[k].dest;
 
 					if ((!path_is_under(wp, d->dest) &&
-					    !path_is_under(wp, d->raw)) ||
+						!path_is_under(wp, d->raw)) ||
 					    strlist_contains(&b->masks, wp) ||
 					    strlist_contains(&restored_ro, wp))
 						continue;
@@ -1201,15 +1208,15 @@ ancestor_pins(struct pb *b, struct strlist *pins, struct strlist *covers)
 		if (rootw && plan_linux_is_kernel_dir(seeds.v[i]))
 			continue;
 		for (dir = path_dirname(seeds.v[i]); strcmp(dir, "/") != 0 &&
-		    !strlist_contains(&visited, dir) && plan_linux_within_write(b, dir);) {
+		     !strlist_contains(&visited, dir) && plan_linux_within_write(b, dir);) {
 			char *up = path_dirname(dir);
 
 			strlist_push(&visited, dir);
 			if (rootw && strcmp(up, "/") == 0)
 				strlist_push(covers, dir);
 			else if ((rootw || !strlist_contains(&b->writes, dir)) &&
-			    !(plan_linux_fs_stat(b, dir, &st) == -1
-			    && plan_linux_absence_errno(errno)))
+			    !(plan_linux_fs_stat(b, dir, &st) == -1 &&
+				plan_linux_absence_errno(errno)))
 				strlist_push(pins, dir);
 			free(dir);
 			dir = up;
@@ -1326,8 +1333,8 @@ plan_disabled(struct pb *b)
 		plan_linux_guard_chain(b, b->ctx->managed_path, "managed policy", true, 0);
 	for (i = 0; i < PLAN_SELF_DIRS; i++)
 		if (b->ctx->self_dirs[i] != NULL && *b->ctx->self_dirs[i] == '/')
-			plan_linux_guard_chain(b, b->ctx->self_dirs[i], "srt's own programs",
-			    true, 0);
+			plan_linux_guard_chain(
+			    b, b->ctx->self_dirs[i], "srt's own programs", true, 0);
 	wguard_index(&b->out->guard);
 	free(sp);
 }
@@ -1377,8 +1384,8 @@ deny_srt_files(struct pb *b)
 /* The filesystem arguments, appended to out->args, the write roots and the write guard
  * (plan_linux_finish frees out on failure). */
 int
-plan_linux_fs(const struct settings *s, const struct plan_ctx *ctx,
-    struct plan_linux *out, struct diags *errs)
+plan_linux_fs(const struct settings *s, const struct plan_ctx *ctx, struct plan_linux *out,
+    struct diags *errs)
 {
 	struct strlist cfg = { 0 }, mand = { 0 }, pins = { 0 }, covers = { 0 };
 	struct plan_ctx lctx;
@@ -1465,7 +1472,7 @@ plan_linux_fs(const struct settings *s, const struct plan_ctx *ctx,
 	append(&out->args, &b.dsec);
 	append(&out->writes, &b.writes);
 	ret = 0;
- out:
+out:
 	strlist_free(&cfg);
 	strlist_free(&mand);
 	strlist_free(&pins);

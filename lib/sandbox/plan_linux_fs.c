@@ -28,13 +28,13 @@
  * names in every writable root, each time again through the same ancestors.
  */
 struct fsent {
-	char *path;                     /* NULL: a free slot */
-	int lerr;                       /* lstat: 0 or its errno */
+	char *path; /* NULL: a free slot */
+	int lerr;   /* lstat: 0 or its errno */
 	struct stat st;
-	char *link;                     /* the target when st is a link (NULL: unreadable) */
-	int lnerr;                      /* readlink's errno when link is NULL */
+	char *link; /* the target when st is a link (NULL: unreadable) */
+	int lnerr;  /* readlink's errno when link is NULL */
 	bool have_real;
-	char *real;                     /* realpath, or NULL (rerr) */
+	char *real; /* realpath, or NULL (rerr) */
 	int rerr;
 };
 
@@ -62,18 +62,18 @@ fs_slot(struct pb *b, const char *p)
 		for (j = 0; j < oldcap; j++)
 			if (old[j].path != NULL) {
 				for (i = fs_hash(old[j].path) & (b->fs_cap - 1);
-				    b->fs[i].path != NULL; i = (i + 1) & (b->fs_cap - 1))
+				     b->fs[i].path != NULL; i = (i + 1) & (b->fs_cap - 1))
 					;
 				b->fs[i] = old[j];
 			}
 		free(old);
 	}
 	for (i = fs_hash(p) & (b->fs_cap - 1); b->fs[i].path != NULL;
-	    i = (i + 1) & (b->fs_cap - 1))
+	     i = (i + 1) & (b->fs_cap - 1))
 		if (strcmp(b->fs[i].path, p) == 0)
 			return &b->fs[i];
 	b->fs[i].path = xstrdup(p);
-	b->fs[i].lerr = -1;             /* not asked yet */
+	b->fs[i].lerr = -1; /* not asked yet */
 	b->fs_n++;
 	return &b->fs[i];
 }
@@ -433,14 +433,14 @@ way_to(struct pb *b, const char *path, char **realp, struct strlist *rest, int *
 	}
 	rc = 0;
 	goto out;
- stop:
+stop:
 	strlist_push_owned(rest, name);
 	while (stack.n > 0) {
 		strlist_push_owned(rest, stack.v[--stack.n]);
 		stack.v[stack.n] = NULL;
 	}
 	rc = 0;
- out:
+out:
 	strlist_free(&stack);
 	strlist_free(&names);
 	if (rc == 0)
@@ -551,8 +551,9 @@ plan_linux_resolve_deny(struct pb *b, const char *raw, struct strlist *also)
 	}
 	if (also == NULL)
 		log_debug("where a write to %s would land cannot be settled; masking the "
-		    "link on the way instead", raw);
- out:
+			  "link on the way instead",
+		    raw);
+out:
 	free(rejoined);
 	free(onward);
 	strlist_free(&remainder);

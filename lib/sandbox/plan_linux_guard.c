@@ -38,7 +38,8 @@ plan_linux_guard_chain(struct pb *b, const char *p, const char *why, bool pin, i
 	size_t i, j;
 	bool link = false;
 
-	if (strstr(p, "/../") == NULL && (strlen(p) < 3 || strcmp(p + strlen(p) - 3, "/..") != 0))
+	if (strstr(p, "/../") == NULL &&
+	    (strlen(p) < 3 || strcmp(p + strlen(p) - 3, "/..") != 0))
 		wguard_add_exact(&b->out->guard, p, why, pin);
 	plan_linux_split_names(p, &names);
 	for (i = 0; i < names.n && depth < MAX_LINKS; i++) {
@@ -105,8 +106,9 @@ plan_linux_mandatory_why(const char *p)
 		/* A two-part name by both parts: a git directory's hooks are not
 		 * .claude/hooks. */
 		nl = strlen(n);
-		if (strchr(n, '/') == NULL ? strcasecmp(base, n) == 0 :
-		    pl > nl && p[pl - nl - 1] == '/' && strcasecmp(p + pl - nl, n) == 0)
+		if (strchr(n, '/') == NULL
+			? strcasecmp(base, n) == 0
+			: pl > nl && p[pl - nl - 1] == '/' && strcasecmp(p + pl - nl, n) == 0)
 			return wguard_names[i].why;
 	}
 	if (strcasecmp(base, "hooks") == 0)
@@ -120,7 +122,7 @@ plan_linux_mandatory_why(const char *p)
 	return "mandatory deny: named by git configuration";
 }
 
-#define WHY_EXEC_PATH   "a directory on PATH: what is put there runs as a command"
+#define WHY_EXEC_PATH "a directory on PATH: what is put there runs as a command"
 
 /*
  * The directories of PATH: a program the command leaves in one (a bwrap, a git, an ls)
@@ -154,9 +156,11 @@ guard_exec_path(struct pb *b)
 		else
 			for (k = 0; k < b->writes.n; k++)
 				if (strcmp(b->writes.v[k], norm) == 0) {
-					log_warnx("PATH directory %s is a write root: a program the "
+					log_warnx(
+					    "PATH directory %s is a write root: a program the "
 					    "command leaves there runs outside the sandbox as your "
-					    "next command of that name", norm);
+					    "next command of that name",
+					    norm);
 					break;
 				}
 		free(norm);
@@ -200,8 +204,7 @@ guard_read_denies(struct pb *b)
 			continue;
 		if (r->missing) {
 			plan_linux_guard_chain(b, r->given,
-			    r->cred ? "a credentials file" : "a denyRead path",
-			    false, 0);
+			    r->cred ? "a credentials file" : "a denyRead path", false, 0);
 			/* Made inside another deny's tmpfs, it would be the sandbox's own. */
 			loc = plan_linux_name_location(b, r->given);
 			if (!plan_linux_hidden_by_tmpfs(b, loc, 1))
@@ -214,8 +217,10 @@ guard_read_denies(struct pb *b)
 			continue;
 		/* A stand-in's name is not in the sandbox, nor one inside another's tmpfs. */
 		loc = plan_linux_name_location(b, r->given);
-		name = r->standin || (strcmp(loc, r->landing) != 0 &&
-		    plan_linux_hidden_by_tmpfs(b, loc, 1)) ? r->landing : r->given;
+		name = r->standin ||
+			(strcmp(loc, r->landing) != 0 && plan_linux_hidden_by_tmpfs(b, loc, 1))
+		    ? r->landing
+		    : r->given;
 		/* A file's mask srt-seccomp mounts (plan_read_section). */
 		if (strlist_contains(&b->placed, r->landing))
 			wguard_add_mask(g, name, r->landing);
@@ -241,8 +246,7 @@ plan_guard(struct pb *b)
 	g->allow_git_config = b->s->fs.allow_git_config;
 	for (i = 0; i < b->denies.n; i++)
 		plan_linux_guard_chain(b, b->denies.v[i],
-		    i < b->deny_why.n ? b->deny_why.v[i] :
-		    "mandatory deny", i < b->npinned, 0);
+		    i < b->deny_why.n ? b->deny_why.v[i] : "mandatory deny", i < b->npinned, 0);
 	if (home != NULL && *home == '/')
 		for (i = 0; i < wguard_nhome_names; i++) {
 			char *p = path_join(home, wguard_home_names[i].name);
@@ -269,7 +273,7 @@ plan_guard(struct pb *b)
 		for (k = 0; k < g->exact.n; k++)
 			if (path_is_under(b->writes.v[i], g->exact.v[k]))
 				log_warnx("write path %s lies in %s, which is protected (%s): "
-				    "nothing in it can be written", b->writes.v[i], g->exact.v[k],
-				    g->exact_why.v[k]);
+					  "nothing in it can be written",
+				    b->writes.v[i], g->exact.v[k], g->exact_why.v[k]);
 	}
 }

@@ -18,7 +18,7 @@
 #include "plan.h"
 #include "util.h"
 
-#define MAX_LINKS               40      /* as many as the kernel follows */
+#define MAX_LINKS 40 /* as many as the kernel follows */
 
 #define nitems(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -38,19 +38,19 @@ struct unit {
 
 /* One denyRead (or credentials file) entry: where its mount lands, if anywhere. */
 struct rdeny {
-	char *named;            /* the entry, normalised */
-	char *given;            /* the entry as a reader spells it: its links kept */
-	char *landing;          /* NULL: nothing is mounted for it */
+	char *named;   /* the entry, normalised */
+	char *given;   /* the entry as a reader spells it: its links kept */
+	char *landing; /* NULL: nothing is mounted for it */
 	int isdir, standin, lifted;
-	int missing;            /* not there at the start (landing NULL) */
-	int internal;           /* the plan's own (ssh's configuration), not the settings' */
-	int cred;               /* a credentials file: no allowRead or allowWrite exception */
+	int missing;  /* not there at the start (landing NULL) */
+	int internal; /* the plan's own (ssh's configuration), not the settings' */
+	int cred;     /* a credentials file: no allowRead or allowWrite exception */
 	size_t depth, order;
 };
 
 enum dkind {
-	DK_SELF,                /* --ro-bind P P */
-	DK_NULL,                /* --ro-bind /dev/null P: a link that cannot be settled */
+	DK_SELF, /* --ro-bind P P */
+	DK_NULL, /* --ro-bind /dev/null P: a link that cannot be settled */
 };
 struct dbind {
 	enum dkind kind;
@@ -65,44 +65,44 @@ struct pb {
 	struct plan_linux *out;
 	struct diags *errs;
 	int bad;
-	struct fsent *fs;               /* what the plan asked of the file system */
-	size_t fs_cap, fs_n;            /* fs: open addressing, fs_cap a power of two */
-	struct strlist writes;          /* allowed write roots, resolved, in order */
-	struct strlist user_roots;      /* those allowWrite named: walked for mandatory denies */
-	struct strlist managed_writes;  /* those the managed policy named, under its
+	struct fsent *fs;              /* what the plan asked of the file system */
+	size_t fs_cap, fs_n;           /* fs: open addressing, fs_cap a power of two */
+	struct strlist writes;         /* allowed write roots, resolved, in order */
+	struct strlist user_roots;     /* those allowWrite named: walked for mandatory denies */
+	struct strlist managed_writes; /* those the managed policy named, under its
 	                                   allowManagedReadPathsOnly (write_reopens) */
-	struct strlist absent_writes;   /* allowWrite entries naming nothing at the start:
+	struct strlist absent_writes;  /* allowWrite entries naming nothing at the start:
 	                                   the path, or the glob pattern (plan_user_write) */
-	struct strlist absent_entries;  /* each as the settings spell it */
-	struct strlist absent_globs;    /* each: "1" a glob, "0" a path */
-	struct strlist reads;           /* allowRead paths, normalised */
+	struct strlist absent_entries; /* each as the settings spell it */
+	struct strlist absent_globs;   /* each: "1" a glob, "0" a path */
+	struct strlist reads;          /* allowRead paths, normalised */
 	struct rdeny *rd;
 	size_t nrd;
 	struct unit *units;
 	size_t nunits;
-	struct strlist masks;           /* landings of read-deny file masks */
-	struct strlist placed;          /* read-deny masks srt-seccomp mounts, not bwrap:
+	struct strlist masks;      /* landings of read-deny file masks */
+	struct strlist placed;     /* read-deny masks srt-seccomp mounts, not bwrap:
 	                                   files, and directories with nothing brought
 	                                   back inside (readlock.c) */
-	struct strlist denied;          /* every location the read section hides */
-	struct strlist tmpfs_pred;      /* every spelling of a read-deny tmpfs */
-	struct strlist denies;          /* write-deny paths, normalised, in order */
+	struct strlist denied;     /* every location the read section hides */
+	struct strlist tmpfs_pred; /* every spelling of a read-deny tmpfs */
+	struct strlist denies;     /* write-deny paths, normalised, in order */
 	struct dbind *db;
 	size_t ndb;
-	struct strlist seen;            /* write-deny destinations handled */
-	struct strlist deny_why;        /* the reason of each entry of denies */
-	size_t npinned;                 /* the first entries of denies, whose way is kept */
-	size_t nconfigured;             /* the first entries of denies: denyWrite's */
-	struct strlist symlinked;       /* destinations some deny reaches through a link */
+	struct strlist seen;              /* write-deny destinations handled */
+	struct strlist deny_why;          /* the reason of each entry of denies */
+	size_t npinned;                   /* the first entries of denies, whose way is kept */
+	size_t nconfigured;               /* the first entries of denies: denyWrite's */
+	struct strlist symlinked;         /* destinations some deny reaches through a link */
 	struct strlist rodirs, rodir_raw; /* existing denied directories bound read-only */
 	struct strlist binds, rsec, dsec; /* argument sections, assembled at the end */
-	struct strlist git_done;        /* git directories the mandatory denies handled */
-	struct strlist git_global_rel;  /* relative core.hooksPath of the global config */
+	struct strlist git_done;          /* git directories the mandatory denies handled */
+	struct strlist git_global_rel;    /* relative core.hooksPath of the global config */
 };
 
 /* plan_linux.c */
-int plan_linux_fs(const struct settings *s, const struct plan_ctx *ctx,
-    struct plan_linux *out, struct diags *errs);
+int plan_linux_fs(const struct settings *s, const struct plan_ctx *ctx, struct plan_linux *out,
+    struct diags *errs);
 
 /* plan_linux_where.c */
 int plan_linux_within_write(struct pb *b, const char *p);
@@ -125,8 +125,8 @@ void plan_linux_split_names(const char *p, struct strlist *out);
 char *plan_linux_resolve_deny(struct pb *b, const char *raw, struct strlist *also);
 
 /* plan_linux_mandatory.c */
-void plan_linux_mandatory_denies(struct pb *b, const struct strlist *roots,
-    struct strlist *out);
+void plan_linux_mandatory_denies(
+    struct pb *b, const struct strlist *roots, struct strlist *out);
 void plan_linux_protected_links(struct pb *b);
 
 /* plan_linux_guard.c */

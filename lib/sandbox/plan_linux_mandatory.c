@@ -26,7 +26,7 @@
 #include "util.h"
 #include "wguard.h"
 
-#define GIT_NEST_MAX            64      /* directories of names below a .git/modules */
+#define GIT_NEST_MAX 64 /* directories of names below a .git/modules */
 
 /* --- mandatory denies ---------------------------------------------------------------- */
 
@@ -87,7 +87,7 @@ find_ci(int dfd, const char *name, const char *want)
 struct mwalk {
 	struct pb *b;
 	int depth;
-	struct glob_budget budget;      /* WGUARD_WALK_MAX entries */
+	struct glob_budget budget; /* WGUARD_WALK_MAX entries */
 	struct strlist *out;
 };
 
@@ -100,8 +100,9 @@ entry_type(DIR *d, const struct dirent *de)
 
 	if (de->d_type != DT_UNKNOWN)
 		return DTTOIF(de->d_type);
-	return fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 ?
-	    st.st_mode & S_IFMT : 0;
+	return fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0
+	    ? st.st_mode & S_IFMT
+	    : 0;
 }
 
 /* One more directory entry read; 0 once the walk's budget is spent. */
@@ -142,9 +143,9 @@ mwalk_next_dir(struct mwalk *w, DIR *d)
  * names and the files the configuration includes.
  */
 enum gitkind {
-	GIT_TOP,        /* the cwd's .git: its hooks are denied even before there is a HEAD */
-	GIT_FOUND,      /* a .git the walk found: a repository if it has a HEAD or hooks */
-	GIT_MODULE,     /* an entry of modules/: a git directory if it has a HEAD, hooks or
+	GIT_TOP,    /* the cwd's .git: its hooks are denied even before there is a HEAD */
+	GIT_FOUND,  /* a .git the walk found: a repository if it has a HEAD or hooks */
+	GIT_MODULE, /* an entry of modules/: a git directory if it has a HEAD, hooks or
 	                   a config, else perhaps a directory of a submodule name with "/" */
 };
 
@@ -233,8 +234,9 @@ git_path(struct pb *b, const char *v, const char *base)
 		return out;
 	}
 	if (*v == '~')
-		return b->ctx->home != NULL && *b->ctx->home == '/' ?
-		    path_expand(v, b->ctx->home, NULL) : NULL;
+		return b->ctx->home != NULL && *b->ctx->home == '/'
+		    ? path_expand(v, b->ctx->home, NULL)
+		    : NULL;
 	if (*v == '/')
 		return path_normalize(v);
 	return base != NULL ? path_expand(v, NULL, base) : NULL;
@@ -260,14 +262,15 @@ git_config_load(int dfd, const char *name, const char *shown, struct gitconfig *
 		return;
 	if (c->error_line > 0)
 		log_warnx("%s: line %d is not git configuration; core.hooksPath and includes "
-		    "are taken from the lines before it", shown, c->error_line);
+			  "are taken from the lines before it",
+		    shown, c->error_line);
 	else if (errno == EINVAL)
 		log_warnx("%s: not a regular file; not read for core.hooksPath", shown);
 	else
 		log_warn("%s: cannot read it for core.hooksPath", shown);
 }
 
-#define GIT_INCLUDE_DEPTH       10      /* git's own limit on nested includes */
+#define GIT_INCLUDE_DEPTH 10 /* git's own limit on nested includes */
 
 /* The hooks in dir that are links: what they lead to is what git runs (guard_chain). */
 static void
@@ -297,8 +300,8 @@ git_command_path(struct pb *b, const char *v, const char *base)
 	size_t n;
 
 	if (strcasecmp(v, "true") == 0 || strcasecmp(v, "false") == 0 ||
-	    strcasecmp(v, "yes") == 0 || strcasecmp(v, "no") == 0 ||
-	    strcmp(v, "1") == 0 || strcmp(v, "0") == 0 || *v == '\0')
+	    strcasecmp(v, "yes") == 0 || strcasecmp(v, "no") == 0 || strcmp(v, "1") == 0 ||
+	    strcmp(v, "0") == 0 || *v == '\0')
 		return NULL;
 	n = strcspn(v, " \t");
 	word = xstrndup(v, n);
@@ -383,8 +386,8 @@ read_line_at(int dfd, const char *name)
 	return out;
 }
 
-static int git_protect(struct mwalk *, int, const char *, const char *, const char *,
-    enum gitkind, int);
+static int git_protect(
+    struct mwalk *, int, const char *, const char *, const char *, enum gitkind, int);
 
 /*
  * Is a git config bound read-only? Only without the write guard: with it, the guard
@@ -407,8 +410,8 @@ git_modules(struct mwalk *w, int pfd, const char *name, const char *dir, int lev
 	DIR *d;
 
 	if (level > GIT_NEST_MAX) {
-		log_warnx("%s: submodules nested deeper than %d levels are not searched",
-		    dir, GIT_NEST_MAX);
+		log_warnx("%s: submodules nested deeper than %d levels are not searched", dir,
+		    GIT_NEST_MAX);
 		return;
 	}
 	if ((d = opendir_at(pfd, name)) == NULL)
@@ -436,8 +439,8 @@ git_worktrees(struct mwalk *w, int pfd, const char *name, const char *dir, int w
 	if ((d = opendir_at(pfd, name)) == NULL)
 		return;
 	while ((de = mwalk_next_dir(w, d)) != NULL) {
-		afd = openat(dirfd(d), de->d_name,
-		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		afd = openat(
+		    dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (afd == -1)
 			continue;
 		admin = path_join(dir, de->d_name);
@@ -446,8 +449,9 @@ git_worktrees(struct mwalk *w, int pfd, const char *name, const char *dir, int w
 		if (g.commondir != NULL)
 			git_push(w, path_join(admin, g.commondir));
 		if (git_config_bound(w->b) && (g.config_wt != NULL || wtconfig))
-			git_push(w, path_join(admin,
-			    g.config_wt != NULL ? g.config_wt : "config.worktree"));
+			git_push(w,
+			    path_join(
+				admin, g.config_wt != NULL ? g.config_wt : "config.worktree"));
 		if (g.config_wt != NULL) {
 			/* The worktree's root: where its .git file is, as gitdir says. */
 			wt = NULL;
@@ -490,8 +494,8 @@ git_protect(struct mwalk *w, int pfd, const char *name, const char *gitdir,
 	if (strlist_contains(&b->git_done, gitdir))
 		return 1;
 	/* The cwd's .git is followed when it is a link, as stat(2) follows it. */
-	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC |
-	    (kind == GIT_TOP ? 0 : O_NOFOLLOW));
+	fd = openat(
+	    pfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (kind == GIT_TOP ? 0 : O_NOFOLLOW));
 	if (fd == -1)
 		return 0;
 	gitnames_scan(w, fd, &g);
@@ -527,8 +531,8 @@ git_protect(struct mwalk *w, int pfd, const char *name, const char *gitdir,
 		free(shown);
 	}
 	if (bound && (g.config_wt != NULL || c.worktree_config == 1))
-		git_push(w, path_join(gitdir,
-		    g.config_wt != NULL ? g.config_wt : "config.worktree"));
+		git_push(w,
+		    path_join(gitdir, g.config_wt != NULL ? g.config_wt : "config.worktree"));
 	/* core.worktree (relative to the git directory) overrides where the tree is. */
 	if (cw.worktree != NULL || c.worktree != NULL)
 		wt = git_path(b, cw.worktree != NULL ? cw.worktree : c.worktree, gitdir);
@@ -614,8 +618,8 @@ git_globals(struct pb *b, struct strlist *out)
 			git_push(&w, path_normalize(files.v[i]));
 		gitconfig_init(&c);
 		git_config_load(AT_FDCWD, files.v[i], files.v[i], &c);
-		if (c.hooks_path != NULL && *c.hooks_path != '\0' &&
-		    *c.hooks_path != '/' && *c.hooks_path != '~')
+		if (c.hooks_path != NULL && *c.hooks_path != '\0' && *c.hooks_path != '/' &&
+		    *c.hooks_path != '~')
 			strlist_push(&b->git_global_rel, c.hooks_path);
 		/* The rest as for any configuration, with no work tree known: an absolute
 		 * hooksPath, fsmonitor, templateDir, and the includes, read in turn. */
@@ -658,7 +662,8 @@ mwalk_dir(struct mwalk *w, int dfd, const char *dname, const char *path, int lev
 			const struct wguard_name *n = &wguard_names[i];
 			const char *slash = strchr(n->name, '/');
 
-			if (slash == NULL || strncasecmp(name, n->name, (size_t)(slash - n->name)) != 0 ||
+			if (slash == NULL ||
+			    strncasecmp(name, n->name, (size_t)(slash - n->name)) != 0 ||
 			    name[slash - n->name] != '\0' || level > w->depth - 2)
 				continue;
 			if ((sub = find_ci(dirfd(d), name, slash + 1)) != NULL)
@@ -699,9 +704,11 @@ mwalk_merge(struct mwalk *w, const char *root, struct strlist *found, struct str
 
 	/* Never run with what a padded directory let it find (fail closed). */
 	if (w->budget.truncated) {
-		diags_add(w->b->errs, "the search for protected files under %s stopped after "
+		diags_add(w->b->errs,
+		    "the search for protected files under %s stopped after "
 		    "%d entries: lower mandatoryDenySearchDepth (now %d), or narrow allowWrite "
-		    "to the directories the command needs", root, WGUARD_WALK_MAX, w->depth);
+		    "to the directories the command needs",
+		    root, WGUARD_WALK_MAX, w->depth);
 		w->b->bad = 1;
 	}
 	if (found->n > 1)
@@ -786,13 +793,13 @@ plan_linux_mandatory_denies(struct pb *b, const struct strlist *roots, struct st
  * other names, which write the same inode. One walk of each directory, links not
  * followed, at most WGUARD_WALK_MAX entries, as the mandatory-deny walk.
  */
-#define LINK_WALK_DEPTH         64      /* directories below a protected one */
+#define LINK_WALK_DEPTH 64 /* directories below a protected one */
 
 struct lwalk {
 	struct pb *b;
-	const char *why;                /* the protected directory's reason */
-	struct glob_budget budget;      /* WGUARD_WALK_MAX entries */
-	struct strlist links;           /* the links found, by their real path */
+	const char *why;           /* the protected directory's reason */
+	struct glob_budget budget; /* WGUARD_WALK_MAX entries */
+	struct strlist links;      /* the links found, by their real path */
 };
 
 /*
@@ -806,10 +813,11 @@ hardlink_check(struct pb *b, const char *p, const struct stat *st, const char *w
 {
 	if (!S_ISREG(st->st_mode) || st->st_nlink < 2 || !plan_linux_within_write(b, p))
 		return;
-	diags_add(b->errs, "%s is protected (%s) but has %ju other name%s (hard links) "
+	diags_add(b->errs,
+	    "%s is protected (%s) but has %ju other name%s (hard links) "
 	    "that a command could write it through: give it a name of its own (cp -p it to a "
-	    "new file and mv that over it) before running srt", p, why,
-	    (uintmax_t)st->st_nlink - 1, st->st_nlink > 2 ? "s" : "");
+	    "new file and mv that over it) before running srt",
+	    p, why, (uintmax_t)st->st_nlink - 1, st->st_nlink > 2 ? "s" : "");
 	b->bad = 1;
 }
 
@@ -900,8 +908,8 @@ plan_linux_protected_links(struct pb *b)
 
 	for (i = 0; i < b->denies.n; i++) {
 		if (strncmp(b->denies.v[i], "/dev/", 5) == 0 ||
-		    (real = plan_linux_canon(b, b->denies.v[i])) == NULL
-		    || plan_linux_fs_stat(b, real, &st) == -1)
+		    (real = plan_linux_canon(b, b->denies.v[i])) == NULL ||
+		    plan_linux_fs_stat(b, real, &st) == -1)
 			continue;
 		why = xstrdup(b->deny_why.v[i]);
 		if (!S_ISDIR(st.st_mode)) {
@@ -922,13 +930,15 @@ plan_linux_protected_links(struct pb *b)
 		lwalk_dir(&w, AT_FDCWD, real, real, 0);
 		if (w.budget.truncated &&
 		    (plan_linux_within_write(b, real) || holds_write(b, real) != NULL)) {
-			diags_add(b->errs, "the search for links in %s (%s) stopped after %d "
-			    "entries: deny a smaller directory", real, why, WGUARD_WALK_MAX);
+			diags_add(b->errs,
+			    "the search for links in %s (%s) stopped after %d "
+			    "entries: deny a smaller directory",
+			    real, why, WGUARD_WALK_MAX);
 			b->bad = 1;
 		} else if (w.budget.truncated)
 			log_warnx("the search for links in %s (%s) stopped after %d entries: "
-			    "what links beyond lead to is not protected", real, why,
-			    WGUARD_WALK_MAX);
+				  "what links beyond lead to is not protected",
+			    real, why, WGUARD_WALK_MAX);
 		for (k = 0; k < w.links.n; k++)
 			link_target(b, w.links.v[k], why);
 		strlist_free(&w.links);

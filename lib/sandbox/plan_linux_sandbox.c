@@ -44,8 +44,10 @@ number_fds(const struct settings *s, const struct plan_ctx *ctx, struct plan_lin
 
 	for (k = 0; k < PLAN_FD_MAX; k++)
 		out->fd[k] = (k == PLAN_FD_GUARD && ctx->unguarded) ||
-		    (k == PLAN_FD_VIOL && (ctx->unguarded || ctx->no_fs_violations ||
-		    s->no_fs_violations)) ? -1 : next++;
+			(k == PLAN_FD_VIOL &&
+			    (ctx->unguarded || ctx->no_fs_violations || s->no_fs_violations))
+		    ? -1
+		    : next++;
 }
 
 /* The words after the options: srt-seccomp, by its path inside, and its options. */
@@ -87,8 +89,8 @@ seccomp_argv(const struct settings *s, const struct plan_ctx *ctx, struct plan_l
 }
 
 int
-plan_linux_begin(const struct settings *s, const struct plan_ctx *ctx,
-    struct plan_linux *out, struct diags *errs)
+plan_linux_begin(const struct settings *s, const struct plan_ctx *ctx, struct plan_linux *out,
+    struct diags *errs)
 {
 	memset(out, 0, sizeof(*out));
 	wguard_init(&out->guard);
@@ -178,8 +180,8 @@ sandbox_tail(const struct settings *s, const struct plan_ctx *ctx, struct plan_l
 }
 
 int
-plan_linux_finish(const struct settings *s, const struct plan_ctx *ctx,
-    struct plan_linux *out, struct diags *errs)
+plan_linux_finish(const struct settings *s, const struct plan_ctx *ctx, struct plan_linux *out,
+    struct diags *errs)
 {
 	sandbox_head(out);
 	out->fs_first = out->args.n;
@@ -193,8 +195,8 @@ plan_linux_finish(const struct settings *s, const struct plan_ctx *ctx,
 }
 
 int
-plan_linux_build(const struct settings *s, const struct plan_ctx *ctx,
-    struct plan_linux *out, struct diags *errs)
+plan_linux_build(const struct settings *s, const struct plan_ctx *ctx, struct plan_linux *out,
+    struct diags *errs)
 {
 	if (plan_linux_begin(s, ctx, out, errs) == -1)
 		return -1;

@@ -43,42 +43,102 @@
 /* Writable whatever the settings say: the command's own streams and devices, and the
  * TMPDIR the reference hands out. */
 static const char *const own_write_paths[] = {
-	"/dev/stdout", "/dev/stderr", "/dev/null", "/dev/tty", "/dev/dtracehelper",
-	"/dev/autofs_nowait", "/tmp/claude", "/private/tmp/claude",
+	"/dev/stdout",
+	"/dev/stderr",
+	"/dev/null",
+	"/dev/tty",
+	"/dev/dtracehelper",
+	"/dev/autofs_nowait",
+	"/tmp/claude",
+	"/private/tmp/claude",
 };
 /* Writable under the home directory unless a read deny covers them. */
 static const char *const home_write_dirs[] = { ".npm/_logs", ".claude/debug" };
 
 static const char *const mach_services[] = {
-	"com.apple.audio.systemsoundserver", "com.apple.distributed_notifications@Uv3",
-	"com.apple.FontObjectsServer", "com.apple.fonts", "com.apple.logd",
-	"com.apple.lsd.mapdb", "com.apple.PowerManagement.control", "com.apple.system.logger",
-	"com.apple.system.notification_center", "com.apple.system.opendirectoryd.libinfo",
-	"com.apple.system.opendirectoryd.membership", "com.apple.bsd.dirhelper",
-	"com.apple.securityd.xpc", "com.apple.coreservices.launchservicesd",
+	"com.apple.audio.systemsoundserver",
+	"com.apple.distributed_notifications@Uv3",
+	"com.apple.FontObjectsServer",
+	"com.apple.fonts",
+	"com.apple.logd",
+	"com.apple.lsd.mapdb",
+	"com.apple.PowerManagement.control",
+	"com.apple.system.logger",
+	"com.apple.system.notification_center",
+	"com.apple.system.opendirectoryd.libinfo",
+	"com.apple.system.opendirectoryd.membership",
+	"com.apple.bsd.dirhelper",
+	"com.apple.securityd.xpc",
+	"com.apple.coreservices.launchservicesd",
 };
 static const char *const sysctl_names[] = {
-	"hw.activecpu", "hw.busfrequency_compat", "hw.byteorder", "hw.cacheconfig",
-	"hw.cachelinesize_compat", "hw.cpufamily", "hw.cpufrequency", "hw.cpufrequency_compat",
-	"hw.cputype", "hw.l1dcachesize_compat", "hw.l1icachesize_compat",
-	"hw.l2cachesize_compat", "hw.l3cachesize_compat", "hw.logicalcpu",
-	"hw.logicalcpu_max", "hw.machine", "hw.memsize", "hw.ncpu", "hw.nperflevels",
-	"hw.packages", "hw.pagesize_compat", "hw.pagesize", "hw.physicalcpu",
-	"hw.physicalcpu_max", "hw.tbfrequency_compat", "hw.vectorunit", "kern.argmax",
-	"kern.bootargs", "kern.hostname", "kern.maxfiles", "kern.maxfilesperproc",
-	"kern.maxproc", "kern.ngroups", "kern.osproductversion", "kern.osrelease",
-	"kern.ostype", "kern.osvariant_status", "kern.osversion", "kern.secure_kernel",
-	"kern.tcsm_available", "kern.tcsm_enable", "kern.usrstack64", "kern.version",
-	"kern.willshutdown", "machdep.cpu.brand_string", "machdep.ptrauth_enabled",
-	"security.mac.lockdown_mode_state", "sysctl.proc_cputype", "vm.loadavg",
+	"hw.activecpu",
+	"hw.busfrequency_compat",
+	"hw.byteorder",
+	"hw.cacheconfig",
+	"hw.cachelinesize_compat",
+	"hw.cpufamily",
+	"hw.cpufrequency",
+	"hw.cpufrequency_compat",
+	"hw.cputype",
+	"hw.l1dcachesize_compat",
+	"hw.l1icachesize_compat",
+	"hw.l2cachesize_compat",
+	"hw.l3cachesize_compat",
+	"hw.logicalcpu",
+	"hw.logicalcpu_max",
+	"hw.machine",
+	"hw.memsize",
+	"hw.ncpu",
+	"hw.nperflevels",
+	"hw.packages",
+	"hw.pagesize_compat",
+	"hw.pagesize",
+	"hw.physicalcpu",
+	"hw.physicalcpu_max",
+	"hw.tbfrequency_compat",
+	"hw.vectorunit",
+	"kern.argmax",
+	"kern.bootargs",
+	"kern.hostname",
+	"kern.maxfiles",
+	"kern.maxfilesperproc",
+	"kern.maxproc",
+	"kern.ngroups",
+	"kern.osproductversion",
+	"kern.osrelease",
+	"kern.ostype",
+	"kern.osvariant_status",
+	"kern.osversion",
+	"kern.secure_kernel",
+	"kern.tcsm_available",
+	"kern.tcsm_enable",
+	"kern.usrstack64",
+	"kern.version",
+	"kern.willshutdown",
+	"machdep.cpu.brand_string",
+	"machdep.ptrauth_enabled",
+	"security.mac.lockdown_mode_state",
+	"sysctl.proc_cputype",
+	"vm.loadavg",
 };
 static const char *const sysctl_prefixes[] = {
-	"hw.optional.arm", "hw.optional.arm.", "hw.optional.armv8_", "hw.perflevel",
-	"kern.proc.all", "kern.proc.pgrp.", "kern.proc.pid.", "machdep.cpu.",
+	"hw.optional.arm",
+	"hw.optional.arm.",
+	"hw.optional.armv8_",
+	"hw.perflevel",
+	"kern.proc.all",
+	"kern.proc.pgrp.",
+	"kern.proc.pid.",
+	"machdep.cpu.",
 	"net.routetable.",
 };
 static const char *const ioctl_devices[] = {
-	"/dev/null", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/dtracehelper",
+	"/dev/null",
+	"/dev/zero",
+	"/dev/random",
+	"/dev/urandom",
+	"/dev/dtracehelper",
 	"/dev/tty",
 };
 
@@ -87,8 +147,8 @@ static const char *const ioctl_devices[] = {
 /* A list's spellings (a trailing "**" component dropped, once each when dedup) and its
  * marked entries. */
 static void
-split_list(const struct path_list *l, bool dedup, struct strlist *spelled,
-    struct strlist *literal)
+split_list(
+    const struct path_list *l, bool dedup, struct strlist *spelled, struct strlist *literal)
 {
 	size_t i;
 
@@ -98,8 +158,7 @@ split_list(const struct path_list *l, bool dedup, struct strlist *spelled,
 			continue;
 		}
 		if (dedup)
-			plan_macos_set_add_owned(spelled,
-			    glob_strip_globstar(l->v[i].path));
+			plan_macos_set_add_owned(spelled, glob_strip_globstar(l->v[i].path));
 		else
 			strlist_push_owned(spelled, glob_strip_globstar(l->v[i].path));
 	}
@@ -187,15 +246,14 @@ home_write_paths(const struct mb *b, struct strlist *out)
 		}
 		stripped = glob_strip_globstar(ar->v[i].path);
 		if (!glob_has_magic(stripped))
-			strlist_push_owned(&reopened, plan_macos_normalize_for_sandbox(b,
-			    stripped, true));
+			strlist_push_owned(
+			    &reopened, plan_macos_normalize_for_sandbox(b, stripped, true));
 		free(stripped);
 		plan_macos_literal_readings(b, ar->v[i].path, K_ALLOW, &names);
 		for (j = 0; j < names.n; j++)
 			if (!names.v[j].glob)
 				strlist_push_owned(&reopened,
-				    plan_macos_normalize_for_sandbox(b, names.v[j].path,
-				    true));
+				    plan_macos_normalize_for_sandbox(b, names.v[j].path, true));
 		plan_macos_ments_free(&names);
 	}
 	plan_macos_set_add(&homes, b->home);
@@ -205,8 +263,8 @@ home_write_paths(const struct mb *b, struct strlist *out)
 		bool denied = false;
 
 		for (h = 0; h < homes.n; h++)
-			strlist_push_owned(&sp, plan_macos_js_join(homes.v[h],
-			    home_write_dirs[i]));
+			strlist_push_owned(
+			    &sp, plan_macos_js_join(homes.v[h], home_write_dirs[i]));
 		for (j = 0; !denied && j < ncv; j++) {
 			bool hit = false, reopen = false;
 
@@ -228,8 +286,8 @@ home_write_paths(const struct mb *b, struct strlist *out)
 			for (h = 0; h < sp.n && !denied; h++)
 				denied = covers(&cc[j], sp.v[h]);
 		if (!denied)
-			strlist_push_owned(out, plan_macos_js_join(b->home,
-			    home_write_dirs[i]));
+			strlist_push_owned(
+			    out, plan_macos_js_join(b->home, home_write_dirs[i]));
 		strlist_free(&sp);
 	}
 	for (i = 0; i < ncv; i++)
@@ -273,10 +331,10 @@ option_rules(struct mb *b)
 	size_t i;
 
 	if (s->weaker_network_isolation) {
-		plan_macos_line(b,
-		    "; enableWeakerNetworkIsolation: trustd, for TLS certificate checks");
-		plan_macos_line(b,
-		    "(allow mach-lookup (global-name \"com.apple.trustd.agent\"))");
+		plan_macos_line(
+		    b, "; enableWeakerNetworkIsolation: trustd, for TLS certificate checks");
+		plan_macos_line(
+		    b, "(allow mach-lookup (global-name \"com.apple.trustd.agent\"))");
 	}
 	if (s->allow_apple_events) {
 		plan_macos_line(b,
@@ -287,7 +345,8 @@ option_rules(struct mb *b)
 		plan_macos_line(b, "(allow lsopen)");
 		plan_macos_line(b,
 		    "(allow mach-lookup (global-name \"com.apple.CoreServices.coreservicesd\"))");
-		plan_macos_line(b, "(allow mach-lookup "
+		plan_macos_line(b,
+		    "(allow mach-lookup "
 		    "(global-name \"com.apple.coreservices.quarantine-resolver\"))");
 	}
 	if (s->net.allow_mach_lookup.n > 0) {
@@ -306,7 +365,8 @@ option_rules(struct mb *b)
 				    "(allow mach-lookup (global-name-prefix %s))", q);
 			} else {
 				q = plan_macos_json_quote(name);
-				strlist_pushf(&b->lines, "(allow mach-lookup (global-name %s))", q);
+				strlist_pushf(
+				    &b->lines, "(allow mach-lookup (global-name %s))", q);
 			}
 			free(q);
 		}
@@ -332,7 +392,8 @@ system_rules(struct mb *b)
 	plan_macos_line(b, "(allow iokit-get-properties)");
 	plan_macos_line(b, "");
 	plan_macos_line(b, "; AF_SYSTEM control sockets only (no network)");
-	plan_macos_line(b, "(allow system-socket (require-all (socket-domain AF_SYSTEM) "
+	plan_macos_line(b,
+	    "(allow system-socket (require-all (socket-domain AF_SYSTEM) "
 	    "(socket-protocol 2)))");
 	plan_macos_line(b, "");
 	plan_macos_line(b, "; sysctls that runtimes read");
@@ -350,8 +411,8 @@ system_rules(struct mb *b)
 	plan_macos_line(b, "");
 	plan_macos_line(b, "; the usual devices");
 	for (i = 0; i < nitems(ioctl_devices); i++)
-		strlist_pushf(&b->lines, "(allow file-ioctl (literal \"%s\"))",
-		    ioctl_devices[i]);
+		strlist_pushf(
+		    &b->lines, "(allow file-ioctl (literal \"%s\"))", ioctl_devices[i]);
 	plan_macos_line(b, "(allow file-ioctl file-read-data file-write-data");
 	plan_macos_line(b, "  (require-all");
 	plan_macos_line(b, "    (literal \"/dev/null\")");
@@ -366,8 +427,7 @@ port_rules(struct mb *b, int port)
 {
 	strlist_pushf(&b->lines, "(allow network-bind (local ip \"localhost:%d\"))", port);
 	strlist_pushf(&b->lines, "(allow network-inbound (local ip \"localhost:%d\"))", port);
-	strlist_pushf(&b->lines, "(allow network-outbound (remote ip \"localhost:%d\"))",
-	    port);
+	strlist_pushf(&b->lines, "(allow network-outbound (remote ip \"localhost:%d\"))", port);
 }
 
 /*
@@ -389,15 +449,15 @@ network_rules(struct mb *b, int http_port, int socks_port)
 	}
 	if (s->net.allow_all_unix_sockets) {
 		plan_macos_line(b, "(allow system-socket (socket-domain AF_UNIX))");
-		plan_macos_line(b,
-		    "(allow network-bind (local unix-socket (path-regex #\"^/\")))");
-		plan_macos_line(b,
-		    "(allow network-outbound (remote unix-socket (path-regex #\"^/\")))");
+		plan_macos_line(
+		    b, "(allow network-bind (local unix-socket (path-regex #\"^/\")))");
+		plan_macos_line(
+		    b, "(allow network-outbound (remote unix-socket (path-regex #\"^/\")))");
 	} else if (s->net.allow_unix_sockets.n > 0) {
 		plan_macos_line(b, "(allow system-socket (socket-domain AF_UNIX))");
 		for (i = 0; i < s->net.allow_unix_sockets.n; i++) {
-			char *p = plan_macos_normalize_for_sandbox(b,
-			    s->net.allow_unix_sockets.v[i], false);
+			char *p = plan_macos_normalize_for_sandbox(
+			    b, s->net.allow_unix_sockets.v[i], false);
 			char *q = plan_macos_json_quote(p);
 
 			strlist_pushf(&b->lines,
@@ -437,8 +497,8 @@ in_write_root(const struct ments *roots, const char *p)
 	size_t i;
 
 	for (i = 0; i < roots->n; i++)
-		if (roots->v[i].glob ? plan_macos_entry_matches(&roots->v[i], p, false) :
-		    path_is_under(p, roots->v[i].path))
+		if (roots->v[i].glob ? plan_macos_entry_matches(&roots->v[i], p, false)
+				     : path_is_under(p, roots->v[i].path))
 			return true;
 	return false;
 }
@@ -535,7 +595,7 @@ tag_ok(const char *t)
 		return false;
 	for (; *t != '\0'; t++)
 		if (!((*t >= 'A' && *t <= 'Z') || (*t >= 'a' && *t <= 'z') ||
-		    (*t >= '0' && *t <= '9') || *t == '_' || *t == '-' || *t == '.'))
+			(*t >= '0' && *t <= '9') || *t == '_' || *t == '-' || *t == '.'))
 			return false;
 	return true;
 }

@@ -15,13 +15,16 @@
 
 #define nitems(a) (sizeof(a) / sizeof((a)[0]))
 
-enum kind { K_ALLOW, K_DENY };
+enum kind {
+	K_ALLOW,
+	K_DENY
+};
 
 /* One filesystem entry: a name, or a glob; an anchored glob keeps its anchor (a name on
  * disk, which may hold glob characters of its own) literal in its regex. */
 struct ment {
 	char *path;
-	char *anchor;           /* NULL unless anchored */
+	char *anchor; /* NULL unless anchored */
 	bool glob;
 };
 
@@ -34,7 +37,7 @@ struct mb {
 	const struct settings *s;
 	const char *cwd, *home;
 	struct strlist lines;
-	char *tag;              /* the log tag, quoted */
+	char *tag; /* the log tag, quoted */
 };
 
 /* What the read and write rules are made of (plan_macos_rules.c). The denies from
@@ -62,13 +65,13 @@ bool plan_macos_starts_with(const char *s, const char *prefix);
 char *plan_macos_normalize_for_sandbox(const struct mb *b, const char *spelling, bool literal);
 void plan_macos_add_spelled(const struct mb *b, struct ments *l, const char *spelling);
 void plan_macos_add_literal(const struct mb *b, struct ments *l, const char *p);
-void plan_macos_literal_readings(const struct mb *b, const char *spelling, enum kind k,
-    struct ments *out);
+void plan_macos_literal_readings(
+    const struct mb *b, const char *spelling, enum kind k, struct ments *out);
 void plan_macos_caller_entries(const struct mb *b, enum kind k, const struct strlist *spelled,
     const struct strlist *literal, struct ments *out);
 char *plan_macos_entry_base_dir(const struct ment *e);
-void plan_macos_in_both_spellings(const struct mb *b, enum kind k, const struct ment *e,
-    struct ments *out);
+void plan_macos_in_both_spellings(
+    const struct mb *b, enum kind k, const struct ment *e, struct ments *out);
 
 /* plan_macos_rules.c */
 char *plan_macos_json_quote(const char *s);
@@ -77,7 +80,7 @@ void plan_macos_line(struct mb *b, const char *s);
 void plan_macos_read_rules(struct mb *b, const struct readcfg *rc);
 void plan_macos_read_deny_unlink_rules(struct mb *b, const struct readcfg *rc);
 void plan_macos_write_rules(struct mb *b, const struct readcfg *rc,
-    const struct strlist *deny_spelled,
-    const struct strlist *deny_literal, bool allow_git_config);
+    const struct strlist *deny_spelled, const struct strlist *deny_literal,
+    bool allow_git_config);
 
 #endif /* SRT_PLAN_MACOS_INT_H */

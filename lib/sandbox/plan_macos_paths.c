@@ -34,8 +34,8 @@ plan_macos_ments_add(struct ments *l, char *path, char *anchor, bool glob)
 void
 plan_macos_ments_add_copy(struct ments *l, const struct ment *e)
 {
-	plan_macos_ments_add(l, xstrdup(e->path), e->anchor ? xstrdup(e->anchor) : NULL,
-	    e->glob);
+	plan_macos_ments_add(
+	    l, xstrdup(e->path), e->anchor ? xstrdup(e->anchor) : NULL, e->glob);
 }
 
 void
@@ -280,8 +280,9 @@ outside_boundary(const char *orig, const char *res)
 	bool out = true;
 	const char *c;
 
-	canon = (plan_macos_starts_with(o, "/tmp/") || plan_macos_starts_with(o, "/var/")) ?
-	    xasprintf("/private%s", o) : xstrdup(o);
+	canon = (plan_macos_starts_with(o, "/tmp/") || plan_macos_starts_with(o, "/var/"))
+	    ? xasprintf("/private%s", o)
+	    : xstrdup(o);
 	if (strcmp(r, o) == 0 || (strcmp(canon, o) != 0 && strcmp(r, canon) == 0)) {
 		out = false;
 		goto done;
@@ -294,18 +295,18 @@ outside_boundary(const char *orig, const char *res)
 	if (nparts <= 1)
 		goto done;
 	rs = xasprintf("%s/", r);
-	if (plan_macos_starts_with(o, rs) || (strcmp(canon, o) != 0
-	    && plan_macos_starts_with(canon, rs)))
+	if (plan_macos_starts_with(o, rs) ||
+	    (strcmp(canon, o) != 0 && plan_macos_starts_with(canon, rs)))
 		goto done;
 	{
 		char *os = xasprintf("%s/", o), *cs = xasprintf("%s/", canon);
 
-		out = !(plan_macos_starts_with(r, os) || (strcmp(canon, o) != 0
-		    && plan_macos_starts_with(r, cs)));
+		out = !(plan_macos_starts_with(r, os) ||
+		    (strcmp(canon, o) != 0 && plan_macos_starts_with(r, cs)));
 		free(os);
 		free(cs);
 	}
- done:
+done:
 	free(rs);
 	free(canon);
 	free(o);
@@ -347,8 +348,8 @@ plan_macos_normalize_for_sandbox(const struct mb *b, const char *spelling, bool 
 		char *prefix = xstrndup(n, plen), *base;
 
 		if (plen > 0 && strcmp(prefix, "/") != 0) {
-			base = prefix[plen - 1] == '/' ? xstrndup(prefix, plen - 1) :
-			    plan_macos_js_dirname(prefix);
+			base = prefix[plen - 1] == '/' ? xstrndup(prefix, plen - 1)
+						       : plan_macos_js_dirname(prefix);
 			if ((r = real_path_of(b, base)) != NULL && !outside_boundary(base, r)) {
 				char *out = xasprintf("%s%s", r, n + strlen(base));
 
@@ -389,8 +390,8 @@ plan_macos_add_spelled(const struct mb *b, struct ments *l, const char *spelling
 {
 	bool glob = glob_has_magic(spelling);
 
-	plan_macos_ments_add(l, plan_macos_normalize_for_sandbox(b, spelling, !glob), NULL,
-	    glob);
+	plan_macos_ments_add(
+	    l, plan_macos_normalize_for_sandbox(b, spelling, !glob), NULL, glob);
 }
 
 /* An entry that names one path whatever its characters. */
@@ -478,11 +479,10 @@ rest_unlinked(const struct parts *pp, size_t from, size_t to)
  * (when all of them do), and the pattern beneath each existing one, the longest first.
  */
 void
-plan_macos_literal_readings(const struct mb *b, const char *spelling, enum kind k,
-    struct ments *out)
+plan_macos_literal_readings(
+    const struct mb *b, const char *spelling, enum kind k, struct ments *out)
 {
-	char *stripped = glob_strip_globstar(spelling), *expanded, *abs, *spelled,
-	    *copy, *tok;
+	char *stripped = glob_strip_globstar(spelling), *expanded, *abs, *spelled, *copy, *tok;
 	struct parts pp = { 0 };
 	size_t *glob_at, nglob = 0, i, first, last;
 	long reach;
@@ -493,8 +493,9 @@ plan_macos_literal_readings(const struct mb *b, const char *spelling, enum kind 
 		return;
 	}
 	expanded = expand_tilde(stripped, b->home);
-	abs = strcmp(expanded, stripped) == 0 && stripped[0] != '/' ?
-	    plan_macos_js_resolve(b->cwd, stripped) : xstrdup(expanded);
+	abs = strcmp(expanded, stripped) == 0 && stripped[0] != '/'
+	    ? plan_macos_js_resolve(b->cwd, stripped)
+	    : xstrdup(expanded);
 	spelled = collapse_interior(abs);
 	free(expanded);
 	free(abs);
@@ -502,7 +503,7 @@ plan_macos_literal_readings(const struct mb *b, const char *spelling, enum kind 
 	copy = xstrdup(spelled);
 	pp.s = spelled;
 	pp.v = xreallocarray(NULL, strlen(spelled) + 2, sizeof(char *));
-	for (tok = copy;; ) {
+	for (tok = copy;;) {
 		char *slash = strchr(tok, '/');
 
 		if (slash != NULL)
@@ -535,7 +536,7 @@ plan_macos_literal_readings(const struct mb *b, const char *spelling, enum kind 
 	if (reach == (long)last && (k == K_DENY || rest_unlinked(&pp, last, pp.n - 1)))
 		plan_macos_add_literal(b, out, stripped);
 	set_aside = strcmp(stripped, spelling) == 0 ? "" : "/**";
-	for (i = nglob - 1; i-- > 0; ) {
+	for (i = nglob - 1; i-- > 0;) {
 		size_t at = glob_at[i], next = glob_at[i + 1];
 		long end;
 		char *pre, *anchor;
@@ -564,7 +565,7 @@ plan_macos_literal_readings(const struct mb *b, const char *spelling, enum kind 
 		free(anchor);
 		free(pre);
 	}
- out:
+out:
 	free(glob_at);
 	free(pp.v);
 	free(copy);
@@ -598,8 +599,8 @@ glob_base_dir(const char *g)
 	if (plen == 0 || (plen == 1 && g[0] == '/'))
 		return xstrdup("/");
 	prefix = xstrndup(g, plen);
-	base = prefix[plen - 1] == '/' ? xstrndup(prefix, plen - 1) :
-	    plan_macos_js_dirname(prefix);
+	base = prefix[plen - 1] == '/' ? xstrndup(prefix, plen - 1)
+				       : plan_macos_js_dirname(prefix);
 	free(prefix);
 	return base;
 }
@@ -618,8 +619,8 @@ plan_macos_entry_base_dir(const struct ment *e)
  * directory). The root, and anything among the devices, is never a second spelling.
  */
 void
-plan_macos_in_both_spellings(const struct mb *b, enum kind k, const struct ment *e,
-    struct ments *out)
+plan_macos_in_both_spellings(
+    const struct mb *b, enum kind k, const struct ment *e, struct ments *out)
 {
 	char *base = plan_macos_entry_base_dir(e), *canon;
 
@@ -641,8 +642,8 @@ plan_macos_in_both_spellings(const struct mb *b, enum kind k, const struct ment 
 	    !path_is_under(canon, "/dev")) {
 		if (e->glob)
 			plan_macos_ments_add(out,
-			    xasprintf("%s%s", canon, e->path + strlen(base)),
-			    xstrdup(canon), true);
+			    xasprintf("%s%s", canon, e->path + strlen(base)), xstrdup(canon),
+			    true);
 		else
 			plan_macos_ments_add(out, xstrdup(canon), NULL, false);
 	}

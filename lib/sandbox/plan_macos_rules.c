@@ -14,16 +14,27 @@
 #include "plan_macos_int.h"
 #include "util.h"
 
-#define STRING_MAX      900     /* bytes of one regex inside a profile string: sandbox-exec
+#define STRING_MAX \
+	900         /* bytes of one regex inside a profile string: sandbox-exec
                                    refuses string literals over 1025 */
-#define MIN_GROUP       4       /* fewer names than this are not worth one regex */
+#define MIN_GROUP 4 /* fewer names than this are not worth one regex */
 
 static const char *const dangerous_files[] = {
-	".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".zshrc", ".zprofile",
-	".profile", ".ripgreprc", ".mcp.json",
+	".gitconfig",
+	".gitmodules",
+	".bashrc",
+	".bash_profile",
+	".zshrc",
+	".zprofile",
+	".profile",
+	".ripgreprc",
+	".mcp.json",
 };
 static const char *const dangerous_dirs[] = {
-	".vscode", ".idea", ".claude/commands", ".claude/agents",
+	".vscode",
+	".idea",
+	".claude/commands",
+	".claude/agents",
 };
 
 /* --- filters ----------------------------------------------------------------------- */
@@ -286,7 +297,8 @@ late_read_denies(const struct readcfg *rc, struct strlist *set, bool *covers_roo
 			*covers_root = true;
 		for (j = 0; j < rc->allows.n && !cred; j++)
 			if (deny_covers(d, &rc->allows.v[j]))
-				plan_macos_set_add_owned(&outs, entry_filter(&rc->allows.v[j], false));
+				plan_macos_set_add_owned(
+				    &outs, entry_filter(&rc->allows.v[j], false));
 		plan_macos_set_add_owned(set, carve(entry_filter(d, true), &outs));
 		strlist_free(&outs);
 	}
@@ -362,9 +374,9 @@ plan_macos_read_deny_unlink_rules(struct mb *b, const struct readcfg *rc)
 			for (j = 0; !meets && j < w->n; j++) {
 				const char *r = w->v[j].path;
 
-				if (!w->v[j].glob && (strcmp(base, r) == 0 ||
-				    path_is_strictly_under(base, r) ||
-				    path_is_strictly_under(r, base)))
+				if (!w->v[j].glob &&
+				    (strcmp(base, r) == 0 || path_is_strictly_under(base, r) ||
+					path_is_strictly_under(r, base)))
 					meets = true;
 			}
 			if (!meets) {
@@ -373,11 +385,12 @@ plan_macos_read_deny_unlink_rules(struct mb *b, const struct readcfg *rc)
 			}
 			for (j = 0; j < rc->allows.n && !cred; j++)
 				if (deny_covers(d, &rc->allows.v[j]))
-					plan_macos_set_add_owned(&outs,
-					    entry_filter(&rc->allows.v[j], false));
+					plan_macos_set_add_owned(
+					    &outs, entry_filter(&rc->allows.v[j], false));
 			for (j = 0; j < w->n && !cred; j++)
 				if (deny_covers(d, &w->v[j]))
-					plan_macos_set_add_owned(&outs, entry_filter(&w->v[j], false));
+					plan_macos_set_add_owned(
+					    &outs, entry_filter(&w->v[j], false));
 			plan_macos_set_add_owned(&set, carve(entry_filter(d, true), &outs));
 			if (strcmp(base, "/") != 0) {
 				strlist_push(&dirs, base);
@@ -388,18 +401,19 @@ plan_macos_read_deny_unlink_rules(struct mb *b, const struct readcfg *rc)
 			bool below = false;
 
 			for (j = 0; !below && j < w->n; j++)
-				below = w->v[j].glob ?
-				    plan_macos_entry_matches(&w->v[j], d->path, false) :
-				    path_is_strictly_under(d->path, w->v[j].path);
+				below = w->v[j].glob
+				    ? plan_macos_entry_matches(&w->v[j], d->path, false)
+				    : path_is_strictly_under(d->path, w->v[j].path);
 			if (!below && !cred)
 				continue;
 			for (j = 0; j < rc->allows.n && !cred; j++)
 				if (sample_strictly_under(&rc->allows.v[j], d->path))
-					plan_macos_set_add_owned(&outs,
-					    entry_filter(&rc->allows.v[j], false));
+					plan_macos_set_add_owned(
+					    &outs, entry_filter(&rc->allows.v[j], false));
 			for (j = 0; j < w->n && !cred; j++)
 				if (sample_strictly_under(&w->v[j], d->path))
-					plan_macos_set_add_owned(&outs, entry_filter(&w->v[j], false));
+					plan_macos_set_add_owned(
+					    &outs, entry_filter(&w->v[j], false));
 			plan_macos_set_add_owned(&set, carve(entry_filter(d, true), &outs));
 			plan_macos_ancestors(d->path, &dirs);
 		}
@@ -407,10 +421,10 @@ plan_macos_read_deny_unlink_rules(struct mb *b, const struct readcfg *rc)
 			bool below = false;
 
 			for (j = 0; !below && j < w->n; j++)
-				below = w->v[j].glob ?
-				    plan_macos_entry_matches(&w->v[j], dirs.v[k], false) :
-				    path_is_strictly_under(dirs.v[k], w->v[j].path) ||
-				    (cred && strcmp(dirs.v[k], w->v[j].path) == 0);
+				below = w->v[j].glob
+				    ? plan_macos_entry_matches(&w->v[j], dirs.v[k], false)
+				    : path_is_strictly_under(dirs.v[k], w->v[j].path) ||
+					(cred && strcmp(dirs.v[k], w->v[j].path) == 0);
 			if (below)
 				add_literal_filter(&set, dirs.v[k]);
 		}
@@ -419,8 +433,8 @@ plan_macos_read_deny_unlink_rules(struct mb *b, const struct readcfg *rc)
 	}
 	if (set.n > 0) {
 		plan_macos_line(b, "");
-		plan_macos_line(b,
-		    "; read-denied paths inside write roots stay where they are");
+		plan_macos_line(
+		    b, "; read-denied paths inside write roots stay where they are");
 		rule(b, "deny", "file-write-unlink", &set);
 	}
 	strlist_free(&set);
@@ -433,13 +447,13 @@ plan_macos_read_deny_unlink_rules(struct mb *b, const struct readcfg *rc)
  */
 struct group {
 	char *dir;
-	struct strlist names, leaves;   /* leaves sorted */
+	struct strlist names, leaves; /* leaves sorted */
 };
 
 struct dir_names {
 	char *dir;
 	struct strlist names;
-	struct strlist *leaves;         /* one set per name */
+	struct strlist *leaves; /* one set per name */
 };
 
 static char *
@@ -526,8 +540,8 @@ collect_dir_names(const struct ments *entries, size_t *ndnp)
 			;
 		if (at == dn[j].names.n) {
 			strlist_push(&dn[j].names, name);
-			dn[j].leaves = xreallocarray(dn[j].leaves, dn[j].names.n,
-			    sizeof(*dn[j].leaves));
+			dn[j].leaves = xreallocarray(
+			    dn[j].leaves, dn[j].names.n, sizeof(*dn[j].leaves));
 			memset(&dn[j].leaves[at], 0, sizeof(dn[j].leaves[at]));
 		}
 		plan_macos_set_add_owned(&dn[j].leaves[at], plan_macos_js_basename(e->path));
@@ -571,15 +585,16 @@ group_trim(struct group *g, struct strlist *grouped)
 		for (m = 0; m < g->leaves.n; m++) {
 			char *a = plan_macos_js_join(g->dir, g->names.v[j]);
 
-			plan_macos_set_add_owned(grouped, plan_macos_js_join(a, g->leaves.v[m]));
+			plan_macos_set_add_owned(
+			    grouped, plan_macos_js_join(a, g->leaves.v[m]));
 			free(a);
 		}
 	return true;
 }
 
 static void
-group_literal_denies(const struct ments *entries, struct group **gout, size_t *ngout,
-    struct strlist *grouped)
+group_literal_denies(
+    const struct ments *entries, struct group **gout, size_t *ngout, struct strlist *grouped)
 {
 	struct dir_names *dn;
 	struct group *groups = NULL;
@@ -696,8 +711,8 @@ mandatory_denies(const struct mb *b, bool allow_git_config, struct ments *out)
 
 		plan_macos_add_literal(b, out, p);
 		free(p);
-		plan_macos_ments_add(out, plan_macos_js_join(cwd, pat.v[i]), xstrdup(cwd),
-		    true);
+		plan_macos_ments_add(
+		    out, plan_macos_js_join(cwd, pat.v[i]), xstrdup(cwd), true);
 	}
 	strlist_free(&rel);
 	strlist_free(&pat);
@@ -706,8 +721,8 @@ mandatory_denies(const struct mb *b, bool allow_git_config, struct ments *out)
 
 void
 plan_macos_write_rules(struct mb *b, const struct readcfg *rc,
-    const struct strlist *deny_spelled,
-    const struct strlist *deny_literal, bool allow_git_config)
+    const struct strlist *deny_spelled, const struct strlist *deny_literal,
+    bool allow_git_config)
 {
 	struct ments denies = { 0 }, rest = { 0 };
 	struct strlist set = { 0 }, grouped = { 0 }, pins = { 0 };

@@ -62,11 +62,11 @@
 #include "util.h"
 #include "wguard.h"
 
-#define GIT_NEST_MAX            64      /* directories of names below a .git/modules */
+#define GIT_NEST_MAX 64 /* directories of names below a .git/modules */
 
 struct wpath {
-	char *path;             /* absolute, normalised (resolved when it exists) */
-	int dir;                /* an existing directory, or a missing one meant as such */
+	char *path; /* absolute, normalised (resolved when it exists) */
+	int dir;    /* an existing directory, or a missing one meant as such */
 	int exists;
 };
 
@@ -208,15 +208,14 @@ take(const char *abs, int deny, int dir_hint, struct wlist *out)
 static void
 unplaced(struct wb *b, const char *what, size_t i, const char *entry)
 {
-	diags_add(b->errs, "%s[%zu]: \"%s\" has no absolute name the plan can spell",
-	    what, i, entry);
+	diags_add(
+	    b->errs, "%s[%zu]: \"%s\" has no absolute name the plan can spell", what, i, entry);
 	b->bad = 1;
 }
 
 /* A list's entries made absolute and concrete (SPEC §5: globs expanded at launch). */
 static void
-expand(struct wb *b, const struct path_list *l, const char *what, int deny,
-    struct wlist *out)
+expand(struct wb *b, const struct path_list *l, const char *what, int deny, struct wlist *out)
 {
 	struct strlist found = { 0 };
 	struct stat st;
@@ -233,9 +232,12 @@ expand(struct wb *b, const struct path_list *l, const char *what, int deny,
 			if (deny) {
 				const char *why = path_refusal(spelled);
 
-				diags_add(b->errs, "%s[%zu]: \"%s\" cannot be made "
-				    "absolute (%s)", what, i, e->path, why != NULL ? why :
-				    "no home directory or working directory");
+				diags_add(b->errs,
+				    "%s[%zu]: \"%s\" cannot be made "
+				    "absolute (%s)",
+				    what, i, e->path,
+				    why != NULL ? why
+						: "no home directory or working directory");
 				b->bad = 1;
 			}
 			free(spelled);
@@ -253,8 +255,8 @@ expand(struct wb *b, const struct path_list *l, const char *what, int deny,
 			unplaced(b, what, i, e->path);
 		r = glob_expand(abs, &found);
 		if (r == -1 && deny) {
-			diags_add(b->errs, "%s[%zu]: \"%s\" cannot be expanded as a glob",
-			    what, i, e->path);
+			diags_add(b->errs, "%s[%zu]: \"%s\" cannot be expanded as a glob", what,
+			    i, e->path);
 			b->bad = 1;
 		} else if (glob_report_limit(r, deny, b->errs, what, i, e->path))
 			b->bad = 1;
@@ -305,7 +307,7 @@ missing_denies(struct wlist *dr, struct wlist *dw, const struct wlist *write)
 	for (int l = 0; l < 2; l++) {
 		struct wlist *w = lists[l];
 
-		for (size_t i = 0; i < w->n; ) {
+		for (size_t i = 0; i < w->n;) {
 			struct wpath *e = &w->v[i];
 
 			if (e->exists) {
@@ -313,8 +315,8 @@ missing_denies(struct wlist *dr, struct wlist *dw, const struct wlist *write)
 				continue;
 			}
 			if (!any_entry(e->path, write, path_is_under)) {
-				log_debug("plan: %s is missing and not writable: no entry",
-				    e->path);
+				log_debug(
+				    "plan: %s is missing and not writable: no entry", e->path);
 				free(e->path);
 				memmove(e, e + 1, (w->n - i - 1) * sizeof(*e));
 				w->n--;
@@ -322,8 +324,8 @@ missing_denies(struct wlist *dr, struct wlist *dw, const struct wlist *write)
 			}
 			for (int m = 0; m < 2 && !e->dir; m++)
 				for (size_t k = 0; k < lists[m]->n && !e->dir; k++)
-					e->dir = path_is_strictly_under(lists[m]->v[k].path,
-					    e->path);
+					e->dir = path_is_strictly_under(
+					    lists[m]->v[k].path, e->path);
 			i++;
 		}
 	}
@@ -442,8 +444,8 @@ mandatory_git(struct mwalk *w, const char *gitdir, int missing_too, int level)
 		dir = is_dir_path(p, &exists);
 		if (exists)
 			mwalk_take(w, p, dir);
-		else if (missing_too && (strcmp(f->name, "hooks") == 0 ||
-		    strcmp(f->name, "config") == 0))
+		else if (missing_too &&
+		    (strcmp(f->name, "hooks") == 0 || strcmp(f->name, "config") == 0))
 			mwalk_take(w, p, strcmp(f->name, "hooks") == 0);
 		free(p);
 	}
@@ -479,8 +481,9 @@ mwalk_dir(struct mwalk *w, const char *dir, int level)
 			int sdir, sex;
 
 			if (slash == NULL) {
-				if (strcasecmp(name, n->name) == 0 && (n->kind == WG_FILE ?
-				    level <= w->depth - 1 : isdir && level <= w->depth - 2))
+				if (strcasecmp(name, n->name) == 0 &&
+				    (n->kind == WG_FILE ? level <= w->depth - 1
+							: isdir && level <= w->depth - 2))
 					mwalk_take(w, child, isdir);
 				continue;
 			}
@@ -561,15 +564,13 @@ mandatory_denies(struct wb *b, const struct wlist *write, struct wlist *dw)
 	w.b = b;
 	w.out = &found;
 	w.budget.max = WGUARD_WALK_MAX;
-	w.depth = b->s->deny_search_depth > 0 ? b->s->deny_search_depth :
-	    WGUARD_DEPTH_DEFAULT;
+	w.depth = b->s->deny_search_depth > 0 ? b->s->deny_search_depth : WGUARD_DEPTH_DEFAULT;
 	for (i = 0; i < write->n; i++)
 		if (write->v[i].dir)
 			wlist_push(&roots, xstrdup(write->v[i].path), 1, 1);
 	/* The cwd's repository even when only a part of it is writable (.git alone), as
 	 * on Linux. */
-	if (write->n > 0 && b->ctx->cwd != NULL &&
-	    (cwd = path_resolve(b->ctx->cwd)) != NULL)
+	if (write->n > 0 && b->ctx->cwd != NULL && (cwd = path_resolve(b->ctx->cwd)) != NULL)
 		wlist_push(&roots, cwd, 1, 1);
 	for (i = 0; i < roots.n && !w.budget.truncated; i++)
 		mwalk_dir(&w, roots.v[i].path, 0);
@@ -578,7 +579,8 @@ mandatory_denies(struct wb *b, const struct wlist *write, struct wlist *dw)
 	for (i = 0; i < write->n && !w.budget.truncated; i++)
 		git_above(&w, write->v[i].path);
 	if (w.budget.truncated) {
-		diags_add(b->errs, "the search for protected files under the write roots "
+		diags_add(b->errs,
+		    "the search for protected files under the write roots "
 		    "stopped after %d entries: lower mandatoryDenySearchDepth (now %d), or "
 		    "narrow allowWrite to the directories the command needs",
 		    WGUARD_WALK_MAX, w.depth);
@@ -589,8 +591,8 @@ mandatory_denies(struct wb *b, const struct wlist *write, struct wlist *dw)
 		qsort(found.v, found.n, sizeof(*found.v), wpath_cmp);
 	for (i = 0; i < found.n; i++)
 		if (any_entry(found.v[i].path, write, path_is_under))
-			wlist_push(dw, xstrdup(found.v[i].path), found.v[i].dir,
-			    found.v[i].exists);
+			wlist_push(
+			    dw, xstrdup(found.v[i].path), found.v[i].dir, found.v[i].exists);
 	wlist_free(&found);
 	wlist_free(&roots);
 }
@@ -635,7 +637,8 @@ plan_windows_build(const struct settings *s, const struct plan_ctx *ctx,
 	for (i = 0; i < ar.n; i++)
 		if (any_entry(ar.v[i].path, &cd, path_is_under))
 			log_debug("plan: allowRead %s is at or beneath a credentials file: no "
-			    "grant", ar.v[i].path);
+				  "grant",
+			    ar.v[i].path);
 		else
 			wlist_push(&read, xstrdup(ar.v[i].path), ar.v[i].dir, 1);
 	for (i = 0; i < cd.n; i++)
@@ -643,7 +646,8 @@ plan_windows_build(const struct settings *s, const struct plan_ctx *ctx,
 	for (i = 0; i < aw.n; i++) {
 		if (any_entry(aw.v[i].path, &cd, path_is_under)) {
 			log_debug("plan: allowWrite %s is at or beneath a credentials file: no "
-			    "grant", aw.v[i].path);
+				  "grant",
+			    aw.v[i].path);
 			continue;
 		}
 		/* denyWrite ranks above allowWrite: at or beneath one, a write grant reads. */
@@ -674,8 +678,8 @@ plan_windows_build(const struct settings *s, const struct plan_ctx *ctx,
 		 * Windows' own order does it). */
 		if (any_entry(dr.v[i].path, &read, path_equal) ||
 		    any_entry(dr.v[i].path, &write, path_equal)) {
-			log_debug("plan: denyRead %s is also allowed: no read deny",
-			    dr.v[i].path);
+			log_debug(
+			    "plan: denyRead %s is also allowed: no read deny", dr.v[i].path);
 			continue;
 		}
 		deny_add(out, &dr.v[i], PLAN_R_READ);
@@ -742,8 +746,8 @@ plan_ace_json(const struct plan_ace *a)
 	for (size_t i = 0; i < PLAN_NRIGHTS; i++) {
 		if (!(a->rights & (1u << i)))
 			continue;
-		n += (size_t)snprintf(buf + n, cap - n, "%s\"%s\"", sep,
-		    plan_ace_right_names[i]);
+		n += (size_t)snprintf(
+		    buf + n, cap - n, "%s\"%s\"", sep, plan_ace_right_names[i]);
 		sep = ",";
 	}
 	snprintf(buf + n, cap - n, "],\"%s\":\"%s\"}", PLAN_KEY_INHERIT,
@@ -752,8 +756,8 @@ plan_ace_json(const struct plan_ace *a)
 }
 
 int
-plan_windows_text(const struct settings *s, const struct plan_ctx *ctx, char **text,
-    struct diags *errs)
+plan_windows_text(
+    const struct settings *s, const struct plan_ctx *ctx, char **text, struct diags *errs)
 {
 	struct plan_windows p = { 0 };
 	struct buf b = { 0 };
@@ -778,7 +782,7 @@ plan_windows_text(const struct settings *s, const struct plan_ctx *ctx, char **t
 	}
 	*text = buf_steal(&b);
 	rc = 0;
- out:
+out:
 	buf_free(&b);
 	plan_windows_free(&p);
 	return rc;

@@ -13,14 +13,15 @@
 #include "util.h"
 
 char *
-plan_windows_read_path(const char *s, const struct plan_read_paths *paths, char *why,
-    size_t whylen)
+plan_windows_read_path(
+    const char *s, const struct plan_read_paths *paths, char *why, size_t whylen)
 {
 	char *c;
 
 	/* Globs are expanded by srt-policy: none may slip through as a name. */
 	if (strpbrk(s, "*?<>|\"") != NULL) {
-		snprintf(why, whylen, "a path cannot hold * ? < > | or \" (globs are "
+		snprintf(why, whylen,
+		    "a path cannot hold * ? < > | or \" (globs are "
 		    "expanded by srt-policy)");
 		return NULL;
 	}
@@ -49,10 +50,12 @@ read_rights(const struct json_value *rs, char *why, size_t whylen)
 	}
 	for (const struct json_value *e = rs->child; e != NULL; e = e->next) {
 		for (i = 0; i < PLAN_NRIGHTS; i++)
-			if (e->type == JSON_STRING && strcmp(e->str, plan_ace_right_names[i]) == 0)
+			if (e->type == JSON_STRING &&
+			    strcmp(e->str, plan_ace_right_names[i]) == 0)
 				break;
 		if (i == PLAN_NRIGHTS || (r & (1u << i))) {
-			snprintf(why, whylen, "\"%s\" holds an unknown or repeated right "
+			snprintf(why, whylen,
+			    "\"%s\" holds an unknown or repeated right "
 			    "(read, execute, write, modify, delete_child, delete)",
 			    PLAN_KEY_RIGHTS);
 			return 0;
@@ -78,8 +81,8 @@ read_entry(const struct json_value *o, const struct plan_read_paths *paths,
 			snprintf(why, whylen, "unknown key \"%.40s\"", e->key);
 			return -1;
 		}
-	if (ace == NULL || ace->type != JSON_STRING || (strcmp(ace->str, PLAN_ACE_ALLOW) != 0 &&
-	    strcmp(ace->str, PLAN_ACE_DENY) != 0)) {
+	if (ace == NULL || ace->type != JSON_STRING ||
+	    (strcmp(ace->str, PLAN_ACE_ALLOW) != 0 && strcmp(ace->str, PLAN_ACE_DENY) != 0)) {
 		snprintf(why, whylen, "\"%s\" must be \"%s\" or \"%s\"", PLAN_KEY_ACE,
 		    PLAN_ACE_ALLOW, PLAN_ACE_DENY);
 		return -1;
@@ -89,13 +92,14 @@ read_entry(const struct json_value *o, const struct plan_read_paths *paths,
 		return -1;
 	/* Either would let the account delete what a deny protects. */
 	if (!deny && (r & (PLAN_R_DELETE_CHILD | PLAN_R_DELETE))) {
-		snprintf(why, whylen, "an ALLOW of %s would let the account delete "
+		snprintf(why, whylen,
+		    "an ALLOW of %s would let the account delete "
 		    "what a deny protects; srt-win does not grant it",
 		    r & PLAN_R_DELETE_CHILD ? "delete_child" : "delete");
 		return -1;
 	}
-	if (inh == NULL || inh->type != JSON_STRING || (strcmp(inh->str,
-	    PLAN_INHERIT_ALL) != 0 && inh->str[0] != '\0')) {
+	if (inh == NULL || inh->type != JSON_STRING ||
+	    (strcmp(inh->str, PLAN_INHERIT_ALL) != 0 && inh->str[0] != '\0')) {
 		snprintf(why, whylen, "\"%s\" must be \"%s\" or \"\"", PLAN_KEY_INHERIT,
 		    PLAN_INHERIT_ALL);
 		return -1;

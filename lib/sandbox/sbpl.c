@@ -9,12 +9,17 @@
 #include "buf.h"
 #include "util.h"
 
-enum sx_kind { SX_LIST, SX_SYM, SX_STR, SX_RE };
+enum sx_kind {
+	SX_LIST,
+	SX_SYM,
+	SX_STR,
+	SX_RE
+};
 
 struct sx {
 	enum sx_kind kind;
-	char *s;                /* SX_SYM, SX_STR (decoded), SX_RE (as written) */
-	struct sx **kids;       /* SX_LIST */
+	char *s;          /* SX_SYM, SX_STR (decoded), SX_RE (as written) */
+	struct sx **kids; /* SX_LIST */
 	size_t n;
 	int line;
 };
@@ -26,23 +31,20 @@ struct reader {
 	int bad;
 };
 
-static const char *const known_ops[] = {
-	"default", "file*", "file-read*", "file-read-data", "file-read-metadata",
-	"file-read-xattr", "file-write*", "file-write-data", "file-write-create",
-	"file-write-unlink", "file-write-mode", "file-write-owner", "file-write-xattr",
-	"file-ioctl", "file-link", "process-exec", "process-exec*", "process-fork",
-	"process-info*", "signal", "mach-lookup", "mach-priv-task-port", "ipc-posix-shm",
-	"ipc-posix-sem", "iokit-open", "iokit-get-properties", "sysctl-read", "sysctl-write",
-	"system-socket", "network*", "network-bind", "network-inbound", "network-outbound",
-	"user-preference-read", "distributed-notification-post", "appleevent-send", "lsopen",
-	"pseudo-tty", NULL
-};
+static const char *const known_ops[] = { "default", "file*", "file-read*", "file-read-data",
+	"file-read-metadata", "file-read-xattr", "file-write*", "file-write-data",
+	"file-write-create", "file-write-unlink", "file-write-mode", "file-write-owner",
+	"file-write-xattr", "file-ioctl", "file-link", "process-exec", "process-exec*",
+	"process-fork", "process-info*", "signal", "mach-lookup", "mach-priv-task-port",
+	"ipc-posix-shm", "ipc-posix-sem", "iokit-open", "iokit-get-properties", "sysctl-read",
+	"sysctl-write", "system-socket", "network*", "network-bind", "network-inbound",
+	"network-outbound", "user-preference-read", "distributed-notification-post",
+	"appleevent-send", "lsopen", "pseudo-tty", NULL };
 
 /* Filters that take one string. */
-static const char *const string_filters[] = {
-	"literal", "subpath", "prefix", "global-name", "global-name-prefix", "sysctl-name",
-	"sysctl-name-prefix", "iokit-registry-entry-class", "iokit-user-client-class", NULL
-};
+static const char *const string_filters[] = { "literal", "subpath", "prefix", "global-name",
+	"global-name-prefix", "sysctl-name", "sysctl-name-prefix", "iokit-registry-entry-class",
+	"iokit-user-client-class", NULL };
 
 static bool
 in_list(const char *const *l, const char *s)
@@ -134,10 +136,16 @@ read_string(struct reader *r)
 		if (++r->p >= r->end)
 			break;
 		switch (*r->p) {
-		case '"': case '\\': case '/':
+		case '"':
+		case '\\':
+		case '/':
 			out[o++] = *r->p;
 			break;
-		case 'b': case 'f': case 'n': case 'r': case 't':
+		case 'b':
+		case 'f':
+		case 'n':
+		case 'r':
+		case 't':
 			out[o++] = (char)util_escape_value(*r->p, "bfnrt");
 			break;
 		case 'u': {
@@ -181,7 +189,7 @@ read_string(struct reader *r)
 	x->s = out;
 	x->line = line;
 	return x;
- fail:
+fail:
 	free(out);
 	return NULL;
 }
@@ -331,8 +339,8 @@ sx_print(struct buf *b, const struct sx *x)
 static const char *
 head(const struct sx *x)
 {
-	return x->kind == SX_LIST && x->n > 0 && x->kids[0]->kind == SX_SYM ?
-	    x->kids[0]->s : NULL;
+	return x->kind == SX_LIST && x->n > 0 && x->kids[0]->kind == SX_SYM ? x->kids[0]->s
+									    : NULL;
 }
 
 /* "localhost:3128", "*:*": Seatbelt takes only these two hosts, and a port or "*". */
@@ -344,7 +352,7 @@ ip_ok(const char *s)
 	if (colon == NULL)
 		return false;
 	if (!((colon - s == 9 && strncmp(s, "localhost", 9) == 0) ||
-	    (colon - s == 1 && s[0] == '*')))
+		(colon - s == 1 && s[0] == '*')))
 		return false;
 	p = colon + 1;
 	if (strcmp(p, "*") == 0)
@@ -405,7 +413,8 @@ check_filter(struct reader *r, const struct sx *f, int depth)
 			goto arg;
 		if (strcmp(f->kids[1]->s, "ip") == 0) {
 			if (f->kids[2]->kind != SX_STR || !ip_ok(f->kids[2]->s)) {
-				rd_err(r, f->line, "an ip address must be \"localhost:PORT\" or "
+				rd_err(r, f->line,
+				    "an ip address must be \"localhost:PORT\" or "
 				    "\"*:PORT\" (PORT a number or *)");
 				return false;
 			}
@@ -414,8 +423,9 @@ check_filter(struct reader *r, const struct sx *f, int depth)
 		if (strcmp(f->kids[1]->s, "unix-socket") == 0) {
 			const char *k = head(f->kids[2]);
 
-			if (k == NULL || !(strcmp(k, "path-regex") == 0 ||
-			    strcmp(k, "subpath") == 0 || strcmp(k, "literal") == 0))
+			if (k == NULL ||
+			    !(strcmp(k, "path-regex") == 0 || strcmp(k, "subpath") == 0 ||
+				strcmp(k, "literal") == 0))
 				goto arg;
 			return check_filter(r, f->kids[2], depth + 1);
 		}
@@ -428,13 +438,12 @@ check_filter(struct reader *r, const struct sx *f, int depth)
 		free(m);
 	}
 	return false;
- arg:
-	{
-		char *m = xasprintf("wrong arguments to the filter \"%s\"", h);
+arg : {
+	char *m = xasprintf("wrong arguments to the filter \"%s\"", h);
 
-		rd_err(r, f->line, m);
-		free(m);
-	}
+	rd_err(r, f->line, m);
+	free(m);
+}
 	return false;
 }
 
@@ -475,9 +484,11 @@ take_rule(struct reader *r, const struct sx *x, struct sbpl_rule *ru)
 
 		if (h != NULL && strcmp(h, "with") == 0) {
 			if (f->n != 3 || f->kids[1]->kind != SX_SYM ||
-			    strcmp(f->kids[1]->s, "message") != 0 || f->kids[2]->kind != SX_STR ||
-			    ru->message != NULL || i != x->n - 1) {
-				rd_err(r, f->line, "a modifier other than one (with message "
+			    strcmp(f->kids[1]->s, "message") != 0 ||
+			    f->kids[2]->kind != SX_STR || ru->message != NULL ||
+			    i != x->n - 1) {
+				rd_err(r, f->line,
+				    "a modifier other than one (with message "
 				    "\"...\") at the end of its rule");
 				goto fail;
 			}
@@ -494,7 +505,7 @@ take_rule(struct reader *r, const struct sx *x, struct sbpl_rule *ru)
 		strlist_push_owned(&ru->filters, buf_steal(&b));
 	}
 	return true;
- fail:
+fail:
 	rule_free(ru);
 	return false;
 }
@@ -533,8 +544,8 @@ sbpl_parse(const char *text, size_t len, struct sbpl_profile *out, struct diags 
 			if (!version)
 				rd_err(&r, x->line, "a rule before (version 1)");
 			if (take_rule(&r, x, &ru)) {
-				out->rules = xreallocarray(out->rules, out->n + 1,
-				    sizeof(*out->rules));
+				out->rules = xreallocarray(
+				    out->rules, out->n + 1, sizeof(*out->rules));
 				out->rules[out->n++] = ru;
 			}
 		} else {
@@ -614,10 +625,8 @@ contains(const char *s, size_t n, const char *w)
 }
 
 /* The denies macOS itself causes in every sandboxed process: not the command's doing. */
-static const char *const noise[] = {
-	"mDNSResponder", "mach-lookup com.apple.diagnosticd",
-	"mach-lookup com.apple.analyticsd", NULL
-};
+static const char *const noise[] = { "mDNSResponder", "mach-lookup com.apple.diagnosticd",
+	"mach-lookup com.apple.analyticsd", NULL };
 
 int
 sbpl_log_violation(const char *line, size_t len, const char *tag, char **out)

@@ -11,14 +11,14 @@
 
 #include "util.h"
 
-#define SBPL_STRING_MAX 1025    /* sandbox-exec: "Error reading string" past this */
-#define SBPL_DEPTH_MAX  32
+#define SBPL_STRING_MAX 1025 /* sandbox-exec: "Error reading string" past this */
+#define SBPL_DEPTH_MAX 32
 
 struct sbpl_rule {
-	char *action;                   /* "allow" or "deny" */
-	struct strlist ops;             /* the operations */
-	struct strlist filters;         /* each filter as canonical text */
-	char *message;                  /* (with message "...") or NULL */
+	char *action;           /* "allow" or "deny" */
+	struct strlist ops;     /* the operations */
+	struct strlist filters; /* each filter as canonical text */
+	char *message;          /* (with message "...") or NULL */
 };
 
 struct sbpl_profile {

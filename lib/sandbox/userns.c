@@ -34,13 +34,17 @@ userns_apparmor_hint(int err, int restricted, const char *exe, char **cause, cha
 	*cause = *fix = NULL;
 	if (restricted != 1 || (err != EPERM && err != EACCES))
 		return 0;
-	*cause = xasprintf("AppArmor restricts unprivileged user namespaces here "
+	*cause = xasprintf(
+	    "AppArmor restricts unprivileged user namespaces here "
 	    "(kernel.apparmor_restrict_unprivileged_userns is 1), and no AppArmor profile "
-	    "lets %s create them", exe);
-	*fix = xasprintf("to fix it, as root: load a profile that allows them for %s "
+	    "lets %s create them",
+	    exe);
+	*fix = xasprintf(
+	    "to fix it, as root: load a profile that allows them for %s "
 	    "(the srt package installs %s, for /usr/bin/srt-launch: "
 	    "apparmor_parser -r %s), or lift the restriction for every program "
 	    "(sysctl -w kernel.apparmor_restrict_unprivileged_userns=0); see srt(1), "
-	    "APPARMOR", exe, USERNS_APPARMOR_PROFILE, USERNS_APPARMOR_PROFILE);
+	    "APPARMOR",
+	    exe, USERNS_APPARMOR_PROFILE, USERNS_APPARMOR_PROFILE);
 	return 1;
 }

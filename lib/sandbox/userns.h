@@ -9,7 +9,7 @@
 #ifndef SRT_USERNS_H
 #define SRT_USERNS_H
 
-#define USERNS_APPARMOR_SYSCTL  "/proc/sys/kernel/apparmor_restrict_unprivileged_userns"
+#define USERNS_APPARMOR_SYSCTL "/proc/sys/kernel/apparmor_restrict_unprivileged_userns"
 #define USERNS_APPARMOR_PROFILE "/etc/apparmor.d/srt"
 
 /* The sysctl's value read from path: 0 or 1 (any other number counts as 1), or -1 when
@@ -21,7 +21,6 @@ int userns_apparmor_restricted(const char *path);
  * the sysctl's value: when the restriction can be the cause (err EPERM or EACCES, the
  * sysctl 1), the cause and the fix as two messages (caller frees both) and 1; else 0.
  */
-int userns_apparmor_hint(int err, int restricted, const char *exe, char **cause,
-    char **fix);
+int userns_apparmor_hint(int err, int restricted, const char *exe, char **cause, char **fix);
 
 #endif

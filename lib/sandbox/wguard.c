@@ -31,35 +31,39 @@
 #include "path.h"
 #include "wguard.h"
 
-#define WG_MAGIC        "srt-wguard 2\n"
-#define WG_MAX_RECORDS  1000000
-#define nitems(a)       (sizeof(a) / sizeof((a)[0]))
+#define WG_MAGIC "srt-wguard 2\n"
+#define WG_MAX_RECORDS 1000000
+#define nitems(a) (sizeof(a) / sizeof((a)[0]))
 
-#define WHY_ANCESTOR    "mandatory deny: on the way to a protected path"
-#define WHY_DOTGIT      "mandatory deny: the .git of a directory that predates the run"
-#define WHY_NESTED      "mandatory deny: a git repository inside a repository that " \
+#define WHY_ANCESTOR "mandatory deny: on the way to a protected path"
+#define WHY_DOTGIT "mandatory deny: the .git of a directory that predates the run"
+#define WHY_NESTED \
+	"mandatory deny: a git repository inside a repository that " \
 	"predates the run (its git status would enter it; make it outside)"
-#define WHY_HOOK        "mandatory deny: git hooks"
-#define WHY_POINTER     "mandatory deny: a git directory pointer of a repository that " \
+#define WHY_HOOK "mandatory deny: git hooks"
+#define WHY_POINTER \
+	"mandatory deny: a git directory pointer of a repository that " \
 	"predates the run"
 
 /* The markers a question returns for what the supervisor decides by content. */
-const char wguard_why_cfg_write[] = "git configuration written in place (only git's " \
-	"lock file renamed onto it is checked; allowGitConfig allows it)";
-const char wguard_why_gitcfg[] = "git configuration made other than by a rename of " \
-	"git's lock file (allowGitConfig allows it)";
-const char wguard_why_cfg_new[] = "git configuration made other than by a rename of " \
-	"git's lock file or an open that creates it (allowGitConfig allows it)";
-const char wguard_why_pointer[] = "mandatory deny: a .git file inside a repository " \
-	"that predates the run, made other than by writing it";
-const char wguard_why_complete[] = "mandatory deny: a directory becomes a git " \
-	"directory with configuration or hooks not checked";
+const char wguard_why_cfg_write[] =
+    "git configuration written in place (only git's "
+    "lock file renamed onto it is checked; allowGitConfig allows it)";
+const char wguard_why_gitcfg[] = "git configuration made other than by a rename of "
+				 "git's lock file (allowGitConfig allows it)";
+const char wguard_why_cfg_new[] =
+    "git configuration made other than by a rename of "
+    "git's lock file or an open that creates it (allowGitConfig allows it)";
+const char wguard_why_pointer[] = "mandatory deny: a .git file inside a repository "
+				  "that predates the run, made other than by writing it";
+const char wguard_why_complete[] = "mandatory deny: a directory becomes a git "
+				   "directory with configuration or hooks not checked";
 
 /* --- a set of strings: open addressing, FNV-1a ------------------------------------------ */
 
 struct wg_set {
 	const char **key;
-	size_t *klen;           /* strlen of each key: a probe compares lengths first */
+	size_t *klen; /* strlen of each key: a probe compares lengths first */
 	size_t *val;
 	size_t cap, n;
 };
@@ -107,8 +111,7 @@ wg_set_slot(const struct wg_set *s, const char *p, size_t len)
 {
 	size_t i = (size_t)wg_hash(p, len) & (s->cap - 1);
 
-	while (s->key[i] != NULL &&
-	    (s->klen[i] != len || memcmp(s->key[i], p, len) != 0))
+	while (s->key[i] != NULL && (s->klen[i] != len || memcmp(s->key[i], p, len) != 0))
 		i = (i + 1) & (s->cap - 1);
 	return i;
 }
@@ -190,7 +193,7 @@ wg_push(struct wguard *g, const char *path, const char *why, bool pin)
 	size_t i = wg_set_get(g->exact_set, path, strlen(path)), k;
 
 	if (i != (size_t)-1) {
-		g->exact_pin[i] |= pin;         /* pinned if any wants it */
+		g->exact_pin[i] |= pin; /* pinned if any wants it */
 		return;
 	}
 	/* The set grows with the list (keys are the list's strings). */
@@ -298,8 +301,9 @@ wguard_index(struct wguard *g)
 		for (i = 0; i < wguard_nnames; i++) {
 			len = strlen(wguard_names[i].name);
 			slash = strchr(wguard_names[i].name, '/');
-			g->name_len[2 * i] = slash != NULL ?
-			    (size_t)(slash - wguard_names[i].name) : len;
+			g->name_len[2 * i] = slash != NULL
+			    ? (size_t)(slash - wguard_names[i].name)
+			    : len;
 			g->name_len[2 * i + 1] = len;
 			wg_first_add(g, (unsigned char)wguard_names[i].name[0]);
 		}
@@ -317,7 +321,7 @@ wguard_index(struct wguard *g)
 		if (strcmp(p, "/") == 0)
 			continue;
 		for (slash = strrchr(p, '/'); slash != NULL;
-		    slash = slash > p ? memrchr(p, '/', (size_t)(slash - p)) : NULL) {
+		     slash = slash > p ? memrchr(p, '/', (size_t)(slash - p)) : NULL) {
 			len = slash > p ? (size_t)(slash - p) : 1;
 			if (wg_set_get(g->anc_set, p, len) == (size_t)-1) {
 				a = xstrndup(p, len);
@@ -327,7 +331,7 @@ wguard_index(struct wguard *g)
 			if (!g->exact_pin[i])
 				continue;
 			if (wg_set_get(g->pin_set, p, len) != (size_t)-1)
-				break;          /* and so are its own ancestors */
+				break; /* and so are its own ancestors */
 			a = g->anc.v[g->anc.n - 1];
 			if (strlen(a) != len || memcmp(a, p, len) != 0) {
 				a = xstrndup(p, len);
@@ -387,9 +391,11 @@ wguard_encode(const struct wguard *g, size_t *len)
 		wg_record(&b, g->absent_glob.v[i][0] == '1' ? 'C' : 'B', g->absent.v[i],
 		    g->absent_entry.v[i]);
 	for (i = 0; i < g->watch.n; i++)
-		wg_record(&b, g->watch.v[i].mount == NULL ? 'M' : g->watch.v[i].place ? 'F' :
-		    'W', g->watch.v[i].name,
-		    g->watch.v[i].mount);
+		wg_record(&b,
+		    g->watch.v[i].mount == NULL ? 'M'
+			: g->watch.v[i].place   ? 'F'
+						: 'W',
+		    g->watch.v[i].name, g->watch.v[i].mount);
 	snprintf(num, sizeof(num), "%d", g->depth);
 	wg_record(&b, 'D', num, NULL);
 	wg_record(&b, 'G', g->allow_git_config ? "1" : "0", NULL);
@@ -450,7 +456,8 @@ wguard_decode(const char *buf, size_t len, struct wguard *g, char *err, size_t e
 		case 'H':
 			if ((f2 = wg_field(buf, len, &off)) == NULL || !wg_path_ok(f1) ||
 			    *f2 == '\0') {
-				snprintf(err, errlen, "record %zu: malformed exact path", records);
+				snprintf(
+				    err, errlen, "record %zu: malformed exact path", records);
 				goto bad;
 			}
 			wg_push(g, f1, f2, tag == 'X');
@@ -477,8 +484,8 @@ wguard_decode(const char *buf, size_t len, struct wguard *g, char *err, size_t e
 		case 'C':
 			if ((f2 = wg_field(buf, len, &off)) == NULL || !wg_path_ok(f1) ||
 			    *f2 == '\0') {
-				snprintf(err, errlen, "record %zu: malformed missing allowWrite",
-				    records);
+				snprintf(err, errlen,
+				    "record %zu: malformed missing allowWrite", records);
 				goto bad;
 			}
 			wguard_add_absent(g, f1, f2, tag == 'C');
@@ -487,7 +494,8 @@ wguard_decode(const char *buf, size_t len, struct wguard *g, char *err, size_t e
 		case 'F':
 			if ((f2 = wg_field(buf, len, &off)) == NULL || !wg_path_ok(f1) ||
 			    !wg_path_ok(f2)) {
-				snprintf(err, errlen, "record %zu: malformed read deny", records);
+				snprintf(
+				    err, errlen, "record %zu: malformed read deny", records);
 				goto bad;
 			}
 			wg_push_watch(g, f1, f2, tag == 'F');
@@ -504,14 +512,16 @@ wguard_decode(const char *buf, size_t len, struct wguard *g, char *err, size_t e
 			errno = 0;
 			v = strtol(f1, &end, 10);
 			if (errno != 0 || end == f1 || *end != '\0' || v < 1 || v > 10) {
-				snprintf(err, errlen, "record %zu: depth out of 1..10", records);
+				snprintf(
+				    err, errlen, "record %zu: depth out of 1..10", records);
 				goto bad;
 			}
 			g->depth = (int)v;
 			break;
 		case 'G':
 			if (strcmp(f1, "0") != 0 && strcmp(f1, "1") != 0) {
-				snprintf(err, errlen, "record %zu: allowGitConfig not 0 or 1", records);
+				snprintf(err, errlen, "record %zu: allowGitConfig not 0 or 1",
+				    records);
 				goto bad;
 			}
 			g->allow_git_config = f1[0] == '1';
@@ -524,7 +534,7 @@ wguard_decode(const char *buf, size_t len, struct wguard *g, char *err, size_t e
 	}
 	wguard_index(g);
 	return 0;
- bad:
+bad:
 	wguard_free(g);
 	wguard_init(g);
 	return -1;
@@ -579,7 +589,7 @@ wg_split(const char *path, const char *root, const char **comp, size_t *clen, in
 	return n;
 }
 
-#define WG_MAXCOMP      12      /* deeper than any depth rule reaches (depth <= 10) */
+#define WG_MAXCOMP 12 /* deeper than any depth rule reaches (depth <= 10) */
 
 /*
  * Is the directory of component comp (in path) the user's: one that predates the run?
@@ -637,8 +647,10 @@ wg_names(const struct wguard *g, const struct wguard_fs *fs, const char *path, b
 			for (c = 0; c < n && c <= max; c++) {
 				if (!wg_ceq(comp[c], clen[c], nm->name, l1))
 					continue;
-				if (l1 == len || (c + 1 < n && wg_ceq(comp[c + 1],
-				    clen[c + 1], nm->name + l1 + 1, len - l1 - 1)) ||
+				if (l1 == len ||
+				    (c + 1 < n &&
+					wg_ceq(comp[c + 1], clen[c + 1], nm->name + l1 + 1,
+					    len - l1 - 1)) ||
 				    (lead && c + 1 == n)) {
 					if (wg_users(fs, path, comp[c]))
 						return nm->why;
@@ -663,11 +675,15 @@ wg_exact(const struct wguard *g, const char *path)
 		while (len > 1 && path[len - 1] != '/')
 			len--;
 		if (len > 1)
-			len--;          /* the "/" before the last component */
+			len--; /* the "/" before the last component */
 	}
 }
 
-enum wg_op { WG_WRITE, WG_CREATE, WG_REMOVE };
+enum wg_op {
+	WG_WRITE,
+	WG_CREATE,
+	WG_REMOVE
+};
 
 /* The directory of the component at comp in path, into buf; NULL when too long. */
 static const char *
@@ -777,12 +793,14 @@ wg_git(const struct wguard *g, const struct wguard_fs *fs, const char *path, enu
 		return WHY_DOTGIT;
 	for (; (c = wg_component(c, &len)) != NULL; c = e) {
 		e = c + len;
-		if (!wg_ceq(c, len, "hooks", 5) && (*e != '\0' ||
-		    (!wg_ceq(c, len, "config", 6) && !wg_ceq(c, len, "config.worktree", 15) &&
-		    !wg_ceq(c, len, "commondir", 9) && !wg_ceq(c, len, "gitdir", 6))))
+		if (!wg_ceq(c, len, "hooks", 5) &&
+		    (*e != '\0' ||
+			(!wg_ceq(c, len, "config", 6) &&
+			    !wg_ceq(c, len, "config.worktree", 15) &&
+			    !wg_ceq(c, len, "commondir", 9) && !wg_ceq(c, len, "gitdir", 6))))
 			continue;
 		if (wg_dir_of(path, c, dir, sizeof(dir)) == NULL)
-			return WHY_HOOK;        /* too long to look at: protect */
+			return WHY_HOOK; /* too long to look at: protect */
 		if (!wg_gitctx(fs, dir))
 			continue;
 		users = fs->predates(fs->arg, dir);
@@ -795,7 +813,7 @@ wg_git(const struct wguard *g, const struct wguard_fs *fs, const char *path, enu
 				return WHY_HOOK;
 			if (*e == '\0' || op == WG_REMOVE)
 				return NULL;
-			name = e + 1;   /* past the '/' only now: *e may end the string */
+			name = e + 1; /* past the '/' only now: *e may end the string */
 			nlen = strlen(name);
 			if (strchr(name, '/') == NULL && nlen > 7 &&
 			    strcmp(name + nlen - 7, ".sample") == 0)
@@ -806,8 +824,9 @@ wg_git(const struct wguard *g, const struct wguard_fs *fs, const char *path, enu
 			if (g->allow_git_config)
 				return NULL;
 			if (op == WG_CREATE)
-				return users || wg_below_users_git(fs, dir) ?
-				    wguard_why_gitcfg : wguard_why_cfg_new;
+				return users || wg_below_users_git(fs, dir)
+				    ? wguard_why_gitcfg
+				    : wguard_why_cfg_new;
 			return op == WG_WRITE || users ? wguard_why_cfg_write : NULL;
 		}
 		return op == WG_WRITE || users ? WHY_POINTER : NULL;
@@ -846,9 +865,12 @@ wguard_add_absent(struct wguard *g, const char *path, const char *entry, bool gl
 {
 	strlist_push(&g->absent, path);
 	strlist_push(&g->absent_entry, entry);
-	strlist_push_owned(&g->absent_why, xasprintf(glob ? "allowWrite %s matches only "
-	    "what existed when the run started" : "allowWrite %s did not exist when the "
-	    "run started", entry));
+	strlist_push_owned(&g->absent_why,
+	    xasprintf(glob ? "allowWrite %s matches only "
+			     "what existed when the run started"
+			   : "allowWrite %s did not exist when the "
+			     "run started",
+		entry));
 	strlist_push(&g->absent_glob, glob ? "1" : "0");
 }
 
@@ -859,32 +881,33 @@ wguard_readonly_why(const struct wguard *g, const char *path)
 
 	/* Before the write roots: a missing entry inside one is still the reason. */
 	for (i = 0; i < g->absent.n; i++)
-		if (g->absent_glob.v[i][0] == '1' ? glob_match_path(g->absent.v[i], path) :
-		    path_is_under(path, g->absent.v[i]))
+		if (g->absent_glob.v[i][0] == '1' ? glob_match_path(g->absent.v[i], path)
+						  : path_is_under(path, g->absent.v[i]))
 			return g->absent_why.v[i];
 	if (g->writable.n == 0)
 		return "read-only file system";
-	return path_under_any(path, &g->writable) ? "a read-only mount inside allowWrite" :
-	    "not in allowWrite";
+	return path_under_any(path, &g->writable) ? "a read-only mount inside allowWrite"
+						  : "not in allowWrite";
 }
 
-#define WAY_GITCFG      "allowGitConfig allows it"
-#define WAY_NONE        "no setting lifts it: change it outside srt"
+#define WAY_GITCFG "allowGitConfig allows it"
+#define WAY_NONE "no setting lifts it: change it outside srt"
 
 const char *
 wguard_way(const char *path, const char *why)
 {
 	const char *base = path_basename(path);
 
-	if (strstr(why, "allowGitConfig") != NULL || (strncmp(why, "mandatory deny", 14) != 0 &&
-	    strcmp(why, "settings file") != 0))
+	if (strstr(why, "allowGitConfig") != NULL ||
+	    (strncmp(why, "mandatory deny", 14) != 0 && strcmp(why, "settings file") != 0))
 		return NULL;
 	/* A git directory's config (not ~/.gitconfig, .gitmodules, ~/.config/git):
 	 * what allowGitConfig opens. */
-	if ((strstr(why, "git configuration") != NULL || strstr(why, "core.worktree") != NULL) &&
+	if ((strstr(why, "git configuration") != NULL ||
+		strstr(why, "core.worktree") != NULL) &&
 	    (strcasecmp(base, "config") == 0 || strcasecmp(base, "config.lock") == 0 ||
-	    strcasecmp(base, "config.worktree") == 0 ||
-	    strcasecmp(base, "config.worktree.lock") == 0))
+		strcasecmp(base, "config.worktree") == 0 ||
+		strcasecmp(base, "config.worktree.lock") == 0))
 		return WAY_GITCFG;
 	return WAY_NONE;
 }
@@ -976,15 +999,16 @@ wg_new_repo(const struct wguard_fs *fs, const char *path, bool is_dir)
 		if (wg_in_repo(fs, dir, NULL, 0))
 			why = is_dir ? WHY_NESTED : wguard_why_pointer;
 	} else if (fs->is_git_dir(fs->arg, dir) != 1 && wg_completes(fs, dir, name))
-		why = !wg_gitctx_named(fs, dir) && wg_in_repo(fs, dir, NULL, 0) ? WHY_NESTED :
-		    wguard_why_complete;
+		why = !wg_gitctx_named(fs, dir) && wg_in_repo(fs, dir, NULL, 0)
+		    ? WHY_NESTED
+		    : wguard_why_complete;
 	free(dir);
 	return why;
 }
 
 const char *
-wguard_may_create(const struct wguard *g, const struct wguard_fs *fs, const char *path,
-    bool is_dir)
+wguard_may_create(
+    const struct wguard *g, const struct wguard_fs *fs, const char *path, bool is_dir)
 {
 	const char *why;
 
@@ -995,8 +1019,8 @@ wguard_may_create(const struct wguard *g, const struct wguard_fs *fs, const char
 	/* .gitmodules is git configuration too: made, like config, by a rename of a file
 	 * the supervisor judges (git submodule add writes it so). */
 	if ((why = wg_names(g, fs, path, false)) != NULL)
-		return strcasecmp(path_basename(path), ".gitmodules") == 0 ?
-		    wguard_why_gitcfg : why;
+		return strcasecmp(path_basename(path), ".gitmodules") == 0 ? wguard_why_gitcfg
+									   : why;
 	if ((why = wg_git(g, fs, path, WG_CREATE)) != NULL)
 		return why;
 	/* A hooks that is no directory (a link to one the command fills) is its hooks. */
@@ -1042,7 +1066,8 @@ wg_admin_file(const struct wguard_fs *fs, const char *path)
 	admin = path_dirname(path);
 	wts = path_dirname(admin);
 	gitdir = path_dirname(wts);
-	r = strcmp(path_basename(wts), "worktrees") == 0 && fs->is_git_dir(fs->arg, gitdir) == 1;
+	r = strcmp(path_basename(wts), "worktrees") == 0 &&
+	    fs->is_git_dir(fs->arg, gitdir) == 1;
 	free(gitdir);
 	free(wts);
 	free(admin);
@@ -1050,8 +1075,8 @@ wg_admin_file(const struct wguard_fs *fs, const char *path)
 }
 
 bool
-wguard_removable(const struct wguard *g, const struct wguard_fs *fs, const char *path,
-    bool is_dir)
+wguard_removable(
+    const struct wguard *g, const struct wguard_fs *fs, const char *path, bool is_dir)
 {
 	const char *why;
 	char *dir;
@@ -1172,7 +1197,7 @@ wg_todo_check(const char *text, size_t len)
 		n = (size_t)(w - p);
 		if ((n == 4 && strncmp(p, "exec", 4) == 0) || (n == 1 && *p == 'x'))
 			return "mandatory deny: a rebase step that runs a command (exec), left "
-			    "for the user's git rebase --continue";
+			       "for the user's git rebase --continue";
 		while (p < end && *p != '\n')
 			p++;
 		p++;
@@ -1246,9 +1271,10 @@ wguard_pointer_check(const struct wguard *g, const struct wguard_fs *fs, const c
 
 		if (r == NULL && errno != ENOENT && errno != ENOTDIR)
 			why = "mandatory deny: a git directory pointer whose target cannot be "
-			    "looked at";
+			      "looked at";
 		else if (r != NULL && strcmp(r, t) != 0)
-			why = "mandatory deny: a git directory pointer that leads through a link";
+			why =
+			    "mandatory deny: a git directory pointer that leads through a link";
 		free(r);
 	}
 	free(j);
@@ -1264,23 +1290,23 @@ wguard_pointer_check(const struct wguard *g, const struct wguard_fs *fs, const c
 		/* Asked from the directory above: the .git in dir is this very file. */
 		free(up);
 		if (in) {
-			char *m = path_join(root, ".git/modules"), *w = path_join(root,
-			    ".git/worktrees");
+			char *m = path_join(root, ".git/modules"),
+			     *w = path_join(root, ".git/worktrees");
 
 			if ((!path_is_under(t, m) || strcmp(t, m) == 0) &&
 			    (!path_is_under(t, w) || strcmp(t, w) == 0))
 				why = WHY_NESTED;
 			free(m);
 			free(w);
-		} else if (!wg_gitctx_named(fs, t) && strcasecmp(path_basename(t), ".git") != 0 &&
-		    !wg_lone_git_dir(fs, t))
+		} else if (!wg_gitctx_named(fs, t) &&
+		    strcasecmp(path_basename(t), ".git") != 0 && !wg_lone_git_dir(fs, t))
 			why = "mandatory deny: a .git file naming no git directory";
 		/* Not one of the user's: the host's git would run that repository's hooks
 		 * and configuration (a core.hooksPath relative to the work tree included)
 		 * on this directory, which is the command's. */
 		else if (fs->predates(fs->arg, t))
 			why = "mandatory deny: a .git file naming a git directory that predates "
-			    "the run";
+			      "the run";
 	} else if (strcasecmp(name, "commondir") == 0) {
 		/* git worktree add writes "../..": the git directory holding this one, whose
 		 * every file was judged as git state (a directory of a .git, or a git
@@ -1290,7 +1316,7 @@ wguard_pointer_check(const struct wguard *g, const struct wguard_fs *fs, const c
 			why = "mandatory deny: a commondir outside its repository";
 	} else if (*v != '/' || strcasecmp(path_basename(t), ".git") != 0)
 		why = "mandatory deny: a worktree gitdir that names no .git";
- out:
+out:
 	free(t);
 	free(dir);
 	return why;

@@ -44,14 +44,14 @@
 /* Where the depth rule applies, and how deep (a dangerous name of the reference's list
  * and srt's additions). */
 enum wg_kind {
-	WG_FILE,        /* protected where its directory is at most depth-1 levels down */
-	WG_DIR,         /* protected (with all below it) at most depth-2 levels down */
+	WG_FILE, /* protected where its directory is at most depth-1 levels down */
+	WG_DIR,  /* protected (with all below it) at most depth-2 levels down */
 };
 
 struct wguard_name {
-	const char *name;       /* one name, or two joined by "/" (".claude/commands") */
+	const char *name; /* one name, or two joined by "/" (".claude/commands") */
 	enum wg_kind kind;
-	const char *why;        /* the reason a refusal names */
+	const char *why; /* the reason a refusal names */
 };
 
 /* The dangerous names: one table for the plan's walk and the supervisor. */
@@ -69,15 +69,15 @@ extern const size_t wguard_nhome_names;
 /* The files git acts on in a git directory, and why (wguard_names.c has the tables). */
 struct wguard_git_file {
 	const char *name;
-	bool config;            /* configuration: left writable with allowGitConfig */
+	bool config; /* configuration: left writable with allowGitConfig */
 	const char *why;
 };
 extern const struct wguard_git_file wguard_git_files[];
-#define WGUARD_DEPTH_DEFAULT    3       /* mandatoryDenySearchDepth when unset */
-#define WGUARD_WALK_MAX         200000  /* directory entries one mandatory-deny walk reads */
+#define WGUARD_DEPTH_DEFAULT 3 /* mandatoryDenySearchDepth when unset */
+#define WGUARD_WALK_MAX 200000 /* directory entries one mandatory-deny walk reads */
 extern const size_t wguard_ngit_files;
 
-struct wg_set;                  /* a hash set of paths (wguard.c) */
+struct wg_set; /* a hash set of paths (wguard.c) */
 
 /*
  * A read deny srt-seccomp holds against the host's changes: with Landlock
@@ -85,12 +85,12 @@ struct wg_set;                  /* a hash set of paths (wguard.c) */
  * name no longer leads to its mask, or when a name missing at the start appears).
  */
 struct wguard_watched {
-	char *name;                     /* the path as the settings give it, its links
+	char *name;  /* the path as the settings give it, its links
 	                                   kept: what a reader of the path opens */
-	char *mount;                    /* the mask that name leads to (a /dev/null bind
+	char *mount; /* the mask that name leads to (a /dev/null bind
 	                                   or a tmpfs), or NULL: the path did not exist at
 	                                   the start, and nothing is mounted for it */
-	bool place;                     /* a file's /dev/null mask srt-seccomp mounts
+	bool place;  /* a file's /dev/null mask srt-seccomp mounts
 	                                   itself (readlock_place), or nothing when the
 	                                   file is gone by then: bwrap would not start */
 };
@@ -101,37 +101,37 @@ struct wguard_watch {
 };
 
 struct wguard {
-	struct strlist exact;           /* protected paths, absolute and normalised */
-	struct strlist exact_why;       /* the reason for each */
-	unsigned char *exact_pin;       /* for each: no directory on the way to it may be
+	struct strlist exact;        /* protected paths, absolute and normalised */
+	struct strlist exact_why;    /* the reason for each */
+	unsigned char *exact_pin;    /* for each: no directory on the way to it may be
 	                                   made either (the reference's placeholders) */
-	struct strlist globs;           /* denyWrite globs, absolute (glob.h's syntax) */
-	struct strlist globs_why;       /* the reason for each */
-	struct strlist roots;           /* the cwd and the write roots: where the names
+	struct strlist globs;        /* denyWrite globs, absolute (glob.h's syntax) */
+	struct strlist globs_why;    /* the reason for each */
+	struct strlist roots;        /* the cwd and the write roots: where the names
 	                                   and git rules apply */
-	struct strlist writable;        /* the write roots alone, bound writable: a write
+	struct strlist writable;     /* the write roots alone, bound writable: a write
 	                                   outside them fails with EROFS, which the
 	                                   violation monitor reports as "not in
 	                                   allowWrite" (empty: not known) */
-	struct strlist absent;          /* allowWrite entries that named nothing when the
+	struct strlist absent;       /* allowWrite entries that named nothing when the
 	                                   run started: the absolute path, or glob pattern,
 	                                   each left read-only */
-	struct strlist absent_entry;    /* for each, the entry as the settings spell it */
-	struct strlist absent_why;      /* for each, the monitor's reason, naming it */
-	struct strlist absent_glob;     /* for each: "1" a glob pattern, "0" a path */
-	bool inert;                     /* refuses nothing (srt-seccomp's monitor run
+	struct strlist absent_entry; /* for each, the entry as the settings spell it */
+	struct strlist absent_why;   /* for each, the monitor's reason, naming it */
+	struct strlist absent_glob;  /* for each: "1" a glob pattern, "0" a path */
+	bool inert;                  /* refuses nothing (srt-seccomp's monitor run
 	                                   without a guard): every question says NULL */
-	struct wguard_watch watch;      /* read denies, held or watched by srt-seccomp */
-	int depth;                      /* mandatoryDenySearchDepth */
+	struct wguard_watch watch;   /* read denies, held or watched by srt-seccomp */
+	int depth;                   /* mandatoryDenySearchDepth */
 	bool allow_git_config;
 	/* lookups, made by wguard_index */
-	struct wg_set *exact_set;       /* exact -> index */
-	struct wg_set *anc_set;         /* every proper ancestor of an exact path */
-	struct wg_set *pin_set;         /* those of pinned exact paths */
-	struct strlist anc;             /* the strings of both */
-	size_t *name_len;               /* wguard_names[k]: the length of its first part
+	struct wg_set *exact_set;     /* exact -> index */
+	struct wg_set *anc_set;       /* every proper ancestor of an exact path */
+	struct wg_set *pin_set;       /* those of pinned exact paths */
+	struct strlist anc;           /* the strings of both */
+	size_t *name_len;             /* wguard_names[k]: the length of its first part
 	                                   (2k) and of the whole name (2k + 1) */
-	unsigned char name_first[32];   /* the bytes a name starts with, either case: a
+	unsigned char name_first[32]; /* the bytes a name starts with, either case: a
 	                                   path with no component starting so is let go
 	                                   at once (a bit set, made with name_len) */
 };
@@ -196,12 +196,12 @@ int wguard_decode(const char *buf, size_t len, struct wguard *g, char *err, size
  *   Adds the directories on the way to exact paths; git's files go only from git
  *   directories the command made.
  */
-const char *wguard_protected(const struct wguard *g, const struct wguard_fs *fs,
-    const char *path);
-const char *wguard_may_create(const struct wguard *g, const struct wguard_fs *fs,
-    const char *path, bool is_dir);
-const char *wguard_may_remove(const struct wguard *g, const struct wguard_fs *fs,
-    const char *path);
+const char *wguard_protected(
+    const struct wguard *g, const struct wguard_fs *fs, const char *path);
+const char *wguard_may_create(
+    const struct wguard *g, const struct wguard_fs *fs, const char *path, bool is_dir);
+const char *wguard_may_remove(
+    const struct wguard *g, const struct wguard_fs *fs, const char *path);
 /*
  * May the entry at path go by unlink or rmdir (is_dir) although wguard_may_remove
  * refuses it, as its going plants nothing: an empty directory on the way to protected
@@ -211,8 +211,8 @@ const char *wguard_may_remove(const struct wguard *g, const struct wguard_fs *fs
  * and git submodule deinit remove. Never for a rename's source; the caller sees that
  * a pointer is not made again where it went.
  */
-bool wguard_removable(const struct wguard *g, const struct wguard_fs *fs, const char *path,
-    bool is_dir);
+bool wguard_removable(
+    const struct wguard *g, const struct wguard_fs *fs, const char *path, bool is_dir);
 
 /*
  * Why a write to path failed with EROFS, for the violation monitor: "not in allowWrite"
@@ -278,8 +278,7 @@ const char *wguard_pointer_check(const struct wguard *g, const struct wguard_fs 
 bool wguard_git_state(const struct wguard *g, const struct wguard_fs *fs, const char *path);
 
 /* Is path a git directory pointer: a .git, or a commondir or gitdir in a git directory? */
-bool wguard_pointer_name(const struct wguard *g, const struct wguard_fs *fs,
-    const char *path);
+bool wguard_pointer_name(const struct wguard *g, const struct wguard_fs *fs, const char *path);
 
 /* Is name one of git's marker files (HEAD, objects, refs, commondir) or ".git"? */
 bool wguard_git_marker(const char *name);

@@ -9,52 +9,41 @@
 
 #include "wguard.h"
 
-#define nitems(a)       (sizeof(a) / sizeof((a)[0]))
+#define nitems(a) (sizeof(a) / sizeof((a)[0]))
 
-#define WHY_SHELL       "mandatory deny: shell start-up file"
-#define WHY_GITCONF     "mandatory deny: git configuration"
-#define WHY_EDITOR      "mandatory deny: editor settings"
-#define WHY_AGENT       "mandatory deny: agent settings"
-#define WHY_TOOL        "mandatory deny: tool configuration that runs commands"
-#define WHY_HOOKS       "mandatory deny: git hook configuration"
-#define WHY_HOME        "mandatory deny: home directory start-up file"
+#define WHY_SHELL "mandatory deny: shell start-up file"
+#define WHY_GITCONF "mandatory deny: git configuration"
+#define WHY_EDITOR "mandatory deny: editor settings"
+#define WHY_AGENT "mandatory deny: agent settings"
+#define WHY_TOOL "mandatory deny: tool configuration that runs commands"
+#define WHY_HOOKS "mandatory deny: git hook configuration"
+#define WHY_HOME "mandatory deny: home directory start-up file"
 
 const struct wguard_name wguard_names[] = {
-	{ ".bashrc", WG_FILE, WHY_SHELL },
-	{ ".bash_profile", WG_FILE, WHY_SHELL },
-	{ ".bash_login", WG_FILE, WHY_SHELL },
-	{ ".bash_logout", WG_FILE, WHY_SHELL },
-	{ ".bash_aliases", WG_FILE, WHY_SHELL },
-	{ ".profile", WG_FILE, WHY_SHELL },
-	{ ".zshrc", WG_FILE, WHY_SHELL },
-	{ ".zprofile", WG_FILE, WHY_SHELL },
-	{ ".zshenv", WG_FILE, WHY_SHELL },
-	{ ".zlogin", WG_FILE, WHY_SHELL },
-	{ ".zlogout", WG_FILE, WHY_SHELL },
-	{ ".gitconfig", WG_FILE, WHY_GITCONF },
-	{ ".gitmodules", WG_FILE, WHY_GITCONF },
-	{ ".ripgreprc", WG_FILE, WHY_TOOL },
-	{ ".envrc", WG_FILE, WHY_TOOL },         /* direnv */
-	{ ".npmrc", WG_FILE, WHY_TOOL },         /* script-shell, node-options */
+	{ ".bashrc", WG_FILE, WHY_SHELL }, { ".bash_profile", WG_FILE, WHY_SHELL },
+	{ ".bash_login", WG_FILE, WHY_SHELL }, { ".bash_logout", WG_FILE, WHY_SHELL },
+	{ ".bash_aliases", WG_FILE, WHY_SHELL }, { ".profile", WG_FILE, WHY_SHELL },
+	{ ".zshrc", WG_FILE, WHY_SHELL }, { ".zprofile", WG_FILE, WHY_SHELL },
+	{ ".zshenv", WG_FILE, WHY_SHELL }, { ".zlogin", WG_FILE, WHY_SHELL },
+	{ ".zlogout", WG_FILE, WHY_SHELL }, { ".gitconfig", WG_FILE, WHY_GITCONF },
+	{ ".gitmodules", WG_FILE, WHY_GITCONF }, { ".ripgreprc", WG_FILE, WHY_TOOL },
+	{ ".envrc", WG_FILE, WHY_TOOL }, /* direnv */
+	{ ".npmrc", WG_FILE, WHY_TOOL }, /* script-shell, node-options */
 	{ ".yarnrc", WG_FILE, WHY_TOOL },
-	{ ".yarnrc.yml", WG_FILE, WHY_TOOL },    /* yarnPath: a script yarn runs */
-	{ ".pnpmfile.cjs", WG_FILE, WHY_TOOL },  /* run by every pnpm install */
-	{ ".pre-commit-config.yaml", WG_FILE, WHY_HOOKS },
-	{ ".mcp.json", WG_FILE, WHY_AGENT },
-	{ ".claude/settings.json", WG_FILE, WHY_AGENT },        /* hooks run unsandboxed */
+	{ ".yarnrc.yml", WG_FILE, WHY_TOOL },   /* yarnPath: a script yarn runs */
+	{ ".pnpmfile.cjs", WG_FILE, WHY_TOOL }, /* run by every pnpm install */
+	{ ".pre-commit-config.yaml", WG_FILE, WHY_HOOKS }, { ".mcp.json", WG_FILE, WHY_AGENT },
+	{ ".claude/settings.json", WG_FILE, WHY_AGENT }, /* hooks run unsandboxed */
 	{ ".claude/settings.local.json", WG_FILE, WHY_AGENT },
-	{ ".vscode", WG_DIR, WHY_EDITOR },
-	{ ".idea", WG_DIR, WHY_EDITOR },
-	{ ".claude/commands", WG_DIR, WHY_AGENT },
-	{ ".claude/agents", WG_DIR, WHY_AGENT },
-	{ ".claude/hooks", WG_DIR, WHY_AGENT },         /* scripts settings.json runs */
+	{ ".vscode", WG_DIR, WHY_EDITOR }, { ".idea", WG_DIR, WHY_EDITOR },
+	{ ".claude/commands", WG_DIR, WHY_AGENT }, { ".claude/agents", WG_DIR, WHY_AGENT },
+	{ ".claude/hooks", WG_DIR, WHY_AGENT }, /* scripts settings.json runs */
 	{ ".husky", WG_DIR, WHY_HOOKS },
-	{ "lefthook.yml", WG_FILE, WHY_HOOKS },         /* git hooks' commands */
-	{ ".lefthook.yml", WG_FILE, WHY_HOOKS },
-	{ "lefthook-local.yml", WG_FILE, WHY_HOOKS },
+	{ "lefthook.yml", WG_FILE, WHY_HOOKS }, /* git hooks' commands */
+	{ ".lefthook.yml", WG_FILE, WHY_HOOKS }, { "lefthook-local.yml", WG_FILE, WHY_HOOKS },
 	{ ".lefthook-local.yml", WG_FILE, WHY_HOOKS },
 	{ ".overcommit.yml", WG_FILE, WHY_HOOKS },
-	{ ".devcontainer", WG_DIR, WHY_EDITOR },        /* initializeCommand runs on the host */
+	{ ".devcontainer", WG_DIR, WHY_EDITOR }, /* initializeCommand runs on the host */
 };
 const size_t wguard_nnames = nitems(wguard_names);
 
@@ -76,7 +65,7 @@ wguard_name_writable(const struct wguard_name *n)
  * complete (srt(1) CAVEATS): a writable home directory is never safe.
  */
 const struct wguard_name wguard_home_names[] = {
-	{ ".ssh", WG_DIR, WHY_HOME },                   /* rc, config, authorized_keys */
+	{ ".ssh", WG_DIR, WHY_HOME }, /* rc, config, authorized_keys */
 	{ ".pam_environment", WG_FILE, WHY_HOME },
 	{ ".config/git", WG_DIR, WHY_GITCONF },
 	{ ".config/fish", WG_DIR, WHY_HOME },
@@ -86,7 +75,7 @@ const struct wguard_name wguard_home_names[] = {
 	{ ".config/environment.d", WG_DIR, WHY_HOME },
 	{ ".config/Code/User", WG_DIR, WHY_EDITOR },
 	{ ".config/pip", WG_DIR, WHY_HOME },
-	{ ".local/bin", WG_DIR, WHY_HOME },             /* on PATH */
+	{ ".local/bin", WG_DIR, WHY_HOME }, /* on PATH */
 	{ ".bashrc.d", WG_DIR, WHY_SHELL },
 	{ ".oh-my-zsh", WG_DIR, WHY_SHELL },
 	{ ".emacs.d", WG_DIR, WHY_EDITOR },
@@ -100,16 +89,16 @@ const struct wguard_name wguard_home_names[] = {
 	{ ".xinitrc", WG_FILE, WHY_HOME },
 	{ ".xprofile", WG_FILE, WHY_HOME },
 	{ ".xsession", WG_FILE, WHY_HOME },
-	{ ".docker/config.json", WG_FILE, WHY_HOME },   /* credsStore: a program run */
+	{ ".docker/config.json", WG_FILE, WHY_HOME }, /* credsStore: a program run */
 	{ ".cargo/config", WG_FILE, WHY_HOME },
 	{ ".cargo/config.toml", WG_FILE, WHY_HOME },
-	{ ".kube/config", WG_FILE, WHY_HOME },          /* exec credential plugins */
-	{ ".aws/config", WG_FILE, WHY_HOME },           /* credential_process */
+	{ ".kube/config", WG_FILE, WHY_HOME }, /* exec credential plugins */
+	{ ".aws/config", WG_FILE, WHY_HOME },  /* credential_process */
 	{ ".npm-init.js", WG_FILE, WHY_HOME },
 	{ ".pip/pip.conf", WG_FILE, WHY_HOME },
 	{ ".pypirc", WG_FILE, WHY_HOME },
 	{ ".netrc", WG_FILE, WHY_HOME },
-	{ ".hgrc", WG_FILE, WHY_HOME },                 /* mercurial hooks */
+	{ ".hgrc", WG_FILE, WHY_HOME }, /* mercurial hooks */
 	{ ".gdbinit", WG_FILE, WHY_HOME },
 	{ ".lldbinit", WG_FILE, WHY_HOME },
 	{ ".psqlrc", WG_FILE, WHY_HOME },

@@ -13,9 +13,9 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #if defined(OPENSSL_VERSION_MAJOR) && OPENSSL_VERSION_MAJOR >= 3
-#define OSSL_LIBSSL     "libssl.so." STR(OPENSSL_VERSION_MAJOR)
+#define OSSL_LIBSSL "libssl.so." STR(OPENSSL_VERSION_MAJOR)
 #else
-#define OSSL_LIBSSL     "libssl.so.1.1"
+#define OSSL_LIBSSL "libssl.so.1.1"
 #endif
 
 struct ossl ossl;
@@ -39,8 +39,8 @@ ossl_load(char *err, size_t errlen)
 		return -1;
 	}
 	OSSL_FUNCS(OSSL_RESOLVE)
-	if (O(OPENSSL_init_ssl)(OPENSSL_INIT_LOAD_SSL_STRINGS |
-	    OPENSSL_INIT_LOAD_CRYPTO_STRINGS, NULL) != 1) {
+	if (O(OPENSSL_init_ssl)(
+		OPENSSL_INIT_LOAD_SSL_STRINGS | OPENSSL_INIT_LOAD_CRYPTO_STRINGS, NULL) != 1) {
 		snprintf(err, errlen, "OpenSSL did not initialise");
 		goto out;
 	}
@@ -80,7 +80,7 @@ ossl_errtext(char *out, size_t outlen, const char *what)
 	char buf[TLS_ERR_MAX];
 
 	while (O(ERR_get_error)() != 0)
-		;               /* the first is the cause; drop the rest */
+		; /* the first is the cause; drop the rest */
 	if (e == 0) {
 		snprintf(out, outlen, "%s failed", what);
 		return;
@@ -115,8 +115,8 @@ ossl_ctx_new(const SSL_METHOD *method, char *err, size_t errlen)
 	}
 	/* Writes may complete in part (the bridge and the terminated path keep their own
 	 * buffers). */
-	(void)O(SSL_CTX_ctrl)(ctx, SSL_CTRL_MODE, SSL_MODE_ENABLE_PARTIAL_WRITE |
-	    SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER, NULL);
+	(void)O(SSL_CTX_ctrl)(ctx, SSL_CTRL_MODE,
+	    SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER, NULL);
 	(void)O(SSL_CTX_ctrl)(ctx, SSL_CTRL_SET_READ_AHEAD, 1, NULL);
 	O(SSL_CTX_set_default_read_buffer_len)(ctx, TLS_READ_BUF);
 	(void)O(SSL_CTX_set_ciphersuites)(ctx, TLS_SUITES);

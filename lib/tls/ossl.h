@@ -127,8 +127,8 @@
 
 #define OSSL_MEMBER(name) __typeof__(&name) p_##name;
 struct ossl {
-	void *handle;           /* libssl, once loaded and initialised */
-	bool mitm;              /* OSSL_MITM_FUNCS resolved too */
+	void *handle; /* libssl, once loaded and initialised */
+	bool mitm;    /* OSSL_MITM_FUNCS resolved too */
 	OSSL_FUNCS(OSSL_MEMBER)
 	OSSL_MITM_FUNCS(OSSL_MEMBER)
 };

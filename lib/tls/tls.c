@@ -33,7 +33,7 @@ tls_ctx_new(char *err, size_t errlen)
 	ctx = xcalloc(1, sizeof(*ctx));
 	if ((ctx->ssl = ossl_ctx_new(O(TLS_client_method)(), err, errlen)) == NULL)
 		goto fail;
-	/* A peer that closes without close_notify ends the stream like an EOF: a tunnel's
+		/* A peer that closes without close_notify ends the stream like an EOF: a tunnel's
 	 * own protocol detects truncation. */
 #ifdef SSL_OP_IGNORE_UNEXPECTED_EOF
 	(void)O(SSL_CTX_set_options)(ctx->ssl, SSL_OP_IGNORE_UNEXPECTED_EOF);
@@ -98,8 +98,8 @@ tls_conn_adopt(void *ssl)
 }
 
 struct tls_conn *
-tls_conn_new(struct tls_ctx *ctx, int fd, const char *host, enum host_kind kind,
-    char *err, size_t errlen)
+tls_conn_new(struct tls_ctx *ctx, int fd, const char *host, enum host_kind kind, char *err,
+    size_t errlen)
 {
 	struct tls_conn *c = xcalloc(1, sizeof(*c));
 
@@ -111,8 +111,8 @@ tls_conn_new(struct tls_ctx *ctx, int fd, const char *host, enum host_kind kind,
 	O(SSL_set_connect_state)(c->ssl);
 	if (kind == HOST_NAME) {
 		/* SSL_set_tlsext_host_name: SNI carries names only (RFC 6066 §3). */
-		if (O(SSL_ctrl)(c->ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME,
-		    TLSEXT_NAMETYPE_host_name, (void *)(uintptr_t)host) != 1 ||
+		if (O(SSL_ctrl)(c->ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
+			(void *)(uintptr_t)host) != 1 ||
 		    O(SSL_set1_host)(c->ssl, host) != 1) {
 			ossl_errtext(err, errlen, "setting the server name");
 			goto fail;
@@ -156,8 +156,10 @@ tls_result(struct tls_conn *c, int r, const char *what)
 	case SSL_ERROR_SYSCALL:
 		if (O(ERR_get_error)() == 0) {
 			if (saved == 0 || r == 0) {
-				snprintf(c->err, sizeof(c->err), "%s: the peer closed the "
-				    "connection", what);
+				snprintf(c->err, sizeof(c->err),
+				    "%s: the peer closed the "
+				    "connection",
+				    what);
 				return strcmp(what, "read") == 0 ? TLS_IO_EOF : TLS_IO_ERROR;
 			}
 			snprintf(c->err, sizeof(c->err), "%s: %s", what, strerror(saved));

@@ -22,11 +22,12 @@
 
 #include "domain.h"
 
-#define TLS_ERR_MAX     256
+#define TLS_ERR_MAX 256
 /* What a connection reads ahead: four full records at once. */
-#define TLS_READ_BUF    (4 * (16384 + 256))
+#define TLS_READ_BUF (4 * (16384 + 256))
 /* TLS 1.3 suites in order of preference (client and server sides alike). */
-#define TLS_SUITES      "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:" \
+#define TLS_SUITES \
+	"TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:" \
 	"TLS_CHACHA20_POLY1305_SHA256"
 
 struct tls_ctx;
@@ -55,11 +56,11 @@ struct tls_conn *tls_conn_new(struct tls_ctx *ctx, int fd, const char *host,
 void tls_conn_free(struct tls_conn *c);
 
 enum tls_io {
-	TLS_IO_OK,              /* done; for read and write, *n bytes moved */
-	TLS_IO_WANT_READ,       /* call again when fd is readable */
-	TLS_IO_WANT_WRITE,      /* call again when fd is writable */
-	TLS_IO_EOF,             /* read: the peer closed (close_notify, or a plain EOF) */
-	TLS_IO_ERROR,           /* failed: tls_conn_error says why */
+	TLS_IO_OK,         /* done; for read and write, *n bytes moved */
+	TLS_IO_WANT_READ,  /* call again when fd is readable */
+	TLS_IO_WANT_WRITE, /* call again when fd is writable */
+	TLS_IO_EOF,        /* read: the peer closed (close_notify, or a plain EOF) */
+	TLS_IO_ERROR,      /* failed: tls_conn_error says why */
 };
 enum tls_io tls_handshake(struct tls_conn *c);
 enum tls_io tls_read(struct tls_conn *c, void *buf, size_t len, size_t *n);

@@ -17,7 +17,7 @@
 struct leaf {
 	char host[DOM_HOST_MAX + 1];
 	X509 *cert;
-	uint64_t used;          /* tick of the last use: the least recent goes first */
+	uint64_t used; /* tick of the last use: the least recent goes first */
 };
 
 struct tls_mitm {
@@ -51,7 +51,7 @@ mitm_serial(X509 *x)
 	if (O(RAND_bytes)(r, sizeof(r)) != 1)
 		return -1;
 	r[0] &= 0x7f;
-	r[0] |= 0x01;           /* never zero, never negative */
+	r[0] |= 0x01; /* never zero, never negative */
 	if ((bn = O(BN_bin2bn)(r, sizeof(r), NULL)) == NULL)
 		return -1;
 	ok = O(BN_to_ASN1_INTEGER)(bn, O(X509_get_serialNumber)(x)) != NULL;
@@ -67,7 +67,7 @@ mitm_ext(X509 *x, X509 *issuer, int nid, const char *value)
 	X509_EXTENSION *e;
 	int ok;
 
-	memset(&v3, 0, sizeof(v3));     /* X509V3_set_ctx_nodb */
+	memset(&v3, 0, sizeof(v3)); /* X509V3_set_ctx_nodb */
 	O(X509V3_set_ctx)(&v3, issuer, x, NULL, NULL, 0);
 	if ((e = O(X509V3_EXT_conf_nid)(NULL, &v3, nid, value)) == NULL)
 		return -1;
@@ -90,9 +90,9 @@ mitm_cert_begin(EVP_PKEY *pub, const char *cn, X509 *issuer, long days)
 	    O(X509_gmtime_adj)(O(X509_getm_notAfter)(x), days * 86400) == NULL ||
 	    O(X509_set_pubkey)(x, pub) != 1 ||
 	    O(X509_NAME_add_entry_by_txt)(O(X509_get_subject_name)(x), "CN", MBSTRING_ASC,
-	    (const unsigned char *)cn, -1, -1, 0) != 1 ||
-	    O(X509_set_issuer_name)(x, O(X509_get_subject_name)(issuer != NULL ? issuer :
-	    x)) != 1) {
+		(const unsigned char *)cn, -1, -1, 0) != 1 ||
+	    O(X509_set_issuer_name)(x, O(X509_get_subject_name)(issuer != NULL ? issuer : x)) !=
+		1) {
 		O(X509_free)(x);
 		return NULL;
 	}
@@ -151,8 +151,7 @@ tls_mitm_ca_generate(char **cert_pem, char **key_pem, char *err, size_t errlen)
 		goto out;
 	}
 	if ((bc = O(BIO_new)(O(BIO_s_mem)())) == NULL ||
-	    (bk = O(BIO_new)(O(BIO_s_mem)())) == NULL ||
-	    O(PEM_write_bio_X509)(bc, x) != 1 ||
+	    (bk = O(BIO_new)(O(BIO_s_mem)())) == NULL || O(PEM_write_bio_X509)(bc, x) != 1 ||
 	    O(PEM_write_bio_PrivateKey)(bk, key, NULL, NULL, 0, NULL, NULL) != 1 ||
 	    (*cert_pem = mitm_bio_text(bc)) == NULL || (*key_pem = mitm_bio_text(bk)) == NULL) {
 		ossl_errtext(err, errlen, "CA as PEM");
@@ -166,7 +165,7 @@ out:
 	if (bc != NULL)
 		O(BIO_free)(bc);
 	if (bk != NULL)
-		O(BIO_free)(bk);      /* the key's text in it: freed, as OpenSSL frees it */
+		O(BIO_free)(bk); /* the key's text in it: freed, as OpenSSL frees it */
 	if (x != NULL)
 		O(X509_free)(x);
 	if (key != NULL)
@@ -208,8 +207,8 @@ tls_mitm_new(const char *cert_pem, size_t cert_len, const char *key_pem, size_t 
 	if ((b = O(BIO_new_mem_buf)(key_pem, (int)key_len)) == NULL ||
 	    (m->ca_key = O(PEM_read_bio_PrivateKey)(b, NULL, NULL, (void *)"")) == NULL) {
 		ossl_errtext(why, sizeof(why), "reading");
-		snprintf(err, errlen, "the CA key is not an unencrypted PEM private key (%s)",
-		    why);
+		snprintf(
+		    err, errlen, "the CA key is not an unencrypted PEM private key (%s)", why);
 		goto fail;
 	}
 	O(BIO_free)(b);
@@ -220,7 +219,8 @@ tls_mitm_new(const char *cert_pem, size_t cert_len, const char *key_pem, size_t 
 		goto fail;
 	}
 	if (O(X509_check_ca)(m->ca) < 1) {
-		snprintf(err, errlen, "the CA certificate is not a CA's (it has no "
+		snprintf(err, errlen,
+		    "the CA certificate is not a CA's (it has no "
 		    "basicConstraints CA:TRUE, or its keyUsage forbids signing certificates)");
 		goto fail;
 	}
@@ -248,12 +248,13 @@ tls_mitm_new(const char *cert_pem, size_t cert_len, const char *key_pem, size_t 
 	/* Renegotiation is off: the leaf is chosen once, from the first ClientHello.
 	 * CHACHA20 is put first for a client that prefers it, one without AES in
 	 * hardware. */
-	(void)O(SSL_CTX_set_options)(m->ctx, SSL_OP_NO_RENEGOTIATION |
-	    SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_PRIORITIZE_CHACHA | SSL_OP_NO_TICKET
+	(void)O(SSL_CTX_set_options)(m->ctx,
+	    SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE |
+		SSL_OP_PRIORITIZE_CHACHA | SSL_OP_NO_TICKET
 #ifdef SSL_OP_IGNORE_UNEXPECTED_EOF
-	    | SSL_OP_IGNORE_UNEXPECTED_EOF
+		| SSL_OP_IGNORE_UNEXPECTED_EOF
 #endif
-	    );
+	);
 	return m;
 fail:
 	if (b != NULL)
@@ -372,8 +373,7 @@ mitm_cert_cb(SSL *ssl, void *arg)
 			h->sni_bad = true;
 	}
 	snprintf(h->leaf, sizeof(h->leaf), "%s", name);
-	if ((x = mitm_leaf(h->m, name, kind)) == NULL ||
-	    O(SSL_use_certificate)(ssl, x) != 1 ||
+	if ((x = mitm_leaf(h->m, name, kind)) == NULL || O(SSL_use_certificate)(ssl, x) != 1 ||
 	    O(SSL_use_PrivateKey)(ssl, h->m->leaf_key) != 1) {
 		h->failed = true;
 		return 0;
@@ -430,7 +430,8 @@ tls_mitm_pem_certs(const char *text, size_t len, struct buf *out)
 		/* Another BEGIN before this END: the first block is broken, start again
 		 * from the second. */
 		{
-			const char *again = memmem(b + 1, (size_t)(e - b - 1), "-----BEGIN ", 11);
+			const char *again = memmem(
+			    b + 1, (size_t)(e - b - 1), "-----BEGIN ", 11);
 
 			if (again != NULL) {
 				p = again;
@@ -450,8 +451,8 @@ tls_mitm_pem_certs(const char *text, size_t len, struct buf *out)
 
 /* Oracle's trusted-key-usage attribute: the JDK takes a PKCS#12 certificate bag as a
  * trust anchor only with it, for the usages it names (anyExtendedKeyUsage: all). */
-#define MITM_JDK_TRUST_OID      "2.16.840.1.113894.746875.1.1"
-#define MITM_ANY_EKU_OID        "2.5.29.37.0"
+#define MITM_JDK_TRUST_OID "2.16.840.1.113894.746875.1.1"
+#define MITM_ANY_EKU_OID "2.5.29.37.0"
 
 static void
 mitm_bag_free(void *bag)
@@ -466,8 +467,7 @@ mitm_p7_free(void *p7)
 }
 
 int
-tls_mitm_trust_store(const char *pem, size_t len, struct buf *out, char *err,
-    size_t errlen)
+tls_mitm_trust_store(const char *pem, size_t len, struct buf *out, char *err, size_t errlen)
 {
 	OPENSSL_STACK *bags = NULL, *safes = NULL;
 	ASN1_OBJECT *any = NULL;
@@ -493,8 +493,9 @@ tls_mitm_trust_store(const char *pem, size_t len, struct buf *out, char *err,
 		O(X509_free)(x);
 		snprintf(alias, sizeof(alias), "srt-trust-%d", ++n);
 		/* len -1: the value is the ASN1_OBJECT itself, copied. */
-		if (bag == NULL || O(PKCS12_add1_attr_by_txt)(bag, MITM_JDK_TRUST_OID,
-		    V_ASN1_OBJECT, (const unsigned char *)any, -1) != 1 ||
+		if (bag == NULL ||
+		    O(PKCS12_add1_attr_by_txt)(bag, MITM_JDK_TRUST_OID, V_ASN1_OBJECT,
+			(const unsigned char *)any, -1) != 1 ||
 		    O(PKCS12_add_friendlyname_asc)(bag, alias, -1) != 1 ||
 		    O(OPENSSL_sk_push)(bags, bag) <= 0) {
 			if (bag != NULL)
@@ -511,8 +512,8 @@ tls_mitm_trust_store(const char *pem, size_t len, struct buf *out, char *err,
 	}
 	/* One safe, not encrypted (nid -1), and no MAC: certificates are public, and a
 	 * store without a password is what the JDK loads when none is given. */
-	if (O(PKCS12_add_safe)((STACK_OF(PKCS7) **)&safes, (STACK_OF(PKCS12_SAFEBAG) *)bags,
-	    -1, 0, NULL) != 1 ||
+	if (O(PKCS12_add_safe)((STACK_OF(PKCS7) **)&safes, (STACK_OF(PKCS12_SAFEBAG) *)bags, -1,
+		0, NULL) != 1 ||
 	    (p12 = O(PKCS12_add_safes)((STACK_OF(PKCS7) *)safes, 0)) == NULL ||
 	    (dlen = O(i2d_PKCS12)(p12, &der)) <= 0) {
 		ossl_errtext(err, errlen, "trust store");

@@ -27,7 +27,7 @@
 #include "domain.h"
 #include "tls.h"
 
-#define TLS_MITM_CACHE  256     /* leaf certificates kept */
+#define TLS_MITM_CACHE 256 /* leaf certificates kept */
 
 struct tls_mitm;
 
@@ -47,23 +47,23 @@ const char *tls_mitm_ca_pem(const struct tls_mitm *m);
 /* What the ClientHello asked for, filled during the handshake of a connection made by
  * tls_mitm_accept; the caller keeps it alive until the handshake is over. */
 struct tls_mitm_hello {
-	char sni[DOM_HOST_MAX + 1];     /* the server name sent, canonical; "" none */
-	bool sni_bad;                   /* a server name was sent that is no host name */
-	char leaf[DOM_HOST_MAX + 1];    /* whom the leaf presented was made for */
-	bool failed;                    /* no leaf could be made (the handshake fails) */
+	char sni[DOM_HOST_MAX + 1];  /* the server name sent, canonical; "" none */
+	bool sni_bad;                /* a server name was sent that is no host name */
+	char leaf[DOM_HOST_MAX + 1]; /* whom the leaf presented was made for */
+	bool failed;                 /* no leaf could be made (the handshake fails) */
 	/* set by the caller */
 	struct tls_mitm *m;
-	char target[DOM_HOST_MAX + 1];  /* the CONNECT target, canonical */
+	char target[DOM_HOST_MAX + 1]; /* the CONNECT target, canonical */
 	enum host_kind target_kind;
-	bool pin_target;                /* the leaf is always the target's (requireHostMatch) */
+	bool pin_target; /* the leaf is always the target's (requireHostMatch) */
 };
 
 /* A server connection on the connected, non-blocking socket fd (not owned): the leaf is
  * the one for the server name of the ClientHello, or for hello->target when there is
  * none, it is not a host name, or hello->pin_target. Drive it with tls_handshake, then
  * tls_read/tls_write (or tls_bridge_start). NULL with a message. */
-struct tls_conn *tls_mitm_accept(struct tls_mitm_hello *hello, int fd, char *err,
-    size_t errlen);
+struct tls_conn *tls_mitm_accept(
+    struct tls_mitm_hello *hello, int fd, char *err, size_t errlen);
 
 /* Does buf (len bytes, len >= 3 to decide) begin like a TLS handshake record? Content
  * type 22 and a record version 3.0 to 3.3 (TLS 1.3 still writes 3.3 there). */
@@ -78,7 +78,7 @@ size_t tls_mitm_pem_certs(const char *text, size_t len, struct buf *out);
  * each in a certificate bag with Oracle's trusted-key-usage attribute (any usage) and a
  * friendly name, no key, no encryption, no MAC (the JDK loads it without a password).
  * 0, or -1 with a message. */
-int tls_mitm_trust_store(const char *pem, size_t len, struct buf *out, char *err,
-    size_t errlen);
+int tls_mitm_trust_store(
+    const char *pem, size_t len, struct buf *out, char *err, size_t errlen);
 
 #endif

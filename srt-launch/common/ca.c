@@ -27,14 +27,13 @@
 #include "launch.h"
 #include "tls_mitm.h"
 
-#define CA_FILE_MAX     (8u << 20)      /* a PEM file larger than this is not read */
+#define CA_FILE_MAX (8u << 20) /* a PEM file larger than this is not read */
 
 /* The variables that name the bundle (the reference's list). */
-static const char *const ca_vars[] = {
-	"SSL_CERT_FILE", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS",
-	"GIT_SSL_CAINFO", "PIP_CERT", "AWS_CA_BUNDLE", "CARGO_HTTP_CAINFO", "DENO_CERT",
-	"CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE", "NIX_SSL_CERT_FILE", NULL
-};
+static const char *const ca_vars[] = { "SSL_CERT_FILE", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE",
+	"NODE_EXTRA_CA_CERTS", "GIT_SSL_CAINFO", "PIP_CERT", "AWS_CA_BUNDLE",
+	"CARGO_HTTP_CAINFO", "DENO_CERT", "CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE",
+	"NIX_SSL_CERT_FILE", NULL };
 
 /* A path of the settings: relative ones are relative to the launching directory. */
 static char *
@@ -49,8 +48,9 @@ ca_source(const struct launch *l)
 {
 	if (l->config_path != NULL)
 		return l->config_path;
-	return l->settings_arg != NULL ? l->settings_arg : l->policy_arg != NULL ?
-	    l->policy_arg : "the settings";
+	return l->settings_arg != NULL ? l->settings_arg
+	    : l->policy_arg != NULL    ? l->policy_arg
+				       : "the settings";
 }
 
 int
@@ -68,8 +68,8 @@ ca_setup(struct launch *l)
 		cp = ca_path(l, t->ca_cert_path);
 		kp = ca_path(l, t->ca_key_path);
 		if ((cert = util_read_secret_file(cp, CA_FILE_MAX, &clen)) == NULL)
-			log_warnx("%s: network.tlsTerminate.caCertPath %s: %s", ca_source(l), cp,
-			    strerror(errno));
+			log_warnx("%s: network.tlsTerminate.caCertPath %s: %s", ca_source(l),
+			    cp, strerror(errno));
 		else if ((key = util_read_secret_file(kp, CA_FILE_MAX, &klen)) == NULL)
 			log_warnx("%s: network.tlsTerminate.caKeyPath %s: %s", ca_source(l), kp,
 			    strerror(errno));
@@ -111,13 +111,15 @@ ca_setup(struct launch *l)
 		q = "'";
 	else {
 		log_warnx("tlsTerminate: %s: a path with both kinds of quote cannot be named "
-		    "in JAVA_TOOL_OPTIONS", l->ca.store);
+			  "in JAVA_TOOL_OPTIONS",
+		    l->ca.store);
 		goto fail;
 	}
 	l->ca.java = xasprintf(" -Djavax.net.ssl.trustStore=%s%s%s "
-	    "-Djavax.net.ssl.trustStoreType=PKCS12", q, l->ca.store, q);
-	log_debug("tlsTerminate: %s CA; the sandbox trusts %s", t->ca_cert_path != NULL ?
-	    "the user's" : "an ephemeral", l->ca.bundle);
+			       "-Djavax.net.ssl.trustStoreType=PKCS12",
+	    q, l->ca.store, q);
+	log_debug("tlsTerminate: %s CA; the sandbox trusts %s",
+	    t->ca_cert_path != NULL ? "the user's" : "an ephemeral", l->ca.bundle);
 	free(cert);
 	tls_mitm_pem_free(key);
 	return 0;

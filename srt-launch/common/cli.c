@@ -22,8 +22,8 @@
 #include <unistd.h>
 #endif
 
-#define WARNED_FILE     "managed-warned"        /* under $XDG_STATE_HOME/srt */
-#define WARNED_KEEP     32                      /* hashes remembered */
+#define WARNED_FILE "managed-warned" /* under $XDG_STATE_HOME/srt */
+#define WARNED_KEEP 32               /* hashes remembered */
 
 /* Every descriptor -1, and srt_mode from the program's name. */
 void
@@ -36,7 +36,7 @@ launch_init(struct launch *l, const char *argv0)
 	base = base != NULL ? base + 1 : argv0;
 	l->srt_mode = strcmp(base, "srt") == 0;
 #ifdef _WIN32
-	l->srt_mode = true;     /* there is only srt.exe, whatever its file is called */
+	l->srt_mode = true; /* there is only srt.exe, whatever its file is called */
 #endif
 	for (i = 0; i < LS_MAX; i++)
 		l->proxy.listen_fd[i] = -1;
@@ -66,19 +66,22 @@ usage(const struct launch *l, int status)
 	/* Windows: the options of the Linux build that need descriptors are refused
 	 * (cli_linux_only), and there is no proxy mode yet. */
 	if (l->srt_mode)
-		fprintf(f, "usage: srt [-dhV] [-s SETTINGS] [--no-fs-violations]\n"
+		fprintf(f,
+		    "usage: srt [-dhV] [-s SETTINGS] [--no-fs-violations]\n"
 		    "           (-c STRING | CMD [ARGS...])\n");
 	else
 #endif
-	if (l->srt_mode)
-		fprintf(f, "usage: srt [-dhV] [-s SETTINGS] [--no-fs-violations] [--control-fd N]\n"
+	    if (l->srt_mode)
+		fprintf(f,
+		    "usage: srt [-dhV] [-s SETTINGS] [--no-fs-violations] [--control-fd N]\n"
 		    "           [--decider-fd N | --decider-in N --decider-out N] [--ask]\n"
 		    "           (-c STRING | CMD [ARGS...])\n"
 		    "       srt proxy --decider-fd N | --decider-in N --decider-out N\n"
 		    "           (--listen-fd N | --listen HOST:PORT [--listen-any-interface])\n"
 		    "           [--lifeline-fd N] [-d]\n");
 	else
-		fprintf(f, "usage: srt-launch (-p POLICY | -s SETTINGS) [-dhV] "
+		fprintf(f,
+		    "usage: srt-launch (-p POLICY | -s SETTINGS) [-dhV] "
 		    "[--violations FILE] [--unguarded]\n"
 		    "                  [--no-fs-violations] [--control-fd N]\n"
 		    "                  [--decider-fd N | --decider-in N --decider-out N]\n"
@@ -90,7 +93,8 @@ usage(const struct launch *l, int status)
 static noreturn void
 help(void)
 {
-	printf("usage: srt [options] (-c STRING | CMD [ARGS...])\n"
+	printf(
+	    "usage: srt [options] (-c STRING | CMD [ARGS...])\n"
 	    "       srt proxy [options]\n"
 	    "Run a command in a sandbox: the filesystem read-only but for allowWrite, the\n"
 	    "network through filtering proxies, as ~/.srt-settings.json (or -s) says.\n"
@@ -137,7 +141,8 @@ static noreturn void
 srt_only_launch(const struct launch *l, const char *opt)
 {
 	log_warnx("%s is an option of srt-launch, not of srt: run srt-launch -s SETTINGS "
-	    "%s ... (srt prints its violations in a <sandbox_violations> block)", opt, opt);
+		  "%s ... (srt prints its violations in a <sandbox_violations> block)",
+	    opt, opt);
 	usage(l, LAUNCH_FAIL);
 }
 
@@ -147,7 +152,7 @@ srt_refuse_launch_only(const struct launch *l, int ch)
 {
 	static const struct {
 		int ch;
-		const char *opt;        /* as the message names it */
+		const char *opt; /* as the message names it */
 	} launch_only[] = {
 		{ 'p', "-p POLICY" },
 		{ 'v', "--violations FILE" },
@@ -172,7 +177,8 @@ fd_number(const struct launch *l, const char *opt, const char *s, int lo)
 	if (errno != 0 || end == s || *end != '\0' || s[0] < '0' || s[0] > '9' || v < lo ||
 	    v > INT_MAX) {
 		log_warnx("%s %s: must be an integer file descriptor >= %d (0-2 are stdin, "
-		    "stdout and stderr)", opt, s, lo);
+			  "stdout and stderr)",
+		    opt, s, lo);
 		usage(l, LAUNCH_FAIL);
 	}
 	return (int)v;
@@ -204,8 +210,7 @@ launch_parse_args(struct launch *l, int argc, char **argv)
 	if (env_debug != NULL && *env_debug != '\0')
 		l->debug = 1;
 	/* "+": options end at the command, whose own options are its business. */
-	while ((ch = getopt_long(argc, argv, "+p:s:c:dhV",
-	    lopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+p:s:c:dhV", lopts, NULL)) != -1) {
 #ifdef _WIN32
 		if (strchr("CDIOA", ch) != NULL)
 			cli_linux_only(l, ch, lopts);
@@ -239,8 +244,8 @@ launch_parse_args(struct launch *l, int argc, char **argv)
 			l->control.fd = fd_number(l, "--control-fd", optarg, 3);
 			break;
 		case 'D':
-			l->proxy.decider_in = l->proxy.decider_out =
-			    fd_number(l, "--decider-fd", optarg, 3);
+			l->proxy.decider_in = l->proxy.decider_out = fd_number(
+			    l, "--decider-fd", optarg, 3);
 			break;
 		case 'I':
 			l->proxy.decider_in = fd_number(l, "--decider-in", optarg, 3);
@@ -277,14 +282,15 @@ launch_parse_args(struct launch *l, int argc, char **argv)
 		 * drive both tell "nothing to run" from a failure of the sandbox. */
 		if (l->srt_mode) {
 			log_warnx("no command specified: use -c STRING or CMD [ARGS...] "
-			    "(srt --help lists the options)");
+				  "(srt --help lists the options)");
 			exit(1);
 		}
 		log_warnx("no command given: use -c STRING or CMD [ARGS...]");
 		usage(l, LAUNCH_FAIL);
 	}
 	if ((l->proxy.decider_in == -1) != (l->proxy.decider_out == -1)) {
-		log_warnx("a decider is --decider-fd N, or --decider-in N with --decider-out N");
+		log_warnx(
+		    "a decider is --decider-fd N, or --decider-in N with --decider-out N");
 		usage(l, LAUNCH_FAIL);
 	}
 	if (l->proxy.ask && l->proxy.decider_in == -1) {
@@ -388,8 +394,9 @@ managed_warn_once(const struct launch *l, const struct diags *w)
 		goto out;
 	free(dir);
 	tmp = xasprintf("%s.%ld", file, (long)getpid());
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-	    0600)) == -1 || (f = fdopen(fd, "w")) == NULL) {
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600)) ==
+		-1 ||
+	    (f = fdopen(fd, "w")) == NULL) {
 		if (fd != -1) {
 			close(fd);
 			(void)unlink(tmp);
@@ -406,7 +413,7 @@ managed_warn_once(const struct launch *l, const struct diags *w)
 		    strerror(errno));
 		(void)unlink(tmp);
 	}
- out:
+out:
 	strlist_free(&keep);
 	free(tmp);
 	free(file);
@@ -420,8 +427,10 @@ int
 launch_load_policy(struct launch *l)
 {
 	struct policy_source src = { .policy_path = l->policy_arg,
-	    .settings_path = l->settings_arg, .policy_fd = -1, .fallback = l->srt_mode ?
-	    POLICY_SOURCE_DEFAULT_OR_BUILTIN : POLICY_SOURCE_REQUIRED };
+		.settings_path = l->settings_arg,
+		.policy_fd = -1,
+		.fallback = l->srt_mode ? POLICY_SOURCE_DEFAULT_OR_BUILTIN
+					: POLICY_SOURCE_REQUIRED };
 	struct diags errs = { 0 }, warns = { 0 }, mwarns = { 0 };
 	char *path = NULL;
 	size_t i;
@@ -444,8 +453,8 @@ launch_load_policy(struct launch *l)
 		const char *why = path_refusal(path);
 
 		log_warnx("%s: cannot be made an absolute path for the sandbox's plan, which "
-		    "protects the settings file by its name%s%s", path, why != NULL ? ": " : "",
-		    why != NULL ? why : "");
+			  "protects the settings file by its name%s%s",
+		    path, why != NULL ? ": " : "", why != NULL ? why : "");
 		rc = -1;
 	}
 	free(path);

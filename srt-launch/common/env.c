@@ -18,18 +18,16 @@ extern char **environ;
 
 /* After the loopback names of env_loopback, those not routed through the proxy. */
 #define NO_PROXY_RANGES "169.254.0.0/16,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16"
-#define SSH_NO_MUX      "-o ControlMaster=no -o ControlPath=none"
-#define SAFE_DIR_WILDCARD_OVER  8       /* more safe directories than this: "*" */
+#define SSH_NO_MUX "-o ControlMaster=no -o ControlPath=none"
+#define SAFE_DIR_WILDCARD_OVER 8 /* more safe directories than this: "*" */
 
 /* Variables the launcher sets; an inherited value of the same name is dropped. */
-static const char *const env_owned[] = {
-	"SANDBOX_RUNTIME", "TMPDIR", "NO_PROXY", "no_proxy", "HTTP_PROXY", "HTTPS_PROXY",
-	"http_proxy", "https_proxy", "ALL_PROXY", "all_proxy", "GRPC_PROXY", "grpc_proxy",
-	"FTP_PROXY", "ftp_proxy", "RSYNC_PROXY", "DOCKER_HTTP_PROXY", "DOCKER_HTTPS_PROXY",
-	"CLOUDSDK_PROXY_TYPE", "CLOUDSDK_PROXY_ADDRESS", "CLOUDSDK_PROXY_PORT",
-	"CLOUDSDK_PROXY_USERNAME", "CLOUDSDK_PROXY_PASSWORD", "GIT_SSH_COMMAND",
-	"JAVA_TOOL_OPTIONS", NULL
-};
+static const char *const env_owned[] = { "SANDBOX_RUNTIME", "TMPDIR", "NO_PROXY", "no_proxy",
+	"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy",
+	"GRPC_PROXY", "grpc_proxy", "FTP_PROXY", "ftp_proxy", "RSYNC_PROXY",
+	"DOCKER_HTTP_PROXY", "DOCKER_HTTPS_PROXY", "CLOUDSDK_PROXY_TYPE",
+	"CLOUDSDK_PROXY_ADDRESS", "CLOUDSDK_PROXY_PORT", "CLOUDSDK_PROXY_USERNAME",
+	"CLOUDSDK_PROXY_PASSWORD", "GIT_SSH_COMMAND", "JAVA_TOOL_OPTIONS", NULL };
 
 int
 env_is_owned(const char *kv, bool git_count)
@@ -87,9 +85,8 @@ env_is_nc_openbsd(const char *path)
 const char *
 env_ssh_proxy_tool(void)
 {
-	static const char *const ncs[] = {
-		"/usr/bin/nc", "/bin/nc", "/usr/bin/nc.openbsd", "/bin/nc.openbsd", NULL
-	};
+	static const char *const ncs[] = { "/usr/bin/nc", "/bin/nc", "/usr/bin/nc.openbsd",
+		"/bin/nc.openbsd", NULL };
 	static const char *const socats[] = { "/usr/bin/socat", "/bin/socat", NULL };
 	size_t i;
 
@@ -158,8 +155,8 @@ env_add_git(struct strlist *e, const struct settings *s, const char *inherited_c
  * ALL_PROXY.
  */
 void
-env_add_sandbox(struct strlist *e, const char *tmpdir, const char *no_proxy, int http_port,
-    int socks_port)
+env_add_sandbox(
+    struct strlist *e, const char *tmpdir, const char *no_proxy, int http_port, int socks_port)
 {
 	char *http = xasprintf("http://localhost:%d", http_port);
 	char *socks = xasprintf("socks5h://localhost:%d", socks_port);
@@ -168,16 +165,25 @@ env_add_sandbox(struct strlist *e, const char *tmpdir, const char *no_proxy, int
 	const struct {
 		const char *name, *value;
 	} var[] = {
-		{ "SANDBOX_RUNTIME", "1" }, { "TMPDIR", tmpdir },
-		{ "NO_PROXY", no_proxy }, { "no_proxy", no_proxy },
-		{ "HTTP_PROXY", http }, { "HTTPS_PROXY", http },
-		{ "http_proxy", http }, { "https_proxy", http },
-		{ "ALL_PROXY", http }, { "all_proxy", http },
-		{ "GRPC_PROXY", http }, { "grpc_proxy", http },
-		{ "FTP_PROXY", socks }, { "ftp_proxy", socks },
+		{ "SANDBOX_RUNTIME", "1" },
+		{ "TMPDIR", tmpdir },
+		{ "NO_PROXY", no_proxy },
+		{ "no_proxy", no_proxy },
+		{ "HTTP_PROXY", http },
+		{ "HTTPS_PROXY", http },
+		{ "http_proxy", http },
+		{ "https_proxy", http },
+		{ "ALL_PROXY", http },
+		{ "all_proxy", http },
+		{ "GRPC_PROXY", http },
+		{ "grpc_proxy", http },
+		{ "FTP_PROXY", socks },
+		{ "ftp_proxy", socks },
 		{ "RSYNC_PROXY", rsync },
-		{ "DOCKER_HTTP_PROXY", http }, { "DOCKER_HTTPS_PROXY", http },
-		{ "CLOUDSDK_PROXY_TYPE", "http" }, { "CLOUDSDK_PROXY_ADDRESS", "localhost" },
+		{ "DOCKER_HTTP_PROXY", http },
+		{ "DOCKER_HTTPS_PROXY", http },
+		{ "CLOUDSDK_PROXY_TYPE", "http" },
+		{ "CLOUDSDK_PROXY_ADDRESS", "localhost" },
 		{ "CLOUDSDK_PROXY_PORT", port },
 	};
 	size_t i;
@@ -200,11 +206,12 @@ void
 env_add_java(struct strlist *e, const char *java, int http_port, int socks_port,
     const char *direct, const char *extra)
 {
-	strlist_pushf(e, "JAVA_TOOL_OPTIONS=%s%s-Dhttp.proxyHost=localhost "
+	strlist_pushf(e,
+	    "JAVA_TOOL_OPTIONS=%s%s-Dhttp.proxyHost=localhost "
 	    "-Dhttp.proxyPort=%d -Dhttps.proxyHost=localhost -Dhttps.proxyPort=%d "
 	    "-DsocksProxyHost=localhost -DsocksProxyPort=%d -Dhttp.nonProxyHosts=%s%s",
-	    java != NULL ? java : "", java != NULL && *java != '\0' ? " " : "",
-	    http_port, http_port, socks_port, direct, extra);
+	    java != NULL ? java : "", java != NULL && *java != '\0' ? " " : "", http_port,
+	    http_port, socks_port, direct, extra);
 }
 
 /*
@@ -269,11 +276,15 @@ env_add_ssh(struct strlist *e)
 		return;
 	}
 	if (strstr(tool, "socat") != NULL)
-		strlist_pushf(e, "GIT_SSH_COMMAND=ssh " SSH_NO_MUX " -o ProxyCommand='%s - "
-		    "PROXY:localhost:%%h:%%p,proxyport=%d'", tool, LAUNCH_HTTP_PORT);
+		strlist_pushf(e,
+		    "GIT_SSH_COMMAND=ssh " SSH_NO_MUX " -o ProxyCommand='%s - "
+		    "PROXY:localhost:%%h:%%p,proxyport=%d'",
+		    tool, LAUNCH_HTTP_PORT);
 	else
-		strlist_pushf(e, "GIT_SSH_COMMAND=ssh " SSH_NO_MUX " -o ProxyCommand='%s -X 5 "
-		    "-x localhost:%d %%h %%p'", tool, LAUNCH_SOCKS_PORT);
+		strlist_pushf(e,
+		    "GIT_SSH_COMMAND=ssh " SSH_NO_MUX " -o ProxyCommand='%s -X 5 "
+		    "-x localhost:%d %%h %%p'",
+		    tool, LAUNCH_SOCKS_PORT);
 }
 
 /* Is NAME=... (entry) one of the variables masked credentials took over
@@ -316,15 +327,15 @@ env_build(const struct launch *l)
 	env_add_sandbox(&e, l->tmpdir, no_proxy, LAUNCH_HTTP_PORT, LAUNCH_SOCKS_PORT);
 	env_add_ssh(&e);
 	/* With tlsTerminate, Java's trust store too. */
-	env_add_java(&e, java, LAUNCH_HTTP_PORT, LAUNCH_SOCKS_PORT, java_direct,
-	    ca_java_options(l));
+	env_add_java(
+	    &e, java, LAUNCH_HTTP_PORT, LAUNCH_SOCKS_PORT, java_direct, ca_java_options(l));
 	free(no_proxy);
 	free(java_direct);
 	if (git)
 		env_add_git(&e, &l->set, git_count);
 	ca_env(l, &e);
 
-	p = e.v;        /* NULL-terminated; ownership passes to the caller */
+	p = e.v; /* NULL-terminated; ownership passes to the caller */
 	return p != NULL ? p : xcalloc(1, sizeof(char *));
 }
 #endif

@@ -7,8 +7,8 @@
 const char *const localproxy_prog[PK_MAX] = { "srt-httpd", "srt-socksd" };
 
 char **
-localproxy_argv(const struct launch *l, const char *dir, enum proxy_kind k,
-    const long fd[LPF_MAX])
+localproxy_argv(
+    const struct launch *l, const char *dir, enum proxy_kind k, const long fd[LPF_MAX])
 {
 	static const enum proxy_fd opt[LPF_MAX] = { PFD_POLICY, PFD_LOG, PFD_LIFELINE,
 		PFD_LISTEN, PFD_LISTEN, PFD_READY };

@@ -18,8 +18,7 @@
 #include "proxy_fd.h"
 #include "proxy_listen.h"
 
-static noreturn void SRT_PRINTF(1, 2)
-proxycli_fail(const char *fmt, ...)
+static noreturn void SRT_PRINTF(1, 2) proxycli_fail(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -66,8 +65,7 @@ proxycli_listen(const char *s, bool any)
 
 /* srt-httpd's listener: an inherited one, or an address (development only). */
 static void
-proxycli_listen_args(struct strlist *av, const char *listen_fd, const char *listen,
-    bool any)
+proxycli_listen_args(struct strlist *av, const char *listen_fd, const char *listen, bool any)
 {
 	if (listen_fd != NULL) {
 		strlist_push(av, proxy_fd_opt[PFD_LISTEN]);
@@ -101,9 +99,9 @@ static void
 proxycli_usage(void)
 {
 	printf("usage: srt proxy --decider-fd N | --decider-in N --decider-out N\n"
-	    "           (--listen-fd N | --listen HOST:PORT [--listen-any-interface])\n"
-	    "           [--lifeline-fd N] [--ca-fd N] [--strip-response-header NAME...]\n"
-	    "           [--plaintext-header-set] [-d] [--version]\n");
+	       "           (--listen-fd N | --listen HOST:PORT [--listen-any-interface])\n"
+	       "           [--lifeline-fd N] [--ca-fd N] [--strip-response-header NAME...]\n"
+	       "           [--plaintext-header-set] [-d] [--version]\n");
 }
 
 /* srt proxy's options, each put to srt-httpd as its own. */
@@ -201,7 +199,7 @@ proxycli_run(int argc, char **argv, const char *self_dir)
 		proxycli_fail("unexpected argument: %s", argv[optind]);
 	if (din == NULL || dout == NULL)
 		proxycli_fail("a decider is required (--decider-fd, or --decider-in and "
-		    "--decider-out)");
+			      "--decider-out)");
 	/* srt-httpd's own log goes to standard error (below), which the rule allows. */
 	if ((why = proxy_fd_check(fd, NULL, 0)) != NULL)
 		proxycli_fail("%s", why);

@@ -62,7 +62,7 @@ proxypipes_open(struct launch *l)
 	l->proxy.log_w = lg[1];
 	(void)fcntl(l->proxy.log_r, F_SETFL, O_NONBLOCK);
 	return 0;
- fail:
+fail:
 	log_warn("pipe");
 	return -1;
 }

@@ -27,9 +27,9 @@
 #include "launch.h"
 
 static struct {
-	pid_t pid;                      /* the launcher: its children never restore */
-	int flags[3];                   /* F_GETFL of 0, 1, 2, or -1 */
-	bool is_tty[3];                 /* a terminal not saved through a lower fd */
+	pid_t pid;      /* the launcher: its children never restore */
+	int flags[3];   /* F_GETFL of 0, 1, 2, or -1 */
+	bool is_tty[3]; /* a terminal not saved through a lower fd */
 	struct termios tio[3];
 } tty_saved;
 
@@ -80,7 +80,7 @@ tty_restore(void)
 		if (tty_saved.flags[fd] != -1 && (fl = fcntl(fd, F_GETFL)) != -1 &&
 		    fl != tty_saved.flags[fd])
 			(void)fcntl(fd, F_SETFL, tty_saved.flags[fd]);
-		memset(&now, 0, sizeof(now));   /* compared whole, padding included */
+		memset(&now, 0, sizeof(now)); /* compared whole, padding included */
 		if (!tty_saved.is_tty[fd] || tcgetpgrp(fd) != getpgrp() ||
 		    tcgetattr(fd, &now) == -1 ||
 		    memcmp(&now, &tty_saved.tio[fd], sizeof(now)) == 0)

@@ -22,18 +22,18 @@
 #include "utf8.h"
 #include "violation.h"
 
-#define VIOL_KEEP       100             /* lines kept for the block: the latest */
+#define VIOL_KEEP 100 /* lines kept for the block: the latest */
 
 struct violations {
 	const struct settings *set;
 	char *command;
-	int fd;                         /* --violations FILE, or -1 */
+	int fd;               /* --violations FILE, or -1 */
 	struct lines reader;  /* the proxies' decision log */
 	struct lines sreader; /* the sandbox's own (srt-seccomp --violations-fd) */
 	char *keep[VIOL_KEEP];
 	size_t nkeep, total;
-	size_t lines;                   /* reported, of VIOL_LINES_MAX */
-	uint64_t left_out;              /* past the cap, here or in srt-seccomp */
+	size_t lines;      /* reported, of VIOL_LINES_MAX */
+	uint64_t left_out; /* past the cap, here or in srt-seccomp */
 };
 
 static void viol_record(void *, const struct decision *);
@@ -62,8 +62,7 @@ violations_new(const struct settings *s, const char *command, const char *file)
 			return NULL;
 		}
 	} else if (file != NULL) {
-		v->fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
-		    0600);
+		v->fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
 		if (v->fd == -1) {
 			log_warn("--violations %s", file);
 			violations_free(v);
@@ -81,8 +80,8 @@ violations_sanitise(const char *s)
 	size_t n = strlen(s);
 	char *out = xmalloc(3 * n + 1);
 
-	n = utf8_sanitise(s, n, UTF8_INVISIBLE | UTF8_BAD_RUN | UTF8_NO_ANGLE | UTF8_TRIM, 0,
-	    out);
+	n = utf8_sanitise(
+	    s, n, UTF8_INVISIBLE | UTF8_BAD_RUN | UTF8_NO_ANGLE | UTF8_TRIM, 0, out);
 	out[n] = '\0';
 	return out;
 }
@@ -157,8 +156,8 @@ viol_write(struct violations *v, const char *clean, const struct decision *d,
 /* Record one violation: clean (taken) is the line, d the proxy's decision it came from,
  * s the sandbox's record, or neither for a line of macOS's sandbox log (violations_add). */
 static void
-viol_keep(struct violations *v, char *clean, const struct decision *d,
-    const struct violation *s)
+viol_keep(
+    struct violations *v, char *clean, const struct decision *d, const struct violation *s)
 {
 	if (viol_ignored(v, clean)) {
 		free(clean);
@@ -196,10 +195,13 @@ viol_record(void *arg, const struct decision *d)
 	if (d->verdict == VERDICT_ALLOW && log_debugging()) {
 		char *clean = violations_sanitise(d->rule != NULL ? d->rule : "");
 
-		log_debug(strchr(d->host, ':') != NULL ? "allow network-outbound [%s]:%u "
-		    "(%s%s%s)" : "allow network-outbound %s:%u (%s%s%s)", d->host, d->port,
-		    *clean != '\0' ? "allowed by allowedDomains \"" : "allowed",
-		    clean, *clean != '\0' ? "\"" : "");
+		log_debug(strchr(d->host, ':') != NULL
+			? "allow network-outbound [%s]:%u "
+			  "(%s%s%s)"
+			: "allow network-outbound %s:%u (%s%s%s)",
+		    d->host, d->port,
+		    *clean != '\0' ? "allowed by allowedDomains \"" : "allowed", clean,
+		    *clean != '\0' ? "\"" : "");
 		free(clean);
 	}
 	if (d->verdict != VERDICT_DENY)
@@ -207,15 +209,17 @@ viol_record(void *arg, const struct decision *d)
 	/* refuseOpaqueTunnels: the reference's two lines for it. */
 	if (d->rule != NULL && strcmp(d->rule, DECISION_RULE_OPAQUE) == 0 &&
 	    strcmp(d->protocol, "socks5") == 0)
-		line = xasprintf("deny socks-tunnel %s:%u (refuseOpaqueTunnels)", d->host,
-		    d->port);
+		line = xasprintf(
+		    "deny socks-tunnel %s:%u (refuseOpaqueTunnels)", d->host, d->port);
 	else if (d->request != NULL)
 		line = xasprintf("deny http-request %s (%s)", d->request,
 		    d->reason != NULL ? d->reason : "denied");
 	else if (d->rule != NULL && strcmp(d->rule, DECISION_RULE_OPAQUE) == 0)
-		line = xasprintf(strchr(d->host, ':') != NULL ? "deny http-request CONNECT "
-		    "[%s]:%u (%s)" : "deny http-request CONNECT %s:%u (%s)", d->host, d->port,
-		    d->reason != NULL ? d->reason : "refuseOpaqueTunnels");
+		line = xasprintf(strchr(d->host, ':') != NULL
+			? "deny http-request CONNECT "
+			  "[%s]:%u (%s)"
+			: "deny http-request CONNECT %s:%u (%s)",
+		    d->host, d->port, d->reason != NULL ? d->reason : "refuseOpaqueTunnels");
 	else
 		line = xasprintf("deny network-outbound %s:%u (%s)", d->host, d->port,
 		    d->reason != NULL ? d->reason : "denied");
@@ -298,8 +302,8 @@ violations_finish(struct violations *v, bool print_block)
 	}
 	strlist_push(&out, "<sandbox_violations>\n");
 	if (v->total > v->nkeep)
-		strlist_pushf(&out, "(%zu earlier violations not shown)\n",
-		    v->total - v->nkeep);
+		strlist_pushf(
+		    &out, "(%zu earlier violations not shown)\n", v->total - v->nkeep);
 	for (i = 0; i < v->nkeep; i++)
 		strlist_pushf(&out, "%s\n", v->keep[i]);
 	if (left != NULL)

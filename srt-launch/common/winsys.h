@@ -41,12 +41,12 @@
 #include <stddef.h>
 
 typedef long ws_handle;
-#define WS_NONE         (-1L)
+#define WS_NONE (-1L)
 
 #ifdef _WIN32
-#define WS_SEP          "\\"      /* between a directory and a name */
+#define WS_SEP "\\" /* between a directory and a name */
 #else
-#define WS_SEP          "/"
+#define WS_SEP "/"
 #endif
 
 /* One started process (a pid, or a process HANDLE). */
@@ -104,20 +104,24 @@ bool ws_executable(const char *path);
 char *ws_self_dir(void);
 
 struct ws_spawn {
-	char *const *argv;              /* argv[0] is a path */
-	char *const *envp;              /* NULL: ours */
-	const ws_handle *inherit;       /* inherited at their own values */
+	char *const *argv;        /* argv[0] is a path */
+	char *const *envp;        /* NULL: ours */
+	const ws_handle *inherit; /* inherited at their own values */
 	size_t ninherit;
-	ws_handle out;                  /* standard output; WS_NONE: ours */
-	bool null_in;                   /* standard input from the null device */
-	bool with_srt;                  /* ends when srt ends (Windows: the proxies' job) */
+	ws_handle out; /* standard output; WS_NONE: ours */
+	bool null_in;  /* standard input from the null device */
+	bool with_srt; /* ends when srt ends (Windows: the proxies' job) */
 };
 
 /* Start a program. A program that cannot be started is an error here (message logged),
  * not a status later. */
 int ws_spawn(const struct ws_spawn *sp, struct ws_proc **out);
 
-enum { WS_EV_EXIT = 1, WS_EV_TERM = 2, WS_EV_READ = 4 };
+enum {
+	WS_EV_EXIT = 1,
+	WS_EV_TERM = 2,
+	WS_EV_READ = 4
+};
 
 /*
  * Wait up to timeout_ms (-1: no limit) for p to end, a termination request, or h (may
@@ -140,7 +144,7 @@ void ws_kill(struct ws_proc *p);
 void ws_proc_free(struct ws_proc *p);
 /* This process's id, as srt-win --held-by takes it. */
 unsigned long ws_self_pid(void);
-long long ws_now_ms(void);           /* a monotonic clock */
+long long ws_now_ms(void); /* a monotonic clock */
 void ws_sleep_ms(int ms);
 
 #ifndef _WIN32

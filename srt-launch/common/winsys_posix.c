@@ -30,11 +30,11 @@
 #include "util.h"
 #include "winsys.h"
 
-#define INHERIT_MAX     16
+#define INHERIT_MAX 16
 
 struct ws_proc {
 	pid_t pid;
-	int status;             /* SPEC §2, once done */
+	int status; /* SPEC §2, once done */
 	bool done;
 };
 
@@ -152,7 +152,7 @@ listen_on(int family, int port, int *fd_out)
 		goto fail;
 	*fd_out = fd;
 	return 0;
- fail:
+fail:
 	e = errno;
 	close(fd);
 	errno = e;
@@ -185,7 +185,7 @@ ws_listen_loopback(int *port, ws_handle *v4, ws_handle *v6)
 		int e = errno;
 
 		if (e == EAFNOSUPPORT || e == EADDRNOTAVAIL) {
-			*v4 = fd4;              /* no IPv6 loopback here */
+			*v4 = fd4; /* no IPv6 loopback here */
 			return 0;
 		}
 		close(fd4);
@@ -459,7 +459,7 @@ child_exec(const struct ws_spawn *sp, int errfd)
 		execve(sp->argv[0], sp->argv, sp->envp);
 	else
 		execv(sp->argv[0], sp->argv);
- fail:
+fail:
 	e = errno;
 	(void)!write(errfd, &e, sizeof(e));
 	_exit(EXIT_SELF);
@@ -527,8 +527,9 @@ collect(struct ws_proc *p, int options)
 	if (r != p->pid)
 		return;
 	p->done = true;
-	p->status = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ?
-	    EXIT_SIGNALED(WTERMSIG(st)) : EXIT_SELF;
+	p->status = WIFEXITED(st) ? WEXITSTATUS(st)
+	    : WIFSIGNALED(st)     ? EXIT_SIGNALED(WTERMSIG(st))
+				  : EXIT_SELF;
 }
 
 bool

@@ -48,7 +48,7 @@
 /* argv: bwrap --args N, then the plan's exec and the command. */
 #define BWRAP_ARGV_EXEC 3
 
-#define VIOL_PIPE_SIZE  (1024 * 1024)   /* /proc/sys/fs/pipe-max-size's default */
+#define VIOL_PIPE_SIZE (1024 * 1024) /* /proc/sys/fs/pipe-max-size's default */
 
 /* A word as a shell would need it to read it back. */
 static void
@@ -82,8 +82,7 @@ bwrap_debug_argv(const struct launch *l, char *const *argv)
 			buf_addc(&b, ' ');
 		bwrap_quote(&b, argv[i]);
 	}
-	log_debug("bwrap arguments (the options through --args %s): %s", argv[2],
-	    buf_str(&b));
+	log_debug("bwrap arguments (the options through --args %s): %s", argv[2], buf_str(&b));
 	buf_free(&b);
 }
 
@@ -153,8 +152,7 @@ bwrap_child(const struct launch *l, char **argv, char **envp, const int *keep, i
 		_exit(LAUNCH_FAIL);
 	/* Into the sandbox's namespaces: the user namespace first, which gives the
 	 * capability that entering its network namespace needs. */
-	if ((l->sandbox.userns_fd != -1 &&
-	    setns(l->sandbox.userns_fd, CLONE_NEWUSER) == -1) ||
+	if ((l->sandbox.userns_fd != -1 && setns(l->sandbox.userns_fd, CLONE_NEWUSER) == -1) ||
 	    setns(l->sandbox.netns_fd, CLONE_NEWNET) == -1) {
 		errno = -errno;
 		spawn_report_errno(ep_w);
@@ -185,8 +183,8 @@ bwrap_child(const struct launch *l, char **argv, char **envp, const int *keep, i
  * never returns), so nothing can be clobbered.
  */
 static pid_t
-bwrap_fork(const struct launch *l, char **argv, char **envp, const int *keep, int nkeep,
-    int ep_w)
+bwrap_fork(
+    const struct launch *l, char **argv, char **envp, const int *keep, int nkeep, int ep_w)
 {
 	pid_t launcher = getpid(), pid;
 
@@ -246,8 +244,9 @@ bwrap_start(struct launch *l, char **envp)
 	pid_t pid;
 
 	bwrap_argv(l, &argv);
-	if (l->sandbox.plan.fd[PLAN_FD_GUARD] != -1 && (l->sandbox.guard_fd =
-	    memfd_create("srt-wguard", MFD_CLOEXEC | MFD_ALLOW_SEALING)) == -1) {
+	if (l->sandbox.plan.fd[PLAN_FD_GUARD] != -1 &&
+	    (l->sandbox.guard_fd = memfd_create(
+		 "srt-wguard", MFD_CLOEXEC | MFD_ALLOW_SEALING)) == -1) {
 		log_warn("memfd_create");
 		goto out;
 	}
@@ -315,7 +314,7 @@ bwrap_start(struct launch *l, char **envp)
 	l->sandbox.bwrap_args_w = ap[1];
 	ap[1] = -1;
 	rc = 0;
- out:
+out:
 	fd_close(&ap[0]);
 	fd_close(&ap[1]);
 	fd_close(&st[0]);
@@ -340,8 +339,8 @@ bwrap_send_guard(struct launch *l)
 	}
 	buf = wguard_encode(&l->sandbox.plan.guard, &len);
 	if (bwrap_write_all(l->sandbox.guard_fd, buf, len) == -1 ||
-	    fcntl(l->sandbox.guard_fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK |
-	    F_SEAL_GROW | F_SEAL_SEAL) == -1) {
+	    fcntl(l->sandbox.guard_fd, F_ADD_SEALS,
+		F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) == -1) {
 		log_warn("write guard");
 		rc = -1;
 	}
@@ -429,7 +428,7 @@ bwrap_status_read(struct launch *l)
 		char *nl;
 
 		if (len == sizeof(buf))
-			len = 0;        /* not bwrap's: drop it */
+			len = 0; /* not bwrap's: drop it */
 		n = read(l->sandbox.status_r, buf + len, sizeof(buf) - len);
 		if (n == -1 && errno == EINTR)
 			continue;

@@ -31,13 +31,17 @@
 #include "launch.h"
 #include "policy_source.h"
 
-#define CONTROL_LINE_MAX        (8u << 20)      /* a settings document on one line */
-#define CONTROL_REPLY_MS        5000            /* a proxy's answer to an update */
+#define CONTROL_LINE_MAX (8u << 20) /* a settings document on one line */
+#define CONTROL_REPLY_MS 5000       /* a proxy's answer to an update */
 
 /* The network options a proxy cannot take live: they shape the sandbox at start. */
 static const char *const fixed_network[] = {
-	"httpProxyPort", "socksProxyPort", "allowAllUnixSockets", "allowUnixSockets",
-	"allowLocalBinding", "allowMachLookup",
+	"httpProxyPort",
+	"socksProxyPort",
+	"allowAllUnixSockets",
+	"allowUnixSockets",
+	"allowLocalBinding",
+	"allowMachLookup",
 };
 
 int
@@ -51,8 +55,8 @@ control_open(struct launch *l)
 	 * ones included: refused before anything runs. */
 	if ((fl = fcntl(l->control.fd, F_GETFL)) == -1 || (fl & O_ACCMODE) == O_WRONLY) {
 		log_warnx("--control-fd %d is not usable: %s; refusing to run the command "
-		    "without the control channel it asks for", l->control.fd,
-		    fl == -1 ? strerror(errno) : "it is not open for reading");
+			  "without the control channel it asks for",
+		    l->control.fd, fl == -1 ? strerror(errno) : "it is not open for reading");
 		return -1;
 	}
 	/* Ours alone: no helper and never the command. */
@@ -76,25 +80,25 @@ control_not_live(const struct settings *was, const struct settings *now)
 	free(b);
 	if (ja == NULL || jb == NULL)
 		goto out;
-	cJSON_ArrayForEach(x, jb) {
+	cJSON_ArrayForEach(x, jb)
+	{
 		if (strcmp(x->string, "network") == 0)
 			continue;
 		y = cJSON_GetObjectItemCaseSensitive(ja, x->string);
 		if (y == NULL || !cJSON_Compare(x, y, 1))
 			buf_addf(&out, "%s%s", out.len ? ", " : "", x->string);
 	}
-	cJSON_ArrayForEach(x, ja)
-		if (cJSON_GetObjectItemCaseSensitive(jb, x->string) == NULL)
-			buf_addf(&out, "%s%s", out.len ? ", " : "", x->string);
+	cJSON_ArrayForEach(x, ja) if (cJSON_GetObjectItemCaseSensitive(jb, x->string) == NULL)
+	    buf_addf(&out, "%s%s", out.len ? ", " : "", x->string);
 	for (i = 0; i < sizeof(fixed_network) / sizeof(fixed_network[0]); i++) {
-		x = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(jb,
-		    "network"), fixed_network[i]);
-		y = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ja,
-		    "network"), fixed_network[i]);
+		x = cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(jb, "network"), fixed_network[i]);
+		y = cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(ja, "network"), fixed_network[i]);
 		if ((x == NULL) != (y == NULL) || (x != NULL && !cJSON_Compare(x, y, 1)))
 			buf_addf(&out, "%snetwork.%s", out.len ? ", " : "", fixed_network[i]);
 	}
- out:
+out:
 	cJSON_Delete(ja);
 	cJSON_Delete(jb);
 	return out.len ? buf_steal(&out) : (buf_free(&out), NULL);
@@ -143,9 +147,12 @@ control_send(struct launch *l, enum proxy_kind k, int memfd)
 static void
 control_apply(struct launch *l, const char *line, size_t len)
 {
-	struct policy_source src = { .policy_path = NULL, .settings_path = NULL,
-	    .policy_fd = -1, .settings_text = line, .settings_len = len,
-	    .fallback = POLICY_SOURCE_REQUIRED };
+	struct policy_source src = { .policy_path = NULL,
+		.settings_path = NULL,
+		.policy_fd = -1,
+		.settings_text = line,
+		.settings_len = len,
+		.fallback = POLICY_SOURCE_REQUIRED };
 	struct diags errs = { 0 }, warns = { 0 };
 	struct settings set;
 	struct policy *pol;
@@ -158,7 +165,8 @@ control_apply(struct launch *l, const char *line, size_t len)
 	src.settings_name = name;
 	if (policy_source_load(&src, &pol, &set, NULL, &errs, &warns) != 0) {
 		log_warnx("invalid settings on control fd %d: ignored, the policy in force is "
-		    "unchanged", l->control.fd);
+			  "unchanged",
+		    l->control.fd);
 		for (i = 0; i < errs.msgs.n; i++)
 			log_warnx("%s", errs.msgs.v[i]);
 		goto out;
@@ -167,7 +175,8 @@ control_apply(struct launch *l, const char *line, size_t len)
 		log_warnx("warning: %s", warns.msgs.v[i]);
 	if ((ignored = control_not_live(&l->set, &set)) != NULL) {
 		log_warnx("control fd %d: not applied while the command runs (only the network "
-		    "rules are live): %s", l->control.fd, ignored);
+			  "rules are live): %s",
+		    l->control.fd, ignored);
 		free(ignored);
 	}
 	settings_free(&set);
@@ -184,7 +193,7 @@ control_apply(struct launch *l, const char *line, size_t len)
 	policy_free(l->pol);
 	l->pol = pol;
 	log_debug("control fd %d: policy updated", l->control.fd);
- out:
+out:
 	diags_free(&errs);
 	diags_free(&warns);
 }
@@ -215,20 +224,22 @@ control_read(struct launch *l)
 			    l->control.fd);
 		else if (l->control.lines > 0)
 			log_warnx("error reading control fd %d: %s; the control channel is "
-			    "closed, no further updates will be applied", l->control.fd,
-			    strerror(errno));
+				  "closed, no further updates will be applied",
+			    l->control.fd, strerror(errno));
 		else {
-			log_warnx("control fd %d failed before delivering an update: %s; "
+			log_warnx(
+			    "control fd %d failed before delivering an update: %s; "
 			    "refusing to run the command without the control channel it asks "
-			    "for", l->control.fd, strerror(errno));
+			    "for",
+			    l->control.fd, strerror(errno));
 			l->control.failed = true;
 			(void)kill(l->sandbox.bwrap_pid, SIGTERM);
 		}
 		/* A partial last line is still an update. */
 		if (n == 0 && l->control.buf.len > 0 && !l->control.skip) {
 			l->control.lines++;
-			if (!control_blank(l->control.buf.p + l->control.buf.off,
-			    l->control.buf.len))
+			if (!control_blank(
+				l->control.buf.p + l->control.buf.off, l->control.buf.len))
 				control_apply(l, l->control.buf.p + l->control.buf.off,
 				    l->control.buf.len);
 		}
@@ -237,8 +248,8 @@ control_read(struct launch *l)
 		return;
 	}
 	buf_add(&l->control.buf, tmp, (size_t)n);
-	while ((nl = memchr(l->control.buf.p + l->control.buf.off, '\n',
-	    l->control.buf.len)) != NULL) {
+	while ((nl = memchr(l->control.buf.p + l->control.buf.off, '\n', l->control.buf.len)) !=
+	    NULL) {
 		len = (size_t)(nl - (l->control.buf.p + l->control.buf.off));
 		l->control.lines++;
 		if (!l->control.skip &&
@@ -249,8 +260,8 @@ control_read(struct launch *l)
 	}
 	if (l->control.buf.len > CONTROL_LINE_MAX) {
 		log_warnx("invalid settings on control fd %d: a line longer than %u bytes: "
-		    "ignored, the policy in force is unchanged", l->control.fd,
-		    CONTROL_LINE_MAX);
+			  "ignored, the policy in force is unchanged",
+		    l->control.fd, CONTROL_LINE_MAX);
 		buf_free(&l->control.buf);
 		l->control.skip = true;
 	}

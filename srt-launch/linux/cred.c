@@ -20,7 +20,7 @@
 #include "launch.h"
 #include "path.h"
 
-#define CRED_FILE_MAX   (1u << 20)      /* a masked file, bytes */
+#define CRED_FILE_MAX (1u << 20) /* a masked file, bytes */
 
 extern char **environ;
 
@@ -50,20 +50,26 @@ static int
 cred_one(struct launch *l, const struct settings_cred_mask *m, const char *key,
     const char *real, size_t len, struct buf *fake, bool *masked, bool *unset)
 {
-	struct cred_mask_entry e = { .key = key, .file = m->file, .extract = m->extract,
-	    .jwt = m->jwt, .claims = (const char *const *)m->claims.v, .nclaims =
-	    m->claims.n, .dups = m->dups, .fields = (const char *const *)m->body.v,
-	    .nfields = m->body.n };
+	struct cred_mask_entry e = { .key = key,
+		.file = m->file,
+		.extract = m->extract,
+		.jwt = m->jwt,
+		.claims = (const char *const *)m->claims.v,
+		.nclaims = m->claims.n,
+		.dups = m->dups,
+		.fields = (const char *const *)m->body.v,
+		.nfields = m->body.n };
 	const char **hosts = cred_hosts(l, m, &e.ninject);
-	const char *why = NULL, *what = m->file ? "credentials.files entry" :
-	    "credentials.envVars entry";
+	const char *why = NULL,
+		   *what = m->file ? "credentials.files entry" : "credentials.envVars entry";
 	enum cred_mask_rc rc;
 
 	e.inject = hosts;
 	*masked = *unset = false;
 	/* As the reference: masked all the same, the sentinel never replaced. */
 	if (e.ninject == 0)
-		log_warnx("%s \"%s\": no host may receive it (no injectHosts, and "
+		log_warnx(
+		    "%s \"%s\": no host may receive it (no injectHosts, and "
 		    "network.allowedDomains is empty): the command sees only its masked value",
 		    what, m->id);
 	rc = cred_mask_value(&l->cred.store, &e, real, len, fake, &why);
@@ -74,23 +80,27 @@ cred_one(struct launch *l, const struct settings_cred_mask *m, const char *key,
 		return 0;
 	case CRED_MASK_NOT_JWT:
 		log_warnx("WARNING: %s \"%s\" has decode \"jwt\", but %s: it is left "
-		    "UNPROTECTED (visible as it is inside the sandbox)", what, m->id, why);
+			  "UNPROTECTED (visible as it is inside the sandbox)",
+		    what, m->id, why);
 		return 0;
 	case CRED_MASK_NOMATCH:
 		if (m->no_match == SNM_ERROR) {
 			log_warnx("%s \"%s\": %s (onExtractNoMatch: \"error\"); fix the "
-			    "pattern, or change onExtractNoMatch", what, m->id, why);
+				  "pattern, or change onExtractNoMatch",
+			    what, m->id, why);
 			return -1;
 		}
 		if (m->no_match == SNM_DENY) {
-			log_debug("%s \"%s\": %s: %s", what, m->id, why, m->file ?
-			    "the file is hidden instead" : "the variable is removed instead");
+			log_debug("%s \"%s\": %s: %s", what, m->id, why,
+			    m->file ? "the file is hidden instead"
+				    : "the variable is removed instead");
 			*unset = true;
 			return 0;
 		}
 		log_warnx("WARNING: %s \"%s\": %s, so it is left UNPROTECTED (visible as it "
-		    "is inside the sandbox); fix the pattern, or set onExtractNoMatch to "
-		    "\"deny\" or \"error\"", what, m->id, why);
+			  "is inside the sandbox); fix the pattern, or set onExtractNoMatch to "
+			  "\"deny\" or \"error\"",
+		    what, m->id, why);
 		return 0;
 	case CRED_MASK_FAIL:
 		break;
@@ -163,11 +173,11 @@ cred_file_at(struct launch *l, const struct settings_cred_mask *m, const char *r
 		rc = -1;
 		goto out;
 	}
-	l->cred.file_fd = xreallocarray(l->cred.file_fd, l->cred.nfiles + 1,
-	    sizeof(*l->cred.file_fd));
+	l->cred.file_fd = xreallocarray(
+	    l->cred.file_fd, l->cred.nfiles + 1, sizeof(*l->cred.file_fd));
 	l->cred.file_fd[l->cred.nfiles++] = fd;
 	strlist_push(&l->cred.file_path, real);
- out:
+out:
 	if (data != NULL)
 		explicit_bzero(data, len);
 	free(data);
@@ -216,8 +226,8 @@ cred_file(struct launch *l, const struct settings_cred_mask *m)
 		real[1] = NULL;
 	}
 	if (real[0] == NULL && real[1] == NULL)
-		log_debug("credentials.files entry \"%s\": no such file: nothing to mask",
-		    m->id);
+		log_debug(
+		    "credentials.files entry \"%s\": no such file: nothing to mask", m->id);
 	for (int k = 0; k < 2 && rc == 0; k++)
 		if (real[k] != NULL)
 			rc = cred_file_at(l, m, real[k]);
@@ -232,7 +242,7 @@ static void
 cred_aws(struct launch *l)
 {
 	struct settings_aws_pair trio = { "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
-	    "AWS_SESSION_TOKEN" };
+		"AWS_SESSION_TOKEN" };
 	const struct settings_cred *sc = &l->set.cred;
 	size_t i, k, n = sc->naws;
 	bool named = false;
@@ -240,12 +250,13 @@ cred_aws(struct launch *l)
 
 	for (i = 0; i < sc->naws; i++)
 		for (k = 0; k < 3; k++) {
-			const char *v = k == 0 ? sc->aws[i].key_id : k == 1 ?
-			    sc->aws[i].secret : sc->aws[i].token;
+			const char *v = k == 0 ? sc->aws[i].key_id
+			    : k == 1           ? sc->aws[i].secret
+					       : sc->aws[i].token;
 
 			named |= v != NULL && strncmp(v, "AWS_", 4) == 0 &&
 			    (strcmp(v, trio.key_id) == 0 || strcmp(v, trio.secret) == 0 ||
-			    strcmp(v, trio.token) == 0);
+				strcmp(v, trio.token) == 0);
 		}
 	for (i = 0; i <= n; i++) {
 		const struct settings_aws_pair *p = i < n ? &sc->aws[i] : &trio;
@@ -265,15 +276,17 @@ cred_aws(struct launch *l)
 		}
 		if (idx[0] < 0 || idx[1] < 0) {
 			if (idx[1] >= 0)
-				log_warnx("WARNING: \"%s\" is masked but \"%s\" is not: SigV4 "
+				log_warnx(
+				    "WARNING: \"%s\" is masked but \"%s\" is not: SigV4 "
 				    "requests signed with the stand-in secret cannot be re-signed "
-				    "and will fail; mask both", p->secret, p->key_id);
+				    "and will fail; mask both",
+				    p->secret, p->key_id);
 			continue;
 		}
-		l->cred.store.aws = xreallocarray(l->cred.store.aws, l->cred.store.naws + 1,
-		    sizeof(*l->cred.store.aws));
+		l->cred.store.aws = xreallocarray(
+		    l->cred.store.aws, l->cred.store.naws + 1, sizeof(*l->cred.store.aws));
 		l->cred.store.aws[l->cred.store.naws++] = (struct cred_aws){ (size_t)idx[0],
-		    (size_t)idx[1], idx[2] };
+			(size_t)idx[1], idx[2] };
 	}
 }
 
@@ -290,8 +303,8 @@ cred_prepare(struct launch *l)
 	l->cred.store.presigned = sc->sigv4[1] ? CRED_SIGV4_PASSTHROUGH : CRED_SIGV4_DENY;
 	l->cred.store.sigv4a = sc->sigv4[2] ? CRED_SIGV4_PASSTHROUGH : CRED_SIGV4_DENY;
 	for (i = 0; i < sc->nmask; i++)
-		if ((sc->mask[i].file ? cred_file(l, &sc->mask[i]) :
-		    cred_env(l, &sc->mask[i])) == -1)
+		if ((sc->mask[i].file ? cred_file(l, &sc->mask[i])
+				      : cred_env(l, &sc->mask[i])) == -1)
 			return -1;
 	cred_aws(l);
 	log_debug("credentials: %zu value(s) masked, %zu file(s) bound, %zu AWS pair(s)",
@@ -315,9 +328,11 @@ cred_plan_hides(const struct strlist *args, size_t first, size_t end, const char
 		const char *o = args->v[i];
 
 		if ((strcmp(o, "--bind") == 0 || strcmp(o, "--ro-bind") == 0 ||
-		    strcmp(o, "--ro-bind-try") == 0) && i + 2 < end) {
+			strcmp(o, "--ro-bind-try") == 0) &&
+		    i + 2 < end) {
 			if (path_is_under(path, args->v[i + 2]))
-				hidden = strcmp(args->v[i + 1], "/dev/null") == 0 ? (long)i : -1;
+				hidden = strcmp(args->v[i + 1], "/dev/null") == 0 ? (long)i
+										  : -1;
 			i += 2;
 		} else if (strcmp(o, "--tmpfs") == 0 && i + 1 < end) {
 			if (path_is_under(path, args->v[i + 1]))
@@ -365,8 +380,8 @@ cred_files_settle(struct launch *l)
 {
 	struct strlist *a = &l->sandbox.plan.args, out = { 0 }, sink = { 0 };
 	long *at;
-	size_t i, k, added = 0, n = l->cred.nfiles < CRED_FILES_MAX ? l->cred.nfiles :
-	    CRED_FILES_MAX;
+	size_t i, k, added = 0,
+		     n = l->cred.nfiles < CRED_FILES_MAX ? l->cred.nfiles : CRED_FILES_MAX;
 
 	if (n == 0)
 		return;
@@ -396,7 +411,7 @@ cred_files_settle(struct launch *l)
 			strlist_push(&out, "--ro-bind-data");
 			strlist_pushf(&out, "%d", l->cred.fd_base + (int)k);
 			strlist_push(&out, l->cred.file_path.v[k]);
-			added += 3;     /* at[k] <= fs_end: in the filesystem part */
+			added += 3; /* at[k] <= fs_end: in the filesystem part */
 		}
 		if (i < a->n)
 			strlist_push(&out, a->v[i]);
@@ -413,7 +428,7 @@ cred_files_settle(struct launch *l)
 	strlist_free(a);
 	strlist_free(&sink);
 	*a = out;
-	l->sandbox.plan.fs_end += added;        /* those went in the filesystem part */
+	l->sandbox.plan.fs_end += added; /* those went in the filesystem part */
 	free(at);
 }
 

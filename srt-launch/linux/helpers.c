@@ -26,7 +26,10 @@
 #include "layout.h"
 
 static const char *const helper_name[H_MAX] = {
-	"bwrap", LAYOUT_SECCOMP, LAYOUT_HTTPD, LAYOUT_SOCKSD,
+	"bwrap",
+	LAYOUT_SECCOMP,
+	LAYOUT_HTTPD,
+	LAYOUT_SOCKSD,
 };
 
 /* Whether the file held by fd starts with "#!", read through the descriptor (the file
@@ -129,8 +132,8 @@ helpers_close(struct launch *l)
  * the file in between is a host process that could as well rewrite the script.
  */
 int
-helpers_exec(const struct launch *l, enum helper h, int fd, char *const argv[],
-    char *const envp[])
+helpers_exec(
+    const struct launch *l, enum helper h, int fd, char *const argv[], char *const envp[])
 {
 	struct stat held, named;
 

@@ -45,9 +45,14 @@
 
 #include "launch.h"
 
-#define KEEPER_STACK    (1024 * 1024)   /* touched only as deep as it is used */
+#define KEEPER_STACK (1024 * 1024) /* touched only as deep as it is used */
 
-enum { TMP_NONE, TMP_MAKING, TMP_MADE, TMP_NOT_OURS };
+enum {
+	TMP_NONE,
+	TMP_MAKING,
+	TMP_MADE,
+	TMP_NOT_OURS
+};
 
 /*
  * What the launcher tells the keeper, in its own memory: written before the keeper
@@ -56,14 +61,14 @@ enum { TMP_NONE, TMP_MAKING, TMP_MADE, TMP_NOT_OURS };
  */
 static struct keeper_state {
 	char tmpdir[PATH_MAX];
-	unsigned long pipe_ino;         /* the sandbox lifeline's pipe */
+	unsigned long pipe_ino; /* the sandbox lifeline's pipe */
 	pid_t launcher;
-	int lifeline;                   /* read end, in the keeper's own fd table */
-	int sandbox_r;                  /* read end of the sandbox lifeline, held */
+	int lifeline;  /* read end, in the keeper's own fd table */
+	int sandbox_r; /* read end of the sandbox lifeline, held */
 	_Atomic int tmp_state;
-	_Atomic int released;           /* we cleaned up after the sandbox ended */
-	int netns;                      /* the sandbox's network namespace, held */
-	unsigned long net_ino;          /* and its inode, which the sweep looks for */
+	_Atomic int released;  /* we cleaned up after the sandbox ended */
+	int netns;             /* the sandbox's network namespace, held */
+	unsigned long net_ino; /* and its inode, which the sweep looks for */
 } ks;
 
 /* --- raw system calls (phase one) ------------------------------------------------------ */
@@ -77,10 +82,10 @@ raw6(long n, long a1, long a2, long a3, long a4, long a5, long a6)
 	register long r8 __asm__("r8") = a5;
 	register long r9 __asm__("r9") = a6;
 
-	__asm__ volatile ("syscall"
-	    : "=a"(ret)
-	    : "a"(n), "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8), "r"(r9)
-	    : "rcx", "r11", "memory");
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(n), "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
 #elif defined(__aarch64__)
 	register long x8 __asm__("x8") = n;
 	register long x0 __asm__("x0") = a1;
@@ -90,10 +95,10 @@ raw6(long n, long a1, long a2, long a3, long a4, long a5, long a6)
 	register long x4 __asm__("x4") = a5;
 	register long x5 __asm__("x5") = a6;
 
-	__asm__ volatile ("svc #0"
-	    : "+r"(x0)
-	    : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
-	    : "memory");
+	__asm__ volatile("svc #0"
+			 : "+r"(x0)
+			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
+			 : "memory");
 	ret = x0;
 #else
 #error "srt-launch: the keeper makes raw system calls; add them for this architecture"
@@ -144,8 +149,8 @@ keeper_fd_info(long pid, const char *fd, unsigned long *ino)
 	buf[n] = '\0';
 	if ((f = strstr(buf, "flags:")) == NULL || sscanf(f + 6, "%lo", &flags) != 1)
 		return -1;
-	if (ino != NULL && ((f = strstr(buf, "\nino:")) == NULL ||
-	    sscanf(f + 5, "%lu", ino) != 1))
+	if (ino != NULL &&
+	    ((f = strstr(buf, "\nino:")) == NULL || sscanf(f + 5, "%lu", ino) != 1))
 		*ino = 0;
 	return (long)flags;
 }
@@ -179,8 +184,8 @@ keeper_has_pipe(long pid, const char *want_pipe, unsigned long pipe_ino, bool ar
 				continue;
 			if ((flags = keeper_fd_info(pid, d->name, &ino)) == -1)
 				ino = 0;
-			if (armed ? flags == -1 || (flags & O_ASYNC) == 0 :
-			    flags != -1 && (flags & O_ACCMODE) == O_WRONLY)
+			if (armed ? flags == -1 || (flags & O_ASYNC) == 0
+				  : flags != -1 && (flags & O_ACCMODE) == O_WRONLY)
 				continue;
 			snprintf(path, sizeof(path), "/proc/%ld/fd/%.16s", pid, d->name);
 			hit = ino != 0 ? ino == pipe_ino : keeper_link_is(path, want_pipe);
@@ -217,7 +222,8 @@ keeper_procs_next(struct keeper_procs *w)
 	for (;;) {
 		if (w->off >= w->n) {
 			w->off = 0;
-			if ((w->n = syscall(SYS_getdents64, w->fd, w->buf, sizeof(w->buf))) <= 0)
+			if ((w->n = syscall(SYS_getdents64, w->fd, w->buf, sizeof(w->buf))) <=
+			    0)
 				return 0;
 		}
 		d = (struct kernel_dirent64 *)(w->buf + w->off);
@@ -265,12 +271,11 @@ keeper_sweep_pass(const char *want_net, const char *want_pipe, unsigned long pip
 			mark = want_net;
 		else if (keeper_has_pipe(pid, want_pipe, pipe_ino, false))
 			mark = want_pipe;
-		if (mark == NULL ||
-		    (pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0)) == -1)
+		if (mark == NULL || (pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0)) == -1)
 			continue;
 		/* Still the same process (the pidfd pins it): does it still carry it? */
-		if ((mark == want_net ? keeper_link_is(path, want_net) :
-		    keeper_has_pipe(pid, want_pipe, pipe_ino, false)) &&
+		if ((mark == want_net ? keeper_link_is(path, want_net)
+				      : keeper_has_pipe(pid, want_pipe, pipe_ino, false)) &&
 		    syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) == 0)
 			killed++;
 		close(pidfd);
@@ -297,8 +302,8 @@ keeper_sweep(unsigned long net_ino, unsigned long pipe_ino)
 	}
 }
 
-#define KEEPER_FINISH_SEC	5	/* for the sandbox's PID 1 to end the run itself */
-#define KEEPER_FINISH_MAX	8	/* processes waited for: PID 1 and its parent */
+#define KEEPER_FINISH_SEC 5 /* for the sandbox's PID 1 to end the run itself */
+#define KEEPER_FINISH_MAX 8 /* processes waited for: PID 1 and its parent */
 
 
 /*
@@ -347,8 +352,7 @@ keeper_await_finish(unsigned long net_ino, unsigned long pipe_ino)
 	end.tv_sec += KEEPER_FINISH_SEC;
 	while (np > 0) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		left = (end.tv_sec - now.tv_sec) * 1000 +
-		    (end.tv_nsec - now.tv_nsec) / 1000000;
+		left = (end.tv_sec - now.tv_sec) * 1000 + (end.tv_nsec - now.tv_nsec) / 1000000;
 		if (left <= 0 || (poll(p, np, (int)left) == -1 && errno != EINTR))
 			break;
 		for (i = j = 0; i < np; i++)
@@ -418,7 +422,7 @@ keeper_main(void *arg)
 	for (tries = 0; tries < 1000 && raw1(SYS_getppid, 0) == ks.launcher; tries++)
 		(void)raw2(SYS_nanosleep, &ms, NULL);
 	if (tries == 1000)
-		(void)raw1(SYS_exit_group, 1);  /* the launcher lingers: leave it all to it */
+		(void)raw1(SYS_exit_group, 1); /* the launcher lingers: leave it all to it */
 
 	/* Phase two: the C library, without allocating. */
 	keeper_await_finish(ks.net_ino, ks.pipe_ino);
@@ -428,7 +432,7 @@ keeper_main(void *arg)
 		struct stat st;
 
 		switch (atomic_load(&ks.tmp_state)) {
-		case TMP_MAKING:        /* killed around the mkdir: the name is unguessable */
+		case TMP_MAKING: /* killed around the mkdir: the name is unguessable */
 		case TMP_MADE:
 			tmp_remove(ks.tmpdir, true);
 			if (lstat(ks.tmpdir, &st) == -1)

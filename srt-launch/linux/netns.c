@@ -50,18 +50,18 @@
 #include "launch.h"
 #include "proxy_listen.h"
 
-#define NETNS_STACK     (256 * 1024)
+#define NETNS_STACK (256 * 1024)
 
 /* The root child's stack (CLONE_VFORK: one child at a time, and only while we wait). */
 static char netns_stack[NETNS_STACK] __attribute__((aligned(64)));
 
 struct netns_msg {
 	int ok;
-	unsigned slots;                 /* bit i: listen slot i follows in the fds */
+	unsigned slots; /* bit i: listen slot i follows in the fds */
 	int have_userns;
-	int userns_err;                 /* when !ok: the errno of a failed step of the new
+	int userns_err; /* when !ok: the errno of a failed step of the new
 	                                   user namespace (userns.h), else 0 */
-	char why[200];                  /* when !ok: "step: reason" */
+	char why[200];  /* when !ok: "step: reason" */
 };
 
 static const struct {
@@ -107,8 +107,8 @@ netns_unshare(char *why, size_t whylen, int *err)
 	}
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNET) == -1) {
 		*err = errno;
-		snprintf(why, whylen, "unshare(CLONE_NEWUSER|CLONE_NEWNET): %s",
-		    strerror(errno));
+		snprintf(
+		    why, whylen, "unshare(CLONE_NEWUSER|CLONE_NEWNET): %s", strerror(errno));
 		return -1;
 	}
 	/* An unprivileged writer of gid_map must first give up setgroups(2). */
@@ -164,7 +164,7 @@ netns_loopback_up(char *why, size_t whylen, int *err)
 	/* nl_send_sync asks for the acknowledgement, waits for it and frees msg. */
 	r = nl_send_sync(sk, msg);
 	msg = NULL;
- out:
+out:
 	if (r < 0)
 		snprintf(why, whylen, "loopback: %s: %s", step, nl_geterror(r));
 	/* Without CAP_NET_ADMIN in the new user namespace: one AppArmor gave no
@@ -197,7 +197,7 @@ netns_listen_one(int family, int port, char *why, size_t whylen)
 	if (bind(fd, (struct sockaddr *)&ss, sl) == -1 || listen(fd, SOMAXCONN) == -1)
 		goto fail;
 	return fd;
- fail:
+fail:
 	snprintf(why, whylen, "listen on %s port %d: %s",
 	    family == AF_INET ? "127.0.0.1" : "[::1]", port, strerror(errno));
 	if (fd != -1)
@@ -246,8 +246,8 @@ netns_child(void *arg)
 	for (i = 0; i < LS_MAX; i++) {
 		char why[sizeof(m.why)];
 
-		fd = netns_listen_one(netns_listen[i].family, netns_listen[i].port, why,
-		    sizeof(why));
+		fd = netns_listen_one(
+		    netns_listen[i].family, netns_listen[i].port, why, sizeof(why));
 		if (fd == -1) {
 			/* A host without IPv6 gives a namespace without ::1: do without. */
 			if (netns_listen[i].family == AF_INET6 &&
@@ -266,15 +266,15 @@ netns_child(void *arg)
 	fds[nfds++] = fd;
 	if (geteuid() != 0) {
 		if ((fd = open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC)) == -1) {
-			snprintf(m.why, sizeof(m.why), "/proc/self/ns/user: %s",
-			    strerror(errno));
+			snprintf(
+			    m.why, sizeof(m.why), "/proc/self/ns/user: %s", strerror(errno));
 			goto report;
 		}
 		fds[nfds++] = fd;
 		m.have_userns = 1;
 	}
 	m.ok = 1;
- report:
+report:
 	(void)fdpass_send(sock, &m, sizeof(m), fds, m.ok ? nfds : 0);
 	/* No exit handlers: sharing our memory, the child must not run ours. (The system
 	 * call itself rather than _exit(), whose noreturn makes ASan look for the stack
@@ -295,8 +295,8 @@ netns_userns_hint(int err)
 		(void)snprintf(exe, sizeof(exe), "srt-launch");
 	else
 		exe[n] = '\0';
-	if (!userns_apparmor_hint(err, userns_apparmor_restricted(USERNS_APPARMOR_SYSCTL),
-	    exe, &cause, &fix))
+	if (!userns_apparmor_hint(
+		err, userns_apparmor_restricted(USERNS_APPARMOR_SYSCTL), exe, &cause, &fix))
 		return;
 	log_warnx("%s", cause);
 	log_warnx("%s", fix);
@@ -364,7 +364,7 @@ netns_create(struct launch *l)
 	log_debug("network namespace ready: loopback up, listening on 3128 and 1080%s",
 	    m.slots == 0xf ? " (IPv4 and IPv6)" : " (IPv4 only)");
 	rc = 0;
- out:
+out:
 	close(sp[0]);
 	close(sp[1]);
 	return rc;

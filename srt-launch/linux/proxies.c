@@ -84,7 +84,7 @@ proxies_handoff(struct launch *l, enum proxy_kind k)
 /* What a proxy's child is given: its descriptors (-1: none) and its environment. */
 struct proxy_child {
 	enum proxy_kind k;
-	int port;               /* --relay-to, or 0 */
+	int port; /* --relay-to, or 0 */
 	int polfd, cafd, ctl, hfd, credr, l4, l6, exec_report;
 	pid_t launcher;
 	char **env;
@@ -167,13 +167,12 @@ proxies_child(struct launch *l, const struct proxy_child *c)
 /* A filtering proxy's inputs: its policy, tlsTerminate's CA (key included, for
  * srt-httpd alone: ca.c), its control socket, its end of the handoff channel. */
 static int
-proxies_inputs(struct launch *l, enum proxy_kind k, int *polfd, int *cafd, int ctl[2],
-    int *hfd)
+proxies_inputs(struct launch *l, enum proxy_kind k, int *polfd, int *cafd, int ctl[2], int *hfd)
 {
 	if ((*polfd = proxy_policy_memfd(l)) == -1)
 		return -1;
-	if (k == PK_HTTP && l->ca.secret != NULL && (*cafd = memfd_sealed("srt-ca",
-	    l->ca.secret, strlen(l->ca.secret))) == -1)
+	if (k == PK_HTTP && l->ca.secret != NULL &&
+	    (*cafd = memfd_sealed("srt-ca", l->ca.secret, strlen(l->ca.secret))) == -1)
 		return -1;
 	if (l->control.fd != -1 &&
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) == -1) {
@@ -208,15 +207,14 @@ proxies_start(struct launch *l, enum proxy_kind k)
 			goto out;
 	} else
 		log_debug("relaying the sandbox's port %d to the host's 127.0.0.1:%d (%s "
-		    "--relay-to)", k == PK_HTTP ? LAUNCH_HTTP_PORT : LAUNCH_SOCKS_PORT, port,
-		    prog);
+			  "--relay-to)",
+		    k == PK_HTTP ? LAUNCH_HTTP_PORT : LAUNCH_SOCKS_PORT, port, prog);
 	if (pipe2(ep, O_CLOEXEC) == -1) {
 		log_warn("pipe");
 		goto out;
 	}
 	/* Masked credentials: srt-httpd reads their store from a pipe (cred.c). */
-	if (k == PK_HTTP && port == 0 && l->cred.store.n > 0 &&
-	    pipe2(cp, O_CLOEXEC) == -1) {
+	if (k == PK_HTTP && port == 0 && l->cred.store.n > 0 && pipe2(cp, O_CLOEXEC) == -1) {
 		log_warn("pipe");
 		goto out;
 	}
@@ -226,7 +224,7 @@ proxies_start(struct launch *l, enum proxy_kind k)
 	}
 	if (pid == 0) {
 		struct proxy_child c = { k, port, polfd, cafd, ctl[1], hfd, cp[0], l4, l6,
-		    ep[1], launcher, penv };
+			ep[1], launcher, penv };
 
 		proxies_child(l, &c);
 	}
@@ -253,7 +251,7 @@ proxies_start(struct launch *l, enum proxy_kind k)
 		cred_store_wipe(&l->cred.store);
 	}
 	rc = 0;
- out:
+out:
 	/* The proxy holds the sockets now. If it could not start, closing them makes
 	 * the sandbox's clients fail at once instead of waiting forever. */
 	if (l4 != -1)

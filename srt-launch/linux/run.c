@@ -29,7 +29,7 @@
 #include "managed.h"
 #include "path.h"
 
-#define PROXY_STOP_MS   3000
+#define PROXY_STOP_MS 3000
 
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 
@@ -41,8 +41,8 @@ decider_open(struct launch *l)
 
 	for (int i = 0; i < 2 && fds[0] != -1; i++)
 		if (fcntl(fds[i], F_SETFD, FD_CLOEXEC) == -1) {
-			log_warnx("decider descriptor %d is not usable: %s", fds[i],
-			    strerror(errno));
+			log_warnx(
+			    "decider descriptor %d is not usable: %s", fds[i], strerror(errno));
 			return -1;
 		}
 	return 0;
@@ -74,7 +74,7 @@ decider_start(struct launch *l, int sigfd)
 	log_debug("waiting for the decider's hello");
 	while (len < sizeof(line) - 1) {
 		struct pollfd p[2] = { { l->proxy.decider_ready[0], POLLIN, 0 },
-		    { sigfd, POLLIN, 0 } };
+			{ sigfd, POLLIN, 0 } };
 
 		if (poll(p, 2, -1) == -1) {
 			if (errno == EINTR)
@@ -87,7 +87,8 @@ decider_start(struct launch *l, int sigfd)
 
 			while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 				if (si.ssi_signo != SIGCHLD && si.ssi_signo != SIGWINCH) {
-					log_warnx("signal %d while waiting for the decider's hello",
+					log_warnx(
+					    "signal %d while waiting for the decider's hello",
 					    (int)si.ssi_signo);
 					return -1;
 				}
@@ -111,8 +112,9 @@ decider_start(struct launch *l, int sigfd)
 	}
 	line[strcspn(line, "\n")] = '\0';
 	log_warnx("decider: %s: refusing to run the command without the decider it asks for",
-	    len > 7 && strncmp(line, "error: ", 7) == 0 ? line + 7 :
-	    "srt-httpd ended before the decider's hello");
+	    len > 7 && strncmp(line, "error: ", 7) == 0
+		? line + 7
+		: "srt-httpd ended before the decider's hello");
 	return -1;
 }
 
@@ -149,8 +151,8 @@ reap(struct launch *l, int *bwrap_status, bool *bwrap_done)
 				l->proxy.pid[k] = 0;
 				log_warnx("%s ended while the command runs (status %d)",
 				    k == PK_HTTP ? "srt-httpd" : "srt-socksd",
-				    WIFEXITED(status) ? WEXITSTATUS(status) :
-				    EXIT_SIGNALED(WTERMSIG(status)));
+				    WIFEXITED(status) ? WEXITSTATUS(status)
+						      : EXIT_SIGNALED(WTERMSIG(status)));
 			}
 		if (pid == l->sandbox.keeper_pid)
 			l->sandbox.keeper_pid = 0;
@@ -267,13 +269,11 @@ wait_loop(struct launch *l, int sigfd)
 			slot[n++] = -2;
 		}
 		if (l->sandbox.viol_r != -1) {
-			pfd[n] = (struct pollfd){ .fd = l->sandbox.viol_r,
-			    .events = POLLIN };
+			pfd[n] = (struct pollfd){ .fd = l->sandbox.viol_r, .events = POLLIN };
 			slot[n++] = -4;
 		}
 		if (l->sandbox.status_r != -1) {
-			pfd[n] = (struct pollfd){ .fd = l->sandbox.status_r,
-			    .events = POLLIN };
+			pfd[n] = (struct pollfd){ .fd = l->sandbox.status_r, .events = POLLIN };
 			slot[n++] = -3;
 		}
 		if (l->control.fd != -1) {
@@ -283,7 +283,7 @@ wait_loop(struct launch *l, int sigfd)
 		for (i = 0; i < LS_MAX; i++)
 			if (l->proxy.listen_fd[i] != -1) {
 				pfd[n] = (struct pollfd){ .fd = l->proxy.listen_fd[i],
-				    .events = POLLIN };
+					.events = POLLIN };
 				slot[n++] = (int)i;
 			}
 		if (poll(pfd, n, -1) == -1) {
@@ -345,7 +345,8 @@ wait_loop(struct launch *l, int sigfd)
 	    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	/* Its own user namespace may have been refused: we cannot know bwrap's error. */
 	if (geteuid() != 0 && userns_apparmor_restricted(USERNS_APPARMOR_SYSCTL) == 1)
-		log_warnx("AppArmor restricts unprivileged user namespaces here "
+		log_warnx(
+		    "AppArmor restricts unprivileged user namespaces here "
 		    "(kernel.apparmor_restrict_unprivileged_userns is 1): if bwrap's message "
 		    "above is a permission error, see srt(1), APPARMOR");
 	return LAUNCH_FAIL;
@@ -374,8 +375,7 @@ cleanup(struct launch *l)
 	fd_close(&l->sandbox.lifeline_r);
 	keeper_release(l, sandbox_gone);
 	if (l->sandbox.keeper_pid > 0)
-		while (waitpid(l->sandbox.keeper_pid, &status, WNOHANG) == -1 &&
-		    errno == EINTR)
+		while (waitpid(l->sandbox.keeper_pid, &status, WNOHANG) == -1 && errno == EINTR)
 			;
 	l->sandbox.keeper_pid = 0;
 }
@@ -393,18 +393,22 @@ debug_plan(const struct launch *l)
 			break;
 		for (i = 0; i < l->sandbox.plan.writes.n; i++)
 			if (path_is_under(own[k], l->sandbox.plan.writes.v[i]))
-				log_debug("warning: srt's own directory %s is writable inside "
+				log_debug(
+				    "warning: srt's own directory %s is writable inside "
 				    "the sandbox (it lies in %s): its files are kept read-only "
-				    "by the write guard%s", own[k],
-				    l->sandbox.plan.writes.v[i],
+				    "by the write guard%s",
+				    own[k], l->sandbox.plan.writes.v[i],
 				    l->unguarded ? ", which --unguarded turned off: the "
-				    "command can replace them" : "");
+						   "command can replace them"
+						 : "");
 	}
 	/* Without the supervisor nothing holds a read deny once the run has started. */
 	if (l->unguarded && g->watch.n > 0)
-		log_warnx("--unguarded: the read denies are masked as the run starts, and not "
+		log_warnx(
+		    "--unguarded: the read denies are masked as the run starts, and not "
 		    "held after: a denied path the host replaces or creates during the run "
-		    "(%s%s) can be read", g->watch.v[0].name, g->watch.n > 1 ? ", ..." : "");
+		    "(%s%s) can be read",
+		    g->watch.v[0].name, g->watch.n > 1 ? ", ..." : "");
 	if (!log_debugging())
 		return;
 	log_debug("plan: %zu bwrap filesystem arguments, TMPDIR %s",
@@ -414,7 +418,8 @@ debug_plan(const struct launch *l)
 		return;
 	}
 	log_debug("write guard: %zu protected paths, depth %d, names under %zu roots, "
-	    "%zu read denies held", g->exact.n, g->depth, g->roots.n, g->watch.n);
+		  "%zu read denies held",
+	    g->exact.n, g->depth, g->roots.n, g->watch.n);
 	for (i = 0; i < g->exact.n; i++)
 		log_debug2("write guard: %s (%s)", g->exact.v[i], g->exact_why.v[i]);
 	for (i = 0; i < g->globs.n; i++)
@@ -632,7 +637,7 @@ launch_run(struct launch *l)
 		goto out;
 	}
 	rc = run_sandbox(l, sigfd, &envp, &errs);
- out:
+out:
 	bwrap_abort(l);
 	proxies_stop(l, PROXY_STOP_MS);
 	cleanup(l);

@@ -18,7 +18,7 @@
 
 #include "launch.h"
 
-#define TMP_MAX_DEPTH   128
+#define TMP_MAX_DEPTH 128
 
 /* The signals ignored when we started (SigIgn of /proc/self/status), when known. */
 static unsigned long long spawn_ignored;
@@ -72,7 +72,7 @@ spawn_child_reset(void)
 	for (sig = 1; sig < NSIG; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP &&
 		    (!spawn_ignored_known || sig == SIGPIPE || sig > 64 ||
-		    (spawn_ignored & (1ULL << (sig - 1))) != 0))
+			(spawn_ignored & (1ULL << (sig - 1))) != 0))
 			(void)syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(dfl.mask));
 	sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
@@ -203,8 +203,8 @@ tmp_remove_at(int dfd, int depth)
 				continue;
 			if (depth >= TMP_MAX_DEPTH)
 				continue;
-			sub = openat(dfd, d->name,
-			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			sub = openat(
+			    dfd, d->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sub == -1)
 				continue;
 			/* The command may have left a directory without write permission. */
@@ -242,11 +242,11 @@ lookup_path(const char *prog, char *buf, size_t len)
 		return access(prog, X_OK) == 0 ? prog : NULL;
 	if ((path = getenv("PATH")) == NULL || *path == '\0')
 		path = "/usr/local/bin:/usr/bin:/bin";
-	for (p = path; ; p = e + 1) {
+	for (p = path;; p = e + 1) {
 		int n;
 
 		e = strchrnul(p, ':');
-		if (e == p)     /* an empty entry is the current directory */
+		if (e == p) /* an empty entry is the current directory */
 			n = snprintf(buf, len, "./%s", prog);
 		else
 			n = snprintf(buf, len, "%.*s/%s", (int)(e - p), p, prog);
@@ -287,7 +287,7 @@ lookup_trusted(const char *path)
 		slash[slash == real] = '\0';
 	}
 	ok = true;
- out:
+out:
 	free(real);
 	return ok;
 }
@@ -308,11 +308,12 @@ lookup_bash(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-		if (stat(fixed[i], &st) == 0 && S_ISREG(st.st_mode) && access(fixed[i], X_OK) == 0)
+		if (stat(fixed[i], &st) == 0 && S_ISREG(st.st_mode) &&
+		    access(fixed[i], X_OK) == 0)
 			return xstrdup(fixed[i]);
 	if ((path = getenv("PATH")) == NULL)
 		return NULL;
-	for (p = path; ; p = e + 1) {
+	for (p = path;; p = e + 1) {
 		int n;
 
 		e = strchrnul(p, ':');

@@ -27,26 +27,27 @@
 
 extern char **environ;
 
-#define NO_PROXY_LIST   "localhost,127.0.0.1,::1,169.254.0.0/16,10.0.0.0/8,172.16.0.0/12," \
-			"192.168.0.0/16"
-#define SSH_NO_MUX      "-o ControlMaster=no -o ControlPath=none"
-#define LISTEN_TRIES    32      /* ports tried for one free on both 127.0.0.1 and ::1 */
-#define LOG_LINE_MAX    (64u << 10)
-#define PROXY_STOP_MS   3000
+#define NO_PROXY_LIST \
+	"localhost,127.0.0.1,::1,169.254.0.0/16,10.0.0.0/8,172.16.0.0/12," \
+	"192.168.0.0/16"
+#define SSH_NO_MUX "-o ControlMaster=no -o ControlPath=none"
+#define LISTEN_TRIES 32 /* ports tried for one free on both 127.0.0.1 and ::1 */
+#define LOG_LINE_MAX (64u << 10)
+#define PROXY_STOP_MS 3000
 
 /* What a run holds beside struct launch. */
 struct mac {
 	struct launch *l;
 	const struct macos_run *r;
-	int port[PK_MAX];               /* in the profile and the environment */
+	int port[PK_MAX]; /* in the profile and the environment */
 	char *tag;
-	int sig_r;                      /* the signals, one byte each (ws_signal_fd) */
-	pid_t logger;                   /* log stream */
+	int sig_r;    /* the signals, one byte each (ws_signal_fd) */
+	pid_t logger; /* log stream */
 	int logger_r;
-	char *logbuf;                   /* a partial line of its output */
+	char *logbuf; /* a partial line of its output */
 	size_t loglen;
-	bool logskip;                   /* inside an over-long line */
-	pid_t child;                    /* sandbox-exec, then the command */
+	bool logskip; /* inside an over-long line */
+	pid_t child;  /* sandbox-exec, then the command */
 	int child_status;
 	bool child_done;
 };
@@ -125,8 +126,10 @@ macos_env(const struct launch *l, int http_port, int socks_port)
 			strlist_push(&e, *p);
 	env_add_sandbox(&e, l->tmpdir, NO_PROXY_LIST, http_port, socks_port);
 	/* The nc macOS ships speaks SOCKS5 (-X 5). */
-	strlist_pushf(&e, "GIT_SSH_COMMAND=ssh " SSH_NO_MUX " -o ProxyCommand='/usr/bin/nc "
-	    "-X 5 -x localhost:%d %%h %%p'", socks_port);
+	strlist_pushf(&e,
+	    "GIT_SSH_COMMAND=ssh " SSH_NO_MUX " -o ProxyCommand='/usr/bin/nc "
+	    "-X 5 -x localhost:%d %%h %%p'",
+	    socks_port);
 	/* The profile admits 127.0.0.1 and ::1 but not ::ffff:127.0.0.1, which a
 	 * dual-stack Java socket dials: IPv4 sockets only. */
 	env_add_java(&e, java, http_port, socks_port, "localhost|127.0.0.1|[::1]",
@@ -273,8 +276,7 @@ policy_file(const struct launch *l)
  * is an error here rather than a status later.
  */
 static pid_t
-spawn(char *const argv[], char *const envp[], const int *fds, size_t n, int out,
-    bool quiet_in)
+spawn(char *const argv[], char *const envp[], const int *fds, size_t n, int out, bool quiet_in)
 {
 	ws_handle h[LPF_MAX];
 	struct ws_spawn sp = { argv, envp, h, n, out, quiet_in, false };
@@ -296,16 +298,14 @@ proxies_start_all(struct mac *m)
 	for (k = 0; k < PK_MAX; k++) {
 		int l4 = l->proxy.listen_fd[k == PK_HTTP ? LS_HTTP4 : LS_SOCKS4];
 		int l6 = l->proxy.listen_fd[k == PK_HTTP ? LS_HTTP6 : LS_SOCKS6];
-		int fds[LPF_MAX] = { polfd, l->proxy.log_w, l->proxy.lifeline_r, l4, l6,
-		    -1 };
-		long num[LPF_MAX] = { polfd, l->proxy.log_w, l->proxy.lifeline_r, l4, l6,
-		    -1 };
+		int fds[LPF_MAX] = { polfd, l->proxy.log_w, l->proxy.lifeline_r, l4, l6, -1 };
+		long num[LPF_MAX] = { polfd, l->proxy.log_w, l->proxy.lifeline_r, l4, l6, -1 };
 		size_t n = l6 != -1 ? LPF_LISTEN6 + 1 : LPF_LISTEN6;
 		char **argv;
 		pid_t pid;
 
 		if (l4 == -1)
-			continue;               /* the user's own proxy */
+			continue; /* the user's own proxy */
 		argv = localproxy_argv(l, l->self_dir, (enum proxy_kind)k, num);
 		log_debug("starting %s on port %d", argv[0], m->port[k]);
 		pid = spawn(argv, NULL, fds, n, -1, true);
@@ -414,7 +414,8 @@ logger_start(struct mac *m)
 		if (n <= 0) {
 			fd_close(&m->logger_r);
 			log_warnx("%s ended at once: sandbox violations on files will not be "
-			    "reported", m->r->log_prog);
+				  "reported",
+			    m->r->log_prog);
 			return;
 		}
 		if (c == '\n')
@@ -430,7 +431,8 @@ logger_start(struct mac *m)
 static void
 logger_end(struct mac *m)
 {
-	long end = launch_now_ms() + m->r->log_drain_ms, quiet = launch_now_ms() + m->r->log_quiet_ms;
+	long end = launch_now_ms() + m->r->log_drain_ms,
+	     quiet = launch_now_ms() + m->r->log_quiet_ms;
 
 	while (m->logger_r != -1) {
 		struct pollfd pfd = { .fd = m->logger_r, .events = POLLIN };
@@ -477,11 +479,11 @@ command_check(const struct launch *l)
 	if (strchr(cmd, '/') != NULL) {
 		if (access(cmd, X_OK) == 0)
 			return 0;
-		log_warnx("%s: %s", cmd, access(cmd, F_OK) == 0 ? "not executable" :
-		    "command not found");
+		log_warnx("%s: %s", cmd,
+		    access(cmd, F_OK) == 0 ? "not executable" : "command not found");
 		return access(cmd, F_OK) == 0 ? EXIT_NOEXEC : EXIT_NOTFOUND;
 	}
-	for (p = path != NULL ? path : "/usr/bin:/bin"; ; p++) {
+	for (p = path != NULL ? path : "/usr/bin:/bin";; p++) {
 		size_t n = strcspn(p, ":");
 		char *full = xasprintf("%.*s/%s", (int)n, n > 0 ? p : ".", cmd);
 		struct stat st;
@@ -521,8 +523,9 @@ reap(struct mac *m)
 			if (pid == l->proxy.pid[k]) {
 				l->proxy.pid[k] = 0;
 				log_warnx("%s ended while the command runs (status %d)",
-				    localproxy_prog[k], WIFEXITED(st) ? WEXITSTATUS(st) :
-				    EXIT_SIGNALED(WTERMSIG(st)));
+				    localproxy_prog[k],
+				    WIFEXITED(st) ? WEXITSTATUS(st)
+						  : EXIT_SIGNALED(WTERMSIG(st)));
 			}
 	}
 }
@@ -539,8 +542,7 @@ wait_loop(struct mac *m)
 
 		pfd[n++] = (struct pollfd){ .fd = m->sig_r, .events = POLLIN };
 		if (l->proxy.log_r != -1)
-			pfd[n++] = (struct pollfd){ .fd = l->proxy.log_r,
-			    .events = POLLIN };
+			pfd[n++] = (struct pollfd){ .fd = l->proxy.log_r, .events = POLLIN };
 		if (m->logger_r != -1)
 			pfd[n++] = (struct pollfd){ .fd = m->logger_r, .events = POLLIN };
 		if (poll(pfd, n, -1) == -1) {
@@ -606,7 +608,7 @@ setup_network(struct mac *m)
 		int *fd6 = &l->proxy.listen_fd[k == PK_HTTP ? LS_HTTP6 : LS_SOCKS6];
 
 		if (ext[k] != 0) {
-			m->port[k] = ext[k];    /* the user's own proxy, straight */
+			m->port[k] = ext[k]; /* the user's own proxy, straight */
 			continue;
 		}
 		if (listen_pair(fd4, fd6, &m->port[k]) == -1)
@@ -683,8 +685,8 @@ macos_run(struct launch *l, const struct macos_run *r)
 		goto out;
 	if ((profile = build_profile(&m)) == NULL)
 		goto out;
-	log_debug("profile: %zu bytes, proxies on ports %d and %d, log tag %s",
-	    strlen(profile), m.port[PK_HTTP], m.port[PK_SOCKS], m.tag);
+	log_debug("profile: %zu bytes, proxies on ports %d and %d, log tag %s", strlen(profile),
+	    m.port[PK_HTTP], m.port[PK_SOCKS], m.tag);
 	if (proxies_start_all(&m) == -1)
 		goto out;
 	fd_close(&l->proxy.lifeline_r);
@@ -694,7 +696,7 @@ macos_run(struct launch *l, const struct macos_run *r)
 	wait_loop(&m);
 	rc = exit_status(&m);
 	log_debug("command ended: status %d", rc);
- out:
+out:
 	if (m.child > 0 && !m.child_done) {
 		(void)kill(m.child, SIGKILL);
 		wait_pid(m.child, NULL);

@@ -19,17 +19,17 @@
 
 #include "launch.h"
 
-#define MACOS_SANDBOX_EXEC      "/usr/bin/sandbox-exec"
-#define MACOS_LOG               "/usr/bin/log"
+#define MACOS_SANDBOX_EXEC "/usr/bin/sandbox-exec"
+#define MACOS_LOG "/usr/bin/log"
 
 /* The programs a run uses, and its timings. */
 struct macos_run {
-	const char *sandbox_exec;       /* MACOS_SANDBOX_EXEC */
-	const char *log_prog;           /* MACOS_LOG; NULL: no file-access violations */
-	const char *shell;              /* for -c: bash, where there is one */
-	int log_start_ms;               /* how long log stream may take to start */
-	int log_drain_ms;               /* after the command: how long late lines may take */
-	int log_quiet_ms;               /* ... and the silence that ends the wait sooner */
+	const char *sandbox_exec; /* MACOS_SANDBOX_EXEC */
+	const char *log_prog;     /* MACOS_LOG; NULL: no file-access violations */
+	const char *shell;        /* for -c: bash, where there is one */
+	int log_start_ms;         /* how long log stream may take to start */
+	int log_drain_ms;         /* after the command: how long late lines may take */
+	int log_quiet_ms;         /* ... and the silence that ends the wait sooner */
 };
 
 /* A fresh log tag: SRT_<pid>_<random>_SBX. Caller frees. NULL if no randomness. */
@@ -40,8 +40,8 @@ char *macos_log_tag(void);
 char **macos_env(const struct launch *l, int http_port, int socks_port);
 
 /* argv for execve: sandbox-exec -p PROFILE, then SHELL -c STRING or CMD ARGS. */
-char **macos_sandbox_argv(const struct macos_run *r, const struct launch *l,
-    const char *profile);
+char **macos_sandbox_argv(
+    const struct macos_run *r, const struct launch *l, const char *profile);
 
 /* argv of the violation monitor: log stream, filtered on the tag. */
 char **macos_log_argv(const struct macos_run *r, const char *tag);

@@ -65,7 +65,7 @@ macos_prepare(struct launch *l)
 	 * copies are the Linux launcher's (linux/cred.c). */
 	if (l->set.cred.nmask > 0) {
 		log_warnx("credentials with mode \"mask\" are not supported on macOS yet; "
-		    "use \"deny\", or remove them");
+			  "use \"deny\", or remove them");
 		return -1;
 	}
 	if ((l->self_dir = self_dir()) == NULL) {

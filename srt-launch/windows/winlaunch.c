@@ -13,21 +13,21 @@
 #include "winlaunch.h"
 #include "common/winsys.h"
 
-#define WAIT_SLICE_MS   1000    /* the proxies' log is read at least this often */
-#define READY_MS        60000   /* a proxy says it serves within this (Wine is slow) */
+#define WAIT_SLICE_MS 1000 /* the proxies' log is read at least this often */
+#define READY_MS 60000     /* a proxy says it serves within this (Wine is slow) */
 
 /* What a run holds beside struct launch. */
 struct win {
 	struct launch *l;
 	const struct windows_run *r;
 	char *srt_win;
-	int lo, hi;                     /* windows.proxyPortRange, or the default */
+	int lo, hi; /* windows.proxyPortRange, or the default */
 	int port[PK_MAX];
 	ws_handle lis[LS_MAX];
 	ws_handle pol, lifeline_r, lifeline_w, log_r, log_w;
 	struct ws_proc *proxy[PK_MAX];
-	ws_handle ready[PK_MAX];        /* the read end of each proxy's --ready-fd */
-	struct ws_proc *runner;         /* srt-win launch */
+	ws_handle ready[PK_MAX]; /* the read end of each proxy's --ready-fd */
+	struct ws_proc *runner;  /* srt-win launch */
 	char *plan_path;
 };
 
@@ -63,17 +63,21 @@ check_settings(struct win *w)
 	 * working directory, where the sandboxed command may have written one. */
 	if (sw->srt_win_path != NULL && sw->srt_win_path[0] != '/' &&
 	    !pathw_is_drive_absolute(sw->srt_win_path)) {
-		log_warnx("windows.srtWin.path \"%s\" is not an absolute path: srt runs "
+		log_warnx(
+		    "windows.srtWin.path \"%s\" is not an absolute path: srt runs "
 		    "srt-win on the host, and would look a relative name up in the working "
-		    "directory, where the sandboxed command may write", sw->srt_win_path);
+		    "directory, where the sandboxed command may write",
+		    sw->srt_win_path);
 		return -1;
 	}
-	w->srt_win = sw->srt_win_path != NULL ? xstrdup(sw->srt_win_path) :
-	    xasprintf("%s" WS_SEP "%s", w->l->self_dir, WINDOWS_SRT_WIN);
+	w->srt_win = sw->srt_win_path != NULL
+	    ? xstrdup(sw->srt_win_path)
+	    : xasprintf("%s" WS_SEP "%s", w->l->self_dir, WINDOWS_SRT_WIN);
 	if (!ws_executable(w->srt_win)) {
-		log_warnx("%s: no such program (%s)", w->srt_win, sw->srt_win_path != NULL ?
-		    "windows.srtWin.path" : "srt-win is looked for beside srt unless "
-		    "windows.srtWin.path names it");
+		log_warnx("%s: no such program (%s)", w->srt_win,
+		    sw->srt_win_path != NULL ? "windows.srtWin.path"
+					     : "srt-win is looked for beside srt unless "
+					       "windows.srtWin.path names it");
 		return -1;
 	}
 	return 0;
@@ -99,8 +103,9 @@ listen_in_range(struct win *w, enum proxy_kind k, int *next)
 		log_debug("port %d is taken", port);
 	}
 	log_warnx("windows.proxyPortRange %d-%d: no port left free on 127.0.0.1 and ::1 for "
-	    "%s; free one or widen the range (and srt-win install --proxy-port-range to "
-	    "match)", w->lo, w->hi, localproxy_prog[k]);
+		  "%s; free one or widen the range (and srt-win install --proxy-port-range to "
+		  "match)",
+	    w->lo, w->hi, localproxy_prog[k]);
 	return -1;
 }
 
@@ -113,7 +118,7 @@ setup_ports(struct win *w)
 
 	for (k = 0; k < PK_MAX; k++) {
 		if (ext[k] != 0)
-			w->port[k] = ext[k];    /* the user's own proxy, straight */
+			w->port[k] = ext[k]; /* the user's own proxy, straight */
 		else if (listen_in_range(w, (enum proxy_kind)k, &next) == -1)
 			return -1;
 	}
@@ -144,7 +149,7 @@ write_plan(struct win *w)
 		goto out;
 	log_debug("plan: %s", w->plan_path);
 	rc = 0;
- out:
+out:
 	free(text);
 	diags_free(&errs);
 	return rc;
@@ -176,7 +181,7 @@ win_proxies_start(struct win *w)
 		int rc = -1, i;
 
 		if (*v4 == WS_NONE)
-			continue;               /* the user's own proxy */
+			continue; /* the user's own proxy */
 		/* The listeners go over by their carriers (winsys.h). */
 		if (ws_listen_carrier(*v4, &c4) == 0 &&
 		    (*v6 == WS_NONE || ws_listen_carrier(*v6, &c6) == 0) &&
@@ -201,7 +206,7 @@ win_proxies_start(struct win *w)
 		ws_close(&c6);
 		ws_close(v4);
 		ws_close(v6);
-		ws_close(&ready_w);     /* only the proxy holds it: its end is end of file */
+		ws_close(&ready_w); /* only the proxy holds it: its end is end of file */
 		if (rc == -1)
 			return -1;
 	}
@@ -229,7 +234,7 @@ win_proxies_ready(struct win *w)
 		long n;
 
 		if (w->proxy[k] == NULL)
-			continue;               /* the user's own proxy */
+			continue; /* the user's own proxy */
 		while (w->ready[k] != WS_NONE) {
 			long long left = deadline - ws_now_ms();
 			int ev;
@@ -258,7 +263,8 @@ win_proxies_ready(struct win *w)
 			while (!ws_ended(w->proxy[k], &st) && ws_now_ms() < until)
 				ws_sleep_ms(2);
 			if (ws_ended(w->proxy[k], &st))
-				log_warnx("%s exited at start (status %d); nothing was launched",
+				log_warnx(
+				    "%s exited at start (status %d); nothing was launched",
 				    localproxy_prog[k], st);
 			else
 				log_warnx("%s failed at start; nothing was launched",
@@ -299,7 +305,7 @@ win_proxies_end(struct win *w)
 
 		if (left <= 0)
 			break;
-		(void)ws_term_take();   /* ending already: a request now changes nothing */
+		(void)ws_term_take(); /* ending already: a request now changes nothing */
 		(void)ws_wait(NULL, w->log_r, (int)left);
 		log_drain(w);
 	}
@@ -349,8 +355,8 @@ runner_argv(const struct win *w)
 	}
 	if (sw->sublayer_guid != NULL || sw->wfp_sublayer_guid != NULL) {
 		strlist_push(&a, "--sublayer-guid");
-		strlist_push(&a, sw->sublayer_guid != NULL ? sw->sublayer_guid :
-		    sw->wfp_sublayer_guid);
+		strlist_push(
+		    &a, sw->sublayer_guid != NULL ? sw->sublayer_guid : sw->wfp_sublayer_guid);
 	}
 	if (sw->backend == WIN_BACKEND_SRT_WIN) {
 		strlist_push(&a, "--backend");
@@ -442,7 +448,7 @@ windows_run(struct launch *l, const struct windows_run *r)
 		goto out;
 	rc = wait_runner(&w);
 	log_debug("%s ended: status %d", w.srt_win, rc);
- out:
+out:
 	if (w.runner != NULL)
 		ws_kill(w.runner);
 	ws_proc_free(w.runner);
@@ -458,7 +464,7 @@ windows_run(struct launch *l, const struct windows_run *r)
 	if (w.plan_path != NULL)
 		(void)ws_remove(w.plan_path);
 	ws_fini();
- out_early:
+out_early:
 	localproxy_argv_free(argv);
 	free(w.plan_path);
 	free(w.srt_win);
@@ -478,7 +484,7 @@ windows_launch(struct launch *l)
 
 	if (l->set.cred.nmask > 0) {
 		log_warnx("credentials with mode \"mask\" are not supported on Windows yet; "
-		    "use \"deny\", or remove them");
+			  "use \"deny\", or remove them");
 		goto out;
 	}
 	if ((l->self_dir = ws_self_dir()) == NULL)
@@ -492,7 +498,7 @@ windows_launch(struct launch *l)
 	free(text);
 	if (l->viol != NULL)
 		rc = windows_run(l, &r);
- out:
+out:
 	free(cmd);
 	return rc;
 }

@@ -26,13 +26,13 @@
 
 #include "launch.h"
 
-#define WINDOWS_SRT_WIN         "srt-win"       /* beside srt when srtWin.path is unset */
-#define WINDOWS_STOP_MS         3000            /* proxies, and srt-win after a request to end */
+#define WINDOWS_SRT_WIN "srt-win" /* beside srt when srtWin.path is unset */
+#define WINDOWS_STOP_MS 3000      /* proxies, and srt-win after a request to end */
 
 struct windows_run {
-	const char *const *shell;       /* -c: this argv, then STRING (on Windows
+	const char *const *shell; /* -c: this argv, then STRING (on Windows
 	                                   %SystemRoot%\System32\cmd.exe /d /s /c) */
-	int stop_ms;                    /* WINDOWS_STOP_MS */
+	int stop_ms;              /* WINDOWS_STOP_MS */
 };
 
 /*

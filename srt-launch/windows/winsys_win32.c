@@ -28,9 +28,9 @@
 #include "wincmdline.h"
 #include "common/winsys.h"
 
-#define SOCKETS_MAX     8       /* listeners open at once: two per proxy */
-#define CTRL_GRACE_MS   4500    /* close/logoff/shutdown: time srt gets to clean up */
-#define PIPE_LOOK_MS    50
+#define SOCKETS_MAX 8      /* listeners open at once: two per proxy */
+#define CTRL_GRACE_MS 4500 /* close/logoff/shutdown: time srt gets to clean up */
+#define PIPE_LOOK_MS 50
 
 struct ws_proc {
 	HANDLE h;
@@ -39,11 +39,11 @@ struct ws_proc {
 	bool done;
 };
 
-static HANDLE job;              /* the proxies': they end when srt's handle closes */
-static HANDLE term_event;       /* set by the console control handler */
-static HANDLE done_event;       /* set by ws_fini: srt has cleaned up */
+static HANDLE job;        /* the proxies': they end when srt's handle closes */
+static HANDLE term_event; /* set by the console control handler */
+static HANDLE done_event; /* set by ws_fini: srt has cleaned up */
 static volatile LONG term_sig;
-static SOCKET sockets[SOCKETS_MAX];     /* ours, closed with closesocket */
+static SOCKET sockets[SOCKETS_MAX]; /* ours, closed with closesocket */
 static size_t nsockets;
 /* The listeners' carriers (ws_listen_carrier): w is NULL once a spawn has filled r. */
 static struct carrier {
@@ -64,13 +64,15 @@ warn_win(DWORD err, const char *what)
 	size_t n;
 
 	if (FormatMessageW(FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM |
-	    FORMAT_MESSAGE_IGNORE_INSERTS, NULL, err, 0, (LPWSTR)&msg, 0, NULL) != 0 &&
+		    FORMAT_MESSAGE_IGNORE_INSERTS,
+		NULL, err, 0, (LPWSTR)&msg, 0, NULL) != 0 &&
 	    msg != NULL)
 		m = sys_utf8(msg);
 	if (msg != NULL)
 		LocalFree(msg);
-	for (n = m != NULL ? strlen(m) : 0; n > 0 && (m[n - 1] == '\n' || m[n - 1] == '\r' ||
-	    m[n - 1] == '.' || m[n - 1] == ' '); n--)
+	for (n = m != NULL ? strlen(m) : 0; n > 0 &&
+	     (m[n - 1] == '\n' || m[n - 1] == '\r' || m[n - 1] == '.' || m[n - 1] == ' ');
+	     n--)
 		m[n - 1] = '\0';
 	log_warnx("%s: %s (error %lu)", what, m != NULL && *m != '\0' ? m : "failed",
 	    (unsigned long)err);
@@ -120,8 +122,7 @@ ws_init(void)
 	}
 	memset(&li, 0, sizeof(li));
 	li.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
-	if (!SetInformationJobObject(job, JobObjectExtendedLimitInformation, &li,
-	    sizeof(li))) {
+	if (!SetInformationJobObject(job, JobObjectExtendedLimitInformation, &li, sizeof(li))) {
 		warn_win(GetLastError(), "SetInformationJobObject (kill on close)");
 		return -1;
 	}
@@ -145,7 +146,7 @@ ws_fini(void)
 	if (done_event != NULL)
 		SetEvent(done_event);
 	if (job != NULL)
-		CloseHandle(job);       /* whatever is left in it ends now */
+		CloseHandle(job); /* whatever is left in it ends now */
 	job = NULL;
 	if (wsa_up)
 		WSACleanup();
@@ -190,8 +191,8 @@ listen_on(int family, int port, SOCKET *out)
 		log_warnx("too many listeners");
 		return -1;
 	}
-	s = WSASocketW(family, SOCK_STREAM, IPPROTO_TCP, NULL, 0, WSA_FLAG_OVERLAPPED |
-	    WSA_FLAG_NO_HANDLE_INHERIT);
+	s = WSASocketW(family, SOCK_STREAM, IPPROTO_TCP, NULL, 0,
+	    WSA_FLAG_OVERLAPPED | WSA_FLAG_NO_HANDLE_INHERIT);
 	if (s == INVALID_SOCKET) {
 		e = WSAGetLastError();
 		if (family == AF_INET6 && e == WSAEAFNOSUPPORT)
@@ -204,14 +205,16 @@ listen_on(int family, int port, SOCKET *out)
 	if (family == AF_INET6)
 		(void)setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, (const char *)&one, sizeof(one));
 	len = (int)proxy_listen_loopback(family, (uint16_t)port, &ss);
-	if (bind(s, (struct sockaddr *)&ss, len) == SOCKET_ERROR || listen(s, SOMAXCONN) == SOCKET_ERROR) {
+	if (bind(s, (struct sockaddr *)&ss, len) == SOCKET_ERROR ||
+	    listen(s, SOMAXCONN) == SOCKET_ERROR) {
 		e = WSAGetLastError();
 		closesocket(s);
 		if (e == WSAEADDRINUSE || e == WSAEACCES)
 			return 1;
 		if (family == AF_INET6 && (e == WSAEADDRNOTAVAIL || e == WSAEAFNOSUPPORT))
 			return 2;
-		warn_win((DWORD)e, family == AF_INET ? "listen on 127.0.0.1" : "listen on [::1]");
+		warn_win(
+		    (DWORD)e, family == AF_INET ? "listen on 127.0.0.1" : "listen on [::1]");
 		return -1;
 	}
 	sockets[nsockets++] = s;
@@ -242,7 +245,7 @@ ws_listen_loopback(int *port, ws_handle *v4, ws_handle *v6)
 		*v6 = (ws_handle)t;
 		break;
 	case 2:
-		break;                  /* no IPv6 loopback here */
+		break; /* no IPv6 loopback here */
 	case 1:
 		socket_close(s);
 		return 1;
@@ -421,14 +424,16 @@ user_only_sd(void)
 	}
 	sddl = xasprintf("D:P(A;;FA;;;%s)(A;;FA;;;SY)", sid);
 	w = sys_wide(sddl);
-	if (w == NULL || !ConvertStringSecurityDescriptorToSecurityDescriptorW(w,
-	    SDDL_REVISION_1, &sd, NULL)) {
-		warn_win(GetLastError(), "ConvertStringSecurityDescriptorToSecurityDescriptorW");
+	if (w == NULL ||
+	    !ConvertStringSecurityDescriptorToSecurityDescriptorW(
+		w, SDDL_REVISION_1, &sd, NULL)) {
+		warn_win(
+		    GetLastError(), "ConvertStringSecurityDescriptorToSecurityDescriptorW");
 		sd = NULL;
 	}
 	free(w);
 	free(sddl);
- out:
+out:
 	if (wsid != NULL)
 		LocalFree(wsid);
 	free(sid);
@@ -468,9 +473,11 @@ tmp_create(const char *prefix, bool delete_on_close, char **path)
 		*path = xasprintf("%s%s%08x%08x", base, prefix, a, b);
 		if ((w = sys_wide(*path)) == NULL)
 			break;
-		h = CreateFileW(w, GENERIC_READ | GENERIC_WRITE, delete_on_close ? 0 :
-		    FILE_SHARE_READ, &sa, CREATE_NEW, FILE_ATTRIBUTE_TEMPORARY |
-		    (delete_on_close ? FILE_FLAG_DELETE_ON_CLOSE : 0), NULL);
+		h = CreateFileW(w, GENERIC_READ | GENERIC_WRITE,
+		    delete_on_close ? 0 : FILE_SHARE_READ, &sa, CREATE_NEW,
+		    FILE_ATTRIBUTE_TEMPORARY |
+			(delete_on_close ? FILE_FLAG_DELETE_ON_CLOSE : 0),
+		    NULL);
 		free(w);
 		if (h == INVALID_HANDLE_VALUE && GetLastError() != ERROR_FILE_EXISTS)
 			break;
@@ -608,8 +615,8 @@ env_block(char *const *envp)
 		total += strlen(envp[i]) + 1;
 	block = xcalloc(total, sizeof(wchar_t));
 	for (p = block, i = 0; envp[i] != NULL; i++) {
-		n = (size_t)MultiByteToWideChar(CP_UTF8, 0, envp[i], -1, p,
-		    (int)(total - (size_t)(p - block)));
+		n = (size_t)MultiByteToWideChar(
+		    CP_UTF8, 0, envp[i], -1, p, (int)(total - (size_t)(p - block)));
 		if (n == 0) {
 			free(block);
 			return NULL;
@@ -628,7 +635,8 @@ set_inherit(const struct ws_spawn *sp, bool on)
 
 	for (i = 0; i < sp->ninherit; i++)
 		if (!SetHandleInformation(as_handle(sp->inherit[i]), HANDLE_FLAG_INHERIT,
-		    on ? HANDLE_FLAG_INHERIT : 0) && on) {
+			on ? HANDLE_FLAG_INHERIT : 0) &&
+		    on) {
 			warn_win(GetLastError(), "SetHandleInformation");
 			return -1;
 		}
@@ -655,12 +663,12 @@ ws_spawn(const struct ws_spawn *sp, struct ws_proc **out)
 	si.StartupInfo.cb = sizeof(si);
 	si.StartupInfo.dwFlags = STARTF_USESTDHANDLES;
 	si.StartupInfo.hStdInput = GetStdHandle(STD_INPUT_HANDLE);
-	si.StartupInfo.hStdOutput = sp->out != WS_NONE ? as_handle(sp->out) :
-	    GetStdHandle(STD_OUTPUT_HANDLE);
+	si.StartupInfo.hStdOutput = sp->out != WS_NONE ? as_handle(sp->out)
+						       : GetStdHandle(STD_OUTPUT_HANDLE);
 	si.StartupInfo.hStdError = GetStdHandle(STD_ERROR_HANDLE);
 	if (sp->null_in) {
-		nul = CreateFileW(L"NUL", GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, &inh,
-		    OPEN_EXISTING, 0, NULL);
+		nul = CreateFileW(L"NUL", GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE,
+		    &inh, OPEN_EXISTING, 0, NULL);
 		if (nul == INVALID_HANDLE_VALUE) {
 			warn_win(GetLastError(), "NUL");
 			return -1;
@@ -711,8 +719,9 @@ ws_spawn(const struct ws_spawn *sp, struct ws_proc **out)
 		si.lpAttributeList = NULL;
 		goto out;
 	}
-	if (n > 0 && !UpdateProcThreadAttribute(si.lpAttributeList, 0,
-	    PROC_THREAD_ATTRIBUTE_HANDLE_LIST, list, n * sizeof(HANDLE), NULL, NULL)) {
+	if (n > 0 &&
+	    !UpdateProcThreadAttribute(si.lpAttributeList, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST,
+		list, n * sizeof(HANDLE), NULL, NULL)) {
 		warn_win(GetLastError(), "UpdateProcThreadAttribute (handle list)");
 		goto out;
 	}
@@ -721,9 +730,10 @@ ws_spawn(const struct ws_spawn *sp, struct ws_proc **out)
 	/* Suspended until it is in the job (nothing it starts can be outside it) and its
 	 * listeners' carriers are filled (they need its process id). The program is found
 	 * as the command line's first word (".exe" added). */
-	ok = CreateProcessW(NULL, cmd, NULL, NULL, n > 0, CREATE_UNICODE_ENVIRONMENT |
-	    EXTENDED_STARTUPINFO_PRESENT | (suspend ? CREATE_SUSPENDED : 0), env, NULL,
-	    &si.StartupInfo, &pi);
+	ok = CreateProcessW(NULL, cmd, NULL, NULL, n > 0,
+	    CREATE_UNICODE_ENVIRONMENT | EXTENDED_STARTUPINFO_PRESENT |
+		(suspend ? CREATE_SUSPENDED : 0),
+	    env, NULL, &si.StartupInfo, &pi);
 	(void)set_inherit(sp, false);
 	if (!ok) {
 		warn_win(GetLastError(), sp->argv[0]);
@@ -749,7 +759,7 @@ ws_spawn(const struct ws_spawn *sp, struct ws_proc **out)
 	(*out)->h = pi.hProcess;
 	(*out)->pid = pi.dwProcessId;
 	rc = 0;
- out:
+out:
 	if (si.lpAttributeList != NULL) {
 		DeleteProcThreadAttributeList(si.lpAttributeList);
 		free(si.lpAttributeList);
@@ -797,7 +807,8 @@ ws_wait(struct ws_proc *p, ws_handle h, int timeout_ms)
 			DWORD avail = 0;
 
 			/* Data or the writer's end both make a read worth it. */
-			if (!PeekNamedPipe(as_handle(h), NULL, 0, NULL, &avail, NULL) || avail > 0)
+			if (!PeekNamedPipe(as_handle(h), NULL, 0, NULL, &avail, NULL) ||
+			    avail > 0)
 				ev |= WS_EV_READ;
 		}
 		if (ev != 0)

@@ -31,8 +31,9 @@ fuzz_extract(const char *p, size_t n)
 	struct cred_store st = { 0 };
 	struct buf out = { 0 };
 	char *pat;
-	struct cred_mask_entry e = { .key = "env:F", .dups = true, .inject = hosts,
-	    .ninject = 1 };
+	struct cred_mask_entry e = {
+		.key = "env:F", .dups = true, .inject = hosts, .ninject = 1
+	};
 
 	if (nul == NULL)
 		return;
@@ -56,8 +57,9 @@ fuzz_jwt(const char *p, size_t n)
 	struct cred_store st = { 0 };
 	struct buf out = { 0 };
 	const char *why;
-	struct cred_mask_entry e = { .key = "file:/f", .file = true, .jwt = true,
-	    .inject = hosts, .ninject = 1 };
+	struct cred_mask_entry e = {
+		.key = "file:/f", .file = true, .jwt = true, .inject = hosts, .ninject = 1
+	};
 
 	for (int k = 0; k < 2; k++) {
 		e.claims = k ? claims : NULL;
@@ -102,8 +104,8 @@ fuzz_stream(const char *p, size_t n)
 		cred_stream_feed(&cs, p + off, cut, &part);
 	}
 	cred_stream_end(&cs, &part);
-	if (whole.len != part.len || (whole.len > 0 && memcmp(whole.p + whole.off, part.p + part.off,
-	    whole.len) != 0))
+	if (whole.len != part.len ||
+	    (whole.len > 0 && memcmp(whole.p + whole.off, part.p + part.off, whole.len) != 0))
 		abort();
 	cred_stream_free(&cs);
 	buf_free(&whole);
@@ -140,10 +142,11 @@ fuzz_body(const char *p, size_t n)
 			abort();
 	}
 	cred_stream_end(&cs, &part);
-	if (whole.len != part.len || (whole.len > 0 && memcmp(whole.p + whole.off, part.p + part.off,
-	    whole.len) != 0))
+	if (whole.len != part.len ||
+	    (whole.len > 0 && memcmp(whole.p + whole.off, part.p + part.off, whole.len) != 0))
 		abort();
-	if (whole.len > 0 && memmem(whole.p + whole.off, whole.len, "not-in-bodies", 13) != NULL &&
+	if (whole.len > 0 &&
+	    memmem(whole.p + whole.off, whole.len, "not-in-bodies", 13) != NULL &&
 	    memmem(p, n, "not-in-bodies", 13) == NULL)
 		abort();
 	cred_stream_free(&cs);
@@ -181,8 +184,8 @@ fuzz_scrub(const char *p, size_t n)
 			abort();
 	}
 	cred_scrub_end(&ss, &part);
-	if (whole.len != n || part.len != n || (n > 0 && memcmp(whole.p + whole.off,
-	    part.p + part.off, n) != 0))
+	if (whole.len != n || part.len != n ||
+	    (n > 0 && memcmp(whole.p + whole.off, part.p + part.off, n) != 0))
 		abort();
 	cred_scrub_free(&ss);
 	buf_free(&whole);

@@ -46,10 +46,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			} else if (decider_parse_verdict(f, n, &v, why) == 0) {
 				if (v.id == 0 || v.id > DECIDER_ID_MAX ||
 				    v.set_names.n != v.set_values.n ||
-				    (v.action == DECIDER_DENY && (v.status < 400 || v.status > 599)) ||
-				    (v.action == DECIDER_NEED_BODY && (v.max == 0 ||
-				    v.max > DECIDER_BODY_MAX)) || ((v.cred == NULL) !=
-				    (v.credential == NULL)))
+				    (v.action == DECIDER_DENY &&
+					(v.status < 400 || v.status > 599)) ||
+				    (v.action == DECIDER_NEED_BODY &&
+					(v.max == 0 || v.max > DECIDER_BODY_MAX)) ||
+				    ((v.cred == NULL) != (v.credential == NULL)))
 					abort();
 				decider_verdict_free(&v);
 			} else

@@ -61,7 +61,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		lines_feed(&r, (const char *)data + off, piece);
 		off += piece;
 	}
-	r.malformed = r.oversized = 0;  /* no warning on every input */
+	r.malformed = r.oversized = 0; /* no warning on every input */
 	lines_finish(&r);
 	lines_free(&r);
 	return 0;

@@ -16,7 +16,12 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char *fixed_allow[] = {
-	"example.com", "*.example.com:443", "[::1]", "127.0.0.1:80", "localhost", "256.1.1.1",
+	"example.com",
+	"*.example.com:443",
+	"[::1]",
+	"127.0.0.1:80",
+	"localhost",
+	"256.1.1.1",
 };
 static const char *fixed_deny[] = { "*:22", "*.evil.example.com", "[::ffff:10.0.0.1]" };
 

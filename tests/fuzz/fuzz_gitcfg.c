@@ -41,7 +41,10 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const dirs[] = {
-		"/w/p/.git", "/w/p/.git/modules/sub", "/w/p/.git/modules/a/modules/b", NULL,
+		"/w/p/.git",
+		"/w/p/.git/modules/sub",
+		"/w/p/.git/modules/a/modules/b",
+		NULL,
 	};
 	struct strlist all = { 0 };
 	struct gitcfg_ctx ctx;

@@ -35,7 +35,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			 * dropping them would unframe a body the proxy sends on. */
 			if (http_field_is_hop(&h, h.fields[i].name) &&
 			    (http_str_eq(h.fields[i].name, "content-length") ||
-			    http_str_eq(h.fields[i].name, "host")))
+				http_str_eq(h.fields[i].name, "host")))
 				abort();
 			if (http_str_eq(h.fields[i].name, "transfer-encoding") &&
 			    !http_field_is_hop(&h, h.fields[i].name))

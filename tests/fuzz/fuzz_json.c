@@ -29,8 +29,8 @@ tree_size(const struct json_value *v)
 static int
 tree_only(const char *err)
 {
-	return strstr(err, "duplicate key") != NULL || strstr(err, "nested more than") != NULL ||
-	    strstr(err, "is too large") != NULL;
+	return strstr(err, "duplicate key") != NULL ||
+	    strstr(err, "nested more than") != NULL || strstr(err, "is too large") != NULL;
 }
 
 int

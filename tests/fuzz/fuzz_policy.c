@@ -14,16 +14,23 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char *const hosts[] = {
-	"example.com", "a.b.github.com", "1.2.3.4", "[::1]", "2130706433", "localhost.",
-	"x..y", "", "*", "com",
+	"example.com",
+	"a.b.github.com",
+	"1.2.3.4",
+	"[::1]",
+	"2130706433",
+	"localhost.",
+	"x..y",
+	"",
+	"*",
+	"com",
 };
 
 static int
 same_verdict(const struct policy_verdict *a, const struct policy_verdict *b)
 {
 	return a->allow == b->allow && a->managed == b->managed &&
-	    a->reason_len == b->reason_len &&
-	    a->rule_len == b->rule_len &&
+	    a->reason_len == b->reason_len && a->rule_len == b->rule_len &&
 	    (a->reason == NULL || memcmp(a->reason, b->reason, a->reason_len) == 0) &&
 	    (a->rule == NULL || memcmp(a->rule, b->rule, a->rule_len) == 0);
 }
@@ -40,7 +47,7 @@ try_image(const uint8_t *data, size_t size)
 	p = policy_open_mem(data, size, err, sizeof(err));
 	if (p == NULL) {
 		if (err[0] == '\0')
-			abort();        /* every refusal says why */
+			abort(); /* every refusal says why */
 		return;
 	}
 	for (size_t i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++)
@@ -53,9 +60,9 @@ try_image(const uint8_t *data, size_t size)
 	(void)policy_addr_listed(p, 0, &a, 443);
 	(void)policy_addr_in_denied_ranges(p, &a);
 	if (policy_to_settings(p, &s) != 0)
-		abort();        /* the checks at open guarantee the rebuild */
+		abort(); /* the checks at open guarantee the rebuild */
 	if ((q = policy_from_settings(&s, err, sizeof(err))) == NULL)
-		abort();        /* what the reader accepts, the writer can write */
+		abort(); /* what the reader accepts, the writer can write */
 	for (size_t i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++) {
 		policy_decide(p, hosts[i], strlen(hosts[i]), 22, &v);
 		policy_decide(q, hosts[i], strlen(hosts[i]), 22, &w);

@@ -79,8 +79,8 @@ log_lines(const char *text, size_t size)
 		char *out = NULL;
 		int r = sbpl_log_violation(p, len, "SRT_fuzz_SBX", &out);
 
-		if (r == 1 && (out == NULL || strncmp(out, "deny ", 5) != 0 ||
-		    strlen(out) > len + 5))
+		if (r == 1 &&
+		    (out == NULL || strncmp(out, "deny ", 5) != 0 || strlen(out) > len + 5))
 			abort();
 		if (r == 0 && out != NULL)
 			abort();

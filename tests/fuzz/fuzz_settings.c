@@ -40,12 +40,12 @@ fuzz_managed(const uint8_t *data, size_t size)
 {
 	struct diags errs = { 0 }, warns = { 0 };
 	struct settings ms, u, once, twice, back;
-	struct managed m = { .present = true, .path = (char *)(uintptr_t)"managed" };
+	struct managed m = { .present = true, .path = (char *)(uintptr_t) "managed" };
 	struct policy *p;
 	char err[256], *j1, *j2;
 
-	if (settings_parse_managed((const char *)data, size, "managed", &ms, &errs, &warns)
-	    != 0)
+	if (settings_parse_managed((const char *)data, size, "managed", &ms, &errs, &warns) !=
+	    0)
 		goto out;
 	settings_free(&ms);
 	m.text = (char *)(uintptr_t)data;
@@ -63,13 +63,14 @@ fuzz_managed(const uint8_t *data, size_t size)
 		abort();
 	policy_free(p);
 	diags_free(&warns);
-	if (managed_apply(&m, &back, "policy", &twice, &errs, &warns) != 0 ||
-	    warns.msgs.n != 0)
+	if (managed_apply(&m, &back, "policy", &twice, &errs, &warns) != 0 || warns.msgs.n != 0)
 		abort();
 	j1 = settings_to_json(&once);
 	j2 = settings_to_json(&twice);
-	if (strcmp(j1, j2) != 0 || memcmp(once.layers.managed, twice.layers.managed,
-	    sizeof(once.layers.managed)) != 0 || once.layers.flags != twice.layers.flags)
+	if (strcmp(j1, j2) != 0 ||
+	    memcmp(once.layers.managed, twice.layers.managed, sizeof(once.layers.managed)) !=
+		0 ||
+	    once.layers.flags != twice.layers.flags)
 		abort();
 	free(j1);
 	free(j2);

@@ -29,7 +29,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		socks5_init(&s, "user", "secret");
 	else
 		socks5_init(&s, NULL, NULL);
-	for (off = 1; off < size; ) {
+	for (off = 1; off < size;) {
 		rnd = rnd * 1103515245u + 12345u;
 		piece = 1 + (rnd >> 16) % 16;
 		end = off + piece > size ? size : off + piece;
@@ -38,7 +38,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		off += used;
 		if (ev == SOCKS5_EV_REQUEST) {
-			if (s.req.hostlen > SOCKS5_HOST_MAX || s.req.host[s.req.hostlen] != '\0' ||
+			if (s.req.hostlen > SOCKS5_HOST_MAX ||
+			    s.req.host[s.req.hostlen] != '\0' ||
 			    s.req.cmd != SOCKS5_CMD_CONNECT || s.state != SOCKS5_ST_DONE)
 				abort();
 			/* Build a refusal from the host bytes too: any bytes are a reason. */

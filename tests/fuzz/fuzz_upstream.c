@@ -22,8 +22,9 @@ fuzz_url(const char *s)
 
 	if (st == PROXY_URL_OK) {
 		if (u.display == NULL || u.port == 0 || strlen(u.host) == 0 ||
-		    strlen(u.host) > DOM_HOST_MAX || (u.auth != NULL &&
-		    strncmp(u.auth, "Basic ", 6) != 0) || u.kind == HOST_MALFORMED)
+		    strlen(u.host) > DOM_HOST_MAX ||
+		    (u.auth != NULL && strncmp(u.auth, "Basic ", 6) != 0) ||
+		    u.kind == HOST_MALFORMED)
 			abort();
 	} else if (why == NULL)
 		abort();
@@ -77,7 +78,7 @@ fuzz_reply(const uint8_t *p, size_t n)
 	char line[UPSTREAM_LINE_MAX];
 	size_t hl, step = n / 7 + 1;
 
-	for (size_t len = 0; ; len += step) {
+	for (size_t len = 0;; len += step) {
 		if (len > n)
 			len = n;
 		hl = 0;

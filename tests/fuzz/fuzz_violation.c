@@ -30,8 +30,9 @@ check(void *arg, const struct violation *v)
 	if (b.len > VIOL_RECORD_MAX || b.len == 0 || b.p[b.off + b.len - 1] != '\n')
 		abort();
 	if (violation_parse(b.p + b.off, b.len - 1, &w, &tree, &bad) == -1 ||
-	    w.kind != v->kind || (v->kind == VK_CONNECT && (w.port != v->port ||
-	    strcmp(w.addr, v->addr) != 0)) || (v->kind == VK_LEFT_OUT && w.count != v->count))
+	    w.kind != v->kind ||
+	    (v->kind == VK_CONNECT && (w.port != v->port || strcmp(w.addr, v->addr) != 0)) ||
+	    (v->kind == VK_LEFT_OUT && w.count != v->count))
 		abort();
 	cJSON_Delete(tree);
 	buf_free(&b);
@@ -46,8 +47,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* In two pieces, as a pipe may deliver them. */
 	lines_feed(&r, (const char *)data, size / 2);
 	lines_feed(&r, (const char *)data + size / 2, size - size / 2);
-	lines_feed(&r, "\n", 1);  /* the last line, unfinished */
-	r.malformed = r.oversized = 0;  /* finish would warn on stderr */
+	lines_feed(&r, "\n", 1);       /* the last line, unfinished */
+	r.malformed = r.oversized = 0; /* finish would warn on stderr */
 	lines_finish(&r);
 	lines_free(&r);
 	return 0;

@@ -31,8 +31,16 @@ git3(void *arg, const char *p)
 static const struct wguard_fs fs = { NULL, git3, yes, yes, NULL };
 
 static const char *const probes[] = {
-	"/", "/a", "/a/.bashrc", "/a/b/.git/config", "/a/.claude", "/a/.claude/commands/x",
-	"/x/y/z/w/v/u/t/s/r/q/p/o/n/m/.bashrc", "/a/.git", "/a/HEAD", "/a/new.pem",
+	"/",
+	"/a",
+	"/a/.bashrc",
+	"/a/b/.git/config",
+	"/a/.claude",
+	"/a/.claude/commands/x",
+	"/x/y/z/w/v/u/t/s/r/q/p/o/n/m/.bashrc",
+	"/a/.git",
+	"/a/HEAD",
+	"/a/new.pem",
 	"/a/b/c/d.key",
 };
 
@@ -45,7 +53,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (wguard_decode((const char *)data, size, &g, err, sizeof(err)) == -1) {
 		if (err[0] == '\0')
-			abort();        /* a refusal always says why */
+			abort(); /* a refusal always says why */
 		return 0;
 	}
 	for (i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
@@ -55,8 +63,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	buf = wguard_encode(&g, &len);
 	if (wguard_decode(buf, len, &h, err, sizeof(err)) == -1 || h.exact.n != g.exact.n ||
-	    h.roots.n != g.roots.n || h.writable.n != g.writable.n ||
-	    h.watch.n != g.watch.n || h.globs.n != g.globs.n || h.depth != g.depth ||
+	    h.roots.n != g.roots.n || h.writable.n != g.writable.n || h.watch.n != g.watch.n ||
+	    h.globs.n != g.globs.n || h.depth != g.depth ||
 	    h.allow_git_config != g.allow_git_config)
 		abort();
 	for (i = 0; i < g.exact.n; i++)
@@ -78,7 +86,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (strcmp(g.watch.v[i].name, h.watch.v[i].name) != 0 ||
 		    (g.watch.v[i].mount == NULL) != (h.watch.v[i].mount == NULL) ||
 		    (g.watch.v[i].mount != NULL &&
-		    strcmp(g.watch.v[i].mount, h.watch.v[i].mount) != 0))
+			strcmp(g.watch.v[i].mount, h.watch.v[i].mount) != 0))
 			abort();
 	wguard_free(&h);
 	free(buf);

@@ -18,7 +18,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	sw_quiet = 1;   /* every refusal would print its JSON line */
+	sw_quiet = 1; /* every refusal would print its JSON line */
 	return 0;
 }
 

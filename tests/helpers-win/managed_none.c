@@ -24,8 +24,7 @@ managed_load(struct managed *m, struct diags *errs, struct diags *warns)
 }
 
 int
-managed_load_path(const char *path, struct managed *m, struct diags *errs,
-    struct diags *warns)
+managed_load_path(const char *path, struct managed *m, struct diags *errs, struct diags *warns)
 {
 	(void)warns;
 	memset(m, 0, sizeof(*m));

@@ -54,7 +54,7 @@ exit_on_ctrl(DWORD type)
 {
 	if (type != CTRL_C_EVENT)
 		return FALSE;
-	Sleep(1000);    /* a command's clean-up: whoever waits for it must outlast it */
+	Sleep(1000); /* a command's clean-up: whoever waits for it must outlast it */
 	ExitProcess(7);
 }
 
@@ -141,7 +141,7 @@ handles(char **v)
 	if (!ReadFile(c, &info, sizeof(info), &n, NULL) || n != sizeof(info))
 		printf("socket: no WSAPROTOCOL_INFOW (%lu)\n", (unsigned long)GetLastError());
 	else if ((s = WSASocketW(FROM_PROTOCOL_INFO, FROM_PROTOCOL_INFO, FROM_PROTOCOL_INFO,
-	    &info, 0, WSA_FLAG_OVERLAPPED)) == INVALID_SOCKET)
+		      &info, 0, WSA_FLAG_OVERLAPPED)) == INVALID_SOCKET)
 		printf("socket: WSASocketW failed (%d)\n", WSAGetLastError());
 	else if (getsockopt(s, SOL_SOCKET, SO_ACCEPTCONN, (char *)&on, &len) == 0)
 		printf("socket: %s\n", on ? "listening" : "not listening");
@@ -161,8 +161,8 @@ dacl(const char *path)
 	ACL_SIZE_INFORMATION si;
 	DWORD rc;
 
-	rc = GetNamedSecurityInfoA(path, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL, NULL,
-	    &acl, NULL, &sd);
+	rc = GetNamedSecurityInfoA(
+	    path, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL, NULL, &acl, NULL, &sd);
 	if (rc != ERROR_SUCCESS) {
 		fprintf(stderr, "winprobe: GetNamedSecurityInfoA %s: %lu\n", path,
 		    (unsigned long)rc);
@@ -177,15 +177,18 @@ dacl(const char *path)
 
 		if (!GetAce(acl, i, (LPVOID *)&h) || (h->AceFlags & INHERITED_ACE) ||
 		    (h->AceType != ACCESS_ALLOWED_ACE_TYPE &&
-		    h->AceType != ACCESS_DENIED_ACE_TYPE))
+			h->AceType != ACCESS_DENIED_ACE_TYPE))
 			continue;
 		x = (ACCESS_ALLOWED_ACE *)h;
 		if (!ConvertSidToStringSidA((PSID)&x->SidStart, &sid))
 			continue;
-		printf("%s %s 0x%08lx %s\n", h->AceType == ACCESS_DENIED_ACE_TYPE ? "deny" :
-		    "allow", sid, (unsigned long)x->Mask,
+		printf("%s %s 0x%08lx %s\n",
+		    h->AceType == ACCESS_DENIED_ACE_TYPE ? "deny" : "allow", sid,
+		    (unsigned long)x->Mask,
 		    (h->AceFlags & (OBJECT_INHERIT_ACE | CONTAINER_INHERIT_ACE)) ==
-		    (OBJECT_INHERIT_ACE | CONTAINER_INHERIT_ACE) ? "OICI" : "-");
+			    (OBJECT_INHERIT_ACE | CONTAINER_INHERIT_ACE)
+			? "OICI"
+			: "-");
 		LocalFree(sid);
 	}
 	LocalFree(sd);
@@ -200,15 +203,16 @@ main(int argc, char **argv)
 	if (argc == 6 && strcmp(argv[1], "handles") == 0)
 		return handles(argv + 2);
 	if (argc == 3 && strcmp(argv[1], "kill") == 0) {
-		HANDLE h = OpenProcess(PROCESS_TERMINATE, FALSE, (DWORD)strtoul(argv[2], NULL, 10));
+		HANDLE h = OpenProcess(
+		    PROCESS_TERMINATE, FALSE, (DWORD)strtoul(argv[2], NULL, 10));
 
 		return h != NULL && TerminateProcess(h, 9) ? 0 : 1;
 	}
 	if (argc == 3 && strcmp(argv[1], "alive") == 0) {
 		HANDLE h = OpenProcess(SYNCHRONIZE, FALSE, (DWORD)strtoul(argv[2], NULL, 10));
 
-		printf("%s\n", h != NULL && WaitForSingleObject(h, 0) == WAIT_TIMEOUT ? "alive" :
-		    "gone");
+		printf("%s\n",
+		    h != NULL && WaitForSingleObject(h, 0) == WAIT_TIMEOUT ? "alive" : "gone");
 		return 0;
 	}
 	if (argc >= 4 && strcmp(argv[1], "launch") == 0 && strcmp(argv[2], "--plan") == 0) {
@@ -268,7 +272,8 @@ main(int argc, char **argv)
 		for (;;)
 			Sleep(1000);
 	}
-	fprintf(stderr, "usage: winprobe exit N | args A... | env | beat FILE | tree FILE | "
+	fprintf(stderr,
+	    "usage: winprobe exit N | args A... | env | beat FILE | tree FILE | "
 	    "hold FILE | alive PID | kill PID | trapint FILE | ctrlc FILE OUT CMD... | "
 	    "handles P W S X | launch --plan FILE ... | dacl PATH\n");
 	return 2;

@@ -108,7 +108,7 @@ proxy(char **argv, bool raw)
 			if (h[i] == WS_NONE)
 				continue;
 			inherit[n] = h[i];
-			snprintf(a[n], sizeof(a[n]), "%ld", h[i]);  /* the handle's own value */
+			snprintf(a[n], sizeof(a[n]), "%ld", h[i]); /* the handle's own value */
 			pargv[np++] = opt[i];
 			pargv[np++] = a[n++];
 		}
@@ -178,7 +178,8 @@ main(int argc, char **argv)
 	    strcmp(argv[1], "proxy") == 0)
 		return proxy(argv, argc == 7);
 	if (argc != 4) {
-		fprintf(stderr, "usage: winsys-drive PROBE HOLDFILE OUTSIDEFILE | "
+		fprintf(stderr,
+		    "usage: winsys-drive PROBE HOLDFILE OUTSIDEFILE | "
 		    "winsys-drive proxy PROXY POLICY LOG STOPFILE [raw]\n");
 		return 2;
 	}
@@ -186,7 +187,8 @@ main(int argc, char **argv)
 		return 125;
 	if (ws_listen_loopback(&port, &v4, &v6) != 0)
 		return 125;
-	printf("listen: %s%s\n", port > 0 ? "port" : "no port", v6 != WS_NONE ? " and ::1" : "");
+	printf(
+	    "listen: %s%s\n", port > 0 ? "port" : "no port", v6 != WS_NONE ? " and ::1" : "");
 	printf("again: %d\n", ws_listen_loopback(&port, &v4b, &v6b));
 	if (ws_anon_file("policy-bytes", 12, &pol) == -1 || ws_pipe(&r, &w) == -1)
 		return 125;
@@ -232,11 +234,11 @@ main(int argc, char **argv)
 	}
 	if (ws_private_file("srt-plan.", "{}\n", 3, &path) == -1)
 		return 125;
-	printf("private file: %s\n", GetFileAttributesA(path) != INVALID_FILE_ATTRIBUTES ?
-	    "made" : "missing");
+	printf("private file: %s\n",
+	    GetFileAttributesA(path) != INVALID_FILE_ATTRIBUTES ? "made" : "missing");
 	(void)ws_remove(path);
-	printf("removed: %s\n", GetFileAttributesA(path) == INVALID_FILE_ATTRIBUTES ? "yes" :
-	    "no");
+	printf("removed: %s\n",
+	    GetFileAttributesA(path) == INVALID_FILE_ATTRIBUTES ? "yes" : "no");
 	free(path);
 	{
 		char *cargv[] = { argv[1], "hold", "NUL", NULL };
@@ -253,8 +255,8 @@ main(int argc, char **argv)
 
 		if (run(cargv, NULL, 0, k == 0, WS_NONE, &held) == -1)
 			return 125;
-		for (int i = 0; i < 600 && GetFileAttributesA(argv[2 + k]) ==
-		    INVALID_FILE_ATTRIBUTES; i++)
+		for (int i = 0;
+		     i < 600 && GetFileAttributesA(argv[2 + k]) == INVALID_FILE_ATTRIBUTES; i++)
 			Sleep(50);
 	}
 	/* Exit with both running: the job's last handle closes with us. */

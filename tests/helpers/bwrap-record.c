@@ -29,14 +29,13 @@
 
 #include "util.h"
 
-#define MAX_NAMED       16
+#define MAX_NAMED 16
 
 static int named[MAX_NAMED];
 static size_t nnamed;
 static int failed;
 
-static void SRT_PRINTF(1, 2)
-fail(const char *fmt, ...)
+static void SRT_PRINTF(1, 2) fail(const char *fmt, ...)
 {
 	va_list ap;
 

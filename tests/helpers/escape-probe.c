@@ -75,18 +75,16 @@
 #include "log.h"
 #include "util.h"
 
-#define READMAX		65536
-#define NETWAIT_MS	3000
+#define READMAX 65536
+#define NETWAIT_MS 3000
 
 /* clone3's argument block, version 0 (64 bytes). */
 struct probe_clone_args {
 	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
 };
 
-static noreturn void
-blocked(const char *fmt, ...) SRT_PRINTF(1, 2);
-static noreturn void
-escaped(const char *fmt, ...) SRT_PRINTF(1, 2);
+static noreturn void blocked(const char *fmt, ...) SRT_PRINTF(1, 2);
+static noreturn void escaped(const char *fmt, ...) SRT_PRINTF(1, 2);
 
 static noreturn void
 verdict(const char *word, int status, const char *fmt, va_list ap)
@@ -197,8 +195,8 @@ static void
 target_check(pid_t pid, const char *marker)
 {
 	if (marker != NULL && pid_has_marker(pid, marker) == 0)
-		blocked("pid %ld is another process in this namespace, not the target",
-		    (long)pid);
+		blocked(
+		    "pid %ld is another process in this namespace, not the target", (long)pid);
 }
 
 static noreturn void
@@ -311,7 +309,7 @@ static int
 sti_try(int fd, char *what, size_t len)
 {
 	char c = '#';
-	char sub = 7;	/* TIOCL_GETSHIFTSTATE: a read-only subcode */
+	char sub = 7; /* TIOCL_GETSHIFTSTATE: a read-only subcode */
 
 	if (!isatty(fd))
 		return 0;
@@ -346,8 +344,8 @@ probe_tiocsti(void)
 	}
 	if (ttys == 0)
 		fatalx("none of fds 0-2 is a terminal: the test must give one");
-	blocked("TIOCSTI/TIOCLINUX refused on %d terminal fds, /dev/tty: %s", ttys,
-	    ename(errno));
+	blocked(
+	    "TIOCSTI/TIOCLINUX refused on %d terminal fds, /dev/tty: %s", ttys, ename(errno));
 }
 
 static noreturn void
@@ -372,8 +370,7 @@ probe_fds(void)
 		if ((n = readlink(path, link, sizeof(link) - 1)) == -1)
 			n = 0;
 		link[n] = '\0';
-		snprintf(list + strlen(list), sizeof(list) - strlen(list), " %d->%s", fd,
-		    link);
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), " %d->%s", fd, link);
 	}
 	closedir(d);
 	if (*list != '\0')
@@ -402,8 +399,7 @@ probe_link(const char *src, const char *dst, const char *marker)
 
 	if (link(src, dst) == -1)
 		blocked("link %s: %s", src, ename(errno));
-	if ((n = file_slurp(dst, buf, sizeof(buf))) != -1 &&
-	    contains(buf, (size_t)n, marker))
+	if ((n = file_slurp(dst, buf, sizeof(buf))) != -1 && contains(buf, (size_t)n, marker))
 		escaped("read the secret through the hard link %s", dst);
 	blocked("link made, but %s does not show the secret", dst);
 }
@@ -492,8 +488,8 @@ probe_userns(void)
 		fatalx("unshare child did not exit");
 	if ((e1 = WEXITSTATUS(status)) == 0)
 		escaped("unshare(CLONE_NEWUSER) succeeded");
-	if (child_reap(syscall(SYS_clone, (unsigned long)(CLONE_NEWUSER | SIGCHLD), 0UL,
-	    NULL, NULL, 0UL)) == 0)
+	if (child_reap(syscall(SYS_clone, (unsigned long)(CLONE_NEWUSER | SIGCHLD), 0UL, NULL,
+		NULL, 0UL)) == 0)
 		escaped("clone(CLONE_NEWUSER) succeeded");
 	e2 = errno;
 	memset(&ca, 0, sizeof(ca));
@@ -573,8 +569,8 @@ probe_tcp(const char *host, const char *port, const char *banner)
 	close(fd);
 	if (n > 0 && contains(buf, (size_t)n, banner))
 		escaped("connected to the outside server at %s port %s", host, port);
-	blocked("connected to %s port %s inside the sandbox, not the outside server",
-	    host, port);
+	blocked(
+	    "connected to %s port %s inside the sandbox, not the outside server", host, port);
 }
 
 static noreturn void
@@ -582,9 +578,38 @@ probe_udp(const char *host, const char *port, const char *banner)
 {
 	/* A DNS query for "srt-probe.test" IN A, id 0x5254. */
 	static const unsigned char query[] = {
-		0x52, 0x54, 0x01, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-		9, 's', 'r', 't', '-', 'p', 'r', 'o', 'b', 'e', 4, 't', 'e', 's', 't', 0,
-		0x00, 0x01, 0x00, 0x01,
+		0x52,
+		0x54,
+		0x01,
+		0x00,
+		0x00,
+		0x01,
+		0x00,
+		0x00,
+		0x00,
+		0x00,
+		0x00,
+		0x00,
+		9,
+		's',
+		'r',
+		't',
+		'-',
+		'p',
+		'r',
+		'o',
+		'b',
+		'e',
+		4,
+		't',
+		'e',
+		's',
+		't',
+		0,
+		0x00,
+		0x01,
+		0x00,
+		0x01,
 	};
 	struct sockaddr_storage ss;
 	char buf[512];
@@ -618,7 +643,7 @@ probe_unix(const char *path)
 		fatalx("%s: bad socket path", path);
 	memcpy(sun.sun_path, path, len);
 	if (path[0] == '@')
-		sun.sun_path[0] = '\0';		/* abstract name */
+		sun.sun_path[0] = '\0'; /* abstract name */
 	sl = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len);
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
 		blocked("socket(AF_UNIX): %s", ename(errno));
@@ -656,7 +681,10 @@ probe_pidfd_getfd(pid_t pid, const char *marker)
 static noreturn void
 probe_keyring(const char *desc, const char *marker)
 {
-	static const struct { long spec; const char *name; } rings[] = {
+	static const struct {
+		long spec;
+		const char *name;
+	} rings[] = {
 		{ KEY_SPEC_SESSION_KEYRING, "session" },
 		{ KEY_SPEC_USER_KEYRING, "user" },
 		{ KEY_SPEC_USER_SESSION_KEYRING, "user-session" },
@@ -675,9 +703,8 @@ probe_keyring(const char *desc, const char *marker)
 		n = syscall(SYS_keyctl, KEYCTL_READ, id, buf, (long)sizeof(buf) - 1);
 		if (n >= 0 && contains(buf, (size_t)(n < (long)sizeof(buf) ? n : 0), marker))
 			escaped("read the key %s from the %s keyring", desc, rings[i].name);
-		snprintf(why + strlen(why), sizeof(why) - strlen(why),
-		    "%s%s: found, read: %s", i ? ", " : "", rings[i].name,
-		    n >= 0 ? "no secret" : ename(errno));
+		snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%s: found, read: %s",
+		    i ? ", " : "", rings[i].name, n >= 0 ? "no secret" : ename(errno));
 	}
 	blocked("%s", why);
 }
@@ -688,7 +715,7 @@ keyring_session(const char *desc, const char *payload, char *cmd[])
 	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) == -1)
 		fatal("keyctl join session keyring");
 	if (syscall(SYS_add_key, "user", desc, payload, strlen(payload),
-	    KEY_SPEC_SESSION_KEYRING) == -1)
+		KEY_SPEC_SESSION_KEYRING) == -1)
 		fatal("add_key %s", desc);
 	execvp(cmd[0], cmd);
 	fatal("%s", cmd[0]);
@@ -749,7 +776,8 @@ shm_create(key_t key, const char *payload)
 static noreturn void
 usage(void)
 {
-	fprintf(stderr, "usage: escape-probe ptrace|proc-mem|proc-fd PID [MARKER] |"
+	fprintf(stderr,
+	    "usage: escape-probe ptrace|proc-mem|proc-fd PID [MARKER] |"
 	    " kill0|signal PID MARKER | proc-scan MARKER | tiocsti | fds |"
 	    " read PATH MARKER | link SRC DST MARKER | symlink TARGET LINK MARKER |"
 	    " handle PATH | rename FROM TO | userns | tcp|udp ADDR PORT BANNER |"

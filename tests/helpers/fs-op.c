@@ -52,12 +52,12 @@
 #include <linux/openat2.h>
 
 #ifndef RENAME_NOREPLACE
-#define RENAME_NOREPLACE	(1 << 0)
+#define RENAME_NOREPLACE (1 << 0)
 #endif
 #ifndef RENAME_EXCHANGE
-#define RENAME_EXCHANGE		(1 << 1)
+#define RENAME_EXCHANGE (1 << 1)
 #endif
-#define PAD_LINKS	60000
+#define PAD_LINKS 60000
 
 static int
 report(const char *op, int rc)
@@ -165,8 +165,9 @@ op_userns_bind(const char *src, const char *dst, const char *name, const char *t
 	snprintf(p, sizeof(p), "%s/%s", dst, name);
 	if ((fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) == -1)
 		return -1;
-	rc = write(fd, text, strlen(text)) == (ssize_t)strlen(text) &&
-	    write(fd, "\n", 1) == 1 ? 0 : -1;
+	rc = write(fd, text, strlen(text)) == (ssize_t)strlen(text) && write(fd, "\n", 1) == 1
+	    ? 0
+	    : -1;
 	close(fd);
 	return rc;
 }
@@ -265,11 +266,13 @@ main(int argc, char **argv)
 	const char *op = argc > 1 ? argv[1] : "";
 
 	if (strcmp(op, "exchange") == 0 && argc == 4)
-		return report(op, (int)syscall(SYS_renameat2, AT_FDCWD, argv[2], AT_FDCWD,
-		    argv[3], RENAME_EXCHANGE));
+		return report(op,
+		    (int)syscall(
+			SYS_renameat2, AT_FDCWD, argv[2], AT_FDCWD, argv[3], RENAME_EXCHANGE));
 	if (strcmp(op, "noreplace") == 0 && argc == 4)
-		return report(op, (int)syscall(SYS_renameat2, AT_FDCWD, argv[2], AT_FDCWD,
-		    argv[3], RENAME_NOREPLACE));
+		return report(op,
+		    (int)syscall(
+			SYS_renameat2, AT_FDCWD, argv[2], AT_FDCWD, argv[3], RENAME_NOREPLACE));
 	if (strcmp(op, "openat2") == 0 && argc == 3)
 		return report(op, op_openat2(argv[2]));
 	if (strcmp(op, "pad") == 0 && argc == 4)
@@ -282,7 +285,8 @@ main(int argc, char **argv)
 		return report(op, op_readloop(argv[2], argv[3], argv[4], argv[5]));
 	if (strcmp(op, "lease-stall") == 0 && argc == 4)
 		return report(op, op_lease_stall(argv[2], argv[3]));
-	fprintf(stderr, "usage: fs-op exchange|noreplace A B | openat2 PATH | pad DIR N |\n"
+	fprintf(stderr,
+	    "usage: fs-op exchange|noreplace A B | openat2 PATH | pad DIR N |\n"
 	    "\theld-write HOLD LOCK NAME TEXT | userns-bind SRC DST NAME TEXT |\n"
 	    "\treadloop FILE NEEDLE OUT SECS | lease-stall FILE OTHER\n");
 	return 2;

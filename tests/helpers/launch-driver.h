@@ -37,11 +37,11 @@ driver_prepare(struct launch *l, const char *prog, const char *bin)
 	l->self_dir = xstrdup(bin);
 	l->cwd = getcwd(NULL, 0);
 	l->home = xstrdup(getenv("HOME") != NULL ? getenv("HOME") : "/");
-	l->viol = violations_new(&l->set, l->cstring != NULL ? l->cstring : l->cmd[0],
-	    l->violations_arg);
+	l->viol = violations_new(
+	    &l->set, l->cstring != NULL ? l->cstring : l->cmd[0], l->violations_arg);
 	if (l->viol != NULL && l->cwd != NULL)
 		rc = 0;
- out:
+out:
 	diags_free(&errs);
 	diags_free(&warns);
 	return rc;

@@ -58,30 +58,44 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 
-#define LC_MSG_LEN	32		/* tunnels: bytes sent through each tunnel */
-#define LC_HEAD_MAX	16384
-#define LC_NOTES	10		/* failures described on stderr */
+#define LC_MSG_LEN 32 /* tunnels: bytes sent through each tunnel */
+#define LC_HEAD_MAX 16384
+#define LC_NOTES 10 /* failures described on stderr */
 
-enum lc_mode { M_TUNNELS, M_REQUESTS, M_SLOWLORIS, M_VANISH };
-enum lc_proxy { P_HTTP, P_SOCKS };
+enum lc_mode {
+	M_TUNNELS,
+	M_REQUESTS,
+	M_SLOWLORIS,
+	M_VANISH
+};
+enum lc_proxy {
+	P_HTTP,
+	P_SOCKS
+};
 
 enum lc_fail {
-	F_CONNECT, F_REFUSED, F_RESET, F_EOF, F_STATUS, F_MISMATCH, F_TIMEOUT, F_MAX
+	F_CONNECT,
+	F_REFUSED,
+	F_RESET,
+	F_EOF,
+	F_STATUS,
+	F_MISMATCH,
+	F_TIMEOUT,
+	F_MAX
 };
-static const char *fail_name[F_MAX] = {
-	"connect", "refused", "reset", "eof", "status", "mismatch", "timeout"
-};
+static const char *fail_name[F_MAX] = { "connect", "refused", "reset", "eof", "status",
+	"mismatch", "timeout" };
 
 enum lc_state {
 	S_CONNECTING,
-	S_PROXY_REPLY,		/* http: CONNECT reply head; socks: method choice */
-	S_SOCKS_REPLY,		/* socks: the 10-byte CONNECT reply */
-	S_OPEN,			/* tunnel established, waiting for the check */
-	S_ECHO,			/* tunnel: message sent, reading its echo */
-	S_HELD,			/* tunnel checked, held open */
-	S_RESP_HEAD,		/* requests: reading a response head */
-	S_RESP_BODY,		/* requests: reading a response body */
-	S_SLOW,			/* slowloris: dripping bytes */
+	S_PROXY_REPLY, /* http: CONNECT reply head; socks: method choice */
+	S_SOCKS_REPLY, /* socks: the 10-byte CONNECT reply */
+	S_OPEN,        /* tunnel established, waiting for the check */
+	S_ECHO,        /* tunnel: message sent, reading its echo */
+	S_HELD,        /* tunnel checked, held open */
+	S_RESP_HEAD,   /* requests: reading a response head */
+	S_RESP_BODY,   /* requests: reading a response body */
+	S_SLOW,        /* slowloris: dripping bytes */
 	S_DONE,
 };
 
@@ -93,13 +107,13 @@ struct lc_conn {
 	size_t inlen, incap;
 	char out[512];
 	size_t outoff, outlen;
-	unsigned reqs;			/* requests: done on this connection */
-	bool last;			/* requests: this request asks to close */
+	unsigned reqs; /* requests: done on this connection */
+	bool last;     /* requests: this request asks to close */
 	bool chunked;
-	uint64_t body_left;		/* Content-Length still to read, or UINT64_MAX */
-	uint64_t body_seen;		/* body bytes checked so far */
-	size_t drip;			/* slowloris: bytes of the script sent */
-	unsigned kind;			/* vanish: which way to go */
+	uint64_t body_left; /* Content-Length still to read, or UINT64_MAX */
+	uint64_t body_seen; /* body bytes checked so far */
+	size_t drip;        /* slowloris: bytes of the script sent */
+	unsigned kind;      /* vanish: which way to go */
 	uint32_t events;
 };
 
@@ -112,12 +126,12 @@ static const char *path = "/", *prefix = "tun", *signal_file;
 static int ep;
 static uint64_t t0, deadline;
 static unsigned long n_started, n_ok, n_fail, fails[F_MAX], n_notes;
-static unsigned long n_open;			/* sockets open now */
-static unsigned long n_handshaking;		/* connecting or in the proxy handshake */
-static unsigned long nslots;			/* entries of conns */
-static unsigned long n_closed_by_peer;		/* slowloris */
+static unsigned long n_open;           /* sockets open now */
+static unsigned long n_handshaking;    /* connecting or in the proxy handshake */
+static unsigned long nslots;           /* entries of conns */
+static unsigned long n_closed_by_peer; /* slowloris */
 static uint64_t first_close_ms = UINT64_MAX, last_close_ms;
-static struct lc_conn **conns;			/* tunnels, slowloris: every connection */
+static struct lc_conn **conns; /* tunnels, slowloris: every connection */
 
 static uint64_t
 lc_now(void)
@@ -143,7 +157,8 @@ lc_alloc(void *p, size_t n)
 static void
 lc_usage(void)
 {
-	fprintf(stderr, "usage: load-client [-x http|socks] -P PORT -U PORT [-t SEC] [-c N] "
+	fprintf(stderr,
+	    "usage: load-client [-x http|socks] -P PORT -U PORT [-t SEC] [-c N] "
 	    "[-k N] [-p PATH] [-b BYTES] [-m PREFIX] [-H SEC] [-S FILE] [-i MS]\n"
 	    "                   tunnels N | requests N C | slowloris N | vanish N C\n");
 	exit(2);
@@ -220,7 +235,7 @@ lc_fail(struct lc_conn *c, enum lc_fail kind, const char *what)
 	if (c->st == S_CONNECTING || c->st == S_PROXY_REPLY || c->st == S_SOCKS_REPLY)
 		n_handshaking--;
 	if (c->st == S_HELD)
-		n_ok--;		/* it was counted when its echo came back */
+		n_ok--; /* it was counted when its echo came back */
 	fails[kind]++;
 	n_fail++;
 	lc_close(c, false);
@@ -234,8 +249,11 @@ lc_fail_errno(struct lc_conn *c, int err, const char *what)
 	char msg[128];
 
 	snprintf(msg, sizeof(msg), "%s: %s", what, strerror(err));
-	lc_fail(c, err == ECONNREFUSED ? F_REFUSED :
-	    err == ECONNRESET || err == EPIPE ? F_RESET : F_CONNECT, msg);
+	lc_fail(c,
+	    err == ECONNREFUSED                     ? F_REFUSED
+		: err == ECONNRESET || err == EPIPE ? F_RESET
+						    : F_CONNECT,
+	    msg);
 }
 
 static int
@@ -248,7 +266,7 @@ lc_connect(struct lc_conn *c)
 	c->st = S_CONNECTING;
 	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (c->fd == -1) {
-		n_handshaking++;	/* lc_fail takes it back */
+		n_handshaking++; /* lc_fail takes it back */
 		lc_fail_errno(c, errno, "socket");
 		return -1;
 	}
@@ -356,9 +374,10 @@ lc_send_request(struct lc_conn *c)
 
 	/* n_started already counts this request. */
 	c->last = per_conn <= 1 || c->reqs + 1 >= per_conn || n_started >= n_total;
-	n = snprintf(req, sizeof(req), "GET http://127.0.0.1:%u%s HTTP/1.1\r\n"
-	    "Host: 127.0.0.1:%u\r\nUser-Agent: load-client\r\n%s\r\n", up_port, path,
-	    up_port, c->last ? "Connection: close\r\n" : "");
+	n = snprintf(req, sizeof(req),
+	    "GET http://127.0.0.1:%u%s HTTP/1.1\r\n"
+	    "Host: 127.0.0.1:%u\r\nUser-Agent: load-client\r\n%s\r\n",
+	    up_port, path, up_port, c->last ? "Connection: close\r\n" : "");
 	lc_set_out(c, req, (size_t)n);
 	c->st = S_RESP_HEAD;
 	c->chunked = false;
@@ -367,7 +386,7 @@ lc_send_request(struct lc_conn *c)
 }
 
 static const char slow_http_fmt[] = "GET http://127.0.0.1:%u/ HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
-    "X-Slow: ";
+				    "X-Slow: ";
 
 /* The byte of the slowloris script at position i: a head that never ends. */
 static char
@@ -379,8 +398,8 @@ lc_slow_byte(size_t i)
 
 	if (proxy == P_HTTP) {
 		if (headlen == 0)
-			headlen = (size_t)snprintf(head, sizeof(head), slow_http_fmt, up_port,
-			    up_port);
+			headlen = (size_t)snprintf(
+			    head, sizeof(head), slow_http_fmt, up_port, up_port);
 		return i < headlen ? head[i] : 'a';
 	}
 	if (socks[0] == 0) {
@@ -404,8 +423,10 @@ lc_start(struct lc_conn *c)
 		if (mode == M_VANISH && c->kind != 2) {
 			/* Half a request, then gone. */
 			if (proxy == P_HTTP)
-				n = snprintf(req, sizeof(req), "GET http://127.0.0.1:%u/ HTTP/1.1\r\n"
-				    "Ho", up_port);
+				n = snprintf(req, sizeof(req),
+				    "GET http://127.0.0.1:%u/ HTTP/1.1\r\n"
+				    "Ho",
+				    up_port);
 			else
 				n = (int)(memcpy(req, "\x05\x01\x00\x05\x01", 5), 5);
 			lc_set_out(c, req, (size_t)n);
@@ -419,8 +440,10 @@ lc_start(struct lc_conn *c)
 			return;
 		}
 		if (proxy == P_HTTP)
-			n = snprintf(req, sizeof(req), "CONNECT 127.0.0.1:%u HTTP/1.1\r\n"
-			    "Host: 127.0.0.1:%u\r\n\r\n", up_port, up_port);
+			n = snprintf(req, sizeof(req),
+			    "CONNECT 127.0.0.1:%u HTTP/1.1\r\n"
+			    "Host: 127.0.0.1:%u\r\n\r\n",
+			    up_port, up_port);
 		else
 			n = (int)(memcpy(req, "\x05\x01\x00", 3), 3);
 		lc_set_out(c, req, (size_t)n);
@@ -553,8 +576,9 @@ lc_echo(struct lc_conn *c)
 	if (c->st != S_ECHO) {
 		/* S_OPEN or S_HELD: nothing should arrive, and the tunnel must stay. */
 		if (r == 0)
-			lc_fail(c, F_EOF, c->st == S_OPEN ? "tunnel closed before the check" :
-			    "tunnel closed while held");
+			lc_fail(c, F_EOF,
+			    c->st == S_OPEN ? "tunnel closed before the check"
+					    : "tunnel closed while held");
 		else if (c->inlen > 0)
 			lc_fail(c, F_MISMATCH, "unexpected bytes on an idle tunnel");
 		return;
@@ -721,7 +745,7 @@ lc_response(struct lc_conn *c)
 		} else if (cl != NULL)
 			c->body_left = strtoull(cl + 17, NULL, 10);
 		else
-			c->body_left = UINT64_MAX;	/* to EOF */
+			c->body_left = UINT64_MAX; /* to EOF */
 		lc_consume(c, (size_t)(end - c->in) + 4);
 		c->st = S_RESP_BODY;
 	}
@@ -776,7 +800,7 @@ lc_next(struct lc_conn *c)
 		c->kind = (unsigned)(n_started % 3);
 		if (lc_connect(c) == 0)
 			return;
-		n_started++;		/* that one failed at once: the next */
+		n_started++; /* that one failed at once: the next */
 	}
 }
 
@@ -917,7 +941,7 @@ lc_run(bool (*done)(void), uint64_t until)
 	}
 }
 
-static unsigned long open_next;		/* tunnels: the next connection to open */
+static unsigned long open_next; /* tunnels: the next connection to open */
 
 static bool
 tunnels_opened(void)
@@ -1003,7 +1027,8 @@ main(int argc, char **argv)
 			break;
 		case 'p':
 			path = optarg;
-			if (path[0] != '/' || strlen(path) > 200 || strpbrk(path, " \r\n") != NULL)
+			if (path[0] != '/' || strlen(path) > 200 ||
+			    strpbrk(path, " \r\n") != NULL)
 				lc_usage();
 			break;
 		case 'b':
@@ -1061,8 +1086,8 @@ main(int argc, char **argv)
 	t0 = lc_now();
 	deadline = t0 + limit_s * 1000;
 
-	nslots = mode == M_TUNNELS || mode == M_SLOWLORIS ? n_total :
-	    (conc < n_total ? conc : n_total);
+	nslots = mode == M_TUNNELS || mode == M_SLOWLORIS ? n_total
+							  : (conc < n_total ? conc : n_total);
 	conns = lc_alloc(NULL, nslots * sizeof(*conns));
 	for (i = 0; i < nslots; i++) {
 		conns[i] = lc_alloc(NULL, sizeof(**conns));
@@ -1113,8 +1138,8 @@ main(int argc, char **argv)
 		break;
 	}
 
-	printf("mode=%s proxy=%s n=%lu ok=%lu fail=%lu elapsed_ms=%llu",
-	    argv[0], proxy == P_HTTP ? "http" : "socks", n_total, n_ok, n_fail,
+	printf("mode=%s proxy=%s n=%lu ok=%lu fail=%lu elapsed_ms=%llu", argv[0],
+	    proxy == P_HTTP ? "http" : "socks", n_total, n_ok, n_fail,
 	    (unsigned long long)(lc_now() - t0));
 	for (k = 0; k < F_MAX; k++)
 		printf(" %s=%lu", fail_name[k], fails[k]);

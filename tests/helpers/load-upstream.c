@@ -38,22 +38,25 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 
-#define UP_HEAD_MAX	16384		/* a request head longer than this is refused */
+#define UP_HEAD_MAX 16384 /* a request head longer than this is refused */
 #define UP_RST_ANNOUNCED (1024 * 1024)
-#define UP_RST_SENT	4096
+#define UP_RST_SENT 4096
 
-enum up_mode { UP_ECHO, UP_HTTP };
+enum up_mode {
+	UP_ECHO,
+	UP_HTTP
+};
 
 struct up_conn {
 	int fd;
-	char *in;			/* http: request bytes not yet used */
+	char *in; /* http: request bytes not yet used */
 	size_t inlen, incap;
-	char *out;			/* bytes waiting for the socket */
+	char *out; /* bytes waiting for the socket */
 	size_t outoff, outlen, outcap;
-	uint64_t skip;			/* http: request body bytes still to drop */
-	bool started;			/* echo: first bytes seen */
-	bool close_after;		/* close once out is flushed */
-	bool reading;			/* EPOLLIN registered (else EPOLLOUT) */
+	uint64_t skip;    /* http: request body bytes still to drop */
+	bool started;     /* echo: first bytes seen */
+	bool close_after; /* close once out is flushed */
+	bool reading;     /* EPOLLIN registered (else EPOLLOUT) */
 };
 
 static volatile sig_atomic_t up_stop;
@@ -222,10 +225,13 @@ up_http_serve(struct up_conn *c)
 			size_t tl = te != NULL ? (size_t)(te - t) : 0;
 
 			if (tl >= 4 && memcmp(t + tl - 4, "/rst", 4) == 0) {
-				n = snprintf(hd, sizeof(hd), "HTTP/1.1 200 OK\r\n"
-				    "Content-Length: %d\r\n\r\n", UP_RST_ANNOUNCED);
+				n = snprintf(hd, sizeof(hd),
+				    "HTTP/1.1 200 OK\r\n"
+				    "Content-Length: %d\r\n\r\n",
+				    UP_RST_ANNOUNCED);
 				up_queue(c, hd, (size_t)n);
-				up_queue(c, body, body_len < UP_RST_SENT ? body_len : UP_RST_SENT);
+				up_queue(
+				    c, body, body_len < UP_RST_SENT ? body_len : UP_RST_SENT);
 				(void)up_flush(c);
 				up_reset(c);
 				return -1;
@@ -236,9 +242,10 @@ up_http_serve(struct up_conn *c)
 		if ((v = up_header(c->in, "Connection", &vlen)) != NULL && vlen >= 5 &&
 		    strncasecmp(v, "close", 5) == 0)
 			c->close_after = true;
-		n = snprintf(hd, sizeof(hd), "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
-		    "Content-Length: %zu\r\n%s\r\n", body_len,
-		    c->close_after ? "Connection: close\r\n" : "");
+		n = snprintf(hd, sizeof(hd),
+		    "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+		    "Content-Length: %zu\r\n%s\r\n",
+		    body_len, c->close_after ? "Connection: close\r\n" : "");
 		up_queue(c, hd, (size_t)n);
 		up_queue(c, body, body_len);
 		memmove(c->in, c->in + used, c->inlen - used);
@@ -459,7 +466,7 @@ main(int argc, char **argv)
 				up_write(c);
 		}
 	}
-	fprintf(stderr, "load-upstream: accepted=%llu requests=%llu resets=%llu\n",
-	    n_accepted, n_requests, n_resets);
+	fprintf(stderr, "load-upstream: accepted=%llu requests=%llu resets=%llu\n", n_accepted,
+	    n_requests, n_resets);
 	return 0;
 }

@@ -25,7 +25,8 @@
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: macos-launch --sandbox-exec PROG [--log PROG] [--shell SH] "
+	fprintf(stderr,
+	    "usage: macos-launch --sandbox-exec PROG [--log PROG] [--shell SH] "
 	    "[--start-ms N] [--drain-ms N] [--quiet-ms N] [--violations FILE] [-d] -s SETTINGS "
 	    "(-c STRING | -- CMD...)\n");
 	exit(LAUNCH_FAIL);

@@ -38,18 +38,18 @@
 #include "util.h"
 
 #ifndef AF_VSOCK
-#define AF_VSOCK	40
+#define AF_VSOCK 40
 #endif
 #ifndef __X32_SYSCALL_BIT
-#define __X32_SYSCALL_BIT	0x40000000
+#define __X32_SYSCALL_BIT 0x40000000
 #endif
-#define HIBITS		(1UL << 32)
+#define HIBITS (1UL << 32)
 /* An address no process has mapped: the kernel's copy-in fails with EFAULT. */
-#define BADPTR		((void *)~0UL)
+#define BADPTR ((void *)~0UL)
 /* A flag no kernel defines, for calls that check their flags first. */
-#define BADFLAG		0x80000000U
+#define BADFLAG 0x80000000U
 /* socket(2) rejects a type past SOCK_MAX before looking the family up (no module load). */
-#define BADTYPE		15
+#define BADTYPE 15
 
 /* clone3's argument block, version 0 (64 bytes). */
 struct probe_clone_args {
@@ -92,12 +92,36 @@ sock_try(unsigned long family, int type)
 	return closing(syscall(SYS_socket, family, (unsigned long)type | SOCK_CLOEXEC, 0UL));
 }
 
-static int p_socket_unix(void) { return sock_try(AF_UNIX, SOCK_STREAM); }
-static int p_socket_unix_hibits(void) { return sock_try(HIBITS | AF_UNIX, SOCK_STREAM); }
-static int p_socket_vsock(void) { return sock_try(AF_VSOCK, BADTYPE); }
-static int p_socket_vsock_hibits(void) { return sock_try(HIBITS | AF_VSOCK, BADTYPE); }
-static int p_socket_inet(void) { return sock_try(AF_INET, SOCK_STREAM); }
-static int p_socket_inet6(void) { return sock_try(AF_INET6, SOCK_STREAM); }
+static int
+p_socket_unix(void)
+{
+	return sock_try(AF_UNIX, SOCK_STREAM);
+}
+static int
+p_socket_unix_hibits(void)
+{
+	return sock_try(HIBITS | AF_UNIX, SOCK_STREAM);
+}
+static int
+p_socket_vsock(void)
+{
+	return sock_try(AF_VSOCK, BADTYPE);
+}
+static int
+p_socket_vsock_hibits(void)
+{
+	return sock_try(HIBITS | AF_VSOCK, BADTYPE);
+}
+static int
+p_socket_inet(void)
+{
+	return sock_try(AF_INET, SOCK_STREAM);
+}
+static int
+p_socket_inet6(void)
+{
+	return sock_try(AF_INET6, SOCK_STREAM);
+}
 
 static int
 p_socketpair_unix(void)
@@ -114,7 +138,7 @@ p_socketpair_unix(void)
 static int
 p_io_uring_setup(void)
 {
-	unsigned char params[120];	/* struct io_uring_params, zeroed */
+	unsigned char params[120]; /* struct io_uring_params, zeroed */
 
 	memset(params, 0, sizeof(params));
 	return closing(syscall(SYS_io_uring_setup, 1UL, params));
@@ -133,7 +157,11 @@ p_io_uring_register(void)
 }
 
 /* The probe already runs in a child of its own, which exits right after. */
-static int p_unshare_newuser(void) { return result(unshare(CLONE_NEWUSER)); }
+static int
+p_unshare_newuser(void)
+{
+	return result(unshare(CLONE_NEWUSER));
+}
 
 static int
 p_unshare_newuser_hibits(void)
@@ -159,8 +187,8 @@ child_reap(long pid)
 static int
 p_clone_newuser(void)
 {
-	return child_reap(syscall(SYS_clone, (unsigned long)(CLONE_NEWUSER | SIGCHLD),
-	    0UL, NULL, NULL, 0UL));
+	return child_reap(
+	    syscall(SYS_clone, (unsigned long)(CLONE_NEWUSER | SIGCHLD), 0UL, NULL, NULL, 0UL));
 }
 
 static int
@@ -173,7 +201,11 @@ p_clone3(void)
 	return child_reap(syscall(SYS_clone3, &ca, sizeof(ca)));
 }
 
-static int p_setns(void) { return result(syscall(SYS_setns, -1L, 0L)); }
+static int
+p_setns(void)
+{
+	return result(syscall(SYS_setns, -1L, 0L));
+}
 
 static int
 p_mount(void)
@@ -181,8 +213,16 @@ p_mount(void)
 	return result(syscall(SYS_mount, "srt-probe", probe_dir, BADPTR, 0UL, NULL));
 }
 
-static int p_umount2(void) { return result(syscall(SYS_umount2, probe_dir, BADFLAG)); }
-static int p_pivot_root(void) { return result(syscall(SYS_pivot_root, BADPTR, BADPTR)); }
+static int
+p_umount2(void)
+{
+	return result(syscall(SYS_umount2, probe_dir, BADFLAG));
+}
+static int
+p_pivot_root(void)
+{
+	return result(syscall(SYS_pivot_root, BADPTR, BADPTR));
+}
 
 static int
 p_open_tree(void)
@@ -196,7 +236,11 @@ p_move_mount(void)
 	return result(syscall(SYS_move_mount, -1L, "", -1L, "", MOVE_MOUNT_F_EMPTY_PATH));
 }
 
-static int p_fsopen(void) { return closing(syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC)); }
+static int
+p_fsopen(void)
+{
+	return closing(syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC));
+}
 
 static int
 p_fsconfig(void)
@@ -204,7 +248,11 @@ p_fsconfig(void)
 	return result(syscall(SYS_fsconfig, -1L, FSCONFIG_SET_FLAG, "ro", NULL, 0L));
 }
 
-static int p_fsmount(void) { return closing(syscall(SYS_fsmount, -1L, 0UL, 0UL)); }
+static int
+p_fsmount(void)
+{
+	return closing(syscall(SYS_fsmount, -1L, 0UL, 0UL));
+}
 
 static int
 p_fspick(void)
@@ -249,27 +297,68 @@ ioctl_try(unsigned long cmd, void *arg)
 	int fd;
 
 	if ((fd = pty_own()) == -1)
-		return errno + 1000;	/* setup failure: reported as an odd errno */
+		return errno + 1000; /* setup failure: reported as an odd errno */
 	return result(syscall(SYS_ioctl, (long)fd, cmd, arg));
 }
 
-static int p_tiocsti(void) { char c = ' '; return ioctl_try(TIOCSTI, &c); }
-static int p_tiocsti_hibits(void) { char c = ' '; return ioctl_try(HIBITS | TIOCSTI, &c); }
+static int
+p_tiocsti(void)
+{
+	char c = ' ';
+	return ioctl_try(TIOCSTI, &c);
+}
+static int
+p_tiocsti_hibits(void)
+{
+	char c = ' ';
+	return ioctl_try(HIBITS | TIOCSTI, &c);
+}
 /* Subcode 7 (TIOCL_GETSHIFTSTATE) only reads; a pty has no TIOCLINUX at all. */
-static int p_tioclinux(void) { char c = 7; return ioctl_try(TIOCLINUX, &c); }
-static int p_tioclinux_hibits(void) { char c = 7; return ioctl_try(HIBITS | TIOCLINUX, &c); }
+static int
+p_tioclinux(void)
+{
+	char c = 7;
+	return ioctl_try(TIOCLINUX, &c);
+}
+static int
+p_tioclinux_hibits(void)
+{
+	char c = 7;
+	return ioctl_try(HIBITS | TIOCLINUX, &c);
+}
 
 /*
  * Keyrings: keyctl only asks the session keyring's id; add_key and request_key name a
  * key type that does not exist, so without a filter they fail with ENODEV and change
  * nothing, even outside a sandbox.
  */
-static int p_keyctl(void) { return result(syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */, -3L /* session */, 0L)); }
-static int p_add_key(void) { return result(syscall(SYS_add_key, "srt-probe-no-such-type", "x", NULL, 0L, -3L)); }
-static int p_request_key(void) { return result(syscall(SYS_request_key, "srt-probe-no-such-type", "x", NULL, 0L)); }
+static int
+p_keyctl(void)
+{
+	return result(
+	    syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */, -3L /* session */, 0L));
+}
+static int
+p_add_key(void)
+{
+	return result(syscall(SYS_add_key, "srt-probe-no-such-type", "x", NULL, 0L, -3L));
+}
+static int
+p_request_key(void)
+{
+	return result(syscall(SYS_request_key, "srt-probe-no-such-type", "x", NULL, 0L));
+}
 
-static int p_x32_getpid(void) { return result(syscall(__X32_SYSCALL_BIT | SYS_getpid)); }
-static int p_nr_minus1(void) { return result(syscall(-1L)); }
+static int
+p_x32_getpid(void)
+{
+	return result(syscall(__X32_SYSCALL_BIT | SYS_getpid));
+}
+static int
+p_nr_minus1(void)
+{
+	return result(syscall(-1L));
+}
 
 static int
 p_ia32_getpid(void)
@@ -278,8 +367,10 @@ p_ia32_getpid(void)
 	long r;
 
 	/* int $0x80 enters the kernel through the 32-bit ABI: getpid is 20 there. */
-	__asm__ __volatile__("int $0x80" : "=a"(r) : "a"(20L)
-	    : "memory", "rcx", "r8", "r9", "r10", "r11");
+	__asm__ __volatile__("int $0x80"
+			     : "=a"(r)
+			     : "a"(20L)
+			     : "memory", "rcx", "r8", "r9", "r10", "r11");
 	if (r < 0 && r > -4096)
 		return (int)-r;
 	return 0;
@@ -289,8 +380,8 @@ p_ia32_getpid(void)
 }
 
 static const struct probe {
-	const char	*name;
-	probe_fn	 fn;
+	const char *name;
+	probe_fn fn;
 } probes[] = {
 	{ "socket-unix", p_socket_unix },
 	{ "socket-unix-hibits", p_socket_unix_hibits },
@@ -329,7 +420,7 @@ static const struct probe {
 	{ "nr-minus1", p_nr_minus1 },
 };
 
-#define NPROBES	(sizeof(probes) / sizeof(probes[0]))
+#define NPROBES (sizeof(probes) / sizeof(probes[0]))
 
 static void
 report(const char *name, int err)
@@ -339,8 +430,8 @@ report(const char *name, int err)
 	if (err == 0)
 		printf("%s: ok\n", name);
 	else if (err > 1000)
-		printf("%s: setup-errno=%s\n", name,
-		    (e = strerrorname_np(err - 1000)) ? e : "?");
+		printf(
+		    "%s: setup-errno=%s\n", name, (e = strerrorname_np(err - 1000)) ? e : "?");
 	else if ((e = strerrorname_np(err)) != NULL)
 		printf("%s: errno=%s\n", name, e);
 	else
@@ -437,7 +528,8 @@ usage(void)
 {
 	size_t i;
 
-	fprintf(stderr, "usage: try-syscall [--userns] [--filter FILE] PROBE... | all\n"
+	fprintf(stderr,
+	    "usage: try-syscall [--userns] [--filter FILE] PROBE... | all\n"
 	    "probes:");
 	for (i = 0; i < NPROBES; i++)
 		fprintf(stderr, " %s", probes[i].name);

@@ -25,7 +25,8 @@
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: win-launch [--shell SH] [--stop-ms N] [--violations FILE] "
+	fprintf(stderr,
+	    "usage: win-launch [--shell SH] [--stop-ms N] [--violations FILE] "
 	    "[-d] -s SETTINGS (-c STRING | -- CMD...)\n");
 	exit(LAUNCH_FAIL);
 }

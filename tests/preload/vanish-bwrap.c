@@ -19,12 +19,11 @@
 int mount(const char *, const char *, const char *, unsigned long, const void *);
 
 int
-mount(const char *src, const char *dst, const char *type, unsigned long flags,
-    const void *data)
+mount(const char *src, const char *dst, const char *type, unsigned long flags, const void *data)
 {
 	int (*next)(const char *, const char *, const char *, unsigned long,
-	    const void *) = (int (*)(const char *, const char *, const char *,
-	    unsigned long, const void *))dlsym(RTLD_NEXT, "mount");
+	    const void *) = (int (*)(const char *, const char *, const char *, unsigned long,
+	    const void *))dlsym(RTLD_NEXT, "mount");
 	static int done;
 	const char *v = getenv("SRT_TEST_VANISH");
 	char *list, *p, *save = NULL;
@@ -33,7 +32,7 @@ mount(const char *src, const char *dst, const char *type, unsigned long flags,
 		done = 1;
 		list = strdup(v);
 		for (p = list != NULL ? strtok_r(list, ":", &save) : NULL; p != NULL;
-		    p = strtok_r(NULL, ":", &save))
+		     p = strtok_r(NULL, ":", &save))
 			if (unlink(p) == -1)
 				(void)rmdir(p);
 		free(list);

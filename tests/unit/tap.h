@@ -8,7 +8,7 @@
 static int tap_count, tap_failed;
 
 #ifdef _WIN32
-__attribute__((format(gnu_printf, 4, 5)))      /* mingw's C99 printf (make win) */
+__attribute__((format(gnu_printf, 4, 5))) /* mingw's C99 printf (make win) */
 #else
 __attribute__((format(printf, 4, 5)))
 #endif

@@ -12,7 +12,7 @@ static void
 test_literals(void)
 {
 	static const struct {
-		const char *in, *out;   /* out NULL: rejected */
+		const char *in, *out; /* out NULL: rejected */
 	} t[] = {
 		{ "1.2.3.4", "1.2.3.4" },
 		{ "0.0.0.0", "0.0.0.0" },
@@ -73,8 +73,9 @@ test_literals(void)
 		if (t[i].out == NULL)
 			ok(r == -1, "literal \"%s\" rejected", t[i].in);
 		else
-			ok(r == 0 && strcmp(out, t[i].out) == 0, "literal \"%s\" -> %s (got %s)",
-			    t[i].in, t[i].out, r == 0 ? out : "rejected");
+			ok(r == 0 && strcmp(out, t[i].out) == 0,
+			    "literal \"%s\" -> %s (got %s)", t[i].in, t[i].out,
+			    r == 0 ? out : "rejected");
 	}
 	{
 		struct ip_addr a, b;
@@ -92,7 +93,7 @@ static void
 test_ranges(void)
 {
 	static const struct {
-		const char *in, *out;   /* out NULL: rejected */
+		const char *in, *out; /* out NULL: rejected */
 	} t[] = {
 		{ "10.0.0.0/8", "10.0.0.0/8" },
 		{ "10.1.2.3/8", "10.0.0.0/8" },
@@ -149,7 +150,8 @@ test_ranges(void)
 			addr_range_format(&r, out, sizeof(out));
 		if (t[i].out == NULL)
 			ok(rc == -1 && why != NULL && *why != '\0',
-			    "range \"%s\" rejected (%s)", t[i].in, why != NULL ? why : "no reason");
+			    "range \"%s\" rejected (%s)", t[i].in,
+			    why != NULL ? why : "no reason");
 		else
 			ok(rc == 0 && strcmp(out, t[i].out) == 0, "range \"%s\" -> %s (got %s)",
 			    t[i].in, t[i].out, rc == 0 ? out : why);
@@ -210,7 +212,7 @@ static void
 test_embedded(void)
 {
 	static const struct {
-		const char *addr, *v4;  /* v4 NULL: none */
+		const char *addr, *v4; /* v4 NULL: none */
 	} t[] = {
 		{ "::ffff:1.2.3.4", "1.2.3.4" },
 		{ "::1.2.3.4", "1.2.3.4" },
@@ -255,34 +257,71 @@ static void
 test_classes(void)
 {
 	enum {
-		L = ADDR_CLASS_LOOPBACK, U = ADDR_CLASS_UNSPECIFIED, LL = ADDR_CLASS_LINK_LOCAL,
-		M = ADDR_CLASS_MULTICAST, B = ADDR_CLASS_BROADCAST, MD = ADDR_CLASS_METADATA,
+		L = ADDR_CLASS_LOOPBACK,
+		U = ADDR_CLASS_UNSPECIFIED,
+		LL = ADDR_CLASS_LINK_LOCAL,
+		M = ADDR_CLASS_MULTICAST,
+		B = ADDR_CLASS_BROADCAST,
+		MD = ADDR_CLASS_METADATA,
 	};
 	static const struct {
 		const char *addr;
 		unsigned classes;
 	} t[] = {
-		{ "127.0.0.1", L }, { "127.255.255.255", L }, { "128.0.0.0", 0 },
+		{ "127.0.0.1", L },
+		{ "127.255.255.255", L },
+		{ "128.0.0.0", 0 },
 		{ "126.255.255.255", 0 },
 		/* ::1 also embeds 0.0.0.1, which is in 0.0.0.0/8 */
-		{ "::1", L | U }, { "::", U }, { "::2", U },
-		{ "0.0.0.0", U }, { "0.255.255.255", U }, { "1.0.0.0", 0 },
-		{ "169.254.169.254", LL }, { "169.254.0.0", LL }, { "169.255.0.0", 0 },
-		{ "fe80::1", LL }, { "febf:ffff::", LL }, { "fec0::1", 0 },
-		{ "224.0.0.1", M }, { "239.255.255.255", M }, { "240.0.0.0", 0 },
-		{ "223.255.255.255", 0 }, { "ff02::1", M }, { "feff::", 0 },
-		{ "255.255.255.255", B }, { "255.255.255.254", 0 },
-		{ "100.100.100.200", MD }, { "100.100.100.201", 0 }, { "168.63.129.16", MD },
-		{ "192.0.0.192", MD }, { "fd00:ec2::254", MD }, { "fd00:ec2:ffff::1", MD },
-		{ "fd00:ec3::", 0 }, { "fd20:ce::254", MD }, { "fd20:ce::253", 0 },
-		{ "fd00:c1::a9fe:a9fe", MD }, { "fd00:c1::a9fe:a9ff", 0 }, { "fd00:42::42", MD },
-		{ "fd00:a9fe:a9fe::1", MD }, { "fd00:100::100:200", MD },
-		{ "::ffff:127.0.0.1", L }, { "64:ff9b::7f00:1", L }, { "2002:7f00:1::", L },
-		{ "64:ff9b:1::7f00:1", 0 }, { "::ffff:169.254.169.254", LL },
-		{ "2002:a9fe:a9fe::1", LL }, { "::ffff:0:a9fe:a9fe", LL }, { "::a9fe:a9fe", LL },
-		{ "::ffff:255.255.255.255", B }, { "64:ff9b::e000:1", M },
+		{ "::1", L | U },
+		{ "::", U },
+		{ "::2", U },
+		{ "0.0.0.0", U },
+		{ "0.255.255.255", U },
+		{ "1.0.0.0", 0 },
+		{ "169.254.169.254", LL },
+		{ "169.254.0.0", LL },
+		{ "169.255.0.0", 0 },
+		{ "fe80::1", LL },
+		{ "febf:ffff::", LL },
+		{ "fec0::1", 0 },
+		{ "224.0.0.1", M },
+		{ "239.255.255.255", M },
+		{ "240.0.0.0", 0 },
+		{ "223.255.255.255", 0 },
+		{ "ff02::1", M },
+		{ "feff::", 0 },
+		{ "255.255.255.255", B },
+		{ "255.255.255.254", 0 },
+		{ "100.100.100.200", MD },
+		{ "100.100.100.201", 0 },
+		{ "168.63.129.16", MD },
+		{ "192.0.0.192", MD },
+		{ "fd00:ec2::254", MD },
+		{ "fd00:ec2:ffff::1", MD },
+		{ "fd00:ec3::", 0 },
+		{ "fd20:ce::254", MD },
+		{ "fd20:ce::253", 0 },
+		{ "fd00:c1::a9fe:a9fe", MD },
+		{ "fd00:c1::a9fe:a9ff", 0 },
+		{ "fd00:42::42", MD },
+		{ "fd00:a9fe:a9fe::1", MD },
+		{ "fd00:100::100:200", MD },
+		{ "::ffff:127.0.0.1", L },
+		{ "64:ff9b::7f00:1", L },
+		{ "2002:7f00:1::", L },
+		{ "64:ff9b:1::7f00:1", 0 },
+		{ "::ffff:169.254.169.254", LL },
+		{ "2002:a9fe:a9fe::1", LL },
+		{ "::ffff:0:a9fe:a9fe", LL },
+		{ "::a9fe:a9fe", LL },
+		{ "::ffff:255.255.255.255", B },
+		{ "64:ff9b::e000:1", M },
 		{ "2002:6464:64c8::", MD },
-		{ "10.0.0.1", 0 }, { "192.168.1.1", 0 }, { "fc00::1", 0 }, { "2001:db8::1", 0 },
+		{ "10.0.0.1", 0 },
+		{ "192.168.1.1", 0 },
+		{ "fc00::1", 0 },
+		{ "2001:db8::1", 0 },
 	};
 	static const struct {
 		unsigned class;
@@ -309,8 +348,8 @@ test_classes(void)
 		    t[i].classes, got);
 	}
 	for (i = 0; i < sizeof(w) / sizeof(w[0]); i++)
-		ok(strcmp(addr_class_words(w[i].class), w[i].words) == 0, "class 0x%x reads \"%s\"",
-		    w[i].class, w[i].words);
+		ok(strcmp(addr_class_words(w[i].class), w[i].words) == 0,
+		    "class 0x%x reads \"%s\"", w[i].class, w[i].words);
 }
 
 /* The one port parser of the CONNECT and request targets and srt-policy match. */
@@ -322,17 +361,26 @@ test_ports(void)
 		int rc;
 		uint16_t port;
 	} cases[] = {
-		{ "1", 0, 1 }, { "443", 0, 443 }, { "65535", 0, 65535 }, { "00080", 0, 80 },
-		{ "0", -1, 0 }, { "65536", -1, 0 }, { "", -1, 0 }, { "123456", -1, 0 },
-		{ "+80", -1, 0 }, { "-1", -1, 0 }, { " 80", -1, 0 }, { "8a", -1, 0 },
+		{ "1", 0, 1 },
+		{ "443", 0, 443 },
+		{ "65535", 0, 65535 },
+		{ "00080", 0, 80 },
+		{ "0", -1, 0 },
+		{ "65536", -1, 0 },
+		{ "", -1, 0 },
+		{ "123456", -1, 0 },
+		{ "+80", -1, 0 },
+		{ "-1", -1, 0 },
+		{ " 80", -1, 0 },
+		{ "8a", -1, 0 },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint16_t port = 0;
 		int rc = port_parse(cases[i].s, strlen(cases[i].s), &port);
 
-		ok(rc == cases[i].rc && (rc != 0 || port == cases[i].port),
-		    "port \"%s\": %s", cases[i].s, rc == 0 ? "accepted" : "refused");
+		ok(rc == cases[i].rc && (rc != 0 || port == cases[i].port), "port \"%s\": %s",
+		    cases[i].s, rc == 0 ? "accepted" : "refused");
 	}
 }
 

@@ -20,7 +20,7 @@ test_growth(void)
 	/* srt-httpd's replies were formatted into 1 KiB and silently cut past it. */
 	buf_addf(&b, "HTTP/1.1 %d %s\r\n", 403, big);
 	ok(b.len == 13 + strlen(big) + 2 && memcmp(b.p + b.off + 13, big, strlen(big)) == 0 &&
-	    memcmp(b.p + b.off + b.len - 2, "\r\n", 2) == 0,
+		memcmp(b.p + b.off + b.len - 2, "\r\n", 2) == 0,
 	    "a formatted text of %zu bytes is kept whole", b.len);
 	buf_consume(&b, 9);
 	ok(b.len == 13 + strlen(big) + 2 - 9 && strncmp(b.p + b.off, "403 ", 4) == 0,
@@ -28,7 +28,8 @@ test_growth(void)
 	for (i = 0; i < 100000; i++)
 		buf_addc(&b, 'x');
 	ok(b.len == 100000 + strlen(big) + 6 && b.p[b.off + b.len - 1] == 'x' &&
-	    strncmp(b.p + b.off, "403 ", 4) == 0, "growth keeps what was there");
+		strncmp(b.p + b.off, "403 ", 4) == 0,
+	    "growth keeps what was there");
 	buf_consume(&b, b.len);
 	ok(b.len == 0 && b.off == 0, "consuming everything empties it");
 	buf_add(&b, "abc", 3);
@@ -55,8 +56,8 @@ static void
 test_ints(void)
 {
 	struct buf b = { 0 };
-	static const unsigned char want[] = { 0x7f, 0x34, 0x12, 0x78, 0x56, 0x34, 0x12,
-	    8, 7, 6, 5, 4, 3, 2, 1 };
+	static const unsigned char want[] = { 0x7f, 0x34, 0x12, 0x78, 0x56, 0x34, 0x12, 8, 7, 6,
+		5, 4, 3, 2, 1 };
 
 	buf_u8(&b, 0x7f);
 	buf_u16le(&b, 0x1234);
@@ -80,11 +81,14 @@ test_jstr(void)
 		{ "\n\r\t\b\f", 5, "\"\\n\\r\\t\\b\\f\"" },
 		{ "\x01\x1f\x7f", 3, "\"\\u0001\\u001f\\u007f\"" },
 		{ "a\0b", 3, "\"a\\u0000b\"" },
-		{ "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 9, "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"" },
+		{ "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 9,
+		    "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"" },
 		{ "\xc3", 1, "\"\\ufffd\"" },
 		{ "\xc0\xaf", 2, "\"\\ufffd\\ufffd\"" },
 		{ "\xed\xa0\x80", 3, "\"\\ufffd\\ufffd\\ufffd\"" },
-		{ "\xff" "a", 2, "\"\\ufffda\"" },
+		{ "\xff"
+		  "a",
+		    2, "\"\\ufffda\"" },
 	};
 	struct buf b = { 0 };
 

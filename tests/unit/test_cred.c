@@ -28,12 +28,12 @@ test_sha256(void)
 
 	sha256("abc", 3, h);
 	hex_lower(h, SHA256_LEN, hex);
-	ok(strcmp(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad") ==
-	    0, "SHA-256(abc) (FIPS 180-4)");
+	ok(strcmp(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad") == 0,
+	    "SHA-256(abc) (FIPS 180-4)");
 	sha256("", 0, h);
 	hex_lower(h, SHA256_LEN, hex);
-	ok(strcmp(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855") ==
-	    0, "SHA-256 of nothing");
+	ok(strcmp(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855") == 0,
+	    "SHA-256 of nothing");
 	memset(big, 'a', sizeof(big));
 	{
 		struct sha256 s;
@@ -44,18 +44,19 @@ test_sha256(void)
 			sha256_update(&s, big, 1000);
 		sha256_final(&s, h2);
 		hex_lower(h2, SHA256_LEN, hex);
-		ok(strcmp(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
-		    == 0, "SHA-256 of a million a's, fed in pieces");
+		ok(strcmp(hex,
+		       "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0") == 0,
+		    "SHA-256 of a million a's, fed in pieces");
 	}
 	hmac_sha256("Jefe", 4, "what do ya want for nothing?", 28, h);
 	hex_lower(h, SHA256_LEN, hex);
-	ok(strcmp(hex, "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843") ==
-	    0, "HMAC-SHA256 (RFC 4231 case 2)");
+	ok(strcmp(hex, "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843") == 0,
+	    "HMAC-SHA256 (RFC 4231 case 2)");
 	memset(big, 0xaa, 131);
 	hmac_sha256(big, 131, "Test Using Larger Than Block-Size Key - Hash Key First", 54, h);
 	hex_lower(h, SHA256_LEN, hex);
-	ok(strcmp(hex, "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54") ==
-	    0, "HMAC-SHA256 with a key longer than a block (RFC 4231 case 6)");
+	ok(strcmp(hex, "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54") == 0,
+	    "HMAC-SHA256 with a key longer than a block (RFC 4231 case 6)");
 }
 
 static bool
@@ -87,8 +88,10 @@ test_sentinel(void)
 	char *a, *b;
 	int rc = cred_sentinel_make(5, &a);
 
-	ok(rc == 0 && sentinel_shape(a, 47), "a short value gets the 47-byte base sentinel: "
-	    "%s", a);
+	ok(rc == 0 && sentinel_shape(a, 47),
+	    "a short value gets the 47-byte base sentinel: "
+	    "%s",
+	    a);
 	ok(cred_sentinel_make(200, &b) == 0 && sentinel_shape(b, 200),
 	    "a 200-byte value gets a 200-byte sentinel");
 	ok(strncmp(a, b, 47) != 0, "two sentinels differ");
@@ -104,8 +107,8 @@ store_three(struct cred_store *st)
 	const char *const h1[] = { "api.example.com" }, *const h2[] = { "*.example.org" };
 
 	memset(st, 0, sizeof(*st));
-	cred_store_add(st, "env:A", "fake_value_AAAA", 15, "realA-longer-than-sentinel", 26,
-	    h1, 1, &why);
+	cred_store_add(
+	    st, "env:A", "fake_value_AAAA", 15, "realA-longer-than-sentinel", 26, h1, 1, &why);
 	cred_store_add(st, "env:B", "fake_value_BBBB", 15, "rB", 2, h1, 1, &why);
 	cred_store_add(st, "env:C", "eyJfake.C.x", 11, "real-C", 6, h2, 1, &why);
 }
@@ -124,9 +127,11 @@ test_subst(void)
 	ok(n == 2 && set[0] == &st.v[0] && set[1] == &st.v[1],
 	    "api.example.com (any case) gets A and B");
 	cnt = cred_subst(set, n, in, strlen(in), &out);
-	ok(cnt == 2 && strcmp(buf_str(&out), "x=realA-longer-than-sentinel&y=rB&z=eyJfake.C.x"
-	    "&w=fake_value_AAA") == 0, "A and B replaced, C and a cut sentinel kept: %s",
-	    buf_str(&out));
+	ok(cnt == 2 &&
+		strcmp(buf_str(&out),
+		    "x=realA-longer-than-sentinel&y=rB&z=eyJfake.C.x"
+		    "&w=fake_value_AAA") == 0,
+	    "A and B replaced, C and a cut sentinel kept: %s", buf_str(&out));
 	ok(cred_length_changes(set, n), "A's length changes");
 	free(set);
 	buf_reset(&out);
@@ -135,7 +140,7 @@ test_subst(void)
 	set = cred_for_host(&st, "a.b.example.org", 443, &n);
 	cnt = cred_subst(set, n, in, strlen(in), &out);
 	ok(n == 1 && cnt == 1 && strstr(buf_str(&out), "z=real-C&") != NULL &&
-	    strstr(buf_str(&out), "fake_value_AAAA") != NULL,
+		strstr(buf_str(&out), "fake_value_AAAA") != NULL,
 	    "*.example.org gets only C, a sentinel without the prefix");
 	free(set);
 	set = cred_for_host(&st, "example.org", 443, &n);
@@ -163,11 +168,21 @@ test_stream(void)
 		for (i = 0; i < 40; i++) {
 			seed = seed * 1103515245 + 12345;
 			switch ((seed >> 16) % 5) {
-			case 0: buf_adds(&in, "fake_value_AAAA"); break;
-			case 1: buf_adds(&in, "fake_value_BBBB"); break;
-			case 2: buf_adds(&in, "fake_value_"); break;
-			case 3: buf_adds(&in, "fake_value_AAAfake_value_BBBB"); break;
-			default: buf_addc(&in, (char)('a' + (seed >> 8) % 26)); break;
+			case 0:
+				buf_adds(&in, "fake_value_AAAA");
+				break;
+			case 1:
+				buf_adds(&in, "fake_value_BBBB");
+				break;
+			case 2:
+				buf_adds(&in, "fake_value_");
+				break;
+			case 3:
+				buf_adds(&in, "fake_value_AAAfake_value_BBBB");
+				break;
+			default:
+				buf_addc(&in, (char)('a' + (seed >> 8) % 26));
+				break;
 			}
 		}
 		cred_subst(set, n, in.p + in.off, in.len, &whole);
@@ -183,11 +198,12 @@ test_stream(void)
 		}
 		cred_stream_end(&cs, &streamed);
 		cred_stream_free(&cs);
-		if (whole.len != streamed.len || memcmp(whole.p + whole.off,
-		    streamed.p + streamed.off, whole.len) != 0)
+		if (whole.len != streamed.len ||
+		    memcmp(whole.p + whole.off, streamed.p + streamed.off, whole.len) != 0)
 			bad++;
 	}
-	ok(bad == 0, "300 random bodies cut at random: the stream equals the whole, and "
+	ok(bad == 0,
+	    "300 random bodies cut at random: the stream equals the whole, and "
 	    "holds back less than a sentinel");
 	free(set);
 	buf_free(&in), buf_free(&whole), buf_free(&streamed);
@@ -212,23 +228,27 @@ test_body(void)
 	cred_store_fields(&st, 0, fa, 2, &why);
 	set = cred_for_host(&st, "api.example.com", 443, &n);
 	ok(cred_body_any(set, n) && cred_body_length_changes(set, n) &&
-	    cred_store_fields(&st, 1, (const char *const[]){ "a b" }, 1, &why) == -1,
+		cred_store_fields(&st, 1, (const char *const[]){ "a b" }, 1, &why) == -1,
 	    "A goes into bodies; a field name with a blank is refused");
 	t = "t=fake_value_AAAA&u=fake_value_AAAA&xt=fake_value_AAAA&t=fake_value_BBBB"
 	    "&t=fake_value_AAAA";
 	cnt = cred_body_subst(set, n, t, strlen(t), &out);
-	ok(cnt == 2 && strcmp(buf_str(&out), "t=realA-longer-than-sentinel&u=fake_value_AAAA&"
-	    "xt=fake_value_AAAA&t=fake_value_BBBB&t=realA-longer-than-sentinel") == 0,
+	ok(cnt == 2 &&
+		strcmp(buf_str(&out),
+		    "t=realA-longer-than-sentinel&u=fake_value_AAAA&"
+		    "xt=fake_value_AAAA&t=fake_value_BBBB&t=realA-longer-than-sentinel") == 0,
 	    "form: t at the start and after &; not u, xt, nor B (no fields): %s",
 	    buf_str(&out));
 	buf_reset(&out);
 	t = "{\"client_secret\" :\n \"fake_value_AAAA\", \"x\": \"fake_value_AAAA\", "
 	    "\"y\": \"\\\"t\\\":\\\"fake_value_AAAA\", \"s\": \"t=fake_value_AAAA\"}";
 	cnt = cred_body_subst(set, n, t, strlen(t), &out);
-	ok(cnt == 1 && strncmp(buf_str(&out), "{\"client_secret\" :\n \"realA-longer", 33) ==
-	    0 && strstr(buf_str(&out), "\"x\": \"fake_value_AAAA\"") != NULL,
+	ok(cnt == 1 &&
+		strncmp(buf_str(&out), "{\"client_secret\" :\n \"realA-longer", 33) == 0 &&
+		strstr(buf_str(&out), "\"x\": \"fake_value_AAAA\"") != NULL,
 	    "JSON: the named member, blanks around the colon; not another member, an escaped "
-	    "quote or a form inside a string: %s", buf_str(&out));
+	    "quote or a form inside a string: %s",
+	    buf_str(&out));
 	buf_reset(&out);
 	cnt = cred_body_subst(set, n, "a=1&t=fake_value_AAAA", 21, &out);
 	ok(cnt == 1, "a form field after others");
@@ -263,12 +283,24 @@ test_body(void)
 		for (i = 0; i < 40; i++) {
 			seed = seed * 1103515245 + 12345;
 			switch ((seed >> 16) % 7) {
-			case 0: buf_adds(&in, "t=fake_value_AAAA"); break;
-			case 1: buf_adds(&in, "&t=fake_value_AAAA"); break;
-			case 2: buf_adds(&in, "\"client_secret\":  \"fake_value_AAAA"); break;
-			case 3: buf_adds(&in, "                                        "); break;
-			case 4: buf_adds(&in, "fake_value_AAAA"); break;
-			default: buf_addc(&in, (char)('a' + (seed >> 8) % 26)); break;
+			case 0:
+				buf_adds(&in, "t=fake_value_AAAA");
+				break;
+			case 1:
+				buf_adds(&in, "&t=fake_value_AAAA");
+				break;
+			case 2:
+				buf_adds(&in, "\"client_secret\":  \"fake_value_AAAA");
+				break;
+			case 3:
+				buf_adds(&in, "                                        ");
+				break;
+			case 4:
+				buf_adds(&in, "fake_value_AAAA");
+				break;
+			default:
+				buf_addc(&in, (char)('a' + (seed >> 8) % 26));
+				break;
 			}
 		}
 		cred_body_subst(set, n, in.p + in.off, in.len, &whole);
@@ -284,11 +316,12 @@ test_body(void)
 		}
 		cred_stream_end(&cs, &streamed);
 		cred_stream_free(&cs);
-		if (whole.len != streamed.len || memcmp(whole.p + whole.off,
-		    streamed.p + streamed.off, whole.len) != 0)
+		if (whole.len != streamed.len ||
+		    memcmp(whole.p + whole.off, streamed.p + streamed.off, whole.len) != 0)
 			bad++;
 	}
-	ok(bad == 0, "300 random bodies cut at random: the body stream equals the whole body, "
+	ok(bad == 0,
+	    "300 random bodies cut at random: the body stream equals the whole body, "
 	    "and holds back less than a sentinel and CRED_CTX bytes of context");
 	free(set);
 	buf_free(&out), buf_free(&in), buf_free(&whole), buf_free(&streamed);
@@ -310,13 +343,15 @@ test_scrub_short_sentinel(void)
 
 	for (i = 0; i < 300; i++)
 		buf_addc(&real, (char)('a' + i % 26));
-	cred_store_add(&st, "env:J", "fake_value_SHORT", 16, real.p + real.off, real.len, h, 1,
-	    &why);
+	cred_store_add(
+	    &st, "env:J", "fake_value_SHORT", 16, real.p + real.off, real.len, h, 1, &why);
 	cred_scrub_prepare(&st);
 	sc = cred_scrub(&st, real.p + real.off, real.len, &out);
-	ok(sc == 1 && out.len == real.len && memcmp(out.p + out.off, "fake_value_SHORT", 16) ==
-	    0 && strspn(buf_str(&out) + 16, "*") == real.len - 16,
-	    "a value longer than its sentinel: the sentinel, then '*': %.40s...", buf_str(&out));
+	ok(sc == 1 && out.len == real.len &&
+		memcmp(out.p + out.off, "fake_value_SHORT", 16) == 0 &&
+		strspn(buf_str(&out) + 16, "*") == real.len - 16,
+	    "a value longer than its sentinel: the sentinel, then '*': %.40s...",
+	    buf_str(&out));
 	buf_free(&out);
 	buf_free(&real);
 	cred_store_free(&st);
@@ -346,14 +381,12 @@ test_scrub(void)
 	cred_scrub_prepare(&st);
 	t = "x ghp_REAL/secret+value=0123456789 y";
 	sc = cred_scrub(&st, t, strlen(t), &out);
-	ok(sc == 1 &&
-	    strcmp(buf_str(&out), "x fake_value_0123456789abcdefghijk y") == 0,
+	ok(sc == 1 && strcmp(buf_str(&out), "x fake_value_0123456789abcdefghijk y") == 0,
 	    "the raw value: the sentinel's first bytes, the length kept: %s", buf_str(&out));
 	buf_reset(&out);
 	t = "ghp_REAL%2Fsecret%2Bvalue%3D0123456789";
 	sc = cred_scrub(&st, t, strlen(t), &out);
-	ok(sc == 1 && strspn(buf_str(&out), "*") ==
-	    strlen(t), "percent-encoded");
+	ok(sc == 1 && strspn(buf_str(&out), "*") == strlen(t), "percent-encoded");
 	/* As common encoders give it: lowercase hex; "/" left as it is (Python's quote);
 	 * both. */
 	for (k = 0; k < 3; k++) {
@@ -364,7 +397,7 @@ test_scrub(void)
 		buf_reset(&out);
 		sc = cred_scrub(&st, v[k], strlen(v[k]), &out);
 		ok(sc == 1 && strlen(buf_str(&out)) == strlen(v[k]) &&
-		    strstr(buf_str(&out), "secret") == NULL,
+			strstr(buf_str(&out), "secret") == NULL,
 		    "percent-encoded, lowercase or with / kept: %s", buf_str(&out));
 	}
 	buf_reset(&out);
@@ -374,13 +407,13 @@ test_scrub(void)
 	    "ISFnaHBfUkVBTC9zZWNyZXQrdmFsdWU9MDEyMzQ1Njc4OQ== "
 	    "Z2hwX1JFQUwvc2VjcmV0K3ZhbHVlPTAxMjM0NTY3ODkh";
 	sc = cred_scrub(&st, t, strlen(t), &out);
-	ok(sc == 3 && out.len == strlen(t),
-	    "base64 at each alignment: %s", buf_str(&out));
+	ok(sc == 3 && out.len == strlen(t), "base64 at each alignment: %s", buf_str(&out));
 	buf_reset(&out);
 	t = "Basic alice:S3cr3t-basic-password; S3cr3t-basic-password";
 	sc = cred_scrub(&st, t, strlen(t), &out);
-	ok(sc == 2 && strcmp(buf_str(&out),
-	    "Basic ***************************; *********************") == 0,
+	ok(sc == 2 &&
+		strcmp(buf_str(&out),
+		    "Basic ***************************; *********************") == 0,
 	    "a Basic value decoded, and its password alone: %s", buf_str(&out));
 	buf_reset(&out);
 	t = "abc abcabc";
@@ -392,11 +425,21 @@ test_scrub(void)
 		for (int i = 0; i < 30; i++) {
 			seed = seed * 1103515245 + 12345;
 			switch ((seed >> 16) % 5) {
-			case 0: buf_adds(&in, "ghp_REAL/secret+value=0123456789"); break;
-			case 1: buf_adds(&in, "ghp_REAL/secret"); break;
-			case 2: buf_adds(&in, "alice:S3cr3t-basic-password"); break;
-			case 3: buf_adds(&in, "Z2hwX1JFQUwvc2VjcmV0K3ZhbHVlPTAxMjM0NTY3ODkh"); break;
-			default: buf_addc(&in, (char)('a' + (seed >> 8) % 26)); break;
+			case 0:
+				buf_adds(&in, "ghp_REAL/secret+value=0123456789");
+				break;
+			case 1:
+				buf_adds(&in, "ghp_REAL/secret");
+				break;
+			case 2:
+				buf_adds(&in, "alice:S3cr3t-basic-password");
+				break;
+			case 3:
+				buf_adds(&in, "Z2hwX1JFQUwvc2VjcmV0K3ZhbHVlPTAxMjM0NTY3ODkh");
+				break;
+			default:
+				buf_addc(&in, (char)('a' + (seed >> 8) % 26));
+				break;
 			}
 		}
 		cred_scrub(&st, in.p + in.off, in.len, &whole);
@@ -412,22 +455,26 @@ test_scrub(void)
 		}
 		cred_scrub_end(&ss, &streamed);
 		cred_scrub_free(&ss);
-		if (whole.len != in.len || whole.len != streamed.len || memcmp(whole.p +
-		    whole.off, streamed.p + streamed.off, whole.len) != 0 ||
+		if (whole.len != in.len || whole.len != streamed.len ||
+		    memcmp(whole.p + whole.off, streamed.p + streamed.off, whole.len) != 0 ||
 		    memmem(whole.p + whole.off, whole.len, "ghp_REAL/secret+value", 21) != NULL)
 			bad++;
 	}
-	ok(bad == 0, "300 random responses cut at random: the stream equals the whole, keeps "
+	ok(bad == 0,
+	    "300 random responses cut at random: the stream equals the whole, keeps "
 	    "the length, holds back less than the longest form, and leaves no value");
 	/* A pause after bytes that cannot start a value: nothing is held back. */
 	cred_scrub_init(&ss, &st);
 	buf_reset(&out);
 	cred_scrub_feed(&ss, "data: {\"x\": 1}\n\n", 17, &out);
-	ok(out.len == 17 && ss.hold.len == 0, "an event that ends clear of any form goes out "
+	ok(out.len == 17 && ss.hold.len == 0,
+	    "an event that ends clear of any form goes out "
 	    "whole");
 	cred_scrub_feed(&ss, "data: ghp_REAL/se", 17, &out);
-	ok(out.len == 17 + 6 && ss.hold.len == 11, "a tail that may start the value is held "
-	    "(%zu)", ss.hold.len);
+	ok(out.len == 17 + 6 && ss.hold.len == 11,
+	    "a tail that may start the value is held "
+	    "(%zu)",
+	    ss.hold.len);
 	cred_scrub_free(&ss);
 	buf_free(&out), buf_free(&in), buf_free(&whole), buf_free(&streamed);
 	cred_store_free(&st);
@@ -451,11 +498,12 @@ test_wire(void)
 	st.naws = 1;
 	cred_store_encode(&st, &b);
 	ok(cred_store_decode(b.p + b.off, b.len, &back, &why) == 0 && back.n == 3 &&
-	    back.plaintext && back.presigned == CRED_SIGV4_PASSTHROUGH &&
-	    back.streaming == CRED_SIGV4_DENY && back.naws == 1 && back.aws[0].token == 2 &&
-	    back.v[0].rlen == 26 && memcmp(back.v[0].real, "realA-longer-than-sentinel", 26)
-	    == 0 && back.v[2].ninject == 1 && back.maxlen == 15 && back.v[1].nfields == 2 &&
-	    strcmp(back.v[1].fields[1], "a.b") == 0 && back.v[0].nfields == 0,
+		back.plaintext && back.presigned == CRED_SIGV4_PASSTHROUGH &&
+		back.streaming == CRED_SIGV4_DENY && back.naws == 1 && back.aws[0].token == 2 &&
+		back.v[0].rlen == 26 &&
+		memcmp(back.v[0].real, "realA-longer-than-sentinel", 26) == 0 &&
+		back.v[2].ninject == 1 && back.maxlen == 15 && back.v[1].nfields == 2 &&
+		strcmp(back.v[1].fields[1], "a.b") == 0 && back.v[0].nfields == 0,
 	    "the store survives the pipe, body fields too");
 	cred_store_free(&back);
 	for (i = 0; i < b.len; i++)
@@ -482,20 +530,23 @@ test_rx(void)
 	ok(cred_rx_compile("password\\s+(\\S+)", &rx, &g, &why) == 0 && g == 1,
 	    "a netrc pattern compiles");
 	ok(cred_rx_exec(rx, t, strlen(t), 0, m) == 1 && m[3] - m[2] == 6 &&
-	    memcmp(t + m[2], "p@ss-1", 6) == 0, "group 1 is the first password");
+		memcmp(t + m[2], "p@ss-1", 6) == 0,
+	    "group 1 is the first password");
 	ok(cred_rx_exec(rx, t, strlen(t), (size_t)m[1], m) == 1 &&
-	    memcmp(t + m[2], "Zz9", 3) == 0 && m[3] - m[2] == 3, "then the second");
+		memcmp(t + m[2], "Zz9", 3) == 0 && m[3] - m[2] == 3,
+	    "then the second");
 	ok(cred_rx_exec(rx, t, strlen(t), (size_t)m[1], m) == 0, "then none");
 	cred_rx_free(rx);
 	ok(cred_rx_compile("(?:user|login)=(?<v>[^&\\s]+)|^x", &rx, &g, &why) == 0 && g == 1 &&
-	    cred_rx_exec(rx, "a login=bob&c", 13, 0, m) == 1 && m[2] == 8 && m[3] == 11,
+		cred_rx_exec(rx, "a login=bob&c", 13, 0, m) == 1 && m[2] == 8 && m[3] == 11,
 	    "non-capturing and named groups: JavaScript's group 1 is found");
 	cred_rx_free(rx);
 	ok(cred_rx_compile("^k=(.+)$", &rx, &g, &why) == 0 &&
-	    cred_rx_exec(rx, "k=v\nw", 5, 0, m) == 0, ". does not cross a line, $ is the end");
+		cred_rx_exec(rx, "k=v\nw", 5, 0, m) == 0,
+	    ". does not cross a line, $ is the end");
 	cred_rx_free(rx);
 	ok(cred_rx_compile("[\\w.-]{2,3}(\\d)", &rx, &g, &why) == 0 &&
-	    cred_rx_exec(rx, "--a.b7", 6, 0, m) == 1 && m[0] == 2 && m[2] == 5,
+		cred_rx_exec(rx, "--a.b7", 6, 0, m) == 1 && m[0] == 2 && m[2] == 5,
 	    "classes with escapes, ranges and counts");
 	cred_rx_free(rx);
 	/* Called first: the order in which a call's arguments are evaluated is unspecified,
@@ -505,8 +556,10 @@ test_rx(void)
 	    rc == -1 ? why : "(compiled)");
 	ok(cred_rx_compile("(?=x)(a)", &rx, &g, &why) == -1, "lookahead is refused");
 	ok(cred_rx_compile("(a)\\1", &rx, &g, &why) == -1, "a back reference is refused");
-	ok(cred_rx_compile("(a", &rx, &g, &why) == -1 && cred_rx_compile("*a", &rx, &g, &why)
-	    == -1 && cred_rx_compile("[z-a]", &rx, &g, &why) == -1, "syntax errors");
+	ok(cred_rx_compile("(a", &rx, &g, &why) == -1 &&
+		cred_rx_compile("*a", &rx, &g, &why) == -1 &&
+		cred_rx_compile("[z-a]", &rx, &g, &why) == -1,
+	    "syntax errors");
 }
 
 static void
@@ -516,21 +569,26 @@ test_extract(void)
 	struct buf out = { 0 };
 	const char *why;
 	const char *v = "user=a pass=SECRET1 x pass=SECRET2 again SECRET1";
-	struct cred_mask_entry e = { .key = "env:X", .extract = "pass=(\\S+)", .dups = true,
-	    .inject = any_host, .ninject = 2 };
+	struct cred_mask_entry e = { .key = "env:X",
+		.extract = "pass=(\\S+)",
+		.dups = true,
+		.inject = any_host,
+		.ninject = 2 };
 	char want[256];
 
-	ok(cred_mask_value(&st, &e, v, strlen(v), &out, &why) == CRED_MASK_DONE &&
-	    st.n == 2, "two distinct captures, two credentials");
+	ok(cred_mask_value(&st, &e, v, strlen(v), &out, &why) == CRED_MASK_DONE && st.n == 2,
+	    "two distinct captures, two credentials");
 	/* reference: "user=a pass=<0> x pass=<1> again <0>" */
 	snprintf(want, sizeof(want), "user=a pass=%s x pass=%s again %s", st.v[0].sentinel,
 	    st.v[1].sentinel, st.v[0].sentinel);
 	ok(strcmp(buf_str(&out), want) == 0 && strcmp(st.v[0].real, "SECRET1") == 0 &&
-	    strcmp(st.v[1].name, "env:X#1") == 0, "spans and the duplicate masked (reference)");
+		strcmp(st.v[1].name, "env:X#1") == 0,
+	    "spans and the duplicate masked (reference)");
 	buf_reset(&out);
 	e.dups = false;
 	ok(cred_mask_value(&st, &e, v, strlen(v), &out, &why) == CRED_MASK_DONE &&
-	    strstr(buf_str(&out), "again SECRET1") != NULL, "without maskDuplicates the copy "
+		strstr(buf_str(&out), "again SECRET1") != NULL,
+	    "without maskDuplicates the copy "
 	    "stays");
 	buf_reset(&out);
 	e.extract = "nomatch=(\\S+)";
@@ -538,7 +596,8 @@ test_extract(void)
 	    "no match is reported for onExtractNoMatch");
 	e.extract = "pass=(x)?";
 	ok(cred_mask_value(&st, &e, v, strlen(v), &out, &why) == CRED_MASK_FAIL &&
-	    strstr(why, "group 1") != NULL, "a match without group 1 is an error");
+		strstr(why, "group 1") != NULL,
+	    "a match without group 1 is an error");
 	buf_free(&out);
 	cred_store_free(&st);
 }
@@ -547,15 +606,17 @@ static void
 test_jwt(void)
 {
 	/* reference: mintFakeJwt("0f8c8a1e-1111-4222-8333-444455556666") */
-	static const char ref_fake[] = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJmYWtl"
+	static const char ref_fake[] =
+	    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJmYWtl"
 	    "X3ZhbHVlXzBmOGM4YTFlLTExMTEtNDIyMi04MzMzLTQ0NDQ1NTU1NjY2NiIsImV4cCI6OTk5OTk5OTk5OX0."
 	    "c3J0LWZha2U";
 	/* {"alg":"RS256","typ":"JWT"} . {"sub":"alice","aud":"x","n":5,"exp":1} . sig */
 	static const char tok[] = "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJhbGljZSIs"
-	    "ImF1ZCI6IngiLCJuIjo1LCJleHAiOjF9.c2ln";
+				  "ImF1ZCI6IngiLCJuIjo1LCJleHAiOjF9.c2ln";
 	const char *const claims[] = { "sub", "n", "zz" };
-	struct cred_mask_entry e = { .key = "env:T", .jwt = true, .inject = any_host,
-	    .ninject = 1 };
+	struct cred_mask_entry e = {
+		.key = "env:T", .jwt = true, .inject = any_host, .ninject = 1
+	};
 	struct cred_store st = { 0 };
 	struct buf out = { 0 }, dec = { 0 };
 	const char *why, *d;
@@ -564,23 +625,26 @@ test_jwt(void)
 	ok(strcmp(f, ref_fake) == 0, "the fake token is the reference's, byte for byte");
 	free(f);
 	ok(cred_jwt_verify(tok, strlen(tok)) && !cred_jwt_verify("eyJhbGc.eyJ.x", 13) &&
-	    !cred_jwt_verify("a.b", 3), "verify: three segments, JSON, alg");
+		!cred_jwt_verify("a.b", 3),
+	    "verify: three segments, JSON, alg");
 	ok(cred_mask_value(&st, &e, tok, strlen(tok), &out, &why) == CRED_MASK_DONE &&
-	    st.n == 1 && strcmp(st.v[0].real, tok) == 0 && cred_jwt_verify(out.p + out.off,
-	    out.len) && strstr(buf_str(&out), "c3J0LWZha2U") != NULL,
+		st.n == 1 && strcmp(st.v[0].real, tok) == 0 &&
+		cred_jwt_verify(out.p + out.off, out.len) &&
+		strstr(buf_str(&out), "c3J0LWZha2U") != NULL,
 	    "a JWT variable becomes a structurally valid fake");
 	cred_store_free(&st);
 	buf_reset(&out);
 	e.claims = claims;
 	e.nclaims = 3;
 	ok(cred_mask_value(&st, &e, tok, strlen(tok), &out, &why) == CRED_MASK_DONE &&
-	    st.n == 2 && strcmp(st.v[0].real, "alice") == 0 && strcmp(st.v[1].real, tok) == 0,
+		st.n == 2 && strcmp(st.v[0].real, "alice") == 0 &&
+		strcmp(st.v[1].real, tok) == 0,
 	    "maskClaims: the string claim sub, then the whole token, are registered");
 	d = strchr(buf_str(&out), '.');
 	buf_add_unbase64(&dec, d + 1, (size_t)(strrchr(d, '.') - d - 1), true);
 	want = xasprintf("{\"sub\":\"%s\",\"aud\":\"x\",\"n\":5,\"exp\":1}", st.v[0].sentinel);
 	ok(strcmp(buf_str(&dec), want) == 0 && strncmp(buf_str(&out), tok, 37) == 0 &&
-	    strcmp(strrchr(buf_str(&out), '.'), ".c3J0LWZha2U") == 0,
+		strcmp(strrchr(buf_str(&out), '.'), ".c3J0LWZha2U") == 0,
 	    "the rebuilt token keeps the header and the other claims (reference shape)");
 	free(want);
 	cred_store_free(&st);
@@ -596,8 +660,9 @@ test_jwt(void)
 		char *text = xasprintf("token: %s\nother: eyJnope.eyJx.y\n", tok);
 
 		ok(cred_mask_value(&st, &e, text, strlen(text), &out, &why) == CRED_MASK_DONE &&
-		    st.n == 1 && strstr(buf_str(&out), "other: eyJnope.eyJx.y\n") != NULL &&
-		    strstr(buf_str(&out), tok) == NULL, "a file's JWT is masked, a look-alike "
+			st.n == 1 && strstr(buf_str(&out), "other: eyJnope.eyJx.y\n") != NULL &&
+			strstr(buf_str(&out), tok) == NULL,
+		    "a file's JWT is masked, a look-alike "
 		    "that does not verify is left");
 		free(text);
 	}
@@ -608,7 +673,7 @@ test_jwt(void)
 
 struct sig_case {
 	const char *method, *target, *host, *service, *region, *hash;
-	const char *fields[6];          /* name, value pairs */
+	const char *fields[6]; /* name, value pairs */
 	const char *names[5];
 	const char *want;
 };
@@ -630,12 +695,13 @@ test_sigv4(void)
 		{ "POST", "/a/./b/../c//d%20e/?x=a+b&y=%7e&z", "example.amazonaws.com:8080",
 		    "service", "us-east-1", NULL,
 		    { "x-amz-date", "20150830T123600Z", "My-Header1", "  a   b   c ",
-		    "content-type", "application/x-www-form-urlencoded" },
+			"content-type", "application/x-www-form-urlencoded" },
 		    { "host", "x-amz-date", "my-header1", "content-type" },
 		    "545e9d96c197116cc7e8baabba791baa8d9c59a90f9ddbe34fdf2e7217b19fb3" },
 		{ "PUT", "/bucket/key%20name?uploads", "s3.amazonaws.com", "s3", "eu-west-1",
-		    "UNSIGNED-PAYLOAD", { "x-amz-date", "20150830T123600Z",
-		    "x-amz-content-sha256", "UNSIGNED-PAYLOAD" },
+		    "UNSIGNED-PAYLOAD",
+		    { "x-amz-date", "20150830T123600Z", "x-amz-content-sha256",
+			"UNSIGNED-PAYLOAD" },
 		    { "host", "x-amz-date", "x-amz-content-sha256" },
 		    "bf8878593c37b595d55d392bc1d9d628f4fd8a14444cdbadabb0650b50eb26cb" },
 	};
@@ -650,15 +716,22 @@ test_sigv4(void)
 	hex_lower(h, SHA256_LEN, hex);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct sig_case *c = &cases[i];
-		struct sigv4_sign_in in = { .method = c->method, .target = c->target,
-		    .tlen = strlen(c->target), .host = c->host, .payload_hash = c->hash ?
-		    c->hash : hex, .amz_date = "20150830T123600Z", .date = "20150830",
-		    .region = c->region, .service = c->service, .akid = "AKIDEXAMPLE",
-		    .secret = secret, .secret_len = sizeof(secret) - 1 };
+		struct sigv4_sign_in in = { .method = c->method,
+			.target = c->target,
+			.tlen = strlen(c->target),
+			.host = c->host,
+			.payload_hash = c->hash ? c->hash : hex,
+			.amz_date = "20150830T123600Z",
+			.date = "20150830",
+			.region = c->region,
+			.service = c->service,
+			.akid = "AKIDEXAMPLE",
+			.secret = secret,
+			.secret_len = sizeof(secret) - 1 };
 
 		for (nf = 0; nf < 3 && c->fields[2 * nf] != NULL; nf++)
 			f[nf] = (struct sigv4_field){ c->fields[2 * nf], c->fields[2 * nf + 1],
-			    strlen(c->fields[2 * nf]), strlen(c->fields[2 * nf + 1]) };
+				strlen(c->fields[2 * nf]), strlen(c->fields[2 * nf + 1]) };
 		for (nn = 0; nn < 5 && c->names[nn] != NULL; nn++)
 			names[nn] = (char *)(uintptr_t)c->names[nn];
 		in.fields = f, in.nfields = nf, in.signed_names = names, in.nsigned = nn;
@@ -667,38 +740,50 @@ test_sigv4(void)
 		    c->target);
 		if (auth != NULL && i == 2) {
 			ok(sigv4_parse_auth(auth, strlen(auth), &a) == 0 && a.nsigned == 4 &&
-			    strcmp(a.service, "service") == 0 && strcmp(a.akid, "AKIDEXAMPLE")
-			    == 0 && strcmp(a.signed_names[0], "content-type") == 0,
+				strcmp(a.service, "service") == 0 &&
+				strcmp(a.akid, "AKIDEXAMPLE") == 0 &&
+				strcmp(a.signed_names[0], "content-type") == 0,
 			    "our Authorization parses back");
 			sigv4_auth_free(&a);
 		}
 		free(auth);
 	}
 	{
-		struct sigv4_sign_in in = { .method = "GET", .target = "/", .tlen = 1,
-		    .host = "h", .payload_hash = "x", .amz_date = "d", .date = "d",
-		    .region = "r", .service = "s", .akid = "k", .secret = "s",
-		    .secret_len = 1 };
+		struct sigv4_sign_in in = { .method = "GET",
+			.target = "/",
+			.tlen = 1,
+			.host = "h",
+			.payload_hash = "x",
+			.amz_date = "d",
+			.date = "d",
+			.region = "r",
+			.service = "s",
+			.akid = "k",
+			.secret = "s",
+			.secret_len = 1 };
 
-		names[0] = (char *)(uintptr_t)"x-missing";
+		names[0] = (char *)(uintptr_t) "x-missing";
 		in.signed_names = names, in.nsigned = 1;
-		ok(sigv4_sign(&in, NULL) == NULL, "a signed field that is missing: no signature");
+		ok(sigv4_sign(&in, NULL) == NULL,
+		    "a signed field that is missing: no signature");
 	}
 	k = 0;
-#define AUTH "AWS4-HMAC-SHA256 Credential=AKFAKE/20150830/us-east-1/s3/aws4_request, " \
-    "SignedHeaders=host;x-amz-date, Signature=00"
+#define AUTH \
+	"AWS4-HMAC-SHA256 Credential=AKFAKE/20150830/us-east-1/s3/aws4_request, " \
+	"SignedHeaders=host;x-amz-date, Signature=00"
 	k += sigv4_detect(AUTH, strlen(AUTH), NULL, 0, "/", 1, &akid) == SIGV4_HEADER &&
 	    strcmp(akid, "AKFAKE") == 0;
 	free(akid);
 	k += sigv4_detect(AUTH, strlen(AUTH), "STREAMING-AWS4-HMAC-SHA256-PAYLOAD", 34, "/", 1,
-	    &akid) == SIGV4_STREAMING;
+		 &akid) == SIGV4_STREAMING;
 	free(akid);
 	k += sigv4_detect("AWS4-ECDSA-P256-SHA256 Credential=AKA/20150830/s3/aws4_request", 62,
-	    NULL, 0, "/", 1, &akid) == SIGV4_SIGV4A && strcmp(akid, "AKA") == 0;
+		 NULL, 0, "/", 1, &akid) == SIGV4_SIGV4A &&
+	    strcmp(akid, "AKA") == 0;
 	free(akid);
 	{
 		const char *t = "/o?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKP%2F2015"
-		    "0830%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Signature=ab";
+				"0830%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Signature=ab";
 
 		k += sigv4_detect(NULL, 0, NULL, 0, t, strlen(t), &akid) == SIGV4_PRESIGNED &&
 		    strcmp(akid, "AKP") == 0;
@@ -708,7 +793,9 @@ test_sigv4(void)
 	free(akid);
 	ok(k == 5, "detect: header, streaming, SigV4A, presigned, none");
 	ok(sigv4_parse_auth("AWS4-HMAC-SHA256 Credential=a/b/c/d, SignedHeaders=host, "
-	    "Signature=0", 66, &a) == -1, "a short credential scope is refused");
+			    "Signature=0",
+	       66, &a) == -1,
+	    "a short credential scope is refused");
 }
 
 int

@@ -65,11 +65,11 @@ test_round_trip(void)
 	lines_feed(&r, b.p, 10);
 	lines_feed(&r, b.p + 10, b.len - 10);
 	ok(g.n == 1 && strcmp(g.host, "example.com") == 0 && g.last.port == 443 &&
-	    g.last.verdict == VERDICT_DENY && g.rule_null && g.last.status == 403 &&
-	    g.last.bytes_up == 1ull << 40 && g.last.bytes_down == 7 &&
-	    g.last.duration_ms == 35 && strcmp(g.last.time, d.time) == 0 &&
-	    strcmp(g.reason, "no \"ssh\"\n\x01 here \xef\xbf\xbd") == 0 &&
-	    strcmp(g.route, "parent http://p.example:3128") == 0,
+		g.last.verdict == VERDICT_DENY && g.rule_null && g.last.status == 403 &&
+		g.last.bytes_up == 1ull << 40 && g.last.bytes_down == 7 &&
+		g.last.duration_ms == 35 && strcmp(g.last.time, d.time) == 0 &&
+		strcmp(g.reason, "no \"ssh\"\n\x01 here \xef\xbf\xbd") == 0 &&
+		strcmp(g.route, "parent http://p.example:3128") == 0,
 	    "the reader gets back what the writer wrote");
 	for (int v = VERDICT_ALLOW; v <= VERDICT_ERROR; v++) {
 		buf_reset(&b);
@@ -79,8 +79,8 @@ test_round_trip(void)
 		decision_format(&b, &d);
 		lines_feed(&r, b.p, b.len);
 		ok(g.last.verdict == (enum verdict)v && g.last.status == -1 &&
-		    strcmp(g.rule, "*.example.com") == 0, "verdict %s read back",
-		    verdict_name((enum verdict)v));
+			strcmp(g.rule, "*.example.com") == 0,
+		    "verdict %s read back", verdict_name((enum verdict)v));
 	}
 	/* request: only on the line of a refused request inside an allowed exchange. */
 	buf_reset(&b);
@@ -95,7 +95,8 @@ test_round_trip(void)
 	lines_feed(&r, b.p, b.len);
 	ok(strcmp(g.request, d.request) == 0, "request read back: %s", g.request);
 	buf_reset(&b);
-	buf_adds(&b, "{\"time\":\"2025-01-31T12:00:00.123Z\",\"protocol\":\"http\","
+	buf_adds(&b,
+	    "{\"time\":\"2025-01-31T12:00:00.123Z\",\"protocol\":\"http\","
 	    "\"client\":\"c\",\"host\":\"h\",\"port\":80,\"verdict\":\"deny\",\"rule\":null,"
 	    "\"reason\":null,\"route\":null,\"request\":5,\"status\":null,\"bytes_up\":0,"
 	    "\"bytes_down\":0,\"duration_ms\":0}\n");
@@ -107,7 +108,8 @@ test_round_trip(void)
 	buf_reset(&b);
 	d.verdict = VERDICT_NONE;
 	decision_format(&b, &d);
-	ok(strstr(buf_str(&b), "\"verdict\":\"deny\"") != NULL, "an undecided record is "
+	ok(strstr(buf_str(&b), "\"verdict\":\"deny\"") != NULL,
+	    "an undecided record is "
 	    "written as deny");
 	lines_finish(&r);
 	lines_free(&r);
@@ -143,19 +145,20 @@ test_bad_lines(void)
 		"{\"time\":\"2025-01-31T12:00:00.123Z\",\"protocol\":\"http\"}",
 		"[1,2,3]",
 		"{\"time\":\"2025-01-31T12:00:00.123Z\",\"protocol\":\"http\",\"client\":\"c\",\"host\":\"h\",\"port\":"
-		    "70000,\"verdict\":\"deny\",\"rule\":null,\"reason\":null,\"status\":null,"
-		    "\"bytes_up\":0,\"bytes_down\":0,\"duration_ms\":0}",
+		"70000,\"verdict\":\"deny\",\"rule\":null,\"reason\":null,\"status\":null,"
+		"\"bytes_up\":0,\"bytes_down\":0,\"duration_ms\":0}",
 		"{\"time\":\"2025-01-31T12:00:00.123Z\",\"protocol\":\"http\",\"client\":\"c\",\"host\":\"h\",\"port\":"
-		    "80,\"verdict\":\"maybe\",\"rule\":null,\"reason\":null,\"status\":null,"
-		    "\"bytes_up\":0,\"bytes_down\":0,\"duration_ms\":0}",
+		"80,\"verdict\":\"maybe\",\"rule\":null,\"reason\":null,\"status\":null,"
+		"\"bytes_up\":0,\"bytes_down\":0,\"duration_ms\":0}",
 		"{\"time\":\"2025-01-31T12:00:00.123Z\",\"protocol\":\"http\",\"client\":\"c\",\"host\":7,\"port\":"
-		    "80,\"verdict\":\"deny\",\"rule\":null,\"reason\":null,\"status\":null,"
-		    "\"bytes_up\":0,\"bytes_down\":0,\"duration_ms\":0}",
+		"80,\"verdict\":\"deny\",\"rule\":null,\"reason\":null,\"status\":null,"
+		"\"bytes_up\":0,\"bytes_down\":0,\"duration_ms\":0}",
 		"{\"time\":\"2025-01-31T12:00:00.123Z\",\"protocol\":\"http\",\"client\":\"c\",\"host\":\"h\","
-		    "\"port\":80,\"verdict\":\"deny\",\"rule\":null,\"reason\":null,\"route\":5,"
-		    "\"status\":null,\"bytes_up\":0,\"bytes_down\":0,\"duration_ms\":0}",
+		"\"port\":80,\"verdict\":\"deny\",\"rule\":null,\"reason\":null,\"route\":5,"
+		"\"status\":null,\"bytes_up\":0,\"bytes_down\":0,\"duration_ms\":0}",
 	};
-	static const char good[] = "{\"time\":\"2025-01-31T12:00:00.123Z\",\"protocol\":\"http\",\"client\":\"c\","
+	static const char good[] =
+	    "{\"time\":\"2025-01-31T12:00:00.123Z\",\"protocol\":\"http\",\"client\":\"c\","
 	    "\"host\":\"good.example\",\"port\":80,\"verdict\":\"deny\",\"rule\":null,"
 	    "\"reason\":null,\"route\":null,\"status\":403,\"bytes_up\":0,\"bytes_down\":0,"
 	    "\"duration_ms\":0}\n";
@@ -182,7 +185,7 @@ test_bad_lines(void)
 	    "bad lines counted: %zu malformed, %zu over-long", r.malformed, r.oversized);
 	out = finish_output(&r);
 	ok(strstr(out, "7 malformed and 1 over-long lines") != NULL &&
-	    strstr(out, "not JSON") != NULL && strchr(out, '\n') == out + strlen(out) - 1,
+		strstr(out, "not JSON") != NULL && strchr(out, '\n') == out + strlen(out) - 1,
 	    "finish warns once: %s", out);
 	free(out);
 	out = finish_output(&r);

@@ -46,18 +46,22 @@ main(void)
 	d.bytes_down = 3456789012345ull;
 	d.duration_ms = 7;
 	decision_format(&b, &d);
-	ok(strcmp(buf_str(&b), "{\"time\":\"2026-01-02T03:04:05.678Z\",\"protocol\":\"socks5\","
-	    "\"client\":\"127.0.0.1:5555\",\"host\":\"allowed.test\",\"port\":443,"
-	    "\"verdict\":\"deny\",\"rule\":null,\"reason\":\"host is not on the allow list: "
-	    "\\\"x\\\"\\n\",\"route\":\"direct\",\"status\":null,\"bytes_up\":12,"
-	    "\"bytes_down\":3456789012345,\"duration_ms\":7}\n") == 0,
+	ok(strcmp(buf_str(&b),
+	       "{\"time\":\"2026-01-02T03:04:05.678Z\",\"protocol\":\"socks5\","
+	       "\"client\":\"127.0.0.1:5555\",\"host\":\"allowed.test\",\"port\":443,"
+	       "\"verdict\":\"deny\",\"rule\":null,\"reason\":\"host is not on the allow list: "
+	       "\\\"x\\\"\\n\",\"route\":\"direct\",\"status\":null,\"bytes_up\":12,"
+	       "\"bytes_down\":3456789012345,\"duration_ms\":7}\n") == 0,
 	    "one line, strings escaped, null for no rule and no status: %.*s",
 	    (int)(b.len > 0 ? b.len - 1 : 0), buf_str(&b));
 	ok(strcmp(verdict_name(VERDICT_AUDIT_DENY), "audit-deny") == 0 &&
-	    strcmp(verdict_name(VERDICT_NONE), "deny") == 0, "verdict names");
+		strcmp(verdict_name(VERDICT_NONE), "deny") == 0,
+	    "verdict names");
 	util_time_now(now);
-	ok(time_shape(now) && strncmp(now, "20", 2) == 0, "the time now, UTC to the "
-	    "millisecond: %s", now);
+	ok(time_shape(now) && strncmp(now, "20", 2) == 0,
+	    "the time now, UTC to the "
+	    "millisecond: %s",
+	    now);
 	buf_free(&b);
 	return tap_done();
 }

@@ -45,8 +45,8 @@ check_accept(const char *e, int deny, const char *want)
 	char got[512];
 
 	entry(e, deny, got, sizeof(got));
-	ok(strcmp(got, want) == 0, "%s entry \"%s\" -> %s (got %s)", deny ? "deny" : "allow",
-	    e, want, got);
+	ok(strcmp(got, want) == 0, "%s entry \"%s\" -> %s (got %s)", deny ? "deny" : "allow", e,
+	    want, got);
 }
 
 static void
@@ -63,12 +63,39 @@ static void
 test_entries(void)
 {
 	static const char *both_rejected[] = {
-		".example.com", "*.com", "*.", "*example.com", "ex*ample.com", "example",
-		"example.com:0", ":65536", ":080", "example.com:443.allowed.com",
-		"http://example.com", "example.com/path", "::1", "2001:db8::1", "[::1]junk",
-		"example.com.", "*.localhost", "*:0", "", "LOCALHOST", "[::1]:0", "[::1]:080",
-		"[::1]:65536", "example.com:", "example.com:-1", "*.example..com", "*.example.com.",
-		"*..example.com", "[::1", "::1:443", "*.*", "**.example.com", "a.b:1:2",
+		".example.com",
+		"*.com",
+		"*.",
+		"*example.com",
+		"ex*ample.com",
+		"example",
+		"example.com:0",
+		":65536",
+		":080",
+		"example.com:443.allowed.com",
+		"http://example.com",
+		"example.com/path",
+		"::1",
+		"2001:db8::1",
+		"[::1]junk",
+		"example.com.",
+		"*.localhost",
+		"*:0",
+		"",
+		"LOCALHOST",
+		"[::1]:0",
+		"[::1]:080",
+		"[::1]:65536",
+		"example.com:",
+		"example.com:-1",
+		"*.example..com",
+		"*.example.com.",
+		"*..example.com",
+		"[::1",
+		"::1:443",
+		"*.*",
+		"**.example.com",
+		"a.b:1:2",
 	};
 	size_t i;
 
@@ -102,15 +129,23 @@ test_entries(void)
 	check_accept("127.1", 0, "exact 127.1 0");
 	check_accept("256.1.1.1", 0, "exact 256.1.1.1 0");
 	/* JavaScript lower-cases U+212A KELVIN SIGN to an ASCII "k" */
-	check_accept("\xe2\x84\xaa" "ey.com", 0, "exact key.com 0");
-	check_accept("b\xc3\xbc" "cher.example", 0, "exact b\xc3\xbc" "cher.example 0");
+	check_accept("\xe2\x84\xaa"
+		     "ey.com",
+	    0, "exact key.com 0");
+	check_accept("b\xc3\xbc"
+		     "cher.example",
+	    0,
+	    "exact b\xc3\xbc"
+	    "cher.example 0");
 	check_accept("*", 1, "any - 0");
 	check_accept("*:22", 1, "any - 22");
 	check_accept("[*]", 1, "any - 0");
 	check_accept("example.com:22", 1, "exact example.com 22");
 	check_reject("*", 0);
 	check_reject("*:22", 0);
-	check_reject("[b\xc3\xbc" "cher.example]", 0);
+	check_reject("[b\xc3\xbc"
+		     "cher.example]",
+	    0);
 	for (i = 0; i < sizeof(both_rejected) / sizeof(both_rejected[0]); i++) {
 		check_reject(both_rejected[i], 0);
 		check_reject(both_rejected[i], 1);
@@ -128,8 +163,9 @@ check_canon(const char *in, enum host_kind kind, const char *want)
 	if (kind == HOST_MALFORMED)
 		ok(k == HOST_MALFORMED, "host \"%.60s\" is malformed (got %d)", in, (int)k);
 	else
-		ok(k == kind && strcmp(out, want) == 0, "host \"%.60s\" -> %d \"%s\" (got %d \"%s\")",
-		    in, (int)kind, want, (int)k, k == HOST_MALFORMED ? "" : out);
+		ok(k == kind && strcmp(out, want) == 0,
+		    "host \"%.60s\" -> %d \"%s\" (got %d \"%s\")", in, (int)kind, want, (int)k,
+		    k == HOST_MALFORMED ? "" : out);
 }
 
 static void
@@ -207,13 +243,16 @@ test_canonicalise(void)
 	check_canon("[fe80::1%eth0]", HOST_MALFORMED, "");
 	check_canon("evil.com%00.example.com", HOST_MALFORMED, "");
 	check_canon("a b.example.com", HOST_MALFORMED, "");
-	check_canon("b\xc3\xbc" "cher.example", HOST_MALFORMED, "");
+	check_canon("b\xc3\xbc"
+		    "cher.example",
+	    HOST_MALFORMED, "");
 	check_canon("example.com:443", HOST_MALFORMED, "");
 	check_canon("1:2:3:4::5:6:7:8", HOST_MALFORMED, "");
 	check_canon("1::2::3", HOST_MALFORMED, "");
 	check_canon("::ffff:01.2.3.4", HOST_MALFORMED, "");
 	check_canon("a*.com", HOST_MALFORMED, "");
-	ok(host_canonicalise("a\0b.com", 7, out) == HOST_MALFORMED, "a NUL inside a host is malformed");
+	ok(host_canonicalise("a\0b.com", 7, out) == HOST_MALFORMED,
+	    "a NUL inside a host is malformed");
 	/* length limits: 255 bytes is the most */
 	memset(name, 'a', sizeof(name));
 	name[3] = '.';
@@ -254,8 +293,8 @@ rules_free(struct dom_rule *r, size_t n)
 }
 
 static int
-decide(const char *allow, const char *deny, const char *host, uint16_t port,
-    struct dom_verdict *v)
+decide(
+    const char *allow, const char *deny, const char *host, uint16_t port, struct dom_verdict *v)
 {
 	const char *al[2] = { allow, NULL }, *dl[2] = { deny, NULL };
 	struct dom_rule a[1], d[1];
@@ -312,7 +351,10 @@ test_decide(void)
 		{ "localhost", NULL, "LOCALHOST.", 3000, 1 },
 		{ "*.example.com", NULL, "x_y.example.com", 443, 1 },
 		{ "example.com", "169.254.169.254", "2852039166", 80, 0 },
-		{ "xn--bcher-kva.example", NULL, "b\xc3\xbc" "cher.example", 443, 0 },
+		{ "xn--bcher-kva.example", NULL,
+		    "b\xc3\xbc"
+		    "cher.example",
+		    443, 0 },
 		{ "xn--bcher-kva.example", NULL, "XN--BCHER-KVA.EXAMPLE.", 443, 1 },
 		{ "256.1.1.1", NULL, "256.1.1.1", 443, 1 },
 		{ "127.1", NULL, "127.1", 443, 0 },
@@ -329,8 +371,8 @@ test_decide(void)
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		int got = decide(t[i].allow, t[i].deny, t[i].host, t[i].port, &v);
 
-		ok(got == t[i].allowed, "allow [%s] deny [%s]: %s:%u -> %s (%s)",
-		    t[i].allow, t[i].deny != NULL ? t[i].deny : "", t[i].host, t[i].port,
+		ok(got == t[i].allowed, "allow [%s] deny [%s]: %s:%u -> %s (%s)", t[i].allow,
+		    t[i].deny != NULL ? t[i].deny : "", t[i].host, t[i].port,
 		    t[i].allowed ? "allow" : "deny", v.reason != NULL ? v.reason : "allowed");
 	}
 	decide("example.com", NULL, "a b", 443, &v);
@@ -341,7 +383,8 @@ test_decide(void)
 	    "a denied host carries the deny-list reason and its rule");
 	decide("example.com", NULL, "example.org", 443, &v);
 	ok(!v.allow && v.reason != NULL && strcmp(v.reason, DOM_REASON_NOT_ALLOWED) == 0 &&
-	    v.rule == NULL, "an unlisted host is not on the allow list");
+		v.rule == NULL,
+	    "an unlisted host is not on the allow list");
 	decide("example.com", NULL, "example.com", 443, &v);
 	ok(v.allow && v.reason == NULL && v.rule != NULL, "an allowed host names its rule");
 
@@ -369,9 +412,11 @@ test_decide(void)
 
 		dom_entry_parse("*.example.com:443", 0, &r, &why);
 		ok(dom_rule_matches(&r, "a.example.com", HOST_NAME, 443), "wildcard matches");
-		ok(!dom_rule_matches(&r, "a.example.com", HOST_NAME, 80), "wildcard port differs");
+		ok(!dom_rule_matches(&r, "a.example.com", HOST_NAME, 80),
+		    "wildcard port differs");
 		ok(!dom_rule_matches(&r, "example.com", HOST_NAME, 443), "wildcard skips apex");
-		ok(!dom_rule_matches(&r, "aexample.com", HOST_NAME, 443), "wildcard needs a dot");
+		ok(!dom_rule_matches(&r, "aexample.com", HOST_NAME, 443),
+		    "wildcard needs a dot");
 		ok(!dom_rule_matches(&r, "a.example.com", HOST_MALFORMED, 443),
 		    "nothing matches a malformed host");
 		dom_rule_clear(&r);
@@ -388,8 +433,8 @@ vector_decisions_line(const char *line, size_t lineno)
 	char bad[1024] = "";
 	const char *why;
 
-	net = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc,
-	    "settings"), "network");
+	net = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(doc, "settings"), "network");
 	al = cJSON_GetObjectItemCaseSensitive(net, "allowedDomains");
 	dl = cJSON_GetObjectItemCaseSensitive(net, "deniedDomains");
 	reasons = cJSON_GetObjectItemCaseSensitive(net, "deniedDomainReasons");
@@ -400,8 +445,10 @@ vector_decisions_line(const char *line, size_t lineno)
 	}
 	a = xcalloc((size_t)cJSON_GetArraySize(al) + 1, sizeof(*a));
 	d = xcalloc((size_t)cJSON_GetArraySize(dl) + 1, sizeof(*d));
-	cJSON_ArrayForEach(it, al) {
-		if (!cJSON_IsString(it) || dom_entry_parse(it->valuestring, 0, &a[na], &why) == -1) {
+	cJSON_ArrayForEach(it, al)
+	{
+		if (!cJSON_IsString(it) ||
+		    dom_entry_parse(it->valuestring, 0, &a[na], &why) == -1) {
 			snprintf(bad, sizeof(bad), " [allow entry %s refused]",
 			    cJSON_IsString(it) ? it->valuestring : "(not a string)");
 			nbad++;
@@ -409,10 +456,12 @@ vector_decisions_line(const char *line, size_t lineno)
 		}
 		na++;
 	}
-	cJSON_ArrayForEach(it, dl) {
+	cJSON_ArrayForEach(it, dl)
+	{
 		cJSON *rs;
 
-		if (!cJSON_IsString(it) || dom_entry_parse(it->valuestring, 1, &d[nd], &why) == -1) {
+		if (!cJSON_IsString(it) ||
+		    dom_entry_parse(it->valuestring, 1, &d[nd], &why) == -1) {
 			snprintf(bad, sizeof(bad), " [deny entry %s refused]",
 			    cJSON_IsString(it) ? it->valuestring : "(not a string)");
 			nbad++;
@@ -423,7 +472,8 @@ vector_decisions_line(const char *line, size_t lineno)
 			d[nd].reason = xstrdup(rs->valuestring);
 		nd++;
 	}
-	cJSON_ArrayForEach(it, cases) {
+	cJSON_ArrayForEach(it, cases)
+	{
 		cJSON *h = cJSON_GetObjectItemCaseSensitive(it, "host");
 		cJSON *p = cJSON_GetObjectItemCaseSensitive(it, "port");
 		cJSON *vd = cJSON_GetObjectItemCaseSensitive(it, "verdict");
@@ -446,8 +496,9 @@ vector_decisions_line(const char *line, size_t lineno)
 			    v.allow ? "allow" : v.reason);
 		}
 	}
-	ok(nbad == 0 && ncases > 0, "domain-decisions line %zu: %zu cases%s", lineno, ncases, bad);
- out:
+	ok(nbad == 0 && ncases > 0, "domain-decisions line %zu: %zu cases%s", lineno, ncases,
+	    bad);
+out:
 	while (na > 0)
 		dom_rule_clear(&a[--na]);
 	while (nd > 0)
@@ -492,7 +543,7 @@ vector_entries_line(const char *line, size_t lineno)
 	    (accept_d == want_d || (want_d && never_matches(e->valuestring)));
 	ok(good, "list-entries line %zu: \"%s\" allow %s (%s), deny %s (%s)", lineno,
 	    e->valuestring, wa->valuestring, ga, wd->valuestring, gd);
- out:
+out:
 	cJSON_Delete(doc);
 }
 
@@ -524,19 +575,22 @@ vectors(const char *file, void (*fn)(const char *, size_t), size_t min_lines)
 static void
 test_inject_hosts(void)
 {
-	static const char *const allowed[] = { "api.github.com:443", "*.example.com",
-	    "[::1]", "1.2.3.4" };
-	static const struct { const char *p; int valid, covered; } c[] = {
-		{ "api.github.com", 1, 1 },     /* the port of the entry does not matter */
+	static const char *const allowed[] = { "api.github.com:443", "*.example.com", "[::1]",
+		"1.2.3.4" };
+	static const struct {
+		const char *p;
+		int valid, covered;
+	} c[] = {
+		{ "api.github.com", 1, 1 }, /* the port of the entry does not matter */
 		{ "API.GitHub.com", 1, 1 },
 		{ "github.com", 1, 0 },
 		{ "a.example.com", 1, 1 },
 		{ "a.b.example.com", 1, 1 },
-		{ "example.com", 1, 0 },        /* the apex is not under its wildcard */
+		{ "example.com", 1, 0 }, /* the apex is not under its wildcard */
 		{ "*.example.com", 1, 1 },
 		{ "*.a.example.com", 1, 1 },
-		{ "*.github.com", 1, 0 },       /* an exact entry never covers a wildcard */
-		{ "::1", 1, 1 },                /* an IPv6 pattern is written bare */
+		{ "*.github.com", 1, 0 }, /* an exact entry never covers a wildcard */
+		{ "::1", 1, 1 },          /* an IPv6 pattern is written bare */
 		{ "1.2.3.4", 1, 1 },
 		{ "localhost", 1, 0 },
 		{ "[::1]", 0, 0 },
@@ -560,8 +614,8 @@ test_inject_hosts(void)
 		    "injectHosts pattern %s is %s", c[i].p, c[i].valid ? "valid" : "refused");
 		if (c[i].valid)
 			ok(dom_pattern_covered(c[i].p, rules, 4) == c[i].covered,
-			    "%s is %scovered by allowedDomains", c[i].p, c[i].covered ? "" :
-			    "not ");
+			    "%s is %scovered by allowedDomains", c[i].p,
+			    c[i].covered ? "" : "not ");
 	}
 	ok(!dom_pattern_covered("a.example.com", rules, 0), "nothing covers with no entries");
 	for (i = 0; i < 4; i++)

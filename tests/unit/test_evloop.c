@@ -18,7 +18,7 @@
 #endif
 
 #include "evloop.h"
-#include "evloop_int.h"     /* evbe_ctrl_event */
+#include "evloop_int.h" /* evbe_ctrl_event */
 #include "sys.h"
 #include "tap.h"
 
@@ -44,11 +44,11 @@ closepair(int p[2])
 
 struct seen {
 	int calls_a, calls_b;
-	int fd_b;               /* the fd cb_b saw */
+	int fd_b; /* the fd cb_b saw */
 	void *arg_b;
-	int swap[2];            /* cb_a, first call: rebind the one of these it was not
+	int swap[2]; /* cb_a, first call: rebind the one of these it was not
 	                           called for to cb_b; -1: no rebinding */
-	int rebound;            /* the fd it rebound */
+	int rebound; /* the fd it rebound */
 };
 
 static struct seen seen;
@@ -111,7 +111,7 @@ test_rebind(struct evloop *loop)
 	ok(evloop_add(loop, p1[0], EV_READ, cb_a, NULL) == 0, "p1 registered");
 	ok(evloop_rebind(loop, p1[0], cb_b, &marker) == 0, "p1 rebound");
 	ok(sys_send(p1[1], "x", 1) == 1, "byte written");
-	seen.calls_a = 1;       /* one callback is enough to stop */
+	seen.calls_a = 1; /* one callback is enough to stop */
 	ok(evloop_run(loop) == 0, "loop ran");
 	ok(seen.calls_b == 1 && seen.fd_b == p1[0] && seen.arg_b == &marker,
 	    "the event went to the new callback with the new argument");
@@ -122,13 +122,13 @@ test_rebind(struct evloop *loop)
 	ok(evloop_add(loop, p2[0], EV_READ, cb_a, NULL) == 0, "p2 registered");
 	ok(sys_send(p1[1], "x", 1) == 1 && sys_send(p2[1], "y", 1) == 1, "both readable");
 #ifdef _WIN32
-	Sleep(50);              /* loopback TCP: let both bytes arrive before the wait */
+	Sleep(50); /* loopback TCP: let both bytes arrive before the wait */
 #endif
 	seen.swap[0] = p1[0];
 	seen.swap[1] = p2[0];
 	ok(evloop_run(loop) == 0, "loop ran");
-	ok(seen.calls_a == 1 && seen.calls_b == 1, "one event each (a=%d b=%d)",
-	    seen.calls_a, seen.calls_b);
+	ok(seen.calls_a == 1 && seen.calls_b == 1, "one event each (a=%d b=%d)", seen.calls_a,
+	    seen.calls_b);
 	ok(seen.fd_b == seen.rebound && seen.arg_b == &seen,
 	    "the event pending for the rebound fd went to its new owner");
 
@@ -202,7 +202,7 @@ test_generation(struct evloop *loop)
 	gen_fds[0] = p1[0];
 	gen_fds[1] = p2[0];
 	ok(evloop_add(loop, p1[0], EV_READ, gen_first_cb, &gen_fds[1]) == 0 &&
-	    evloop_add(loop, p2[0], EV_READ, gen_first_cb, &gen_fds[0]) == 0,
+		evloop_add(loop, p2[0], EV_READ, gen_first_cb, &gen_fds[0]) == 0,
 	    "both registered");
 	ok(sys_send(p1[1], "x", 1) == 1 && sys_send(p2[1], "y", 1) == 1, "both readable");
 #ifdef _WIN32
@@ -280,7 +280,7 @@ edge_cb(struct evloop *loop, int fd, unsigned events, void *arg)
 		if (edge_drain)
 			drain(fd);
 		else
-			(void)sys_recv(fd, &c, 1);      /* one byte of two: not drained */
+			(void)sys_recv(fd, &c, 1); /* one byte of two: not drained */
 	}
 }
 
@@ -290,14 +290,15 @@ test_edge(struct evloop *loop)
 	int sv[2];
 
 	if (!ok(sys_socketpair(sv) == 0 && sys_set_nonblock(sv[0]) == 0 &&
-	    sys_set_nonblock(sv[1]) == 0, "socket pair"))
+		    sys_set_nonblock(sv[1]) == 0,
+		"socket pair"))
 		return;
 	ok(evloop_add(loop, sv[0], EV_READ | EV_WRITE | EV_EDGE, edge_cb, NULL) == 0,
 	    "registered edge-triggered for both directions");
 	edge_run(loop, 100);
 	ok(edge_writes == 1 && edge_reads == 0,
-	    "writable reported once, not at every turn (writes=%d reads=%d)",
-	    edge_writes, edge_reads);
+	    "writable reported once, not at every turn (writes=%d reads=%d)", edge_writes,
+	    edge_reads);
 	ok(sys_send(sv[1], "ab", 2) == 2, "two bytes sent");
 	edge_run(loop, 100);
 	ok(edge_reads == 1, "readable reported once (reads=%d)", edge_reads);

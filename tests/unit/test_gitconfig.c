@@ -25,7 +25,7 @@
 /* Each entry as git config --list --null writes it: "name\nvalue\0", or "name\0". */
 struct listing {
 	struct buf b;
-	int verbatim;           /* list what git 2.45 and later read */
+	int verbatim; /* list what git 2.45 and later read */
 };
 
 static int
@@ -98,12 +98,15 @@ git_is_verbatim(void)
 	return maj > 2 || (maj == 2 && min >= 45);
 }
 
-enum agree { SAME, STRICTER };
+enum agree {
+	SAME,
+	STRICTER
+};
 
 struct reading {
 	const char *text;
-	size_t len;             /* 0: strlen(text) */
-	enum agree agree;       /* STRICTER: git reads it, srt refuses it on purpose */
+	size_t len;       /* 0: strlen(text) */
+	enum agree agree; /* STRICTER: git reads it, srt refuses it on purpose */
 	const char *what;
 };
 
@@ -189,10 +192,11 @@ test_reader(void)
 			ok(rc == 0 && mine == -1 && line > 0,
 			    "reader: %s: git reads it, srt refuses it", r->what);
 		else if (rc != 0)
-			ok(mine == -1 && line > 0, "reader: %s: git refuses it, so does srt", r->what);
+			ok(mine == -1 && line > 0, "reader: %s: git refuses it, so does srt",
+			    r->what);
 		else
 			ok(mine == 0 && ours.b.len == theirs.len &&
-			    memcmp(buf_str(&ours.b), buf_str(&theirs), theirs.len) == 0,
+				memcmp(buf_str(&ours.b), buf_str(&theirs), theirs.len) == 0,
 			    "reader: %s: read as git reads it", r->what);
 		buf_free(&ours.b);
 	}
@@ -205,12 +209,45 @@ static void
 test_reader_random(void)
 {
 	static const char *const piece[] = {
-		"[", "]", "\"", "\\", "\n", "\r\n", "\r", " ", "\t", "=", "#", ";", "a", "B",
-		"1", "-", ".", "_", "core", "k", "\v", "x y", "\xef\xbb\xbf", "\\n", "\\\"",
+		"[",
+		"]",
+		"\"",
+		"\\",
+		"\n",
+		"\r\n",
+		"\r",
+		" ",
+		"\t",
+		"=",
+		"#",
+		";",
+		"a",
+		"B",
+		"1",
+		"-",
+		".",
+		"_",
+		"core",
+		"k",
+		"\v",
+		"x y",
+		"\xef\xbb\xbf",
+		"\\n",
+		"\\\"",
 	};
 	/* Most texts from these, so that git reads many of them. */
 	static const char *const common[] = {
-		"\nk = ", "\nk", " ", "x", "\"", "\t", "\\\n", "#", "\r\n", "[t]", "[u \"v\"]",
+		"\nk = ",
+		"\nk",
+		" ",
+		"x",
+		"\"",
+		"\t",
+		"\\\n",
+		"#",
+		"\r\n",
+		"[t]",
+		"[u \"v\"]",
 	};
 	struct listing ours;
 	struct buf text = { 0 }, theirs = { 0 };
@@ -228,9 +265,11 @@ test_reader_random(void)
 		for (j = 0; j < n; j++) {
 			seed = seed * 1103515245 + 12345;
 			if ((seed >> 12) % 3 == 0)
-				buf_adds(&text, piece[(seed >> 16) % (sizeof(piece) / sizeof(piece[0]))]);
+				buf_adds(&text,
+				    piece[(seed >> 16) % (sizeof(piece) / sizeof(piece[0]))]);
 			else
-				buf_adds(&text, common[(seed >> 16) % (sizeof(common) / sizeof(common[0]))]);
+				buf_adds(&text,
+				    common[(seed >> 16) % (sizeof(common) / sizeof(common[0]))]);
 		}
 		memset(&ours, 0, sizeof(ours));
 		ours.verbatim = ver;
@@ -239,16 +278,22 @@ test_reader_random(void)
 		mine = gitconfig_foreach(buf_str(&text), text.len, list_one, &ours, NULL);
 		if (rc == 0 && mine == 0)
 			read++;
-		if ((rc == 0) != (mine == 0) || (rc == 0 && (ours.b.len != theirs.len ||
-		    memcmp(buf_str(&ours.b), buf_str(&theirs), theirs.len) != 0))) {
+		if ((rc == 0) != (mine == 0) ||
+		    (rc == 0 &&
+			(ours.b.len != theirs.len ||
+			    memcmp(buf_str(&ours.b), buf_str(&theirs), theirs.len) != 0))) {
 			if (bad++ < 5)
-				printf("#  git %s, srt %s: \"%.*s\"\n", rc == 0 ? "reads" : "refuses",
-				    mine == 0 ? "reads" : "refuses", (int)text.len, buf_str(&text));
+				printf("#  git %s, srt %s: \"%.*s\"\n",
+				    rc == 0 ? "reads" : "refuses",
+				    mine == 0 ? "reads" : "refuses", (int)text.len,
+				    buf_str(&text));
 		}
 		buf_free(&ours.b);
 	}
-	ok(bad == 0 && read > 100, "reader: 600 texts of git's punctuation read as git reads "
-	    "them (%d read, %d disagreements)", read, bad);
+	ok(bad == 0 && read > 100,
+	    "reader: 600 texts of git's punctuation read as git reads "
+	    "them (%d read, %d disagreements)",
+	    read, bad);
 	buf_free(&text);
 	buf_free(&theirs);
 }
@@ -263,11 +308,13 @@ test_reader_versions(void)
 	size_t i;
 
 	ok(gitconfig_foreach("[a]\nk = x\t y\n", 13, list_one, &l, NULL) == 0 &&
-	    strcmp(buf_str(&l.b), "a.k\nx  y") == 0, "reader: before 2.45, inner tabs are spaces");
+		strcmp(buf_str(&l.b), "a.k\nx  y") == 0,
+	    "reader: before 2.45, inner tabs are spaces");
 	buf_reset(&l.b);
 	l.verbatim = 1;
 	ok(gitconfig_foreach("[a]\nk = x\t y\t\n", 14, list_one, &l, NULL) == 0 &&
-	    strcmp(buf_str(&l.b), "a.k\nx\t y") == 0, "reader: from 2.45, kept as they are");
+		strcmp(buf_str(&l.b), "a.k\nx\t y") == 0,
+	    "reader: from 2.45, kept as they are");
 	buf_free(&l.b);
 	buf_adds(&big, "[a]\n");
 	for (i = 0; i < GITCONFIG_NAME_MAX + 1; i++)
@@ -281,8 +328,8 @@ test_reader_versions(void)
 
 /* --- the judge --------------------------------------------------------------------- */
 
-#define GITDIR  "/w/p/.git"
-#define SUBDIR  "/w/p/.git/modules/sub"
+#define GITDIR "/w/p/.git"
+#define SUBDIR "/w/p/.git/modules/sub"
 
 static char why[512];
 
@@ -291,8 +338,8 @@ judge(const char *old, const char *new_, const char *gitdir)
 {
 	struct gitcfg_ctx ctx = { gitdir, NULL };
 
-	return gitcfg_check(old, old != NULL ? strlen(old) : 0, new_, strlen(new_), &ctx,
-	    why, sizeof(why));
+	return gitcfg_check(
+	    old, old != NULL ? strlen(old) : 0, new_, strlen(new_), &ctx, why, sizeof(why));
 }
 
 /* Accepted, or the refusal shown. */
@@ -448,13 +495,17 @@ test_keys(void)
 		ok(accepted(NULL, allowed[i], GITDIR), "judge: allowed keys %zu", i);
 	for (i = 0; i < sizeof(dangerous) / sizeof(dangerous[0]); i++)
 		ok(refused(NULL, dangerous[i].text, GITDIR, dangerous[i].name, "allowGitConfig",
-		    "in " GITDIR, (char *)NULL), "judge: refused: %s", dangerous[i].name);
-	ok(refused(NULL, "[core]\n\tfsmonitor = x\n", GITDIR, "git configuration "
-	    "core.fsmonitor in /w/p/.git: not on srt's list of settings a command may change "
-	    "(it runs a program); allowGitConfig in the settings allows every key", (char *)NULL),
+		       "in " GITDIR, (char *)NULL),
+		    "judge: refused: %s", dangerous[i].name);
+	ok(refused(NULL, "[core]\n\tfsmonitor = x\n", GITDIR,
+	       "git configuration "
+	       "core.fsmonitor in /w/p/.git: not on srt's list of settings a command may change "
+	       "(it runs a program); allowGitConfig in the settings allows every key",
+	       (char *)NULL),
 	    "judge: the refusal names the key, the git directory, why, and the setting");
-	ok(refused(NULL, "[user]\n\tname = x\n[core]\n\tbare = false\n\tfsmonitor = y\n", GITDIR,
-	    "core.fsmonitor", (char *)NULL), "judge: the first refused key is named");
+	ok(refused(NULL, "[user]\n\tname = x\n[core]\n\tbare = false\n\tfsmonitor = y\n",
+	       GITDIR, "core.fsmonitor", (char *)NULL),
+	    "judge: the first refused key is named");
 }
 
 /* What was already there, the same, is kept; anything else is judged. */
@@ -462,7 +513,7 @@ static void
 test_existing(void)
 {
 	static const char old[] = "[core]\n\tbare = false\n\tfsmonitor = ./fs\n"
-	    "[alias]\n\tx = !echo\n";
+				  "[alias]\n\tx = !echo\n";
 	struct buf b = { 0 };
 
 	ok(accepted(old, old, GITDIR), "existing: unchanged");
@@ -475,26 +526,28 @@ test_existing(void)
 	    "existing: duplicated");
 	ok(accepted(old, "[core]\n\tbare = false\n", GITDIR) && accepted(old, "", GITDIR),
 	    "existing: removed");
-	ok(refused(old, "[core]\n\tfsmonitor = ./other\n", GITDIR, "core.fsmonitor",
-	    (char *)NULL), "existing: its value changed is refused");
+	ok(refused(
+	       old, "[core]\n\tfsmonitor = ./other\n", GITDIR, "core.fsmonitor", (char *)NULL),
+	    "existing: its value changed is refused");
 	ok(refused(old, "[core]\n\tfsmonitor\n", GITDIR, "core.fsmonitor", (char *)NULL),
 	    "existing: a value made a key alone is refused");
 	ok(refused(old, "[core \"x\"]\n\tfsmonitor = ./fs\n", GITDIR, "core.x.fsmonitor",
-	    (char *)NULL), "existing: moved into a subsection is refused");
+	       (char *)NULL),
+	    "existing: moved into a subsection is refused");
 	ok(refused(old, "[alias]\n\tx = !echo\n\ty = !echo\n", GITDIR, "alias.y", (char *)NULL),
 	    "existing: the value under another key is refused");
-	ok(refused("[core]\n\tfsmonitor = ./fs\n[bad\n", "[core]\n\tfsmonitor = ./fs\n",
-	    GITDIR, "core.fsmonitor", (char *)NULL),
+	ok(refused("[core]\n\tfsmonitor = ./fs\n[bad\n", "[core]\n\tfsmonitor = ./fs\n", GITDIR,
+	       "core.fsmonitor", (char *)NULL),
 	    "existing: old content git refuses counts for nothing");
 	ok(refused("[core]\n\teditor = a b\n", "[core]\n\teditor = a\tb\n", GITDIR,
-	    "core.editor", (char *)NULL) &&
-	    refused("[core]\n\teditor = a\tb\n", "[core]\n\teditor = a b\n", GITDIR,
-	    "core.editor", (char *)NULL),
+	       "core.editor", (char *)NULL) &&
+		refused("[core]\n\teditor = a\tb\n", "[core]\n\teditor = a b\n", GITDIR,
+		    "core.editor", (char *)NULL),
 	    "existing: a tab that git versions read differently is never the same value");
 	ok(accepted("[core]\n\teditor = a\tb\n", "[core]\n\teditor = a\tb\n", GITDIR),
 	    "existing: ... but kept as it was, it is");
 	ok(accepted(NULL, "", GITDIR) && accepted("", "", NULL) &&
-	    accepted(NULL, "# only a comment\n[core]\n", GITDIR),
+		accepted(NULL, "# only a comment\n[core]\n", GITDIR),
 	    "existing: no settings at all");
 	buf_free(&b);
 }
@@ -503,9 +556,20 @@ static void
 test_urls(void)
 {
 	static const char *const good[] = {
-		"https://github.com/o/r.git", "http://h/r", "git://h/r", "ssh://git@h:22/r",
-		"git+ssh://h/r", "ssh+git://h/r", "file:///srv/r.git", "git@github.com:o/r.git",
-		"h:r", "[git@h:22]:r", "/srv/r.git", "../r.git", "./x::y", "r",
+		"https://github.com/o/r.git",
+		"http://h/r",
+		"git://h/r",
+		"ssh://git@h:22/r",
+		"git+ssh://h/r",
+		"ssh+git://h/r",
+		"file:///srv/r.git",
+		"git@github.com:o/r.git",
+		"h:r",
+		"[git@h:22]:r",
+		"/srv/r.git",
+		"../r.git",
+		"./x::y",
+		"r",
 		"https://u%40x@h/r",
 	};
 	static const struct {
@@ -533,8 +597,10 @@ test_urls(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-		snprintf(text, sizeof(text), "[remote \"o\"]\n\turl = %s\n\tpushurl = %s\n"
-		    "[submodule \"s\"]\n\turl = %s\n", good[i], good[i], good[i]);
+		snprintf(text, sizeof(text),
+		    "[remote \"o\"]\n\turl = %s\n\tpushurl = %s\n"
+		    "[submodule \"s\"]\n\turl = %s\n",
+		    good[i], good[i], good[i]);
 		ok(accepted(NULL, text, GITDIR), "url: %s", good[i]);
 	}
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -545,16 +611,17 @@ test_urls(void)
 		ok(refused(NULL, text, GITDIR, "submodule.s.url", (char *)NULL),
 		    "url: submodule.s.url %s refused", bad[i].url);
 	}
-	ok(refused(NULL, "[remote \"o\"]\n\tpushurl = ext::x\n", GITDIR, "pushurl",
-	    (char *)NULL), "url: pushurl too");
+	ok(refused(
+	       NULL, "[remote \"o\"]\n\tpushurl = ext::x\n", GITDIR, "pushurl", (char *)NULL),
+	    "url: pushurl too");
 	ok(refused(NULL, "[remote \"o\"]\n\turl\n", GITDIR, "remote.o.url", (char *)NULL),
 	    "url: a url without a value");
-	ok(refused(NULL, "[branch \"m\"]\n\tremote = ext::sh -c x\n", GITDIR,
-	    "branch.m.remote", (char *)NULL) &&
-	    refused(NULL, "[branch \"m\"]\n\tpushRemote = fd::1\n", GITDIR,
-	    "branch.m.pushRemote", (char *)NULL) &&
-	    refused(NULL, "[extensions]\n\tpartialClone = ext::x\n", GITDIR,
-	    "extensions.partialClone", (char *)NULL),
+	ok(refused(NULL, "[branch \"m\"]\n\tremote = ext::sh -c x\n", GITDIR, "branch.m.remote",
+	       (char *)NULL) &&
+		refused(NULL, "[branch \"m\"]\n\tpushRemote = fd::1\n", GITDIR,
+		    "branch.m.pushRemote", (char *)NULL) &&
+		refused(NULL, "[extensions]\n\tpartialClone = ext::x\n", GITDIR,
+		    "extensions.partialClone", (char *)NULL),
 	    "url: a remote named by URL follows the same rule");
 }
 
@@ -562,42 +629,67 @@ static void
 test_values(void)
 {
 	ok(refused(NULL, "[submodule \"s\"]\n\tupdate = !sh -c x\n", GITDIR,
-	    "submodule.s.update", "\"!sh -c x\"", (char *)NULL),
+	       "submodule.s.update", "\"!sh -c x\"", (char *)NULL),
 	    "value: submodule update !command");
 	ok(refused(NULL, "[submodule \"s\"]\n\tupdate\n", GITDIR, "submodule.s.update",
-	    (char *)NULL), "value: submodule update alone");
+	       (char *)NULL),
+	    "value: submodule update alone");
 	ok(refused(NULL, "[remote \"o\"]\n\ttagOpt = --upload-pack=x\n", GITDIR,
-	    "remote.o.tagOpt", (char *)NULL), "value: tagOpt other than --tags/--no-tags");
+	       "remote.o.tagOpt", (char *)NULL),
+	    "value: tagOpt other than --tags/--no-tags");
 	ok(refused(NULL, "[submodule \"s\"]\n\tpath = ../x\n", GITDIR, "submodule.s.path",
-	    (char *)NULL) &&
-	    refused(NULL, "[submodule \"s\"]\n\tpath = a/.GIT/x\n", GITDIR, "path", (char *)NULL) &&
-	    refused(NULL, "[submodule \"s\"]\n\tpath = /x\n", GITDIR, "path", (char *)NULL) &&
-	    refused(NULL, "[submodule \"s\"]\n\tpath = -x\n", GITDIR, "path", (char *)NULL),
+	       (char *)NULL) &&
+		refused(NULL, "[submodule \"s\"]\n\tpath = a/.GIT/x\n", GITDIR, "path",
+		    (char *)NULL) &&
+		refused(
+		    NULL, "[submodule \"s\"]\n\tpath = /x\n", GITDIR, "path", (char *)NULL) &&
+		refused(NULL, "[submodule \"s\"]\n\tpath = -x\n", GITDIR, "path", (char *)NULL),
 	    "value: a submodule path outside the work tree");
 	ok(refused(NULL, "[user]\n\tname = a\\bb\n", GITDIR, "user.name", "control",
-	    (char *)NULL) &&
-	    refused(NULL, "[user]\n\tname = \"a\x1b[31m\"\n", GITDIR, "control", (char *)NULL),
+	       (char *)NULL) &&
+		refused(
+		    NULL, "[user]\n\tname = \"a\x1b[31m\"\n", GITDIR, "control", (char *)NULL),
 	    "value: control characters");
 	ok(refused(NULL, "[user]\n\tname = a\tb\n", GITDIR, "user.name", "differently",
-	    (char *)NULL) && accepted(NULL, "[user]\n\tname = a\\tb\n", GITDIR) &&
-	    accepted(NULL, "[user]\n\tname = a \t\n", GITDIR),
+	       (char *)NULL) &&
+		accepted(NULL, "[user]\n\tname = a\\tb\n", GITDIR) &&
+		accepted(NULL, "[user]\n\tname = a \t\n", GITDIR),
 	    "value: an inner tab git versions read differently, not an escaped or trailing one");
 	ok(accepted(NULL, "[branch \"m\"]\n\tdescription = \"line\\none\\tand\"\n", GITDIR) &&
-	    refused(NULL, "[branch \"m\"]\n\tdescription = a\\bb\n", GITDIR, "description",
-	    (char *)NULL), "value: a description may have line ends and tabs");
+		refused(NULL, "[branch \"m\"]\n\tdescription = a\\bb\n", GITDIR, "description",
+		    (char *)NULL),
+	    "value: a description may have line ends and tabs");
 }
 
 static void
 test_worktree(void)
 {
 	static const char *const good[] = {
-		"../../../sub", "../../../lib/sub", "/w/p/sub", "../../.././sub", "../../..//sub",
+		"../../../sub",
+		"../../../lib/sub",
+		"/w/p/sub",
+		"../../.././sub",
+		"../../..//sub",
 	};
 	static const char *const bad[] = {
-		"../../..", "../../../", "/w/p", "../../../.git", "../../../.git/x",
-		"../../../../x", "../../../../p/sub", "../../x", "..", "../../../sub/../../x",
-		"../../../sub/.git", "../../../sub/.GIT", "/w/p/../x", "/w/x", "/w/p/.git",
-		"sub", "~/x", "",
+		"../../..",
+		"../../../",
+		"/w/p",
+		"../../../.git",
+		"../../../.git/x",
+		"../../../../x",
+		"../../../../p/sub",
+		"../../x",
+		"..",
+		"../../../sub/../../x",
+		"../../../sub/.git",
+		"../../../sub/.GIT",
+		"/w/p/../x",
+		"/w/x",
+		"/w/p/.git",
+		"sub",
+		"~/x",
+		"",
 	};
 	char text[256];
 	size_t i;
@@ -612,43 +704,60 @@ test_worktree(void)
 		    "worktree: \"%s\" of %s refused", bad[i], SUBDIR);
 	}
 	ok(accepted(NULL, "[core]\n\tworktree = ../../../../../a/b\n",
-	    "/w/p/.git/modules/a/modules/b"), "worktree: a nested submodule's");
-	ok(accepted(NULL, "[core]\n\tworktree = ../../../../lib/x\n", "/w/p/.git/modules/lib/x"),
+	       "/w/p/.git/modules/a/modules/b"),
+	    "worktree: a nested submodule's");
+	ok(accepted(
+	       NULL, "[core]\n\tworktree = ../../../../lib/x\n", "/w/p/.git/modules/lib/x"),
 	    "worktree: a submodule whose name has a '/'");
-	ok(refused(NULL, "[core]\n\tworktree = ../sub\n", GITDIR, "core.worktree",
-	    (char *)NULL) &&
-	    refused(NULL, "[core]\n\tworktree = /w/p/sub\n", GITDIR, "core.worktree",
-	    (char *)NULL), "worktree: of a top-level git directory, refused");
+	ok(refused(
+	       NULL, "[core]\n\tworktree = ../sub\n", GITDIR, "core.worktree", (char *)NULL) &&
+		refused(NULL, "[core]\n\tworktree = /w/p/sub\n", GITDIR, "core.worktree",
+		    (char *)NULL),
+	    "worktree: of a top-level git directory, refused");
 	ok(refused(NULL, "[core]\n\tworktree = ../../../sub\n", NULL, "core.worktree",
-	    (char *)NULL) &&
-	    refused(NULL, "[core]\n\tworktree = ../../../sub\n", "w/p/.git/modules/sub",
-	    "core.worktree", (char *)NULL) &&
-	    refused(NULL, "[core]\n\tworktree = ../sub\n", "/.git/modules/sub",
-	    "core.worktree", (char *)NULL),
+	       (char *)NULL) &&
+		refused(NULL, "[core]\n\tworktree = ../../../sub\n", "w/p/.git/modules/sub",
+		    "core.worktree", (char *)NULL) &&
+		refused(NULL, "[core]\n\tworktree = ../sub\n", "/.git/modules/sub",
+		    "core.worktree", (char *)NULL),
 	    "worktree: no git directory, a relative one, or one at /");
-	ok(accepted("[core]\n\tworktree = /elsewhere\n", "[core]\n\tworktree = /elsewhere\n"
-	    "[user]\n\tname = a\n", GITDIR), "worktree: one the user had, kept");
+	ok(accepted("[core]\n\tworktree = /elsewhere\n",
+	       "[core]\n\tworktree = /elsewhere\n"
+	       "[user]\n\tname = a\n",
+	       GITDIR),
+	    "worktree: one the user had, kept");
 }
 
 static void
 test_malformed(void)
 {
 	static const char *const bad[] = {
-		"[core\n", "[core]\n\tbare = \"x\n", "[core]\n\tbare = a\\q\n", "[]\n",
-		"bare = true\n[core]\n", "[core]\n\v\n", "[co re]\n", "[core \"x\" ]\n",
-		"[core]\n9k = 1\n", "\xef\xbb[core]\n", "[core]\n\tfsmonitor \\\n= x\n",
+		"[core\n",
+		"[core]\n\tbare = \"x\n",
+		"[core]\n\tbare = a\\q\n",
+		"[]\n",
+		"bare = true\n[core]\n",
+		"[core]\n\v\n",
+		"[co re]\n",
+		"[core \"x\" ]\n",
+		"[core]\n9k = 1\n",
+		"\xef\xbb[core]\n",
+		"[core]\n\tfsmonitor \\\n= x\n",
 	};
 	static const char nul[] = "[user]\n\tname = a\0\n[core]\n\tfsmonitor = x\n";
 	char *big;
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		ok(refused(NULL, bad[i], GITDIR, "not git configuration", "line ", (char *)NULL),
+		ok(refused(
+		       NULL, bad[i], GITDIR, "not git configuration", "line ", (char *)NULL),
 		    "malformed: refused (%zu)", i);
 	ok(refused(NULL, "[user]\nname = a\n[core\n", GITDIR, "line 3", (char *)NULL),
 	    "malformed: the line is named");
-	ok(gitcfg_check(NULL, 0, nul, sizeof(nul) - 1, &(struct gitcfg_ctx){ GITDIR, NULL }, why,
-	    sizeof(why)) == -1 && strstr(why, "line 2") != NULL, "malformed: a NUL byte");
+	ok(gitcfg_check(NULL, 0, nul, sizeof(nul) - 1, &(struct gitcfg_ctx){ GITDIR, NULL },
+	       why, sizeof(why)) == -1 &&
+		strstr(why, "line 2") != NULL,
+	    "malformed: a NUL byte");
 	big = xmalloc(GITCONFIG_MAX + 2);
 	memset(big, '#', GITCONFIG_MAX + 1);
 	big[GITCONFIG_MAX + 1] = '\0';
@@ -664,17 +773,21 @@ test_why(void)
 	int clean = 1;
 
 	ok(refused(NULL, "[filter \"\x1b[31m\xe2\x80\xae\"]\n\tclean = x\n", GITDIR, "clean",
-	    (char *)NULL), "why: a subsection with control characters");
+	       (char *)NULL),
+	    "why: a subsection with control characters");
 	for (i = 0; why[i] != '\0'; i++)
 		if ((unsigned char)why[i] < 0x20 || why[i] == 0x7f)
 			clean = 0;
 	ok(clean && strstr(why, "\xe2\x80\xae") == NULL,
 	    "why: ... shown without them or an invisible override: %s", why);
-	ok(gitcfg_check(NULL, 0, "[core]fsmonitor=x\n", 18, &(struct gitcfg_ctx){ GITDIR, NULL },
-	    small, sizeof(small)) == -1 && strlen(small) == sizeof(small) - 1 &&
-	    strncmp(small, "git configuration core", 22) == 0, "why: cut to its size");
-	ok(gitcfg_check(NULL, 0, "[core]fsmonitor=x\n", 18, &(struct gitcfg_ctx){ GITDIR, NULL },
-	    NULL, 0) == -1, "why: none asked for");
+	ok(gitcfg_check(NULL, 0, "[core]fsmonitor=x\n", 18,
+	       &(struct gitcfg_ctx){ GITDIR, NULL }, small, sizeof(small)) == -1 &&
+		strlen(small) == sizeof(small) - 1 &&
+		strncmp(small, "git configuration core", 22) == 0,
+	    "why: cut to its size");
+	ok(gitcfg_check(NULL, 0, "[core]fsmonitor=x\n", 18,
+	       &(struct gitcfg_ctx){ GITDIR, NULL }, NULL, 0) == -1,
+	    "why: none asked for");
 }
 
 /* With ctx.all, every refused key is said, and why keeps the first. */
@@ -682,20 +795,24 @@ static void
 test_all(void)
 {
 	static const char text[] = "[core]\n\tpager = a\n\teditor = b\n[user]\n\tname = x\n"
-	    "[alias]\n\tx = !sh\n[core]\n\tpager = a\n";
+				   "[alias]\n\tx = !sh\n[core]\n\tpager = a\n";
 	struct strlist all = { 0 };
 	struct gitcfg_ctx ctx = { GITDIR, &all };
 
 	ok(gitcfg_check(NULL, 0, text, sizeof(text) - 1, &ctx, why, sizeof(why)) == -1 &&
-	    strstr(why, "core.pager") != NULL, "all: refused, why the first: %s", why);
+		strstr(why, "core.pager") != NULL,
+	    "all: refused, why the first: %s", why);
 	ok(all.n == 3 && strstr(all.v[0], "core.pager") != NULL &&
-	    strstr(all.v[1], "core.editor") != NULL && strstr(all.v[2], "alias.x") != NULL,
+		strstr(all.v[1], "core.editor") != NULL && strstr(all.v[2], "alias.x") != NULL,
 	    "all: each refused key once, in order (%zu)", all.n);
 	strlist_free(&all);
-	ok(gitcfg_check(text, sizeof(text) - 1, text, sizeof(text) - 1, &ctx, why,
-	    sizeof(why)) == 0 && all.n == 0, "all: nothing refused, nothing said");
-	ok(gitcfg_check(NULL, 0, "[core]\n\tpager = a\n[bad\n", 22, &ctx, why,
-	    sizeof(why)) == -1 && all.n == 2 && strstr(all.v[1], "line 3") != NULL,
+	ok(gitcfg_check(
+	       text, sizeof(text) - 1, text, sizeof(text) - 1, &ctx, why, sizeof(why)) == 0 &&
+		all.n == 0,
+	    "all: nothing refused, nothing said");
+	ok(gitcfg_check(NULL, 0, "[core]\n\tpager = a\n[bad\n", 22, &ctx, why, sizeof(why)) ==
+		    -1 &&
+		all.n == 2 && strstr(all.v[1], "line 3") != NULL,
 	    "all: a part that does not parse after a refused key is said too");
 	strlist_free(&all);
 }
@@ -742,8 +859,8 @@ test_workflows(void)
 		path = xasprintf("%s/gitconfig/%s.new", dir, name);
 		new_ = slurp(path, &newlen);
 		free(path);
-		if (new_ == NULL || gitcfg_check(old, oldlen, new_, newlen, &ctx, why,
-		    sizeof(why)) == -1) {
+		if (new_ == NULL ||
+		    gitcfg_check(old, oldlen, new_, newlen, &ctx, why, sizeof(why)) == -1) {
 			printf("#  %s: %s\n", name, new_ == NULL ? "no .new" : why);
 			bad++;
 		}
@@ -752,8 +869,8 @@ test_workflows(void)
 		if (new_ != NULL)
 			buf_add(&evil, new_, newlen);
 		buf_adds(&evil, "[core]\n\tfsmonitor = ./x\n");
-		if (gitcfg_check(old, oldlen, buf_str(&evil), evil.len, &ctx, why,
-		    sizeof(why)) == 0) {
+		if (gitcfg_check(
+			old, oldlen, buf_str(&evil), evil.len, &ctx, why, sizeof(why)) == 0) {
 			printf("#  %s: core.fsmonitor added, accepted\n", name);
 			bad++;
 		}
@@ -762,7 +879,8 @@ test_workflows(void)
 	}
 	fclose(f);
 	buf_free(&evil);
-	ok(cases >= 50 && bad == 0, "workflows: each of the %zu writes git makes in git init, "
+	ok(cases >= 50 && bad == 0,
+	    "workflows: each of the %zu writes git makes in git init, "
 	    "clone, remote add, config user.*, push -u, branch, submodule add and update, "
 	    "sparse-checkout, maintenance is accepted (and refused with core.fsmonitor added)",
 	    cases);

@@ -119,9 +119,9 @@ test_matching(void)
 	matches("src/**/*.ts", "src/a.ts", false, true);
 	matches("src/**/*.ts", "src/x/y/a.ts", false, true);
 	matches("src/**/*.ts", "srcx/a.ts", false, false);
-	matches("[.-0]", "/", false, true);             /* a set may hold "/" */
+	matches("[.-0]", "/", false, true); /* a set may hold "/" */
 	matches("a[b/c]d", "a/d", false, true);
-	matches("[à-é]", "ä", false, true);             /* characters, not bytes */
+	matches("[à-é]", "ä", false, true); /* characters, not bytes */
 	matches("?", "é", false, true);
 	matches("??", "é", false, false);
 	matches("[z-a]", "[z-a]", false, true);
@@ -130,14 +130,14 @@ test_matching(void)
 	matches("/x/*", "/x/a/b/c", true, true);
 	matches("/x/*", "/x/a/b/c", false, false);
 	matches("/x/*", "/xa", true, false);
-	matches("/*", "/", true, true);                 /* that deny covers the root itself */
+	matches("/*", "/", true, true); /* that deny covers the root itself */
 	/* "." takes no line terminator, "[^/]" does */
 	matches("**", "a\nb", false, false);
 	matches("*", "a\nb", false, true);
 	matches("**/x", "a\r/x", false, false);
 	matches("/d", "/d/\n", true, false);
 	matches("/d", "/d/e", true, true);
-	matches("a\xff*", "a\xff\xfe", false, true);    /* bytes that are no UTF-8 */
+	matches("a\xff*", "a\xff\xfe", false, true); /* bytes that are no UTF-8 */
 }
 
 /* Every reference case. */
@@ -181,9 +181,11 @@ test_reference(void)
 		if (strcmp(re, field[2]) != 0 || strcmp(dre, field[3]) != 0 ||
 		    m != (field[4][0] == '1') || dm != (field[5][0] == '1')) {
 			bad++;
-			ok(0, "reference case \"%s\" \"%s\": regex %s (want %s), deny %s (want %s), "
-			    "match %d/%d (want %s/%s)", field[0], field[1], re, field[2], dre,
-			    field[3], m, dm, field[4], field[5]);
+			ok(0,
+			    "reference case \"%s\" \"%s\": regex %s (want %s), deny %s (want %s), "
+			    "match %d/%d (want %s/%s)",
+			    field[0], field[1], re, field[2], dre, field[3], m, dm, field[4],
+			    field[5]);
 		}
 		free(re);
 		free(dre);

@@ -21,11 +21,13 @@ test_codec(void)
 
 	ok(handoff_encode("a.test", 8443, "127.0.0.1:4000", b) == 0, "encode a name");
 	ok(handoff_decode(b, sizeof(b), &m, &why) == 0 && strcmp(m.host, "a.test") == 0 &&
-	    m.port == 8443 && m.kind == HOST_NAME && strcmp(m.client, "127.0.0.1:4000") == 0,
+		m.port == 8443 && m.kind == HOST_NAME &&
+		strcmp(m.client, "127.0.0.1:4000") == 0,
 	    "decode gives it back");
 	ok(handoff_encode("::1", 443, "[::1]:5", b) == 0 &&
-	    handoff_decode(b, sizeof(b), &m, &why) == 0 && m.kind == HOST_IPV6 &&
-	    strcmp(m.host, "::1") == 0, "an IPv6 host");
+		handoff_decode(b, sizeof(b), &m, &why) == 0 && m.kind == HOST_IPV6 &&
+		strcmp(m.host, "::1") == 0,
+	    "an IPv6 host");
 	ok(handoff_encode("A.test", 443, "x", b) == -1, "a host not canonical is not encoded");
 	ok(handoff_encode("a.test", 0, "x", b) == -1, "port 0 is not encoded");
 	ok(handoff_encode("", 1, "x", b) == -1, "an empty host is not encoded");
@@ -43,19 +45,21 @@ test_codec(void)
 	c[6] = 0;
 	ok(handoff_decode(c, sizeof(c), &m, &why) == -1, "host length 0 is refused");
 	memcpy(c, b, sizeof(c));
-	c[6] = 5;       /* "a.tes" and a non-NUL padding byte */
+	c[6] = 5; /* "a.tes" and a non-NUL padding byte */
 	ok(handoff_decode(c, sizeof(c), &m, &why) == -1, "padding that is not NUL is refused");
 	memcpy(c, b, sizeof(c));
 	c[7] = 'A';
 	ok(handoff_decode(c, sizeof(c), &m, &why) == -1 &&
-	    strcmp(why, "host not canonical") == 0, "a host not canonical is refused");
+		strcmp(why, "host not canonical") == 0,
+	    "a host not canonical is refused");
 	memcpy(c, b, sizeof(c));
 	c[8] = '\0';
 	ok(handoff_decode(c, sizeof(c), &m, &why) == -1, "a NUL inside the host is refused");
 	memcpy(c, b, sizeof(c));
 	c[7 + DOM_HOST_MAX + 1] = '\n';
 	ok(handoff_decode(c, sizeof(c), &m, &why) == -1 &&
-	    strcmp(why, "client not printable") == 0, "a control in the client is refused");
+		strcmp(why, "client not printable") == 0,
+	    "a control in the client is refused");
 	memcpy(c, b, sizeof(c));
 	c[7 + DOM_HOST_MAX] = HANDOFF_CLIENT_MAX + 1;
 	ok(handoff_decode(c, sizeof(c), &m, &why) == -1, "a client length past the field");
@@ -90,18 +94,21 @@ test_channel(void)
 	handoff_encode("b.test", 443, "c", b);
 	ok(handoff_send(sv[0], b, p[0]) == 0, "send a pipe");
 	ok(handoff_recv(sv[1], &m, &fd, &why) == -2 && fd == -1 &&
-	    strcmp(why, "the descriptor is not a stream socket") == 0, "a pipe is refused");
+		strcmp(why, "the descriptor is not a stream socket") == 0,
+	    "a pipe is refused");
 	ok(send(sv[0], b, sizeof(b), 0) == (ssize_t)sizeof(b), "send without a descriptor");
 	ok(handoff_recv(sv[1], &m, &fd, &why) == -2 && strcmp(why, "no descriptor") == 0,
 	    "refused: no descriptor");
 	b[0] = 'Z';
 	ok(handoff_send(sv[0], b, st[0]) == 0 && handoff_recv(sv[1], &m, &fd, &why) == -2 &&
-	    fd == -1, "a bad message with a socket: refused");
+		fd == -1,
+	    "a bad message with a socket: refused");
 	{
 		uint8_t big[HANDOFF_MSG_LEN + 10] = { 0 };
 
 		ok(send(sv[0], big, sizeof(big), 0) == (ssize_t)sizeof(big) &&
-		    handoff_recv(sv[1], &m, &fd, &why) == -2, "a message too long: refused");
+			handoff_recv(sv[1], &m, &fd, &why) == -2,
+		    "a message too long: refused");
 	}
 	close(sv[0]);
 	ok(handoff_recv(sv[1], &m, &fd, &why) == -1, "the channel closed: -1");

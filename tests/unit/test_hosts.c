@@ -46,7 +46,8 @@ ares_cb(void *arg, int status, int timeouts, struct ares_addrinfo *res)
 		memset(a, 0, sizeof(*a));
 		if (n->ai_family == AF_INET) {
 			a->family = 4;
-			memcpy(a->bytes, &((struct sockaddr_in *)(void *)n->ai_addr)->sin_addr, 4);
+			memcpy(
+			    a->bytes, &((struct sockaddr_in *)(void *)n->ai_addr)->sin_addr, 4);
 		} else {
 			a->family = 6;
 			memcpy(a->bytes,
@@ -90,7 +91,7 @@ compare(const char *text, const char *const *names, size_t nnames, const char *w
 	close(fd);
 	setenv("CARES_HOSTS", path, 1);
 	memset(&o, 0, sizeof(o));
-	o.lookups = (char *)(uintptr_t)"f";
+	o.lookups = (char *)(uintptr_t) "f";
 	if (ares_init_options(&ch, &o, ARES_OPT_LOOKUPS) != ARES_SUCCESS) {
 		ok(0, "%s: c-ares", what);
 		return;
@@ -116,42 +117,67 @@ compare(const char *text, const char *const *names, size_t nnames, const char *w
 static void
 test_against_cares(void)
 {
-	static const char file[] =
-	    "127.0.0.1\tlocalhost\n"
-	    "::1\tlocalhost ip6-localhost ip6-loopback\n"
-	    "10.0.0.1   a.test  alias.test\t# comment\n"
-	    "10.0.0.2 A.TEST\n"
-	    "fe80::1%eth0 zone.test\n"
-	    "0x7f.0.0.1 hex.test\n"
-	    "10.0.0.3 a.test\n"
-	    "::ffff:1.2.3.4 mapped.test\n"
-	    "  10.0.0.9   spaced.test   \n"
-	    "#10.0.0.8 commented.test\n"
-	    "10.0.0.7\n"
-	    "2001:db8::1 v6.test a.test\n"
-	    "10.0.0.5 x.test#nocomment\n"
-	    "bad line.test\n"
-	    "300.1.1.1 big.test\n"
-	    "1.2.3.4.5 five.test\n"
-	    "1.2.3.4/8 slash.test\n"
-	    "::1/128 slash6.test\n"
-	    "010.000.0.1 zeros.test\n"
-	    "1::2::3 twice.test\n"
-	    "[::1] bracket.test\n"
-	    "1.2.3.4\tdup.test\tdup.test\n"
-	    "1.2.3.4 dup.test\r\n"
-	    "1.2.3.4x trail.test\n"
-	    "9.9.9.9 last.test";
+	static const char file[] = "127.0.0.1\tlocalhost\n"
+				   "::1\tlocalhost ip6-localhost ip6-loopback\n"
+				   "10.0.0.1   a.test  alias.test\t# comment\n"
+				   "10.0.0.2 A.TEST\n"
+				   "fe80::1%eth0 zone.test\n"
+				   "0x7f.0.0.1 hex.test\n"
+				   "10.0.0.3 a.test\n"
+				   "::ffff:1.2.3.4 mapped.test\n"
+				   "  10.0.0.9   spaced.test   \n"
+				   "#10.0.0.8 commented.test\n"
+				   "10.0.0.7\n"
+				   "2001:db8::1 v6.test a.test\n"
+				   "10.0.0.5 x.test#nocomment\n"
+				   "bad line.test\n"
+				   "300.1.1.1 big.test\n"
+				   "1.2.3.4.5 five.test\n"
+				   "1.2.3.4/8 slash.test\n"
+				   "::1/128 slash6.test\n"
+				   "010.000.0.1 zeros.test\n"
+				   "1::2::3 twice.test\n"
+				   "[::1] bracket.test\n"
+				   "1.2.3.4\tdup.test\tdup.test\n"
+				   "1.2.3.4 dup.test\r\n"
+				   "1.2.3.4x trail.test\n"
+				   "9.9.9.9 last.test";
 	static const char *const names[] = {
-	    "localhost", "LOCALHOST", "ip6-localhost", "a.test", "A.test", "alias.test",
-	    "zone.test", "hex.test", "mapped.test", "spaced.test", "commented.test",
-	    "x.test", "x.test#nocomment", "line.test", "big.test", "five.test",
-	    "slash.test", "slash6.test", "zeros.test", "twice.test", "bracket.test",
-	    "dup.test", "trail.test", "last.test", "nothere.test", "foo.localhost",
-	    "10.0.0.7", "",
+		"localhost",
+		"LOCALHOST",
+		"ip6-localhost",
+		"a.test",
+		"A.test",
+		"alias.test",
+		"zone.test",
+		"hex.test",
+		"mapped.test",
+		"spaced.test",
+		"commented.test",
+		"x.test",
+		"x.test#nocomment",
+		"line.test",
+		"big.test",
+		"five.test",
+		"slash.test",
+		"slash6.test",
+		"zeros.test",
+		"twice.test",
+		"bracket.test",
+		"dup.test",
+		"trail.test",
+		"last.test",
+		"nothere.test",
+		"foo.localhost",
+		"10.0.0.7",
+		"",
 	};
 	static const char *const lh[] = {
-	    "localhost", "LocalHost", "localhost.", "foo.localhost", "other.test",
+		"localhost",
+		"LocalHost",
+		"localhost.",
+		"foo.localhost",
+		"other.test",
 	};
 
 	compare(file, names, sizeof(names) / sizeof(names[0]), "a varied file");
@@ -173,7 +199,8 @@ test_differences(void)
 	ok(h.n == 1 && hosts_lookup(&h, "short.test", a, 4) == 0, "short IPv4 forms skipped");
 	hosts_free(&h);
 	ok(hosts_read(&h, "/nonexistent/hosts") == 0 && !h.read && h.n == 0 &&
-	    hosts_lookup(&h, "localhost", a, 4) == 0, "a missing file answers nothing, as "
+		hosts_lookup(&h, "localhost", a, 4) == 0,
+	    "a missing file answers nothing, as "
 	    "c-ares then does not answer localhost either");
 	hosts_free(&h);
 }

@@ -68,15 +68,18 @@ main(void)
 	ok(http_parse_request("GET / HTTP/1.1\r\nX: a\0b\r\n\r\n", 26, &h) == HTTP_BAD, "NUL");
 
 	ok(req("GET http://a.example/x?y HTTP/1.1\r\nHost: a.example\r\nX-A:  v  \r\n\r\n") ==
-	    HTTP_OK, "plain request");
+		HTTP_OK,
+	    "plain request");
 	ok(http_str_eq(h.method, "GET") && h.target.n == 20 && h.minor == 1, "line parsed");
 	ok(h.nfields == 2 && h.fields[1].value.n == 1 && h.fields[1].value.p[0] == 'v',
 	    "value trimmed");
 	ok(h.framing == HTTP_BODY_NONE && h.keep_alive, "no body, keep-alive");
 	ok(req("POST / HTTP/1.1\r\ncontent-length: 12\r\n\r\n") == HTTP_OK &&
-	    h.framing == HTTP_BODY_LENGTH && h.content_length == 12, "content-length");
+		h.framing == HTTP_BODY_LENGTH && h.content_length == 12,
+	    "content-length");
 	ok(req("POST / HTTP/1.1\r\nTransfer-Encoding: Chunked\r\n\r\n") == HTTP_OK &&
-	    h.framing == HTTP_BODY_CHUNKED, "chunked");
+		h.framing == HTTP_BODY_CHUNKED,
+	    "chunked");
 	ok(req("GET / HTTP/1.0\r\n\r\n") == HTTP_OK && !h.keep_alive, "1.0 closes");
 	ok(req("GET / HTTP/1.1\r\nConnection: foo, Close\r\n\r\n") == HTTP_OK && !h.keep_alive,
 	    "Connection: close");
@@ -99,27 +102,31 @@ main(void)
 
 	/* hop-by-hop */
 	ok(req("GET / HTTP/1.1\r\nConnection: X-Foo, keep-alive\r\nX-Foo: 1\r\nX-Bar: 2\r\n\r\n") ==
-	    HTTP_OK, "connection list");
+		HTTP_OK,
+	    "connection list");
 	ok(http_field_is_hop(&h, h.fields[0].name) && http_field_is_hop(&h, h.fields[1].name) &&
-	    !http_field_is_hop(&h, h.fields[2].name), "listed names are hop-by-hop");
+		!http_field_is_hop(&h, h.fields[2].name),
+	    "listed names are hop-by-hop");
 	/* Framing and Host are never dropped on the sender's say-so: the body would go on
 	 * framed by nothing (issue 12, item 7). */
 	ok(req("POST / HTTP/1.1\r\nConnection: content-length, Host\r\nContent-Length: 3\r\n"
-	    "Host: a\r\nConnection: TRANSFER-ENCODING\r\n\r\n") == HTTP_OK &&
-	    h.framing == HTTP_BODY_LENGTH && h.content_length == 3, "Connection: content-length");
+	       "Host: a\r\nConnection: TRANSFER-ENCODING\r\n\r\n") == HTTP_OK &&
+		h.framing == HTTP_BODY_LENGTH && h.content_length == 3,
+	    "Connection: content-length");
 	ok(!http_field_is_hop(&h, h.fields[1].name) && !http_field_is_hop(&h, h.fields[2].name),
 	    "Content-Length and Host listed in Connection are not hop-by-hop");
 	ok(http_field_is_hop(&h, (struct http_str){ "Transfer-Encoding", 17 }),
 	    "Transfer-Encoding is hop-by-hop (re-framed on each hop)");
 	s = "HTTP/1.1 200 OK\r\nConnection: Content-Length\r\nContent-Length: 2\r\n\r\n";
-	ok(http_parse_response(s, strlen(s), 0, &h) == HTTP_OK && h.framing == HTTP_BODY_LENGTH &&
-	    !http_field_is_hop(&h, h.fields[1].name),
+	ok(http_parse_response(s, strlen(s), 0, &h) == HTTP_OK &&
+		h.framing == HTTP_BODY_LENGTH && !http_field_is_hop(&h, h.fields[1].name),
 	    "a response's Content-Length listed in Connection is kept");
 
 	/* responses */
 	s = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n";
 	ok(http_parse_response(s, strlen(s), 0, &h) == HTTP_OK && h.status == 200 &&
-	    h.framing == HTTP_BODY_LENGTH, "response with length");
+		h.framing == HTTP_BODY_LENGTH,
+	    "response with length");
 	ok(http_parse_response(s, strlen(s), 1, &h) == HTTP_OK && h.framing == HTTP_BODY_NONE,
 	    "HEAD response has no body");
 	s = "HTTP/1.1 204 No Content\r\n\r\n";

@@ -67,7 +67,7 @@ static void
 test_values(void)
 {
 	const char *text = " {\"s\": \"a\\\"\\u00e9\\ud83d\\ude00\\n\", \"n\": -2.5e1, "
-	    "\"l\": [true, false, null, {}], \"o\": {\"k\": []}}\r\n";
+			   "\"l\": [true, false, null, {}], \"o\": {\"k\": []}}\r\n";
 	const struct json_value *s, *n, *l, *o, *e;
 	struct json_value *v;
 	char err[200];
@@ -77,20 +77,22 @@ test_values(void)
 	    err);
 	s = json_tree_get(v, "s");
 	ok(s != NULL && s->type == JSON_STRING &&
-	    strcmp(s->str, "a\"\xc3\xa9\xf0\x9f\x98\x80\n") == 0,
+		strcmp(s->str, "a\"\xc3\xa9\xf0\x9f\x98\x80\n") == 0,
 	    "a string's escapes and a surrogate pair are decoded");
 	n = json_tree_get(v, "n");
 	ok(n != NULL && n->type == JSON_NUMBER && n->num == -25.0, "a number");
 	l = json_tree_get(v, "l");
 	e = l != NULL ? l->child : NULL;
 	ok(l != NULL && l->type == JSON_ARRAY && e != NULL && e->type == JSON_TRUE &&
-	    e->next->type == JSON_FALSE && e->next->next->type == JSON_NULL &&
-	    e->next->next->next->type == JSON_OBJECT && e->next->next->next->child == NULL &&
-	    e->next->next->next->next == NULL, "an array's elements in order");
+		e->next->type == JSON_FALSE && e->next->next->type == JSON_NULL &&
+		e->next->next->next->type == JSON_OBJECT &&
+		e->next->next->next->child == NULL && e->next->next->next->next == NULL,
+	    "an array's elements in order");
 	o = json_tree_get(v, "o");
 	ok(o != NULL && json_tree_get(o, "k") != NULL &&
-	    json_tree_get(o, "k")->type == JSON_ARRAY && json_tree_get(v, "k") == NULL &&
-	    json_tree_get(l, "s") == NULL, "members are found in their own object only");
+		json_tree_get(o, "k")->type == JSON_ARRAY && json_tree_get(v, "k") == NULL &&
+		json_tree_get(l, "s") == NULL,
+	    "members are found in their own object only");
 	json_tree_free(v);
 	v = json_tree_parse("\"x\"", 3, err, sizeof(err));
 	ok(v != NULL && v->type == JSON_STRING && strcmp(v->str, "x") == 0,
@@ -102,10 +104,36 @@ static void
 test_refusals(void)
 {
 	static const char *const both[] = {
-		"", "   ", "{", "[1,]", "{\"a\":1,}", "{\"a\" 1}", "{\"a\":1 \"b\":2}", "[1 2]",
-		"\"abc", "01", "1.", "-", "+1", "\"x\ty\"", "\"\\q\"", "\"\\u0000\"",
-		"\"\\ud800\"", "\"\\udc00\"", "\"\xff\"", "\"\xc0\xaf\"", "\xef\xbb\xbf{}",
-		"{'a':1}", "{} // x", "{}}", "tru", "True", "nul", "[1]x", "{1:2}", "\x01",
+		"",
+		"   ",
+		"{",
+		"[1,]",
+		"{\"a\":1,}",
+		"{\"a\" 1}",
+		"{\"a\":1 \"b\":2}",
+		"[1 2]",
+		"\"abc",
+		"01",
+		"1.",
+		"-",
+		"+1",
+		"\"x\ty\"",
+		"\"\\q\"",
+		"\"\\u0000\"",
+		"\"\\ud800\"",
+		"\"\\udc00\"",
+		"\"\xff\"",
+		"\"\xc0\xaf\"",
+		"\xef\xbb\xbf{}",
+		"{'a':1}",
+		"{} // x",
+		"{}}",
+		"tru",
+		"True",
+		"nul",
+		"[1]x",
+		"{1:2}",
+		"\x01",
 		"1234567890123456789012345678901234567890123456789012345678901234",
 	};
 	char err[200], *deep;
@@ -129,8 +157,10 @@ test_refusals(void)
 	    "%d levels are refused", JSON_TREE_MAX_DEPTH + 1);
 	free(deep);
 	v = json_tree_parse("{\"a\":[1,{\"b\":\"c\"", 16, err, sizeof(err));
-	ok(v == NULL && strstr(err, "at byte 16") != NULL, "a document cut short frees "
-	    "what was read (%s)", err);
+	ok(v == NULL && strstr(err, "at byte 16") != NULL,
+	    "a document cut short frees "
+	    "what was read (%s)",
+	    err);
 }
 
 int

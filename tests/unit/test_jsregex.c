@@ -47,8 +47,9 @@ test_vectors(void)
 		if ((rc == 0) != want_valid || (rc == 0 && groups != g->valueint)) {
 			bad++;
 			ok(0, "/%s/: node says %s (%d groups), srt %s (%d groups%s%s)",
-			    p->valuestring, e->valuestring, g->valueint, rc == 0 ? "valid" :
-			    "invalid", rc == 0 ? groups : 0, why ? ": " : "", why ? why : "");
+			    p->valuestring, e->valuestring, g->valueint,
+			    rc == 0 ? "valid" : "invalid", rc == 0 ? groups : 0,
+			    why ? ": " : "", why ? why : "");
 		}
 		cJSON_Delete(j);
 	}
@@ -64,10 +65,12 @@ test_messages(void)
 	const char *why;
 	int groups;
 
-	ok(jsregex_check("a(", 2, &groups, &why) == -1 && strcmp(why, "Unterminated group") ==
-	    0, "an open group is named");
+	ok(jsregex_check("a(", 2, &groups, &why) == -1 &&
+		strcmp(why, "Unterminated group") == 0,
+	    "an open group is named");
 	ok(jsregex_check("x{3,2}", 6, &groups, &why) == -1 &&
-	    strstr(why, "out of order") != NULL, "backwards bounds are named");
+		strstr(why, "out of order") != NULL,
+	    "backwards bounds are named");
 	ok(jsregex_check("token:\\s*(\\S+)", 14, &groups, &why) == 0 && groups == 1,
 	    "the reference's own example has one group");
 	ok(jsregex_check("(?<a>x)(b)", 10, &groups, &why) == 0 && groups == 2,

@@ -15,21 +15,21 @@
 #include "tap.h"
 #include "util.h"
 
-#define SY      "S-1-5-18"
-#define BA      "S-1-5-32-544"
-#define TI      "S-1-5-80-956008885-3418522649-1831038044-1853292631-2271478464"
-#define BU      "S-1-5-32-545"
-#define AU      "S-1-5-11"
-#define WD      "S-1-1-0"
-#define CO      "S-1-3-0"
-#define ALICE   "S-1-5-21-1-2-3-1001"
+#define SY "S-1-5-18"
+#define BA "S-1-5-32-544"
+#define TI "S-1-5-80-956008885-3418522649-1831038044-1853292631-2271478464"
+#define BU "S-1-5-32-545"
+#define AU "S-1-5-11"
+#define WD "S-1-1-0"
+#define CO "S-1-3-0"
+#define ALICE "S-1-5-21-1-2-3-1001"
 
-#define FA      0x001f01ffu     /* FILE_ALL_ACCESS */
-#define RX      0x001200a9u     /* read and execute */
-#define CI      0x02
-#define OI      0x01
-#define IO      MACL_INHERIT_ONLY
-#define INH     0x10            /* INHERITED_ACE: applies, as an explicit one does */
+#define FA 0x001f01ffu /* FILE_ALL_ACCESS */
+#define RX 0x001200a9u /* read and execute */
+#define CI 0x02
+#define OI 0x01
+#define IO MACL_INHERIT_ONLY
+#define INH 0x10 /* INHERITED_ACE: applies, as an explicit one does */
 
 #define FILE_PATH "C:\\ProgramData\\srt\\managed-settings.json"
 #define MAX_ACE 8
@@ -51,7 +51,7 @@ struct fake_obj {
 struct fake {
 	struct fake_obj obj[8];
 	size_t nobj;
-	const char *program_data;       /* NULL: the known folder cannot be told */
+	const char *program_data; /* NULL: the known folder cannot be told */
 	const char *text;
 	int program_data_calls, done_calls;
 	struct strlist looked;
@@ -125,28 +125,24 @@ static void
 fake_stock(struct fake *f)
 {
 	static const struct fake_obj stock[] = {
-		{ "C:\\", MACL_DIR, false, false, TI, {
-			{ MACL_ALLOWED, OI | CI, FA, SY },
-			{ MACL_ALLOWED, OI | CI, FA, BA },
+		{ "C:\\", MACL_DIR, false, false, TI,
+		    { { MACL_ALLOWED, OI | CI, FA, SY }, { MACL_ALLOWED, OI | CI, FA, BA },
 			{ MACL_ALLOWED, OI | CI, RX, BU },
 			{ MACL_ALLOWED, OI | CI | IO, 0x10000000u, CO },
 			{ MACL_ALLOWED, OI | CI | IO, 0x001301bfu, AU },
 			{ MACL_ALLOWED, 0, MACL_APPEND_DATA, AU } } },
-		{ "C:\\ProgramData", MACL_DIR, false, false, SY, {
-			{ MACL_ALLOWED, OI | CI, FA, SY },
-			{ MACL_ALLOWED, OI | CI, FA, BA },
+		{ "C:\\ProgramData", MACL_DIR, false, false, SY,
+		    { { MACL_ALLOWED, OI | CI, FA, SY }, { MACL_ALLOWED, OI | CI, FA, BA },
 			{ MACL_ALLOWED, OI | CI | IO, 0x10000000u, CO },
-			{ MACL_ALLOWED, OI | CI, RX, BU },
-			{ MACL_ALLOWED, CI, 0x116u, BU } } },
-		{ "C:\\ProgramData\\srt", MACL_DIR, false, false, BA, {
-			{ MACL_ALLOWED, INH | OI | CI, FA, SY },
+			{ MACL_ALLOWED, OI | CI, RX, BU }, { MACL_ALLOWED, CI, 0x116u, BU } } },
+		{ "C:\\ProgramData\\srt", MACL_DIR, false, false, BA,
+		    { { MACL_ALLOWED, INH | OI | CI, FA, SY },
 			{ MACL_ALLOWED, INH | OI | CI, FA, BA },
 			{ MACL_ALLOWED, INH | OI | CI | IO, 0x10000000u, CO },
 			{ MACL_ALLOWED, INH | OI | CI, RX, BU },
 			{ MACL_ALLOWED, INH | CI, 0x116u, BU } } },
-		{ FILE_PATH, MACL_FILE, false, false, BA, {
-			{ MACL_ALLOWED, INH, FA, SY },
-			{ MACL_ALLOWED, INH, FA, BA },
+		{ FILE_PATH, MACL_FILE, false, false, BA,
+		    { { MACL_ALLOWED, INH, FA, SY }, { MACL_ALLOWED, INH, FA, BA },
 			{ MACL_ALLOWED, INH, RX, BU } } },
 	};
 
@@ -155,8 +151,8 @@ fake_stock(struct fake *f)
 	f->nobj = sizeof(stock) / sizeof(stock[0]);
 	f->program_data = "C:\\ProgramData";
 	f->text = "{\"allowManagedDomainsOnly\":true,\"network\":{\"allowedDomains\":"
-	    "[\"example.com\"],\"deniedDomains\":[]},\"filesystem\":{\"denyRead\":[],"
-	    "\"allowWrite\":[],\"denyWrite\":[]}}";
+		  "[\"example.com\"],\"deniedDomains\":[]},\"filesystem\":{\"denyRead\":[],"
+		  "\"allowWrite\":[],\"denyWrite\":[]}}";
 }
 
 static struct fake_obj *
@@ -186,8 +182,11 @@ static int
 load(struct fake *f, struct managed *m, struct diags *errs)
 {
 	struct managed_winsys sys = {
-		.program_data = f_program_data, .look = f_look, .read = f_read,
-		.done = f_done, .ctx = f,
+		.program_data = f_program_data,
+		.look = f_look,
+		.read = f_read,
+		.done = f_done,
+		.ctx = f,
 	};
 	int rc;
 
@@ -210,9 +209,10 @@ refused(struct fake *f, const char *where, const char *reason, const char *what)
 	int rc = load(f, &m, &errs);
 
 	ok(rc == -1 && !m.present && errs.msgs.n == 1 &&
-	    strstr(first(&errs), FILE_PATH ": the managed policy cannot be trusted: ") ==
-	    first(&errs) && strstr(first(&errs), where) != NULL &&
-	    strstr(first(&errs), reason) != NULL && f->done_calls == 1,
+		strstr(first(&errs), FILE_PATH ": the managed policy cannot be trusted: ") ==
+		    first(&errs) &&
+		strstr(first(&errs), where) != NULL && strstr(first(&errs), reason) != NULL &&
+		f->done_calls == 1,
 	    "%s: refused: %s", what, first(&errs));
 	diags_free(&errs);
 	managed_free(&m);
@@ -230,11 +230,12 @@ test_accepted(void)
 	fake_stock(&f);
 	rc = load(&f, &m, &errs);
 	ok(rc == 0 && m.present && errs.msgs.n == 0 && m.path != NULL &&
-	    strcmp(m.path, FILE_PATH) == 0 && strstr(m.text, "example.com") != NULL,
+		strcmp(m.path, FILE_PATH) == 0 && strstr(m.text, "example.com") != NULL,
 	    "SYSTEM, TrustedInstaller and Administrators own the way, Users read and may "
-	    "add entries to the directories: read (%s)", first(&errs));
+	    "add entries to the directories: read (%s)",
+	    first(&errs));
 	ok(f.looked.n == 4 && strcmp(f.looked.v[0], "C:\\") == 0 &&
-	    strcmp(f.looked.v[3], FILE_PATH) == 0 && f.done_calls == 1,
+		strcmp(f.looked.v[3], FILE_PATH) == 0 && f.done_calls == 1,
 	    "every name from the drive root down is looked at, and the handles let go");
 	managed_free(&m);
 	strlist_free(&f.looked);
@@ -243,8 +244,10 @@ test_accepted(void)
 	obj(&f, FILE_PATH)->owner = SY;
 	add_ace(&f, FILE_PATH, MACL_ALLOWED, 0, MACL_GENERIC_ALL, TI);
 	rc = load(&f, &m, &errs);
-	ok(rc == 0 && m.present, "a file owned by SYSTEM that TrustedInstaller may change: "
-	    "read (%s)", first(&errs));
+	ok(rc == 0 && m.present,
+	    "a file owned by SYSTEM that TrustedInstaller may change: "
+	    "read (%s)",
+	    first(&errs));
 	managed_free(&m);
 	strlist_free(&f.looked);
 
@@ -253,8 +256,10 @@ test_accepted(void)
 	add_ace(&f, "C:\\ProgramData\\srt", MACL_ALLOWED, OI | IO, FA, BU);
 	add_ace(&f, FILE_PATH, MACL_ALLOWED, OI | CI | IO, MACL_GENERIC_ALL, WD);
 	rc = load(&f, &m, &errs);
-	ok(rc == 0 && m.present, "inherit-only entries giving Users and Everyone every "
-	    "right are ignored (%s)", first(&errs));
+	ok(rc == 0 && m.present,
+	    "inherit-only entries giving Users and Everyone every "
+	    "right are ignored (%s)",
+	    first(&errs));
 	managed_free(&m);
 	strlist_free(&f.looked);
 
@@ -274,13 +279,17 @@ test_refused(void)
 
 	fake_stock(&f);
 	obj(&f, FILE_PATH)->owner = ALICE;
-	refused(&f, "the file " FILE_PATH, "owned by " ALICE ", not by SYSTEM, "
-	    "Administrators or TrustedInstaller", "a file a user owns");
+	refused(&f, "the file " FILE_PATH,
+	    "owned by " ALICE ", not by SYSTEM, "
+	    "Administrators or TrustedInstaller",
+	    "a file a user owns");
 
 	fake_stock(&f);
 	add_ace(&f, FILE_PATH, MACL_ALLOWED, 0, RX | MACL_WRITE_DATA | MACL_APPEND_DATA, BU);
-	refused(&f, "the file " FILE_PATH, "changeable by Users (S-1-5-32-545) (its DACL "
-	    "allows it FILE_WRITE_DATA FILE_APPEND_DATA)", "Users may write the file");
+	refused(&f, "the file " FILE_PATH,
+	    "changeable by Users (S-1-5-32-545) (its DACL "
+	    "allows it FILE_WRITE_DATA FILE_APPEND_DATA)",
+	    "Users may write the file");
 
 	fake_stock(&f);
 	add_ace(&f, FILE_PATH, MACL_ALLOWED, INH, MACL_WRITE_ATTRIBUTES, AU);
@@ -294,7 +303,8 @@ test_refused(void)
 
 	fake_stock(&f);
 	add_ace(&f, "C:\\ProgramData\\srt", MACL_ALLOWED, CI, MACL_DELETE_CHILD, BU);
-	refused(&f, "the directory C:\\ProgramData\\srt is", "changeable by Users "
+	refused(&f, "the directory C:\\ProgramData\\srt is",
+	    "changeable by Users "
 	    "(S-1-5-32-545) (its DACL allows it FILE_DELETE_CHILD)",
 	    "Users FILE_DELETE_CHILD on the directory");
 
@@ -316,14 +326,18 @@ test_refused(void)
 
 	fake_stock(&f);
 	add_ace(&f, FILE_PATH, MACL_ALLOWED, 0, MACL_GENERIC_ALL, WD);
-	refused(&f, "the file", "changeable by Everyone (S-1-1-0) (its DACL allows it "
-	    "GENERIC_ALL)", "Everyone GENERIC_ALL on the file");
+	refused(&f, "the file",
+	    "changeable by Everyone (S-1-1-0) (its DACL allows it "
+	    "GENERIC_ALL)",
+	    "Everyone GENERIC_ALL on the file");
 
 	/* Another kind of allowed entry counts; one whose SID could not be read too. */
 	fake_stock(&f);
 	add_ace(&f, FILE_PATH, MACL_ALLOWED_OBJECT, 0, MACL_GENERIC_WRITE, "");
-	refused(&f, "the file", "changeable by an unreadable SID (its DACL allows it "
-	    "GENERIC_WRITE)", "an object entry whose SID is not told");
+	refused(&f, "the file",
+	    "changeable by an unreadable SID (its DACL allows it "
+	    "GENERIC_WRITE)",
+	    "an object entry whose SID is not told");
 
 	fake_stock(&f);
 	obj(&f, "C:\\ProgramData\\srt")->reparse = true;
@@ -397,7 +411,7 @@ test_location(void)
 	fake_stock(&f);
 	rc = load(&f, &m, &errs);
 	ok(rc == 0 && m.present && f.program_data_calls == 1 &&
-	    strcmp(m.path, FILE_PATH) == 0 && !strlist_contains(&f.looked, "D:\\"),
+		strcmp(m.path, FILE_PATH) == 0 && !strlist_contains(&f.looked, "D:\\"),
 	    "the known folder gives the location, not %%ProgramData%% in the environment");
 	managed_free(&m);
 	strlist_free(&f.looked);
@@ -407,16 +421,20 @@ test_location(void)
 	fake_stock(&f);
 	f.program_data = NULL;
 	rc = load(&f, &m, &errs);
-	ok(rc == -1 && !m.present && strstr(first(&errs), "%ProgramData%\\srt\\managed-"
-	    "settings.json: where ProgramData is cannot be told (Element not found") != NULL &&
-	    f.looked.n == 0, "no known folder: refused, nothing guessed: %s", first(&errs));
+	ok(rc == -1 && !m.present &&
+		strstr(first(&errs),
+		    "%ProgramData%\\srt\\managed-"
+		    "settings.json: where ProgramData is cannot be told (Element not found") !=
+		    NULL &&
+		f.looked.n == 0,
+	    "no known folder: refused, nothing guessed: %s", first(&errs));
 	diags_free(&errs);
 
 	fake_stock(&f);
 	f.program_data = "\\\\server\\share\\ProgramData";
 	rc = load(&f, &m, &errs);
-	ok(rc == -1 && strstr(first(&errs), "not on a local drive") != NULL &&
-	    f.looked.n == 0, "a ProgramData off a local drive: refused: %s", first(&errs));
+	ok(rc == -1 && strstr(first(&errs), "not on a local drive") != NULL && f.looked.n == 0,
+	    "a ProgramData off a local drive: refused: %s", first(&errs));
 	diags_free(&errs);
 
 	fake_stock(&f);

@@ -21,10 +21,10 @@
 #include "tap.h"
 #include "util.h"
 
-static char root[4096];         /* the temp tree, resolved */
+static char root[4096]; /* the temp tree, resolved */
 static char proj[4200], home[4200];
-static const char *ssh;         /* "--tmpfs /etc/ssh/ssh_config.d " when the host has it */
-static size_t sysnet;           /* directories of /sys hiding the host's network devices */
+static const char *ssh; /* "--tmpfs /etc/ssh/ssh_config.d " when the host has it */
+static size_t sysnet;   /* directories of /sys hiding the host's network devices */
 
 static char *
 at(const char *rel)
@@ -136,7 +136,7 @@ st_free(struct settings *s)
 
 static struct plan_ctx ctx;
 static struct plan_linux plan;
-static struct strlist fsargs;   /* the plan's filesystem arguments, less /sys's network */
+static struct strlist fsargs; /* the plan's filesystem arguments, less /sys's network */
 static char *joined;
 
 static char *
@@ -290,8 +290,9 @@ watched(const char *rel, const char *mask)
 	for (i = 0; i < plan.guard.watch.n && !hit; i++) {
 		const struct wguard_watched *w = &plan.guard.watch.v[i];
 
-		hit = strcmp(w->name, name) == 0 && (m == NULL ? w->mount == NULL :
-		    w->mount != NULL && strcmp(w->mount, m) == 0);
+		hit = strcmp(w->name, name) == 0 &&
+		    (m == NULL ? w->mount == NULL
+			       : w->mount != NULL && strcmp(w->mount, m) == 0);
 	}
 	if (!hit)
 		printf("#  %s (%s) is not watched\n", name, m != NULL ? m : "missing");
@@ -319,7 +320,7 @@ test_path_helpers(void)
 	ok(strcmp(p, "/") == 0, "the root's parent is the root");
 	free(p);
 	ok(path_is_under("/a/b", "/a") && path_is_under("/a", "/a") &&
-	    !path_is_under("/ab", "/a") && path_is_under("/x", "/"),
+		!path_is_under("/ab", "/a") && path_is_under("/x", "/"),
 	    "path_is_under by component");
 	ok(!path_is_strictly_under("/a", "/a") && path_is_strictly_under("/a/b", "/a"),
 	    "path_is_strictly_under");
@@ -365,8 +366,10 @@ test_root_and_disabled(void)
 	ok(build(&s) == 0 && args_are("--bind / /"), "filesystem.disabled: --bind / / alone");
 	mkf("proj/srt.json", "{}");
 	ctx.settings_path = at("proj/srt.json");
-	ok(build(&s) == 0 && args_are("--bind / / --ro-bind $R/proj/srt.json "
-	    "$R/proj/srt.json"), "filesystem.disabled still keeps the settings file read-only");
+	ok(build(&s) == 0 &&
+		args_are("--bind / / --ro-bind $R/proj/srt.json "
+			 "$R/proj/srt.json"),
+	    "filesystem.disabled still keeps the settings file read-only");
 	ctx.settings_path = NULL;
 	st_free(&s);
 }
@@ -391,8 +394,10 @@ test_write_allows(void)
 	pl_add(&s.fs.allow_write, "deeper", 0);
 	pl_add(&s.fs.allow_write, "./out/", 0);
 	pl_add(&s.fs.allow_write, "../home/work/**", 0);
-	ok(build(&s) == 0 && args_are("--ro-bind / / --bind $R/proj/out $R/proj/out "
-	    "--bind $R/home/work $R/home/work%s%s", *ssh ? " " : "", ssh),
+	ok(build(&s) == 0 &&
+		args_are("--ro-bind / / --bind $R/proj/out $R/proj/out "
+			 "--bind $R/home/work $R/home/work%s%s",
+		    *ssh ? " " : "", ssh),
 	    "write allows: relative, tilde, /** stripped, deduplicated; missing, /dev and "
 	    "links skipped");
 
@@ -401,8 +406,10 @@ test_write_allows(void)
 	mkd("home/.npm/_logs");
 	ctx.tmpdir = at("tmp");
 	pl_free(&s.fs.allow_write);
-	ok(build(&s) == 0 && args_are("--ro-bind / / --bind $R/tmp $R/tmp --bind "
-	    "$R/home/.npm/_logs $R/home/.npm/_logs%s%s", *ssh ? " " : "", ssh),
+	ok(build(&s) == 0 &&
+		args_are("--ro-bind / / --bind $R/tmp $R/tmp --bind "
+			 "$R/home/.npm/_logs $R/home/.npm/_logs%s%s",
+		    *ssh ? " " : "", ssh),
 	    "default writes: TMPDIR and ~/.npm/_logs (no /dev entries)");
 	pl_add(&s.fs.deny_read, "~/.npm", 0);
 	ok(build(&s) == 0 && lacks("--bind $R/home/.npm/_logs"),
@@ -424,14 +431,17 @@ test_write_allows(void)
 	mkd("home/.claude/debug");
 	mkd("reftmp");
 	ctx.ref_tmpdir = at("reftmp");
-	ok(build(&s) == 0 && args_are("--ro-bind / / --bind $R/tmp $R/tmp --bind $R/reftmp "
-	    "$R/reftmp --bind $R/home/.npm/_logs $R/home/.npm/_logs --bind "
-	    "$R/home/.claude/debug $R/home/.claude/debug%s%s", *ssh ? " " : "", ssh),
+	ok(build(&s) == 0 &&
+		args_are("--ro-bind / / --bind $R/tmp $R/tmp --bind $R/reftmp "
+			 "$R/reftmp --bind $R/home/.npm/_logs $R/home/.npm/_logs --bind "
+			 "$R/home/.claude/debug $R/home/.claude/debug%s%s",
+		    *ssh ? " " : "", ssh),
 	    "default writes: TMPDIR, the reference's TMPDIR, ~/.npm/_logs, ~/.claude/debug");
 	pl_add(&s.fs.deny_read, "~/.claude", 0);
 	pl_add(&s.cred.deny_files, at("reftmp"), 0);
 	ok(build(&s) == 0 && lacks("--bind $R/home/.claude/debug $R") &&
-	    has("--bind $R/reftmp $R/reftmp"), "~/.claude/debug left out under a denyRead; "
+		has("--bind $R/reftmp $R/reftmp"),
+	    "~/.claude/debug left out under a denyRead; "
 	    "the reference's TMPDIR kept whatever is read-denied");
 	ctx.ref_tmpdir = NULL;
 	ctx.tmpdir = NULL;
@@ -451,7 +461,8 @@ masked(const char *rel)
 	int hit = 0;
 
 	for (i = 0; i < plan.guard.watch.n && !hit; i++)
-		hit = plan.guard.watch.v[i].place && strcmp(plan.guard.watch.v[i].mount, m) == 0;
+		hit = plan.guard.watch.v[i].place &&
+		    strcmp(plan.guard.watch.v[i].mount, m) == 0;
 	if (!hit)
 		printf("#  %s is not a mask srt-seccomp mounts\n", m);
 	if (hit && !lacks(arg))
@@ -478,16 +489,19 @@ test_read_denies(void)
 	pl_add(&s.fs.allow_write, "~/secrets/out", 0);
 	pl_add(&s.fs.allow_read, "~/secrets/pub", 0);
 	/* /etc/ssh/ssh_config.d is shallower than the tree: it goes first. */
-	ok(build(&s) == 0 && args_are("--ro-bind / / --bind $R/home/secrets/out "
-	    "$R/home/secrets/out %s%s--tmpfs $R/home/secrets --ro-bind $R/home/secrets/pub "
-	    "$R/home/secrets/pub --bind $R/home/secrets/out $R/home/secrets/out",
-	    ssh, *ssh ? " " : "") && masked("home/key.pem") && watched("home/key.pem",
-	    "home/key.pem"),
+	ok(build(&s) == 0 &&
+		args_are(
+		    "--ro-bind / / --bind $R/home/secrets/out "
+		    "$R/home/secrets/out %s%s--tmpfs $R/home/secrets --ro-bind $R/home/secrets/pub "
+		    "$R/home/secrets/pub --bind $R/home/secrets/out $R/home/secrets/out",
+		    ssh, *ssh ? " " : "") &&
+		masked("home/key.pem") && watched("home/key.pem", "home/key.pem"),
 	    "read deny dir: tmpfs, allowRead then write paths bound back; file: /dev/null "
 	    "mounted by srt-seccomp; missing: nothing");
 	ctx.unguarded = true;
-	ok(build(&s) == 0 && has("--bind $R/home/secrets/out $R/home/secrets/out "
-	    "--ro-bind /dev/null $R/home/key.pem"),
+	ok(build(&s) == 0 &&
+		has("--bind $R/home/secrets/out $R/home/secrets/out "
+		    "--ro-bind /dev/null $R/home/key.pem"),
 	    "unguarded: bwrap masks the file (no srt-seccomp to)");
 	ctx.unguarded = false;
 	st_free(&s);
@@ -499,10 +513,12 @@ test_read_denies(void)
 	pl_add(&s.fs.deny_read, "~/b", 0);
 	pl_add(&s.fs.allow_read, "~/b/project", 0);
 	pl_add(&s.fs.allow_write, "~/b/project/state", 0);
-	ok(build(&s) == 0 && args_are("--ro-bind / / --bind $R/home/b/project/state "
-	    "$R/home/b/project/state %s%s--tmpfs $R/home/b --ro-bind $R/home/b/project "
-	    "$R/home/b/project --bind $R/home/b/project/state $R/home/b/project/state",
-	    ssh, *ssh ? " " : ""),
+	ok(build(&s) == 0 &&
+		args_are(
+		    "--ro-bind / / --bind $R/home/b/project/state "
+		    "$R/home/b/project/state %s%s--tmpfs $R/home/b --ro-bind $R/home/b/project "
+		    "$R/home/b/project --bind $R/home/b/project/state $R/home/b/project/state",
+		    ssh, *ssh ? " " : ""),
 	    "a write path inside an allowRead path is bound back after it");
 	st_free(&s);
 
@@ -546,22 +562,26 @@ test_read_denies(void)
 	pl_add(&s.fs.allow_read, "~/.netrc", 0);
 	pl_add(&s.fs.allow_write, "~/.aws/sub", 0);
 	ok(build(&s) == 0 && masked("home/.aws") && lacks("--tmpfs $R/home/.aws") &&
-	    masked("home/.netrc") && masked("home/keys/a.pem") &&
-	    masked("home/keys/b.pem") && lacks("c.txt") &&
-	    lacks("--ro-bind $R/home/.aws/config") && !has("--tmpfs $R/home/.aws --bind"),
+		masked("home/.netrc") && masked("home/keys/a.pem") &&
+		masked("home/keys/b.pem") && lacks("c.txt") &&
+		lacks("--ro-bind $R/home/.aws/config") && !has("--tmpfs $R/home/.aws --bind"),
 	    "credentials: a directory hidden, files and glob matches masked; allowRead "
 	    "lifts nothing, nothing bound back beneath");
 	pl_add(&s.fs.deny_read, "~", 0);
 	pl_add(&s.fs.allow_read, "~/.aws", 0);
-	ok(build(&s) == 0 && args_are("--ro-bind / / --bind $R/home/.aws/sub "
-	    "$R/home/.aws/sub%s%s", *ssh ? " " : "", ssh) && masked("home"),
+	ok(build(&s) == 0 &&
+		args_are("--ro-bind / / --bind $R/home/.aws/sub "
+			 "$R/home/.aws/sub%s%s",
+		    *ssh ? " " : "", ssh) &&
+		masked("home"),
 	    "nor by another deny's tmpfs above it (allowRead ~/.aws and the write path in "
 	    "it stay hidden)");
 	st_free(&s);
 	st_init(&s);
 	pl_add(&s.cred.deny_files, "~/.aws", 0);
 	s.fs.disabled = true;
-	ok(build(&s) == 0 && lacks(".aws"), "filesystem.disabled drops the credentials files "
+	ok(build(&s) == 0 && lacks(".aws"),
+	    "filesystem.disabled drops the credentials files "
 	    "too");
 	st_free(&s);
 }
@@ -574,12 +594,13 @@ test_cwd_mandatory(void)
 	fresh();
 	st_init(&s);
 	pl_add(&s.fs.allow_write, ".", 0);
-	ok(build(&s) == 0 && args_are("--ro-bind / / --bind $R/proj $R/proj%s%s",
-	    *ssh ? " " : "", ssh),
+	ok(build(&s) == 0 &&
+		args_are("--ro-bind / / --bind $R/proj $R/proj%s%s", *ssh ? " " : "", ssh),
 	    "writable cwd: no placeholder for a missing dangerous name");
 	ok(guarded("proj/.bashrc") && guarded("proj/.claude/commands") &&
-	    guarded("proj/.claude/settings.json") && guarded("proj/.envrc") &&
-	    guarded("proj/.vscode"), "the write guard holds every one of them instead");
+		guarded("proj/.claude/settings.json") && guarded("proj/.envrc") &&
+		guarded("proj/.vscode"),
+	    "the write guard holds every one of them instead");
 	ok(strlist_contains(&plan.writes, at("proj")), "the write roots are in the plan");
 	{
 		struct stat st;
@@ -594,10 +615,10 @@ test_cwd_mandatory(void)
 	mkd("proj/.vscode");
 	mkd("proj/.claude/commands");
 	ok(build(&s) == 0 && has("--ro-bind-try $R/proj/.bashrc $R/proj/.bashrc") &&
-	    has("--ro-bind-try $R/proj/.vscode $R/proj/.vscode") &&
-	    has("--ro-bind-try $R/proj/.claude/commands $R/proj/.claude/commands") &&
-	    lacks("$R/proj/.claude/agents") && guarded("proj/.claude/agents") &&
-	    lacks("--tmpfs $R/proj/.claude "),
+		has("--ro-bind-try $R/proj/.vscode $R/proj/.vscode") &&
+		has("--ro-bind-try $R/proj/.claude/commands $R/proj/.claude/commands") &&
+		lacks("$R/proj/.claude/agents") && guarded("proj/.claude/agents") &&
+		lacks("--tmpfs $R/proj/.claude "),
 	    "existing dangerous paths are bound read-only, missing siblings are guarded");
 	ok(has("--ro-bind / / --ro-bind-try $R/proj/.claude $R/proj/.claude --bind $R/proj"),
 	    "ancestor pin on .claude, before the allow binds");
@@ -616,8 +637,8 @@ test_git(void)
 	mkf("proj/.git/config", "[core]\n");
 	mkd("proj/.git/hooks");
 	ok(build(&s) == 0 && has("--ro-bind-try $R/proj/.git/hooks $R/proj/.git/hooks") &&
-	    lacks(".git/config") &&
-	    has("--ro-bind / / --ro-bind-try $R/proj/.git $R/proj/.git --bind"),
+		lacks(".git/config") &&
+		has("--ro-bind / / --ro-bind-try $R/proj/.git $R/proj/.git --bind"),
 	    ".git directory: hooks read-only, .git pinned, config left to the write guard "
 	    "(it judges changes by content)");
 	ctx.unguarded = true;
@@ -632,7 +653,8 @@ test_git(void)
 	fresh();
 	mkf("proj/.git", "gitdir: /elsewhere\n");
 	ok(build(&s) == 0 && guarded("proj/.git") && lacks("$R/proj/.git ") &&
-	    lacks(".git/hooks"), "a .git file (worktree) is itself protected, by the write "
+		lacks(".git/hooks"),
+	    "a .git file (worktree) is itself protected, by the write "
 	    "guard (a mount could not be removed by git worktree remove)");
 	ctx.unguarded = true;
 	ok(build(&s) == 0 && has("--ro-bind-try $R/proj/.git $R/proj/.git"),
@@ -645,7 +667,8 @@ test_git(void)
 	mkf("proj/wt/.git", "gitdir: x");
 	mkf("proj/a/b/.git", "gitdir: y");
 	ok(build(&s) == 0 && guarded("proj/sub/.git/hooks") && lacks("sub/.git/config") &&
-	    guarded("proj/wt/.git") && lacks("$R/proj/wt/.git") && lacks("$R/proj/a/b/.git"),
+		guarded("proj/wt/.git") && lacks("$R/proj/wt/.git") &&
+		lacks("$R/proj/a/b/.git"),
 	    "nested repository: hooks guarded, config and a nested .git file within the "
 	    "directory rule's depth left to the guard");
 	ok(has("--ro-bind / / --bind $R/proj $R/proj") && lacks("$R/proj/wt "),
@@ -653,9 +676,9 @@ test_git(void)
 	    "way to");
 	ctx.unguarded = true;
 	ok(build(&s) == 0 &&
-	    has("--ro-bind-try $R/proj/sub/.git/config $R/proj/sub/.git/config") &&
-	    has("--ro-bind / / --ro-bind-try $R/proj/sub $R/proj/sub --ro-bind-try $R/proj/wt $R/proj/wt "
-	    "--ro-bind-try $R/proj/sub/.git $R/proj/sub/.git --bind"),
+		has("--ro-bind-try $R/proj/sub/.git/config $R/proj/sub/.git/config") &&
+		has("--ro-bind / / --ro-bind-try $R/proj/sub $R/proj/sub --ro-bind-try $R/proj/wt $R/proj/wt "
+		    "--ro-bind-try $R/proj/sub/.git $R/proj/sub/.git --bind"),
 	    "unguarded: config bound, pins on sub, wt and sub/.git, shallowest first");
 	ctx.unguarded = false;
 	st_free(&s);
@@ -708,7 +731,7 @@ test_depth_rule(void)
 	mkd("proj/x/.Claude/Commands");
 	ok(build(&s) == 0 && lacks("node_modules"), "node_modules is not searched");
 	ok(has("--ro-bind-try $R/proj/x/.ZSHRC $R/proj/x/.ZSHRC") &&
-	    has("--ro-bind-try $R/proj/x/.Claude/Commands $R/proj/x/.Claude/Commands"),
+		has("--ro-bind-try $R/proj/x/.Claude/Commands $R/proj/x/.Claude/Commands"),
 	    "names match case aside");
 	st_free(&s);
 
@@ -719,7 +742,7 @@ test_depth_rule(void)
 	mkf("home/lib/pkg/.mcp.json", "x");
 	pl_add(&s.fs.allow_write, "~/lib", 0);
 	ok(build(&s) == 0 && has("--ro-bind-try $R/home/lib/.bashrc $R/home/lib/.bashrc") &&
-	    has("--ro-bind-try $R/home/lib/pkg/.mcp.json"),
+		has("--ro-bind-try $R/home/lib/pkg/.mcp.json"),
 	    "mandatory denies found under another write root");
 	st_free(&s);
 
@@ -731,7 +754,7 @@ test_depth_rule(void)
 	pl_add(&s.fs.allow_write, ".", 0);
 	ctx.cwd = at("cwdlink");
 	ok(build(&s) == 0 && has("--bind $R/proj $R/proj") &&
-	    has("--ro-bind-try $R/proj/.gitconfig $R/proj/.gitconfig") && lacks("cwdlink"),
+		has("--ro-bind-try $R/proj/.gitconfig $R/proj/.gitconfig") && lacks("cwdlink"),
 	    "a cwd reached through a link is used as its real path");
 	ctx.cwd = proj;
 	st_free(&s);
@@ -752,8 +775,10 @@ test_write_denies(void)
 	pl_add(&s.fs.deny_write, at("proj/secret.txt"), 0);
 	pl_add(&s.fs.deny_write, "sub/new/file", 0);
 	pl_add(&s.fs.deny_write, "/etc/passwd", 0);
-	ok(build(&s) == 0 && args_are("--ro-bind / / --bind $R/proj $R/proj%s%s "
-	    "--ro-bind-try $R/proj/secret.txt $R/proj/secret.txt", *ssh ? " " : "", ssh),
+	ok(build(&s) == 0 &&
+		args_are("--ro-bind / / --bind $R/proj $R/proj%s%s "
+			 "--ro-bind-try $R/proj/secret.txt $R/proj/secret.txt",
+		    *ssh ? " " : "", ssh),
 	    "write denies: existing bound once, missing ones and outside write roots "
 	    "nothing");
 	ok(guarded("proj/sub/new/file") && guarded("proj/secret.txt"),
@@ -777,13 +802,13 @@ test_write_denies(void)
 	pl_add(&s.fs.deny_write, "loop", 0);
 	pl_add(&s.fs.deny_write, "dang", 0);
 	ok(build(&s) == 0 && lacks("outside") &&
-	    has("--ro-bind-try $R/proj/real/f $R/proj/real/f") &&
-	    has("--ro-bind /dev/null $R/proj/loop") &&
-	    has("--ro-bind / / --ro-bind-try $R/proj/real $R/proj/real --bind"),
+		has("--ro-bind-try $R/proj/real/f $R/proj/real/f") &&
+		has("--ro-bind /dev/null $R/proj/loop") &&
+		has("--ro-bind / / --ro-bind-try $R/proj/real $R/proj/real --bind"),
 	    "deny links: resolved first (outside: nothing; inside: the target, its "
 	    "directory pinned), an unresolvable one masked");
 	ok(guarded("proj/in") && guarded("proj/real/f") && guarded("proj/dang") &&
-	    guarded("proj/sub2/x") && guarded("proj/out") && guarded("outside/f"),
+		guarded("proj/sub2/x") && guarded("proj/out") && guarded("outside/f"),
 	    "the guard holds each link and where it leads, a dangling one's target too");
 	st_free(&s);
 
@@ -805,7 +830,8 @@ test_write_denies(void)
 	pl_add(&s.fs.deny_write, "locked", 0);
 	pl_add(&s.fs.deny_write, "locked/missing", 0);
 	ok(build(&s) == 0 && has("--ro-bind-try $R/proj/locked $R/proj/locked") &&
-	    lacks("locked/missing"), "no placeholder inside a read-only denied directory");
+		lacks("locked/missing"),
+	    "no placeholder inside a read-only denied directory");
 	st_free(&s);
 
 	/* The settings file inside a write root is made read-only (SPEC §7). */
@@ -815,11 +841,10 @@ test_write_denies(void)
 	pl_add(&s.fs.allow_write, ".", 0);
 	ctx.settings_path = at("proj/settings.json");
 	ok(build(&s) == 0 && has("--bind $R/proj $R/proj") &&
-	    has("--ro-bind-try $R/proj/settings.json $R/proj/settings.json"),
+		has("--ro-bind-try $R/proj/settings.json $R/proj/settings.json"),
 	    "settings file in a write root: read-only");
 	ctx.settings_path = "settings.json";
-	ok(build(&s) == 0 &&
-	    has("--ro-bind-try $R/proj/settings.json $R/proj/settings.json"),
+	ok(build(&s) == 0 && has("--ro-bind-try $R/proj/settings.json $R/proj/settings.json"),
 	    "a relative settings path is taken from the cwd");
 	ctx.settings_path = at("home/settings.json");
 	ok(build(&s) == 0 && lacks("settings.json"), "settings file elsewhere: nothing");
@@ -835,7 +860,7 @@ test_write_denies(void)
 	pl_add(&s.fs.deny_read, "hidden", 0);
 	pl_add(&s.fs.deny_write, "hidden/new", 0);
 	ok(build(&s) == 0 && masked("proj/hidden") && lacks("hidden/new") &&
-	    guarded("proj/hidden/new") && watched("proj/hidden", "proj/hidden"),
+		guarded("proj/hidden/new") && watched("proj/hidden", "proj/hidden"),
 	    "a deny under a read-deny tmpfs: guarded, and the tmpfs watched");
 	st_free(&s);
 
@@ -848,11 +873,12 @@ test_write_denies(void)
 	pl_add(&s.fs.deny_read, "d/private", 0);
 	pl_add(&s.fs.deny_write, "d", 0);
 	ok(build(&s) == 0 && has("--ro-bind-try $R/proj/d $R/proj/d") &&
-	    masked("proj/d/private") && lacks("--tmpfs $R/proj/d/private"),
+		masked("proj/d/private") && lacks("--tmpfs $R/proj/d/private"),
 	    "read-deny tmpfs mounted last (by srt-seccomp), after a write deny's bind above it");
 	ctx.unguarded = true;
-	ok(build(&s) == 0 && has("--tmpfs $R/proj/d/private --ro-bind-try $R/proj/d $R/proj/d") &&
-	    ends_with(joined, " --tmpfs $R/proj/d/private"),
+	ok(build(&s) == 0 &&
+		has("--tmpfs $R/proj/d/private --ro-bind-try $R/proj/d $R/proj/d") &&
+		ends_with(joined, " --tmpfs $R/proj/d/private"),
 	    "unguarded: bwrap's tmpfs re-applied last, after a write deny's bind above it");
 	ctx.unguarded = false;
 	st_free(&s);
@@ -882,22 +908,23 @@ test_globs(void)
 	pl_add(&s.fs.allow_write, "out*", 0);
 	pl_add(&s.fs.deny_write, "out*/**/*.keep", 0);
 	pl_add(&s.fs.deny_write, "**/*.lock", 0);
-	ok(build(&s) == 0 &&
-	    masked("home/keys/[x].pem") && masked("home/keys/a.pem") &&
-	    masked("home/keys/b.pem") &&
-	    lacks("c.txt"), "denyRead glob: each match masked");
+	ok(build(&s) == 0 && masked("home/keys/[x].pem") && masked("home/keys/a.pem") &&
+		masked("home/keys/b.pem") && lacks("c.txt"),
+	    "denyRead glob: each match masked");
 	ok(has("--tmpfs $R/home/vault --ro-bind $R/home/vault/pub1 $R/home/vault/pub1") &&
-	    lacks("priv"), "allowRead glob: matches bound back");
+		lacks("priv"),
+	    "allowRead glob: matches bound back");
 	ok(has("--bind $R/proj/out1 $R/proj/out1 --bind $R/proj/out2 $R/proj/out2") &&
-	    lacks("--bind $R/proj/other"), "allowWrite glob: each match writable");
+		lacks("--bind $R/proj/other"),
+	    "allowWrite glob: each match writable");
 	ok(lacks(".lock"), "denyWrite glob outside any write root: nothing");
 	pl_add(&s.fs.allow_write, ".", 0);
 	ok(build(&s) == 0 && has("--ro-bind-try $R/proj/x/y.lock $R/proj/x/y.lock") &&
-	    has("--ro-bind-try $R/proj/z.lock $R/proj/z.lock"),
+		has("--ro-bind-try $R/proj/z.lock $R/proj/z.lock"),
 	    "denyWrite glob with **: every match read-only");
 	ok(strlist_contains(&plan.guard.globs, at("proj/out*/**/*.keep")) &&
-	    strlist_contains(&plan.guard.globs, at("proj/**/*.lock")) &&
-	    strcmp(plan.guard.globs_why.v[1], "denyWrite **/*.lock") == 0,
+		strlist_contains(&plan.guard.globs, at("proj/**/*.lock")) &&
+		strcmp(plan.guard.globs_why.v[1], "denyWrite **/*.lock") == 0,
 	    "denyWrite globs themselves go to the write guard, anchored at the cwd");
 	st_free(&s);
 
@@ -916,8 +943,8 @@ test_globs(void)
 	pl_add(&s.fs.deny_read, "~/keys/*.pem", 1);
 	ok(build(&s) == 0 && lacks("a.pem"), "a literal entry with * is not a glob");
 	pl_add(&s.fs.deny_read, "~/keys/[x].pem", 1);
-	ok(build(&s) == 0 && masked("home/keys/[x].pem") &&
-	    lacks("a.pem"), "a literal entry names the file it spells");
+	ok(build(&s) == 0 && masked("home/keys/[x].pem") && lacks("a.pem"),
+	    "a literal entry names the file it spells");
 	st_free(&s);
 }
 
@@ -949,58 +976,74 @@ test_gitconfig_parse(void)
 
 	gitconfig_init(&c);
 	ok(cfg_parse("[core]\n\tbare = false\n\thooksPath = .husky\n", &c) == 0 &&
-	    str_is(c.hooks_path, ".husky") && c.worktree == NULL && c.worktree_config == -1 &&
-	    c.includes.n == 0, "gitconfig: [core] hooksPath");
+		str_is(c.hooks_path, ".husky") && c.worktree == NULL &&
+		c.worktree_config == -1 && c.includes.n == 0,
+	    "gitconfig: [core] hooksPath");
 	ok(cfg_parse("[CoRe]\nHOOKSPATH=x\n", &c) == 0 && str_is(c.hooks_path, "x"),
 	    "gitconfig: section and key names are case-insensitive");
 	ok(cfg_parse("[core]\n\tfsmonitor = ./fs.sh\n[init]\ntemplateDir = ~/t\n"
-	    "[init \"x\"]\ntemplateDir = no\n", &c) == 0 && str_is(c.fsmonitor, "./fs.sh") &&
-	    str_is(c.template_dir, "~/t"), "gitconfig: core.fsmonitor and init.templateDir");
+		     "[init \"x\"]\ntemplateDir = no\n",
+	       &c) == 0 &&
+		str_is(c.fsmonitor, "./fs.sh") && str_is(c.template_dir, "~/t"),
+	    "gitconfig: core.fsmonitor and init.templateDir");
 	ok(cfg_parse("[core]\nfsmonitor\n", &c) == 0 && str_is(c.fsmonitor, "true"),
 	    "gitconfig: a bare fsmonitor is true");
 	ok(cfg_parse("[core \"x\"]\n\thooksPath = a\n[core.y]\nhooksPath = b\n"
-	    "[core \"\"]\nhooksPath = c\n[core.]\nhooksPath = d\n", &c) == 0 &&
-	    c.hooks_path == NULL, "gitconfig: [core \"x\"], [core.y], [core \"\"] are not [core]");
+		     "[core \"\"]\nhooksPath = c\n[core.]\nhooksPath = d\n",
+	       &c) == 0 &&
+		c.hooks_path == NULL,
+	    "gitconfig: [core \"x\"], [core.y], [core \"\"] are not [core]");
 	ok(cfg_parse("[other]\nhooksPath = a\n[core]\nworktree = w\n", &c) == 0 &&
-	    c.hooks_path == NULL && str_is(c.worktree, "w"),
+		c.hooks_path == NULL && str_is(c.worktree, "w"),
 	    "gitconfig: hooksPath in another section is not core.hooksPath");
 	ok(cfg_parse("[core]\nhooksPath = a\n[x]\nhooksPath = b\n[core]\nhooksPath = c\n"
-	    "hooksPath = d\n", &c) == 0 && str_is(c.hooks_path, "d"),
+		     "hooksPath = d\n",
+	       &c) == 0 &&
+		str_is(c.hooks_path, "d"),
 	    "gitconfig: the last assignment wins, across sections");
 	ok(cfg_parse("[core] hooksPath = z\n", &c) == 0 && str_is(c.hooks_path, "z"),
 	    "gitconfig: a key on the header's line");
 	ok(cfg_parse("[core]\nhooksPath = \"my  hooks\" \n", &c) == 0 &&
-	    str_is(c.hooks_path, "my  hooks"), "gitconfig: a quoted value keeps its spaces");
+		str_is(c.hooks_path, "my  hooks"),
+	    "gitconfig: a quoted value keeps its spaces");
 	ok(cfg_parse("[core]\nhooksPath =   a \t b  \n", &c) == 0 &&
-	    str_is(c.hooks_path, "a   b"),
+		str_is(c.hooks_path, "a   b"),
 	    "gitconfig: unquoted whitespace trimmed, each inner one a space");
 	ok(cfg_parse("[core]\nhooksPath = x\"y\\\"z\"\\\\\\t\n", &c) == 0 &&
-	    str_is(c.hooks_path, "xy\"z\\\t"), "gitconfig: quotes and escapes");
-	ok(cfg_parse("[core]\nhooksPath = ab\\\ncd\n", &c) == 0 &&
-	    str_is(c.hooks_path, "abcd"), "gitconfig: a backslash at the end goes on");
+		str_is(c.hooks_path, "xy\"z\\\t"),
+	    "gitconfig: quotes and escapes");
+	ok(cfg_parse("[core]\nhooksPath = ab\\\ncd\n", &c) == 0 && str_is(c.hooks_path, "abcd"),
+	    "gitconfig: a backslash at the end goes on");
 	ok(cfg_parse("# [core] hooksPath = a\n; x\n[core] ; c\n  # c\n"
-	    "hooksPath = b # c\nworktree = \"w # x\" ; c\n", &c) == 0 &&
-	    str_is(c.hooks_path, "b") && str_is(c.worktree, "w # x"),
+		     "hooksPath = b # c\nworktree = \"w # x\" ; c\n",
+	       &c) == 0 &&
+		str_is(c.hooks_path, "b") && str_is(c.worktree, "w # x"),
 	    "gitconfig: # and ; comments, not inside quotes");
 	ok(cfg_parse("\xef\xbb\xbf[core]\r\nhooksPath = crlf\r\n", &c) == 0 &&
-	    str_is(c.hooks_path, "crlf"), "gitconfig: byte order mark and CRLF");
+		str_is(c.hooks_path, "crlf"),
+	    "gitconfig: byte order mark and CRLF");
 	ok(cfg_parse("[core]\nhooksPath = a\nhooksPath =\n", &c) == 0 &&
-	    str_is(c.hooks_path, ""), "gitconfig: an empty value is kept (reset)");
+		str_is(c.hooks_path, ""),
+	    "gitconfig: an empty value is kept (reset)");
 	ok(cfg_parse("[extensions]\n\tworktreeConfig\n", &c) == 0 && c.worktree_config == 1,
 	    "gitconfig: a boolean without value is true");
-	ok(cfg_parse("[Extensions]\nworktreeconfig = off\n", &c) == 0 &&
-	    c.worktree_config == 0, "gitconfig: worktreeConfig = off");
+	ok(cfg_parse("[Extensions]\nworktreeconfig = off\n", &c) == 0 && c.worktree_config == 0,
+	    "gitconfig: worktreeConfig = off");
 	ok(cfg_parse("[extensions]\nworktreeConfig = 0\n[extensions]\nworktreeConfig = yes\n",
-	    &c) == 0 && c.worktree_config == 1, "gitconfig: worktreeConfig, last wins");
+	       &c) == 0 &&
+		c.worktree_config == 1,
+	    "gitconfig: worktreeConfig, last wins");
 	ok(cfg_parse("[include]\n\tpath = a.inc\n[includeIf \"gitdir:~/w/\"]\n\tpath = ~/b\n"
-	    "[include \"x\"]\npath = c\n[includeif.old-form]\npath = d\n"
-	    "[includeIf]\npath = e\n[other]\npath = f\n", &c) == 0 && c.includes.n == 3 &&
-	    str_is(c.includes.v[0], "a.inc") && str_is(c.includes.v[1], "~/b") &&
-	    str_is(c.includes.v[2], "d"), "gitconfig: [include] and [includeIf \"...\"] paths");
+		     "[include \"x\"]\npath = c\n[includeif.old-form]\npath = d\n"
+		     "[includeIf]\npath = e\n[other]\npath = f\n",
+	       &c) == 0 &&
+		c.includes.n == 3 && str_is(c.includes.v[0], "a.inc") &&
+		str_is(c.includes.v[1], "~/b") && str_is(c.includes.v[2], "d"),
+	    "gitconfig: [include] and [includeIf \"...\"] paths");
 
 	/* Malformed: what came before is kept, the line is named. */
 	ok(cfg_parse("[core]\nhooksPath = a\nhooksPath = \"b\n", &c) == -1 &&
-	    c.error_line == 3 && str_is(c.hooks_path, "a"),
+		c.error_line == 3 && str_is(c.hooks_path, "a"),
 	    "gitconfig: an unterminated quote is refused at its line, earlier values kept");
 	ok(cfg_parse("[core\nhooksPath = a\n", &c) == -1 && c.error_line == 1,
 	    "gitconfig: an unterminated header");
@@ -1009,7 +1052,8 @@ test_gitconfig_parse(void)
 	ok(cfg_parse("[core]\nhooksPath = a\\q\n", &c) == -1, "gitconfig: an unknown escape");
 	ok(cfg_parse("[core]\nhooksPath\n", &c) == -1, "gitconfig: a path without a value");
 	ok(cfg_parse("[core]\n9key = a\n", &c) == -1 && cfg_parse("[co re]\n", &c) == -1 &&
-	    cfg_parse("[core \"x\" ]\n", &c) == -1 && cfg_parse("[core]\nk # c\n", &c) == -1,
+		cfg_parse("[core \"x\" ]\n", &c) == -1 &&
+		cfg_parse("[core]\nk # c\n", &c) == -1,
 	    "gitconfig: bad key and header spellings");
 	gitconfig_free(&c);
 	gitconfig_init(&c);
@@ -1028,7 +1072,7 @@ test_gitconfig_parse(void)
 	    "gitconfig_read: a file");
 	ok(gitconfig_read(AT_FDCWD, at("missing"), &c) == 1, "gitconfig_read: missing is 1");
 	ok(gitconfig_read(AT_FDCWD, at("fifo"), &c) == -1 && errno == EINVAL &&
-	    gitconfig_read(AT_FDCWD, at("dir"), &c) == -1,
+		gitconfig_read(AT_FDCWD, at("dir"), &c) == -1,
 	    "gitconfig_read: a FIFO or a directory is refused without blocking");
 	alarm(0);
 	gitconfig_free(&c);
@@ -1039,7 +1083,8 @@ static int
 has_arg(const char *rel)
 {
 	/* Protected: bound read-only if it exists, in the write guard in any case. */
-	if (strlist_contains(&plan.args, at(rel)) || strlist_contains(&plan.guard.exact, at(rel)))
+	if (strlist_contains(&plan.args, at(rel)) ||
+	    strlist_contains(&plan.guard.exact, at(rel)))
 		return 1;
 	printf("#  no argument %s in: %s\n", rel, joined);
 	return 0;
@@ -1085,17 +1130,19 @@ test_git_submodules(void)
 	mkrepo("proj/.git", "[core]\n");
 	mkrepo("proj/.git/modules/lib", "[core]\n\tworktree = ../../../lib\n");
 	mkf("proj/lib/.git", "gitdir: ../.git/modules/lib\n");
-	ok(build(&s) == 0 && args_are("--ro-bind / / --ro-bind-try $R/proj/.git $R/proj/.git "
-	    "--ro-bind-try $R/proj/lib $R/proj/lib "
-	    "--ro-bind-try $R/proj/.git/modules $R/proj/.git/modules "
-	    "--ro-bind-try $R/proj/.git/modules/lib $R/proj/.git/modules/lib "
-	    "--bind $R/proj $R/proj%s%s "
-	    "--ro-bind-try $R/proj/.git/hooks $R/proj/.git/hooks "
-	    "--ro-bind-try $R/proj/.git/config $R/proj/.git/config "
-	    "--ro-bind-try $R/proj/.git/modules/lib/hooks $R/proj/.git/modules/lib/hooks "
-	    "--ro-bind-try $R/proj/.git/modules/lib/config $R/proj/.git/modules/lib/config "
-	    "--ro-bind-try $R/proj/lib/.git $R/proj/lib/.git",
-	    *ssh ? " " : "", ssh),
+	ok(build(&s) == 0 &&
+		args_are(
+		    "--ro-bind / / --ro-bind-try $R/proj/.git $R/proj/.git "
+		    "--ro-bind-try $R/proj/lib $R/proj/lib "
+		    "--ro-bind-try $R/proj/.git/modules $R/proj/.git/modules "
+		    "--ro-bind-try $R/proj/.git/modules/lib $R/proj/.git/modules/lib "
+		    "--bind $R/proj $R/proj%s%s "
+		    "--ro-bind-try $R/proj/.git/hooks $R/proj/.git/hooks "
+		    "--ro-bind-try $R/proj/.git/config $R/proj/.git/config "
+		    "--ro-bind-try $R/proj/.git/modules/lib/hooks $R/proj/.git/modules/lib/hooks "
+		    "--ro-bind-try $R/proj/.git/modules/lib/config $R/proj/.git/modules/lib/config "
+		    "--ro-bind-try $R/proj/lib/.git $R/proj/lib/.git",
+		    *ssh ? " " : "", ssh),
 	    "submodule: .git/modules/lib hooks and config and lib/.git read-only, "
 	    "their ancestors pinned");
 
@@ -1106,16 +1153,16 @@ test_git_submodules(void)
 	mkd("proj/.git/modules/empty/objects");
 	mkf("proj/.git/modules/lib/modules/inner/config.worktree", "[core]\n");
 	ok(build(&s) == 0 && has_arg("proj/.git/modules/lib/modules/inner/hooks") &&
-	    has_arg("proj/.git/modules/lib/modules/inner/config.worktree") &&
-	    has_arg("proj/.git/modules/lib/modules/bare/hooks") &&
-	    has_arg("proj/.git/modules/libs/a/b/hooks") &&
-	    has_arg("proj/.git/modules/libs/a/b/config") &&
-	    lacks_arg("proj/.git/modules/libs/hooks") && lacks("modules/empty"),
+		has_arg("proj/.git/modules/lib/modules/inner/config.worktree") &&
+		has_arg("proj/.git/modules/lib/modules/bare/hooks") &&
+		has_arg("proj/.git/modules/libs/a/b/hooks") &&
+		has_arg("proj/.git/modules/libs/a/b/config") &&
+		lacks_arg("proj/.git/modules/libs/hooks") && lacks("modules/empty"),
 	    "submodules: nested, with \"/\" in the name, without hooks yet");
 	s.fs.allow_git_config = true;
 	ok(build(&s) == 0 && has_arg("proj/.git/modules/lib/hooks") &&
-	    lacks_arg("proj/.git/modules/lib/config") &&
-	    lacks_arg("proj/.git/modules/lib/modules/inner/config.worktree"),
+		lacks_arg("proj/.git/modules/lib/config") &&
+		lacks_arg("proj/.git/modules/lib/modules/inner/config.worktree"),
 	    "submodules: allowGitConfig leaves their config writable, not their hooks");
 	s.fs.allow_git_config = false;
 
@@ -1130,7 +1177,7 @@ test_git_submodules(void)
 	mkrepo("proj/x/y/.git/modules/m", "[core]\n");
 	s.deny_search_depth = 3;
 	ok(build(&s) == 0 && has_arg("proj/x/.git/modules/m/modules/n/modules/o/hooks") &&
-	    lacks("proj/x/y/.git"),
+		lacks("proj/x/y/.git"),
 	    "depth 3: a repository one level down has all its submodules protected, "
 	    "one two levels down is not looked at");
 	s.deny_search_depth = 2;
@@ -1145,25 +1192,27 @@ test_git_submodules(void)
 	mkf("proj/.git/worktrees/w/config.worktree", "[core]\n");
 	mkf("proj/.git/worktrees/v/commondir", "../..\n");
 	ok(build(&s) == 0 && has_arg("proj/.git/worktrees/w/commondir") &&
-	    has_arg("proj/.git/worktrees/w/config.worktree") &&
-	    has_arg("proj/.git/worktrees/v/commondir") &&
-	    lacks_arg("proj/.git/worktrees/v/config.worktree") &&
-	    lacks_arg("proj/.git/config.worktree"),
+		has_arg("proj/.git/worktrees/w/config.worktree") &&
+		has_arg("proj/.git/worktrees/v/commondir") &&
+		lacks_arg("proj/.git/worktrees/v/config.worktree") &&
+		lacks_arg("proj/.git/config.worktree"),
 	    "worktrees: commondir and an existing config.worktree are read-only");
 	ctx.unguarded = false;
 	ok(build(&s) == 0 && guarded("proj/.git/worktrees/w/commondir") &&
-	    lacks("--ro-bind-try $R/proj/.git/worktrees/w/commondir"),
+		lacks("--ro-bind-try $R/proj/.git/worktrees/w/commondir"),
 	    "worktrees: with the guard, commondir by the guard alone (git worktree remove "
 	    "removes it)");
 	ctx.unguarded = true;
 	mkf("proj/.git/config", "[core]\n[extensions]\n\tworktreeConfig = true\n");
 	ok(build(&s) == 0 && guarded("proj/.git/config.worktree") &&
-	    guarded("proj/.git/worktrees/v/config.worktree") &&
-	    lacks("--ro-bind /dev/null"),
+		guarded("proj/.git/worktrees/v/config.worktree") &&
+		lacks("--ro-bind /dev/null"),
 	    "extensions.worktreeConfig: missing config.worktree files are guarded");
 	mkf("proj/.git/config.worktree", "[core]\n");
-	ok(build(&s) == 0 && has("--ro-bind-try $R/proj/.git/config.worktree "
-	    "$R/proj/.git/config.worktree"), "an existing .git/config.worktree is read-only");
+	ok(build(&s) == 0 &&
+		has("--ro-bind-try $R/proj/.git/config.worktree "
+		    "$R/proj/.git/config.worktree"),
+	    "an existing .git/config.worktree is read-only");
 	st_free(&s);
 	ctx.unguarded = false;
 }
@@ -1181,11 +1230,13 @@ test_git_hookspath(void)
 	pl_add(&s.fs.allow_write, ".", 0);
 	mkrepo("proj/.git", "[core]\n\tbare = false\n\thooksPath = .husky\n");
 	mkf("proj/.husky/pre-commit", "npm test\n");
-	ok(build(&s) == 0 && args_are("--ro-bind / / --ro-bind-try $R/proj/.git $R/proj/.git "
-	    "--bind $R/proj $R/proj%s%s "
-	    "--ro-bind-try $R/proj/.husky $R/proj/.husky "
-	    "--ro-bind-try $R/proj/.git/hooks $R/proj/.git/hooks "
-	    "--ro-bind-try $R/proj/.git/config $R/proj/.git/config", *ssh ? " " : "", ssh),
+	ok(build(&s) == 0 &&
+		args_are("--ro-bind / / --ro-bind-try $R/proj/.git $R/proj/.git "
+			 "--bind $R/proj $R/proj%s%s "
+			 "--ro-bind-try $R/proj/.husky $R/proj/.husky "
+			 "--ro-bind-try $R/proj/.git/hooks $R/proj/.git/hooks "
+			 "--ro-bind-try $R/proj/.git/config $R/proj/.git/config",
+		    *ssh ? " " : "", ssh),
 	    "hooksPath = .husky: the directory is read-only (a dangerous name itself now)");
 	mkf("proj/.git/config", "[core]\n\thooksPath = hooks/none\n");
 	ok(build(&s) == 0 && lacks("$R/proj/hooks") && guarded("proj/hooks/none"),
@@ -1193,7 +1244,8 @@ test_git_hookspath(void)
 	mkf("proj/.git/config", "[core]\n\thooksPath = gone\n");
 	ok(build(&s) == 0 && lacks("$R/proj/gone") && guarded("proj/gone"),
 	    "a missing hooksPath directory itself: guarded");
-	mkf("proj/.git/config", "[core]\nhooksPath = a\nhooksPath = b\n[core \"x\"]\n"
+	mkf("proj/.git/config",
+	    "[core]\nhooksPath = a\nhooksPath = b\n[core \"x\"]\n"
 	    "hooksPath = c\n");
 	ok(build(&s) == 0 && has_arg("proj/b") && lacks_arg("proj/a") && lacks_arg("proj/c"),
 	    "only the last [core] hooksPath");
@@ -1226,18 +1278,19 @@ test_git_hookspath(void)
 	ok(build(&s) == 0 && lacks("home/gh"), "~/gh with a read-only home: nothing");
 	pl_add(&s.fs.allow_write, "~", 0);
 	ok(build(&s) == 0 && has_arg("home/gh") && has_arg("home/.gitconfig") &&
-	    has_arg("home/.config/git/config"),
+		has_arg("home/.config/git/config"),
 	    "~/gh in a writable home is denied, and the global git config files");
 
 	/* A nested repository: relative to its own work tree; core.worktree moves it. */
 	fresh();
 	mkrepo("proj/sub/.git", "[core]\n\thooksPath = hk\n");
 	mkrepo("proj/.git", "[core]\n");
-	mkrepo("proj/.git/modules/lib", "[core]\n\tworktree = ../../../lib\n\thooksPath = hk\n");
+	mkrepo(
+	    "proj/.git/modules/lib", "[core]\n\tworktree = ../../../lib\n\thooksPath = hk\n");
 	mkrepo("proj/.git/modules/nowt", "[core]\n\thooksPath = nowhere\n");
 	mkd("proj/lib");
 	ok(build(&s) == 0 && has_arg("proj/sub/hk") && has_arg("proj/lib/hk") &&
-	    lacks("nowhere"),
+		lacks("nowhere"),
 	    "relative hooksPath: the nested repository's tree, the submodule's core.worktree; "
 	    "a submodule without core.worktree has no known tree");
 
@@ -1251,7 +1304,7 @@ test_git_hookspath(void)
 		fclose(f);
 	}
 	ok(build(&s) == 0 && has_arg("proj/.githooks") && has_arg("proj/sub/.githooks") &&
-	    has_arg("proj/global-abs") && lacks("proj/.git/modules/nowt/.githooks"),
+		has_arg("proj/global-abs") && lacks("proj/.git/modules/nowt/.githooks"),
 	    "global hooksPath: relative for each work tree, absolute once");
 	setenv("XDG_CONFIG_HOME", at("xdg"), 1);
 	mkf("xdg/git/config", "[core]\nhooksPath = xdg-hooks\n");
@@ -1261,12 +1314,14 @@ test_git_hookspath(void)
 
 	/* Includes are not read: the files they name are protected instead. */
 	fresh();
-	mkrepo("proj/.git", "[include]\n\tpath = ../shared.gitconfig\n"
+	mkrepo("proj/.git",
+	    "[include]\n\tpath = ../shared.gitconfig\n"
 	    "[includeIf \"gitdir:/x/\"]\n\tpath = inc/other\n[core]\n\thooksPath = h\n");
 	mkf("proj/shared.gitconfig", "[core]\n\thooksPath = from-include\n");
-	ok(build(&s) == 0 && has("--ro-bind-try $R/proj/shared.gitconfig $R/proj/shared.gitconfig") &&
-	    lacks("$R/proj/.git/inc") && guarded("proj/.git/inc/other") && has_arg("proj/h") &&
-	    lacks("from-include"),
+	ok(build(&s) == 0 &&
+		has("--ro-bind-try $R/proj/shared.gitconfig $R/proj/shared.gitconfig") &&
+		lacks("$R/proj/.git/inc") && guarded("proj/.git/inc/other") &&
+		has_arg("proj/h") && lacks("from-include"),
 	    "include paths (relative to the file) are denied, not followed");
 
 	/* A FIFO or a broken file where a config should be: no hang, what can be read. */
@@ -1276,7 +1331,8 @@ test_git_hookspath(void)
 	mkrepo("proj/bad/.git", "[core]\nhooksPath = before\n[core\nhooksPath = after\n");
 	alarm(10);
 	ok(build(&s) == 0 && has_arg("proj/sub/.git/config") && has_arg("proj/bad/before") &&
-	    lacks("after"), "a FIFO config is not read; a broken one up to its bad line");
+		lacks("after"),
+	    "a FIFO config is not read; a broken one up to its bad line");
 	alarm(0);
 	st_free(&s);
 	ctx.unguarded = false;
@@ -1307,17 +1363,17 @@ test_guard(void)
 	ctx.self_dirs[1] = selfd[1] = xstrdup(at("proj/libexec/srt"));
 	pl_add(&s.fs.deny_write, "deny/here", 0);
 	ok(build(&s) == 0 && guarded("proj/.bashrc") && guarded("proj/dotfiles/bashrc") &&
-	    guarded("proj/.vscode") && guarded("proj/shared"),
+		guarded("proj/.vscode") && guarded("proj/shared"),
 	    "a dangerous name that is a link: the link and what it leads to");
 	ok(guarded("proj/bin") && has("--ro-bind-try $R/proj/bin $R/proj/bin"),
 	    "srt's own directory in a write root: guarded and bound read-only");
 	ok(guarded("proj/libexec/srt") &&
-	    has("--ro-bind-try $R/proj/libexec/srt $R/proj/libexec/srt"),
+		has("--ro-bind-try $R/proj/libexec/srt $R/proj/libexec/srt"),
 	    "and its helpers' directory, where that is another one (LIBEXECDIR)");
 	ok(guarded("home/.ssh") && guarded("home/.local/bin") &&
-	    guarded("home/.srt-settings.json") &&
-	    wguard_protected(&plan.guard, &nofs, at("home/.zshenv")) != NULL &&
-	    wguard_protected(&plan.guard, &nofs, at("home/.claude/commands/x")) != NULL,
+		guarded("home/.srt-settings.json") &&
+		wguard_protected(&plan.guard, &nofs, at("home/.zshenv")) != NULL &&
+		wguard_protected(&plan.guard, &nofs, at("home/.claude/commands/x")) != NULL,
 	    "the home directory's files, and the names under a write root, by rule");
 	for (i = 0; i < plan.guard.exact.n; i++) {
 		if (strcmp(plan.guard.exact.v[i], at("home/.cargo/config.toml")) == 0)
@@ -1328,11 +1384,12 @@ test_guard(void)
 	ok(loose == 0 && pinned == 1,
 	    "the home list and the mandatory names leave the way open, denyWrite pins it");
 	ok(wguard_may_create(&plan.guard, &nofs, at("home/.cargo"), true) == NULL &&
-	    wguard_may_create(&plan.guard, &nofs, at("proj/.claude"), true) == NULL &&
-	    wguard_may_create(&plan.guard, &nofs, at("proj/deny"), true) != NULL,
+		wguard_may_create(&plan.guard, &nofs, at("proj/.claude"), true) == NULL &&
+		wguard_may_create(&plan.guard, &nofs, at("proj/deny"), true) != NULL,
 	    "so ~/.cargo and the cwd's .claude may be made, the way to a denyWrite not");
 	ok(strlist_contains(&plan.guard.roots, at("proj")) &&
-	    strlist_contains(&plan.guard.roots, at("home")), "the roots: cwd and write roots");
+		strlist_contains(&plan.guard.roots, at("home")),
+	    "the roots: cwd and write roots");
 	ctx.self_dirs[0] = ctx.self_dirs[1] = NULL;
 	free(selfd[0]);
 	free(selfd[1]);
@@ -1352,13 +1409,13 @@ test_guard(void)
 
 		ctx.exec_path = ep;
 		ok(build(&s) == 0 && guarded("home/.cargo/bin") && guarded("home/bin") &&
-		    guarded("home/real-bin") && guarded("proj/tools/bin") &&
-		    strlist_contains(&plan.guard.exact, "/usr/bin"),
+			guarded("home/real-bin") && guarded("proj/tools/bin") &&
+			strlist_contains(&plan.guard.exact, "/usr/bin"),
 		    "PATH's directories are protected, links and relative entries resolved");
 		ok(!strlist_contains(&plan.guard.exact, at("proj")) &&
-		    !strlist_contains(&plan.guard.exact, at("home")) &&
-		    wguard_may_create(&plan.guard, &nofs, at("proj/x"), false) == NULL &&
-		    wguard_may_create(&plan.guard, &nofs, at("home/x"), false) == NULL,
+			!strlist_contains(&plan.guard.exact, at("home")) &&
+			wguard_may_create(&plan.guard, &nofs, at("proj/x"), false) == NULL &&
+			wguard_may_create(&plan.guard, &nofs, at("home/x"), false) == NULL,
 		    "but not one that is a write root itself (the empty entry, the home)");
 		ctx.exec_path = NULL;
 		free(ep);
@@ -1372,7 +1429,7 @@ test_guard(void)
 	pl_add(&s.fs.deny_read, "secret", 0);
 	pl_add(&s.fs.deny_read, "vault", 0);
 	ok(build(&s) == 0 && watched("proj/secret", "proj/secret") &&
-	    watched("proj/vault", "proj/vault") && plan.guard.watch.n == 2,
+		watched("proj/vault", "proj/vault") && plan.guard.watch.n == 2,
 	    "every read-deny mask is watched, ssh's configuration directory is not");
 	st_free(&s);
 
@@ -1387,8 +1444,7 @@ test_guard(void)
 	pl_add(&s.fs.deny_read, "sec/token", 0);
 	pl_add(&s.fs.deny_read, "vlink", 0);
 	ok(build(&s) == 0 && masked("proj/sec/v1") && lacks("/dev/null $R/proj/sec") &&
-	    watched("proj/vlink", "proj/sec/v1") &&
-	    plan.guard.watch.n == 1,
+		watched("proj/vlink", "proj/sec/v1") && plan.guard.watch.n == 1,
 	    "a name through links is watched with the mask it leads to; inside another "
 	    "deny's tmpfs, that one's watch covers it");
 	st_free(&s);
@@ -1401,7 +1457,7 @@ test_guard(void)
 	pl_add(&s.fs.deny_read, "sec/token", 0);
 	pl_add(&s.fs.deny_read, "sec/v1/token", 0);
 	ok(build(&s) == 0 && watched("proj/sec/token", "proj/sec/v1/token") &&
-	    watched("proj/sec/v1/token", "proj/sec/v1/token") && plan.guard.watch.n == 2,
+		watched("proj/sec/v1/token", "proj/sec/v1/token") && plan.guard.watch.n == 2,
 	    "two names of one mask: both watched");
 	st_free(&s);
 
@@ -1414,11 +1470,11 @@ test_guard(void)
 	pl_add(&s.fs.deny_read, "vault", 0);
 	pl_add(&s.fs.deny_read, "vault/missing", 0);
 	ok(build(&s) == 0 && lacks("later") && watched("proj/later/token", NULL) &&
-	    watched("proj/vault", "proj/vault") && plan.guard.watch.n == 2,
+		watched("proj/vault", "proj/vault") && plan.guard.watch.n == 2,
 	    "a missing denyRead path: no mount, watched; one inside a tmpfs is not");
 	ok(guarded("proj/later/token") &&
-	    wguard_may_create(&plan.guard, &nofs, at("proj/later"), true) == NULL &&
-	    wguard_may_create(&plan.guard, &nofs, at("proj/later/token"), false) != NULL,
+		wguard_may_create(&plan.guard, &nofs, at("proj/later"), true) == NULL &&
+		wguard_may_create(&plan.guard, &nofs, at("proj/later/token"), false) != NULL,
 	    "its way may be made, the path itself not");
 	st_free(&s);
 
@@ -1428,16 +1484,19 @@ test_guard(void)
 	st_init(&s);
 	pl_add(&s.fs.allow_write, ".", 0);
 	pl_add(&s.fs.allow_write, "~", 0);
-	mkrepo("proj/.git", "[include]\n\tpath = ../inc1.cfg\n[core]\n"
+	mkrepo("proj/.git",
+	    "[include]\n\tpath = ../inc1.cfg\n[core]\n"
 	    "\tfsmonitor = ./tools/fsmon.sh --fast\n");
-	mkf("proj/inc1.cfg", "[includeIf \"gitdir:x/\"]\n\tpath = inc2.cfg\n[core]\n"
+	mkf("proj/inc1.cfg",
+	    "[includeIf \"gitdir:x/\"]\n\tpath = inc2.cfg\n[core]\n"
 	    "\thooksPath = hk\n");
 	mkf("proj/inc2.cfg", "[core]\n\tfsmonitor = tools/other\n");
 	mkf("proj/scripts/pre-commit.sh", "x");
 	mkl("proj/.git/hooks/pre-commit", "../../scripts/pre-commit.sh");
 	mkf("home/.gitconfig", "[init]\n\ttemplateDir = ~/tmpl\n[core]\n\tfsmonitor = true\n");
 	ok(build(&s) == 0 && guarded("proj/inc1.cfg") && guarded("proj/inc2.cfg") &&
-	    guarded("proj/hk"), "includes of includes, and the hooksPath one sets");
+		guarded("proj/hk"),
+	    "includes of includes, and the hooksPath one sets");
 	ok(guarded("proj/tools/fsmon.sh") && guarded("proj/tools/other"),
 	    "core.fsmonitor's program, from the config and from an included file");
 	ok(guarded("proj/.git/hooks/pre-commit") && guarded("proj/scripts/pre-commit.sh"),
@@ -1457,10 +1516,11 @@ test_guard(void)
 	mkl("home/ghooks/pre-push", "../../proj/scripts/pre-push.sh");
 	mkf("home/.gitconfig", "[core]\n\thooksPath = ~/ghooks\n");
 	ok(build(&s) == 0 && guarded("home/ghooks/pre-push") &&
-	    guarded("proj/scripts/pre-push.sh") &&
-	    guard_why_is("home/ghooks/pre-push", "mandatory deny: named by git configuration") &&
-	    guard_why_is("proj/scripts/pre-push.sh",
-	    "mandatory deny: named by git configuration"),
+		guarded("proj/scripts/pre-push.sh") &&
+		guard_why_is(
+		    "home/ghooks/pre-push", "mandatory deny: named by git configuration") &&
+		guard_why_is(
+		    "proj/scripts/pre-push.sh", "mandatory deny: named by git configuration"),
 	    "a hook of the global hooksPath that is a link, and the script it leads to: "
 	    "named by git configuration");
 	st_free(&s);
@@ -1506,21 +1566,21 @@ test_protected_links(void)
 	mkl("proj/.vscode/dd.json", "../lnk/../conf3/x.json");
 	pl_add(&s.fs.allow_write, ".", 0);
 	ok(build(&s) == 0 &&
-	    has("--ro-bind-try $R/proj/conf/tasks.json $R/proj/conf/tasks.json") &&
-	    has("--ro-bind-try $R/proj/conf2/abs.json $R/proj/conf2/abs.json") &&
-	    has("--ro-bind-try $R/proj/chain/end.json $R/proj/chain/end.json") &&
-	    has("--ro-bind-try $R/proj/dir $R/proj/dir") &&
-	    has("--ro-bind-try $R/proj/hooks-src/pre-commit $R/proj/hooks-src/pre-commit") &&
-	    lacks("outside") && lacks("--ro-bind-try $R/proj $R/proj ") &&
-	    lacks("/dev/null $R/proj/.vscode"),
+		has("--ro-bind-try $R/proj/conf/tasks.json $R/proj/conf/tasks.json") &&
+		has("--ro-bind-try $R/proj/conf2/abs.json $R/proj/conf2/abs.json") &&
+		has("--ro-bind-try $R/proj/chain/end.json $R/proj/chain/end.json") &&
+		has("--ro-bind-try $R/proj/dir $R/proj/dir") &&
+		has("--ro-bind-try $R/proj/hooks-src/pre-commit $R/proj/hooks-src/pre-commit") &&
+		lacks("outside") && lacks("--ro-bind-try $R/proj $R/proj ") &&
+		lacks("/dev/null $R/proj/.vscode"),
 	    "link targets in protected directories are bound read-only (relative, absolute, "
 	    "chained, a directory, deeper down); outside, the write root and a loop: not");
 	ok(guarded("proj/conf/tasks.json") && guarded("proj/chain/mid") &&
-	    guarded("proj/chain/end.json") && guarded("proj/dir") &&
-	    guarded("proj/.vscode/loop") && !guarded("proj"),
+		guarded("proj/chain/end.json") && guarded("proj/dir") &&
+		guarded("proj/.vscode/loop") && !guarded("proj"),
 	    "and guarded by name, with the links on the way");
 	ok(guarded("proj/lnk") && guarded("proj/sub/conf3/x.json") &&
-	    !guarded("proj/conf3/x.json"),
+		!guarded("proj/conf3/x.json"),
 	    "a \"..\" after a link in a target is taken where the kernel takes it");
 	st_free(&s);
 
@@ -1569,8 +1629,8 @@ main(void)
 	char tmpl[4096], *r;
 	struct stat st;
 
-	snprintf(tmpl, sizeof(tmpl), "%s/test_plan.XXXXXX",
-	    t != NULL && *t != '\0' ? t : "/tmp");
+	snprintf(
+	    tmpl, sizeof(tmpl), "%s/test_plan.XXXXXX", t != NULL && *t != '\0' ? t : "/tmp");
 	if (mkdtemp(tmpl) == NULL || (r = realpath(tmpl, NULL)) == NULL) {
 		perror("mkdtemp");
 		return 2;

@@ -38,8 +38,9 @@ static char *
 build(const char *json, const char *tmpdir, const char *settings_path, char **rules)
 {
 	struct settings s;
-	struct plan_ctx ctx = { .cwd = proj, .home = home, .tmpdir = tmpdir,
-	    .settings_path = settings_path };
+	struct plan_ctx ctx = {
+		.cwd = proj, .home = home, .tmpdir = tmpdir, .settings_path = settings_path
+	};
 	struct plan_macos_opts o = { 40001, 40002, "srt_test_tag" };
 	struct diags errs = { 0 };
 	struct sbpl_profile p;
@@ -61,7 +62,7 @@ build(const char *json, const char *tmpdir, const char *settings_path, char **ru
 	}
 	*rules = sbpl_rules_text(&p);
 	sbpl_free(&p);
- done:
+done:
 	diags_free(&errs);
 	settings_free(&s);
 	return out;
@@ -79,7 +80,8 @@ has_line(const char *rules, const char *line)
 	return false;
 }
 
-#define BASE_FS "\"filesystem\": { \"denyRead\": [\"~/.ssh\", \"**/*.pem\"], " \
+#define BASE_FS \
+	"\"filesystem\": { \"denyRead\": [\"~/.ssh\", \"**/*.pem\"], " \
 	"\"allowRead\": [\"~/.ssh/known_hosts\"], \"allowWrite\": [\".\", \"out/*.o\"], " \
 	"\"denyWrite\": [\".env\"] }"
 
@@ -87,13 +89,16 @@ static void
 test_switches(void)
 {
 	static const char *const sw[] = {
-		"\"allowLocalBinding\": true", "\"allowAllUnixSockets\": true",
+		"\"allowLocalBinding\": true",
+		"\"allowAllUnixSockets\": true",
 		"\"allowUnixSockets\": [\"/tmp/x.sock\", \"~/s/*.sock\"]",
 		"\"allowMachLookup\": [\"com.a.b\", \"com.c.*\"]",
 	};
 	static const char *const top[] = {
-		"\"enableWeakerNetworkIsolation\": true", "\"allowAppleEvents\": true",
-		"\"allowPty\": true", "\"filesystem\": { \"disabled\": true, \"denyRead\": [], "
+		"\"enableWeakerNetworkIsolation\": true",
+		"\"allowAppleEvents\": true",
+		"\"allowPty\": true",
+		"\"filesystem\": { \"disabled\": true, \"denyRead\": [], "
 		"\"allowWrite\": [], \"denyWrite\": [] }",
 	};
 	unsigned mask, bad = 0, n = 0;
@@ -113,7 +118,8 @@ test_switches(void)
 				strcat(rest, ", ");
 				strcat(rest, top[i]);
 			}
-		json = xasprintf("{ \"network\": { \"allowedDomains\": [], \"deniedDomains\": []%s }%s%s }",
+		json = xasprintf(
+		    "{ \"network\": { \"allowedDomains\": [], \"deniedDomains\": []%s }%s%s }",
 		    net, (mask & 0x80) ? "" : ", " BASE_FS, rest);
 		prof = build(json, NULL, NULL, &rules);
 		n++;
@@ -124,12 +130,16 @@ test_switches(void)
 			/* Each switch shows, and only when on. */
 			bool want[8] = {
 				has_line(rules, "allow network-bind\t(local ip \"*:*\")"),
-				has_line(rules, "allow network-bind\t(local unix-socket "
+				has_line(rules,
+				    "allow network-bind\t(local unix-socket "
 				    "(path-regex #\"^/\"))"),
-				has_line(rules, "allow network-bind\t(local unix-socket "
+				has_line(rules,
+				    "allow network-bind\t(local unix-socket "
 				    "(subpath \"/tmp/x.sock\"))"),
-				has_line(rules, "allow mach-lookup\t(global-name-prefix \"com.c.\")"),
-				has_line(rules, "allow mach-lookup\t(global-name "
+				has_line(rules,
+				    "allow mach-lookup\t(global-name-prefix \"com.c.\")"),
+				has_line(rules,
+				    "allow mach-lookup\t(global-name "
 				    "\"com.apple.trustd.agent\")"),
 				has_line(rules, "allow appleevent-send\t"),
 				has_line(rules, "allow pseudo-tty\t"),
@@ -145,8 +155,8 @@ test_switches(void)
 					on = false;
 				if (want[i] != on) {
 					bad++;
-					ok(0, "combination %#x: switch %u is %s in the profile", mask,
-					    i, want[i] ? "on" : "off");
+					ok(0, "combination %#x: switch %u is %s in the profile",
+					    mask, i, want[i] ? "on" : "off");
 				}
 			}
 		}
@@ -154,15 +164,18 @@ test_switches(void)
 		free(rules);
 		free(json);
 	}
-	ok(bad == 0 && n == 256, "256 combinations of the switches: well-formed, each "
-	    "switch's rules there exactly when it is on (%u problems)", bad);
+	ok(bad == 0 && n == 256,
+	    "256 combinations of the switches: well-formed, each "
+	    "switch's rules there exactly when it is on (%u problems)",
+	    bad);
 }
 
 static void
 test_srt_additions(void)
 {
 	char *prof, *rules, *sp = xasprintf("%s/srt.json", proj), *want, *tmp;
-	const char *json = "{ \"network\": { \"allowedDomains\": [], \"deniedDomains\": [] }, "
+	const char *json =
+	    "{ \"network\": { \"allowedDomains\": [], \"deniedDomains\": [] }, "
 	    "\"filesystem\": { \"denyRead\": [], \"allowWrite\": [\".\"], \"denyWrite\": [] } }";
 
 	tmp = xasprintf("%s/tmpdir", root);
@@ -172,7 +185,8 @@ test_srt_additions(void)
 	ok(rules != NULL && has_line(rules, want), "the private TMPDIR is a write root");
 	free(want);
 	want = xasprintf("deny file-write*\t(subpath \"%s\")", sp);
-	ok(rules != NULL && has_line(rules, want), "the settings file in a write root is "
+	ok(rules != NULL && has_line(rules, want),
+	    "the settings file in a write root is "
 	    "denied writes");
 	free(want);
 	free(prof);
@@ -181,7 +195,8 @@ test_srt_additions(void)
 	free(sp);
 	sp = xasprintf("%s/elsewhere/srt.json", root);
 	prof = build(json, NULL, sp, &rules);
-	ok(prof != NULL && strstr(prof, "srt.json") == NULL, "a settings file outside the "
+	ok(prof != NULL && strstr(prof, "srt.json") == NULL,
+	    "a settings file outside the "
 	    "write roots adds nothing");
 	free(prof);
 	free(rules);
@@ -193,15 +208,20 @@ static void
 test_quoting(void)
 {
 	char *prof, *rules;
-	const char *json = "{ \"network\": { \"allowedDomains\": [], \"deniedDomains\": [] }, "
+	const char *json =
+	    "{ \"network\": { \"allowedDomains\": [], \"deniedDomains\": [] }, "
 	    "\"filesystem\": { \"denyRead\": [\"/q\\\"uote/back\\\\slash/new\\nline/\\u0001x\", "
 	    "\"/g\\\"*\"], \"allowWrite\": [], \"denyWrite\": [] } }";
 
 	prof = build(json, NULL, NULL, &rules);
-	ok(prof != NULL, "quotes, backslashes and control characters make a well-formed "
+	ok(prof != NULL,
+	    "quotes, backslashes and control characters make a well-formed "
 	    "profile");
-	ok(prof != NULL && strstr(prof, "(subpath \"/q\\\"uote/back\\\\slash/new\\nline/"
-	    "\\u0001x\")") != NULL, "a name quoted as JSON quotes it");
+	ok(prof != NULL &&
+		strstr(prof,
+		    "(subpath \"/q\\\"uote/back\\\\slash/new\\nline/"
+		    "\\u0001x\")") != NULL,
+	    "a name quoted as JSON quotes it");
 	ok(prof != NULL && strstr(prof, "(regex \"^/g\\\"[^/]*(/.*)?$\")") != NULL,
 	    "a glob's regex quoted the same way");
 	free(prof);
@@ -219,8 +239,8 @@ test_refusals(void)
 
 	settings_init_default(&s);
 	ctx.cwd = "relative";
-	ok(plan_macos_build(&s, &ctx, &o, &out, &errs) == -1 && out == NULL &&
-	    errs.msgs.n == 1, "a relative cwd is refused");
+	ok(plan_macos_build(&s, &ctx, &o, &out, &errs) == -1 && out == NULL && errs.msgs.n == 1,
+	    "a relative cwd is refused");
 	ctx.cwd = proj;
 	o.log_tag = "bad\"tag";
 	ok(plan_macos_build(&s, &ctx, &o, &out, &errs) == -1, "a tag with a quote is refused");
@@ -232,12 +252,14 @@ test_refusals(void)
 	o.http_port = 3128;
 	ok(plan_macos_build(&s, &ctx, &o, &out, &errs) == 0 && out != NULL,
 	    "the built-in defaults make a profile");
-	ok(out != NULL && strstr(out, "(allow network-outbound (remote ip \"localhost:1080\"))")
-	    != NULL, "with both ports");
+	ok(out != NULL &&
+		strstr(out, "(allow network-outbound (remote ip \"localhost:1080\"))") != NULL,
+	    "with both ports");
 	free(out);
 	o.socks_port = 3128;
 	ok(plan_macos_build(&s, &ctx, &o, &out, &errs) == 0 && out != NULL &&
-	    strstr(out, "localhost:1080") == NULL, "one port for both: one set of rules");
+		strstr(out, "localhost:1080") == NULL,
+	    "one port for both: one set of rules");
 	free(out);
 	diags_free(&errs);
 	settings_free(&s);

@@ -95,18 +95,19 @@ test_root(void)
 	ok(build(&s, &c, &p) == 0, "root: the plan builds");
 	ok(same(words(&p.args, 0, p.fs_first), head), "the session first, then the status fd");
 	ok(p.fs_first == 4 && p.fs_end > p.fs_first &&
-	    same(words(&p.args, p.fs_first, p.fs_first + 3), "--ro-bind / /"),
+		same(words(&p.args, p.fs_first, p.fs_first + 3), "--ro-bind / /"),
 	    "then the filesystem arguments, from the root bind");
 	ok(same(words(&p.args, p.fs_end, p.fs_end + 3), "--ro-bind-fd 8 " SECCOMP),
 	    "srt-seccomp bound from its descriptor after the filesystem arguments");
 	ok(same(words(&p.args, p.fs_end + 3, p.args.n), tail_root),
 	    "root: /dev, the namespaces, two capabilities for srt-seccomp, a fresh /proc");
 	ok(same(words(&p.exec, 0, p.exec.n),
-	    "-- " SECCOMP " --lifeline-fd 5 --guard-fd 6 --violations-fd 7 --pid1 --as srt --"),
+	       "-- " SECCOMP
+	       " --lifeline-fd 5 --guard-fd 6 --violations-fd 7 --pid1 --as srt --"),
 	    "root: srt-seccomp is told it is PID 1");
 	ok(p.fd[PLAN_FD_STATUS] == 3 && p.fd[PLAN_FD_ARGS] == 4 &&
-	    p.fd[PLAN_FD_LIFELINE] == 5 && p.fd[PLAN_FD_GUARD] == 6 &&
-	    p.fd[PLAN_FD_VIOL] == 7 && p.fd[PLAN_FD_SECCOMP] == 8,
+		p.fd[PLAN_FD_LIFELINE] == 5 && p.fd[PLAN_FD_GUARD] == 6 &&
+		p.fd[PLAN_FD_VIOL] == 7 && p.fd[PLAN_FD_SECCOMP] == 8,
 	    "descriptors 3 to 8, in the table's order");
 	plan_linux_free(&p);
 	plan_linux_free(&p);
@@ -126,10 +127,11 @@ test_user(void)
 	c.as_root = false;
 	ok(build(&s, &c, &p) == 0, "user: the plan builds");
 	ok(same(words(&p.args, p.fs_end + 3, p.args.n),
-	    "--dev /dev --unshare-pid --unshare-ipc --as-pid-1 --unshare-user --cap-drop ALL "
-	    "--proc /proc"), "user: no capability is added");
+	       "--dev /dev --unshare-pid --unshare-ipc --as-pid-1 --unshare-user --cap-drop ALL "
+	       "--proc /proc"),
+	    "user: no capability is added");
 	ok(same(words(&p.exec, 0, p.exec.n),
-	    "-- " SECCOMP " --lifeline-fd 5 --guard-fd 6 --violations-fd 7 --as srt --"),
+	       "-- " SECCOMP " --lifeline-fd 5 --guard-fd 6 --violations-fd 7 --as srt --"),
 	    "user: srt-seccomp nests (no --pid1)");
 	plan_linux_free(&p);
 }
@@ -145,9 +147,11 @@ test_settings(void)
 	ctx_init(&c);
 	s.weaker_nested_sandbox = true;
 	ok(build(&s, &c, &p) == 0 &&
-	    same(words(&p.args, p.args.n - 4, p.args.n), "CAP_SETPCAP --bind /proc /proc") &&
-	    same(words(&p.exec, 0, p.exec.n), "-- " SECCOMP " --lifeline-fd 5 --guard-fd 6 "
-	    "--violations-fd 7 --as srt --"),
+		same(
+		    words(&p.args, p.args.n - 4, p.args.n), "CAP_SETPCAP --bind /proc /proc") &&
+		same(words(&p.exec, 0, p.exec.n),
+		    "-- " SECCOMP " --lifeline-fd 5 --guard-fd 6 "
+		    "--violations-fd 7 --as srt --"),
 	    "enableWeakerNestedSandbox: the host's /proc, writable; srt-seccomp nests, even "
 	    "for root");
 	plan_linux_free(&p);
@@ -156,9 +160,12 @@ test_settings(void)
 	s.net.allow_all_unix_sockets = true;
 	s.allow_nested_userns = true;
 	c.debug = true;
-	ok(build(&s, &c, &p) == 0 && same(words(&p.exec, 0, p.exec.n), "-- " SECCOMP
-	    " --lifeline-fd 5 --guard-fd 6 --violations-fd 7 --pid1 --allow-unix-sockets"
-	    " --allow-nested-userns -d --as srt --"), "allowAllUnixSockets, allowNestedUserNamespaces and -d: srt-seccomp's "
+	ok(build(&s, &c, &p) == 0 &&
+		same(words(&p.exec, 0, p.exec.n),
+		    "-- " SECCOMP
+		    " --lifeline-fd 5 --guard-fd 6 --violations-fd 7 --pid1 --allow-unix-sockets"
+		    " --allow-nested-userns -d --as srt --"),
+	    "allowAllUnixSockets, allowNestedUserNamespaces and -d: srt-seccomp's "
 	    "options, in order");
 	ok(same(words(&p.args, p.fs_end + 3, p.args.n), tail_root),
 	    "they leave bwrap's options as they are");
@@ -167,17 +174,18 @@ test_settings(void)
 	st_init(&s);
 	c.debug = false;
 	s.fs.deny_read_hold = false;
-	ok(build(&s, &c, &p) == 0 && same(words(&p.exec, 0, p.exec.n), "-- " SECCOMP
-	    " --lifeline-fd 5 --guard-fd 6 --violations-fd 7 --pid1 --no-read-hold --as srt --"),
+	ok(build(&s, &c, &p) == 0 &&
+		same(words(&p.exec, 0, p.exec.n),
+		    "-- " SECCOMP
+		    " --lifeline-fd 5 --guard-fd 6 --violations-fd 7 --pid1 --no-read-hold --as srt --"),
 	    "denyReadHold false: srt-seccomp is told to hold no read deny");
 	plan_linux_free(&p);
 
 	st_init(&s);
 	s.fs.disabled = true;
 	c.debug = false;
-	ok(build(&s, &c, &p) == 0 &&
-	    same(words(&p.args, p.fs_first, p.fs_end), "--bind / /") &&
-	    same(words(&p.args, p.fs_end, p.fs_end + 3), "--ro-bind-fd 8 " SECCOMP),
+	ok(build(&s, &c, &p) == 0 && same(words(&p.args, p.fs_first, p.fs_end), "--bind / /") &&
+		same(words(&p.args, p.fs_end, p.fs_end + 3), "--ro-bind-fd 8 " SECCOMP),
 	    "filesystem.disabled: everything writable, the rest of the command line kept");
 	ok(same(words(&p.args, p.fs_end + 3, p.args.n), tail_root),
 	    "filesystem.disabled: the same namespaces");
@@ -196,10 +204,11 @@ test_unguarded(void)
 	c.unguarded = true;
 	ok(build(&s, &c, &p) == 0, "unguarded: the plan builds");
 	ok(p.fd[PLAN_FD_GUARD] == -1 && p.fd[PLAN_FD_VIOL] == -1 &&
-	    p.fd[PLAN_FD_SECCOMP] == 6 && p.fd[PLAN_FD_LIFELINE] == 5,
+		p.fd[PLAN_FD_SECCOMP] == 6 && p.fd[PLAN_FD_LIFELINE] == 5,
 	    "unguarded: no guard descriptor nor the monitor's, the next one moves up");
 	ok(same(words(&p.args, p.fs_end, p.fs_end + 3), "--ro-bind-fd 6 " SECCOMP) &&
-	    same(words(&p.exec, 0, p.exec.n), "-- " SECCOMP " --lifeline-fd 5 --pid1 --as srt --"),
+		same(words(&p.exec, 0, p.exec.n),
+		    "-- " SECCOMP " --lifeline-fd 5 --pid1 --as srt --"),
 	    "unguarded: no --guard-fd, and the arguments name the moved descriptor");
 	plan_linux_free(&p);
 }
@@ -221,10 +230,11 @@ test_no_fs_violations(void)
 		else
 			s.no_fs_violations = true;
 		ok(build(&s, &c, &p) == 0 && p.fd[PLAN_FD_GUARD] == 6 &&
-		    p.fd[PLAN_FD_VIOL] == -1 && p.fd[PLAN_FD_SECCOMP] == 7 &&
-		    same(words(&p.args, p.fs_end, p.fs_end + 3), "--ro-bind-fd 7 " SECCOMP) &&
-		    same(words(&p.exec, 0, p.exec.n),
-		    "-- " SECCOMP " --lifeline-fd 5 --guard-fd 6 --pid1 --as srt --"),
+			p.fd[PLAN_FD_VIOL] == -1 && p.fd[PLAN_FD_SECCOMP] == 7 &&
+			same(words(&p.args, p.fs_end, p.fs_end + 3),
+			    "--ro-bind-fd 7 " SECCOMP) &&
+			same(words(&p.exec, 0, p.exec.n),
+			    "-- " SECCOMP " --lifeline-fd 5 --guard-fd 6 --pid1 --as srt --"),
 		    "%s: no --violations-fd, srt-seccomp's descriptor moves up",
 		    i == 0 ? "--no-fs-violations" : "noFsViolations");
 		plan_linux_free(&p);
@@ -244,8 +254,10 @@ test_halves(void)
 	ctx_init(&c);
 	ok(build(&s, &c, &whole) == 0, "the whole plan builds");
 	ok(plan_linux_begin(&s, &c, &p, &errs) == 0 && p.args.n == 0 &&
-	    same(words(&p.exec, 0, p.exec.n), "-- " SECCOMP " --lifeline-fd 5 --guard-fd 6 "
-	    "--violations-fd 7 --pid1 --as srt --") && p.fd[PLAN_FD_ARGS] == 4,
+		same(words(&p.exec, 0, p.exec.n),
+		    "-- " SECCOMP " --lifeline-fd 5 --guard-fd 6 "
+		    "--violations-fd 7 --pid1 --as srt --") &&
+		p.fd[PLAN_FD_ARGS] == 4,
 	    "begin: the descriptors and the words after the options, no options yet");
 	ok(plan_linux_finish(&s, &c, &p, &errs) == 0, "finish: the options");
 	a = words(&whole.args, 0, whole.args.n);
@@ -259,7 +271,7 @@ test_halves(void)
 
 	c.seccomp_path = "srt-seccomp";
 	ok(plan_linux_begin(&s, &c, &p, &errs) == -1 && errs.msgs.n == 1 &&
-	    strstr(errs.msgs.v[0], "srt-seccomp") != NULL && p.exec.n == 0,
+		strstr(errs.msgs.v[0], "srt-seccomp") != NULL && p.exec.n == 0,
 	    "a relative srt-seccomp path is refused");
 	diags_free(&errs);
 	c.seccomp_path = NULL;

@@ -20,7 +20,7 @@
 #include "tap.h"
 #include "util.h"
 
-static char root[4096];         /* the temp tree, resolved */
+static char root[4096]; /* the temp tree, resolved */
 
 /* root-relative path; "~" stands for root itself in expectations */
 static char *
@@ -93,7 +93,8 @@ expect_plan(const char *what, const char *fs, const char *want, const char *sett
 	snprintf(cwd, sizeof(cwd), "%s/proj", root);
 	snprintf(home, sizeof(home), "%s/home", root);
 	doc = xasprintf("{\"network\": {\"allowedDomains\": [], \"deniedDomains\": []}, "
-	    "\"filesystem\": {%s}}", fs);
+			"\"filesystem\": {%s}}",
+	    fs);
 	/* "@" -> root in both texts */
 	text = xmalloc(strlen(doc) * 2 + strlen(root) * 64 + 1);
 	text[0] = '\0';
@@ -150,22 +151,29 @@ out:
 	diags_free(&warns);
 }
 
-#define FS(dr, ar, aw, dw) "\"denyRead\": [" dr "], \"allowRead\": [" ar "], " \
+#define FS(dr, ar, aw, dw) \
+	"\"denyRead\": [" dr "], \"allowRead\": [" ar "], " \
 	"\"allowWrite\": [" aw "], \"denyWrite\": [" dw "]"
 
-#define ALLOW_RX(p, inh) "{\"ace\":\"allow\",\"path\":\"" p "\",\"rights\":[\"read\"," \
+#define ALLOW_RX(p, inh) \
+	"{\"ace\":\"allow\",\"path\":\"" p "\",\"rights\":[\"read\"," \
 	"\"execute\"],\"inherit\":\"" inh "\"}\n"
-#define ALLOW_M(p, inh) "{\"ace\":\"allow\",\"path\":\"" p "\",\"rights\":[\"modify\"]," \
+#define ALLOW_M(p, inh) \
+	"{\"ace\":\"allow\",\"path\":\"" p "\",\"rights\":[\"modify\"]," \
 	"\"inherit\":\"" inh "\"}\n"
-#define DENY_R(p, inh) "{\"ace\":\"deny\",\"path\":\"" p "\",\"rights\":[\"read\"]," \
+#define DENY_R(p, inh) \
+	"{\"ace\":\"deny\",\"path\":\"" p "\",\"rights\":[\"read\"]," \
 	"\"inherit\":\"" inh "\"}\n"
-#define DENY_W(p, inh) "{\"ace\":\"deny\",\"path\":\"" p "\",\"rights\":[\"write\"]," \
+#define DENY_W(p, inh) \
+	"{\"ace\":\"deny\",\"path\":\"" p "\",\"rights\":[\"write\"]," \
 	"\"inherit\":\"" inh "\"}\n"
-#define DENY_DC(p) "{\"ace\":\"deny\",\"path\":\"" p "\",\"rights\":[\"delete_child\"]," \
+#define DENY_DC(p) \
+	"{\"ace\":\"deny\",\"path\":\"" p "\",\"rights\":[\"delete_child\"]," \
 	"\"inherit\":\"\"}\n"
 /* a directory's own DELETE (rename too), on the object alone: write roots and the
  * directories between a write root and a deny beneath it */
-#define DENY_D(p) "{\"ace\":\"deny\",\"path\":\"" p "\",\"rights\":[\"delete\"]," \
+#define DENY_D(p) \
+	"{\"ace\":\"deny\",\"path\":\"" p "\",\"rights\":[\"delete\"]," \
 	"\"inherit\":\"\"}\n"
 
 static void
@@ -178,65 +186,78 @@ test_rules(void)
 	expect_plan("allowRead: ALLOW read and execute",
 	    FS("", "\"@/home/tools\", \"@/proj/a.txt\"", "", ""),
 	    ALLOW_RX("@/home/tools", "OICI") ALLOW_RX("@/proj/a.txt", ""), NULL);
-	expect_plan("denyRead, a directory: DENY read inherited, DENY delete-child on the parent",
-	    FS("\"@/home/.ssh\"", "", "", ""),
-	    DENY_R("@/home/.ssh", "OICI") DENY_DC("@/home"), NULL);
+	expect_plan(
+	    "denyRead, a directory: DENY read inherited, DENY delete-child on the parent",
+	    FS("\"@/home/.ssh\"", "", "", ""), DENY_R("@/home/.ssh", "OICI") DENY_DC("@/home"),
+	    NULL);
 	expect_plan("denyRead, a file: DENY read on the file, delete-child on its directory",
-	    FS("\"@/proj/.env\"", "", "", ""),
-	    DENY_R("@/proj/.env", "") DENY_DC("@/proj"), NULL);
+	    FS("\"@/proj/.env\"", "", "", ""), DENY_R("@/proj/.env", "") DENY_DC("@/proj"),
+	    NULL);
 	expect_plan("denyWrite, a directory: DENY write inherited, delete-child on the parent",
 	    FS("", "", "", "\"@/proj/tool/hooks\""),
 	    DENY_W("@/proj/tool/hooks", "OICI") DENY_DC("@/proj/tool"), NULL);
 	expect_plan("denyWrite, a missing file in a write grant: kept as spelled, for a "
-	    "file placeholder", FS("", "", "\"@/proj\"", "\"@/proj/missing/x.cfg\""),
+		    "file placeholder",
+	    FS("", "", "\"@/proj\"", "\"@/proj/missing/x.cfg\""),
 	    ALLOW_M("@/proj", "OICI") DENY_D("@/proj") DENY_W("@/proj/missing/x.cfg", "")
-	    DENY_DC("@/proj/missing") DENY_D("@/proj/missing") DENY_DC("@/proj"), NULL);
+		DENY_DC("@/proj/missing") DENY_D("@/proj/missing") DENY_DC("@/proj"),
+	    NULL);
 	expect_plan("denyRead, a missing directory (trailing /): inherited, for a directory",
 	    FS("\"@/proj/gone/\"", "", "\"@/proj\"", ""),
-	    ALLOW_M("@/proj", "OICI") DENY_D("@/proj")
-	    DENY_R("@/proj/gone", "OICI") DENY_DC("@/proj"), NULL);
+	    ALLOW_M("@/proj", "OICI") DENY_D("@/proj") DENY_R("@/proj/gone", "OICI")
+		DENY_DC("@/proj"),
+	    NULL);
 	expect_plan("a missing deny above another deny is a directory",
 	    FS("", "", "\"@/proj\"", "\"@/proj/gone\", \"@/proj/gone/x\""),
-	    ALLOW_M("@/proj", "OICI") DENY_D("@/proj")
-	    DENY_W("@/proj/gone", "OICI") DENY_DC("@/proj")
-	    DENY_W("@/proj/gone/x", "") DENY_DC("@/proj/gone") DENY_D("@/proj/gone"), NULL);
+	    ALLOW_M("@/proj", "OICI") DENY_D("@/proj") DENY_W("@/proj/gone", "OICI")
+		DENY_DC("@/proj") DENY_W("@/proj/gone/x", "") DENY_DC("@/proj/gone")
+		    DENY_D("@/proj/gone"),
+	    NULL);
 	expect_plan("a missing deny outside every write grant has no entry (nothing can "
-	    "create it)", FS("\"@/home/.aws\"", "", "\"@/proj\"", "\"@/home/.bashrc\""),
+		    "create it)",
+	    FS("\"@/home/.aws\"", "", "\"@/proj\"", "\"@/home/.bashrc\""),
 	    ALLOW_M("@/proj", "OICI") DENY_D("@/proj"), NULL);
 	expect_plan("grants on missing paths grant nothing",
 	    FS("", "\"@/nowhere\"", "\"@/proj/nowhere\"", ""), "", NULL);
 	expect_plan("relative entries and ~ resolve against the cwd and home",
 	    FS("\"~/.ssh\"", "", "\".\"", "\".env\""),
-	    ALLOW_M("@/proj", "OICI") DENY_D("@/proj")
-	    DENY_R("@/home/.ssh", "OICI") DENY_DC("@/home")
-	    DENY_W("@/proj/.env", "") DENY_DC("@/proj"), NULL);
-	expect_plan("denying / names no parent",
-	    FS("", "", "", "\"/\""), DENY_W("/", "OICI"), NULL);
+	    ALLOW_M("@/proj", "OICI") DENY_D("@/proj") DENY_R("@/home/.ssh", "OICI")
+		DENY_DC("@/home") DENY_W("@/proj/.env", "") DENY_DC("@/proj"),
+	    NULL);
+	expect_plan(
+	    "denying / names no parent", FS("", "", "", "\"/\""), DENY_W("/", "OICI"), NULL);
 	expect_plan("one delete-child deny per parent, entries in list order",
 	    FS("\"@/proj/.env\", \"@/proj/a.txt\"", "", "", "\"@/proj/.env\""),
 	    DENY_R("@/proj/.env", "") DENY_DC("@/proj") DENY_R("@/proj/a.txt", "")
-	    DENY_W("@/proj/.env", ""), NULL);
-	expect_plan("a write deny deep in a write grant: DENY delete on each directory from "
+		DENY_W("@/proj/.env", ""),
+	    NULL);
+	expect_plan(
+	    "a write deny deep in a write grant: DENY delete on each directory from "
 	    "the root down, delete-child on each one's parent (none can be renamed away)",
 	    FS("", "", "\"@/proj\"", "\"@/proj/tool/hooks\""),
 	    ALLOW_M("@/proj", "OICI") DENY_D("@/proj") DENY_W("@/proj/tool/hooks", "OICI")
-	    DENY_DC("@/proj/tool") DENY_D("@/proj/tool") DENY_DC("@/proj"), NULL);
+		DENY_DC("@/proj/tool") DENY_D("@/proj/tool") DENY_DC("@/proj"),
+	    NULL);
 	expect_plan("a read deny deep in a write grant: the same ancestors",
 	    FS("\"@/proj/sub/deep\"", "", "\"@/proj\"", ""),
 	    ALLOW_M("@/proj", "OICI") DENY_D("@/proj") DENY_R("@/proj/sub/deep", "OICI")
-	    DENY_DC("@/proj/sub") DENY_D("@/proj/sub") DENY_DC("@/proj"), NULL);
+		DENY_DC("@/proj/sub") DENY_D("@/proj/sub") DENY_DC("@/proj"),
+	    NULL);
 	expect_plan("nested write roots: each root's DELETE denied, ancestors once",
 	    FS("", "", "\"@/proj\", \"@/proj/sub\"", "\"@/proj/sub/deep\""),
 	    ALLOW_M("@/proj", "OICI") DENY_D("@/proj") ALLOW_M("@/proj/sub", "OICI")
-	    DENY_D("@/proj/sub") DENY_W("@/proj/sub/deep", "OICI") DENY_DC("@/proj/sub")
-	    DENY_DC("@/proj"), NULL);
+		DENY_D("@/proj/sub") DENY_W("@/proj/sub/deep", "OICI") DENY_DC("@/proj/sub")
+		    DENY_DC("@/proj"),
+	    NULL);
 	expect_plan("a deny outside every write grant gets no ancestor entries",
 	    FS("", "", "\"@/proj/sub\"", "\"@/proj/tool/hooks\""),
 	    ALLOW_M("@/proj/sub", "OICI") DENY_D("@/proj/sub")
-	    DENY_W("@/proj/tool/hooks", "OICI") DENY_DC("@/proj/tool"), NULL);
+		DENY_W("@/proj/tool/hooks", "OICI") DENY_DC("@/proj/tool"),
+	    NULL);
 	expect_plan("filesystem.disabled: no entries at all",
-	    "\"disabled\": true, " FS("\"@/home/.ssh\"", "\"@/home\"", "\"@/proj\"",
-	    "\"@/proj/.env\""), "", NULL);
+	    "\"disabled\": true, " FS(
+		"\"@/home/.ssh\"", "\"@/home\"", "\"@/proj\"", "\"@/proj/.env\""),
+	    "", NULL);
 }
 
 static void
@@ -253,44 +274,49 @@ test_ranking(void)
 	    NULL);
 	expect_plan("allowWrite beneath denyRead: modify beneath, deny above",
 	    FS("\"@/home\"", "", "\"@/home/tools\"", ""),
-	    ALLOW_M("@/home/tools", "OICI") DENY_D("@/home/tools")
-	    DENY_R("@/home", "OICI") DENY_DC("@"), NULL);
+	    ALLOW_M("@/home/tools", "OICI") DENY_D("@/home/tools") DENY_R("@/home", "OICI")
+		DENY_DC("@"),
+	    NULL);
 	expect_plan("denyRead beneath allowRead: the deny is set lower and counts",
 	    FS("\"@/home/.ssh\"", "\"@/home\"", "", ""),
 	    ALLOW_RX("@/home", "OICI") DENY_R("@/home/.ssh", "OICI") DENY_DC("@/home"), NULL);
 	expect_plan("allowWrite inside denyWrite becomes read-only",
 	    FS("", "", "\"@/proj/tool/hooks\"", "\"@/proj/tool\""),
 	    ALLOW_RX("@/proj/tool/hooks", "OICI") DENY_W("@/proj/tool", "OICI")
-	    DENY_DC("@/proj"), NULL);
+		DENY_DC("@/proj"),
+	    NULL);
 	expect_plan("allowWrite at the denyWrite path becomes read-only",
 	    FS("", "", "\"@/proj/tool\"", "\"@/proj/tool\""),
 	    ALLOW_RX("@/proj/tool", "OICI") DENY_W("@/proj/tool", "OICI") DENY_DC("@/proj"),
 	    NULL);
 	expect_plan("denyWrite inside allowWrite: modify above, the deny lower",
 	    FS("", "", "\"@/proj\"", "\"@/proj/.env\""),
-	    ALLOW_M("@/proj", "OICI") DENY_D("@/proj")
-	    DENY_W("@/proj/.env", "") DENY_DC("@/proj"), NULL);
+	    ALLOW_M("@/proj", "OICI") DENY_D("@/proj") DENY_W("@/proj/.env", "")
+		DENY_DC("@/proj"),
+	    NULL);
 	expect_plan("a demoted write grant at a denyRead path still beats the read deny",
 	    FS("\"@/proj/tool\"", "", "\"@/proj/tool\"", "\"@/proj\""),
 	    ALLOW_RX("@/proj/tool", "OICI") DENY_W("@/proj", "OICI") DENY_DC("@"), NULL);
 	expect_plan("the settings file in a writable path is made read-only",
 	    FS("", "", "\"@/proj\"", ""),
-	    ALLOW_M("@/proj", "OICI") DENY_D("@/proj")
-	    DENY_W("@/proj/settings.json", "") DENY_DC("@/proj"),
+	    ALLOW_M("@/proj", "OICI") DENY_D("@/proj") DENY_W("@/proj/settings.json", "")
+		DENY_DC("@/proj"),
 	    at("proj/settings.json"));
 	expect_plan("the settings file outside every writable path is left alone",
-	    FS("", "", "\"@/proj/sub\"", ""), ALLOW_M("@/proj/sub", "OICI") DENY_D("@/proj/sub"),
-	    at("proj/settings.json"));
+	    FS("", "", "\"@/proj/sub\"", ""),
+	    ALLOW_M("@/proj/sub", "OICI") DENY_D("@/proj/sub"), at("proj/settings.json"));
 	/* credentials files (mode "deny"): a read deny that no grant at or beneath it beats;
 	 * such a grant is not made at all. (The root's credentials key is spliced in after
 	 * the filesystem block FS closes.) */
 	expect_plan("a credentials file is read-denied, and no grant at or beneath it is made",
 	    FS("", "\"@/home/tools\", \"@/home/.cloud/config\", \"@/home/.cloud\"",
-	    "\"@/proj\", \"@/home/.cloud/sub\"", "") "}, \"credentials\": {\"files\": "
-	    "[{\"path\": \"@/home/.cloud\", \"mode\": \"deny\"}], \"envVars\": "
-	    "[{\"name\": \"T\", \"mode\": \"deny\"}]",
+		"\"@/proj\", \"@/home/.cloud/sub\"",
+		"") "}, \"credentials\": {\"files\": "
+		    "[{\"path\": \"@/home/.cloud\", \"mode\": \"deny\"}], \"envVars\": "
+		    "[{\"name\": \"T\", \"mode\": \"deny\"}]",
 	    ALLOW_RX("@/home/tools", "OICI") ALLOW_M("@/proj", "OICI") DENY_D("@/proj")
-	    DENY_R("@/home/.cloud", "OICI") DENY_DC("@/home"), NULL);
+		DENY_R("@/home/.cloud", "OICI") DENY_DC("@/home"),
+	    NULL);
 }
 
 static void
@@ -299,19 +325,21 @@ test_globs_and_links(void)
 	expect_plan("a denyRead glob: one entry per match",
 	    FS("\"@/proj/keys/*.pem\"", "", "", ""),
 	    DENY_R("@/proj/keys/a.pem", "") DENY_DC("@/proj/keys")
-	    DENY_R("@/proj/keys/b.pem", ""), NULL);
+		DENY_R("@/proj/keys/b.pem", ""),
+	    NULL);
 	expect_plan("a trailing /** is the directory itself",
 	    FS("", "", "\"@/proj/sub/**\"", "\"@/proj/keys/**\""),
-	    ALLOW_M("@/proj/sub", "OICI") DENY_D("@/proj/sub")
-	    DENY_W("@/proj/keys", "OICI") DENY_DC("@/proj"),
+	    ALLOW_M("@/proj/sub", "OICI") DENY_D("@/proj/sub") DENY_W("@/proj/keys", "OICI")
+		DENY_DC("@/proj"),
 	    NULL);
 	expect_plan("an allowWrite glob in the middle of a path",
 	    FS("", "", "\"@/proj/*/deep\"", ""),
 	    ALLOW_M("@/proj/sub/deep", "OICI") DENY_D("@/proj/sub/deep"), NULL);
 	expect_plan("a literal entry is a name, not a pattern",
 	    FS("", "", "\"@/proj\"", "{\"path\": \"@/proj/[x]\", \"literal\": true}"),
-	    ALLOW_M("@/proj", "OICI") DENY_D("@/proj")
-	    DENY_W("@/proj/[x]", "") DENY_DC("@/proj"), NULL);
+	    ALLOW_M("@/proj", "OICI") DENY_D("@/proj") DENY_W("@/proj/[x]", "")
+		DENY_DC("@/proj"),
+	    NULL);
 	expect_plan("a write grant through a link out of its own tree grants nothing",
 	    FS("", "", "\"@/proj/out\"", ""), "", NULL);
 	expect_plan("a write grant through a link to a sibling grants nothing either",
@@ -326,63 +354,62 @@ test_globs_and_links(void)
 static void
 test_mandatory(void)
 {
-	expect_plan("a repository in a write root: its hooks, its missing config (a "
+	expect_plan(
+	    "a repository in a write root: its hooks, its missing config (a "
 	    "placeholder), the dangerous names that exist, sorted, with their ancestors",
 	    FS("", "", "\"@/repo\"", ""),
-	    ALLOW_M("@/repo", "OICI") DENY_D("@/repo")
-	    DENY_W("@/repo/.git/config", "") DENY_DC("@/repo/.git") DENY_D("@/repo/.git")
-	    DENY_DC("@/repo")
-	    DENY_W("@/repo/.git/hooks", "OICI")
-	    DENY_W("@/repo/.git/modules/lib/config", "") DENY_DC("@/repo/.git/modules/lib")
-	    DENY_D("@/repo/.git/modules/lib") DENY_DC("@/repo/.git/modules")
-	    DENY_D("@/repo/.git/modules")
-	    DENY_W("@/repo/.git/modules/lib/hooks", "OICI")
-	    DENY_W("@/repo/.git/worktrees/wt/commondir", "") DENY_DC("@/repo/.git/worktrees/wt")
-	    DENY_D("@/repo/.git/worktrees/wt") DENY_DC("@/repo/.git/worktrees")
-	    DENY_D("@/repo/.git/worktrees")
-	    DENY_W("@/repo/.gitmodules", "")
-	    DENY_W("@/repo/.vscode", "OICI")
-	    DENY_W("@/repo/sub/.git", "") DENY_DC("@/repo/sub") DENY_D("@/repo/sub")
-	    DENY_W("@/repo/sub/.npmrc", ""), NULL);
+	    ALLOW_M("@/repo", "OICI") DENY_D("@/repo") DENY_W("@/repo/.git/config", "") DENY_DC(
+		"@/repo/.git") DENY_D("@/repo/.git") DENY_DC("@/repo")
+		DENY_W("@/repo/.git/hooks", "OICI") DENY_W(
+		    "@/repo/.git/modules/lib/config", "") DENY_DC("@/repo/.git/modules/lib")
+		    DENY_D("@/repo/.git/modules/lib") DENY_DC("@/repo/.git/modules") DENY_D(
+			"@/repo/.git/modules") DENY_W("@/repo/.git/modules/lib/hooks", "OICI")
+			DENY_W("@/repo/.git/worktrees/wt/commondir", "") DENY_DC(
+			    "@/repo/.git/worktrees/wt") DENY_D("@/repo/.git/worktrees/wt")
+			    DENY_DC("@/repo/.git/worktrees") DENY_D("@/repo/.git/worktrees")
+				DENY_W("@/repo/.gitmodules", "") DENY_W("@/repo/.vscode",
+				    "OICI") DENY_W("@/repo/sub/.git", "") DENY_DC("@/repo/sub")
+				    DENY_D("@/repo/sub") DENY_W("@/repo/sub/.npmrc", ""),
+	    NULL);
 	expect_plan("allowGitConfig leaves git's configuration writable, as on Linux",
 	    FS("", "", "\"@/repo\"", "") ", \"allowGitConfig\": true",
-	    ALLOW_M("@/repo", "OICI") DENY_D("@/repo")
-	    DENY_W("@/repo/.git/hooks", "OICI") DENY_DC("@/repo/.git") DENY_D("@/repo/.git")
-	    DENY_DC("@/repo")
-	    DENY_W("@/repo/.git/modules/lib/hooks", "OICI") DENY_DC("@/repo/.git/modules/lib")
-	    DENY_D("@/repo/.git/modules/lib") DENY_DC("@/repo/.git/modules")
-	    DENY_D("@/repo/.git/modules")
-	    DENY_W("@/repo/.git/worktrees/wt/commondir", "") DENY_DC("@/repo/.git/worktrees/wt")
-	    DENY_D("@/repo/.git/worktrees/wt") DENY_DC("@/repo/.git/worktrees")
-	    DENY_D("@/repo/.git/worktrees")
-	    DENY_W("@/repo/.gitmodules", "")
-	    DENY_W("@/repo/.vscode", "OICI")
-	    DENY_W("@/repo/sub/.git", "") DENY_DC("@/repo/sub") DENY_D("@/repo/sub")
-	    DENY_W("@/repo/sub/.npmrc", ""), NULL);
+	    ALLOW_M("@/repo", "OICI") DENY_D("@/repo") DENY_W("@/repo/.git/hooks", "OICI")
+		DENY_DC("@/repo/.git") DENY_D("@/repo/.git") DENY_DC("@/repo") DENY_W(
+		    "@/repo/.git/modules/lib/hooks", "OICI") DENY_DC("@/repo/.git/modules/lib")
+		    DENY_D("@/repo/.git/modules/lib") DENY_DC("@/repo/.git/modules") DENY_D(
+			"@/repo/.git/modules") DENY_W("@/repo/.git/worktrees/wt/commondir", "")
+			DENY_DC("@/repo/.git/worktrees/wt") DENY_D("@/repo/.git/worktrees/wt")
+			    DENY_DC("@/repo/.git/worktrees") DENY_D("@/repo/.git/worktrees")
+				DENY_W("@/repo/.gitmodules", "") DENY_W("@/repo/.vscode",
+				    "OICI") DENY_W("@/repo/sub/.git", "") DENY_DC("@/repo/sub")
+				    DENY_D("@/repo/sub") DENY_W("@/repo/sub/.npmrc", ""),
+	    NULL);
 	expect_plan("mandatoryDenySearchDepth 1: the names at the top of the root alone",
 	    FS("", "", "\"@/repo\"", "") "}, \"mandatoryDenySearchDepth\": 1, \"windows\": {",
-	    ALLOW_M("@/repo", "OICI") DENY_D("@/repo")
-	    DENY_W("@/repo/.gitmodules", "") DENY_DC("@/repo"), NULL);
+	    ALLOW_M("@/repo", "OICI") DENY_D("@/repo") DENY_W("@/repo/.gitmodules", "")
+		DENY_DC("@/repo"),
+	    NULL);
 	expect_plan("only what lies in a write grant: a root beneath the repository",
 	    FS("", "", "\"@/repo/sub\"", ""),
-	    ALLOW_M("@/repo/sub", "OICI") DENY_D("@/repo/sub")
-	    DENY_W("@/repo/sub/.git", "") DENY_DC("@/repo/sub")
-	    DENY_W("@/repo/sub/.npmrc", ""), NULL);
+	    ALLOW_M("@/repo/sub", "OICI") DENY_D("@/repo/sub") DENY_W("@/repo/sub/.git", "")
+		DENY_DC("@/repo/sub") DENY_W("@/repo/sub/.npmrc", ""),
+	    NULL);
 	expect_plan("a write root inside a git directory: that directory's files still",
 	    FS("", "", "\"@/repo/.git/modules\"", ""),
 	    ALLOW_M("@/repo/.git/modules", "OICI") DENY_D("@/repo/.git/modules")
-	    DENY_W("@/repo/.git/modules/lib/config", "") DENY_DC("@/repo/.git/modules/lib")
-	    DENY_D("@/repo/.git/modules/lib") DENY_DC("@/repo/.git/modules")
-	    DENY_W("@/repo/.git/modules/lib/hooks", "OICI"), NULL);
+		DENY_W("@/repo/.git/modules/lib/config", "") DENY_DC("@/repo/.git/modules/lib")
+		    DENY_D("@/repo/.git/modules/lib") DENY_DC("@/repo/.git/modules")
+			DENY_W("@/repo/.git/modules/lib/hooks", "OICI"),
+	    NULL);
 	mkd("proj/.git");
 	expect_plan("only .git writable, the cwd's repository: its hooks and config",
 	    FS("", "", "\"@/proj/.git\"", ""),
-	    ALLOW_M("@/proj/.git", "OICI") DENY_D("@/proj/.git")
-	    DENY_W("@/proj/.git/config", "") DENY_DC("@/proj/.git")
-	    DENY_W("@/proj/.git/hooks", "OICI"), NULL);
+	    ALLOW_M("@/proj/.git", "OICI") DENY_D("@/proj/.git") DENY_W("@/proj/.git/config",
+		"") DENY_DC("@/proj/.git") DENY_W("@/proj/.git/hooks", "OICI"),
+	    NULL);
 	rmdir(at("proj/.git"));
-	expect_plan("a repository only read: no mandatory deny",
-	    FS("", "\"@/repo\"", "", ""), ALLOW_RX("@/repo", "OICI"), NULL);
+	expect_plan("a repository only read: no mandatory deny", FS("", "\"@/repo\"", "", ""),
+	    ALLOW_RX("@/repo", "OICI"), NULL);
 	/* A .vscode (or .claude) that is a link to a directory in the root: the C runtime's
 	 * stat on Windows follows a junction, so the walk must meet it as a directory and
 	 * the deny land on what it leads to, as the Linux plan binds the target read-only.
@@ -394,28 +421,32 @@ test_mandatory(void)
 		perror("symlink");
 	expect_plan("a linked .vscode and .claude: the denies land on their targets",
 	    FS("", "", "\"@/lnk\"", ""),
-	    ALLOW_M("@/lnk", "OICI") DENY_D("@/lnk")
-	    DENY_W("@/lnk/agent/settings.json", "") DENY_DC("@/lnk/agent")
-	    DENY_D("@/lnk/agent") DENY_DC("@/lnk")
-	    DENY_W("@/lnk/cfg", "OICI"), NULL);
+	    ALLOW_M("@/lnk", "OICI") DENY_D("@/lnk") DENY_W("@/lnk/agent/settings.json", "")
+		DENY_DC("@/lnk/agent") DENY_D("@/lnk/agent") DENY_DC("@/lnk")
+		    DENY_W("@/lnk/cfg", "OICI"),
+	    NULL);
 }
 
 static void
 test_json(void)
 {
-	struct plan_ace a = { 1, (char *)"C:\\a \"q\"\n\x01\xc3\xa9", PLAN_R_READ |
-	    PLAN_R_EXECUTE | PLAN_R_WRITE | PLAN_R_MODIFY | PLAN_R_DELETE_CHILD |
-	    PLAN_R_DELETE, 1 };
+	struct plan_ace a = { 1, (char *)"C:\\a \"q\"\n\x01\xc3\xa9",
+		PLAN_R_READ | PLAN_R_EXECUTE | PLAN_R_WRITE | PLAN_R_MODIFY |
+		    PLAN_R_DELETE_CHILD | PLAN_R_DELETE,
+		1 };
 	char *j = plan_ace_json(&a);
 
-	ok(j != NULL && strcmp(j, "{\"ace\":\"deny\",\"path\":\"C:\\\\a \\\"q\\\"\\u000a"
-	    "\\u0001\xc3\xa9\",\"rights\":[\"read\",\"execute\",\"write\",\"modify\","
-	    "\"delete_child\",\"delete\"],\"inherit\":\"OICI\"}") == 0,
+	ok(j != NULL &&
+		strcmp(j,
+		    "{\"ace\":\"deny\",\"path\":\"C:\\\\a \\\"q\\\"\\u000a"
+		    "\\u0001\xc3\xa9\",\"rights\":[\"read\",\"execute\",\"write\",\"modify\","
+		    "\"delete_child\",\"delete\"],\"inherit\":\"OICI\"}") == 0,
 	    "JSON line: escapes, every right in order: %s", j ? j : "(null)");
 	free(j);
 	a.path = (char *)"/bad/\xff";
 	errno = 0;
-	ok(plan_ace_json(&a) == NULL && errno == EILSEQ, "a path that is not UTF-8 has no line");
+	ok(plan_ace_json(&a) == NULL && errno == EILSEQ,
+	    "a path that is not UTF-8 has no line");
 	a.path = (char *)"/bad/\xc3";
 	ok(plan_ace_json(&a) == NULL, "a cut UTF-8 sequence has no line");
 }
@@ -462,15 +493,20 @@ test_read_back(void)
 		if (out.v[i].deny != in[i].deny || out.v[i].rights != in[i].rights ||
 		    out.v[i].inherit != in[i].inherit || strcmp(out.v[i].path, in[i].path) != 0)
 			break;
-	ok(r == 0 && out.n == n && i == n && errs.msgs.n == 0, "the plan's lines read back "
-	    "as written (%zu of %zu)", i, n);
+	ok(r == 0 && out.n == n && i == n && errs.msgs.n == 0,
+	    "the plan's lines read back "
+	    "as written (%zu of %zu)",
+	    i, n);
 	plan_windows_free(&out);
-	buf_adds(&b, "{\"ace\":\"deny\",\"path\":\"rel\",\"rights\":[\"read\"],"
+	buf_adds(&b,
+	    "{\"ace\":\"deny\",\"path\":\"rel\",\"rights\":[\"read\"],"
 	    "\"inherit\":\"\"}\n");
 	r = plan_windows_read(b.p, b.len, &paths, &out, &errs);
 	ok(r == -1 && out.n == 0 && errs.msgs.n == 1 &&
-	    strcmp(errs.msgs.v[0], "line 9: not an absolute, normalised path (no \".\" or "
-	    "\"..\")") == 0, "a bad line is named by its number, and nothing is kept (%s)",
+		strcmp(errs.msgs.v[0],
+		    "line 9: not an absolute, normalised path (no \".\" or "
+		    "\"..\")") == 0,
+	    "a bad line is named by its number, and nothing is kept (%s)",
 	    errs.msgs.n ? errs.msgs.v[0] : "");
 	diags_free(&errs);
 	buf_free(&b);
@@ -513,8 +549,8 @@ main(void)
 	mkf("repo/sub/.git");
 	mkd("repo/a/b/.vscode");
 	mkf("repo/node_modules/.npmrc");
-	if (symlink(at("home"), at("proj/out")) == -1 || symlink("down/x", at("proj/down2")) ==
-	    -1) {
+	if (symlink(at("home"), at("proj/out")) == -1 ||
+	    symlink("down/x", at("proj/down2")) == -1) {
 		perror("symlink");
 		return 2;
 	}

@@ -22,8 +22,8 @@
 #include "tap.h"
 #include "util.h"
 
-#define HDR_LEN         104             /* the header of format version 7 */
-#define LAYERS_LEN      (4 + 4 * SL_COUNT + 4)  /* the layers section of a plain policy */
+#define HDR_LEN 104                       /* the header of format version 7 */
+#define LAYERS_LEN (4 + 4 * SL_COUNT + 4) /* the layers section of a plain policy */
 
 
 /* Every field of struct settings set to something other than its default. */
@@ -105,13 +105,15 @@ same_answer(const struct dom_verdict *d, const struct policy_verdict *v)
 		return 0;
 	if ((d->rule == NULL) != (v->rule == NULL))
 		return 0;
-	if (d->rule != NULL && (strlen(d->rule->spelled) != v->rule_len ||
-	    memcmp(d->rule->spelled, v->rule, v->rule_len) != 0))
+	if (d->rule != NULL &&
+	    (strlen(d->rule->spelled) != v->rule_len ||
+		memcmp(d->rule->spelled, v->rule, v->rule_len) != 0))
 		return 0;
 	if ((d->reason == NULL) != (v->reason == NULL))
 		return 0;
-	return d->reason == NULL || (strlen(d->reason) == v->reason_len &&
-	    memcmp(d->reason, v->reason, v->reason_len) == 0);
+	return d->reason == NULL ||
+	    (strlen(d->reason) == v->reason_len &&
+		memcmp(d->reason, v->reason, v->reason_len) == 0);
 }
 
 static void
@@ -136,8 +138,10 @@ test_vectors(void)
 		int good = 1, ncases = 0;
 
 		lineno++;
-		if (doc == NULL || (stext = cJSON_PrintUnformatted(cJSON_GetObjectItem(doc,
-		    "settings"))) == NULL || parse_settings(stext, &s) != 0) {
+		if (doc == NULL ||
+		    (stext = cJSON_PrintUnformatted(cJSON_GetObjectItem(doc, "settings"))) ==
+			NULL ||
+		    parse_settings(stext, &s) != 0) {
 			ok(0, "vector line %zu: settings parse", lineno);
 			cJSON_Delete(doc);
 			free(stext);
@@ -148,7 +152,8 @@ test_vectors(void)
 			goto next;
 		}
 		cases = cJSON_GetObjectItem(doc, "cases");
-		cJSON_ArrayForEach(c, cases) {
+		cJSON_ArrayForEach(c, cases)
+		{
 			const char *host = cJSON_GetObjectItem(c, "host")->valuestring;
 			int port = cJSON_GetObjectItem(c, "port")->valueint;
 			const char *want = cJSON_GetObjectItem(c, "verdict")->valuestring;
@@ -160,16 +165,19 @@ test_vectors(void)
 			policy_decide(p, host, strlen(host), (uint16_t)port, &v);
 			ncases++;
 			if (!same_answer(&d, &v) || v.allow != (strcmp(want, "allow") == 0)) {
-				printf("# %s:%d: dom_decide %s (%s), policy %s (%.*s), reference %s\n",
+				printf(
+				    "# %s:%d: dom_decide %s (%s), policy %s (%.*s), reference %s\n",
 				    host, port, d.allow ? "allow" : "deny",
 				    d.reason ? d.reason : "-", v.allow ? "allow" : "deny",
 				    (int)v.reason_len, v.reason ? v.reason : "-", want);
 				good = 0;
 			}
 		}
-		ok(good && ncases > 0, "vector line %zu: %d cases agree with dom_decide and the "
-		    "reference", lineno, ncases);
-next:
+		ok(good && ncases > 0,
+		    "vector line %zu: %d cases agree with dom_decide and the "
+		    "reference",
+		    lineno, ncases);
+	next:
 		policy_free(p);
 		settings_free(&s);
 		cJSON_Delete(doc);
@@ -191,21 +199,41 @@ test_order(void)
 	    "\"deniedDomainReasons\":{\"*.b.example.com:443\":\"A\",\"x.b.example.com\":"
 	    "\"B\",\"*:25\":\"no mail\"}},\"filesystem\":{\"denyRead\":[],"
 	    "\"allowWrite\":[],\"denyWrite\":[]}}";
-	static const struct { const char *host; uint16_t port; } q[] = {
-		{ "x.b.example.com", 443 }, { "x.b.example.com", 80 }, { "x.b.example.com", 25 },
-		{ "a.example.com", 443 }, { "a.example.com", 80 }, { "example.com", 443 },
-		{ "b.example.com", 443 }, { "y.b.example.com", 443 }, { "q.example.com", 8443 },
-		{ "LOCALHOST.", 1 }, { "localhost", 25 }, { "::1", 9 }, { "[::1]", 9 },
-		{ "0:0::1", 9 }, { "127.1", 80 }, { "2130706433", 81 }, { "::ffff:127.0.0.1", 80 },
-		{ "a.example.com.", 22 }, { "a.example.com..", 22 }, { "", 80 }, { "%", 80 },
-		{ "1.2.3.4", 25 }, { "com", 80 }, { ".example.com", 80 },
+	static const struct {
+		const char *host;
+		uint16_t port;
+	} q[] = {
+		{ "x.b.example.com", 443 },
+		{ "x.b.example.com", 80 },
+		{ "x.b.example.com", 25 },
+		{ "a.example.com", 443 },
+		{ "a.example.com", 80 },
+		{ "example.com", 443 },
+		{ "b.example.com", 443 },
+		{ "y.b.example.com", 443 },
+		{ "q.example.com", 8443 },
+		{ "LOCALHOST.", 1 },
+		{ "localhost", 25 },
+		{ "::1", 9 },
+		{ "[::1]", 9 },
+		{ "0:0::1", 9 },
+		{ "127.1", 80 },
+		{ "2130706433", 81 },
+		{ "::ffff:127.0.0.1", 80 },
+		{ "a.example.com.", 22 },
+		{ "a.example.com..", 22 },
+		{ "", 80 },
+		{ "%", 80 },
+		{ "1.2.3.4", 25 },
+		{ "com", 80 },
+		{ ".example.com", 80 },
 	};
 	struct settings s;
 	struct policy *p;
 	char err[256];
 
-	if (parse_settings(doc, &s) != 0 || (p = policy_from_settings(&s, err,
-	    sizeof(err))) == NULL) {
+	if (parse_settings(doc, &s) != 0 ||
+	    (p = policy_from_settings(&s, err, sizeof(err))) == NULL) {
 		ok(0, "ordering settings compile");
 		return;
 	}
@@ -248,54 +276,62 @@ test_roundtrip(void)
 	ok(policy_to_settings(p, &t) == 0, "policy_to_settings");
 	ok(policy_compile(&t, &c, &clen) == 0 && clen == alen && memcmp(a, c, alen) == 0,
 	    "settings -> bin -> settings -> bin: identical bytes");
-	ok(t.net.strict_allowlist && t.net.allow_all_unix_sockets && t.net.allow_local_binding &&
-	    t.net.require_host_match && t.fs.disabled && t.fs.allow_git_config &&
-	    t.weaker_nested_sandbox && t.allow_nested_userns && t.weaker_network_isolation &&
-	    t.allow_apple_events && t.allow_pty && t.net.refuse_opaque_tunnels,
+	ok(t.net.strict_allowlist && t.net.allow_all_unix_sockets &&
+		t.net.allow_local_binding && t.net.require_host_match && t.fs.disabled &&
+		t.fs.allow_git_config && t.weaker_nested_sandbox && t.allow_nested_userns &&
+		t.weaker_network_isolation && t.allow_apple_events && t.allow_pty &&
+		t.net.refuse_opaque_tunnels,
 	    "every boolean survives");
-	ok(t.net.parent.present && strcmp(t.net.parent.http, "http://p.example.com:3128") ==
-	    0 && strcmp(t.net.parent.https, "https://u:p@p.example.com") == 0 &&
-	    strcmp(t.net.parent.no_proxy, ".internal") == 0 && t.net.mitm.present &&
-	    strcmp(t.net.mitm.socket_path, "/run/i.sock") == 0 && t.net.mitm.domains.n == 2 &&
-	    strcmp(t.net.mitm.domains.v[1], "*.b.example.com") == 0 &&
-	    t.net.strip_headers.n == 2 && strcmp(t.net.strip_headers.v[0], "set-cookie") == 0,
+	ok(t.net.parent.present &&
+		strcmp(t.net.parent.http, "http://p.example.com:3128") == 0 &&
+		strcmp(t.net.parent.https, "https://u:p@p.example.com") == 0 &&
+		strcmp(t.net.parent.no_proxy, ".internal") == 0 && t.net.mitm.present &&
+		strcmp(t.net.mitm.socket_path, "/run/i.sock") == 0 &&
+		t.net.mitm.domains.n == 2 &&
+		strcmp(t.net.mitm.domains.v[1], "*.b.example.com") == 0 &&
+		t.net.strip_headers.n == 2 &&
+		strcmp(t.net.strip_headers.v[0], "set-cookie") == 0,
 	    "parentProxy, mitmProxy, stripResponseHeaders survive");
 	{
 		struct settings r;
 
 		ok(policy_routes(p, &r) == 0 && r.net.parent.present &&
-		    strcmp(r.net.parent.https, "https://u:p@p.example.com") == 0 &&
-		    r.net.mitm.domains.n == 2 && r.net.strip_headers.n == 2 &&
-		    r.net.nallowed == 0 && r.fs.deny_read.n == 0,
+			strcmp(r.net.parent.https, "https://u:p@p.example.com") == 0 &&
+			r.net.mitm.domains.n == 2 && r.net.strip_headers.n == 2 &&
+			r.net.nallowed == 0 && r.fs.deny_read.n == 0,
 		    "policy_routes reads the routes and nothing else");
 		settings_free(&r);
 	}
 	ok(t.net.http_proxy_port == 8888 && t.net.socks_proxy_port == 1081 &&
-	    t.deny_search_depth == 7 && t.bwrap_path && strcmp(t.bwrap_path,
-	    "/usr/bin/bwrap") == 0, "ports, depth, bwrapPath survive");
-	ok(t.git_safe_dirs.n == 2 && strcmp(t.git_safe_dirs.v[1], "*") == 0 &&
-	    t.nignore == 2 && strcmp(t.ignore[1].pattern, "git push") == 0 &&
-	    t.ignore[1].subs.n == 2 && t.net.nreasons == 2 &&
-	    strcmp(t.net.reasons[0].entry, "*:22") == 0 &&
-	    strcmp(t.net.reasons[1].reason, "bad one") == 0,
+		t.deny_search_depth == 7 && t.bwrap_path &&
+		strcmp(t.bwrap_path, "/usr/bin/bwrap") == 0,
+	    "ports, depth, bwrapPath survive");
+	ok(t.git_safe_dirs.n == 2 && strcmp(t.git_safe_dirs.v[1], "*") == 0 && t.nignore == 2 &&
+		strcmp(t.ignore[1].pattern, "git push") == 0 && t.ignore[1].subs.n == 2 &&
+		t.net.nreasons == 2 && strcmp(t.net.reasons[0].entry, "*:22") == 0 &&
+		strcmp(t.net.reasons[1].reason, "bad one") == 0,
 	    "git.safeDirectories, ignoreViolations, deniedDomainReasons (file order) survive");
 	ok(t.fs.deny_read.n == 2 && t.fs.deny_read.v[1].literal &&
-	    !t.fs.deny_read.v[0].literal && strcmp(t.fs.deny_read.v[1].path, "/a*b") == 0 &&
-	    t.net.ndenied_addrs == 3 && t.net.denied[1].reason &&
-	    strcmp(t.net.denied[1].reason, "no ssh") == 0, "paths, literal flag, ranges, "
+		!t.fs.deny_read.v[0].literal && strcmp(t.fs.deny_read.v[1].path, "/a*b") == 0 &&
+		t.net.ndenied_addrs == 3 && t.net.denied[1].reason &&
+		strcmp(t.net.denied[1].reason, "no ssh") == 0,
+	    "paths, literal flag, ranges, "
 	    "rule reasons survive");
 	ok(t.win.present && t.win.backend == WIN_BACKEND_SRT_WIN &&
-	    strcmp(t.win.sandbox_user, "sbx") == 0 && t.win.wfp_sublayer_guid == NULL &&
-	    strcmp(t.win.sublayer_guid, "8d4c6d3e-1f2a-4b5c-9d6e-7f8091a2b3c4") == 0 &&
-	    t.win.port_lo == 61000 && t.win.port_hi == 61064 &&
-	    strcmp(t.win.srt_win_path, "C:\\srt-win.exe") == 0, "the windows block survives");
+		strcmp(t.win.sandbox_user, "sbx") == 0 && t.win.wfp_sublayer_guid == NULL &&
+		strcmp(t.win.sublayer_guid, "8d4c6d3e-1f2a-4b5c-9d6e-7f8091a2b3c4") == 0 &&
+		t.win.port_lo == 61000 && t.win.port_hi == 61064 &&
+		strcmp(t.win.srt_win_path, "C:\\srt-win.exe") == 0,
+	    "the windows block survives");
 	ok(t.cred.deny_files.n == 2 && strcmp(t.cred.deny_files.v[1].path, "~/.aws/**") == 0 &&
-	    !t.cred.deny_files.v[0].literal && t.cred.deny_env.n == 1 &&
-	    strcmp(t.cred.deny_env.v[0], "GH_TOKEN") == 0, "the credential denies survive");
+		!t.cred.deny_files.v[0].literal && t.cred.deny_env.n == 1 &&
+		strcmp(t.cred.deny_env.v[0], "GH_TOKEN") == 0,
+	    "the credential denies survive");
 	json = settings_to_json(&t);
 	ok(json != NULL && parse_settings(json, &u) == 0, "dump parses back");
 	if (json != NULL) {
-		ok(policy_compile(&u, &d, &dlen) == 0 && dlen == alen && memcmp(a, d, alen) == 0,
+		ok(policy_compile(&u, &d, &dlen) == 0 && dlen == alen &&
+			memcmp(a, d, alen) == 0,
 		    "compile, dump, compile: identical bytes");
 		settings_free(&u);
 	}
@@ -387,10 +423,11 @@ test_damage(void)
 		copy[i] ^= 0x40;
 		reseal(copy, len);
 		if (i >= 24 && i < 32)
-			continue;       /* the checksum itself, recomputed */
+			continue; /* the checksum itself, recomputed */
 		bad = try_image(copy, len, &silent);
 		if (!bad) {
-			ok(0, "header byte %zu flipped behind a valid checksum was accepted", i);
+			ok(0, "header byte %zu flipped behind a valid checksum was accepted",
+			    i);
 			break;
 		}
 		if (i == HDR_LEN - 1)
@@ -401,39 +438,45 @@ test_damage(void)
 	memcpy(copy, img, len);
 	copy[1] = 'X';
 	ok(policy_open_mem(copy, len, err, sizeof(err)) == NULL &&
-	    strstr(err, "bad magic") != NULL, "wrong magic: %s", err);
+		strstr(err, "bad magic") != NULL,
+	    "wrong magic: %s", err);
 	memcpy(copy, img, len);
 	copy[8] = 8;
 	reseal(copy, len);
 	ok(policy_open_mem(copy, len, err, sizeof(err)) == NULL &&
-	    strstr(err, "unsupported format version 8 (this srt reads 7)") != NULL,
+		strstr(err, "unsupported format version 8 (this srt reads 7)") != NULL,
 	    "wrong version: %s", err);
 	memcpy(copy, img, len);
 	copy[16] = 0;
-	copy[17] = 0x10;        /* 4096 + low bits */
+	copy[17] = 0x10; /* 4096 + low bits */
 	copy[16] = 0;
 	reseal(copy, len);
 	ok(policy_open_mem(copy, len, err, sizeof(err)) == NULL &&
-	    strstr(err, "truncated: header says") != NULL, "length beyond the file: %s", err);
+		strstr(err, "truncated: header says") != NULL,
+	    "length beyond the file: %s", err);
 	ok(policy_open_mem(img, len - 1, err, sizeof(err)) == NULL &&
-	    strstr(err, "truncated") != NULL, "one byte short: %s", err);
+		strstr(err, "truncated") != NULL,
+	    "one byte short: %s", err);
 	memcpy(copy, img, len);
 	copy[40] = 0xf0;
-	copy[41] = copy[42] = copy[43] = 0xff;  /* section 1 offset 0xfffffff0 */
+	copy[41] = copy[42] = copy[43] = 0xff; /* section 1 offset 0xfffffff0 */
 	reseal(copy, len);
 	ok(policy_open_mem(copy, len, err, sizeof(err)) == NULL &&
-	    strstr(err, "section rules") != NULL, "huge section offset: %s", err);
+		strstr(err, "section rules") != NULL,
+	    "huge section offset: %s", err);
 	memcpy(copy, img, len);
-	copy[36] = copy[37] = copy[38] = copy[39] = 0xff;       /* strings length */
+	copy[36] = copy[37] = copy[38] = copy[39] = 0xff; /* strings length */
 	reseal(copy, len);
 	ok(policy_open_mem(copy, len, err, sizeof(err)) == NULL, "huge section length: %s",
 	    err);
 	memcpy(copy, img, len);
 	copy[24] ^= 1;
 	ok(policy_open_mem(copy, len, err, sizeof(err)) == NULL &&
-	    strstr(err, "bad checksum") != NULL, "checksum mismatch: %s", err);
+		strstr(err, "bad checksum") != NULL,
+	    "checksum mismatch: %s", err);
 	ok(policy_open_mem((const uint8_t *)"", 0, err, sizeof(err)) == NULL &&
-	    strstr(err, "truncated") != NULL, "empty input: %s", err);
+		strstr(err, "truncated") != NULL,
+	    "empty input: %s", err);
 
 	/* The windows block (flags, low, high, then four string offsets) comes before the
 	 * routes, which end the options section: parentProxy (flags, http, https, noProxy),
@@ -444,7 +487,11 @@ test_damage(void)
 #define TLS_ABSENT 28
 #define ROUTES (16 + 8 + 12 + 12 + TLS_ABSENT)
 	{
-		static const struct { size_t at; uint8_t v; const char *what; } w[] = {
+		static const struct {
+			size_t at;
+			uint8_t v;
+			const char *what;
+		} w[] = {
 			{ ROUTES + 28, 0x07, "backend 3" },
 			{ ROUTES + 28, 0x08, "an unknown flag" },
 			{ ROUTES + 24, 0x00, "port range 61000-61064 lowered to 60928-61064" },
@@ -454,7 +501,8 @@ test_damage(void)
 			{ ROUTES - 16, 0x00, "mitmProxy absent but its socket set" },
 			{ ROUTES - 16, 0x03, "an unknown mitmProxy flag" },
 			{ ROUTES - 24, 0x00, "mitmProxy without domains" },
-			{ 12 + TLS_ABSENT, 0x03, "stripResponseHeaders longer than the section" },
+			{ 12 + TLS_ABSENT, 0x03,
+			    "stripResponseHeaders longer than the section" },
 			{ TLS_ABSENT, 0x02, "an unknown tlsTerminate flag" },
 			{ 8, 0x05, "tlsTerminate absent but maxTunnels set" },
 			{ 4, 0x05, "handshakeTimeoutMs 5, below 100" },
@@ -466,8 +514,10 @@ test_damage(void)
 			copy[len - 20 - LAYERS_LEN - w[i].at] = w[i].v;
 			reseal(copy, len);
 			ok(policy_open_mem(copy, len, err, sizeof(err)) == NULL &&
-			    strstr(err, "section options") != NULL, "windows block with %s "
-			    "refused: %s", w[i].what, err);
+				strstr(err, "section options") != NULL,
+			    "windows block with %s "
+			    "refused: %s",
+			    w[i].what, err);
 		}
 	}
 	/* The variable's name pointed at the first path, which is no variable name. */
@@ -475,15 +525,19 @@ test_damage(void)
 	memcpy(copy + len - 4, copy + len - 16, 4);
 	reseal(copy, len);
 	ok(policy_open_mem(copy, len, err, sizeof(err)) == NULL &&
-	    strstr(err, "section credentials") != NULL, "a credential variable that is no "
-	    "name refused: %s", err);
+		strstr(err, "section credentials") != NULL,
+	    "a credential variable that is no "
+	    "name refused: %s",
+	    err);
 	/* One byte more in the section. */
 	memcpy(copy, img, len);
 	copy[len - 20] = 3;
 	reseal(copy, len);
 	ok(policy_open_mem(copy, len, err, sizeof(err)) == NULL &&
-	    strstr(err, "section credentials") != NULL, "a wrong count of credential paths "
-	    "refused: %s", err);
+		strstr(err, "section credentials") != NULL,
+	    "a wrong count of credential paths "
+	    "refused: %s",
+	    err);
 	free(copy);
 	free(img);
 }
@@ -570,10 +624,12 @@ test_files(void)
 	ok(dir_entries(dir) == 1, "only the policy is left in the directory");
 	p = policy_open_file(path, err, sizeof(err));
 	ok(p != NULL && policy_bytes(p, &blen) && blen == len &&
-	    memcmp(policy_bytes(p, &blen), img, len) == 0, "open_file maps the same bytes");
+		memcmp(policy_bytes(p, &blen), img, len) == 0,
+	    "open_file maps the same bytes");
 	policy_free(p);
 	ok(policy_write_file(bad, img, len, err, sizeof(err)) != 0 &&
-	    strstr(err, "temporary") != NULL, "write into a missing directory: %s", err);
+		strstr(err, "temporary") != NULL,
+	    "write into a missing directory: %s", err);
 	/* An unsealed memfd is read, not mapped. */
 	fd = memfd_create("policy", MFD_CLOEXEC);
 	ok(fd >= 0 && write(fd, img, len) == (ssize_t)len, "memfd written");
@@ -613,8 +669,8 @@ test_large(void)
 		const char *why;
 		char e[96];
 
-		snprintf(e, sizeof(e), i % 3 ? "host%zu.example%zu.com" : "*.zone%zu.example%zu.com",
-		    i, i % 97);
+		snprintf(e, sizeof(e),
+		    i % 3 ? "host%zu.example%zu.com" : "*.zone%zu.example%zu.com", i, i % 97);
 		if (dom_entry_parse(e, 0, &s.net.allowed[s.net.nallowed], &why) == 0)
 			s.net.nallowed++;
 	}
@@ -622,8 +678,8 @@ test_large(void)
 		const char *why;
 		char e[96];
 
-		snprintf(e, sizeof(e), "host%zu.example%zu.com:%zu", i * 7, (i * 7) % 97,
-		    1 + i % 3);
+		snprintf(
+		    e, sizeof(e), "host%zu.example%zu.com:%zu", i * 7, (i * 7) % 97, 1 + i % 3);
 		if (dom_entry_parse(e, 1, &s.net.denied[s.net.ndenied], &why) == 0)
 			s.net.ndenied++;
 	}
@@ -653,8 +709,10 @@ test_large(void)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
-	ok(bad == 0, "100,000-rule policy agrees with dom_decide on sampled hosts "
-	    "(200,000 lookups in %.1f ms)", ms);
+	ok(bad == 0,
+	    "100,000-rule policy agrees with dom_decide on sampled hosts "
+	    "(200,000 lookups in %.1f ms)",
+	    ms);
 	policy_free(p);
 out:
 	settings_free(&s);
@@ -679,17 +737,21 @@ test_options(void)
 	}
 	p = policy_open_mem(img, len, err, sizeof(err));
 	flags = p != NULL ? policy_option_flags(p) : 0;
-	ok(p != NULL && ((flags & SETTINGS_FLAG(require_host_match)) != 0) ==
-	    s.net.require_host_match && ((flags & SETTINGS_FLAG(strict_allowlist)) != 0) ==
-	    s.net.strict_allowlist && (flags & ~settings_all_flags) == 0,
+	ok(p != NULL &&
+		((flags & SETTINGS_FLAG(require_host_match)) != 0) ==
+		    s.net.require_host_match &&
+		((flags & SETTINGS_FLAG(strict_allowlist)) != 0) == s.net.strict_allowlist &&
+		(flags & ~settings_all_flags) == 0,
 	    "policy_option_flags: the BOOL rows' bits, read at open");
 	policy_free(p);
 	for (i = 0; i < 3; i++) {
 		static const int depth[] = { 0, 11, -1 };
 
 		s.deny_search_depth = depth[i];
-		ok(policy_compile(&s, &copy, &len) == -1, "mandatoryDenySearchDepth %d is not "
-		    "compiled (1..10 in settings_schema.h)", depth[i]);
+		ok(policy_compile(&s, &copy, &len) == -1,
+		    "mandatoryDenySearchDepth %d is not "
+		    "compiled (1..10 in settings_schema.h)",
+		    depth[i]);
 	}
 	s.deny_search_depth = 10;
 	s.net.http_proxy_port = 0;
@@ -703,7 +765,11 @@ test_options(void)
 	    (uint32_t)img[34 + 8 * 6] << 16 | (uint32_t)img[35 + 8 * 6] << 24;
 	copy = xmalloc(len);
 	for (i = 0; i < 4; i++) {
-		static const struct { size_t at; uint8_t v; const char *what; } bad[] = {
+		static const struct {
+			size_t at;
+			uint8_t v;
+			const char *what;
+		} bad[] = {
 			{ 12, 0, "mandatoryDenySearchDepth 0" },
 			{ 12, 11, "mandatoryDenySearchDepth 11" },
 			{ 4, 0xff, "a port above 65535" },

@@ -13,7 +13,7 @@ test_parse(void)
 {
 	static const struct {
 		const char *in;
-		int family;     /* 0: refused */
+		int family; /* 0: refused */
 		int local;
 	} t[] = {
 		{ "127.0.0.1:3128", AF_INET, 1 },
@@ -27,7 +27,7 @@ test_parse(void)
 		{ "[::]:3130", AF_INET6, 0 },
 		{ "[2001:db8::1]:1", AF_INET6, 0 },
 		{ "[::ffff:10.0.0.1]:1", AF_INET6, 0 },
-		{ "[localhost]:1", 0, 0 },      /* a bracket holds an IPv6 address */
+		{ "[localhost]:1", 0, 0 }, /* a bracket holds an IPv6 address */
 		{ "LOCALHOST:1", 0, 0 },
 		{ "example.com:80", 0, 0 },
 		{ "localhost", 0, 0 },
@@ -46,7 +46,8 @@ test_parse(void)
 		int r = proxy_parse_listen(t[i].in, &ss, &sl, &why);
 
 		if (t[i].family == 0) {
-			ok(r == -1 && why != NULL, "%s is refused (%s)", t[i].in, why ? why : "-");
+			ok(r == -1 && why != NULL, "%s is refused (%s)", t[i].in,
+			    why ? why : "-");
 			ok(proxy_listen_refusal(t[i].in, true) != NULL,
 			    "%s is refused even with --listen-any-interface", t[i].in);
 			continue;
@@ -55,8 +56,8 @@ test_parse(void)
 		ok(proxy_listen_local(&ss) == t[i].local, "%s is %s", t[i].in,
 		    t[i].local ? "reachable from this host only" : "reachable from others");
 		ref = proxy_listen_refusal(t[i].in, false);
-		ok(t[i].local ? ref == NULL : ref != NULL &&
-		    strstr(ref, "--listen-any-interface") != NULL,
+		ok(t[i].local ? ref == NULL
+			      : ref != NULL && strstr(ref, "--listen-any-interface") != NULL,
 		    "%s %s without --listen-any-interface", t[i].in,
 		    t[i].local ? "is taken" : "is refused");
 		ok(proxy_listen_refusal(t[i].in, true) == NULL,
@@ -64,7 +65,7 @@ test_parse(void)
 	}
 	proxy_parse_listen("localhost:8080", &ss, &sl, &why);
 	ok(((struct sockaddr_in *)&ss)->sin_addr.s_addr == htonl(0x7f000001) &&
-	    ntohs(((struct sockaddr_in *)&ss)->sin_port) == 8080,
+		ntohs(((struct sockaddr_in *)&ss)->sin_port) == 8080,
 	    "localhost is 127.0.0.1, never looked up");
 }
 

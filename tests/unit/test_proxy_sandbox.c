@@ -77,7 +77,7 @@ try_unix_socket(void *arg)
 {
 	(void)arg;
 	(void)socket(AF_UNIX, SOCK_STREAM, 0);
-	return 0;       /* not reached: killed */
+	return 0; /* not reached: killed */
 }
 
 static void
@@ -85,7 +85,8 @@ test_narrowing(void)
 {
 	int st = narrowed(try_opens, NULL);
 
-	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "narrowed: open, openat, openat2 and "
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "narrowed: open, openat, openat2 and "
 	    "fopen fail with EACCES, pipes, IP sockets and Unix socket pairs work (status %d)",
 	    WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st));
 	st = narrowed(try_unix_socket, NULL);
@@ -160,9 +161,10 @@ test_opener(void)
 	fputs("two\n", f);
 	fclose(f);
 	st = narrowed(use_opener, &c);
-	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "a narrowed process gets its file from "
-	    "the opener, and only that file (status %d)", WIFEXITED(st) ? WEXITSTATUS(st) :
-	    -WTERMSIG(st));
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "a narrowed process gets its file from "
+	    "the opener, and only that file (status %d)",
+	    WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st));
 	/* Replaced by rename: the opener opens the new one. */
 	rename(tmp, path);
 	t = read_fd(proxy_opener_open(o, path));
@@ -222,9 +224,12 @@ test_connector(void)
 		ok(proxy_connector_ask(pc, connector_got, &c) != NULL, "ask %d", i);
 		evloop_run(c.loop);
 		a = accept(l, NULL, NULL);
-		ok(c.fd != -1 && a != -1 && write(c.fd, "x", 1) == 1 && read(a, &sun.sun_path[0],
-		    1) == 1 && (fcntl(c.fd, F_GETFL) & O_NONBLOCK), "connection %d: connected to "
-		    "the path, non-blocking", i);
+		ok(c.fd != -1 && a != -1 && write(c.fd, "x", 1) == 1 &&
+			read(a, &sun.sun_path[0], 1) == 1 &&
+			(fcntl(c.fd, F_GETFL) & O_NONBLOCK),
+		    "connection %d: connected to "
+		    "the path, non-blocking",
+		    i);
 		if (c.fd != -1)
 			close(c.fd);
 		if (a != -1)

@@ -25,7 +25,9 @@ static int
 mkpair(int sv[2])
 {
 	return sys_socketpair(sv) == -1 || sys_set_nonblock(sv[0]) == -1 ||
-	    sys_set_nonblock(sv[1]) == -1 ? -1 : 0;
+		sys_set_nonblock(sv[1]) == -1
+	    ? -1
+	    : 0;
 }
 
 static ssize_t
@@ -47,7 +49,7 @@ peer_send(int fd, const void *buf, size_t len)
 }
 #endif
 
-#define SIZE (3u << 20)         /* bytes each way */
+#define SIZE (3u << 20) /* bytes each way */
 #define NRELAYS 4
 
 /* One end the test drives: writes SIZE bytes of its pattern, then shuts down its write
@@ -66,7 +68,7 @@ struct pair {
 	struct relay_stats st;
 };
 
-static int nrunning;           /* relays and peers still going */
+static int nrunning; /* relays and peers still going */
 static struct evloop *theloop;
 
 static uint8_t
@@ -125,8 +127,8 @@ peer_io(struct evloop *loop, int fd, unsigned events, void *arg)
 }
 
 static void
-relay_done(struct relay *r, enum relay_end how, int err, const struct relay_stats *st,
-    void *arg)
+relay_done(
+    struct relay *r, enum relay_end how, int err, const struct relay_stats *st, void *arg)
 {
 	struct pair *pr = arg;
 
@@ -192,7 +194,8 @@ run(size_t budget, int n, const char *what)
 		    !pr->c.bad && !pr->s.bad && pr->c.eof && pr->s.eof;
 
 		if (!ok1)
-			printf("# %s #%d: done %d how %d up %llu down %llu got %lu/%lu bad %d/%d\n",
+			printf(
+			    "# %s #%d: done %d how %d up %llu down %llu got %lu/%lu bad %d/%d\n",
 			    what, i, pr->done, pr->how, (unsigned long long)pr->st.up,
 			    (unsigned long long)pr->st.down, (unsigned long)pr->c.got,
 			    (unsigned long)pr->s.got, pr->c.bad, pr->s.bad);
@@ -237,11 +240,13 @@ main(void)
 	ok(run(0, 1, "copy"), "one relay: 3 MiB each way intact, half-close, counts");
 	ok(run(0, NRELAYS, "many"), "%d relays at once all complete", NRELAYS);
 #else
-	int base = open_pipes();        /* stdout may be a pipe */
+	int base = open_pipes(); /* stdout may be a pipe */
 
-	ok(run(1024, 1, "splice"), "one relay with pipes: 3 MiB each way intact, half-close, counts");
+	ok(run(1024, 1, "splice"),
+	    "one relay with pipes: 3 MiB each way intact, half-close, counts");
 	ok(open_pipes() > base, "the pipes went back to the pool");
-	ok(run(0, 1, "copy"), "no pipe to be had: the user-space fallback moves the same bytes");
+	ok(run(0, 1, "copy"),
+	    "no pipe to be had: the user-space fallback moves the same bytes");
 	ok(open_pipes() == base, "a budget of 0 leaves no pipe open");
 	ok(run(2, NRELAYS, "shared"), "%d relays sharing a budget of 2 pipes all complete",
 	    NRELAYS);

@@ -16,8 +16,8 @@ struct answer {
 	int calls;
 	int status;
 	size_t naddrs;
-	int loopback;           /* 127.0.0.1 or ::1 among them */
-	int in_lookup;          /* set while resolver_lookup runs */
+	int loopback;  /* 127.0.0.1 or ::1 among them */
+	int in_lookup; /* set while resolver_lookup runs */
 };
 
 static int done, expected;

@@ -77,11 +77,14 @@ test_accepts(void)
 	    "the message of the default deny is kept apart");
 	text = sbpl_rules_text(&p);
 	ok(strstr(text, "deny default\t\n") != NULL, "a rule without filter prints one line");
-	ok(strstr(text, "allow mach-lookup\t(global-name \"com.apple.fonts\")\n"
-	    "allow mach-lookup\t(global-name-prefix \"x.\")\n") != NULL,
+	ok(strstr(text,
+	       "allow mach-lookup\t(global-name \"com.apple.fonts\")\n"
+	       "allow mach-lookup\t(global-name-prefix \"x.\")\n") != NULL,
 	    "one line per filter");
-	ok(strstr(text, "deny file-read*\t(require-all (regex \"^/a(/.*)?$\") "
-	    "(require-not (subpath \"/a/b\")))\n") != NULL, "nested filters canonical");
+	ok(strstr(text,
+	       "deny file-read*\t(require-all (regex \"^/a(/.*)?$\") "
+	       "(require-not (subpath \"/a/b\")))\n") != NULL,
+	    "nested filters canonical");
 	ok(strstr(text, "t_1") == NULL, "no message in the rule lines");
 	free(text);
 	sbpl_free(&p);
@@ -89,7 +92,8 @@ test_accepts(void)
 
 	/* Escapes are read as JSON reads them, and printed back canonically. */
 	{
-		const char *e = "(version 1)\n(allow file-read* (subpath \"/a\\\"b\\\\c\\u0001\\/d\"))\n";
+		const char *e =
+		    "(version 1)\n(allow file-read* (subpath \"/a\\\"b\\\\c\\u0001\\/d\"))\n";
 
 		ok(sbpl_parse(e, strlen(e), &p, &errs) == 0, "escapes in strings");
 		text = sbpl_rules_text(&p);
@@ -181,10 +185,13 @@ static void
 test_log(void)
 {
 	log_is("2025-01-02 10:11:12.345 E  kernel[0:1a2b] (Sandbox) Sandbox: bash(4242) "
-	    "deny(1) file-write-create /Users/me/proj/.bashrc", "T", "deny file-write-create "
+	       "deny(1) file-write-create /Users/me/proj/.bashrc",
+	    "T",
+	    "deny file-write-create "
 	    "/Users/me/proj/.bashrc");
 	log_is("2025-01-02 10:11:12.345 E  kernel[0:1a2b] Sandbox: curl(77) deny(1) "
-	    "network-outbound 1.2.3.4:443", "T", "deny network-outbound 1.2.3.4:443");
+	       "network-outbound 1.2.3.4:443",
+	    "T", "deny network-outbound 1.2.3.4:443");
 	log_is("Sandbox: cat(1) deny(1) file-read-data /Users/me/a file with spaces", "T",
 	    "deny file-read-data /Users/me/a file with spaces");
 	/* a process name with spaces and parentheses */
@@ -195,10 +202,11 @@ test_log(void)
 	/* the tag at the end of the line goes */
 	log_is("Sandbox: sh(5) deny(1) file-write-data /x SRT_1_abc_SBX", "SRT_1_abc_SBX",
 	    "deny file-write-data /x");
-	log_is("Sandbox: sh(5) deny(1) file-write-unlink /y\r", "T", "deny file-write-unlink /y");
+	log_is(
+	    "Sandbox: sh(5) deny(1) file-write-unlink /y\r", "T", "deny file-write-unlink /y");
 	/* the system's own noise */
-	log_is("Sandbox: mDNSResponder(1) deny(1) network-outbound /private/var/run/x", "T",
-	    NULL);
+	log_is(
+	    "Sandbox: mDNSResponder(1) deny(1) network-outbound /private/var/run/x", "T", NULL);
 	log_is("Sandbox: sh(5) deny(1) mach-lookup com.apple.diagnosticd", "T", NULL);
 	log_is("Sandbox: sh(5) deny(1) mach-lookup com.apple.analyticsd", "T", NULL);
 	/* not deny lines */
@@ -216,7 +224,8 @@ test_log(void)
 		char *got = NULL;
 
 		ok(sbpl_log_violation(raw, sizeof(raw) - 1, "T", &got) == 1 && got != NULL &&
-		    strcmp(got, "deny file-read-data /\x1b[31m\xff") == 0, "raw bytes kept");
+			strcmp(got, "deny file-read-data /\x1b[31m\xff") == 0,
+		    "raw bytes kept");
 		free(got);
 	}
 }

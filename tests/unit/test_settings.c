@@ -22,7 +22,8 @@ static const char *datadir;
 static char *
 doc(const char *net_extra, const char *fs_extra, const char *root_extra)
 {
-	return xasprintf("{\"network\": {\"allowedDomains\": [], \"deniedDomains\": []%s}, "
+	return xasprintf(
+	    "{\"network\": {\"allowedDomains\": [], \"deniedDomains\": []%s}, "
 	    "\"filesystem\": {\"denyRead\": [], \"allowWrite\": [], \"denyWrite\": []%s}%s}",
 	    net_extra, fs_extra, root_extra);
 }
@@ -147,9 +148,10 @@ test_docs(void)
 		good = good && (r.rc == 0) == (r.errs.msgs.n == 0) &&
 		    (r.rc == 0 || is_zero(&r.s, sizeof(r.s)));
 		ok(good, "doc %zu (%s): expect %s, got %s%s", n, change, expect,
-		    r.rc == 0 ? "valid" : "invalid", diffs == 0 ? "" : diffs ==
-		    r.errs.msgs.n ? " (only for a documented difference)" :
-		    " (also an srt-only problem)");
+		    r.rc == 0 ? "valid" : "invalid",
+		    diffs == 0                   ? ""
+			: diffs == r.errs.msgs.n ? " (only for a documented difference)"
+						 : " (also an srt-only problem)");
 		if (!good)
 			show(&r.errs);
 		result_free(&r);
@@ -213,8 +215,8 @@ names_path(const struct diags *errs, const char *sp)
 		m = strlen(mp);
 		if (n == 0)
 			hit = 1;
-		else if (strncmp(mp, sp, n) == 0 && (mp[n] == '\0' || mp[n] == '.' ||
-		    mp[n] == '['))
+		else if (strncmp(mp, sp, n) == 0 &&
+		    (mp[n] == '\0' || mp[n] == '.' || mp[n] == '['))
 			hit = 1;
 		else if (is_documented_difference(errs->msgs.v[i]) && m < n &&
 		    strncmp(sp, mp, m) == 0 && (sp[m] == '.' || sp[m] == '['))
@@ -266,9 +268,11 @@ test_ref_docs(const char *file, size_t min)
 			nvalid++;
 			good = r.rc == 0 || (r.errs.msgs.n > 0 && diffs == r.errs.msgs.n);
 		} else
-			good = r.rc == -1 && (r.errs.msgs.n > diffs || cJSON_GetArraySize(iss) > 0);
+			good = r.rc == -1 &&
+			    (r.errs.msgs.n > diffs || cJSON_GetArraySize(iss) > 0);
 		paths = 1;
-		cJSON_ArrayForEach(e, iss) {
+		cJSON_ArrayForEach(e, iss)
+		{
 			const char *msg = cJSON_GetStringValue(e), *colon = strstr(msg, ": ");
 			char *ref = xstrndup(msg, (size_t)(colon - msg)), *sp = srt_path(ref);
 
@@ -277,8 +281,8 @@ test_ref_docs(const char *file, size_t min)
 			free(ref);
 		}
 		ok(good && paths, "%s %zu (%s): expect %s, got %s%s", file, n, change, expect,
-		    r.rc == 0 ? "valid" : "invalid", paths ? "" :
-		    " (not at the reference's paths)");
+		    r.rc == 0 ? "valid" : "invalid",
+		    paths ? "" : " (not at the reference's paths)");
 		if (!good || !paths)
 			show(&r.errs);
 		result_free(&r);
@@ -301,7 +305,7 @@ never_matches(const char *e)
 		return 1;
 	for (const unsigned char *p = (const unsigned char *)e; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		    (*p >= '0' && *p <= '9') || strchr(".-_*:[]%", *p) != NULL))
+			(*p >= '0' && *p <= '9') || strchr(".-_*:[]%", *p) != NULL))
 			return 1;
 	return 0;
 }
@@ -335,8 +339,8 @@ test_list_entries(void)
 			fs = cJSON_AddObjectToObject(d, "filesystem");
 			cJSON_AddItemToObject(net, "allowedDomains", cJSON_CreateArray());
 			cJSON_AddItemToObject(net, "deniedDomains", cJSON_CreateArray());
-			cJSON_AddItemToArray(cJSON_GetObjectItem(net, lists[l]),
-			    cJSON_CreateString(entry));
+			cJSON_AddItemToArray(
+			    cJSON_GetObjectItem(net, lists[l]), cJSON_CreateString(entry));
 			cJSON_AddItemToObject(fs, "denyRead", cJSON_CreateArray());
 			cJSON_AddItemToObject(fs, "allowWrite", cJSON_CreateArray());
 			cJSON_AddItemToObject(fs, "denyWrite", cJSON_CreateArray());
@@ -349,7 +353,7 @@ test_list_entries(void)
 				want = xasprintf("F: network.%s[0]: \"%s\": ", lists[l], entry);
 				good = r.rc == -1 && r.errs.msgs.n == 1 &&
 				    (never_matches(entry) ||
-				    strncmp(r.errs.msgs.v[0], want, strlen(want)) == 0);
+					strncmp(r.errs.msgs.v[0], want, strlen(want)) == 0);
 				free(want);
 			}
 			ok(good, "entry \"%s\" in %s: expect %s, got %s", entry, lists[l],
@@ -357,8 +361,9 @@ test_list_entries(void)
 			if (!good)
 				show(&r.errs);
 			if (r.rc == 0)
-				ok(strcmp(l ? r.s.net.denied[0].spelled :
-				    r.s.net.allowed[0].spelled, entry) == 0,
+				ok(strcmp(l ? r.s.net.denied[0].spelled
+					    : r.s.net.allowed[0].spelled,
+				       entry) == 0,
 				    "entry \"%s\" kept as spelled", entry);
 			result_free(&r);
 			free(text);
@@ -409,7 +414,8 @@ test_messages(void)
 	ok(dom_entry_parse("*.com", 0, &rule, &why) == -1 && why != NULL,
 	    "\"*.com\" is refused by dom_entry_parse");
 	want = xasprintf("F: network.allowedDomains[2]: \"*.com\": %s", why);
-	t = xasprintf("{\"network\": {\"allowedDomains\": [\"a.com\", \"b.com\", \"*.com\"], "
+	t = xasprintf(
+	    "{\"network\": {\"allowedDomains\": [\"a.com\", \"b.com\", \"*.com\"], "
 	    "\"deniedDomains\": []}, \"filesystem\": {\"denyRead\": [], \"allowWrite\": [], "
 	    "\"denyWrite\": []}}");
 	run(&r, t);
@@ -425,13 +431,13 @@ test_messages(void)
 			"F: network.deniedResolvedAddresses[0]: \"10.0.0.0/33\": ",
 			"F: filesystem.denyRead[1]: the path is empty",
 			"F: filesystem.allowWrite[0]: expected a path, or {\"path\": \"...\", "
-			    "\"literal\": true}, got the number 3",
+			"\"literal\": true}, got the number 3",
 			"F: mandatoryDenySearchDepth: expected an integer from 1 to 10, "
-			    "got the number 11",
+			"got the number 11",
 			"F: network.httpProxyPort: expected an integer from 1 to 65535, "
-			    "got the number 1.5",
+			"got the number 1.5",
 			"F: enableWeakerNestedSandbox: expected true or false, got the "
-			    "string \"yes\"",
+			"string \"yes\"",
 			"F: filesystem.denyWrite: required field is missing",
 		};
 		expect_errs("every problem reported, each with its path",
@@ -439,11 +445,12 @@ test_messages(void)
 		    "\"deniedDomains\": [], \"deniedResolvedAddresses\": [\"10.0.0.0/33\"], "
 		    "\"httpProxyPort\": 1.5}, \"filesystem\": {\"denyRead\": [\"/a\", \"\"], "
 		    "\"allowWrite\": [3]}, \"mandatoryDenySearchDepth\": 11, "
-		    "\"enableWeakerNestedSandbox\": \"yes\"}", w, sizeof(w) / sizeof(w[0]));
+		    "\"enableWeakerNestedSandbox\": \"yes\"}",
+		    w, sizeof(w) / sizeof(w[0]));
 	}
 	{
 		const char *w[] = { "F: network: required field is missing",
-		    "F: filesystem: required field is missing" };
+			"F: filesystem: required field is missing" };
 		expect_errs("missing top-level fields", "{}", w, 2);
 	}
 	expect_one("root must be an object", "[1, 2]",
@@ -464,28 +471,29 @@ test_messages(void)
 	expect_one("unknown key lists the allowed ones", t,
 	    "F: zzzzzz: unknown key; the keys allowed here are: network, filesystem, ");
 	free(t);
-	t = doc_bodies(NULL, FS_WITH("\"denyWrite\": [], \"denyRead\": [{\"path\": \"/x\", "
-	    "\"literal\": true, \"glob\": 1}]"));
-	expect_one("unknown key in a path entry", t,
-	    "F: filesystem.denyRead[0].glob: unknown key");
+	t = doc_bodies(NULL,
+	    FS_WITH("\"denyWrite\": [], \"denyRead\": [{\"path\": \"/x\", "
+		    "\"literal\": true, \"glob\": 1}]"));
+	expect_one(
+	    "unknown key in a path entry", t, "F: filesystem.denyRead[0].glob: unknown key");
 	free(t);
 	t = doc("", "", ", \"git\": {\"safeDirectories\": [], \"bogus\": 1}");
 	expect_one("unknown key in git", t, "F: git.bogus: unknown key");
 	free(t);
 	t = doc("", "", ", \"a b\": 1");
-	expect_one("a key that is not a name is quoted in the path", t,
-	    "F: [\"a b\"]: unknown key");
+	expect_one(
+	    "a key that is not a name is quoted in the path", t, "F: [\"a b\"]: unknown key");
 	free(t);
 
 	{
 		static const char *const errs[] = {
 			"F: credentials.envVars[0].name: \"1X\" is not an environment variable "
-			    "name",
+			"name",
 			"F: credentials.envVars[1].extract: \"(a\" is not a valid regular "
-			    "expression: Unterminated group",
+			"expression: Unterminated group",
 			"F: credentials.envVars[2].extract: \"a\" has no capturing group",
 			"F: credentials.envVars[3].mode: expected \"deny\" or \"mask\", got the "
-			    "string \"hide\"",
+			"string \"hide\"",
 			"F: credentials.envVars[4].maskClaims: maskClaims requires decode",
 			"F: credentials.envVars[5].maskClaims: maskClaims is empty",
 			"F: credentials.envVars[6].injectHosts[0]: \"*.com\": a wildcard",
@@ -493,22 +501,23 @@ test_messages(void)
 			"F: credentials.envVars[7].mode: required field is missing",
 			"F: credentials.files[0].path: the path is empty",
 			"F: credentials.files[1].onExtractNoMatch: expected \"warn\", \"deny\" "
-			    "or \"error\"",
+			"or \"error\"",
 			"F: credentials.files[2].bogus: unknown key",
 			"F: credentials.sigv4.streaming: expected \"deny\" or \"passthrough\"",
 			"F: credentials.allowPlaintextInject: expected true or false",
 			"F: credentials.awsPairs[0].sessionTokenVar: \"a-b\" is not an "
-			    "environment variable name",
+			"environment variable name",
 			"F: credentials.injectHosts: unknown key",
 			"F: credentials.awsPairs[0].accessKeyIdVar: \"K\" does not name a "
-			    "credentials.envVars entry",
+			"credentials.envVars entry",
 			"F: credentials.awsPairs[0].secretAccessKeyVar: \"S\" does not name a "
-			    "credentials.envVars entry",
+			"credentials.envVars entry",
 			"F: credentials.awsPairs[0].sessionTokenVar: \"a-b\" does not name a "
-			    "credentials.envVars entry",
+			"credentials.envVars entry",
 		};
 
-		t = doc("", "", ", \"credentials\": {\"envVars\": ["
+		t = doc("", "",
+		    ", \"credentials\": {\"envVars\": ["
 		    "{\"name\": \"1X\", \"mode\": \"deny\"}, "
 		    "{\"name\": \"A\", \"mode\": \"deny\", \"extract\": \"(a\"}, "
 		    "{\"name\": \"A\", \"mode\": \"deny\", \"extract\": \"a\"}, "
@@ -531,17 +540,17 @@ test_messages(void)
 	{
 		static const char *const errs[] = {
 			"F: credentials.envVars[0].injectHosts[1]: \"other.org\" is not "
-			    "reachable through network.allowedDomains",
+			"reachable through network.allowedDomains",
 			"F: credentials.files[0].path: deny glob \"/data/*/\" ends in \"/\"",
 			"F: credentials.awsPairs[0].accessKeyIdVar: \"K\" does not name a "
-			    "credentials.envVars entry with mode \"mask\"",
+			"credentials.envVars entry with mode \"mask\"",
 			"F: credentials.awsPairs[0].secretAccessKeyVar: \"K\" fills more than "
-			    "one awsPairs slot",
+			"one awsPairs slot",
 		};
 
 		t = xasprintf("{\"network\": {\"allowedDomains\": [\"api.github.com\", "
-		    "\"*.example.com:443\"], \"deniedDomains\": []}, \"filesystem\": "
-		    "{\"denyRead\": [], \"allowWrite\": [], \"denyWrite\": []}%s}",
+			      "\"*.example.com:443\"], \"deniedDomains\": []}, \"filesystem\": "
+			      "{\"denyRead\": [], \"allowWrite\": [], \"denyWrite\": []}%s}",
 		    ", \"credentials\": {\"envVars\": [{\"name\": \"A\", \"mode\": "
 		    "\"deny\", \"injectHosts\": [\"*.a.example.com\", \"other.org\", "
 		    "\"API.github.com\"]}], \"files\": [{\"path\": \"/data/*/\", \"mode\": "
@@ -552,14 +561,16 @@ test_messages(void)
 		free(t);
 	}
 	/* The deny glob check is off when the filesystem is not restricted. */
-	t = doc("", ", \"disabled\": true", ", \"credentials\": {\"files\": [{\"path\": "
+	t = doc("", ", \"disabled\": true",
+	    ", \"credentials\": {\"files\": [{\"path\": "
 	    "\"/data/*/\", \"mode\": \"deny\"}]}");
 	run(&r, t);
 	ok(r.rc == 0, "a slashed credential glob passes when the filesystem is not restricted");
 	result_free(&r);
 	free(t);
 	/* Deny entries are kept, once each, in file order; what only masking uses warns. */
-	t = doc("", "", ", \"credentials\": {\"files\": [{\"path\": \"~/.netrc\", "
+	t = doc("", "",
+	    ", \"credentials\": {\"files\": [{\"path\": \"~/.netrc\", "
 	    "\"mode\": \"deny\"}, {\"path\": \"~/.aws/*\", \"mode\": \"deny\"}, "
 	    "{\"path\": \"~/.netrc\", \"mode\": \"deny\", \"extract\": \"(x)\"}], "
 	    "\"envVars\": [{\"name\": \"GH_TOKEN\", \"mode\": \"deny\"}, {\"name\": "
@@ -567,46 +578,53 @@ test_messages(void)
 	    "\"allowPlaintextInject\": false, \"awsPairs\": []}");
 	run(&r, t);
 	ok(r.rc == 0 && r.s.cred.deny_files.n == 2 &&
-	    strcmp(r.s.cred.deny_files.v[0].path, "~/.netrc") == 0 &&
-	    strcmp(r.s.cred.deny_files.v[1].path, "~/.aws/*") == 0 &&
-	    !r.s.cred.deny_files.v[1].literal && r.s.cred.deny_env.n == 2 &&
-	    strcmp(r.s.cred.deny_env.v[1], "_x1") == 0 && r.warns.msgs.n == 1 &&
-	    has_msg(&r.warns, "F: credentials.files[2]: accepted and ignored: extract"),
+		strcmp(r.s.cred.deny_files.v[0].path, "~/.netrc") == 0 &&
+		strcmp(r.s.cred.deny_files.v[1].path, "~/.aws/*") == 0 &&
+		!r.s.cred.deny_files.v[1].literal && r.s.cred.deny_env.n == 2 &&
+		strcmp(r.s.cred.deny_env.v[1], "_x1") == 0 && r.warns.msgs.n == 1 &&
+		has_msg(&r.warns, "F: credentials.files[2]: accepted and ignored: extract"),
 	    "credential denies kept once each; mask-only fields on a deny warn");
 	result_free(&r);
 	free(t);
 	/* A field that acts only on a request filter: accepted with one warning.
 	 * allowPlaintextHeaderSet is srt-httpd's (a decider's header sets). */
 	t = doc(", \"allowPlaintextHeaderSet\": true, \"ambiguousRequestTarget\": "
-	    "\"asSpelled\"", "", "");
+		"\"asSpelled\"",
+	    "", "");
 	run(&r, t);
-	ok(r.rc == 0 && r.warns.msgs.n == 1 && has_msg(&r.warns,
-	    "F: network.ambiguousRequestTarget: accepted and ignored") &&
-	    r.s.net.allow_plaintext_header_set,
+	ok(r.rc == 0 && r.warns.msgs.n == 1 &&
+		has_msg(&r.warns, "F: network.ambiguousRequestTarget: accepted and ignored") &&
+		r.s.net.allow_plaintext_header_set,
 	    "allowPlaintextHeaderSet is honoured without a warning; ambiguousRequestTarget "
 	    "warns once");
 	result_free(&r);
 	free(t);
 	t = doc(", \"ambiguousRequestTarget\": \"strict\"", "", "");
-	expect_one("ambiguousRequestTarget is checked", t, "F: network.ambiguousRequestTarget: "
+	expect_one("ambiguousRequestTarget is checked", t,
+	    "F: network.ambiguousRequestTarget: "
 	    "expected \"refuse\", \"asSpelled\" or \"normalize\", got the string \"strict\"");
 	free(t);
 	t = doc(", \"allowPlaintextHeaderSet\": \"yes\"", "", "");
 	expect_one("allowPlaintextHeaderSet is checked", t,
 	    "F: network.allowPlaintextHeaderSet: expected true or false");
 	free(t);
-	t = doc("", "", ", \"credentials\": {\"envVars\": [{\"name\": \"X\", "
+	t = doc("", "",
+	    ", \"credentials\": {\"envVars\": [{\"name\": \"X\", "
 	    "\"mode\": \"mask\"}]}");
-	expect_one("credentials: a mask without a way back", t, "F: credentials: masked "
+	expect_one("credentials: a mask without a way back", t,
+	    "F: credentials: masked "
 	    "credentials need a way back into requests");
 	free(t);
-	t = doc("", "", ", \"credentials\": {\"allowPlaintextInject\": true, \"envVars\": "
+	t = doc("", "",
+	    ", \"credentials\": {\"allowPlaintextInject\": true, \"envVars\": "
 	    "[{\"name\": \"X\", \"mode\": \"mask\", \"extract\": \"(?=a)(b)\"}]}");
-	expect_one("credentials: an extract srt cannot run", t, "F: credentials.envVars[0]."
+	expect_one("credentials: an extract srt cannot run", t,
+	    "F: credentials.envVars[0]."
 	    "extract: \"(?=a)(b)\": lookahead and lookbehind are not supported by srt");
 	free(t);
 	/* Masks are kept, with their fields, beside the denies; tlsTerminate is a way back. */
-	t = xasprintf("{\"network\": {\"allowedDomains\": [\"api.github.com\"], "
+	t = xasprintf(
+	    "{\"network\": {\"allowedDomains\": [\"api.github.com\"], "
 	    "\"deniedDomains\": [], \"tlsTerminate\": {}}, \"filesystem\": {\"denyRead\": "
 	    "[], \"allowWrite\": [], \"denyWrite\": []}, \"credentials\": {\"envVars\": "
 	    "[{\"name\": \"GH_TOKEN\", \"mode\": \"mask\", \"injectHosts\": "
@@ -616,22 +634,25 @@ test_messages(void)
 	    "true}], \"sigv4\": {\"presigned\": \"passthrough\"}}}");
 	run(&r, t);
 	ok(r.rc == 0 && r.s.cred.nmask == 2 && !r.s.cred.mask[0].file &&
-	    strcmp(r.s.cred.mask[0].id, "GH_TOKEN") == 0 && r.s.cred.mask[0].inject_set &&
-	    r.s.cred.mask[0].inject.n == 1 && r.s.cred.mask[1].file &&
-	    strcmp(r.s.cred.mask[1].id, "~/.netrc") == 0 &&
-	    strcmp(r.s.cred.mask[1].extract, "password (\\S+)") == 0 &&
-	    r.s.cred.mask[1].no_match == SNM_ERROR && r.s.cred.mask[1].dups &&
-	    !r.s.cred.mask[1].inject_set && r.s.cred.deny_env.n == 1 &&
-	    strcmp(r.s.cred.deny_env.v[0], "OLD") == 0 && r.s.cred.deny_files.n == 0 &&
-	    r.s.cred.sigv4[1] == 1 && r.s.cred.sigv4[0] == 0 && !r.s.cred.plaintext_inject &&
-	    r.warns.msgs.n == 0, "mask entries kept beside deny ones, under tlsTerminate");
+		strcmp(r.s.cred.mask[0].id, "GH_TOKEN") == 0 && r.s.cred.mask[0].inject_set &&
+		r.s.cred.mask[0].inject.n == 1 && r.s.cred.mask[1].file &&
+		strcmp(r.s.cred.mask[1].id, "~/.netrc") == 0 &&
+		strcmp(r.s.cred.mask[1].extract, "password (\\S+)") == 0 &&
+		r.s.cred.mask[1].no_match == SNM_ERROR && r.s.cred.mask[1].dups &&
+		!r.s.cred.mask[1].inject_set && r.s.cred.deny_env.n == 1 &&
+		strcmp(r.s.cred.deny_env.v[0], "OLD") == 0 && r.s.cred.deny_files.n == 0 &&
+		r.s.cred.sigv4[1] == 1 && r.s.cred.sigv4[0] == 0 &&
+		!r.s.cred.plaintext_inject && r.warns.msgs.n == 0,
+	    "mask entries kept beside deny ones, under tlsTerminate");
 	result_free(&r);
 	free(t);
 	t = doc("", "", ", \"windows\": {\"proxyPortRange\": [60080, 60145]}");
-	expect_one("windows port range too wide", t, "F: windows.proxyPortRange: [60080, "
+	expect_one("windows port range too wide", t,
+	    "F: windows.proxyPortRange: [60080, "
 	    "60145]: low must be at most high, and high at most low + 64");
 	free(t);
-	t = doc("", "", ", \"windows\": {\"srtWin\": {\"path\": \"C:\\\\x.exe\", "
+	t = doc("", "",
+	    ", \"windows\": {\"srtWin\": {\"path\": \"C:\\\\x.exe\", "
 	    "\"argv0\": \"x\"}}");
 	expect_one("unknown key in windows.srtWin", t, "F: windows.srtWin.argv0: unknown key");
 	free(t);
@@ -644,13 +665,15 @@ test_messages(void)
 	expect_one("duplicate key at the root",
 	    "{\"network\": {\"allowedDomains\": [], \"deniedDomains\": []}, \"filesystem\": "
 	    "{\"denyRead\": [], \"allowWrite\": [], \"denyWrite\": []}, \"allowPty\": true, "
-	    "\"allowPty\": false}", "F: allowPty: the key appears more than once");
+	    "\"allowPty\": false}",
+	    "F: allowPty: the key appears more than once");
 	t = doc(", \"allowedDomains\": [\"evil.com\"]", "", "");
 	expect_one("duplicate nested key", t,
 	    "F: network.allowedDomains: the key appears more than once");
 	free(t);
 	t = doc(", \"deniedDomainReasons\": {\"a.com\": \"x\", \"b.com\": \"y\", "
-	    "\"a.com\": \"z\"}", "", "");
+		"\"a.com\": \"z\"}",
+	    "", "");
 	expect_one("duplicate record key", t,
 	    "F: network.deniedDomainReasons[\"a.com\"]: the key appears more than once");
 	free(t);
@@ -665,23 +688,27 @@ test_messages(void)
 	    "F: mandatoryDenySearchDepth: expected an integer from 1 to 10, got null");
 	free(t);
 	t = doc("", "", ", \"bwrapPath\": \"bin/bwrap\"");
-	expect_one("relative bwrapPath", t,
-	    "F: bwrapPath: \"bin/bwrap\" is not an absolute path");
+	expect_one(
+	    "relative bwrapPath", t, "F: bwrapPath: \"bin/bwrap\" is not an absolute path");
 	free(t);
 	t = doc("", "", ", \"bwrapPath\": \"\"");
 	expect_one("empty bwrapPath", t, "F: bwrapPath: the path is empty");
 	free(t);
-	t = doc_bodies(NULL, FS_WITH("\"denyRead\": [\"/tmp/*/\"], \"denyWrite\": [\"~/a/[x]//\"]"));
+	t = doc_bodies(
+	    NULL, FS_WITH("\"denyRead\": [\"/tmp/*/\"], \"denyWrite\": [\"~/a/[x]//\"]"));
 	{
-		const char *w[] = { "F: filesystem.denyRead[0]: deny glob \"/tmp/*/\" ends in "
-		    "\"/\", so as a pattern it can match no path; write \"/tmp/*\"",
-		    "F: filesystem.denyWrite[0]: deny glob \"~/a/[x]//\" ends in \"/\"" };
+		const char *w[] = {
+			"F: filesystem.denyRead[0]: deny glob \"/tmp/*/\" ends in "
+			"\"/\", so as a pattern it can match no path; write \"/tmp/*\"",
+			"F: filesystem.denyWrite[0]: deny glob \"~/a/[x]//\" ends in \"/\""
+		};
 		expect_errs("deny globs ending in /", t, w, 2);
 	}
 	free(t);
 	/* Entries taken as written that would protect another path than meant (issue 31):
 	 * each refused by entry, with why and the literal form for a real name. */
-	t = doc_bodies(NULL, "\"denyRead\": [\"$HOME/.ssh\", \"~user/.aws\", "
+	t = doc_bodies(NULL,
+	    "\"denyRead\": [\"$HOME/.ssh\", \"~user/.aws\", "
 	    "\"/etc/shadow \", \" /etc/passwd\", \"/a/$(id)\", \"~\", \"~/x\", \"a$\", "
 	    "\"/p$1\", {\"path\": \"$HOME\", \"literal\": true}], "
 	    "\"allowWrite\": [\"${PWD}\"], \"denyWrite\": [\"\\t.env\"], "
@@ -689,12 +716,12 @@ test_messages(void)
 	{
 		const char *w[] = {
 			"F: filesystem.denyRead[0]: \"$HOME/.ssh\": srt expands no shell "
-			    "variables, so \"$\" would be taken as part of the name; write the "
-			    "path out (\"~/\" for the home directory); if a name really is spelt "
-			    "so, write {\"path\": \"$HOME/.ssh\", \"literal\": true}",
+			"variables, so \"$\" would be taken as part of the name; write the "
+			"path out (\"~/\" for the home directory); if a name really is spelt "
+			"so, write {\"path\": \"$HOME/.ssh\", \"literal\": true}",
 			"F: filesystem.denyRead[1]: \"~user/.aws\": only \"~\" and \"~/\" name "
-			    "the home directory, so \"~user\" would be taken as a name under the "
-			    "working directory; write the full path",
+			"the home directory, so \"~user\" would be taken as a name under the "
+			"working directory; write the full path",
 			"F: filesystem.denyRead[2]: \"/etc/shadow \": it ends with white space",
 			"F: filesystem.denyRead[3]: \" /etc/passwd\": it starts with white space",
 			"F: filesystem.denyRead[4]: \"/a/$(id)\": srt expands no shell variables",
@@ -705,35 +732,41 @@ test_messages(void)
 		expect_errs("$-expansions, ~user and white space at either end", t, w, 8);
 	}
 	free(t);
-	t = doc_bodies(NULL, FS_WITH("\"disabled\": true, \"denyRead\": [\"/tmp/*/\"], "
-	    "\"denyWrite\": [\"~/*/\"]"));
+	t = doc_bodies(NULL,
+	    FS_WITH("\"disabled\": true, \"denyRead\": [\"/tmp/*/\"], "
+		    "\"denyWrite\": [\"~/*/\"]"));
 	run(&r, t);
 	ok(r.rc == 0, "deny glob ending in / accepted when the filesystem is disabled");
 	result_free(&r);
 	free(t);
-	t = doc_bodies(NULL, "\"denyRead\": [\"src/*/\", \"/tmp/x/\"], \"allowWrite\": [\"/a/*/\"], "
+	t = doc_bodies(NULL,
+	    "\"denyRead\": [\"src/*/\", \"/tmp/x/\"], \"allowWrite\": [\"/a/*/\"], "
 	    "\"denyWrite\": [\"x/?/\"]");
 	run(&r, t);
 	ok(r.rc == 0, "relative deny globs, plain paths and allow globs may end in /");
 	result_free(&r);
 	free(t);
-	t = doc_bodies(NULL, FS_WITH("\"denyWrite\": [], \"denyRead\": [{\"path\": \"/x\", "
-	    "\"literal\": false}, {\"path\": \"/y\"}]"));
+	t = doc_bodies(NULL,
+	    FS_WITH("\"denyWrite\": [], \"denyRead\": [{\"path\": \"/x\", "
+		    "\"literal\": false}, {\"path\": \"/y\"}]"));
 	{
 		const char *w[] = { "F: filesystem.denyRead[0].literal: \"literal\" can only "
-		    "be true", "F: filesystem.denyRead[1].literal: required field is missing" };
+				    "be true",
+			"F: filesystem.denyRead[1].literal: required field is missing" };
 		expect_errs("literal path entries", t, w, 2);
 	}
 	free(t);
 	t = doc(", \"allowMachLookup\": [\"com.a.*\", \"*\", \"com.*.x\", \"a**\"]", "", "");
 	{
 		const char *w[] = { "F: network.allowMachLookup[2]: \"com.*.x\": \"*\" is "
-		    "only allowed once, as the last character", "F: network.allowMachLookup[3]:" };
+				    "only allowed once, as the last character",
+			"F: network.allowMachLookup[3]:" };
 		expect_errs("allowMachLookup wildcards", t, w, 2);
 	}
 	free(t);
 	t = doc(", \"deniedDomainReasons\": {\"x.com\": \"\"}", "", "");
-	expect_one("empty reason", t, "F: network.deniedDomainReasons[\"x.com\"]: the reason "
+	expect_one("empty reason", t,
+	    "F: network.deniedDomainReasons[\"x.com\"]: the reason "
 	    "is empty");
 	free(t);
 	t = doc(", \"allowUnixSockets\": [\"/a\", 2]", "", "");
@@ -745,11 +778,13 @@ test_messages(void)
 	    "F: ignoreViolations[\"*\"]: expected an array of strings");
 	free(t);
 	t = doc("", "", ", \"ripgrep\": {\"args\": []}");
-	expect_one("ripgrep needs a command", t, "F: ripgrep.command: required field is "
+	expect_one("ripgrep needs a command", t,
+	    "F: ripgrep.command: required field is "
 	    "missing");
 	free(t);
 	t = doc("", "", ", \"socatPath\": \"socat\"");
-	expect_one("socatPath must be absolute", t, "F: socatPath: \"socat\" is not an "
+	expect_one("socatPath must be absolute", t,
+	    "F: socatPath: \"socat\" is not an "
 	    "absolute path");
 	free(t);
 	t = doc_bodies("\"deniedDomains\": [], \"allowedDomains\": [\"\\u001b[31mred\"]", NULL);
@@ -762,16 +797,19 @@ test_messages(void)
 		size_t off = 0, cap = 600 * 8 + 256;
 		char *big = xmalloc(cap);
 
-		off += snprintf(big + off, cap - off, "{\"network\": {\"deniedDomains\": [], "
+		off += snprintf(big + off, cap - off,
+		    "{\"network\": {\"deniedDomains\": [], "
 		    "\"allowedDomains\": [");
 		for (int i = 0; i < 600; i++)
 			off += snprintf(big + off, cap - off, "%s\"*.x\"", i ? "," : "");
-		snprintf(big + off, cap - off, "]}, \"filesystem\": {\"denyRead\": [], "
+		snprintf(big + off, cap - off,
+		    "]}, \"filesystem\": {\"denyRead\": [], "
 		    "\"allowWrite\": [], \"denyWrite\": []}}");
 		run(&r, big);
-		ok(r.rc == -1 && r.errs.msgs.n == 501 && has_msg(&r.errs,
-		    "F: network.allowedDomains[499]: ") && strcmp(r.errs.msgs.v[500],
-		    "F: 100 more problems not shown") == 0, "problems past 500 are counted");
+		ok(r.rc == -1 && r.errs.msgs.n == 501 &&
+			has_msg(&r.errs, "F: network.allowedDomains[499]: ") &&
+			strcmp(r.errs.msgs.v[500], "F: 100 more problems not shown") == 0,
+		    "problems past 500 are counted");
 		result_free(&r);
 		ok(settings_parse(big, strlen(big), "F", &r.s, NULL, NULL) == -1,
 		    "errs and warns may be NULL");
@@ -779,37 +817,47 @@ test_messages(void)
 	}
 
 	/* Helper keys: validated, accepted, ignored with a warning. */
-	t = doc("", "", ", \"ripgrep\": {\"command\": \"rg\", \"args\": [\"-x\"]}, \"seccomp\": "
+	t = doc("", "",
+	    ", \"ripgrep\": {\"command\": \"rg\", \"args\": [\"-x\"]}, \"seccomp\": "
 	    "{\"applyPath\": \"/x\"}, \"socatPath\": \"/usr/bin/socat\", \"javaAgentJarPath\": "
 	    "\"/a.jar\"");
 	run(&r, t);
-	ok(r.rc == 0 && r.warns.msgs.n == 4 && has_msg(&r.warns, "F: ripgrep: accepted and "
-	    "ignored") && has_msg(&r.warns, "F: seccomp: accepted and ignored") &&
-	    has_msg(&r.warns, "F: socatPath: accepted and ignored") &&
-	    has_msg(&r.warns, "F: javaAgentJarPath: accepted and ignored"),
+	ok(r.rc == 0 && r.warns.msgs.n == 4 &&
+		has_msg(&r.warns,
+		    "F: ripgrep: accepted and "
+		    "ignored") &&
+		has_msg(&r.warns, "F: seccomp: accepted and ignored") &&
+		has_msg(&r.warns, "F: socatPath: accepted and ignored") &&
+		has_msg(&r.warns, "F: javaAgentJarPath: accepted and ignored"),
 	    "helper keys accepted with one warning each");
 	result_free(&r);
 	free(t);
 
 	/* Reasons reach their rules; an unused key is only a warning. */
-	t = doc(", \"deniedDomains\": [\"a.com\", \"*:22\", \"a.com\"], \"deniedDomainReasons\": "
-	    "{\"*:22\": \"no ssh\", \"a.com\": \"not a\", \"nothere.com\": \"x\"}", "", "");
+	t = doc(
+	    ", \"deniedDomains\": [\"a.com\", \"*:22\", \"a.com\"], \"deniedDomainReasons\": "
+	    "{\"*:22\": \"no ssh\", \"a.com\": \"not a\", \"nothere.com\": \"x\"}",
+	    "", "");
 	run(&r, t);
 	ok(r.rc == -1, "deniedDomains given twice is refused");
 	result_free(&r);
 	free(t);
-	t = xasprintf("{\"network\": {\"allowedDomains\": [], \"deniedDomains\": [\"a.com\", "
+	t = xasprintf(
+	    "{\"network\": {\"allowedDomains\": [], \"deniedDomains\": [\"a.com\", "
 	    "\"*:22\", \"a.com\", \"b.com\"], \"deniedDomainReasons\": {\"*:22\": \"no ssh\", "
 	    "\"a.com\": \"not a\", \"nothere.com\": \"x\"}}, \"filesystem\": {\"denyRead\": "
 	    "[], \"allowWrite\": [], \"denyWrite\": []}}");
 	run(&r, t);
 	ok(r.rc == 0 && r.s.net.ndenied == 4 && r.s.net.nreasons == 3 &&
-	    r.s.net.denied[0].reason && strcmp(r.s.net.denied[0].reason, "not a") == 0 &&
-	    r.s.net.denied[1].reason && strcmp(r.s.net.denied[1].reason, "no ssh") == 0 &&
-	    r.s.net.denied[2].reason && strcmp(r.s.net.denied[2].reason, "not a") == 0 &&
-	    r.s.net.denied[3].reason == NULL, "reasons linked to their deny rules");
-	ok(r.warns.msgs.n == 1 && has_msg(&r.warns, "F: network.deniedDomainReasons"
-	    "[\"nothere.com\"]: no deniedDomains entry is written exactly \"nothere.com\""),
+		r.s.net.denied[0].reason && strcmp(r.s.net.denied[0].reason, "not a") == 0 &&
+		r.s.net.denied[1].reason && strcmp(r.s.net.denied[1].reason, "no ssh") == 0 &&
+		r.s.net.denied[2].reason && strcmp(r.s.net.denied[2].reason, "not a") == 0 &&
+		r.s.net.denied[3].reason == NULL,
+	    "reasons linked to their deny rules");
+	ok(r.warns.msgs.n == 1 &&
+		has_msg(&r.warns,
+		    "F: network.deniedDomainReasons"
+		    "[\"nothere.com\"]: no deniedDomains entry is written exactly \"nothere.com\""),
 	    "unused reason key warned about");
 	result_free(&r);
 	free(t);
@@ -817,46 +865,59 @@ test_messages(void)
 
 struct jcase {
 	const char *text;
-	const char *want;       /* "F: line L, column C: not valid JSON: ..." prefix */
+	const char *want; /* "F: line L, column C: not valid JSON: ..." prefix */
 };
 
 static void
 test_json_errors(void)
 {
 	static const struct jcase cases[] = {
-		{ "{\n  \"network\": {,\n}", "F: line 2, column 15: not valid JSON: expected "
+		{ "{\n  \"network\": {,\n}",
+		    "F: line 2, column 15: not valid JSON: expected "
 		    "a key in double quotes, found ','" },
-		{ "{\"a\": [1, 2,]}", "F: line 1, column 13: not valid JSON: a comma before "
+		{ "{\"a\": [1, 2,]}",
+		    "F: line 1, column 13: not valid JSON: a comma before "
 		    "']' is not allowed" },
 		{ "{\"a\": 1,}", "F: line 1, column 9: not valid JSON: a comma before '}'" },
-		{ "{\"a\" 1}", "F: line 1, column 6: not valid JSON: expected ':' after the "
+		{ "{\"a\" 1}",
+		    "F: line 1, column 6: not valid JSON: expected ':' after the "
 		    "key, found a number" },
-		{ "{\"a\": 1 \"b\": 2}", "F: line 1, column 9: not valid JSON: expected ',' or "
+		{ "{\"a\": 1 \"b\": 2}",
+		    "F: line 1, column 9: not valid JSON: expected ',' or "
 		    "'}' after an object member, found a string" },
 		{ "[1 2]", "F: line 1, column 4: not valid JSON: expected ',' or ']'" },
-		{ "{\"a\": \"abc", "F: line 1, column 7: not valid JSON: string is not "
+		{ "{\"a\": \"abc",
+		    "F: line 1, column 7: not valid JSON: string is not "
 		    "terminated" },
 		{ "{\"a\": 01}", "F: line 1, column 7: not valid JSON: invalid number \"01\"" },
 		{ "{\"a\": 1.}", "F: line 1, column 7: not valid JSON: invalid number \"1.\"" },
 		{ "{\"a\": -.5}", "F: line 1, column 7: not valid JSON: invalid number" },
-		{ "{\"a\": +1}", "F: line 1, column 7: not valid JSON: unexpected character '+'" },
-		{ "{\"a\": \"x\ty\"}", "F: line 1, column 9: not valid JSON: control character "
+		{ "{\"a\": +1}",
+		    "F: line 1, column 7: not valid JSON: unexpected character '+'" },
+		{ "{\"a\": \"x\ty\"}",
+		    "F: line 1, column 9: not valid JSON: control character "
 		    "U+0009 inside a string" },
 		{ "{\"a\": \"\\q\"}", "F: line 1, column 8: not valid JSON: invalid escape" },
 		{ "{\"a\": \"\\u0000\"}", "F: line 1, column 8: not valid JSON: \\u0000" },
-		{ "{\"a\": \"\\ud800\"}", "F: line 1, column 8: not valid JSON: \\uD800 is half "
+		{ "{\"a\": \"\\ud800\"}",
+		    "F: line 1, column 8: not valid JSON: \\uD800 is half "
 		    "of a UTF-16 surrogate pair" },
-		{ "{\"a\": \"\xff\"}", "F: line 1, column 8: not valid JSON: byte 0xFF inside a "
+		{ "{\"a\": \"\xff\"}",
+		    "F: line 1, column 8: not valid JSON: byte 0xFF inside a "
 		    "string is not valid UTF-8" },
-		{ "\xef\xbb\xbf{}", "F: line 1, column 1: not valid JSON: the file starts with a "
+		{ "\xef\xbb\xbf{}",
+		    "F: line 1, column 1: not valid JSON: the file starts with a "
 		    "UTF-8 byte order mark" },
 		{ "{'a': 1}", "F: line 1, column 2: not valid JSON: single quotes" },
 		{ "{} // x", "F: line 1, column 4: not valid JSON: comments are not allowed" },
-		{ "{}\n}", "F: line 2, column 1: not valid JSON: unexpected '}' after the end of "
+		{ "{}\n}",
+		    "F: line 2, column 1: not valid JSON: unexpected '}' after the end of "
 		    "the document" },
-		{ "{\"a\": tru}", "F: line 1, column 7: not valid JSON: unexpected word \"tru\"" },
+		{ "{\"a\": tru}",
+		    "F: line 1, column 7: not valid JSON: unexpected word \"tru\"" },
 		{ "{\"a\": True}", "F: line 1, column 7: not valid JSON: unexpected word" },
-		{ "{\"é\": [\n\n   ", "F: line 3, column 4: not valid JSON: expected a value, "
+		{ "{\"é\": [\n\n   ",
+		    "F: line 3, column 4: not valid JSON: expected a value, "
 		    "found the end of the file" },
 		{ "{\"é\":\v1}", "F: line 1, column 6: not valid JSON: unexpected byte 0x0B" },
 		{ "{\"a\": 1}\0", "F: line 1, column 9: not valid JSON: unexpected byte 0x00" },
@@ -885,8 +946,11 @@ test_json_errors(void)
 	memset(deep + 10000, ']', 10000);
 	deep[20000] = '\0';
 	run(&r, deep);
-	ok(r.rc == -1 && r.errs.msgs.n == 1 && has_msg(&r.errs, "F: line 1, column 257: not "
-	    "valid JSON: nested more than 256 levels deep"), "deep nesting refused");
+	ok(r.rc == -1 && r.errs.msgs.n == 1 &&
+		has_msg(&r.errs,
+		    "F: line 1, column 257: not "
+		    "valid JSON: nested more than 256 levels deep"),
+	    "deep nesting refused");
 	result_free(&r);
 	free(deep);
 
@@ -914,14 +978,15 @@ test_load(void)
 	}
 	p = xasprintf("%s/missing.json", dir);
 	ok(settings_load(p, &s, &errs, &warns) == -1 && errs.msgs.n == 1 &&
-	    has_msg(&errs, "missing.json: the settings file does not exist") &&
-	    is_zero(&s, sizeof(s)), "missing file");
+		has_msg(&errs, "missing.json: the settings file does not exist") &&
+		is_zero(&s, sizeof(s)),
+	    "missing file");
 	diags_free(&errs);
 	free(p);
 
 	ok(settings_load(dir, &s, &errs, &warns) == -1 && errs.msgs.n == 1 &&
-	    has_msg(&errs, ": cannot be read: Is a directory"), "unreadable (a directory): %s",
-	    errs.msgs.n ? errs.msgs.v[0] : "");
+		has_msg(&errs, ": cannot be read: Is a directory"),
+	    "unreadable (a directory): %s", errs.msgs.n ? errs.msgs.v[0] : "");
 	diags_free(&errs);
 
 	p = xasprintf("%s/empty.json", dir);
@@ -940,7 +1005,8 @@ test_load(void)
 	fclose(f);
 	free(t);
 	ok(settings_load(p, &s, &errs, &warns) == 0 && errs.msgs.n == 0 &&
-	    s.deny_search_depth == 3, "valid file loads");
+		s.deny_search_depth == 3,
+	    "valid file loads");
 	settings_free(&s);
 	unlink(p);
 	free(p);
@@ -993,41 +1059,55 @@ test_routes(void)
 	char *t, *j1, *j2;
 
 	t = doc(", \"parentProxy\": {\"http\": \"127.0.0.1:3128\"}", "", "");
-	expect_one("a parent URL needs a scheme in the file", t, "F: network.parentProxy.http: "
+	expect_one("a parent URL needs a scheme in the file", t,
+	    "F: network.parentProxy.http: "
 	    "\"127.0.0.1:3128\": not a URL: start it with http:// or https://");
 	free(t);
 	t = doc(", \"parentProxy\": {\"https\": \"http://p.example.com:99999\"}", "", "");
-	expect_one("a parent URL with a bad port", t, "F: network.parentProxy.https: "
+	expect_one("a parent URL with a bad port", t,
+	    "F: network.parentProxy.https: "
 	    "\"http://p.example.com:99999\": the port is larger than 65535");
 	free(t);
-	t = doc(", \"parentProxy\": {\"https\": \"http://me:pa55@p.example.com:99999\"}", "", "");
-	expect_one("a password is not repeated in a message", t, "F: network.parentProxy.https: "
+	t = doc(
+	    ", \"parentProxy\": {\"https\": \"http://me:pa55@p.example.com:99999\"}", "", "");
+	expect_one("a password is not repeated in a message", t,
+	    "F: network.parentProxy.https: "
 	    "\"http://me:***@p.example.com:99999\": the port is larger than 65535");
 	free(t);
-	t = doc(", \"parentProxy\": {\"http\": \"http://p.example.com\", \"htps\": \"x\"}",
-	    "", "");
+	t = doc(
+	    ", \"parentProxy\": {\"http\": \"http://p.example.com\", \"htps\": \"x\"}", "", "");
 	expect_one("an unknown key in parentProxy", t,
 	    "F: network.parentProxy.htps: unknown key; did you mean \"https\"?");
 	free(t);
-	t = doc(", \"mitmProxy\": {\"socketPath\": \"/x.sock\", \"domains\": [\"a.example.com\"]}"
-	    ", \"tlsTerminate\": {}", "", "");
+	t = doc(
+	    ", \"mitmProxy\": {\"socketPath\": \"/x.sock\", \"domains\": [\"a.example.com\"]}"
+	    ", \"tlsTerminate\": {}",
+	    "", "");
 	expect_one("mitmProxy and tlsTerminate are exclusive", t,
 	    "F: network.mitmProxy: mitmProxy and tlsTerminate cannot be used together");
 	free(t);
-	t = doc(", \"mitmProxy\": {\"socketPath\": \"/x.sock\", \"domains\": [\"a.example.com\", "
-	    "\"*.com\"]}", "", "");
-	expect_one("a bad mitmProxy domain", t, "F: network.mitmProxy.domains[1]: \"*.com\": "
+	t = doc(
+	    ", \"mitmProxy\": {\"socketPath\": \"/x.sock\", \"domains\": [\"a.example.com\", "
+	    "\"*.com\"]}",
+	    "", "");
+	expect_one("a bad mitmProxy domain", t,
+	    "F: network.mitmProxy.domains[1]: \"*.com\": "
 	    "not a domain pattern");
 	free(t);
 
 	/* Accepted with a warning: the reference takes the file and ignores the URL. */
 	t = doc(", \"parentProxy\": {\"http\": \"socks5://127.0.0.1:1080\", \"noProxy\": "
-	    "\"a.example.com, 10.0.0.0/33\"}", "", "");
+		"\"a.example.com, 10.0.0.0/33\"}",
+	    "", "");
 	run(&r, t);
-	ok(r.rc == 0 && r.warns.msgs.n == 2 && has_msg(&r.warns, "F: network.parentProxy.http: "
-	    "\"socks5://127.0.0.1:1080\": only http:// and https:// proxies are supported") &&
-	    has_msg(&r.warns, "F: network.parentProxy.noProxy: \"10.0.0.0/33\" is not an "
-	    "address range"), "an unusable parent URL and a bad range are warnings");
+	ok(r.rc == 0 && r.warns.msgs.n == 2 &&
+		has_msg(&r.warns,
+		    "F: network.parentProxy.http: "
+		    "\"socks5://127.0.0.1:1080\": only http:// and https:// proxies are supported") &&
+		has_msg(&r.warns,
+		    "F: network.parentProxy.noProxy: \"10.0.0.0/33\" is not an "
+		    "address range"),
+	    "an unusable parent URL and a bad range are warnings");
 	if (r.rc != 0 || r.warns.msgs.n != 2) {
 		show(&r.errs);
 		show(&r.warns);
@@ -1039,22 +1119,28 @@ test_routes(void)
 	 * NO_PROXY off), and an empty parentProxy from none (no difference at run time,
 	 * but dump gives back what was compiled). */
 	t = doc(", \"mitmProxy\": {\"socketPath\": \"rel/in.sock\", \"domains\": [\"::1\", "
-	    "\"*.Example.org\"]}, \"parentProxy\": {\"https\": \"http://u:p@[::1]:3128/\", "
-	    "\"noProxy\": \"\"}, \"refuseOpaqueTunnels\": true, \"stripResponseHeaders\": "
-	    "[\"Set-Cookie\", \"x_a.b\"]", "", "");
+		"\"*.Example.org\"]}, \"parentProxy\": {\"https\": \"http://u:p@[::1]:3128/\", "
+		"\"noProxy\": \"\"}, \"refuseOpaqueTunnels\": true, \"stripResponseHeaders\": "
+		"[\"Set-Cookie\", \"x_a.b\"]",
+	    "", "");
 	run(&r, t);
-	ok(r.rc == 0 && r.s.net.mitm.present && strcmp(r.s.net.mitm.socket_path,
-	    "rel/in.sock") == 0 && r.s.net.mitm.domains.n == 2 && r.s.net.parent.present &&
-	    r.s.net.parent.http == NULL && strcmp(r.s.net.parent.https,
-	    "http://u:p@[::1]:3128/") == 0 && r.s.net.parent.no_proxy != NULL &&
-	    r.s.net.parent.no_proxy[0] == '\0' && r.s.net.refuse_opaque_tunnels &&
-	    r.s.net.strip_headers.n == 2, "the routes read as written");
+	ok(r.rc == 0 && r.s.net.mitm.present &&
+		strcmp(r.s.net.mitm.socket_path, "rel/in.sock") == 0 &&
+		r.s.net.mitm.domains.n == 2 && r.s.net.parent.present &&
+		r.s.net.parent.http == NULL &&
+		strcmp(r.s.net.parent.https, "http://u:p@[::1]:3128/") == 0 &&
+		r.s.net.parent.no_proxy != NULL && r.s.net.parent.no_proxy[0] == '\0' &&
+		r.s.net.refuse_opaque_tunnels && r.s.net.strip_headers.n == 2,
+	    "the routes read as written");
 	j1 = r.rc == 0 ? settings_to_json(&r.s) : xstrdup("");
 	run(&r2, j1);
 	j2 = r2.rc == 0 ? settings_to_json(&r2.s) : xstrdup("x");
-	ok(strcmp(j1, j2) == 0 && strstr(j1, "\"parentProxy\": {\n      \"https\": "
-	    "\"http://u:p@[::1]:3128/\",\n      \"noProxy\": \"\"\n    }") != NULL &&
-	    strstr(j1, "\"refuseOpaqueTunnels\": true") != NULL, "the routes round-trip");
+	ok(strcmp(j1, j2) == 0 &&
+		strstr(j1,
+		    "\"parentProxy\": {\n      \"https\": "
+		    "\"http://u:p@[::1]:3128/\",\n      \"noProxy\": \"\"\n    }") != NULL &&
+		strstr(j1, "\"refuseOpaqueTunnels\": true") != NULL,
+	    "the routes round-trip");
 	free(j1);
 	free(j2);
 	result_free(&r);
@@ -1064,8 +1150,9 @@ test_routes(void)
 	run(&r, t);
 	j1 = settings_to_json(&r.s);
 	ok(r.rc == 0 && r.s.net.parent.present && strstr(j1, "\"parentProxy\": {}") != NULL &&
-	    strstr(j1, "mitmProxy") == NULL && strstr(j1, "\"stripResponseHeaders\": []") !=
-	    NULL, "an empty parentProxy is kept; no mitmProxy is none");
+		strstr(j1, "mitmProxy") == NULL &&
+		strstr(j1, "\"stripResponseHeaders\": []") != NULL,
+	    "an empty parentProxy is kept; no mitmProxy is none");
 	free(j1);
 	result_free(&r);
 	free(t);
@@ -1087,13 +1174,17 @@ test_round_trip(void)
 		}
 		j1 = settings_to_json(&r.s);
 		run(&r2, j1);
-		ok(r2.rc == 0 && !has_msg(&r2.warns, "accepted and ignored"), "rich document "
-		    "%zu: to_json output parses, helper keys gone", i);
+		ok(r2.rc == 0 && !has_msg(&r2.warns, "accepted and ignored"),
+		    "rich document "
+		    "%zu: to_json output parses, helper keys gone",
+		    i);
 		if (r2.rc != 0)
 			show(&r2.errs);
 		j2 = settings_to_json(&r2.s);
-		ok(strcmp(j1, j2) == 0, "rich document %zu: to_json -> parse -> to_json "
-		    "identical", i);
+		ok(strcmp(j1, j2) == 0,
+		    "rich document %zu: to_json -> parse -> to_json "
+		    "identical",
+		    i);
 		ok(j1[strlen(j1) - 1] == '\n' && strchr(j1, '\t') == NULL,
 		    "rich document %zu: two-space indent, trailing newline", i);
 		if (i == 0) {
@@ -1103,40 +1194,48 @@ test_round_trip(void)
 				printf("#   %.*s\n", (int)(e - l), l);
 			}
 			ok(r.s.net.nallowed == 9 && r.s.net.ndenied == 4 &&
-			    r.s.net.nreasons == 3 && r.s.net.strict_allowlist &&
-			    r.s.net.ndenied_addrs == 4 && r.s.net.allow_unix_sockets.n == 2 &&
-			    r.s.net.allow_all_unix_sockets && r.s.net.allow_local_binding &&
-			    r.s.net.allow_mach_lookup.n == 2 && r.s.net.http_proxy_port == 3128 &&
-			    r.s.net.socks_proxy_port == 65535 && r.s.net.require_host_match &&
-			    !r.s.fs.disabled && r.s.fs.deny_read.n == 2 &&
-			    r.s.fs.deny_read.v[1].literal && !r.s.fs.deny_read.v[0].literal &&
-			    r.s.fs.allow_read.n == 1 && r.s.fs.allow_write.n == 3 &&
-			    r.s.fs.deny_write.n == 2 && r.s.fs.allow_git_config &&
-			    r.s.nignore == 3 && r.s.ignore[1].subs.n == 0 &&
-			    strcmp(r.s.ignore[2].pattern, "\xc3\xa9") == 0 &&
-			    r.s.weaker_nested_sandbox && r.s.allow_nested_userns &&
-			    r.s.weaker_network_isolation && r.s.allow_apple_events &&
-			    r.s.allow_pty && r.s.deny_search_depth == 10 &&
-			    strcmp(r.s.bwrap_path, "/usr/bin/bwrap") == 0 &&
-			    r.s.git_safe_dirs.n == 2 && r.warns.msgs.n == 2,
+				r.s.net.nreasons == 3 && r.s.net.strict_allowlist &&
+				r.s.net.ndenied_addrs == 4 &&
+				r.s.net.allow_unix_sockets.n == 2 &&
+				r.s.net.allow_all_unix_sockets && r.s.net.allow_local_binding &&
+				r.s.net.allow_mach_lookup.n == 2 &&
+				r.s.net.http_proxy_port == 3128 &&
+				r.s.net.socks_proxy_port == 65535 &&
+				r.s.net.require_host_match && !r.s.fs.disabled &&
+				r.s.fs.deny_read.n == 2 && r.s.fs.deny_read.v[1].literal &&
+				!r.s.fs.deny_read.v[0].literal && r.s.fs.allow_read.n == 1 &&
+				r.s.fs.allow_write.n == 3 && r.s.fs.deny_write.n == 2 &&
+				r.s.fs.allow_git_config && r.s.nignore == 3 &&
+				r.s.ignore[1].subs.n == 0 &&
+				strcmp(r.s.ignore[2].pattern, "\xc3\xa9") == 0 &&
+				r.s.weaker_nested_sandbox && r.s.allow_nested_userns &&
+				r.s.weaker_network_isolation && r.s.allow_apple_events &&
+				r.s.allow_pty && r.s.deny_search_depth == 10 &&
+				strcmp(r.s.bwrap_path, "/usr/bin/bwrap") == 0 &&
+				r.s.git_safe_dirs.n == 2 && r.warns.msgs.n == 2,
 			    "rich document 0: every field read");
 			ok(r.s.win.present && r.s.win.backend == WIN_BACKEND_MXC &&
-			    strcmp(r.s.win.sandbox_user, "\xc3\xa9-sandbox") == 0 &&
-			    strcmp(r.s.win.sublayer_guid,
-			    "8D4C6D3E-1f2a-4b5c-9d6e-7f8091a2b3c4") == 0 &&
-			    strcmp(r.s.win.wfp_sublayer_guid,
-			    "00000000-0000-0000-0000-000000000000") == 0 &&
-			    r.s.win.port_lo == 65471 && r.s.win.port_hi == 65535 &&
-			    strcmp(r.s.win.srt_win_path, "C:\\Tools\\srt-win.exe") == 0,
+				strcmp(r.s.win.sandbox_user, "\xc3\xa9-sandbox") == 0 &&
+				strcmp(r.s.win.sublayer_guid,
+				    "8D4C6D3E-1f2a-4b5c-9d6e-7f8091a2b3c4") == 0 &&
+				strcmp(r.s.win.wfp_sublayer_guid,
+				    "00000000-0000-0000-0000-000000000000") == 0 &&
+				r.s.win.port_lo == 65471 && r.s.win.port_hi == 65535 &&
+				strcmp(r.s.win.srt_win_path, "C:\\Tools\\srt-win.exe") == 0,
 			    "rich document 0: the windows block read as written");
-			ok(strstr(j1, "\"10.0.0.0/8\",\n      \"fc00::/7\",\n      "
-			    "\"10.0.0.0/8\"") != NULL, "ranges written canonically");
-			ok(strstr(j1, "{\n        \"path\": \"/odd[1]\",\n        \"literal\": "
-			    "true\n      }") != NULL, "literal entries written as objects");
+			ok(strstr(j1,
+			       "\"10.0.0.0/8\",\n      \"fc00::/7\",\n      "
+			       "\"10.0.0.0/8\"") != NULL,
+			    "ranges written canonically");
+			ok(strstr(j1,
+			       "{\n        \"path\": \"/odd[1]\",\n        \"literal\": "
+			       "true\n      }") != NULL,
+			    "literal entries written as objects");
 		}
 		if (i == 1) {
-			ok(strstr(j1, "\"httpProxyPort\"") == NULL && strstr(j1, "\"bwrapPath\"")
-			    == NULL && strstr(j1, "\"mandatoryDenySearchDepth\": 3,") != NULL,
+			ok(strstr(j1, "\"httpProxyPort\"") == NULL &&
+				strstr(j1, "\"bwrapPath\"") == NULL &&
+				strstr(j1, "\"mandatoryDenySearchDepth\": 3,") != NULL,
 			    "unset optional fields omitted, defaults written");
 			ok(strstr(j1, "\"windows\"") == NULL && !r.s.win.present,
 			    "no windows block: none written");
@@ -1161,8 +1260,9 @@ test_defaults(void)
 	memset(&s, 0xa5, sizeof(s));
 	settings_init_default(&s);
 	ok(s.deny_search_depth == 3 && s.net.nallowed == 0 && s.net.allowed == NULL &&
-	    s.fs.deny_read.n == 0 && s.bwrap_path == NULL && !s.fs.disabled &&
-	    s.net.http_proxy_port == 0 && s.nignore == 0, "defaults: empty lists, depth 3");
+		s.fs.deny_read.n == 0 && s.bwrap_path == NULL && !s.fs.disabled &&
+		s.net.http_proxy_port == 0 && s.nignore == 0,
+	    "defaults: empty lists, depth 3");
 	j = settings_to_json(&s);
 	run(&r, j);
 	ok(r.rc == 0, "the default policy's JSON is a valid settings file");
@@ -1249,8 +1349,8 @@ test_man_page(void)
 		ok(0, "%s: %s", man, strerror(errno));
 		return;
 	}
-	for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n",
-	    &save))
+	for (line = strtok_r(text, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save))
 		strlist_push(&lines, line);
 	for (size_t o = 0; o < 3; o++) {
 		const struct settings_object *obj = settings_objects[o];
@@ -1270,8 +1370,10 @@ test_man_page(void)
 				snprintf(want, sizeof(want), "boolean");
 			else
 				snprintf(want, sizeof(want), "integer %d to %d", k->lo, k->hi);
-			ok(strncmp(pq, want, strlen(want)) == 0, "%s: %s is documented as "
-			    "\"%s\" (the page says \"%s\")", man, k->name, want, pq);
+			ok(strncmp(pq, want, strlen(want)) == 0,
+			    "%s: %s is documented as "
+			    "\"%s\" (the page says \"%s\")",
+			    man, k->name, want, pq);
 		}
 	}
 	ok(nopt >= 14, "the schema has its %zu options", nopt);

@@ -12,7 +12,7 @@ struct run {
 	uint8_t replies[64];
 	size_t nreplies;
 	enum socks5_event last;
-	size_t rest;            /* bytes left unconsumed after the request or close */
+	size_t rest; /* bytes left unconsumed after the request or close */
 	int requests;
 	struct socks5 s;
 };
@@ -32,7 +32,8 @@ run_feed(struct run *r, const char *user, const char *pass, const uint8_t *msg, 
 		while (off < end) {
 			r->last = socks5_feed(&r->s, msg + off, end - off, &used);
 			off += used;
-			if (r->s.replylen > 0 && r->nreplies + r->s.replylen <= sizeof(r->replies)) {
+			if (r->s.replylen > 0 &&
+			    r->nreplies + r->s.replylen <= sizeof(r->replies)) {
 				memcpy(r->replies + r->nreplies, r->s.reply, r->s.replylen);
 				r->nreplies += r->s.replylen;
 			}
@@ -47,17 +48,39 @@ run_feed(struct run *r, const char *user, const char *pass, const uint8_t *msg, 
 }
 
 static const uint8_t req_v4[] = {
-	5, 1, 0,                        /* greeting: no-auth */
-	5, 1, 0, 1, 127, 0, 0, 1, 0x1f, 0x90,   /* CONNECT 127.0.0.1:8080 */
+	5, 1, 0,                              /* greeting: no-auth */
+	5, 1, 0, 1, 127, 0, 0, 1, 0x1f, 0x90, /* CONNECT 127.0.0.1:8080 */
 };
 static const uint8_t req_dom[] = {
-	5, 2, 0, 2,
-	5, 1, 0, 3, 11, 'e', 'x', 'a', 'm', 'p', 'l', 'e', '.', 'c', 'o', 'm', 0, 22,
-	'G', 'E', 'T',                  /* early data after the request */
+	5, 2, 0, 2, 5, 1, 0, 3, 11, 'e', 'x', 'a', 'm', 'p', 'l', 'e', '.', 'c', 'o', 'm', 0,
+	22, 'G', 'E', 'T', /* early data after the request */
 };
 static const uint8_t req_v6[] = {
-	5, 1, 0,
-	5, 1, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0x01, 0xbb,
+	5,
+	1,
+	0,
+	5,
+	1,
+	0,
+	4,
+	0,
+	0,
+	0,
+	0,
+	0,
+	0,
+	0,
+	0,
+	0,
+	0,
+	0,
+	0,
+	0,
+	0,
+	0,
+	1,
+	0x01,
+	0xbb,
 };
 
 static void
@@ -109,7 +132,8 @@ test_domain_bytes(void)
 
 	run_feed(&r, NULL, NULL, nul, sizeof(nul), 1);
 	ok(r.last == SOCKS5_EV_REQUEST && r.s.req.hostlen == 5 && r.s.req.host[1] == '\0' &&
-	    r.s.req.host[2] == 'b', "a NUL inside DOMAINNAME is passed on with its length");
+		r.s.req.host[2] == 'b',
+	    "a NUL inside DOMAINNAME is passed on with its length");
 	run_feed(&r, NULL, NULL, empty, sizeof(empty), 0);
 	ok(r.last == SOCKS5_EV_REQUEST && r.s.req.hostlen == 0 && r.s.req.port == 80,
 	    "empty DOMAINNAME is a request (the policy calls it malformed)");
@@ -120,7 +144,8 @@ test_domain_bytes(void)
 	big[8 + 256] = 0xbb;
 	run_feed(&r, NULL, NULL, big, sizeof(big), 7);
 	ok(r.last == SOCKS5_EV_REQUEST && r.s.req.hostlen == 255 && r.s.req.host[255] == '\0' &&
-	    r.s.req.port == 443, "255-byte DOMAINNAME, NUL-terminated");
+		r.s.req.port == 443,
+	    "255-byte DOMAINNAME, NUL-terminated");
 }
 
 static void
@@ -139,25 +164,28 @@ test_refusals(void)
 
 	run_feed(&r, NULL, NULL, socks4, sizeof(socks4), 0);
 	ok(r.last == SOCKS5_EV_CLOSE && r.nreplies == 0 && r.s.error == SOCKS5_ERR_VERSION &&
-	    r.rest == sizeof(socks4) - 1, "SOCKS4: closed at the first byte, no reply");
+		r.rest == sizeof(socks4) - 1,
+	    "SOCKS4: closed at the first byte, no reply");
 	run_feed(&r, NULL, NULL, http, sizeof(http) - 1, 1);
 	ok(r.last == SOCKS5_EV_CLOSE && r.nreplies == 0, "HTTP request: closed");
 	run_feed(&r, NULL, NULL, zero_methods, sizeof(zero_methods), 0);
-	ok(r.last == SOCKS5_EV_CLOSE && r.s.error == SOCKS5_ERR_NO_METHODS, "NMETHODS 0: closed");
+	ok(r.last == SOCKS5_EV_CLOSE && r.s.error == SOCKS5_ERR_NO_METHODS,
+	    "NMETHODS 0: closed");
 	run_feed(&r, NULL, NULL, only_gssapi, sizeof(only_gssapi), 0);
 	ok(r.last == SOCKS5_EV_CLOSE && r.nreplies == 2 && r.replies[1] == 0xff,
 	    "only GSSAPI offered: 05 FF, then close");
 	run_feed(&r, NULL, NULL, bind, sizeof(bind), 1);
 	ok(r.last == SOCKS5_EV_CLOSE && r.nreplies == 12 && r.replies[3] == 7 &&
-	    r.replies[5] == 1 && r.s.error == SOCKS5_ERR_CMD, "BIND: reply 07 (ATYP 1), close");
+		r.replies[5] == 1 && r.s.error == SOCKS5_ERR_CMD,
+	    "BIND: reply 07 (ATYP 1), close");
 	run_feed(&r, NULL, NULL, udp, sizeof(udp), 0);
 	ok(r.last == SOCKS5_EV_CLOSE && r.nreplies == 12 && r.replies[3] == 7,
 	    "UDP ASSOCIATE: reply 07");
 	run_feed(&r, NULL, NULL, cmd9, sizeof(cmd9), 0);
 	ok(r.last == SOCKS5_EV_CLOSE && r.replies[3] == 7, "unknown command 9: reply 07");
 	run_feed(&r, NULL, NULL, atyp2, sizeof(atyp2), 0);
-	ok(r.last == SOCKS5_EV_CLOSE && r.nreplies == 12 && r.replies[3] == 8 &&
-	    r.rest == 6, "ATYP 2: reply 08 at once, nothing past ATYP consumed");
+	ok(r.last == SOCKS5_EV_CLOSE && r.nreplies == 12 && r.replies[3] == 8 && r.rest == 6,
+	    "ATYP 2: reply 08 at once, nothing past ATYP consumed");
 	run_feed(&r, NULL, NULL, reqver4, sizeof(reqver4), 0);
 	ok(r.last == SOCKS5_EV_CLOSE && r.nreplies == 2 && r.s.error == SOCKS5_ERR_VERSION,
 	    "request with VER 4: closed without a reply");
@@ -167,16 +195,64 @@ static void
 test_auth(void)
 {
 	static const uint8_t good[] = {
-		5, 2, 0, 2,
-		1, 4, 'u', 's', 'e', 'r', 6, 's', 'e', 'c', 'r', 'e', 't',
-		5, 1, 0, 1, 10, 0, 0, 1, 0, 80,
+		5,
+		2,
+		0,
+		2,
+		1,
+		4,
+		'u',
+		's',
+		'e',
+		'r',
+		6,
+		's',
+		'e',
+		'c',
+		'r',
+		'e',
+		't',
+		5,
+		1,
+		0,
+		1,
+		10,
+		0,
+		0,
+		1,
+		0,
+		80,
 	};
 	static const uint8_t badpass[] = {
-		5, 1, 2, 1, 4, 'u', 's', 'e', 'r', 6, 's', 'e', 'c', 'r', 'e', 'x',
-		5, 1, 0, 1, 10, 0, 0, 1, 0, 80,
+		5,
+		1,
+		2,
+		1,
+		4,
+		'u',
+		's',
+		'e',
+		'r',
+		6,
+		's',
+		'e',
+		'c',
+		'r',
+		'e',
+		'x',
+		5,
+		1,
+		0,
+		1,
+		10,
+		0,
+		0,
+		1,
+		0,
+		80,
 	};
 	static const uint8_t prefix[] = { 5, 1, 2, 1, 4, 'u', 's', 'e', 'r', 5, 's', 'e', 'c',
-	    'r', 'e' };
+		'r', 'e' };
 	static const uint8_t badver[] = { 5, 1, 2, 5, 4, 'u', 's', 'e', 'r', 1, 'x' };
 	static const uint8_t noauth_only[] = { 5, 1, 0, 5, 1, 0, 1, 1, 2, 3, 4, 0, 80 };
 	struct run r;
@@ -192,7 +268,7 @@ test_auth(void)
 	ok(okall, "user/pass: method 02, auth 01 00, request; in every piece size");
 	run_feed(&r, "user", "secret", badpass, sizeof(badpass), 0);
 	ok(r.last == SOCKS5_EV_CLOSE && r.nreplies == 4 && r.replies[3] == 1 &&
-	    r.s.error == SOCKS5_ERR_AUTH_FAILED && r.rest == 10,
+		r.s.error == SOCKS5_ERR_AUTH_FAILED && r.rest == 10,
 	    "wrong password: 01 01 and close, the request is not read");
 	run_feed(&r, "user", "secret", prefix, sizeof(prefix), 0);
 	ok(r.last == SOCKS5_EV_CLOSE && r.replies[3] == 1, "password prefix is not enough");
@@ -294,14 +370,22 @@ test_ssh_packet(void)
 	n = ssh_disconnect_packet("abc", 3, pkt, 10);
 	ok(n == 0, "too small an output buffer: 0");
 
-	len = ssh_refusal_sanitise("a\r\n\tb\x7f" "c\x01", 8, desc);
-	ok(len == 6 && memcmp(desc, "a b c ", 6) == 0,
-	    "control runs become one space");
+	len = ssh_refusal_sanitise("a\r\n\tb\x7f"
+				   "c\x01",
+	    8, desc);
+	ok(len == 6 && memcmp(desc, "a b c ", 6) == 0, "control runs become one space");
 	len = ssh_refusal_sanitise("x\xc2\x85y\xc2\xa0z", 7, desc);
-	ok(len == 6 && memcmp(desc, "x y\xc2\xa0z", 6) == 0, "C1 control (U+0085) is a control, "
+	ok(len == 6 && memcmp(desc, "x y\xc2\xa0z", 6) == 0,
+	    "C1 control (U+0085) is a control, "
 	    "U+00A0 is kept");
-	len = ssh_refusal_sanitise("a\xff" "b\xe2\x82", 5, desc);
-	ok(len == 11 && memcmp(desc, "a\xef\xbf\xbd" "b\xef\xbf\xbd\xef\xbf\xbd", 11) == 0,
+	len = ssh_refusal_sanitise("a\xff"
+				   "b\xe2\x82",
+	    5, desc);
+	ok(len == 11 &&
+		memcmp(desc,
+		    "a\xef\xbf\xbd"
+		    "b\xef\xbf\xbd\xef\xbf\xbd",
+		    11) == 0,
 	    "invalid UTF-8 becomes U+FFFD");
 	len = ssh_refusal_sanitise("\xc0\xaf\xed\xa0\x80", 5, desc);
 	ok(len == 15, "overlong and surrogate encodings are invalid (5 x U+FFFD)");
@@ -313,14 +397,14 @@ test_ssh_packet(void)
 	ok(check_packet(out + identlen, n - identlen, NULL, 0) == 1000,
 	    "long reason: packet carries 1000 bytes of description");
 	for (i = 0; i < 1200; i++)
-		memcpy(reason + 3 * i, "\xe2\x82\xac", 3);      /* EURO SIGN */
+		memcpy(reason + 3 * i, "\xe2\x82\xac", 3); /* EURO SIGN */
 	len = ssh_refusal_sanitise(reason, 3600, desc);
 	ok(len == 3000, "1000 three-byte characters: 3000 bytes");
 	n = ssh_refusal_build(reason, 3600, out, sizeof(out));
 	ok(n <= SSH_REFUSAL_MAX && check_packet(out + identlen, n - identlen, NULL, 0) == 3000,
 	    "largest description fits SSH_REFUSAL_MAX");
 	memset(reason, 'a', 999);
-	memcpy(reason + 999, "\xf0\x9f\x98\x80", 4);    /* U+1F600, two UTF-16 units */
+	memcpy(reason + 999, "\xf0\x9f\x98\x80", 4); /* U+1F600, two UTF-16 units */
 	len = ssh_refusal_sanitise(reason, 1003, desc);
 	ok(len == 1002 && memcmp(desc + 999, "\xef\xbf\xbd", 3) == 0,
 	    "a cut inside a surrogate pair leaves U+FFFD, as the reference does");

@@ -21,8 +21,8 @@
 #include "tap.h"
 #include "wincmdline.h"
 
-#define SID     "S-1-5-21-1-2-3-1001"
-#define SID2    "S-1-5-21-1-2-3-1002"
+#define SID "S-1-5-21-1-2-3-1001"
+#define SID2 "S-1-5-21-1-2-3-1002"
 
 static char root[4096], fake[4200];
 
@@ -152,8 +152,10 @@ line(const char *ace, const char *rel, const char *rights, const char *inh)
 	static int i;
 
 	i = (i + 1) % 8;
-	snprintf(buf[i], sizeof(buf[i]), "{\"ace\":\"%s\",\"path\":\"%s\",\"rights\":[%s],"
-	    "\"inherit\":\"%s\"}\n", ace, at(rel), rights, inh);
+	snprintf(buf[i], sizeof(buf[i]),
+	    "{\"ace\":\"%s\",\"path\":\"%s\",\"rights\":[%s],"
+	    "\"inherit\":\"%s\"}\n",
+	    ace, at(rel), rights, inh);
 	return buf[i];
 }
 
@@ -184,8 +186,8 @@ apply_as(const char *text, pid_t pid, const char *sid, struct acl_results *res)
 		plan_windows_free(&plan);
 		return -8;
 	}
-	r = acl_apply(&st, &plan, sid, RK_GRANT, (unsigned long)pid, start_of(pid), NULL,
-	    NULL, res);
+	r = acl_apply(
+	    &st, &plan, sid, RK_GRANT, (unsigned long)pid, start_of(pid), NULL, NULL, res);
 	state_save(&st);
 	state_close(&st);
 	plan_windows_free(&plan);
@@ -236,7 +238,8 @@ test_rights(void)
 	ok(!(ace_mask(0, SR_MODIFY) & 0x40), "allow modify has no FILE_DELETE_CHILD");
 	ok(ace_mask(0, SR_READ | SR_EXECUTE) == 0x001200a9, "allow read+execute is RX");
 	ok(ace_mask(1, SR_READ) == 0x29, "deny read: data, EAs, execute");
-	ok(ace_mask(1, SR_WRITE) == 0x000d0156, "deny write: data, append, attributes, EAs, "
+	ok(ace_mask(1, SR_WRITE) == 0x000d0156,
+	    "deny write: data, append, attributes, EAs, "
 	    "delete, delete-child, DACL, owner");
 	ok(ace_mask(1, SR_DELETE_CHILD) == 0x40, "deny delete_child is FILE_DELETE_CHILD");
 	ok(ace_mask(1, SR_DELETE) == 0x10000, "deny delete is DELETE alone");
@@ -254,8 +257,9 @@ test_plan_parse(void)
 	t = xasprintf("%s\n  \r\n%s", line("allow", "proj", "\"modify\"", "OICI"),
 	    line("deny", "proj/.env", "\"write\"", ""));
 	ok(parse(t, &p) == 0 && p.n == 2 && !p.v[0].deny && p.v[0].rights == SR_MODIFY &&
-	    p.v[0].inherit && p.v[1].deny && p.v[1].rights == SR_WRITE && !p.v[1].inherit &&
-	    strcmp(p.v[1].path, at("proj/.env")) == 0, "JSON lines: entries in order, blank "
+		p.v[0].inherit && p.v[1].deny && p.v[1].rights == SR_WRITE && !p.v[1].inherit &&
+		strcmp(p.v[1].path, at("proj/.env")) == 0,
+	    "JSON lines: entries in order, blank "
 	    "lines and CRLF taken");
 	plan_windows_free(&p);
 	free(t);
@@ -266,7 +270,8 @@ test_plan_parse(void)
 	free(t);
 	t = xasprintf("%s", line("deny", "proj", "\"delete\"", ""));
 	ok(parse(t, &p) == 0 && p.n == 1 && p.v[0].deny && p.v[0].rights == SR_DELETE &&
-	    !p.v[0].inherit, "DENY delete is parsed");
+		!p.v[0].inherit,
+	    "DENY delete is parsed");
 	plan_windows_free(&p);
 	free(t);
 
@@ -274,15 +279,19 @@ test_plan_parse(void)
 		const char *text, *what;
 	} bad[] = {
 		{ "{\"ace\":\"allow\",\"path\":\"/x\",\"rights\":[\"delete_child\"],"
-		    "\"inherit\":\"\"}", "ALLOW delete_child is refused" },
+		  "\"inherit\":\"\"}",
+		    "ALLOW delete_child is refused" },
 		{ "{\"ace\":\"allow\",\"path\":\"/x\",\"rights\":[\"delete\"],"
-		    "\"inherit\":\"\"}", "ALLOW delete is refused" },
+		  "\"inherit\":\"\"}",
+		    "ALLOW delete is refused" },
 		{ "{\"ace\":\"allow\",\"path\":\"/x\",\"rights\":[\"modify\",\"delete\"],"
-		    "\"inherit\":\"OICI\"}", "ALLOW delete is refused beside another right" },
+		  "\"inherit\":\"OICI\"}",
+		    "ALLOW delete is refused beside another right" },
 		{ "{\"ace\":\"allow\",\"path\":\"/x\",\"rights\":[],\"inherit\":\"\"}",
 		    "empty rights" },
 		{ "{\"ace\":\"allow\",\"path\":\"/x\",\"rights\":[\"read\",\"read\"],"
-		    "\"inherit\":\"\"}", "a repeated right" },
+		  "\"inherit\":\"\"}",
+		    "a repeated right" },
 		{ "{\"ace\":\"allow\",\"path\":\"/x\",\"rights\":[\"all\"],\"inherit\":\"\"}",
 		    "an unknown right" },
 		{ "{\"ace\":\"audit\",\"path\":\"/x\",\"rights\":[\"read\"],\"inherit\":\"\"}",
@@ -290,17 +299,22 @@ test_plan_parse(void)
 		{ "{\"ace\":\"deny\",\"path\":\"x/y\",\"rights\":[\"read\"],\"inherit\":\"\"}",
 		    "a relative path" },
 		{ "{\"ace\":\"deny\",\"path\":\"/a/../etc\",\"rights\":[\"read\"],"
-		    "\"inherit\":\"\"}", "a path with .." },
+		  "\"inherit\":\"\"}",
+		    "a path with .." },
 		{ "{\"ace\":\"deny\",\"path\":\"/a/*.pem\",\"rights\":[\"read\"],"
-		    "\"inherit\":\"\"}", "a glob" },
+		  "\"inherit\":\"\"}",
+		    "a glob" },
 		{ "{\"ace\":\"deny\",\"path\":\"/a\",\"rights\":[\"read\"],\"inherit\":\"CI\"}",
 		    "an inherit other than OICI or empty" },
 		{ "{\"ace\":\"deny\",\"path\":\"/a\",\"rights\":[\"read\"],\"inherit\":\"\","
-		    "\"extra\":1}", "an unknown key" },
+		  "\"extra\":1}",
+		    "an unknown key" },
 		{ "{\"ace\":\"deny\",\"ace\":\"allow\",\"path\":\"/a\",\"rights\":[\"read\"],"
-		    "\"inherit\":\"\"}", "a duplicate key" },
+		  "\"inherit\":\"\"}",
+		    "a duplicate key" },
 		{ "{\"ace\":\"deny\",\"path\":\"/a\\u0000b\",\"rights\":[\"read\"],"
-		    "\"inherit\":\"\"}", "a NUL in a path" },
+		  "\"inherit\":\"\"}",
+		    "a NUL in a path" },
 		{ "[1,2]", "not an object" },
 		{ "{\"ace\":\"deny\"", "truncated JSON" },
 		{ "{\"read\":[\"/x\"],\"extra\":[]}", "the object form with an unknown key" },
@@ -313,8 +327,8 @@ test_plan_parse(void)
 	}
 	{
 		/* One bad line refuses the whole plan: nothing is applied in part. */
-		char *two = xasprintf("%s{\"ace\":1}\n", line("allow", "proj", "\"modify\"",
-		    "OICI"));
+		char *two = xasprintf(
+		    "%s{\"ace\":1}\n", line("allow", "proj", "\"modify\"", "OICI"));
 		quiet();
 		r = parse(two, &p);
 		loud();
@@ -324,36 +338,37 @@ test_plan_parse(void)
 
 	/* The reference library's object form follows the same rules. */
 	t = xasprintf("{\"read\":[\"%s\"],\"write\":[\"%s\"],\"denyRead\":[\"%s\"],"
-	    "\"denyWrite\":[\"%s\",\"%s/\"]}", at("home/tools"), at("proj"), at("home/.ssh"),
-	    at("proj/.env"), at("proj/missing"));
+		      "\"denyWrite\":[\"%s\",\"%s/\"]}",
+	    at("home/tools"), at("proj"), at("home/.ssh"), at("proj/.env"), at("proj/missing"));
 	r = parse(t, &p);
 	/* .ssh and home, .env and proj, missing (proj's entry once): 5 denies, 2 grants,
 	 * and the write root's DELETE denied */
 	ok(r == 0 && p.n == 8, "object form: %zu entries (%d)", p.n, r);
 	if (p.n == 8) {
-		ok(p.v[0].deny && p.v[0].rights == SR_READ && p.v[0].inherit &&
-		    p.v[1].deny && p.v[1].rights == SR_DELETE_CHILD &&
-		    strcmp(p.v[1].path, at("home")) == 0 && !p.v[1].inherit,
+		ok(p.v[0].deny && p.v[0].rights == SR_READ && p.v[0].inherit && p.v[1].deny &&
+			p.v[1].rights == SR_DELETE_CHILD &&
+			strcmp(p.v[1].path, at("home")) == 0 && !p.v[1].inherit,
 		    "object form: denyRead -> DENY read, DENY delete_child on the parent");
 		ok(p.v[2].rights == SR_WRITE && !p.v[2].inherit && p.v[4].rights == SR_WRITE &&
-		    p.v[4].inherit, "object form: a missing deny ending in / is a directory");
+			p.v[4].inherit,
+		    "object form: a missing deny ending in / is a directory");
 		ok(!p.v[5].deny && p.v[5].rights == (SR_READ | SR_EXECUTE) && p.v[5].inherit &&
-		    !p.v[6].deny && p.v[6].rights == SR_MODIFY,
+			!p.v[6].deny && p.v[6].rights == SR_MODIFY,
 		    "object form: read -> read+execute, write -> modify");
 		ok(p.v[7].deny && p.v[7].rights == SR_DELETE && !p.v[7].inherit &&
-		    strcmp(p.v[7].path, at("proj")) == 0,
+			strcmp(p.v[7].path, at("proj")) == 0,
 		    "object form: a directory write root's own DELETE is denied");
 	}
 	plan_windows_free(&p);
 	free(t);
-	t = xasprintf("{\"write\":[\"%s\"],\"denyWrite\":[\"%s\"]}", at("proj"),
-	    at("proj/.git/hooks"));
+	t = xasprintf(
+	    "{\"write\":[\"%s\"],\"denyWrite\":[\"%s\"]}", at("proj"), at("proj/.git/hooks"));
 	r = parse(t, &p);
 	ok(r == 0 && p.n == 6 && p.v[3].rights == SR_DELETE &&
-	    strcmp(p.v[3].path, at("proj")) == 0 && p.v[4].deny &&
-	    p.v[4].rights == SR_DELETE && !p.v[4].inherit &&
-	    strcmp(p.v[4].path, at("proj/.git")) == 0 && p.v[5].deny &&
-	    p.v[5].rights == SR_DELETE_CHILD && strcmp(p.v[5].path, at("proj")) == 0,
+		strcmp(p.v[3].path, at("proj")) == 0 && p.v[4].deny &&
+		p.v[4].rights == SR_DELETE && !p.v[4].inherit &&
+		strcmp(p.v[4].path, at("proj/.git")) == 0 && p.v[5].deny &&
+		p.v[5].rights == SR_DELETE_CHILD && strcmp(p.v[5].path, at("proj")) == 0,
 	    "object form: a deny's ancestors in a write root cannot be renamed (%zu)", p.n);
 	plan_windows_free(&p);
 	free(t);
@@ -380,8 +395,8 @@ test_grant_revoke(void)
 	ok(records() == 3, "grant: three records");
 	results_free(&res);
 	r = release_as(h, &res);
-	ok(r == 0 && dacl_is(at("proj"), "") && dacl_is(at("proj/.env"), "") &&
-	    records() == 0, "revoke: every entry gone, no records left");
+	ok(r == 0 && dacl_is(at("proj"), "") && dacl_is(at("proj/.env"), "") && records() == 0,
+	    "revoke: every entry gone, no records left");
 	ok(res.path.n == 3 && strcmp(res.status[0], "revoked") == 0, "revoke: statuses");
 	results_free(&res);
 	end(h);
@@ -450,8 +465,10 @@ test_delete_aces(void)
 	ok(r == 0 && apply_as(plan, b, SID, &res) == 0, "delete entries: two holders grant");
 	ok(dacl_is(at("proj/.git"), "deny:" SID ":0x40:0 deny:" SID ":0x10000:0"),
 	    "delete entries: .git keeps its delete-child and its own DELETE deny, uninherited");
-	ok(dacl_is(at("proj"), "deny:" SID ":0x10000:0 deny:" SID ":0x40:0 allow:" SID2
-	    ":0x1200a9:3 allow:" SID ":0x1301bf:3"), "delete entries: the root's DELETE "
+	ok(dacl_is(at("proj"),
+	       "deny:" SID ":0x10000:0 deny:" SID ":0x40:0 allow:" SID2 ":0x1200a9:3 allow:" SID
+	       ":0x1301bf:3"),
+	    "delete entries: the root's DELETE "
 	    "denied on it alone, before the grants");
 	results_free(&res);
 	release_as(a, NULL);
@@ -484,9 +501,10 @@ test_recover(void)
 	fresh();
 	apply_as(shared, live, SID, NULL);
 	apply_as(both, dead, SID, NULL);
-	ok(dacl_is(at("home/.ssh"), "deny:" SID ":0x29:3"), "crash: the dead holder's deny is "
+	ok(dacl_is(at("home/.ssh"), "deny:" SID ":0x29:3"),
+	    "crash: the dead holder's deny is "
 	    "in place");
-	end(dead);                      /* it crashed: no revoke */
+	end(dead); /* it crashed: no revoke */
 	ok(state_open(&st) == 0, "crash: records open");
 	n = acl_recover(&st, &aces);
 	state_save(&st);
@@ -509,7 +527,8 @@ test_recover(void)
 	n = acl_recover(&st, &aces);
 	state_save(&st);
 	state_close(&st);
-	ok(n == 1 && dacl_is(at("proj"), ""), "pid reuse: a record whose start time differs "
+	ok(n == 1 && dacl_is(at("proj"), ""),
+	    "pid reuse: a record whose start time differs "
 	    "belongs to an ended holder");
 	end(live);
 	free(both);
@@ -545,12 +564,14 @@ test_failures(void)
 		d.n = 1;
 		wa_dacl_set(at("proj"), &d);
 		apply_as(line("allow", "proj", "\"modify\"", "OICI"), h, SID, &res);
-		ok(strcmp(status_of(&res, at("proj")), "present") == 0, "an identical entry "
+		ok(strcmp(status_of(&res, at("proj")), "present") == 0,
+		    "an identical entry "
 		    "already there: present");
 		results_free(&res);
 		release_as(h, &res);
 		ok(strcmp(status_of(&res, at("proj")), "kept") == 0 &&
-		    dacl_is(at("proj"), "allow:" SID ":0x1301bf:3"), "and kept on revoke");
+			dacl_is(at("proj"), "allow:" SID ":0x1301bf:3"),
+		    "and kept on revoke");
 		results_free(&res);
 		d.n = 0;
 		wa_dacl_set(at("proj"), &d);
@@ -572,7 +593,7 @@ test_placeholders(void)
 	fresh();
 	ok(apply_as(t, h, SID, &res) == 0, "denies on missing paths apply");
 	ok(stat(at("proj/new/deep/x.cfg"), &st) == 0 && S_ISREG(st.st_mode) &&
-	    stat(at("proj/newdir"), &st) == 0 && S_ISDIR(st.st_mode),
+		stat(at("proj/newdir"), &st) == 0 && S_ISDIR(st.st_mode),
 	    "placeholders: a file (and its directories) and a directory");
 	ok(strcmp(status_of(&res, at("proj/newdir")), "created") == 0, "status created");
 	ok(dacl_is(at("proj/new/deep/x.cfg"), "deny:" SID ":0xd0156:0"), "the deny is on it");
@@ -618,7 +639,8 @@ test_placeholders(void)
 		r = apply_as(line("allow", "nowhere", "\"modify\"", "OICI"), h, SID, &res);
 		loud();
 		ok(r == 1 && strcmp(status_of(&res, at("nowhere")), "missing") == 0 &&
-		    records() == 0, "a grant on a missing path: skipped (partial)");
+			records() == 0,
+		    "a grant on a missing path: skipped (partial)");
 		results_free(&res);
 	}
 	end(h);
@@ -659,7 +681,7 @@ test_state_format(void)
 
 	r.kind = RK_KEPT;
 	r.pid = 42;
-	r.start = 134407626421483110ull;        /* a FILETIME: beyond a double's 53 bits */
+	r.start = 134407626421483110ull; /* a FILETIME: beyond a double's 53 bits */
 	r.path = (char *)"C:\\a \"b\"";
 	r.ace.sid = (char *)SID;
 	r.ace.mask = 0x1301bf;
@@ -673,7 +695,8 @@ test_state_format(void)
 	ok(state_parse(t1, strlen(t1), &b) == 0 && b.n == 1, "records: format -> parse");
 	t2 = state_format(&b);
 	ok(strcmp(t1, t2) == 0 && b.v[0].start == 134407626421483110ull &&
-	    strcmp(b.v[0].root, "C:\\a") == 0, "records: the same again, start time exact");
+		strcmp(b.v[0].root, "C:\\a") == 0,
+	    "records: the same again, start time exact");
 	free(t1);
 	free(t2);
 	for (size_t i = 0; i < a.n; i++)
@@ -697,24 +720,25 @@ static void
 test_env(void)
 {
 	char *base[] = { "SystemRoot=C:\\Windows", "PATH=C:\\user\\bin", "SECRET=1",
-	    "TEMP=C:\\Users\\srt-sandbox\\Temp", "USERPROFILE=C:\\Users\\srt-sandbox",
-	    "HTTP_PROXY=http://evil", NULL };
+		"TEMP=C:\\Users\\srt-sandbox\\Temp", "USERPROFILE=C:\\Users\\srt-sandbox",
+		"HTTP_PROXY=http://evil", NULL };
 	char *overlay[] = { "Path=C:\\Windows\\system32", "HTTPS_PROXY=http://127.0.0.1:60080",
-	    NULL };
+		NULL };
 	struct strlist e, o = { 0 };
 
 	ok(env_name_allowed("PATH") && env_name_allowed("https_proxy") &&
-	    env_name_allowed("HTTPS_PROXY") && env_name_allowed("GIT_CONFIG_KEY_3") &&
-	    !env_name_allowed("GIT_CONFIG_KEY_") && !env_name_allowed("SECRET") &&
-	    !env_name_allowed("LD_PRELOAD") && !env_name_allowed(""),
+		env_name_allowed("HTTPS_PROXY") && env_name_allowed("GIT_CONFIG_KEY_3") &&
+		!env_name_allowed("GIT_CONFIG_KEY_") && !env_name_allowed("SECRET") &&
+		!env_name_allowed("LD_PRELOAD") && !env_name_allowed(""),
 	    "--env takes PATH and the proxy variables only");
 	env_build(base, overlay, &e);
 	ok(env_get(e.v, "SECRET") == NULL && env_get(e.v, "http_proxy") == NULL,
 	    "the account's other variables are not passed on");
 	ok(env_get(e.v, "SystemRoot") != NULL && env_get(e.v, "TEMP") != NULL,
 	    "what Windows programs need to start is kept");
-	ok(env_get(e.v, "PATH") != NULL && strcmp(env_get(e.v, "PATH"),
-	    "C:\\Windows\\system32") == 0 && strlist_contains(&e, "PATH=C:\\Windows\\system32"),
+	ok(env_get(e.v, "PATH") != NULL &&
+		strcmp(env_get(e.v, "PATH"), "C:\\Windows\\system32") == 0 &&
+		strlist_contains(&e, "PATH=C:\\Windows\\system32"),
 	    "the overlay's PATH replaces the account's, in one spelling");
 	ok(strlist_contains(&e, "https_proxy=http://127.0.0.1:60080"),
 	    "proxy variables get their one spelling");
@@ -728,9 +752,9 @@ test_env(void)
 	strlist_free(&e);
 	env_proxies(&o, 60081, 60082);
 	ok(strlist_contains(&o, "http_proxy=http://127.0.0.1:60081") &&
-	    strlist_contains(&o, "ftp_proxy=socks5h://127.0.0.1:60082") &&
-	    strlist_contains(&o, "RSYNC_PROXY=127.0.0.1:60082") &&
-	    env_get(o.v, "NO_PROXY") == NULL && strlist_contains(&o, "SANDBOX_RUNTIME=1"),
+		strlist_contains(&o, "ftp_proxy=socks5h://127.0.0.1:60082") &&
+		strlist_contains(&o, "RSYNC_PROXY=127.0.0.1:60082") &&
+		env_get(o.v, "NO_PROXY") == NULL && strlist_contains(&o, "SANDBOX_RUNTIME=1"),
 	    "proxy variables for the ports, and no NO_PROXY (loopback is fenced too)");
 	for (size_t i = 0; i < o.n; i++) {
 		char *name = xstrndup(o.v[i], strcspn(o.v[i], "="));
@@ -775,8 +799,10 @@ test_cmdline(void)
 static void
 test_install(void)
 {
-	struct install_opts o = { .user = "srt-sandbox", .sublayer = SW_DEFAULT_SUBLAYER,
-	    .port_lo = 61000, .port_hi = 61009 };
+	struct install_opts o = { .user = "srt-sandbox",
+		.sublayer = SW_DEFAULT_SUBLAYER,
+		.port_lo = 61000,
+		.port_hi = 61009 };
 	struct wa_filter f[8];
 	size_t n = install_filters(&o, "S-1-5-21-9", f, 8);
 	char *j;
@@ -784,23 +810,27 @@ test_install(void)
 	char err[100];
 
 	ok(n == 4 && f[0].permit && f[0].loopback && f[0].port_lo == 61000 &&
-	    f[0].port_hi == 61009 && !f[1].permit && !f[1].loopback && f[1].port_lo == 0 &&
-	    f[0].weight > f[1].weight && f[2].v6 && f[3].v6 && !f[0].v6,
+		f[0].port_hi == 61009 && !f[1].permit && !f[1].loopback && f[1].port_lo == 0 &&
+		f[0].weight > f[1].weight && f[2].v6 && f[3].v6 && !f[0].v6,
 	    "filters: permit loopback to the proxy ports above a block of everything, v4 "
 	    "and v6");
 	for (size_t i = 0; i < n; i++)
-		ok(strcmp(f[i].user_sid, "S-1-5-21-9") == 0, "filter %zu keyed on the account", i);
+		ok(strcmp(f[i].user_sid, "S-1-5-21-9") == 0, "filter %zu keyed on the account",
+		    i);
 	o.allow_loopback = 1;
 	n = install_filters(&o, "S-1-5-21-9", f, 8);
 	ok(n == 6 && f[1].permit && f[1].loopback && f[1].port_lo == SW_PROBE_PORT + 1 &&
-	    f[1].port_hi == 65535, "--allow-loopback: every loopback port but the probe port");
+		f[1].port_hi == 65535,
+	    "--allow-loopback: every loopback port but the probe port");
 	o.allow_loopback = 0;
 	j = install_dry_run_json(&o);
 	v = json_tree_parse(j, strlen(j), err, sizeof(err));
-	ok(v != NULL && json_tree_get(v, "filters") != NULL && json_tree_get(v, "account") != NULL &&
-	    json_tree_get(v, "group") != NULL, "the dry run is one JSON object");
+	ok(v != NULL && json_tree_get(v, "filters") != NULL &&
+		json_tree_get(v, "account") != NULL && json_tree_get(v, "group") != NULL,
+	    "the dry run is one JSON object");
 	ok(strstr(j, "\"remote_ports\":[61000,61009]") != NULL &&
-	    strstr(j, "\"name\":\"sandbox-runtime-users\"") != NULL, "with ports and group");
+		strstr(j, "\"name\":\"sandbox-runtime-users\"") != NULL,
+	    "with ports and group");
 	json_tree_free(v);
 	free(j);
 }
@@ -813,7 +843,7 @@ test_paths_and_opts(void)
 	int flag = 0, lo, hi;
 	struct strlist list = { 0 }, rest = { 0 };
 	char *argv[] = { "--holder-pid", "7", "--json", "--env=A=1", "--env", "B=2", "--",
-	    "cmd", "--json", NULL };
+		"cmd", "--json", NULL };
 	const struct opt o[] = {
 		{ "--holder-pid", OT_STR, &pid },
 		{ "--json", OT_FLAG, &flag },
@@ -825,7 +855,8 @@ test_paths_and_opts(void)
 	ok(c != NULL && strcmp(c, "/a/b") == 0, "clean: separators collapsed");
 	free(c);
 	ok(sw_path_clean("/a/./b") == NULL && sw_path_clean("/a/../b") == NULL &&
-	    sw_path_clean("a/b") == NULL, "clean: . .. and relative refused");
+		sw_path_clean("a/b") == NULL,
+	    "clean: . .. and relative refused");
 	c = sw_path_parent("/a/b");
 	ok(c != NULL && strcmp(c, "/a") == 0 && sw_path_parent("/") == NULL,
 	    "parent, none for the root");
@@ -834,11 +865,12 @@ test_paths_and_opts(void)
 	ok(c != NULL && strcmp(c, "/") == 0, "the parent of /a is /");
 	free(c);
 	ok(sw_path_is_under("/a/b", "/a") && sw_path_is_under("/a", "/a") &&
-	    !sw_path_is_under("/ab", "/a") && sw_path_is_under("/x", "/"),
+		!sw_path_is_under("/ab", "/a") && sw_path_is_under("/x", "/"),
 	    "containment by component");
 	ok(opts_parse("t", 9, argv, o, &rest, 0) == 0 && pid != NULL && strcmp(pid, "7") == 0 &&
-	    flag && list.n == 2 && strcmp(list.v[0], "A=1") == 0 && rest.n == 2 &&
-	    strcmp(rest.v[1], "--json") == 0, "options: values, flags, lists, -- ends them");
+		flag && list.n == 2 && strcmp(list.v[0], "A=1") == 0 && rest.n == 2 &&
+		strcmp(rest.v[1], "--json") == 0,
+	    "options: values, flags, lists, -- ends them");
 	strlist_free(&list);
 	strlist_free(&rest);
 	{
@@ -851,9 +883,12 @@ test_paths_and_opts(void)
 		ok(r == -1, "an unknown option is a usage error");
 	}
 	ok(parse_port_range("60080-60089", &lo, &hi) == 0 && lo == 60080 && hi == 60089 &&
-	    parse_port_range("1-65", &lo, &hi) == 0 && parse_port_range("1-66", &lo, &hi) != 0 &&
-	    parse_port_range("0-5", &lo, &hi) != 0 && parse_port_range("9-8", &lo, &hi) != 0 &&
-	    parse_port_range("65535-65536", &lo, &hi) != 0, "port ranges as settings allow");
+		parse_port_range("1-65", &lo, &hi) == 0 &&
+		parse_port_range("1-66", &lo, &hi) != 0 &&
+		parse_port_range("0-5", &lo, &hi) != 0 &&
+		parse_port_range("9-8", &lo, &hi) != 0 &&
+		parse_port_range("65535-65536", &lo, &hi) != 0,
+	    "port ranges as settings allow");
 }
 
 int

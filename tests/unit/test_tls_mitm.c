@@ -15,8 +15,10 @@
 static void
 test_hello(void)
 {
-	ok(tls_mitm_looks_like_hello((const unsigned char *)"\x16\x03\x01", 3), "TLS 1.0 record");
-	ok(tls_mitm_looks_like_hello((const unsigned char *)"\x16\x03\x03", 3), "TLS 1.2 record");
+	ok(tls_mitm_looks_like_hello((const unsigned char *)"\x16\x03\x01", 3),
+	    "TLS 1.0 record");
+	ok(tls_mitm_looks_like_hello((const unsigned char *)"\x16\x03\x03", 3),
+	    "TLS 1.2 record");
 	ok(!tls_mitm_looks_like_hello((const unsigned char *)"\x16\x03\x04", 3), "3.4: no");
 	ok(!tls_mitm_looks_like_hello((const unsigned char *)"GET", 3), "HTTP: no");
 	ok(!tls_mitm_looks_like_hello((const unsigned char *)"\x16\x03", 2), "too short: no");
@@ -55,8 +57,8 @@ target(const char *t, const char *path, const char *auth)
 		return path == NULL;
 	if (path == NULL)
 		return 0;
-	return p.n == strlen(path) && memcmp(p.p, path, p.n) == 0 &&
-	    a.n == strlen(auth) && (a.n == 0 || memcmp(a.p, auth, a.n) == 0);
+	return p.n == strlen(path) && memcmp(p.p, path, p.n) == 0 && a.n == strlen(auth) &&
+	    (a.n == 0 || memcmp(a.p, auth, a.n) == 0);
 }
 
 static void
@@ -83,32 +85,36 @@ static void
 test_store(const char *cert, const char *cert2, const char *key)
 {
 	static const unsigned char jdk[] = { 0x06, 0x0c, 0x60, 0x86, 0x48, 0x01, 0x86, 0xf9,
-	    0x66, 0xad, 0xca, 0x7b, 0x01, 0x01 };
+		0x66, 0xad, 0xca, 0x7b, 0x01, 0x01 };
 	static const unsigned char any[] = { 0x06, 0x04, 0x55, 0x1d, 0x25, 0x00 };
 	static const unsigned char name2[] = { 0, 's', 0, 'r', 0, 't', 0, '-', 0, 't', 0, 'r',
-	    0, 'u', 0, 's', 0, 't', 0, '-', 0, '2' };
+		0, 'u', 0, 's', 0, 't', 0, '-', 0, '2' };
 	struct buf b = { 0 };
 	char err[512], *pem = xasprintf("%s%s%s", cert, key, cert2);
 	size_t n = 0;
 	const unsigned char *p, *end;
 	int rc = tls_mitm_trust_store(pem, strlen(pem), &b, err, sizeof(err));
 
-	ok(rc == 0 && b.len > 0 && (unsigned char)b.p[b.off] == 0x30, "a trust store of two "
-	    "certificates: %s", rc == 0 ? "DER" : err);
+	ok(rc == 0 && b.len > 0 && (unsigned char)b.p[b.off] == 0x30,
+	    "a trust store of two "
+	    "certificates: %s",
+	    rc == 0 ? "DER" : err);
 	p = (const unsigned char *)b.p + b.off;
 	end = p + b.len;
-	while (p != NULL && p < end && (p = memmem(p, (size_t)(end - p), jdk,
-	    sizeof(jdk))) != NULL) {
+	while (p != NULL && p < end &&
+	    (p = memmem(p, (size_t)(end - p), jdk, sizeof(jdk))) != NULL) {
 		n++;
 		p += sizeof(jdk);
 		ok(memmem(p, (size_t)(end - p) < 16 ? (size_t)(end - p) : 16, any,
-		    sizeof(any)) != NULL, "its attribute %zu says anyExtendedKeyUsage", n);
+		       sizeof(any)) != NULL,
+		    "its attribute %zu says anyExtendedKeyUsage", n);
 	}
 	ok(n == 2, "each certificate has the trusted-key-usage attribute (%zu)", n);
 	ok(memmem(b.p + b.off, b.len, name2, sizeof(name2)) != NULL, "and a friendly name");
 	buf_free(&b);
 	ok(tls_mitm_trust_store(key, strlen(key), &b, err, sizeof(err)) == -1 &&
-	    strstr(err, "no certificate") != NULL, "no certificate: %s", err);
+		strstr(err, "no certificate") != NULL,
+	    "no certificate: %s", err);
 	buf_free(&b);
 	free(pem);
 }
@@ -131,8 +137,7 @@ test_ca(void)
 	tls_mitm_free(m);
 	ok(tls_mitm_ca_generate(&cert2, &key2, err, sizeof(err)) == 0, "a second CA");
 	m = tls_mitm_new(cert, strlen(cert), key2, strlen(key2), err, sizeof(err));
-	ok(m == NULL && strstr(err, "does not belong") != NULL, "a key of another CA: %s",
-	    err);
+	ok(m == NULL && strstr(err, "does not belong") != NULL, "a key of another CA: %s", err);
 	tls_mitm_free(m);
 	m = tls_mitm_new(key, strlen(key), key, strlen(key), err, sizeof(err));
 	ok(m == NULL && strstr(err, "not a PEM certificate") != NULL, "no certificate: %s",

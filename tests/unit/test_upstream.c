@@ -18,14 +18,16 @@ url_ok(const char *text, int tls, const char *host, unsigned port, const char *a
 	const char *why = "";
 	enum proxy_url_status st = proxy_url_parse(text, &u, &why);
 	int good = st == PROXY_URL_OK && u.tls == (tls != 0) && strcmp(u.host, host) == 0 &&
-	    u.port == port && ((auth == NULL && u.auth == NULL) || (auth != NULL &&
-	    u.auth != NULL && strcmp(u.auth, auth) == 0)) && strcmp(u.display, display) == 0;
+	    u.port == port &&
+	    ((auth == NULL && u.auth == NULL) ||
+		(auth != NULL && u.auth != NULL && strcmp(u.auth, auth) == 0)) &&
+	    strcmp(u.display, display) == 0;
 
 	ok(good, "\"%s\" -> %s %s:%u auth %s (%s)", text, tls ? "https" : "http", host, port,
 	    auth ? auth : "none", st == PROXY_URL_OK ? "parsed" : why);
 	if (st == PROXY_URL_OK && !good)
-		printf("#   got %s %s:%u auth %s display %s\n", u.tls ? "https" : "http", u.host,
-		    u.port, u.auth ? u.auth : "none", u.display);
+		printf("#   got %s %s:%u auth %s display %s\n", u.tls ? "https" : "http",
+		    u.host, u.port, u.auth ? u.auth : "none", u.display);
 	proxy_url_free(&u);
 }
 
@@ -51,15 +53,16 @@ test_urls(void)
 	url_ok("127.0.0.1:3128", 0, "127.0.0.1", 3128, NULL, "http://127.0.0.1:3128");
 	url_ok("proxy:3128", 0, "proxy", 3128, NULL, "http://proxy:3128");
 	/* The reference's own case: "u@x:p:w" (tests/proxies/routes.bats sees the same bytes). */
-	url_ok("u%40x:p%3Aw@127.0.0.1:39121", 0, "127.0.0.1", 39121, "Basic dUB4OnA6dw==",
-	    "http://127.0.0.1:39121");
-	url_ok("http://user@p.example.com:1", 0, "p.example.com", 1, "Basic dXNlcjo=",
-	    "http://p.example.com:1");
+	url_ok("u%40x:p%3Aw@127.0.0.1:39121", 0, "127.0.0.1", 39121,
+	    "Basic dUB4OnA6dw==", "http://127.0.0.1:39121");
+	url_ok("http://user@p.example.com:1", 0, "p.example.com", 1,
+	    "Basic dXNlcjo=", "http://p.example.com:1");
 	url_ok("http://:pw@p.example.com:1", 0, "p.example.com", 1, "Basic OnB3",
 	    "http://p.example.com:1");
-	url_ok("http://@p.example.com:1", 0, "p.example.com", 1, NULL, "http://p.example.com:1");
-	url_ok("http://a@b@p.example.com:1", 0, "p.example.com", 1, "Basic YUBiOg==",
-	    "http://p.example.com:1");
+	url_ok(
+	    "http://@p.example.com:1", 0, "p.example.com", 1, NULL, "http://p.example.com:1");
+	url_ok("http://a@b@p.example.com:1", 0, "p.example.com", 1,
+	    "Basic YUBiOg==", "http://p.example.com:1");
 	/* A malformed escape: both parts as written. */
 	url_ok("http://u%zz:p%41@h.example:1", 0, "h.example", 1, "Basic dSV6ejpwJTQx",
 	    "http://h.example:1");
@@ -68,12 +71,15 @@ test_urls(void)
 	url_ok("  http://p.example.com:3128/path?q#f  ", 0, "p.example.com", 3128, NULL,
 	    "http://p.example.com:3128");
 	url_ok("http:\\\\p.example.com:3", 0, "http", 80, NULL, "http://http:80");
-	url_ok("http:///p.example.com:3", 0, "p.example.com", 3, NULL, "http://p.example.com:3");
-	url_ok("http://p.example.com:0", 0, "p.example.com", 80, NULL, "http://p.example.com:80");
+	url_ok(
+	    "http:///p.example.com:3", 0, "p.example.com", 3, NULL, "http://p.example.com:3");
+	url_ok(
+	    "http://p.example.com:0", 0, "p.example.com", 80, NULL, "http://p.example.com:80");
 	url_ok("https://p.example.com:", 1, "p.example.com", 443, NULL,
 	    "https://p.example.com:443");
 	url_ok("http://0x7f.1:3128", 0, "127.0.0.1", 3128, NULL, "http://127.0.0.1:3128");
-	url_ok("http://p.example.com.:1", 0, "p.example.com", 1, NULL, "http://p.example.com:1");
+	url_ok(
+	    "http://p.example.com.:1", 0, "p.example.com", 1, NULL, "http://p.example.com:1");
 
 	url_st("socks5://127.0.0.1:1080", PROXY_URL_IGNORED, "only http:// and https://");
 	url_st("", PROXY_URL_BAD, "empty");
@@ -96,7 +102,10 @@ test_urls(void)
 static void
 test_url_settings(void)
 {
-	static const struct { const char *text; enum proxy_url_status want; } c[] = {
+	static const struct {
+		const char *text;
+		enum proxy_url_status want;
+	} c[] = {
 		{ "http://127.0.0.1:3128", PROXY_URL_OK },
 		{ "proxy:3128", PROXY_URL_OK },
 		{ "127.0.0.1:3128", PROXY_URL_BAD },
@@ -104,7 +113,7 @@ test_url_settings(void)
 		{ "socks5://127.0.0.1:1080", PROXY_URL_IGNORED },
 		{ "socks5://127.0.0.1:99999", PROXY_URL_BAD },
 		{ "http:p.example.com:3", PROXY_URL_IGNORED },
-		{ "mailto:x@y", PROXY_URL_OK },         /* http://mailto:x@y, host y */
+		{ "mailto:x@y", PROXY_URL_OK }, /* http://mailto:x@y, host y */
 		{ "http://", PROXY_URL_BAD },
 		{ "", PROXY_URL_BAD },
 	};
@@ -134,7 +143,10 @@ bypass(const char *list, const char *host)
 static void
 test_no_proxy(void)
 {
-	static const struct { const char *list, *host; bool want; } c[] = {
+	static const struct {
+		const char *list, *host;
+		bool want;
+	} c[] = {
 		{ "", "example.com", false },
 		{ "", "localhost", true },
 		{ "", "127.0.0.5", true },
@@ -175,8 +187,9 @@ test_no_proxy(void)
 		struct strlist ig = { 0 };
 
 		no_proxy_parse("a.com, 1.2.3.4/99, x/y, 10.0.0.0/8", &np, &ig);
-		ok(ig.n == 2 && strcmp(ig.v[0], "1.2.3.4/99") == 0 && strcmp(ig.v[1], "x/y") == 0 &&
-		    np.nranges == 1 && np.suffixes.n == 1, "malformed ranges are reported, "
+		ok(ig.n == 2 && strcmp(ig.v[0], "1.2.3.4/99") == 0 &&
+			strcmp(ig.v[1], "x/y") == 0 && np.nranges == 1 && np.suffixes.n == 1,
+		    "malformed ranges are reported, "
 		    "dropped");
 		no_proxy_free(&np);
 		strlist_free(&ig);
@@ -186,14 +199,32 @@ test_no_proxy(void)
 static void
 test_mitm(void)
 {
-	static const struct { const char *p; int ok; } chk[] = {
-		{ "api.example.com", 1 }, { "*.example.com", 1 }, { "localhost", 1 },
-		{ "10.1.2.3", 1 }, { "::1", 1 }, { "fe80::1%eth0", 1 }, { "[::1]", 0 },
-		{ "*", 0 }, { "*.com", 0 }, { "intranet", 0 }, { "a.example.com:443", 0 },
-		{ "https://a.example.com", 0 }, { "a.example.com/x", 0 }, { ".example.com", 0 },
-		{ "example.com.", 0 }, { "a.*.example.com", 0 }, { "*..example.com", 0 },
+	static const struct {
+		const char *p;
+		int ok;
+	} chk[] = {
+		{ "api.example.com", 1 },
+		{ "*.example.com", 1 },
+		{ "localhost", 1 },
+		{ "10.1.2.3", 1 },
+		{ "::1", 1 },
+		{ "fe80::1%eth0", 1 },
+		{ "[::1]", 0 },
+		{ "*", 0 },
+		{ "*.com", 0 },
+		{ "intranet", 0 },
+		{ "a.example.com:443", 0 },
+		{ "https://a.example.com", 0 },
+		{ "a.example.com/x", 0 },
+		{ ".example.com", 0 },
+		{ "example.com.", 0 },
+		{ "a.*.example.com", 0 },
+		{ "*..example.com", 0 },
 	};
-	static const struct { const char *p, *h; int m; } mt[] = {
+	static const struct {
+		const char *p, *h;
+		int m;
+	} mt[] = {
 		{ "api.example.com", "API.example.com", 1 },
 		{ "api.example.com", "x.api.example.com", 0 },
 		{ "*.example.com", "a.b.example.com", 1 },
@@ -207,8 +238,10 @@ test_mitm(void)
 	char canon[DOM_HOST_MAX + 1];
 
 	for (size_t i = 0; i < sizeof(chk) / sizeof(chk[0]); i++)
-		ok((mitm_pattern_check(chk[i].p, &why) == 0) == chk[i].ok, "mitm pattern \"%s\" "
-		    "%s", chk[i].p, chk[i].ok ? "accepted" : "refused");
+		ok((mitm_pattern_check(chk[i].p, &why) == 0) == chk[i].ok,
+		    "mitm pattern \"%s\" "
+		    "%s",
+		    chk[i].p, chk[i].ok ? "accepted" : "refused");
 	for (size_t i = 0; i < sizeof(mt) / sizeof(mt[0]); i++) {
 		enum host_kind k = host_canonicalise(mt[i].h, strlen(mt[i].h), canon);
 
@@ -238,17 +271,19 @@ test_routes(void)
 	strlist_push(&m.domains, "*.inspect.example");
 	upstream_build(&p, &m, &env, &u, &w);
 	ok(w.msgs.n == 0 && u.http != NULL && u.https != NULL && u.https->tls &&
-	    strcmp(u.http_from, "HTTP_PROXY") == 0 && strcmp(u.https_from,
-	    "network.parentProxy.https") == 0 && upstream_needs_tls(&u), "field-by-field "
+		strcmp(u.http_from, "HTTP_PROXY") == 0 &&
+		strcmp(u.https_from, "network.parentProxy.https") == 0 &&
+		upstream_needs_tls(&u),
+	    "field-by-field "
 	    "fallback to the environment");
 	upstream_route(&u, "a.inspect.example", HOST_NAME, true, &r);
 	ok(r.kind == ROUTE_MITM && strcmp(r.mitm_socket, "/run/i.sock") == 0,
 	    "a mitmProxy domain goes to its socket");
 	upstream_route(&u, "github.com", HOST_NAME, true, &r);
 	d = route_describe(&r);
-	ok(r.kind == ROUTE_PARENT && r.parent == u.https && strcmp(d,
-	    "parent https://proxy.example.com:8443") == 0, "a tunnel takes the https parent: %s",
-	    d);
+	ok(r.kind == ROUTE_PARENT && r.parent == u.https &&
+		strcmp(d, "parent https://proxy.example.com:8443") == 0,
+	    "a tunnel takes the https parent: %s", d);
 	free(d);
 	upstream_route(&u, "github.com", HOST_NAME, false, &r);
 	ok(r.kind == ROUTE_PARENT && r.parent == u.http, "plain HTTP takes the http parent");
@@ -268,8 +303,11 @@ test_routes(void)
 	env.https = "ftp://x:1";
 	env.https_name = "https_proxy";
 	upstream_build(&p, NULL, &env, &u, &w);
-	ok(w.msgs.n == 1 && strstr(w.msgs.v[0], "https_proxy: the parent proxy URL is "
-	    "ignored: only http:// and https://") != NULL && u.https == NULL,
+	ok(w.msgs.n == 1 &&
+		strstr(w.msgs.v[0],
+		    "https_proxy: the parent proxy URL is "
+		    "ignored: only http:// and https://") != NULL &&
+		u.https == NULL,
 	    "an unusable environment URL is dropped with a warning: %s",
 	    w.msgs.n ? w.msgs.v[0] : "(none)");
 	upstream_route(&u, "internal.example", HOST_NAME, true, &r);
@@ -298,7 +336,11 @@ test_connect(void)
 	struct buf b = { 0 };
 	char line[UPSTREAM_LINE_MAX], big[UPSTREAM_REPLY_MAX + 10];
 	size_t hl = 0;
-	static const struct { const char *in; enum upstream_reply want; size_t hl; } c[] = {
+	static const struct {
+		const char *in;
+		enum upstream_reply want;
+		size_t hl;
+	} c[] = {
 		{ "HTTP/1.1 200 Connection established\r\n\r\nSSH-", UPSTREAM_REPLY_OK, 39 },
 		{ "HTTP/1.0 200\r\n\r\n", UPSTREAM_REPLY_OK, 16 },
 		{ "HTTP/1.1 204 x\r\nVia: p\r\n\r\n", UPSTREAM_REPLY_OK, 26 },
@@ -313,17 +355,22 @@ test_connect(void)
 	};
 
 	upstream_connect_request(&b, "2001:db8::1", HOST_IPV6, 443, "Basic eDp5");
-	ok(b.len == strlen("CONNECT [2001:db8::1]:443 HTTP/1.1\r\nHost: [2001:db8::1]:443\r\n"
-	    "Proxy-Authorization: Basic eDp5\r\n\r\n") && memcmp(b.p + b.off, "CONNECT "
-	    "[2001:db8::1]:443 HTTP/1.1\r\nHost: [2001:db8::1]:443\r\nProxy-Authorization: "
-	    "Basic eDp5\r\n\r\n", b.len) == 0, "the CONNECT request");
+	ok(b.len ==
+		    strlen("CONNECT [2001:db8::1]:443 HTTP/1.1\r\nHost: [2001:db8::1]:443\r\n"
+			   "Proxy-Authorization: Basic eDp5\r\n\r\n") &&
+		memcmp(b.p + b.off,
+		    "CONNECT "
+		    "[2001:db8::1]:443 HTTP/1.1\r\nHost: [2001:db8::1]:443\r\nProxy-Authorization: "
+		    "Basic eDp5\r\n\r\n",
+		    b.len) == 0,
+	    "the CONNECT request");
 	buf_free(&b);
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-		enum upstream_reply r = upstream_connect_reply(c[i].in, strlen(c[i].in), &hl,
-		    line, sizeof(line));
+		enum upstream_reply r = upstream_connect_reply(
+		    c[i].in, strlen(c[i].in), &hl, line, sizeof(line));
 
-		ok(r == c[i].want && (c[i].hl == 0 || hl == c[i].hl), "reply %zu -> %d (head %zu)",
-		    i, r, hl);
+		ok(r == c[i].want && (c[i].hl == 0 || hl == c[i].hl),
+		    "reply %zu -> %d (head %zu)", i, r, hl);
 	}
 	(void)upstream_connect_reply("HTTP/1.1 407 No\x01way\r\n\r\n",
 	    strlen("HTTP/1.1 407 No\x01way\r\n\r\n"), &hl, line, sizeof(line));
@@ -332,7 +379,8 @@ test_connect(void)
 	memset(big, 'a', sizeof(big));
 	memcpy(big, "HTTP/1.1 200 OK\r\n", 17);
 	ok(upstream_connect_reply(big, sizeof(big), &hl, line, sizeof(line)) ==
-	    UPSTREAM_REPLY_BAD, "a head over %d bytes is refused", UPSTREAM_REPLY_MAX);
+		UPSTREAM_REPLY_BAD,
+	    "a head over %d bytes is refused", UPSTREAM_REPLY_MAX);
 }
 
 int

@@ -45,7 +45,8 @@ test_read(void)
 	ok(restricted_as("2") == 1, "another number counts as restricted");
 	ok(restricted_as(NULL) == -1, "no such sysctl (a kernel without it): -1");
 	ok(restricted_as("") == -1 && restricted_as("yes\n") == -1 &&
-	    restricted_as("1 2\n") == -1, "an empty or garbled file: -1, not a guess");
+		restricted_as("1 2\n") == -1,
+	    "an empty or garbled file: -1, not a guess");
 }
 
 static void
@@ -57,29 +58,30 @@ test_hint(void)
 
 	r = userns_apparmor_hint(EPERM, 1, exe, &cause, &fix);
 	ok(r == 1 && cause != NULL && fix != NULL &&
-	    strstr(cause, "kernel.apparmor_restrict_unprivileged_userns is 1") != NULL &&
-	    strstr(cause, exe) != NULL,
+		strstr(cause, "kernel.apparmor_restrict_unprivileged_userns is 1") != NULL &&
+		strstr(cause, exe) != NULL,
 	    "EPERM with the sysctl at 1: the cause names the sysctl and the program");
 	ok(r == 1 && strstr(fix, "apparmor_parser -r /etc/apparmor.d/srt") != NULL &&
-	    strstr(fix, "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0") != NULL,
+		strstr(fix, "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0") != NULL,
 	    "and the fix: load srt's profile, or turn the restriction off");
 	free(cause);
 	free(fix);
 
 	r = userns_apparmor_hint(EACCES, 1, "/home/u/srt/build/bin/srt-launch", &cause, &fix);
 	ok(r == 1 && strstr(cause, "/home/u/srt/build/bin/srt-launch") != NULL &&
-	    strstr(fix, "for /home/u/srt/build/bin/srt-launch") != NULL,
+		strstr(fix, "for /home/u/srt/build/bin/srt-launch") != NULL,
 	    "EACCES too; a copy outside /usr/bin is named, as the profile must name it");
 	free(cause);
 	free(fix);
 
 	ok(userns_apparmor_hint(EPERM, 0, exe, &cause, &fix) == 0 && cause == NULL &&
-	    fix == NULL, "the sysctl at 0: not the cause, no hint");
+		fix == NULL,
+	    "the sysctl at 0: not the cause, no hint");
 	ok(userns_apparmor_hint(EPERM, -1, exe, &cause, &fix) == 0 && cause == NULL,
 	    "no sysctl: no hint");
 	ok(userns_apparmor_hint(ENOSPC, 1, exe, &cause, &fix) == 0 &&
-	    userns_apparmor_hint(EINVAL, 1, exe, &cause, &fix) == 0 &&
-	    userns_apparmor_hint(0, 1, exe, &cause, &fix) == 0,
+		userns_apparmor_hint(EINVAL, 1, exe, &cause, &fix) == 0 &&
+		userns_apparmor_hint(0, 1, exe, &cause, &fix) == 0,
 	    "other errors (ENOSPC: user.max_user_namespaces reached) are not AppArmor's");
 }
 

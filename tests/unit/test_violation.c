@@ -75,10 +75,12 @@ test_round_trip(void)
 	ok(b.p[b.off + b.len - 1] == '\n' && memchr(b.p + b.off, '\n', b.len - 1) == NULL,
 	    "one line: %.*s", (int)b.len - 1, b.p + b.off);
 	ok(g.n == 1 && g.kind == VK_FILE_WRITE && strcmp(g.op, "unlink") == 0 &&
-	    strcmp(g.path, v.path) == 0 && strcmp(g.reason, v.reason) == 0 && !g.cut,
+		strcmp(g.path, v.path) == 0 && strcmp(g.reason, v.reason) == 0 && !g.cut,
 	    "a refused write comes back whole");
-	ok(strcmp(g.line, "deny file-write /home/u/p/.bashrc (mandatory deny: shell "
-	    "start-up file)") == 0, "its line: %s", g.line);
+	ok(strcmp(g.line,
+	       "deny file-write /home/u/p/.bashrc (mandatory deny: shell "
+	       "start-up file)") == 0,
+	    "its line: %s", g.line);
 	ok(strstr(buf_str(&b), "\"violation\":\"deny file-write /home/u/p/.bashrc") != NULL,
 	    "the record carries its line for readers of the descriptor");
 
@@ -89,7 +91,7 @@ test_round_trip(void)
 	v.reason = "denyRead /a";
 	round_trip(&v, &g, &b);
 	ok(g.n == 1 && g.kind == VK_FILE_READ &&
-	    strcmp(g.path, "/a/\x1b[31mred\n\xef\xbf\xbd") == 0,
+		strcmp(g.path, "/a/\x1b[31mred\n\xef\xbf\xbd") == 0,
 	    "control characters survive as JSON escapes, a bad byte as U+FFFD");
 	ok(strncmp(g.line, "deny file-read /a/", 18) == 0, "a read: %.18s", g.line);
 
@@ -101,8 +103,10 @@ test_round_trip(void)
 	v.kind = VK_FILE_WRITE;
 	v.path = longpath;
 	round_trip(&v, &g, &b);
-	ok(b.len <= VIOL_RECORD_MAX, "a record of an escaped 4 KiB path fits one pipe write "
-	    "(%zu bytes)", b.len);
+	ok(b.len <= VIOL_RECORD_MAX,
+	    "a record of an escaped 4 KiB path fits one pipe write "
+	    "(%zu bytes)",
+	    b.len);
 	ok(g.n == 1 && g.cut && strlen(g.path) < 4096 && strlen(g.path) > 16,
 	    "and is read back cut, and says so (%zu bytes of path)", strlen(g.path));
 	ok(strstr(g.line, "...") != NULL, "the line marks the cut");
@@ -117,9 +121,12 @@ test_round_trip(void)
 	v.port = 80;
 	round_trip(&v, &g, &b);
 	ok(g.n == 1 && g.kind == VK_CONNECT && strcmp(g.addr, "192.0.2.1") == 0 &&
-	    g.port == 80 && strcmp(g.proto, "tcp") == 0, "a direct connection comes back");
-	ok(strcmp(g.line, "deny network-outbound 192.0.2.1:80 (direct connection; only the "
-	    "proxies at localhost:3128 and :1080 are reachable)") == 0, "%s", g.line);
+		g.port == 80 && strcmp(g.proto, "tcp") == 0,
+	    "a direct connection comes back");
+	ok(strcmp(g.line,
+	       "deny network-outbound 192.0.2.1:80 (direct connection; only the "
+	       "proxies at localhost:3128 and :1080 are reachable)") == 0,
+	    "%s", g.line);
 	v.addr = "2001:db8::1";
 	v.port = 443;
 	v.proto = "udp";
@@ -134,7 +141,8 @@ test_round_trip(void)
 	v.count = 99000;
 	round_trip(&v, &g, &b);
 	ok(g.n == 1 && g.kind == VK_LEFT_OUT && g.count == 99000 &&
-	    strstr(g.line, "99000 more") != NULL, "what was left out: %s", g.line);
+		strstr(g.line, "99000 more") != NULL,
+	    "what was left out: %s", g.line);
 	buf_free(&b);
 }
 
@@ -143,38 +151,39 @@ static const char *const bad[] = {
 	"[]",
 	/* no time, a bad time */
 	"{\"kind\":\"file-write\",\"operation\":\"open\",\"path\":\"/a\",\"reason\":\"r\","
-	    "\"violation\":\"x\"}",
+	"\"violation\":\"x\"}",
 	"{\"time\":\"yesterday\",\"kind\":\"file-write\",\"operation\":\"open\",\"path\":\"/a\","
-	    "\"reason\":\"r\",\"violation\":\"x\"}",
+	"\"reason\":\"r\",\"violation\":\"x\"}",
 	/* an unknown kind */
 	"{\"time\":\"2025-01-31T12:00:00.123Z\",\"kind\":\"file-exec\",\"operation\":\"open\","
-	    "\"path\":\"/a\",\"reason\":\"r\",\"violation\":\"x\"}",
+	"\"path\":\"/a\",\"reason\":\"r\",\"violation\":\"x\"}",
 	/* a relative path, an empty reason, an operation that is not a word */
 	"{\"time\":\"2025-01-31T12:00:00.123Z\",\"kind\":\"file-write\",\"operation\":\"open\","
-	    "\"path\":\"a\",\"reason\":\"r\",\"violation\":\"x\"}",
+	"\"path\":\"a\",\"reason\":\"r\",\"violation\":\"x\"}",
 	"{\"time\":\"2025-01-31T12:00:00.123Z\",\"kind\":\"file-write\",\"operation\":\"open\","
-	    "\"path\":\"/a\",\"reason\":\"\",\"violation\":\"x\"}",
+	"\"path\":\"/a\",\"reason\":\"\",\"violation\":\"x\"}",
 	"{\"time\":\"2025-01-31T12:00:00.123Z\",\"kind\":\"file-write\",\"operation\":\"Open it\","
-	    "\"path\":\"/a\",\"reason\":\"r\",\"violation\":\"x\"}",
+	"\"path\":\"/a\",\"reason\":\"r\",\"violation\":\"x\"}",
 	/* no violation member */
 	"{\"time\":\"2025-01-31T12:00:00.123Z\",\"kind\":\"file-write\",\"operation\":\"open\","
-	    "\"path\":\"/a\",\"reason\":\"r\"}",
+	"\"path\":\"/a\",\"reason\":\"r\"}",
 	/* an address that does not parse, a port out of range */
 	"{\"time\":\"2025-01-31T12:00:00.123Z\",\"kind\":\"direct-connect\",\"operation\":"
-	    "\"connect\",\"protocol\":\"tcp\",\"address\":\"evil.example\",\"port\":80,"
-	    "\"violation\":\"x\"}",
+	"\"connect\",\"protocol\":\"tcp\",\"address\":\"evil.example\",\"port\":80,"
+	"\"violation\":\"x\"}",
 	"{\"time\":\"2025-01-31T12:00:00.123Z\",\"kind\":\"direct-connect\",\"operation\":"
-	    "\"connect\",\"protocol\":\"tcp\",\"address\":\"192.0.2.1\",\"port\":65536,"
-	    "\"violation\":\"x\"}",
+	"\"connect\",\"protocol\":\"tcp\",\"address\":\"192.0.2.1\",\"port\":65536,"
+	"\"violation\":\"x\"}",
 	/* a negative count */
 	"{\"time\":\"2025-01-31T12:00:00.123Z\",\"kind\":\"left-out\",\"count\":-1,"
-	    "\"violation\":\"x\"}",
+	"\"violation\":\"x\"}",
 };
 
 static void
 test_bad_lines(void)
 {
-	static const char good[] = "{\"time\":\"2025-01-31T12:00:00.123Z\",\"kind\":"
+	static const char good[] =
+	    "{\"time\":\"2025-01-31T12:00:00.123Z\",\"kind\":"
 	    "\"file-write\",\"operation\":\"mkdir\",\"path\":\"/etc/x\",\"reason\":"
 	    "\"not in allowWrite\",\"violation\":\"a line the reader does not take\"}\n";
 	struct lines r;

@@ -16,17 +16,39 @@
 
 /* The file system as the tests describe it. */
 static const char *const git_dirs[] = {
-	"/w/p/.git", "/w/p/.git/modules/sub", "/w/bare.git", "/w/fresh/.git", "/w/sep",
-	"/w/bare.git/x", NULL,
+	"/w/p/.git",
+	"/w/p/.git/modules/sub",
+	"/w/bare.git",
+	"/w/fresh/.git",
+	"/w/sep",
+	"/w/bare.git/x",
+	NULL,
 };
-static const char *const fresh_dirs[] = {       /* made during the run */
-	"/w/fresh", "/w/fresh/.git", "/w/p/new", "/w/home/proj", "/w/fresh/sub",
-	"/w/p/.git/worktrees/wt", "/w/sep", "/w/bare.git/x", "/w/plain", NULL,
+static const char *const fresh_dirs[] = {
+	/* made during the run */
+	"/w/fresh",
+	"/w/fresh/.git",
+	"/w/p/new",
+	"/w/home/proj",
+	"/w/fresh/sub",
+	"/w/p/.git/worktrees/wt",
+	"/w/sep",
+	"/w/bare.git/x",
+	"/w/plain",
+	NULL,
 };
 static const char *const existing[] = {
-	"/w/p/.git", "/w/p/.git/HEAD", "/w/p/.git/objects", "/w/p/.git/refs",
-	"/w/p/old/HEAD", "/w/p/old/objects", "/w/p/wt/HEAD", "/w/fresh/.git",
-	"/w/p/unk/objects", "/w/p/unk/refs", NULL,
+	"/w/p/.git",
+	"/w/p/.git/HEAD",
+	"/w/p/.git/objects",
+	"/w/p/.git/refs",
+	"/w/p/old/HEAD",
+	"/w/p/old/objects",
+	"/w/p/wt/HEAD",
+	"/w/fresh/.git",
+	"/w/p/unk/objects",
+	"/w/p/unk/refs",
+	NULL,
 };
 /* Directories the caller cannot tell about (made unreachable by the command). */
 static const char *const unknown[] = { "/w/p/unk", NULL };
@@ -61,8 +83,7 @@ fake_exists(void *arg, const char *p)
 	return in(existing, p);
 }
 
-static const struct wguard_fs fs = { NULL, fake_is_git_dir, fake_predates, fake_exists,
-    NULL };
+static const struct wguard_fs fs = { NULL, fake_is_git_dir, fake_predates, fake_exists, NULL };
 
 /* A link "up" anywhere, to /w/evil/a/b: its ".." are /w/evil's; /w/p/lnk, to /w/out. */
 static char *
@@ -86,7 +107,7 @@ fake_resolve(void *arg, const char *p)
 }
 
 static const struct wguard_fs linkfs = { NULL, fake_is_git_dir, fake_predates, fake_exists,
-    fake_resolve };
+	fake_resolve };
 
 static void
 build(struct wguard *g, int depth, bool allow_git_config)
@@ -103,9 +124,9 @@ build(struct wguard *g, int depth, bool allow_git_config)
 	wguard_index(g);
 }
 
-#define P(path)         wguard_protected(&g, &fs, path)
-#define C(path, dir)    wguard_may_create(&g, &fs, path, dir)
-#define R(path)         wguard_may_remove(&g, &fs, path)
+#define P(path) wguard_protected(&g, &fs, path)
+#define C(path, dir) wguard_may_create(&g, &fs, path, dir)
+#define R(path) wguard_may_remove(&g, &fs, path)
 
 static void
 test_exact_and_ancestors(void)
@@ -206,7 +227,8 @@ test_git(void)
 	ok(P("/w/fresh/.git") == NULL, "one made during the run can");
 	ok(P("/w/p/unk/config") != NULL,
 	    "a directory the caller cannot look into is taken for a git directory");
-	ok(C("/w/p/unk/HEAD", false) != NULL, "and not for one when a marker would complete it");
+	ok(C("/w/p/unk/HEAD", false) != NULL,
+	    "and not for one when a marker would complete it");
 	ok(C("/w/p/old/refs", true) != NULL, "the last marker of a bare layout is refused");
 	ok(C("/w/p/old/notes", true) == NULL, "other names in that directory are not");
 	ok(C("/w/p/wt/commondir", false) != NULL, "HEAD and commondir make one too");
@@ -230,22 +252,23 @@ test_model(void)
 
 	build(&g, 3, false);
 	ok(P("/w/fresh/.vscode/tasks.json") == NULL && C("/w/fresh/.envrc", false) == NULL &&
-	    C("/w/p/new/.husky", true) == NULL && P("/w/fresh/.claude/settings.json") == NULL,
+		C("/w/p/new/.husky", true) == NULL &&
+		P("/w/fresh/.claude/settings.json") == NULL,
 	    "dangerous names in the command's own directories are its files");
 	ok(P("/w/p/.vscode/tasks.json") != NULL && C("/w/p/.envrc", false) != NULL,
 	    "in the user's they are not");
 	ok(C("/w/p/.gitmodules", false) == wguard_why_gitcfg && P("/w/p/.gitmodules") != NULL,
 	    ".gitmodules is made by a judged rename, never written in place");
 	ok(C("/w/fresh/.git/hooks/pre-commit.sample", false) == NULL &&
-	    C("/w/fresh/.git/hooks", true) == NULL,
+		C("/w/fresh/.git/hooks", true) == NULL,
 	    "a new repository's hooks directory and samples");
 	ok(C("/w/fresh/.git/hooks/post-checkout", false) != NULL &&
-	    P("/w/fresh/.git/hooks/x/y.sample") != NULL,
+		P("/w/fresh/.git/hooks/x/y.sample") != NULL,
 	    "but no hook git runs, in the command's repository either");
 	ok(C("/w/fresh/.git/hooks", false) != NULL,
 	    "nor a hooks that is a link (to a directory the command fills)");
 	ok(C("/w/p/.git/modules/new/hooks/post-checkout", false) != NULL &&
-	    C("/w/p/.git/modules/new/config", false) == wguard_why_gitcfg,
+		C("/w/p/.git/modules/new/config", false) == wguard_why_gitcfg,
 	    "below a user's git directory, before it is complete too");
 	ok(C("/w/p/.git/config", false) == wguard_why_gitcfg,
 	    "config is made only by a rename the supervisor judges");
@@ -257,52 +280,65 @@ test_model(void)
 	ok(C("/w/p/new/.git", true) != NULL && C("/w/p/new/.git", false) == wguard_why_pointer,
 	    "in the user's work tree a .git file only, checked by content");
 	ok(C("/w/fresh/.git/commondir", false) == NULL &&
-	    C("/w/p/.git/commondir", false) != NULL,
+		C("/w/p/.git/commondir", false) != NULL,
 	    "commondir in a new git directory, never in the user's");
-	ok(wguard_pointer_check(&g, &fs, "/w/p/sub/.git", "gitdir: ../.git/modules/sub\n",
-	    28) == NULL &&
-	    wguard_pointer_check(&g, &fs, "/w/p/sub/.git", "gitdir: /w/evil\n", 16) != NULL &&
-	    wguard_pointer_check(&g, &fs, "/w/p/sub/.git", "gitdir: ../.git/modules\n", 24) !=
-	    NULL, "a .git file in the user's work tree names that repository's modules/");
-	ok(wguard_pointer_check(&g, &fs, "/w/home/wt/.git",
-	    "gitdir: /w/p/.git/worktrees/wt\n", 31) == NULL &&
-	    wguard_pointer_check(&g, &fs, "/w/home/wt/.git", "gitdir: /w/evil\n", 16) != NULL &&
-	    wguard_pointer_check(&g, &fs, "/w/home/wt/.git", "gitdir: /w/p/.git\n", 18) != NULL,
+	ok(wguard_pointer_check(
+	       &g, &fs, "/w/p/sub/.git", "gitdir: ../.git/modules/sub\n", 28) == NULL &&
+		wguard_pointer_check(&g, &fs, "/w/p/sub/.git", "gitdir: /w/evil\n", 16) !=
+		    NULL &&
+		wguard_pointer_check(
+		    &g, &fs, "/w/p/sub/.git", "gitdir: ../.git/modules\n", 24) != NULL,
+	    "a .git file in the user's work tree names that repository's modules/");
+	ok(wguard_pointer_check(
+	       &g, &fs, "/w/home/wt/.git", "gitdir: /w/p/.git/worktrees/wt\n", 31) == NULL &&
+		wguard_pointer_check(&g, &fs, "/w/home/wt/.git", "gitdir: /w/evil\n", 16) !=
+		    NULL &&
+		wguard_pointer_check(&g, &fs, "/w/home/wt/.git", "gitdir: /w/p/.git\n", 18) !=
+		    NULL,
 	    "elsewhere a .git directory made during the run, not the user's");
 	ok(wguard_pointer_check(&g, &fs, "/w/home/wt/.git", "gitdir: /w/sep\n", 15) == NULL &&
-	    wguard_pointer_check(&g, &fs, "/w/home/wt/.git", "gitdir: ../../sep\n", 18) ==
-	    NULL, "or a git directory of any name made during the run (--separate-git-dir)");
-	ok(wguard_pointer_check(&g, &fs, "/w/home/wt/.git", "gitdir: /w/plain\n", 17) !=
-	    NULL && wguard_pointer_check(&g, &fs, "/w/home/wt/.git", "gitdir: /w/bare.git\n",
-	    20) != NULL && wguard_pointer_check(&g, &fs, "/w/home/wt/.git",
-	    "gitdir: /w/bare.git/x\n", 22) != NULL && wguard_pointer_check(&g, &linkfs,
-	    "/w/home/wt/.git", "gitdir: up/../..\n", 17) != NULL,
+		wguard_pointer_check(&g, &fs, "/w/home/wt/.git", "gitdir: ../../sep\n", 18) ==
+		    NULL,
+	    "or a git directory of any name made during the run (--separate-git-dir)");
+	ok(wguard_pointer_check(&g, &fs, "/w/home/wt/.git", "gitdir: /w/plain\n", 17) != NULL &&
+		wguard_pointer_check(&g, &fs, "/w/home/wt/.git", "gitdir: /w/bare.git\n", 20) !=
+		    NULL &&
+		wguard_pointer_check(
+		    &g, &fs, "/w/home/wt/.git", "gitdir: /w/bare.git/x\n", 22) != NULL &&
+		wguard_pointer_check(
+		    &g, &linkfs, "/w/home/wt/.git", "gitdir: up/../..\n", 17) != NULL,
 	    "but not a directory that is none, the user's, one below the user's, or through a "
 	    "link");
 	ok(wguard_pointer_check(&g, &fs, "/w/p/.git/worktrees/a/commondir", "../..\n", 6) ==
-	    NULL && wguard_pointer_check(&g, &fs, "/w/p/.git/worktrees/a/commondir",
-	    "../../../../evil\n", 17) != NULL, "a commondir names a git directory above it");
-	ok(wguard_pointer_check(&g, &fs, "/w/p/.git/worktrees/a/gitdir", "/w/home/wt/.git\n",
-	    16) == NULL && wguard_pointer_check(&g, &fs, "/w/p/.git/worktrees/a/gitdir",
-	    "/w/evil\n", 8) != NULL, "a worktree's gitdir names a .git");
+		    NULL &&
+		wguard_pointer_check(&g, &fs, "/w/p/.git/worktrees/a/commondir",
+		    "../../../../evil\n", 17) != NULL,
+	    "a commondir names a git directory above it");
+	ok(wguard_pointer_check(
+	       &g, &fs, "/w/p/.git/worktrees/a/gitdir", "/w/home/wt/.git\n", 16) == NULL &&
+		wguard_pointer_check(&g, &fs, "/w/p/.git/worktrees/a/gitdir", "/w/evil\n", 8) !=
+		    NULL,
+	    "a worktree's gitdir names a .git");
 	ok(wguard_pointer_check(&g, &linkfs, "/w/p/.git/worktrees/a/commondir", "../..\n", 6) ==
-	    NULL && wguard_pointer_check(&g, &linkfs, "/w/p/.git/worktrees/a/commondir",
-	    "up/../..\n", 9) != NULL, "a commondir judged where git's realpath leads");
+		    NULL &&
+		wguard_pointer_check(
+		    &g, &linkfs, "/w/p/.git/worktrees/a/commondir", "up/../..\n", 9) != NULL,
+	    "a commondir judged where git's realpath leads");
 	ok(wguard_pointer_check(&g, &linkfs, "/w/p/.git/modules/lib/config",
-	    "[core]\n\tworktree = ../../../lib\n", 32) == NULL &&
-	    wguard_pointer_check(&g, &linkfs, "/w/p/.git/modules/lib/config",
-	    "[core]\n\tworktree = ../../../lnk\n", 32) != NULL,
+	       "[core]\n\tworktree = ../../../lib\n", 32) == NULL &&
+		wguard_pointer_check(&g, &linkfs, "/w/p/.git/modules/lib/config",
+		    "[core]\n\tworktree = ../../../lnk\n", 32) != NULL,
 	    "a submodule's core.worktree judged where git's chdir leads");
 	ok(wguard_pointer_name(&g, &fs, "/w/p/.git/rebase-merge/git-rebase-todo") &&
-	    wguard_pointer_name(&g, &fs, "/w/p/.git/sequencer/todo") &&
-	    !wguard_pointer_name(&g, &fs, "/w/p/rebase-merge/git-rebase-todo") &&
-	    !wguard_pointer_name(&g, &fs, "/w/p/.git/todo"),
+		wguard_pointer_name(&g, &fs, "/w/p/.git/sequencer/todo") &&
+		!wguard_pointer_name(&g, &fs, "/w/p/rebase-merge/git-rebase-todo") &&
+		!wguard_pointer_name(&g, &fs, "/w/p/.git/todo"),
 	    "a stopped rebase's steps are looked at when the run ends");
 	ok(wguard_pointer_check(&g, &fs, "/w/p/.git/rebase-merge/git-rebase-todo",
-	    "pick 123 a\n# exec make\nbreak\n", 29) == NULL &&
-	    wguard_pointer_check(&g, &fs, "/w/p/.git/rebase-merge/git-rebase-todo",
-	    "pick 123 a\n  exec make\n", 23) != NULL &&
-	    wguard_pointer_check(&g, &fs, "/w/p/.git/sequencer/todo", "x\n", 2) != NULL,
+	       "pick 123 a\n# exec make\nbreak\n", 29) == NULL &&
+		wguard_pointer_check(&g, &fs, "/w/p/.git/rebase-merge/git-rebase-todo",
+		    "pick 123 a\n  exec make\n", 23) != NULL &&
+		wguard_pointer_check(&g, &fs, "/w/p/.git/sequencer/todo", "x\n", 2) != NULL,
 	    "none of them runs a command");
 	wguard_free(&g);
 }
@@ -322,27 +358,32 @@ test_encoding(void)
 	wguard_add_watch(&g, "/w/p/sec//token/", "/w/p/sec/v1/./token");
 	wguard_add_watch(&g, "/w/p/later/token", NULL);
 	ok(g.watch.n == 3 && strcmp(g.watch.v[1].name, "/w/p/sec/token") == 0 &&
-	    strcmp(g.watch.v[1].mount, "/w/p/sec/v1/token") == 0,
+		strcmp(g.watch.v[1].mount, "/w/p/sec/v1/token") == 0,
 	    "read denies to watch are normalised");
 	buf = wguard_encode(&g, &len);
 	rc = wguard_decode(buf, len, &h, err, sizeof(err));
 	ok(rc == 0, "a guard decodes (%s)", rc == 0 ? "" : err);
 	ok(h.exact.n == g.exact.n && h.roots.n == 2 && h.watch.n == 3 && h.depth == 4 &&
-	    h.allow_git_config, "with everything in it");
+		h.allow_git_config,
+	    "with everything in it");
 	ok(h.writable.n == 2 && strcmp(h.writable.v[0], "/w/p") == 0 &&
-	    strcmp(h.writable.v[1], "/tmp/run") == 0, "and its write roots");
+		strcmp(h.writable.v[1], "/tmp/run") == 0,
+	    "and its write roots");
 	ok(strcmp(h.watch.v[0].name, "/w/p/secret") == 0 &&
-	    strcmp(h.watch.v[0].mount, "/w/p/secret") == 0 &&
-	    strcmp(h.watch.v[1].name, "/w/p/sec/token") == 0 &&
-	    strcmp(h.watch.v[1].mount, "/w/p/sec/v1/token") == 0 &&
-	    strcmp(h.watch.v[2].name, "/w/p/later/token") == 0 && h.watch.v[2].mount == NULL,
+		strcmp(h.watch.v[0].mount, "/w/p/secret") == 0 &&
+		strcmp(h.watch.v[1].name, "/w/p/sec/token") == 0 &&
+		strcmp(h.watch.v[1].mount, "/w/p/sec/v1/token") == 0 &&
+		strcmp(h.watch.v[2].name, "/w/p/later/token") == 0 &&
+		h.watch.v[2].mount == NULL,
 	    "a read deny keeps its name and mask, a missing one stays missing");
 	ok(h.watch.v[0].place && !h.watch.v[1].place && !h.watch.v[2].place,
 	    "a mask srt-seccomp mounts stays one (F), bwrap's stay bwrap's (W)");
 	ok(wguard_may_create(&h, &fs, "/w/home/.cargo", true) == NULL &&
-	    wguard_may_create(&h, &fs, "/w/p/deny", true) != NULL, "pins survive the trip");
+		wguard_may_create(&h, &fs, "/w/p/deny", true) != NULL,
+	    "pins survive the trip");
 	ok(wguard_protected(&h, &fs, "/w/p/deny/me/x") != NULL &&
-	    wguard_may_remove(&h, &fs, "/w/p/deny") != NULL, "and indexed");
+		wguard_may_remove(&h, &fs, "/w/p/deny") != NULL,
+	    "and indexed");
 	wguard_free(&h);
 	/* Every truncation is refused, never read past. */
 	for (i = 0, rc = 0; i < len; i++) {
@@ -358,7 +399,7 @@ test_encoding(void)
 	ok(rc == 0, "no truncation in the middle of a record decodes");
 	bad = xmalloc(len);
 	memcpy(bad, buf, len);
-	bad[strlen("srt-wguard 2\n") + 1] = 'x';        /* a relative path */
+	bad[strlen("srt-wguard 2\n") + 1] = 'x'; /* a relative path */
 	ok(wguard_decode(bad, len, &h, err, sizeof(err)) == -1, "a relative path: %s", err);
 	memcpy(bad, buf, len);
 	bad[0] = 'S';
@@ -407,8 +448,8 @@ test_encoding(void)
 		    "a write root with ..: %s", err);
 		rc = wguard_decode(m2, sizeof(m2), &h, err, sizeof(err));
 		ok(rc == 0 && h.watch.n == 3 && h.watch.v[0].mount == NULL &&
-		    strcmp(h.watch.v[1].mount, "/m/y") == 0 &&
-		    strcmp(h.watch.v[2].name, "/") == 0 && h.watch.v[2].mount == NULL,
+			strcmp(h.watch.v[1].mount, "/m/y") == 0 &&
+			strcmp(h.watch.v[2].name, "/") == 0 && h.watch.v[2].mount == NULL,
 		    "missing and masked read denies decode (%s)", rc == 0 ? "" : err);
 		wguard_free(&h);
 	}
@@ -438,20 +479,21 @@ test_globs(void)
 	ok(g.globs.n == 3 && strcmp(g.globs.v[2], "/w/p/sec[0-9]*") == 0,
 	    "globs are normalised, each once");
 	ok(P("/w/p/new.pem") != NULL && strcmp(P("/w/p/new.pem"), "denyWrite *.pem") == 0 &&
-	    C("/w/p/new.pem", false) != NULL && R("/w/p/old.pem") != NULL,
+		C("/w/p/new.pem", false) != NULL && R("/w/p/old.pem") != NULL,
 	    "a name the glob matches cannot be made, written or removed");
 	ok(P("/w/p/sub/new.pem") == NULL && P("/w/p/new.pem.txt") == NULL &&
-	    C("/w/p/pem", false) == NULL && P("/w/new.pem") == NULL,
+		C("/w/p/pem", false) == NULL && P("/w/new.pem") == NULL,
 	    "\"*.pem\" against the cwd only: not in a subdirectory, not another name");
 	ok(C("/w/p/a.key", false) != NULL && C("/w/p/x/y/z.key", false) != NULL &&
-	    C("/w/p/x/y/z.keys", false) == NULL, "\"**/*.key\" at any depth");
+		C("/w/p/x/y/z.keys", false) == NULL,
+	    "\"**/*.key\" at any depth");
 	ok(C("/w/p/sec1", true) != NULL && C("/w/p/sec1/inner", false) != NULL &&
-	    P("/w/p/sec1/a/b") != NULL && C("/w/p/secx", true) == NULL,
+		P("/w/p/sec1/a/b") != NULL && C("/w/p/secx", true) == NULL,
 	    "a directory the glob matches cannot be made, nor anything under it");
 	buf = wguard_encode(&g, &len);
 	rc = wguard_decode(buf, len, &h, err, sizeof(err));
 	ok(rc == 0 && h.globs.n == 3 && strcmp(h.globs_why.v[1], "denyWrite **/*.key") == 0 &&
-	    wguard_may_create(&h, &fs, "/w/p/q/r.key", false) != NULL,
+		wguard_may_create(&h, &fs, "/w/p/q/r.key", false) != NULL,
 	    "globs survive the encoding (%s)", rc == 0 ? "" : err);
 	wguard_free(&h);
 	free(buf);
@@ -485,32 +527,34 @@ test_monitor_reasons(void)
 
 	build(&g, 3, false);
 	ok(wguard_way("/w/.bashrc", "denyWrite /w/.bashrc") == NULL &&
-	    wguard_way("/w/x", "not in allowWrite") == NULL,
+		wguard_way("/w/x", "not in allowWrite") == NULL,
 	    "way: none for what is no mandatory deny");
 	ok(strcmp(wguard_way("/w/.bashrc", "mandatory deny: shell start-up file"),
-	    "no setting lifts it: change it outside srt") == 0 &&
-	    strcmp(wguard_way("/w/.gitconfig", "mandatory deny: git configuration"),
-	    "no setting lifts it: change it outside srt") == 0 &&
-	    strcmp(wguard_way("/w/s.json", "settings file"),
-	    "no setting lifts it: change it outside srt") == 0,
+	       "no setting lifts it: change it outside srt") == 0 &&
+		strcmp(wguard_way("/w/.gitconfig", "mandatory deny: git configuration"),
+		    "no setting lifts it: change it outside srt") == 0 &&
+		strcmp(wguard_way("/w/s.json", "settings file"),
+		    "no setting lifts it: change it outside srt") == 0,
 	    "way: a mandatory deny no setting lifts says so");
 	ok(strcmp(wguard_way("/w/.git/CONFIG", "mandatory deny: git configuration"),
-	    "allowGitConfig allows it") == 0 &&
-	    wguard_way("/w/.git/config", "git configuration written in place (...; "
-	    "allowGitConfig allows it)") == NULL,
+	       "allowGitConfig allows it") == 0 &&
+		wguard_way("/w/.git/config",
+		    "git configuration written in place (...; "
+		    "allowGitConfig allows it)") == NULL,
 	    "way: a git directory's config names allowGitConfig, once");
 	ok(strcmp(wguard_readonly_why(&g, "/usr/x"), "read-only file system") == 0,
 	    "no write roots known: a plain reason");
 	strlist_push(&g.writable, "/w/p");
 	strlist_push(&g.writable, "/tmp/run");
 	ok(strcmp(wguard_readonly_why(&g, "/usr/x"), "not in allowWrite") == 0 &&
-	    strcmp(wguard_readonly_why(&g, "/w/pp"), "not in allowWrite") == 0 &&
-	    strcmp(wguard_readonly_why(&g, "/w"), "not in allowWrite") == 0,
+		strcmp(wguard_readonly_why(&g, "/w/pp"), "not in allowWrite") == 0 &&
+		strcmp(wguard_readonly_why(&g, "/w"), "not in allowWrite") == 0,
 	    "outside every write root (a sibling with the same prefix, a parent)");
 	ok(strcmp(wguard_readonly_why(&g, "/w/p/masked/x"),
-	    "a read-only mount inside allowWrite") == 0 &&
-	    strcmp(wguard_readonly_why(&g, "/tmp/run"), "a read-only mount inside allowWrite")
-	    == 0, "inside one: a mount there");
+	       "a read-only mount inside allowWrite") == 0 &&
+		strcmp(wguard_readonly_why(&g, "/tmp/run"),
+		    "a read-only mount inside allowWrite") == 0,
+	    "inside one: a mount there");
 	/* allowWrite entries missing at the start, through the encoding as srt-seccomp
 	 * gets them: the reason names the entry as the settings spell it. */
 	{
@@ -525,22 +569,24 @@ test_monitor_reasons(void)
 		    "missing allowWrite entries survive the trip");
 		free(buf);
 		ok(strcmp(wguard_readonly_why(&h, "/home/u/.npm"),
-		    "allowWrite ~/.npm did not exist when the run started") == 0 &&
-		    strcmp(wguard_readonly_why(&h, "/home/u/.npm/_cacache/x"),
-		    "allowWrite ~/.npm did not exist when the run started") == 0 &&
-		    strcmp(wguard_readonly_why(&h, "/home/u/.npmrc"), "not in allowWrite") == 0,
+		       "allowWrite ~/.npm did not exist when the run started") == 0 &&
+			strcmp(wguard_readonly_why(&h, "/home/u/.npm/_cacache/x"),
+			    "allowWrite ~/.npm did not exist when the run started") == 0 &&
+			strcmp(wguard_readonly_why(&h, "/home/u/.npmrc"),
+			    "not in allowWrite") == 0,
 		    "a missing allowWrite path: its reason, for it and beneath it only");
 		ok(strcmp(wguard_readonly_why(&h, "/w/p/logs/new.log"),
-		    "allowWrite logs/*.log matches only what existed when the run started") == 0
-		    && strcmp(wguard_readonly_why(&h, "/w/p/logs/new.txt"),
-		    "a read-only mount inside allowWrite") == 0,
+		       "allowWrite logs/*.log matches only what existed when the run started") ==
+			    0 &&
+			strcmp(wguard_readonly_why(&h, "/w/p/logs/new.txt"),
+			    "a read-only mount inside allowWrite") == 0,
 		    "a new file matching an allowWrite glob: the glob's reason");
 		wguard_free(&h);
 	}
 	ok(P("/w/p/.bashrc") != NULL, "the guard refuses");
 	g.inert = true;
 	ok(P("/w/p/.bashrc") == NULL && C("/w/p/.git", true) == NULL &&
-	    R("/w/p/deny") == NULL && P("/w/p/.git/hooks/x") == NULL,
+		R("/w/p/deny") == NULL && P("/w/p/.git/hooks/x") == NULL,
 	    "an inert guard refuses nothing");
 	wguard_free(&g);
 }
@@ -553,38 +599,38 @@ test_removable(void)
 
 	build(&g, 3, false);
 	wguard_add_exact(&g, "/w/p/sub/.git", "mandatory deny: git directory pointer", false);
-	wguard_add_exact(&g, "/w/p/.git/worktrees/w1/commondir", "mandatory deny: git commondir",
-	    false);
+	wguard_add_exact(
+	    &g, "/w/p/.git/worktrees/w1/commondir", "mandatory deny: git commondir", false);
 	wguard_add_exact(&g, "/w/p/dw/.git", "denyWrite /w/p/dw/.git", false);
 	wguard_index(&g);
 	ok(R("/w/p/sub/.git") != NULL && wguard_removable(&g, &fs, "/w/p/sub/.git", false),
 	    "removable: a submodule's .git file");
 	ok(R("/w/p/.git/worktrees/w1/commondir") != NULL &&
-	    wguard_removable(&g, &fs, "/w/p/.git/worktrees/w1/commondir", false) &&
-	    wguard_removable(&g, &fs, "/w/p/.git/worktrees/w1/gitdir", false),
+		wguard_removable(&g, &fs, "/w/p/.git/worktrees/w1/commondir", false) &&
+		wguard_removable(&g, &fs, "/w/p/.git/worktrees/w1/gitdir", false),
 	    "removable: a linked worktree's commondir and gitdir");
 	ok(wguard_removable(&g, &fs, "/w/p/.git/worktrees/w1", true) &&
-	    wguard_removable(&g, &fs, "/w/p/.git/worktrees", true) &&
-	    wguard_removable(&g, &fs, "/w/p/sub", true),
+		wguard_removable(&g, &fs, "/w/p/.git/worktrees", true) &&
+		wguard_removable(&g, &fs, "/w/p/sub", true),
 	    "removable: an empty directory on the way to them");
 	ok(!wguard_removable(&g, &fs, "/w/p/.git", false) &&
-	    !wguard_removable(&g, &fs, "/w/home/.git", false),
+		!wguard_removable(&g, &fs, "/w/home/.git", false),
 	    "not: a root's own .git (the working directory is no worktree to remove)");
 	ok(!wguard_removable(&g, &fs, "/w/p/.gitmodules", false) &&
-	    !wguard_removable(&g, &fs, "/w/p/sub/.gitmodules", false),
+		!wguard_removable(&g, &fs, "/w/p/sub/.gitmodules", false),
 	    "not: .gitmodules, a dangerous name");
 	ok(!wguard_removable(&g, &fs, "/w/p/dw/.git", false) &&
-	    !wguard_removable(&g, &fs, "/w/p/deny", true) &&
-	    !wguard_removable(&g, &fs, "/w/p/deny/me", false) &&
-	    !wguard_removable(&g, &fs, "/w/p/settings.json", false),
+		!wguard_removable(&g, &fs, "/w/p/deny", true) &&
+		!wguard_removable(&g, &fs, "/w/p/deny/me", false) &&
+		!wguard_removable(&g, &fs, "/w/p/settings.json", false),
 	    "not: what a user's rule protects, nor a pinned way");
 	ok(!wguard_removable(&g, &fs, "/w/p/.git/hooks", true) &&
-	    !wguard_removable(&g, &fs, "/w/p/.git/hooks/pre-commit", false) &&
-	    !wguard_removable(&g, &fs, "/w/p/.git/config", false) &&
-	    !wguard_removable(&g, &fs, "/w/p/.git/commondir", false) &&
-	    !wguard_removable(&g, &fs, "/w/p/.bashrc", false) &&
-	    !wguard_removable(&g, &fs, "/w/p/.vscode", true) &&
-	    !wguard_removable(&g, &fs, "/w/p/.vscode/tasks.json", false),
+		!wguard_removable(&g, &fs, "/w/p/.git/hooks/pre-commit", false) &&
+		!wguard_removable(&g, &fs, "/w/p/.git/config", false) &&
+		!wguard_removable(&g, &fs, "/w/p/.git/commondir", false) &&
+		!wguard_removable(&g, &fs, "/w/p/.bashrc", false) &&
+		!wguard_removable(&g, &fs, "/w/p/.vscode", true) &&
+		!wguard_removable(&g, &fs, "/w/p/.vscode/tasks.json", false),
 	    "not: hooks, config, a commondir of no worktree, the dangerous names");
 	wguard_free(&g);
 }
