@@ -154,7 +154,6 @@ void state_close(struct state *st);
 void state_add(struct state *st, const struct rec *r); /* copies */
 void state_del(struct state *st, size_t i);
 void rec_free(struct rec *r);
-const char *rec_kind_name(enum rec_kind k);
 int state_parse(const char *text, size_t len, struct state *st);
 char *state_format(const struct state *st);
 

@@ -22,12 +22,6 @@ static const char *const kind_names[] = {
 	[RK_EXEC] = "exec",
 };
 
-const char *
-rec_kind_name(enum rec_kind k)
-{
-	return kind_names[k];
-}
-
 void
 rec_free(struct rec *r)
 {
@@ -106,6 +100,7 @@ parse_rec(const struct json_value *o, struct rec *r)
 	const struct json_value *root = json_tree_get(o, "root"), *e, *st;
 	double pid, mask, flags;
 	uint64_t start;
+	int k;
 	size_t i;
 
 	memset(r, 0, sizeof(*r));
@@ -118,12 +113,10 @@ parse_rec(const struct json_value *o, struct rec *r)
 	}
 	if (kind == NULL || kind->type != JSON_STRING)
 		return -1;
-	for (i = 0; i < sizeof(kind_names) / sizeof(kind_names[0]); i++)
-		if (strcmp(kind->str, kind_names[i]) == 0)
-			break;
-	if (i == sizeof(kind_names) / sizeof(kind_names[0]))
+	if ((k = util_enum_value(
+		 kind_names, sizeof(kind_names) / sizeof(kind_names[0]), kind->str)) == -1)
 		return -1;
-	r->kind = (enum rec_kind)i;
+	r->kind = (enum rec_kind)k;
 	/* The start time is a string: a Windows FILETIME needs more than a double's 53
 	 * bits. */
 	if (num_field(o, "pid", 4294967295.0, &pid) != 0 ||

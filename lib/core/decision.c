@@ -7,8 +7,8 @@
 #include "log.h"
 #include "util.h"
 
+/* VERDICT_NONE, not decided yet, has no name of its own: it is recorded as "deny". */
 static const char *const verdict_names[] = {
-	[VERDICT_NONE] = "deny",
 	[VERDICT_ALLOW] = "allow",
 	[VERDICT_DENY] = "deny",
 	[VERDICT_AUDIT_DENY] = "audit-deny",
@@ -18,8 +18,8 @@ static const char *const verdict_names[] = {
 const char *
 verdict_name(enum verdict v)
 {
-	return (unsigned)v < sizeof(verdict_names) / sizeof(verdict_names[0]) ? verdict_names[v]
-									      : "deny";
+	return util_enum_name(
+	    verdict_names, sizeof(verdict_names) / sizeof(verdict_names[0]), v, "deny");
 }
 
 static void

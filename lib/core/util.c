@@ -73,6 +73,23 @@ util_escape_letter(int c, const char *allowed)
 	return esc_letters[p - esc_values];
 }
 
+const char *
+util_enum_name(const char *const *names, size_t n, unsigned v, const char *dflt)
+{
+	return v < n && names[v] != NULL ? names[v] : dflt;
+}
+
+int
+util_enum_value(const char *const *names, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (names[i] != NULL && strcmp(names[i], s) == 0)
+			return (int)i;
+	return -1;
+}
+
 /* The reference's uuid rule. */
 int
 util_is_uuid(const char *s)

@@ -25,6 +25,12 @@ void util_time_now(char out[UTIL_TIME_MAX]);
 /* t starts with a time stamp of that form (a reader checks a record's before it copies it). */
 bool util_time_ok(const char *t);
 
+/* The names of an enum's values, for a record's writer and its reader: names[v] (n of
+ * them) is the name of value v, or NULL where v has none of its own. enum_name: v's name,
+ * or dflt for a value without one; enum_value: the value named s, or -1. */
+const char *util_enum_name(const char *const *names, size_t n, unsigned v, const char *dflt);
+int util_enum_value(const char *const *names, size_t n, const char *s);
+
 /* s is 8-4-4-4-12 hex digits, any case, with nothing around them: a UUID (a GUID). */
 int util_is_uuid(const char *s);
 

@@ -21,7 +21,7 @@ static const char *const kind_names[VK_MAX] = {
 const char *
 viol_kind_name(enum viol_kind k)
 {
-	return (unsigned)k < VK_MAX ? kind_names[k] : "left-out";
+	return util_enum_name(kind_names, VK_MAX, k, "left-out");
 }
 
 /* How much of the path and the reason a record shows: all of them, unless the record
