@@ -303,13 +303,26 @@ glob_regex_escape_literal(const char *text)
 	return buf_steal(&b);
 }
 
-/* The regex of each token without text of its own. */
-static const char *const tok_regex[] = {
-	[G_SEP] = "/",
-	[G_ANY] = "[^/]",
-	[G_STAR] = "[^/]*",
-	[G_GSTAR] = ".*",
-	[G_GSLASH] = "(.*/)?",
+/* The atoms of the matcher (below): a character, one of each wildcard, a set. */
+enum atom_kind {
+	A_CHAR,
+	A_ANY,
+	A_STAR,
+	A_GSTAR,
+	A_GSLASH,
+	A_SET
+};
+
+/* What each token without text of its own stands for: its regex, and its atom. */
+static const struct {
+	const char *regex;
+	enum atom_kind atom;
+} tok_meaning[] = {
+	[G_SEP] = { "/", A_CHAR },
+	[G_ANY] = { "[^/]", A_ANY },
+	[G_STAR] = { "[^/]*", A_STAR },
+	[G_GSTAR] = { ".*", A_GSTAR },
+	[G_GSLASH] = { "(.*/)?", A_GSLASH },
 };
 
 char *
@@ -332,7 +345,7 @@ globre_regex(const struct globre *g, bool subtree)
 			buf_adds(&b, "]");
 			break;
 		default:
-			buf_adds(&b, tok_regex[t->kind]);
+			buf_adds(&b, tok_meaning[t->kind].regex);
 			break;
 		}
 	}
@@ -347,23 +360,6 @@ globre_regex(const struct globre *g, bool subtree)
  * State i is "before atom i", na is "after the last"; a "** /" atom i has a second state,
  * na + 1 + i, "inside the group, no '/' seen yet since it last could have ended".
  */
-enum atom_kind {
-	A_CHAR,
-	A_ANY,
-	A_STAR,
-	A_GSTAR,
-	A_GSLASH,
-	A_SET
-};
-
-/* The atom of each wildcard token. */
-static const enum atom_kind tok_atom[] = {
-	[G_ANY] = A_ANY,
-	[G_STAR] = A_STAR,
-	[G_GSTAR] = A_GSTAR,
-	[G_GSLASH] = A_GSLASH,
-};
-
 struct atom {
 	enum atom_kind kind;
 	uint32_t cp;              /* A_CHAR */
@@ -417,7 +413,7 @@ atoms_build(const struct globre *g, struct atom **out)
 			a[n++] = (struct atom){ .kind = A_SET, .set = t };
 			break;
 		default:
-			a[n++] = (struct atom){ .kind = tok_atom[t->kind] };
+			a[n++] = (struct atom){ .kind = tok_meaning[t->kind].atom };
 			break;
 		}
 		free(cp);
