@@ -37,27 +37,14 @@ struct proxy_connector {
 static int
 connector_child_filter(void)
 {
-	static const char *const allow[] = {
-		"read",
-		"recvfrom",
-		"sendmsg",
-		"connect",
-		"setsockopt",
-		"close",
-		"exit",
-		"exit_group",
-		"rt_sigreturn",
-		"restart_syscall",
-	};
+	/* Beside a helper child's own (proxy_sandbox_child_filter): a connection's. */
+	static const char *const connect_allow[] = { "recvfrom", "connect", "setsockopt" };
 	scmp_filter_ctx ctx;
-	int nr, rc = -1;
+	int rc = -1;
 
-	if ((ctx = seccomp_init(SCMP_ACT_KILL_PROCESS)) == NULL)
+	if ((ctx = proxy_sandbox_child_filter(
+		 connect_allow, sizeof(connect_allow) / sizeof(connect_allow[0]))) == NULL)
 		return -1;
-	for (size_t i = 0; i < sizeof(allow) / sizeof(allow[0]); i++)
-		if ((nr = seccomp_syscall_resolve_name(allow[i])) != __NR_SCMP_ERROR &&
-		    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0) < 0)
-			goto out;
 	/* Unix sockets only: the child reaches the network in no other way. */
 	if (seccomp_rule_add(
 		ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_EQ, AF_UNIX)) < 0 ||

@@ -134,22 +134,34 @@ static const char *const proxy_sandbox_allow[] = {
 	"tgkill",
 };
 
+/* Allow each syscall named (a name this architecture lacks is passed over). */
+static int
+seccomp_allow_names(scmp_filter_ctx ctx, const char *const *names, size_t n)
+{
+	size_t i;
+	int nr;
+
+	for (i = 0; i < n; i++) {
+		nr = seccomp_syscall_resolve_name(names[i]);
+		if (nr == __NR_SCMP_ERROR)
+			continue; /* not on this architecture */
+		if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int
 proxy_sandbox_seccomp(void)
 {
 	scmp_filter_ctx ctx;
-	size_t i;
-	int rc = -1, nr;
+	int rc = -1;
 
 	if ((ctx = seccomp_init(SCMP_ACT_KILL_PROCESS)) == NULL)
 		return -1;
-	for (i = 0; i < sizeof(proxy_sandbox_allow) / sizeof(proxy_sandbox_allow[0]); i++) {
-		nr = seccomp_syscall_resolve_name(proxy_sandbox_allow[i]);
-		if (nr == __NR_SCMP_ERROR)
-			continue; /* not on this architecture */
-		if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0) < 0)
-			goto out;
-	}
+	if (seccomp_allow_names(ctx, proxy_sandbox_allow,
+		sizeof(proxy_sandbox_allow) / sizeof(proxy_sandbox_allow[0])) == -1)
+		goto out;
 	/* Outbound sockets: IPv4 and IPv6 for dials and DNS; rtnetlink for getifaddrs. */
 	if (seccomp_rule_add(
 		ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_EQ, AF_INET)) < 0 ||
@@ -232,11 +244,10 @@ struct proxy_opener {
 	int sock;
 };
 
-/* The opener's whole life: one byte in, the file's descriptor (or errno) out. */
-static noreturn void
-proxy_opener_main(int sock, const char *path)
+void *
+proxy_sandbox_child_filter(const char *const *more, size_t n)
 {
-	static const char *const allow[] = {
+	static const char *const child_allow[] = {
 		"read",
 		"sendmsg",
 		"close",
@@ -246,16 +257,29 @@ proxy_opener_main(int sock, const char *path)
 		"restart_syscall",
 	};
 	scmp_filter_ctx ctx;
-	char c;
-	int fd, err, nr;
 
-	if ((ctx = seccomp_init(SCMP_ACT_KILL_PROCESS)) == NULL ||
-	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
+	if ((ctx = seccomp_init(SCMP_ACT_KILL_PROCESS)) == NULL)
+		return NULL;
+	if (seccomp_allow_names(
+		ctx, child_allow, sizeof(child_allow) / sizeof(child_allow[0])) == -1 ||
+	    seccomp_allow_names(ctx, more, n) == -1) {
+		seccomp_release(ctx);
+		return NULL;
+	}
+	return ctx;
+}
+
+/* The opener's whole life: one byte in, the file's descriptor (or errno) out. */
+static noreturn void
+proxy_opener_main(int sock, const char *path)
+{
+	scmp_filter_ctx ctx;
+	char c;
+	int fd, err;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1 ||
+	    (ctx = proxy_sandbox_child_filter(NULL, 0)) == NULL)
 		_exit(1);
-	for (size_t i = 0; i < sizeof(allow) / sizeof(allow[0]); i++)
-		if ((nr = seccomp_syscall_resolve_name(allow[i])) != __NR_SCMP_ERROR &&
-		    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0) < 0)
-			_exit(1);
 	if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(openat), 1,
 		SCMP_A2(SCMP_CMP_EQ, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0 ||
 	    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(open), 1,

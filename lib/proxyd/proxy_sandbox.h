@@ -51,6 +51,11 @@ struct proxy_opener *proxy_opener_start(const char *path);
  * open, and it dies with the proxy. In the proxy the child's pid, sp[1] closed; -1 with
  * both closed (logged as what) when fork fails. */
 pid_t proxy_sandbox_fork(int sp[2], const char *what);
+/* Such a child's seccomp filter (a scmp_filter_ctx), for it to add its own rules to and
+ * load: the process is killed on every syscall but reading a request, sending the answer
+ * (sendmsg), closing, exiting, and the n named in more (a name this architecture lacks is
+ * passed over). NULL on failure. */
+void *proxy_sandbox_child_filter(const char *const *more, size_t n);
 /* A descriptor on the path (the file as it is now), or -1 with errno: the opener's own
  * errno from open(2), or EIO when it is gone. For policy_source's open_file. */
 int proxy_opener_open(void *opener, const char *path);
