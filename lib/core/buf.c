@@ -128,7 +128,10 @@ buf_u64le(struct buf *b, uint64_t v)
 void
 buf_add_jstr(struct buf *b, const char *s, size_t len)
 {
+	/* The characters JSON escapes with a letter, and their letters. */
+	static const char esc_from[] = "\"\\\b\f\n\r\t", esc_to[] = "\"\\bfnrt";
 	const unsigned char *u = (const unsigned char *)s;
+	const char *e;
 	size_t i = 0, start, k;
 	long cp;
 
@@ -145,42 +148,21 @@ buf_add_jstr(struct buf *b, const char *s, size_t len)
 		buf_add(b, s + start, i - start);
 		if (i == len)
 			break;
-		switch (u[i]) {
-		case '"':
-			buf_add(b, "\\\"", 2);
-			break;
-		case '\\':
-			buf_add(b, "\\\\", 2);
-			break;
-		case '\b':
-			buf_add(b, "\\b", 2);
-			break;
-		case '\f':
-			buf_add(b, "\\f", 2);
-			break;
-		case '\n':
-			buf_add(b, "\\n", 2);
-			break;
-		case '\r':
-			buf_add(b, "\\r", 2);
-			break;
-		case '\t':
-			buf_add(b, "\\t", 2);
-			break;
-		default:
-			if (u[i] < 0x80) {
-				buf_addf(b, "\\u%04x", u[i]);
-				break;
-			}
+		if (u[i] != '\0' && (e = strchr(esc_from, u[i])) != NULL) {
+			buf_addc(b, '\\');
+			buf_addc(b, esc_to[e - esc_from]);
+			i++;
+		} else if (u[i] < 0x80) {
+			buf_addf(b, "\\u%04x", u[i]);
+			i++;
+		} else {
 			k = utf8_decode(u + i, len - i, &cp);
 			if (cp == UTF8_BAD)
 				buf_add(b, "\\ufffd", 6);
 			else
 				buf_add(b, s + i, k);
 			i += k;
-			continue;
 		}
-		i++;
 	}
 	buf_addc(b, '"');
 }
