@@ -20,7 +20,7 @@
 
 enum tok {
 	TOK_EOF,
-	TOK_LBRACE,
+	TOK_LBRACE, /* TOK_LBRACE to TOK_COLON: the punctuation, as lex_next spells it */
 	TOK_RBRACE,
 	TOK_LBRACKET,
 	TOK_RBRACKET,
@@ -226,7 +226,9 @@ lex_word(struct lexer *lx)
 static int
 lex_next(struct lexer *lx, enum tok *t)
 {
+	static const char punct[] = "{}[],:"; /* TOK_LBRACE to TOK_COLON, in order */
 	const unsigned char *p = lx->p;
+	const char *q;
 	unsigned char c;
 
 	while (lx->pos < lx->len &&
@@ -239,36 +241,14 @@ lex_next(struct lexer *lx, enum tok *t)
 		return 0;
 	}
 	c = p[lx->pos];
-	switch (c) {
-	case '{':
-		*t = TOK_LBRACE;
+	if (c != '\0' && (q = strchr(punct, c)) != NULL) {
+		*t = (enum tok)(TOK_LBRACE + (q - punct));
 		lx->pos++;
 		return 0;
-	case '}':
-		*t = TOK_RBRACE;
-		lx->pos++;
-		return 0;
-	case '[':
-		*t = TOK_LBRACKET;
-		lx->pos++;
-		return 0;
-	case ']':
-		*t = TOK_RBRACKET;
-		lx->pos++;
-		return 0;
-	case ',':
-		*t = TOK_COMMA;
-		lx->pos++;
-		return 0;
-	case ':':
-		*t = TOK_COLON;
-		lx->pos++;
-		return 0;
-	case '"':
+	}
+	if (c == '"') {
 		*t = TOK_STRING;
 		return lex_string(lx);
-	default:
-		break;
 	}
 	if (c == '-' || is_digit(c)) {
 		*t = TOK_NUMBER;
