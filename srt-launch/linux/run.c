@@ -251,6 +251,16 @@ sandbox_violations_drain(struct launch *l)
 	fd_close(&l->sandbox.viol_r);
 }
 
+/* Watch fd for input (unless it is closed: -1), with tag beside it in slot[]. */
+static void
+poll_add(struct pollfd *pfd, int *slot, nfds_t *n, int fd, int tag)
+{
+	if (fd == -1)
+		return;
+	pfd[*n] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	slot[(*n)++] = tag;
+}
+
 static int
 wait_loop(struct launch *l, int sigfd)
 {
@@ -262,30 +272,13 @@ wait_loop(struct launch *l, int sigfd)
 		int slot[5 + LS_MAX];
 		nfds_t n = 0, i;
 
-		pfd[n] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
-		slot[n++] = -1;
-		if (l->proxy.log_r != -1) {
-			pfd[n] = (struct pollfd){ .fd = l->proxy.log_r, .events = POLLIN };
-			slot[n++] = -2;
-		}
-		if (l->sandbox.viol_r != -1) {
-			pfd[n] = (struct pollfd){ .fd = l->sandbox.viol_r, .events = POLLIN };
-			slot[n++] = -4;
-		}
-		if (l->sandbox.status_r != -1) {
-			pfd[n] = (struct pollfd){ .fd = l->sandbox.status_r, .events = POLLIN };
-			slot[n++] = -3;
-		}
-		if (l->control.fd != -1) {
-			pfd[n] = (struct pollfd){ .fd = l->control.fd, .events = POLLIN };
-			slot[n++] = -5;
-		}
+		poll_add(pfd, slot, &n, sigfd, -1);
+		poll_add(pfd, slot, &n, l->proxy.log_r, -2);
+		poll_add(pfd, slot, &n, l->sandbox.viol_r, -4);
+		poll_add(pfd, slot, &n, l->sandbox.status_r, -3);
+		poll_add(pfd, slot, &n, l->control.fd, -5);
 		for (i = 0; i < LS_MAX; i++)
-			if (l->proxy.listen_fd[i] != -1) {
-				pfd[n] = (struct pollfd){ .fd = l->proxy.listen_fd[i],
-					.events = POLLIN };
-				slot[n++] = (int)i;
-			}
+			poll_add(pfd, slot, &n, l->proxy.listen_fd[i], (int)i);
 		if (poll(pfd, n, -1) == -1) {
 			if (errno == EINTR)
 				continue;
