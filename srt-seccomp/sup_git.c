@@ -160,6 +160,17 @@ git_has_worktree(const char *text, size_t len)
 	return r;
 }
 
+/* git_read's error r (< 0) on the configuration at path: a file that is no regular file
+ * or is too large is refused (why says so), -EPERM; another error is passed on. */
+static int
+git_read_refused(struct sup *s, const char *path, int r, const char *why)
+{
+	if (r != -EINVAL && r != -EFBIG)
+		return r;
+	sup_refused(s, s->op, path, why);
+	return -EPERM;
+}
+
 /*
  * Judge new (the command's file) against what dfd/name holds now (fresh: against
  * nothing, the file was never git state), for the git directory gitdir, and install it
@@ -176,15 +187,10 @@ git_judge(struct sup *s, int dfd, const char *name, const char *path, const char
 	size_t oldlen = 0, i;
 	int r = 1;
 
-	if (!fresh && (r = git_read(dfd, name, GITCONFIG_MAX, &old, &oldlen, &ost)) < 0) {
-		if (r == -EINVAL || r == -EFBIG) {
-			sup_refused(s, s->op, path,
-			    "git configuration that is no regular file "
-			    "or too large (allowGitConfig allows it)");
-			return -EPERM;
-		}
-		return r;
-	}
+	if (!fresh && (r = git_read(dfd, name, GITCONFIG_MAX, &old, &oldlen, &ost)) < 0)
+		return git_read_refused(s, path, r,
+		    "git configuration that is no regular file "
+		    "or too large (allowGitConfig allows it)");
 	if (gitcfg_check(old, oldlen, new_, newlen, &ctx, why, sizeof(why)) == -1) {
 		free(old);
 		/* A line for each refused key, not only the first. */
@@ -217,13 +223,9 @@ sup_git_config_rename(
 	if ((e = git_read(odfd, oname, GITCONFIG_MAX, &text, &len, &st)) != 0) {
 		if (e == 1)
 			return -ENOENT;
-		if (e == -EINVAL || e == -EFBIG) {
-			sup_refused(s, s->op, npath,
-			    "git configuration renamed from what is no "
-			    "regular file or too large (allowGitConfig allows it)");
-			return -EPERM;
-		}
-		return e;
+		return git_read_refused(s, npath, e,
+		    "git configuration renamed from what is no "
+		    "regular file or too large (allowGitConfig allows it)");
 	}
 	gitdir = path_dirname(npath);
 	e = git_judge(s, ndfd, nname, npath, gitdir, text, len, &st, false);
