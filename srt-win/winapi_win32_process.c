@@ -311,13 +311,38 @@ wait_watch(HANDLE h, unsigned long watch, uint64_t start, int ctrl)
 	return WAIT_ENDED;
 }
 
+/* The status of a command that is over, in *status: its exit code, or 1 where we ended it
+ * (ended). Returns ended, or -1. */
+static int
+process_status(HANDLE process, int ended, int *status)
+{
+	DWORD code = 1;
+
+	if (!ended && !GetExitCodeProcess(process, &code)) {
+		fail_last("GetExitCodeProcess");
+		return -1;
+	}
+	*status = (int)code;
+	return ended;
+}
+
+/* The handles CreateProcess gave, those it gave. */
+static void
+process_info_close(PROCESS_INFORMATION *pi)
+{
+	if (pi->hProcess)
+		CloseHandle(pi->hProcess);
+	if (pi->hThread)
+		CloseHandle(pi->hThread);
+}
+
 int
 wa_run_contained(const struct wa_spawn *sp, int *status)
 {
 	STARTUPINFOEXW si;
 	PROCESS_INFORMATION pi = { 0 };
 	HANDLE token = NULL, job = NULL, list[3];
-	DWORD nlist, code = 1;
+	DWORD nlist;
 	SIZE_T asize = 0;
 	wchar_t *app = NULL, *cmd = NULL, *env = NULL, *cwd = NULL;
 	char *line = NULL;
@@ -368,17 +393,9 @@ wa_run_contained(const struct wa_spawn *sp, int *status)
 	ended = wait_watch(pi.hProcess, sp->watch_pid, sp->watch_start, 0) == WAIT_WATCH_ENDED;
 	if (ended)
 		TerminateJobObject(job, 1);
-	else if (!GetExitCodeProcess(pi.hProcess, &code)) {
-		fail_last("GetExitCodeProcess");
-		goto out;
-	}
-	*status = (int)code;
-	rc = ended;
+	rc = process_status(pi.hProcess, ended, status);
 out:
-	if (pi.hProcess)
-		CloseHandle(pi.hProcess);
-	if (pi.hThread)
-		CloseHandle(pi.hThread);
+	process_info_close(&pi);
 	/* Closing the job kills whatever the command left running. */
 	if (job)
 		CloseHandle(job);
@@ -403,7 +420,7 @@ wa_run_as_user(const char *user, const char *password, const struct wa_spawn *sp
 	STARTUPINFOW si = { 0 };
 	PROCESS_INFORMATION pi = { 0 };
 	HANDLE list[3];
-	DWORD nlist, code = 1, e;
+	DWORD nlist, e;
 	wchar_t *wu = W(user), *wpw = W(password), *app = W(sp->argv[0]), *cmd, *cwd;
 	char *line = command_line(sp->argv);
 	int rc = -1, ended, w;
@@ -435,17 +452,10 @@ wa_run_as_user(const char *user, const char *password, const struct wa_spawn *sp
 		/* The runner's job goes with it, and the command with the job. */
 		TerminateProcess(pi.hProcess, 1);
 		WaitForSingleObject(pi.hProcess, INFINITE);
-	} else if (!GetExitCodeProcess(pi.hProcess, &code)) {
-		fail_last("GetExitCodeProcess");
-		goto out;
 	}
-	*status = (int)code;
-	rc = ended;
+	rc = process_status(pi.hProcess, ended, status);
 out:
-	if (pi.hProcess)
-		CloseHandle(pi.hProcess);
-	if (pi.hThread)
-		CloseHandle(pi.hThread);
+	process_info_close(&pi);
 	free(wu);
 	free_secret(wpw);
 	free(app);
