@@ -11,18 +11,12 @@
 #include "util.h"
 #include "violation.h"
 
-static const char *const kind_names[VK_MAX] = {
+const char *const violation_kind_names[VK_MAX] = {
 	[VK_FILE_WRITE] = "file-write",
 	[VK_FILE_READ] = "file-read",
 	[VK_CONNECT] = "direct-connect",
 	[VK_LEFT_OUT] = "left-out",
 };
-
-const char *
-viol_kind_name(enum viol_kind k)
-{
-	return util_enum_name(kind_names, VK_MAX, k, "left-out");
-}
 
 /* How much of the path and the reason a record shows: all of them, unless the record
  * would not fit in one atomic write (violation_format cuts them further). */
@@ -81,7 +75,8 @@ members_cut(struct buf *b, const struct violation *v, const char *line, struct c
 {
 	buf_adds(b, "\"time\":");
 	buf_add_jstr(b, v->time, strlen(v->time));
-	buf_addf(b, ",\"kind\":\"%s\"", viol_kind_name(v->kind));
+	buf_addf(b, ",\"kind\":\"%s\"",
+	    util_enum_name(violation_kind_names, VK_MAX, v->kind, "left-out"));
 	switch (v->kind) {
 	case VK_FILE_WRITE:
 	case VK_FILE_READ:

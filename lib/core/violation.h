@@ -43,7 +43,8 @@ enum viol_kind {
 	VK_MAX
 };
 
-const char *viol_kind_name(enum viol_kind k);
+/* What a record calls each kind (the comments above). */
+extern const char *const violation_kind_names[VK_MAX];
 
 #define VIOL_TIME_MAX UTIL_TIME_MAX
 #define VIOL_LINES_MAX 1000   /* lines a run reports, then one "left-out" */

@@ -64,9 +64,7 @@ violation_read(const cJSON *o, struct violation *v)
 	snprintf(v->time, sizeof(v->time), "%s", t);
 	if ((bad = get_str(o, "kind", OP_MAX, &k)) != NULL)
 		return bad;
-	for (i = 0; i < VK_MAX && strcmp(k, viol_kind_name((enum viol_kind)i)) != 0; i++)
-		;
-	if (i == VK_MAX)
+	if ((i = util_enum_value(violation_kind_names, VK_MAX, k)) == -1)
 		return "kind";
 	v->kind = (enum viol_kind)i;
 	if ((bad = get_str(o, "violation", SIZE_MAX, &line)) != NULL)

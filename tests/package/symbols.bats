@@ -12,7 +12,7 @@ load ../helpers
 EXTRA_PREFIXES="http ssh strlist diags evtimer evbe dom pathw macl mitm no_proxy ip_addr"
 EXTRA_NAMES="fatal fatalx xmalloc xcalloc xreallocarray xstrdup xstrndup xasprintf
 fd_close read_fd_all read_file shell_quote hex_lower hex_digit_value hmac_sha256 port_parse
-host_canonicalise memfd_sealed json_check json_linecol route_describe viol_kind_name
+host_canonicalise memfd_sealed json_check json_linecol route_describe
 verdict_name"
 
 # The names the split of plan_linux.c and plan_macos.c leaked (review of 2026-12-06).
