@@ -9,8 +9,9 @@ SRT_BIN="$SRT_BUILD/bin"
 SRT_TESTBIN="$SRT_BUILD/tests"
 SRT_DATA="$SRT_TESTDIR/data"
 NETPROBE="$SRT_TESTDIR/helpers/netprobe.py"   # open, v6, hold, send: see its usage
+JSONL="$SRT_TESTDIR/helpers/jsonl.py"         # field, valid, print: see its usage
 PATH="$SRT_BIN:$PATH"
-export SRT_TESTDIR SRT_BUILD SRT_BIN SRT_TESTBIN SRT_DATA NETPROBE
+export SRT_TESTDIR SRT_BUILD SRT_BIN SRT_TESTBIN SRT_DATA NETPROBE JSONL
 
 # A fresh temp tree per test, removed afterwards. Suites that define their own setup call
 # srt_setup / srt_teardown from it.

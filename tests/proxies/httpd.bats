@@ -1,83 +1,18 @@
 #!/usr/bin/env bats
 # srt-httpd: the filtering HTTP proxy, driven by curl and raw sockets against a local
-# upstream that echoes what it received.
+# upstream that echoes what it received (tests/helpers/http-upstream.py; the clients curl
+# cannot be are tests/helpers/http-client.py).
 
 load ../helpers
+
+HU="$BATS_TEST_DIRNAME/../helpers/http-upstream.py"
+HC="$BATS_TEST_DIRNAME/../helpers/http-client.py"
 
 setup() {
 	srt_setup
 	UP=$(free_port)
 	PP=$(free_port)
-	cat >"$T/upstream.py" <<'PY'
-# Test upstream: echoes method, target, headers and body as text; logs every request.
-import socket, sys, threading
-port, logf = int(sys.argv[1]), sys.argv[2]
-def readline(f):
-    return f.readline(65536)
-def handle(c):
-    f = c.makefile('rb')
-    while True:
-        line = readline(f)
-        if not line:
-            break
-        heads = []
-        while True:
-            h = readline(f)
-            if h in (b'\r\n', b'\n', b''):
-                break
-            heads.append(h.decode('latin-1').rstrip('\r\n'))
-        body = b''
-        hd = {h.split(':', 1)[0].strip().lower(): h.split(':', 1)[1].strip() for h in heads}
-        if 'content-length' in hd:
-            body = f.read(int(hd['content-length']))
-        elif hd.get('transfer-encoding', '').lower() == 'chunked':
-            while True:
-                n = int(readline(f).split(b';')[0], 16)
-                if n == 0:
-                    readline(f)
-                    break
-                body += f.read(n)
-                readline(f)
-        with open(logf, 'a') as lf:
-            lf.write(line.decode('latin-1').rstrip('\r\n') + '\n')
-        method, target = line.split()[0].decode(), line.split()[1].decode()
-        out = ('%s %s\n' % (method, target)).encode() + \
-            ''.join(h + '\n' for h in heads).encode('latin-1') + b'\n' + body
-        if target == '/close':
-            c.sendall(b'HTTP/1.1 200 OK\r\nConnection: close\r\nX-Up: 1\r\n\r\n' + out)
-            break
-        extra = b'Connection: keep-alive, X-Drop\r\nX-Drop: 1\r\nKeep-Alive: timeout=5\r\n'
-        if method == 'HEAD':
-            c.sendall(b'HTTP/1.1 200 OK\r\n' + extra + b'Content-Length: %d\r\n\r\n' % len(out))
-        else:
-            c.sendall(b'HTTP/1.1 200 OK\r\n' + extra + b'Content-Length: %d\r\n\r\n' % len(out) + out)
-    c.close()
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(('127.0.0.1', port))
-s.listen(64)
-while True:
-    c, _ = s.accept()
-    threading.Thread(target=handle, args=(c,), daemon=True).start()
-PY
-	cat >"$T/raw.py" <<'PY'
-# Send the bytes of argv[2] (Python escapes allowed) to 127.0.0.1:argv[1], print the reply.
-import socket, sys, time
-s = socket.create_connection(('127.0.0.1', int(sys.argv[1])))
-s.sendall(sys.argv[2].encode('latin-1').decode('unicode_escape').encode('latin-1'))
-s.settimeout(float(sys.argv[3]) if len(sys.argv) > 3 else 3)
-out = b''
-try:
-    while True:
-        d = s.recv(65536)
-        if not d:
-            break
-        out += d
-except socket.timeout:
-    pass
-sys.stdout.write(out.decode('latin-1'))
-PY
-	python3 "$T/upstream.py" "$UP" "$T/up.log" &
+	python3 "$HU" echo "$UP" "$T/up.log" &
 	UPID=$!
 	wait_listening "$UP"
 	HPID=
@@ -113,11 +48,11 @@ start_proxy() {
 	return 1
 }
 
-raw() { python3 "$T/raw.py" "$PP" "$@"; }
+raw() { python3 "$HC" send "$PP" "$@"; }
 
 # The last log line's field $1.
 logfield() {
-	tail -n 1 "$T/log" | python3 -c "import json,sys; v=json.loads(sys.stdin.read())['$1']; print('null' if v is None else v)"
+	tail -n 1 "$T/log" | python3 "$JSONL" field "$1"
 }
 
 # Issue 31 item 7: -l 0.0.0.0:PORT listened on every interface with no word and no
@@ -182,7 +117,7 @@ logfield() {
 	[ "$(logfield protocol)" = http ]
 	[ "$(logfield status)" = 200 ]
 	[ "$(logfield rule)" = "127.0.0.1:$UP" ]
-	python3 -c "import json,sys; [json.loads(l) for l in open('$T/log')]"
+	python3 "$JSONL" valid "$T/log"
 }
 
 @test "POST bodies: Content-Length and chunked both arrive intact" {
@@ -226,23 +161,7 @@ logfield() {
 	bp=$(free_port)
 	# Sends 6 MiB framed by Content-Length at once, then closes: the proxy holds the
 	# rest while the client takes 4 MiB/s, and must not take the close for a cut.
-	cat >"$T/big.py" <<'PY'
-import socket, sys
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(('127.0.0.1', int(sys.argv[1])))
-s.listen(4)
-body = bytes(range(256)) * (6 * 4096)
-while True:
-    c, _ = s.accept()
-    try:
-        if c.recv(65536):       # not wait_listening's probe
-            c.sendall(b'HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n' % len(body) + body)
-    except OSError:
-        pass
-    c.close()
-PY
-	python3 "$T/big.py" "$bp" &
+	python3 "$HU" big "$bp" &
 	local bpid=$!
 	wait_listening "$bp"
 	settings "[\"127.0.0.1:$bp\"]"
@@ -251,7 +170,7 @@ PY
 	    -o "$T/got"
 	kill "$bpid" 2>/dev/null || true
 	[ "$status" -eq 0 ]
-	python3 -c 'import sys; sys.stdout.buffer.write(bytes(range(256)) * (6 * 4096))' >"$T/want"
+	python3 "$HU" big-body >"$T/want"
 	cmp "$T/want" "$T/got"
 	[ "$(logfield status)" = 200 ]
 	[ "$(logfield reason)" = null ]
@@ -260,31 +179,14 @@ PY
 @test "the last reply arrives whole: plain close when nothing is unread, lingering when bytes follow" {
 	settings "[\"127.0.0.1:$UP\"]"
 	start_proxy
-	cat >"$T/close.py" <<'PY'
-import socket, sys
-pp, up, extra = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
-s = socket.create_connection(("127.0.0.1", pp))
-s.settimeout(10)
-s.sendall(("GET http://127.0.0.1:%s/last HTTP/1.1\r\nHost: 127.0.0.1:%s\r\n"
-           "Connection: close\r\n\r\n" % (up, up)).encode() + b"X" * extra)
-data = b""
-while True:
-    try:
-        b = s.recv(65536)
-    except ConnectionResetError:
-        print("RESET after %d bytes" % len(data))
-        sys.exit(1)
-    if not b:
-        break
-    data += b
-print("EOF", data.split(b"\r\n")[0].decode(), b"GET /last" in data)
-PY
 	# nothing follows the request: the proxy closes at once after the reply
-	run python3 "$T/close.py" "$PP" "$UP" 0
+	run raw "GET http://127.0.0.1:$UP/last HTTP/1.1\r\nHost: 127.0.0.1:$UP\r\nConnection: close\r\n\r\n" \
+	    --pad 0 --wait 10 --until-eof --summary "GET /last"
 	[ "$status" -eq 0 ]
 	[ "$output" = "EOF HTTP/1.1 200 OK True" ]
 	# bytes follow it (unread when the reply ends): the close still must not reset
-	run python3 "$T/close.py" "$PP" "$UP" 20000
+	run raw "GET http://127.0.0.1:$UP/last HTTP/1.1\r\nHost: 127.0.0.1:$UP\r\nConnection: close\r\n\r\n" \
+	    --pad 20000 --wait 10 --until-eof --summary "GET /last"
 	[ "$status" -eq 0 ]
 	[ "$output" = "EOF HTTP/1.1 200 OK True" ]
 }
@@ -320,21 +222,8 @@ PY
 @test "CONNECT: bytes sent with the head are forwarded, half-close honoured" {
 	settings "[\"127.0.0.1:$UP\"]"
 	start_proxy
-	run python3 - "$PP" "$UP" <<'PY'
-import socket, sys
-pp, up = int(sys.argv[1]), int(sys.argv[2])
-s = socket.create_connection(('127.0.0.1', pp))
-s.sendall(b'CONNECT 127.0.0.1:%d HTTP/1.1\r\n\r\nGET /early HTTP/1.1\r\nHost: x\r\n\r\n' % up)
-s.shutdown(socket.SHUT_WR)
-s.settimeout(5)
-out = b''
-while True:
-    d = s.recv(65536)
-    if not d:
-        break
-    out += d
-print(out.decode())
-PY
+	run raw "CONNECT 127.0.0.1:$UP HTTP/1.1\r\n\r\nGET /early HTTP/1.1\r\nHost: x\r\n\r\n" \
+	    --half-close --wait 5 --until-eof
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"200 Connection Established"* ]]
 	[[ "$output" == *"GET /early"* ]]
@@ -361,7 +250,7 @@ PY
 	[[ "${lines[0]}" == "HTTP/1.1 400 Bad Request"* ]]
 	run raw "GET https://127.0.0.1:$UP/ HTTP/1.1\r\nHost: x\r\n\r\n"
 	[[ "${lines[0]}" == "HTTP/1.1 400 Bad Request"* ]]
-	big=$(python3 -c "print('X-Big: ' + 'a' * 40000)")
+	big="X-Big: $(head -c 40000 /dev/zero | tr '\0' a)"
 	run raw "GET http://127.0.0.1:$UP/ HTTP/1.1\r\n$big\r\n\r\n"
 	[[ "${lines[0]}" == "HTTP/1.1 431 "* ]]
 	[ ! -e "$T/up.log" ] || ! grep -q . "$T/up.log"
@@ -450,22 +339,8 @@ PY
 @test "SIGHUP reloads the policy; an open tunnel keeps working; a bad file is refused" {
 	settings "[\"127.0.0.1:$UP\"]"
 	start_proxy
-	python3 - "$PP" "$UP" "$T" <<'PY' &
-import socket, sys, time, os
-pp, up, t = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-s = socket.create_connection(('127.0.0.1', pp))
-s.sendall(b'CONNECT 127.0.0.1:%d HTTP/1.1\r\n\r\n' % up)
-s.settimeout(10)
-assert b'200' in s.recv(1024)
-open(t + '/tunnel-open', 'w').close()
-for _ in range(600):
-    if os.path.exists(t + '/reloaded'):
-        break
-    time.sleep(0.05)
-s.sendall(b'GET /still-open HTTP/1.1\r\nHost: x\r\n\r\n')
-d = s.recv(65536)
-open(t + '/tunnel-result', 'wb').write(d)
-PY
+	python3 "$HC" tunnel "$PP" "127.0.0.1:$UP" "$T/tunnel-open" "$T/reloaded" \
+	    "GET /still-open HTTP/1.1\r\nHost: x\r\n\r\n" "$T/tunnel-result" &
 	local cpid=$!
 	for _ in $(seq 300); do [ -e "$T/tunnel-open" ] && break; sleep 0.1; done
 	[ -e "$T/tunnel-open" ]
@@ -569,13 +444,7 @@ PY
 @test "connection cap: past --max-conns a 503, then service again" {
 	settings "[\"127.0.0.1:$UP\"]"
 	start_proxy --max-conns 1
-	python3 - "$PP" "$T" <<'PY' &
-import socket, sys, time, os
-s = socket.create_connection(('127.0.0.1', int(sys.argv[1])))
-open(sys.argv[2] + '/held', 'w').close()
-while not os.path.exists(sys.argv[2] + '/release'):
-    time.sleep(0.05)
-PY
+	python3 "$HC" hold "$PP" "$T/held" "$T/release" &
 	local cpid=$!
 	for _ in $(seq 50); do [ -e "$T/held" ] && break; sleep 0.1; done
 	sleep 0.2
@@ -597,36 +466,7 @@ PY
 @test "connection cap: the 503 reaches clients that sent their request at once" {
 	settings "[\"127.0.0.1:$UP\"]"
 	start_proxy --max-conns 1
-	run python3 - "$PP" "$UP" <<'PY'
-import socket, sys, time
-port, up = int(sys.argv[1]), int(sys.argv[2])
-held = socket.create_connection(('127.0.0.1', port))
-time.sleep(0.3)
-req = ('GET http://127.0.0.1:%d/ HTTP/1.1\r\nHost: x\r\n\r\n' % up).encode()
-socks = []
-for i in range(30):
-    s = socket.create_connection(('127.0.0.1', port))
-    s.sendall(req)
-    socks.append(s)
-good = 0
-for s in socks:
-    s.settimeout(5)
-    got = b''
-    try:
-        while True:
-            d = s.recv(4096)
-            if not d:
-                break
-            got += d
-    except (ConnectionResetError, socket.timeout) as e:
-        print('client error:', repr(e), got[:40])
-        continue
-    if got.startswith(b'HTTP/1.1 503 ') and got.endswith(b'too many connections\n'):
-        good += 1
-    else:
-        print('unexpected:', got[:60])
-print('good', good)
-PY
+	run python3 "$HC" burst "$PP" "$UP" 30
 	echo "$output"
 	[ "${lines[${#lines[@]}-1]}" = "good 30" ]
 }
@@ -636,60 +476,13 @@ PY
 @test "slowloris: a head sent one byte at a time gets 408 within --head-timeout" {
 	settings "[\"127.0.0.1:$UP\"]"
 	start_proxy --head-timeout 2
-	run python3 - "$PP" "$UP" <<'PY'
-import socket, sys, time
-port, up = int(sys.argv[1]), int(sys.argv[2])
-def trickle(s, first=b''):
-    s.settimeout(0.25)
-    data = ('GET http://127.0.0.1:%d/ HTTP/1.1\r\nHost: x\r\n' % up).encode() + b'X-Pad: ' + b'a' * 200
-    got = first
-    t0 = time.monotonic()
-    i = 0
-    while time.monotonic() - t0 < 15:
-        if i < len(data):
-            try:
-                s.sendall(data[i:i + 1])
-            except OSError:
-                break
-            i += 1
-        try:
-            d = s.recv(4096)
-            if not d:
-                return got, time.monotonic() - t0, 'eof'
-            got += d
-        except socket.timeout:
-            pass
-        except ConnectionResetError:
-            return got, time.monotonic() - t0, 'reset'
-    return got, time.monotonic() - t0, 'open'
-s = socket.create_connection(('127.0.0.1', port))
-got, el, how = trickle(s)
-print('new', got.split(b'\r\n')[0].decode(), how, el < 6)
-# Keep-alive: one complete request, then the next head trickles.
-s = socket.create_connection(('127.0.0.1', port))
-s.sendall(('GET http://127.0.0.1:%d/first HTTP/1.1\r\nHost: x\r\n\r\n' % up).encode())
-s.settimeout(5)
-r = b''
-while b'GET /first' not in r:
-    r += s.recv(4096)
-got, el, how = trickle(s)
-print('kept', got.split(b'\r\n')[0].decode(), how, el < 6)
-PY
+	run python3 "$HC" trickle "$PP" "$UP"
 	echo "$output"
 	[ "${lines[0]}" = "new HTTP/1.1 408 Request Timeout eof True" ]
 	[ "${lines[1]}" = "kept HTTP/1.1 408 Request Timeout eof True" ]
 	grep '"status":408' "$T/log" | grep -q '"reason":"request head timed out"'
 	# The idle wait between requests is not the head timeout: an idle connection stays.
-	run python3 - "$PP" <<'PY'
-import socket, sys, time
-s = socket.create_connection(('127.0.0.1', int(sys.argv[1])))
-time.sleep(3)
-s.settimeout(0.5)
-try:
-    print('closed' if s.recv(10) == b'' else 'data')
-except socket.timeout:
-    print('open')
-PY
+	run python3 "$HC" idle "$PP" 3
 	[ "$output" = open ]
 }
 
@@ -698,37 +491,7 @@ PY
 # find no pipe through user space.
 @test "low descriptor limit: every tunnel up to the cap moves data both ways" {
 	kill "$UPID"; wait "$UPID" 2>/dev/null || true; UPID=
-	cat >"$T/echo.py" <<'PY'
-import selectors, socket, sys
-sel = selectors.DefaultSelector()
-l = socket.socket(); l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-l.bind(('127.0.0.1', int(sys.argv[1]))); l.listen(512); l.setblocking(False)
-sel.register(l, selectors.EVENT_READ)
-pend = {}
-while True:
-    for k, ev in sel.select():
-        if k.fileobj is l:
-            c, _ = l.accept(); c.setblocking(False); pend[c] = b''
-            sel.register(c, selectors.EVENT_READ)
-            continue
-        c = k.fileobj
-        if ev & selectors.EVENT_READ:
-            try:
-                d = c.recv(65536)
-            except ConnectionError:
-                d = b''
-            if not d:
-                sel.unregister(c); c.close(); pend.pop(c, None); continue
-            pend[c] += d
-        if pend.get(c):
-            try:
-                n = c.send(pend[c])
-            except BlockingIOError:
-                n = 0
-            pend[c] = pend[c][n:]
-        sel.modify(c, selectors.EVENT_READ | (selectors.EVENT_WRITE if pend[c] else 0))
-PY
-	python3 "$T/echo.py" "$UP" 3>&- &
+	python3 "$HU" tcp-echo "$UP" 3>&- &
 	UPID=$!
 	wait_listening "$UP"
 	settings "[\"127.0.0.1:$UP\"]"
@@ -739,63 +502,7 @@ PY
 	n=$(sed -n 's/.*up to \([0-9]*\) connections.*/\1/p' "$T/err")
 	echo "cap: $n"
 	[ "$n" -ge 40 ]
-	run python3 - "$PP" "$UP" "$n" <<'PY'
-import selectors, socket, sys, time
-port, up, n = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-SIZE = 1 << 20
-conns = []
-for i in range(n):
-    s = socket.create_connection(('127.0.0.1', port))
-    s.sendall(b'CONNECT 127.0.0.1:%d HTTP/1.1\r\nHost: x\r\n\r\n' % up)
-    conns.append(s)
-for s in conns:
-    s.settimeout(10)
-    h = b''
-    while b'\r\n\r\n' not in h:
-        d = s.recv(1)
-        if not d:
-            break
-        h += d
-    assert h.startswith(b'HTTP/1.1 200'), h
-    s.setblocking(False)
-# Every tunnel sends 1 MiB and reads its echo, all at once.
-sel = selectors.DefaultSelector()
-st = {}
-for i, s in enumerate(conns):
-    st[s] = [bytes([65 + i % 26]) * SIZE, 0, 0]
-    sel.register(s, selectors.EVENT_READ | selectors.EVENT_WRITE)
-bad = 0
-deadline = time.monotonic() + 60
-while st and time.monotonic() < deadline:
-    for k, ev in sel.select(1):
-        s = k.fileobj
-        if s not in st:
-            continue
-        data, sent, got = st[s]
-        if ev & selectors.EVENT_WRITE and sent < SIZE:
-            try:
-                sent += s.send(data[sent:sent + 65536])
-            except BlockingIOError:
-                pass
-        if ev & selectors.EVENT_READ:
-            try:
-                d = s.recv(65536)
-            except BlockingIOError:
-                d = None
-            except ConnectionError:
-                d = b''
-            if d == b'':
-                bad += 1; sel.unregister(s); del st[s]; continue
-            if d:
-                if d != data[:1] * len(d):
-                    bad += 1; sel.unregister(s); del st[s]; continue
-                got += len(d)
-        if got >= SIZE:
-            sel.unregister(s); del st[s]; continue
-        st[s] = [data, sent, got]
-        sel.modify(s, selectors.EVENT_READ | (selectors.EVENT_WRITE if sent < SIZE else 0))
-print('ok', n - bad - len(st), 'bad', bad, 'unfinished', len(st))
-PY
+	run python3 "$HC" tunnels "$PP" "$UP" "$n"
 	echo "$output"
 	[ "$output" = "ok $n bad 0 unfinished 0" ]
 	# Once the tunnels are closed, the proxy is back to its listener and a few pipes.
@@ -806,26 +513,7 @@ PY
 @test "a malformed request on one connection does not disturb another" {
 	settings "[\"127.0.0.1:$UP\"]"
 	start_proxy
-	run python3 - "$PP" "$UP" <<'PY'
-import socket, sys
-pp, up = int(sys.argv[1]), int(sys.argv[2])
-a = socket.create_connection(('127.0.0.1', pp))
-b = socket.create_connection(('127.0.0.1', pp))
-a.sendall(b'GET http://127.0.0.1:%d/first HTTP/1.1\r\nHo' % up)
-b.sendall(b'\x00\x01\x02 junk\r\n\r\n')
-b.settimeout(5)
-assert b.recv(100).startswith(b'HTTP/1.1 400')
-a.sendall(b'st: x\r\nConnection: close\r\n\r\n')
-a.settimeout(5)
-out = b''
-while True:
-    d = a.recv(65536)
-    if not d:
-        break
-    out += d
-assert b'GET /first' in out, out
-print('ok')
-PY
+	run python3 "$HC" interleave "$PP" "$UP"
 	[ "$status" -eq 0 ]
 	[ "$output" = ok ]
 }
@@ -864,7 +552,7 @@ set -u
 ip link set lo up
 ip addr add 192.0.2.10/32 dev lo
 mount --bind "$T/hosts" /etc/hosts
-python3 "$T/upstream.py" "$UP" "$T/up.log" & up=$!
+python3 "$HU" echo "$UP" "$T/up.log" & up=$!
 for _ in $(seq 50); do python3 "$NETPROBE" open 127.0.0.1 "$UP" 2>/dev/null && break; sleep 0.1; done
 run_proxy() {
 	srt-httpd -s "$T/s.json" -l "127.0.0.1:$PP" --log "$T/log" 2>>"$T/err" & hp=$!
@@ -884,7 +572,7 @@ echo "== listed"; c "http://listed.srt.test/x"
 echo "== own"; c "http://own.srt.test:$UP/x"
 echo "== localhost"; c "http://localhost:$UP/lh"
 echo "== applocal"; c "http://app.localhost:$UP/app"
-echo "== connect"; python3 "$T/raw.py" "$PP" "CONNECT loop.srt.test:$UP HTTP/1.1\r\n\r\n"; echo
+echo "== connect"; python3 "$HC" send "$PP" "CONNECT loop.srt.test:$UP HTTP/1.1\r\n\r\n"; echo
 kill $hp; wait $hp
 cat >"$T/s.json" <<JSON
 {"network": {"allowedDomains": ["*.srt.test", "127.0.0.1:$UP"], "deniedDomains": []},
@@ -895,7 +583,7 @@ echo "== carveout"; c "http://loop.srt.test:$UP/carve"
 kill $hp; wait $hp
 kill $up
 SH
-	run env T="$T" UP="$UP" PP="$PP" PATH="$PATH" unshare -m -n bash "$T/inner.sh"
+	run env T="$T" UP="$UP" PP="$PP" HU="$HU" HC="$HC" PATH="$PATH" unshare -m -n bash "$T/inner.sh"
 	echo "$output"
 	block() { awk "/^== $1\$/{f=1;next} /^== /{f=0} f" <<<"$output"; }
 	[[ "$(block loop)" == *"403 Forbidden"* ]]
@@ -927,7 +615,7 @@ JSON
 set -u
 ip link set lo up
 mount --bind "$T/hosts" /etc/hosts
-python3 "$T/upstream.py" "$UP" "$T/up.log" & up=$!
+python3 "$HU" echo "$UP" "$T/up.log" & up=$!
 for _ in $(seq 50); do python3 "$NETPROBE" open 127.0.0.1 "$UP" 2>/dev/null && break; sleep 0.1; done
 run_proxy() {
 	srt-httpd -s "$T/s.json" -l "127.0.0.1:$PP" --log "$T/log" 2>>"$T/err" & hp=$!
@@ -944,7 +632,7 @@ echo "restarted $(c "http://late.srt.test:$UP/x")"
 kill $hp; wait $hp
 kill $up
 SH
-	run env T="$T" UP="$UP" PP="$PP" PATH="$PATH" unshare -m -n bash "$T/inner.sh"
+	run env T="$T" UP="$UP" PP="$PP" HU="$HU" HC="$HC" PATH="$PATH" unshare -m -n bash "$T/inner.sh"
 	echo "$output"
 	[[ "$output" == *"early 200"* ]]
 	[[ "$output" == *"late 502"* ]]
