@@ -5,6 +5,8 @@
   jsonl.py field NAME              reads one JSON object on standard input and prints its
                                    field NAME as Python prints it ("null" for null)
   jsonl.py valid FILE              exit 0 when every line of FILE is JSON, 1 otherwise
+  jsonl.py has FILE KEY...         exit 0 when every record of FILE has every KEY, 1 (and
+                                   the missing keys printed) otherwise
   jsonl.py print FILE FORMAT [KEY=VALUE...]
                                    prints FORMAT % record (names as in "%(path)s") for
                                    each record of FILE whose fields KEY are VALUE
@@ -24,6 +26,13 @@ def main(argv):
             [json.loads(line) for line in open(argv[2])]
         except ValueError:
             return 1
+        return 0
+    if cmd == "has" and len(argv) >= 4:
+        for line in open(argv[2]):
+            missing = set(argv[3:]) - set(json.loads(line))
+            if missing:
+                print("missing:", " ".join(sorted(missing)))
+                return 1
         return 0
     if cmd == "print" and len(argv) >= 4:
         where = [kv.split("=", 1) for kv in argv[4:]]

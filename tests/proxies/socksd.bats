@@ -3,7 +3,7 @@
 load ../helpers
 
 # A SOCKS5 client for the cases curl cannot produce: socks-raw.py PORT HEXBYTES
-# [--pieces] [--read N] prints the proxy's answer in hex.
+# [--pieces] [--read N] prints the proxy's answer in hex; its other uses: see its usage.
 SC="$BATS_TEST_DIRNAME/../helpers/socks-raw.py"
 
 # Start srt-socksd on a free port with the settings file $T/s.json; extra args follow.
@@ -45,7 +45,7 @@ wait_log() {
 
 # Hex of a CONNECT request for a domain name (greeting included).
 connect_domain_hex() {
-	python3 -c 'import sys; h=sys.argv[1].encode(); p=int(sys.argv[2]); print((b"\x05\x01\x00\x05\x01\x00\x03"+bytes([len(h)])+h+p.to_bytes(2,"big")).hex())' "$1" "$2"
+	python3 "$SC" hex "$1" "$2"
 }
 
 setup() {
@@ -111,26 +111,22 @@ JSON
 	curl -sS --max-time 10 --socks5-hostname "127.0.0.1:$PORT" "http://localhost:$UP/" >/dev/null
 	curl -sS --max-time 10 --socks5-hostname "127.0.0.1:$PORT" "http://nope.example/" || true
 	wait_log 2
-	run python3 - "$T/log" <<'PY'
-import json, sys
-lines = [json.loads(l) for l in open(sys.argv[1])]
-keys = {"time", "protocol", "client", "host", "port", "verdict", "rule", "reason",
-        "status", "bytes_up", "bytes_down", "duration_ms"}
-for l in lines:
-    missing = keys - set(l)
-    assert not missing, missing
-    assert l["protocol"] == "socks5"
-    assert l["client"].startswith("127.0.0.1:")
-ok = [l for l in lines if l["verdict"] == "allow"][0]
-assert ok["host"] == "localhost" and ok["rule"] == "localhost" and ok["status"] == 0, ok
-assert ok["bytes_up"] > 0 and ok["bytes_down"] > 0, ok
-no = [l for l in lines if l["verdict"] == "deny"][0]
-assert no["host"] == "nope.example" and no["port"] == 80 and no["status"] == 2, no
-assert no["rule"] is None and no["reason"] == "host is not on the allow list", no
-print("ok")
-PY
-	[ "$status" -eq 0 ]
-	[ "$output" = "ok" ]
+	python3 "$JSONL" has "$T/log" time protocol client host port verdict rule reason \
+	    status bytes_up bytes_down duration_ms
+	python3 "$JSONL" print "$T/log" '%(protocol)s %(client)s' >"$T/clients"
+	while read -r protocol client; do
+		[ "$protocol" = socks5 ]
+		[[ "$client" == 127.0.0.1:* ]]
+	done <"$T/clients"
+	python3 "$JSONL" print "$T/log" '%(host)s %(rule)s %(status)s %(bytes_up)s %(bytes_down)s' \
+	    verdict=allow >"$T/allowed"
+	read -r host rule st up down <"$T/allowed"
+	[ "$host $rule $st" = "localhost localhost 0" ]
+	[ "$up" -gt 0 ]
+	[ "$down" -gt 0 ]
+	python3 "$JSONL" print "$T/log" '%(host)s %(port)s %(status)s %(rule)s, %(reason)s' \
+	    verdict=deny >"$T/denied"
+	[ "$(head -n 1 "$T/denied")" = "nope.example 80 2 None, host is not on the allow list" ]
 }
 
 @test "socksd: --auth requires username/password" {
@@ -251,29 +247,7 @@ JSON
 @test "socksd: port-22 refusal bytes: granted reply, SSH ident, disconnect packet" {
 	write_settings "$T/s.json" '["example.com"]'
 	start_socksd
-	run python3 - "$PORT" <<'PY'
-import socket, struct, sys
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
-h = b"blocked.example"
-s.sendall(b"\x05\x01\x00\x05\x01\x00\x03" + bytes([len(h)]) + h + b"\x00\x16")
-s.sendall(b"SSH-2.0-OpenSSH_test\r\n")
-got = b""
-while True:
-    c = s.recv(4096)
-    if not c: break
-    got += c
-assert got[:2] == b"\x05\x00" and got[2:12] == b"\x05\x00\x00\x01" + bytes(6), got[:12]
-rest = got[12:]
-ident = b"SSH-2.0-policy_refusal\r\n"
-assert rest.startswith(ident), rest
-pkt = rest[len(ident):]
-plen, pad = struct.unpack(">IB", pkt[:5])
-assert len(pkt) == 4 + plen and len(pkt) % 8 == 0 and 4 <= pad <= 11, (plen, pad)
-assert pkt[5] == 1 and struct.unpack(">I", pkt[6:10])[0] == 1
-dlen = struct.unpack(">I", pkt[10:14])[0]
-print(pkt[14:14 + dlen].decode())
-assert struct.unpack(">I", pkt[14 + dlen:18 + dlen])[0] == 0
-PY
+	run python3 "$SC" ssh-refusal "$PORT" blocked.example
 	[ "$status" -eq 0 ]
 	[ "$output" = "host is not on the allow list" ]
 }
@@ -301,25 +275,7 @@ PY
 	write_settings "$T/s.json" '["localhost"]'
 	start_socksd
 	# A tunnel opened before the reload, still open after it.
-	python3 - "$PORT" "$UP" "$T/granted" >"$T/tunnel" 2>&1 3>&- <<'PY' &
-import os, socket, sys, time
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
-s.sendall(b"\x05\x01\x00\x05\x01\x00\x03\x09localhost" + int(sys.argv[2]).to_bytes(2, "big"))
-r = b""
-while len(r) < 12: r += s.recv(12 - len(r))
-open(sys.argv[3], "w").close()
-for _ in range(600):
-    if os.path.exists(sys.argv[3] + "-go"):
-        break
-    time.sleep(0.05)
-s.sendall(b"GET / HTTP/1.0\r\n\r\n")
-data = b""
-while True:
-    c = s.recv(4096)
-    if not c: break
-    data += c
-print("tunnel", r.hex(), b"hello from upstream" in data)
-PY
+	python3 "$SC" tunnel "$PORT" "$UP" "$T/granted" >"$T/tunnel" 2>&1 3>&- &
 	tun=$!
 	for i in $(seq 1 200); do [ -e "$T/granted" ] && break; sleep 0.05; done
 	[ -e "$T/granted" ]
@@ -552,37 +508,7 @@ SH
 @test "socksd: past --max-conns the refusal reaches clients that sent their greeting at once" {
 	write_settings "$T/s.json" '["localhost"]'
 	start_socksd --max-conns 1
-	run python3 - "$PORT" <<'PY'
-import socket, sys, time
-port = int(sys.argv[1])
-held = socket.create_connection(("127.0.0.1", port))
-held.sendall(b"\x05\x01\x00")
-held.settimeout(5)
-assert held.recv(2) == b"\x05\x00"
-socks = []
-for i in range(30):
-    s = socket.create_connection(("127.0.0.1", port))
-    s.sendall(b"\x05\x01\x00")
-    socks.append(s)
-good = 0
-for s in socks:
-    s.settimeout(5)
-    got = b""
-    try:
-        while True:
-            d = s.recv(16)
-            if not d:
-                break
-            got += d
-    except (ConnectionResetError, socket.timeout) as e:
-        print("client error:", repr(e), got.hex())
-        continue
-    if got == b"\x05\xff":
-        good += 1
-    else:
-        print("unexpected:", got.hex())
-print("good", good)
-PY
+	run python3 "$SC" burst "$PORT" 30
 	echo "$output"
 	[ "${lines[${#lines[@]}-1]}" = "good 30" ]
 	# The held connection still works, and after it closes a new client is served.
@@ -594,27 +520,7 @@ PY
 @test "socksd: a handshake trickled byte by byte is closed after --head-timeout" {
 	write_settings "$T/s.json" '["localhost"]'
 	start_socksd --head-timeout 2
-	run python3 - "$PORT" <<'PY'
-import socket, sys, time
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-s.settimeout(0.25)
-# A greeting offering 255 methods, one byte every 0.2 s: never complete in time.
-data = b"\x05\xff" + bytes(range(255))
-t0 = time.monotonic()
-i, how = 0, "open"
-while time.monotonic() - t0 < 15:
-    try:
-        s.sendall(data[i:i + 1]); i += 1
-        d = s.recv(16)
-        if not d:
-            how = "eof"; break
-    except socket.timeout:
-        pass
-    except (ConnectionResetError, BrokenPipeError):
-        how = "reset"; break
-    time.sleep(0.2)
-print(how, time.monotonic() - t0 < 6)
-PY
+	run python3 "$SC" trickle "$PORT"
 	[ "$output" = "eof True" ] || [ "$output" = "reset True" ]
 }
 
