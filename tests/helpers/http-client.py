@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The clients tests/proxies/httpd.bats drives srt-httpd on 127.0.0.1:PORT with, for what
-curl cannot do (UP is the port of the test's upstream, on 127.0.0.1):
+"""The clients tests/proxies/httpd.bats and control.bats drive srt-httpd on 127.0.0.1:PORT
+with, for what curl cannot do (UP is the port of the test's upstream, on 127.0.0.1):
 
   http-client.py send PORT BYTES [--wait S] [--half-close] [--pad N] [--until-eof]
                       [--summary NEEDLE]
@@ -31,6 +31,19 @@ curl cannot do (UP is the port of the test's upstream, on 127.0.0.1):
   http-client.py interleave PORT UP
       sends half a request head on one connection and garbage on a second, asserts the
       second gets a 400, finishes the first and asserts its reply; prints "ok"
+  http-client.py slow-body PORT UP HOST BODY go|hold
+      POSTs BODY to HOST:UP, the head first, then after 0.3 s the body's first 3 bytes,
+      and with go its rest 0.2 s later; prints the reply (read until the close, or as
+      much as its Content-Length says)
+  http-client.py read-ahead PORT UP
+      on one connection, a POST with a 5-byte body to localhost:UP, then 0.3 s after its
+      reply's head a GET for 127.0.0.1:UP/x; prints the two replies' status lines
+  http-client.py live-update PORT UP GO
+      run in the sandbox, whose proxy is PORT: opens a tunnel to 127.0.0.1:UP, prints
+      "tunnel:" and its status line, waits for the file GO, sends a GET for /old through
+      it and prints "old tunnel:" and the reply's status line, then runs curl for
+      http://127.0.0.1:UP/new (through the sandbox's proxy) and prints "new request:"
+      and its status code
 """
 import argparse
 import os
@@ -264,6 +277,74 @@ def interleave(a):
     return 0
 
 
+def slow_body(a):
+    body, host, up = a.body.encode(), a.host.encode(), str(a.up).encode()
+    s = connect(a.port)
+    s.sendall(b"POST http://%s:%s/p HTTP/1.1\r\nHost: %s:%s\r\nContent-Length: %d\r\n\r\n"
+              % (host, up, host, up, len(body)))
+    time.sleep(0.3)
+    s.sendall(body[:3])
+    if a.how == "go":
+        time.sleep(0.2)
+        s.sendall(body[3:])
+    s.settimeout(10)
+    out = b""
+    while True:
+        d = s.recv(65536)
+        if not d:
+            break
+        out += d
+        if b"\r\n\r\n" in out:
+            head, _, rest = out.partition(b"\r\n\r\n")
+            n = [int(f.split(b":")[1]) for f in head.split(b"\r\n")
+                 if f.lower().startswith(b"content-length:")]
+            if n and len(rest) >= n[0]:
+                break
+    print(out.decode("latin-1"))
+    return 0
+
+
+def read_ahead(a):
+    c = connect(a.port)
+    c.settimeout(5)
+    c.sendall(("POST http://localhost:%d/ HTTP/1.1\r\nHost: localhost:%d\r\n"
+               "Content-Length: 5\r\n\r\nhello" % (a.up, a.up)).encode())
+    r = b""
+    while b"\r\n\r\n" not in r:
+        r += c.recv(65536)
+    print(r.split(b"\r\n")[0].decode())
+    time.sleep(0.3)
+    c.sendall(("GET http://127.0.0.1:%d/x HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n"
+               % (a.up, a.up)).encode())
+    r = b""
+    try:
+        while b"ok" not in r:
+            r += c.recv(65536)
+    except Exception:
+        pass
+    print(r.split(b"\r\n")[0].decode())
+    return 0
+
+
+def live_update(a):
+    import subprocess
+    up = a.up
+    # A tunnel opened while 127.0.0.1:UP is allowed ...
+    s = connect(a.port)
+    s.sendall(b"CONNECT 127.0.0.1:%d HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % (up, up))
+    print("tunnel:", s.recv(4096).split(b"\r\n")[0].decode(), flush=True)
+    while not os.path.exists(a.go):
+        time.sleep(0.05)
+    # ... keeps working after an update took the host away,
+    s.sendall(b"GET /old HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % up)
+    print("old tunnel:", s.recv(4096).split(b"\r\n")[0].decode(), flush=True)
+    # while a new request is judged by the update.
+    r = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--noproxy", "",
+                        "http://127.0.0.1:%d/new" % up], capture_output=True, text=True)
+    print("new request:", r.stdout, flush=True)
+    return 0
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -294,6 +375,20 @@ def main():
         c.add_argument("up", type=int)
         if extra:
             c.add_argument(extra, type=int)
+        c.set_defaults(run=run)
+    c = sub.add_parser("slow-body")
+    c.add_argument("port", type=int)
+    c.add_argument("up", type=int)
+    c.add_argument("host")
+    c.add_argument("body")
+    c.add_argument("how", choices=("go", "hold"))
+    c.set_defaults(run=slow_body)
+    for name, run, extra in (("read-ahead", read_ahead, None), ("live-update", live_update, "go")):
+        c = sub.add_parser(name)
+        c.add_argument("port", type=int)
+        c.add_argument("up", type=int)
+        if extra:
+            c.add_argument(extra)
         c.set_defaults(run=run)
     c = sub.add_parser("idle")
     c.add_argument("port", type=int)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The upstreams tests/proxies/httpd.bats puts behind srt-httpd, on 127.0.0.1:PORT until
-killed:
+"""The upstreams tests/proxies/httpd.bats and control.bats put behind srt-httpd, on
+127.0.0.1:PORT until killed:
 
   http-upstream.py echo PORT LOG   an HTTP/1.1 server that answers every request with its
                                    method and target, its fields and its (de-chunked)
@@ -9,6 +9,14 @@ killed:
                                    (Connection: keep-alive, X-Drop; X-Drop; Keep-Alive),
                                    framed by Content-Length (no body to HEAD); /close is
                                    answered with Connection: close, unframed, and closed
+  http-upstream.py head PORT       an HTTP/1.1 server that answers every request with the
+                                   request line and fields it received and its body
+                                   (de-chunked), framed by Content-Length
+  http-upstream.py record PORT FILE
+                                   records in FILE the bytes of the first connection
+                                   that sends any (until 3 s pass, or it closes, or 1 s
+                                   passes without bytes after a head), answering each
+                                   read with "ok" once a head has come; then exits
   http-upstream.py big PORT        answers whatever arrives first on a connection with
                                    the big body (below) framed by Content-Length, all in
                                    one write, then closes (a connection that sends
@@ -21,6 +29,7 @@ import selectors
 import socket
 import sys
 import threading
+import time
 
 BIG_BODY = bytes(range(256)) * (6 * 4096)
 
@@ -82,6 +91,61 @@ def serve_echo(port, logf):
         threading.Thread(target=echo_http, args=(c, logf), daemon=True).start()
 
 
+def echo_head(c):
+    f = c.makefile("rb")
+    while True:
+        line = f.readline(65536)
+        if not line:
+            break
+        heads = []
+        while True:
+            h = f.readline(65536)
+            if h in (b"\r\n", b"\n", b""):
+                break
+            heads.append(h.decode("latin-1").rstrip("\r\n"))
+        hd = {h.split(":", 1)[0].strip().lower(): h.split(":", 1)[1].strip() for h in heads}
+        body = f.read(int(hd["content-length"])) if "content-length" in hd else b""
+        while hd.get("transfer-encoding") == "chunked":
+            n = int(f.readline(), 16)
+            body += f.read(n)
+            f.readline()
+            if n == 0:
+                break
+        out = line + "".join(h + "\n" for h in heads).encode("latin-1") + b"\n" + body
+        c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(out) + out)
+    c.close()
+
+
+def serve_head(port):
+    s = listener(port, 64)
+    while True:
+        c, _ = s.accept()
+        threading.Thread(target=echo_head, args=(c,), daemon=True).start()
+
+
+def record(port, path):
+    s = listener(port, 1)
+    got = b""
+    while not got:                  # wait_listening's probe connects and sends nothing
+        c, _ = s.accept()
+        c.settimeout(1.0)
+        end = time.time() + 3
+        while time.time() < end:
+            try:
+                b = c.recv(65536)
+            except socket.timeout:
+                if b"\r\n\r\n" in got:
+                    break
+                continue
+            if not b:
+                break
+            got += b
+            if b"\r\n\r\n" in got:
+                c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                time.sleep(0.5)
+    open(path, "wb").write(got)
+
+
 def serve_big(port):
     s = listener(port, 4)
     while True:
@@ -134,6 +198,10 @@ def main(argv):
     cmd = argv[1] if len(argv) > 1 else ""
     if cmd == "echo" and len(argv) == 4:
         serve_echo(int(argv[2]), argv[3])
+    elif cmd == "head" and len(argv) == 3:
+        serve_head(int(argv[2]))
+    elif cmd == "record" and len(argv) == 4:
+        record(int(argv[2]), argv[3])
     elif cmd == "big" and len(argv) == 3:
         serve_big(int(argv[2]))
     elif cmd == "tcp-echo" and len(argv) == 3:

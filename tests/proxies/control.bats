@@ -1,9 +1,14 @@
 #!/usr/bin/env bats
 # Live policies (srt --control-fd) and the external decider (srt-httpd --decider-fd,
 # --ask, srt proxy), with real programs: curl inside srt, srt-httpd on loopback, a
-# decider in Python (tests/helpers/decider.py), an upstream on 127.0.0.1.
+# decider in Python (tests/helpers/decider.py), an upstream on 127.0.0.1
+# (tests/helpers/http-upstream.py head) and the clients curl cannot be
+# (tests/helpers/http-client.py).
 
 load ../helpers
+
+HU="$BATS_TEST_DIRNAME/../helpers/http-upstream.py"
+HC="$BATS_TEST_DIRNAME/../helpers/http-client.py"
 bats_require_minimum_version 1.5.0
 
 setup() {
@@ -11,42 +16,7 @@ setup() {
 	UP=$(free_port)
 	PP=$(free_port)
 	mkdir -p "$T/w"
-	cat >"$T/upstream.py" <<'PY'
-# Echoes the request head it received as the body; logs every request line.
-import socket, sys, threading
-port = int(sys.argv[1])
-def handle(c):
-    f = c.makefile('rb')
-    while True:
-        line = f.readline(65536)
-        if not line:
-            break
-        heads = []
-        while True:
-            h = f.readline(65536)
-            if h in (b'\r\n', b'\n', b''):
-                break
-            heads.append(h.decode('latin-1').rstrip('\r\n'))
-        hd = {h.split(':', 1)[0].strip().lower(): h.split(':', 1)[1].strip() for h in heads}
-        body = f.read(int(hd['content-length'])) if 'content-length' in hd else b''
-        while hd.get('transfer-encoding') == 'chunked':
-            n = int(f.readline(), 16)
-            body += f.read(n)
-            f.readline()
-            if n == 0:
-                break
-        out = line + ''.join(h + '\n' for h in heads).encode('latin-1') + b'\n' + body
-        c.sendall(b'HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n' % len(out) + out)
-    c.close()
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(('127.0.0.1', port))
-s.listen(64)
-while True:
-    c, _ = s.accept()
-    threading.Thread(target=handle, args=(c,), daemon=True).start()
-PY
-	python3 "$T/upstream.py" "$UP" &
+	python3 "$HU" head "$UP" &
 	UPID=$!
 	wait_listening "$UP"
 	DPID=
@@ -80,24 +50,8 @@ wait_for() {
 
 @test "control: 403 before an update, 200 after it; a tunnel opened before keeps its verdict" {
 	write_settings "$T/s.json" "[\"127.0.0.1:$UP\"]"
-	cat >"$T/inside.py" <<PY
-import os, socket, subprocess, time
-# A tunnel opened while 127.0.0.1:$UP is allowed ...
-s = socket.create_connection(('127.0.0.1', 3128))
-s.sendall(b'CONNECT 127.0.0.1:$UP HTTP/1.1\r\nHost: 127.0.0.1:$UP\r\n\r\n')
-print('tunnel:', s.recv(4096).split(b'\r\n')[0].decode(), flush=True)
-while not os.path.exists('$T/go'):
-    time.sleep(0.05)
-# ... keeps working after an update took the host away,
-s.sendall(b'GET /old HTTP/1.1\r\nHost: 127.0.0.1:$UP\r\n\r\n')
-print('old tunnel:', s.recv(4096).split(b'\r\n')[0].decode(), flush=True)
-# while a new request is judged by the update.
-r = subprocess.run(['curl', '-s', '-o', '/dev/null', '-w', '%{http_code}', '--noproxy', '',
-                    'http://127.0.0.1:$UP/new'], capture_output=True, text=True)
-print('new request:', r.stdout, flush=True)
-PY
 	mkfifo "$T/ctl"
-	srt -d -s "$T/s.json" --control-fd 7 -c "python3 $T/inside.py" 7<"$T/ctl" \
+	srt -d -s "$T/s.json" --control-fd 7 -c "python3 '$HC' live-update 3128 $UP '$T/go'" 7<"$T/ctl" \
 	    >"$T/out" 2>"$T/err" &
 	local spid=$!
 	exec 8>"$T/ctl"
@@ -357,33 +311,7 @@ JSON
 	    --log "$T/log" --plaintext-header-set
 	wait_listening "$PP"
 	wait_for "$T/frames" '> {"t":"hello"'
-	cat >"$T/client.py" <<'PY'
-# The head first, the body after a pause (and in two parts): the proxy must wait for it.
-import socket, sys, time
-pp, up, host, body, hold = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4].encode(), sys.argv[5] == 'hold'
-s = socket.create_connection(('127.0.0.1', pp))
-s.sendall(b'POST http://%s:%s/p HTTP/1.1\r\nHost: %s:%s\r\nContent-Length: %d\r\n\r\n'
-          % (host.encode(), up.encode(), host.encode(), up.encode(), len(body)))
-time.sleep(0.3)
-s.sendall(body[:3])
-if not hold:
-    time.sleep(0.2)
-    s.sendall(body[3:])
-s.settimeout(10)
-out = b''
-while True:
-    d = s.recv(65536)
-    if not d:
-        break
-    out += d
-    if b'\r\n\r\n' in out:
-        head, _, rest = out.partition(b'\r\n\r\n')
-        n = [int(l.split(b':')[1]) for l in head.split(b'\r\n') if l.lower().startswith(b'content-length:')]
-        if n and len(rest) >= n[0]:
-            break
-print(out.decode('latin-1'))
-PY
-	run python3 "$T/client.py" "$PP" "$UP" 127.0.0.1 0123456789abcdef go
+	run python3 "$HC" slow-body "$PP" "$UP" 127.0.0.1 0123456789abcdef go
 	echo "$output"
 	[[ "$output" == "HTTP/1.1 200 "* ]]
 	# Shown: the first 8 bytes, cut; sent upstream: all 16.
@@ -397,7 +325,7 @@ PY
 	[[ "$output" == *"x-seen: yes"* ]]
 	[[ "$output" == *"small body"* ]]
 	# The body stops coming: refused within the verdict timeout, nothing sent upstream.
-	run python3 "$T/client.py" "$PP" "$UP" 127.0.0.1 0123456789abcdef hold
+	run python3 "$HC" slow-body "$PP" "$UP" 127.0.0.1 0123456789abcdef hold
 	echo "$output"
 	[[ "$output" == "HTTP/1.1 503 "* ]]
 	[[ "$output" == *"the request body did not come within the verdict timeout"* ]]
@@ -602,26 +530,7 @@ SH
 	# head alone, with nothing of the refused request's body or its framing after it.
 	local RP
 	RP=$(free_port)
-	cat >"$T/rec.py" <<'PY'
-import socket, sys, time
-s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(('127.0.0.1', int(sys.argv[1]))); s.listen(1)
-got = b''
-while not got:                  # wait_listening's probe connects and sends nothing
-    c, _ = s.accept(); c.settimeout(1.0)
-    end = time.time() + 3
-    while time.time() < end:
-        try:
-            b = c.recv(65536)
-        except socket.timeout:
-            if b'\r\n\r\n' in got: break
-            continue
-        if not b: break
-        got += b
-        if b'\r\n\r\n' in got: c.sendall(b'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'); time.sleep(0.5)
-open(sys.argv[2], 'wb').write(got)
-PY
-	python3 "$T/rec.py" "$RP" "$T/got" &
+	python3 "$HU" record "$RP" "$T/got" &
 	local rpid=$!
 	wait_listening "$RP"
 	cat >"$T/rules.json" <<JSON
@@ -633,26 +542,16 @@ JSON
 	    srt-httpd -s "$T/s.json" -l "127.0.0.1:$PP" --decider-fd 3
 	wait_listening "$PP"
 	wait_for "$T/frames" '> {"t":"hello"'
-	python3 - "$PP" "$RP" >"$T/client" <<'PY'
-import socket, sys, time
-pp, rp = int(sys.argv[1]), sys.argv[2]
-c = socket.create_connection(('127.0.0.1', pp)); c.settimeout(5)
-c.sendall(('POST http://localhost:%s/ HTTP/1.1\r\nHost: localhost:%s\r\nContent-Length: 5\r\n\r\nhello' % (rp, rp)).encode())
-r = b''
-while b'\r\n\r\n' not in r: r += c.recv(65536)
-print(r.split(b'\r\n')[0].decode())
-time.sleep(0.3)
-c.sendall(('GET http://127.0.0.1:%s/x HTTP/1.1\r\nHost: 127.0.0.1:%s\r\n\r\n' % (rp, rp)).encode())
-r = b''
-try:
-    while b'ok' not in r: r += c.recv(65536)
-except Exception: pass
-print(r.split(b'\r\n')[0].decode())
-PY
+	python3 "$HC" read-ahead "$PP" "$RP" >"$T/client"
 	wait "$rpid" || true
 	cat "$T/client"; od -c "$T/got" | tail -5
 	grep -q "^HTTP/1.1 403" "$T/client"
 	grep -q "^HTTP/1.1 200" "$T/client"
 	# the GET's head, ending the bytes: no chunk terminator or body after it
-	python3 -c 'import sys; g=open(sys.argv[1],"rb").read(); sys.exit(0 if g.startswith(b"GET /x ") and g.endswith(b"\r\n\r\n") and g.count(b"\r\n\r\n")==1 and b"hello" not in g else 1)' "$T/got"
+	got=$(cat "$T/got"; echo .)
+	got=${got%.}
+	[[ "$got" == "GET /x "* ]]
+	[[ "$got" == *$'\r\n\r\n' ]]
+	[[ "$got" != *$'\r\n\r\n'*$'\r\n\r\n' ]]
+	[[ "$got" != *hello* ]]
 }
