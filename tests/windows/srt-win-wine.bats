@@ -274,9 +274,12 @@ JSON
 	rc=0
 	"$WINE" "$DRIVE" "$(winpath "$PROBE")" "$(winpath "$T/held")" "$(winpath "$T/outside")" \
 	    >"$T/out" 2>"$T/err" 3>&- || rc=$?
-	outside=$(tr -dc 0-9 <"$T/outside")
-	[ -z "$outside" ] || OUTSIDE=$outside
+	# What the drive said first: when it stops early (status 125), OUTSIDE is never made.
 	cat "$T/out" "$T/err"
+	echo "winsys-drive: status $rc"
+	outside=
+	[ ! -e "$T/outside" ] || outside=$(tr -dc 0-9 <"$T/outside")
+	[ -z "$outside" ] || OUTSIDE=$outside
 	[ "$rc" -eq 0 ]
 	out=$(tr -d '\r' <"$T/out")
 	# A port the system chose, then taken; both loopback addresses where Wine has ::1.
