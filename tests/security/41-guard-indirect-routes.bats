@@ -587,12 +587,9 @@ step bwrap "cp fakebw \"$HOME/.cargo/bin/bwrap\""'
 
 # --- calls on a descriptor ---------------------------------------------------------------
 
-# fchmod, fchown, fsetxattr and futimens act on a descriptor and are not supervised; a
-# descriptor opened read-only (not supervised either) is enough. Where a protected file has
-# no read-only mount (a repository below the walk's depth: a/b/.git), its mode changes:
-# here a hook the user disabled with chmod -x is enabled again for the next git commit.
-@test "fchmod through a read-only descriptor enables a disabled hook of a nested repository" {
-	need_tool
+# A repository below the walk's depth (a/b) whose pre-commit hook the user disabled with
+# chmod -x, the work tree writable.
+disabled_nested_hook() {
 	repo_init "$T/work"
 	mkdir -p "$T/work/a"
 	repo_init "$T/work/a/b"
@@ -600,6 +597,15 @@ step bwrap "cp fakebw \"$HOME/.cargo/bin/bwrap\""'
 	chmod 644 "$T/work/a/b/.git/hooks/pre-commit"
 	gsettings '["."]'
 	keep "$T/work/a/b/.git/hooks/pre-commit"
+}
+
+# fchmod, fchown, fsetxattr and futimens act on a descriptor and are not supervised; a
+# descriptor opened read-only (not supervised either) is enough. Where a protected file has
+# no read-only mount (a repository below the walk's depth: a/b/.git), its mode changes:
+# here a hook the user disabled with chmod -x is enabled again for the next git commit.
+@test "fchmod through a read-only descriptor enables a disabled hook of a nested repository" {
+	need_tool
+	disabled_nested_hook
 	attempt '
 printf "import os\nos.fchmod(os.open(\"a/b/.git/hooks/pre-commit\", os.O_RDONLY), 0o755)\n" >fch.py
 step chmod "chmod 755 a/b/.git/hooks/pre-commit"
@@ -616,13 +622,7 @@ step fchmod "\"$PY\" fch.py"'
 # rwxr-xr-x set through a read-only descriptor would enable the disabled hook.
 @test "an access ACL set through a read-only descriptor enables a disabled hook of a nested repository" {
 	need_tool
-	repo_init "$T/work"
-	mkdir -p "$T/work/a"
-	repo_init "$T/work/a/b"
-	printf '#!/bin/sh\n%s\n' "$PAYLOAD" >"$T/work/a/b/.git/hooks/pre-commit"
-	chmod 644 "$T/work/a/b/.git/hooks/pre-commit"
-	gsettings '["."]'
-	keep "$T/work/a/b/.git/hooks/pre-commit"
+	disabled_nested_hook
 	attempt '
 printf "import os, struct\nacl = struct.pack(\"<I\", 2) + b\"\".join(struct.pack(\"<HHI\", t, p, 0xffffffff) for t, p in ((1, 7), (4, 5), (0x20, 5)))\nos.setxattr(os.open(\"a/b/.git/hooks/pre-commit\", os.O_RDONLY), \"system.posix_acl_access\", acl)\n" >acl.py
 step acl "\"$PY\" acl.py"'
