@@ -41,6 +41,10 @@
 	"mandatory deny: a git repository inside a repository that " \
 	"predates the run (its git status would enter it; make it outside)"
 #define WHY_HOOK "mandatory deny: git hooks"
+/* Only the user's config goes: the command's own it may remove (see wg_git). */
+#define WHY_CFG_REMOVE \
+	"git configuration of a repository that predates the run, removed " \
+	"(allowGitConfig allows it)"
 #define WHY_POINTER \
 	"mandatory deny: a git directory pointer of a repository that " \
 	"predates the run"
@@ -827,6 +831,8 @@ wg_git(const struct wguard *g, const struct wguard_fs *fs, const char *path, enu
 				return users || wg_below_users_git(fs, dir)
 				    ? wguard_why_gitcfg
 				    : wguard_why_cfg_new;
+			if (op == WG_REMOVE)
+				return users ? WHY_CFG_REMOVE : NULL;
 			return op == WG_WRITE || users ? wguard_why_cfg_write : NULL;
 		}
 		return op == WG_WRITE || users ? WHY_POINTER : NULL;

@@ -275,6 +275,10 @@ test_model(void)
 	ok(C("/w/fresh/.git/config", false) == wguard_why_cfg_new,
 	    "or, in the command's git directory, by an open judged when the run ends");
 	ok(P("/w/p/.git/config") == wguard_why_cfg_write, "and never written in place");
+	ok(R("/w/p/.git/config") != NULL && strstr(R("/w/p/.git/config"), "removed") != NULL &&
+		strstr(R("/w/p/.git/config"), "allowGitConfig") != NULL &&
+		R("/w/fresh/.git/config") == NULL,
+	    "the user's config is not removed, and the refusal says removed, not written");
 	ok(C("/w/home/.git", true) == NULL,
 	    "git init in a directory that predates the run and lies in no repository");
 	ok(C("/w/p/new/.git", true) != NULL && C("/w/p/new/.git", false) == wguard_why_pointer,
