@@ -173,6 +173,31 @@ step new-modules "printf \"[submodule \\\"lib\\\"]\\n\\tpath = lib\\n\\turl = ..
 	verdict
 }
 
+# A linked worktree outside the project, in allowWrite: its .git file may go (as git
+# worktree remove removes it), but no git directory made elsewhere may be moved in where
+# it was (the plan names that .git: nothing is made there again). git in that worktree
+# would read configuration the supervisor judges only when the run ends: a host's git
+# status there during the run (an editor's) would run it. Seen refused already when
+# written: it guards the directory rename, which sup_create_ok's check of removed
+# pointers does not see.
+@test "attack: a git directory made elsewhere, moved in where a worktree's .git file was" {
+	need_tool
+	srt_only
+	repo_init "$T/work"
+	git -C "$T/work" worktree add -q "$T/wts/wt" -b b1
+	gsettings "[\".\", \"$T/wts\"]"
+	attempt '
+plant fsm.sh
+step rm-pointer "rm '"$T"'/wts/wt/.git"
+step prepare "mkdir -p '"$T"'/wts/gd/objects '"$T"'/wts/gd/refs && echo \"ref: refs/heads/b1\" >'"$T"'/wts/gd/HEAD && fsmon_config '"$T"'/wts/gd/config"
+step moved-in "mv '"$T"'/wts/gd '"$T"'/wts/wt/.git"
+step in-run "! git -C '"$T"'/wts/wt config core.fsmonitor"'
+	allowed rm-pointer prepare in-run
+	refused moved-in
+	victim "git status in the worktree" "$T/wts/wt" git status
+	verdict
+}
+
 # git writes the .git file first, then the git directory it names: the guard took the
 # project directory, with its new .git file, for a repository of the user's, and
 # refused the git directory in it as a nested one.
