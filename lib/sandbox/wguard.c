@@ -767,6 +767,26 @@ wg_below_users_git(const struct wguard_fs *fs, const char *dir)
 }
 
 /*
+ * Is dir the .git of a directory that predates the run (git init in the project
+ * directory)? Its work tree is one the host's git, an editor's or the agent's, may
+ * enter while the command still runs, so its config cannot wait for the run's end to
+ * be judged (wguard_why_cfg_new).
+ */
+static bool
+wg_in_users_dir(const struct wguard_fs *fs, const char *dir)
+{
+	char *work;
+	bool r;
+
+	if (strcasecmp(path_basename(dir), ".git") != 0)
+		return false;
+	work = path_dirname(dir);
+	r = fs->predates(fs->arg, work);
+	free(work);
+	return r;
+}
+
+/*
  * git's own files, in every git directory (the user's, and the ones the command makes:
  * a git directory is never just the command's, the host's git executes what it says):
  *   hooks/NAME   nothing git runs: only *.sample (what init and clone copy) is made or
@@ -775,8 +795,9 @@ wg_below_users_git(const struct wguard_fs *fs, const char *dir)
  *   config, config.worktree   never written in place; made only by the rename of a
  *                file the supervisor judges by content (wguard_why_gitcfg), unless
  *                allowGitConfig; in a git directory the command made, below none of
- *                the user's, also by an open that creates it (cp, tar: the supervisor
- *                judges it as new once the command is gone, wguard_why_cfg_new);
+ *                the user's and not the .git of a directory that predates the run,
+ *                also by an open that creates it (cp, tar: the supervisor judges it
+ *                as new once the command is gone, wguard_why_cfg_new);
  *   commondir, gitdir   made new only where the directory is not the user's (the
  *                supervisor checks what they point to), never rewritten.
  * What the command made in its own git directories it may remove; nothing of the
@@ -828,7 +849,8 @@ wg_git(const struct wguard *g, const struct wguard_fs *fs, const char *path, enu
 			if (g->allow_git_config)
 				return NULL;
 			if (op == WG_CREATE)
-				return users || wg_below_users_git(fs, dir)
+				return users || wg_below_users_git(fs, dir) ||
+					wg_in_users_dir(fs, dir)
 				    ? wguard_why_gitcfg
 				    : wguard_why_cfg_new;
 			if (op == WG_REMOVE)

@@ -198,6 +198,29 @@ step in-run "! git -C '"$T"'/wts/wt config core.fsmonitor"'
 	verdict
 }
 
+# git init in the project directory, which was no repository: its config was made by an
+# open like a clone's in a directory of the command's, judged only when the run ends;
+# until then git in the project directory (the host's, an editor's) read and ran what
+# the command wrote there. Now only by the judged rename, as git itself writes it.
+@test "attack: git init in the project directory, then its config made anew by an open" {
+	need_tool
+	srt_only
+	echo code >"$T/work/main.c"
+	gsettings '["."]'
+	attempt '
+plant fsm.sh
+step init "git init -q"
+step rm-config "rm .git/config"
+step by-open "fsmon_config .git/config"
+step in-run "! git config core.fsmonitor"
+step remote "git remote add origin ../elsewhere"
+step commit "git add main.c && git -c user.email=a@b.c -c user.name=a commit -q -m first"'
+	allowed init rm-config in-run remote commit
+	refused by-open
+	victim "git status" "$T/work" git status
+	verdict
+}
+
 # git writes the .git file first, then the git directory it names: the guard took the
 # project directory, with its new .git file, for a repository of the user's, and
 # refused the git directory in it as a nested one.

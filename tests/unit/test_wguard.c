@@ -35,6 +35,7 @@ static const char *const fresh_dirs[] = {
 	"/w/sep",
 	"/w/bare.git/x",
 	"/w/plain",
+	"/w/home/.git",
 	NULL,
 };
 static const char *const existing[] = {
@@ -274,6 +275,8 @@ test_model(void)
 	    "config is made only by a rename the supervisor judges");
 	ok(C("/w/fresh/.git/config", false) == wguard_why_cfg_new,
 	    "or, in the command's git directory, by an open judged when the run ends");
+	ok(C("/w/home/.git/config", false) == wguard_why_gitcfg,
+	    "but not in a .git the command made in a directory that predates the run");
 	ok(P("/w/p/.git/config") == wguard_why_cfg_write, "and never written in place");
 	ok(R("/w/p/.git/config") != NULL && strstr(R("/w/p/.git/config"), "removed") != NULL &&
 		strstr(R("/w/p/.git/config"), "allowGitConfig") != NULL &&
