@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -22,6 +23,16 @@
 #define WHY_GONE \
 	"mandatory deny: a git directory pointer of the user's removed " \
 	"in this run (it may go, but is not made again)"
+
+#define WHY_WAY_PENDING \
+	"a way for git in a directory that predates the run to the command's git " \
+	"directories, while a git configuration made by an open waits to be judged " \
+	"(git there would read it before the run ends; allowGitConfig allows it)"
+#define WHY_CFG_AFTER_WAY \
+	"git configuration made by an open after the command gave git in a directory " \
+	"that predates the run a way to its git directories (git there would read it " \
+	"before the run ends; git's lock file renamed onto it is judged at once; " \
+	"allowGitConfig allows it)"
 
 #define SUBTREE_MAX 20000 /* entries a directory rename may look at */
 
@@ -63,6 +74,45 @@ sup_resolve_path(
 }
 
 /*
+ * Does making path give git in a directory that predates the run (the host's, an
+ * editor's, while the command still runs) a way to a git directory the command made: a
+ * .git there of any kind (a file naming one, a link, one moved in), or a commondir or
+ * gitdir in a git directory (a linked worktree's, which git follows to another)?
+ */
+static bool
+sup_git_way(struct sup *s, const char *path)
+{
+	const char *base = path_basename(path);
+	char *dir;
+	bool r;
+
+	if (strcasecmp(base, "commondir") == 0 || strcasecmp(base, "gitdir") == 0)
+		return wguard_git_state(&s->g, sup_fs(s), path);
+	if (strcasecmp(base, ".git") != 0)
+		return false;
+	dir = path_dirname(path);
+	r = sup_fs(s)->predates(sup_fs(s)->arg, dir);
+	free(dir);
+	return r;
+}
+
+/*
+ * A config made by an open is judged when the run ends (wguard_why_cfg_new), in a git
+ * directory no directory of the user's leads to. So no way to one while such a config
+ * waits, and none made by an open once there is a way: refused, or NULL.
+ */
+static const char *
+sup_git_way_ok(struct sup *s, const char *path)
+{
+	if (!sup_git_way(s, path))
+		return NULL;
+	if (s->new_configs.n > 0)
+		return WHY_WAY_PENDING;
+	s->git_way = true;
+	return NULL;
+}
+
+/*
  * May the name r be made (is_dir: as a directory; by_open: as a regular file the
  * command writes through an open)? The guard's answer acted on: a directory that
  * becomes a git directory is looked at first (sup_git_complete), a .git file in the
@@ -73,7 +123,7 @@ sup_resolve_path(
 int
 sup_create_ok(struct sup *s, const struct res *r, bool is_dir, const char *op, bool by_open)
 {
-	const char *why;
+	const char *why, *wy;
 	char *dir = path_dirname(r->path);
 	int e = 0;
 
@@ -81,11 +131,16 @@ sup_create_ok(struct sup *s, const struct res *r, bool is_dir, const char *op, b
 	why = wguard_may_create(&s->g, sup_fs(s), r->path, is_dir);
 	if ((why == NULL || why == wguard_why_pointer) && strlist_contains(&s->gone, r->path))
 		why = WHY_GONE;
+	/* (The commondir that completes a git directory is a way too.) */
+	if (why == wguard_why_complete && !is_dir && (wy = sup_git_way_ok(s, r->path)) != NULL)
+		why = wy;
 	if (why == wguard_why_complete)
 		e = sup_git_complete(s, r->dirfd, dir);
 	else {
 		if (why == wguard_why_pointer && by_open)
 			why = NULL;
+		else if (why == wguard_why_cfg_new && by_open && s->git_way)
+			why = WHY_CFG_AFTER_WAY;
 		else if (why == wguard_why_cfg_new && by_open) {
 			why = NULL;
 			sup_git_config_new(s, r->path);
@@ -93,6 +148,8 @@ sup_create_ok(struct sup *s, const struct res *r, bool is_dir, const char *op, b
 		    wguard_pointer_name(&s->g, sup_fs(s), r->path))
 			why = "mandatory deny: a git directory pointer made as a link "
 			      "(git writes it as a file)";
+		if (why == NULL && !is_dir)
+			why = sup_git_way_ok(s, r->path);
 		if (why != NULL) {
 			sup_refused(s, op, r->path, why);
 			e = -EPERM;
@@ -315,6 +372,12 @@ sup_subtree(struct sup *s, int dfd, const char *from, const char *to, const char
 			if ((why == NULL || why == wguard_why_pointer) &&
 			    strlist_contains(&s->gone, t))
 				why = WHY_GONE;
+			if (why == NULL) {
+				s->map_from = top_from;
+				s->map_to = top_to;
+				why = sup_git_way_ok(s, t);
+				s->map_from = s->map_to = NULL;
+			}
 			/* A git config moves along with its git directory: it was judged
 			 * where it was. One that was not git state is refused, as a hook
 			 * is: a directory prepared elsewhere does not become git state by
@@ -434,6 +497,16 @@ sup_rename(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint6
 		if ((e = sup_git_complete(s, n.dirfd, npar)) < 0)
 			goto out;
 		why = NULL;
+	}
+	/* (Asked of the old name too: an exchange moves the new name's entry there.) */
+	if (why == NULL && !judge) {
+		if (flags & RENAME_EXCHANGE) {
+			sup_hold(s, o.dirfd, opar);
+			why = sup_git_way_ok(s, o.path);
+		}
+		sup_hold(s, n.dirfd, npar);
+		if (why == NULL)
+			why = sup_git_way_ok(s, n.path);
 	}
 	if (why == NULL && nexists && !judge)
 		why = wguard_may_remove(&s->g, sup_fs(s), n.path);

@@ -92,6 +92,9 @@ struct sup {
 	struct strlist vacated;
 	/* the user's git directory pointers removed (wguard_removable): not made again */
 	struct strlist gone;
+	/* a way for git in a directory that predates the run to the command's git
+	 * directories was made (sup_git_way_ok): no config by an open after it */
+	bool git_way;
 	/* threads seen, for their process and umask */
 	struct task tasks[TASKS_MAX];
 	size_t ntasks;

@@ -221,6 +221,55 @@ step commit "git add main.c && git -c user.email=a@b.c -c user.name=a commit -q 
 	verdict
 }
 
+# The other ways for git in the project directory (no repository) to reach a git
+# directory the command made, whose config made by an open waits to be judged when the
+# run ends: a .git file naming it, the git directory moved in as .git, a .git made there
+# with a commondir naming it. Each let git in the project directory read the command's
+# core.fsmonitor in the run.
+way_attack() {
+	need_tool
+	srt_only
+	gsettings '["."]'
+	attempt '
+plant fsm.sh
+git init -q fresh && rm fresh/.git/config && fsmon_config fresh/.git/config
+step way "'"$1"'"
+step in-run "! git config core.fsmonitor"'
+	refused way
+	allowed in-run
+	victim "git status" "$T/work" git status
+	verdict
+}
+
+@test "attack: a .git file in the project directory names a git directory whose config waits to be judged" {
+	way_attack 'echo \"gitdir: \$PWD/fresh/.git\" >.git'
+}
+
+@test "attack: a git directory whose config waits to be judged, moved in as the project directory's .git" {
+	way_attack 'mv fresh/.git .git'
+}
+
+@test "attack: a .git made in the project directory, its commondir naming a git directory whose config waits" {
+	way_attack 'mkdir .git && echo \"ref: refs/heads/main\" >.git/HEAD && echo \"\$PWD/fresh/.git\" >.git/commondir'
+}
+
+@test "attack: a .git file in the project directory first, then a config by an open where it leads" {
+	need_tool
+	srt_only
+	gsettings '["."]'
+	attempt '
+plant fsm.sh
+step pointer "echo \"gitdir: \$PWD/fresh/.git\" >.git"
+step init "git init -q fresh && rm fresh/.git/config"
+step by-open "fsmon_config fresh/.git/config"
+step in-run "! git config core.fsmonitor"
+step judged "git -C fresh config user.name a"'
+	allowed pointer init in-run judged
+	refused by-open
+	victim "git status" "$T/work" git status
+	verdict
+}
+
 # git writes the .git file first, then the git directory it names: the guard took the
 # project directory, with its new .git file, for a repository of the user's, and
 # refused the git directory in it as a nested one.
