@@ -353,15 +353,22 @@ build/win/tests/unit/%.exe: tests/unit/%.c $(WINLIB)
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WINLIB_CFLAGS) -Itests/unit -o $@ $< $(WINLIB) $(WINLIB_LIBS)
 
-# The proxies for Windows (lib/compat/proxy_win.c: what they refuse there).
-build/win/srt-socksd.exe: $(addprefix build/win/obj/,$(patsubst %.c,%.o,$(wildcard srt-socksd/*.c))) $(WINLIB)
+# The proxies for Windows (lib/compat/proxy_win.c: what they refuse there), with the
+# stand-ins for the Linux-only modules those refusals keep them from
+# (lib/compat/proxy_absent_win.c): an object on their link lines alone, in no archive, so
+# that no other program (srt.exe has the real managed.c and policy_source.c) has two
+# definitions of a name to choose from by link order.
+WINABSENT_OBJ := build/win/obj/lib/compat/proxy_absent_win.o
+build/win/srt-socksd.exe: $(addprefix build/win/obj/,$(patsubst %.c,%.o,$(wildcard srt-socksd/*.c))) \
+    $(WINABSENT_OBJ) $(WINLIB)
 	$(WIN_CC) -o $@ $(filter %.o,$^) $(WINLIB) $(WINLIB_LIBS)
 
 build/win/obj/srt-socksd/%.o: srt-socksd/%.c $(VERSION_STAMP)
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WINLIB_CFLAGS) -c -o $@ $<
 
-build/win/srt-httpd.exe: $(addprefix build/win/obj/,$(patsubst %.c,%.o,$(wildcard srt-httpd/*.c))) $(WINLIB)
+build/win/srt-httpd.exe: $(addprefix build/win/obj/,$(patsubst %.c,%.o,$(wildcard srt-httpd/*.c))) \
+    $(WINABSENT_OBJ) $(WINLIB)
 	$(WIN_CC) -o $@ $(filter %.o,$^) $(WINLIB) $(WINLIB_LIBS)
 
 build/win/obj/srt-httpd/%.o: srt-httpd/%.c $(VERSION_STAMP)
@@ -401,7 +408,8 @@ build/win/tests/winsys-drive.exe: tests/helpers-win/winsys-drive.c $(WINSYS_OBJ)
 # every build shares (cli.c), the Windows path (winlaunch.c, localproxy.c, winsys_win32.c)
 # and the parts of srt-launch it uses (the violations, git's variables in env.c). Beside
 # WINLIB it needs the settings reader and what it calls (WINSRT_LIB_SRC, in an archive of
-# their own: WINLIB's proxy_win.c stands in for some of them in the proxies), with
+# their own, which the proxies do not link: WINABSENT_OBJ stands in for some of them
+# there), with
 # cJSON, which Debian packages for Linux only: its Debian source, which scripts/deps
 # fetches and checks into CJSON_DIR, compiled here.
 CJSON_DIR   := build/cjson-src

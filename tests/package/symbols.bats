@@ -122,3 +122,57 @@ globals() {
 	done
 	[ "$bad" -eq 0 ]
 }
+
+# --- the Windows build (make win), where it was built ------------------------------------
+# What the Makefile links build/win/EXE from (its link line, as make would run it now):
+# the objects and the archives, in their order.
+win_link_inputs() {
+	make -C "$BATS_TEST_DIRNAME/../.." -n -W build/win/libsrt.a "build/win/$1" 2>/dev/null |
+	    sed -e :a -e '/\\$/N; s/\\\n//; ta' | grep -F -- "-o build/win/$1 " |
+	    tr ' ' '\n' | grep -E '^build/win/.*\.[ao]$'
+}
+
+win_globals() {
+	x86_64-w64-mingw32-nm -g --defined-only "$@" 2>/dev/null |
+	    awk '$2 ~ /^[TDBRGSVW]$/ && $3 !~ /^(__|\.refptr\.)/ { print $3 }'
+}
+
+# Each name one program links is defined once among the archives it links, so which
+# definition it gets never depends on their order; the proxies' stand-ins for the
+# Linux-only modules (lib/compat/proxy_absent_win.c) are on the proxies' link lines
+# alone, never in an archive, and never in srt.exe (which has the real managed.c and
+# policy_source.c) or srt-win.exe.
+@test "the Windows programs: no name defined twice among the archives one links" {
+	win="$BATS_TEST_DIRNAME/../../build/win"
+	command -v x86_64-w64-mingw32-nm >/dev/null || skip "no mingw-w64 (make win)"
+	[ -f "$win/srt.exe" ] || skip "the Windows build is not made (make win)"
+	bad=0
+	for a in "$win"/*.a; do
+		if win_globals "$a" | grep -qx managed_path && win_globals "$a" | grep -qx tls_ctx_new; then
+			echo "${a##*/} holds the proxies' stand-ins"
+			bad=1
+		fi
+	done
+	for exe in srt.exe srt-nomanaged.exe srt-win.exe srt-socksd.exe srt-httpd.exe; do
+		inputs=$(win_link_inputs "$exe")
+		[ -n "$inputs" ] || { echo "no link line for $exe"; return 1; }
+		archives=$(grep '\.a$' <<<"$inputs")
+		[ -n "$archives" ]
+		dups=$(cd "$win/../.." && for a in $archives; do win_globals "$a" | sort -u; done |
+		    sort | uniq -d)
+		if [ -n "$dups" ]; then
+			echo "$exe: defined in more than one of its archives:" $dups
+			bad=1
+		fi
+		absent=$(grep -c 'proxy_absent_win\.o$' <<<"$inputs" || true)
+		case $exe in
+		srt-socksd.exe | srt-httpd.exe) want=1 ;;
+		*) want=0 ;;
+		esac
+		if [ "$absent" -ne "$want" ]; then
+			echo "$exe links proxy_absent_win.o $absent times, not $want"
+			bad=1
+		fi
+	done
+	[ "$bad" -eq 0 ]
+}
