@@ -324,9 +324,10 @@ WINLIB_SRC  := $(addprefix lib/core/,util.c log.c addr.c policy.c settings_core.
                    json_strict.c json_tree.c) \
                $(addprefix lib/proxyd/,evloop.c evloop_wsapoll.c socks5.c ssh_refusal.c \
                    guard.c proxy.c proxy_dial.c proxy_relay.c decider_names.c sigv4.c \
-                   resolver.c resolver_query.c resolver_win.c relay.c relay_copy.c) \
+                   resolver.c resolver_query.c resolver_win.c relay.c relay_copy.c \
+                   guard_local_win.c proxy_win.c) \
                lib/sandbox/plan_ace.c lib/sandbox/plan_windows_read.c \
-               $(addprefix lib/compat/,sys_win.c guard_local_win.c proxy_win.c wincmdline.c)
+               $(addprefix lib/compat/,sys_win.c wincmdline.c)
 WINLIB_OBJ  := $(WINLIB_SRC:%.c=build/win/obj/%.o)
 WINLIB      := build/win/libsrt.a
 # (clock_gettime is winpthreads'.)
@@ -353,12 +354,12 @@ build/win/tests/unit/%.exe: tests/unit/%.c $(WINLIB)
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WINLIB_CFLAGS) -Itests/unit -o $@ $< $(WINLIB) $(WINLIB_LIBS)
 
-# The proxies for Windows (lib/compat/proxy_win.c: what they refuse there), with the
+# The proxies for Windows (lib/proxyd/proxy_win.c: what they refuse there), with the
 # stand-ins for the Linux-only modules those refusals keep them from
-# (lib/compat/proxy_absent_win.c): an object on their link lines alone, in no archive, so
+# (lib/proxyd/proxy_absent_win.c): an object on their link lines alone, in no archive, so
 # that no other program (srt.exe has the real managed.c and policy_source.c) has two
 # definitions of a name to choose from by link order.
-WINABSENT_OBJ := build/win/obj/lib/compat/proxy_absent_win.o
+WINABSENT_OBJ := build/win/obj/lib/proxyd/proxy_absent_win.o
 build/win/srt-socksd.exe: $(addprefix build/win/obj/,$(patsubst %.c,%.o,$(wildcard srt-socksd/*.c))) \
     $(WINABSENT_OBJ) $(WINLIB)
 	$(WIN_CC) -o $@ $(filter %.o,$^) $(WINLIB) $(WINLIB_LIBS)
@@ -416,9 +417,9 @@ CJSON_DIR   := build/cjson-src
 CJSON_SRC   := $(CJSON_DIR)/cjson/cJSON.c
 WINSRT_LIB_SRC := $(addprefix lib/core/,settings.c settings_json.c managed.c managed_path.c managed_acl.c \
                    policy_source.c jsregex.c path.c path_win.c path_sep.c glob.c violation.c \
-                   violation_read.c decision_read.c lines.c) \
-               $(addprefix lib/sandbox/,plan_windows.c wguard_names.c) \
-               $(addprefix lib/compat/,managed_win.c cred_rx_win.c path_home_win.c)
+                   violation_read.c decision_read.c lines.c managed_win.c cred_rx_win.c \
+                   path_home_win.c) \
+               $(addprefix lib/sandbox/,plan_windows.c wguard_names.c)
 WINSRT_LIB  := build/win/libsrt-settings.a
 WINSRT_SRC  := $(addprefix srt-launch/,windows/winmain.c common/cli.c windows/winlaunch.c \
                common/localproxy.c common/env.c common/violations.c)

@@ -139,7 +139,7 @@ win_globals() {
 
 # Each name one program links is defined once among the archives it links, so which
 # definition it gets never depends on their order; the proxies' stand-ins for the
-# Linux-only modules (lib/compat/proxy_absent_win.c) are on the proxies' link lines
+# Linux-only modules (lib/proxyd/proxy_absent_win.c) are on the proxies' link lines
 # alone, never in an archive, and never in srt.exe (which has the real managed.c and
 # policy_source.c) or srt-win.exe.
 @test "the Windows programs: no name defined twice among the archives one links" {

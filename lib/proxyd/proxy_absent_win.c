@@ -1,7 +1,7 @@
 /*
  * Stand-ins, in the proxies on Windows, for the Linux-only modules the shared core links
  * to: TLS, the connector and the policy opener, the narrowing, the handoff and descriptor
- * passing, the managed layer and the settings reader. lib/compat/proxy_win.c refuses at
+ * passing, the managed layer and the settings reader. lib/proxyd/proxy_win.c refuses at
  * start every option and setting that would reach them, and each ends the process loudly
  * if one is ever reached.
  *

@@ -27,7 +27,7 @@
  * drain and exit).
  *
  * The refusals keep every path to the Linux-only modules the shared core links to
- * closed; lib/compat/proxy_absent_win.c stands in for them, in the proxies alone. (The
+ * closed; lib/proxyd/proxy_absent_win.c stands in for them, in the proxies alone. (The
  * credentials' code, lib/core/cred.c, is built: with no --cred-fd its store is empty.)
  */
 #ifdef _WIN32
