@@ -7,10 +7,9 @@
  * until the consumer's I/O in that direction would block or comes up short
  * (evbe_blocked, the hook this sets in lib/compat/sys_win.c, which its sys_recv and
  * sys_send call, as mio's Windows backend re-arms interest on WouldBlock) or it
- * registers or changes its interest
- * again. A hang-up of an edge registration is reported once; an edge registration
- * polling for nothing leaves the poll set (its entry's socket is INVALID_SOCKET, which
- * WSAPoll skips).
+ * registers or changes its interest again. A hang-up of an edge registration is
+ * reported once; an edge registration polling for nothing leaves the poll set (its
+ * entry's socket is INVALID_SOCKET, which WSAPoll skips).
  *
  * Control events arrive on a thread of their own: the handler writes the signal's number
  * as one byte to a socket pair whose other end the loop reads, the signalfd's part.

@@ -5,10 +5,10 @@
  * start every option and setting that would reach them, and each ends the process loudly
  * if one is ever reached.
  *
- * Only the proxies' executables (srt-socksd.exe, srt-httpd.exe) and the Windows unit
- * tests that link the proxies' core link this object (the Makefile's WINABSENT_OBJ):
- * srt.exe has the real managed.c, policy_source.c and managed_path.c, and must never have
- * a second definition to choose from by link order. No archive holds it.
+ * Only the proxies' executables (srt-socksd.exe, srt-httpd.exe) link this object (the
+ * Makefile's WINABSENT_OBJ; the Windows unit tests reach none of these names): srt.exe
+ * has the real managed.c, policy_source.c and managed_path.c, and must never have a
+ * second definition to choose from by link order. No archive holds it.
  */
 #ifdef _WIN32
 #include <stdbool.h>

@@ -1,6 +1,6 @@
 /*
- * The proxies on Windows: what they refuse at start, and the Linux-only parts they are
- * built without.
+ * The proxies on Windows: what they take from srt's launcher, and what they refuse at
+ * start.
  *
  * Taken from srt's Windows launcher (srt-launch/windows/winlaunch.c; the contract is in
  * srt-launch/common/winsys.h): --listen-fd, --policy-fd, --log-fd, --lifeline-fd and
