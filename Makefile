@@ -296,8 +296,9 @@ macos-compile:
 # `make win` cross-compiles it with mingw-w64: every source but the fake, warnings as
 # errors. Natively, every source but the Win32 layer builds against the recording fake
 # (srt-win/winapi_fake.c): the program as build/tests/srt-win-fake for the bats suite, and
-# the logic linked into the unit test. Both link the core (libsrt) for its allocator,
-# buffer, string list, fatal errors and the plan entries (lib/sandbox/plan_ace.c).
+# the logic linked into the unit test. Both link lib/'s archives (srt-win.exe those of
+# sandbox, core and compat: WINLIBS_srtwin) for the allocator, buffer, string list, fatal
+# errors and the plan entries (lib/sandbox/plan_ace.c).
 WIN_CC      ?= x86_64-w64-mingw32-gcc
 WIN_AR      ?= x86_64-w64-mingw32-ar
 # The Win32 layer (winapi_win32*.c) sees winapi.h and the core, never srt-win.h: srt-win's
@@ -316,6 +317,11 @@ SWN_OBJ     := $(SWN_SRC:%.c=$(BUILD)/obj/%.o)
 # getaddrinfo resolver, the JSON reader and the plan srt-win reads and applies:
 # lib/core/json_tree.c, lib/sandbox/plan_ace.c, plan_windows_read.c), and
 # unit tests of them as Windows programs, which tests/windows/proxies-wine.bats runs under Wine.
+# One archive per role, as on Linux: build/win/libsrt-DIR.a of WINLIB_SRC's files of lib/DIR,
+# linked in LIB_DIRS's order (proxyd sandbox core compat: tls has no Windows build), each
+# calling only those after it, and compat (the shims lib/core/sys.h declares) nothing in
+# lib/ (tests/package/symbols.bats checks both builds; ARCHITECTURE.md, "The layers of
+# lib/"). A program links the archives of its role (WINLIBS_*), in that order.
 WINLIB_CFLAGS := $(filter-out -municode -DUNICODE -D_UNICODE,$(WIN_CFLAGS)) -D_GNU_SOURCE \
                -D_POSIX_THREAD_SAFE_FUNCTIONS
 WINLIB_SRC  := $(addprefix lib/core/,util.c log.c addr.c policy.c settings_core.c \
@@ -324,11 +330,19 @@ WINLIB_SRC  := $(addprefix lib/core/,util.c log.c addr.c policy.c settings_core.
                    json_strict.c json_tree.c) \
                $(addprefix lib/proxyd/,evloop.c evloop_wsapoll.c socks5.c ssh_refusal.c \
                    guard.c proxy.c proxy_dial.c proxy_relay.c decider_names.c sigv4.c \
-                   resolver.c resolver_query.c resolver_win.c relay.c relay_copy.c) \
+                   resolver.c resolver_query.c resolver_win.c relay.c relay_copy.c \
+                   guard_local_win.c proxy_win.c) \
                lib/sandbox/plan_ace.c lib/sandbox/plan_windows_read.c \
-               $(addprefix lib/compat/,sys_win.c guard_local_win.c proxy_win.c wincmdline.c)
+               $(addprefix lib/compat/,sys_win.c wincmdline.c)
 WINLIB_OBJ  := $(WINLIB_SRC:%.c=build/win/obj/%.o)
-WINLIB      := build/win/libsrt.a
+WIN_LIB_DIRS := $(filter-out tls,$(LIB_DIRS))
+win_libs     = $(patsubst %,build/win/libsrt-%.a,$(1))
+# The objects of lib/DIR ($(1)) in a list $(2) (a function: a % in a pattern rule's
+# prerequisites would be the stem).
+win_dir_objs = $(filter build/win/obj/lib/$(1)/%,$(2))
+WINLIB       := $(call win_libs,$(WIN_LIB_DIRS))
+WINLIBS_proxy  := $(call win_libs,proxyd core compat)
+WINLIBS_srtwin := $(call win_libs,sandbox core compat)
 # (clock_gettime is winpthreads'.)
 WINLIB_LIBS := -static -lws2_32 -liphlpapi -lbcrypt -lpthread
 WIN_UNIT    := build/win/tests/unit/test_evloop.exe build/win/tests/unit/test_resolver.exe \
@@ -345,7 +359,7 @@ build/win/obj/lib/%.o: lib/%.c $(VERSION_STAMP)
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WINLIB_CFLAGS) -c -o $@ $<
 
-$(WINLIB): $(WINLIB_OBJ)
+$(WINLIB): build/win/libsrt-%.a: $$(call win_dir_objs,$$*,$$(WINLIB_OBJ))
 	rm -f $@
 	$(WIN_AR) rcs $@ $^
 
@@ -353,16 +367,23 @@ build/win/tests/unit/%.exe: tests/unit/%.c $(WINLIB)
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WINLIB_CFLAGS) -Itests/unit -o $@ $< $(WINLIB) $(WINLIB_LIBS)
 
-# The proxies for Windows (lib/compat/proxy_win.c: what they refuse there).
-build/win/srt-socksd.exe: $(addprefix build/win/obj/,$(patsubst %.c,%.o,$(wildcard srt-socksd/*.c))) $(WINLIB)
-	$(WIN_CC) -o $@ $(filter %.o,$^) $(WINLIB) $(WINLIB_LIBS)
+# The proxies for Windows (lib/proxyd/proxy_win.c: what they refuse there), with the
+# stand-ins for the Linux-only modules those refusals keep them from
+# (lib/proxyd/proxy_absent_win.c): an object on their link lines alone, in no archive, so
+# that no other program (srt.exe has the real managed.c and policy_source.c) has two
+# definitions of a name to choose from by link order.
+WINABSENT_OBJ := build/win/obj/lib/proxyd/proxy_absent_win.o
+build/win/srt-socksd.exe: $(addprefix build/win/obj/,$(patsubst %.c,%.o,$(wildcard srt-socksd/*.c))) \
+    $(WINABSENT_OBJ) $(WINLIBS_proxy)
+	$(WIN_CC) -o $@ $(filter %.o,$^) $(WINLIBS_proxy) $(WINLIB_LIBS)
 
 build/win/obj/srt-socksd/%.o: srt-socksd/%.c $(VERSION_STAMP)
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WINLIB_CFLAGS) -c -o $@ $<
 
-build/win/srt-httpd.exe: $(addprefix build/win/obj/,$(patsubst %.c,%.o,$(wildcard srt-httpd/*.c))) $(WINLIB)
-	$(WIN_CC) -o $@ $(filter %.o,$^) $(WINLIB) $(WINLIB_LIBS)
+build/win/srt-httpd.exe: $(addprefix build/win/obj/,$(patsubst %.c,%.o,$(wildcard srt-httpd/*.c))) \
+    $(WINABSENT_OBJ) $(WINLIBS_proxy)
+	$(WIN_CC) -o $@ $(filter %.o,$^) $(WINLIBS_proxy) $(WINLIB_LIBS)
 
 build/win/obj/srt-httpd/%.o: srt-httpd/%.c $(VERSION_STAMP)
 	@mkdir -p $(dir $@)
@@ -376,8 +397,8 @@ build/win/obj/%.o: %.c $(VERSION_STAMP)
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WIN_CFLAGS) -c -o $@ $<
 
-build/win/srt-win.exe: $(WIN_OBJ) $(WINLIB)
-	$(WIN_CC) -o $@ $(WIN_OBJ) $(WINLIB) $(WIN_LDLIBS)
+build/win/srt-win.exe: $(WIN_OBJ) $(WINLIBS_srtwin)
+	$(WIN_CC) -o $@ $(WIN_OBJ) $(WINLIBS_srtwin) $(WIN_LDLIBS)
 
 # A console program the Wine tests run under srt-win (tests/windows/srt-win-wine.bats).
 build/win/tests/%.exe: tests/helpers-win/%.c
@@ -386,9 +407,9 @@ build/win/tests/%.exe: tests/helpers-win/%.c
 
 # srt's Windows launch path (srt-launch/winlaunch.h): its system layer winsys_win32.c is
 # also run under Wine by a driver of its own, which links the Windows part of libsrt
-# (WINLIB) for the log and util code: tests/windows/srt-win-wine.bats with a probe as its
-# child, tests/windows/proxies-wine.bats starting the real srt-socksd.exe and srt-httpd.exe
-# as winlaunch.c does.
+# (WINLIB, every shared Windows archive) for the log and util code:
+# tests/windows/srt-win-wine.bats with a probe as its child, tests/windows/proxies-wine.bats
+# starting the real srt-socksd.exe and srt-httpd.exe as winlaunch.c does.
 WINSYS_OBJ := build/win/obj/srt-launch/windows/winsys_win32.o
 $(WINSYS_OBJ): WIN_CFLAGS += -Isrt-launch
 -include $(wildcard build/win/obj/srt-launch/*/*.d)
@@ -400,18 +421,23 @@ build/win/tests/winsys-drive.exe: tests/helpers-win/winsys-drive.c $(WINSYS_OBJ)
 # srt.exe: srt-launch's Windows entry (winmain.c) on the command line and policy code
 # every build shares (cli.c), the Windows path (winlaunch.c, localproxy.c, winsys_win32.c)
 # and the parts of srt-launch it uses (the violations, git's variables in env.c). Beside
-# WINLIB it needs the settings reader and what it calls (WINSRT_LIB_SRC, in an archive of
-# their own: WINLIB's proxy_win.c stands in for some of them in the proxies), with
+# WINLIB it needs the settings reader and what it calls (WINSRT_LIB_SRC, compiled for it
+# alone, with UTF-8 names, into archives of their own by role, build/win/srt/libsrt-DIR.a,
+# each linked just before WINLIB's archive of the same role; the proxies do not link them:
+# WINABSENT_OBJ stands in for some of them there), with
 # cJSON, which Debian packages for Linux only: its Debian source, which scripts/deps
 # fetches and checks into CJSON_DIR, compiled here.
 CJSON_DIR   := build/cjson-src
 CJSON_SRC   := $(CJSON_DIR)/cjson/cJSON.c
 WINSRT_LIB_SRC := $(addprefix lib/core/,settings.c settings_json.c managed.c managed_path.c managed_acl.c \
                    policy_source.c jsregex.c path.c path_win.c path_sep.c glob.c violation.c \
-                   violation_read.c decision_read.c lines.c) \
-               $(addprefix lib/sandbox/,plan_windows.c wguard_names.c) \
-               $(addprefix lib/compat/,managed_win.c cred_rx_win.c path_home_win.c)
-WINSRT_LIB  := build/win/libsrt-settings.a
+                   violation_read.c decision_read.c lines.c managed_win.c cred_rx_win.c \
+                   path_home_win.c) \
+               $(addprefix lib/sandbox/,plan_windows.c wguard_names.c)
+WINSRT_LIB_OBJ := $(WINSRT_LIB_SRC:%.c=build/win/obj/%.o)
+WINSRT_LIB  := build/win/srt/libsrt-sandbox.a build/win/srt/libsrt-core.a
+WINLIBS_srt := $(foreach d,sandbox core,build/win/srt/libsrt-$(d).a build/win/libsrt-$(d).a) \
+               build/win/libsrt-compat.a
 WINSRT_SRC  := $(addprefix srt-launch/,windows/winmain.c common/cli.c windows/winlaunch.c \
                common/localproxy.c common/env.c common/violations.c)
 WINSRT_OBJ  := $(WINSRT_SRC:%.c=build/win/obj/%.o) $(WINSYS_OBJ)
@@ -427,7 +453,10 @@ build/win/obj/cjson/cJSON.o: $(CJSON_SRC)
 
 $(WINSRT_LIB_SRC:%.c=build/win/obj/%.o) $(WINSRT_SRC:%.c=build/win/obj/%.o): $(CJSON_DIR)/cjson/cJSON.h
 
-$(WINSRT_LIB): $(WINSRT_LIB_SRC:%.c=build/win/obj/%.o) build/win/obj/cjson/cJSON.o
+# cJSON with the settings reader, its one user.
+$(WINSRT_LIB): build/win/srt/libsrt-%.a: $$(call win_dir_objs,$$*,$$(WINSRT_LIB_OBJ)) \
+    $$(if $$(filter core,$$*),build/win/obj/cjson/cJSON.o)
+	@mkdir -p $(dir $@)
 	rm -f $@
 	$(WIN_AR) rcs $@ $^
 
@@ -438,8 +467,8 @@ $(WINSRT_SRC:%.c=build/win/obj/%.o): build/win/obj/%.o: %.c $(VERSION_STAMP)
 	@mkdir -p $(dir $@)
 	$(WIN_CC) $(WINLIB_CFLAGS) -DSRT_UTF8_NAMES -I$(CJSON_DIR) -Isrt-launch -c -o $@ $<
 
-build/win/srt.exe: $(WINSRT_OBJ) $(WINSRT_LIB) $(WINLIB)
-	$(WIN_CC) -municode -o $@ $(WINSRT_OBJ) $(WINSRT_LIB) $(WINLIB) -ladvapi32 -lshell32 \
+build/win/srt.exe: $(WINSRT_OBJ) $(WINLIBS_srt)
+	$(WIN_CC) -municode -o $@ $(WINSRT_OBJ) $(WINLIBS_srt) -ladvapi32 -lshell32 \
 	    -lole32 $(WINLIB_LIBS)
 
 # srt.exe with a managed layer that reads nothing (tests/helpers-win/managed_none.c, linked
@@ -452,8 +481,8 @@ build/win/obj/tests/helpers-win/managed_none.o: tests/helpers-win/managed_none.c
 	$(WIN_CC) $(WINLIB_CFLAGS) -I$(CJSON_DIR) -c -o $@ $<
 
 build/win/srt-nomanaged.exe: build/win/obj/tests/helpers-win/managed_none.o \
-    $(WINSRT_OBJ) $(WINSRT_LIB) $(WINLIB)
-	$(WIN_CC) -municode -o $@ $< $(WINSRT_OBJ) $(WINSRT_LIB) $(WINLIB) -ladvapi32 \
+    $(WINSRT_OBJ) $(WINLIBS_srt)
+	$(WIN_CC) -municode -o $@ $< $(WINSRT_OBJ) $(WINLIBS_srt) -ladvapi32 \
 	    -lshell32 -lole32 $(WINLIB_LIBS)
 
 $(BUILD)/tests/srt-win-fake: $(SWN_OBJ) $(LIBSRT)

@@ -470,7 +470,7 @@ static int
 ask_nonblock(int fd)
 {
 #ifdef _WIN32
-	/* The decider is refused at start on Windows (lib/compat/proxy_win.c). */
+	/* The decider is refused at start on Windows (lib/proxyd/proxy_win.c). */
 	(void)fd;
 	errno = ENOSYS;
 	return -1;

@@ -550,7 +550,7 @@ term_handoff(struct proxy *px, int fd, const struct handoff_msg *msg)
 	/* The interest a connection has (conn_new), so that the socket goes on to one
 	 * with its registration. */
 #ifdef _WIN32
-	(void)fl; /* no handoff on Windows (lib/compat/proxy_win.c refuses --handoff-fd) */
+	(void)fl; /* no handoff on Windows (lib/proxyd/proxy_win.c refuses --handoff-fd) */
 	if (sys_set_nonblock(fd) == -1 ||
 #else
 	if ((fl = fcntl(fd, F_GETFL)) == -1 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) == -1 ||

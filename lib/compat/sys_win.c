@@ -15,7 +15,6 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "evloop.h"
 #include "sys.h"
 
 int
@@ -404,22 +403,32 @@ sys_sockclose(int fd)
 	return closesocket((SOCKET)fd) == 0 ? 0 : sys_fail();
 }
 
+/* Who is told of a recv or send that would block (sys.h): set from above, called from
+ * here, so that this layer names nothing above it. */
+static sys_blocked_hook *sys_win_blocked;
+
+void
+sys_win_set_blocked_hook(sys_blocked_hook *hook)
+{
+	sys_win_blocked = hook;
+}
+
 /*
  * The end of a recv or send of len bytes that returned n: one that would block, or a short
- * one, leaves fd waiting for ev (callers take a short read for a drained socket, as
- * epoll's do, and wait).
+ * one, leaves fd waiting in direction dir (callers take a short read for a drained socket,
+ * as epoll's do, and wait).
  */
 static ssize_t
-sys_io_done(int fd, int n, size_t len, unsigned ev)
+sys_io_done(int fd, int n, size_t len, enum sys_io_dir dir)
 {
 	if (n == SOCKET_ERROR) {
 		sys_fail();
-		if (errno == EAGAIN)
-			evloop_blocked(fd, ev);
+		if (errno == EAGAIN && sys_win_blocked != NULL)
+			sys_win_blocked(fd, dir);
 		return -1;
 	}
-	if ((size_t)n < len)
-		evloop_blocked(fd, ev);
+	if ((size_t)n < len && sys_win_blocked != NULL)
+		sys_win_blocked(fd, dir);
 	return n;
 }
 
@@ -427,14 +436,14 @@ ssize_t
 sys_recv(int fd, void *buf, size_t len)
 {
 	return sys_io_done(
-	    fd, recv((SOCKET)fd, buf, len > INT_MAX ? INT_MAX : (int)len, 0), len, EV_READ);
+	    fd, recv((SOCKET)fd, buf, len > INT_MAX ? INT_MAX : (int)len, 0), len, SYS_IO_RECV);
 }
 
 ssize_t
 sys_send(int fd, const void *buf, size_t len)
 {
 	return sys_io_done(
-	    fd, send((SOCKET)fd, buf, len > INT_MAX ? INT_MAX : (int)len, 0), len, EV_WRITE);
+	    fd, send((SOCKET)fd, buf, len > INT_MAX ? INT_MAX : (int)len, 0), len, SYS_IO_SEND);
 }
 
 /* The socket is non-blocking already (every one the proxies hold is). */

@@ -2,7 +2,7 @@
  * The managed policy on Windows (managed.h): where it is and when it is trusted, as pure C
  * over what Windows says of each path, so that every build compiles it and the unit tests
  * run it on Linux with a fake (tests/unit/test_managed_acl.c). The Win32 calls are behind
- * struct managed_winsys; lib/compat/managed_win.c has the real ones (SHGetKnownFolderPath,
+ * struct managed_winsys; lib/core/managed_win.c has the real ones (SHGetKnownFolderPath,
  * handles opened without following reparse points, GetSecurityInfo, ReadFile).
  *
  * The file is %ProgramData%\srt\managed-settings.json, ProgramData being the known folder

@@ -35,8 +35,16 @@ int sys_init(void);
 int sys_socketpair(int sv[2]);
 int sys_set_nonblock(int fd);
 int sys_sockclose(int fd);
-/* recv/send with errno set from the socket error; a would-block or short result tells
- * the event loop (evloop_blocked) so that its edge-triggered emulation polls fd again. */
+/* recv/send with errno set from the socket error; a would-block or short result calls
+ * the blocked hook, if one is set, with fd and the direction. The event loop sets it
+ * (lib/proxyd/evloop_wsapoll.c) so that its edge-triggered emulation polls fd that way
+ * again: a seam that points down, as sys_win.c knows nothing of the loop. */
+enum sys_io_dir {
+	SYS_IO_RECV,
+	SYS_IO_SEND
+};
+typedef void sys_blocked_hook(int fd, enum sys_io_dir dir);
+void sys_win_set_blocked_hook(sys_blocked_hook *hook);
 ssize_t sys_recv(int fd, void *buf, size_t len);
 ssize_t sys_send(int fd, const void *buf, size_t len);
 /* The proxies' socket calls (see the POSIX side below for what each is there). */

@@ -87,23 +87,4 @@ int evloop_signal(struct evloop *loop, int signo, ev_signal_cb cb, void *arg);
 int evloop_run(struct evloop *loop);
 void evloop_break(struct evloop *loop);
 
-/*
- * An I/O call on fd found nothing (more) to do in the direction of bits (EV_READ,
- * EV_WRITE): it would block (EAGAIN), or moved fewer bytes than asked, which callers
- * take for a drained socket as they may with epoll. WSAPoll only reports levels, so the
- * Windows backend emulates EV_EDGE by polling a direction again only after its last
- * report was answered so: lib/compat/sys_win.c's sys_recv and sys_send call this (as mio's
- * Windows backend re-arms interest on WouldBlock). Nothing to do for epoll.
- */
-#ifdef _WIN32
-void evloop_blocked(int fd, unsigned bits);
-#else
-static inline void
-evloop_blocked(int fd, unsigned bits)
-{
-	(void)fd;
-	(void)bits;
-}
-#endif
-
 #endif

@@ -5,10 +5,11 @@
  * The poll array is dense; each registration's slot holds its index. WSAPoll reports
  * levels only, so EV_EDGE is emulated: a direction that was reported is no longer polled
  * until the consumer's I/O in that direction would block or comes up short
- * (evloop_blocked, called by lib/compat/sys_win.c) or it registers or changes its interest
- * again. A hang-up of an edge registration is reported once; an edge registration
- * polling for nothing leaves the poll set (its entry's socket is INVALID_SOCKET, which
- * WSAPoll skips).
+ * (evbe_blocked, the hook this sets in lib/compat/sys_win.c, which its sys_recv and
+ * sys_send call, as mio's Windows backend re-arms interest on WouldBlock) or it
+ * registers or changes its interest again. A hang-up of an edge registration is
+ * reported once; an edge registration polling for nothing leaves the poll set (its
+ * entry's socket is INVALID_SOCKET, which WSAPoll skips).
  *
  * Control events arrive on a thread of their own: the handler writes the signal's number
  * as one byte to a socket pair whose other end the loop reads, the signalfd's part.
@@ -34,12 +35,14 @@ struct evbe {
 	int wake[2];  /* [0] the loop reads, [1] the control handler writes */
 };
 
-/* The loop created last: the one evloop_blocked and the control handler serve (one loop
+/* The loop created last: the one evbe_blocked and the control handler serve (one loop
  * per process). The handler's thread reads only the flags and the socket below. */
 static struct evloop *evbe_loop;
 static volatile LONG evbe_wanted[EVLOOP_NSIG];
 static volatile SOCKET evbe_wake_w = INVALID_SOCKET;
 static HANDLE evbe_done;
+
+static void evbe_blocked(int fd, enum sys_io_dir dir);
 
 uint64_t
 evbe_clock(void)
@@ -58,6 +61,7 @@ evbe_init(struct evloop *loop)
 	be->wake[0] = be->wake[1] = -1;
 	loop->be = be;
 	evbe_loop = loop;
+	sys_win_set_blocked_hook(evbe_blocked);
 	return 0;
 }
 
@@ -164,11 +168,17 @@ evbe_detach(struct evloop *loop, int fd, struct ev_slot *s)
 	evbe_del(loop, fd, s);
 }
 
-void
-evloop_blocked(int fd, unsigned bits)
+/*
+ * An I/O call on fd found nothing (more) to do in direction dir: it would block (EAGAIN),
+ * or moved fewer bytes than asked, which callers take for a drained socket as they may
+ * with epoll. Poll that direction again.
+ */
+static void
+evbe_blocked(int fd, enum sys_io_dir dir)
 {
 	struct evloop *loop = evbe_loop;
 	struct ev_slot *s;
+	unsigned bits = dir == SYS_IO_RECV ? EV_READ : EV_WRITE;
 
 	if (loop == NULL || fd < 0 || (size_t)fd >= loop->nslots)
 		return;

@@ -3,8 +3,8 @@
  * nothing. Wine derives every file's security descriptor from its Unix owner, so every
  * directory there is owned by the Wine user and the real srt.exe refuses to run
  * (tests/windows/srt-win-wine.bats checks that); the tests of what comes after the managed
- * layer run this one. Linked before libsrt-settings.a, these stand in for
- * lib/compat/managed_win.c. Never installed.
+ * layer run this one. Linked before build/win/srt/libsrt-core.a, these stand in for
+ * lib/core/managed_win.c. Never installed.
  */
 #include <string.h>
 

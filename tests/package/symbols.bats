@@ -100,25 +100,108 @@ globals() {
 # The layering: an archive calls only itself and those after it in the Makefile's
 # LIB_DIRS (the link order), so core calls neither sandbox nor proxyd and the launcher,
 # which links no proxyd, cannot come to need it through another archive.
-@test "each archive of lib/ calls only those after it in the link order" {
-	order=$(sed -n 's/^LIB_DIRS := //p' "$BATS_TEST_DIRNAME/../../Makefile")
-	[ -n "$order" ]
-	defs=$(for d in $order; do
-		globals "$SRT_BUILD/libsrt-$d.a" | sed "s/^/$d /"
+# layered NM GLOBALS ARCHIVE...: 0 when each archive, in the order given, calls none of
+# those before it (GLOBALS lists an archive's defined names).
+layered() {
+	local nm=$1 globals=$2 a o bad=0 before="" defs used out
+	shift 2
+	defs=$(for a in "$@"; do
+		$globals "$a" | sed "s|^|$a |"
 	done)
-	bad=0 before=""
-	for d in $order; do
-		before="$before $d"
-		used=$(nm -u "$SRT_BUILD/libsrt-$d.a" | awk 'NF == 2 { print $2 }' | sort -u)
+	for a in "$@"; do
+		before="$before $a"
+		used=$($nm -u "$a" | awk 'NF == 2 { print $2 }' | sort -u)
 		for o in $before; do
-			[ "$o" != "$d" ] || continue
+			[ "$o" != "$a" ] || continue
 			out=$(grep -Fx -f <(awk -v o="$o" '$1 == o { print $2 }' <<<"$defs") <<<"$used" ||
 			    true)
 			if [ -n "$out" ]; then
-				echo "libsrt-$d.a calls libsrt-$o.a:" $out
+				echo "${a#"$SRT_BUILD"/} calls ${o#"$SRT_BUILD"/}:" $out
 				bad=1
 			fi
 		done
 	done
+	return $bad
+}
+
+@test "each archive of lib/ calls only those after it in the link order" {
+	order=$(sed -n 's/^LIB_DIRS := //p' "$BATS_TEST_DIRNAME/../../Makefile")
+	[ -n "$order" ]
+	layered nm globals $(for d in $order; do echo "$SRT_BUILD/libsrt-$d.a"; done)
+}
+
+# --- the Windows build (make win), where it was built ------------------------------------
+# What the Makefile links build/win/EXE from (its link line, as make would run it now):
+# the objects and the archives, in their order.
+win_link_inputs() {
+	make -C "$BATS_TEST_DIRNAME/../.." -n -W build/win/libsrt-compat.a "build/win/$1" 2>/dev/null |
+	    sed -e :a -e '/\\$/N; s/\\\n//; ta' | grep -F -- "-o build/win/$1 " |
+	    tr ' ' '\n' | grep -E '^build/win/.*\.[ao]$'
+}
+
+win_globals() {
+	x86_64-w64-mingw32-nm -g --defined-only "$@" 2>/dev/null |
+	    awk '$2 ~ /^[TDBRGSVW]$/ && $3 !~ /^(__|\.refptr\.)/ { print $3 }'
+}
+
+# Each name one program links is defined once among the archives it links, so which
+# definition it gets never depends on their order; the proxies' stand-ins for the
+# Linux-only modules (lib/proxyd/proxy_absent_win.c) are on the proxies' link lines
+# alone, never in an archive, and never in srt.exe (which has the real managed.c and
+# policy_source.c) or srt-win.exe.
+@test "the Windows programs: no name defined twice among the archives one links" {
+	win="$BATS_TEST_DIRNAME/../../build/win"
+	command -v x86_64-w64-mingw32-nm >/dev/null || skip "no mingw-w64 (make win)"
+	[ -f "$win/srt.exe" ] || skip "the Windows build is not made (make win)"
+	bad=0
+	for exe in srt.exe srt-nomanaged.exe srt-win.exe srt-socksd.exe srt-httpd.exe; do
+		inputs=$(win_link_inputs "$exe")
+		[ -n "$inputs" ] || { echo "no link line for $exe"; return 1; }
+		archives=$(grep '\.a$' <<<"$inputs")
+		[ -n "$archives" ]
+		for a in $archives; do
+			if (cd "$win/../.." && win_globals "$a" | grep -qx tls_ctx_new); then
+				echo "$exe: $a holds the proxies' stand-ins"
+				bad=1
+			fi
+		done
+		dups=$(cd "$win/../.." && for a in $archives; do win_globals "$a" | sort -u; done |
+		    sort | uniq -d)
+		if [ -n "$dups" ]; then
+			echo "$exe: defined in more than one of its archives:" $dups
+			bad=1
+		fi
+		absent=$(grep -c 'proxy_absent_win\.o$' <<<"$inputs" || true)
+		case $exe in
+		srt-socksd.exe | srt-httpd.exe) want=1 ;;
+		*) want=0 ;;
+		esac
+		if [ "$absent" -ne "$want" ]; then
+			echo "$exe links proxy_absent_win.o $absent times, not $want"
+			bad=1
+		fi
+	done
 	[ "$bad" -eq 0 ]
+}
+
+# The Windows archives are layered as Linux's are: one per role (build/win/libsrt-DIR.a),
+# srt.exe's own part of a role (build/win/srt/libsrt-DIR.a, its settings reader) before
+# that role's shared one, in LIB_DIRS's order; compat, the shims under lib/core/sys.h,
+# calls nothing in lib/.
+@test "each Windows archive calls only those after it in the link order" {
+	win="$BATS_TEST_DIRNAME/../../build/win"
+	command -v x86_64-w64-mingw32-nm >/dev/null || skip "no mingw-w64 (make win)"
+	[ -f "$win/srt.exe" ] || skip "the Windows build is not made (make win)"
+	order=$(sed -n 's/^LIB_DIRS := //p' "$BATS_TEST_DIRNAME/../../Makefile")
+	cd "$win"
+	archives=$(for d in $order; do
+		for a in "srt/libsrt-$d.a" "libsrt-$d.a"; do
+			[ ! -f "$a" ] || echo "$a"
+		done
+	done)
+	[ "$(wc -l <<<"$archives")" -ge 5 ]
+	layered x86_64-w64-mingw32-nm win_globals $archives
+	used=$(x86_64-w64-mingw32-nm -u libsrt-compat.a | awk 'NF == 2 { print $2 }' | sort -u)
+	out=$(for a in $archives; do win_globals "$a"; done | sort -u | comm -12 - <(echo "$used"))
+	[ -z "$out" ] || { echo "libsrt-compat.a calls into lib/:" $out; return 1; }
 }

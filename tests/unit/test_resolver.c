@@ -1,6 +1,6 @@
 /*
  * Unit tests for lib/proxyd/resolver.h on the event loop: c-ares here, getaddrinfo on the
- * system's thread pool on Windows (lib/compat/resolver_win.c, run under Wine by
+ * system's thread pool on Windows (lib/proxyd/resolver_win.c, run under Wine by
  * tests/windows/proxies-wine.bats). Names answered without a network: "localhost" (the hosts
  * file on Linux, Windows' own answer there).
  */

@@ -452,7 +452,7 @@ JSON
 	[ ! -e "$T/w/ran" ]
 }
 
-# The managed policy (lib/compat/managed_win.c): %ProgramData% from the known folder, and each
+# The managed policy (lib/core/managed_win.c): %ProgramData% from the known folder, and each
 # name from C:\ down checked by its owner and DACL. Wine keeps no security descriptor of
 # its own for a file: it makes one from the Unix owner and mode, owned by the Wine user
 # (S-1-5-21-0-0-0-1000, fixed in Wine's server) for what that user owns, so C:\ is

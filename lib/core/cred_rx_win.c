@@ -35,6 +35,6 @@ cred_rx_exec(const struct cred_rx *rx, const char *p, size_t len, size_t from, l
 	(void)len;
 	(void)from;
 	(void)m;
-	fatalx("cred_rx_exec: no regular expressions on Windows (lib/compat/cred_rx_win.c)");
+	fatalx("cred_rx_exec: no regular expressions on Windows (lib/core/cred_rx_win.c)");
 }
 #endif

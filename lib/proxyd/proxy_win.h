@@ -1,6 +1,6 @@
 /*
  * What the proxies refuse on Windows, where they run without the Linux-only machinery
- * (lib/compat/proxy_win.c says what each refusal is for). Nothing on other systems.
+ * (lib/proxyd/proxy_win.c says what each refusal is for). Nothing on other systems.
  */
 #ifndef SRT_PROXY_WIN_H
 #define SRT_PROXY_WIN_H
