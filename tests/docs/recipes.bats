@@ -148,25 +148,10 @@ in_lab() {
 @test "recipe mcp: the client's command line runs the server in the sandbox over stdio" {
 	bash -e <(recipe settings) >/dev/null
 	recipe mcp > "$T/home/.mcp.json"
-	# A stand-in server: answers one JSON-RPC request, and says whether it could write
-	# outside the project.
-	cat > "$T/home/notes_server.py" <<-'PY'
-	import json, os, sys
-	req = json.loads(sys.stdin.readline())
-	try:
-	    open("/etc/srt-recipe-probe", "w"); w = "yes"
-	except OSError:
-	    w = "no"
-	print(json.dumps({"jsonrpc": "2.0", "id": req["id"],
-	      "result": {"sandboxed": os.environ.get("SANDBOX_RUNTIME"), "wrote_etc": w}}))
-	PY
-	run -0 python3 - "$T/home/.mcp.json" <<-'PY'
-	import json, subprocess, sys
-	s = json.load(open(sys.argv[1]))["mcpServers"]["notes"]
-	r = subprocess.run([s["command"]] + s["args"], capture_output=True, text=True,
-	    input=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize"}) + "\n")
-	print(r.stdout, r.stderr)
-	PY
+	# A stand-in server (tests/helpers/mcp-stub.py): answers one JSON-RPC request, and
+	# says whether it could write outside the project; the stub's client starts it.
+	cp "$BATS_TEST_DIRNAME/../helpers/mcp-stub.py" "$T/home/notes_server.py"
+	run -0 python3 "$BATS_TEST_DIRNAME/../helpers/mcp-stub.py" client "$T/home/.mcp.json" notes
 	[[ "$output" == *'"id": 1'*'"sandboxed": "1"'*'"wrote_etc": "no"'* ]]
 	[ ! -e /etc/srt-recipe-probe ]
 }

@@ -6,6 +6,8 @@ destination, whatever its name, to 127.0.0.1 at the destination's port.
   route-servers.py parent (--listen ADDR:PORT | --unix PATH) --name N --log FILE
                    [--auth USER:PASS] [--refuse CODE] [--tls CERT KEY] [--ready FILE]
   route-servers.py origin --listen ADDR:PORT --name N --log FILE [--ready FILE]
+  route-servers.py sink --listen ADDR:PORT --tls CERT KEY
+  route-servers.py big-body N
 
 The parent logs one line per request: "N METHOD TARGET auth=VALUE" (VALUE is the
 Proxy-Authorization it got, or "-"). CONNECT opens a tunnel (200, then bytes both ways);
@@ -17,6 +19,10 @@ target and the Host it got, plus a few headers (Set-Cookie, X_Secret.Token, X-Ot
 the stripResponseHeaders tests; it logs "N METHOD TARGET host=HOST". Two targets differ:
 GET /big/N answers N bytes of a fixed pattern (big_body), and a request with a body
 to /sha256 answers the body's length and SHA-256.
+
+The sink is a parent that stops reading: it completes each TLS handshake, reads nothing,
+answers 200 "ok" 1.5 s later and never closes (a connection whose handshake fails, as
+wait_port's probe, is just closed). big-body prints the origin's /big/N body.
 """
 import argparse
 import base64
@@ -26,6 +32,7 @@ import socket
 import ssl
 import sys
 import threading
+import time
 
 
 def log(path, line):
@@ -160,6 +167,16 @@ def big_body(n):
     return (block * (n // len(block) + 1))[:n]
 
 
+# The sink's connections, kept open until it is killed.
+held = []
+
+
+def sink_conn(c, args):
+    held.append(c)
+    time.sleep(1.5)
+    c.sendall(b'HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n')
+
+
 def origin_conn(c, args):
     f = Conn(c)
     while True:
@@ -188,18 +205,33 @@ def origin_conn(c, args):
     c.close()
 
 
+def tls_then(ctx, c, handler, args):
+    """The sink's handshake, in the connection's own thread; a failed one is closed."""
+    try:
+        t = ctx.wrap_socket(c, server_side=True)
+    except (ssl.SSLError, OSError):
+        c.close()
+        return
+    handler(t, args)
+
+
 def main():
+    if sys.argv[1:2] == ['big-body'] and len(sys.argv) == 3:
+        sys.stdout.buffer.write(big_body(int(sys.argv[2])))
+        return 0
     p = argparse.ArgumentParser()
-    p.add_argument('mode', choices=['parent', 'origin'])
+    p.add_argument('mode', choices=['parent', 'origin', 'sink'])
     p.add_argument('--listen')
     p.add_argument('--unix')
-    p.add_argument('--name', required=True)
-    p.add_argument('--log', required=True)
+    p.add_argument('--name')
+    p.add_argument('--log')
     p.add_argument('--auth')
     p.add_argument('--refuse', type=int)
     p.add_argument('--tls', nargs=2)
     p.add_argument('--ready')
     args = p.parse_args()
+    if args.mode != 'sink' and not (args.name and args.log):
+        p.error('--name and --log are required for a parent or an origin')
     if args.unix:
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         if os.path.exists(args.unix):
@@ -219,9 +251,14 @@ def main():
     if args.ready:
         with open(args.ready, 'w') as f:
             f.write('ready\n')
-    handler = parent_conn if args.mode == 'parent' else origin_conn
+    handler = {'parent': parent_conn, 'origin': origin_conn, 'sink': sink_conn}[args.mode]
     while True:
         c, _ = s.accept()
+        if ctx is not None and args.mode == 'sink':
+            # The handshake in the connection's own thread, as the accepts go on.
+            threading.Thread(target=tls_then, args=(ctx, c, handler, args),
+                             daemon=True).start()
+            continue
         if ctx is not None:
             try:
                 c = ctx.wrap_socket(c, server_side=True)

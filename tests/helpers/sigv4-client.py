@@ -6,7 +6,15 @@
 # s3 (S3SigV4Auth: x-amz-content-sha256 is the body's hash), unsigned (UNSIGNED-PAYLOAD),
 # streaming (x-amz-content-sha256: STREAMING-...), presigned (SigV4QueryAuth),
 # sigv4a (an AWS4-ECDSA-P256-SHA256 field), chunked (s3, the body sent chunked).
+#   sigv4-client.py check
+# exits 0 when botocore can be imported (the suite is skipped without it), 1 otherwise.
 import os, sys, urllib.error, urllib.request
+if sys.argv[1:] == ["check"]:
+    try:
+        import botocore  # noqa: F401
+    except ImportError:
+        sys.exit(1)
+    sys.exit(0)
 from botocore.auth import S3SigV4Auth, SigV4Auth, SigV4QueryAuth
 from botocore.awsrequest import AWSRequest
 from botocore.config import Config

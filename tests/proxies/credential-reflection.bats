@@ -14,6 +14,7 @@
 load ../helpers
 
 UP="$BATS_TEST_DIRNAME/../helpers/echo-upstream.py"
+CC="$BATS_TEST_DIRNAME/../helpers/cred-clients.py"   # the Python clients: see its usage
 P1=18951
 P2=18952
 P3=18953
@@ -42,7 +43,7 @@ JSON
 }
 
 in_ns() {
-	run timeout 60 unshare -n -- env T="$T" UP="$UP" P1=$P1 P2=$P2 GH_TOKEN="$SECRET" \
+	run timeout 60 unshare -n -- env T="$T" UP="$UP" CC="$CC" P1=$P1 P2=$P2 GH_TOKEN="$SECRET" \
 	    BASIC_AUTH="$BASIC" UP_SECRET="$SECRET" UP_BASIC="$BASIC" SRT_BIN="$SRT_BIN" \
 	    bash "$BATS_TEST_DIRNAME/../helpers/netns.sh" cred "$@"
 	echo "status $status, output:" >&2
@@ -89,15 +90,6 @@ CURL="curl -sS -m 10 --noproxy ''"
 
 @test "injectBodyFields: the named form and JSON fields take the value, no other part of a body" {
 	settings ',"injectHosts":["127.0.0.1"],"injectBodyFields":["t","client_secret"]'
-	cat >"$T/client.py" <<'PY'
-import os, sys, urllib.request
-tok, url = os.environ["GH_TOKEN"], sys.argv[1]
-# A chunked body with the sentinel cut across two chunks.
-body = iter([b"t=" + tok[:9].encode(), tok[9:].encode() + b"&z=1"])
-q = urllib.request.Request(url, data=body, method="PUT")
-with urllib.request.urlopen(q, timeout=10) as resp:
-    print("urllib", resp.status, resp.read().decode())
-PY
 	cat >"$T/inside.sh" <<'SH'
 unset NO_PROXY no_proxy
 c() { curl -sS -m 10 "$@"; echo; }
@@ -105,7 +97,7 @@ c -d "t=$GH_TOKEN&u=$GH_TOKEN&xt=$GH_TOKEN" http://127.0.0.1:$P1/echo
 c -H 'Content-Type: application/json' --data-binary \
     "{\"client_secret\" : \"$GH_TOKEN\", \"note\": \"$GH_TOKEN\", \"x\": \"client_secret=$GH_TOKEN\"}" \
     http://127.0.0.1:$P1/echo
-python3 "$T/client.py" http://127.0.0.1:$P1/echo
+python3 "$CC" chunked-field http://127.0.0.1:$P1/echo
 c -d "t=$GH_TOKEN" http://127.0.0.2:$P2/echo
 SH
 	in_ns "$SRT_BIN/srt" -s "$T/s.json" bash "$T/inside.sh"
@@ -148,11 +140,7 @@ SH
 	# The base64 forms, decoded, hold no real value; the Basic value's decoded form and
 	# its password are stand-ins.
 	[ "$(grep -c '^b64=' <<<"$output")" -eq 3 ]
-	grep '^b64=' <<<"$output" | cut -c5- | python3 -c '
-import base64, sys
-for line in sys.stdin:
-    if sys.argv[1].encode() in base64.b64decode(line.strip()):
-        sys.exit(1)' "$SECRET"
+	grep '^b64=' <<<"$output" | cut -c5- | python3 "$CC" b64-free "$SECRET"
 	grep -q '^basic=\*\*\*\*' <<<"$output"
 	# The upstream did get the Basic value.
 	grep -qx "Authorization: Basic $BASIC" "$T/up1.log"

@@ -4,6 +4,7 @@
 load ../helpers
 
 UP="$BATS_TEST_DIRNAME/../helpers/cred-upstream.py"
+CC="$BATS_TEST_DIRNAME/../helpers/cred-clients.py"   # the Python clients: see its usage
 P1=18931
 P2=18932
 SECRET=ghp_REALSECRET_0123456789abcdefXYZ
@@ -208,21 +209,8 @@ JSON
 	# as in the reference; never in a body (injectBodyFields needs injectHosts; issue #28
 	# item 8: the reference puts it into bodies too).
 	settings '"allowPlaintextInject":true,"envVars":[{"name":"GH_TOKEN","mode":"mask"}]'
-	cat >"$T/client.py" <<'PY'
-import os, sys, urllib.request, requests
-tok, port = os.environ["GH_TOKEN"], sys.argv[1]
-r = requests.post("http://%s/req" % port, data={"t": tok},
-                  headers={"Authorization": "Bearer " + tok}, timeout=10)
-print("requests", r.status_code, r.text)
-# A chunked body with the sentinel split across two chunks.
-body = iter([b"u=" + tok[:9].encode(), tok[9:].encode()])
-q = urllib.request.Request("http://%s/urllib" % port, data=body,
-                           headers={"X-Token": tok}, method="PUT")
-with urllib.request.urlopen(q, timeout=10) as resp:
-    print("urllib", resp.status, resp.read().decode())
-PY
 	in_ns "$SRT_BIN/srt" -s "$T/s.json" -c "unset NO_PROXY no_proxy; \
-	    python3 $T/client.py 127.0.0.1:$P1 && python3 $T/client.py 127.0.0.2:$P2"
+	    python3 $CC python-clients 127.0.0.1:$P1 && python3 $CC python-clients 127.0.0.2:$P2"
 	[ "$status" -eq 0 ]
 	[ "$(grep -c '^requests 200 ok$' <<<"$output")" -eq 2 ]
 	[ "$(grep -c '^urllib 200 ok$' <<<"$output")" -eq 2 ]

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # srt-httpd: idle upstream connections kept for reuse (srt-httpd/pool.c). The upstream
-# numbers its connections and logs "CONN METHOD TARGET" per request, so each test can
-# see which requests shared a connection.
+# (tests/helpers/pool-upstream.py) numbers its connections and logs "CONN METHOD TARGET"
+# per request, so each test can see which requests shared a connection.
 
 load ../helpers
 bats_require_minimum_version 1.5.0
@@ -10,83 +10,7 @@ setup() {
 	srt_setup
 	UP=$(free_port)
 	PP=$(free_port)
-	cat >"$T/upstream.py" <<'PY'
-# Targets: /ka keep-alive, Content-Length; /chunked keep-alive, chunked; /close-hdr says
-# Connection: close; /http10 an HTTP/1.0 reply without keep-alive; /extra bytes after
-# the reply, in the same write; /extra-later the same bytes 0.2 s after the reply;
-# /eof-later closes its connection 0.3 s after a keep-alive reply; /drop-next a
-# keep-alive reply, and the next request on that connection is met with a close.
-# Connections are numbered from 1 at their first request (probes that send nothing do
-# not count).
-import socket, sys, threading, time
-port, logf = int(sys.argv[1]), sys.argv[2]
-lock = threading.Lock()
-seq = [0]
-def log(line):
-    with lock, open(logf, 'a') as lf:
-        lf.write(line + '\n')
-def handle(c):
-    f = c.makefile('rb')
-    drop = False
-    cid = 0
-    while True:
-        line = f.readline(65536)
-        if not line:
-            if cid:
-                log('%d eof' % cid)
-            break
-        if not cid:
-            with lock:
-                seq[0] += 1
-                cid = seq[0]
-        hd = {}
-        while True:
-            h = f.readline(65536)
-            if h in (b'\r\n', b'\n', b''):
-                break
-            k, v = h.decode('latin-1').split(':', 1)
-            hd[k.strip().lower()] = v.strip()
-        body = f.read(int(hd['content-length'])) if 'content-length' in hd else b''
-        method, target = line.split()[0].decode(), line.split()[1].decode()
-        if drop:
-            log('%d dropped %s %s' % (cid, method, target))
-            break
-        log('%d %s %s %s' % (cid, method, target, hd.get('connection', '-')))
-        out = b'conn %d %s %s %d\n' % (cid, method.encode(), target.encode(), len(body))
-        if target == '/close-hdr':
-            c.sendall(b'HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: %d\r\n\r\n' % len(out) + out)
-            break
-        if target == '/http10':
-            c.sendall(b'HTTP/1.0 200 OK\r\nContent-Length: %d\r\n\r\n' % len(out) + out)
-            break
-        if target == '/chunked':
-            c.sendall(b'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n' % len(out) + out + b'\r\n0\r\n\r\n')
-            continue
-        head = b'HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n' % len(out)
-        if target == '/extra':
-            # One write: the proxy reads the reply and what follows it together.
-            out += b'HTTP/1.1 200 OK\r\nX-Smuggled: 1\r\nContent-Length: 0\r\n\r\n'
-        c.sendall(head if method == 'HEAD' else head + out)
-        if target == '/extra-later':
-            time.sleep(0.2)
-            c.sendall(b'HTTP/1.1 200 OK\r\nX-Smuggled: 1\r\nContent-Length: 0\r\n\r\n')
-            log('%d extra sent' % cid)
-        elif target == '/eof-later':
-            time.sleep(0.3)
-            log('%d closed' % cid)
-            break
-        elif target == '/drop-next':
-            drop = True
-    c.close()
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(('127.0.0.1', port))
-s.listen(64)
-while True:
-    c, _ = s.accept()
-    threading.Thread(target=handle, args=(c,), daemon=True).start()
-PY
-	python3 "$T/upstream.py" "$UP" "$T/up.log" 3>&- &
+	python3 "$BATS_TEST_DIRNAME/../helpers/pool-upstream.py" "$UP" "$T/up.log" 3>&- &
 	UPID=$!
 	wait_listening "$UP"
 	HPID=

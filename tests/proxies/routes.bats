@@ -253,8 +253,7 @@ EOF
 		cp ca.pem srv.pem
 	) >/dev/null 2>&1
 	settings "$T/s.json" '["a.test"]' '"parentProxy": {"https": "https://localhost:3443"}'
-	python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); from importlib.machinery import SourceFileLoader as L; m = L("rs", sys.argv[2]).load_module(); sys.stdout.buffer.write(m.big_body(25165824))' \
-	    "$BATS_TEST_DIRNAME/../helpers" "$RS" >"$T/want"
+	python3 "$RS" big-body 25165824 >"$T/want"
 	cat >"$T/case" <<EOF
 origin 8080 O
 parent 3443 PT --tls "\$T/srv.pem" "\$T/srv.key"
@@ -284,31 +283,9 @@ EOF
 	head -c $((64 << 20)) /dev/zero >"$T/big"
 	# A parent that completes the handshake, reads nothing, answers after a while (the
 	# request body has filled every buffer on the way by then), and never closes.
-	cat >"$T/sink.py" <<'PY'
-import socket, ssl, sys, threading, time
-ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-ctx.load_cert_chain(sys.argv[1], sys.argv[2])
-ls = socket.socket()
-ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-ls.bind(("127.0.0.1", 3443))
-ls.listen(8)
-held = []
-def serve(c):
-    try:
-        t = ctx.wrap_socket(c, server_side=True)
-    except (ssl.SSLError, OSError):
-        c.close()       # wait_port's probe
-        return
-    held.append(t)
-    time.sleep(1.5)
-    t.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n")
-while True:
-    c, _ = ls.accept()
-    threading.Thread(target=serve, args=(c,), daemon=True).start()
-PY
 	settings "$T/s.json" '["a.test"]' '"parentProxy": {"http": "https://localhost:3443"}'
 	cat >"$T/case" <<EOF
-python3 "\$T/sink.py" "\$T/srv.pem" "\$T/srv.key" 2>>"\$T/servers.err" &
+python3 "\$RS" sink --listen 127.0.0.1:3443 --tls "\$T/srv.pem" "\$T/srv.key" 2>>"\$T/servers.err" &
 pids+=(\$!)
 wait_port 3443
 httpd "\$T/s.json" 3129 SSL_CERT_FILE="\$T/srv.pem"
@@ -375,37 +352,7 @@ real_fixtures() {
 	git -C "$T/src/repo" add README
 	git -C "$T/src/repo" -c user.name=t -c user.email=t@t commit -qm one
 	git clone -q --bare "$T/src/repo" "$d/git/repo.git"
-	python3 - "$d" <<'PY'
-import base64, hashlib, io, json, os, sys, tarfile, zipfile
-d = sys.argv[1]
-files = {'srtdemo/__init__.py': b'WHERE = "wheel through the parent"\n',
-         'srtdemo-1.0.dist-info/METADATA': b'Metadata-Version: 2.1\nName: srtdemo\nVersion: 1.0\n',
-         'srtdemo-1.0.dist-info/WHEEL': b'Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: true\nTag: py3-none-any\n'}
-rec = ''.join('%s,sha256=%s,%d\n' % (n, base64.urlsafe_b64encode(hashlib.sha256(b).digest()).rstrip(b'=').decode(), len(b)) for n, b in files.items())
-rec += 'srtdemo-1.0.dist-info/RECORD,,\n'
-whl = 'srtdemo-1.0-py3-none-any.whl'
-with zipfile.ZipFile(os.path.join(d, 'simple/srtdemo', whl), 'w') as z:
-    for n, b in files.items():
-        z.writestr(n, b)
-    z.writestr('srtdemo-1.0.dist-info/RECORD', rec)
-h = hashlib.sha256(open(os.path.join(d, 'simple/srtdemo', whl), 'rb').read()).hexdigest()
-open(os.path.join(d, 'simple/srtdemo/index.html'), 'w').write(
-    '<html><body><a href="%s#sha256=%s">%s</a></body></html>\n' % (whl, h, whl))
-buf = io.BytesIO()
-with tarfile.open(fileobj=buf, mode='w:gz') as t:
-    for n, b in {'package/package.json': b'{"name":"srtdemo","version":"1.0.0","main":"index.js"}\n',
-                 'package/index.js': b'module.exports = "npm through the parent";\n'}.items():
-        i = tarfile.TarInfo(n); i.size = len(b); i.mode = 0o644
-        t.addfile(i, io.BytesIO(b))
-tgz = buf.getvalue()
-open(os.path.join(d, 'npm/srtdemo-1.0.0.tgz'), 'wb').write(tgz)
-doc = {'name': 'srtdemo', 'dist-tags': {'latest': '1.0.0'},
-       'versions': {'1.0.0': {'name': 'srtdemo', 'version': '1.0.0', 'main': 'index.js',
-                              'dist': {'tarball': 'http://a.test:8081/npm/srtdemo-1.0.0.tgz',
-                                       'shasum': hashlib.sha1(tgz).hexdigest(),
-                                       'integrity': 'sha512-' + base64.b64encode(hashlib.sha512(tgz).digest()).decode()}}}}
-open(os.path.join(d, 'npm/srtdemo'), 'w').write(json.dumps(doc))
-PY
+	python3 "$BATS_TEST_DIRNAME/../helpers/package-fixtures.py" write "$d"
 }
 
 @test "real clients: git (smart HTTP, by proxy and by SOCKS), pip and npm through srt and tinyproxy as the parent" {
@@ -429,7 +376,7 @@ if command -v pip3 >/dev/null; then
 	pip3 --isolated --disable-pip-version-check -q install --root-user-action=ignore --no-deps --no-cache-dir \
 	    --target "\$T/site" --index-url http://a.test:8081/simple/ --trusted-host a.test \
 	    --proxy http://127.0.0.1:3129 srtdemo &&
-	    echo "pip: \$(PYTHONPATH="\$T/site" python3 -c 'import srtdemo; print(srtdemo.WHERE)')"
+	    echo "pip: \$(PYTHONPATH="\$T/site" python3 "$BATS_TEST_DIRNAME/../helpers/package-fixtures.py" where)"
 else
 	echo "pip: skipped"
 fi

@@ -16,7 +16,7 @@ TOKEN=FQoGZXIvYXdzEXAMPLEsessionTOKEN0123456789
 
 setup() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root for a network namespace"
-	python3 -c 'import botocore' 2>/dev/null || skip "botocore is not installed"
+	python3 "$CLIENT" check 2>/dev/null || skip "botocore is not installed"
 	srt_setup
 	T=$(cd "$T" && pwd -P)
 }

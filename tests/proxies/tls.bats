@@ -12,6 +12,7 @@ load ../helpers
 
 RS="$BATS_TEST_DIRNAME/../helpers/route-servers.py"
 TLSH="$BATS_TEST_DIRNAME/../helpers/tls-ns.bash"
+TLSC="$BATS_TEST_DIRNAME/../helpers/tls-clients.py"   # the Python clients: see its usage
 
 setup() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root for network namespaces"
@@ -60,7 +61,7 @@ git_repo() {
 
 in_ns() {
 	run timeout 120 unshare -m -n -- env T="$T" SRT_BIN="$SRT_BIN" RS="$RS" \
-	    REF_CLI=/nonexistent bash "$BATS_TEST_DIRNAME/../helpers/netns.sh" scenario "$1"
+	    TLSC="$TLSC" REF_CLI=/nonexistent bash "$BATS_TEST_DIRNAME/../helpers/netns.sh" scenario "$1"
 	echo "scenario status $status, output:" >&2
 	printf '%s\n' "$output" >&2
 	local f
@@ -88,7 +89,7 @@ $CURL \$P https://a.test:8443/blob | md5sum
 $CURL \$P -T "\$T/www/blob" https://a.test:8443/up/copy -o /dev/null -w 'put %{http_code}\n'
 $CURL \$P -H 'Transfer-Encoding: chunked' -T "\$T/www/blob" https://a.test:8443/up/chunked -o /dev/null -w 'put %{http_code}\n'
 md5sum <"\$T/www/up/copy"; md5sum <"\$T/www/up/chunked"
-python3 -c 'import requests,sys; r=requests.get("https://a.test:8443/hdr", proxies={"https":"http://127.0.0.1:3129"}, verify=sys.argv[1]); print("requests", r.status_code, r.text.strip())' "\$T/pki/mitm-ca.pem"
+python3 "\$TLSC" requests https://a.test:8443/hdr --proxy http://127.0.0.1:3129 --verify "\$T/pki/mitm-ca.pem" --status
 GIT_SSL_CAINFO="\$T/pki/mitm-ca.pem" https_proxy=http://127.0.0.1:3129 git clone -q https://a.test:8443/repo.git "\$T/clone" && cat "\$T/clone/f"
 echo | openssl s_client -proxy 127.0.0.1:3129 -connect a.test:8443 -servername a.test 2>/dev/null | openssl x509 -noout -issuer -serial -ext subjectAltName
 echo | openssl s_client -proxy 127.0.0.1:3129 -connect a.test:8443 -servername a.test 2>/dev/null | openssl x509 -noout -serial
@@ -145,38 +146,16 @@ EOF
 @test "requireHostMatch: the leaf is the target's; a server name or Host naming another host gets 421; without it the leaf follows the SNI" {
 	tls_settings "$T/pin.json" "" '"requireHostMatch": true'
 	tls_settings "$T/free.json"
-	cat >"$T/sni.py" <<'PY'
-import socket, ssl, sys
-port, target, sni, host = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
-s = socket.create_connection(("127.0.0.1", port), timeout=10)
-s.sendall(("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (target, target)).encode())
-r = b""
-while b"\r\n\r\n" not in r:
-    r += s.recv(1)
-ctx = ssl.create_default_context(cafile=sys.argv[5])
-ctx.check_hostname = False
-t = ctx.wrap_socket(s, server_hostname=sni)
-san = [v for k, v in t.getpeercert()["subjectAltName"]]
-t.sendall(("GET /hdr HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n" % host).encode())
-out = b""
-while True:
-    d = t.recv(65536)
-    if not d:
-        break
-    out += d
-print("leaf=%s status=%s body=%s" % (",".join(san), out.split(b"\r\n")[0].decode(),
-    out.split(b"\r\n\r\n", 1)[1].decode().strip()))
-PY
 	cat >"$T/case" <<EOF
 . "$TLSH"
 tls_certs
 nginx_tls
 httpd "\$T/pin.json" 3129
 httpd "\$T/free.json" 3130
-python3 "\$T/sni.py" 3129 a.test:8443 b.test a.test:8443 "\$T/pki/mitm-ca.pem"
-python3 "\$T/sni.py" 3129 a.test:8443 a.test b.test:8443 "\$T/pki/mitm-ca.pem"
-python3 "\$T/sni.py" 3129 a.test:8443 a.test a.test:8443 "\$T/pki/mitm-ca.pem"
-python3 "\$T/sni.py" 3130 a.test:8443 b.test b.test "\$T/pki/mitm-ca.pem"
+python3 "\$TLSC" sni 3129 a.test:8443 b.test a.test:8443 "\$T/pki/mitm-ca.pem"
+python3 "\$TLSC" sni 3129 a.test:8443 a.test b.test:8443 "\$T/pki/mitm-ca.pem"
+python3 "\$TLSC" sni 3129 a.test:8443 a.test a.test:8443 "\$T/pki/mitm-ca.pem"
+python3 "\$TLSC" sni 3130 a.test:8443 b.test b.test "\$T/pki/mitm-ca.pem"
 EOF
 	in_ns "$T/case"
 	[ "$status" -eq 0 ]
@@ -215,36 +194,12 @@ EOF
 
 @test "maxTunnels: past it 503 with X-Proxy-Error: too-many-tunnels; handshakeTimeoutMs closes a silent tunnel" {
 	tls_settings "$T/s.json" '"maxTunnels": 1, "handshakeTimeoutMs": 400'
-	cat >"$T/hold.py" <<'PY'
-import socket, sys, time
-def connect(port):
-    s = socket.create_connection(("127.0.0.1", port), timeout=10)
-    s.sendall(b"CONNECT a.test:8443 HTTP/1.1\r\nHost: a.test:8443\r\n\r\n")
-    r = b""
-    while b"\r\n\r\n" not in r:
-        d = s.recv(4096)
-        if not d:
-            break
-        r += d
-    return s, r
-t = time.time()
-s1, r1 = connect(int(sys.argv[1]))
-print("first", r1.split(b"\r\n")[0].decode())
-s2, r2 = connect(int(sys.argv[1]))
-print("second", r2.decode().replace("\r\n", "|"))
-s1.settimeout(5)
-try:
-    d = s1.recv(1)
-except OSError:
-    d = None
-print("silent closed after %.1f s: %r" % (time.time() - t, d))
-PY
 	cat >"$T/case" <<EOF
 . "$TLSH"
 tls_certs
 nginx_tls
 httpd "\$T/s.json" 3129
-python3 "\$T/hold.py" 3129
+python3 "\$TLSC" hold-tunnels 3129
 $CURL --proxy http://127.0.0.1:3129 --cacert "\$T/pki/mitm-ca.pem" https://a.test:8443/ -o /dev/null -w 'after %{http_code}\n'
 EOF
 	in_ns "$T/case"
@@ -444,27 +399,6 @@ EOF
 	# Found by the review of socks-tls: the handed-over tunnel waited for the client's
 	# first bytes and was closed at handshakeTimeoutMs, so the banner never came; a
 	# client silent for a second now goes on opaque.
-	cat >"$T/banner.py" <<'PY'
-import socket, sys, threading
-sys.path.insert(0, sys.argv[3])
-from socks5client import socks_connect
-srv = socket.socket()
-srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-srv.bind(("127.0.0.1", 2525))
-srv.listen(4)
-def serve():
-    while True:
-        c, _ = srv.accept()
-        c.sendall(b"220 banner ready\r\n")
-threading.Thread(target=serve, daemon=True).start()
-s, rep = socks_connect(int(sys.argv[1]), "a.test", 2525)
-s.settimeout(3)
-try:
-    d = s.recv(100)
-except OSError as e:
-    d = type(e).__name__.encode()
-print(sys.argv[2], rep, d.decode().strip())
-PY
 	tls_settings "$T/s.json"
 	cat >"$T/case" <<EOF
 . "$TLSH"
@@ -475,8 +409,8 @@ pair "\$T/s.json" 1081 3129
 "\$SRT_BIN/srt-socksd" -s "\$T/s.json" -l 127.0.0.1:1082 --log "\$T/decisions.log" &
 pids+=(\$!)
 wait_port 1082
-python3 "\$T/banner.py" 1082 plain "$BATS_TEST_DIRNAME/../helpers"
-python3 "\$T/banner.py" 1081 handed "$BATS_TEST_DIRNAME/../helpers"
+python3 "\$TLSC" banner 1082 plain
+python3 "\$TLSC" banner 1081 handed
 EOF
 	in_ns "$T/case"
 	[[ "$output" == *"plain 0 220 banner ready"* ]]
@@ -549,7 +483,7 @@ grep -q "$(sed -n 2p "$T/pki/up-ca.pem")" "$SSL_CERT_FILE" && echo "extra cert i
 rm -f "$SSL_CERT_FILE" 2>/dev/null || echo "bundle not removable"
 grep -rl 'PRIVATE KEY' "$TMPDIR" 2>/dev/null | grep . && echo "a key in TMPDIR"
 curl -sS -m 20 --noproxy '' --proxy http://localhost:3128 https://a.test:8443/
-python3 -c 'import requests; print("requests", requests.get("https://a.test:8443/hdr").text.strip())'
+python3 "$TLSC" requests https://a.test:8443/hdr
 git clone -q https://a.test:8443/repo.git "$TMPDIR/clone" && cat "$TMPDIR/clone/f"
 # node (no proxy support of its own before 24): a CONNECT, then TLS that trusts
 # NODE_EXTRA_CA_CERTS, read once at start.

@@ -39,31 +39,7 @@ teardown() {
 
 # LO and HI: N consecutive loopback ports free right now on 127.0.0.1 and ::1.
 free_range() {
-	read -r LO HI < <(python3 - "$1" <<'EOF'
-import random, socket, sys
-n = int(sys.argv[1])
-def free(p):
-    for fam, host in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):
-        try:
-            s = socket.socket(fam)
-        except OSError:
-            continue
-        try:
-            s.bind((host, p))
-        except OSError as e:
-            if fam == socket.AF_INET6 and e.errno == 99:
-                continue
-            return False
-        finally:
-            s.close()
-    return True
-for _ in range(200):
-    lo = random.randrange(20000, 30000)
-    if all(free(p) for p in range(lo, lo + n)):
-        print(lo, lo + n - 1)
-        break
-EOF
-)
+	read -r LO HI < <(python3 "$BATS_TEST_DIRNAME/../helpers/free-ports.py" "$1")
 	[ -n "$LO" ]
 }
 

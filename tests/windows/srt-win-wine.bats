@@ -26,6 +26,11 @@
 bats_require_minimum_version 1.5.0
 load ../helpers
 
+JP="$BATS_TEST_DIRNAME/../helpers/json-path.py"   # values out of srt-win's JSON
+
+# jp DOC PATH: the value at PATH in the JSON text DOC (tests/helpers/json-path.py).
+jp() { python3 "$JP" "$1" "$2"; }
+
 setup_file() {
 	export WINE WINESERVER_BIN EXE PROBE DRIVE SRTEXE SRTEXE_NM
 	WINE=$(wine_bin) || WINE=
@@ -86,7 +91,8 @@ winpath() {
 	[[ "$stderr" == *'"code":"not_provisioned"'* ]]
 	run "$WINE" "$EXE" install --dry-run --proxy-port-range 61000-61009
 	[ "$status" -eq 0 ]
-	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert len(d["filters"])==4 and d["filters"][0]["remote_ports"]==[61000,61009]' "$output"
+	[ "$(jp "$output" 'filters.#')" = 4 ]
+	[ "$(jp "$output" filters.0.remote_ports)" = '[61000,61009]' ]
 }
 
 @test "wine: the runner relays the program's exit status and passes PATH and proxies only" {
@@ -477,9 +483,7 @@ JSON
 	[ "$(grep -v '^srt: debug:' <<<"$err")" = "$refusal" ]
 	[ "$output" = "" ]
 	run -0 "$WINE" "$EXE" status
-	python3 -c '
-import json,sys; d=json.loads(sys.argv[1])
-assert d["managed"]=={"dir":"C:\\ProgramData\\srt","dir_exists":False,"file_exists":False}, d' "$output"
+	[ "$(jp "$output" managed)" = '{"dir":"C:\\ProgramData\\srt","dir_exists":false,"file_exists":false}' ]
 	# A file there: the same reason, before the file is opened.
 	mkdir "$pd/srt"
 	printf '{"allowManagedDomainsOnly":true,"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":[],"denyWrite":[]}}' \
@@ -487,9 +491,7 @@ assert d["managed"]=={"dir":"C:\\ProgramData\\srt","dir_exists":False,"file_exis
 	run -125 --separate-stderr srtexe -s "$T/s.json" -c 'echo ran'
 	[ "$(tr -d '\r' <<<"$stderr")" = "$refusal" ]
 	run -0 "$WINE" "$EXE" status
-	python3 -c '
-import json,sys; d=json.loads(sys.argv[1])
-assert d["managed"]=={"dir":"C:\\ProgramData\\srt","dir_exists":True,"file_exists":True}, d' "$output"
+	[ "$(jp "$output" managed)" = '{"dir":"C:\\ProgramData\\srt","dir_exists":true,"file_exists":true}' ]
 	# The environment does not move it: a trusted-looking ProgramData of the user's own
 	# is not asked.
 	run -125 --separate-stderr env ProgramData='Z:\nowhere' ALLUSERSPROFILE='Z:\nowhere' \

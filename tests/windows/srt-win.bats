@@ -6,6 +6,10 @@ bats_require_minimum_version 1.5.0
 load ../helpers
 
 SID=S-1-5-21-1-2-3-1001
+JP="$BATS_TEST_DIRNAME/../helpers/json-path.py"   # values out of srt-win's JSON
+
+# jp DOC PATH: the value at PATH in the JSON text DOC (tests/helpers/json-path.py).
+jp() { python3 "$JP" "$1" "$2"; }
 
 setup() {
 	srt_setup
@@ -72,22 +76,23 @@ install_fake() {
 @test "srt-win install --dry-run: the account, the group and the filters as JSON" {
 	run "$SW" install --dry-run --sandbox-user sbx --proxy-port-range 61000-61009
 	[ "$status" -eq 0 ]
-	python3 - "$output" <<'PY'
-import json, sys
-d = json.loads(sys.argv[1])
-assert d["account"]["name"] == "sbx" and d["account"]["member_of"] == ["sandbox-runtime-users"]
-assert d["group"]["name"] == "sandbox-runtime-users"
-f = d["filters"]
-assert [x["action"] for x in f] == ["permit", "block", "permit", "block"], f
-assert f[0]["layer"].endswith("CONNECT_V4") and f[2]["layer"].endswith("CONNECT_V6")
-assert f[0]["remote_address"] == "127.0.0.0/8" and f[2]["remote_address"] == "::1/128"
-assert f[0]["remote_ports"] == [61000, 61009] and "remote_ports" not in f[1]
-assert all(x["user"] == "sbx" and x["persistent"] for x in f)
-assert f[0]["weight"] > f[1]["weight"]
-PY
+	d=$output
+	[ "$(jp "$d" account.name)" = sbx ]
+	[ "$(jp "$d" account.member_of)" = '["sandbox-runtime-users"]' ]
+	[ "$(jp "$d" group.name)" = sandbox-runtime-users ]
+	[ "$(jp "$d" 'filters.*.action')" = '["permit","block","permit","block"]' ]
+	[[ "$(jp "$d" filters.0.layer)" == *CONNECT_V4 ]]
+	[[ "$(jp "$d" filters.2.layer)" == *CONNECT_V6 ]]
+	[ "$(jp "$d" filters.0.remote_address)" = 127.0.0.0/8 ]
+	[ "$(jp "$d" filters.2.remote_address)" = ::1/128 ]
+	[ "$(jp "$d" filters.0.remote_ports)" = '[61000,61009]' ]
+	[ "$(jp "$d" filters.1.remote_ports)" = '(absent)' ]
+	[ "$(jp "$d" 'filters.*.user')" = '["sbx","sbx","sbx","sbx"]' ]
+	[ "$(jp "$d" 'filters.*.persistent')" = '[true,true,true,true]' ]
+	[ "$(jp "$d" filters.0.weight)" -gt "$(jp "$d" filters.1.weight)" ]
 	[ ! -e "$SRT_WIN_FAKE_DIR/accounts" ]
 	run "$SW" install --dry-run --allow-loopback
-	python3 -c 'import json,sys; f=json.loads(sys.argv[1])["filters"]; assert f[1]["remote_ports"]==[2,65535], f' "$output"
+	[ "$(jp "$output" filters.1.remote_ports)" = '[2,65535]' ]
 }
 
 @test "srt-win install: elevates, creates the account and filters; a second install with other settings needs --force" {
@@ -104,16 +109,17 @@ PY
 	[ -d "$SRT_WIN_FAKE_DIR/ProgramData/srt" ]
 	run "$SW" status
 	[ "$status" -eq 0 ]
-	python3 -c '
-import json,sys; d=json.loads(sys.argv[1])
-assert d["user"]["user"]["exists"] and d["user"]["user"]["in_sandbox_group"] and d["user"]["cred_present"]
-assert d["wfp"]["port_range"]==[61000,61009] and d["wfp"]["state"]=="cannot-read"
-assert d["managed"]=={"dir":sys.argv[2]+"/ProgramData/srt","dir_exists":True,"file_exists":False}' \
-	    "$output" "$SRT_WIN_FAKE_DIR"
+	d=$output
+	[ "$(jp "$d" user.user.exists)" = true ]
+	[ "$(jp "$d" user.user.in_sandbox_group)" = true ]
+	[ "$(jp "$d" user.cred_present)" = true ]
+	[ "$(jp "$d" wfp.port_range)" = '[61000,61009]' ]
+	[ "$(jp "$d" wfp.state)" = cannot-read ]
+	[ "$(jp "$d" managed)" = \
+	    "{\"dir\":\"$SRT_WIN_FAKE_DIR/ProgramData/srt\",\"dir_exists\":true,\"file_exists\":false}" ]
 	echo '{}' >"$SRT_WIN_FAKE_DIR/ProgramData/srt/managed-settings.json"
 	run -0 "$SW" status
-	python3 -c '
-import json,sys; d=json.loads(sys.argv[1]); assert d["managed"]["file_exists"]' "$output"
+	[ "$(jp "$output" managed.file_exists)" = true ]
 	run --separate-stderr "$SW" install
 	[ "$status" -eq 13 ]
 	[[ "$stderr" == *'"code":"config_conflict"'* ]]
