@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""What tests/launch/violations.bats runs in the sandbox to be refused, ignoring each
-refusal (the suite reads the violation records they leave):
+"""What the launch suites (tests/launch/violations.bats, launch.bats, net.bats) run in
+the sandbox to be refused, ignoring each refusal (violations.bats reads the violation
+records they leave):
 
   refused-ops.py writes CASES      for each line "PATH<TAB>NEW<TAB>REASON" of CASES, every
                                    write-like call on the existing PATH (open for writing,
@@ -20,6 +21,12 @@ refusal (the suite reads the violation records they leave):
                                    and a UDP datagram to 198.51.100.7:53, then a loopback
                                    connection; prints "CONNECTED ADDR", "SENT" or "refused
                                    ERRNO" for each, and "loopback ok"
+  refused-ops.py connect-to HOST PORT [HOST PORT...]
+                                   a TCP connection to each (IPv6 when HOST has a ":"),
+                                   three seconds at most; prints "CONNECTED ADDR" or
+                                   "failed ADDR ERRNO" for each
+  refused-ops.py unix-socket       makes an AF_UNIX socket; prints "unix-ok" (a traceback
+                                   when refused)
   refused-ops.py full-pipe SECCOMP N
                                    not run in the sandbox: runs "flood /usr/srt-flood N"
                                    under SECCOMP (srt-seccomp) --violations-fd in bwrap,
@@ -112,6 +119,26 @@ def connect():
     print("loopback ok")
 
 
+def connect_to(pairs):
+    import socket
+    for host, port in pairs:
+        fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+        addr = (host, int(port))
+        s = socket.socket(fam)
+        s.settimeout(3)
+        try:
+            s.connect(addr)
+            print("CONNECTED", addr)
+        except OSError as e:
+            print("failed", addr, e.errno)
+
+
+def unix_socket():
+    import socket
+    socket.socket(socket.AF_UNIX)
+    print("unix-ok")
+
+
 def full_pipe(seccomp, n):
     import json, subprocess, time
     r, w = os.pipe()
@@ -158,6 +185,10 @@ def main(argv):
         flood(argv[2], int(argv[3]), started, "--time" in opts)
     elif cmd == "connect" and len(argv) == 2:
         connect()
+    elif cmd == "connect-to" and len(argv) >= 4 and len(argv) % 2 == 0:
+        connect_to(zip(argv[2::2], argv[3::2]))
+    elif cmd == "unix-socket" and len(argv) == 2:
+        unix_socket()
     elif cmd == "full-pipe" and len(argv) == 4:
         full_pipe(argv[2], int(argv[3]))
     else:

@@ -8,6 +8,8 @@ load ../helpers
 
 # scripts/deps installs it in build/ref when npm is there; SRT_REF_CLI names another.
 REF_CLI=${SRT_REF_CLI:-$BATS_TEST_DIRNAME/../../build/ref/node_modules/@anthropic-ai/sandbox-runtime/dist/cli.js}
+# What the write-guard tests run inside: see its usage.
+GUARDOPS="$BATS_TEST_DIRNAME/../helpers/guard-ops.py"
 
 setup() {
 	srt_setup
@@ -239,21 +241,7 @@ expect() {
 	mkdir -p "$T/w"
 	printf '%s\n' "$(fs '[]' "[\"$T/w\"]")" >"$T/s.json"
 	cd "$T/w"
-	run -0 bash -c "srt-launch -s '$T/s.json' -c 'python3 -c \"
-import os, struct
-def acl(*e):
-    return struct.pack(\\\"<I\\\", 2) + b\\\"\\\".join(struct.pack(\\\"<HHI\\\", t, p, i) for t, p, i in e)
-n = 0xffffffff
-open(\\\"f\\\", \\\"w\\\").close()
-os.mkdir(\\\"d\\\")
-os.setxattr(\\\"f\\\", \\\"system.posix_acl_access\\\", acl((1, 6, n), (4, 6, n), (0x20, 6, n)))
-os.setxattr(\\\"d\\\", \\\"system.posix_acl_access\\\", acl((1, 7, n), (4, 7, n), (0x20, 7, n)))
-os.setxattr(\\\"d\\\", \\\"system.posix_acl_default\\\", acl((1, 7, n), (4, 7, n), (0x20, 7, n)))
-os.umask(0)
-os.close(os.open(\\\"d/new\\\", os.O_WRONLY | os.O_CREAT, 0o666))
-g = os.open(\\\"g\\\", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-os.setxattr(g, \\\"system.posix_acl_access\\\", acl((1, 6, n), (4, 6, n), (0x20, 6, n)))
-\"' </dev/null 2>&1 | cat"
+	run -0 bash -c "srt-launch -s '$T/s.json' -c 'python3 \"$GUARDOPS\" acl-modes' </dev/null 2>&1 | cat"
 	echo "$output"
 	[ "$(stat -c %a f)" = 664 ]
 	[ "$(stat -c %a d)" = 775 ]
@@ -266,41 +254,7 @@ os.setxattr(g, \\\"system.posix_acl_access\\\", acl((1, 6, n), (4, 6, n), (0x20,
 # The supervisor's fast way for O_CREAT|O_EXCL (srt-seccomp sup_open_fast): a directory
 # held from an earlier call, found again by the cwd or descriptor the call names, must
 # still be where the guard thinks it is. sub/a/n predates the run (a directory the
-# command made is its own, and takes any name).
-EXCL_PROBE='import errno, os
-def c(p, d=None):
-    try:
-        os.close(os.open(p, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644, dir_fd=d))
-        return "ok"
-    except OSError as e:
-        return errno.errorcode[e.errno]
-ws = os.getcwd()
-print("cwd f", c("fnew"), "cwd .profile", c(".profile"), "cwd hook", c(".git/hooks/x"))
-print("abs .profile", c(ws + "/.profile"), "abs f", c(ws + "/sub/fabs"))
-d = os.open("sub", os.O_RDONLY | os.O_DIRECTORY)
-print("fd f", c("ffd", d), "fd a/.profile", c("a/.profile", d), "fd deep", c("a/b/.profile", d))
-n = os.open("sub/a/n", os.O_RDONLY | os.O_DIRECTORY)
-print("held", c(".profile", n))
-os.unlink("sub/a/n/.profile")
-os.rename("sub/a/n", "n2")
-print("moved", c(".profile", n), "moved f", c("g", n))
-os.chdir("n2")
-print("cwd moved", c(".bashrc"))
-os.chdir(ws + "/sub/a/b")
-print("cwd deep", c(".zshrc"))
-m = os.open(ws + "/sub/a/m", os.O_RDONLY | os.O_DIRECTORY)
-print("outside", c("x", m), c("ready", m))
-while not os.path.exists(ws + "/m2/moved"):
-    os.sched_yield()
-print("moved outside", c(".profile", m))
-def mode(p, m):
-    os.close(os.open(p, os.O_CREAT | os.O_EXCL | os.O_WRONLY, m))
-    return "%o" % (os.stat(p).st_mode & 0o7777)
-os.umask(0o022)
-a = mode(ws + "/m022", 0o666)
-os.umask(0)
-print("modes", a, mode(ws + "/m000", 0o666), mode(ws + "/mset", 0o4755))'
-
+# command made is its own, and takes any name). The probe: guard-ops.py excl-probe.
 @test "O_CREAT|O_EXCL opens decide by where the directory is now: cwd, descriptor, after a rename" {
 	mk_tree
 	mkdir "$T/t/ws/sub/a/n" "$T/t/ws/sub/a/m"
@@ -309,7 +263,7 @@ print("modes", a, mode(ws + "/m000", 0o666), mode(ws + "/mset", 0o4755))'
 	(while [ ! -e "$T/t/ws/sub/a/m/ready" ]; do sleep 0.05; done
 	 mv "$T/t/ws/sub/a/m" "$T/t/ws/m2" && touch "$T/t/ws/m2/moved") &
 	local out
-	out=$(srt -s "$T/s.json" -c "python3 -c '$EXCL_PROBE'" 2>/dev/null)
+	out=$(srt -s "$T/s.json" -c "python3 '$GUARDOPS' excl-probe" 2>/dev/null)
 	echo "$out"
 	mapfile -t lines <<< "$out"
 	[ "${lines[0]}" = "cwd f ok cwd .profile EPERM cwd hook EPERM" ]
@@ -346,17 +300,16 @@ sup_pid() {
 	return 1
 }
 
-# sup_cost PYTHON MAX: the mean of the supervisor's own system calls per decision (poll
-# and receive included, strace -c) while the command runs PYTHON (300 decisions and a
-# few of the shell's), from ws; fails above MAX.
+# sup_cost MAX OP DIR: the mean of the supervisor's own system calls per decision (poll
+# and receive included, strace -c) while the command runs guard-ops.py OP DIR 300 (300
+# decisions and a few of the shell's), from ws; fails above MAX.
 sup_cost() {
 	local run sup st
 	mk_tree
 	printf '%s\n' "$(fs '[]' "[\"$T/t/ws\"]")" > "$T/s.json"
 	mkdir -p "$T/t/ws/many"
-	printf '%s\n' "$1" > "$T/t/cost.py"
 	srt -s "$T/s.json" -c "while [ ! -e '$T/t/ws/go' ]; do sleep 0.05; done
-	    python3 '$T/t/cost.py'" 2>/dev/null &
+	    python3 '$GUARDOPS' '$2' '$3' 300" 2>/dev/null &
 	run=$!
 	sup=$(sup_pid "$run")
 	strace -f -c -qq -o "$T/strace" -p "$sup" &
@@ -368,7 +321,7 @@ sup_cost() {
 	wait "$st" || true
 	[ "$(ls "$T/t/ws/many" | wc -l)" -eq 300 ]
 	# Decisions: one poll each (the supervisor's loop).
-	run awk -v max="$2" '$NF == "poll" { p = $4 } $NF == "total" { t = $4 }
+	run awk -v max="$1" '$NF == "poll" { p = $4 } $NF == "total" { t = $4 }
 	    END { printf "%d decisions, %.2f calls each\n", p, t / p
 		exit !(p >= 300 && t / p <= max) }' "$T/strace"
 	echo "$output"
@@ -378,17 +331,11 @@ sup_cost() {
 @test "the supervisor's own system calls: at most 8.5 per decision for new files and their modes" {
 	command -v strace >/dev/null || skip "strace not installed"
 	# 12.2 before the fast way (sup_open_fast), 8.3 with it
-	sup_cost 'import os
-for i in range(300):
-    fd = os.open("many/f%d" % i, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-    os.fchmod(fd, 0o644)
-    os.close(fd)' 8.5
+	sup_cost 8.5 create-fchmod many
 }
 
 @test "the supervisor's own system calls: at most 12 per mkdir by an absolute path" {
 	command -v strace >/dev/null || skip "strace not installed"
 	# 15.2 before the root was held and the directory named by its path as written
-	sup_cost "import os
-for i in range(300):
-    os.mkdir('$T/t/ws/many/d%d' % i)" 12
+	sup_cost 12 mkdir-many "$T/t/ws/many"
 }

@@ -4,6 +4,9 @@
 load ../helpers
 bats_require_minimum_version 1.5.0
 
+# What the sandboxed command does to be refused (or allowed): see its usage.
+RO="$BATS_TEST_DIRNAME/../helpers/refused-ops.py"
+
 # scripts/deps installs the reference tool in build/ref; SRT_REF_CLI names another.
 REF_CLI=${SRT_REF_CLI:-$BATS_TEST_DIRNAME/../../build/ref/node_modules/@anthropic-ai/sandbox-runtime/dist/cli.js}
 
@@ -630,7 +633,9 @@ JSON
 	[ "$output" = done ]
 	[ ! -e "$T/ws/-" ]
 	[[ "$stderr" != *sandbox_violations* ]]
-	printf '%s\n' "$stderr" | grep '^{' | python3 -c 'import json,sys; o=json.loads(sys.stdin.readline()); assert o["kind"]=="file-write" and o["path"].endswith("/ws/.bashrc"), o'
+	printf '%s\n' "$stderr" | grep '^{' | head -1 >"$T/first"
+	[ "$(python3 "$JSONL" print "$T/first" '%(kind)s')" = file-write ]
+	[[ "$(python3 "$JSONL" print "$T/first" '%(path)s')" == */ws/.bashrc ]]
 }
 
 @test "violations: srt-launch --violations appends JSON lines and prints no block" {
@@ -639,7 +644,9 @@ JSON
 	[ "$status" -eq 0 ]
 	[[ "$output" != *sandbox_violations* ]]
 	[ "$(wc -l < "$T/v.jsonl")" -eq 2 ]
-	tail -1 "$T/v.jsonl" | python3 -c 'import json,sys; o=json.load(sys.stdin); assert o["violation"]=="deny network-outbound x.example:81 (host is not on the allow list)", o; assert o["protocol"]=="socks5"'
+	tail -1 "$T/v.jsonl" >"$T/last"
+	[ "$(python3 "$JSONL" print "$T/last" '%(violation)s')" = "deny network-outbound x.example:81 (host is not on the allow list)" ]
+	[ "$(python3 "$JSONL" print "$T/last" '%(protocol)s')" = socks5 ]
 	run srt-launch -s "$T/s.json" --violations /nonexistent/dir/v -c true
 	[ "$status" -eq 125 ]
 }
@@ -691,14 +698,13 @@ JSON
 
 @test "allowAllUnixSockets runs srt-seccomp with AF_UNIX allowed; otherwise AF_UNIX sockets are refused" {
 	command -v python3 >/dev/null || skip "no python3"
-	py='import socket; socket.socket(socket.AF_UNIX); print("unix-ok")'
-	run srt -s "$T/s.json" -- python3 -c "$py"
+	run srt -s "$T/s.json" -- python3 "$RO" unix-socket
 	[[ "$output" != *unix-ok* ]]
 	cat > "$T/u.json" <<JSON
 {"network":{"allowedDomains":[],"deniedDomains":[],"allowAllUnixSockets":true},
  "filesystem":{"denyRead":[],"allowWrite":["$T/ws"],"denyWrite":[]}}
 JSON
-	run srt -d -s "$T/u.json" -- python3 -c "$py"
+	run srt -d -s "$T/u.json" -- python3 "$RO" unix-socket
 	[[ "$output" == *unix-ok* ]]
 	# One launch sequence: srt-seccomp is there, only its AF_UNIX rule is off.
 	[[ "$output" == *"-- $SRT_BIN/srt-seccomp "*"--allow-unix-sockets"* ]]

@@ -5,6 +5,9 @@
 load ../helpers
 bats_require_minimum_version 1.5.0
 
+# What the sandboxed command does to be refused: see its usage.
+RO="$BATS_TEST_DIRNAME/../helpers/refused-ops.py"
+
 setup_file() {
 	export UT=$(mktemp -d "${BATS_TMPDIR:-/tmp}/srt-net.XXXXXX")
 	mkdir -p "$UT/www" "$UT/cgi-bin" "$UT/repos"
@@ -101,16 +104,7 @@ JSON
 	run srt -s "$T/allow.json" -c "curl -sS -m 5 --noproxy '*' http://127.0.0.1:$UPORT/"
 	[ "$status" -ne 0 ]
 	[[ "$output" != *hello-upstream* ]]
-	run srt -s "$T/allow.json" -- python3 -c "
-import socket
-for fam, addr in ((socket.AF_INET, ('127.0.0.1', $UPORT)), (socket.AF_INET, ('1.1.1.1', 80)), (socket.AF_INET6, ('::1', $UPORT))):
-    s = socket.socket(fam)
-    s.settimeout(3)
-    try:
-        s.connect(addr); print('CONNECTED', addr)
-    except OSError as e:
-        print('failed', addr, e.errno)
-"
+	run srt -s "$T/allow.json" -- python3 "$RO" connect-to 127.0.0.1 "$UPORT" 1.1.1.1 80 ::1 "$UPORT"
 	[[ "$output" != *CONNECTED* ]]
 	[ "$(echo "$output" | grep -c failed)" -eq 3 ]
 }

@@ -45,57 +45,9 @@ as_nobody() { su nobody -s /bin/sh -c "cd '$T/nb' && TMPDIR='$T/nb' $1"; }
 
 # Evaluates the classic BPF program in file $1 for system calls read from stdin, one per
 # line: "ARCH NR [ARG...] = ACTION", ACTION being ALLOW, KILL_PROCESS, ERRNO(n), ...
-# Prints every line whose action differs, and fails if there is any.
+# Prints every line whose action differs, and fails if there is any (bpf-check.py).
 bpf_check() {
-	"$PYTHON" -c '
-import struct, sys
-prog = open(sys.argv[1], "rb").read()
-ins = [struct.unpack("<HBBI", prog[i:i + 8]) for i in range(0, len(prog), 8)]
-ACTIONS = {0x80000000: "KILL_PROCESS", 0: "KILL_THREAD", 0x00030000: "TRAP",
-           0x7fff0000: "ALLOW", 0x7ffc0000: "LOG", 0x7fc00000: "USER_NOTIF"}
-
-def run(arch, nr, args):
-    args = [a & 0xffffffffffffffff for a in args] + [0] * 6
-    data = struct.pack("<IIQ6Q", nr & 0xffffffff, arch, 0, *args[:6])
-    A = X = pc = 0
-    mem = [0] * 16
-    while True:
-        code, jt, jf, k = ins[pc]
-        pc += 1
-        if code == 0x20: A = struct.unpack("<I", data[k:k + 4])[0]      # ld [k]
-        elif code == 0x00: A = k                                          # ld #k
-        elif code == 0x01: X = k                                          # ldx #k
-        elif code == 0x60: A = mem[k]                                     # ld M[k]
-        elif code == 0x61: X = mem[k]                                     # ldx M[k]
-        elif code == 0x02: mem[k] = A                                     # st M[k]
-        elif code == 0x03: mem[k] = X                                     # stx M[k]
-        elif code == 0x54: A &= k                                         # and #k
-        elif code == 0x44: A |= k                                         # or #k
-        elif code == 0x07: X = A                                          # tax
-        elif code == 0x87: A = X                                          # txa
-        elif code == 0x05: pc += k                                        # ja
-        elif code in (0x15, 0x25, 0x35, 0x45):                            # jeq jgt jge jset
-            c = {0x15: A == k, 0x25: A > k, 0x35: A >= k, 0x45: (A & k) != 0}[code]
-            pc += jt if c else jf
-        elif code == 0x06:                                                # ret #k
-            if k & 0xffff0000 == 0x00050000:
-                return "ERRNO(%d)" % (k & 0xffff)
-            return ACTIONS.get(k & 0xffff0000, hex(k))
-        else:
-            sys.exit("unknown BPF opcode %#x at %d" % (code, pc - 1))
-
-bad = 0
-for line in sys.stdin:
-    if not line.strip():
-        continue
-    call, want = (x.strip() for x in line.split("="))
-    nums = [int(x, 0) for x in call.split()]
-    got = run(nums[0], nums[1], nums[2:])
-    if got != want:
-        print("%s: got %s, want %s" % (call, got, want))
-        bad = 1
-sys.exit(bad)
-' "$1"
+	"$PYTHON" "$BATS_TEST_DIRNAME/../helpers/bpf-check.py" "$1"
 }
 PYTHON=$(command -v /usr/bin/python3 || command -v python3)
 
@@ -674,41 +626,15 @@ in_bwrap() {
 }
 
 @test "--lifeline-fd: the command dies when the launcher's end closes, never starts after" {
-	cat >"$T/lifeline.py" <<'PY'
-import os, subprocess, sys, time
-seccomp, mode = sys.argv[1], sys.argv[2]
-r, w = os.pipe()
-if mode == "closed":
-    os.close(w)
-p = subprocess.Popen([seccomp, "--lifeline-fd", str(r), "--", "sh", "-c",
-                      "echo started; ls /proc/self/fd | tr '\\n' ' '; echo; exec sleep 30"],
-                     pass_fds=(r,), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-os.close(r)
-if mode == "open":
-    print(p.stdout.readline().decode().strip())
-    print("fds:", p.stdout.readline().decode().strip())
-    t0 = time.time()
-    os.close(w)
-try:
-    rc = p.wait(timeout=10)
-except subprocess.TimeoutExpired:
-    p.kill()
-    print("still running")
-    sys.exit(1)
-print(p.stdout.read().decode().strip())
-print("rc=%d" % rc)
-if mode == "open":
-    print("fast" if time.time() - t0 < 5 else "slow")
-PY
 	# the launcher's end closes while the command runs: the command is killed at once
-	run -0 python3 "$T/lifeline.py" "$SECCOMP" open
+	run -0 python3 "$BATS_TEST_DIRNAME/../helpers/seccomp-lifeline.py" "$SECCOMP" open
 	[ "${lines[0]}" = started ]
 	# the lifeline itself never reaches the command (ls's own descriptor is the 3)
 	[ "${lines[1]}" = "fds: 0 1 2 3" ]
 	[[ "$output" == *"rc=137"* ]]
 	[[ "$output" == *fast* ]]
 	# closed before the start: the command never runs
-	run -0 python3 "$T/lifeline.py" "$SECCOMP" closed
+	run -0 python3 "$BATS_TEST_DIRNAME/../helpers/seccomp-lifeline.py" "$SECCOMP" closed
 	[[ "$output" != *started* ]]
 	[[ "$output" == *"the lifeline is closed (the launcher is gone, or ends the run): not starting"* ]]
 	[[ "$output" == *"rc=125"* ]]

@@ -7,6 +7,7 @@ load ../helpers
 bats_require_minimum_version 1.5.0
 
 PTY="python3 $BATS_TEST_DIRNAME/../helpers/pty-run.py"
+TTYOPS="$BATS_TEST_DIRNAME/../helpers/tty-ops.py"   # what the command does: see its usage
 
 setup() {
 	srt_setup
@@ -41,7 +42,7 @@ intr_ended() {
 	local f c
 	for f in s.json u.json; do
 		for c in 'echo READY; sleep 100' 'echo READY; sleep 100; echo after' \
-		    'python3 -c "import time; print(\"READY\", flush=True); time.sleep(100)"; echo after'; do
+		    "python3 '$TTYOPS' ready-sleep 100; echo after"; do
 			run $PTY --timeout 10 --intr-after READY -- srt -s "$T/$f" -c "$c"
 			echo "$f, $c: $output"
 			intr_ended 130
@@ -117,16 +118,8 @@ sig_run() {
 }
 
 @test "O_NONBLOCK the command set on its terminal is cleared when srt ends" {
-	cat > "$T/ws/setnb.py" <<'PY'
-import fcntl, os
-fcntl.fcntl(0, fcntl.F_SETFL, fcntl.fcntl(0, fcntl.F_GETFL) | os.O_NONBLOCK)
-PY
-	cat > "$T/ws/show.py" <<'PY'
-import fcntl, os
-print('NONBLOCK' if fcntl.fcntl(0, fcntl.F_GETFL) & os.O_NONBLOCK else 'BLOCKING')
-PY
-	run $PTY -- sh -c 'srt -s "$1" -c "python3 setnb.py; python3 show.py"; python3 show.py' \
-	    sh "$T/s.json"
+	run $PTY -- sh -c 'srt -s "$1" -c "python3 \"$2\" set-nonblock; python3 \"$2\" show-nonblock"
+	    python3 "$2" show-nonblock' sh "$T/s.json" "$TTYOPS"
 	echo "$output"
 	# inside, after the change: set; outside, once srt ended: as it was
 	[ "$(grep -x -e NONBLOCK -e BLOCKING <<<"$output" | tr '\n' ' ')" = "NONBLOCK BLOCKING " ]

@@ -119,13 +119,8 @@ try_in_srt() {
 
 @test "unix sockets: a listening socket outside (path and abstract) cannot be reached" {
 	need_srt
-	"$PY" -c '
-import os, socket, sys, time
-a = socket.socket(socket.AF_UNIX); a.bind(sys.argv[1]); a.listen(4)
-b = socket.socket(socket.AF_UNIX); b.bind("\0" + sys.argv[2]); b.listen(4)
-open(sys.argv[3], "w").write("ready")
-time.sleep(60)' "$T/work/outside.sock" "srt-sec-$MARK" "$T/unix.ready" \
-		</dev/null >/dev/null 2>&1 3>&- &
+	"$PY" "$SRT_TESTDIR/helpers/unix-listen.py" "$T/work/outside.sock" "srt-sec-$MARK" \
+		"$T/unix.ready" 60 </dev/null >/dev/null 2>&1 3>&- &
 	echo $! >>"$T/pids"
 	wait_file "$T/unix.ready"
 	# Control: the probe does reach both from outside the sandbox.

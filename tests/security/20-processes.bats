@@ -125,24 +125,7 @@ SH
 # terminal) as controlling terminal, stdin, stdout and stderr. Prints what the pty
 # showed; exits with the command's status.
 in_pty() {
-	run timeout 40 "$PY" -c '
-import os, pty, sys
-pid, fd = pty.fork()
-if pid == 0:
-    os.chdir(os.environ["T"] + "/work")
-    os.execv("/bin/sh", ["sh", "-c", sys.argv[1]])
-out = b""
-while True:
-    try:
-        d = os.read(fd, 4096)
-    except OSError:
-        break
-    if not d:
-        break
-    out += d
-_, st = os.waitpid(pid, 0)
-sys.stdout.write(out.decode("latin-1").replace("\r", ""))
-sys.exit(os.waitstatus_to_exitcode(st))' "$1"
+	run timeout 40 "$PY" "$SRT_TESTDIR/helpers/pty-shell.py" "$T/work" "$1"
 }
 
 @test "TIOCSTI: no input can be pushed into the terminal srt was started from" {

@@ -114,7 +114,7 @@ step mknod "mkfifo .zshenv"
 step truncate "truncate -s 0 .bashrc"
 step chmod "chmod 777 .bashrc"
 step utimes "touch -d 2001-01-01 .bashrc"
-step xattr "/usr/bin/python3 -c \"import os; os.setxattr(\\\".bashrc\\\", \\\"user.x\\\", b\\\"y\\\")\""
+step xattr "\"$PY\" \"$MODEOP\" setxattr .bashrc user.x y"
 step symlink "ln -s /bin/true .mcp.json"
 step hook-chmod "chmod +x .git/hooks/pre-commit.sample"'
 	refused openat2 -- "Function not implemented"

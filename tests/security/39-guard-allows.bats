@@ -31,7 +31,7 @@ step sed-i "sed -i s/one/uno/ a/b/y.txt"
 step unlink "rm a/h"
 step existing "echo more >>README.txt"
 step top "echo top >top.txt && mv top.txt top2.txt"
-step xattr "/usr/bin/python3 -c \"import os; os.setxattr(\\\"top2.txt\\\", \\\"user.x\\\", b\\\"y\\\")\""
+step xattr "\"$PY\" \"$MODEOP\" setxattr top2.txt user.x y"
 step dotfiles "echo x >.editorconfig && echo y >.gitignore && echo z >a/.prettierrc"'
 	allowed create-deep append truncate chmod utimes rename symlink hardlink through-link \
 		sed-i unlink existing top xattr dotfiles

@@ -154,35 +154,9 @@ step held "\"$FSOP\" held-write d/sub d HEAD \"ref: refs/heads/main\""'
 	repo_init "$T/work/a/b"
 	gsettings '["."]'
 	keep "$T/work/a/b/.git/hooks/pre-commit"
-	cat >"$T/work/emfile.py" <<'PY'
-import os, resource, sys
-# Only the sandbox's own PID 1: run without a sandbox (the battery's self-test), PID 1
-# is the host's init, which must never be touched.
-if open("/proc/1/comm").read().strip() != "srt-seccomp":
-    print("PID 1 is not srt-seccomp: not touching it")
-    sys.exit(3)
-hooks = os.open("a/b/.git/hooks", os.O_RDONLY | os.O_DIRECTORY)
-for n in range(3, 200):
-    with open("y", "w") as f:
-        f.write("#!/bin/sh\n%s\n" % os.environ["PAYLOAD"])
-    os.chmod("y", 0o755)
-    resource.prlimit(1, resource.RLIMIT_NOFILE, (n, 1024))
-    try:
-        os.rename("y", "pre-commit", dst_dir_fd=hooks)
-        err = None
-    except OSError as e:
-        err = e
-    resource.prlimit(1, resource.RLIMIT_NOFILE, (1024, 1024))
-    if err is None:
-        sys.exit(0)
-    if err.errno != 24:
-        print(err)
-        sys.exit(1)
-sys.exit(1)
-PY
 	attempt '
 step direct "printf \"#!/bin/sh\n%s\n\" \"$PAYLOAD\" >y && chmod +x y && mv y a/b/.git/hooks/pre-commit"
-step emfile "\"$PY\" emfile.py"'
+step emfile "\"$PY\" \"$GUARDOPS\" nofile-hook a/b/.git/hooks pre-commit \"$PAYLOAD\""'
 	refused direct emfile
 	victim "git commit in a/b" "$T/work/a/b" git commit -q --allow-empty -m victim
 	verdict
@@ -206,29 +180,6 @@ step emfile "\"$PY\" emfile.py"'
 	[ -d "$T/work/deps/lib" ] && [ ! -e "$T/work/deps/lib/.git" ]
 	gsettings '["."]'
 	keep "$T/work/deps/lib/.git"
-	cat >"$T/work/subtree.py" <<'PY'
-import os, resource, shutil, sys
-# Only the sandbox's own PID 1: run without a sandbox (the battery's self-test), PID 1
-# is the host's init, which must never be touched.
-if open("/proc/1/comm").read().strip() != "srt-seccomp":
-    print("PID 1 is not srt-seccomp: not touching it")
-    sys.exit(3)
-shutil.rmtree("deps", ignore_errors=True)
-for n in range(3, 200):
-    resource.prlimit(1, resource.RLIMIT_NOFILE, (n, 1024))
-    try:
-        os.rename("X", "deps")
-        err = None
-    except OSError as e:
-        err = e
-    resource.prlimit(1, resource.RLIMIT_NOFILE, (1024, 1024))
-    if err is None:
-        sys.exit(0)
-    if err.errno != 24:
-        print(err)
-        sys.exit(1)
-sys.exit(1)
-PY
 	# The repository to move in cannot be made in the work tree at all now (a repository
 	# inside one that predates the run): plant is refused first, and what follows must
 	# then plant nothing either.
@@ -237,7 +188,7 @@ plant fsm.sh
 mkdir X
 step plant "git init -q X/lib && git -C X/lib config core.fsmonitor \"$PWD/fsm.sh\""
 step direct "rm -rf deps && mv X deps"
-step emfile "\"$PY\" subtree.py"'
+step emfile "\"$PY\" \"$GUARDOPS\" nofile-replace X deps"'
 	refused plant emfile
 	victim "git status in the superproject" "$T/work" git status
 	verdict
@@ -548,10 +499,9 @@ echo crashed'
 }
 JSON
 	keep "$T/work/.git/commondir" "$T/work/.bashrc"
-	printf 'import socket, sys\ns = socket.socket(socket.AF_UNIX)\ns.bind(sys.argv[1])\n' >"$T/work/bind.py"
 	attempt '
-step commondir "\"$PY\" bind.py .git/commondir"
-step bashrc "\"$PY\" bind.py .bashrc"'
+step commondir "\"$PY\" \"$MODEOP\" socket-bind .git/commondir"
+step bashrc "\"$PY\" \"$MODEOP\" socket-bind .bashrc"'
 	refused commondir bashrc
 	verdict
 }
@@ -607,9 +557,8 @@ disabled_nested_hook() {
 	need_tool
 	disabled_nested_hook
 	attempt '
-printf "import os\nos.fchmod(os.open(\"a/b/.git/hooks/pre-commit\", os.O_RDONLY), 0o755)\n" >fch.py
 step chmod "chmod 755 a/b/.git/hooks/pre-commit"
-step fchmod "\"$PY\" fch.py"'
+step fchmod "\"$PY\" \"$MODEOP\" fchmod a/b/.git/hooks/pre-commit 755"'
 	refused chmod fchmod
 	victim "git commit in a/b" "$T/work/a/b" git commit -q --allow-empty -m victim
 	verdict
@@ -624,8 +573,7 @@ step fchmod "\"$PY\" fch.py"'
 	need_tool
 	disabled_nested_hook
 	attempt '
-printf "import os, struct\nacl = struct.pack(\"<I\", 2) + b\"\".join(struct.pack(\"<HHI\", t, p, 0xffffffff) for t, p in ((1, 7), (4, 5), (0x20, 5)))\nos.setxattr(os.open(\"a/b/.git/hooks/pre-commit\", os.O_RDONLY), \"system.posix_acl_access\", acl)\n" >acl.py
-step acl "\"$PY\" acl.py"'
+step acl "\"$PY\" \"$MODEOP\" acl-fd a/b/.git/hooks/pre-commit 755"'
 	refused acl
 	victim "git commit in a/b" "$T/work/a/b" git commit -q --allow-empty -m victim
 	verdict

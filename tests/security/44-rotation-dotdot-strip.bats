@@ -148,13 +148,7 @@ READKEY='for f in "$K" "$T/keys/ca.key"; do head -c 200 "$f" 2>/dev/null; done'
 	ln -s ../keys sub/kl && { head -c 100 sub/kl/ca.key 2>/dev/null | got "read through a directory link"; }
 	ln "$K" hard 2>/dev/null && { head -c 100 hard 2>/dev/null | got "read a hard link"; }
 	cp "$K" copy 2>/dev/null && { head -c 100 copy | got "copied"; }
-	"$PY" -c "import os,sys
-d = os.open(\"keys\", os.O_RDONLY | os.O_DIRECTORY)
-try:
-    fd = os.open(\"ca.key\", os.O_RDONLY, dir_fd=d)
-    sys.stdout.write(os.read(fd, 100).decode(\"latin-1\"))
-except OSError:
-    pass" | got "read with openat from a directory descriptor"
+	"$PY" "$READOPS" read-at keys ca.key | got "read with openat from a directory descriptor"
 	if mv keys moved 2>/dev/null; then
 		head -c 100 moved/ca.key 2>/dev/null | got "read after renaming its directory"
 		mv moved keys 2>/dev/null
@@ -317,22 +311,13 @@ JSON
 	grep -q "password $F-n1\$" "$T/n1"
 	# The filesystem part srt -d counts is what lies between the head and the tail of
 	# the bwrap arguments it prints, the copies' options included.
-	"$PY" - "$(cat "$T/debug")" <<'PY'
-import re, shlex, sys
-log = sys.argv[1]
-n = int(re.search(r'plan: (\d+) bwrap filesystem arguments', log).group(1))
-# The head ends with the status descriptor's number; the tail starts with srt-seccomp's
-# binary, bound from its descriptor.
-a = shlex.split(re.search(r'bwrap arguments \(the options through --args \d+\): (.*?) '
-                          r'--ro-bind-fd ', log).group(1))
-part = a[a.index('--json-status-fd') + 2:]
-print('fs part', n, len(part), part.count('--ro-bind-data'), file=sys.stderr)
-assert n == len(part), (n, len(part))
-# Six in the filesystem part: the copies of dr1 (a denied file) and of sec/n4 (in a
-# denied directory with nothing brought back) go to the sink in the tail, those masks
-# being srt-seccomp's, mounted after bwrap's.
-assert part.count('--ro-bind-data') == 6, part
-PY
+	parts=$("$PY" "$SRT_TESTDIR/helpers/debug-log.py" fs-part "$(cat "$T/debug")")
+	read -r n len binds <<<"$parts"
+	[ "$n" -eq "$len" ]
+	# Six in the filesystem part: the copies of dr1 (a denied file) and of sec/n4 (in a
+	# denied directory with nothing brought back) go to the sink in the tail, those masks
+	# being srt-seccomp's, mounted after bwrap's.
+	[ "$binds" -eq 6 ]
 }
 
 # --- a deny spelled with ".." after a link ---------------------------------------------

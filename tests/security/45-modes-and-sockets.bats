@@ -26,9 +26,6 @@
 load helpers
 load guard
 
-MODEOP="$SECDIR/mode-op.py"
-export MODEOP
-
 # An unprivileged user for the test that runs srt as one (tests/launch/unpriv.bats
 # does the same), removed after the file.
 setup_file() {
@@ -55,17 +52,7 @@ no_setid() {
 	done < <(find "$1" ! -type d -perm /6000)
 	while IFS= read -r f; do
 		finding ESCAPED "a file capability on the host: $f"
-	done < <("$PY" -c '
-import os, sys
-for top, dirs, files in os.walk(sys.argv[1]):
-    for f in files:
-        p = os.path.join(top, f)
-        try:
-            os.getxattr(p, "security.capability", follow_symlinks=False)
-            print(p)
-        except OSError:
-            pass
-' "$1")
+	done < <("$PY" "$MODEOP" caps "$1")
 }
 
 # mode_is PATH MODE: the host's file has exactly that mode (stat %a).
@@ -370,17 +357,7 @@ step bind "umask 077 && \"$PY\" \"$MODEOP\" bind app.sock && [ -S app.sock ]"'
 }
 JSON
 	attempt '
-step server "\"$PY\" -c \"
-import socket
-s = socket.socket(socket.AF_UNIX)
-s.bind(\\\"srv.sock\\\")
-s.listen(1)
-c = socket.socket(socket.AF_UNIX)
-c.connect(\\\"srv.sock\\\")
-a, _ = s.accept()
-c.sendall(b\\\"hi\\\")
-assert a.recv(2) == b\\\"hi\\\"
-\""'
+step server "\"$PY\" \"$MODEOP\" unix-echo srv.sock"'
 	allowed server
 	[ -S "$T/work/srv.sock" ] || finding REFUSED "no socket at srv.sock"
 	verdict

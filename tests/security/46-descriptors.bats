@@ -21,9 +21,7 @@
 load helpers
 load guard
 
-FDP="$SECDIR/fd-probe.py"
 ROFS="Read-only file system"
-export FDP
 
 # Like need_tool, without the C helpers this suite does not use.
 need_fd_tool() {

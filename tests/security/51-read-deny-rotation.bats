@@ -8,45 +8,16 @@
 # Here a reader loops inside while the host changes the path outside: it must never read
 # the secret, and the command must end normally (0).
 #
-# The reader (python3, as fast as a reader can be) reads FILE until $T/stop exists; each
-# time it sees $CWD/.tick it removes it, so the host knows that a read came after each
-# of its changes (an event, not a delay). What it read with "new-" in it goes to leak.
+# The reader (python3, as fast as a reader can be: tests/helpers/read-ops.py loop) reads
+# FILE until $T/stop exists; each time it sees $CWD/.tick it removes it, so the host
+# knows that a read came after each of its changes (an event, not a delay). What it read
+# with "new-" in it goes to leak.
 load helpers
 load guard
 
-reader_script() {
-	cat >"$T/reader.py" <<'PY'
-import os, sys
-path, leak, ready, stop, tick = sys.argv[1:]
-tries = reads = leaks = 0
-with open(leak, "a") as out:
-    while True:
-        try:
-            with open(path) as f:
-                s = f.read()
-            if s:
-                reads += 1
-            if "new-" in s:
-                leaks += 1
-                out.write(s)
-                out.flush()
-        except OSError:
-            pass
-        tries += 1
-        if tries == 1:
-            open(ready, "w").close()
-        if os.path.exists(tick):
-            os.unlink(tick)
-        if os.path.exists(stop):
-            break
-print("READER", tries, reads, leaks)
-PY
-}
-
 # reader_start FILE: the reader inside srt, run r; returns once it has read once.
 reader_start() {
-	reader_script
-	attempt_start r "\"$PY\" \"$T/reader.py\" \"$1\" leak .ready-r \"$T/stop\" .tick"
+	attempt_start r "\"$PY\" \"$READOPS\" loop \"$1\" leak .ready-r \"$T/stop\" .tick"
 	ready r
 }
 

@@ -17,32 +17,8 @@ load guard
 	repo_init "$T/work"
 	mkdir -p "$T/work/a"
 	gsettings '["."]'
-	cat >"$T/work/race.py" <<'PY'
-import os, threading
-a, hooks = os.path.abspath("a"), os.path.abspath(".git/hooks")
-stop = False
-def flip():
-    while not stop:
-        try:
-            os.chdir(hooks)
-            os.chdir(a)
-        except OSError:
-            pass
-t = threading.Thread(target=flip)
-t.start()
-made = 0
-for i in range(1000):
-    try:
-        os.close(os.open("pwn-%d" % i, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o755))
-        made += 1
-    except OSError:
-        pass
-stop = True
-t.join()
-print("MADE", made)
-PY
 	attempt '
-step race "\"$PY\" race.py"'
+step race "\"$PY\" \"$GUARDOPS\" chdir-race a .git/hooks 1000"'
 	allowed race
 	ls "$T/work/.git/hooks" | grep -q '^pwn-' &&
 		finding ESCAPED "made in .git/hooks: $(ls "$T/work/.git/hooks" | grep -c '^pwn-') files"
@@ -80,8 +56,8 @@ step into-git "mv \"$CWD/z\" \"$CWD/repo/.git/hooks/z\""'
 	gsettings '[".", "~"]'
 	keep "$T/home/.bashrc"
 	attempt '
-step own "exec 3>new && ln new other && rm new && chmod 600 /proc/self/fd/3 && \"$PY\" -c \"import os; os.fchmod(3, 0o640)\""
-step rc "exec 3<\"$HOME/.bashrc\" && \"$PY\" -c \"import os; os.fchmod(3, 0o777)\""'
+step own "exec 3>new && ln new other && rm new && chmod 600 /proc/self/fd/3 && \"$PY\" \"$FDP\" fchmod 3 640"
+step rc "exec 3<\"$HOME/.bashrc\" && \"$PY\" \"$FDP\" fchmod 3 777"'
 	allowed own
 	refused rc
 	verdict
@@ -100,9 +76,9 @@ step rc "exec 3<\"$HOME/.bashrc\" && \"$PY\" -c \"import os; os.fchmod(3, 0o777)
 	attempt_start r '
 echo r >.ready-r
 await r
-step rdwr "\"$PY\" -c \"import os; print(os.read(os.open(\\\".env\\\", os.O_RDWR), 200))\""
-step creat "\"$PY\" -c \"import os; print(os.read(os.open(\\\".env\\\", os.O_RDONLY | os.O_CREAT), 200))\""
-step reopen "exec 3>>.env && \"$PY\" -c \"import os; print(os.read(os.open(\\\"/proc/self/fd/3\\\", os.O_RDWR), 200))\""
+step rdwr "\"$PY\" \"$READOPS\" open .env RDWR"
+step creat "\"$PY\" \"$READOPS\" open .env RDONLY CREAT"
+step reopen "exec 3>>.env && \"$PY\" \"$READOPS\" open /proc/self/fd/3 RDWR"
 step exchange "echo mine >x && \"$FSOP\" exchange x .env && ! grep -q mine x && cat x"
 step read "cat .env"'
 	ready r

@@ -15,50 +15,8 @@ load guard
 	repo_init "$T/work"
 	mkdir -p "$T/work/a"
 	gsettings '["."]'
-	cat >"$T/work/flip.py" <<'PY'
-import os
-n = 0
-while not os.path.exists("stop"):
-    for target in ("a", ".git/hooks"):
-        try:
-            os.symlink(target, "l.tmp")
-            os.rename("l.tmp", "l")
-        except OSError:
-            pass
-        try:
-            os.unlink("l.tmp")
-        except OSError:
-            pass
-    try:
-        os.rename("a", "a2")
-        os.rename("a2", "a")
-    except OSError:
-        pass
-    n += 1
-print("FLIPS", n)
-PY
-	cat >"$T/work/make.py" <<'PY'
-import os, threading
-made = [0, 0]
-def make(k):
-    for i in range(600):
-        for d in ("l", "a", "a2"):
-            try:
-                os.close(os.open("%s/pwn-%d-%d-%s" % (d, k, i, d),
-                                 os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o755))
-                made[k] += 1
-            except OSError:
-                pass
-ts = [threading.Thread(target=make, args=(k,)) for k in (0, 1)]
-for t in ts:
-    t.start()
-for t in ts:
-    t.join()
-open("stop", "w").close()
-print("MADE", sum(made))
-PY
 	attempt '
-step race "\"$PY\" flip.py & \"$PY\" make.py; wait"'
+step race "\"$PY\" \"$GUARDOPS\" flip l a .git/hooks stop & \"$PY\" \"$GUARDOPS\" make-through stop l a a2; wait"'
 	allowed race
 	if ls "$T/work/.git/hooks" | grep -q '^pwn-'; then
 		finding ESCAPED "made in .git/hooks: $(ls "$T/work/.git/hooks" | grep -c '^pwn-') files"
@@ -71,31 +29,8 @@ step race "\"$PY\" flip.py & \"$PY\" make.py; wait"'
 	need_tool
 	mkdir -p "$T/work/out"
 	gsettings '["."]'
-	cat >"$T/work/many.py" <<'PY'
-import os, threading
-errors = []
-def work(k):
-    try:
-        d = "out/t%d" % k
-        os.mkdir(d)
-        for i in range(250):
-            p = "%s/f%d" % (d, i)
-            with open(p + ".tmp", "x") as f:
-                f.write("%d %d\n" % (k, i))
-            os.chmod(p + ".tmp", 0o640)
-            os.rename(p + ".tmp", p)
-    except OSError as e:
-        errors.append(repr(e))
-ts = [threading.Thread(target=work, args=(k,)) for k in range(8)]
-for t in ts:
-    t.start()
-for t in ts:
-    t.join()
-if errors:
-    raise SystemExit("errors: %s" % errors[:3])
-PY
 	attempt '
-step many "\"$PY\" many.py"'
+step many "\"$PY\" \"$GUARDOPS\" many-writers out 8 250"'
 	allowed many
 	local k i bad=0
 	for k in 0 1 2 3 4 5 6 7; do

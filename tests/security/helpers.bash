@@ -14,7 +14,12 @@ SECDIR="$BATS_TEST_DIRNAME"
 # The system python: a per-user shim (pyenv) may want to write where the sandbox forbids.
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=$(command -v python3)
-export SRT PROBE TRY SECDIR PY
+# What the tests run with "$PY" inside (and a few checks outside): see each one's usage.
+MODEOP="$SECDIR/mode-op.py"
+FDP="$SECDIR/fd-probe.py"
+GUARDOPS="$SRT_TESTDIR/helpers/guard-ops.py"
+READOPS="$SRT_TESTDIR/helpers/read-ops.py"
+export SRT PROBE TRY SECDIR PY MODEOP FDP GUARDOPS READOPS
 
 setup() {
 	srt_setup

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""mode-op: one file-system call with a mode or a name, for 45-modes-and-sockets.bats.
+"""mode-op: one file-system call with a mode or a name, for 45-modes-and-sockets.bats
+(and calls of the kind in 38, 39 and 41).
 
 Prints one line and exits accordingly, as tests/helpers/fs-op does:
 	OP: ok			exit 0
@@ -19,9 +20,20 @@ usage: mode-op OP ARGS...   (MODE in octal)
 	setcap PATH		setxattr(PATH, security.capability, cap_setuid as a
 				version 2 file capability, effective)
 	bind PATH		a socketpair(AF_UNIX) socket bound at PATH
+	socket-bind PATH	a socket(AF_UNIX) socket bound at PATH
+	unix-echo PATH		a socket(AF_UNIX) server bound at PATH, a client of it,
+				"hi" sent from one to the other (a failed assertion
+				when it does not arrive)
+	setxattr PATH NAME VALUE	setxattr(PATH, NAME, VALUE)
+	acl-fd PATH MODE	fsetxattr(system.posix_acl_access) on a descriptor of
+				PATH opened read-only: an access ACL of MODE's owner,
+				group and other entries
 	mknod-sock PATH		mknod(S_IFSOCK | 0600)
 	link-empty DIR NAME	O_TMPFILE in DIR, linked at NAME with linkat(AT_EMPTY_PATH)
 	whiteout FROM TO	renameat2(FROM, TO, RENAME_WHITEOUT)
+and on the host, for a test's check (no OP line):
+	caps DIR		prints every file below DIR that has a
+				security.capability attribute
 
 Only the paths given are touched; the tests name their own temp directory. The
 standard library alone (ctypes for the calls Python has no wrapper for), so that the same
@@ -90,6 +102,44 @@ def op_bind(path):
         b.close()
 
 
+def op_socket_bind(path):
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.bind(path)
+    finally:
+        s.close()
+
+
+def op_unix_echo(path):
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(path)
+    s.listen(1)
+    c = socket.socket(socket.AF_UNIX)
+    c.connect(path)
+    a, _ = s.accept()
+    c.sendall(b"hi")
+    assert a.recv(2) == b"hi"
+
+
+def op_acl_fd(path, mode):
+    # ACL_USER_OBJ, ACL_GROUP_OBJ, ACL_OTHER with the mode's three digits, no id.
+    entries = ((1, mode >> 6 & 7), (4, mode >> 3 & 7), (0x20, mode & 7))
+    acl = struct.pack("<I", 2) + b"".join(struct.pack("<HHI", t, p, 0xffffffff)
+                                          for t, p in entries)
+    os.setxattr(os.open(path, os.O_RDONLY), "system.posix_acl_access", acl)
+
+
+def caps(top):
+    for d, _, files in os.walk(top):
+        for f in files:
+            p = os.path.join(d, f)
+            try:
+                os.getxattr(p, "security.capability", follow_symlinks=False)
+                print(p)
+            except OSError:
+                pass
+
+
 def op_fchmod(path, mode):
     fd = os.open(path, os.O_RDONLY)
     try:
@@ -111,6 +161,10 @@ OPS = {
     "mknod": (2, lambda a: os.mknod(a[0], stat.S_IFREG | int(a[1], 8))),
     "setcap": (1, lambda a: op_setcap(a[0])),
     "bind": (1, lambda a: op_bind(a[0])),
+    "socket-bind": (1, lambda a: op_socket_bind(a[0])),
+    "unix-echo": (1, lambda a: op_unix_echo(a[0])),
+    "setxattr": (3, lambda a: os.setxattr(a[0], a[1], os.fsencode(a[2]))),
+    "acl-fd": (2, lambda a: op_acl_fd(a[0], int(a[1], 8))),
     "mknod-sock": (1, lambda a: os.mknod(a[0], stat.S_IFSOCK | 0o600)),
     "link-empty": (2, lambda a: op_link_empty(a[0], a[1])),
     "whiteout": (2, lambda a: check(libc.renameat2(AT_FDCWD, os.fsencode(a[0]), AT_FDCWD,
@@ -119,6 +173,9 @@ OPS = {
 
 
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "caps":
+        caps(sys.argv[2])
+        return 0
     if len(sys.argv) < 2 or sys.argv[1] not in OPS or \
             len(sys.argv) - 2 != OPS[sys.argv[1]][0]:
         sys.stderr.write("usage: mode-op " + " | ".join(sorted(OPS)) + " ARGS...\n")
