@@ -33,7 +33,7 @@ teardown() { srt_teardown; }
 
 # A loopback TCP port that nothing listens on right now.
 free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+	python3 "$SRT_TESTDIR/helpers/free-ports.py" one
 }
 
 # Wait (up to 5 s) until something accepts connections on 127.0.0.1 port $1.
