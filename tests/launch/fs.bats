@@ -5,6 +5,7 @@
 # The last test runs every scenario under the reference tool too (when it is installed)
 # and requires the same answers, except where SPEC §5 differs on purpose.
 load ../helpers
+bats_require_minimum_version 1.5.0
 
 # scripts/deps installs it in build/ref when npm is there; SRT_REF_CLI names another.
 REF_CLI=${SRT_REF_CLI:-$BATS_TEST_DIRNAME/../../build/ref/node_modules/@anthropic-ai/sandbox-runtime/dist/cli.js}
