@@ -34,6 +34,10 @@
 	"before the run ends; git's lock file renamed onto it is judged at once; " \
 	"allowGitConfig allows it)"
 
+#define WHY_PENDING_MOVED \
+	"git configuration made by an open, not judged yet, moved where git in a " \
+	"directory that predates the run reads it (allowGitConfig allows it)"
+
 #define SUBTREE_MAX 20000 /* entries a directory rename may look at */
 
 /* --- names made, removed, renamed ------------------------------------------------------------ */
@@ -74,24 +78,58 @@ sup_resolve_path(
 }
 
 /*
- * Does making path give git in a directory that predates the run (the host's, an
- * editor's, while the command still runs) a way to a git directory the command made: a
- * .git there of any kind (a file naming one, a link, one moved in), or a commondir or
- * gitdir in a git directory (a linked worktree's, which git follows to another)?
+ * Is dir a directory that predates the run, or in the work tree of a repository whose
+ * top one does (any .git there, the command's git init included)? git there, the
+ * host's, enters a submodule its index records: a .git in it is a way too.
  */
 static bool
-sup_git_way(struct sup *s, const char *path)
+sup_git_work_tree(struct sup *s, const char *dir)
+{
+	const struct wguard_fs *fs = sup_fs(s);
+	char *a = xstrdup(dir), *up, *g;
+	bool r = fs->predates(fs->arg, a);
+
+	while (!r && strcmp(a, "/") != 0) {
+		up = path_dirname(a);
+		free(a);
+		a = up;
+		g = path_join(a, ".git");
+		r = fs->predates(fs->arg, a) && fs->exists(fs->arg, g);
+		free(g);
+	}
+	free(a);
+	return r;
+}
+
+/*
+ * Does making path (is_link: as a symbolic link) give git in a directory that predates
+ * the run (the host's, an editor's, while the command still runs) a way to a git
+ * directory the command made: a .git of any kind (a file naming one, a link, a
+ * directory, one moved in) there or in its work tree; a commondir in a git directory
+ * (a linked worktree's, which git follows to another) or in a directory that predates
+ * the run (which becomes a git directory by it, or by a HEAD next to it); a gitdir in a
+ * git directory; a link where a directory that predated the run stood (git there
+ * follows it)?
+ */
+static bool
+sup_git_way(struct sup *s, const char *path, bool is_link)
 {
 	const char *base = path_basename(path);
 	char *dir;
 	bool r;
 
-	if (strcasecmp(base, "commondir") == 0 || strcasecmp(base, "gitdir") == 0)
+	if (is_link && path_under_any(path, &s->vacated))
+		return true;
+	if (strcasecmp(base, "gitdir") == 0)
 		return wguard_git_state(&s->g, sup_fs(s), path);
-	if (strcasecmp(base, ".git") != 0)
+	if (strcasecmp(base, "commondir") != 0 && strcasecmp(base, ".git") != 0)
 		return false;
 	dir = path_dirname(path);
-	r = sup_fs(s)->predates(sup_fs(s)->arg, dir);
+	if (strcasecmp(base, ".git") == 0)
+		r = sup_git_work_tree(s, dir);
+	else
+		r = wguard_git_state(&s->g, sup_fs(s), path) ||
+		    sup_fs(s)->predates(sup_fs(s)->arg, dir);
 	free(dir);
 	return r;
 }
@@ -102,9 +140,9 @@ sup_git_way(struct sup *s, const char *path)
  * waits, and none made by an open once there is a way: refused, or NULL.
  */
 static const char *
-sup_git_way_ok(struct sup *s, const char *path)
+sup_git_way_ok(struct sup *s, const char *path, bool is_link)
 {
-	if (!sup_git_way(s, path))
+	if (!sup_git_way(s, path, is_link))
 		return NULL;
 	if (s->new_configs.n > 0)
 		return WHY_WAY_PENDING;
@@ -132,7 +170,8 @@ sup_create_ok(struct sup *s, const struct res *r, bool is_dir, const char *op, b
 	if ((why == NULL || why == wguard_why_pointer) && strlist_contains(&s->gone, r->path))
 		why = WHY_GONE;
 	/* (The commondir that completes a git directory is a way too.) */
-	if (why == wguard_why_complete && !is_dir && (wy = sup_git_way_ok(s, r->path)) != NULL)
+	if (why == wguard_why_complete && !is_dir &&
+	    (wy = sup_git_way_ok(s, r->path, false)) != NULL)
 		why = wy;
 	if (why == wguard_why_complete)
 		e = sup_git_complete(s, r->dirfd, dir);
@@ -148,8 +187,8 @@ sup_create_ok(struct sup *s, const struct res *r, bool is_dir, const char *op, b
 		    wguard_pointer_name(&s->g, sup_fs(s), r->path))
 			why = "mandatory deny: a git directory pointer made as a link "
 			      "(git writes it as a file)";
-		if (why == NULL && !is_dir)
-			why = sup_git_way_ok(s, r->path);
+		if (why == NULL)
+			why = sup_git_way_ok(s, r->path, strcmp(op, "symlink") == 0);
 		if (why != NULL) {
 			sup_refused(s, op, r->path, why);
 			e = -EPERM;
@@ -375,9 +414,14 @@ sup_subtree(struct sup *s, int dfd, const char *from, const char *to, const char
 			if (why == NULL) {
 				s->map_from = top_from;
 				s->map_to = top_to;
-				why = sup_git_way_ok(s, t);
+				why = sup_git_way_ok(s, t, type == DT_LNK);
 				s->map_from = s->map_to = NULL;
 			}
+			/* One made by an open, not judged yet, goes nowhere it would be
+			 * judged at once (where the host's git reads it: a git directory
+			 * where a directory that predated the run stood). */
+			if (why == wguard_why_gitcfg && strlist_contains(&s->new_configs, f))
+				why = WHY_PENDING_MOVED;
 			/* A git config moves along with its git directory: it was judged
 			 * where it was. One that was not git state is refused, as a hook
 			 * is: a directory prepared elsewhere does not become git state by
@@ -502,11 +546,11 @@ sup_rename(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint6
 	if (why == NULL && !judge) {
 		if (flags & RENAME_EXCHANGE) {
 			sup_hold(s, o.dirfd, opar);
-			why = sup_git_way_ok(s, o.path);
+			why = sup_git_way_ok(s, o.path, S_ISLNK(nst.st_mode));
 		}
 		sup_hold(s, n.dirfd, npar);
 		if (why == NULL)
-			why = sup_git_way_ok(s, n.path);
+			why = sup_git_way_ok(s, n.path, S_ISLNK(ost.st_mode));
 	}
 	if (why == NULL && nexists && !judge)
 		why = wguard_may_remove(&s->g, sup_fs(s), n.path);

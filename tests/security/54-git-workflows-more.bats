@@ -270,6 +270,86 @@ step judged "git -C fresh config user.name a"'
 	verdict
 }
 
+# More ways to such a git directory, each of which let git in a directory that predates
+# the run read the command's core.fsmonitor in the run: the project directory made a
+# git directory itself (bare, as git finds one) by a commondir naming it and a HEAD, in
+# either order (the commondir was a way only in a git directory); a link, or a git
+# directory moved in, where a subdirectory that predates the run stood (git run there
+# follows the link; the moved config was noted anew and judged only at the end).
+@test "attack: the project directory made a git directory by a commondir, then a HEAD" {
+	way_attack 'echo \"\$PWD/fresh/.git\" >commondir && echo \"ref: refs/heads/main\" >HEAD'
+}
+
+@test "attack: the project directory made a git directory by a HEAD, then a commondir" {
+	way_attack 'echo \"ref: refs/heads/main\" >HEAD && echo \"\$PWD/fresh/.git\" >commondir'
+}
+
+# way_in_attack WAY: as way_attack, git in the subdirectory src that predates the run
+# the witness.
+way_in_attack() {
+	need_tool
+	srt_only
+	mkdir "$T/work/src"
+	gsettings '["."]'
+	attempt '
+plant fsm.sh
+git init -q fresh && rm fresh/.git/config && fsmon_config fresh/.git/config
+git init -q --bare fb && rm -r fb/hooks fb/config && fsmon_config fb/config
+step way "'"$1"'"
+step in-run "! git -C src config core.fsmonitor"'
+	refused way
+	allowed in-run
+	victim "git status" "$T/work/src" git status
+	verdict
+}
+
+@test "attack: a link to a git directory's work tree whose config waits, where a directory that predates the run stood" {
+	way_in_attack 'mv src src.old && ln -s fresh src'
+}
+
+@test "attack: a bare git directory whose config waits, moved where a directory that predates the run stood" {
+	way_in_attack 'mv src src.old && mv fb src'
+}
+
+# status_attack SETUP WAY: git status in the project directory enters a submodule its
+# index records (git add of a repository): a git directory of the command's, whose
+# config made by an open waits, reached so let git status there run its core.fsmonitor
+# (fsm2.sh, which leaves "ran" in the project directory) during the run.
+status_attack() {
+	need_tool
+	srt_only
+	attempt '
+printf "#!/bin/sh\ntouch \"%s/ran\"\n" "$PWD" >fsm2.sh && chmod +x fsm2.sh
+cfg() { rm "$1" && printf "[core]\n\tfsmonitor = %s\n" "$PWD/fsm2.sh" >"$1"; }
+'"$1"'
+step way "'"$2"'"
+step in-run "git status >/dev/null 2>&1; test ! -e ran"'
+	refused way
+	allowed in-run
+	victim "git status" "$T/work" git status
+	verdict
+}
+
+@test "attack: git init in the project directory while a config waits in a repository in it, then git add of it" {
+	gsettings '["."]'
+	status_attack 'git init -q sub && git -C sub commit -q --allow-empty -m x && cfg sub/.git/config' \
+		'git init -q && git add sub'
+}
+
+@test "attack: git init in the project directory, then a config by an open in a repository in it, then git add of it" {
+	gsettings '["."]'
+	status_attack 'git init -q && git init -q sub && git -C sub commit -q --allow-empty -m x' \
+		'cfg sub/.git/config && git add sub'
+}
+
+@test "attack: in the user's repository, a new submodule's .git file names a git directory elsewhere whose config waits" {
+	repo_init "$T/work"
+	mkdir "$T/other"
+	gsettings "[\".\", \"$T/other\"]"
+	status_attack 'git init -q '"$T"'/other/fresh && git -C '"$T"'/other/fresh commit -q --allow-empty -m x && cfg '"$T"'/other/fresh/.git/config' \
+		'mkdir sub && echo \"gitdir: '"$T"'/other/fresh/.git\" >sub/.git && git add sub'
+}
+
 # git writes the .git file first, then the git directory it names: the guard took the
 # project directory, with its new .git file, for a repository of the user's, and
 # refused the git directory in it as a nested one.
