@@ -102,7 +102,7 @@ sup_git_work_tree(struct sup *s, const char *dir)
 }
 
 /*
- * Does making path (is_link: as a symbolic link) give git in a directory that predates
+ * Does making path (is_link: as a symbolic link, or what may be one: a hard link) give git in a directory that predates
  * the run (the host's, an editor's, while the command still runs) a way to a git
  * directory the command made: a .git of any kind (a file naming one, a link, a
  * directory, one moved in) there or in its work tree; a commondir in a git directory
@@ -188,7 +188,7 @@ sup_create_ok(struct sup *s, const struct res *r, bool is_dir, const char *op, b
 			why = "mandatory deny: a git directory pointer made as a link "
 			      "(git writes it as a file)";
 		if (why == NULL)
-			why = sup_git_way_ok(s, r->path, strcmp(op, "symlink") == 0);
+			why = sup_git_way_ok(s, r->path, !is_dir && !by_open);
 		if (why != NULL) {
 			sup_refused(s, op, r->path, why);
 			e = -EPERM;
@@ -574,6 +574,13 @@ sup_rename(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint6
 		e = sup_git_config_rename(s, o.dirfd, o.name, n.dirfd, n.name, n.path);
 		goto out;
 	}
+	/* A directory that predates the run, replaced (an empty one) or exchanged: what
+	 * comes in stands where it stood, and is asked as such (a .git in it is a way for
+	 * git run there, sup_git_way_ok). (Kept if the rename fails: it only protects.) */
+	if (nexists && S_ISDIR(nst.st_mode))
+		sup_vacate(s, n.path, sup_made(s, nst.st_dev, nst.st_ino));
+	if ((flags & RENAME_EXCHANGE) && S_ISDIR(ost.st_mode))
+		sup_vacate(s, o.path, sup_made(s, ost.st_dev, ost.st_ino));
 	if (S_ISDIR(ost.st_mode) &&
 	    (e = sup_subtree_check(s, o.dirfd, o.name, o.path, n.path)) < 0)
 		goto out;

@@ -311,6 +311,22 @@ step in-run "! git -C src config core.fsmonitor"'
 	way_in_attack 'mv src src.old && mv fb src'
 }
 
+# The same by a rename onto the empty directory that predates the run, by an exchange
+# with it, and by a hard link of a link: the walk of what moved in asked about its .git
+# as if made in a directory of the command's (the one it came from), and a hard link was
+# no link to it.
+@test "attack: a git directory's work tree whose config waits, renamed onto an empty directory that predates the run" {
+	way_in_attack 'mv -T fresh src'
+}
+
+@test "attack: a git directory's work tree whose config waits, exchanged with a directory that predates the run" {
+	way_in_attack '\"\$FSOP\" exchange fresh src'
+}
+
+@test "attack: a hard link of a link to a git directory's work tree whose config waits, where a directory that predates the run stood" {
+	way_in_attack 'ln -s fresh lnk && mv src src.old && ln -P lnk src'
+}
+
 # status_attack SETUP WAY: git status in the project directory enters a submodule its
 # index records (git add of a repository): a git directory of the command's, whose
 # config made by an open waits, reached so let git status there run its core.fsmonitor
