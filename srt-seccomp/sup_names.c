@@ -77,24 +77,40 @@ sup_resolve_path(
 	return 0;
 }
 
+/* Is path one of the command's directories that holds one that predates the run, or
+ * does one lie below it (holds_below)? */
+static bool
+sup_holds(const struct sup *s, const char *path, bool holds_below)
+{
+	size_t i;
+
+	for (i = 0; i < s->holders.n; i++)
+		if (holds_below ? path_is_under(s->holders.v[i], path)
+				: strcmp(s->holders.v[i], path) == 0)
+			return true;
+	return false;
+}
+
 /*
- * Is dir a directory that predates the run, or in the work tree of a repository whose
- * top one does (any .git there, the command's git init included)? git there, the
- * host's, enters a submodule its index records: a .git in it is a way too.
+ * Is dir a directory that predates the run (or one of the command's that holds one,
+ * sup_hold_up), or in the work tree of a repository whose top one is (any .git there,
+ * the command's git init included)? git there, the host's, enters a submodule its index
+ * records: a .git in it is a way too.
  */
 static bool
 sup_git_work_tree(struct sup *s, const char *dir)
 {
 	const struct wguard_fs *fs = sup_fs(s);
 	char *a = xstrdup(dir), *up, *g;
-	bool r = fs->predates(fs->arg, a);
+	bool r = fs->predates(fs->arg, a) || sup_holds(s, a, false);
 
 	while (!r && strcmp(a, "/") != 0) {
 		up = path_dirname(a);
 		free(a);
 		a = up;
 		g = path_join(a, ".git");
-		r = fs->predates(fs->arg, a) && fs->exists(fs->arg, g);
+		r = (fs->predates(fs->arg, a) || sup_holds(s, a, false)) &&
+		    fs->exists(fs->arg, g);
 		free(g);
 	}
 	free(a);
@@ -129,7 +145,7 @@ sup_git_way(struct sup *s, const char *path, bool is_link)
 		r = sup_git_work_tree(s, dir);
 	else
 		r = wguard_git_state(&s->g, sup_fs(s), path) ||
-		    sup_fs(s)->predates(sup_fs(s)->arg, dir);
+		    sup_fs(s)->predates(sup_fs(s)->arg, dir) || sup_holds(s, dir, false);
 	free(dir);
 	return r;
 }
@@ -140,14 +156,77 @@ sup_git_way(struct sup *s, const char *path, bool is_link)
  * waits, and none made by an open once there is a way: refused, or NULL.
  */
 static const char *
-sup_git_way_ok(struct sup *s, const char *path, bool is_link)
+sup_git_way_is(struct sup *s, bool way)
 {
-	if (!sup_git_way(s, path, is_link))
+	if (!way)
 		return NULL;
 	if (s->new_configs.n > 0)
 		return WHY_WAY_PENDING;
 	s->git_way = true;
 	return NULL;
+}
+
+static const char *
+sup_git_way_ok(struct sup *s, const char *path, bool is_link)
+{
+	return sup_git_way_is(s, sup_git_way(s, path, is_link));
+}
+
+/*
+ * Does git, up from dir, find first a git directory the command made (a .git, or a git
+ * directory itself, in a directory that does not predate the run)? A directory that
+ * predates the run moved below dir takes the working directory of git run in it (a
+ * shell's prompt, an editor's) along: git there reads that one's config.
+ */
+static bool
+sup_git_finds_new(struct sup *s, const char *dir)
+{
+	const struct wguard_fs *fs = sup_fs(s);
+	char *a = xstrdup(dir), *up, *g;
+	bool found, r = false;
+
+	for (;;) {
+		g = path_join(a, ".git");
+		found = fs->exists(fs->arg, g) || fs->is_git_dir(fs->arg, a) != 0;
+		free(g);
+		if (found) {
+			r = !fs->predates(fs->arg, a);
+			break;
+		}
+		if (strcmp(a, "/") == 0)
+			break;
+		up = path_dirname(a);
+		free(a);
+		a = up;
+	}
+	free(a);
+	return r;
+}
+
+/*
+ * A directory that predates the run (or holds one) moved from `from` to path: path and
+ * the directories of the command's above it hold one from now on, and so do the new
+ * places of those below it, so a .git made in one is a way (sup_git_way).
+ */
+static void
+sup_hold_up(struct sup *s, const char *from, const char *path)
+{
+	const struct wguard_fs *fs = sup_fs(s);
+	char *a = xstrdup(path), *up;
+	size_t i, n = s->holders.n, len = strlen(from);
+
+	for (i = 0; i < n; i++)
+		if (path_is_under(s->holders.v[i], from))
+			strlist_push_owned(&s->holders,
+			    xasprintf("%s%s", path, s->holders.v[i] + len));
+	while (strcmp(a, "/") != 0 && (strcmp(a, path) == 0 || !fs->predates(fs->arg, a))) {
+		if (!fs->predates(fs->arg, a) && !strlist_contains(&s->holders, a))
+			strlist_push(&s->holders, a);
+		up = path_dirname(a);
+		free(a);
+		a = up;
+	}
+	free(a);
 }
 
 /*
@@ -496,7 +575,8 @@ sup_rename(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint6
 	struct stat ost, nst;
 	const char *why = NULL;
 	char *opar = NULL, *npar = NULL;
-	bool nexists, omade = false, nmade = false, judge = false;
+	bool nexists, omade = false, nmade = false, judge = false, omoved = false,
+	     nmoved = false;
 	int e;
 
 	if ((e = sup_resolve_arg(s, id, odir, oaddr, false, &o)) < 0)
@@ -552,6 +632,24 @@ sup_rename(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint6
 		if (why == NULL)
 			why = sup_git_way_ok(s, n.path, S_ISLNK(ost.st_mode));
 	}
+	/* A directory that predates the run (or holds one) moved (either way of an
+	 * exchange). */
+	if (why == NULL && !judge && S_ISDIR(ost.st_mode)) {
+		sup_hold(s, o.dirfd, opar);
+		if ((omoved = sup_fs(s)->predates(sup_fs(s)->arg, o.path) ||
+			 sup_holds(s, o.path, true))) {
+			sup_hold(s, n.dirfd, npar);
+			why = sup_git_way_is(s, sup_git_finds_new(s, npar));
+		}
+	}
+	if (why == NULL && !judge && (flags & RENAME_EXCHANGE) && S_ISDIR(nst.st_mode)) {
+		sup_hold(s, n.dirfd, npar);
+		if ((nmoved = sup_fs(s)->predates(sup_fs(s)->arg, n.path) ||
+			 sup_holds(s, n.path, true))) {
+			sup_hold(s, o.dirfd, opar);
+			why = sup_git_way_is(s, sup_git_finds_new(s, opar));
+		}
+	}
 	if (why == NULL && nexists && !judge)
 		why = wguard_may_remove(&s->g, sup_fs(s), n.path);
 	sup_hold(s, o.dirfd, opar);
@@ -605,6 +703,10 @@ sup_rename(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint6
 	}
 	if (S_ISREG(ost.st_mode) && wguard_pointer_name(&s->g, sup_fs(s), n.path))
 		sup_git_pointer(s, n.path);
+	if (omoved)
+		sup_hold_up(s, o.path, n.path);
+	if (nmoved)
+		sup_hold_up(s, n.path, o.path);
 out:
 	sup_unhold(s);
 	sup_readonly(s, o.path, e);

@@ -1120,6 +1120,7 @@ sup_free(struct sup *s)
 	wguard_free(&s->g);
 	strlist_free(&s->vacated);
 	strlist_free(&s->gone);
+	strlist_free(&s->holders);
 	strlist_free(&s->pointers);
 	strlist_free(&s->new_configs);
 	free(s->made);

@@ -95,6 +95,9 @@ struct sup {
 	/* a way for git in a directory that predates the run to the command's git
 	 * directories was made (sup_git_way_ok): no config by an open after it */
 	bool git_way;
+	/* directories of the command's that hold one that predates the run, moved in
+	 * (sup_hold_up): a .git made in one is such a way too */
+	struct strlist holders;
 	/* threads seen, for their process and umask */
 	struct task tasks[TASKS_MAX];
 	size_t ntasks;

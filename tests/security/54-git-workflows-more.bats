@@ -284,8 +284,8 @@ step judged "git -C fresh config user.name a"'
 	way_attack 'echo \"ref: refs/heads/main\" >HEAD && echo \"\$PWD/fresh/.git\" >commondir'
 }
 
-# way_in_attack WAY: as way_attack, git in the subdirectory src that predates the run
-# the witness.
+# way_in_attack WAY [DIR]: as way_attack, git in the subdirectory src that predates the
+# run the witness (found at DIR once moved).
 way_in_attack() {
 	need_tool
 	srt_only
@@ -296,10 +296,10 @@ plant fsm.sh
 git init -q fresh && rm fresh/.git/config && fsmon_config fresh/.git/config
 git init -q --bare fb && rm -r fb/hooks fb/config && fsmon_config fb/config
 step way "'"$1"'"
-step in-run "! git -C src config core.fsmonitor"'
+step in-run "! git -C '"${2:-src}"' config core.fsmonitor"'
 	refused way
 	allowed in-run
-	victim "git status" "$T/work/src" git status
+	victim "git status" "$T/work/${2:-src}" git status
 	verdict
 }
 
@@ -325,6 +325,46 @@ step in-run "! git -C src config core.fsmonitor"'
 
 @test "attack: a hard link of a link to a git directory's work tree whose config waits, where a directory that predates the run stood" {
 	way_in_attack 'ln -s fresh lnk && mv src src.old && ln -P lnk src'
+}
+
+# The directory that predates the run moved itself, into the work tree of such a git
+# directory, or first into a directory of the command's that becomes one: git run in it
+# (a shell's prompt, an editor's, whose working directory went along) found that git
+# directory above it.
+@test "attack: a directory that predates the run, moved into the work tree of a git directory whose config waits" {
+	way_in_attack 'mv src fresh/src' fresh/src
+}
+
+@test "attack: a directory that predates the run, moved into a directory of the command's, which then gets a .git" {
+	way_in_attack 'mkdir n && mv src n/src && mv fresh/.git n/.git' n/src
+}
+
+@test "attack: a directory that predates the run, moved into a directory of the command's, which then gets a commondir" {
+	way_in_attack 'mkdir n && mv src n/src && echo \"ref: refs/heads/main\" >n/HEAD && echo \"\$PWD/fresh/.git\" >n/commondir' n/src
+}
+
+@test "attack: a directory that predates the run, moved into a directory of the command's, that one moved, then given a .git" {
+	way_in_attack 'mkdir -p n/o && mv src n/o/src && mv n m && mv fresh/.git m/o/.git' m/o/src
+}
+
+# What those refusals leave alone: a directory that predates the run moved into a
+# repository the command made (git init; git mv would do the same), with no config by an
+# open waiting; git there works as before.
+@test "workflow: a directory that predates the run moved into a repository the command made" {
+	need_tool
+	srt_only
+	mkdir "$T/work/src"
+	echo code >"$T/work/src/main.c"
+	gsettings '["."]'
+	attempt '
+step init "git init -q n && mkdir n/sub"
+step move "mv src n/sub/src"
+step add "git -C n add sub/src/main.c && git -C n commit -q -m first"
+step config "git -C n config user.name someone"'
+	allowed init move add config
+	no_violations
+	victim "git status" "$T/work/n/sub/src" git status
+	verdict
 }
 
 # status_attack SETUP WAY: git status in the project directory enters a submodule its
