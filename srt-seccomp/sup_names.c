@@ -622,6 +622,14 @@ sup_rename(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint6
 			goto out;
 		why = NULL;
 	}
+	/* A directory that predates the run, replaced (an empty one) or exchanged: what
+	 * comes in stands where it stood, and is asked as such (a link, or a .git in it,
+	 * is a way for git run there: sup_git_way_ok). Kept if the rename fails: it only
+	 * protects. */
+	if (nexists && S_ISDIR(nst.st_mode))
+		sup_vacate(s, n.path, sup_made(s, nst.st_dev, nst.st_ino));
+	if ((flags & RENAME_EXCHANGE) && S_ISDIR(ost.st_mode))
+		sup_vacate(s, o.path, sup_made(s, ost.st_dev, ost.st_ino));
 	/* (Asked of the old name too: an exchange moves the new name's entry there.) */
 	if (why == NULL && !judge) {
 		if (flags & RENAME_EXCHANGE) {
@@ -672,13 +680,6 @@ sup_rename(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint6
 		e = sup_git_config_rename(s, o.dirfd, o.name, n.dirfd, n.name, n.path);
 		goto out;
 	}
-	/* A directory that predates the run, replaced (an empty one) or exchanged: what
-	 * comes in stands where it stood, and is asked as such (a .git in it is a way for
-	 * git run there, sup_git_way_ok). (Kept if the rename fails: it only protects.) */
-	if (nexists && S_ISDIR(nst.st_mode))
-		sup_vacate(s, n.path, sup_made(s, nst.st_dev, nst.st_ino));
-	if ((flags & RENAME_EXCHANGE) && S_ISDIR(ost.st_mode))
-		sup_vacate(s, o.path, sup_made(s, ost.st_dev, ost.st_ino));
 	if (S_ISDIR(ost.st_mode) &&
 	    (e = sup_subtree_check(s, o.dirfd, o.name, o.path, n.path)) < 0)
 		goto out;

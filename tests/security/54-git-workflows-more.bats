@@ -323,6 +323,10 @@ step in-run "! git -C '"${2:-src}"' config core.fsmonitor"'
 	way_in_attack '\"\$FSOP\" exchange fresh src'
 }
 
+@test "attack: a link to a git directory's work tree whose config waits, exchanged with a directory that predates the run" {
+	way_in_attack 'ln -s fresh lnk && \"\$FSOP\" exchange lnk src'
+}
+
 @test "attack: a hard link of a link to a git directory's work tree whose config waits, where a directory that predates the run stood" {
 	way_in_attack 'ln -s fresh lnk && mv src src.old && ln -P lnk src'
 }
