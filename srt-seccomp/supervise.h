@@ -190,6 +190,7 @@ int sup_git_config_rename(
 int sup_git_complete(struct sup *s, int dfd, const char *dir);
 void sup_git_pointer(struct sup *s, const char *path);
 void sup_git_finish(struct sup *s);
+void sup_git_missing_targets(struct sup *s);
 void sup_git_config_new(struct sup *s, const char *path);
 
 /* sup_open.c */

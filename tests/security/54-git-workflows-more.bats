@@ -410,6 +410,29 @@ step in-run "git status >/dev/null 2>&1; test ! -e ran"'
 		'mkdir sub && echo \"gitdir: '"$T"'/other/fresh/.git\" >sub/.git && git add sub'
 }
 
+# The project directory's .git file (git init --separate-git-dir) names a git directory
+# that is missing when the run starts, in a write root: the command made it, its config
+# by an open judged only when the run ends, as any git directory of the command's; git in
+# the project directory read it at once. Now it counts as the user's.
+@test "attack: the project directory's .git file names a missing git directory, made with a config by an open" {
+	need_tool
+	srt_only
+	mkdir "$T/other"
+	git init -q --separate-git-dir="$T/other/x.git" "$T/work"
+	rm -rf "$T/other/x.git"
+	gsettings "[\".\", \"$T/other\"]"
+	attempt '
+plant fsm.sh
+step remake "git init -q --bare '"$T"'/other/x.git"
+step by-open "rm '"$T"'/other/x.git/config && fsmon_config '"$T"'/other/x.git/config"
+step in-run "! git config core.fsmonitor"
+step judged "git config user.name someone"'
+	allowed remake in-run judged
+	refused by-open
+	victim "git status" "$T/work" git status
+	verdict
+}
+
 # git writes the .git file first, then the git directory it names: the guard took the
 # project directory, with its new .git file, for a repository of the user's, and
 # refused the git directory in it as a nested one.
