@@ -254,6 +254,43 @@ sup_git_config_new(struct sup *s, const char *path)
 }
 
 /*
+ * The git directories the .git files of the roots (the working directory and the write
+ * roots) name, when they are missing as the run starts (git init --separate-git-dir,
+ * its directory gone): the user's repository's, though the command would make them.
+ * Counted as predating the run (vacated), so that what the command makes there is
+ * judged as the user's git directory would be: git in that root reads it at once.
+ */
+void
+sup_git_missing_targets(struct sup *s)
+{
+	struct stat st;
+	char *text, *p, *j, *t;
+	size_t len, i;
+
+	for (i = 0; i < s->g.roots.n; i++) {
+		p = path_join(s->g.roots.v[i], ".git");
+		if (git_read(AT_FDCWD, p, POINTER_MAX, &text, &len, &st) != 0) {
+			free(p);
+			continue;
+		}
+		free(p);
+		while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
+			text[--len] = '\0';
+		if (strncmp(text, "gitdir: ", 8) != 0 || strchr(text, '\n') != NULL ||
+		    text[8] == '\0') {
+			free(text);
+			continue;
+		}
+		j = text[8] == '/' ? xstrdup(text + 8) : path_join(s->g.roots.v[i], text + 8);
+		if ((t = path_normalize(j)) != NULL && lstat(t, &st) == -1 && errno == ENOENT)
+			sup_vacate(s, t, false);
+		free(t);
+		free(j);
+		free(text);
+	}
+}
+
+/*
  * The judge of a config the command created, read after it is gone: why it is refused
  * (into why), or NULL. A link or anything else that is no regular file is refused.
  */

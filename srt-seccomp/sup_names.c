@@ -34,6 +34,10 @@
 	"before the run ends; git's lock file renamed onto it is judged at once; " \
 	"allowGitConfig allows it)"
 
+#define WHY_PENDING_MOVED \
+	"git configuration made by an open, not judged yet, moved where git in a " \
+	"directory that predates the run reads it (allowGitConfig allows it)"
+
 #define SUBTREE_MAX 20000 /* entries a directory rename may look at */
 
 /* --- names made, removed, renamed ------------------------------------------------------------ */
@@ -73,25 +77,75 @@ sup_resolve_path(
 	return 0;
 }
 
+/* Is path one of the command's directories that holds one that predates the run, or
+ * does one lie below it (holds_below)? */
+static bool
+sup_holds(const struct sup *s, const char *path, bool holds_below)
+{
+	size_t i;
+
+	for (i = 0; i < s->holders.n; i++)
+		if (holds_below ? path_is_under(s->holders.v[i], path)
+				: strcmp(s->holders.v[i], path) == 0)
+			return true;
+	return false;
+}
+
 /*
- * Does making path give git in a directory that predates the run (the host's, an
- * editor's, while the command still runs) a way to a git directory the command made: a
- * .git there of any kind (a file naming one, a link, one moved in), or a commondir or
- * gitdir in a git directory (a linked worktree's, which git follows to another)?
+ * Is dir a directory that predates the run (or one of the command's that holds one,
+ * sup_hold_up), or in the work tree of a repository whose top one is (any .git there,
+ * the command's git init included)? git there, the host's, enters a submodule its index
+ * records: a .git in it is a way too.
  */
 static bool
-sup_git_way(struct sup *s, const char *path)
+sup_git_work_tree(struct sup *s, const char *dir)
+{
+	const struct wguard_fs *fs = sup_fs(s);
+	char *a = xstrdup(dir), *up, *g;
+	bool r = fs->predates(fs->arg, a) || sup_holds(s, a, false);
+
+	while (!r && strcmp(a, "/") != 0) {
+		up = path_dirname(a);
+		free(a);
+		a = up;
+		g = path_join(a, ".git");
+		r = (fs->predates(fs->arg, a) || sup_holds(s, a, false)) &&
+		    fs->exists(fs->arg, g);
+		free(g);
+	}
+	free(a);
+	return r;
+}
+
+/*
+ * Does making path (is_link: as a symbolic link, or what may be one: a hard link) give git in a directory that predates
+ * the run (the host's, an editor's, while the command still runs) a way to a git
+ * directory the command made: a .git of any kind (a file naming one, a link, a
+ * directory, one moved in) there or in its work tree; a commondir in a git directory
+ * (a linked worktree's, which git follows to another) or in a directory that predates
+ * the run (which becomes a git directory by it, or by a HEAD next to it); a gitdir in a
+ * git directory; a link where a directory that predated the run stood (git there
+ * follows it)?
+ */
+static bool
+sup_git_way(struct sup *s, const char *path, bool is_link)
 {
 	const char *base = path_basename(path);
 	char *dir;
 	bool r;
 
-	if (strcasecmp(base, "commondir") == 0 || strcasecmp(base, "gitdir") == 0)
+	if (is_link && path_under_any(path, &s->vacated))
+		return true;
+	if (strcasecmp(base, "gitdir") == 0)
 		return wguard_git_state(&s->g, sup_fs(s), path);
-	if (strcasecmp(base, ".git") != 0)
+	if (strcasecmp(base, "commondir") != 0 && strcasecmp(base, ".git") != 0)
 		return false;
 	dir = path_dirname(path);
-	r = sup_fs(s)->predates(sup_fs(s)->arg, dir);
+	if (strcasecmp(base, ".git") == 0)
+		r = sup_git_work_tree(s, dir);
+	else
+		r = wguard_git_state(&s->g, sup_fs(s), path) ||
+		    sup_fs(s)->predates(sup_fs(s)->arg, dir) || sup_holds(s, dir, false);
 	free(dir);
 	return r;
 }
@@ -102,14 +156,77 @@ sup_git_way(struct sup *s, const char *path)
  * waits, and none made by an open once there is a way: refused, or NULL.
  */
 static const char *
-sup_git_way_ok(struct sup *s, const char *path)
+sup_git_way_is(struct sup *s, bool way)
 {
-	if (!sup_git_way(s, path))
+	if (!way)
 		return NULL;
 	if (s->new_configs.n > 0)
 		return WHY_WAY_PENDING;
 	s->git_way = true;
 	return NULL;
+}
+
+static const char *
+sup_git_way_ok(struct sup *s, const char *path, bool is_link)
+{
+	return sup_git_way_is(s, sup_git_way(s, path, is_link));
+}
+
+/*
+ * Does git, up from dir, find first a git directory the command made (a .git, or a git
+ * directory itself, in a directory that does not predate the run)? A directory that
+ * predates the run moved below dir takes the working directory of git run in it (a
+ * shell's prompt, an editor's) along: git there reads that one's config.
+ */
+static bool
+sup_git_finds_new(struct sup *s, const char *dir)
+{
+	const struct wguard_fs *fs = sup_fs(s);
+	char *a = xstrdup(dir), *up, *g;
+	bool found, r = false;
+
+	for (;;) {
+		g = path_join(a, ".git");
+		found = fs->exists(fs->arg, g) || fs->is_git_dir(fs->arg, a) != 0;
+		free(g);
+		if (found) {
+			r = !fs->predates(fs->arg, a);
+			break;
+		}
+		if (strcmp(a, "/") == 0)
+			break;
+		up = path_dirname(a);
+		free(a);
+		a = up;
+	}
+	free(a);
+	return r;
+}
+
+/*
+ * A directory that predates the run (or holds one) moved from `from` to path: path and
+ * the directories of the command's above it hold one from now on, and so do the new
+ * places of those below it, so a .git made in one is a way (sup_git_way).
+ */
+static void
+sup_hold_up(struct sup *s, const char *from, const char *path)
+{
+	const struct wguard_fs *fs = sup_fs(s);
+	char *a = xstrdup(path), *up;
+	size_t i, n = s->holders.n, len = strlen(from);
+
+	for (i = 0; i < n; i++)
+		if (path_is_under(s->holders.v[i], from))
+			strlist_push_owned(&s->holders,
+			    xasprintf("%s%s", path, s->holders.v[i] + len));
+	while (strcmp(a, "/") != 0 && (strcmp(a, path) == 0 || !fs->predates(fs->arg, a))) {
+		if (!fs->predates(fs->arg, a) && !strlist_contains(&s->holders, a))
+			strlist_push(&s->holders, a);
+		up = path_dirname(a);
+		free(a);
+		a = up;
+	}
+	free(a);
 }
 
 /*
@@ -132,7 +249,8 @@ sup_create_ok(struct sup *s, const struct res *r, bool is_dir, const char *op, b
 	if ((why == NULL || why == wguard_why_pointer) && strlist_contains(&s->gone, r->path))
 		why = WHY_GONE;
 	/* (The commondir that completes a git directory is a way too.) */
-	if (why == wguard_why_complete && !is_dir && (wy = sup_git_way_ok(s, r->path)) != NULL)
+	if (why == wguard_why_complete && !is_dir &&
+	    (wy = sup_git_way_ok(s, r->path, false)) != NULL)
 		why = wy;
 	if (why == wguard_why_complete)
 		e = sup_git_complete(s, r->dirfd, dir);
@@ -148,8 +266,8 @@ sup_create_ok(struct sup *s, const struct res *r, bool is_dir, const char *op, b
 		    wguard_pointer_name(&s->g, sup_fs(s), r->path))
 			why = "mandatory deny: a git directory pointer made as a link "
 			      "(git writes it as a file)";
-		if (why == NULL && !is_dir)
-			why = sup_git_way_ok(s, r->path);
+		if (why == NULL)
+			why = sup_git_way_ok(s, r->path, !is_dir && !by_open);
 		if (why != NULL) {
 			sup_refused(s, op, r->path, why);
 			e = -EPERM;
@@ -375,9 +493,14 @@ sup_subtree(struct sup *s, int dfd, const char *from, const char *to, const char
 			if (why == NULL) {
 				s->map_from = top_from;
 				s->map_to = top_to;
-				why = sup_git_way_ok(s, t);
+				why = sup_git_way_ok(s, t, type == DT_LNK);
 				s->map_from = s->map_to = NULL;
 			}
+			/* One made by an open, not judged yet, goes nowhere it would be
+			 * judged at once (where the host's git reads it: a git directory
+			 * where a directory that predated the run stood). */
+			if (why == wguard_why_gitcfg && strlist_contains(&s->new_configs, f))
+				why = WHY_PENDING_MOVED;
 			/* A git config moves along with its git directory: it was judged
 			 * where it was. One that was not git state is refused, as a hook
 			 * is: a directory prepared elsewhere does not become git state by
@@ -452,7 +575,8 @@ sup_rename(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint6
 	struct stat ost, nst;
 	const char *why = NULL;
 	char *opar = NULL, *npar = NULL;
-	bool nexists, omade = false, nmade = false, judge = false;
+	bool nexists, omade = false, nmade = false, judge = false, omoved = false,
+	     nmoved = false;
 	int e;
 
 	if ((e = sup_resolve_arg(s, id, odir, oaddr, false, &o)) < 0)
@@ -498,15 +622,41 @@ sup_rename(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint6
 			goto out;
 		why = NULL;
 	}
+	/* A directory that predates the run, replaced (an empty one) or exchanged: what
+	 * comes in stands where it stood, and is asked as such (a link, or a .git in it,
+	 * is a way for git run there: sup_git_way_ok). Kept if the rename fails: it only
+	 * protects. */
+	if (nexists && S_ISDIR(nst.st_mode))
+		sup_vacate(s, n.path, sup_made(s, nst.st_dev, nst.st_ino));
+	if ((flags & RENAME_EXCHANGE) && S_ISDIR(ost.st_mode))
+		sup_vacate(s, o.path, sup_made(s, ost.st_dev, ost.st_ino));
 	/* (Asked of the old name too: an exchange moves the new name's entry there.) */
 	if (why == NULL && !judge) {
 		if (flags & RENAME_EXCHANGE) {
 			sup_hold(s, o.dirfd, opar);
-			why = sup_git_way_ok(s, o.path);
+			why = sup_git_way_ok(s, o.path, S_ISLNK(nst.st_mode));
 		}
 		sup_hold(s, n.dirfd, npar);
 		if (why == NULL)
-			why = sup_git_way_ok(s, n.path);
+			why = sup_git_way_ok(s, n.path, S_ISLNK(ost.st_mode));
+	}
+	/* A directory that predates the run (or holds one) moved (either way of an
+	 * exchange). */
+	if (why == NULL && !judge && S_ISDIR(ost.st_mode)) {
+		sup_hold(s, o.dirfd, opar);
+		if ((omoved = sup_fs(s)->predates(sup_fs(s)->arg, o.path) ||
+			 sup_holds(s, o.path, true))) {
+			sup_hold(s, n.dirfd, npar);
+			why = sup_git_way_is(s, sup_git_finds_new(s, npar));
+		}
+	}
+	if (why == NULL && !judge && (flags & RENAME_EXCHANGE) && S_ISDIR(nst.st_mode)) {
+		sup_hold(s, n.dirfd, npar);
+		if ((nmoved = sup_fs(s)->predates(sup_fs(s)->arg, n.path) ||
+			 sup_holds(s, n.path, true))) {
+			sup_hold(s, o.dirfd, opar);
+			why = sup_git_way_is(s, sup_git_finds_new(s, opar));
+		}
 	}
 	if (why == NULL && nexists && !judge)
 		why = wguard_may_remove(&s->g, sup_fs(s), n.path);
@@ -554,6 +704,10 @@ sup_rename(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint6
 	}
 	if (S_ISREG(ost.st_mode) && wguard_pointer_name(&s->g, sup_fs(s), n.path))
 		sup_git_pointer(s, n.path);
+	if (omoved)
+		sup_hold_up(s, o.path, n.path);
+	if (nmoved)
+		sup_hold_up(s, n.path, o.path);
 out:
 	sup_unhold(s);
 	sup_readonly(s, o.path, e);

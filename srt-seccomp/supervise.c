@@ -892,6 +892,7 @@ sup_new(int guard_fd, int viol_fd, bool nested_userns, bool read_hold)
 	s->rc.task_fresh = task_fresh;
 	s->rc.root = -1;
 	s->rc.mounts = res_mounts_new();
+	sup_git_missing_targets(s);
 	log_debug("write guard: %zu protected paths, %zu roots, %zu read denies", s->g.exact.n,
 	    s->g.roots.n, s->g.watch.n);
 	return s;
@@ -1120,6 +1121,7 @@ sup_free(struct sup *s)
 	wguard_free(&s->g);
 	strlist_free(&s->vacated);
 	strlist_free(&s->gone);
+	strlist_free(&s->holders);
 	strlist_free(&s->pointers);
 	strlist_free(&s->new_configs);
 	free(s->made);

@@ -95,6 +95,9 @@ struct sup {
 	/* a way for git in a directory that predates the run to the command's git
 	 * directories was made (sup_git_way_ok): no config by an open after it */
 	bool git_way;
+	/* directories of the command's that hold one that predates the run, moved in
+	 * (sup_hold_up): a .git made in one is such a way too */
+	struct strlist holders;
 	/* threads seen, for their process and umask */
 	struct task tasks[TASKS_MAX];
 	size_t ntasks;
@@ -187,6 +190,7 @@ int sup_git_config_rename(
 int sup_git_complete(struct sup *s, int dfd, const char *dir);
 void sup_git_pointer(struct sup *s, const char *path);
 void sup_git_finish(struct sup *s);
+void sup_git_missing_targets(struct sup *s);
 void sup_git_config_new(struct sup *s, const char *path);
 
 /* sup_open.c */
