@@ -217,8 +217,8 @@ sup_hold_up(struct sup *s, const char *from, const char *path)
 
 	for (i = 0; i < n; i++)
 		if (path_is_under(s->holders.v[i], from))
-			strlist_push_owned(&s->holders,
-			    xasprintf("%s%s", path, s->holders.v[i] + len));
+			strlist_push_owned(
+			    &s->holders, xasprintf("%s%s", path, s->holders.v[i] + len));
 	while (strcmp(a, "/") != 0 && (strcmp(a, path) == 0 || !fs->predates(fs->arg, a))) {
 		if (!fs->predates(fs->arg, a) && !strlist_contains(&s->holders, a))
 			strlist_push(&s->holders, a);
@@ -576,7 +576,7 @@ sup_rename(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint6
 	const char *why = NULL;
 	char *opar = NULL, *npar = NULL;
 	bool nexists, omade = false, nmade = false, judge = false, omoved = false,
-	     nmoved = false;
+		      nmoved = false;
 	int e;
 
 	if ((e = sup_resolve_arg(s, id, odir, oaddr, false, &o)) < 0)
@@ -645,7 +645,7 @@ sup_rename(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint6
 	if (why == NULL && !judge && S_ISDIR(ost.st_mode)) {
 		sup_hold(s, o.dirfd, opar);
 		if ((omoved = sup_fs(s)->predates(sup_fs(s)->arg, o.path) ||
-			 sup_holds(s, o.path, true))) {
+			    sup_holds(s, o.path, true))) {
 			sup_hold(s, n.dirfd, npar);
 			why = sup_git_way_is(s, sup_git_finds_new(s, npar));
 		}
@@ -653,7 +653,7 @@ sup_rename(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint6
 	if (why == NULL && !judge && (flags & RENAME_EXCHANGE) && S_ISDIR(nst.st_mode)) {
 		sup_hold(s, n.dirfd, npar);
 		if ((nmoved = sup_fs(s)->predates(sup_fs(s)->arg, n.path) ||
-			 sup_holds(s, n.path, true))) {
+			    sup_holds(s, n.path, true))) {
 			sup_hold(s, o.dirfd, opar);
 			why = sup_git_way_is(s, sup_git_finds_new(s, opar));
 		}
