@@ -1,13 +1,23 @@
 #!/usr/bin/env bash
-# Runs one scenario of a proxy suite inside the namespaces `unshare` gave it: only
-# loopback is up, so nothing started here (the proxies, upstreams, parent proxies, the
-# reference tool) can reach any other network, whatever goes wrong. Everything it starts
-# is stopped when the scenario ends.
+# Runs one test scenario inside the namespaces `unshare` gave it: only loopback is up (and
+# the battery's test addresses on it), so nothing started here (the proxies, upstreams,
+# parent proxies, the reference tool, the sandbox under attack) can reach any other
+# network, whatever goes wrong. Everything it starts is stopped when the scenario ends.
+# The one namespace helper of the test tree: the proxies' suites and the escape battery.
 #
 # usage: netns.sh scenario FILE   (unshare -m -n; $T, $SRT_BIN, $RS, $REF_CLI from the
 #            environment) FILE is sourced and may call the functions below; names resolve
 #            through $T/hosts, bound over /etc/hosts in this mount namespace only
 #            (tests/proxies/routes.bats, and tls.bats with tests/helpers/tls-ns.bash).
+#        netns.sh battery FILE    (unshare -m -n; $T, $SRT, $SECDIR, $PY from the
+#            environment) the escape battery's network scenario (tests/security/
+#            helpers.bash: in_netns). Addresses on lo: 127.0.0.1, ::1, 10.99.0.1 and
+#            10.99.0.2 (ordinary addresses of "this host"), 169.254.169.254 and
+#            100.100.100.200 (cloud metadata), 169.254.1.1 (link-local), fd00:ec2::254
+#            (IPv6 metadata); names resolve through $T/hosts as above. FILE is sourced
+#            and may call: upstream MODE ADDR PORT NAME (a server of $SECDIR/upstream.py
+#            logging to $T/up-NAME.log), sandbox STRING (srt -s ${SETTINGS:-$T/srt.json}
+#            -c STRING from $T/work); what it adds to pids is stopped at the end.
 #        netns.sh KIND CMD...     (unshare -n; $T, $P1, $P2 [, $P3]) starts KIND's two
 #            logging upstreams, 127.0.0.1:$P1 and 127.0.0.2:$P2 (another host, since
 #            injectHosts name hosts, not ports), runs CMD, stops them. KIND is
@@ -38,6 +48,24 @@ trap cleanup EXIT
 die() {
 	echo "netns.sh: $*" >&2
 	exit 99
+}
+
+# add_addresses ADDR/LEN...: each added to lo (IPv6 without duplicate address detection,
+# so that it can be bound at once).
+add_addresses() {
+	local a
+	for a in "$@"; do
+		case $a in
+		*:*) ip -6 addr add "$a" dev lo nodad || die "ip addr add $a" ;;
+		*) ip addr add "$a" dev lo || die "ip addr add $a" ;;
+		esac
+	done
+}
+
+# bind_hosts: $T/hosts, if there is one, over /etc/hosts in this mount namespace only.
+bind_hosts() {
+	[ -f "$T/hosts" ] || return 0
+	mount --bind "$T/hosts" /etc/hosts || die "bind $T/hosts"
 }
 
 # listening ADDR PORT: whether something listens there within five seconds.
@@ -165,10 +193,10 @@ last_decision() {
 	    "$T/decisions.log" "$1"
 }
 
-# upstream N PROGRAM ADDR PORT [ARG...]: a logging upstream (a Python program of
+# log_upstream N PROGRAM ADDR PORT [ARG...]: a logging upstream (a Python program of
 # tests/helpers) on ADDR:PORT, its log $T/upN.log; the caller's UP_TLS=CERT:KEY makes it
 # speak HTTPS.
-upstream() {
+log_upstream() {
 	local n=$1 prog=$2 addr=$3 port=$4
 	shift 4
 	UP_HOST=$addr python3 "$prog" "$port" "$T/up$n.log" "$@" &
@@ -192,42 +220,69 @@ upstream_pki() {
 	    -CAcreateserial -out "$d/srv.pem" -days 2 -extfile "$d/ext.cnf" 2>/dev/null
 }
 
+# The escape battery's (netns.sh battery):
+# upstream MODE ADDR PORT NAME: a server of $SECDIR/upstream.py on ADDR:PORT, logging to
+# $T/up-NAME.log; returns once it says it is ready.
+upstream() {
+	local mode=$1 addr=$2 port=$3 name=$4 i
+	rm -f "$T/up-$name.ready"
+	"$PY" "$SECDIR/upstream.py" "$mode" "$addr" "$port" "$name" "$T/up-$name.log" \
+		"$T/up-$name.ready" </dev/null >>"$T/up-$name.err" 2>&1 &
+	pids+=($!)
+	for i in $(seq 100); do
+		[ -s "$T/up-$name.ready" ] && return 0
+		sleep 0.1
+	done
+	die "upstream $name on $addr port $port did not start: $(cat "$T/up-$name.err")"
+}
+
+# sandbox STRING: srt runs STRING from $T/work, with $SETTINGS or $T/srt.json.
+sandbox() {
+	(cd "$T/work" && timeout 30 "$SRT" -s "${SETTINGS:-$T/srt.json}" -c "$1" </dev/null)
+}
+
 ip link set lo up || die "lo up"
 here=$(dirname "$0")
 case $kind in
 scenario)
-	if [ -f "$T/hosts" ]; then
-		mount --bind "$T/hosts" /etc/hosts || die "bind $T/hosts"
-	fi
+	bind_hosts
 	# The proxies read these; the scenario sets what it wants.
 	unset HTTP_PROXY HTTPS_PROXY NO_PROXY http_proxy https_proxy no_proxy ALL_PROXY all_proxy
 	scenario=$1
 	# shellcheck source=/dev/null
 	. "$scenario"
 	;;
+battery)
+	add_addresses 10.99.0.1/32 10.99.0.2/32 169.254.169.254/32 100.100.100.200/32 \
+	    169.254.1.1/32 fd00:ec2::254/128
+	bind_hosts
+	scenario=$1
+	# shellcheck source=/dev/null
+	. "$scenario"
+	;;
 cred)
-	upstream 1 "$UP" 127.0.0.1 "$P1"
-	upstream 2 "$UP" 127.0.0.2 "$P2"
+	log_upstream 1 "$UP" 127.0.0.1 "$P1"
+	log_upstream 2 "$UP" 127.0.0.2 "$P2"
 	listening 127.0.0.1 "$P1" && listening 127.0.0.2 "$P2"
 	"$@"
 	;;
 sigv4)
 	# An empty $TOKEN is no argument (no session token).
-	upstream 1 "$here/sigv4-upstream.py" 127.0.0.1 "$P1" "$AKID" "$SECRET" ${TOKEN:+"$TOKEN"}
-	upstream 2 "$here/sigv4-upstream.py" 127.0.0.2 "$P2" "$AKID" "$SECRET" ${TOKEN:+"$TOKEN"}
+	log_upstream 1 "$here/sigv4-upstream.py" 127.0.0.1 "$P1" "$AKID" "$SECRET" ${TOKEN:+"$TOKEN"}
+	log_upstream 2 "$here/sigv4-upstream.py" 127.0.0.2 "$P2" "$AKID" "$SECRET" ${TOKEN:+"$TOKEN"}
 	listening 127.0.0.1 "$P1" && listening 127.0.0.2 "$P2"
 	"$@"
 	;;
 tls)
 	upstream_pki || exit 98
 	up=${UP:-$here/sigv4-upstream.py} pair="$T/pki/srv.pem:$T/pki/srv.key"
-	UP_TLS=$pair upstream 1 "$up" 127.0.0.1 "$P1" "$AKID" "$SECRET" ${TOKEN:+"$TOKEN"}
-	UP_TLS=$pair upstream 2 "$up" 127.0.0.2 "$P2" "$AKID" "$SECRET" ${TOKEN:+"$TOKEN"}
-	upstream 3 "$up" 127.0.0.1 "$P3" "$AKID" "$SECRET" ${TOKEN:+"$TOKEN"}
+	UP_TLS=$pair log_upstream 1 "$up" 127.0.0.1 "$P1" "$AKID" "$SECRET" ${TOKEN:+"$TOKEN"}
+	UP_TLS=$pair log_upstream 2 "$up" 127.0.0.2 "$P2" "$AKID" "$SECRET" ${TOKEN:+"$TOKEN"}
+	log_upstream 3 "$up" 127.0.0.1 "$P3" "$AKID" "$SECRET" ${TOKEN:+"$TOKEN"}
 	listening 127.0.0.1 "$P1"; listening 127.0.0.2 "$P2"; listening 127.0.0.1 "$P3"
 	"$@"
 	;;
 *)
-	die "unknown kind $kind (scenario, cred, sigv4, tls)"
+	die "unknown kind $kind (scenario, battery, cred, sigv4, tls)"
 	;;
 esac

@@ -64,9 +64,9 @@ helper_hosts() {
 # srt installed in a directory of the write root (a copy of build/bin): the command tries
 # to replace srt-httpd before its first request, and the other helpers; the request then
 # goes through the real srt-httpd, and the directory cannot be moved away either. The
-# network part runs in a namespace of its own (netns.sh) with the upstream on an address
-# there, allowed by its literal too (it is one of that namespace's own addresses, which
-# the resolved-address guard refuses otherwise).
+# network part runs in a namespace of its own (tests/helpers/netns.sh battery) with the
+# upstream on an address there, allowed by its literal too (it is one of that
+# namespace's own addresses, which the resolved-address guard refuses otherwise).
 @test "helpers: srt installed in a write root: srt-httpd cannot be replaced, the proxy is the real one" {
 	need_tool
 	srt_only

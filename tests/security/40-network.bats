@@ -5,9 +5,10 @@
 # Host-header swaps and absolute-URI tricks, ports the rule does not cover, request
 # smuggling (CL+TE, duplicate CL, obs-fold, bare CR, Connection naming a framing field),
 # NUL in SOCKS names.
-# Every scenario runs in a network and mount namespace of its own (netns.sh): the
-# stub servers that stand for the outside listen on addresses of that namespace and log
-# every connection, so an escape shows in their logs even when the answer looks right.
+# Every scenario runs in a network and mount namespace of its own (tests/helpers/netns.sh
+# battery): the stub servers that stand for the outside listen on addresses of that
+# namespace and log every connection, so an escape shows in their logs even when the
+# answer looks right.
 load helpers
 
 # Names as the proxies resolve them (the scenario's /etc/hosts).

@@ -15,7 +15,8 @@
 #     every copy masks, and the filesystem part srt -d reports is the one bwrap gets.
 #   - denyRead, denyWrite and credentials.files spelled with ".." after a link must reach
 #     the file the kernel opens, not only the one the folded text names.
-# Network scenarios run in a namespace of their own (netns.sh, unshare -n).
+# Network scenarios run in a namespace of their own (tests/helpers/netns.sh battery,
+# unshare -m -n).
 load helpers
 
 # A CA pair in $T/keys. new_key FILE: another key standing for a rotation, made by the

@@ -118,9 +118,10 @@ wait_file() {
 	return 1
 }
 
-# Runs the script in $1 inside a network and mount namespace of its own (netns.sh):
-# loopback up, test addresses on it, $T/hosts over /etc/hosts, servers started there.
-# Nothing it does reaches the host's network. Sets $status/$output.
+# Runs the script in $1 inside a network and mount namespace of its own
+# (tests/helpers/netns.sh battery): loopback up, test addresses on it, $T/hosts over
+# /etc/hosts, servers started there. Nothing it does reaches the host's network. Sets
+# $status/$output.
 in_netns() {
-	run timeout 90 unshare -m -n -- bash "$SECDIR/netns.sh" "$1"
+	run timeout 90 unshare -m -n -- bash "$SECDIR/../helpers/netns.sh" battery "$1"
 }
