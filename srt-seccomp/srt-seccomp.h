@@ -64,6 +64,7 @@ int res_same(const struct res_ctx *, int, const char *);
 int res_view(const struct res_ctx *, int *, char *, size_t, struct statx *);
 struct res_mounts *res_mounts_new(void);
 void res_mounts_free(struct res_mounts *);
+int res_found(const struct res_ctx *, const char *);
 int res_resolve(const struct res_ctx *, int, const char *, bool, struct res *);
 void res_free(struct res *);
 

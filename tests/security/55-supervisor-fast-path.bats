@@ -139,3 +139,68 @@ step parent-exchange "mkdir -p z && \"$FSOP\" exchange z sub && cat z/.env"'
 	grep -q "new-$SECRET" "$T/out" && finding ESCAPED "the new secret was read: $(grep -m1 -o "new-$SECRET[^ ']*" "$T/out")"
 	verdict
 }
+
+# The fast way for a mkdir of a name that is there (sup_mkdir, res_found): EEXIST by a
+# lookup through no link, from the root, outside /proc. A name that is there answers
+# EEXIST whatever it is (a protected directory, a link to one, a dangling link, as the
+# kernel's mkdir); a path through a link, in /proc/self/cwd, or one whose last name is
+# new takes the full way and is judged; a name flipped between a directory and a link
+# to .git/hooks while another thread makes directories below it by that path must not
+# make one in .git/hooks.
+@test "fast way: mkdir of a name that is there, a link, /proc/self/cwd, a name flipped meanwhile" {
+	need_tool
+	repo_init "$T/work"
+	mkdir -p "$T/work/a" "$T/work/b"
+	gsettings '["."]'
+	keep "$T/work/.git/hooks/x" "$T/work/.git/hooks/new" "$T/work/.git/hooks/p"
+	cat >"$T/work/race.py" <<'PY'
+import os, threading
+cwd = os.getcwd()
+stop = False
+def flip():
+    # b: a directory, then a link to .git/hooks in its place, and back.
+    while not stop:
+        try:
+            os.rename(cwd + "/b", cwd + "/b.d")
+            os.symlink(cwd + "/.git/hooks", cwd + "/b.l")
+            os.rename(cwd + "/b.l", cwd + "/b")
+            os.unlink(cwd + "/b")
+            os.rename(cwd + "/b.d", cwd + "/b")
+        except OSError:
+            pass
+t = threading.Thread(target=flip)
+t.start()
+made = exists = 0
+for i in range(1000):
+    for p in (cwd + "/b", cwd + "/b/race-%d" % i):
+        try:
+            os.mkdir(p)
+            made += 1
+        except FileExistsError:
+            exists += 1
+        except OSError:
+            pass
+stop = True
+t.join()
+print("MADE", made, "EXISTS", exists)
+PY
+	attempt '
+ln -s "$CWD/.git/hooks" hooks-link
+ln -s "$CWD/.git/hooks/x" dangling
+step there "mkdir \"$CWD/a\""
+step hooks "mkdir \"$CWD/.git/hooks\""
+step link "mkdir \"$CWD/hooks-link\""
+step dangling "mkdir \"$CWD/dangling\""
+step through-link "mkdir \"$CWD/hooks-link/new\""
+step new "mkdir \"$CWD/.git/hooks/new\""
+step proc-ok "cd a && mkdir /proc/self/cwd/c && test -d \"$CWD/a/c\""
+step proc-hooks "cd .git/hooks && mkdir /proc/self/cwd/p"
+step race "\"$PY\" race.py"'
+	refused there hooks link dangling -- "File exists"
+	refused through-link new proc-hooks
+	allowed proc-ok race
+	ls "$T/work/.git/hooks" | grep -q '^race-' &&
+		finding ESCAPED "made in .git/hooks: $(ls "$T/work/.git/hooks" | grep -c '^race-') directories"
+	ls "$T/work/b" "$T/work/b.d" 2>/dev/null | grep -q '^race-' || finding BROKEN "nothing was made in b"
+	verdict
+}
