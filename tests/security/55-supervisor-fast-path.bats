@@ -204,3 +204,59 @@ step race "\"$PY\" race.py"'
 	ls "$T/work/b" "$T/work/b.d" 2>/dev/null | grep -q '^race-' || finding BROKEN "nothing was made in b"
 	verdict
 }
+
+# The fast way for open(O_CREAT) without O_EXCL (npm's, tar's 'w'): made O_EXCL by the
+# supervisor, so a name that is there takes the slow way. A link at the name (dangling,
+# into .git/hooks; or to the user's .bashrc) is followed by the command's open and must
+# be judged at its target; a name flipped between absent and such a link while another
+# thread opens it O_CREAT|O_TRUNC must never make or truncate a file in .git/hooks; a
+# new file and an existing one rewritten work.
+@test "fast way: open O_CREAT without O_EXCL of a link, a name flipped to a link meanwhile" {
+	need_tool
+	repo_init "$T/work"
+	echo '# rc' >"$T/home/.bashrc"
+	gsettings '[".", "~"]'
+	keep "$T/home/.bashrc" "$T/work/.git/hooks/pre-commit" "$T/work/.git/hooks/x"
+	cat >"$T/work/race.py" <<'PY'
+import os, threading
+cwd = os.getcwd()
+stop = False
+def flip():
+    # n: absent, then a link to .git/hooks/pre-commit, then absent again.
+    while not stop:
+        try:
+            os.symlink(cwd + "/.git/hooks/pre-commit", cwd + "/n.l")
+            os.rename(cwd + "/n.l", cwd + "/n")
+            os.unlink(cwd + "/n")
+        except OSError:
+            pass
+t = threading.Thread(target=flip)
+t.start()
+made = 0
+for i in range(1000):
+    try:
+        fd = os.open(cwd + "/n", os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o755)
+        os.write(fd, b"#!/bin/sh\n")
+        os.close(fd)
+        os.unlink(cwd + "/n")
+        made += 1
+    except OSError:
+        pass
+stop = True
+t.join()
+print("MADE", made)
+PY
+	attempt '
+ln -s "$CWD/.git/hooks/x" dangling
+ln -s "$HOME/.bashrc" rc-link
+step new "\"$PY\" -c \"import os; os.close(os.open(\\\"$CWD/new\\\", os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o644))\" && test -f new"
+step again "echo y >\"$CWD/new\" && test \"\$(cat new)\" = y"
+step dangling "echo x >\"$CWD/dangling\""
+step rc "echo x >\"$CWD/rc-link\""
+step race "\"$PY\" race.py"'
+	allowed new again race
+	refused dangling rc
+	[ -e "$T/work/.git/hooks/pre-commit" ] &&
+		finding ESCAPED "made in .git/hooks: pre-commit"
+	verdict
+}
