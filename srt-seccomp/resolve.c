@@ -598,7 +598,7 @@ res_name(const struct res_ctx *c, struct res *r)
 	else if ((e = res_fd_path(r->dirfd, dir, sizeof(dir))) < 0)
 		return e;
 	if ((e = res_same(c, r->dirfd, dir)) < 0 ||
-	    (e = res_view(c, &r->dirfd, dir, sizeof(dir), NULL)) < 0)
+	    (!r->from_root && (e = res_view(c, &r->dirfd, dir, sizeof(dir), NULL)) < 0))
 		return e;
 	if (snprintf(r->path, sizeof(r->path), "%s/%s", strcmp(dir, "/") == 0 ? "" : dir,
 		r->name) >= (int)sizeof(r->path))
@@ -846,6 +846,9 @@ res_resolve(const struct res_ctx *c, int dirfd, const char *path, bool follow, s
 	if ((cur = res_base(c, dirfd, path)) < 0)
 		return cur;
 	if ((e = res_fast(&cur, path, follow, r)) != 0) {
+		/* An absolute path: openat2 from our root, through no link, magic or not,
+		 * reaches only the mounts of our namespace, the sandbox's. */
+		r->from_root = path[0] == '/' && c->root >= 0;
 		res_let(c, cur);
 		return e < 0 ? e : res_done(c, r);
 	}

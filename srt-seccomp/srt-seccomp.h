@@ -49,6 +49,8 @@ struct res {
 	char name[NAME_MAX + 1];
 	char path[PATH_MAX]; /* absolute; "" for an object without a name */
 	bool must_be_dir;    /* the command's path ended in "/" */
+	bool from_root;      /* dirfd reached from our root by names and no link: on
+				   the sandbox's own mounts (res_view has nothing to ask) */
 	int fd_flags;        /* objfd came through the command's fd/N: its open
 				   flags (O_PATH when unknown); else -1 */
 };
