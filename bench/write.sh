@@ -41,16 +41,33 @@
 #               (a refusal, a mkdir, a chmod) and with ADDFD (an open); the kernel's
 #               limit lies between the two.
 #
-# Usage: bench/write.sh [--monitor] [PAIRS]   (SRT_BUILD: the build directory, default
-# ./build; SRT_BENCH_PROFILE=0: no traced run; SRT_BENCH_BUILD_PAIRS: pairs of make -j2)
+# Usage: bench/write.sh [--monitor] [--only NAMES] [PAIRS]   (SRT_BUILD: the build
+# directory, default ./build; SRT_BENCH_PROFILE=0: no traced run; SRT_BENCH_BUILD_PAIRS:
+# pairs of make -j2). --only measures the workloads named, a comma-separated list of
+# untar, cp, clone, true, make and npm (without --monitor; with it untar, clone, true,
+# loopback, proxy and opens), and no other: `bench/write.sh --only npm 21` is the npm
+# install alone, in 21 pairs, with the floor and its traced run.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${SRT_BUILD:-$here/build}/bin
 monitor=0
-if [ "${1:-}" = --monitor ]; then
-	monitor=1
+only=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--monitor) monitor=1 ;;
+	--only)
+		[ $# -ge 2 ] || { echo "write: --only needs a list of workloads" >&2; exit 2; }
+		only=$2
+		shift
+		;;
+	*) break ;;
+	esac
 	shift
-fi
+done
+# wanted NAME: NAME is to be measured (every workload without --only).
+wanted() {
+	[ -z "$only" ] || case ",$only," in *",$1,"*) return 0 ;; *) return 1 ;; esac
+}
 pairs=${1:-9}
 [ -x "$bin/srt-launch" ] || { echo "write: $bin/srt-launch not built" >&2; exit 1; }
 command -v git >/dev/null || { echo "write: git not found" >&2; exit 1; }
@@ -66,7 +83,9 @@ cat > "$work/s.json" <<JSON
 JSON
 
 # The data: 20,000 files of 100 bytes in 200 directories, as a tar archive; a git
-# repository of 5,000 files in 50 directories, one commit.
+# repository of 5,000 files in 50 directories, one commit (made only for the workloads
+# that read them).
+if wanted untar || wanted cp || wanted clone; then
 python3 - "$work/data" <<'PY'
 import os, sys
 d = sys.argv[1]
@@ -82,6 +101,7 @@ tar -C "$work/data" -cf "$work/data/tree.tar" tree
 git -C "$work/data/repo" init -q
 git -C "$work/data/repo" add -A
 git -C "$work/data/repo" -c user.name=b -c user.email=b@b commit -qm data
+fi
 
 launch() {      # launch MEASURED(0|1) COMMAND: 0 is the baseline
 	local g=$1
@@ -341,13 +361,17 @@ JS
 
 # make -j2 and npm install, each measured when its tools and data are here.
 build_workloads() {
-	if build_prepare; then
+	if ! wanted make; then
+		:
+	elif build_prepare; then
 		echo "write: make -j2      $build_files files"
 		pairs=$build_pairs measure "make -j2" build "$build_files"
 	else
 		echo "write: make -j2      (no git checkout, make or cc: not measured)"
 	fi
-	if npm_prepare; then
+	if ! wanted npm; then
+		:
+	elif npm_prepare; then
 		echo "write: npm install   $npm_packages packages, $npm_files files"
 		measure "npm install" npm_install "$npm_files"
 	else
@@ -358,14 +382,16 @@ build_workloads() {
 
 if [ "$monitor" = 1 ]; then
 	base_name="without the monitor" measured_name="with it"
-	measure "untar 20000" untar 20000
-	measure "clone 5000" clone 5000
-	measure "srt -c true" true_cmd 0
-	measure "loopback 2000" loopback 0
-	measure "proxy 300" proxied 0
-	mkdir -p "$work/cwd/out"
-	launch 1 "python3 $work/opens.py $work/cwd/out"
-	rm -rf "$work/cwd/out"
+	! wanted untar || measure "untar 20000" untar 20000
+	! wanted clone || measure "clone 5000" clone 5000
+	! wanted true || measure "srt -c true" true_cmd 0
+	! wanted loopback || measure "loopback 2000" loopback 0
+	! wanted proxy || measure "proxy 300" proxied 0
+	if wanted opens; then
+		mkdir -p "$work/cwd/out"
+		launch 1 "python3 $work/opens.py $work/cwd/out"
+		rm -rf "$work/cwd/out"
+	fi
 	echo "write: targets: untar and clone <= 1.2x, srt -c true <= 1.05x" \
 	    "(load average $(cut -d' ' -f1-3 /proc/loadavg))"
 	exit 0
@@ -381,10 +407,10 @@ if command -v cc >/dev/null; then
 	    "${floor_addfd:-?} us (ADDFD)"
 fi
 base_name=unguarded measured_name=guarded
-measure "untar 20000" untar 20000
-measure "cp -a 20000" copy 20000
-measure "clone 5000" clone 5000
-measure "srt -c true" true_cmd 0
+! wanted untar || measure "untar 20000" untar 20000
+! wanted cp || measure "cp -a 20000" copy 20000
+! wanted clone || measure "clone 5000" clone 5000
+! wanted true || measure "srt -c true" true_cmd 0
 build_workloads
 echo "write: targets (issue #29): untar and cp -a <= 2.0x, clone <= 1.6x, one call per" \
     "file, six system calls per decision; srt -c true, make -j2 and npm install <= 1.1x" \

@@ -598,7 +598,7 @@ res_name(const struct res_ctx *c, struct res *r)
 	else if ((e = res_fd_path(r->dirfd, dir, sizeof(dir))) < 0)
 		return e;
 	if ((e = res_same(c, r->dirfd, dir)) < 0 ||
-	    (e = res_view(c, &r->dirfd, dir, sizeof(dir), NULL)) < 0)
+	    (!r->from_root && (e = res_view(c, &r->dirfd, dir, sizeof(dir), NULL)) < 0))
 		return e;
 	if (snprintf(r->path, sizeof(r->path), "%s/%s", strcmp(dir, "/") == 0 ? "" : dir,
 		r->name) >= (int)sizeof(r->path))
@@ -778,6 +778,47 @@ res_fast(int *base, const char *path, bool follow, struct res *r)
 }
 
 /*
+ * Is there a name at path, an absolute path of the command's, for a call that changes
+ * nothing when there is (mkdir's EEXIST)? 1 when one is found (of any type, a link
+ * too: the last component is not followed, as mkdir does not follow it); 0 when that
+ * is not known this way, and the caller takes res_resolve.
+ * Known only for a plain path from the root, the command's and ours (no ".", "..",
+ * empty component or trailing "/"; not in /proc, whose names mean the caller or lead
+ * into our own descriptors), looked up through no link at all (RESOLVE_NO_SYMLINKS):
+ * the name the command's own lookup reaches, with the same rights (PID 1 runs as the
+ * command's user, without capabilities), found there at one moment of the call. With
+ * nested namespaces (check_names) the command's tree may be another: never known.
+ */
+int
+res_found(const struct res_ctx *c, const char *path)
+{
+	struct open_how how;
+	const char *last;
+	int fd;
+
+	if (c->check_names || c->root < 0 || path[0] != '/' ||
+	    path_is_under(path, "/proc") || (last = strrchr(path, '/')) == path ||
+	    last[1] == '\0' || strlen(path) >= PATH_MAX)
+		return 0;
+	{
+		char dir[PATH_MAX];
+
+		memcpy(dir, path, (size_t)(last - path));
+		dir[last - path] = '\0';
+		if (!res_plain_dir(dir) || strcmp(last + 1, ".") == 0 ||
+		    strcmp(last + 1, "..") == 0)
+			return 0;
+	}
+	memset(&how, 0, sizeof(how));
+	how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
+	how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+	if ((fd = (int)syscall(SYS_openat2, c->root, path, &how, sizeof(how))) == -1)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+/*
  * Resolve path (the command's, relative to its dirfd) to a directory we hold and a last
  * component in it, or to an object we hold (r->objfd: a directory the path named as a
  * whole, or what a magic link of /proc leads to). follow: a last component that is a
@@ -805,6 +846,9 @@ res_resolve(const struct res_ctx *c, int dirfd, const char *path, bool follow, s
 	if ((cur = res_base(c, dirfd, path)) < 0)
 		return cur;
 	if ((e = res_fast(&cur, path, follow, r)) != 0) {
+		/* An absolute path: openat2 from our root, through no link, magic or not,
+		 * reaches only the mounts of our namespace, the sandbox's. */
+		r->from_root = path[0] == '/' && c->root >= 0;
 		res_let(c, cur);
 		return e < 0 ? e : res_done(c, r);
 	}

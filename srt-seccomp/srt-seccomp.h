@@ -49,6 +49,8 @@ struct res {
 	char name[NAME_MAX + 1];
 	char path[PATH_MAX]; /* absolute; "" for an object without a name */
 	bool must_be_dir;    /* the command's path ended in "/" */
+	bool from_root;      /* dirfd reached from our root by names and no link: on
+				   the sandbox's own mounts (res_view has nothing to ask) */
 	int fd_flags;        /* objfd came through the command's fd/N: its open
 				   flags (O_PATH when unknown); else -1 */
 };
@@ -64,6 +66,7 @@ int res_same(const struct res_ctx *, int, const char *);
 int res_view(const struct res_ctx *, int *, char *, size_t, struct statx *);
 struct res_mounts *res_mounts_new(void);
 void res_mounts_free(struct res_mounts *);
+int res_found(const struct res_ctx *, const char *);
 int res_resolve(const struct res_ctx *, int, const char *, bool, struct res *);
 void res_free(struct res *);
 

@@ -291,13 +291,25 @@ sup_check_new(struct sup *s, struct res *r, bool is_dir, const char *op)
 	return sup_create_ok(s, r, is_dir, op, false);
 }
 
+/*
+ * mkdir. Most of a package manager's or mkdir -p's are for a directory that is there
+ * (node-tar asks for each file's): that answer, EEXIST, changes nothing and needs no
+ * decision by name, only the lookup (res_found), which the full way would make too and
+ * then answer the same; the id check is not needed either (an answer to a call that is
+ * gone goes nowhere).
+ */
 int
 sup_mkdir(struct sup *s, uint64_t id, int dirfd, uint64_t addr, mode_t mode)
 {
+	char path[PATH_MAX];
 	struct res r;
 	int e;
 
-	if ((e = sup_resolve_arg(s, id, dirfd, addr, false, &r)) < 0)
+	if ((e = sup_path(s, addr, path)) < 0)
+		return e;
+	if (res_found(&s->rc, path))
+		return -EEXIST;
+	if ((e = sup_resolve_path(s, id, dirfd, path, false, &r)) < 0)
 		return e;
 	/* The kernel takes neither S_ISUID nor S_ISGID from mkdir's mode; S_IWOTH it
 	 * takes, past the umask. */

@@ -502,13 +502,17 @@ fast_allowed(struct sup *s, const char *abs)
 }
 
 /*
- * open(O_CREAT | O_EXCL) of a plain path the guard allows by its text alone (tar, cp,
- * git), with a mode sup_mode_strip would take nothing from that the umask leaves:
+ * open(O_CREAT) of a plain path the guard allows by its text alone (tar, cp, git, npm),
+ * with a mode sup_mode_strip would take nothing from that the umask leaves:
  * one openat2(2) from the directory the path starts from, held already, never
  * through a link, a magic link or "..": what it makes is at the held directory's name
- * and the path, which is what the guard was asked about. The supervisor's calls: the
- * statx of base_get (none for an absolute path), the id check, the open. 1: not for
- * the fast way (nothing was done), else as sup_open.
+ * and the path, which is what the guard was asked about. The open is always made
+ * O_EXCL: without it the command asked for a new file or an existing one, and a name
+ * that is there (a file, a link, whose target the command's open would follow) is
+ * left to the slow way, which judges what is there; a new file is what the command's
+ * own open would have made. The supervisor's calls: the statx of base_get (none for an
+ * absolute path), the id check, the open. 1: not for the fast way (nothing was done),
+ * else as sup_open.
  */
 int
 sup_open_fast(
@@ -520,7 +524,7 @@ sup_open_fast(
 	const char *rel = path;
 	int e;
 
-	if ((flags & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL) ||
+	if (!(flags & O_CREAT) ||
 	    (flags & __O_TMPFILE) == __O_TMPFILE || s->rc.check_names ||
 	    (mode & ~(mode_t)07777) != 0 || !fast_plain(path))
 		return 1;
@@ -541,7 +545,7 @@ sup_open_fast(
 	if (!sup_valid(s, id))
 		return -ENOENT;
 	memset(&how, 0, sizeof(how));
-	how.flags = (uint64_t)(unsigned)(flags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	how.flags = (uint64_t)(unsigned)(flags | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
 	how.mode = mode;
 	how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH;
 	*fd = (int)syscall(SYS_openat2, b->fd, rel, &how, sizeof(how));
@@ -549,9 +553,10 @@ sup_open_fast(
 		file_made(s, *fd, abs);
 		return 0;
 	}
-	/* A link or mount on the way, a flag openat2 knows no more: the slow way. */
+	/* A link or mount on the way, a flag openat2 knows no more, or a name that is
+	 * there when the command did not ask for O_EXCL: the slow way. */
 	if (errno == ELOOP || errno == EXDEV || errno == EAGAIN || errno == EINVAL ||
-	    errno == ENOSYS || errno == E2BIG)
+	    errno == ENOSYS || errno == E2BIG || (errno == EEXIST && !(flags & O_EXCL)))
 		return 1;
 	e = -errno;
 	sup_readonly(s, abs, e);

@@ -115,3 +115,124 @@ step parent-exchange "mkdir -p z && \"$FSOP\" exchange z sub && cat z/.env"'
 	grep -q "new-$SECRET" "$T/out" && finding ESCAPED "the new secret was read: $(grep -m1 -o "new-$SECRET[^ ']*" "$T/out")"
 	verdict
 }
+
+# The fast way for a mkdir of a name that is there (sup_mkdir, res_found): EEXIST by a
+# lookup through no link, from the root, outside /proc. A name that is there answers
+# EEXIST whatever it is (a protected directory, a link to one, a dangling link, as the
+# kernel's mkdir); a path through a link, in /proc/self/cwd, or one whose last name is
+# new takes the full way and is judged; a name flipped between a directory and a link
+# to .git/hooks while another thread makes directories below it by that path must not
+# make one in .git/hooks.
+@test "fast way: mkdir of a name that is there, a link, /proc/self/cwd, a name flipped meanwhile" {
+	need_tool
+	repo_init "$T/work"
+	mkdir -p "$T/work/a" "$T/work/b"
+	gsettings '["."]'
+	keep "$T/work/.git/hooks/x" "$T/work/.git/hooks/new" "$T/work/.git/hooks/p"
+	cat >"$T/work/race.py" <<'PY'
+import os, threading
+cwd = os.getcwd()
+stop = False
+def flip():
+    # b: a directory, then a link to .git/hooks in its place, and back.
+    while not stop:
+        try:
+            os.rename(cwd + "/b", cwd + "/b.d")
+            os.symlink(cwd + "/.git/hooks", cwd + "/b.l")
+            os.rename(cwd + "/b.l", cwd + "/b")
+            os.unlink(cwd + "/b")
+            os.rename(cwd + "/b.d", cwd + "/b")
+        except OSError:
+            pass
+t = threading.Thread(target=flip)
+t.start()
+made = exists = 0
+for i in range(1000):
+    for p in (cwd + "/b", cwd + "/b/race-%d" % i):
+        try:
+            os.mkdir(p)
+            made += 1
+        except FileExistsError:
+            exists += 1
+        except OSError:
+            pass
+stop = True
+t.join()
+print("MADE", made, "EXISTS", exists)
+PY
+	attempt '
+ln -s "$CWD/.git/hooks" hooks-link
+ln -s "$CWD/.git/hooks/x" dangling
+step there "mkdir \"$CWD/a\""
+step hooks "mkdir \"$CWD/.git/hooks\""
+step link "mkdir \"$CWD/hooks-link\""
+step dangling "mkdir \"$CWD/dangling\""
+step through-link "mkdir \"$CWD/hooks-link/new\""
+step new "mkdir \"$CWD/.git/hooks/new\""
+step proc-ok "cd a && mkdir /proc/self/cwd/c && test -d \"$CWD/a/c\""
+step proc-hooks "cd .git/hooks && mkdir /proc/self/cwd/p"
+step race "\"$PY\" race.py"'
+	refused there hooks link dangling -- "File exists"
+	refused through-link new proc-hooks
+	allowed proc-ok race
+	ls "$T/work/.git/hooks" | grep -q '^race-' &&
+		finding ESCAPED "made in .git/hooks: $(ls "$T/work/.git/hooks" | grep -c '^race-') directories"
+	ls "$T/work/b" "$T/work/b.d" 2>/dev/null | grep -q '^race-' || finding BROKEN "nothing was made in b"
+	verdict
+}
+
+# The fast way for open(O_CREAT) without O_EXCL (npm's, tar's 'w'): made O_EXCL by the
+# supervisor, so a name that is there takes the slow way. A link at the name (dangling,
+# into .git/hooks; or to the user's .bashrc) is followed by the command's open and must
+# be judged at its target; a name flipped between absent and such a link while another
+# thread opens it O_CREAT|O_TRUNC must never make or truncate a file in .git/hooks; a
+# new file and an existing one rewritten work.
+@test "fast way: open O_CREAT without O_EXCL of a link, a name flipped to a link meanwhile" {
+	need_tool
+	repo_init "$T/work"
+	echo '# rc' >"$T/home/.bashrc"
+	gsettings '[".", "~"]'
+	keep "$T/home/.bashrc" "$T/work/.git/hooks/pre-commit" "$T/work/.git/hooks/x"
+	cat >"$T/work/race.py" <<'PY'
+import os, threading
+cwd = os.getcwd()
+stop = False
+def flip():
+    # n: absent, then a link to .git/hooks/pre-commit, then absent again.
+    while not stop:
+        try:
+            os.symlink(cwd + "/.git/hooks/pre-commit", cwd + "/n.l")
+            os.rename(cwd + "/n.l", cwd + "/n")
+            os.unlink(cwd + "/n")
+        except OSError:
+            pass
+t = threading.Thread(target=flip)
+t.start()
+made = 0
+for i in range(1000):
+    try:
+        fd = os.open(cwd + "/n", os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o755)
+        os.write(fd, b"#!/bin/sh\n")
+        os.close(fd)
+        os.unlink(cwd + "/n")
+        made += 1
+    except OSError:
+        pass
+stop = True
+t.join()
+print("MADE", made)
+PY
+	attempt '
+ln -s "$CWD/.git/hooks/x" dangling
+ln -s "$HOME/.bashrc" rc-link
+step new "\"$PY\" -c \"import os; os.close(os.open(\\\"$CWD/new\\\", os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o644))\" && test -f new"
+step again "echo y >\"$CWD/new\" && test \"\$(cat new)\" = y"
+step dangling "echo x >\"$CWD/dangling\""
+step rc "echo x >\"$CWD/rc-link\""
+step race "\"$PY\" race.py"'
+	allowed new again race
+	refused dangling rc
+	[ -e "$T/work/.git/hooks/pre-commit" ] &&
+		finding ESCAPED "made in .git/hooks: pre-commit"
+	verdict
+}
