@@ -796,9 +796,8 @@ res_found(const struct res_ctx *c, const char *path)
 	const char *last;
 	int fd;
 
-	if (c->check_names || c->root < 0 || path[0] != '/' ||
-	    path_is_under(path, "/proc") || (last = strrchr(path, '/')) == path ||
-	    last[1] == '\0' || strlen(path) >= PATH_MAX)
+	if (c->check_names || c->root < 0 || path[0] != '/' || path_is_under(path, "/proc") ||
+	    (last = strrchr(path, '/')) == path || last[1] == '\0' || strlen(path) >= PATH_MAX)
 		return 0;
 	{
 		char dir[PATH_MAX];

@@ -524,8 +524,7 @@ sup_open_fast(
 	const char *rel = path;
 	int e;
 
-	if (!(flags & O_CREAT) ||
-	    (flags & __O_TMPFILE) == __O_TMPFILE || s->rc.check_names ||
+	if (!(flags & O_CREAT) || (flags & __O_TMPFILE) == __O_TMPFILE || s->rc.check_names ||
 	    (mode & ~(mode_t)07777) != 0 || !fast_plain(path))
 		return 1;
 	/* A bit sup_mode_strip would report, past the caller's umask: the slow way. The
