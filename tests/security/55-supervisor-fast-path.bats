@@ -236,3 +236,134 @@ step race "\"$PY\" race.py"'
 		finding ESCAPED "made in .git/hooks: pre-commit"
 	verdict
 }
+
+# The fast ways answer as the kernel would: one program's opens with O_CREAT and no
+# O_EXCL (a new file with O_TRUNC, O_APPEND twice, a mode under umask 022 and 077, a
+# directory: EISDIR, O_CREAT|O_DIRECTORY, a dangling link followed to make its target,
+# a FIFO without a reader: ENXIO) and mkdir of names that are there (a file, a
+# directory, links, a dangling one, through a link) or not, by absolute and relative
+# paths: the same answers and the same files in the sandbox as on the host (in a
+# private mount and network namespace, in a directory of the test's).
+@test "fast way: O_CREAT without O_EXCL and mkdir answer as the kernel" {
+	need_tool
+	mkdir -p "$T/work" "$T/host"
+	gsettings '["."]'
+	cat >"$T/sem.py" <<'PY'
+import errno, fcntl, os, stat, sys
+base = os.path.abspath(sys.argv[1])
+os.makedirs(base)
+os.chdir(base)
+A = lambda p: base + "/" + p
+def r(name, f):
+    try:
+        print(name, "ok", f())
+    except OSError as e:
+        print(name, errno.errorcode.get(e.errno, e.errno))
+def op(p, fl, mode=0o666, data=b""):
+    fd = os.open(p, fl, mode)
+    os.write(fd, data) if data else None
+    st = os.fstat(fd)
+    fl = fcntl.fcntl(fd, fcntl.F_GETFL) & (os.O_ACCMODE | os.O_APPEND)
+    os.close(fd)
+    return "%o %d %o" % (st.st_mode, st.st_size, fl)
+os.umask(0o022)
+os.mkdir("dir")
+os.symlink(A("made-by-link"), "dangling")
+os.symlink(A("dir"), "dirlink")
+os.mkfifo("fifo")
+open("file", "w").write("hello\n")
+W = os.O_WRONLY | os.O_CREAT
+r("new-trunc", lambda: op(A("n1"), W | os.O_TRUNC, 0o644, b"x"))
+r("append-1", lambda: op(A("n2"), W | os.O_APPEND, 0o755, b"a"))
+r("append-2", lambda: op(A("n2"), W | os.O_APPEND, 0o755, b"b"))
+r("rdwr-new", lambda: op(A("n3"), os.O_RDWR | os.O_CREAT, 0o600))
+r("rdonly-new", lambda: op("n4", os.O_RDONLY | os.O_CREAT, 0o640))
+r("trunc-there", lambda: op(A("file"), W | os.O_TRUNC))
+r("dir", lambda: op(A("dir"), W))
+r("creat-directory", lambda: op(A("n5"), os.O_RDONLY | os.O_CREAT | os.O_DIRECTORY))
+r("dangling", lambda: op(A("dangling"), W, 0o640, b"l"))
+r("dangling-after", lambda: (os.path.islink(A("dangling")), open(A("made-by-link")).read()))
+r("nofollow-link", lambda: op(A("dirlink"), W | os.O_NOFOLLOW))
+r("fifo", lambda: op(A("fifo"), W | os.O_NONBLOCK))
+r("missing-dir", lambda: op(A("missing/f"), W))
+r("under-file", lambda: op(A("file/f"), W))
+os.umask(0o077)
+r("umask-077", lambda: op(A("n6"), W, 0o666))
+os.umask(0o022)
+for n in ("file", "dir", "dangling", "dirlink", "fifo", "dirlink/x", "new", "dir/x/y", "file/x"):
+    r("mkdir-" + n, lambda: os.mkdir(A(n)))
+r("mkdir-rel", lambda: os.mkdir("dir"))
+r("ls", lambda: sorted(os.listdir(base)))
+r("n2", lambda: open(A("n2")).read())
+PY
+	unshare -m -n -- "$PY" "$T/sem.py" "$T/host/t" >"$T/host.out" 2>&1
+	attempt '
+step sem "\"$PY\" \"$T/sem.py\" \"$CWD/t\" >\"$CWD/in.out\" 2>&1"'
+	allowed sem
+	diff "$T/host.out" "$T/work/in.out" >"$T/diff" ||
+		finding REFUSED "answers differ (< host, > sandbox): $(tr '\n' ' ' <"$T/diff")"
+	verdict
+}
+
+# With nested user namespaces allowed (res_found and sup_open_fast are off then; an
+# absolute path still skips res_view, from the root through no link), a mount namespace of
+# the command's with .git/hooks bound over a directory of its own, then chroot into it:
+# mkdir and open O_CREAT by absolute paths are judged and done in the sandbox's tree,
+# where that path is the plain directory (or nothing the guard lets it make), by a
+# relative path refused (the name is not what the command's call reaches); nothing is
+# made in .git/hooks.
+@test "fast way: a nested mount namespace and chroot do not move the absolute-path view" {
+	need_tool
+	srt_only
+	repo_init "$T/work"
+	mkdir -p "$T/work/a"
+	gsettings '["."]' '[]' '[]' '' '"allowNestedUserNamespaces": true'
+	keep "$T/work/.git/hooks"
+	cat >"$T/work/nest.py" <<'PY'
+import ctypes, errno, os
+libc = ctypes.CDLL(None, use_errno=True)
+C = os.getcwd()
+def r(n, f):
+    try:
+        print(n, "ok", f())
+    except OSError as e:
+        print(n, errno.errorcode.get(e.errno, e.errno))
+def chk(rc):
+    if rc != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, os.strerror(e))
+    return rc
+if libc.unshare(0x10000000 | 0x00020000) != 0 or \
+   libc.mount(b"none", b"/", None, 0x40000 | 0x4000, None) != 0 or \
+   libc.mount((C + "/.git/hooks").encode(), (C + "/a").encode(), None, 0x1000, None) != 0:
+    print("NO-NEST", os.strerror(ctypes.get_errno()))
+    raise SystemExit(0)
+r("mkdir-abs-there", lambda: os.mkdir(C + "/a/pre-commit.sample"))
+r("mkdir-abs", lambda: os.mkdir(C + "/a/abs-dir"))
+r("creat-abs", lambda: os.close(os.open(C + "/a/abs-file", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)))
+os.chdir(C + "/a")
+r("mkdir-rel", lambda: os.mkdir("rel-dir"))
+r("creat-rel", lambda: os.close(os.open("rel-file", os.O_WRONLY | os.O_CREAT)))
+r("chroot", lambda: chk(libc.chroot((C + "/a").encode())))
+os.chdir("/")
+r("mkdir-root", lambda: os.mkdir("/root-dir"))
+r("creat-root", lambda: os.close(os.open("/root-file", os.O_WRONLY | os.O_CREAT)))
+r("mkdir-root-there", lambda: os.mkdir("/pre-commit.sample"))
+PY
+	attempt '
+step nest "\"$PY\" nest.py >nest.out"'
+	allowed nest
+	out=$T/work/nest.out
+	grep -q '^NO-NEST' "$out" && skip "no nested user namespace here: $(grep '^NO-NEST' "$out")"
+	for s in mkdir-rel creat-rel; do
+		grep -q "^$s EPERM" "$out" || finding ALLOWED "$s: $(grep "^$s " "$out")"
+	done
+	for s in mkdir-root creat-root mkdir-root-there; do
+		grep -q "^$s ok" "$out" && finding ALLOWED "$s: made outside the write roots"
+	done
+	[ -d "$T/work/a/abs-dir" ] && [ -f "$T/work/a/abs-file" ] ||
+		finding BROKEN "abs-dir, abs-file not made in the sandbox's a: $(ls "$T/work/a" | tr '\n' ' ')"
+	ls -A "$T/work/.git/hooks" | grep -qv '\.sample$' &&
+		finding ESCAPED "made in .git/hooks: $(ls -A "$T/work/.git/hooks" | grep -v '\.sample$' | tr '\n' ' ')"
+	verdict
+}
