@@ -129,37 +129,6 @@ step parent-exchange "mkdir -p z && \"$FSOP\" exchange z sub && cat z/.env"'
 	mkdir -p "$T/work/a" "$T/work/b"
 	gsettings '["."]'
 	keep "$T/work/.git/hooks/x" "$T/work/.git/hooks/new" "$T/work/.git/hooks/p"
-	cat >"$T/work/race.py" <<'PY'
-import os, threading
-cwd = os.getcwd()
-stop = False
-def flip():
-    # b: a directory, then a link to .git/hooks in its place, and back.
-    while not stop:
-        try:
-            os.rename(cwd + "/b", cwd + "/b.d")
-            os.symlink(cwd + "/.git/hooks", cwd + "/b.l")
-            os.rename(cwd + "/b.l", cwd + "/b")
-            os.unlink(cwd + "/b")
-            os.rename(cwd + "/b.d", cwd + "/b")
-        except OSError:
-            pass
-t = threading.Thread(target=flip)
-t.start()
-made = exists = 0
-for i in range(1000):
-    for p in (cwd + "/b", cwd + "/b/race-%d" % i):
-        try:
-            os.mkdir(p)
-            made += 1
-        except FileExistsError:
-            exists += 1
-        except OSError:
-            pass
-stop = True
-t.join()
-print("MADE", made, "EXISTS", exists)
-PY
 	attempt '
 ln -s "$CWD/.git/hooks" hooks-link
 ln -s "$CWD/.git/hooks/x" dangling
@@ -171,7 +140,7 @@ step through-link "mkdir \"$CWD/hooks-link/new\""
 step new "mkdir \"$CWD/.git/hooks/new\""
 step proc-ok "cd a && mkdir /proc/self/cwd/c && test -d \"$CWD/a/c\""
 step proc-hooks "cd .git/hooks && mkdir /proc/self/cwd/p"
-step race "\"$PY\" race.py"'
+step race "\"$PY\" \"$FASTWAY\" mkdir-race"'
 	refused there hooks link dangling -- "File exists"
 	refused through-link new proc-hooks
 	allowed proc-ok race
@@ -193,43 +162,14 @@ step race "\"$PY\" race.py"'
 	echo '# rc' >"$T/home/.bashrc"
 	gsettings '[".", "~"]'
 	keep "$T/home/.bashrc" "$T/work/.git/hooks/pre-commit" "$T/work/.git/hooks/x"
-	cat >"$T/work/race.py" <<'PY'
-import os, threading
-cwd = os.getcwd()
-stop = False
-def flip():
-    # n: absent, then a link to .git/hooks/pre-commit, then absent again.
-    while not stop:
-        try:
-            os.symlink(cwd + "/.git/hooks/pre-commit", cwd + "/n.l")
-            os.rename(cwd + "/n.l", cwd + "/n")
-            os.unlink(cwd + "/n")
-        except OSError:
-            pass
-t = threading.Thread(target=flip)
-t.start()
-made = 0
-for i in range(1000):
-    try:
-        fd = os.open(cwd + "/n", os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o755)
-        os.write(fd, b"#!/bin/sh\n")
-        os.close(fd)
-        os.unlink(cwd + "/n")
-        made += 1
-    except OSError:
-        pass
-stop = True
-t.join()
-print("MADE", made)
-PY
 	attempt '
 ln -s "$CWD/.git/hooks/x" dangling
 ln -s "$HOME/.bashrc" rc-link
-step new "\"$PY\" -c \"import os; os.close(os.open(\\\"$CWD/new\\\", os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o644))\" && test -f new"
+step new "\"$PY\" \"$FASTWAY\" creat \"$CWD/new\" && test -f new"
 step again "echo y >\"$CWD/new\" && test \"\$(cat new)\" = y"
 step dangling "echo x >\"$CWD/dangling\""
 step rc "echo x >\"$CWD/rc-link\""
-step race "\"$PY\" race.py"'
+step race "\"$PY\" \"$FASTWAY\" creat-race"'
 	allowed new again race
 	refused dangling rc
 	[ -e "$T/work/.git/hooks/pre-commit" ] &&
@@ -248,57 +188,9 @@ step race "\"$PY\" race.py"'
 	need_tool
 	mkdir -p "$T/work" "$T/host"
 	gsettings '["."]'
-	cat >"$T/sem.py" <<'PY'
-import errno, fcntl, os, stat, sys
-base = os.path.abspath(sys.argv[1])
-os.makedirs(base)
-os.chdir(base)
-A = lambda p: base + "/" + p
-def r(name, f):
-    try:
-        print(name, "ok", f())
-    except OSError as e:
-        print(name, errno.errorcode.get(e.errno, e.errno))
-def op(p, fl, mode=0o666, data=b""):
-    fd = os.open(p, fl, mode)
-    os.write(fd, data) if data else None
-    st = os.fstat(fd)
-    fl = fcntl.fcntl(fd, fcntl.F_GETFL) & (os.O_ACCMODE | os.O_APPEND)
-    os.close(fd)
-    return "%o %d %o" % (st.st_mode, st.st_size, fl)
-os.umask(0o022)
-os.mkdir("dir")
-os.symlink(A("made-by-link"), "dangling")
-os.symlink(A("dir"), "dirlink")
-os.mkfifo("fifo")
-open("file", "w").write("hello\n")
-W = os.O_WRONLY | os.O_CREAT
-r("new-trunc", lambda: op(A("n1"), W | os.O_TRUNC, 0o644, b"x"))
-r("append-1", lambda: op(A("n2"), W | os.O_APPEND, 0o755, b"a"))
-r("append-2", lambda: op(A("n2"), W | os.O_APPEND, 0o755, b"b"))
-r("rdwr-new", lambda: op(A("n3"), os.O_RDWR | os.O_CREAT, 0o600))
-r("rdonly-new", lambda: op("n4", os.O_RDONLY | os.O_CREAT, 0o640))
-r("trunc-there", lambda: op(A("file"), W | os.O_TRUNC))
-r("dir", lambda: op(A("dir"), W))
-r("creat-directory", lambda: op(A("n5"), os.O_RDONLY | os.O_CREAT | os.O_DIRECTORY))
-r("dangling", lambda: op(A("dangling"), W, 0o640, b"l"))
-r("dangling-after", lambda: (os.path.islink(A("dangling")), open(A("made-by-link")).read()))
-r("nofollow-link", lambda: op(A("dirlink"), W | os.O_NOFOLLOW))
-r("fifo", lambda: op(A("fifo"), W | os.O_NONBLOCK))
-r("missing-dir", lambda: op(A("missing/f"), W))
-r("under-file", lambda: op(A("file/f"), W))
-os.umask(0o077)
-r("umask-077", lambda: op(A("n6"), W, 0o666))
-os.umask(0o022)
-for n in ("file", "dir", "dangling", "dirlink", "fifo", "dirlink/x", "new", "dir/x/y", "file/x"):
-    r("mkdir-" + n, lambda: os.mkdir(A(n)))
-r("mkdir-rel", lambda: os.mkdir("dir"))
-r("ls", lambda: sorted(os.listdir(base)))
-r("n2", lambda: open(A("n2")).read())
-PY
-	unshare -m -n -- "$PY" "$T/sem.py" "$T/host/t" >"$T/host.out" 2>&1
+	unshare -m -n -- "$PY" "$FASTWAY" semantics "$T/host/t" >"$T/host.out" 2>&1
 	attempt '
-step sem "\"$PY\" \"$T/sem.py\" \"$CWD/t\" >\"$CWD/in.out\" 2>&1"'
+step sem "\"$PY\" \"$FASTWAY\" semantics \"$CWD/t\" >\"$CWD/in.out\" 2>&1"'
 	allowed sem
 	diff "$T/host.out" "$T/work/in.out" >"$T/diff" ||
 		finding REFUSED "answers differ (< host, > sandbox): $(tr '\n' ' ' <"$T/diff")"
@@ -319,39 +211,8 @@ step sem "\"$PY\" \"$T/sem.py\" \"$CWD/t\" >\"$CWD/in.out\" 2>&1"'
 	mkdir -p "$T/work/a"
 	gsettings '["."]' '[]' '[]' '' '"allowNestedUserNamespaces": true'
 	keep "$T/work/.git/hooks"
-	cat >"$T/work/nest.py" <<'PY'
-import ctypes, errno, os
-libc = ctypes.CDLL(None, use_errno=True)
-C = os.getcwd()
-def r(n, f):
-    try:
-        print(n, "ok", f())
-    except OSError as e:
-        print(n, errno.errorcode.get(e.errno, e.errno))
-def chk(rc):
-    if rc != 0:
-        e = ctypes.get_errno()
-        raise OSError(e, os.strerror(e))
-    return rc
-if libc.unshare(0x10000000 | 0x00020000) != 0 or \
-   libc.mount(b"none", b"/", None, 0x40000 | 0x4000, None) != 0 or \
-   libc.mount((C + "/.git/hooks").encode(), (C + "/a").encode(), None, 0x1000, None) != 0:
-    print("NO-NEST", os.strerror(ctypes.get_errno()))
-    raise SystemExit(0)
-r("mkdir-abs-there", lambda: os.mkdir(C + "/a/pre-commit.sample"))
-r("mkdir-abs", lambda: os.mkdir(C + "/a/abs-dir"))
-r("creat-abs", lambda: os.close(os.open(C + "/a/abs-file", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)))
-os.chdir(C + "/a")
-r("mkdir-rel", lambda: os.mkdir("rel-dir"))
-r("creat-rel", lambda: os.close(os.open("rel-file", os.O_WRONLY | os.O_CREAT)))
-r("chroot", lambda: chk(libc.chroot((C + "/a").encode())))
-os.chdir("/")
-r("mkdir-root", lambda: os.mkdir("/root-dir"))
-r("creat-root", lambda: os.close(os.open("/root-file", os.O_WRONLY | os.O_CREAT)))
-r("mkdir-root-there", lambda: os.mkdir("/pre-commit.sample"))
-PY
 	attempt '
-step nest "\"$PY\" nest.py >nest.out"'
+step nest "\"$PY\" \"$FASTWAY\" nest >nest.out"'
 	allowed nest
 	out=$T/work/nest.out
 	grep -q '^NO-NEST' "$out" && skip "no nested user namespace here: $(grep '^NO-NEST' "$out")"

@@ -19,7 +19,8 @@ MODEOP="$SECDIR/mode-op.py"
 FDP="$SECDIR/fd-probe.py"
 GUARDOPS="$SRT_TESTDIR/helpers/guard-ops.py"
 READOPS="$SRT_TESTDIR/helpers/read-ops.py"
-export SRT PROBE TRY SECDIR PY MODEOP FDP GUARDOPS READOPS
+FASTWAY="$SRT_TESTDIR/helpers/fast-way.py"
+export SRT PROBE TRY SECDIR PY MODEOP FDP GUARDOPS READOPS FASTWAY
 
 setup() {
 	srt_setup
