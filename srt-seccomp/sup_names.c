@@ -101,13 +101,10 @@ static bool
 sup_git_work_tree(struct sup *s, const char *dir)
 {
 	const struct wguard_fs *fs = sup_fs(s);
-	char *a = xstrdup(dir), *up, *g;
+	char *a = xstrdup(dir), *g;
 	bool r = fs->predates(fs->arg, a) || sup_holds(s, a, false);
 
-	while (!r && strcmp(a, "/") != 0) {
-		up = path_dirname(a);
-		free(a);
-		a = up;
+	while (!r && path_up(&a)) {
 		g = path_join(a, ".git");
 		r = (fs->predates(fs->arg, a) || sup_holds(s, a, false)) &&
 		    fs->exists(fs->arg, g);
@@ -182,7 +179,7 @@ static bool
 sup_git_finds_new(struct sup *s, const char *dir)
 {
 	const struct wguard_fs *fs = sup_fs(s);
-	char *a = xstrdup(dir), *up, *g;
+	char *a = xstrdup(dir), *g;
 	bool found, r = false;
 
 	for (;;) {
@@ -193,11 +190,8 @@ sup_git_finds_new(struct sup *s, const char *dir)
 			r = !fs->predates(fs->arg, a);
 			break;
 		}
-		if (strcmp(a, "/") == 0)
+		if (!path_up(&a))
 			break;
-		up = path_dirname(a);
-		free(a);
-		a = up;
 	}
 	free(a);
 	return r;
@@ -212,7 +206,7 @@ static void
 sup_hold_up(struct sup *s, const char *from, const char *path)
 {
 	const struct wguard_fs *fs = sup_fs(s);
-	char *a = xstrdup(path), *up;
+	char *a = xstrdup(path);
 	size_t i, n = s->holders.n, len = strlen(from);
 
 	for (i = 0; i < n; i++)
@@ -222,9 +216,7 @@ sup_hold_up(struct sup *s, const char *from, const char *path)
 	while (strcmp(a, "/") != 0 && (strcmp(a, path) == 0 || !fs->predates(fs->arg, a))) {
 		if (!fs->predates(fs->arg, a) && !strlist_contains(&s->holders, a))
 			strlist_push(&s->holders, a);
-		up = path_dirname(a);
-		free(a);
-		a = up;
+		(void)path_up(&a);
 	}
 	free(a);
 }

@@ -259,6 +259,20 @@ path_depth(const char *p)
 	return path_sep_depth(p, PATH_SEP);
 }
 
+bool
+path_up(char **p)
+{
+	char *up = path_dirname(*p);
+
+	if (strcmp(up, *p) == 0) {
+		free(up);
+		return false;
+	}
+	free(*p);
+	*p = up;
+	return true;
+}
+
 int
 path_under_any(const char *p, const struct strlist *dirs)
 {

@@ -8,6 +8,7 @@
 #ifndef SRT_PATH_H
 #define SRT_PATH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -59,7 +60,9 @@ int path_is_strictly_under(const char *p, const char *dir);
 struct strlist;
 int path_under_any(const char *p, const struct strlist *dirs);
 
-char *path_dirname(const char *p);        /* "/" for "/x" and for "/" */
+char *path_dirname(const char *p); /* "/" for "/x" and for "/" */
+/* *p (allocated) becomes its directory (path_dirname); false, *p as it was, at the root. */
+bool path_up(char **p);
 const char *path_basename(const char *p); /* points into p */
 char *path_join(const char *dir, const char *name);
 size_t path_depth(const char *p); /* components: "/" 0, "/a/b" 2 */

@@ -268,17 +268,12 @@ read_rule_covers(struct pb *b, const struct path_entry *e, const char *p)
 		char *cur = xstrdup(p);
 
 		for (;;) {
-			char *up;
-
 			if (glob_match_path(abs, cur)) {
 				hit = 1;
 				break;
 			}
-			if (strcmp(cur, "/") == 0)
+			if (!path_up(&cur))
 				break;
-			up = path_dirname(cur);
-			free(cur);
-			cur = up;
 		}
 		free(cur);
 	} else {
