@@ -115,9 +115,9 @@ sup_git_work_tree(struct sup *s, const char *dir)
 }
 
 /*
- * Does making path (is_link: as a symbolic link, or what may be one: a hard link) give git in a directory that predates
- * the run (the host's, an editor's, while the command still runs) a way to a git
- * directory the command made: a .git of any kind (a file naming one, a link, a
+ * Does making path (is_link: as a symbolic link, or what may be one: a hard link) give
+ * git in a directory that predates the run (the host's, an editor's, while the command
+ * still runs) a way to a git directory the command made: a .git of any kind (a file naming one, a link, a
  * directory, one moved in) there or in its work tree; a commondir in a git directory
  * (a linked worktree's, which git follows to another) or in a directory that predates
  * the run (which becomes a git directory by it, or by a HEAD next to it); a gitdir in a
