@@ -337,3 +337,21 @@ verdict() {
 		return 1
 	fi
 }
+
+# viol_lines: the violation lines of the run (srt's <sandbox_violations> block).
+viol_lines() {
+	sed -n '/^<sandbox_violations>$/,/^<\/sandbox_violations>$/p' "$T/err" |
+		grep '^deny ' || true
+}
+
+# no_violations: the run printed none.
+no_violations() {
+	if grep -q '<sandbox_violations>' "$T/err"; then
+		finding REFUSED "violation lines on work that succeeded: $(viol_lines | tr '\n' '|')"
+	fi
+}
+
+# has_line TEXT: a violation line holds TEXT.
+has_line() {
+	viol_lines | grep -qF -- "$1" || finding BROKEN "no violation line with: $1"
+}
