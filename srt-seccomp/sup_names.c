@@ -25,13 +25,14 @@
 	"in this run (it may go, but is not made again)"
 
 #define WHY_WAY_PENDING \
-	"a way for git in a directory that predates the run to the command's git " \
-	"directories, while a git configuration made by an open waits to be judged " \
-	"(git there would read it before the run ends; allowGitConfig allows it)"
+	"a .git, commondir or link that would lead git in a directory that predates the " \
+	"run to a repository this run copied (cp -a, tar x), whose config is judged only " \
+	"when the run ends (git there would read it first): do it in a later run; " \
+	"allowGitConfig allows it"
 #define WHY_CFG_AFTER_WAY \
-	"git configuration made by an open after the command gave git in a directory " \
-	"that predates the run a way to its git directories (git there would read it " \
-	"before the run ends; git's lock file renamed onto it is judged at once; " \
+	"git configuration copied by an open (cp -a, tar x) after this run gave git in a " \
+	"directory that predates the run a way to the command's repositories (git there " \
+	"would read it before it is judged; git clone, or a copy in a later run, goes; " \
 	"allowGitConfig allows it)"
 
 #define WHY_PENDING_MOVED \

@@ -43,7 +43,7 @@
 #define WHY_HOOK "mandatory deny: git hooks"
 /* Only the user's config goes: the command's own it may remove (see wg_git). */
 #define WHY_CFG_REMOVE \
-	"git configuration of a repository that predates the run, removed " \
+	"the removal of the git configuration of a repository that predates the run " \
 	"(allowGitConfig allows it)"
 #define WHY_POINTER \
 	"mandatory deny: a git directory pointer of a repository that " \

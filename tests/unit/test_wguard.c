@@ -278,10 +278,10 @@ test_model(void)
 	ok(C("/w/home/.git/config", false) == wguard_why_gitcfg,
 	    "but not in a .git the command made in a directory that predates the run");
 	ok(P("/w/p/.git/config") == wguard_why_cfg_write, "and never written in place");
-	ok(R("/w/p/.git/config") != NULL && strstr(R("/w/p/.git/config"), "removed") != NULL &&
+	ok(R("/w/p/.git/config") != NULL && strstr(R("/w/p/.git/config"), "removal") != NULL &&
 		strstr(R("/w/p/.git/config"), "allowGitConfig") != NULL &&
 		R("/w/fresh/.git/config") == NULL,
-	    "the user's config is not removed, and the refusal says removed, not written");
+	    "the user's config is not removed, and the refusal says removal, not written");
 	ok(C("/w/home/.git", true) == NULL,
 	    "git init in a directory that predates the run and lies in no repository");
 	ok(C("/w/p/new/.git", true) != NULL && C("/w/p/new/.git", false) == wguard_why_pointer,
