@@ -207,13 +207,21 @@ static void
 sup_hold_up(struct sup *s, const char *from, const char *path)
 {
 	const struct wguard_fs *fs = sup_fs(s);
-	char *a = xstrdup(path);
+	char *a = xstrdup(path), *t;
 	size_t i, n = s->holders.n, len = strlen(from);
 
-	for (i = 0; i < n; i++)
-		if (path_is_under(s->holders.v[i], from))
-			strlist_push_owned(
-			    &s->holders, xasprintf("%s%s", path, s->holders.v[i] + len));
+	/* Each new name once: copied with their duplicates, the holders of a directory
+	 * renamed back and forth grew as Fibonacci's numbers (the supervisor's memory,
+	 * the host's). */
+	for (i = 0; i < n; i++) {
+		if (!path_is_under(s->holders.v[i], from))
+			continue;
+		t = xasprintf("%s%s", path, s->holders.v[i] + len);
+		if (strlist_contains(&s->holders, t))
+			free(t);
+		else
+			strlist_push_owned(&s->holders, t);
+	}
 	while (strcmp(a, "/") != 0 && (strcmp(a, path) == 0 || !fs->predates(fs->arg, a))) {
 		if (!fs->predates(fs->arg, a) && !strlist_contains(&s->holders, a))
 			strlist_push(&s->holders, a);

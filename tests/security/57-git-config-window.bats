@@ -275,3 +275,29 @@ step judged "git config user.name someone"'
 
 # git writes the .git file first, then the git directory it names: the guard took the
 # project directory, with its new .git file, for a repository of the user's, and
+
+# A directory that predates the run moved into one of the command's makes that one a
+# holder (sup_hold_up), and the holders below a directory renamed are copied to its new
+# name: copied with their duplicates, a holder renamed back and forth grew the list as
+# Fibonacci's numbers (30 renames, over a million paths, the supervisor's memory and
+# time with it; 45 would take the host's memory). The supervisor must not grow by them.
+@test "attack: a directory that holds a predating one renamed back and forth" {
+	need_tool
+	srt_only
+	mkdir -p "$T/work/P"
+	gsettings '["."]'
+	attempt '
+step hold "mkdir x && mv P x/P"
+rss0=$(awk "/^VmRSS/ { print \$2 }" /proc/1/status)
+step renames "for i in \$(seq 15); do mv x y && mv y x || exit 1; done"
+rss1=$(awk "/^VmRSS/ { print \$2 }" /proc/1/status)
+echo "RSS $rss0 $rss1"'
+	allowed hold renames
+	read -r _ rss0 rss1 <<<"$(grep -m1 '^RSS ' "$T/out")" || true
+	if [ -z "$rss1" ]; then
+		finding BROKEN "the supervisor's VmRSS not read"
+	elif [ $((rss1 - rss0)) -gt 32768 ]; then
+		finding ESCAPED "the supervisor grew by $((rss1 - rss0)) kB in 30 renames"
+	fi
+	verdict
+}
