@@ -21,8 +21,8 @@
 #include "supervise.h"
 
 #define WHY_GONE \
-	"mandatory deny: a git directory pointer of the user's removed " \
-	"in this run (it may go, but is not made again)"
+	"mandatory deny: a git directory pointer or .git of the user's removed " \
+	"in this run (it may go, but is made again only in a later run)"
 
 #define WHY_WAY_PENDING \
 	"a .git, commondir or link that would lead git in a directory that predates the " \
@@ -423,8 +423,11 @@ sup_unlink(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags)
 			e = -EPERM;
 			goto out;
 		}
-		/* A pointer of the user's goes, but is never replaced (sup_create_ok). */
-		if (!S_ISDIR(st.st_mode) && !strlist_contains(&s->gone, r.path))
+		/* A pointer of the user's goes, but is never replaced (sup_create_ok); nor
+		 * is the user's .git directory, by a .git file naming the command's or a
+		 * git directory made there again. */
+		if ((!S_ISDIR(st.st_mode) || strcmp(path_basename(r.path), ".git") == 0) &&
+		    !strlist_contains(&s->gone, r.path))
 			strlist_push(&s->gone, r.path);
 	}
 	made = S_ISDIR(st.st_mode) && sup_made(s, st.st_dev, st.st_ino);
@@ -671,6 +674,13 @@ sup_rename(struct sup *s, uint64_t id, int odir, uint64_t oaddr, int ndir, uint6
 			why = sup_git_way_is(s, sup_git_finds_new(s, opar));
 		}
 	}
+	/* Nothing of any kind where a pointer or a .git of the user's went: a git
+	 * directory moved there would not be the user's, nor checked as such. (A config
+	 * removed comes back by git's rename, judged by its content.) */
+	if (why == NULL && !judge &&
+	    (strlist_contains(&s->gone, n.path) ||
+		((flags & RENAME_EXCHANGE) && strlist_contains(&s->gone, o.path))))
+		why = WHY_GONE;
 	if (why == NULL && nexists && !judge)
 		why = wguard_may_remove(&s->g, sup_fs(s), n.path);
 	sup_hold(s, o.dirfd, opar);

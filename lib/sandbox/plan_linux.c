@@ -26,10 +26,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "glob.h"
@@ -1001,13 +1003,45 @@ deny_prepass(struct pb *b)
 	}
 }
 
+/* Does the hooks directory dir hold only regular files named *.sample (git's, never
+ * run), or nothing? Anything else, or what cannot be read, is a hook. */
+static bool
+hooks_only_samples(const char *dir)
+{
+	struct dirent *de;
+	struct stat st;
+	size_t n;
+	bool r = true;
+	DIR *d;
+	int fd;
+
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return false;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return false;
+	}
+	while (r && (de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		n = strlen(de->d_name);
+		r = n > 7 && strcmp(de->d_name + n - 7, ".sample") == 0 &&
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(st.st_mode);
+	}
+	closedir(d);
+	return r;
+}
+
 /*
  * A mandatory deny the write guard owns by name and lets go, which a mount would keep:
  * a git directory pointer that is a file (a submodule's or linked worktree's .git) and
- * a linked worktree's commondir. With the guard they are not bound, as config is not:
- * git worktree remove and git submodule deinit remove them (a mount cannot be
- * removed), and the guard refuses every write and creation of them
- * (wguard_removable).
+ * a linked worktree's commondir, and a hooks directory that holds no hook (only git's
+ * samples, which git never runs). With the guard they are not bound, as config is
+ * not: git worktree remove and git submodule deinit remove them, rm -rf of a clone an
+ * earlier run made removes the samples (a mount cannot be removed, nor what is below a
+ * read-only one), and the guard refuses every write and creation of them
+ * (wguard_removable; a hook's name made in such a directory, by any call).
  */
 static bool
 deny_guard_owned(struct pb *b, size_t i, const char *res)
@@ -1017,8 +1051,11 @@ deny_guard_owned(struct pb *b, size_t i, const char *res)
 	char *dir, *up;
 	bool r;
 
-	if (b->ctx->unguarded || i < b->npinned || plan_linux_fs_lstat(b, res, &st) != 0 ||
-	    !S_ISREG(st.st_mode))
+	if (b->ctx->unguarded || i < b->npinned || plan_linux_fs_lstat(b, res, &st) != 0)
+		return false;
+	if (S_ISDIR(st.st_mode))
+		return strcasecmp(base, "hooks") == 0 && hooks_only_samples(res);
+	if (!S_ISREG(st.st_mode))
 		return false;
 	if (strcmp(base, ".git") == 0)
 		return true;

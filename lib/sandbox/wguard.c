@@ -683,6 +683,25 @@ wg_exact(const struct wguard *g, const char *path)
 	}
 }
 
+/* Is path, or a directory above it, an exact path of the user's (not a mandatory deny)? */
+static bool
+wg_exact_users(const struct wguard *g, const char *path)
+{
+	size_t len = strlen(path), v;
+
+	for (;;) {
+		if ((v = wg_set_get(g->exact_set, path, len)) != (size_t)-1 &&
+		    strncmp(g->exact_why.v[v], "mandatory deny", 14) != 0)
+			return true;
+		if (len <= 1)
+			return false;
+		while (len > 1 && path[len - 1] != '/')
+			len--;
+		if (len > 1)
+			len--;
+	}
+}
+
 enum wg_op {
 	WG_WRITE,
 	WG_CREATE,
@@ -1102,6 +1121,40 @@ wg_admin_file(const struct wguard_fs *fs, const char *path)
 	return r;
 }
 
+/*
+ * What a git directory may lose by unlink or rmdir without anything git runs coming of
+ * it, the user's too (rm -rf of a clone an earlier run made): a hook sample (git runs a
+ * hook by its name, and no sample's is one), the hooks directory and the .git directory
+ * once empty (the kernel's rmdir removes no other; the supervisor keeps the place the
+ * user's, sup_vacate, so nothing git runs is made there again), config and
+ * config.worktree (the rename wguard_why_gitcfg judges may already replace either by
+ * an empty file: a judged file must add nothing, not keep what was there).
+ */
+static bool
+wg_git_leftover(const struct wguard_fs *fs, const char *path, bool is_dir)
+{
+	const char *base = path_basename(path);
+	size_t n = strlen(base);
+	char *dir = path_dirname(path), *gitdir;
+	bool r;
+
+	if (is_dir && strcmp(base, ".git") == 0)
+		r = true;
+	else if (is_dir)
+		r = strcmp(base, "hooks") == 0 && wg_gitctx(fs, dir);
+	else if (strcmp(base, "config") == 0 || strcmp(base, "config.worktree") == 0)
+		r = wg_gitctx(fs, dir);
+	else if (n > 7 && strcmp(base + n - 7, ".sample") == 0 &&
+	    strcmp(path_basename(dir), "hooks") == 0) {
+		gitdir = path_dirname(dir);
+		r = wg_gitctx(fs, gitdir);
+		free(gitdir);
+	} else
+		r = false;
+	free(dir);
+	return r;
+}
+
 bool
 wguard_removable(
     const struct wguard *g, const struct wguard_fs *fs, const char *path, bool is_dir)
@@ -1114,6 +1167,9 @@ wguard_removable(
 	/* Nothing a user's rule protects, or a protected directory holds. */
 	if (g->inert || wg_glob(g, path) != NULL)
 		return false;
+	if (wg_git_leftover(fs, path, is_dir))
+		return !wg_exact_users(g, path) && wg_names(g, fs, path, false) == NULL &&
+		    wg_set_get(g->pin_set, path, strlen(path)) == (size_t)-1;
 	dir = path_dirname(path);
 	under = wg_exact(g, dir) != NULL;
 	free(dir);

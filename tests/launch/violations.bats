@@ -38,12 +38,12 @@ records() {
 	: >"$T/ws/.bashrc"
 	: >"$T/out/f"
 	git init -q "$T/ws/repo"
-	: >"$T/ws/repo/.git/hooks/pre-commit.sample"
+	: >"$T/ws/repo/.git/hooks/post-commit"
 	# RULE, an existing protected path, a missing one, the reason
 	cat >"$T/cases" <<EOF
 $T/ws/deny/f	$T/ws/deny/new	denyWrite $T/ws/deny
 $T/ws/.bashrc	$T/ws/.zshrc	mandatory deny: shell start-up file; no setting lifts it: change it outside srt
-$T/ws/repo/.git/hooks/pre-commit.sample	$T/ws/repo/.git/hooks/pre-commit	mandatory deny: git hooks; no setting lifts it: change it outside srt
+$T/ws/repo/.git/hooks/post-commit	$T/ws/repo/.git/hooks/pre-commit	mandatory deny: git hooks; no setting lifts it: change it outside srt
 $T/ws/s.json	$T/home/.srt-settings.json	settings file; no setting lifts it: change it outside srt
 $T/out/f	$T/out/new	not in allowWrite
 EOF

@@ -204,12 +204,16 @@ SH
 }
 
 # After write_attempts: the files the test made are unchanged (but those matching the
-# regex $MAY_CHANGE, which the policy lets the command write), and $@ do not exist.
+# regex $MAY_CHANGE, which the policy lets the command write, and those matching $MAY_GO,
+# which it may remove but not change), and $@ do not exist.
 host_intact() {
 	local f bad=0
 	(cd "$T" && find work other -type f ! -name .attempts.sh -exec md5sum {} + 2>/dev/null | sort) \
 		>"$T/after"
 	while read -r f; do
+		if [ ! -e "$T/$f" ] && [ ! -L "$T/$f" ] && [[ $f =~ ${MAY_GO:-^$} ]]; then
+			continue
+		fi
 		echo "ESCAPED: changed or removed on the host: $f" >&2
 		bad=1
 	done < <(comm -23 "$T/before" "$T/after" | awk '{print $2}' | grep -Ev "${MAY_CHANGE:-^$}")
@@ -263,10 +267,10 @@ SH
 	echo 'agent' >"$T/work/.claude/agents/a.md"
 	echo 'ref: refs/heads/main' >"$T/work/.git/HEAD"
 	printf '[core]\n\tbare = false\n' >"$T/work/.git/config"
-	echo '#!/bin/sh' >"$T/work/.git/hooks/pre-commit.sample"
+	echo '#!/bin/sh' >"$T/work/.git/hooks/post-merge"
 	script=
 	for f in .vscode/settings.json .idea/workspace.xml .claude/commands/c.md \
-		.claude/agents/a.md .git/config .git/hooks/pre-commit.sample; do
+		.claude/agents/a.md .git/config .git/hooks/post-merge; do
 		script+=$(attack_file "$f")$'\n'
 	done
 	script+='echo pwned >.vscode/tasks.json; echo pwned >.idea/new.xml
@@ -278,6 +282,8 @@ rm -rf .vscode .idea .claude/commands .git/hooks
 git config --file .git/config core.hooksPath /tmp/pwned
 '
 	write_attempts "$script"
+	# The user's config may go (the judged rename could empty it), never change.
+	MAY_GO='^work/\.git/config$'
 	host_intact "$T/work/.vscode/tasks.json" "$T/work/.idea/new.xml" \
 		"$T/work/.claude/commands/evil.md" "$T/work/.claude/agents/evil.md" \
 		"$T/work/.git/hooks/pre-commit" "$T/work/.git/hooks/sub" \
@@ -326,10 +332,10 @@ echo pwned >.git/hooks/pre-commit; echo pwned >.git/config
 	echo '{}' >"$T/work/sub/.vscode/settings.json"
 	echo 'ref: refs/heads/main' >"$T/work/sub/.git/HEAD"
 	echo 'ref: refs/heads/main' >"$T/work/sub2/.git/HEAD"
-	echo '#!/bin/sh' >"$T/work/sub/.git/hooks/pre-push.sample"
+	echo '#!/bin/sh' >"$T/work/sub/.git/hooks/pre-push"
 	script=
 	for f in sub/.bashrc a1/a2/.gitmodules a1/.mcp.json sub/.vscode/settings.json \
-		sub/.git/hooks/pre-push.sample; do
+		sub/.git/hooks/pre-push; do
 		script+=$(attack_file "$f")$'\n'
 	done
 	script+='echo pwned >sub/.git/hooks/pre-commit; echo pwned >sub/.vscode/tasks.json
@@ -349,11 +355,11 @@ mv sub/.git sub/.git-moved; mkdir -p sub/.git/hooks; echo pwned >sub/.git/hooks/
 	echo orig >"$T/other/.gitmodules"
 	echo '{}' >"$T/other/.vscode/settings.json"
 	echo 'ref: refs/heads/main' >"$T/other/.git/HEAD"
-	echo '#!/bin/sh' >"$T/other/.git/hooks/update.sample"
+	echo '#!/bin/sh' >"$T/other/.git/hooks/update"
 	o=$T/other
 	script=
 	for f in "$o/.bashrc" "$o/.gitmodules" "$o/.vscode/settings.json" \
-		"$o/.git/hooks/update.sample"; do
+		"$o/.git/hooks/update"; do
 		script+=$(attack_file "$f")$'\n'
 	done
 	script+="echo pwned >'$o/.git/hooks/pre-commit'"$'\n'
@@ -385,11 +391,12 @@ cp -r .git2/. .git/ 2>/dev/null; echo pwned >.git/config
 mv .git/hooks .git/hooks-old && mkdir .git/hooks && echo pwned >.git/hooks/pre-commit
 rm -rf .git; mkdir -p .git/hooks; echo pwned >.git/hooks/pre-commit
 '
-	# Only the hooks and the config are protected: HEAD may go with rm -rf.
-	MAY_CHANGE='^work/\.git/HEAD$'
+	# Only the hooks and the config are protected: HEAD may go with rm -rf, and so may
+	# a repository of no hook, whole (config, the empty hooks directory, .git); but no
+	# .git is made again where it was.
+	MAY_GO='^work/\.git/(HEAD|config)$'
 	host_intact "$T/work/.git2" "$T/work/.git/hooks-old" "$T/work/.git/hooks/pre-commit"
-	[ -d "$T/work/.git/hooks" ]
-	[ -f "$T/work/.git/config" ]
+	[ ! -e "$T/work/.git" ] || { [ -d "$T/work/.git/hooks" ] && [ -f "$T/work/.git/config" ]; }
 }
 
 @test ".git as a file (a worktree) cannot be replaced by a directory" {

@@ -138,11 +138,12 @@ step admin-objects "mkdir .git/worktrees/wt1/objects .git/worktrees/wt1/refs"
 step admin-hook "mkdir -p .git/worktrees/wt1/hooks && plant .git/worktrees/wt1/hooks/pre-commit"
 step admin-config "fsmon_config .git/worktrees/wt1/config"
 step rm-hooks "rm -r .git/hooks"
+step hooks-again "mkdir .git/hooks"
 step moved-in "rm -rf wt1 && mkdir t && echo \"gitdir: $PWD/evil/.git\" >t/.git && mv t wt1"
 step rm-modules "rm .gitmodules"
 step new-modules "printf \"[submodule \\\"lib\\\"]\\n\\tpath = lib\\n\\turl = ../x\\n\\tupdate = !sh\\n\" >.gitmodules"'
-	allowed rm-pointer rm-sub rm-common
-	refused mv-pointer new-pointer new-sub sub-dir new-common admin-hook admin-config rm-hooks \
+	allowed rm-pointer rm-sub rm-common rm-hooks
+	refused mv-pointer new-pointer new-sub sub-dir new-common admin-hook admin-config hooks-again \
 		moved-in rm-modules new-modules
 	[ ! -e "$T/work/.git/worktrees/wt1/hooks/pre-commit" ] ||
 		finding ESCAPED "a hook in the worktree's admin directory"

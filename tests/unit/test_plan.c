@@ -635,12 +635,23 @@ test_git(void)
 	pl_add(&s.fs.allow_write, ".", 0);
 	mkf("proj/.git/HEAD", "ref: refs/heads/main\n");
 	mkf("proj/.git/config", "[core]\n");
-	mkd("proj/.git/hooks");
+	mkf("proj/.git/hooks/pre-commit.sample", "#!/bin/sh\n");
+	ok(build(&s) == 0 && lacks(".git/hooks") && guarded("proj/.git/hooks") &&
+		lacks(".git/config"),
+	    ".git directory: hooks of git's samples only and config left to the write guard "
+	    "(rm -rf of the clone removes them; it judges config by content)");
+	mkf("proj/.git/hooks/pre-commit", "#!/bin/sh\n");
 	ok(build(&s) == 0 && has("--ro-bind-try $R/proj/.git/hooks $R/proj/.git/hooks") &&
 		lacks(".git/config") &&
 		has("--ro-bind / / --ro-bind-try $R/proj/.git $R/proj/.git --bind"),
-	    ".git directory: hooks read-only, .git pinned, config left to the write guard "
-	    "(it judges changes by content)");
+	    ".git directory: hooks that hold a hook read-only, .git pinned, config left to "
+	    "the write guard");
+	ctx.unguarded = true;
+	unlink(at("proj/.git/hooks/pre-commit"));
+	ok(build(&s) == 0 && has("--ro-bind-try $R/proj/.git/hooks $R/proj/.git/hooks"),
+	    "without the write guard hooks of samples only are bound read-only");
+	ctx.unguarded = false;
+	mkf("proj/.git/hooks/pre-commit", "#!/bin/sh\n");
 	ctx.unguarded = true;
 	ok(build(&s) == 0 && has("--ro-bind-try $R/proj/.git/config $R/proj/.git/config"),
 	    "without the write guard config is bound read-only");

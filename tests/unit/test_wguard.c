@@ -631,14 +631,23 @@ test_removable(void)
 		!wguard_removable(&g, &fs, "/w/p/deny/me", false) &&
 		!wguard_removable(&g, &fs, "/w/p/settings.json", false),
 	    "not: what a user's rule protects, nor a pinned way");
-	ok(!wguard_removable(&g, &fs, "/w/p/.git/hooks", true) &&
-		!wguard_removable(&g, &fs, "/w/p/.git/hooks/pre-commit", false) &&
-		!wguard_removable(&g, &fs, "/w/p/.git/config", false) &&
+	ok(wguard_removable(&g, &fs, "/w/p/.git/hooks", true) &&
+		wguard_removable(&g, &fs, "/w/p/.git/hooks/pre-commit.sample", false) &&
+		wguard_removable(&g, &fs, "/w/p/.git/config", false) &&
+		wguard_removable(&g, &fs, "/w/p/.git/config.worktree", false) &&
+		wguard_removable(&g, &fs, "/w/p/sub/.git", true),
+	    "removable: what git never runs, a clone's leftovers (hooks' samples, the "
+	    "hooks directory and a .git once empty, config)");
+	ok(!wguard_removable(&g, &fs, "/w/p/.git/hooks/pre-commit", false) &&
+		!wguard_removable(&g, &fs, "/w/p/.git/hooks/pre-commit.sample/x", false) &&
+		!wguard_removable(&g, &fs, "/w/p/dw/.git/config", false) &&
+		!wguard_removable(&g, &fs, "/w/p/.git/hooks.sample", false) &&
 		!wguard_removable(&g, &fs, "/w/p/.git/commondir", false) &&
 		!wguard_removable(&g, &fs, "/w/p/.bashrc", false) &&
 		!wguard_removable(&g, &fs, "/w/p/.vscode", true) &&
 		!wguard_removable(&g, &fs, "/w/p/.vscode/tasks.json", false),
-	    "not: hooks, config, a commondir of no worktree, the dangerous names");
+	    "not: a hook, what a user's rule protects, a commondir of no worktree, the "
+	    "dangerous names");
 	wguard_free(&g);
 }
 
