@@ -253,41 +253,56 @@ sup_git_config_new(struct sup *s, const char *path)
 	sup_git_pointer(s, path);
 }
 
+/* The git directory the .git file p names, when it is missing: counted as predating
+ * the run (sup_git_missing_targets). */
+static void
+git_missing_target(struct sup *s, const char *p)
+{
+	struct stat st;
+	char *text, *dir, *j, *t;
+	size_t len;
+
+	if (git_read(AT_FDCWD, p, POINTER_MAX, &text, &len, &st) != 0)
+		return;
+	while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
+		text[--len] = '\0';
+	if (strncmp(text, "gitdir: ", 8) != 0 || strchr(text, '\n') != NULL ||
+	    text[8] == '\0') {
+		free(text);
+		return;
+	}
+	dir = path_dirname(p);
+	j = text[8] == '/' ? xstrdup(text + 8) : path_join(dir, text + 8);
+	if ((t = path_normalize(j)) != NULL && lstat(t, &st) == -1 && errno == ENOENT)
+		sup_vacate(s, t, false);
+	free(t);
+	free(j);
+	free(dir);
+	free(text);
+}
+
 /*
- * The git directories the .git files of the roots (the working directory and the write
- * roots) name, when they are missing as the run starts (git init --separate-git-dir,
- * its directory gone): the user's repository's, though the command would make them.
- * Counted as predating the run (vacated), so that what the command makes there is
- * judged as the user's git directory would be: git in that root reads it at once.
+ * The git directories that .git files of the user's name, when they are missing as the
+ * run starts (git init --separate-git-dir, its directory gone): the user's repository's,
+ * though the command would make them. Counted as predating the run (vacated), so that
+ * what the command makes there is judged as the user's git directory would be: git in
+ * that work tree reads it at once. The .git files: the roots' (the working directory's
+ * and the write roots') and those the plan found below them (the guard's exact paths).
  */
 void
 sup_git_missing_targets(struct sup *s)
 {
-	struct stat st;
-	char *text, *p, *j, *t;
-	size_t len, i;
+	char *p;
+	size_t i;
 
 	for (i = 0; i < s->g.roots.n; i++) {
 		p = path_join(s->g.roots.v[i], ".git");
-		if (git_read(AT_FDCWD, p, POINTER_MAX, &text, &len, &st) != 0) {
-			free(p);
-			continue;
-		}
+		git_missing_target(s, p);
 		free(p);
-		while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
-			text[--len] = '\0';
-		if (strncmp(text, "gitdir: ", 8) != 0 || strchr(text, '\n') != NULL ||
-		    text[8] == '\0') {
-			free(text);
-			continue;
-		}
-		j = text[8] == '/' ? xstrdup(text + 8) : path_join(s->g.roots.v[i], text + 8);
-		if ((t = path_normalize(j)) != NULL && lstat(t, &st) == -1 && errno == ENOENT)
-			sup_vacate(s, t, false);
-		free(t);
-		free(j);
-		free(text);
 	}
+	for (i = 0; i < s->g.exact.n; i++)
+		if (strcmp(path_basename(s->g.exact.v[i]), ".git") == 0)
+			git_missing_target(s, s->g.exact.v[i]);
 }
 
 /*

@@ -273,8 +273,27 @@ step judged "git config user.name someone"'
 	verdict
 }
 
-# git writes the .git file first, then the git directory it names: the guard took the
-# project directory, with its new .git file, for a repository of the user's, and
+# The same below the project directory: a work tree of the user's (its .git file, which
+# the plan finds within the search depth) whose git directory is missing as the run
+# starts. git status there (an editor's on that folder) read the command's config.
+@test "attack: a nested work tree's .git file names a missing git directory, made with a config by an open" {
+	need_tool
+	srt_only
+	mkdir -p "$T/other" "$T/work/d"
+	git init -q --separate-git-dir="$T/other/y.git" "$T/work/d"
+	rm -rf "$T/other/y.git"
+	gsettings "[\".\", \"$T/other\"]"
+	attempt '
+plant fsm.sh
+step remake "git init -q --bare '"$T"'/other/y.git"
+step by-open "rm '"$T"'/other/y.git/config && fsmon_config '"$T"'/other/y.git/config"
+step in-run "! git -C d config core.fsmonitor"
+step judged "git -C d config user.name someone"'
+	allowed remake in-run judged
+	refused by-open
+	victim "git status" "$T/work/d" git status
+	verdict
+}
 
 # A directory that predates the run moved into one of the command's makes that one a
 # holder (sup_hold_up), and the holders below a directory renamed are copied to its new
