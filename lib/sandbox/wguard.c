@@ -665,41 +665,39 @@ wg_names(const struct wguard *g, const struct wguard_fs *fs, const char *path, b
 	return NULL;
 }
 
-/* The exact path path is, or lies under. */
-static const char *
-wg_exact(const struct wguard *g, const char *path)
+/* The length of the parent of path's first len bytes ("/" for a top directory); len
+ * itself at "/". */
+static size_t
+wg_up_len(const char *path, size_t len)
 {
-	size_t len = strlen(path), v;
-
-	for (;;) {
-		if ((v = wg_set_get(g->exact_set, path, len)) != (size_t)-1)
-			return g->exact_why.v[v];
-		if (len <= 1)
-			return NULL;
-		while (len > 1 && path[len - 1] != '/')
-			len--;
-		if (len > 1)
-			len--; /* the "/" before the last component */
-	}
+	while (len > 1 && path[len - 1] != '/')
+		len--;
+	if (len > 1)
+		len--; /* the "/" before the last component */
+	return len;
 }
 
-/* Is path, or a directory above it, an exact path of the user's (not a mandatory deny)? */
-static bool
-wg_exact_users(const struct wguard *g, const char *path)
+/* The reason of the exact path path is, or lies under (users: only one of a user's
+ * rule, not a mandatory deny). */
+static const char *
+wg_exact_up(const struct wguard *g, const char *path, bool users)
 {
 	size_t len = strlen(path), v;
 
 	for (;;) {
 		if ((v = wg_set_get(g->exact_set, path, len)) != (size_t)-1 &&
-		    strncmp(g->exact_why.v[v], "mandatory deny", 14) != 0)
-			return true;
+		    (!users || strncmp(g->exact_why.v[v], "mandatory deny", 14) != 0))
+			return g->exact_why.v[v];
 		if (len <= 1)
-			return false;
-		while (len > 1 && path[len - 1] != '/')
-			len--;
-		if (len > 1)
-			len--;
+			return NULL;
+		len = wg_up_len(path, len);
 	}
+}
+
+static const char *
+wg_exact(const struct wguard *g, const char *path)
+{
+	return wg_exact_up(g, path, false);
 }
 
 enum wg_op {
@@ -774,10 +772,7 @@ wg_below_users_git(const struct wguard_fs *fs, const char *dir)
 		return true;
 	memcpy(a, dir, len + 1);
 	while (len > 1) {
-		while (len > 1 && a[len - 1] != '/')
-			len--;
-		if (len > 1)
-			len--;
+		len = wg_up_len(a, len);
 		a[len] = '\0';
 		if (fs->predates(fs->arg, a) && wg_gitctx(fs, a))
 			return true;
@@ -1014,10 +1009,7 @@ wg_in_repo(const struct wguard_fs *fs, const char *dir, char *root, size_t rootl
 		}
 		if (len <= 1)
 			return false;
-		while (len > 1 && a[len - 1] != '/')
-			len--;
-		if (len > 1)
-			len--;
+		len = wg_up_len(a, len);
 		a[len] = '\0';
 	}
 }
@@ -1168,7 +1160,8 @@ wguard_removable(
 	if (g->inert || wg_glob(g, path) != NULL)
 		return false;
 	if (wg_git_leftover(fs, path, is_dir))
-		return !wg_exact_users(g, path) && wg_names(g, fs, path, false) == NULL &&
+		return wg_exact_up(g, path, true) == NULL &&
+		    wg_names(g, fs, path, false) == NULL &&
 		    wg_set_get(g->pin_set, path, strlen(path)) == (size_t)-1;
 	dir = path_dirname(path);
 	under = wg_exact(g, dir) != NULL;
