@@ -516,23 +516,31 @@ git_protect(struct mwalk *w, int pfd, const char *name, const char *gitdir,
 	int bound = git_config_bound(b), fd, repo;
 	struct gitconfig c, cw;
 	struct gitnames g;
-	char *wt = NULL, *shown;
+	char *wt = NULL, *shown, *done;
 
-	if (strlist_contains(&b->git_done, gitdir))
+	/* Each git directory once for each work tree it is found with (a separate git
+	 * directory is found by its own name and by the .git file of its work tree). */
+	done = xasprintf("%s\n%s", gitdir, worktree != NULL ? worktree : "");
+	if (strlist_contains(&b->git_done, done)) {
+		free(done);
 		return 1;
+	}
 	/* The cwd's .git is followed when it is a link, as stat(2) follows it. */
 	fd = openat(
 	    pfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (kind == GIT_TOP ? 0 : O_NOFOLLOW));
-	if (fd == -1)
+	if (fd == -1) {
+		free(done);
 		return 0;
+	}
 	gitnames_scan(w, fd, &g);
 	repo = g.head != NULL || g.hooks != NULL;
 	if (kind == GIT_MODULE && !repo && g.config == NULL) {
 		gitnames_free(&g);
 		close(fd);
+		free(done);
 		return 0;
 	}
-	strlist_push(&b->git_done, gitdir);
+	strlist_push_owned(&b->git_done, done);
 	/* A repository is known by its HEAD: its hooks are denied before there are any,
 	 * and where a hook is a link, what it leads to. */
 	if (repo || kind == GIT_TOP) {
@@ -717,6 +725,36 @@ git_globals(struct pb *b, struct strlist *out)
 
 /* --- the walk ------------------------------------------------------------------------- */
 
+/* Is name in dfd a git directory by git's own test: a HEAD, objects and refs (or a
+ * commondir)? Only a HEAD is looked for in most directories. */
+static bool
+git_dir_at(int dfd, const char *name)
+{
+	struct stat st;
+	char *p;
+	bool r;
+
+	p = xasprintf("%s/HEAD", name);
+	r = fstatat(dfd, p, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	free(p);
+	if (!r)
+		return false;
+	p = xasprintf("%s/commondir", name);
+	r = fstatat(dfd, p, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	free(p);
+	if (r)
+		return true;
+	p = xasprintf("%s/objects", name);
+	r = fstatat(dfd, p, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	free(p);
+	if (!r)
+		return false;
+	p = xasprintf("%s/refs", name);
+	r = fstatat(dfd, p, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	free(p);
+	return r;
+}
+
 /* The directory name in dfd, whose path is path, links not followed. */
 static void
 mwalk_dir(struct mwalk *w, int dfd, const char *dname, const char *path, int level)
@@ -756,6 +794,11 @@ mwalk_dir(struct mwalk *w, int dfd, const char *dname, const char *path, int lev
 		}
 		if (level <= w->depth - 2 && isdir && strcasecmp(name, ".git") == 0)
 			git_protect(w, dirfd(d), name, child, path, GIT_FOUND, 0);
+		/* A git directory by another name (a bare repository, which git push
+		 * enters and runs hooks in): what its configuration names relative to a
+		 * work tree, git takes against the git directory itself. */
+		else if (level <= w->depth - 2 && isdir && git_dir_at(dirfd(d), name))
+			git_protect(w, dirfd(d), name, child, child, GIT_FOUND, 0);
 		/*
 		 * A .git file (a submodule's or a linked worktree's pointer), by the
 		 * directory rule. Not in the reference: pointed elsewhere, it would have

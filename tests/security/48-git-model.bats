@@ -310,3 +310,34 @@ step below "mkdir r-wt/.githooks && cp pay.sh r-wt/.githooks/pre-commit"'
 	victim "git commit in the worktree below" "$T/work/r-wt" git commit -q --allow-empty -m y
 	verdict
 }
+
+# A bare repository below the root (git push to it runs its hooks): what a relative
+# core.hooksPath names there (its own configuration's, the global one's) git takes
+# against the git directory. And a separate git directory (git init
+# --separate-git-dir), found by its name and by its work tree's .git file: its
+# relative core.hooksPath lies in the work tree.
+# reference: not run (srt only)
+@test "a relative core.hooksPath of a bare repository and of a separate git directory" {
+	need_tool
+	srt_only
+	repo_init "$T/src"
+	git init -q --bare "$T/work/b.git"
+	git init -q --bare "$T/work/c.git"
+	git -C "$T/work/c.git" config core.hooksPath myhooks
+	git config --global core.hooksPath .githooks
+	mkdir -p "$T/work/r"
+	git init -q -b main --separate-git-dir="$T/work/gd" "$T/work/r"
+	git -C "$T/work/r" config core.hooksPath .rhooks
+	echo x >"$T/work/r/f" && git -C "$T/work/r" add f && git -C "$T/work/r" commit -qm x
+	gsettings '["."]'
+	attempt '
+plant pay.sh
+step bare-global "mkdir b.git/.githooks && cp pay.sh b.git/.githooks/post-receive"
+step bare-own "mkdir c.git/myhooks && cp pay.sh c.git/myhooks/post-receive"
+step separate "mkdir r/.rhooks && cp pay.sh r/.rhooks/pre-commit"'
+	refused bare-global bare-own separate
+	victim "git push to the bare repository" "$T/src" git push -q "$T/work/b.git" main
+	victim "git push to the other" "$T/src" git push -q "$T/work/c.git" main
+	victim "git commit in the separate one's work tree" "$T/work/r" git commit -q --allow-empty -m y
+	verdict
+}
