@@ -1034,6 +1034,26 @@ hooks_only_samples(const char *dir)
 }
 
 /*
+ * Is dir a git directory's own hooks directory: hooks in a .git, or next to a HEAD (a
+ * submodule's git directory)? Not another directory of that name the plan denies
+ * (.claude/hooks, what a core.hooksPath names), which no rm -rf of a clone removes:
+ * its mount stays.
+ */
+static bool
+git_hooks_dir(struct pb *b, const char *dir)
+{
+	char *gitdir = path_dirname(dir), *head = path_join(gitdir, "HEAD");
+	struct stat st;
+	bool r;
+
+	r = strcasecmp(path_basename(gitdir), ".git") == 0 ||
+	    plan_linux_fs_lstat(b, head, &st) == 0;
+	free(head);
+	free(gitdir);
+	return r;
+}
+
+/*
  * A mandatory deny the write guard owns by name and lets go, which a mount would keep:
  * a git directory pointer that is a file (a submodule's or linked worktree's .git) and
  * a linked worktree's commondir, and a hooks directory that holds no hook (only git's
@@ -1054,7 +1074,8 @@ deny_guard_owned(struct pb *b, size_t i, const char *res)
 	if (b->ctx->unguarded || i < b->npinned || plan_linux_fs_lstat(b, res, &st) != 0)
 		return false;
 	if (S_ISDIR(st.st_mode))
-		return strcasecmp(base, "hooks") == 0 && hooks_only_samples(res);
+		return strcasecmp(base, "hooks") == 0 && git_hooks_dir(b, res) &&
+		    hooks_only_samples(res);
 	if (!S_ISREG(st.st_mode))
 		return false;
 	if (strcmp(base, ".git") == 0)

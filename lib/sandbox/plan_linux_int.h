@@ -96,7 +96,8 @@ struct pb {
 	struct strlist symlinked;         /* destinations some deny reaches through a link */
 	struct strlist rodirs, rodir_raw; /* existing denied directories bound read-only */
 	struct strlist binds, rsec, dsec; /* argument sections, assembled at the end */
-	struct strlist git_done;          /* git directories the mandatory denies handled */
+	struct strlist git_done;          /* git directories the mandatory denies handled,
+					     "gitdir\nworktree" */
 	struct strlist git_global_rel;    /* relative core.hooksPath of the global config */
 };
 

@@ -425,14 +425,43 @@ git_modules(struct mwalk *w, int pfd, const char *name, const char *dir, int lev
 	closedir(d);
 }
 
-/* worktrees/ of a git directory: each linked worktree's own files. */
+/*
+ * A linked worktree's root, from the gitdir file of its admin directory afd (admin):
+ * where its .git file is (a relative path, worktree.useRelativePaths, is taken against
+ * admin), or NULL.
+ */
+static char *
+git_worktree_root(int afd, const char *admin)
+{
+	char *ptr, *abs, *norm, *wt = NULL;
+
+	if ((ptr = read_line_at(afd, "gitdir")) == NULL || *ptr == '\0') {
+		free(ptr);
+		return NULL;
+	}
+	abs = *ptr == '/' ? xstrdup(ptr) : path_join(admin, ptr);
+	if ((norm = path_normalize(abs)) != NULL)
+		wt = path_dirname(norm);
+	free(norm);
+	free(abs);
+	free(ptr);
+	return wt;
+}
+
+/*
+ * worktrees/ of the git directory gitdir: each linked worktree's own files, and what
+ * the repository's configuration main (and the global one) names relative to a work
+ * tree, taken against each worktree's root as git there takes it (core.hooksPath
+ * .githooks is the worktree's own .githooks, a file of its checkout).
+ */
 static void
-git_worktrees(struct mwalk *w, int pfd, const char *name, const char *dir, int wtconfig)
+git_worktrees(struct mwalk *w, int pfd, const char *name, const char *dir,
+    const char *gitdir, const struct gitconfig *main)
 {
 	struct gitconfig c;
 	struct gitnames g;
 	struct dirent *de;
-	char *admin, *shown, *ptr, *wt;
+	char *admin, *shown, *wt;
 	DIR *d;
 	int afd;
 
@@ -448,24 +477,22 @@ git_worktrees(struct mwalk *w, int pfd, const char *name, const char *dir, int w
 		/* Rewritten, commondir would send that worktree's git to other hooks. */
 		if (g.commondir != NULL)
 			git_push(w, path_join(admin, g.commondir));
-		if (git_config_bound(w->b) && (g.config_wt != NULL || wtconfig))
+		if (git_config_bound(w->b) && (g.config_wt != NULL || main->worktree_config == 1))
 			git_push(w,
 			    path_join(
 				admin, g.config_wt != NULL ? g.config_wt : "config.worktree"));
+		wt = git_worktree_root(afd, admin);
+		if (wt != NULL)
+			git_config_denies(w, main, wt, gitdir, 1);
 		if (g.config_wt != NULL) {
-			/* The worktree's root: where its .git file is, as gitdir says. */
-			wt = NULL;
-			if ((ptr = read_line_at(afd, "gitdir")) != NULL && *ptr == '/')
-				wt = path_dirname(ptr);
-			free(ptr);
 			gitconfig_init(&c);
 			shown = path_join(admin, g.config_wt);
 			git_config_load(afd, g.config_wt, shown, &c);
 			git_config_denies(w, &c, wt, admin, 1);
 			gitconfig_free(&c);
 			free(shown);
-			free(wt);
 		}
+		free(wt);
 		gitnames_free(&g);
 		free(admin);
 		close(afd);
@@ -489,23 +516,31 @@ git_protect(struct mwalk *w, int pfd, const char *name, const char *gitdir,
 	int bound = git_config_bound(b), fd, repo;
 	struct gitconfig c, cw;
 	struct gitnames g;
-	char *wt = NULL, *shown;
+	char *wt = NULL, *shown, *done;
 
-	if (strlist_contains(&b->git_done, gitdir))
+	/* Each git directory once for each work tree it is found with (a separate git
+	 * directory is found by its own name and by the .git file of its work tree). */
+	done = xasprintf("%s\n%s", gitdir, worktree != NULL ? worktree : "");
+	if (strlist_contains(&b->git_done, done)) {
+		free(done);
 		return 1;
+	}
 	/* The cwd's .git is followed when it is a link, as stat(2) follows it. */
 	fd = openat(
 	    pfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (kind == GIT_TOP ? 0 : O_NOFOLLOW));
-	if (fd == -1)
+	if (fd == -1) {
+		free(done);
 		return 0;
+	}
 	gitnames_scan(w, fd, &g);
 	repo = g.head != NULL || g.hooks != NULL;
 	if (kind == GIT_MODULE && !repo && g.config == NULL) {
 		gitnames_free(&g);
 		close(fd);
+		free(done);
 		return 0;
 	}
-	strlist_push(&b->git_done, gitdir);
+	strlist_push_owned(&b->git_done, done);
 	/* A repository is known by its HEAD: its hooks are denied before there are any,
 	 * and where a hook is a link, what it leads to. */
 	if (repo || kind == GIT_TOP) {
@@ -547,7 +582,7 @@ git_protect(struct mwalk *w, int pfd, const char *name, const char *gitdir,
 	}
 	if (g.worktrees != NULL) {
 		shown = path_join(gitdir, g.worktrees);
-		git_worktrees(w, fd, g.worktrees, shown, c.worktree_config == 1);
+		git_worktrees(w, fd, g.worktrees, shown, gitdir, &c);
 		free(shown);
 	}
 	gitconfig_free(&c);
@@ -556,6 +591,63 @@ git_protect(struct mwalk *w, int pfd, const char *name, const char *gitdir,
 	free(wt);
 	close(fd);
 	return 1;
+}
+
+/*
+ * The git directory a .git file (dotgit: dfd/name) names, protected as one the walk
+ * found: a linked worktree's common repository, whose worktrees/ then gives this
+ * worktree the names its configuration takes against a work tree (a core.hooksPath
+ * .githooks, the global one's: the worktree's own checkout), or a submodule's git
+ * directory, with the .git file's directory for its work tree. The repository may lie
+ * outside every write root (git worktree add ../wt, srt run in wt): what it names in
+ * the worktree is the command's to write all the same.
+ */
+static void
+git_follow_pointer(struct mwalk *w, int dfd, const char *name, const char *dotgit)
+{
+	char *line, *abs, *admin, *dir, *common = NULL, *cd, *wt = NULL;
+	const char *target, *real;
+	int afd;
+
+	if ((line = read_line_at(dfd, name)) == NULL)
+		return;
+	if (strncmp(line, "gitdir:", 7) != 0) {
+		free(line);
+		return;
+	}
+	for (target = line + 7; *target == ' ' || *target == '\t'; target++)
+		;
+	dir = path_dirname(dotgit);
+	abs = *target == '/' ? xstrdup(target) : path_join(dir, target);
+	admin = path_normalize(abs);
+	free(abs);
+	free(line);
+	if (admin == NULL) {
+		free(dir);
+		return;
+	}
+	afd = open(admin, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (afd != -1 && (cd = read_line_at(afd, "commondir")) != NULL) {
+		abs = *cd == '/' ? xstrdup(cd) : path_join(admin, cd);
+		common = path_normalize(abs);
+		free(abs);
+		free(cd);
+	}
+	if (afd != -1)
+		close(afd);
+	if (common != NULL) {
+		real = plan_linux_canon_or(w->b, common);
+		if (strcmp(path_basename(real), ".git") == 0)
+			wt = path_dirname(real);
+		git_protect(w, AT_FDCWD, real, real, wt, GIT_FOUND, 0);
+	} else {
+		real = plan_linux_canon_or(w->b, admin);
+		git_protect(w, AT_FDCWD, real, real, dir, GIT_FOUND, 0);
+	}
+	free(wt);
+	free(common);
+	free(admin);
+	free(dir);
 }
 
 /*
@@ -633,6 +725,36 @@ git_globals(struct pb *b, struct strlist *out)
 
 /* --- the walk ------------------------------------------------------------------------- */
 
+/* Is name in dfd a git directory by git's own test: a HEAD, objects and refs (or a
+ * commondir)? Only a HEAD is looked for in most directories. */
+static bool
+git_dir_at(int dfd, const char *name)
+{
+	struct stat st;
+	char *p;
+	bool r;
+
+	p = xasprintf("%s/HEAD", name);
+	r = fstatat(dfd, p, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	free(p);
+	if (!r)
+		return false;
+	p = xasprintf("%s/commondir", name);
+	r = fstatat(dfd, p, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	free(p);
+	if (r)
+		return true;
+	p = xasprintf("%s/objects", name);
+	r = fstatat(dfd, p, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	free(p);
+	if (!r)
+		return false;
+	p = xasprintf("%s/refs", name);
+	r = fstatat(dfd, p, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	free(p);
+	return r;
+}
+
 /* The directory name in dfd, whose path is path, links not followed. */
 static void
 mwalk_dir(struct mwalk *w, int dfd, const char *dname, const char *path, int level)
@@ -672,6 +794,11 @@ mwalk_dir(struct mwalk *w, int dfd, const char *dname, const char *path, int lev
 		}
 		if (level <= w->depth - 2 && isdir && strcasecmp(name, ".git") == 0)
 			git_protect(w, dirfd(d), name, child, path, GIT_FOUND, 0);
+		/* A git directory by another name (a bare repository, which git push
+		 * enters and runs hooks in): what its configuration names relative to a
+		 * work tree, git takes against the git directory itself. */
+		else if (level <= w->depth - 2 && isdir && git_dir_at(dirfd(d), name))
+			git_protect(w, dirfd(d), name, child, child, GIT_FOUND, 0);
 		/*
 		 * A .git file (a submodule's or a linked worktree's pointer), by the
 		 * directory rule. Not in the reference: pointed elsewhere, it would have
@@ -679,8 +806,10 @@ mwalk_dir(struct mwalk *w, int dfd, const char *dname, const char *path, int lev
 		 * with its hooks and core.fsmonitor.
 		 */
 		if (level <= w->depth - 2 && !isdir && strcmp(name, ".git") == 0 &&
-		    entry_type(d, de) == S_IFREG)
+		    entry_type(d, de) == S_IFREG) {
 			strlist_push(w->out, child);
+			git_follow_pointer(w, dirfd(d), name, child);
+		}
 		/* No links followed, node_modules skipped, .git handled above. */
 		if (isdir && level + 1 <= w->depth - 1 && strcmp(name, "node_modules") != 0 &&
 		    strcasecmp(name, ".git") != 0)
@@ -769,9 +898,17 @@ plan_linux_mandatory_denies(struct pb *b, const struct strlist *roots, struct st
 				if (!strlist_contains(out, found.v[i]))
 					strlist_push(out, found.v[i]);
 			strlist_free(&found);
-		} else
-			/* A worktree's pointer: while it is a file there are no hooks. */
+		} else {
+			/* A worktree's pointer: while it is a file there are no hooks
+			 * here, but its repository's configuration names some. */
 			strlist_push(out, git);
+			mwalk_init(&w, b, &found);
+			git_follow_pointer(&w, AT_FDCWD, git, git);
+			for (i = 0; i < found.n; i++)
+				if (!strlist_contains(out, found.v[i]))
+					strlist_push(out, found.v[i]);
+			strlist_free(&found);
+		}
 	}
 	free(git);
 	mandatory_walk(b, cwd, out);

@@ -1092,7 +1092,8 @@ wguard_may_remove(const struct wguard *g, const struct wguard_fs *fs, const char
 }
 
 /* Is a linked worktree's admin file: DIR/worktrees/NAME/commondir or gitdir, DIR a git
- * directory? */
+ * directory, or a .git that was one (rm -rf of a repository with a linked worktree
+ * may have taken its HEAD first: wg_git still refuses these by the name .git)? */
 static bool
 wg_admin_file(const struct wguard_fs *fs, const char *path)
 {
@@ -1106,7 +1107,7 @@ wg_admin_file(const struct wguard_fs *fs, const char *path)
 	wts = path_dirname(admin);
 	gitdir = path_dirname(wts);
 	r = strcmp(path_basename(wts), "worktrees") == 0 &&
-	    fs->is_git_dir(fs->arg, gitdir) == 1;
+	    (fs->is_git_dir(fs->arg, gitdir) == 1 || wg_gitctx_named(fs, gitdir));
 	free(gitdir);
 	free(wts);
 	free(admin);

@@ -259,3 +259,85 @@ step complete-cfg "rm -rf prep/hooks && cp prep2.HEAD prep/HEAD"'
 	victim "git status in proj" "$T/work/proj" git status
 	verdict
 }
+
+# A core.hooksPath relative to the work tree (the repository's own, .githooks, a
+# directory of its checkout; or the global configuration's) is taken by git in a
+# linked worktree against that worktree's root: the worktree's own .githooks is a hook
+# directory as much as the main one's. srt run in the worktree (git worktree add
+# ../wt, the repository outside allowWrite), or the repository and its worktree both
+# below the root.
+# reference: not run (srt only)
+@test "a relative core.hooksPath in a linked worktree: the cwd's, or one below the root" {
+	need_tool
+	srt_only
+	repo_init "$T/main"
+	mkdir -p "$T/main/.githooks"
+	printf '#!/bin/sh\nexit 0\n' >"$T/main/.githooks/pre-commit"
+	chmod +x "$T/main/.githooks/pre-commit"
+	git -C "$T/main" add .githooks && git -C "$T/main" commit -qm hooks
+	git -C "$T/main" config core.hooksPath .githooks
+	rmdir "$T/work"
+	git -C "$T/main" worktree add -q "$T/work" -b wt
+	git -C "$T/main" worktree add -q "$T/work/sub/wt2" -b wt2
+	gsettings '["."]'
+	keep "$T/work/.githooks/pre-commit" "$T/work/sub/wt2/.githooks/pre-commit"
+	attempt '
+plant pay.sh
+step cwd "cat pay.sh >.githooks/pre-commit"
+step below "cat pay.sh >sub/wt2/.githooks/pre-commit"'
+	refused cwd below
+	victim "git commit in the worktree" "$T/work" git commit -q --allow-empty -m y
+	victim "git commit in the worktree below" "$T/work/sub/wt2" git commit -q --allow-empty -m y
+	verdict
+}
+
+@test "the global core.hooksPath, relative, in a linked worktree: the cwd's, or one below the root" {
+	need_tool
+	srt_only
+	repo_init "$T/main"
+	git config --global core.hooksPath .githooks
+	rmdir "$T/work"
+	git -C "$T/main" worktree add -q "$T/work" -b wt
+	repo_init "$T/work/r"
+	git -C "$T/work/r" worktree add -q "$T/work/r-wt" -b wt
+	gsettings '["."]'
+	attempt '
+plant pay.sh
+step cwd "mkdir .githooks && cp pay.sh .githooks/pre-commit"
+step below "mkdir r-wt/.githooks && cp pay.sh r-wt/.githooks/pre-commit"'
+	refused cwd below
+	victim "git commit in the worktree" "$T/work" git commit -q --allow-empty -m y
+	victim "git commit in the worktree below" "$T/work/r-wt" git commit -q --allow-empty -m y
+	verdict
+}
+
+# A bare repository below the root (git push to it runs its hooks): what a relative
+# core.hooksPath names there (its own configuration's, the global one's) git takes
+# against the git directory. And a separate git directory (git init
+# --separate-git-dir), found by its name and by its work tree's .git file: its
+# relative core.hooksPath lies in the work tree.
+# reference: not run (srt only)
+@test "a relative core.hooksPath of a bare repository and of a separate git directory" {
+	need_tool
+	srt_only
+	repo_init "$T/src"
+	git init -q --bare "$T/work/b.git"
+	git init -q --bare "$T/work/c.git"
+	git -C "$T/work/c.git" config core.hooksPath myhooks
+	git config --global core.hooksPath .githooks
+	mkdir -p "$T/work/r"
+	git init -q -b main --separate-git-dir="$T/work/gd" "$T/work/r"
+	git -C "$T/work/r" config core.hooksPath .rhooks
+	echo x >"$T/work/r/f" && git -C "$T/work/r" add f && git -C "$T/work/r" commit -qm x
+	gsettings '["."]'
+	attempt '
+plant pay.sh
+step bare-global "mkdir b.git/.githooks && cp pay.sh b.git/.githooks/post-receive"
+step bare-own "mkdir c.git/myhooks && cp pay.sh c.git/myhooks/post-receive"
+step separate "mkdir r/.rhooks && cp pay.sh r/.rhooks/pre-commit"'
+	refused bare-global bare-own separate
+	victim "git push to the bare repository" "$T/src" git push -q "$T/work/b.git" main
+	victim "git push to the other" "$T/src" git push -q "$T/work/c.git" main
+	victim "git commit in the separate one's work tree" "$T/work/r" git commit -q --allow-empty -m y
+	verdict
+}

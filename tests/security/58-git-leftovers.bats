@@ -29,6 +29,22 @@ step rm-nested "rm -rf n && ! test -e n"'
 	verdict
 }
 
+# A repository with a linked worktree: rm -rf may take the .git's HEAD before its
+# worktrees/NAME/gitdir and commondir (readdir's order), which go all the same.
+@test "workflow: rm -rf of a repository with a linked worktree, the worktree's first" {
+	need_tool
+	srt_only
+	repo_init "$T/work/r"
+	git -C "$T/work/r" worktree add -q "$T/work/r-wt" -b wt
+	gsettings '["."]'
+	attempt '
+step rm-wt "rm -rf r-wt && ! test -e r-wt"
+step rm-r "rm -rf r && ! test -e r"'
+	allowed rm-wt rm-r
+	no_violations
+	verdict
+}
+
 # The plan leaves a hooks directory of samples only to the guard: each way a hook could
 # be made there is refused, and the host's git commit runs none.
 @test "attack: a hook made in a hooks directory of git's samples, which is not bound read-only" {

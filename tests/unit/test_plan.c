@@ -661,6 +661,18 @@ test_git(void)
 	    "allowGitConfig leaves .git/config writable");
 	s.fs.allow_git_config = false;
 
+	/* Another directory called hooks, empty, keeps its mount: no git directory's. */
+	fresh();
+	mkf("proj/.git/HEAD", "ref: refs/heads/main\n");
+	mkf("proj/.git/config", "[core]\n\thooksPath = hooks\n");
+	mkd("proj/hooks");
+	mkd("proj/.claude/hooks");
+	ok(build(&s) == 0 && has("--ro-bind-try $R/proj/hooks $R/proj/hooks") &&
+		has("--ro-bind-try $R/proj/.claude/hooks $R/proj/.claude/hooks") &&
+		lacks("$R/proj/.git/hooks "),
+	    "an empty core.hooksPath or .claude/hooks called hooks stays read-only: only a "
+	    "git directory's own hooks of samples only go to the guard");
+
 	fresh();
 	mkf("proj/.git", "gitdir: /elsewhere\n");
 	ok(build(&s) == 0 && guarded("proj/.git") && lacks("$R/proj/.git ") &&

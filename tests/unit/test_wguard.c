@@ -616,6 +616,11 @@ test_removable(void)
 		wguard_removable(&g, &fs, "/w/p/.git/worktrees/w1/commondir", false) &&
 		wguard_removable(&g, &fs, "/w/p/.git/worktrees/w1/gitdir", false),
 	    "removable: a linked worktree's commondir and gitdir");
+	ok(R("/w/q/.git/worktrees/w1/gitdir") != NULL &&
+		wguard_removable(&g, &fs, "/w/q/.git/worktrees/w1/gitdir", false) &&
+		wguard_removable(&g, &fs, "/w/q/.git/worktrees/w1/commondir", false),
+	    "removable: a linked worktree's commondir and gitdir in a .git rm -rf took "
+	    "the HEAD of");
 	ok(wguard_removable(&g, &fs, "/w/p/.git/worktrees/w1", true) &&
 		wguard_removable(&g, &fs, "/w/p/.git/worktrees", true) &&
 		wguard_removable(&g, &fs, "/w/p/sub", true),
