@@ -164,7 +164,7 @@ sup_git_way_is(struct sup *s, bool way)
 	return NULL;
 }
 
-static const char *
+const char *
 sup_git_way_ok(struct sup *s, const char *path, bool is_link)
 {
 	return sup_git_way_is(s, sup_git_way(s, path, is_link));

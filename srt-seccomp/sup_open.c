@@ -642,7 +642,13 @@ sup_open(struct sup *s, uint64_t id, int dirfd, uint64_t addr, int flags, mode_t
 			e = -ELOOP; /* O_NOFOLLOW on a link */
 			goto out;
 		}
-		if ((why = wguard_protected(&s->g, sup_fs(s), r.path)) != NULL) {
+		why = wguard_protected(&s->g, sup_fs(s), r.path);
+		/* A .git file the command made in the run, of no other name: rewritten as
+		 * it was made (a way, checked again before the run ends). */
+		if (why == wguard_why_dotgit && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
+		    sup_made(s, st.st_dev, st.st_ino))
+			why = sup_git_way_ok(s, r.path, false);
+		if (why != NULL) {
 			sup_refused(s, "open for writing", r.path, why);
 			e = -EPERM;
 			goto out;

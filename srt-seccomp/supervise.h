@@ -215,6 +215,9 @@ const char *rguard_refuses_name(
 /* sup_names.c */
 int sup_resolve_path(
     struct sup *s, uint64_t id, int dirfd, const char *path, bool follow, struct res *r);
+/* May a way for git from a directory that predates the run to path be made now (no
+ * config made by an open waits)? Refused, or NULL (and from now on one exists). */
+const char *sup_git_way_ok(struct sup *s, const char *path, bool is_link);
 int sup_create_ok(
     struct sup *s, const struct res *r, bool is_dir, const char *op, bool by_open);
 int sup_check_new(struct sup *s, struct res *r, bool is_dir, const char *op);

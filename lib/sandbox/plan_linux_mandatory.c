@@ -455,8 +455,8 @@ git_worktree_root(int afd, const char *admin)
  * .githooks is the worktree's own .githooks, a file of its checkout).
  */
 static void
-git_worktrees(struct mwalk *w, int pfd, const char *name, const char *dir,
-    const char *gitdir, const struct gitconfig *main)
+git_worktrees(struct mwalk *w, int pfd, const char *name, const char *dir, const char *gitdir,
+    const struct gitconfig *main)
 {
 	struct gitconfig c;
 	struct gitnames g;
@@ -477,7 +477,8 @@ git_worktrees(struct mwalk *w, int pfd, const char *name, const char *dir,
 		/* Rewritten, commondir would send that worktree's git to other hooks. */
 		if (g.commondir != NULL)
 			git_push(w, path_join(admin, g.commondir));
-		if (git_config_bound(w->b) && (g.config_wt != NULL || main->worktree_config == 1))
+		if (git_config_bound(w->b) &&
+		    (g.config_wt != NULL || main->worktree_config == 1))
 			git_push(w,
 			    path_join(
 				admin, g.config_wt != NULL ? g.config_wt : "config.worktree"));

@@ -36,7 +36,6 @@
 #define nitems(a) (sizeof(a) / sizeof((a)[0]))
 
 #define WHY_ANCESTOR "mandatory deny: on the way to a protected path"
-#define WHY_DOTGIT "mandatory deny: the .git of a directory that predates the run"
 #define WHY_NESTED \
 	"mandatory deny: a git repository inside a repository that " \
 	"predates the run (its git status would enter it; make it outside)"
@@ -58,6 +57,7 @@ const char wguard_why_gitcfg[] = "git configuration made other than by a rename 
 const char wguard_why_cfg_new[] =
     "git configuration made other than by a rename of "
     "git's lock file or an open that creates it (allowGitConfig allows it)";
+const char wguard_why_dotgit[] = "mandatory deny: the .git of a directory that predates the run";
 const char wguard_why_pointer[] = "mandatory deny: a .git file inside a repository "
 				  "that predates the run, made other than by writing it";
 const char wguard_why_complete[] = "mandatory deny: a directory becomes a git "
@@ -829,7 +829,7 @@ wg_git(const struct wguard *g, const struct wguard_fs *fs, const char *path, enu
 	 * directory that predates the run: rewritten, it points git elsewhere. */
 	if (op != WG_CREATE && strcasecmp(last, ".git") == 0 &&
 	    wg_dir_of(path, last, dir, sizeof(dir)) != NULL && fs->predates(fs->arg, dir))
-		return WHY_DOTGIT;
+		return wguard_why_dotgit;
 	for (; (c = wg_component(c, &len)) != NULL; c = e) {
 		e = c + len;
 		if (!wg_ceq(c, len, "hooks", 5) &&

@@ -258,6 +258,11 @@ extern const char wguard_why_gitcfg[];
 extern const char wguard_why_cfg_write[];
 extern const char wguard_why_cfg_new[];
 extern const char wguard_why_pointer[];
+/* wguard_protected's answer for the .git entry of a directory that predates the run
+ * (rewritten, it points git elsewhere); a .git file the command made in the run the
+ * supervisor lets it rewrite, as it let it make it: git submodule update writes the
+ * pointer, then rewrites it relative. */
+extern const char wguard_why_dotgit[];
 extern const char wguard_why_complete[];
 
 /*

@@ -192,3 +192,47 @@ step hook "plant \"$T/other/.git/hooks/pre-commit\""'
 	victim "git status" "$T/work" git status
 	verdict
 }
+
+# git submodule update --init in a clone an earlier run made (lib/ an empty directory
+# that predates the run): git writes lib/.git naming the git directory by its absolute
+# path, then rewrites it relative. The rewrite was refused as the .git of a directory
+# that predates the run; git printed "BUG:" and ended with status 0, the pointer left
+# absolute. A .git file the command made in the run it may rewrite, as it made it.
+@test "workflow: git submodule update --init in a clone an earlier run made" {
+	need_tool
+	srt_only
+	super_init clone
+	gsettings '["."]'
+	attempt '
+step update "git -c protocol.file.allow=always submodule -q update --init"
+step relative "grep -qx \"gitdir: ../.git/modules/lib\" lib/.git"
+step status "git -C lib status --porcelain"'
+	allowed update relative status
+	no_violations
+	victim "git status in the submodule" "$T/work/lib" git status
+	verdict
+}
+
+# What it rewrites is checked as what it makes: a .git file the command made, rewritten
+# to name a git directory of the command's, does not stay for the host's git.
+@test "attack: a submodule's .git file the command made, rewritten to name the command's repository" {
+	need_tool
+	srt_only
+	super_init clone
+	mkdir "$T/other"
+	gsettings "[\".\", \"$T/other\"]"
+	attempt '
+plant fsm.sh
+step update "git -c protocol.file.allow=always submodule -q update --init"
+git init -q '"$T"'/other/evil
+step rewrite "echo \"gitdir: '"$T"'/other/evil/.git\" >lib/.git"
+step config "rm '"$T"'/other/evil/.git/config && fsmon_config '"$T"'/other/evil/.git/config"
+step in-run "! git -C lib config core.fsmonitor"'
+	allowed update rewrite in-run
+	refused config
+	grep -q evil "$T/work/lib/.git" 2>/dev/null &&
+		finding ESCAPED "lib/.git names the command's repository on the host"
+	victim "git status in the submodule" "$T/work/lib" git status
+	victim "git checkout in the submodule" "$T/work/lib" git checkout -q -
+	verdict
+}
