@@ -919,6 +919,7 @@ wguard_add_absent(struct wguard *g, const char *path, const char *entry, bool gl
 const char *
 wguard_readonly_why(const struct wguard *g, const char *path)
 {
+	const char *why;
 	size_t i;
 
 	/* Before the write roots: a missing entry inside one is still the reason. */
@@ -928,8 +929,12 @@ wguard_readonly_why(const struct wguard *g, const char *path)
 			return g->absent_why.v[i];
 	if (g->writable.n == 0)
 		return "read-only file system";
-	return path_under_any(path, &g->writable) ? "a read-only mount inside allowWrite"
-						  : "not in allowWrite";
+	if (!path_under_any(path, &g->writable))
+		return "not in allowWrite";
+	/* A protected path's mount (a hooks directory that holds a hook): its reason. */
+	if ((why = wg_exact(g, path)) != NULL)
+		return why;
+	return "a read-only mount inside allowWrite";
 }
 
 #define WAY_GITCFG "allowGitConfig allows it"
