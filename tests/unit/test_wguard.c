@@ -562,6 +562,9 @@ test_monitor_reasons(void)
 		strcmp(wguard_readonly_why(&g, "/tmp/run"),
 		    "a read-only mount inside allowWrite") == 0,
 	    "inside one: a mount there");
+	ok(strcmp(wguard_readonly_why(&g, "/w/p/deny/me/x"), "denyWrite /w/p/deny/me") == 0 &&
+		strcmp(wguard_readonly_why(&g, "/w/p/settings.json"), "settings file") == 0,
+	    "inside one, a protected path's mount: its reason");
 	/* allowWrite entries missing at the start, through the encoding as srt-seccomp
 	 * gets them: the reason names the entry as the settings spell it. */
 	{
