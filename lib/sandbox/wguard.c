@@ -52,8 +52,10 @@
 const char wguard_why_cfg_write[] =
     "git configuration written in place (only git's "
     "lock file renamed onto it is checked; allowGitConfig allows it)";
-const char wguard_why_gitcfg[] = "git configuration made other than by a rename of "
-				 "git's lock file (allowGitConfig allows it)";
+const char wguard_why_gitcfg[] =
+    "git configuration made other than as git makes it (by renaming its config.lock, "
+    "which is judged): copy or extract a repository into a new directory, or git "
+    "clone it; allowGitConfig allows it";
 const char wguard_why_cfg_new[] =
     "git configuration made other than by a rename of "
     "git's lock file or an open that creates it (allowGitConfig allows it)";
