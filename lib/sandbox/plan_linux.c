@@ -38,6 +38,7 @@
 #include "log.h"
 #include "path.h"
 #include "plan.h"
+#include "gitconfig.h"
 #include "plan_linux_int.h"
 #include "util.h"
 #include "wguard.h"
@@ -1346,6 +1347,12 @@ pb_free(struct pb *b)
 	strlist_free(&b->denies);
 	strlist_free(&b->git_done);
 	strlist_free(&b->git_global_rel);
+	for (i = 0; i < b->ncfgs; i++) {
+		gitconfig_free(b->cfgs[i]);
+		free(b->cfgs[i]);
+	}
+	free(b->cfgs);
+	strlist_free(&b->cfg_paths);
 	strlist_free(&b->seen);
 	strlist_free(&b->deny_why);
 	strlist_free(&b->symlinked);

@@ -18,6 +18,8 @@
 #include "plan.h"
 #include "util.h"
 
+struct gitconfig;
+
 #define MAX_LINKS 40 /* as many as the kernel follows */
 
 #define nitems(a) (sizeof(a) / sizeof((a)[0]))
@@ -99,6 +101,11 @@ struct pb {
 	struct strlist git_done;          /* git directories the mandatory denies handled,
 					     "gitdir\nworktree" */
 	struct strlist git_global_rel;    /* relative core.hooksPath of the global config */
+	/* git configs read for the mandatory denies, by path, parsed once: many .git files
+	 * naming one git directory (each its own work tree) read its config once */
+	struct strlist cfg_paths;
+	struct gitconfig **cfgs;
+	size_t ncfgs, capcfgs;
 };
 
 /* plan_linux.c */

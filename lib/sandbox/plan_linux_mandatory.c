@@ -270,6 +270,32 @@ git_config_load(int dfd, const char *name, const char *shown, struct gitconfig *
 		log_warn("%s: cannot read it for core.hooksPath", shown);
 }
 
+/*
+ * The configuration file shown (dfd/name), parsed once a plan: a git directory is
+ * visited once for each work tree it is found with, and a file may be included many
+ * times; read each time, a 1 MB config named by 1,000 .git files took 7 seconds.
+ */
+static const struct gitconfig *
+git_config_get(struct pb *b, int dfd, const char *name, const char *shown)
+{
+	struct gitconfig *c;
+	size_t i;
+
+	for (i = 0; i < b->cfg_paths.n; i++)
+		if (strcmp(b->cfg_paths.v[i], shown) == 0)
+			return b->cfgs[i];
+	c = xmalloc(sizeof(*c));
+	gitconfig_init(c);
+	git_config_load(dfd, name, shown, c);
+	if (b->ncfgs == b->capcfgs) {
+		b->capcfgs = b->capcfgs ? b->capcfgs * 2 : 16;
+		b->cfgs = xreallocarray(b->cfgs, b->capcfgs, sizeof(*b->cfgs));
+	}
+	b->cfgs[b->ncfgs++] = c;
+	strlist_push(&b->cfg_paths, shown);
+	return c;
+}
+
 #define GIT_INCLUDE_DEPTH 10 /* git's own limit on nested includes */
 
 /* The hooks in dir that are links: what they lead to is what git runs (guard_chain). */
@@ -325,7 +351,6 @@ git_config_denies_at(struct mwalk *w, const struct gitconfig *c, const char *wor
     const char *filedir, int globals, int depth)
 {
 	struct pb *b = w->b;
-	struct gitconfig inc;
 	char *p, *dir;
 	size_t i;
 
@@ -344,12 +369,10 @@ git_config_denies_at(struct mwalk *w, const struct gitconfig *c, const char *wor
 			continue;
 		/* Read as git reads it, where it exists: what it sets counts too. */
 		if (depth < GIT_INCLUDE_DEPTH) {
-			gitconfig_init(&inc);
-			git_config_load(AT_FDCWD, p, p, &inc);
 			dir = path_dirname(p);
-			git_config_denies_at(w, &inc, worktree, dir, 0, depth + 1);
+			git_config_denies_at(w, git_config_get(b, AT_FDCWD, p, p), worktree,
+			    dir, 0, depth + 1);
 			free(dir);
-			gitconfig_free(&inc);
 		}
 		git_push(w, p);
 	}
@@ -458,7 +481,6 @@ static void
 git_worktrees(struct mwalk *w, int pfd, const char *name, const char *dir, const char *gitdir,
     const struct gitconfig *main)
 {
-	struct gitconfig c;
 	struct gitnames g;
 	struct dirent *de;
 	char *admin, *shown, *wt;
@@ -486,11 +508,9 @@ git_worktrees(struct mwalk *w, int pfd, const char *name, const char *dir, const
 		if (wt != NULL)
 			git_config_denies(w, main, wt, gitdir, 1);
 		if (g.config_wt != NULL) {
-			gitconfig_init(&c);
 			shown = path_join(admin, g.config_wt);
-			git_config_load(afd, g.config_wt, shown, &c);
-			git_config_denies(w, &c, wt, admin, 1);
-			gitconfig_free(&c);
+			git_config_denies(
+			    w, git_config_get(w->b, afd, g.config_wt, shown), wt, admin, 1);
 			free(shown);
 		}
 		free(wt);
@@ -515,7 +535,8 @@ git_protect(struct mwalk *w, int pfd, const char *name, const char *gitdir,
 {
 	struct pb *b = w->b;
 	int bound = git_config_bound(b), fd, repo;
-	struct gitconfig c, cw;
+	const struct gitconfig *c = NULL, *cw = NULL;
+	struct gitconfig none;
 	struct gitnames g;
 	char *wt = NULL, *shown, *done;
 
@@ -553,29 +574,29 @@ git_protect(struct mwalk *w, int pfd, const char *name, const char *gitdir,
 	}
 	if ((g.config != NULL || kind == GIT_TOP) && bound)
 		git_push(w, path_join(gitdir, g.config != NULL ? g.config : "config"));
-	gitconfig_init(&c);
-	gitconfig_init(&cw);
+	gitconfig_init(&none);
+	c = cw = &none;
 	if (g.config != NULL) {
 		shown = path_join(gitdir, g.config);
-		git_config_load(fd, g.config, shown, &c);
+		c = git_config_get(b, fd, g.config, shown);
 		free(shown);
 	}
 	/* Read even without extensions.worktreeConfig: protecting more is harmless. */
 	if (g.config_wt != NULL) {
 		shown = path_join(gitdir, g.config_wt);
-		git_config_load(fd, g.config_wt, shown, &cw);
+		cw = git_config_get(b, fd, g.config_wt, shown);
 		free(shown);
 	}
-	if (bound && (g.config_wt != NULL || c.worktree_config == 1))
+	if (bound && (g.config_wt != NULL || c->worktree_config == 1))
 		git_push(w,
 		    path_join(gitdir, g.config_wt != NULL ? g.config_wt : "config.worktree"));
 	/* core.worktree (relative to the git directory) overrides where the tree is. */
-	if (cw.worktree != NULL || c.worktree != NULL)
-		wt = git_path(b, cw.worktree != NULL ? cw.worktree : c.worktree, gitdir);
+	if (cw->worktree != NULL || c->worktree != NULL)
+		wt = git_path(b, cw->worktree != NULL ? cw->worktree : c->worktree, gitdir);
 	else if (worktree != NULL)
 		wt = xstrdup(worktree);
-	git_config_denies(w, &c, wt, gitdir, 1);
-	git_config_denies(w, &cw, wt, gitdir, 0);
+	git_config_denies(w, c, wt, gitdir, 1);
+	git_config_denies(w, cw, wt, gitdir, 0);
 	if (g.modules != NULL) {
 		shown = path_join(gitdir, g.modules);
 		git_modules(w, fd, g.modules, shown, level + 1);
@@ -583,11 +604,10 @@ git_protect(struct mwalk *w, int pfd, const char *name, const char *gitdir,
 	}
 	if (g.worktrees != NULL) {
 		shown = path_join(gitdir, g.worktrees);
-		git_worktrees(w, fd, g.worktrees, shown, gitdir, &c);
+		git_worktrees(w, fd, g.worktrees, shown, gitdir, c);
 		free(shown);
 	}
-	gitconfig_free(&c);
-	gitconfig_free(&cw);
+	gitconfig_free(&none);
 	gitnames_free(&g);
 	free(wt);
 	close(fd);

@@ -341,3 +341,34 @@ step separate "mkdir r/.rhooks && cp pay.sh r/.rhooks/pre-commit"'
 	victim "git commit in the separate one's work tree" "$T/work/r" git commit -q --allow-empty -m y
 	verdict
 }
+
+# A git directory named by many .git files (a command of an earlier run can make them):
+# each is a work tree of its own, and its relative core.hooksPath is protected in each,
+# but its configuration is read once. Read for each, a 1 MB config named by 1,000 .git
+# files kept srt from starting for 7 seconds (100,000: 11 minutes).
+# reference: not run (srt only)
+@test "a git directory named by many .git files: its config read once, each work tree's hooksPath protected" {
+	need_tool
+	srt_only
+	command -v strace >/dev/null || skip "strace is not installed"
+	repo_init "$T/work"
+	git init -q --bare "$T/admin"
+	git -C "$T/admin" config core.hooksPath .githooks
+	local i
+	for i in $(seq 1 20); do
+		mkdir "$T/work/d$i" && echo "gitdir: $T/admin" >"$T/work/d$i/.git"
+	done
+	gsettings '["."]'
+	attempt '
+plant pay.sh
+step first "mkdir d1/.githooks && cp pay.sh d1/.githooks/pre-commit"
+step last "mkdir d20/.githooks && cp pay.sh d20/.githooks/pre-commit"'
+	refused first last
+	(cd "$T/work" && strace -o "$T/strace.log" -e trace=openat "$SRT" -s "$SETTINGS" -c true) ||
+		finding BROKEN "srt -c true under strace failed"
+	local n
+	n=$(grep -c "^openat(.*\"$T/admin\"" "$T/strace.log")
+	[ "$(grep -c '"config", O_RDONLY' "$T/strace.log")" -le 4 ] ||
+		finding BROKEN "a config read for each .git file naming its git directory ($n opens of it): $(grep -c '"config", O_RDONLY' "$T/strace.log") reads"
+	verdict
+}
