@@ -338,8 +338,48 @@ git_command_path(struct pb *b, const char *v, const char *base)
 }
 
 /*
+ * The files one configuration's includes read, each with the least depth it was read
+ * at: a file included again at that depth or deeper adds nothing new. Read each time,
+ * a config that includes itself 8 times is read 8^10 times (srt never started).
+ */
+struct incseen {
+	struct strlist paths;
+	int *depth;
+	size_t cap;
+};
+
+/* Is p to be read at depth: not yet, or only deeper? Then it is, from now on. */
+static bool
+inc_first(struct incseen *seen, const char *p, int depth)
+{
+	size_t i;
+
+	for (i = 0; i < seen->paths.n; i++)
+		if (strcmp(seen->paths.v[i], p) == 0) {
+			if (seen->depth[i] <= depth)
+				return false;
+			seen->depth[i] = depth;
+			return true;
+		}
+	if (seen->paths.n == seen->cap) {
+		seen->cap = seen->cap ? seen->cap * 2 : 16;
+		seen->depth = xreallocarray(seen->depth, seen->cap, sizeof(*seen->depth));
+	}
+	seen->depth[seen->paths.n] = depth;
+	strlist_push(&seen->paths, p);
+	return true;
+}
+
+static void
+inc_free(struct incseen *seen)
+{
+	strlist_free(&seen->paths);
+	free(seen->depth);
+}
+
+/*
  * The denies a parsed configuration adds, and those of the files it includes, read in
- * turn (to git's depth of 10): its core.hooksPath (relative: against the work tree, as
+ * turn (to git's depth of 10, each file once at a depth; seen): its core.hooksPath (relative: against the work tree, as
  * git resolves it for a repository that is not bare) and the hooks there that are links,
  * the relative hooksPath of the global configuration for this work tree, its
  * core.fsmonitor program, its init.templateDir (copied into every repository made
@@ -348,7 +388,7 @@ git_command_path(struct pb *b, const char *v, const char *base)
  */
 static void
 git_config_denies_at(struct mwalk *w, const struct gitconfig *c, const char *worktree,
-    const char *filedir, int globals, int depth)
+    const char *filedir, int globals, int depth, struct incseen *seen)
 {
 	struct pb *b = w->b;
 	char *p, *dir;
@@ -368,10 +408,10 @@ git_config_denies_at(struct mwalk *w, const struct gitconfig *c, const char *wor
 		if ((p = git_path(b, c->includes.v[i], filedir)) == NULL)
 			continue;
 		/* Read as git reads it, where it exists: what it sets counts too. */
-		if (depth < GIT_INCLUDE_DEPTH) {
+		if (depth < GIT_INCLUDE_DEPTH && inc_first(seen, p, depth + 1)) {
 			dir = path_dirname(p);
 			git_config_denies_at(w, git_config_get(b, AT_FDCWD, p, p), worktree,
-			    dir, 0, depth + 1);
+			    dir, 0, depth + 1, seen);
 			free(dir);
 		}
 		git_push(w, p);
@@ -382,7 +422,10 @@ static void
 git_config_denies(struct mwalk *w, const struct gitconfig *c, const char *worktree,
     const char *filedir, int globals)
 {
-	git_config_denies_at(w, c, worktree, filedir, globals, 0);
+	struct incseen seen = { 0 };
+
+	git_config_denies_at(w, c, worktree, filedir, globals, 0, &seen);
+	inc_free(&seen);
 }
 
 /* A small file's first line (a linked worktree's gitdir pointer), or NULL. */
@@ -737,7 +780,7 @@ git_globals(struct pb *b, struct strlist *out)
 		/* The rest as for any configuration, with no work tree known: an absolute
 		 * hooksPath, fsmonitor, templateDir, and the includes, read in turn. */
 		dir = path_dirname(files.v[i]);
-		git_config_denies_at(&w, &c, NULL, dir, 0, 0);
+		git_config_denies(&w, &c, NULL, dir, 0);
 		free(dir);
 		gitconfig_free(&c);
 	}

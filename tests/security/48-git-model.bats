@@ -372,3 +372,29 @@ step last "mkdir d20/.githooks && cp pay.sh d20/.githooks/pre-commit"'
 		finding BROKEN "a config read for each .git file naming its git directory ($n opens of it): $(grep -c '"config", O_RDONLY' "$T/strace.log") reads"
 	verdict
 }
+
+# A config that includes itself (a command of an earlier run can make a repository
+# below the root with one): git stops at 10 levels, and so does the search, but each
+# file once at a depth, or 8 includes of itself are 8^10 reads and srt never starts.
+# What an included file names is protected all the same.
+# reference: not run (srt only)
+@test "a config that includes itself many times: srt starts, what its includes name is protected" {
+	need_tool
+	srt_only
+	repo_init "$T/work"
+	git init -q "$T/work/r"
+	printf '[core]\n\thooksPath = .h\n' >"$T/work/r/.git/inc"
+	local i
+	for i in $(seq 1 8); do
+		printf '[include]\n\tpath = config\n\tpath = inc\n' >>"$T/work/r/.git/config"
+	done
+	gsettings '["."]'
+	attempt '
+plant pay.sh
+step included "mkdir r/.h && cp pay.sh r/.h/pre-commit"
+step ordinary "echo x >r/f"'
+	refused included
+	allowed ordinary
+	victim "git commit in the nested repository" "$T/work/r" git commit -q --allow-empty -m y
+	verdict
+}

@@ -162,10 +162,10 @@ tool_exec() {
 	cd "$CWD" || return 99
 	if [ "$GUARD_TOOL" = ref ]; then
 		[ -n "$SETTINGS" ] && opt=(--settings "$SETTINGS")
-		exec timeout 60 node "$REF_CLI" "${opt[@]}" -c ". '$1'" </dev/null
+		exec timeout -k 10 60 node "$REF_CLI" "${opt[@]}" -c ". '$1'" </dev/null
 	fi
 	[ -n "$SETTINGS" ] && opt=(-s "$SETTINGS")
-	exec timeout 60 "${SRT_EXE:-$SRT}" "${opt[@]}" -c ". '$1'" </dev/null
+	exec timeout -k 10 60 "${SRT_EXE:-$SRT}" "${opt[@]}" -c ". '$1'" </dev/null
 }
 
 # attempt_script NAME SCRIPT: $T/attempt-NAME.sh, the attack script with the steps.
