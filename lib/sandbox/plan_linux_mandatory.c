@@ -789,34 +789,26 @@ git_globals(struct pb *b, struct strlist *out)
 
 /* --- the walk ------------------------------------------------------------------------- */
 
+/* Does dir (from dfd) hold an entry called name, of any kind? */
+static bool
+entry_at(int dfd, const char *dir, const char *name)
+{
+	struct stat st;
+	char *p = xasprintf("%s/%s", dir, name);
+	bool r = fstatat(dfd, p, &st, AT_SYMLINK_NOFOLLOW) == 0;
+
+	free(p);
+	return r;
+}
+
 /* Is name in dfd a git directory by git's own test: a HEAD, objects and refs (or a
  * commondir)? Only a HEAD is looked for in most directories. */
 static bool
 git_dir_at(int dfd, const char *name)
 {
-	struct stat st;
-	char *p;
-	bool r;
-
-	p = xasprintf("%s/HEAD", name);
-	r = fstatat(dfd, p, &st, AT_SYMLINK_NOFOLLOW) == 0;
-	free(p);
-	if (!r)
-		return false;
-	p = xasprintf("%s/commondir", name);
-	r = fstatat(dfd, p, &st, AT_SYMLINK_NOFOLLOW) == 0;
-	free(p);
-	if (r)
-		return true;
-	p = xasprintf("%s/objects", name);
-	r = fstatat(dfd, p, &st, AT_SYMLINK_NOFOLLOW) == 0;
-	free(p);
-	if (!r)
-		return false;
-	p = xasprintf("%s/refs", name);
-	r = fstatat(dfd, p, &st, AT_SYMLINK_NOFOLLOW) == 0;
-	free(p);
-	return r;
+	return entry_at(dfd, name, "HEAD") &&
+	    (entry_at(dfd, name, "commondir") ||
+		(entry_at(dfd, name, "objects") && entry_at(dfd, name, "refs")));
 }
 
 /* The directory name in dfd, whose path is path, links not followed. */
