@@ -338,7 +338,7 @@ sup_git_complete(struct sup *s, int dfd, const char *dir)
 	struct dirent *de;
 	struct stat st;
 	char *text, *p;
-	size_t len, nl, i;
+	size_t len, i;
 	DIR *d;
 	int fd, e;
 
@@ -359,9 +359,8 @@ sup_git_complete(struct sup *s, int dfd, const char *dir)
 			return -EPERM;
 		}
 		while ((de = readdir(d)) != NULL) {
-			nl = strlen(de->d_name);
 			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
-			    (nl > 7 && strcmp(de->d_name + nl - 7, ".sample") == 0))
+			    wguard_hook_sample(de->d_name))
 				continue;
 			p = path_join(dir, "hooks");
 			sup_refused(s, s->op, p,

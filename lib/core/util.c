@@ -173,13 +173,19 @@ strlist_pushf(struct strlist *l, const char *fmt, ...)
 	va_end(ap);
 }
 
-int
-strlist_contains(const struct strlist *l, const char *s)
+ssize_t
+strlist_index(const struct strlist *l, const char *s)
 {
 	for (size_t i = 0; i < l->n; i++)
 		if (strcmp(l->v[i], s) == 0)
-			return 1;
-	return 0;
+			return (ssize_t)i;
+	return -1;
+}
+
+int
+strlist_contains(const struct strlist *l, const char *s)
+{
+	return strlist_index(l, s) != -1;
 }
 
 void

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "log.h"
 
@@ -50,6 +51,7 @@ void strlist_push(struct strlist *l, const char *s); /* copies s */
 void strlist_push_owned(struct strlist *l, char *s); /* takes s */
 void strlist_pushf(struct strlist *l, const char *fmt, ...) SRT_PRINTF(2, 3);
 int strlist_contains(const struct strlist *l, const char *s);
+ssize_t strlist_index(const struct strlist *l, const char *s); /* -1: not there */
 void strlist_free(struct strlist *l);
 
 /* Problems found while reading untrusted input, one message per line, in order. */

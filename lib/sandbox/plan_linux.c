@@ -1011,7 +1011,6 @@ hooks_only_samples(const char *dir)
 {
 	struct dirent *de;
 	struct stat st;
-	size_t n;
 	bool r = true;
 	DIR *d;
 	int fd;
@@ -1025,8 +1024,7 @@ hooks_only_samples(const char *dir)
 	while (r && (de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		n = strlen(de->d_name);
-		r = n > 7 && strcmp(de->d_name + n - 7, ".sample") == 0 &&
+		r = wguard_hook_sample(de->d_name) &&
 		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    S_ISREG(st.st_mode);
 	}

@@ -279,11 +279,10 @@ static const struct gitconfig *
 git_config_get(struct pb *b, int dfd, const char *name, const char *shown)
 {
 	struct gitconfig *c;
-	size_t i;
+	ssize_t i;
 
-	for (i = 0; i < b->cfg_paths.n; i++)
-		if (strcmp(b->cfg_paths.v[i], shown) == 0)
-			return b->cfgs[i];
+	if ((i = strlist_index(&b->cfg_paths, shown)) != -1)
+		return b->cfgs[i];
 	c = xmalloc(sizeof(*c));
 	gitconfig_init(c);
 	git_config_load(dfd, name, shown, c);
@@ -352,15 +351,14 @@ struct incseen {
 static bool
 inc_first(struct incseen *seen, const char *p, int depth)
 {
-	size_t i;
+	ssize_t i;
 
-	for (i = 0; i < seen->paths.n; i++)
-		if (strcmp(seen->paths.v[i], p) == 0) {
-			if (seen->depth[i] <= depth)
-				return false;
-			seen->depth[i] = depth;
-			return true;
-		}
+	if ((i = strlist_index(&seen->paths, p)) != -1) {
+		if (seen->depth[i] <= depth)
+			return false;
+		seen->depth[i] = depth;
+		return true;
+	}
 	if (seen->paths.n == seen->cap) {
 		seen->cap = seen->cap ? seen->cap * 2 : 16;
 		seen->depth = xreallocarray(seen->depth, seen->cap, sizeof(*seen->depth));

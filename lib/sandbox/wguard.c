@@ -65,6 +65,14 @@ const char wguard_why_pointer[] = "mandatory deny: a .git file inside a reposito
 const char wguard_why_complete[] = "mandatory deny: a directory becomes a git "
 				   "directory with configuration or hooks not checked";
 
+bool
+wguard_hook_sample(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 7 && strchr(name, '/') == NULL && strcmp(name + n - 7, ".sample") == 0;
+}
+
 /* --- a set of strings: open addressing, FNV-1a ------------------------------------------ */
 
 struct wg_set {
@@ -847,7 +855,6 @@ wg_git(const struct wguard *g, const struct wguard_fs *fs, const char *path, enu
 		users = fs->predates(fs->arg, dir);
 		if (wg_ceq(c, len, "hooks", 5)) {
 			const char *name;
-			size_t nlen;
 
 			/* The user's hooks directory stays as it is, samples too. */
 			if (users)
@@ -855,9 +862,7 @@ wg_git(const struct wguard *g, const struct wguard_fs *fs, const char *path, enu
 			if (*e == '\0' || op == WG_REMOVE)
 				return NULL;
 			name = e + 1; /* past the '/' only now: *e may end the string */
-			nlen = strlen(name);
-			if (strchr(name, '/') == NULL && nlen > 7 &&
-			    strcmp(name + nlen - 7, ".sample") == 0)
+			if (wguard_hook_sample(name))
 				return NULL;
 			return WHY_HOOK;
 		}
@@ -1134,7 +1139,6 @@ static bool
 wg_git_leftover(const struct wguard_fs *fs, const char *path, bool is_dir)
 {
 	const char *base = path_basename(path);
-	size_t n = strlen(base);
 	char *dir = path_dirname(path), *gitdir;
 	bool r;
 
@@ -1144,8 +1148,7 @@ wg_git_leftover(const struct wguard_fs *fs, const char *path, bool is_dir)
 		r = strcmp(base, "hooks") == 0 && wg_gitctx(fs, dir);
 	else if (strcmp(base, "config") == 0 || strcmp(base, "config.worktree") == 0)
 		r = wg_gitctx(fs, dir);
-	else if (n > 7 && strcmp(base + n - 7, ".sample") == 0 &&
-	    strcmp(path_basename(dir), "hooks") == 0) {
+	else if (wguard_hook_sample(base) && strcmp(path_basename(dir), "hooks") == 0) {
 		gitdir = path_dirname(dir);
 		r = wg_gitctx(fs, gitdir);
 		free(gitdir);

@@ -263,6 +263,9 @@ extern const char wguard_why_pointer[];
  * supervisor lets it rewrite, as it let it make it: git submodule update writes the
  * pointer, then rewrites it relative. */
 extern const char wguard_why_dotgit[];
+
+/* Is name (one component) a hook sample's, which git never runs as a hook: *.sample? */
+bool wguard_hook_sample(const char *name);
 extern const char wguard_why_complete[];
 
 /*
